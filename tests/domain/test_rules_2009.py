@@ -1,0 +1,146 @@
+"""Rule set 2009 (002_e025d5ded135c1c4.txt §1): sector 13 at most once, early answers, the
+removal rule, club help; what 2009 lacks (decisive round, minute on credit, sector 13 options)."""
+
+import pytest
+
+from webapp.domain.rules import RuleViolation, allowed_actions, replay
+
+R = "002_e025d5ded135c1c4.txt"
+T = {"blitz": 4, "superblitz": 10, "sector13": 13}
+
+EXTRA = {"type": "extra_minute"}
+CLUB = {"type": "club_help"}
+
+
+def spin(sector):
+    return {"type": "spin", "sector": sector}
+
+
+def right(early=False, expert=None):
+    event = {"type": "answer", "correct": True, "early": early}
+    if expert:
+        event["expert"] = expert
+    return event
+
+
+def wrong(early=False, expert=None):
+    event = {"type": "answer", "correct": False, "early": early}
+    if expert:
+        event["expert"] = expert
+    return event
+
+
+def refused(events, clause, table=T):
+    with pytest.raises(RuleViolation) as info:
+        replay("2009", table, None, events)
+    assert info.value.rule == f"{R} {clause}", info.value.message
+    assert info.value.event_index == len(events) - 1
+    return info.value
+
+
+def state(events, table=T):
+    return replay("2009", table, None, events)
+
+
+def test_sector13_at_most_once_a_game():
+    """§1.4.1: the arrow on the played sector 13 passes to the next unplayed sector."""
+    s = state([spin(13), right(), spin(13), wrong()])
+    assert [(r["sector"], r["kind"]) for r in s["rounds"]] == [(13, "sector13"), (1, "single")]
+
+
+def test_sector13_plays_without_an_option():
+    s = state([spin(13), wrong()])
+    assert s["unanswered"] == [{"sector": 13, "slot": 1}]
+    refused([spin(13), {"type": "sector13_option", "option": "six"}], "§1.4.1")
+
+
+def test_sector13_on_another_sector_of_the_table():
+    s = state([spin(7), right()], table={"blitz": None, "superblitz": None, "sector13": 7})
+    assert s["rounds"][0]["kind"] == "sector13"
+
+
+def test_early_answer_earns_an_extra_minute_anywhere():
+    """§1.5 has no blitz or sector 13 exception."""
+    s = state([spin(4), right(True), right(True), right(), spin(13), right(True)])
+    assert s["extra_minutes_held"] == 3
+    s = state([spin(4), right(True), right(True), right(), spin(13), right(True), spin(1), EXTRA])
+    assert s["extra_minutes_held"] == 2
+
+
+def test_extra_minute_in_sector13_and_on_two_blitz_questions():
+    events = [spin(1), right(True), spin(2), right(True), spin(3), right(True)]
+    s = state(events + [spin(13), EXTRA, right(), spin(4), EXTRA, right(), EXTRA, right()])
+    assert s["extra_minutes_held"] == 0
+    assert s["rounds"][4]["aids"] == ["extra_minute", "extra_minute"]
+
+
+def test_extra_minute_without_one_held():
+    refused([spin(1), EXTRA], "§1.5")
+
+
+def test_removal_rule():
+    """§1.6: the expert who answered wrong leaves until the team's next right answer."""
+    events = [spin(1), wrong(expert="Ivanov"), spin(2), wrong(expert="Petrov")]
+    assert state(events)["removed_experts"] == ["Ivanov", "Petrov"]
+    error = refused(events + [spin(3), right(expert="Ivanov")], "§1.6")
+    assert "Ivanov" in error.message
+    back = state(events + [spin(3), right(expert="Sidorov")])
+    assert back["removed_experts"] == []
+    assert state(events + [spin(3), right(), spin(5), right(expert="Ivanov")])["score"] == "2:2"
+
+
+def test_removal_rule_in_a_lost_blitz():
+    events = [spin(4), right(expert="A"), wrong(expert="B"), wrong(expert="C")]
+    assert state(events)["removed_experts"] == ["B", "C"]
+
+
+def test_red_card_removes_nobody():
+    s = state([spin(1), wrong(expert="A"), spin(2), {"type": "red_card"}])
+    assert s["removed_experts"] == ["A"]
+    assert s["score"] == "0:2"
+
+
+def test_answer_without_a_name_removes_nobody():
+    assert state([spin(1), wrong()])["removed_experts"] == []
+
+
+def test_club_help_while_behind_more_than_once():
+    """§1.7 sets no once-a-game limit, and allows sector 13."""
+    events = [spin(1), wrong(), spin(2), CLUB, wrong(), spin(13), CLUB, right()]
+    s = state(events)
+    assert [r["aids"] for r in s["rounds"]] == [[], ["club_help"], ["club_help"]]
+
+
+def test_club_help_not_while_level():
+    error = refused([spin(1), CLUB], "§1.7")
+    assert "0:0" in error.message
+
+
+@pytest.mark.parametrize("sector", [4, 10])
+def test_club_help_not_in_blitz_or_superblitz(sector):
+    refused([spin(1), wrong(), spin(sector), CLUB], "§1.7")
+
+
+def test_no_decisive_round():
+    events = []
+    for sector in (1, 2, 3, 5, 6):
+        events += [spin(sector), right()]
+    refused(events + [{"type": "decisive_round"}], "§1.8")
+    assert "decisive_round" not in allowed_actions("2009", T, {"series_best": "6:0"}, events)
+
+
+def test_no_minute_on_credit():
+    events = []
+    for sector in (1, 2, 3, 5, 6):
+        events += [spin(sector), wrong()]
+    refused(events + [spin(7), {"type": "credit_minute"}], "§1.2")
+
+
+def test_allowed_actions_2009():
+    assert allowed_actions("2009", T, None, []) == ["spin"]
+    assert allowed_actions("2009", T, None, [spin(13)]) == ["answer", "red_card"]
+    assert allowed_actions("2009", T, None, [spin(1), wrong(True), spin(13)]) == [
+        "answer",
+        "club_help",
+        "red_card",
+    ]

@@ -1,0 +1,131 @@
+"""The protocol file ``sova.game-protocol/1`` and malformed input (ProtocolError)."""
+
+import pytest
+
+from webapp.domain.rules import FORMAT, ProtocolError, RuleViolation, load_protocol, replay
+
+TABLE = {"blitz": 7, "superblitz": 10, "sector13": 13}
+GOOD = {
+    "format": "sova.game-protocol/1",
+    "ruleset": "2023",
+    "table": TABLE,
+    "context": {"series_best": "6:1", "sector13_options_used": ["one"]},
+    "events": [{"type": "spin", "sector": 3}, {"type": "answer", "correct": False}],
+}
+
+
+def test_load_protocol_returns_what_replay_takes():
+    ruleset, table, context, events = load_protocol(GOOD)
+    assert FORMAT == GOOD["format"]
+    assert (ruleset, table, context, events) == ("2023", TABLE, GOOD["context"], GOOD["events"])
+    assert replay(ruleset, table, context, events)["score"] == "0:1"
+
+
+def test_load_protocol_fills_the_table_and_context_is_optional():
+    data = {**GOOD, "table": {"blitz": 2}}
+    del data["context"]
+    ruleset, table, context, events = load_protocol(data)
+    assert table == {"blitz": 2, "superblitz": None, "sector13": None}
+    assert context is None
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"format": "sova.game-protocol/2"}, "format"),
+        ({"ruleset": "2024"}, "ruleset"),
+        ({"ruleset": 2023}, "ruleset"),
+        ({"table": [7, 10, 13]}, "table"),
+        ({"table": {"blitz": 7, "superblitz": 7, "sector13": None}}, "distinct"),
+        ({"table": {"blitz": 14}}, "1..13"),
+        ({"table": {"blitz": 0}}, "1..13"),
+        ({"table": {"blitz": True}}, "table.blitz"),
+        ({"table": {"blitz": "7"}}, "table.blitz"),
+        ({"table": {"blitz": 7, "triple": 3}}, "unknown"),
+        ({"context": {"series_best": "6-1"}}, "series_best"),
+        ({"context": {"series_best": "9:1"}}, "series_best"),
+        ({"context": {"sector13_options_used": ["two"]}}, "sector13_options_used"),
+        ({"context": {"sector13_options_used": "one"}}, "sector13_options_used"),
+        ({"context": {"sector13_options_used": ["one", "one"]}}, "repeats"),
+        ({"context": "6:1"}, "context"),
+        ({"events": {"type": "spin"}}, "events"),
+    ],
+)
+def test_malformed_protocol(change, words):
+    with pytest.raises(ProtocolError) as info:
+        load_protocol({**GOOD, **change})
+    assert words in str(info.value)
+    assert info.value.to_json()["error"]["rule"] is None
+
+
+def test_missing_keys():
+    for key in ("ruleset", "table", "events"):
+        data = dict(GOOD)
+        del data[key]
+        with pytest.raises(ProtocolError, match=key):
+            load_protocol(data)
+    with pytest.raises(ProtocolError):
+        load_protocol([GOOD])
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        ({"type": "jump"}, "unknown event type"),
+        ({"sector": 3}, "unknown event type"),
+        ("spin", "object"),
+        ({"type": "spin"}, "sector"),
+        ({"type": "spin", "sector": 3.0}, "spin.sector"),
+        ({"type": "spin", "sector": True}, "spin.sector"),
+        ({"type": "answer"}, "correct"),
+        ({"type": "answer", "correct": "yes"}, "answer.correct"),
+        ({"type": "answer", "correct": 1}, "answer.correct"),
+        ({"type": "answer", "correct": True, "early": "no"}, "answer.early"),
+        ({"type": "answer", "correct": True, "expert": 5}, "answer.expert"),
+        ({"type": "answer", "correct": True, "expert": " "}, "expert"),
+        ({"type": "sector13_option"}, "option"),
+        ({"type": "sector13_option", "option": "two"}, "option"),
+    ],
+)
+def test_malformed_event(event, words):
+    events = [{"type": "spin", "sector": 3}, event]
+    with pytest.raises(ProtocolError) as info:
+        replay("2023", TABLE, None, events)
+    assert words in str(info.value)
+    assert info.value.event_index == 1
+    assert info.value.to_json() == {
+        "error": {"event": 1, "rule": None, "message": info.value.message}
+    }
+
+
+def test_malformed_events_are_found_before_rules_are_applied():
+    """A malformed event anywhere is a ProtocolError even after a refused one."""
+    events = [{"type": "answer", "correct": True}, {"type": "jump"}]
+    with pytest.raises(ProtocolError):
+        replay("2023", TABLE, None, events)
+
+
+def test_protocol_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        replay("1999", TABLE, None, [])
+
+
+def test_unknown_event_fields_are_ignored():
+    events = [{"type": "spin", "sector": 3, "at": "2023-05-01T20:00:00Z"}]
+    assert replay("2023", TABLE, None, events)["rounds"][0]["sector"] == 3
+
+
+def test_early_defaults_to_false_and_may_be_null():
+    events = [{"type": "spin", "sector": 3}, {"type": "answer", "correct": True, "early": None}]
+    assert replay("2023", TABLE, None, events)["rounds"][0]["questions"][0]["early"] is False
+
+
+def test_rule_violation_json():
+    error = RuleViolation(5, "000_90d7c8192601ed3a.txt §3.7.1", "club help only while behind")
+    assert error.to_json() == {
+        "error": {
+            "event": 5,
+            "rule": "000_90d7c8192601ed3a.txt §3.7.1",
+            "message": "club help only while behind",
+        }
+    }

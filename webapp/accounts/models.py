@@ -1,0 +1,40 @@
+"""Staff users and their roles (``shared/DESIGN.md`` Security)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from flask_login import UserMixin
+from sqlalchemy import Boolean, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from webapp.core.models import UTCDateTime, utcnow
+from webapp.extensions import db
+
+ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
+
+
+def token_digest(token: str) -> str:
+    """SHA-256 hex of an API token (the token itself is never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class User(UserMixin, db.Model):
+    """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
+    ``token_hash``: SHA-256 of the API bearer token, if one was issued."""
+
+    __tablename__ = "user"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    role: Mapped[str] = mapped_column(String(20))
+    password_hash: Mapped[str | None] = mapped_column(String(200))
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @property
+    def is_active(self) -> bool:  # flask-login
+        return bool(self.active)

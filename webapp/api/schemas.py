@@ -1,0 +1,241 @@
+"""Marshmallow schemas of API v1 (``shared/contracts/api.md``); they also make the
+OpenAPI document at ``/api/v1/openapi.json``."""
+
+from marshmallow import EXCLUDE, Schema, fields, validate
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+
+class AuthorIn(Strict):
+    name = fields.String(required=True)
+    city = fields.String(load_default=None, allow_none=True)
+    email = fields.String(load_default=None, allow_none=True)
+
+
+class SubmissionIn(Strict):
+    question = fields.String(required=True)
+    answer = fields.String(required=True)
+    accepted = fields.String(load_default=None, allow_none=True)
+    rejected = fields.String(load_default=None, allow_none=True)
+    comment = fields.String(load_default=None, allow_none=True)
+    sources = fields.List(fields.String(), load_default=list)
+    handout = fields.String(load_default=None, allow_none=True)
+    authors = fields.List(fields.Nested(AuthorIn), required=True,
+                          validate=validate.Length(min=1, max=10))
+    email = fields.String(required=True)
+    consent = fields.Boolean(required=True)
+    language = fields.String(load_default=None, allow_none=True,
+                             validate=validate.OneOf(["ru", "be", "en"]))
+
+
+class SubmissionCreated(Schema):
+    id = fields.Integer(required=True)
+    token = fields.String(required=True)
+    status_url = fields.String(required=True)
+
+
+class HistoryItem(Schema):
+    status = fields.String(required=True)
+    at = fields.DateTime(required=True)
+
+
+class SubmissionStatus(Schema):
+    status = fields.String(required=True)
+    history = fields.List(fields.Nested(HistoryItem), required=True)
+
+
+class Check(Schema):
+    name = fields.String()
+    ok = fields.Boolean()
+    message = fields.String()
+
+
+class Duplicate(Schema):
+    question_id = fields.Integer()
+    score = fields.Float()
+    status = fields.String()
+
+
+class Precheck(Schema):
+    checks = fields.List(fields.Nested(Check))
+    duplicates = fields.List(fields.Nested(Duplicate))
+
+
+class QuestionOut(Schema):
+    id = fields.Integer(required=True)
+    status = fields.String(required=True)
+    channel = fields.String(required=True)
+    question = fields.String(required=True)
+    answer = fields.String(required=True)
+    precheck = fields.Nested(Precheck, allow_none=True)
+
+
+class StatusChange(Schema):
+    from_status = fields.String(allow_none=True)
+    to_status = fields.String()
+    at = fields.DateTime()
+    by_user_id = fields.Integer(allow_none=True)
+    reason = fields.String(allow_none=True)
+
+
+class QuestionDetail(QuestionOut):
+    accepted = fields.String(allow_none=True)
+    rejected = fields.String(allow_none=True)
+    comment = fields.String(allow_none=True)
+    sources = fields.List(fields.String())
+    handout = fields.String(allow_none=True)
+    revisions = fields.List(fields.Dict())
+    history = fields.List(fields.Nested(StatusChange))
+
+
+class QuestionPage(Schema):
+    items = fields.List(fields.Nested(QuestionOut))
+    page = fields.Integer()
+    pages = fields.Integer()
+
+
+class QuestionQuery(Strict):
+    status = fields.String(load_default=None)
+    channel = fields.String(load_default=None)
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000))
+
+
+class DecisionIn(Strict):
+    decision = fields.String(required=True, validate=validate.OneOf(["approve", "reject"]))
+    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=1000))
+
+
+class DecisionOut(Schema):
+    id = fields.Integer()
+    status = fields.String()
+
+
+class SeasonIn(Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    ruleset = fields.String(required=True, validate=validate.OneOf(["2023", "2009"]))
+    currency = fields.String(load_default=None, validate=validate.OneOf(["BYN", "RUB"]))
+    timezone = fields.String(load_default=None)
+    unanswered_prize = fields.Decimal(load_default=None, allow_none=True, as_string=True,
+                                      places=2)
+
+
+class Created(Schema):
+    id = fields.Integer(required=True)
+
+
+class TableIn(Strict):
+    blitz = fields.Integer(load_default=None, allow_none=True)
+    superblitz = fields.Integer(load_default=None, allow_none=True)
+    sector13 = fields.Integer(load_default=None, allow_none=True)
+
+
+class GameIn(Strict):
+    season_id = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(
+        ["qualifying", "series_final", "year_final", "special"]))
+    date = fields.Date(required=True)
+    team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
+    title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
+    table = fields.Nested(TableIn, required=True)
+
+
+class SectorOut(Schema):
+    sector = fields.Integer()
+    kind = fields.String()
+    question_ids = fields.List(fields.Integer())
+
+
+class AssignOut(Schema):
+    sectors = fields.List(fields.Nested(SectorOut))
+
+
+class Accepted(Schema):
+    status = fields.String()
+    documents = fields.List(fields.Integer())
+
+
+class DocumentOut(Schema):
+    id = fields.Integer()
+    kind = fields.String()
+    status = fields.String()
+    sha256 = fields.String(allow_none=True)
+    url = fields.String()
+
+
+class DocumentList(Schema):
+    items = fields.List(fields.Nested(DocumentOut))
+
+
+class EventIn(Schema):
+    """One event of ``sova.game-protocol/1``; the rules engine checks the fields."""
+
+    class Meta:
+        unknown = "include"
+
+    type = fields.String(required=True)
+
+
+class StateOut(Schema):
+    state = fields.Dict()
+
+
+class GameOut(Schema):
+    id = fields.Integer()
+    status = fields.String()
+    state = fields.Dict()
+    protocol = fields.Dict()
+
+
+class AuthorOut(Schema):
+    name = fields.String()
+    city = fields.String(allow_none=True)
+
+
+class PrizeOut(Schema):
+    id = fields.Integer()
+    kind = fields.String()
+    amount = fields.String()
+    currency = fields.String()
+    author = fields.String()
+    question_id = fields.Integer(allow_none=True)
+
+
+class CloseOut(Schema):
+    prizes = fields.List(fields.Nested(PrizeOut))
+
+
+class AgreementOut(Schema):
+    number = fields.String()
+    document_id = fields.Integer(allow_none=True)
+    status = fields.String()
+
+
+class PrizeItem(Schema):
+    id = fields.Integer()
+    kind = fields.String()
+    amount = fields.String()
+    currency = fields.String()
+    status = fields.String()
+    author = fields.Nested(AuthorOut)
+    question_id = fields.Integer(allow_none=True)
+    agreement = fields.Nested(AgreementOut, allow_none=True)
+
+
+class PrizeList(Schema):
+    items = fields.List(fields.Nested(PrizeItem))
+
+
+class PrizeQuery(Strict):
+    game_id = fields.Integer(load_default=None)
+    status = fields.String(load_default=None)
+
+
+class ErrorBody(Schema):
+    error = fields.Dict()
+
+
+class ValidationErrors(Schema):
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))

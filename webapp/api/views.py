@@ -1,0 +1,345 @@
+"""API v1 endpoints. Each declares its access (``@access``) like every page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import abort, current_app, send_file, url_for
+from flask_smorest import Blueprint
+from werkzeug.exceptions import HTTPException
+
+from webapp.api import schemas as s
+from webapp.core.access import access, current_staff
+from webapp.core.models import Document
+from webapp.extensions import db
+from webapp.games import queries as game_queries
+from webapp.games.operations import (
+    GameConflict,
+    GameError,
+    assign_envelopes,
+    create_game,
+    create_season,
+    game_state,
+    record_event,
+    request_envelopes,
+)
+from webapp.games.views import DOCUMENT_ROLES
+from webapp.jobs import commit
+from webapp.moderation import queries as mod_queries
+from webapp.moderation.operations import ModerationError, decide
+from webapp.prizes import queries as prize_queries
+from webapp.prizes.operations import close_game
+from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
+from webapp.submissions.queries import by_token, public_history
+
+blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
+SECURE = [{"bearer": []}]
+
+
+class ApiError(HTTPException):
+    """An HTTP error whose JSON body the API error handler takes from ``data``."""
+
+    def __init__(self, code: int, **data):
+        super().__init__()
+        self.code = code
+        self.data = data
+
+
+def unprocessable(errors: dict):
+    """422 ``{"errors": {field: [message]}}``."""
+    raise ApiError(422, errors=errors)
+
+
+def conflict(error: dict):
+    """409 ``{"error": {...}}``."""
+    raise ApiError(409, error=error)
+
+
+# --- submissions -------------------------------------------------------------------------
+
+@blp.route("/submissions", methods=["POST"])
+@blp.arguments(s.SubmissionIn)
+@blp.response(201, s.SubmissionCreated)
+@blp.alt_response(422, schema=s.ValidationErrors)
+@access("public", api=True)
+def submit(data):
+    """Submit a viewer question (public, rate-limited)."""
+    first = data["authors"][0]
+    authors = [AuthorInput(name=a["name"], city=a.get("city"), email=a.get("email"))
+               for a in data["authors"]]
+    authors[0].email = data["email"] or first.get("email")
+    try:
+        q = receive(SubmissionInput(
+            question=data["question"], answer=data["answer"], accepted=data.get("accepted"),
+            rejected=data.get("rejected"), comment=data.get("comment"),
+            sources=data.get("sources") or [], handout=data.get("handout"), authors=authors,
+            email=data["email"], consent=data["consent"], language=data.get("language"),
+            channel="api"))
+    except SubmissionError as exc:
+        unprocessable(exc.errors)
+    qid, token = q.id, q.public_token
+    commit()
+    return {"id": qid, "token": token,
+            "status_url": url_for("submissions.status", token=token, _external=True)}
+
+
+@blp.route("/submissions/<token>")
+@blp.response(200, s.SubmissionStatus)
+@access("public", api=True)
+def submission_status(token):
+    """The author's view of a question's status; never reveals the game before it airs."""
+    q = by_token(token)
+    if q is None:
+        abort(404)
+    history = public_history(q)
+    return {"status": history[-1]["status"] if history else "received", "history": history}
+
+
+# --- moderation --------------------------------------------------------------------------
+
+def _question_out(q, report) -> dict:
+    return {"id": q.id, "status": q.status, "channel": q.channel, "question": q.text,
+            "answer": q.answer,
+            "precheck": {"checks": report.checks, "duplicates": report.duplicates}
+            if report else None}
+
+
+@blp.route("/questions")
+@blp.arguments(s.QuestionQuery, location="query")
+@blp.response(200, s.QuestionPage)
+@blp.doc(security=SECURE)
+@access("editor+", api=True)
+def questions(args):
+    """The moderation queue (status defaults to every status except archived)."""
+    items, pages = mod_queries.queue(status=args.get("status"), channel=args.get("channel"),
+                                     page=args["page"])
+    reports = mod_queries.reports_for([q.id for q in items])
+    return {"items": [_question_out(q, reports.get(q.id)) for q in items],
+            "page": min(args["page"], pages), "pages": pages}
+
+
+@blp.route("/questions/<int:question_id>")
+@blp.response(200, s.QuestionDetail)
+@blp.doc(security=SECURE)
+@access("editor+", api=True)
+def question(question_id):
+    """One question with its pre-check report and status history."""
+    q = mod_queries.question(question_id)
+    if q is None:
+        abort(404)
+    out = _question_out(q, mod_queries.latest_report(q.id))
+    out.update(accepted=q.accepted, rejected=q.rejected, comment=q.comment,
+               sources=q.sources or [], handout=q.handout, revisions=[],
+               history=[{"from_status": h.from_status, "to_status": h.to_status, "at": h.at,
+                         "by_user_id": h.by_user_id, "reason": h.reason} for h in q.history])
+    return out
+
+
+@blp.route("/questions/<int:question_id>/decision", methods=["POST"])
+@blp.arguments(s.DecisionIn)
+@blp.response(200, s.DecisionOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("editor+", api=True)
+def decision(data, question_id):
+    """Approve or reject a question."""
+    q = mod_queries.question(question_id)
+    if q is None:
+        abort(404)
+    try:
+        decide(q, data["decision"], current_staff().id, data.get("reason"))
+    except ModerationError as exc:
+        conflict({"message": str(exc)})
+    out = {"id": q.id, "status": q.status}
+    commit()
+    return out
+
+
+# --- games -------------------------------------------------------------------------------
+
+@blp.route("/seasons", methods=["POST"])
+@blp.arguments(s.SeasonIn)
+@blp.response(201, s.Created)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def season(data):
+    """Create a season; prize amounts default to the rule book's."""
+    try:
+        obj = create_season(data["name"], data["ruleset"], data.get("currency"),
+                            data.get("timezone"), data.get("unanswered_prize"))
+    except GameError as exc:
+        unprocessable(exc.errors)
+    sid = obj.id
+    commit()
+    return {"id": sid}
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(s.GameIn)
+@blp.response(201, s.Created)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def games(data):
+    """Create a game with its table plan."""
+    try:
+        game = create_game(data["season_id"], data["kind"], data["date"], data["table"],
+                           team=data.get("team"), title=data.get("title"))
+    except GameError as exc:
+        unprocessable(exc.errors)
+    gid = game.id
+    commit()
+    return {"id": gid}
+
+
+def _game(game_id):
+    game = game_queries.game(game_id)
+    if game is None:
+        abort(404)
+    return game
+
+
+@blp.route("/games/<int:game_id>/assign", methods=["POST"])
+@blp.response(200, s.AssignOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def assign(game_id):
+    """Fill the 13 sectors from the approved pool."""
+    game = _game(game_id)
+    try:
+        assign_envelopes(game)
+    except GameConflict as exc:
+        db.session.rollback()
+        conflict(exc.error)
+    out = {"sectors": [{"sector": e.sector, "kind": e.kind,
+                        "question_ids": [eq.question_id for eq in e.questions]}
+                       for e in game.envelopes]}
+    commit()
+    return out
+
+
+@blp.route("/games/<int:game_id>/envelopes", methods=["POST"])
+@blp.response(202, s.Accepted)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def envelopes(game_id):
+    """Queue the envelope and host-card PDFs."""
+    game = _game(game_id)
+    try:
+        docs = request_envelopes(game)
+    except GameConflict as exc:
+        conflict(exc.error)
+    ids = [d.id for d in docs]
+    commit()
+    return {"status": "queued", "documents": ids}
+
+
+def _document_out(doc) -> dict:
+    return {"id": doc.id, "kind": doc.kind, "status": doc.status, "sha256": doc.sha256,
+            "url": url_for("api.document", document_id=doc.id)}
+
+
+@blp.route("/games/<int:game_id>/documents")
+@blp.response(200, s.DocumentList)
+@blp.doc(security=SECURE)
+@access("producer|host", api=True)
+def documents(game_id):
+    """The game's documents (envelopes, host cards, agreements the role may read)."""
+    _game(game_id)
+    role = current_staff().role
+    docs = [d for d in game_queries.documents(game_id) if role in DOCUMENT_ROLES.get(d.kind, ())]
+    return {"items": [_document_out(d) for d in docs]}
+
+
+@blp.route("/games/<int:game_id>/events", methods=["POST"])
+@blp.arguments(s.EventIn)
+@blp.response(201, s.StateOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("host", api=True)
+def events(event, game_id):
+    """Record one event of ``sova.game-protocol/1``; 409 with the refusal otherwise."""
+    game = _game(game_id)
+    try:
+        state = record_event(game, dict(event), current_staff().id)
+    except GameConflict as exc:
+        db.session.rollback()
+        conflict(exc.error)
+    commit()
+    return {"state": state}
+
+
+@blp.route("/games/<int:game_id>")
+@blp.response(200, s.GameOut)
+@blp.doc(security=SECURE)
+@access("producer|host", api=True)
+def game(game_id):
+    """The game, its derived state and its protocol file."""
+    game = _game(game_id)
+    protocol = {"format": "sova.game-protocol/1", "ruleset": game.season.ruleset,
+                "table": game.table, "context": {}, "events": [e.payload for e in game.events]}
+    return {"id": game.id, "status": game.status, "state": game_state(game),
+            "protocol": protocol}
+
+
+@blp.route("/games/<int:game_id>/close", methods=["POST"])
+@blp.response(200, s.CloseOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def close(game_id):
+    """Close a finished game; closing twice returns the same prizes."""
+    game = _game(game_id)
+    try:
+        prizes = close_game(game, current_staff().id)
+    except GameConflict as exc:
+        db.session.rollback()
+        conflict(exc.error)
+    out = {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
+                       "currency": p.currency, "author": p.author.display,
+                       "question_id": p.question_id} for p in prizes]}
+    commit()
+    return out
+
+
+# --- prizes and documents ----------------------------------------------------------------
+
+@blp.route("/prizes")
+@blp.arguments(s.PrizeQuery, location="query")
+@blp.response(200, s.PrizeList)
+@blp.doc(security=SECURE)
+@access("producer|accountant", api=True)
+def prizes(args):
+    """Prizes, optionally of one game or one status."""
+    items = []
+    for p in prize_queries.prizes(game_id=args.get("game_id"), status=args.get("status")):
+        a = p.agreement
+        doc = db.session.get(Document, a.document_id) if a and a.document_id else None
+        items.append({
+            "id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}", "currency": p.currency,
+            "status": p.status, "author": {"name": p.author.name, "city": p.author.city},
+            "question_id": p.question_id,
+            "agreement": {"number": a.number, "document_id": a.document_id,
+                          "status": doc.status if doc else a.status} if a else None,
+        })
+    return {"items": items}
+
+
+@blp.route("/documents/<int:document_id>")
+@blp.response(200, content_type="application/pdf")
+@blp.doc(security=SECURE)
+@access("producer|host|accountant", api=True)
+def document(document_id):
+    """A ready PDF (409 while pending); each role reads only its kinds of document."""
+    doc = db.session.get(Document, document_id)
+    if doc is None:
+        abort(404)
+    if current_staff().role not in DOCUMENT_ROLES.get(doc.kind, {"admin"}):
+        abort(403)
+    if doc.status != "ready" or not doc.path:
+        conflict({"message": f"document {doc.id} is {doc.status}"})
+    path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+    if not path.is_file():
+        abort(404)
+    return send_file(path, mimetype="application/pdf")

@@ -1,0 +1,111 @@
+"""The application factory: ``create_app(test_config=None)`` in small ``register_*`` steps."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Flask, g, render_template, request
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from werkzeug.exceptions import HTTPException
+
+from webapp.config import load_config
+from webapp.extensions import csrf, db, login_manager, migrate
+
+ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the Flask app. ``test_config`` overrides any setting (see webapp.config)."""
+    app = Flask("sova", template_folder=str(ROOT / "templates"),
+                static_folder=str(ROOT / "webapp" / "static"))
+    app.config.from_mapping(load_config(test_config))
+    Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errors(app)
+    register_cli(app)
+    from webapp.celery import celery_init_app
+
+    celery_init_app(app)
+    logging.basicConfig(level=logging.INFO)
+    return app
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _sqlite_begin(conn) -> None:
+    # Writers queue on the database lock up front instead of failing mid-transaction.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def register_extensions(app: Flask) -> None:
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
+    csrf.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "accounts.login"
+    login_manager.login_message = "Войдите, чтобы продолжить."
+
+    with app.app_context():
+        engine: Engine = db.engine
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+            event.listen(engine, "begin", _sqlite_begin)
+
+    from webapp.accounts.models import User
+    from webapp.accounts.operations import user_by_token
+
+    @login_manager.user_loader
+    def load_user(user_id: str):
+        user = db.session.get(User, int(user_id))
+        return user if user and user.active else None
+
+    @app.before_request
+    def api_token():
+        g.api_user = None
+        header = request.headers.get("Authorization", "")
+        if request.path.startswith("/api/") and header.startswith("Bearer "):
+            g.api_user = user_by_token(header[7:].strip())
+
+
+def register_blueprints(app: Flask) -> None:
+    from webapp.accounts.views import bp as accounts_bp
+    from webapp.api import register_api
+    from webapp.games.views import bp as games_bp
+    from webapp.moderation.views import bp as moderation_bp
+    from webapp.prizes.views import bp as prizes_bp
+    from webapp.submissions.views import bp as submissions_bp
+
+    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, prizes_bp):
+        app.register_blueprint(bp)
+    register_api(app)
+
+
+def register_errors(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if request.path.startswith("/api/"):
+            return app.extensions["sova_api_error"](exc)
+        return render_template("error.html", error=exc), exc.code
+
+    @app.teardown_request
+    def rollback_on_error(exc):
+        if exc is not None:
+            db.session.rollback()
+
+
+def register_cli(app: Flask) -> None:
+    from webapp.cli import register_commands
+
+    register_commands(app)

@@ -1,0 +1,56 @@
+"""Celery bound to the Flask app (Flask's Celery pattern, Superset's settings).
+
+JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
+idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import Celery, Task
+from flask import Flask
+
+VISIBILITY_TIMEOUT = 3600  # seconds; longer than any task's hard time limit
+
+
+def celery_init_app(app: Flask) -> Celery:
+    """Create the Celery app for ``app`` and store it in ``app.extensions["celery"]``."""
+
+    class FlaskTask(Task):
+        def __call__(self, *args, **kwargs):
+            from flask import has_app_context
+
+            if has_app_context():
+                return self.run(*args, **kwargs)
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    celery = Celery(app.name, task_cls=FlaskTask)
+    broker = app.config["SOVA_BROKER_URL"]
+    celery.conf.update(
+        broker_url=broker,
+        result_backend=None,
+        task_ignore_result=True,
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=120,
+        task_time_limit=180,
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        worker_hijack_root_logger=False,
+        beat_schedule={
+            "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
+        },
+        beat_schedule_filename=str(
+            __import__("pathlib").Path(app.config["SOVA_INSTANCE_PATH"]) / "celerybeat-schedule"
+        ),
+    )
+    celery.conf.update(app.config.get("CELERY", {}))
+    celery.set_default()
+    app.extensions["celery"] = celery
+    return celery

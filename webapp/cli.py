@@ -1,0 +1,202 @@
+"""The ``sova`` command (a Flask CLI group): ``contracts/api.md`` "Command line".
+
+Bad input ends with a message on stderr and exit code 2; nothing of it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from flask import Flask
+from flask.cli import FlaskGroup, with_appcontext
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fail(message: str) -> None:
+    """Print ``message`` to stderr and exit with code 2."""
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command("create")
+@click.option("--email", required=True)
+@click.option("--role", required=True)
+@click.option("--password", default=None)
+@click.option("--name", default="")
+@click.option("--token", "with_token", is_flag=True, help="print an API token (shown once)")
+@with_appcontext
+def users_create(email, role, password, name, with_token):
+    """Create a staff user."""
+    from webapp.accounts.operations import AccountError, create_user
+    from webapp.jobs import commit
+
+    try:
+        user, token = create_user(email, role, password=password, name=name,
+                                  with_token=with_token)
+    except AccountError as exc:
+        fail(str(exc))
+    commit()
+    click.echo(f"created user {user.email} ({user.role})")
+    if token:
+        click.echo(token)
+
+
+@click.group("users")
+def users():
+    """Staff users."""
+
+
+users.add_command(users_create)
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--as", "as_", type=click.Choice(["archive", "submissions"]), required=True)
+@click.option("--channel", type=click.Choice(["import", "mail", "partner"]), default=None)
+@with_appcontext
+def import_cmd(files, as_, channel):
+    """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
+
+    One transaction per file; a bad file is reported with its line and nothing of it kept
+    (exit 2 after the other files are done)."""
+    from tqdm import tqdm
+
+    from webapp.domain.packets import PacketError
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_files import read_packet_file
+
+    total, failed = 0, 0
+    for name in files:
+        path = Path(name)
+        try:
+            packet = read_packet_file(path)
+        except (PacketError, OSError) as exc:
+            click.echo(f"Error: {path}: {exc}", err=True)
+            failed += 1
+            continue
+        with tqdm(total=len(packet.questions), desc=path.name, unit="q", file=sys.stderr,
+                  disable=not sys.stderr.isatty()) as bar:
+            try:
+                made = import_packet(packet, as_=as_, channel=channel, origin=path.name,
+                                     progress=bar.update)
+                commit()
+            except Exception as exc:
+                db.session.rollback()
+                click.echo(f"Error: {path}: {exc}", err=True)
+                failed += 1
+                continue
+        total += len(made)
+        click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
+    click.echo(f"total: {total} questions from {len(files) - failed} file(s); "
+               f"{failed} file(s) failed")
+    if failed:
+        sys.exit(2)
+
+
+@click.group("game")
+def game():
+    """Games."""
+
+
+@game.command("replay")
+@click.argument("protocol", type=click.File("r", encoding="utf-8"))
+def game_replay(protocol):
+    """Replay a ``sova.game-protocol/1`` file: the state as JSON (exit 0), or the refusal
+    as JSON (exit 2). Needs no database."""
+    from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
+
+    try:
+        data = json.load(protocol)
+    except json.JSONDecodeError as exc:
+        click.echo(json.dumps({"error": {"event": None, "rule": None,
+                                         "message": f"not JSON: {exc}"}}, ensure_ascii=False))
+        sys.exit(2)
+    try:
+        state = replay(*load_protocol(data))
+    except (RuleViolation, ProtocolError) as exc:
+        click.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+        sys.exit(2)
+    click.echo(json.dumps(state, ensure_ascii=False, indent=2))
+
+
+@click.command("worker")
+@click.option("--concurrency", default=2, show_default=True)
+def worker(concurrency):
+    """Run a Celery worker (and nothing else)."""
+    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "worker",
+                               "--loglevel=INFO", f"--concurrency={concurrency}"])
+
+
+@click.command("beat")
+def beat():
+    """Run Celery beat (the outbox sweeper)."""
+    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "beat",
+                               "--loglevel=INFO"])
+
+
+@click.command("run")
+def run_all():
+    """Web, worker and beat together (Procfile + honcho); Ctrl-C stops all three."""
+    procfile = ROOT / "deploy" / "Procfile"
+    os.execvp(sys.executable, [sys.executable, "-m", "honcho", "-f", str(procfile),
+                               "-d", str(ROOT), "start"])
+
+
+@click.command("seed-demo")
+@with_appcontext
+def seed_demo():
+    """Create demo staff users (printing their logins) if there are no users, and import
+    one real packet as archive (shared/ if present, our own sample otherwise)."""
+    from webapp.accounts.models import User
+    from webapp.accounts.operations import create_user
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.submissions.models import Question
+
+    if db.session.scalar(db.select(db.func.count()).select_from(User)) == 0:
+        click.echo("Demo staff users (password = role name + '-demo'):")
+        for role in ("editor", "chief_editor", "producer", "host", "accountant", "admin"):
+            email = f"{role.replace('_', '-')}@sova.local"
+            create_user(email, role, password=f"{role}-demo")
+            click.echo(f"  {role:13} {email:28} {role}-demo")
+        commit()
+    if db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0:
+        shared = ROOT.parent / "shared" / "data" / "chgk" / "alexander-pecheny__chgksuite"
+        packet = shared / "Kubok_knyagini_Olgi-2015.docx.canon"
+        if not packet.is_file():
+            packet = ROOT / "webapp" / "submissions" / "sample_packet.4s"
+        ctx = click.get_current_context()
+        try:
+            ctx.invoke(import_cmd, files=(str(packet),), as_="archive", channel=None)
+        except SystemExit as exc:
+            if exc.code:
+                raise
+
+
+def register_commands(app: Flask) -> None:
+    """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
+    for cmd in (users, import_cmd, game, worker, beat, run_all, seed_demo):
+        app.cli.add_command(cmd)
+
+
+def _create_app(*_args, **_kwargs):
+    from webapp.app import create_app
+
+    return create_app()
+
+
+def main() -> None:
+    """Entry point of the ``sova`` console script."""
+    cli = FlaskGroup(create_app=_create_app, add_default_commands=True,
+                     set_debug_flag=False, load_dotenv=False)
+    cli.main(prog_name="sova")
+
+
+__all__ = ["main", "register_commands"]

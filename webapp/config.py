@@ -1,0 +1,103 @@
+"""Configuration: defaults, then ``SOVA_*`` environment variables, then ``test_config``.
+
+Every variable is optional for ``make run``; with ``SOVA_ENV=production`` the secrets
+(``SOVA_SECRET_KEY``, ``SOVA_ENCRYPTION_KEYS``) must come from the environment and a
+missing one stops start-up with :class:`ConfigError`. See ``shared/contracts/api.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from cryptography.fernet import Fernet
+
+
+class ConfigError(RuntimeError):
+    """A required setting is missing or malformed (raised at start-up, never later)."""
+
+
+def _instance_secret(instance: Path, name: str, make) -> str:
+    """Read ``instance/name``, creating it with ``make()`` (mode 0600) on first run."""
+    path = instance / name
+    if not path.exists():
+        instance.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(make())
+    return path.read_text().strip()
+
+
+def load_config(test_config: dict | None = None) -> dict:
+    """Return the Flask config mapping for this process.
+
+    Order: defaults < environment (``SOVA_*``) < ``test_config``.
+    Raises ConfigError in production when a secret is missing.
+    """
+    env = os.environ
+    test_config = dict(test_config or {})
+    instance = Path(
+        test_config.get("SOVA_INSTANCE_PATH") or env.get("SOVA_INSTANCE_PATH") or "instance"
+    ).resolve()
+    sova_env = test_config.get("SOVA_ENV") or env.get("SOVA_ENV", "development")
+    production = sova_env == "production"
+
+    def setting(name: str, default=None):
+        return test_config.get(name, env.get(name, default))
+
+    secret_key = setting("SOVA_SECRET_KEY")
+    keys = setting("SOVA_ENCRYPTION_KEYS")
+    if production and not secret_key:
+        raise ConfigError("SOVA_SECRET_KEY is required when SOVA_ENV=production")
+    if production and not keys:
+        raise ConfigError("SOVA_ENCRYPTION_KEYS is required when SOVA_ENV=production")
+    if not secret_key:
+        secret_key = _instance_secret(instance, "secret_key", lambda: secrets.token_hex(32))
+    if not keys:
+        keys = _instance_secret(instance, "encryption_keys", lambda: Fernet.generate_key().decode())
+
+    db_url = setting("SOVA_DATABASE_URL") or f"sqlite:///{instance / 'sova.sqlite'}"
+    broker = setting("SOVA_BROKER_URL") or f"sqla+sqlite:///{instance / 'broker.sqlite'}"
+
+    config = {
+        "SOVA_ENV": sova_env,
+        "SOVA_INSTANCE_PATH": str(instance),
+        "SECRET_KEY": secret_key,
+        "SOVA_ENCRYPTION_KEYS": [k.strip() for k in keys.split(",") if k.strip()],
+        "SQLALCHEMY_DATABASE_URI": db_url,
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SOVA_BROKER_URL": broker,
+        "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
+        "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
+        # Send outbox messages to the broker right after commit (the beat sweeper is the
+        # safety net). Unit tests turn it off and drain the outbox in-process.
+        "SOVA_OUTBOX_AUTOSEND": True,
+        "SOVA_DOCUMENTS_PATH": str(instance / "documents"),
+        "SOVA_BROADCASTER": {
+            "name": setting("SOVA_BROADCASTER_NAME", "ЗАО «Второй национальный телеканал»"),
+            "address": setting("SOVA_BROADCASTER_ADDRESS", "г. Минск"),
+            "unp": setting("SOVA_BROADCASTER_UNP", ""),
+            "bank": setting("SOVA_BROADCASTER_BANK", ""),
+            "represented_by": setting("SOVA_BROADCASTER_REPRESENTATIVE", ""),
+            "place": setting("SOVA_BROADCASTER_PLACE", "г. Минск"),
+        },
+        "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
+        "WTF_CSRF_TIME_LIMIT": 6 * 3600,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": production,
+        "REMEMBER_COOKIE_SECURE": production,
+        # flask-smorest: the OpenAPI document at /api/v1/openapi.json
+        "API_TITLE": "Sova API",
+        "API_VERSION": "v1",
+        "OPENAPI_VERSION": "3.1.0",
+        "OPENAPI_URL_PREFIX": "/api/v1",
+        "OPENAPI_JSON_PATH": "openapi.json",
+    }
+    for key, value in test_config.items():
+        if key not in ("SOVA_INSTANCE_PATH",):
+            config[key] = value
+    if "SOVA_DATABASE_URL" in test_config:
+        config["SQLALCHEMY_DATABASE_URI"] = test_config["SOVA_DATABASE_URL"]
+    return config

@@ -1,0 +1,65 @@
+"""Role checks, declared on every view: ``@access("editor+")``.
+
+Access strings: ``"public"``, a role name, ``"editor+"`` (editor, chief_editor, admin),
+or several joined by ``|`` (``"producer|host"``). ``admin`` may do everything. Each view
+carries its declaration as ``view.sova_access`` so the access-matrix test can read it
+from the URL map; a view without one fails that test. Deny by default.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from flask import abort, g, request
+from flask_login import current_user
+
+EDITOR_PLUS = ("editor", "chief_editor", "admin")
+
+
+def allowed_roles(spec: str) -> set[str] | None:
+    """The set of roles an access string admits; None means public."""
+    if spec == "public":
+        return None
+    roles: set[str] = {"admin"}
+    for part in spec.split("|"):
+        if part == "editor+":
+            roles.update(EDITOR_PLUS)
+        else:
+            roles.add(part)
+    return roles
+
+
+def current_staff():
+    """The authenticated staff user: the API bearer token's, else the session's, else None."""
+    user = getattr(g, "api_user", None)
+    if user is not None:
+        return user
+    if current_user and current_user.is_authenticated:
+        return current_user
+    return None
+
+
+def access(spec: str, api: bool = False):
+    """Decorator: admit only ``spec`` (see module doc). Anonymous → 401 (API) or the login
+    page (web); wrong role → 403."""
+    roles = allowed_roles(spec)
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapped(*args, **kwargs):
+            if roles is not None:
+                user = current_staff()
+                if user is None:
+                    if api or request.path.startswith("/api/"):
+                        abort(401)
+                    from flask import redirect, url_for
+
+                    return redirect(url_for("accounts.login", next=request.full_path))
+                if user.role not in roles:
+                    abort(403)
+            return view(*args, **kwargs)
+
+        wrapped.sova_access = spec
+        return wrapped
+
+    return decorator

@@ -1,0 +1,93 @@
+"""Infrastructure models shared by every feature: the transactional outbox and documents.
+
+Types: :class:`UTCDateTime` stores timezone-aware datetimes in UTC and always returns them
+aware (SQLite keeps no zone); money columns are ``Numeric(12, 2)`` read as ``Decimal``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlalchemy import JSON, DateTime, Integer, Numeric, String, TypeDecorator, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from webapp.extensions import db
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp stored in UTC; naive input is refused (ValueError), output is aware UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime refused: store timezone-aware times only")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+Money = Numeric(12, 2, asdecimal=True)
+
+
+def money_column(**kwargs) -> Mapped[Decimal]:
+    """A ``Numeric(12, 2)`` column read as ``Decimal`` (never float)."""
+    return mapped_column(Money, **kwargs)
+
+
+class OutboxMessage(db.Model):
+    """A task requested inside a business transaction; sent to Celery only after commit.
+
+    ``task``: a Celery task name (``"moderation.precheck"``); ``args``: a JSON list of
+    primary keys. The relay (:mod:`webapp.jobs`) marks ``sent_at``; the beat sweeper
+    resends rows still unsent. Tasks are idempotent, so a resend is harmless.
+    """
+
+    __tablename__ = "outbox_message"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    task: Mapped[str] = mapped_column(String(100))
+    args: Mapped[list] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class Document(db.Model):
+    """A rendered PDF: ``kind`` (envelopes, host_cards, gift_agreement), ``key`` unique per
+    kind and owner and version (``"envelopes:game:5:v1"``), ``status`` pending/ready/failed,
+    ``sha256`` of the file, ``path`` relative to ``SOVA_DOCUMENTS_PATH``.
+    """
+
+    __tablename__ = "document"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(120), unique=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    game_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    prize_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    sha256: Mapped[str | None] = mapped_column(String(64))
+    path: Mapped[str | None] = mapped_column(String(300))
+    error: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    rendered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+__all__ = ["Document", "Money", "OutboxMessage", "UTCDateTime", "func", "money_column", "utcnow"]

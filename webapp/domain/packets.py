@@ -1,0 +1,852 @@
+"""Question packets: parsing the 4s and db.chgk.info text formats (pure: stdlib only).
+
+Two input formats are understood:
+
+* **4s** — chgksuite's line format (``?`` question, ``!`` answer, ``=`` accepted,
+  ``!=`` rejected, ``/`` comment, ``^`` sources, ``@`` authors, ``>`` handout,
+  ``###`` title, ``##`` tour, ``#`` meta, ``#EDITOR``, ``#DATE``, ``#B/#R/#T``,
+  ``№``/``№№`` numbering; continuation lines; ``- `` lists). Questions are
+  separated by blank lines. See :func:`parse_4s`.
+* **db** — the db.chgk.info text format (``Вопрос 1:``, ``Ответ:``, ``Зачет:``,
+  ``Незачет:``, ``Комментарий:``, ``Источник:``, ``Автор:``, ``Чемпионат:``,
+  ``Тур:``, ``Редактор:``, ``Дата:``, ``URL:``, ``Инфо:``; each header on its
+  own line, fields separated by blank lines). See :func:`parse_db`.
+
+Both produce the same :class:`Packet`. The db reader applies the typography
+chgksuite applies when it converts db text to 4s, so a db packet and the
+chgksuite 4s rendering of it give identical field values.
+
+Representation decisions (the same for both formats):
+
+* Text fields are ``str`` after :func:`webapp.domain.text.normalise` (NFC, no
+  zero-width characters, no trailing spaces on lines). Stress marks (U+0301),
+  Markdown escapes (``\\_``) and image references (``(img file.jpg)``) are kept
+  in the text as written: they are needed for printing.
+* A field written as a ``- `` list (a blitz/«дуплет» question, a multi-part
+  answer) is rendered as numbered lines: the preamble (if any) on its first
+  line, then ``"1. …"``, ``"2. …"`` — the way chgksuite prints them. A ``- ``
+  list with a single item is just text (chgksuite does the same).
+* ``sources`` is a list: one string per ``- `` item (a preamble, if any, comes
+  first); a single source string gives a one-element list.
+* ``authors`` is parsed from the ``@`` line (see :func:`parse_authors`); the
+  line itself is kept verbatim in ``author_text``.
+* ``handout`` is the ``>`` field, or else the body of a leading
+  ``[Раздаточный материал: …]`` block of the question (which stays in
+  ``question`` too, because that is where the printed packet shows it).
+  ``images`` lists every ``(img …)`` file referenced by any field, in order.
+* ``tour`` is the latest ``##`` heading (db: ``Тур:``) before the question.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import unquote_to_bytes
+
+from webapp.domain.text import COMBINING_ACUTE, has_control_chars, normalise, stress_caps_to_acute
+
+__all__ = [
+    "AuthorRef",
+    "Packet",
+    "PacketError",
+    "ParsedQuestion",
+    "detect_format",
+    "format_authors",
+    "parse_4s",
+    "parse_authors",
+    "parse_db",
+    "parse_packet",
+]
+
+
+# --- data -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuthorRef:
+    """One author of a question: ``"Иван Сапего (Брест — Минск)"`` → name + city."""
+
+    name: str
+    city: str | None = None
+
+
+@dataclass
+class ParsedQuestion:
+    """One question of a packet. ``number`` is the 1-based position in the packet;
+    ``line`` the 1-based source line where the question starts (its ``?``/``>``/``№``
+    line in 4s, its ``Вопрос N:`` line in db)."""
+
+    number: int
+    line: int
+    question: str
+    answer: str
+    accepted: str | None = None
+    rejected: str | None = None
+    comment: str | None = None
+    sources: list[str] = field(default_factory=list)
+    authors: list[AuthorRef] = field(default_factory=list)
+    handout: str | None = None
+    images: list[str] = field(default_factory=list)
+    tour: str | None = None
+    #: the ``@`` line as written (``"Дмитрий Шахлов, в редакции Наиля Фарукшина"``)
+    author_text: str | None = None
+
+
+@dataclass
+class Packet:
+    """A parsed packet. ``meta`` keys (all optional): ``format`` ("4s"/"db"),
+    ``editors``, ``dates``, ``info`` (``#`` lines), ``tours`` (list of str),
+    ``extra`` (list of ``{"field", "text", "line"}`` for fields that belong to no
+    question, e.g. a theme author in «Своя игра» packets)."""
+
+    title: str | None
+    questions: list[ParsedQuestion]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class PacketError(ValueError):
+    """A packet that cannot be read. ``line`` is 1-based (None if unknown),
+    ``filename`` is set by file readers."""
+
+    def __init__(self, message: str, line: int | None = None, filename: str | None = None):
+        self.message = message
+        self.line = line
+        self.filename = filename
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.filename:
+            where.append(self.filename)
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+    def with_filename(self, filename: str) -> PacketError:
+        """A copy of this error that names ``filename``."""
+        return PacketError(self.message, self.line, filename)
+
+
+# --- shared helpers ---------------------------------------------------------
+
+# Field values while parsing, in chgksuite's shapes:
+#   str                      plain text
+#   list[str]                "- " items without preamble
+#   tuple[str, list[str]]    preamble + items
+_Value = str | list[str] | tuple[str, list[str]]
+
+_EDGE_WS = " \u00a0\n"
+_INNER_WS = re.compile(r"\s+\n\s+")
+
+
+def _trim(s: str) -> str:
+    """Strip spaces/NBSP/newlines at both ends; squeeze whitespace around inner newlines."""
+    return _INNER_WS.sub("\n", s.strip(_EDGE_WS))
+
+
+def _check_controls(text: str) -> None:
+    if has_control_chars(text):
+        for number, line in enumerate(text.split("\n"), 1):
+            if has_control_chars(line):
+                raise PacketError("binary or control characters: not a text packet", number)
+
+
+def _split_list(value: str) -> _Value:
+    """Split a field's text on lines starting with ``-`` (chgksuite's 4s lists)."""
+    if "-" not in value:
+        return value
+    lines = [_trim(x) for x in value.split("\n")]
+    starts = [i for i, x in enumerate(lines) if x.startswith("-")]
+    if not starts:
+        return value
+    if len(starts) == 1:
+        return _trim(re.sub(r"(^|\n)- +", r"\1", value))
+    preamble = "\n".join(lines[: starts[0]])
+    bounds = [*starts, len(lines)]
+    items = [_trim("\n".join(lines[a:b])[1:]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return (preamble, items) if preamble else items
+
+
+def _merge(old: _Value, new: _Value) -> _Value:
+    if isinstance(old, str) and isinstance(new, str):
+        return old + "\n" + new
+    if isinstance(old, list) and isinstance(new, str):
+        return [old[0] + "\n" + new, *old[1:]]
+    old_pre, old_items = (old, []) if isinstance(old, str) else _pre_items(old)
+    new_pre, new_items = (new, []) if isinstance(new, str) else _pre_items(new)
+    pre = "\n".join(x for x in (old_pre, new_pre) if x)
+    return (pre, old_items + new_items) if pre else old_items + new_items
+
+
+def _pre_items(value: list[str] | tuple[str, list[str]]) -> tuple[str, list[str]]:
+    if isinstance(value, tuple):
+        return value[0], list(value[1])
+    return "", list(value)
+
+
+def _render(value: _Value) -> str:
+    if isinstance(value, str):
+        return value
+    pre, items = _pre_items(value)
+    numbered = [f"{i}. {item}" for i, item in enumerate(items, 1)]
+    return "\n".join([pre, *numbered] if pre else numbered)
+
+
+def _render_sources(value: _Value) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    pre, items = _pre_items(value)
+    return [x for x in ([pre, *items] if pre else items) if x]
+
+
+_IMG_START = re.compile(r"\(img\b", re.IGNORECASE)
+
+
+def _find_images(text: str) -> list[str]:
+    """File names of ``(img [options] file)`` references; parentheses may nest."""
+    found = []
+    for m in _IMG_START.finditer(text):
+        depth, i = 0, m.start()
+        while i < len(text):
+            if text[i] == "(":
+                depth += 1
+            elif text[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        words = text[m.end() : i].split()
+        if words:
+            found.append(words[-1])
+    return found
+
+
+_HANDOUT_PREFIX = re.compile(r"\[\s*Раздаточный материал\s*:?", re.IGNORECASE)
+
+
+def _leading_handout(question: str) -> str | None:
+    m = _HANDOUT_PREFIX.match(question)
+    if not m:
+        return None
+    depth = 0
+    for i in range(m.start(), len(question)):
+        if question[i] == "[" and (i == 0 or question[i - 1] != "\\"):
+            depth += 1
+        elif question[i] == "]" and question[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return question[m.end() : i].strip() or None
+    return None
+
+
+# --- authors ----------------------------------------------------------------
+
+_AUTHOR_WITH_CITY = re.compile(r"(?P<name>[^()]*?)\s*\((?P<city>.*)\)", re.DOTALL)
+_FINAL_DOT = re.compile(r"(?:(?<=\))|(?<=\w\w))\.$")
+
+
+def _top_level_split(text: str, separators: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(depth - 1, 0)
+        elif c in separators and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def parse_authors(text: str | None) -> list[AuthorRef]:
+    """Split an ``@`` line into authors.
+
+    Authors are separated by commas, semicolons or line breaks that are not
+    inside parentheses; ``"Name (City)"`` gives a city (``"Денис Ершов (Тарту,
+    Эстония)"`` → city ``"Тарту, Эстония"``). A final full stop after a city or a
+    word is dropped (``"Антон Оборин."``), initials keep theirs. A part that
+    starts with a lower-case letter is an editorial remark, not an author
+    (``"Дмитрий Шахлов, в редакции Наиля Фарукшина"`` → one author, Дмитрий
+    Шахлов): the full line stays in ``ParsedQuestion.author_text``; we do not
+    try to turn the genitive "Наиля Фарукшина" into a person. Empty → ``[]``.
+    """
+    if not text:
+        return []
+    authors = []
+    for part in _top_level_split(text, ",;\n"):
+        part = _FINAL_DOT.sub("", " ".join(part.split()))
+        if not part or not part[0].isupper():
+            continue
+        m = _AUTHOR_WITH_CITY.fullmatch(part)
+        if m and m.group("name"):
+            authors.append(AuthorRef(m.group("name"), m.group("city").strip() or None))
+        else:
+            authors.append(AuthorRef(part))
+    return authors
+
+
+def format_authors(authors: Sequence[AuthorRef]) -> str:
+    """``[AuthorRef("Иван Сапего", "Брест — Минск")]`` → ``"Иван Сапего (Брест — Минск)"``;
+    several authors are joined with ``", "``."""
+    return ", ".join(f"{a.name} ({a.city})" if a.city else a.name for a in authors)
+
+
+# --- 4s ---------------------------------------------------------------------
+
+_MARKERS = {
+    "#": "meta",
+    "##": "section",
+    "###": "heading",
+    "###LJ": "ljheading",
+    "#B": "battle",
+    "#R": "round",
+    "#T": "theme",
+    "#EDITOR": "editor",
+    "#DATE": "date",
+    "?": "question",
+    "№": "number",
+    "№№": "setcounter",
+    "!": "answer",
+    "=": "zachet",
+    "!=": "nezachet",
+    "^": "source",
+    "/": "comment",
+    "@": "author",
+    ">": "handout",
+}
+_QUESTION_FIELDS = {
+    "handout",
+    "question",
+    "answer",
+    "zachet",
+    "nezachet",
+    "comment",
+    "source",
+    "author",
+    "number",
+    "setcounter",
+}
+# fields that may open a question; the others before any question are "extra"
+_OPENING_FIELDS = {"question", "answer", "number", "setcounter", "handout"}
+
+_COUNTER = re.compile(
+    r"set 4SCOUNTER(?P<set>[0-9a-zA-Z_]*) = (?P<value>[0-9]+)|4SCOUNTER(?P<use>[0-9a-zA-Z_]*)"
+)
+
+
+def _replace_counters(text: str) -> str:
+    if "4SCOUNTER" not in text:
+        return text
+    counters: dict[str, int] = {}
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group("value") is not None:
+            counters[m.group("set")] = int(m.group("value"))
+            return ""
+        name = m.group("use")
+        value = counters.get(name, 1)
+        counters[name] = value + 1
+        return str(value)
+
+    return _COUNTER.sub(repl, text)
+
+
+def _finish_question(
+    fields: dict[str, _Value], start: int, number: int, tour: str | None
+) -> ParsedQuestion:
+    if "question" not in fields:
+        raise PacketError("block has no question ('?' line)", start)
+    if "answer" not in fields:
+        raise PacketError("question has no answer ('!' line)", start)
+
+    def text(name: str) -> str | None:
+        value = fields.get(name)
+        return None if value is None else (_render(value) or None)
+
+    question = _render(fields["question"])
+    handout = text("handout") or _leading_handout(question)
+    author_text = text("author")
+    images: list[str] = []
+    for name in ("handout", "question", "answer", "zachet", "nezachet", "comment"):
+        images.extend(x for x in _find_images(text(name) or "") if x not in images)
+    return ParsedQuestion(
+        number=number,
+        line=start,
+        question=question,
+        answer=_render(fields["answer"]),
+        accepted=text("zachet"),
+        rejected=text("nezachet"),
+        comment=text("comment"),
+        sources=_render_sources(fields["source"]) if "source" in fields else [],
+        authors=parse_authors(author_text),
+        handout=handout,
+        images=images,
+        tour=tour,
+        author_text=author_text,
+    )
+
+
+def _parse_4s(text: str, line_map: Sequence[int] | None, fmt: str) -> Packet:
+    def src(line: int) -> int:
+        return line_map[line - 1] if line_map else line
+
+    lines = text.split("\n")
+    elements: list[list[Any]] = []  # [label, text, line]
+    for number, line in enumerate(lines, 1):
+        words = line.split(maxsplit=1)
+        if not words:
+            elements.append(["", "", number])
+        elif words[0] in _MARKERS:
+            stripped = line.lstrip()
+            elements.append([_MARKERS[words[0]], _trim(stripped[len(words[0]) :]), number])
+        elif elements and elements[-1][0]:
+            elements[-1][1] += "\n" + line
+        else:
+            raise PacketError(
+                "text outside any field: a 4s line must start with a marker "
+                "such as '?', '!', '/', '^', '@' or '#'",
+                src(number),
+            )
+    if fmt == "4s" and not any(e[0] == "question" for e in elements):
+        raise PacketError("no questions found ('?' lines)", src(len(lines)))
+
+    title: str | None = None
+    lj_title: str | None = None
+    meta: dict[str, Any] = {"format": fmt}
+    tour: str | None = None
+    questions: list[ParsedQuestion] = []
+    current: dict[str, _Value] = {}
+    start = 0
+
+    def flush() -> None:
+        nonlocal current
+        if current and set(current) != {"setcounter"}:
+            questions.append(_finish_question(current, src(start), len(questions) + 1, tour))
+            current = {}
+
+    for label, raw, number in elements:
+        value = _split_list(raw)
+        if label in _QUESTION_FIELDS:
+            if not current and label not in _OPENING_FIELDS:
+                meta.setdefault("extra", []).append(
+                    {"field": label, "text": _render(value), "line": src(number)}
+                )
+            elif label in current:
+                current[label] = _merge(current[label], value)
+            else:
+                if not current or set(current) == {"setcounter"}:
+                    start = number
+                current[label] = value
+        elif label == "":
+            flush()
+        else:
+            text_value = _render(value)
+            if label == "heading":
+                title = title or text_value
+            elif label == "ljheading":
+                lj_title = lj_title or text_value
+            elif label == "section":
+                tour = text_value
+                meta.setdefault("tours", []).append(text_value)
+            else:
+                key = {"meta": "info", "editor": "editors", "date": "dates"}.get(label, label + "s")
+                meta.setdefault(key, []).append(text_value)
+    flush()
+    if not questions:
+        raise PacketError("no questions found", src(len(lines)))
+    return Packet(title=title or lj_title, questions=questions, meta=meta)
+
+
+def parse_4s(text: str) -> Packet:
+    """Parse a packet in chgksuite's 4s format.
+
+    ``text`` is normalised first (:func:`webapp.domain.text.normalise`; a BOM is
+    dropped). Returns a :class:`Packet` whose questions are numbered 1..N in
+    file order.
+
+    Raises :class:`PacketError` (with a 1-based ``line``) for control
+    characters/binary data, a non-blank line after a blank one that starts
+    with no 4s marker, a question block without ``!`` answer or without ``?``
+    question, and a packet with no questions.
+    """
+    text = normalise(text)
+    _check_controls(text)
+    return _parse_4s(_replace_counters(text), None, "4s")
+
+
+# --- db.chgk.info -------------------------------------------------------------
+
+_DB_HEADER = re.compile(
+    r"(?P<label>Чемпионат|URL|Дата|Редактор|Инфо|Тур|Вопрос\s+\d+|Ответ|Зач[её]т|Незач[её]т"
+    r"|Комментари[йи]|Источник(?:и)?|Автор(?:ы)?)\s*:\s*(?P<rest>.*)",
+    re.IGNORECASE,
+)
+_DB_LIST_ITEM = re.compile(r"\s{3}\d+\.\s(.+)")
+_DB_HANDOUT_OPEN = re.compile(r"\s*<раздатка>\s*", re.IGNORECASE)
+_DB_HANDOUT_CLOSE = re.compile(r"\s*</раздатка>\s*", re.IGNORECASE)
+_DB_PIC_LINE = re.compile(r"(?:\((?:img|aud)\s[\w.]+\)\s*)+", re.IGNORECASE)
+_DB_PIC = re.compile(r"\((pic|aud):\s([\w.]+)\)", re.IGNORECASE)
+
+
+def _db_kind(label: str) -> str:
+    label = label.casefold()
+    if label.startswith("вопрос"):
+        return "question"
+    return {
+        "чемпионат": "heading",
+        "url": "url",
+        "дата": "date",
+        "редактор": "editor",
+        "инфо": "info",
+        "тур": "section",
+        "ответ": "answer",
+        "зачет": "zachet",
+        "зачёт": "zachet",
+        "незачет": "nezachet",
+        "незачёт": "nezachet",
+        "комментарий": "comment",
+        "комментарии": "comment",
+        "источник": "source",
+        "источники": "source",
+        "автор": "author",
+        "авторы": "author",
+    }[label]
+
+
+def _db_field(kind: str, lines: list[str]) -> _Value:
+    """Join the lines of one db field the way db.chgk.info means them.
+
+    Lines are joined with a space (hard-wrapped text); a line indented by three
+    spaces starts a new paragraph; ``   1. …`` lines are list items (question,
+    answer, source; comment only when it starts with one); in questions
+    ``<раздатка>…</раздатка>`` and a line of ``(img …)`` references become
+    ``[Раздаточный материал: …]``.
+    """
+    lists = kind in ("question", "answer", "source", "comment")
+    preamble: str | None = None
+    items: list[str] = []
+    in_list = False
+    in_handout = False
+    text = ""
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        joined = True  # the line break after this line becomes a space
+        item = _DB_LIST_ITEM.fullmatch(line) if lists and not in_handout else None
+        if kind == "comment" and not in_list and (i > 0 or not item):
+            item = None
+        if kind == "question" and in_handout and _DB_HANDOUT_CLOSE.fullmatch(line):
+            text += "\n]"
+            in_handout, joined = False, False
+        elif kind == "question" and not in_handout and _DB_HANDOUT_OPEN.fullmatch(line):
+            text += "[Раздаточный материал:"
+            in_handout, joined = True, False
+        elif kind == "question" and not in_handout and _DB_PIC_LINE.fullmatch(line):
+            text += f"[Раздаточный материал:{line.strip()}]"
+            joined = False
+        elif item:
+            if in_list:
+                items.append(text)
+            elif text.strip():
+                preamble = text
+            in_list = True
+            text = item.group(1)
+        elif line.startswith("   "):
+            text += "\n" + line[3:]
+        else:
+            text += line
+        if joined and i != last:
+            text += " "
+    if not in_list:
+        return text
+    items.append(text)
+    if preamble is None:
+        return items
+    if len(items) == 1:
+        return preamble + "\n" + items[0]
+    return (preamble, items)
+
+
+# typography of the db → 4s conversion ----------------------------------------
+
+
+def _fix_quotes(s: str) -> str:
+    """Straight double quotes → «» (odd nesting levels) / „“ (even levels).
+
+    An unbalanced string is returned unchanged."""
+    chars = list(s)
+    level = 0
+    last_open: dict[int, str] = {}
+    marks: list[tuple[int, bool, int]] = []  # (index, opening, level)
+    spaces = (" ", "\u00a0")
+    for i, c in enumerate(chars):
+        if c in "«„":
+            level += 1
+            marks.append((i, True, level))
+            last_open[level] = c
+        elif c in "»”":
+            marks.append((i, False, level))
+            level -= 1
+        elif c == '"':
+            prev = chars[i - 1] if i else None
+            nxt = chars[i + 1] if i + 1 < len(chars) else None
+            opens = (
+                level == 0
+                or prev is None
+                or (prev in spaces and nxt is not None and nxt not in spaces)
+                or last_open.get(level) != '"'
+            )
+            if opens:
+                level += 1
+                marks.append((i, True, level))
+                last_open[level] = c
+            else:
+                marks.append((i, False, level))
+                level -= 1
+        elif c == "“":
+            if last_open.get(level) == "„":
+                marks.append((i, False, level))
+                level -= 1
+            else:
+                level += 1
+                marks.append((i, True, level))
+    if level != 0:
+        return s
+    for i, opening, lvl in marks:
+        if opening:
+            chars[i] = "«" if lvl % 2 else "„"
+        else:
+            chars[i] = "»" if lvl % 2 else "“"
+    return "".join(chars)
+
+
+_LATIN_VOWELS = {"a": "а", "e": "е", "y": "у", "o": "о", "u": "и"}
+_LATIN_VOWELS.update({k.upper(): v.upper() for k, v in list(_LATIN_VOWELS.items())})
+_ACCENTS = {"\u0300", "\u0341", "\u0301"}
+_CYRILLIC = set("абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ")
+
+
+def _cyrillic_or_not_letter(word: str, j: int) -> bool:
+    return j < 0 or j >= len(word) or word[j] in _CYRILLIC or not word[j].isalpha()
+
+
+def _fix_accented_word(word: str) -> str:
+    """Latin accented vowels inside Cyrillic words (``мол`` + ``о́`` typed as Latin
+    ``ó``) → Cyrillic vowel + U+0301; grave accents on Cyrillic → acute."""
+    if len(word) < 2:
+        return word
+    out = []
+    for i, c in enumerate(word):
+        if (
+            c not in _CYRILLIC
+            and _cyrillic_or_not_letter(word, i - 1)
+            and _cyrillic_or_not_letter(word, i + 1)
+        ):
+            nfd = unicodedata.normalize("NFD", c)
+            if len(nfd) > 1 and nfd[0] in _LATIN_VOWELS and nfd[1] in _ACCENTS:
+                out.append(_LATIN_VOWELS[nfd[0]] + COMBINING_ACUTE + nfd[2:])
+                continue
+        if c in _ACCENTS and i and word[i - 1] in _CYRILLIC:
+            out.append(COMBINING_ACUTE)
+            continue
+        out.append(c)
+    return "".join(out)
+
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9a-fA-F]{2})+")
+
+
+def _percent_decode(m: re.Match[str]) -> str:
+    try:
+        return unquote_to_bytes(m.group(0)).decode("utf-8")
+    except UnicodeDecodeError:
+        return m.group(0)
+
+
+def _db_typography(s: str) -> str:
+    """The typography chgksuite applies to db text: whitespace trim, «» quotes,
+    apostrophes, `` - `` → `` — ``, capital-vowel stress → U+0301, %-decoding."""
+    s = _trim(s)
+    if '"' in s or ("“" in s and "„" not in s):
+        s = _fix_quotes(s)
+    s = re.sub(r"(\w)'", "\\1’", s)
+    s = re.sub(r"'(\w)", "‘\\1", s)
+    s = re.sub(r"(?<=\s)-+(?=\s)", "—", s)
+    s = s.replace(" – ", " — ")
+    s = stress_caps_to_acute(s)
+    s = re.sub(r"\S+", lambda m: _fix_accented_word(m.group(0)), s)
+    return _PERCENT_RUN.sub(_percent_decode, s)
+
+
+def _typo(value: _Value) -> _Value:
+    if isinstance(value, str):
+        return _db_typography(value)
+    if isinstance(value, tuple):
+        return (_db_typography(value[0]), [_db_typography(x) for x in value[1]])
+    return [_db_typography(x) for x in value]
+
+
+def _to_4s_text(value: _Value) -> str:
+    def squeeze(s: str) -> str:
+        return re.sub(r"\n+", "\n", s)
+
+    if isinstance(value, str):
+        return squeeze(value)
+    pre, items = _pre_items(value)
+    return squeeze(pre) + "\n- " + "\n- ".join(squeeze(x) for x in items)
+
+
+_DB_TO_4S = {
+    "heading": "###",
+    "url": "#",
+    "date": "#DATE",
+    "editor": "#EDITOR",
+    "info": "#",
+    "section": "##",
+}
+_DB_QUESTION_ORDER = (
+    "handout",
+    "question",
+    "answer",
+    "zachet",
+    "nezachet",
+    "comment",
+    "source",
+    "author",
+)
+_4S_PREFIX = {
+    "handout": ">",
+    "question": "?",
+    "answer": "!",
+    "zachet": "=",
+    "nezachet": "!=",
+    "comment": "/",
+    "source": "^",
+    "author": "@",
+}
+
+
+def _db_to_4s(text: str) -> tuple[str, list[int]]:
+    """Convert db text to 4s text plus, for every 4s line, its db source line."""
+    out: list[str] = []
+    line_map: list[int] = []
+
+    def emit(s: str, src_line: int) -> None:
+        for piece in s.split("\n"):
+            out.append(piece)
+            line_map.append(src_line)
+
+    lines = text.split("\n")
+    blocks: list[tuple[int, list[str]]] = []  # (first line number, lines)
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if blocks and number > 1 and lines[number - 2].strip():
+            blocks[-1][1].append(line)
+        else:
+            blocks.append((number, [line]))
+
+    question: dict[str, tuple[_Value, int]] | None = None
+    question_line = 0
+
+    def flush_question() -> None:
+        if question is None:
+            return
+        if "question" not in question:
+            raise PacketError("'Вопрос N:' block has no text", question_line)
+        for kind in _DB_QUESTION_ORDER:
+            if kind in question:
+                value, src_line = question[kind]
+                if kind == "question":
+                    src_line = question_line
+                emit(f"{_4S_PREFIX[kind]} {_to_4s_text(value)}", src_line)
+        emit("", question_line)
+
+    seen_question = False
+    for first, block in blocks:
+        m = _DB_HEADER.fullmatch(block[0].strip())
+        if not m:
+            raise PacketError(
+                "text outside any field: expected a header such as 'Вопрос 1:', "
+                "'Ответ:' or 'Комментарий:'",
+                first,
+            )
+        kind = _db_kind(re.sub(r"\s+\d+$", "", m.group("label")))
+        body = ([m.group("rest")] if m.group("rest") else []) + block[1:]
+        if kind == "question":
+            flush_question()
+            question, question_line, seen_question = {}, first, True
+            question["question"] = (_typo(_db_field("question", body)), first)
+        elif kind in _4S_PREFIX:
+            if question is None:
+                raise PacketError(f"'{m.group('label')}:' before the first 'Вопрос N:'", first)
+            value = _db_field(kind, body)
+            if kind in ("zachet", "nezachet", "author"):
+                value = _render(value)
+            if kind in question:  # a repeated field: append, like chgksuite
+                value = _merge(question[kind][0], value)
+            question[kind] = (_typo(value), first)
+        else:
+            flush_question()
+            question = None
+            joined = _db_field(kind, body)
+            value = _render(joined)
+            if kind not in ("url", "date"):
+                value = _db_typography(value)
+            emit(f"{_DB_TO_4S[kind]} {_to_4s_text(value)}", first)
+            emit("", first)
+    flush_question()
+    if not seen_question:
+        raise PacketError("no questions found ('Вопрос N:' blocks)", len(lines))
+    return "\n".join(out), line_map
+
+
+def parse_db(text: str) -> Packet:
+    """Parse a packet in the db.chgk.info text format.
+
+    ``text`` is normalised first. ``(pic: X)``/``(aud: X)`` become ``(img X)``/
+    ``(aud X)`` references (nothing is downloaded). The result has the same
+    field values chgksuite's 4s rendering of the packet has (typography: `` - ``
+    → `` — ``, straight quotes → «», capital-vowel stress → U+0301, hard-wrapped
+    lines re-joined, ``   1. …`` sources → list, ``<раздатка>`` → ``[Раздаточный
+    материал: …]``).
+
+    Raises :class:`PacketError` (line = 1-based db line) for control
+    characters, a text block without a header, a field before the first
+    ``Вопрос N:``, a question without ``Ответ:`` and a packet with no questions.
+    """
+    text = normalise(text)
+    _check_controls(text)
+    text = _DB_PIC.sub(
+        lambda m: f"({'img' if m.group(1).lower() == 'pic' else 'aud'} {m.group(2)})", text
+    )
+    s4, line_map = _db_to_4s(text)
+    # the 4s text is what chgksuite would write: normalise it like a 4s file
+    packet = _parse_4s(normalise(s4), line_map, "db")
+    packet.meta["format"] = "db"
+    return packet
+
+
+# --- detection ----------------------------------------------------------------
+
+_DB_QUESTION_LINE = re.compile(r"^\s*Вопрос\s+\d+\s*:", re.IGNORECASE | re.MULTILINE)
+_4S_QUESTION_LINE = re.compile(r"^\s*\?\s", re.MULTILINE)
+
+
+def detect_format(text: str) -> Literal["4s", "db"]:
+    """``"db"`` if the text has ``Вопрос N:`` header lines and at least as many
+    of them as 4s ``? `` lines, else ``"4s"`` (the 4s parser then reports what is
+    wrong). Never raises."""
+    db = len(_DB_QUESTION_LINE.findall(text))
+    s4 = len(_4S_QUESTION_LINE.findall(text))
+    return "db" if db and db >= s4 else "4s"
+
+
+def parse_packet(text: str) -> Packet:
+    """Detect the format (:func:`detect_format`) and parse. Raises :class:`PacketError`."""
+    if detect_format(text) == "db":
+        return parse_db(text)
+    return parse_4s(text)

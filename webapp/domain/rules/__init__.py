@@ -1,0 +1,37 @@
+"""The rules engine of «Что? Где? Когда?» games: pure, standard library only.
+
+A game is its ordered event list (``shared/contracts/game-protocol.md``); its state is derived
+by replaying the events under a rule set:
+
+- ``"2023"``: ``000_90d7c8192601ed3a.txt`` §3 (Belarusian edition);
+- ``"2009"``: ``002_e025d5ded135c1c4.txt`` §1 (Russian edition).
+
+Public API::
+
+    state = replay(ruleset, table, context, events)        # dict, or RuleViolation / ProtocolError
+    ruleset, table, context, events = load_protocol(data)  # validates "sova.game-protocol/1"
+    allowed_actions(ruleset, table, context, events)       # ["spin", "decisive_round"], [] when over
+    RULESETS                                               # {"2023": RuleSet, "2009": RuleSet}
+"""
+
+from .errors import ProtocolError, RuleViolation
+from .game import Game, allowed_actions, can_pass_without_decisive, new_game, replay
+from .protocol import FORMAT, load_protocol
+from .rulesets import RULESETS, RuleSet
+from .table import Table, next_unplayed
+
+__all__ = [
+    "FORMAT",
+    "RULESETS",
+    "Game",
+    "ProtocolError",
+    "RuleSet",
+    "RuleViolation",
+    "Table",
+    "allowed_actions",
+    "can_pass_without_decisive",
+    "load_protocol",
+    "new_game",
+    "next_unplayed",
+    "replay",
+]

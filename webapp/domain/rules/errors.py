@@ -1,0 +1,43 @@
+"""Errors of the rules engine: a refused event (:class:`RuleViolation`) and malformed input
+(:class:`ProtocolError`). Both serialise to the error JSON of the game protocol
+(``shared/contracts/game-protocol.md``, "A refusal prints, and exits 2")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RuleViolation(Exception):
+    """An event the rule set forbids at that point of the game.
+
+    ``event_index`` is the 0-based index of the refused event in the event list, ``rule`` cites
+    the clause that forbids it (``"000_90d7c8192601ed3a.txt §3.7.1"``), ``message`` says why in
+    plain English (``"club help only while the experts are behind (score 3:3)"``).
+    """
+
+    def __init__(self, event_index: int, rule: str, message: str) -> None:
+        super().__init__(f"event {event_index}: {message} ({rule})")
+        self.event_index = event_index
+        self.rule = rule
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"error": {"event": i, "rule": "000_….txt §3.x", "message": "…"}}``."""
+        return {"error": {"event": self.event_index, "rule": self.rule, "message": self.message}}
+
+
+class ProtocolError(ValueError):
+    """Malformed input: unknown format or rule set, bad table or context, unknown event type,
+    missing field, field of the wrong type. ``event_index`` is the index of the faulty event,
+    or ``None`` when the fault is outside the event list. Not a rule of the rule books, so
+    ``to_json()`` gives ``"rule": None``."""
+
+    def __init__(self, message: str, event_index: int | None = None) -> None:
+        prefix = f"event {event_index}: " if event_index is not None else ""
+        super().__init__(prefix + message)
+        self.event_index = event_index
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"error": {"event": i or None, "rule": None, "message": "…"}}``."""
+        return {"error": {"event": self.event_index, "rule": None, "message": self.message}}

@@ -1,0 +1,637 @@
+"""Game replay: the state of a game derived from its events, under a rule set.
+
+Entry points: :func:`replay` (events → state dict, or :class:`RuleViolation`) and
+:func:`allowed_actions` (the event types the rules allow next). :class:`Game` applies one
+event at a time and is what both use.
+
+Rule books: ``000_90d7c8192601ed3a.txt`` §3 (rule set ``"2023"``) and
+``002_e025d5ded135c1c4.txt`` §1 (rule set ``"2009"``). ``docs/rules.md`` maps every clause to
+the method here that decides it and the test that checks it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import RuleViolation
+from .protocol import (
+    EVENT_TYPES,
+    Context,
+    Event,
+    parse_context,
+    parse_event,
+    parse_events,
+    parse_ruleset,
+    parse_table,
+)
+from .rulesets import (
+    MULTI_KINDS,
+    RULESETS,
+    SECTOR13,
+    SECTOR13_OPTIONS,
+    SINGLE,
+    RuleSet,
+)
+from .table import SECTORS, Table, next_unplayed
+
+EXPERTS = "experts"
+VIEWERS = "viewers"
+WINNING_SCORE = 6
+
+CREDIT_NONE = "none"
+CREDIT_OUTSTANDING = "outstanding"
+CREDIT_REPAID = "repaid"
+
+# aid names, as they appear in a round's "aids"
+EXTRA_MINUTE = "extra_minute"
+CLUB_HELP = "club_help"
+CREDIT_MINUTE = "credit_minute"
+
+
+@dataclass
+class Question:
+    """One question of a round (slot 1, or slots 1..3 of a blitz/superblitz).
+
+    ``asked``: the question was put and settled (answered, or lost to a red card).
+    ``aids``: aids spent on this question, in order (the round's ``aids`` collects them).
+    """
+
+    slot: int
+    asked: bool = False
+    correct: bool = False
+    early: bool = False
+    aids: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slot": self.slot,
+            "asked": self.asked,
+            "correct": self.correct,
+            "early": self.early,
+        }
+
+
+@dataclass
+class Round:
+    """One round: the sector the arrow gave and its question(s).
+
+    ``winner`` is set as soon as the round is decided (a blitz is lost at its first wrong
+    answer); ``closed`` when no more answers may come. ``option`` is the 2023 sector-13 option.
+    """
+
+    n: int
+    arrow: int
+    sector: int
+    kind: str
+    decisive: bool
+    questions: list[Question]
+    aids: list[str] = field(default_factory=list)
+    winner: str | None = None
+    closed: bool = False
+    option: str | None = None
+    credit_used: bool = False
+
+    @property
+    def multi(self) -> bool:
+        """A blitz or superblitz round (three questions)."""
+        return self.kind in MULTI_KINDS
+
+    def current_question(self) -> Question | None:
+        """The first question not yet asked, or ``None`` once all are."""
+        return next((q for q in self.questions if not q.asked), None)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n": self.n,
+            "arrow": self.arrow,
+            "sector": self.sector,
+            "kind": self.kind,
+            "winner": self.winner,
+            "questions": [q.to_json() for q in self.questions],
+            "aids": list(self.aids),
+        }
+        if self.decisive:
+            out["decisive"] = True
+        return out
+
+
+@dataclass
+class Game:
+    """The state of one game, changed by :meth:`apply` one event at a time.
+
+    Score is kept experts first. Use :meth:`to_json` for the contract's output.
+    """
+
+    rules: RuleSet
+    table: Table
+    context: Context
+    experts: int = 0
+    viewers: int = 0
+    rounds: list[Round] = field(default_factory=list)
+    played: set[int] = field(default_factory=set)
+    decisive_pending: bool = False
+    decided_by: str | None = None
+    extra_minutes_held: int = 0
+    club_help_used: bool = False
+    credit: str = CREDIT_NONE
+    credit_taken: bool = False
+    credit_forced: bool = False
+    removed_experts: list[str] = field(default_factory=list)
+    event_index: int = 0
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def score(self) -> str:
+        """``"E:V"``, experts first."""
+        return f"{self.experts}:{self.viewers}"
+
+    @property
+    def finished(self) -> bool:
+        """A side has six points (rule §3.10 / §1.8)."""
+        return WINNING_SCORE in (self.experts, self.viewers)
+
+    @property
+    def winner(self) -> str | None:
+        if self.experts == WINNING_SCORE:
+            return EXPERTS
+        if self.viewers == WINNING_SCORE:
+            return VIEWERS
+        return None
+
+    @property
+    def current(self) -> Round | None:
+        """The round in play (not closed), if any."""
+        if self.rounds and not self.rounds[-1].closed:
+            return self.rounds[-1]
+        return None
+
+    def _awaiting_option(self, rnd: Round) -> bool:
+        return self.rules.sector13_options and rnd.kind == SECTOR13 and rnd.option is None
+
+    def _credit_forced_now(self) -> bool:
+        return self.credit_forced and self.credit == CREDIT_OUTSTANDING
+
+    # ----------------------------------------------------------------- refusals
+
+    def _refuse(self, topic: str, message: str) -> RuleViolation:
+        return RuleViolation(self.event_index, self.rules.cite(topic), message)
+
+    def _kind_topic(self, rnd: Round) -> str:
+        return {SINGLE: "question", SECTOR13: "sector13"}.get(rnd.kind, rnd.kind)
+
+    def _require_question(self) -> tuple[Round, Question]:
+        """The round and question in play, or a refusal: no question is asked before the
+        arrow has picked one (§3.4 / §1.4), nor before the sector-13 option (§3.4.3)."""
+        rnd = self.current
+        if rnd is None:
+            why = (
+                "the decisive round was granted: spin first"
+                if self.decisive_pending
+                else ("no question is in play: spin first")
+            )
+            raise self._refuse("spin", why)
+        if self._awaiting_option(rnd):
+            raise self._refuse("sector13", "sector 13: the team must first choose how to play it")
+        question = rnd.current_question()
+        assert question is not None  # an open round always has a question to ask
+        return rnd, question
+
+    def _refuse_if_lost_multi(self, rnd: Round, what: str) -> None:
+        if rnd.multi and rnd.winner is not None:
+            raise self._refuse(
+                rnd.kind, f"no {what}: the {rnd.kind} is already lost (all three must be right)"
+            )
+
+    def _close_lost_multi_for(self, what: str) -> Round | None:
+        """Between rounds, or a lost blitz/superblitz still open (it closes now, its remaining
+        questions unasked); any other round in play refuses ``what``."""
+        rnd = self.current
+        if rnd is None:
+            return None
+        if self._awaiting_option(rnd):
+            raise self._refuse("sector13", "sector 13: the team must first choose how to play it")
+        if rnd.multi and rnd.winner is not None:
+            return rnd
+        if rnd.multi:
+            raise self._refuse(
+                rnd.kind,
+                f"{what} while the {rnd.kind} in sector {rnd.sector} is in play "
+                f"({sum(q.asked for q in rnd.questions)} of 3 questions answered)",
+            )
+        raise self._refuse(
+            self._kind_topic(rnd),
+            f"{what} while the question of sector {rnd.sector} is in play: it must be answered",
+        )
+
+    # ----------------------------------------------------------------- events
+
+    def apply(self, event: Event, index: int) -> None:
+        """Apply one event (index ``index`` in the event list) or raise
+        :class:`RuleViolation` citing the clause that forbids it; on a refusal the game must
+        be discarded (it may be partly changed)."""
+        self.event_index = index
+        if self.finished:
+            raise self._refuse(
+                "game_end", f"the game is over ({self.winner} won {self.score}): nothing may follow"
+            )
+        getattr(self, f"_on_{event.type}")(event)
+
+    def _on_spin(self, event: Event) -> None:
+        """Rule §3.3–§3.4 / §1.3–§1.4: the arrow picks the first unplayed sector clockwise."""
+        arrow = event.sector
+        assert arrow is not None
+        if arrow not in SECTORS:
+            raise self._refuse(
+                "table", f"the table has sectors 1..13; the arrow cannot point at {arrow}"
+            )
+        lost = self._close_lost_multi_for("spin")
+        sector = next_unplayed(arrow, self.played)
+        if sector is None:  # unreachable: a game ends within 11 rounds
+            raise self._refuse("spin", "every sector has been played")
+        if lost is not None:
+            lost.closed = True
+        kind = self.table.kind_of(sector)
+        questions = [Question(slot) for slot in range(1, 4 if kind in MULTI_KINDS else 2)]
+        self.rounds.append(
+            Round(
+                n=len(self.rounds) + 1,
+                arrow=arrow,
+                sector=sector,
+                kind=kind,
+                decisive=self.decisive_pending,
+                questions=questions,
+            )
+        )
+        self.played.add(sector)
+        self.decisive_pending = False
+
+    def _on_sector13_option(self, event: Event) -> None:
+        """Rule 000 §3.4.3 (and §3.6.2 in the decisive round): the way to play sector 13,
+        right after the spin; an option returns only after the other two were used."""
+        if not self.rules.sector13_options:
+            raise self._refuse(
+                "sector13",
+                "sector 13 plays a viewer question sent over the Internet; there are no options",
+            )
+        rnd = self.current
+        if rnd is None or rnd.kind != SECTOR13 or rnd.option is not None:
+            raise self._refuse(
+                "sector13",
+                "a sector 13 option is chosen right after a spin that lands on sector 13",
+            )
+        option = event.option
+        assert option is not None
+        available = self.context.sector13_options_available()
+        if option not in available:
+            raise self._refuse(
+                "decisive_sector13" if rnd.decisive else "sector13",
+                f"option {option!r} was used already; it returns only after "
+                f"{' and '.join(o for o in SECTOR13_OPTIONS if o != option)} "
+                f"(available: {', '.join(available)})",
+            )
+        rnd.option = option
+        rnd.aids.append(f"sector13_option:{option}")
+
+    def _on_decisive_round(self, event: Event) -> None:
+        """Rule 000 §3.6: at the experts' five points, only if they cannot pass the series best
+        without it; the score becomes 0:0 and the next spin's round is the decisive round."""
+        if not self.rules.decisive_round:
+            raise self._refuse("decisive", "the game goes to 6 points; there is no decisive round")
+        lost = self._close_lost_multi_for("decisive round asked for")
+        if self.decisive_pending:
+            raise self._refuse("decisive", "the decisive round was already granted: spin")
+        if self.experts != 5:
+            raise self._refuse(
+                "decisive",
+                f"a decisive round only at the experts' five points (score {self.score})",
+            )
+        best = self.context.series_best
+        if best is None:
+            raise self._refuse(
+                "decisive",
+                "no series best result is known (context.series_best): there is no leader "
+                "the experts could fail to pass without a decisive round",
+            )
+        if can_pass_without_decisive(self.viewers, best):
+            raise self._refuse(
+                "decisive",
+                f"the experts can still pass the series best {best[0]}:{best[1]} without a "
+                f"decisive round (winning the next round gives 6:{self.viewers})",
+            )
+        if lost is not None:
+            lost.closed = True
+        self.experts = self.viewers = 0
+        self.decisive_pending = True
+
+    def _on_extra_minute(self, event: Event) -> None:
+        """Rule 000 §3.5 / 002 §1.5: spend a held extra minute on the current question."""
+        rnd, question = self._require_question()
+        self._refuse_if_lost_multi(rnd, "extra minute")
+        if rnd.decisive:
+            raise self._refuse("decisive", "no extra minute in the decisive round")
+        if rnd.kind == SECTOR13 and self.rules.sector13_no_aids:
+            raise self._refuse("sector13", "the extra minute rule does not apply in sector 13")
+        if self.extra_minutes_held == 0:
+            raise self._refuse(
+                "early", "the experts hold no extra minute (a right early answer earns one)"
+            )
+        if EXTRA_MINUTE in question.aids:
+            raise self._refuse("early", "one extra minute per question")
+        if self.rules.extra_minute_one_per_blitz and rnd.multi and EXTRA_MINUTE in rnd.aids:
+            raise self._refuse(
+                "early", f"in a {rnd.kind} the extra minute serves only one of the three questions"
+            )
+        if CLUB_HELP in question.aids:
+            raise self._refuse("club_help", "after club help the experts must answer")
+        if CREDIT_MINUTE in question.aids:
+            raise self._refuse(
+                "credit_order", "the minute on credit comes after the extra minute, not before"
+            )
+        if self._credit_forced_now():
+            raise self._refuse(
+                "credit_forced",
+                "at 5:5 with the minute on credit not repaid the host takes the discussion "
+                "minute: this question is answered without discussion",
+            )
+        self.extra_minutes_held -= 1
+        question.aids.append(EXTRA_MINUTE)
+        rnd.aids.append(EXTRA_MINUTE)
+
+    def _on_club_help(self, event: Event) -> None:
+        """Rule 000 §3.7, §3.7.1 / 002 §1.7: club help while behind; 2023: once a game and not
+        in blitz, superblitz, sector 13 or the decisive round; 2009: not in blitz, superblitz."""
+        rnd, question = self._require_question()
+        if rnd.decisive:
+            raise self._refuse("club_help", "club help does not apply to the decisive round")
+        if rnd.kind in self.rules.club_help_excluded:
+            raise self._refuse("club_help", f"club help does not apply to {rnd.kind}")
+        if self.rules.club_help_once and self.club_help_used:
+            raise self._refuse("club_help_once", "club help is taken once a game")
+        if CLUB_HELP in question.aids:
+            raise self._refuse("club_help", "club help was already given on this question")
+        if CREDIT_MINUTE in question.aids:
+            raise self._refuse(
+                "credit_order", "the minute on credit comes after club help, not before"
+            )
+        if self.experts >= self.viewers:
+            raise self._refuse(
+                "club_help", f"club help only while the experts are behind (score {self.score})"
+            )
+        self.club_help_used = True
+        question.aids.append(CLUB_HELP)
+        rnd.aids.append(CLUB_HELP)
+
+    def _on_credit_minute(self, event: Event) -> None:
+        """Rule 000 §3.8, §3.8.2, §3.8.3: a minute on credit at viewers 5, experts at most 4;
+        not in sector 13; once a game."""
+        if not self.rules.credit_minute:
+            raise self._refuse("credit", "one minute per question; there is no minute on credit")
+        rnd, question = self._require_question()
+        self._refuse_if_lost_multi(rnd, "minute on credit")
+        if rnd.kind == SECTOR13:
+            raise self._refuse("credit_sector13", "no minute on credit in sector 13")
+        if self.credit_taken:
+            raise self._refuse(
+                "credit_repay", "the minute on credit is granted once a game (it must be repaid)"
+            )
+        if not (self.viewers == 5 and self.experts <= 4):
+            raise self._refuse(
+                "credit",
+                "a minute on credit only when the viewers have 5 points and the experts at "
+                f"most 4 (score {self.score})",
+            )
+        self.credit_taken = True
+        rnd.credit_used = True
+        question.aids.append(CREDIT_MINUTE)
+        rnd.aids.append(CREDIT_MINUTE)
+
+    def _on_answer(self, event: Event) -> None:
+        """Rule §3.2.1–§3.2.2 / §1.2.1–§1.2.2: one answer to the current question; early
+        answers §3.5, §3.5.1 / §1.5; removal rule 002 §1.6; forced repayment 000 §3.8.4."""
+        rnd, question = self._require_question()
+        correct = bool(event.correct)
+        if (
+            self.rules.removal_rule
+            and event.expert is not None
+            and event.expert in self.removed_experts
+        ):
+            raise self._refuse(
+                "removal",
+                f"{event.expert} was removed after a wrong answer and may not answer until "
+                "the team's next right answer",
+            )
+        if event.early and question.aids:
+            raise self._refuse(
+                "early",
+                "an early answer is given without the discussion minute, but "
+                f"{', '.join(question.aids)} was already used on this question",
+            )
+        if not event.early and self._credit_forced_now():
+            raise self._refuse(
+                "credit_forced",
+                "at 5:5 with the minute on credit not repaid the host takes the discussion "
+                "minute: the answer must be early",
+            )
+        question.asked = True
+        question.correct = correct
+        question.early = event.early
+        if self.rules.removal_rule:
+            if correct:
+                self.removed_experts.clear()
+            elif event.expert is not None:
+                self.removed_experts.append(event.expert)
+        if event.early and correct:
+            if self.credit == CREDIT_OUTSTANDING and not rnd.multi:
+                # §3.8.3 (§3.8.5 in the decisive round): answered without discussion; the
+                # saved minute goes back to the advocate, so no extra minute is earned
+                self.credit = CREDIT_REPAID
+            elif not rnd.decisive and rnd.kind in self.rules.early_earns_in:
+                self.extra_minutes_held += 1  # §3.5 / §1.5 (not blitz §3.5.1, not sector 13 §3.4.3)
+        if correct and rnd.option == "one" and not rnd.decisive:
+            self.extra_minutes_held += 1  # §3.4.3: the lone expert's right answer
+        self._settle(rnd, question, correct)
+
+    def _on_red_card(self, event: Event) -> None:
+        """Rule 000 §3.9: a hint was caught, the team loses the right to answer: the viewers
+        get the point and the question counts as unanswered. (2009 has no hint clause; the
+        host rules the answer not right, 002 §1.2.3.)"""
+        rnd, question = self._require_question()
+        question.asked = True
+        question.correct = False
+        question.early = False
+        self._settle(rnd, question, False)
+
+    # ----------------------------------------------------------------- scoring
+
+    def _settle(self, rnd: Round, question: Question, correct: bool) -> None:
+        """Score the round once decided, close it when no more answers may come."""
+        if rnd.winner is None:
+            if not correct:
+                self._round_won_by(rnd, VIEWERS)
+            elif not rnd.multi or question.slot == 3:
+                self._round_won_by(rnd, EXPERTS)
+        if not rnd.multi or question.slot == 3 or self.finished:
+            rnd.closed = True
+
+    def _round_won_by(self, rnd: Round, side: str) -> None:
+        rnd.winner = side
+        if rnd.decisive:  # §3.6: 6:0 or 0:6
+            self.experts, self.viewers = (6, 0) if side == EXPERTS else (0, 6)
+            self.decided_by = "decisive_round"
+        else:
+            if side == EXPERTS:
+                self.experts += 1
+            else:
+                self.viewers += 1
+            if self.finished:
+                self.decided_by = "rounds"
+        if side == EXPERTS:
+            if (
+                rnd.multi
+                and self.credit == CREDIT_OUTSTANDING
+                and all(q.early for q in rnd.questions)
+            ):
+                self.credit = CREDIT_REPAID  # §3.8.3: all three answered without discussion
+            if rnd.credit_used:
+                self.credit = CREDIT_OUTSTANDING  # §3.8.3: won on credit, must repay
+        if self.credit == CREDIT_OUTSTANDING and (self.experts, self.viewers) == (5, 5):
+            self.credit_forced = True  # §3.8.4
+
+    # ----------------------------------------------------------------- output
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract's "Output of sova game replay"."""
+        unanswered = [
+            {"sector": r.sector, "slot": q.slot}
+            for r in self.rounds
+            for q in r.questions
+            if q.asked and not q.correct
+        ]
+        unasked = [
+            {"sector": r.sector, "slot": q.slot}
+            for r in self.rounds
+            if r.closed and r.multi
+            for q in r.questions
+            if not q.asked
+        ]
+        return {
+            "ruleset": self.rules.name,
+            "score": self.score,
+            "finished": self.finished,
+            "winner": self.winner,
+            "decided_by": self.decided_by,
+            "rounds": [r.to_json() for r in self.rounds],
+            "unanswered": unanswered,
+            "unasked": unasked,
+            "extra_minutes_held": self.extra_minutes_held,
+            "credit": self.credit,
+            "removed_experts": list(self.removed_experts),
+        }
+
+
+def can_pass_without_decisive(viewers: int, series_best: tuple[int, int]) -> bool:
+    """Whether experts at 5 points (against ``viewers``) can still pass the series best
+    without a decisive round (rule 000_90d7c8192601ed3a.txt §3.6).
+
+    The best they can do without it is to win the next round: ``6:viewers``. Results rank by
+    score difference (§4.5.2) and an equal result ranks the later team higher (§4.5.3), so
+    ``6:viewers`` passes a winning ``6:b`` when ``viewers <= b``; any win passes a best result
+    that is not a win.
+    """
+    best_experts, best_viewers = series_best
+    if best_experts < WINNING_SCORE:
+        return True
+    return viewers <= best_viewers
+
+
+def new_game(ruleset: str, table: Any, context: Any) -> Game:
+    """A game before its first event; validates ``ruleset``, ``table`` and ``context``
+    (:class:`ProtocolError`)."""
+    name = parse_ruleset(ruleset)
+    return Game(rules=RULESETS[name], table=parse_table(table), context=parse_context(context))
+
+
+def _replay_game(ruleset: str, table: Any, context: Any, events: Any) -> Game:
+    game = new_game(ruleset, table, context)
+    for index, event in enumerate(parse_events(events)):
+        game.apply(event, index)
+    return game
+
+
+def replay(
+    ruleset: str,
+    table: dict[str, int | None],
+    context: dict[str, Any] | None,
+    events: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Replay ``events`` of a game under ``ruleset`` (``"2023"`` or ``"2009"``) and return
+    the derived state, the contract's "Output of sova game replay"::
+
+        {"ruleset", "score": "E:V", "finished", "winner": "experts"|"viewers"|None,
+         "decided_by": "rounds"|"decisive_round"|None,
+         "rounds": [{"n", "arrow", "sector", "kind", "winner", "questions": [{"slot",
+                     "asked", "correct", "early"}], "aids", ("decisive": True)}],
+         "unanswered": [{"sector", "slot"}], "unasked": [{"sector", "slot"}],
+         "extra_minutes_held", "credit": "none"|"outstanding"|"repaid", "removed_experts"}
+
+    ``table``: ``{"blitz", "superblitz", "sector13"}`` sector numbers or ``None``;
+    ``context``: ``{"series_best": "E:V", "sector13_options_used": [...]}`` or ``None``.
+    Raises :class:`RuleViolation` (first refused event, with its clause) or
+    :class:`ProtocolError` (malformed input).
+    """
+    return _replay_game(ruleset, table, context, events).to_json()
+
+
+def _candidates(kind: str) -> list[dict[str, Any]]:
+    if kind == "spin":
+        return [{"type": "spin", "sector": 1}]
+    if kind == "sector13_option":
+        return [{"type": kind, "option": option} for option in SECTOR13_OPTIONS]
+    if kind == "answer":
+        return [
+            {"type": "answer", "correct": True},
+            {"type": "answer", "correct": True, "early": True},
+        ]
+    return [{"type": kind}]
+
+
+def allowed_actions(
+    ruleset: str,
+    table: dict[str, int | None],
+    context: dict[str, Any] | None,
+    events: list[dict[str, Any]],
+) -> list[str]:
+    """Event types the rules allow after ``events``, in the order
+    ``spin, decisive_round, sector13_option, answer, club_help, credit_minute, extra_minute,
+    red_card``; ``[]`` once the game is over. A type is listed when at least one event of
+    that type would be accepted (``spin`` at any sector, ``answer`` right or early…).
+    Raises like :func:`replay` when ``events`` themselves are refused or malformed.
+    """
+    game = _replay_game(ruleset, table, context, events)
+    if game.finished:
+        return []
+    order = (
+        "spin",
+        "decisive_round",
+        "sector13_option",
+        "answer",
+        "club_help",
+        "credit_minute",
+        "extra_minute",
+        "red_card",
+    )
+    assert set(order) == set(EVENT_TYPES)
+    allowed = []
+    for kind in order:
+        for raw in _candidates(kind):
+            trial = copy.deepcopy(game)
+            try:
+                trial.apply(parse_event(raw, len(events)), len(events))
+            except RuleViolation:
+                continue
+            allowed.append(kind)
+            break
+    return allowed

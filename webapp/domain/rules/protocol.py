@@ -1,0 +1,216 @@
+"""Parsing and validation of the game protocol ``sova.game-protocol/1``
+(``shared/contracts/game-protocol.md``).
+
+Everything here is about *shape* (types, fields, known names) and raises
+:class:`ProtocolError`; whether an event is allowed at its point of the game is decided by
+:mod:`webapp.domain.rules.game` and raises :class:`RuleViolation`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ProtocolError
+from .rulesets import RULESETS, SECTOR13_OPTIONS
+from .table import Table
+
+FORMAT = "sova.game-protocol/1"
+
+EVENT_TYPES = (
+    "spin",
+    "sector13_option",
+    "decisive_round",
+    "extra_minute",
+    "club_help",
+    "credit_minute",
+    "answer",
+    "red_card",
+)
+
+_SCORE_RE = re.compile(r"^(\d):(\d)$")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the rules need from outside the game.
+
+    ``series_best``: best result so far in the series as ``(experts, viewers)``, or ``None``
+    (rule 000_90d7c8192601ed3a.txt §3.6). ``sector13_options_used``: sector-13 options the
+    team has used since it last used all three (§3.4.3).
+    """
+
+    series_best: tuple[int, int] | None = None
+    sector13_options_used: tuple[str, ...] = ()
+
+    def sector13_options_available(self) -> tuple[str, ...]:
+        """Options the team may choose now (§3.4.3): those not used in the current cycle;
+        all three once the cycle is complete."""
+        used = set(self.sector13_options_used)
+        if used >= set(SECTOR13_OPTIONS):
+            return SECTOR13_OPTIONS
+        return tuple(o for o in SECTOR13_OPTIONS if o not in used)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One parsed event. Only the fields of its ``type`` are set (see the contract's table)."""
+
+    type: str
+    sector: int | None = None
+    option: str | None = None
+    correct: bool | None = None
+    early: bool = False
+    expert: str | None = None
+
+
+def parse_ruleset(ruleset: Any) -> str:
+    """The rule-set name, checked against :data:`RULESETS`."""
+    if not isinstance(ruleset, str) or ruleset not in RULESETS:
+        raise ProtocolError(
+            f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(RULESETS))}"
+        )
+    return ruleset
+
+
+def parse_table(table: Any) -> Table:
+    """``{"blitz": int|None, "superblitz": int|None, "sector13": int|None}`` → :class:`Table`.
+
+    Missing keys mean ``None``; sectors are ints in 1..13 and distinct (rule §3.3 / §1.3).
+    """
+    if not isinstance(table, dict):
+        raise ProtocolError(f"table must be an object, got {type(table).__name__}")
+    keys = ("blitz", "superblitz", "sector13")
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise ProtocolError(f"table has unknown keys {unknown}; expected {list(keys)}")
+    values: dict[str, int | None] = {}
+    for key in keys:
+        value = table.get(key)
+        if value is not None:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ProtocolError(f"table.{key} must be a sector number or null, got {value!r}")
+            if not 1 <= value <= 13:
+                raise ProtocolError(f"table.{key} must be a sector 1..13, got {value}")
+        values[key] = value
+    placed = [v for v in values.values() if v is not None]
+    if len(placed) != len(set(placed)):
+        raise ProtocolError(f"table sectors must be distinct, got {values}")
+    return Table(**values)
+
+
+def parse_score(text: Any, what: str) -> tuple[int, int]:
+    """``"E:V"`` (experts first, each 0..6) → ``(E, V)``."""
+    match = _SCORE_RE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ProtocolError(f'{what} must be a score "E:V" such as "6:1", got {text!r}')
+    experts, viewers = int(match.group(1)), int(match.group(2))
+    if experts > 6 or viewers > 6:
+        raise ProtocolError(f"{what} must be a score with at most 6 points a side, got {text!r}")
+    return experts, viewers
+
+
+def parse_context(context: Any) -> Context:
+    """``None`` or ``{"series_best": "E:V"|None, "sector13_options_used": [option…]}``.
+
+    Keys other than these two are ignored (they are not the rules' business).
+    """
+    if context is None:
+        return Context()
+    if not isinstance(context, dict):
+        raise ProtocolError(f"context must be an object or null, got {type(context).__name__}")
+    best_raw = context.get("series_best")
+    best = None if best_raw is None else parse_score(best_raw, "context.series_best")
+    used_raw = context.get("sector13_options_used")
+    if used_raw is None:
+        used_raw = []
+    if not isinstance(used_raw, list):
+        raise ProtocolError("context.sector13_options_used must be a list of options")
+    for option in used_raw:
+        if option not in SECTOR13_OPTIONS:
+            raise ProtocolError(
+                f"context.sector13_options_used: unknown option {option!r}; "
+                f"expected {', '.join(SECTOR13_OPTIONS)}"
+            )
+    if len(set(used_raw)) != len(used_raw):
+        raise ProtocolError(f"context.sector13_options_used repeats an option: {used_raw}")
+    return Context(series_best=best, sector13_options_used=tuple(used_raw))
+
+
+def _field(raw: dict[str, Any], name: str, kind: type, index: int, required: bool) -> Any:
+    if name not in raw or raw[name] is None:
+        if required:
+            raise ProtocolError(f"{raw.get('type')} event needs field {name!r}", index)
+        return None
+    value = raw[name]
+    wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+    if wrong:
+        raise ProtocolError(
+            f"{raw.get('type')}.{name} must be {kind.__name__}, got {value!r}", index
+        )
+    return value
+
+
+def parse_event(raw: Any, index: int) -> Event:
+    """One event object → :class:`Event`. Unknown extra fields (e.g. a timestamp) are ignored."""
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"an event must be an object, got {type(raw).__name__}", index)
+    kind = raw.get("type")
+    if kind not in EVENT_TYPES:
+        raise ProtocolError(
+            f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index
+        )
+    if kind == "spin":
+        return Event(type=kind, sector=_field(raw, "sector", int, index, required=True))
+    if kind == "sector13_option":
+        option = _field(raw, "option", str, index, required=True)
+        if option not in SECTOR13_OPTIONS:
+            raise ProtocolError(
+                f"sector13_option.option must be one of {', '.join(SECTOR13_OPTIONS)}, "
+                f"got {option!r}",
+                index,
+            )
+        return Event(type=kind, option=option)
+    if kind == "answer":
+        correct = _field(raw, "correct", bool, index, required=True)
+        early = _field(raw, "early", bool, index, required=False) or False
+        expert = _field(raw, "expert", str, index, required=False)
+        if expert is not None and not expert.strip():
+            raise ProtocolError("answer.expert must be a non-empty name", index)
+        return Event(type=kind, correct=correct, early=early, expert=expert)
+    return Event(type=kind)
+
+
+def parse_events(events: Any) -> list[Event]:
+    """The event list → ``list[Event]``."""
+    if not isinstance(events, list):
+        raise ProtocolError(f"events must be a list, got {type(events).__name__}")
+    return [parse_event(raw, i) for i, raw in enumerate(events)]
+
+
+def load_protocol(
+    data: Any,
+) -> tuple[str, dict[str, int | None], dict[str, Any] | None, list[dict[str, Any]]]:
+    """Validate a protocol file's content and return ``(ruleset, table, context, events)``,
+    ready for :func:`replay`.
+
+    ``data`` is the parsed JSON object: ``{"format": "sova.game-protocol/1", "ruleset":
+    "2023"|"2009", "table": {...}, "context": {...}|null (optional), "events": [...]}``.
+    The table comes back with all three keys; context and events come back as given.
+    Raises :class:`ProtocolError` for anything malformed; rules are not checked here.
+    """
+    if not isinstance(data, dict):
+        raise ProtocolError(f"a protocol must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise ProtocolError(f"format must be {FORMAT!r}, got {data.get('format')!r}")
+    for key in ("ruleset", "table", "events"):
+        if key not in data:
+            raise ProtocolError(f"protocol needs {key!r}")
+    ruleset = parse_ruleset(data["ruleset"])
+    table = parse_table(data["table"])
+    context = data.get("context")
+    parse_context(context)
+    events = data["events"]
+    parse_events(events)
+    return ruleset, table.to_json(), context, events

@@ -1,0 +1,129 @@
+"""The two rule sets: which clause decides what, and the few switches where they differ.
+
+- ``"2023"``: rule book ``000_90d7c8192601ed3a.txt`` §3 (Belarusian edition, season 2023).
+- ``"2009"``: rule book ``002_e025d5ded135c1c4.txt`` §1 (Russian edition, 2009).
+
+The engine (:mod:`webapp.domain.rules.game`) asks a :class:`RuleSet` for a switch
+(``rules.credit_minute``) or for the clause of a topic (``rules.cite("club_help")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+SINGLE = "single"
+BLITZ = "blitz"
+SUPERBLITZ = "superblitz"
+SECTOR13 = "sector13"
+KINDS = (SINGLE, BLITZ, SUPERBLITZ, SECTOR13)
+MULTI_KINDS = frozenset({BLITZ, SUPERBLITZ})
+
+SECTOR13_OPTIONS = ("six", "three", "one")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule book as the engine sees it.
+
+    ``clauses`` maps a topic (``"game_end"``, ``"club_help"``…) to its clause (``"§3.10"``);
+    :meth:`cite` turns a topic into the citation used in :class:`RuleViolation`.
+    """
+
+    name: str
+    file: str
+    clauses: Mapping[str, str]
+    decisive_round: bool
+    credit_minute: bool
+    sector13_options: bool
+    removal_rule: bool
+    club_help_once: bool
+    club_help_excluded: frozenset[str]
+    sector13_no_aids: bool
+    extra_minute_one_per_blitz: bool
+    early_earns_in: frozenset[str]
+
+    def __deepcopy__(self, memo: dict[int, object]) -> RuleSet:
+        return self  # immutable: a copied game shares its rule set
+
+    def cite(self, topic: str) -> str:
+        """``"<file> §<clause>"`` for ``topic``; ``KeyError`` for a topic the book lacks."""
+        return f"{self.file} {self.clauses[topic]}"
+
+
+RULESET_2023 = RuleSet(
+    name="2023",
+    file="000_90d7c8192601ed3a.txt",
+    clauses=MappingProxyType(
+        {
+            "question": "§3.2",
+            "scoring": "§3.2.1",
+            "table": "§3.3",
+            "spin": "§3.4",
+            "blitz": "§3.4.1",
+            "superblitz": "§3.4.2",
+            "sector13": "§3.4.3",
+            "early": "§3.5",
+            "early_blitz": "§3.5.1",
+            "decisive": "§3.6",
+            "decisive_blitz": "§3.6.1",
+            "decisive_sector13": "§3.6.2",
+            "club_help_once": "§3.7",
+            "club_help": "§3.7.1",
+            "credit": "§3.8",
+            "credit_order": "§3.8.1",
+            "credit_sector13": "§3.8.2",
+            "credit_repay": "§3.8.3",
+            "credit_forced": "§3.8.4",
+            "credit_decisive": "§3.8.5",
+            "red_card": "§3.9",
+            "game_end": "§3.10",
+        }
+    ),
+    decisive_round=True,
+    credit_minute=True,
+    sector13_options=True,
+    removal_rule=False,
+    club_help_once=True,
+    club_help_excluded=frozenset({BLITZ, SUPERBLITZ, SECTOR13}),
+    sector13_no_aids=True,
+    extra_minute_one_per_blitz=True,
+    early_earns_in=frozenset({SINGLE}),
+)
+
+RULESET_2009 = RuleSet(
+    name="2009",
+    file="002_e025d5ded135c1c4.txt",
+    clauses=MappingProxyType(
+        {
+            "question": "§1.2",
+            "scoring": "§1.2.1",
+            "red_card": "§1.2.3",  # no hint clause in 2009: the host rules on the answer
+            "table": "§1.3",
+            "spin": "§1.4",
+            "sector13": "§1.4.1",
+            "superblitz": "§1.4.2",
+            "blitz": "§1.4.3",
+            "early": "§1.5",
+            "removal": "§1.6",
+            "club_help": "§1.7",
+            "game_end": "§1.8",
+            # what 2009 lacks is refused by the clause that leaves no room for it:
+            "decisive": "§1.8",  # the game goes to 6 points, no decisive round
+            "credit": "§1.2",  # one minute per question, no minute on credit
+        }
+    ),
+    decisive_round=False,
+    credit_minute=False,
+    sector13_options=False,
+    removal_rule=True,
+    club_help_once=False,
+    club_help_excluded=frozenset({BLITZ, SUPERBLITZ}),
+    sector13_no_aids=False,
+    extra_minute_one_per_blitz=False,
+    early_earns_in=frozenset(KINDS),
+)
+
+RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009": RULESET_2009})
+"""Rule sets by name (the ``ruleset`` field of the protocol): ``"2023"`` and ``"2009"``."""

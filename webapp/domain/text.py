@@ -1,0 +1,191 @@
+"""Text normalisation for question texts (pure: standard library only).
+
+Two different jobs live here and must not be confused:
+
+* :func:`normalise` cleans text that we *store* (viewer submissions, parsed
+  packets). It is conservative: it never changes letters, quotes or stress
+  marks, because those are part of what gets printed.
+* :func:`matching_key` builds a throw-away key for duplicate search. It folds
+  aggressively (case, ё/е, stress, quotes, punctuation, Latin look-alikes)
+  and its result is never shown or stored in place of the original.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+__all__ = [
+    "COMBINING_ACUTE",
+    "fold_stress",
+    "has_control_chars",
+    "matching_key",
+    "normalise",
+    "stress_caps_to_acute",
+]
+
+COMBINING_ACUTE = "\u0301"
+
+# Zero-width and bidi formatting characters removed by normalise().
+_FORMAT_CHARS = (
+    [chr(c) for c in range(0x200B, 0x2010)]  # ZWSP, ZWNJ, ZWJ, LRM, RLM
+    + ["\u2060", "\ufeff"]  # word joiner, BOM / ZWNBSP
+    + [chr(c) for c in range(0x202A, 0x202F)]  # LRE, RLE, PDF, LRO, RLO
+    + [chr(c) for c in range(0x2066, 0x206A)]  # LRI, RLI, FSI, PDI
+)
+_FORMAT_TABLE = dict.fromkeys(map(ord, _FORMAT_CHARS))
+_TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def normalise(s: str) -> str:
+    """Return ``s`` cleaned for storage.
+
+    Steps: CRLF and lone CR become LF; Unicode NFC; zero-width and bidi format
+    characters (U+200B–U+200F, U+2060, U+FEFF, U+202A–U+202E, U+2066–U+2069)
+    are removed; spaces and tabs at the end of every line are stripped.
+    Letters, quotes, dashes and stress marks (U+0301) are left alone.
+    Idempotent. Never raises for a ``str`` argument.
+    """
+    s = s.replace("\r\n", "\n").replace("\r", "\n")
+    s = unicodedata.normalize("NFC", s)
+    s = s.translate(_FORMAT_TABLE)
+    return _TRAILING_SPACES.sub("", s)
+
+
+def has_control_chars(s: str) -> bool:
+    """True if ``s`` contains a C0/C1 control character other than ``\\n`` and ``\\t``.
+
+    (``\\r`` counts as a control character: call :func:`normalise` first if CRLF
+    line ends are acceptable.)
+    """
+    return any(unicodedata.category(c) == "Cc" and c not in "\n\t" for c in s)
+
+
+def fold_stress(s: str) -> str:
+    """Remove combining acute accents (U+0301, stress marks): ``"Свентови́т"`` → ``"Свентовит"``.
+
+    For matching only; stored text keeps its stress marks.
+    """
+    return s.replace(COMBINING_ACUTE, "")
+
+
+_CYR_LOWER = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
+_CYR_UPPER = _CYR_LOWER.upper()
+_CYR_WORD = re.compile(f"[{_CYR_LOWER}{_CYR_UPPER}]+")
+_STRESSABLE = set("АОУЫЭЯЕЮИ")
+# "МакАртур", "О'Нил": a capital after these prefixes is a name, not stress.
+_NOT_STRESS_PREFIXES = {"Мак", "мак", "О'", "о’", "О’", "о'"}
+
+
+def _stress_word(word: str) -> str:
+    if len(word) < 2 or word.upper() == word:
+        return word  # one letter or an all-caps word ("ИКС", "ОН"): not stress
+    out: list[str] = [word[0]]
+    n = len(word)
+    for i in range(1, n):
+        c = word[i]
+        if (
+            c in _STRESSABLE
+            and word[:i] not in _NOT_STRESS_PREFIXES
+            and (i == 1 or not word[i - 1].isupper())
+            and (i + 1 == n or not word[i + 1].isupper())
+        ):
+            out.append(c.lower() + COMBINING_ACUTE)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def stress_caps_to_acute(s: str) -> str:
+    """Turn db.chgk.info capital-vowel stress into U+0301 acute accents.
+
+    In db.chgk.info texts a capital Russian vowel inside an otherwise
+    lower-case word marks the stress: ``"СвентовИт"`` → ``"Свентови́т"``,
+    ``"Та-СЕти"`` → ``"Та-Се́ти"``. Words are maximal runs of Cyrillic
+    letters. All-caps words (``"ИКС"``, ``"ОН"``), one-letter words,
+    capitals next to another capital (``"ДНКа"``) and ``Мак…`` names are
+    left alone. Same rule chgksuite applies when it converts the db format.
+    """
+    return _CYR_WORD.sub(lambda m: _stress_word(m.group(0)), s)
+
+
+# --- matching key -----------------------------------------------------------
+
+# Latin letters that look like Cyrillic ones (lower case: applied after casefold).
+_LATIN_TO_CYRILLIC = str.maketrans(
+    {
+        "a": "а",
+        "b": "в",
+        "c": "с",
+        "e": "е",
+        "h": "н",
+        "k": "к",
+        "m": "м",
+        "o": "о",
+        "p": "р",
+        "t": "т",
+        "x": "х",
+        "y": "у",
+    }
+)
+_WORD = re.compile(r"[^\W\d_]+")
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_STRESS_MARKS = {"\u0300", "\u0301", "\u0341"}
+_KEEP_SYMBOL_CATEGORIES = {"Sc"}  # currency signs carry meaning: keep them
+
+
+def _is_cyrillic(c: str) -> bool:
+    return "\u0400" <= c <= "\u04ff"
+
+
+def _fold_homoglyphs(word: str) -> str:
+    cyr = sum(1 for c in word if _is_cyrillic(c))
+    lat = sum(1 for c in word if "a" <= c <= "z")
+    if cyr and lat and cyr >= lat:
+        return word.translate(_LATIN_TO_CYRILLIC)
+    return word
+
+
+def _drop_char(c: str) -> bool:
+    cat = unicodedata.category(c)
+    if cat[0] == "P":
+        return True
+    return cat[0] == "S" and cat not in _KEEP_SYMBOL_CATEGORIES
+
+
+def matching_key(s: str) -> str:
+    """Return a folded key of ``s`` for duplicate search (never store or show it).
+
+    Folding, in order: HTML entities unescaped (repeatedly, ``&amp;quot;`` →
+    ``"``); Markdown backslash escapes dropped (``\\_`` → ``_``); NFKC (NBSP →
+    space, ligatures, full-width forms); format characters removed;
+    capital-vowel stress (``СвентовИт``) and stress marks (U+0300/U+0301/U+0341)
+    removed, also from precomposed letters (Latin ``"Хáральд"`` → ``"Харальд"``
+    once the look-alike is mapped; ``"café"`` → ``"cafe"``); casefold; ``ё`` → ``е``; Latin look-alikes (a b c e h k m o p t x y)
+    inside mostly-Cyrillic words mapped to Cyrillic; punctuation, quotes, dashes
+    and symbols (except currency signs) turned into spaces; whitespace collapsed
+    and stripped.
+
+    Idempotent: ``matching_key(matching_key(s)) == matching_key(s)``.
+    """
+    for _ in range(5):  # "&amp;amp;quot;" needs several rounds; bounded
+        unescaped = html.unescape(s)
+        if unescaped == s:
+            break
+        s = unescaped
+    s = _MD_ESCAPE.sub(r"\1", s)
+    s = unicodedata.normalize("NFKC", s)
+    s = "".join(c for c in s if unicodedata.category(c) != "Cf")
+    s = stress_caps_to_acute(s)
+    # NFD so that precomposed accented letters ("á" typed for a stressed "а")
+    # lose their stress mark too; NFC afterwards recomposes "й", "ё".
+    s = unicodedata.normalize("NFD", s)
+    s = "".join(c for c in s if c not in _STRESS_MARKS)
+    s = unicodedata.normalize("NFC", s)
+    s = s.casefold().replace("ё", "е")
+    # NFKC again: casefold can produce decomposed sequences.
+    s = unicodedata.normalize("NFKC", s)
+    s = "".join(" " if _drop_char(c) else c for c in s)
+    s = _WORD.sub(lambda m: _fold_homoglyphs(m.group(0)), s)
+    return " ".join(s.split())

@@ -1,0 +1,19 @@
+"""Flask extensions, created unbound and initialised in :func:`webapp.app.create_app`."""
+
+from flask_login import LoginManager
+from flask_migrate import Migrate
+from flask_smorest import Api
+from flask_sqlalchemy import SQLAlchemy
+from flask_wtf.csrf import CSRFProtect
+from sqlalchemy.orm import DeclarativeBase, MappedAsDataclass  # noqa: F401  (re-export for models)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every Sova model (SQLAlchemy 2 typed mappings)."""
+
+
+db = SQLAlchemy(model_class=Base)
+migrate = Migrate()
+csrf = CSRFProtect()
+login_manager = LoginManager()
+api = Api()

@@ -1,0 +1,45 @@
+"""Producer and host forms."""
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, DateField, HiddenField, IntegerField, SelectField, StringField
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
+
+SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
+
+
+class SeasonForm(FlaskForm):
+    name = StringField("Название сезона", validators=[DataRequired("Укажите название."),
+                                                       Length(max=200)])
+    ruleset = SelectField("Правила", choices=[("2023", "2023 (Беларусь, BYN)"),
+                                              ("2009", "2009 (Россия, RUB)")])
+    unanswered_prize = StringField("Приз за невзятый вопрос (пусто — по правилам)",
+                                   validators=[Optional(), Length(max=20)])
+
+
+class GameForm(FlaskForm):
+    season_id = SelectField("Сезон", coerce=int)
+    kind = SelectField("Вид игры", choices=[("qualifying", "Отборочная"),
+                                            ("series_final", "Финал серии"),
+                                            ("year_final", "Финал года"),
+                                            ("special", "Специальная")])
+    title = StringField("Название", validators=[Optional(), Length(max=200)])
+    air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату.")])
+    team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
+    blitz = IntegerField("Сектор блица", validators=SECTOR)
+    superblitz = IntegerField("Сектор суперблица", validators=SECTOR)
+    sector13 = IntegerField("13 сектор", validators=SECTOR)
+
+
+class ActionForm(FlaskForm):
+    """A bare CSRF-protected POST (assign, render, close, undo)."""
+
+
+class EventForm(FlaskForm):
+    """One host event; fields as in ``contracts/game-protocol.md``."""
+
+    type = HiddenField(validators=[DataRequired()])
+    sector = IntegerField(validators=SECTOR)
+    correct = HiddenField()
+    early = BooleanField("Досрочный ответ")
+    option = HiddenField()
+    expert = StringField("Отвечал (знаток)", validators=[Optional(), Length(max=100)])

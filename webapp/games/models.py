@@ -1,0 +1,133 @@
+"""Seasons, games, the game table (envelopes in sectors) and the recorded events."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import JSON, Date, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from webapp.core.models import UTCDateTime, money_column, utcnow
+from webapp.extensions import db
+from webapp.submissions.models import Question
+
+GAME_KINDS = ("qualifying", "series_final", "year_final", "special")
+# draft: table being built; ready: envelopes assigned; live: events recorded;
+# finished: the rules engine says the game is over; closed: outcomes and prizes made.
+GAME_STATUSES = ("draft", "ready", "live", "finished", "closed")
+SECTOR_KINDS = ("single", "blitz", "superblitz", "sector13")
+
+
+class Season(db.Model):
+    """A season plays by one rule set (``"2023"`` → 000_90d7c8192601ed3a.txt, ``"2009"`` →
+    002_e025d5ded135c1c4.txt) in its currency (BYN / RUB) and time zone.
+    ``unanswered_prize``: Decimal, the season's currency, paid per unanswered question
+    (2023 §4.11.1 default 300.00; 2009 §1.2.2 names no amount: the producer sets it)."""
+
+    __tablename__ = "season"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    ruleset: Mapped[str] = mapped_column(String(4))
+    currency: Mapped[str] = mapped_column(String(3))
+    timezone: Mapped[str] = mapped_column(String(64))
+    unanswered_prize: Mapped[Decimal | None] = money_column(nullable=True)
+    series_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
+    year_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
+    special_game_prize: Mapped[Decimal | None] = money_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Game(db.Model):
+    """One game of a season. ``table_*``: the sector (1..13) holding the blitz, the
+    superblitz and sector 13, or None (``contracts/game-protocol.md`` ``table``)."""
+
+    __tablename__ = "game"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    title: Mapped[str] = mapped_column(String(200), default="")
+    air_date: Mapped[date] = mapped_column(Date)
+    team: Mapped[str | None] = mapped_column(String(200))
+    table_blitz: Mapped[int | None] = mapped_column(Integer)
+    table_superblitz: Mapped[int | None] = mapped_column(Integer)
+    table_sector13: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), default="draft")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    season: Mapped[Season] = relationship(lazy="joined")
+    envelopes: Mapped[list[Envelope]] = relationship(
+        order_by="Envelope.sector", cascade="all, delete-orphan", lazy="selectin"
+    )
+    events: Mapped[list[GameEvent]] = relationship(
+        order_by="GameEvent.seq", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def table(self) -> dict:
+        """The ``table`` object of ``sova.game-protocol/1``."""
+        return {"blitz": self.table_blitz, "superblitz": self.table_superblitz,
+                "sector13": self.table_sector13}
+
+    def sector_kind(self, sector: int) -> str:
+        """``single``, ``blitz``, ``superblitz`` or ``sector13`` for sector 1..13."""
+        for kind, at in (("blitz", self.table_blitz), ("superblitz", self.table_superblitz),
+                         ("sector13", self.table_sector13)):
+            if at == sector:
+                return kind
+        return "single"
+
+    @property
+    def display_title(self) -> str:
+        return self.title or f"Игра {self.air_date.isoformat()}"
+
+
+class Envelope(db.Model):
+    """What lies in one sector of a game's table: one question, or three for a blitz."""
+
+    __tablename__ = "envelope"
+    __table_args__ = (UniqueConstraint("game_id", "sector"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"))
+    sector: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))
+    questions: Mapped[list[EnvelopeQuestion]] = relationship(
+        order_by="EnvelopeQuestion.slot", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+
+class EnvelopeQuestion(db.Model):
+    """A question in an envelope slot (1..3). ``outcome`` after close: answered /
+    unanswered / unasked. A question is in at most one slot of a game."""
+
+    __tablename__ = "envelope_question"
+    __table_args__ = (
+        UniqueConstraint("envelope_id", "slot"),
+        UniqueConstraint("game_id", "question_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    envelope_id: Mapped[int] = mapped_column(ForeignKey("envelope.id", ondelete="CASCADE"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"))
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id"), index=True)
+    slot: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str | None] = mapped_column(String(20))
+    question: Mapped[Question] = relationship(lazy="joined")
+
+
+class GameEvent(db.Model):
+    """One event of ``sova.game-protocol/1``, in order (``seq`` from 1)."""
+
+    __tablename__ = "game_event"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict] = mapped_column(JSON)
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,258 @@
+"""Writes for game day: seasons, games, the table, envelopes, recorded events."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from webapp.core.models import Document, utcnow
+from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
+from webapp.domain.rules import ProtocolError, RuleViolation, replay
+from webapp.extensions import db
+from webapp.games.models import GAME_KINDS, Envelope, EnvelopeQuestion, Game, GameEvent, Season
+from webapp.jobs import enqueue
+from webapp.submissions.models import Question, set_status
+
+RULESETS = {
+    # ruleset: (currency, timezone, source file)
+    "2023": ("BYN", "Europe/Minsk", "000_90d7c8192601ed3a.txt"),
+    "2009": ("RUB", "Europe/Moscow", "002_e025d5ded135c1c4.txt"),
+}
+SECTORS = range(1, 14)
+
+
+class GameError(ValueError):
+    """Bad input for a game operation. ``errors``: ``{field: [message]}`` → HTTP 422."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        self.errors = errors
+
+
+class GameConflict(RuntimeError):
+    """The game's state does not allow this (HTTP 409). ``error``: a JSON-able dict; for
+    a rule refusal it is the game-protocol error object (event, rule, message)."""
+
+    def __init__(self, message: str, **extra):
+        super().__init__(message)
+        self.error = {"message": message, **extra}
+
+
+def _money(value, field: str, errors: dict) -> Decimal | None:
+    if value is None or value == "":
+        return None
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        errors.setdefault(field, []).append("not an amount")
+        return None
+    if amount < 0 or amount != amount.quantize(Decimal("0.01")):
+        errors.setdefault(field, []).append("amount must be ≥ 0 with at most 2 decimal places")
+        return None
+    return amount.quantize(Decimal("0.01"))
+
+
+def create_season(name: str, ruleset: str, currency: str | None = None,
+                  timezone: str | None = None, unanswered_prize=None) -> Season:
+    """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
+    to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
+    question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1). Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name or len(name) > 200:
+        errors.setdefault("name", []).append("1 to 200 characters")
+    if ruleset not in RULESETS:
+        errors.setdefault("ruleset", []).append("must be '2023' or '2009'")
+        raise GameError(errors)
+    default_currency, default_tz, _ = RULESETS[ruleset]
+    currency = currency or default_currency
+    if currency not in ("BYN", "RUB"):
+        errors.setdefault("currency", []).append("must be 'BYN' or 'RUB'")
+    timezone = timezone or default_tz
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        errors.setdefault("timezone", []).append(f"unknown time zone {timezone!r}")
+    prize = _money(unanswered_prize, "unanswered_prize", errors)
+    if errors:
+        raise GameError(errors)
+    season = Season(name=name, ruleset=ruleset, currency=currency, timezone=timezone,
+                    unanswered_prize=prize if prize is not None
+                    else DEFAULT_UNANSWERED_PRIZE[ruleset])
+    if ruleset == "2023":
+        season.series_final_prize = Decimal("2000.00")  # §4.11.2, §4.11.3
+        season.year_final_prize = Decimal("2000.00")  # §4.11.4, §4.11.5
+        season.special_game_prize = Decimal("200.00")  # §4.11.6
+    elif ruleset == "2009":
+        season.series_final_prize = Decimal("300000.00")  # 002 §3.2
+        season.year_final_prize = Decimal("1000000.00")  # 002 §3.3
+    db.session.add(season)
+    db.session.flush()
+    return season
+
+
+def validate_table(table: dict | None, ruleset: str) -> dict:
+    """Check a table plan ``{"blitz", "superblitz", "sector13"}`` (each 1..13 or None,
+    distinct). Raises GameError."""
+    table = dict(table or {})
+    errors: dict[str, list[str]] = {}
+    plan = {}
+    for key in ("blitz", "superblitz", "sector13"):
+        value = table.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value not in SECTORS):
+            errors.setdefault(f"table.{key}", []).append("a sector 1..13 or null")
+            value = None
+        plan[key] = value
+    used = [v for v in plan.values() if v is not None]
+    if len(used) != len(set(used)):
+        errors.setdefault("table", []).append("blitz, superblitz and sector 13 need distinct sectors")
+    unknown = set(table) - set(plan)
+    if unknown:
+        errors.setdefault("table", []).append(f"unknown keys: {', '.join(sorted(unknown))}")
+    if errors:
+        raise GameError(errors)
+    return plan
+
+
+def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
+                team: str | None = None, title: str | None = None) -> Game:
+    """A game of a season with its table plan. Raises GameError (unknown season, kind…)."""
+    errors: dict[str, list[str]] = {}
+    season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
+    if season is None:
+        errors.setdefault("season_id", []).append("no such season")
+    if kind not in GAME_KINDS:
+        errors.setdefault("kind", []).append(f"one of: {', '.join(GAME_KINDS)}")
+    if not isinstance(air_date, date):
+        errors.setdefault("date", []).append("a date YYYY-MM-DD")
+    if errors:
+        raise GameError(errors)
+    plan = validate_table(table, season.ruleset)
+    game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),
+                title=(title or "").strip()[:200], table_blitz=plan["blitz"],
+                table_superblitz=plan["superblitz"], table_sector13=plan["sector13"],
+                status="draft", created_at=utcnow())
+    db.session.add(game)
+    db.session.flush()
+    return game
+
+
+def slots_for(kind: str) -> int:
+    """Questions in an envelope: three for blitz and superblitz, one otherwise
+    (000_90d7c8192601ed3a.txt §3.4.1, §3.4.2; 002_e025d5ded135c1c4.txt §1.4.2, §1.4.3)."""
+    return 3 if kind in ("blitz", "superblitz") else 1
+
+
+def assign_envelopes(game: Game) -> Game:
+    """Fill the 13 sectors from the approved pool, oldest approved first, no author twice
+    in one game. Idempotent: a game that has envelopes keeps them. Raises GameConflict
+    when the game is past its draft or the pool is too small (nothing is written)."""
+    if game.envelopes:
+        return game
+    if game.status != "draft":
+        raise GameConflict(f"game {game.id} is {game.status}; envelopes are assigned in draft")
+    needed = sum(slots_for(game.sector_kind(s)) for s in SECTORS)
+    pool = db.session.scalars(
+        db.select(Question).where(Question.status == "approved")
+        .order_by(Question.created_at, Question.id)
+    ).all()
+    chosen: list[Question] = []
+    used_authors: set[int] = set()
+    for q in pool:
+        ids = {qa.author_id for qa in q.authors}
+        if ids & used_authors:
+            continue
+        chosen.append(q)
+        used_authors |= ids
+        if len(chosen) == needed:
+            break
+    if len(chosen) < needed:
+        raise GameConflict(
+            f"the approved pool has {len(chosen)} questions by distinct authors; "
+            f"this table needs {needed}", needed=needed, available=len(chosen))
+    it = iter(chosen)
+    for sector in SECTORS:
+        kind = game.sector_kind(sector)
+        env = Envelope(sector=sector, kind=kind)
+        for slot in range(1, slots_for(kind) + 1):
+            q = next(it)
+            env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=slot))
+            set_status(q, "assigned")
+        game.envelopes.append(env)
+    game.status = "ready"
+    db.session.flush()
+    return game
+
+
+def request_envelopes(game: Game) -> list[Document]:
+    """Queue the envelope and host-card PDFs (``games.render_envelopes``). Returns the two
+    Document rows (status pending, or the existing ready ones). GameConflict before assign."""
+    if not game.envelopes:
+        raise GameConflict(f"game {game.id} has no envelopes yet: assign the table first")
+    docs = []
+    for kind in ("envelopes", "host_cards"):
+        key = f"{kind}:game:{game.id}:v1"
+        doc = db.session.scalar(db.select(Document).filter_by(key=key))
+        if doc is None:
+            doc = Document(key=key, kind=kind, game_id=game.id, version=1, status="pending",
+                           created_at=utcnow())
+            db.session.add(doc)
+            db.session.flush()
+            enqueue("games.render_envelopes", doc.id)
+        docs.append(doc)
+    return docs
+
+
+def game_state(game: Game, extra: dict | None = None) -> dict:
+    """The rules engine's replay of the recorded events (plus ``extra`` if given).
+    Raises RuleViolation / ProtocolError from ``webapp.domain.rules``."""
+    events = [e.payload for e in game.events]
+    if extra is not None:
+        events.append(extra)
+    return replay(game.season.ruleset, game.table, game_context(game), events)
+
+
+def game_context(game: Game) -> dict:
+    """The engine's ``context`` for this game (empty until series are modelled)."""
+    return {}
+
+
+def record_event(game: Game, event: dict, user_id: int | None) -> dict:
+    """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
+
+    Returns the new state. Raises GameConflict carrying the protocol error object
+    (``{"event", "rule", "message"}``) on a refusal or a malformed event; nothing is stored.
+    """
+    if game.status not in ("ready", "live", "finished"):
+        raise GameConflict(f"game {game.id} is {game.status}; events are recorded once the "
+                           "table is assigned and until the game is closed")
+    if not isinstance(event, dict):
+        raise GameConflict("an event is a JSON object", event=len(game.events), rule=None)
+    try:
+        state = game_state(game, extra=event)
+    except RuleViolation as exc:
+        raise GameConflict(exc.message, **exc.to_json()["error"]) from exc
+    except ProtocolError as exc:
+        raise GameConflict(str(exc), **{k: v for k, v in exc.to_json()["error"].items()
+                                        if k != "message"}) from exc
+    seq = len(game.events) + 1
+    game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id,
+                                 created_at=utcnow()))
+    game.status = "finished" if state["finished"] else "live"
+    db.session.flush()
+    return state
+
+
+def undo_last_event(game: Game) -> dict:
+    """Remove the last recorded event (host's undo) unless the game is closed."""
+    if game.status == "closed" or not game.events:
+        raise GameConflict("nothing to undo")
+    last = game.events[-1]
+    game.events.remove(last)
+    db.session.delete(last)
+    state = game_state(game)
+    game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
+    db.session.flush()
+    return state

@@ -1,0 +1,102 @@
+"""Writes for moderation: the pre-check report and the editor's decision."""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz, process
+
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
+from webapp.submissions.models import Question, set_status
+from webapp.submissions.operations import LIMITS, MIN_QUESTION
+
+# A candidate at or above this token_set_ratio (0..100) is shown to the editor.
+DUPLICATE_THRESHOLD = 80.0
+MAX_CANDIDATES = 5
+# Statuses whose questions a new one is compared against: the archive, the intake, the pool.
+COMPARED_STATUSES = ("archived", "received", "in_review", "approved", "assigned", "used")
+
+
+class ModerationError(ValueError):
+    """A decision the question's status does not allow (HTTP 409)."""
+
+
+def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> list[dict]:
+    """Ranked duplicates of ``question`` among other questions.
+
+    Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]``,
+    best first, scores ≥ DUPLICATE_THRESHOLD. Similarity: rapidfuzz ``token_set_ratio``
+    on the matching keys (case, ё/е, stress, quotes, homoglyphs folded). A brute-force
+    scan; the scalable index is the moderation issue's.
+    """
+    if not question.matching_key:
+        return []
+    rows = db.session.execute(
+        db.select(Question.id, Question.matching_key, Question.status)
+        .where(Question.id != question.id, Question.status.in_(COMPARED_STATUSES))
+    ).all()
+    keys = {r.id: r.matching_key for r in rows}
+    statuses = {r.id: r.status for r in rows}
+    found = process.extract(question.matching_key, keys, scorer=fuzz.token_set_ratio,
+                            score_cutoff=DUPLICATE_THRESHOLD, limit=limit)
+    found.sort(key=lambda m: (-m[1], m[2]))
+    return [{"question_id": qid, "score": round(score, 1), "status": statuses[qid]}
+            for _key, score, qid in found]
+
+
+def run_checks(question: Question) -> list[dict]:
+    """Completeness and length checks: ``[{"name", "ok", "message"}]``."""
+    checks = []
+
+    def check(name: str, ok: bool, message: str) -> None:
+        checks.append({"name": name, "ok": bool(ok), "message": "" if ok else message})
+
+    check("question_present", bool(question.text.strip()), "нет текста вопроса")
+    check("answer_present", bool(question.answer.strip()), "нет ответа")
+    check("question_length", MIN_QUESTION <= len(question.text) <= LIMITS["question"],
+          f"длина вопроса {len(question.text)} вне {MIN_QUESTION}..{LIMITS['question']}")
+    check("answer_length", len(question.answer) <= LIMITS["answer"],
+          f"ответ длиннее {LIMITS['answer']} символов")
+    check("author_present", bool(question.authors), "автор не указан")
+    check("sources_present", bool(question.sources), "источники не указаны")
+    return checks
+
+
+def precheck(question_id: int) -> ModerationReport | None:
+    """Pre-check one question (idempotent): store one ModerationReport per check version
+    and move ``received`` → ``in_review``. Returns the report, or None if the question
+    no longer exists. Running it twice changes nothing."""
+    question = db.session.get(Question, question_id)
+    if question is None:
+        return None
+    report = db.session.scalar(db.select(ModerationReport).filter_by(
+        question_id=question_id, version=PRECHECK_VERSION))
+    if report is None:
+        report = ModerationReport(question_id=question_id, version=PRECHECK_VERSION,
+                                  checks=run_checks(question),
+                                  duplicates=duplicate_candidates(question), created_at=utcnow())
+        db.session.add(report)
+    if question.status == "received":
+        set_status(question, "in_review")
+    db.session.flush()
+    return report
+
+
+def decide(question: Question, decision: str, user_id: int | None, reason: str | None = None
+           ) -> Question:
+    """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
+
+    Allowed from ``received`` or ``in_review`` (and re-deciding between approved and
+    rejected while the question is not in a game). Raises ModerationError otherwise.
+    """
+    if decision not in ("approve", "reject"):
+        raise ModerationError(f"unknown decision {decision!r}")
+    target = "approved" if decision == "approve" else "rejected"
+    if question.status not in ("received", "in_review", "approved", "rejected"):
+        raise ModerationError(f"a question in status {question.status!r} cannot be decided")
+    if question.status == target:
+        return question
+    question.rejection_reason = (reason or None) if target == "rejected" else None
+    set_status(question, target, by_user_id=user_id, reason=reason or None)
+    db.session.flush()
+    return question

@@ -1,0 +1,129 @@
+"""Authors and their questions (``shared/DESIGN.md``: one question's life)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from webapp.core.models import UTCDateTime, utcnow
+from webapp.extensions import db
+
+# Question.status values, in the order of a question's life.
+STATUSES = (
+    "received",  # stored, pre-check pending
+    "in_review",  # pre-checked, waiting for an editor
+    "approved",  # in the approved pool
+    "rejected",
+    "assigned",  # in a game's envelope
+    "used",  # asked in a played game
+    "withdrawn",
+    "archived",  # an already played question imported for duplicate detection only
+)
+CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
+
+
+class Author(db.Model):
+    """A viewer who sends questions. ``email_hash`` (keyed hash of the normalised address)
+    makes one author per address; the address itself is stored encrypted
+    (``email_encrypted``, Fernet). ``name``/``city`` are printed on envelopes."""
+
+    __tablename__ = "author"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    city: Mapped[str | None] = mapped_column(String(200))
+    email_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    email_encrypted: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @property
+    def display(self) -> str:
+        """``"Name, City"`` as printed (city omitted when unknown)."""
+        return f"{self.name}, {self.city}" if self.city else self.name
+
+
+class Question(db.Model):
+    """A quiz question in the players' own fields (glossary: question, answer, accepted,
+    rejected, comment, sources, handout). ``matching_key`` is the folded text used only for
+    duplicate search; the original text is never changed by it. ``public_token``: 192-bit
+    random token of the author's status page."""
+
+    __tablename__ = "question"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_token: Mapped[str] = mapped_column(String(64), unique=True)
+    text: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str] = mapped_column(Text)
+    accepted: Mapped[str | None] = mapped_column(Text)
+    rejected: Mapped[str | None] = mapped_column(Text)
+    comment: Mapped[str | None] = mapped_column(Text)
+    sources: Mapped[list] = mapped_column(JSON, default=list)
+    handout: Mapped[str | None] = mapped_column(Text)
+    channel: Mapped[str] = mapped_column(String(20), index=True)
+    status: Mapped[str] = mapped_column(String(20), index=True)
+    matching_key: Mapped[str] = mapped_column(Text, default="")
+    language: Mapped[str | None] = mapped_column(String(5))
+    origin: Mapped[str | None] = mapped_column(String(300))  # packet file and number
+    rejection_reason: Mapped[str | None] = mapped_column(Text)
+    consent_version: Mapped[str | None] = mapped_column(String(20))
+    # Set by games when the question is played: the author sees "used" only after it.
+    aired_on: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+    authors: Mapped[list[QuestionAuthor]] = relationship(
+        order_by="QuestionAuthor.position", cascade="all, delete-orphan", lazy="selectin"
+    )
+    history: Mapped[list[QuestionStatusChange]] = relationship(
+        order_by="QuestionStatusChange.id", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def author_list(self) -> list[Author]:
+        return [qa.author for qa in self.authors]
+
+    @property
+    def authors_display(self) -> str:
+        return "; ".join(a.display for a in self.author_list)
+
+
+class QuestionAuthor(db.Model):
+    """Authorship, ordered: position 0 is the first author (who gets the odd kopeck)."""
+
+    __tablename__ = "question_author"
+    __table_args__ = (UniqueConstraint("question_id", "author_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
+    author_id: Mapped[int] = mapped_column(ForeignKey("author.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    author: Mapped[Author] = relationship(lazy="joined")
+
+
+class QuestionStatusChange(db.Model):
+    """Who moved a question from which status to which, when, and why."""
+
+    __tablename__ = "question_status_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    from_status: Mapped[str | None] = mapped_column(String(20))
+    to_status: Mapped[str] = mapped_column(String(20))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
+def set_status(question: Question, to_status: str, by_user_id: int | None = None,
+               reason: str | None = None) -> None:
+    """Change ``question.status`` and record the change (who, when, from, to, why)."""
+    if to_status not in STATUSES:
+        raise ValueError(f"unknown status {to_status!r}")
+    question.history.append(QuestionStatusChange(
+        from_status=question.status, to_status=to_status, by_user_id=by_user_id,
+        reason=reason, at=utcnow(),
+    ))
+    question.status = to_status

@@ -1,0 +1,224 @@
+"""Writes for intake: a viewer's submission, an import. Operations flush; callers commit.
+
+One submission is one transaction: the Question, its Authors (one per normalised e-mail),
+the status record and two outbox messages (``moderation.precheck``, ``notify.received``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from email_validator import EmailNotValidError, validate_email
+
+from webapp.core.crypto import encrypt, lookup_hash
+from webapp.core.models import utcnow
+from webapp.domain.text import has_control_chars, matching_key, normalise
+from webapp.extensions import db
+from webapp.jobs import enqueue
+from webapp.submissions.models import Author, Question, QuestionAuthor, set_status
+
+# Field limits in characters (after normalisation). The form, the API and imports share them.
+LIMITS = {
+    "question": 3000,
+    "answer": 500,
+    "accepted": 1000,
+    "rejected": 1000,
+    "comment": 3000,
+    "sources": 3000,
+    "handout": 2000,
+    "name": 200,
+    "city": 200,
+}
+MIN_QUESTION = 20
+CONSENT_VERSION = "2023-1"
+
+
+class SubmissionError(ValueError):
+    """Invalid submission. ``errors``: ``{field: [message, …]}`` (messages in Russian,
+    shown to the viewer; the same dict is the API's 422 body)."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        self.errors = errors
+
+
+@dataclass
+class AuthorInput:
+    name: str
+    city: str | None = None
+    email: str | None = None
+
+
+@dataclass
+class SubmissionInput:
+    """What a viewer (or an editor for a paper letter) sends. Text fields are raw."""
+
+    question: str
+    answer: str
+    authors: list[AuthorInput]
+    email: str | None = None
+    consent: bool = False
+    accepted: str | None = None
+    rejected: str | None = None
+    comment: str | None = None
+    sources: list[str] = field(default_factory=list)
+    handout: str | None = None
+    language: str | None = None
+    channel: str = "web"
+
+
+def clean_text(value: str | None, name: str, errors: dict, required: bool = False,
+               limit_key: str | None = None) -> str | None:
+    """Normalise one text field (NFC, format characters removed); record errors for
+    control characters, emptiness and length. Returns the clean text or None."""
+    text = normalise(value or "").strip()
+    if has_control_chars(text):
+        errors.setdefault(name, []).append("Поле содержит недопустимые управляющие символы.")
+    if required and not text:
+        errors.setdefault(name, []).append("Заполните это поле.")
+    limit = LIMITS.get(limit_key or name)
+    if limit and len(text) > limit:
+        errors.setdefault(name, []).append(
+            f"Слишком длинно: {len(text)} символов, допускается не более {limit}.")
+    return text or None
+
+
+def normalise_email(value: str | None, name: str, errors: dict, required: bool) -> str | None:
+    """Validate and normalise an e-mail with email-validator (no DNS look-up)."""
+    value = (value or "").strip()
+    if not value:
+        if required:
+            errors.setdefault(name, []).append("Укажите адрес электронной почты.")
+        return None
+    try:
+        info = validate_email(value, check_deliverability=False)
+    except EmailNotValidError as exc:
+        errors.setdefault(name, []).append(f"Неверный адрес электронной почты: {exc}")
+        return None
+    return info.normalized.lower()
+
+
+def upsert_author(name: str, city: str | None, email: str | None) -> Author:
+    """The author with this normalised e-mail (name/city refreshed), or a new one.
+    Without an e-mail (paper letters, imports) a new author row is made per name+city."""
+    if email:
+        key = lookup_hash(email)
+        author = db.session.scalar(db.select(Author).filter_by(email_hash=key))
+        if author:
+            author.name, author.city = name, city
+            return author
+        author = Author(name=name, city=city, email_hash=key, email_encrypted=encrypt(email))
+    else:
+        author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
+                                                               email_hash=None))
+        if author:
+            return author
+        author = Author(name=name, city=city)
+    db.session.add(author)
+    db.session.flush()
+    return author
+
+
+def validate(data: SubmissionInput, require_email: bool = True) -> dict:
+    """Check and clean a submission. Returns the clean fields; raises SubmissionError."""
+    errors: dict[str, list[str]] = {}
+    clean = {
+        name: clean_text(getattr(data, name), name, errors, required=name in ("question", "answer"))
+        for name in ("question", "answer", "accepted", "rejected", "comment", "handout")
+    }
+    if clean["question"] and len(clean["question"]) < MIN_QUESTION:
+        errors.setdefault("question", []).append(
+            f"Слишком коротко: вопрос должен быть не короче {MIN_QUESTION} символов.")
+    sources = [s for s in (clean_text(x, "sources", errors) for x in data.sources or []) if s]
+    if sum(len(s) for s in sources) > LIMITS["sources"]:
+        errors.setdefault("sources", []).append(
+            f"Источники слишком длинные: не более {LIMITS['sources']} символов.")
+    clean["sources"] = sources
+    email = normalise_email(data.email, "email", errors, required=require_email)
+    authors = []
+    if not data.authors:
+        errors.setdefault("name", []).append("Укажите имя автора.")
+    for i, a in enumerate(data.authors):
+        prefix = "" if i == 0 else f"authors.{i}."
+        aname = clean_text(a.name, f"{prefix}name", errors, required=True, limit_key="name")
+        city = clean_text(a.city, f"{prefix}city", errors, limit_key="city")
+        aemail = email if i == 0 else normalise_email(a.email, f"{prefix}email", errors, False)
+        authors.append((aname, city, aemail))
+    if require_email and not data.consent:
+        errors.setdefault("consent", []).append(
+            "Без согласия на обработку персональных данных мы не можем принять вопрос.")
+    if errors:
+        raise SubmissionError(errors)
+    clean["authors"] = authors
+    return clean
+
+
+def create_question(clean: dict, channel: str, status: str = "received",
+                    origin: str | None = None, consent_version: str | None = None,
+                    language: str | None = None) -> Question:
+    """Insert a Question from validated fields with its authors and first status record."""
+    q = Question(
+        public_token=secrets.token_urlsafe(24),  # 192 bits
+        text=clean["question"], answer=clean["answer"], accepted=clean.get("accepted"),
+        rejected=clean.get("rejected"), comment=clean.get("comment"),
+        sources=clean.get("sources") or [], handout=clean.get("handout"), channel=channel,
+        status=None, matching_key=matching_key(clean["question"]), origin=origin,
+        consent_version=consent_version, language=language, created_at=utcnow(),
+    )
+    for pos, (name, city, email) in enumerate(clean["authors"]):
+        q.authors.append(QuestionAuthor(author=upsert_author(name, city, email), position=pos))
+    set_status(q, status)
+    db.session.add(q)
+    db.session.flush()
+    return q
+
+
+def receive(data: SubmissionInput) -> Question:
+    """A viewer's submission (form, API, or an editor typing in a letter).
+
+    Returns the new Question (status ``received``) with ``moderation.precheck`` and
+    ``notify.received`` queued in the same transaction. Raises SubmissionError.
+    """
+    clean = validate(data, require_email=data.channel in ("web", "api"))
+    q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
+                        if data.consent else None, language=data.language)
+    enqueue("moderation.precheck", q.id)
+    if clean["authors"][0][2]:
+        enqueue("notify.received", q.id)
+    return q
+
+
+def import_packet(packet, as_: str, channel: str | None = None, origin: str = "",
+                  progress=None) -> list[Question]:
+    """Store a parsed packet (:class:`webapp.domain.packets.Packet`).
+
+    ``as_``: ``"archive"`` (status ``archived``, duplicate detection only) or
+    ``"submissions"`` (status ``received``, pre-check queued, channel ``import`` or the
+    given one, e.g. ``mail``). ``progress``: optional callable(n) after each question.
+    Returns the new questions; the caller commits once per file (``contracts/api.md``).
+    """
+    if as_ not in ("archive", "submissions"):
+        raise ValueError("as_ must be 'archive' or 'submissions'")
+    status = "archived" if as_ == "archive" else "received"
+    channel = channel or ("archive" if as_ == "archive" else "import")
+    made = []
+    for pq in packet.questions:
+        clean = {
+            "question": normalise(pq.question).strip(),
+            "answer": normalise(pq.answer).strip(),
+            "accepted": normalise(pq.accepted).strip() if pq.accepted else None,
+            "rejected": normalise(pq.rejected).strip() if pq.rejected else None,
+            "comment": normalise(pq.comment).strip() if pq.comment else None,
+            "handout": normalise(pq.handout).strip() if pq.handout else None,
+            "sources": [normalise(s).strip() for s in pq.sources],
+            "authors": [(a.name, a.city, None) for a in pq.authors],
+        }
+        q = create_question(clean, channel=channel, status=status,
+                            origin=f"{origin}#{pq.number}"[:300])
+        if as_ == "submissions":
+            enqueue("moderation.precheck", q.id)
+        made.append(q)
+        if progress:
+            progress(1)
+    return made

@@ -1,0 +1,534 @@
+"""PDF documents of Sova: envelopes, host cards, gift agreements (договоры дарения).
+
+This is the ONLY module of the project that imports WeasyPrint (see DESIGN.md, "Documents").
+
+Public API
+==========
+``render_pdf(template, context, *, allowed_files=None) -> bytes``
+    Render ``templates/pdf/<template>`` (e.g. ``"envelope.html"``) to PDF bytes.
+    Same template + same context + same allowed files -> byte-identical PDF (no creation
+    date unless the template takes it from the context, content-derived PDF /ID, no random
+    ids). Raises ``TypeError`` if the context holds anything but primitives (see below),
+    ``jinja2.UndefinedError`` if a key a template needs is missing (``StrictUndefined``),
+    ``jinja2.TemplateNotFound`` for unknown or ``_private`` templates, ``ResourceRefused``
+    if the document references a resource the fetcher does not allow (rendering stops: a
+    document silently missing its stylesheet or handout image is a wrong document),
+    ``DocumentRenderError`` if an allowed resource cannot be read.
+``render_html(template, context) -> str``
+    The HTML that ``render_pdf`` feeds to WeasyPrint (same validation); for debugging.
+``SafeURLFetcher(allowed_files=None)`` / ``safe_url_fetcher(url)``
+    The only URL fetcher WeasyPrint gets; see "Resources" below.
+``amount_in_words(amount, currency) -> str``
+    ``Decimal("2000.00"), "BYN"`` -> ``"2 000,00 (Две тысячи) рублей 00 копеек"``, exactly as
+    the rule book writes amounts (000_90d7c8192601ed3a.txt §4.11).
+``amount_figures(amount) -> str``
+    ``Decimal("2000")`` -> ``"2 000,00"``.
+
+Context values
+==============
+Exact types only (subclasses are refused, so ``markupsafe.Markup`` cannot smuggle raw HTML
+past autoescaping, and ORM rows, enums, floats cannot sneak in): ``str``, ``int``, ``bool``,
+``None``, ``decimal.Decimal``, ``datetime.date``, ``datetime.datetime``, and ``list`` /
+``tuple`` / ``dict`` (``str`` keys) of those, nested at most 32 levels. Money is a
+``Decimal``, never a float. Dates may be ISO strings (``"2023-03-04"``) or ``date`` objects;
+templates print them as ``4 марта 2023 г.``. All text is escaped: user text containing
+``<script>``, ``<img src=...>`` etc. is printed literally.
+
+Template context shapes
+=======================
+``envelope.html`` -- one A4 page per sector, handed to the host in an envelope::
+
+    {
+      "game": {"title": str, "date": "2023-03-04" | date, "season": str},
+      "serial": str,                      # copy number printed in every page footer
+      "sectors": [{
+        "sector": int,                    # 1..13
+        "kind": "single" | "blitz" | "superblitz" | "sector13",
+        "questions": [{                   # 1 for single/sector13, 3 for blitz, ...
+          "slot": int,                    # order inside the sector (sorted by the caller)
+          "text": str,                    # as the host reads it; newlines kept
+          "handout": str | None,          # handout text, printed in a box
+          "authors": [{"name": str, "city": str | None}],
+        }],
+      }],
+    }
+
+  Page label: «Сектор 4 — Блиц» (kinds: single «Вопрос», blitz «Блиц», superblitz
+  «Суперблиц», sector13 «13 сектор»); several questions are numbered 1., 2., 3. (by
+  position, not by ``slot``); author line «Автор: Иван Сапего, Брест — Минск», several
+  authors «Авторы: A, Город; B» (joined with «; »; a missing city is omitted).
+
+``host_card.html`` -- one page per sector, same shape as ``envelope.html``; every question
+dict additionally carries::
+
+    "answer": str, "accepted": str | None,   # «Зачёт»
+    "rejected": str | None,                  # «Незачёт»
+    "comment": str | None, "sources": [str], # «Источники», numbered list
+  (a None / empty field prints no line).
+
+``gift_agreement.html`` -- договор дарения of an author's prize (§4.11.1)::
+
+    {
+      "number": "2023-0001",
+      "date": "2023-03-10" | date,          # also the PDF creation date (determinism)
+      "place": "г. Минск",
+      "broadcaster": {
+        "name": str,                        # ЗАО «Второй национальный телеканал»
+        "address": str,
+        "unp": str | None,                  # УНП (Belarus) ...
+        "inn": str | None,                  # ... and/or ИНН (Russia); None prints nothing
+        "bank": str,                        # account and bank details, one string
+        "represented_by": str,              # «генерального директора Иванова И. И., ...»
+      },
+      "author": {"name": str, "city": str | None, "address": str | None},  # None -> blank line
+      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»
+      "game": {"title": str, "date": "2023-03-04" | date},
+      "amount": Decimal,                    # 2 places max, >= 0
+      "currency": "BYN" | "RUB",
+      "rule": "000_90d7c8192601ed3a.txt §4.11.1",
+      "version": int,                       # document version, printed in the footer
+    }
+
+Resources
+=========
+WeasyPrint gets ``base_url`` = ``templates/pdf/`` (a ``file:`` URL) and a ``SafeURLFetcher``
+that serves only:
+
+* ``file:`` URLs whose real path (symlinks resolved) is a file inside ``templates/pdf/``
+  with an asset suffix (``.css``, fonts, ``.png``, ``.svg``) -- never the templates;
+* ``sova-file:<name>`` URLs where ``<name>`` is a key of the caller's ``allowed_files``
+  (``{"handout-17.png": Path(...)}``; raster images only): handout images from the
+  instance folder, used in a template as ``<img src="sova-file:handout-17.png">``.
+
+Everything else -- ``http:``, ``https:``, ``ftp:``, ``data:``, ``file:`` outside the assets
+folder, queries, remote hosts -- is refused, logged on ``logging.getLogger("sova.documents")``
+(WARNING) and raises ``ResourceRefused``; no network access happens, so no redirects.
+Fonts come from fontconfig (system ``fonts-dejavu-core``): nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import mimetypes
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+import jinja2
+from num2words import num2words
+from weasyprint import HTML
+from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
+
+__all__ = [
+    "ALLOWED_FILE_SCHEME",
+    "ASSETS_DIR",
+    "DocumentRenderError",
+    "ResourceRefused",
+    "SafeURLFetcher",
+    "amount_figures",
+    "amount_in_words",
+    "render_html",
+    "render_pdf",
+    "safe_url_fetcher",
+]
+
+log = logging.getLogger("sova.documents")
+
+#: ``templates/pdf/`` of the repository: templates, ``pdf.css`` and any bundled assets.
+ASSETS_DIR = Path(__file__).resolve().parent.parent / "templates" / "pdf"
+#: Scheme of caller-allowed local files: ``sova-file:<name>``.
+ALLOWED_FILE_SCHEME = "sova-file"
+
+NBSP = "\u00a0"
+_ASSET_SUFFIXES = frozenset({".css", ".ttf", ".otf", ".woff", ".woff2", ".png", ".svg"})
+_ALLOWED_FILE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+_ALLOWED_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_MAX_CONTEXT_DEPTH = 32
+_LOGGED_URL_CHARS = 200
+
+
+class ResourceRefused(PermissionError):
+    """A document referenced a URL that ``SafeURLFetcher`` does not serve."""
+
+
+class DocumentRenderError(RuntimeError):
+    """An allowed resource could not be loaded; the PDF was not produced."""
+
+
+# --------------------------------------------------------------------------- fetcher
+
+
+class SafeURLFetcher(URLFetcher):
+    """WeasyPrint 70 URL fetcher serving only our assets and an explicit allow-list.
+
+    WeasyPrint >= 68 wants a ``weasyprint.urls.URLFetcher`` *instance* (its ``fetch()``
+    helper reads ``url_fetcher._fail_on_errors``), whose ``fetch(url, headers=None)``
+    returns a ``URLFetcherResponse``; a bare function no longer works. The network
+    machinery of the base class is never used: ``fetch`` is fully overridden.
+
+    allowed_files: ``{name: Path}``; ``name`` matches ``[A-Za-z0-9][A-Za-z0-9._-]*``, the
+    file must exist and be a raster image (png, jpg, gif, webp); it is served for
+    ``sova-file:<name>``. Raises ``ValueError`` on a bad name / missing file / other suffix.
+
+    ``fetched`` and ``refused`` list the URLs served and refused (in order), for audits
+    and tests. Every refusal is logged (WARNING, logger ``sova.documents``) and raises
+    ``ResourceRefused``.
+    """
+
+    def __init__(
+        self,
+        allowed_files: Mapping[str, Path] | None = None,
+        *,
+        assets_dir: Path = ASSETS_DIR,
+    ) -> None:
+        # fail_on_errors: any refusal stops the rendering (WeasyPrint wraps it in
+        # FatalURLFetchingError, render_pdf unwraps it). No protocols, no redirects.
+        super().__init__(
+            timeout=1, allowed_protocols=(), allow_redirects=False, fail_on_errors=True
+        )
+        self._assets_dir = Path(assets_dir).resolve(strict=True)
+        self._allowed: dict[str, Path] = {}
+        for name, path in (allowed_files or {}).items():
+            if not isinstance(name, str) or not _ALLOWED_NAME_RE.fullmatch(name):
+                raise ValueError(f"allowed_files: bad name {name!r}")
+            real = Path(path).resolve(strict=True)
+            if not real.is_file():
+                raise ValueError(f"allowed_files: {name!r} is not a regular file")
+            if real.suffix.lower() not in _ALLOWED_FILE_SUFFIXES:
+                raise ValueError(f"allowed_files: {name!r} is not a raster image")
+            self._allowed[name] = real
+        self.fetched: list[str] = []
+        self.refused: list[str] = []
+
+    # WeasyPrint calls fetcher(url) and, through open(), fetch(url, headers).
+    def fetch(self, url: str, headers: Mapping[str, str] | None = None) -> URLFetcherResponse:
+        path = self._resolve(url)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise DocumentRenderError(f"cannot read {path.name}: {exc}") from exc
+        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        self.fetched.append(url)
+        log.debug("served %s from %s", _short(url), path)
+        return URLFetcherResponse(url, data, {"Content-Type": mime}, 200)
+
+    def _refuse(self, url: str, reason: str) -> ResourceRefused:
+        self.refused.append(url)
+        log.warning("refused to fetch %s: %s", _short(url), reason)
+        return ResourceRefused(f"refused to fetch {_short(url)}: {reason}")
+
+    def _resolve(self, url: str) -> Path:
+        if not isinstance(url, str):
+            raise self._refuse(repr(url), "not a string")
+        scheme, sep, rest = url.partition(":")
+        scheme = scheme.lower()
+        if not sep:
+            raise self._refuse(url, "not an absolute URL")
+        if scheme == ALLOWED_FILE_SCHEME:
+            name = unquote(rest)
+            if name not in self._allowed:
+                raise self._refuse(url, "name not in allowed_files")
+            return self._allowed[name]
+        if scheme != "file":
+            raise self._refuse(url, f"scheme {scheme!r} not allowed")
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            raise self._refuse(url, "malformed URL") from None
+        if parts.netloc not in ("", "localhost"):
+            raise self._refuse(url, "remote file host")
+        if parts.query:
+            raise self._refuse(url, "query string in file URL")
+        raw = url2pathname(parts.path)
+        if "\x00" in raw:
+            raise self._refuse(url, "NUL in path")
+        try:
+            real = Path(raw).resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise self._refuse(url, "no such file") from None
+        if not real.is_relative_to(self._assets_dir):
+            raise self._refuse(url, "outside the assets folder")
+        if not real.is_file() or real.suffix.lower() not in _ASSET_SUFFIXES:
+            raise self._refuse(url, "not an asset (css, font, png, svg)")
+        return real
+
+
+def safe_url_fetcher(url: str) -> URLFetcherResponse:
+    """Fetch ``url`` with a default ``SafeURLFetcher`` (assets only, no allowed files).
+
+    Raises ``ResourceRefused`` for anything else. Pass a ``SafeURLFetcher`` instance, not
+    this function, as WeasyPrint's ``url_fetcher``.
+    """
+    return SafeURLFetcher().fetch(url)
+
+
+def _short(url: str) -> str:
+    return url if len(url) <= _LOGGED_URL_CHARS else url[:_LOGGED_URL_CHARS] + "…"
+
+
+# --------------------------------------------------------------------------- amounts
+
+_CURRENCIES = {
+    # Both are «рубль» in Russian: (1, 2-4, 5+) forms of the unit and of its 1/100.
+    "BYN": (("рубль", "рубля", "рублей"), ("копейка", "копейки", "копеек")),
+    "RUB": (("рубль", "рубля", "рублей"), ("копейка", "копейки", "копеек")),
+}
+_CENT = Decimal("0.01")
+
+
+def _plural(n: int, forms: tuple[str, str, str]) -> str:
+    """Russian plural form for ``n``: 1 рубль, 2 рубля, 5 рублей, 11 рублей, 21 рубль."""
+    if n % 10 == 1 and n % 100 != 11:
+        return forms[0]
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return forms[1]
+    return forms[2]
+
+
+def _split_amount(amount: Decimal) -> tuple[int, int]:
+    """(rubles, kopecks) of a non-negative Decimal with at most 2 decimal places."""
+    if type(amount) is not Decimal:
+        raise TypeError(f"amount must be a Decimal, not {type(amount).__name__}")
+    if not amount.is_finite():
+        raise ValueError(f"amount must be finite, got {amount}")
+    if amount < 0:
+        raise ValueError(f"amount must not be negative, got {amount}")
+    try:
+        cents = amount.quantize(_CENT)
+    except InvalidOperation:
+        raise ValueError(f"amount too large: {amount}") from None
+    if cents != amount:
+        raise ValueError(f"amount has more than 2 decimal places: {amount}")
+    total = int(cents * 100)
+    return divmod(total, 100)
+
+
+def _figures(rubles: int, kopecks: int, sep: str) -> str:
+    return f"{rubles:,}".replace(",", sep) + f",{kopecks:02d}"
+
+
+def amount_figures(amount: Decimal, *, thousands_sep: str = " ") -> str:
+    """``Decimal("2000")`` -> ``"2 000,00"`` (thousands by ``thousands_sep``, comma, 2 places).
+
+    amount: Decimal, >= 0, at most 2 significant decimal places (``1.500`` is fine,
+    ``1.505`` is not). Raises TypeError (not a Decimal) or ValueError.
+    """
+    rubles, kopecks = _split_amount(amount)
+    return _figures(rubles, kopecks, thousands_sep)
+
+
+def amount_in_words(amount: Decimal, currency: str, *, thousands_sep: str = " ") -> str:
+    """The amount as the rule books write it (000_90d7c8192601ed3a.txt §4.11).
+
+    ``Decimal("300.00"), "BYN"`` -> ``"300,00 (Триста) рублей 00 копеек"``;
+    ``Decimal("2000")`` -> ``"2 000,00 (Две тысячи) рублей 00 копеек"``;
+    ``Decimal("1.01")`` -> ``"1,01 (Один) рубль 01 копейка"``.
+
+    amount: Decimal, >= 0, at most 2 significant decimal places; currency: "BYN" | "RUB"
+    (both «рубль»); the words spell the rubles only (num2words, lang="ru", fed the integer
+    part as an int), first letter capitalised; kopecks as two digits. Plain spaces, unless
+    ``thousands_sep`` is given (the PDFs use U+00A0). Raises TypeError / ValueError.
+    """
+    if not isinstance(currency, str) or currency not in _CURRENCIES:
+        raise ValueError(f"currency must be 'BYN' or 'RUB', got {currency!r}")
+    rubles, kopecks = _split_amount(amount)
+    rub_forms, kop_forms = _CURRENCIES[currency]
+    words = num2words(rubles, lang="ru")
+    words = words[:1].upper() + words[1:]
+    return (
+        f"{_figures(rubles, kopecks, thousands_sep)} ({words}) "
+        f"{_plural(rubles, rub_forms)} {kopecks:02d} {_plural(kopecks, kop_forms)}"
+    )
+
+
+# --------------------------------------------------------------------------- context
+
+_SCALARS = (str, int, bool, Decimal, dt.date, dt.datetime, type(None))
+
+
+def _check_context(value: object, where: str, depth: int = 0) -> None:
+    """Raise TypeError unless ``value`` is made of primitives only (exact types)."""
+    if depth > _MAX_CONTEXT_DEPTH:
+        raise TypeError(f"context too deep at {where}")
+    kind = type(value)
+    if kind in _SCALARS:
+        return
+    if kind is dict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str:
+                raise TypeError(f"context key {key!r} at {where} is not a str")
+            _check_context(item, f"{where}.{key}", depth + 1)
+        return
+    if kind in (list, tuple):
+        for index, item in enumerate(value):  # type: ignore[arg-type]
+            _check_context(item, f"{where}[{index}]", depth + 1)
+        return
+    raise TypeError(
+        f"context value at {where} has type {kind.__module__}.{kind.__qualname__}; "
+        "only str, int, bool, None, Decimal, date, datetime, list, tuple, dict are allowed"
+    )
+
+
+# --------------------------------------------------------------------------- jinja
+
+_MONTHS_GENITIVE = (
+    "января", "февраля", "марта", "апреля", "мая", "июня",
+    "июля", "августа", "сентября", "октября", "ноября", "декабря",
+)  # fmt: skip
+
+
+def _as_date(value: object) -> dt.date:
+    if type(value) is dt.datetime:
+        return value.date()  # type: ignore[union-attr]
+    if type(value) is dt.date:
+        return value  # type: ignore[return-value]
+    if type(value) is str:
+        return dt.date.fromisoformat(value)  # type: ignore[arg-type]
+    raise TypeError(f"not a date: {value!r}")
+
+
+def _ru_date(value: object) -> str:
+    """``"2023-03-04"`` / ``date(2023, 3, 4)`` -> ``"4 марта 2023 г."``."""
+    day = _as_date(value)
+    return f"{day.day} {_MONTHS_GENITIVE[day.month - 1]} {day.year}{NBSP}г."
+
+
+def _iso_date(value: object) -> str:
+    return _as_date(value).isoformat()
+
+
+def _excerpt(text: str, limit: int = 300) -> str:
+    """First ``limit`` characters of ``text`` (whitespace collapsed) plus «…» if cut."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+
+
+def _amount_words_pdf(amount: Decimal, currency: str) -> str:
+    return amount_in_words(amount, currency, thousands_sep=NBSP)
+
+
+def _authors_line(authors: list[dict]) -> str:
+    """«Автор: Иван Сапего, Брест — Минск» / «Авторы: A, Город; B»."""
+    parts = [a["name"] if not a.get("city") else f"{a['name']}, {a['city']}" for a in authors]
+    if not parts:
+        return ""
+    return ("Автор: " if len(parts) == 1 else "Авторы: ") + "; ".join(parts)
+
+
+_KIND_LABELS = {
+    "single": "Вопрос",
+    "blitz": "Блиц",
+    "superblitz": "Суперблиц",
+    "sector13": "13 сектор",
+}
+
+
+def _kind_label(kind: str) -> str:
+    try:
+        return _KIND_LABELS[kind]
+    except KeyError:
+        raise ValueError(f"unknown sector kind {kind!r}") from None
+
+
+def _make_env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(ASSETS_DIR)),
+        autoescape=True,  # forced for every template, whatever the extension
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        auto_reload=False,
+    )
+    env.filters.update(
+        ru_date=_ru_date,
+        iso_date=_iso_date,
+        excerpt=_excerpt,
+        amount_words=_amount_words_pdf,
+        amount_figures=lambda a: amount_figures(a, thousands_sep=NBSP),
+        authors_line=_authors_line,
+        kind_label=_kind_label,
+    )
+    return env
+
+
+_ENV = _make_env()
+
+
+def render_html(template: str, context: dict) -> str:
+    """Render ``templates/pdf/<template>`` with ``context`` to an HTML string.
+
+    template: a file name in ``templates/pdf/`` not starting with ``_`` (partials).
+    context: dict of primitives (see module docstring). Raises TypeError on non-primitive
+    values, jinja2.UndefinedError on missing keys, jinja2.TemplateNotFound.
+    """
+    if type(template) is not str or template.startswith("_") or "/" in template:
+        raise jinja2.TemplateNotFound(str(template))
+    if type(context) is not dict:
+        raise TypeError(f"context must be a dict, not {type(context).__name__}")
+    _check_context(context, "context")
+    return _ENV.get_template(template).render(context)
+
+
+# Without libharfbuzz-subset, WeasyPrint subsets fonts with fontTools, which stamps the
+# current time into each embedded font's 'head' table (second resolution): two renders a
+# second apart differ. fontTools honours SOURCE_DATE_EPOCH (reproducible builds), so it is
+# set to a fixed value around each render unless the process already sets it. The lock
+# keeps threads from racing on os.environ.
+_FONT_EPOCH = "946684800"  # 2000-01-01T00:00:00Z
+_RENDER_LOCK = threading.Lock()
+
+
+@contextmanager
+def _fixed_font_timestamps() -> Iterator[None]:
+    with _RENDER_LOCK:
+        if "SOURCE_DATE_EPOCH" in os.environ:
+            yield
+            return
+        os.environ["SOURCE_DATE_EPOCH"] = _FONT_EPOCH
+        try:
+            yield
+        finally:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+
+
+def render_pdf(
+    template: str,
+    context: dict,
+    *,
+    allowed_files: Mapping[str, Path] | None = None,
+) -> bytes:
+    """Render ``templates/pdf/<template>`` with ``context`` to PDF bytes.
+
+    template: "envelope.html" | "host_card.html" | "gift_agreement.html";
+    context: primitives only, shapes in the module docstring; allowed_files: optional
+    ``{name: Path}`` of raster images the template may show as ``sova-file:<name>``.
+    Deterministic: the same inputs give the same bytes (PDF /ID is a hash of the content,
+    the creation date, if any, comes from the context).
+    Raises TypeError, jinja2.UndefinedError, jinja2.TemplateNotFound, ResourceRefused,
+    DocumentRenderError.
+    """
+    html = render_html(template, context)
+    fetcher = SafeURLFetcher(allowed_files)
+    try:
+        with _fixed_font_timestamps():
+            document = HTML(string=html, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher)
+            pdf = document.write_pdf(pdf_identifier=True, custom_metadata=False)
+    except FatalURLFetchingError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ResourceRefused | DocumentRenderError):
+            raise cause from None
+        raise DocumentRenderError(str(exc)) from cause
+    log.info(
+        "rendered %s: %d bytes, sha256 %s, fetched %s",
+        template, len(pdf), hashlib.sha256(pdf).hexdigest(), fetcher.fetched,
+    )
+    return pdf

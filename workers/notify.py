@@ -1,0 +1,50 @@
+"""E-mails to authors. Without ``SOVA_SMTP_URL`` the message is written to the log."""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from email.message import EmailMessage
+from urllib.parse import unquote, urlsplit
+
+from celery import shared_task
+from flask import current_app, url_for
+
+from webapp.core.crypto import decrypt
+from webapp.extensions import db
+from webapp.submissions.models import Question
+
+log = logging.getLogger("sova.notify")
+
+
+def send_mail(to: str, subject: str, body: str) -> None:
+    """Send one plain-text e-mail via ``SOVA_SMTP_URL`` (smtp://user:pass@host:port)."""
+    msg = EmailMessage()
+    msg["From"] = current_app.config.get("SOVA_MAIL_FROM", "sova@localhost")
+    msg["To"], msg["Subject"] = to, subject
+    msg.set_content(body)
+    url = current_app.config.get("SOVA_SMTP_URL")
+    if not url:
+        log.info("e-mail (no SMTP configured) to=%s subject=%s\n%s", to, subject, body)
+        return
+    parts = urlsplit(url)
+    with smtplib.SMTP(parts.hostname, parts.port or 25, timeout=30) as smtp:
+        if parts.username:
+            smtp.login(unquote(parts.username), unquote(parts.password or ""))
+        smtp.send_message(msg)
+
+
+@shared_task(name="notify.received", ignore_result=True, acks_late=True,
+             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+def received(question_id: int) -> bool:
+    """Tell the first author the question arrived, with the status link."""
+    q = db.session.get(Question, question_id)
+    if q is None or not q.authors or not q.authors[0].author.email_encrypted:
+        return False
+    to = decrypt(q.authors[0].author.email_encrypted)
+    base = current_app.config.get("SOVA_PUBLIC_URL", "http://127.0.0.1:5000")
+    with current_app.test_request_context(base_url=base):
+        link = url_for("submissions.status", token=q.public_token, _external=True)
+    send_mail(to, "Ваш вопрос получен — «Что? Где? Когда?»",
+              f"Здравствуйте!\n\nМы получили ваш вопрос. Его статус: {link}\n\nРедакция")
+    return True

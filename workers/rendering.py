@@ -1,0 +1,39 @@
+"""Render a Document row to a PDF file, once (shared by the games and prizes tasks)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from flask import current_app
+
+from webapp.core.models import Document, utcnow
+from webapp.extensions import db
+from workers.documents import render_pdf
+
+
+def render_document(document_id: int, template: str, build_context) -> Document | None:
+    """Render ``template`` with ``build_context(doc)`` into the document's file.
+
+    Idempotent: a ready document whose file still has its SHA-256 is left alone. The file
+    is written to a temporary name and renamed, so a killed worker leaves no half PDF.
+    """
+    doc = db.session.get(Document, document_id)
+    if doc is None:
+        return None
+    root = Path(current_app.config["SOVA_DOCUMENTS_PATH"])
+    if doc.status == "ready" and doc.path and (root / doc.path).is_file():
+        if hashlib.sha256((root / doc.path).read_bytes()).hexdigest() == doc.sha256:
+            return doc
+    pdf = render_pdf(template, build_context(doc))
+    rel = f"{doc.kind}/{doc.key.replace(':', '_')}.pdf"
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(pdf)
+    os.replace(tmp, path)
+    doc.path, doc.sha256 = rel, hashlib.sha256(pdf).hexdigest()
+    doc.status, doc.rendered_at, doc.error = "ready", utcnow(), None
+    db.session.flush()
+    return doc
