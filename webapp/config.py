@@ -78,6 +78,7 @@ def load_config(test_config: dict | None = None) -> dict:
             "name": setting("SOVA_BROADCASTER_NAME", "ЗАО «Второй национальный телеканал»"),
             "address": setting("SOVA_BROADCASTER_ADDRESS", "г. Минск"),
             "unp": setting("SOVA_BROADCASTER_UNP", ""),
+            "inn": setting("SOVA_BROADCASTER_INN", ""),
             "bank": setting("SOVA_BROADCASTER_BANK", ""),
             "represented_by": setting("SOVA_BROADCASTER_REPRESENTATIVE", ""),
             "place": setting("SOVA_BROADCASTER_PLACE", "г. Минск"),

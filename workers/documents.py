@@ -75,12 +75,14 @@ dict additionally carries::
       "broadcaster": {
         "name": str,                        # ЗАО «Второй национальный телеканал»
         "address": str,
-        "unp": str | None,                  # УНП (Belarus) ...
-        "inn": str | None,                  # ... and/or ИНН (Russia); None prints nothing
+        "unp": str | None,                  # optional key: УНП (Belarus) ...
+        "inn": str | None,                  # optional key: ИНН (Russia); None/"" prints nothing
         "bank": str,                        # account and bank details, one string
         "represented_by": str,              # «генерального директора Иванова И. И., ...»
+        # any other key (e.g. "place") is ignored
       },
-      "author": {"name": str, "city": str | None, "address": str | None},  # None -> blank line
+      "author": {"name": str, "city": str | None, "address": str | None},
+      # "" / None in place, bank, represented_by, author city/address -> a blank line to fill
       "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»
       "game": {"title": str, "date": "2023-03-04" | date},
       "amount": Decimal,                    # 2 places max, >= 0
@@ -411,6 +413,32 @@ def _excerpt(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
 
 
+# WeasyPrint breaks an over-long word with overflow-wrap in time quadratic in the word's
+# length (a 100 000-character word took ~4 minutes). Every run of more than
+# _LONG_RUN non-space characters gets an invisible break opportunity (U+200B ZERO WIDTH
+# SPACE) every _RUN_CHUNK characters: rendering stays linear, nothing changes visually, and
+# pypdf's extracted text does not show the U+200B.
+ZWSP = "\u200b"
+_LONG_RUN = 40
+_RUN_CHUNK = 10
+_LONG_RUN_RE = re.compile(rf"[^\s\u200b]{{{_LONG_RUN + 1},}}")
+
+
+def _break_long_runs(text: str) -> str:
+    def chop(match: re.Match[str]) -> str:
+        run = match.group(0)
+        return ZWSP.join(run[i : i + _RUN_CHUNK] for i in range(0, len(run), _RUN_CHUNK))
+
+    return _LONG_RUN_RE.sub(chop, text)
+
+
+def _finalize(value: object) -> object:
+    """Applied by Jinja to every ``{{ expression }}`` before escaping."""
+    if type(value) is str:  # not Markup: template-made HTML is left alone
+        return _break_long_runs(value)
+    return value
+
+
 def _amount_words_pdf(amount: Decimal, currency: str) -> str:
     return amount_in_words(amount, currency, thousands_sep=NBSP)
 
@@ -447,6 +475,7 @@ def _make_env() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         auto_reload=False,
+        finalize=_finalize,
     )
     env.filters.update(
         ru_date=_ru_date,
@@ -516,7 +545,15 @@ def render_pdf(
     Raises TypeError, jinja2.UndefinedError, jinja2.TemplateNotFound, ResourceRefused,
     DocumentRenderError.
     """
-    html = render_html(template, context)
+    pdf = _html_to_pdf(render_html(template, context), allowed_files)
+    log.info(
+        "rendered %s: %d bytes, sha256 %s", template, len(pdf), hashlib.sha256(pdf).hexdigest()
+    )
+    return pdf
+
+
+def _html_to_pdf(html: str, allowed_files: Mapping[str, Path] | None = None) -> bytes:
+    """WeasyPrint step of ``render_pdf``: trusted HTML (already escaped) -> PDF bytes."""
     fetcher = SafeURLFetcher(allowed_files)
     try:
         with _fixed_font_timestamps():
@@ -527,8 +564,5 @@ def render_pdf(
         if isinstance(cause, ResourceRefused | DocumentRenderError):
             raise cause from None
         raise DocumentRenderError(str(exc)) from cause
-    log.info(
-        "rendered %s: %d bytes, sha256 %s, fetched %s",
-        template, len(pdf), hashlib.sha256(pdf).hexdigest(), fetcher.fetched,
-    )
+    log.debug("fetched %s", fetcher.fetched)
     return pdf

@@ -26,7 +26,15 @@ def render_document(document_id: int, template: str, build_context) -> Document 
     if doc.status == "ready" and doc.path and (root / doc.path).is_file():
         if hashlib.sha256((root / doc.path).read_bytes()).hexdigest() == doc.sha256:
             return doc
-    pdf = render_pdf(template, build_context(doc))
+    try:
+        pdf = render_pdf(template, build_context(doc))
+    except Exception as exc:
+        # Recorded for the producer's page; the task fails loudly in the worker log.
+        db.session.rollback()
+        doc = db.session.get(Document, document_id)
+        doc.status, doc.error = "failed", f"{type(exc).__name__}: {exc}"[:500]
+        db.session.commit()
+        raise
     rel = f"{doc.kind}/{doc.key.replace(':', '_')}.pdf"
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)

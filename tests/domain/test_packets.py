@@ -476,3 +476,15 @@ def test_db_stray_block_and_field_before_question():
 
 def test_db_no_questions():
     assert _error(parse_db, "Чемпионат:\nТурнир\n").line == 3
+
+
+def test_packet_error_pickles():
+    import pickle
+
+    err = pickle.loads(pickle.dumps(PacketError("no answer", 12, "a.4s")))
+    assert (err.message, err.line, err.filename, str(err)) == (
+        "no answer",
+        12,
+        "a.4s",
+        "a.4s, line 12: no answer",
+    )

@@ -134,7 +134,9 @@ def test_club_help_not_in_sector13():
 
 
 def test_after_club_help_the_experts_answer():
-    refused([spin(1), right(True), spin(2), wrong(), spin(3), wrong(), spin(5), CLUB, EXTRA], "§3.7.1")
+    refused(
+        [spin(1), right(True), spin(2), wrong(), spin(3), wrong(), spin(5), CLUB, EXTRA], "§3.7.1"
+    )
 
 
 def test_extra_minute_then_club_help():
@@ -184,7 +186,13 @@ def test_credit_not_in_sector13():
 
 def test_credit_in_blitz_is_allowed_and_repaid_by_three_early_answers():
     """§3.8.2, §3.8.3."""
-    events = play("EEEVVVVV", sectors=(1, 2, 3, 5, 6, 7, 8, 9)) + [spin(4), CREDIT, right(), right(), right()]
+    events = play("EEEVVVVV", sectors=(1, 2, 3, 5, 6, 7, 8, 9)) + [
+        spin(4),
+        CREDIT,
+        right(),
+        right(),
+        right(),
+    ]
     s = state(events)
     assert s["credit"] == "outstanding" and s["score"] == "4:5"
     partly = state(events + [spin(10), right(True), right(), right()])
@@ -349,7 +357,9 @@ def test_decisive_round_lost():
 
 
 def test_no_extra_minute_nor_club_help_in_the_decisive_round():
-    events = [spin(1), right(True)] + play("EEEEVV", sectors=(2, 3, 5, 6, 7, 8)) + [DECISIVE, spin(9)]
+    events = (
+        [spin(1), right(True)] + play("EEEEVV", sectors=(2, 3, 5, 6, 7, 8)) + [DECISIVE, spin(9)]
+    )
     context = {"series_best": "6:1"}
     assert state(events, context)["extra_minutes_held"] == 1
     refused(events + [EXTRA], "§3.6", context=context)

@@ -130,7 +130,15 @@ def test_experts_lose_3_6_with_one_blitz_lost():
 
 def test_experts_win_6_2_in_2009():
     events = [spin(s) for s in (1,)] + [right()]
-    for sector, ok in [(2, True), (3, False), (5, True), (6, True), (8, False), (9, True), (10, True)]:
+    for sector, ok in [
+        (2, True),
+        (3, False),
+        (5, True),
+        (6, True),
+        (8, False),
+        (9, True),
+        (10, True),
+    ]:
         events += [spin(sector), right() if ok else wrong()]
     state = replay("2009", BLITZ4, None, events)
     assert state["score"] == "6:2"
@@ -228,7 +236,11 @@ def test_blitz_won_with_three_right(ruleset, kind):
     state = replay(ruleset, table, None, [spin(4), right(), right(), right()])
     assert state["score"] == "1:0"
     assert state["rounds"][0]["winner"] == "experts"
-    assert state["rounds"][0]["questions"] == [q(1, correct=True), q(2, correct=True), q(3, correct=True)]
+    assert state["rounds"][0]["questions"] == [
+        q(1, correct=True),
+        q(2, correct=True),
+        q(3, correct=True),
+    ]
     assert state["unasked"] == []
     assert allowed_actions(ruleset, table, None, [spin(4), right(), right(), right()]) == ["spin"]
 

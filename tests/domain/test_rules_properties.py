@@ -27,9 +27,7 @@ EVENT_TYPES = [
     "extra_minute",
     "red_card",
 ]
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -204,9 +202,7 @@ def test_unanswered_and_unasked_match_the_rounds(game):
     st.lists(
         st.one_of(
             st.fixed_dictionaries({"type": st.sampled_from(EVENT_TYPES)}),
-            st.fixed_dictionaries(
-                {"type": st.just("spin"), "sector": st.integers(-2, 16)}
-            ),
+            st.fixed_dictionaries({"type": st.just("spin"), "sector": st.integers(-2, 16)}),
             st.fixed_dictionaries(
                 {"type": st.just("answer"), "correct": st.booleans(), "early": st.booleans()}
             ),

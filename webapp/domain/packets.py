@@ -35,6 +35,14 @@ Representation decisions (the same for both formats):
   ``question`` too, because that is where the printed packet shows it).
   ``images`` lists every ``(img …)`` file referenced by any field, in order.
 * ``tour`` is the latest ``##`` heading (db: ``Тур:``) before the question.
+
+Where we are stricter or saner than chgksuite (it logs and drops; we raise
+:class:`PacketError` with the line): a block without ``!`` answer, text after a
+blank line that starts with no marker, db text blocks without a header. A
+``>`` handout that opens a block starts a question here (chgksuite passes it
+through as a stand-alone element); a marker after leading spaces is still a
+marker. ``@``/``/`` lines outside any question (theme authors in «Своя игра»
+packets) go to ``meta["extra"]``, as chgksuite keeps them outside questions.
 """
 
 from __future__ import annotations
@@ -124,6 +132,9 @@ class PacketError(ValueError):
         if self.line is not None:
             where.append(f"line {self.line}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
+
+    def __reduce__(self):  # keep line/filename when pickled (e.g. by Celery)
+        return (PacketError, (self.message, self.line, self.filename))
 
     def with_filename(self, filename: str) -> PacketError:
         """A copy of this error that names ``filename``."""

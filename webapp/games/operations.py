@@ -36,7 +36,7 @@ class GameConflict(RuntimeError):
 
     def __init__(self, message: str, **extra):
         super().__init__(message)
-        self.error = {"message": message, **extra}
+        self.error = {**extra, "message": message}
 
 
 def _money(value, field: str, errors: dict) -> Decimal | None:
@@ -233,10 +233,11 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     try:
         state = game_state(game, extra=event)
     except RuleViolation as exc:
-        raise GameConflict(exc.message, **exc.to_json()["error"]) from exc
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
     except ProtocolError as exc:
-        raise GameConflict(str(exc), **{k: v for k, v in exc.to_json()["error"].items()
-                                        if k != "message"}) from exc
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
     seq = len(game.events) + 1
     game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id,
                                  created_at=utcnow()))

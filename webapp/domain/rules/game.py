@@ -11,8 +11,7 @@ the method here that decides it and the test that checks it.
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import RuleViolation
@@ -102,6 +101,14 @@ class Round:
         """The first question not yet asked, or ``None`` once all are."""
         return next((q for q in self.questions if not q.asked), None)
 
+    def clone(self) -> Round:
+        """An independent copy (questions and aids copied)."""
+        return replace(
+            self,
+            questions=[replace(q, aids=list(q.aids)) for q in self.questions],
+            aids=list(self.aids),
+        )
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "n": self.n,
@@ -140,6 +147,15 @@ class Game:
     credit_forced: bool = False
     removed_experts: list[str] = field(default_factory=list)
     event_index: int = 0
+
+    def clone(self) -> Game:
+        """An independent copy, to try an event without changing this game."""
+        return replace(
+            self,
+            rounds=[r.clone() for r in self.rounds],
+            played=set(self.played),
+            removed_experts=list(self.removed_experts),
+        )
 
     # ----------------------------------------------------------------- queries
 
@@ -627,7 +643,7 @@ def allowed_actions(
     allowed = []
     for kind in order:
         for raw in _candidates(kind):
-            trial = copy.deepcopy(game)
+            trial = game.clone()
             try:
                 trial.apply(parse_event(raw, len(events)), len(events))
             except RuleViolation:

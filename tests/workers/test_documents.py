@@ -1,0 +1,707 @@
+"""workers.documents: PDF rendering, the restricted URL fetcher, amounts in words.
+
+Real WeasyPrint renders, real pypdf extraction, a real HTTP server on 127.0.0.1 to prove
+nothing is fetched. No mocks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import io
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import jinja2
+import pypdf
+import pytest
+from markupsafe import Markup
+
+from workers import documents
+from workers.documents import (
+    ASSETS_DIR,
+    ResourceRefused,
+    SafeURLFetcher,
+    amount_figures,
+    amount_in_words,
+    render_html,
+    render_pdf,
+    safe_url_fetcher,
+)
+
+RULE = "000_90d7c8192601ed3a.txt §4.11.1"
+AUTHOR = {"name": "Иван Сапего", "city": "Брест — Минск"}
+KINDS = {4: "blitz", 8: "superblitz", 13: "sector13"}  # the others are "single"
+LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц", "sector13": "13 сектор"}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def question(sector: int, number: int, **overrides) -> dict:
+    item = {
+        "slot": number,
+        "text": f"Сектор {sector}, вопрос {number}. Внимание, в вопросе есть замены.",
+        "handout": None,
+        "authors": [dict(AUTHOR)],
+        "answer": f"Сова {sector}.{number}",
+        "accepted": "Филин",
+        "rejected": "Птица",
+        "comment": "Символ игры.",
+        "sources": ["https://ru.wikipedia.org/wiki/Сова", "Книга «Что? Где? Когда?», 2001"],
+    }
+    item.update(overrides)
+    return item
+
+
+def game_context() -> dict:
+    """13 sectors, realistic Russian text, blitz/superblitz with three questions."""
+    sectors = []
+    for number in range(1, 14):
+        kind = KINDS.get(number, "single")
+        count = 3 if kind in ("blitz", "superblitz") else 1
+        sectors.append(
+            {
+                "sector": number,
+                "kind": kind,
+                "questions": [question(number, i) for i in range(1, count + 1)],
+            }
+        )
+    sectors[1]["questions"][0]["handout"] = "Раздаточный материал к вопросу:\nвторая строка"
+    sectors[4]["questions"][0]["authors"] = [dict(AUTHOR), {"name": "Анна Лысенко", "city": None}]
+    return {
+        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},
+        "serial": "007",
+        "sectors": sectors,
+    }
+
+
+def agreement_context() -> dict:
+    return {
+        "number": "2023-0001",
+        "date": "2023-03-10",
+        "place": "г. Минск",
+        "broadcaster": {
+            "name": "ЗАО «Второй национальный телеканал»",
+            "address": "220029, г. Минск, ул. Коммунистическая, 6",
+            "unp": "100000000",
+            "inn": None,
+            "bank": "р/с BY00 AAAA 0000 0000 0000 0000 0000 в ОАО «Банк», БИК AAAABY2X",
+            "represented_by": "генерального директора Петрова П. П., действующего на основании Устава",
+        },
+        "author": {"name": "Иван Сапего", "city": "Брест — Минск", "address": None},
+        "question": {"id": 17, "text": "Внимание, в вопросе есть замены. Что это?"},
+        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04"},
+        "amount": Decimal("300.00"),
+        "currency": "BYN",
+        "rule": RULE,
+        "version": 1,
+    }
+
+
+def reader(pdf: bytes) -> pypdf.PdfReader:
+    return pypdf.PdfReader(io.BytesIO(pdf))
+
+
+def page_text(pdf_reader: pypdf.PdfReader, index: int) -> str:
+    """Extracted text of one page, whitespace (incl. U+00A0 and line breaks) collapsed."""
+    return " ".join(pdf_reader.pages[index].extract_text().split())
+
+
+def all_text(pdf_reader: pypdf.PdfReader) -> str:
+    return " ".join(page_text(pdf_reader, i) for i in range(len(pdf_reader.pages)))
+
+
+def assert_no_embedded_content(pdf_reader: pypdf.PdfReader) -> None:
+    """No attachments, no annotations/links, no images, no scripts, no actions."""
+    root = pdf_reader.trailer["/Root"]
+    assert pdf_reader.attachments == {}
+    assert "/EmbeddedFiles" not in root.get("/Names", {})
+    for key in ("/OpenAction", "/AA", "/AcroForm"):
+        assert key not in root
+    assert "/JavaScript" not in root.get("/Names", {})
+    for page in pdf_reader.pages:
+        assert "/Annots" not in page
+        xobjects = page["/Resources"].get("/XObject", {})
+        for name in xobjects:
+            assert xobjects[name].get_object().get("/Subtype") != "/Image"
+
+
+class RecordingHandler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server API)
+        self.server.requests.append(self.path)  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def http_server() -> Iterator[http.server.ThreadingHTTPServer]:
+    """A real HTTP server on 127.0.0.1 that records every request path."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RecordingHandler)
+    server.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def hostile(port: int) -> list[str]:
+    return [
+        "<script>alert(1)</script>",
+        "<b>жирный</b>",
+        "<link rel=attachment href=file:///etc/hostname>",
+        f"<img src=http://127.0.0.1:{port}/x.png>",
+        '<div style="background:url(file:///etc/passwd)">',
+    ]
+
+
+# --------------------------------------------------------------------------- amounts
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "expected"),
+    [
+        ("300.00", "BYN", "300,00 (Триста) рублей 00 копеек"),
+        ("2000.00", "BYN", "2 000,00 (Две тысячи) рублей 00 копеек"),
+        ("200", "BYN", "200,00 (Двести) рублей 00 копеек"),
+        ("1000000", "RUB", "1 000 000,00 (Один миллион) рублей 00 копеек"),
+        ("150.50", "BYN", "150,50 (Сто пятьдесят) рублей 50 копеек"),
+        ("1.01", "BYN", "1,01 (Один) рубль 01 копейка"),
+        ("21.21", "RUB", "21,21 (Двадцать один) рубль 21 копейка"),
+        ("22.22", "RUB", "22,22 (Двадцать два) рубля 22 копейки"),
+        ("5.05", "RUB", "5,05 (Пять) рублей 05 копеек"),
+        ("11.11", "BYN", "11,11 (Одиннадцать) рублей 11 копеек"),
+        ("12.14", "BYN", "12,14 (Двенадцать) рублей 14 копеек"),
+        ("111.02", "BYN", "111,02 (Сто одиннадцать) рублей 02 копейки"),
+        ("0.5", "BYN", "0,50 (Ноль) рублей 50 копеек"),
+        ("1000", "BYN", "1 000,00 (Одна тысяча) рублей 00 копеек"),
+        ("2001.00", "RUB", "2 001,00 (Две тысячи один) рубль 00 копеек"),
+        ("1.500", "BYN", "1,50 (Один) рубль 50 копеек"),
+    ],
+)
+def test_amount_in_words(amount: str, currency: str, expected: str) -> None:
+    assert amount_in_words(Decimal(amount), currency) == expected
+
+
+def test_amount_in_words_thousands_separator_option() -> None:
+    assert amount_in_words(Decimal("2000"), "BYN", thousands_sep="\u00a0") == (
+        "2\u00a0000,00 (Две тысячи) рублей 00 копеек"
+    )
+
+
+@pytest.mark.parametrize(
+    ("amount", "expected"),
+    [("2000", "2 000,00"), ("0", "0,00"), ("1234567.8", "1 234 567,80"), ("999.99", "999,99")],
+)
+def test_amount_figures(amount: str, expected: str) -> None:
+    assert amount_figures(Decimal(amount)) == expected
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency"),
+    [
+        (Decimal("-1"), "BYN"),
+        (Decimal("1.005"), "BYN"),
+        (Decimal("NaN"), "BYN"),
+        (Decimal("Infinity"), "RUB"),
+        (Decimal("1"), "USD"),
+        (Decimal("1"), "byn"),
+        (Decimal("1"), "BYR"),
+        (Decimal("1"), None),
+    ],
+)
+def test_amount_in_words_rejects_bad_values(amount, currency) -> None:
+    with pytest.raises(ValueError):
+        amount_in_words(amount, currency)
+
+
+@pytest.mark.parametrize("amount", [300, 300.0, "300.00", True])
+def test_amount_must_be_decimal(amount) -> None:
+    with pytest.raises(TypeError):
+        amount_in_words(amount, "BYN")
+    with pytest.raises(TypeError):
+        amount_figures(amount)
+
+
+# --------------------------------------------------------------------------- context
+
+
+class FakeRow:
+    """Looks like an ORM row: attribute access, a __str__ that would print fine."""
+
+    def __init__(self) -> None:
+        self.name = "Иван Сапего"
+        self.city = "Брест — Минск"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        FakeRow(),
+        Markup("<b>raw</b>"),  # a str subclass that would bypass autoescape
+        1.5,  # money is Decimal, never float
+        {1: "non-str key"},
+        {"set"},
+        b"bytes",
+        object(),
+    ],
+)
+def test_context_rejects_non_primitives(bad) -> None:
+    context = game_context()
+    context["sectors"][2]["questions"][0]["authors"] = [bad]
+    with pytest.raises(TypeError, match=r"context"):
+        render_html("envelope.html", context)
+    with pytest.raises(TypeError):
+        render_pdf("envelope.html", {**game_context(), "extra": bad})
+
+
+def test_context_accepts_dates_decimals_tuples() -> None:
+    context = agreement_context()
+    context["date"] = dt.date(2023, 3, 10)
+    context["game"]["date"] = dt.datetime(2023, 3, 4, 20, 0)
+    context["extra"] = ({"n": 1, "ok": True, "none": None, "d": Decimal("1.00")},)
+    html = render_html("gift_agreement.html", context)
+    assert "10 марта 2023\u00a0г." in html
+    assert "(4 марта 2023\u00a0г.)" in html
+
+
+def test_context_must_be_dict() -> None:
+    with pytest.raises(TypeError):
+        render_html("envelope.html", [game_context()])  # type: ignore[arg-type]
+
+
+def test_missing_key_is_an_error() -> None:
+    context = game_context()
+    del context["serial"]
+    with pytest.raises(jinja2.UndefinedError):
+        render_html("envelope.html", context)
+
+
+def test_unknown_sector_kind_is_an_error() -> None:
+    context = game_context()
+    context["sectors"][0]["kind"] = "bonus"
+    with pytest.raises(ValueError, match="bonus"):
+        render_html("envelope.html", context)
+
+
+@pytest.mark.parametrize(
+    "name", ["_base.html", "_macros.html", "../pyproject.toml", "pdf/../x.html", "missing.html"]
+)
+def test_only_public_templates(name: str) -> None:
+    with pytest.raises(jinja2.TemplateNotFound):
+        render_html(name, {})
+
+
+def test_autoescape_is_forced_for_every_template() -> None:
+    context = game_context()
+    context["sectors"][0]["questions"][0]["text"] = "<script>alert(1)</script> & <b>x</b>"
+    html = render_html("envelope.html", context)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt;" in html
+    assert "<script>" not in html
+    assert documents._ENV.autoescape is True
+
+
+# --------------------------------------------------------------------------- envelopes
+
+
+def test_envelope_one_page_per_sector_with_labels() -> None:
+    pdf = reader(render_pdf("envelope.html", game_context()))
+    assert len(pdf.pages) == 13
+    for number in range(1, 14):
+        label = LABELS[KINDS.get(number, "single")]
+        text = page_text(pdf, number - 1)
+        assert f"Сектор {number} — {label}" in text
+        assert f"Экземпляр № 007 Сезон 2023 Стр. {number} из 13" in text
+
+
+def test_envelope_page_texts_exactly() -> None:
+    pdf = reader(render_pdf("envelope.html", game_context()))
+    header = "Весенняя серия, игра 2 4 марта 2023 г."
+    author = "Автор: Иван Сапего, Брест — Минск"
+    assert page_text(pdf, 0) == (
+        f"{header} Сектор 1 — Вопрос "
+        "Сектор 1, вопрос 1. Внимание, в вопросе есть замены. "
+        f"{author} Экземпляр № 007 Сезон 2023 Стр. 1 из 13"
+    )
+    assert page_text(pdf, 1) == (
+        f"{header} Сектор 2 — Вопрос "
+        "Сектор 2, вопрос 1. Внимание, в вопросе есть замены. "
+        "Раздаточный материал: Раздаточный материал к вопросу: вторая строка "
+        f"{author} Экземпляр № 007 Сезон 2023 Стр. 2 из 13"
+    )
+    blitz = " ".join(
+        f"{i}. Сектор 4, вопрос {i}. Внимание, в вопросе есть замены. {author}" for i in (1, 2, 3)
+    )
+    assert page_text(pdf, 3) == (
+        f"{header} Сектор 4 — Блиц {blitz} Экземпляр № 007 Сезон 2023 Стр. 4 из 13"
+    )
+    assert "Авторы: Иван Сапего, Брест — Минск; Анна Лысенко Экземпляр" in page_text(pdf, 4)
+    assert page_text(pdf, 12).startswith(f"{header} Сектор 13 — 13 сектор Сектор 13, вопрос 1.")
+    # the answers are not in the envelopes
+    assert "Сова 1.1" not in all_text(pdf)
+
+
+def test_envelope_metadata_and_crop_marks() -> None:
+    pdf = reader(render_pdf("envelope.html", game_context()))
+    assert pdf.metadata["/CreationDate"] == "D:20230304"
+    assert pdf.metadata["/Title"] == "Весенняя серия, игра 2 — 4 марта 2023\u00a0г. — конверты"
+    page = pdf.pages[0]
+    bleed = 3 / 25.4 * 72  # 3 mm in points
+    assert float(page.trimbox.width) == pytest.approx(595.28, abs=0.01)  # A4
+    assert float(page.trimbox.height) == pytest.approx(841.89, abs=0.01)
+    assert float(page.mediabox.width) == pytest.approx(595.28 + 2 * bleed, abs=0.01)
+
+
+def test_only_dejavu_fonts_are_embedded() -> None:
+    pdf = reader(render_pdf("gift_agreement.html", agreement_context()))
+    names = set()
+    for page in pdf.pages:
+        fonts = page["/Resources"]["/Font"]
+        names |= {str(fonts[key].get_object()["/BaseFont"]) for key in fonts}
+    assert names
+    assert all("DejaVu" in name for name in names), names
+
+
+# --------------------------------------------------------------------------- host cards
+
+
+def test_host_card_pages_exactly() -> None:
+    pdf = reader(render_pdf("host_card.html", game_context()))
+    assert len(pdf.pages) == 13
+    header = "Весенняя серия, игра 2 4 марта 2023 г."
+
+    def card(sector: int, number: int) -> str:
+        return (
+            f"Ответ: Сова {sector}.{number} Зачёт: Филин Незачёт: Птица "
+            "Комментарий: Символ игры. Источники: 1. https://ru.wikipedia.org/wiki/Сова "
+            "2. Книга «Что? Где? Когда?», 2001 Автор: Иван Сапего, Брест — Минск"
+        )
+
+    assert page_text(pdf, 0) == (
+        f"{header} Сектор 1 — Вопрос {card(1, 1)} Экземпляр № 007 Сезон 2023 Стр. 1 из 13"
+    )
+    blitz = " ".join(f"{i}. {card(8, i)}" for i in (1, 2, 3))
+    assert page_text(pdf, 7) == (
+        f"{header} Сектор 8 — Суперблиц {blitz} Экземпляр № 007 Сезон 2023 Стр. 8 из 13"
+    )
+
+
+def test_host_card_omits_empty_fields() -> None:
+    context = game_context()
+    context["sectors"][0]["questions"][0].update(
+        accepted=None, rejected="", comment=None, sources=[]
+    )
+    text = page_text(reader(render_pdf("host_card.html", context)), 0)
+    assert "Ответ: Сова 1.1 Автор: Иван Сапего, Брест — Минск" in text
+    for label in ("Зачёт", "Незачёт", "Комментарий", "Источники"):
+        assert label not in text
+
+
+# --------------------------------------------------------------------------- agreements
+
+
+def test_gift_agreement_text() -> None:
+    pdf = reader(render_pdf("gift_agreement.html", agreement_context()))
+    assert len(pdf.pages) == 1
+    text = page_text(pdf, 0)
+    assert text.startswith("ДОГОВОР ДАРЕНИЯ № 2023-0001 г. Минск 10 марта 2023 г. ")
+    assert (
+        "ЗАО «Второй национальный телеканал», именуемое в дальнейшем «Даритель», в лице "
+        "генерального директора Петрова П. П., действующего на основании Устава, с одной "
+        "стороны, и Иван Сапего (Брест — Минск), именуемый(-ая) в дальнейшем «Одаряемый»"
+    ) in text
+    assert (
+        "1.1. Даритель безвозмездно передаёт Одаряемому денежный приз в размере "
+        "300,00 (Триста) рублей 00 копеек за вопрос № 17 «Внимание, в вопросе есть замены. "
+        "Что это?», на который Команда знатоков не дала правильного ответа в игре "
+        "«Весенняя серия, игра 2» (4 марта 2023 г.)."
+    ) in text
+    assert f"Положения о проекте, {RULE}." in text
+    assert "УНП: 100000000" in text
+    assert "ИНН" not in text
+    assert "Город: Брест — Минск Адрес:" in text
+    assert text.endswith(f"Договор № 2023-0001, версия 1 {RULE} Стр. 1 из 1")
+    assert pdf.metadata["/Title"] == "Договор дарения № 2023-0001"
+    assert pdf.metadata["/CreationDate"] == "D:20230310"
+
+
+def test_gift_agreement_big_amount_rub_and_blanks() -> None:
+    context = agreement_context()
+    context.update(amount=Decimal("2000"), currency="RUB", place="")
+    context["broadcaster"] = {
+        "name": "ЗАО «Второй национальный телеканал»",
+        "address": "г. Минск",
+        "unp": "",  # as webapp/config.py defaults it; "inn" key absent
+        "bank": "",
+        "represented_by": "",
+        "place": "г. Минск",
+    }
+    context["author"] = {"name": "Анна Лысенко", "city": "", "address": ""}
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "в размере 2 000,00 (Две тысячи) рублей 00 копеек за вопрос" in text
+    assert "Сумма приза: 2 000,00 RUB." in text
+    assert "Анна Лысенко, именуемый(-ая)" in text
+    assert "УНП" not in text and "ИНН" not in text
+
+
+def test_gift_agreement_long_question_is_excerpted() -> None:
+    context = agreement_context()
+    context["question"]["text"] = "слово " * 200
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "«" + ("слово " * 50).strip() + "…»" in text
+
+
+# --------------------------------------------------------------------------- security
+
+
+def test_user_text_is_printed_literally_and_nothing_is_fetched(http_server, caplog) -> None:
+    caplog.set_level(logging.DEBUG, logger="sova.documents")
+    evil = hostile(http_server.server_address[1])
+    game = game_context()
+    first = game["sectors"][0]["questions"][0]
+    first.update(text=" ".join(evil), handout=evil[3], answer=evil[4], comment=evil[2])
+    first["authors"] = [{"name": evil[1], "city": evil[0]}]
+    first["sources"] = evil
+    agreement = agreement_context()
+    agreement["question"]["text"] = " ".join(evil)
+    agreement["author"] = {"name": evil[1], "city": evil[0], "address": evil[2]}
+    agreement["broadcaster"]["bank"] = evil[4]
+
+    rendered = {
+        "envelope.html": render_pdf("envelope.html", game),
+        "host_card.html": render_pdf("host_card.html", game),
+        "gift_agreement.html": render_pdf("gift_agreement.html", agreement),
+    }
+    for name, pdf_bytes in rendered.items():
+        pdf = reader(pdf_bytes)
+        # lines may break inside a snippet (after "/", in narrow table cells): compare
+        # with all whitespace removed
+        text = "".join(all_text(pdf).split())
+        for snippet in evil:
+            assert "".join(snippet.split()) in text, (name, snippet)
+        assert_no_embedded_content(pdf)
+    envelope = page_text(reader(rendered["envelope.html"]), 0)
+    assert "Автор: <b>жирный</b>, <script>alert(1)</script>" in envelope
+
+    assert http_server.requests == []
+    refusals = [
+        r for r in caplog.records if r.name == "sova.documents" and r.levelname == "WARNING"
+    ]
+    assert refusals == []
+    served = [r.getMessage() for r in caplog.records if r.getMessage().startswith("served ")]
+    assert len(served) == 3
+    assert all(m.startswith(f"served file://{ASSETS_DIR}/pdf.css ") for m in served)
+
+
+@pytest.mark.parametrize(
+    ("markup", "refused"),
+    [
+        ('<img src="http://127.0.0.1:{port}/x.png">', "http://127.0.0.1:{port}/x.png"),
+        (
+            '<link rel="stylesheet" href="http://127.0.0.1:{port}/a.css">',
+            "http://127.0.0.1:{port}/a.css",
+        ),
+        ('<link rel="attachment" href="file:///etc/hostname">', "file:///etc/hostname"),
+        ('<div style="background:url(file:///etc/passwd)">x</div>', "file:///etc/passwd"),
+        ('<a rel="attachment" href="file:///etc/hostname">x</a>', "file:///etc/hostname"),
+        ('<img src="data:image/png;base64,iVBORw0KGgo=">', "data:image/png;base64,iVBORw0KGgo="),
+        ('<img src="../../pyproject.toml">', f"file://{ASSETS_DIR.parent.parent}/pyproject.toml"),
+        ('<img src="envelope.html">', f"file://{ASSETS_DIR}/envelope.html"),
+        ('<img src="sova-file:secret.png">', "sova-file:secret.png"),
+        (
+            "<style>@font-face { font-family: X; src: url(https://127.0.0.1:{port}/f.ttf) }"
+            "</style><p style='font-family: X'>x</p>",
+            "https://127.0.0.1:{port}/f.ttf",
+        ),
+    ],
+)
+def test_raw_html_resources_are_refused(http_server, caplog, markup: str, refused: str) -> None:
+    """Defence in depth: even HTML that escaped escaping fetches nothing but our assets."""
+    port = http_server.server_address[1]
+    markup, refused = markup.replace("{port}", str(port)), refused.replace("{port}", str(port))
+    caplog.set_level(logging.WARNING, logger="sova.documents")
+    html = f'<html><head><link rel="stylesheet" href="pdf.css"></head><body>{markup}</body></html>'
+    with pytest.raises(ResourceRefused):
+        documents._html_to_pdf(html)
+    assert http_server.requests == []
+    messages = [r.getMessage() for r in caplog.records if r.name == "sova.documents"]
+    assert any(m.startswith(f"refused to fetch {refused}: ") for m in messages), messages
+
+
+def test_allowed_file_is_served(tmp_path: Path) -> None:
+    from PIL import Image
+
+    image = tmp_path / "handout.png"
+    Image.new("RGB", (4, 4), (200, 0, 0)).save(image)
+    html = '<html><body><img src="sova-file:handout-17.png"></body></html>'
+    pdf = reader(documents._html_to_pdf(html, {"handout-17.png": image}))
+    xobjects = pdf.pages[0]["/Resources"]["/XObject"]
+    assert [xobjects[k].get_object()["/Subtype"] for k in xobjects] == ["/Image"]
+
+
+# --------------------------------------------------------------------------- fetcher
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/x.png",
+        "https://example.org/font.ttf",
+        "ftp://127.0.0.1/x",
+        "data:text/css,body{}",
+        "file:///etc/passwd",
+        "file:///etc/hostname",
+        "file://remote-host" + str(ASSETS_DIR / "pdf.css"),
+        f"file://{ASSETS_DIR}/pdf.css?x=1",
+        f"file://{ASSETS_DIR}/../../pyproject.toml",
+        f"file://{ASSETS_DIR}/%2e%2e/%2e%2e/pyproject.toml",
+        f"file://{ASSETS_DIR}/envelope.html",
+        f"file://{ASSETS_DIR}/missing.css",
+        f"file://{ASSETS_DIR}",
+        "sova-file:handout.png",
+        "javascript:alert(1)",
+        "pdf.css",
+    ],
+)
+def test_fetcher_refuses(url: str, caplog) -> None:
+    caplog.set_level(logging.WARNING, logger="sova.documents")
+    fetcher = SafeURLFetcher()
+    with pytest.raises(ResourceRefused):
+        fetcher.fetch(url)
+    with pytest.raises(ResourceRefused):
+        safe_url_fetcher(url)
+    assert fetcher.refused == [url]
+    assert fetcher.fetched == []
+    assert [r.levelname for r in caplog.records if r.name == "sova.documents"] == ["WARNING"] * 2
+
+
+def test_fetcher_serves_our_css() -> None:
+    fetcher = SafeURLFetcher()
+    url = f"file://{ASSETS_DIR}/pdf.css"
+    response = fetcher(url)
+    assert response.content_type == "text/css"
+    assert b"@page" in response.read()
+    assert fetcher.fetched == [url]
+    assert safe_url_fetcher(url).content_type == "text/css"
+
+
+def test_fetcher_refuses_symlink_out_of_assets(tmp_path: Path) -> None:
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    (assets / "ok.css").write_text("p {}")
+    secret = tmp_path / "secret.css"
+    secret.write_text("secret")
+    (assets / "link.css").symlink_to(secret)
+    fetcher = SafeURLFetcher(assets_dir=assets)
+    assert fetcher.fetch(f"file://{assets}/ok.css").read() == b"p {}"
+    with pytest.raises(ResourceRefused, match="outside the assets folder"):
+        fetcher.fetch(f"file://{assets}/link.css")
+
+
+def test_fetcher_allowed_files(tmp_path: Path) -> None:
+    image = tmp_path / "a.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n")
+    fetcher = SafeURLFetcher({"h1.png": image})
+    assert fetcher.fetch("sova-file:h1.png").read() == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ResourceRefused):
+        fetcher.fetch("sova-file:h2.png")
+    with pytest.raises(ResourceRefused):  # the allowed file is not reachable as file:
+        fetcher.fetch(f"file://{image}")
+
+
+@pytest.mark.parametrize(
+    ("name", "suffix"),
+    [("../x.png", ".png"), ("a b.png", ".png"), ("", ".png"), ("ok.png", ".html")],
+)
+def test_fetcher_allowed_files_validation(tmp_path: Path, name: str, suffix: str) -> None:
+    path = tmp_path / f"file{suffix}"
+    path.write_bytes(b"x")
+    with pytest.raises(ValueError):
+        SafeURLFetcher({name: path})
+
+
+def test_fetcher_allowed_file_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        SafeURLFetcher({"x.png": tmp_path / "missing.png"})
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_long_word_wraps_on_the_page() -> None:
+    word = "Щ" * 100_000
+    context = game_context()
+    context["sectors"][0]["questions"][0]["text"] = f"Начало {word} конец"
+    started = time.monotonic()
+    pdf = reader(render_pdf("envelope.html", context))
+    assert time.monotonic() - started < 90
+    first = pdf.pages[0].extract_text()
+    assert "Сектор 1 — Вопрос" in first
+    assert "Начало " + "Щ" * 500 in first.replace("\n", "")
+    # the word is broken into lines that fit the page: no line holds more than ~50 glyphs
+    lines = [
+        line for i in range(len(pdf.pages)) for line in pdf.pages[i].extract_text().split("\n")
+    ]
+    assert max(len(line) for line in lines) < 80
+    assert sum(line.count("Щ") for line in lines) == 100_000
+    assert "Щ конец" in " ".join(lines)
+    assert "Сектор 13 — 13 сектор" in page_text(pdf, len(pdf.pages) - 1)
+
+
+def test_long_word_in_a_table_cell() -> None:
+    word = "Ж" * 100_000
+    context = agreement_context()
+    context["author"]["address"] = word
+    started = time.monotonic()
+    pdf = reader(render_pdf("gift_agreement.html", context))
+    assert time.monotonic() - started < 90
+    assert "Адрес: " + "Ж" * 10 in all_text(pdf)
+    lines = [line for page in pdf.pages for line in page.extract_text().split("\n")]
+    # half-page-wide cell: a line of the word holds ~35 glyphs, never the whole word
+    assert max(line.count("Ж") for line in lines) < 45
+    assert sum(line.count("Ж") for line in lines) == 100_000
+
+
+def test_long_runs_get_invisible_break_opportunities() -> None:
+    context = game_context()
+    context["sectors"][0]["questions"][0]["text"] = "А" * 45 + " короткое"
+    html = render_html("envelope.html", context)
+    assert "А" * 10 + "\u200b" + "А" * 10 in html
+    assert "А" * 11 not in html
+    # ordinary text (runs up to 40 characters) is untouched
+    assert "\u200b" not in render_html("envelope.html", game_context())
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def test_same_inputs_same_bytes() -> None:
+    environ_before = os.environ.get("SOURCE_DATE_EPOCH")
+    first = render_pdf("gift_agreement.html", agreement_context())
+    envelope = render_pdf("envelope.html", game_context())
+    time.sleep(1.1)  # embedded font subsets would carry a new timestamp
+    assert render_pdf("gift_agreement.html", agreement_context()) == first
+    assert render_pdf("envelope.html", game_context()) == envelope
+    assert os.environ.get("SOURCE_DATE_EPOCH") == environ_before  # not leaked
+
+
+def test_different_inputs_different_bytes() -> None:
+    context = agreement_context()
+    context["version"] = 2
+    assert render_pdf("gift_agreement.html", context) != render_pdf(
+        "gift_agreement.html", agreement_context()
+    )
