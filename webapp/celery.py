@@ -41,7 +41,9 @@ def celery_init_app(app: Flask) -> Celery:
         task_soft_time_limit=120,
         task_time_limit=180,
         broker_connection_retry_on_startup=True,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        # kombu's SQLAlchemy transport hands these options to create_engine(): Redis only.
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT}
+        if broker.startswith(("redis", "rediss")) else {},
         worker_hijack_root_logger=False,
         beat_schedule={
             "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},

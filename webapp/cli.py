@@ -194,8 +194,13 @@ def _create_app(*_args, **_kwargs):
 
 def main() -> None:
     """Entry point of the ``sova`` console script."""
-    cli = FlaskGroup(create_app=_create_app, add_default_commands=True,
+    from flask.cli import routes_command, shell_command
+
+    # Flask's own `run` (the bare dev server) would shadow `sova run` (web + worker + beat).
+    cli = FlaskGroup(create_app=_create_app, add_default_commands=False,
                      set_debug_flag=False, load_dotenv=False)
+    cli.add_command(shell_command)
+    cli.add_command(routes_command)
     cli.main(prog_name="sova")
 
 

@@ -106,6 +106,19 @@ Everything else -- ``http:``, ``https:``, ``ftp:``, ``data:``, ``file:`` outside
 folder, queries, remote hosts -- is refused, logged on ``logging.getLogger("sova.documents")``
 (WARNING) and raises ``ResourceRefused``; no network access happens, so no redirects.
 Fonts come from fontconfig (system ``fonts-dejavu-core``): nothing is downloaded.
+
+Layout and determinism
+======================
+A4 with 3 mm bleed and crop/cross marks (MediaBox = A4 + bleed, TrimBox = A4), "DejaVu
+Serif" text and "DejaVu Sans" headings, footer: copy serial / season (or agreement number,
+version / rule), «Стр. N из M». ``overflow-wrap: anywhere`` everywhere, no automatic
+hyphenation (hosts read the text aloud; amounts and names must extract exactly). Runs of
+more than 60 non-space characters get an invisible U+200B every 2 characters (see
+``_break_long_runs``): WeasyPrint is quadratic on unbreakable words. Amount figures in the
+PDFs use U+00A0 as thousands separator. Fonts are subset by fontTools unless
+libharfbuzz-subset is installed; fontTools stamps the time into each subset, so renders run
+with ``SOURCE_DATE_EPOCH`` fixed (see ``_fixed_font_timestamps``; renders in one process are
+serialised by a lock).
 """
 
 from __future__ import annotations
@@ -419,8 +432,8 @@ def _excerpt(text: str, limit: int = 300) -> str:
 # SPACE) every _RUN_CHUNK characters: rendering stays linear, nothing changes visually, and
 # pypdf's extracted text does not show the U+200B.
 ZWSP = "\u200b"
-_LONG_RUN = 40
-_RUN_CHUNK = 10
+_LONG_RUN = 60
+_RUN_CHUNK = 2
 _LONG_RUN_RE = re.compile(rf"[^\s\u200b]{{{_LONG_RUN + 1},}}")
 
 
