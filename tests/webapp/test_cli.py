@@ -1,0 +1,74 @@
+"""The `sova` command line: import and game replay (contracts/api.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from webapp.extensions import db
+from webapp.submissions.models import Question
+
+SAMPLE = "webapp/submissions/sample_packet.4s"
+
+
+def count(status=None):
+    stmt = db.select(db.func.count()).select_from(Question)
+    if status:
+        stmt = stmt.where(Question.status == status)
+    return db.session.scalar(stmt)
+
+
+def test_import_sample_as_archive_prints_exact_counts(app):
+    result = app.test_cli_runner().invoke(args=["import", SAMPLE, "--as", "archive"])
+    assert result.exit_code == 0, result.output
+    assert "sample_packet.4s: imported 10 questions as archive" in result.output
+    assert "total: 10 questions from 1 file(s); 0 file(s) failed" in result.output
+    assert count("archived") == 10
+
+
+def test_import_real_koi8r_db_packet(app, shared_dir):
+    path = shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt"
+    result = app.test_cli_runner().invoke(args=["import", str(path), "--as", "submissions",
+                                                "--channel", "mail"])
+    assert result.exit_code == 0, result.output
+    assert "imported 36 questions as submissions" in result.output
+    assert count("received") == 36
+    q = db.session.scalars(db.select(Question).order_by(Question.id)).first()
+    assert q.channel == "mail"
+    assert q.authors[0].author.name == "Александр Кудрявцев"
+    assert q.authors[0].author.city == "Николаев"
+
+
+def test_broken_packet_exit_2_and_nothing_kept(app, tmp_path):
+    bad = tmp_path / "bad.4s"
+    bad.write_text("? Вопрос без ответа, просто текст вопроса\n\n? Ещё один\n! Ответ\n",
+                   encoding="utf-8")
+    result = app.test_cli_runner().invoke(args=["import", SAMPLE, str(bad), "--as", "archive"])
+    assert result.exit_code == 2
+    assert "bad.4s" in result.output and "line 1" in result.output
+    assert "total: 10 questions from 1 file(s); 1 file(s) failed" in result.output
+    assert count() == 10  # the good file only
+
+
+def test_game_replay_command(tmp_path):
+    protocol = {"format": "sova.game-protocol/1", "ruleset": "2023",
+                "table": {"blitz": 7, "superblitz": None, "sector13": 13},
+                "events": [{"type": "spin", "sector": 13}, {"type": "sector13_option",
+                                                             "option": "six"},
+                           {"type": "answer", "correct": False}]}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    state = json.loads(run.stdout)
+    assert state["score"] == "0:1"
+    assert state["unanswered"] == [{"sector": 13, "slot": 1}]
+    protocol["events"].append({"type": "spin", "sector": 14})
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2
+    error = json.loads(run.stdout)["error"]
+    assert error["event"] == 3 and error["rule"].startswith("000_90d7c8192601ed3a.txt")
