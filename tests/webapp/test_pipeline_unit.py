@@ -100,3 +100,56 @@ def test_full_pipeline_through_api(app, api, drain):
     assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 6
     amounts = db.session.scalars(db.select(Prize.amount)).all()
     assert all(a == Decimal("300.00") for a in amounts)
+
+
+def test_unknown_game_and_bad_game_input(app, api):
+    assert api("post", "/api/v1/games/999/assign", role="producer").status_code == 404
+    assert api("post", "/api/v1/games/999/events", role="host",
+               json={"type": "spin", "sector": 1}).status_code == 404
+    assert api("post", "/api/v1/games/999/close", role="producer").status_code == 404
+    resp = api("post", "/api/v1/games", role="producer", json={
+        "season_id": 999, "kind": "qualifying", "date": "2023-03-04", "table": {}})
+    assert resp.status_code == 422 and resp.json["errors"] == {"season_id": ["no such season"]}
+    season = api("post", "/api/v1/seasons", role="producer",
+                 json={"name": "Сезон 2009", "ruleset": "2009"}).json["id"]
+    resp = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season, "kind": "final", "date": "2009-13-01",
+        "table": {"blitz": 14, "superblitz": 14}})
+    assert resp.status_code == 422
+    assert {"kind", "date", "table.blitz"} <= set(resp.json["errors"])
+    from webapp.games.models import Game
+
+    assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
+
+
+def test_wrong_role_and_no_token(app, api):
+    assert api("get", "/api/v1/questions").status_code == 401
+    assert api("get", "/api/v1/questions", headers={"Authorization": "Bearer nope"}
+               ).status_code == 401
+    assert api("get", "/api/v1/questions", role="host").status_code == 403
+    assert api("post", "/api/v1/seasons", role="editor",
+               json={"name": "x", "ruleset": "2023"}).status_code == 403
+
+
+def test_assign_refuses_a_too_small_pool(app, api):
+    season = api("post", "/api/v1/seasons", role="producer",
+                 json={"name": "Сезон 2023", "ruleset": "2023"}).json["id"]
+    game = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season, "kind": "qualifying", "date": "2023-03-04",
+        "table": {"blitz": 4}}).json["id"]
+    resp = api("post", f"/api/v1/games/{game}/assign", role="producer")
+    assert resp.status_code == 409
+    assert resp.json["error"]["needed"] == 15 and resp.json["error"]["available"] == 0
+
+
+def test_openapi_document(client):
+    doc = client.get("/api/v1/openapi.json").json
+    assert doc["openapi"] == "3.1.0"
+    for path in ("/api/v1/submissions", "/api/v1/submissions/{token}", "/api/v1/questions",
+                 "/api/v1/questions/{question_id}/decision", "/api/v1/seasons",
+                 "/api/v1/games", "/api/v1/games/{game_id}/assign",
+                 "/api/v1/games/{game_id}/envelopes", "/api/v1/games/{game_id}/documents",
+                 "/api/v1/games/{game_id}/events", "/api/v1/games/{game_id}",
+                 "/api/v1/games/{game_id}/close", "/api/v1/prizes",
+                 "/api/v1/documents/{document_id}"):
+        assert path in doc["paths"], path

@@ -126,10 +126,13 @@ class Created(Schema):
     id = fields.Integer(required=True)
 
 
+SECTOR = validate.Range(min=1, max=13, error="a sector 1..13 or null")
+
+
 class TableIn(Strict):
-    blitz = fields.Integer(load_default=None, allow_none=True)
-    superblitz = fields.Integer(load_default=None, allow_none=True)
-    sector13 = fields.Integer(load_default=None, allow_none=True)
+    blitz = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
+    superblitz = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
+    sector13 = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
 
 
 class GameIn(Strict):
