@@ -70,6 +70,9 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_BROKER_URL": broker,
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
+        # Base of links in e-mails (status pages); `make run` serves on SOVA_PORT.
+        "SOVA_PUBLIC_URL": setting("SOVA_PUBLIC_URL")
+        or f"http://127.0.0.1:{setting('SOVA_PORT', '5000')}",
         # Send outbox messages to the broker right after commit (the beat sweeper is the
         # safety net). Unit tests turn it off and drain the outbox in-process.
         "SOVA_OUTBOX_AUTOSEND": True,

@@ -42,7 +42,7 @@ def received(question_id: int) -> bool:
     if q is None or not q.authors or not q.authors[0].author.email_encrypted:
         return False
     to = decrypt(q.authors[0].author.email_encrypted)
-    base = current_app.config.get("SOVA_PUBLIC_URL", "http://127.0.0.1:5000")
+    base = current_app.config.get("SOVA_PUBLIC_URL")
     with current_app.test_request_context(base_url=base):
         link = url_for("submissions.status", token=q.public_token, _external=True)
     send_mail(to, "Ваш вопрос получен — «Что? Где? Когда?»",

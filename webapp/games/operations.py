@@ -149,7 +149,7 @@ def assign_envelopes(game: Game) -> Game:
     """Fill the 13 sectors from the approved pool, oldest approved first, no author twice
     in one game. Idempotent: a game that has envelopes keeps them. Raises GameConflict
     when the game is past its draft or the pool is too small (nothing is written)."""
-    if game.envelopes:
+    if game.envelopes and game.status == "ready":
         return game
     if game.status != "draft":
         raise GameConflict(f"game {game.id} is {game.status}; envelopes are assigned in draft")

@@ -167,6 +167,10 @@ def console(game_id: int):
         else:
             commit()
         return redirect(url_for("games.console", game_id=game_id))
+    if form.is_submitted():
+        flash("Отказано: " + "; ".join(e for errs in form.errors.values() for e in errs),
+              "error")
+        return redirect(url_for("games.console", game_id=game_id))
     state = game_state(game)
     ruleset = game.season.ruleset
     allowed = allowed_actions(ruleset, game.table, {}, [e.payload for e in game.events])

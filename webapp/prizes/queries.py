@@ -17,6 +17,18 @@ def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]
     return list(db.session.scalars(stmt).all())
 
 
+RULE_BOOKS = {
+    "000_90d7c8192601ed3a.txt": "Положения о телевизионном проекте (правила сезона 2023 года)",
+    "002_e025d5ded135c1c4.txt": "Правил игры «Что? Где? Когда?» 2009 года",
+}
+
+
+def rule_for_print(rule: str) -> str:
+    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 Положения о … 2023 года"``."""
+    source, _, clause = rule.partition(" §")
+    return f"п. {clause} {RULE_BOOKS.get(source, source)}" if clause else rule
+
+
 def agreement_context(prize: Prize) -> dict:
     """Context of ``templates/pdf/gift_agreement.html`` (primitives only)."""
     agreement = prize.agreement
@@ -32,6 +44,6 @@ def agreement_context(prize: Prize) -> dict:
         "game": {"title": game.display_title, "date": game.air_date.isoformat()},
         "amount": prize.amount,
         "currency": prize.currency,
-        "rule": prize.rule,
+        "rule": rule_for_print(prize.rule),
         "version": 1,
     }
