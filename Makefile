@@ -19,7 +19,7 @@ install: $(STAMP)
 ## make run: install, migrate SQLite in instance/, demo users + one archive packet, then
 ## web (http://127.0.0.1:5000), worker and beat together. Ctrl-C stops all three.
 run: install
-	$(BIN)/sova db upgrade
+	$(BIN)/sova db upgrade heads
 	$(BIN)/sova seed-demo
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sova run
 

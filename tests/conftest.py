@@ -62,7 +62,7 @@ def make_app(tmp_path):
         config.update(overrides)
         app = create_app(config)
         with app.app_context():
-            upgrade()
+            upgrade(revision="heads")
         return app
 
     return factory
