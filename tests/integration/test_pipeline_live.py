@@ -62,7 +62,7 @@ def live(pg_url, redis_url, tmp_path):
     app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")}
                      | {"TESTING": True, "WTF_CSRF_ENABLED": False})
     with app.app_context():
-        upgrade()
+        upgrade(revision="heads")
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool=solo",
          "--loglevel=INFO", "--without-gossip", "--without-mingle"],
