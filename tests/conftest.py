@@ -58,6 +58,8 @@ def make_app(tmp_path):
             "SOVA_BROKER_URL": "memory://",
             "SOVA_OUTBOX_AUTOSEND": False,
             "SOVA_DOCUMENTS_PATH": str(tmp_path / "documents"),
+            "RATELIMIT_ENABLED": False,
+            "SOVA_MIN_FILL_SECONDS": 0,
         }
         config.update(overrides)
         app = create_app(config)

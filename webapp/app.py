@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException
 
 from webapp.config import load_config
-from webapp.extensions import csrf, db, login_manager, migrate
+from webapp.extensions import babel, csrf, db, limiter, login_manager, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -49,13 +49,39 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+from webapp.app_lang import LANG_COOKIE, LANGUAGES  # noqa: E402
+
+
+def select_locale() -> str:
+    """The viewer's language: ``?lang=``, then the remembered cookie, then the browser's
+    Accept-Language among ru/be/en; Russian by default."""
+    lang = request.args.get("lang") or request.cookies.get(LANG_COOKIE)
+    if lang in LANGUAGES:
+        return lang
+    return request.accept_languages.best_match(LANGUAGES) or "ru"
+
+
 def register_extensions(app: Flask) -> None:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
     csrf.init_app(app)
+    limiter.init_app(app)
+    if app.config["SOVA_PROXY_COUNT"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = app.config["SOVA_PROXY_COUNT"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+    babel.init_app(app, locale_selector=select_locale,
+                   default_translation_directories=str(Path(__file__).parent / "translations"))
+    from flask_babel import get_locale
+
+    app.jinja_env.globals["get_locale"] = get_locale
     login_manager.init_app(app)
     login_manager.login_view = "accounts.login"
     login_manager.login_message = "Войдите, чтобы продолжить."
+    from webapp.security import init_security
+
+    init_security(app)
 
     with app.app_context():
         engine: Engine = db.engine

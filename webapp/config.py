@@ -70,6 +70,12 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_BROKER_URL": broker,
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
+        "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
+        "RATELIMIT_HEADERS_ENABLED": True,
+        # Number of trusted reverse proxies in front of the app (nginx: 1).
+        "SOVA_PROXY_COUNT": int(setting("SOVA_PROXY_COUNT", "0") or 0),
+        # A viewer who fills the form faster than this is a bot (seconds).
+        "SOVA_MIN_FILL_SECONDS": 3,
         # Base of links in e-mails (status pages); `make run` serves on SOVA_PORT.
         "SOVA_PUBLIC_URL": setting("SOVA_PUBLIC_URL")
         or f"http://127.0.0.1:{setting('SOVA_PORT', '5000')}",

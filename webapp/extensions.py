@@ -1,5 +1,8 @@
 """Flask extensions, created unbound and initialised in :func:`webapp.app.create_app`."""
 
+from flask_babel import Babel
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_smorest import Api
@@ -17,3 +20,6 @@ migrate = Migrate()
 csrf = CSRFProtect()
 login_manager = LoginManager()
 api = Api()
+babel = Babel()
+# Storage from RATELIMIT_STORAGE_URI: Redis when SOVA_REDIS_URL is set, memory otherwise.
+limiter = Limiter(key_func=get_remote_address)

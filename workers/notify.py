@@ -48,3 +48,22 @@ def received(question_id: int) -> bool:
     send_mail(to, "Ваш вопрос получен — «Что? Где? Когда?»",
               f"Здравствуйте!\n\nМы получили ваш вопрос. Его статус: {link}\n\nРедакция")
     return True
+
+
+@shared_task(name="notify.my_link", ignore_result=True, acks_late=True,
+             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+def my_link(author_id: int) -> bool:
+    """E-mail an author the one-time "my questions" link (valid 24 h)."""
+    from webapp.submissions.models import Author
+    from webapp.submissions.views import my_link_token
+
+    author = db.session.get(Author, author_id)
+    if author is None or not author.email_encrypted:
+        return False
+    base = current_app.config.get("SOVA_PUBLIC_URL")
+    with current_app.test_request_context(base_url=base):
+        link = url_for("submissions.my_open", token=my_link_token(author), _external=True)
+    send_mail(decrypt(author.email_encrypted), "Ваши вопросы — «Что? Где? Когда?»",
+              f"Здравствуйте!\n\nВаши вопросы и их статус: {link}\n"
+              "Ссылка действует сутки и один раз.\n\nРедакция")
+    return True

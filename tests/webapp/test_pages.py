@@ -12,7 +12,7 @@ from webapp.submissions.models import Question
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",
     "answer": "Санкт-Петербург", "name": "Пётр Иванов", "city": "Минск",
-    "email": "petr@example.com", "consent": "y",
+    "email": "petr@example.com", "consent": "y", "age_confirmed": "y",
 }
 
 

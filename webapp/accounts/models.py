@@ -22,7 +22,8 @@ def token_digest(token: str) -> str:
 
 class User(UserMixin, db.Model):
     """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
-    ``token_hash``: SHA-256 of the API bearer token, if one was issued."""
+    ``token_hash``: SHA-256 of the API bearer token, if one was issued; ``failed_logins`` and
+    ``locked_until``: the login lock-out state (migration 0005_security)."""
 
     __tablename__ = "user"
 
@@ -34,6 +35,10 @@ class User(UserMixin, db.Model):
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # login lock-out (webapp.accounts.operations.authenticate): consecutive failed
+    # password checks since the last success or lock, and the end of the current lock.
+    failed_logins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     @property
     def is_active(self) -> bool:  # flask-login

@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from webapp.accounts.models import ROLES, User, token_digest
+from webapp.core.models import utcnow
 from webapp.extensions import db
 
 _hasher = PasswordHasher()  # argon2id, memory-hard
 
 
+#: Consecutive failed password checks that lock an account (OWASP ASVS 2.2.1).
+LOCKOUT_THRESHOLD = 5
+#: How long a lock lasts.
+LOCKOUT_DURATION = timedelta(minutes=15)
+
+
 class AccountError(ValueError):
     """Invalid account data (unknown role, duplicate e-mail)."""
+
+
+class AccountLocked(AccountError):
+    """Login refused: the account is locked until ``locked_until`` (aware UTC) after
+    :data:`LOCKOUT_THRESHOLD` failed password checks in a row."""
+
+    def __init__(self, locked_until: datetime):
+        super().__init__(f"account locked until {locked_until.isoformat()}")
+        self.locked_until = locked_until
 
 
 def create_user(email: str, role: str, password: str | None = None, name: str = "",
@@ -51,6 +68,49 @@ def check_password(user: User | None, password: str) -> bool:
         return _hasher.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+
+
+def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOLD,
+                 duration: timedelta = LOCKOUT_DURATION,
+                 now: datetime | None = None) -> User | None:
+    """The active user with this e-mail and password, or None; flushes the lock-out state.
+
+    A wrong password adds one to ``user.failed_logins``; the ``threshold``-th failure in a row
+    sets ``locked_until = now + duration`` and resets the count. While locked, even the right
+    password is refused with :class:`AccountLocked` (the password is still hashed, so timing
+    says nothing). A success resets the count. Unknown e-mails cost one hash and record
+    nothing (the per-address rate limit in :mod:`webapp.security` covers them).
+    The caller commits (also on failure, so that the count is kept).
+    """
+    now = now or utcnow()
+    user = db.session.scalar(db.select(User).filter_by(email=(email or "").strip().lower()))
+    if user is not None and user.locked_until is not None and user.locked_until > now:
+        check_password(None, password)
+        raise AccountLocked(user.locked_until)
+    if user is not None and user.active and check_password(user, password):
+        user.failed_logins = 0
+        user.locked_until = None
+        db.session.flush()
+        return user
+    if user is None:
+        check_password(None, password)
+        return None
+    # atomic increment: concurrent failures are all counted
+    db.session.execute(db.update(User).where(User.id == user.id)
+                       .values(failed_logins=User.failed_logins + 1))
+    db.session.refresh(user)
+    if user.failed_logins >= threshold:
+        user.failed_logins = 0
+        user.locked_until = now + duration
+        db.session.flush()
+    return None
+
+
+def unlock(user: User) -> None:
+    """Lift a lock-out (admin action); flushes."""
+    user.failed_logins = 0
+    user.locked_until = None
+    db.session.flush()
 
 
 def user_by_token(token: str) -> User | None:

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlsplit
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_login import login_user, logout_user
 
 from webapp.accounts.forms import LoginForm
-from webapp.accounts.models import User
-from webapp.accounts.operations import check_password
+from webapp.accounts.operations import (
+    LOCKOUT_DURATION,
+    LOCKOUT_THRESHOLD,
+    AccountLocked,
+    authenticate,
+)
 from webapp.core.access import access
-from webapp.extensions import db
+from webapp.extensions import limiter
+from webapp.jobs import commit
+from webapp.security import login_rate_limit
 
 bp = Blueprint("accounts", __name__)
 
@@ -34,16 +41,36 @@ def _safe_next(target: str | None) -> str | None:
 
 @bp.route("/login", methods=["GET", "POST"])
 @access("public")
+@limiter.limit(login_rate_limit, methods=["POST"])
 def login():
+    """Staff login. 302 on success; 401 wrong e-mail/password; 429 when the account is
+    locked (``SOVA_LOGIN_MAX_FAILURES`` failures in a row, default 5, lock
+    ``SOVA_LOGIN_LOCKOUT_MINUTES``, default 15) or the address exceeds the rate limit."""
     form = LoginForm()
+    code = 200
     if form.validate_on_submit():
-        user = db.session.scalar(db.select(User).filter_by(email=form.email.data.strip().lower()))
-        if user and user.active and check_password(user, form.password.data):
+        minutes = int(current_app.config.get("SOVA_LOGIN_LOCKOUT_MINUTES",
+                                             LOCKOUT_DURATION.total_seconds() // 60))
+        try:
+            user = authenticate(
+                form.email.data, form.password.data,
+                threshold=int(current_app.config.get("SOVA_LOGIN_MAX_FAILURES",
+                                                     LOCKOUT_THRESHOLD)),
+                duration=timedelta(minutes=minutes))
+        except AccountLocked:
+            commit()
+            form.form_errors.append(
+                f"Вход временно заблокирован после нескольких неудачных попыток. "
+                f"Попробуйте через {minutes} мин.")
+            return render_template("accounts/login.html", form=form), 429
+        commit()
+        if user is not None:
             login_user(user)
             return redirect(_safe_next(request.args.get("next"))
                             or url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
         form.form_errors.append("Неверная почта или пароль.")
-    code = 401 if form.is_submitted() and form.form_errors else 200
+    if form.is_submitted() and form.form_errors:
+        code = 401
     return render_template("accounts/login.html", form=form), code
 
 

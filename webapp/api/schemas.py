@@ -143,6 +143,8 @@ class GameIn(Strict):
     team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     table = fields.Nested(TableIn, required=True)
+    series_id = fields.Integer(load_default=None, allow_none=True)
+    team_id = fields.Integer(load_default=None, allow_none=True)
 
 
 class SectorOut(Schema):
@@ -200,10 +202,23 @@ class AuthorOut(Schema):
 class PrizeOut(Schema):
     id = fields.Integer()
     kind = fields.String()
-    amount = fields.String()
+    amount = fields.String(allow_none=True)
     currency = fields.String()
     author = fields.String()
     question_id = fields.Integer(allow_none=True)
+    trophy = fields.String(allow_none=True)
+    rule = fields.String()
+
+
+class AwardIn(Strict):
+    """An individual prize: ``kind`` (see ``webapp.domain.prizes.AWARD_RULES``), the
+    expert's ``recipient`` name and the ``team`` roster, or the best author's ``author_id``."""
+
+    kind = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    recipient = fields.String(load_default="", validate=validate.Length(max=200))
+    team = fields.List(fields.String(validate=validate.Length(max=200)), load_default=list,
+                       validate=validate.Length(max=20))
+    author_id = fields.Integer(load_default=None, allow_none=True)
 
 
 class CloseOut(Schema):
@@ -219,11 +234,13 @@ class AgreementOut(Schema):
 class PrizeItem(Schema):
     id = fields.Integer()
     kind = fields.String()
-    amount = fields.String()
+    amount = fields.String(allow_none=True)
     currency = fields.String()
     status = fields.String()
     author = fields.Nested(AuthorOut)
     question_id = fields.Integer(allow_none=True)
+    trophy = fields.String(allow_none=True)
+    rule = fields.String()
     agreement = fields.Nested(AgreementOut, allow_none=True)
 
 

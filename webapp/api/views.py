@@ -20,6 +20,7 @@ from webapp.games.operations import (
     create_game,
     create_season,
     game_state,
+    protocol,
     record_event,
     request_envelopes,
 )
@@ -28,7 +29,8 @@ from webapp.jobs import commit
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import ModerationError, decide
 from webapp.prizes import queries as prize_queries
-from webapp.prizes.operations import close_game
+from webapp.prizes.operations import PrizeError, award_prize, close_game
+from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
 from webapp.submissions.queries import by_token, public_history
 
@@ -180,10 +182,12 @@ def season(data):
 @blp.doc(security=SECURE)
 @access("producer", api=True)
 def games(data):
-    """Create a game with its table plan."""
+    """Create a game with its table plan; optional ``series_id`` (a series of the same
+    season) and ``team_id`` (``team`` stays a free string, defaulting to the team's name)."""
     try:
         game = create_game(data["season_id"], data["kind"], data["date"], data["table"],
-                           team=data.get("team"), title=data.get("title"))
+                           team=data.get("team"), title=data.get("title"),
+                           team_id=data.get("team_id"), series_id=data.get("series_id"))
     except GameError as exc:
         unprocessable(exc.errors)
     gid = game.id
@@ -277,10 +281,8 @@ def events(event, game_id):
 def game(game_id):
     """The game, its derived state and its protocol file."""
     game = _game(game_id)
-    protocol = {"format": "sova.game-protocol/1", "ruleset": game.season.ruleset,
-                "table": game.table, "context": {}, "events": [e.payload for e in game.events]}
     return {"id": game.id, "status": game.status, "state": game_state(game),
-            "protocol": protocol}
+            "protocol": protocol(game)}
 
 
 @blp.route("/games/<int:game_id>/close", methods=["POST"])
@@ -298,12 +300,43 @@ def close(game_id):
         conflict(exc.error)
     out = {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
                        "currency": p.currency, "author": p.author.display,
-                       "question_id": p.question_id} for p in prizes]}
+                       "question_id": p.question_id, "trophy": None, "rule": p.rule}
+                      for p in prizes]}
     commit()
     return out
 
 
 # --- prizes and documents ----------------------------------------------------------------
+
+@blp.route("/games/<int:game_id>/prizes", methods=["POST"])
+@blp.arguments(s.AwardIn)
+@blp.response(201, s.CloseOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+@access("producer", api=True)
+def award(data, game_id):
+    """Award an individual prize of the season's rule book after a finished game
+    (000_90d7c8192601ed3a.txt §4.11.2–§4.11.6, 002_e025d5ded135c1c4.txt §3.1–§3.3).
+    A refusal is 409 ``{"error": {"message", "rule"}}``; awarding twice returns the same."""
+    game = _game(game_id)
+    try:
+        made = award_prize(game, data["kind"], current_staff().id,
+                           recipient=data.get("recipient") or "", team=data.get("team") or [],
+                           author_id=data.get("author_id"))
+    except PrizeError as exc:
+        db.session.rollback()
+        conflict(exc.error)
+    out = {"prizes": [_prize_out(p) for p in made]}
+    commit()
+    return out
+
+
+def _prize_out(p) -> dict:
+    return {"id": p.id, "kind": p.kind,
+            "amount": None if p.amount is None else f"{p.amount:.2f}",
+            "currency": p.currency, "author": p.payee, "question_id": p.question_id,
+            "trophy": p.trophy, "rule": p.rule}
+
 
 @blp.route("/prizes")
 @blp.arguments(s.PrizeQuery, location="query")
@@ -317,9 +350,11 @@ def prizes(args):
         a = p.agreement
         doc = db.session.get(Document, a.document_id) if a and a.document_id else None
         items.append({
-            "id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}", "currency": p.currency,
-            "status": p.status, "author": {"name": p.author.name, "city": p.author.city},
-            "question_id": p.question_id,
+            "id": p.id, "kind": p.kind,
+            "amount": None if p.amount is None else f"{p.amount:.2f}",
+            "currency": p.currency, "status": p.status,
+            "author": {"name": p.payee, "city": p.author.city if p.author else None},
+            "question_id": p.question_id, "trophy": p.trophy, "rule": p.rule,
             "agreement": {"number": a.number, "document_id": a.document_id,
                           "status": doc.status if doc else a.status} if a else None,
         })
@@ -335,7 +370,8 @@ def document(document_id):
     doc = db.session.get(Document, document_id)
     if doc is None:
         abort(404)
-    if current_staff().role not in DOCUMENT_ROLES.get(doc.kind, {"admin"}):
+    roles = PRIZE_DOCUMENT_ROLES.get(doc.kind) or DOCUMENT_ROLES.get(doc.kind, {"admin"})
+    if current_staff().role not in roles:
         abort(403)
     if doc.status != "ready" or not doc.path:
         conflict({"message": f"document {doc.id} is {doc.status}"})

@@ -1,22 +1,138 @@
-"""Prize entitlement after a game: a pure function of the rule set and the result.
+"""Prize entitlement after a game: pure functions of the rule set and the game's result.
 
-Rule 000_90d7c8192601ed3a.txt §3.2.2 and §4.11.1 (2023) and 002_e025d5ded135c1c4.txt
-§1.2.2 (2009): the author of every question the experts did not answer right is owed the
-cash prize; co-authors share it equally to the kopeck, the odd kopeck to the first author.
+Every prize of both rule books lives here, each citing its clause:
+
+2023, Belarusian edition (``000_90d7c8192601ed3a.txt``, currency BYN):
+
+* §4.11.1 — 300,00 to the author(s) of every question the experts did not answer
+  (:func:`unanswered_question_prizes`);
+* §4.11.2 — series final won by the experts: the best participant of the winning team,
+  Small Crystal Owl and 2 000,00 (:func:`best_participant_of_series`);
+* §4.11.3 — series final lost: the best author, one of that final's unanswered-question
+  authors, Small Crystal Owl and 2 000,00 (:func:`best_author_of_series`);
+* §4.11.4 — year final won: the best expert, Big Crystal Owl and 2 000,00
+  (:func:`best_expert_of_year`);
+* §4.11.5 — year final lost: the best author, Big Crystal Owl and 2 000,00
+  (:func:`best_author_of_year`);
+* §4.11.6 — special game: 200,00 to each expert of the team (:func:`special_game_prizes`).
+
+The Crystal Owl cash prizes (§4.11.2–§4.11.5) are paid after the prize commission's
+minutes and a gift agreement are signed (``paperwork``).
+
+2009, Russian edition (``002_e025d5ded135c1c4.txt``, currency RUB):
+
+* §1.2.2 — a cash prize (amount set per season) to the author of every unanswered question;
+* §3.1 — the best player of each game: the general sponsor's prize, recorded, no amount
+  (:func:`best_player_of_game`);
+* §3.2 — series final won: the best player of the series, Crystal Owl and 300 000,00
+  (:func:`best_player_of_series`);
+* §3.3 — year final won: the best player, Diamond Owl and 1 000 000,00
+  (:func:`best_player_of_year`).
+  The 2009 §3 prizes come from the general sponsor: no gift agreement and no commission
+  minutes are made by the broadcaster (``paperwork`` is empty).
+
+People are identified by the caller's keys: ``str`` names for experts (the team roster is
+given by the caller), ``int`` author keys for authors. Choosing a person a rule does not
+allow, or awarding a prize the game's kind or result does not give, raises
+:class:`PrizeRefused` carrying the clause. Amounts are :class:`~webapp.domain.money.Money`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from webapp.domain.money import Money, split_equally
 
+R2023 = "000_90d7c8192601ed3a.txt"
+R2009 = "002_e025d5ded135c1c4.txt"
+
 UNANSWERED_RULE = {
-    "2023": "000_90d7c8192601ed3a.txt §4.11.1",
-    "2009": "002_e025d5ded135c1c4.txt §1.2.2",
+    "2023": f"{R2023} §4.11.1",
+    "2009": f"{R2009} §1.2.2",
 }
 DEFAULT_UNANSWERED_PRIZE = {"2023": Decimal("300.00"), "2009": None}
+#: Rule-book defaults of the season's amounts: series final, year final, special game.
+DEFAULT_SERIES_FINAL_PRIZE = {"2023": Decimal("2000.00"), "2009": Decimal("300000.00")}
+DEFAULT_YEAR_FINAL_PRIZE = {"2023": Decimal("2000.00"), "2009": Decimal("1000000.00")}
+DEFAULT_SPECIAL_GAME_PRIZE = {"2023": Decimal("200.00"), "2009": None}
+
+SMALL_CRYSTAL_OWL = "small_crystal_owl"
+BIG_CRYSTAL_OWL = "big_crystal_owl"
+CRYSTAL_OWL = "crystal_owl"
+DIAMOND_OWL = "diamond_owl"
+TROPHY_LABELS = {
+    SMALL_CRYSTAL_OWL: "Малая Хрустальная Сова",
+    BIG_CRYSTAL_OWL: "Большая Хрустальная Сова",
+    CRYSTAL_OWL: "Хрустальная Сова",
+    DIAMOND_OWL: "Бриллиантовая сова",
+}
+
+GIFT_AGREEMENT = "gift_agreement"
+COMMISSION_MINUTES = "commission_minutes"
+
+
+@dataclass(frozen=True)
+class AwardRule:
+    """One individual prize of a rule book.
+
+    ``kind``: the prize kind stored with the prize; ``ruleset``: ``"2023"``/``"2009"``;
+    ``game_kind``: the game kind that gives it (``series_final``, ``year_final``,
+    ``special``, or None for every game); ``winner``: the side that must have won
+    (``"experts"``/``"viewers"``) or None; ``recipient``: ``"team"`` (an expert of the
+    experts' team) or ``"author"`` (an author of an unanswered question of that game) or
+    ``"each_expert"``; ``amount_field``: the season's column holding the amount (None: no
+    cash); ``paperwork``: documents the payment needs; ``label``: Russian title.
+    """
+
+    kind: str
+    ruleset: str
+    rule: str
+    game_kind: str | None
+    winner: str | None
+    recipient: str
+    amount_field: str | None
+    trophy: str | None
+    paperwork: tuple[str, ...]
+    label: str
+
+
+AWARD_RULES: dict[str, AwardRule] = {r.kind: r for r in (
+    AwardRule("best_participant_of_series", "2023", f"{R2023} §4.11.2", "series_final",
+              "experts", "team", "series_final_prize", SMALL_CRYSTAL_OWL,
+              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший участник серии"),
+    AwardRule("best_author_of_series", "2023", f"{R2023} §4.11.3", "series_final",
+              "viewers", "author", "series_final_prize", SMALL_CRYSTAL_OWL,
+              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший автор вопроса серии"),
+    AwardRule("best_expert_of_year", "2023", f"{R2023} §4.11.4", "year_final",
+              "experts", "team", "year_final_prize", BIG_CRYSTAL_OWL,
+              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший знаток финальной игры года"),
+    AwardRule("best_author_of_year", "2023", f"{R2023} §4.11.5", "year_final",
+              "viewers", "author", "year_final_prize", BIG_CRYSTAL_OWL,
+              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший автор вопроса финальной игры года"),
+    AwardRule("special_game_expert", "2023", f"{R2023} §4.11.6", "special",
+              None, "each_expert", "special_game_prize", None, (),
+              "Вознаграждение участнику специальной игры"),
+    AwardRule("best_player_of_game", "2009", f"{R2009} §3.1", None,
+              None, "team", None, None, (), "Лучший игрок игры (приз спонсора)"),
+    AwardRule("best_player_of_series", "2009", f"{R2009} §3.2", "series_final",
+              "experts", "team", "series_final_prize", CRYSTAL_OWL, (),
+              "Лучший игрок серии"),
+    AwardRule("best_player_of_year", "2009", f"{R2009} §3.3", "year_final",
+              "experts", "team", "year_final_prize", DIAMOND_OWL, (),
+              "Лучший игрок года"),
+)}
+
+
+class PrizeRefused(ValueError):
+    """The rule does not allow this prize or this person. ``rule`` cites the clause
+    (``"000_90d7c8192601ed3a.txt §4.11.3"``); ``str(exc)`` is a Russian message."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -30,10 +146,31 @@ class Entitlement:
     rule: str
 
 
+@dataclass(frozen=True)
+class Award:
+    """An individual prize to one person.
+
+    ``recipient``: the person's name as given; ``author_key``: the caller's author id for an
+    author's prize, else None; ``money``: Money or None (§3.1 2009: no amount); ``trophy``:
+    a key of :data:`TROPHY_LABELS` or None; ``paperwork``: documents needed before paying.
+    """
+
+    kind: str
+    recipient: str
+    author_key: int | None
+    money: Money | None
+    trophy: str | None
+    rule: str
+    paperwork: tuple[str, ...] = field(default=())
+
+
 def unanswered_question_prizes(ruleset: str, unanswered: list[tuple[int, list[int]]],
                                prize: Money) -> list[Entitlement]:
-    """``unanswered``: ``[(question_key, [author_key, …] in authorship order)]``.
+    """Rule 000_90d7c8192601ed3a.txt §4.11.1 (2023) and 002_e025d5ded135c1c4.txt §1.2.2
+    (2009): the author of every question the experts did not answer right is owed the cash
+    prize; co-authors share it equally to the kopeck, the odd kopeck to the first author.
 
+    ``unanswered``: ``[(question_key, [author_key, …] in authorship order)]``.
     Returns one Entitlement per author per unanswered question (a question without
     authors gives none). Raises ValueError for an unknown rule set.
     """
@@ -48,3 +185,166 @@ def unanswered_question_prizes(ruleset: str, unanswered: list[tuple[int, list[in
             out.append(Entitlement(question_key, author_key, "unanswered_question",
                                    Money(share, prize.currency), UNANSWERED_RULE[ruleset]))
     return out
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.replace("ё", "е").replace("Ё", "Е").split()).casefold()
+
+
+def _check_game(rule: AwardRule, ruleset: str, game_kind: str, winner: str | None) -> None:
+    if ruleset != rule.ruleset:
+        raise PrizeRefused(rule.rule, f"приз «{rule.label}» есть только в правилах "
+                                      f"{rule.ruleset} года, а сезон играет по правилам "
+                                      f"{ruleset} года")
+    if rule.game_kind is not None and game_kind != rule.game_kind:
+        raise PrizeRefused(rule.rule, f"приз «{rule.label}» присуждается только в игре вида "
+                                      f"{rule.game_kind}, а эта игра — {game_kind}")
+    if rule.winner is not None and winner != rule.winner:
+        side = "знатоки" if rule.winner == "experts" else "телезрители"
+        raise PrizeRefused(rule.rule, f"приз «{rule.label}» присуждается, только если "
+                                      f"выиграли {side}")
+
+
+def _money(rule: AwardRule, prize: Money | None) -> Money | None:
+    if rule.amount_field is None:
+        return None
+    if prize is None:
+        raise PrizeRefused(rule.rule, f"у сезона не задана сумма приза «{rule.label}»")
+    return prize
+
+
+def _team_member(rule: AwardRule, recipient: str, team: Sequence[str]) -> str:
+    clean = " ".join(recipient.split())
+    if not clean:
+        raise PrizeRefused(rule.rule, "не указан награждаемый")
+    if _norm(clean) not in {_norm(m) for m in team}:
+        raise PrizeRefused(rule.rule, f"«{clean}» не входит в состав команды знатоков этой "
+                                      "игры: приз вручается только её участнику")
+    return clean
+
+
+def award_to_expert(kind: str, *, ruleset: str, game_kind: str, winner: str | None,
+                    recipient: str, team: Sequence[str], prize: Money | None) -> Award:
+    """An individual prize to one expert of the experts' team (``team``: the roster's names).
+
+    ``kind``: ``best_participant_of_series`` (2023 §4.11.2), ``best_expert_of_year``
+    (2023 §4.11.4), ``best_player_of_game`` (2009 §3.1, no amount), ``best_player_of_series``
+    (2009 §3.2), ``best_player_of_year`` (2009 §3.3). ``prize``: the season's amount for the
+    kind (ignored for §3.1). Names compare case-, space- and ё-insensitively.
+    Raises PrizeRefused (with the clause) for the wrong rule set, game kind or result, a
+    missing amount, or a recipient not in ``team``; KeyError for an unknown kind.
+    """
+    rule = AWARD_RULES[kind]
+    if rule.recipient != "team":
+        raise PrizeRefused(rule.rule, f"приз «{rule.label}» вручается не знатоку")
+    _check_game(rule, ruleset, game_kind, winner)
+    name = _team_member(rule, recipient, team)
+    return Award(kind, name, None, _money(rule, prize), rule.trophy, rule.rule, rule.paperwork)
+
+
+def award_to_author(kind: str, *, ruleset: str, game_kind: str, winner: str | None,
+                    author_key: int, author_name: str,
+                    unanswered_authors: Sequence[int], prize: Money | None) -> Award:
+    """The best author's prize: ``best_author_of_series`` (2023 §4.11.3) or
+    ``best_author_of_year`` (2023 §4.11.5). The author must be one of the authors of the
+    questions the experts did not answer in that final (``unanswered_authors``: author
+    keys). Raises PrizeRefused with the clause otherwise (also for the wrong rule set, game
+    kind, result or a missing amount); KeyError for an unknown kind.
+    """
+    rule = AWARD_RULES[kind]
+    if rule.recipient != "author":
+        raise PrizeRefused(rule.rule, f"приз «{rule.label}» вручается не автору вопроса")
+    _check_game(rule, ruleset, game_kind, winner)
+    if author_key not in set(unanswered_authors):
+        raise PrizeRefused(rule.rule, f"«{author_name}» не автор ни одного вопроса, на который "
+                                      "знатоки не ответили в этой финальной игре")
+    return Award(kind, author_name, author_key, _money(rule, prize), rule.trophy, rule.rule,
+                 rule.paperwork)
+
+
+def best_participant_of_series(*, winner: str | None, recipient: str, team: Sequence[str],
+                               prize: Money) -> Award:
+    """2023 §4.11.2: series final won → best participant of the winning team, Small Crystal
+    Owl and ``prize`` (season default 2 000,00 BYN). Raises PrizeRefused."""
+    return award_to_expert("best_participant_of_series", ruleset="2023",
+                           game_kind="series_final", winner=winner, recipient=recipient,
+                           team=team, prize=prize)
+
+
+def best_author_of_series(*, winner: str | None, author_key: int, author_name: str,
+                          unanswered_authors: Sequence[int], prize: Money) -> Award:
+    """2023 §4.11.3: series final lost → best author among the unanswered-question authors,
+    Small Crystal Owl and ``prize`` (default 2 000,00 BYN). Raises PrizeRefused."""
+    return award_to_author("best_author_of_series", ruleset="2023", game_kind="series_final",
+                           winner=winner, author_key=author_key, author_name=author_name,
+                           unanswered_authors=unanswered_authors, prize=prize)
+
+
+def best_expert_of_year(*, winner: str | None, recipient: str, team: Sequence[str],
+                        prize: Money) -> Award:
+    """2023 §4.11.4: year final won → best expert, Big Crystal Owl and ``prize`` (default
+    2 000,00 BYN). Raises PrizeRefused."""
+    return award_to_expert("best_expert_of_year", ruleset="2023", game_kind="year_final",
+                           winner=winner, recipient=recipient, team=team, prize=prize)
+
+
+def best_author_of_year(*, winner: str | None, author_key: int, author_name: str,
+                        unanswered_authors: Sequence[int], prize: Money) -> Award:
+    """2023 §4.11.5: year final lost → best author among the unanswered-question authors,
+    Big Crystal Owl and ``prize`` (default 2 000,00 BYN). Raises PrizeRefused."""
+    return award_to_author("best_author_of_year", ruleset="2023", game_kind="year_final",
+                           winner=winner, author_key=author_key, author_name=author_name,
+                           unanswered_authors=unanswered_authors, prize=prize)
+
+
+def special_game_prizes(*, ruleset: str, game_kind: str, team: Sequence[str],
+                        prize: Money | None) -> list[Award]:
+    """2023 §4.11.6: ``prize`` (default 200,00 BYN) to each expert of the special game's
+    team, whatever the result. ``team``: names, duplicates (case/space-insensitive) and
+    blanks dropped, order kept. Raises PrizeRefused for another rule set or game kind, an
+    empty team or a missing amount."""
+    rule = AWARD_RULES["special_game_expert"]
+    _check_game(rule, ruleset, game_kind, None)
+    money = _money(rule, prize)
+    seen: set[str] = set()
+    out = []
+    for member in team:
+        name = " ".join(member.split())
+        if name and _norm(name) not in seen:
+            seen.add(_norm(name))
+            out.append(Award(rule.kind, name, None, money, None, rule.rule, rule.paperwork))
+    if not out:
+        raise PrizeRefused(rule.rule, "не указан состав команды знатоков специальной игры")
+    return out
+
+
+def best_player_of_game(*, recipient: str, team: Sequence[str]) -> Award:
+    """2009 §3.1: the best player of each game gets the general sponsor's prize (recorded,
+    no amount). Raises PrizeRefused if ``recipient`` is not in ``team``."""
+    return award_to_expert("best_player_of_game", ruleset="2009", game_kind="", winner=None,
+                           recipient=recipient, team=team, prize=None)
+
+
+def best_player_of_series(*, winner: str | None, recipient: str, team: Sequence[str],
+                          prize: Money) -> Award:
+    """2009 §3.2: series final won → best player of the winning team, Crystal Owl and
+    ``prize`` (default 300 000,00 RUB). Raises PrizeRefused."""
+    return award_to_expert("best_player_of_series", ruleset="2009", game_kind="series_final",
+                           winner=winner, recipient=recipient, team=team, prize=prize)
+
+
+def best_player_of_year(*, winner: str | None, recipient: str, team: Sequence[str],
+                        prize: Money) -> Award:
+    """2009 §3.3: year final won → best player of the winning team, Diamond Owl and
+    ``prize`` (default 1 000 000,00 RUB). Raises PrizeRefused."""
+    return award_to_expert("best_player_of_year", ruleset="2009", game_kind="year_final",
+                           winner=winner, recipient=recipient, team=team, prize=prize)
+
+
+def awards_available(ruleset: str, game_kind: str, winner: str | None) -> list[AwardRule]:
+    """The individual prizes a finished game of ``game_kind`` won by ``winner`` gives under
+    ``ruleset`` (for the producer's page)."""
+    return [r for r in AWARD_RULES.values()
+            if r.ruleset == ruleset
+            and (r.game_kind is None or r.game_kind == game_kind)
+            and (r.winner is None or r.winner == winner)]

@@ -1,7 +1,15 @@
 """Producer and host forms."""
 
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, DateField, HiddenField, IntegerField, SelectField, StringField
+from wtforms import (
+    BooleanField,
+    DateField,
+    HiddenField,
+    IntegerField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
@@ -28,6 +36,31 @@ class GameForm(FlaskForm):
     blitz = IntegerField("Сектор блица", validators=SECTOR)
     superblitz = IntegerField("Сектор суперблица", validators=SECTOR)
     sector13 = IntegerField("13 сектор", validators=SECTOR)
+
+
+class TeamForm(FlaskForm):
+    """A team: name, six experts (one per line), the captain among them."""
+
+    name = StringField("Команда", validators=[DataRequired("Укажите название."),
+                                              Length(max=200)])
+    experts = TextAreaField("Шесть знатоков (по одному в строке)",
+                            validators=[DataRequired("Перечислите шесть знатоков."),
+                                        Length(max=700)])
+    captain = StringField("Капитан (один из шести)",
+                          validators=[DataRequired("Укажите капитана."), Length(max=100)])
+
+
+class SeriesForm(FlaskForm):
+    season_id = SelectField("Сезон", coerce=int)
+    part = SelectField("Серия", choices=[("spring", "Весенняя"), ("summer", "Летняя"),
+                                         ("autumn", "Осенняя"), ("winter", "Зимняя")])
+
+
+class AttachForm(FlaskForm):
+    """Attach a game to a team and a series (0 = none)."""
+
+    team_id = SelectField("Команда", coerce=int)
+    series_id = SelectField("Серия", coerce=int)
 
 
 class ActionForm(FlaskForm):

@@ -12,6 +12,9 @@ from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.extensions import db
 from webapp.submissions.models import Question
 
+SERIES_PARTS = ("spring", "summer", "autumn", "winter")
+SERIES_LABELS = {"spring": "Весенняя", "summer": "Летняя", "autumn": "Осенняя", "winter": "Зимняя"}
+TEAM_SIZE = 6
 GAME_KINDS = ("qualifying", "series_final", "year_final", "special")
 # draft: table being built; ready: envelopes assigned; live: events recorded;
 # finished: the rules engine says the game is over; closed: outcomes and prizes made.
@@ -39,6 +42,39 @@ class Season(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class Team(db.Model):
+    """A team of experts: a captain and six experts (the captain is one of the six;
+    000_90d7c8192601ed3a.txt §3.4.3 speaks of «шесть Знатоков»). ``experts``: list of six
+    names, in seating order. Sector-13 options are counted per team (§3.4.3)."""
+
+    __tablename__ = "team"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    captain: Mapped[str] = mapped_column(String(100))
+    experts: Mapped[list] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Series(db.Model):
+    """One series of a season: spring, summer, autumn or winter (000_90d7c8192601ed3a.txt
+    §4.1). The best result of its earlier qualifying games decides the decisive round (§3.6)."""
+
+    __tablename__ = "series"
+    __table_args__ = (UniqueConstraint("season_id", "part"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    part: Mapped[str] = mapped_column(String(10))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    season: Mapped[Season] = relationship(lazy="joined")
+
+    @property
+    def display_name(self) -> str:
+        return f"{SERIES_LABELS.get(self.part, self.part)} серия — {self.season.name}"
+
+
 class Game(db.Model):
     """One game of a season. ``table_*``: the sector (1..13) holding the blitz, the
     superblitz and sector 13, or None (``contracts/game-protocol.md`` ``table``)."""
@@ -51,6 +87,8 @@ class Game(db.Model):
     title: Mapped[str] = mapped_column(String(200), default="")
     air_date: Mapped[date] = mapped_column(Date)
     team: Mapped[str | None] = mapped_column(String(200))
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), index=True)
+    series_id: Mapped[int | None] = mapped_column(ForeignKey("series.id"), index=True)
     table_blitz: Mapped[int | None] = mapped_column(Integer)
     table_superblitz: Mapped[int | None] = mapped_column(Integer)
     table_sector13: Mapped[int | None] = mapped_column(Integer)
@@ -59,6 +97,8 @@ class Game(db.Model):
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     season: Mapped[Season] = relationship(lazy="joined")
+    team_row: Mapped[Team | None] = relationship(lazy="joined")
+    series: Mapped[Series | None] = relationship(lazy="joined")
     envelopes: Mapped[list[Envelope]] = relationship(
         order_by="Envelope.sector", cascade="all, delete-orphan", lazy="selectin"
     )
@@ -131,3 +171,19 @@ class GameEvent(db.Model):
     payload: Mapped[dict] = mapped_column(JSON)
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class GameEventAudit(db.Model):
+    """Audit of the host console: every recorded and every undone event (who, when, what).
+    ``action``: ``record`` | ``undo``; ``seq`` and ``payload`` are the event's. Rows stay
+    when the event itself is removed by an undo."""
+
+    __tablename__ = "game_event_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
+    action: Mapped[str] = mapped_column(String(10))
+    seq: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict] = mapped_column(JSON)
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -10,7 +10,19 @@ from webapp.core.models import Document, utcnow
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
 from webapp.domain.rules import ProtocolError, RuleViolation, replay
 from webapp.extensions import db
-from webapp.games.models import GAME_KINDS, Envelope, EnvelopeQuestion, Game, GameEvent, Season
+from webapp.games.models import (
+    GAME_KINDS,
+    SERIES_PARTS,
+    TEAM_SIZE,
+    Envelope,
+    EnvelopeQuestion,
+    Game,
+    GameEvent,
+    GameEventAudit,
+    Season,
+    Series,
+    Team,
+)
 from webapp.jobs import enqueue
 from webapp.submissions.models import Question, set_status
 
@@ -116,13 +128,95 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     return plan
 
 
-def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
-                team: str | None = None, title: str | None = None) -> Game:
-    """A game of a season with its table plan. Raises GameError (unknown season, kind…)."""
+def create_team(name: str, captain: str, experts: list[str]) -> Team:
+    """A team of experts: ``experts`` is six distinct names (blank entries ignored), the
+    ``captain`` one of them (000_90d7c8192601ed3a.txt §3.4.2, §3.4.3). Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    captain = (captain or "").strip()
+    names = [(e or "").strip() for e in (experts or []) if (e or "").strip()]
+    if not name or len(name) > 200:
+        errors.setdefault("name", []).append("1 to 200 characters")
+    elif db.session.scalar(db.select(Team.id).where(Team.name == name)) is not None:
+        errors.setdefault("name", []).append("a team with this name exists")
+    if len(names) != TEAM_SIZE or len(set(names)) != TEAM_SIZE:
+        errors.setdefault("experts", []).append(f"{TEAM_SIZE} distinct names")
+    if any(len(n) > 100 for n in names):
+        errors.setdefault("experts", []).append("a name is at most 100 characters")
+    if not captain or captain not in names:
+        errors.setdefault("captain", []).append("the captain is one of the six experts")
+    if errors:
+        raise GameError(errors)
+    team = Team(name=name, captain=captain, experts=names, created_at=utcnow())
+    db.session.add(team)
+    db.session.flush()
+    return team
+
+
+def create_series(season_id: int, part: str) -> Series:
+    """The season's ``part`` series (spring/summer/autumn/winter, 000_90d7c8192601ed3a.txt
+    §4.1); returns the existing one if it was created before. Raises GameError."""
     errors: dict[str, list[str]] = {}
     season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
     if season is None:
         errors.setdefault("season_id", []).append("no such season")
+    if part not in SERIES_PARTS:
+        errors.setdefault("part", []).append(f"one of: {', '.join(SERIES_PARTS)}")
+    if errors:
+        raise GameError(errors)
+    series = db.session.scalar(db.select(Series).filter_by(season_id=season_id, part=part))
+    if series is None:
+        series = Series(season_id=season_id, part=part, created_at=utcnow())
+        db.session.add(series)
+        db.session.flush()
+    return series
+
+
+def _team_and_series(season: Season | None, team_id, series_id,
+                     errors: dict[str, list[str]]) -> tuple[Team | None, Series | None]:
+    team = series = None
+    if team_id is not None:
+        team = db.session.get(Team, team_id) if isinstance(team_id, int) else None
+        if team is None:
+            errors.setdefault("team_id", []).append("no such team")
+    if series_id is not None:
+        series = db.session.get(Series, series_id) if isinstance(series_id, int) else None
+        if series is None:
+            errors.setdefault("series_id", []).append("no such series")
+        elif season is not None and series.season_id != season.id:
+            errors.setdefault("series_id", []).append("the series belongs to another season")
+    return team, series
+
+
+def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
+    """Set the game's team and series (None detaches). The free-text ``team`` follows the
+    team's name when a team is attached. Only before the first event: the context of a
+    recorded game must not change under it (GameConflict). Raises GameError."""
+    if game.events or game.status in ("finished", "closed"):
+        raise GameConflict(f"game {game.id} has recorded events; its team and series are fixed")
+    errors: dict[str, list[str]] = {}
+    team, series = _team_and_series(game.season, team_id, series_id, errors)
+    if errors:
+        raise GameError(errors)
+    game.team_id = team.id if team else None
+    game.series_id = series.id if series else None
+    if team is not None:
+        game.team = team.name
+    db.session.flush()
+    return game
+
+
+def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
+                team: str | None = None, title: str | None = None,
+                team_id: int | None = None, series_id: int | None = None) -> Game:
+    """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
+    stays a free string and defaults to the team's name) and a series of the same season.
+    Raises GameError (unknown season, kind, team, series…)."""
+    errors: dict[str, list[str]] = {}
+    season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
+    if season is None:
+        errors.setdefault("season_id", []).append("no such season")
+    team_row, series = _team_and_series(season, team_id, series_id, errors)
     if kind not in GAME_KINDS:
         errors.setdefault("kind", []).append(f"one of: {', '.join(GAME_KINDS)}")
     if not isinstance(air_date, date):
@@ -130,7 +224,11 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
     if errors:
         raise GameError(errors)
     plan = validate_table(table, season.ruleset)
+    if not team and team_row is not None:
+        team = team_row.name
     game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),
+                team_id=team_row.id if team_row else None,
+                series_id=series.id if series else None,
                 title=(title or "").strip()[:200], table_blitz=plan["blitz"],
                 table_superblitz=plan["superblitz"], table_sector13=plan["sector13"],
                 status="draft", created_at=utcnow())
@@ -214,9 +312,78 @@ def game_state(game: Game, extra: dict | None = None) -> dict:
     return replay(game.season.ruleset, game.table, game_context(game), events)
 
 
+def _earlier(game: Game):
+    """SQL condition: games played before ``game`` (air date, then id)."""
+    return db.or_(Game.air_date < game.air_date,
+                  db.and_(Game.air_date == game.air_date, Game.id < game.id))
+
+
+def _chronological(query) -> list[Game]:
+    return list(db.session.scalars(query.order_by(Game.air_date, Game.id)).all())
+
+
+def sector13_options_used(game: Game) -> list[str]:
+    """Sector-13 options the game's team has used, in its earlier games of the season,
+    since it last used all three (000_90d7c8192601ed3a.txt §3.4.3: «не сможет его
+    использовать в следующих играх, пока не выберет два других»). Read from the recorded
+    ``sector13_option`` events (each was accepted by the engine), in play order. ``[]``
+    without a team or under 2009 (no options, 002_e025d5ded135c1c4.txt §1.4.1)."""
+    if game.team_id is None or game.season.ruleset != "2023":
+        return []
+    used: list[str] = []
+    earlier = _chronological(db.select(Game).where(
+        Game.team_id == game.team_id, Game.season_id == game.season_id, Game.id != game.id,
+        _earlier(game)))
+    for other in earlier:
+        for event in other.events:
+            option = event.payload.get("option")
+            if event.payload.get("type") == "sector13_option" and option not in used:
+                used.append(option)
+                if len(used) == 3:
+                    used = []
+    return used
+
+
+def _difference(score: str) -> int:
+    experts, viewers = (int(x) for x in score.split(":"))
+    return experts - viewers
+
+
+def series_best(game: Game) -> str | None:
+    """The best result (``"E:V"``) of the series' earlier qualifying games that are over
+    (finished or closed), or None. «Best» ranks by score difference
+    (000_90d7c8192601ed3a.txt §4.5.2); equal differences are equal scores, since a finished
+    game has a 6 on one side (§3.10), so the tie rule §4.5.3 never changes the score the
+    decisive round must pass (§3.6; ``docs/rules.md``, «Readings» 4 and «Context»). Each
+    earlier game's score is its replay under its own context, computed in play order."""
+    if game.series_id is None:
+        return None
+    earlier = _chronological(db.select(Game).where(
+        Game.series_id == game.series_id, Game.id != game.id, Game.kind == "qualifying",
+        Game.status.in_(("finished", "closed")), _earlier(game)))
+    best: str | None = None
+    for other in earlier:
+        context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
+        state = replay(other.season.ruleset, other.table, context,
+                       [e.payload for e in other.events])
+        if state["finished"] and (best is None
+                                  or _difference(state["score"]) > _difference(best)):
+            best = state["score"]
+    return best
+
+
 def game_context(game: Game) -> dict:
-    """The engine's ``context`` for this game (empty until series are modelled)."""
-    return {}
+    """The engine's ``context`` (``contracts/game-protocol.md``) from the database:
+    ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
+    :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
+    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game)}
+
+
+def protocol(game: Game) -> dict:
+    """The game as a ``sova.game-protocol/1`` file (with its computed context)."""
+    return {"format": "sova.game-protocol/1", "ruleset": game.season.ruleset,
+            "table": game.table, "context": game_context(game),
+            "events": [e.payload for e in game.events]}
 
 
 def record_event(game: Game, event: dict, user_id: int | None) -> dict:
@@ -239,18 +406,24 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
     seq = len(game.events) + 1
-    game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id,
-                                 created_at=utcnow()))
+    now = utcnow()
+    game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
+    db.session.add(GameEventAudit(game_id=game.id, action="record", seq=seq, payload=event,
+                                  by_user_id=user_id, at=now))
     game.status = "finished" if state["finished"] else "live"
     db.session.flush()
     return state
 
 
-def undo_last_event(game: Game) -> dict:
-    """Remove the last recorded event (host's undo) unless the game is closed."""
+def undo_last_event(game: Game, user_id: int | None = None) -> dict:
+    """Remove the last recorded event (host's undo) unless the game is closed; the undo is
+    audited (``GameEventAudit`` action ``undo``: who, when, which event). Returns the state
+    replayed from the remaining events. GameConflict when there is nothing to undo."""
     if game.status == "closed" or not game.events:
         raise GameConflict("nothing to undo")
     last = game.events[-1]
+    db.session.add(GameEventAudit(game_id=game.id, action="undo", seq=last.seq,
+                                  payload=dict(last.payload), by_user_id=user_id, at=utcnow()))
     game.events.remove(last)
     db.session.delete(last)
     state = game_state(game)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.games.models import Game, Season
+from webapp.games.models import Game, Season, Series, Team
 
 
 def seasons() -> list[Season]:
@@ -49,3 +49,12 @@ def envelope_context(game: Game, with_answers: bool, serial: str) -> dict:
         "serial": serial,
         "sectors": sectors,
     }
+
+
+def teams() -> list[Team]:
+    return list(db.session.scalars(db.select(Team).order_by(Team.name)).all())
+
+
+def all_series() -> list[Series]:
+    return list(db.session.scalars(db.select(Series).order_by(Series.season_id.desc(),
+                                                              Series.id)).all())

@@ -9,6 +9,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -18,16 +19,28 @@ from flask import (
 
 from webapp.core.access import access, current_staff
 from webapp.core.models import Document
-from webapp.domain.rules import allowed_actions
 from webapp.extensions import db
 from webapp.games import queries
-from webapp.games.forms import ActionForm, EventForm, GameForm, SeasonForm
+from webapp.games.console import console_payload, refusal_ru
+from webapp.games.forms import (
+    ActionForm,
+    AttachForm,
+    EventForm,
+    GameForm,
+    SeasonForm,
+    SeriesForm,
+    TeamForm,
+)
+from webapp.games.models import SERIES_LABELS
 from webapp.games.operations import (
     GameConflict,
     GameError,
     assign_envelopes,
+    attach,
     create_game,
     create_season,
+    create_series,
+    create_team,
     game_state,
     record_event,
     request_envelopes,
@@ -58,8 +71,81 @@ def index():
     season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
     game_form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
+    series_form = SeriesForm(prefix="series")
+    series_form.season_id.choices = game_form.season_id.choices
     return render_template("games/index.html", seasons=queries.seasons(),
-                           games=queries.games(), season_form=season_form, game_form=game_form)
+                           games=queries.games(), season_form=season_form, game_form=game_form,
+                           series_form=series_form, series=queries.all_series(),
+                           series_labels=SERIES_LABELS)
+
+
+def _form_errors(form) -> str:
+    return "; ".join(e for v in form.errors.values() for e in v)
+
+
+@bp.route("/series", methods=["POST"])
+@access("producer")
+def new_series():
+    form = SeriesForm(prefix="series")
+    form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
+    if form.validate_on_submit():
+        try:
+            series = create_series(form.season_id.data, form.part.data)
+        except GameError as exc:
+            flash(f"Серия не создана: {exc}", "error")
+        else:
+            commit()
+            flash(f"{series.display_name}: серия есть.", "success")
+    else:
+        flash("Серия не создана: " + _form_errors(form), "error")
+    return redirect(url_for("games.index"))
+
+
+@bp.route("/teams", methods=["GET", "POST"])
+@access("producer")
+def teams():
+    form = TeamForm()
+    if form.validate_on_submit():
+        try:
+            team = create_team(form.name.data, form.captain.data,
+                               form.experts.data.splitlines())
+        except GameError as exc:
+            db.session.rollback()
+            flash(f"Команда не создана: {exc}", "error")
+        else:
+            commit()
+            flash(f"Команда «{team.name}» создана.", "success")
+            return redirect(url_for("games.teams"))
+    elif form.is_submitted():
+        flash("Команда не создана: " + _form_errors(form), "error")
+    return render_template("games/teams.html", teams=queries.teams(), form=form)
+
+
+@bp.route("/<int:game_id>/attach", methods=["POST"])
+@access("producer")
+def attach_game(game_id: int):
+    game = _game_or_404(game_id)
+    form = _attach_form(game)
+    if form.validate_on_submit():
+        try:
+            attach(game, form.team_id.data or None, form.series_id.data or None)
+        except (GameError, GameConflict) as exc:
+            db.session.rollback()
+            flash(f"Не сохранено: {exc}", "error")
+        else:
+            commit()
+            flash("Команда и серия игры сохранены.", "success")
+    else:
+        flash("Не сохранено: " + _form_errors(form), "error")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+def _attach_form(game) -> AttachForm:
+    form = AttachForm(team_id=game.team_id or 0, series_id=game.series_id or 0)
+    form.team_id.choices = [(0, "— нет —")] + [(t.id, t.name) for t in queries.teams()]
+    form.series_id.choices = [(0, "— нет —")] + [
+        (x.id, x.display_name) for x in queries.all_series() if x.season_id == game.season_id]
+    return form
 
 
 @bp.route("/seasons", methods=["POST"])
@@ -108,7 +194,8 @@ def new_game():
 def game(game_id: int):
     game = _game_or_404(game_id)
     return render_template("games/game.html", game=game, form=ActionForm(),
-                           documents=queries.documents(game.id), state=game_state(game))
+                           documents=queries.documents(game.id), state=game_state(game),
+                           attach_form=_attach_form(game))
 
 
 @bp.route("/<int:game_id>/assign", methods=["POST"])
@@ -142,55 +229,80 @@ def envelopes(game_id: int):
     return redirect(url_for("games.game", game_id=game_id))
 
 
+def _wants_json() -> bool:
+    """The console's script asks for JSON (``Accept: application/json``); forms get HTML."""
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and "text/html" not in request.accept_mimetypes.values()
+
+
+def _console_reply(game, error: dict | None = None, status: int = 200):
+    """JSON for the script (``{"ok", "console", "error"?}``) or a redirect for a form."""
+    if _wants_json():
+        body = {"ok": error is None, "console": console_payload(game)}
+        if error is not None:
+            body["error"] = {**error, "text": refusal_ru(error)}
+        return jsonify(body), status
+    if error is not None:
+        flash("Отказано: " + refusal_ru(error), "error")
+    return redirect(url_for("games.console", game_id=game.id))
+
+
+def _event_from_form(form: EventForm) -> dict:
+    event: dict = {"type": form.type.data}
+    if form.type.data == "spin":
+        event["sector"] = form.sector.data
+    elif form.type.data == "answer":
+        event["correct"] = form.correct.data == "true"
+        event["early"] = bool(form.early.data)
+        if form.expert.data:
+            event["expert"] = form.expert.data
+    elif form.type.data == "sector13_option":
+        event["option"] = form.option.data
+    return event
+
+
 @bp.route("/<int:game_id>/console", methods=["GET", "POST"])
 @access("host")
 def console(game_id: int):
+    """The host console (tablet). GET: the page, or the JSON state for the script. POST: one
+    event (form fields of ``EventForm``); refused events change nothing and are explained in
+    Russian with the clause. The state is always the replay of the recorded events."""
     game = _game_or_404(game_id)
     form = EventForm()
     if form.validate_on_submit():
-        event = {"type": form.type.data}
-        if form.type.data == "spin":
-            event["sector"] = form.sector.data
-        elif form.type.data == "answer":
-            event["correct"] = form.correct.data == "true"
-            event["early"] = bool(form.early.data)
-            if form.expert.data:
-                event["expert"] = form.expert.data
-        elif form.type.data == "sector13_option":
-            event["option"] = form.option.data
         try:
-            record_event(game, event, current_staff().id)
+            record_event(game, _event_from_form(form), current_staff().id)
         except GameConflict as exc:
             db.session.rollback()
-            flash(f"Отказано: {exc.error.get('message')} ({exc.error.get('rule') or ''})",
-                  "error")
-        else:
-            commit()
-        return redirect(url_for("games.console", game_id=game_id))
+            return _console_reply(game, exc.error, 409)
+        commit()
+        return _console_reply(game)
     if form.is_submitted():
-        flash("Отказано: " + "; ".join(e for errs in form.errors.values() for e in errs),
-              "error")
-        return redirect(url_for("games.console", game_id=game_id))
-    state = game_state(game)
-    ruleset = game.season.ruleset
-    allowed = allowed_actions(ruleset, game.table, {}, [e.payload for e in game.events])
-    return render_template("games/console.html", game=game, state=state, allowed=allowed,
-                           form=form, action_form=ActionForm())
+        error = {"rule": None, "message": _form_errors(form) or "неполная форма"}
+        return _console_reply(game, error, 422)
+    payload = console_payload(game)
+    if _wants_json():
+        return jsonify({"ok": True, "console": payload})
+    return render_template("games/console.html", game=game, c=payload, form=form,
+                           action_form=ActionForm())
 
 
 @bp.route("/<int:game_id>/undo", methods=["POST"])
 @access("host")
 def undo(game_id: int):
+    """Undo the last event (audited: who, when, which event)."""
     game = _game_or_404(game_id)
-    if ActionForm().validate_on_submit():
-        try:
-            undo_last_event(game)
-        except GameConflict as exc:
-            flash(str(exc), "error")
-        else:
-            commit()
-            flash("Последнее событие отменено.", "success")
-    return redirect(url_for("games.console", game_id=game_id))
+    if not ActionForm().validate_on_submit():
+        return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
+    try:
+        undo_last_event(game, current_staff().id)
+    except GameConflict:
+        db.session.rollback()
+        return _console_reply(game, {"rule": None, "message": "отменять нечего"}, 409)
+    commit()
+    if not _wants_json():
+        flash("Последнее событие отменено.", "success")
+    return _console_reply(game)
 
 
 @bp.route("/documents/<int:document_id>")

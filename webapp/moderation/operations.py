@@ -5,6 +5,7 @@ from __future__ import annotations
 from rapidfuzz import fuzz, process
 
 from webapp.core.models import utcnow
+from webapp.domain.question_states import can_transition
 from webapp.extensions import db
 from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
 from webapp.submissions.models import Question, set_status
@@ -77,6 +78,8 @@ def precheck(question_id: int) -> ModerationReport | None:
                                   duplicates=duplicate_candidates(question), created_at=utcnow())
         db.session.add(report)
     if question.status == "received":
+        set_status(question, "prechecked")
+    if question.status == "prechecked":
         set_status(question, "in_review")
     db.session.flush()
     return report
@@ -86,16 +89,17 @@ def decide(question: Question, decision: str, user_id: int | None, reason: str |
            ) -> Question:
     """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
 
-    Allowed from ``received`` or ``in_review`` (and re-deciding between approved and
-    rejected while the question is not in a game). Raises ModerationError otherwise.
+    Allowed from ``in_review``, and between ``approved`` and ``rejected`` while the question
+    is not in a game (``webapp.domain.question_states``). Deciding the status the question
+    already has changes nothing. Raises ModerationError otherwise (HTTP 409).
     """
     if decision not in ("approve", "reject"):
         raise ModerationError(f"unknown decision {decision!r}")
     target = "approved" if decision == "approve" else "rejected"
-    if question.status not in ("received", "in_review", "approved", "rejected"):
-        raise ModerationError(f"a question in status {question.status!r} cannot be decided")
     if question.status == target:
         return question
+    if not can_transition(question.status, target):
+        raise ModerationError(f"a question in status {question.status!r} cannot be decided")
     question.rejection_reason = (reason or None) if target == "rejected" else None
     set_status(question, target, by_user_id=user_id, reason=reason or None)
     db.session.flush()

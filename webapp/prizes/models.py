@@ -1,11 +1,11 @@
-"""Prizes owed after a game and the gift agreements that pay them."""
+"""Prizes owed after a game, their status history and the gift agreements that pay them."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import Date, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, money_column, utcnow
@@ -13,15 +13,32 @@ from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.submissions.models import Author, Question
 
-PRIZE_STATUSES = ("owed", "agreement_issued", "signed", "paid", "closed")
+#: owed → details_requested → details_received → agreement_issued → signed → paid → closed.
+PRIZE_STATUSES = ("owed", "details_requested", "details_received", "agreement_issued",
+                  "signed", "paid", "closed")
+STATUS_LABELS = {
+    "owed": "причитается",
+    "details_requested": "реквизиты запрошены",
+    "details_received": "реквизиты получены",
+    "agreement_issued": "договор выписан",
+    "signed": "договор подписан",
+    "paid": "выплачен",
+    "closed": "закрыт",
+}
 
 
 class Prize(db.Model):
-    """A cash prize owed to one author for one question of one game.
+    """A prize owed to one person after one game.
 
-    ``kind``: ``unanswered_question`` (2023 §4.11.1, 2009 §1.2.2); ``amount``: Decimal in
-    ``currency`` (the season's), the author's share when the question has co-authors.
-    Unique per (game, question, author, kind): closing a game twice makes nothing new.
+    ``kind``: ``unanswered_question`` (2023 §4.11.1, 2009 §1.2.2) or an individual prize of
+    :data:`webapp.domain.prizes.AWARD_RULES` (2023 §4.11.2–§4.11.6, 2009 §3.1–§3.3).
+    ``author_id``: the author (question prizes and best-author prizes), else None;
+    ``recipient_name``: the person's name for individual prizes (experts have no table of
+    their own here). ``amount``: Decimal in ``currency`` (the season's), None for a prize
+    without cash (2009 §3.1); ``trophy``: Crystal/Diamond Owl key or None.
+    Unique per (game, question, author, kind) for question prizes and per ``award_key``
+    (``"<game>:<kind>[:<name>]"``) for individual ones: closing or awarding twice makes
+    nothing new. ``paid_on``/``payment_reference``: set when paid.
     """
 
     __tablename__ = "prize"
@@ -30,26 +47,56 @@ class Prize(db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
     question_id: Mapped[int | None] = mapped_column(ForeignKey("question.id"))
-    author_id: Mapped[int] = mapped_column(ForeignKey("author.id"), index=True)
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
+    recipient_name: Mapped[str | None] = mapped_column(String(200))
     kind: Mapped[str] = mapped_column(String(40))
-    amount: Mapped[Decimal] = money_column()
+    amount: Mapped[Decimal | None] = money_column(nullable=True)
     currency: Mapped[str] = mapped_column(String(3))
+    trophy: Mapped[str | None] = mapped_column(String(40))
     rule: Mapped[str] = mapped_column(String(80))
+    award_key: Mapped[str | None] = mapped_column(String(300), unique=True)
     status: Mapped[str] = mapped_column(String(20), default="owed")
+    paid_on: Mapped[date | None] = mapped_column(Date)
+    payment_reference: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    status_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     game: Mapped[Game] = relationship(lazy="joined")
-    author: Mapped[Author] = relationship(lazy="joined")
+    author: Mapped[Author | None] = relationship(lazy="joined")
     question: Mapped[Question | None] = relationship(lazy="joined")
     agreement: Mapped[GiftAgreement | None] = relationship(back_populates="prize", uselist=False,
                                                            lazy="selectin")
+
+    @property
+    def payee(self) -> str:
+        """The person paid: the author's name, else ``recipient_name``."""
+        if self.author is not None:
+            return self.author.name
+        return self.recipient_name or ""
+
+
+class PrizeStatusChange(db.Model):
+    """One change of a prize's status: ``from_status`` (None at creation) → ``to_status``,
+    by ``by_user_id`` (None: the system), at ``created_at`` (UTC), with a ``note``."""
+
+    __tablename__ = "prize_status_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
+                                          index=True)
+    from_status: Mapped[str | None] = mapped_column(String(20))
+    to_status: Mapped[str] = mapped_column(String(20))
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    note: Mapped[str] = mapped_column(String(300), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class GiftAgreement(db.Model):
     """Договор дарения for one prize, numbered per season without gaps: ``2023-0001``.
 
-    The number is taken in the closing transaction (``seq`` unique per season), so a
-    re-render keeps it; ``document_id`` points to the rendered PDF.
+    The number is taken in the closing (or awarding) transaction (``seq`` unique per
+    season), so a re-render keeps it; ``document_id`` points to the rendered PDF (the
+    latest version); ``signed_document_id`` to the uploaded scan of the signed copy.
     """
 
     __tablename__ = "gift_agreement"
@@ -62,6 +109,58 @@ class GiftAgreement(db.Model):
     number: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(20), default="pending")
     document_id: Mapped[int | None] = mapped_column(ForeignKey("document.id"))
+    signed_document_id: Mapped[int | None] = mapped_column(ForeignKey("document.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     prize: Mapped[Prize] = relationship(back_populates="agreement")
+
+
+class PayeeDetails(db.Model):
+    """Passport, bank details, address and tax status of a prize's payee (personal data).
+
+    ``encrypted``: a Fernet token (``webapp.core.crypto``) of the JSON of the form's fields;
+    never stored in clear. ``personal_number_hash`` / ``account_hash``: keyed hashes
+    (``crypto.lookup_hash``) for equality searches. Deleted by the retention job
+    ``SOVA_PAYEE_RETENTION_DAYS`` days after payment (the agreement is kept).
+    """
+
+    __tablename__ = "payee_details"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
+                                          unique=True)
+    encrypted: Mapped[str] = mapped_column(db.Text)
+    personal_number_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    account_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class DetailsLink(db.Model):
+    """A one-time, expiring link to the payee form: only the SHA-256 of the signed token is
+    stored; ``used_at`` set on the first successful submission."""
+
+    __tablename__ = "details_link"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
+                                          index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reminded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PersonalDataAccess(db.Model):
+    """Audit of every view and export of payee details: who (``user_id``), what
+    (``action``: ``view`` | ``export`` | ``delete``), which prize (None for an export of
+    many), when."""
+
+    __tablename__ = "personal_data_access"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    prize_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    action: Mapped[str] = mapped_column(String(20))
+    detail: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

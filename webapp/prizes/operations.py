@@ -1,18 +1,70 @@
-"""Closing a game: outcomes of every envelope question, prizes, numbered agreements."""
+"""Writes of the prizes feature: closing a game, individual prizes, statuses, paperwork.
+
+Operations only flush; the view, task or command that calls them commits once
+(``webapp.jobs.commit``). Every status change is recorded in ``PrizeStatusChange``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from flask import current_app
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import Money
-from webapp.domain.prizes import unanswered_question_prizes
+from webapp.domain.prizes import (
+    AWARD_RULES,
+    COMMISSION_MINUTES,
+    GIFT_AGREEMENT,
+    Award,
+    PrizeRefused,
+    award_to_author,
+    award_to_expert,
+    special_game_prizes,
+    unanswered_question_prizes,
+)
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state
 from webapp.jobs import enqueue
-from webapp.prizes.models import GiftAgreement, Prize
-from webapp.submissions.models import set_status
+from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
+from webapp.submissions.models import Author, set_status
+
+#: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
+#: owed → paid → closed (or owed → closed for a prize without cash, 2009 §3.1).
+TRANSITIONS = {
+    "owed": {"details_requested", "details_received", "agreement_issued"},
+    "details_requested": {"details_requested", "details_received", "agreement_issued"},
+    "details_received": {"agreement_issued"},
+    "agreement_issued": {"details_requested", "details_received", "signed"},
+    "signed": {"paid"},
+    "paid": {"closed"},
+    "closed": set(),
+}
+NO_AGREEMENT_TRANSITIONS = {"owed": {"details_requested", "details_received", "paid",
+                                     "closed"},
+                            "details_requested": {"details_requested", "details_received",
+                                                  "paid"},
+                            "details_received": {"paid"},
+                            "paid": {"closed"}, "closed": set()}
+
+
+class PrizeError(RuntimeError):
+    """A prize operation the prize's state does not allow (HTTP 409 / a flash message).
+    ``rule``: the clause for a refusal by the rule book, else None."""
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+    @property
+    def error(self) -> dict:
+        return {"message": self.message, "rule": self.rule}
 
 
 def agreement_prefix(season: Season) -> str:
@@ -31,17 +83,78 @@ def next_agreement_seq(season: Season) -> int:
     return (current or 0) + 1
 
 
+def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") -> Prize:
+    """Move ``prize`` to status ``to`` and record who and when (PrizeStatusChange).
+
+    Allowed moves: :data:`TRANSITIONS` (or :data:`NO_AGREEMENT_TRANSITIONS` for a prize
+    without a gift agreement). Raises PrizeError for any other move.
+    """
+    graph = TRANSITIONS if prize.agreement is not None else NO_AGREEMENT_TRANSITIONS
+    if to not in graph.get(prize.status, set()):
+        raise PrizeError(f"приз {prize.id}: переход «{prize.status}» → «{to}» не допускается")
+    _record(prize, prize.status, to, user_id, note)
+    return prize
+
+
+def _record(prize: Prize, from_status: str | None, to: str, user_id: int | None,
+            note: str) -> None:
+    now = utcnow()
+    prize.status = to
+    prize.status_changed_at = now
+    db.session.add(PrizeStatusChange(prize_id=prize.id, from_status=from_status, to_status=to,
+                                     by_user_id=user_id, note=note[:300], created_at=now))
+    db.session.flush()
+
+
+def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
+    prize = Prize(game_id=game.id, status="owed", created_at=utcnow(), **fields)
+    db.session.add(prize)
+    db.session.flush()
+    _record(prize, None, "owed", user_id, note)
+    return prize
+
+
+def _document(kind: str, prize: Prize, version: int = 1) -> Document:
+    doc = Document(key=f"{kind}:prize:{prize.id}:v{version}", kind=kind, game_id=prize.game_id,
+                   prize_id=prize.id, version=version, status="pending", created_at=utcnow())
+    db.session.add(doc)
+    db.session.flush()
+    return doc
+
+
+def _number_agreement(prize: Prize, season: Season) -> GiftAgreement:
+    """Take the season's next number for ``prize`` and queue its rendering."""
+    seq = next_agreement_seq(season)
+    doc = _document(GIFT_AGREEMENT, prize)
+    agreement = GiftAgreement(prize_id=prize.id, season_id=season.id, seq=seq,
+                              number=f"{agreement_prefix(season)}-{seq:04d}", status="pending",
+                              document_id=doc.id, created_at=utcnow())
+    db.session.add(agreement)
+    db.session.flush()
+    enqueue("prizes.issue_agreement", prize.id)
+    return agreement
+
+
+def _unanswered(game: Game, state: dict) -> list[tuple[int, list[int]]]:
+    """``[(question_id, [author_id in authorship order])]`` of the game's unanswered
+    questions, from the replayed ``state``."""
+    keys = {(u["sector"], u["slot"]) for u in state["unanswered"]}
+    return [(eq.question.id, [qa.author_id for qa in eq.question.authors])
+            for env in game.envelopes for eq in env.questions if (env.sector, eq.slot) in keys]
+
+
 def close_game(game: Game, user_id: int | None) -> list[Prize]:
     """Close a finished game (idempotent: closing twice returns the same prizes).
 
     Every envelope question gets its outcome from the replay: ``unanswered`` (asked, not
-    answered right: its authors are owed the prize), ``answered``, or ``unasked`` (never
-    asked — back to the approved pool). Played questions become ``used`` with the air date.
-    One Prize per author share, one GiftAgreement per prize numbered ``<year>-0001``
-    without gaps, and ``prizes.issue_agreement`` queued for each. Raises GameConflict.
+    answered right: its authors are owed the prize — 2023 §4.11.1, 2009 §1.2.2),
+    ``answered``, or ``unasked`` (never asked — back to the approved pool). Played
+    questions become ``used`` with the air date. One Prize per author share, one
+    GiftAgreement per prize numbered ``<year>-0001`` without gaps, and
+    ``prizes.issue_agreement`` queued for each. Raises GameConflict.
     """
     if game.status == "closed":
-        return prizes_of(game)
+        return prizes_of(game, kind="unanswered_question")
     if game.status != "finished":
         raise GameConflict(f"game {game.id} is {game.status}; only a finished game is closed")
     season = game.season
@@ -53,14 +166,12 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     played_sectors = {r["sector"] for r in state["rounds"]}
     asked = {(r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"]
              if q.get("asked")}
-    owed: list[tuple[int, list[int]]] = []
     for env in game.envelopes:
         for eq in env.questions:
             key = (env.sector, eq.slot)
             q = eq.question
             if key in unanswered:
                 eq.outcome = "unanswered"
-                owed.append((q.id, [qa.author_id for qa in q.authors]))
             elif env.sector in played_sectors and key in asked:
                 eq.outcome = "answered"
             else:
@@ -72,31 +183,176 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
                 q.aired_on = game.air_date
                 set_status(q, "used", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
     entitlements = unanswered_question_prizes(
-        season.ruleset, owed, Money(season.unanswered_prize, season.currency))
-    prefix = agreement_prefix(season)
-    seq = next_agreement_seq(season)
+        season.ruleset, _unanswered(game, state),
+        Money(season.unanswered_prize, season.currency))
     for ent in entitlements:
-        prize = Prize(game_id=game.id, question_id=ent.question_key, author_id=ent.author_key,
-                      kind=ent.kind, amount=ent.money.amount, currency=ent.money.currency,
-                      rule=ent.rule, status="owed", created_at=utcnow())
-        db.session.add(prize)
-        db.session.flush()
-        doc = Document(key=f"gift_agreement:prize:{prize.id}:v1", kind="gift_agreement",
-                       game_id=game.id, prize_id=prize.id, version=1, status="pending",
-                       created_at=utcnow())
-        db.session.add(doc)
-        db.session.flush()
-        db.session.add(GiftAgreement(prize_id=prize.id, season_id=season.id, seq=seq,
-                                     number=f"{prefix}-{seq:04d}", status="pending",
-                                     document_id=doc.id, created_at=utcnow()))
-        seq += 1
-        enqueue("prizes.issue_agreement", prize.id)
+        prize = _new_prize(game, user_id, f"игра {game.id} закрыта", question_id=ent.question_key,
+                           author_id=ent.author_key, kind=ent.kind, amount=ent.money.amount,
+                           currency=ent.money.currency, rule=ent.rule)
+        _number_agreement(prize, season)
     game.status = "closed"
     game.closed_at = utcnow()
     db.session.flush()
-    return prizes_of(game)
+    return prizes_of(game, kind="unanswered_question")
 
 
-def prizes_of(game: Game) -> list[Prize]:
-    return list(db.session.scalars(db.select(Prize).where(Prize.game_id == game.id)
-                                   .order_by(Prize.id)).all())
+def prizes_of(game: Game, kind: str | None = None) -> list[Prize]:
+    """The game's prizes (of one ``kind`` if given), in creation order."""
+    stmt = db.select(Prize).where(Prize.game_id == game.id).order_by(Prize.id)
+    if kind is not None:
+        stmt = stmt.where(Prize.kind == kind)
+    return list(db.session.scalars(stmt).all())
+
+
+def _season_amount(season: Season, field: str | None) -> Money | None:
+    if field is None:
+        return None
+    value = getattr(season, field)
+    return None if value is None else Money(value, season.currency)
+
+
+def _award_key(game: Game, award: Award) -> str:
+    if award.kind == "special_game_expert":
+        return f"{game.id}:{award.kind}:{' '.join(award.recipient.split()).casefold()}"
+    return f"{game.id}:{award.kind}"
+
+
+def award_prize(game: Game, kind: str, user_id: int | None, *, recipient: str = "",
+                team: Sequence[str] = (), author_id: int | None = None) -> list[Prize]:
+    """Award an individual prize of the season's rule book after ``game``.
+
+    ``kind``: a key of ``webapp.domain.prizes.AWARD_RULES``. Experts' prizes take
+    ``recipient`` (a name) and ``team`` (the experts' names: the roster the recipient must
+    belong to; for ``special_game_expert`` every member gets the prize); best-author prizes
+    take ``author_id`` (an Author among the game's unanswered-question authors). The game's
+    winner comes from the rules engine's replay; the game must be finished or closed.
+    Amounts come from the season (``series_final_prize``, ``year_final_prize``,
+    ``special_game_prize``). Crystal Owl prizes of 2023 get a numbered gift agreement and
+    the prize commission's minutes (queued for rendering).
+
+    Idempotent: awarding the same prize to the same person again returns the existing
+    prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
+    a refusal by the rule book; nothing is written then.
+    """
+    rule = AWARD_RULES.get(kind)
+    if rule is None:
+        raise PrizeError(f"неизвестный вид приза {kind!r}")
+    if game.status not in ("finished", "closed"):
+        raise PrizeError(f"игра {game.id} ещё не окончена: призы присуждаются после игры",
+                         rule.rule)
+    season = game.season
+    winner = game_state(game)["winner"]
+    prize_money = _season_amount(season, rule.amount_field)
+    try:
+        if rule.recipient == "each_expert":
+            awards = special_game_prizes(ruleset=season.ruleset, game_kind=game.kind,
+                                         team=team, prize=prize_money)
+        elif rule.recipient == "team":
+            awards = [award_to_expert(kind, ruleset=season.ruleset, game_kind=game.kind,
+                                      winner=winner, recipient=recipient, team=team,
+                                      prize=prize_money)]
+        else:
+            author = db.session.get(Author, author_id) if author_id is not None else None
+            if author is None:
+                raise PrizeRefused(rule.rule, "не выбран автор вопроса")
+            authors = [a for _q, ids in _unanswered(game, game_state(game)) for a in ids]
+            awards = [award_to_author(kind, ruleset=season.ruleset, game_kind=game.kind,
+                                      winner=winner, author_key=author.id,
+                                      author_name=author.name, unanswered_authors=authors,
+                                      prize=prize_money)]
+    except PrizeRefused as exc:
+        raise PrizeError(exc.message, exc.rule) from exc
+    out = []
+    for award in awards:
+        key = _award_key(game, award)
+        existing = db.session.scalar(db.select(Prize).where(Prize.award_key == key))
+        if existing is not None:
+            same = (existing.author_id == award.author_key
+                    and (existing.recipient_name or "").casefold() == award.recipient.casefold())
+            if not same:
+                raise PrizeError(f"приз «{rule.label}» этой игры уже присуждён: "
+                                 f"{existing.payee}", rule.rule)
+            out.append(existing)
+            continue
+        money = award.money
+        prize = _new_prize(game, user_id, f"присуждён: {rule.label}", kind=award.kind,
+                           author_id=award.author_key, recipient_name=award.recipient,
+                           amount=money.amount if money else None,
+                           currency=money.currency if money else season.currency,
+                           trophy=award.trophy, rule=award.rule, award_key=key)
+        if COMMISSION_MINUTES in award.paperwork:
+            _document(COMMISSION_MINUTES, prize)
+            enqueue("prizes.render_minutes", prize.id)
+        if GIFT_AGREEMENT in award.paperwork:
+            _number_agreement(prize, season)
+        out.append(prize)
+    return out
+
+
+def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
+    """A new version of the prize's gift agreement (e.g. once the address is known): same
+    number, next version, rendered by ``prizes.issue_agreement``. Raises PrizeError when
+    the prize has no agreement or is already signed."""
+    agreement = prize.agreement
+    if agreement is None:
+        raise PrizeError(f"у приза {prize.id} нет договора дарения")
+    if prize.status in ("signed", "paid", "closed"):
+        raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
+    version = 1 + (db.session.scalar(db.select(db.func.max(Document.version)).where(
+        Document.prize_id == prize.id, Document.kind == GIFT_AGREEMENT)) or 0)
+    doc = _document(GIFT_AGREEMENT, prize, version)
+    agreement.document_id = doc.id
+    agreement.status = "pending"
+    enqueue("prizes.issue_agreement", prize.id)
+    return doc
+
+
+def mark_signed(prize: Prize, scan: bytes, filename: str, user_id: int | None) -> Document:
+    """Store the scan of the signed agreement (PDF, PNG or JPEG, ≤ 10 MB) and mark the
+    prize ``signed``. Raises PrizeError for a wrong file or status."""
+    agreement = prize.agreement
+    if agreement is None:
+        raise PrizeError(f"у приза {prize.id} нет договора дарения")
+    suffix = Path(filename or "").suffix.lower()
+    kinds = {".pdf": b"%PDF", ".png": b"\x89PNG", ".jpg": b"\xff\xd8", ".jpeg": b"\xff\xd8"}
+    if suffix not in kinds or not scan.startswith(kinds[suffix]):
+        raise PrizeError("скан договора: нужен файл PDF, PNG или JPEG")
+    if len(scan) > 10 * 1024 * 1024:
+        raise PrizeError("скан договора больше 10 МБ")
+    change_status(prize, "signed", user_id, f"скан подписанного договора {agreement.number}")
+    sha = hashlib.sha256(scan).hexdigest()
+    rel = f"signed/{agreement.number}-{sha[:12]}{suffix}"
+    path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(scan)
+    doc = Document(key=f"signed_scan:prize:{prize.id}:{sha[:16]}", kind="signed_scan",
+                   game_id=prize.game_id, prize_id=prize.id, version=1, status="ready",
+                   sha256=sha, path=rel, created_at=utcnow(), rendered_at=utcnow())
+    db.session.add(doc)
+    db.session.flush()
+    agreement.signed_document_id = doc.id
+    agreement.status = "signed"
+    return doc
+
+
+def mark_paid(prize: Prize, paid_on: date, reference: str, user_id: int | None) -> Prize:
+    """Record the payment (``paid_on``: the bank's date; ``reference``: the payment order's
+    number, 1–100 characters) and mark the prize ``paid``. Paying a paid prize again with
+    the same reference does nothing. Raises PrizeError."""
+    reference = " ".join((reference or "").split())
+    if not reference or len(reference) > 100:
+        raise PrizeError("номер платёжного поручения: от 1 до 100 символов")
+    if prize.amount is None:
+        raise PrizeError(f"приз {prize.id} без денежной суммы: выплачивать нечего")
+    if prize.status in ("paid", "closed") and prize.payment_reference == reference:
+        return prize
+    change_status(prize, "paid", user_id, f"оплачен {paid_on.isoformat()}, п/п {reference}")
+    prize.paid_on = paid_on
+    prize.payment_reference = reference
+    return prize
+
+
+def close_prize(prize: Prize, user_id: int | None) -> Prize:
+    """Close a paid prize (or a prize without cash). Raises PrizeError."""
+    change_status(prize, "closed", user_id, "закрыт")
+    return prize

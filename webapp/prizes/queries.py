@@ -1,20 +1,32 @@
-"""Reads for producers and accountants: prizes and the agreement PDF context."""
+"""Reads for producers and accountants: prizes, PDF contexts, the dashboard."""
 
 from __future__ import annotations
 
+import os
+
 from flask import current_app
 
+from webapp.core.models import Document
+from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.extensions import db
-from webapp.prizes.models import Prize
+from webapp.prizes.models import Prize, PrizeStatusChange
 
 
 def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]:
+    """Prizes in id order, optionally of one game and/or one status."""
     stmt = db.select(Prize).order_by(Prize.id)
     if game_id is not None:
         stmt = stmt.where(Prize.game_id == game_id)
     if status:
         stmt = stmt.where(Prize.status == status)
     return list(db.session.scalars(stmt).all())
+
+
+def history(prize_id: int) -> list[PrizeStatusChange]:
+    """The prize's status changes, oldest first."""
+    return list(db.session.scalars(db.select(PrizeStatusChange)
+                                   .where(PrizeStatusChange.prize_id == prize_id)
+                                   .order_by(PrizeStatusChange.id)).all())
 
 
 RULE_BOOKS = {
@@ -29,21 +41,129 @@ def rule_for_print(rule: str) -> str:
     return f"п. {clause} {RULE_BOOKS.get(source, source)}" if clause else rule
 
 
-def agreement_context(prize: Prize) -> dict:
-    """Context of ``templates/pdf/gift_agreement.html`` (primitives only)."""
+def kind_label(kind: str) -> str:
+    """Russian name of a prize kind."""
+    if kind == "unanswered_question":
+        return "Приз автору неотвеченного вопроса"
+    rule = AWARD_RULES.get(kind)
+    return rule.label if rule else kind
+
+
+def document_version(document_id: int | None) -> int:
+    doc = db.session.get(Document, document_id) if document_id else None
+    return doc.version if doc else 1
+
+
+def agreement_context(prize: Prize, address: str = "") -> dict:
+    """Context of ``templates/pdf/gift_agreement.html`` (primitives only).
+
+    The shape of ``workers/documents.py`` (``gift_agreement.html``) plus ``award``: None
+    for a question's prize, else ``{"label": str, "trophy": str}`` for an individual prize
+    (then ``question`` is None). ``address``: the payee's address when known (from the
+    payee details), else "" (a blank line to fill in). The date is the game's closing
+    date, so re-rendering gives the same text.
+    """
     agreement = prize.agreement
     broadcaster = dict(current_app.config["SOVA_BROADCASTER"])
     game = prize.game
+    author = prize.author
+    award = None
+    if prize.kind != "unanswered_question":
+        award = {"label": kind_label(prize.kind),
+                 "trophy": TROPHY_LABELS.get(prize.trophy or "", "")}
     return {
         "number": agreement.number,
         "date": (game.closed_at or agreement.created_at).date().isoformat(),
         "place": broadcaster.pop("place", ""),
         "broadcaster": broadcaster,
-        "author": {"name": prize.author.name, "city": prize.author.city or "", "address": ""},
-        "question": {"id": prize.question_id, "text": prize.question.text if prize.question else ""},
+        "author": {"name": prize.payee, "city": (author.city or "") if author else "",
+                   "address": address},
+        "question": ({"id": prize.question_id, "text": prize.question.text}
+                     if prize.question is not None else None),
+        "award": award,
         "game": {"title": game.display_title, "date": game.air_date.isoformat()},
         "amount": prize.amount,
         "currency": prize.currency,
         "rule": rule_for_print(prize.rule),
-        "version": 1,
+        "version": document_version(agreement.document_id),
     }
+
+
+def commission_members() -> list[str]:
+    """Members of the prize commission: ``SOVA_PRIZE_COMMISSION`` from the configuration (a
+    list, or a string with members separated by ``;``), else the environment variable of
+    the same name. Each member: «Фамилия И. О., должность»."""
+    value = current_app.config.get("SOVA_PRIZE_COMMISSION")
+    if value is None:
+        value = os.environ.get("SOVA_PRIZE_COMMISSION", "")
+    if isinstance(value, str):
+        value = value.split(";")
+    return [" ".join(str(m).split()) for m in value if str(m).strip()]
+
+
+def minutes_context(prize: Prize) -> dict:
+    """Context of ``templates/pdf/commission_minutes.html`` (primitives only)::
+
+        {"number": "2023-К-0007", "date": "2023-12-30", "place": str,
+         "broadcaster": {"name": str}, "prize": {"label": str, "trophy": str,
+         "amount": Decimal | None, "currency": "BYN" | "RUB"}, "winner": str,
+         "game": {"title": str, "date": "2023-12-30"}, "rule": "п. 4.11.4 …",
+         "members": [str]}
+
+    Raises ValueError when ``SOVA_PRIZE_COMMISSION`` is empty (minutes without members
+    are not minutes).
+    """
+    members = commission_members()
+    if not members:
+        raise ValueError("SOVA_PRIZE_COMMISSION is empty: the prize commission has no members")
+    game = prize.game
+    broadcaster = current_app.config["SOVA_BROADCASTER"]
+    return {
+        "number": f"{game.air_date.year}-К-{prize.id:04d}",
+        "date": game.air_date.isoformat(),
+        "place": broadcaster.get("place", ""),
+        "broadcaster": {"name": broadcaster["name"]},
+        "prize": {"label": kind_label(prize.kind),
+                  "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
+                  "amount": prize.amount, "currency": prize.currency},
+        "winner": prize.payee,
+        "game": {"title": game.display_title, "date": game.air_date.isoformat()},
+        "rule": rule_for_print(prize.rule),
+        "members": members,
+    }
+
+
+DASHBOARD_COLUMNS = ("owed", "issued", "signed", "paid")
+_BUCKET = {"owed": "owed", "details_requested": "owed", "details_received": "owed",
+           "agreement_issued": "issued", "signed": "signed", "paid": "paid", "closed": "paid"}
+
+
+def dashboard() -> list[dict]:
+    """Per season and game: ``{"season", "game_id", "game", "owed", "issued", "signed",
+    "paid"}`` counts (owed: owed/details_*; issued: agreement_issued; paid: paid/closed)
+    and ``totals``: ``{currency: Decimal}`` of the amounts not yet paid."""
+    from webapp.games.models import Game
+
+    rows: dict[int, dict] = {}
+    for p in db.session.scalars(db.select(Prize).join(Game).order_by(Game.air_date, Prize.id)):
+        row = rows.setdefault(p.game_id, {
+            "season": p.game.season.name, "game_id": p.game_id, "game": p.game.display_title,
+            **{c: 0 for c in DASHBOARD_COLUMNS}, "unpaid": {}})
+        bucket = _BUCKET[p.status]
+        row[bucket] += 1
+        if bucket != "paid" and p.amount is not None:
+            row["unpaid"][p.currency] = row["unpaid"].get(p.currency, 0) + p.amount
+    return list(rows.values())
+
+
+def overdue(days: int, now=None) -> list[Prize]:
+    """Cash prizes not paid ``days`` days after they became owed (oldest first)."""
+    from datetime import timedelta
+
+    from webapp.core.models import utcnow
+
+    limit = (now or utcnow()) - timedelta(days=days)
+    return list(db.session.scalars(
+        db.select(Prize).where(Prize.status.not_in(("paid", "closed")),
+                               Prize.amount.is_not(None), Prize.created_at < limit)
+        .order_by(Prize.created_at, Prize.id)).all())

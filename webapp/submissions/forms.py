@@ -1,39 +1,79 @@
-"""The viewer's submission form (Flask-WTF: CSRF on, Russian messages)."""
+"""The viewer's submission form (Flask-WTF: CSRF on; labels translated with Flask-Babel)."""
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, EmailField, StringField, TextAreaField
+from flask_wtf.file import FileAllowed, FileField, FileSize
+from wtforms import (
+    BooleanField,
+    EmailField,
+    FieldList,
+    Form,
+    FormField,
+    HiddenField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import DataRequired, Length, Optional
 
+from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 
-REQUIRED = "Заполните это поле."
+REQUIRED = _l("Заполните это поле.")
 
 
 def _len(name: str, minimum: int = -1) -> Length:
     return Length(min=minimum, max=LIMITS[name],
-                  message=f"Допускается от {max(minimum, 0)} до {LIMITS[name]} символов.")
+                  message=_l("Допускается от %(min)s до %(max)s символов.",
+                             min=max(minimum, 0), max=LIMITS[name]))
+
+
+class CoauthorForm(Form):
+    """One co-author: name and city (both optional; an empty row is ignored)."""
+
+    name = StringField(_l("Имя и фамилия соавтора"), validators=[Optional(), _len("name")])
+    city = StringField(_l("Город соавтора"), validators=[Optional(), _len("city")])
 
 
 class SubmitForm(FlaskForm):
-    """Question, answer, comment, sources (one per line), author name, city, e-mail,
-    consent. Lengths from ``operations.LIMITS``; the operation re-checks everything."""
+    """Every field of a viewer's question; the operation re-checks everything.
 
-    question = TextAreaField("Вопрос", validators=[DataRequired(REQUIRED),
-                                                   _len("question", MIN_QUESTION)])
-    answer = StringField("Ответ", validators=[DataRequired(REQUIRED), _len("answer")])
-    accepted = StringField("Зачёт (другие верные ответы)", validators=[Optional(),
-                                                                       _len("accepted")])
-    comment = TextAreaField("Комментарий", validators=[Optional(), _len("comment")])
-    sources = TextAreaField("Источники (по одному в строке)",
+    ``website`` is a honeypot (must stay empty); ``started`` carries a signed start time for
+    the minimum fill time; ``idempotency_key`` makes a double click one question.
+    """
+
+    question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
+                                                       _len("question", MIN_QUESTION)])
+    answer = StringField(_l("Ответ"), validators=[DataRequired(REQUIRED), _len("answer")])
+    accepted = StringField(_l("Зачёт (другие верные ответы)"),
+                           validators=[Optional(), _len("accepted")])
+    comment = TextAreaField(_l("Комментарий"), validators=[Optional(), _len("comment")])
+    sources = TextAreaField(_l("Источники (по одному в строке)"),
                             validators=[Optional(), _len("sources")])
-    name = StringField("Имя и фамилия", validators=[DataRequired(REQUIRED), _len("name")])
-    city = StringField("Город", validators=[Optional(), _len("city")])
-    email = EmailField("Электронная почта", validators=[DataRequired(REQUIRED),
-                                                        Length(max=254)])
+    handout = TextAreaField(_l("Раздаточный материал (текст)"),
+                            validators=[Optional(), _len("handout")])
+    handout_image = FileField(_l("Раздаточный материал (изображение JPEG, PNG или WebP, до 5 МБ)"),
+                              validators=[Optional(),
+                                          FileAllowed(["jpg", "jpeg", "png", "webp"],
+                                                      _l("Допускаются только JPEG, PNG и WebP.")),
+                                          FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ."))])
+    name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
+    city = StringField(_l("Город"), validators=[Optional(), _len("city")])
+    coauthors = FieldList(FormField(CoauthorForm), min_entries=2, max_entries=5)
+    email = EmailField(_l("Электронная почта"), validators=[DataRequired(REQUIRED),
+                                                            Length(max=254)])
     consent = BooleanField(
-        "Я согласен(на) на обработку моих персональных данных для участия в проекте",
-        validators=[DataRequired("Без согласия на обработку персональных данных "
-                                 "мы не можем принять вопрос.")],
+        _l("Я согласен(на) на обработку моих персональных данных для участия в проекте"),
+        validators=[DataRequired(_l("Без согласия на обработку персональных данных "
+                                    "мы не можем принять вопрос."))],
     )
+    consent_on_air = BooleanField(_l("Я согласен(на), чтобы моё имя и город назвали в эфире"))
+    age_confirmed = BooleanField(
+        _l("Мне исполнилось 16 лет, или у меня есть согласие родителей (законных представителей)"),
+        validators=[DataRequired(_l("Подтвердите, что вам исполнилось 16 лет или у вас есть "
+                                    "согласие родителей."))],
+    )
+    website = StringField(_l("Не заполняйте это поле"))  # honeypot
+    started = HiddenField()
+    idempotency_key = HiddenField()

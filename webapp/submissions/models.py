@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, utcnow
+from webapp.domain.question_states import STATES as QUESTION_STATES
+from webapp.domain.question_states import check_transition
 from webapp.extensions import db
 
-# Question.status values, in the order of a question's life.
-STATUSES = (
-    "received",  # stored, pre-check pending
-    "in_review",  # pre-checked, waiting for an editor
-    "approved",  # in the approved pool
-    "rejected",
-    "assigned",  # in a game's envelope
-    "used",  # asked in a played game
-    "withdrawn",
-    "archived",  # an already played question imported for duplicate detection only
-)
+# Question.status values, in the order of a question's life (webapp.domain.question_states).
+STATUSES = QUESTION_STATES
 CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
 
 
@@ -36,6 +29,8 @@ class Author(db.Model):
     city: Mapped[str | None] = mapped_column(String(200))
     email_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     email_encrypted: Mapped[str | None] = mapped_column(Text)
+    # Bumped when a "my questions" link is used: each link works once.
+    link_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     @property
@@ -70,6 +65,13 @@ class Question(db.Model):
     consent_version: Mapped[str | None] = mapped_column(String(20))
     # Set by games when the question is played: the author sees "used" only after it.
     aired_on: Mapped[date | None] = mapped_column(Date)
+    # Viewer intake (issue: viewers): consents, handout image, idempotency, paper letters.
+    consent_on_air: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    age_confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    handout_image: Mapped[str | None] = mapped_column(String(200))  # file under instance/uploads
+    idempotency_key: Mapped[str | None] = mapped_column(String(64), unique=True)
+    postmark_date: Mapped[date | None] = mapped_column(Date)
+    letter_scan: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(
@@ -119,9 +121,13 @@ class QuestionStatusChange(db.Model):
 
 def set_status(question: Question, to_status: str, by_user_id: int | None = None,
                reason: str | None = None) -> None:
-    """Change ``question.status`` and record the change (who, when, from, to, why)."""
-    if to_status not in STATUSES:
-        raise ValueError(f"unknown status {to_status!r}")
+    """Change ``question.status`` and record the change (who, when, from, to, why).
+
+    Only the changes of ``webapp.domain.question_states.TRANSITIONS`` are allowed (issue 4:
+    explicit state machine); anything else raises ``ForbiddenTransition`` (a ValueError)
+    and nothing is changed.
+    """
+    check_transition(question.status, to_status)
     question.history.append(QuestionStatusChange(
         from_status=question.status, to_status=to_status, by_user_id=by_user_id,
         reason=reason, at=utcnow(),

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
 
 from email_validator import EmailNotValidError, validate_email
+from flask_babel import gettext as _
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
 from webapp.jobs import enqueue
+from webapp.submissions.images import ImageError, store_image
 from webapp.submissions.models import Author, Question, QuestionAuthor, set_status
 
 # Field limits in characters (after normalisation). The form, the API and imports share them.
@@ -66,6 +70,11 @@ class SubmissionInput:
     handout: str | None = None
     language: str | None = None
     channel: str = "web"
+    consent_on_air: bool = False
+    age_confirmed: bool = False
+    idempotency_key: str | None = None
+    handout_image: bytes | None = None  # raw upload; verified and re-encoded
+    postmark_date: date | None = None  # paper letters (channel "mail")
 
 
 def clean_text(value: str | None, name: str, errors: dict, required: bool = False,
@@ -74,13 +83,14 @@ def clean_text(value: str | None, name: str, errors: dict, required: bool = Fals
     control characters, emptiness and length. Returns the clean text or None."""
     text = normalise(value or "").strip()
     if has_control_chars(text):
-        errors.setdefault(name, []).append("Поле содержит недопустимые управляющие символы.")
+        errors.setdefault(name, []).append(_("Поле содержит недопустимые управляющие символы."))
     if required and not text:
-        errors.setdefault(name, []).append("Заполните это поле.")
+        errors.setdefault(name, []).append(_("Заполните это поле."))
     limit = LIMITS.get(limit_key or name)
     if limit and len(text) > limit:
         errors.setdefault(name, []).append(
-            f"Слишком длинно: {len(text)} символов, допускается не более {limit}.")
+            _("Слишком длинно: %(n)s символов, допускается не более %(limit)s.", n=len(text),
+              limit=limit))
     return text or None
 
 
@@ -89,12 +99,12 @@ def normalise_email(value: str | None, name: str, errors: dict, required: bool) 
     value = (value or "").strip()
     if not value:
         if required:
-            errors.setdefault(name, []).append("Укажите адрес электронной почты.")
+            errors.setdefault(name, []).append(_("Укажите адрес электронной почты."))
         return None
     try:
         info = validate_email(value, check_deliverability=False)
-    except EmailNotValidError as exc:
-        errors.setdefault(name, []).append(f"Неверный адрес электронной почты: {exc}")
+    except EmailNotValidError:
+        errors.setdefault(name, []).append(_("Неверный адрес электронной почты."))
         return None
     return info.normalized.lower()
 
@@ -129,25 +139,30 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
     }
     if clean["question"] and len(clean["question"]) < MIN_QUESTION:
         errors.setdefault("question", []).append(
-            f"Слишком коротко: вопрос должен быть не короче {MIN_QUESTION} символов.")
+            _("Слишком коротко: вопрос должен быть не короче %(n)s символов.", n=MIN_QUESTION))
     sources = [s for s in (clean_text(x, "sources", errors) for x in data.sources or []) if s]
     if sum(len(s) for s in sources) > LIMITS["sources"]:
         errors.setdefault("sources", []).append(
-            f"Источники слишком длинные: не более {LIMITS['sources']} символов.")
+            _("Источники слишком длинные: не более %(n)s символов.", n=LIMITS["sources"]))
     clean["sources"] = sources
     email = normalise_email(data.email, "email", errors, required=require_email)
     authors = []
     if not data.authors:
-        errors.setdefault("name", []).append("Укажите имя автора.")
+        errors.setdefault("name", []).append(_("Укажите имя автора."))
     for i, a in enumerate(data.authors):
         prefix = "" if i == 0 else f"authors.{i}."
         aname = clean_text(a.name, f"{prefix}name", errors, required=True, limit_key="name")
         city = clean_text(a.city, f"{prefix}city", errors, limit_key="city")
         aemail = email if i == 0 else normalise_email(a.email, f"{prefix}email", errors, False)
         authors.append((aname, city, aemail))
+    if require_email and not data.age_confirmed and data.channel == "web":
+        errors.setdefault("age_confirmed", []).append(
+            _("Подтвердите, что вам исполнилось 16 лет или у вас есть согласие родителей."))
+    if data.idempotency_key is not None and not (8 <= len(data.idempotency_key) <= 64):
+        errors.setdefault("idempotency_key", []).append("8..64 characters")
     if require_email and not data.consent:
         errors.setdefault("consent", []).append(
-            "Без согласия на обработку персональных данных мы не можем принять вопрос.")
+            _("Без согласия на обработку персональных данных мы не можем принять вопрос."))
     if errors:
         raise SubmissionError(errors)
     clean["authors"] = authors
@@ -174,19 +189,59 @@ def create_question(clean: dict, channel: str, status: str = "received",
     return q
 
 
-def receive(data: SubmissionInput) -> Question:
+def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
     """A viewer's submission (form, API, or an editor typing in a letter).
 
     Returns the new Question (status ``received``) with ``moderation.precheck`` and
-    ``notify.received`` queued in the same transaction. Raises SubmissionError.
+    ``notify.received`` queued in the same transaction. A repeated ``idempotency_key``
+    (a double click) returns the question made the first time and writes nothing.
+    ``uploads``: folder for the handout image. Raises SubmissionError.
     """
+    if data.idempotency_key:
+        existing = db.session.scalar(db.select(Question).filter_by(
+            idempotency_key=data.idempotency_key))
+        if existing is not None:
+            return existing
     clean = validate(data, require_email=data.channel in ("web", "api"))
+    image = None
+    if data.handout_image:
+        try:
+            image = store_image(data.handout_image, uploads)
+        except ImageError as exc:
+            raise SubmissionError({"handout_image": [str(exc)]}) from exc
     q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
                         if data.consent else None, language=data.language)
+    q.consent_on_air, q.age_confirmed = data.consent_on_air, data.age_confirmed
+    q.idempotency_key, q.handout_image = data.idempotency_key, image
+    q.postmark_date = data.postmark_date
+    db.session.flush()
     enqueue("moderation.precheck", q.id)
     if clean["authors"][0][2]:
         enqueue("notify.received", q.id)
     return q
+
+
+WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")
+
+
+def withdraw(question: Question, author_id: int) -> Question:
+    """The author withdraws a question not yet in a game. Raises SubmissionError."""
+    if author_id not in {qa.author_id for qa in question.authors}:
+        raise SubmissionError({"question": [_("Это не ваш вопрос.")]})
+    if question.status not in WITHDRAWABLE:
+        raise SubmissionError({"question": [_("Вопрос уже в игре и не может быть отозван.")]})
+    set_status(question, "withdrawn", reason="отозван автором")
+    db.session.flush()
+    return question
+
+
+def author_by_email(email: str) -> Author | None:
+    """The author with this (normalised) e-mail, or None."""
+    errors: dict = {}
+    normal = normalise_email(email, "email", errors, required=True)
+    if not normal:
+        return None
+    return db.session.scalar(db.select(Author).filter_by(email_hash=lookup_hash(normal)))
 
 
 def import_packet(packet, as_: str, channel: str | None = None, origin: str = "",

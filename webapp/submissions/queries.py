@@ -10,11 +10,15 @@ from webapp.submissions.models import Question
 # What the author sees for each internal status (issue: honest status, no game leaks).
 PUBLIC_STATUS = {
     "received": "received",
+    "prechecked": "in_review",
     "in_review": "in_review",
     "approved": "accepted",
     "assigned": "accepted",
     "rejected": "not_accepted",
-    "used": "used",
+    "used": "used",  # history rows written before the state machine (issue 4)
+    "played": "used",
+    "answered": "used",
+    "unanswered": "used",
     "withdrawn": "withdrawn",
     "archived": "archived",
 }

@@ -1,26 +1,69 @@
-"""Viewer pages: the submission form and the status page behind an unguessable link."""
+"""Viewer pages: the submission form, the status page, "my questions", the live form,
+and the editors' intake of paper letters and packets."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+import secrets
+import time
+from pathlib import Path
 
-from webapp.core.access import access
-from webapp.jobs import commit
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFError
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy.exc import IntegrityError
+
+from webapp.app_lang import LANG_COOKIE, LANGUAGES
+from webapp.core.access import access, current_staff
+from webapp.extensions import db, limiter
+from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
-from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
+from webapp.submissions.models import Author, Question
+from webapp.submissions.operations import (
+    AuthorInput,
+    SubmissionError,
+    SubmissionInput,
+    author_by_email,
+    normalise_email,
+    receive,
+    withdraw,
+)
 from webapp.submissions.queries import by_token, public_history
 
 bp = Blueprint("submissions", __name__)
+MY_LINK_AGE = 24 * 3600  # seconds a "my questions" link stays valid
 
-STATUS_LABELS = {
-    "received": "Получен",
-    "in_review": "На рассмотрении редакции",
-    "accepted": "Принят редакцией",
-    "not_accepted": "Не принят",
-    "used": "Сыгран в игре",
-    "withdrawn": "Отозван автором",
-    "archived": "В архиве",
-}
+
+def status_labels() -> dict[str, str]:
+    return {
+        "received": _("Получен"),
+        "in_review": _("На рассмотрении редакции"),
+        "accepted": _("Принят редакцией"),
+        "not_accepted": _("Не принят"),
+        "used": _("Сыгран в игре"),
+        "prize_owed": _("Вам положен денежный приз"),
+        "paid": _("Приз выплачен"),
+        "withdrawn": _("Отозван автором"),
+        "archived": _("В архиве"),
+    }
+
+
+def _serializer(salt: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=salt)
+
+
+def uploads_folder() -> Path:
+    return Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
 
 
 @bp.route("/")
@@ -29,20 +72,77 @@ def index():
     return render_template("submissions/index.html")
 
 
+@bp.route("/lang/<code>")
+@access("public")
+def set_language(code: str):
+    """Remember the viewer's language (cookie, one year) and go back."""
+    if code not in LANGUAGES:
+        abort(404)
+    target = request.args.get("next", "/")
+    if not target.startswith("/") or target.startswith("//"):
+        target = "/"
+    resp = redirect(target)
+    resp.set_cookie(LANG_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax",
+                    secure=current_app.config["SESSION_COOKIE_SECURE"], httponly=True)
+    return resp
+
+
+def _fresh_form_fields(form: SubmitForm) -> None:
+    form.started.data = _serializer("form-started").dumps(time.time())
+    if not form.idempotency_key.data:
+        form.idempotency_key.data = secrets.token_urlsafe(24)
+
+
+def _too_fast(form: SubmitForm) -> bool:
+    minimum = current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)
+    if not minimum:
+        return False
+    try:
+        started = _serializer("form-started").loads(form.started.data or "", max_age=86400)
+    except BadSignature:
+        return True
+    return time.time() - float(started) < minimum
+
+
+def _submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
+    upload = form.handout_image.data
+    authors = [AuthorInput(name=form.name.data, city=form.city.data)]
+    authors += [AuthorInput(name=c.form.name.data, city=c.form.city.data)
+                for c in form.coauthors.entries if (c.form.name.data or "").strip()]
+    return SubmissionInput(
+        question=form.question.data, answer=form.answer.data, accepted=form.accepted.data,
+        comment=form.comment.data, handout=form.handout.data,
+        sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
+        authors=authors, email=form.email.data, consent=form.consent.data,
+        consent_on_air=form.consent_on_air.data, age_confirmed=form.age_confirmed.data,
+        idempotency_key=form.idempotency_key.data or None,
+        handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
+        language=request.args.get("lang") or request.cookies.get(LANG_COOKIE) or "ru",
+        channel=channel,
+    )
+
+
+def _form_page(form: SubmitForm, code: int, notice: str | None = None):
+    _fresh_form_fields(form)
+    return render_template("submissions/submit.html", form=form, notice=notice), code
+
+
 @bp.route("/submit", methods=["GET", "POST"])
+@limiter.limit("30/hour;5/minute", methods=["POST"])
+@limiter.limit("10/hour", methods=["POST"], key_func=lambda: "email:" + (
+    request.form.get("email", "").strip().lower()[:254]))
 @access("public")
 def submit():
     form = SubmitForm()
-    if form.validate_on_submit():
-        data = SubmissionInput(
-            question=form.question.data, answer=form.answer.data,
-            accepted=form.accepted.data, comment=form.comment.data,
-            sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
-            authors=[AuthorInput(name=form.name.data, city=form.city.data)],
-            email=form.email.data, consent=form.consent.data, channel="web",
-        )
+    if not form.is_submitted():
+        return _form_page(form, 200)
+    if form.website.data:  # honeypot: a bot; pretend all is well, store nothing
+        return render_template("submissions/thanks_bot.html"), 200
+    if form.validate():
+        if _too_fast(form):
+            return _form_page(form, 422, _("Проверьте вопрос ещё раз и отправьте его."))
         try:
-            question = receive(data)
+            question = receive(_submission_from(form), uploads=uploads_folder())
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
@@ -52,10 +152,39 @@ def submit():
                     form.form_errors.extend(messages)
         else:
             token = question.public_token
-            commit()
+            try:
+                commit()
+            except IntegrityError:  # the same idempotency key committed by a double click
+                db.session.rollback()
+                again = db.session.scalar(db.select(Question).filter_by(
+                    idempotency_key=form.idempotency_key.data))
+                if again is None:
+                    raise
+                token = again.public_token
             return redirect(url_for("submissions.status", token=token, new=1))
-    status_code = 422 if form.is_submitted() else 200
-    return render_template("submissions/submit.html", form=form), status_code
+    return _form_page(form, 422)
+
+
+@bp.errorhandler(CSRFError)
+def csrf_expired(exc):
+    """An expired or missing CSRF token on the viewer form: the form again, text kept."""
+    if request.endpoint == "submissions.submit":
+        form = SubmitForm()  # not validated: only re-rendered with a fresh token
+        return _form_page(form, 400, _("Страница была открыта слишком долго. Проверьте "
+                                       "вопрос и отправьте его ещё раз."))
+    return render_template("error.html", error=exc), 400
+
+
+@bp.app_errorhandler(429)
+def too_many(exc):
+    """A rate-limited viewer gets the form back with their text."""
+    if request.endpoint == "submissions.submit":
+        form = SubmitForm(meta={"csrf": False})
+        return _form_page(form, 429, _("Слишком много отправок. Подождите немного и "
+                                       "попробуйте снова — ваш текст сохранён на этой странице."))
+    if request.path.startswith("/api/"):
+        return current_app.extensions["sova_api_error"](exc)
+    return render_template("error.html", error=exc), 429
 
 
 @bp.route("/status/<token>")
@@ -66,4 +195,99 @@ def status(token: str):
         abort(404)
     history = public_history(question)
     return render_template("submissions/status.html", question=question, history=history,
-                           labels=STATUS_LABELS)
+                           labels=status_labels())
+
+
+# --- "my questions": a one-time e-mail link, no passwords -----------------------------
+
+@bp.route("/my", methods=["GET", "POST"])
+@limiter.limit("10/hour", methods=["POST"])
+@access("public")
+def my_request():
+    from webapp.submissions.forms_my import MyLinkForm
+
+    form = MyLinkForm()
+    if form.validate_on_submit():
+        author = author_by_email(form.email.data)
+        if author is not None:
+            enqueue("notify.my_link", author.id)
+            commit()
+        # the same answer whether or not the address is known (no enumeration)
+        flash(_("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."),
+              "success")
+        return redirect(url_for("submissions.my_request"))
+    return render_template("submissions/my_request.html", form=form)
+
+
+def my_link_token(author: Author) -> str:
+    """A signed token for ``/my/<token>``: valid 24 h and once (``link_version``)."""
+    return _serializer("my-questions").dumps({"a": author.id, "v": author.link_version})
+
+
+@bp.route("/my/<token>")
+@access("public")
+def my_open(token: str):
+    try:
+        data = _serializer("my-questions").loads(token, max_age=MY_LINK_AGE)
+    except BadSignature:
+        return render_template("submissions/my_expired.html"), 410
+    author = db.session.get(Author, data.get("a"))
+    if author is None or author.link_version != data.get("v"):
+        return render_template("submissions/my_expired.html"), 410
+    author.link_version += 1  # one-time
+    commit()
+    session["author_id"] = author.id
+    return redirect(url_for("submissions.my_questions"))
+
+
+@bp.route("/my/questions")
+@access("public")
+def my_questions():
+    author_id = session.get("author_id")
+    if not author_id:
+        return redirect(url_for("submissions.my_request"))
+    from webapp.submissions.forms_my import WithdrawForm
+    from webapp.submissions.models import QuestionAuthor
+
+    questions = db.session.scalars(
+        db.select(Question).join(QuestionAuthor).where(QuestionAuthor.author_id == author_id)
+        .order_by(Question.created_at.desc())).all()
+    return render_template("submissions/my_questions.html", questions=questions,
+                           history={q.id: public_history(q) for q in questions},
+                           labels=status_labels(), form=WithdrawForm())
+
+
+@bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
+@access("public")
+def my_withdraw(question_id: int):
+    from webapp.submissions.forms_my import WithdrawForm
+
+    author_id = session.get("author_id")
+    question = db.session.get(Question, question_id)
+    if not author_id or question is None:
+        abort(404)
+    if WithdrawForm().validate_on_submit():
+        try:
+            withdraw(question, author_id)
+        except SubmissionError as exc:
+            flash("; ".join(m for ms in exc.errors.values() for m in ms), "error")
+        else:
+            commit()
+            flash(_("Вопрос отозван."), "success")
+    return redirect(url_for("submissions.my_questions"))
+
+
+# --- staff: handout images ------------------------------------------------------------
+
+@bp.route("/uploads/<name>")
+@access("editor+|producer|host")
+def upload(name: str):
+    """A viewer's handout image, to staff only (never from the web root)."""
+    from flask import send_from_directory
+
+    if not current_staff() or "/" in name or name.startswith("."):
+        abort(404)
+    return send_from_directory(uploads_folder(), name)
+
+
+__all__ = ["bp", "normalise_email"]

@@ -1,0 +1,55 @@
+"""Game-day test data made with the real operations on the test database."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date
+
+from webapp.extensions import db
+from webapp.games.operations import create_game, create_season, create_series, create_team
+from webapp.jobs import commit
+from webapp.submissions.models import Author, Question, QuestionAuthor
+
+EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
+
+
+def approved_questions(n: int, channel: str = "web") -> list[Question]:
+    """``n`` approved questions, each by its own author («Автор k, Город k»)."""
+    out = []
+    for k in range(1, n + 1):
+        author = Author(name=f"Автор {k}", city=f"Город {k}")
+        q = Question(public_token=secrets.token_urlsafe(24), text=f"Вопрос номер {k}?",
+                     answer=f"Ответ {k}", channel=channel, status="approved",
+                     matching_key=f"q{k}", sources=[])
+        q.authors.append(QuestionAuthor(author=author, position=0))
+        db.session.add(q)
+        out.append(q)
+    db.session.flush()
+    return out
+
+
+def season(ruleset: str = "2023"):
+    return create_season(f"Сезон {ruleset}", ruleset)
+
+
+def team(name: str = "Команда Анны"):
+    return create_team(name, "Анна", EXPERTS)
+
+
+def game(season_, day: int = 1, *, team_=None, series=None, kind="qualifying",
+         table=None, status="ready"):
+    """A game with the table plan ``table`` put straight into ``status`` (no envelopes)."""
+    g = create_game(season_.id, kind, date(2023, 3, day),
+                    table or {"blitz": 4, "superblitz": 9, "sector13": 13},
+                    team_id=team_.id if team_ else None,
+                    series_id=series.id if series else None)
+    g.status = status
+    db.session.flush()
+    return g
+
+
+def series(season_, part: str = "spring"):
+    return create_series(season_.id, part)
+
+
+__all__ = ["approved_questions", "commit", "game", "season", "series", "team"]

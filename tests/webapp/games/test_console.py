@@ -1,0 +1,167 @@
+"""The host console page: forms without JavaScript, JSON for console.js, undo audited."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.webapp.games import helpers as h
+from webapp.extensions import db
+from webapp.games.console import REFUSALS_RU, refusal_ru
+from webapp.games.models import GameEventAudit
+from webapp.games.operations import assign_envelopes
+from webapp.domain.rules import RULESETS
+
+JSON = {"Accept": "application/json"}
+
+
+@pytest.fixture
+def ready_game(app):
+    """A 2023 game, blitz in sector 4, sector 13 in 13, envelopes filled; returns its id."""
+    h.approved_questions(15)
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13},
+               status="draft")
+    assign_envelopes(g)
+    h.commit()
+    return g.id
+
+
+def post(client, game_id, **data):
+    return client.post(f"/games/{game_id}/console", data=data, headers=JSON)
+
+
+def test_every_clause_the_engine_cites_has_russian_text():
+    cited = {rs.cite(topic) for rs in RULESETS.values() for topic in rs.clauses}
+    assert cited <= set(REFUSALS_RU)
+    assert refusal_ru({"rule": "000_90d7c8192601ed3a.txt §3.7.1", "message": "x"}) == (
+        "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
+        "не в блице, суперблице, 13 секторе и решающем раунде. "
+        "(000_90d7c8192601ed3a.txt §3.7.1)")
+    assert refusal_ru({"rule": None, "message": "spin.sector must be int"}) == (
+        "Неверное действие: spin.sector must be int")
+
+
+def test_console_without_javascript(login, ready_game):
+    client = login("host")
+    page = client.get(f"/games/{ready_game}/console").get_data(as_text=True)
+    assert page.count('class="sector') == 13
+    assert 'src="/static/console.js"' in page and "<script>" not in page
+    assert re.findall(r'data-type="(\w+)"', page) == ["spin"]
+    assert "Вопрос номер" not in page  # nothing to read before the spin
+    resp = client.post(f"/games/{ready_game}/console", data={"type": "spin", "sector": "4"})
+    assert resp.status_code == 302
+    page = client.get(f"/games/{ready_game}/console").get_data(as_text=True)
+    assert "Сектор 4: Блиц, вопрос 1 из 3" in page
+    assert page.count('class="question-text"') == 1  # only the current sub-question
+    assert re.findall(r'data-type="(\w+)"', page) == ["answer", "answer", "credit_minute",
+                                                      "red_card"][:2] + re.findall(
+        r'data-type="(\w+)"', page)[2:]
+    assert "Отменить: Волчок: сектор 4" in page
+    # a refused event: Russian text and its clause, nothing recorded
+    resp = client.post(f"/games/{ready_game}/console", data={"type": "club_help"},
+                       follow_redirects=True)
+    text = resp.get_data(as_text=True)
+    assert "Отказано: " in text and "(000_90d7c8192601ed3a.txt §3.7.1)" in text
+
+
+def test_console_json_plays_a_blitz_and_shows_sub_questions(login, ready_game):
+    client = login("host")
+    c = client.get(f"/games/{ready_game}/console", headers=JSON).json["console"]
+    assert (c["score"], c["allowed"], c["current"], c["events"]) == ("0:0", ["spin"], None, 0)
+    assert [s["kind"] for s in c["sectors"]] == ["single"] * 3 + ["blitz"] + ["single"] * 8 + [
+        "sector13"]
+    r = post(client, ready_game, type="spin", sector="4")
+    assert r.status_code == 200 and r.json["ok"]
+    c = r.json["console"]
+    first = c["current"]
+    assert (first["sector"], first["kind"], first["slot"], first["slots"]) == (4, "blitz", 1, 3)
+    assert c["sectors"][3]["current"] and c["sectors"][3]["played"]
+    r = post(client, ready_game, type="answer", correct="true")
+    c = r.json["console"]
+    assert (c["current"]["slot"], c["score"]) == (2, "0:0")
+    assert c["current"]["text"] != first["text"]
+    post(client, ready_game, type="answer", correct="true")
+    c = post(client, ready_game, type="answer", correct="true").json["console"]
+    assert (c["score"], c["current"], c["allowed"]) == ("1:0", None, ["spin"])
+    assert c["last_event"] == {"seq": 4, "type": "answer", "label": "Ответ: верно"}
+
+
+def test_refusal_as_json_is_409_with_russian_text(login, ready_game):
+    client = login("host")
+    post(client, ready_game, type="spin", sector="1")
+    r = post(client, ready_game, type="club_help")
+    assert r.status_code == 409
+    assert r.json["ok"] is False
+    assert r.json["error"]["rule"] == "000_90d7c8192601ed3a.txt §3.7.1"
+    assert r.json["error"]["event"] == 1
+    assert r.json["error"]["text"].endswith("(000_90d7c8192601ed3a.txt §3.7.1)")
+    assert r.json["console"]["events"] == 1
+    assert "club_help" not in r.json["console"]["allowed"]
+    r = post(client, ready_game, type="spin")  # a spin with no sector: refused, not stored
+    assert r.status_code == 409 and r.json["error"]["rule"] is None
+    r = post(client, ready_game, type="")
+    assert r.status_code == 422 and r.json["console"]["events"] == 1
+
+
+def test_undo_is_audited_and_the_state_is_replayed(login, staff, ready_game):
+    client = login("host")
+    post(client, ready_game, type="spin", sector="2")
+    post(client, ready_game, type="answer", correct="false", early="y")
+    r = client.post(f"/games/{ready_game}/undo", headers=JSON)
+    assert r.status_code == 200
+    c = r.json["console"]
+    assert (c["score"], c["events"], c["current"]["sector"]) == ("0:0", 1, 2)
+    host_id = staff("host")[0]
+    audit = db.session.scalars(db.select(GameEventAudit).order_by(GameEventAudit.id)).all()
+    assert [(a.action, a.seq, a.payload, a.by_user_id) for a in audit] == [
+        ("record", 1, {"type": "spin", "sector": 2}, host_id),
+        ("record", 2, {"type": "answer", "correct": False, "early": True}, host_id),
+        ("undo", 2, {"type": "answer", "correct": False, "early": True}, host_id),
+    ]
+    assert all(a.at.tzinfo is not None for a in audit)
+    client.post(f"/games/{ready_game}/undo", headers=JSON)
+    r = client.post(f"/games/{ready_game}/undo", headers=JSON)
+    assert r.status_code == 409 and r.json["error"]["text"] == "Неверное действие: отменять нечего"
+    # without JavaScript: a redirect back to the console
+    assert client.post(f"/games/{ready_game}/undo").status_code == 302
+
+
+def test_console_2009_asks_who_answered(login, app):
+    h.approved_questions(15)
+    g = h.game(h.season("2009"), table={"blitz": 4, "superblitz": None, "sector13": 13},
+               team_=h.team(), status="draft")
+    assign_envelopes(g)
+    h.commit()
+    client = login("host")
+    post(client, g.id, type="spin", sector="1")
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    assert 'name="expert"' in page and '<option value="Анна">' in page
+    c = post(client, g.id, type="answer", correct="false", expert="Анна").json["console"]
+    assert c["removed_experts"] == ["Анна"]
+
+
+def test_producer_pages_for_teams_series_and_attach(login, app):
+    s = h.season()
+    g = h.game(s, status="draft")
+    h.commit()
+    client = login("producer")
+    r = client.post("/games/teams", data={"name": "Команда Бориса", "captain": "Борис",
+                                          "experts": "\n".join(h.EXPERTS)})
+    assert r.status_code == 302
+    r = client.post("/games/teams", data={"name": "Неполная", "captain": "Борис",
+                                          "experts": "Борис\nВера"}, follow_redirects=True)
+    assert "Команда не создана: experts: 6 distinct names" in r.get_data(as_text=True)
+    assert client.post("/games/series", data={"series-season_id": s.id,
+                                              "series-part": "autumn"}).status_code == 302
+    from webapp.games.models import Game, Series, Team
+    team = db.session.scalar(db.select(Team))
+    series = db.session.scalar(db.select(Series))
+    assert (team.name, team.captain, series.part) == ("Команда Бориса", "Борис", "autumn")
+    r = client.post(f"/games/{g.id}/attach", data={"team_id": team.id, "series_id": series.id})
+    assert r.status_code == 302
+    db.session.expire_all()
+    game = db.session.get(Game, g.id)
+    assert (game.team_id, game.series_id, game.team) == (team.id, series.id, "Команда Бориса")
+    page = client.get(f"/games/{g.id}").get_data(as_text=True)
+    assert "Осенняя серия — Сезон 2023" in page

@@ -1,0 +1,74 @@
+"""game day: teams, series, game ↔ team/series, console audit, 2009 sector-13 draws
+
+Revision ID: 0003_gameday
+Revises: 0001
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003_gameday"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.create_table(
+        "team",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("captain", sa.String(length=100), nullable=False),
+        sa.Column("experts", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("name", name="uq_team_name"),
+    )
+    op.create_table(
+        "series",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("season_id", sa.Integer(), nullable=False),
+        sa.Column("part", sa.String(length=10), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["season_id"], ["season.id"], name="fk_series_season_id"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("season_id", "part", name="uq_series_season_part"),
+    )
+    op.create_index("ix_series_season_id", "series", ["season_id"])
+    with op.batch_alter_table("game") as batch:
+        batch.add_column(sa.Column("team_id", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("series_id", sa.Integer(), nullable=True))
+        batch.create_foreign_key("fk_game_team_id", "team", ["team_id"], ["id"])
+        batch.create_foreign_key("fk_game_series_id", "series", ["series_id"], ["id"])
+        batch.create_index("ix_game_team_id", ["team_id"])
+        batch.create_index("ix_game_series_id", ["series_id"])
+    op.create_table(
+        "game_event_audit",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("game_id", sa.Integer(), nullable=False),
+        sa.Column("action", sa.String(length=10), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("payload", sa.JSON(), nullable=False),
+        sa.Column("by_user_id", sa.Integer(), nullable=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_game_event_audit_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["by_user_id"], ["user.id"],
+                                name="fk_game_event_audit_by_user_id"),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_index("ix_game_event_audit_game_id", "game_event_audit", ["game_id"])
+
+
+def downgrade():
+    op.drop_index("ix_game_event_audit_game_id", table_name="game_event_audit")
+    op.drop_table("game_event_audit")
+    with op.batch_alter_table("game") as batch:
+        batch.drop_index("ix_game_series_id")
+        batch.drop_index("ix_game_team_id")
+        batch.drop_constraint("fk_game_series_id", type_="foreignkey")
+        batch.drop_constraint("fk_game_team_id", type_="foreignkey")
+        batch.drop_column("series_id")
+        batch.drop_column("team_id")
+    op.drop_index("ix_series_season_id", table_name="series")
+    op.drop_table("series")
+    op.drop_table("team")

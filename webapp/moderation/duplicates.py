@@ -1,0 +1,190 @@
+"""Duplicate detection against the whole archive: MinHash LSH in the database, re-ranked
+with rapidfuzz (issue 4, «Duplicate detection that scales»; figures in docs/performance.md).
+
+How a lookup works:
+
+1. The matching key (``webapp.domain.text.matching_key``: case, ё/е, stress marks, quotes,
+   dashes, HTML entities, Markdown escapes, Latin look-alikes and punctuation folded) is cut
+   into word shingles (the set of its words).
+2. A MinHash signature of ``NUM_PERM`` values (datasketch) is split into ``BANDS`` bands
+   of ``ROWS`` values; each band hashes to one 64-bit *bucket*. Two keys with word-set
+   Jaccard similarity ``J`` share at least one bucket with probability
+   ``1 - (1 - J**ROWS)**BANDS`` (J = 0.5 → 0.93, 0.6 → 0.99, 0.2 → 0.15).
+3. The buckets live in the table ``duplicate_bucket`` (bucket, question_id), written in the
+   same transaction as the question by a flush hook: every process sees the same index,
+   nothing is rebuilt on restart, and an import or a text edit updates it automatically.
+4. One indexed query finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
+   most shared buckets first); their keys are re-ranked with :func:`similarity` and those
+   at or above ``DUPLICATE_THRESHOLD`` are returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from datasketch import MinHash
+from rapidfuzz import fuzz
+from sqlalchemy import delete, event, insert, inspect, select
+from sqlalchemy.orm import Session
+
+from webapp.extensions import db
+from webapp.moderation.models import DuplicateBucket
+from webapp.submissions.models import Question
+
+# Bump when the key, the shingles or the LSH parameters change, then run
+# ``rebuild_index()`` (Celery task ``moderation.reindex``): old buckets never match new ones.
+INDEX_VERSION = 1
+BANDS = 20
+ROWS = 3
+NUM_PERM = BANDS * ROWS
+MINHASH_SEED = 1
+# Questions sharing buckets that are re-ranked per lookup (most shared buckets first).
+MAX_LSH_CANDIDATES = 100
+# The score (0..100) from which a candidate is shown to the editor (the editors' threshold).
+DUPLICATE_THRESHOLD = 80.0
+MAX_CANDIDATES = 5
+# Statuses whose questions a new one is compared against: the archive, the intake, the pool
+# and everything played (issue 4: «candidates from the archive, the intake and the
+# approved pool»). Rejected and withdrawn questions are indexed but not reported.
+COMPARED_STATUSES = ("archived", "received", "prechecked", "in_review", "approved",
+                     "assigned", "played", "answered", "unanswered")
+
+MINHASH_SCHEME = "affine32"  # datasketch 2 hashing scheme (fixed: part of the index format)
+_PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, scheme=MINHASH_SCHEME).permutations
+
+
+def shingles(key: str) -> set[bytes]:
+    """The word shingles of a matching key: its distinct words, UTF-8 encoded.
+
+    Word sets survive reordered sentences exactly and lose one word per typo.
+    """
+    return {w.encode("utf-8") for w in key.split()}
+
+
+def buckets(key: str) -> list[int]:
+    """The LSH buckets of a matching key: ``BANDS`` signed 64-bit ints (empty for an
+    empty key). Deterministic across processes and machines (fixed seed, BLAKE2b)."""
+    words = shingles(key)
+    if not words:
+        return []
+    mh = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS,
+                 scheme=MINHASH_SCHEME)
+    mh.update_batch(list(words))
+    values = np.asarray(mh.hashvalues, dtype="<u8")
+    out = []
+    for band in range(BANDS):
+        digest = hashlib.blake2b(values[band * ROWS:(band + 1) * ROWS].tobytes(),
+                                 digest_size=8, salt=bytes([INDEX_VERSION, band])).digest()
+        out.append(int.from_bytes(digest, "little", signed=True))
+    return sorted(set(out))
+
+
+def similarity(a: str, b: str) -> float:
+    """Similarity 0..100 of two matching keys, as the editor sees it.
+
+    The larger of rapidfuzz ``token_sort_ratio`` (word order ignored: a reordered sentence
+    scores 100) and ``ratio`` (character edit distance: a typo costs a point or two).
+    ``token_set_ratio`` is not used: a short question whose words all occur in a longer,
+    different one would score 100.
+    """
+    return max(fuzz.token_sort_ratio(a, b), fuzz.ratio(a, b))
+
+
+def index_rows(question_id: int, key: str) -> list[dict]:
+    """The ``duplicate_bucket`` rows of one question: ``[{"bucket", "question_id"}]``."""
+    return [{"bucket": b, "question_id": question_id} for b in buckets(key)]
+
+
+def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
+    pairs = list(pairs)
+    if not pairs:
+        return
+    if replace:
+        connection.execute(delete(DuplicateBucket).where(
+            DuplicateBucket.question_id.in_([qid for qid, _ in pairs])))
+    rows = [row for qid, key in pairs for row in index_rows(qid, key or "")]
+    if rows:
+        connection.execute(insert(DuplicateBucket), rows)
+
+
+@event.listens_for(Session, "after_flush")
+def _index_flushed_questions(session: Session, _context) -> None:
+    """Keep the index in step with the questions, in the same transaction: new questions
+    are indexed, a changed matching key is re-indexed (deletion cascades)."""
+    new = [(o.id, o.matching_key) for o in session.new if isinstance(o, Question)]
+    changed = []
+    for o in session.dirty:
+        if isinstance(o, Question) and o not in session.new:
+            hist = inspect(o).attrs.matching_key.history
+            if hist.added or hist.deleted:
+                changed.append((o.id, o.matching_key))
+    if new or changed:
+        connection = session.connection()
+        _write(connection, new, replace=False)
+        _write(connection, changed, replace=True)
+
+
+def candidate_ids(key: str, exclude_id: int | None = None,
+                  limit: int = MAX_LSH_CANDIDATES) -> list[int]:
+    """Ids of questions sharing at least one LSH bucket with ``key``, most shared buckets
+    first (ties: smaller id first), at most ``limit``."""
+    keys = buckets(key)
+    if not keys:
+        return []
+    shared = db.func.count().label("shared")
+    stmt = (select(DuplicateBucket.question_id, shared)
+            .where(DuplicateBucket.bucket.in_(keys))
+            .group_by(DuplicateBucket.question_id)
+            .order_by(shared.desc(), DuplicateBucket.question_id).limit(limit + 1))
+    ids = [qid for qid, _ in db.session.execute(stmt) if qid != exclude_id]
+    return ids[:limit]
+
+
+def rank(key: str, candidates: Sequence[tuple[int, str, str]],
+         threshold: float = DUPLICATE_THRESHOLD, limit: int = MAX_CANDIDATES) -> list[dict]:
+    """Re-rank ``(question_id, matching_key, status)`` candidates against ``key``.
+
+    Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]`` with
+    score ≥ ``threshold``, best first (ties: smaller id first), at most ``limit``.
+    """
+    scored = []
+    for qid, other, status in candidates:
+        score = round(similarity(key, other or ""), 1)
+        if score >= threshold:
+            scored.append({"question_id": qid, "score": score, "status": status})
+    scored.sort(key=lambda d: (-d["score"], d["question_id"]))
+    return scored[:limit]
+
+
+def find_duplicates(key: str, exclude_id: int | None = None,
+                    statuses: Sequence[str] = COMPARED_STATUSES,
+                    threshold: float = DUPLICATE_THRESHOLD,
+                    limit: int = MAX_CANDIDATES) -> list[dict]:
+    """Ranked duplicates of a matching key among indexed questions in ``statuses``
+    (shape of :func:`rank`). Two queries: the buckets, then the candidates' keys."""
+    ids = candidate_ids(key, exclude_id=exclude_id)
+    if not ids:
+        return []
+    rows = db.session.execute(
+        select(Question.id, Question.matching_key, Question.status)
+        .where(Question.id.in_(ids), Question.status.in_(list(statuses)))).all()
+    return rank(key, [tuple(r) for r in rows], threshold=threshold, limit=limit)
+
+
+def rebuild_index(batch: int = 5000) -> int:
+    """Rebuild the whole index from the questions' matching keys (after INDEX_VERSION
+    changes). Flushes only; the caller commits. Returns the number of questions indexed."""
+    connection = db.session.connection()
+    connection.execute(delete(DuplicateBucket))
+    done, last = 0, 0
+    while True:
+        rows = db.session.execute(
+            select(Question.id, Question.matching_key).where(Question.id > last)
+            .order_by(Question.id).limit(batch)).all()
+        if not rows:
+            return done
+        _write(connection, [(r.id, r.matching_key) for r in rows], replace=False)
+        done += len(rows)
+        last = rows[-1].id

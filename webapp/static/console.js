@@ -1,0 +1,134 @@
+/* Host console: progressive enhancement of templates/games/console.html.
+ * Without this file every button is a plain form POST (the page reloads).
+ * With it, forms are sent by fetch (Accept: application/json) and the console is
+ * re-rendered from the JSON state (webapp/games/console.py::console_payload), so a slow
+ * connection never reloads the page. No inline scripts: CSP-safe. */
+(function () {
+  "use strict";
+  var root = document.getElementById("console");
+  if (!root || !window.fetch || !window.FormData) { return; }
+  var busy = false;
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+  function hidden(name, value) { return el("input", {type: "hidden", name: name, value: value}); }
+  function byId(id) { return document.getElementById(id); }
+
+  function showMessage(text) {
+    var box = byId("console-message");
+    if (text) { box.textContent = text; box.hidden = false; } else { box.textContent = ""; box.hidden = true; }
+  }
+
+  function actionForm(url, a, c) {
+    var form = el("form", {method: "post", action: url, "class": "action"});
+    form.appendChild(hidden("csrf_token", root.dataset.csrf));
+    form.appendChild(hidden("type", a.type));
+    Object.keys(a.fields || {}).forEach(function (k) { form.appendChild(hidden(k, a.fields[k])); });
+    if (a.needs_sector) {
+      var lab = el("label", {}, "Стрелка на секторе ");
+      lab.appendChild(el("input", {type: "number", name: "sector", min: "1", max: "13", required: "", inputmode: "numeric"}));
+      form.appendChild(lab);
+    }
+    if (a.early_option) {
+      var check = el("label", {"class": "check"});
+      check.appendChild(el("input", {type: "checkbox", name: "early", value: "y"}));
+      check.appendChild(document.createTextNode(" досрочно"));
+      form.appendChild(check);
+      if (c.game.ruleset === "2009") {
+        var who = el("label", {}, "Отвечал ");
+        who.appendChild(el("input", {type: "text", name: "expert", list: "console-experts", maxlength: "100"}));
+        form.appendChild(who);
+      }
+    }
+    form.appendChild(el("button", {type: "submit", "class": a.style || "", "data-type": a.type}, a.label));
+    return form;
+  }
+
+  function render(c) {
+    byId("console-score").textContent = c.score;
+    var status = byId("console-status");
+    status.textContent = "";
+    if (c.finished) {
+      status.appendChild(el("strong", {}, "Игра окончена: победили " + (c.winner === "experts" ? "знатоки" : "телезрители") + "."));
+    }
+    var extras = "Доп. минут: " + c.extra_minutes_held;
+    if (c.game.ruleset === "2023") {
+      extras += " · кредит: " + ({none: "нет", outstanding: "не возвращён", repaid: "возвращён"})[c.credit];
+    }
+    if (c.removed_experts.length) { extras += " · удалены: " + c.removed_experts.join(", "); }
+    byId("console-extras").textContent = extras;
+
+    var sectors = byId("console-sectors");
+    sectors.textContent = "";
+    c.sectors.forEach(function (s) {
+      var li = el("li", {"class": "sector" + (s.played ? " played" : "") + (s.current ? " current" : ""), "data-sector": String(s.sector)});
+      li.appendChild(el("strong", {}, String(s.sector)));
+      li.appendChild(document.createTextNode(" " + s.label));
+      if (s.played) { li.appendChild(document.createTextNode(" ")); li.appendChild(el("span", {"class": "mark"}, "✓ сыгран")); }
+      sectors.appendChild(li);
+    });
+
+    var q = byId("console-question");
+    q.textContent = "";
+    if (c.current) {
+      var cur = c.current;
+      var title = "Сектор " + cur.sector + ": " + cur.label;
+      if (cur.slots > 1) { title += ", вопрос " + cur.slot + " из " + cur.slots; }
+      if (cur.decisive) { title += " — решающий раунд"; }
+      q.appendChild(el("h2", {}, title));
+      if (cur.handout) {
+        var h = el("p", {"class": "handout"});
+        h.appendChild(el("strong", {}, "Раздаточный материал:"));
+        h.appendChild(document.createTextNode(" " + cur.handout));
+        q.appendChild(h);
+      }
+      q.appendChild(el("blockquote", {"class": "question-text"}, cur.text || "(в конверте нет вопроса)"));
+      var ans = el("p", {"class": "answer"});
+      ans.appendChild(el("em", {}, "Ответ: " + (cur.answer || "—")));
+      if (cur.accepted) { ans.appendChild(document.createTextNode(" · ")); ans.appendChild(el("em", {}, "Зачёт: " + cur.accepted)); }
+      q.appendChild(ans);
+    }
+
+    var actions = byId("console-actions");
+    actions.textContent = "";
+    c.actions.forEach(function (a) { actions.appendChild(actionForm(root.dataset.url, a, c)); });
+
+    var undo = byId("console-undo");
+    undo.textContent = "";
+    if (c.last_event) {
+      var f = el("form", {method: "post", action: root.dataset.undoUrl, "class": "action undo"});
+      f.appendChild(hidden("csrf_token", root.dataset.csrf));
+      f.appendChild(el("button", {type: "submit"}, "Отменить: " + c.last_event.label));
+      undo.appendChild(f);
+    }
+  }
+
+  root.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!(form instanceof HTMLFormElement)) { return; }
+    ev.preventDefault();
+    if (busy) { return; }
+    busy = true;
+    root.setAttribute("aria-busy", "true");
+    Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = true; });
+    fetch(form.getAttribute("action"), {
+      method: "POST", body: new FormData(form), credentials: "same-origin",
+      headers: {"Accept": "application/json"}
+    }).then(function (resp) {
+      return resp.json().then(function (body) { return {status: resp.status, body: body}; });
+    }).then(function (r) {
+      if (r.body && r.body.console) { render(r.body.console); }
+      showMessage(r.body && r.body.error ? "Отказано: " + r.body.error.text : "");
+    }).catch(function () {
+      showMessage("Нет связи с сервером: событие не записано. Повторите.");
+      Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = false; });
+    }).then(function () {
+      busy = false;
+      root.removeAttribute("aria-busy");
+    });
+  });
+})();
