@@ -177,3 +177,18 @@ def test_programming_errors_are_not_hidden_as_503(app, client):
 
     app.config["PROPAGATE_EXCEPTIONS"] = False
     assert client.get("/__dup").status_code == 500
+
+
+def test_login_rate_limit_counts_in_redis_when_configured(make_app, redis_url):
+    import redis
+
+    app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True, SOVA_REDIS_URL=redis_url,
+                   SOVA_LOGIN_RATE_LIMIT="2 per minute")
+    assert app.config["RATELIMIT_STORAGE_URI"] == redis_url
+    client = app.test_client()
+    ip = {"REMOTE_ADDR": "10.9.8.7"}
+    codes = [client.post("/login", data={"email": "x@test.local", "password": "x"},
+                         environ_base=ip).status_code for _ in range(3)]
+    assert codes == [401, 401, 429]
+    keys = [k.decode() for k in redis.Redis.from_url(redis_url).keys("*10.9.8.7*")]
+    assert len(keys) == 1 and "accounts.login" in keys[0]

@@ -36,14 +36,14 @@ from webapp.submissions.models import Question
 # Bump when the key, the shingles or the LSH parameters change, then run
 # ``rebuild_index()`` (Celery task ``moderation.reindex``): old buckets never match new ones.
 INDEX_VERSION = 1
-BANDS = 20
-ROWS = 3
+BANDS = 24
+ROWS = 2
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first).
 MAX_LSH_CANDIDATES = 100
 # The score (0..100) from which a candidate is shown to the editor (the editors' threshold).
-DUPLICATE_THRESHOLD = 80.0
+DUPLICATE_THRESHOLD = 70.0
 MAX_CANDIDATES = 5
 # Statuses whose questions a new one is compared against: the archive, the intake, the pool
 # and everything played (issue 4: «candidates from the archive, the intake and the

@@ -149,7 +149,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     Every envelope question gets its outcome from the replay: ``unanswered`` (asked, not
     answered right: its authors are owed the prize — 2023 §4.11.1, 2009 §1.2.2),
     ``answered``, or ``unasked`` (never asked — back to the approved pool). Played
-    questions become ``used`` with the air date. One Prize per author share, one
+    questions go ``played`` → ``answered`` / ``unanswered`` with the air date. One Prize per author share, one
     GiftAgreement per prize numbered ``<year>-0001`` without gaps, and
     ``prizes.issue_agreement`` queued for each. Raises GameConflict.
     """
@@ -180,8 +180,12 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
                 set_status(q, "approved", by_user_id=user_id,
                            reason=f"не сыгран в игре {game.id}: возвращён в пул")
             else:
+                # issue 4's state machine: assigned → played → answered / unanswered.
                 q.aired_on = game.air_date
-                set_status(q, "used", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
+                set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
+                set_status(q, eq.outcome, by_user_id=user_id,
+                           reason=f"игра {game.id}: "
+                           + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"))
     entitlements = unanswered_question_prizes(
         season.ruleset, _unanswered(game, state),
         Money(season.unanswered_prize, season.currency))

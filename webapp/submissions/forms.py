@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from flask_wtf.file import FileAllowed, FileField, FileSize
+from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import (
     BooleanField,
+    DateField,
     EmailField,
     FieldList,
     Form,
     FormField,
     HiddenField,
+    SelectField,
     StringField,
     TextAreaField,
 )
@@ -77,3 +79,42 @@ class SubmitForm(FlaskForm):
     website = StringField(_l("Не заполняйте это поле"))  # honeypot
     started = HiddenField()
     idempotency_key = HiddenField()
+
+
+class LetterForm(FlaskForm):
+    """An editor types in a paper letter (channel ``mail``) or a partner's question
+    (channel ``partner``, 2023 §3.3). No e-mail or consent checkbox: the letter is the
+    consent; its scan is kept."""
+
+    channel = SelectField(_l("Канал"), choices=[("mail", _l("Письмо")),
+                                                ("partner", _l("Вопрос партнёра (13 сектор)"))])
+    question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
+                                                       _len("question", MIN_QUESTION)])
+    answer = StringField(_l("Ответ"), validators=[DataRequired(REQUIRED), _len("answer")])
+    accepted = StringField(_l("Зачёт (другие верные ответы)"),
+                           validators=[Optional(), _len("accepted")])
+    comment = TextAreaField(_l("Комментарий"), validators=[Optional(), _len("comment")])
+    sources = TextAreaField(_l("Источники (по одному в строке)"),
+                            validators=[Optional(), _len("sources")])
+    handout = TextAreaField(_l("Раздаточный материал (текст)"),
+                            validators=[Optional(), _len("handout")])
+    name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
+    city = StringField(_l("Город"), validators=[Optional(), _len("city")])
+    email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])
+    postmark_date = DateField(_l("Дата почтового штемпеля"), validators=[Optional()])
+    scan = FileField(_l("Скан письма (JPEG, PNG, WebP)"),
+                     validators=[Optional(), FileAllowed(["jpg", "jpeg", "png", "webp"]),
+                                 FileSize(MAX_BYTES)])
+
+
+class PacketUploadForm(FlaskForm):
+    """A 4s or db.chgk.info packet uploaded by an editor (``sova import`` on the web)."""
+
+    packet = FileField(_l("Файл пакета (4s или формат db.chgk.info)"),
+                       validators=[FileRequired(_l("Выберите файл.")),
+                                   FileSize(10 * 1024 * 1024)])
+    as_ = SelectField(_l("Как импортировать"), choices=[
+        ("submissions", _l("Как присланные вопросы (на модерацию)")),
+        ("archive", _l("Как архив сыгранных вопросов"))])
+    channel = SelectField(_l("Канал"), choices=[("import", "import"), ("mail", "mail"),
+                                                ("partner", "partner")])

@@ -104,7 +104,7 @@ def _too_fast(form: SubmitForm) -> bool:
     return time.time() - float(started) < minimum
 
 
-def _submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
+def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
     upload = form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
     authors += [AuthorInput(name=c.form.name.data, city=c.form.city.data)
@@ -122,7 +122,7 @@ def _submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
     )
 
 
-def _form_page(form: SubmitForm, code: int, notice: str | None = None):
+def form_page(form: SubmitForm, code: int, notice: str | None = None):
     _fresh_form_fields(form)
     return render_template("submissions/submit.html", form=form, notice=notice), code
 
@@ -135,14 +135,14 @@ def _form_page(form: SubmitForm, code: int, notice: str | None = None):
 def submit():
     form = SubmitForm()
     if not form.is_submitted():
-        return _form_page(form, 200)
+        return form_page(form, 200)
     if form.website.data:  # honeypot: a bot; pretend all is well, store nothing
         return render_template("submissions/thanks_bot.html"), 200
     if form.validate():
         if _too_fast(form):
-            return _form_page(form, 422, _("Проверьте вопрос ещё раз и отправьте его."))
+            return form_page(form, 422, _("Проверьте вопрос ещё раз и отправьте его."))
         try:
-            question = receive(_submission_from(form), uploads=uploads_folder())
+            question = receive(submission_from(form), uploads=uploads_folder())
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
@@ -162,7 +162,7 @@ def submit():
                     raise
                 token = again.public_token
             return redirect(url_for("submissions.status", token=token, new=1))
-    return _form_page(form, 422)
+    return form_page(form, 422)
 
 
 @bp.errorhandler(CSRFError)
@@ -170,7 +170,7 @@ def csrf_expired(exc):
     """An expired or missing CSRF token on the viewer form: the form again, text kept."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm()  # not validated: only re-rendered with a fresh token
-        return _form_page(form, 400, _("Страница была открыта слишком долго. Проверьте "
+        return form_page(form, 400, _("Страница была открыта слишком долго. Проверьте "
                                        "вопрос и отправьте его ещё раз."))
     return render_template("error.html", error=exc), 400
 
@@ -180,7 +180,7 @@ def too_many(exc):
     """A rate-limited viewer gets the form back with their text."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm(meta={"csrf": False})
-        return _form_page(form, 429, _("Слишком много отправок. Подождите немного и "
+        return form_page(form, 429, _("Слишком много отправок. Подождите немного и "
                                        "попробуйте снова — ваш текст сохранён на этой странице."))
     if request.path.startswith("/api/"):
         return current_app.extensions["sova_api_error"](exc)
@@ -291,3 +291,72 @@ def upload(name: str):
 
 
 __all__ = ["bp", "normalise_email"]
+
+
+# --- staff: paper letters, partner questions, packet upload ---------------------------
+
+@bp.route("/editor/letters/new", methods=["GET", "POST"])
+@access("editor+")
+def new_letter():
+    """An editor types in a paper letter (channel ``mail``, postmark date, scan) or a
+    partner's question (channel ``partner``); the same pipeline as the web form."""
+    from webapp.submissions.forms import LetterForm
+    from webapp.submissions.images import ImageError, store_image
+
+    form = LetterForm()
+    if form.validate_on_submit():
+        data = SubmissionInput(
+            question=form.question.data, answer=form.answer.data, accepted=form.accepted.data,
+            comment=form.comment.data, handout=form.handout.data,
+            sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
+            authors=[AuthorInput(name=form.name.data, city=form.city.data)],
+            email=form.email.data or None, consent=True, channel=form.channel.data,
+            postmark_date=form.postmark_date.data)
+        try:
+            scan = None
+            if form.scan.data and getattr(form.scan.data, "filename", ""):
+                scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
+            question = receive(data, uploads=uploads_folder())
+        except ImageError as exc:
+            form.scan.errors = [str(exc)]
+        except SubmissionError as exc:
+            for name, messages in exc.errors.items():
+                field = getattr(form, name, None)
+                (field.errors if field is not None else form.form_errors).extend(messages)
+        else:
+            question.letter_scan = f"letters/{scan}" if scan else None
+            qid = question.id
+            commit()
+            flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
+            return redirect(url_for("submissions.new_letter"))
+    code = 422 if form.is_submitted() else 200
+    return render_template("submissions/letter.html", form=form), code
+
+
+@bp.route("/editor/import", methods=["GET", "POST"])
+@access("editor+")
+def upload_packet():
+    """Import a 4s / db.chgk.info packet from the browser (one transaction)."""
+    from webapp.domain.packets import PacketError, parse_packet
+    from webapp.submissions.forms import PacketUploadForm
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_files import decode_packet_bytes
+
+    form = PacketUploadForm()
+    if form.validate_on_submit():
+        upload = form.packet.data
+        name = Path(upload.filename or "packet").name[:100]
+        try:
+            text, _encoding = decode_packet_bytes(upload.read())
+            packet = parse_packet(text)
+        except (PacketError, UnicodeDecodeError, ValueError) as exc:
+            form.packet.errors = [f"{name}: {exc}"]
+        else:
+            made = import_packet(packet, as_=form.as_.data, channel=form.channel.data,
+                                 origin=name)
+            n = len(made)
+            commit()
+            flash(f"{name}: импортировано вопросов — {n}.", "success")
+            return redirect(url_for("submissions.upload_packet"))
+    code = 422 if form.is_submitted() else 200
+    return render_template("submissions/upload.html", form=form), code

@@ -1,0 +1,163 @@
+"""The access matrix, generated from the URL map (issue 7 "Hostile input", DESIGN "Security").
+
+Every endpoint × every method it accepts × every role × anonymous. The expected answer is the
+declaration next to each view, ``@access("…")`` (``view.sova_access``, see
+webapp/core/access.py):
+
+- ``public``: any visitor; never 401/403, never a redirect to the login page, never 5xx;
+- a role set: an admitted role is never refused (no 401/403/login redirect, no 5xx); any other
+  role gets **403**; anonymous gets **401** under ``/api/`` and **302 → /login** for pages.
+
+Requests carry no body, so a refusal must come before any validation (a 422 or 400 to a
+wrong role would mean the view validated first). Pages are called with a session cookie from
+``POST /login`` (one client per role), the API with the role's bearer token. A view without a
+declaration fails :func:`test_every_view_declares_access`; new views are covered automatically.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webapp.accounts.models import ROLES
+from webapp.core.access import allowed_roles
+
+#: Endpoints that belong to libraries and are public by construction (no @access possible).
+#: Adding one here is a conscious decision reviewed with docs/security.md.
+LIBRARY_PUBLIC = {"static", "api-docs.openapi_json"}
+
+#: Sample values for URL arguments by converter: ids that do not exist, tokens that are wrong.
+SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
+
+_ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def sample_url(rule) -> str:
+    """The rule's path with each argument replaced by a sample value (see SAMPLE_ARGS)."""
+    return _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
+
+
+def matrix(app):
+    """Rows ``(endpoint, method, url, spec)`` for every declared view; plus the undeclared."""
+    rows, undeclared = [], []
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
+        if rule.endpoint in LIBRARY_PUBLIC:
+            continue
+        spec = getattr(app.view_functions[rule.endpoint], "sova_access", None)
+        if spec is None:
+            undeclared.append(rule.endpoint)
+            continue
+        for method in METHODS:
+            if method in rule.methods:
+                rows.append((rule.endpoint, method, sample_url(rule), spec))
+    return rows, undeclared
+
+
+def expectation_failure(spec: str, role: str | None, url: str, resp) -> str | None:
+    """Why ``resp`` breaks the declaration ``spec`` for ``role`` (None: as declared)."""
+    code = resp.status_code
+    to_login = code == 302 and "/login" in resp.headers.get("Location", "")
+    if code >= 500:
+        return f"server error {code}"
+    roles = allowed_roles(spec)
+    if roles is None or (role is not None and role in roles):
+        if code in (401, 403) or to_login:
+            return f"admitted ({spec!r}) but refused with {code}"
+        return None
+    if role is not None:
+        return None if code == 403 else f"wrong role expected 403, got {code}"
+    if url.startswith("/api/"):
+        return None if code == 401 else f"anonymous API call expected 401, got {code}"
+    return None if to_login else f"anonymous page expected 302 → /login, got {code}"
+
+
+@pytest.fixture
+def role_clients(app, staff):
+    """``{None: anonymous client, role: (page client with a session, API bearer headers)}``."""
+    clients = {None: (app.test_client(), {})}
+    for role in ROLES:
+        _, token = staff(role)
+        client = app.test_client()
+        resp = client.post("/login", data={"email": f"{role}@test.local", "password": f"{role}-pw"})
+        assert resp.status_code == 302, (role, resp.status_code)
+        clients[role] = (client, {"Authorization": f"Bearer {token}"})
+    return clients
+
+
+def test_every_view_declares_access(app):
+    rows, undeclared = matrix(app)
+    assert undeclared == [], f"views without @access: {undeclared}"
+    assert len(rows) > 40
+
+
+def test_matrix_every_endpoint_every_role_and_anonymous(app, role_clients):
+    rows, _ = matrix(app)
+    failures, checked = [], 0
+    for endpoint, method, url, spec in rows:
+        for role, (client, headers) in role_clients.items():
+            api = url.startswith("/api/")
+            resp = client.open(url, method=method, headers=headers if api else {})
+            checked += 1
+            why = expectation_failure(spec, role, url, resp)
+            if why:
+                failures.append(f"{method} {url} ({endpoint}, {spec}) as {role or 'anonymous'}: "
+                                f"{why}")
+    assert failures == []
+    assert checked == len(rows) * (len(ROLES) + 1)
+
+
+def test_api_ignores_session_cookies_without_token(app, role_clients):
+    """A staff session does not authenticate the API (no CSRF-able cookie auth on /api/)."""
+    rows, _ = matrix(app)
+    client, _ = role_clients["admin"]
+    for endpoint, method, url, spec in rows:
+        if url.startswith("/api/") and spec != "public":
+            code = client.open(url, method=method).status_code
+            assert code in (401, 403), (endpoint, method, code)
+
+
+def test_every_page_form_refuses_a_post_without_csrf_token(make_app):
+    app = make_app()  # CSRF on
+    assert app.config.get("WTF_CSRF_ENABLED", True) is True
+    rows, _ = matrix(app)
+    client = app.test_client()
+    posted = 0
+    for endpoint, method, url, _spec in rows:
+        if method in ("POST", "PUT", "PATCH", "DELETE") and not url.startswith("/api/"):
+            resp = client.open(url, method=method, data={"x": "1"})
+            assert resp.status_code == 400, (endpoint, method, resp.status_code)
+            assert "CSRF" in resp.get_data(as_text=True), endpoint
+            posted += 1
+    assert posted > 15
+
+
+def test_the_matrix_catches_an_undeclared_view(make_app):
+    app = make_app(WTF_CSRF_ENABLED=False)
+
+    @app.route("/forgot-to-declare")
+    def forgot():
+        return "secret"
+
+    _, undeclared = matrix(app)
+    assert undeclared == ["forgot"]
+
+
+def test_the_matrix_catches_a_view_that_lets_the_wrong_role_in(make_app, staff):
+    """A declaration that the code does not enforce is reported (checks the checker)."""
+    from types import SimpleNamespace
+
+    resp = SimpleNamespace(status_code=200, headers={})
+    assert expectation_failure("accountant", "editor", "/prizes/", resp) == (
+        "wrong role expected 403, got 200")
+    assert expectation_failure("accountant", None, "/api/v1/prizes", resp) == (
+        "anonymous API call expected 401, got 200")
+    assert expectation_failure("accountant", None, "/prizes/", resp) == (
+        "anonymous page expected 302 → /login, got 200")
+    refused = SimpleNamespace(status_code=403, headers={})
+    assert expectation_failure("editor+", "admin", "/editor/queue", refused) == (
+        "admitted ('editor+') but refused with 403")
+    assert expectation_failure("public", None, "/", SimpleNamespace(status_code=500,
+                                                                    headers={})) == (
+        "server error 500")

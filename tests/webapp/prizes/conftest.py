@@ -1,0 +1,74 @@
+"""Games played to the end through the API, for the prizes tests."""
+
+from __future__ import annotations
+
+import pytest
+
+# 6 right answers: the experts win 6:0. 6 wrong: the viewers win 0:6 (6 unanswered).
+EXPERTS_WIN = [e for s in range(1, 7) for e in ({"type": "spin", "sector": s},
+                                                {"type": "answer", "correct": True})]
+VIEWERS_WIN = [e for s in range(1, 7) for e in ({"type": "spin", "sector": s},
+                                                {"type": "answer", "correct": False})]
+
+
+def submit(api, n: int, authors: list[dict] | None = None) -> int:
+    body = {
+        "question": f"Назовите город, где прошёл фестиваль номер {n}: {'слово ' * n}",
+        "answer": "Ленинград",
+        "authors": authors or [{"name": f"Автор {n}", "city": "Минск"}],
+        "email": f"author{n}@example.com",
+        "consent": True,
+        "sources": ["https://example.org/a"],
+    }
+    resp = api("post", "/api/v1/submissions", json=body)
+    assert resp.status_code == 201, resp.json
+    return resp.json["id"]
+
+
+COMMISSION = ["Иванов И. И., председатель комиссии", "Петрова А. А., главный бухгалтер",
+              "Сидоров П. П., юрист"]
+
+
+@pytest.fixture
+def app(make_app):
+    """The shared ``app`` fixture plus the prize commission's members."""
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION)
+    with app.app_context():
+        yield app
+
+
+@pytest.fixture
+def played(api, drain):
+    """``played(kind, events, ruleset="2023")`` → game id of a finished game whose 13 single
+    sectors hold questions 1..13 (question 1 has two co-authors)."""
+    made = {"n": 0}
+
+    def play(kind: str, events: list[dict], ruleset: str = "2023", name: str | None = None,
+             **season_extra) -> int:
+        base = made["n"]
+        for n in range(base + 1, base + 14):
+            authors = ([{"name": f"Автор {n}", "city": "Минск"},
+                        {"name": f"Соавтор {n}", "city": "Брест"}] if n == base + 1 else None)
+            submit(api, n, authors)
+        made["n"] = base + 13
+        drain()
+        for item in api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]:
+            r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
+                    json={"decision": "approve"})
+            assert r.status_code == 200, r.json
+        currency = "BYN" if ruleset == "2023" else "RUB"
+        season = api("post", "/api/v1/seasons", role="producer", json={
+            "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,
+            **season_extra}).json["id"]
+        game = api("post", "/api/v1/games", role="producer", json={
+            "season_id": season, "kind": kind, "date": "2023-12-30",
+            "table": {"blitz": None, "superblitz": None, "sector13": None}}).json["id"]
+        r = api("post", f"/api/v1/games/{game}/assign", role="producer")
+        assert r.status_code == 200, r.json
+        for ev in events:
+            r = api("post", f"/api/v1/games/{game}/events", role="host", json=ev)
+            assert r.status_code == 201, (ev, r.json)
+        assert r.json["state"]["finished"]
+        return game
+
+    return play

@@ -1,0 +1,85 @@
+"""Intake channels besides the web form: paper letters, partner questions, packet upload,
+live questions during a 2009 game."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+
+from webapp.extensions import db
+from webapp.submissions.models import Question
+
+LETTER = {
+    "channel": "mail", "question": "В письме из Гродно спрашивают: какой замок стоит на Нёмане?",
+    "answer": "Старый замок", "name": "Анна Ковальчук", "city": "Гродно",
+    "postmark_date": "2023-02-14",
+}
+
+
+def test_editor_types_in_a_letter(login, client, drain):
+    login("editor")
+    resp = client.post("/editor/letters/new", data=LETTER)
+    assert resp.status_code == 302
+    q = db.session.scalars(db.select(Question)).one()
+    assert (q.channel, q.status, q.postmark_date) == ("mail", "received", date(2023, 2, 14))
+    assert q.authors[0].author.display == "Анна Ковальчук, Гродно"
+    assert drain() == ["moderation.precheck"]  # no e-mail on a letter without an address
+
+
+def test_partner_question_and_bad_letter(login, client):
+    login("chief_editor")
+    assert client.post("/editor/letters/new", data=dict(LETTER, channel="partner")
+                       ).status_code == 302
+    assert db.session.scalars(db.select(Question)).one().channel == "partner"
+    resp = client.post("/editor/letters/new", data=dict(LETTER, answer=""))
+    assert resp.status_code == 422 and "Заполните это поле." in resp.get_data(as_text=True)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 1
+
+
+def test_letters_are_for_editors_only(login, client):
+    login("host")
+    assert client.post("/editor/letters/new", data=LETTER).status_code == 403
+
+
+def test_packet_upload_koi8r(login, client, shared_dir):
+    login("editor")
+    raw = (shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt").read_bytes()
+    resp = client.post("/editor/import", data={
+        "packet": (io.BytesIO(raw), "balt09-1.txt"), "as_": "archive", "channel": "import"},
+        content_type="multipart/form-data", follow_redirects=True)
+    assert "balt09-1.txt: импортировано вопросов — 36." in resp.get_data(as_text=True)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)
+                             .where(Question.status == "archived")) == 36
+
+
+def test_broken_packet_upload_writes_nothing(login, client):
+    login("editor")
+    resp = client.post("/editor/import", data={
+        "packet": (io.BytesIO("? Вопрос без ответа\n".encode()), "bad.4s"),
+        "as_": "submissions", "channel": "import"}, content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "bad.4s" in resp.get_data(as_text=True)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+
+
+def test_live_questions_only_while_a_2009_game_is_live(client, api):
+    form = {"question": "Вопрос из интернета во время эфира: что светит ночью?",
+            "answer": "Луна", "name": "Зритель", "city": "Тверь", "email": "tv@example.com",
+            "consent": "y", "age_confirmed": "y"}
+    page = client.get("/live").get_data(as_text=True)
+    assert "Сейчас игра не идёт" in page
+    season = api("post", "/api/v1/seasons", role="producer",
+                 json={"name": "Сезон 2009", "ruleset": "2009",
+                       "unanswered_prize": "1000.00"}).json["id"]
+    game_id = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season, "kind": "qualifying", "date": "2009-03-01",
+        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]
+    from webapp.games.models import Game
+
+    game = db.session.get(Game, game_id)
+    game.status = "live"
+    db.session.commit()
+    resp = client.post("/live", data=form)
+    assert resp.status_code == 302
+    q = db.session.scalars(db.select(Question)).one()
+    assert q.channel == "live" and q.created_at.tzinfo is not None
