@@ -104,7 +104,7 @@ def test_matrix_every_endpoint_every_role_and_anonymous(app, role_clients):
             if why:
                 failures.append(f"{method} {url} ({endpoint}, {spec}) as {role or 'anonymous'}: "
                                 f"{why}")
-    assert failures == []
+    assert failures == [], "\n".join(failures)
     assert checked == len(rows) * (len(ROLES) + 1)
 
 

@@ -93,6 +93,9 @@ class Game(db.Model):
     table_superblitz: Mapped[int | None] = mapped_column(Integer)
     table_sector13: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(20), default="draft")
+    # The table is locked (completeness checked) before envelopes are printed.
+    table_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    table_locked_by: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
@@ -138,6 +141,24 @@ class Envelope(db.Model):
     questions: Mapped[list[EnvelopeQuestion]] = relationship(
         order_by="EnvelopeQuestion.slot", cascade="all, delete-orphan", lazy="selectin"
     )
+    reserve: Mapped[EnvelopeReserve | None] = relationship(
+        cascade="all, delete-orphan", lazy="selectin", uselist=False
+    )
+
+
+class EnvelopeReserve(db.Model):
+    """The one reserve question of a sector (issue 5: «one reserve per sector»), put in when
+    a question of the sector has to be replaced. It stays ``approved`` in the pool (it is
+    not in an envelope) but no other open game's fill takes it."""
+
+    __tablename__ = "envelope_reserve"
+    __table_args__ = (UniqueConstraint("envelope_id"), UniqueConstraint("game_id", "question_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    envelope_id: Mapped[int] = mapped_column(ForeignKey("envelope.id", ondelete="CASCADE"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id"), index=True)
+    question: Mapped[Question] = relationship(lazy="joined")
 
 
 class EnvelopeQuestion(db.Model):

@@ -36,8 +36,8 @@ from webapp.submissions.models import Question
 # Bump when the key, the shingles or the LSH parameters change, then run
 # ``rebuild_index()`` (Celery task ``moderation.reindex``): old buckets never match new ones.
 INDEX_VERSION = 1
-BANDS = 24
-ROWS = 2
+BANDS = 20
+ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first).

@@ -152,7 +152,7 @@ def test_2009_unanswered_prize_is_the_season_amount(app, api, played):
     assert sorted(p["amount"] for p in closed) == ["20500.00", "20500.00"] + ["41000.00"] * 5
     assert {p["currency"] for p in closed} == {"RUB"}
     amounts = db.session.scalars(db.select(Prize.amount)).all()
-    assert sum(amounts) == Decimal("205000.00")
+    assert sum(amounts) == Decimal("246000.00")  # 6 questions × 41 000,00
 
 
 def test_award_page_for_producer(app, login, played):

@@ -41,6 +41,9 @@ def upgrade():
         batch.create_foreign_key("fk_game_series_id", "series", ["series_id"], ["id"])
         batch.create_index("ix_game_team_id", ["team_id"])
         batch.create_index("ix_game_series_id", ["series_id"])
+        batch.add_column(sa.Column("table_locked_at", sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column("table_locked_by", sa.Integer(), nullable=True))
+        batch.create_foreign_key("fk_game_table_locked_by", "user", ["table_locked_by"], ["id"])
     op.create_table(
         "game_event_audit",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -57,12 +60,36 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_game_event_audit_game_id", "game_event_audit", ["game_id"])
+    op.create_table(
+        "envelope_reserve",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("envelope_id", sa.Integer(), nullable=False),
+        sa.Column("game_id", sa.Integer(), nullable=False),
+        sa.Column("question_id", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(["envelope_id"], ["envelope.id"],
+                                name="fk_envelope_reserve_envelope_id", ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_envelope_reserve_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"],
+                                name="fk_envelope_reserve_question_id"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("envelope_id", name="uq_envelope_reserve_envelope_id"),
+        sa.UniqueConstraint("game_id", "question_id", name="uq_envelope_reserve_game_question"),
+    )
+    op.create_index("ix_envelope_reserve_game_id", "envelope_reserve", ["game_id"])
+    op.create_index("ix_envelope_reserve_question_id", "envelope_reserve", ["question_id"])
 
 
 def downgrade():
+    op.drop_index("ix_envelope_reserve_question_id", table_name="envelope_reserve")
+    op.drop_index("ix_envelope_reserve_game_id", table_name="envelope_reserve")
+    op.drop_table("envelope_reserve")
     op.drop_index("ix_game_event_audit_game_id", table_name="game_event_audit")
     op.drop_table("game_event_audit")
     with op.batch_alter_table("game") as batch:
+        batch.drop_constraint("fk_game_table_locked_by", type_="foreignkey")
+        batch.drop_column("table_locked_by")
+        batch.drop_column("table_locked_at")
         batch.drop_index("ix_game_series_id")
         batch.drop_index("ix_game_team_id")
         batch.drop_constraint("fk_game_series_id", type_="foreignkey")
