@@ -74,12 +74,30 @@ def expectation_failure(spec: str, role: str | None, url: str, resp) -> str | No
 
 
 @pytest.fixture
-def role_clients(app, staff):
-    """``{None: anonymous client, role: (page client with a session, API bearer headers)}``."""
-    clients = {None: (app.test_client(), {})}
-    for role in ROLES:
-        _, token = staff(role)
-        client = app.test_client()
+def matrix_app(make_app):
+    """An app (CSRF off) with one user per role; no app context stays pushed, so each test
+    request has its own ``g`` (flask-login caches the user there) exactly as in production."""
+    from webapp.accounts.operations import create_user
+    from webapp.jobs import commit
+
+    app = make_app(WTF_CSRF_ENABLED=False)
+    tokens = {}
+    with app.app_context():
+        for role in ROLES:
+            _, tokens[role] = create_user(f"{role}@test.local", role, password=f"{role}-pw",
+                                          with_token=True)
+        commit()
+    app.config["SOVA_TEST_TOKENS"] = tokens
+    return app
+
+
+@pytest.fixture
+def role_clients(matrix_app):
+    """``{None: (anonymous client, {}), role: (client with that role's session, bearer
+    headers)}``."""
+    clients = {None: (matrix_app.test_client(), {})}
+    for role, token in matrix_app.config["SOVA_TEST_TOKENS"].items():
+        client = matrix_app.test_client()
         resp = client.post("/login", data={"email": f"{role}@test.local", "password": f"{role}-pw"})
         assert resp.status_code == 302, (role, resp.status_code)
         clients[role] = (client, {"Authorization": f"Bearer {token}"})
@@ -92,8 +110,8 @@ def test_every_view_declares_access(app):
     assert len(rows) > 40
 
 
-def test_matrix_every_endpoint_every_role_and_anonymous(app, role_clients):
-    rows, _ = matrix(app)
+def test_matrix_every_endpoint_every_role_and_anonymous(matrix_app, role_clients):
+    rows, _ = matrix(matrix_app)
     failures, checked = [], 0
     for endpoint, method, url, spec in rows:
         for role, (client, headers) in role_clients.items():
@@ -108,9 +126,9 @@ def test_matrix_every_endpoint_every_role_and_anonymous(app, role_clients):
     assert checked == len(rows) * (len(ROLES) + 1)
 
 
-def test_api_ignores_session_cookies_without_token(app, role_clients):
+def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):
     """A staff session does not authenticate the API (no CSRF-able cookie auth on /api/)."""
-    rows, _ = matrix(app)
+    rows, _ = matrix(matrix_app)
     client, _ = role_clients["admin"]
     for endpoint, method, url, spec in rows:
         if url.startswith("/api/") and spec != "public":

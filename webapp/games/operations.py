@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -16,6 +17,7 @@ from webapp.games.models import (
     TEAM_SIZE,
     Envelope,
     EnvelopeQuestion,
+    EnvelopeReserve,
     Game,
     GameEvent,
     GameEventAudit,
@@ -237,58 +239,361 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
     return game
 
 
-def slots_for(kind: str) -> int:
+def slots_for(kind: str, ruleset: str = "2023") -> int:
     """Questions in an envelope: three for blitz and superblitz, one otherwise
-    (000_90d7c8192601ed3a.txt §3.4.1, §3.4.2; 002_e025d5ded135c1c4.txt §1.4.2, §1.4.3)."""
+    (000_90d7c8192601ed3a.txt §3.4.1, §3.4.2; 002_e025d5ded135c1c4.txt §1.4.2, §1.4.3);
+    none for a 2009 sector 13, whose question the computer draws among the live questions at
+    the spin (002 §1.4.1, :func:`draw_sector13`)."""
+    if kind == "sector13" and ruleset == "2009":
+        return 0
     return 3 if kind in ("blitz", "superblitz") else 1
 
 
+MAIN_CHANNELS_EXCLUDED = ("partner", "live")
+
+
+def table_plan(game: Game) -> list[dict]:
+    """The plan of the game's table per its rule set: for each sector 1..13
+    ``{"sector", "kind", "slots", "pool"}`` where ``pool`` is ``"main"`` (approved questions
+    of the ordinary channels), ``"partner"`` (2023 sector 13: partner questions first,
+    000_90d7c8192601ed3a.txt §3.3) or ``"live"`` (2009 sector 13: drawn at the spin)."""
+    ruleset = game.season.ruleset
+    plan = []
+    for sector in SECTORS:
+        kind = game.sector_kind(sector)
+        pool = "main"
+        if kind == "sector13":
+            pool = "partner" if ruleset == "2023" else "live"
+        plan.append({"sector": sector, "kind": kind, "slots": slots_for(kind, ruleset),
+                     "pool": pool})
+    return plan
+
+
+def _reserved_elsewhere(game: Game):
+    """Question ids held as reserves by other games not yet closed."""
+    return (db.select(EnvelopeReserve.question_id).join(Game, Game.id == EnvelopeReserve.game_id)
+            .where(Game.id != game.id, Game.status != "closed"))
+
+
+def _pool(game: Game, partner: bool) -> list[Question]:
+    """Approved questions for this game's fill, oldest first (``created_at``, id)."""
+    query = db.select(Question).where(Question.status == "approved",
+                                      Question.id.not_in(_reserved_elsewhere(game)))
+    if partner:
+        query = query.where(Question.channel == "partner")
+    else:
+        query = query.where(Question.channel.not_in(MAIN_CHANNELS_EXCLUDED))
+    return list(db.session.scalars(query.order_by(Question.created_at, Question.id)).all())
+
+
+class _Picker:
+    """Greedy choice under the table constraints: no author twice in a game; among the
+    allowed, the question whose authors' cities are least used so far (varied cities), then
+    the oldest approved."""
+
+    def __init__(self) -> None:
+        self.authors: set[int] = set()
+        self.cities: dict[str, int] = {}
+        self.taken: set[int] = set()
+
+    def add(self, q: Question) -> None:
+        self.taken.add(q.id)
+        for a in q.author_list:
+            self.authors.add(a.id)
+            city = (a.city or "").strip().casefold()
+            if city:
+                self.cities[city] = self.cities.get(city, 0) + 1
+
+    def allows(self, q: Question) -> bool:
+        return q.id not in self.taken and not ({qa.author_id for qa in q.authors} & self.authors)
+
+    def pick(self, pool: list[Question]) -> Question | None:
+        best, best_key = None, None
+        for index, q in enumerate(pool):
+            if not self.allows(q):
+                continue
+            key = (max((self.cities.get((a.city or "").strip().casefold(), 0)
+                        for a in q.author_list), default=0), index)
+            if best_key is None or key < best_key:
+                best, best_key = q, key
+                if key[0] == 0:
+                    break
+        if best is not None:
+            self.add(best)
+        return best
+
+
 def assign_envelopes(game: Game) -> Game:
-    """Fill the 13 sectors from the approved pool, oldest approved first, no author twice
-    in one game. Idempotent: a game that has envelopes keeps them. Raises GameConflict
-    when the game is past its draft or the pool is too small (nothing is written)."""
+    """Fill the table from the approved pool by :func:`table_plan`: no author twice in the
+    game (reserves included), varied cities, blitz/superblitz triplets of three authors,
+    2023 sector 13 from the partner pool (the main pool when it has none), 2009 sector 13
+    left for the draw; then one reserve per sector when the pool allows (a missing reserve is a
+    warning of :func:`check_table`, not a failure). Idempotent: a game that has envelopes
+    keeps them. Raises GameConflict when the game is past its draft or the pool is too small
+    for the questions themselves (nothing is written)."""
     if game.envelopes and game.status == "ready":
         return game
     if game.status != "draft":
         raise GameConflict(f"game {game.id} is {game.status}; envelopes are assigned in draft")
-    needed = sum(slots_for(game.sector_kind(s)) for s in SECTORS)
-    pool = db.session.scalars(
-        db.select(Question).where(Question.status == "approved")
-        .order_by(Question.created_at, Question.id)
-    ).all()
-    chosen: list[Question] = []
-    used_authors: set[int] = set()
-    for q in pool:
-        ids = {qa.author_id for qa in q.authors}
-        if ids & used_authors:
-            continue
-        chosen.append(q)
-        used_authors |= ids
-        if len(chosen) == needed:
-            break
-    if len(chosen) < needed:
+    plan = table_plan(game)
+    main, partner = _pool(game, partner=False), _pool(game, partner=True)
+    picker = _Picker()
+    chosen: dict[int, list[Question]] = {}
+    # the partner sector first (its pool is the narrow one), then the triplets, then singles
+    order = sorted(plan, key=lambda p: (p["pool"] != "partner", -p["slots"], p["sector"]))
+    short = 0
+    for item in order:
+        picked = []
+        for _ in range(item["slots"]):
+            q = (picker.pick(partner) if item["pool"] == "partner" else None) or picker.pick(main)
+            if q is None:
+                short += 1
+            else:
+                picked.append(q)
+        chosen[item["sector"]] = picked
+    needed = sum(p["slots"] for p in plan)
+    if short:
         raise GameConflict(
-            f"the approved pool has {len(chosen)} questions by distinct authors; "
-            f"this table needs {needed}", needed=needed, available=len(chosen))
-    it = iter(chosen)
-    for sector in SECTORS:
-        kind = game.sector_kind(sector)
-        env = Envelope(sector=sector, kind=kind)
-        for slot in range(1, slots_for(kind) + 1):
-            q = next(it)
+            f"the approved pool has {needed - short} questions by distinct authors; "
+            f"this table needs {needed}", needed=needed, available=needed - short)
+    for item in plan:
+        env = Envelope(sector=item["sector"], kind=item["kind"])
+        for slot, q in enumerate(chosen[item["sector"]], start=1):
             env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=slot))
             set_status(q, "assigned")
         game.envelopes.append(env)
+    db.session.flush()
+    for env, item in zip(game.envelopes, plan, strict=True):
+        if item["pool"] == "live":
+            continue
+        q = (picker.pick(partner) if item["pool"] == "partner" else None) or picker.pick(main)
+        if q is not None:
+            env.reserve = EnvelopeReserve(game_id=game.id, question=q)
     game.status = "ready"
     db.session.flush()
     return game
 
 
-def request_envelopes(game: Game) -> list[Document]:
+def _editable(game: Game) -> None:
+    if game.table_locked_at is not None:
+        raise GameConflict("стол заблокирован: сначала разблокируйте его")
+    if game.events or game.status not in ("draft", "ready"):
+        raise GameConflict("игра уже идёт: стол менять нельзя")
+    if not game.envelopes:
+        raise GameConflict("стол ещё не заполнен")
+
+
+def _envelope(game: Game, sector: int) -> Envelope:
+    env = next((e for e in game.envelopes if e.sector == sector), None)
+    if env is None:
+        raise GameError({"sector": ["a sector 1..13"]})
+    return env
+
+
+def _slot_question(env: Envelope, slot: int) -> Question | None:
+    """Slot 0 is the sector's reserve; 1..3 its questions."""
+    if slot == 0:
+        return env.reserve.question if env.reserve else None
+    eq = next((q for q in env.questions if q.slot == slot), None)
+    return eq.question if eq else None
+
+
+def _set_slot(game: Game, env: Envelope, slot: int, q: Question | None) -> None:
+    """Put ``q`` in ``env``'s slot (0 = reserve), keeping question statuses right: a question
+    in an envelope is ``assigned``, a reserve and a question taken out are ``approved``."""
+    if slot == 0:
+        if env.reserve is not None:
+            old = env.reserve.question
+            env.reserve = None
+            db.session.flush()
+            if old.status == "assigned":
+                set_status(old, "approved", reason=f"снят со стола игры {game.id}")
+        if q is not None:
+            if q.status == "assigned":
+                set_status(q, "approved", reason=f"резерв игры {game.id}")
+            env.reserve = EnvelopeReserve(game_id=game.id, question=q)
+        db.session.flush()
+        return
+    eq = next((x for x in env.questions if x.slot == slot), None)
+    if eq is not None:
+        old = eq.question
+        env.questions.remove(eq)
+        db.session.flush()
+        if old.status == "assigned":
+            set_status(old, "approved", reason=f"снят со стола игры {game.id}")
+    if q is not None:
+        env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=slot))
+        if q.status == "approved":
+            set_status(q, "assigned", reason=f"стол игры {game.id}")
+    db.session.flush()
+
+
+def _check_slot(env: Envelope, slot: int, ruleset: str) -> None:
+    top = slots_for(env.kind, ruleset)
+    if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= top:
+        raise GameError({"slot": [f"0 (резерв) или 1..{top}"]})
+
+
+def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
+    """Swap the questions of two slots ``(sector, slot)`` of the table (slot 0: the sector's
+    reserve) — the editor's drag-and-drop. Authors stay distinct (both are in this game).
+    Raises GameConflict (locked or playing) / GameError (no such slot, empty slot)."""
+    _editable(game)
+    ruleset = game.season.ruleset
+    env_a, env_b = _envelope(game, a[0]), _envelope(game, b[0])
+    _check_slot(env_a, a[1], ruleset)
+    _check_slot(env_b, b[1], ruleset)
+    qa, qb = _slot_question(env_a, a[1]), _slot_question(env_b, b[1])
+    if qa is None and qb is None:
+        raise GameError({"slot": ["обе ячейки пусты"]})
+    if a == b:
+        return
+    _set_slot(game, env_a, a[1], None)
+    _set_slot(game, env_b, b[1], None)
+    _set_slot(game, env_a, a[1], qb)
+    _set_slot(game, env_b, b[1], qa)
+
+
+def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
+    """Put approved question ``question_id`` in ``(sector, slot)`` (slot 0: the reserve); the
+    question there goes back to the pool. The new question must be approved, not in this game,
+    not a reserve of another open game, and by authors not yet in this game. GameError
+    otherwise; GameConflict when the table is locked or the game is playing."""
+    _editable(game)
+    env = _envelope(game, sector)
+    _check_slot(env, slot, game.season.ruleset)
+    q = db.session.get(Question, question_id) if isinstance(question_id, int) else None
+    errors: dict[str, list[str]] = {}
+    if q is None or q.status != "approved":
+        errors["question_id"] = ["нет такого одобренного вопроса"]
+    elif q.id in {x.question.id for x in _table_questions(game)}:
+        errors["question_id"] = ["этот вопрос уже на столе"]
+    elif db.session.scalar(_reserved_elsewhere(game).where(
+            EnvelopeReserve.question_id == q.id)) is not None:
+        errors["question_id"] = ["вопрос — резерв другой игры"]
+    else:
+        current = _slot_question(env, slot)
+        others = {a.id for x in _table_questions(game) if x.question is not current
+                  for a in x.question.author_list}
+        if {a.id for a in q.author_list} & others:
+            errors["question_id"] = ["автор этого вопроса уже есть в игре"]
+    if errors:
+        raise GameError(errors)
+    _set_slot(game, env, slot, q)
+
+
+def use_reserve(game: Game, sector: int, slot: int) -> None:
+    """Replace question ``slot`` of ``sector`` by the sector's reserve (the replaced question
+    goes back to the pool; the sector has no reserve afterwards)."""
+    _editable(game)
+    env = _envelope(game, sector)
+    if env.reserve is None:
+        raise GameError({"slot": ["у сектора нет резерва"]})
+    _check_slot(env, slot, game.season.ruleset)
+    if slot == 0:
+        raise GameError({"slot": ["выберите вопрос сектора, не резерв"]})
+    reserve = env.reserve.question
+    _set_slot(game, env, 0, None)
+    _set_slot(game, env, slot, reserve)
+
+
+@dataclass
+class _Placed:
+    sector: int
+    slot: int
+    question: Question
+
+
+def _table_questions(game: Game) -> list[_Placed]:
+    out = []
+    for env in game.envelopes:
+        out.extend(_Placed(env.sector, eq.slot, eq.question) for eq in env.questions)
+        if env.reserve is not None:
+            out.append(_Placed(env.sector, 0, env.reserve.question))
+    return out
+
+
+def check_table(game: Game) -> dict:
+    """The completeness check before the lock: ``{"complete": bool, "problems": [str],
+    "warnings": [str]}`` (Russian, for the producer). Problems: a sector not filled per
+    :func:`table_plan`, a question no longer ``assigned`` (withdrawn, rejected…), a question
+    without an answer, an author twice in the game, 2023 sector 13 not from the partner pool
+    while partner questions exist is only a warning, as is a sector without a reserve."""
+    problems: list[str] = []
+    warnings: list[str] = []
+    if not game.envelopes:
+        return {"complete": False, "problems": ["стол не заполнен"], "warnings": []}
+    by_sector = {e.sector: e for e in game.envelopes}
+    for item in table_plan(game):
+        env = by_sector.get(item["sector"])
+        have = len(env.questions) if env else 0
+        if have != item["slots"]:
+            problems.append(f"сектор {item['sector']}: вопросов {have}, нужно {item['slots']}")
+        if env is not None and env.reserve is None and item["pool"] != "live":
+            warnings.append(f"сектор {item['sector']}: нет резерва")
+        if env is not None and item["pool"] == "partner" and any(
+                eq.question.channel != "partner" for eq in env.questions):
+            warnings.append(f"сектор {item['sector']}: вопрос не из пула партнёров")
+    seen: dict[int, str] = {}
+    for placed in _table_questions(game):
+        q = placed.question
+        where = f"сектор {placed.sector}, " + ("резерв" if placed.slot == 0
+                                                else f"вопрос {placed.slot}")
+        if placed.slot and q.status != "assigned":
+            problems.append(f"{where}: вопрос №{q.id} в статусе «{q.status}»")
+        if placed.slot == 0 and q.status != "approved":
+            warnings.append(f"{where}: резервный вопрос №{q.id} в статусе «{q.status}»")
+        if not (q.answer or "").strip():
+            problems.append(f"{where}: у вопроса №{q.id} нет ответа")
+        for a in q.author_list:
+            if a.id in seen:
+                problems.append(f"{where}: автор «{a.display}» уже есть ({seen[a.id]})")
+            else:
+                seen[a.id] = where
+    return {"complete": not problems, "problems": problems, "warnings": warnings}
+
+
+def lock_table(game: Game, user_id: int | None) -> dict:
+    """Lock the table after :func:`check_table` finds it complete (idempotent). Returns the
+    check. GameConflict with ``problems`` when it is not complete (nothing is written)."""
+    check = check_table(game)
+    if game.table_locked_at is not None:
+        return check
+    if not check["complete"]:
+        raise GameConflict("стол не готов: " + "; ".join(check["problems"]),
+                           problems=check["problems"])
+    game.table_locked_at = utcnow()
+    game.table_locked_by = user_id
+    db.session.flush()
+    return check
+
+
+def unlock_table(game: Game) -> None:
+    """Unlock for more changes: only before the first event and before envelopes were
+    queued for printing (printed sheets must match the table). GameConflict otherwise."""
+    if game.events:
+        raise GameConflict("игра уже идёт: стол не разблокировать")
+    if db.session.scalar(db.select(Document.id).where(
+            Document.game_id == game.id, Document.kind.in_(("envelopes", "host_cards")))):
+        raise GameConflict("конверты уже отправлены в печать: стол не разблокировать")
+    game.table_locked_at = None
+    game.table_locked_by = None
+    db.session.flush()
+
+
+def request_envelopes(game: Game, lock_if_complete: bool = False,
+                      user_id: int | None = None) -> list[Document]:
     """Queue the envelope and host-card PDFs (``games.render_envelopes``). Returns the two
-    Document rows (status pending, or the existing ready ones). GameConflict before assign."""
+    Document rows (status pending, or the existing ones). Envelopes print only from a locked
+    table: GameConflict before assign or while unlocked — unless ``lock_if_complete`` (the
+    API's ``POST /games/{id}/envelopes``, whose contract has no lock step), which locks a
+    complete table first (:func:`lock_table`; GameConflict with its problems otherwise)."""
     if not game.envelopes:
         raise GameConflict(f"game {game.id} has no envelopes yet: assign the table first")
+    if game.table_locked_at is None:
+        if not lock_if_complete:
+            raise GameConflict(f"game {game.id}: lock the table before printing envelopes")
+        lock_table(game, user_id)
     docs = []
     for kind in ("envelopes", "host_cards"):
         key = f"{kind}:game:{game.id}:v1"

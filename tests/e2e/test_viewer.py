@@ -1,0 +1,64 @@
+"""A viewer on a phone, in Belarusian: error summary, correction, e-mail, status page —
+in headless Debian Chromium against a real server, with a real SMTP server (aiosmtpd)."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+
+
+@pytest.fixture
+def smtp_sink(monkeypatch):
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    received = []
+
+    class Sink(Message):
+        def handle_message(self, message):
+            received.append(message)
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("SOVA_TEST_SMTP_URL", f"smtp://127.0.0.1:{port}")
+    yield received
+    controller.stop()
+
+
+def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
+    page = phone_page
+    page.goto(f"{live_server.url}/lang/be?next=/submit")
+    assert page.locator("h1").inner_text() == "Даслаць пытанне знаўцам"
+    page.fill("#question", "Кароткае")
+    page.fill("#answer", "Мінск")
+    page.fill("#name", "Алесь Мароз")
+    page.fill("#city", "Гомель")
+    page.fill("#email", "ales@example.by")
+    page.click("button[type=submit]")
+    summary = page.locator("#error-summary")
+    assert summary.is_visible()
+    text = summary.inner_text()
+    assert "Праверце, калі ласка:" in text
+    assert "Без згоды на апрацоўку персанальных даных" in text
+    assert page.input_value("#answer") == "Мінск"  # text kept
+    page.fill("#question", "Які горад называюць сталіцай Беларусі? Назавіце яго.")
+    page.check("#consent")
+    page.check("#age_confirmed")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/status/[\w-]+\?new=1"))
+    assert "Дзякуй! Пытанне атрымана." in page.content()
+    status_url = page.url.split("?")[0]
+    assert live_server.drain() == ["moderation.precheck", "notify.received"]
+    assert len(smtp_sink) == 1
+    body = smtp_sink[0].get_payload(decode=True).decode()
+    link = re.search(r"http://\S+/status/[\w-]+", body).group(0)
+    assert link.endswith(status_url.rsplit("/", 1)[1])
+    page.goto(status_url)
+    assert "На разглядзе рэдакцыі" in page.content()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # nothing overflows the phone screen
