@@ -75,7 +75,9 @@ def load_config(test_config: dict | None = None) -> dict:
         # Number of trusted reverse proxies in front of the app (nginx: 1).
         "SOVA_PROXY_COUNT": int(setting("SOVA_PROXY_COUNT", "0") or 0),
         # A viewer who fills the form faster than this is a bot (seconds).
-        "SOVA_MIN_FILL_SECONDS": 3,
+        "SOVA_MIN_FILL_SECONDS": int(setting("SOVA_MIN_FILL_SECONDS", "3")),
+        # Off only for benchmarks from one address (SOVA_RATELIMIT_ENABLED=0).
+        "RATELIMIT_ENABLED": setting("SOVA_RATELIMIT_ENABLED", "1") != "0",
         # Base of links in e-mails (status pages); `make run` serves on SOVA_PORT.
         "SOVA_PUBLIC_URL": setting("SOVA_PUBLIC_URL")
         or f"http://127.0.0.1:{setting('SOVA_PORT', '5000')}",

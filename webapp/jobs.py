@@ -13,7 +13,7 @@ import logging
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import event, update
+from sqlalchemy import event, text, update
 from sqlalchemy.orm import Session
 
 from webapp.core.models import OutboxMessage, utcnow
@@ -41,30 +41,37 @@ def _celery():
 def send(messages: list[OutboxMessage]) -> int:
     """Send outbox rows to the broker and mark them sent; returns how many were sent.
 
-    A broker error leaves the row unsent for the sweeper (logged, never raised).
-    The Celery task id is ``outbox-<id>`` so a resend is recognisable in logs.
+    One pooled producer (one broker connection) serves the whole batch. A broker error
+    leaves the rest unsent for the sweeper (logged, never raised). The Celery task id is
+    ``outbox-<id>-<attempt>`` so a resend is recognisable in logs.
     """
     celery = _celery()
-    sent = 0
-    for msg in messages:
-        try:
-            celery.send_task(msg.task, args=list(msg.args), task_id=f"outbox-{msg.id}-{msg.attempts}")
-        except Exception:  # broker down: the sweeper retries
-            log.warning("outbox %s (%s) not sent; the sweeper will retry", msg.id, msg.task,
-                        exc_info=True)
-            continue
-        sent += 1
+    sent_ids: list[int] = []
+    try:
+        with celery.producer_pool.acquire(block=True, timeout=5) as producer:
+            for msg in messages:
+                celery.send_task(msg.task, args=list(msg.args), producer=producer,
+                                 task_id=f"outbox-{msg.id}-{msg.attempts}")
+                sent_ids.append(msg.id)
+    except Exception:  # broker down: the sweeper retries
+        log.warning("outbox: %d of %d messages not sent; the sweeper will retry",
+                    len(messages) - len(sent_ids), len(messages), exc_info=True)
+    if sent_ids:
         db.session.execute(
-            update(OutboxMessage).where(OutboxMessage.id == msg.id)
+            update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids))
             .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1)
         )
-    return sent
+    return len(sent_ids)
 
 
 def relay_ids(ids: list[int]) -> int:
     """Send the given outbox rows (if unsent) in a transaction of their own."""
     if not ids:
         return 0
+    if db.engine.dialect.name == "postgresql":
+        # Only the "sent" marker is written here: losing it on a crash means one resend
+        # by the sweeper (tasks are idempotent), so this commit need not wait for fsync.
+        db.session.execute(text("SET LOCAL synchronous_commit = off"))
     rows = db.session.scalars(
         db.select(OutboxMessage).where(OutboxMessage.id.in_(ids), OutboxMessage.sent_at.is_(None))
     ).all()

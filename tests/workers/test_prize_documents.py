@@ -28,6 +28,14 @@ from workers.prizes import issue_agreement
 pytest_plugins = ["tests.webapp.prizes.conftest"]
 
 
+@pytest.fixture
+def app(make_app):
+    """With the prize commission's members (``SOVA_PRIZE_COMMISSION``)."""
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION)
+    with app.app_context():
+        yield app
+
+
 def pdf_text(app, doc_id: int) -> str:
     doc = db.session.get(Document, doc_id)
     assert doc.status == "ready", doc.error

@@ -6,7 +6,7 @@ The API calls the same operations as the pages; errors: 422 ``{"errors": {field:
 
 from __future__ import annotations
 
-from flask import Flask, jsonify
+from flask import Flask, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from webapp.extensions import api, csrf
@@ -35,6 +35,16 @@ def register_api(app: Flask) -> None:
     })
     api.register_blueprint(blp)
     csrf.exempt(blp)
+
+    @app.before_request
+    def api_bearer_only():
+        """The API authenticates by bearer token only (contracts/api.md): a staff session
+        cookie is ignored under /api/, because the API is CSRF-exempt (issue 7)."""
+        if request.path.startswith("/api/"):
+            from webapp.extensions import login_manager
+
+            # flask-login reads the request's user from g._login_user before the session
+            g._login_user = login_manager.anonymous_user()
 
     def handle(exc: HTTPException):
         data = getattr(exc, "data", None) or {}

@@ -60,10 +60,10 @@ def conflict(error: dict):
 # --- submissions -------------------------------------------------------------------------
 
 @blp.route("/submissions", methods=["POST"])
+@access("public", api=True)
 @blp.arguments(s.SubmissionIn)
 @blp.response(201, s.SubmissionCreated)
 @blp.alt_response(422, schema=s.ValidationErrors)
-@access("public", api=True)
 def submit(data):
     """Submit a viewer question (public, rate-limited)."""
     first = data["authors"][0]
@@ -86,8 +86,8 @@ def submit(data):
 
 
 @blp.route("/submissions/<token>")
-@blp.response(200, s.SubmissionStatus)
 @access("public", api=True)
+@blp.response(200, s.SubmissionStatus)
 def submission_status(token):
     """The author's view of a question's status; never reveals the game before it airs."""
     q = by_token(token)
@@ -107,10 +107,10 @@ def _question_out(q, report) -> dict:
 
 
 @blp.route("/questions")
+@access("editor+", api=True)
 @blp.arguments(s.QuestionQuery, location="query")
 @blp.response(200, s.QuestionPage)
 @blp.doc(security=SECURE)
-@access("editor+", api=True)
 def questions(args):
     """The moderation queue (status defaults to every status except archived)."""
     items, pages = mod_queries.queue(status=args.get("status"), channel=args.get("channel"),
@@ -121,9 +121,9 @@ def questions(args):
 
 
 @blp.route("/questions/<int:question_id>")
+@access("editor+", api=True)
 @blp.response(200, s.QuestionDetail)
 @blp.doc(security=SECURE)
-@access("editor+", api=True)
 def question(question_id):
     """One question with its pre-check report and status history."""
     q = mod_queries.question(question_id)
@@ -138,11 +138,11 @@ def question(question_id):
 
 
 @blp.route("/questions/<int:question_id>/decision", methods=["POST"])
+@access("editor+", api=True)
 @blp.arguments(s.DecisionIn)
 @blp.response(200, s.DecisionOut)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("editor+", api=True)
 def decision(data, question_id):
     """Approve or reject a question."""
     q = mod_queries.question(question_id)
@@ -160,10 +160,10 @@ def decision(data, question_id):
 # --- games -------------------------------------------------------------------------------
 
 @blp.route("/seasons", methods=["POST"])
+@access("producer", api=True)
 @blp.arguments(s.SeasonIn)
 @blp.response(201, s.Created)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def season(data):
     """Create a season; prize amounts default to the rule book's."""
     try:
@@ -177,10 +177,10 @@ def season(data):
 
 
 @blp.route("/games", methods=["POST"])
+@access("producer", api=True)
 @blp.arguments(s.GameIn)
 @blp.response(201, s.Created)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def games(data):
     """Create a game with its table plan; optional ``series_id`` (a series of the same
     season) and ``team_id`` (``team`` stays a free string, defaulting to the team's name)."""
@@ -203,10 +203,10 @@ def _game(game_id):
 
 
 @blp.route("/games/<int:game_id>/assign", methods=["POST"])
+@access("producer", api=True)
 @blp.response(200, s.AssignOut)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def assign(game_id):
     """Fill the 13 sectors from the approved pool."""
     game = _game(game_id)
@@ -223,15 +223,16 @@ def assign(game_id):
 
 
 @blp.route("/games/<int:game_id>/envelopes", methods=["POST"])
+@access("producer", api=True)
 @blp.response(202, s.Accepted)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def envelopes(game_id):
-    """Queue the envelope and host-card PDFs."""
+    """Queue the envelope and host-card PDFs; locks a complete table first (409 with its
+    problems when it is not complete)."""
     game = _game(game_id)
     try:
-        docs = request_envelopes(game)
+        docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id)
     except GameConflict as exc:
         conflict(exc.error)
     ids = [d.id for d in docs]
@@ -245,9 +246,9 @@ def _document_out(doc) -> dict:
 
 
 @blp.route("/games/<int:game_id>/documents")
+@access("producer|host", api=True)
 @blp.response(200, s.DocumentList)
 @blp.doc(security=SECURE)
-@access("producer|host", api=True)
 def documents(game_id):
     """The game's documents (envelopes, host cards, agreements the role may read)."""
     _game(game_id)
@@ -257,11 +258,11 @@ def documents(game_id):
 
 
 @blp.route("/games/<int:game_id>/events", methods=["POST"])
+@access("host", api=True)
 @blp.arguments(s.EventIn)
 @blp.response(201, s.StateOut)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("host", api=True)
 def events(event, game_id):
     """Record one event of ``sova.game-protocol/1``; 409 with the refusal otherwise."""
     game = _game(game_id)
@@ -275,9 +276,9 @@ def events(event, game_id):
 
 
 @blp.route("/games/<int:game_id>")
+@access("producer|host", api=True)
 @blp.response(200, s.GameOut)
 @blp.doc(security=SECURE)
-@access("producer|host", api=True)
 def game(game_id):
     """The game, its derived state and its protocol file."""
     game = _game(game_id)
@@ -286,10 +287,10 @@ def game(game_id):
 
 
 @blp.route("/games/<int:game_id>/close", methods=["POST"])
+@access("producer", api=True)
 @blp.response(200, s.CloseOut)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def close(game_id):
     """Close a finished game; closing twice returns the same prizes."""
     game = _game(game_id)
@@ -309,11 +310,11 @@ def close(game_id):
 # --- prizes and documents ----------------------------------------------------------------
 
 @blp.route("/games/<int:game_id>/prizes", methods=["POST"])
+@access("producer", api=True)
 @blp.arguments(s.AwardIn)
 @blp.response(201, s.CloseOut)
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
-@access("producer", api=True)
 def award(data, game_id):
     """Award an individual prize of the season's rule book after a finished game
     (000_90d7c8192601ed3a.txt §4.11.2–§4.11.6, 002_e025d5ded135c1c4.txt §3.1–§3.3).
@@ -339,10 +340,10 @@ def _prize_out(p) -> dict:
 
 
 @blp.route("/prizes")
+@access("producer|accountant", api=True)
 @blp.arguments(s.PrizeQuery, location="query")
 @blp.response(200, s.PrizeList)
 @blp.doc(security=SECURE)
-@access("producer|accountant", api=True)
 def prizes(args):
     """Prizes, optionally of one game or one status."""
     items = []
@@ -362,9 +363,9 @@ def prizes(args):
 
 
 @blp.route("/documents/<int:document_id>")
+@access("producer|host|accountant", api=True)
 @blp.response(200, content_type="application/pdf")
 @blp.doc(security=SECURE)
-@access("producer|host|accountant", api=True)
 def document(document_id):
     """A ready PDF (409 while pending); each role reads only its kinds of document."""
     doc = db.session.get(Document, document_id)

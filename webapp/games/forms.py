@@ -76,3 +76,24 @@ class EventForm(FlaskForm):
     early = BooleanField("Досрочный ответ")
     option = HiddenField()
     expert = StringField("Отвечал (знаток)", validators=[Optional(), Length(max=100)])
+
+
+SLOT = [NumberRange(0, 3, "Ячейка от 0 (резерв) до 3.")]
+
+
+class SwapForm(FlaskForm):
+    """Swap two table slots (no-JS counterpart of drag-and-drop); slot 0 is the reserve."""
+
+    sector_a = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
+    slot_a = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
+    sector_b = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
+    slot_b = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
+
+
+class ReplaceForm(FlaskForm):
+    """Put an approved question (by number) into a slot, or the sector's reserve."""
+
+    sector = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
+    slot = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
+    question_id = IntegerField("№ вопроса", validators=[Optional()])
+    use_reserve = BooleanField("Взять резерв сектора")

@@ -27,8 +27,10 @@ from webapp.games.forms import (
     AttachForm,
     EventForm,
     GameForm,
+    ReplaceForm,
     SeasonForm,
     SeriesForm,
+    SwapForm,
     TeamForm,
 )
 from webapp.games.models import SERIES_LABELS
@@ -37,14 +39,21 @@ from webapp.games.operations import (
     GameError,
     assign_envelopes,
     attach,
+    check_table,
     create_game,
     create_season,
     create_series,
     create_team,
     game_state,
+    lock_table,
     record_event,
+    replace_slot,
     request_envelopes,
+    swap_slots,
+    table_plan,
     undo_last_event,
+    unlock_table,
+    use_reserve,
 )
 from webapp.jobs import commit
 
@@ -259,6 +268,84 @@ def _event_from_form(form: EventForm) -> dict:
     elif form.type.data == "sector13_option":
         event["option"] = form.option.data
     return event
+
+
+@bp.route("/<int:game_id>/table")
+@access("editor+|producer")
+def table(game_id: int):
+    """The table builder: plan, questions and reserves per sector, the completeness check,
+    swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
+    game = _game_or_404(game_id)
+    return render_template("games/table.html", game=game, plan=table_plan(game),
+                           check=check_table(game), swap_form=SwapForm(prefix="swap"),
+                           replace_form=ReplaceForm(prefix="replace"), form=ActionForm())
+
+
+def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
+    if _wants_json():
+        return jsonify({"ok": error is None, "error": error}), (200 if error is None else 409)
+    if error:
+        flash(error, "error")
+    elif ok:
+        flash(ok, "success")
+    return redirect(url_for("games.table", game_id=game_id))
+
+
+@bp.route("/<int:game_id>/table/swap", methods=["POST"])
+@access("editor+|producer")
+def table_swap(game_id: int):
+    game = _game_or_404(game_id)
+    form = SwapForm(prefix="swap")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+    try:
+        swap_slots(game, (form.sector_a.data, form.slot_a.data or 0),
+                   (form.sector_b.data, form.slot_b.data or 0))
+    except (GameError, GameConflict) as exc:
+        db.session.rollback()
+        return _table_reply(game_id, f"Не изменено: {exc}")
+    commit()
+    return _table_reply(game_id, ok="Вопросы переставлены.")
+
+
+@bp.route("/<int:game_id>/table/replace", methods=["POST"])
+@access("editor+|producer")
+def table_replace(game_id: int):
+    game = _game_or_404(game_id)
+    form = ReplaceForm(prefix="replace")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+    try:
+        if form.use_reserve.data:
+            use_reserve(game, form.sector.data, form.slot.data or 0)
+        elif form.question_id.data:
+            replace_slot(game, form.sector.data, form.slot.data or 0, form.question_id.data)
+        else:
+            raise GameError({"question_id": ["укажите № вопроса или возьмите резерв"]})
+    except (GameError, GameConflict) as exc:
+        db.session.rollback()
+        return _table_reply(game_id, f"Не изменено: {exc}")
+    commit()
+    return _table_reply(game_id, ok="Вопрос заменён.")
+
+
+@bp.route("/<int:game_id>/table/lock", methods=["POST"])
+@access("editor+|producer")
+def table_lock(game_id: int):
+    game = _game_or_404(game_id)
+    if not ActionForm().validate_on_submit():
+        return _table_reply(game_id, "Форма устарела, повторите.")
+    try:
+        if request.form.get("unlock"):
+            unlock_table(game)
+        else:
+            lock_table(game, current_staff().id)
+    except GameConflict as exc:
+        db.session.rollback()
+        return _table_reply(game_id, f"Не изменено: {exc}")
+    commit()
+    return _table_reply(game_id, ok="Стол разблокирован." if request.form.get("unlock")
+                        else "Стол заблокирован: можно печатать конверты.")
 
 
 @bp.route("/<int:game_id>/console", methods=["GET", "POST"])

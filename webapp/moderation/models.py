@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import db
 
-PRECHECK_VERSION = 1
+PRECHECK_VERSION = 2  # 2: LSH index, similarity = max(token_sort_ratio, ratio)
 
 
 class ModerationReport(db.Model):

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process
-
 from webapp.core.models import utcnow
 from webapp.domain.question_states import can_transition
 from webapp.extensions import db
+from webapp.moderation.duplicates import (  # noqa: F401  (re-exported for callers)
+    COMPARED_STATUSES,
+    DUPLICATE_THRESHOLD,
+    MAX_CANDIDATES,
+    find_duplicates,
+)
 from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 
-# A candidate at or above this token_set_ratio (0..100) is shown to the editor.
-DUPLICATE_THRESHOLD = 80.0
-MAX_CANDIDATES = 5
-# Statuses whose questions a new one is compared against: the archive, the intake, the pool.
-COMPARED_STATUSES = ("archived", "received", "in_review", "approved", "assigned", "used")
 
 
 class ModerationError(ValueError):
@@ -23,26 +22,16 @@ class ModerationError(ValueError):
 
 
 def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> list[dict]:
-    """Ranked duplicates of ``question`` among other questions.
+    """Ranked duplicates of ``question`` among the archive, the intake and the pool.
 
     Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]``,
-    best first, scores ≥ DUPLICATE_THRESHOLD. Similarity: rapidfuzz ``token_set_ratio``
-    on the matching keys (case, ё/е, stress, quotes, homoglyphs folded). A brute-force
-    scan; the scalable index is the moderation issue's.
+    best first, scores ≥ ``DUPLICATE_THRESHOLD``. Uses the persisted MinHash LSH index
+    re-ranked with rapidfuzz (``webapp.moderation.duplicates``; figures in
+    docs/performance.md, «Duplicate detection»).
     """
     if not question.matching_key:
         return []
-    rows = db.session.execute(
-        db.select(Question.id, Question.matching_key, Question.status)
-        .where(Question.id != question.id, Question.status.in_(COMPARED_STATUSES))
-    ).all()
-    keys = {r.id: r.matching_key for r in rows}
-    statuses = {r.id: r.status for r in rows}
-    found = process.extract(question.matching_key, keys, scorer=fuzz.token_set_ratio,
-                            score_cutoff=DUPLICATE_THRESHOLD, limit=limit)
-    found.sort(key=lambda m: (-m[1], m[2]))
-    return [{"question_id": qid, "score": round(score, 1), "status": statuses[qid]}
-            for _key, score, qid in found]
+    return find_duplicates(question.matching_key, exclude_id=question.id, limit=limit)
 
 
 def run_checks(question: Question) -> list[dict]:

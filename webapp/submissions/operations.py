@@ -13,6 +13,7 @@ from pathlib import Path
 
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
+from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
@@ -111,7 +112,9 @@ def normalise_email(value: str | None, name: str, errors: dict, required: bool) 
 
 def upsert_author(name: str, city: str | None, email: str | None) -> Author:
     """The author with this normalised e-mail (name/city refreshed), or a new one.
-    Without an e-mail (paper letters, imports) a new author row is made per name+city."""
+    Without an e-mail (paper letters, imports) a new author row is made per name+city.
+    Two concurrent first submissions from one address make one author: the loser of the
+    insert race (a savepoint's unique violation) reads the winner's row."""
     if email:
         key = lookup_hash(email)
         author = db.session.scalar(db.select(Author).filter_by(email_hash=key))
@@ -119,12 +122,18 @@ def upsert_author(name: str, city: str | None, email: str | None) -> Author:
             author.name, author.city = name, city
             return author
         author = Author(name=name, city=city, email_hash=key, email_encrypted=encrypt(email))
-    else:
-        author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
-                                                               email_hash=None))
-        if author:
-            return author
-        author = Author(name=name, city=city)
+        try:
+            with db.session.begin_nested():
+                db.session.add(author)
+        except IntegrityError:
+            author = db.session.scalar(db.select(Author).filter_by(email_hash=key))
+            author.name, author.city = name, city
+        return author
+    author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
+                                                           email_hash=None))
+    if author:
+        return author
+    author = Author(name=name, city=city)
     db.session.add(author)
     db.session.flush()
     return author

@@ -1,0 +1,147 @@
+"""`python -m tests.bench.submit`: the viewer's full ``POST /submit`` path against
+``GET /healthz`` on the same server in the same run (issue: viewers, "Abuse and load").
+
+gunicorn with 2 workers on PostgreSQL and the Redis broker; wrk as the load generator at
+16, 64 and 256 concurrent connections. Prints JSON lines: requests/s and latency
+percentiles for both, the throughput ratio, and whether stored questions equal the number
+of successful answers (302). Rate limits and the minimum fill time are off for the run
+(every request comes from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
+SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
+SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTION = ("Какой город называют северной столицей России? Назовите его одним словом, "
+            "как его называли в 1914–1924 годах.")
+
+
+def emit(name: str, **values) -> None:
+    print(json.dumps({"bench": name, **values}, ensure_ascii=False), flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def parse_wrk(out: str) -> dict:
+    """Requests/s, total, non-2xx/3xx, socket errors and latency percentiles (ms)."""
+
+    def ms(text: str) -> float:
+        value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    res = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+           "requests": int(re.search(r"(\d+) requests in", out).group(1))}
+    for pct in ("50", "90", "99"):
+        m = re.search(rf"\s{pct}%\s+([\d.]+(?:us|ms|s))", out)
+        res[f"p{pct}_ms"] = round(ms(m.group(1)), 2) if m else None
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    res["non_2xx_3xx"] = int(bad.group(1)) if bad else 0
+    err = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    res["socket_errors"] = sum(map(int, err.groups())) if err else 0
+    return res
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--clients", default="16,64,256")
+    args = parser.parse_args()
+    for tool in ("wrk", "gunicorn"):
+        if not shutil.which(tool) and not (Path(sys.executable).parent / tool).exists():
+            emit("submit_vs_healthz", skipped=f"{tool} is not installed")
+            return 0
+    base = os.environ.get("SOVA_BENCH_DATABASE_URL",
+                          "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    redis_url = os.environ.get("SOVA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
+    name = f"sova_bench_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+    instance = Path(tempfile.mkdtemp(prefix="sova-bench-"))
+    env = dict(os.environ, SOVA_DATABASE_URL=url, SOVA_BROKER_URL=redis_url,
+               SOVA_INSTANCE_PATH=str(instance), SOVA_RATELIMIT_ENABLED="0",
+               SOVA_MIN_FILL_SECONDS="0", PYTHONWARNINGS="ignore")
+    bindir = Path(sys.executable).parent
+    subprocess.run([str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True,
+                   capture_output=True)
+    port = free_port()
+    server = subprocess.Popen(
+        [str(bindir / "gunicorn"), "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level",
+         "warning", "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
+    try:
+        site = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{site}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        html = opener.open(f"{site}/submit").read().decode()
+        token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+        cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+        body = urllib.parse.urlencode({
+            "csrf_token": token, "question": QUESTION, "answer": "Петроград",
+            "name": "Нагрузочный Тест", "city": "Минск", "email": "bench@example.com",
+            "consent": "y", "age_confirmed": "y"})
+        lua = instance / "post.lua"
+        lua.write_text(
+            'wrk.method = "POST"\n'
+            f"wrk.body = {json.dumps(body)}\n"
+            'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+            f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n')
+        engine = sa.create_engine(url)
+        ok_total = 0
+        for clients in [int(c) for c in args.clients.split(",")]:
+            common = ["wrk", "-t2", f"-c{clients}", f"-d{args.seconds}s", "--latency",
+                      "--timeout", "10s"]
+            health = parse_wrk(subprocess.run(common + [f"{site}/healthz"], capture_output=True,
+                                              text=True, check=True).stdout)
+            submit = parse_wrk(subprocess.run(common + ["-s", str(lua), f"{site}/submit"],
+                                              capture_output=True, text=True,
+                                              check=True).stdout)
+            ok_total += submit["requests"] - submit["non_2xx_3xx"] - submit["socket_errors"]
+            with engine.connect() as conn:
+                stored = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
+            emit("submit_vs_healthz", clients=clients, healthz=health, submit=submit,
+                 throughput_ratio=round(submit["rps"] / health["rps"], 3),
+                 stored_total=stored, ok_total=ok_total, nothing_lost=stored == ok_total)
+        engine.dispose()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+        shutil.rmtree(instance, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""The duplicate index (MinHash LSH in the database, re-ranked with rapidfuzz) and its
+quality on the labelled set built from ../shared/data/chgk/ (issue 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.domain.text import matching_key
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.moderation import duplicates
+from webapp.moderation.models import DuplicateBucket, ModerationReport
+from webapp.moderation.operations import precheck
+from webapp.submissions.models import Question
+from webapp.submissions.operations import create_question
+
+ARCHIVE = ("В начале XI века языческое святилище на острове Рюген было посвящено богу "
+           "Свентовиту. Назовите остров, где стоял его храм.")
+
+
+def add(text: str, status: str = "archived", answer: str = "Рюген") -> Question:
+    q = create_question({"question": text, "answer": answer,
+                         "authors": [("Ольга Петрова", "Витебск", None)]}, "archive",
+                        status=status)
+    commit()
+    return q
+
+
+def buckets_of(qid: int) -> list[int]:
+    return sorted(db.session.scalars(db.select(DuplicateBucket.bucket)
+                                     .where(DuplicateBucket.question_id == qid)))
+
+
+def test_buckets_are_deterministic_and_banded():
+    key = matching_key(ARCHIVE)
+    assert duplicates.buckets(key) == duplicates.buckets(key)
+    assert len(duplicates.buckets(key)) == duplicates.BANDS == 20
+    assert duplicates.buckets("") == []
+    assert duplicates.NUM_PERM == 60
+
+
+def test_index_written_with_the_question_and_kept_in_step(app):
+    q = add(ARCHIVE)
+    assert buckets_of(q.id) == sorted(duplicates.buckets(q.matching_key))
+    q.matching_key = matching_key("Совсем другой текст про Новгород и Ярослава Мудрого")
+    commit()
+    assert buckets_of(q.id) == sorted(duplicates.buckets(q.matching_key))
+    db.session.delete(q)
+    commit()
+    assert db.session.scalar(db.select(db.func.count()).select_from(DuplicateBucket)) == 0
+
+
+@pytest.mark.parametrize(("variant", "score"), [
+    # capital-vowel stress, U+0301, NBSP, the HTML entity &#232; and a Cyrillic С in Latin
+    ("В начале XI века языческое святилище на острове Рюген было посвящено богу "
+     "СвентовИту. Назовите остров, где стоял его хра\u0301м.", 100.0),
+    ("В\u00a0начале XI века языческое святилище на острове Рюген было посвящено богу "
+     "Свентовиту. Назовите остров, где стоял его храм &#232;.", 99.2),
+    ("Назовите остров, где стоял его храм. В начале XI века языческое святилище на "
+     "острове Рюген было посвящено богу Свентовиту.", 100.0),
+    ("В начале XI века языческое святилище на oстрове Рюген было посвящено богу "
+     "Свентовиту. Назовите остров, где стоял его храм.", 100.0),  # Latin o
+])
+def test_variants_found_with_exact_scores(app, variant, score):
+    q = add(ARCHIVE)
+    other = add("Какой город основал Ярослав Мудрый на Волге?", answer="Ярославль")
+    found = duplicates.find_duplicates(matching_key(variant))
+    assert found == [{"question_id": q.id, "score": score, "status": "archived"}]
+    assert other.id not in [d["question_id"] for d in found]
+
+
+def test_homoglyph_word_matches_cyrillic():
+    assert matching_key("Сlosed") == matching_key("Closed") == "closed"
+    assert matching_key("Сlosed &#232;") == "closed e"
+
+
+def test_rejected_questions_are_indexed_but_not_reported(app):
+    q = add(ARCHIVE, status="received")
+    precheck(q.id)
+    from webapp.moderation.operations import decide
+    decide(q, "reject", None)
+    commit()
+    assert buckets_of(q.id)
+    assert duplicates.find_duplicates(matching_key(ARCHIVE)) == []
+
+
+def test_precheck_stores_ranked_candidates(app):
+    old = add(ARCHIVE)
+    new = add(ARCHIVE.replace("Рюген", "Рюґен"), status="received")
+    precheck(new.id)
+    commit()
+    report = db.session.scalar(db.select(ModerationReport).filter_by(question_id=new.id))
+    assert report.version == 2
+    assert report.duplicates == [{"question_id": old.id, "score": 99.2, "status": "archived"}]
+
+
+def test_a_new_process_uses_the_persisted_index(make_app, app):
+    q = add(ARCHIVE)
+    commit()
+    second = make_app(WTF_CSRF_ENABLED=False)  # a restarted worker on the same database
+    with second.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(DuplicateBucket)) == 20
+        found = duplicates.find_duplicates(matching_key(ARCHIVE))
+        assert found == [{"question_id": q.id, "score": 100.0, "status": "archived"}]
+
+
+def test_quality_on_the_labelled_set(app, shared_dir):
+    """recall ≥ 0.95 and precision ≥ 0.95 at the editors' threshold (70)."""
+    from tests.bench.duplicates import insert_archive, labelled_pairs, quality
+
+    corpus, pairs = labelled_pairs(shared_dir / "data" / "chgk")
+    assert (len(corpus), len(pairs)) == (1899, 2390)
+    ids = insert_archive([c["text"] for c in corpus])
+    duplicates.rebuild_index()
+    commit()
+    result = quality(pairs, ids)
+    assert result["threshold"] == 70.0
+    assert (result["positives"], result["negatives"]) == (1195, 1195)
+    assert result["recall"] >= 0.95 and result["precision"] >= 0.95, result
+    assert (result["recall"], result["precision"]) == (0.9874, 0.9983)
