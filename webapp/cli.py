@@ -184,6 +184,7 @@ def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
     for cmd in (users, import_cmd, game, worker, beat, run_all, seed_demo):
         app.cli.add_command(cmd)
+    app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
 
 
 def _create_app(*_args, **_kwargs):

@@ -1,12 +1,18 @@
 """Prize tasks: gift agreements, prize commission minutes (rendered here, never in web)."""
 
-from celery import shared_task
+import smtplib
 
+from celery import shared_task
+from flask import current_app, url_for
+
+from webapp.core.crypto import decrypt
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
+from webapp.prizes.payee import link_hours, new_link, purge_paid_details
 from webapp.prizes.queries import agreement_context, minutes_context
+from workers.notify import send_mail
 from workers.rendering import render_document
 
 
@@ -33,7 +39,9 @@ def issue_agreement(prize_id: int) -> int | None:
 
 
 def _payee_address(prize: Prize) -> str:
-    return ""
+    from webapp.prizes.payee import address_of
+
+    return address_of(prize)
 
 
 @shared_task(name="prizes.render_minutes", ignore_result=True, acks_late=True,
@@ -52,3 +60,60 @@ def render_minutes(prize_id: int) -> int | None:
     render_document(doc.id, "commission_minutes.html", lambda _doc: minutes_context(prize))
     commit()
     return doc.id
+
+
+@shared_task(name="prizes.send_details_link", ignore_result=True, acks_late=True,
+             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+def send_details_link(prize_id: int) -> bool:
+    """E-mail the payee (an author with an e-mail) a fresh one-time link to the details
+    form. The token exists only in this e-mail (its hash is stored); an earlier unused link
+    expires. Does nothing once the details are received (idempotent)."""
+    prize = db.session.get(Prize, prize_id)
+    if (prize is None or prize.status != "details_requested" or prize.author is None
+            or not prize.author.email_encrypted):
+        return False
+    token = new_link(prize)
+    commit()
+    base = current_app.config.get("SOVA_PUBLIC_URL")
+    with current_app.test_request_context(base_url=base):
+        link = url_for("prizes.details_form", token=token, _external=True)
+    send_mail(decrypt(prize.author.email_encrypted),
+              "Реквизиты для выплаты приза — «Что? Где? Когда?»",
+              "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
+              "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
+              f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
+              "\n\nРедакция")
+    return True
+
+
+@shared_task(name="prizes.remind_details", ignore_result=True)
+def remind_details() -> int:
+    """Beat: every prize waiting for details longer than ``SOVA_DETAILS_REMIND_DAYS``
+    (default 3) since its last link gets a new link by e-mail (``prizes.send_details_link``
+    queued by id). Returns how many were queued."""
+    from datetime import timedelta
+
+    from webapp.core.models import utcnow
+    from webapp.jobs import enqueue
+    from webapp.prizes.models import DetailsLink
+
+    days = int(current_app.config.get("SOVA_DETAILS_REMIND_DAYS", 3))
+    limit = utcnow() - timedelta(days=days)
+    queued = 0
+    for prize in db.session.scalars(db.select(Prize).where(Prize.status == "details_requested")):
+        last = db.session.scalar(db.select(db.func.max(DetailsLink.created_at))
+                                 .where(DetailsLink.prize_id == prize.id))
+        if last is None or last < limit:
+            enqueue("prizes.send_details_link", prize.id)
+            queued += 1
+    commit()
+    return queued
+
+
+@shared_task(name="prizes.purge_payee_details", ignore_result=True)
+def purge_payee_details() -> int:
+    """Beat: delete payee details ``SOVA_PAYEE_RETENTION_DAYS`` days after payment (the
+    agreement is kept). Returns how many were deleted."""
+    deleted = purge_paid_details()
+    commit()
+    return deleted

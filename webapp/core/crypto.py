@@ -20,7 +20,8 @@ import hashlib
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from flask import current_app
 
-__all__ = ["InvalidToken", "decrypt", "encrypt", "generate_key", "lookup_hash", "rotate"]
+__all__ = ["InvalidToken", "decrypt", "encrypt", "generate_key", "lookup_hash", "needs_rotation",
+           "rotate"]
 
 
 def _fernet() -> MultiFernet:

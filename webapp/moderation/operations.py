@@ -16,7 +16,6 @@ from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 
 
-
 class ModerationError(ValueError):
     """A decision the question's status does not allow (HTTP 409)."""
 

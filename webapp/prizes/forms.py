@@ -30,3 +30,24 @@ class PaidForm(FlaskForm):
     paid_on = DateField("Дата оплаты", validators=[DataRequired("Укажите дату оплаты.")])
     reference = StringField("Номер платёжного поручения",
                             validators=[DataRequired("Укажите номер."), Length(max=100)])
+
+
+class PayeeForm(FlaskForm):
+    """The payee's passport and bank details (validated in ``webapp.prizes.payee``)."""
+
+    full_name = StringField("Фамилия, имя, отчество", validators=[Length(max=300)])
+    country = SelectField("Паспорт и счёт", choices=[("BY", "Беларусь"), ("RU", "Россия")])
+    passport_series = StringField("Серия паспорта", validators=[Length(max=10)])
+    passport_number = StringField("Номер паспорта", validators=[Length(max=20)])
+    issued_by = StringField("Кем выдан", validators=[Length(max=300)])
+    issued_on = StringField("Дата выдачи (ГГГГ-ММ-ДД)", validators=[Length(max=20)])
+    personal_number = StringField("Идентификационный номер (Беларусь)",
+                                  validators=[Length(max=20)])
+    inn = StringField("ИНН (Россия, если есть)", validators=[Length(max=20)])
+    address = TextAreaField("Адрес регистрации", validators=[Length(max=300)])
+    iban = StringField("Счёт IBAN (Беларусь, BY…)", validators=[Length(max=40)])
+    account = StringField("Расчётный счёт (Россия, 20 цифр)", validators=[Length(max=30)])
+    bik = StringField("БИК банка (Россия)", validators=[Length(max=12)])
+    tax_status = SelectField("Налоговый статус", choices=[
+        ("resident", "Налоговый резидент страны выплаты"),
+        ("non_resident", "Не являюсь налоговым резидентом страны выплаты")])

@@ -19,12 +19,13 @@ from flask import (
 from webapp.core.access import access, current_staff
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
-from webapp.extensions import db
+from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
 from webapp.games.operations import GameConflict, game_state
 from webapp.jobs import commit
+from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
-from webapp.prizes.forms import ActionForm, AwardForm, PaidForm, SignedForm
+from webapp.prizes.forms import ActionForm, AwardForm, PaidForm, PayeeForm, SignedForm
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
     PrizeError,
@@ -226,3 +227,76 @@ def dashboard():
     days = int(current_app.config.get("SOVA_PRIZE_OVERDUE_DAYS", 30))
     return render_template("prizes/dashboard.html", rows=queries.dashboard(),
                            overdue=queries.overdue(days), days=days)
+
+
+@bp.route("/<int:prize_id>/request-details", methods=["POST"])
+@access("accountant")
+def request_details(prize_id: int):
+    """A one-time link for the payee's details: mailed to an author with an e-mail, else
+    shown once on this page to hand over."""
+    p = _prize_or_404(prize_id)
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    try:
+        token = payee_ops.request_details(p, current_staff().id)
+    except PrizeError as exc:
+        db.session.rollback()
+        flash(f"Не выполнено: {exc.message}", "error")
+        return redirect(url_for("prizes.prize", prize_id=p.id))
+    mailed = p.author is not None and bool(p.author.email_encrypted)
+    if mailed:
+        from webapp.jobs import enqueue
+
+        enqueue("prizes.send_details_link", p.id)
+    commit()
+    link = url_for("prizes.details_form", token=token, _external=True)
+    return render_template("prizes/link.html", prize=p, link=None if mailed else link)
+
+
+@bp.route("/<int:prize_id>/payee")
+@access("accountant")
+def payee(prize_id: int):
+    """The payee's details in clear text (accountants only; every view audited)."""
+    p = _prize_or_404(prize_id)
+    details = payee_ops.reveal(p, current_staff().id)
+    commit()
+    resp = current_app.make_response(render_template(
+        "prizes/payee.html", prize=p, details=details, tax_labels=payee_ops.TAX_STATUSES))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.route("/details/<token>", methods=["GET", "POST"])
+@limiter.limit("20/hour", methods=["POST"])
+@access("public")
+def details_form(token: str):
+    """The payee's one-time form (link from an e-mail or handed over by the accountant)."""
+    link = payee_ops.open_link(token)
+    if link is None:
+        return render_template("prizes/details_done.html", ok=False), 410
+    form = PayeeForm()
+    errors: dict[str, list[str]] = {}
+    if form.validate_on_submit():
+        data = payee_ops.PayeeInput(**{name: form[name].data or "" for name in (
+            "full_name", "country", "passport_series", "passport_number", "issued_by",
+            "issued_on", "personal_number", "inn", "address", "iban", "account", "bik",
+            "tax_status")})
+        try:
+            payee_ops.submit_details(token, data)
+        except payee_ops.PayeeError as exc:
+            db.session.rollback()
+            errors = exc.errors
+        except PrizeError:
+            db.session.rollback()
+            return render_template("prizes/details_done.html", ok=False), 410
+        else:
+            commit()
+            return render_template("prizes/details_done.html", ok=True)
+    elif form.is_submitted():
+        errors = form.errors
+    status = 422 if errors else 200
+    resp = current_app.make_response((render_template("prizes/details_form.html", form=form,
+                                                      errors=errors), status))
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    return resp

@@ -202,6 +202,8 @@ def status(token: str):
 
 @bp.route("/my", methods=["GET", "POST"])
 @limiter.limit("10/hour", methods=["POST"])
+@limiter.limit("3/hour", methods=["POST"], key_func=lambda: "my-email:" + (
+    request.form.get("email", "").strip().lower()[:254]))
 @access("public")
 def my_request():
     from webapp.submissions.forms_my import MyLinkForm
@@ -225,6 +227,7 @@ def my_link_token(author: Author) -> str:
 
 
 @bp.route("/my/<token>")
+@limiter.limit("30/hour")
 @access("public")
 def my_open(token: str):
     try:

@@ -1,0 +1,336 @@
+"""Payee details (passport, bank, address, tax status): validation, encrypted storage,
+one-time links, the accountants' audited view, and deletion after payment.
+
+Personal data never leaves this module in clear text except through :func:`reveal`
+(audited) and the payment register export (audited). Nothing here logs field values.
+
+Formats validated (country ``BY`` or ``RU``):
+
+* passport — BY: series of 2 Latin letters + 7 digits (``MP1234567``); RU: series of 4
+  digits + number of 6 digits (``4510 123456``);
+* BY personal (identification) number — 14 characters ``7 digits, letter, 3 digits,
+  2 letters, check digit``; the check digit is the sum of the values (digits as such,
+  letters A=10 … Z=35) weighted 7, 3, 1, … modulo 10;
+* BY bank account — an IBAN ``BY..`` with its check digits (``schwifty``);
+* RU bank account — 20 digits and the BIK (9 digits ``04…``); the account's control key
+  (Bank of Russia rules: weights 7 1 3 over the last 3 digits of the BIK + the account,
+  sum modulo 10 = 0; for a settlement centre BIK ``…000``–``…002`` the prefix is
+  ``0`` + BIK digits 5–6);
+* RU INN (optional) — ``python-stdnum`` (``stdnum.ru.inn``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import date, timedelta
+
+from flask import current_app
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from schwifty import IBAN
+from schwifty.exceptions import SchwiftyException
+from sqlalchemy import update
+from stdnum.exceptions import ValidationError as StdnumError
+from stdnum.ru import inn as ru_inn
+
+from webapp.core.crypto import decrypt, encrypt, lookup_hash
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
+from webapp.prizes.operations import PrizeError, change_status
+
+TAX_STATUSES = {
+    "resident": "налоговый резидент страны выплаты",
+    "non_resident": "не является налоговым резидентом страны выплаты",
+}
+_LINK_SALT = "sova-payee-details"
+
+
+class PayeeError(ValueError):
+    """Invalid payee details: ``errors`` maps a field name to a list of Russian messages."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class PayeeInput:
+    """What the payee types in the form (str values; ``issued_on`` ISO date or date)."""
+
+    full_name: str
+    country: str  # "BY" | "RU"
+    passport_series: str
+    passport_number: str
+    issued_by: str
+    issued_on: str
+    personal_number: str  # BY only
+    inn: str  # RU, optional
+    address: str
+    iban: str  # BY
+    account: str  # RU
+    bik: str  # RU
+    tax_status: str
+
+
+def _clean(value: str | None) -> str:
+    return " ".join((value or "").split())
+
+
+def by_personal_number_valid(value: str) -> bool:
+    """BY identification number: format and check digit (weights 7, 3, 1; A=10 … Z=35)."""
+    if not re.fullmatch(r"\d{7}[A-Z]\d{3}[A-Z]{2}\d", value):
+        return False
+    weights = (7, 3, 1)
+    total = sum((int(c) if c.isdigit() else ord(c) - 55) * weights[i % 3]
+                for i, c in enumerate(value[:13]))
+    return total % 10 == int(value[13])
+
+
+def ru_account_valid(account: str, bik: str) -> bool:
+    """RU account (20 digits) against its BIK (9 digits) by the control key."""
+    if not (re.fullmatch(r"\d{20}", account) and re.fullmatch(r"\d{9}", bik)):
+        return False
+    prefix = ("0" + bik[4:6]) if bik[6:9] in ("000", "001", "002") else bik[6:9]
+    digits = prefix + account
+    weights = (7, 1, 3)
+    return sum(int(d) * weights[i % 3] for i, d in enumerate(digits)) % 10 == 0
+
+
+def validate(data: PayeeInput) -> dict:
+    """Validated, normalised details (a JSON-able dict of str), or PayeeError listing
+    every bad field."""
+    errors: dict[str, list[str]] = {}
+    out = {k: _clean(v) if isinstance(v, str) else v for k, v in asdict(data).items()}
+
+    def bad(field: str, message: str) -> None:
+        errors.setdefault(field, []).append(message)
+
+    for field, label in (("full_name", "ФИО"), ("address", "адрес"),
+                         ("issued_by", "кем выдан паспорт")):
+        if not out[field]:
+            bad(field, f"Укажите {label}.")
+        elif len(out[field]) > 300:
+            bad(field, "Не длиннее 300 символов.")
+    country = out["country"]
+    if country not in ("BY", "RU"):
+        bad("country", "Выберите страну: Беларусь или Россия.")
+    series = out["passport_series"].replace(" ", "").upper()
+    number = out["passport_number"].replace(" ", "")
+    try:
+        issued = (out["issued_on"] if isinstance(out["issued_on"], date)
+                  else date.fromisoformat(out["issued_on"]))
+        if issued > date.today() or issued.year < 1950:
+            bad("issued_on", "Неверная дата выдачи паспорта.")
+        out["issued_on"] = issued.isoformat()
+    except (TypeError, ValueError):
+        bad("issued_on", "Дата выдачи паспорта: ГГГГ-ММ-ДД.")
+    if out["tax_status"] not in TAX_STATUSES:
+        bad("tax_status", "Выберите налоговый статус.")
+    if country == "BY":
+        if not re.fullmatch(r"[A-Z]{2}", series):
+            bad("passport_series", "Серия паспорта РБ: две латинские буквы (например, MP).")
+        if not re.fullmatch(r"\d{7}", number):
+            bad("passport_number", "Номер паспорта РБ: 7 цифр.")
+        pn = out["personal_number"].replace(" ", "").upper()
+        if not by_personal_number_valid(pn):
+            bad("personal_number", "Идентификационный номер: 14 знаков (например, "
+                                   "3010190A001PB9) с верной контрольной цифрой.")
+        out["personal_number"] = pn
+        try:
+            iban = IBAN(out["iban"])
+            if iban.country_code != "BY":
+                bad("iban", "Счёт в банке Беларуси: IBAN начинается с BY.")
+            out["iban"] = iban.compact
+        except SchwiftyException:
+            bad("iban", "Неверный IBAN (проверьте контрольные цифры).")
+        out["account"] = out["bik"] = out["inn"] = ""
+    elif country == "RU":
+        if not re.fullmatch(r"\d{4}", series):
+            bad("passport_series", "Серия паспорта РФ: 4 цифры.")
+        if not re.fullmatch(r"\d{6}", number):
+            bad("passport_number", "Номер паспорта РФ: 6 цифр.")
+        account = out["account"].replace(" ", "")
+        bik = out["bik"].replace(" ", "")
+        if not re.fullmatch(r"04\d{7}", bik):
+            bad("bik", "БИК: 9 цифр, начинается с 04.")
+        elif not ru_account_valid(account, bik):
+            bad("account", "Расчётный счёт: 20 цифр, контрольный ключ не сходится с БИК.")
+        out["account"], out["bik"] = account, bik
+        if out["inn"]:
+            try:
+                out["inn"] = ru_inn.validate(out["inn"])
+            except StdnumError:
+                bad("inn", "Неверный ИНН.")
+        out["personal_number"] = out["iban"] = ""
+    out["passport_series"], out["passport_number"] = series, number
+    if errors:
+        raise PayeeError(errors)
+    return out
+
+
+# --------------------------------------------------------------------------- links
+
+
+def _serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=_LINK_SALT)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def link_hours() -> int:
+    """Validity of a details link: ``SOVA_DETAILS_LINK_HOURS`` (default 168 h = 7 days)."""
+    return int(current_app.config.get("SOVA_DETAILS_LINK_HOURS", 168))
+
+
+def new_link(prize: Prize) -> str:
+    """A fresh one-time link token for ``prize`` (≥128 random bits, signed with
+    itsdangerous); only its SHA-256 is stored. Earlier unused links of the prize expire
+    now. Returns the token (to be mailed or shown once)."""
+    now = utcnow()
+    db.session.execute(update(DetailsLink).where(DetailsLink.prize_id == prize.id,
+                                                 DetailsLink.used_at.is_(None),
+                                                 DetailsLink.expires_at > now)
+                       .values(expires_at=now))
+    token = _serializer().dumps({"p": prize.id, "n": secrets.token_urlsafe(24)})
+    db.session.add(DetailsLink(prize_id=prize.id, token_hash=_token_hash(token),
+                               expires_at=now + timedelta(hours=link_hours()), created_at=now))
+    db.session.flush()
+    return token
+
+
+def request_details(prize: Prize, user_id: int | None) -> str:
+    """Ask the payee for details: status ``details_requested`` (recorded) and a new link
+    token (returned). Raises PrizeError if the prize has no cash or is paid already."""
+    if prize.amount is None:
+        raise PrizeError(f"приз {prize.id} без денежной суммы: реквизиты не нужны")
+    if prize.status not in ("owed", "details_requested", "agreement_issued"):
+        raise PrizeError(f"приз {prize.id} в статусе «{prize.status}»: реквизиты не запрашиваются")
+    token = new_link(prize)
+    change_status(prize, "details_requested", user_id, "запрошены реквизиты")
+    return token
+
+
+def open_link(token: str) -> DetailsLink | None:
+    """The valid (signed, unexpired, unused) link of ``token``, else None."""
+    try:
+        data = _serializer().loads(token, max_age=link_hours() * 3600)
+    except BadSignature:
+        return None
+    link = db.session.scalar(db.select(DetailsLink).where(
+        DetailsLink.token_hash == _token_hash(token)))
+    if (link is None or link.used_at is not None or link.expires_at <= utcnow()
+            or not isinstance(data, dict) or data.get("p") != link.prize_id):
+        return None
+    return link
+
+
+def submit_details(token: str, data: PayeeInput) -> Prize:
+    """Store the payee's details from the one-time link ``token``: validated, encrypted,
+    the link used up (a conditional UPDATE: two concurrent submissions cannot both win),
+    the prize ``details_received``; the agreement is re-issued with the address.
+    Raises PayeeError (bad fields; the link stays usable) or PrizeError (bad or used link).
+    """
+    link = open_link(token)
+    if link is None:
+        raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
+    clean = validate(data)
+    used = db.session.execute(update(DetailsLink).where(
+        DetailsLink.id == link.id, DetailsLink.used_at.is_(None)).values(used_at=utcnow()))
+    if used.rowcount != 1:
+        raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
+    prize = db.session.get(Prize, link.prize_id)
+    details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
+    if details is None:
+        details = PayeeDetails(prize_id=prize.id)
+        db.session.add(details)
+    details.encrypted = encrypt(json.dumps(clean, ensure_ascii=False, sort_keys=True))
+    key = clean["personal_number"] or f"{clean['passport_series']}{clean['passport_number']}"
+    details.personal_number_hash = lookup_hash(f"person:{clean['country']}:{key}")
+    details.account_hash = lookup_hash(f"account:{clean['iban'] or clean['account']}")
+    details.received_at = utcnow()
+    db.session.flush()
+    if prize.status in ("owed", "details_requested", "agreement_issued"):
+        change_status(prize, "details_received", None, "реквизиты получены по ссылке")
+    if prize.agreement is not None and prize.status == "details_received":
+        from webapp.prizes.operations import reissue_agreement
+
+        reissue_agreement(prize, None)
+    return prize
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def audit(user_id: int | None, action: str, prize_id: int | None = None,
+          detail: str = "") -> None:
+    """Record one access to personal data (``action``: view | export | delete)."""
+    db.session.add(PersonalDataAccess(user_id=user_id, prize_id=prize_id, action=action,
+                                      detail=detail[:200], created_at=utcnow()))
+    db.session.flush()
+
+
+def _load(details: PayeeDetails) -> dict:
+    return json.loads(decrypt(details.encrypted))
+
+
+def reveal(prize: Prize, user_id: int) -> dict | None:
+    """The prize's payee details in clear text for an accountant (audited ``view``), or
+    None when none were received."""
+    details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
+    if details is None:
+        return None
+    audit(user_id, "view", prize.id)
+    return _load(details)
+
+
+def address_of(prize: Prize) -> str:
+    """The payee's address for the gift agreement (not audited: printed on the document
+    the payee signs; rendered by the worker), or ""."""
+    details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
+    return _load(details)["address"] if details is not None else ""
+
+
+def details_for_export(prize_ids: list[int], user_id: int | None, what: str) -> dict[int, dict]:
+    """Clear-text details of several prizes for the payment register (audited ``export``
+    once per prize)."""
+    rows = db.session.scalars(db.select(PayeeDetails).where(
+        PayeeDetails.prize_id.in_(prize_ids))).all() if prize_ids else []
+    out = {}
+    for details in rows:
+        audit(user_id, "export", details.prize_id, what)
+        out[details.prize_id] = _load(details)
+    return out
+
+
+def find_by_personal_number(country: str, value: str) -> list[int]:
+    """Prize ids whose payee has this personal number (BY) or passport series+number (RU),
+    by the keyed hash (no decryption)."""
+    value = value.replace(" ", "").upper()
+    h = lookup_hash(f"person:{country}:{value}")
+    return list(db.session.scalars(db.select(PayeeDetails.prize_id).where(
+        PayeeDetails.personal_number_hash == h)).all())
+
+
+def retention_days() -> int:
+    """``SOVA_PAYEE_RETENTION_DAYS`` (default 90): days after payment the details are kept."""
+    return int(current_app.config.get("SOVA_PAYEE_RETENTION_DAYS", 90))
+
+
+def purge_paid_details(today: date | None = None) -> int:
+    """Delete the payee details of prizes paid more than :func:`retention_days` days ago
+    (the prize, its agreement and history are kept); each deletion audited. Returns how
+    many were deleted."""
+    limit = (today or utcnow().date()) - timedelta(days=retention_days())
+    rows = db.session.scalars(db.select(PayeeDetails).join(Prize, Prize.id == PayeeDetails.prize_id)
+                              .where(Prize.paid_on.is_not(None), Prize.paid_on <= limit)).all()
+    for details in rows:
+        audit(None, "delete", details.prize_id, f"хранение {retention_days()} дн. истекло")
+        db.session.delete(details)
+    db.session.flush()
+    return len(rows)
