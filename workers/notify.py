@@ -8,7 +8,8 @@ from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
 
 from celery import shared_task
-from flask import current_app, url_for
+from flask import current_app, render_template, url_for
+from flask_babel import force_locale, gettext
 
 from webapp.core.crypto import decrypt
 from webapp.extensions import db
@@ -43,10 +44,11 @@ def received(question_id: int) -> bool:
         return False
     to = decrypt(q.authors[0].author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    with current_app.test_request_context(base_url=base):
+    with current_app.test_request_context(base_url=base), force_locale(q.language or "ru"):
         link = url_for("submissions.status", token=q.public_token, _external=True)
-    send_mail(to, "Ваш вопрос получен — «Что? Где? Когда?»",
-              f"Здравствуйте!\n\nМы получили ваш вопрос. Его статус: {link}\n\nРедакция")
+        subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
+        body = render_template("emails/received.txt", link=link)
+    send_mail(to, subject, body)
     return True
 
 
@@ -54,16 +56,19 @@ def received(question_id: int) -> bool:
              autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
 def my_link(author_id: int) -> bool:
     """E-mail an author the one-time "my questions" link (valid 24 h)."""
-    from webapp.submissions.models import Author
+    from webapp.submissions.models import Author, QuestionAuthor
     from webapp.submissions.views import my_link_token
 
     author = db.session.get(Author, author_id)
     if author is None or not author.email_encrypted:
         return False
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    with current_app.test_request_context(base_url=base):
+    latest = db.session.scalar(
+        db.select(Question.language).join(Question.authors)
+        .where(QuestionAuthor.author_id == author.id).order_by(Question.id.desc()))
+    with current_app.test_request_context(base_url=base), force_locale(latest or "ru"):
         link = url_for("submissions.my_open", token=my_link_token(author), _external=True)
-    send_mail(decrypt(author.email_encrypted), "Ваши вопросы — «Что? Где? Когда?»",
-              f"Здравствуйте!\n\nВаши вопросы и их статус: {link}\n"
-              "Ссылка действует сутки и один раз.\n\nРедакция")
+        subject = gettext("Ваши вопросы — «Что? Где? Когда?»")
+        body = render_template("emails/my_link.txt", link=link)
+    send_mail(decrypt(author.email_encrypted), subject, body)
     return True

@@ -90,47 +90,7 @@ def test_editor_approves_from_question_page(client, login, drain):
     assert [h.to_status for h in q.history] == ["received", "in_review", "approved"]
 
 
-ROLES = ["editor", "chief_editor", "producer", "host", "accountant", "admin"]
-
-
-def _expected(spec: str, role: str | None) -> bool:
-    from webapp.core.access import allowed_roles
-
-    allowed = allowed_roles(spec)
-    return allowed is None or (role is not None and role in allowed)
-
-
-def test_access_matrix_every_view_declares_and_enforces(app, client, staff):
-    """Every endpoint × every role × anonymous, from the URL map (GET requests)."""
-    undeclared = []
-    checked = 0
-    for rule in app.url_map.iter_rules():
-        view = app.view_functions[rule.endpoint]
-        if rule.endpoint == "static" or rule.endpoint.startswith("api-docs"):
-            continue
-        spec = getattr(view, "sova_access", None)
-        if spec is None:
-            undeclared.append(rule.endpoint)
-            continue
-        if "GET" not in rule.methods or spec == "public":
-            continue
-        url = rule.rule
-        for arg in rule.arguments:
-            url = url.replace(f"<int:{arg}>", "999999").replace(f"<{arg}>", "x")
-        for role in [None, *ROLES]:
-            headers = {"Authorization": f"Bearer {staff(role)[1]}"} if role else {}
-            if not url.startswith("/api/") and role:
-                continue  # pages use the session: checked below for one URL per role
-            resp = client.get(url, headers=headers)
-            checked += 1
-            if _expected(spec, role):
-                assert resp.status_code in (200, 404, 422), (url, role, resp.status_code)
-            elif role is None:
-                assert resp.status_code in (401, 302), (url, role, resp.status_code)
-            else:
-                assert resp.status_code == 403, (url, role, resp.status_code)
-    assert undeclared == [], f"views without @access: {undeclared}"
-    assert checked > 20
+# The access matrix (every endpoint × role × anonymous) is tests/security/test_access_matrix.py.
 
 
 @pytest.mark.parametrize("role, url, code", [

@@ -12,6 +12,7 @@ import pypdf
 import pytest
 
 from tests.webapp.prizes.conftest import COMMISSION, EXPERTS_WIN, VIEWERS_WIN
+from tests.webapp.prizes.conftest import drain as drain  # noqa: F401  (the fixture)
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.jobs import commit

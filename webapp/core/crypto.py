@@ -24,8 +24,15 @@ __all__ = ["InvalidToken", "decrypt", "encrypt", "generate_key", "lookup_hash", 
            "rotate"]
 
 
-def _fernet() -> MultiFernet:
+def _keys() -> list[str]:
     keys = current_app.config["SOVA_ENCRYPTION_KEYS"]
+    if isinstance(keys, str):
+        keys = keys.split(",")
+    return [k.strip() for k in keys if k.strip()]
+
+
+def _fernet() -> MultiFernet:
+    keys = _keys()
     if not keys:
         raise RuntimeError("SOVA_ENCRYPTION_KEYS is empty: no key to encrypt with")
     return MultiFernet([Fernet(k) for k in keys])
@@ -59,7 +66,7 @@ def needs_rotation(token: str | None) -> bool:
     if token is None:
         return False
     try:
-        Fernet(current_app.config["SOVA_ENCRYPTION_KEYS"][0]).decrypt(token.encode())
+        Fernet(_keys()[0]).decrypt(token.encode())
     except InvalidToken:
         return True
     return False

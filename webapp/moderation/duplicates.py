@@ -124,6 +124,30 @@ def _index_flushed_questions(session: Session, _context) -> None:
         connection = session.connection()
         _write(connection, new, replace=False)
         _write(connection, changed, replace=True)
+    _sync_fulltext(session)
+
+
+def _sync_fulltext(session: Session) -> None:
+    """SQLite only: keep the FTS5 table ``question_fts`` (rowid = question id; columns text,
+    answer) in step with new, edited and deleted questions. PostgreSQL searches an
+    expression index on the table itself and needs nothing here."""
+    touched = [o for o in (*session.new, *session.dirty, *session.deleted)
+               if isinstance(o, Question)]
+    if not touched:
+        return
+    connection = session.connection()
+    if connection.dialect.name != "sqlite":
+        return
+    for o in touched:
+        state = inspect(o)
+        if o in session.dirty and not (state.attrs.text.history.has_changes()
+                                       or state.attrs.answer.history.has_changes()):
+            continue
+        connection.exec_driver_sql("DELETE FROM question_fts WHERE rowid = ?", (o.id,))
+        if o not in session.deleted:
+            connection.exec_driver_sql(
+                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
+                (o.id, o.text or "", o.answer or ""))
 
 
 def candidate_ids(key: str, exclude_id: int | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.models import UTCDateTime, utcnow
@@ -29,6 +29,10 @@ class ModerationReport(db.Model):
     version: Mapped[int] = mapped_column(Integer, default=PRECHECK_VERSION)
     checks: Mapped[list] = mapped_column(JSON, default=list)
     duplicates: Mapped[list] = mapped_column(JSON, default=list)
+    # Denormalised for the queue filters: failed check names as " name1 name2 " and the
+    # best duplicate score (0..100, 0 without candidates).
+    flags: Mapped[str] = mapped_column(String(500), default=" ")
+    top_score: Mapped[float] = mapped_column(Float, default=0.0, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -47,3 +51,30 @@ class DuplicateBucket(db.Model):
     bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     question_id: Mapped[int] = mapped_column(
         ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+
+class QuestionClaim(db.Model):
+    """An editor working on a question: one claim per question (primary key), valid until
+    ``expires_at`` (UTC); an expired claim may be taken by anyone (issue 4, «Claiming»)."""
+
+    __tablename__ = "question_claim"
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    claimed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class ModerationAudit(db.Model):
+    """Who saw what they normally may not: a chief editor revealing a question's authors
+    (name, city, e-mail) in blind moderation. ``action``: ``"reveal_authors"``."""
+
+    __tablename__ = "moderation_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    action: Mapped[str] = mapped_column(String(40))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

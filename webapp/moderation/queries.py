@@ -1,31 +1,131 @@
-"""Reads for editors: the queue and one question with its report."""
+"""Reads for editors: the queue (filters, search, sorting, pages) and one question."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import and_, func, select, text
+
+from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.moderation.models import ModerationReport
-from webapp.submissions.models import Question
+from webapp.moderation.models import PRECHECK_VERSION, ModerationReport, QuestionClaim
+from webapp.submissions.models import Author, Question, QuestionAuthor
 
 PAGE_SIZE = 50
+SORTS = {
+    "oldest": (Question.created_at, Question.id),
+    "newest": (Question.created_at.desc(), Question.id.desc()),
+    "duplicate": (func.coalesce(ModerationReport.top_score, 0).desc(), Question.created_at,
+                  Question.id),
+    "id": (Question.id,),
+}
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """What the editor asked for. ``status`` None: every status except ``archived``;
+    ``flag``: a failed pre-check name (``"sources_present"``); ``min_score``: best
+    duplicate score 0..100; ``older_than_days`` / ``newer_than_days``: age in whole days;
+    ``search``: full-text words (all must occur; FTS5 on SQLite, ``russian`` on
+    PostgreSQL); ``sort``: a key of :data:`SORTS`."""
+
+    status: str | None = "in_review"
+    channel: str | None = None
+    city: str | None = None
+    flag: str | None = None
+    min_score: float | None = None
+    older_than_days: int | None = None
+    newer_than_days: int | None = None
+    search: str | None = None
+    sort: str = "oldest"
+
+
+def _spellings(city: str) -> list[str]:
+    """The usual spellings of a typed city (SQLite's lower() folds ASCII only, so the
+    comparison is done on spellings): as typed, lower case, capitalised, title case."""
+    c = " ".join(city.split())
+    return sorted({c, c.lower(), c.capitalize(), c.title()})
+
+
+def _fts_match(words: str) -> str:
+    """An FTS5 MATCH expression: every word quoted (no operator syntax from users)."""
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words.split())
+
+
+def _search(stmt, words: str):
+    if not words.split():
+        return stmt
+    if db.session.get_bind().dialect.name == "postgresql":
+        doc = func.to_tsvector(text("'russian'"), func.coalesce(Question.text, "") + " "
+                               + func.coalesce(Question.answer, ""))
+        return stmt.where(doc.op("@@")(func.plainto_tsquery(text("'russian'"), words)))
+    ids = text("SELECT rowid FROM question_fts WHERE question_fts MATCH :fts").bindparams(
+        fts=_fts_match(words))
+    return stmt.where(Question.id.in_(ids))
+
+
+def queue_statement(f: QueueFilter):
+    """The SELECT of (Question, ModerationReport | None) for a filter, sorted."""
+    stmt = select(Question, ModerationReport).outerjoin(ModerationReport, and_(
+        ModerationReport.question_id == Question.id,
+        ModerationReport.version == PRECHECK_VERSION))
+    if f.status:
+        stmt = stmt.where(Question.status == f.status)
+    else:
+        stmt = stmt.where(Question.status != "archived")
+    if f.channel:
+        stmt = stmt.where(Question.channel == f.channel)
+    if f.city:
+        stmt = stmt.where(Question.id.in_(
+            select(QuestionAuthor.question_id).join(Author)
+            .where(Author.city.in_(_spellings(f.city)))))
+    if f.flag:
+        stmt = stmt.where(ModerationReport.flags.contains(f" {f.flag.strip()} "))
+    if f.min_score is not None:
+        stmt = stmt.where(ModerationReport.top_score >= f.min_score)
+    now = utcnow()
+    if f.older_than_days is not None:
+        stmt = stmt.where(Question.created_at <= now - timedelta(days=f.older_than_days))
+    if f.newer_than_days is not None:
+        stmt = stmt.where(Question.created_at >= now - timedelta(days=f.newer_than_days))
+    if f.search:
+        stmt = _search(stmt, f.search)
+    return stmt.order_by(*SORTS.get(f.sort, SORTS["oldest"]))
 
 
 def queue(status: str | None = "in_review", channel: str | None = None, page: int = 1,
-          per_page: int = PAGE_SIZE) -> tuple[list[Question], int]:
-    """Questions for editors, oldest first. Returns (items, pages). ``status`` None: every
-    status except ``archived``."""
-    stmt = db.select(Question)
-    if status:
-        stmt = stmt.where(Question.status == status)
-    else:
-        stmt = stmt.where(Question.status != "archived")
-    if channel:
-        stmt = stmt.where(Question.channel == channel)
-    total = db.session.scalar(db.select(db.func.count()).select_from(stmt.subquery()))
+          per_page: int = PAGE_SIZE, filters: QueueFilter | None = None
+          ) -> tuple[list[Question], int]:
+    """Questions for editors (oldest first by default). Returns (items, pages); ``page``
+    is clamped to 1..pages. ``filters`` overrides ``status``/``channel``."""
+    f = filters or QueueFilter(status=status, channel=channel)
+    stmt = queue_statement(f)
+    total = db.session.scalar(select(func.count()).select_from(stmt.subquery()))
     pages = max(1, -(-total // per_page))
     page = min(max(1, page), pages)
-    items = db.session.scalars(stmt.order_by(Question.created_at, Question.id)
-                               .offset((page - 1) * per_page).limit(per_page)).all()
-    return list(items), pages
+    rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page)).all()
+    return [r[0] for r in rows], pages
+
+
+def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | None, int | None]:
+    """The previous and next question ids around ``question`` in the queue order of ``f``
+    (the default queue: in review, oldest first)."""
+    f = f or QueueFilter()
+    ids = list(db.session.scalars(queue_statement(f).with_only_columns(Question.id)))
+    if question.id not in ids:
+        return None, (ids[0] if ids else None)
+    i = ids.index(question.id)
+    return (ids[i - 1] if i else None), (ids[i + 1] if i + 1 < len(ids) else None)
+
+
+def claims_for(ids: list[int]) -> dict[int, QuestionClaim]:
+    """Live claims by question id."""
+    if not ids:
+        return {}
+    rows = db.session.scalars(select(QuestionClaim).where(
+        QuestionClaim.question_id.in_(ids), QuestionClaim.expires_at > utcnow()))
+    return {c.question_id: c for c in rows}
 
 
 def latest_report(question_id: int) -> ModerationReport | None:

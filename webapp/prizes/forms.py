@@ -51,3 +51,19 @@ class PayeeForm(FlaskForm):
     tax_status = SelectField("Налоговый статус", choices=[
         ("resident", "Налоговый резидент страны выплаты"),
         ("non_resident", "Не являюсь налоговым резидентом страны выплаты")])
+
+
+class RegisterForm(FlaskForm):
+    """Period of the payment register (GET form: no CSRF needed for a download)."""
+
+    class Meta:
+        csrf = False
+
+    start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
+    end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
+    format = SelectField("Формат", choices=[("xlsx", "XLSX"), ("csv", "CSV")])
+
+
+class PaidListForm(FlaskForm):
+    paid_list = FileField("Выписка банка об оплате (CSV: Договор;Сумма;Дата;Номер п/п)",
+                          validators=[FileRequired("Приложите файл.")])

@@ -25,7 +25,15 @@ from webapp.games.operations import GameConflict, game_state
 from webapp.jobs import commit
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
-from webapp.prizes.forms import ActionForm, AwardForm, PaidForm, PayeeForm, SignedForm
+from webapp.prizes.forms import (
+    ActionForm,
+    AwardForm,
+    PaidForm,
+    PaidListForm,
+    PayeeForm,
+    RegisterForm,
+    SignedForm,
+)
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
     PrizeError,
@@ -300,3 +308,56 @@ def details_form(token: str):
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Referrer-Policy"] = "no-referrer"
     return resp
+
+
+@bp.route("/register")
+@access("accountant")
+def register():
+    """The payment register for a period: the form, or the XLSX / CSV download (audited
+    export of the payees' accounts)."""
+    from webapp.prizes import register as reg
+
+    form = RegisterForm(request.args)
+    if request.args and form.validate():
+        try:
+            if form.format.data == "csv":
+                data = reg.register_csv(form.start.data, form.end.data, current_staff().id)
+                mime, ext = "text/csv; charset=utf-8", "csv"
+            else:
+                data = reg.register_xlsx(form.start.data, form.end.data, current_staff().id)
+                mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+                ext = "xlsx"
+        except reg.RegisterError as exc:
+            db.session.rollback()
+            flash("; ".join(exc.errors), "error")
+        else:
+            commit()
+            name = f"reestr-{form.start.data.isoformat()}-{form.end.data.isoformat()}.{ext}"
+            resp = current_app.response_class(data, mimetype=mime)
+            resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+            resp.headers["Cache-Control"] = "no-store"
+            return resp
+    return render_template("prizes/register.html", form=form, import_form=PaidListForm(),
+                           errors=form.errors if request.args else {})
+
+
+@bp.route("/register/import", methods=["POST"])
+@access("accountant")
+def import_paid():
+    """Import a bank's paid list (CSV): all lines or none."""
+    from webapp.prizes import register as reg
+
+    form = PaidListForm()
+    if not form.validate_on_submit():
+        flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es),
+              "error")
+        return redirect(url_for("prizes.register"))
+    try:
+        marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)
+    except reg.RegisterError as exc:
+        db.session.rollback()
+        flash("Ничего не отмечено: " + "; ".join(exc.errors), "error")
+    else:
+        commit()
+        flash(f"Отмечено оплаченными: {marked}.", "success")
+    return redirect(url_for("prizes.register"))

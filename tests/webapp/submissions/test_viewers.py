@@ -253,3 +253,33 @@ def test_status_page_reveals_no_game_before_air_date(client):
     q.aired_on = date.today() - timedelta(days=1)
     db.session.commit()
     assert "Сыгран в игре" in client.get(f"/status/{q.public_token}").get_data(as_text=True)
+
+
+def test_email_in_the_viewers_language(make_app):
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    received = []
+
+    class Sink(Message):
+        def handle_message(self, message):
+            received.append(message)
+
+    port = free_port()
+    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=f"smtp://127.0.0.1:{port}")
+        with app.app_context():
+            app.test_client().post("/submit?lang=be", data=FORM)
+            from tests.conftest import drain_outbox
+
+            drain_outbox(app)
+    finally:
+        controller.stop()
+    from email.header import decode_header, make_header
+
+    assert str(make_header(decode_header(received[0]["Subject"]))) == \
+        "Ваша пытанне атрымана — «Што? Дзе? Калі?»"
+    body = received[0].get_payload(decode=True).decode()
+    assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")

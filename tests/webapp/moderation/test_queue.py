@@ -1,0 +1,218 @@
+"""The editors' queue: filters, search, sorting, pages, claiming (two editors at once),
+blind moderation with audited reveals, shortcuts, and the access matrix (issue 4)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.moderation import queries
+from webapp.moderation.models import ModerationAudit, QuestionClaim
+from webapp.moderation.operations import ClaimConflict, ModerationError, claim, decide, precheck
+from webapp.moderation.queries import QueueFilter
+from webapp.submissions.models import Question
+from webapp.submissions.operations import create_question
+
+TEXTS = [
+    ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль", "Гомель", "web"),
+    ("Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.", "Западная Двина",
+     "Минск", "mail"),
+    ("Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?", "Бородин",
+     "Брест", "web"),
+]
+
+
+def make(text, answer, city, channel, days_old=0, sources=("https://example.org/s",)):
+    q = create_question({"question": text, "answer": answer, "sources": list(sources),
+                         "authors": [("Мария Лис", city, f"{city}@example.com")]}, channel)
+    q.created_at = utcnow() - timedelta(days=days_old)
+    commit()
+    precheck(q.id)
+    commit()
+    return q
+
+
+@pytest.fixture
+def three(app):
+    return [make(*t, days_old=10 - 3 * i, sources=() if i == 2 else ("https://e.org",))
+            for i, t in enumerate(TEXTS)]
+
+
+def ids(f: QueueFilter, **kw) -> list[int]:
+    items, _ = queries.queue(filters=f, **kw)
+    return [q.id for q in items]
+
+
+def test_filters_sorting_and_pages(three):
+    a, b, c = (q.id for q in three)
+    assert ids(QueueFilter()) == [a, b, c]
+    assert ids(QueueFilter(sort="newest")) == [c, b, a]
+    assert ids(QueueFilter(channel="mail")) == [b]
+    assert ids(QueueFilter(city="минск")) == [b]
+    assert ids(QueueFilter(flag="sources_present")) == [c]
+    assert ids(QueueFilter(older_than_days=5)) == [a, b]
+    assert ids(QueueFilter(newer_than_days=5)) == [c]
+    assert ids(QueueFilter(status="approved")) == []
+    assert ids(QueueFilter(min_score=1)) == []
+    assert queries.queue(filters=QueueFilter(), per_page=2, page=2) == ([three[2]], 2)
+    assert queries.queue(filters=QueueFilter(), per_page=2, page=99)[0] == [three[2]]
+
+
+def test_duplicate_score_filter_and_sort(three):
+    dup = make(TEXTS[1][0].replace("Полоцк", "Полацк"), "Двина", "Пинск", "api")
+    f = QueueFilter(min_score=90)
+    assert ids(f) == [dup.id]
+    assert ids(QueueFilter(sort="duplicate"))[0] == dup.id
+
+
+def test_full_text_search(three):
+    a, b, c = (q.id for q in three)
+    assert ids(QueueFilter(search="Полоцк")) == [b]
+    assert ids(QueueFilter(search="оперу князь")) == [c]
+    assert ids(QueueFilter(search='"Князь" OR')) == []  # no operator syntax from users
+    assert ids(QueueFilter(search="Ярославль")) == [a]  # the answer is searched too
+
+
+def test_claim_is_exclusive_until_it_expires(three, staff):
+    ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
+    q = three[0]
+    claim(q.id, ed1)
+    commit()
+    with pytest.raises(ClaimConflict):
+        claim(q.id, ed2)
+    with pytest.raises(ModerationError, match="claimed by another editor"):
+        decide(q, "approve", ed2)
+    claim(q.id, ed1)  # renewing one's own claim is fine
+    db.session.get(QuestionClaim, q.id).expires_at = utcnow() - timedelta(seconds=1)
+    commit()
+    assert claim(q.id, ed2).user_id == ed2  # expired: taken over
+    commit()
+    decide(q, "approve", ed2)  # deciding releases the claim
+    commit()
+    assert db.session.get(QuestionClaim, q.id) is None
+
+
+def test_two_editors_claim_at_the_same_moment(app, three, staff):
+    """Two threads, two connections, one question: exactly one claim wins."""
+    users = [staff("editor")[0], staff("chief_editor")[0]]
+    qid = three[0].id
+    db.session.remove()
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def editor(uid):
+        with app.app_context():
+            barrier.wait()
+            try:
+                claim(qid, uid)
+                commit()
+                results.append("won")
+            except ClaimConflict:
+                db.session.rollback()
+                results.append("conflict")
+            finally:
+                db.session.remove()
+
+    threads = [threading.Thread(target=editor, args=(u,)) for u in users]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["conflict", "won"]
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionClaim)) == 1
+
+
+def test_blind_moderation_and_audited_reveal(three, login, client, staff):
+    q = three[0]
+    login("editor")
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "Мария Лис" not in page and "Гомель" not in page and "example.com" not in page
+    assert "скрыты (слепая модерация)" in page and "Показать авторов" not in page
+    assert client.post(f"/editor/questions/{q.id}/reveal").status_code == 403
+    queue_page = client.get("/editor/queue?status=").get_data(as_text=True)
+    assert "Мария Лис" not in queue_page and "Гомель@example.com" not in queue_page
+    client.post("/logout")
+    login("chief_editor")
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "Мария Лис" not in page and "Показать авторов" in page
+    page = client.post(f"/editor/questions/{q.id}/reveal").get_data(as_text=True)
+    assert "Мария Лис, Гомель &lt;гомель@example.com&gt;" in page
+    audit = db.session.scalars(db.select(ModerationAudit)).all()
+    assert [(a.question_id, a.user_id, a.action) for a in audit] == [
+        (q.id, staff("chief_editor")[0], "reveal_authors")]
+
+
+def test_pages_list_shortcuts_and_use_the_external_script(three, login, client):
+    login("editor")
+    for url in ("/editor/queue", f"/editor/questions/{three[0].id}"):
+        page = client.get(url).get_data(as_text=True)
+        assert '<script src="/static/moderation.js" defer></script>' in page
+        assert "<script>" not in page
+        for key in ("j", "k", "c", "a", "r", "q"):
+            assert f"<dt><kbd>{key}</kbd></dt>" in page
+    page = client.get(f"/editor/questions/{three[0].id}").get_data(as_text=True)
+    assert 'data-shortcut="c"' in page and 'data-shortcut="a"' in page
+    assert f'href="/editor/questions/{three[1].id}" data-shortcut="j"' in page
+    assert client.get("/static/moderation.js").status_code == 200
+
+
+def test_claim_and_release_through_pages(three, login, client, staff):
+    q = three[0]
+    login("editor")
+    assert client.post(f"/editor/questions/{q.id}/claim").status_code == 302
+    assert db.session.get(QuestionClaim, q.id).user_id == staff("editor")[0]
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "Вы работаете с этим вопросом." in page
+    assert client.post(f"/editor/questions/{q.id}/release").status_code == 302
+    db.session.expire_all()
+    assert db.session.get(QuestionClaim, q.id) is None
+    assert client.post("/editor/questions/999/claim").status_code == 404
+
+
+def test_queue_page_filters(three, login, client):
+    login("editor")
+    page = client.get("/editor/queue?channel=mail").get_data(as_text=True)
+    assert "Полоцк" in page and "Ярослав" not in page
+    page = client.get("/editor/queue?q=Бородин&min_score=abc").get_data(as_text=True)
+    assert "Князь Игорь" in page and "Полоцк" not in page
+    assert "Not a valid integer value." in page or "Неверное" in page or "целое" in page
+
+
+MODERATION_ENDPOINTS = [("get", "/editor/queue"), ("get", "/editor/questions/{id}"),
+                        ("post", "/editor/questions/{id}/claim"),
+                        ("post", "/editor/questions/{id}/release"),
+                        ("post", "/editor/questions/{id}/reveal")]
+ROLES = ["editor", "chief_editor", "producer", "host", "accountant", "admin"]
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "url"), MODERATION_ENDPOINTS)
+def test_access_matrix(app, three, login, client, role, method, url):
+    login(role)
+    resp = getattr(client, method)(url.format(id=three[0].id))
+    if "reveal" in url:
+        allowed = role in ("chief_editor", "admin")
+    else:
+        allowed = role in ("editor", "chief_editor", "admin")
+    assert (resp.status_code != 403) is allowed, resp.status_code
+    assert resp.status_code in ((200, 302) if allowed else (403,))
+
+
+@pytest.mark.parametrize(("method", "url"), MODERATION_ENDPOINTS)
+def test_anonymous_is_sent_to_login(app, three, client, method, url):
+    resp = getattr(client, method)(url.format(id=three[0].id))
+    assert resp.status_code == 302 and "/login" in resp.headers["Location"]
+
+
+def test_archive_questions_are_not_in_the_default_lists(app, three):
+    create_question({"question": "Старый вопрос из архива про Полоцк и Двину, сыгранный давно.",
+                     "answer": "Двина", "authors": [("Архив", None, None)]}, "archive",
+                    status="archived")
+    commit()
+    assert len(ids(QueueFilter(status=None))) == 3
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 4

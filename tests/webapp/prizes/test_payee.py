@@ -1,0 +1,200 @@
+"""Payee details: validated, encrypted at rest, one-time links, accountants only, audited,
+absent from logs and from other roles' pages, deleted after payment; key rotation."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, timedelta
+
+import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy import text
+
+from webapp.core.models import Document
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.prizes import payee
+from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
+from webapp.prizes.operations import mark_paid, mark_signed
+
+from .conftest import VIEWERS_WIN
+
+BY_FORM = {
+    "full_name": "Сапего Иван Петрович", "country": "BY", "passport_series": "mp",
+    "passport_number": "7654321", "issued_by": "Первомайский РУВД г. Минска",
+    "issued_on": "2015-06-01", "personal_number": "3010190a001pb9", "inn": "",
+    "address": "г. Брест, ул. Тайная, д. 17, кв. 42",
+    "iban": "BY13 NBRB 3600 9000 0000 2Z00 AB00", "account": "", "bik": "",
+    "tax_status": "resident",
+}
+SECRETS = ["Сапего Иван Петрович", "7654321", "3010190A001PB9", "Тайная",
+           "BY13NBRB3600900000002Z00AB00", "Первомайский"]
+
+
+def payee_input(**over) -> payee.PayeeInput:
+    return payee.PayeeInput(**{**BY_FORM, **over})
+
+
+def test_validation_by_and_ru():
+    clean = payee.validate(payee_input())
+    assert (clean["passport_series"], clean["personal_number"], clean["iban"]) == (
+        "MP", "3010190A001PB9", "BY13NBRB3600900000002Z00AB00")
+    with pytest.raises(payee.PayeeError) as exc:
+        payee.validate(payee_input(personal_number="3010190A001PB5",
+                                   iban="BY14NBRB3600900000002Z00AB00",
+                                   passport_series="12", passport_number="12",
+                                   tax_status="x", address=""))
+    assert sorted(exc.value.errors) == ["address", "iban", "passport_number",
+                                        "passport_series", "personal_number", "tax_status"]
+    assert exc.value.errors["iban"] == ["Неверный IBAN (проверьте контрольные цифры)."]
+    with pytest.raises(payee.PayeeError) as exc:
+        payee.validate(payee_input(iban="DE89370400440532013000"))
+    assert exc.value.errors == {"iban": ["Счёт в банке Беларуси: IBAN начинается с BY."]}
+    ru = payee.validate(payee_input(country="RU", passport_series="4510",
+                                    passport_number="123456", account="40702810938000000001",
+                                    bik="044525225", iban="", personal_number=""))
+    assert (ru["account"], ru["bik"], ru["iban"]) == ("40702810938000000001", "044525225", "")
+    with pytest.raises(payee.PayeeError) as exc:
+        payee.validate(payee_input(country="RU", passport_series="MP", passport_number="7654321",
+                                   account="40702810938000000002", bik="044525225",
+                                   inn="7707083894"))
+    assert sorted(exc.value.errors) == ["account", "inn", "passport_number", "passport_series"]
+    assert payee.by_personal_number_valid("0000000A000PB2")
+    assert not payee.by_personal_number_valid("0000000A000PB3")
+
+
+@pytest.fixture
+def owed(app, api, played, drain):
+    """A closed 2023 game; returns the first prize (an author's 150,00 share)."""
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    return db.session.scalar(db.select(Prize).order_by(Prize.id))
+
+
+def test_one_time_link_encrypted_storage_audit_and_retention(app, client, owed, login, staff,
+                                                             drain, caplog):
+    caplog.set_level(logging.DEBUG)
+    accountant = login("accountant")
+    r = accountant.post(f"/prizes/{owed.id}/request-details", data={})
+    assert r.status_code == 200
+    db.session.expire_all()
+    assert db.session.get(Prize, owed.id).status == "details_requested"
+    # The author has an e-mail: the link goes by mail (the task makes the token).
+    assert "Ссылка на форму отправлена" in r.text
+    assert drain() == ["prizes.send_details_link"]
+    token = payee.new_link(db.session.get(Prize, owed.id))  # as the task does
+    commit()
+    client.get("/logout")
+    form = client.get(f"/prizes/details/{token}")
+    assert form.status_code == 200 and form.headers["Cache-Control"] == "no-store"
+    bad = client.post(f"/prizes/details/{token}", data={**BY_FORM, "iban": "BY00"})
+    assert bad.status_code == 422 and "Неверный IBAN" in bad.text
+    ok = client.post(f"/prizes/details/{token}", data=BY_FORM)
+    assert ok.status_code == 200 and "реквизиты получены" in ok.text
+    assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 410
+    assert client.get(f"/prizes/details/{token}").status_code == 410
+    assert client.get("/prizes/details/forged-token").status_code == 410
+    db.session.expire_all()
+    prize = db.session.get(Prize, owed.id)
+    assert prize.status == "details_received"
+    # The agreement is re-issued with the address: same number, version 2.
+    assert drain() == ["prizes.issue_agreement"]
+    db.session.expire_all()
+    prize = db.session.get(Prize, owed.id)
+    doc = db.session.get(Document, prize.agreement.document_id)
+    assert (doc.version, prize.agreement.number, prize.status) == (
+        2, "2023-0001", "agreement_issued")
+    # Raw rows: no clear text anywhere in the table.
+    rows = db.session.execute(text("SELECT * FROM payee_details")).all()
+    assert len(rows) == 1
+    raw = " ".join(str(v) for v in rows[0])
+    for secret in SECRETS:
+        assert secret not in raw
+    links = db.session.execute(text("SELECT token_hash FROM details_link")).scalars().all()
+    assert token not in links
+    # Searchable by the keyed hash.
+    assert payee.find_by_personal_number("BY", "3010190a001pb9") == [owed.id]
+    # Accountants see it, audited.
+    accountant = login("accountant")
+    page = accountant.get(f"/prizes/{owed.id}/payee")
+    assert page.status_code == 200 and "BY13NBRB3600900000002Z00AB00" in page.text
+    audit = db.session.scalars(db.select(PersonalDataAccess)).all()
+    assert [(a.user_id, a.prize_id, a.action) for a in audit] == [
+        (staff("accountant")[0], owed.id, "view")]
+    # Never in the logs.
+    for secret in SECRETS:
+        assert secret not in caplog.text
+    # Paid long ago → the retention job deletes the details, the agreement stays.
+    from workers.prizes import purge_payee_details
+
+    mark_signed(prize, b"%PDF-1.4 scan", "scan.pdf", None)
+    mark_paid(prize, date.today() - timedelta(days=91), "77", None)
+    commit()
+    assert purge_payee_details() == 1
+    assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0
+    assert db.session.get(Prize, owed.id).agreement.number == "2023-0001"
+    assert db.session.scalars(db.select(PersonalDataAccess.action)).all() == ["view", "delete"]
+    assert "не получены или удалены" in accountant.get(f"/prizes/{owed.id}/payee").text
+
+
+def test_payee_absent_from_other_roles_pages(app, client, owed, login, api):
+    token = payee.request_details(owed, None)
+    commit()
+    assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 200
+    for role in ("producer", "host", "editor", "chief_editor", "viewer"):
+        c = login(role) if role != "viewer" else client
+        for url in ("/prizes/", f"/prizes/{owed.id}", "/prizes/dashboard",
+                    f"/prizes/{owed.id}/payee", f"/prizes/games/{owed.game_id}/award"):
+            body = c.get(url).get_data(as_text=True)
+            for secret in SECRETS:
+                assert secret not in body, (role, url)
+        assert c.get(f"/prizes/{owed.id}/payee").status_code in (302, 403)
+        for path in ("/api/v1/prizes",):
+            body = api("get", path, role=role).get_data(as_text=True) \
+                if role != "viewer" else ""
+            for secret in SECRETS:
+                assert secret not in body
+        client.get("/logout")
+
+
+def test_expired_link_and_single_winner(app, client, owed):
+    token = payee.request_details(owed, None)
+    commit()
+    link = db.session.scalar(db.select(DetailsLink))
+    link.expires_at = link.created_at - timedelta(seconds=1)
+    commit()
+    assert client.get(f"/prizes/details/{token}").status_code == 410
+    token2 = payee.new_link(owed)
+    commit()
+    assert payee.open_link(token2) is not None
+    payee.submit_details(token2, payee_input())
+    commit()
+    with pytest.raises(Exception, match="уже использована"):
+        payee.submit_details(token2, payee_input())
+
+
+def test_keys_rotate(make_app, tmp_path):
+    from webapp.prizes.cli import keys
+
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    app = make_app(SOVA_ENCRYPTION_KEYS=old)
+    with app.app_context():
+        from webapp.core.crypto import encrypt
+
+        db.session.execute(text("INSERT INTO author (name, city, email_hash, email_encrypted, "
+                                "created_at) VALUES ('A', 'B', 'h', :t, '2024-01-01')"),
+                           {"t": encrypt("a@example.com")})
+        db.session.commit()
+    app2 = make_app(SOVA_ENCRYPTION_KEYS=f"{new},{old}")
+    result = app2.test_cli_runner().invoke(keys, ["rotate"])
+    assert result.exit_code == 0, result.output
+    assert "author.email_encrypted: 1 re-encrypted" in result.output
+    with app2.app_context():
+        token = db.session.execute(text("SELECT email_encrypted FROM author")).scalar()
+        assert Fernet(new).decrypt(token.encode()) == b"a@example.com"
+    again = app2.test_cli_runner().invoke(keys, ["rotate"])
+    assert "author.email_encrypted: 0 re-encrypted" in again.output
+    app3 = make_app(SOVA_ENCRYPTION_KEYS=Fernet.generate_key().decode())
+    bad = app3.test_cli_runner().invoke(keys, ["rotate"])
+    assert bad.exit_code == 2

@@ -1,0 +1,221 @@
+"""The payment register (XLSX and CSV, totals per currency) and the import of a bank's
+paid list (CSV) that marks prizes paid.
+
+Register rows: cash prizes paid in the period (``paid_on`` within it) and prizes signed
+and waiting for payment (status ``signed``). The payee's account comes from the encrypted
+details; each export is audited per prize (``PersonalDataAccess`` ``export``).
+
+CSV dialect (both ways): UTF-8 with BOM, ``;`` separated, amounts with a decimal comma
+(``2000,00``) and no thousands separator, dates ``ДД.ММ.ГГГГ`` — what a Russian-locale
+spreadsheet opens and saves.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+
+from webapp.extensions import db
+from webapp.prizes import payee
+from webapp.prizes.models import GiftAgreement, Prize
+from webapp.prizes.operations import PrizeError, mark_paid
+from webapp.prizes.queries import kind_label
+
+HEADER = ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма", "Валюта", "Статус",
+          "Дата оплаты", "Номер п/п", "Счёт получателя"]
+IMPORT_COLUMNS = {"договор": "number", "сумма": "amount", "дата": "paid_on",
+                  "номер п/п": "reference",
+                  "number": "number", "amount": "amount", "paid_on": "paid_on",
+                  "reference": "reference"}
+
+
+class RegisterError(ValueError):
+    """A bad period or a bad import file: ``errors`` lists Russian messages (with line
+    numbers for the import)."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def _dmy(d: date | None) -> str:
+    return d.strftime("%d.%m.%Y") if d else ""
+
+
+def register_rows(start: date, end: date, user_id: int | None) -> tuple[list[dict], dict]:
+    """Rows of the register for ``start``…``end`` (inclusive) and totals
+    ``{currency: Decimal}``. Raises RegisterError for ``start > end``."""
+    if start > end:
+        raise RegisterError(["Начало периода позже его конца."])
+    prizes = db.session.scalars(db.select(Prize).where(
+        Prize.amount.is_not(None),
+        db.or_(Prize.paid_on.between(start, end), Prize.status == "signed"))
+        .order_by(Prize.paid_on.is_(None), Prize.paid_on, Prize.id)).all()
+    details = payee.details_for_export([p.id for p in prizes], user_id,
+                                       f"реестр {start.isoformat()}…{end.isoformat()}")
+    rows, totals = [], {}
+    for n, p in enumerate(prizes, 1):
+        d = details.get(p.id) or {}
+        rows.append({
+            "n": n, "number": p.agreement.number if p.agreement else "",
+            "payee": d.get("full_name") or p.payee, "prize": kind_label(p.kind),
+            "rule": p.rule, "amount": p.amount, "currency": p.currency, "status": p.status,
+            "paid_on": p.paid_on, "reference": p.payment_reference or "",
+            "account": d.get("iban") or (f"{d['account']} БИК {d['bik']}" if d.get("account")
+                                         else ""),
+        })
+        totals[p.currency] = totals.get(p.currency, Decimal("0.00")) + p.amount
+    return rows, dict(sorted(totals.items()))
+
+
+def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
+    """The register as an XLSX workbook (sheet «Реестр»): a title row, the header, one
+    row per prize (amount a number, format ``#,##0.00``; dates as dates), then
+    «Итого <валюта>» rows."""
+    rows, totals = register_rows(start, end, user_id)
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Реестр"
+    ws.append([f"Реестр выплат призов за {_dmy(start)}–{_dmy(end)}"])
+    ws["A1"].font = Font(bold=True)
+    ws.append(HEADER)
+    for cell in ws[2]:
+        cell.font = Font(bold=True)
+    for r in rows:
+        ws.append([r["n"], r["number"], r["payee"], r["prize"], r["rule"], r["amount"],
+                   r["currency"], r["status"], r["paid_on"], r["reference"], r["account"]])
+        ws.cell(ws.max_row, 6).number_format = "#,##0.00"
+        ws.cell(ws.max_row, 9).number_format = "DD.MM.YYYY"
+    for currency, total in totals.items():
+        ws.append(["", "", f"Итого {currency}", "", "", total, currency])
+        ws.cell(ws.max_row, 6).number_format = "#,##0.00"
+        ws.cell(ws.max_row, 3).font = Font(bold=True)
+    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32),
+                          strict=True):
+        ws.column_dimensions[col].width = width
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def _comma(amount: Decimal) -> str:
+    return f"{amount:.2f}".replace(".", ",")
+
+
+def register_csv(start: date, end: date, user_id: int | None) -> bytes:
+    """The register as CSV (see the module's dialect) with «Итого <валюта>» rows."""
+    rows, totals = register_rows(start, end, user_id)
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
+    w.writerow(HEADER)
+    for r in rows:
+        w.writerow([r["n"], r["number"], r["payee"], r["prize"], r["rule"], _comma(r["amount"]),
+                    r["currency"], r["status"], _dmy(r["paid_on"]), r["reference"],
+                    r["account"]])
+    for currency, total in totals.items():
+        w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "",
+                    ""])
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class PaidLine:
+    line: int
+    number: str
+    amount: Decimal
+    paid_on: date
+    reference: str
+
+
+def _parse_date(value: str) -> date:
+    for fmt in ("%d.%m.%Y", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(value, fmt).date()
+        except ValueError:
+            continue
+    raise ValueError(value)
+
+
+def parse_paid_list(data: bytes) -> list[PaidLine]:
+    """Parse a bank's paid list: CSV (``;`` or ``,``), UTF-8 (BOM allowed) or cp1251, with
+    a header naming the columns ``Договор;Сумма;Дата;Номер п/п`` (or ``number;amount;
+    paid_on;reference``). Raises RegisterError listing every bad line."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1251")
+    try:
+        dialect = csv.Sniffer().sniff(text.splitlines()[0] if text else "", delimiters=";,")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = ";"
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    header = next(reader, None)
+    if not header:
+        raise RegisterError(["Файл пуст."])
+    cols = [IMPORT_COLUMNS.get(h.strip().lower()) for h in header]
+    if not {"number", "amount", "paid_on", "reference"} <= set(cols):
+        raise RegisterError(["Нужны столбцы: Договор;Сумма;Дата;Номер п/п."])
+    out, errors = [], []
+    for i, raw in enumerate(reader, start=2):
+        if not any(c.strip() for c in raw):
+            continue
+        row = {c: raw[j].strip() for j, c in enumerate(cols) if c and j < len(raw)}
+        try:
+            amount = Decimal(row.get("amount", "").replace(" ", "").replace("\u00a0", "")
+                             .replace(",", "."))
+            if amount != amount.quantize(Decimal("0.01")) or amount <= 0:
+                raise InvalidOperation
+        except InvalidOperation:
+            errors.append(f"строка {i}: неверная сумма «{row.get('amount', '')}»")
+            continue
+        try:
+            paid_on = _parse_date(row.get("paid_on", ""))
+        except ValueError:
+            errors.append(f"строка {i}: неверная дата «{row.get('paid_on', '')}»")
+            continue
+        if not row.get("number") or not row.get("reference"):
+            errors.append(f"строка {i}: нет номера договора или платёжного поручения")
+            continue
+        out.append(PaidLine(i, row["number"], amount.quantize(Decimal("0.01")), paid_on,
+                            row["reference"]))
+    if errors:
+        raise RegisterError(errors)
+    return out
+
+
+def import_paid_list(data: bytes, user_id: int | None) -> int:
+    """Mark the prizes of a bank's paid list paid. All or nothing: any unknown agreement,
+    wrong amount or prize not signed stops the import (RegisterError listing every line)
+    and nothing is marked. A line already imported (same reference) is skipped. Returns
+    how many prizes were newly marked paid."""
+    lines = parse_paid_list(data)
+    errors, marked = [], 0
+    for line in lines:
+        agreement = db.session.scalar(db.select(GiftAgreement).where(
+            GiftAgreement.number == line.number))
+        if agreement is None:
+            errors.append(f"строка {line.line}: договор {line.number} не найден")
+            continue
+        prize = agreement.prize
+        if prize.amount != line.amount:
+            errors.append(f"строка {line.line}: сумма {_comma(line.amount)} не равна сумме "
+                          f"договора {line.number} ({_comma(prize.amount)})")
+            continue
+        if prize.status in ("paid", "closed") and prize.payment_reference == line.reference:
+            continue
+        try:
+            mark_paid(prize, line.paid_on, line.reference, user_id)
+        except PrizeError as exc:
+            errors.append(f"строка {line.line}: {exc.message}")
+            continue
+        marked += 1
+    if errors:
+        raise RegisterError(errors)  # the caller rolls back: nothing is marked
+    return marked

@@ -1,0 +1,26 @@
+// Keyboard shortcuts of the editor pages (issue 4). No inline scripts: the CSP forbids them.
+// An element with data-shortcut="x" is clicked (a button) or followed (a link) on key x.
+// Keys typed into form fields are ignored; Ctrl/Alt/Meta combinations are left alone.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing) {
+      return;
+    }
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
+      return;
+    }
+    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    var element = document.querySelector('[data-shortcut="' + key + '"]');
+    if (!element) {
+      return;
+    }
+    event.preventDefault();
+    if (element.tagName === "A") {
+      window.location.assign(element.href);
+    } else {
+      element.click();
+    }
+  });
+})();
