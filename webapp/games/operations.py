@@ -517,8 +517,8 @@ def check_table(game: Game) -> dict:
     """The completeness check before the lock: ``{"complete": bool, "problems": [str],
     "warnings": [str]}`` (Russian, for the producer). Problems: a sector not filled per
     :func:`table_plan`, a question no longer ``assigned`` (withdrawn, rejected…), a question
-    without an answer, an author twice in the game, 2023 sector 13 not from the partner pool
-    while partner questions exist is only a warning, as is a sector without a reserve."""
+    without an answer, an author twice in the game. Warnings: a sector without a reserve; 2023
+    sector 13 not from the partner pool while approved partner questions are waiting."""
     problems: list[str] = []
     warnings: list[str] = []
     if not game.envelopes:
@@ -532,7 +532,8 @@ def check_table(game: Game) -> dict:
         if env is not None and env.reserve is None and item["pool"] != "live":
             warnings.append(f"сектор {item['sector']}: нет резерва")
         if env is not None and item["pool"] == "partner" and any(
-                eq.question.channel != "partner" for eq in env.questions):
+                eq.question.channel != "partner" for eq in env.questions) and _pool(
+                game, partner=True):
             warnings.append(f"сектор {item['sector']}: вопрос не из пула партнёров")
     seen: dict[int, str] = {}
     for placed in _table_questions(game):

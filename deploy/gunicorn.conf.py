@@ -1,0 +1,15 @@
+"""gunicorn settings for production: `gunicorn -c deploy/gunicorn.conf.py "webapp:create_app()"`."""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("SOVA_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("SOVA_WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+threads = 1
+timeout = 30
+graceful_timeout = 20
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+errorlog = "-"
+forwarded_allow_ips = "127.0.0.1"
