@@ -192,3 +192,31 @@ def test_login_rate_limit_counts_in_redis_when_configured(make_app, redis_url):
     assert codes == [401, 401, 429]
     keys = [k.decode() for k in redis.Redis.from_url(redis_url).keys("*10.9.8.7*")]
     assert len(keys) == 1 and "accounts.login" in keys[0]
+
+
+def _dead_redis_app(make_app, **extra):
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True, PROPAGATE_EXCEPTIONS=False,
+                    SOVA_REDIS_URL=f"redis://127.0.0.1:{port}/0", **extra)
+
+
+@pytest.mark.xfail(strict=True, reason="webapp/config.py must set RATELIMIT_SWALLOW_ERRORS=True "
+                   "and RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True (issue 7 report)")
+def test_redis_outage_does_not_turn_rate_limited_pages_into_500(make_app):
+    """Kills: the rate limiter's Redis (nothing listens on its port). Viewers and staff
+    must still get their pages (the limiter falls back to memory), never a 500."""
+    client = _dead_redis_app(make_app).test_client()
+    assert client.post("/login", data={"email": "a@test.local", "password": "x"}).status_code == 401
+    assert client.post("/submit", data={}).status_code < 500
+
+
+def test_with_fallback_settings_a_redis_outage_is_harmless(make_app):
+    """The fix the test above waits for, shown to work."""
+    client = _dead_redis_app(make_app, RATELIMIT_SWALLOW_ERRORS=True,
+                             RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True).test_client()
+    assert client.post("/login", data={"email": "a@test.local", "password": "x"}).status_code == 401
+    assert client.post("/submit", data={}).status_code < 500

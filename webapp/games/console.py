@@ -7,7 +7,8 @@ Shape of :func:`console_payload` (JSON-able)::
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
      "current": None | {"sector", "kind", "label", "slot", "slots", "decisive": bool,
-                        "text", "handout", "answer", "accepted", "comment", "option"},
+                        "text", "handout", "answer", "accepted", "comment", "option",
+                        "draw": None | {"seed", "candidates": int, "question_id"}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "actions": [{"type", "label", "fields": {...}, "style"}],   # one big button each
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from webapp.domain.rules import allowed_actions
 from webapp.games.models import Game
-from webapp.games.operations import game_context, game_state
+from webapp.games.operations import current_draw, game_context, game_state
 
 SECTOR_LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
                  "sector13": "13 сектор"}
@@ -141,13 +142,20 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
     envelope = next((e for e in game.envelopes if e.sector == rnd["sector"]), None)
     eq = next((q for q in envelope.questions if q.slot == slot), None) if envelope else None
     q = eq.question if eq else None
+    draw = None
+    if rnd["kind"] == "sector13" and game.season.ruleset == "2009":
+        row = current_draw(game)
+        if row is not None:
+            q = q or row.question
+            draw = {"seed": row.seed, "candidates": len(row.candidates),
+                    "question_id": row.question_id}
     return {
         "sector": rnd["sector"], "kind": rnd["kind"],
         "label": SECTOR_LABELS.get(rnd["kind"], rnd["kind"]), "slot": slot,
         "slots": len(rnd["questions"]), "decisive": bool(rnd.get("decisive")),
         "text": q.text if q else None, "handout": q.handout if q else None,
         "answer": q.answer if q else None, "accepted": q.accepted if q else None,
-        "comment": q.comment if q else None,
+        "comment": q.comment if q else None, "draw": draw,
         "option": next((a.split(":", 1)[1] for a in rnd["aids"]
                         if a.startswith("sector13_option:")), None),
     }

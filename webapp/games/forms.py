@@ -1,6 +1,7 @@
 """Producer and host forms."""
 
 from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     DateField,
@@ -97,3 +98,9 @@ class ReplaceForm(FlaskForm):
     slot = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
     question_id = IntegerField("№ вопроса", validators=[Optional()])
     use_reserve = BooleanField("Взять резерв сектора")
+
+
+class ProtocolForm(FlaskForm):
+    """Upload a ``sova.game-protocol/1`` file (JSON) into a game with no events."""
+
+    file = FileField("Файл протокола (.json)", validators=[FileRequired("Выберите файл.")])

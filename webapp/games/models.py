@@ -208,3 +208,25 @@ class GameEventAudit(db.Model):
     payload: Mapped[dict] = mapped_column(JSON)
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Sector13Draw(db.Model):
+    """A 2009 sector-13 draw (002_e025d5ded135c1c4.txt §1.4.1: «компьютер выбирает» an
+    Internet question): made when the spin of event ``seq`` lands on sector 13. ``candidates``:
+    ids of the live questions that arrived before ``spun_at`` (sorted); ``seed``: the random
+    seed, so anyone can repeat the draw with :func:`webapp.games.operations.repeat_draw`.
+    ``cancelled_at``: the spin was undone (the row stays, for the audit; a new spin makes a
+    new row)."""
+
+    __tablename__ = "sector13_draw"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    spun_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    seed: Mapped[str] = mapped_column(String(64))
+    candidates: Mapped[list] = mapped_column(JSON)
+    question_id: Mapped[int | None] = mapped_column(ForeignKey("question.id"))
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    question: Mapped[Question | None] = relationship(lazy="joined")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import secrets
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -9,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
-from webapp.domain.rules import ProtocolError, RuleViolation, replay
+from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
 from webapp.extensions import db
 from webapp.games.models import (
     GAME_KINDS,
@@ -22,6 +24,7 @@ from webapp.games.models import (
     GameEvent,
     GameEventAudit,
     Season,
+    Sector13Draw,
     Series,
     Team,
 )
@@ -716,6 +719,9 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
     db.session.add(GameEventAudit(game_id=game.id, action="record", seq=seq, payload=event,
                                   by_user_id=user_id, at=now))
+    if (game.season.ruleset == "2009" and event.get("type") == "spin"
+            and state["rounds"] and state["rounds"][-1]["kind"] == "sector13"):
+        draw_sector13(game, seq, now, user_id)
     game.status = "finished" if state["finished"] else "live"
     db.session.flush()
     return state
@@ -728,6 +734,7 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     if game.status == "closed" or not game.events:
         raise GameConflict("nothing to undo")
     last = game.events[-1]
+    _cancel_draw(game, last.seq)
     db.session.add(GameEventAudit(game_id=game.id, action="undo", seq=last.seq,
                                   payload=dict(last.payload), by_user_id=user_id, at=utcnow()))
     game.events.remove(last)
@@ -735,4 +742,111 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     state = game_state(game)
     game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
     db.session.flush()
+    return state
+
+
+# --- 2009 sector 13: the computer's draw (002_e025d5ded135c1c4.txt §1.4.1) ---------------
+
+# A live question may be drawn unless it was rejected, withdrawn or already put in a game.
+NOT_DRAWABLE = ("rejected", "withdrawn", "assigned", "played", "answered", "unanswered",
+                "archived")
+
+
+def repeat_draw(seed: str, candidates: list[int]) -> int | None:
+    """The draw itself, repeatable by anyone: ``random.Random(seed)`` (Python's seeding of
+    a str is SHA-512 based and stable across versions) picks uniformly one of the sorted
+    ``candidates`` (question ids). None when there is no candidate."""
+    if not candidates:
+        return None
+    return random.Random(seed).choice(sorted(candidates))
+
+
+def live_candidates(spun_at) -> list[int]:
+    """Ids of the live questions (channel ``live``) that arrived strictly before ``spun_at``
+    (their server timestamp ``created_at``, UTC) and can still be drawn (not rejected,
+    withdrawn or already in a game), sorted."""
+    return list(db.session.scalars(
+        db.select(Question.id).where(Question.channel == "live",
+                                     Question.created_at < spun_at,
+                                     Question.status.not_in(NOT_DRAWABLE))
+        .order_by(Question.id)).all())
+
+
+def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
+                  seed: str | None = None) -> Sector13Draw:
+    """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
+    among :func:`live_candidates` with a fresh 128-bit seed (recorded with the candidates).
+    An approved drawn question goes into the sector-13 envelope (status ``assigned``), so the
+    close treats it like any envelope question; one still in the fast lane stays where it is
+    (the console shows it from the draw). Idempotent per (game, seq) while not cancelled."""
+    existing = db.session.scalar(db.select(Sector13Draw).filter_by(
+        game_id=game.id, seq=seq, cancelled_at=None))
+    if existing is not None:
+        return existing
+    candidates = live_candidates(spun_at)
+    seed = seed or secrets.token_hex(16)
+    chosen = repeat_draw(seed, candidates)
+    draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,
+                        candidates=candidates, question_id=chosen, by_user_id=user_id)
+    db.session.add(draw)
+    env = next((e for e in game.envelopes if e.kind == "sector13"), None)
+    q = db.session.get(Question, chosen) if chosen is not None else None
+    if env is not None and q is not None and q.status == "approved" and not env.questions:
+        env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=1))
+        set_status(q, "assigned", by_user_id=user_id,
+                   reason=f"жеребьёвка 13 сектора, игра {game.id}")
+    db.session.flush()
+    return draw
+
+
+def _cancel_draw(game: Game, seq: int) -> None:
+    """Undoing the spin of a draw cancels it: the drawn question leaves the envelope."""
+    draw = db.session.scalar(db.select(Sector13Draw).filter_by(
+        game_id=game.id, seq=seq, cancelled_at=None))
+    if draw is None:
+        return
+    draw.cancelled_at = utcnow()
+    env = next((e for e in game.envelopes if e.kind == "sector13"), None)
+    if env is not None:
+        for eq in list(env.questions):
+            if eq.question_id == draw.question_id:
+                env.questions.remove(eq)
+                db.session.flush()
+                if eq.question.status == "assigned":
+                    set_status(eq.question, "approved", reason=f"волчок отменён, игра {game.id}")
+
+
+def current_draw(game: Game) -> Sector13Draw | None:
+    """The game's draw in force (not cancelled), if any (2009 plays sector 13 at most once,
+    002 §1.4.1)."""
+    return db.session.scalar(db.select(Sector13Draw).where(
+        Sector13Draw.game_id == game.id, Sector13Draw.cancelled_at.is_(None)))
+
+
+# --- protocol file import (contracts/game-protocol.md) --------------------------------------
+
+def import_protocol(game: Game, data, user_id: int | None) -> dict:
+    """Record the events of a ``sova.game-protocol/1`` file (``data``: the parsed JSON) into
+    ``game``, which must have no events yet. The file's rule set and table must be the game's;
+    its ``context`` is not trusted — every event is checked, one by one, by
+    :func:`record_event` with the context computed from the database. All or nothing: on the
+    first refusal GameConflict carries the protocol error (``event`` is the index in the
+    file) and the caller rolls back. Returns the final state."""
+    if game.events:
+        raise GameConflict(f"game {game.id} already has events; import needs an empty game",
+                           event=None, rule=None)
+    try:
+        ruleset, table, _context, events = load_protocol(data)
+    except ProtocolError as exc:
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
+    if ruleset != game.season.ruleset:
+        raise GameConflict(f"the file is for rule set {ruleset}; the game plays "
+                           f"{game.season.ruleset}", event=None, rule=None)
+    if table != game.table:
+        raise GameConflict(f"the file's table {table} is not the game's {game.table}",
+                           event=None, rule=None)
+    state = game_state(game)
+    for event in events:
+        state = record_event(game, dict(event), user_id)
     return state

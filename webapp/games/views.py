@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from flask import (
@@ -27,6 +28,7 @@ from webapp.games.forms import (
     AttachForm,
     EventForm,
     GameForm,
+    ProtocolForm,
     ReplaceForm,
     SeasonForm,
     SeriesForm,
@@ -45,7 +47,9 @@ from webapp.games.operations import (
     create_series,
     create_team,
     game_state,
+    import_protocol,
     lock_table,
+    protocol,
     record_event,
     replace_slot,
     request_envelopes,
@@ -204,7 +208,7 @@ def game(game_id: int):
     game = _game_or_404(game_id)
     return render_template("games/game.html", game=game, form=ActionForm(),
                            documents=queries.documents(game.id), state=game_state(game),
-                           attach_form=_attach_form(game))
+                           attach_form=_attach_form(game), protocol_form=ProtocolForm())
 
 
 @bp.route("/<int:game_id>/assign", methods=["POST"])
@@ -268,6 +272,43 @@ def _event_from_form(form: EventForm) -> dict:
     elif form.type.data == "sector13_option":
         event["option"] = form.option.data
     return event
+
+
+@bp.route("/<int:game_id>/protocol.json")
+@access("producer|host")
+def protocol_file(game_id: int):
+    """Download the game as a ``sova.game-protocol/1`` file (``sova game replay`` reads it)."""
+    game = _game_or_404(game_id)
+    response = jsonify(protocol(game))
+    response.headers["Content-Disposition"] = f'attachment; filename="game-{game.id}.json"'
+    return response
+
+
+@bp.route("/<int:game_id>/protocol", methods=["POST"])
+@access("producer|host")
+def protocol_import(game_id: int):
+    """Import a protocol file into a game with no events; every event is checked."""
+    game = _game_or_404(game_id)
+    form = ProtocolForm()
+    if not form.validate_on_submit():
+        flash("Протокол не загружен: " + _form_errors(form), "error")
+        return redirect(url_for("games.game", game_id=game_id))
+    try:
+        data = json.loads(form.file.data.read().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        flash("Протокол не загружен: это не JSON в UTF-8.", "error")
+        return redirect(url_for("games.game", game_id=game_id))
+    try:
+        state = import_protocol(game, data, current_staff().id)
+    except GameConflict as exc:
+        db.session.rollback()
+        error = exc.error
+        where = f"событие {error['event']}: " if error.get("event") is not None else ""
+        flash(f"Протокол не загружен, {where}" + refusal_ru(error), "error")
+        return redirect(url_for("games.game", game_id=game_id))
+    commit()
+    flash(f"Протокол загружен: {len(game.events)} событий, счёт {state['score']}.", "success")
+    return redirect(url_for("games.game", game_id=game_id))
 
 
 @bp.route("/<int:game_id>/table")

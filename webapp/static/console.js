@@ -86,6 +86,12 @@
         h.appendChild(document.createTextNode(" " + cur.handout));
         q.appendChild(h);
       }
+      if (cur.draw) {
+        var d = el("p", {"class": "draw"}, "Жеребьёвка: " + cur.draw.candidates + " вопрос(ов) до вращения, зерно ");
+        d.appendChild(el("code", {}, cur.draw.seed));
+        d.appendChild(document.createTextNode("."));
+        q.appendChild(d);
+      }
       q.appendChild(el("blockquote", {"class": "question-text"}, cur.text || "(в конверте нет вопроса)"));
       var ans = el("p", {"class": "answer"});
       ans.appendChild(el("em", {}, "Ответ: " + (cur.answer || "—")));

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from blinker import Namespace
+
 from webapp.extensions import db
 from webapp.submissions.models import Question
 
@@ -31,20 +33,34 @@ def by_token(token: str) -> Question | None:
     return db.session.scalar(db.select(Question).filter_by(public_token=token))
 
 
+# Later features add public events to a question's history without submissions importing
+# them (DESIGN: a back-edge uses a signal): a receiver returns ``[{"status", "at"}]``,
+# e.g. prizes' ``prize_owed`` and ``paid``.
+public_events = Namespace().signal("sova.question-public-events")
+
+
 def public_history(question: Question, today: date | None = None) -> list[dict]:
-    """The author's view of the history: ``[{"status": str, "at": datetime}]``.
+    """The author's view of the history: ``[{"status": str, "at": datetime}]``, oldest first.
 
     Internal steps that would reveal the game (``assigned``) are shown as ``accepted``;
-    ``used`` appears only once the game has aired (``question.aired_on`` before ``today``).
-    Consecutive repeats are merged.
+    ``used`` — and every event other features add through :data:`public_events` (prize
+    owed, paid) — appears only once the game has aired (``question.aired_on`` before
+    ``today``). Consecutive repeats are merged.
     """
+    aired = question.aired_on
+    has_aired = aired is not None and aired < (today or date.today())
+    events = [{"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
+              for c in question.history]
+    if has_aired:
+        for _receiver, extra in public_events.send(question):
+            events.extend(extra or [])
+    events.sort(key=lambda e: e["at"])
     out: list[dict] = []
-    for change in question.history:
-        status = PUBLIC_STATUS.get(change.to_status, change.to_status)
-        aired = question.aired_on
-        if status == "used" and (aired is None or aired >= (today or date.today())):
+    for event in events:
+        status = event["status"]
+        if status == "used" and not has_aired:
             status = "accepted"
         if out and out[-1]["status"] == status:
             continue
-        out.append({"status": status, "at": change.at})
+        out.append({"status": status, "at": event["at"]})
     return out

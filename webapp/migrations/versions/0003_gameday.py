@@ -78,9 +78,30 @@ def upgrade():
     )
     op.create_index("ix_envelope_reserve_game_id", "envelope_reserve", ["game_id"])
     op.create_index("ix_envelope_reserve_question_id", "envelope_reserve", ["question_id"])
+    op.create_table(
+        "sector13_draw",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("game_id", sa.Integer(), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("spun_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("seed", sa.String(length=64), nullable=False),
+        sa.Column("candidates", sa.JSON(), nullable=False),
+        sa.Column("question_id", sa.Integer(), nullable=True),
+        sa.Column("by_user_id", sa.Integer(), nullable=True),
+        sa.Column("cancelled_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_sector13_draw_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"],
+                                name="fk_sector13_draw_question_id"),
+        sa.ForeignKeyConstraint(["by_user_id"], ["user.id"], name="fk_sector13_draw_by_user_id"),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_index("ix_sector13_draw_game_id", "sector13_draw", ["game_id"])
 
 
 def downgrade():
+    op.drop_index("ix_sector13_draw_game_id", table_name="sector13_draw")
+    op.drop_table("sector13_draw")
     op.drop_index("ix_envelope_reserve_question_id", table_name="envelope_reserve")
     op.drop_index("ix_envelope_reserve_game_id", table_name="envelope_reserve")
     op.drop_table("envelope_reserve")
