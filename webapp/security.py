@@ -110,11 +110,22 @@ def init_security(app: Flask) -> None:
     app.add_url_rule("/healthz", "healthz", healthz, methods=["GET"])
 
 
+_SQLITE_OUTAGE = ("database is locked", "unable to open", "disk i/o error", "readonly database")
+
+
 def is_connection_error(exc: BaseException) -> bool:
-    """True for a database error that means "the server cannot be reached right now"."""
-    if isinstance(exc, OperationalError | InterfaceError):
+    """True for a database error that means "the database cannot serve us right now" (a
+    lost or refused connection, a server shutting down, SQLite locked or unreadable); False
+    for errors in the statement or the data, which stay 500s (bugs to fix)."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated or isinstance(exc, InterfaceError):
         return True
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+    if not isinstance(exc, OperationalError):
+        return False
+    if type(exc.orig).__module__.startswith("sqlite3"):
+        return any(text_ in str(exc.orig).lower() for text_ in _SQLITE_OUTAGE)
+    return True
 
 
 def db_unavailable_response(exc: BaseException):

@@ -1,9 +1,15 @@
-"""Pre-check task (thin wrapper over ``webapp.moderation.operations.precheck``)."""
+"""Moderation tasks (thin wrappers over ``webapp.moderation.operations``)."""
 
 from celery import shared_task
 
+from webapp.core.crypto import decrypt
+from webapp.extensions import db
 from webapp.jobs import commit
+from webapp.moderation.duplicates import rebuild_index
 from webapp.moderation.operations import precheck as precheck_op
+from webapp.moderation.reasons import decision_email
+from webapp.submissions.models import Question
+from workers.notify import send_mail
 
 
 @shared_task(name="moderation.precheck", ignore_result=True, acks_late=True)
@@ -13,3 +19,29 @@ def precheck(question_id: int) -> int | None:
     report = precheck_op(question_id)
     commit()
     return report.id if report else None
+
+
+@shared_task(name="moderation.notify_decision", ignore_result=True, acks_late=True)
+def notify_decision(question_id: int) -> bool:
+    """E-mail the first author the editors' decision (the same text the editor previewed:
+    ``webapp.moderation.reasons.decision_email``). False when there is nobody to write to
+    or the question is no longer approved/rejected (a later decision sends its own)."""
+    q = db.session.get(Question, question_id)
+    if q is None or q.status not in ("approved", "rejected") or not q.authors:
+        return False
+    author = q.authors[0].author
+    if not author.email_encrypted:
+        return False
+    decision = "approve" if q.status == "approved" else "reject"
+    subject, body = decision_email(decision, q.language, q.text, q.rejection_reason)
+    send_mail(decrypt(author.email_encrypted), subject, body)
+    return True
+
+
+@shared_task(name="moderation.reindex", ignore_result=True, acks_late=True)
+def reindex() -> int:
+    """Rebuild the duplicate index (after ``duplicates.INDEX_VERSION`` changes). Returns the
+    number of questions indexed; running it twice gives the same index."""
+    count = rebuild_index()
+    commit()
+    return count

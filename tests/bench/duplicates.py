@@ -313,6 +313,8 @@ def synthetic(texts: list[str], size: int, rng: random.Random) -> list[str]:
 
 
 def emit(**fields) -> None:
+    """One JSON line: ``{"bench": "duplicates", "figure": ..., ...}`` (times in seconds or
+    ms as named; wall-clock unless ``cpu_`` says otherwise)."""
     print(json.dumps({"bench": "duplicates", **fields}, ensure_ascii=False), flush=True)
 
 
@@ -350,27 +352,31 @@ def main(argv: list[str] | None = None) -> int:
             insert_archive(archive)
             emit(figure="archive_insert", questions=len(corpus) + len(archive),
                  seconds=round(time.perf_counter() - t0, 1))
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             indexed = duplicates.rebuild_index()
             db.session.commit()
-            build = time.perf_counter() - t0
+            build, cpu = time.perf_counter() - t0, time.process_time() - c0
             emit(figure="index_build", questions=indexed, seconds=round(build, 1),
-                 limit_seconds=300, ok=build <= 300)
+                 cpu_seconds=round(cpu, 1), limit_seconds=300, ok=build <= 300)
             queries = [variant(rng.choice(VARIANTS), t, rng, rng.choice(real))
                        for t in rng.sample(real, min(args.lookups, len(real)))]
             while len(queries) < args.lookups:
                 queries.append(rng.choice(archive))
-            times = []
+            times, cpu_times = [], []
             for q in queries:
                 db.session.expire_all()
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 duplicates.find_duplicates(matching_key(q))
                 times.append((time.perf_counter() - t0) * 1000)
+                cpu_times.append((time.thread_time() - c0) * 1000)
             times.sort()
+            cpu_times.sort()
             p95 = times[int(0.95 * (len(times) - 1))]
-            emit(figure="index_lookup", lookups=len(times), p50_ms=round(statistics.median(times), 2),
-                 p95_ms=round(p95, 2), max_ms=round(times[-1], 2), limit_p95_ms=10,
-                 ok=p95 <= 10)
+            emit(figure="index_lookup", lookups=len(times),
+                 p50_ms=round(statistics.median(times), 2), p95_ms=round(p95, 2),
+                 max_ms=round(times[-1], 2),
+                 cpu_p95_ms=round(cpu_times[int(0.95 * (len(cpu_times) - 1))], 2),
+                 limit_p95_ms=10, ok=p95 <= 10)
             keys = [matching_key(t) for t in [c["text"] for c in corpus] + archive]
             base = []
             for q in queries[:args.baseline_lookups]:

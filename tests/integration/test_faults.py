@@ -298,6 +298,197 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
     assert in_review_changes(app, qid) == 1
 
 
+EVENTS = [  # experts lose 3:6 (from tests/integration/test_pipeline_live.py)
+    {"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 2}, {"type": "answer", "correct": True},
+    {"type": "spin", "sector": 4}, {"type": "answer", "correct": True},
+    {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 13}, {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 5}, {"type": "answer", "correct": True},
+    {"type": "spin", "sector": 6}, {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 7}, {"type": "answer", "correct": True},
+    {"type": "spin", "sector": 8}, {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 9}, {"type": "answer", "correct": False},
+]
+
+TOPICS = ["астрономии", "ботанике", "географии", "истории", "литературе", "музыке", "физике",
+          "химии", "живописи", "кино", "спорту", "архитектуре", "медицине", "математике",
+          "лингвистике", "кулинарии"]
+
+
+def _kill_mid_task(workers, redis_server, proc, pending) -> None:
+    """SIGKILL ``proc`` once it holds a message and ``pending()`` is still true (the task's
+    effect is not complete), then check that the kill really interrupted the work."""
+    wait_for(lambda: redis_server.unacked() >= 1, 60, "the worker to take the task")
+    time.sleep(0.3)
+    workers.kill(proc)
+    assert pending(), "the task finished before the kill: nothing was interrupted"
+
+
+def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
+    """Kills: the worker (SIGKILL of its process group) in the middle of envelope rendering,
+    and again in the middle of gift-agreement rendering. Each time a fresh worker gets the
+    unacknowledged message after the visibility timeout; afterwards every document exists
+    once and is ready, agreement numbers have no gaps, and each prize has one
+    ``agreement_issued`` record."""
+    import sqlalchemy as sa
+
+    from webapp.accounts.operations import create_user
+    from webapp.core.models import Document
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
+
+    app, workers, redis_server = faults
+    client = app.test_client()
+    with app.app_context():
+        tokens = {role: create_user(f"{role}@fault.local", role, with_token=True)[1]
+                  for role in ("editor", "producer", "host")}
+        second_editor = create_user("chief@fault.local", "chief_editor")[0].id
+        commit()
+        db.session.remove()
+
+    def call(method, path, role, **kw):
+        return client.open(path, method=method.upper(),
+                           headers={"Authorization": f"Bearer {tokens[role]}"}, **kw)
+
+    def count(stmt):
+        with app.app_context():
+            n = db.session.scalar(stmt)
+            db.session.remove()
+        return n
+
+    worker = workers.start()
+    ids = []
+    for i, topic in enumerate(TOPICS):
+        resp = client.post("/api/v1/submissions", json={
+            "question": f"Вопрос по {topic}: назовите то, о чём думал автор номер {i}.",
+            "answer": f"Ответ про {topic}", "authors": [{"name": f"Автор {topic}"}],
+            "email": f"author{i}@example.org", "consent": True})
+        assert resp.status_code == 201, resp.get_json()
+        ids.append(resp.get_json()["id"])
+    wait_for(lambda: all(n == 1 for n in report_counts(app, ids).values()), 90, "pre-checks")
+    for qid in ids:
+        resp = call("post", f"/api/v1/questions/{qid}/decision", "editor",
+                    json={"decision": "approve"})
+        assert resp.status_code == 200, resp.get_json()
+    with app.app_context():  # the second editor's sources sign-off (issue 4)
+        from webapp.moderation.operations import sign_off
+        from webapp.submissions.models import Question
+
+        for qid in ids:
+            sign_off(db.session.get(Question, qid), second_editor)
+        commit()
+        db.session.remove()
+    season = call("post", "/api/v1/seasons", "producer",
+                  json={"name": "Сезон отказов", "ruleset": "2023", "currency": "BYN"}).json["id"]
+    game = call("post", "/api/v1/games", "producer", json={
+        "season_id": season, "kind": "qualifying", "date": "2023-03-04", "team": "Команда",
+        "table": {"blitz": 4, "superblitz": None, "sector13": None}}).json["id"]
+    assigned = call("post", f"/api/v1/games/{game}/assign", "producer")
+    assert assigned.status_code == 200, assigned.json
+
+    # 1. envelopes: kill mid-render
+    game_docs = sa.select(sa.func.count()).select_from(Document).where(Document.game_id == game)
+    ready_docs = game_docs.where(Document.status == "ready")
+    assert call("post", f"/api/v1/games/{game}/envelopes", "producer").status_code == 202
+    _kill_mid_task(workers, redis_server, worker, lambda: count(ready_docs) < 2)
+    worker = workers.start()
+    wait_for(lambda: count(ready_docs) == 2, 120, "envelopes and host cards ready")
+    time.sleep(VISIBILITY_TIMEOUT + 2)
+    assert count(game_docs) == 2 and count(ready_docs) == 2
+    assert redis_server.unacked() == 0
+
+    # 2. the game, close, agreements: kill mid-render
+    for event in EVENTS:
+        assert call("post", f"/api/v1/games/{game}/events", "host", json=event).status_code == 201
+    closed = call("post", f"/api/v1/games/{game}/close", "producer")
+    assert closed.status_code == 200, closed.json
+    prizes = len(closed.json["prizes"])
+    assert prizes == 6
+    agreements_ready = (sa.select(sa.func.count()).select_from(GiftAgreement)
+                        .join(Document, Document.id == GiftAgreement.document_id)
+                        .join(Prize, Prize.id == GiftAgreement.prize_id)
+                        .where(Prize.game_id == game, Document.status == "ready"))
+    _kill_mid_task(workers, redis_server, worker, lambda: count(agreements_ready) < prizes)
+    workers.start()
+    wait_for(lambda: count(agreements_ready) == prizes, 180, "every agreement ready")
+    time.sleep(VISIBILITY_TIMEOUT + 2)
+    with app.app_context():
+        numbers = sorted(db.session.scalars(
+            sa.select(GiftAgreement.number).join(Prize, Prize.id == GiftAgreement.prize_id)
+            .where(Prize.game_id == game)))
+        issued = db.session.execute(
+            sa.select(PrizeStatusChange.prize_id, sa.func.count())
+            .join(Prize, Prize.id == PrizeStatusChange.prize_id)
+            .where(Prize.game_id == game, PrizeStatusChange.to_status == "agreement_issued")
+            .group_by(PrizeStatusChange.prize_id)).all()
+        agreement_docs = db.session.scalar(
+            sa.select(sa.func.count()).select_from(Document)
+            .where(Document.kind == "gift_agreement"))
+        db.session.remove()
+    prefix = numbers[0].rsplit("-", 1)[0]  # the season's series, e.g. "S1"
+    assert numbers == [f"{prefix}-{n:04d}" for n in range(1, prizes + 1)]
+    assert len(issued) == prizes and all(n == 1 for _, n in issued)
+    assert agreement_docs == prizes
+    assert redis_server.unacked() == 0
+
+
+def test_worker_sigkilled_while_sending_mail_delivers_it_once(faults, tmp_path):
+    """Kills: the worker (SIGKILL) while it is inside the SMTP conversation of the
+    "question received" e-mail (our aiosmtpd server holds the RCPT reply). The message is
+    delivered again by a fresh worker; the SMTP server receives exactly one complete
+    message for that address."""
+    pytest.importorskip("aiosmtpd")
+    from aiosmtpd.controller import Controller
+
+    app, workers, redis_server = faults
+    hold = threading.Event()
+    delivered: list[str] = []
+
+    class Handler:
+        first = True
+
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            import asyncio
+
+            if Handler.first:
+                Handler.first = False
+                while not hold.is_set():
+                    await asyncio.sleep(0.05)
+            envelope.rcpt_tos.append(address)
+            return "250 OK"
+
+        async def handle_DATA(self, server, session, envelope):
+            delivered.extend(envelope.rcpt_tos)
+            return "250 Message accepted"
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    smtp = Controller(Handler(), hostname="127.0.0.1", port=port)
+    smtp.start()
+    try:
+        workers.env["SOVA_SMTP_URL"] = f"smtp://127.0.0.1:{port}"
+        app.config["SOVA_SMTP_URL"] = workers.env["SOVA_SMTP_URL"]
+        proc = workers.start()
+        resp = submit(app.test_client(), 500)
+        assert resp.status_code == 201
+        qid = resp.get_json()["id"]
+        wait_for(lambda: redis_server.unacked() >= 1, 60, "the worker to take a task")
+        wait_for(lambda: not Handler.first, 60, "the worker to reach the SMTP RCPT step")
+        workers.kill(proc)
+        hold.set()
+        assert delivered == []
+        workers.start()
+        wait_for(lambda: delivered, 60, "the e-mail to be sent again")
+        time.sleep(VISIBILITY_TIMEOUT + 2)
+        assert delivered == ["viewer500@example.org"]
+        assert report_counts(app, [qid]) == {qid: 1}
+    finally:
+        smtp.stop()
+
+
 # --- broker outage -------------------------------------------------------------------------
 
 def test_redis_stopped_while_viewers_submit_loses_nothing(faults):

@@ -28,8 +28,11 @@ def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
 
 
 def register_api(app: Flask) -> None:
+    from webapp.api import schemas
     from webapp.api.views import blp
 
+    # the documented default error body is the one `handle` below really sends
+    api.ERROR_SCHEMA = schemas.ApiError
     api.init_app(app, spec_kwargs={
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     })

@@ -1,12 +1,34 @@
 """Marshmallow schemas of API v1 (``shared/contracts/api.md``); they also make the
 OpenAPI document at ``/api/v1/openapi.json``."""
 
-from marshmallow import EXCLUDE, Schema, fields, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
+
+
+def _has_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
 
 
 class Strict(Schema):
+    """Base of every input schema: unknown fields are dropped; a NUL character anywhere is a
+    422 (PostgreSQL text cannot hold it and SQLite cuts SQL at it; found by schemathesis,
+    issue 7)."""
+
     class Meta:
         unknown = EXCLUDE
+
+    @pre_load
+    def _refuse_nul(self, data, **_kwargs):
+        if isinstance(data, dict):
+            bad = sorted(str(k) for k, v in data.items() if _has_nul(v))
+            if bad:
+                raise ValidationError({k: ["Недопустимый символ NUL."] for k in bad})
+        return data
 
 
 class AuthorIn(Strict):
@@ -98,13 +120,24 @@ class QuestionPage(Schema):
 
 
 class QuestionQuery(Strict):
+    """Queue filters (issue 4): as on the editor's queue page."""
+
     status = fields.String(load_default=None)
     channel = fields.String(load_default=None)
+    city = fields.String(load_default=None, validate=validate.Length(max=200))
+    flag = fields.String(load_default=None, validate=validate.Length(max=60))
+    min_score = fields.Float(load_default=None, validate=validate.Range(min=0, max=100))
+    older_than_days = fields.Integer(load_default=None, validate=validate.Range(min=0, max=3650))
+    newer_than_days = fields.Integer(load_default=None, validate=validate.Range(min=0, max=3650))
+    q = fields.String(load_default=None, validate=validate.Length(max=200))
+    sort = fields.String(load_default="oldest",
+                         validate=validate.OneOf(["oldest", "newest", "duplicate", "id"]))
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000))
 
 
 class DecisionIn(Strict):
-    decision = fields.String(required=True, validate=validate.OneOf(["approve", "reject"]))
+    decision = fields.String(required=True,
+                             validate=validate.OneOf(["approve", "reject", "sign_off"]))
     reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=1000))
 
 
@@ -258,4 +291,13 @@ class ErrorBody(Schema):
 
 
 class ValidationErrors(Schema):
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+
+
+class ApiError(Schema):
+    """Every API error body (the default error response of the OpenAPI document, issue 7):
+    ``{"error": {"code": int, "message": str, …}}`` (401/403/404/409/429/503; a rule refusal
+    carries the game-protocol error object) or 422 ``{"errors": {field: [message]}}``."""
+
+    error = fields.Dict()
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))

@@ -27,7 +27,7 @@ from webapp.games.operations import (
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.jobs import commit
 from webapp.moderation import queries as mod_queries
-from webapp.moderation.operations import ModerationError, decide
+from webapp.moderation.operations import ModerationError, decide, sign_off
 from webapp.prizes import queries as prize_queries
 from webapp.prizes.operations import PrizeError, award_prize, close_game
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
@@ -112,9 +112,14 @@ def _question_out(q, report) -> dict:
 @blp.response(200, s.QuestionPage)
 @blp.doc(security=SECURE)
 def questions(args):
-    """The moderation queue (status defaults to every status except archived)."""
-    items, pages = mod_queries.queue(status=args.get("status"), channel=args.get("channel"),
-                                     page=args["page"])
+    """The moderation queue (status defaults to every status except archived), with the
+    filters, full-text search and sorting of the editors' queue page."""
+    f = mod_queries.QueueFilter(
+        status=args.get("status"), channel=args.get("channel"), city=args.get("city"),
+        flag=args.get("flag"), min_score=args.get("min_score"),
+        older_than_days=args.get("older_than_days"),
+        newer_than_days=args.get("newer_than_days"), search=args.get("q"), sort=args["sort"])
+    items, pages = mod_queries.queue(page=args["page"], filters=f)
     reports = mod_queries.reports_for([q.id for q in items])
     return {"items": [_question_out(q, reports.get(q.id)) for q in items],
             "page": min(args["page"], pages), "pages": pages}
@@ -131,7 +136,10 @@ def question(question_id):
         abort(404)
     out = _question_out(q, mod_queries.latest_report(q.id))
     out.update(accepted=q.accepted, rejected=q.rejected, comment=q.comment,
-               sources=q.sources or [], handout=q.handout, revisions=[],
+               sources=q.sources or [], handout=q.handout,
+               revisions=[{"id": r.id, "user_id": r.user_id, "at": r.at.isoformat(),
+                           "before": r.before, "after": r.after}
+                          for r in mod_queries.revisions(q.id)],
                history=[{"from_status": h.from_status, "to_status": h.to_status, "at": h.at,
                          "by_user_id": h.by_user_id, "reason": h.reason} for h in q.history])
     return out
@@ -144,12 +152,16 @@ def question(question_id):
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
 def decision(data, question_id):
-    """Approve or reject a question."""
+    """Approve or reject a question, or (``sign_off``) record the second editor's
+    «источники проверены» that an approved question needs before it can enter an envelope."""
     q = mod_queries.question(question_id)
     if q is None:
         abort(404)
     try:
-        decide(q, data["decision"], current_staff().id, data.get("reason"))
+        if data["decision"] == "sign_off":
+            sign_off(q, current_staff().id)
+        else:
+            decide(q, data["decision"], current_staff().id, data.get("reason"))
     except ModerationError as exc:
         conflict({"message": str(exc)})
     out = {"id": q.id, "status": q.status}

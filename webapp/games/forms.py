@@ -104,3 +104,11 @@ class ProtocolForm(FlaskForm):
     """Upload a ``sova.game-protocol/1`` file (JSON) into a game with no events."""
 
     file = FileField("Файл протокола (.json)", validators=[FileRequired("Выберите файл.")])
+
+
+class PrintForm(FlaskForm):
+    """Queue the envelopes and host cards: how many copies of each (distinct serials)."""
+
+    copies = IntegerField("Экземпляров", default=2,
+                          validators=[DataRequired("Укажите число экземпляров."),
+                                      NumberRange(1, 20, "От 1 до 20 экземпляров.")])

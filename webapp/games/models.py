@@ -230,3 +230,20 @@ class Sector13Draw(db.Model):
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     question: Mapped[Question | None] = relationship(lazy="joined")
+
+
+class PrintedCopy(db.Model):
+    """One printed copy of a game's envelopes or host cards: its serial is printed in every
+    page footer, so a leaked sheet is traced to its copy (issue 5). ``serial``:
+    ``"<game>-E<nn>"`` (envelopes) or ``"<game>-H<nn>"`` (host cards)."""
+
+    __tablename__ = "printed_copy"
+    __table_args__ = (UniqueConstraint("document_id", "copy_no"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id", ondelete="CASCADE"),
+                                             index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
+    copy_no: Mapped[int] = mapped_column(Integer)
+    serial: Mapped[str] = mapped_column(String(40), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -23,12 +23,15 @@ from webapp.games.models import (
     Game,
     GameEvent,
     GameEventAudit,
+    PrintedCopy,
     Season,
     Sector13Draw,
     Series,
     Team,
 )
 from webapp.jobs import enqueue
+from webapp.moderation.models import QuestionSignoff
+from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question, set_status
 
 RULESETS = {
@@ -281,6 +284,7 @@ def _reserved_elsewhere(game: Game):
 def _pool(game: Game, partner: bool) -> list[Question]:
     """Approved questions for this game's fill, oldest first (``created_at``, id)."""
     query = db.select(Question).where(Question.status == "approved",
+                                      Question.id.in_(signed_off_ids()),
                                       Question.id.not_in(_reserved_elsewhere(game)))
     if partner:
         query = query.where(Question.channel == "partner")
@@ -459,7 +463,8 @@ def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
 
 def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
     """Put approved question ``question_id`` in ``(sector, slot)`` (slot 0: the reserve); the
-    question there goes back to the pool. The new question must be approved, not in this game,
+    question there goes back to the pool. The new question must be approved with its sources
+    signed off (moderation, issue 4), not in this game,
     not a reserve of another open game, and by authors not yet in this game. GameError
     otherwise; GameConflict when the table is locked or the game is playing."""
     _editable(game)
@@ -469,6 +474,8 @@ def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
     errors: dict[str, list[str]] = {}
     if q is None or q.status != "approved":
         errors["question_id"] = ["нет такого одобренного вопроса"]
+    elif db.session.scalar(signed_off_ids().where(QuestionSignoff.question_id == q.id)) is None:
+        errors["question_id"] = ["источники вопроса ещё не проверены вторым редактором"]
     elif q.id in {x.question.id for x in _table_questions(game)}:
         errors["question_id"] = ["этот вопрос уже на столе"]
     elif db.session.scalar(_reserved_elsewhere(game).where(
@@ -585,13 +592,20 @@ def unlock_table(game: Game) -> None:
     db.session.flush()
 
 
+MAX_COPIES = 20
+
+
 def request_envelopes(game: Game, lock_if_complete: bool = False,
-                      user_id: int | None = None) -> list[Document]:
+                      user_id: int | None = None, copies: int = 1) -> list[Document]:
     """Queue the envelope and host-card PDFs (``games.render_envelopes``). Returns the two
     Document rows (status pending, or the existing ones). Envelopes print only from a locked
     table: GameConflict before assign or while unlocked — unless ``lock_if_complete`` (the
     API's ``POST /games/{id}/envelopes``, whose contract has no lock step), which locks a
-    complete table first (:func:`lock_table`; GameConflict with its problems otherwise)."""
+    complete table first (:func:`lock_table`; GameConflict with its problems otherwise).
+    ``copies`` (1..20): printed copies of each document, each with its own serial
+    (:class:`PrintedCopy`); fixed when the documents are first requested."""
+    if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
+        raise GameError({"copies": [f"от 1 до {MAX_COPIES}"]})
     if not game.envelopes:
         raise GameConflict(f"game {game.id} has no envelopes yet: assign the table first")
     if game.table_locked_at is None:
@@ -606,6 +620,12 @@ def request_envelopes(game: Game, lock_if_complete: bool = False,
             doc = Document(key=key, kind=kind, game_id=game.id, version=1, status="pending",
                            created_at=utcnow())
             db.session.add(doc)
+            db.session.flush()
+            letter = "E" if kind == "envelopes" else "H"
+            for n in range(1, copies + 1):
+                db.session.add(PrintedCopy(document_id=doc.id, game_id=game.id, copy_no=n,
+                                           serial=f"{game.id}-{letter}{n:02d}",
+                                           created_at=utcnow()))
             db.session.flush()
             enqueue("games.render_envelopes", doc.id)
         docs.append(doc)

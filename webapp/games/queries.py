@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.games.models import Game, Season, Series, Team
+from webapp.games.models import Game, PrintedCopy, Season, Series, Team
 
 
 def seasons() -> list[Season]:
@@ -26,29 +29,86 @@ def documents(game_id: int) -> list[Document]:
                                    .order_by(Document.id)).all())
 
 
-def envelope_context(game: Game, with_answers: bool, serial: str) -> dict:
+HANDOUT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def handout_files(game: Game, uploads: Path) -> dict[str, Path]:
+    """``{name: path}`` of the handout images of the game's envelope questions that exist
+    under ``uploads`` (the ``allowed_files`` of ``workers.documents.render_pdf``)."""
+    files = {}
+    for env in game.envelopes:
+        for eq in env.questions:
+            name = eq.question.handout_image
+            if name and HANDOUT_NAME.match(name) and (uploads / name).is_file():
+                files[name] = uploads / name
+    return files
+
+
+def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
+    """The props list of the game: what the studio must prepare, per question in table
+    order — handout text or image (``[{"sector", "number", "what"}]``; ``number`` is the
+    question's position in a blitz, else None)."""
+    items = []
+    for env in game.envelopes:
+        many = len(env.questions) > 1
+        for n, eq in enumerate(sorted(env.questions, key=lambda x: x.slot), start=1):
+            q = eq.question
+            parts = []
+            if q.handout:
+                parts.append(f"раздаточный материал (текст): {q.handout}")
+            if q.handout_image and (images is None or q.handout_image in images):
+                parts.append(f"раздаточный материал (изображение {q.handout_image})")
+            if parts:
+                items.append({"sector": env.sector, "number": n if many else None,
+                              "what": "; ".join(parts)})
+    return items
+
+
+def envelope_context(game: Game, with_answers: bool, serial: str,
+                     copies: list[str] | None = None,
+                     images: dict[str, Path] | None = None) -> dict:
     """Context of ``templates/pdf/envelope.html`` (``with_answers`` False) or
-    ``host_card.html`` (True): primitives only, see ``workers/documents.py``."""
+    ``host_card.html`` (True): primitives only, see ``workers/documents.py``. With
+    ``copies`` (serials), the set is rendered once per copy; ``images`` (:func:`handout_files`)
+    adds each question's handout ``image`` name. Host cards also show the question
+    (``show_text``, stress marks kept) and start with the props list (``props``)."""
     sectors = []
+    images = images or {}
     for env in game.envelopes:
         questions = []
-        for eq in env.questions:
+        for eq in sorted(env.questions, key=lambda x: x.slot):
             q = eq.question
             item = {
                 "slot": eq.slot, "text": q.text, "handout": q.handout,
+                "image": q.handout_image if q.handout_image in images else None,
                 "authors": [{"name": a.name, "city": a.city} for a in q.author_list],
             }
             if with_answers:
                 item.update(answer=q.answer, accepted=q.accepted, rejected=q.rejected,
-                            comment=q.comment, sources=list(q.sources or []))
+                            comment=q.comment, sources=list(q.sources or []), show_text=True)
             questions.append(item)
         sectors.append({"sector": env.sector, "kind": env.kind, "questions": questions})
-    return {
+    context = {
         "game": {"title": game.display_title, "date": game.air_date.isoformat(),
                  "season": game.season.name},
         "serial": serial,
         "sectors": sectors,
     }
+    if copies:
+        context["copies"] = list(copies)
+    if with_answers:
+        context["props"] = props_list(game, images)
+    return context
+
+
+def printed_copies(document_id: int) -> list[PrintedCopy]:
+    return list(db.session.scalars(db.select(PrintedCopy).where(
+        PrintedCopy.document_id == document_id).order_by(PrintedCopy.copy_no)).all())
+
+
+def copy_by_serial(serial: str) -> PrintedCopy | None:
+    """Trace a leaked sheet: the printed copy whose serial is ``serial``."""
+    return db.session.scalar(db.select(PrintedCopy).filter_by(serial=serial.strip()))
 
 
 def teams() -> list[Team]:
@@ -58,3 +118,9 @@ def teams() -> list[Team]:
 def all_series() -> list[Series]:
     return list(db.session.scalars(db.select(Series).order_by(Series.season_id.desc(),
                                                               Series.id)).all())
+
+
+def game_copies(game_id: int) -> list[PrintedCopy]:
+    """Every printed copy of the game's documents (serials), by document and copy."""
+    return list(db.session.scalars(db.select(PrintedCopy).where(PrintedCopy.game_id == game_id)
+                                   .order_by(PrintedCopy.document_id, PrintedCopy.copy_no)).all())

@@ -28,6 +28,7 @@ from webapp.games.forms import (
     AttachForm,
     EventForm,
     GameForm,
+    PrintForm,
     ProtocolForm,
     ReplaceForm,
     SeasonForm,
@@ -208,7 +209,8 @@ def game(game_id: int):
     game = _game_or_404(game_id)
     return render_template("games/game.html", game=game, form=ActionForm(),
                            documents=queries.documents(game.id), state=game_state(game),
-                           attach_form=_attach_form(game), protocol_form=ProtocolForm())
+                           attach_form=_attach_form(game), protocol_form=ProtocolForm(),
+                           print_form=PrintForm(), copies=queries.game_copies(game.id))
 
 
 @bp.route("/<int:game_id>/assign", methods=["POST"])
@@ -230,15 +232,20 @@ def assign(game_id: int):
 @bp.route("/<int:game_id>/envelopes", methods=["POST"])
 @access("producer")
 def envelopes(game_id: int):
+    """Queue the envelope and host-card PDFs of a locked table, N copies of each."""
     game = _game_or_404(game_id)
-    if ActionForm().validate_on_submit():
+    form = PrintForm()
+    if form.validate_on_submit():
         try:
-            request_envelopes(game)
-        except GameConflict as exc:
-            flash(str(exc), "error")
+            request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
+        except (GameConflict, GameError) as exc:
+            db.session.rollback()
+            flash(f"Конверты не поставлены в очередь: {exc}", "error")
         else:
             commit()
             flash("Конверты поставлены в очередь на печать.", "success")
+    else:
+        flash("Конверты не поставлены в очередь: " + _form_errors(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 

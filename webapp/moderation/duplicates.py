@@ -20,13 +20,12 @@ How a lookup works:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from datasketch import MinHash
 from rapidfuzz import fuzz
-from sqlalchemy import delete, event, insert, inspect, select
+from sqlalchemy import delete, event, inspect, select
 from sqlalchemy.orm import Session
 
 from webapp.extensions import db
@@ -63,22 +62,69 @@ def shingles(key: str) -> set[bytes]:
     return {w.encode("utf-8") for w in key.split()}
 
 
-def buckets(key: str) -> list[int]:
-    """The LSH buckets of a matching key: ``BANDS`` signed 64-bit ints (empty for an
-    empty key). Deterministic across processes and machines (fixed seed, BLAKE2b)."""
+_WORD_CACHE: dict[bytes, np.ndarray] = {}
+_WORD_CACHE_MAX = 500_000
+
+
+def _word_values(word: bytes) -> np.ndarray:
+    """The permuted hash values of one shingle: datasketch ``MinHash.update`` of the word
+    alone (so a key's signature, the element-wise minimum over its words, is exactly
+    datasketch's ``update_batch`` result). Cached: a vocabulary is far smaller than an
+    archive."""
+    values = _WORD_CACHE.get(word)
+    if values is None:
+        mh = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS,
+                     scheme=MINHASH_SCHEME)
+        mh.update(word)
+        values = mh.hashvalues
+        if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+            _WORD_CACHE.clear()
+        _WORD_CACHE[word] = values
+    return values
+
+
+def signature(key: str) -> np.ndarray | None:
+    """The MinHash signature (``NUM_PERM`` uint64 values) of a matching key's word set, or
+    None for an empty key. Equal to datasketch ``MinHash(num_perm=NUM_PERM, seed=1,
+    scheme="affine32").update_batch(shingles(key))``'s ``hashvalues``."""
     words = shingles(key)
     if not words:
+        return None
+    return np.minimum.reduce([_word_values(w) for w in words])
+
+
+_BAND_SALT = np.arange(BANDS, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(
+    INDEX_VERSION)
+_ROW_MULT = np.array([0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93][:ROWS],
+                     dtype=np.uint64)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The SplitMix64 finaliser (Steele et al. 2014), element-wise on uint64 (wrapping)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def band_keys(signatures: np.ndarray) -> np.ndarray:
+    """LSH bucket keys of signatures ``(n, NUM_PERM)`` uint64 → ``(n, BANDS)`` int64: each
+    band's ``ROWS`` values and the band number (and INDEX_VERSION) mixed with SplitMix64.
+    Deterministic on every platform (fixed-width wrapping integer arithmetic)."""
+    sig = np.asarray(signatures, dtype=np.uint64).reshape(-1, BANDS, ROWS)
+    with np.errstate(over="ignore"):
+        acc = _BAND_SALT[None, :].copy()
+        for r in range(ROWS):
+            acc = _splitmix64(acc ^ (sig[:, :, r] * _ROW_MULT[r]))
+    return acc.view(np.int64)
+
+
+def buckets(key: str) -> list[int]:
+    """The LSH buckets of a matching key: ``BANDS`` signed 64-bit ints, sorted and distinct
+    (empty for an empty key). Deterministic across processes and machines."""
+    sig = signature(key)
+    if sig is None:
         return []
-    mh = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS,
-                 scheme=MINHASH_SCHEME)
-    mh.update_batch(list(words))
-    values = np.asarray(mh.hashvalues, dtype="<u8")
-    out = []
-    for band in range(BANDS):
-        digest = hashlib.blake2b(values[band * ROWS:(band + 1) * ROWS].tobytes(),
-                                 digest_size=8, salt=bytes([INDEX_VERSION, band])).digest()
-        out.append(int.from_bytes(digest, "little", signed=True))
-    return sorted(set(out))
+    return sorted({int(v) for v in band_keys(sig[None, :])[0]})
 
 
 def similarity(a: str, b: str) -> float:
@@ -97,16 +143,40 @@ def index_rows(question_id: int, key: str) -> list[dict]:
     return [{"bucket": b, "question_id": question_id} for b in buckets(key)]
 
 
+_INSERT_QMARK = "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?)"
+_INSERT_FORMAT = "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (%s, %s)"
+
+
+def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """Distinct ``(bucket, question_id)`` rows of the pairs, sorted (vectorised per batch)."""
+    ids, sigs = [], []
+    for qid, key in pairs:
+        sig = signature(key or "")
+        if sig is not None:
+            ids.append(qid)
+            sigs.append(sig)
+    if not sigs:
+        return []
+    keys = band_keys(np.stack(sigs))
+    qids = np.repeat(np.asarray(ids, dtype=np.int64), BANDS)
+    table = np.unique(np.column_stack([keys.reshape(-1), qids]), axis=0)
+    return [tuple(r) for r in table.tolist()]
+
+
 def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
+    """Index ``(question_id, matching_key)`` pairs (``replace``: drop their old rows first).
+    Rows go through the DB-API ``executemany`` (tuples, sorted by bucket): the index build
+    writes ``BANDS`` rows per question."""
     pairs = list(pairs)
     if not pairs:
         return
     if replace:
         connection.execute(delete(DuplicateBucket).where(
             DuplicateBucket.question_id.in_([qid for qid, _ in pairs])))
-    rows = [row for qid, key in pairs for row in index_rows(qid, key or "")]
+    rows = _rows(pairs)
     if rows:
-        connection.execute(insert(DuplicateBucket), rows)
+        sql = _INSERT_QMARK if connection.dialect.paramstyle == "qmark" else _INSERT_FORMAT
+        connection.exec_driver_sql(sql, rows)
 
 
 @event.listens_for(Session, "after_flush")
@@ -197,10 +267,13 @@ def find_duplicates(key: str, exclude_id: int | None = None,
     return rank(key, [tuple(r) for r in rows], threshold=threshold, limit=limit)
 
 
-def rebuild_index(batch: int = 5000) -> int:
+def rebuild_index(batch: int = 20000) -> int:
     """Rebuild the whole index from the questions' matching keys (after INDEX_VERSION
     changes). Flushes only; the caller commits. Returns the number of questions indexed."""
     connection = db.session.connection()
+    if connection.dialect.name == "sqlite":
+        # 256 MiB page cache for this connection: the index B-trees stay in memory.
+        connection.exec_driver_sql("PRAGMA cache_size = -262144")
     connection.execute(delete(DuplicateBucket))
     done, last = 0, 0
     while True:

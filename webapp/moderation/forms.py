@@ -6,6 +6,7 @@ from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAre
 from wtforms.validators import AnyOf, DataRequired, Length, NumberRange, Optional
 
 from webapp.domain.question_states import STATES
+from webapp.moderation.reasons import REASON_LABELS
 
 STATUS_LABELS = {
     "in_review": "На рассмотрении", "received": "Получены", "prechecked": "Проверены",
@@ -24,8 +25,43 @@ FLAG_CHOICES = [("", "все"), ("question_present", "нет текста"),
 
 
 class DecisionForm(FlaskForm):
+    """Approve / reject. A rejection may take a template reason (``reason_key``) and/or a
+    free text; ``preview`` shows the author's e-mail instead of deciding."""
+
     decision = HiddenField(validators=[DataRequired(), AnyOf(["approve", "reject"])])
+    reason_key = SelectField("Причина из шаблона", choices=[("", "—")] + list(
+        REASON_LABELS.items()), default="", validators=[Optional()])
     reason = TextAreaField("Причина (для автора)", validators=[Optional(), Length(max=1000)])
+    preview = HiddenField(default="")
+
+
+class EditForm(FlaskForm):
+    """An editor's edit of the question fields (each change kept as a revision)."""
+
+    question = TextAreaField("Вопрос", validators=[DataRequired(), Length(min=20, max=3000)])
+    answer = TextAreaField("Ответ", validators=[DataRequired(), Length(max=500)])
+    accepted = TextAreaField("Зачёт", validators=[Optional(), Length(max=1000)])
+    rejected = TextAreaField("Незачёт", validators=[Optional(), Length(max=1000)])
+    comment = TextAreaField("Комментарий", validators=[Optional(), Length(max=3000)])
+    sources = TextAreaField("Источники (по одному в строке)",
+                            validators=[Optional(), Length(max=3000)])
+    handout = TextAreaField("Раздаточный материал", validators=[Optional(), Length(max=2000)])
+
+
+class CommentForm(FlaskForm):
+    text = TextAreaField("Комментарий редакции", validators=[DataRequired(), Length(max=3000)])
+
+
+class BulkForm(FlaskForm):
+    """Bulk approve / reject of the checked questions; ``confirm`` empty shows the preview
+    (how many and which), ``confirm == "1"`` commits."""
+
+    decision = SelectField("Действие", choices=[("approve", "Одобрить"),
+                                                ("reject", "Отклонить")])
+    reason_key = SelectField("Причина из шаблона", choices=[("", "—")] + list(
+        REASON_LABELS.items()), default="", validators=[Optional()])
+    ids = StringField(validators=[DataRequired(), Length(max=20000)])
+    confirm = HiddenField(default="")
 
 
 class ButtonForm(FlaskForm):

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.models import UTCDateTime, utcnow
@@ -77,4 +86,48 @@ class ModerationAudit(db.Model):
         ForeignKey("question.id", ondelete="CASCADE"), index=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
     action: Mapped[str] = mapped_column(String(40))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class QuestionRevision(db.Model):
+    """One edit of a question by an editor: who, when, and the edited fields before and
+    after (``{"field": "text"}``, only the fields that changed). The diff is computed when
+    shown. Fields: question, answer, accepted, rejected, comment, sources (one per line),
+    handout."""
+
+    __tablename__ = "question_revision"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    before: Mapped[dict] = mapped_column(JSON, default=dict)
+    after: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class QuestionComment(db.Model):
+    """An editors' note on a question (never shown to the author)."""
+
+    __tablename__ = "question_comment"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class QuestionSignoff(db.Model):
+    """The second editor's «источники проверены» on an approved question: required before
+    the question can enter an envelope (issue 4). One per question; the signer is not the
+    editor who approved it. Dropped when the question leaves ``approved`` by a new
+    decision or an edit."""
+
+    __tablename__ = "question_signoff"
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -10,7 +10,9 @@ from sqlalchemy.exc import IntegrityError
 from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.domain.question_states import can_transition
+from webapp.domain.text import matching_key, normalise
 from webapp.extensions import db
+from webapp.jobs import enqueue
 from webapp.moderation.duplicates import (  # noqa: F401  (re-exported for callers)
     COMPARED_STATUSES,
     DUPLICATE_THRESHOLD,
@@ -22,7 +24,11 @@ from webapp.moderation.models import (
     ModerationAudit,
     ModerationReport,
     QuestionClaim,
+    QuestionComment,
+    QuestionRevision,
+    QuestionSignoff,
 )
+from webapp.moderation.reasons import REJECTION_REASONS, reason_text
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 
@@ -148,8 +154,8 @@ def precheck(question_id: int) -> ModerationReport | None:
     return report
 
 
-def decide(question: Question, decision: str, user_id: int | None, reason: str | None = None
-           ) -> Question:
+def decide(question: Question, decision: str, user_id: int | None, reason: str | None = None,
+           notify: bool = False) -> Question:
     """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
 
     Allowed from ``in_review``, and between ``approved`` and ``rejected`` while the question
@@ -167,7 +173,153 @@ def decide(question: Question, decision: str, user_id: int | None, reason: str |
     if holder is not None and holder != user_id:
         raise ModerationError(f"question {question.id} is claimed by another editor")
     release(question.id, user_id)
+    _drop_signoff(question.id)
     question.rejection_reason = (reason or None) if target == "rejected" else None
     set_status(question, target, by_user_id=user_id, reason=reason or None)
+    if notify:
+        enqueue("moderation.notify_decision", question.id)
     db.session.flush()
     return question
+
+
+def full_reason(question: Question, reason_key: str | None, reason: str | None) -> str | None:
+    """The reason the author reads: the template text in the question's language
+    (``reasons.REJECTION_REASONS``), then the editor's own words. ModerationError for an
+    unknown template key."""
+    parts = []
+    if reason_key:
+        if reason_key not in REJECTION_REASONS:
+            raise ModerationError(f"unknown reason template {reason_key!r}")
+        parts.append(reason_text(reason_key, question.language))
+    if reason and reason.strip():
+        parts.append(reason.strip())
+    return " ".join(parts) or None
+
+
+def bulk_preview(ids: list[int], decision: str) -> tuple[list[Question], list[tuple[int, str]]]:
+    """What a bulk decision would do, without writing: ``(questions it applies to, [(id,
+    why not)])`` in the order given; unknown ids and statuses that cannot take the decision
+    are in the second list."""
+    target = "approved" if decision == "approve" else "rejected"
+    ok, refused = [], []
+    for qid in dict.fromkeys(ids):
+        q = db.session.get(Question, qid)
+        if q is None:
+            refused.append((qid, "нет такого вопроса"))
+        elif q.status != target and not can_transition(q.status, target):
+            refused.append((qid, f"статус «{q.status}»"))
+        elif claim_holder(qid) not in (None,):
+            refused.append((qid, "взят редактором"))
+        else:
+            ok.append(q)
+    return ok, refused
+
+
+def bulk_decide(ids: list[int], decision: str, user_id: int, reason_key: str | None = None
+                ) -> list[Question]:
+    """Apply one decision to every question :func:`bulk_preview` accepts; all or nothing
+    (ModerationError if any of ``ids`` is refused, before anything is written). Authors
+    are notified. Flushes only."""
+    ok, refused = bulk_preview(ids, decision)
+    if refused:
+        raise ModerationError("refused: " + ", ".join(f"{i} ({why})" for i, why in refused))
+    for q in ok:
+        decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True)
+    return ok
+
+
+# --- revisions, comments, sign-off -------------------------------------------------------
+
+EDITABLE = ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")
+EDITABLE_STATUSES = ("received", "prechecked", "in_review", "approved", "rejected")
+_ATTR = {"question": "text"}
+
+
+def _field_text(question: Question, name: str) -> str:
+    value = getattr(question, _ATTR.get(name, name))
+    if name == "sources":
+        return "\n".join(value or [])
+    return value or ""
+
+
+def edit_question(question: Question, user_id: int | None, fields: dict[str, str]
+                  ) -> QuestionRevision | None:
+    """Edit a question's fields (``fields``: name in EDITABLE → text; ``sources`` one per
+    line) and keep a QuestionRevision with the changed fields before and after. Returns
+    None when nothing changed. Text is normalised (``webapp.domain.text.normalise``), the
+    matching key recomputed (the duplicate index follows). Raises ModerationError for an
+    unknown field, a status past approval, or a length limit (``LIMITS``); nothing is
+    written then. An edit drops the sources sign-off. Flushes only."""
+    if question.status not in EDITABLE_STATUSES:
+        raise ModerationError(f"a question in status {question.status!r} cannot be edited")
+    unknown = set(fields) - set(EDITABLE)
+    if unknown:
+        raise ModerationError(f"unknown fields: {', '.join(sorted(unknown))}")
+    new = {k: normalise(v or "").strip() for k, v in fields.items()}
+    for name, value in new.items():
+        if len(value) > LIMITS[name]:
+            raise ModerationError(f"{name}: longer than {LIMITS[name]} characters")
+    if "question" in new and len(new["question"]) < MIN_QUESTION:
+        raise ModerationError(f"question: shorter than {MIN_QUESTION} characters")
+    if "answer" in new and not new["answer"]:
+        raise ModerationError("answer: required")
+    before = {k: _field_text(question, k) for k in new if _field_text(question, k) != new[k]}
+    if not before:
+        return None
+    after = {k: new[k] for k in before}
+    for name, value in after.items():
+        if name == "sources":
+            question.sources = [line.strip() for line in value.split("\n") if line.strip()]
+        else:
+            setattr(question, _ATTR.get(name, name), value or (None if name not in
+                                                               ("question", "answer") else ""))
+    if "question" in after:
+        question.matching_key = matching_key(question.text)
+    revision = QuestionRevision(question_id=question.id, user_id=user_id, at=utcnow(),
+                                before=before, after=after)
+    db.session.add(revision)
+    _drop_signoff(question.id)
+    db.session.flush()
+    return revision
+
+
+def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
+    """An editors' note (1..3000 characters after trimming). Raises ModerationError."""
+    text = normalise(text or "").strip()
+    if not text or len(text) > 3000:
+        raise ModerationError("comment: 1..3000 characters")
+    comment = QuestionComment(question_id=question.id, user_id=user_id, text=text,
+                              at=utcnow())
+    db.session.add(comment)
+    db.session.flush()
+    return comment
+
+
+def approver_of(question: Question) -> int | None:
+    """The user who last moved the question to ``approved`` (None if unknown)."""
+    for change in reversed(question.history):
+        if change.to_status == "approved":
+            return change.by_user_id
+    return None
+
+
+def sign_off(question: Question, user_id: int) -> QuestionSignoff:
+    """Record the second editor's «источники проверены». Only for an approved question and
+    not by the editor who approved it (issue 4: «a second editor's sign-off»). Idempotent
+    for the same signer. Raises ModerationError. Flushes only."""
+    if question.status != "approved":
+        raise ModerationError("only an approved question can be signed off")
+    existing = db.session.get(QuestionSignoff, question.id)
+    if existing is not None:
+        return existing
+    if approver_of(question) == user_id:
+        raise ModerationError("the sign-off must come from a second editor, "
+                              "not the one who approved the question")
+    signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=utcnow())
+    db.session.add(signoff)
+    db.session.flush()
+    return signoff
+
+
+def _drop_signoff(question_id: int) -> None:
+    db.session.execute(delete(QuestionSignoff).where(QuestionSignoff.question_id == question_id))

@@ -9,7 +9,14 @@ from sqlalchemy import and_, func, select, text
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.moderation.models import PRECHECK_VERSION, ModerationReport, QuestionClaim
+from webapp.moderation.models import (
+    PRECHECK_VERSION,
+    ModerationReport,
+    QuestionClaim,
+    QuestionComment,
+    QuestionRevision,
+    QuestionSignoff,
+)
 from webapp.submissions.models import Author, Question, QuestionAuthor
 
 PAGE_SIZE = 50
@@ -145,3 +152,26 @@ def reports_for(ids: list[int]) -> dict[int, ModerationReport]:
 
 def question(question_id: int) -> Question | None:
     return db.session.get(Question, question_id)
+
+
+def signed_off_ids():
+    """SELECT of the ids of questions with the second editor's sources sign-off: the only
+    approved questions that may enter an envelope (issue 4). For ``games``' pool query:
+    ``Question.id.in_(signed_off_ids())``."""
+    return select(QuestionSignoff.question_id)
+
+
+def revisions(question_id: int) -> list[QuestionRevision]:
+    """The question's revisions, oldest first."""
+    return list(db.session.scalars(select(QuestionRevision).filter_by(question_id=question_id)
+                                   .order_by(QuestionRevision.id)))
+
+
+def comments(question_id: int) -> list[QuestionComment]:
+    """The editors' comments on a question, oldest first."""
+    return list(db.session.scalars(select(QuestionComment).filter_by(question_id=question_id)
+                                   .order_by(QuestionComment.id)))
+
+
+def signoff(question_id: int) -> QuestionSignoff | None:
+    return db.session.get(QuestionSignoff, question_id)

@@ -5,27 +5,46 @@ from __future__ import annotations
 
 import difflib
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup, escape
 
 from webapp.core.access import access, current_staff
 from webapp.jobs import commit
-from webapp.moderation import queries
+from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
     STATUS_LABELS,
+    BulkForm,
     ButtonForm,
+    CommentForm,
     DecisionForm,
+    EditForm,
     QueueFilterForm,
 )
 from webapp.moderation.operations import (
     ClaimConflict,
     ModerationError,
+    add_comment,
+    bulk_decide,
+    bulk_preview,
     claim,
     claim_holder,
     decide,
+    edit_question,
+    full_reason,
     release,
     reveal_authors,
+    sign_off,
 )
+from webapp.moderation.reasons import REJECTION_REASONS, decision_email
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
 
@@ -82,10 +101,21 @@ def queue():
                            form=form, reports=queries.reports_for(ids),
                            claims=queries.claims_for(ids), keep=keep,
                            labels=STATUS_LABELS, shortcuts=SHORTCUTS,
-                           me=current_staff().id)
+                           me=current_staff().id, bulk=BulkForm(formdata=None))
 
 
-def _render_question(q, form, revealed=None):
+def _revision_diffs(q) -> list[dict]:
+    out = []
+    for rev in queries.revisions(q.id):
+        fields = []
+        for name in rev.after:
+            left, right = marked_diff(rev.before.get(name, ""), rev.after[name])
+            fields.append({"name": name, "left": left, "right": right})
+        out.append({"rev": rev, "fields": fields})
+    return out
+
+
+def _render_question(q, form, revealed=None, email=None, edit_form=None):
     report = queries.latest_report(q.id)
     duplicates = []
     for cand in (report.duplicates if report else []):
@@ -100,7 +130,16 @@ def _render_question(q, form, revealed=None):
                            duplicates=duplicates, prev_id=prev_id, next_id=next_id,
                            holder=holder, me=current_staff().id, button=ButtonForm(),
                            revealed=revealed, labels=STATUS_LABELS, shortcuts=SHORTCUTS,
-                           can_reveal=current_staff().role in ("chief_editor", "admin"))
+                           can_reveal=current_staff().role in ("chief_editor", "admin"),
+                           email=email, revisions=_revision_diffs(q),
+                           comments=queries.comments(q.id), signoff=queries.signoff(q.id),
+                           comment_form=CommentForm(formdata=None),
+                           edit_form=edit_form or EditForm(formdata=None, data={
+                               "question": q.text, "answer": q.answer,
+                               "accepted": q.accepted, "rejected": q.rejected,
+                               "comment": q.comment, "sources": "\n".join(q.sources or []),
+                               "handout": q.handout}),
+                           reasons=REJECTION_REASONS)
 
 
 @bp.route("/questions/<int:question_id>", methods=["GET", "POST"])
@@ -112,7 +151,11 @@ def question(question_id: int):
     form = DecisionForm()
     if form.validate_on_submit():
         try:
-            decide(q, form.decision.data, current_staff().id, form.reason.data)
+            reason = full_reason(q, form.reason_key.data, form.reason.data)
+            if form.preview.data:
+                subject, body = decision_email(form.decision.data, q.language, q.text, reason)
+                return _render_question(q, form, email={"subject": subject, "body": body})
+            decide(q, form.decision.data, current_staff().id, reason, notify=True)
         except ModerationError as exc:
             flash(str(exc), "error")
         else:
@@ -166,3 +209,143 @@ def reveal(question_id: int):
     revealed = reveal_authors(q, current_staff().id)
     commit()
     return _render_question(q, DecisionForm(formdata=None), revealed=revealed)
+
+
+def _question_or_404(question_id: int):
+    q = queries.question(question_id)
+    if q is None:
+        abort(404)
+    return q
+
+
+@bp.route("/questions/<int:question_id>/edit", methods=["POST"])
+@access("editor+")
+def edit(question_id: int):
+    """Save an edit; every change is kept as a revision (who, when, diff)."""
+    q = _question_or_404(question_id)
+    form = EditForm()
+    if not form.validate_on_submit():
+        flash("Правка не сохранена: проверьте поля.", "error")
+        return _render_question(q, DecisionForm(formdata=None), edit_form=form)
+    holder = claim_holder(q.id)
+    if holder is not None and holder != current_staff().id:
+        flash("Вопрос взят другим редактором.", "error")
+        return redirect(url_for("moderation.question", question_id=q.id))
+    try:
+        rev = edit_question(q, current_staff().id, {
+            name: getattr(form, name).data or "" for name in
+            ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")})
+    except ModerationError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("moderation.question", question_id=q.id))
+    commit()
+    flash("Правка сохранена." if rev else "Изменений нет.", "success")
+    return redirect(url_for("moderation.question", question_id=q.id))
+
+
+@bp.route("/questions/<int:question_id>/comments", methods=["POST"])
+@access("editor+")
+def comment(question_id: int):
+    q = _question_or_404(question_id)
+    form = CommentForm()
+    if form.validate_on_submit():
+        try:
+            add_comment(q, current_staff().id, form.text.data)
+        except ModerationError as exc:
+            flash(str(exc), "error")
+        else:
+            commit()
+            flash("Комментарий добавлен.", "success")
+    else:
+        flash("Комментарий пуст или длиннее 3000 символов.", "error")
+    return redirect(url_for("moderation.question", question_id=q.id))
+
+
+@bp.route("/questions/<int:question_id>/sign-off", methods=["POST"])
+@access("editor+")
+def signoff(question_id: int):
+    """The second editor's «источники проверены» (needed before an envelope)."""
+    q = _question_or_404(question_id)
+    if not ButtonForm().validate_on_submit():
+        abort(400)
+    try:
+        sign_off(q, current_staff().id)
+    except ModerationError as exc:
+        flash(str(exc), "error")
+    else:
+        commit()
+        flash("Источники проверены: вопрос может попасть в конверт.", "success")
+    return redirect(url_for("moderation.question", question_id=q.id))
+
+
+def _parse_ids(raw: str) -> list[int] | None:
+    try:
+        ids = [int(x) for x in raw.replace(",", " ").split()]
+    except ValueError:
+        return None
+    return ids if ids and len(ids) <= 1000 else None
+
+
+@bp.route("/bulk", methods=["POST"])
+@access("editor+")
+def bulk():
+    """Bulk approve / reject: first a preview (how many and which), then the commit."""
+    form = BulkForm()
+    raw = " ".join(request.form.getlist("ids"))
+    ids = _parse_ids(raw) if form.validate_on_submit() else None
+    if ids is None:
+        flash("Отметьте вопросы (номера через запятую, не больше 1000).", "error")
+        return redirect(url_for("moderation.queue"))
+    ok, refused = bulk_preview(ids, form.decision.data)
+    if form.confirm.data == "1" and not refused:
+        try:
+            bulk_decide(ids, form.decision.data, current_staff().id,
+                        form.reason_key.data or None)
+        except ModerationError as exc:
+            flash(str(exc), "error")
+        else:
+            commit()
+            flash(f"Готово: {len(ok)} вопр.", "success")
+            return redirect(url_for("moderation.queue"))
+    form.confirm.data = "1"
+    return render_template("moderation/bulk.html", form=form, ok=ok, refused=refused,
+                           ids=" ".join(str(q.id) for q in ok), labels=STATUS_LABELS)
+
+
+@bp.route("/export.<fmt>")
+@access("editor+")
+def export_queue(fmt: str):
+    """The filtered queue as CSV or XLSX (no author data: blind moderation)."""
+    if fmt not in ("csv", "xlsx"):
+        abort(404)
+    args = request.args.copy()
+    args.setdefault("status", "in_review")
+    f = queue_filter(QueueFilterForm(formdata=args))
+    items, _ = queries.queue(filters=f, per_page=100_000)
+    rows = export.queue_rows(items, queries.reports_for([q.id for q in items]))
+    if fmt == "csv":
+        return Response(export.to_csv(rows), mimetype="text/csv; charset=utf-8", headers={
+            "Content-Disposition": "attachment; filename=queue.csv"})
+    return Response(export.to_xlsx(rows), headers={
+        "Content-Disposition": "attachment; filename=queue.xlsx"},
+        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+
+
+@bp.route("/export/approved.4s")
+@access("chief_editor")
+def export_4s():
+    """Approved questions as a 4s packet with authors (so chief editors only: blind
+    moderation hides authors from editors)."""
+    items, _ = queries.queue(filters=queries.QueueFilter(status="approved"),
+                             per_page=100_000)
+    return Response(export.to_4s(items).encode("utf-8"), mimetype="text/plain; charset=utf-8",
+                    headers={"Content-Disposition": "attachment; filename=approved.4s"})
+
+
+@bp.route("/stats")
+@access("editor+")
+def statistics():
+    """Intake per day and channel, acceptance rate, by city, time to decision."""
+    days = request.args.get("days", 30, type=int)
+    days = min(max(days or 30, 1), 366)
+    return render_template("moderation/stats.html", s=stats.summary(days), days=days)

@@ -49,9 +49,10 @@ from webapp.submissions.models import Author
 
 bp = Blueprint("prizes", __name__, url_prefix="/prizes")
 
-#: Who may download which prize document.
+#: Who may download which prize document. A gift agreement carries the payee's address
+#: once the details are received: accountants only (personal data).
 PRIZE_DOCUMENT_ROLES = {
-    "gift_agreement": {"producer", "accountant", "admin"},
+    "gift_agreement": {"accountant", "admin"},
     "commission_minutes": {"producer", "accountant", "admin"},
     "signed_scan": {"accountant", "admin"},
 }

@@ -13,8 +13,24 @@ from webapp.submissions.models import Author, Question, QuestionAuthor
 EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
 
 
+def _signer_id() -> int:
+    """An editor who signs the sources off (moderation's four-eyes rule, issue 4)."""
+    from webapp.accounts.models import User
+    from webapp.accounts.operations import create_user
+
+    user = db.session.scalar(db.select(User).filter_by(email="signer@test.local"))
+    if user is None:
+        user, _ = create_user("signer@test.local", "editor", password="signer-pw")
+        db.session.flush()
+    return user.id
+
+
 def approved_questions(n: int, channel: str = "web") -> list[Question]:
-    """``n`` approved questions, each by its own author («Автор k, Город k»)."""
+    """``n`` approved questions with the sources signed off, each by its own author
+    («Автор k, Город k»)."""
+    from webapp.moderation.models import QuestionSignoff
+
+    signer = _signer_id()
     out = []
     for k in range(1, n + 1):
         author = Author(name=f"Автор {k}", city=f"Город {k}")
@@ -24,6 +40,9 @@ def approved_questions(n: int, channel: str = "web") -> list[Question]:
         q.authors.append(QuestionAuthor(author=author, position=0))
         db.session.add(q)
         out.append(q)
+    db.session.flush()
+    for q in out:
+        db.session.add(QuestionSignoff(question_id=q.id, user_id=signer))
     db.session.flush()
     return out
 

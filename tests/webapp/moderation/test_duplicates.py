@@ -113,3 +113,14 @@ def test_quality_on_the_labelled_set(app, shared_dir):
     assert (result["positives"], result["negatives"]) == (1195, 1195)
     assert result["recall"] >= 0.95 and result["precision"] >= 0.95, result
     assert (result["recall"], result["precision"]) == (0.9874, 0.9983)
+
+
+def test_signature_equals_datasketch_update_batch():
+    from datasketch import MinHash
+
+    for text in (ARCHIVE, "одно", "Какой город основал Ярослав Мудрый на Волге?"):
+        key = matching_key(text)
+        mh = MinHash(num_perm=60, seed=1, scheme="affine32")
+        mh.update_batch(list(duplicates.shingles(key)))
+        assert duplicates.signature(key).tolist() == mh.hashvalues.tolist()
+    assert duplicates.signature("") is None

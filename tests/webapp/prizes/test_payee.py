@@ -150,6 +150,11 @@ def test_payee_absent_from_other_roles_pages(app, client, owed, login, api):
             for secret in SECRETS:
                 assert secret not in body, (role, url)
         assert c.get(f"/prizes/{owed.id}/payee").status_code in (302, 403)
+        # The agreement (with the address) is an accountant's document.
+        doc_id = db.session.get(Prize, owed.id).agreement.document_id
+        assert c.get(f"/prizes/documents/{doc_id}").status_code in (302, 403)
+        if role != "viewer":
+            assert api("get", f"/api/v1/documents/{doc_id}", role=role).status_code == 403
         for path in ("/api/v1/prizes",):
             body = api("get", path, role=role).get_data(as_text=True) \
                 if role != "viewer" else ""
@@ -198,3 +203,24 @@ def test_keys_rotate(make_app, tmp_path):
     app3 = make_app(SOVA_ENCRYPTION_KEYS=Fernet.generate_key().decode())
     bad = app3.test_cli_runner().invoke(keys, ["rotate"])
     assert bad.exit_code == 2
+
+
+def test_reminders_by_beat_send_a_fresh_link_by_mail(app, owed, drain, caplog):
+    from webapp.core.models import OutboxMessage
+    from workers.prizes import remind_details
+
+    caplog.set_level(logging.INFO, logger="sova.notify")
+    payee.request_details(owed, None)
+    commit()
+    assert remind_details() == 0  # the link is fresh
+    link = db.session.scalar(db.select(DetailsLink))
+    link.created_at = link.created_at - timedelta(days=4)
+    commit()
+    assert remind_details() == 1
+    assert db.session.scalars(db.select(OutboxMessage.task).where(
+        OutboxMessage.sent_at.is_(None))).all() == ["prizes.send_details_link"]
+    assert drain() == ["prizes.send_details_link"]
+    assert "Реквизиты для выплаты приза" in caplog.text and "/prizes/details/" in caplog.text
+    links = db.session.scalars(db.select(DetailsLink).order_by(DetailsLink.id)).all()
+    assert len(links) == 2 and links[0].expires_at <= links[1].created_at
+    assert remind_details() == 0

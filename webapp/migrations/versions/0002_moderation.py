@@ -50,6 +50,42 @@ def upgrade():
     with op.batch_alter_table("moderation_audit", schema=None) as batch_op:
         batch_op.create_index("ix_moderation_audit_question_id", ["question_id"], unique=False)
         batch_op.create_index("ix_moderation_audit_user_id", ["user_id"], unique=False)
+    op.create_table(
+        "question_revision",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("question_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("before", sa.JSON(), nullable=False),
+        sa.Column("after", sa.JSON(), nullable=False),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"], ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["user.id"]),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    with op.batch_alter_table("question_revision", schema=None) as batch_op:
+        batch_op.create_index("ix_question_revision_question_id", ["question_id"], unique=False)
+    op.create_table(
+        "question_comment",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("question_id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"], ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["user.id"]),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    with op.batch_alter_table("question_comment", schema=None) as batch_op:
+        batch_op.create_index("ix_question_comment_question_id", ["question_id"], unique=False)
+    op.create_table(
+        "question_signoff",
+        sa.Column("question_id", sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"], ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["user_id"], ["user.id"]),
+        sa.PrimaryKeyConstraint("question_id"),
+    )
     with op.batch_alter_table("moderation_report", schema=None) as batch_op:
         batch_op.add_column(sa.Column("flags", sa.String(length=500), nullable=False,
                                       server_default=" "))
@@ -103,6 +139,9 @@ def downgrade():
         batch_op.drop_index("ix_moderation_report_top_score")
         batch_op.drop_column("top_score")
         batch_op.drop_column("flags")
+    op.drop_table("question_signoff")
+    op.drop_table("question_comment")
+    op.drop_table("question_revision")
     op.drop_table("moderation_audit")
     op.drop_table("question_claim")
     with op.batch_alter_table("duplicate_bucket", schema=None) as batch_op:

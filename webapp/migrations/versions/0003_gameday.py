@@ -1,4 +1,5 @@
-"""game day: teams, series, game ↔ team/series, console audit, 2009 sector-13 draws
+"""game day: teams, series, game ↔ team/series, console audit, table lock and reserves, 2009 sector-13
+draws, printed copies
 
 Revision ID: 0003_gameday
 Revises: 0001
@@ -97,9 +98,30 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_sector13_draw_game_id", "sector13_draw", ["game_id"])
+    op.create_table(
+        "printed_copy",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("document_id", sa.Integer(), nullable=False),
+        sa.Column("game_id", sa.Integer(), nullable=False),
+        sa.Column("copy_no", sa.Integer(), nullable=False),
+        sa.Column("serial", sa.String(length=40), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["document_id"], ["document.id"],
+                                name="fk_printed_copy_document_id", ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_printed_copy_game_id",
+                                ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("document_id", "copy_no", name="uq_printed_copy_document_copy"),
+        sa.UniqueConstraint("serial", name="uq_printed_copy_serial"),
+    )
+    op.create_index("ix_printed_copy_document_id", "printed_copy", ["document_id"])
+    op.create_index("ix_printed_copy_game_id", "printed_copy", ["game_id"])
 
 
 def downgrade():
+    op.drop_index("ix_printed_copy_game_id", table_name="printed_copy")
+    op.drop_index("ix_printed_copy_document_id", table_name="printed_copy")
+    op.drop_table("printed_copy")
     op.drop_index("ix_sector13_draw_game_id", table_name="sector13_draw")
     op.drop_table("sector13_draw")
     op.drop_index("ix_envelope_reserve_question_id", table_name="envelope_reserve")

@@ -1,0 +1,117 @@
+"""The host plays a full game on the console in headless Debian Chromium: a blitz, club help,
+an action the rules refuse that the console does not offer — to 6, without a page reload
+(console.js re-renders from the JSON state)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
+
+
+@pytest.fixture
+def game_id(live_server):
+    """A 2023 game (blitz in sector 4), its table filled and locked."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
+                   status="draft")
+        assign_envelopes(g)
+        lock_table(g, None)
+        gid = g.id
+        commit()
+    return gid
+
+
+def buttons(page) -> list[str]:
+    return page.locator("#console-actions button").all_inner_texts()
+
+
+def press(page, label: str, *, early: bool = False, sector: int | None = None) -> None:
+    """Press the big button ``label`` (in the form holding it) and wait for the re-render."""
+    form = page.locator("#console-actions form", has=page.get_by_role("button", name=label,
+                                                                       exact=True))
+    if sector is not None:
+        form.locator("input[name=sector]").fill(str(sector))
+    if early:
+        form.locator("input[name=early]").check()
+    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
+        form.get_by_role("button", name=label, exact=True).click()
+    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
+
+
+def score(page) -> str:
+    return page.locator("#console-score").inner_text()
+
+
+def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
+    live_server.staff("host")
+    page.goto(f"{live_server.url}/login")
+    page.fill("input[name=email]", "host@e2e.local")
+    page.fill("input[name=password]", "host-pw")
+    page.get_by_role("button", name="Войти").click()
+    page.goto(f"{live_server.url}/games/{game_id}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    assert page.locator("#console-sectors li").count() == 13
+    assert buttons(page) == ["Волчок"]
+
+    press(page, "Волчок", sector=1)
+    assert "Сектор 1: Вопрос" in page.locator("#console-question h2").inner_text()
+    assert "Помощь клуба" not in buttons(page)  # 0:0, not behind: not offered
+    press(page, "Неверно")
+    assert score(page) == "0:1"
+
+    press(page, "Волчок", sector=2)
+    assert "Помощь клуба" in buttons(page)  # behind: offered
+    press(page, "Помощь клуба")
+    assert "Помощь клуба" not in buttons(page)
+    press(page, "Верно")
+    assert score(page) == "1:1"
+
+    # club help is used: not offered again, and refused if sent anyway (Russian + clause)
+    press(page, "Волчок", sector=3)
+    assert "Помощь клуба" not in buttons(page)
+    refused = page.evaluate("""async () => {
+        const root = document.getElementById('console');
+        const body = new FormData();
+        body.append('csrf_token', root.dataset.csrf);
+        body.append('type', 'club_help');
+        const r = await fetch(root.dataset.url, {method: 'POST', body,
+                                                 headers: {'Accept': 'application/json'}});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert refused[0] == 409
+    assert refused[1]["rule"] == "000_90d7c8192601ed3a.txt §3.7.1"
+    assert refused[1]["text"].endswith("(000_90d7c8192601ed3a.txt §3.7.1)")
+    press(page, "Верно")
+    assert score(page) == "2:1"
+
+    # the blitz: three sub-questions, one at a time
+    press(page, "Волчок", sector=4)
+    for n in (1, 2, 3):
+        assert f"Блиц, вопрос {n} из 3" in page.locator("#console-question h2").inner_text()
+        assert page.locator("#console-question blockquote").count() == 1
+        press(page, "Верно")
+    assert score(page) == "3:1"
+
+    # an early right answer earns an extra minute; undo it and answer again
+    press(page, "Волчок", sector=5)
+    press(page, "Верно", early=True)
+    assert score(page) == "4:1"
+    assert page.locator("#console-extras").inner_text().startswith("Доп. минут: 1")
+    page.locator("#console-undo button").click()
+    page.wait_for_function("() => document.getElementById('console-score').textContent === '3:1'")
+    press(page, "Верно", early=True)
+    for sector in (6, 7):
+        press(page, "Волчок", sector=sector)
+        press(page, "Верно")
+    assert score(page) == "6:1"
+    assert page.locator("#console-status").inner_text() == "Игра окончена: победили знатоки."
+    assert buttons(page) == []
+    played = page.locator("#console-sectors li.played").count()
+    assert played == 7
+    assert page.evaluate("() => window.__noReload === true")  # never reloaded

@@ -1,0 +1,209 @@
+"""Revisions, comments, the second editor's sign-off, rejection templates with the e-mail
+preview, bulk decisions, exports (CSV, XLSX, 4s round trip) and statistics (issue 4)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from webapp.domain.packets import parse_4s
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.moderation import export, stats
+from webapp.moderation.models import QuestionRevision, QuestionSignoff
+from webapp.moderation.operations import (
+    ModerationError,
+    bulk_decide,
+    bulk_preview,
+    decide,
+    edit_question,
+    full_reason,
+    precheck,
+    sign_off,
+)
+from webapp.moderation.queries import signed_off_ids
+from webapp.submissions.models import Question
+from webapp.submissions.operations import create_question
+
+SAMPLE = Path(__file__).resolve().parents[3] / "webapp" / "submissions" / "sample_packet.4s"
+
+
+def make(n: int = 1, language: str | None = None, city: str = "Гродно") -> Question:
+    q = create_question({"question": f"Назовите столицу государства номер {n}, где правил "
+                                     "король Миндовг.", "answer": "Новогрудок",
+                         "sources": ["https://example.org/m"],
+                         "authors": [(f"Автор {n}", city, f"a{n}@example.com")]}, "web",
+                        language=language)
+    commit()
+    precheck(q.id)
+    commit()
+    return q
+
+
+def test_edit_keeps_revision_and_reindexes(app, staff):
+    ed = staff("editor")[0]
+    q = make()
+    rev = edit_question(q, ed, {"answer": "Новогрудок (Навагрудак)", "question": q.text})
+    commit()
+    assert (rev.before, rev.after) == ({"answer": "Новогрудок"},
+                                       {"answer": "Новогрудок (Навагрудак)"})
+    assert edit_question(q, ed, {"answer": "Новогрудок (Навагрудак)"}) is None
+    edit_question(q, ed, {"sources": "https://a.example\n\nhttps://b.example "})
+    assert q.sources == ["https://a.example", "https://b.example"]
+    with pytest.raises(ModerationError, match="shorter than 20"):
+        edit_question(q, ed, {"question": "Коротко"})
+    with pytest.raises(ModerationError, match="unknown fields: status"):
+        edit_question(q, ed, {"status": "approved"})
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionRevision)) == 2
+
+
+def test_edit_comment_and_diff_on_the_page(app, login, client):
+    q = make()
+    login("editor")
+    resp = client.post(f"/editor/questions/{q.id}/edit", data={
+        "question": q.text.replace("Миндовг", "Міндоўг"), "answer": "Новогрудок",
+        "sources": "https://example.org/m"})
+    assert resp.status_code == 302
+    client.post(f"/editor/questions/{q.id}/comments", data={"text": "Проверить <b>дату</b>"})
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "<del>Миндовг.</del>" in page and "<ins>Міндоўг.</ins>" in page
+    assert "Проверить &lt;b&gt;дату&lt;/b&gt;" in page
+
+
+def test_sign_off_needs_a_second_editor_and_gates_the_pool(app, staff):
+    ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
+    q = make()
+    with pytest.raises(ModerationError, match="only an approved question"):
+        sign_off(q, ed2)
+    decide(q, "approve", ed1)
+    with pytest.raises(ModerationError, match="second editor"):
+        sign_off(q, ed1)
+    assert list(db.session.scalars(signed_off_ids())) == []
+    sign_off(q, ed2)
+    commit()
+    assert list(db.session.scalars(signed_off_ids())) == [q.id]
+    edit_question(q, ed1, {"comment": "Уточнён комментарий"})  # an edit needs a new check
+    commit()
+    assert db.session.get(QuestionSignoff, q.id) is None
+
+
+def test_rejection_templates_in_the_authors_language_and_preview(app, login, client):
+    ru, be = make(1), make(2, language="be")
+    assert full_reason(ru, "too_easy", "Слишком известный факт.") == (
+        "Ответ на вопрос слишком очевиден для знатоков. Слишком известный факт.")
+    assert full_reason(be, "too_easy", None) == "Адказ на пытанне занадта відавочны для знаўцаў."
+    with pytest.raises(ModerationError, match="unknown reason template 'x'"):
+        full_reason(ru, "x", None)
+    login("editor")
+    page = client.post(f"/editor/questions/{be.id}", data={
+        "decision": "reject", "reason_key": "duplicate", "preview": "1"}).get_data(as_text=True)
+    assert "Ваша пытанне не прынята — «Што? Дзе? Калі?»" in page
+    assert "Прычына: Пытанне з такім жа фактам ужо гулялася або ўжо ёсць у нашай базе." in page
+    assert db.session.get(Question, be.id).status == "in_review"  # preview decides nothing
+
+
+def test_reject_sends_the_previewed_email(app, login, client, drain, caplog):
+    q = make(3)
+    login("editor")
+    client.post(f"/editor/questions/{q.id}", data={"decision": "reject",
+                                                     "reason_key": "not_for_tv"})
+    with caplog.at_level(logging.INFO, logger="sova.notify"):
+        assert "moderation.notify_decision" in drain()
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "to=a3@example.com subject=Ваш вопрос не принят — «Что? Где? Когда?»" in text
+    assert "Причина: Вопрос не подходит для телевизионного эфира." in text
+
+
+def test_bulk_preview_then_commit(app, login, client, staff):
+    a, b, c = make(1), make(2), make(3)
+    decide(c, "approve", staff("editor")[0])
+    commit()
+    ok, refused = bulk_preview([a.id, b.id, 999], "reject")
+    assert [q.id for q in ok] == [a.id, b.id] and refused == [(999, "нет такого вопроса")]
+    with pytest.raises(ModerationError, match="refused: 999"):
+        bulk_decide([a.id, 999], "reject", staff("editor")[0])
+    assert db.session.get(Question, a.id).status == "in_review"
+    login("editor")
+    page = client.post("/editor/bulk", data={"decision": "approve", "ids": [str(a.id),
+                                                                           str(b.id)]})
+    text = page.get_data(as_text=True)
+    assert "Одобрить: 2 вопр." in text and "Подтвердить для 2 вопр." in text
+    assert db.session.get(Question, a.id).status == "in_review"
+    resp = client.post("/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}",
+                                             "confirm": "1"})
+    assert resp.status_code == 302
+    db.session.expire_all()
+    assert [db.session.get(Question, i).status for i in (a.id, b.id)] == ["approved"] * 2
+
+
+def test_csv_and_xlsx_exports(app, login, client):
+    q = make(1)
+    q.comment = "=HYPERLINK(\"http://evil\")"
+    commit()
+    login("editor")
+    resp = client.get("/editor/export.csv?status=in_review")
+    assert resp.headers["Content-Disposition"] == "attachment; filename=queue.csv"
+    rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
+    assert rows[0] == list(export.QUEUE_COLUMNS)
+    assert rows[1][:3] == [str(q.id), "in_review", "web"] and rows[1][5] == "Новогрудок"
+    assert rows[1][8] == "'=HYPERLINK(\"http://evil\")"
+    assert "Автор 1" not in resp.get_data(as_text=True)  # blind: no author data
+    wb = load_workbook(io.BytesIO(client.get("/editor/export.xlsx").get_data()))
+    ws = wb["Очередь"]
+    assert [c.value for c in ws[1]] == list(export.QUEUE_COLUMNS)
+    assert ws.cell(2, 1).value == q.id and ws.cell(2, 6).value == "Новогрудок"
+    assert client.get("/editor/export.pdf").status_code == 404
+    assert client.get("/editor/export/approved.4s").status_code == 403
+
+
+def test_4s_export_round_trips_through_our_importer(app, login, client, staff):
+    packet = parse_4s(SAMPLE.read_text(encoding="utf-8"))
+    ed = staff("editor")[0]
+    made = []
+    for pq in packet.questions:
+        q = create_question({"question": pq.question, "answer": pq.answer,
+                             "accepted": pq.accepted, "rejected": pq.rejected,
+                             "comment": pq.comment, "sources": pq.sources,
+                             "handout": pq.handout,
+                             "authors": [(a.name, a.city, None) for a in pq.authors]}, "mail")
+        commit()
+        precheck(q.id)
+        decide(q, "approve", ed)
+        made.append(q)
+    commit()
+    login("chief_editor")
+    text = client.get("/editor/export/approved.4s").get_data(as_text=True)
+    back = parse_4s(text).questions
+    assert len(back) == len(made) == 10
+    for q, b in zip(made, back, strict=True):
+        assert (b.question, b.answer, b.accepted, b.rejected, b.comment, b.sources,
+                b.handout) == (q.text, q.answer, q.accepted, q.rejected, q.comment,
+                               q.sources, q.handout)
+        assert [(a.name, a.city) for a in b.authors] == [(a.name, a.city)
+                                                         for a in q.author_list]
+
+
+def test_statistics(app, login, client, staff):
+    a, b, c = make(1, city="Гродно"), make(2, city="Гродно"), make(3, city="Брест")
+    decide(a, "approve", staff("editor")[0])
+    decide(b, "reject", staff("editor")[0])
+    commit()
+    a.created_at = a.history[-1].at - timedelta(hours=4)
+    b.created_at = b.history[-1].at - timedelta(hours=2)
+    commit()
+    s = stats.summary(30)
+    assert s["accepted"] == 1 and s["rejected"] == 1 and s["acceptance_rate"] == 0.5
+    assert s["cities"] == [{"city": "Гродно", "received": 2, "accepted": 1},
+                           {"city": "Брест", "received": 1, "accepted": 0}]
+    assert s["decision_hours"] == {"count": 2, "median": 3.0, "mean": 3.0}
+    assert sum(r["count"] for r in s["intake"]) == 3 and s["channels"] == ["web"]
+    login("editor")
+    page = client.get("/editor/stats").get_data(as_text=True)
+    assert "доля принятых:\n  50.0%" in page
+    assert c.id

@@ -1,0 +1,96 @@
+"""Exports: the queue as CSV / XLSX (no author data: blind moderation) and approved
+questions as a chgksuite 4s packet that ``webapp.domain.packets.parse_4s`` reads back to
+the same fields (issue 4)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+
+from openpyxl import Workbook
+
+from webapp.domain.packets import AuthorRef, format_authors
+
+QUEUE_COLUMNS = ("id", "status", "channel", "created_at", "question", "answer", "accepted",
+                 "rejected", "comment", "sources", "handout", "checks_failed",
+                 "duplicate_score")
+
+
+def queue_rows(items: Iterable, reports: dict) -> list[list]:
+    """One row per question in :data:`QUEUE_COLUMNS` order (``created_at`` ISO 8601 UTC,
+    ``sources`` one per line, ``checks_failed`` space-separated check names,
+    ``duplicate_score`` the best candidate's score or empty)."""
+    rows = []
+    for q in items:
+        r = reports.get(q.id)
+        failed = " ".join(c["name"] for c in (r.checks if r else []) if not c["ok"])
+        score = r.duplicates[0]["score"] if r and r.duplicates else ""
+        rows.append([q.id, q.status, q.channel, q.created_at.isoformat(), q.text, q.answer,
+                     q.accepted or "", q.rejected or "", q.comment or "",
+                     "\n".join(q.sources or []), q.handout or "", failed, score])
+    return rows
+
+
+def _safe_cell(value):
+    """Spreadsheet formula injection guard (OWASP CSV injection): a text cell starting with
+    = + - @ or a tab/CR is prefixed with an apostrophe."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def to_csv(rows: Sequence[Sequence]) -> bytes:
+    """UTF-8 CSV with BOM (Excel opens Cyrillic correctly), header row first."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(QUEUE_COLUMNS)
+    writer.writerows([[_safe_cell(v) for v in row] for row in rows])
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+def to_xlsx(rows: Sequence[Sequence]) -> bytes:
+    """An XLSX workbook (openpyxl), one sheet «Очередь», header row first."""
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Очередь"
+    ws.append(list(QUEUE_COLUMNS))
+    for row in rows:
+        ws.append([_safe_cell(v) for v in row])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def _value(text: str) -> str:
+    """A field value for 4s: blank lines cannot occur inside a field (a blank line ends
+    the question), so runs of line breaks become one."""
+    lines = [line.rstrip() for line in text.strip().split("\n")]
+    return "\n".join(line for line in lines if line.strip())
+
+
+def to_4s(questions: Iterable, title: str = "Сова: одобренные вопросы") -> str:
+    """A 4s packet: ``### title``, then per question ``?`` question, ``!`` answer, ``=``
+    accepted, ``!=`` rejected, ``/`` comment, ``^`` sources (a ``-`` list when several),
+    ``@`` authors «Name (City)», ``>`` handout; a blank line between questions."""
+    out = [f"### {title}", ""]
+    for q in questions:
+        block = []
+        if q.handout:
+            block.append(f"> {_value(q.handout)}")
+        block.append(f"? {_value(q.text)}")
+        block.append(f"! {_value(q.answer)}")
+        for marker, value in (("=", q.accepted), ("!=", q.rejected), ("/", q.comment)):
+            if value and value.strip():
+                block.append(f"{marker} {_value(value)}")
+        sources = [s for s in (q.sources or []) if s.strip()]
+        if len(sources) == 1:
+            block.append(f"^ {_value(sources[0])}")
+        elif sources:
+            block.append("^ " + "\n".join(f"- {_value(s)}" for s in sources))
+        authors = [AuthorRef(a.name, a.city) for a in q.author_list]
+        if authors:
+            block.append(f"@ {format_authors(authors)}")
+        out.extend(block)
+        out.append("")
+    return "\n".join(out)
