@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test install lint bench clean
+.PHONY: run test install lint bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,20 @@ lint: install
 test: lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs
 
+## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
+## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.
+BENCHES ?= run duplicates envelopes submit soak
 bench: install
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.bench.run
+	mkdir -p bench-results
+	for b in $(BENCHES); do \
+	  echo "== $$b"; \
+	  PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.bench.$$b $(if $(BENCH_QUICK),--quick,) \
+	    | tee bench-results/$$b.jsonl || exit 1; \
+	done
+
+## make fuzz: the long schemathesis run against /api/v1/openapi.json
+fuzz: install
+	PATH="$(abspath $(BIN)):$$PATH" SOVA_FUZZ_EXAMPLES=$${SOVA_FUZZ_EXAMPLES:-500} $(BIN)/pytest -q -p no:warnings tests/security/test_api_schema.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -38,6 +38,11 @@ def timed(fn, repeat: int) -> list[float]:
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="accepted; this bench is small")
+    parser.parse_args()
     files = sorted(SHARED.glob("*.canon")) if SHARED.is_dir() else [SAMPLE_PACKET]
     texts = [decode_packet_bytes(p.read_bytes())[0] for p in files]
     tracemalloc.start()

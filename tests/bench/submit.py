@@ -69,7 +69,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--clients", default="16,64,256")
+    parser.add_argument("--quick", action="store_true", help="3 s per level")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds = 3
     for tool in ("wrk", "gunicorn"):
         if not shutil.which(tool) and not (Path(sys.executable).parent / tool).exists():
             emit("submit_vs_healthz", skipped=f"{tool} is not installed")
