@@ -1,7 +1,13 @@
 """Marshmallow schemas of API v1 (``shared/contracts/api.md``); they also make the
 OpenAPI document at ``/api/v1/openapi.json``."""
 
+from collections.abc import Mapping
+
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
+
+#: Ids in requests: a database Integer primary key (larger values cannot name a row and
+#: overflow SQLite; found by schemathesis, issue 7).
+ID = validate.Range(min=1, max=2**31 - 1)
 
 
 def _has_nul(value) -> bool:
@@ -24,8 +30,8 @@ class Strict(Schema):
 
     @pre_load
     def _refuse_nul(self, data, **_kwargs):
-        if isinstance(data, dict):
-            bad = sorted(str(k) for k, v in data.items() if _has_nul(v))
+        if isinstance(data, Mapping):  # a JSON object, or webargs' query MultiDictProxy
+            bad = sorted({str(k) for k, v in data.items() if _has_nul(v) or _has_nul(k)})
             if bad:
                 raise ValidationError({k: ["Недопустимый символ NUL."] for k in bad})
         return data
@@ -169,15 +175,15 @@ class TableIn(Strict):
 
 
 class GameIn(Strict):
-    season_id = fields.Integer(required=True)
+    season_id = fields.Integer(required=True, validate=ID)
     kind = fields.String(required=True, validate=validate.OneOf(
         ["qualifying", "series_final", "year_final", "special"]))
     date = fields.Date(required=True)
     team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     table = fields.Nested(TableIn, required=True)
-    series_id = fields.Integer(load_default=None, allow_none=True)
-    team_id = fields.Integer(load_default=None, allow_none=True)
+    series_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
+    team_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
 
 
 class SectorOut(Schema):
@@ -251,7 +257,7 @@ class AwardIn(Strict):
     recipient = fields.String(load_default="", validate=validate.Length(max=200))
     team = fields.List(fields.String(validate=validate.Length(max=200)), load_default=list,
                        validate=validate.Length(max=20))
-    author_id = fields.Integer(load_default=None, allow_none=True)
+    author_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
 
 
 class CloseOut(Schema):
@@ -282,7 +288,7 @@ class PrizeList(Schema):
 
 
 class PrizeQuery(Strict):
-    game_id = fields.Integer(load_default=None)
+    game_id = fields.Integer(load_default=None, validate=ID)
     status = fields.String(load_default=None)
 
 

@@ -102,6 +102,7 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
 
 
 def printed_copies(document_id: int) -> list[PrintedCopy]:
+    """The printed copies (serials) of one envelopes / host-cards Document, by copy number."""
     return list(db.session.scalars(db.select(PrintedCopy).where(
         PrintedCopy.document_id == document_id).order_by(PrintedCopy.copy_no)).all())
 
@@ -112,10 +113,12 @@ def copy_by_serial(serial: str) -> PrintedCopy | None:
 
 
 def teams() -> list[Team]:
+    """Every team of experts, by name."""
     return list(db.session.scalars(db.select(Team).order_by(Team.name)).all())
 
 
 def all_series() -> list[Series]:
+    """Every series, newest season first."""
     return list(db.session.scalars(db.select(Series).order_by(Series.season_id.desc(),
                                                               Series.id)).all())
 

@@ -100,6 +100,7 @@ def _form_errors(form) -> str:
 @bp.route("/series", methods=["POST"])
 @access("producer")
 def new_series():
+    """Create the season's spring/summer/autumn/winter series (idempotent)."""
     form = SeriesForm(prefix="series")
     form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
@@ -118,6 +119,7 @@ def new_series():
 @bp.route("/teams", methods=["GET", "POST"])
 @access("producer")
 def teams():
+    """Teams of experts: the list and the form (name, six experts, captain)."""
     form = TeamForm()
     if form.validate_on_submit():
         try:
@@ -138,6 +140,7 @@ def teams():
 @bp.route("/<int:game_id>/attach", methods=["POST"])
 @access("producer")
 def attach_game(game_id: int):
+    """Set a game's team and series (before its first event)."""
     game = _game_or_404(game_id)
     form = _attach_form(game)
     if form.validate_on_submit():

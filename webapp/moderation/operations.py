@@ -196,10 +196,11 @@ def full_reason(question: Question, reason_key: str | None, reason: str | None) 
     return " ".join(parts) or None
 
 
-def bulk_preview(ids: list[int], decision: str) -> tuple[list[Question], list[tuple[int, str]]]:
+def bulk_preview(ids: list[int], decision: str, user_id: int | None = None
+                 ) -> tuple[list[Question], list[tuple[int, str]]]:
     """What a bulk decision would do, without writing: ``(questions it applies to, [(id,
     why not)])`` in the order given; unknown ids and statuses that cannot take the decision
-    are in the second list."""
+    are in the second list, and so are questions another editor has claimed."""
     target = "approved" if decision == "approve" else "rejected"
     ok, refused = [], []
     for qid in dict.fromkeys(ids):
@@ -208,7 +209,7 @@ def bulk_preview(ids: list[int], decision: str) -> tuple[list[Question], list[tu
             refused.append((qid, "нет такого вопроса"))
         elif q.status != target and not can_transition(q.status, target):
             refused.append((qid, f"статус «{q.status}»"))
-        elif claim_holder(qid) not in (None,):
+        elif claim_holder(qid) not in (None, user_id):
             refused.append((qid, "взят редактором"))
         else:
             ok.append(q)
@@ -220,7 +221,7 @@ def bulk_decide(ids: list[int], decision: str, user_id: int, reason_key: str | N
     """Apply one decision to every question :func:`bulk_preview` accepts; all or nothing
     (ModerationError if any of ``ids`` is refused, before anything is written). Authors
     are notified. Flushes only."""
-    ok, refused = bulk_preview(ids, decision)
+    ok, refused = bulk_preview(ids, decision, user_id)
     if refused:
         raise ModerationError("refused: " + ", ".join(f"{i} ({why})" for i, why in refused))
     for q in ok:

@@ -296,7 +296,7 @@ def bulk():
     if ids is None:
         flash("Отметьте вопросы (номера через запятую, не больше 1000).", "error")
         return redirect(url_for("moderation.queue"))
-    ok, refused = bulk_preview(ids, form.decision.data)
+    ok, refused = bulk_preview(ids, form.decision.data, current_staff().id)
     if form.confirm.data == "1" and not refused:
         try:
             bulk_decide(ids, form.decision.data, current_staff().id,

@@ -207,3 +207,22 @@ def test_statistics(app, login, client, staff):
     page = client.get("/editor/stats").get_data(as_text=True)
     assert "доля принятых:\n  50.0%" in page
     assert c.id
+
+
+def test_signoff_switch_for_legacy_fixtures(make_app):
+    app = make_app(SOVA_REQUIRE_SIGNOFF=False)
+    with app.app_context():
+        q = make()
+        assert list(db.session.scalars(signed_off_ids())) == [q.id]
+
+
+def test_bulk_skips_questions_claimed_by_another_editor(app, staff):
+    from webapp.moderation.operations import claim
+
+    ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
+    a, b = make(1), make(2)
+    claim(a.id, ed1)
+    claim(b.id, ed2)
+    commit()
+    ok, refused = bulk_preview([a.id, b.id], "approve", ed1)
+    assert [q.id for q in ok] == [a.id] and refused == [(b.id, "взят редактором")]

@@ -1,0 +1,108 @@
+"""Stored XSS (issue 7 "Hostile input"): viewer text full of markup, shown on every page that
+shows viewer text — the author's status page, the editor queue and question page, the host
+console (server-rendered and re-rendered by console.js from JSON) — in headless Chromium.
+
+Passes when no payload runs (``window.__xss`` stays unset, no dialog opens, no injected
+element exists) and the payload is shown literally (so escaping worked, not only the CSP).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
+
+MARK = "XSS-PROBE"
+PAYLOAD = (f"{MARK} <script>window.__xss='script'</script>"
+           "<img src=x onerror=\"window.__xss='img'\">"
+           "<svg onload=\"window.__xss='svg'\"></svg>"
+           "\"><iframe srcdoc=\"<script>parent.__xss='iframe'</script>\"></iframe>"
+           "<a href=\"javascript:window.__xss='href'\" id=xss-link>ссылка</a>"
+           "{{ 7*7 }} ${7*7} — что это?")
+
+
+def _assert_inert(page, where: str, dialogs: list[str]) -> None:
+    page.wait_for_load_state("load")
+    assert page.evaluate("() => window.__xss === undefined"), f"script ran on {where}"
+    assert dialogs == [], f"dialog opened on {where}"
+    injected = page.evaluate("""() => ({
+        img: document.querySelectorAll('img[src="x"]').length,
+        svg: document.querySelectorAll('svg[onload]').length,
+        iframe: document.querySelectorAll('iframe[srcdoc]').length,
+        link: document.querySelectorAll('#xss-link').length,
+    })""")
+    assert injected == {"img": 0, "svg": 0, "iframe": 0, "link": 0}, (where, injected)
+    text = page.locator("body").inner_text()
+    assert f"{MARK} <script>window.__xss='script'</script>" in text, f"not literal on {where}"
+    assert "{{ 7*7 }}" in text and "49" not in text.split(MARK, 1)[1][:400], where
+
+
+def _login(page, live_server, role: str) -> None:
+    email = live_server.staff(role)
+    page.goto(f"{live_server.url}/login")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", f"{role}-pw")
+    page.get_by_role("button", name="Войти").click()
+    page.wait_for_load_state("load")
+
+
+def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_server, page):
+    from tests.webapp.games import helpers as h
+    from webapp.extensions import db
+    from webapp.games.models import EnvelopeQuestion
+    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.jobs import commit
+    from webapp.submissions.models import Question
+
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    client = live_server.app.test_client()
+    resp = client.post("/api/v1/submissions", json={
+        "question": PAYLOAD, "answer": PAYLOAD, "comment": PAYLOAD,
+        "authors": [{"name": f"{MARK} <b onmouseover=\"window.__xss='name'\">Автор</b>",
+                     "city": "<script>window.__xss='city'</script>"}],
+        "email": "xss@example.org", "consent": True})
+    assert resp.status_code == 201, resp.get_json()
+    body = resp.get_json()
+    qid, token = body["id"], body["token"]
+    live_server.drain()
+
+    # 1. the author's status page (public)
+    page.goto(f"{live_server.url}/status/{token}")
+    _assert_inert(page, "status page", dialogs)
+
+    # 2. the editor queue and the question page
+    _login(page, live_server, "editor")
+    page.goto(f"{live_server.url}/editor/queue")
+    assert page.locator(f"text={MARK}").count() >= 1
+    assert page.evaluate("() => window.__xss === undefined")
+    page.goto(f"{live_server.url}/editor/questions/{qid}")
+    _assert_inert(page, "question page", dialogs)
+
+    # 3. the host console: every envelope question carries the payload
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        game = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
+                      status="draft")
+        assign_envelopes(game)
+        lock_table(game, None)
+        gid = game.id
+        ids = db.session.scalars(db.select(EnvelopeQuestion.question_id)
+                                 .where(EnvelopeQuestion.game_id == gid)).all()
+        for question in db.session.scalars(db.select(Question).where(Question.id.in_(ids))):
+            question.text = PAYLOAD
+            question.answer = PAYLOAD
+        commit()
+    page.context.clear_cookies()
+    _login(page, live_server, "host")
+    page.goto(f"{live_server.url}/games/{gid}/console")
+    assert page.evaluate("() => window.__xss === undefined")
+    form = page.locator("#console-actions form",
+                        has=page.get_by_role("button", name="Волчок", exact=True))
+    form.locator("input[name=sector]").fill("1")
+    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
+        form.get_by_role("button", name="Волчок", exact=True).click()
+    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
+    _assert_inert(page, "host console after a spin (console.js)", dialogs)
+    page.reload()
+    _assert_inert(page, "host console (server-rendered)", dialogs)
