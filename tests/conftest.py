@@ -183,3 +183,29 @@ def redis_url():
 
     redis.Redis.from_url(url).flushdb()
     return url
+
+
+@pytest.fixture
+def smtp_sink(monkeypatch):
+    """A real SMTP server (aiosmtpd) on a free port: ``(url, received_messages)``.
+    Also sets SOVA_TEST_SMTP_URL for servers started by the e2e fixtures."""
+    import socket
+
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    received = []
+
+    class Sink(Message):
+        def handle_message(self, message):
+            received.append(message)
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
+    controller.start()
+    url = f"smtp://127.0.0.1:{port}"
+    monkeypatch.setenv("SOVA_TEST_SMTP_URL", url)
+    yield url, received
+    controller.stop()

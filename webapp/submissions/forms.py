@@ -38,12 +38,9 @@ class CoauthorForm(Form):
     city = StringField(_l("Город соавтора"), validators=[Optional(), _len("city")])
 
 
-class SubmitForm(FlaskForm):
-    """Every field of a viewer's question; the operation re-checks everything.
-
-    ``website`` is a honeypot (must stay empty); ``started`` carries a signed start time for
-    the minimum fill time; ``idempotency_key`` makes a double click one question.
-    """
+class QuestionFields(FlaskForm):
+    """The quiz fields every intake form shares (glossary: question, answer, accepted
+    answers, comment, sources, handout); lengths from ``operations.LIMITS``."""
 
     question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
                                                        _len("question", MIN_QUESTION)])
@@ -55,6 +52,15 @@ class SubmitForm(FlaskForm):
                             validators=[Optional(), _len("sources")])
     handout = TextAreaField(_l("Раздаточный материал (текст)"),
                             validators=[Optional(), _len("handout")])
+
+
+class SubmitForm(QuestionFields):
+    """Every field of a viewer's question; the operation re-checks everything.
+
+    ``website`` is a honeypot (must stay empty); ``started`` carries a signed start time for
+    the minimum fill time; ``idempotency_key`` makes a double click one question.
+    """
+
     handout_image = FileField(_l("Раздаточный материал (изображение JPEG, PNG или WebP, до 5 МБ)"),
                               validators=[Optional(),
                                           FileAllowed(["jpg", "jpeg", "png", "webp"],
@@ -81,23 +87,13 @@ class SubmitForm(FlaskForm):
     idempotency_key = HiddenField()
 
 
-class LetterForm(FlaskForm):
+class LetterForm(QuestionFields):
     """An editor types in a paper letter (channel ``mail``) or a partner's question
     (channel ``partner``, 2023 §3.3). No e-mail or consent checkbox: the letter is the
     consent; its scan is kept."""
 
     channel = SelectField(_l("Канал"), choices=[("mail", _l("Письмо")),
                                                 ("partner", _l("Вопрос партнёра (13 сектор)"))])
-    question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
-                                                       _len("question", MIN_QUESTION)])
-    answer = StringField(_l("Ответ"), validators=[DataRequired(REQUIRED), _len("answer")])
-    accepted = StringField(_l("Зачёт (другие верные ответы)"),
-                           validators=[Optional(), _len("accepted")])
-    comment = TextAreaField(_l("Комментарий"), validators=[Optional(), _len("comment")])
-    sources = TextAreaField(_l("Источники (по одному в строке)"),
-                            validators=[Optional(), _len("sources")])
-    handout = TextAreaField(_l("Раздаточный материал (текст)"),
-                            validators=[Optional(), _len("handout")])
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])

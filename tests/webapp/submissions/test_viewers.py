@@ -198,38 +198,16 @@ def test_unknown_address_gets_the_same_answer(client, drain):
     assert drain() == []
 
 
-def free_port() -> int:
-    import socket
+def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    client = app.test_client()
+    with app.app_context():
+        resp = client.post("/submit", data=FORM)
+        token = resp.headers["Location"].split("/status/")[1].split("?")[0]
+        from tests.conftest import drain_outbox
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def test_confirmation_email_via_real_smtp(make_app):
-    from aiosmtpd.controller import Controller
-    from aiosmtpd.handlers import Message
-
-    received = []
-
-    class Sink(Message):
-        def handle_message(self, message):
-            received.append(message)
-
-    port = free_port()
-    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=f"smtp://127.0.0.1:{port}")
-        client = app.test_client()
-        with app.app_context():
-            resp = client.post("/submit", data=FORM)
-            token = resp.headers["Location"].split("/status/")[1].split("?")[0]
-            from tests.conftest import drain_outbox
-
-            assert drain_outbox(app) == ["moderation.precheck", "notify.received"]
-    finally:
-        controller.stop()
+        assert drain_outbox(app) == ["moderation.precheck", "notify.received"]
     assert len(received) == 1
     mail = received[0]
     assert mail["To"] == "petr@example.com"
@@ -255,28 +233,14 @@ def test_status_page_reveals_no_game_before_air_date(client):
     assert "Сыгран в игре" in client.get(f"/status/{q.public_token}").get_data(as_text=True)
 
 
-def test_email_in_the_viewers_language(make_app):
-    from aiosmtpd.controller import Controller
-    from aiosmtpd.handlers import Message
+def test_email_in_the_viewers_language(make_app, smtp_sink):
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    with app.app_context():
+        app.test_client().post("/submit?lang=be", data=FORM)
+        from tests.conftest import drain_outbox
 
-    received = []
-
-    class Sink(Message):
-        def handle_message(self, message):
-            received.append(message)
-
-    port = free_port()
-    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=f"smtp://127.0.0.1:{port}")
-        with app.app_context():
-            app.test_client().post("/submit?lang=be", data=FORM)
-            from tests.conftest import drain_outbox
-
-            drain_outbox(app)
-    finally:
-        controller.stop()
+        drain_outbox(app)
     from email.header import decode_header, make_header
 
     assert str(make_header(decode_header(received[0]["Subject"]))) == \
