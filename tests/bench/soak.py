@@ -1,7 +1,7 @@
 """Soak: viewers submit for minutes against the real web server and worker pool (issue 7 "Load").
 
 ``python -m tests.bench.soak [--count 10000 --seconds 600 --clients 16 --web-workers 4
---concurrency 4]`` (``make bench`` runs the full size). Starts, in a temporary folder:
+--concurrency 4 | --quick]`` (``make bench`` runs the full size). Starts, in a temporary folder:
 gunicorn serving ``webapp.app:create_app()``, a Celery worker pool and nothing else (the
 outbox relay sends on commit; a final in-process sweep stands in for beat). The database and
 broker are PostgreSQL + Redis when ``SOVA_TEST_DATABASE_URL`` and ``SOVA_TEST_REDIS_URL`` are
@@ -156,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=4, help="Celery worker processes")
+    parser.add_argument("--quick", action="store_true",
+                        help="small size for BENCH_QUICK=1: 500 submissions over 60 s")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.count, args.seconds = 500, 60.0
 
     import requests
     from flask_migrate import upgrade

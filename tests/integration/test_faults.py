@@ -2,8 +2,8 @@
 
 Each test says what it kills and asserts counts read back from the database. The machine's
 shared Redis (6379) and PostgreSQL (5432) are never stopped: the broker here is a private
-``redis-server`` on :data:`REDIS_PORT`, and the restart test runs its own PostgreSQL cluster
-on :data:`PG_PORT`; both are stopped in the fixtures' teardown. Skipped without
+``redis-server`` and the restart test runs its own PostgreSQL cluster, each on a free port
+picked at start (two suites may run at once); both are stopped in the fixtures' teardown. Skipped without
 SOVA_TEST_DATABASE_URL / SOVA_TEST_REDIS_URL (the conftest fixtures), failed under CI=true.
 
 The worker processes load :data:`worker_celery` from this module (``celery -A
@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,8 +30,6 @@ import pytest
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-REDIS_PORT = 6391
-PG_PORT = 5439
 VISIBILITY_TIMEOUT = 4  # seconds
 
 
@@ -60,24 +59,31 @@ def wait_for(predicate, timeout: float = 60, what: str = "condition", every: flo
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def port_free(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
 class PrivateRedis:
-    """A redis-server of our own on REDIS_PORT, in memory only; ``stop()``/``start()``."""
+    """A redis-server of our own on a free port, in memory only; ``stop()``/``start()``
+    (a restart keeps the port)."""
 
     def __init__(self, tmp: Path):
-        self.tmp, self.proc = tmp, None
-        self.url = f"redis://127.0.0.1:{REDIS_PORT}/0"
+        self.tmp, self.proc, self.port = tmp, None, free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         import redis
 
-        assert port_free(REDIS_PORT), f"port {REDIS_PORT} is taken"
+        assert port_free(self.port), f"port {self.port} is taken"
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1", "--save", "",
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--dir", str(self.tmp)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url)
@@ -538,15 +544,16 @@ def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
 # --- database outage -----------------------------------------------------------------------
 
 class PrivatePostgres:
-    """A throw-away PostgreSQL cluster of our own on PG_PORT (run as user postgres)."""
+    """A throw-away PostgreSQL cluster of our own on a free port (run as user postgres)."""
 
     def __init__(self, tmp: Path):
         bins = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
         if not bins:
             pytest.skip("PostgreSQL server binaries not installed")
         self.bin = bins[-1].parent
-        self.dir = Path(f"/tmp/sova-fault-pg-{os.getpid()}")
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{PG_PORT}/postgres"
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="sova-fault-pg-"))
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def _as_postgres(self, *cmd: str, check: bool = True):
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -554,9 +561,7 @@ class PrivatePostgres:
                               timeout=120)
 
     def init(self) -> None:
-        assert port_free(PG_PORT), f"port {PG_PORT} is taken"
-        shutil.rmtree(self.dir, ignore_errors=True)
-        self.dir.mkdir()
+        assert port_free(self.port), f"port {self.port} is taken"
         shutil.chown(self.dir, "postgres", "postgres") if os.geteuid() == 0 else None
         self._as_postgres(str(self.bin / "initdb"), "-D", str(self.dir / "data"), "-A", "trust",
                           "-U", "postgres", "--no-sync")
@@ -565,7 +570,7 @@ class PrivatePostgres:
     def ctl(self, action: str, *extra: str) -> None:
         self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-w",
                           "-l", str(self.dir / "log"),
-                          "-o", f"-p {PG_PORT} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                          "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
                           "-c fsync=off", *extra, action)
 
     def destroy(self) -> None:

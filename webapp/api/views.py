@@ -207,8 +207,12 @@ def games(data):
     return {"id": gid}
 
 
+MAX_ID = 2**31 - 1  # ids are INTEGER columns: a larger path id names no row
+
+
 def _game(game_id):
-    game = game_queries.game(game_id)
+    """The game ``game_id`` or 404 (also for ids beyond the column's range)."""
+    game = game_queries.game(game_id) if 0 < game_id <= MAX_ID else None
     if game is None:
         abort(404)
     return game

@@ -73,7 +73,7 @@ DOCUMENT_ROLES = {
 
 
 def _game_or_404(game_id: int):
-    game = queries.game(game_id)
+    game = queries.game(game_id) if 0 < game_id <= 2**31 - 1 else None
     if game is None:
         abort(404)
     return game

@@ -192,3 +192,9 @@ def test_api_events_use_the_series_context(app, api):
     audits = db.session.scalars(db.select(GameEventAudit).where(GameEventAudit.game_id == g.id)
                                 .order_by(GameEventAudit.id)).all()
     assert [(a.action, a.seq) for a in audits][-1] == ("record", 17)
+
+
+def test_game_ids_beyond_the_column_are_404(app, api, login):
+    assert api("get", "/api/v1/games/99999999999999999999", role="host").status_code == 404
+    assert api("get", "/api/v1/games/2147483648", role="host").status_code == 404
+    assert login("host").get("/games/99999999999999999999/console").status_code == 404
