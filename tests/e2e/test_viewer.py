@@ -39,3 +39,10 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     assert "На разглядзе рэдакцыі" in page.content()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390  # nothing overflows the phone screen
+
+
+def test_honeypot_is_invisible_to_people(live_server, page):
+    page.goto(f"{live_server.url}/submit")
+    box = page.locator("#website").bounding_box()
+    assert box is None or box["x"] + box["width"] <= 0  # off-screen
+    assert page.locator("#question").is_visible()
