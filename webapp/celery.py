@@ -47,6 +47,10 @@ def celery_init_app(app: Flask) -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={
             "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
+            "prizes-remind-details": {"task": "prizes.remind_details",
+                                      "schedule": timedelta(hours=24)},
+            "prizes-purge-payee-details": {"task": "prizes.purge_payee_details",
+                                           "schedule": timedelta(hours=24)},
         },
         beat_schedule_filename=str(
             __import__("pathlib").Path(app.config["SOVA_INSTANCE_PATH"]) / "celerybeat-schedule"

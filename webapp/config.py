@@ -94,6 +94,14 @@ def load_config(test_config: dict | None = None) -> dict:
             "represented_by": setting("SOVA_BROADCASTER_REPRESENTATIVE", ""),
             "place": setting("SOVA_BROADCASTER_PLACE", "г. Минск"),
         },
+        # Prizes and paperwork: the prize commission (names, ";"-separated), how long payee
+        # details are kept after payment, link lifetime, reminders, overdue threshold.
+        "SOVA_PRIZE_COMMISSION": [m.strip() for m in
+                                  (setting("SOVA_PRIZE_COMMISSION") or "").split(";") if m.strip()],
+        "SOVA_PAYEE_RETENTION_DAYS": int(setting("SOVA_PAYEE_RETENTION_DAYS", "90")),
+        "SOVA_DETAILS_LINK_HOURS": int(setting("SOVA_DETAILS_LINK_HOURS", "168")),
+        "SOVA_DETAILS_REMIND_DAYS": int(setting("SOVA_DETAILS_REMIND_DAYS", "3")),
+        "SOVA_PRIZE_OVERDUE_DAYS": int(setting("SOVA_PRIZE_OVERDUE_DAYS", "30")),
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
         "SESSION_COOKIE_HTTPONLY": True,

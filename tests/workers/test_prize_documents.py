@@ -32,7 +32,8 @@ pytest_plugins = ["tests.webapp.prizes.conftest"]
 @pytest.fixture
 def app(make_app):
     """With the prize commission's members (``SOVA_PRIZE_COMMISSION``)."""
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION)
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
+                   SOVA_REQUIRE_SIGNOFF=False)  # sources sign-off: issue 4, not tested here
     with app.app_context():
         yield app
 

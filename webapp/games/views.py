@@ -68,7 +68,7 @@ bp = Blueprint("games", __name__, url_prefix="/games")
 DOCUMENT_ROLES = {
     "envelopes": {"producer", "host", "admin"},
     "host_cards": {"producer", "host", "admin"},
-    "gift_agreement": {"producer", "accountant", "admin"},
+    "gift_agreement": {"accountant", "admin"},
 }
 
 

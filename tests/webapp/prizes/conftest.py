@@ -32,7 +32,8 @@ COMMISSION = ["Иванов И. И., председатель комиссии",
 @pytest.fixture
 def app(make_app):
     """The shared ``app`` fixture plus the prize commission's members."""
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION)
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
+                   SOVA_REQUIRE_SIGNOFF=False)  # sources sign-off: issue 4, not tested here
     with app.app_context():
         yield app
 
@@ -80,10 +81,15 @@ def played(api, drain):
             submit(api, n, authors)
         made["n"] = base + 13
         drain()
-        for item in api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]:
-            r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
-                    json={"decision": "approve"})
-            assert r.status_code == 200, r.json
+        while True:  # the queue is paginated: approve page after page until empty
+            items = api("get", "/api/v1/questions?status=in_review",
+                        role="editor").json["items"]
+            if not items:
+                break
+            for item in items:
+                r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
+                        json={"decision": "approve"})
+                assert r.status_code == 200, r.json
         currency = "BYN" if ruleset == "2023" else "RUB"
         season = api("post", "/api/v1/seasons", role="producer", json={
             "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,
