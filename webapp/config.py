@@ -29,6 +29,12 @@ def _instance_secret(instance: Path, name: str, make) -> str:
     return path.read_text().strip()
 
 
+def _members(value) -> list[str]:
+    """A list of names from a list or a ";"-separated string."""
+    items = value if isinstance(value, list | tuple) else (value or "").split(";")
+    return [m.strip() for m in items if m and m.strip()]
+
+
 def load_config(test_config: dict | None = None) -> dict:
     """Return the Flask config mapping for this process.
 
@@ -96,8 +102,7 @@ def load_config(test_config: dict | None = None) -> dict:
         },
         # Prizes and paperwork: the prize commission (names, ";"-separated), how long payee
         # details are kept after payment, link lifetime, reminders, overdue threshold.
-        "SOVA_PRIZE_COMMISSION": [m.strip() for m in
-                                  (setting("SOVA_PRIZE_COMMISSION") or "").split(";") if m.strip()],
+        "SOVA_PRIZE_COMMISSION": _members(setting("SOVA_PRIZE_COMMISSION")),
         "SOVA_PAYEE_RETENTION_DAYS": int(setting("SOVA_PAYEE_RETENTION_DAYS", "90")),
         "SOVA_DETAILS_LINK_HOURS": int(setting("SOVA_DETAILS_LINK_HOURS", "168")),
         "SOVA_DETAILS_REMIND_DAYS": int(setting("SOVA_DETAILS_REMIND_DAYS", "3")),
