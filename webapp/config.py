@@ -78,6 +78,9 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
         "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
         "RATELIMIT_HEADERS_ENABLED": True,
+        # Redis down must not turn /submit or /login into a 500: limits fall back to memory.
+        "RATELIMIT_SWALLOW_ERRORS": True,
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
         # Number of trusted reverse proxies in front of the app (nginx: 1).
         "SOVA_PROXY_COUNT": int(setting("SOVA_PROXY_COUNT", "0") or 0),
         # A viewer who fills the form faster than this is a bot (seconds).

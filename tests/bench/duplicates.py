@@ -325,7 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-lookups", type=int, default=5,
                         help="timed brute-force lookups")
     parser.add_argument("--quality-only", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="20 000 questions, 200 lookups (a smoke run, not the target)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.size, args.lookups, args.baseline_lookups = 20_000, 200, 2
     if not SHARED.is_dir():
         print(f"shared data not found at {SHARED.resolve()}", file=sys.stderr)
         return 2

@@ -75,7 +75,13 @@ def _seed(app) -> tuple[int, dict[str, int]]:
 
 
 def main() -> None:
+    import argparse
+
     import weasyprint
+
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.envelopes")
+    parser.add_argument("--quick", action="store_true", help="accepted; the run is small")
+    parser.parse_args()
     from flask_migrate import upgrade
 
     from webapp.app import create_app

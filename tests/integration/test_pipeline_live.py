@@ -96,7 +96,7 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
 
     app = live
     tokens = {}
-    for role in ("editor", "producer", "host", "accountant"):
+    for role in ("editor", "chief_editor", "producer", "host", "accountant"):
         tokens[role] = create_user(f"{role}@it.local", role, with_token=True)[1]
     commit()
     client = app.test_client()
@@ -131,6 +131,8 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     for qid in ids:
         assert call("post", f"/api/v1/questions/{qid}/decision", "editor",
                     json={"decision": "approve"}).status_code == 200
+        assert call("post", f"/api/v1/questions/{qid}/decision", "chief_editor",
+                    json={"decision": "sign_off"}).status_code == 200
 
     # 4. season, game with a blitz in sector 4, assignment
     season = call("post", "/api/v1/seasons", "producer",

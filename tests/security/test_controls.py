@@ -204,8 +204,6 @@ def _dead_redis_app(make_app, **extra):
                     SOVA_REDIS_URL=f"redis://127.0.0.1:{port}/0", **extra)
 
 
-@pytest.mark.xfail(strict=True, reason="webapp/config.py must set RATELIMIT_SWALLOW_ERRORS=True "
-                   "and RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True (issue 7 report)")
 def test_redis_outage_does_not_turn_rate_limited_pages_into_500(make_app):
     """Kills: the rate limiter's Redis (nothing listens on its port). Viewers and staff
     must still get their pages (the limiter falls back to memory), never a 500."""

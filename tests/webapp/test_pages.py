@@ -87,7 +87,8 @@ def test_editor_approves_from_question_page(client, login, drain):
     assert resp.status_code == 302
     db.session.expire_all()
     assert db.session.get(Question, q.id).status == "approved"
-    assert [h.to_status for h in q.history] == ["received", "in_review", "approved"]
+    assert [h.to_status for h in q.history] == ["received", "prechecked", "in_review",
+                                                "approved"]
 
 
 # The access matrix (every endpoint × role × anonymous) is tests/security/test_access_matrix.py.

@@ -64,6 +64,9 @@ def test_full_pipeline_through_api(app, api, drain):
         r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
                 json={"decision": "approve"})
         assert r.status_code == 200 and r.json["status"] == "approved"
+        r = api("post", f"/api/v1/questions/{item['id']}/decision", role="chief_editor",
+                json={"decision": "sign_off"})  # a second editor checked the sources
+        assert r.status_code == 200
     season = api("post", "/api/v1/seasons", role="producer",
                  json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"}).json["id"]
     game = api("post", "/api/v1/games", role="producer", json={

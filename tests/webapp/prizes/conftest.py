@@ -90,6 +90,9 @@ def played(api, drain):
                 r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
                         json={"decision": "approve"})
                 assert r.status_code == 200, r.json
+                r = api("post", f"/api/v1/questions/{item['id']}/decision",
+                        role="chief_editor", json={"decision": "sign_off"})
+                assert r.status_code == 200, r.json
         currency = "BYN" if ruleset == "2023" else "RUB"
         season = api("post", "/api/v1/seasons", role="producer", json={
             "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,

@@ -2,13 +2,13 @@
 draws, printed copies
 
 Revision ID: 0003_gameday
-Revises: 0001
+Revises: 0002_moderation
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003_gameday"
-down_revision = "0001"
+down_revision = "0002_moderation"
 branch_labels = None
 depends_on = None
 

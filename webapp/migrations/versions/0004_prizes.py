@@ -1,13 +1,13 @@
 """prizes: individual prizes, status history, payee details, one-time links, audit
 
 Revision ID: 0004_prizes
-Revises: 0001
+Revises: 0003_gameday
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_prizes"
-down_revision = "0001"
+down_revision = "0003_gameday"
 branch_labels = None
 depends_on = None
 

@@ -1,13 +1,13 @@
 """security: per-account login lock-out (failed attempts, locked until)
 
 Revision ID: 0005_security
-Revises: 0001
+Revises: 0004_prizes
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_security"
-down_revision = "0001"
+down_revision = "0004_prizes"
 branch_labels = None
 depends_on = None
 

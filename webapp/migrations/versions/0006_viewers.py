@@ -1,13 +1,13 @@
 """viewer intake: consents, handout image, idempotency key, paper letters
 
 Revision ID: 0006_viewers
-Revises: 0001
+Revises: 0005_security
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0006_viewers"
-down_revision = "0001"
+down_revision = "0005_security"
 branch_labels = None
 depends_on = None
 
