@@ -156,9 +156,10 @@ def drain(app):
     return lambda: drain_outbox(app)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def pg_url():
-    """A fresh PostgreSQL database for this test session (dropped afterwards)."""
+    """A fresh PostgreSQL database for this test (dropped afterwards), so that counts a test
+    asserts are its own."""
     base = _require_env("SOVA_TEST_DATABASE_URL")
     import uuid
 
@@ -175,9 +176,10 @@ def pg_url():
     admin.dispose()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def redis_url():
-    """The Redis URL for integration tests (database flushed before use)."""
+    """The Redis URL for integration tests (its database flushed before each test, so no
+    message of an earlier test reaches this test's worker)."""
     url = _require_env("SOVA_TEST_REDIS_URL")
     import redis
 

@@ -41,7 +41,12 @@ def __getattr__(name: str):
 
     timeout = int(os.environ.get("SOVA_FAULT_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT))
     app = create_app({"CELERY": {"broker_transport_options": {
-        "visibility_timeout": timeout, "polling_interval": 0.2}}})
+        "visibility_timeout": timeout, "polling_interval": 0.2,
+        # kombu sweeps for expired unacked messages every interval × throttle seconds
+        # (10 × 10 by default) and a SIGKILLed worker may die holding the sweep's mutex
+        # (300 s by default): scale both to the short test timeout.
+        "unacked_restore_interval": 1, "unacked_restore_throttle": 1,
+        "unacked_mutex_expire": timeout}}})
     import workers.tasks  # noqa: F401  (registers every task)
 
     return app.extensions["celery"]

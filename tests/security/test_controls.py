@@ -12,7 +12,7 @@ from webapp.accounts.operations import LOCKOUT_THRESHOLD
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "
        "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
        "frame-ancestors 'none'")
 
