@@ -25,6 +25,7 @@ from webapp.games.operations import GameConflict, game_state
 from webapp.jobs import commit
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
+from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
     ActionForm,
     AwardForm,
