@@ -27,8 +27,8 @@ def issue_agreement(prize_id: int) -> int | None:
     if prize is None or prize.agreement is None:
         return None
     agreement = prize.agreement
-    render_document(agreement.document_id, "gift_agreement.html",
-                    lambda _doc: agreement_context(prize, _payee_address(prize)))
+    render_document(agreement.document_id, lambda _doc: (
+        "gift_agreement.html", agreement_context(prize, _payee_address(prize)), None))
     if agreement.status == "pending":
         agreement.status = "issued"
     if prize.status in ("owed", "details_requested", "details_received"):
@@ -57,7 +57,8 @@ def render_minutes(prize_id: int) -> int | None:
     prize = db.session.get(Prize, prize_id)
     if doc is None or prize is None:
         return None
-    render_document(doc.id, "commission_minutes.html", lambda _doc: minutes_context(prize))
+    render_document(doc.id, lambda _doc: ("commission_minutes.html", minutes_context(prize),
+                                          None))
     commit()
     return doc.id
 

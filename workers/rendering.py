@@ -13,8 +13,9 @@ from webapp.extensions import db
 from workers.documents import render_pdf
 
 
-def render_document(document_id: int, template: str, build_context) -> Document | None:
-    """Render ``template`` with ``build_context(doc)`` into the document's file.
+def render_document(document_id: int, build) -> Document | None:
+    """Render Document ``document_id`` into its file. ``build(doc)`` returns
+    ``(template, context, allowed_files or None)`` for :func:`workers.documents.render_pdf`.
 
     Idempotent: a ready document whose file still has its SHA-256 is left alone. The file
     is written to a temporary name and renamed, so a killed worker leaves no half PDF.
@@ -27,7 +28,8 @@ def render_document(document_id: int, template: str, build_context) -> Document 
         if hashlib.sha256((root / doc.path).read_bytes()).hexdigest() == doc.sha256:
             return doc
     try:
-        pdf = render_pdf(template, build_context(doc))
+        template, context, allowed_files = build(doc)
+        pdf = render_pdf(template, context, allowed_files=allowed_files)
     except Exception as exc:
         # Recorded for the producer's page; the task fails loudly in the worker log.
         db.session.rollback()
