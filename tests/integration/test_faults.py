@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -309,18 +311,7 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
     assert in_review_changes(app, qid) == 1
 
 
-EVENTS = [  # experts lose 3:6 (from tests/integration/test_pipeline_live.py)
-    {"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 2}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 4}, {"type": "answer", "correct": True},
-    {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 13}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 5}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 6}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 7}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 8}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 9}, {"type": "answer", "correct": False},
-]
+EVENTS = LOSE_3_6_WITH_LOST_BLITZ
 
 TOPICS = ["астрономии", "ботанике", "географии", "истории", "литературе", "музыке", "физике",
           "химии", "живописи", "кино", "спорту", "архитектуре", "медицине", "математике",

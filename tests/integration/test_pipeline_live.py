@@ -17,23 +17,13 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKET = "data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
-# experts lose 3:6; the blitz in sector 4 is lost on its second question
-EVENTS = [
-    {"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 2}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 4}, {"type": "answer", "correct": True},
-    {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 13}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 5}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 6}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 7}, {"type": "answer", "correct": True},
-    {"type": "spin", "sector": 8}, {"type": "answer", "correct": False},
-    {"type": "spin", "sector": 9}, {"type": "answer", "correct": False},
-]
+EVENTS = LOSE_3_6_WITH_LOST_BLITZ
 
 
 def wait_for(predicate, timeout: float = 120, what: str = "condition"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
 from webapp.extensions import db
 from webapp.prizes.models import Prize
 from webapp.submissions.models import Question
@@ -74,18 +75,7 @@ def test_full_pipeline_through_api(app, api, drain):
         "table": {"blitz": 4, "superblitz": None, "sector13": None}}).json["id"]
     sectors = api("post", f"/api/v1/games/{game}/assign", role="producer").json["sectors"]
     assert [len(s["question_ids"]) for s in sectors] == [1, 1, 1, 3] + [1] * 9
-    events = [
-        {"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-        {"type": "spin", "sector": 2}, {"type": "answer", "correct": True},
-        {"type": "spin", "sector": 4}, {"type": "answer", "correct": True},
-        {"type": "answer", "correct": False},
-        {"type": "spin", "sector": 13}, {"type": "answer", "correct": False},
-        {"type": "spin", "sector": 5}, {"type": "answer", "correct": True},
-        {"type": "spin", "sector": 6}, {"type": "answer", "correct": False},
-        {"type": "spin", "sector": 7}, {"type": "answer", "correct": True},
-        {"type": "spin", "sector": 8}, {"type": "answer", "correct": False},
-        {"type": "spin", "sector": 9}, {"type": "answer", "correct": False},
-    ]
+    events = LOSE_3_6_WITH_LOST_BLITZ
     for ev in events:
         r = api("post", f"/api/v1/games/{game}/events", role="host", json=ev)
         assert r.status_code == 201, (ev, r.json)

@@ -12,6 +12,7 @@ import pypdf
 import pytest
 
 from tests.webapp.prizes.conftest import COMMISSION, EXPERTS_WIN, VIEWERS_WIN
+from tests.webapp.prizes.conftest import app as app  # noqa: F401  (the fixture)
 from tests.webapp.prizes.conftest import drain as drain  # noqa: F401  (the fixture)
 from webapp.core.models import Document
 from webapp.extensions import db
@@ -27,15 +28,6 @@ from webapp.prizes.operations import (
 from workers.prizes import issue_agreement
 
 pytest_plugins = ["tests.webapp.prizes.conftest"]
-
-
-@pytest.fixture
-def app(make_app):
-    """With the prize commission's members (``SOVA_PRIZE_COMMISSION``)."""
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
-                   SOVA_REQUIRE_SIGNOFF=False)  # sources sign-off: issue 4, not tested here
-    with app.app_context():
-        yield app
 
 
 def pdf_text(app, doc_id: int) -> str:

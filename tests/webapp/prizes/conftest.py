@@ -40,30 +40,11 @@ def app(make_app):
 
 @pytest.fixture
 def drain(app):
-    """Run unsent outbox tasks in-process like ``tests/conftest.py::drain_outbox``, except
-    the authors' notification e-mails (``notify.*``: not this feature's; marked sent)."""
-    import workers.tasks  # noqa: F401  (registers the tasks)
-    from webapp.core.models import OutboxMessage, utcnow
-    from webapp.extensions import db
+    """``tests/conftest.py::drain_outbox`` without the authors' notification e-mails
+    (``notify.*``: not this feature's; marked sent)."""
+    from tests.conftest import drain_outbox
 
-    def run() -> list[str]:
-        celery = app.extensions["celery"]
-        ran = []
-        while True:
-            msgs = db.session.scalars(db.select(OutboxMessage)
-                                      .where(OutboxMessage.sent_at.is_(None))
-                                      .order_by(OutboxMessage.id)).all()
-            if not msgs:
-                return ran
-            for msg in msgs:
-                task, args = msg.task, list(msg.args)
-                msg.sent_at = utcnow()
-                db.session.commit()
-                if not task.startswith("notify."):
-                    celery.tasks[task].run(*args)
-                    ran.append(task)
-
-    return run
+    return lambda: drain_outbox(app, skip=("notify.",))
 
 
 @pytest.fixture
