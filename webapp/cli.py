@@ -141,6 +141,40 @@ def beat():
                                "--loglevel=INFO"])
 
 
+@click.group("outbox")
+def outbox():
+    """The transactional outbox (tasks requested by committed transactions)."""
+
+
+@outbox.command("relay")
+@click.option("--interval", default=0.05, show_default=True, type=click.FloatRange(0.001, 60),
+              help="Seconds between polls when nothing is waiting.")
+@click.option("--batch", default=500, show_default=True, type=click.IntRange(1, 10000),
+              help="Most messages sent per poll.")
+@with_appcontext
+def outbox_relay(interval, batch):
+    """Send committed outbox messages to the broker until stopped (run it beside the web
+    server with SOVA_OUTBOX_AUTOSEND=0, so requests end at their commit)."""
+    from webapp.jobs import relay_forever
+
+    click.echo(f"outbox relay: polling every {interval}s, up to {batch} messages a poll")
+    relay_forever(interval=interval, limit=batch)
+
+
+@outbox.command("status")
+@with_appcontext
+def outbox_status():
+    """Print how many messages are waiting and the age of the oldest (JSON)."""
+    from webapp.core.models import OutboxMessage, utcnow
+    from webapp.extensions import db
+
+    waiting = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None)).subquery()
+    count, oldest = db.session.execute(
+        db.select(db.func.count(), db.func.min(waiting.c.created_at))).one()
+    age = round((utcnow() - oldest).total_seconds(), 1) if oldest else 0.0
+    click.echo(json.dumps({"waiting": count, "oldest_seconds": age}))
+
+
 @click.command("run")
 def run_all():
     """Web, worker and beat together (Procfile + honcho); Ctrl-C stops all three."""
@@ -180,9 +214,70 @@ def seed_demo():
                 raise
 
 
+@click.group("mail")
+def mail():
+    """The sent-mail ledger (docs/operations.md "E-mail")."""
+
+
+@mail.command("stuck")
+@click.option("--older-than", "minutes", type=click.IntRange(min=0), default=10,
+              show_default=True, help="also list claims older than this many minutes")
+@with_appcontext
+def mail_stuck(minutes):
+    """List e-mails still ``sending``: every one in doubt, and claims older than
+    ``--older-than`` minutes. One tab-separated line each (key, state, attempt, claimed at
+    UTC, Message-ID), then a count."""
+    from datetime import timedelta
+
+    from webapp.core.mail import stuck
+
+    rows = stuck(timedelta(minutes=minutes))
+    for row in rows:
+        state = (f"in doubt (end of data {row.end_of_data_at:%Y-%m-%d %H:%M:%S})"
+                 if row.in_doubt else "not delivered")
+        click.echo(f"{row.key}\t{state}\tattempt {row.attempt}\t"
+                   f"{row.claimed_at:%Y-%m-%d %H:%M:%S}\t{row.message_id}")
+    click.echo(f"{len(rows)} stuck e-mail(s)")
+
+
+@mail.command("resend")
+@click.argument("key")
+@with_appcontext
+def mail_resend(key):
+    """Queue the task of a stuck e-mail again (same Message-ID). Exit 2: unknown key,
+    already sent, or no recorded task."""
+    from webapp.core.mail import MailError, resend
+    from webapp.jobs import commit
+
+    try:
+        row = resend(key)
+    except MailError as exc:
+        fail(str(exc))
+    commit()
+    click.echo(f"queued {row.task}{''.join(f' {a}' for a in row.args or [])} for {key} "
+               f"(Message-ID {row.message_id})")
+
+
+@mail.command("mark-sent")
+@click.argument("key")
+@with_appcontext
+def mail_mark_sent(key):
+    """Record a stuck e-mail as sent (found delivered in the mail server's log). Exit 2:
+    unknown key or already sent."""
+    from webapp.core.mail import MailError, mark_sent_by_operator
+    from webapp.jobs import commit
+
+    try:
+        mark_sent_by_operator(key)
+    except MailError as exc:
+        fail(str(exc))
+    commit()
+    click.echo(f"marked {key} as sent")
+
+
 def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
-    for cmd in (users, import_cmd, game, worker, beat, run_all, seed_demo):
+    for cmd in (users, import_cmd, game, worker, beat, outbox, run_all, seed_demo, mail):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
 

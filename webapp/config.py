@@ -91,8 +91,9 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_PUBLIC_URL": setting("SOVA_PUBLIC_URL")
         or f"http://127.0.0.1:{setting('SOVA_PORT', '5000')}",
         # Send outbox messages to the broker right after commit (the beat sweeper is the
-        # safety net). Unit tests turn it off and drain the outbox in-process.
-        "SOVA_OUTBOX_AUTOSEND": True,
+        # safety net). SOVA_OUTBOX_AUTOSEND=0 when a relay process (`sova outbox relay`)
+        # sends them instead (production); unit tests turn it off and drain in-process.
+        "SOVA_OUTBOX_AUTOSEND": setting("SOVA_OUTBOX_AUTOSEND", "1"),
         "SOVA_DOCUMENTS_PATH": str(instance / "documents"),
         "SOVA_BROADCASTER": {
             "name": setting("SOVA_BROADCASTER_NAME", "ЗАО «Второй национальный телеканал»"),
@@ -126,6 +127,9 @@ def load_config(test_config: dict | None = None) -> dict:
     for key, value in test_config.items():
         if key not in ("SOVA_INSTANCE_PATH",):
             config[key] = value
+    # "0"/"false"/"no"/"off" (any case) or False turn it off; from the environment or a test
+    config["SOVA_OUTBOX_AUTOSEND"] = str(config["SOVA_OUTBOX_AUTOSEND"]).strip().lower() not in (
+        "0", "false", "no", "off")
     if "SOVA_DATABASE_URL" in test_config:
         config["SQLALCHEMY_DATABASE_URI"] = test_config["SOVA_DATABASE_URL"]
     return config

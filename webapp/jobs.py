@@ -10,6 +10,7 @@ process therefore never imports ``workers`` and never needs WeasyPrint.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 
 from flask import current_app
@@ -24,13 +25,16 @@ _PENDING_KEY = "sova_outbox_pending"
 
 
 def enqueue(name: str, *ids: int) -> OutboxMessage:
-    """Request task ``name`` with primary-key arguments ``ids`` (ints) after commit."""
+    """Request task ``name`` with primary-key arguments ``ids`` (ints) after commit.
+
+    The row is added to the session (inserted at the next flush, not now: one flush per
+    transaction is cheaper than one per message). Raises TypeError for non-int arguments.
+    """
     if not all(isinstance(i, int) for i in ids):
         raise TypeError("tasks take primary keys (int) only")
     msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow())
     db.session.add(msg)
-    db.session.flush()
-    db.session.info.setdefault(_PENDING_KEY, []).append(msg.id)
+    db.session.info.setdefault(_PENDING_KEY, []).append(msg)
     return msg
 
 
@@ -80,17 +84,61 @@ def relay_ids(ids: list[int]) -> int:
     return n
 
 
+def _unsent(limit: int, cutoff=None) -> list[OutboxMessage]:
+    """Unsent rows, oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that
+    a relay process and the sweeper never send the same row at the same moment."""
+    query = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None))
+    if cutoff is not None:
+        query = query.where(OutboxMessage.created_at <= cutoff)
+    query = query.order_by(OutboxMessage.id).limit(limit)
+    if db.engine.dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    return list(db.session.scalars(query).all())
+
+
 def sweep(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
     """Resend unsent rows older than ``older_than``; the beat runs it every 30 s."""
-    cutoff = utcnow() - older_than
-    rows = db.session.scalars(
-        db.select(OutboxMessage)
-        .where(OutboxMessage.sent_at.is_(None), OutboxMessage.created_at <= cutoff)
-        .order_by(OutboxMessage.id).limit(limit)
-    ).all()
-    n = send(list(rows))
+    n = send(_unsent(limit, utcnow() - older_than))
     db.session.commit()
     return n
+
+
+def relay_pending(limit: int = 500) -> int:
+    """Send up to ``limit`` unsent rows of any age in one transaction; returns how many.
+
+    The body of the relay process (:func:`relay_forever`); the marker commit does not
+    wait for fsync on PostgreSQL (a lost marker means one harmless resend).
+    """
+    if db.engine.dialect.name == "postgresql":
+        db.session.execute(text("SET LOCAL synchronous_commit = off"))
+    n = send(_unsent(limit))
+    db.session.commit()
+    return n
+
+
+def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None = None) -> int:
+    """The outbox relay process (``sova outbox relay``): poll for unsent rows every
+    ``interval`` seconds (at once again while a full batch was found) and send them.
+
+    Used when ``SOVA_OUTBOX_AUTOSEND`` is off, so that the web request ends at its commit
+    instead of also talking to the broker (docs/performance.md, «Viewer submissions»).
+    ``rounds``: stop after that many polls (tests); None runs until killed. Returns the
+    number of messages sent. Database or broker errors are logged and retried.
+    """
+    total, done = 0, 0
+    while rounds is None or done < rounds:
+        done += 1
+        try:
+            n = relay_pending(limit)
+        except Exception:
+            db.session.rollback()
+            log.warning("outbox relay: poll failed; retrying", exc_info=True)
+            n = 0
+            time.sleep(1.0)
+        total += n
+        if n < limit:
+            time.sleep(interval)
+    return total
 
 
 @event.listens_for(Session, "after_rollback")
@@ -104,7 +152,10 @@ def commit() -> None:
     The single commit point of a request, a task or a CLI command. A broker error after
     the commit is logged; the rows stay for the sweeper, the data is already safe.
     """
-    ids = db.session.info.pop(_PENDING_KEY, [])
+    pending = db.session.info.get(_PENDING_KEY)
+    if pending:
+        db.session.flush()
+    ids = [m.id for m in db.session.info.pop(_PENDING_KEY, []) if m.id is not None]
     db.session.commit()
     if not ids or not current_app.config.get("SOVA_OUTBOX_AUTOSEND") or _celery() is None:
         return

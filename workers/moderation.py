@@ -5,17 +5,23 @@ from celery import shared_task
 from webapp.core.crypto import decrypt
 from webapp.extensions import db
 from webapp.jobs import commit
-from webapp.moderation.duplicates import rebuild_index
+from webapp.moderation.duplicates import ensure_indexed, rebuild_index
 from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
-from webapp.submissions.models import Question
+from webapp.submissions.models import Question, QuestionStatusChange
 from workers.notify import send_mail
 
 
 @shared_task(name="moderation.precheck", ignore_result=True, acks_late=True)
 def precheck(question_id: int) -> int | None:
     """Pre-check question ``question_id``; idempotent (one report per check version).
-    Returns the report id, or None when the question is gone."""
+    Returns the report id, or None when the question is gone.
+
+    Two transactions: the question joins the duplicate index first (committed, so a
+    near-identical question pre-checked at the same moment sees it), then the checks run.
+    """
+    if ensure_indexed(question_id):
+        commit()
     report = precheck_op(question_id)
     commit()
     return report.id if report else None
@@ -25,7 +31,8 @@ def precheck(question_id: int) -> int | None:
 def notify_decision(question_id: int) -> bool:
     """E-mail the first author the editors' decision (the same text the editor previewed:
     ``webapp.moderation.reasons.decision_email``). False when there is nobody to write to
-    or the question is no longer approved/rejected (a later decision sends its own)."""
+    or the question is no longer approved/rejected (a later decision sends its own), or
+    when the ledger (key ``decision:<status change id>``) has it sent already."""
     q = db.session.get(Question, question_id)
     if q is None or q.status not in ("approved", "rejected") or not q.authors:
         return False
@@ -34,8 +41,13 @@ def notify_decision(question_id: int) -> bool:
         return False
     decision = "approve" if q.status == "approved" else "reject"
     subject, body = decision_email(decision, q.language, q.text, q.rejection_reason)
-    send_mail(decrypt(author.email_encrypted), subject, body)
-    return True
+    # one e-mail per decision (its status change), however often this task runs
+    change = db.session.scalar(
+        db.select(QuestionStatusChange.id)
+        .where(QuestionStatusChange.question_id == q.id, QuestionStatusChange.to_status == q.status)
+        .order_by(QuestionStatusChange.id.desc()))
+    return send_mail(decrypt(author.email_encrypted), subject, body,
+                     key=f"decision:{change}" if change else None)
 
 
 @shared_task(name="moderation.reindex", ignore_result=True, acks_late=True)

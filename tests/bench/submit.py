@@ -1,11 +1,16 @@
 """`python -m tests.bench.submit`: the viewer's full ``POST /submit`` path against
 ``GET /healthz`` on the same server in the same run (issue: viewers, "Abuse and load").
 
-gunicorn with 2 workers on PostgreSQL and the Redis broker; wrk as the load generator at
-16, 64 and 256 concurrent connections. Prints JSON lines: requests/s and latency
-percentiles for both, the throughput ratio, and whether stored questions equal the number
-of successful answers (302). Rate limits and the minimum fill time are off for the run
-(every request comes from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
+gunicorn with 2 workers on PostgreSQL and the Redis broker, deployed as in production: the
+request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
+tasks to Redis. wrk is the load generator at 16, 64 and 256 concurrent connections; every
+request carries its own idempotency key, as a browser's form does. Prints JSON lines:
+requests/s and latency percentiles for both, and the throughput ratio. wrk stops at its
+deadline without counting the requests still in flight, so "nothing lost" is shown by a
+separate phase: our own client sends exactly ``--exact`` submissions from 64 connections,
+waits for every answer, and the count of stored questions must equal the count of 302
+answers. Rate limits and the minimum fill time are off for the run (every request comes
+from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
 SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
 SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
 """
@@ -13,6 +18,7 @@ SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
 from __future__ import annotations
 
 import argparse
+import http.client
 import http.cookiejar
 import json
 import os
@@ -23,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -65,14 +72,67 @@ def parse_wrk(out: str) -> dict:
     return res
 
 
+def settled_count(engine, quiet: float = 2.0) -> int:
+    """The number of stored questions once it has not changed for ``quiet`` seconds."""
+    last, since = -1, time.monotonic()
+    while True:
+        with engine.connect() as conn:
+            now = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return now
+        time.sleep(0.2)
+
+
+def exact_phase(port: int, body: str, cookie: str, total: int, clients: int) -> dict:
+    """Send exactly ``total`` submissions (each with its own idempotency key) from
+    ``clients`` keep-alive connections and wait for every answer. Returns
+    ``{status code or error name: count}``."""
+    counts: dict[str, int] = {}
+    lock = threading.Lock()
+    todo = iter(range(total))
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                break
+            payload = f"{body}&idempotency_key=exact-{i:08d}-{uuid.uuid4().hex}"
+            try:
+                conn.request("POST", "/submit", payload, {
+                    "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+                resp = conn.getresponse()
+                resp.read()
+                outcome = str(resp.status)
+            except (OSError, http.client.HTTPException) as exc:
+                outcome = type(exc).__name__
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            with lock:
+                counts[outcome] = counts.get(outcome, 0) + 1
+        conn.close()
+
+    workers = [threading.Thread(target=client) for _ in range(clients)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--clients", default="16,64,256")
+    parser.add_argument("--exact", type=int, default=2000,
+                        help="submissions of the nothing-lost phase (64 connections)")
     parser.add_argument("--quick", action="store_true", help="3 s per level")
     args = parser.parse_args()
     if args.quick:
-        args.seconds = 3
+        args.seconds, args.exact = 3, 300
     for tool in ("wrk", "gunicorn"):
         if not shutil.which(tool) and not (Path(sys.executable).parent / tool).exists():
             emit("submit_vs_healthz", skipped=f"{tool} is not installed")
@@ -88,11 +148,13 @@ def main() -> int:
     instance = Path(tempfile.mkdtemp(prefix="sova-bench-"))
     env = dict(os.environ, SOVA_DATABASE_URL=url, SOVA_BROKER_URL=redis_url,
                SOVA_INSTANCE_PATH=str(instance), SOVA_RATELIMIT_ENABLED="0",
-               SOVA_MIN_FILL_SECONDS="0", PYTHONWARNINGS="ignore")
+               SOVA_MIN_FILL_SECONDS="0", SOVA_OUTBOX_AUTOSEND="0", PYTHONWARNINGS="ignore")
     bindir = Path(sys.executable).parent
     subprocess.run([str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True,
                    capture_output=True)
     port = free_port()
+    relay = subprocess.Popen([str(bindir / "sova"), "outbox", "relay"], cwd=ROOT, env=env,
+                             start_new_session=True, stdout=subprocess.DEVNULL)
     server = subprocess.Popen(
         [str(bindir / "gunicorn"), "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level",
          "warning", "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
@@ -114,16 +176,25 @@ def main() -> int:
             "name": "Нагрузочный Тест", "city": "Минск", "email": "bench@example.com",
             "consent": "y", "age_confirmed": "y"})
         lua = instance / "post.lua"
-        lua.write_text(
-            'wrk.method = "POST"\n'
-            f"wrk.body = {json.dumps(body)}\n"
-            'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
-            f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n')
+
+        def write_lua(run: str) -> None:
+            """A fresh idempotency key per request (a browser's form carries one):
+            ``wrk-<run>-<thread>-<n>``, unique across levels and threads."""
+            lua.write_text(
+                "local n = 0\nlocal threads = 0\n"
+                "function setup(thread) threads = threads + 1; thread:set('tid', threads) end\n"
+                'wrk.method = "POST"\n'
+                'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+                f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n'
+                "function request()\n  n = n + 1\n"
+                f"  return wrk.format(nil, nil, nil, {json.dumps(body)} .. "
+                f"string.format('&idempotency_key=wrk-{run}-%s-%d', tostring(tid), n))\nend\n")
         engine = sa.create_engine(url)
         ok_total = 0
         for clients in [int(c) for c in args.clients.split(",")]:
             common = ["wrk", "-t2", f"-c{clients}", f"-d{args.seconds}s", "--latency",
                       "--timeout", "10s"]
+            write_lua(uuid.uuid4().hex[:12])
             health = parse_wrk(subprocess.run(common + [f"{site}/healthz"], capture_output=True,
                                               text=True, check=True).stdout)
             submit = parse_wrk(subprocess.run(common + ["-s", str(lua), f"{site}/submit"],
@@ -134,11 +205,25 @@ def main() -> int:
                 stored = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
             emit("submit_vs_healthz", clients=clients, healthz=health, submit=submit,
                  throughput_ratio=round(submit["rps"] / health["rps"], 3),
-                 stored_total=stored, ok_total=ok_total, nothing_lost=stored == ok_total)
+                 stored_total=stored, wrk_counted_total=ok_total)
+        before = settled_count(engine)  # wrk's last in-flight requests finish first
+        answers = exact_phase(port, body, cookie, args.exact, clients=64)
+        after = settled_count(engine)
+        for _ in range(100):  # the relay process catches up within seconds
+            with engine.connect() as conn:
+                waiting = conn.execute(sa.text(
+                    "SELECT count(*) FROM outbox_message WHERE sent_at IS NULL")).scalar()
+            if not waiting:
+                break
+            time.sleep(0.1)
+        emit("submit_nothing_lost", clients=64, sent=args.exact, answers=answers,
+             stored=after - before, nothing_lost=after - before == answers.get("302", 0),
+             outbox_unsent_after=waiting)
         engine.dispose()
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        for proc in (server, relay):
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()

@@ -10,9 +10,12 @@ How a lookup works:
    of ``ROWS`` values; each band hashes to one 64-bit *bucket*. Two keys with word-set
    Jaccard similarity ``J`` share at least one bucket with probability
    ``1 - (1 - J**ROWS)**BANDS`` (J = 0.5 → 0.93, 0.6 → 0.99, 0.2 → 0.15).
-3. The buckets live in the table ``duplicate_bucket`` (bucket, question_id), written in the
-   same transaction as the question by a flush hook: every process sees the same index,
-   nothing is rebuilt on restart, and an import or a text edit updates it automatically.
+3. The buckets live in the table ``duplicate_bucket`` (bucket, question_id): every process
+   sees the same index and nothing is rebuilt on restart. Archive imports, edits and every
+   question past intake are indexed in their own transaction by a flush hook; a new
+   viewer's question (status ``received``) is indexed by its pre-check task
+   (:func:`ensure_indexed`, committed before the pre-check looks for duplicates), which
+   keeps the MinHash work out of the viewer's request.
 4. One indexed query finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
    most shared buckets first); their keys are re-ranked with :func:`similarity` and those
    at or above ``DUPLICATE_THRESHOLD`` are returned.
@@ -179,11 +182,38 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
         connection.exec_driver_sql(sql, rows)
 
 
+#: New questions in this status are indexed by their pre-check (:func:`ensure_indexed`),
+#: not by the flush hook: the viewer's request stays short.
+INTAKE_STATUS = "received"
+
+
+def ensure_indexed(question_id: int) -> bool:
+    """Index question ``question_id`` unless it already has buckets (idempotent: a resent
+    pre-check adds nothing). Flushes only; the caller commits. Returns True when rows
+    were written; False when the question is gone, already indexed or has no key.
+
+    Committed *before* the duplicate lookup of the same pre-check: of two near-identical
+    questions pre-checked at the same moment, the later lookup always sees the other.
+    """
+    key = db.session.scalar(select(Question.matching_key).where(Question.id == question_id))
+    if not key or signature(key) is None:
+        return False
+    exists = db.session.scalar(select(DuplicateBucket.question_id)
+                               .where(DuplicateBucket.question_id == question_id).limit(1))
+    if exists is not None:
+        return False
+    db.session.flush()
+    _write(db.session.connection(), [(question_id, key)], replace=False)
+    return True
+
+
 @event.listens_for(Session, "after_flush")
 def _index_flushed_questions(session: Session, _context) -> None:
     """Keep the index in step with the questions, in the same transaction: new questions
-    are indexed, a changed matching key is re-indexed (deletion cascades)."""
-    new = [(o.id, o.matching_key) for o in session.new if isinstance(o, Question)]
+    (but viewers' new ``received`` ones, left to :func:`ensure_indexed`) are indexed, a
+    changed matching key is re-indexed (deletion cascades)."""
+    new = [(o.id, o.matching_key) for o in session.new
+           if isinstance(o, Question) and o.status != INTAKE_STATUS]
     changed = []
     for o in session.dirty:
         if isinstance(o, Question) and o not in session.new:

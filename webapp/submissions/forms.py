@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from babel import support
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
@@ -17,6 +21,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
+from wtforms.i18n import messages_path
 from wtforms.validators import DataRequired, Length, Optional
 
 from webapp.submissions.images import MAX_BYTES
@@ -38,9 +43,20 @@ class CoauthorForm(Form):
     city = StringField(_l("Город соавтора"), validators=[Optional(), _len("city")])
 
 
+@lru_cache(maxsize=8)
+def wtforms_translations(locale: str) -> support.Translations:
+    """WTForms' own messages for ``locale`` ("ru", "be", "en"), loaded once per process
+    (Flask-WTF loads the catalogue again on every request)."""
+    return support.Translations.load(messages_path(), [locale], domain="wtforms")
+
+
 class QuestionFields(FlaskForm):
     """The quiz fields every intake form shares (glossary: question, answer, accepted
     answers, comment, sources, handout); lengths from ``operations.LIMITS``."""
+
+    class Meta:
+        def get_translations(self, form):
+            return wtforms_translations(str(get_locale()))
 
     question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
                                                        _len("question", MIN_QUESTION)])

@@ -180,9 +180,13 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
 
 def create_question(clean: dict, channel: str, status: str = "received",
                     origin: str | None = None, consent_version: str | None = None,
-                    language: str | None = None) -> Question:
-    """Insert a Question from validated fields with its authors and first status record."""
-    q = Question(
+                    language: str | None = None, **columns) -> Question:
+    """Insert a Question from validated fields with its authors and first status record.
+
+    ``columns``: further Question column values (``idempotency_key=…``), set before the
+    one INSERT. Flushes (the caller needs ``id``); the caller commits.
+    """
+    q = Question(**columns,
         public_token=secrets.token_urlsafe(24),  # 192 bits
         text=clean["question"], answer=clean["answer"], accepted=clean.get("accepted"),
         rejected=clean.get("rejected"), comment=clean.get("comment"),
@@ -219,11 +223,10 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
         except ImageError as exc:
             raise SubmissionError({"handout_image": [str(exc)]}) from exc
     q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
-                        if data.consent else None, language=data.language)
-    q.consent_on_air, q.age_confirmed = data.consent_on_air, data.age_confirmed
-    q.idempotency_key, q.handout_image = data.idempotency_key, image
-    q.postmark_date = data.postmark_date
-    db.session.flush()
+                        if data.consent else None, language=data.language,
+                        consent_on_air=data.consent_on_air, age_confirmed=data.age_confirmed,
+                        idempotency_key=data.idempotency_key, handout_image=image,
+                        postmark_date=data.postmark_date)
     enqueue("moderation.precheck", q.id)
     if clean["authors"][0][2]:
         enqueue("notify.received", q.id)
