@@ -37,6 +37,8 @@ test: lint
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.
 BENCHES ?= run duplicates envelopes submit soak
 bench: install
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq wrk >/dev/null; } \
+	  || echo "bench: wrk is not installed (apt-get install wrk); the submit bench will skip"
 	mkdir -p bench-results
 	for b in $(BENCHES); do \
 	  echo "== $$b"; \

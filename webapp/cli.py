@@ -171,6 +171,7 @@ def outbox_status():
     waiting = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None)).subquery()
     count, oldest = db.session.execute(
         db.select(db.func.count(), db.func.min(waiting.c.created_at))).one()
+    db.session.rollback()  # read only: end the transaction (SQLite holds a write lock)
     age = round((utcnow() - oldest).total_seconds(), 1) if oldest else 0.0
     click.echo(json.dumps({"waiting": count, "oldest_seconds": age}))
 

@@ -2,10 +2,12 @@
 
 ``python -m tests.bench.soak [--count 10000 --seconds 600 --clients 16 --web-workers 4
 --concurrency 4 | --quick]`` (``make bench`` runs the full size). Starts, in a temporary folder:
-gunicorn serving ``webapp.app:create_app()``, a Celery worker pool and nothing else (the
-outbox relay sends on commit; a final in-process sweep stands in for beat). The database and
-broker are PostgreSQL + Redis when ``SOVA_TEST_DATABASE_URL`` and ``SOVA_TEST_REDIS_URL`` are
-set (a fresh database, dropped afterwards), else SQLite + kombu's SQLAlchemy broker.
+gunicorn serving ``webapp.app:create_app()``, a Celery worker pool and, on PostgreSQL, the
+outbox relay process (``sova outbox relay``, as in production: requests end at their commit);
+on SQLite the web process sends on commit. A final in-process sweep stands in for beat. The
+database and broker are PostgreSQL + Redis when ``SOVA_TEST_DATABASE_URL`` and
+``SOVA_TEST_REDIS_URL`` are set (a fresh database, dropped afterwards), else SQLite + kombu's
+SQLAlchemy broker.
 
 Submissions are paced evenly over ``--seconds`` by ``--clients`` threads. Prints one JSON
 object: accepted (2xx), refused (4xx), errors (5xx or transport), stored, pre-checked,
@@ -103,7 +105,8 @@ def services(tmp: Path):
         redis.Redis.from_url(redis_url).flushdb()
         env.update(SOVA_DATABASE_URL=sa.engine.make_url(pg).set(database=name)
                    .render_as_string(hide_password=False),
-                   SOVA_BROKER_URL=redis_url, SOVA_REDIS_URL=redis_url)
+                   SOVA_BROKER_URL=redis_url, SOVA_REDIS_URL=redis_url,
+                   SOVA_OUTBOX_AUTOSEND="0")
 
         def cleanup():
             with admin.connect() as conn:
@@ -182,9 +185,17 @@ def main(argv: list[str] | None = None) -> int:
          "--without-mingle"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w"),
         start_new_session=True)
+    relay = None
+    if env["SOVA_OUTBOX_AUTOSEND"] == "0":
+        relay = subprocess.Popen(
+            [str(Path(sys.executable).parent / "sova"), "outbox", "relay"], cwd=ROOT, env=env,
+            stdout=subprocess.DEVNULL, stderr=open(tmp / "relay.log", "w"),
+            start_new_session=True)
     web_mem, worker_mem = PeakMemory(web.pid), PeakMemory(worker.pid)
-    web_mem.start()
-    worker_mem.start()
+    relay_mem = PeakMemory(relay.pid) if relay else None
+    for sampler in (web_mem, worker_mem, relay_mem):
+        if sampler:
+            sampler.start()
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -259,16 +270,18 @@ def main(argv: list[str] | None = None) -> int:
                           for p in (50, 95, 99)},
             "precheck_s": {f"p{p}": round(percentile(delays, p), 2) for p in (50, 95, 99)}
             if delays else None,
-            "peak_mib": {"web": round(web_mem.peak, 1), "worker": round(worker_mem.peak, 1)},
+            "peak_mib": {"web": round(web_mem.peak, 1), "worker": round(worker_mem.peak, 1),
+                         "relay": round(relay_mem.peak, 1) if relay_mem else None},
         }
         print(json.dumps(result, ensure_ascii=False), flush=True)
         lost = c["stored"] != accepted or c["prechecked"] != c["stored"]
         return 1 if lost else 0
     finally:
-        web_mem.stop.set()
-        worker_mem.stop.set()
-        for proc in (web, worker):
-            if proc.poll() is None:
+        for sampler in (web_mem, worker_mem, relay_mem):
+            if sampler:
+                sampler.stop.set()
+        for proc in (web, worker, relay):
+            if proc is not None and proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
                 try:
                     proc.wait(20)

@@ -72,3 +72,27 @@ def test_game_replay_command(tmp_path):
     assert run.returncode == 2
     error = json.loads(run.stdout)["error"]
     assert error["event"] == 3 and error["rule"].startswith("000_90d7c8192601ed3a.txt")
+
+
+def test_outbox_status_and_relay_on_sqlite(app, client):
+    """`sova outbox status` counts what waits; `relay_forever` (the body of `sova outbox
+    relay`) sends it to the broker and marks it sent; bad options exit with code 2."""
+    import json
+
+    from webapp.extensions import db
+    from webapp.jobs import relay_forever
+
+    resp = client.post("/submit", data={
+        "question": "Какой город называют северной столицей России? Назовите его.",
+        "answer": "Петроград", "name": "Иван Петров", "city": "Минск",
+        "email": "outbox@example.org", "consent": "y", "age_confirmed": "y"})
+    assert resp.status_code == 302
+    runner = app.test_cli_runner()
+    status = json.loads(runner.invoke(args=["outbox", "status"]).output)
+    assert status["waiting"] == 2 and 0 <= status["oldest_seconds"] < 60
+    assert relay_forever(interval=0.01, rounds=2) == 2
+    db.session.remove()
+    assert json.loads(runner.invoke(args=["outbox", "status"]).output) == {
+        "waiting": 0, "oldest_seconds": 0.0}
+    bad = runner.invoke(args=["outbox", "relay", "--batch", "0"])
+    assert bad.exit_code == 2 and "Invalid value for '--batch'" in bad.output
