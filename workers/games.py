@@ -14,19 +14,24 @@ from webapp.games.queries import envelope_context, handout_files, printed_copies
 from webapp.jobs import commit
 from workers.rendering import render_document
 
-TEMPLATES = {"envelopes": "envelope.html", "host_cards": "host_card.html"}
+TEMPLATES = {"envelopes": "envelope.html", "host_cards": "host_card.html",
+             "sector13_card": "host_card.html"}
 
 
 def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
     """``(template, context, allowed_files)`` of an envelopes / host-cards Document: every
-    printed copy (its serial in the footer), handout images from the instance uploads."""
+    printed copy (its serial in the footer), handout images from the instance uploads. A
+    ``sector13_card`` (the 2009 draw, ``webapp.games.operations.draw_sector13``) is the host
+    card of the sector-13 envelope alone."""
     game = db.session.get(Game, document.game_id)
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     images = handout_files(game, uploads)
     serials = [c.serial for c in printed_copies(document.id)]
     serial = serials[0] if serials else f"{game.id}-{document.kind}-{document.version}"
-    context = envelope_context(game, with_answers=document.kind == "host_cards",
-                               serial=serial, copies=serials or None, images=images)
+    only = {game.table_sector13} if document.kind == "sector13_card" else None
+    context = envelope_context(game, with_answers=document.kind != "envelopes",
+                               serial=serial, copies=serials or None, images=images,
+                               only_sectors=only)
     return TEMPLATES[document.kind], context, images
 
 

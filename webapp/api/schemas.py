@@ -115,6 +115,8 @@ class QuestionDetail(QuestionOut):
     comment = fields.String(allow_none=True)
     sources = fields.List(fields.String())
     handout = fields.String(allow_none=True)
+    #: read-only topic code (``webapp.domain.topics.TOPICS``) or null; set on the table page
+    topic = fields.String(allow_none=True)
     revisions = fields.List(fields.Dict())
     history = fields.List(fields.Nested(StatusChange))
 
@@ -196,9 +198,20 @@ class AssignOut(Schema):
     sectors = fields.List(fields.Nested(SectorOut))
 
 
+class EnvelopesIn(Strict):
+    """Optional body of ``POST /games/{id}/envelopes``: ``copies``, the printed copies of
+    each document (1..20, default 1), each with its own serial printed on every sheet —
+    as on the game page (``webapp.games.operations.request_envelopes``). The contract names
+    no body; an empty body keeps the default."""
+
+    copies = fields.Integer(load_default=1, strict=True,
+                            validate=validate.Range(min=1, max=20, error="an integer 1..20"))
+
+
 class Accepted(Schema):
     status = fields.String()
     documents = fields.List(fields.Integer())
+    copies = fields.Integer()
 
 
 class DocumentOut(Schema):

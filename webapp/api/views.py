@@ -136,7 +136,7 @@ def question(question_id):
         abort(404)
     out = _question_out(q, mod_queries.latest_report(q.id))
     out.update(accepted=q.accepted, rejected=q.rejected, comment=q.comment,
-               sources=q.sources or [], handout=q.handout,
+               sources=q.sources or [], handout=q.handout, topic=q.topic,
                revisions=[{"id": r.id, "user_id": r.user_id, "at": r.at.isoformat(),
                            "before": r.before, "after": r.after}
                           for r in mod_queries.revisions(q.id)],
@@ -240,20 +240,28 @@ def assign(game_id):
 
 @blp.route("/games/<int:game_id>/envelopes", methods=["POST"])
 @access("producer", api=True)
+@blp.arguments(s.EnvelopesIn, required=False)
 @blp.response(202, s.Accepted)
 @blp.alt_response(409, schema=s.ErrorBody)
+@blp.alt_response(422, schema=s.ValidationErrors)
 @blp.doc(security=SECURE)
-def envelopes(game_id):
-    """Queue the envelope and host-card PDFs; locks a complete table first (409 with its
-    problems when it is not complete)."""
+def envelopes(data, game_id):
+    """Queue the envelope and host-card PDFs, ``copies`` (1..20, default 1) printed copies of
+    each with their own serials; locks a complete table first (409 with its problems when it
+    is not complete). The copies are fixed by the first request: ``copies`` in the answer is
+    the number in force."""
     game = _game(game_id)
     try:
-        docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id)
+        docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id,
+                                 copies=data["copies"])
+    except GameError as exc:
+        unprocessable(exc.errors)
     except GameConflict as exc:
         conflict(exc.error)
     ids = [d.id for d in docs]
+    copies = len(game_queries.printed_copies(docs[0].id))
     commit()
-    return {"status": "queued", "documents": ids}
+    return {"status": "queued", "documents": ids, "copies": copies}
 
 
 def _document_out(doc) -> dict:

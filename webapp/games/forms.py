@@ -13,6 +13,8 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
+from webapp.domain.topics import TOPICS
+
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
 
 
@@ -80,6 +82,8 @@ class EventForm(FlaskForm):
 
 
 SLOT = [NumberRange(0, 3, "Ячейка от 0 (резерв) до 3.")]
+# A database Integer primary key: a larger number names no row (and overflows SQLite).
+QUESTION_ID = [NumberRange(1, 2**31 - 1, "Нет такого вопроса.")]
 
 
 class SwapForm(FlaskForm):
@@ -96,7 +100,7 @@ class ReplaceForm(FlaskForm):
 
     sector = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
     slot = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
-    question_id = IntegerField("№ вопроса", validators=[Optional()])
+    question_id = IntegerField("№ вопроса", validators=[Optional(), *QUESTION_ID])
     use_reserve = BooleanField("Взять резерв сектора")
 
 
@@ -112,3 +116,12 @@ class PrintForm(FlaskForm):
     copies = IntegerField("Экземпляров", default=2,
                           validators=[DataRequired("Укажите число экземпляров."),
                                       NumberRange(1, 20, "От 1 до 20 экземпляров.")])
+
+
+class TopicForm(FlaskForm):
+    """Set or clear a question's topic (``webapp.domain.topics.TOPICS``) on the table page."""
+
+    question_id = IntegerField("№ вопроса", validators=[DataRequired("Укажите № вопроса."),
+                                                      *QUESTION_ID])
+    topic = SelectField("Тема", choices=[("", "— без темы —"), *TOPICS.items()],
+                        validators=[Optional()])

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time
 from decimal import Decimal, InvalidOperation
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
 from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
+from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games.models import (
     GAME_KINDS,
@@ -30,7 +31,7 @@ from webapp.games.models import (
     Team,
 )
 from webapp.jobs import enqueue
-from webapp.moderation.models import QuestionSignoff
+from webapp.moderation.models import QuestionRevision, QuestionSignoff
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question, set_status
 
@@ -293,23 +294,30 @@ def _pool(game: Game, partner: bool) -> list[Question]:
     return list(db.session.scalars(query.order_by(Question.created_at, Question.id)).all())
 
 
+def _city(author) -> str:
+    return (author.city or "").strip().casefold()
+
+
 class _Picker:
     """Greedy choice under the table constraints: no author twice in a game; among the
-    allowed, the question whose authors' cities are least used so far (varied cities), then
-    the oldest approved."""
+    allowed, the question whose topic is least used so far (varied topics: a topic twice
+    only when the pool has no other), then whose authors' cities are least used (varied
+    cities), then the oldest approved. A question without a topic never repeats one."""
 
     def __init__(self) -> None:
         self.authors: set[int] = set()
         self.cities: dict[str, int] = {}
+        self.topics: dict[str, int] = {}
         self.taken: set[int] = set()
 
     def add(self, q: Question) -> None:
         self.taken.add(q.id)
+        if q.topic:
+            self.topics[q.topic] = self.topics.get(q.topic, 0) + 1
         for a in q.author_list:
             self.authors.add(a.id)
-            city = (a.city or "").strip().casefold()
-            if city:
-                self.cities[city] = self.cities.get(city, 0) + 1
+            if _city(a):
+                self.cities[_city(a)] = self.cities.get(_city(a), 0) + 1
 
     def allows(self, q: Question) -> bool:
         return q.id not in self.taken and not ({qa.author_id for qa in q.authors} & self.authors)
@@ -319,11 +327,12 @@ class _Picker:
         for index, q in enumerate(pool):
             if not self.allows(q):
                 continue
-            key = (max((self.cities.get((a.city or "").strip().casefold(), 0)
-                        for a in q.author_list), default=0), index)
+            key = (self.topics.get(q.topic, 0) if q.topic else 0,
+                   max((self.cities.get(_city(a), 0) for a in q.author_list), default=0),
+                   index)
             if best_key is None or key < best_key:
                 best, best_key = q, key
-                if key[0] == 0:
+                if key[:2] == (0, 0):
                     break
         if best is not None:
             self.add(best)
@@ -332,7 +341,8 @@ class _Picker:
 
 def assign_envelopes(game: Game) -> Game:
     """Fill the table from the approved pool by :func:`table_plan`: no author twice in the
-    game (reserves included), varied cities, blitz/superblitz triplets of three authors,
+    game (reserves included), varied topics, then varied cities (:class:`_Picker`),
+    blitz/superblitz triplets of three authors,
     2023 sector 13 from the partner pool (the main pool when it has none), 2009 sector 13
     left for the draw; then one reserve per sector when the pool allows (a missing reserve is a
     warning of :func:`check_table`, not a failure). Idempotent: a game that has envelopes
@@ -507,6 +517,36 @@ def use_reserve(game: Game, sector: int, slot: int) -> None:
     _set_slot(game, env, slot, reserve)
 
 
+# A topic may be set until the question is played (its outcome is history then).
+TOPIC_EDITABLE = ("received", "prechecked", "in_review", "approved", "rejected", "assigned")
+
+
+def set_topic(question_id: int, topic: str | None, user_id: int | None) -> Question:
+    """Set the topic of question ``question_id`` to a code of
+    :data:`webapp.domain.topics.TOPICS`, or clear it (``None`` / ``""``) — the editor's edit
+    on the table page (issue 5: varied topics). Allowed until the question is played, also
+    on a locked table (the topic is not printed). The change is kept as a
+    ``QuestionRevision`` (``{"topic": old code or ""}`` → ``{"topic": new}``); the sources
+    sign-off stays. Returns the question; GameError for an unknown question or topic, or a
+    status past ``assigned``. Flushes only."""
+    q = (db.session.get(Question, question_id) if isinstance(question_id, int)
+         and 0 < question_id <= 2**31 - 1 else None)
+    if q is None:
+        raise GameError({"question_id": ["нет такого вопроса"]})
+    topic = topic or None
+    if topic is not None and topic not in TOPICS:
+        raise GameError({"topic": [f"одна из тем: {', '.join(TOPICS)}"]})
+    if q.status not in TOPIC_EDITABLE:
+        raise GameError({"question_id": [f"вопрос в статусе «{q.status}»: тему не изменить"]})
+    if q.topic != topic:
+        db.session.add(QuestionRevision(question_id=q.id, user_id=user_id, at=utcnow(),
+                                        before={"topic": q.topic or ""},
+                                        after={"topic": topic or ""}))
+        q.topic = topic
+        db.session.flush()
+    return q
+
+
 @dataclass
 class _Placed:
     sector: int
@@ -526,9 +566,12 @@ def _table_questions(game: Game) -> list[_Placed]:
 def check_table(game: Game) -> dict:
     """The completeness check before the lock: ``{"complete": bool, "problems": [str],
     "warnings": [str]}`` (Russian, for the producer). Problems: a sector not filled per
-    :func:`table_plan`, a question no longer ``assigned`` (withdrawn, rejected…), a question
+    :func:`table_plan` (a 2009 sector 13 may hold the one question drawn at the spin), a
+    question no longer ``assigned`` (withdrawn, rejected…), a question
     without an answer, an author twice in the game. Warnings: a sector without a reserve; 2023
-    sector 13 not from the partner pool while approved partner questions are waiting."""
+    sector 13 not from the partner pool while approved partner questions are waiting; a topic
+    on more than one envelope question (reserves not counted), e.g. ``"тема «История»
+    повторяется: сектор 2, вопрос 1; сектор 7, вопрос 1"`` (issue 5: varied topics)."""
     problems: list[str] = []
     warnings: list[str] = []
     if not game.envelopes:
@@ -537,7 +580,8 @@ def check_table(game: Game) -> dict:
     for item in table_plan(game):
         env = by_sector.get(item["sector"])
         have = len(env.questions) if env else 0
-        if have != item["slots"]:
+        drawn = item["pool"] == "live" and have == 1  # the 2009 draw filled it (live game)
+        if have != item["slots"] and not drawn:
             problems.append(f"сектор {item['sector']}: вопросов {have}, нужно {item['slots']}")
         if env is not None and env.reserve is None and item["pool"] != "live":
             warnings.append(f"сектор {item['sector']}: нет резерва")
@@ -561,6 +605,14 @@ def check_table(game: Game) -> dict:
                 problems.append(f"{where}: автор «{a.display}» уже есть ({seen[a.id]})")
             else:
                 seen[a.id] = where
+    by_topic: dict[str, list[str]] = {}
+    for placed in _table_questions(game):
+        if placed.slot and placed.question.topic:
+            by_topic.setdefault(placed.question.topic, []).append(
+                f"сектор {placed.sector}, вопрос {placed.slot}")
+    for topic, wheres in by_topic.items():
+        if len(wheres) > 1:
+            warnings.append(f"тема «{topic_label(topic)}» повторяется: {'; '.join(wheres)}")
     return {"complete": not problems, "problems": problems, "warnings": warnings}
 
 
@@ -767,11 +819,6 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
 
 # --- 2009 sector 13: the computer's draw (002_e025d5ded135c1c4.txt §1.4.1) ---------------
 
-# A live question may be drawn unless it was rejected, withdrawn or already put in a game.
-NOT_DRAWABLE = ("rejected", "withdrawn", "assigned", "played", "answered", "unanswered",
-                "archived")
-
-
 def repeat_draw(seed: str, candidates: list[int]) -> int | None:
     """The draw itself, repeatable by anyone: ``random.Random(seed)`` (Python's seeding of
     a str is SHA-512 based and stable across versions) picks uniformly one of the sorted
@@ -781,46 +828,76 @@ def repeat_draw(seed: str, candidates: list[int]) -> int | None:
     return random.Random(seed).choice(sorted(candidates))
 
 
-def live_candidates(spun_at) -> list[int]:
+def live_candidates(spun_at, since=None) -> list[int]:
     """Ids of the live questions (channel ``live``) that arrived strictly before ``spun_at``
-    (their server timestamp ``created_at``, UTC) and can still be drawn (not rejected,
-    withdrawn or already in a game), sorted."""
-    return list(db.session.scalars(
-        db.select(Question.id).where(Question.channel == "live",
-                                     Question.created_at < spun_at,
-                                     Question.status.not_in(NOT_DRAWABLE))
-        .order_by(Question.id)).all())
+    and, when ``since`` is given, not before ``since`` (their server timestamp
+    ``created_at``, UTC; 002_e025d5ded135c1c4.txt §1.4.1 «поступивших … к этому моменту»,
+    §1.3 «поступившие по Интернету во время игры») and passed the fast lane: ``approved`` by
+    an editor with the sources signed off — the same bar as every envelope question (issue 4;
+    ``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
+    game (``assigned`` and later) is not a candidate. Sorted."""
+    query = db.select(Question.id).where(Question.channel == "live",
+                                         Question.created_at < spun_at,
+                                         Question.status == "approved",
+                                         Question.id.in_(signed_off_ids()))
+    if since is not None:
+        query = query.where(Question.created_at >= since)
+    return list(db.session.scalars(query.order_by(Question.id)).all())
+
+
+def air_day_start(game: Game) -> datetime:
+    """The start (00:00 in the season's time zone, as an aware UTC datetime) of the game's
+    air date: live questions sent before it belong to an earlier broadcast (§1.3)."""
+    local = datetime.combine(game.air_date, time(0), tzinfo=ZoneInfo(game.season.timezone))
+    return local.astimezone(UTC)
+
+
+SECTOR13_CARD = "sector13_card"
 
 
 def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
                   seed: str | None = None) -> Sector13Draw:
     """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
-    among :func:`live_candidates` with a fresh 128-bit seed (recorded with the candidates).
-    An approved drawn question goes into the sector-13 envelope (status ``assigned``), so the
-    close treats it like any envelope question; one still in the fast lane stays where it is
-    (the console shows it from the draw). Idempotent per (game, seq) while not cancelled."""
+    among :func:`live_candidates` sent on the game's air date (from :func:`air_day_start`)
+    before the spin, with a fresh 128-bit seed (recorded with the candidates).
+    The drawn question goes into the sector-13 envelope (slot 1, status ``assigned``), so the
+    close treats it like any envelope question (played → answered / unanswered, the author's
+    prize); and its host card is queued at once (Document kind ``sector13_card``, one printed
+    copy with serial ``"<game>-D<draw id>"``, ``games.render_envelopes``) so it can be printed
+    on the spot. No candidate: the draw records ``question_id`` None and the envelope stays
+    empty. Idempotent per (game, seq) while not cancelled."""
     existing = db.session.scalar(db.select(Sector13Draw).filter_by(
         game_id=game.id, seq=seq, cancelled_at=None))
     if existing is not None:
         return existing
-    candidates = live_candidates(spun_at)
+    candidates = live_candidates(spun_at, since=air_day_start(game))
     seed = seed or secrets.token_hex(16)
     chosen = repeat_draw(seed, candidates)
     draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,
                         candidates=candidates, question_id=chosen, by_user_id=user_id)
     db.session.add(draw)
+    db.session.flush()
     env = next((e for e in game.envelopes if e.kind == "sector13"), None)
     q = db.session.get(Question, chosen) if chosen is not None else None
-    if env is not None and q is not None and q.status == "approved" and not env.questions:
+    if env is not None and q is not None and not env.questions:
         env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=1))
         set_status(q, "assigned", by_user_id=user_id,
                    reason=f"жеребьёвка 13 сектора, игра {game.id}")
+        doc = Document(key=f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}", kind=SECTOR13_CARD,
+                       game_id=game.id, version=1, status="pending", created_at=utcnow())
+        db.session.add(doc)
+        db.session.flush()
+        db.session.add(PrintedCopy(document_id=doc.id, game_id=game.id, copy_no=1,
+                                   serial=f"{game.id}-D{draw.id}", created_at=utcnow()))
+        enqueue("games.render_envelopes", doc.id)
     db.session.flush()
     return draw
 
 
 def _cancel_draw(game: Game, seq: int) -> None:
-    """Undoing the spin of a draw cancels it: the drawn question leaves the envelope."""
+    """Undoing the spin of a draw cancels it: the drawn question leaves the envelope (back to
+    ``approved``, a candidate again) and its host card is dropped unless it was already
+    rendered (a rendered card stays listed: its serial may be on a printed sheet)."""
     draw = db.session.scalar(db.select(Sector13Draw).filter_by(
         game_id=game.id, seq=seq, cancelled_at=None))
     if draw is None:
@@ -834,6 +911,12 @@ def _cancel_draw(game: Game, seq: int) -> None:
                 db.session.flush()
                 if eq.question.status == "assigned":
                     set_status(eq.question, "approved", reason=f"волчок отменён, игра {game.id}")
+    card = db.session.scalar(db.select(Document).filter_by(
+        key=f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}"))
+    if card is not None and card.status == "pending":
+        db.session.execute(db.delete(PrintedCopy).where(PrintedCopy.document_id == card.id))
+        db.session.delete(card)
+        db.session.flush()
 
 
 def current_draw(game: Game) -> Sector13Draw | None:

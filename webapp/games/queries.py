@@ -66,15 +66,20 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 
 def envelope_context(game: Game, with_answers: bool, serial: str,
                      copies: list[str] | None = None,
-                     images: dict[str, Path] | None = None) -> dict:
+                     images: dict[str, Path] | None = None,
+                     only_sectors: set[int] | None = None) -> dict:
     """Context of ``templates/pdf/envelope.html`` (``with_answers`` False) or
     ``host_card.html`` (True): primitives only, see ``workers/documents.py``. With
     ``copies`` (serials), the set is rendered once per copy; ``images`` (:func:`handout_files`)
     adds each question's handout ``image`` name. Host cards also show the question
-    (``show_text``, stress marks kept) and start with the props list (``props``)."""
+    (``show_text``, stress marks kept) and start with the props list (``props``).
+    ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
+    the props list then covers only them."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
+        if only_sectors is not None and env.sector not in only_sectors:
+            continue
         questions = []
         for eq in sorted(env.questions, key=lambda x: x.slot):
             q = eq.question
@@ -97,7 +102,8 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
     if copies:
         context["copies"] = list(copies)
     if with_answers:
-        context["props"] = props_list(game, images)
+        context["props"] = [p for p in props_list(game, images)
+                            if only_sectors is None or p["sector"] in only_sectors]
     return context
 
 

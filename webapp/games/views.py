@@ -20,6 +20,7 @@ from flask import (
 
 from webapp.core.access import access, current_staff
 from webapp.core.models import Document
+from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games import queries
 from webapp.games.console import console_payload, refusal_ru
@@ -35,6 +36,7 @@ from webapp.games.forms import (
     SeriesForm,
     SwapForm,
     TeamForm,
+    TopicForm,
 )
 from webapp.games.models import SERIES_LABELS
 from webapp.games.operations import (
@@ -54,6 +56,7 @@ from webapp.games.operations import (
     record_event,
     replace_slot,
     request_envelopes,
+    set_topic,
     swap_slots,
     table_plan,
     undo_last_event,
@@ -68,6 +71,7 @@ bp = Blueprint("games", __name__, url_prefix="/games")
 DOCUMENT_ROLES = {
     "envelopes": {"producer", "host", "admin"},
     "host_cards": {"producer", "host", "admin"},
+    "sector13_card": {"producer", "host", "admin"},
     "gift_agreement": {"accountant", "admin"},
 }
 
@@ -329,7 +333,8 @@ def table(game_id: int):
     game = _game_or_404(game_id)
     return render_template("games/table.html", game=game, plan=table_plan(game),
                            check=check_table(game), swap_form=SwapForm(prefix="swap"),
-                           replace_form=ReplaceForm(prefix="replace"), form=ActionForm())
+                           replace_form=ReplaceForm(prefix="replace"), form=ActionForm(),
+                           topics=TOPICS)
 
 
 def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
@@ -378,6 +383,24 @@ def table_replace(game_id: int):
         return _table_reply(game_id, f"Не изменено: {exc}")
     commit()
     return _table_reply(game_id, ok="Вопрос заменён.")
+
+
+@bp.route("/<int:game_id>/table/topic", methods=["POST"])
+@access("editor+|producer")
+def table_topic(game_id: int):
+    """Set or clear the topic of a question (issue 5: varied topics; also on a locked table,
+    the topic is not printed)."""
+    _game_or_404(game_id)
+    form = TopicForm(prefix="topic")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Тема не изменена: " + _form_errors(form))
+    try:
+        q = set_topic(form.question_id.data, form.topic.data or None, current_staff().id)
+    except GameError as exc:
+        db.session.rollback()
+        return _table_reply(game_id, f"Тема не изменена: {exc}")
+    commit()
+    return _table_reply(game_id, ok=f"Тема вопроса №{q.id}: {topic_label(q.topic) or 'не задана'}.")
 
 
 @bp.route("/<int:game_id>/table/lock", methods=["POST"])
@@ -464,6 +487,11 @@ def document(document_id: int):
 def sector_label(kind: str) -> str:
     return {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
             "sector13": "13 сектор"}.get(kind, kind)
+
+
+@bp.app_template_filter("topic_label")
+def topic_label_filter(code: str | None) -> str:
+    return topic_label(code)
 
 
 @bp.app_context_processor

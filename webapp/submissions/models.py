@@ -72,6 +72,8 @@ class Question(db.Model):
     idempotency_key: Mapped[str | None] = mapped_column(String(64), unique=True)
     postmark_date: Mapped[date | None] = mapped_column(Date)
     letter_scan: Mapped[str | None] = mapped_column(String(200))
+    # Topic code of webapp.domain.topics.TOPICS (issue 5: varied topics); None = not set.
+    topic: Mapped[str | None] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(

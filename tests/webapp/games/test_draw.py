@@ -2,25 +2,34 @@
 
 from __future__ import annotations
 
+import io
 import random
+import re
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, date, datetime, timedelta
 
+import pypdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.webapp.games import helpers as h
-from webapp.core.models import utcnow
+from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.games.console import console_payload
-from webapp.games.models import Sector13Draw
+from webapp.games.models import Game, Sector13Draw
 from webapp.games.operations import (
+    air_day_start,
     assign_envelopes,
+    check_table,
+    draw_sector13,
     live_candidates,
     record_event,
     repeat_draw,
     undo_last_event,
 )
+from webapp.games.queries import printed_copies
+from webapp.moderation.models import QuestionSignoff
+from webapp.submissions.models import Question
 
 TABLE = {"blitz": 4, "superblitz": None, "sector13": 13}
 
@@ -54,28 +63,32 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
     rejected = h.approved_questions(1, channel="live")[0]
     rejected.status = "rejected"
     in_lane = h.approved_questions(1, channel="live")[0]
-    in_lane.status = "in_review"
+    in_lane.status = "in_review"  # still in the fast lane: not a candidate
+    unsigned = h.approved_questions(1, channel="live")[0]
+    db.session.execute(db.delete(QuestionSignoff).where(
+        QuestionSignoff.question_id == unsigned.id))  # approved, sources not signed off
     late = h.approved_questions(1, channel="live")[0]
     late.created_at = utcnow() + timedelta(minutes=5)  # arrives after the spin
-    for k, q in enumerate(before + [rejected, in_lane]):
+    for k, q in enumerate(before + [rejected, in_lane, unsigned]):
         q.created_at = utcnow() - timedelta(minutes=10 - k)
     db.session.flush()
     record_event(g, {"type": "spin", "sector": 13}, None)
     draw = db.session.scalar(db.select(Sector13Draw))
-    expected = sorted([q.id for q in before] + [in_lane.id])
-    assert draw.candidates == expected
-    assert late.id not in draw.candidates and rejected.id not in draw.candidates
+    assert draw.candidates == sorted(q.id for q in before)
     assert draw.question_id == repeat_draw(draw.seed, draw.candidates)
     assert len(draw.seed) == 32 and draw.spun_at.tzinfo is not None
     drawn = db.session.get(type(before[0]), draw.question_id)
     env13 = next(e for e in g.envelopes if e.sector == 13)
-    if drawn.status == "assigned":  # an approved question goes into the envelope
-        assert [eq.question_id for eq in env13.questions] == [drawn.id]
-    else:
-        assert drawn.id == in_lane.id and env13.questions == []
+    assert [eq.question_id for eq in env13.questions] == [drawn.id]
+    assert (drawn.status, drawn.history[-1].reason) == (
+        "assigned", f"жеребьёвка 13 сектора, игра {g.id}")
+    card = db.session.scalars(db.select(Document)).one()
+    assert (card.kind, card.status, card.key) == (
+        "sector13_card", "pending", f"sector13_card:game:{g.id}:draw:{draw.id}")
+    assert [c.serial for c in printed_copies(card.id)] == [f"{g.id}-D{draw.id}"]
     current = console_payload(g)["current"]
     assert (current["sector"], current["text"]) == (13, drawn.text)
-    assert current["draw"] == {"seed": draw.seed, "candidates": 4, "question_id": drawn.id}
+    assert current["draw"] == {"seed": draw.seed, "candidates": 3, "question_id": drawn.id}
 
 
 def test_a_question_after_the_spin_is_never_drawn(app):
@@ -96,7 +109,27 @@ def test_a_question_after_the_spin_is_never_drawn(app):
     rows = db.session.scalars(db.select(Sector13Draw)).all()
     assert len(rows) == 20 and all(r.cancelled_at is not None for r in rows)
     assert len({r.seed for r in rows}) == 20
+    # each cancelled draw dropped its host card before it was rendered
+    assert db.session.scalar(db.select(db.func.count()).select_from(Document)) == 0
     assert live_candidates(utcnow()) == [early.id]
+
+
+def test_a_question_from_an_earlier_broadcast_is_not_drawn(app):
+    """§1.3: sector 13 plays questions «поступившие по Интернету во время игры»: one sent
+    before the air date began (Moscow time for a 2009 season) is left over, not a candidate."""
+    g = _game_2009()
+    g.air_date = date(2030, 1, 1)  # starts 2029-12-31 21:00 UTC (00:00 Europe/Moscow)
+    leftover, today, after = h.approved_questions(3, channel="live")
+    leftover.created_at = datetime(2029, 12, 31, 20, 59, tzinfo=UTC)
+    today.created_at = datetime(2029, 12, 31, 21, 0, tzinfo=UTC)
+    after.created_at = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)  # the spin's own instant
+    db.session.flush()
+    spin = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+    assert air_day_start(g) == datetime(2029, 12, 31, 21, 0, tzinfo=UTC)
+    assert live_candidates(spin) == [leftover.id, today.id]  # without the air-day bound
+    draw = draw_sector13(g, 1, spin, None, seed="s")
+    assert (draw.candidates, draw.question_id) == ([today.id], today.id)
+    assert (leftover.status, today.status) == ("approved", "assigned")
 
 
 def test_spin_elsewhere_draws_nothing(app):
@@ -104,3 +137,87 @@ def test_spin_elsewhere_draws_nothing(app):
     h.approved_questions(2, channel="live")
     record_event(g, {"type": "spin", "sector": 1}, None)
     assert db.session.scalar(db.select(db.func.count()).select_from(Sector13Draw)) == 0
+
+
+def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drain):
+    """The whole path of a 2009 sector-13 question: sent on /live during the game → the fast
+    lane (pre-check, an editor approves, a second editor signs the sources off) → the spin
+    lands on 13 → the draw puts it in the envelope and its host card is printed at once →
+    the experts fail → the game ends 1:6 → closing lists it unanswered and owes its author
+    the season's prize (002_e025d5ded135c1c4.txt §1.4.1, §1.2.2)."""
+    season = api("post", "/api/v1/seasons", role="producer",
+                 json={"name": "Сезон 2009", "ruleset": "2009",
+                       "unanswered_prize": "1000.00"}).json["id"]
+    game_id = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season, "kind": "qualifying", "date": "2009-03-01",
+        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]
+    h.approved_questions(30)
+    h.commit()
+    assert api("post", f"/api/v1/games/{game_id}/assign", role="producer").status_code == 200
+
+    def event(body, status=201):
+        r = api("post", f"/api/v1/games/{game_id}/events", role="host", json=body)
+        assert r.status_code == status, r.json
+        return r.json["state"]
+
+    event({"type": "spin", "sector": 1})
+    assert event({"type": "answer", "correct": True})["score"] == "1:0"  # the game is live
+    form = {"question": "Вопрос из интернета во время эфира: что светит ночью?",
+            "answer": "Луна", "name": "Зритель", "city": "Тверь", "email": "tv@example.com",
+            "consent": "y", "age_confirmed": "y"}
+    assert client.post("/live", data=form).status_code == 302
+    live = db.session.scalars(db.select(Question).where(Question.channel == "live")).one()
+    assert live.status == "received"
+    drain()  # the pre-check puts it in the editors' queue
+    db.session.expire_all()
+    assert live.status == "in_review"
+    r = api("post", f"/api/v1/questions/{live.id}/decision", role="editor",
+            json={"decision": "approve"})
+    assert r.json == {"id": live.id, "status": "approved"}
+    r = api("post", f"/api/v1/questions/{live.id}/decision", role="chief_editor",
+            json={"decision": "sign_off"})
+    assert r.status_code == 200
+
+    state = event({"type": "spin", "sector": 13})
+    assert state["rounds"][-1]["kind"] == "sector13"
+    db.session.expire_all()
+    draw = db.session.scalars(db.select(Sector13Draw)).one()
+    assert (draw.candidates, draw.question_id) == ([live.id], live.id)
+    game = db.session.get(Game, game_id)
+    env13 = next(e for e in game.envelopes if e.sector == 13)
+    assert [(eq.slot, eq.question_id) for eq in env13.questions] == [(1, live.id)]
+    assert live.status == "assigned"
+    assert check_table(game) == {"complete": True, "problems": [], "warnings": []}
+    # the host card of the drawn question, printable on the spot
+    drain()
+    db.session.expire_all()
+    card = db.session.scalars(db.select(Document).where(
+        Document.kind == "sector13_card")).one()
+    assert card.status == "ready", card.error
+    docs = api("get", f"/api/v1/games/{game_id}/documents", role="host").json["items"]
+    assert [(d["id"], d["kind"], d["status"]) for d in docs] == [
+        (card.id, "sector13_card", "ready")]
+    pdf = api("get", f"/api/v1/documents/{card.id}", role="producer")
+    reader = pypdf.PdfReader(io.BytesIO(pdf.data))
+    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    assert "что светит ночью?" in text and "Ответ: Луна" in text
+    assert "Зритель, Тверь" in text and f"Экземпляр № {game_id}-D{draw.id}" in text
+    assert re.findall(r"Сектор \d+ —", text) == ["Сектор 13 —"]  # that envelope alone
+
+    assert event({"type": "answer", "correct": False})["score"] == "1:1"  # the round is lost
+    for sector in (2, 3, 4, 6, 7):
+        event({"type": "spin", "sector": sector})
+        state = event({"type": "answer", "correct": False})
+    assert (state["score"], state["finished"], state["winner"]) == ("1:6", True, "viewers")
+    assert {"sector": 13, "slot": 1} in [
+        {"sector": u["sector"], "slot": u["slot"]} for u in state["unanswered"]]
+
+    r = api("post", f"/api/v1/games/{game_id}/close", role="producer")
+    assert r.status_code == 200
+    prizes = [p for p in r.json["prizes"] if p["question_id"] == live.id]
+    assert [(p["kind"], p["amount"], p["currency"], p["author"]) for p in prizes] == [
+        ("unanswered_question", "1000.00", "RUB", "Зритель, Тверь")]
+    assert len(r.json["prizes"]) == 6  # six unanswered questions, one author each
+    db.session.expire_all()
+    assert (live.status, live.aired_on.isoformat()) == ("unanswered", "2009-03-01")
+    assert [eq.outcome for eq in env13.questions] == ["unanswered"]
