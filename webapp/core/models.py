@@ -69,7 +69,8 @@ class OutboxMessage(db.Model):
 
 
 class Document(db.Model):
-    """A rendered PDF: ``kind`` (envelopes, host_cards, gift_agreement), ``key`` unique per
+    """A rendered PDF or a stored scan: ``kind`` (envelopes, host_cards, sector13_card,
+    gift_agreement, commission_minutes, payment_register, signed_scan), ``key`` unique per
     kind and owner and version (``"envelopes:game:5:v1"``), ``status`` pending/ready/failed,
     ``sha256`` of the file, ``path`` relative to ``SOVA_DOCUMENTS_PATH``.
     """
