@@ -91,6 +91,11 @@ dict additionally carries::
       "version": int,                       # document version, printed in the footer
     }
 
+``commission_minutes.html`` (prize commission minutes) and ``payment_register.html`` (the
+payment register for a period, landscape A4): shapes in
+``webapp/prizes/queries.py::minutes_context`` and
+``webapp/prizes/register.py::register_pdf_context``.
+
 Resources
 =========
 WeasyPrint gets ``base_url`` = ``templates/pdf/`` (a ``file:`` URL) and a ``SafeURLFetcher``

@@ -1,4 +1,5 @@
-"""Prize tasks: gift agreements, prize commission minutes (rendered here, never in web)."""
+"""Prize tasks: gift agreements, prize commission minutes, the payment register PDF (rendered
+here, never in web)."""
 
 import smtplib
 
@@ -47,8 +48,9 @@ def _payee_address(prize: Prize) -> str:
 @shared_task(name="prizes.render_minutes", ignore_result=True, acks_late=True,
              soft_time_limit=120, time_limit=180)
 def render_minutes(prize_id: int) -> int | None:
-    """Render the prize commission minutes of a Crystal Owl prize (2023 §4.11.2–§4.11.5;
-    idempotent). Returns the document id, None if the prize has none."""
+    """Render the latest version of the prize commission minutes of a Crystal Owl prize
+    (2023 §4.11.2–§4.11.5) with the number taken when they were first issued (idempotent: a
+    ready file is not rendered again). Returns the document id, None if the prize has none."""
     from webapp.core.models import Document
 
     doc = db.session.scalar(db.select(Document).where(
@@ -57,8 +59,26 @@ def render_minutes(prize_id: int) -> int | None:
     prize = db.session.get(Prize, prize_id)
     if doc is None or prize is None:
         return None
-    render_document(doc.id, lambda _doc: ("commission_minutes.html", minutes_context(prize),
-                                          None))
+    render_document(doc.id, lambda d: ("commission_minutes.html",
+                                       minutes_context(prize, d.version), None))
+    commit()
+    return doc.id
+
+
+@shared_task(name="prizes.render_register", ignore_result=True, acks_late=True,
+             soft_time_limit=300, time_limit=360)
+def render_register(document_id: int) -> int | None:
+    """Render the payment register PDF ``Document`` ``document_id`` (kind
+    ``payment_register``; period from its key) with ``payment_register.html``: the rows and
+    totals per currency at the time of rendering (idempotent: a ready file is not rendered
+    again). Returns the document id, None if there is no such register document."""
+    from webapp.core.models import Document
+    from webapp.prizes.register import REGISTER_PDF, register_pdf_context
+
+    doc = db.session.get(Document, document_id)
+    if doc is None or doc.kind != REGISTER_PDF:
+        return None
+    render_document(doc.id, lambda d: ("payment_register.html", register_pdf_context(d), None))
     commit()
     return doc.id
 

@@ -430,7 +430,7 @@ def test_gift_agreement_text() -> None:
         "Что это?», на который Команда знатоков не дала правильного ответа в игре "
         "«Весенняя серия, игра 2» (4 марта 2023 г.)."
     ) in text
-    assert f"Положения о проекте, {RULE}." in text
+    assert f"1.2. Приз выплачивается на основании {RULE}." in text
     assert "УНП: 100000000" in text
     assert "ИНН" not in text
     assert "Город: Брест — Минск Адрес:" in text

@@ -64,6 +64,13 @@ class RegisterForm(FlaskForm):
     format = SelectField("Формат", choices=[("xlsx", "XLSX"), ("csv", "CSV")])
 
 
+class RegisterPdfForm(FlaskForm):
+    """Period of a payment register PDF to render (POST: it creates a document)."""
+
+    start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
+    end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
+
+
 class PaidListForm(FlaskForm):
     paid_list = FileField("Выписка банка об оплате (CSV: Договор;Сумма;Дата;Номер п/п)",
                           validators=[FileRequired("Приложите файл.")])

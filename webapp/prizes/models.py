@@ -115,6 +115,30 @@ class GiftAgreement(db.Model):
     prize: Mapped[Prize] = relationship(back_populates="agreement")
 
 
+class CommissionMinutes(db.Model):
+    """Number of the prize commission's minutes (протокол комиссии по денежным выигрышам)
+    of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered per
+    season without gaps: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``).
+
+    Taken once, in the transaction that first issues the minutes (the season row is locked,
+    as for :class:`GiftAgreement`); every later render or version of the minutes prints the
+    same number. ``seq`` and ``number`` are unique per season, ``prize_id`` is unique.
+    """
+
+    __tablename__ = "commission_minutes"
+    __table_args__ = (UniqueConstraint("season_id", "seq", name="uq_commission_minutes_seq"),
+                      UniqueConstraint("season_id", "number",
+                                       name="uq_commission_minutes_number"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
+                                          unique=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    number: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class PayeeDetails(db.Model):
     """Passport, bank details, address and tax status of a prize's payee (personal data).
 

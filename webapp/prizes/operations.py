@@ -31,7 +31,7 @@ from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state
 from webapp.jobs import enqueue
-from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
+from webapp.prizes.models import CommissionMinutes, GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Author, set_status
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
@@ -80,6 +80,15 @@ def next_agreement_seq(season: Season) -> int:
     db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
     current = db.session.scalar(db.select(db.func.max(GiftAgreement.seq))
                                 .where(GiftAgreement.season_id == season.id))
+    return (current or 0) + 1
+
+
+def next_minutes_seq(season: Season) -> int:
+    """The next gap-free number of the season's prize commission minutes; the season row is
+    locked as in :func:`next_agreement_seq`."""
+    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    current = db.session.scalar(db.select(db.func.max(CommissionMinutes.seq))
+                                .where(CommissionMinutes.season_id == season.id))
     return (current or 0) + 1
 
 
@@ -285,12 +294,52 @@ def award_prize(game: Game, kind: str, user_id: int | None, *, recipient: str = 
                            currency=money.currency if money else season.currency,
                            trophy=award.trophy, rule=award.rule, award_key=key)
         if COMMISSION_MINUTES in award.paperwork:
-            _document(COMMISSION_MINUTES, prize)
-            enqueue("prizes.render_minutes", prize.id)
+            issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
             _number_agreement(prize, season)
         out.append(prize)
     return out
+
+
+def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:
+    """Number the prize commission's minutes of ``prize`` (a Crystal Owl prize, 2023
+    §4.11.2–§4.11.5) and queue their first rendering (``prizes.render_minutes``).
+
+    The number (``<season prefix>-К-<seq:04d>``, e.g. ``2023-К-0001``) is the season's next
+    one without gaps, taken in the caller's transaction (season row locked) and kept for
+    good. Idempotent: minutes already numbered are returned as they are (no new number, no
+    new document, nothing queued).
+    """
+    existing = db.session.scalar(db.select(CommissionMinutes)
+                                 .where(CommissionMinutes.prize_id == prize.id))
+    if existing is not None:
+        return existing
+    season = season or prize.game.season
+    seq = next_minutes_seq(season)
+    minutes = CommissionMinutes(prize_id=prize.id, season_id=season.id, seq=seq,
+                                number=f"{agreement_prefix(season)}-К-{seq:04d}",
+                                created_at=utcnow())
+    db.session.add(minutes)
+    _document(COMMISSION_MINUTES, prize)
+    enqueue("prizes.render_minutes", prize.id)
+    return minutes
+
+
+def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
+    """A new version of the prize commission's minutes (e.g. after the commission's members
+    changed in the configuration): same number, next version, rendered by
+    ``prizes.render_minutes``; the prize's status does not change. ``user_id``: who asked
+    (kept for the views' uniform call; documents record no author). Raises PrizeError when
+    the prize has no minutes."""
+    minutes = db.session.scalar(db.select(CommissionMinutes)
+                                .where(CommissionMinutes.prize_id == prize.id))
+    if minutes is None:
+        raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
+    version = 1 + (db.session.scalar(db.select(db.func.max(Document.version)).where(
+        Document.prize_id == prize.id, Document.kind == COMMISSION_MINUTES)) or 0)
+    doc = _document(COMMISSION_MINUTES, prize, version)
+    enqueue("prizes.render_minutes", prize.id)
+    return doc
 
 
 def reissue_agreement(prize: Prize, user_id: int | None) -> Document:

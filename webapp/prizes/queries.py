@@ -9,7 +9,7 @@ from flask import current_app
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.extensions import db
-from webapp.prizes.models import Prize, PrizeStatusChange
+from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
 
 
 def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]:
@@ -101,25 +101,41 @@ def commission_members() -> list[str]:
     return [" ".join(str(m).split()) for m in value if str(m).strip()]
 
 
-def minutes_context(prize: Prize) -> dict:
+def minutes_of(prize_id: int) -> CommissionMinutes | None:
+    """The numbered prize commission minutes of a prize, None if it has none."""
+    return db.session.scalar(db.select(CommissionMinutes)
+                             .where(CommissionMinutes.prize_id == prize_id))
+
+
+def minutes_context(prize: Prize, version: int | None = None) -> dict:
     """Context of ``templates/pdf/commission_minutes.html`` (primitives only)::
 
-        {"number": "2023-К-0007", "date": "2023-12-30", "place": str,
+        {"number": "2023-К-0001", "version": 1, "date": "2023-12-30", "place": str,
          "broadcaster": {"name": str}, "prize": {"label": str, "trophy": str,
          "amount": Decimal | None, "currency": "BYN" | "RUB"}, "winner": str,
          "game": {"title": str, "date": "2023-12-30"}, "rule": "п. 4.11.4 …",
          "members": [str]}
 
-    Raises ValueError when ``SOVA_PRIZE_COMMISSION`` is empty (minutes without members
-    are not minutes).
+    ``number``: the season's gapless number taken when the minutes were first issued
+    (:class:`webapp.prizes.models.CommissionMinutes`), the same on every render;
+    ``version``: the document version printed in the footer (default: the latest).
+    Raises ValueError when the prize has no numbered minutes, or when
+    ``SOVA_PRIZE_COMMISSION`` is empty (minutes without members are not minutes).
     """
+    minutes = minutes_of(prize.id)
+    if minutes is None:
+        raise ValueError(f"prize {prize.id} has no commission minutes")
     members = commission_members()
     if not members:
         raise ValueError("SOVA_PRIZE_COMMISSION is empty: the prize commission has no members")
+    if version is None:
+        version = db.session.scalar(db.select(db.func.max(Document.version)).where(
+            Document.prize_id == prize.id, Document.kind == "commission_minutes")) or 1
     game = prize.game
     broadcaster = current_app.config["SOVA_BROADCASTER"]
     return {
-        "number": f"{game.air_date.year}-К-{prize.id:04d}",
+        "number": minutes.number,
+        "version": version,
         "date": game.air_date.isoformat(),
         "place": broadcaster.get("place", ""),
         "broadcaster": {"name": broadcaster["name"]},

@@ -1,9 +1,15 @@
-"""The payment register (XLSX and CSV, totals per currency) and the import of a bank's
+"""The payment register (XLSX, CSV and PDF, totals per currency) and the import of a bank's
 paid list (CSV) that marks prizes paid.
 
 Register rows: cash prizes paid in the period (``paid_on`` within it) and prizes signed
 and waiting for payment (status ``signed``). The payee's account comes from the encrypted
 details; each export is audited per prize (``PersonalDataAccess`` ``export``).
+
+The PDF (``templates/pdf/payment_register.html``) is rendered by the worker task
+``prizes.render_register`` into a ``Document`` of kind ``payment_register`` (key
+``payment_register:<start>:<end>:v<n>``, one new version per request). It carries no
+decrypted payee details (names as recorded on the prize, no accounts), so a file kept on
+disk outlives no personal data the retention job deletes; it is not a personal-data export.
 
 CSV dialect (both ways): UTF-8 with BOM, ``;`` separated, amounts with a decimal comma
 (``2000,00``) and no thousands separator, dates ``ДД.ММ.ГГГГ`` — what a Russian-locale
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -21,11 +28,13 @@ from decimal import Decimal, InvalidOperation
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from webapp.core.models import Document, utcnow
 from webapp.extensions import db
+from webapp.jobs import enqueue
 from webapp.prizes import payee
-from webapp.prizes.models import GiftAgreement, Prize
+from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
-from webapp.prizes.queries import kind_label
+from webapp.prizes.queries import RULE_BOOKS, kind_label
 
 HEADER = ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма", "Валюта", "Статус",
           "Дата оплаты", "Номер п/п", "Счёт получателя"]
@@ -48,17 +57,29 @@ def _dmy(d: date | None) -> str:
     return d.strftime("%d.%m.%Y") if d else ""
 
 
-def register_rows(start: date, end: date, user_id: int | None) -> tuple[list[dict], dict]:
-    """Rows of the register for ``start``…``end`` (inclusive) and totals
-    ``{currency: Decimal}``. Raises RegisterError for ``start > end``."""
+def _check_period(start: date, end: date) -> None:
     if start > end:
         raise RegisterError(["Начало периода позже его конца."])
+
+
+def register_rows(start: date, end: date, user_id: int | None, *,
+                  accounts: bool = True) -> tuple[list[dict], dict]:
+    """Rows of the register for ``start``…``end`` (inclusive) and totals
+    ``{currency: Decimal}`` (sorted by currency).
+
+    Each row: ``{"n", "number", "payee", "prize", "rule", "amount": Decimal, "currency",
+    "status", "paid_on": date | None, "reference", "account"}``. With ``accounts`` (the
+    XLSX / CSV exports) the payee's full name and account come from the encrypted details
+    and the export is audited per prize; without (the PDF) the name is the one recorded on
+    the prize and ``account`` is "". Raises RegisterError for ``start > end``."""
+    _check_period(start, end)
     prizes = db.session.scalars(db.select(Prize).where(
         Prize.amount.is_not(None),
         db.or_(Prize.paid_on.between(start, end), Prize.status == "signed"))
         .order_by(Prize.paid_on.is_(None), Prize.paid_on, Prize.id)).all()
-    details = payee.details_for_export([p.id for p in prizes], user_id,
-                                       f"реестр {start.isoformat()}…{end.isoformat()}")
+    details = (payee.details_for_export([p.id for p in prizes], user_id,
+                                        f"реестр {start.isoformat()}…{end.isoformat()}")
+               if accounts else {})
     rows, totals = [], {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
@@ -122,6 +143,95 @@ def register_csv(start: date, end: date, user_id: int | None) -> bytes:
         w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "",
                     ""])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+REGISTER_PDF = "payment_register"
+
+
+def request_register_pdf(start: date, end: date) -> Document:
+    """Queue the PDF of the register for ``start``…``end``: a new ``Document`` (kind
+    ``payment_register``, key ``payment_register:<start>:<end>:v<n>``, the next version for
+    that period) rendered after commit by ``prizes.render_register``. The caller commits.
+    Raises RegisterError for ``start > end``."""
+    _check_period(start, end)
+    prefix = f"{REGISTER_PDF}:{start.isoformat()}:{end.isoformat()}:v"
+    version = 1 + db.session.scalar(db.select(db.func.count()).select_from(Document).where(
+        Document.kind == REGISTER_PDF, Document.key.startswith(prefix)))
+    doc = Document(key=f"{prefix}{version}", kind=REGISTER_PDF, version=version,
+                   status="pending", created_at=utcnow())
+    db.session.add(doc)
+    db.session.flush()
+    enqueue("prizes.render_register", doc.id)
+    return doc
+
+
+def register_period(doc: Document) -> tuple[date, date]:
+    """``(start, end)`` of a register PDF from its key
+    (``payment_register:2024-02-01:2024-02-29:v1``). Raises ValueError for another key."""
+    kind, start, end, _version = doc.key.split(":")
+    if kind != REGISTER_PDF:
+        raise ValueError(f"document {doc.id} is not a payment register")
+    return date.fromisoformat(start), date.fromisoformat(end)
+
+
+def recent_register_pdfs(limit: int = 10) -> list[dict]:
+    """The latest register PDFs, newest first: ``{"id", "start": date, "end": date,
+    "version", "status", "created_at"}``."""
+    docs = db.session.scalars(db.select(Document).where(Document.kind == REGISTER_PDF)
+                              .order_by(Document.id.desc()).limit(limit)).all()
+    out = []
+    for d in docs:
+        start, end = register_period(d)
+        out.append({"id": d.id, "start": start, "end": end, "version": d.version,
+                    "status": d.status, "created_at": d.created_at})
+    return out
+
+
+_RULE_YEARS = {source: re.search(r"(19|20)\d\d", title).group(0)
+               for source, title in RULE_BOOKS.items()}
+
+
+def rule_short(rule: str) -> str:
+    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 (2023)"`` (the rule book's
+    year); anything else unchanged."""
+    source, _, clause = rule.partition(" §")
+    year = _RULE_YEARS.get(source)
+    return f"п. {clause} ({year})" if clause and year else rule
+
+
+def register_pdf_context(doc: Document) -> dict:
+    """Context of ``templates/pdf/payment_register.html`` (primitives only)::
+
+        {"period": {"start": "2024-02-01", "end": "2024-02-29"},
+         "generated": "2024-03-01",          # the UTC date the PDF was requested
+         "version": 1,
+         "rows": [{"n": 1, "number": "2023-0001", "payee": str, "prize": str,
+                   "rule": "п. 4.11.1 (2023)", "amount": Decimal("150.00"),
+                   "currency": "BYN", "status": "выплачен", "paid_on": "01.02.2024" | None,
+                   "reference": str}],
+         "totals": [{"currency": "BYN", "amount": Decimal("450.00"), "count": 2}]}
+
+    Rows and totals as :func:`register_rows` without accounts (nothing decrypted, nothing
+    audited). Raises ValueError for a document that is not a register PDF.
+    """
+    start, end = register_period(doc)
+    rows, totals = register_rows(start, end, None, accounts=False)
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["currency"]] = counts.get(r["currency"], 0) + 1
+    return {
+        "period": {"start": start.isoformat(), "end": end.isoformat()},
+        "generated": doc.created_at.date().isoformat(),
+        "version": doc.version,
+        "rows": [{"n": r["n"], "number": r["number"], "payee": r["payee"],
+                  "prize": r["prize"], "rule": rule_short(r["rule"]), "amount": r["amount"],
+                  "currency": r["currency"],
+                  "status": STATUS_LABELS.get(r["status"], r["status"]),
+                  "paid_on": _dmy(r["paid_on"]) or None,
+                  "reference": r["reference"]} for r in rows],
+        "totals": [{"currency": c, "amount": t, "count": counts[c]}
+                   for c, t in totals.items()],
+    }
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from webapp.prizes.forms import (
     PaidListForm,
     PayeeForm,
     RegisterForm,
+    RegisterPdfForm,
     SignedForm,
 )
 from webapp.prizes.models import STATUS_LABELS, Prize
@@ -45,6 +46,7 @@ from webapp.prizes.operations import (
     mark_paid,
     mark_signed,
     reissue_agreement,
+    reissue_minutes,
 )
 from webapp.submissions.models import Author
 
@@ -56,6 +58,7 @@ PRIZE_DOCUMENT_ROLES = {
     "gift_agreement": {"accountant", "admin"},
     "commission_minutes": {"producer", "accountant", "admin"},
     "signed_scan": {"accountant", "admin"},
+    "payment_register": {"accountant", "admin"},
 }
 
 
@@ -150,7 +153,8 @@ def prize(prize_id: int):
     role = current_staff().role
     docs = [d for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})]
     return render_template("prizes/prize.html", prize=p, history=queries.history(p.id),
-                           documents=docs, action_form=ActionForm(), signed_form=SignedForm(),
+                           documents=docs, minutes=queries.minutes_of(p.id),
+                           action_form=ActionForm(), signed_form=SignedForm(),
                            paid_form=PaidForm())
 
 
@@ -174,6 +178,17 @@ def reissue(prize_id: int):
         abort(400)
     return _run(p.id, lambda: reissue_agreement(p, current_staff().id),
                 "Новая версия договора поставлена в очередь.")
+
+
+@bp.route("/<int:prize_id>/reissue-minutes", methods=["POST"])
+@access("producer|accountant")
+def reissue_minutes_view(prize_id: int):
+    """A new version of the prize commission's minutes: same number, next version."""
+    p = _prize_or_404(prize_id)
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    return _run(p.id, lambda: reissue_minutes(p, current_staff().id),
+                "Новая версия протокола поставлена в очередь.")
 
 
 @bp.route("/<int:prize_id>/signed", methods=["POST"])
@@ -340,7 +355,34 @@ def register():
             resp.headers["Cache-Control"] = "no-store"
             return resp
     return render_template("prizes/register.html", form=form, import_form=PaidListForm(),
+                           pdf_form=RegisterPdfForm(formdata=None, start=form.start.data,
+                                                    end=form.end.data),
+                           pdfs=reg.recent_register_pdfs(),
                            errors=form.errors if request.args else {})
+
+
+@bp.route("/register/pdf", methods=["POST"])
+@access("accountant")
+def register_pdf():
+    """Queue the PDF of the payment register for a period (rendered by the worker; listed
+    on the register page with a download link once ready)."""
+    from webapp.prizes import register as reg
+
+    form = RegisterPdfForm()
+    if not form.validate_on_submit():
+        flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es),
+              "error")
+        return redirect(url_for("prizes.register"))
+    try:
+        doc = reg.request_register_pdf(form.start.data, form.end.data)
+    except reg.RegisterError as exc:
+        db.session.rollback()
+        flash("PDF не заказан: " + "; ".join(exc.errors), "error")
+    else:
+        commit()
+        flash(f"PDF реестра (версия {doc.version}) готовится. Обновите страницу через минуту.",
+              "success")
+    return redirect(url_for("prizes.register"))
 
 
 @bp.route("/register/import", methods=["POST"])

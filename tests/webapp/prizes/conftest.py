@@ -49,12 +49,13 @@ def drain(app):
 
 @pytest.fixture
 def played(api, drain):
-    """``played(kind, events, ruleset="2023")`` → game id of a finished game whose 13 single
-    sectors hold questions 1..13 (question 1 has two co-authors)."""
+    """``played(kind, events, ruleset="2023", season_id=None)`` → game id of a finished game
+    whose 13 single sectors hold questions 1..13 (question 1 has two co-authors); a new
+    season unless ``season_id`` is given."""
     made = {"n": 0}
 
     def play(kind: str, events: list[dict], ruleset: str = "2023", name: str | None = None,
-             **season_extra) -> int:
+             season_id: int | None = None, **season_extra) -> int:
         base = made["n"]
         for n in range(base + 1, base + 14):
             authors = ([{"name": f"Автор {n}", "city": "Минск"},
@@ -75,7 +76,7 @@ def played(api, drain):
                         role="chief_editor", json={"decision": "sign_off"})
                 assert r.status_code == 200, r.json
         currency = "BYN" if ruleset == "2023" else "RUB"
-        season = api("post", "/api/v1/seasons", role="producer", json={
+        season = season_id or api("post", "/api/v1/seasons", role="producer", json={
             "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,
             **season_extra}).json["id"]
         game = api("post", "/api/v1/games", role="producer", json={

@@ -1,0 +1,338 @@
+"""Paperwork beyond the gift agreement, rendered for real and read back with pypdf line by
+line: the prize commission minutes with their gapless per-season number
+(000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), the migration that numbers minutes issued
+before it, and the payment register as a PDF (totals per currency)."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+from pathlib import Path
+
+import pypdf
+
+from webapp.core.models import Document, OutboxMessage
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.jobs import commit
+from webapp.prizes import payee
+from webapp.prizes.models import (
+    CommissionMinutes,
+    GiftAgreement,
+    PersonalDataAccess,
+    Prize,
+    PrizeStatusChange,
+)
+from webapp.prizes.operations import issue_minutes, mark_paid, mark_signed
+from workers.prizes import issue_agreement, render_minutes
+
+from .conftest import EXPERTS_WIN, VIEWERS_WIN
+from .test_accounting import setup_prizes
+from .test_payee import BY_FORM
+
+TEAM = ["Максим Поташев", "Илья Новиков"]
+MONTHS = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
+          "сентября", "октября", "ноября", "декабря")
+
+
+def pdf_lines(data: bytes) -> list[str]:
+    """The PDF's text line by line (no-break spaces as spaces, blank lines dropped)."""
+    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages)
+    return [" ".join(line.replace("\u00a0", " ").split()) for line in text.splitlines()
+            if line.strip()]
+
+
+def doc_bytes(app, doc_id: int) -> bytes:
+    doc = db.session.get(Document, doc_id)
+    assert doc.status == "ready", doc.error
+    return (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
+
+
+def minutes_docs(prize_id: int) -> list[Document]:
+    return list(db.session.scalars(db.select(Document).where(
+        Document.prize_id == prize_id, Document.kind == "commission_minutes")
+        .order_by(Document.version)).all())
+
+
+def minutes_numbers() -> list[tuple[int, str, int]]:
+    return [(m.prize_id, m.number, m.seq) for m in db.session.scalars(
+        db.select(CommissionMinutes).order_by(CommissionMinutes.id))]
+
+
+def award_two_owls(api, played) -> tuple[int, int, int]:
+    """A won series final and a won year final of one 2023 season, a won year final of the
+    next: three Crystal Owl prizes with minutes. Returns their prize ids."""
+    series = played("series_final", EXPERTS_WIN)
+    season = db.session.get(Game, series).season_id
+    year = played("year_final", EXPERTS_WIN, season_id=season)
+    other = played("year_final", EXPERTS_WIN, name="Сезон 2024")
+    ids = []
+    for game, kind, who in ((series, "best_participant_of_series", "Илья Новиков"),
+                            (year, "best_expert_of_year", "Максим Поташев"),
+                            (other, "best_expert_of_year", "Илья Новиков")):
+        r = api("post", f"/api/v1/games/{game}/prizes", role="producer",
+                json={"kind": kind, "recipient": who, "team": TEAM})
+        assert r.status_code == 201, r.json
+        ids.append(r.json["prizes"][0]["id"])
+    return tuple(ids)
+
+
+MINUTES_1 = [
+    "ПРОТОКОЛ № 2023-К-0001",
+    "заседания комиссии по денежным выигрышам",
+    "г. Минск 30 декабря 2023 г.",
+    "Комиссия по денежным выигрышам ЗАО «Второй национальный телеканал» в",
+    "составе:",
+    "Иванов И. И., председатель комиссии",
+    "Петрова А. А., главный бухгалтер",
+    "Сидоров П. П., юрист",
+    "Рассмотрела",
+    "Итоги игры «Игра 2023-12-30» (30 декабря 2023 г.).",
+    "Решила",
+    "1. Приз: «Лучший участник серии», Малая Хрустальная Сова.",
+    "2. Обладатель приза: Илья Новиков.",
+    "3. Размер денежного приза: 2 000,00 (Две тысячи) рублей 00 копеек.",
+    "Основание: п. 4.11.2 Положения о телевизионном проекте (правила сезона 2023",
+    "года).",
+    "Подписи членов комиссии",
+    "Иванов И. И., председатель комиссии",
+    "Петрова А. А., главный бухгалтер",
+    "Сидоров П. П., юрист",
+    "1.",
+    "2.",
+    "3.",
+    "Протокол № 2023-К-0001,",
+    "версия 1",
+    "п. 4.11.2 Положения о телевизионном проекте (правила",
+    "сезона 2023 года)",
+    "Стр. 1 из 1",
+]
+
+
+def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, drain, login):
+    first, second, other = award_two_owls(api, played)
+    assert minutes_numbers() == [(first, "2023-К-0001", 1), (second, "2023-К-0002", 2),
+                                 (other, "2024-К-0001", 1)]
+    # Awarding again, or issuing the minutes again, takes no number and makes no document.
+    game = db.session.get(Prize, first).game_id
+    again = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
+        "kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM})
+    assert again.status_code == 201 and again.json["prizes"][0]["id"] == first
+    issue_minutes(db.session.get(Prize, first))
+    commit()
+    assert len(minutes_numbers()) == 3 and len(minutes_docs(first)) == 1
+    drain()
+    [v1] = minutes_docs(first)
+    assert pdf_lines(doc_bytes(app, v1.id)) == MINUTES_1
+    second_lines = pdf_lines(doc_bytes(app, minutes_docs(second)[0].id))
+    assert second_lines[0] == "ПРОТОКОЛ № 2023-К-0002"
+    assert "2. Обладатель приза: Максим Поташев." in second_lines
+    assert pdf_lines(doc_bytes(app, minutes_docs(other)[0].id))[0] == "ПРОТОКОЛ № 2024-К-0001"
+    # Rendering again changes nothing; a new version keeps the number.
+    sha = v1.sha256
+    render_minutes(first)
+    assert db.session.get(Document, v1.id).sha256 == sha
+    client = login("producer")
+    page = client.get(f"/prizes/{first}")
+    assert "Протокол комиссии по денежным выигрышам № 2023-К-0001." in page.text
+    r = client.post(f"/prizes/{first}/reissue-minutes", follow_redirects=True)
+    assert "Новая версия протокола поставлена в очередь." in r.text
+    drain()
+    db.session.expire_all()
+    v1_again, v2 = minutes_docs(first)
+    assert (v1_again.id, v2.version, v2.key) == (v1.id, 2, f"commission_minutes:prize:{first}:v2")
+    assert pdf_lines(doc_bytes(app, v2.id)) == [
+        "версия 2" if line == "версия 1" else line for line in MINUTES_1]
+    assert minutes_numbers()[0] == (first, "2023-К-0001", 1)
+    no_minutes = client.post("/prizes/999999/reissue-minutes")
+    assert no_minutes.status_code == 404
+
+
+def test_migration_numbers_minutes_issued_before_it(app, api, played, drain):
+    from flask_migrate import downgrade, upgrade
+
+    first, second, other = award_two_owls(api, played)
+    before = minutes_numbers()
+    db.session.remove()
+    downgrade(revision="0009_minutes_number@-1")
+    upgrade(revision="heads")
+    # The table was dropped and made again: the documents already there got their numbers
+    # back, oldest prize first within each season.
+    assert minutes_numbers() == [(first, "2023-К-0001", 1), (second, "2023-К-0002", 2),
+                                 (other, "2024-К-0001", 1)] == before
+    drain()
+    assert pdf_lines(doc_bytes(app, minutes_docs(first)[0].id)) == MINUTES_1
+
+
+def ru_date(d: date) -> str:
+    return f"{d.day} {MONTHS[d.month - 1]} {d.year} г."
+
+
+def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, login):
+    prizes = setup_prizes(api, played, drain)
+    token = payee.request_details(prizes[0], None)
+    commit()
+    payee.submit_details(token, payee.PayeeInput(**BY_FORM))
+    commit()
+    drain()
+    db.session.expire_all()
+    p = [db.session.get(Prize, x.id) for x in prizes]
+    for prize in p[:3]:
+        mark_signed(prize, b"%PDF-1.4", "s.pdf", None)
+    mark_paid(p[0], date(2024, 2, 1), "п/п 1", None)
+    mark_paid(p[1], date(2024, 3, 5), "п/п 2", None)  # outside the period
+    mark_paid(p[-1], date(2024, 2, 10), "п/п 3", None)  # 2009 Crystal Owl, no agreement
+    commit()
+    audited = db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess))
+
+    assert login("producer").post("/prizes/register/pdf", data={
+        "start": "2024-02-01", "end": "2024-02-29"}).status_code == 403
+    client = login("accountant")
+    bad = client.post("/prizes/register/pdf", data={"start": "2024-03-01", "end": "2024-02-01"},
+                      follow_redirects=True)
+    assert "PDF не заказан: Начало периода позже его конца." in bad.text
+    r = client.post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
+    assert (r.status_code, r.headers["Location"]) == (302, "/prizes/register")
+    page = client.get("/prizes/register")
+    assert "PDF реестра (версия 1) готовится." in page.text and "готовится</td>" in page.text
+    assert drain() == ["prizes.render_register"]
+    doc = db.session.scalar(db.select(Document).where(Document.kind == "payment_register"))
+    assert (doc.key, doc.version, doc.status) == (
+        "payment_register:2024-02-01:2024-02-29:v1", 1, "ready")
+    page = client.get("/prizes/register")
+    assert f'<a href="/prizes/documents/{doc.id}">скачать PDF</a>' in page.text
+    pdf = client.get(f"/prizes/documents/{doc.id}")
+    assert (pdf.status_code, pdf.mimetype) == (200, "application/pdf")
+    made = ru_date(doc.created_at.date())
+    assert pdf_lines(pdf.data) == [
+        "Реестр выплат призов за период с 1 февраля 2024 г. по 29 февраля 2024 г.",
+        f"Сформирован {made} Призы, оплаченные за период, и подписанные, ожидающие оплаты.",
+        "№ Договор Получатель Приз Основание Сумма Статус Оплачен Номер п/п",
+        "1 2023-0001 Автор 1 Приз автору неотвеченного вопроса п. 4.11.1 (2023) 150,00 BYN "
+        "выплачен 01.02.2024 п/п 1",
+        "2 — Ровшан Аскеров Лучший игрок серии п. 3.2 (2009) 300 000,00 RUB выплачен "
+        "10.02.2024 п/п 3",
+        "3 2023-0003 Автор 2 Приз автору неотвеченного вопроса п. 4.11.1 (2023) 300,00 BYN "
+        "договор подписан — —",
+        "Итого BYN: 450,00 (строк: 2)",
+        "Итого RUB: 300 000,00 (строк: 1)",
+        f"Реестр выплат, версия 1 Сформирован {made} Стр. 1 из 1",
+    ]
+    # No decrypted payee details in the file (the name on the prize, no account), so the
+    # PDF is no personal-data export: nothing audited, nothing the retention job misses.
+    text = " ".join(pdf_lines(pdf.data))
+    assert "Сапего" not in text and "BY13NBRB" not in text
+    assert db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess)) == \
+        audited
+    assert login("producer").get(f"/prizes/documents/{doc.id}").status_code == 403
+    # Another request for the period is a new version (a snapshot of its moment).
+    client = login("accountant")
+    client.post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
+    drain()
+    keys = db.session.scalars(db.select(Document.key).where(
+        Document.kind == "payment_register").order_by(Document.id)).all()
+    assert keys == ["payment_register:2024-02-01:2024-02-29:v1",
+                    "payment_register:2024-02-01:2024-02-29:v2"]
+
+
+def test_register_pdf_of_an_empty_period(app, login, drain):
+    client = login("accountant")
+    client.post("/prizes/register/pdf", data={"start": "2020-01-01", "end": "2020-01-31"})
+    drain()
+    doc = db.session.scalar(db.select(Document).where(Document.kind == "payment_register"))
+    made = ru_date(doc.created_at.date())
+    assert pdf_lines(doc_bytes(app, doc.id)) == [
+        "Реестр выплат призов за период с 1 января 2020 г. по 31 января 2020 г.",
+        f"Сформирован {made} Призы, оплаченные за период, и подписанные, ожидающие оплаты.",
+        "За период нет выплат и подписанных договоров, ожидающих оплаты.",
+        f"Реестр выплат, версия 1 Сформирован {made} Стр. 1 из 1",
+    ]
+
+
+def counts() -> dict[str, int]:
+    return {m.__name__: db.session.scalar(db.select(db.func.count()).select_from(m))
+            for m in (Prize, GiftAgreement, Document, PrizeStatusChange, OutboxMessage,
+                      CommissionMinutes)}
+
+
+def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain):
+    game = played("series_final", VIEWERS_WIN)
+    first = api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    made = counts()
+    # 6 unanswered questions, question 1 with two co-authors: 7 prizes, 7 agreements, 7
+    # PDFs; each prize: owed, then agreement issued.
+    assert {k: made[k] for k in ("Prize", "GiftAgreement", "Document",
+                                 "PrizeStatusChange")} == {
+        "Prize": 7, "GiftAgreement": 7, "Document": 7, "PrizeStatusChange": 14}
+    again = api("post", f"/api/v1/games/{game}/close", role="producer")
+    assert (again.status_code, again.json) == (200, first.json)
+    for prize in db.session.scalars(db.select(Prize)):
+        issue_agreement(prize.id)
+    assert drain() == []
+    assert counts() == made
+    numbers = db.session.scalars(db.select(GiftAgreement.number).order_by(GiftAgreement.seq))
+    assert list(numbers) == [f"2023-{n:04d}" for n in range(1, 8)]
+
+
+def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, played, drain):
+    from .test_payee import BY_FORM as FORM
+
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    token = payee.request_details(prize, None)
+    commit()
+    payee.submit_details(token, payee.PayeeInput(**FORM))
+    commit()
+    assert drain() == ["prizes.issue_agreement"]  # the details re-issue the agreement
+    db.session.expire_all()
+    prize = db.session.get(Prize, prize.id)
+    v1, v2 = db.session.scalars(db.select(Document).where(
+        Document.prize_id == prize.id, Document.kind == "gift_agreement")
+        .order_by(Document.version)).all()
+    closed = ru_date(prize.game.closed_at.date())  # the agreement's date: the game's closing
+    expected = [
+        "ДОГОВОР ДАРЕНИЯ № 2023-0001",
+        f"г. Минск {closed}",
+        "ЗАО «Второй национальный телеканал», именуемое в дальнейшем «Даритель», в",
+        "лице , с одной стороны, и Автор 1 (Минск),",
+        "именуемый(-ая) в дальнейшем «Одаряемый», с другой стороны, вместе именуемые",
+        "«Стороны», заключили настоящий договор о нижеследующем.",
+        "1. Предмет договора",
+        "1.1. Даритель безвозмездно передаёт Одаряемому денежный приз в размере 150,00",
+        "(Сто пятьдесят) рублей 00 копеек за вопрос № 1 «Назовите город, где прошёл",
+        "фестиваль номер 1: слово», на который Команда знатоков не дала правильного",
+        "ответа в игре «Игра 2023-12-30» (30 декабря 2023 г.).",
+        "1.2. Приз выплачивается на основании п. 4.11.1 Положения о телевизионном",
+        "проекте (правила сезона 2023 года).",
+        "2. Права и обязанности сторон",
+        "2.1. Одаряемый принимает дар. Приз передаётся после подписания настоящего",
+        "договора обеими Сторонами.",
+        "2.2. Сумма приза: 150,00 BYN.",
+        "3. Заключительные положения",
+        "3.1. Договор составлен в двух экземплярах, имеющих одинаковую юридическую",
+        "силу, по одному для каждой из Сторон, и вступает в силу с момента подписания.",
+        "4. Реквизиты и подписи сторон",
+        "Даритель Одаряемый",
+        "ЗАО «Второй национальный телеканал»",
+        "Адрес: г. Минск",
+        "Банковские реквизиты:",
+        "Автор 1",
+        "Город: Минск",
+        "Адрес: г. Брест, ул. Тайная, д. 17, кв. 42",
+        "/",
+        "М. П.",
+        "/",
+        "Договор № 2023-0001,",
+        "версия 2",
+        "п. 4.11.1 Положения о телевизионном проекте (правила",
+        "сезона 2023 года)",
+        "Стр. 1 из 1",
+    ]
+    assert pdf_lines(doc_bytes(app, v2.id)) == expected
+    # Version 1 (before the details) has the same number and text, the address left blank.
+    assert pdf_lines(doc_bytes(app, v1.id)) == [
+        {"Адрес: г. Брест, ул. Тайная, д. 17, кв. 42": "Адрес:",
+         "версия 2": "версия 1"}.get(line, line) for line in expected]
