@@ -135,9 +135,25 @@ def test_matching_key_homoglyphs_in_cyrillic_word():
     assert matching_key("Moscow") == "moscow"  # a Latin word stays Latin
 
 
-def test_matching_key_homoglyphs_only_for_mostly_cyrillic_words():
-    assert matching_key("Тоkyo") == "тоkyo"  # 2 Cyrillic vs 3 Latin: left alone
-    assert matching_key("сaxар") == "сахар"
+def test_matching_key_homoglyphs_fold_into_the_majority_script():
+    assert matching_key("Тоkyo") == "tokyo"  # 2 Cyrillic vs 3 Latin: Cyrillic ones to Latin
+    assert matching_key("сaxар") == "сахар"  # 3 Cyrillic vs 2 Latin: Latin ones to Cyrillic
+    assert matching_key("сaхa") == "саха"  # 2 and 2: a tie counts as Cyrillic
+    assert matching_key("Пkyo") == "пkyo"  # "П" has no Latin twin: stays
+
+
+def test_matching_key_cyrillic_homoglyph_in_latin_word():
+    cyrillic_es = "\u0421losed"  # "Сlosed" typed with a Cyrillic "С"
+    assert unicodedata.name(cyrillic_es[0]) == "CYRILLIC CAPITAL LETTER ES"
+    assert matching_key(cyrillic_es) == matching_key("Closed") == "closed"
+    assert matching_key("Тhe Вeatles, \u0421\u041eVID") == "the beatles covid"
+    assert matching_key("сlosed and Сlosed") == "closed and closed"
+    assert matching_key("Ѕtar Јazz іnternet") == "star jazz internet"  # і ј ѕ
+    assert matching_key("Сlosed Москва") == "closed москва"  # each word on its own
+
+
+def test_matching_key_latin_i_in_belarusian_word():
+    assert matching_key("Мiнск") == matching_key("Мінск") == "мінск"  # Latin i → "і"
 
 
 @pytest.mark.parametrize(
@@ -174,6 +190,7 @@ def test_matching_key_does_not_touch_argument():
         "&amp;amp;quot;x&amp;quot;",
         r"\\_\_",
         "Хáральд СвентовИт «Мoсквa» — ёж",
+        "Сlosed іi Тоkyo Мiнск",
         "ﬁ ＡＢＣ ①",
         "İstanbul ß",
         "\\&quot;",

@@ -6,7 +6,7 @@ Two different jobs live here and must not be confused:
   packets). It is conservative: it never changes letters, quotes or stress
   marks, because those are part of what gets printed.
 * :func:`matching_key` builds a throw-away key for duplicate search. It folds
-  aggressively (case, ё/е, stress, quotes, punctuation, Latin look-alikes)
+  aggressively (case, ё/е, stress, quotes, punctuation, Latin/Cyrillic look-alikes)
   and its result is never shown or stored in place of the original.
 """
 
@@ -120,6 +120,7 @@ _LATIN_TO_CYRILLIC = str.maketrans(
         "c": "с",
         "e": "е",
         "h": "н",
+        "i": "і",  # Belarusian/Ukrainian "і"
         "k": "к",
         "m": "м",
         "o": "о",
@@ -128,6 +129,13 @@ _LATIN_TO_CYRILLIC = str.maketrans(
         "x": "х",
         "y": "у",
     }
+)
+# The same pairs the other way, for Cyrillic look-alikes inside mostly-Latin words
+# ("Сlosed" typed with a Cyrillic "С"); "і", "ј", "ѕ" (Belarusian/Ukrainian, Serbian)
+# have exact Latin twins too.
+_CYRILLIC_TO_LATIN = str.maketrans(
+    {**{cyr: lat for lat, cyr in zip("abcehkmoptxy", "авсенкмортху", strict=True)},
+     "і": "i", "ј": "j", "ѕ": "s"}
 )
 _WORD = re.compile(r"[^\W\d_]+")
 _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -140,11 +148,16 @@ def _is_cyrillic(c: str) -> bool:
 
 
 def _fold_homoglyphs(word: str) -> str:
+    """Fold look-alikes in a word mixing Cyrillic and Latin letters (lower case) into the
+    word's majority script: Latin ones into a mostly-Cyrillic word (ties go to Cyrillic),
+    Cyrillic ones into a mostly-Latin word. A single-script word is returned as is."""
     cyr = sum(1 for c in word if _is_cyrillic(c))
     lat = sum(1 for c in word if "a" <= c <= "z")
-    if cyr and lat and cyr >= lat:
+    if not (cyr and lat):
+        return word
+    if cyr >= lat:
         return word.translate(_LATIN_TO_CYRILLIC)
-    return word
+    return word.translate(_CYRILLIC_TO_LATIN)
 
 
 def _drop_char(c: str) -> bool:
@@ -162,8 +175,12 @@ def matching_key(s: str) -> str:
     space, ligatures, full-width forms); format characters removed;
     capital-vowel stress (``СвентовИт``) and stress marks (U+0300/U+0301/U+0341)
     removed, also from precomposed letters (Latin ``"Хáральд"`` → ``"Харальд"``
-    once the look-alike is mapped; ``"café"`` → ``"cafe"``); casefold; ``ё`` → ``е``; Latin look-alikes (a b c e h k m o p t x y)
-    inside mostly-Cyrillic words mapped to Cyrillic; punctuation, quotes, dashes
+    once the look-alike is mapped; ``"café"`` → ``"cafe"``); casefold;
+    ``ё`` → ``е``; in a word mixing the two scripts, Latin look-alikes
+    (a b c e h i k m o p t x y) mapped to Cyrillic when the word is mostly
+    Cyrillic (ties count as Cyrillic), and Cyrillic look-alikes (а в с е н к м
+    о р т х у, і ј ѕ) mapped to Latin when it is mostly Latin (``"Сlosed"``
+    with a Cyrillic ``С`` → ``"closed"``); punctuation, quotes, dashes
     and symbols (except currency signs) turned into spaces; whitespace collapsed
     and stripped.
 

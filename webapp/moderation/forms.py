@@ -21,7 +21,10 @@ CHANNEL_CHOICES = [("", "все"), ("web", "web"), ("api", "api"), ("mail", "mai
 FLAG_CHOICES = [("", "все"), ("question_present", "нет текста"),
                 ("answer_present", "нет ответа"), ("question_length", "длина вопроса"),
                 ("answer_length", "длина ответа"), ("author_present", "нет автора"),
-                ("sources_present", "нет источников")]
+                ("sources_present", "нет источников"), ("language", "язык не ru/be"),
+                ("obscene_words", "нецензурные слова"), ("author_in_text", "автор в тексте"),
+                ("handout_missing", "нет раздатки"), ("lang_ru", "язык: русский"),
+                ("lang_be", "язык: белорусский"), ("lang_other", "язык: другой")]
 
 
 class DecisionForm(FlaskForm):

@@ -19,7 +19,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import db
 
-PRECHECK_VERSION = 2  # 2: LSH index, similarity = max(token_sort_ratio, ratio)
+# 2: LSH index, similarity = max(token_sort_ratio, ratio)
+# 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
+#    handout_missing; flags carry the language as lang_ru / lang_be / lang_other
+PRECHECK_VERSION = 3
 
 
 class ModerationReport(db.Model):

@@ -13,10 +13,12 @@ from webapp.domain.question_states import can_transition
 from webapp.domain.text import matching_key, normalise
 from webapp.extensions import db
 from webapp.jobs import enqueue
+from webapp.moderation import checks as content_checks
 from webapp.moderation.duplicates import (  # noqa: F401  (re-exported for callers)
     COMPARED_STATUSES,
     DUPLICATE_THRESHOLD,
     MAX_CANDIDATES,
+    ensure_indexed,
     find_duplicates,
 )
 from webapp.moderation.models import (
@@ -111,11 +113,27 @@ def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> lis
 
 
 def run_checks(question: Question) -> list[dict]:
-    """Completeness and length checks: ``[{"name", "ok", "message"}]``."""
+    """Every pre-check of one question: ``[{"name", "ok", "message"}]`` in this order.
+
+    Completeness and lengths (``question_present``, ``answer_present``, ``question_length``,
+    ``answer_length``, ``author_present``, ``sources_present``), then the content checks of
+    ``webapp.moderation.checks`` (issue 4, «Pre-checks»):
+
+    * ``language`` — fails unless the question (text and answer) is Russian or Belarusian;
+      the message always names the detected language («язык: белорусский»);
+    * ``obscene_words`` — мат in the question, answers, comment or handout; the message
+      lists the words;
+    * ``author_in_text`` — an author's own surname or city in the question, comment or
+      handout (blind moderation); the message names the fields, not the words;
+    * ``handout_missing`` — the text refers to a handout («раздаточный материал», «перед
+      вами», «на фото»…) but the question has no handout text, image or inline handout.
+
+    ``message`` is ``""`` for a passed check, except ``language``.
+    """
     checks = []
 
-    def check(name: str, ok: bool, message: str) -> None:
-        checks.append({"name": name, "ok": bool(ok), "message": "" if ok else message})
+    def check(name: str, ok: bool, message: str, note: str = "") -> None:
+        checks.append({"name": name, "ok": bool(ok), "message": note if ok else message})
 
     check("question_present", bool(question.text.strip()), "нет текста вопроса")
     check("answer_present", bool(question.answer.strip()), "нет ответа")
@@ -125,7 +143,42 @@ def run_checks(question: Question) -> list[dict]:
           f"ответ длиннее {LIMITS['answer']} символов")
     check("author_present", bool(question.authors), "автор не указан")
     check("sources_present", bool(question.sources), "источники не указаны")
+
+    language = question_language(question)
+    said = f"язык: {content_checks.language_name(language)}"
+    check("language", language in content_checks.LANGUAGES_OK, said, note=said)
+    words = content_checks.obscene_words("\n".join(
+        t or "" for t in (question.text, question.answer, question.accepted,
+                          question.rejected, question.comment, question.handout)))
+    check("obscene_words", not words, "нецензурные слова: " + ", ".join(words))
+    leaks = content_checks.author_leaks(
+        {"вопрос": question.text, "комментарий": question.comment,
+         "раздаточный материал": question.handout},
+        [(a.name, a.city) for a in question.author_list])
+    check("author_in_text", not leaks, "фамилия или город автора в тексте: " + ", ".join(
+        f"{field} ({kind})" for field, kind in leaks))
+    reference = content_checks.handout_reference(question.text)
+    check("handout_missing", reference is None or content_checks.has_handout(
+        question.handout, question.handout_image, [question.text, question.comment]),
+        f"текст ссылается на раздаточный материал («{reference}»), но его нет")
     return checks
+
+
+def question_language(question: Question) -> str | None:
+    """The detected language of the question's text and answer: an ISO 639-1 code
+    (``"ru"``, ``"be"``, ``"uk"``, ``"en"``, …) or None without letters
+    (``webapp.moderation.checks.detect_language``)."""
+    return content_checks.detect_language(f"{question.text}\n{question.answer}")
+
+
+def _flags(checks: list[dict], language: str | None) -> str:
+    """``ModerationReport.flags``: the failed check names, then the detected language as
+    ``lang_ru`` / ``lang_be`` / ``lang_other``, each followed by a space and the whole
+    led by one (``" sources_present lang_be "``), so the queue filters with one LIKE."""
+    names = [c["name"] for c in checks if not c["ok"]]
+    names.append("lang_" + (language if language in content_checks.LANGUAGES_OK
+                            else "other"))
+    return " " + "".join(f"{n} " for n in names)
 
 
 def precheck(question_id: int) -> ModerationReport | None:
@@ -135,6 +188,7 @@ def precheck(question_id: int) -> ModerationReport | None:
     question = db.session.get(Question, question_id)
     if question is None:
         return None
+    ensure_indexed(question_id)  # a viewer's new question joins the duplicate index here
     report = db.session.scalar(db.select(ModerationReport).filter_by(
         question_id=question_id, version=PRECHECK_VERSION))
     if report is None:
@@ -143,7 +197,7 @@ def precheck(question_id: int) -> ModerationReport | None:
         report = ModerationReport(
             question_id=question_id, version=PRECHECK_VERSION, checks=checks,
             duplicates=found, created_at=utcnow(),
-            flags=" " + "".join(f"{c['name']} " for c in checks if not c["ok"]),
+            flags=_flags(checks, question_language(question)),
             top_score=max((d["score"] for d in found), default=0.0))
         db.session.add(report)
     if question.status == "received":
