@@ -96,3 +96,29 @@ def test_outbox_status_and_relay_on_sqlite(app, client):
         "waiting": 0, "oldest_seconds": 0.0}
     bad = runner.invoke(args=["outbox", "relay", "--batch", "0"])
     assert bad.exit_code == 2 and "Invalid value for '--batch'" in bad.output
+
+
+def test_precheck_stale_requeues_questions_without_a_current_report(app, client, drain):
+    """After the checks change (a report of an older version only), `sova precheck stale`
+    queues exactly those questions in review; once pre-checked, nothing is stale."""
+    from webapp.extensions import db
+    from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
+
+    for i in range(3):
+        assert client.post("/submit", data={
+            "question": f"Какой город называют северной столицей России? Вариант {i}.",
+            "answer": "Петроград", "name": f"Автор {i}", "city": "Минск",
+            "email": f"stale{i}@example.org", "consent": "y", "age_confirmed": "y",
+            "idempotency_key": f"stale-key-{i}"}).status_code == 302
+    drain()
+    reports = db.session.scalars(db.select(ModerationReport).order_by(ModerationReport.id)).all()
+    assert len(reports) == 3
+    reports[1].version = PRECHECK_VERSION - 1  # as if checked before an upgrade
+    db.session.commit()
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["precheck", "stale", "--dry-run"]).output == (
+        f"1 question(s) without a version {PRECHECK_VERSION} pre-check\n")
+    out = runner.invoke(args=["precheck", "stale"]).output
+    assert out == f"queued the version {PRECHECK_VERSION} pre-check for 1 question(s)\n"
+    assert drain() == ["moderation.precheck"]
+    assert runner.invoke(args=["precheck", "stale", "--dry-run"]).output.startswith("0 ")

@@ -180,3 +180,18 @@ def comments(question_id: int) -> list[QuestionComment]:
 
 def signoff(question_id: int) -> QuestionSignoff | None:
     return db.session.get(QuestionSignoff, question_id)
+
+
+#: Questions whose pre-check still matters to the editors (before a decision).
+RECHECKED_STATUSES = ("received", "prechecked", "in_review")
+
+
+def stale_precheck_ids(statuses: tuple[str, ...] = RECHECKED_STATUSES) -> list[int]:
+    """Ids (ascending) of questions in ``statuses`` without a report of the current
+    ``PRECHECK_VERSION``: after the checks change, these are pre-checked again
+    (``sova precheck stale``) so the queue's flag and duplicate filters see them."""
+    current = select(ModerationReport.question_id).where(
+        ModerationReport.version == PRECHECK_VERSION)
+    return list(db.session.scalars(
+        select(Question.id).where(Question.status.in_(statuses), Question.id.not_in(current))
+        .order_by(Question.id)))
