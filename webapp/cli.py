@@ -176,6 +176,40 @@ def outbox_status():
     click.echo(json.dumps({"waiting": count, "oldest_seconds": age}))
 
 
+@click.group("precheck")
+def precheck():
+    """Pre-checks of questions awaiting a decision."""
+
+
+@precheck.command("stale")
+@click.option("--dry-run", is_flag=True, help="Only count; queue nothing.")
+@click.option("--batch", default=1000, show_default=True, type=click.IntRange(1, 100000),
+              help="Questions queued per transaction.")
+@with_appcontext
+def precheck_stale(dry_run, batch):
+    """Queue `moderation.precheck` again for every question in review without a report of
+    the current check version (run after an upgrade that changes the checks)."""
+    from tqdm import tqdm
+
+    from webapp.jobs import commit, enqueue
+    from webapp.moderation.models import PRECHECK_VERSION
+    from webapp.moderation.queries import stale_precheck_ids
+
+    ids = stale_precheck_ids()
+    if dry_run:
+        click.echo(f"{len(ids)} question(s) without a version {PRECHECK_VERSION} pre-check")
+        return
+    with tqdm(total=len(ids), unit="q", file=sys.stderr,
+              disable=not sys.stderr.isatty()) as bar:
+        for start in range(0, len(ids), batch):
+            chunk = ids[start:start + batch]
+            for qid in chunk:
+                enqueue("moderation.precheck", qid)
+            commit()
+            bar.update(len(chunk))
+    click.echo(f"queued the version {PRECHECK_VERSION} pre-check for {len(ids)} question(s)")
+
+
 @click.command("run")
 def run_all():
     """Web, worker and beat together (Procfile + honcho); Ctrl-C stops all three."""
@@ -278,7 +312,8 @@ def mail_mark_sent(key):
 
 def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
-    for cmd in (users, import_cmd, game, worker, beat, outbox, run_all, seed_demo, mail):
+    for cmd in (users, import_cmd, game, worker, beat, outbox, precheck, run_all, seed_demo,
+                mail):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
 

@@ -76,6 +76,7 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_BROKER_URL": broker,
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
+        "SOVA_MAIL_LEASE_SECONDS": float(setting("SOVA_MAIL_LEASE_SECONDS", "60")),
         "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
         "RATELIMIT_HEADERS_ENABLED": True,
         # Redis down must not turn /submit or /login into a 500: limits fall back to memory.

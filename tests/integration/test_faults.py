@@ -9,7 +9,9 @@ SOVA_TEST_DATABASE_URL / SOVA_TEST_REDIS_URL (the conftest fixtures), failed und
 The worker processes load :data:`worker_celery` from this module (``celery -A
 tests.integration.test_faults:worker_celery``): the normal app with the Redis
 ``visibility_timeout`` shortened to ``SOVA_FAULT_VISIBILITY_TIMEOUT`` seconds, so that a
-message of a killed worker is delivered again within the test.
+message of a killed worker is delivered again within the test, and the e-mail claim lease
+(``SOVA_MAIL_LEASE_SECONDS``) shortened to ``MAIL_LEASE`` seconds, so that the re-delivered
+e-mail task need not wait for the killed worker's claim to expire.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_TIMEOUT = 4  # seconds
+MAIL_LEASE = 2  # seconds: a killed worker's e-mail claim is over before its message returns
 
 
 def __getattr__(name: str):
@@ -42,7 +45,8 @@ def __getattr__(name: str):
     from webapp.app import create_app
 
     timeout = int(os.environ.get("SOVA_FAULT_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT))
-    app = create_app({"CELERY": {"broker_transport_options": {
+    app = create_app({"SOVA_MAIL_LEASE_SECONDS": MAIL_LEASE,
+                      "CELERY": {"broker_transport_options": {
         "visibility_timeout": timeout, "polling_interval": 0.2,
         # kombu sweeps for expired unacked messages every interval × throttle seconds
         # (10 × 10 by default) and a SIGKILLed worker may die holding the sweep's mutex
@@ -300,6 +304,7 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
         question = db.session.get(Question, qid)
         question.comment = "изменено и отменено"
         msg = enqueue("moderation.precheck", qid)
+        db.session.flush()  # the row is really inserted inside the transaction
         assert msg.id is not None
         db.session.rollback()
         assert db.session.scalar(db.select(db.func.count()).select_from(OutboxMessage)) == before
@@ -487,8 +492,172 @@ def test_worker_sigkilled_while_sending_mail_delivers_it_once(faults, tmp_path):
         time.sleep(VISIBILITY_TIMEOUT + 2)
         assert delivered == ["viewer500@example.org"]
         assert report_counts(app, [qid]) == {qid: 1}
+        # the killed attempt's claim (no end of data) was taken over by attempt 2
+        assert [row[:4] for row in mail_rows(app)] == [(f"received:{qid}", "sent", 2, False)]
     finally:
         smtp.stop()
+
+
+def mail_rows(app) -> list[tuple]:
+    """Every sent-mail ledger row as ``(key, status, attempt, in doubt, Message-ID)``."""
+    from webapp.core.mail import MailLog
+    from webapp.extensions import db
+
+    with app.app_context():
+        rows = [(r.key, r.status, r.attempt, r.in_doubt, r.message_id)
+                for r in db.session.scalars(db.select(MailLog).order_by(MailLog.id))]
+        db.session.remove()
+    return rows
+
+
+class HeldSink:
+    """An aiosmtpd server (``start()``/``stop()``, ``url``) that keeps every complete message
+    it is given (``messages``: email.message.Message) and, for the first one only, holds
+    its reply to the end of data until ``release`` is set (``in_data`` is set meanwhile)."""
+
+    def __init__(self):
+        from aiosmtpd.controller import Controller
+
+        self.messages, self.connections = [], 0
+        self.in_data, self.release = threading.Event(), threading.Event()
+        self.port = free_port()
+        self.url = f"smtp://127.0.0.1:{self.port}"
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        self.connections += 1
+        session.host_name = hostname
+        return responses
+
+    async def handle_DATA(self, server, session, envelope):
+        import asyncio
+        import email
+
+        self.messages.append(email.message_from_bytes(envelope.original_content))
+        if len(self.messages) == 1:
+            self.in_data.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
+        return "250 2.0.0 Ok: queued"
+
+
+def lock_waiters(conn) -> int:
+    """Sessions of this test's database waiting for a lock (read through ``conn``, which
+    may be inside a transaction: the statistics snapshot is cleared first)."""
+    import sqlalchemy as sa
+
+    conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+    return conn.execute(sa.text(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        " AND wait_event_type = 'Lock'")).scalar()
+
+
+def _task_returned(workers, n: int, task: str, value: str) -> bool:
+    """True once worker ``n``'s log shows ``task`` finished returning ``value``."""
+    import re
+
+    log = (workers.tmp / f"worker{n}.log").read_text(errors="replace")
+    return re.search(rf"Task {re.escape(task)}\[[^\]]+\] succeeded in [0-9.]+s: {value}",
+                     log) is not None
+
+
+@pytest.mark.parametrize("moment", ["server_holds_the_data", "server_accepted_it"])
+def test_worker_sigkilled_at_the_end_of_data_never_sends_the_mail_twice(faults, moment):
+    """Kills: the worker (SIGKILL) inside the RFC 1047 window of the "question received"
+    e-mail — ``server_holds_the_data``: the whole message incl. the end of data is with our
+    aiosmtpd server, which has not answered yet; ``server_accepted_it``: the server answered
+    250 but the worker is blocked (this test holds the ledger row's lock) before it
+    commits ``sent``. A fresh worker gets the message again and sends nothing: the server
+    has exactly one message, the ledger one row, in doubt, with that Message-ID, listed by
+    ``sova mail stuck`` for an operator."""
+    pytest.importorskip("aiosmtpd")
+    import sqlalchemy as sa
+
+    from webapp.extensions import db
+
+    app, workers, redis_server = faults
+    sink = HeldSink()
+    sink.controller.start()
+    lock = None
+    try:
+        workers.env["SOVA_SMTP_URL"] = app.config["SOVA_SMTP_URL"] = sink.url
+        proc = workers.start()
+        resp = submit(app.test_client(), 600)
+        assert resp.status_code == 201
+        qid = resp.get_json()["id"]
+        key = f"received:{qid}"
+        assert sink.in_data.wait(60), "the worker never reached the end of data"
+        assert [row[:4] for row in mail_rows(app)] == [(key, "sending", 1, True)]
+        if moment == "server_accepted_it":
+            with app.app_context():
+                lock = db.engine.connect()
+            tx = lock.begin()
+            lock.execute(sa.text("SELECT id FROM mail_log WHERE key = :k FOR UPDATE"),
+                         {"k": key})
+            sink.release.set()  # 250 goes out; the worker's UPDATE … sent now waits on us
+            wait_for(lambda: lock_waiters(lock) == 1, 60, "the worker to wait for the row")
+        workers.kill(proc)
+        if lock is not None:
+            tx.rollback()
+            lock.close()
+        sink.release.set()
+        workers.start()
+        wait_for(lambda: _task_returned(workers, 1, "notify.received", "False"), 60,
+                 "the fresh worker to run the e-mail task again")
+        time.sleep(VISIBILITY_TIMEOUT + 2)  # any further redelivery would show up now
+        assert len(sink.messages) == 1
+        rows = mail_rows(app)
+        assert [row[:4] for row in rows] == [(key, "sending", 1, True)]
+        assert sink.messages[0]["Message-ID"] == rows[0][4]
+        assert sink.messages[0]["To"] == "viewer600@example.org"
+        assert redis_server.unacked() == 0
+        out = app.test_cli_runner().invoke(args=["mail", "stuck"])
+        assert out.exit_code == 0 and out.output.startswith(f"{key}\tin doubt (end of data ")
+        assert out.output.endswith(f"\t{rows[0][4]}\n1 stuck e-mail(s)\n")
+    finally:
+        sink.release.set()
+        sink.controller.stop()
+
+
+def test_worker_sigkilled_before_the_smtp_connection_sends_the_mail_once(faults):
+    """Kills: the worker (SIGKILL) in the "question received" task before it opens the SMTP
+    connection (blocked on this test's lock of the ``mail_log`` table while claiming). A
+    fresh worker gets the message again: exactly one message at the server, one ledger row
+    ``sent`` by attempt 1 (the killed claim was never committed), same Message-ID."""
+    pytest.importorskip("aiosmtpd")
+    import sqlalchemy as sa
+
+    from webapp.extensions import db
+
+    app, workers, redis_server = faults
+    sink = HeldSink()
+    sink.release.set()  # nothing is held in this test
+    sink.controller.start()
+    try:
+        workers.env["SOVA_SMTP_URL"] = app.config["SOVA_SMTP_URL"] = sink.url
+        with app.app_context():
+            lock = db.engine.connect()
+        tx = lock.begin()
+        lock.execute(sa.text("LOCK TABLE mail_log IN ACCESS EXCLUSIVE MODE"))
+        proc = workers.start()
+        resp = submit(app.test_client(), 700)
+        assert resp.status_code == 201
+        qid = resp.get_json()["id"]
+        wait_for(lambda: lock_waiters(lock) == 1, 60, "the worker to wait for the mail_log lock")
+        workers.kill(proc)
+        tx.rollback()
+        lock.close()
+        assert (sink.connections, sink.messages, mail_rows(app)) == (0, [], [])
+        workers.start()
+        wait_for(lambda: sink.messages, 60, "the e-mail to be sent by the fresh worker")
+        time.sleep(VISIBILITY_TIMEOUT + 2)  # any further redelivery would show up now
+        assert len(sink.messages) == 1
+        rows = mail_rows(app)
+        assert [row[:4] for row in rows] == [(f"received:{qid}", "sent", 1, False)]
+        assert sink.messages[0]["Message-ID"] == rows[0][4]
+        assert redis_server.unacked() == 0
+    finally:
+        sink.controller.stop()
 
 
 # --- broker outage -------------------------------------------------------------------------
