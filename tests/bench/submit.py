@@ -4,7 +4,8 @@
 gunicorn with 2 workers on PostgreSQL and the Redis broker, deployed as in production: the
 request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
 tasks to Redis. wrk is the load generator at 16, 64 and 256 concurrent connections; every
-request carries its own idempotency key, as a browser's form does. Prints JSON lines:
+request carries its own idempotency key, as a browser's form does, and its own viewer's
+e-mail (a new author each time: the upsert's insert path). Prints JSON lines:
 requests/s and latency percentiles for both, and the throughput ratio. wrk stops at its
 deadline without counting the requests still in flight, so "nothing lost" is shown by a
 separate phase: our own client sends exactly ``--exact`` submissions from 64 connections,
@@ -100,7 +101,8 @@ def exact_phase(port: int, body: str, cookie: str, total: int, clients: int) -> 
                 i = next(todo, None)
             if i is None:
                 break
-            payload = f"{body}&idempotency_key=exact-{i:08d}-{uuid.uuid4().hex}"
+            key = f"exact-{i:08d}-{uuid.uuid4().hex}"
+            payload = f"{body}&idempotency_key={key}&email={key}%40example.org"
             try:
                 conn.request("POST", "/submit", payload, {
                     "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
@@ -173,8 +175,7 @@ def main() -> int:
         cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
         body = urllib.parse.urlencode({
             "csrf_token": token, "question": QUESTION, "answer": "Петроград",
-            "name": "Нагрузочный Тест", "city": "Минск", "email": "bench@example.com",
-            "consent": "y", "age_confirmed": "y"})
+            "name": "Нагрузочный Тест", "city": "Минск", "consent": "y", "age_confirmed": "y"})
         lua = instance / "post.lua"
 
         def write_lua(run: str) -> None:
@@ -188,7 +189,9 @@ def main() -> int:
                 f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n'
                 "function request()\n  n = n + 1\n"
                 f"  return wrk.format(nil, nil, nil, {json.dumps(body)} .. "
-                f"string.format('&idempotency_key=wrk-{run}-%s-%d', tostring(tid), n))\nend\n")
+                f"string.format('&idempotency_key=wrk-{run}-%s-%d"
+                f"&email=v-{run}-%s-%d%%40example.org', tostring(tid), n, tostring(tid), n))"
+                "\nend\n")
         engine = sa.create_engine(url)
         ok_total = 0
         for clients in [int(c) for c in args.clients.split(",")]:

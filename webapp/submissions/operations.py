@@ -13,7 +13,8 @@ from pathlib import Path
 
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
@@ -110,33 +111,32 @@ def normalise_email(value: str | None, name: str, errors: dict, required: bool) 
     return info.normalized.lower()
 
 
-def upsert_author(name: str, city: str | None, email: str | None) -> Author:
-    """The author with this normalised e-mail (name/city refreshed), or a new one.
-    Without an e-mail (paper letters, imports) a new author row is made per name+city.
-    Two concurrent first submissions from one address make one author: the loser of the
-    insert race (a savepoint's unique violation) reads the winner's row."""
+def upsert_author(name: str, city: str | None, email: str | None) -> int:
+    """The id of the author with this normalised e-mail (name/city refreshed), or of a new
+    one. Without an e-mail (paper letters, imports) a new author row is made per name+city.
+
+    With an e-mail it is one statement, ``INSERT … ON CONFLICT (email_hash) DO UPDATE …
+    RETURNING id`` (PostgreSQL and SQLite): two concurrent first submissions from one address
+    make one author, and a returning viewer costs no extra round trip.
+    """
     if email:
-        key = lookup_hash(email)
-        author = db.session.scalar(db.select(Author).filter_by(email_hash=key))
-        if author:
-            author.name, author.city = name, city
-            return author
-        author = Author(name=name, city=city, email_hash=key, email_encrypted=encrypt(email))
-        try:
-            with db.session.begin_nested():
-                db.session.add(author)
-        except IntegrityError:
-            author = db.session.scalar(db.select(Author).filter_by(email_hash=key))
-            author.name, author.city = name, city
-        return author
+        insert = pg_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
+        stmt = insert(Author).values(name=name, city=city, email_hash=lookup_hash(email),
+                                     email_encrypted=encrypt(email), link_version=0,
+                                     created_at=utcnow())
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[Author.email_hash],
+            set_={"name": stmt.excluded.name, "city": stmt.excluded.city},
+        ).returning(Author.id)
+        return db.session.execute(stmt, execution_options={"synchronize_session": False}
+                                  ).scalar_one()
     author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
                                                            email_hash=None))
-    if author:
-        return author
-    author = Author(name=name, city=city)
-    db.session.add(author)
-    db.session.flush()
-    return author
+    if author is None:
+        author = Author(name=name, city=city)
+        db.session.add(author)
+        db.session.flush()
+    return author.id
 
 
 def validate(data: SubmissionInput, require_email: bool = True) -> dict:
@@ -195,7 +195,8 @@ def create_question(clean: dict, channel: str, status: str = "received",
         consent_version=consent_version, language=language, created_at=utcnow(),
     )
     for pos, (name, city, email) in enumerate(clean["authors"]):
-        q.authors.append(QuestionAuthor(author=upsert_author(name, city, email), position=pos))
+        q.authors.append(QuestionAuthor(author_id=upsert_author(name, city, email),
+                                        position=pos))
     set_status(q, status)
     db.session.add(q)
     db.session.flush()
