@@ -7,13 +7,14 @@ from celery import shared_task
 from flask import current_app, url_for
 
 from webapp.core.crypto import decrypt
+from webapp.core.mail import already_sent
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
 from webapp.prizes.payee import link_hours, new_link, purge_paid_details
 from webapp.prizes.queries import agreement_context, minutes_context
-from workers.notify import send_mail
+from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
 
 
@@ -88,7 +89,12 @@ def render_register(document_id: int) -> int | None:
 def send_details_link(prize_id: int) -> bool:
     """E-mail the payee (an author with an e-mail) a fresh one-time link to the details
     form. The token exists only in this e-mail (its hash is stored); an earlier unused link
-    expires. Does nothing once the details are received (idempotent)."""
+    expires. Does nothing once the details are received (idempotent). Ledger key
+    ``details_link:<prize id>:outbox:<outbox id>``: a re-run of the same request sends
+    nothing more (checked before a new link is made)."""
+    key = outbox_key(f"details_link:{prize_id}")
+    if key and already_sent(key):
+        return False
     prize = db.session.get(Prize, prize_id)
     if (prize is None or prize.status != "details_requested" or prize.author is None
             or not prize.author.email_encrypted):
@@ -98,13 +104,12 @@ def send_details_link(prize_id: int) -> bool:
     base = current_app.config.get("SOVA_PUBLIC_URL")
     with current_app.test_request_context(base_url=base):
         link = url_for("prizes.details_form", token=token, _external=True)
-    send_mail(decrypt(prize.author.email_encrypted),
-              "Реквизиты для выплаты приза — «Что? Где? Когда?»",
-              "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
-              "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
-              f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
-              "\n\nРедакция")
-    return True
+    return send_mail(decrypt(prize.author.email_encrypted),
+                     "Реквизиты для выплаты приза — «Что? Где? Когда?»",
+                     "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
+                     "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
+                     f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
+                     "\n\nРедакция", key=key)
 
 
 @shared_task(name="prizes.remind_details", ignore_result=True)

@@ -224,3 +224,25 @@ def test_reminders_by_beat_send_a_fresh_link_by_mail(app, owed, drain, caplog):
     links = db.session.scalars(db.select(DetailsLink).order_by(DetailsLink.id)).all()
     assert len(links) == 2 and links[0].expires_at <= links[1].created_at
     assert remind_details() == 0
+
+
+def test_details_link_mailed_once_per_request(app, owed, login, drain):
+    """``prizes.send_details_link`` is keyed by its outbox message: delivered twice (a
+    redelivery, or the sweeper's resend as attempt 1) it mails once and makes no second
+    link; another request (a new outbox message) mails a fresh link."""
+    from tests.conftest import drain_outbox
+    from webapp.core.mail import MailLog
+
+    login("accountant").post(f"/prizes/{owed.id}/request-details", data={})
+    drain_outbox(app, skip=("prizes.send_details_link",))
+    task = app.extensions["celery"].tasks["prizes.send_details_link"]
+    results = [task.apply(args=[owed.id], task_id=tid, throw=True).get()
+               for tid in ("outbox-91-0", "outbox-91-0", "outbox-91-1", "outbox-92-0")]
+    assert results == [True, False, False, True]
+    db.session.expire_all()
+    assert db.session.scalar(db.select(db.func.count()).select_from(DetailsLink).where(
+        DetailsLink.prize_id == owed.id)) == 3  # the request's own + one per mailed request
+    assert [(m.key, m.status) for m in db.session.scalars(
+        db.select(MailLog).order_by(MailLog.key))] == [
+        (f"details_link:{owed.id}:outbox:91", "sent"),
+        (f"details_link:{owed.id}:outbox:92", "sent")]
