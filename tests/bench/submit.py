@@ -131,6 +131,8 @@ def main() -> int:
     parser.add_argument("--clients", default="16,64,256")
     parser.add_argument("--exact", type=int, default=2000,
                         help="submissions of the nothing-lost phase (64 connections)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per gunicorn worker (1: sync workers)")
     parser.add_argument("--quick", action="store_true", help="3 s per level")
     args = parser.parse_args()
     if args.quick:
@@ -158,7 +160,7 @@ def main() -> int:
     relay = subprocess.Popen([str(bindir / "sova"), "outbox", "relay"], cwd=ROOT, env=env,
                              start_new_session=True, stdout=subprocess.DEVNULL)
     server = subprocess.Popen(
-        [str(bindir / "gunicorn"), "-w", "2", "-b", f"127.0.0.1:{port}", "--log-level",
+        [str(bindir / "gunicorn"), "-w", "2", "--threads", str(args.threads), "-b", f"127.0.0.1:{port}", "--log-level",
          "warning", "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
     try:
         site = f"http://127.0.0.1:{port}"

@@ -172,3 +172,36 @@ def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
         report = db.session.scalar(sa.select(ModerationReport).filter_by(question_id=second))
         assert [(d["question_id"], d["score"]) for d in report.duplicates] == [(first, 100.0)]
         db.session.remove()
+
+
+def test_a_double_click_racing_on_postgresql_stores_one_question(relay_env):
+    """Two requests with the same idempotency key at the same moment (threads): the second
+    INSERT waits for the first and fails on the unique key; its request answers with the
+    same status page and leaves nothing behind (counts from the database)."""
+    import threading
+
+    app, _env = relay_env
+    barrier, answers = threading.Barrier(4), []
+
+    def click():
+        client = app.test_client()
+        barrier.wait()
+        resp = client.post("/submit", data=dict(FORM, email="double@example.org",
+                                                idempotency_key="double-click-0001"))
+        answers.append((resp.status_code, resp.headers.get("Location")))
+
+    threads = [threading.Thread(target=click) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(answers) == 4 and len(set(answers)) == 1 and answers[0][0] == 302
+    from webapp.extensions import db
+
+    with app.app_context():
+        counts = {table: db.session.scalar(sa.text(f"SELECT count(*) FROM {table}"))
+                  for table in ("question", "author", "question_author",
+                                "question_status_change", "outbox_message")}
+        db.session.remove()
+    assert counts == {"question": 1, "author": 1, "question_author": 1,
+                      "question_status_change": 1, "outbox_message": 2}

@@ -15,6 +15,7 @@ from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
@@ -208,12 +209,15 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
 
     Returns the new Question (status ``received``) with ``moderation.precheck`` and
     ``notify.received`` queued in the same transaction. A repeated ``idempotency_key``
-    (a double click) returns the question made the first time and writes nothing.
+    (a double click) returns the question made the first time and writes nothing: the
+    repeat is found by the key's unique index, and the session is rolled back (the
+    submission must be the whole transaction when a key is given).
     ``uploads``: folder for the handout image. Raises SubmissionError.
     """
-    if data.idempotency_key:
-        existing = db.session.scalar(db.select(Question).filter_by(
-            idempotency_key=data.idempotency_key))
+    if data.idempotency_key and data.handout_image:
+        # Look first, so that a double click does not store the image twice. Without an
+        # image the unique key itself catches the repeat (one round trip less).
+        existing = _by_idempotency_key(data.idempotency_key)
         if existing is not None:
             return existing
     clean = validate(data, require_email=data.channel in ("web", "api"))
@@ -223,15 +227,29 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
             image = store_image(data.handout_image, uploads)
         except ImageError as exc:
             raise SubmissionError({"handout_image": [str(exc)]}) from exc
-    q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
-                        if data.consent else None, language=data.language,
-                        consent_on_air=data.consent_on_air, age_confirmed=data.age_confirmed,
-                        idempotency_key=data.idempotency_key, handout_image=image,
-                        postmark_date=data.postmark_date)
+    try:
+        q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
+                            if data.consent else None, language=data.language,
+                            consent_on_air=data.consent_on_air,
+                            age_confirmed=data.age_confirmed,
+                            idempotency_key=data.idempotency_key, handout_image=image,
+                            postmark_date=data.postmark_date)
+    except IntegrityError:
+        # The key was committed by the first click (or is being committed right now: the
+        # INSERT waited for it). This transaction is only this submission: drop it whole.
+        db.session.rollback()
+        existing = _by_idempotency_key(data.idempotency_key) if data.idempotency_key else None
+        if existing is None:
+            raise
+        return existing
     enqueue("moderation.precheck", q.id)
     if clean["authors"][0][2]:
         enqueue("notify.received", q.id)
     return q
+
+
+def _by_idempotency_key(key: str) -> Question | None:
+    return db.session.scalar(db.select(Question).filter_by(idempotency_key=key))
 
 
 WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")

@@ -83,6 +83,12 @@ def test_double_click_gives_one_question(client):
     assert first.status_code == second.status_code == 302
     assert first.headers["Location"] == second.headers["Location"]
     assert count() == 1
+    # the repeat wrote nothing: one author, one status record, two outbox messages
+    from webapp.core.models import OutboxMessage
+    from webapp.submissions.models import QuestionStatusChange
+
+    for model, n in ((Author, 1), (QuestionStatusChange, 1), (OutboxMessage, 2)):
+        assert db.session.scalar(db.select(db.func.count()).select_from(model)) == n, model
 
 
 def test_honeypot_stores_nothing(client):
