@@ -199,7 +199,7 @@ def test_a_double_click_racing_on_postgresql_stores_one_question(relay_env):
     from webapp.extensions import db
 
     with app.app_context():
-        counts = {table: db.session.scalar(sa.text(f"SELECT count(*) FROM {table}"))
+        counts = {table: db.session.scalar(sa.text(f"SELECT count(*) FROM {table}"))  # noqa: S608
                   for table in ("question", "author", "question_author",
                                 "question_status_change", "outbox_message")}
         db.session.remove()
