@@ -139,7 +139,7 @@ def test_migration_adds_and_drops_the_topic_column(app):
 
     assert "topic" in columns()
     db.session.remove()
-    downgrade(revision="0007_topics@-1")
+    downgrade(revision="0006_viewers")
     assert "topic" not in columns()
     upgrade(revision="heads")
     assert "topic" in columns()
