@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from flask import Flask, g, render_template, request
+from flask import Flask, current_app, g, has_request_context, render_template, request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException
@@ -54,11 +54,25 @@ from webapp.app_lang import LANG_COOKIE, LANGUAGES  # noqa: E402
 
 def select_locale() -> str:
     """The viewer's language: ``?lang=``, then the remembered cookie, then the browser's
-    Accept-Language among ru/be/en; Russian by default."""
+    Accept-Language among ru/be/en; Russian by default (also outside a request: a worker
+    or a CLI command translating a message)."""
+    if not has_request_context():
+        return "ru"
     lang = request.args.get("lang") or request.cookies.get(LANG_COOKIE)
     if lang in LANGUAGES:
         return lang
     return request.accept_languages.best_match(LANGUAGES) or "ru"
+
+
+def remember_language(response):
+    """A valid ``?lang=`` choice is remembered in the ``sova_lang`` cookie (one year), so
+    the form posted from that page, the pages after it and the stored question keep it."""
+    lang = request.args.get("lang")
+    if lang in LANGUAGES and request.cookies.get(LANG_COOKIE) != lang:
+        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax",
+                            secure=current_app.config["SESSION_COOKIE_SECURE"],
+                            httponly=True)
+    return response
 
 
 def register_extensions(app: Flask) -> None:
@@ -76,6 +90,7 @@ def register_extensions(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+    app.after_request(remember_language)
     login_manager.init_app(app)
     login_manager.login_view = "accounts.login"
     login_manager.login_message = "Войдите, чтобы продолжить."

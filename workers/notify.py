@@ -30,6 +30,7 @@ from celery import current_task, shared_task
 from flask import current_app, render_template, url_for
 from flask_babel import force_locale, gettext
 
+from webapp.app_lang import LANGUAGES
 from webapp.core import mail as ledger
 from webapp.core.crypto import decrypt
 from webapp.extensions import db
@@ -214,6 +215,12 @@ def _send_unrecorded(to: str, subject: str, body: str) -> bool:
     return True
 
 
+def _locale(language: str | None) -> str:
+    """A stored language code usable for the e-mail: ru/be/en, anything else → "ru"
+    (older rows may hold an unchecked code)."""
+    return language if language in LANGUAGES else "ru"
+
+
 @shared_task(name="notify.received", ignore_result=True, acks_late=True,
              autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
 def received(question_id: int) -> bool:
@@ -228,7 +235,7 @@ def received(question_id: int) -> bool:
         return False
     to = decrypt(q.authors[0].author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    with current_app.test_request_context(base_url=base), force_locale(q.language or "ru"):
+    with current_app.test_request_context(base_url=base), force_locale(_locale(q.language)):
         link = url_for("submissions.status", token=q.public_token, _external=True)
         subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
         body = render_template("emails/received.txt", link=link)
@@ -237,8 +244,10 @@ def received(question_id: int) -> bool:
 
 @shared_task(name="notify.my_link", ignore_result=True, acks_late=True,
              autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
-def my_link(author_id: int) -> bool:
-    """E-mail an author the one-time "my questions" link (valid 24 h). Ledger key
+def my_link(author_id: int, language: int | None = None) -> bool:
+    """E-mail an author the one-time "my questions" link (valid 24 h), in the language of
+    the page it was requested from (``language``: index into ``LANGUAGES``; without it the
+    language of the author's latest question; Russian by default). Ledger key
     ``my_link:<author id>:outbox:<outbox id>``: once per request (each request is its own
     outbox message); run directly (no outbox task id) it is sent unrecorded."""
     from webapp.submissions.models import Author, QuestionAuthor
@@ -251,7 +260,9 @@ def my_link(author_id: int) -> bool:
     latest = db.session.scalar(
         db.select(Question.language).join(Question.authors)
         .where(QuestionAuthor.author_id == author.id).order_by(Question.id.desc()))
-    with current_app.test_request_context(base_url=base), force_locale(latest or "ru"):
+    if language is not None and 0 <= language < len(LANGUAGES):
+        latest = LANGUAGES[language]
+    with current_app.test_request_context(base_url=base), force_locale(_locale(latest)):
         link = url_for("submissions.my_open", token=my_link_token(author), _external=True)
         subject = gettext("Ваши вопросы — «Что? Где? Когда?»")
         body = render_template("emails/my_link.txt", link=link)

@@ -1,5 +1,6 @@
 """Forms of the prizes pages (Flask-WTF: CSRF on every one)."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import DateField, SelectField, StringField, TextAreaField
@@ -32,25 +33,55 @@ class PaidForm(FlaskForm):
                             validators=[DataRequired("Укажите номер."), Length(max=100)])
 
 
-class PayeeForm(FlaskForm):
-    """The payee's passport and bank details (validated in ``webapp.prizes.payee``)."""
+PAYEE_LABELS = {
+    "full_name": _l("Фамилия, имя, отчество"),
+    "country": _l("Паспорт и счёт"),
+    "passport_series": _l("Серия паспорта"),
+    "passport_number": _l("Номер паспорта"),
+    "issued_by": _l("Кем выдан"),
+    "issued_on": _l("Дата выдачи (ГГГГ-ММ-ДД)"),
+    "personal_number": _l("Идентификационный номер (Беларусь)"),
+    "inn": _l("ИНН (Россия, если есть)"),
+    "address": _l("Адрес регистрации"),
+    "iban": _l("Счёт IBAN (Беларусь, BY…)"),
+    "account": _l("Расчётный счёт (Россия, 20 цифр)"),
+    "bik": _l("БИК банка (Россия)"),
+    "tax_status": _l("Налоговый статус"),
+}
 
-    full_name = StringField("Фамилия, имя, отчество", validators=[Length(max=300)])
-    country = SelectField("Паспорт и счёт", choices=[("BY", "Беларусь"), ("RU", "Россия")])
-    passport_series = StringField("Серия паспорта", validators=[Length(max=10)])
-    passport_number = StringField("Номер паспорта", validators=[Length(max=20)])
-    issued_by = StringField("Кем выдан", validators=[Length(max=300)])
-    issued_on = StringField("Дата выдачи (ГГГГ-ММ-ДД)", validators=[Length(max=20)])
-    personal_number = StringField("Идентификационный номер (Беларусь)",
-                                  validators=[Length(max=20)])
-    inn = StringField("ИНН (Россия, если есть)", validators=[Length(max=20)])
-    address = TextAreaField("Адрес регистрации", validators=[Length(max=300)])
-    iban = StringField("Счёт IBAN (Беларусь, BY…)", validators=[Length(max=40)])
-    account = StringField("Расчётный счёт (Россия, 20 цифр)", validators=[Length(max=30)])
-    bik = StringField("БИК банка (Россия)", validators=[Length(max=12)])
-    tax_status = SelectField("Налоговый статус", choices=[
-        ("resident", "Налоговый резидент страны выплаты"),
-        ("non_resident", "Не являюсь налоговым резидентом страны выплаты")])
+
+def _max(name: str, n: int) -> Length:
+    """Length ≤ ``n`` with a translated message naming the field (not WTForms' English)."""
+    return Length(max=n, message=_l("«%(field)s»: не длиннее %(n)s символов.",
+                                    field=PAYEE_LABELS[name], n=n))
+
+
+class PayeeForm(FlaskForm):
+    """The payee's passport and bank details (validated in ``webapp.prizes.payee``).
+
+    Viewer-facing: labels and messages follow the page's language (Flask-Babel). The
+    choices are checked by ``payee.validate`` (field-specific messages), not by WTForms.
+    """
+
+    full_name = StringField(PAYEE_LABELS["full_name"], validators=[_max("full_name", 300)])
+    country = SelectField(PAYEE_LABELS["country"], validate_choice=False,
+                          choices=[("BY", _l("Беларусь")), ("RU", _l("Россия"))])
+    passport_series = StringField(PAYEE_LABELS["passport_series"],
+                                  validators=[_max("passport_series", 10)])
+    passport_number = StringField(PAYEE_LABELS["passport_number"],
+                                  validators=[_max("passport_number", 20)])
+    issued_by = StringField(PAYEE_LABELS["issued_by"], validators=[_max("issued_by", 300)])
+    issued_on = StringField(PAYEE_LABELS["issued_on"], validators=[_max("issued_on", 20)])
+    personal_number = StringField(PAYEE_LABELS["personal_number"],
+                                  validators=[_max("personal_number", 20)])
+    inn = StringField(PAYEE_LABELS["inn"], validators=[_max("inn", 20)])
+    address = TextAreaField(PAYEE_LABELS["address"], validators=[_max("address", 300)])
+    iban = StringField(PAYEE_LABELS["iban"], validators=[_max("iban", 40)])
+    account = StringField(PAYEE_LABELS["account"], validators=[_max("account", 30)])
+    bik = StringField(PAYEE_LABELS["bik"], validators=[_max("bik", 12)])
+    tax_status = SelectField(PAYEE_LABELS["tax_status"], validate_choice=False, choices=[
+        ("resident", _l("Налоговый резидент страны выплаты")),
+        ("non_resident", _l("Не являюсь налоговым резидентом страны выплаты"))])
 
 
 class RegisterForm(FlaskForm):

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 
 from flask import current_app
+from flask_babel import gettext as _
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from schwifty import IBAN
 from schwifty.exceptions import SchwiftyException
@@ -38,7 +39,9 @@ from stdnum.ru import inn as ru_inn
 
 from webapp.core.crypto import decrypt, encrypt, lookup_hash
 from webapp.core.models import utcnow
+from webapp.domain.text import has_control_chars, normalise
 from webapp.extensions import db
+from webapp.prizes.forms import PAYEE_LABELS
 from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
 from webapp.prizes.operations import PrizeError, change_status
 
@@ -50,7 +53,8 @@ _LINK_SALT = "sova-payee-details"
 
 
 class PayeeError(ValueError):
-    """Invalid payee details: ``errors`` maps a field name to a list of Russian messages."""
+    """Invalid payee details: ``errors`` maps a field name to a list of messages in the
+    payee's page language (Russian by default; Belarusian, English)."""
 
     def __init__(self, errors: dict[str, list[str]]):
         super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
@@ -77,7 +81,9 @@ class PayeeInput:
 
 
 def _clean(value: str | None) -> str:
-    return " ".join((value or "").split())
+    """NFC, bidi/zero-width format characters removed (``domain.text.normalise``), runs of
+    whitespace collapsed to one space. Control characters are kept (and refused)."""
+    return " ".join(normalise(value or "").split())
 
 
 def by_personal_number_valid(value: str) -> bool:
@@ -102,69 +108,79 @@ def ru_account_valid(account: str, bik: str) -> bool:
 
 def validate(data: PayeeInput) -> dict:
     """Validated, normalised details (a JSON-able dict of str), or PayeeError listing
-    every bad field."""
+    every bad field. A field with a control character (``\x00``, ``\x07`` …) is refused,
+    as on the viewer's question form; bidi overrides are removed."""
     errors: dict[str, list[str]] = {}
     out = {k: _clean(v) if isinstance(v, str) else v for k, v in asdict(data).items()}
 
     def bad(field: str, message: str) -> None:
         errors.setdefault(field, []).append(message)
 
-    for field, label in (("full_name", "ФИО"), ("address", "адрес"),
-                         ("issued_by", "кем выдан паспорт")):
+    for field, value in out.items():
+        if isinstance(value, str) and has_control_chars(value):
+            bad(field, _("Поле «%(field)s» содержит недопустимые управляющие символы.",
+                         field=PAYEE_LABELS[field]))
+    for field, empty, too_long in (
+            ("full_name", _("Укажите фамилию, имя и отчество."),
+             _("Фамилия, имя, отчество: не длиннее 300 символов.")),
+            ("address", _("Укажите адрес регистрации."),
+             _("Адрес регистрации: не длиннее 300 символов.")),
+            ("issued_by", _("Укажите, кем выдан паспорт."),
+             _("Кем выдан паспорт: не длиннее 300 символов."))):
         if not out[field]:
-            bad(field, f"Укажите {label}.")
+            bad(field, empty)
         elif len(out[field]) > 300:
-            bad(field, "Не длиннее 300 символов.")
+            bad(field, too_long)
     country = out["country"]
     if country not in ("BY", "RU"):
-        bad("country", "Выберите страну: Беларусь или Россия.")
+        bad("country", _("Выберите страну: Беларусь или Россия."))
     series = out["passport_series"].replace(" ", "").upper()
     number = out["passport_number"].replace(" ", "")
     try:
         issued = (out["issued_on"] if isinstance(out["issued_on"], date)
                   else date.fromisoformat(out["issued_on"]))
         if issued > date.today() or issued.year < 1950:
-            bad("issued_on", "Неверная дата выдачи паспорта.")
+            bad("issued_on", _("Неверная дата выдачи паспорта."))
         out["issued_on"] = issued.isoformat()
     except (TypeError, ValueError):
-        bad("issued_on", "Дата выдачи паспорта: ГГГГ-ММ-ДД.")
+        bad("issued_on", _("Дата выдачи паспорта: ГГГГ-ММ-ДД."))
     if out["tax_status"] not in TAX_STATUSES:
-        bad("tax_status", "Выберите налоговый статус.")
+        bad("tax_status", _("Выберите налоговый статус."))
     if country == "BY":
         if not re.fullmatch(r"[A-Z]{2}", series):
-            bad("passport_series", "Серия паспорта РБ: две латинские буквы (например, MP).")
+            bad("passport_series", _("Серия паспорта РБ: две латинские буквы (например, MP)."))
         if not re.fullmatch(r"\d{7}", number):
-            bad("passport_number", "Номер паспорта РБ: 7 цифр.")
+            bad("passport_number", _("Номер паспорта РБ: 7 цифр."))
         pn = out["personal_number"].replace(" ", "").upper()
         if not by_personal_number_valid(pn):
-            bad("personal_number", "Идентификационный номер: 14 знаков (например, "
-                                   "3010190A001PB9) с верной контрольной цифрой.")
+            bad("personal_number", _("Идентификационный номер: 14 знаков (например, "
+                                     "3010190A001PB9) с верной контрольной цифрой."))
         out["personal_number"] = pn
         try:
             iban = IBAN(out["iban"])
             if iban.country_code != "BY":
-                bad("iban", "Счёт в банке Беларуси: IBAN начинается с BY.")
+                bad("iban", _("Счёт в банке Беларуси: IBAN начинается с BY."))
             out["iban"] = iban.compact
         except SchwiftyException:
-            bad("iban", "Неверный IBAN (проверьте контрольные цифры).")
+            bad("iban", _("Неверный IBAN (проверьте контрольные цифры)."))
         out["account"] = out["bik"] = out["inn"] = ""
     elif country == "RU":
         if not re.fullmatch(r"\d{4}", series):
-            bad("passport_series", "Серия паспорта РФ: 4 цифры.")
+            bad("passport_series", _("Серия паспорта РФ: 4 цифры."))
         if not re.fullmatch(r"\d{6}", number):
-            bad("passport_number", "Номер паспорта РФ: 6 цифр.")
+            bad("passport_number", _("Номер паспорта РФ: 6 цифр."))
         account = out["account"].replace(" ", "")
         bik = out["bik"].replace(" ", "")
         if not re.fullmatch(r"04\d{7}", bik):
-            bad("bik", "БИК: 9 цифр, начинается с 04.")
+            bad("bik", _("БИК: 9 цифр, начинается с 04."))
         elif not ru_account_valid(account, bik):
-            bad("account", "Расчётный счёт: 20 цифр, контрольный ключ не сходится с БИК.")
+            bad("account", _("Расчётный счёт: 20 цифр, контрольный ключ не сходится с БИК."))
         out["account"], out["bik"] = account, bik
         if out["inn"]:
             try:
                 out["inn"] = ru_inn.validate(out["inn"])
             except StdnumError:
-                bad("inn", "Неверный ИНН.")
+                bad("inn", _("Неверный ИНН."))
         out["personal_number"] = out["iban"] = ""
     out["passport_series"], out["passport_number"] = series, number
     if errors:

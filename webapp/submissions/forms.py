@@ -22,7 +22,7 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.i18n import messages_path
-from wtforms.validators import DataRequired, Length, Optional
+from wtforms.validators import DataRequired, Email, Length, Optional
 
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
@@ -85,8 +85,11 @@ class SubmitForm(QuestionFields):
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     coauthors = FieldList(FormField(CoauthorForm), min_entries=2, max_entries=5)
-    email = EmailField(_l("Электронная почта"), validators=[DataRequired(REQUIRED),
-                                                            Length(max=254)])
+    # email-validator without DNS (as operations.normalise_email), so a bad address is
+    # listed together with the other mistakes
+    email = EmailField(_l("Электронная почта"), validators=[
+        DataRequired(REQUIRED), Length(max=254),
+        Email(_l("Неверный адрес электронной почты."), check_deliverability=False)])
     consent = BooleanField(
         _l("Я согласен(на) на обработку моих персональных данных для участия в проекте"),
         validators=[DataRequired(_l("Без согласия на обработку персональных данных "

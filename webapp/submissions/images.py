@@ -11,6 +11,7 @@ import io
 import secrets
 from pathlib import Path
 
+from flask_babel import gettext as _
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -19,7 +20,8 @@ FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
 
 
 class ImageError(ValueError):
-    """Not an acceptable image; the message is shown to the viewer (Russian)."""
+    """Not an acceptable image; the message is shown to the viewer (in the page's
+    language: Russian, Belarusian or English)."""
 
 
 def store_image(data: bytes, folder: Path) -> str:
@@ -29,22 +31,26 @@ def store_image(data: bytes, folder: Path) -> str:
     5 MB, not an image, an image of another format, or too many pixels.
     """
     if len(data) > MAX_BYTES:
-        raise ImageError("Изображение больше 5 МБ.")
+        raise ImageError(_("Изображение больше 5 МБ."))
+    too_big = _("Слишком большое изображение: не более %(n)s мегапикселей.",
+                n=MAX_PIXELS // 1_000_000)
     try:
         with Image.open(io.BytesIO(data)) as probe:
             fmt = probe.format
             probe.verify()
         with Image.open(io.BytesIO(data)) as img:
             if img.width * img.height > MAX_PIXELS:
-                raise ImageError("Слишком большое изображение.")
+                raise ImageError(too_big)
             img = ImageOps.exif_transpose(img)  # keep the orientation, drop the EXIF
             if fmt not in FORMATS:
-                raise ImageError("Допускаются только JPEG, PNG и WebP.")
+                raise ImageError(_("Допускаются только JPEG, PNG и WebP."))
             clean = Image.new(img.mode if img.mode in ("RGB", "RGBA", "L") else "RGB",
                               img.size)
             clean.paste(img.convert(clean.mode))
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
-        raise ImageError("Файл не является изображением JPEG, PNG или WebP.") from exc
+    except Image.DecompressionBombError as exc:  # dimensions far beyond MAX_PIXELS
+        raise ImageError(too_big) from exc
+    except (UnidentifiedImageError, OSError) as exc:
+        raise ImageError(_("Файл не является изображением JPEG, PNG или WebP.")) from exc
     ext = FORMATS[fmt]
     if ext == "jpg" and clean.mode == "RGBA":
         clean = clean.convert("RGB")

@@ -259,6 +259,8 @@ def withdraw(question: Question, author_id: int) -> Question:
     """The author withdraws a question not yet in a game. Raises SubmissionError."""
     if author_id not in {qa.author_id for qa in question.authors}:
         raise SubmissionError({"question": [_("Это не ваш вопрос.")]})
+    if question.status == "withdrawn":
+        raise SubmissionError({"question": [_("Вопрос уже отозван.")]})
     if question.status not in WITHDRAWABLE:
         raise SubmissionError({"question": [_("Вопрос уже в игре и не может быть отозван.")]})
     set_status(question, "withdrawn", reason="отозван автором")

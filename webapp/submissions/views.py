@@ -18,7 +18,9 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFError
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy.exc import IntegrityError
@@ -104,6 +106,14 @@ def _too_fast(form: SubmitForm) -> bool:
     return time.time() - float(started) < minimum
 
 
+def viewer_language() -> str:
+    """The page's language ("ru", "be" or "en"): the locale Flask-Babel picked for this
+    request (``?lang=``, the ``sova_lang`` cookie, Accept-Language; Russian by default).
+    Never an unchecked code, so the worker can always render the e-mail."""
+    lang = str(get_locale())
+    return lang if lang in LANGUAGES else "ru"
+
+
 def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
     upload = form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
@@ -117,20 +127,36 @@ def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
         consent_on_air=form.consent_on_air.data, age_confirmed=form.age_confirmed.data,
         idempotency_key=form.idempotency_key.data or None,
         handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
-        language=request.args.get("lang") or request.cookies.get(LANG_COOKIE) or "ru",
+        language=viewer_language(),
         channel=channel,
     )
 
 
+def _stored(response) -> bool:
+    """Rate limits count only submissions that were stored (the redirect to the status
+    page), not a viewer correcting mistakes (422) or a bot page."""
+    return response.status_code == 302
+
+
+def _email_key() -> str:
+    """Key of the per-address limit: the e-mail typed, or the client's IP when the field
+    is empty (never one shared bucket for everyone without an address)."""
+    email = request.form.get("email", "").strip().lower()[:254]
+    return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
+
+
 def form_page(form: SubmitForm, code: int, notice: str | None = None):
     _fresh_form_fields(form)
-    return render_template("submissions/submit.html", form=form, notice=notice), code
+    action = url_for("submissions.submit", **(
+        {"lang": viewer_language()} if request.args.get("lang") else {}))
+    return render_template("submissions/submit.html", form=form, notice=notice,
+                           action=action), code
 
 
 @bp.route("/submit", methods=["GET", "POST"])
-@limiter.limit("30/hour;5/minute", methods=["POST"])
-@limiter.limit("10/hour", methods=["POST"], key_func=lambda: "email:" + (
-    request.form.get("email", "").strip().lower()[:254]))
+@limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: _stored(r))
+@limiter.limit("10/hour", methods=["POST"], key_func=lambda: _email_key(),
+               deduct_when=lambda r: _stored(r))
 @access("public")
 def submit():
     form = SubmitForm()
@@ -140,7 +166,11 @@ def submit():
         return render_template("submissions/thanks_bot.html"), 200
     if form.validate():
         if _too_fast(form):
-            return form_page(form, 422, _("Проверьте вопрос ещё раз и отправьте его."))
+            return form_page(form, 422, _(
+                "Форма отправлена слишком быстро после открытия страницы (меньше "
+                "%(n)s с) — так делают программы-роботы, поэтому вопрос не сохранён. "
+                "Проверьте вопрос ещё раз и отправьте его.",
+                n=current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)))
         try:
             question = receive(submission_from(form), uploads=uploads_folder())
         except SubmissionError as exc:
@@ -212,7 +242,8 @@ def my_request():
     if form.validate_on_submit():
         author = author_by_email(form.email.data)
         if author is not None:
-            enqueue("notify.my_link", author.id)
+            # the page's language travels as its index in LANGUAGES (tasks take ints)
+            enqueue("notify.my_link", author.id, LANGUAGES.index(viewer_language()))
             commit()
         # the same answer whether or not the address is known (no enumeration)
         flash(_("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."),

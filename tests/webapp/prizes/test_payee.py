@@ -17,7 +17,7 @@ from webapp.prizes import payee
 from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
 
-from .conftest import VIEWERS_WIN
+from .conftest import VIEWERS_WIN, scan_pdf
 
 BY_FORM = {
     "full_name": "Сапего Иван Петрович", "country": "BY", "passport_series": "mp",
@@ -128,7 +128,7 @@ def test_one_time_link_encrypted_storage_audit_and_retention(app, client, owed, 
     # Paid long ago → the retention job deletes the details, the agreement stays.
     from workers.prizes import purge_payee_details
 
-    mark_signed(prize, b"%PDF-1.4 scan", "scan.pdf", None)
+    mark_signed(prize, scan_pdf(), "scan.pdf", None)
     mark_paid(prize, date.today() - timedelta(days=91), "77", None)
     commit()
     assert purge_payee_details() == 1
@@ -246,3 +246,48 @@ def test_details_link_mailed_once_per_request(app, owed, login, drain):
         db.select(MailLog).order_by(MailLog.key))] == [
         (f"details_link:{owed.id}:outbox:91", "sent"),
         (f"details_link:{owed.id}:outbox:92", "sent")]
+
+
+def test_control_characters_refused_bidi_removed():
+    """QA 7: control characters are refused as on the question form; bidi marks removed."""
+    with pytest.raises(payee.PayeeError) as exc:
+        payee.validate(payee_input(full_name="Жанна\x07 Жукова\u202e",
+                                   address="г. Минск\x00"))
+    assert exc.value.errors == {
+        "full_name": ["Поле «Фамилия, имя, отчество» содержит недопустимые управляющие символы."],
+        "address": ["Поле «Адрес регистрации» содержит недопустимые управляющие символы."],
+    }
+    assert payee.validate(payee_input(full_name="Жанна Жукова\u202e"))["full_name"] == \
+        "Жанна Жукова"
+
+
+def test_details_page_in_the_viewers_language(app, client, owed):
+    """QA 8: with the «be» cookie the details page, its labels and every error are
+    Belarusian and name the field (no English WTForms text)."""
+    from flask_babel import refresh
+
+    token = payee.request_details(owed, None)
+    commit()
+    client.set_cookie("sova_lang", "be")
+
+    def post(**over) -> str:
+        refresh()  # the test's app context is shared: drop the locale cached on ``g``
+        resp = client.post(f"/prizes/details/{token}", data={**BY_FORM, **over})
+        assert resp.status_code == 422
+        return resp.get_data(as_text=True)
+
+    refresh()
+    page = client.get(f"/prizes/details/{token}").get_data(as_text=True)
+    for label in ("Рэквізіты для выплаты прыза", "Прозвішча, імя, імя па бацьку",
+                 "Падатковы рэзідэнт краіны выплаты", "Адправіць"):
+        assert label in page, label
+    page = post(issued_by="x" * 800)
+    assert "«Кім выдадзены»: не даўжэй за 300 сімвалаў." in page
+    assert "Field cannot be longer" not in page
+    page = post(country="XX", tax_status="x")
+    assert "Выберыце краіну: Беларусь або Расія." in page
+    assert "Выберыце падатковы статус." in page and "Not a valid choice" not in page
+    page = post(full_name="Жанна\x07 Жукова")
+    assert "Поле «Прозвішча, імя, імя па бацьку» змяшчае недапушчальныя кіроўныя сімвалы." \
+        in page
+    assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0

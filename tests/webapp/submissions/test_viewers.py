@@ -253,3 +253,171 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
         "Ваша пытанне атрымана — «Што? Дзе? Калі?»"
     body = received[0].get_payload(decode=True).decode()
     assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")
+
+
+# --- QA findings 2, 3, 5, 10, 12, 14, 20 ---------------------------------------------------
+
+def languages_stored(app) -> list[str]:
+    with app.app_context():
+        return list(db.session.scalars(db.select(Question.language).order_by(Question.id)))
+
+
+# These tests make requests outside a pushed app context: Flask-Babel caches the locale on
+# ``g``, which a test-wide app context would share between requests.
+
+def test_unknown_language_code_is_never_stored(make_app):
+    """QA 2: ?lang=zz or an edited cookie falls back to the page's real language."""
+    app = make_app(WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    assert client.post("/submit?lang=zz", data=FORM).status_code == 302
+    client.set_cookie("sova_lang", "zz")
+    assert client.post("/submit", data=dict(FORM, question=FORM["question"] + " Два."),
+                       headers={"Accept-Language": "en"}).status_code == 302
+    assert languages_stored(app) == ["ru", "en"]
+
+
+def test_lang_choice_survives_the_post(make_app):
+    """QA 3: /submit?lang=be in an English browser: errors, status page and the stored
+    question stay Belarusian (cookie remembered; the form posts back with ?lang=be)."""
+    app = make_app(WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    english = {"Accept-Language": "en"}
+    resp = client.get("/submit?lang=be", headers=english)
+    assert "sova_lang=be" in resp.headers["Set-Cookie"]
+    assert 'action="/submit?lang=be"' in resp.get_data(as_text=True)
+    page = client.post("/submit", data=dict(FORM, consent=""), headers=english)  # plain URL
+    assert "Без згоды на апрацоўку персанальных даных" in page.get_data(as_text=True)
+    resp = client.post("/submit", data=FORM, headers=english, follow_redirects=True)
+    page = resp.get_data(as_text=True)
+    assert 'lang="be"' in page and "Received" not in page
+    assert languages_stored(app) == ["be"]
+
+
+def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
+    """QA 3: /my asked from a Belarusian page sends the link e-mail in Belarusian, though
+    the author's question was sent in Russian."""
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    client = app.test_client()
+    client.post("/submit", data=FORM)
+    client.post("/my?lang=be", data={"email": "petr@example.com"})
+    with app.app_context():
+        from tests.conftest import drain_outbox
+
+        assert drain_outbox(app) == ["moderation.precheck", "notify.received", "notify.my_link"]
+    from email.header import decode_header, make_header
+
+    subjects = [str(make_header(decode_header(m["Subject"]))) for m in received]
+    assert subjects == ["Ваш вопрос получен — «Что? Где? Когда?»",
+                        "Вашы пытанні — «Што? Дзе? Калі?»"]
+
+
+def test_too_fast_says_why(make_app):
+    """QA 5: the minimum-fill-time refusal explains itself."""
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_MIN_FILL_SECONDS=60)
+    with app.app_context():
+        client = app.test_client()
+        page = client.get("/submit").get_data(as_text=True)
+        started = re.search(r'name="started" type="hidden" value="([^"]+)"', page).group(1)
+        resp = client.post("/submit", data=dict(FORM, started=started))
+        assert resp.status_code == 422
+        assert ("Форма отправлена слишком быстро после открытия страницы (меньше 60 с) — так "
+                "делают программы-роботы, поэтому вопрос не сохранён. Проверьте вопрос ещё "
+                "раз и отправьте его.") in resp.get_data(as_text=True)
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` × ``height`` pixels in a few bytes (a pixel bomb)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+
+
+def test_image_errors_in_belarusian_and_pixel_bomb(client):
+    """QA 10: image errors follow the page's language; a pixel bomb is «too big»."""
+    def post(raw: bytes, name: str) -> str:
+        resp = client.post("/submit?lang=be", data=dict(FORM, handout_image=(io.BytesIO(raw),
+                                                                              name)),
+                           content_type="multipart/form-data")
+        assert resp.status_code == 422
+        return resp.get_data(as_text=True)
+
+    assert "Файл не з’яўляецца выявай JPEG, PNG або WebP." in post(b"just text", "x.jpg")
+    page = post(png_header_only(30000, 30000), "bomb.png")
+    assert "Занадта вялікая выява: не больш за 40 мегапікселяў." in page
+    assert count() == 0
+
+
+def test_withdrawing_twice_says_already_withdrawn(client, app):
+    """QA 12: a second withdrawal is «already withdrawn», not «already in a game»."""
+    from webapp.submissions.operations import SubmissionError, withdraw
+
+    client.post("/submit", data=FORM)
+    q = only_question()
+    author_id = q.authors[0].author_id
+    withdraw(q, author_id)
+    db.session.commit()
+    try:
+        withdraw(q, author_id)
+    except SubmissionError as exc:
+        assert exc.errors == {"question": ["Вопрос уже отозван."]}
+    else:
+        raise AssertionError("no error")
+
+
+def test_bad_email_listed_with_the_other_errors(client):
+    """QA 14: a bad address shows in the first round, with every other mistake."""
+    resp = client.post("/submit?lang=be", data=dict(FORM, question="Коратка", answer="",
+                                                    email="not-an-email", consent="",
+                                                    age_confirmed=""))
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    for text in ("Няправільны адрас электроннай пошты.", "Без згоды на апрацоўку",
+                 "Пацвердзіце, што вам споўнілася 16 гадоў"):
+        assert text in page, text
+    assert count() == 0
+
+
+def test_rate_limit_counts_only_stored_questions(make_app):
+    """QA 20: failed validations cost nothing; an empty e-mail is not a shared bucket."""
+    app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
+    client = app.test_client()
+    with app.app_context():
+        failed = [client.post("/submit", data=dict(FORM, answer="")).status_code
+                  for _ in range(8)]
+        assert failed == [422] * 8
+        stored = [client.post("/submit", data=dict(FORM, question=FORM["question"] + f" №{i}"))
+                  .status_code for i in range(6)]
+        assert stored == [302] * 5 + [429]
+        from webapp.submissions.views import _email_key
+
+        with app.test_request_context("/submit", method="POST", data={"email": ""},
+                                      environ_base={"REMOTE_ADDR": "10.0.0.7"}):
+            assert _email_key() == "email-ip:10.0.0.7"
+        with app.test_request_context("/submit", method="POST",
+                                      data={"email": " Petr@Example.com"}):
+            assert _email_key() == "email:petr@example.com"
+
+
+def test_messages_outside_a_request_are_russian(app):
+    """A worker or CLI command (app context, no request) gets Russian messages instead of
+    a "Working outside of request context" crash (payee details checked by a task)."""
+    from webapp.prizes import payee
+
+    try:
+        payee.validate(payee.PayeeInput(
+            full_name="", country="BY", passport_series="MP", passport_number="7654321",
+            issued_by="РУВД", issued_on="2015-06-01", personal_number="3010190A001PB9",
+            inn="", address="г. Брест", iban="BY13NBRB3600900000002Z00AB00", account="",
+            bik="", tax_status="resident"))
+    except payee.PayeeError as exc:
+        assert exc.errors == {"full_name": ["Укажите фамилию, имя и отчество."]}
+    else:
+        raise AssertionError("no error")
