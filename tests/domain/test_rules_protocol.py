@@ -71,9 +71,9 @@ def test_missing_keys():
 @pytest.mark.parametrize(
     ("event", "words"),
     [
-        ({"type": "jump"}, "unknown event type"),
-        ({"sector": 3}, "unknown event type"),
-        ("spin", "object"),
+        ({"type": "jump"}, "неизвестный тип события 'jump'"),
+        ({"sector": 3}, "неизвестный тип события None"),
+        ("spin", "событие — объект JSON, получено str"),
         ({"type": "spin"}, "sector"),
         ({"type": "spin", "sector": 3.0}, "spin.sector"),
         ({"type": "spin", "sector": True}, "spin.sector"),

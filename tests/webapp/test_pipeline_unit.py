@@ -102,7 +102,7 @@ def test_unknown_game_and_bad_game_input(app, api):
     assert api("post", "/api/v1/games/999/close", role="producer").status_code == 404
     resp = api("post", "/api/v1/games", role="producer", json={
         "season_id": 999, "kind": "qualifying", "date": "2023-03-04", "table": {}})
-    assert resp.status_code == 422 and resp.json["errors"] == {"season_id": ["no such season"]}
+    assert resp.status_code == 422 and resp.json["errors"] == {"season_id": ["нет такого сезона"]}
     season = api("post", "/api/v1/seasons", role="producer",
                  json={"name": "Сезон 2009", "ruleset": "2009"}).json["id"]
     resp = api("post", "/api/v1/games", role="producer", json={

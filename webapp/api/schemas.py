@@ -154,13 +154,24 @@ class DecisionOut(Schema):
     status = fields.String()
 
 
+class PrizeAmount(fields.Field):
+    """A prize amount as a string (``"300.00"``) or a JSON number; passed through as is and
+    checked by :func:`webapp.domain.money.parse_amount` in the operation (the same rules as
+    the web form: finite, ≥ 0, at most 2 decimals and 10 integer digits), whose message
+    comes back as 422 ``{"errors": {"unanswered_prize": [...]}}``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {}).update(
+            {"type": ["string", "number"], "example": "300.00"})
+        super().__init__(**kwargs)
+
+
 class SeasonIn(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     ruleset = fields.String(required=True, validate=validate.OneOf(["2023", "2009"]))
     currency = fields.String(load_default=None, validate=validate.OneOf(["BYN", "RUB"]))
     timezone = fields.String(load_default=None)
-    unanswered_prize = fields.Decimal(load_default=None, allow_none=True, as_string=True,
-                                      places=2)
+    unanswered_prize = PrizeAmount(load_default=None, allow_none=True)
 
 
 class Created(Schema):

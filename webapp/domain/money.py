@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, Decimal
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
 CURRENCIES = ("BYN", "RUB")
 CENT = Decimal("0.01")
+#: Integer digits a stored amount may have: the columns are ``Numeric(12, 2)``.
+MAX_INTEGER_DIGITS = 10
+#: Thousands separators a person may type in a form: space, no-break and narrow no-break space.
+_GROUP_SPACES = re.compile(r"[ \u00a0\u202f]")
 
 
 class MoneyError(ValueError):
@@ -29,6 +34,41 @@ class Money:
         if self.amount < 0 or self.amount != self.amount.quantize(CENT):
             raise MoneyError(f"amount must be ≥ 0 with at most 2 places: {self.amount}")
         object.__setattr__(self, "amount", self.amount.quantize(CENT))
+
+
+def parse_amount(value, *, form: bool = False) -> Decimal:
+    """Parse a prize amount typed into a form (``form=True``) or sent to the API, the same
+    rules for both: a finite, non-negative number with at most two decimal places and at
+    most 10 integer digits (the ``Numeric(12, 2)`` columns). The form also accepts a decimal
+    comma and spaces as thousands separators, as every page writes money (``"2 000,00"``).
+
+    ``value``: str, int or float (a JSON number; never bool). Returns the Decimal quantized
+    to 2 places (``Decimal("300.00")``). Raises MoneyError with a Russian message for a
+    person (staff pages are Russian).
+
+    >>> parse_amount("2 000,50", form=True)
+    Decimal('2000.50')
+    >>> parse_amount(300)
+    Decimal('300.00')
+    """
+    if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
+        raise MoneyError("Сумма — число, например 300.00.")
+    text = str(value).strip()
+    if form:
+        text = _GROUP_SPACES.sub("", text).replace(",", ".")
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        raise MoneyError("Не сумма: введите число, например 300,00.") from None
+    if not amount.is_finite():
+        raise MoneyError("Сумма должна быть конечным числом.")
+    if amount < 0:
+        raise MoneyError("Сумма не может быть отрицательной.")
+    if amount >= Decimal(10) ** MAX_INTEGER_DIGITS:
+        raise MoneyError(f"Не больше {MAX_INTEGER_DIGITS} цифр до запятой.")
+    if amount != amount.quantize(CENT):
+        raise MoneyError("Не больше двух знаков после запятой (копейки).")
+    return abs(amount).quantize(CENT)  # abs: "-0" is 0.00
 
 
 def split_equally(amount: Decimal, parts: int) -> list[Decimal]:

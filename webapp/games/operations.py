@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import Document, utcnow
+from webapp.domain.money import MoneyError, parse_amount
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
 from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
 from webapp.domain.topics import TOPICS, topic_label
@@ -32,6 +34,7 @@ from webapp.games.models import (
 )
 from webapp.jobs import enqueue
 from webapp.moderation.models import QuestionRevision, QuestionSignoff
+from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question, set_status
 
@@ -42,12 +45,32 @@ RULESETS = {
 }
 SECTORS = range(1, 14)
 
+#: Russian names of game statuses for staff pages (``Game.status`` stays the code).
+STATUS_LABELS = {"draft": "черновик", "ready": "стол заполнен", "live": "идёт",
+                 "finished": "сыграна", "closed": "закрыта"}
+#: Russian names of the input fields, for messages on staff pages.
+FIELD_LABELS = {"name": "Название", "ruleset": "Правила", "currency": "Валюта",
+                "timezone": "Часовой пояс", "unanswered_prize": "Приз за невзятый вопрос",
+                "table": "Стол", "table.blitz": "Сектор блица",
+                "table.superblitz": "Сектор суперблица", "table.sector13": "13 сектор",
+                "experts": "Знатоки", "captain": "Капитан", "season_id": "Сезон",
+                "part": "Серия", "team_id": "Команда", "series_id": "Серия", "kind": "Вид игры",
+                "date": "Дата эфира", "team": "Команда знатоков", "title": "Название",
+                "sector": "Сектор", "slot": "Ячейка", "question_id": "№ вопроса",
+                "topic": "Тема", "copies": "Экземпляров"}
+
+
+def status_label(status: str) -> str:
+    """The Russian label of a game status code (``"draft"`` → ``"черновик"``)."""
+    return STATUS_LABELS.get(status, status)
+
 
 class GameError(ValueError):
     """Bad input for a game operation. ``errors``: ``{field: [message]}`` → HTTP 422."""
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        super().__init__("; ".join(f"{FIELD_LABELS.get(k, k)}: {', '.join(v)}"
+                                   for k, v in errors.items()))
         self.errors = errors
 
 
@@ -60,42 +83,64 @@ class GameConflict(RuntimeError):
         self.error = {**extra, "message": message}
 
 
-def _money(value, field: str, errors: dict) -> Decimal | None:
-    if value is None or value == "":
+#: Air dates a game may have: «Что? Где? Когда?» first aired in 1975; 2100 bounds typos.
+FIRST_AIR_YEAR, LAST_AIR_YEAR = 1975, 2100
+_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+
+
+def bad_line_chars(text: str | None) -> bool:
+    """True if a one-line name (season, team, expert, title) holds a control character
+    (C0/C1, also tab and newline) or a bidirectional override, which would print invisibly
+    or reorder text on envelopes and agreements."""
+    return any(unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS for c in text or "")
+
+
+def _money(value, field: str, errors: dict, form: bool = False) -> Decimal | None:
+    """The amount in ``value`` (:func:`webapp.domain.money.parse_amount`; ``form``: typed by
+    a person), or None when empty; a bad amount is added to ``errors[field]``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
     try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        errors.setdefault(field, []).append("not an amount")
+        return parse_amount(value, form=form)
+    except MoneyError as exc:
+        errors.setdefault(field, []).append(str(exc))
         return None
-    if amount < 0 or amount != amount.quantize(Decimal("0.01")):
-        errors.setdefault(field, []).append("amount must be ≥ 0 with at most 2 decimal places")
-        return None
-    return amount.quantize(Decimal("0.01"))
 
 
 def create_season(name: str, ruleset: str, currency: str | None = None,
-                  timezone: str | None = None, unanswered_prize=None) -> Season:
+                  timezone: str | None = None, unanswered_prize=None,
+                  form: bool = False) -> Season:
     """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
-    question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1). Raises GameError."""
+    question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
+    ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
+    :func:`webapp.domain.money.parse_amount` (``form=True``: typed into the web form, so a
+    decimal comma and spaces are accepted). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > 200:
-        errors.setdefault("name", []).append("1 to 200 characters")
+        errors.setdefault("name", []).append("от 1 до 200 символов")
+    elif bad_line_chars(name):
+        errors.setdefault("name", []).append("недопустимые управляющие символы")
     if ruleset not in RULESETS:
-        errors.setdefault("ruleset", []).append("must be '2023' or '2009'")
+        errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
     default_currency, default_tz, _ = RULESETS[ruleset]
     currency = currency or default_currency
     if currency not in ("BYN", "RUB"):
-        errors.setdefault("currency", []).append("must be 'BYN' or 'RUB'")
+        errors.setdefault("currency", []).append("«BYN» или «RUB»")
+    elif currency != default_currency:
+        # The rule book fixes the currency: 2023 pays in BYN (000_90d7c8192601ed3a.txt
+        # §4.11.1), 2009 in RUB (002_e025d5ded135c1c4.txt §3.2).
+        errors.setdefault("currency", []).append(
+            f"по правилам {ruleset} призы выплачиваются в {default_currency}")
     timezone = timezone or default_tz
     try:
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        errors.setdefault("timezone", []).append(f"unknown time zone {timezone!r}")
-    prize = _money(unanswered_prize, "unanswered_prize", errors)
+        errors.setdefault("timezone", []).append(f"неизвестный часовой пояс «{timezone}»")
+    prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
     if errors:
         raise GameError(errors)
     season = Season(name=name, ruleset=ruleset, currency=currency, timezone=timezone,
@@ -123,15 +168,17 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
         value = table.get(key)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)
                                   or value not in SECTORS):
-            errors.setdefault(f"table.{key}", []).append("a sector 1..13 or null")
+            errors.setdefault(f"table.{key}", []).append("сектор от 1 до 13 или пусто")
             value = None
         plan[key] = value
     used = [v for v in plan.values() if v is not None]
     if len(used) != len(set(used)):
-        errors.setdefault("table", []).append("blitz, superblitz and sector 13 need distinct sectors")
+        errors.setdefault("table", []).append(
+            "у блица, суперблица и 13 сектора должны быть разные сектора")
     unknown = set(table) - set(plan)
     if unknown:
-        errors.setdefault("table", []).append(f"unknown keys: {', '.join(sorted(unknown))}")
+        errors.setdefault("table", []).append(
+            f"неизвестные ключи: {', '.join(sorted(unknown))}")
     if errors:
         raise GameError(errors)
     return plan
@@ -145,15 +192,19 @@ def create_team(name: str, captain: str, experts: list[str]) -> Team:
     captain = (captain or "").strip()
     names = [(e or "").strip() for e in (experts or []) if (e or "").strip()]
     if not name or len(name) > 200:
-        errors.setdefault("name", []).append("1 to 200 characters")
+        errors.setdefault("name", []).append("от 1 до 200 символов")
+    elif bad_line_chars(name):
+        errors.setdefault("name", []).append("недопустимые управляющие символы")
     elif db.session.scalar(db.select(Team.id).where(Team.name == name)) is not None:
-        errors.setdefault("name", []).append("a team with this name exists")
+        errors.setdefault("name", []).append("команда с таким названием уже есть")
     if len(names) != TEAM_SIZE or len(set(names)) != TEAM_SIZE:
-        errors.setdefault("experts", []).append(f"{TEAM_SIZE} distinct names")
+        errors.setdefault("experts", []).append(f"{TEAM_SIZE} разных имён")
     if any(len(n) > 100 for n in names):
-        errors.setdefault("experts", []).append("a name is at most 100 characters")
+        errors.setdefault("experts", []).append("имя — не длиннее 100 символов")
+    if any(bad_line_chars(n) for n in names) or bad_line_chars(captain):
+        errors.setdefault("experts", []).append("недопустимые управляющие символы")
     if not captain or captain not in names:
-        errors.setdefault("captain", []).append("the captain is one of the six experts")
+        errors.setdefault("captain", []).append("капитан — один из шести знатоков")
     if errors:
         raise GameError(errors)
     team = Team(name=name, captain=captain, experts=names, created_at=utcnow())
@@ -168,9 +219,9 @@ def create_series(season_id: int, part: str) -> Series:
     errors: dict[str, list[str]] = {}
     season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
     if season is None:
-        errors.setdefault("season_id", []).append("no such season")
+        errors.setdefault("season_id", []).append("нет такого сезона")
     if part not in SERIES_PARTS:
-        errors.setdefault("part", []).append(f"one of: {', '.join(SERIES_PARTS)}")
+        errors.setdefault("part", []).append(f"одна из: {', '.join(SERIES_PARTS)}")
     if errors:
         raise GameError(errors)
     series = db.session.scalar(db.select(Series).filter_by(season_id=season_id, part=part))
@@ -187,13 +238,13 @@ def _team_and_series(season: Season | None, team_id, series_id,
     if team_id is not None:
         team = db.session.get(Team, team_id) if isinstance(team_id, int) else None
         if team is None:
-            errors.setdefault("team_id", []).append("no such team")
+            errors.setdefault("team_id", []).append("нет такой команды")
     if series_id is not None:
         series = db.session.get(Series, series_id) if isinstance(series_id, int) else None
         if series is None:
-            errors.setdefault("series_id", []).append("no such series")
+            errors.setdefault("series_id", []).append("нет такой серии")
         elif season is not None and series.season_id != season.id:
-            errors.setdefault("series_id", []).append("the series belongs to another season")
+            errors.setdefault("series_id", []).append("серия другого сезона")
     return team, series
 
 
@@ -202,7 +253,7 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     team's name when a team is attached. Only before the first event: the context of a
     recorded game must not change under it (GameConflict). Raises GameError."""
     if game.events or game.status in ("finished", "closed"):
-        raise GameConflict(f"game {game.id} has recorded events; its team and series are fixed")
+        raise GameConflict(f"в игре {game.id} уже записаны события: команду и серию не изменить")
     errors: dict[str, list[str]] = {}
     team, series = _team_and_series(game.season, team_id, series_id, errors)
     if errors:
@@ -220,16 +271,25 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
                 team_id: int | None = None, series_id: int | None = None) -> Game:
     """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
     stays a free string and defaults to the team's name) and a series of the same season.
-    Raises GameError (unknown season, kind, team, series…)."""
+    ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
+    (:func:`bad_line_chars`). Raises GameError (unknown season, kind, team, series…)."""
     errors: dict[str, list[str]] = {}
     season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
     if season is None:
-        errors.setdefault("season_id", []).append("no such season")
+        errors.setdefault("season_id", []).append("нет такого сезона")
     team_row, series = _team_and_series(season, team_id, series_id, errors)
     if kind not in GAME_KINDS:
-        errors.setdefault("kind", []).append(f"one of: {', '.join(GAME_KINDS)}")
+        errors.setdefault("kind", []).append(f"один из: {', '.join(GAME_KINDS)}")
     if not isinstance(air_date, date):
-        errors.setdefault("date", []).append("a date YYYY-MM-DD")
+        errors.setdefault("date", []).append("дата ГГГГ-ММ-ДД")
+    elif not FIRST_AIR_YEAR <= air_date.year <= LAST_AIR_YEAR:
+        errors.setdefault("date", []).append(
+            f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год")
+    team = (team or "").strip() or None
+    if team is not None and bad_line_chars(team):
+        errors.setdefault("team", []).append("недопустимые управляющие символы")
+    if title and bad_line_chars(title):
+        errors.setdefault("title", []).append("недопустимые управляющие символы")
     if errors:
         raise GameError(errors)
     plan = validate_table(table, season.ruleset)
@@ -351,7 +411,8 @@ def assign_envelopes(game: Game) -> Game:
     if game.envelopes and game.status == "ready":
         return game
     if game.status != "draft":
-        raise GameConflict(f"game {game.id} is {game.status}; envelopes are assigned in draft")
+        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: "
+                           "конверты заполняются только в черновике")
     plan = table_plan(game)
     main, partner = _pool(game, partner=False), _pool(game, partner=True)
     picker = _Picker()
@@ -403,7 +464,7 @@ def _editable(game: Game) -> None:
 def _envelope(game: Game, sector: int) -> Envelope:
     env = next((e for e in game.envelopes if e.sector == sector), None)
     if env is None:
-        raise GameError({"sector": ["a sector 1..13"]})
+        raise GameError({"sector": ["сектор от 1 до 13"]})
     return env
 
 
@@ -537,7 +598,7 @@ def set_topic(question_id: int, topic: str | None, user_id: int | None) -> Quest
     if topic is not None and topic not in TOPICS:
         raise GameError({"topic": [f"одна из тем: {', '.join(TOPICS)}"]})
     if q.status not in TOPIC_EDITABLE:
-        raise GameError({"question_id": [f"вопрос в статусе «{q.status}»: тему не изменить"]})
+        raise GameError({"question_id": [f"вопрос в статусе «{question_status_label(q.status)}»: тему не изменить"]})
     if q.topic != topic:
         db.session.add(QuestionRevision(question_id=q.id, user_id=user_id, at=utcnow(),
                                         before={"topic": q.topic or ""},
@@ -595,9 +656,9 @@ def check_table(game: Game) -> dict:
         where = f"сектор {placed.sector}, " + ("резерв" if placed.slot == 0
                                                 else f"вопрос {placed.slot}")
         if placed.slot and q.status != "assigned":
-            problems.append(f"{where}: вопрос №{q.id} в статусе «{q.status}»")
+            problems.append(f"{where}: вопрос №{q.id} в статусе «{question_status_label(q.status)}»")
         if placed.slot == 0 and q.status != "approved":
-            warnings.append(f"{where}: резервный вопрос №{q.id} в статусе «{q.status}»")
+            warnings.append(f"{where}: резервный вопрос №{q.id} в статусе «{question_status_label(q.status)}»")
         if not (q.answer or "").strip():
             problems.append(f"{where}: у вопроса №{q.id} нет ответа")
         for a in q.author_list:
@@ -655,14 +716,17 @@ def request_envelopes(game: Game, lock_if_complete: bool = False,
     API's ``POST /games/{id}/envelopes``, whose contract has no lock step), which locks a
     complete table first (:func:`lock_table`; GameConflict with its problems otherwise).
     ``copies`` (1..20): printed copies of each document, each with its own serial
-    (:class:`PrintedCopy`); fixed when the documents are first requested."""
+    (:class:`PrintedCopy`); fixed when the documents are first requested. A closed game
+    prints nothing more (GameConflict)."""
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
         raise GameError({"copies": [f"от 1 до {MAX_COPIES}"]})
+    if game.status == "closed":
+        raise GameConflict(f"игра {game.id} закрыта: конверты больше не печатаются")
     if not game.envelopes:
-        raise GameConflict(f"game {game.id} has no envelopes yet: assign the table first")
+        raise GameConflict(f"у игры {game.id} ещё нет конвертов: сначала заполните стол")
     if game.table_locked_at is None:
         if not lock_if_complete:
-            raise GameConflict(f"game {game.id}: lock the table before printing envelopes")
+            raise GameConflict(f"игра {game.id}: заблокируйте стол перед печатью конвертов")
         lock_table(game, user_id)
     docs = []
     for kind in ("envelopes", "host_cards"):
@@ -774,10 +838,10 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     (``{"event", "rule", "message"}``) on a refusal or a malformed event; nothing is stored.
     """
     if game.status not in ("ready", "live", "finished"):
-        raise GameConflict(f"game {game.id} is {game.status}; events are recorded once the "
-                           "table is assigned and until the game is closed")
+        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: события "
+                           "записываются после заполнения стола и до закрытия игры")
     if not isinstance(event, dict):
-        raise GameConflict("an event is a JSON object", event=len(game.events), rule=None)
+        raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
     try:
         state = game_state(game, extra=event)
     except RuleViolation as exc:
@@ -803,8 +867,10 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     """Remove the last recorded event (host's undo) unless the game is closed; the undo is
     audited (``GameEventAudit`` action ``undo``: who, when, which event). Returns the state
     replayed from the remaining events. GameConflict when there is nothing to undo."""
-    if game.status == "closed" or not game.events:
-        raise GameConflict("nothing to undo")
+    if game.status == "closed":
+        raise GameConflict(f"игра {game.id} закрыта: события закрытой игры не отменяются")
+    if not game.events:
+        raise GameConflict("отменять нечего: событий ещё нет")
     last = game.events[-1]
     _cancel_draw(game, last.seq)
     db.session.add(GameEventAudit(game_id=game.id, action="undo", seq=last.seq,
@@ -936,7 +1002,7 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
     first refusal GameConflict carries the protocol error (``event`` is the index in the
     file) and the caller rolls back. Returns the final state."""
     if game.events:
-        raise GameConflict(f"game {game.id} already has events; import needs an empty game",
+        raise GameConflict(f"в игре {game.id} уже есть события: протокол загружается в пустую игру",
                            event=None, rule=None)
     try:
         ruleset, table, _context, events = load_protocol(data)
@@ -944,10 +1010,10 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
     if ruleset != game.season.ruleset:
-        raise GameConflict(f"the file is for rule set {ruleset}; the game plays "
+        raise GameConflict(f"файл — по правилам {ruleset}, а игра — по правилам "
                            f"{game.season.ruleset}", event=None, rule=None)
     if table != game.table:
-        raise GameConflict(f"the file's table {table} is not the game's {game.table}",
+        raise GameConflict(f"стол в файле {table} не совпадает со столом игры {game.table}",
                            event=None, rule=None)
     state = game_state(game)
     for event in events:

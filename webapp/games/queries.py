@@ -64,6 +64,24 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
     return items
 
 
+#: Channels whose questions carry the author's consent to be named on air by themselves:
+#: a paper letter or a partner's question is the consent (``LetterForm``'s docstring). The
+#: web form, the live form and the API record it per question (``Question.consent_on_air``;
+#: the API has no such field, so its questions are never named); imported and archive
+#: packets record none.
+CONSENT_CHANNELS = ("mail", "partner")
+#: The note printed instead of the names when consent is missing.
+NO_CONSENT_NOTE = {1: "Автор просил не называть его в эфире.",
+                   2: "Авторы просили не называть их в эфире."}
+
+
+def named_on_air(q) -> bool:
+    """True if the host may read the authors' names and cities of question ``q`` on air:
+    the viewer ticked «Я согласен(на), чтобы моё имя и город назвали в эфире»
+    (``consent_on_air``) or the question came by letter or from a partner."""
+    return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
+
+
 def envelope_context(game: Game, with_answers: bool, serial: str,
                      copies: list[str] | None = None,
                      images: dict[str, Path] | None = None,
@@ -74,7 +92,9 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
     adds each question's handout ``image`` name. Host cards also show the question
     (``show_text``, stress marks kept) and start with the props list (``props``).
     ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
-    the props list then covers only them."""
+    the props list then covers only them. A question whose authors did not consent to be
+    named on air (:func:`named_on_air`) has no ``authors`` and an ``authors_note`` instead
+    («Автор просил не называть его в эфире.»)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
@@ -88,6 +108,9 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
                 "image": q.handout_image if q.handout_image in images else None,
                 "authors": [{"name": a.name, "city": a.city} for a in q.author_list],
             }
+            if not named_on_air(q):  # no consent: no name or city, a note for the host
+                item["authors"] = []
+                item["authors_note"] = NO_CONSENT_NOTE[min(len(q.author_list), 2) or 1]
             if with_answers:
                 item.update(answer=q.answer, accepted=q.accepted, rejected=q.rejected,
                             comment=q.comment, sources=list(q.sources or []), show_text=True)

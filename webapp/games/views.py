@@ -57,6 +57,7 @@ from webapp.games.operations import (
     replace_slot,
     request_envelopes,
     set_topic,
+    status_label,
     swap_slots,
     table_plan,
     undo_last_event,
@@ -176,7 +177,8 @@ def new_season():
     if form.validate_on_submit():
         try:
             season = create_season(form.name.data, form.ruleset.data,
-                                   unanswered_prize=form.unanswered_prize.data or None)
+                                   unanswered_prize=form.unanswered_prize.data or None,
+                                   form=True)
         except GameError as exc:
             flash(f"Сезон не создан: {exc}", "error")
         else:
@@ -457,9 +459,9 @@ def undo(game_id: int):
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
     try:
         undo_last_event(game, current_staff().id)
-    except GameConflict:
+    except GameConflict as exc:
         db.session.rollback()
-        return _console_reply(game, {"rule": None, "message": "отменять нечего"}, 409)
+        return _console_reply(game, {"rule": None, "message": str(exc)}, 409)
     commit()
     if not _wants_json():
         flash("Последнее событие отменено.", "success")
@@ -487,6 +489,12 @@ def document(document_id: int):
 def sector_label(kind: str) -> str:
     return {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
             "sector13": "13 сектор"}.get(kind, kind)
+
+
+@bp.app_template_filter("game_status")
+def game_status_filter(status: str) -> str:
+    """A game status code as its Russian label (``"draft"`` → ``"черновик"``)."""
+    return status_label(status)
 
 
 @bp.app_template_filter("topic_label")

@@ -120,7 +120,8 @@ def test_undo_is_audited_and_the_state_is_replayed(login, staff, ready_game):
     assert all(a.at.tzinfo is not None for a in audit)
     client.post(f"/games/{ready_game}/undo", headers=JSON)
     r = client.post(f"/games/{ready_game}/undo", headers=JSON)
-    assert r.status_code == 409 and r.json["error"]["text"] == "Неверное действие: отменять нечего"
+    assert r.status_code == 409 and r.json["error"]["text"] == (
+        "Неверное действие: отменять нечего: событий ещё нет")
     # without JavaScript: a redirect back to the console
     assert client.post(f"/games/{ready_game}/undo").status_code == 302
 
@@ -149,7 +150,7 @@ def test_producer_pages_for_teams_series_and_attach(login, app):
     assert r.status_code == 302
     r = client.post("/games/teams", data={"name": "Неполная", "captain": "Борис",
                                           "experts": "Борис\nВера"}, follow_redirects=True)
-    assert "Команда не создана: experts: 6 distinct names" in r.get_data(as_text=True)
+    assert "Команда не создана: Знатоки: 6 разных имён" in r.get_data(as_text=True)
     assert client.post("/games/series", data={"series-season_id": s.id,
                                               "series-part": "autumn"}).status_code == 302
     from webapp.games.models import Game, Series, Team

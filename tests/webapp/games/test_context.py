@@ -35,14 +35,14 @@ def play(game, events, user_id=None):
 def test_team_needs_six_distinct_experts_and_a_captain_among_them(app):
     with pytest.raises(GameError) as exc:
         create_team("", "Яков", ["А", "Б", "Б"])
-    assert exc.value.errors == {"name": ["1 to 200 characters"],
-                                "experts": ["6 distinct names"],
-                                "captain": ["the captain is one of the six experts"]}
+    assert exc.value.errors == {"name": ["от 1 до 200 символов"],
+                                "experts": ["6 разных имён"],
+                                "captain": ["капитан — один из шести знатоков"]}
     t = h.team()
     assert (t.captain, t.experts) == ("Анна", h.EXPERTS)
     with pytest.raises(GameError) as exc:
         h.team()
-    assert exc.value.errors == {"name": ["a team with this name exists"]}
+    assert exc.value.errors == {"name": ["команда с таким названием уже есть"]}
 
 
 def test_series_is_one_per_season_and_part(app):
@@ -51,7 +51,7 @@ def test_series_is_one_per_season_and_part(app):
     assert h.series(s, "summer").id != h.series(s).id
     with pytest.raises(GameError) as exc:
         h.series(s, "monsoon")
-    assert exc.value.errors == {"part": ["one of: spring, summer, autumn, winter"]}
+    assert exc.value.errors == {"part": ["одна из: spring, summer, autumn, winter"]}
 
 
 def test_context_without_series_or_team_is_empty(app):
@@ -140,8 +140,8 @@ def test_attach_checks_the_season_and_freezes_after_the_first_event(app):
     g = h.game(s)
     with pytest.raises(GameError) as exc:
         attach(g, 999, h.series(s2).id)
-    assert exc.value.errors == {"team_id": ["no such team"],
-                                "series_id": ["the series belongs to another season"]}
+    assert exc.value.errors == {"team_id": ["нет такой команды"],
+                                "series_id": ["серия другого сезона"]}
     attach(g, t.id, h.series(s).id)
     assert (g.team, g.team_row.name, g.series.part) == ("Команда Анны", "Команда Анны", "spring")
     record_event(g, {"type": "spin", "sector": 1}, None)
@@ -149,7 +149,7 @@ def test_attach_checks_the_season_and_freezes_after_the_first_event(app):
         attach(g, None, None)
     with pytest.raises(GameError) as exc:
         create_game(s.id, "qualifying", date(2023, 1, 1), {}, series_id=h.series(s2).id)
-    assert exc.value.errors == {"series_id": ["the series belongs to another season"]}
+    assert exc.value.errors == {"series_id": ["серия другого сезона"]}
 
 
 def test_api_game_accepts_series_and_team_and_keeps_the_free_team(app, api):
@@ -164,7 +164,7 @@ def test_api_game_accepts_series_and_team_and_keeps_the_free_team(app, api):
                  json=dict(body, series_id=spring.id, team_id=t.id))
     assert linked.status_code == 201
     bad = api("post", "/api/v1/games", role="producer", json=dict(body, series_id=999))
-    assert (bad.status_code, bad.json["errors"]) == (422, {"series_id": ["no such series"]})
+    assert (bad.status_code, bad.json["errors"]) == (422, {"series_id": ["нет такой серии"]})
     got = api("get", f"/api/v1/games/{linked.json['id']}", role="host").json
     assert got["protocol"]["context"] == {"series_best": None, "sector13_options_used": []}
     from webapp.games.models import Game

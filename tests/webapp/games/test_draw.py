@@ -164,7 +164,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert event({"type": "answer", "correct": True})["score"] == "1:0"  # the game is live
     form = {"question": "Вопрос из интернета во время эфира: что светит ночью?",
             "answer": "Луна", "name": "Зритель", "city": "Тверь", "email": "tv@example.com",
-            "consent": "y", "age_confirmed": "y"}
+            "consent": "y", "age_confirmed": "y", "consent_on_air": "y"}
     assert client.post("/live", data=form).status_code == 302
     live = db.session.scalars(db.select(Question).where(Question.channel == "live")).one()
     assert live.status == "received"

@@ -67,10 +67,10 @@ def test_import_refuses_other_rules_tables_and_played_games(app):
             "events": EVENTS}
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, dict(base, ruleset="2009"), None)
-    assert str(exc.value) == "the file is for rule set 2009; the game plays 2023"
+    assert str(exc.value) == "файл — по правилам 2009, а игра — по правилам 2023"
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, dict(base, table={"blitz": 5}), None)
-    assert str(exc.value).startswith("the file's table")
+    assert str(exc.value).startswith("стол в файле {'blitz': 5")
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, dict(base, format="x"), None)
     assert exc.value.error == {"event": None, "rule": None,
@@ -78,4 +78,4 @@ def test_import_refuses_other_rules_tables_and_played_games(app):
     assert import_protocol(g, base, None)["score"] == "1:1"
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, base, None)
-    assert "already has events" in str(exc.value)
+    assert "уже есть события: протокол загружается в пустую игру" in str(exc.value)

@@ -159,12 +159,12 @@ def test_completeness_check_lock_and_printing(app):
     withdrawn.status = "withdrawn"
     check = check_table(g)
     assert check["complete"] is False
-    assert check["problems"] == [f"сектор 1, вопрос 1: вопрос №{withdrawn.id} в статусе «withdrawn»"]
+    assert check["problems"] == [f"сектор 1, вопрос 1: вопрос №{withdrawn.id} в статусе «отозван автором»"]
     with pytest.raises(GameConflict):
         lock_table(g, None)
     with pytest.raises(GameConflict) as exc:
         request_envelopes(g)
-    assert str(exc.value) == f"game {g.id}: lock the table before printing envelopes"
+    assert str(exc.value) == f"игра {g.id}: заблокируйте стол перед печатью конвертов"
     assert g.table_locked_at is None
     withdrawn.status = "assigned"
     lock_table(g, None)
@@ -199,7 +199,7 @@ def test_table_pages_without_javascript(app, login):
     r = client.post(f"/games/{g.id}/table/swap", headers={"Accept": "application/json"},
                     data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2,
                           "swap-slot_b": 1})
-    assert r.status_code == 409 and r.json["error"] == "Не изменено: slot: 0 (резерв) или 1..1"
+    assert r.status_code == 409 and r.json["error"] == "Не изменено: Ячейка: 0 (резерв) или 1..1"
     r = client.post(f"/games/{g.id}/table/replace", data={"replace-sector": 5,
                                                            "replace-slot": 1,
                                                            "replace-use_reserve": "y"})
@@ -222,7 +222,7 @@ def test_api_envelopes_lock_a_complete_table(app, api):
     r = api("post", f"/api/v1/games/{g.id}/envelopes", role="producer")
     assert r.status_code == 409
     assert r.json["error"]["problems"] == [
-        f"сектор 3, вопрос 1: вопрос №{g.envelopes[2].questions[0].question.id} в статусе «rejected»"]
+        f"сектор 3, вопрос 1: вопрос №{g.envelopes[2].questions[0].question.id} в статусе «отклонён»"]
     g.envelopes[2].questions[0].question.status = "assigned"
     h.commit()
     assert api("post", f"/api/v1/games/{g.id}/envelopes", role="producer").status_code == 202

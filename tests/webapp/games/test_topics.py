@@ -97,7 +97,7 @@ def test_set_topic_records_a_revision_and_refuses_bad_input(app):
     q.status = "unanswered"
     with pytest.raises(GameError) as exc:
         set_topic(q.id, "art", None)
-    assert exc.value.errors == {"question_id": ["вопрос в статусе «unanswered»: тему не изменить"]}
+    assert exc.value.errors == {"question_id": ["вопрос в статусе «не отвечен»: тему не изменить"]}
 
 
 def test_table_page_sets_the_topic_without_javascript(app, login, api):

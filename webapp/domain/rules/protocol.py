@@ -141,13 +141,13 @@ def parse_context(context: Any) -> Context:
 def _field(raw: dict[str, Any], name: str, kind: type, index: int, required: bool) -> Any:
     if name not in raw or raw[name] is None:
         if required:
-            raise ProtocolError(f"{raw.get('type')} event needs field {name!r}", index)
+            raise ProtocolError(f"событию {raw.get('type')} нужно поле «{name}»", index)
         return None
     value = raw[name]
     wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
     if wrong:
         raise ProtocolError(
-            f"{raw.get('type')}.{name} must be {kind.__name__}, got {value!r}", index
+            f"{raw.get('type')}.{name}: нужен тип {kind.__name__}, получено {value!r}", index
         )
     return value
 
@@ -155,11 +155,11 @@ def _field(raw: dict[str, Any], name: str, kind: type, index: int, required: boo
 def parse_event(raw: Any, index: int) -> Event:
     """One event object → :class:`Event`. Unknown extra fields (e.g. a timestamp) are ignored."""
     if not isinstance(raw, dict):
-        raise ProtocolError(f"an event must be an object, got {type(raw).__name__}", index)
+        raise ProtocolError(f"событие — объект JSON, получено {type(raw).__name__}", index)
     kind = raw.get("type")
     if kind not in EVENT_TYPES:
         raise ProtocolError(
-            f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index
+            f"неизвестный тип события {kind!r}; допустимы: {', '.join(EVENT_TYPES)}", index
         )
     if kind == "spin":
         return Event(type=kind, sector=_field(raw, "sector", int, index, required=True))
@@ -167,8 +167,8 @@ def parse_event(raw: Any, index: int) -> Event:
         option = _field(raw, "option", str, index, required=True)
         if option not in SECTOR13_OPTIONS:
             raise ProtocolError(
-                f"sector13_option.option must be one of {', '.join(SECTOR13_OPTIONS)}, "
-                f"got {option!r}",
+                f"sector13_option.option — один из: {', '.join(SECTOR13_OPTIONS)}; "
+                f"получено {option!r}",
                 index,
             )
         return Event(type=kind, option=option)
@@ -177,7 +177,7 @@ def parse_event(raw: Any, index: int) -> Event:
         early = _field(raw, "early", bool, index, required=False) or False
         expert = _field(raw, "expert", str, index, required=False)
         if expert is not None and not expert.strip():
-            raise ProtocolError("answer.expert must be a non-empty name", index)
+            raise ProtocolError("answer.expert — непустое имя знатока", index)
         return Event(type=kind, correct=correct, early=early, expert=expert)
     return Event(type=kind)
 
