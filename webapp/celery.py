@@ -6,6 +6,7 @@ idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from celery import Celery, Task
@@ -13,9 +14,21 @@ from flask import Flask
 
 VISIBILITY_TIMEOUT = 3600  # seconds; longer than any task's hard time limit
 
+#: Chatty library loggers held at WARNING in every process that runs tasks: WeasyPrint
+#: logs each layout step of every PDF at INFO on ``weasyprint.progress``.
+QUIET_LOGGERS = ("weasyprint", "weasyprint.progress", "fontTools")
+
+
+def quiet_library_loggers() -> None:
+    """Set :data:`QUIET_LOGGERS` to ``logging.WARNING`` (warnings and errors still show)."""
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
 
 def celery_init_app(app: Flask) -> Celery:
-    """Create the Celery app for ``app`` and store it in ``app.extensions["celery"]``."""
+    """Create the Celery app for ``app`` and store it in ``app.extensions["celery"]``.
+    Also quiets the WeasyPrint loggers (:func:`quiet_library_loggers`)."""
+    quiet_library_loggers()
 
     class FlaskTask(Task):
         def __call__(self, *args, **kwargs):

@@ -218,11 +218,31 @@ def run_all():
                                "-d", str(ROOT), "start"])
 
 
+DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
+#: The playable demo pool: 20 questions by 20 different authors, so that «Заполнить стол»
+#: can fill a 2023 table (17 envelope questions, no author twice in a game) with reserves.
+DEMO_POOL = ROOT / "webapp" / "demo" / "demo_pool.4s"
+
+
+def _demo_email(role: str) -> str:
+    return f"{role.replace('_', '-')}@sova.local"
+
+
 @click.command("seed-demo")
 @with_appcontext
 def seed_demo():
-    """Create demo staff users (printing their logins) if there are no users, and import
-    one real packet as archive (shared/ if present, our own sample otherwise)."""
+    """Prepare a demo instance; safe to run again (``make run`` runs it every time).
+
+    * Demo staff users, one per role (``editor@sova.local`` / ``editor-demo`` …), created
+      when there are no users; their logins are printed, and on a later run the demo users
+      that exist are listed again.
+    * One real packet imported as archive (shared/ if present, our own sample otherwise),
+      for duplicate detection, when there are no questions.
+    * A playable pool: ``webapp/demo/demo_pool.4s`` imported as submissions, then each
+      question pre-checked, approved by the demo editor and its sources signed off by the
+      demo chief editor — through the moderation operations, so the state machine and the
+      history hold — once, when no question of that file exists yet.
+    """
     from webapp.accounts.models import User
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
@@ -231,11 +251,21 @@ def seed_demo():
 
     if db.session.scalar(db.select(db.func.count()).select_from(User)) == 0:
         click.echo("Demo staff users (password = role name + '-demo'):")
-        for role in ("editor", "chief_editor", "producer", "host", "accountant", "admin"):
-            email = f"{role.replace('_', '-')}@sova.local"
+        for role in DEMO_ROLES:
+            email = _demo_email(role)
             create_user(email, role, password=f"{role}-demo")
             click.echo(f"  {role:13} {email:28} {role}-demo")
         commit()
+    else:
+        existing = db.session.scalars(db.select(User).where(
+            User.email.in_([_demo_email(r) for r in DEMO_ROLES])).order_by(User.id)).all()
+        if existing:
+            click.echo("Demo staff users exist already (password = role name + '-demo', "
+                       "unless changed):")
+            for user in existing:
+                click.echo(f"  {user.role:13} {user.email:28} {user.role}-demo")
+        else:
+            click.echo("Staff users exist (no demo users): log in with your own.")
     if db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0:
         shared = ROOT.parent / "shared" / "data" / "chgk" / "alexander-pecheny__chgksuite"
         packet = shared / "Kubok_knyagini_Olgi-2015.docx.canon"
@@ -247,6 +277,38 @@ def seed_demo():
         except SystemExit as exc:
             if exc.code:
                 raise
+    _seed_demo_pool()
+
+
+def _seed_demo_pool() -> None:
+    """The approved, signed-off demo pool of :func:`seed_demo` (see there)."""
+    from webapp.accounts.models import User
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.moderation.operations import decide, precheck, sign_off
+    from webapp.submissions.models import Question
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_files import read_packet_file
+
+    origin = DEMO_POOL.name
+    if db.session.scalar(db.select(db.func.count()).select_from(Question)
+                         .where(Question.origin.like(f"{origin}#%"))):
+        return
+    editor, chief = (db.session.scalar(db.select(User).where(User.email == _demo_email(r)))
+                     for r in ("editor", "chief_editor"))
+    if editor is None or chief is None:
+        click.echo("Demo pool skipped: the demo editor and chief editor do not exist.")
+        return
+    made = import_packet(read_packet_file(DEMO_POOL), as_="submissions", channel="import",
+                         origin=origin)
+    commit()
+    for question in made:
+        precheck(question.id)
+        decide(question, "approve", editor.id)
+        sign_off(question, chief.id)
+        commit()
+    click.echo(f"Demo pool: {len(made)} questions from {origin} approved by {editor.email} "
+               f"and signed off by {chief.email} — enough for «Заполнить стол».")
 
 
 @click.group("mail")

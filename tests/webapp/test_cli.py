@@ -122,3 +122,50 @@ def test_precheck_stale_requeues_questions_without_a_current_report(app, client,
     assert out == f"queued the version {PRECHECK_VERSION} pre-check for 1 question(s)\n"
     assert drain() == ["moderation.precheck"]
     assert runner.invoke(args=["precheck", "stale", "--dry-run"]).output.startswith("0 ")
+
+
+def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
+    """QA 16: ``sova seed-demo`` (run by every ``make run``) makes a pool a 2023 table can be
+    filled from — approved and signed off through the moderation operations — and a second
+    run lists the demo users instead of printing nothing, and adds nothing."""
+    from webapp.moderation.models import QuestionSignoff
+
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["seed-demo"])
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    assert lines[:3] == ["Demo staff users (password = role name + '-demo'):",
+                         "  editor        editor@sova.local            editor-demo",
+                         "  chief_editor  chief-editor@sova.local      chief_editor-demo"]
+    assert lines[-1] == ("Demo pool: 20 questions from demo_pool.4s approved by "
+                         "editor@sova.local and signed off by chief-editor@sova.local — "
+                         "enough for «Заполнить стол».")
+    pool = db.session.scalars(db.select(Question).where(Question.channel == "import")
+                              .order_by(Question.id)).all()
+    assert [q.status for q in pool] == ["approved"] * 20
+    assert [[h.to_status for h in q.history] for q in pool[:1]] == [
+        ["received", "prechecked", "in_review", "approved"]]
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 20
+    archived = count("archived")
+
+    again = runner.invoke(args=["seed-demo"])
+    assert again.exit_code == 0, again.output
+    assert again.output.splitlines() == [
+        "Demo staff users exist already (password = role name + '-demo', unless changed):",
+        "  editor        editor@sova.local            editor-demo",
+        "  chief_editor  chief-editor@sova.local      chief_editor-demo",
+        "  producer      producer@sova.local          producer-demo",
+        "  host          host@sova.local              host-demo",
+        "  accountant    accountant@sova.local        accountant-demo",
+        "  admin         admin@sova.local             admin-demo",
+    ]
+    assert (count("approved"), count("archived")) == (20, archived)
+
+    season = api("post", "/api/v1/seasons", role="producer", json={
+        "name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"}).json["id"]
+    game = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season, "kind": "qualifying", "date": "2023-12-30",
+        "table": {"blitz": 3, "superblitz": 7, "sector13": 13}}).json["id"]
+    filled = api("post", f"/api/v1/games/{game}/assign", role="producer")
+    assert filled.status_code == 200, filled.json
+    assert sorted(len(s["question_ids"]) for s in filled.json["sectors"]) == [1] * 11 + [3, 3]

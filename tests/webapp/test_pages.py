@@ -107,3 +107,35 @@ def test_pages_by_role(login, role, url, code):
 def test_anonymous_staff_page_redirects_to_login(client):
     resp = client.get("/editor/queue")
     assert resp.status_code == 302 and "/login" in resp.headers["Location"]
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"email": "a" * 250 + "@test.local", "password": "x"}, "Почта не длиннее 254 символов."),
+    ({"email": "", "password": "x"}, "Укажите почту."),
+    ({"email": "editor@test.local", "password": ""}, "Укажите пароль."),
+])
+def test_login_form_failing_validation_answers_422(client, staff, data, message):
+    """QA 21: an empty or overlong login field is a validation error (422), not 200."""
+    staff("editor")
+    resp = client.post("/login", data=data)
+    assert resp.status_code == 422
+    assert message in resp.get_data(as_text=True)
+
+
+def test_login_wrong_password_still_answers_401(client, staff):
+    staff("editor")
+    resp = client.post("/login", data={"email": "editor@test.local", "password": "wrong"})
+    assert resp.status_code == 401 and "Неверная почта или пароль." in resp.get_data(as_text=True)
+
+
+def test_weasyprint_loggers_are_quiet_in_task_processes(app):
+    """QA 21: beat and worker logged every WeasyPrint layout step (INFO) — held at WARNING."""
+    import logging
+
+    from webapp.celery import celery_init_app
+
+    logging.getLogger("weasyprint.progress").setLevel(logging.INFO)
+    celery_init_app(app)
+    assert logging.getLogger("weasyprint.progress").getEffectiveLevel() == logging.WARNING
+    assert logging.getLogger("weasyprint").level == logging.WARNING
+    assert not logging.getLogger("weasyprint.progress").isEnabledFor(logging.INFO)

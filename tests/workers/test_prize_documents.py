@@ -11,7 +11,13 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from tests.webapp.prizes.conftest import COMMISSION, EXPERTS_WIN, VIEWERS_WIN
+from tests.webapp.prizes.conftest import (
+    COMMISSION,
+    EXPERTS_WIN,
+    VIEWERS_WIN,
+    give_details,
+    scan_pdf,
+)
 from tests.webapp.prizes.conftest import app as app  # noqa: F401  (the fixture)
 from tests.webapp.prizes.conftest import drain as drain  # noqa: F401  (the fixture)
 from webapp.core.models import Document
@@ -106,7 +112,11 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
         mark_paid(prize, date(2024, 1, 10), "77", accountant)  # not signed yet
     with pytest.raises(PrizeError):
         mark_signed(prize, b"not a pdf", "scan.pdf", accountant)
-    mark_signed(prize, b"%PDF-1.4 scan", "scan.pdf", accountant)
+    with pytest.raises(PrizeError):  # no payee details yet (QA 18)
+        mark_signed(prize, scan_pdf(), "scan.pdf", accountant)
+    give_details(prize, drain)
+    prize = db.session.get(Prize, prize.id)
+    mark_signed(prize, scan_pdf(), "scan.pdf", accountant)
     mark_paid(prize, date(2024, 1, 10), "п/п 77", accountant)
     mark_paid(prize, date(2024, 1, 10), "п/п 77", accountant)  # the same payment again: nothing
     close_prize(prize, accountant)
@@ -115,6 +125,9 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
         PrizeStatusChange.prize_id == prize.id).order_by(PrizeStatusChange.id)).all()
     assert [(r.from_status, r.to_status, r.by_user_id) for r in rows] == [
         (None, "owed", staff("producer")[0]), ("owed", "agreement_issued", None),
+        ("agreement_issued", "details_requested", None),
+        ("details_requested", "details_received", None),
+        ("details_received", "agreement_issued", None),
         ("agreement_issued", "signed", accountant), ("signed", "paid", accountant),
         ("paid", "closed", accountant)]
     assert all(r.created_at.tzinfo is not None for r in rows)

@@ -43,7 +43,8 @@ def _safe_next(target: str | None) -> str | None:
 @access("public")
 @limiter.limit(login_rate_limit, methods=["POST"])
 def login():
-    """Staff login. 302 on success; 401 wrong e-mail/password; 429 when the account is
+    """Staff login. 302 on success; 422 when the form fails validation (an empty or
+    overlong field); 401 wrong e-mail/password; 429 when the account is
     locked (``SOVA_LOGIN_MAX_FAILURES`` failures in a row, default 5, lock
     ``SOVA_LOGIN_LOCKOUT_MINUTES``, default 15) or the address exceeds the rate limit."""
     form = LoginForm()
@@ -69,8 +70,9 @@ def login():
             return redirect(_safe_next(request.args.get("next"))
                             or url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
         form.form_errors.append("Неверная почта или пароль.")
-    if form.is_submitted() and form.form_errors:
         code = 401
+    elif form.is_submitted():
+        code = 422
     return render_template("accounts/login.html", form=form), code
 
 

@@ -34,6 +34,35 @@ from webapp.moderation.reasons import REJECTION_REASONS, reason_text
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 
+#: Russian names of a question's statuses (``webapp.domain.question_states.STATES``) in
+#: messages to staff: «вопрос в статусе «в архиве»».
+STATUS_NAMES = {
+    "received": "получен", "prechecked": "проверен автоматически",
+    "in_review": "на рассмотрении", "approved": "одобрен", "rejected": "отклонён",
+    "assigned": "в игре", "played": "сыгран", "answered": "отвечен знатоками",
+    "unanswered": "не отвечен", "withdrawn": "отозван автором", "archived": "в архиве",
+}
+#: Russian names of the editable fields (``EDITABLE``) in messages to staff.
+FIELD_LABELS = {
+    "question": "Вопрос", "answer": "Ответ", "accepted": "Зачёт", "rejected": "Незачёт",
+    "comment": "Комментарий", "sources": "Источники", "handout": "Раздаточный материал",
+}
+#: Russian names of the pre-check rows (``run_checks``), shown on the question page.
+CHECK_LABELS = {
+    "question_present": "текст вопроса", "answer_present": "ответ",
+    "question_length": "длина вопроса", "answer_length": "длина ответа",
+    "author_present": "автор", "sources_present": "источники",
+    "language": "язык вопроса", "obscene_words": "нецензурные слова",
+    "author_in_text": "анонимность",
+    "handout_missing": "раздаточный материал",
+}
+
+
+def status_label(status: str | None) -> str:
+    """The Russian name of a question status (:data:`STATUS_NAMES`); unknown → as is."""
+    return STATUS_NAMES.get(status or "", status or "—")
+
+
 # An editor's claim on a question lapses after this long without renewal (issue 4).
 CLAIM_TTL = timedelta(minutes=15)
 
@@ -70,7 +99,7 @@ def claim(question_id: int, user_id: int, ttl: timedelta = CLAIM_TTL) -> Questio
                 db.session.execute(insert(QuestionClaim).values(question_id=question_id,
                                                                 **values))
         except IntegrityError:
-            raise ClaimConflict(f"question {question_id} is claimed by another editor"
+            raise ClaimConflict(f"вопрос № {question_id} взят другим редактором"
                                 ) from None
     db.session.expire_all()
     return db.session.get(QuestionClaim, question_id)
@@ -217,15 +246,16 @@ def decide(question: Question, decision: str, user_id: int | None, reason: str |
     already has changes nothing. Raises ModerationError otherwise (HTTP 409).
     """
     if decision not in ("approve", "reject"):
-        raise ModerationError(f"unknown decision {decision!r}")
+        raise ModerationError(f"неизвестное решение {decision!r}")
     target = "approved" if decision == "approve" else "rejected"
     if question.status == target:
         return question
     if not can_transition(question.status, target):
-        raise ModerationError(f"a question in status {question.status!r} cannot be decided")
+        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}»: решение "
+                              "не принимается")
     holder = claim_holder(question.id)
     if holder is not None and holder != user_id:
-        raise ModerationError(f"question {question.id} is claimed by another editor")
+        raise ModerationError(f"вопрос № {question.id} взят другим редактором")
     release(question.id, user_id)
     _drop_signoff(question.id)
     question.rejection_reason = (reason or None) if target == "rejected" else None
@@ -243,7 +273,7 @@ def full_reason(question: Question, reason_key: str | None, reason: str | None) 
     parts = []
     if reason_key:
         if reason_key not in REJECTION_REASONS:
-            raise ModerationError(f"unknown reason template {reason_key!r}")
+            raise ModerationError(f"неизвестный шаблон причины {reason_key!r}")
         parts.append(reason_text(reason_key, question.language))
     if reason and reason.strip():
         parts.append(reason.strip())
@@ -262,7 +292,7 @@ def bulk_preview(ids: list[int], decision: str, user_id: int | None = None
         if q is None:
             refused.append((qid, "нет такого вопроса"))
         elif q.status != target and not can_transition(q.status, target):
-            refused.append((qid, f"статус «{q.status}»"))
+            refused.append((qid, f"статус «{status_label(q.status)}»"))
         elif claim_holder(qid) not in (None, user_id):
             refused.append((qid, "взят редактором"))
         else:
@@ -277,7 +307,8 @@ def bulk_decide(ids: list[int], decision: str, user_id: int, reason_key: str | N
     are notified. Flushes only."""
     ok, refused = bulk_preview(ids, decision, user_id)
     if refused:
-        raise ModerationError("refused: " + ", ".join(f"{i} ({why})" for i, why in refused))
+        raise ModerationError("не применено к вопросам: " + ", ".join(
+            f"№ {i} ({why})" for i, why in refused))
     for q in ok:
         decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True)
     return ok
@@ -306,18 +337,19 @@ def edit_question(question: Question, user_id: int | None, fields: dict[str, str
     unknown field, a status past approval, or a length limit (``LIMITS``); nothing is
     written then. An edit drops the sources sign-off. Flushes only."""
     if question.status not in EDITABLE_STATUSES:
-        raise ModerationError(f"a question in status {question.status!r} cannot be edited")
+        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}» не "
+                              "редактируется")
     unknown = set(fields) - set(EDITABLE)
     if unknown:
-        raise ModerationError(f"unknown fields: {', '.join(sorted(unknown))}")
+        raise ModerationError(f"неизвестные поля: {', '.join(sorted(unknown))}")
     new = {k: normalise(v or "").strip() for k, v in fields.items()}
     for name, value in new.items():
         if len(value) > LIMITS[name]:
-            raise ModerationError(f"{name}: longer than {LIMITS[name]} characters")
+            raise ModerationError(f"{FIELD_LABELS[name]}: не длиннее {LIMITS[name]} символов")
     if "question" in new and len(new["question"]) < MIN_QUESTION:
-        raise ModerationError(f"question: shorter than {MIN_QUESTION} characters")
+        raise ModerationError(f"{FIELD_LABELS['question']}: не короче {MIN_QUESTION} символов")
     if "answer" in new and not new["answer"]:
-        raise ModerationError("answer: required")
+        raise ModerationError(f"{FIELD_LABELS['answer']}: обязателен")
     before = {k: _field_text(question, k) for k in new if _field_text(question, k) != new[k]}
     if not before:
         return None
@@ -342,7 +374,7 @@ def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
     """An editors' note (1..3000 characters after trimming). Raises ModerationError."""
     text = normalise(text or "").strip()
     if not text or len(text) > 3000:
-        raise ModerationError("comment: 1..3000 characters")
+        raise ModerationError("заметка: от 1 до 3000 символов")
     comment = QuestionComment(question_id=question.id, user_id=user_id, text=text,
                               at=utcnow())
     db.session.add(comment)
@@ -363,13 +395,13 @@ def sign_off(question: Question, user_id: int) -> QuestionSignoff:
     not by the editor who approved it (issue 4: «a second editor's sign-off»). Idempotent
     for the same signer. Raises ModerationError. Flushes only."""
     if question.status != "approved":
-        raise ModerationError("only an approved question can be signed off")
+        raise ModerationError("источники подтверждаются только у одобренного вопроса")
     existing = db.session.get(QuestionSignoff, question.id)
     if existing is not None:
         return existing
     if approver_of(question) == user_id:
-        raise ModerationError("the sign-off must come from a second editor, "
-                              "not the one who approved the question")
+        raise ModerationError("источники должен подтвердить второй редактор, "
+                              "а не тот, кто одобрил вопрос")
     signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=utcnow())
     db.session.add(signoff)
     db.session.flush()

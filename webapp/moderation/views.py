@@ -30,6 +30,7 @@ from webapp.moderation.forms import (
     QueueFilterForm,
 )
 from webapp.moderation.operations import (
+    CHECK_LABELS,
     ClaimConflict,
     ModerationError,
     add_comment,
@@ -130,6 +131,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
                            duplicates=duplicates, prev_id=prev_id, next_id=next_id,
                            holder=holder, me=current_staff().id, button=ButtonForm(),
                            revealed=revealed, labels=STATUS_LABELS, shortcuts=SHORTCUTS,
+                           check_labels=CHECK_LABELS,
                            can_reveal=current_staff().role in ("chief_editor", "admin"),
                            email=email, revisions=_revision_diffs(q),
                            comments=queries.comments(q.id), signoff=queries.signoff(q.id),

@@ -7,12 +7,16 @@ Operations only flush; the view, task or command that calls them commits once
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
 from flask import current_app
+from PIL import Image, UnidentifiedImageError
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import Money
@@ -29,9 +33,16 @@ from webapp.domain.prizes import (
 )
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.games.operations import GameConflict, game_state
+from webapp.games.operations import GameConflict, game_state, status_label
 from webapp.jobs import enqueue
-from webapp.prizes.models import CommissionMinutes, GiftAgreement, Prize, PrizeStatusChange
+from webapp.prizes.models import (
+    STATUS_LABELS,
+    CommissionMinutes,
+    GiftAgreement,
+    PayeeDetails,
+    Prize,
+    PrizeStatusChange,
+)
 from webapp.submissions.models import Author, set_status
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
@@ -100,7 +111,8 @@ def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") ->
     """
     graph = TRANSITIONS if prize.agreement is not None else NO_AGREEMENT_TRANSITIONS
     if to not in graph.get(prize.status, set()):
-        raise PrizeError(f"приз {prize.id}: переход «{prize.status}» → «{to}» не допускается")
+        raise PrizeError(f"приз {prize.id}: переход «{STATUS_LABELS.get(prize.status, prize.status)}»"
+                         f" → «{STATUS_LABELS.get(to, to)}» не допускается")
     _record(prize, prize.status, to, user_id, note)
     return prize
 
@@ -165,7 +177,8 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     if game.status == "closed":
         return prizes_of(game, kind="unanswered_question")
     if game.status != "finished":
-        raise GameConflict(f"game {game.id} is {game.status}; only a finished game is closed")
+        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: "
+                           "закрыть можно только сыгранную игру")
     season = game.season
     if season.unanswered_prize is None:
         raise GameConflict(f"season {season.name!r} has no cash prize per unanswered question;"
@@ -360,18 +373,63 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
     return doc
 
 
+#: The signed scan's file name suffix → the format its content must open as.
+SCAN_FORMATS = {".pdf": "PDF", ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+SCAN_MAX_BYTES = 10 * 1024 * 1024
+
+
+def scan_format(scan: bytes, filename: str) -> str:
+    """Check that ``scan`` really is what its name says: a PDF that pypdf opens with at
+    least one page, or a PNG / JPEG that Pillow opens and verifies (≤ 10 MB, at most
+    Pillow's decompression-bomb pixel limit). Returns ``"PDF"``, ``"PNG"`` or ``"JPEG"``;
+    raises PrizeError otherwise (a file that only starts like one is refused)."""
+    wrong = PrizeError("скан договора: нужен файл PDF, PNG или JPEG")
+    expected = SCAN_FORMATS.get(Path(filename or "").suffix.lower())
+    if expected is None:
+        raise wrong
+    if len(scan) > SCAN_MAX_BYTES:
+        raise PrizeError("скан договора больше 10 МБ")
+    if expected == "PDF":
+        try:
+            pages = len(PdfReader(io.BytesIO(scan)).pages)
+        except (PyPdfError, ValueError, KeyError, TypeError, OSError):
+            pages = 0
+        if pages < 1:
+            raise PrizeError("скан договора: файл не открывается как PDF")
+        return "PDF"
+    try:
+        with Image.open(io.BytesIO(scan)) as image:
+            found = image.format
+            image.verify()
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
+            ValueError):
+        raise PrizeError("скан договора: файл не открывается как изображение PNG или JPEG"
+                         ) from None
+    if found != expected:
+        raise wrong
+    return found
+
+
 def mark_signed(prize: Prize, scan: bytes, filename: str, user_id: int | None) -> Document:
-    """Store the scan of the signed agreement (PDF, PNG or JPEG, ≤ 10 MB) and mark the
-    prize ``signed``. Raises PrizeError for a wrong file or status."""
+    """Store the scan of the signed agreement and mark the prize ``signed``.
+
+    ``scan``: a PDF, PNG or JPEG of at most 10 MB that really opens as one
+    (:func:`scan_format`). The payee's details must have been received (issue 6: owed →
+    details requested → details received → agreement issued → signed): the agreement the
+    payee signs carries their passport data and address. Raises PrizeError for a wrong
+    file, missing details or a status that cannot become ``signed``.
+    """
     agreement = prize.agreement
     if agreement is None:
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     suffix = Path(filename or "").suffix.lower()
-    kinds = {".pdf": b"%PDF", ".png": b"\x89PNG", ".jpg": b"\xff\xd8", ".jpeg": b"\xff\xd8"}
-    if suffix not in kinds or not scan.startswith(kinds[suffix]):
-        raise PrizeError("скан договора: нужен файл PDF, PNG или JPEG")
-    if len(scan) > 10 * 1024 * 1024:
-        raise PrizeError("скан договора больше 10 МБ")
+    scan_format(scan, filename)
+    received = db.session.scalar(db.select(PayeeDetails.id)
+                                 .where(PayeeDetails.prize_id == prize.id))
+    if received is None:
+        raise PrizeError(f"приз {prize.id}: реквизиты получателя не получены — договор "
+                         f"{agreement.number} подписывается после получения паспортных "
+                         f"данных и адреса")
     change_status(prize, "signed", user_id, f"скан подписанного договора {agreement.number}")
     sha = hashlib.sha256(scan).hexdigest()
     rel = f"signed/{agreement.number}-{sha[:12]}{suffix}"

@@ -6,6 +6,7 @@ import os
 
 from flask import current_app
 
+from webapp.accounts.models import User
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.extensions import db
@@ -27,6 +28,27 @@ def history(prize_id: int) -> list[PrizeStatusChange]:
     return list(db.session.scalars(db.select(PrizeStatusChange)
                                    .where(PrizeStatusChange.prize_id == prize_id)
                                    .order_by(PrizeStatusChange.id)).all())
+
+
+def user_names(user_ids) -> dict[int, str]:
+    """Who made a status change, for the prize's history: ``{user id: "Имя (e-mail)"}``
+    (just the e-mail for a user without a name). Unknown ids are left out."""
+    ids = {i for i in user_ids if i is not None}
+    if not ids:
+        return {}
+    users = db.session.scalars(db.select(User).where(User.id.in_(ids))).all()
+    return {u.id: f"{u.name} ({u.email})" if u.name else u.email for u in users}
+
+
+#: Russian names of the prize's documents (``Document.kind``) on the prize page.
+DOCUMENT_LABELS = {
+    "gift_agreement": "Договор дарения",
+    "commission_minutes": "Протокол комиссии по денежным выигрышам",
+    "signed_scan": "Скан подписанного договора",
+    "payment_register": "Реестр выплат",
+}
+#: Russian names of a document's rendering status (``Document.status``).
+DOCUMENT_STATUS_LABELS = {"pending": "готовится", "ready": "готов", "failed": "ошибка"}
 
 
 RULE_BOOKS = {

@@ -152,7 +152,11 @@ def prize(prize_id: int):
                               .order_by(Document.id)).all()
     role = current_staff().role
     docs = [d for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})]
-    return render_template("prizes/prize.html", prize=p, history=queries.history(p.id),
+    history = queries.history(p.id)
+    return render_template("prizes/prize.html", prize=p, history=history,
+                           who=queries.user_names(h.by_user_id for h in history),
+                           document_labels=queries.DOCUMENT_LABELS,
+                           document_status_labels=queries.DOCUMENT_STATUS_LABELS,
                            documents=docs, minutes=queries.minutes_of(p.id),
                            action_form=ActionForm(), signed_form=SignedForm(),
                            paid_form=PaidForm())

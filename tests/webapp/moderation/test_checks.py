@@ -258,10 +258,10 @@ def test_editor_page_and_queue_show_the_checks(app, login, client):
     q = make("Перед вами фрагмент карты. Этот памятник в Гомеле установили в 1999 году.")
     login("editor")
     page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
-    assert '<li class="ok">language: ок (язык: русский)</li>' in page
-    assert ('<li class="bad">author_in_text: фамилия или город автора в тексте: '
+    assert '<li class="ok">язык вопроса: ок (язык: русский)</li>' in page
+    assert ('<li class="bad">анонимность: фамилия или город автора в тексте: '
             'вопрос (город)</li>') in page
-    assert ('<li class="bad">handout_missing: текст ссылается на раздаточный материал '
+    assert ('<li class="bad">раздаточный материал: текст ссылается на раздаточный материал '
             '(«Перед вами»), но его нет</li>') in page
     assert "Лисовская" not in page  # blind moderation: the message names no author
     queue_page = client.get("/editor/queue?flag=handout_missing").get_data(as_text=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -56,9 +57,9 @@ def test_edit_keeps_revision_and_reindexes(app, staff):
     assert edit_question(q, ed, {"answer": "Новогрудок (Навагрудак)"}) is None
     edit_question(q, ed, {"sources": "https://a.example\n\nhttps://b.example "})
     assert q.sources == ["https://a.example", "https://b.example"]
-    with pytest.raises(ModerationError, match="shorter than 20"):
+    with pytest.raises(ModerationError, match="^Вопрос: не короче 20 символов$"):
         edit_question(q, ed, {"question": "Коротко"})
-    with pytest.raises(ModerationError, match="unknown fields: status"):
+    with pytest.raises(ModerationError, match="^неизвестные поля: status$"):
         edit_question(q, ed, {"status": "approved"})
     assert db.session.scalar(db.select(db.func.count()).select_from(QuestionRevision)) == 2
 
@@ -79,10 +80,10 @@ def test_edit_comment_and_diff_on_the_page(app, login, client):
 def test_sign_off_needs_a_second_editor_and_gates_the_pool(app, staff):
     ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
     q = make()
-    with pytest.raises(ModerationError, match="only an approved question"):
+    with pytest.raises(ModerationError, match="^источники подтверждаются только у одобренного вопроса$"):
         sign_off(q, ed2)
     decide(q, "approve", ed1)
-    with pytest.raises(ModerationError, match="second editor"):
+    with pytest.raises(ModerationError, match="^источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос$"):
         sign_off(q, ed1)
     assert list(db.session.scalars(signed_off_ids())) == []
     sign_off(q, ed2)
@@ -98,7 +99,7 @@ def test_rejection_templates_in_the_authors_language_and_preview(app, login, cli
     assert full_reason(ru, "too_easy", "Слишком известный факт.") == (
         "Ответ на вопрос слишком очевиден для знатоков. Слишком известный факт.")
     assert full_reason(be, "too_easy", None) == "Адказ на пытанне занадта відавочны для знаўцаў."
-    with pytest.raises(ModerationError, match="unknown reason template 'x'"):
+    with pytest.raises(ModerationError, match="^неизвестный шаблон причины 'x'$"):
         full_reason(ru, "x", None)
     login("editor")
     page = client.post(f"/editor/questions/{be.id}", data={
@@ -126,7 +127,7 @@ def test_bulk_preview_then_commit(app, login, client, staff):
     commit()
     ok, refused = bulk_preview([a.id, b.id, 999], "reject")
     assert [q.id for q in ok] == [a.id, b.id] and refused == [(999, "нет такого вопроса")]
-    with pytest.raises(ModerationError, match="refused: 999"):
+    with pytest.raises(ModerationError, match=r"^не применено к вопросам: № 999 \(нет такого вопроса\)$"):
         bulk_decide([a.id, 999], "reject", staff("editor")[0])
     assert db.session.get(Question, a.id).status == "in_review"
     login("editor")
@@ -226,3 +227,22 @@ def test_bulk_skips_questions_claimed_by_another_editor(app, staff):
     commit()
     ok, refused = bulk_preview([a.id, b.id], "approve", ed1)
     assert [q.id for q in ok] == [a.id] and refused == [(b.id, "взят редактором")]
+
+
+def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, client):
+    """QA 9: the approving editor's own sign-off is refused in Russian; the pre-check rows
+    are named in Russian, not by their codes."""
+    q = make(4)
+    login("editor")
+    client.post(f"/editor/questions/{q.id}", data={"decision": "approve"})
+    assert db.session.get(Question, q.id).status == "approved"
+    page = client.post(f"/editor/questions/{q.id}/sign-off",
+                       follow_redirects=True).get_data(as_text=True)
+    assert ("источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос"
+            in page)
+    assert "second editor" not in page
+    rows = re.findall(r'<li class="(?:ok|bad)">([^:<]+):', page)
+    assert rows == ["текст вопроса", "ответ", "длина вопроса", "длина ответа", "автор",
+                    "источники", "язык вопроса", "нецензурные слова", "анонимность",
+                    "раздаточный материал"]
+    assert "question_present" not in page

@@ -85,7 +85,7 @@ def test_claim_is_exclusive_until_it_expires(three, staff):
     commit()
     with pytest.raises(ClaimConflict):
         claim(q.id, ed2)
-    with pytest.raises(ModerationError, match="claimed by another editor"):
+    with pytest.raises(ModerationError, match=f"^вопрос № {q.id} взят другим редактором$"):
         decide(q, "approve", ed2)
     claim(q.id, ed1)  # renewing one's own claim is fine
     db.session.get(QuestionClaim, q.id).expires_at = utcnow() - timedelta(seconds=1)

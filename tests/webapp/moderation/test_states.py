@@ -53,7 +53,7 @@ def test_archive_questions_start_archived_and_stay(app):
 
 def test_decide_before_precheck_is_a_conflict(app):
     q = new_question()
-    with pytest.raises(ModerationError, match="'received' cannot be decided"):
+    with pytest.raises(ModerationError, match="^вопрос в статусе «получен»: решение не принимается$"):
         decide(q, "approve", None)
     assert q.status == "received"
 

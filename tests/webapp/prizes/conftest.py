@@ -91,3 +91,34 @@ def played(api, drain):
         return game
 
     return play
+
+
+def scan_pdf() -> bytes:
+    """A real one-page PDF (pypdf), standing in for the signed agreement's scan."""
+    import io
+
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=595, height=842)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def give_details(prize, drain, **over) -> None:
+    """The payee of ``prize`` sends their details through the one-time link (the
+    agreement is re-issued with the address; ``drain`` renders it)."""
+    from flask import current_app
+
+    from webapp.jobs import commit
+    from webapp.prizes import payee
+
+    from .test_payee import BY_FORM
+
+    token = payee.request_details(prize, None)
+    commit()
+    with current_app.test_request_context():  # the form's messages are translated
+        payee.submit_details(token, payee.PayeeInput(**{**BY_FORM, **over}))
+    commit()
+    drain()

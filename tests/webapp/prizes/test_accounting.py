@@ -12,12 +12,19 @@ import openpyxl
 
 from webapp.extensions import db
 from webapp.jobs import commit
-from webapp.prizes import payee
 from webapp.prizes.models import PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
 
-from .conftest import EXPERTS_WIN, VIEWERS_WIN
-from .test_payee import BY_FORM
+from .conftest import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
+
+#: Two more payees (Belarusian passports), for prizes that are signed: a prize is signed
+#: only once its payee's details are received.
+OTHER_PAYEES = [
+    {"full_name": "Ковалёва Анна Сергеевна", "passport_number": "1234567",
+     "personal_number": "4150385a002pb6", "iban": "BY86 AKBB 1010 0000 0029 6600 0000"},
+    {"full_name": "Жуков Павел Олегович", "passport_number": "2345678",
+     "personal_number": "3040280a003pb0", "iban": "BY20 OLMP 3135 0000 0010 0000 0933"},
+]
 
 
 def setup_prizes(api, played, drain) -> list[Prize]:
@@ -37,15 +44,13 @@ def setup_prizes(api, played, drain) -> list[Prize]:
 
 def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     prizes = setup_prizes(api, played, drain)
-    token = payee.request_details(prizes[0], None)
-    commit()
-    payee.submit_details(token, payee.PayeeInput(**BY_FORM))
-    commit()
-    drain()
+    give_details(prizes[0], drain)
+    give_details(prizes[1], drain, **OTHER_PAYEES[0])
+    give_details(prizes[2], drain, **OTHER_PAYEES[1])
     db.session.expire_all()
     p0, p1, p2 = (db.session.get(Prize, p.id) for p in prizes[:3])
     for p in (p0, p1, p2):
-        mark_signed(p, b"%PDF-1.4", "s.pdf", None)
+        mark_signed(p, scan_pdf(), "s.pdf", None)
     mark_paid(p0, date(2024, 2, 1), "п/п 1", None)
     mark_paid(p1, date(2024, 3, 5), "п/п 2", None)  # outside the period
     commit()
@@ -62,7 +67,8 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     assert [(r[1], r[2], Decimal(str(r[5])), r[6], r[7], r[9], r[10]) for r in body[:2]] == [
         ("2023-0001", "Сапего Иван Петрович", Decimal("150.00"), "BYN", "paid", "п/п 1",
          "BY13NBRB3600900000002Z00AB00"),
-        ("2023-0003", "Автор 2", Decimal("300.00"), "BYN", "signed", None, None),
+        ("2023-0003", "Жуков Павел Олегович", Decimal("300.00"), "BYN", "signed", None,
+         "BY20OLMP31350000001000000933"),
     ]
     assert body[0][8].date() == date(2024, 2, 1)
     assert [(r[2], Decimal(str(r[5])), r[6]) for r in body[2:]] == [
@@ -70,7 +76,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     exports = db.session.scalars(db.select(PersonalDataAccess).where(
         PersonalDataAccess.action == "export")).all()
     assert [(e.prize_id, e.detail) for e in exports] == [
-        (p0.id, "реестр 2024-02-01…2024-02-29")]
+        (p0.id, "реестр 2024-02-01…2024-02-29"), (p2.id, "реестр 2024-02-01…2024-02-29")]
     r = client.get("/prizes/register?start=2024-02-01&end=2024-02-29&format=csv")
     text = r.data.decode("utf-8")
     assert text.startswith("\ufeff")
@@ -86,8 +92,11 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
 
 def test_import_bank_paid_list_all_or_nothing(app, api, played, drain, login):
     prizes = setup_prizes(api, played, drain)
+    give_details(prizes[0], drain)
+    give_details(prizes[1], drain, **OTHER_PAYEES[0])
+    db.session.expire_all()
     for p in prizes[:2]:
-        mark_signed(p, b"%PDF-1.4", "s.pdf", None)
+        mark_signed(db.session.get(Prize, p.id), scan_pdf(), "s.pdf", None)
     commit()
     client = login("accountant")
 
@@ -120,8 +129,11 @@ def test_import_bank_paid_list_all_or_nothing(app, api, played, drain, login):
 
 def test_dashboard_counts_and_overdue(app, api, played, drain, login):
     prizes = setup_prizes(api, played, drain)
-    mark_signed(prizes[0], b"%PDF-1.4", "s.pdf", None)
-    mark_signed(prizes[1], b"%PDF-1.4", "s.pdf", None)
+    give_details(prizes[0], drain)
+    give_details(prizes[1], drain, **OTHER_PAYEES[0])
+    db.session.expire_all()
+    mark_signed(db.session.get(Prize, prizes[0].id), scan_pdf(), "s.pdf", None)
+    mark_signed(db.session.get(Prize, prizes[1].id), scan_pdf(), "s.pdf", None)
     mark_paid(prizes[1], date(2024, 1, 1), "1", None)
     commit()
     from webapp.prizes.queries import dashboard, overdue
@@ -139,3 +151,54 @@ def test_dashboard_counts_and_overdue(app, api, played, drain, login):
     assert overdue(30) == []
     page = login("producer").get("/prizes/dashboard")
     assert page.status_code == 200 and "1650,00 BYN" in page.text
+
+
+def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain, login):
+    """QA 18: a «scan» that only starts like a PDF is refused; so is «signed» before the
+    payee's details are received (issue 6: details received → agreement issued → signed)."""
+    import pytest
+    from PIL import Image
+
+    from webapp.prizes.operations import PrizeError
+
+    prizes = setup_prizes(api, played, drain)
+    prize = db.session.get(Prize, prizes[0].id)
+    assert prize.status == "agreement_issued"
+    with pytest.raises(PrizeError) as no_details:
+        mark_signed(prize, scan_pdf(), "s.pdf", None)
+    assert no_details.value.message == (
+        f"приз {prize.id}: реквизиты получателя не получены — договор 2023-0001 "
+        "подписывается после получения паспортных данных и адреса")
+    with pytest.raises(PrizeError) as not_signed:
+        mark_paid(prize, date(2024, 2, 1), "п/п 1", None)
+    assert not_signed.value.message == (
+        f"приз {prize.id}: переход «договор выписан» → «выплачен» не допускается")
+    give_details(prize, drain)
+    prize = db.session.get(Prize, prize.id)
+    client = login("accountant")
+
+    def upload(content: bytes, name: str) -> str:
+        return client.post(f"/prizes/{prize.id}/signed", data={
+            "scan": (io.BytesIO(content), name)}, content_type="multipart/form-data",
+            follow_redirects=True).get_data(as_text=True)
+
+    assert ("Не выполнено: скан договора: файл не открывается как PDF"
+            in upload(b"%PDF-1.4 garbage", "scan.pdf"))
+    assert ("Не выполнено: скан договора: файл не открывается как изображение PNG или JPEG"
+            in upload(b"\x89PNG\r\n\x1a\n garbage", "scan.png"))
+    png = io.BytesIO()
+    Image.new("RGB", (20, 10), "white").save(png, "PNG")
+    assert ("Не выполнено: скан договора: нужен файл PDF, PNG или JPEG"
+            in upload(png.getvalue(), "scan.jpg"))  # a PNG named .jpg
+    db.session.expire_all()
+    assert db.session.get(Prize, prize.id).status == "agreement_issued"
+    assert "Договор отмечен подписанным." in upload(png.getvalue(), "scan.png")
+    db.session.expire_all()
+    assert db.session.get(Prize, prize.id).status == "signed"
+    page = client.get(f"/prizes/{prize.id}").get_data(as_text=True)
+    # QA 9, 17: documents and the history's «Кто» in Russian, by name, not by code or id.
+    assert "Скан подписанного договора, версия 1 — <a" in page
+    assert "Договор дарения, версия 2 — <a" in page
+    assert "gift_agreement" not in page and "signed_scan" not in page
+    assert "<td>accountant (accountant@test.local)</td>" in page
+    assert "<td>система</td>" in page

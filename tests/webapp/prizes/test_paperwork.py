@@ -26,9 +26,8 @@ from webapp.prizes.models import (
 from webapp.prizes.operations import issue_minutes, mark_paid, mark_signed
 from workers.prizes import issue_agreement, render_minutes
 
-from .conftest import EXPERTS_WIN, VIEWERS_WIN
-from .test_accounting import setup_prizes
-from .test_payee import BY_FORM
+from .conftest import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
+from .test_accounting import OTHER_PAYEES, setup_prizes
 
 TEAM = ["Максим Поташев", "Илья Новиков"]
 MONTHS = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
@@ -170,15 +169,15 @@ def ru_date(d: date) -> str:
 
 def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, login):
     prizes = setup_prizes(api, played, drain)
-    token = payee.request_details(prizes[0], None)
-    commit()
-    payee.submit_details(token, payee.PayeeInput(**BY_FORM))
-    commit()
-    drain()
+    give_details(prizes[0], drain)
+    db.session.expire_all()
+    p = [db.session.get(Prize, x.id) for x in prizes]
+    give_details(p[1], drain, **OTHER_PAYEES[0])
+    give_details(p[2], drain, **OTHER_PAYEES[1])
     db.session.expire_all()
     p = [db.session.get(Prize, x.id) for x in prizes]
     for prize in p[:3]:
-        mark_signed(prize, b"%PDF-1.4", "s.pdf", None)
+        mark_signed(prize, scan_pdf(), "s.pdf", None)
     mark_paid(p[0], date(2024, 2, 1), "п/п 1", None)
     mark_paid(p[1], date(2024, 3, 5), "п/п 2", None)  # outside the period
     mark_paid(p[-1], date(2024, 2, 10), "п/п 3", None)  # 2009 Crystal Owl, no agreement
@@ -284,7 +283,8 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
     prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
     token = payee.request_details(prize, None)
     commit()
-    payee.submit_details(token, payee.PayeeInput(**FORM))
+    with app.test_request_context():  # the details form's messages are translated
+        payee.submit_details(token, payee.PayeeInput(**FORM))
     commit()
     assert drain() == ["prizes.issue_agreement"]  # the details re-issue the agreement
     db.session.expire_all()
