@@ -42,7 +42,13 @@ from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, normalise
 from webapp.extensions import db
 from webapp.prizes.forms import PAYEE_LABELS
-from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
+from webapp.prizes.models import (
+    STATUS_LABELS,
+    DetailsLink,
+    PayeeDetails,
+    PersonalDataAccess,
+    Prize,
+)
 from webapp.prizes.operations import PrizeError, change_status
 
 TAX_STATUSES = {
@@ -226,7 +232,8 @@ def request_details(prize: Prize, user_id: int | None) -> str:
     if prize.amount is None:
         raise PrizeError(f"приз {prize.id} без денежной суммы: реквизиты не нужны")
     if prize.status not in ("owed", "details_requested", "agreement_issued"):
-        raise PrizeError(f"приз {prize.id} в статусе «{prize.status}»: реквизиты не запрашиваются")
+        label = STATUS_LABELS.get(prize.status, prize.status)
+        raise PrizeError(f"приз {prize.id} в статусе «{label}»: реквизиты не запрашиваются")
     token = new_link(prize)
     change_status(prize, "details_requested", user_id, "запрошены реквизиты")
     return token
