@@ -65,20 +65,21 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 
 
 #: Channels whose questions carry the author's consent to be named on air by themselves:
-#: a paper letter or a partner's question is the consent (``LetterForm``'s docstring). The
-#: web form, the live form and the API record it per question (``Question.consent_on_air``;
-#: the API has no such field, so its questions are never named); imported and archive
-#: packets record none.
-CONSENT_CHANNELS = ("mail", "partner")
+#: a paper letter or a partner's question is the consent (``LetterForm``'s docstring), and
+#: a packet an editor imports names its authors publicly already (tournament packets). The
+#: web form and the live form record it per question (``Question.consent_on_air``); the API
+#: has no such field (contracts/api.md), so its questions are never named.
+CONSENT_CHANNELS = ("mail", "partner", "import")
 #: The note printed instead of the names when consent is missing.
-NO_CONSENT_NOTE = {1: "Автор просил не называть его в эфире.",
-                   2: "Авторы просили не называть их в эфире."}
+NO_CONSENT_NOTE = {1: "Имя автора в эфире не называть: нет его согласия.",
+                   2: "Имена авторов в эфире не называть: нет их согласия."}
 
 
 def named_on_air(q) -> bool:
     """True if the host may read the authors' names and cities of question ``q`` on air:
     the viewer ticked «Я согласен(на), чтобы моё имя и город назвали в эфире»
-    (``consent_on_air``) or the question came by letter or from a partner."""
+    (``consent_on_air``) or the question came by letter, from a partner or in an imported
+    packet."""
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
 
 
@@ -94,7 +95,7 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
     ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
     the props list then covers only them. A question whose authors did not consent to be
     named on air (:func:`named_on_air`) has no ``authors`` and an ``authors_note`` instead
-    («Автор просил не называть его в эфире.»)."""
+    («Имя автора в эфире не называть: нет его согласия.»)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:

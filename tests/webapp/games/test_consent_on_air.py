@@ -18,8 +18,8 @@ from webapp.games.operations import assign_envelopes, lock_table, request_envelo
 from webapp.games.queries import envelope_context
 from webapp.submissions.models import Author, QuestionAuthor
 
-NOTE_ONE = "Автор просил не называть его в эфире."
-NOTE_MANY = "Авторы просили не называть их в эфире."
+NOTE_ONE = "Имя автора в эфире не называть: нет его согласия."
+NOTE_MANY = "Имена авторов в эфире не называть: нет их согласия."
 
 
 @pytest.fixture
