@@ -68,14 +68,19 @@ def send(messages: list[OutboxMessage]) -> int:
     return len(sent_ids)
 
 
+def _marker_commit_without_fsync() -> None:
+    """PostgreSQL: this transaction writes only the "sent" markers; losing them on a crash
+    means one resend by the sweeper (tasks are idempotent), so its commit need not wait
+    for fsync."""
+    if db.engine.dialect.name == "postgresql":
+        db.session.execute(text("SET LOCAL synchronous_commit = off"))
+
+
 def relay_ids(ids: list[int]) -> int:
     """Send the given outbox rows (if unsent) in a transaction of their own."""
     if not ids:
         return 0
-    if db.engine.dialect.name == "postgresql":
-        # Only the "sent" marker is written here: losing it on a crash means one resend
-        # by the sweeper (tasks are idempotent), so this commit need not wait for fsync.
-        db.session.execute(text("SET LOCAL synchronous_commit = off"))
+    _marker_commit_without_fsync()
     rows = db.session.scalars(
         db.select(OutboxMessage).where(OutboxMessage.id.in_(ids), OutboxMessage.sent_at.is_(None))
     ).all()
@@ -109,8 +114,7 @@ def relay_pending(limit: int = 500) -> int:
     The body of the relay process (:func:`relay_forever`); the marker commit does not
     wait for fsync on PostgreSQL (a lost marker means one harmless resend).
     """
-    if db.engine.dialect.name == "postgresql":
-        db.session.execute(text("SET LOCAL synchronous_commit = off"))
+    _marker_commit_without_fsync()
     n = send(_unsent(limit))
     db.session.commit()
     return n

@@ -11,7 +11,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import Document, utcnow
-from webapp.domain.money import MoneyError, parse_amount
+from webapp.domain.money import CURRENCIES, MoneyError, parse_amount
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
 from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
 from webapp.domain.topics import TOPICS, topic_label
@@ -128,8 +128,8 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
         raise GameError(errors)
     default_currency, default_tz, _ = RULESETS[ruleset]
     currency = currency or default_currency
-    if currency not in ("BYN", "RUB"):
-        errors.setdefault("currency", []).append("«BYN» или «RUB»")
+    if currency not in CURRENCIES:
+        errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))
     elif currency != default_currency:
         # The rule book fixes the currency: 2023 pays in BYN (000_90d7c8192601ed3a.txt
         # §4.11.1), 2009 in RUB (002_e025d5ded135c1c4.txt §3.2).

@@ -54,7 +54,8 @@ class DuplicateBucket(db.Model):
     ``bucket``: signed 64-bit hash of (index version, band number, the band's MinHash
     values) of the question's matching key (``webapp.moderation.duplicates``); a question
     has at most ``BANDS`` rows. Two questions sharing a bucket are duplicate candidates.
-    Rows are written in the same transaction as the question (flush hook), so every web
+    Rows are written in the question's own transaction by a flush hook, or, for a viewer's
+    new question, by its pre-check task (``duplicates.ensure_indexed``), so every web
     process and worker sees the same index and a restart rebuilds nothing.
     """
 

@@ -72,3 +72,15 @@ def series(season_, part: str = "spring"):
 
 
 __all__ = ["approved_questions", "commit", "game", "season", "series", "team"]
+
+
+def api_game_2009(api) -> int:
+    """Through the API as the producer: a 2009 season (1 000,00 RUB per unanswered
+    question) and its qualifying game of 2009-03-01 (superblitz in sector 5, sector 13 in
+    13, no blitz). Returns the game id."""
+    season_id = api("post", "/api/v1/seasons", role="producer",
+                    json={"name": "Сезон 2009", "ruleset": "2009",
+                          "unanswered_prize": "1000.00"}).json["id"]
+    return api("post", "/api/v1/games", role="producer", json={
+        "season_id": season_id, "kind": "qualifying", "date": "2009-03-01",
+        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]

@@ -145,12 +145,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     lands on 13 → the draw puts it in the envelope and its host card is printed at once →
     the experts fail → the game ends 1:6 → closing lists it unanswered and owes its author
     the season's prize (002_e025d5ded135c1c4.txt §1.4.1, §1.2.2)."""
-    season = api("post", "/api/v1/seasons", role="producer",
-                 json={"name": "Сезон 2009", "ruleset": "2009",
-                       "unanswered_prize": "1000.00"}).json["id"]
-    game_id = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2009-03-01",
-        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]
+    game_id = h.api_game_2009(api)
     h.approved_questions(30)
     h.commit()
     assert api("post", f"/api/v1/games/{game_id}/assign", role="producer").status_code == 200

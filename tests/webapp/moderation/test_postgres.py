@@ -5,7 +5,6 @@ SOVA_TEST_DATABASE_URL; fails under CI=true)."""
 from __future__ import annotations
 
 import os
-import threading
 import uuid
 
 import pytest
@@ -50,10 +49,11 @@ def pg_app(tmp_path):
 
 
 def test_search_duplicates_and_claims_on_postgresql(pg_app):
+    from tests.webapp.moderation.claims import claim_race
     from webapp.accounts.operations import create_user
     from webapp.domain.text import matching_key
     from webapp.moderation import duplicates, queries
-    from webapp.moderation.operations import ClaimConflict, claim, precheck
+    from webapp.moderation.operations import precheck
     from webapp.submissions.operations import create_question
 
     texts = ["Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.",
@@ -74,25 +74,4 @@ def test_search_duplicates_and_claims_on_postgresql(pg_app):
     users = [create_user(f"e{i}@test.local", "editor")[0].id for i in range(2)]
     commit()
     db.session.remove()
-    barrier = threading.Barrier(2)
-    results = []
-
-    def editor(uid):
-        with pg_app.app_context():
-            barrier.wait()
-            try:
-                claim(made[0], uid)
-                commit()
-                results.append("won")
-            except ClaimConflict:
-                db.session.rollback()
-                results.append("conflict")
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=editor, args=(u,)) for u in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == ["conflict", "won"]
+    assert claim_race(pg_app, made[0], users) == ["conflict", "won"]

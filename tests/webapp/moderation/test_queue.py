@@ -3,11 +3,11 @@ blind moderation with audited reveals, shortcuts, and the access matrix (issue 4
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
 
+from tests.webapp.moderation.claims import claim_race
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -102,28 +102,7 @@ def test_two_editors_claim_at_the_same_moment(app, three, staff):
     users = [staff("editor")[0], staff("chief_editor")[0]]
     qid = three[0].id
     db.session.remove()
-    barrier = threading.Barrier(2)
-    results: list[str] = []
-
-    def editor(uid):
-        with app.app_context():
-            barrier.wait()
-            try:
-                claim(qid, uid)
-                commit()
-                results.append("won")
-            except ClaimConflict:
-                db.session.rollback()
-                results.append("conflict")
-            finally:
-                db.session.remove()
-
-    threads = [threading.Thread(target=editor, args=(u,)) for u in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == ["conflict", "won"]
+    assert claim_race(app, qid, users) == ["conflict", "won"]
     assert db.session.scalar(db.select(db.func.count()).select_from(QuestionClaim)) == 1
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from datetime import date
 
+from tests.webapp.games.helpers import api_game_2009
 from webapp.extensions import db
 from webapp.submissions.models import Question
 
@@ -68,12 +69,7 @@ def test_live_questions_only_while_a_2009_game_is_live(client, api):
             "consent": "y", "age_confirmed": "y"}
     page = client.get("/live").get_data(as_text=True)
     assert "Сейчас игра не идёт" in page
-    season = api("post", "/api/v1/seasons", role="producer",
-                 json={"name": "Сезон 2009", "ruleset": "2009",
-                       "unanswered_prize": "1000.00"}).json["id"]
-    game_id = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2009-03-01",
-        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]
+    game_id = api_game_2009(api)
     from webapp.games.models import Game
 
     game = db.session.get(Game, game_id)
