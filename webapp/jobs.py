@@ -38,6 +38,13 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     return msg
 
 
+def track(ids: list[int] | tuple[int, ...]) -> None:
+    """Register outbox rows that a Core statement inserted in the current transaction
+    (``webapp.submissions.pg_intake``), so that :func:`commit` relays them like the rows
+    of :func:`enqueue`. ``ids``: outbox_message primary keys."""
+    db.session.info.setdefault(_PENDING_KEY, []).extend(ids)
+
+
 def _celery():
     return current_app.extensions.get("celery")
 
@@ -159,7 +166,8 @@ def commit() -> None:
     pending = db.session.info.get(_PENDING_KEY)
     if pending:
         db.session.flush()
-    ids = [m.id for m in db.session.info.pop(_PENDING_KEY, []) if m.id is not None]
+    ids = [m if isinstance(m, int) else m.id for m in db.session.info.pop(_PENDING_KEY, [])]
+    ids = [i for i in ids if i is not None]
     db.session.commit()
     if not ids or not current_app.config.get("SOVA_OUTBOX_AUTOSEND") or _celery() is None:
         return

@@ -176,7 +176,8 @@ def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
 
 def test_a_double_click_racing_on_postgresql_stores_one_question(relay_env):
     """Two requests with the same idempotency key at the same moment (threads): the second
-    INSERT waits for the first and fails on the unique key; its request answers with the
+    INSERT waits for the first and then inserts nothing (``ON CONFLICT (idempotency_key) DO
+    NOTHING``, webapp.submissions.pg_intake); its request answers with the
     same status page and leaves nothing behind (counts from the database)."""
     import threading
 

@@ -21,9 +21,10 @@ from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
-from webapp.jobs import enqueue
+from webapp.jobs import enqueue, track
 from webapp.submissions.images import ImageError, store_image
 from webapp.submissions.models import Author, Question, QuestionAuthor, set_status
+from webapp.submissions.pg_intake import insert_received
 
 # Field limits in characters (after normalisation). The form, the API and imports share them.
 LIMITS = {
@@ -78,6 +79,7 @@ class SubmissionInput:
     idempotency_key: str | None = None
     handout_image: bytes | None = None  # raw upload; verified and re-encoded
     postmark_date: date | None = None  # paper letters (channel "mail")
+    letter_scan: str | None = None  # the stored scan of a paper letter, under uploads/
 
 
 def clean_text(value: str | None, name: str, errors: dict, required: bool = False,
@@ -204,14 +206,27 @@ def create_question(clean: dict, channel: str, status: str = "received",
     return q
 
 
-def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
+@dataclass(frozen=True)
+class Received:
+    """What :func:`receive` returns: the question's ``id`` and ``public_token`` (the
+    author's status link); ``created`` is False when an earlier submission with the same
+    idempotency key is returned instead."""
+
+    id: int
+    public_token: str
+    created: bool = True
+
+
+def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     """A viewer's submission (form, API, or an editor typing in a letter).
 
-    Returns the new Question (status ``received``) with ``moderation.precheck`` and
-    ``notify.received`` queued in the same transaction. A repeated ``idempotency_key``
-    (a double click) returns the question made the first time and writes nothing: the
-    repeat is found by the key's unique index, and the session is rolled back (the
-    submission must be the whole transaction when a key is given).
+    Writes the new Question (status ``received``) with ``moderation.precheck`` and
+    ``notify.received`` queued in the same transaction; the caller commits. A repeated
+    ``idempotency_key`` (a double click) returns the question made the first time and
+    writes nothing: the repeat is found by the key's unique index, and the session is
+    rolled back (the submission must be the whole transaction when a key is given).
+    On PostgreSQL the rows are written by one statement (:mod:`pg_intake`), elsewhere by
+    the ORM (:func:`create_question`); the rows are the same.
     ``uploads``: folder for the handout image. Raises SubmissionError.
     """
     if data.idempotency_key and data.handout_image:
@@ -219,7 +234,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
         # image the unique key itself catches the repeat (one round trip less).
         existing = _by_idempotency_key(data.idempotency_key)
         if existing is not None:
-            return existing
+            return Received(existing.id, existing.public_token, created=False)
     clean = validate(data, require_email=data.channel in ("web", "api"))
     image = None
     if data.handout_image:
@@ -227,25 +242,54 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Question:
             image = store_image(data.handout_image, uploads)
         except ImageError as exc:
             raise SubmissionError({"handout_image": [str(exc)]}) from exc
+    tasks = ["moderation.precheck"] + (["notify.received"] if clean["authors"][0][2] else [])
+    columns = dict(consent_version=CONSENT_VERSION if data.consent else None,
+                   language=data.language, consent_on_air=data.consent_on_air,
+                   age_confirmed=data.age_confirmed, idempotency_key=data.idempotency_key,
+                   handout_image=image, postmark_date=data.postmark_date,
+                   letter_scan=data.letter_scan)
+    if db.session.get_bind().dialect.name == "postgresql":
+        return _receive_pg(clean, data.channel, tasks, columns)
+    return _receive_orm(clean, data.channel, tasks, columns)
+
+
+def _earlier(key: str | None) -> Received | None:
+    """After a repeated idempotency key: the key was committed by the first click (or was
+    being committed: the INSERT waited for it). This transaction is only this submission:
+    drop it whole and return the first one (None if there is none after all)."""
+    db.session.rollback()
+    existing = _by_idempotency_key(key) if key else None
+    return Received(existing.id, existing.public_token, created=False) if existing else None
+
+
+def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
+    """One statement (one more per author without e-mail or co-author)."""
+    first = clean["authors"][0]
+    first_id = None if first[2] else upsert_author(*first)
+    more = [upsert_author(*a) for a in clean["authors"][1:]]
+    new = insert_received(clean, channel, tasks=tasks, more_author_ids=more,
+                          first_author_id=first_id, **columns)
+    if new is None:  # ON CONFLICT (idempotency_key) DO NOTHING: the key is stored
+        earlier = _earlier(columns["idempotency_key"])
+        if earlier is None:
+            raise RuntimeError("no question stored, and none with its idempotency key")
+        return earlier
+    track(new.outbox_ids)
+    return Received(new.id, new.public_token)
+
+
+def _receive_orm(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
+    """The ORM unit of work (SQLite)."""
     try:
-        q = create_question(clean, channel=data.channel, consent_version=CONSENT_VERSION
-                            if data.consent else None, language=data.language,
-                            consent_on_air=data.consent_on_air,
-                            age_confirmed=data.age_confirmed,
-                            idempotency_key=data.idempotency_key, handout_image=image,
-                            postmark_date=data.postmark_date)
+        q = create_question(clean, channel=channel, **columns)
     except IntegrityError:
-        # The key was committed by the first click (or is being committed right now: the
-        # INSERT waited for it). This transaction is only this submission: drop it whole.
-        db.session.rollback()
-        existing = _by_idempotency_key(data.idempotency_key) if data.idempotency_key else None
-        if existing is None:
+        earlier = _earlier(columns["idempotency_key"])
+        if earlier is None:
             raise
-        return existing
-    enqueue("moderation.precheck", q.id)
-    if clean["authors"][0][2]:
-        enqueue("notify.received", q.id)
-    return q
+        return earlier
+    for task in tasks:
+        enqueue(task, q.id)
+    return Received(q.id, q.public_token)
 
 
 def _by_idempotency_key(key: str) -> Question | None:

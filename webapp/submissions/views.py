@@ -347,9 +347,9 @@ def new_letter():
             email=form.email.data or None, consent=True, channel=form.channel.data,
             postmark_date=form.postmark_date.data)
         try:
-            scan = None
             if form.scan.data and getattr(form.scan.data, "filename", ""):
                 scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
+                data.letter_scan = f"letters/{scan}"
             question = receive(data, uploads=uploads_folder())
         except ImageError as exc:
             form.scan.errors = [str(exc)]
@@ -358,7 +358,6 @@ def new_letter():
                 field = getattr(form, name, None)
                 (field.errors if field is not None else form.form_errors).extend(messages)
         else:
-            question.letter_scan = f"letters/{scan}" if scan else None
             qid = question.id
             commit()
             flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
