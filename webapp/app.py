@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException
 
 from webapp.config import load_config
+from webapp.core.pool import install_idle_ping
 from webapp.extensions import babel, csrf, db, limiter, login_manager, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +101,7 @@ def register_extensions(app: Flask) -> None:
 
     with app.app_context():
         engine: Engine = db.engine
+        install_idle_ping(engine, app.config["SOVA_DB_PING_IDLE_SECONDS"])
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)

@@ -72,7 +72,10 @@ def load_config(test_config: dict | None = None) -> dict:
         "SECRET_KEY": secret_key,
         "SOVA_ENCRYPTION_KEYS": [k.strip() for k in keys.split(",") if k.strip()],
         "SQLALCHEMY_DATABASE_URI": db_url,
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        # Connections idle this long are pinged at checkout (webapp.core.pool); a connection
+        # in steady use is not (pool_pre_ping would ping every checkout).
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": False},
+        "SOVA_DB_PING_IDLE_SECONDS": float(setting("SOVA_DB_PING_IDLE_SECONDS", "1")),
         "SOVA_BROKER_URL": broker,
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),

@@ -94,7 +94,8 @@ def insert_received(clean: dict, channel: str, *, tasks: list[str],
                     consent_on_air: bool = False, age_confirmed: bool = False,
                     idempotency_key: str | None = None, handout_image: str | None = None,
                     postmark_date: date | None = None,
-                    letter_scan: str | None = None) -> Inserted | None:
+                    letter_scan: str | None = None,
+                    own_transaction: bool = False) -> Inserted | None:
     """Write one new question (status ``received``) with its authors, status record and
     outbox rows in one statement of the current transaction (PostgreSQL only).
 
@@ -131,7 +132,12 @@ def insert_received(clean: dict, channel: str, *, tasks: list[str],
     else:
         params["a_id"] = first_author_id
         statement = _WITH_GIVEN
-    row = db.session.execute(statement, params).first()
+    if own_transaction:
+        with db.engine.connect() as conn:
+            row = conn.execution_options(isolation_level="AUTOCOMMIT").execute(
+                statement, params).first()
+    else:
+        row = db.session.execute(statement, params).first()
     if row is None:
         return None
     return Inserted(id=row.id, public_token=token, outbox_ids=tuple(row.outbox_ids))

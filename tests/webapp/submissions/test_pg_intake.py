@@ -194,3 +194,25 @@ def test_autosend_relays_the_outbox_rows_of_the_statement(pg_app):
     assert [tuple(r) for r in sent] == [("moderation.precheck", True, 1),
                                         ("notify.received", True, 1)]
     assert made.created
+
+
+def test_a_one_statement_submission_commits_by_itself(pg_url, pg_app):
+    """One author with an e-mail and nothing else in the transaction: the statement runs in
+    autocommit (no BEGIN/COMMIT round trips), so another connection sees the question
+    before ``commit()``. With a co-author (two statements) it waits for ``commit()``."""
+    other = sa.create_engine(pg_url)
+
+    def visible() -> int:
+        with other.connect() as conn:
+            return conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
+
+    alone = submissions()["web"]
+    alone.authors = alone.authors[:1]
+    operations.receive(alone)
+    assert visible() == 1
+    commit()
+    operations.receive(submissions()["api"])  # a co-author: the author upsert comes first
+    assert visible() == 1
+    commit()
+    assert visible() == 2
+    other.dispose()
