@@ -32,7 +32,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -86,10 +85,42 @@ def settled_count(engine, quiet: float = 2.0) -> int:
         time.sleep(0.2)
 
 
-def exact_phase(port: int, body: str, cookie: str, total: int, clients: int) -> dict:
-    """Send exactly ``total`` submissions (each with its own idempotency key) from
-    ``clients`` keep-alive connections and wait for every answer. Returns
-    ``{status code or error name: count}``."""
+KEY_MARK, EMAIL_MARK = "@@IDEMPOTENCY_KEY@@", "@@EMAIL@@"
+
+
+def lua_string(text: str) -> str:
+    """``text`` as a Lua string literal: UTF-8 bytes as they are (Lua strings are bytes;
+    JSON's ``\\uXXXX`` escapes mean nothing to Lua), quotes, backslashes, CR and LF escaped."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def browser_body(html: str, csrf_token: str) -> tuple[str, str]:
+    """The body a browser posts for the viewer form, and its Content-Type: every field of
+    the page in page order, ``multipart/form-data`` (the form uploads a handout image) with
+    the empty file part of an unused file input, empty optional fields and co-author rows,
+    the three checkboxes ticked. The idempotency key and the e-mail are ``KEY_MARK`` and
+    ``EMAIL_MARK`` (filled per request). Raises ValueError if the page lacks a field."""
+    from urllib3 import encode_multipart_formdata
+
+    values = {"csrf_token": csrf_token, "question": QUESTION, "answer": "Петроград",
+              "name": "Нагрузочный Тест", "city": "Минск", "email": EMAIL_MARK,
+              "consent": "y", "consent_on_air": "y", "age_confirmed": "y",
+              "idempotency_key": KEY_MARK}
+    names = list(dict.fromkeys(re.findall(r'<(?:input|textarea)[^>]*\bname="([^"]+)"', html)))
+    missing = set(values) - set(names)
+    if missing:
+        raise ValueError(f"the form has no field {sorted(missing)}")
+    fields = [(n, ("", b"", "application/octet-stream") if n == "handout_image"
+               else values.get(n, "")) for n in names]
+    body, content_type = encode_multipart_formdata(fields)
+    return body.decode(), content_type
+
+
+def exact_phase(port: int, parts: tuple[str, str, str], content_type: str, cookie: str,
+                total: int, clients: int) -> dict:
+    """Send exactly ``total`` submissions (each with its own idempotency key and e-mail put
+    between the three ``parts`` of the browser body) from ``clients`` keep-alive
+    connections and wait for every answer. Returns ``{status code or error name: count}``."""
     counts: dict[str, int] = {}
     lock = threading.Lock()
     todo = iter(range(total))
@@ -102,10 +133,10 @@ def exact_phase(port: int, body: str, cookie: str, total: int, clients: int) -> 
             if i is None:
                 break
             key = f"exact-{i:08d}-{uuid.uuid4().hex}"
-            payload = f"{body}&idempotency_key={key}&email={key}%40example.org"
+            payload = f"{parts[0]}{key}{parts[1]}{key}@example.org{parts[2]}".encode()
             try:
                 conn.request("POST", "/submit", payload, {
-                    "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+                    "Content-Type": content_type, "Cookie": cookie})
                 resp = conn.getresponse()
                 resp.read()
                 outcome = str(resp.status)
@@ -175,25 +206,25 @@ def main() -> int:
         html = opener.open(f"{site}/submit").read().decode()
         token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
         cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
-        body = urllib.parse.urlencode({
-            "csrf_token": token, "question": QUESTION, "answer": "Петроград",
-            "name": "Нагрузочный Тест", "city": "Минск", "consent": "y", "age_confirmed": "y"})
+        body, content_type = browser_body(html, token)
+        head, rest = body.split(KEY_MARK)
+        middle, tail = rest.split(EMAIL_MARK)
         lua = instance / "post.lua"
 
         def write_lua(run: str) -> None:
-            """A fresh idempotency key per request (a browser's form carries one):
-            ``wrk-<run>-<thread>-<n>``, unique across levels and threads."""
+            """A fresh idempotency key per request (a browser's form carries one) and a
+            fresh e-mail: ``wrk-<run>-<thread>-<n>``, unique across levels and threads."""
             lua.write_text(
                 "local n = 0\nlocal threads = 0\n"
                 "function setup(thread) threads = threads + 1; thread:set('tid', threads) end\n"
                 'wrk.method = "POST"\n'
-                'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+                f'wrk.headers["Content-Type"] = {json.dumps(content_type)}\n'
                 f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n'
                 "function request()\n  n = n + 1\n"
-                f"  return wrk.format(nil, nil, nil, {json.dumps(body)} .. "
-                f"string.format('&idempotency_key=wrk-{run}-%s-%d"
-                f"&email=v-{run}-%s-%d%%40example.org', tostring(tid), n, tostring(tid), n))"
-                "\nend\n")
+                f"  local id = string.format('wrk-{run}-%s-%d', tostring(tid), n)\n"
+                f"  return wrk.format(nil, nil, nil, {lua_string(head)} .. id .. "
+                f"{lua_string(middle)} .. id .. '@example.org' .. {lua_string(tail)})\nend\n",
+                encoding="utf-8")
         engine = sa.create_engine(url)
         ok_total = 0
         for clients in [int(c) for c in args.clients.split(",")]:
@@ -212,7 +243,8 @@ def main() -> int:
                  throughput_ratio=round(submit["rps"] / health["rps"], 3),
                  stored_total=stored, wrk_counted_total=ok_total)
         before = settled_count(engine)  # wrk's last in-flight requests finish first
-        answers = exact_phase(port, body, cookie, args.exact, clients=64)
+        answers = exact_phase(port, (head, middle, tail), content_type, cookie,
+                              args.exact, clients=64)
         after = settled_count(engine)
         for _ in range(100):  # the relay process catches up within seconds
             with engine.connect() as conn:
