@@ -49,8 +49,11 @@ def _celery():
     return current_app.extensions.get("celery")
 
 
-def send(messages: list[OutboxMessage]) -> int:
+def send(messages: list) -> int:
     """Send outbox rows to the broker and mark them sent; returns how many were sent.
+
+    ``messages``: rows with ``id``, ``task``, ``args`` and ``attempts`` (OutboxMessage
+    objects or plain rows of those columns).
 
     One pooled producer (one broker connection) serves the whole batch, and on Redis the
     messages go in one pipeline (kombu's ``Producer.batch``: one round trip instead of one
@@ -69,7 +72,9 @@ def send(messages: list[OutboxMessage]) -> int:
             with producer.batch(max_size=len(messages)):
                 for msg in messages:
                     celery.send_task(msg.task, args=list(msg.args), producer=producer,
-                                     task_id=f"outbox-{msg.id}-{msg.attempts}")
+                                     task_id=f"outbox-{msg.id}-{msg.attempts}",
+                                     # the repr Celery would compute, without saferepr
+                                     argsrepr=repr(list(msg.args)), kwargsrepr="{}")
         sent_ids = [msg.id for msg in messages]
     except Exception:  # broker down: the sweeper retries
         log.warning("outbox: %d messages not sent; the sweeper will retry", len(messages),
@@ -77,7 +82,8 @@ def send(messages: list[OutboxMessage]) -> int:
     if sent_ids:
         db.session.execute(
             update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids))
-            .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1)
+            .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1),
+            execution_options={"synchronize_session": False},
         )
     return len(sent_ids)
 
@@ -90,29 +96,35 @@ def _marker_commit_without_fsync() -> None:
         db.session.execute(text("SET LOCAL synchronous_commit = off"))
 
 
+_SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
+                 OutboxMessage.attempts)
+
+
 def relay_ids(ids: list[int]) -> int:
     """Send the given outbox rows (if unsent) in a transaction of their own."""
     if not ids:
         return 0
     _marker_commit_without_fsync()
-    rows = db.session.scalars(
-        db.select(OutboxMessage).where(OutboxMessage.id.in_(ids), OutboxMessage.sent_at.is_(None))
+    rows = db.session.execute(
+        db.select(*_SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
+                                        OutboxMessage.sent_at.is_(None))
     ).all()
     n = send(list(rows))
     db.session.commit()
     return n
 
 
-def _unsent(limit: int, cutoff=None) -> list[OutboxMessage]:
-    """Unsent rows, oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that
-    a relay process and the sweeper never send the same row at the same moment."""
-    query = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None))
+def _unsent(limit: int, cutoff=None) -> list:
+    """Unsent rows (``id``, ``task``, ``args``, ``attempts``; plain rows, no ORM objects to
+    build), oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that a relay
+    process and the sweeper never send the same row at the same moment."""
+    query = db.select(*_SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
     if cutoff is not None:
         query = query.where(OutboxMessage.created_at <= cutoff)
     query = query.order_by(OutboxMessage.id).limit(limit)
     if db.engine.dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
-    return list(db.session.scalars(query).all())
+    return list(db.session.execute(query).all())
 
 
 def sweep(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
