@@ -3,15 +3,18 @@
 
 gunicorn with 2 workers on PostgreSQL and the Redis broker, deployed as in production: the
 request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
-tasks to Redis. wrk is the load generator at 16, 64 and 256 concurrent connections; every
-request carries its own idempotency key, as a browser's form does, and its own viewer's
-e-mail (a new author each time: the upsert's insert path). Prints JSON lines:
+tasks to Redis. wrk is the load generator at 16, 64 and 256 concurrent connections. The
+body is what a browser posts for the page (:func:`browser_body`); every request carries its
+own idempotency key, as a browser's form does, and its own viewer's e-mail (a new author
+each time: the upsert's insert path). Prints JSON lines:
 requests/s and latency percentiles for both, and the throughput ratio. wrk stops at its
 deadline without counting the requests still in flight, so "nothing lost" is shown by a
 separate phase: our own client sends exactly ``--exact`` submissions from 64 connections,
 waits for every answer, and the count of stored questions must equal the count of 302
-answers. Rate limits and the minimum fill time are off for the run (every request comes
-from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
+answers. A budget phase (``--no-budget`` skips it) splits the cost at 64 clients: the same
+body posted to an endpoint that only redirects and to one that only validates the form
+(``tests/bench/budget_app.py``). Rate limits and the minimum fill time are off for the run
+(every request comes from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
 SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
 SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
 """
@@ -165,6 +168,11 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per gunicorn worker (1: sync workers)")
     parser.add_argument("--quick", action="store_true", help="3 s per level")
+    parser.add_argument("--budget", action=argparse.BooleanOptionalAction, default=True,
+                        help="also measure, at 64 clients, a POST of the same body that only "
+                             "redirects and one that only validates the form "
+                             "(tests/bench/budget_app.py; the server is then that app, Sova "
+                             "plus those two routes)")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.exact = 3, 300
@@ -192,7 +200,8 @@ def main() -> int:
                              start_new_session=True, stdout=subprocess.DEVNULL)
     server = subprocess.Popen(
         [str(bindir / "gunicorn"), "-w", "2", "--threads", str(args.threads), "-b", f"127.0.0.1:{port}", "--log-level",
-         "warning", "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
+         "warning", "tests.bench.budget_app:create_app()" if args.budget
+         else "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
     try:
         site = f"http://127.0.0.1:{port}"
         for _ in range(100):
@@ -242,6 +251,20 @@ def main() -> int:
             emit("submit_vs_healthz", clients=clients, healthz=health, submit=submit,
                  throughput_ratio=round(submit["rps"] / health["rps"], 3),
                  stored_total=stored, wrk_counted_total=ok_total)
+        if args.budget:
+            common = ["wrk", "-t2", "-c64", f"-d{args.seconds}s", "--latency", "--timeout", "10s"]
+            write_lua(uuid.uuid4().hex[:12])
+            rates = {name: parse_wrk(subprocess.run(
+                common + (["-s", str(lua)] if path != "/healthz" else []) + [f"{site}{path}"],
+                capture_output=True, text=True, check=True).stdout)
+                for name, path in (("healthz", "/healthz"), ("post_redirect", "/bench/redirect"),
+                                   ("form_only", "/bench/form"), ("submit", "/submit"))}
+            emit("submit_budget", clients=64,
+                 rps={k: v["rps"] for k, v in rates.items()},
+                 non_2xx_3xx={k: v["non_2xx_3xx"] for k, v in rates.items()},
+                 of_healthz={k: round(v["rps"] / rates["healthz"]["rps"], 3)
+                             for k, v in rates.items()},
+                 submit_of_form_only=round(rates["submit"]["rps"] / rates["form_only"]["rps"], 3))
         before = settled_count(engine)  # wrk's last in-flight requests finish first
         answers = exact_phase(port, (head, middle, tail), content_type, cookie,
                               args.exact, clients=64)
