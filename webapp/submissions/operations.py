@@ -166,6 +166,10 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
         aname = clean_text(a.name, f"{prefix}name", errors, required=True, limit_key="name")
         city = clean_text(a.city, f"{prefix}city", errors, limit_key="city")
         aemail = email if i == 0 else normalise_email(a.email, f"{prefix}email", errors, False)
+        if (aname, city, aemail) in authors or (aemail and aemail in {e for *_, e in authors}):
+            # one author twice would be two links of one question to one author row
+            errors.setdefault(f"{prefix}name", []).append(
+                _("Этот автор уже указан в вопросе (то же имя и город или тот же адрес)."))
         authors.append((aname, city, aemail))
     if require_email and not data.age_confirmed and data.channel == "web":
         errors.setdefault("age_confirmed", []).append(

@@ -421,3 +421,24 @@ def test_messages_outside_a_request_are_russian(app):
         assert exc.errors == {"full_name": ["Укажите фамилию, имя и отчество."]}
     else:
         raise AssertionError("no error")
+
+
+def test_one_co_author_twice_is_refused_not_a_500(client, api):
+    """The same co-author row typed twice (web) or a co-author with the first author's
+    address (API) would link one author to the question twice: a clear 422, nothing
+    stored (found when the PostgreSQL intake became one statement)."""
+    message = "Гэты аўтар ужо пазначаны ў пытанні (тое ж імя і горад або той жа адрас)."
+    resp = client.post("/submit?lang=be", data=dict(
+        FORM, **{"coauthors-0-name": "Анна", "coauthors-0-city": "Брест",
+                 "coauthors-1-name": "Анна", "coauthors-1-city": "Брест"}))
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    assert message in page
+    assert 'name="coauthors-1-name" type="text" value="Анна"' in page  # the text is kept
+    resp = api("post", "/api/v1/submissions", json={  # Belarusian: the remembered choice
+        "question": FORM["question"], "answer": "Петроград", "email": "same@example.org",
+        "consent": True, "authors": [{"name": "Иван", "city": "Минск"},
+                                     {"name": "Пётр", "email": "SAME@example.org"}]})
+    assert resp.status_code == 422
+    assert resp.get_json()["errors"] == {"authors.1.name": [message]}
+    assert (count(), count(Author)) == (0, 0)
