@@ -116,8 +116,7 @@ def test_copies_serials_images_props_and_stress_marks(game, drain):
     assert f"Сектор 2: раздаточный материал (изображение {q2.handout_image})" in props
     assert "Сектор 3: раздаточный материал (текст): — пункт списка 0" in props
     first = host.pages[1].extract_text()
-    assert "Назови\u0301те" in first or "Назовите" in first.replace("\u0301", "")
-    assert "\u0301" in first  # the stress mark is kept for the host
+    assert "Назови\u0301те" in first  # the stress mark is kept for the host
     answer = next(e for e in game.envelopes if e.sector == 1).questions[0].question.answer
     assert f"Ответ: {answer}" in " ".join(first.split())
     assert f"Экземпляр № {game.id}-H01" in text_of(host, 0)
