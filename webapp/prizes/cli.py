@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 from flask.cli import with_appcontext
+from sqlalchemy.exc import IntegrityError
 
-from webapp.core.crypto import InvalidToken, generate_key, needs_rotation, rotate
+from webapp.core.crypto import (
+    InvalidToken,
+    decrypt,
+    generate_key,
+    lookup_hash,
+    needs_rotation,
+    rotate,
+)
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import PayeeDetails
+from webapp.prizes.payee import lookup_hashes
 from webapp.submissions.models import Author
 
 #: Every encrypted column: (model, attribute). A new encrypted column belongs here.
@@ -56,6 +67,47 @@ def rotate_cmd():
     commit()
     for name, n in counts.items():
         click.echo(f"{name}: {n} re-encrypted")
+
+
+@keys.command("rehash")
+@with_appcontext
+def rehash_cmd():
+    """Recompute the keyed look-up hashes under the current SOVA_SECRET_KEY.
+
+    Run it after changing SOVA_SECRET_KEY: the hashes that find an author by e-mail
+    (``author.email_hash``) and payee details by personal number or account are keyed from
+    that secret, so until then a returning viewer would become a second author. Each hash
+    is recomputed from the encrypted value itself (decrypted with SOVA_ENCRYPTION_KEYS).
+    All or nothing: a token no key can read, or two rows that turn out to share a hash,
+    stop the command (exit 2) and nothing is written. ``mail_log.recipient_hash`` cannot
+    be recomputed (the address is never stored) and keeps the old key's hashes.
+    """
+    counts = {"author.email_hash": 0, "payee_details.personal_number_hash/account_hash": 0}
+    row = None
+    try:
+        for row in db.session.scalars(db.select(Author).where(
+                Author.email_encrypted.is_not(None))):
+            new = lookup_hash(decrypt(row.email_encrypted))
+            if row.email_hash != new:
+                row.email_hash = new
+                counts["author.email_hash"] += 1
+        for row in db.session.scalars(db.select(PayeeDetails)):
+            new = lookup_hashes(json.loads(decrypt(row.encrypted)))
+            if (row.personal_number_hash, row.account_hash) != new:
+                row.personal_number_hash, row.account_hash = new
+                counts["payee_details.personal_number_hash/account_hash"] += 1
+        db.session.flush()
+    except (InvalidToken, IntegrityError) as exc:
+        db.session.rollback()
+        what = ("cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS"
+                if isinstance(exc, InvalidToken) else "gives a hash another row already has")
+        where = (f" ({type(row).__tablename__} id {row.id})"
+                 if isinstance(exc, InvalidToken) and row is not None else "")
+        click.echo(f"error: a stored value{where} {what}; nothing was changed", err=True)
+        raise SystemExit(2) from None
+    commit()
+    for name, n in counts.items():
+        click.echo(f"{name}: {n} rehashed")
 
 
 COMMANDS = (keys,)

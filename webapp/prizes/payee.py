@@ -253,6 +253,16 @@ def open_link(token: str) -> DetailsLink | None:
     return link
 
 
+def lookup_hashes(clean: dict) -> tuple[str, str]:
+    """``(personal_number_hash, account_hash)`` of validated payee fields (the dict of
+    :func:`validate`, also what ``PayeeDetails.encrypted`` holds): keyed hashes (64 hex
+    chars, ``crypto.lookup_hash``) of the personal number (or passport series and number)
+    with the country, and of the IBAN (or account)."""
+    key = clean["personal_number"] or f"{clean['passport_series']}{clean['passport_number']}"
+    return (lookup_hash(f"person:{clean['country']}:{key}"),
+            lookup_hash(f"account:{clean['iban'] or clean['account']}"))
+
+
 def submit_details(token: str, data: PayeeInput) -> Prize:
     """Store the payee's details from the one-time link ``token``: validated, encrypted,
     the link used up (a conditional UPDATE: two concurrent submissions cannot both win),
@@ -273,9 +283,7 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
         details = PayeeDetails(prize_id=prize.id)
         db.session.add(details)
     details.encrypted = encrypt(json.dumps(clean, ensure_ascii=False, sort_keys=True))
-    key = clean["personal_number"] or f"{clean['passport_series']}{clean['passport_number']}"
-    details.personal_number_hash = lookup_hash(f"person:{clean['country']}:{key}")
-    details.account_hash = lookup_hash(f"account:{clean['iban'] or clean['account']}")
+    details.personal_number_hash, details.account_hash = lookup_hashes(clean)
     details.received_at = utcnow()
     db.session.flush()
     if prize.status in ("owed", "details_requested", "agreement_issued"):

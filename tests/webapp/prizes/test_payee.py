@@ -291,3 +291,46 @@ def test_details_page_in_the_viewers_language(app, client, owed):
     assert "Поле «Прозвішча, імя, імя па бацьку» змяшчае недапушчальныя кіроўныя сімвалы." \
         in page
     assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0
+
+
+def test_keys_rehash_after_a_new_secret_key(app, owed, client):
+    """After SOVA_SECRET_KEY changes, `sova keys rehash` recomputes the look-up hashes from
+    the encrypted values: the returning viewer is the same author again and the payee is
+    found by personal number; a second run changes nothing; an unreadable token stops it
+    with exit 2 and nothing written."""
+    from webapp.core.crypto import decrypt, lookup_hash
+    from webapp.prizes.cli import keys
+    from webapp.submissions.models import Author
+    from webapp.submissions.operations import author_by_email
+
+    token = payee.request_details(owed, None)
+    commit()
+    assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 200
+    authors = db.session.scalar(text("SELECT count(*) FROM author WHERE email_hash IS NOT NULL"))
+    address = next(a for a in db.session.scalars(db.select(Author))
+                   if a.email_encrypted is not None)
+    email = decrypt(address.email_encrypted)
+    app.config["SECRET_KEY"] = "a-new-secret-key-for-this-test-0123456789"
+    db.session.expire_all()
+    assert author_by_email(email) is None  # the old hashes no longer match
+    result = app.test_cli_runner().invoke(keys, ["rehash"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        f"author.email_hash: {authors} rehashed",
+        "payee_details.personal_number_hash/account_hash: 1 rehashed"]
+    db.session.expire_all()
+    assert author_by_email(email).id == address.id
+    details = db.session.scalar(db.select(PayeeDetails))
+    assert details.personal_number_hash == lookup_hash("person:BY:3010190A001PB9")
+    again = app.test_cli_runner().invoke(keys, ["rehash"])
+    assert again.output.splitlines() == ["author.email_hash: 0 rehashed",
+                                         "payee_details.personal_number_hash/account_hash: 0 rehashed"]
+    kept = db.session.scalar(db.select(Author.email_hash).where(Author.id == address.id))
+    app.config["SECRET_KEY"] = "yet-another-secret-key-for-this-test-0123"
+    app.config["SOVA_ENCRYPTION_KEYS"] = [Fernet.generate_key().decode()]
+    bad = app.test_cli_runner().invoke(keys, ["rehash"])
+    assert bad.exit_code == 2
+    assert "cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed" in \
+        bad.output
+    db.session.expire_all()
+    assert db.session.scalar(db.select(Author.email_hash).where(Author.id == address.id)) == kept
