@@ -378,6 +378,7 @@ def register_commands(app: Flask) -> None:
                 mail):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
+    app.cli.add_command(__import__("webapp.submissions.cli", fromlist=["uploads"]).uploads)
 
 
 def _create_app(*_args, **_kwargs):

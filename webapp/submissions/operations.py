@@ -255,9 +255,21 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
                    age_confirmed=data.age_confirmed, idempotency_key=data.idempotency_key,
                    handout_image=image, postmark_date=data.postmark_date,
                    letter_scan=data.letter_scan)
-    if db.session.get_bind().dialect.name == "postgresql":
-        return _receive_pg(clean, data.channel, tasks, columns)
-    return _receive_orm(clean, data.channel, tasks, columns)
+    write = _receive_pg if db.session.get_bind().dialect.name == "postgresql" else _receive_orm
+    try:
+        made = write(clean, data.channel, tasks, columns)
+    except BaseException:
+        _discard_image(uploads, image)
+        raise
+    if not made.created:  # a double click: the first submission keeps its own image
+        _discard_image(uploads, image)
+    return made
+
+
+def _discard_image(uploads: Path | None, name: str | None) -> None:
+    """Remove a handout image stored for a submission that was not stored after all."""
+    if uploads is not None and name:
+        (uploads / name).unlink(missing_ok=True)
 
 
 def _earlier(key: str | None) -> Received | None:

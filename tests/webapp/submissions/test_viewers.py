@@ -7,6 +7,7 @@ import io
 import re
 import unicodedata
 
+import pytest
 from PIL import Image
 
 from webapp.extensions import db
@@ -442,3 +443,53 @@ def test_one_co_author_twice_is_refused_not_a_500(client, api):
     assert resp.status_code == 422
     assert resp.get_json()["errors"] == {"authors.1.name": [message]}
     assert (count(), count(Author)) == (0, 0)
+
+
+def test_no_orphan_image_when_the_write_fails(app, tmp_path):
+    """The image is written before the database write; when that write fails (here a
+    trigger refuses every question, as a full disk would) the image is removed again, and
+    nothing is stored."""
+    from sqlalchemy import text
+
+    from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
+
+    db.session.execute(text("CREATE TRIGGER refuse BEFORE INSERT ON question "
+                            "BEGIN SELECT RAISE(ABORT, 'disk full'); END"))
+    db.session.commit()
+    uploads = tmp_path / "instance" / "uploads"
+    data = SubmissionInput(question=FORM["question"], answer="Минск", email="a@example.com",
+                           authors=[AuthorInput("Пётр Иванов", "Минск")], consent=True,
+                           age_confirmed=True, handout_image=png_with_gps())
+    with pytest.raises(Exception, match="disk full"):
+        receive(data, uploads=uploads)
+    db.session.rollback()
+    assert list(uploads.iterdir()) == [] and count() == 0
+
+
+def test_uploads_orphans_lists_and_removes_only_old_unreferenced_files(client, app, tmp_path):
+    import os
+    import time
+
+    from webapp.submissions.cli import uploads
+
+    resp = client.post("/submit", data=dict(FORM, handout_image=(io.BytesIO(png_with_gps()),
+                                                                 "map.png")),
+                       content_type="multipart/form-data")
+    assert resp.status_code == 302
+    folder = tmp_path / "instance" / "uploads"
+    kept = folder / only_question().handout_image
+    (folder / "letters").mkdir()
+    old_orphan, young_orphan = folder / "letters" / "lost.jpg", folder / "fresh.png"
+    for path in (old_orphan, young_orphan):
+        path.write_bytes(b"x")
+    two_hours_ago = time.time() - 7200
+    for path in (kept, old_orphan):
+        os.utime(path, (two_hours_ago, two_hours_ago))
+    runner = app.test_cli_runner()
+    listed = runner.invoke(uploads, ["orphans"])
+    assert listed.exit_code == 0 and listed.stdout == "letters/lost.jpg\n"
+    assert old_orphan.exists()
+    removed = runner.invoke(uploads, ["orphans", "--delete"])
+    assert removed.stdout == "letters/lost.jpg\n" and "1 orphan file(s) removed" in removed.output
+    assert not old_orphan.exists() and kept.exists() and young_orphan.exists()
+    assert runner.invoke(uploads, ["orphans", "--older-than-hours", "0"]).stdout == "fresh.png\n"
