@@ -116,3 +116,44 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     played = page.locator("#console-sectors li.played").count()
     assert played == 7
     assert page.evaluate("() => window.__noReload === true")  # never reloaded
+
+
+@pytest.fixture
+def game_2009(live_server):
+    """A 2009 game (superblitz in 5, sector 13 in 13), table locked, and one live question
+    sent during it, approved and signed off: the only candidate of the sector-13 draw."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(h.season("2009"), table={"blitz": None, "superblitz": 5, "sector13": 13},
+                   status="draft")
+        assign_envelopes(g)
+        lock_table(g, None)
+        h.approved_questions(1, channel="live")
+        gid = g.id
+        commit()
+    return gid
+
+
+def test_the_console_links_the_drawn_questions_host_card(live_server, page, game_2009):
+    """2009: the spin lands on 13, the draw fills the envelope and queues its host card; the
+    console (re-rendered by console.js) says the card is being prepared, and once the
+    worker has rendered it, links the PDF."""
+    live_server.staff("host")
+    page.goto(f"{live_server.url}/login")
+    page.fill("input[name=email]", "host@e2e.local")
+    page.fill("input[name=password]", "host-pw")
+    page.get_by_role("button", name="Войти").click()
+    page.goto(f"{live_server.url}/games/{game_2009}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    press(page, "Волчок", sector=13)
+    draw = page.locator("#console-question p.draw")
+    assert draw.inner_text().endswith("Карточка ведущего: готовится.")
+    assert live_server.drain() == ["games.render_envelopes"]
+    page.reload()
+    link = page.locator("#console-question p.draw").get_by_role("link", name="скачать PDF")
+    response = page.request.get(f"{live_server.url}{link.get_attribute('href')}")
+    assert response.status == 200 and response.body().startswith(b"%PDF")

@@ -8,7 +8,8 @@ Shape of :func:`console_payload` (JSON-able)::
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
      "current": None | {"sector", "kind", "label", "slot", "slots", "decisive": bool,
                         "text", "handout", "answer", "accepted", "comment", "option",
-                        "draw": None | {"seed", "candidates": int, "question_id"}},
+                        "draw": None | {"seed", "candidates": int, "question_id",
+                                        "card": None | {"document_id", "status"}}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "actions": [{"type", "label", "fields": {...}, "style"}],   # one big button each
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
@@ -18,9 +19,11 @@ Shape of :func:`console_payload` (JSON-able)::
 
 from __future__ import annotations
 
+from webapp.core.models import Document
 from webapp.domain.rules import allowed_actions
+from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.games.operations import current_draw, game_context, game_state
+from webapp.games.operations import SECTOR13_CARD, current_draw, game_context, game_state
 
 SECTOR_LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
                  "sector13": "13 сектор"}
@@ -148,7 +151,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         if row is not None:
             q = q or row.question
             draw = {"seed": row.seed, "candidates": len(row.candidates),
-                    "question_id": row.question_id}
+                    "question_id": row.question_id, "card": sector13_card(game, row)}
     return {
         "sector": rnd["sector"], "kind": rnd["kind"],
         "label": SECTOR_LABELS.get(rnd["kind"], rnd["kind"]), "slot": slot,
@@ -159,6 +162,15 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         "option": next((a.split(":", 1)[1] for a in rnd["aids"]
                         if a.startswith("sector13_option:")), None),
     }
+
+
+def sector13_card(game: Game, draw) -> dict | None:
+    """The host card of a 2009 draw (``operations.draw_sector13`` queues it):
+    ``{"document_id", "status": "pending"|"ready"|"failed"}``, or None when nothing was
+    drawn (an empty envelope has no card)."""
+    doc = db.session.scalar(db.select(Document).where(
+        Document.key == f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}"))
+    return {"document_id": doc.id, "status": doc.status} if doc is not None else None
 
 
 def console_payload(game: Game) -> dict:

@@ -90,6 +90,17 @@
         var d = el("p", {"class": "draw"}, "Жеребьёвка: " + cur.draw.candidates + " вопрос(ов) до вращения, зерно ");
         d.appendChild(el("code", {}, cur.draw.seed));
         d.appendChild(document.createTextNode("."));
+        var card = cur.draw.card;
+        if (card) {
+          d.appendChild(document.createTextNode(" Карточка ведущего: "));
+          if (card.status === "ready") {
+            var base = byId("console").getAttribute("data-document-url");
+            d.appendChild(el("a", {href: base.replace(/0$/, String(card.document_id))}, "скачать PDF"));
+          } else {
+            d.appendChild(document.createTextNode(card.status === "failed" ? "ошибка" : "готовится"));
+          }
+          d.appendChild(document.createTextNode("."));
+        }
         q.appendChild(d);
       }
       q.appendChild(el("blockquote", {"class": "question-text"}, cur.text || "(в конверте нет вопроса)"));

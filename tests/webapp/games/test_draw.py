@@ -88,7 +88,8 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
     assert [c.serial for c in printed_copies(card.id)] == [f"{g.id}-D{draw.id}"]
     current = console_payload(g)["current"]
     assert (current["sector"], current["text"]) == (13, drawn.text)
-    assert current["draw"] == {"seed": draw.seed, "candidates": 3, "question_id": drawn.id}
+    assert current["draw"] == {"seed": draw.seed, "candidates": 3, "question_id": drawn.id,
+                               "card": {"document_id": card.id, "status": "pending"}}
 
 
 def test_a_question_after_the_spin_is_never_drawn(app):
@@ -198,6 +199,16 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert "что светит ночью?" in text and "Ответ: Луна" in text
     assert "Зритель, Тверь" in text and f"Экземпляр № {game_id}-D{draw.id}" in text
     assert re.findall(r"Сектор \d+ —", text) == ["Сектор 13 —"]  # that envelope alone
+    # …and linked from the host console while sector 13 is being played
+    host = app.test_client()
+    assert host.post("/login", data={"email": "host@test.local",
+                                     "password": "host-pw"}).status_code == 302
+    page = host.get(f"/games/{game_id}/console").get_data(as_text=True)
+    assert f'Карточка ведущего: <a href="/games/documents/{card.id}">скачать PDF</a>.' in page
+    assert host.get(f"/games/documents/{card.id}").data == pdf.data
+    payload = host.get(f"/games/{game_id}/console", headers={"Accept": "application/json"}).json
+    assert payload["console"]["current"]["draw"]["card"] == {"document_id": card.id,
+                                                             "status": "ready"}
 
     assert event({"type": "answer", "correct": False})["score"] == "1:1"  # the round is lost
     for sector in (2, 3, 4, 6, 7):
