@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import CURRENCIES, MoneyError, parse_amount
 from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
-from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
+from webapp.domain.rules import RULESETS, ProtocolError, RuleViolation, load_protocol, replay
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games.models import (
@@ -38,11 +38,6 @@ from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question, set_status
 
-RULESETS = {
-    # ruleset: (currency, timezone, source file)
-    "2023": ("BYN", "Europe/Minsk", "000_90d7c8192601ed3a.txt"),
-    "2009": ("RUB", "Europe/Moscow", "002_e025d5ded135c1c4.txt"),
-}
 SECTORS = range(1, 14)
 
 #: Russian names of game statuses for staff pages (``Game.status`` stays the code).
@@ -126,7 +121,7 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
     if ruleset not in RULESETS:
         errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
-    default_currency, default_tz, _ = RULESETS[ruleset]
+    default_currency, default_tz = RULESETS[ruleset].currency, RULESETS[ruleset].timezone
     currency = currency or default_currency
     if currency not in CURRENCIES:
         errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))

@@ -29,10 +29,14 @@ class RuleSet:
 
     ``clauses`` maps a topic (``"game_end"``, ``"club_help"``…) to its clause (``"§3.10"``);
     :meth:`cite` turns a topic into the citation used in :class:`RuleViolation`.
+    ``currency`` (ISO 4217) is the one the book pays prizes in; ``timezone`` (IANA) is where
+    its broadcasts air (game dates and the 2009 air-day bound are read there).
     """
 
     name: str
     file: str
+    currency: str
+    timezone: str
     clauses: Mapping[str, str]
     decisive_round: bool
     credit_minute: bool
@@ -55,6 +59,8 @@ class RuleSet:
 RULESET_2023 = RuleSet(
     name="2023",
     file="000_90d7c8192601ed3a.txt",
+    currency="BYN",  # §4.11.1: prizes in Belarusian roubles
+    timezone="Europe/Minsk",  # the Belarusian edition airs in Minsk
     clauses=MappingProxyType(
         {
             "question": "§3.2",
@@ -95,6 +101,8 @@ RULESET_2023 = RuleSet(
 RULESET_2009 = RuleSet(
     name="2009",
     file="002_e025d5ded135c1c4.txt",
+    currency="RUB",  # §3.2: prizes in Russian roubles
+    timezone="Europe/Moscow",  # the Russian edition airs in Moscow
     clauses=MappingProxyType(
         {
             "question": "§1.2",
