@@ -30,15 +30,7 @@ from webapp.extensions import db
 
 INTAKE_STATUS = "received"
 
-_FIRST_AUTHOR_UPSERT = """
-a AS (
-  INSERT INTO author (name, city, email_hash, email_encrypted, link_version, created_at)
-  VALUES (:a_name, :a_city, :a_email_hash, :a_email_encrypted, 0, :at)
-  ON CONFLICT (email_hash) DO UPDATE SET name = excluded.name, city = excluded.city
-  RETURNING id)"""
-_FIRST_AUTHOR_GIVEN = """
-a AS (SELECT CAST(:a_id AS integer) AS id)"""
-_REST = """,
+_QUESTION = """
 q AS (
   INSERT INTO question (public_token, text, answer, accepted, rejected, comment, sources,
     handout, channel, status, matching_key, language, consent_version, consent_on_air,
@@ -47,7 +39,18 @@ q AS (
     :handout, :channel, :status, :matching_key, :language, :consent_version, :consent_on_air,
     :age_confirmed, :handout_image, :idempotency_key, :postmark_date, :letter_scan, :at)
   ON CONFLICT (idempotency_key) DO NOTHING
-  RETURNING id),
+  RETURNING id),"""
+# The author upsert reads q, so it runs only when the question was inserted: a repeated
+# idempotency key (q empty) writes no author either, even in autocommit.
+_FIRST_AUTHOR_UPSERT = """
+a AS (
+  INSERT INTO author (name, city, email_hash, email_encrypted, link_version, created_at)
+  SELECT :a_name, :a_city, :a_email_hash, :a_email_encrypted, 0, :at FROM q
+  ON CONFLICT (email_hash) DO UPDATE SET name = excluded.name, city = excluded.city
+  RETURNING id),"""
+_FIRST_AUTHOR_GIVEN = """
+a AS (SELECT CAST(:a_id AS integer) AS id),"""
+_REST = """
 qa AS (
   INSERT INTO question_author (question_id, author_id, position)
   SELECT q.id, a.id, 0 FROM q, a
@@ -74,8 +77,8 @@ _TYPES = [
     *(bindparam(n, type_=Text) for n in (
         "text", "answer", "accepted", "rejected", "comment", "handout", "matching_key")),
 ]
-_WITH_UPSERT = text("WITH" + _FIRST_AUTHOR_UPSERT + _REST).bindparams(*_TYPES)
-_WITH_GIVEN = text("WITH" + _FIRST_AUTHOR_GIVEN + _REST).bindparams(*_TYPES)
+_WITH_UPSERT = text("WITH" + _QUESTION + _FIRST_AUTHOR_UPSERT + _REST).bindparams(*_TYPES)
+_WITH_GIVEN = text("WITH" + _QUESTION + _FIRST_AUTHOR_GIVEN + _REST).bindparams(*_TYPES)
 
 
 @dataclass(frozen=True)
