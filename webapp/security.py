@@ -98,9 +98,11 @@ def init_security(app: Flask) -> None:
 
     @app.url_value_preprocessor
     def ids_in_range(_endpoint, values):
-        """An ``<int:…>`` URL part beyond a database integer cannot name a row: 404, before
-        the database sees it (SQLite overflows past 2**63-1; found by schemathesis)."""
-        if values and any(isinstance(v, int) and not 0 <= v <= MAX_ID for v in values.values()):
+        """An ``<int:…>`` URL part beyond a database integer cannot name a row, nor can a
+        text part with a NUL (``%00``, which PostgreSQL refuses in a query): 404, before the
+        database sees it (SQLite overflows past 2**63-1; found by schemathesis and QA)."""
+        if values and any((isinstance(v, int) and not 0 <= v <= MAX_ID)
+                          or (isinstance(v, str) and "\x00" in v) for v in values.values()):
             abort(404)
 
     @access("public")

@@ -27,6 +27,23 @@ def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
     return out
 
 
+def surrogate_fields(data, prefix: str = "") -> list[str]:
+    """Dotted paths (``"authors.0.name"``) of the strings in parsed JSON ``data`` that hold a
+    lone UTF-16 surrogate (U+D800–U+DFFF: valid as a JSON escape ``\\ud800``, but no
+    character; the database cannot store it). Keys are checked too."""
+    if isinstance(data, str):
+        return [prefix or "_schema"] if any("\ud800" <= c <= "\udfff" for c in data) else []
+    found: list[str] = []
+    items = data.items() if isinstance(data, dict) else (
+        enumerate(data) if isinstance(data, list) else ())
+    for key, value in items:
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(key, str) and surrogate_fields(key):
+            found.append(path)
+        found += surrogate_fields(value, path)
+    return found
+
+
 def register_api(app: Flask) -> None:
     from webapp.api import schemas
     from webapp.api.views import blp
@@ -38,6 +55,17 @@ def register_api(app: Flask) -> None:
     })
     api.register_blueprint(blp)
     csrf.exempt(blp)
+
+    @app.before_request
+    def api_no_lone_surrogates():
+        """422 for a JSON body with a lone surrogate escape in any string (found by QA: it
+        reached the database driver and became a 500)."""
+        if request.path.startswith("/api/") and request.is_json:
+            bad = surrogate_fields(request.get_json(silent=True))
+            if bad:
+                message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
+                return jsonify(errors={path: [message] for path in bad}), 422
+        return None
 
     @app.before_request
     def api_bearer_only():

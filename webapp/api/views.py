@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import abort, current_app, send_file, url_for
+from flask import abort, current_app, g, send_file, url_for
 from flask_smorest import Blueprint
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
 from webapp.core.access import access, current_staff
 from webapp.core.models import Document
-from webapp.extensions import db
+from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
 from webapp.games.operations import (
     GameConflict,
@@ -33,6 +33,7 @@ from webapp.prizes.operations import PrizeError, award_prize, close_game
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
 from webapp.submissions.queries import by_token, public_history
+from webapp.submissions.views import api_email_limit_key, counts_toward_limit
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
 SECURE = [{"bearer": []}]
@@ -60,6 +61,9 @@ def conflict(error: dict):
 # --- submissions -------------------------------------------------------------------------
 
 @blp.route("/submissions", methods=["POST"])
+@limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
+@limiter.limit("10/hour", methods=["POST"], key_func=lambda: api_email_limit_key(),
+               deduct_when=lambda r: counts_toward_limit(r))
 @access("public", api=True)
 @blp.arguments(s.SubmissionIn)
 @blp.response(201, s.SubmissionCreated)
@@ -79,6 +83,7 @@ def submit(data):
             channel="api"))
     except SubmissionError as exc:
         unprocessable(exc.errors)
+    g.sova_new_question = q.created
     qid, token = q.id, q.public_token
     commit()
     return {"id": qid, "token": token,

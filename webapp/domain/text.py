@@ -54,12 +54,13 @@ def normalise(s: str) -> str:
 
 
 def has_control_chars(s: str) -> bool:
-    """True if ``s`` contains a C0/C1 control character other than ``\\n`` and ``\\t``.
+    """True if ``s`` contains a C0/C1 control character other than ``\\n`` and ``\\t``, or
+    a lone surrogate (U+D800–U+DFFF: only a JSON escape can make one; no database stores it).
 
     (``\\r`` counts as a control character: call :func:`normalise` first if CRLF
     line ends are acceptable.)
     """
-    return any(unicodedata.category(c) == "Cc" and c not in "\n\t" for c in s)
+    return any(unicodedata.category(c) in ("Cc", "Cs") and c not in "\n\t" for c in s)
 
 
 def fold_stress(s: str) -> str:

@@ -118,8 +118,10 @@ class LetterForm(QuestionFields):
     email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])
     postmark_date = DateField(_l("Дата почтового штемпеля"), validators=[Optional()])
     scan = FileField(_l("Скан письма (JPEG, PNG, WebP)"),
-                     validators=[Optional(), FileAllowed(["jpg", "jpeg", "png", "webp"]),
-                                 FileSize(MAX_BYTES)])
+                     validators=[Optional(),
+                                 FileAllowed(["jpg", "jpeg", "png", "webp"],
+                                             _l("Допускаются только JPEG, PNG и WebP.")),
+                                 FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ."))])
 
 
 class PacketUploadForm(FlaskForm):

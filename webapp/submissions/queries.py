@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from blinker import Namespace
@@ -26,9 +27,13 @@ PUBLIC_STATUS = {
 }
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def by_token(token: str) -> Question | None:
-    """The question behind a status link, or None."""
-    if not token or len(token) > 64:
+    """The question behind a status link, or None (also for anything that is not a
+    ``secrets.token_urlsafe`` string: a NUL, say, which PostgreSQL refuses in a query)."""
+    if not token or len(token) > 64 or not _TOKEN.fullmatch(token):
         return None
     return db.session.scalar(db.select(Question).filter_by(public_token=token))
 

@@ -12,6 +12,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    g,
     redirect,
     render_template,
     request,
@@ -132,16 +133,27 @@ def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
     )
 
 
-def _stored(response) -> bool:
+def counts_toward_limit(response) -> bool:
     """Rate limits count only submissions that were stored (the redirect to the status
-    page), not a viewer correcting mistakes (422) or a bot page."""
-    return response.status_code == 302
+    page, or the API's 201), not a viewer correcting mistakes (422), a bot page, or the
+    repeat of a double click (``g.sova_new_question`` False; found by QA)."""
+    return response.status_code in (201, 302) and g.get("sova_new_question", False)
+
+
+def api_email_limit_key() -> str:
+    """:func:`_email_key` for the JSON API (``{"email": …}``)."""
+    body = request.get_json(silent=True)
+    typed = str(body.get("email") or "").strip()[:254] if isinstance(body, dict) else ""
+    email = normalise_email(typed, "email", {}, required=False) or typed.lower()
+    return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
 
 
 def _email_key() -> str:
     """Key of the per-address limit: the e-mail typed, or the client's IP when the field
     is empty (never one shared bucket for everyone without an address)."""
-    email = request.form.get("email", "").strip().lower()[:254]
+    typed = request.form.get("email", "").strip()[:254]
+    # normalised as the author is (IDN, case), so one mailbox spelt three ways is one bucket
+    email = normalise_email(typed, "email", {}, required=False) or typed.lower()
     return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
 
 
@@ -154,9 +166,9 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
 
 
 @bp.route("/submit", methods=["GET", "POST"])
-@limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: _stored(r))
+@limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
 @limiter.limit("10/hour", methods=["POST"], key_func=lambda: _email_key(),
-               deduct_when=lambda r: _stored(r))
+               deduct_when=lambda r: counts_toward_limit(r))
 @access("public")
 def submit():
     form = SubmitForm()
@@ -173,6 +185,7 @@ def submit():
                 n=current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)))
         try:
             question = receive(submission_from(form), uploads=uploads_folder())
+            g.sova_new_question = question.created
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
@@ -346,6 +359,7 @@ def new_letter():
             authors=[AuthorInput(name=form.name.data, city=form.city.data)],
             email=form.email.data or None, consent=True, channel=form.channel.data,
             postmark_date=form.postmark_date.data)
+        question = None
         try:
             if form.scan.data and getattr(form.scan.data, "filename", ""):
                 scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
@@ -357,7 +371,10 @@ def new_letter():
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
                 (field.errors if field is not None else form.form_errors).extend(messages)
-        else:
+        finally:
+            if question is None and data.letter_scan:  # the letter was refused: drop its scan
+                (uploads_folder() / data.letter_scan).unlink(missing_ok=True)
+        if question is not None:
             qid = question.id
             commit()
             flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")

@@ -37,6 +37,32 @@ def test_partner_question_and_bad_letter(login, client):
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 1
 
 
+def test_a_refused_letter_leaves_no_scan(login, client, app, tmp_path):
+    """QA: the scan is written before the letter is checked; a refused letter (a control
+    character in the answer) removes it again, a stored one keeps it."""
+    from PIL import Image
+
+    def jpeg() -> tuple[io.BytesIO, str]:
+        out = io.BytesIO()
+        Image.new("RGB", (20, 10), (10, 120, 30)).save(out, format="JPEG")
+        out.seek(0)
+        return out, "scan.jpg"
+
+    login("editor")
+    letters = tmp_path / "instance" / "uploads" / "letters"
+    resp = client.post("/editor/letters/new", data=dict(LETTER, answer="Гомель\x07",
+                                                        scan=jpeg()),
+                       content_type="multipart/form-data")
+    assert resp.status_code == 422
+    assert "Поле содержит недопустимые управляющие символы." in resp.get_data(as_text=True)
+    assert list(letters.iterdir()) == []
+    resp = client.post("/editor/letters/new", data=dict(LETTER, scan=jpeg()),
+                       content_type="multipart/form-data")
+    assert resp.status_code == 302
+    q = db.session.scalars(db.select(Question)).one()
+    assert [f"letters/{p.name}" for p in letters.iterdir()] == [q.letter_scan]
+
+
 def test_letters_are_for_editors_only(login, client):
     login("host")
     assert client.post("/editor/letters/new", data=LETTER).status_code == 403

@@ -493,3 +493,48 @@ def test_uploads_orphans_lists_and_removes_only_old_unreferenced_files(client, a
     assert removed.stdout == "letters/lost.jpg\n" and "1 orphan file(s) removed" in removed.output
     assert not old_orphan.exists() and kept.exists() and young_orphan.exists()
     assert runner.invoke(uploads, ["orphans", "--older-than-hours", "0"]).stdout == "fresh.png\n"
+
+
+def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
+    """QA: the repeats of a double click do not count toward the limit; the per-address
+    limit (10/hour) keys on the normalised address, so three spellings of one mailbox are
+    one bucket; the JSON API has the same limits (5/minute per address of the client)."""
+    app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
+    client = app.test_client()
+    with app.app_context():
+        clicks = [client.post("/submit", data=dict(FORM, idempotency_key="double-click-1"))
+                  .status_code for _ in range(6)]
+        assert clicks == [302] * 6 and count() == 1
+        new = [client.post("/submit", data=dict(FORM, question=FORM["question"] + f" №{i}"))
+               .status_code for i in range(5)]
+        assert new == [302] * 4 + [429]  # the double click counted once
+
+        spellings = ["rl@почта.рф", "RL@ПОЧТА.РФ", "rl@xn--80a1acny.xn--p1ai"]
+        codes = [client.post("/submit", environ_base={"REMOTE_ADDR": f"10.1.0.{i}"},
+                             data=dict(FORM, email=spellings[i % 3],
+                                       question=FORM["question"] + f" ({i})")).status_code
+                 for i in range(11)]
+        assert codes == [302] * 10 + [429]
+
+        body = {"question": FORM["question"], "answer": "Минск", "email": "api@example.org",
+                "consent": True, "authors": [{"name": "Иван"}]}
+        api = [client.post("/api/v1/submissions", environ_base={"REMOTE_ADDR": "10.2.0.1"},
+                           json=dict(body, question=f"{body['question']} api {i}"))
+               for i in range(6)]
+        assert [r.status_code for r in api] == [201] * 5 + [429]
+        assert api[-1].get_json()["error"]["code"] == 429
+
+
+def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
+    """QA: a lone surrogate escape in the API's JSON (\\ud800) and a NUL in a status link
+    reached the database driver (a 500 on PostgreSQL): now a 422 naming the field, a 404."""
+    resp = api("post", "/api/v1/submissions", json={
+        "question": "\ud800 Вопрос о северной столице России, достаточно длинный.",
+        "answer": "a", "email": "sur@example.com", "consent": True,
+        "authors": [{"name": "\udfff"}]})
+    assert resp.status_code == 422
+    message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
+    assert resp.get_json() == {"errors": {"question": [message], "authors.0.name": [message]}}
+    for path in ("/status/%00", "/status/a%00b", "/api/v1/submissions/%00"):
+        assert client.get(path).status_code == 404, path
+    assert count() == 0
