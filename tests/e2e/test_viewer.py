@@ -46,3 +46,28 @@ def test_honeypot_is_invisible_to_people(live_server, page):
     box = page.locator("#website").bounding_box()
     assert box is None or box["x"] + box["width"] <= 0  # off-screen
     assert page.locator("#question").is_visible()
+
+
+def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
+    """QA: a file over the server's 8 MB request cap got a bare 413 and the typed text was
+    lost. The page refuses an image over 5 MB as soon as it is chosen (in the page's
+    language), empties the file input, and the question goes without it."""
+    page = phone_page
+    page.goto(f"{live_server.url}/lang/be?next=/submit")
+    page.fill("#question", "Які горад называюць сталіцай Беларусі? Назавіце яго.")
+    page.fill("#answer", "Мінск")
+    page.fill("#name", "Алесь Мароз")
+    page.fill("#email", "ales@example.by")
+    page.check("#consent")
+    page.check("#age_confirmed")
+    page.locator("details", has=page.locator("#handout_image")).locator("summary").click()
+    page.set_input_files("#handout_image", files=[{
+        "name": "map.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 12_000_000}])
+    assert page.locator("#handout_image-size").inner_text() == "Выява большая за 5 МБ."
+    assert page.evaluate("document.getElementById('handout_image').files.length") == 0
+    page.set_input_files("#handout_image", files=[{
+        "name": "small.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 1000}])
+    assert page.locator("#handout_image-size").count() == 0  # a fitting file clears it
+    page.set_input_files("#handout_image", files=[])
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/status/[\w-]+\?new=1"))

@@ -43,6 +43,16 @@ class AuthorIn(Strict):
     email = fields.String(load_default=None, allow_none=True)
 
 
+class JsonBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes", "on"…);
+    anything else is the field's "Not a valid boolean." error."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 class SubmissionIn(Strict):
     question = fields.String(required=True)
     answer = fields.String(required=True)
@@ -54,7 +64,8 @@ class SubmissionIn(Strict):
     authors = fields.List(fields.Nested(AuthorIn), required=True,
                           validate=validate.Length(min=1, max=10))
     email = fields.String(required=True)
-    consent = fields.Boolean(required=True)
+    # JSON true or false only: "yes", 1 or "on" are not a viewer's consent (found by QA)
+    consent = JsonBoolean(required=True)
     language = fields.String(load_default=None, allow_none=True,
                              validate=validate.OneOf(["ru", "be", "en"]))
 

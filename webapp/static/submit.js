@@ -12,6 +12,28 @@
     el.addEventListener('input', update);
     update();
   });
+  // An image over the limit is refused before upload: the server would answer 413 for a
+  // body over its cap and the typed text would be lost.
+  document.querySelectorAll('input[type=file][data-max-bytes]').forEach(function (input) {
+    input.addEventListener('change', function () {
+      var max = parseInt(input.getAttribute('data-max-bytes'), 10);
+      var file = input.files && input.files[0];
+      var box = document.getElementById(input.id + '-size');
+      if (file && file.size > max) {
+        input.value = '';
+        if (!box) {
+          box = document.createElement('p');
+          box.className = 'error';
+          box.id = input.id + '-size';
+          box.setAttribute('role', 'alert');
+          input.insertAdjacentElement('afterend', box);
+        }
+        box.textContent = input.getAttribute('data-too-big');
+      } else if (box) {
+        box.remove();
+      }
+    });
+  });
   var form = document.querySelector('form[enctype="multipart/form-data"]');
   if (form) {
     form.addEventListener('submit', function () {

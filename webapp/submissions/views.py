@@ -31,6 +31,7 @@ from webapp.core.access import access, current_staff
 from webapp.extensions import db, limiter
 from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
+from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.models import Author, Question
 from webapp.submissions.operations import (
     AuthorInput,
@@ -162,7 +163,7 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
     action = url_for("submissions.submit", **(
         {"lang": viewer_language()} if request.args.get("lang") else {}))
     return render_template("submissions/submit.html", form=form, notice=notice,
-                           action=action), code
+                           action=action, image_max_bytes=MAX_BYTES), code
 
 
 @bp.route("/submit", methods=["GET", "POST"])

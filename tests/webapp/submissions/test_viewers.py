@@ -535,6 +535,12 @@ def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
     assert resp.status_code == 422
     message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
     assert resp.get_json() == {"errors": {"question": [message], "authors.0.name": [message]}}
+    for consent in ("yes", 1, "on", "true"):
+        resp = api("post", "/api/v1/submissions", json={
+            "question": "Вопрос о северной столице России, достаточно длинный.",
+            "answer": "a", "email": "c@example.com", "consent": consent,
+            "authors": [{"name": "Иван"}]})
+        assert resp.status_code == 422 and list(resp.get_json()["errors"]) == ["consent"]
     for path in ("/status/%00", "/status/a%00b", "/api/v1/submissions/%00"):
         assert client.get(path).status_code == 404, path
     assert count() == 0
