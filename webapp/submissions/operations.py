@@ -231,7 +231,8 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     rolled back (the submission must be the whole transaction when a key is given).
     On PostgreSQL the rows are written by one statement (:mod:`pg_intake`), elsewhere by
     the ORM (:func:`create_question`); the rows are the same. When that statement is the
-    whole transaction (one author, with an e-mail, and the session has not begun one), it
+    whole transaction (one author, with an e-mail, no image, and the session has not begun
+    one), it
     runs in autocommit: it commits itself, atomically, two round trips sooner, and the
     caller's ``commit()`` then only relays its outbox rows.
     ``uploads``: folder for the handout image. Raises SubmissionError.
@@ -286,7 +287,10 @@ def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> R
     first = clean["authors"][0]
     first_id = None if first[2] else upsert_author(*first)
     more = [upsert_author(*a) for a in clean["authors"][1:]]
-    alone = first_id is None and not more and db.session().get_transaction() is None
+    # Autocommit only without an image: a statement whose commit was acknowledged but whose
+    # answer was lost would otherwise have its image deleted by receive()'s clean-up.
+    alone = (first_id is None and not more and columns["handout_image"] is None
+             and db.session().get_transaction() is None)
     new = insert_received(clean, channel, tasks=tasks, more_author_ids=more,
                           first_author_id=first_id, own_transaction=alone, **columns)
     if new is None:  # ON CONFLICT (idempotency_key) DO NOTHING: the key is stored
