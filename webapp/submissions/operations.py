@@ -232,9 +232,8 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     On PostgreSQL the rows are written by one statement (:mod:`pg_intake`), elsewhere by
     the ORM (:func:`create_question`); the rows are the same. When that statement is the
     whole transaction (one author, with an e-mail, no image, and the session has not begun
-    one), it
-    runs in autocommit: it commits itself, atomically, two round trips sooner, and the
-    caller's ``commit()`` then only relays its outbox rows.
+    one), it runs in autocommit: it commits itself, atomically, two round trips sooner,
+    and the caller's ``commit()`` then only relays its outbox rows.
     ``uploads``: folder for the handout image. Raises SubmissionError.
     """
     if data.idempotency_key and data.handout_image:
