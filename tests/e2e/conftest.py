@@ -2,7 +2,8 @@
 driven by Playwright (``executable_path``; Playwright never downloads a browser).
 
 ``live_server``: ``.url``, ``.app``, ``.drain()`` (run queued tasks in-process, as the
-worker would), ``.staff(role)`` (creates a user with password ``<role>-pw``).
+worker would), ``.staff(role)`` (creates a user with password ``<role>-pw``),
+``.login(page, role)`` (that user logs in on ``page``).
 ``page``: a Playwright page in a fresh browser context (phone-sized with ``phone_page``).
 Both skip when Chromium or Playwright is missing, and fail under CI=true.
 """
@@ -51,6 +52,14 @@ class LiveServer:
                 create_user(email, role, password=f"{role}-pw")
                 commit()
         return email
+
+    def login(self, page, role: str) -> None:
+        """Create (once) the staff user of ``role`` and log ``page`` in as it."""
+        email = self.staff(role)
+        page.goto(f"{self.url}/login")
+        page.fill("input[name=email]", email)
+        page.fill("input[name=password]", f"{role}-pw")
+        page.get_by_role("button", name="Войти").click()
 
 
 @pytest.fixture

@@ -49,11 +49,7 @@ def score(page) -> str:
 
 
 def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
-    live_server.staff("host")
-    page.goto(f"{live_server.url}/login")
-    page.fill("input[name=email]", "host@e2e.local")
-    page.fill("input[name=password]", "host-pw")
-    page.get_by_role("button", name="Войти").click()
+    live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{game_id}/console")
     page.evaluate("() => { window.__noReload = true; }")
     assert page.locator("#console-sectors li").count() == 13
@@ -142,11 +138,7 @@ def test_the_console_links_the_drawn_questions_host_card(live_server, page, game
     """2009: the spin lands on 13, the draw fills the envelope and queues its host card; the
     console (re-rendered by console.js) says the card is being prepared, and once the
     worker has rendered it, links the PDF."""
-    live_server.staff("host")
-    page.goto(f"{live_server.url}/login")
-    page.fill("input[name=email]", "host@e2e.local")
-    page.fill("input[name=password]", "host-pw")
-    page.get_by_role("button", name="Войти").click()
+    live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{game_2009}/console")
     page.evaluate("() => { window.__noReload = true; }")
     press(page, "Волчок", sector=13)

@@ -39,11 +39,7 @@ def slot_question(live_server, game_id: int, sector: int) -> int:
 
 def test_editor_drags_a_question_onto_another_slot(live_server, page, game_id):
     first, second = (slot_question(live_server, game_id, s) for s in (1, 3))
-    live_server.staff("editor")
-    page.goto(f"{live_server.url}/login")
-    page.fill("input[name=email]", "editor@e2e.local")
-    page.fill("input[name=password]", "editor-pw")
-    page.get_by_role("button", name="Войти").click()
+    live_server.login(page, "editor")
     page.goto(f"{live_server.url}/games/{game_id}/table")
     source = page.locator('.slot[data-sector="1"][data-slot="1"]')
     target = page.locator('.slot[data-sector="3"][data-slot="1"]')
