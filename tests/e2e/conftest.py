@@ -60,6 +60,7 @@ class LiveServer:
         page.fill("input[name=email]", email)
         page.fill("input[name=password]", f"{role}-pw")
         page.get_by_role("button", name="Войти").click()
+        page.wait_for_load_state("load")
 
 
 @pytest.fixture

@@ -37,15 +37,6 @@ def _assert_inert(page, where: str, dialogs: list[str]) -> None:
     assert "{{ 7*7 }}" in text and "49" not in text.split(MARK, 1)[1][:400], where
 
 
-def _login(page, live_server, role: str) -> None:
-    email = live_server.staff(role)
-    page.goto(f"{live_server.url}/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", f"{role}-pw")
-    page.get_by_role("button", name="Войти").click()
-    page.wait_for_load_state("load")
-
-
 def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_server, page):
     from tests.webapp.games import helpers as h
     from webapp.extensions import db
@@ -72,7 +63,7 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     _assert_inert(page, "status page", dialogs)
 
     # 2. the editor queue and the question page
-    _login(page, live_server, "editor")
+    live_server.login(page, "editor")
     page.goto(f"{live_server.url}/editor/queue")
     assert page.locator(f"text={MARK}").count() >= 1
     assert page.evaluate("() => window.__xss === undefined")
@@ -94,7 +85,7 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
             question.answer = PAYLOAD
         commit()
     page.context.clear_cookies()
-    _login(page, live_server, "host")
+    live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{gid}/console")
     assert page.evaluate("() => window.__xss === undefined")
     form = page.locator("#console-actions form",
