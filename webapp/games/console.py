@@ -19,11 +19,9 @@ Shape of :func:`console_payload` (JSON-able)::
 
 from __future__ import annotations
 
-from webapp.core.models import Document
 from webapp.domain.rules import allowed_actions
-from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.games.operations import SECTOR13_CARD, current_draw, game_context, game_state
+from webapp.games.operations import current_draw, draw_card, game_context, game_state
 
 SECTOR_LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
                  "sector13": "13 сектор"}
@@ -151,7 +149,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         if row is not None:
             q = q or row.question
             draw = {"seed": row.seed, "candidates": len(row.candidates),
-                    "question_id": row.question_id, "card": sector13_card(game, row)}
+                    "question_id": row.question_id, "card": sector13_card(row)}
     return {
         "sector": rnd["sector"], "kind": rnd["kind"],
         "label": SECTOR_LABELS.get(rnd["kind"], rnd["kind"]), "slot": slot,
@@ -164,12 +162,11 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
     }
 
 
-def sector13_card(game: Game, draw) -> dict | None:
+def sector13_card(draw) -> dict | None:
     """The host card of a 2009 draw (``operations.draw_sector13`` queues it):
     ``{"document_id", "status": "pending"|"ready"|"failed"}``, or None when nothing was
     drawn (an empty envelope has no card)."""
-    doc = db.session.scalar(db.select(Document).where(
-        Document.key == f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}"))
+    doc = draw_card(draw)
     return {"document_id": doc.id, "status": doc.status} if doc is not None else None
 
 

@@ -12,7 +12,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import CURRENCIES, MoneyError, parse_amount
-from webapp.domain.prizes import DEFAULT_UNANSWERED_PRIZE
+from webapp.domain.prizes import (
+    DEFAULT_SERIES_FINAL_PRIZE,
+    DEFAULT_SPECIAL_GAME_PRIZE,
+    DEFAULT_UNANSWERED_PRIZE,
+    DEFAULT_YEAR_FINAL_PRIZE,
+)
 from webapp.domain.rules import RULESETS, ProtocolError, RuleViolation, load_protocol, replay
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
@@ -121,13 +126,13 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
     if ruleset not in RULESETS:
         errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
-    default_currency, default_tz = RULESETS[ruleset].currency, RULESETS[ruleset].timezone
+    rules = RULESETS[ruleset]
+    default_currency, default_tz = rules.currency, rules.timezone
     currency = currency or default_currency
     if currency not in CURRENCIES:
         errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))
     elif currency != default_currency:
-        # The rule book fixes the currency: 2023 pays in BYN (000_90d7c8192601ed3a.txt
-        # §4.11.1), 2009 in RUB (002_e025d5ded135c1c4.txt §3.2).
+        # The rule book fixes the currency (RuleSet.currency cites the clause).
         errors.setdefault("currency", []).append(
             f"по правилам {ruleset} призы выплачиваются в {default_currency}")
     timezone = timezone or default_tz
@@ -140,14 +145,10 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
         raise GameError(errors)
     season = Season(name=name, ruleset=ruleset, currency=currency, timezone=timezone,
                     unanswered_prize=prize if prize is not None
-                    else DEFAULT_UNANSWERED_PRIZE[ruleset])
-    if ruleset == "2023":
-        season.series_final_prize = Decimal("2000.00")  # §4.11.2, §4.11.3
-        season.year_final_prize = Decimal("2000.00")  # §4.11.4, §4.11.5
-        season.special_game_prize = Decimal("200.00")  # §4.11.6
-    elif ruleset == "2009":
-        season.series_final_prize = Decimal("300000.00")  # 002 §3.2
-        season.year_final_prize = Decimal("1000000.00")  # 002 §3.3
+                    else DEFAULT_UNANSWERED_PRIZE[ruleset],
+                    series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
+                    year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
+                    special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset])
     db.session.add(season)
     db.session.flush()
     return season
@@ -916,6 +917,17 @@ def air_day_start(game: Game) -> datetime:
 SECTOR13_CARD = "sector13_card"
 
 
+def sector13_card_key(draw: Sector13Draw) -> str:
+    """Document key of a draw's host card: ``"sector13_card:game:<game>:draw:<draw>"``."""
+    return f"{SECTOR13_CARD}:game:{draw.game_id}:draw:{draw.id}"
+
+
+def draw_card(draw: Sector13Draw) -> Document | None:
+    """The host card of ``draw`` (queued by :func:`draw_sector13`), or None when nothing
+    was drawn or the card was dropped with a cancelled draw."""
+    return db.session.scalar(db.select(Document).filter_by(key=sector13_card_key(draw)))
+
+
 def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
                   seed: str | None = None) -> Sector13Draw:
     """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
@@ -944,7 +956,7 @@ def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
         env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=1))
         set_status(q, "assigned", by_user_id=user_id,
                    reason=f"жеребьёвка 13 сектора, игра {game.id}")
-        doc = Document(key=f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}", kind=SECTOR13_CARD,
+        doc = Document(key=sector13_card_key(draw), kind=SECTOR13_CARD,
                        game_id=game.id, version=1, status="pending", created_at=utcnow())
         db.session.add(doc)
         db.session.flush()
@@ -972,8 +984,7 @@ def _cancel_draw(game: Game, seq: int) -> None:
                 db.session.flush()
                 if eq.question.status == "assigned":
                     set_status(eq.question, "approved", reason=f"волчок отменён, игра {game.id}")
-    card = db.session.scalar(db.select(Document).filter_by(
-        key=f"{SECTOR13_CARD}:game:{game.id}:draw:{draw.id}"))
+    card = draw_card(draw)
     if card is not None and card.status == "pending":
         db.session.execute(db.delete(PrintedCopy).where(PrintedCopy.document_id == card.id))
         db.session.delete(card)

@@ -234,7 +234,9 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     whole transaction (one author, with an e-mail, no image, and the session has not begun
     one), it runs in autocommit: it commits itself, atomically, two round trips sooner,
     and the caller's ``commit()`` then only relays its outbox rows.
-    ``uploads``: folder for the handout image. Raises SubmissionError.
+    ``uploads``: folder for the handout image; the files stored for this submission (the
+    handout image, ``data.letter_scan`` under ``uploads``) are removed again when it is
+    refused, fails or is a repeat. Raises SubmissionError.
     """
     if data.idempotency_key and data.handout_image:
         # Look first, so that a double click does not store the image twice. Without an
@@ -242,34 +244,37 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
         existing = _by_idempotency_key(data.idempotency_key)
         if existing is not None:
             return Received(existing.id, existing.public_token, created=False)
-    clean = validate(data, require_email=data.channel in ("web", "api"))
     image = None
-    if data.handout_image:
-        try:
-            image = store_image(data.handout_image, uploads)
-        except ImageError as exc:
-            raise SubmissionError({"handout_image": [str(exc)]}) from exc
-    tasks = ["moderation.precheck"] + (["notify.received"] if clean["authors"][0][2] else [])
-    columns = dict(consent_version=CONSENT_VERSION if data.consent else None,
-                   language=data.language, consent_on_air=data.consent_on_air,
-                   age_confirmed=data.age_confirmed, idempotency_key=data.idempotency_key,
-                   handout_image=image, postmark_date=data.postmark_date,
-                   letter_scan=data.letter_scan)
-    write = _receive_pg if db.session.get_bind().dialect.name == "postgresql" else _receive_orm
     try:
-        made = write(clean, data.channel, tasks, columns)
+        clean = validate(data, require_email=data.channel in ("web", "api"))
+        if data.handout_image:
+            try:
+                image = store_image(data.handout_image, uploads)
+            except ImageError as exc:
+                raise SubmissionError({"handout_image": [str(exc)]}) from exc
+        tasks = ["moderation.precheck"] + (
+            ["notify.received"] if clean["authors"][0][2] else [])
+        columns = dict(consent_version=CONSENT_VERSION if data.consent else None,
+                       language=data.language, consent_on_air=data.consent_on_air,
+                       age_confirmed=data.age_confirmed, idempotency_key=data.idempotency_key,
+                       handout_image=image, postmark_date=data.postmark_date,
+                       letter_scan=data.letter_scan)
+        postgres = db.session.get_bind().dialect.name == "postgresql"
+        made = (_receive_pg if postgres else _receive_orm)(clean, data.channel, tasks, columns)
     except BaseException:
-        _discard_image(uploads, image)
+        _discard_uploads(uploads, image, data.letter_scan)
         raise
-    if not made.created:  # a double click: the first submission keeps its own image
-        _discard_image(uploads, image)
+    if not made.created:  # a double click: the first submission keeps its own files
+        _discard_uploads(uploads, image, data.letter_scan)
     return made
 
 
-def _discard_image(uploads: Path | None, name: str | None) -> None:
-    """Remove a handout image stored for a submission that was not stored after all."""
-    if uploads is not None and name:
-        (uploads / name).unlink(missing_ok=True)
+def _discard_uploads(uploads: Path | None, *names: str | None) -> None:
+    """Remove the files (paths under ``uploads``: a handout image, a letter scan) stored
+    for a submission that was refused, failed or was a repeat."""
+    for name in names:
+        if uploads is not None and name:
+            (uploads / name).unlink(missing_ok=True)
 
 
 def _earlier(key: str | None) -> Received | None:

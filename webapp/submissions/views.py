@@ -141,21 +141,24 @@ def counts_toward_limit(response) -> bool:
     return response.status_code in (201, 302) and g.get("sova_new_question", False)
 
 
-def api_email_limit_key() -> str:
-    """:func:`_email_key` for the JSON API (``{"email": …}``)."""
-    body = request.get_json(silent=True)
-    typed = str(body.get("email") or "").strip()[:254] if isinstance(body, dict) else ""
+def _email_bucket(typed: str) -> str:
+    """Key of the per-address limit: the e-mail typed, normalised as the author is (IDN,
+    case: one mailbox spelt three ways is one bucket), or the client's IP when there is no
+    address (never one shared bucket for everyone without an address)."""
+    typed = typed.strip()[:254]
     email = normalise_email(typed, "email", {}, required=False) or typed.lower()
     return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
 
 
 def _email_key() -> str:
-    """Key of the per-address limit: the e-mail typed, or the client's IP when the field
-    is empty (never one shared bucket for everyone without an address)."""
-    typed = request.form.get("email", "").strip()[:254]
-    # normalised as the author is (IDN, case), so one mailbox spelt three ways is one bucket
-    email = normalise_email(typed, "email", {}, required=False) or typed.lower()
-    return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
+    """:func:`_email_bucket` of the form's ``email`` field."""
+    return _email_bucket(request.form.get("email", ""))
+
+
+def api_email_limit_key() -> str:
+    """:func:`_email_bucket` of the JSON API's ``{"email": …}``."""
+    body = request.get_json(silent=True)
+    return _email_bucket(str(body.get("email") or "") if isinstance(body, dict) else "")
 
 
 def form_page(form: SubmitForm, code: int, notice: str | None = None):
@@ -360,11 +363,10 @@ def new_letter():
             authors=[AuthorInput(name=form.name.data, city=form.city.data)],
             email=form.email.data or None, consent=True, channel=form.channel.data,
             postmark_date=form.postmark_date.data)
-        question = None
         try:
             if form.scan.data and getattr(form.scan.data, "filename", ""):
                 scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
-                data.letter_scan = f"letters/{scan}"
+                data.letter_scan = f"letters/{scan}"  # removed by receive() if refused
             question = receive(data, uploads=uploads_folder())
         except ImageError as exc:
             form.scan.errors = [str(exc)]
@@ -372,10 +374,7 @@ def new_letter():
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
                 (field.errors if field is not None else form.form_errors).extend(messages)
-        finally:
-            if question is None and data.letter_scan:  # the letter was refused: drop its scan
-                (uploads_folder() / data.letter_scan).unlink(missing_ok=True)
-        if question is not None:
+        else:
             qid = question.id
             commit()
             flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
