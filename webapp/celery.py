@@ -1,7 +1,10 @@
 """Celery bound to the Flask app (Flask's Celery pattern, Superset's settings).
 
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
-idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s.
+idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s and
+reconciles owed work (``outbox.reconcile``, :func:`webapp.jobs.reconcile`) every
+``SOVA_RECONCILE_SECONDS`` (60). Every task that returns marks its outbox row done
+(:func:`webapp.jobs.mark_done`), so the database knows what the broker lost.
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ from datetime import timedelta
 from celery import Celery, Task
 from flask import Flask
 
-VISIBILITY_TIMEOUT = 3600  # seconds; longer than any task's hard time limit
+#: Seconds a message taken by a worker stays invisible to the others before the Redis
+#: transport restores it (a worker killed mid-task). Must exceed the longest hard time
+#: limit (``prizes.render_register``: 360 s) and the longest retry countdown held by a
+#: worker (``retry_backoff_max``: 600 s), or a slow task would be delivered twice. A killed
+#: worker's task is usually sent again sooner by ``outbox.reconcile``
+#: (``SOVA_OWED_AFTER_SECONDS``).
+VISIBILITY_TIMEOUT = 900
 
 #: Chatty library loggers held at WARNING in every process that runs tasks: WeasyPrint
 #: logs each layout step of every PDF at INFO on ``weasyprint.progress``.
@@ -34,10 +43,16 @@ def celery_init_app(app: Flask) -> Celery:
         def __call__(self, *args, **kwargs):
             from flask import has_app_context
 
+            from webapp.jobs import mark_done
+
             if has_app_context():
-                return self.run(*args, **kwargs)
+                result = self.run(*args, **kwargs)
+                mark_done(self.request.id)
+                return result
             with app.app_context():
-                return self.run(*args, **kwargs)
+                result = self.run(*args, **kwargs)
+                mark_done(self.request.id)  # the outbox row is done: nothing owed
+                return result
 
     celery = Celery(app.name, task_cls=FlaskTask)
     broker = app.config["SOVA_BROKER_URL"]
@@ -60,6 +75,8 @@ def celery_init_app(app: Flask) -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={
             "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
+            "outbox-reconcile": {"task": "outbox.reconcile", "schedule": timedelta(
+                seconds=float(app.config.get("SOVA_RECONCILE_SECONDS", 60)))},
             "prizes-remind-details": {"task": "prizes.remind_details",
                                       "schedule": timedelta(hours=24)},
             "prizes-purge-payee-details": {"task": "prizes.purge_payee_details",

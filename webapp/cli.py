@@ -164,16 +164,22 @@ def outbox_relay(interval, batch):
 @outbox.command("status")
 @with_appcontext
 def outbox_status():
-    """Print how many messages are waiting and the age of the oldest (JSON)."""
-    from webapp.core.models import OutboxMessage, utcnow
-    from webapp.extensions import db
+    """Print what is owed (JSON): outbox rows waiting for the broker, tasks handed over
+    and not done (in flight, overdue, given up), questions without their pre-check,
+    documents pending, e-mails being sent and in doubt (webapp.jobs.owed_status)."""
+    from webapp.jobs import owed_status
 
-    waiting = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None)).subquery()
-    count, oldest = db.session.execute(
-        db.select(db.func.count(), db.func.min(waiting.c.created_at))).one()
-    db.session.rollback()  # read only: end the transaction (SQLite holds a write lock)
-    age = round((utcnow() - oldest).total_seconds(), 1) if oldest else 0.0
-    click.echo(json.dumps({"waiting": count, "oldest_seconds": age}))
+    click.echo(json.dumps(owed_status()))
+
+
+@outbox.command("reconcile")
+@with_appcontext
+def outbox_reconcile():
+    """Once, now: send again the tasks the broker lost and queue overdue owed work (what
+    the beat's ``outbox.reconcile`` does every minute). Prints the counts (JSON)."""
+    from webapp.jobs import reconcile
+
+    click.echo(json.dumps(reconcile()))
 
 
 @click.group("precheck")
