@@ -378,10 +378,58 @@ def mail_mark_sent(key):
     click.echo(f"marked {key} as sent")
 
 
+@click.command("backup")
+@click.argument("dest", type=click.Path(dir_okay=True, file_okay=True))
+@with_appcontext
+def backup_cmd(dest):
+    """Back up the database and the documents and uploads folders into one archive (DEST:
+    a new file name, or a folder for sova-backup-<UTC time>.tar.gz), with a SHA-256
+    manifest. Exit 2 when the backup cannot be made."""
+    from tqdm import tqdm
+
+    from webapp.backup import BackupError, backup
+
+    with tqdm(unit="file", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        try:
+            path = backup(dest, progress=bar.update)
+        except BackupError as exc:
+            fail(str(exc))
+    click.echo(f"backup written: {path} ({path.stat().st_size} bytes)")
+
+
+@click.command("restore")
+@click.argument("archive", type=click.Path(dir_okay=False))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@with_appcontext
+def restore_cmd(archive, yes):
+    """Replace the database and the documents and uploads folders by a backup's. The whole
+    archive is checked against its manifest first: a damaged or foreign archive changes
+    nothing (exit 2). Stop web, workers, relay and beat first."""
+    from webapp.backup import BackupError, restore, verify
+
+    if not yes:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                manifest = verify(archive, Path(tmp))
+            except BackupError as exc:
+                fail(str(exc))
+        click.confirm(f"Replace this instance's database and files by the backup of "
+                      f"{manifest['created_at']} ({len(manifest['files'])} files)?", abort=True)
+    try:
+        manifest = restore(archive)
+    except BackupError as exc:
+        fail(str(exc))
+    click.echo(f"restored the backup of {manifest['created_at']}: database "
+               f"({manifest['database']['dialect']}, revision "
+               f"{manifest['database']['revision']}) and {len(manifest['files']) - 1} files")
+
+
 def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
     for cmd in (users, import_cmd, game, worker, beat, outbox, precheck, run_all, seed_demo,
-                mail):
+                mail, backup_cmd, restore_cmd):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
     app.cli.add_command(__import__("webapp.submissions.cli", fromlist=["uploads"]).uploads)

@@ -59,7 +59,8 @@ def _queued(redis_server) -> int:
     return redis.Redis.from_url(redis_server.url).llen("celery")
 
 
-def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(faults, smtp_sink):
+def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(
+        faults, smtp_sink):  # noqa: F811  (the imported fixture)
     from webapp.core.models import Document
     from webapp.jobs import commit
     from webapp.prizes.register import request_register_pdf
@@ -116,7 +117,8 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(f
         "mail_in_doubt": 0}
 
 
-def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(faults, smtp_sink):
+def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(
+        faults, smtp_sink):  # noqa: F811  (the imported fixture)
     """Kills: the worker (SIGKILL of its process group) inside a pre-check's transaction.
     The broker would hand the message back only after 900 s; the reconciliation sends it
     again once overdue and a fresh worker runs it: one report, one e-mail."""
