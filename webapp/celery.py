@@ -2,7 +2,7 @@
 
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
 idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s and
-reconciles owed work (``outbox.reconcile``, :func:`webapp.jobs.reconcile`) every
+reconciles owed work (``outbox.reconcile``, :func:`webapp.owed.reconcile`) every
 ``SOVA_RECONCILE_SECONDS`` (60). Every task that returns marks its outbox row done
 (:func:`webapp.jobs.mark_done`), so the database knows what the broker lost.
 """

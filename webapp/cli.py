@@ -166,8 +166,8 @@ def outbox_relay(interval, batch):
 def outbox_status():
     """Print what is owed (JSON): outbox rows waiting for the broker, tasks handed over
     and not done (in flight, overdue, given up), questions without their pre-check,
-    documents pending, e-mails being sent and in doubt (webapp.jobs.owed_status)."""
-    from webapp.jobs import owed_status
+    documents pending, e-mails being sent and in doubt (webapp.owed.owed_status)."""
+    from webapp.owed import owed_status
 
     click.echo(json.dumps(owed_status()))
 
@@ -177,7 +177,7 @@ def outbox_status():
 def outbox_reconcile():
     """Once, now: send again the tasks the broker lost and queue overdue owed work (what
     the beat's ``outbox.reconcile`` does every minute). Prints the counts (JSON)."""
-    from webapp.jobs import reconcile
+    from webapp.owed import reconcile
 
     click.echo(json.dumps(reconcile()))
 

@@ -80,7 +80,7 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
         "SOVA_MAIL_LEASE_SECONDS": float(setting("SOVA_MAIL_LEASE_SECONDS", "60")),
-        # Owed work (webapp.jobs.reconcile): a task handed to the broker and not done after
+        # Owed work (webapp.owed.reconcile): a task handed to the broker and not done after
         # this many seconds is sent again (at most SOVA_OWED_MAX_ATTEMPTS times in all);
         # the beat checks every SOVA_RECONCILE_SECONDS.
         "SOVA_OWED_AFTER_SECONDS": float(setting("SOVA_OWED_AFTER_SECONDS", "600")),

@@ -97,7 +97,7 @@ def _marker_commit_without_fsync() -> None:
         db.session.execute(text("SET LOCAL synchronous_commit = off"))
 
 
-_SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
+SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
                  OutboxMessage.attempts)
 
 
@@ -107,7 +107,7 @@ def relay_ids(ids: list[int]) -> int:
         return 0
     _marker_commit_without_fsync()
     rows = db.session.execute(
-        db.select(*_SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
+        db.select(*SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
                                         OutboxMessage.sent_at.is_(None))
     ).all()
     n = send(list(rows))
@@ -119,7 +119,7 @@ def _unsent(limit: int, cutoff=None) -> list:
     """Unsent rows (``id``, ``task``, ``args``, ``attempts``; plain rows, no ORM objects to
     build), oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that a relay
     process and the sweeper never send the same row at the same moment."""
-    query = db.select(*_SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
+    query = db.select(*SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
     if cutoff is not None:
         query = query.where(OutboxMessage.created_at <= cutoff)
     query = query.order_by(OutboxMessage.id).limit(limit)
@@ -202,18 +202,6 @@ def commit() -> None:
 
 _OUTBOX_TASK_ID = re.compile(r"^outbox-(\d+)-\d+$")
 
-#: Document kind → (task that renders it, the Document attribute the task takes).
-DOCUMENT_TASKS = {
-    "envelopes": ("games.render_envelopes", "id"),
-    "host_cards": ("games.render_envelopes", "id"),
-    "sector13_card": ("games.render_envelopes", "id"),
-    "gift_agreement": ("prizes.issue_agreement", "prize_id"),
-    "commission_minutes": ("prizes.render_minutes", "prize_id"),
-    "payment_register": ("prizes.render_register", "id"),
-}
-PRECHECK_TASK = "moderation.precheck"
-
-
 def owed_after() -> timedelta:
     """``SOVA_OWED_AFTER_SECONDS`` (default 600): how long a task handed to the broker may
     stay not done before it is taken as lost and sent again. Longer than the longest task
@@ -222,7 +210,7 @@ def owed_after() -> timedelta:
     return timedelta(seconds=float(current_app.config.get("SOVA_OWED_AFTER_SECONDS", 600)))
 
 
-def _max_attempts() -> int:
+def max_attempts() -> int:
     return int(current_app.config.get("SOVA_OWED_MAX_ATTEMPTS", 10))
 
 
@@ -250,7 +238,7 @@ def mark_done(task_id: str | None) -> bool:
     return n == 1
 
 
-def _open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, object]]:
+def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, object]]:
     """``{(task, args): ("open", last sent or made) | ("done", done at)}`` over the outbox
     rows for ``tasks`` made since ``since``; an open row wins over done ones, else the
     latest. Tells whether a question or document has a live request, or was handled after
@@ -270,88 +258,6 @@ def _open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str,
     return latest
 
 
-def _unrequested(kind_rows, open_rows) -> list[tuple[str, int]]:
-    """``[(task, id)]`` of ``kind_rows`` (``(task, id, created_at)``) without a request:
-    none in the outbox, or only requests done before the thing was made. (An open request
-    is pass 1's business: it is resent when overdue.)"""
-    owed = []
-    for task, ident, created in kind_rows:
-        mark = open_rows.get((task, (ident,)))
-        if mark is None or (mark[0] == "done" and mark[1] < created):
-            owed.append((task, ident))
-    return owed
-
-
-def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
-    """Questions still ``received`` (no pre-check report) and documents still ``pending``,
-    made between ``lookback`` and the timeout ago, whose request is not in the outbox
-    (made before it existed, or handled without effect): ``[(task, id)]``."""
-    from webapp.core.models import Document
-    from webapp.submissions.models import Question
-
-    cutoff, since = now - owed_after(), now - lookback
-    questions = [(PRECHECK_TASK, qid, created) for qid, created in db.session.execute(
-        db.select(Question.id, Question.created_at)
-        .where(Question.status == "received", Question.created_at <= cutoff,
-               Question.created_at >= since).order_by(Question.id).limit(limit)).all()]
-    docs = []
-    for ident, kind, prize_id, created in db.session.execute(
-            db.select(Document.id, Document.kind, Document.prize_id, Document.created_at)
-            .where(Document.status == "pending", Document.kind.in_(DOCUMENT_TASKS),
-                   Document.created_at <= cutoff, Document.created_at >= since)
-            .order_by(Document.id).limit(limit)).all():
-        task, attr = DOCUMENT_TASKS[kind]
-        arg = ident if attr == "id" else prize_id
-        if arg is not None:
-            docs.append((task, arg, created))
-    if not questions and not docs:
-        return []
-    tasks = {PRECHECK_TASK} | {t for t, _, _ in docs}
-    open_rows = _open_requests(tasks, since - timedelta(minutes=1))
-    owed = _unrequested(questions + docs, open_rows)
-    return list(dict.fromkeys(owed))  # two documents of one prize: one request
-
-
-def _lost(cutoff, limit: int) -> list:
-    """Rows handed to the broker before ``cutoff`` and not done, with attempts left."""
-    query = (db.select(*_SENT_COLUMNS)
-             .where(OutboxMessage.sent_at.is_not(None), OutboxMessage.sent_at <= cutoff,
-                    OutboxMessage.done_at.is_(None), OutboxMessage.attempts < _max_attempts())
-             .order_by(OutboxMessage.id).limit(limit))
-    if db.engine.dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return list(db.session.execute(query).all())
-
-
-def reconcile(limit: int = 500, lookback: timedelta = timedelta(hours=48)) -> dict:
-    """The beat job ``outbox.reconcile``: send again what the broker lost.
-
-    1. Outbox rows sent more than :func:`owed_after` ago and not done (Redis restarted
-       empty, a worker killed mid-task, a task that failed) are sent again, at most
-       ``SOVA_OWED_MAX_ATTEMPTS`` times in all (then ``sova outbox status`` shows them as
-       given up). The Celery task id is ``outbox-<id>-<attempt>``: the e-mail ledger key of
-       an outbox-keyed e-mail (``workers.notify.outbox_key``) stays the same, so an e-mail
-       sent or in doubt is not sent again (``webapp.core.mail``).
-    2. Questions still ``received`` and documents still ``pending`` that are overdue and
-       have no request in the outbox get a new one (:func:`enqueue`).
-
-    Idempotent tasks make a resend of work that was only slow harmless. Commits; returns
-    ``{"resent": n, "requeued": n}``.
-    """
-    now = utcnow()
-    lost = _lost(now - owed_after(), limit)
-    resent = send(lost)
-    db.session.commit()
-    requeued = _domain_owed(now, lookback, limit)
-    for task, ident in requeued:
-        enqueue(task, ident)
-    commit()
-    if resent or requeued:
-        log.warning("outbox reconcile: %d lost task(s) sent again, %d owed task(s) queued",
-                    resent, len(requeued))
-    return {"resent": resent, "requeued": len(requeued)}
-
-
 def request_again(task: str, *ids: int, since=None) -> bool:
     """Queue ``task(*ids)`` again when the earlier request is overdue: no row for it is
     open (not done) and younger than :func:`owed_after` (sent or made). ``since``: when the
@@ -359,56 +265,9 @@ def request_again(task: str, *ids: int, since=None) -> bool:
     commits)."""
     now = utcnow()
     since = since or now - timedelta(days=2)
-    rows = _open_requests({task}, since - timedelta(minutes=1))
+    rows = open_requests({task}, since - timedelta(minutes=1))
     mark = rows.get((task, tuple(ids)))
     if mark is not None and mark[0] == "open" and mark[1] > now - owed_after():
         return False
     enqueue(task, *ids)
     return True
-
-
-def owed_status() -> dict:
-    """What is owed, read from the database (``sova outbox status``, ``/metrics``):
-
-    ``waiting`` / ``oldest_seconds``: outbox rows not yet handed to the broker, age of the
-    oldest; ``in_flight``: handed over, not done, not yet overdue; ``overdue``: handed over
-    and not done for longer than :func:`owed_after` (the reconciler sends them again);
-    ``given_up``: overdue with no attempts left (an operator looks); ``questions_received``:
-    questions without their pre-check report; ``documents_pending``; ``mail_sending``:
-    e-mails claimed and not sent, not in doubt; ``mail_in_doubt``: e-mails whose delivery
-    is in doubt (``sova mail stuck``)."""
-    from webapp.core.mail import MailLog
-    from webapp.core.models import Document
-    from webapp.submissions.models import Question
-
-    now = utcnow()
-    cutoff = now - owed_after()
-    count = db.func.count
-
-    def scalar(query):
-        return db.session.scalar(query) or 0
-
-    om = OutboxMessage
-    waiting, oldest = db.session.execute(
-        db.select(count(), db.func.min(om.created_at)).where(om.sent_at.is_(None))).one()
-    not_done = db.select(count()).select_from(om).where(om.sent_at.is_not(None),
-                                                        om.done_at.is_(None))
-    status = {
-        "waiting": waiting,
-        "oldest_seconds": round((now - oldest).total_seconds(), 1) if oldest else 0.0,
-        "in_flight": scalar(not_done.where(om.sent_at > cutoff)),
-        "overdue": scalar(not_done.where(om.sent_at <= cutoff,
-                                         om.attempts < _max_attempts())),
-        "given_up": scalar(not_done.where(om.sent_at <= cutoff,
-                                          om.attempts >= _max_attempts())),
-        "questions_received": scalar(db.select(count()).select_from(Question)
-                                     .where(Question.status == "received")),
-        "documents_pending": scalar(db.select(count()).select_from(Document)
-                                    .where(Document.status == "pending")),
-        "mail_sending": scalar(db.select(count()).select_from(MailLog).where(
-            MailLog.status == "sending", MailLog.end_of_data_at.is_(None))),
-        "mail_in_doubt": scalar(db.select(count()).select_from(MailLog).where(
-            MailLog.status == "sending", MailLog.end_of_data_at.is_not(None))),
-    }
-    db.session.rollback()  # read only: end the transaction (SQLite holds a write lock)
-    return status

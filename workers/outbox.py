@@ -3,7 +3,7 @@ broker lost (``outbox.reconcile``)."""
 
 from celery import shared_task
 
-from webapp import jobs
+from webapp import jobs, owed
 
 
 @shared_task(name="outbox.sweep", ignore_result=True)
@@ -15,5 +15,5 @@ def sweep() -> int:
 @shared_task(name="outbox.reconcile", ignore_result=True)
 def reconcile() -> dict:
     """Send again what was handed to the broker but never done, and queue overdue owed
-    work that has no request (:func:`webapp.jobs.reconcile`); returns the counts."""
-    return jobs.reconcile()
+    work that has no request (:func:`webapp.owed.reconcile`); returns the counts."""
+    return owed.reconcile()

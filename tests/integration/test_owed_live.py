@@ -1,6 +1,6 @@
 """Owed work with a real worker (issue 16): the relay hands pre-checks, e-mails and a
 document to a private Redis, Redis restarts empty, and the reconciliation
-(:func:`webapp.jobs.reconcile`, the beat's ``outbox.reconcile``) gets every one of them done
+(:func:`webapp.owed.reconcile`, the beat's ``outbox.reconcile``) gets every one of them done
 exactly once; a worker killed mid-task is replaced by the reconciliation, not by the broker's
 visibility timeout (the workers here run with the production 900 s).
 
@@ -42,13 +42,13 @@ def _db(app, fn):
 
 
 def _status(app) -> dict:
-    from webapp.jobs import owed_status
+    from webapp.owed import owed_status
 
     return _db(app, lambda db: owed_status())
 
 
 def _reconcile(app) -> dict:
-    from webapp.jobs import reconcile
+    from webapp.owed import reconcile
 
     return _db(app, lambda db: reconcile())
 

@@ -10,7 +10,8 @@ from datetime import timedelta
 
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
-from webapp.jobs import commit, mark_done, owed_status, reconcile, relay_pending, request_again
+from webapp.jobs import commit, mark_done, relay_pending, request_again
+from webapp.owed import owed_status, reconcile
 
 
 def _submit(client, n: int) -> int:

@@ -1,6 +1,6 @@
 """outbox: ``done_at``, so the database knows which handed-over tasks never ran
 
-A row sent to the broker but not done is owed work (``webapp.jobs.reconcile``). Rows sent
+A row sent to the broker but not done is owed work (``webapp.owed.reconcile``). Rows sent
 before this revision are taken as done (``done_at = sent_at``): their tasks ran long ago,
 and resending the whole history at the first reconciliation would be a storm.
 
