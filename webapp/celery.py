@@ -43,16 +43,26 @@ def celery_init_app(app: Flask) -> Celery:
         def __call__(self, *args, **kwargs):
             from flask import has_app_context
 
+            from webapp.core.request_id import REQUEST_ID, clean_request_id
             from webapp.jobs import mark_done
 
-            if has_app_context():
-                result = self.run(*args, **kwargs)
-                mark_done(self.request.id)
-                return result
-            with app.app_context():
-                result = self.run(*args, **kwargs)
-                mark_done(self.request.id)  # the outbox row is done: nothing owed
-                return result
+            request = self.request
+            rid = clean_request_id(getattr(request, "sova_request_id", None)
+                                   or (getattr(request, "headers", None) or {}).get(
+                                       "sova_request_id"))
+            token = REQUEST_ID.set(rid) if rid else None
+            try:
+                if has_app_context():
+                    result = self.run(*args, **kwargs)
+                    mark_done(request.id)
+                    return result
+                with app.app_context():
+                    result = self.run(*args, **kwargs)
+                    mark_done(request.id)  # the outbox row is done: nothing owed
+                    return result
+            finally:
+                if token is not None:
+                    REQUEST_ID.reset(token)
 
     celery = Celery(app.name, task_cls=FlaskTask)
     broker = app.config["SOVA_BROKER_URL"]

@@ -426,10 +426,57 @@ def restore_cmd(archive, yes):
                f"{manifest['database']['revision']}) and {len(manifest['files']) - 1} files")
 
 
+@click.group("health")
+def health():
+    """Liveness of the worker and relay processes (exit 0 alive, 1 not; JSON on stdout)."""
+
+
+@health.command("worker")
+@click.option("--node", default=None, help="Celery node name (default: celery@<this host>).")
+@click.option("--timeout", default=3.0, show_default=True, type=click.FloatRange(0.1, 60))
+@with_appcontext
+def health_worker(node, timeout):
+    """Ping the worker through the broker (Celery's remote control): alive when it answers
+    within TIMEOUT seconds."""
+    import socket
+
+    from flask import current_app
+
+    node = node or f"celery@{socket.gethostname()}"
+    try:
+        replies = current_app.extensions["celery"].control.ping(destination=[node],
+                                                                timeout=timeout)
+    except Exception as exc:  # the broker is down: the worker cannot be reached either
+        click.echo(json.dumps({"worker": node, "alive": False, "error": str(exc)[:200]}))
+        sys.exit(1)
+    alive = any(node in reply for reply in replies)
+    click.echo(json.dumps({"worker": node, "alive": alive}))
+    sys.exit(0 if alive else 1)
+
+
+@health.command("relay")
+@click.option("--max-age", default=30.0, show_default=True, type=click.FloatRange(0.1, 3600),
+              help="Seconds since the relay's last successful poll.")
+@with_appcontext
+def health_relay(max_age):
+    """Alive when the relay's heartbeat file (<instance>/relay.heartbeat, touched after each
+    successful poll) is younger than MAX_AGE seconds."""
+    import time
+
+    from webapp.jobs import heartbeat_path
+
+    path = heartbeat_path("relay")
+    age = time.time() - path.stat().st_mtime if path.exists() else None
+    alive = age is not None and age <= max_age
+    click.echo(json.dumps({"relay": str(path), "alive": alive,
+                           "age_seconds": round(age, 1) if age is not None else None}))
+    sys.exit(0 if alive else 1)
+
+
 def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
     for cmd in (users, import_cmd, game, worker, beat, outbox, precheck, run_all, seed_demo,
-                mail, backup_cmd, restore_cmd):
+                mail, backup_cmd, restore_cmd, health):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
     app.cli.add_command(__import__("webapp.submissions.cli", fromlist=["uploads"]).uploads)

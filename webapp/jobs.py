@@ -33,7 +33,10 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     """
     if not all(isinstance(i, int) for i in ids):
         raise TypeError("tasks take primary keys (int) only")
-    msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow())
+    from webapp.core.request_id import current_request_id
+
+    msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow(),
+                        request_id=current_request_id())
     db.session.add(msg)
     db.session.info.setdefault(_PENDING_KEY, []).append(msg)
     return msg
@@ -72,8 +75,10 @@ def send(messages: list) -> int:
         with celery.producer_pool.acquire(block=True, timeout=5) as producer:
             with producer.batch(max_size=len(messages)):
                 for msg in messages:
+                    rid = getattr(msg, "request_id", None)
                     celery.send_task(msg.task, args=list(msg.args), producer=producer,
                                      task_id=f"outbox-{msg.id}-{msg.attempts}",
+                                     headers={"sova_request_id": rid} if rid else None,
                                      # the repr Celery would compute, without saferepr
                                      argsrepr=repr(list(msg.args)), kwargsrepr="{}")
         sent_ids = [msg.id for msg in messages]
@@ -98,7 +103,7 @@ def _marker_commit_without_fsync() -> None:
 
 
 SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
-                 OutboxMessage.attempts)
+                OutboxMessage.attempts, OutboxMessage.request_id)
 
 
 def relay_ids(ids: list[int]) -> int:
@@ -147,6 +152,14 @@ def relay_pending(limit: int = 500) -> int:
     return n
 
 
+def heartbeat_path(role: str):
+    """``<instance>/<role>.heartbeat``: a file the process touches while it works
+    (``sova health relay`` reads its age)."""
+    from pathlib import Path
+
+    return Path(current_app.config["SOVA_INSTANCE_PATH"]) / f"{role}.heartbeat"
+
+
 def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None = None) -> int:
     """The outbox relay process (``sova outbox relay``): poll for unsent rows every
     ``interval`` seconds (at once again while a full batch was found) and send them.
@@ -154,13 +167,20 @@ def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None =
     Used when ``SOVA_OUTBOX_AUTOSEND`` is off, so that the web request ends at its commit
     instead of also talking to the broker (docs/performance.md, «Viewer submissions»).
     ``rounds``: stop after that many polls (tests); None runs until killed. Returns the
-    number of messages sent. Database or broker errors are logged and retried.
+    number of messages sent. Database or broker errors are logged and retried. Each
+    successful poll touches the heartbeat file (:func:`heartbeat_path`, at most once a
+    second): ``sova health relay`` fails when it is older than 30 s.
     """
     total, done = 0, 0
+    beat = heartbeat_path("relay")
+    last_beat = 0.0
     while rounds is None or done < rounds:
         done += 1
         try:
             n = relay_pending(limit)
+            if time.monotonic() - last_beat >= 1.0:  # alive and the database answered
+                beat.touch()
+                last_beat = time.monotonic()
         except Exception:
             db.session.rollback()
             log.warning("outbox relay: poll failed; retrying", exc_info=True)

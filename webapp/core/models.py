@@ -59,7 +59,8 @@ class OutboxMessage(db.Model):
     ``done_at``: the task returned (set by the worker, :func:`webapp.jobs.mark_done`); a
     row sent but not done after ``SOVA_OWED_AFTER_SECONDS`` is owed work that the broker
     lost (restarted empty, worker killed) and is sent again by ``outbox.reconcile``.
-    ``attempts``: how many times it was handed to the broker.
+    ``attempts``: how many times it was handed to the broker. ``request_id``: the HTTP
+    request (or task) that queued it, sent along as the task header ``sova_request_id``.
     """
 
     __tablename__ = "outbox_message"
@@ -71,6 +72,7 @@ class OutboxMessage(db.Model):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    request_id: Mapped[str | None] = mapped_column(String(64))
 
 
 class Document(db.Model):

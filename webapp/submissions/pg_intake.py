@@ -24,6 +24,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import UTCDateTime, utcnow
+from webapp.core.request_id import current_request_id
 from webapp.domain.question_states import check_transition
 from webapp.domain.text import matching_key
 from webapp.extensions import db
@@ -61,8 +62,8 @@ sc AS (
   INSERT INTO question_status_change (question_id, from_status, to_status, at)
   SELECT q.id, NULL, :status, :at FROM q),
 ob AS (
-  INSERT INTO outbox_message (task, args, created_at, attempts)
-  SELECT t.task, json_build_array(q.id), :at, 0
+  INSERT INTO outbox_message (task, args, created_at, attempts, request_id)
+  SELECT t.task, json_build_array(q.id), :at, 0, :request_id
   FROM q, unnest(CAST(:tasks AS varchar[])) WITH ORDINALITY AS t(task, n)
   ORDER BY t.n
   RETURNING id)
@@ -75,7 +76,8 @@ _TYPES = [
     bindparam("postmark_date", type_=Date), bindparam("more_author_ids", type_=ARRAY(Integer)),
     bindparam("tasks", type_=ARRAY(String)),
     *(bindparam(n, type_=Text) for n in (
-        "text", "answer", "accepted", "rejected", "comment", "handout", "matching_key")),
+        "text", "answer", "accepted", "rejected", "comment", "handout", "matching_key",
+        "request_id")),
 ]
 _WITH_UPSERT = text("WITH" + _QUESTION + _FIRST_AUTHOR_UPSERT + _REST).bindparams(*_TYPES)
 _WITH_GIVEN = text("WITH" + _QUESTION + _FIRST_AUTHOR_GIVEN + _REST).bindparams(*_TYPES)
@@ -124,6 +126,7 @@ def insert_received(clean: dict, channel: str, *, tasks: list[str],
         "age_confirmed": age_confirmed, "handout_image": handout_image,
         "idempotency_key": idempotency_key, "postmark_date": postmark_date,
         "letter_scan": letter_scan, "more_author_ids": more_author_ids, "tasks": tasks,
+        "request_id": current_request_id(),
     }
     if first_author_id is None:
         name, city, email = clean["authors"][0]
