@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test install lint bench fuzz clean
+.PHONY: run test install lint bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,17 @@ lint: install
 ## without them they are skipped with the reason shown.
 test: lint
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs
+
+## make cluster-test: Sova on four network-namespace hosts (data, two app hosts, nginx in
+## front) while an app host is killed, Redis restarts empty and PostgreSQL restarts
+## (tests/cluster/cluster.py; root, nginx, redis-server, PostgreSQL binaries; a few minutes).
+## make cluster-figures: the same, and its figures written into docs/operations.md.
+cluster-test: install
+	SOVA_CLUSTER_TEST=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs -p no:cacheprovider \
+	  tests/cluster/test_cluster.py --timeout=900
+
+cluster-figures: install
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.cluster.cluster --write-docs
 
 ## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.
