@@ -25,7 +25,7 @@ where a clause reads two ways are in ``docs/rules.md`` ("The season").
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -522,6 +522,16 @@ class Season:
             return NextGame("year_final", self.rating[0]) if self.rating else None
         return None
 
+    def _snapshot(self) -> dict[str, Any]:
+        """A copy of the mutable state, cheap: the values inside are immutable."""
+        saved = {key: (value.copy() if isinstance(value, list | dict) else value)
+                 for key, value in self.__dict__.items()}
+        if self.series is not None:
+            saved["series"] = dataclasses.replace(
+                self.series, order=None if self.series.order is None else list(self.series.order),
+                results=list(self.series.results), withdrawn=list(self.series.withdrawn))
+        return saved
+
     # ----------------------------------------------------------------- events
 
     def apply(self, event: Event | dict[str, Any], index: int) -> None:
@@ -529,7 +539,7 @@ class Season:
         :class:`SeasonViolation` or :class:`ProtocolError`; the season is then unchanged."""
         if not isinstance(event, Event):
             event = parse_event(event, index)
-        saved = copy.deepcopy(self.__dict__)
+        saved = self._snapshot()
         self.index = index
         try:
             getattr(self, f"_on_{event.type}")(event)
@@ -720,8 +730,9 @@ class Season:
         """§2.13–§2.14, §2.17: the finals' winners (better score first, the earlier win on a
         tie), the first (and second) places of the rating at the end of the autumn final when
         fewer than three teams would play, the sponsor's team last."""
-        winners = [r for r in self.final_results if r.won and r.team in self.winter]
-        winners.sort(key=lambda r: (-r.margin, r.event))
+        # a team that declined a place (§2.12) and won a later final: the later win counts
+        latest = {r.team: r for r in self.final_results if r.won and r.team in self.winter}
+        winners = sorted(latest.values(), key=lambda r: (-r.margin, r.event))
         head = [r.team for r in winners]
         size = len(head) + (1 if self.sponsor is not None else 0)
         topups: list[str] = []
