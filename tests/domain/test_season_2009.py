@@ -168,6 +168,11 @@ def test_rematch_asked_after_the_next_series_opened_is_refused_2_10():
     assert refusal("2009", FIVE, events)[:2] == (12, f"{R09} §2.10")
 
 
+def test_rematch_team_does_not_withdraw_from_its_rematch_series_2_10():
+    events = events_2009()[:13] + [withdraw("Поташев")]
+    assert refusal("2009", FIVE, events)[:2] == (13, f"{R09} §2.10")
+
+
 def test_rematch_not_granted_changes_nothing():
     events = events_2009()[:11] + [rematch("Поташев", granted=False),
                                    series("autumn", 3, "series_final"), q("Бялко", "6:1")]

@@ -981,6 +981,9 @@ class Season:
             raise self._refuse("§4.8.1", "§2.3", f"«{team}» is not in the {s.part} rating")
         if team in s.withdrawn:
             raise self._refuse("§4.8.1", "§2.3", f"«{team}» has already withdrawn")
+        if team == s.rematch_team:
+            raise self._refuse("§2.10", "§2.10",
+                               f"«{team}» plays its granted rematch in the {s.part} series")
         s.withdrawn.append(team)
         if self.is2023:  # §4.8.1: to the bottom line, the teams below move up
             self.rating = [t for t in self.rating if t != team] + [team]
