@@ -12,6 +12,7 @@ from tests.domain.season_helpers import (
     final,
     game,
     load,
+    malformed,
     q,
     refusal,
     series,
@@ -465,3 +466,47 @@ def test_step_by_step_check_game_and_context():
     with pytest.raises(SeasonViolation):
         season.apply(q("Буян", "6:1"), 2)
     assert season.state() == before  # a refused event changes nothing
+
+
+# --------------------------------------------------------------------------- malformed input
+
+
+@pytest.mark.parametrize(
+    ("change", "event", "start"),
+    [
+        (lambda d: d.update(format="sova.game-protocol/1"), None, "format must be"),
+        (lambda d: d.update(ruleset=2023), None, "unknown ruleset 2023"),
+        (lambda d: d.update(teams="Орлова"), None, "teams must be a list"),
+        (lambda d: d.update(teams=[]), None, "teams must list at least one team"),
+        (lambda d: d.update(teams=["A", " "]), None, "teams: a team is a non-empty name"),
+        (lambda d: d.update(events={}), None, "events must be a list"),
+        (lambda d: d["events"].append([]), 1, "an event is a JSON object"),
+        (lambda d: d["events"].append({"type": "vote"}), 1, "unknown event type 'vote'"),
+        (lambda d: d["events"].append({"type": "series", "part": "year", "qualifying": 5,
+                                       "closing": "none"}), 1, "series.part must be"),
+        (lambda d: d["events"].append({"type": "series", "part": "summer",
+                                       "qualifying": True, "closing": "none"}), 1,
+         "series.qualifying must be of type int"),
+        (lambda d: d["events"].append({"type": "game", "kind": "friendly", "team": "Буян",
+                                       "score": "6:1"}), 1, "game.kind must be"),
+        (lambda d: d["events"].append({"type": "game", "kind": "qualifying", "team": "Буян",
+                                       "score": "6-1"}), 1, 'score must be "E:V"'),
+        (lambda d: d["events"].append({"type": "game", "kind": "qualifying", "team": "Буян",
+                                       "score": "6:1", "rounds_lost": -1}), 1,
+         "game.rounds_lost must be 0 or more"),
+        (lambda d: d["events"].append({"type": "rematch", "team": "Буян"}), 1,
+         "rematch needs the field 'granted'"),
+        (lambda d: d["events"].append({"type": "enter", "team": "Новые", "as": "guest"}), 1,
+         "enter.as must be one of reserve, sponsor"),
+        (lambda d: d["events"].append({"type": "enter", "team": "Буян", "as": "reserve"}), 1,
+         "team «Буян» is already in the season"),
+        (lambda d: d["events"].append({"type": "withdraw", "team": "Никто"}), 1,
+         "unknown team «Никто»"),
+    ],
+)
+def test_malformed_documents_are_protocol_errors(change, event, start):
+    document = doc("2023", SPRING, [series("spring", 5, "series_final")])
+    change(document)
+    error = malformed(document)
+    assert error["event"] == event and error["rule"] is None
+    assert error["message"].startswith(start), error["message"]
