@@ -300,7 +300,7 @@ def test_a_team_out_of_the_season_is_refused_4_4():
                                    series("summer", 5, "series_final", SPRING)]
     event, rule, message = refusal("2023", SPRING, events)
     assert (event, rule) == (7, f"{R23} §4.4")
-    assert message == "«Королёва» lost its second game of the season and is out of the season"
+    assert message == "«Королёва» lost its second game of the season and is out"
 
 
 # --------------------------------------------------------------------------- finals §4.7

@@ -444,7 +444,7 @@ class Season:
             why = ("lost its second game of the season" if rule.endswith("§4.4")
                    else "lost its rematch" if rule.endswith("§2.11")
                    else "lost its first winter game")
-            raise SeasonViolation(self.index, rule, f"«{team}» {why} and is out of the season")
+            raise SeasonViolation(self.index, rule, f"«{team}» {why} and is out")
 
     def phase(self) -> str:
         """What the season waits for: ``"series"`` (a series to open), ``"qualifying"``,
