@@ -38,6 +38,7 @@ def test_request_id_is_echoed_and_stored_on_the_tasks_it_queues(app, client):
 
 
 def test_metrics_counts_requests_and_reads_owed_work(app, client):
+    app.extensions["celery"].control.purge()  # the in-memory broker is per process
     before = _sample("sova_http_requests_total", endpoint="healthz", method="GET", status="200")
     for _ in range(3):
         assert client.get("/healthz").status_code == 200
@@ -53,6 +54,12 @@ def test_metrics_counts_requests_and_reads_owed_work(app, client):
     assert 'sova_queue_length{queue="celery"} 0.0' in text  # nothing handed over yet
     assert "sova_broker_up 1.0" in text
     assert "sova_http_request_duration_seconds_bucket" in text
+    from webapp.jobs import relay_pending
+
+    assert relay_pending() == 2
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'sova_queue_length{queue="celery"} 2.0' in text  # handed over, waiting for a worker
+    assert 'sova_owed{what="waiting"} 0.0' in text and 'sova_owed{what="in_flight"} 2.0' in text
 
 
 def test_metrics_only_from_loopback_or_with_the_token(make_app):
