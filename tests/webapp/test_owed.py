@@ -137,3 +137,41 @@ def test_outbox_reconcile_command(app, client):
     assert out.exit_code == 0 and json.loads(out.output) == {"resent": 2, "requeued": 0}
     status = json.loads(runner.invoke(args=["outbox", "status"]).output)
     assert (status["in_flight"], status["overdue"]) == (2, 0)
+
+
+def test_a_resent_e_mail_task_sends_nothing_twice_and_leaves_in_doubt_rows_alone(
+        make_app, smtp_sink):
+    """The reconciler resends the lost ``notify.received`` tasks of two questions. The first
+    e-mail was delivered before its task died (ledger ``sent``): nothing more is sent. The
+    second is in doubt (end of data written, no 250 recorded): nothing is sent, the row stays
+    ``sending`` for ``sova mail stuck``. Both outbox rows are done afterwards."""
+    from webapp.core.mail import MailLog, stuck
+
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    with app.app_context():
+        client = app.test_client()
+        first, second = _submit(client, 5), _submit(client, 6)
+        relay_pending()
+        import workers.tasks  # noqa: F401  (registers the tasks)
+
+        celery = app.extensions["celery"]
+        mails = {r.args[0]: r.id for r in _rows() if r.task == "notify.received"}
+        celery.tasks["notify.received"].apply(args=[first], task_id=f"outbox-{mails[first]}-1")
+        assert [m["To"] for m in received] == ["owed5@example.org"]
+        now = utcnow()
+        db.session.add(MailLog(key=f"received:{second}", message_id="<x@localhost>",
+                               recipient_hash="0" * 64, status="sending", attempt=1,
+                               task="notify.received", args=[second], created_at=now,
+                               claimed_at=now, lease_until=now, end_of_data_at=now))
+        db.session.execute(db.update(OutboxMessage).where(OutboxMessage.id == mails[first])
+                           .values(done_at=None))  # its worker died before marking it done
+        db.session.commit()
+        _age_sent(700)
+        assert reconcile()["resent"] == 4  # both pre-checks and both e-mails
+        for qid in (first, second):
+            celery.tasks["notify.received"].apply(args=[qid], task_id=f"outbox-{mails[qid]}-2")
+        assert [m["To"] for m in received] == ["owed5@example.org"]
+        assert [r.key for r in stuck()] == [f"received:{second}"]
+        assert all(r.done_at is not None for r in _rows() if r.task == "notify.received")
+        assert owed_status()["mail_in_doubt"] == 1
