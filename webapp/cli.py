@@ -486,8 +486,8 @@ def health_worker(node, timeout):
               help="Seconds since the relay's last successful poll.")
 @with_appcontext
 def health_relay(max_age):
-    """Alive when the relay's heartbeat file (<instance>/relay.heartbeat, touched after each
-    successful poll) is younger than MAX_AGE seconds."""
+    """Alive when this host's relay heartbeat file (<instance>/relay-<host>.heartbeat,
+    touched after each successful poll) is younger than MAX_AGE seconds."""
     import time
 
     from webapp.jobs import heartbeat_path

@@ -153,11 +153,14 @@ def relay_pending(limit: int = 500) -> int:
 
 
 def heartbeat_path(role: str):
-    """``<instance>/<role>.heartbeat``: a file the process touches while it works
-    (``sova health relay`` reads its age)."""
+    """``<instance>/<role>-<host name>.heartbeat``: a file the process touches while it
+    works (``sova health relay`` on the same host reads its age; the host name keeps app
+    hosts that share the instance folder apart)."""
+    import socket
     from pathlib import Path
 
-    return Path(current_app.config["SOVA_INSTANCE_PATH"]) / f"{role}.heartbeat"
+    return (Path(current_app.config["SOVA_INSTANCE_PATH"])
+            / f"{role}-{socket.gethostname()}.heartbeat")
 
 
 def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None = None) -> int:
