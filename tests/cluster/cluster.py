@@ -68,7 +68,7 @@ def run(*cmd: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
 
 
 def _free_subnet() -> int:
-    used = run("ip", "-o", "addr").stdout
+    used = run(_tool("ip"), "-o", "addr").stdout
     for n in random.sample(range(20, 250), 230):
         if f"10.231.{n}." not in used:
             return n
@@ -101,30 +101,30 @@ class Cluster:
 
     # --- network ----------------------------------------------------------------------
     def network_up(self) -> None:
-        run("ip", "link", "add", self.bridge, "type", "bridge")
-        run("ip", "addr", "add", f"{self.ip('bridge')}/24", "dev", self.bridge)
-        run("ip", "link", "set", self.bridge, "up")
+        run(_tool("ip"), "link", "add", self.bridge, "type", "bridge")
+        run(_tool("ip"), "addr", "add", f"{self.ip('bridge')}/24", "dev", self.bridge)
+        run(_tool("ip"), "link", "set", self.bridge, "up")
         for i, host in enumerate(self.HOSTS):
             ns, outer, inner = self.ns(host), f"{self.tag}o{i}", f"{self.tag}i{i}"
-            run("ip", "netns", "add", ns)
+            run(_tool("ip"), "netns", "add", ns)
             self.made_ns.append(ns)
-            run("ip", "link", "add", outer, "type", "veth", "peer", "name", inner)
-            run("ip", "link", "set", inner, "netns", ns)
-            run("ip", "link", "set", outer, "master", self.bridge)
-            run("ip", "link", "set", outer, "up")
-            run("ip", "netns", "exec", ns, "ip", "addr", "add", f"{self.ip(host)}/24", "dev",
+            run(_tool("ip"), "link", "add", outer, "type", "veth", "peer", "name", inner)
+            run(_tool("ip"), "link", "set", inner, "netns", ns)
+            run(_tool("ip"), "link", "set", outer, "master", self.bridge)
+            run(_tool("ip"), "link", "set", outer, "up")
+            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "addr", "add", f"{self.ip(host)}/24", "dev",
                 inner)
-            run("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up")
-            run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", inner, "up")
+            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", "lo", "up")
         log(f"hosts up on 10.231.{self.net}.0/24: " + ", ".join(
             f"{h} {self.ip(h)}" for h in self.HOSTS))
 
     # --- processes --------------------------------------------------------------------
     def spawn(self, host: str, name: str, cmd: list[str], env: dict | None = None,
               user: str | None = None) -> subprocess.Popen:
-        prefix = ["ip", "netns", "exec", self.ns(host)]
+        prefix = [_tool("ip"), "netns", "exec", self.ns(host)]
         if user:
-            prefix += ["runuser", "-u", user, "--"]
+            prefix += [_tool("runuser"), "-u", user, "--"]
         out = open(self.tmp / f"{host}-{name}.log", "ab")
         proc = subprocess.Popen(prefix + cmd, cwd=ROOT, env=env or os.environ.copy(),
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -133,7 +133,7 @@ class Cluster:
 
     def kill_host(self, host: str) -> int:
         """SIGKILL every process in the host's namespace; returns how many."""
-        pids = [int(p) for p in run("ip", "netns", "pids", self.ns(host),
+        pids = [int(p) for p in run(_tool("ip"), "netns", "pids", self.ns(host),
                                     check=False).stdout.split()]
         for pid in pids:
             try:
@@ -152,16 +152,16 @@ class Cluster:
     def postgres_up(self) -> None:
         self.pg_dir.mkdir()
         shutil.chown(self.pg_dir, "postgres", "postgres")
-        run("runuser", "-u", "postgres", "--", str(self.pg_bin / "initdb"), "-D",
+        run(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "initdb"), "-D",
             str(self.pg_dir / "data"), "-A", "trust", "-U", "postgres", "--no-sync")
         with open(self.pg_dir / "data" / "pg_hba.conf", "a") as hba:
             hba.write(f"host all all 10.231.{self.net}.0/24 trust\n")
         self.pg_ctl("start")
-        run("ip", "netns", "exec", self.ns("data"), str(self.pg_bin / "psql"), "-h",
+        run(_tool("ip"), "netns", "exec", self.ns("data"), str(self.pg_bin / "psql"), "-h",
             self.ip("data"), "-U", "postgres", "-c", "CREATE DATABASE sova")
 
     def pg_ctl(self, action: str, *extra: str) -> None:
-        run("ip", "netns", "exec", self.ns("data"), "runuser", "-u", "postgres", "--",
+        run(_tool("ip"), "netns", "exec", self.ns("data"), _tool("runuser"), "-u", "postgres", "--",
             str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_dir / "data"), "-w", "-l",
             str(self.pg_dir / "log"), "-o",
             f"-p 5432 -k {self.pg_dir} -c listen_addresses={self.ip('data')} -c fsync=off "
@@ -216,7 +216,7 @@ class Cluster:
                                       str(self.tmp / "celerybeat-schedule")], env)
 
     def sova(self, *args: str) -> str:
-        return run("ip", "netns", "exec", self.ns("app1"), str(BIN / "sova"), *args,
+        return run(_tool("ip"), "netns", "exec", self.ns("app1"), str(BIN / "sova"), *args,
                    env=self.app_env("app1"), cwd=ROOT).stdout
 
     def front_up(self) -> None:
@@ -254,7 +254,7 @@ http {{
   }}
 }}
 """)
-        self.spawn("front", "nginx", ["nginx", "-c", str(conf)])
+        self.spawn("front", "nginx", [_tool("nginx"), "-c", str(conf)])
 
     def smtp_up(self) -> None:
         from aiosmtpd.controller import Controller
@@ -278,7 +278,7 @@ http {{
     # --- teardown -----------------------------------------------------------------------
     def close(self) -> None:
         for ns in self.made_ns:
-            pids = run("ip", "netns", "pids", ns, check=False).stdout.split()
+            pids = run(_tool("ip"), "netns", "pids", ns, check=False).stdout.split()
             for pid in pids:
                 try:
                     os.kill(int(pid), signal.SIGKILL)
@@ -290,13 +290,13 @@ http {{
             except subprocess.TimeoutExpired:
                 pass
         if self.pg_dir.exists():
-            run("runuser", "-u", "postgres", "--", str(self.pg_bin / "pg_ctl"), "-D",
+            run(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "pg_ctl"), "-D",
                 str(self.pg_dir / "data"), "-m", "immediate", "stop", check=False)
         for ns in self.made_ns:
-            run("ip", "netns", "del", ns, check=False)
-        run("ip", "link", "del", self.bridge, check=False)
+            run(_tool("ip"), "netns", "del", ns, check=False)
+        run(_tool("ip"), "link", "del", self.bridge, check=False)
         for i in range(len(self.HOSTS)):
-            run("ip", "link", "del", f"{self.tag}o{i}", check=False)
+            run(_tool("ip"), "link", "del", f"{self.tag}o{i}", check=False)
         if self.smtp is not None:
             self.smtp.stop()
         if os.environ.get("SOVA_CLUSTER_KEEP") != "1":
@@ -572,9 +572,17 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if problems else 0
 
 
+def _tool(name: str) -> str:
+    """``name`` on PATH, else in /usr/sbin or /sbin (root's tools when PATH lacks them)."""
+    for found in (shutil.which(name), f"/usr/sbin/{name}", f"/sbin/{name}"):
+        if found and os.access(found, os.X_OK):
+            return found
+    return name
+
+
 def missing_tools() -> list[str]:
     need = ["ip", "nginx", "redis-server", "redis-cli", "runuser"]
-    missing = [t for t in need if shutil.which(t) is None]
+    missing = [t for t in need if not os.access(_tool(t), os.X_OK)]
     if not sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
         missing.append("postgresql server")
     if os.geteuid() != 0:
