@@ -117,15 +117,17 @@ def release(question_id: int, user_id: int | None) -> bool:
 
 
 def reveal_authors(question: Question, user_id: int) -> list[dict]:
-    """The question's authors for a chief editor: ``[{"name", "city", "email"}]`` (e-mail
-    decrypted, None when unknown). Blind moderation hides them from editors; every reveal
+    """The question's authors for a chief editor: ``[{"name", "city", "email", "credit"}]``
+    (e-mail decrypted, None when unknown; ``credit``: a credited co-author's phrase as
+    written in the packet, else None). Blind moderation hides them from editors; every reveal
     writes a ModerationAudit row (``reveal_authors``). Flushes only."""
     db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
                                    action="reveal_authors", at=utcnow()))
     db.session.flush()
-    return [{"name": a.name, "city": a.city,
-             "email": decrypt(a.email_encrypted) if a.email_encrypted else None}
-            for a in question.author_list]
+    return [{"name": qa.author.name, "city": qa.author.city,
+             "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
+             "credit": qa.credit}
+            for qa in question.authors]
 
 
 def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> list[dict]:
