@@ -274,9 +274,9 @@ class AuthorRef:
 
     ``credit`` is set for a credited co-author (``"при активном участии Евгения
     Миротина (Горки)"``): the part of the author line as written. Its ``name`` is as
-    written in that phrase, i.e. in the genitive (``"Евгения Миротина"``); the domain
-    does not inflect (stdlib only): :mod:`webapp.submissions.names` turns it into the
-    nominative before it is stored.
+    written in that phrase, i.e. in the genitive (``"Евгения Миротина"``; instrumental
+    after «в соавторстве с»); the domain does not inflect (stdlib only):
+    :mod:`webapp.submissions.names` turns it into the nominative before it is stored.
     """
 
     name: str
@@ -358,8 +358,8 @@ def parse_authors(text: str | None) -> list[AuthorRef]:
     * **Credited co-authors** (:data:`CREDIT_PHRASES`: «при участии», «при
       активном участии», «при помощи», «в соавторстве с»…) are authors: ``"Name One
       (City), при активном участии Евгения Миротина (Горки)"`` → two authors, the
-      second with ``credit`` = that part as written and ``name`` as written (genitive;
-      the caller inflects). Several names in one phrase (``"при участии A и B (City)"``)
+      second with ``credit`` = that part as written and ``name`` as written (genitive,
+      instrumental after «в соавторстве с»; the caller inflects). Several names in one phrase (``"при участии A и B (City)"``)
       each get the phrase and share its city.
     * **Editorial credits** (:data:`EDITORIAL_PHRASES`: «в редакции», «под
       редакцией», «редактор») are not authors: the part is skipped. So is any other part

@@ -1,6 +1,7 @@
-"""Russian personal names: the genitive of a credit phrase → the nominative (pymorphy3).
+"""Russian personal names: the case of a credit phrase → the nominative (pymorphy3).
 
-Packets credit co-authors in the genitive («при активном участии Евгения Миротина»);
+Packets credit co-authors in the genitive («при активном участии Евгения Миротина») or,
+after «в соавторстве с», in the instrumental («в соавторстве с Ольгой Ким»);
 the author stored (printed on the envelope, named on a gift agreement) is the person,
 in the nominative («Евгений Миротин»). The domain parser
 (:func:`webapp.domain.packets.parse_authors`) keeps the name as written and marks the
@@ -17,7 +18,7 @@ from functools import lru_cache
 
 from webapp.domain.packets import AuthorRef
 
-__all__ = ["nominative_authors", "nominative_name"]
+__all__ = ["credit_case", "nominative_authors", "nominative_name"]
 
 _WORD = re.compile(r"[А-Яа-яЁё]+")
 
@@ -29,14 +30,24 @@ def _morph():
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 
-def _gender(words: list[str]) -> str | None:
+_INSTRUMENTAL = re.compile(r"в\s+соавторстве\s+со?\s", re.IGNORECASE)
+
+
+def credit_case(credit: str) -> str:
+    """The grammatical case (pymorphy3 grammeme) a credit phrase puts the name in:
+    ``"ablt"`` (instrumental) after «в соавторстве с», else ``"gent"`` (genitive: «при
+    участии», «при помощи» …)."""
+    return "ablt" if _INSTRUMENTAL.match(credit) else "gent"
+
+
+def _gender(words: list[str], case: str) -> str | None:
     """The gender of the person from the first word that pymorphy3 knows as a given name
-    (tag ``Name``) in the genitive singular; None when no word is one (then the phrase is
-    not a genitive name and is left alone)."""
+    (tag ``Name``) in ``case``, singular; None when no word is one (then the phrase is
+    not a name in that case and is left alone)."""
     morph = _morph()
     for word in words:
         for p in morph.parse(word):
-            if {"Name", "gent", "sing"} <= p.tag.grammemes and p.tag.gender in ("masc", "femn"):
+            if {"Name", case, "sing"} <= p.tag.grammemes and p.tag.gender in ("masc", "femn"):
                 return p.tag.gender
     return None
 
@@ -49,11 +60,11 @@ def _match_case(template: str, word: str) -> str:
     return word
 
 
-def _nominative_word(word: str, gender: str) -> str:
-    """One word of a genitive name in the nominative, or unchanged when pymorphy3 has no
-    genitive singular reading of it for that gender (an indeclinable «Бойко», initials)."""
+def _nominative_word(word: str, gender: str, case: str) -> str:
+    """One word of a name in ``case`` put in the nominative, or unchanged when pymorphy3
+    has no singular reading of it in that case for that gender (an indeclinable «Бойко»)."""
     candidates = [p for p in _morph().parse(word)
-                  if {"gent", "sing", "NOUN"} <= p.tag.grammemes
+                  if {case, "sing", "NOUN"} <= p.tag.grammemes
                   and ({gender, "ms-f"} & p.tag.grammemes)]
     if not candidates:
         return word
@@ -66,23 +77,28 @@ def _nominative_word(word: str, gender: str) -> str:
     return _match_case(word, form.word) if form else word
 
 
-def nominative_name(name: str) -> str:
+def nominative_name(name: str, case: str = "gent") -> str:
     """``"Евгения Миротина"`` → ``"Евгений Миротин"``; ``"Марии Сидоровой"`` →
-    ``"Мария Сидорова"``; ``"Анны Бойко"`` → ``"Анна Бойко"``.
+    ``"Мария Сидорова"``; ``"Анны Бойко"`` → ``"Анна Бойко"``; with ``case="ablt"``
+    ``"Ольгой Ким"`` → ``"Ольга Ким"``.
 
-    The person's gender comes from the given name (the first word pymorphy3 reads as a
-    given name in the genitive); each word (each part of a hyphenated surname) is then
-    put in the nominative of that gender. A name with no genitive given name (already in
-    the nominative, Latin letters, a team's name) is returned unchanged. Never raises.
+    ``case``: the pymorphy3 case grammeme the name is written in (``"gent"``,
+    ``"ablt"``). The person's gender comes from the given name (the first word pymorphy3
+    reads as a given name in that case); each word (each part of a hyphenated surname) is
+    then put in the nominative of that gender. A name with no given name in that case
+    (already in the nominative, Latin letters, a team's name) is returned unchanged.
+    Never raises.
     """
     words = _WORD.findall(name)
-    gender = _gender(words)
+    gender = _gender(words, case)
     if gender is None:
         return name
-    return _WORD.sub(lambda m: _nominative_word(m.group(0), gender), name)
+    return _WORD.sub(lambda m: _nominative_word(m.group(0), gender, case), name)
 
 
 def nominative_authors(authors: Sequence[AuthorRef]) -> list[AuthorRef]:
     """The authors with each credited co-author's name (``credit`` set: written in the
-    genitive) in the nominative; the others unchanged."""
-    return [replace(a, name=nominative_name(a.name)) if a.credit else a for a in authors]
+    case its phrase governs, :func:`credit_case`) in the nominative; the others
+    unchanged."""
+    return [replace(a, name=nominative_name(a.name, credit_case(a.credit))) if a.credit else a
+            for a in authors]
