@@ -213,6 +213,58 @@ def test_question_page_shows_the_line_and_the_parsed_authors(app, tmp_path, logi
     page = client.post(f"/editor/questions/{q3.id}/reveal").get_data(as_text=True)
     assert ("Как в пакете: <q>Пётр Волков (Казань), при активном участии Евгения Миротина "
             "(Горки, Белоруссия)</q>") in page
-    assert "<li>Пётр Волков, Казань</li>" in page
+    assert "<li>Пётр Волков, Казань\n" in page
     assert ("<li>Евгений Миротин, Горки, Белоруссия <small>(в пакете: «при активном участии "
             "Евгения Миротина (Горки, Белоруссия)»)</small>") in page
+
+
+def test_chief_editor_corrects_a_credited_co_author(app, tmp_path, login, client, staff):
+    """pymorphy3 reads «Евгения Миротина» as Евгений Миротин; if the co-author is a woman,
+    Евгения Миротина, the chief editor corrects it: the line and the phrase stay as
+    written, the question is linked to the corrected author, the correction is audited."""
+    from webapp.moderation.models import ModerationAudit
+    from webapp.submissions.models import Author
+
+    path = tmp_path / "authors.4s"
+    path.write_text(PACKET, encoding="utf-8")
+    q3 = imported(app, path)[2]
+    old_id = q3.authors[1].author_id
+    login("editor")
+    url = f"/editor/questions/{q3.id}/authors/1"
+    form = {"name": "Евгения Миротина", "city": "Горки, Белоруссия"}
+    assert client.post(url, data=form).status_code == 403
+    client.post("/logout")
+    login("chief_editor")
+    page = client.post(url, data=form).get_data(as_text=True)
+    assert "Автор исправлен." in page
+    assert "<li>Евгения Миротина, Горки, Белоруссия <small>(в пакете: «при активном" in page
+    db.session.expire_all()
+    q3 = db.session.get(Question, q3.id)
+    assert rows(q3) == [("Пётр Волков", "Казань", None),
+                        ("Евгения Миротина", "Горки, Белоруссия", CREDIT3)]
+    assert q3.author_line == "Пётр Волков (Казань), " + CREDIT3
+    assert db.session.get(Author, old_id).name == "Евгений Миротин"  # other questions keep it
+    actions = db.session.scalars(db.select(ModerationAudit.action).order_by(ModerationAudit.id))
+    assert list(actions) == ["correct_author", "reveal_authors"]
+    # the other author of the question cannot be named twice; an empty name is refused
+    page = client.post(url, data={"name": "Пётр Волков", "city": "Казань"}).get_data(
+        as_text=True)
+    assert "Автор не исправлен: этот автор уже указан в вопросе" in page
+    page = client.post(url, data={"name": " ", "city": ""}).get_data(as_text=True)
+    assert "Автор не исправлен: укажите имя" in page
+    assert rows(db.session.get(Question, q3.id))[1][0] == "Евгения Миротина"
+
+
+def test_a_viewer_with_an_e_mail_is_not_renamed_by_the_editor(api, login, client):
+    resp = api("post", "/api/v1/submissions", json={
+        "question": "Какой город упомянут в этом вопросе для проверки авторов?",
+        "answer": "Казань", "email": "anna@example.com", "consent": True,
+        "authors": [{"name": "Анна Смирнова", "city": "Казань"}]})
+    qid = resp.json["id"]
+    login("chief_editor")
+    page = client.post(f"/editor/questions/{qid}/reveal").get_data(as_text=True)
+    assert "Исправить автора" not in page
+    page = client.post(f"/editor/questions/{qid}/authors/0",
+                       data={"name": "Анна Иванова"}).get_data(as_text=True)
+    assert "Автор не исправлен: автор с адресом электронной почты сам указал имя" in page
+    assert rows(db.session.get(Question, qid)) == [("Анна Смирнова", "Казань", None)]
