@@ -268,3 +268,16 @@ def test_a_viewer_with_an_e_mail_is_not_renamed_by_the_editor(api, login, client
                        data={"name": "Анна Иванова"}).get_data(as_text=True)
     assert "Автор не исправлен: автор с адресом электронной почты сам указал имя" in page
     assert rows(db.session.get(Question, qid)) == [("Анна Смирнова", "Казань", None)]
+
+
+def test_written_packet_through_sova_import_on_postgresql(make_app, pg_url, tmp_path):
+    """The same import on PostgreSQL (migration 0012_author_line there too)."""
+    app = make_app(SOVA_DATABASE_URL=pg_url)
+    path = tmp_path / "authors.4s"
+    path.write_text(PACKET, encoding="utf-8")
+    with app.app_context():
+        qs = imported(app, path)
+        assert [rows(q) for q in qs] == EXPECTED
+        assert qs[2].author_line == "Пётр Волков (Казань), " + CREDIT3
+        db.session.remove()
+        db.engine.dispose()
