@@ -359,8 +359,11 @@ def parse_authors(text: str | None) -> list[AuthorRef]:
       активном участии», «при помощи», «в соавторстве с»…) are authors: ``"Name One
       (City), при активном участии Евгения Миротина (Горки)"`` → two authors, the
       second with ``credit`` = that part as written and ``name`` as written (genitive,
-      instrumental after «в соавторстве с»; the caller inflects). Several names in one phrase (``"при участии A и B (City)"``)
-      each get the phrase and share its city.
+      instrumental after «в соавторстве с»; the caller inflects). Several names joined
+      by "и" in one phrase (``"при участии A и B (City)"``) each get the phrase and
+      share its city. A name after the *comma* that follows a phrase
+      (``"при участии A, B"``) is read as an author of its own, as written: a comma
+      does not say whether B is credited too.
     * **Editorial credits** (:data:`EDITORIAL_PHRASES`: «в редакции», «под
       редакцией», «редактор») are not authors: the part is skipped. So is any other part
       starting with a lower-case letter (a remark). The line itself is kept verbatim by
