@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import CURRENCIES, MoneyError, parse_amount
 from webapp.domain.prizes import (
@@ -65,22 +66,25 @@ def status_label(status: str) -> str:
     return STATUS_LABELS.get(status, status)
 
 
-class GameError(ValueError):
+class GameError(OperationError, ValueError):
     """Bad input for a game operation. ``errors``: ``{field: [message]}`` → HTTP 422."""
+
+    status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
         super().__init__("; ".join(f"{FIELD_LABELS.get(k, k)}: {', '.join(v)}"
-                                   for k, v in errors.items()))
+                                   for k, v in errors.items()), errors=errors)
         self.errors = errors
 
 
-class GameConflict(RuntimeError):
+class GameConflict(OperationError, RuntimeError):
     """The game's state does not allow this (HTTP 409). ``error``: a JSON-able dict; for
     a rule refusal it is the game-protocol error object (event, rule, message)."""
 
+    status = 409
+
     def __init__(self, message: str, **extra):
-        super().__init__(message)
-        self.error = {**extra, "message": message}
+        super().__init__(message, error={**extra, "message": message})
 
 
 #: Air dates a game may have: «Что? Где? Когда?» first aired in 1975; 2100 bounds typos.

@@ -8,6 +8,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import decrypt
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.question_states import can_transition
 from webapp.domain.text import matching_key, normalise
@@ -67,8 +68,10 @@ def status_label(status: str | None) -> str:
 CLAIM_TTL = timedelta(minutes=15)
 
 
-class ModerationError(ValueError):
-    """A decision the question's status does not allow (HTTP 409)."""
+class ModerationError(OperationError, ValueError):
+    """A decision the question's status does not allow (HTTP 409, ``{"message": …}``)."""
+
+    status = 409
 
 
 class ClaimConflict(ModerationError):

@@ -38,6 +38,7 @@ from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.ru import inn as ru_inn
 
 from webapp.core.crypto import decrypt, encrypt, lookup_hash
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, normalise
 from webapp.extensions import db
@@ -58,12 +59,15 @@ TAX_STATUSES = {
 _LINK_SALT = "sova-payee-details"
 
 
-class PayeeError(ValueError):
+class PayeeError(OperationError, ValueError):
     """Invalid payee details: ``errors`` maps a field name to a list of messages in the
     payee's page language (Russian by default; Belarusian, English)."""
 
+    status = 422
+
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
+                         errors=errors)
         self.errors = errors
 
 

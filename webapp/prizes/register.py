@@ -28,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.jobs import enqueue
@@ -44,13 +45,16 @@ IMPORT_COLUMNS = {"договор": "number", "сумма": "amount", "дата"
                   "reference": "reference"}
 
 
-class RegisterError(ValueError):
-    """A bad period or a bad import file: ``errors`` lists Russian messages (with line
-    numbers for the import)."""
+class RegisterError(OperationError, ValueError):
+    """A bad period or a bad import file: ``lines`` lists Russian messages (with line
+    numbers for the import); ``str(exc)`` joins them with "; "; ``errors`` is
+    ``{"register": lines}``."""
+
+    status = 422
 
     def __init__(self, errors: list[str]):
-        super().__init__("; ".join(errors))
-        self.errors = errors
+        super().__init__("; ".join(errors), errors={"register": list(errors)})
+        self.lines = errors
 
 
 def _dmy(d: date | None) -> str:

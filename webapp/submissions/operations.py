@@ -18,6 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import encrypt, lookup_hash
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
@@ -42,12 +43,15 @@ MIN_QUESTION = 20
 CONSENT_VERSION = "2023-1"
 
 
-class SubmissionError(ValueError):
+class SubmissionError(OperationError, ValueError):
     """Invalid submission. ``errors``: ``{field: [message, …]}`` (messages in Russian,
     shown to the viewer; the same dict is the API's 422 body)."""
 
+    status = 422
+
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
+                         errors=errors)
         self.errors = errors
 
 
