@@ -45,7 +45,6 @@ class _Refusal(HTTPException):
     def __init__(self, exc: OperationError) -> None:
         super().__init__(description=str(exc))
         self.code = exc.status
-        self.name = "Отказано"
 
 
 def on_refusal(flash_prefix: str | None = None, redirect_to: str | None = None,
