@@ -23,7 +23,7 @@ class SovaFlask(Flask):
     """Flask whose every view runs inside the request edge (:func:`webapp.core.edge.run`):
     one transaction per request, committed or rolled back there and nowhere else."""
 
-    def dispatch_request(self):  # type: ignore[override]
+    def dispatch_request(self):
         return edge.run(super().dispatch_request)
 
 
@@ -94,7 +94,8 @@ def register_extensions(app: Flask) -> None:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         n = app.config["SOVA_PROXY_COUNT"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
+            app.wsgi_app, x_for=n, x_proto=n, x_host=n)
     babel.init_app(app, locale_selector=select_locale,
                    default_translation_directories=str(Path(__file__).parent / "translations"))
     from flask_babel import get_locale

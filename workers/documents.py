@@ -407,11 +407,11 @@ _MONTHS_GENITIVE = (
 
 def _as_date(value: object) -> dt.date:
     if type(value) is dt.datetime:
-        return value.date()  # type: ignore[union-attr]
+        return value.date()
     if type(value) is dt.date:
-        return value  # type: ignore[return-value]
+        return value
     if type(value) is str:
-        return dt.date.fromisoformat(value)  # type: ignore[arg-type]
+        return dt.date.fromisoformat(value)
     raise TypeError(f"not a date: {value!r}")
 
 

@@ -133,7 +133,8 @@ class PacketError(ValueError):
             where.append(f"line {self.line}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
-    def __reduce__(self):  # keep line/filename when pickled (e.g. by Celery)
+    def __reduce__(self) -> tuple[type[PacketError], tuple[str, int | None, str | None]]:
+        # keep line/filename when pickled (e.g. by Celery)
         return (PacketError, (self.message, self.line, self.filename))
 
     def with_filename(self, filename: str) -> PacketError:

@@ -279,9 +279,9 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
     clean = validate(data)
     used = db.session.execute(update(DetailsLink).where(
         DetailsLink.id == link.id, DetailsLink.used_at.is_(None)).values(used_at=utcnow()))
-    if used.rowcount != 1:
+    if used.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult at run time
         raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
-    prize = db.session.get(Prize, link.prize_id)
+    prize = db.session.get_one(Prize, link.prize_id)
     details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
     if details is None:
         details = PayeeDetails(prize_id=prize.id)

@@ -84,7 +84,8 @@ def register_rows(start: date, end: date, user_id: int | None, *,
     details = (payee.details_for_export([p.id for p in prizes], user_id,
                                         f"реестр {start.isoformat()}…{end.isoformat()}")
                if accounts else {})
-    rows, totals = [], {}
+    rows: list[dict] = []
+    totals: dict = {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
         rows.append({
@@ -191,8 +192,8 @@ def recent_register_pdfs(limit: int = 10) -> list[dict]:
     return out
 
 
-_RULE_YEARS = {source: re.search(r"(19|20)\d\d", title).group(0)
-               for source, title in RULE_BOOKS.items()}
+_RULE_YEARS = {source: m.group(0) for source, title in RULE_BOOKS.items()
+               if (m := re.search(r"(19|20)\d\d", title))}
 
 
 def rule_short(rule: str) -> str:

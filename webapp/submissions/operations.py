@@ -10,6 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
@@ -131,11 +132,11 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
         stmt = insert(Author).values(name=name, city=city, email_hash=lookup_hash(email),
                                      email_encrypted=encrypt(email), link_version=0,
                                      created_at=utcnow())
-        stmt = stmt.on_conflict_do_update(
+        upsert = stmt.on_conflict_do_update(
             index_elements=[Author.email_hash],
             set_={"name": stmt.excluded.name, "city": stmt.excluded.city},
         ).returning(Author.id)
-        return db.session.execute(stmt, execution_options={"synchronize_session": False}
+        return db.session.execute(upsert, execution_options={"synchronize_session": False}
                                   ).scalar_one()
     author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
                                                            email_hash=None))
@@ -149,7 +150,7 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
 def validate(data: SubmissionInput, require_email: bool = True) -> dict:
     """Check and clean a submission. Returns the clean fields; raises SubmissionError."""
     errors: dict[str, list[str]] = {}
-    clean = {
+    clean: dict[str, Any] = {
         name: clean_text(getattr(data, name), name, errors, required=name in ("question", "answer"))
         for name in ("question", "answer", "accepted", "rejected", "comment", "handout")
     }
@@ -162,7 +163,7 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
             _("Источники слишком длинные: не более %(n)s символов.", n=LIMITS["sources"]))
     clean["sources"] = sources
     email = normalise_email(data.email, "email", errors, required=require_email)
-    authors = []
+    authors: list[tuple[str | None, str | None, str | None]] = []
     if not data.authors:
         errors.setdefault("name", []).append(_("Укажите имя автора."))
     for i, a in enumerate(data.authors):
@@ -253,6 +254,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
         clean = validate(data, require_email=data.channel in ("web", "api"))
         if data.handout_image:
             try:
+                assert uploads is not None  # a handout image needs the uploads folder
                 image = store_image(data.handout_image, uploads)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc
