@@ -124,6 +124,10 @@ PDFs use U+00A0 as thousands separator. Fonts are subset by fontTools unless
 libharfbuzz-subset is installed; fontTools stamps the time into each subset, so renders run
 with ``SOURCE_DATE_EPOCH`` fixed (see ``_fixed_font_timestamps``; renders in one process are
 serialised by a lock).
+
+Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
+the template context check, the fetcher that refuses outside resources, the fonts and
+the render itself stay together behind that one boundary.
 """
 
 from __future__ import annotations

@@ -43,6 +43,10 @@ blank line that starts with no marker, db text blocks without a header. A
 through as a stand-alone element); a marker after leading spaces is still a
 marker. ``@``/``/`` lines outside any question (theme authors in «Своя игра»
 packets) go to ``meta["extra"]``, as chgksuite keeps them outside questions.
+
+Size (over 500 lines, on purpose): one grammar for both packet formats (4s and
+db.chgk.info), its error type and its round trip; split across modules the grammar's
+markers and their handling would no longer read top to bottom.
 """
 
 from __future__ import annotations
