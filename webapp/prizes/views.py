@@ -149,13 +149,15 @@ def prize(prize_id: int):
                            paid_form=PaidForm())
 
 
-def _run(prize_id: int, action, message: str):
-    """Run ``action`` (a prize operation); a refusal is flashed «Не выполнено: …»; either
-    way back to the prize's page."""
-    on_refusal("Не выполнено: ", url_for("prizes.prize", prize_id=prize_id))
-    action()
+def _done(p: Prize, message: str):
+    """Back to the prize's page with ``message``; the page of a refusal is the same, with
+    «Не выполнено: …» (declared by :func:`_on_refusal`)."""
     flash(message, "success")
-    return redirect(url_for("prizes.prize", prize_id=prize_id))
+    return redirect(url_for("prizes.prize", prize_id=p.id))
+
+
+def _on_refusal(p: Prize) -> None:
+    on_refusal("Не выполнено: ", url_for("prizes.prize", prize_id=p.id))
 
 
 @bp.route("/<int:prize_id>/reissue", methods=["POST"])
@@ -164,8 +166,9 @@ def reissue(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: reissue_agreement(p, current_staff().id),
-                "Новая версия договора поставлена в очередь.")
+    _on_refusal(p)
+    reissue_agreement(p, current_staff().id)
+    return _done(p, "Новая версия договора поставлена в очередь.")
 
 
 @bp.route("/<int:prize_id>/reissue-minutes", methods=["POST"])
@@ -175,8 +178,9 @@ def reissue_minutes_view(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: reissue_minutes(p, current_staff().id),
-                "Новая версия протокола поставлена в очередь.")
+    _on_refusal(p)
+    reissue_minutes(p, current_staff().id)
+    return _done(p, "Новая версия протокола поставлена в очередь.")
 
 
 @bp.route("/<int:prize_id>/signed", methods=["POST"])
@@ -189,8 +193,9 @@ def signed(prize_id: int):
               "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
-    return _run(p.id, lambda: mark_signed(p, upload.read(), upload.filename or "",
-                                          current_staff().id), "Договор отмечен подписанным.")
+    _on_refusal(p)
+    mark_signed(p, upload.read(), upload.filename or "", current_staff().id)
+    return _done(p, "Договор отмечен подписанным.")
 
 
 @bp.route("/<int:prize_id>/paid", methods=["POST"])
@@ -202,8 +207,9 @@ def paid(prize_id: int):
         flash("Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
               "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
-    return _run(p.id, lambda: mark_paid(p, form.paid_on.data, form.reference.data,
-                                        current_staff().id), "Оплата отмечена.")
+    _on_refusal(p)
+    mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
+    return _done(p, "Оплата отмечена.")
 
 
 @bp.route("/<int:prize_id>/close", methods=["POST"])
@@ -212,7 +218,9 @@ def close_one(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: close_prize(p, current_staff().id), "Приз закрыт.")
+    _on_refusal(p)
+    close_prize(p, current_staff().id)
+    return _done(p, "Приз закрыт.")
 
 
 @bp.route("/documents/<int:document_id>")
@@ -250,7 +258,7 @@ def request_details(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    on_refusal("Не выполнено: ", url_for("prizes.prize", prize_id=p.id))
+    _on_refusal(p)
     token = payee_ops.request_details(p, current_staff().id)
     mailed = p.author is not None and bool(p.author.email_encrypted)
     if mailed:
