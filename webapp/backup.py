@@ -117,7 +117,7 @@ def _dump_database(work: Path) -> tuple[str, Path]:
     dialect = db.engine.dialect.name
     if dialect == "sqlite":
         target = work / "database.sqlite"
-        source = sqlite3.connect(db.engine.url.database)
+        source = sqlite3.connect(str(db.engine.url.database))
         try:
             dest = sqlite3.connect(target)
             with dest:
@@ -208,6 +208,8 @@ def verify(archive: str | Path, into: Path) -> dict:
                 target = into / member.name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 src = tar.extractfile(member)
+                if src is None:
+                    raise BackupError(f"{archive}: unreadable member {member.name!r}")
                 with open(target, "wb") as out:
                     shutil.copyfileobj(src, out, _CHUNK)
     except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
@@ -242,7 +244,7 @@ def _restore_database(manifest: dict, work: Path) -> None:
         try:
             source = sqlite3.connect(f"file:{dump}?mode=ro", uri=True)
             source.execute("PRAGMA integrity_check").fetchone()
-            live = sqlite3.connect(db.engine.url.database)
+            live = sqlite3.connect(str(db.engine.url.database))
             with live:
                 source.backup(live)
             live.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import current_app
 from sqlalchemy import event, text, update
@@ -246,10 +246,10 @@ def mark_done(task_id: str | None) -> bool:
     if not match:
         return False
     try:
-        n = db.session.execute(
+        n = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
             update(OutboxMessage).where(OutboxMessage.id == int(match.group(1)),
                                         OutboxMessage.done_at.is_(None))
-            .values(done_at=utcnow()), execution_options={"synchronize_session": False}
+            .values(done_at=utcnow()).execution_options(synchronize_session=False)
         ).rowcount
         _marker_commit_without_fsync()
         db.session.commit()
@@ -261,7 +261,7 @@ def mark_done(task_id: str | None) -> bool:
     return n == 1
 
 
-def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, object]]:
+def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, datetime]]:
     """``{(task, args): ("open", last sent or made) | ("done", done at)}`` over the outbox
     rows for ``tasks`` made since ``since``; an open row wins over done ones, else the
     latest. Tells whether a question or document has a live request, or was handled after
@@ -270,7 +270,7 @@ def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, 
         db.select(OutboxMessage.task, OutboxMessage.args, OutboxMessage.created_at,
                   OutboxMessage.sent_at, OutboxMessage.done_at)
         .where(OutboxMessage.task.in_(tasks), OutboxMessage.created_at >= since)).all()
-    latest: dict[tuple[str, tuple], tuple[str, object]] = {}
+    latest: dict[tuple[str, tuple], tuple[str, datetime]] = {}
     for task, args, created, sent, done in rows:
         key = (task, tuple(args or ()))
         mark = ("open", sent or created) if done is None else ("done", done)

@@ -27,8 +27,8 @@ def precheck(question_id: int) -> int | None:
     report = precheck_op(question_id)
     new = report is not None and report in db.session.new
     commit()
-    if new:  # from the question's arrival to its report, once per question
-        question = db.session.get(Question, question_id)
+    question = db.session.get(Question, question_id) if new else None
+    if question is not None:  # from the question's arrival to its report, once per question
         PRECHECK_LATENCY.observe((utcnow() - question.created_at).total_seconds())
     return report.id if report else None
 
