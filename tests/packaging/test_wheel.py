@@ -32,7 +32,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-pytestmark = pytest.mark.slow
+# a wheel build, an install and a dozen process starts: far beyond the default 300 s when
+# the machine is busy
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 
