@@ -140,6 +140,33 @@ def game_replay(protocol):
     click.echo(json.dumps(state, ensure_ascii=False, indent=2))
 
 
+@click.group("season")
+def season():
+    """Seasons."""
+
+
+@season.command("replay")
+@click.argument("protocol", type=click.File("r", encoding="utf-8"))
+def season_replay(protocol):
+    """Replay a ``sova.season-protocol/1`` file: the state as JSON (exit 0), or the refusal
+    as JSON (exit 2). Needs no database; reads no configuration."""
+    from webapp.domain.rules import ProtocolError, RuleViolation
+    from webapp.domain.season import replay_season
+
+    try:
+        data = json.load(protocol)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        click.echo(json.dumps({"error": {"event": None, "rule": None,
+                                         "message": f"not JSON: {exc}"}}, ensure_ascii=False))
+        sys.exit(2)
+    try:
+        state = replay_season(data)
+    except (RuleViolation, ProtocolError) as exc:
+        click.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+        sys.exit(2)
+    click.echo(json.dumps(state.to_json(), ensure_ascii=False, indent=2))
+
+
 @click.command("worker")
 @click.option("--concurrency", default=2, show_default=True)
 def worker(concurrency):
@@ -406,8 +433,8 @@ def register_commands(group: click.Group) -> None:
     from webapp.prizes.cli import keys
     from webapp.submissions.cli import uploads
 
-    for cmd in (users, import_cmd, game, worker, beat, outbox, precheck, run_all, seed_demo,
-                mail, keys, uploads):
+    for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all,
+                seed_demo, mail, keys, uploads):
         group.add_command(cmd)
 
 

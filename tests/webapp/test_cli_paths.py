@@ -85,7 +85,7 @@ def test_help_lists_sovas_commands_without_flask_options(place):
     run = sova(place, "--help")
     assert run.returncode == 0, run.stderr
     commands = run.stdout.split("Commands:")[1].split()
-    for name in ("db", "game", "import", "users", "run", "worker", "beat", "seed-demo",
+    for name in ("db", "game", "season", "import", "users", "run", "worker", "beat", "seed-demo",
                  "outbox", "precheck", "mail", "keys", "uploads"):
         assert name in commands, name
     for flask_option in ("--app", "--debug", "--env-file", "-e,", "--version"):
