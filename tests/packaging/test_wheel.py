@@ -147,7 +147,8 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         assert out[0] == f"created user {role}@wheel.local ({role})"
         tokens[role] = out[1]
 
-    server = subprocess.Popen([sova, "run"], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    log = open(tmp_path / "sova-run.log", "wb")  # noqa: SIM115 (closed in the finally below)
+    server = subprocess.Popen([sova, "run"], cwd=cwd, env=env, stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
 
@@ -240,5 +241,6 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        log.close()
     # nothing was written into the current directory
     assert list(cwd.iterdir()) == []
