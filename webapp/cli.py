@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from flask.cli import with_appcontext
@@ -21,7 +22,7 @@ from flask.cli import with_appcontext
 from webapp.resources import package_dir
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print ``message`` to stderr and exit with code 2."""
     click.echo(f"Error: {message}", err=True)
     sys.exit(2)
