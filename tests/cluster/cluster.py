@@ -125,9 +125,9 @@ class Cluster:
         prefix = [_tool("ip"), "netns", "exec", self.ns(host)]
         if user:
             prefix += [_tool("runuser"), "-u", user, "--"]
-        out = open(self.tmp / f"{host}-{name}.log", "ab")
-        proc = subprocess.Popen(prefix + cmd, cwd=ROOT, env=env or os.environ.copy(),
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.tmp / f"{host}-{name}.log", "ab") as out:  # the child keeps its copy
+            proc = subprocess.Popen(prefix + cmd, cwd=ROOT, env=env or os.environ.copy(),
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.procs[(host, name)] = proc
         return proc
 

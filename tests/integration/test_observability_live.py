@@ -41,9 +41,10 @@ def test_gunicorn_workers_share_one_metrics_exposition(tmp_path):
     with app.app_context():
         upgrade(revision="heads")
     base = f"http://{env['SOVA_BIND']}"
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py",
-                             "webapp:create_app()"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "gunicorn.log", "w"))
+    with open(tmp_path / "gunicorn.log", "w") as errors:  # the child keeps its copy
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c",
+                                 "deploy/gunicorn.conf.py", "webapp:create_app()"], cwd=ROOT,
+                                env=env, stdout=subprocess.DEVNULL, stderr=errors)
     try:
         def up():
             try:
