@@ -207,6 +207,9 @@ def games(data):
                            team_id=data.get("team_id"), series_id=data.get("series_id"))
     except GameError as exc:
         unprocessable(exc.errors)
+    except GameConflict as exc:  # the season's rules refuse this team's game now (the clause)
+        db.session.rollback()
+        conflict(exc.error)
     gid = game.id
     commit()
     return {"id": gid}

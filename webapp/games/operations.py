@@ -254,6 +254,8 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     team, series = _team_and_series(game.season, team_id, series_id, errors)
     if errors:
         raise GameError(errors)
+    from webapp.games.season_events import check_new_game
+    check_new_game(game.season, game.kind, team)  # the season's rules (SeasonConflict)
     game.team_id = team.id if team else None
     game.series_id = series.id if series else None
     if team is not None:
@@ -289,6 +291,8 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
     if errors:
         raise GameError(errors)
     plan = validate_table(table, season.ruleset)
+    from webapp.games.season_events import check_new_game
+    check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
     game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),
@@ -796,8 +800,14 @@ def series_best(game: Game) -> str | None:
     (000_90d7c8192601ed3a.txt §4.5.2); equal differences are equal scores, since a finished
     game has a 6 on one side (§3.10), so the tie rule §4.5.3 never changes the score the
     decisive round must pass (§3.6; ``docs/rules.md``, «Readings» 4 and «Context»). Each
-    earlier game's score is its replay under its own context, computed in play order."""
-    if game.series_id is None:
+    earlier game's score is its replay under its own context, computed in play order.
+    Only for a qualifying game: a series final, special game or year final has nobody to
+    pass (§3.6 with §4.6, §4.7.1, §4.10). A season kept by the season engine (it has teams)
+    takes it from the season state instead: :func:`webapp.games.season_queries.series_best`."""
+    from webapp.games import season_queries
+    if season_queries.managed(game.season):
+        return season_queries.series_best(game)
+    if game.series_id is None or game.kind != "qualifying":
         return None
     earlier = _chronological(db.select(Game).where(
         Game.series_id == game.series_id, Game.id != game.id, Game.kind == "qualifying",
