@@ -18,7 +18,7 @@ from webapp.core.access import access, current_staff
 from webapp.extensions import db
 from webapp.games import season_queries
 from webapp.games.models import Season, Team
-from webapp.games.operations import GameError
+from webapp.games.operations import GameError, create_team
 from webapp.games.season_events import SeasonConflict, add_event, add_new_team, add_team
 from webapp.jobs import commit
 
@@ -80,6 +80,12 @@ class SeasonTeamIn(Strict):
     captain = fields.String(load_default=None, allow_none=True)
     experts = fields.List(fields.String(validate=validate.Length(max=100)), load_default=None,
                           allow_none=True)
+
+
+class TeamIn(Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    captain = fields.String(required=True)
+    experts = fields.List(fields.String(validate=validate.Length(max=100)), required=True)
 
 
 class SeasonTeamOut(Schema):
@@ -169,5 +175,27 @@ def season_team(data, season_id):
     except SeasonConflict as exc:
         _conflict(exc)
     out = {"id": row.id, "team_id": row.team_id, "position": row.position}
+    commit()
+    return out
+
+
+@blp.route("/teams", methods=["POST"])
+@access("producer", api=True)
+@blp.arguments(TeamIn)
+@blp.response(201, SeasonTeamOut)
+@blp.alt_response(422, schema=ValidationErrors)
+@blp.doc(security=SECURE)
+def team(data):
+    """Create a team of experts: ``{name, captain, experts}`` (six distinct names, the captain
+    among them; 2023 §3.4.3). It joins a season by ``POST /seasons/{id}/teams`` or, later in
+    the season, by an ``enter`` event (a reserve, the sponsor's team)."""
+    from webapp.api.views import unprocessable
+
+    try:
+        row = create_team(data["name"], data["captain"], data["experts"])
+    except GameError as exc:
+        db.session.rollback()
+        unprocessable(exc.errors)
+    out = {"id": row.id, "team_id": row.id, "position": None}
     commit()
     return out
