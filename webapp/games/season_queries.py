@@ -145,3 +145,30 @@ def final_winners(season: SeasonRow) -> dict[int, dict[str, Any]]:
             out[game.id] = {"kind": result.kind, "part": result.part, "team": result.team,
                             "won": result.won, "score": result.score}
     return out
+
+
+FINAL_LABELS = {"series_final": "финал серии", "year_final": "финал года",
+                "special": "специальная игра"}
+PART_LABELS = {"spring": "весенней", "summer": "летней", "autumn": "осенней",
+               "winter": "зимней"}
+
+
+def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
+    """For the prize page: what the season says of a closed final ``game`` —
+    ``{"kind", "part", "team", "won", "score", "label"}`` (``label``: Russian, e.g.
+    ``"финал весенней серии: «Буян», 6:2, знатоки победили"``) — or None (not a final of a
+    managed season, or not closed yet). With ``form`` (the award form, not yet submitted) its
+    ``team`` field is filled with the team's six experts: people still choose the
+    recipient."""
+    info = final_winners(game.season).get(game.id)
+    if info is None:
+        return None
+    kind = FINAL_LABELS[info["kind"]]
+    if info["kind"] == "series_final":
+        kind = f"финал {PART_LABELS.get(info['part'], info['part'])} серии"
+    verdict = "знатоки победили" if info["won"] else "победили телезрители"
+    team = db.session.scalar(db.select(Team).where(Team.name == info["team"]))
+    if form is not None and team is not None and not form.is_submitted() \
+            and hasattr(form, "team") and not form.team.data:
+        form.team.data = "\n".join(team.experts)
+    return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}
