@@ -156,7 +156,8 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
 
 def validate_table(table: dict | None, ruleset: str) -> dict:
     """Check a table plan ``{"blitz", "superblitz", "sector13"}`` (each 1..13 or None,
-    distinct). Raises GameError."""
+    distinct) and against the rule book (:func:`webapp.domain.rules.check_plan`: 2009
+    sector 13 is the 13th, blitz and superblitz among the other twelve). Raises GameError."""
     table = dict(table or {})
     errors: dict[str, list[str]] = {}
     plan = {}
@@ -175,6 +176,9 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     if unknown:
         errors.setdefault("table", []).append(
             f"неизвестные ключи: {', '.join(sorted(unknown))}")
+    if not errors and ruleset in RULESETS:
+        from webapp.games.game_rules import plan_errors
+        errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)
     return plan
@@ -941,8 +945,9 @@ def draw_card(draw: Sector13Draw) -> Document | None:
 def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
                   seed: str | None = None) -> Sector13Draw:
     """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
-    among :func:`live_candidates` sent on the game's air date (from :func:`air_day_start`)
-    before the spin, with a fresh 128-bit seed (recorded with the candidates).
+    among :func:`live_candidates` sent during the game — from its first recorded event
+    (:func:`webapp.games.game_rules.game_started_at`, §1.3 «во время игры») — before the
+    spin, with a fresh 128-bit seed (recorded with the candidates).
     The drawn question goes into the sector-13 envelope (slot 1, status ``assigned``), so the
     close treats it like any envelope question (played → answered / unanswered, the author's
     prize); and its host card is queued at once (Document kind ``sector13_card``, one printed
@@ -953,7 +958,8 @@ def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
         game_id=game.id, seq=seq, cancelled_at=None))
     if existing is not None:
         return existing
-    candidates = live_candidates(spun_at, since=air_day_start(game))
+    from webapp.games.game_rules import game_started_at
+    candidates = live_candidates(spun_at, since=game_started_at(game, spun_at))
     seed = seed or secrets.token_hex(16)
     chosen = repeat_draw(seed, candidates)
     draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,
