@@ -43,3 +43,41 @@ def game_started_at(game: Game, spun_at: datetime) -> datetime:
     first = db.session.scalar(db.select(db.func.min(GameEventAudit.at)).where(
         GameEventAudit.game_id == game.id, GameEventAudit.action == "record"))
     return min(first, spun_at) if first is not None else spun_at
+
+
+def _chronological_before(game: Game) -> list[Game]:
+    earlier = db.or_(Game.air_date < game.air_date,
+                     db.and_(Game.air_date == game.air_date, Game.id < game.id))
+    return list(db.session.scalars(db.select(Game).where(
+        Game.season_id == game.season_id, Game.id != game.id, earlier)
+        .order_by(Game.air_date, Game.id)).all())
+
+
+def experts_off_table(game: Game) -> list[str]:
+    """2023 §3.7.3: the experts of ``game``'s team who hinted — a ``red_card`` event naming
+    them (``expert``; ``team`` when the hinter is not of the playing team) — in a game of the
+    season played since the team's previous game (that game included), so they start this
+    game off the table. ``[]`` without a team, under 2009 or when nobody hinted. Names are
+    kept as recorded, in the order of the cards, each once."""
+    if game.team_id is None or game.season.ruleset != "2023":
+        return []
+    team = game.team_row.name if game.team_row is not None else game.team
+    before = _chronological_before(game)
+    since = max((i for i, g in enumerate(before) if g.team_id == game.team_id), default=0)
+    names: list[str] = []
+    for other in before[since:]:
+        for event in other.events:
+            p = event.payload
+            if p.get("type") != "red_card" or not isinstance(p.get("expert"), str):
+                continue
+            hinter_team = p.get("team") or other.team
+            if hinter_team == team and p["expert"] not in names:
+                names.append(p["expert"])
+    return names
+
+
+def off_table_context(game: Game) -> dict:
+    """The ``context`` key for :func:`experts_off_table`: ``{"off_table": [...]}`` when
+    someone is off, else ``{}`` (the context stays the contract's two keys)."""
+    names = experts_off_table(game)
+    return {"off_table": names} if names else {}

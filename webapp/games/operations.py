@@ -831,7 +831,9 @@ def game_context(game: Game) -> dict:
     """The engine's ``context`` (``contracts/game-protocol.md``) from the database:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
     :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
-    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game)}
+    from webapp.games.game_rules import off_table_context
+    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game),
+            **off_table_context(game)}  # 2023 §3.7.3: experts who hinted start off the table
 
 
 def protocol(game: Game) -> dict:

@@ -130,7 +130,8 @@ def test_sector13_options_cycle_across_the_teams_games(app):
     # another team and the 2009 rule set know nothing of these options
     other = h.game(s, 5, team_=create_team("Другие", "Анна", h.EXPERTS), table=table)
     assert game_context(other)["sector13_options_used"] == []
-    old = h.game(h.season("2009"), 6, team_=t, table=table)
+    old = h.game(h.season("2009"), 6, team_=t,
+                 table={"blitz": None, "superblitz": None, "sector13": 13})  # 2009 §1.3
     assert game_context(old)["sector13_options_used"] == []
 
 

@@ -128,3 +128,4 @@ def test_access(api):
     assert run.api("post", f"/api/v1/seasons/{run.id}/events", role="host",
                    json=OPEN).status_code == 403
     assert api("get", "/api/v1/seasons/999999", role="host").status_code == 404
+
