@@ -129,3 +129,25 @@ def test_access(api):
                    json=OPEN).status_code == 403
     assert api("get", "/api/v1/seasons/999999", role="host").status_code == 404
 
+
+
+def test_2009_table_plan_is_refused_at_creation(api):
+    """2009 §1.3, §1.4.2–1.4.3: validate_table calls the domain's check_plan."""
+    sid = api("post", "/api/v1/seasons", role="producer",
+              json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"}
+              ).json["id"]
+
+    def create(table):
+        return api("post", "/api/v1/games", role="producer", json={
+            "season_id": sid, "kind": "qualifying", "date": "2009-03-01", "table": table})
+
+    r = create({"blitz": None, "superblitz": 5, "sector13": 7})
+    assert r.status_code == 422
+    assert r.json == {"errors": {"table.sector13": [
+        f"по правилам 2009 вопросы из Интернета играют в 13-м секторе ({R09} §1.3)"]}}
+    r = create({"blitz": 13, "superblitz": 5, "sector13": None})
+    assert r.status_code == 422
+    assert r.json == {"errors": {"table.blitz": [
+        "по правилам 2009 блиц — один из двенадцати секторов с письмами, не 13-й "
+        f"({R09} §1.4.3)"]}}
+    assert create({"blitz": 4, "superblitz": 5, "sector13": 13}).status_code == 201
