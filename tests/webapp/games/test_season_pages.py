@@ -90,3 +90,24 @@ def test_public_page_hides_games_not_aired_and_speaks_three_languages(api, clien
     be = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "be"}))
     assert "Рэйтынг каманд" in be
     assert client.get("/season/999999").status_code == 404
+
+
+def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
+    from tests.webapp.games import helpers as h
+    from tests.webapp.games.season_driver import game_events
+
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    run.event(OPEN)
+    first, twin = (run.create_game("qualifying", "Королёва").json["id"] for _ in range(2))
+    for gid in (first, twin):
+        h.approved_questions_more(17)
+        api("post", f"/api/v1/games/{gid}/assign", role="producer")
+        for ev in game_events("6:3"):
+            api("post", f"/api/v1/games/{gid}/events", role="host", json=ev)
+    assert api("post", f"/api/v1/games/{first}/close", role="producer").status_code == 200
+    login("producer")
+    page = _text(client.post(f"/prizes/close/{twin}", follow_redirects=True))
+    assert ("Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
+            f"рейтинга ({R23} §4.8)") in page
+    assert 'href="/games/seasons/' in _text(client.get("/games/"))
