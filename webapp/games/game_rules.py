@@ -45,12 +45,23 @@ def game_started_at(game: Game, spun_at: datetime) -> datetime:
     return min(first, spun_at) if first is not None else spun_at
 
 
-def _chronological_before(game: Game) -> list[Game]:
-    earlier = db.or_(Game.air_date < game.air_date,
-                     db.and_(Game.air_date == game.air_date, Game.id < game.id))
-    return list(db.session.scalars(db.select(Game).where(
-        Game.season_id == game.season_id, Game.id != game.id, earlier)
-        .order_by(Game.air_date, Game.id)).all())
+def _before(game: Game):
+    """SQL condition: games played before ``game`` (air date, then id)."""
+    return db.or_(Game.air_date < game.air_date,
+                  db.and_(Game.air_date == game.air_date, Game.id < game.id))
+
+
+def _since_previous(game: Game) -> list[Game]:
+    """The season's games played before ``game`` from its team's previous game on (that game
+    included; all earlier games when the team has none), in play order."""
+    prev = db.session.scalar(db.select(Game).where(
+        Game.season_id == game.season_id, Game.team_id == game.team_id, Game.id != game.id,
+        _before(game)).order_by(Game.air_date.desc(), Game.id.desc()).limit(1))
+    query = db.select(Game).where(Game.season_id == game.season_id, Game.id != game.id,
+                                  _before(game))
+    if prev is not None:
+        query = query.where(db.or_(Game.id == prev.id, db.not_(_before(prev))))
+    return list(db.session.scalars(query.order_by(Game.air_date, Game.id)).all())
 
 
 def experts_off_table(game: Game) -> list[str]:
@@ -62,10 +73,8 @@ def experts_off_table(game: Game) -> list[str]:
     if game.team_id is None or game.season.ruleset != "2023":
         return []
     team = game.team_row.name if game.team_row is not None else game.team
-    before = _chronological_before(game)
-    since = max((i for i, g in enumerate(before) if g.team_id == game.team_id), default=0)
     names: list[str] = []
-    for other in before[since:]:
+    for other in _since_previous(game):
         for event in other.events:
             p = event.payload
             if p.get("type") != "red_card" or not isinstance(p.get("expert"), str):
