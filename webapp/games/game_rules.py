@@ -9,7 +9,7 @@ from datetime import datetime
 
 from webapp.domain.rules import RULESETS, RuleViolation, Table, check_plan
 from webapp.extensions import db
-from webapp.games.models import Game, GameEventAudit
+from webapp.games.models import Game, GameEvent, GameEventAudit
 
 #: Russian text of a plan refusal by topic of the clause (staff pages and the API's 422).
 PLAN_RU = {
@@ -45,43 +45,38 @@ def game_started_at(game: Game, spun_at: datetime) -> datetime:
     return min(first, spun_at) if first is not None else spun_at
 
 
-def _before(game: Game):
-    """SQL condition: games played before ``game`` (air date, then id)."""
-    return db.or_(Game.air_date < game.air_date,
-                  db.and_(Game.air_date == game.air_date, Game.id < game.id))
-
-
-def _since_previous(game: Game) -> list[Game]:
-    """The season's games played before ``game`` from its team's previous game on (that game
-    included; all earlier games when the team has none), in play order."""
-    prev = db.session.scalar(db.select(Game).where(
-        Game.season_id == game.season_id, Game.team_id == game.team_id, Game.id != game.id,
-        _before(game)).order_by(Game.air_date.desc(), Game.id.desc()).limit(1))
-    query = db.select(Game).where(Game.season_id == game.season_id, Game.id != game.id,
-                                  _before(game))
-    if prev is not None:
-        query = query.where(db.or_(Game.id == prev.id, db.not_(_before(prev))))
-    return list(db.session.scalars(query.order_by(Game.air_date, Game.id)).all())
+def _before(air_date, game_id: int):
+    """SQL condition: games played before the game (``air_date``, ``game_id``) — air date,
+    then id."""
+    return db.or_(Game.air_date < air_date,
+                  db.and_(Game.air_date == air_date, Game.id < game_id))
 
 
 def experts_off_table(game: Game) -> list[str]:
     """2023 §3.7.3: the experts of ``game``'s team who hinted — a ``red_card`` event naming
     them (``expert``; ``team`` when the hinter is not of the playing team) — in a game of the
-    season played since the team's previous game (that game included), so they start this
-    game off the table. ``[]`` without a team, under 2009 or when nobody hinted. Names are
-    kept as recorded, in the order of the cards, each once."""
+    season played since the team's previous game (that game included; every earlier game
+    when it has none), so they start this game off the table. ``[]`` without a team, under
+    2009 or when nobody hinted. Names as recorded, in the order of the cards, each once.
+    Reads only the event payloads of those games (this runs at every console event)."""
     if game.team_id is None or game.season.ruleset != "2023":
         return []
     team = game.team_row.name if game.team_row is not None else game.team
+    before = _before(game.air_date, game.id)
+    prev = db.session.execute(db.select(Game.air_date, Game.id).where(
+        Game.season_id == game.season_id, Game.team_id == game.team_id, Game.id != game.id,
+        before).order_by(Game.air_date.desc(), Game.id.desc()).limit(1)).first()
+    query = (db.select(GameEvent.payload, Game.team).join(Game, Game.id == GameEvent.game_id)
+             .where(Game.season_id == game.season_id, Game.id != game.id, before))
+    if prev is not None:
+        query = query.where(db.not_(_before(prev.air_date, prev.id)))
     names: list[str] = []
-    for other in _since_previous(game):
-        for event in other.events:
-            p = event.payload
-            if p.get("type") != "red_card" or not isinstance(p.get("expert"), str):
-                continue
-            hinter_team = p.get("team") or other.team
-            if hinter_team == team and p["expert"] not in names:
-                names.append(p["expert"])
+    for payload, game_team in db.session.execute(
+            query.order_by(Game.air_date, Game.id, GameEvent.seq)).all():
+        if payload.get("type") != "red_card" or not isinstance(payload.get("expert"), str):
+            continue
+        if (payload.get("team") or game_team) == team and payload["expert"] not in names:
+            names.append(payload["expert"])
     return names
 
 
