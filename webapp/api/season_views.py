@@ -4,12 +4,12 @@
 (one producer's event → ``201 {state}`` or ``409 {error}``), ``GET /seasons/{id}/protocol``
 (the ``sova.season-protocol/1`` file) and ``POST /seasons/{id}/teams`` (a team of a captain
 and six experts joins the initial rating, before the first event). A closed game's result is
-added by the closing itself (``POST /games/{id}/close``).
+added by the closing itself (``POST /games/{id}/close``). Refusals are answered by the
+request edge (``webapp.core.edge``): 409 ``{error}`` / 422 ``{errors}``.
 """
 
 from __future__ import annotations
 
-from flask import abort
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
@@ -19,8 +19,7 @@ from webapp.extensions import db
 from webapp.games import season_queries
 from webapp.games.models import Season, Team
 from webapp.games.operations import GameError, create_team
-from webapp.games.season_events import SeasonConflict, add_event, add_new_team, add_team
-from webapp.jobs import commit
+from webapp.games.season_events import add_event, add_new_team, add_team
 
 blp = Blueprint("api_seasons", __name__, url_prefix="/api/v1",
                 description="The season: rating, series, finals (season-protocol.md)")
@@ -95,17 +94,7 @@ class SeasonTeamOut(Schema):
 
 
 def _season(season_id: int) -> Season:
-    season = db.session.get(Season, season_id) if 0 < season_id <= MAX_ID else None
-    if season is None:
-        abort(404)
-    return season
-
-
-def _conflict(exc: SeasonConflict):
-    from webapp.api.views import conflict
-
-    db.session.rollback()
-    conflict(exc.error)
+    return db.get_or_404(Season, season_id)
 
 
 @blp.route("/seasons/<int:season_id>")
@@ -129,13 +118,8 @@ def season_event(event, season_id):
     the rules refuse it (the clause in ``rule``). ``game`` events are refused: closing a game
     adds its result."""
     season = _season(season_id)
-    try:
-        state = add_event(season, dict(event), current_staff().id)
-    except SeasonConflict as exc:
-        _conflict(exc)
-    out = state.to_json()
-    commit()
-    return {"state": out}
+    state = add_event(season, dict(event), current_staff().id)  # SeasonConflict → 409 (edge)
+    return {"state": state.to_json()}
 
 
 @blp.route("/seasons/<int:season_id>/protocol")
@@ -157,26 +141,16 @@ def season_protocol(season_id):
 def season_team(data, season_id):
     """Put a team last in the season's initial rating (before the season's first event):
     an existing ``team_id``, or a new team ``{name, captain, experts}``."""
-    from webapp.api.views import unprocessable
-
     season = _season(season_id)
-    try:
-        if data.get("team_id") is not None:
-            team = db.session.get(Team, data["team_id"])
-            if team is None:
-                unprocessable({"team_id": ["нет такой команды"]})
-            row = add_team(season, team)
-        else:
-            row = add_new_team(season, data.get("name") or "", data.get("captain") or "",
-                               data.get("experts") or [])
-    except GameError as exc:
-        db.session.rollback()
-        unprocessable(exc.errors)
-    except SeasonConflict as exc:
-        _conflict(exc)
-    out = {"id": row.id, "team_id": row.team_id, "position": row.position}
-    commit()
-    return out
+    if data.get("team_id") is not None:
+        team = db.session.get(Team, data["team_id"])
+        if team is None:
+            raise GameError({"team_id": ["нет такой команды"]})
+        row = add_team(season, team)  # SeasonConflict → 409 (edge)
+    else:
+        row = add_new_team(season, data.get("name") or "", data.get("captain") or "",
+                           data.get("experts") or [])  # GameError → 422 (edge)
+    return {"id": row.id, "team_id": row.team_id, "position": row.position}
 
 
 @blp.route("/teams", methods=["POST"])
@@ -189,13 +163,5 @@ def team(data):
     """Create a team of experts: ``{name, captain, experts}`` (six distinct names, the captain
     among them; 2023 §3.4.3). It joins a season by ``POST /seasons/{id}/teams`` or, later in
     the season, by an ``enter`` event (a reserve, the sponsor's team)."""
-    from webapp.api.views import unprocessable
-
-    try:
-        row = create_team(data["name"], data["captain"], data["experts"])
-    except GameError as exc:
-        db.session.rollback()
-        unprocessable(exc.errors)
-    out = {"id": row.id, "team_id": row.id, "position": None}
-    commit()
-    return out
+    row = create_team(data["name"], data["captain"], data["experts"])  # GameError → 422
+    return {"id": row.id, "team_id": row.id, "position": None}

@@ -8,25 +8,19 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, url_for
 
 from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
 from webapp.domain.prizes import awards_available
 from webapp.domain.season import BOOKS
 from webapp.extensions import db
 from webapp.games import queries
 from webapp.games import season_queries as sq
 from webapp.games.models import SERIES_LABELS, Game, Season, Team
-from webapp.games.operations import GameConflict, GameError, create_game
-from webapp.games.season_events import (
-    SeasonConflict,
-    add_event,
-    add_new_team,
-    add_team,
-    refusal_ru,
-)
+from webapp.games.operations import create_game
+from webapp.games.season_events import add_event, add_new_team, add_team
 from webapp.games.season_forms import SeasonEventForm, SeasonGameForm, SeasonTeamForm
-from webapp.jobs import commit
 
 bp = Blueprint("seasons", __name__)
 
@@ -36,10 +30,7 @@ KIND_LABELS = {"qualifying": "отборочная", "series_final": "финал
 
 
 def _season_or_404(season_id: int) -> Season:
-    season = db.session.get(Season, season_id) if 0 < season_id <= 2**31 - 1 else None
-    if season is None:
-        abort(404)
-    return season
+    return db.get_or_404(Season, season_id)
 
 
 def _errors(form) -> str:
@@ -108,19 +99,13 @@ def season_team(season_id: int):
     form = SeasonTeamForm(prefix="team")
     form.team_id.choices = [(0, "")] + [(t.id, t.name) for t in queries.teams()]
     if form.validate_on_submit():
-        try:
-            if form.team_id.data:
-                row = add_team(season, db.session.get(Team, form.team_id.data))
-            else:
-                row = add_new_team(season, form.name.data or "", form.captain.data or "",
-                                   (form.experts.data or "").splitlines())
-        except (GameError, SeasonConflict) as exc:
-            db.session.rollback()
-            flash(f"Команда не добавлена: {exc}", "error")
+        on_refusal("Команда не добавлена: ", url_for("seasons.season", season_id=season_id))
+        if form.team_id.data:
+            row = add_team(season, db.session.get(Team, form.team_id.data))
         else:
-            name = row.team.name
-            commit()
-            flash(f"Команда «{name}» — в рейтинге сезона.", "success")
+            row = add_new_team(season, form.name.data or "", form.captain.data or "",
+                               (form.experts.data or "").splitlines())
+        flash(f"Команда «{row.team.name}» — в рейтинге сезона.", "success")
     else:
         flash("Команда не добавлена: " + _errors(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
@@ -134,14 +119,10 @@ def season_event(season_id: int):
     form = SeasonEventForm(prefix="event")
     form.team.choices = _team_choices(season)
     if form.validate_on_submit():
-        try:
-            add_event(season, form.payload(), current_staff().id)
-        except SeasonConflict as exc:
-            db.session.rollback()
-            flash(f"Событие не принято: {refusal_ru(exc.error)}", "error")
-        else:
-            commit()
-            flash("Событие сезона записано.", "success")
+        # a refusal: the Russian gist of the clause and the clause (SeasonConflict's str)
+        on_refusal("Событие не принято: ", url_for("seasons.season", season_id=season_id))
+        add_event(season, form.payload(), current_staff().id)
+        flash("Событие сезона записано.", "success")
     else:
         flash("Событие не принято: " + _errors(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
@@ -158,20 +139,11 @@ def season_game(season_id: int):
     if form.validate_on_submit():
         table = {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
                  "sector13": form.sector13.data}
-        try:
-            game = create_game(season.id, form.kind.data, form.air_date.data, table,
-                               team_id=form.team_id.data)
-        except SeasonConflict as exc:
-            db.session.rollback()
-            flash(f"Игра не создана: {refusal_ru(exc.error)}", "error")
-        except (GameError, GameConflict) as exc:
-            db.session.rollback()
-            flash(f"Игра не создана: {exc}", "error")
-        else:
-            gid = game.id
-            commit()
-            flash("Игра создана.", "success")
-            return redirect(url_for("games.game", game_id=gid))
+        on_refusal("Игра не создана: ", url_for("seasons.season", season_id=season_id))
+        game = create_game(season.id, form.kind.data, form.air_date.data, table,
+                           team_id=form.team_id.data)
+        flash("Игра создана.", "success")
+        return redirect(url_for("games.game", game_id=game.id))
     else:
         flash("Игра не создана: " + _errors(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
