@@ -23,7 +23,7 @@ from webapp.games.season_events import add_event, add_new_team, add_team
 
 blp = Blueprint("api_seasons", __name__, url_prefix="/api/v1",
                 description="The season: rating, series, finals (season-protocol.md)")
-SECURE = [{"bearer": []}]
+SECURE: list[dict[str, list[str]]] = [{"bearer": []}]
 MAX_ID = 2**31 - 1
 
 

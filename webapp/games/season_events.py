@@ -162,8 +162,10 @@ def result_event(game: Game, game_state: dict, eng) -> dict:
     """The season's ``game`` event of a finished game: its kind (a 2009 rematch is a
     ``rematch``, :func:`season_queries.season_kind`), team, final score and whether the
     decisive round was played (2023 §3.6)."""
+    team = game.team_row
+    assert team is not None  # add_game_result checked the team is of the season
     return {"type": "game", "kind": sq.season_kind(game.season.ruleset, game.kind,
-                                                   game.team_row.name, eng), "team": game.team_row.name,
+                                                   team.name, eng), "team": team.name,
             "score": game_state["score"],
             "decisive_round": any(r.get("decisive") for r in game_state["rounds"])}
 

@@ -12,11 +12,11 @@ from sqlalchemy import JSON, ForeignKey, Integer, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model
 from webapp.games.models import Team
 
 
-class SeasonTeam(db.Model):
+class SeasonTeam(Model):
     """A team of a season. ``position``: its place in the initial rating (1 = first;
     000_90d7c8192601ed3a.txt §4.2.1, 002_e025d5ded135c1c4.txt §2.1) — the protocol's
     ``teams`` in this order; None for a team that joined later by an ``enter`` event (a
@@ -34,7 +34,7 @@ class SeasonTeam(db.Model):
     team: Mapped[Team] = relationship(lazy="joined")
 
 
-class SeasonEvent(db.Model):
+class SeasonEvent(Model):
     """One event of ``sova.season-protocol/1`` (``payload``: the event object), in order
     (``seq`` from 1). ``game_id``: the closed game whose result this ``game`` event is (one
     event per game); None for the producer's events. ``by_user_id``/``created_at``: who

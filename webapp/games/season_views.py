@@ -101,7 +101,7 @@ def season_team(season_id: int):
     if form.validate_on_submit():
         on_refusal("Команда не добавлена: ", url_for("seasons.season", season_id=season_id))
         if form.team_id.data:
-            row = add_team(season, db.session.get(Team, form.team_id.data))
+            row = add_team(season, db.get_or_404(Team, form.team_id.data))
         else:
             row = add_new_team(season, form.name.data or "", form.captain.data or "",
                                (form.experts.data or "").splitlines())
