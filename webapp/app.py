@@ -135,13 +135,15 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.games.season_views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp
     from webapp.prizes.views import bp as prizes_bp
     from webapp.submissions.views import bp as submissions_bp
 
-    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, prizes_bp, live_bp):
+    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, seasons_bp, prizes_bp,
+               live_bp):
         app.register_blueprint(bp)
     register_api(app)
 
