@@ -43,28 +43,66 @@ def _require_env(name: str) -> str:
     return value
 
 
+def _test_config(tmp_path: Path, database_url: str) -> dict:
+    """The configuration every test app starts from (SQLite file ``database_url``)."""
+    return {
+        "TESTING": True,
+        "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+        "SOVA_DATABASE_URL": database_url,
+        "SOVA_BROKER_URL": "memory://",
+        "SOVA_OUTBOX_AUTOSEND": False,
+        "SOVA_DOCUMENTS_PATH": str(tmp_path / "documents"),
+        "RATELIMIT_ENABLED": False,
+        "SOVA_MIN_FILL_SECONDS": 0,
+    }
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """A SQLite file migrated to ``heads`` once per session (per xdist worker: each has its
+    own ``tmp_path_factory``); :func:`make_app` copies it instead of migrating per test.
+    The file is left in rollback-journal mode, so the one file holds everything."""
+    import sqlite3
+
+    from flask_migrate import upgrade
+
+    from webapp.app import create_app
+    from webapp.extensions import db
+
+    tmp = tmp_path_factory.mktemp("sqlite-template")
+    path = tmp / "template.sqlite"
+    app = create_app(_test_config(tmp, f"sqlite:///{path}"))
+    with app.app_context():
+        upgrade(revision="heads")
+        db.engine.dispose()
+    with sqlite3.connect(path) as conn:  # checkpoint the WAL into the file, drop the -wal
+        conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    return path
+
+
 @pytest.fixture
-def make_app(tmp_path):
-    """Factory: a Sova app on a fresh SQLite database (migrations applied) in tmp_path."""
+def make_app(tmp_path, sqlite_template):
+    """Factory: a Sova app on a fresh SQLite database in tmp_path, migrated to ``heads`` (a
+    copy of the session's migrated template). With ``SOVA_DATABASE_URL`` among the
+    overrides, that database is migrated instead."""
+    import shutil
+
     from flask_migrate import upgrade
 
     from webapp.app import create_app
 
     def factory(**overrides):
-        config = {
-            "TESTING": True,
-            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-            "SOVA_DATABASE_URL": f"sqlite:///{tmp_path / 'sova.sqlite'}",
-            "SOVA_BROKER_URL": "memory://",
-            "SOVA_OUTBOX_AUTOSEND": False,
-            "SOVA_DOCUMENTS_PATH": str(tmp_path / "documents"),
-            "RATELIMIT_ENABLED": False,
-            "SOVA_MIN_FILL_SECONDS": 0,
-        }
+        db_file = tmp_path / "sova.sqlite"
+        config = _test_config(tmp_path, f"sqlite:///{db_file}")
         config.update(overrides)
+        own_db = config["SOVA_DATABASE_URL"] == f"sqlite:///{db_file}"
+        if own_db and not db_file.exists():
+            shutil.copy(sqlite_template, db_file)
         app = create_app(config)
-        with app.app_context():
-            upgrade(revision="heads")
+        if not own_db:
+            with app.app_context():
+                upgrade(revision="heads")
         return app
 
     return factory
