@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test install lint bench fuzz clean
+.PHONY: run test test-fast install lint bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,19 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-## make test: install, ruff, import-linter (DESIGN.md dependency rules), pytest.
+## make test: install, ruff, import-linter (DESIGN.md dependency rules), every test, spread
+## over TEST_WORKERS pytest-xdist processes (auto: one per core, at most 4).
 ## Integration tests need SOVA_TEST_DATABASE_URL and SOVA_TEST_REDIS_URL (see .ci/run);
-## without them they are skipped with the reason shown.
+## without them they are skipped with the reason shown. Worker gwN uses Redis database
+## (SOVA_TEST_REDIS_URL's number + N).
+TEST_WORKERS ?= auto
+PYTEST_XDIST := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 test: lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs $(PYTEST_XDIST)
+
+## make test-fast: the inner loop, without the e2e, integration and slow tests (no lint).
+test-fast: install
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q $(PYTEST_XDIST) -m "not e2e and not integration and not slow"
 
 ## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.
