@@ -52,8 +52,9 @@ def sample_url(rule) -> str:
 
 
 def real_urls(rule, question_id: int) -> list[str]:
-    """The rule's path with real arguments: the seeded question's id, every export format."""
-    values = {"question_id": [str(question_id)], "fmt": ["csv", "xlsx"]}
+    """The rule's path with real arguments: the seeded question's id, its first author,
+    every export format."""
+    values = {"question_id": [str(question_id)], "position": ["0"], "fmt": ["csv", "xlsx"]}
     urls = [rule.rule]
     for match in _ARG.finditer(rule.rule):
         urls = [u.replace(match.group(0), v) for u in urls for v in values[match.group(2)]]
@@ -189,7 +190,8 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
     assert failures == [], "\n".join(failures)
     q = f"/editor/questions/{question_id}"
     assert urls == {("GET", "/editor/queue"), ("GET", q), ("POST", q), ("POST", f"{q}/claim"),
-                    ("POST", f"{q}/release"), ("POST", f"{q}/reveal"), ("POST", f"{q}/edit"),
+                    ("POST", f"{q}/release"), ("POST", f"{q}/reveal"),
+                    ("POST", f"{q}/authors/0"), ("POST", f"{q}/edit"),
                     ("POST", f"{q}/comments"), ("POST", f"{q}/sign-off"),
                     ("POST", "/editor/bulk"), ("GET", "/editor/export.csv"),
                     ("GET", "/editor/export.xlsx"), ("GET", "/editor/export/approved.4s"),
@@ -198,10 +200,10 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
 
 def test_the_editors_pages_declare_their_roles(app):
     """The declarations the editors' matrix checks against (blind moderation: only a chief
-    editor reveals authors or exports the approved packet)."""
+    editor reveals or corrects authors, or exports the approved packet)."""
     specs = {r.endpoint: app.view_functions[r.endpoint].sova_access
              for r in app.url_map.iter_rules() if r.endpoint.startswith("moderation.")}
-    chief_only = {"moderation.reveal", "moderation.export_4s"}
+    chief_only = {"moderation.reveal", "moderation.correct", "moderation.export_4s"}
     assert {e for e, s in specs.items() if s == "chief_editor"} == chief_only
     assert all(s == "editor+" for e, s in specs.items() if e not in chief_only)
     assert allowed_roles("chief_editor") == {"chief_editor", "admin"}
