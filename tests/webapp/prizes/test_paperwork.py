@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pypdf
 
+from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from webapp.core.models import Document, OutboxMessage
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -26,7 +27,6 @@ from webapp.prizes.models import (
 from webapp.prizes.operations import issue_minutes, mark_paid, mark_signed
 from workers.prizes import issue_agreement, render_minutes
 
-from .conftest import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from .test_accounting import OTHER_PAYEES, setup_prizes
 
 TEAM = ["Максим Поташев", "Илья Новиков"]
@@ -275,7 +275,7 @@ def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain
 
 
 def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, played, drain):
-    from .test_payee import BY_FORM as FORM
+    from tests.helpers import BY_FORM as FORM
 
     game = played("qualifying", VIEWERS_WIN)
     api("post", f"/api/v1/games/{game}/close", role="producer")

@@ -23,22 +23,6 @@ QUESTION = ("Какой город называют северной\u00a0сто
             "сло\u200bвом, как его называли в 1914–1924 годах.")
 
 
-@pytest.fixture
-def pg_app(pg_url, tmp_path):
-    from flask_migrate import upgrade
-
-    from webapp.app import create_app
-
-    app = create_app({"SOVA_DATABASE_URL": pg_url, "SOVA_BROKER_URL": "memory://",
-                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-                      "SOVA_OUTBOX_AUTOSEND": False, "TESTING": True})
-    with app.app_context():
-        upgrade(revision="heads")
-        yield app
-        db.session.remove()
-        db.engine.dispose()
-
-
 def submissions() -> dict[str, SubmissionInput]:
     """The shapes of intake: a viewer on the web, an API call with co-authors' e-mails, a
     paper letter without e-mail, a partner question; ``n`` makes keys and e-mails unique."""

@@ -212,7 +212,7 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     with app.app_context():
         resp = client.post("/submit", data=FORM)
         token = resp.headers["Location"].split("/status/")[1].split("?")[0]
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         assert drain_outbox(app) == ["moderation.precheck", "notify.received"]
     assert len(received) == 1
@@ -245,7 +245,7 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
     with app.app_context():
         app.test_client().post("/submit?lang=be", data=FORM)
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         drain_outbox(app)
     from email.header import decode_header, make_header
@@ -303,7 +303,7 @@ def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
     client.post("/submit", data=FORM)
     client.post("/my?lang=be", data={"email": "petr@example.com"})
     with app.app_context():
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         assert drain_outbox(app) == ["moderation.precheck", "notify.received", "notify.my_link"]
     from email.header import decode_header, make_header

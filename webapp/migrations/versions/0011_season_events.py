@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_season_events"
-down_revision = "0009_minutes_number"
+down_revision = "0012_author_line"
 branch_labels = None
 depends_on = None
 
