@@ -329,7 +329,7 @@ def close(game_id):
         db.session.rollback()
         conflict(exc.error)
     out = {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
-                       "currency": p.currency, "author": p.author.display,
+                       "currency": p.currency, "author": p.byline.display,
                        "question_id": p.question_id, "trophy": None, "rule": p.rule}
                       for p in prizes]}
     commit()
@@ -383,7 +383,7 @@ def prizes(args):
             "id": p.id, "kind": p.kind,
             "amount": None if p.amount is None else f"{p.amount:.2f}",
             "currency": p.currency, "status": p.status,
-            "author": {"name": p.payee, "city": p.author.city if p.author else None},
+            "author": {"name": p.payee, "city": p.byline.city if p.byline else None},
             "question_id": p.question_id, "trophy": p.trophy, "rule": p.rule,
             "agreement": {"number": a.number, "document_id": a.document_id,
                           "status": doc.status if doc else a.status} if a else None,

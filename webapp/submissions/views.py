@@ -46,6 +46,7 @@ from webapp.submissions.queries import by_token, public_history
 
 bp = Blueprint("submissions", __name__)
 MY_LINK_AGE = 24 * 3600  # seconds a "my questions" link stays valid
+CONFIRM_LINK_AGE = 90 * 24 * 3600  # seconds the link of the "received" e-mail confirms
 
 
 def status_labels() -> dict[str, str]:
@@ -245,6 +246,32 @@ def status(token: str):
                            labels=status_labels())
 
 
+def confirm_token(question_id: int, author_id: int) -> str:
+    """A signed token for ``/confirm/<token>``: mailed only to the address given with the
+    question, it proves that the address's owner sent it (issue 13)."""
+    return _serializer("confirm-author").dumps({"q": question_id, "a": author_id})
+
+
+@bp.route("/confirm/<token>")
+@limiter.limit("30/hour")
+@access("public")
+def confirm(token: str):
+    """The e-mailed link of a new question: confirms that the question is by the owner of
+    the address (its link to the author), so it shows in their «Мои вопросы»; then the
+    question's status page. Valid ``CONFIRM_LINK_AGE``; repeating it changes nothing."""
+    try:
+        data = _serializer("confirm-author").loads(token, max_age=CONFIRM_LINK_AGE)
+    except BadSignature:
+        return render_template("submissions/my_expired.html"), 410
+    from webapp.submissions.operations import confirm_authorship
+
+    question = db.session.get(Question, data.get("q"))
+    if question is None or not confirm_authorship(question, data.get("a")):
+        return render_template("submissions/my_expired.html"), 410
+    commit()
+    return redirect(url_for("submissions.status", token=question.public_token))
+
+
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
 
 @bp.route("/my", methods=["GET", "POST"])
@@ -300,8 +327,10 @@ def my_questions():
     from webapp.submissions.forms_my import WithdrawForm
     from webapp.submissions.models import QuestionAuthor
 
+    # only confirmed links: anyone can type this address into the form (issue 13)
     questions = db.session.scalars(
-        db.select(Question).join(QuestionAuthor).where(QuestionAuthor.author_id == author_id)
+        db.select(Question).join(QuestionAuthor).where(
+            QuestionAuthor.author_id == author_id, QuestionAuthor.confirmed_at.is_not(None))
         .order_by(Question.created_at.desc())).all()
     return render_template("submissions/my_questions.html", questions=questions,
                            history={q.id: public_history(q) for q in questions},
