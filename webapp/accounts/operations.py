@@ -106,6 +106,35 @@ def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOL
     return None
 
 
+def end_sessions(user: User) -> None:
+    """Invalidate every login session of ``user`` on the server side (logout, a password
+    change, an admin's "sign out everywhere"): a copied session cookie carries the old
+    ``session_version`` and is refused from now on. Atomic increment; flushes."""
+    db.session.execute(db.update(User).where(User.id == user.id)
+                       .values(session_version=User.session_version + 1))
+    db.session.refresh(user)
+
+
+def set_password(user: User, password: str) -> None:
+    """Set a new password (argon2id) and end all of the user's sessions; flushes."""
+    user.password_hash = _hasher.hash(password)
+    db.session.flush()
+    end_sessions(user)
+
+
+def user_for_session(session_id: str) -> User | None:
+    """The active user of a login session id ``"<id>:<session_version>"``
+    (``User.get_id``), or None when the id is malformed, the user inactive, or the
+    session's version is not the user's current one (it was ended)."""
+    user_id, _, version = (session_id or "").partition(":")
+    if not user_id.isdigit() or not version.isdigit():
+        return None
+    user = db.session.get(User, int(user_id))
+    if user is None or not user.active or (user.session_version or 0) != int(version):
+        return None
+    return user
+
+
 def unlock(user: User) -> None:
     """Lift a lock-out (admin action); flushes."""
     user.failed_logins = 0
