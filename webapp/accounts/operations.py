@@ -6,8 +6,8 @@ import secrets
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
-from flask import current_app
 from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app
 
 from webapp.accounts.models import ROLES, User, token_digest
 from webapp.core.models import utcnow
