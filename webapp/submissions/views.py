@@ -46,6 +46,7 @@ from webapp.submissions.queries import by_token, public_history
 
 bp = Blueprint("submissions", __name__)
 MY_LINK_AGE = 24 * 3600  # seconds a "my questions" link stays valid
+SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read (issue 13)
 CONFIRM_LINK_AGE = 90 * 24 * 3600  # seconds the link of the "received" e-mail confirms
 
 
@@ -176,6 +177,9 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
                deduct_when=lambda r: counts_toward_limit(r))
 @access("public")
 def submit():
+    # The form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that an image
+    # over 5 MB is a field error with the text kept, not a bare 413 (JavaScript off).
+    request.max_content_length = SUBMIT_MAX_BODY
     form = SubmitForm()
     if not form.is_submitted():
         return form_page(form, 200)
@@ -211,6 +215,36 @@ def submit():
                 token = again.public_token
             return redirect(url_for("submissions.status", token=token, new=1))
     return form_page(form, 422)
+
+
+def outage_form():
+    """The submit form again after a database outage (503): the viewer's text kept, the
+    message says nothing was saved. Called by ``webapp.security``'s 503 handler."""
+    form = SubmitForm(meta={"csrf": False})
+    page, _code = form_page(form, 503, _(
+        "База данных временно недоступна, вопрос не сохранён. Ваш текст остался на этой "
+        "странице — отправьте его ещё раз через минуту."))
+    return page
+
+
+@bp.record_once
+def _register_outage_form(state) -> None:
+    state.app.extensions.setdefault("sova_outage_forms", {})["submissions.submit"] = outage_form
+
+
+@bp.app_errorhandler(413)
+def too_large(exc):
+    """A body over even the submit form's own limit (``SUBMIT_MAX_BODY``, JavaScript off):
+    the form again with a clear message instead of a bare 413. Its text could not be read
+    (the body was refused unread)."""
+    if request.endpoint == "submissions.submit":
+        return form_page(SubmitForm(formdata=None, meta={"csrf": False}), 413, _(
+            "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
+            "изображение (до 5 МБ) и отправьте вопрос ещё раз.",
+            n=SUBMIT_MAX_BODY // (1024 * 1024)))
+    if request.path.startswith("/api/"):
+        return current_app.extensions["sova_api_error"](exc)
+    return render_template("error.html", error=exc), 413
 
 
 @bp.errorhandler(CSRFError)
