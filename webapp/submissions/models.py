@@ -77,6 +77,9 @@ class Question(db.Model):
     letter_scan: Mapped[str | None] = mapped_column(String(200))
     # Topic code of webapp.domain.topics.TOPICS (issue 5: varied topics); None = not set.
     topic: Mapped[str | None] = mapped_column(String(20))
+    # Issue 20: the author line of an imported packet exactly as written (``@`` / ``Автор:``),
+    # kept beside the parsed ``authors``; None when the authors were given as fields.
+    author_line: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(
@@ -133,6 +136,9 @@ class QuestionAuthor(db.Model):
     name: Mapped[str] = mapped_column(String(200))
     city: Mapped[str | None] = mapped_column(String(200))
     confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A credited co-author's phrase as written («при активном участии Евгения Миротина
+    # (Горки)»); the author row holds the nominative name. None for the other authors.
+    credit: Mapped[str | None] = mapped_column(Text)
     author: Mapped[Author] = relationship(lazy="joined")
 
     def __init__(self, **kwargs):

@@ -135,7 +135,7 @@ def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
     check_transition(None, INTAKE_STATUS)
     if values["status"] != INTAKE_STATUS:
         raise ValueError("the one-statement intake writes received questions only")
-    name, city, email = authors[0]
+    name, city, email = authors[0][:3]
     params = {**values, "at": values.get("created_at") or utcnow(), "a_name": name,
               "a_city": city, "more_ids": more_author_ids,
               "more_names": [a[0] for a in authors[1:]],
