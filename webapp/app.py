@@ -116,13 +116,13 @@ def register_extensions(app: Flask) -> None:
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
 
-    from webapp.accounts.models import User
-    from webapp.accounts.operations import user_by_token
+    from webapp.accounts.operations import user_by_token, user_for_session
 
     @login_manager.user_loader
-    def load_user(user_id: str):
-        user = db.session.get(User, int(user_id))
-        return user if user and user.active else None
+    def load_user(session_id: str):
+        # "<id>:<session_version>": an ended session (logout, password change, an
+        # admin's "sign out everywhere") is anonymous from then on (issue 13)
+        return user_for_session(session_id)
 
     @app.before_request
     def api_token():

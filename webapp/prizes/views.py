@@ -49,7 +49,7 @@ from webapp.prizes.operations import (
     reissue_agreement,
     reissue_minutes,
 )
-from webapp.submissions.models import Author
+from webapp.submissions.models import Question
 
 bp = Blueprint("prizes", __name__, url_prefix="/prizes")
 
@@ -90,10 +90,12 @@ def close(game_id: int):
 def _author_choices(game) -> list[SelectChoice]:
     if game.status not in ("finished", "closed"):
         return []
-    ids: list[int] = []
-    for _q, authors in _unanswered(game, game_state(game)):
-        ids.extend(a for a in authors if a not in ids)
-    return [SelectChoice(a.id, a.display) for a in (db.session.get(Author, i) for i in ids) if a]
+    choices: dict[int, str] = {}
+    for question_id, _authors in _unanswered(game, game_state(game)):
+        question = db.session.get(Question, question_id)
+        for byline in question.author_list if question else []:
+            choices.setdefault(byline.id, byline.display)  # as given on the question
+    return [SelectChoice(i, label) for i, label in choices.items()]
 
 
 @bp.route("/games/<int:game_id>/award", methods=["GET", "POST"])

@@ -6,13 +6,13 @@ events of a season in ``seq`` order; ``game_id`` for a closed game's result). Th
 state is derived by replaying them (``webapp.domain.season``); nothing else is stored.
 
 Revision ID: 0011_season_events
-Revises: 0009_minutes_number
+Revises: 0010_trust
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_season_events"
-down_revision = "0012_author_line"
+down_revision = "0010_trust"
 branch_labels = None
 depends_on = None
 
