@@ -21,7 +21,7 @@ from tests.integration.test_faults import (  # noqa: F401  (fixtures used by nam
     in_review_changes,
     private_redis,
     report_counts,
-    submit,
+    submit_fault,
     wait_for,
 )
 
@@ -72,7 +72,7 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(
     client = app.test_client()
     ids = []
     for i in range(20):
-        resp = submit(client, i)
+        resp = submit_fault(client, i)
         assert resp.status_code == 201, resp.get_json()
         ids.append(resp.get_json()["id"])
 
