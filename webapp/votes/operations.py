@@ -211,7 +211,7 @@ class Sms:
     received_at: datetime
 
 
-_candidates_cache: dict[int, list[str]] = {}
+_candidates_cache: dict[tuple[int, datetime], list[str]] = {}
 
 
 def _latest_vote():
@@ -221,14 +221,15 @@ def _latest_vote():
         select(Vote.id, Vote.status, Vote.opened_at).order_by(Vote.id.desc()).limit(1)).first()
 
 
-def _candidates(vote_id: int) -> list[str]:
-    """A vote's candidates (fixed once it is open; cached per process)."""
-    names = _candidates_cache.get(vote_id)
+def _candidates(vote_id: int, opened_at: datetime) -> list[str]:
+    """A vote's candidates (fixed once it is open; cached per process by id and opening
+    time, so a recreated database with the same ids cannot hit a stale entry)."""
+    names = _candidates_cache.get((vote_id, opened_at))
     if names is None:
         names = list(db.session.scalar(select(Vote.candidates).where(Vote.id == vote_id)))
         if len(_candidates_cache) > 64:
             _candidates_cache.clear()
-        _candidates_cache[vote_id] = names
+        _candidates_cache[(vote_id, opened_at)] = names
     return names
 
 
@@ -279,7 +280,7 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
         return rules.LATE
     vote_id = latest.id
     if latest.status == "open":
-        candidate = rules.match_candidate(sms.text, _candidates(vote_id))
+        candidate = rules.match_candidate(sms.text, _candidates(vote_id, latest.opened_at))
         result = rules.classify(is_open=True, before_open=sms.received_at < latest.opened_at,
                                 candidate=candidate, already_counted=False)
         if result != rules.LATE:

@@ -48,3 +48,50 @@ def vote_json(vote: Vote, zone: str = "Europe/Moscow") -> dict:
     doc = db.session.get(Document, vote.document_id) if vote.document_id else None
     out["document"] = {"id": doc.id, "status": doc.status} if doc else None
     return out
+
+
+def _shown(at: datetime | None, zone: str) -> str:
+    return at.astimezone(ZoneInfo(zone)).strftime("%d.%m.%Y %H:%M:%S %Z") if at else "—"
+
+
+def result_context(vote: Vote) -> dict:
+    """The context of ``templates/pdf/vote_result.html`` (primitives only)::
+
+        {"game": {"title", "date", "season", "team"}, "vote_id": int,
+         "candidates": [{"n", "name", "votes"}], "counted", "repeats", "invalid", "late",
+         "opened_at", "closed_at", "zone": str (times shown in the season's zone),
+         "winner": str | None, "log_sha256": str, "seal": str, "rule": str}
+
+    The counts are the ones frozen at close. ``seal``: a keyed hash (the app's key
+    material, :func:`webapp.core.crypto.lookup_hash`) of the result's canonical JSON, so
+    Sova can tell a genuine document's figures from altered ones."""
+    import json
+
+    from webapp.core.crypto import lookup_hash
+    from webapp.domain.vote import RULE
+    from webapp.games.models import Game
+
+    game = db.session.get(Game, vote.game_id)
+    zone = game.season.timezone
+    frozen = vote.votes or {}
+    candidates = [{"n": n, "name": name, "votes": int(frozen.get(str(n), 0))}
+                  for n, name in enumerate(vote.candidates, start=1)]
+    summary = {"vote_id": vote.id, "game_id": game.id, "candidates": candidates,
+               "counted": vote.counted or 0, "repeats": vote.repeats or 0,
+               "invalid": vote.invalid or 0, "late": vote.late or 0,
+               "opened_at": vote.opened_at.isoformat(),
+               "closed_at": vote.closed_at.isoformat() if vote.closed_at else None,
+               "log_sha256": vote.log_sha256}
+    seal = lookup_hash("vote-result:" + json.dumps(summary, sort_keys=True, ensure_ascii=False))
+    return {
+        "game": {"title": game.display_title, "date": game.air_date.isoformat(),
+                 "season": game.season.name, "team": game.team or (
+                     game.team_row.name if game.team_row else "")},
+        "vote_id": vote.id, "candidates": candidates,
+        "counted": summary["counted"], "repeats": summary["repeats"],
+        "invalid": summary["invalid"], "late": summary["late"],
+        "opened_at": _shown(vote.opened_at, zone), "closed_at": _shown(vote.closed_at, zone),
+        "zone": zone,
+        "winner": vote.candidates[vote.winner - 1] if vote.winner else None,
+        "log_sha256": vote.log_sha256 or "", "seal": seal, "rule": RULE,
+    }
