@@ -45,13 +45,22 @@ def app(make_app, backend):
 
 
 @pytest.fixture
-def sms(client):
-    """``sms(message_id, msisdn, text, received_at=None)`` → response of a signed callback."""
+def sms(app):
+    """``sms(message_id, msisdn, text, received_at=None)`` → response of a signed callback
+    (the gateway's own client: no staff session)."""
+    client = app.test_client()
 
     def send(message_id, msisdn, text, received_at=None, signature=None):
         body = sms_body(message_id, msisdn, text, received_at)
-        return client.post("/api/v1/votes/sms", data=body, content_type="application/json",
+        resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
                            headers={"X-Sova-Signature": signature or sign(body)})
+        # the test's app context (and so ``g``) outlives the request: drop the anonymous
+        # user the API request cached there, or the next page request of a logged-in
+        # test client would see it
+        from flask import g
+
+        g.pop("_login_user", None)
+        return resp
 
     return send
 
