@@ -379,6 +379,7 @@ def register_commands(app: Flask) -> None:
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
     app.cli.add_command(__import__("webapp.submissions.cli", fromlist=["uploads"]).uploads)
+    app.cli.add_command(__import__("webapp.votes.cli", fromlist=["vote"]).vote)  # sova vote
 
 
 def _create_app(*_args, **_kwargs):

@@ -12,6 +12,7 @@ from webapp.api import vote_schemas as s
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp, conflict, unprocessable
 from webapp.core.access import access, current_staff
+from webapp.extensions import db
 from webapp.games import queries as game_queries
 from webapp.jobs import commit
 from webapp.votes import operations as ops
@@ -90,11 +91,14 @@ def vote_control(data, game_id):
         else:
             vote = ops.close_vote(game, user)
     except ops.VoteInputError as exc:
+        db.session.rollback()
         unprocessable(exc.errors)
     except ops.VoteError as exc:
+        db.session.rollback()
         conflict(exc.error)
+    out = {"vote": vote_json(vote, game.season.timezone)}
     commit()
-    return {"vote": vote_json(vote, game.season.timezone)}
+    return out
 
 
 @blp.route("/games/<int:game_id>/vote")
