@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import func, insert, literal, select, update
+from sqlalchemy import bindparam, func, select, update
 
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import Document, utcnow
@@ -211,56 +211,87 @@ class Sms:
     received_at: datetime
 
 
-_candidates_cache: dict[tuple[int, datetime], list[str]] = {}
+#: The open vote as this process last saw it, per database URL: ``(id, opened_at,
+#: candidates)``. Only a vote seen OPEN is remembered, and nothing trusts it blindly: the
+#: insert itself re-checks ``status = 'open'`` under the row lock, and a refused insert
+#: drops the entry and looks again (so a vote closed — or closed and followed by another —
+#: meanwhile is noticed at once). It saves one round trip per message.
+_open_cache: dict[str, tuple[int, datetime, list[str]]] = {}
 
 
-def _latest_vote():
-    """``(id, status, opened_at)`` of the latest vote (the open one, if any: a vote opens
-    only when none is open, so the open vote is always the latest), or None."""
-    return db.session.execute(
-        select(Vote.id, Vote.status, Vote.opened_at).order_by(Vote.id.desc()).limit(1)).first()
+def _latest_vote(conn):
+    """``(id, status, opened_at, candidates)`` of the latest vote (the open one, if any: a
+    vote opens only when none is open, so the open vote is always the latest), or None."""
+    return conn.execute(
+        select(Vote.id, Vote.status, Vote.opened_at, Vote.candidates)
+        .order_by(Vote.id.desc()).limit(1)).first()
 
 
-def _candidates(vote_id: int, opened_at: datetime) -> list[str]:
-    """A vote's candidates (fixed once it is open; cached per process by id and opening
-    time, so a recreated database with the same ids cannot hit a stale entry)."""
-    names = _candidates_cache.get((vote_id, opened_at))
-    if names is None:
-        names = list(db.session.scalar(select(Vote.candidates).where(Vote.id == vote_id)))
-        if len(_candidates_cache) > 64:
-            _candidates_cache.clear()
-        _candidates_cache[(vote_id, opened_at)] = names
-    return names
+def _open_state(conn, fresh: bool):
+    url = str(db.engine.url)
+    if not fresh and url in _open_cache:
+        return _open_cache[url]
+    _open_cache.pop(url, None)
+    row = _latest_vote(conn)
+    if row is None or row.status != "open":
+        return None
+    state = (row.id, row.opened_at, list(row.candidates))
+    _open_cache[url] = state
+    return state
 
 
-def _insert(vote_id: int, sms: Sms, key: str, now: datetime, result: str,
-            candidate: int | None, only_if_open: bool) -> str | None:
-    """Insert one log row; returns ``result`` if it was inserted, None if a key refused it
-    (the message id is known, or — for ``counted`` — the number has a counted vote) or
-    the vote is no longer open (``only_if_open``)."""
-    cols = {"vote_id": literal(vote_id), "message_id": literal(sms.message_id),
-            "msisdn_hash": literal(key), "text": literal(sms.text[:500]),
-            "received_at": literal(sms.received_at, VoteMessage.received_at.type),
-            "arrived_at": literal(now, VoteMessage.arrived_at.type),
-            "result": literal(result), "candidate": literal(candidate, db.Integer)}
-    source = select(*[v.label(k) for k, v in cols.items()]).where(Vote.id == vote_id)
-    if only_if_open:
-        source = source.where(Vote.status == "open").with_for_update(read=True, key_share=True)
-    dialect = db.engine.dialect.name
+_INSERTS: dict[tuple[str, bool], object] = {}
+
+
+def _insert_statement(dialect: str, only_if_open: bool):
+    """``INSERT INTO vote_message (…) SELECT :params… FROM vote WHERE id = :vote_id [AND
+    status = 'open' FOR KEY SHARE] ON CONFLICT DO NOTHING RETURNING id``, built once per
+    dialect (constructing it per message cost more than executing it)."""
+    stmt = _INSERTS.get((dialect, only_if_open))
+    if stmt is not None:
+        return stmt
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    stmt = (dialect_insert(VoteMessage).from_select(list(cols), source)
-            .on_conflict_do_nothing().returning(VoteMessage.id))
-    if dialect not in ("postgresql", "sqlite"):  # pragma: no cover - other databases
-        stmt = insert(VoteMessage).from_select(list(cols), source)
-    return result if db.session.execute(stmt).first() is not None else None
+    cols = {"vote_id": bindparam("vote_id", type_=db.Integer),
+            "message_id": bindparam("message_id", type_=db.String),
+            "msisdn_hash": bindparam("msisdn_hash", type_=db.String),
+            "text": bindparam("text", type_=db.String),
+            "received_at": bindparam("received_at", type_=VoteMessage.received_at.type),
+            "arrived_at": bindparam("arrived_at", type_=VoteMessage.arrived_at.type),
+            "result": bindparam("result", type_=db.String),
+            "candidate": bindparam("candidate", type_=db.Integer)}
+    # Core tables, not the ORM entities: the session would take a parameter dict with an
+    # ORM insert for a "bulk insert" of its own
+    vote, message = Vote.__table__, VoteMessage.__table__
+    source = select(*[v.label(k) for k, v in cols.items()]).where(
+        vote.c.id == bindparam("vote_id"))
+    if only_if_open:
+        source = source.where(vote.c.status == "open").with_for_update(read=True,
+                                                                       key_share=True)
+    stmt = (dialect_insert(message).from_select(list(cols), source)
+            .on_conflict_do_nothing().returning(message.c.id))
+    _INSERTS[(dialect, only_if_open)] = stmt
+    return stmt
 
 
-def _known(vote_id: int, message_id: str) -> str | None:
-    return db.session.scalar(select(VoteMessage.result).where(
-        VoteMessage.vote_id == vote_id, VoteMessage.message_id == message_id))
+def _insert(conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str,
+            candidate: int | None, only_if_open: bool) -> str | None:
+    """Insert one log row; returns ``result`` if it was inserted, None if a key refused it
+    (the message id is known, or — for ``counted`` — the number has a counted vote) or
+    the vote is no longer open (``only_if_open``)."""
+    stmt = _insert_statement(db.engine.dialect.name, only_if_open)
+    row = conn.execute(stmt, {"vote_id": vote_id, "message_id": sms.message_id,
+                              "msisdn_hash": key, "text": sms.text[:500],
+                              "received_at": sms.received_at, "arrived_at": now,
+                              "result": result, "candidate": candidate}).first()
+    return result if row is not None else None
+
+
+def _known(conn, vote_id: int, message_id: str) -> str | None:
+    return conn.execute(select(VoteMessage.result).where(
+        VoteMessage.vote_id == vote_id, VoteMessage.message_id == message_id)).scalar()
 
 
 def receive_sms(sms: Sms, now: datetime | None = None) -> str:
@@ -270,41 +301,56 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
     A resent ``message_id`` (same vote) gets its stored answer and changes nothing. A
     message while no vote is open is filed ``late`` under the latest vote (not stored if no
     vote was ever held). Raises VoteInputError for a phone number that is none.
+
+    On PostgreSQL each statement runs in its own transaction (an autocommit connection):
+    the usual path is ONE round trip (the insert), and every statement is atomic and
+    idempotent on its own, so no multi-statement transaction is needed. On SQLite the
+    statements run in the session's transaction (writers are serialised there anyway) and
+    the caller commits.
     """
     key = msisdn_key(sms.msisdn)
     if key is None:
         raise VoteInputError({"msisdn": ["Не номер телефона."]})
     now = now or utcnow()
-    latest = _latest_vote()
-    if latest is None:
-        return rules.LATE
-    vote_id = latest.id
-    if latest.status == "open":
-        candidate = rules.match_candidate(sms.text, _candidates(vote_id, latest.opened_at))
-        result = rules.classify(is_open=True, before_open=sms.received_at < latest.opened_at,
-                                candidate=candidate, already_counted=False)
-        if result != rules.LATE:
-            done = _insert(vote_id, sms, key, now, result, candidate, only_if_open=True)
+    if db.engine.dialect.name == "postgresql":
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            return _receive(conn, sms, key, now)
+    return _receive(db.session, sms, key, now)
+
+
+def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
+    for fresh in (False, True):
+        state = _open_state(conn, fresh)
+        if state is None:
+            break
+        vote_id, opened_at, candidates = state
+        if sms.received_at < opened_at:
+            break                       # sent before the vote opened: late
+        candidate = rules.match_candidate(sms.text, candidates)
+        result = rules.classify(is_open=True, before_open=False, candidate=candidate,
+                                already_counted=False)
+        done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
+        if done:
+            return done
+        known = _known(conn, vote_id, sms.message_id)
+        if known:
+            return known
+        if result == rules.COUNTED:
+            # not the message id, so the number's counted vote refused it (unless the vote
+            # closed meanwhile: then this insert finds no open vote either)
+            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate,
+                           only_if_open=True)
             if done:
                 return done
-            known = _known(vote_id, sms.message_id)
+            known = _known(conn, vote_id, sms.message_id)
             if known:
                 return known
-            if result == rules.COUNTED:
-                # not the message id, so the number's counted vote refused it (unless the
-                # vote closed meanwhile: then the insert finds no open vote either)
-                done = _insert(vote_id, sms, key, now, rules.REPEAT, candidate,
-                               only_if_open=True)
-                if done:
-                    return done
-                known = _known(vote_id, sms.message_id)
-                if known:
-                    return known
-        else:
-            candidate = None
-    # late: no vote open (or it closed while we tried), or sent before it opened
-    done = _insert(vote_id, sms, key, now, rules.LATE, None, only_if_open=False)
-    return done or _known(vote_id, sms.message_id) or rules.LATE
+        # the vote is no longer open: look again (another may have opened since)
+    latest = _latest_vote(conn)
+    if latest is None:
+        return rules.LATE
+    done = _insert(conn, latest.id, sms, key, now, rules.LATE, None, only_if_open=False)
+    return done or _known(conn, latest.id, sms.message_id) or rules.LATE
 
 
 # --- the award and the purge --------------------------------------------------------------
