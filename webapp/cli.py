@@ -126,6 +126,33 @@ def game_replay(protocol):
     click.echo(json.dumps(state, ensure_ascii=False, indent=2))
 
 
+@click.group("season")
+def season():
+    """Seasons."""
+
+
+@season.command("replay")
+@click.argument("protocol", type=click.File("r", encoding="utf-8"))
+def season_replay(protocol):
+    """Replay a ``sova.season-protocol/1`` file: the state as JSON (exit 0), or the refusal
+    as JSON (exit 2). Needs no database; reads no configuration."""
+    from webapp.domain.rules import ProtocolError, RuleViolation
+    from webapp.domain.season import replay_season
+
+    try:
+        data = json.load(protocol)
+    except json.JSONDecodeError as exc:
+        click.echo(json.dumps({"error": {"event": None, "rule": None,
+                                         "message": f"not JSON: {exc}"}}, ensure_ascii=False))
+        sys.exit(2)
+    try:
+        state = replay_season(data)
+    except (RuleViolation, ProtocolError) as exc:
+        click.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+        sys.exit(2)
+    click.echo(json.dumps(state.to_json(), ensure_ascii=False, indent=2))
+
+
 @click.command("worker")
 @click.option("--concurrency", default=2, show_default=True)
 def worker(concurrency):
@@ -374,7 +401,7 @@ def mail_mark_sent(key):
 
 def register_commands(app: Flask) -> None:
     """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
-    for cmd in (users, import_cmd, game, worker, beat, outbox, precheck, run_all, seed_demo,
+    for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all, seed_demo,
                 mail):
         app.cli.add_command(cmd)
     app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
@@ -397,6 +424,7 @@ def main() -> None:
                      set_debug_flag=False, load_dotenv=False)
     cli.add_command(shell_command)
     cli.add_command(routes_command)
+    cli.add_command(season)  # on the group itself: `sova season replay` builds no Flask app
     cli.main(prog_name="sova")
 
 

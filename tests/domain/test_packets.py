@@ -335,6 +335,129 @@ def test_parse_authors(text, expected):
     assert parse_authors(text) == expected
 
 
+# Issue 20: authors as packets write them. Real lines first (file cited), then written ones.
+KUBOK = f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon"
+ESTONIA = f"{PECHENY}/Shkolny_Chemp_Estonii-2014_(48v).docx.canon"
+BKD = f"{PECHENY}/bkd_2021_all.txt.canon"
+NESOVA = f"{PECHENY}/nesova2025_troika.docx.canon"
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "expected"),
+    [
+        # an editorial credit is not an author (Kubok line 47, line 67)
+        (KUBOK, "Дмитрий Шахлов, в редакции Наиля Фарукшина", [AuthorRef("Дмитрий Шахлов")]),
+        (
+            KUBOK,
+            "Дмитрий Шахлов, Вадим Германенко, в редакции Наиля Фарукшина",
+            [AuthorRef("Дмитрий Шахлов"), AuthorRef("Вадим Германенко")],
+        ),
+        # a dash joins two cities of one author (Kubok line 16)
+        (KUBOK, "Иван Сапего (Брест — Минск)", [AuthorRef("Иван Сапего", "Брест — Минск")]),
+        # two authors, each with a city of their own: no sharing (Kubok)
+        (
+            KUBOK,
+            "Дмитрий Шахлов (Рига), Вадим Германенко (Витебск — Минск)",
+            [AuthorRef("Дмитрий Шахлов", "Рига"), AuthorRef("Вадим Германенко", "Витебск — Минск")],
+        ),
+        # a comma inside the parentheses is part of the city (Estonia line 91)
+        (ESTONIA, "Денис Ершов (Тарту, Эстония)", [AuthorRef("Денис Ершов", "Тарту, Эстония")]),
+        # a line break ends a run: the city after it is not shared (bkd line 316-317)
+        (
+            BKD,
+            "Андрей Солдатов\nНаиль Фарукшин (Москва)",
+            [AuthorRef("Андрей Солдатов"), AuthorRef("Наиль Фарукшин", "Москва")],
+        ),
+        # stray marks typed after a name (nesova lines 65, 581, 681; theme authors there)
+        (NESOVA, "Роман Фролов/", [AuthorRef("Роман Фролов")]),
+        (NESOVA, "Роман Фролов\u0301", [AuthorRef("Роман Фролов")]),
+        (NESOVA, "Роман Фролов .", [AuthorRef("Роман Фролов")]),
+    ],
+)
+def test_parse_authors_real_lines(shared_dir: Path, path: str, line: str, expected):
+    lines = (shared_dir / path).read_text(encoding="utf-8").split("\n@ ")
+    assert any(block.startswith(line) for block in lines), f"{line!r} not in {path}"
+    assert parse_authors(line) == expected
+
+
+CREDIT = "при активном участии Евгения Миротина (Горки, Белоруссия)"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a city after several names belongs to all of them
+        (
+            "Анна Смирнова, Пётр Волков (Казань)",
+            [AuthorRef("Анна Смирнова", "Казань"), AuthorRef("Пётр Волков", "Казань")],
+        ),
+        (
+            "Анна Смирнова и Пётр Волков (Казань)",
+            [AuthorRef("Анна Смирнова", "Казань"), AuthorRef("Пётр Волков", "Казань")],
+        ),
+        (
+            "Анна Смирнова (Минск), Пётр Волков, Ольга Ким и Иван Ли (Брест — Минск)",
+            [
+                AuthorRef("Анна Смирнова", "Минск"),
+                AuthorRef("Пётр Волков", "Брест — Минск"),
+                AuthorRef("Ольга Ким", "Брест — Минск"),
+                AuthorRef("Иван Ли", "Брест — Минск"),
+            ],
+        ),
+        ("Анна Смирнова, Пётр Волков", [AuthorRef("Анна Смирнова"), AuthorRef("Пётр Волков")]),
+        ("Анна Смирнова; Пётр Волков (Казань)",  # a semicolon ends the run
+         [AuthorRef("Анна Смирнова"), AuthorRef("Пётр Волков", "Казань")]),
+        # credited co-authors: the name as written (genitive), the phrase kept
+        (
+            "Пётр Волков (Казань), " + CREDIT,
+            [AuthorRef("Пётр Волков", "Казань"),
+             AuthorRef("Евгения Миротина", "Горки, Белоруссия", CREDIT)],
+        ),
+        (
+            "Пётр Волков (Казань), при участии Марии Сидоровой",
+            [AuthorRef("Пётр Волков", "Казань"),
+             AuthorRef("Марии Сидоровой", None, "при участии Марии Сидоровой")],
+        ),
+        (
+            "Пётр Волков, при помощи Ивана Петрова (Минск).",
+            [AuthorRef("Пётр Волков"),
+             AuthorRef("Ивана Петрова", "Минск", "при помощи Ивана Петрова (Минск)")],
+        ),
+        (
+            "Пётр Волков (Казань), в соавторстве с Анной Ким (Гомель)",
+            [AuthorRef("Пётр Волков", "Казань"),
+             AuthorRef("Анной Ким", "Гомель", "в соавторстве с Анной Ким (Гомель)")],
+        ),
+        (
+            "Пётр Волков, при участии Ивана Ли и Ольги Ким (Брест — Минск)",
+            [AuthorRef("Пётр Волков"),
+             AuthorRef("Ивана Ли", "Брест — Минск",
+                       "при участии Ивана Ли и Ольги Ким (Брест — Минск)"),
+             AuthorRef("Ольги Ким", "Брест — Минск",
+                       "при участии Ивана Ли и Ольги Ким (Брест — Минск)")],
+        ),
+        # a credit phrase's city is not shared with the authors before it
+        (
+            "Анна Смирнова, Пётр Волков, при участии Ивана Ли (Минск)",
+            [AuthorRef("Анна Смирнова"), AuthorRef("Пётр Волков"),
+             AuthorRef("Ивана Ли", "Минск", "при участии Ивана Ли (Минск)")],
+        ),
+        # editorial credits are neither authors nor payees
+        ("Пётр Волков (Казань), под редакцией Ивана Ли", [AuthorRef("Пётр Волков", "Казань")]),
+        ("Пётр Волков, Редактор: Иван Ли", [AuthorRef("Пётр Волков")]),
+        (
+            "Пётр Волков и Анна Ким (Минск), в редакции Ивана Ли (Брест)",
+            [AuthorRef("Пётр Волков", "Минск"), AuthorRef("Анна Ким", "Минск")],
+        ),
+        # "и" inside the parentheses or before a lower-case word does not split
+        ("Пётр Волков (Минск и Брест)", [AuthorRef("Пётр Волков", "Минск и Брест")]),
+        ("Клуб «Знатоки и эрудиты»", [AuthorRef("Клуб «Знатоки и эрудиты»")]),
+    ],
+)
+def test_parse_authors_patterns(text, expected):
+    assert parse_authors(text) == expected
+
+
 def test_format_authors_round_trip():
     line = "Дмитрий Шахлов (Рига), Вадим Германенко (Витебск — Минск)"
     assert format_authors(parse_authors(line)) == line

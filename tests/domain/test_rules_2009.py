@@ -54,9 +54,35 @@ def test_sector13_plays_without_an_option():
     refused([spin(13), {"type": "sector13_option", "option": "six"}], "§1.4.1")
 
 
-def test_sector13_on_another_sector_of_the_table():
-    s = state([spin(7), right()], table={"blitz": None, "superblitz": None, "sector13": 7})
-    assert s["rounds"][0]["kind"] == "sector13"
+@pytest.mark.parametrize(
+    ("table", "clause", "message"),
+    [
+        ({"blitz": None, "superblitz": None, "sector13": 7}, "§1.3",
+         "the Internet questions are in sector 13, not in sector 7"),
+        ({"blitz": 13, "superblitz": None, "sector13": None}, "§1.4.3",
+         "the blitz is one of the twelve sectors of posted questions, not sector 13"),
+        ({"blitz": 2, "superblitz": 13, "sector13": None}, "§1.4.2",
+         "the superblitz is one of the twelve sectors of posted questions, not sector 13"),
+    ],
+)
+def test_table_plan_2009_is_checked(table, clause, message):
+    """§1.3: the 13th sector holds the Internet questions; §1.4.2–§1.4.3: the superblitz and
+    the blitz are among the other twelve. Refused before any event (``event`` null)."""
+    with pytest.raises(RuleViolation) as info:
+        replay("2009", table, None, [])
+    assert info.value.to_json() == {"error": {"event": None, "rule": f"{R} {clause}",
+                                              "message": message}}
+
+
+def test_table_plan_2009_without_sector13_plays_13_as_a_single_question():
+    s = state([spin(13), right()], table={"blitz": 4, "superblitz": 10, "sector13": None})
+    assert s["rounds"][0]["kind"] == "single"
+
+
+def test_table_plan_2023_may_put_the_blitz_in_sector_13():
+    """2023 §3.4.1: "one of the thirteen sectors" may be the blitz; the plan check is 2009's."""
+    s = replay("2023", {"blitz": 13, "superblitz": None, "sector13": 7}, None, [spin(13)])
+    assert s["rounds"][0]["kind"] == "blitz"
 
 
 def test_early_answer_earns_an_extra_minute_anywhere():

@@ -31,8 +31,13 @@ SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[Healt
 
 
 @st.composite
-def tables(draw):
-    sectors = draw(st.lists(st.integers(1, 13), min_size=3, max_size=3, unique=True))
+def tables(draw, ruleset="2023"):
+    """A legal table plan; 2009: sector 13 holds the Internet questions, the blitz and the
+    superblitz are among the other twelve (002_e025d5ded135c1c4.txt §1.3, §1.4.2–§1.4.3)."""
+    if ruleset == "2009":
+        sectors = [*draw(st.lists(st.integers(1, 12), min_size=2, max_size=2, unique=True)), 13]
+    else:
+        sectors = draw(st.lists(st.integers(1, 13), min_size=3, max_size=3, unique=True))
     return {
         key: (sector if draw(st.booleans()) else None)
         for key, sector in zip(("blitz", "superblitz", "sector13"), sectors, strict=True)
@@ -82,7 +87,7 @@ def games(draw):
     """A random game: ``(ruleset, table, context, events, refusals)``; every event is legal,
     ``refusals`` are the events tried on the way and refused."""
     ruleset = draw(st.sampled_from(sorted(RULESETS)))
-    table = draw(tables())
+    table = draw(tables(ruleset))
     context = draw(contexts())
     events, refusals = [], []
     for _ in range(80):

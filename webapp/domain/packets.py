@@ -73,14 +73,6 @@ __all__ = [
 # --- data -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AuthorRef:
-    """One author of a question: ``"Иван Сапего (Брест — Минск)"`` → name + city."""
-
-    name: str
-    city: str | None = None
-
-
 @dataclass
 class ParsedQuestion:
     """One question of a packet. ``number`` is the 1-based position in the packet;
@@ -257,6 +249,39 @@ def _leading_handout(question: str) -> str | None:
 
 _AUTHOR_WITH_CITY = re.compile(r"(?P<name>[^()]*?)\s*\((?P<city>.*)\)", re.DOTALL)
 _FINAL_DOT = re.compile(r"(?:(?<=\))|(?<=\w\w))\.$")
+# trailing strays after a name: " ." (a space before the full stop), "/" or "\\"
+_TRAILING_STRAY = re.compile(r"(?:\s+\.|\s*[/\\])+$")
+# «Name One и Name Two (City)»: "и" between two capitalised names (outside parentheses)
+_AND = re.compile(r"\s+и\s+(?=[^\W\d_a-zа-яё])")
+#: Phrases that credit a co-author (who is an author and a payee); the name follows in
+#: the genitive. Matched case-insensitively at the start of a comma-separated part.
+CREDIT_PHRASES = re.compile(
+    r"(?P<phrase>при\s+(?:(?:самом|очень|весьма)\s+)?"
+    r"(?:(?:активном|деятельном|непосредственном|большом|значительном|неоценимом)\s+)?"
+    r"(?:участии|помощи)|в\s+соавторстве\s+со?)\s+(?P<rest>.+)",
+    re.IGNORECASE | re.DOTALL,
+)
+#: Editorial credits: the editor named after them is neither an author nor a payee.
+EDITORIAL_PHRASES = re.compile(
+    r"(?:в\s+редакции|под\s+редакцией|редакция|редактор[ыа]?|ред\.)(?:\s|:|$)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class AuthorRef:
+    """One author of a question: ``"Иван Сапего (Брест — Минск)"`` → name + city.
+
+    ``credit`` is set for a credited co-author (``"при активном участии Евгения
+    Миротина (Горки)"``): the part of the author line as written. Its ``name`` is as
+    written in that phrase, i.e. in the genitive (``"Евгения Миротина"``; instrumental
+    after «в соавторстве с»); the domain does not inflect (stdlib only):
+    :mod:`webapp.submissions.names` turns it into the nominative before it is stored.
+    """
+
+    name: str
+    city: str | None = None
+    credit: str | None = None
 
 
 def _top_level_split(text: str, separators: str) -> list[str]:
@@ -273,36 +298,110 @@ def _top_level_split(text: str, separators: str) -> list[str]:
     return parts
 
 
-def parse_authors(text: str | None) -> list[AuthorRef]:
-    """Split an ``@`` line into authors.
+def _split_and(part: str) -> list[str]:
+    """Split ``"A и B (City)"`` on a top-level " и " followed by a capital letter."""
+    pieces, depth, start = [], 0, 0
+    for i, c in enumerate(part):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(depth - 1, 0)
+        elif c == " " and depth == 0 and i >= start:
+            m = _AND.match(part, i)
+            if m:
+                pieces.append(part[start:i])
+                start = m.end()
+    pieces.append(part[start:])
+    return [p for p in pieces if p]
 
-    Authors are separated by commas, semicolons or line breaks that are not
-    inside parentheses; ``"Name (City)"`` gives a city (``"Денис Ершов (Тарту,
-    Эстония)"`` → city ``"Тарту, Эстония"``). A final full stop after a city or a
-    word is dropped (``"Антон Оборин."``), initials keep theirs. A part that
-    starts with a lower-case letter is an editorial remark, not an author
-    (``"Дмитрий Шахлов, в редакции Наиля Фарукшина"`` → one author, Дмитрий
-    Шахлов): the full line stays in ``ParsedQuestion.author_text``; we do not
-    try to turn the genitive "Наиля Фарукшина" into a person. Empty → ``[]``.
+
+def _name_city(piece: str) -> tuple[str, str | None]:
+    m = _AUTHOR_WITH_CITY.fullmatch(piece)
+    if m and m.group("name"):
+        return m.group("name"), " ".join(m.group("city").split()) or None
+    return piece, None
+
+
+def _clean_part(raw: str) -> str:
+    """Whitespace squeezed, stress marks (U+0301: a reading aid, not part of a name)
+    removed, trailing strays (``" ."``, ``"/"``) and a final full stop dropped."""
+    part = " ".join(raw.replace(COMBINING_ACUTE, "").split())
+    return _FINAL_DOT.sub("", _TRAILING_STRAY.sub("", part))
+
+
+def _run(pieces: list[str], credit: str | None) -> list[AuthorRef]:
+    """Names of one run (separated by commas or "и"): a city written once, after the
+    last of several names, belongs to each name before it that has none
+    (``"Name One, Name Two (City)"``)."""
+    parsed = [_name_city(p) for p in pieces]
+    out: list[AuthorRef] = []
+    city: str | None = None
+    for name, own in reversed(parsed):
+        city = own or city
+        out.append(AuthorRef(name, own or city, credit))
+    return out[::-1]
+
+
+def parse_authors(text: str | None) -> list[AuthorRef]:
+    """Split an ``@`` / ``Автор:`` line into authors, as quiz packets write them.
+
+    * Authors are separated by commas, semicolons, line breaks (outside
+      parentheses) and by ``" и "`` between capitalised names.
+    * ``"Name (City)"`` gives a city. Everything inside the parentheses is the city:
+      a comma (``"(Тарту, Эстония)"``) stays in it, a dash joins two cities of one
+      author (``"(Брест — Минск)"`` is one city string).
+    * **A shared city**: a city written after the last of several names separated by
+      commas or "и" belongs to every name before it that has no city of its own
+      (``"Name One, Name Two (City)"``, ``"Name One и Name Two (City)"``). A
+      semicolon or a line break ends such a run (``"Андрей Солдатов\\nНаиль Фарукшин
+      (Москва)"``: Солдатов has no city).
+    * **Credited co-authors** (:data:`CREDIT_PHRASES`: «при участии», «при
+      активном участии», «при помощи», «в соавторстве с»…) are authors: ``"Name One
+      (City), при активном участии Евгения Миротина (Горки)"`` → two authors, the
+      second with ``credit`` = that part as written and ``name`` as written (genitive,
+      instrumental after «в соавторстве с»; the caller inflects). Several names joined
+      by "и" in one phrase (``"при участии A и B (City)"``) each get the phrase and
+      share its city. A name after the *comma* that follows a phrase
+      (``"при участии A, B"``) is read as an author of its own, as written: a comma
+      does not say whether B is credited too.
+    * **Editorial credits** (:data:`EDITORIAL_PHRASES`: «в редакции», «под
+      редакцией», «редактор») are not authors: the part is skipped. So is any other part
+      starting with a lower-case letter (a remark). The line itself is kept verbatim by
+      the callers (``ParsedQuestion.author_text``).
+    * A final full stop after a city or a word is dropped (``"Антон Оборин."``),
+      initials keep theirs (``"Иванов И."``); so are a stray ``" ."`` or ``"/"`` at
+      the end and stress marks (U+0301) anywhere in a name (``"Роман Фролов́"`` →
+      ``"Роман Фролов"``).
+
+    Returns ``[]`` for an empty line. Never raises.
     """
     if not text:
         return []
-    authors = []
-    for part in _top_level_split(text, ",;\n"):
-        part = _FINAL_DOT.sub("", " ".join(part.split()))
-        if not part or not part[0].isupper():
-            continue
-        m = _AUTHOR_WITH_CITY.fullmatch(part)
-        if m and m.group("name"):
-            authors.append(AuthorRef(m.group("name"), m.group("city").strip() or None))
-        else:
-            authors.append(AuthorRef(part))
+    authors: list[AuthorRef] = []
+    for group in _top_level_split(text, ";\n"):
+        run: list[str] = []
+        for raw in _top_level_split(group, ","):
+            part = _clean_part(raw)
+            if not part:
+                continue
+            credit = CREDIT_PHRASES.fullmatch(part)
+            if credit:
+                authors.extend(_run(run, None))
+                run = []
+                authors.extend(_run(_split_and(credit.group("rest")), part))
+            elif EDITORIAL_PHRASES.match(part) or not part[0].isupper():
+                authors.extend(_run(run, None))
+                run = []
+            else:
+                run.extend(_split_and(part))
+        authors.extend(_run(run, None))
     return authors
 
 
 def format_authors(authors: Sequence[AuthorRef]) -> str:
     """``[AuthorRef("Иван Сапего", "Брест — Минск")]`` → ``"Иван Сапего (Брест — Минск)"``;
-    several authors are joined with ``", "``."""
+    several authors are joined with ``", "``. The ``credit`` phrase is not rendered
+    (this is the list of people, e.g. for an API submission's author line)."""
     return ", ".join(f"{a.name} ({a.city})" if a.city else a.name for a in authors)
 
 

@@ -51,6 +51,13 @@ class EditForm(FlaskForm):
     handout = TextAreaField("Раздаточный материал", validators=[Optional(), Length(max=2000)])
 
 
+class AuthorForm(FlaskForm):
+    """A chief editor's correction of one author read from a packet or a letter."""
+
+    name = StringField("Имя", validators=[DataRequired(), Length(max=200)])
+    city = StringField("Город", validators=[Optional(), Length(max=200)])
+
+
 class CommentForm(FlaskForm):
     text = TextAreaField("Комментарий редакции", validators=[DataRequired(), Length(max=3000)])
 

@@ -81,7 +81,8 @@ class QuestionClaim(db.Model):
 
 class ModerationAudit(db.Model):
     """Who saw what they normally may not: a chief editor revealing a question's authors
-    (name, city, e-mail) in blind moderation. ``action``: ``"reveal_authors"``."""
+    (name, city, e-mail) in blind moderation, or correcting one. ``action``:
+    ``"reveal_authors"`` or ``"correct_author"``."""
 
     __tablename__ = "moderation_audit"
 

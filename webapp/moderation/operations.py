@@ -117,15 +117,63 @@ def release(question_id: int, user_id: int | None) -> bool:
 
 
 def reveal_authors(question: Question, user_id: int) -> list[dict]:
-    """The question's authors for a chief editor: ``[{"name", "city", "email"}]`` (e-mail
-    decrypted, None when unknown). Blind moderation hides them from editors; every reveal
+    """The question's authors for a chief editor: ``[{"name", "city", "email", "credit"}]``
+    (e-mail decrypted, None when unknown; ``credit``: a credited co-author's phrase as
+    written in the packet, else None). Blind moderation hides them from editors; every reveal
     writes a ModerationAudit row (``reveal_authors``). Flushes only."""
     db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
                                    action="reveal_authors", at=utcnow()))
     db.session.flush()
-    return [{"name": a.name, "city": a.city,
-             "email": decrypt(a.email_encrypted) if a.email_encrypted else None}
-            for a in question.author_list]
+    return [{"name": qa.author.name, "city": qa.author.city,
+             "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
+             "credit": qa.credit, "position": qa.position}
+            for qa in question.authors]
+
+
+def correct_author(question: Question, position: int, name: str, city: str | None,
+                   user_id: int) -> bool:
+    """A chief editor corrects an author read from a packet or a letter (issue 20): e.g. a
+    credited co-author's name put in the nominative wrongly by pymorphy3, or a city.
+
+    ``position``: the author's place on the question (``QuestionAuthor.position``).
+    The question is linked to the author ``(name, city)`` without e-mail (found or made,
+    :func:`webapp.submissions.operations.upsert_author`), so other questions of the old
+    author row keep it; the credit phrase as written and the author line stay as they
+    were. Writes a ModerationAudit row ``correct_author``. Returns False when nothing
+    changed. Raises ModerationError (nothing written) when the question is past approval
+    (its authors may be owed a prize), the author gave an e-mail (a viewer names
+    themselves), the name is empty, too long or has control characters, or the corrected
+    author is already another author of the question. Flushes only."""
+    from webapp.domain.text import has_control_chars
+    from webapp.submissions.operations import upsert_author
+
+    if question.status not in EDITABLE_STATUSES + ("archived",):
+        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}»: авторов "
+                              "не исправить")
+    link = next((qa for qa in question.authors if qa.position == position), None)
+    if link is None:
+        raise ModerationError("такого автора у вопроса нет")
+    if link.author.email_hash is not None:
+        raise ModerationError("автор с адресом электронной почты сам указал имя и город")
+    name = " ".join(normalise(name or "").split())
+    city = " ".join(normalise(city or "").split()) or None
+    if not name:
+        raise ModerationError("имя автора: обязательно")
+    for label, value in (("имя", name), ("город", city or "")):
+        if len(value) > LIMITS["name"] or has_control_chars(value):
+            raise ModerationError(f"{label}: не длиннее {LIMITS['name']} символов, без "
+                                  "управляющих символов")
+    if (name, city) == (link.author.name, link.author.city):
+        return False
+    others = [qa.author for qa in question.authors if qa is not link]
+    if any((a.name, a.city, a.email_hash) == (name, city, None) for a in others):
+        raise ModerationError("этот автор уже указан в вопросе")
+    link.author_id = upsert_author(name, city, None)
+    db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
+                                   action="correct_author", at=utcnow()))
+    db.session.flush()
+    db.session.refresh(link)
+    return True
 
 
 def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> list[dict]:

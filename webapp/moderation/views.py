@@ -22,6 +22,7 @@ from webapp.jobs import commit
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
     STATUS_LABELS,
+    AuthorForm,
     BulkForm,
     ButtonForm,
     CommentForm,
@@ -38,6 +39,7 @@ from webapp.moderation.operations import (
     bulk_preview,
     claim,
     claim_holder,
+    correct_author,
     decide,
     edit_question,
     full_reason,
@@ -136,6 +138,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
                            email=email, revisions=_revision_diffs(q),
                            comments=queries.comments(q.id), signoff=queries.signoff(q.id),
                            comment_form=CommentForm(formdata=None),
+                           author_form=AuthorForm(formdata=None),
                            edit_form=edit_form or EditForm(formdata=None, data={
                                "question": q.text, "answer": q.answer,
                                "accepted": q.accepted, "rejected": q.rejected,
@@ -208,6 +211,30 @@ def reveal(question_id: int):
         abort(404)
     if not ButtonForm().validate_on_submit():
         abort(400)
+    revealed = reveal_authors(q, current_staff().id)
+    commit()
+    return _render_question(q, DecisionForm(formdata=None), revealed=revealed)
+
+
+@bp.route("/questions/<int:question_id>/authors/<int:position>", methods=["POST"])
+@access("chief_editor")
+def correct(question_id: int, position: int):
+    """Correct one author read from a packet or a letter (issue 20: a credited co-author's
+    nominative, a city); shown again with the authors revealed (audited)."""
+    q = queries.question(question_id)
+    if q is None:
+        abort(404)
+    form = AuthorForm()
+    if not form.validate_on_submit():
+        flash("Автор не исправлен: укажите имя (не длиннее 200 символов).", "error")
+    else:
+        try:
+            changed = correct_author(q, position, form.name.data, form.city.data,
+                                     current_staff().id)
+        except ModerationError as exc:
+            flash(f"Автор не исправлен: {exc}", "error")
+        else:
+            flash("Автор исправлен." if changed else "Изменений нет.", "success")
     revealed = reveal_authors(q, current_staff().id)
     commit()
     return _render_question(q, DecisionForm(formdata=None), revealed=revealed)

@@ -74,6 +74,9 @@ class Question(db.Model):
     letter_scan: Mapped[str | None] = mapped_column(String(200))
     # Topic code of webapp.domain.topics.TOPICS (issue 5: varied topics); None = not set.
     topic: Mapped[str | None] = mapped_column(String(20))
+    # Issue 20: the author line of an imported packet exactly as written (``@`` / ``Автор:``),
+    # kept beside the parsed ``authors``; None when the authors were given as fields.
+    author_line: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(
@@ -102,6 +105,9 @@ class QuestionAuthor(db.Model):
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
     author_id: Mapped[int] = mapped_column(ForeignKey("author.id"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
+    # A credited co-author's phrase as written («при активном участии Евгения Миротина
+    # (Горки)»); the author row holds the nominative name. None for the other authors.
+    credit: Mapped[str | None] = mapped_column(Text)
     author: Mapped[Author] = relationship(lazy="joined")
 
 

@@ -190,8 +190,10 @@ def create_question(clean: dict, channel: str, status: str = "received",
                     language: str | None = None, **columns) -> Question:
     """Insert a Question from validated fields with its authors and first status record.
 
-    ``columns``: further Question column values (``idempotency_key=…``), set before the
-    one INSERT. Flushes (the caller needs ``id``); the caller commits.
+    ``clean["authors"]``: ``[(name, city, email), …]`` or, from an import, ``(name, city,
+    email, credit)`` (a credited co-author's phrase as written, or None);
+    ``clean["author_line"]`` (optional): the author line as written. ``columns``: further
+    Question column values (``idempotency_key=…``), set before the one INSERT. Flushes (the caller needs ``id``); the caller commits.
     """
     q = Question(**columns,
         public_token=secrets.token_urlsafe(24),  # 192 bits
@@ -200,10 +202,11 @@ def create_question(clean: dict, channel: str, status: str = "received",
         sources=clean.get("sources") or [], handout=clean.get("handout"), channel=channel,
         status=None, matching_key=matching_key(clean["question"]), origin=origin,
         consent_version=consent_version, language=language, created_at=utcnow(),
+        author_line=clean.get("author_line"),
     )
-    for pos, (name, city, email) in enumerate(clean["authors"]):
+    for pos, (name, city, email, *credit) in enumerate(clean["authors"]):
         q.authors.append(QuestionAuthor(author_id=upsert_author(name, city, email),
-                                        position=pos))
+                                        position=pos, credit=credit[0] if credit else None))
     set_status(q, status)
     db.session.add(q)
     db.session.flush()
@@ -349,10 +352,30 @@ def author_by_email(email: str) -> Author | None:
     return db.session.scalar(db.select(Author).filter_by(email_hash=lookup_hash(normal)))
 
 
+def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
+    """The parsed authors of a packet question (:class:`webapp.domain.packets.AuthorRef`)
+    as ``(name, city, None, credit)`` rows for :func:`create_question`: a credited
+    co-author's genitive name in the nominative (:mod:`webapp.submissions.names`), names
+    and cities cut to the form's limits, and one person named twice on a line (same name
+    and city) kept once, at the first place."""
+    from webapp.submissions.names import nominative_authors
+
+    rows: list[tuple[str, str | None, None, str | None]] = []
+    seen = set()
+    for a in nominative_authors(authors):
+        name, city = a.name[: LIMITS["name"]], (a.city or "")[: LIMITS["city"]] or None
+        if (name, city) not in seen:
+            seen.add((name, city))
+            rows.append((name, city, None, a.credit))
+    return rows
+
+
 def import_packet(packet, as_: str, channel: str | None = None, origin: str = "",
                   progress=None) -> list[Question]:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`).
 
+    Each question keeps its author line as written (``author_line``) beside the parsed
+    authors (:func:`import_authors`; issue 20).
     ``as_``: ``"archive"`` (status ``archived``, duplicate detection only) or
     ``"submissions"`` (status ``received``, pre-check queued, channel ``import`` or the
     given one, e.g. ``mail``). ``progress``: optional callable(n) after each question.
@@ -372,7 +395,8 @@ def import_packet(packet, as_: str, channel: str | None = None, origin: str = ""
             "comment": normalise(pq.comment).strip() if pq.comment else None,
             "handout": normalise(pq.handout).strip() if pq.handout else None,
             "sources": [normalise(s).strip() for s in pq.sources],
-            "authors": [(a.name, a.city, None) for a in pq.authors],
+            "authors": import_authors(pq.authors),
+            "author_line": pq.author_text,
         }
         q = create_question(clean, channel=channel, status=status,
                             origin=f"{origin}#{pq.number}"[:300])

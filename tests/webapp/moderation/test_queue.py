@@ -166,13 +166,14 @@ MODERATION_ENDPOINTS = [("get", "/editor/queue"), ("get", "/editor/questions/{id
                         ("post", "/editor/questions/{id}/claim"),
                         ("post", "/editor/questions/{id}/release"),
                         ("post", "/editor/questions/{id}/reveal"),
+                        ("post", "/editor/questions/{id}/authors/{position}"),
                         ("post", "/editor/questions/{id}/edit"),
                         ("post", "/editor/questions/{id}/comments"),
                         ("post", "/editor/questions/{id}/sign-off"),
                         ("post", "/editor/bulk"), ("get", "/editor/export.csv"),
                         ("get", "/editor/export.xlsx"), ("get", "/editor/export/approved.4s"),
                         ("get", "/editor/stats")]
-CHIEF_ONLY = ("reveal", "approved.4s")
+CHIEF_ONLY = ("reveal", "approved.4s", "/authors/")
 ROLES = ["editor", "chief_editor", "producer", "host", "accountant", "admin"]
 
 
@@ -180,7 +181,7 @@ ROLES = ["editor", "chief_editor", "producer", "host", "accountant", "admin"]
 @pytest.mark.parametrize(("method", "url"), MODERATION_ENDPOINTS)
 def test_access_matrix(app, three, login, client, role, method, url):
     login(role)
-    resp = getattr(client, method)(url.format(id=three[0].id))
+    resp = getattr(client, method)(url.format(id=three[0].id, position=0))
     if any(x in url for x in CHIEF_ONLY):
         allowed = role in ("chief_editor", "admin")
     else:
@@ -191,7 +192,7 @@ def test_access_matrix(app, three, login, client, role, method, url):
 
 @pytest.mark.parametrize(("method", "url"), MODERATION_ENDPOINTS)
 def test_anonymous_is_sent_to_login(app, three, client, method, url):
-    resp = getattr(client, method)(url.format(id=three[0].id))
+    resp = getattr(client, method)(url.format(id=three[0].id, position=0))
     assert resp.status_code == 302 and "/login" in resp.headers["Location"]
 
 
@@ -217,6 +218,7 @@ def test_api_queue_filters(three, api):
 
 def test_every_moderation_route_is_in_the_matrix(app):
     rules = {r.rule for r in app.url_map.iter_rules() if r.endpoint.startswith("moderation.")}
-    listed = {u.replace("{id}", "<int:question_id>") for _, u in MODERATION_ENDPOINTS}
+    listed = {u.replace("{id}", "<int:question_id>").replace("{position}", "<int:position>")
+              for _, u in MODERATION_ENDPOINTS}
     assert rules - {"/editor/export.<fmt>"} == listed - {"/editor/export.csv",
                                                          "/editor/export.xlsx"}

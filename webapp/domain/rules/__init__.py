@@ -11,6 +11,7 @@ Public API::
     state = replay(ruleset, table, context, events)        # dict, or RuleViolation / ProtocolError
     ruleset, table, context, events = load_protocol(data)  # validates "sova.game-protocol/1"
     allowed_actions(ruleset, table, context, events)       # ["spin", "decisive_round"], [] when over
+    check_plan(Table(...), RULESETS["2009"])               # 2009 §1.3, §1.4.2–§1.4.3 (RuleViolation)
     RULESETS                                               # {"2023": RuleSet, "2009": RuleSet}
 """
 
@@ -18,7 +19,7 @@ from .errors import ProtocolError, RuleViolation
 from .game import Game, allowed_actions, can_pass_without_decisive, new_game, replay
 from .protocol import FORMAT, load_protocol
 from .rulesets import RULESETS, RuleSet
-from .table import Table, next_unplayed
+from .table import Table, check_plan, next_unplayed
 
 __all__ = [
     "FORMAT",
@@ -30,6 +31,7 @@ __all__ = [
     "Table",
     "allowed_actions",
     "can_pass_without_decisive",
+    "check_plan",
     "load_protocol",
     "new_game",
     "next_unplayed",

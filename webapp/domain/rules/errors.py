@@ -10,19 +10,22 @@ from typing import Any
 class RuleViolation(Exception):
     """An event the rule set forbids at that point of the game.
 
-    ``event_index`` is the 0-based index of the refused event in the event list, ``rule`` cites
-    the clause that forbids it (``"000_90d7c8192601ed3a.txt §3.7.1"``), ``message`` says why in
-    plain English (``"club help only while the experts are behind (score 3:3)"``).
+    ``event_index`` is the 0-based index of the refused event in the event list (``None`` when
+    what the rules refuse is outside the events: a table plan, 002_e025d5ded135c1c4.txt §1.3),
+    ``rule`` cites the clause that forbids it (``"000_90d7c8192601ed3a.txt §3.7.1"``),
+    ``message`` says why in plain English (``"club help only while the experts are behind
+    (score 3:3)"``).
     """
 
-    def __init__(self, event_index: int, rule: str, message: str) -> None:
-        super().__init__(f"event {event_index}: {message} ({rule})")
+    def __init__(self, event_index: int | None, rule: str, message: str) -> None:
+        prefix = f"event {event_index}: " if event_index is not None else ""
+        super().__init__(f"{prefix}{message} ({rule})")
         self.event_index = event_index
         self.rule = rule
         self.message = message
 
     def to_json(self) -> dict[str, Any]:
-        """``{"error": {"event": i, "rule": "000_….txt §3.x", "message": "…"}}``."""
+        """``{"error": {"event": i or None, "rule": "000_….txt §3.x", "message": "…"}}``."""
         return {"error": {"event": self.event_index, "rule": self.rule, "message": self.message}}
 
 

@@ -33,7 +33,7 @@ from .rulesets import (
     SINGLE,
     RuleSet,
 )
-from .table import SECTORS, Table, next_unplayed
+from .table import SECTORS, Table, check_plan, next_unplayed
 
 EXPERTS = "experts"
 VIEWERS = "viewers"
@@ -565,9 +565,12 @@ def can_pass_without_decisive(viewers: int, series_best: tuple[int, int]) -> boo
 
 def new_game(ruleset: str, table: Any, context: Any) -> Game:
     """A game before its first event; validates ``ruleset``, ``table`` and ``context``
-    (:class:`ProtocolError`)."""
+    (:class:`ProtocolError`) and the table plan against the rule book (:func:`check_plan`:
+    :class:`RuleViolation` with ``event_index=None``)."""
     name = parse_ruleset(ruleset)
-    return Game(rules=RULESETS[name], table=parse_table(table), context=parse_context(context))
+    plan = parse_table(table)
+    check_plan(plan, RULESETS[name])
+    return Game(rules=RULESETS[name], table=plan, context=parse_context(context))
 
 
 def _replay_game(ruleset: str, table: Any, context: Any, events: Any) -> Game:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .rulesets import BLITZ, SECTOR13, SINGLE, SUPERBLITZ
+from .errors import RuleViolation
+from .rulesets import BLITZ, SECTOR13, SINGLE, SUPERBLITZ, RuleSet
 
 SECTORS = range(1, 14)
 
@@ -52,3 +53,27 @@ def next_unplayed(arrow: int, played: Collection[int]) -> int | None:
         if sector not in played:
             return sector
     return None
+
+
+def check_plan(table: Table, rules: RuleSet) -> None:
+    """Refuse a table plan the rule book does not allow (:class:`RuleViolation` with
+    ``event_index=None``; the shape — sectors 1..13, distinct — is checked by
+    ``protocol.parse_table``).
+
+    2009 (002_e025d5ded135c1c4.txt): the Internet questions are in the 13th sector (§1.3), so
+    ``sector13`` is 13 when the plan places it; the superblitz (§1.4.2) and the blitz (§1.4.3)
+    are one of the other twelve, never sector 13. ``sector13: null`` stays allowed (the game
+    protocol lets any of the three be null: a table without live questions plays sector 13 as
+    a single question). 2023 (§3.3, §3.4.1–§3.4.2): any distinct sectors; nothing more to check.
+    """
+    if rules.name != "2009":
+        return
+    if table.sector13 is not None and table.sector13 != 13:
+        raise RuleViolation(None, rules.cite("table"),
+                            f"the Internet questions are in sector 13, not in sector "
+                            f"{table.sector13}")
+    for kind, topic in ((BLITZ, "blitz"), (SUPERBLITZ, "superblitz")):
+        if getattr(table, kind) == 13:
+            raise RuleViolation(None, rules.cite(topic),
+                                f"the {kind} is one of the twelve sectors of posted questions, "
+                                "not sector 13")

@@ -1,0 +1,1112 @@
+"""The season engine: team rating (ТРК), series, finals, winter series and year final.
+
+Pure Python, standard library only. A season is its ordered event list
+(``shared/contracts/season-protocol.md``, format ``sova.season-protocol/1``); its state is
+what :func:`replay_season` derives from the events under a rule book:
+
+- ``"2023"``: ``000_90d7c8192601ed3a.txt`` §4.1–§4.10 (Belarusian edition);
+- ``"2009"``: ``002_e025d5ded135c1c4.txt`` §2.1–§2.18 (Russian edition).
+
+Public API::
+
+    state = replay_season(document)       # SeasonState; SeasonViolation / ProtocolError
+    state.to_json()                        # the contract's "Output of sova season replay"
+    state.game_context()                   # {"series_best": "6:3" | None} for the game engine
+    ruleset, teams, events = load_season(document)   # shape only (ProtocolError)
+    season = Season.start(ruleset, teams)  # step by step: season.apply(raw_event, index)
+    season.check_game(kind, team)          # would this team's game of this kind be allowed now?
+
+Errors: :class:`SeasonViolation` (a :class:`~webapp.domain.rules.RuleViolation`: an event the
+rules forbid at that point, with its clause) and :class:`~webapp.domain.rules.ProtocolError`
+(malformed input: not an object, wrong format, unknown event type, unknown team, bad score…).
+Both give ``{"error": {"event", "rule", "message"}}`` through ``to_json()``. The readings taken
+where a clause reads two ways are in ``docs/rules.md`` ("The season").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.domain.rules.errors import ProtocolError, RuleViolation
+from webapp.domain.rules.game import can_pass_without_decisive
+
+FORMAT = "sova.season-protocol/1"
+
+BOOKS = {"2023": "000_90d7c8192601ed3a.txt", "2009": "002_e025d5ded135c1c4.txt"}
+"""Rule-book file of each rule set (the ``ruleset`` field of the protocol)."""
+
+PARTS = ("spring", "summer", "autumn", "winter")
+CLOSINGS = ("series_final", "special", "year_final", "none")
+KINDS = ("qualifying", "series_final", "special", "year_final", "rematch")
+EVENT_TYPES = ("series", "game", "withdraw", "rematch", "decline_winter", "enter")
+ENTER_AS = ("reserve", "sponsor")
+
+WIN = 6
+_SCORE_RE = re.compile(r"^(\d):(\d)$")
+
+# 2023 §4.1: what each series consists of, (qualifying games, closing game).
+SERIES_SHAPES_2023 = {
+    "spring": ((5, "series_final"),),
+    "summer": ((5, "series_final"),),
+    "autumn": ((4, "special"), (5, "series_final")),
+    "winter": ((4, "special"), (5, "year_final")),
+}
+# 2009 §2.6: each series has three qualifying games and a series final (winter: §2.15–2.17).
+SERIES_SHAPE_2009 = (3, "series_final")
+
+
+class SeasonViolation(RuleViolation):
+    """An event the rule book forbids at that point of the season.
+
+    ``event_index`` (0-based), ``rule`` (``"000_90d7c8192601ed3a.txt §4.4"``), ``message``
+    (plain English). ``to_json()`` → ``{"error": {"event": i, "rule": …, "message": …}}``.
+    """
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished game of the season.
+
+    ``event``: index of its event; ``kind``: one of :data:`KINDS`; ``experts``/``viewers``:
+    final score (one side has 6); ``part``: the series it was played in.
+    """
+
+    event: int
+    team: str
+    kind: str
+    experts: int
+    viewers: int
+    decisive_round: bool
+    part: str
+    rounds_lost: int | None = None
+
+    @property
+    def won(self) -> bool:
+        """The experts won (they reached 6 points)."""
+        return self.experts == WIN
+
+    @property
+    def score(self) -> str:
+        """``"E:V"``, experts first."""
+        return f"{self.experts}:{self.viewers}"
+
+    @property
+    def margin(self) -> int:
+        """Score difference ``experts - viewers`` (2023 §4.5.2: "the main indicator")."""
+        return self.experts - self.viewers
+
+
+@dataclass(frozen=True)
+class SeriesState:
+    """The open (or last) series: ``part``, ``qualifying_played`` of ``qualifying``,
+    ``closing`` game (one of :data:`CLOSINGS`)."""
+
+    part: str
+    qualifying_played: int
+    qualifying: int
+    closing: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.part, "qualifying_played": self.qualifying_played,
+                "qualifying": self.qualifying, "closing": self.closing}
+
+
+@dataclass(frozen=True)
+class NextGame:
+    """Who plays the next game (``team``) and of which ``kind``, as the rules decide it."""
+
+    kind: str
+    team: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "team": self.team}
+
+
+@dataclass(frozen=True)
+class Final:
+    """A series final played: ``part`` of the series, ``team``, ``score``, ``won``;
+    ``event``: index of its event."""
+
+    part: str
+    team: str
+    score: str
+    won: bool
+    event: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.part, "team": self.team, "score": self.score, "won": self.won}
+
+
+@dataclass(frozen=True)
+class Out:
+    """A team out of the season and the clause that put it out."""
+
+    team: str
+    rule: str
+    event: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"team": self.team, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class Move:
+    """One game and what it did to the rating: ``rating_after`` (first place first) and
+    ``rule``, the clause that moved the team (``"000_….txt §4.5.1"``)."""
+
+    event: int
+    team: str
+    kind: str
+    score: str
+    rating_after: tuple[str, ...]
+    rule: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "team": self.team, "kind": self.kind,
+                "score": self.score, "rating_after": list(self.rating_after)}
+
+
+@dataclass(frozen=True)
+class SeasonState:
+    """The derived state of a season (the contract's "Output of sova season replay").
+
+    Beyond the contract's keys: ``over`` (the year final is played), ``history`` entries carry
+    the ``rule`` that moved the team, ``results`` (every game), ``reserves`` (2023 §4.9.3)
+    and ``sponsor`` (2009 §2.13) entered so far. ``to_json()`` gives the contract's keys only,
+    in its order.
+    """
+
+    ruleset: str
+    series: SeriesState | None
+    rating: tuple[str, ...]
+    next: NextGame | None
+    order: tuple[str, ...] | None
+    series_best: Result | None
+    finals: tuple[Final, ...]
+    winter: tuple[str, ...]
+    out: tuple[Out, ...]
+    history: tuple[Move, ...]
+    over: bool = False
+    results: tuple[Result, ...] = ()
+    reserves: tuple[str, ...] = ()
+    sponsor: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"ruleset", "series", "rating", "next", "order", "series_best", "finals",
+        "winter", "out", "history"}`` exactly as in ``season-protocol.md``."""
+        best = self.series_best
+        return {
+            "ruleset": self.ruleset,
+            "series": None if self.series is None else self.series.to_json(),
+            "rating": list(self.rating),
+            "next": None if self.next is None else self.next.to_json(),
+            "order": None if self.order is None else list(self.order),
+            "series_best": None if best is None else {"team": best.team, "score": best.score},
+            "finals": [f.to_json() for f in self.finals],
+            "winter": list(self.winter),
+            "out": [o.to_json() for o in self.out],
+            "history": [m.to_json() for m in self.history],
+        }
+
+    def game_context(self) -> dict[str, Any]:
+        """The season's part of the next game's context (``game-protocol.md``):
+        ``{"series_best": "E:V" or None}`` — 2023 §3.6, ``None`` where nobody is to be beaten
+        (series final, year final, special game, the first game of a series, 2009)."""
+        return {"series_best": None if self.series_best is None else self.series_best.score}
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class Event:
+    """One parsed event; only the fields of its ``type`` are set (contract's event table)."""
+
+    type: str
+    part: str | None = None
+    qualifying: int | None = None
+    closing: str | None = None
+    teams: tuple[str, ...] | None = None
+    kind: str | None = None
+    team: str | None = None
+    score: tuple[int, int] | None = None
+    decisive_round: bool = False
+    rounds_lost: int | None = None
+    granted: bool | None = None
+    enter_as: str | None = None
+
+
+def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: bool = True) -> Any:
+    value = raw.get(name)
+    if value is None:
+        if required:
+            raise ProtocolError(f"{raw.get('type')} needs the field {name!r}", index)
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ProtocolError(
+            f"{raw.get('type')}.{name} must be of type {kind.__name__}, got {value!r}", index)
+    return value
+
+
+def _team_name(raw: dict[str, Any], index: int) -> str:
+    team = _typed(raw, "team", str, index)
+    if not team.strip():
+        raise ProtocolError(f"{raw.get('type')}.team must be a non-empty team name", index)
+    return team
+
+
+def parse_score(text: Any, index: int | None = None) -> tuple[int, int]:
+    """``"E:V"`` (experts first, 0..6 each) → ``(E, V)``; :class:`ProtocolError` otherwise.
+    Whether the score ends a game is a rule (2023 §3.10, 2009 §1.8), checked at replay."""
+    match = _SCORE_RE.match(text) if isinstance(text, str) else None
+    if match is None or int(match.group(1)) > WIN or int(match.group(2)) > WIN:
+        raise ProtocolError(f'score must be "E:V" with 0..6 a side, such as "6:3"; got {text!r}',
+                            index)
+    return int(match.group(1)), int(match.group(2))
+
+
+def parse_event(raw: Any, index: int) -> Event:
+    """One event object → :class:`Event` (shape only). Unknown extra fields are ignored."""
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"an event is a JSON object, got {type(raw).__name__}", index)
+    kind = raw.get("type")
+    if kind not in EVENT_TYPES:
+        raise ProtocolError(
+            f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index)
+    if kind == "series":
+        part = raw.get("part")
+        if part not in PARTS:
+            raise ProtocolError(f"series.part must be one of {', '.join(PARTS)}; got {part!r}",
+                                index)
+        qualifying = _typed(raw, "qualifying", int, index)
+        if qualifying < 1:
+            raise ProtocolError(f"series.qualifying must be at least 1, got {qualifying}", index)
+        closing = raw.get("closing")
+        if closing not in CLOSINGS:
+            raise ProtocolError(
+                f"series.closing must be one of {', '.join(CLOSINGS)}; got {closing!r}", index)
+        teams = _typed(raw, "teams", list, index, required=False)
+        if teams is not None:
+            teams = tuple(_check_names(teams, "series.teams", index))
+        return Event(type=kind, part=part, qualifying=qualifying, closing=closing, teams=teams)
+    if kind == "game":
+        game_kind = raw.get("kind")
+        if game_kind not in KINDS:
+            raise ProtocolError(
+                f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}", index)
+        team = _team_name(raw, index)
+        score = parse_score(_typed(raw, "score", str, index), index)
+        decisive = _typed(raw, "decisive_round", bool, index, required=False) or False
+        rounds_lost = _typed(raw, "rounds_lost", int, index, required=False)
+        if rounds_lost is not None and rounds_lost < 0:
+            raise ProtocolError(f"game.rounds_lost must be 0 or more, got {rounds_lost}", index)
+        return Event(type=kind, kind=game_kind, team=team, score=score,
+                     decisive_round=decisive, rounds_lost=rounds_lost)
+    if kind == "rematch":
+        return Event(type=kind, team=_team_name(raw, index),
+                     granted=_typed(raw, "granted", bool, index))
+    if kind == "enter":
+        enter_as = raw.get("as")
+        if enter_as not in ENTER_AS:
+            raise ProtocolError(f"enter.as must be one of {', '.join(ENTER_AS)}; got {enter_as!r}",
+                                index)
+        return Event(type=kind, team=_team_name(raw, index), enter_as=enter_as)
+    return Event(type=kind, team=_team_name(raw, index))  # withdraw, decline_winter
+
+
+def _check_names(names: list[Any], what: str, index: int | None) -> list[str]:
+    if not names:
+        raise ProtocolError(f"{what} must list at least one team", index)
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise ProtocolError(f"{what}: a team is a non-empty name, got {name!r}", index)
+    if len(set(names)) != len(names):
+        raise ProtocolError(f"{what} names a team twice: {names}", index)
+    return list(names)
+
+
+def load_season(document: Any) -> tuple[str, list[str], list[Event]]:
+    """Validate a season protocol's shape and return ``(ruleset, teams, events)``.
+
+    ``document`` is the parsed JSON object ``{"format": "sova.season-protocol/1",
+    "ruleset": "2023"|"2009", "teams": [name…], "events": [...]}``. Raises
+    :class:`ProtocolError` for anything malformed; rules are not checked here (team names
+    in events are checked at replay, where ``enter`` events have added their teams).
+    """
+    if not isinstance(document, dict):
+        raise ProtocolError(f"a season protocol is a JSON object, got {type(document).__name__}")
+    if document.get("format") != FORMAT:
+        raise ProtocolError(f"format must be {FORMAT!r}, got {document.get('format')!r}")
+    ruleset = document.get("ruleset")
+    if ruleset not in BOOKS:
+        raise ProtocolError(f"unknown ruleset {ruleset!r}; expected one of 2009, 2023")
+    teams = document.get("teams")
+    if not isinstance(teams, list):
+        raise ProtocolError("teams must be a list of team names, first place first")
+    teams = _check_names(teams, "teams", None)
+    events = document.get("events")
+    if not isinstance(events, list):
+        raise ProtocolError("events must be a list")
+    return ruleset, teams, [parse_event(raw, i) for i, raw in enumerate(events)]
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+@dataclass
+class _Series:
+    part: str
+    qualifying: int
+    closing: str
+    opened_rating: tuple[str, ...]
+    order: list[str] | None = None
+    results: list[Result] = field(default_factory=list)  # qualifying and rematch games
+    withdrawn: list[str] = field(default_factory=list)
+    final_played: bool = False
+    special_played: bool = False
+    year_final_played: bool = False
+    rematch_team: str | None = None  # 2009 §2.10
+
+    @property
+    def qualifying_played(self) -> int:
+        return len(self.results)
+
+
+class Season:
+    """A season being replayed. Build with :meth:`start`, feed events with :meth:`apply`
+    (raw JSON objects or parsed :class:`Event`), read :meth:`state`."""
+
+    def __init__(self, ruleset: str, teams: Sequence[str]) -> None:
+        self.ruleset = ruleset
+        self.file = BOOKS[ruleset]
+        self.teams: list[str] = list(teams)  # every team known, in the order it came
+        self.initial: tuple[str, ...] = tuple(teams)
+        self.rating: list[str] = list(teams)
+        self.series: _Series | None = None
+        self.parts: list[str] = []
+        self.losses: dict[str, int] = {}
+        self.out: list[Out] = []
+        self.winter: list[str] = []
+        self.finals: list[Final] = []
+        self.final_results: list[Result] = []
+        self.history: list[Move] = []
+        self.results: list[Result] = []
+        self.reserves: list[str] = []
+        self.sponsor: str | None = None
+        self.rematch_pending: str | None = None
+        self.last_final: Result | None = None  # set right after a series final (2009)
+        self.over = False
+        self.index = -1
+
+    @classmethod
+    def start(cls, ruleset: str, teams: Iterable[str]) -> Season:
+        """A season before its first event: ``teams`` is the initial rating, first place
+        first (2023 §4.2, 2009 §2.1)."""
+        if ruleset not in BOOKS:
+            raise ProtocolError(f"unknown ruleset {ruleset!r}; expected one of 2009, 2023")
+        return cls(ruleset, _check_names(list(teams), "teams", None))
+
+    # ----------------------------------------------------------------- helpers
+
+    def _cite(self, c2023: str, c2009: str) -> str:
+        return f"{self.file} {c2023 if self.ruleset == '2023' else c2009}"
+
+    def _refuse(self, c2023: str, c2009: str, message: str) -> SeasonViolation:
+        return SeasonViolation(self.index, self._cite(c2023, c2009), message)
+
+    @property
+    def is2023(self) -> bool:
+        return self.ruleset == "2023"
+
+    def _out_rule(self, team: str) -> str | None:
+        return next((o.rule for o in self.out if o.team == team), None)
+
+    def _known(self, team: str) -> str:
+        if team not in self.teams:
+            raise ProtocolError(f"unknown team «{team}»", self.index)
+        return team
+
+    def _put_out(self, team: str, rule: str) -> None:
+        self.out.append(Out(team=team, rule=rule, event=self.index))
+        self.rating = [t for t in self.rating if t != team]
+        self.winter = [t for t in self.winter if t != team]
+
+    def _refuse_if_out(self, team: str) -> None:
+        rule = self._out_rule(team)
+        if rule is not None:
+            why = ("lost its second game of the season" if rule.endswith("§4.4")
+                   else "lost its rematch" if rule.endswith("§2.11")
+                   else "lost its first winter game")
+            raise SeasonViolation(self.index, rule, f"«{team}» {why} and is out")
+
+    def phase(self) -> str:
+        """What the season waits for: ``"series"`` (a series to open), ``"qualifying"``,
+        ``"series_final"``, ``"special"``, ``"year_final"``, or ``"over"``."""
+        if self.over:
+            return "over"
+        s = self.series
+        if s is None:
+            return "series"
+        if s.qualifying_played < s.qualifying:
+            return "qualifying"
+        if s.closing == "series_final" and not s.final_played:
+            return "series_final"
+        if s.closing == "special" and not s.special_played:
+            return "special"
+        if s.part == "winter" and not s.year_final_played:
+            return "year_final"
+        return "series"
+
+    def _available(self) -> list[str]:
+        """Teams of the open series' rating that may still play in it (not withdrawn)."""
+        s = self.series
+        assert s is not None
+        return [t for t in self.rating if t not in s.withdrawn]
+
+    def _order_2023(self) -> list[str]:
+        """2023 §4.8: the first ``qualifying`` places of the rating (withdrawn teams left
+        out), the lowest of them plays first."""
+        s = self.series
+        assert s is not None
+        return list(reversed(self._available()[: s.qualifying]))
+
+    def _rematch_top_two(self) -> list[str]:
+        """2009 §2.10: with a rematch in the series, its two other qualifying games are played
+        by the first and second places of the rating at the opening (withdrawn teams left out)."""
+        s = self.series
+        assert s is not None
+        return [t for t in s.opened_rating
+                if t != s.rematch_team and t not in s.withdrawn and t in self.rating][:2]
+
+    def _finalist(self) -> str | None:
+        """2023 §4.7.1 / 2009 §2.9: the first place of the rating among the teams that did not
+        withdraw from the series (a withdrawal is from the whole series, final included)."""
+        available = self._available()
+        return available[0] if available else None
+
+    def _series_best(self) -> Result | None:
+        """2023 §3.6: the team that played earlier in this series and is first in the rating
+        now, with its result; ``None`` when the next game is not a qualifying game, when the
+        first place has not played in this series yet, and always in 2009 (no decisive round)."""
+        s = self.series
+        if not self.is2023 or s is None or self.phase() != "qualifying" or not self.rating:
+            return None
+        return next((r for r in s.results if r.team == self.rating[0]), None)
+
+    def next_game(self) -> NextGame | None:
+        """Who plays next and of which kind, where the rules decide it (``None`` where a
+        person does: a series to open, a special game's team, 2009 qualifying choices)."""
+        phase = self.phase()
+        s = self.series
+        if phase == "qualifying":
+            assert s is not None
+            if self.is2023:
+                order = s.order or []
+                return (NextGame("qualifying", order[s.qualifying_played])
+                        if s.qualifying_played < len(order) else None)
+            if (s.part == "winter" and self.sponsor in self.rating
+                    and not any(r.team == self.sponsor for r in s.results)):
+                return NextGame("qualifying", self.sponsor)  # 2009 §2.14
+            return None
+        if phase == "series_final":
+            team = self._finalist()
+            return None if team is None else NextGame("series_final", team)
+        if phase == "year_final":
+            return NextGame("year_final", self.rating[0]) if self.rating else None
+        return None
+
+    def _snapshot(self) -> dict[str, Any]:
+        """A copy of the mutable state, cheap: the values inside are immutable."""
+        saved = {key: (value.copy() if isinstance(value, list | dict) else value)
+                 for key, value in self.__dict__.items()}
+        if self.series is not None:
+            saved["series"] = dataclasses.replace(
+                self.series, order=None if self.series.order is None else list(self.series.order),
+                results=list(self.series.results), withdrawn=list(self.series.withdrawn))
+        return saved
+
+    # ----------------------------------------------------------------- events
+
+    def apply(self, event: Event | dict[str, Any], index: int) -> None:
+        """Apply one event (at 0-based ``index`` of the event list). Raises
+        :class:`SeasonViolation` or :class:`ProtocolError`; the season is then unchanged."""
+        if not isinstance(event, Event):
+            event = parse_event(event, index)
+        saved = self._snapshot()
+        self.index = index
+        try:
+            getattr(self, f"_on_{event.type}")(event)
+        except (SeasonViolation, ProtocolError):
+            self.__dict__ = saved  # a refused event changes nothing
+            raise
+        if event.type == "series" or (event.type == "game" and event.kind != "series_final"):
+            self.last_final = None
+
+    def _on_series(self, event: Event) -> None:
+        part, qualifying, closing = event.part, event.qualifying, event.closing
+        assert part is not None and qualifying is not None and closing is not None
+        if self.over:
+            raise self._refuse("§4.10", "§2.18", "the season is over: the year final is played")
+        phase = self.phase()
+        if phase != "series":
+            assert self.series is not None
+            raise self._refuse("§4.1", "§2.6",
+                               f"the {self.series.part} series is not over: {phase} is due")
+        expected = PARTS[len(self.parts)]
+        if part != expected:
+            raise self._refuse("§4.1", "§2.5",
+                               f"the {expected} series comes next, not the {part} series")
+        if event.teams is not None:
+            for team in event.teams:
+                self._known(team)
+        if self.is2023:
+            shapes = SERIES_SHAPES_2023[part]
+            if (qualifying, closing) not in shapes:
+                allowed = " or ".join(f"{q} qualifying games and {c}" for q, c in shapes)
+                raise self._refuse("§4.1", "§4.1",
+                                   f"the {part} series has {allowed}, not {qualifying} and {closing}")
+            rating = self._form_2023(part, qualifying, event.teams)
+            need_clause = "§4.9.3" if part == "winter" else "§4.8"
+        else:
+            rating = self._form_2009(part, qualifying, closing, event.teams)
+            need_clause = "§2.6"
+        self.series = _Series(part=part, qualifying=qualifying, closing=closing,
+                              opened_rating=tuple(rating))
+        self.parts.append(part)
+        self.rating = rating
+        if not self.is2023 and self.rematch_pending is not None:
+            self.series.rematch_team = self.rematch_pending
+            self.rematch_pending = None
+        short = self._shortage()
+        if short:
+            raise self._refuse(need_clause, need_clause, short)
+        if self.is2023:
+            self.series.order = self._order_2023()
+
+    def _shortage(self) -> str | None:
+        """Why the open series cannot fill its qualifying games, or ``None``."""
+        s = self.series
+        assert s is not None
+        if self.is2023:
+            have = len(self._available())
+            if have < s.qualifying:
+                return (f"{s.qualifying} qualifying games need {s.qualifying} teams in the rating; "
+                        f"{have} can play")
+            return None
+        if s.rematch_team is not None:
+            if len(self._rematch_top_two()) < 2:
+                return "a series with a rematch needs two more teams to play its qualifying games"
+            return None
+        have = len(self._available())
+        if have < s.qualifying:
+            return (f"{s.qualifying} qualifying games need {s.qualifying} teams of the rating; "
+                    f"{have} can play")
+        return None
+
+    # 2023 ----------------------------------------------------------------
+
+    def _last_result(self, team: str, kinds: tuple[str, ...]) -> Result | None:
+        return next((r for r in reversed(self.results) if r.team == team and r.kind in kinds),
+                    None)
+
+    def _form_2023(self, part: str, qualifying: int, named: tuple[str, ...] | None) -> list[str]:
+        eligible = [t for t in self.teams
+                    if t not in self.reserves and self._out_rule(t) is None
+                    and t not in self.winter]
+        if part in ("spring", "summer"):
+            if named is not None:  # §4.2.1, §4.2.2: the book lists them by name
+                for team in named:
+                    self._refuse_if_out(team)
+                    if team in self.winter:
+                        raise self._refuse("§4.7.2", "§4.7.2",
+                                           f"«{team}» played a series final and is through to "
+                                           "the winter series")
+                    if team in self.reserves:
+                        raise self._refuse("§4.9.3", "§4.9.3",
+                                           f"«{team}» is a reserve team, called for winter only")
+                return list(named)
+            fresh = [t for t in eligible if not any(r.team == t for r in self.results)]
+            played = [t for t in self.rating if t in eligible and t not in fresh]
+            played += [t for t in eligible if t not in fresh and t not in played]
+            return fresh + played
+        if part == "autumn":  # §4.2.3
+            with_result = []
+            without = []
+            for team in eligible:
+                result = self._last_result(team, ("qualifying",))
+                (without if result is None else with_result).append((team, result))
+            with_result.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, tr[1].event))
+            rating = [t for t, _ in with_result] + [t for t, _ in without]
+            clause = "§4.2.3"
+        else:  # winter, §4.9
+            rating = self._form_winter_2023(qualifying)
+            clause = "§4.9"
+        if named is not None and list(named) != rating:
+            raise self._refuse(clause, clause,
+                               f"the {part} rating is formed by the rules: {rating}, "
+                               f"not {list(named)}")
+        return rating
+
+    def _form_winter_2023(self, qualifying: int) -> list[str]:
+        """§4.9.1–§4.9.3: finals' winners (earlier series first), then finals' losers (earlier
+        first), then the best of the final autumn rating by their last game (later result first
+        on a tie), then reserve teams in the order they entered; ``qualifying`` teams in all."""
+        finals = [r for r in self.final_results if self._out_rule(r.team) is None]
+        head = [r.team for r in finals if r.won] + [r.team for r in finals if not r.won]
+        head = list(dict.fromkeys(head))
+        autumn = [t for t in self.rating if t not in head and self._out_rule(t) is None]
+        ranked = []
+        unranked = []
+        for team in autumn:
+            result = self._last_result(team, KINDS)
+            (unranked if result is None else ranked).append((team, result))
+        ranked.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, -tr[1].event))
+        pool = head + [t for t, _ in ranked] + [t for t, _ in unranked]
+        if len(pool) < qualifying:
+            pool += [t for t in self.reserves if t not in pool][: qualifying - len(pool)]
+        if len(pool) < qualifying:
+            raise self._refuse("§4.9.3", "§4.9.3",
+                               f"{qualifying} winter qualifying games need {qualifying} teams; "
+                               f"only {len(pool)} with the reserve teams")
+        return pool[:qualifying]
+
+    def _place_2023(self, result: Result) -> str:
+        """§4.5: move ``result.team`` in the rating; return the clause applied."""
+        s = self.series
+        assert s is not None
+        rating = [t for t in self.rating if t != result.team]
+        if not result.won:
+            rating.append(result.team)  # §4.5.5
+            self.rating = rating
+            return "§4.5.5"
+        earlier = [r for r in s.results if r.won and r.team in rating]
+        better = [r for r in earlier if r.margin > result.margin]
+        if not better:
+            rating.insert(0, result.team)  # §4.5.1
+            clause = "§4.5.1"
+        else:
+            rating.insert(max(rating.index(r.team) for r in better) + 1, result.team)
+            clause = "§4.5.2"
+        if any(r.margin == result.margin for r in earlier):
+            clause = "§4.5.4" if result.margin == WIN else "§4.5.3"
+        self.rating = rating
+        return clause
+
+    # 2009 ----------------------------------------------------------------
+
+    def _form_2009(self, part: str, qualifying: int, closing: str,
+                   named: tuple[str, ...] | None) -> list[str]:
+        if part != "winter":
+            if (qualifying, closing) != SERIES_SHAPE_2009:
+                raise self._refuse("§2.6", "§2.6",
+                                   f"a series has 3 qualifying games and a series final, "
+                                   f"not {qualifying} and {closing}")
+            rating = list(self.rating)  # §2.4: the rating goes on
+            clause = "§2.4"
+        else:
+            rating = self._form_winter_2009()
+            clause = "§2.13"
+            if len(rating) >= 4:
+                if qualifying != len(rating) or closing not in ("none", "year_final"):
+                    raise self._refuse("§2.15", "§2.15",
+                                       f"with {len(rating)} teams the winter series has "
+                                       f"{len(rating)} qualifying games and no final")
+            elif (qualifying, closing) != SERIES_SHAPE_2009:
+                raise self._refuse("§2.16", "§2.16",
+                                   "with three teams the winter series has 3 qualifying games "
+                                   "and a series final")
+        if named is not None and list(named) != rating:
+            raise self._refuse(clause, clause, f"the {part} rating is {rating}, not {list(named)}")
+        return rating
+
+    def _form_winter_2009(self) -> list[str]:
+        """§2.13–§2.14, §2.17: the finals' winners (better score first, the earlier win on a
+        tie), the first (and second) places of the rating at the end of the autumn final when
+        fewer than three teams would play, the sponsor's team last."""
+        # a team that declined a place (§2.12) and won a later final: the later win counts
+        latest = {r.team: r for r in self.final_results if r.won and r.team in self.winter}
+        winners = sorted(latest.values(), key=lambda r: (-r.margin, r.event))
+        head = [r.team for r in winners]
+        size = len(head) + (1 if self.sponsor is not None else 0)
+        topups: list[str] = []
+        if size < 3:  # §2.17
+            topups = [t for t in self.rating if t not in head and t != self.sponsor][: 3 - size]
+            if size + len(topups) < 3:
+                raise self._refuse("§2.17", "§2.17",
+                                   "the winter series needs three teams and the rating has "
+                                   "too few")
+        tail = [self.sponsor] if self.sponsor is not None else []
+        return head + topups + tail
+
+    def _place_2009(self, result: Result) -> str:
+        """§2.7 / §2.8 (qualifying), §2.11 (rematch won): win → first, loss → last."""
+        rating = [t for t in self.rating if t != result.team]
+        if result.won:
+            rating.insert(0, result.team)
+        else:
+            rating.append(result.team)
+        self.rating = rating
+        if result.kind == "rematch":
+            return "§2.11"
+        return "§2.7" if result.won else "§2.8"
+
+    # games ---------------------------------------------------------------
+
+    def check_game(self, kind: str, team: str, decisive_round: bool = False,
+                   index: int | None = None) -> None:
+        """Refuse (:class:`SeasonViolation`) a game of ``kind`` by ``team`` that the rules do
+        not allow now, before it is played (the producer proposing the next game); the clause
+        says why. ``index``: the event index to report (default: the last event applied; pass
+        the length of the event list for a game not yet recorded). Does not change the season.
+        """
+        if index is not None:
+            self.index = index
+        if kind not in KINDS:
+            raise ProtocolError(f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}",
+                                self.index)
+        self._known(team)
+        if self.over:
+            raise self._refuse("§4.10", "§2.18", "the season is over: the year final is played")
+        self._refuse_if_out(team)
+        phase = self.phase()
+        s = self.series
+        if s is None:
+            raise self._refuse("§4.1", "§2.5", "no series is open")
+        if kind == "rematch" and self.is2023:
+            raise self._refuse("§4.1", "§4.1", "the 2023 season has no rematch")
+        if kind == "special" and not self.is2023:
+            raise self._refuse("§2.6", "§2.6", "the 2009 series have no special game")
+        if kind in ("qualifying", "rematch"):
+            if phase != "qualifying":
+                raise self._refuse("§4.1", "§2.6",
+                                   f"the qualifying games of the {s.part} series are over; "
+                                   f"{phase} is due")
+        elif kind != phase:
+            closing = {"series_final": "a series final", "special": "a special game",
+                       "year_final": "the year final"}[kind]
+            if phase == "qualifying":
+                raise self._refuse("§4.1", "§2.6",
+                                   f"{closing} comes after the qualifying games "
+                                   f"({s.qualifying_played} of {s.qualifying} played)")
+            clause = ("§4.10", "§2.18") if kind == "year_final" else ("§4.1", "§2.6")
+            raise self._refuse(*clause, f"{closing} is not due now ({phase} is)")
+        if self.is2023:
+            self._check_2023(kind, team, decisive_round)
+        else:
+            self._check_2009(kind, team, decisive_round)
+
+    def _check_2023(self, kind: str, team: str, decisive_round: bool) -> None:
+        s = self.series
+        assert s is not None
+        if kind == "qualifying":
+            due = (s.order or [])[s.qualifying_played]
+            if team in self.winter and team not in self.rating:
+                raise self._refuse("§4.7.2", "§4.7.2",
+                                   f"«{team}» played a series final and is through to winter")
+            if team != due:
+                raise self._refuse("§4.8", "§4.8",
+                                   f"qualifying game {s.qualifying_played + 1} of the {s.part} "
+                                   f"series is «{due}»'s, not «{team}»'s")
+            if decisive_round:
+                best = self._series_best()
+                if best is None or all(can_pass_without_decisive(v, (best.experts, best.viewers))
+                                       for v in range(WIN)):
+                    raise self._refuse("§3.6", "§3.6",
+                                       "no decisive round: no team that played earlier in the "
+                                       "series leads the rating with a result it cannot be "
+                                       "passed without one")
+            return
+        if decisive_round:
+            raise self._refuse("§3.6", "§3.6",
+                               f"no decisive round in a {kind.replace('_', ' ')}: nobody that "
+                               "played earlier in the series is to be passed")
+        if kind == "series_final":
+            finalist = self._finalist()
+            if team != finalist:
+                raise self._refuse("§4.7.1", "§4.7.1",
+                                   f"the series final is «{finalist}»'s, first in the rating "
+                                   f"after the qualifying games, not «{team}»'s")
+        elif kind == "special":
+            if team in self.rating:
+                raise self._refuse("§4.6", "§4.6",
+                                   f"«{team}» is in the rating; special-game teams are outside it")
+        elif kind == "year_final":
+            if not self.rating or team != self.rating[0]:
+                first = self.rating[0] if self.rating else None
+                raise self._refuse("§4.10", "§4.10",
+                                   f"the year final is «{first}»'s, first in the winter rating, "
+                                   f"not «{team}»'s")
+
+    def _check_2009(self, kind: str, team: str, decisive_round: bool) -> None:
+        s = self.series
+        assert s is not None
+        if decisive_round:
+            raise self._refuse("§1.8", "§1.8", "the 2009 game goes to 6 points: no decisive round")
+        if kind == "rematch":
+            if team != s.rematch_team:
+                raise self._refuse("§2.10", "§2.10", f"«{team}» has no rematch in this series")
+            if any(r.team == team for r in s.results):
+                raise self._refuse("§2.10", "§2.10", f"«{team}» has played its rematch")
+            return
+        if kind == "qualifying":
+            if team in self.winter and team not in self.rating:
+                raise self._refuse("§2.12", "§2.12",
+                                   f"«{team}» won a series final and left the rating for winter")
+            if team not in self.rating:
+                raise self._refuse("§2.4", "§2.4", f"«{team}» is not on the {s.part} series' list")
+            if team in s.withdrawn:
+                raise self._refuse("§2.3", "§2.3", f"«{team}» withdrew from the {s.part} series")
+            if team == s.rematch_team:
+                raise self._refuse("§2.10", "§2.10",
+                                   f"«{team}» plays its rematch in this series")
+            if any(r.team == team for r in s.results):
+                raise self._refuse("§2.4", "§2.4",
+                                   f"«{team}» has played its qualifying game of the {s.part} "
+                                   "series")
+            due = self.next_game()
+            if due is not None and due.team != team:
+                raise self._refuse("§2.14", "§2.14",
+                                   f"the sponsor's team «{due.team}» plays the first winter "
+                                   "qualifying game")
+            if s.rematch_team is not None:
+                top = self._rematch_top_two()
+                if team not in top:
+                    raise self._refuse("§2.10", "§2.10",
+                                       f"with a rematch in the series, its other qualifying games "
+                                       f"are played by {top}, not «{team}»")
+                regular = sum(1 for r in s.results if r.kind == "qualifying")
+                if regular >= s.qualifying - 1:
+                    raise self._refuse("§2.10", "§2.10",
+                                       f"the last qualifying game is «{s.rematch_team}»'s rematch")
+            return
+        if kind == "series_final":
+            finalist = self._finalist()
+            if team != finalist:
+                raise self._refuse("§2.9", "§2.9",
+                                   f"the series final is «{finalist}»'s, first in the rating, "
+                                   f"not «{team}»'s")
+        elif kind == "year_final":
+            if not self.rating or team != self.rating[0]:
+                first = self.rating[0] if self.rating else None
+                raise self._refuse("§2.18", "§2.18",
+                                   f"the year final is «{first}»'s, first in the rating, "
+                                   f"not «{team}»'s")
+
+    def _on_game(self, event: Event) -> None:
+        kind, team, score = event.kind, event.team, event.score
+        assert kind is not None and team is not None and score is not None
+        self._known(team)
+        experts, viewers = score
+        if (experts == WIN) == (viewers == WIN):
+            raise self._refuse("§3.10", "§1.8",
+                               f"{experts}:{viewers} is not a finished game: one side has six")
+        if event.decisive_round and self.is2023 and score not in ((WIN, 0), (0, WIN)):
+            raise self._refuse("§3.6", "§3.6",
+                               f"a decisive round ends 6:0 or 0:6, not {experts}:{viewers}")
+        self.check_game(kind, team, event.decisive_round)
+        s = self.series
+        assert s is not None
+        result = Result(event=self.index, team=team, kind=kind, experts=experts,
+                        viewers=viewers, decisive_round=event.decisive_round, part=s.part,
+                        rounds_lost=event.rounds_lost)
+        rule = self._apply_game(result)
+        self.results.append(result)
+        self.history.append(Move(event=self.index, team=team, kind=kind, score=result.score,
+                                 rating_after=tuple(self.rating), rule=f"{self.file} {rule}"))
+
+    def _apply_game(self, result: Result) -> str:
+        """Record ``result`` and move the rating; return the clause applied."""
+        s = self.series
+        assert s is not None
+        team, kind = result.team, result.kind
+        if kind in ("qualifying", "rematch"):
+            rule = self._place_2023(result) if self.is2023 else self._place_2009(result)
+            s.results.append(result)
+            if not self.is2023:
+                if kind == "rematch" and not result.won:
+                    self._put_out(team, f"{self.file} §2.11")
+                    rule = "§2.11"
+                elif (s.part == "winter" and team == self.sponsor and not result.won
+                      and s.results[0] is result):
+                    self._put_out(team, f"{self.file} §2.14")
+                    rule = "§2.14"
+        elif kind == "series_final":
+            s.final_played = True
+            self.finals.append(Final(part=s.part, team=team, score=result.score,
+                                     won=result.won, event=self.index))
+            self.final_results.append(result)
+            self.last_final = result
+            if self.is2023:
+                if s.part != "winter" and team not in self.winter:
+                    self.winter.append(team)  # §4.7.2
+                rule = "§4.7.2"
+            elif result.won:
+                if s.part != "winter":
+                    self.winter.append(team)  # §2.12: leaves the rating for winter
+                    self.rating = [t for t in self.rating if t != team]
+                rule = "§2.12"
+            else:
+                self.rating = [t for t in self.rating if t != team] + [team]  # §2.10
+                rule = "§2.10"
+        elif kind == "special":
+            s.special_played = True
+            rule = "§4.6"
+        else:  # year_final
+            s.year_final_played = True
+            self.over = True
+            rule = "§4.10" if self.is2023 else "§2.18"
+        if self.is2023 and not result.won and kind in ("qualifying", "series_final"):
+            self.losses[team] = self.losses.get(team, 0) + 1
+            if self.losses[team] >= 2:  # §4.4
+                self._put_out(team, f"{self.file} §4.4")
+                rule = "§4.4"
+        return rule
+
+    def _on_withdraw(self, event: Event) -> None:
+        team = self._known(event.team or "")
+        s = self.series
+        if s is None or s.qualifying_played or s.final_played or s.special_played:
+            raise self._refuse("§4.8.1", "§2.3",
+                               "a team withdraws from a series after it opens and before its "
+                               "first game")
+        self._refuse_if_out(team)
+        if team not in self.rating:
+            raise self._refuse("§4.8.1", "§2.3", f"«{team}» is not in the {s.part} rating")
+        if team in s.withdrawn:
+            raise self._refuse("§4.8.1", "§2.3", f"«{team}» has already withdrawn")
+        if team == s.rematch_team:
+            raise self._refuse("§2.10", "§2.10",
+                               f"«{team}» plays its granted rematch in the {s.part} series")
+        s.withdrawn.append(team)
+        if self.is2023:  # §4.8.1: to the bottom line, the teams below move up
+            self.rating = [t for t in self.rating if t != team] + [team]
+        short = self._shortage()
+        if short:
+            s.withdrawn.remove(team)
+            raise self._refuse("§4.8", "§2.6", short)
+        if self.is2023:
+            s.order = self._order_2023()
+
+    def _on_rematch(self, event: Event) -> None:
+        team = self._known(event.team or "")
+        if self.is2023:
+            raise self._refuse("§4.1", "§4.1", "the 2023 season has no rematch")
+        final = self.last_final
+        if final is None or final.team != team or final.won:
+            raise self._refuse("§2.10", "§2.10",
+                               f"only the loser of a series final asks for a rematch, before "
+                               f"the end of that final's programme; «{team}» is not")
+        if event.granted and final.part in ("autumn", "winter"):
+            raise self._refuse("§2.10", "§2.10",
+                               f"a rematch is played in the next series; after the {final.part} "
+                               "final no series with qualifying games of this rating follows")
+        if self.rematch_pending is not None:
+            raise self._refuse("§2.10", "§2.10", f"«{team}» has already asked for a rematch")
+        if event.granted:
+            self.rematch_pending = team
+
+    def _on_decline_winter(self, event: Event) -> None:
+        team = self._known(event.team or "")
+        if self.is2023:
+            raise self._refuse("§4.7.2", "§4.7.2",
+                               "a series finalist goes straight to the winter series")
+        final = self.last_final
+        if (final is None or final.team != team or not final.won or final.part == "winter"
+                or team not in self.winter):
+            raise self._refuse("§2.12", "§2.12",
+                               f"only the winner of a spring, summer or autumn final gives up its "
+                               f"winter place, before the end of that final's programme; "
+                               f"«{team}» is not")
+        self.winter.remove(team)
+        self.rating = [team] + [t for t in self.rating if t != team]
+        self.last_final = None
+
+    def _on_enter(self, event: Event) -> None:
+        team = event.team or ""
+        if team in self.teams:
+            raise ProtocolError(f"team «{team}» is already in the season", self.index)
+        if self.is2023 and event.enter_as != "reserve":
+            raise self._refuse("§4.9.3", "§4.9.3",
+                               "the 2023 season calls reserve teams (§4.9.3), no sponsor's team")
+        if not self.is2023 and event.enter_as != "sponsor":
+            raise self._refuse("§2.13", "§2.13",
+                               "the 2009 season has no reserve teams; the sponsor's team joins "
+                               "the winter rating")
+        if "winter" in self.parts:
+            raise self._refuse("§4.9", "§2.13",
+                               "the winter rating is formed when the winter series opens; "
+                               "it is open already")
+        if not self.is2023 and self.sponsor is not None:
+            raise self._refuse("§2.13", "§2.13",
+                               f"the sponsor's team «{self.sponsor}» has entered already")
+        self.teams.append(team)
+        if self.is2023:
+            self.reserves.append(team)
+        else:
+            self.sponsor = team
+
+    # ----------------------------------------------------------------- state
+
+    def state(self) -> SeasonState:
+        """The derived :class:`SeasonState` now."""
+        s = self.series
+        return SeasonState(
+            ruleset=self.ruleset,
+            series=None if s is None else SeriesState(s.part, s.qualifying_played,
+                                                      s.qualifying, s.closing),
+            rating=tuple(self.rating),
+            next=self.next_game(),
+            order=None if s is None or s.order is None else tuple(s.order),
+            series_best=self._series_best(),
+            finals=tuple(self.finals),
+            winter=tuple(self.winter),
+            out=tuple(self.out),
+            history=tuple(self.history),
+            over=self.over,
+            results=tuple(self.results),
+            reserves=tuple(self.reserves),
+            sponsor=self.sponsor,
+        )
+
+
+def replay_season(document: Any) -> SeasonState:
+    """Replay a ``sova.season-protocol/1`` document (the parsed JSON object) and return its
+    :class:`SeasonState`. Raises :class:`ProtocolError` (malformed; all events are checked
+    for shape first) or :class:`SeasonViolation` (the first event the rules refuse)."""
+    ruleset, teams, events = load_season(document)
+    season = Season.start(ruleset, teams)
+    for index, event in enumerate(events):
+        season.apply(event, index)
+    return season.state()
+
+
+def to_json(state: SeasonState) -> dict[str, Any]:
+    """``state.to_json()``: the contract's output of ``sova season replay``."""
+    return state.to_json()
+
+
+__all__ = [
+    "BOOKS",
+    "FORMAT",
+    "Event",
+    "Final",
+    "Move",
+    "NextGame",
+    "Out",
+    "Result",
+    "Season",
+    "SeasonState",
+    "SeasonViolation",
+    "SeriesState",
+    "load_season",
+    "parse_event",
+    "replay_season",
+    "to_json",
+]
