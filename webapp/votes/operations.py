@@ -139,8 +139,10 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     vote.log_sha256 = rules.log_digest(log_lines(vote))
     days = int(current_app.config.get("SOVA_VOTE_RETENTION_DAYS", 30))
     vote.purge_after = now + timedelta(days=days)
+    # no game_id: the games feature lists a game's documents with its own roles and labels;
+    # this one is reached through the vote (producer and host: /games/<id>/vote/result.pdf)
     doc = Document(key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1", kind=RESULT_DOCUMENT,
-                   game_id=game.id, version=1, status="pending")
+                   version=1, status="pending")
     db.session.add(doc)
     db.session.flush()
     vote.document_id = doc.id

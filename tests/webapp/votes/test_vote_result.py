@@ -27,7 +27,7 @@ def pdf_text(app, doc_id: int) -> str:
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-def test_result_pdf_text(app, api, sms, finished_game, drain):
+def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     import hashlib
 
     from webapp.core.models import Document
@@ -58,7 +58,13 @@ def test_result_pdf_text(app, api, sms, finished_game, drain):
     doc = db.session.get(Document, vote["document"]["id"])
     data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
     assert doc.sha256 == hashlib.sha256(data).hexdigest()
-    # the page and the API show the late message after closing
+    # producer and host download it from the vote page; an editor may not
+    client = login("host")
+    resp = client.get(f"/games/{gid}/vote/result.pdf")
+    assert resp.status_code == 200 and resp.mimetype == "application/pdf"
+    assert hashlib.sha256(resp.data).hexdigest() == doc.sha256
+    assert login("editor").get(f"/games/{gid}/vote/result.pdf").status_code == 403
+        # the page and the API show the late message after closing
     assert api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]["late"] == 1
 
 
