@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from flask import current_app
 from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import Document, utcnow
@@ -105,8 +106,13 @@ def open_vote(game: Game, user_id: int | None, candidates: list[str] | None = No
         raise VoteInputError({"candidates": [exc.message]}) from exc
     vote = Vote(game_id=game.id, status="open", candidates=names, opened_at=now or utcnow(),
                 opened_by=user_id)
-    db.session.add(vote)
-    db.session.flush()
+    try:
+        with db.session.begin_nested():     # another vote opened at the same moment
+            db.session.add(vote)
+            db.session.flush()
+    except IntegrityError as exc:
+        raise VoteError("открыто голосование другой игры: одновременно может идти только "
+                        "одно", None) from exc
     return vote
 
 

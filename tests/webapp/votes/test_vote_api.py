@@ -233,3 +233,30 @@ def test_config_default(monkeypatch, make_app, secret_env):
     app = make_app()
     assert app.config["SOVA_SMS_SECRET"] == (secret_env or None)
     assert app.config["SOVA_VOTE_RETENTION_DAYS"] == 30
+
+
+def test_two_opens_at_once_one_wins(app, api, finished_game):
+    """The partial unique index admits one open vote even when the application check is
+    passed by two requests at the same moment (simulated: the check sees none)."""
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.votes import operations as ops
+    from webapp.votes.models import Vote
+
+    g1, g2 = finished_game(day=1), finished_game(day=2)
+    assert open_vote(api, g1).status_code == 200
+    real_scalar = db.session.scalar
+    calls = {"n": 0}
+
+    def blind_first(stmt, *a, **kw):     # the first look-up ("a vote open?") sees none
+        calls["n"] += 1
+        return None if calls["n"] == 1 else real_scalar(stmt, *a, **kw)
+
+    db.session.scalar = blind_first
+    try:
+        with pytest.raises(ops.VoteError, match="одновременно может идти только одно"):
+            ops.open_vote(db.session.get(Game, g2), None)
+    finally:
+        db.session.scalar = real_scalar
+    db.session.rollback()
+    assert db.session.scalar(db.select(db.func.count()).select_from(Vote)) == 1
