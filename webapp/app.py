@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException
 
 from webapp.config import load_config
+from webapp.core import edge
 from webapp.core.pool import install_idle_ping
 from webapp.extensions import babel, csrf, db, limiter, login_manager, migrate
 
@@ -18,9 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
+class SovaFlask(Flask):
+    """Flask whose every view runs inside the request edge (:func:`webapp.core.edge.run`):
+    one transaction per request, committed or rolled back there and nowhere else."""
+
+    def dispatch_request(self):
+        return edge.run(super().dispatch_request)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the Flask app. ``test_config`` overrides any setting (see webapp.config)."""
-    app = Flask("sova", template_folder=str(ROOT / "templates"),
+    app = SovaFlask("sova", template_folder=str(ROOT / "templates"),
                 static_folder=str(ROOT / "webapp" / "static"))
     app.config.from_mapping(load_config(test_config))
     Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
@@ -85,7 +94,8 @@ def register_extensions(app: Flask) -> None:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         n = app.config["SOVA_PROXY_COUNT"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
+            app.wsgi_app, x_for=n, x_proto=n, x_host=n)
     babel.init_app(app, locale_selector=select_locale,
                    default_translation_directories=str(Path(__file__).parent / "translations"))
     from flask_babel import get_locale

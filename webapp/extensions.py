@@ -1,5 +1,7 @@
 """Flask extensions, created unbound and initialised in :func:`webapp.app.create_app`."""
 
+from typing import TYPE_CHECKING
+
 from flask_babel import Babel
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -16,6 +18,10 @@ class Base(DeclarativeBase):
 
 
 db = SQLAlchemy(model_class=Base)
+if TYPE_CHECKING:
+    Model = Base  # to a type checker, db.Model is our declarative base
+else:
+    Model = db.Model  # the base class of every model: ``class Game(Model)``
 migrate = Migrate()
 csrf = CSRFProtect()
 login_manager = LoginManager()

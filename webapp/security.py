@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, abort, current_app, jsonify, render_template_string, request
+from flask import Flask, Response, abort, current_app, jsonify, render_template_string, request
 from flask_talisman import Talisman
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
@@ -146,6 +146,7 @@ def db_unavailable_response(exc: BaseException):
         db.session.rollback()
     except Exception:  # noqa: BLE001 — the connection is gone; the pool discards it
         log.debug("rollback after a database outage failed", exc_info=True)
+    body: Response | str
     if request.path.startswith("/api/"):
         body = jsonify({"error": {"code": 503, "message": DB_UNAVAILABLE}})
     else:

@@ -124,6 +124,10 @@ PDFs use U+00A0 as thousands separator. Fonts are subset by fontTools unless
 libharfbuzz-subset is installed; fontTools stamps the time into each subset, so renders run
 with ``SOURCE_DATE_EPOCH`` fixed (see ``_fixed_font_timestamps``; renders in one process are
 serialised by a lock).
+
+Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
+the template context check, the fetcher that refuses outside resources, the fonts and
+the render itself stay together behind that one boundary.
 """
 
 from __future__ import annotations
@@ -407,11 +411,11 @@ _MONTHS_GENITIVE = (
 
 def _as_date(value: object) -> dt.date:
     if type(value) is dt.datetime:
-        return value.date()  # type: ignore[union-attr]
+        return value.date()
     if type(value) is dt.date:
-        return value  # type: ignore[return-value]
+        return value
     if type(value) is str:
-        return dt.date.fromisoformat(value)  # type: ignore[arg-type]
+        return dt.date.fromisoformat(value)
     raise TypeError(f"not a date: {value!r}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from celery import shared_task
 from flask import current_app
@@ -23,12 +24,12 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
     printed copy (its serial in the footer), handout images from the instance uploads. A
     ``sector13_card`` (the 2009 draw, ``webapp.games.operations.draw_sector13``) is the host
     card of the sector-13 envelope alone."""
-    game = db.session.get(Game, document.game_id)
+    game = db.session.get_one(Game, document.game_id)
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     images = handout_files(game, uploads)
     serials = [c.serial for c in printed_copies(document.id)]
     serial = serials[0] if serials else f"{game.id}-{document.kind}-{document.version}"
-    only = {game.table_sector13} if document.kind == "sector13_card" else None
+    only = {cast(int, game.table_sector13)} if document.kind == "sector13_card" else None
     context = envelope_context(game, with_answers=document.kind != "envelopes",
                                serial=serial, copies=serials or None, images=images,
                                only_sectors=only)

@@ -174,6 +174,7 @@ def send_mail(to: str, subject: str, body: str, *, key: str | None = None,
         smtp = _connect(url, before_end_of_data=lambda: ledger.mark_end_of_data(claimed))
         smtp.send_message(msg)
     except _Fenced:
+        assert smtp is not None  # fenced at the end of data, after the connection
         smtp.close()  # no end of data: the server drops the transaction
         log.warning("mail %s: attempt %d was taken over before the end of data; dropped",
                     key, claimed.attempt)
@@ -195,6 +196,7 @@ def send_mail(to: str, subject: str, body: str, *, key: str | None = None,
             db.session.rollback()
             log.warning("mail %s: could not release the claim", key, exc_info=True)
         raise
+    assert smtp.final_reply is not None  # send_message returned: the server answered
     code, reply = smtp.final_reply
     ledger.mark_sent(claimed, f"{code} {reply.decode(errors='replace')}")
     _quit(smtp)
@@ -250,8 +252,8 @@ def my_link(author_id: int, language: int | None = None) -> bool:
     language of the author's latest question; Russian by default). Ledger key
     ``my_link:<author id>:outbox:<outbox id>``: once per request (each request is its own
     outbox message); run directly (no outbox task id) it is sent unrecorded."""
+    from webapp.submissions.links import my_link_token
     from webapp.submissions.models import Author, QuestionAuthor
-    from webapp.submissions.views import my_link_token
 
     author = db.session.get(Author, author_id)
     if author is None or not author.email_encrypted:

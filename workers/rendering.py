@@ -13,7 +13,7 @@ from webapp.extensions import db
 from workers.documents import render_pdf
 
 
-def render_document(document_id: int, build) -> Document | None:
+def render_document(document_id: int | None, build) -> Document | None:
     """Render Document ``document_id`` into its file. ``build(doc)`` returns
     ``(template, context, allowed_files or None)`` for :func:`workers.documents.render_pdf`.
 
@@ -33,7 +33,7 @@ def render_document(document_id: int, build) -> Document | None:
     except Exception as exc:
         # Recorded for the producer's page; the task fails loudly in the worker log.
         db.session.rollback()
-        doc = db.session.get(Document, document_id)
+        doc = db.session.get_one(Document, document_id)
         doc.status, doc.error = "failed", f"{type(exc).__name__}: {exc}"[:500]
         db.session.commit()
         raise

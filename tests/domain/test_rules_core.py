@@ -384,3 +384,12 @@ def test_replay_does_not_modify_its_input():
     replay("2023", table, None, events)
     assert events == [spin(4), right()]
     assert table == BLITZ4
+
+
+def test_sector13_pool_per_rule_book():
+    """2023 §3.3: a partner's question laid beforehand; 2009 §1.4.1: drawn live at the spin."""
+    from webapp.domain.rules.rulesets import LIVE_SECTOR13_RULESETS, RULESET_2009, RULESET_2023
+
+    assert (RULESET_2023.sector13_pool, RULESET_2023.sector13_drawn_at_spin) == ("partner", False)
+    assert (RULESET_2009.sector13_pool, RULESET_2009.sector13_drawn_at_spin) == ("live", True)
+    assert LIVE_SECTOR13_RULESETS == ("2009",)

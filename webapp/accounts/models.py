@@ -10,7 +10,7 @@ from sqlalchemy import Boolean, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.models import UTCDateTime, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model
 
 ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
 
@@ -20,7 +20,7 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class User(UserMixin, db.Model):
+class User(UserMixin, Model):
     """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
     ``token_hash``: SHA-256 of the API bearer token, if one was issued; ``failed_logins`` and
     ``locked_until``: the login lock-out state (migration 0005_security)."""

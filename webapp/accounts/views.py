@@ -16,8 +16,8 @@ from webapp.accounts.operations import (
     authenticate,
 )
 from webapp.core.access import access
+from webapp.core.edge import keep
 from webapp.extensions import limiter
-from webapp.jobs import commit
 from webapp.security import login_rate_limit
 
 bp = Blueprint("accounts", __name__)
@@ -59,12 +59,12 @@ def login():
                                                      LOCKOUT_THRESHOLD)),
                 duration=timedelta(minutes=minutes))
         except AccountLocked:
-            commit()
+            keep()  # the refused attempt is recorded (the lock-out counts it)
             form.form_errors.append(
                 f"Вход временно заблокирован после нескольких неудачных попыток. "
                 f"Попробуйте через {minutes} мин.")
             return render_template("accounts/login.html", form=form), 429
-        commit()
+        keep()  # a failed attempt (401) is recorded too
         if user is not None:
             login_user(user)
             return redirect(_safe_next(request.args.get("next"))

@@ -13,9 +13,8 @@ from webapp.core.access import access, current_staff
 from webapp.core.models import Document
 from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
+from webapp.games.models import Game
 from webapp.games.operations import (
-    GameConflict,
-    GameError,
     assign_envelopes,
     create_game,
     create_season,
@@ -25,18 +24,21 @@ from webapp.games.operations import (
     request_envelopes,
 )
 from webapp.games.views import DOCUMENT_ROLES
-from webapp.jobs import commit
 from webapp.moderation import queries as mod_queries
-from webapp.moderation.operations import ModerationError, decide, sign_off
+from webapp.moderation.operations import decide, sign_off
 from webapp.prizes import queries as prize_queries
-from webapp.prizes.operations import PrizeError, award_prize, close_game
+from webapp.prizes.operations import award_prize, close_game
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
-from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
+from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
 from webapp.submissions.queries import by_token, public_history
 from webapp.submissions.views import api_email_limit_key, counts_toward_limit
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
-SECURE = [{"bearer": []}]
+SECURE: list[dict[str, list[str]]] = [{"bearer": []}]
+
+
+# An operation's refusal (webapp.core.errors.OperationError) is answered by the request
+# edge (webapp.core.edge): 422 {"errors": {field: [message]}} or 409 {"error": {...}}.
 
 
 class ApiError(HTTPException):
@@ -48,13 +50,8 @@ class ApiError(HTTPException):
         self.data = data
 
 
-def unprocessable(errors: dict):
-    """422 ``{"errors": {field: [message]}}``."""
-    raise ApiError(422, errors=errors)
-
-
 def conflict(error: dict):
-    """409 ``{"error": {...}}``."""
+    """409 ``{"error": {...}}`` for a refusal that is no operation's (a pending document)."""
     raise ApiError(409, error=error)
 
 
@@ -74,18 +71,14 @@ def submit(data):
     authors = [AuthorInput(name=a["name"], city=a.get("city"), email=a.get("email"))
                for a in data["authors"]]
     authors[0].email = data["email"] or first.get("email")
-    try:
-        q = receive(SubmissionInput(
-            question=data["question"], answer=data["answer"], accepted=data.get("accepted"),
-            rejected=data.get("rejected"), comment=data.get("comment"),
-            sources=data.get("sources") or [], handout=data.get("handout"), authors=authors,
-            email=data["email"], consent=data["consent"], language=data.get("language"),
-            channel="api"))
-    except SubmissionError as exc:
-        unprocessable(exc.errors)
+    q = receive(SubmissionInput(
+        question=data["question"], answer=data["answer"], accepted=data.get("accepted"),
+        rejected=data.get("rejected"), comment=data.get("comment"),
+        sources=data.get("sources") or [], handout=data.get("handout"), authors=authors,
+        email=data["email"], consent=data["consent"], language=data.get("language"),
+        channel="api"))
     g.sova_new_question = q.created
     qid, token = q.id, q.public_token
-    commit()
     return {"id": qid, "token": token,
             "status_url": url_for("submissions.status", token=token, _external=True)}
 
@@ -162,16 +155,11 @@ def decision(data, question_id):
     q = mod_queries.question(question_id)
     if q is None:
         abort(404)
-    try:
-        if data["decision"] == "sign_off":
-            sign_off(q, current_staff().id)
-        else:
-            decide(q, data["decision"], current_staff().id, data.get("reason"))
-    except ModerationError as exc:
-        conflict({"message": str(exc)})
-    out = {"id": q.id, "status": q.status}
-    commit()
-    return out
+    if data["decision"] == "sign_off":
+        sign_off(q, current_staff().id)
+    else:
+        decide(q, data["decision"], current_staff().id, data.get("reason"))
+    return {"id": q.id, "status": q.status}
 
 
 # --- games -------------------------------------------------------------------------------
@@ -183,14 +171,9 @@ def decision(data, question_id):
 @blp.doc(security=SECURE)
 def season(data):
     """Create a season; prize amounts default to the rule book's."""
-    try:
-        obj = create_season(data["name"], data["ruleset"], data.get("currency"),
-                            data.get("timezone"), data.get("unanswered_prize"))
-    except GameError as exc:
-        unprocessable(exc.errors)
-    sid = obj.id
-    commit()
-    return {"id": sid}
+    obj = create_season(data["name"], data["ruleset"], data.get("currency"),
+                        data.get("timezone"), data.get("unanswered_prize"))
+    return {"id": obj.id}
 
 
 @blp.route("/games", methods=["POST"])
@@ -201,26 +184,16 @@ def season(data):
 def games(data):
     """Create a game with its table plan; optional ``series_id`` (a series of the same
     season) and ``team_id`` (``team`` stays a free string, defaulting to the team's name)."""
-    try:
-        game = create_game(data["season_id"], data["kind"], data["date"], data["table"],
-                           team=data.get("team"), title=data.get("title"),
-                           team_id=data.get("team_id"), series_id=data.get("series_id"))
-    except GameError as exc:
-        unprocessable(exc.errors)
-    gid = game.id
-    commit()
-    return {"id": gid}
+    game = create_game(data["season_id"], data["kind"], data["date"], data["table"],
+                       team=data.get("team"), title=data.get("title"),
+                       team_id=data.get("team_id"), series_id=data.get("series_id"))
+    return {"id": game.id}
 
 
-MAX_ID = 2**31 - 1  # ids are INTEGER columns: a larger path id names no row
-
-
-def _game(game_id):
-    """The game ``game_id`` or 404 (also for ids beyond the column's range)."""
-    game = game_queries.game(game_id) if 0 < game_id <= MAX_ID else None
-    if game is None:
-        abort(404)
-    return game
+def _game(game_id: int) -> Game:
+    """The game ``game_id`` or 404 (ids beyond the column's range never get here:
+    ``webapp.security.ids_in_range``)."""
+    return db.get_or_404(Game, game_id)
 
 
 @blp.route("/games/<int:game_id>/assign", methods=["POST"])
@@ -231,16 +204,10 @@ def _game(game_id):
 def assign(game_id):
     """Fill the 13 sectors from the approved pool."""
     game = _game(game_id)
-    try:
-        assign_envelopes(game)
-    except GameConflict as exc:
-        db.session.rollback()
-        conflict(exc.error)
-    out = {"sectors": [{"sector": e.sector, "kind": e.kind,
-                        "question_ids": [eq.question_id for eq in e.questions]}
-                       for e in game.envelopes]}
-    commit()
-    return out
+    assign_envelopes(game)
+    return {"sectors": [{"sector": e.sector, "kind": e.kind,
+                         "question_ids": [eq.question_id for eq in e.questions]}
+                        for e in game.envelopes]}
 
 
 @blp.route("/games/<int:game_id>/envelopes", methods=["POST"])
@@ -256,16 +223,10 @@ def envelopes(data, game_id):
     is not complete). The copies are fixed by the first request: ``copies`` in the answer is
     the number in force."""
     game = _game(game_id)
-    try:
-        docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id,
-                                 copies=data["copies"])
-    except GameError as exc:
-        unprocessable(exc.errors)
-    except GameConflict as exc:
-        conflict(exc.error)
+    docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id,
+                             copies=data["copies"])
     ids = [d.id for d in docs]
     copies = len(game_queries.printed_copies(docs[0].id))
-    commit()
     return {"status": "queued", "documents": ids, "copies": copies}
 
 
@@ -295,12 +256,7 @@ def documents(game_id):
 def events(event, game_id):
     """Record one event of ``sova.game-protocol/1``; 409 with the refusal otherwise."""
     game = _game(game_id)
-    try:
-        state = record_event(game, dict(event), current_staff().id)
-    except GameConflict as exc:
-        db.session.rollback()
-        conflict(exc.error)
-    commit()
+    state = record_event(game, dict(event), current_staff().id)
     return {"state": state}
 
 
@@ -323,17 +279,11 @@ def game(game_id):
 def close(game_id):
     """Close a finished game; closing twice returns the same prizes."""
     game = _game(game_id)
-    try:
-        prizes = close_game(game, current_staff().id)
-    except GameConflict as exc:
-        db.session.rollback()
-        conflict(exc.error)
-    out = {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
+    prizes = close_game(game, current_staff().id)
+    return {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
                        "currency": p.currency, "author": p.author.display,
                        "question_id": p.question_id, "trophy": None, "rule": p.rule}
                       for p in prizes]}
-    commit()
-    return out
 
 
 # --- prizes and documents ----------------------------------------------------------------
@@ -349,16 +299,10 @@ def award(data, game_id):
     (000_90d7c8192601ed3a.txt §4.11.2–§4.11.6, 002_e025d5ded135c1c4.txt §3.1–§3.3).
     A refusal is 409 ``{"error": {"message", "rule"}}``; awarding twice returns the same."""
     game = _game(game_id)
-    try:
-        made = award_prize(game, data["kind"], current_staff().id,
-                           recipient=data.get("recipient") or "", team=data.get("team") or [],
-                           author_id=data.get("author_id"))
-    except PrizeError as exc:
-        db.session.rollback()
-        conflict(exc.error)
-    out = {"prizes": [_prize_out(p) for p in made]}
-    commit()
-    return out
+    made = award_prize(game, data["kind"], current_staff().id,
+                       recipient=data.get("recipient") or "", team=data.get("team") or [],
+                       author_id=data.get("author_id"))
+    return {"prizes": [_prize_out(p) for p in made]}
 
 
 def _prize_out(p) -> dict:
@@ -397,9 +341,7 @@ def prizes(args):
 @blp.doc(security=SECURE)
 def document(document_id):
     """A ready PDF (409 while pending); each role reads only its kinds of document."""
-    doc = db.session.get(Document, document_id)
-    if doc is None:
-        abort(404)
+    doc = db.get_or_404(Document, document_id)
     roles = PRIZE_DOCUMENT_ROLES.get(doc.kind) or DOCUMENT_ROLES.get(doc.kind, {"admin"})
     if current_staff().role not in roles:
         abort(403)

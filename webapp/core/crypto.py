@@ -16,6 +16,7 @@ under a key derived from ``SECRET_KEY``, so the plaintext is never stored.
 from __future__ import annotations
 
 import hashlib
+from typing import overload
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from flask import current_app
@@ -45,6 +46,12 @@ def encrypt(text: str | None) -> str | None:
     return _fernet().encrypt(text.encode()).decode()
 
 
+@overload
+def decrypt(token: str) -> str: ...
+@overload
+def decrypt(token: None) -> None: ...
+@overload
+def decrypt(token: str | None) -> str | None: ...
 def decrypt(token: str | None) -> str | None:
     """Decrypt a Fernet token made by :func:`encrypt` with any configured key; raises
     cryptography's InvalidToken when no key fits."""

@@ -40,7 +40,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import UTCDateTime, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model, db
 
 OUTBOX_KEY_PART = ":outbox:"
 """Marks a key made from the outbox message id (``workers.notify.outbox_key``)."""
@@ -64,7 +64,7 @@ class MailBusy(Exception):
         self.key, self.retry_in = key, retry_in
 
 
-class MailLog(db.Model):
+class MailLog(Model):
     """One logical e-mail. ``status``: ``sending`` (claimed; maybe in doubt, see
     ``end_of_data_at``), ``sent`` (the SMTP server answered 250 to the end of data, or the
     message was written to the log when no SMTP server is configured, or an operator marked
@@ -169,7 +169,7 @@ def claim(key: str, to: str, task: str | None = None, args: list | None = None) 
             _commit()
             raise MailBusy(key, retry_in)
         ident, attempt, message_id = row.id, row.attempt, row.message_id
-        taken = db.session.execute(
+        taken = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
             update(MailLog).where(MailLog.id == ident, MailLog.attempt == attempt,
                               MailLog.status == "sending", MailLog.end_of_data_at.is_(None))
             .values(attempt=attempt + 1, claimed_at=now, lease_until=now + _lease(),
@@ -186,7 +186,7 @@ def mark_end_of_data(c: Claim) -> bool:
     """Record (committed) that claim ``c`` is about to write the end-of-data indicator.
     False when ``c`` is no longer the current attempt: the caller must then drop the
     connection without writing it."""
-    done = db.session.execute(
+    done = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
         update(MailLog).where(MailLog.id == c.id, MailLog.attempt == c.attempt,
                               MailLog.status == "sending", MailLog.end_of_data_at.is_(None))
         .values(end_of_data_at=utcnow()).execution_options(synchronize_session=False)).rowcount

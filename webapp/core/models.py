@@ -12,7 +12,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, DateTime, Integer, Numeric, String, TypeDecorator, func
 from sqlalchemy.orm import Mapped, mapped_column
 
-from webapp.extensions import db
+from webapp.extensions import Model
 
 
 def utcnow() -> datetime:
@@ -50,7 +50,7 @@ def money_column(**kwargs) -> Mapped[Decimal]:
     return mapped_column(Money, **kwargs)
 
 
-class OutboxMessage(db.Model):
+class OutboxMessage(Model):
     """A task requested inside a business transaction; sent to Celery only after commit.
 
     ``task``: a Celery task name (``"moderation.precheck"``); ``args``: a JSON list of
@@ -68,7 +68,7 @@ class OutboxMessage(db.Model):
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
-class Document(db.Model):
+class Document(Model):
     """A rendered PDF or a stored scan: ``kind`` (envelopes, host_cards, sector13_card,
     gift_agreement, commission_minutes, payment_register, signed_scan), ``key`` unique per
     kind and owner and version (``"envelopes:game:5:v1"``), ``status`` pending/ready/failed,

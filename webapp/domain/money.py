@@ -26,7 +26,7 @@ class Money:
     amount: Decimal
     currency: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.amount, Decimal):
             raise MoneyError(f"amount must be Decimal, not {type(self.amount).__name__}")
         if self.currency not in CURRENCIES:
@@ -36,7 +36,7 @@ class Money:
         object.__setattr__(self, "amount", self.amount.quantize(CENT))
 
 
-def parse_amount(value, *, form: bool = False) -> Decimal:
+def parse_amount(value: object, *, form: bool = False) -> Decimal:
     """Parse a prize amount typed into a form (``form=True``) or sent to the API, the same
     rules for both: a finite, non-negative number with at most two decimal places and at
     most 10 integer digits (the ``Numeric(12, 2)`` columns). The form also accepts a decimal

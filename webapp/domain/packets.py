@@ -43,6 +43,10 @@ blank line that starts with no marker, db text blocks without a header. A
 through as a stand-alone element); a marker after leading spaces is still a
 marker. ``@``/``/`` lines outside any question (theme authors in «Своя игра»
 packets) go to ``meta["extra"]``, as chgksuite keeps them outside questions.
+
+Size (over 500 lines, on purpose): one grammar for both packet formats (4s and
+db.chgk.info), its error type and its round trip; split across modules the grammar's
+markers and their handling would no longer read top to bottom.
 """
 
 from __future__ import annotations
@@ -125,7 +129,8 @@ class PacketError(ValueError):
             where.append(f"line {self.line}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
-    def __reduce__(self):  # keep line/filename when pickled (e.g. by Celery)
+    def __reduce__(self) -> tuple[type[PacketError], tuple[str, int | None, str | None]]:
+        # keep line/filename when pickled (e.g. by Celery)
         return (PacketError, (self.message, self.line, self.filename))
 
     def with_filename(self, filename: str) -> PacketError:

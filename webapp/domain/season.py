@@ -256,7 +256,7 @@ def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: boo
 
 
 def _team_name(raw: dict[str, Any], index: int) -> str:
-    team = _typed(raw, "team", str, index)
+    team: str = _typed(raw, "team", str, index)
     if not team.strip():
         raise ProtocolError(f"{raw.get('type')}.team must be a non-empty team name", index)
     return team
@@ -637,8 +637,8 @@ class Season:
             played += [t for t in eligible if t not in fresh and t not in played]
             return fresh + played
         if part == "autumn":  # §4.2.3
-            with_result = []
-            without = []
+            with_result: list[tuple[str, Any]] = []
+            without: list[tuple[str, Any]] = []
             for team in eligible:
                 result = self._last_result(team, ("qualifying",))
                 (without if result is None else with_result).append((team, result))
@@ -662,8 +662,8 @@ class Season:
         head = [r.team for r in finals if r.won] + [r.team for r in finals if not r.won]
         head = list(dict.fromkeys(head))
         autumn = [t for t in self.rating if t not in head and self._out_rule(t) is None]
-        ranked = []
-        unranked = []
+        ranked: list[tuple[str, Any]] = []
+        unranked: list[tuple[str, Any]] = []
         for team in autumn:
             result = self._last_result(team, KINDS)
             (unranked if result is None else ranked).append((team, result))

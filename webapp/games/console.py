@@ -19,7 +19,7 @@ Shape of :func:`console_payload` (JSON-able)::
 
 from __future__ import annotations
 
-from webapp.domain.rules import allowed_actions
+from webapp.domain.rules import RULESETS, allowed_actions
 from webapp.games.models import Game
 from webapp.games.operations import current_draw, draw_card, game_context, game_state
 
@@ -98,7 +98,7 @@ def refusal_ru(error: dict) -> str:
 
 
 def _event_label(payload: dict) -> str:
-    label = EVENT_LABELS.get(payload.get("type"), payload.get("type", "?"))
+    label = EVENT_LABELS.get(payload.get("type") or "", payload.get("type", "?"))
     if payload.get("type") == "spin":
         return f"{label}: сектор {payload.get('sector')}"
     if payload.get("type") == "answer":
@@ -107,7 +107,7 @@ def _event_label(payload: dict) -> str:
         expert = f" ({payload['expert']})" if payload.get("expert") else ""
         return f"{label}: {verdict}{early}{expert}"
     if payload.get("type") == "sector13_option":
-        return f"{label}: {OPTION_LABELS.get(payload.get('option'), payload.get('option'))}"
+        return f"{label}: {OPTION_LABELS.get(payload.get('option') or '', payload.get('option'))}"
     return label
 
 
@@ -144,7 +144,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
     eq = next((q for q in envelope.questions if q.slot == slot), None) if envelope else None
     q = eq.question if eq else None
     draw = None
-    if rnd["kind"] == "sector13" and game.season.ruleset == "2009":
+    if rnd["kind"] == "sector13" and RULESETS[game.season.ruleset].sector13_drawn_at_spin:
         row = current_draw(game)
         if row is not None:
             q = q or row.question

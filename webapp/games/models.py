@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Date, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, money_column, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model
 from webapp.submissions.models import Question
 
 SERIES_PARTS = ("spring", "summer", "autumn", "winter")
@@ -22,7 +22,7 @@ GAME_STATUSES = ("draft", "ready", "live", "finished", "closed")
 SECTOR_KINDS = ("single", "blitz", "superblitz", "sector13")
 
 
-class Season(db.Model):
+class Season(Model):
     """A season plays by one rule set (``"2023"`` → 000_90d7c8192601ed3a.txt, ``"2009"`` →
     002_e025d5ded135c1c4.txt) in its currency (BYN / RUB) and time zone.
     ``unanswered_prize``: Decimal, the season's currency, paid per unanswered question
@@ -42,7 +42,7 @@ class Season(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Team(db.Model):
+class Team(Model):
     """A team of experts: a captain and six experts (the captain is one of the six;
     000_90d7c8192601ed3a.txt §3.4.3 speaks of «шесть Знатоков»). ``experts``: list of six
     names, in seating order. Sector-13 options are counted per team (§3.4.3)."""
@@ -56,7 +56,7 @@ class Team(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Series(db.Model):
+class Series(Model):
     """One series of a season: spring, summer, autumn or winter (000_90d7c8192601ed3a.txt
     §4.1). The best result of its earlier qualifying games decides the decisive round (§3.6)."""
 
@@ -75,7 +75,7 @@ class Series(db.Model):
         return f"{SERIES_LABELS.get(self.part, self.part)} серия — {self.season.name}"
 
 
-class Game(db.Model):
+class Game(Model):
     """One game of a season. ``table_*``: the sector (1..13) holding the blitz, the
     superblitz and sector 13, or None (``contracts/game-protocol.md`` ``table``)."""
 
@@ -128,7 +128,7 @@ class Game(db.Model):
         return self.title or f"Игра {self.air_date.isoformat()}"
 
 
-class Envelope(db.Model):
+class Envelope(Model):
     """What lies in one sector of a game's table: one question, or three for a blitz."""
 
     __tablename__ = "envelope"
@@ -146,7 +146,7 @@ class Envelope(db.Model):
     )
 
 
-class EnvelopeReserve(db.Model):
+class EnvelopeReserve(Model):
     """The one reserve question of a sector (issue 5: «one reserve per sector»), put in when
     a question of the sector has to be replaced. It stays ``approved`` in the pool (it is
     not in an envelope) but no other open game's fill takes it."""
@@ -161,7 +161,7 @@ class EnvelopeReserve(db.Model):
     question: Mapped[Question] = relationship(lazy="joined")
 
 
-class EnvelopeQuestion(db.Model):
+class EnvelopeQuestion(Model):
     """A question in an envelope slot (1..3). ``outcome`` after close: answered /
     unanswered / unasked. A question is in at most one slot of a game."""
 
@@ -180,7 +180,7 @@ class EnvelopeQuestion(db.Model):
     question: Mapped[Question] = relationship(lazy="joined")
 
 
-class GameEvent(db.Model):
+class GameEvent(Model):
     """One event of ``sova.game-protocol/1``, in order (``seq`` from 1)."""
 
     __tablename__ = "game_event"
@@ -194,7 +194,7 @@ class GameEvent(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class GameEventAudit(db.Model):
+class GameEventAudit(Model):
     """Audit of the host console: every recorded and every undone event (who, when, what).
     ``action``: ``record`` | ``undo``; ``seq`` and ``payload`` are the event's. Rows stay
     when the event itself is removed by an undo."""
@@ -210,7 +210,7 @@ class GameEventAudit(db.Model):
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class Sector13Draw(db.Model):
+class Sector13Draw(Model):
     """A 2009 sector-13 draw (002_e025d5ded135c1c4.txt §1.4.1: «компьютер выбирает» an
     Internet question): made when the spin of event ``seq`` lands on sector 13. ``candidates``:
     ids of the live questions that arrived before ``spun_at`` (sorted); ``seed``: the random
@@ -232,7 +232,7 @@ class Sector13Draw(db.Model):
     question: Mapped[Question | None] = relationship(lazy="joined")
 
 
-class PrintedCopy(db.Model):
+class PrintedCopy(Model):
     """One printed copy of a game's envelopes or host cards: its serial is printed in every
     page footer, so a leaked sheet is traced to its copy (issue 5). ``serial``:
     ``"<game>-E<nn>"`` (envelopes) or ``"<game>-H<nn>"`` (host cards)."""

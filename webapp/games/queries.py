@@ -7,7 +7,9 @@ from pathlib import Path
 
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.games.models import Game, PrintedCopy, Season, Series, Team
+from webapp.games.models import Game, PrintedCopy, Season, Sector13Draw, Series, Team
+from webapp.moderation.queries import signed_off_ids
+from webapp.submissions.models import Question
 
 
 def seasons() -> list[Season]:
@@ -157,3 +159,39 @@ def game_copies(game_id: int) -> list[PrintedCopy]:
     """Every printed copy of the game's documents (serials), by document and copy."""
     return list(db.session.scalars(db.select(PrintedCopy).where(PrintedCopy.game_id == game_id)
                                    .order_by(PrintedCopy.document_id, PrintedCopy.copy_no)).all())
+
+
+# --- reads of the game rooms (webapp.games.operations) ------------------------------------
+
+def played_before(game: Game):
+    """SQL condition: games played before ``game`` (air date, then id)."""
+    return db.or_(Game.air_date < game.air_date,
+                  db.and_(Game.air_date == game.air_date, Game.id < game.id))
+
+
+def chronological(query) -> list[Game]:
+    return list(db.session.scalars(query.order_by(Game.air_date, Game.id)).all())
+
+
+def live_candidates(spun_at, since=None) -> list[int]:
+    """Ids of the live questions (channel ``live``) that arrived strictly before ``spun_at``
+    and, when ``since`` is given, not before ``since`` (their server timestamp
+    ``created_at``, UTC; 002_e025d5ded135c1c4.txt §1.4.1 «поступивших … к этому моменту»,
+    §1.3 «поступившие по Интернету во время игры») and passed the fast lane: ``approved`` by
+    an editor with the sources signed off — the same bar as every envelope question (issue 4;
+    ``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
+    game (``assigned`` and later) is not a candidate. Sorted."""
+    query = db.select(Question.id).where(Question.channel == "live",
+                                         Question.created_at < spun_at,
+                                         Question.status == "approved",
+                                         Question.id.in_(signed_off_ids()))
+    if since is not None:
+        query = query.where(Question.created_at >= since)
+    return list(db.session.scalars(query.order_by(Question.id)).all())
+
+
+def current_draw(game: Game) -> Sector13Draw | None:
+    """The game's draw in force (not cancelled), if any (2009 plays sector 13 at most once,
+    002 §1.4.1)."""
+    return db.session.scalar(db.select(Sector13Draw).where(
+        Sector13Draw.game_id == game.id, Sector13Draw.cancelled_at.is_(None)))

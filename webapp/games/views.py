@@ -19,6 +19,7 @@ from flask import (
 )
 
 from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
 from webapp.core.models import Document
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
@@ -38,9 +39,8 @@ from webapp.games.forms import (
     TeamForm,
     TopicForm,
 )
-from webapp.games.models import SERIES_LABELS
+from webapp.games.models import SERIES_LABELS, Game
 from webapp.games.operations import (
-    GameConflict,
     GameError,
     assign_envelopes,
     attach,
@@ -64,7 +64,6 @@ from webapp.games.operations import (
     unlock_table,
     use_reserve,
 )
-from webapp.jobs import commit
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -77,11 +76,10 @@ DOCUMENT_ROLES = {
 }
 
 
-def _game_or_404(game_id: int):
-    game = queries.game(game_id) if 0 < game_id <= 2**31 - 1 else None
-    if game is None:
-        abort(404)
-    return game
+def _game_or_404(game_id: int) -> Game:
+    """The game or 404 (ids beyond the column's range never get here:
+    ``webapp.security.ids_in_range``)."""
+    return db.get_or_404(Game, game_id)
 
 
 @bp.route("/")
@@ -109,13 +107,9 @@ def new_series():
     form = SeriesForm(prefix="series")
     form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
-        try:
-            series = create_series(form.season_id.data, form.part.data)
-        except GameError as exc:
-            flash(f"Серия не создана: {exc}", "error")
-        else:
-            commit()
-            flash(f"{series.display_name}: серия есть.", "success")
+        on_refusal("Серия не создана: ", url_for("games.index"))
+        series = create_series(form.season_id.data, form.part.data)
+        flash(f"{series.display_name}: серия есть.", "success")
     else:
         flash("Серия не создана: " + _form_errors(form), "error")
     return redirect(url_for("games.index"))
@@ -127,16 +121,15 @@ def teams():
     """Teams of experts: the list and the form (name, six experts, captain)."""
     form = TeamForm()
     if form.validate_on_submit():
-        try:
-            team = create_team(form.name.data, form.captain.data,
-                               form.experts.data.splitlines())
-        except GameError as exc:
-            db.session.rollback()
+
+        def refused(exc):
             flash(f"Команда не создана: {exc}", "error")
-        else:
-            commit()
-            flash(f"Команда «{team.name}» создана.", "success")
-            return redirect(url_for("games.teams"))
+            return render_template("games/teams.html", teams=queries.teams(), form=form)
+
+        on_refusal(respond=refused)
+        team = create_team(form.name.data, form.captain.data, form.experts.data.splitlines())
+        flash(f"Команда «{team.name}» создана.", "success")
+        return redirect(url_for("games.teams"))
     elif form.is_submitted():
         flash("Команда не создана: " + _form_errors(form), "error")
     return render_template("games/teams.html", teams=queries.teams(), form=form)
@@ -149,14 +142,9 @@ def attach_game(game_id: int):
     game = _game_or_404(game_id)
     form = _attach_form(game)
     if form.validate_on_submit():
-        try:
-            attach(game, form.team_id.data or None, form.series_id.data or None)
-        except (GameError, GameConflict) as exc:
-            db.session.rollback()
-            flash(f"Не сохранено: {exc}", "error")
-        else:
-            commit()
-            flash("Команда и серия игры сохранены.", "success")
+        on_refusal("Не сохранено: ", url_for("games.game", game_id=game_id))
+        attach(game, form.team_id.data or None, form.series_id.data or None)
+        flash("Команда и серия игры сохранены.", "success")
     else:
         flash("Не сохранено: " + _form_errors(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
@@ -175,15 +163,10 @@ def _attach_form(game) -> AttachForm:
 def new_season():
     form = SeasonForm(prefix="season")
     if form.validate_on_submit():
-        try:
-            season = create_season(form.name.data, form.ruleset.data,
-                                   unanswered_prize=form.unanswered_prize.data or None,
-                                   form=True)
-        except GameError as exc:
-            flash(f"Сезон не создан: {exc}", "error")
-        else:
-            commit()
-            flash(f"Сезон «{season.name}» создан.", "success")
+        on_refusal("Сезон не создан: ", url_for("games.index"))
+        season = create_season(form.name.data, form.ruleset.data,
+                               unanswered_prize=form.unanswered_prize.data or None, form=True)
+        flash(f"Сезон «{season.name}» создан.", "success")
     else:
         flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v),
               "error")
@@ -196,16 +179,12 @@ def new_game():
     form = GameForm(prefix="game")
     form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
-        try:
-            game = create_game(form.season_id.data, form.kind.data, form.air_date.data,
-                               {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
-                                "sector13": form.sector13.data},
-                               team=form.team.data, title=form.title.data)
-        except GameError as exc:
-            flash(f"Игра не создана: {exc}", "error")
-        else:
-            commit()
-            return redirect(url_for("games.game", game_id=game.id))
+        on_refusal("Игра не создана: ", url_for("games.index"))
+        game = create_game(form.season_id.data, form.kind.data, form.air_date.data,
+                           {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
+                            "sector13": form.sector13.data},
+                           team=form.team.data, title=form.title.data)
+        return redirect(url_for("games.game", game_id=game.id))
     else:
         flash("Игра не создана: " + "; ".join(e for v in form.errors.values() for e in v),
               "error")
@@ -227,14 +206,9 @@ def game(game_id: int):
 def assign(game_id: int):
     game = _game_or_404(game_id)
     if ActionForm().validate_on_submit():
-        try:
-            assign_envelopes(game)
-        except GameConflict as exc:
-            db.session.rollback()
-            flash(f"Не удалось заполнить стол: {exc}", "error")
-        else:
-            commit()
-            flash("Стол заполнен из одобренных вопросов.", "success")
+        on_refusal("Не удалось заполнить стол: ", url_for("games.game", game_id=game_id))
+        assign_envelopes(game)
+        flash("Стол заполнен из одобренных вопросов.", "success")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -245,14 +219,10 @@ def envelopes(game_id: int):
     game = _game_or_404(game_id)
     form = PrintForm()
     if form.validate_on_submit():
-        try:
-            request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
-        except (GameConflict, GameError) as exc:
-            db.session.rollback()
-            flash(f"Конверты не поставлены в очередь: {exc}", "error")
-        else:
-            commit()
-            flash("Конверты поставлены в очередь на печать.", "success")
+        on_refusal("Конверты не поставлены в очередь: ",
+                   url_for("games.game", game_id=game_id))
+        request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
+        flash("Конверты поставлены в очередь на печать.", "success")
     else:
         flash("Конверты не поставлены в очередь: " + _form_errors(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
@@ -314,15 +284,15 @@ def protocol_import(game_id: int):
     except (UnicodeDecodeError, ValueError):
         flash("Протокол не загружен: это не JSON в UTF-8.", "error")
         return redirect(url_for("games.game", game_id=game_id))
-    try:
-        state = import_protocol(game, data, current_staff().id)
-    except GameConflict as exc:
-        db.session.rollback()
+
+    def refused(exc):
         error = exc.error
         where = f"событие {error['event']}: " if error.get("event") is not None else ""
         flash(f"Протокол не загружен, {where}" + refusal_ru(error), "error")
         return redirect(url_for("games.game", game_id=game_id))
-    commit()
+
+    on_refusal(respond=refused)
+    state = import_protocol(game, data, current_staff().id)
     flash(f"Протокол загружен: {len(game.events)} событий, счёт {state['score']}.", "success")
     return redirect(url_for("games.game", game_id=game_id))
 
@@ -356,13 +326,9 @@ def table_swap(game_id: int):
     form = SwapForm(prefix="swap")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Не изменено: " + _form_errors(form))
-    try:
-        swap_slots(game, (form.sector_a.data, form.slot_a.data or 0),
-                   (form.sector_b.data, form.slot_b.data or 0))
-    except (GameError, GameConflict) as exc:
-        db.session.rollback()
-        return _table_reply(game_id, f"Не изменено: {exc}")
-    commit()
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    swap_slots(game, (form.sector_a.data, form.slot_a.data or 0),
+               (form.sector_b.data, form.slot_b.data or 0))
     return _table_reply(game_id, ok="Вопросы переставлены.")
 
 
@@ -373,17 +339,13 @@ def table_replace(game_id: int):
     form = ReplaceForm(prefix="replace")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Не изменено: " + _form_errors(form))
-    try:
-        if form.use_reserve.data:
-            use_reserve(game, form.sector.data, form.slot.data or 0)
-        elif form.question_id.data:
-            replace_slot(game, form.sector.data, form.slot.data or 0, form.question_id.data)
-        else:
-            raise GameError({"question_id": ["укажите № вопроса или возьмите резерв"]})
-    except (GameError, GameConflict) as exc:
-        db.session.rollback()
-        return _table_reply(game_id, f"Не изменено: {exc}")
-    commit()
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    if form.use_reserve.data:
+        use_reserve(game, form.sector.data, form.slot.data or 0)
+    elif form.question_id.data:
+        replace_slot(game, form.sector.data, form.slot.data or 0, form.question_id.data)
+    else:
+        raise GameError({"question_id": ["укажите № вопроса или возьмите резерв"]})
     return _table_reply(game_id, ok="Вопрос заменён.")
 
 
@@ -396,12 +358,8 @@ def table_topic(game_id: int):
     form = TopicForm(prefix="topic")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Тема не изменена: " + _form_errors(form))
-    try:
-        q = set_topic(form.question_id.data, form.topic.data or None, current_staff().id)
-    except GameError as exc:
-        db.session.rollback()
-        return _table_reply(game_id, f"Тема не изменена: {exc}")
-    commit()
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Тема не изменена: {exc}"))
+    q = set_topic(form.question_id.data, form.topic.data or None, current_staff().id)
     return _table_reply(game_id, ok=f"Тема вопроса №{q.id}: {topic_label(q.topic) or 'не задана'}.")
 
 
@@ -411,15 +369,11 @@ def table_lock(game_id: int):
     game = _game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _table_reply(game_id, "Форма устарела, повторите.")
-    try:
-        if request.form.get("unlock"):
-            unlock_table(game)
-        else:
-            lock_table(game, current_staff().id)
-    except GameConflict as exc:
-        db.session.rollback()
-        return _table_reply(game_id, f"Не изменено: {exc}")
-    commit()
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    if request.form.get("unlock"):
+        unlock_table(game)
+    else:
+        lock_table(game, current_staff().id)
     return _table_reply(game_id, ok="Стол разблокирован." if request.form.get("unlock")
                         else "Стол заблокирован: можно печатать конверты.")
 
@@ -433,12 +387,8 @@ def console(game_id: int):
     game = _game_or_404(game_id)
     form = EventForm()
     if form.validate_on_submit():
-        try:
-            record_event(game, _event_from_form(form), current_staff().id)
-        except GameConflict as exc:
-            db.session.rollback()
-            return _console_reply(game, exc.error, 409)
-        commit()
+        on_refusal(respond=lambda exc: _console_reply(game, exc.error, 409))
+        record_event(game, _event_from_form(form), current_staff().id)
         return _console_reply(game)
     if form.is_submitted():
         error = {"rule": None, "message": _form_errors(form) or "неполная форма"}
@@ -457,12 +407,9 @@ def undo(game_id: int):
     game = _game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
-    try:
-        undo_last_event(game, current_staff().id)
-    except GameConflict as exc:
-        db.session.rollback()
-        return _console_reply(game, {"rule": None, "message": str(exc)}, 409)
-    commit()
+    on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)},
+                                                  409))
+    undo_last_event(game, current_staff().id)
     if not _wants_json():
         flash("Последнее событие отменено.", "success")
     return _console_reply(game)
@@ -471,9 +418,7 @@ def undo(game_id: int):
 @bp.route("/documents/<int:document_id>")
 @access("producer|host|accountant")
 def document(document_id: int):
-    doc = db.session.get(Document, document_id)
-    if doc is None:
-        abort(404)
+    doc = db.get_or_404(Document, document_id)
     if current_staff().role not in DOCUMENT_ROLES.get(doc.kind, {"admin"}):
         abort(403)
     if doc.status != "ready" or not doc.path:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, url_for
 
 from webapp.core.access import access
+from webapp.domain.rules.rulesets import LIVE_SECTOR13_RULESETS
 from webapp.extensions import db, limiter
 from webapp.games.models import Game, Season
-from webapp.jobs import commit
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.operations import SubmissionError
 from webapp.submissions.operations import receive as receive_question
@@ -20,9 +20,11 @@ bp = Blueprint("live", __name__)
 
 
 def live_game() -> Game | None:
-    """The 2009 game being played now (status ``live``), or None."""
+    """The game being played now (status ``live``) under a rule set whose sector 13 takes
+    the viewers' questions live (2009, 002_e025d5ded135c1c4.txt §1.4.1), or None."""
     return db.session.scalar(
-        db.select(Game).join(Season).where(Game.status == "live", Season.ruleset == "2009")
+        db.select(Game).join(Season).where(Game.status == "live",
+                                           Season.ruleset.in_(LIVE_SECTOR13_RULESETS))
         .order_by(Game.id.desc()))
 
 
@@ -44,7 +46,6 @@ def live():
                 (field.errors if field is not None else form.form_errors).extend(messages)
         else:
             token = question.public_token
-            commit()
             return redirect(url_for("submissions.status", token=token, new=1))
     if form.is_submitted():
         return form_page(form, 422)

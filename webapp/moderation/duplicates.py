@@ -24,6 +24,7 @@ How a lookup works:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from datasketch import MinHash
@@ -273,7 +274,7 @@ def rank(key: str, candidates: Sequence[tuple[int, str, str]],
     Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]`` with
     score ≥ ``threshold``, best first (ties: smaller id first), at most ``limit``.
     """
-    scored = []
+    scored: list[dict[str, Any]] = []
     for qid, other, status in candidates:
         score = round(similarity(key, other or ""), 1)
         if score >= threshold:
@@ -294,7 +295,7 @@ def find_duplicates(key: str, exclude_id: int | None = None,
     rows = db.session.execute(
         select(Question.id, Question.matching_key, Question.status)
         .where(Question.id.in_(ids), Question.status.in_(list(statuses)))).all()
-    return rank(key, [tuple(r) for r in rows], threshold=threshold, limit=limit)
+    return rank(key, [(r[0], r[1], r[2]) for r in rows], threshold=threshold, limit=limit)
 
 
 def rebuild_index(batch: int = 20000) -> int:

@@ -17,7 +17,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.models import UTCDateTime, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model
 
 # 2: LSH index, similarity = max(token_sort_ratio, ratio)
 # 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
@@ -25,7 +25,7 @@ from webapp.extensions import db
 PRECHECK_VERSION = 3
 
 
-class ModerationReport(db.Model):
+class ModerationReport(Model):
     """The result of one pre-check run of one version of the checks.
 
     ``checks``: ``[{"name": str, "ok": bool, "message": str}]``;
@@ -48,7 +48,7 @@ class ModerationReport(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class DuplicateBucket(db.Model):
+class DuplicateBucket(Model):
     """One LSH bucket of one question: the shared, persisted duplicate index.
 
     ``bucket``: signed 64-bit hash of (index version, band number, the band's MinHash
@@ -66,7 +66,7 @@ class DuplicateBucket(db.Model):
         ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, index=True)
 
 
-class QuestionClaim(db.Model):
+class QuestionClaim(Model):
     """An editor working on a question: one claim per question (primary key), valid until
     ``expires_at`` (UTC); an expired claim may be taken by anyone (issue 4, «Claiming»)."""
 
@@ -79,7 +79,7 @@ class QuestionClaim(db.Model):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
 
-class ModerationAudit(db.Model):
+class ModerationAudit(Model):
     """Who saw what they normally may not: a chief editor revealing a question's authors
     (name, city, e-mail) in blind moderation, or correcting one. ``action``:
     ``"reveal_authors"`` or ``"correct_author"``."""
@@ -94,7 +94,7 @@ class ModerationAudit(db.Model):
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class QuestionRevision(db.Model):
+class QuestionRevision(Model):
     """One edit of a question by an editor: who, when, and the edited fields before and
     after (``{"field": "text"}``, only the fields that changed). The diff is computed when
     shown. Fields: question, answer, accepted, rejected, comment, sources (one per line),
@@ -111,7 +111,7 @@ class QuestionRevision(db.Model):
     after: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
-class QuestionComment(db.Model):
+class QuestionComment(Model):
     """An editors' note on a question (never shown to the author)."""
 
     __tablename__ = "question_comment"
@@ -124,7 +124,7 @@ class QuestionComment(db.Model):
     text: Mapped[str] = mapped_column(Text)
 
 
-class QuestionSignoff(db.Model):
+class QuestionSignoff(Model):
     """The second editor's «источники проверены» on an approved question: required before
     the question can enter an envelope (issue 4). One per question; the signer is not the
     editor who approved it. Dropped when the question leaves ``approved`` by a new

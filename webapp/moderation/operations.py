@@ -8,6 +8,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import decrypt
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.question_states import can_transition
 from webapp.domain.text import matching_key, normalise
@@ -67,8 +68,10 @@ def status_label(status: str | None) -> str:
 CLAIM_TTL = timedelta(minutes=15)
 
 
-class ModerationError(ValueError):
-    """A decision the question's status does not allow (HTTP 409)."""
+class ModerationError(OperationError, ValueError):
+    """A decision the question's status does not allow (HTTP 409, ``{"message": …}``)."""
+
+    status = 409
 
 
 class ClaimConflict(ModerationError):
@@ -93,7 +96,7 @@ def claim(question_id: int, user_id: int, ttl: timedelta = CLAIM_TTL) -> Questio
         .where(QuestionClaim.question_id == question_id,
                or_(QuestionClaim.user_id == user_id, QuestionClaim.expires_at <= now))
         .values(**values).execution_options(synchronize_session=False))
-    if taken.rowcount != 1:
+    if taken.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult at run time
         try:
             with db.session.begin_nested():
                 db.session.execute(insert(QuestionClaim).values(question_id=question_id,
@@ -102,7 +105,7 @@ def claim(question_id: int, user_id: int, ttl: timedelta = CLAIM_TTL) -> Questio
             raise ClaimConflict(f"вопрос № {question_id} взят другим редактором"
                                 ) from None
     db.session.expire_all()
-    return db.session.get(QuestionClaim, question_id)
+    return db.session.get_one(QuestionClaim, question_id)
 
 
 def release(question_id: int, user_id: int | None) -> bool:
@@ -113,7 +116,7 @@ def release(question_id: int, user_id: int | None) -> bool:
         delete(QuestionClaim).where(QuestionClaim.question_id == question_id,
                                     QuestionClaim.user_id == user_id)
         .execution_options(synchronize_session=False))
-    return gone.rowcount == 1
+    return gone.rowcount == 1  # type: ignore[attr-defined]  # a CursorResult at run time
 
 
 def reveal_authors(question: Question, user_id: int) -> list[dict]:

@@ -110,7 +110,7 @@ def queue(status: str | None = "in_review", channel: str | None = None, page: in
     f = filters or QueueFilter(status=status, channel=channel)
     stmt = queue_statement(f)
     total = db.session.scalar(select(func.count()).select_from(stmt.subquery()))
-    pages = max(1, -(-total // per_page))
+    pages = max(1, -(-(total or 0) // per_page))
     page = min(max(1, page), pages)
     rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page)).all()
     return [r[0] for r in rows], pages

@@ -18,7 +18,8 @@ from flask import (
 from markupsafe import Markup, escape
 
 from webapp.core.access import access, current_staff
-from webapp.jobs import commit
+from webapp.core.edge import discard, on_refusal
+from webapp.extensions import db
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
     STATUS_LABELS,
@@ -32,7 +33,6 @@ from webapp.moderation.forms import (
 )
 from webapp.moderation.operations import (
     CHECK_LABELS,
-    ClaimConflict,
     ModerationError,
     add_comment,
     bulk_decide,
@@ -48,6 +48,7 @@ from webapp.moderation.operations import (
     sign_off,
 )
 from webapp.moderation.reasons import REJECTION_REASONS, decision_email
+from webapp.submissions.models import Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
 
@@ -155,22 +156,24 @@ def question(question_id: int):
         abort(404)
     form = DecisionForm()
     if form.validate_on_submit():
-        try:
-            reason = full_reason(q, form.reason_key.data, form.reason.data)
-            if form.preview.data:
-                subject, body = decision_email(form.decision.data, q.language, q.text, reason)
-                return _render_question(q, form, email={"subject": subject, "body": body})
-            decide(q, form.decision.data, current_staff().id, reason, notify=True)
-        except ModerationError as exc:
+
+        def refused(exc):
             flash(str(exc), "error")
-        else:
-            commit()
-            flash("Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.",
-                  "success")
-            nxt, _ = queries.queue(status="in_review", per_page=1)
-            if nxt:
-                return redirect(url_for("moderation.question", question_id=nxt[0].id))
-            return redirect(url_for("moderation.queue"))
+            return _render_question(q, form)
+
+        on_refusal(respond=refused)
+        reason = full_reason(q, form.reason_key.data, form.reason.data)
+        if form.preview.data:
+            subject, body = decision_email(form.decision.data, q.language, q.text, reason)
+            discard()  # a preview decides nothing
+            return _render_question(q, form, email={"subject": subject, "body": body})
+        decide(q, form.decision.data, current_staff().id, reason, notify=True)
+        flash("Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.",
+              "success")
+        nxt, _ = queries.queue(status="in_review", per_page=1)
+        if nxt:
+            return redirect(url_for("moderation.question", question_id=nxt[0].id))
+        return redirect(url_for("moderation.queue"))
     return _render_question(q, form)
 
 
@@ -179,13 +182,15 @@ def question(question_id: int):
 def claim_question(question_id: int):
     if queries.question(question_id) is None or not ButtonForm().validate_on_submit():
         abort(404 if queries.question(question_id) is None else 400)
-    try:
-        claim(question_id, current_staff().id)
-    except ClaimConflict:
+    back = url_for("moderation.question", question_id=question_id)
+
+    def refused(_exc):
         flash("Вопрос уже взят другим редактором.", "error")
-    else:
-        commit()
-        flash("Вопрос взят в работу.", "success")
+        return redirect(back)
+
+    on_refusal(respond=refused)
+    claim(question_id, current_staff().id)
+    flash("Вопрос взят в работу.", "success")
     return redirect(url_for("moderation.question", question_id=question_id))
 
 
@@ -197,7 +202,6 @@ def release_question(question_id: int):
     if not ButtonForm().validate_on_submit():
         abort(400)
     release(question_id, current_staff().id)
-    commit()
     flash("Вопрос освобождён.", "success")
     return redirect(url_for("moderation.question", question_id=question_id))
 
@@ -212,7 +216,6 @@ def reveal(question_id: int):
     if not ButtonForm().validate_on_submit():
         abort(400)
     revealed = reveal_authors(q, current_staff().id)
-    commit()
     return _render_question(q, DecisionForm(formdata=None), revealed=revealed)
 
 
@@ -221,9 +224,7 @@ def reveal(question_id: int):
 def correct(question_id: int, position: int):
     """Correct one author read from a packet or a letter (issue 20: a credited co-author's
     nominative, a city); shown again with the authors revealed (audited)."""
-    q = queries.question(question_id)
-    if q is None:
-        abort(404)
+    q = _question_or_404(question_id)
     form = AuthorForm()
     if not form.validate_on_submit():
         flash("Автор не исправлен: укажите имя (не длиннее 200 символов).", "error")
@@ -235,16 +236,13 @@ def correct(question_id: int, position: int):
             flash(f"Автор не исправлен: {exc}", "error")
         else:
             flash("Автор исправлен." if changed else "Изменений нет.", "success")
+    # a refused correction still shows the authors; that reveal is audited and committed
     revealed = reveal_authors(q, current_staff().id)
-    commit()
     return _render_question(q, DecisionForm(formdata=None), revealed=revealed)
 
 
-def _question_or_404(question_id: int):
-    q = queries.question(question_id)
-    if q is None:
-        abort(404)
-    return q
+def _question_or_404(question_id: int) -> Question:
+    return db.get_or_404(Question, question_id)
 
 
 @bp.route("/questions/<int:question_id>/edit", methods=["POST"])
@@ -260,14 +258,10 @@ def edit(question_id: int):
     if holder is not None and holder != current_staff().id:
         flash("Вопрос взят другим редактором.", "error")
         return redirect(url_for("moderation.question", question_id=q.id))
-    try:
-        rev = edit_question(q, current_staff().id, {
-            name: getattr(form, name).data or "" for name in
-            ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")})
-    except ModerationError as exc:
-        flash(str(exc), "error")
-        return redirect(url_for("moderation.question", question_id=q.id))
-    commit()
+    on_refusal("", url_for("moderation.question", question_id=q.id))
+    rev = edit_question(q, current_staff().id, {
+        name: getattr(form, name).data or "" for name in
+        ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")})
     flash("Правка сохранена." if rev else "Изменений нет.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
 
@@ -278,13 +272,9 @@ def comment(question_id: int):
     q = _question_or_404(question_id)
     form = CommentForm()
     if form.validate_on_submit():
-        try:
-            add_comment(q, current_staff().id, form.text.data)
-        except ModerationError as exc:
-            flash(str(exc), "error")
-        else:
-            commit()
-            flash("Комментарий добавлен.", "success")
+        on_refusal("", url_for("moderation.question", question_id=q.id))
+        add_comment(q, current_staff().id, form.text.data)
+        flash("Комментарий добавлен.", "success")
     else:
         flash("Комментарий пуст или длиннее 3000 символов.", "error")
     return redirect(url_for("moderation.question", question_id=q.id))
@@ -297,13 +287,9 @@ def signoff(question_id: int):
     q = _question_or_404(question_id)
     if not ButtonForm().validate_on_submit():
         abort(400)
-    try:
-        sign_off(q, current_staff().id)
-    except ModerationError as exc:
-        flash(str(exc), "error")
-    else:
-        commit()
-        flash("Источники проверены: вопрос может попасть в конверт.", "success")
+    on_refusal("", url_for("moderation.question", question_id=q.id))
+    sign_off(q, current_staff().id)
+    flash("Источники проверены: вопрос может попасть в конверт.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
 
 
@@ -331,9 +317,9 @@ def bulk():
             bulk_decide(ids, form.decision.data, current_staff().id,
                         form.reason_key.data or None)
         except ModerationError as exc:
+            discard()  # the preview below is shown again; nothing of the refused run is kept
             flash(str(exc), "error")
         else:
-            commit()
             flash(f"Готово: {len(ok)} вопр.", "success")
             return redirect(url_for("moderation.queue"))
     form.confirm.data = "1"

@@ -9,7 +9,7 @@ from sqlalchemy import Date, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, money_column, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model, db
 from webapp.games.models import Game
 from webapp.submissions.models import Author, Question
 
@@ -27,7 +27,7 @@ STATUS_LABELS = {
 }
 
 
-class Prize(db.Model):
+class Prize(Model):
     """A prize owed to one person after one game.
 
     ``kind``: ``unanswered_question`` (2023 §4.11.1, 2009 §1.2.2) or an individual prize of
@@ -75,7 +75,7 @@ class Prize(db.Model):
         return self.recipient_name or ""
 
 
-class PrizeStatusChange(db.Model):
+class PrizeStatusChange(Model):
     """One change of a prize's status: ``from_status`` (None at creation) → ``to_status``,
     by ``by_user_id`` (None: the system), at ``created_at`` (UTC), with a ``note``."""
 
@@ -91,7 +91,7 @@ class PrizeStatusChange(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class GiftAgreement(db.Model):
+class GiftAgreement(Model):
     """Договор дарения for one prize, numbered per season without gaps: ``2023-0001``.
 
     The number is taken in the closing (or awarding) transaction (``seq`` unique per
@@ -115,7 +115,7 @@ class GiftAgreement(db.Model):
     prize: Mapped[Prize] = relationship(back_populates="agreement")
 
 
-class CommissionMinutes(db.Model):
+class CommissionMinutes(Model):
     """Number of the prize commission's minutes (протокол комиссии по денежным выигрышам)
     of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered per
     season without gaps: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``).
@@ -139,7 +139,7 @@ class CommissionMinutes(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class PayeeDetails(db.Model):
+class PayeeDetails(Model):
     """Passport, bank details, address and tax status of a prize's payee (personal data).
 
     ``encrypted``: a Fernet token (``webapp.core.crypto``) of the JSON of the form's fields;
@@ -159,7 +159,7 @@ class PayeeDetails(db.Model):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class DetailsLink(db.Model):
+class DetailsLink(Model):
     """A one-time, expiring link to the payee form: only the SHA-256 of the signed token is
     stored; ``used_at`` set on the first successful submission."""
 
@@ -175,7 +175,7 @@ class DetailsLink(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class PersonalDataAccess(db.Model):
+class PersonalDataAccess(Model):
     """Audit of every view and export of payee details: who (``user_id``), what
     (``action``: ``view`` | ``export`` | ``delete``), which prize (None for an export of
     many), when."""

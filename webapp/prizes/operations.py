@@ -18,6 +18,7 @@ from PIL import Image, UnidentifiedImageError
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
+from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
@@ -64,18 +65,15 @@ NO_AGREEMENT_TRANSITIONS = {"owed": {"details_requested", "details_received", "p
                             "paid": {"closed"}, "closed": set()}
 
 
-class PrizeError(RuntimeError):
+class PrizeError(OperationError, RuntimeError):
     """A prize operation the prize's state does not allow (HTTP 409 / a flash message).
     ``rule``: the clause for a refusal by the rule book, else None."""
 
-    def __init__(self, message: str, rule: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
+    status = 409
 
-    @property
-    def error(self) -> dict:
-        return {"message": self.message, "rule": self.rule}
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message, error={"message": message, "rule": rule})
+        self.rule = rule
 
 
 def agreement_prefix(season: Season) -> str:

@@ -38,6 +38,7 @@ from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.ru import inn as ru_inn
 
 from webapp.core.crypto import decrypt, encrypt, lookup_hash
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, normalise
 from webapp.extensions import db
@@ -58,12 +59,15 @@ TAX_STATUSES = {
 _LINK_SALT = "sova-payee-details"
 
 
-class PayeeError(ValueError):
+class PayeeError(OperationError, ValueError):
     """Invalid payee details: ``errors`` maps a field name to a list of messages in the
     payee's page language (Russian by default; Belarusian, English)."""
 
+    status = 422
+
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
+                         errors=errors)
         self.errors = errors
 
 
@@ -275,9 +279,9 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
     clean = validate(data)
     used = db.session.execute(update(DetailsLink).where(
         DetailsLink.id == link.id, DetailsLink.used_at.is_(None)).values(used_at=utcnow()))
-    if used.rowcount != 1:
+    if used.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult at run time
         raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
-    prize = db.session.get(Prize, link.prize_id)
+    prize = db.session.get_one(Prize, link.prize_id)
     details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
     if details is None:
         details = PayeeDetails(prize_id=prize.id)

@@ -86,6 +86,7 @@ def agreement_context(prize: Prize, address: str = "") -> dict:
     date, so re-rendering gives the same text.
     """
     agreement = prize.agreement
+    assert agreement is not None  # only an issued prize's agreement is rendered
     broadcaster = dict(current_app.config["SOVA_BROADCASTER"])
     game = prize.game
     author = prize.author

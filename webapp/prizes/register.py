@@ -28,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.jobs import enqueue
@@ -44,13 +45,16 @@ IMPORT_COLUMNS = {"договор": "number", "сумма": "amount", "дата"
                   "reference": "reference"}
 
 
-class RegisterError(ValueError):
-    """A bad period or a bad import file: ``errors`` lists Russian messages (with line
-    numbers for the import)."""
+class RegisterError(OperationError, ValueError):
+    """A bad period or a bad import file: ``lines`` lists Russian messages (with line
+    numbers for the import); ``str(exc)`` joins them with "; "; ``errors`` is
+    ``{"register": lines}``."""
+
+    status = 422
 
     def __init__(self, errors: list[str]):
-        super().__init__("; ".join(errors))
-        self.errors = errors
+        super().__init__("; ".join(errors), errors={"register": list(errors)})
+        self.lines = errors
 
 
 def _dmy(d: date | None) -> str:
@@ -80,7 +84,8 @@ def register_rows(start: date, end: date, user_id: int | None, *,
     details = (payee.details_for_export([p.id for p in prizes], user_id,
                                         f"реестр {start.isoformat()}…{end.isoformat()}")
                if accounts else {})
-    rows, totals = [], {}
+    rows: list[dict] = []
+    totals: dict = {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
         rows.append({
@@ -187,8 +192,8 @@ def recent_register_pdfs(limit: int = 10) -> list[dict]:
     return out
 
 
-_RULE_YEARS = {source: re.search(r"(19|20)\d\d", title).group(0)
-               for source, title in RULE_BOOKS.items()}
+_RULE_YEARS = {source: m.group(0) for source, title in RULE_BOOKS.items()
+               if (m := re.search(r"(19|20)\d\d", title))}
 
 
 def rule_short(rule: str) -> str:

@@ -17,12 +17,12 @@ from flask import (
 )
 
 from webapp.core.access import access, current_staff
+from webapp.core.edge import discard, on_refusal
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
 from webapp.extensions import db, limiter
-from webapp.games import queries as game_queries
-from webapp.games.operations import GameConflict, game_state
-from webapp.jobs import commit
+from webapp.games.models import Game
+from webapp.games.operations import game_state
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
@@ -78,25 +78,18 @@ def index():
 @bp.route("/close/<int:game_id>", methods=["POST"])
 @access("producer")
 def close(game_id: int):
-    game = game_queries.game(game_id)
-    if game is None:
-        abort(404)
+    game = db.get_or_404(Game, game_id)
     if ActionForm().validate_on_submit():
-        try:
-            prizes = close_game(game, current_staff().id)
-        except GameConflict as exc:
-            db.session.rollback()
-            flash(f"Игра не закрыта: {exc}", "error")
-        else:
-            commit()
-            flash(f"Игра закрыта. Призов: {len(prizes)}.", "success")
+        on_refusal("Игра не закрыта: ", url_for("games.game", game_id=game_id))
+        prizes = close_game(game, current_staff().id)
+        flash(f"Игра закрыта. Призов: {len(prizes)}.", "success")
     return redirect(url_for("games.game", game_id=game_id))
 
 
 def _author_choices(game) -> list[tuple[int, str]]:
     if game.status not in ("finished", "closed"):
         return []
-    ids = []
+    ids: list[int] = []
     for _q, authors in _unanswered(game, game_state(game)):
         ids.extend(a for a in authors if a not in ids)
     return [(a.id, a.display) for a in (db.session.get(Author, i) for i in ids) if a]
@@ -106,42 +99,36 @@ def _author_choices(game) -> list[tuple[int, str]]:
 @access("producer")
 def award(game_id: int):
     """Individual prizes of the season's rule book after a finished game."""
-    game = game_queries.game(game_id)
-    if game is None:
-        abort(404)
+    game = db.get_or_404(Game, game_id)
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
     available = awards_available(game.season.ruleset, game.kind, winner)
     form = AwardForm()
     form.kind.choices = [(r.kind, f"{r.label} ({r.rule})") for r in available]
     form.author_id.choices = [(0, "—")] + _author_choices(game)
-    status = 200
+
+    def page(status: int):
+        awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
+        return render_template("prizes/award.html", game=game, form=form, winner=winner,
+                               available=available, awarded=awarded), status
+
+    def refused(exc):
+        flash(f"Приз не присуждён: {exc.message}"
+              + (f" ({exc.rule})" if getattr(exc, "rule", None) else ""), "error")
+        return page(409)
+
     if form.validate_on_submit():
         team = [line for line in (form.team.data or "").splitlines() if line.strip()]
-        try:
-            made = award_prize(game, form.kind.data, current_staff().id,
-                               recipient=form.recipient.data or "", team=team,
-                               author_id=form.author_id.data or None)
-        except PrizeError as exc:
-            db.session.rollback()
-            status = 409
-            flash(f"Приз не присуждён: {exc.message}"
-                  + (f" ({exc.rule})" if exc.rule else ""), "error")
-        else:
-            commit()
-            flash(f"Присуждено призов: {len(made)}.", "success")
-            return redirect(url_for("prizes.award", game_id=game.id))
-    elif request.method == "POST":
-        status = 422
-    awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
-    return render_template("prizes/award.html", game=game, form=form, winner=winner,
-                           available=available, awarded=awarded), status
+        on_refusal(respond=refused)
+        made = award_prize(game, form.kind.data, current_staff().id,
+                           recipient=form.recipient.data or "", team=team,
+                           author_id=form.author_id.data or None)
+        flash(f"Присуждено призов: {len(made)}.", "success")
+        return redirect(url_for("prizes.award", game_id=game.id))
+    return page(422 if request.method == "POST" else 200)
 
 
 def _prize_or_404(prize_id: int) -> Prize:
-    prize = db.session.get(Prize, prize_id)
-    if prize is None:
-        abort(404)
-    return prize
+    return db.get_or_404(Prize, prize_id)
 
 
 @bp.route("/<int:prize_id>")
@@ -162,16 +149,15 @@ def prize(prize_id: int):
                            paid_form=PaidForm())
 
 
-def _run(prize_id: int, action, message: str):
-    try:
-        action()
-    except PrizeError as exc:
-        db.session.rollback()
-        flash(f"Не выполнено: {exc.message}", "error")
-    else:
-        commit()
-        flash(message, "success")
-    return redirect(url_for("prizes.prize", prize_id=prize_id))
+def _done(p: Prize, message: str):
+    """Back to the prize's page with ``message``; the page of a refusal is the same, with
+    «Не выполнено: …» (declared by :func:`_on_refusal`)."""
+    flash(message, "success")
+    return redirect(url_for("prizes.prize", prize_id=p.id))
+
+
+def _on_refusal(p: Prize) -> None:
+    on_refusal("Не выполнено: ", url_for("prizes.prize", prize_id=p.id))
 
 
 @bp.route("/<int:prize_id>/reissue", methods=["POST"])
@@ -180,8 +166,9 @@ def reissue(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: reissue_agreement(p, current_staff().id),
-                "Новая версия договора поставлена в очередь.")
+    _on_refusal(p)
+    reissue_agreement(p, current_staff().id)
+    return _done(p, "Новая версия договора поставлена в очередь.")
 
 
 @bp.route("/<int:prize_id>/reissue-minutes", methods=["POST"])
@@ -191,8 +178,9 @@ def reissue_minutes_view(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: reissue_minutes(p, current_staff().id),
-                "Новая версия протокола поставлена в очередь.")
+    _on_refusal(p)
+    reissue_minutes(p, current_staff().id)
+    return _done(p, "Новая версия протокола поставлена в очередь.")
 
 
 @bp.route("/<int:prize_id>/signed", methods=["POST"])
@@ -205,8 +193,9 @@ def signed(prize_id: int):
               "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
-    return _run(p.id, lambda: mark_signed(p, upload.read(), upload.filename or "",
-                                          current_staff().id), "Договор отмечен подписанным.")
+    _on_refusal(p)
+    mark_signed(p, upload.read(), upload.filename or "", current_staff().id)
+    return _done(p, "Договор отмечен подписанным.")
 
 
 @bp.route("/<int:prize_id>/paid", methods=["POST"])
@@ -218,8 +207,9 @@ def paid(prize_id: int):
         flash("Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
               "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
-    return _run(p.id, lambda: mark_paid(p, form.paid_on.data, form.reference.data,
-                                        current_staff().id), "Оплата отмечена.")
+    _on_refusal(p)
+    mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
+    return _done(p, "Оплата отмечена.")
 
 
 @bp.route("/<int:prize_id>/close", methods=["POST"])
@@ -228,15 +218,17 @@ def close_one(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    return _run(p.id, lambda: close_prize(p, current_staff().id), "Приз закрыт.")
+    _on_refusal(p)
+    close_prize(p, current_staff().id)
+    return _done(p, "Приз закрыт.")
 
 
 @bp.route("/documents/<int:document_id>")
 @access("producer|accountant")
 def document(document_id: int):
     """A prize's PDF (gift agreement, commission minutes) or the signed scan."""
-    doc = db.session.get(Document, document_id)
-    if doc is None or doc.kind not in PRIZE_DOCUMENT_ROLES:
+    doc = db.get_or_404(Document, document_id)
+    if doc.kind not in PRIZE_DOCUMENT_ROLES:
         abort(404)
     if current_staff().role not in PRIZE_DOCUMENT_ROLES[doc.kind]:
         abort(403)
@@ -266,18 +258,13 @@ def request_details(prize_id: int):
     p = _prize_or_404(prize_id)
     if not ActionForm().validate_on_submit():
         abort(400)
-    try:
-        token = payee_ops.request_details(p, current_staff().id)
-    except PrizeError as exc:
-        db.session.rollback()
-        flash(f"Не выполнено: {exc.message}", "error")
-        return redirect(url_for("prizes.prize", prize_id=p.id))
+    _on_refusal(p)
+    token = payee_ops.request_details(p, current_staff().id)
     mailed = p.author is not None and bool(p.author.email_encrypted)
     if mailed:
         from webapp.jobs import enqueue
 
         enqueue("prizes.send_details_link", p.id)
-    commit()
     link = url_for("prizes.details_form", token=token, _external=True)
     return render_template("prizes/link.html", prize=p, link=None if mailed else link)
 
@@ -288,7 +275,6 @@ def payee(prize_id: int):
     """The payee's details in clear text (accountants only; every view audited)."""
     p = _prize_or_404(prize_id)
     details = payee_ops.reveal(p, current_staff().id)
-    commit()
     resp = current_app.make_response(render_template(
         "prizes/payee.html", prize=p, details=details, tax_labels=payee_ops.TAX_STATUSES))
     resp.headers["Cache-Control"] = "no-store"
@@ -310,16 +296,14 @@ def details_form(token: str):
             "full_name", "country", "passport_series", "passport_number", "issued_by",
             "issued_on", "personal_number", "inn", "address", "iban", "account", "bik",
             "tax_status")})
+        # a refusal answers 422 (the form again) or 410: the edge rolls back either way
         try:
             payee_ops.submit_details(token, data)
         except payee_ops.PayeeError as exc:
-            db.session.rollback()
             errors = exc.errors
         except PrizeError:
-            db.session.rollback()
             return render_template("prizes/details_done.html", ok=False), 410
         else:
-            commit()
             return render_template("prizes/details_done.html", ok=True)
     elif form.is_submitted():
         errors = form.errors
@@ -349,10 +333,9 @@ def register():
                 mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
                 ext = "xlsx"
         except reg.RegisterError as exc:
-            db.session.rollback()
-            flash("; ".join(exc.errors), "error")
+            discard()
+            flash(str(exc), "error")
         else:
-            commit()
             name = f"reestr-{form.start.data.isoformat()}-{form.end.data.isoformat()}.{ext}"
             resp = current_app.response_class(data, mimetype=mime)
             resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -377,14 +360,9 @@ def register_pdf():
         flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es),
               "error")
         return redirect(url_for("prizes.register"))
-    try:
-        doc = reg.request_register_pdf(form.start.data, form.end.data)
-    except reg.RegisterError as exc:
-        db.session.rollback()
-        flash("PDF не заказан: " + "; ".join(exc.errors), "error")
-    else:
-        commit()
-        flash(f"PDF реестра (версия {doc.version}) готовится. Обновите страницу через минуту.",
+    on_refusal("PDF не заказан: ", url_for("prizes.register"))
+    doc = reg.request_register_pdf(form.start.data, form.end.data)
+    flash(f"PDF реестра (версия {doc.version}) готовится. Обновите страницу через минуту.",
               "success")
     return redirect(url_for("prizes.register"))
 
@@ -400,12 +378,7 @@ def import_paid():
         flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es),
               "error")
         return redirect(url_for("prizes.register"))
-    try:
-        marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)
-    except reg.RegisterError as exc:
-        db.session.rollback()
-        flash("Ничего не отмечено: " + "; ".join(exc.errors), "error")
-    else:
-        commit()
-        flash(f"Отмечено оплаченными: {marked}.", "success")
+    on_refusal("Ничего не отмечено: ", url_for("prizes.register"))
+    marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)
+    flash(f"Отмечено оплаченными: {marked}.", "success")
     return redirect(url_for("prizes.register"))

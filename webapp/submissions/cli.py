@@ -20,7 +20,7 @@ def orphan_uploads(folder: Path, older_than_seconds: float) -> list[Path]:
     being committed is younger). Sorted by path; an absent folder gives []."""
     if not folder.is_dir():
         return []
-    named = set()
+    named: set[str] = set()
     for image, scan in db.session.execute(db.select(Question.handout_image, Question.letter_scan)
                                           .where((Question.handout_image.is_not(None))
                                                  | (Question.letter_scan.is_not(None)))):

@@ -44,7 +44,7 @@ class CoauthorForm(Form):
 
 
 @lru_cache(maxsize=8)
-def wtforms_translations(locale: str) -> support.Translations:
+def wtforms_translations(locale: str) -> support.NullTranslations:
     """WTForms' own messages for ``locale`` ("ru", "be", "en"), loaded once per process
     (Flask-WTF loads the catalogue again on every request)."""
     return support.Translations.load(messages_path(), [locale], domain="wtforms")

@@ -38,6 +38,7 @@ def store_image(data: bytes, folder: Path) -> str:
         with Image.open(io.BytesIO(data)) as probe:
             fmt = probe.format
             probe.verify()
+        img: Image.Image
         with Image.open(io.BytesIO(data)) as img:
             if img.width * img.height > MAX_PIXELS:
                 raise ImageError(too_big)

@@ -10,14 +10,14 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.domain.question_states import STATES as QUESTION_STATES
 from webapp.domain.question_states import check_transition
-from webapp.extensions import db
+from webapp.extensions import Model
 
 # Question.status values, in the order of a question's life (webapp.domain.question_states).
 STATUSES = QUESTION_STATES
 CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
 
 
-class Author(db.Model):
+class Author(Model):
     """A viewer who sends questions. ``email_hash`` (keyed hash of the normalised address)
     makes one author per address; the address itself is stored encrypted
     (``email_encrypted``, Fernet). ``name``/``city`` are printed on envelopes."""
@@ -39,7 +39,7 @@ class Author(db.Model):
         return f"{self.name}, {self.city}" if self.city else self.name
 
 
-class Question(db.Model):
+class Question(Model):
     """A quiz question in the players' own fields (glossary: question, answer, accepted,
     rejected, comment, sources, handout). ``matching_key`` is the folded text used only for
     duplicate search; the original text is never changed by it. ``public_token``: 192-bit
@@ -95,7 +95,7 @@ class Question(db.Model):
         return "; ".join(a.display for a in self.author_list)
 
 
-class QuestionAuthor(db.Model):
+class QuestionAuthor(Model):
     """Authorship, ordered: position 0 is the first author (who gets the odd kopeck)."""
 
     __tablename__ = "question_author"
@@ -111,7 +111,7 @@ class QuestionAuthor(db.Model):
     author: Mapped[Author] = relationship(lazy="joined")
 
 
-class QuestionStatusChange(db.Model):
+class QuestionStatusChange(Model):
     """Who moved a question from which status to which, when, and why."""
 
     __tablename__ = "question_status_change"

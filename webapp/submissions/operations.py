@@ -10,6 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
 from flask_babel import gettext as _
@@ -18,6 +19,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import encrypt, lookup_hash
+from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
@@ -42,12 +44,15 @@ MIN_QUESTION = 20
 CONSENT_VERSION = "2023-1"
 
 
-class SubmissionError(ValueError):
+class SubmissionError(OperationError, ValueError):
     """Invalid submission. ``errors``: ``{field: [message, …]}`` (messages in Russian,
     shown to the viewer; the same dict is the API's 422 body)."""
 
+    status = 422
+
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
+        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
+                         errors=errors)
         self.errors = errors
 
 
@@ -127,11 +132,11 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
         stmt = insert(Author).values(name=name, city=city, email_hash=lookup_hash(email),
                                      email_encrypted=encrypt(email), link_version=0,
                                      created_at=utcnow())
-        stmt = stmt.on_conflict_do_update(
+        upsert = stmt.on_conflict_do_update(
             index_elements=[Author.email_hash],
             set_={"name": stmt.excluded.name, "city": stmt.excluded.city},
         ).returning(Author.id)
-        return db.session.execute(stmt, execution_options={"synchronize_session": False}
+        return db.session.execute(upsert, execution_options={"synchronize_session": False}
                                   ).scalar_one()
     author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
                                                            email_hash=None))
@@ -145,7 +150,7 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
 def validate(data: SubmissionInput, require_email: bool = True) -> dict:
     """Check and clean a submission. Returns the clean fields; raises SubmissionError."""
     errors: dict[str, list[str]] = {}
-    clean = {
+    clean: dict[str, Any] = {
         name: clean_text(getattr(data, name), name, errors, required=name in ("question", "answer"))
         for name in ("question", "answer", "accepted", "rejected", "comment", "handout")
     }
@@ -158,7 +163,7 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
             _("Источники слишком длинные: не более %(n)s символов.", n=LIMITS["sources"]))
     clean["sources"] = sources
     email = normalise_email(data.email, "email", errors, required=require_email)
-    authors = []
+    authors: list[tuple[str | None, str | None, str | None]] = []
     if not data.authors:
         errors.setdefault("name", []).append(_("Укажите имя автора."))
     for i, a in enumerate(data.authors):
@@ -252,6 +257,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
         clean = validate(data, require_email=data.channel in ("web", "api"))
         if data.handout_image:
             try:
+                assert uploads is not None  # a handout image needs the uploads folder
                 image = store_image(data.handout_image, uploads)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc

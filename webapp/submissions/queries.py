@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from operator import itemgetter
 
 from blinker import Namespace
 
@@ -59,7 +60,7 @@ def public_history(question: Question, today: date | None = None) -> list[dict]:
     if has_aired:
         for _receiver, extra in public_events.send(question):
             events.extend(extra or [])
-    events.sort(key=lambda e: e["at"])
+    events.sort(key=itemgetter("at"))
     out: list[dict] = []
     for event in events:
         status = event["status"]

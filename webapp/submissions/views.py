@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import time
 from pathlib import Path
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -23,15 +24,17 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFError
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from itsdangerous import BadSignature
 from sqlalchemy.exc import IntegrityError
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
 from webapp.extensions import db, limiter
 from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import MAX_BYTES
+from webapp.submissions.links import my_link_token, read_my_link, signer
 from webapp.submissions.models import Author, Question
 from webapp.submissions.operations import (
     AuthorInput,
@@ -45,7 +48,6 @@ from webapp.submissions.operations import (
 from webapp.submissions.queries import by_token, public_history
 
 bp = Blueprint("submissions", __name__)
-MY_LINK_AGE = 24 * 3600  # seconds a "my questions" link stays valid
 
 
 def status_labels() -> dict[str, str]:
@@ -60,10 +62,6 @@ def status_labels() -> dict[str, str]:
         "withdrawn": _("Отозван автором"),
         "archived": _("В архиве"),
     }
-
-
-def _serializer(salt: str) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=salt)
 
 
 def uploads_folder() -> Path:
@@ -92,7 +90,7 @@ def set_language(code: str):
 
 
 def _fresh_form_fields(form: SubmitForm) -> None:
-    form.started.data = _serializer("form-started").dumps(time.time())
+    form.started.data = signer("form-started").dumps(time.time())
     if not form.idempotency_key.data:
         form.idempotency_key.data = secrets.token_urlsafe(24)
 
@@ -102,7 +100,7 @@ def _too_fast(form: SubmitForm) -> bool:
     if not minimum:
         return False
     try:
-        started = _serializer("form-started").loads(form.started.data or "", max_age=86400)
+        started = signer("form-started").loads(form.started.data or "", max_age=86400)
     except BadSignature:
         return True
     return time.time() - float(started) < minimum
@@ -163,8 +161,8 @@ def api_email_limit_key() -> str:
 
 def form_page(form: SubmitForm, code: int, notice: str | None = None):
     _fresh_form_fields(form)
-    action = url_for("submissions.submit", **(
-        {"lang": viewer_language()} if request.args.get("lang") else {}))
+    lang: dict[str, Any] = {"lang": viewer_language()} if request.args.get("lang") else {}
+    action = url_for("submissions.submit", **lang)
     return render_template("submissions/submit.html", form=form, notice=notice,
                            action=action, image_max_bytes=MAX_BYTES), code
 
@@ -199,9 +197,12 @@ def submit():
                     form.form_errors.extend(messages)
         else:
             token = question.public_token
+            # The one view that ends its transaction itself (webapp.core.edge): a double
+            # click's second request is refused by the database *at commit* (the unique
+            # idempotency key) and answered with the first request's question.
             try:
                 commit()
-            except IntegrityError:  # the same idempotency key committed by a double click
+            except IntegrityError:
                 db.session.rollback()
                 again = db.session.scalar(db.select(Question).filter_by(
                     idempotency_key=form.idempotency_key.data))
@@ -261,7 +262,6 @@ def my_request():
         if author is not None:
             # the page's language travels as its index in LANGUAGES (tasks take ints)
             enqueue("notify.my_link", author.id, LANGUAGES.index(viewer_language()))
-            commit()
         # the same answer whether or not the address is known (no enumeration)
         flash(_("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."),
               "success")
@@ -269,24 +269,17 @@ def my_request():
     return render_template("submissions/my_request.html", form=form)
 
 
-def my_link_token(author: Author) -> str:
-    """A signed token for ``/my/<token>``: valid 24 h and once (``link_version``)."""
-    return _serializer("my-questions").dumps({"a": author.id, "v": author.link_version})
-
-
 @bp.route("/my/<token>")
 @limiter.limit("30/hour")
 @access("public")
 def my_open(token: str):
-    try:
-        data = _serializer("my-questions").loads(token, max_age=MY_LINK_AGE)
-    except BadSignature:
+    data = read_my_link(token)
+    if data is None:
         return render_template("submissions/my_expired.html"), 410
     author = db.session.get(Author, data.get("a"))
     if author is None or author.link_version != data.get("v"):
         return render_template("submissions/my_expired.html"), 410
     author.link_version += 1  # one-time
-    commit()
     session["author_id"] = author.id
     return redirect(url_for("submissions.my_questions"))
 
@@ -318,13 +311,14 @@ def my_withdraw(question_id: int):
     if not author_id or question is None:
         abort(404)
     if WithdrawForm().validate_on_submit():
-        try:
-            withdraw(question, author_id)
-        except SubmissionError as exc:
+
+        def refused(exc):
             flash("; ".join(m for ms in exc.errors.values() for m in ms), "error")
-        else:
-            commit()
-            flash(_("Вопрос отозван."), "success")
+            return redirect(url_for("submissions.my_questions"))
+
+        on_refusal(respond=refused)
+        withdraw(question, author_id)
+        flash(_("Вопрос отозван."), "success")
     return redirect(url_for("submissions.my_questions"))
 
 
@@ -341,7 +335,7 @@ def upload(name: str):
     return send_from_directory(uploads_folder(), name)
 
 
-__all__ = ["bp", "normalise_email"]
+__all__ = ["bp", "my_link_token", "normalise_email"]
 
 
 # --- staff: paper letters, partner questions, packet upload ---------------------------
@@ -376,7 +370,6 @@ def new_letter():
                 (field.errors if field is not None else form.form_errors).extend(messages)
         else:
             qid = question.id
-            commit()
             flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
             return redirect(url_for("submissions.new_letter"))
     code = 422 if form.is_submitted() else 200
@@ -405,7 +398,6 @@ def upload_packet():
             made = import_packet(packet, as_=form.as_.data, channel=form.channel.data,
                                  origin=name)
             n = len(made)
-            commit()
             flash(f"{name}: импортировано вопросов — {n}.", "success")
             return redirect(url_for("submissions.upload_packet"))
     code = 422 if form.is_submitted() else 200

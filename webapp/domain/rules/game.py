@@ -7,6 +7,10 @@ event at a time and is what both use.
 Rule books: ``000_90d7c8192601ed3a.txt`` §3 (rule set ``"2023"``) and
 ``002_e025d5ded135c1c4.txt`` §1 (rule set ``"2009"``). ``docs/rules.md`` maps every clause to
 the method here that decides it and the test that checks it.
+
+Size (over 500 lines, on purpose): the one replay state machine both rule books share;
+each transition checks clauses of several topics (spin, answer, credit, club help), so it
+is kept whole rather than split by topic.
 """
 
 from __future__ import annotations

@@ -31,6 +31,11 @@ class RuleSet:
     :meth:`cite` turns a topic into the citation used in :class:`RuleViolation`.
     ``currency`` (ISO 4217) is the one the book pays prizes in; ``timezone`` (IANA) is where
     its broadcasts air (game dates and the 2009 air-day bound are read there).
+    ``sector13_pool`` names where sector 13's question comes from: ``"partner"`` (2023:
+    a partner's question laid on the table beforehand, 000_90d7c8192601ed3a.txt §3.3) or
+    ``"live"`` (2009: the computer draws it among the viewers' questions sent during the
+    broadcast, at the spin, 002_e025d5ded135c1c4.txt §1.4.1); ``sector13_drawn_at_spin``
+    is True for the latter (its envelope holds no question beforehand).
     """
 
     name: str
@@ -47,6 +52,8 @@ class RuleSet:
     sector13_no_aids: bool
     extra_minute_one_per_blitz: bool
     early_earns_in: frozenset[str]
+    sector13_pool: str
+    sector13_drawn_at_spin: bool
 
     def __deepcopy__(self, memo: dict[int, object]) -> RuleSet:
         return self  # immutable: a copied game shares its rule set
@@ -96,6 +103,8 @@ RULESET_2023 = RuleSet(
     sector13_no_aids=True,
     extra_minute_one_per_blitz=True,
     early_earns_in=frozenset({SINGLE}),
+    sector13_pool="partner",  # §3.3
+    sector13_drawn_at_spin=False,
 )
 
 RULESET_2009 = RuleSet(
@@ -131,7 +140,14 @@ RULESET_2009 = RuleSet(
     sector13_no_aids=False,
     extra_minute_one_per_blitz=False,
     early_earns_in=frozenset(KINDS),
+    sector13_pool="live",  # §1.4.1
+    sector13_drawn_at_spin=True,  # §1.4.1
 )
 
 RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009": RULESET_2009})
 """Rule sets by name (the ``ruleset`` field of the protocol): ``"2023"`` and ``"2009"``."""
+
+LIVE_SECTOR13_RULESETS: tuple[str, ...] = tuple(
+    name for name, rules in RULESETS.items() if rules.sector13_pool == "live")
+"""Names of the rule sets whose sector 13 takes viewers' questions during the broadcast
+(002_e025d5ded135c1c4.txt §1.4.1): the ``/live`` form is open for their live games."""

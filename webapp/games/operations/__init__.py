@@ -1,0 +1,81 @@
+"""Writes for game day, one room per seam: :mod:`.seasons` (seasons, teams, series, games),
+:mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
+protocol file), :mod:`.draw` (the 2009 sector-13 draw); :mod:`.common` holds the refusals
+and labels they share. Reads live in :mod:`webapp.games.queries`.
+
+Every name is re-exported here, so ``from webapp.games.operations import X`` keeps working.
+Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI command does.
+"""
+
+from __future__ import annotations
+
+from webapp.games.operations.common import (  # noqa: F401
+    _BIDI_CONTROLS,
+    FIELD_LABELS,
+    FIRST_AIR_YEAR,
+    LAST_AIR_YEAR,
+    SECTORS,
+    STATUS_LABELS,
+    GameConflict,
+    GameError,
+    _money,
+    bad_line_chars,
+    status_label,
+)
+from webapp.games.operations.draw import (  # noqa: F401
+    SECTOR13_CARD,
+    _cancel_draw,
+    air_day_start,
+    draw_card,
+    draw_sector13,
+    repeat_draw,
+    sector13_card_key,
+)
+from webapp.games.operations.play import (  # noqa: F401
+    _difference,
+    game_context,
+    game_state,
+    import_protocol,
+    protocol,
+    record_event,
+    sector13_options_used,
+    series_best,
+    undo_last_event,
+)
+from webapp.games.operations.seasons import (  # noqa: F401
+    _team_and_series,
+    attach,
+    create_game,
+    create_season,
+    create_series,
+    create_team,
+    validate_table,
+)
+from webapp.games.operations.table import (  # noqa: F401
+    MAIN_CHANNELS_EXCLUDED,
+    MAX_COPIES,
+    TOPIC_EDITABLE,
+    _check_slot,
+    _city,
+    _editable,
+    _envelope,
+    _Picker,
+    _Placed,
+    _pool,
+    _reserved_elsewhere,
+    _set_slot,
+    _slot_question,
+    _table_questions,
+    assign_envelopes,
+    check_table,
+    lock_table,
+    replace_slot,
+    request_envelopes,
+    set_topic,
+    slots_for,
+    swap_slots,
+    table_plan,
+    unlock_table,
+    use_reserve,
+)
+from webapp.games.queries import current_draw, live_candidates  # noqa: F401,E402  (moved reads)

@@ -1,0 +1,114 @@
+"""2009 sector 13: the computer's draw among the viewers' live questions
+(002_e025d5ded135c1c4.txt §1.4.1), repeatable from its seed."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from datetime import UTC, datetime, time
+from zoneinfo import ZoneInfo
+
+from webapp.core.models import Document, utcnow
+from webapp.extensions import db
+from webapp.games.models import (
+    EnvelopeQuestion,
+    Game,
+    PrintedCopy,
+    Sector13Draw,
+)
+from webapp.games.queries import live_candidates
+from webapp.jobs import enqueue
+from webapp.submissions.models import Question, set_status
+
+
+def repeat_draw(seed: str, candidates: list[int]) -> int | None:
+    """The draw itself, repeatable by anyone: ``random.Random(seed)`` (Python's seeding of
+    a str is SHA-512 based and stable across versions) picks uniformly one of the sorted
+    ``candidates`` (question ids). None when there is no candidate."""
+    if not candidates:
+        return None
+    return random.Random(seed).choice(sorted(candidates))
+
+
+def air_day_start(game: Game) -> datetime:
+    """The start (00:00 in the season's time zone, as an aware UTC datetime) of the game's
+    air date: live questions sent before it belong to an earlier broadcast (§1.3)."""
+    local = datetime.combine(game.air_date, time(0), tzinfo=ZoneInfo(game.season.timezone))
+    return local.astimezone(UTC)
+
+
+SECTOR13_CARD = "sector13_card"
+
+
+def sector13_card_key(draw: Sector13Draw) -> str:
+    """Document key of a draw's host card: ``"sector13_card:game:<game>:draw:<draw>"``."""
+    return f"{SECTOR13_CARD}:game:{draw.game_id}:draw:{draw.id}"
+
+
+def draw_card(draw: Sector13Draw) -> Document | None:
+    """The host card of ``draw`` (queued by :func:`draw_sector13`), or None when nothing
+    was drawn or the card was dropped with a cancelled draw."""
+    return db.session.scalar(db.select(Document).filter_by(key=sector13_card_key(draw)))
+
+
+def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
+                  seed: str | None = None) -> Sector13Draw:
+    """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
+    among :func:`live_candidates` sent on the game's air date (from :func:`air_day_start`)
+    before the spin, with a fresh 128-bit seed (recorded with the candidates).
+    The drawn question goes into the sector-13 envelope (slot 1, status ``assigned``), so the
+    close treats it like any envelope question (played → answered / unanswered, the author's
+    prize); and its host card is queued at once (Document kind ``sector13_card``, one printed
+    copy with serial ``"<game>-D<draw id>"``, ``games.render_envelopes``) so it can be printed
+    on the spot. No candidate: the draw records ``question_id`` None and the envelope stays
+    empty. Idempotent per (game, seq) while not cancelled."""
+    existing = db.session.scalar(db.select(Sector13Draw).filter_by(
+        game_id=game.id, seq=seq, cancelled_at=None))
+    if existing is not None:
+        return existing
+    candidates = live_candidates(spun_at, since=air_day_start(game))
+    seed = seed or secrets.token_hex(16)
+    chosen = repeat_draw(seed, candidates)
+    draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,
+                        candidates=candidates, question_id=chosen, by_user_id=user_id)
+    db.session.add(draw)
+    db.session.flush()
+    env = next((e for e in game.envelopes if e.kind == "sector13"), None)
+    q = db.session.get(Question, chosen) if chosen is not None else None
+    if env is not None and q is not None and not env.questions:
+        env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=1))
+        set_status(q, "assigned", by_user_id=user_id,
+                   reason=f"жеребьёвка 13 сектора, игра {game.id}")
+        doc = Document(key=sector13_card_key(draw), kind=SECTOR13_CARD,
+                       game_id=game.id, version=1, status="pending", created_at=utcnow())
+        db.session.add(doc)
+        db.session.flush()
+        db.session.add(PrintedCopy(document_id=doc.id, game_id=game.id, copy_no=1,
+                                   serial=f"{game.id}-D{draw.id}", created_at=utcnow()))
+        enqueue("games.render_envelopes", doc.id)
+    db.session.flush()
+    return draw
+
+
+def _cancel_draw(game: Game, seq: int) -> None:
+    """Undoing the spin of a draw cancels it: the drawn question leaves the envelope (back to
+    ``approved``, a candidate again) and its host card is dropped unless it was already
+    rendered (a rendered card stays listed: its serial may be on a printed sheet)."""
+    draw = db.session.scalar(db.select(Sector13Draw).filter_by(
+        game_id=game.id, seq=seq, cancelled_at=None))
+    if draw is None:
+        return
+    draw.cancelled_at = utcnow()
+    env = next((e for e in game.envelopes if e.kind == "sector13"), None)
+    if env is not None:
+        for eq in list(env.questions):
+            if eq.question_id == draw.question_id:
+                env.questions.remove(eq)
+                db.session.flush()
+                if eq.question.status == "assigned":
+                    set_status(eq.question, "approved", reason=f"волчок отменён, игра {game.id}")
+    card = draw_card(draw)
+    if card is not None and card.status == "pending":
+        db.session.execute(db.delete(PrintedCopy).where(PrintedCopy.document_id == card.id))
+        db.session.delete(card)
+        db.session.flush()

@@ -1,0 +1,171 @@
+"""Playing a game: its derived state (the replay of the recorded events with the context
+from the database), recording and undoing events, the protocol file export and import
+(contracts/game-protocol.md)."""
+
+from __future__ import annotations
+
+from webapp.core.models import utcnow
+from webapp.domain.rules import RULESETS, ProtocolError, RuleViolation, load_protocol, replay
+from webapp.extensions import db
+from webapp.games.models import (
+    Game,
+    GameEvent,
+    GameEventAudit,
+)
+from webapp.games.operations.common import GameConflict, status_label
+from webapp.games.operations.draw import _cancel_draw, draw_sector13
+from webapp.games.queries import chronological, played_before
+
+
+def game_state(game: Game, extra: dict | None = None) -> dict:
+    """The rules engine's replay of the recorded events (plus ``extra`` if given).
+    Raises RuleViolation / ProtocolError from ``webapp.domain.rules``."""
+    events = [e.payload for e in game.events]
+    if extra is not None:
+        events.append(extra)
+    return replay(game.season.ruleset, game.table, game_context(game), events)
+
+
+def sector13_options_used(game: Game) -> list[str]:
+    """Sector-13 options the game's team has used, in its earlier games of the season,
+    since it last used all three (000_90d7c8192601ed3a.txt §3.4.3: «не сможет его
+    использовать в следующих играх, пока не выберет два других»). Read from the recorded
+    ``sector13_option`` events (each was accepted by the engine), in play order. ``[]``
+    without a team or under 2009 (no options, 002_e025d5ded135c1c4.txt §1.4.1)."""
+    if game.team_id is None or not RULESETS[game.season.ruleset].sector13_options:
+        return []
+    used: list[str] = []
+    earlier = chronological(db.select(Game).where(
+        Game.team_id == game.team_id, Game.season_id == game.season_id, Game.id != game.id,
+        played_before(game)))
+    for other in earlier:
+        for event in other.events:
+            option = event.payload.get("option", "")  # a recorded option event names one
+            if event.payload.get("type") == "sector13_option" and option not in used:
+                used.append(option)
+                if len(used) == 3:
+                    used = []
+    return used
+
+
+def _difference(score: str) -> int:
+    experts, viewers = (int(x) for x in score.split(":"))
+    return experts - viewers
+
+
+def series_best(game: Game) -> str | None:
+    """The best result (``"E:V"``) of the series' earlier qualifying games that are over
+    (finished or closed), or None. «Best» ranks by score difference
+    (000_90d7c8192601ed3a.txt §4.5.2); equal differences are equal scores, since a finished
+    game has a 6 on one side (§3.10), so the tie rule §4.5.3 never changes the score the
+    decisive round must pass (§3.6; ``docs/rules.md``, «Readings» 4 and «Context»). Each
+    earlier game's score is its replay under its own context, computed in play order."""
+    if game.series_id is None:
+        return None
+    earlier = chronological(db.select(Game).where(
+        Game.series_id == game.series_id, Game.id != game.id, Game.kind == "qualifying",
+        Game.status.in_(("finished", "closed")), played_before(game)))
+    best: str | None = None
+    for other in earlier:
+        context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
+        state = replay(other.season.ruleset, other.table, context,
+                       [e.payload for e in other.events])
+        if state["finished"] and (best is None
+                                  or _difference(state["score"]) > _difference(best)):
+            best = state["score"]
+    return best
+
+
+def game_context(game: Game) -> dict:
+    """The engine's ``context`` (``contracts/game-protocol.md``) from the database:
+    ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
+    :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
+    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game)}
+
+
+def protocol(game: Game) -> dict:
+    """The game as a ``sova.game-protocol/1`` file (with its computed context)."""
+    return {"format": "sova.game-protocol/1", "ruleset": game.season.ruleset,
+            "table": game.table, "context": game_context(game),
+            "events": [e.payload for e in game.events]}
+
+
+def record_event(game: Game, event: dict, user_id: int | None) -> dict:
+    """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
+
+    Returns the new state. Raises GameConflict carrying the protocol error object
+    (``{"event", "rule", "message"}``) on a refusal or a malformed event; nothing is stored.
+    """
+    if game.status not in ("ready", "live", "finished"):
+        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: события "
+                           "записываются после заполнения стола и до закрытия игры")
+    if not isinstance(event, dict):
+        raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
+    try:
+        state = game_state(game, extra=event)
+    except RuleViolation as exc:
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
+    except ProtocolError as exc:
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
+    seq = len(game.events) + 1
+    now = utcnow()
+    game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
+    db.session.add(GameEventAudit(game_id=game.id, action="record", seq=seq, payload=event,
+                                  by_user_id=user_id, at=now))
+    if (RULESETS[game.season.ruleset].sector13_drawn_at_spin and event.get("type") == "spin"
+            and state["rounds"] and state["rounds"][-1]["kind"] == "sector13"):
+        draw_sector13(game, seq, now, user_id)
+    game.status = "finished" if state["finished"] else "live"
+    db.session.flush()
+    return state
+
+
+def undo_last_event(game: Game, user_id: int | None = None) -> dict:
+    """Remove the last recorded event (host's undo) unless the game is closed; the undo is
+    audited (``GameEventAudit`` action ``undo``: who, when, which event). Returns the state
+    replayed from the remaining events. GameConflict when there is nothing to undo."""
+    if game.status == "closed":
+        raise GameConflict(f"игра {game.id} закрыта: события закрытой игры не отменяются")
+    if not game.events:
+        raise GameConflict("отменять нечего: событий ещё нет")
+    last = game.events[-1]
+    _cancel_draw(game, last.seq)
+    db.session.add(GameEventAudit(game_id=game.id, action="undo", seq=last.seq,
+                                  payload=dict(last.payload), by_user_id=user_id, at=utcnow()))
+    game.events.remove(last)
+    db.session.delete(last)
+    state = game_state(game)
+    game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
+    db.session.flush()
+    return state
+
+
+# --- protocol file import (contracts/game-protocol.md) --------------------------------------
+
+def import_protocol(game: Game, data, user_id: int | None) -> dict:
+    """Record the events of a ``sova.game-protocol/1`` file (``data``: the parsed JSON) into
+    ``game``, which must have no events yet. The file's rule set and table must be the game's;
+    its ``context`` is not trusted — every event is checked, one by one, by
+    :func:`record_event` with the context computed from the database. All or nothing: on the
+    first refusal GameConflict carries the protocol error (``event`` is the index in the
+    file) and the caller rolls back. Returns the final state."""
+    if game.events:
+        raise GameConflict(f"в игре {game.id} уже есть события: протокол загружается в пустую игру",
+                           event=None, rule=None)
+    try:
+        ruleset, table, _context, events = load_protocol(data)
+    except ProtocolError as exc:
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
+    if ruleset != game.season.ruleset:
+        raise GameConflict(f"файл — по правилам {ruleset}, а игра — по правилам "
+                           f"{game.season.ruleset}", event=None, rule=None)
+    if table != game.table:
+        raise GameConflict(f"стол в файле {table} не совпадает со столом игры {game.table}",
+                           event=None, rule=None)
+    state = game_state(game)
+    for event in events:
+        state = record_event(game, dict(event), user_id)
+    return state

@@ -1,0 +1,231 @@
+"""Seasons, teams, series and games: creating them and attaching a game to its team and
+series (before its first event)."""
+
+from __future__ import annotations
+
+from datetime import date
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from webapp.core.models import utcnow
+from webapp.domain.money import CURRENCIES
+from webapp.domain.prizes import (
+    DEFAULT_SERIES_FINAL_PRIZE,
+    DEFAULT_SPECIAL_GAME_PRIZE,
+    DEFAULT_UNANSWERED_PRIZE,
+    DEFAULT_YEAR_FINAL_PRIZE,
+)
+from webapp.domain.rules import RULESETS
+from webapp.extensions import db
+from webapp.games.models import (
+    GAME_KINDS,
+    SERIES_PARTS,
+    TEAM_SIZE,
+    Game,
+    Season,
+    Series,
+    Team,
+)
+from webapp.games.operations.common import (
+    FIRST_AIR_YEAR,
+    LAST_AIR_YEAR,
+    SECTORS,
+    GameConflict,
+    GameError,
+    _money,
+    bad_line_chars,
+)
+
+
+def create_season(name: str, ruleset: str, currency: str | None = None,
+                  timezone: str | None = None, unanswered_prize=None,
+                  form: bool = False) -> Season:
+    """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
+    to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
+    question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
+    ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
+    :func:`webapp.domain.money.parse_amount` (``form=True``: typed into the web form, so a
+    decimal comma and spaces are accepted). Raises GameError (Russian messages)."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    if not name or len(name) > 200:
+        errors.setdefault("name", []).append("от 1 до 200 символов")
+    elif bad_line_chars(name):
+        errors.setdefault("name", []).append("недопустимые управляющие символы")
+    if ruleset not in RULESETS:
+        errors.setdefault("ruleset", []).append("«2023» или «2009»")
+        raise GameError(errors)
+    rules = RULESETS[ruleset]
+    default_currency, default_tz = rules.currency, rules.timezone
+    currency = currency or default_currency
+    if currency not in CURRENCIES:
+        errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))
+    elif currency != default_currency:
+        # The rule book fixes the currency (RuleSet.currency cites the clause).
+        errors.setdefault("currency", []).append(
+            f"по правилам {ruleset} призы выплачиваются в {default_currency}")
+    timezone = timezone or default_tz
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        errors.setdefault("timezone", []).append(f"неизвестный часовой пояс «{timezone}»")
+    prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
+    if errors:
+        raise GameError(errors)
+    season = Season(name=name, ruleset=ruleset, currency=currency, timezone=timezone,
+                    unanswered_prize=prize if prize is not None
+                    else DEFAULT_UNANSWERED_PRIZE[ruleset],
+                    series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
+                    year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
+                    special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset])
+    db.session.add(season)
+    db.session.flush()
+    return season
+
+
+def validate_table(table: dict | None, ruleset: str) -> dict:
+    """Check a table plan ``{"blitz", "superblitz", "sector13"}`` (each 1..13 or None,
+    distinct). Raises GameError."""
+    table = dict(table or {})
+    errors: dict[str, list[str]] = {}
+    plan = {}
+    for key in ("blitz", "superblitz", "sector13"):
+        value = table.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value not in SECTORS):
+            errors.setdefault(f"table.{key}", []).append("сектор от 1 до 13 или пусто")
+            value = None
+        plan[key] = value
+    used = [v for v in plan.values() if v is not None]
+    if len(used) != len(set(used)):
+        errors.setdefault("table", []).append(
+            "у блица, суперблица и 13 сектора должны быть разные сектора")
+    unknown = set(table) - set(plan)
+    if unknown:
+        errors.setdefault("table", []).append(
+            f"неизвестные ключи: {', '.join(sorted(unknown))}")
+    if errors:
+        raise GameError(errors)
+    return plan
+
+
+def create_team(name: str, captain: str, experts: list[str]) -> Team:
+    """A team of experts: ``experts`` is six distinct names (blank entries ignored), the
+    ``captain`` one of them (000_90d7c8192601ed3a.txt §3.4.2, §3.4.3). Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    name = (name or "").strip()
+    captain = (captain or "").strip()
+    names = [(e or "").strip() for e in (experts or []) if (e or "").strip()]
+    if not name or len(name) > 200:
+        errors.setdefault("name", []).append("от 1 до 200 символов")
+    elif bad_line_chars(name):
+        errors.setdefault("name", []).append("недопустимые управляющие символы")
+    elif db.session.scalar(db.select(Team.id).where(Team.name == name)) is not None:
+        errors.setdefault("name", []).append("команда с таким названием уже есть")
+    if len(names) != TEAM_SIZE or len(set(names)) != TEAM_SIZE:
+        errors.setdefault("experts", []).append(f"{TEAM_SIZE} разных имён")
+    if any(len(n) > 100 for n in names):
+        errors.setdefault("experts", []).append("имя — не длиннее 100 символов")
+    if any(bad_line_chars(n) for n in names) or bad_line_chars(captain):
+        errors.setdefault("experts", []).append("недопустимые управляющие символы")
+    if not captain or captain not in names:
+        errors.setdefault("captain", []).append("капитан — один из шести знатоков")
+    if errors:
+        raise GameError(errors)
+    team = Team(name=name, captain=captain, experts=names, created_at=utcnow())
+    db.session.add(team)
+    db.session.flush()
+    return team
+
+
+def create_series(season_id: int, part: str) -> Series:
+    """The season's ``part`` series (spring/summer/autumn/winter, 000_90d7c8192601ed3a.txt
+    §4.1); returns the existing one if it was created before. Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
+    if season is None:
+        errors.setdefault("season_id", []).append("нет такого сезона")
+    if part not in SERIES_PARTS:
+        errors.setdefault("part", []).append(f"одна из: {', '.join(SERIES_PARTS)}")
+    if errors:
+        raise GameError(errors)
+    series = db.session.scalar(db.select(Series).filter_by(season_id=season_id, part=part))
+    if series is None:
+        series = Series(season_id=season_id, part=part, created_at=utcnow())
+        db.session.add(series)
+        db.session.flush()
+    return series
+
+
+def _team_and_series(season: Season | None, team_id, series_id,
+                     errors: dict[str, list[str]]) -> tuple[Team | None, Series | None]:
+    team = series = None
+    if team_id is not None:
+        team = db.session.get(Team, team_id) if isinstance(team_id, int) else None
+        if team is None:
+            errors.setdefault("team_id", []).append("нет такой команды")
+    if series_id is not None:
+        series = db.session.get(Series, series_id) if isinstance(series_id, int) else None
+        if series is None:
+            errors.setdefault("series_id", []).append("нет такой серии")
+        elif season is not None and series.season_id != season.id:
+            errors.setdefault("series_id", []).append("серия другого сезона")
+    return team, series
+
+
+def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
+    """Set the game's team and series (None detaches). The free-text ``team`` follows the
+    team's name when a team is attached. Only before the first event: the context of a
+    recorded game must not change under it (GameConflict). Raises GameError."""
+    if game.events or game.status in ("finished", "closed"):
+        raise GameConflict(f"в игре {game.id} уже записаны события: команду и серию не изменить")
+    errors: dict[str, list[str]] = {}
+    team, series = _team_and_series(game.season, team_id, series_id, errors)
+    if errors:
+        raise GameError(errors)
+    game.team_id = team.id if team else None
+    game.series_id = series.id if series else None
+    if team is not None:
+        game.team = team.name
+    db.session.flush()
+    return game
+
+
+def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
+                team: str | None = None, title: str | None = None,
+                team_id: int | None = None, series_id: int | None = None) -> Game:
+    """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
+    stays a free string and defaults to the team's name) and a series of the same season.
+    ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
+    (:func:`bad_line_chars`). Raises GameError (unknown season, kind, team, series…)."""
+    errors: dict[str, list[str]] = {}
+    season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
+    if season is None:
+        errors.setdefault("season_id", []).append("нет такого сезона")
+    team_row, series = _team_and_series(season, team_id, series_id, errors)
+    if kind not in GAME_KINDS:
+        errors.setdefault("kind", []).append(f"один из: {', '.join(GAME_KINDS)}")
+    if not isinstance(air_date, date):
+        errors.setdefault("date", []).append("дата ГГГГ-ММ-ДД")
+    elif not FIRST_AIR_YEAR <= air_date.year <= LAST_AIR_YEAR:
+        errors.setdefault("date", []).append(
+            f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год")
+    team = (team or "").strip() or None
+    if team is not None and bad_line_chars(team):
+        errors.setdefault("team", []).append("недопустимые управляющие символы")
+    if title and bad_line_chars(title):
+        errors.setdefault("title", []).append("недопустимые управляющие символы")
+    if errors:
+        raise GameError(errors)
+    assert season is not None  # else errors named season_id
+    plan = validate_table(table, season.ruleset)
+    if not team and team_row is not None:
+        team = team_row.name
+    game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),
+                team_id=team_row.id if team_row else None,
+                series_id=series.id if series else None,
+                title=(title or "").strip()[:200], table_blitz=plan["blitz"],
+                table_superblitz=plan["superblitz"], table_sector13=plan["sector13"],
+                status="draft", created_at=utcnow())
+    db.session.add(game)
+    db.session.flush()
+    return game
