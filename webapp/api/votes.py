@@ -1,6 +1,8 @@
 """API v1: the 2009 §3.1 audience vote (``contracts/api.md``): the SMS gateway's signed
 callback and the producer's / host's control and tally. Thin: parse, call
-``webapp.votes.operations``, commit, answer."""
+``webapp.votes.operations``, answer. The request edge (``webapp.core.edge``) commits, or
+rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteError 409
+``{"error": {"message", "rule"}}``."""
 
 from __future__ import annotations
 
@@ -10,11 +12,10 @@ from flask import abort, request
 
 from webapp.api import vote_schemas as s
 from webapp.api.schemas import ErrorBody, ValidationErrors
-from webapp.api.views import SECURE, blp, conflict, unprocessable
+from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
 from webapp.extensions import db
-from webapp.games import queries as game_queries
-from webapp.jobs import commit
+from webapp.games.models import Game
 from webapp.votes import operations as ops
 from webapp.votes.queries import vote_json, vote_of
 
@@ -55,20 +56,13 @@ def vote_sms(data):
     repeat (the number has voted), invalid (no candidate, or a name fitting two), late (no
     vote open, or sent before it opened). The same ``message_id`` again gets the same
     answer and is counted once. 401: bad or missing signature; 503: no secret configured."""
-    try:
-        result = ops.receive_sms(ops.Sms(data["message_id"], data["msisdn"], data["text"],
-                                         data["received_at"]))
-    except ops.VoteInputError as exc:
-        unprocessable(exc.errors)
-    commit()
+    result = ops.receive_sms(ops.Sms(data["message_id"], data["msisdn"], data["text"],
+                                     data["received_at"]))
     return {"result": result}
 
 
-def _game(game_id: int):
-    game = game_queries.game(game_id)
-    if game is None:
-        abort(404)
-    return game
+def _game(game_id: int) -> Game:
+    return db.get_or_404(Game, game_id)
 
 
 @blp.route("/games/<int:game_id>/vote", methods=["POST"])
@@ -85,20 +79,11 @@ def vote_control(data, game_id):
     answers the same vote. Closing freezes the result and queues the result PDF."""
     game = _game(game_id)
     user = current_staff().id
-    try:
-        if data["action"] == "open":
-            vote = ops.open_vote(game, user, data.get("candidates"))
-        else:
-            vote = ops.close_vote(game, user)
-    except ops.VoteInputError as exc:
-        db.session.rollback()
-        unprocessable(exc.errors)
-    except ops.VoteError as exc:
-        db.session.rollback()
-        conflict(exc.error)
-    out = {"vote": vote_json(vote, game.season.timezone)}
-    commit()
-    return out
+    if data["action"] == "open":
+        vote = ops.open_vote(game, user, data.get("candidates"))
+    else:
+        vote = ops.close_vote(game, user)
+    return {"vote": vote_json(vote, game.season.timezone)}
 
 
 @blp.route("/games/<int:game_id>/vote")

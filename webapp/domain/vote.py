@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from webapp.domain.text import matching_key
 
@@ -134,7 +135,7 @@ class Tally:
     def counted(self) -> int:
         return sum(self.votes.values())
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         """The contract's vote counts: ``{candidates: [{n, name, votes}], counted, repeats,
         invalid, late}``."""
         return {"candidates": [{"n": n, "name": name, "votes": self.votes.get(n, 0)}
@@ -143,7 +144,7 @@ class Tally:
                 "late": self.late}
 
 
-def tally(candidates: Sequence[str], messages: Iterable[dict], *,
+def tally(candidates: Sequence[str], messages: Iterable[dict[str, Any]], *,
           opened_at: datetime | None = None, closed_at: datetime | None = None) -> Tally:
     """Replay a vote: ``messages`` in arrival order, dicts with ``message_id``, ``msisdn``
     (any stable key of the number: the stored hash will do), ``text``, ``received_at``
@@ -169,7 +170,8 @@ def tally(candidates: Sequence[str], messages: Iterable[dict], *,
         out.answers[mid] = result
         if result == COUNTED:
             counted_numbers.add(msg["msisdn"])
-            out.votes[n] = out.votes.get(n, 0) + 1
+            if n is not None:               # always: classify counts only a named candidate
+                out.votes[n] = out.votes.get(n, 0) + 1
         elif result == REPEAT:
             out.repeats += 1
         elif result == INVALID:

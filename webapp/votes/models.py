@@ -31,13 +31,13 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.core.models import UTCDateTime, utcnow
-from webapp.extensions import db
+from webapp.extensions import Model
 
 VOTE_STATUSES = ("open", "closed")
 BigId = BigInteger().with_variant(Integer, "sqlite")
 
 
-class Vote(db.Model):
+class Vote(Model):
     """One audience vote for the best player of game ``game_id``. ``candidates``: names,
     numbered 1..N in list order (as announced on air). ``status``: open → closed. At close
     the counts are frozen (``counted``, ``repeats``, ``invalid``, ``late``, ``votes``:
@@ -73,7 +73,7 @@ class Vote(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class VoteMessage(db.Model):
+class VoteMessage(Model):
     """One SMS of the vote log, as answered: ``result`` counted / repeat / invalid / late,
     ``candidate`` the number it named (None if invalid). ``msisdn_hash``: keyed hash of the
     normalised number (NULL after the retention period). ``received_at``: the gateway's
@@ -99,7 +99,7 @@ class VoteMessage(db.Model):
     candidate: Mapped[int | None] = mapped_column(Integer)
 
 
-class VoteAward(db.Model):
+class VoteAward(Model):
     """The §3.1 award decision after a vote (audit): the vote's winner (None for a tie),
     the player chosen, whether the sponsor's representative overrode the vote
     (``overridden``) and why (``reason``), who recorded it and when, and the Prize made."""

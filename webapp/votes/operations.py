@@ -1,6 +1,9 @@
 """Writes of the 2009 §3.1 audience vote: open, close, one SMS, the award decision, the
-purge of phone-number hashes. Operations flush; the caller commits (one commit per request
-or task, ``webapp.jobs.commit``).
+purge of phone-number hashes. Operations flush and raise an
+:class:`~webapp.core.errors.OperationError` (VoteError 409, VoteInputError 422) to refuse;
+the caller commits: the request edge (``webapp.core.edge``) for a request, the task for a
+worker (``webapp.jobs.commit``). The one write that does not wait for that commit is the
+SMS insert on PostgreSQL (:func:`receive_sms`, reason there).
 
 Counting one SMS (:func:`receive_sms`) takes no lock in Python and needs no read-modify-
 write: the answer is decided by ``webapp.domain.vote`` and made true by the database keys
@@ -13,43 +16,48 @@ the inserts that come after see the vote closed, so the frozen result equals the
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import lookup_hash
+from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.domain import vote as rules
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.jobs import enqueue
 from webapp.votes.models import Vote, VoteAward, VoteMessage
+from webapp.votes.queries import live_counts, log_lines
 
 RESULT_DOCUMENT = "vote_result"
 
 
-class VoteError(Exception):
-    """A refusal (409): ``message`` in Russian, ``rule`` the clause or None."""
+class VoteError(OperationError, RuntimeError):
+    """A refusal by the vote's state or the rules (HTTP 409): ``message`` in Russian,
+    ``rule`` the clause or None; the 409 body is ``{"message", "rule"}``."""
+
+    status = 409
 
     def __init__(self, message: str, rule: str | None = rules.RULE):
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, error={"message": message, "rule": rule})
         self.rule = rule
 
-    @property
-    def error(self) -> dict:
-        return {"message": self.message, "rule": self.rule}
 
+class VoteInputError(OperationError, ValueError):
+    """Invalid input (HTTP 422): ``errors`` ``{field: [message]}``; ``str(exc)`` joins the
+    messages (``"; "``) for a flash message."""
 
-class VoteInputError(Exception):
-    """Invalid input (422): ``errors`` ``{field: [message]}``."""
+    status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__(str(errors))
-        self.errors = errors
+        super().__init__("; ".join(m for msgs in errors.values() for m in msgs),
+                         errors=errors)
 
 
 # --- the gateway's signature --------------------------------------------------------------
@@ -118,8 +126,9 @@ def open_vote(game: Game, user_id: int | None, candidates: list[str] | None = No
 
 def _lock(vote_id: int) -> Vote:
     """The vote row, locked ``FOR UPDATE`` (waits for the SMS inserts in flight)."""
-    return db.session.scalar(select(Vote).where(Vote.id == vote_id)
-                             .with_for_update().execution_options(populate_existing=True))
+    return db.session.scalars(select(Vote).where(Vote.id == vote_id)
+                              .with_for_update().execution_options(populate_existing=True)
+                              ).one()
 
 
 def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> Vote:
@@ -155,54 +164,6 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     enqueue("votes.render_result", vote.id)
     db.session.flush()
     return vote
-
-
-# --- counts and the log -------------------------------------------------------------------
-
-def live_counts(vote: Vote) -> dict:
-    """The contract's counts of ``vote`` from its log (one GROUP BY on the tally index):
-    ``{candidates: [{n, name, votes}], counted, repeats, invalid, late}``."""
-    rows = db.session.execute(
-        select(VoteMessage.result, VoteMessage.candidate, func.count())
-        .where(VoteMessage.vote_id == vote.id)
-        .group_by(VoteMessage.result, VoteMessage.candidate)).all()
-    t = rules.Tally(list(vote.candidates))
-    for result, candidate, n in rows:
-        if result == rules.COUNTED:
-            t.votes[candidate] = t.votes.get(candidate, 0) + n
-        elif result == rules.REPEAT:
-            t.repeats += n
-        elif result == rules.INVALID:
-            t.invalid += n
-        else:
-            t.late += n
-    return t.as_json()
-
-
-def _iso(at: datetime | None) -> str | None:
-    return at.isoformat() if at is not None else None
-
-
-def log_lines(vote: Vote, batch: int = 5000):
-    """The vote log in arrival order (``id``), as :func:`webapp.domain.vote.log_line`
-    strings; streamed in batches of ``batch`` rows."""
-    last = 0
-    seq = 0
-    while True:
-        rows = db.session.execute(
-            select(VoteMessage.id, VoteMessage.message_id, VoteMessage.msisdn_hash,
-                   VoteMessage.text, VoteMessage.received_at, VoteMessage.arrived_at,
-                   VoteMessage.result, VoteMessage.candidate)
-            .where(VoteMessage.vote_id == vote.id, VoteMessage.id > last)
-            .order_by(VoteMessage.id).limit(batch)).all()
-        if not rows:
-            return
-        for r in rows:
-            seq += 1
-            yield rules.log_line(seq, r.message_id, r.msisdn_hash or "", r.text,
-                                 _iso(r.received_at), _iso(r.arrived_at), r.result,
-                                 r.candidate)
-        last = rows[-1].id
 
 
 # --- one SMS ------------------------------------------------------------------------------
@@ -258,10 +219,10 @@ def _insert_statement(dialect: str, only_if_open: bool):
     stmt = _INSERTS.get((dialect, only_if_open))
     if stmt is not None:
         return stmt
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    dialect_insert: Callable[..., Any] = pg_insert if dialect == "postgresql" else sqlite_insert
     cols = {"vote_id": bindparam("vote_id", type_=db.Integer),
             "message_id": bindparam("message_id", type_=db.String),
             "msisdn_hash": bindparam("msisdn_hash", type_=db.String),
@@ -314,7 +275,18 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
     the usual path is ONE round trip (the insert), and every statement is atomic and
     idempotent on its own, so no multi-statement transaction is needed. On SQLite the
     statements run in the session's transaction (writers are serialised there anyway) and
-    the caller commits.
+    the caller (the request edge) commits.
+
+    Why the PostgreSQL path does not wait for the edge's commit (the one documented
+    exception to "one transaction per request, committed by ``webapp.core.edge``"):
+    through the session the message would cost a BEGIN, the insert and a COMMIT (psycopg
+    sends each on its own) instead of one round trip on the hottest path (the 20 000-message burst, see
+    docs/performance.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
+    until the edge's commit, so closing would wait for whole requests rather than for one
+    statement. Nothing is lost by it: the request writes nothing else, a refused input
+    (VoteInputError) is raised before any statement, and each insert is its own
+    idempotent fact (the message-id key), so a request that fails after it answers the
+    same on the gateway's retry.
     """
     key = msisdn_key(sms.msisdn)
     if key is None:
@@ -378,7 +350,7 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
         name, overridden = rules.award_choice(vote.candidates, vote.winner, chosen, reason)
     except rules.VoteRuleError as exc:
         raise VoteError(exc.message, exc.rule) from exc
-    game = db.session.get(Game, vote.game_id)
+    game = db.session.get_one(Game, vote.game_id)
     try:
         made = award_prize(game, "best_player_of_game", user_id, recipient=name,
                            team=list(vote.candidates))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from webapp.core.models import Document
+from webapp.domain import vote as rules
 from webapp.extensions import db
-from webapp.votes.models import Vote, VoteAward
-from webapp.votes.operations import live_counts
+from webapp.votes.models import Vote, VoteAward, VoteMessage
 
 
 def vote_of(game_id: int) -> Vote | None:
@@ -71,7 +71,7 @@ def result_context(vote: Vote) -> dict:
     from webapp.domain.vote import RULE
     from webapp.games.models import Game
 
-    game = db.session.get(Game, vote.game_id)
+    game = db.session.get_one(Game, vote.game_id)
     zone = game.season.timezone
     frozen = vote.votes or {}
     candidates = [{"n": n, "name": name, "votes": int(frozen.get(str(n), 0))}
@@ -95,3 +95,52 @@ def result_context(vote: Vote) -> dict:
         "winner": vote.candidates[vote.winner - 1] if vote.winner else None,
         "log_sha256": vote.log_sha256 or "", "seal": seal, "rule": RULE,
     }
+
+
+# --- counts and the log -------------------------------------------------------------------
+
+def live_counts(vote: Vote) -> dict:
+    """The contract's counts of ``vote`` from its log (one GROUP BY on the tally index):
+    ``{candidates: [{n, name, votes}], counted, repeats, invalid, late}``."""
+    rows = db.session.execute(
+        select(VoteMessage.result, VoteMessage.candidate, func.count())
+        .where(VoteMessage.vote_id == vote.id)
+        .group_by(VoteMessage.result, VoteMessage.candidate)).all()
+    t = rules.Tally(list(vote.candidates))
+    for result, candidate, n in rows:
+        if result == rules.COUNTED:
+            if candidate is not None:       # a counted row always names its candidate
+                t.votes[candidate] = t.votes.get(candidate, 0) + n
+        elif result == rules.REPEAT:
+            t.repeats += n
+        elif result == rules.INVALID:
+            t.invalid += n
+        else:
+            t.late += n
+    return t.as_json()
+
+
+def _iso(at: datetime | None) -> str | None:
+    return at.isoformat() if at is not None else None
+
+
+def log_lines(vote: Vote, batch: int = 5000):
+    """The vote log in arrival order (``id``), as :func:`webapp.domain.vote.log_line`
+    strings; streamed in batches of ``batch`` rows."""
+    last = 0
+    seq = 0
+    while True:
+        rows = db.session.execute(
+            select(VoteMessage.id, VoteMessage.message_id, VoteMessage.msisdn_hash,
+                   VoteMessage.text, VoteMessage.received_at, VoteMessage.arrived_at,
+                   VoteMessage.result, VoteMessage.candidate)
+            .where(VoteMessage.vote_id == vote.id, VoteMessage.id > last)
+            .order_by(VoteMessage.id).limit(batch)).all()
+        if not rows:
+            return
+        for r in rows:
+            seq += 1
+            yield rules.log_line(seq, r.message_id, r.msisdn_hash or "", r.text,
+                                 _iso(r.received_at), r.arrived_at.isoformat(), r.result,
+                                 r.candidate)
+        last = rows[-1].id

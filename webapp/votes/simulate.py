@@ -187,7 +187,8 @@ def send(url: str, messages: list[Message], *, rate: float = 0.0, concurrency: i
 
     def worker() -> None:
         conn = None
-        answers, lat, tries, failed = Counter(), [], 0, 0
+        answers: Counter[str] = Counter()
+        lat, tries, failed = [], 0, 0
         while (i := next_index()) is not None:
             msg = messages[i]
             for attempt in range(retries):

@@ -1,6 +1,7 @@
 """Vote pages of the host and the producer (2009 §3.1): open, live tally, close, the
-result PDF and the §3.1 award. Thin: parse the form, call ``webapp.votes.operations``,
-commit, answer."""
+result PDF and the §3.1 award. Thin: parse the form, declare the refusal's flash and
+redirect (``on_refusal``), call ``webapp.votes.operations``, answer; the request edge
+(``webapp.core.edge``) commits or rolls back."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from flask import (
     send_file,
     url_for,
 )
+from werkzeug.wrappers import Response
 
 from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.games import queries as game_queries
-from webapp.jobs import commit
+from webapp.games.models import Game
 from webapp.votes import operations as ops
 from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
 from webapp.votes.queries import awards, open_vote, vote_json, vote_of
@@ -31,14 +33,11 @@ from webapp.votes.queries import awards, open_vote, vote_json, vote_of
 bp = Blueprint("votes", __name__, url_prefix="/games")
 
 
-def _game_or_404(game_id: int):
-    game = game_queries.game(game_id)
-    if game is None:
-        abort(404)
-    return game
+def _game_or_404(game_id: int) -> Game:
+    return db.get_or_404(Game, game_id)
 
 
-def _can_open(game) -> bool:
+def _can_open(game: Game) -> bool:
     return (game.season.ruleset == "2009" and game.status in ("finished", "closed")
             and vote_of(game.id) is None and open_vote() is None)
 
@@ -79,10 +78,15 @@ def tally(game_id: int):
                    can_open=_can_open(game))
 
 
-def _back(game_id: int):
+def _back_url(game_id: int) -> str:
+    """Where a vote action returns: the host's console (``next=console``) or the vote page."""
     if request.form.get("next") == "console":
-        return redirect(url_for("games.console", game_id=game_id))
-    return redirect(url_for("votes.page", game_id=game_id))
+        return url_for("games.console", game_id=game_id)
+    return url_for("votes.page", game_id=game_id)
+
+
+def _back(game_id: int) -> Response:
+    return redirect(_back_url(game_id))
 
 
 @bp.route("/<int:game_id>/vote/open", methods=["POST"])
@@ -94,17 +98,9 @@ def open_(game_id: int):
         flash("Голосование не открыто: форма устарела, обновите страницу.", "error")
         return _back(game.id)
     names = [line for line in (form.candidates.data or "").splitlines() if line.strip()]
-    try:
-        ops.open_vote(game, current_staff().id, names or None)
-    except ops.VoteInputError as exc:
-        db.session.rollback()
-        flash("Голосование не открыто: " + "; ".join(exc.errors["candidates"]), "error")
-    except ops.VoteError as exc:
-        db.session.rollback()
-        flash(f"Голосование не открыто: {exc.message}", "error")
-    else:
-        commit()
-        flash("Голосование открыто: SMS принимаются.", "success")
+    on_refusal("Голосование не открыто: ", _back_url(game.id))
+    ops.open_vote(game, current_staff().id, names or None)
+    flash("Голосование открыто: SMS принимаются.", "success")
     return _back(game.id)
 
 
@@ -116,14 +112,9 @@ def close(game_id: int):
     if not form.validate_on_submit():
         flash("Голосование не закрыто: подтвердите закрытие.", "error")
         return _back(game.id)
-    try:
-        ops.close_vote(game, current_staff().id)
-    except ops.VoteError as exc:
-        db.session.rollback()
-        flash(f"Голосование не закрыто: {exc.message}", "error")
-    else:
-        commit()
-        flash("Голосование закрыто. Итоговый документ готовится.", "success")
+    on_refusal("Голосование не закрыто: ", _back_url(game.id))
+    ops.close_vote(game, current_staff().id)
+    flash("Голосование закрыто. Итоговый документ готовится.", "success")
     return _back(game.id)
 
 
@@ -132,9 +123,9 @@ def close(game_id: int):
 def result(game_id: int):
     """The signed result document (409 while it is being rendered)."""
     vote = vote_of(_game_or_404(game_id).id)
-    doc = db.session.get(Document, vote.document_id) if vote and vote.document_id else None
-    if doc is None:
+    if vote is None or vote.document_id is None:
         abort(404)
+    doc = db.get_or_404(Document, vote.document_id)
     if doc.status != "ready" or not doc.path:
         abort(409, description="Документ ещё готовится. Обновите страницу через минуту.")
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
@@ -156,16 +147,10 @@ def award(game_id: int):
     if not form.validate_on_submit():
         flash("Приз не присуждён: форма устарела, обновите страницу.", "error")
         return _back(game.id)
-    try:
-        row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "",
-                               current_staff().id)
-    except ops.VoteError as exc:
-        db.session.rollback()
-        flash(f"Приз не присуждён: {exc.message}", "error")
-    else:
-        chosen = row.chosen_name
-        commit()
-        flash(f"Лучший игрок игры (§3.1): {chosen}.", "success")
+    on_refusal("Приз не присуждён: ", _back_url(game.id))
+    row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "",
+                           current_staff().id)
+    flash(f"Лучший игрок игры (§3.1): {row.chosen_name}.", "success")
     return _back(game.id)
 
 

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_vote"
-down_revision = "0009_minutes_number"
+down_revision = "0012_author_line"
 branch_labels = None
 depends_on = None
 
