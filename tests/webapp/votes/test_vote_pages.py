@@ -73,3 +73,25 @@ def test_vote_page_refuses_2023_and_unfinished(app, client, login, finished_game
     resp = client.post(f"/games/{live}/vote/open", data={}, follow_redirects=True)
     assert "голосование открывается, когда игра окончена" in resp.get_data(as_text=True)
     assert client.get(f"/games/{live}/vote/result.pdf").status_code == 404
+
+
+def test_refused_open_flashes_and_writes_nothing(app, client, login, finished_game):
+    """A refusal (409 VoteError, 422 VoteInputError) on a page is the edge's flash and
+    redirect back where the form came from; no vote row is written."""
+    from webapp.extensions import db
+    from webapp.votes.models import Vote
+
+    live, gid = finished_game(day=1, status="live"), finished_game(day=2)
+    login("host")
+    resp = client.post(f"/games/{live}/vote/open", data={"next": "console"})
+    assert resp.status_code == 302
+    assert resp.headers["Location"].endswith(f"/games/{live}/console")
+    page = client.get(f"/games/{live}/vote").get_data(as_text=True)
+    assert "Голосование не открыто: голосование открывается, когда игра окончена" in page
+    resp = client.post(f"/games/{gid}/vote/open", data={"candidates": "Анна\nАННА"},
+                       follow_redirects=True)
+    text = resp.get_data(as_text=True)
+    assert resp.status_code == 200
+    assert "Голосование не открыто: кандидаты не различимы по имени: «АННА»" in text
+    assert db.session.scalar(db.select(db.func.count()).select_from(Vote)) == 0
+    assert client.post(f"/games/{gid + 1000}/vote/open", data={}).status_code == 404
