@@ -1,7 +1,7 @@
 """the 2009 §3.1 audience vote: vote, vote_message (the SMS log), vote_award (audit)
 
 Revision ID: 0013_vote
-Revises: 0009_minutes_number
+Revises: 0012_author_line
 """
 import sqlalchemy as sa
 from alembic import op
