@@ -2,25 +2,43 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+# The pinned, hashed dependencies (Linux x86_64, CPython 3.11): runtime.lock for the wheel
+# and deploy/Dockerfile, dev.lock (runtime + test tools) for .venv. `make lock` refreshes both.
+LOCKS  := requirements/runtime.lock requirements/dev.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml setup.py $(LOCKS) | sha1sum | cut -c1-12)
+LOCK_FLAGS := --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+              --no-header --annotation-style line --quiet
+# make run keeps its files in the checkout's instance/ (the CLI's default is the per-user
+# data directory, ~/.local/share/sova); a SOVA_INSTANCE_PATH in the environment wins.
+run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
+# seed-demo's archive packet: a real one from ../shared when the folder is there
+DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test install lint bench fuzz clean
+.PHONY: run test install lint lock bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+## make install: .venv from the lock (hashes checked), then the project itself, editable,
+## without resolving anything again (--no-deps)
+$(STAMP): pyproject.toml setup.py $(LOCKS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/dev.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
 install: $(STAMP)
+
+## make lock: resolve pyproject.toml's dependencies again into the two lock files (uv)
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml $(LOCK_FLAGS) -o requirements/runtime.lock
+	$(BIN)/uv pip compile pyproject.toml --extra dev $(LOCK_FLAGS) -o requirements/dev.lock
 
 ## make run: install, migrate SQLite in instance/, demo users + one archive packet, then
 ## web (http://127.0.0.1:5000), worker and beat together. Ctrl-C stops all three.
 run: install
 	$(BIN)/sova db upgrade heads
-	$(BIN)/sova seed-demo
+	$(BIN)/sova seed-demo $(if $(DEMO_ARCHIVE),--archive $(DEMO_ARCHIVE))
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sova run
 
 ## make lint: ruff, import-linter (DESIGN.md dependency rules and each feature's layers),

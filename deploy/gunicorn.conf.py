@@ -1,4 +1,5 @@
-"""gunicorn settings for production: `gunicorn -c deploy/gunicorn.conf.py "webapp:create_app()"`."""
+"""gunicorn settings for production: `gunicorn -c /etc/sova/gunicorn.conf.py "webapp:create_app()"`
+(deploy/Dockerfile and docs/operations.md copy this file to /etc/sova/)."""
 
 import multiprocessing
 import os

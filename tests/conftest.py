@@ -32,6 +32,24 @@ def shared_dir() -> Path:
 
 # --- the application ---------------------------------------------------------
 
+from flask import Flask  # noqa: E402
+from flask.testing import FlaskClient  # noqa: E402
+
+
+class ClosingClient(FlaskClient):
+    """The test client, reading each response whole and closing it (``buffered=True``): a
+    file a view sends (``send_file``) is closed at once, as a WSGI server closes it, instead
+    of when the garbage collector finds it (a ResourceWarning, an error in this suite)."""
+
+    def open(self, *args, buffered=True, **kwargs):
+        return super().open(*args, buffered=buffered, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _closing_test_client(monkeypatch):
+    monkeypatch.setattr(Flask, "test_client_class", ClosingClient)
+
+
 def _require_env(name: str) -> str:
     """The value of ``name``; skips the test when unset (fails under CI=true)."""
     value = os.environ.get(name)

@@ -14,9 +14,9 @@ from webapp.config import load_config
 from webapp.core import edge
 from webapp.core.pool import install_idle_ping
 from webapp.extensions import babel, csrf, db, limiter, login_manager, migrate
+from webapp.resources import package_dir, templates_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = package_dir() / "migrations"
 
 
 class SovaFlask(Flask):
@@ -29,8 +29,8 @@ class SovaFlask(Flask):
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the Flask app. ``test_config`` overrides any setting (see webapp.config)."""
-    app = SovaFlask("sova", template_folder=str(ROOT / "templates"),
-                static_folder=str(ROOT / "webapp" / "static"))
+    app = SovaFlask("sova", template_folder=str(templates_dir()),
+                    static_folder=str(package_dir() / "static"))
     app.config.from_mapping(load_config(test_config))
     Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
     register_extensions(app)
@@ -97,7 +97,7 @@ def register_extensions(app: Flask) -> None:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
             app.wsgi_app, x_for=n, x_proto=n, x_host=n)
     babel.init_app(app, locale_selector=select_locale,
-                   default_translation_directories=str(Path(__file__).parent / "translations"))
+                   default_translation_directories=str(package_dir() / "translations"))
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
@@ -164,4 +164,4 @@ def register_errors(app: Flask) -> None:
 def register_cli(app: Flask) -> None:
     from webapp.cli import register_commands
 
-    register_commands(app)
+    register_commands(app.cli)

@@ -1,6 +1,11 @@
-"""The ``sova`` command (a Flask CLI group): ``contracts/api.md`` "Command line".
+"""Sova's commands (``contracts/api.md`` "Command line"), attached by
+:func:`register_commands` to ``app.cli`` (``flask --app webapp …``, the tests' CLI runner)
+and to the ``sova`` console script (:mod:`webapp.cli_entry`, which builds the app only for a
+command that needs it: one decorated with ``with_appcontext``).
 
-Bad input ends with a message on stderr and exit code 2; nothing of it is written.
+Replay-style commands (``sova game replay``) take no ``with_appcontext``: they build no app,
+read no configuration and write nothing. Bad input ends with a message on stderr and exit
+code 2; nothing of it is written.
 """
 
 from __future__ import annotations
@@ -9,18 +14,28 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
-from flask import Flask
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import with_appcontext
 
-ROOT = Path(__file__).resolve().parent.parent
+from webapp.resources import package_dir
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print ``message`` to stderr and exit with code 2."""
     click.echo(f"Error: {message}", err=True)
     sys.exit(2)
+
+
+def announce_instance() -> Path:
+    """Say on stderr which instance folder this command uses and why (``SOVA_INSTANCE_PATH``
+    or the per-user data directory), and return it. Creates nothing."""
+    from webapp.config import instance_path
+
+    path, source = instance_path()
+    click.echo(f"sova: instance folder {path} ({source})", err=True)
+    return path
 
 
 @click.command("create")
@@ -114,7 +129,7 @@ def game_replay(protocol):
 
     try:
         data = json.load(protocol)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         click.echo(json.dumps({"error": {"event": None, "rule": None,
                                          "message": f"not JSON: {exc}"}}, ensure_ascii=False))
         sys.exit(2)
@@ -141,7 +156,7 @@ def season_replay(protocol):
 
     try:
         data = json.load(protocol)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         click.echo(json.dumps({"error": {"event": None, "rule": None,
                                          "message": f"not JSON: {exc}"}}, ensure_ascii=False))
         sys.exit(2)
@@ -157,6 +172,7 @@ def season_replay(protocol):
 @click.option("--concurrency", default=2, show_default=True)
 def worker(concurrency):
     """Run a Celery worker (and nothing else)."""
+    announce_instance()
     os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "worker",
                                "--loglevel=INFO", f"--concurrency={concurrency}"])
 
@@ -164,6 +180,7 @@ def worker(concurrency):
 @click.command("beat")
 def beat():
     """Run Celery beat (the outbox sweeper)."""
+    announce_instance()
     os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "beat",
                                "--loglevel=INFO"])
 
@@ -238,17 +255,28 @@ def precheck_stale(dry_run, batch):
 
 
 @click.command("run")
+@with_appcontext
 def run_all():
-    """Web, worker and beat together (Procfile + honcho); Ctrl-C stops all three."""
-    procfile = ROOT / "deploy" / "Procfile"
+    """Web, worker and beat together (the package's Procfile + honcho); Ctrl-C stops all
+    three. The processes run in the instance folder with this interpreter's ``bin`` first on
+    PATH, so they are this installation's whatever the current directory."""
+    from flask import current_app
+
+    procfile = package_dir() / "Procfile"
+    bindir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
+    # the children build their own app: they must find the same instance folder
+    os.environ["SOVA_INSTANCE_PATH"] = current_app.config["SOVA_INSTANCE_PATH"]
     os.execvp(sys.executable, [sys.executable, "-m", "honcho", "-f", str(procfile),
-                               "-d", str(ROOT), "start"])
+                               "-d", current_app.config["SOVA_INSTANCE_PATH"], "start"])
 
 
 DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
 #: The playable demo pool: 20 questions by 20 different authors, so that «Заполнить стол»
 #: can fill a 2023 table (17 envelope questions, no author twice in a game) with reserves.
-DEMO_POOL = ROOT / "webapp" / "demo" / "demo_pool.4s"
+DEMO_POOL = package_dir() / "demo" / "demo_pool.4s"
+#: The archive packet seed-demo imports when given none (``--archive``).
+SAMPLE_ARCHIVE = package_dir() / "submissions" / "sample_packet.4s"
 
 
 def _demo_email(role: str) -> str:
@@ -256,15 +284,19 @@ def _demo_email(role: str) -> str:
 
 
 @click.command("seed-demo")
+@click.option("--archive", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="packet imported as archive when there are no questions "
+                   "(default: the package's sample packet)")
 @with_appcontext
-def seed_demo():
+def seed_demo(archive):
     """Prepare a demo instance; safe to run again (``make run`` runs it every time).
 
     * Demo staff users, one per role (``editor@sova.local`` / ``editor-demo`` …), created
       when there are no users; their logins are printed, and on a later run the demo users
       that exist are listed again.
-    * One real packet imported as archive (shared/ if present, our own sample otherwise),
-      for duplicate detection, when there are no questions.
+    * One packet imported as archive (``--archive``, our own sample packet otherwise; ``make
+      run`` passes a real one from shared/ when present), for duplicate detection, when there
+      are no questions.
     * A playable pool: ``webapp/demo/demo_pool.4s`` imported as submissions, then each
       question pre-checked, approved by the demo editor and its sources signed off by the
       demo chief editor — through the moderation operations, so the state machine and the
@@ -294,10 +326,7 @@ def seed_demo():
         else:
             click.echo("Staff users exist (no demo users): log in with your own.")
     if db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0:
-        shared = ROOT.parent / "shared" / "data" / "chgk" / "alexander-pecheny__chgksuite"
-        packet = shared / "Kubok_knyagini_Olgi-2015.docx.canon"
-        if not packet.is_file():
-            packet = ROOT / "webapp" / "submissions" / "sample_packet.4s"
+        packet = archive or SAMPLE_ARCHIVE
         ctx = click.get_current_context()
         try:
             ctx.invoke(import_cmd, files=(str(packet),), as_="archive", channel=None)
@@ -399,33 +428,16 @@ def mail_mark_sent(key):
     click.echo(f"marked {key} as sent")
 
 
-def register_commands(app: Flask) -> None:
-    """Attach Sova's commands to ``app.cli`` (``flask --app webapp …`` and ``sova …``)."""
-    for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all, seed_demo,
-                mail):
-        app.cli.add_command(cmd)
-    app.cli.add_command(__import__("webapp.prizes.cli", fromlist=["keys"]).keys)  # sova keys
-    app.cli.add_command(__import__("webapp.submissions.cli", fromlist=["uploads"]).uploads)
-    app.cli.add_command(__import__("webapp.votes.cli", fromlist=["vote"]).vote)  # sova vote
+def register_commands(group: click.Group) -> None:
+    """Attach Sova's commands to ``group``: ``app.cli`` (``flask --app webapp …``) and the
+    ``sova`` console script's group (:mod:`webapp.cli_entry`). A new command belongs here."""
+    from webapp.prizes.cli import keys
+    from webapp.submissions.cli import uploads
+    from webapp.votes.cli import vote
+
+    for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all,
+                seed_demo, mail, keys, uploads, vote):
+        group.add_command(cmd)
 
 
-def _create_app(*_args, **_kwargs):
-    from webapp.app import create_app
-
-    return create_app()
-
-
-def main() -> None:
-    """Entry point of the ``sova`` console script."""
-    from flask.cli import routes_command, shell_command
-
-    # Flask's own `run` (the bare dev server) would shadow `sova run` (web + worker + beat).
-    cli = FlaskGroup(create_app=_create_app, add_default_commands=False,
-                     set_debug_flag=False, load_dotenv=False)
-    cli.add_command(shell_command)
-    cli.add_command(routes_command)
-    cli.add_command(season)  # on the group itself: `sova season replay` builds no Flask app
-    cli.main(prog_name="sova")
-
-
-__all__ = ["main", "register_commands"]
+__all__ = ["fail", "register_commands"]

@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 
 from cryptography.fernet import Fernet
+from platformdirs import user_data_dir
 
 
 class ConfigError(RuntimeError):
@@ -29,6 +30,21 @@ def _instance_secret(instance: Path, name: str, make) -> str:
     return path.read_text().strip()
 
 
+def instance_path(test_config: dict | None = None) -> tuple[Path, str]:
+    """Where this process keeps its files (SQLite database, embedded broker, uploads,
+    documents, generated secrets), and why: ``(path, source)``.
+
+    ``SOVA_INSTANCE_PATH`` (``test_config`` first, then the environment; source
+    ``"SOVA_INSTANCE_PATH"``), else the per-user data directory of platformdirs
+    (``~/.local/share/sova`` on Linux; source ``"per-user data directory"``). Never the
+    current directory unasked (``contracts/api.md`` "Configuration"). Creates nothing.
+    """
+    given = (test_config or {}).get("SOVA_INSTANCE_PATH") or os.environ.get("SOVA_INSTANCE_PATH")
+    if given:
+        return Path(given).expanduser().resolve(), "SOVA_INSTANCE_PATH"
+    return Path(user_data_dir("sova", appauthor=False)), "per-user data directory"
+
+
 def _members(value) -> list[str]:
     """A list of names from a list or a ";"-separated string."""
     items = value if isinstance(value, list | tuple) else (value or "").split(";")
@@ -43,9 +59,7 @@ def load_config(test_config: dict | None = None) -> dict:
     """
     env = os.environ
     test_config = dict(test_config or {})
-    instance = Path(
-        test_config.get("SOVA_INSTANCE_PATH") or env.get("SOVA_INSTANCE_PATH") or "instance"
-    ).resolve()
+    instance, _source = instance_path(test_config)
     sova_env = test_config.get("SOVA_ENV") or env.get("SOVA_ENV", "development")
     production = sova_env == "production"
 

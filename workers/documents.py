@@ -151,6 +151,8 @@ from num2words import num2words
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
 
+from webapp.resources import templates_dir
+
 __all__ = [
     "ALLOWED_FILE_SCHEME",
     "ASSETS_DIR",
@@ -166,8 +168,9 @@ __all__ = [
 
 log = logging.getLogger("sova.documents")
 
-#: ``templates/pdf/`` of the repository: templates, ``pdf.css`` and any bundled assets.
-ASSETS_DIR = Path(__file__).resolve().parent.parent / "templates" / "pdf"
+#: ``pdf/`` of the installed templates (the repository's ``templates/pdf/``): templates,
+#: ``pdf.css`` and any bundled assets.
+ASSETS_DIR = templates_dir() / "pdf"
 #: Scheme of caller-allowed local files: ``sova-file:<name>``.
 ALLOWED_FILE_SCHEME = "sova-file"
 

@@ -133,7 +133,7 @@ class Workers:
     """Real ``celery worker`` processes for the app under test (killed in teardown)."""
 
     def __init__(self, env: dict, tmp: Path):
-        self.env, self.tmp, self.procs = env, tmp, []
+        self.env, self.tmp, self.procs, self.logs = env, tmp, [], []
 
     def start(self, concurrency: int = 1, visibility_timeout: int = VISIBILITY_TIMEOUT):
         n = len(self.procs)
@@ -143,9 +143,14 @@ class Workers:
              "worker", "--pool=prefork", f"--concurrency={concurrency}", "--loglevel=INFO",
              "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"fault{n}@%h"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-            stderr=open(self.tmp / f"worker{n}.log", "w"), start_new_session=True)
+            stderr=self._log(self.tmp / f"worker{n}.log"), start_new_session=True)
         self.procs.append(proc)
         return proc
+
+    def _log(self, path: Path):
+        log = open(path, "w")  # closed by stop_all
+        self.logs.append(log)
+        return log
 
     @staticmethod
     def kill(proc) -> None:
@@ -162,6 +167,8 @@ class Workers:
                     proc.wait(15)
                 except subprocess.TimeoutExpired:
                     self.kill(proc)
+        for log in self.logs:
+            log.close()
 
 
 @pytest.fixture

@@ -53,11 +53,11 @@ def live(pg_url, redis_url, tmp_path):
                      | {"TESTING": True, "WTF_CSRF_ENABLED": False})
     with app.app_context():
         upgrade(revision="heads")
+    log = open(tmp_path / "worker.log", "w")  # closed in the finally below
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool=solo",
          "--loglevel=INFO", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "worker.log", "w"),
-        start_new_session=True)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     try:
         with app.app_context():
             yield app
@@ -67,6 +67,8 @@ def live(pg_url, redis_url, tmp_path):
             worker.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+        log.close()
         from webapp.extensions import db
 
         with app.app_context():

@@ -7,6 +7,7 @@ from wtforms import (
     DateField,
     HiddenField,
     IntegerField,
+    SelectChoice,
     SelectField,
     StringField,
     TextAreaField,
@@ -21,18 +22,17 @@ SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
 class SeasonForm(FlaskForm):
     name = StringField("Название сезона", validators=[DataRequired("Укажите название."),
                                                        Length(max=200)])
-    ruleset = SelectField("Правила", choices=[("2023", "2023 (Беларусь, BYN)"),
-                                              ("2009", "2009 (Россия, RUB)")])
+    ruleset = SelectField("Правила", choices=[
+        SelectChoice("2023", "2023 (Беларусь, BYN)"), SelectChoice("2009", "2009 (Россия, RUB)")])
     unanswered_prize = StringField("Приз за невзятый вопрос (пусто — по правилам)",
                                    validators=[Optional(), Length(max=20)])
 
 
 class GameForm(FlaskForm):
     season_id = SelectField("Сезон", coerce=int)
-    kind = SelectField("Вид игры", choices=[("qualifying", "Отборочная"),
-                                            ("series_final", "Финал серии"),
-                                            ("year_final", "Финал года"),
-                                            ("special", "Специальная")])
+    kind = SelectField("Вид игры", choices=[
+        SelectChoice("qualifying", "Отборочная"), SelectChoice("series_final", "Финал серии"),
+        SelectChoice("year_final", "Финал года"), SelectChoice("special", "Специальная")])
     title = StringField("Название", validators=[Optional(), Length(max=200)])
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату.")])
     team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
@@ -55,8 +55,9 @@ class TeamForm(FlaskForm):
 
 class SeriesForm(FlaskForm):
     season_id = SelectField("Сезон", coerce=int)
-    part = SelectField("Серия", choices=[("spring", "Весенняя"), ("summer", "Летняя"),
-                                         ("autumn", "Осенняя"), ("winter", "Зимняя")])
+    part = SelectField("Серия", choices=[
+        SelectChoice("spring", "Весенняя"), SelectChoice("summer", "Летняя"),
+        SelectChoice("autumn", "Осенняя"), SelectChoice("winter", "Зимняя")])
 
 
 class AttachForm(FlaskForm):
@@ -123,5 +124,6 @@ class TopicForm(FlaskForm):
 
     question_id = IntegerField("№ вопроса", validators=[DataRequired("Укажите № вопроса."),
                                                       *QUESTION_ID])
-    topic = SelectField("Тема", choices=[("", "— без темы —"), *TOPICS.items()],
+    topic = SelectField("Тема", choices=[
+        SelectChoice("", "— без темы —"), *(SelectChoice(k, v) for k, v in TOPICS.items())],
                         validators=[Optional()])

@@ -17,6 +17,7 @@ from flask import (
     send_file,
     url_for,
 )
+from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
@@ -87,7 +88,7 @@ def _game_or_404(game_id: int) -> Game:
 def index():
     season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
-    game_form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
+    game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
     series_form = SeriesForm(prefix="series")
     series_form.season_id.choices = game_form.season_id.choices
     return render_template("games/index.html", seasons=queries.seasons(),
@@ -105,7 +106,7 @@ def _form_errors(form) -> str:
 def new_series():
     """Create the season's spring/summer/autumn/winter series (idempotent)."""
     form = SeriesForm(prefix="series")
-    form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
+    form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
         on_refusal("Серия не создана: ", url_for("games.index"))
         series = create_series(form.season_id.data, form.part.data)
@@ -152,9 +153,10 @@ def attach_game(game_id: int):
 
 def _attach_form(game) -> AttachForm:
     form = AttachForm(team_id=game.team_id or 0, series_id=game.series_id or 0)
-    form.team_id.choices = [(0, "— нет —")] + [(t.id, t.name) for t in queries.teams()]
-    form.series_id.choices = [(0, "— нет —")] + [
-        (x.id, x.display_name) for x in queries.all_series() if x.season_id == game.season_id]
+    form.team_id.choices = [SelectChoice(0, "— нет —")] + [
+        SelectChoice(t.id, t.name) for t in queries.teams()]
+    form.series_id.choices = [SelectChoice(0, "— нет —")] + [
+        SelectChoice(x.id, x.display_name) for x in queries.all_series() if x.season_id == game.season_id]
     return form
 
 
@@ -177,7 +179,7 @@ def new_season():
 @access("producer")
 def new_game():
     form = GameForm(prefix="game")
-    form.season_id.choices = [(s.id, s.name) for s in queries.seasons()]
+    form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
         on_refusal("Игра не создана: ", url_for("games.index"))
         game = create_game(form.season_id.data, form.kind.data, form.air_date.data,

@@ -2,7 +2,7 @@
 filters (GET, no CSRF: reading changes nothing)."""
 
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import AnyOf, DataRequired, Length, NumberRange, Optional
 
 from webapp.domain.question_states import STATES
@@ -14,17 +14,22 @@ STATUS_LABELS = {
     "played": "Сыграны", "answered": "Отвечены знатоками", "unanswered": "Не отвечены",
     "withdrawn": "Отозваны", "archived": "Архив",
 }
-SORT_LABELS = [("oldest", "Сначала старые"), ("newest", "Сначала новые"),
-               ("duplicate", "По сходству с повтором"), ("id", "По номеру")]
-CHANNEL_CHOICES = [("", "все"), ("web", "web"), ("api", "api"), ("mail", "mail"),
-                   ("import", "import"), ("live", "live"), ("partner", "partner")]
-FLAG_CHOICES = [("", "все"), ("question_present", "нет текста"),
-                ("answer_present", "нет ответа"), ("question_length", "длина вопроса"),
-                ("answer_length", "длина ответа"), ("author_present", "нет автора"),
-                ("sources_present", "нет источников"), ("language", "язык не ru/be"),
-                ("obscene_words", "нецензурные слова"), ("author_in_text", "автор в тексте"),
-                ("handout_missing", "нет раздатки"), ("lang_ru", "язык: русский"),
-                ("lang_be", "язык: белорусский"), ("lang_other", "язык: другой")]
+SORT_LABELS = [SelectChoice("oldest", "Сначала старые"), SelectChoice("newest", "Сначала новые"),
+               SelectChoice("duplicate", "По сходству с повтором"),
+               SelectChoice("id", "По номеру")]
+CHANNEL_CHOICES = [SelectChoice("", "все"), *(SelectChoice(c) for c in (
+    "web", "api", "mail", "import", "live", "partner"))]
+#: «—» (no template reason), then the reasons of webapp.moderation.reasons
+REASON_CHOICES = [SelectChoice("", "—"),
+                  *(SelectChoice(key, label) for key, label in REASON_LABELS.items())]
+FLAG_CHOICES = [
+    SelectChoice("", "все"), SelectChoice("question_present", "нет текста"),
+    SelectChoice("answer_present", "нет ответа"), SelectChoice("question_length", "длина вопроса"),
+    SelectChoice("answer_length", "длина ответа"), SelectChoice("author_present", "нет автора"),
+    SelectChoice("sources_present", "нет источников"), SelectChoice("language", "язык не ru/be"),
+    SelectChoice("obscene_words", "нецензурные слова"), SelectChoice("author_in_text", "автор в тексте"),
+    SelectChoice("handout_missing", "нет раздатки"), SelectChoice("lang_ru", "язык: русский"),
+    SelectChoice("lang_be", "язык: белорусский"), SelectChoice("lang_other", "язык: другой")]
 
 
 class DecisionForm(FlaskForm):
@@ -32,8 +37,7 @@ class DecisionForm(FlaskForm):
     free text; ``preview`` shows the author's e-mail instead of deciding."""
 
     decision = HiddenField(validators=[DataRequired(), AnyOf(["approve", "reject"])])
-    reason_key = SelectField("Причина из шаблона", choices=[("", "—")] + list(
-        REASON_LABELS.items()), default="", validators=[Optional()])
+    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()])
     reason = TextAreaField("Причина (для автора)", validators=[Optional(), Length(max=1000)])
     preview = HiddenField(default="")
 
@@ -66,10 +70,9 @@ class BulkForm(FlaskForm):
     """Bulk approve / reject of the checked questions; ``confirm`` empty shows the preview
     (how many and which), ``confirm == "1"`` commits."""
 
-    decision = SelectField("Действие", choices=[("approve", "Одобрить"),
-                                                ("reject", "Отклонить")])
-    reason_key = SelectField("Причина из шаблона", choices=[("", "—")] + list(
-        REASON_LABELS.items()), default="", validators=[Optional()])
+    decision = SelectField("Действие", choices=[SelectChoice("approve", "Одобрить"),
+                                                SelectChoice("reject", "Отклонить")])
+    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()])
     ids = StringField(validators=[DataRequired(), Length(max=20000)])
     confirm = HiddenField(default="")
 
@@ -84,9 +87,9 @@ class QueueFilterForm(FlaskForm):
     class Meta:
         csrf = False
 
-    status = SelectField("Статус", choices=[(s, STATUS_LABELS[s]) for s in
+    status = SelectField("Статус", choices=[SelectChoice(s, STATUS_LABELS[s]) for s in
                                             ("in_review", *[x for x in STATES if x != "in_review"])]
-                         + [("", "Все, кроме архива")], default="in_review",
+                         + [SelectChoice("", "Все, кроме архива")], default="in_review",
                          validators=[Optional()])
     channel = SelectField("Канал", choices=CHANNEL_CHOICES, default="", validators=[Optional()])
     city = StringField("Город автора", validators=[Optional(), Length(max=200)])

@@ -3,7 +3,7 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import DateField, SelectField, StringField, TextAreaField
+from wtforms import DateField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional
 
 
@@ -65,7 +65,8 @@ class PayeeForm(FlaskForm):
 
     full_name = StringField(PAYEE_LABELS["full_name"], validators=[_max("full_name", 300)])
     country = SelectField(PAYEE_LABELS["country"], validate_choice=False,
-                          choices=[("BY", _l("Беларусь")), ("RU", _l("Россия"))])
+                          choices=[SelectChoice("BY", _l("Беларусь")),
+                                   SelectChoice("RU", _l("Россия"))])
     passport_series = StringField(PAYEE_LABELS["passport_series"],
                                   validators=[_max("passport_series", 10)])
     passport_number = StringField(PAYEE_LABELS["passport_number"],
@@ -80,8 +81,8 @@ class PayeeForm(FlaskForm):
     account = StringField(PAYEE_LABELS["account"], validators=[_max("account", 30)])
     bik = StringField(PAYEE_LABELS["bik"], validators=[_max("bik", 12)])
     tax_status = SelectField(PAYEE_LABELS["tax_status"], validate_choice=False, choices=[
-        ("resident", _l("Налоговый резидент страны выплаты")),
-        ("non_resident", _l("Не являюсь налоговым резидентом страны выплаты"))])
+        SelectChoice("resident", _l("Налоговый резидент страны выплаты")),
+        SelectChoice("non_resident", _l("Не являюсь налоговым резидентом страны выплаты"))])
 
 
 class RegisterForm(FlaskForm):
@@ -92,7 +93,8 @@ class RegisterForm(FlaskForm):
 
     start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
     end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
-    format = SelectField("Формат", choices=[("xlsx", "XLSX"), ("csv", "CSV")])
+    format = SelectField("Формат", choices=[SelectChoice("xlsx", "XLSX"),
+                                               SelectChoice("csv", "CSV")])
 
 
 class RegisterPdfForm(FlaskForm):

@@ -15,6 +15,7 @@ from flask import (
     send_file,
     url_for,
 )
+from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
@@ -86,13 +87,13 @@ def close(game_id: int):
     return redirect(url_for("games.game", game_id=game_id))
 
 
-def _author_choices(game) -> list[tuple[int, str]]:
+def _author_choices(game) -> list[SelectChoice]:
     if game.status not in ("finished", "closed"):
         return []
     ids: list[int] = []
     for _q, authors in _unanswered(game, game_state(game)):
         ids.extend(a for a in authors if a not in ids)
-    return [(a.id, a.display) for a in (db.session.get(Author, i) for i in ids) if a]
+    return [SelectChoice(a.id, a.display) for a in (db.session.get(Author, i) for i in ids) if a]
 
 
 @bp.route("/games/<int:game_id>/award", methods=["GET", "POST"])
@@ -103,8 +104,8 @@ def award(game_id: int):
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
     available = awards_available(game.season.ruleset, game.kind, winner)
     form = AwardForm()
-    form.kind.choices = [(r.kind, f"{r.label} ({r.rule})") for r in available]
-    form.author_id.choices = [(0, "—")] + _author_choices(game)
+    form.kind.choices = [SelectChoice(r.kind, f"{r.label} ({r.rule})") for r in available]
+    form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]

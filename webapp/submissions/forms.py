@@ -17,6 +17,7 @@ from wtforms import (
     Form,
     FormField,
     HiddenField,
+    SelectChoice,
     SelectField,
     StringField,
     TextAreaField,
@@ -111,8 +112,9 @@ class LetterForm(QuestionFields):
     (channel ``partner``, 2023 §3.3). No e-mail or consent checkbox: the letter is the
     consent; its scan is kept."""
 
-    channel = SelectField(_l("Канал"), choices=[("mail", _l("Письмо")),
-                                                ("partner", _l("Вопрос партнёра (13 сектор)"))])
+    channel = SelectField(_l("Канал"), choices=[
+        SelectChoice("mail", _l("Письмо")),
+        SelectChoice("partner", _l("Вопрос партнёра (13 сектор)"))])
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])
@@ -131,7 +133,7 @@ class PacketUploadForm(FlaskForm):
                        validators=[FileRequired(_l("Выберите файл.")),
                                    FileSize(10 * 1024 * 1024)])
     as_ = SelectField(_l("Как импортировать"), choices=[
-        ("submissions", _l("Как присланные вопросы (на модерацию)")),
-        ("archive", _l("Как архив сыгранных вопросов"))])
-    channel = SelectField(_l("Канал"), choices=[("import", "import"), ("mail", "mail"),
-                                                ("partner", "partner")])
+        SelectChoice("submissions", _l("Как присланные вопросы (на модерацию)")),
+        SelectChoice("archive", _l("Как архив сыгранных вопросов"))])
+    channel = SelectField(_l("Канал"), choices=[
+        SelectChoice(c) for c in ("import", "mail", "partner")])

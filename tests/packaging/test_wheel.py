@@ -1,0 +1,246 @@
+"""Sova installed the way services are deployed: the wheel, not the checkout (issue 12).
+
+Builds the wheel (from the sdist, as a registry would), installs it with the runtime lock into
+a fresh virtual environment in a temporary folder, and from an empty current directory, with
+a clean environment (no PYTHONPATH, HOME in the temporary folder, no SOVA_INSTANCE_PATH), runs
+the installed ``sova`` console script: migrations, staff users, the demo seed (the packaged
+demo packets), then ``sova run`` (web, a real Celery worker and beat on the embedded SQLite
+database and broker). A viewer's question goes through the API, the worker pre-checks it and
+e-mails the confirmation (to aiosmtpd in this process); editors approve it; the producer fills
+a table and the worker renders the envelope and host-card PDFs, whose text is asserted.
+
+Slow (a wheel build and an install: about a minute with a warm uv cache); select it with
+``-m slow`` or leave it out with ``-m "not slow"``. Needs uv (a dev dependency) and PyPI for
+the build backend and any wheel not yet in uv's cache.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+# a wheel build, an install and a dozen process starts: far beyond the default 300 s when
+# the machine is busy
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _uv() -> str:
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        pytest.fail("uv is not installed (it is in the dev lock: make install)")
+    return uv
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _run(args, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600, **kwargs)
+    assert done.returncode == 0, (args, done.stdout[-3000:], done.stderr[-3000:])
+    return done
+
+
+def wait_for(predicate, timeout: float = 180, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    uv = _uv()
+    dist = tmp / "dist"
+    _run([uv, "build", "--quiet", "--out-dir", str(dist), str(ROOT)])
+    (wheel,) = dist.glob("sova-*.whl")
+    venv = tmp / "venv"
+    _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
+    python = venv / "bin" / "python"
+    _run([uv, "pip", "install", "--quiet", "--python", str(python), "--require-hashes",
+          "-r", str(ROOT / "requirements" / "runtime.lock")])
+    _run([uv, "pip", "install", "--quiet", "--python", str(python), "--no-deps", str(wheel)])
+    return venv, wheel
+
+
+def test_wheel_carries_the_run_time_files(installed):
+    """Templates (pages, e-mails, PDFs), static files, translations (.po and compiled .mo),
+    migrations, the demo packets and the Procfile are in the wheel."""
+    import zipfile
+
+    _venv, wheel = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("sova_templates/base.html", "sova_templates/emails/received.txt",
+                 "sova_templates/pdf/envelope.html", "sova_templates/pdf/pdf.css",
+                 "sova_templates/pdf/host_card.html", "webapp/static/sova.css",
+                 "webapp/translations/be/LC_MESSAGES/messages.mo",
+                 "webapp/translations/en/LC_MESSAGES/messages.po",
+                 "webapp/migrations/env.py", "webapp/migrations/alembic.ini",
+                 "webapp/migrations/script.py.mako",
+                 "webapp/migrations/versions/0009_minutes_number.py",
+                 "webapp/demo/demo_pool.4s", "webapp/submissions/sample_packet.4s",
+                 "webapp/Procfile", "workers/documents.py"):
+        assert name in names, name
+    # every template of the checkout is in the wheel
+    for path in (ROOT / "templates").rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            assert f"sova_templates/{path.relative_to(ROOT / 'templates')}" in names, path
+
+
+def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, tmp_path,
+                                                                     smtp_sink):
+    venv, _wheel = installed
+    smtp_url, received = smtp_sink
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    home = tmp_path / "home"
+    port = _free_port()
+    env = {"PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home),
+           "LANG": "C.UTF-8", "SOVA_SMTP_URL": smtp_url, "SOVA_PORT": str(port),
+           "SOVA_MIN_FILL_SECONDS": "0", "SOVA_RATELIMIT_ENABLED": "0"}
+    sova = str(venv / "bin" / "sova")
+
+    def cli(*args) -> subprocess.CompletedProcess:
+        return _run([sova, *args], cwd=cwd, env=env)
+
+    # the installed files are the ones used, not this checkout
+    where = json.loads(_run([str(venv / "bin" / "python"), "-c",
+                             "import json, webapp, workers, sova_templates, weasyprint; "
+                             "print(json.dumps([webapp.__file__, workers.__file__, "
+                             "sova_templates.__file__]))"], cwd=cwd, env=env).stdout)
+    for path in where:
+        assert Path(path).is_relative_to(venv), where
+
+    upgraded = cli("db", "upgrade", "heads")
+    instance = home / ".local" / "share" / "sova"
+    assert f"sova: instance folder {instance} (per-user data directory)" in upgraded.stderr
+    assert (instance / "sova.sqlite").is_file()
+    seeded = cli("seed-demo").stdout
+    assert "Demo pool: 20 questions from demo_pool.4s approved" in seeded
+    assert "sample_packet.4s: imported 10 questions as archive" in seeded
+    tokens = {}
+    for role in ("editor", "chief_editor", "producer", "host"):
+        out = cli("users", "create", "--email", f"{role}@wheel.local", "--role", role,
+                  "--token").stdout.splitlines()
+        assert out[0] == f"created user {role}@wheel.local ({role})"
+        tokens[role] = out[1]
+
+    log = open(tmp_path / "sova-run.log", "wb")  # noqa: SIM115 (closed in the finally below)
+    server = subprocess.Popen([sova, "run"], cwd=cwd, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+
+    def call(method, path, role=None, body=None):
+        headers = {"Content-Type": "application/json"}
+        if role:
+            headers["Authorization"] = f"Bearer {tokens[role]}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(base + path, data=data, headers=headers,
+                                         method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as resp:
+                return resp.status, resp.headers.get_content_type(), resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get_content_type(), exc.read()
+
+    def up():
+        try:
+            return call("GET", "/submit")[0] == 200
+        except OSError:
+            return False
+
+    try:
+        wait_for(up, what="the web process of `sova run`")
+        # the page is rendered from the installed templates, in Russian
+        status, _type, page = call("GET", "/submit")
+        assert "Отправить" in page.decode()
+
+        status, _type, body = call("POST", "/api/v1/submissions", body={
+            "question": "Какой город называли Северной Пальмирой задолго до революции?",
+            "answer": "Санкт-Петербург", "authors": [{"name": "Ян Колас", "city": "Минск"}],
+            "email": "viewer@wheel.example", "consent": True, "language": "ru"})
+        assert status == 201, body
+        submitted = json.loads(body)
+
+        def confirmation():
+            return [m for m in received if m["To"] == "viewer@wheel.example"]
+        (mail,) = wait_for(confirmation, what="the confirmation e-mail")
+        text = mail.get_payload(decode=True).decode(mail.get_content_charset() or "utf-8")
+        assert "Мы получили ваш вопрос" in text
+        assert submitted["status_url"] in text
+
+        def in_review():
+            status, _type, body = call("GET", f"/api/v1/questions/{submitted['id']}",
+                                       "editor")
+            return json.loads(body)["status"] == "in_review"
+        wait_for(in_review, what="the worker's pre-check")
+        for role, decision in (("editor", "approve"), ("chief_editor", "sign_off")):
+            status, _type, body = call("POST", f"/api/v1/questions/{submitted['id']}/decision",
+                                       role, {"decision": decision})
+            assert status == 200, body
+
+        status, _type, body = call("POST", "/api/v1/seasons", "producer", {
+            "name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"})
+        assert status == 201, body
+        status, _type, body = call("POST", "/api/v1/games", "producer", {
+            "season_id": json.loads(body)["id"], "kind": "qualifying", "date": "2023-03-04",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None}})
+        assert status == 201, body
+        game = json.loads(body)["id"]
+        status, _type, body = call("POST", f"/api/v1/games/{game}/assign", "producer")
+        assert status == 200, body
+        sectors = {s["sector"]: s["question_ids"] for s in json.loads(body)["sectors"]}
+        assert [len(sectors[n]) for n in range(1, 14)] == [1, 1, 1, 3] + [1] * 9
+        assert call("POST", f"/api/v1/games/{game}/envelopes", "producer")[0] == 202
+
+        def documents():
+            items = json.loads(call("GET", f"/api/v1/games/{game}/documents", "host")[2])
+            items = items["items"]
+            return items if len(items) == 2 and all(d["status"] == "ready"
+                                                     for d in items) else None
+        docs = {d["kind"]: d for d in wait_for(documents, what="envelope PDFs")}
+        status, mimetype, envelopes = call("GET", docs["envelopes"]["url"], "host")
+        assert (status, mimetype) == (200, "application/pdf")
+        reader = PdfReader(io.BytesIO(envelopes))
+        assert len(reader.pages) == 13
+        text = " ".join("\n".join(p.extract_text() for p in reader.pages).split())
+        assert "Сектор 4 — Блиц" in text
+        first = json.loads(call("GET", f"/api/v1/questions/{sectors[1][0]}", "editor")[2])
+        assert " ".join(first["question"].split()[:4]) in text
+        status, mimetype, cards = call("GET", docs["host_cards"]["url"], "host")
+        assert (status, mimetype) == (200, "application/pdf")
+        card_text = " ".join("\n".join(p.extract_text()
+                                       for p in PdfReader(io.BytesIO(cards)).pages).split())
+        assert first["answer"].split()[0] in card_text
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+    # nothing was written into the current directory
+    assert list(cwd.iterdir()) == []
