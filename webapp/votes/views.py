@@ -20,6 +20,7 @@ from flask import (
     url_for,
 )
 from werkzeug.wrappers import Response
+from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
@@ -55,7 +56,7 @@ def page(game_id: int):
         open_form.candidates.data = "\n".join(experts)
     award_form = VoteAwardForm()
     if vote is not None:
-        award_form.chosen.choices = [(n, n) for n in vote.candidates]
+        award_form.chosen.choices = [SelectChoice(n, n) for n in vote.candidates]
         if vote.winner and not award_form.chosen.data:
             award_form.chosen.data = vote.candidates[vote.winner - 1]
     return render_template(
