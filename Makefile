@@ -14,7 +14,7 @@ run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test install lint lock bench fuzz clean
+.PHONY: run test test-fast install lint lock bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,11 +50,19 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-## make test: install, lint (ruff, import-linter, mypy), pytest.
+## make test: install, lint (ruff, import-linter, mypy), every test, spread
+## over TEST_WORKERS pytest-xdist processes (auto: one per core, at most 4).
 ## Integration tests need SOVA_TEST_DATABASE_URL and SOVA_TEST_REDIS_URL (see .ci/run);
-## without them they are skipped with the reason shown.
+## without them they are skipped with the reason shown. Worker gwN uses Redis database
+## (SOVA_TEST_REDIS_URL's number + N).
+TEST_WORKERS ?= auto
+PYTEST_XDIST := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 test: lint
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs $(PYTEST_XDIST)
+
+## make test-fast: the inner loop, without the e2e, integration and slow tests (no lint).
+test-fast: install
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q $(PYTEST_XDIST) -m "not e2e and not integration and not slow"
 
 ## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.

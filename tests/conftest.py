@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+# --- markers -------------------------------------------------------------------
+# ``e2e`` and ``integration`` by directory, ``integration`` also for every test that asks for
+# a real PostgreSQL or Redis (``pg_url``, ``pg_app``, ``redis_url``); ``slow`` is set on the
+# tests themselves. ``make test`` runs all; ``make test-fast`` deselects the three.
+
+TESTS_DIR = Path(__file__).resolve().parent
+SERVICE_FIXTURES = {"pg_url", "pg_app", "redis_url"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = item.path.resolve().relative_to(TESTS_DIR).parts
+        if parts[0] == "e2e":
+            item.add_marker(pytest.mark.e2e)
+        if parts[0] == "integration" or SERVICE_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.integration)
+
 
 # --- shared test data --------------------------------------------------------
 # Real packets and other data live in the folder "shared" next to the repo
@@ -61,28 +80,66 @@ def _require_env(name: str) -> str:
     return value
 
 
+def _test_config(tmp_path: Path, database_url: str) -> dict:
+    """The configuration every test app starts from (SQLite file ``database_url``)."""
+    return {
+        "TESTING": True,
+        "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+        "SOVA_DATABASE_URL": database_url,
+        "SOVA_BROKER_URL": "memory://",
+        "SOVA_OUTBOX_AUTOSEND": False,
+        "SOVA_DOCUMENTS_PATH": str(tmp_path / "documents"),
+        "RATELIMIT_ENABLED": False,
+        "SOVA_MIN_FILL_SECONDS": 0,
+    }
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory) -> Path:
+    """A SQLite file migrated to ``heads`` once per session (per xdist worker: each has its
+    own ``tmp_path_factory``); :func:`make_app` copies it instead of migrating per test.
+    The file is left in rollback-journal mode, so the one file holds everything."""
+    import sqlite3
+
+    from flask_migrate import upgrade
+
+    from webapp.app import create_app
+    from webapp.extensions import db
+
+    tmp = tmp_path_factory.mktemp("sqlite-template")
+    path = tmp / "template.sqlite"
+    app = create_app(_test_config(tmp, f"sqlite:///{path}"))
+    with app.app_context():
+        upgrade(revision="heads")
+        db.engine.dispose()
+    with sqlite3.connect(path) as conn:  # checkpoint the WAL into the file, drop the -wal
+        conn.execute("PRAGMA journal_mode=DELETE")
+    conn.close()
+    return path
+
+
 @pytest.fixture
-def make_app(tmp_path):
-    """Factory: a Sova app on a fresh SQLite database (migrations applied) in tmp_path."""
+def make_app(tmp_path, sqlite_template):
+    """Factory: a Sova app on a fresh SQLite database in tmp_path, migrated to ``heads`` (a
+    copy of the session's migrated template). With ``SOVA_DATABASE_URL`` among the
+    overrides, that database is migrated instead."""
+    import shutil
+
     from flask_migrate import upgrade
 
     from webapp.app import create_app
 
     def factory(**overrides):
-        config = {
-            "TESTING": True,
-            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-            "SOVA_DATABASE_URL": f"sqlite:///{tmp_path / 'sova.sqlite'}",
-            "SOVA_BROKER_URL": "memory://",
-            "SOVA_OUTBOX_AUTOSEND": False,
-            "SOVA_DOCUMENTS_PATH": str(tmp_path / "documents"),
-            "RATELIMIT_ENABLED": False,
-            "SOVA_MIN_FILL_SECONDS": 0,
-        }
+        db_file = tmp_path / "sova.sqlite"
+        config = _test_config(tmp_path, f"sqlite:///{db_file}")
         config.update(overrides)
+        own_db = config["SOVA_DATABASE_URL"] == f"sqlite:///{db_file}"
+        if own_db and not db_file.exists():
+            shutil.copy(sqlite_template, db_file)
         app = create_app(config)
-        with app.app_context():
-            upgrade(revision="heads")
+        if not own_db:
+            with app.app_context():
+                upgrade(revision="heads")
         return app
 
     return factory
@@ -147,40 +204,104 @@ def login(client, staff):
     return do
 
 
-def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
-    """Run every unsent outbox message in-process with the real task functions (unit tests
-    have no worker). Messages whose task name starts with a prefix in ``skip`` are only
-    marked sent. Returns the task names run, in order."""
-    import workers.tasks  # noqa: F401  (registers the tasks)
-    from webapp.core.models import OutboxMessage, utcnow
-    from webapp.extensions import db
-
-    celery = app.extensions["celery"]
-    ran = []
-    while True:
-        msgs = db.session.scalars(db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None))
-                                  .order_by(OutboxMessage.id)).all()
-        if not msgs:
-            return ran
-        for msg in msgs:
-            task, args = msg.task, list(msg.args)
-            msg.sent_at = utcnow()
-            db.session.commit()
-            if skip and task.startswith(skip):
-                continue
-            celery.tasks[task].run(*args)
-            ran.append(task)
-
-
 @pytest.fixture
 def drain(app):
+    """``drain()``: run the queued tasks in-process (``tests.helpers.drain_outbox``)."""
+    from tests.helpers import drain_outbox
+
     return lambda: drain_outbox(app)
 
 
 @pytest.fixture
-def pg_url():
-    """A fresh PostgreSQL database for this test (dropped afterwards), so that counts a test
-    asserts are its own."""
+def played(client, api, drain):
+    """``played(kind, events, ruleset="2023", season_id=None)`` → game id of a finished game
+    whose 13 single sectors hold questions 1..13 (question 1 has two co-authors); a new
+    season unless ``season_id`` is given."""
+    from tests.helpers import submission, submit
+
+    made = {"n": 0}
+
+    def play(kind: str, events: list[dict], ruleset: str = "2023", name: str | None = None,
+             season_id: int | None = None, **season_extra) -> int:
+        base = made["n"]
+        for n in range(base + 1, base + 14):
+            authors = ([{"name": f"Автор {n}", "city": "Минск"},
+                        {"name": f"Соавтор {n}", "city": "Брест"}] if n == base + 1 else None)
+            submit(client, submission(n, **({"authors": authors} if authors else {})))
+        made["n"] = base + 13
+        drain()
+        while True:  # the queue is paginated: approve page after page until empty
+            items = api("get", "/api/v1/questions?status=in_review",
+                        role="editor").json["items"]
+            if not items:
+                break
+            for item in items:
+                r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
+                        json={"decision": "approve"})
+                assert r.status_code == 200, r.json
+                r = api("post", f"/api/v1/questions/{item['id']}/decision",
+                        role="chief_editor", json={"decision": "sign_off"})
+                assert r.status_code == 200, r.json
+        currency = "BYN" if ruleset == "2023" else "RUB"
+        season = season_id or api("post", "/api/v1/seasons", role="producer", json={
+            "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,
+            **season_extra}).json["id"]
+        game = api("post", "/api/v1/games", role="producer", json={
+            "season_id": season, "kind": kind, "date": "2023-12-30",
+            "table": {"blitz": None, "superblitz": None, "sector13": None}}).json["id"]
+        r = api("post", f"/api/v1/games/{game}/assign", role="producer")
+        assert r.status_code == 200, r.json
+        for ev in events:
+            r = api("post", f"/api/v1/games/{game}/events", role="host", json=ev)
+            assert r.status_code == 201, (ev, r.json)
+        assert r.json["state"]["finished"]
+        return game
+
+    return play
+
+
+def worker_index() -> int:
+    """This pytest-xdist worker's number (``gw3`` → 3); 0 without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker.removeprefix("gw") or 0)
+
+
+@pytest.fixture(scope="session")
+def pg_template():
+    """A PostgreSQL database migrated to ``heads`` once per session (one per xdist worker),
+    dropped at the end; ``pg_url`` clones it for each test."""
+    base = _require_env("SOVA_TEST_DATABASE_URL")
+    import uuid
+
+    import sqlalchemy as sa
+    from flask_migrate import upgrade
+
+    from webapp.app import create_app
+    from webapp.extensions import db
+
+    name = f"sova_tmpl_{worker_index()}_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+        app = create_app({"TESTING": True, "SOVA_DATABASE_URL": url,
+                          "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+        with app.app_context():
+            upgrade(revision="heads")
+            db.session.remove()
+            db.engine.dispose()  # CREATE DATABASE … TEMPLATE needs it unused
+        yield name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def pg_url(pg_template):
+    """A fresh PostgreSQL database for this test, already migrated to ``heads`` (a copy of
+    ``pg_template``), dropped afterwards, so that counts a test asserts are its own."""
     base = _require_env("SOVA_TEST_DATABASE_URL")
     import uuid
 
@@ -189,7 +310,7 @@ def pg_url():
     name = f"sova_it_{uuid.uuid4().hex[:10]}"
     admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        conn.execute(sa.text(f'CREATE DATABASE "{name}" TEMPLATE "{pg_template}"'))
     url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
     yield url
     with admin.connect() as conn:
@@ -198,13 +319,35 @@ def pg_url():
 
 
 @pytest.fixture
+def pg_app(make_app, pg_url):
+    """An app (CSRF off, app context pushed) on a fresh PostgreSQL database (``pg_url``)."""
+    from webapp.extensions import db
+
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_DATABASE_URL=pg_url)
+    with app.app_context():
+        assert db.engine.dialect.name == "postgresql"
+        yield app
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
 def redis_url():
-    """The Redis URL for integration tests (its database flushed before each test, so no
-    message of an earlier test reaches this test's worker)."""
-    url = _require_env("SOVA_TEST_REDIS_URL")
+    """The Redis URL for integration tests, its database flushed before each test (so no
+    message of an earlier test reaches this test's worker). Under pytest-xdist each worker
+    has its own database: SOVA_TEST_REDIS_URL's number plus the worker's (``gw0`` → that
+    number, ``gw1`` → number + 1, …), so workers never flush each other's."""
+    base = _require_env("SOVA_TEST_REDIS_URL")
     import redis
 
-    redis.Redis.from_url(url).flushdb()
+    parts = urlsplit(base)
+    number = int(parts.path.strip("/") or 0) + worker_index()
+    url = urlunsplit(parts._replace(path=f"/{number}"))
+    try:
+        redis.Redis.from_url(url).flushdb()
+    except redis.ResponseError as exc:  # "DB index is out of range"
+        pytest.fail(f"Redis database {number} for xdist worker {worker_index()} ({url}): {exc};"
+                    " give SOVA_TEST_REDIS_URL a lower database number or use fewer workers")
     return url
 
 

@@ -116,13 +116,13 @@ def register_extensions(app: Flask) -> None:
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
 
-    from webapp.accounts.models import User
-    from webapp.accounts.operations import user_by_token
+    from webapp.accounts.operations import user_by_token, user_for_session
 
     @login_manager.user_loader
-    def load_user(user_id: str):
-        user = db.session.get(User, int(user_id))
-        return user if user and user.active else None
+    def load_user(session_id: str):
+        # "<id>:<session_version>": an ended session (logout, password change, an
+        # admin's "sign out everywhere") is anonymous from then on (issue 13)
+        return user_for_session(session_id)
 
     @app.before_request
     def api_token():
@@ -135,6 +135,7 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.games.season_views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp
@@ -142,8 +143,8 @@ def register_blueprints(app: Flask) -> None:
     from webapp.submissions.views import bp as submissions_bp
     from webapp.votes.views import bp as votes_bp
 
-    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, prizes_bp, live_bp,
-               votes_bp):
+    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, seasons_bp, prizes_bp,
+               live_bp, votes_bp):
         app.register_blueprint(bp)
     register_api(app)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from cryptography.fernet import Fernet
@@ -135,6 +136,11 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_VOTE_RETENTION_DAYS": int(setting("SOVA_VOTE_RETENTION_DAYS", "30")),
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
+        # Staff sessions end after a working day without a request (issue 13): the signed
+        # cookie's timestamp is checked on the server (max_age) and renewed by each request.
+        "PERMANENT_SESSION_LIFETIME": timedelta(
+            hours=float(setting("SOVA_STAFF_SESSION_HOURS", "10"))),
+        "SESSION_REFRESH_EACH_REQUEST": True,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": production,

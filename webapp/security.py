@@ -147,8 +147,13 @@ def db_unavailable_response(exc: BaseException):
     except Exception:  # noqa: BLE001 — the connection is gone; the pool discards it
         log.debug("rollback after a database outage failed", exc_info=True)
     body: Response | str
+    form_page = current_app.extensions.get("sova_outage_forms", {}).get(request.endpoint)
     if request.path.startswith("/api/"):
         body = jsonify({"error": {"code": 503, "message": DB_UNAVAILABLE}})
+    elif form_page is not None and request.method == "POST":
+        # a form whose text must not be lost (the viewer's question): the form again, with
+        # what was typed and the message (issue 13); registered by its blueprint
+        body = form_page()
     else:
         body = render_template_string(_RETRY_PAGE, message=DB_UNAVAILABLE)
     return body, 503, {"Retry-After": str(RETRY_AFTER)}

@@ -226,8 +226,12 @@ def _locale(language: str | None) -> str:
 @shared_task(name="notify.received", ignore_result=True, acks_late=True,
              autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
 def received(question_id: int) -> bool:
-    """Tell the first author the question arrived, with the status link. Ledger key
-    ``received:<question id>``: once per question, however often the task runs."""
+    """Tell the first author the question arrived, with the link that confirms the
+    address and opens the status page (``/confirm/<token>``: only the address's owner
+    gets it, so only they can put the question in their «Мои вопросы», issue 13). Ledger
+    key ``received:<question id>``: once per question, however often the task runs."""
+    from webapp.submissions.links import confirm_token
+
     key = f"received:{question_id}"
     if ledger.already_sent(key):
         log.info("mail %s: already sent (or in doubt, see `sova mail stuck`); not sent", key)
@@ -238,7 +242,8 @@ def received(question_id: int) -> bool:
     to = decrypt(q.authors[0].author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
     with current_app.test_request_context(base_url=base), force_locale(_locale(q.language)):
-        link = url_for("submissions.status", token=q.public_token, _external=True)
+        link = url_for("submissions.confirm", _external=True,
+                       token=confirm_token(q.id, q.authors[0].author_id))
         subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
         body = render_template("emails/received.txt", link=link)
     return send_mail(to, subject, body, key=key, task="notify.received", args=[question_id])

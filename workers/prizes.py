@@ -29,8 +29,9 @@ def issue_agreement(prize_id: int) -> int | None:
     if prize is None or prize.agreement is None:
         return None
     agreement = prize.agreement
+    name, address = _payee_declared(prize)
     render_document(agreement.document_id, lambda _doc: (
-        "gift_agreement.html", agreement_context(prize, _payee_address(prize)), None))
+        "gift_agreement.html", agreement_context(prize, address, name), None))
     if agreement.status == "pending":
         agreement.status = "issued"
     if prize.status in ("owed", "details_requested", "details_received"):
@@ -40,10 +41,11 @@ def issue_agreement(prize_id: int) -> int | None:
     return agreement.document_id
 
 
-def _payee_address(prize: Prize) -> str:
-    from webapp.prizes.payee import address_of
+def _payee_declared(prize: Prize) -> tuple[str, str]:
+    """``(full name, address)`` the payee declared, ``("", "")`` before the details."""
+    from webapp.prizes.payee import declared
 
-    return address_of(prize)
+    return declared(prize)
 
 
 @shared_task(name="prizes.render_minutes", ignore_result=True, acks_late=True,

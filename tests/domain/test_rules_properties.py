@@ -3,6 +3,7 @@
 import json
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from webapp.domain.rules import (
     allowed_actions,
     replay,
 )
+
+pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d")
 OPTIONS = ["six", "three", "one"]

@@ -8,6 +8,7 @@ import random
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from webapp.domain.season import (
     SeasonViolation,
     replay_season,
 )
+
+pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d+(\.\d+)*$")
 SETTINGS = settings(max_examples=40, deadline=None,

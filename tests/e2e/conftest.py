@@ -34,7 +34,7 @@ class LiveServer:
     app: object
 
     def drain(self) -> list[str]:
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         with self.app.app_context():
             return drain_outbox(self.app)

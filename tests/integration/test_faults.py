@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+from tests.helpers import submit
 
 pytestmark = pytest.mark.integration
 
@@ -198,14 +199,15 @@ def faults(pg_url, private_redis, tmp_path):
             db.engine.dispose()
 
 
-def submission(i: int) -> dict:
+def fault_submission(i: int) -> dict:
     return {"question": f"Вопрос отказоустойчивости номер {i}: что выдержит падение брокера?",
             "answer": f"Ответ {i}", "authors": [{"name": f"Автор {i}", "city": "Минск"}],
             "email": f"viewer{i}@example.org", "consent": True}
 
 
-def submit(client, i: int):
-    return client.post("/api/v1/submissions", json=submission(i))
+def submit_fault(client, i: int):
+    """Submits question ``i``; the response unchecked (201, or 503 during an outage)."""
+    return submit(client, fault_submission(i), expect=None)
 
 
 def report_counts(app, ids: list[int]) -> dict[int, int]:
@@ -253,7 +255,7 @@ def _blocked_precheck(app, workers, redis_server, worker_args):
     tx = lock.begin()
     lock.execute(sa.text("LOCK TABLE moderation_report IN ACCESS EXCLUSIVE MODE"))
     proc = workers.start(**worker_args)
-    resp = submit(app.test_client(), 1)
+    resp = submit_fault(app.test_client(), 1)
     assert resp.status_code == 201, resp.get_json()
     qid = resp.get_json()["id"]
     wait_for(lambda: redis_server.unacked() == 1, 60, "the worker to take the pre-check")
@@ -303,7 +305,7 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
 
     app, workers, _ = faults
     workers.start()
-    resp = submit(app.test_client(), 2)
+    resp = submit_fault(app.test_client(), 2)
     qid = resp.get_json()["id"]
     wait_for(lambda: report_counts(app, [qid])[qid] == 1, 60, "the first pre-check")
     with app.app_context():
@@ -486,7 +488,7 @@ def test_worker_sigkilled_while_sending_mail_delivers_it_once(faults, tmp_path):
         workers.env["SOVA_SMTP_URL"] = f"smtp://127.0.0.1:{port}"
         app.config["SOVA_SMTP_URL"] = workers.env["SOVA_SMTP_URL"]
         proc = workers.start()
-        resp = submit(app.test_client(), 500)
+        resp = submit_fault(app.test_client(), 500)
         assert resp.status_code == 201
         qid = resp.get_json()["id"]
         wait_for(lambda: redis_server.unacked() >= 1, 60, "the worker to take a task")
@@ -589,7 +591,7 @@ def test_worker_sigkilled_at_the_end_of_data_never_sends_the_mail_twice(faults, 
     try:
         workers.env["SOVA_SMTP_URL"] = app.config["SOVA_SMTP_URL"] = sink.url
         proc = workers.start()
-        resp = submit(app.test_client(), 600)
+        resp = submit_fault(app.test_client(), 600)
         assert resp.status_code == 201
         qid = resp.get_json()["id"]
         key = f"received:{qid}"
@@ -647,7 +649,7 @@ def test_worker_sigkilled_before_the_smtp_connection_sends_the_mail_once(faults)
         tx = lock.begin()
         lock.execute(sa.text("LOCK TABLE mail_log IN ACCESS EXCLUSIVE MODE"))
         proc = workers.start()
-        resp = submit(app.test_client(), 700)
+        resp = submit_fault(app.test_client(), 700)
         assert resp.status_code == 201
         qid = resp.get_json()["id"]
         wait_for(lambda: lock_waiters(lock) == 1, 60, "the worker to wait for the mail_log lock")
@@ -684,13 +686,13 @@ def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
     client = app.test_client()
     codes, ids = [], []
     for i in range(10, 15):  # broker up
-        resp = submit(client, i)
+        resp = submit_fault(client, i)
         codes.append(resp.status_code)
         ids.append(resp.get_json()["id"])
     wait_for(lambda: all(n == 1 for n in report_counts(app, ids).values()), 60, "first 5")
     redis_server.stop()
     for i in range(15, 30):  # broker down
-        resp = submit(client, i)
+        resp = submit_fault(client, i)
         codes.append(resp.status_code)
         if resp.status_code == 201:
             ids.append(resp.get_json()["id"])
@@ -792,7 +794,7 @@ def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_po
     i = 100
     deadline = time.monotonic() + 60
     while (not restarted.is_set() or len(results) < 40) and time.monotonic() < deadline:
-        resp = submit(client, i)
+        resp = submit_fault(client, i)
         body = resp.get_json()
         results.append((resp.status_code, body.get("id") if resp.status_code == 201 else None))
         if resp.status_code == 503:
@@ -805,7 +807,7 @@ def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_po
     assert set(codes) <= {201, 503}, codes
     assert 503 in codes, "the restart was not noticed: no request hit it"
     # recovers without a restart of the app
-    after = [submit(client, 900 + k).status_code for k in range(5)]
+    after = [submit_fault(client, 900 + k).status_code for k in range(5)]
     assert after == [201] * 5
     page = client.get("/healthz")
     assert page.status_code == 200

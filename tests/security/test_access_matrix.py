@@ -11,7 +11,12 @@ webapp/core/access.py):
   role gets **403**; anonymous gets **401** under ``/api/`` and **302 → /login** for pages.
 
 Requests carry no body, so a refusal must come before any validation (a 422 or 400 to a
-wrong role would mean the view validated first). Pages are called with a session cookie from
+wrong role would mean the view validated first).
+
+The editors' pages (``REAL_OBJECT_PREFIXES``) are also called on a real question (and each
+export format): there an admitted role must get **200 or 302** (the view did its work, it was
+not merely let in); this is the moderation queue's own 91-case role matrix of issue 4, folded
+in here (issue 15). Pages are called with a session cookie from
 ``POST /login`` (one client per role), the API with the role's bearer token. A view without a
 declaration fails :func:`test_every_view_declares_access`; new views are covered automatically.
 """
@@ -38,6 +43,10 @@ SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
 #: The SMS gateway's secret in the matrix app (signed endpoints answer 401 unsigned).
 GATEWAY_SECRET = "matrix-gateway-secret"
 
+#: Endpoints (by prefix) also called with real URL arguments, where an admitted role must get
+#: 200 or 302: the editors' pages, on the seeded question (``real_urls``).
+REAL_OBJECT_PREFIXES = ("moderation.",)
+
 _ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -45,6 +54,16 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 def sample_url(rule) -> str:
     """The rule's path with each argument replaced by a sample value (see SAMPLE_ARGS)."""
     return _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
+
+
+def real_urls(rule, question_id: int) -> list[str]:
+    """The rule's path with real arguments: the seeded question's id, its first author,
+    every export format."""
+    values = {"question_id": [str(question_id)], "position": ["0"], "fmt": ["csv", "xlsx"]}
+    urls = [rule.rule]
+    for match in _ARG.finditer(rule.rule):
+        urls = [u.replace(match.group(0), v) for u in urls for v in values[match.group(2)]]
+    return urls
 
 
 def matrix(app):
@@ -63,8 +82,10 @@ def matrix(app):
     return rows, undeclared
 
 
-def expectation_failure(spec: str, role: str | None, url: str, resp) -> str | None:
-    """Why ``resp`` breaks the declaration ``spec`` for ``role`` (None: as declared)."""
+def expectation_failure(spec: str, role: str | None, url: str, resp,
+                        real: bool = False) -> str | None:
+    """Why ``resp`` breaks the declaration ``spec`` for ``role`` (None: as declared). With
+    ``real`` (the URL names existing objects) an admitted role must get 200 or 302."""
     code = resp.status_code
     to_login = code == 302 and "/login" in resp.headers.get("Location", "")
     if code >= 500:
@@ -75,6 +96,8 @@ def expectation_failure(spec: str, role: str | None, url: str, resp) -> str | No
     if roles is None or (role is not None and role in roles):
         if code in (401, 403) or to_login:
             return f"admitted ({spec!r}) but refused with {code}"
+        if real and code not in (200, 302):
+            return f"admitted ({spec!r}) on a real object expected 200 or 302, got {code}"
         return None
     if role is not None:
         return None if code == 403 else f"wrong role expected 403, got {code}"
@@ -85,10 +108,13 @@ def expectation_failure(spec: str, role: str | None, url: str, resp) -> str | No
 
 @pytest.fixture
 def matrix_app(make_app):
-    """An app (CSRF off) with one user per role; no app context stays pushed, so each test
-    request has its own ``g`` (flask-login caches the user there) exactly as in production."""
+    """An app (CSRF off) with one user per role and one pre-checked question in review
+    (``SOVA_TEST_QUESTION``); no app context stays pushed, so each test request has its own
+    ``g`` (flask-login caches the user there) exactly as in production."""
     from webapp.accounts.operations import create_user
     from webapp.jobs import commit
+    from webapp.moderation.operations import precheck
+    from webapp.submissions.operations import create_question
 
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=GATEWAY_SECRET)
     tokens = {}
@@ -96,7 +122,14 @@ def matrix_app(make_app):
         for role in ROLES:
             _, tokens[role] = create_user(f"{role}@test.local", role, password=f"{role}-pw",
                                           with_token=True)
+        question = create_question({
+            "question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",
+            "answer": "Ярославль", "sources": ["https://example.org/s"],
+            "authors": [("Мария Лис", "Гомель", "lis@example.com")]}, "web")
         commit()
+        precheck(question.id)
+        commit()
+        app.config["SOVA_TEST_QUESTION"] = question.id
     app.config["SOVA_TEST_TOKENS"] = tokens
     return app
 
@@ -140,6 +173,48 @@ def test_matrix_every_endpoint_every_role_and_anonymous(matrix_app, role_clients
                                 f"{why}")
     assert failures == [], "\n".join(failures)
     assert checked == len(rows) * (len(ROLES) + 1)
+
+
+def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
+    """Every editors' page × every role and anonymous on the seeded question (and on both
+    export formats): admitted roles get 200 or 302, other roles 403, anonymous the login
+    page."""
+    question_id = matrix_app.config["SOVA_TEST_QUESTION"]
+    failures, urls = [], set()
+    for rule in sorted(matrix_app.url_map.iter_rules(), key=lambda r: r.rule):
+        if not rule.endpoint.startswith(REAL_OBJECT_PREFIXES):
+            continue
+        spec = matrix_app.view_functions[rule.endpoint].sova_access
+        for url in real_urls(rule, question_id):
+            for method in (m for m in METHODS if m in rule.methods):
+                urls.add((method, url))
+                for role, (client, _) in role_clients.items():
+                    resp = client.open(url, method=method)
+                    why = expectation_failure(spec, role, url, resp, real=True)
+                    if why:
+                        failures.append(f"{method} {url} ({spec}) as {role or 'anonymous'}: "
+                                        f"{why}")
+    assert failures == [], "\n".join(failures)
+    q = f"/editor/questions/{question_id}"
+    assert urls == {("GET", "/editor/queue"), ("GET", q), ("POST", q), ("POST", f"{q}/claim"),
+                    ("POST", f"{q}/release"), ("POST", f"{q}/reveal"),
+                    ("POST", f"{q}/authors/0"), ("POST", f"{q}/edit"),
+                    ("POST", f"{q}/comments"), ("POST", f"{q}/sign-off"),
+                    ("POST", "/editor/bulk"), ("GET", "/editor/export.csv"),
+                    ("GET", "/editor/export.xlsx"), ("GET", "/editor/export/approved.4s"),
+                    ("GET", "/editor/stats")}
+
+
+def test_the_editors_pages_declare_their_roles(app):
+    """The declarations the editors' matrix checks against (blind moderation: only a chief
+    editor reveals or corrects authors, or exports the approved packet)."""
+    specs = {r.endpoint: app.view_functions[r.endpoint].sova_access
+             for r in app.url_map.iter_rules() if r.endpoint.startswith("moderation.")}
+    chief_only = {"moderation.reveal", "moderation.correct", "moderation.export_4s"}
+    assert {e for e, s in specs.items() if s == "chief_editor"} == chief_only
+    assert all(s == "editor+" for e, s in specs.items() if e not in chief_only)
+    assert allowed_roles("chief_editor") == {"chief_editor", "admin"}
+    assert allowed_roles("editor+") == {"editor", "chief_editor", "admin"}
 
 
 def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):

@@ -52,6 +52,7 @@ def api_schema(make_app):
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(max(300, MAX_EXAMPLES * 4))  # `make fuzz` runs far longer than 300 s
 def test_api_never_5xx_and_matches_its_schema(api_schema):
     """Each operation: ``MAX_EXAMPLES`` generated requests; failures collected per operation.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+from tests.helpers import submission, submit
 from webapp.extensions import db
 from webapp.prizes.models import Prize
 from webapp.submissions.models import Question
@@ -19,18 +20,16 @@ GOOD = {
 }
 
 
-def submit(api, n: int, **extra):
-    body = dict(GOOD, **extra)
-    body["question"] = f"{GOOD['question']} Вариант номер {n}: {'слово ' * n}"
-    body["authors"] = [{"name": f"Автор {n}", "city": "Минск"}]
-    body["email"] = f"author{n}@example.com"
-    resp = api("post", "/api/v1/submissions", json=body)
-    assert resp.status_code == 201, resp.json
-    return resp.json
+def good(n: int) -> dict:
+    """``GOOD`` made unique by ``n`` (question text, author, e-mail)."""
+    return submission(n, **{**GOOD, "question": f"{GOOD['question']} Вариант номер {n}: "
+                                                f"{'слово ' * n}",
+                            "authors": [{"name": f"Автор {n}", "city": "Минск"}],
+                            "email": f"author{n}@example.com"})
 
 
-def test_submission_api_creates_question_and_outbox(app, api, drain):
-    out = submit(api, 1)
+def test_submission_api_creates_question_and_outbox(app, client, api, drain):
+    out = submit(client, good(1))
     q = db.session.get(Question, out["id"])
     assert q.status == "received"
     assert len(out["token"]) >= 32
@@ -55,9 +54,9 @@ def test_bad_submission_is_422_and_writes_nothing(app, api):
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
 
 
-def test_full_pipeline_through_api(app, api, drain):
+def test_full_pipeline_through_api(app, client, api, drain):
     for n in range(1, 16):
-        submit(api, n)
+        submit(client, good(n))
     drain()
     queue = api("get", "/api/v1/questions?status=in_review", role="editor").json
     assert len(queue["items"]) == 15

@@ -642,6 +642,7 @@ def test_fetcher_allowed_file_must_exist(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- robustness
 
 
+@pytest.mark.slow
 def test_long_word_wraps_on_the_page() -> None:
     word = "Щ" * 100_000
     context = game_context()
@@ -662,6 +663,7 @@ def test_long_word_wraps_on_the_page() -> None:
     assert "Сектор 13 — 13 сектор" in page_text(pdf, len(pdf.pages) - 1)
 
 
+@pytest.mark.slow
 def test_long_word_in_a_table_cell() -> None:
     word = "Ж" * 100_000
     context = agreement_context()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import submit
 from webapp.core import mail as ledger
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import utcnow
@@ -69,19 +70,18 @@ def mail_app(make_app, sink):
         yield app
 
 
-def submit(app, n: int = 1) -> int:
-    resp = app.test_client().post("/api/v1/submissions", json={
+def submit_letter(app, n: int = 1) -> int:
+    """Submits question ``n`` of viewer Пётр Письмов (``Petr{n}@Example.org``); its id."""
+    return submit(app.test_client(), {
         "question": f"Вопрос про почту номер {n}: что дойдёт ровно один раз?",
         "answer": "Письмо", "authors": [{"name": "Пётр Письмов", "city": "Гомель"}],
-        "email": f"Petr{n}@Example.org", "consent": True})
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()["id"]
+        "email": f"Petr{n}@Example.org", "consent": True})["id"]
 
 
 def drain_precheck(app) -> list[str]:
     """Mark the submission's outbox messages sent without running them (the pre-check is
     not this module's; ``notify.received`` is run by each test itself)."""
-    from tests.conftest import drain_outbox
+    from tests.helpers import drain_outbox
 
     return drain_outbox(app, skip=("notify.received", "moderation."))
 
@@ -104,7 +104,7 @@ def rows() -> int:
 
 
 def test_received_is_sent_once_and_recorded_without_the_address(mail_app, sink):
-    qid = submit(mail_app)
+    qid = submit_letter(mail_app)
     assert drain_precheck(mail_app) == []
     send = received_task()
     assert send.run(qid) is True
@@ -128,7 +128,7 @@ def test_claim_left_before_the_end_of_data_is_sent_again_with_the_same_message_i
     """A worker killed after the claim but before the end of data (connect, RCPT, body):
     the row is ``sending`` without ``end_of_data_at``; the re-run, once the lease is over,
     takes over (attempt 2) and delivers with the Message-ID of the first claim."""
-    qid = submit(mail_app, 2)
+    qid = submit_letter(mail_app, 2)
     drain_precheck(mail_app)
     first = ledger.claim(f"received:{qid}", "petr2@example.org", "notify.received", [qid])
     assert first.attempt == 1
@@ -148,7 +148,7 @@ def test_claim_left_before_the_end_of_data_is_sent_again_with_the_same_message_i
 def test_send_waits_for_a_live_lease_then_takes_over(make_app, sink):
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=sink.url, SOVA_MAIL_LEASE_SECONDS=1)
     with app.app_context():
-        qid = submit(app, 3)
+        qid = submit_letter(app, 3)
         drain_precheck(app)
         ledger.claim(f"received:{qid}", "petr3@example.org", "notify.received", [qid])
         assert received_task().run(qid) is True
@@ -161,7 +161,7 @@ def test_in_doubt_row_is_not_sent_again_until_an_operator_resends_it(mail_app, s
     window): the row is ``sending`` with ``end_of_data_at``. Re-runs send nothing; ``sova
     mail stuck`` lists it; ``sova mail resend`` queues the task; the copy has the same
     Message-ID."""
-    qid = submit(mail_app, 4)
+    qid = submit_letter(mail_app, 4)
     drain_precheck(mail_app)
     key = f"received:{qid}"
     claim = ledger.claim(key, "petr4@example.org", "notify.received", [qid])
@@ -180,7 +180,7 @@ def test_in_doubt_row_is_not_sent_again_until_an_operator_resends_it(mail_app, s
     out = runner.invoke(args=["mail", "resend", key])
     assert out.exit_code == 0, out.output
     assert out.output == f"queued notify.received {qid} for {key} (Message-ID {r.message_id})\n"
-    from tests.conftest import drain_outbox
+    from tests.helpers import drain_outbox
 
     assert drain_outbox(mail_app) == ["notify.received"]
     assert [m["Message-ID"] for m in sink.messages] == [r.message_id]
@@ -190,7 +190,7 @@ def test_in_doubt_row_is_not_sent_again_until_an_operator_resends_it(mail_app, s
 
 
 def test_mail_commands_refuse_bad_input_with_exit_2(mail_app, sink):
-    qid = submit(mail_app, 5)
+    qid = submit_letter(mail_app, 5)
     drain_precheck(mail_app)
     received_task().run(qid)
     runner = mail_app.test_cli_runner()
@@ -208,7 +208,7 @@ def test_mail_commands_refuse_bad_input_with_exit_2(mail_app, sink):
 
 
 def test_operator_marks_an_in_doubt_row_sent(mail_app, sink):
-    qid = submit(mail_app, 6)
+    qid = submit_letter(mail_app, 6)
     drain_precheck(mail_app)
     key = f"received:{qid}"
     ledger.mark_end_of_data(ledger.claim(key, "petr6@example.org"))
@@ -225,7 +225,7 @@ def test_rejected_end_of_data_releases_the_claim_and_the_retry_sends(mail_app, s
     in doubt and the task's retry sends at once (no wait for the lease)."""
     import smtplib
 
-    qid = submit(mail_app, 7)
+    qid = submit_letter(mail_app, 7)
     drain_precheck(mail_app)
     sink.mode = "reject"
     with pytest.raises(smtplib.SMTPDataError) as err:
@@ -243,7 +243,7 @@ def test_rejected_end_of_data_releases_the_claim_and_the_retry_sends(mail_app, s
 def test_connection_lost_after_the_end_of_data_leaves_the_row_in_doubt(mail_app, sink, caplog):
     """The server takes the message and drops the connection before its reply: the
     delivery is in doubt; the task ends (no exception, no retry) and sends nothing more."""
-    qid = submit(mail_app, 8)
+    qid = submit_letter(mail_app, 8)
     drain_precheck(mail_app)
     sink.mode = "drop"
     assert received_task().run(qid) is False
@@ -262,7 +262,7 @@ def test_refused_connection_releases_the_claim(make_app):
         port = sock.getsockname()[1]
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=f"smtp://127.0.0.1:{port}")
     with app.app_context():
-        qid = submit(app, 9)
+        qid = submit_letter(app, 9)
         drain_precheck(app)
         with pytest.raises(ConnectionRefusedError):
             received_task().run(qid)
@@ -312,10 +312,10 @@ def test_resend_of_an_outbox_keyed_mail_closes_the_old_row(mail_app, sink):
     from celery import current_app as celery_app
 
     import workers.tasks  # noqa: F401
-    from tests.conftest import drain_outbox
+    from tests.helpers import drain_outbox
     from webapp.submissions.models import Author
 
-    submit(mail_app, 11)
+    submit_letter(mail_app, 11)
     drain_precheck(mail_app)
     author = db.session.scalar(db.select(Author.id).where(
         Author.email_hash == lookup_hash("petr11@example.org")))
@@ -400,7 +400,7 @@ def test_my_link_once_per_outbox_message(mail_app, sink):
     import workers.tasks  # noqa: F401
     from webapp.submissions.models import Author
 
-    submit(mail_app, 10)
+    submit_letter(mail_app, 10)
     drain_precheck(mail_app)
     author = db.session.scalar(db.select(Author.id).where(
         Author.email_hash == lookup_hash("petr10@example.org")))

@@ -11,15 +11,15 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from tests.webapp.prizes.conftest import (
+from tests.helpers import (
     COMMISSION,
     EXPERTS_WIN,
+    PRIZE_APP,
     VIEWERS_WIN,
+    drain_outbox,
     give_details,
     scan_pdf,
 )
-from tests.webapp.prizes.conftest import app as app  # noqa: F401  (the fixture)
-from tests.webapp.prizes.conftest import drain as drain  # noqa: F401  (the fixture)
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -33,7 +33,19 @@ from webapp.prizes.operations import (
 )
 from workers.prizes import issue_agreement
 
-pytest_plugins = ["tests.webapp.prizes.conftest"]
+
+@pytest.fixture
+def app(make_app):
+    """The prizes tests' app (commission members; see tests/webapp/prizes/conftest.py)."""
+    app = make_app(**PRIZE_APP)
+    with app.app_context():
+        yield app
+
+
+@pytest.fixture
+def drain(app):
+    """Queued tasks run in-process, the authors' notification e-mails only marked sent."""
+    return lambda: drain_outbox(app, skip=("notify.",))
 
 
 def pdf_text(app, doc_id: int) -> str:

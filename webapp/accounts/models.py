@@ -39,6 +39,14 @@ class User(UserMixin, Model):
     # password checks since the last success or lock, and the end of the current lock.
     failed_logins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Part of the login session's id (get_id): bumped by logout, a password change or an
+    # admin's "sign out everywhere", so every older session cookie stops working (issue 13).
+    session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+    def get_id(self) -> str:  # flask-login: stored in the session as ``_user_id``
+        """``"<id>:<session_version>"``: :func:`webapp.app` 's user loader admits a session
+        only while its version is the user's current one."""
+        return f"{self.id}:{self.session_version or 0}"
 
     @property
     def is_active(self) -> bool:  # flask-login

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app
 
 from webapp.accounts.models import ROLES, User, token_digest
 from webapp.core.models import utcnow
@@ -70,47 +71,143 @@ def check_password(user: User | None, password: str) -> bool:
         return False
 
 
+def _redis():
+    """A Redis client for the login attempt counter when ``SOVA_REDIS_URL`` is set (one
+    per process), else None (the database counts)."""
+    url = current_app.config.get("SOVA_REDIS_URL")
+    if not url:
+        return None
+    clients = current_app.extensions.setdefault("sova_login_redis", {})
+    if url not in clients:
+        import redis
+
+        clients[url] = redis.Redis.from_url(url)
+    return clients[url]
+
+
+def _attempt_key(user: User) -> str:
+    return f"sova:login-attempts:{user.id}"
+
+
+def count_attempt(user: User, window: timedelta) -> int:
+    """Count one login attempt of ``user`` BEFORE its password is checked, atomically, and
+    return its number since the last success or expired lock: Redis ``INCR`` (the key
+    lives ``window``) when ``SOVA_REDIS_URL`` is set, else ``UPDATE … SET failed_logins =
+    failed_logins + 1 RETURNING failed_logins`` (PostgreSQL and SQLite). Concurrent
+    attempts get distinct numbers, so no more than the threshold are ever checked."""
+    client = _redis()
+    if client is not None:
+        pipe = client.pipeline()
+        pipe.incr(_attempt_key(user))
+        pipe.expire(_attempt_key(user), int(window.total_seconds()) or 1)
+        n = int(pipe.execute()[0])
+        # shown to admins, the highest number wins; Redis decides
+        db.session.execute(db.update(User).where(User.id == user.id).values(
+            failed_logins=db.case((User.failed_logins < n, n), else_=User.failed_logins)),
+            execution_options={"synchronize_session": False})
+        return n
+    return db.session.execute(
+        db.update(User).where(User.id == user.id)
+        .values(failed_logins=User.failed_logins + 1).returning(User.failed_logins),
+        execution_options={"synchronize_session": False}).scalar_one()
+
+
+def reset_attempts(user: User) -> None:
+    """Forget the attempt count (a success, an expired lock, an admin's unlock)."""
+    client = _redis()
+    if client is not None:
+        client.delete(_attempt_key(user))
+    db.session.execute(db.update(User).where(User.id == user.id)
+                       .values(failed_logins=0, locked_until=None),
+                       execution_options={"synchronize_session": False})
+
+
 def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOLD,
                  duration: timedelta = LOCKOUT_DURATION,
                  now: datetime | None = None) -> User | None:
     """The active user with this e-mail and password, or None; flushes the lock-out state.
 
-    A wrong password adds one to ``user.failed_logins``; the ``threshold``-th failure in a row
-    sets ``locked_until = now + duration`` and resets the count. While locked, even the right
-    password is refused with :class:`AccountLocked` (the password is still hashed, so timing
-    says nothing). A success resets the count. Unknown e-mails cost one hash and record
-    nothing (the per-address rate limit in :mod:`webapp.security` covers them).
-    The caller commits (also on failure, so that the count is kept).
+    Each attempt (also one while locked) is counted before anything is checked
+    (:func:`count_attempt`, atomic): only attempts numbered 1..``threshold`` have their password checked; the
+    ``threshold``-th failure, and any attempt numbered above it (a parallel burst), set
+    ``locked_until = now + duration``. While locked, even the right password is refused
+    with :class:`AccountLocked` (the password is still hashed, so timing says nothing).
+    A success resets the count; so does the first attempt after the lock expired.
+    Unknown e-mails cost one hash and record nothing (the per-address rate limit in
+    :mod:`webapp.security` covers them). The caller commits (also on failure, so that the
+    count is kept).
     """
     now = now or utcnow()
     user = db.session.scalar(db.select(User).filter_by(email=(email or "").strip().lower()))
-    if user is not None and user.locked_until is not None and user.locked_until > now:
-        check_password(None, password)
-        raise AccountLocked(user.locked_until)
-    if user is not None and user.active and check_password(user, password):
-        user.failed_logins = 0
-        user.locked_until = None
-        db.session.flush()
-        return user
     if user is None:
         check_password(None, password)
         return None
-    # atomic increment: concurrent failures are all counted
-    db.session.execute(db.update(User).where(User.id == user.id)
-                       .values(failed_logins=User.failed_logins + 1))
+    seen_lock = user.locked_until
+    if seen_lock is not None and seen_lock <= now:  # expired: one request resets it
+        gone = db.session.execute(db.update(User).where(
+            User.id == user.id, User.locked_until == seen_lock).values(
+            failed_logins=0, locked_until=None),
+            execution_options={"synchronize_session": False})
+        if gone.rowcount == 1:
+            client = _redis()
+            if client is not None:
+                client.delete(_attempt_key(user))
+    n = count_attempt(user, duration)  # every attempt, also while locked
+    if seen_lock is not None and seen_lock > now:
+        check_password(None, password)
+        raise AccountLocked(seen_lock)
+    if n > threshold:  # beyond the limit: not even checked
+        check_password(None, password)
+        _lock(user, now + duration)
+        raise AccountLocked(now + duration)
+    if user.active and check_password(user, password):
+        reset_attempts(user)
+        db.session.refresh(user)
+        return user
+    if n == threshold:
+        _lock(user, now + duration)
     db.session.refresh(user)
-    if user.failed_logins >= threshold:
-        user.failed_logins = 0
-        user.locked_until = now + duration
-        db.session.flush()
     return None
+
+
+def _lock(user: User, until: datetime) -> None:
+    db.session.execute(db.update(User).where(User.id == user.id).values(locked_until=until),
+                       execution_options={"synchronize_session": False})
+
+
+def end_sessions(user: User) -> None:
+    """Invalidate every login session of ``user`` on the server side (logout, a password
+    change, an admin's "sign out everywhere"): a copied session cookie carries the old
+    ``session_version`` and is refused from now on. Atomic increment; flushes."""
+    db.session.execute(db.update(User).where(User.id == user.id)
+                       .values(session_version=User.session_version + 1))
+    db.session.refresh(user)
+
+
+def set_password(user: User, password: str) -> None:
+    """Set a new password (argon2id) and end all of the user's sessions; flushes."""
+    user.password_hash = _hasher.hash(password)
+    db.session.flush()
+    end_sessions(user)
+
+
+def user_for_session(session_id: str) -> User | None:
+    """The active user of a login session id ``"<id>:<session_version>"``
+    (``User.get_id``), or None when the id is malformed, the user inactive, or the
+    session's version is not the user's current one (it was ended)."""
+    user_id, _, version = (session_id or "").partition(":")
+    if not user_id.isdigit() or not version.isdigit():
+        return None
+    user = db.session.get(User, int(user_id))
+    if user is None or not user.active or (user.session_version or 0) != int(version):
+        return None
+    return user
 
 
 def unlock(user: User) -> None:
     """Lift a lock-out (admin action); flushes."""
-    user.failed_logins = 0
-    user.locked_until = None
-    db.session.flush()
+    reset_attempts(user)
+    db.session.refresh(user)
 
 
 def user_by_token(token: str) -> User | None:

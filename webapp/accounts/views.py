@@ -5,19 +5,32 @@ from __future__ import annotations
 from datetime import timedelta
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
-from flask_login import login_user, logout_user
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_login import current_user, login_user, logout_user
+from flask_wtf import FlaskForm
 
 from webapp.accounts.forms import LoginForm
+from webapp.accounts.models import User
 from webapp.accounts.operations import (
     LOCKOUT_DURATION,
     LOCKOUT_THRESHOLD,
     AccountLocked,
     authenticate,
+    end_sessions,
 )
 from webapp.core.access import access
 from webapp.core.edge import keep
-from webapp.extensions import limiter
+from webapp.extensions import db, limiter
 from webapp.security import login_rate_limit
 
 bp = Blueprint("accounts", __name__)
@@ -66,6 +79,7 @@ def login():
             return render_template("accounts/login.html", form=form), 429
         keep()  # a failed attempt (401) is recorded too
         if user is not None:
+            session.permanent = True  # ends after PERMANENT_SESSION_LIFETIME idle
             login_user(user)
             return redirect(_safe_next(request.args.get("next"))
                             or url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
@@ -79,6 +93,31 @@ def login():
 @bp.route("/logout", methods=["POST"])
 @access("public")
 def logout():
+    """End the session on the server side too: every session cookie of this user (also a
+    copied one) stops working (``User.session_version``)."""
+    if current_user.is_authenticated:
+        end_sessions(current_user)  # committed by the request edge
     logout_user()
     flash("Вы вышли из системы.")
     return redirect(url_for("submissions.index"))
+
+
+@bp.route("/admin/users")
+@access("admin")
+def users():
+    """Staff accounts with "sign out everywhere" (issue 13)."""
+    staff = db.session.scalars(db.select(User).order_by(User.role, User.email)).all()
+    return render_template("accounts/users.html", users=staff, form=FlaskForm())
+
+
+@bp.route("/admin/users/<int:user_id>/sign-out", methods=["POST"])
+@access("admin")
+def sign_out_everywhere(user_id: int):
+    """End every session of one staff account (a lost laptop, a copied cookie): its
+    session cookies stop working at their next request. CSRF-protected form."""
+    user = db.get_or_404(User, user_id)
+    if not FlaskForm().validate_on_submit():
+        abort(400)
+    end_sessions(user)
+    flash(f"Все сеансы {user.email} завершены.", "success")
+    return redirect(url_for("accounts.users"))

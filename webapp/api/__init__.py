@@ -56,6 +56,10 @@ def register_api(app: Flask) -> None:
     })
     api.register_blueprint(blp)
     csrf.exempt(blp)
+    from webapp.api.season_views import blp as season_blp
+
+    api.register_blueprint(season_blp)
+    csrf.exempt(season_blp)
 
     @app.before_request
     def api_no_lone_surrogates():

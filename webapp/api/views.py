@@ -281,7 +281,7 @@ def close(game_id):
     game = _game(game_id)
     prizes = close_game(game, current_staff().id)
     return {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
-                       "currency": p.currency, "author": p.author.display,
+                       "currency": p.currency, "author": p.byline.display,
                        "question_id": p.question_id, "trophy": None, "rule": p.rule}
                       for p in prizes]}
 
@@ -327,7 +327,7 @@ def prizes(args):
             "id": p.id, "kind": p.kind,
             "amount": None if p.amount is None else f"{p.amount:.2f}",
             "currency": p.currency, "status": p.status,
-            "author": {"name": p.payee, "city": p.author.city if p.author else None},
+            "author": {"name": p.payee, "city": p.byline.city if p.byline else None},
             "question_id": p.question_id, "trophy": p.trophy, "rule": p.rule,
             "agreement": {"number": a.number, "document_id": a.document_id,
                           "status": doc.status if doc else a.status} if a else None,

@@ -38,6 +38,8 @@ OPTION_LABELS = {"six": "Шестеро, 10 секунд", "three": "Трое, 2
 R23 = "000_90d7c8192601ed3a.txt"
 R09 = "002_e025d5ded135c1c4.txt"
 REFUSALS_RU = {
+    f"{R23} §3.7.3": "Этот знаток подсказывал (красная карточка) и начинает игру не за столом: "
+                     "он вернётся после правильного ответа команды.",
     f"{R23} §3.2": "Сначала нужно закончить вопрос, который сейчас разыгрывается.",
     f"{R23} §3.2.1": "Счёт так не меняется.",
     f"{R23} §3.3": "На столе 13 секторов: укажите сектор от 1 до 13.",
@@ -192,6 +194,7 @@ def console_payload(game: Game) -> dict:
         "actions": _actions(allowed, current),
         "extra_minutes_held": state["extra_minutes_held"], "credit": state["credit"],
         "removed_experts": state["removed_experts"], "events": len(events),
+        "off_table": state.get("off_table", []),  # 2023 §3.7.3
         "experts": list(game.team_row.experts) if game.team_row else [],
         "last_event": ({"seq": last.seq, "type": last.payload.get("type"),
                         "label": _event_label(last.payload)} if last else None),

@@ -147,8 +147,14 @@ def index_rows(question_id: int, key: str) -> list[dict]:
     return [{"bucket": b, "question_id": question_id} for b in buckets(key)]
 
 
-_INSERT_QMARK = "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?)"
-_INSERT_FORMAT = "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (%s, %s)"
+# ON CONFLICT DO NOTHING (PostgreSQL, SQLite ≥ 3.24): two pre-checks of one question at
+# once (a resent task beside the first, `sova seed-demo` beside a running worker) both
+# find no rows and both insert them; the second now adds nothing instead of failing on
+# the primary key (issue 13).
+_INSERT_QMARK = ("INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?) "
+                 "ON CONFLICT DO NOTHING")
+_INSERT_FORMAT = ("INSERT INTO duplicate_bucket (bucket, question_id) VALUES (%s, %s) "
+                  "ON CONFLICT DO NOTHING")
 
 
 def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from openpyxl import Workbook
 
+from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
 
 QUEUE_COLUMNS = ("id", "status", "channel", "created_at", "question", "answer", "accepted",
@@ -32,20 +33,12 @@ def queue_rows(items: Iterable, reports: dict) -> list[list]:
     return rows
 
 
-def _safe_cell(value):
-    """Spreadsheet formula injection guard (OWASP CSV injection): a text cell starting with
-    = + - @ or a tab/CR is prefixed with an apostrophe."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 def to_csv(rows: Sequence[Sequence]) -> bytes:
     """UTF-8 CSV with BOM (Excel opens Cyrillic correctly), header row first."""
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(QUEUE_COLUMNS)
-    writer.writerows([[_safe_cell(v) for v in row] for row in rows])
+    writer.writerows([safe_row(row) for row in rows])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
 
 
@@ -56,7 +49,7 @@ def to_xlsx(rows: Sequence[Sequence]) -> bytes:
     ws.title = "Очередь"
     ws.append(list(QUEUE_COLUMNS))
     for row in rows:
-        ws.append([_safe_cell(v) for v in row])
+        append_safe(ws, row)
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()

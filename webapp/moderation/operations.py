@@ -127,7 +127,7 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
     db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
                                    action="reveal_authors", at=utcnow()))
     db.session.flush()
-    return [{"name": qa.author.name, "city": qa.author.city,
+    return [{"name": qa.name, "city": qa.city,  # as given on this question (issue 13)
              "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
              "credit": qa.credit, "position": qa.position}
             for qa in question.authors]
@@ -166,12 +166,13 @@ def correct_author(question: Question, position: int, name: str, city: str | Non
         if len(value) > LIMITS["name"] or has_control_chars(value):
             raise ModerationError(f"{label}: не длиннее {LIMITS['name']} символов, без "
                                   "управляющих символов")
-    if (name, city) == (link.author.name, link.author.city):
+    if (name, city) == (link.name, link.city):
         return False
-    others = [qa.author for qa in question.authors if qa is not link]
-    if any((a.name, a.city, a.email_hash) == (name, city, None) for a in others):
+    others = [qa for qa in question.authors if qa is not link]
+    if any((qa.name, qa.city, qa.author.email_hash) == (name, city, None) for qa in others):
         raise ModerationError("этот автор уже указан в вопросе")
     link.author_id = upsert_author(name, city, None)
+    link.name, link.city = name, city  # the byline printed on envelopes (issue 13)
     db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
                                    action="correct_author", at=utcnow()))
     db.session.flush()

@@ -18,7 +18,7 @@ from webapp.moderation.models import (
     QuestionRevision,
     QuestionSignoff,
 )
-from webapp.submissions.models import Author, Question, QuestionAuthor
+from webapp.submissions.models import Question, QuestionAuthor
 
 PAGE_SIZE = 50
 SORTS = {
@@ -86,8 +86,8 @@ def queue_statement(f: QueueFilter):
         stmt = stmt.where(Question.channel == f.channel)
     if f.city:
         stmt = stmt.where(Question.id.in_(
-            select(QuestionAuthor.question_id).join(Author)
-            .where(Author.city.in_(_spellings(f.city)))))
+            select(QuestionAuthor.question_id)
+            .where(QuestionAuthor.city.in_(_spellings(f.city)))))
     if f.flag:
         stmt = stmt.where(ModerationReport.flags.contains(f" {f.flag.strip()} "))
     if f.min_score is not None:

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
+from webapp.submissions.models import Question, QuestionAuthor, QuestionStatusChange
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
 DECIDED = ("approved", "rejected")
@@ -35,7 +35,7 @@ def summary(days: int = 30) -> dict:
     accepted = sum(1 for r in rows if r.status in ACCEPTED)
     rejected = sum(1 for r in rows if r.status == "rejected")
     first_city = dict(db.session.execute(
-        select(QuestionAuthor.question_id, Author.city).join(Author)
+        select(QuestionAuthor.question_id, QuestionAuthor.city)
         .where(QuestionAuthor.position == 0)).all())
     cities: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:

@@ -74,9 +74,20 @@ def marked_diff(a: str, b: str) -> tuple[Markup, Markup]:
     return Markup(" ").join(left), Markup(" ").join(right)
 
 
+def sees_authors() -> bool:
+    """Blind moderation: only a chief editor (and an admin) may see author data, including
+    how many questions each city sent (issue 13: the city filter and the statistics by
+    city told an editor that)."""
+    user = current_staff()
+    return user is not None and user.role in ("chief_editor", "admin")
+
+
 def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
-    """The validated filters of the GET form (invalid fields are ignored)."""
+    """The validated filters of the GET form (invalid fields are ignored; the author's
+    city only for those who may see author data)."""
     form.validate()
+    if not sees_authors():
+        form.city.data = None
     def ok(field):
         return None if field.errors or field.data in (None, "") else field.data
     return queries.QueueFilter(
@@ -104,7 +115,7 @@ def queue():
     return render_template("moderation/queue.html", items=items, pages=pages, page=page,
                            form=form, reports=queries.reports_for(ids),
                            claims=queries.claims_for(ids), keep=keep,
-                           labels=STATUS_LABELS, shortcuts=SHORTCUTS,
+                           labels=STATUS_LABELS, shortcuts=SHORTCUTS, sees_authors=sees_authors(),
                            me=current_staff().id, bulk=BulkForm(formdata=None))
 
 
@@ -363,4 +374,7 @@ def statistics():
     """Intake per day and channel, acceptance rate, by city, time to decision."""
     days = request.args.get("days", 30, type=int)
     days = min(max(days or 30, 1), 366)
-    return render_template("moderation/stats.html", s=stats.summary(days), days=days)
+    summary = stats.summary(days)
+    if not sees_authors():
+        summary.pop("cities", None)
+    return render_template("moderation/stats.html", s=summary, days=days)

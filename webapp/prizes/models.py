@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.extensions import Model, db
 from webapp.games.models import Game
-from webapp.submissions.models import Author, Question
+from webapp.submissions.models import Author, Byline, Question
 
 #: owed → details_requested → details_received → agreement_issued → signed → paid → closed.
 PRIZE_STATUSES = ("owed", "details_requested", "details_received", "agreement_issued",
@@ -68,11 +68,26 @@ class Prize(Model):
                                                            lazy="selectin")
 
     @property
+    def byline(self) -> Byline | None:
+        """The author as given on the prize's question (issue 13: a later submission with
+        the same e-mail changes nothing here); for a best-author prize (no question) the
+        author as first given; None for a prize without an author."""
+        if self.author is None:
+            return None
+        if self.question is not None:
+            for qa in self.question.authors:
+                if qa.author_id == self.author_id:
+                    return qa.byline
+        return Byline(self.author.id, self.author.name, self.author.city,
+                      self.author.email_encrypted)
+
+    @property
     def payee(self) -> str:
-        """The person paid: the author's name, else ``recipient_name``."""
-        if self.author is not None:
-            return self.author.name
-        return self.recipient_name or ""
+        """The person paid as the question gave them (:attr:`byline`), else
+        ``recipient_name``. The agreement and the register name the payee as declared in
+        the payee details once they are received."""
+        byline = self.byline
+        return byline.name if byline is not None else self.recipient_name or ""
 
 
 class PrizeStatusChange(Model):

@@ -182,6 +182,8 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
         raise GameConflict(f"season {season.name!r} has no cash prize per unanswered question;"
                            " set it first")
     state = game_state(game)
+    from webapp.games.season_events import add_game_result
+    add_game_result(game, state, user_id)  # the season's result, same transaction (409)
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
     played_sectors = {r["sector"] for r in state["rounds"]}
     asked = {(r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"]

@@ -327,8 +327,17 @@ def reveal(prize: Prize, user_id: int) -> dict | None:
 def address_of(prize: Prize) -> str:
     """The payee's address for the gift agreement (not audited: printed on the document
     the payee signs; rendered by the worker), or ""."""
+    return declared(prize)[1]
+
+
+def declared(prize: Prize) -> tuple[str, str]:
+    """``(full name, address)`` as the payee declared them with their details, for the
+    gift agreement (not audited, as :func:`address_of`), or ``("", "")`` before."""
     details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
-    return _load(details)["address"] if details is not None else ""
+    if details is None:
+        return "", ""
+    data = _load(details)
+    return data.get("full_name") or "", data.get("address") or ""
 
 
 def details_for_export(prize_ids: list[int], user_id: int | None, what: str) -> dict[int, dict]:

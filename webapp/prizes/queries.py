@@ -76,20 +76,22 @@ def document_version(document_id: int | None) -> int:
     return doc.version if doc else 1
 
 
-def agreement_context(prize: Prize, address: str = "") -> dict:
+def agreement_context(prize: Prize, address: str = "", declared_name: str = "") -> dict:
     """Context of ``templates/pdf/gift_agreement.html`` (primitives only).
 
     The shape of ``workers/documents.py`` (``gift_agreement.html``) plus ``award``: None
     for a question's prize, else ``{"label": str, "trophy": str}`` for an individual prize
     (then ``question`` is None). ``address``: the payee's address when known (from the
-    payee details), else "" (a blank line to fill in). The date is the game's closing
+    payee details), else "" (a blank line to fill in). ``declared_name``: the full name the
+    payee declared with their details (it names «Одаряемый»), else "" and the name as
+    given on the question (issue 13). The date is the game's closing
     date, so re-rendering gives the same text.
     """
     agreement = prize.agreement
     assert agreement is not None  # only an issued prize's agreement is rendered
     broadcaster = dict(current_app.config["SOVA_BROADCASTER"])
     game = prize.game
-    author = prize.author
+    byline = prize.byline
     award = None
     if prize.kind != "unanswered_question":
         award = {"label": kind_label(prize.kind),
@@ -99,7 +101,8 @@ def agreement_context(prize: Prize, address: str = "") -> dict:
         "date": (game.closed_at or agreement.created_at).date().isoformat(),
         "place": broadcaster.pop("place", ""),
         "broadcaster": broadcaster,
-        "author": {"name": prize.payee, "city": (author.city or "") if author else "",
+        "author": {"name": declared_name or prize.payee,
+                   "city": (byline.city or "") if byline else "",
                    "address": address},
         "question": ({"id": prize.question_id, "text": prize.question.text}
                      if prize.question is not None else None),

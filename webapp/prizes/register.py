@@ -30,6 +30,7 @@ from openpyxl.styles import Font
 
 from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
+from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.extensions import db
 from webapp.jobs import enqueue
 from webapp.prizes import payee
@@ -114,8 +115,9 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
     for cell in ws[2]:
         cell.font = Font(bold=True)
     for r in rows:
-        ws.append([r["n"], r["number"], r["payee"], r["prize"], r["rule"], r["amount"],
-                   r["currency"], r["status"], r["paid_on"], r["reference"], r["account"]])
+        append_safe(ws, [r["n"], r["number"], r["payee"], r["prize"], r["rule"], r["amount"],
+                         r["currency"], r["status"], r["paid_on"], r["reference"],
+                         r["account"]])
         ws.cell(ws.max_row, 6).number_format = "#,##0.00"
         ws.cell(ws.max_row, 9).number_format = "DD.MM.YYYY"
     for currency, total in totals.items():
@@ -141,9 +143,9 @@ def register_csv(start: date, end: date, user_id: int | None) -> bytes:
     w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
     w.writerow(HEADER)
     for r in rows:
-        w.writerow([r["n"], r["number"], r["payee"], r["prize"], r["rule"], _comma(r["amount"]),
-                    r["currency"], r["status"], _dmy(r["paid_on"]), r["reference"],
-                    r["account"]])
+        w.writerow(safe_row([r["n"], r["number"], r["payee"], r["prize"], r["rule"],
+                             _comma(r["amount"]), r["currency"], r["status"],
+                             _dmy(r["paid_on"]), r["reference"], r["account"]]))
     for currency, total in totals.items():
         w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "",
                     ""])

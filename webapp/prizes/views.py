@@ -49,7 +49,7 @@ from webapp.prizes.operations import (
     reissue_agreement,
     reissue_minutes,
 )
-from webapp.submissions.models import Author
+from webapp.submissions.models import Question
 
 bp = Blueprint("prizes", __name__, url_prefix="/prizes")
 
@@ -90,10 +90,12 @@ def close(game_id: int):
 def _author_choices(game) -> list[SelectChoice]:
     if game.status not in ("finished", "closed"):
         return []
-    ids: list[int] = []
-    for _q, authors in _unanswered(game, game_state(game)):
-        ids.extend(a for a in authors if a not in ids)
-    return [SelectChoice(a.id, a.display) for a in (db.session.get(Author, i) for i in ids) if a]
+    choices: dict[int, str] = {}
+    for question_id, _authors in _unanswered(game, game_state(game)):
+        question = db.session.get(Question, question_id)
+        for byline in question.author_list if question else []:
+            choices.setdefault(byline.id, byline.display)  # as given on the question
+    return [SelectChoice(i, label) for i, label in choices.items()]
 
 
 @bp.route("/games/<int:game_id>/award", methods=["GET", "POST"])
@@ -109,8 +111,10 @@ def award(game_id: int):
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
+        from webapp.games.season_queries import final_of_game
+        final = final_of_game(game, form)  # the season's word: which final, which team won it
         return render_template("prizes/award.html", game=game, form=form, winner=winner,
-                               available=available, awarded=awarded), status
+                               available=available, awarded=awarded, final=final), status
 
     def refused(exc):
         flash(f"Приз не присуждён: {exc.message}"

@@ -60,6 +60,7 @@
       extras += " · кредит: " + ({none: "нет", outstanding: "не возвращён", repaid: "возвращён"})[c.credit];
     }
     if (c.removed_experts.length) { extras += " · удалены: " + c.removed_experts.join(", "); }
+    if (c.off_table && c.off_table.length) { extras += " · не за столом (подсказка, §3.7.3): " + c.off_table.join(", "); }
     byId("console-extras").textContent = extras;
 
     var sectors = byId("console-sectors");

@@ -35,3 +35,23 @@ def read_my_link(token: str) -> dict[str, Any] | None:
     except BadSignature:
         return None
     return data if isinstance(data, dict) else None
+
+
+CONFIRM_LINK_AGE = 90 * 24 * 3600  # seconds the link of the "received" e-mail confirms
+CONFIRM_SALT = "confirm-author"
+
+
+def confirm_token(question_id: int, author_id: int) -> str:
+    """A signed token for ``/confirm/<token>``: mailed only to the address given with the
+    question, it proves that the address's owner sent it (issue 13)."""
+    return signer(CONFIRM_SALT).dumps({"q": question_id, "a": author_id})
+
+
+def read_confirm_token(token: str) -> dict[str, Any] | None:
+    """The payload ``{"q": question id, "a": author id}`` of a valid token younger than
+    :data:`CONFIRM_LINK_AGE`, else None."""
+    try:
+        data = signer(CONFIRM_SALT).loads(token, max_age=CONFIRM_LINK_AGE)
+    except BadSignature:
+        return None
+    return data if isinstance(data, dict) else None

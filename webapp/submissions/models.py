@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, UniqueConstraint
@@ -20,7 +21,9 @@ CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
 class Author(Model):
     """A viewer who sends questions. ``email_hash`` (keyed hash of the normalised address)
     makes one author per address; the address itself is stored encrypted
-    (``email_encrypted``, Fernet). ``name``/``city`` are printed on envelopes."""
+    (``email_encrypted``, Fernet). ``name``/``city``: as given the first time; a later
+    submission never changes them (issue 13), and nothing printed reads them: envelopes,
+    prizes and documents read the per-question byline (:class:`QuestionAuthor`)."""
 
     __tablename__ = "author"
 
@@ -87,16 +90,41 @@ class Question(Model):
     )
 
     @property
-    def author_list(self) -> list[Author]:
-        return [qa.author for qa in self.authors]
+    def author_list(self) -> list[Byline]:
+        """The authors as given on this question: ``[Byline(id=author id, name, city)]``."""
+        return [qa.byline for qa in self.authors]
 
     @property
     def authors_display(self) -> str:
         return "; ".join(a.display for a in self.author_list)
 
 
+@dataclass(frozen=True)
+class Byline:
+    """One author as given on one question: ``id`` (the Author row: identity for "no
+    author twice in a game"), ``name``/``city`` as typed with that question,
+    ``email_encrypted`` of the address given (None without one)."""
+
+    id: int
+    name: str
+    city: str | None
+    email_encrypted: str | None = None
+
+    @property
+    def display(self) -> str:
+        """``"Name, City"`` as printed (city omitted when unknown)."""
+        return f"{self.name}, {self.city}" if self.city else self.name
+
+
 class QuestionAuthor(Model):
-    """Authorship, ordered: position 0 is the first author (who gets the odd kopeck)."""
+    """Authorship, ordered: position 0 is the first author (who gets the odd kopeck).
+
+    ``name``/``city``: the author as given with THIS question (issue 13): no later
+    submission changes what this question, its envelopes, prizes and agreement say.
+    ``confirmed_at``: when the link to the author (the person behind an e-mail address)
+    was confirmed, by the e-mailed confirmation link or by an editor; None = unconfirmed.
+    Only confirmed links put a question in the author's «Мои вопросы»: anyone can type
+    someone's address into the form."""
 
     __tablename__ = "question_author"
     __table_args__ = (UniqueConstraint("question_id", "author_id"),)
@@ -105,10 +133,26 @@ class QuestionAuthor(Model):
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
     author_id: Mapped[int] = mapped_column(ForeignKey("author.id"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
+    name: Mapped[str] = mapped_column(String(200))
+    city: Mapped[str | None] = mapped_column(String(200))
+    confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # A credited co-author's phrase as written («при активном участии Евгения Миротина
     # (Горки)»); the author row holds the nominative name. None for the other authors.
     credit: Mapped[str | None] = mapped_column(Text)
     author: Mapped[Author] = relationship(lazy="joined")
+
+    def __init__(self, **kwargs):
+        """``author=`` without ``name``/``city`` takes the author row's (letters, imports,
+        fixtures: one row per name and city)."""
+        author = kwargs.get("author")
+        if author is not None:
+            kwargs.setdefault("name", author.name)
+            kwargs.setdefault("city", author.city)
+        super().__init__(**kwargs)
+
+    @property
+    def byline(self) -> Byline:
+        return Byline(self.author_id, self.name, self.city, self.author.email_encrypted)
 
 
 class QuestionStatusChange(Model):

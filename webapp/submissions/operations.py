@@ -25,7 +25,13 @@ from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
 from webapp.jobs import enqueue, track
 from webapp.submissions.images import ImageError, store_image
-from webapp.submissions.models import Author, Question, QuestionAuthor, set_status
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    set_status,
+)
 from webapp.submissions.pg_intake import insert_received
 
 # Field limits in characters (after normalisation). The form, the API and imports share them.
@@ -120,12 +126,16 @@ def normalise_email(value: str | None, name: str, errors: dict, required: bool) 
 
 
 def upsert_author(name: str, city: str | None, email: str | None) -> int:
-    """The id of the author with this normalised e-mail (name/city refreshed), or of a new
-    one. Without an e-mail (paper letters, imports) a new author row is made per name+city.
+    """The id of the author with this normalised e-mail, or of a new one (with this name
+    and city). Without an e-mail (paper letters, imports) a new author row is made per
+    name+city.
 
-    With an e-mail it is one statement, ``INSERT … ON CONFLICT (email_hash) DO UPDATE …
-    RETURNING id`` (PostgreSQL and SQLite): two concurrent first submissions from one address
-    make one author, and a returning viewer costs no extra round trip.
+    An existing author is never renamed (issue 13: an address typed into a form proves
+    nothing; the name and city as given go on the question's link, :class:`QuestionAuthor`).
+    With an e-mail it is one statement, ``INSERT … ON CONFLICT (email_hash) DO UPDATE SET
+    email_hash = excluded.email_hash RETURNING id`` (PostgreSQL and SQLite; the update sets
+    the key to itself only so that an existing row's id is returned): two concurrent first
+    submissions from one address make one author.
     """
     if email:
         insert = pg_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
@@ -134,7 +144,7 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
                                      created_at=utcnow())
         upsert = stmt.on_conflict_do_update(
             index_elements=[Author.email_hash],
-            set_={"name": stmt.excluded.name, "city": stmt.excluded.city},
+            set_={"email_hash": stmt.excluded.email_hash},
         ).returning(Author.id)
         return db.session.execute(upsert, execution_options={"synchronize_session": False}
                                   ).scalar_one()
@@ -190,6 +200,32 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
     return clean
 
 
+def question_values(clean: dict, channel: str, status: str = "received",
+                    origin: str | None = None, consent_version: str | None = None,
+                    language: str | None = None, **columns) -> dict:
+    """Every column of a new Question (but ``id``) from validated fields: the one column
+    list of both intake paths (the ORM's :func:`create_question` and PostgreSQL's
+    :func:`webapp.submissions.pg_intake.insert_received`, issue 15). ``columns``: further
+    Question column values (``idempotency_key=…``). Raises TypeError on an unknown column.
+    """
+    known = {c.key for c in Question.__table__.c} - {"id"}
+    if set(columns) - known:
+        raise TypeError(f"not question columns: {sorted(set(columns) - known)}")
+    values = dict.fromkeys(known)
+    values.update(consent_on_air=False, age_confirmed=False)
+    values.update(columns)
+    values.update(
+        public_token=secrets.token_urlsafe(24),  # 192 bits
+        text=clean["question"], answer=clean["answer"], accepted=clean.get("accepted"),
+        rejected=clean.get("rejected"), comment=clean.get("comment"),
+        sources=clean.get("sources") or [], handout=clean.get("handout"), channel=channel,
+        status=status, matching_key=matching_key(clean["question"]), origin=origin,
+        consent_version=consent_version, language=language, created_at=utcnow(),
+        author_line=clean.get("author_line"),
+    )
+    return values
+
+
 def create_question(clean: dict, channel: str, status: str = "received",
                     origin: str | None = None, consent_version: str | None = None,
                     language: str | None = None, **columns) -> Question:
@@ -198,20 +234,18 @@ def create_question(clean: dict, channel: str, status: str = "received",
     ``clean["authors"]``: ``[(name, city, email), …]`` or, from an import, ``(name, city,
     email, credit)`` (a credited co-author's phrase as written, or None);
     ``clean["author_line"]`` (optional): the author line as written. ``columns``: further
-    Question column values (``idempotency_key=…``), set before the one INSERT. Flushes (the caller needs ``id``); the caller commits.
+    Question column values (``idempotency_key=…``), set before the one INSERT. Each author
+    link keeps the name and city as given, unconfirmed. Flushes (the caller needs ``id``);
+    the caller commits.
     """
-    q = Question(**columns,
-        public_token=secrets.token_urlsafe(24),  # 192 bits
-        text=clean["question"], answer=clean["answer"], accepted=clean.get("accepted"),
-        rejected=clean.get("rejected"), comment=clean.get("comment"),
-        sources=clean.get("sources") or [], handout=clean.get("handout"), channel=channel,
-        status=None, matching_key=matching_key(clean["question"]), origin=origin,
-        consent_version=consent_version, language=language, created_at=utcnow(),
-        author_line=clean.get("author_line"),
-    )
+    values = question_values(clean, channel, status, origin, consent_version, language,
+                             **columns)
+    values["status"] = None  # set_status records the first status
+    q = Question(**values)
     for pos, (name, city, email, *credit) in enumerate(clean["authors"]):
         q.authors.append(QuestionAuthor(author_id=upsert_author(name, city, email),
-                                        position=pos, credit=credit[0] if credit else None))
+                                        position=pos, name=name, city=city,
+                                        credit=credit[0] if credit else None))
     set_status(q, status)
     db.session.add(q)
     db.session.flush()
@@ -304,8 +338,9 @@ def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> R
     # answer was lost would otherwise have its image deleted by receive()'s clean-up.
     alone = (first_id is None and not more and columns["handout_image"] is None
              and db.session().get_transaction() is None)
-    new = insert_received(clean, channel, tasks=tasks, more_author_ids=more,
-                          first_author_id=first_id, own_transaction=alone, **columns)
+    new = insert_received(question_values(clean, channel, **columns), clean["authors"],
+                          tasks=tasks, more_author_ids=more, first_author_id=first_id,
+                          own_transaction=alone)
     if new is None:  # ON CONFLICT (idempotency_key) DO NOTHING: the key is stored
         earlier = _earlier(columns["idempotency_key"])
         if earlier is None:
@@ -337,8 +372,9 @@ WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")
 
 
 def withdraw(question: Question, author_id: int) -> Question:
-    """The author withdraws a question not yet in a game. Raises SubmissionError."""
-    if author_id not in {qa.author_id for qa in question.authors}:
+    """The author withdraws a question not yet in a game (only by a confirmed link: an
+    address typed into the form proves nothing, issue 13). Raises SubmissionError."""
+    if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
         raise SubmissionError({"question": [_("Это не ваш вопрос.")]})
     if question.status == "withdrawn":
         raise SubmissionError({"question": [_("Вопрос уже отозван.")]})
@@ -347,6 +383,26 @@ def withdraw(question: Question, author_id: int) -> Question:
     set_status(question, "withdrawn", reason="отозван автором")
     db.session.flush()
     return question
+
+
+def confirm_authorship(question: Question, author_id: int | None,
+                       by_user_id: int | None = None) -> bool:
+    """Confirm that ``question`` is by author ``author_id`` (the person behind the
+    address): by the e-mailed link (``by_user_id`` None) or by an editor. From then on the
+    question shows in that author's «Мои вопросы». Idempotent (the first confirmation time
+    stays). Returns False when the author is not on the question. Flushes only."""
+    for qa in question.authors:
+        if qa.author_id == author_id:
+            if qa.confirmed_at is None:
+                qa.confirmed_at = utcnow()
+                set_note = "автор подтверждён редактором" if by_user_id else None
+                if set_note:
+                    question.history.append(QuestionStatusChange(
+                        from_status=question.status, to_status=question.status,
+                        by_user_id=by_user_id, reason=set_note, at=utcnow()))
+                db.session.flush()
+            return True
+    return False
 
 
 def author_by_email(email: str) -> Author | None:

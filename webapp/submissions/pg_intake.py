@@ -3,82 +3,106 @@
 The ORM writes a submission as five statements (author upsert, question, author link,
 status record, outbox rows), each a round trip with the unit of work's bookkeeping around
 it. Here the same rows are written by one data-modifying ``WITH`` statement: PostgreSQL
-runs the inserts together and returns the new question's id and its outbox ids. The rows
-are the ones :func:`webapp.submissions.operations.create_question` + ``set_status`` +
-``enqueue`` write; ``tests/webapp/submissions/test_pg_intake.py`` compares both paths
-column by column. SQLite (the embedded default) keeps the ORM path: it has no
-data-modifying ``WITH`` and its full-text table is kept in step by the ORM flush hook.
+runs the inserts together and returns the new question's id and its outbox ids. The
+statement is built from the tables' SQLAlchemy Core objects, and the question's column
+values come from :func:`webapp.submissions.operations.question_values`, the one column
+list the ORM path uses too (issue 15); ``tests/webapp/submissions/test_pg_intake.py``
+compares both paths column by column. SQLite (the embedded default) keeps the ORM path:
+it has no data-modifying ``WITH`` and its full-text table is kept in step by the ORM flush
+hook.
 
 A repeated idempotency key inserts nothing (``ON CONFLICT (idempotency_key) DO NOTHING``,
 which also waits for a first click still being committed) and the statement returns no row.
+The author found by e-mail is never renamed (issue 13): ``ON CONFLICT (email_hash)``
+only returns its id; the name and city as given go on the question's author link.
 """
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
-from datetime import date
+from functools import cache
 
-from sqlalchemy import JSON, Boolean, Date, Integer, String, Text, bindparam, text
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import (
+    Integer,
+    String,
+    bindparam,
+    func,
+    literal_column,
+    null,
+    select,
+    true,
+    union_all,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by, insert
 
 from webapp.core.crypto import encrypt, lookup_hash
-from webapp.core.models import UTCDateTime, utcnow
+from webapp.core.models import OutboxMessage, utcnow
 from webapp.domain.question_states import check_transition
-from webapp.domain.text import matching_key
 from webapp.extensions import db
+from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
 
 INTAKE_STATUS = "received"
 
-_QUESTION = """
-q AS (
-  INSERT INTO question (public_token, text, answer, accepted, rejected, comment, sources,
-    handout, channel, status, matching_key, language, consent_version, consent_on_air,
-    age_confirmed, handout_image, idempotency_key, postmark_date, letter_scan, created_at)
-  VALUES (:public_token, :text, :answer, :accepted, :rejected, :comment, :sources,
-    :handout, :channel, :status, :matching_key, :language, :consent_version, :consent_on_air,
-    :age_confirmed, :handout_image, :idempotency_key, :postmark_date, :letter_scan, :at)
-  ON CONFLICT (idempotency_key) DO NOTHING
-  RETURNING id),"""
-# The author upsert reads q, so it runs only when the question was inserted: a repeated
-# idempotency key (q empty) writes no author either, even in autocommit.
-_FIRST_AUTHOR_UPSERT = """
-a AS (
-  INSERT INTO author (name, city, email_hash, email_encrypted, link_version, created_at)
-  SELECT :a_name, :a_city, :a_email_hash, :a_email_encrypted, 0, :at FROM q
-  ON CONFLICT (email_hash) DO UPDATE SET name = excluded.name, city = excluded.city
-  RETURNING id),"""
-_FIRST_AUTHOR_GIVEN = """
-a AS (SELECT CAST(:a_id AS integer) AS id),"""
-_REST = """
-qa AS (
-  INSERT INTO question_author (question_id, author_id, position)
-  SELECT q.id, a.id, 0 FROM q, a
-  UNION ALL
-  SELECT q.id, more.author_id, more.position
-  FROM q, unnest(CAST(:more_author_ids AS integer[])) WITH ORDINALITY AS more(author_id, position)),
-sc AS (
-  INSERT INTO question_status_change (question_id, from_status, to_status, at)
-  SELECT q.id, NULL, :status, :at FROM q),
-ob AS (
-  INSERT INTO outbox_message (task, args, created_at, attempts)
-  SELECT t.task, json_build_array(q.id), :at, 0
-  FROM q, unnest(CAST(:tasks AS varchar[])) WITH ORDINALITY AS t(task, n)
-  ORDER BY t.n
-  RETURNING id)
-SELECT q.id, ARRAY(SELECT ob.id FROM ob ORDER BY ob.id) AS outbox_ids FROM q
-"""
 
-_TYPES = [
-    bindparam("at", type_=UTCDateTime), bindparam("sources", type_=JSON),
-    bindparam("consent_on_air", type_=Boolean), bindparam("age_confirmed", type_=Boolean),
-    bindparam("postmark_date", type_=Date), bindparam("more_author_ids", type_=ARRAY(Integer)),
-    bindparam("tasks", type_=ARRAY(String)),
-    *(bindparam(n, type_=Text) for n in (
-        "text", "answer", "accepted", "rejected", "comment", "handout", "matching_key")),
-]
-_WITH_UPSERT = text("WITH" + _QUESTION + _FIRST_AUTHOR_UPSERT + _REST).bindparams(*_TYPES)
-_WITH_GIVEN = text("WITH" + _QUESTION + _FIRST_AUTHOR_GIVEN + _REST).bindparams(*_TYPES)
+def _param(column, name: str | None = None):
+    """A bind parameter typed as ``column`` (so JSON, booleans and UTC times convert as
+    they do in the ORM)."""
+    return bindparam(name or column.key, type_=column.type)
+
+
+@cache
+def _statement(upsert_first: bool):
+    """The one ``WITH q AS (INSERT question …), a AS (author), qa, sc, ob SELECT …``.
+
+    ``upsert_first``: the first author is found or made by e-mail inside the statement
+    (its row is never updated: ``DO UPDATE`` sets ``email_hash`` to itself only so that
+    ``RETURNING`` gives the id of an existing row too); else ``:a_id`` is that author's id.
+    Parameters: the question's columns (by column name), ``at``, ``a_name``, ``a_city``,
+    ``a_email_hash``, ``a_email_encrypted`` or ``a_id``, ``more_ids``/``more_names``/
+    ``more_cities`` (co-authors, in order) and ``tasks``.
+    """
+    qt, at_, qat = Question.__table__, Author.__table__, QuestionAuthor.__table__
+    sct, obt = QuestionStatusChange.__table__, OutboxMessage.__table__
+    at = _param(qt.c.created_at, "at")
+    columns = [c for c in qt.c if c.key not in ("id", "created_at")]
+    q = (insert(qt).values({**{c.key: _param(c) for c in columns}, "created_at": at})
+         .on_conflict_do_nothing(index_elements=[qt.c.idempotency_key])
+         .returning(qt.c.id).cte("q"))
+    if upsert_first:
+        new = insert(at_).from_select(
+            ["name", "city", "email_hash", "email_encrypted", "link_version", "created_at"],
+            select(_param(at_.c.name, "a_name"), _param(at_.c.city, "a_city"),
+                   _param(at_.c.email_hash, "a_email_hash"),
+                   _param(at_.c.email_encrypted, "a_email_encrypted"), literal_column("0", Integer), at)
+            .select_from(q))
+        a = (new.on_conflict_do_update(index_elements=[at_.c.email_hash],
+                                       set_={"email_hash": new.excluded.email_hash})
+             .returning(at_.c.id).cte("a"))
+        first = select(q.c.id, a.c.id, literal_column("0", Integer), _param(qat.c.name, "a_name"),
+                       _param(qat.c.city, "a_city")).select_from(q.join(a, true()))
+    else:
+        first = select(q.c.id, bindparam("a_id", type_=Integer), literal_column("0", Integer),
+                       _param(qat.c.name, "a_name"), _param(qat.c.city, "a_city")
+                       ).select_from(q)
+    more = func.unnest(bindparam("more_ids", type_=ARRAY(Integer)),
+                       bindparam("more_names", type_=ARRAY(String)),
+                       bindparam("more_cities", type_=ARRAY(String))).table_valued(
+        "author_id", "name", "city", with_ordinality="position").render_derived(name="more")
+    qa = insert(qat).from_select(
+        ["question_id", "author_id", "position", "name", "city"],
+        union_all(first, select(q.c.id, more.c.author_id, more.c.position, more.c.name,
+                                more.c.city).select_from(q.join(more, true())))).cte("qa")
+    sc = insert(sct).from_select(
+        ["question_id", "from_status", "to_status", "at"],
+        select(q.c.id, null(), _param(sct.c.to_status, "status"), at)).cte("sc")
+    t = func.unnest(bindparam("tasks", type_=ARRAY(String))).table_valued(
+        "task", with_ordinality="n").render_derived(name="t")
+    ob = insert(obt).from_select(
+        ["task", "args", "created_at", "attempts"],
+        select(t.c.task, func.json_build_array(q.c.id), at, literal_column("0", Integer))
+        .select_from(q.join(t, true())).order_by(t.c.n)).returning(obt.c.id).cte("ob")
+    outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
+    return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc)
 
 
 @dataclass(frozen=True)
@@ -91,50 +115,38 @@ class Inserted:
     outbox_ids: tuple[int, ...]
 
 
-def insert_received(clean: dict, channel: str, *, tasks: list[str],
+def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
                     more_author_ids: list[int], first_author_id: int | None = None,
-                    language: str | None = None, consent_version: str | None = None,
-                    consent_on_air: bool = False, age_confirmed: bool = False,
-                    idempotency_key: str | None = None, handout_image: str | None = None,
-                    postmark_date: date | None = None,
-                    letter_scan: str | None = None,
                     own_transaction: bool = False) -> Inserted | None:
     """Write one new question (status ``received``) with its authors, status record and
-    outbox rows in one statement of the current transaction (PostgreSQL only).
+    outbox rows in one statement (PostgreSQL only): in the current transaction, or in
+    autocommit on a connection of its own when ``own_transaction``.
 
-    ``clean``: the fields of ``operations.validate`` (``authors``: ``[(name, city,
-    email), …]``). The first author is upserted by e-mail inside the statement unless
-    ``first_author_id`` is given (an author without e-mail, already resolved); the other
-    authors are ``more_author_ids`` (resolved by ``operations.upsert_author``).
-    ``tasks``: outbox task names, each called with the question's id.
-    Returns :class:`Inserted`, or None when ``idempotency_key`` is already stored (nothing
-    was inserted but the author upsert: the caller rolls back). Raises IntegrityError or
-    another DBAPIError from the database; ForbiddenTransition never (new → received).
+    ``values``: the question's columns (:func:`webapp.submissions.operations.
+    question_values`, ``status`` ``received``). ``authors``: ``[(name, city, email), …]``
+    as given; each link stores that name and city, unconfirmed. The first author is found
+    or made by e-mail inside the statement (never renamed) unless ``first_author_id`` is
+    given (an author without e-mail, already resolved); the others are ``more_author_ids``
+    (resolved by ``operations.upsert_author``). ``tasks``: outbox task names, each called
+    with the question's id. Returns :class:`Inserted`, or None when the idempotency key is
+    already stored (nothing was inserted). Raises IntegrityError or another DBAPIError from
+    the database; ForbiddenTransition never (new → received).
     """
     check_transition(None, INTAKE_STATUS)
-    token = secrets.token_urlsafe(24)  # 192 bits
-    params = {
-        "at": utcnow(), "public_token": token, "text": clean["question"],
-        "answer": clean["answer"], "accepted": clean.get("accepted"),
-        "rejected": clean.get("rejected"), "comment": clean.get("comment"),
-        "sources": clean.get("sources") or [], "handout": clean.get("handout"),
-        "channel": channel, "status": INTAKE_STATUS,
-        "matching_key": matching_key(clean["question"]), "language": language,
-        "consent_version": consent_version, "consent_on_air": consent_on_air,
-        "age_confirmed": age_confirmed, "handout_image": handout_image,
-        "idempotency_key": idempotency_key, "postmark_date": postmark_date,
-        "letter_scan": letter_scan, "more_author_ids": more_author_ids, "tasks": tasks,
-    }
+    if values["status"] != INTAKE_STATUS:
+        raise ValueError("the one-statement intake writes received questions only")
+    name, city, email = authors[0][:3]
+    params = {**values, "at": values.get("created_at") or utcnow(), "a_name": name,
+              "a_city": city, "more_ids": more_author_ids,
+              "more_names": [a[0] for a in authors[1:]],
+              "more_cities": [a[1] for a in authors[1:]], "tasks": tasks}
     if first_author_id is None:
-        name, city, email = clean["authors"][0]
         if not email:
             raise ValueError("the first author has no e-mail: pass first_author_id")
-        params.update(a_name=name, a_city=city, a_email_hash=lookup_hash(email),
-                      a_email_encrypted=encrypt(email))
-        statement = _WITH_UPSERT
+        params.update(a_email_hash=lookup_hash(email), a_email_encrypted=encrypt(email))
     else:
         params["a_id"] = first_author_id
-        statement = _WITH_GIVEN
+    statement = _statement(first_author_id is None)
     if own_transaction:
         with db.engine.connect() as conn:
             row = conn.execution_options(isolation_level="AUTOCOMMIT").execute(
@@ -143,4 +155,5 @@ def insert_received(clean: dict, channel: str, *, tasks: list[str],
         row = db.session.execute(statement, params).first()
     if row is None:
         return None
-    return Inserted(id=row.id, public_token=token, outbox_ids=tuple(row.outbox_ids))
+    return Inserted(id=row.id, public_token=values["public_token"],
+                    outbox_ids=tuple(row.outbox_ids or ()))

@@ -34,7 +34,7 @@ from webapp.extensions import db, limiter
 from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import MAX_BYTES
-from webapp.submissions.links import my_link_token, read_my_link, signer
+from webapp.submissions.links import my_link_token, read_confirm_token, read_my_link, signer
 from webapp.submissions.models import Author, Question
 from webapp.submissions.operations import (
     AuthorInput,
@@ -48,6 +48,7 @@ from webapp.submissions.operations import (
 from webapp.submissions.queries import by_token, public_history
 
 bp = Blueprint("submissions", __name__)
+SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read (issue 13)
 
 
 def status_labels() -> dict[str, str]:
@@ -173,6 +174,9 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
                deduct_when=lambda r: counts_toward_limit(r))
 @access("public")
 def submit():
+    # The form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that an image
+    # over 5 MB is a field error with the text kept, not a bare 413 (JavaScript off).
+    request.max_content_length = SUBMIT_MAX_BODY
     form = SubmitForm()
     if not form.is_submitted():
         return form_page(form, 200)
@@ -213,6 +217,36 @@ def submit():
     return form_page(form, 422)
 
 
+def outage_form():
+    """The submit form again after a database outage (503): the viewer's text kept, the
+    message says nothing was saved. Called by ``webapp.security``'s 503 handler."""
+    form = SubmitForm(meta={"csrf": False})
+    page, _code = form_page(form, 503, _(
+        "База данных временно недоступна, вопрос не сохранён. Ваш текст остался на этой "
+        "странице — отправьте его ещё раз через минуту."))
+    return page
+
+
+@bp.record_once
+def _register_outage_form(state) -> None:
+    state.app.extensions.setdefault("sova_outage_forms", {})["submissions.submit"] = outage_form
+
+
+@bp.app_errorhandler(413)
+def too_large(exc):
+    """A body over even the submit form's own limit (``SUBMIT_MAX_BODY``, JavaScript off):
+    the form again with a clear message instead of a bare 413. Its text could not be read
+    (the body was refused unread)."""
+    if request.endpoint == "submissions.submit":
+        return form_page(SubmitForm(formdata=None, meta={"csrf": False}), 413, _(
+            "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
+            "изображение (до 5 МБ) и отправьте вопрос ещё раз.",
+            n=SUBMIT_MAX_BODY // (1024 * 1024)))
+    if request.path.startswith("/api/"):
+        return current_app.extensions["sova_api_error"](exc)
+    return render_template("error.html", error=exc), 413
+
+
 @bp.errorhandler(CSRFError)
 def csrf_expired(exc):
     """An expired or missing CSRF token on the viewer form: the form again, text kept."""
@@ -244,6 +278,24 @@ def status(token: str):
     history = public_history(question)
     return render_template("submissions/status.html", question=question, history=history,
                            labels=status_labels())
+
+
+@bp.route("/confirm/<token>")
+@limiter.limit("30/hour")
+@access("public")
+def confirm(token: str):
+    """The e-mailed link of a new question: confirms that the question is by the owner of
+    the address (its link to the author), so it shows in their «Мои вопросы»; then the
+    question's status page. Valid ``links.CONFIRM_LINK_AGE``; repeating it changes nothing."""
+    data = read_confirm_token(token)
+    if data is None:
+        return render_template("submissions/my_expired.html"), 410
+    from webapp.submissions.operations import confirm_authorship
+
+    question = db.session.get(Question, data.get("q"))
+    if question is None or not confirm_authorship(question, data.get("a")):
+        return render_template("submissions/my_expired.html"), 410
+    return redirect(url_for("submissions.status", token=question.public_token))
 
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
@@ -293,8 +345,10 @@ def my_questions():
     from webapp.submissions.forms_my import WithdrawForm
     from webapp.submissions.models import QuestionAuthor
 
+    # only confirmed links: anyone can type this address into the form (issue 13)
     questions = db.session.scalars(
-        db.select(Question).join(QuestionAuthor).where(QuestionAuthor.author_id == author_id)
+        db.select(Question).join(QuestionAuthor).where(
+            QuestionAuthor.author_id == author_id, QuestionAuthor.confirmed_at.is_not(None))
         .order_by(Question.created_at.desc())).all()
     return render_template("submissions/my_questions.html", questions=questions,
                            history={q.id: public_history(q) for q in questions},

@@ -47,6 +47,32 @@ def approved_questions(n: int, channel: str = "web") -> list[Question]:
     return out
 
 
+_MADE = [0]
+
+
+def approved_questions_more(n: int, channel: str = "web") -> list:
+    """``n`` more approved, signed-off questions, each by a new author, numbered after the
+    ones this helper made before (for many games in one test)."""
+    from webapp.moderation.models import QuestionSignoff
+
+    signer = _signer_id()
+    out = []
+    for k in range(_MADE[0] + 1, _MADE[0] + n + 1):
+        author = Author(name=f"Автор {k}", city=f"Город {k % 7}")
+        q = Question(public_token=secrets.token_urlsafe(24), text=f"Вопрос номер {k}?",
+                     answer=f"Ответ {k}", channel=channel, status="approved",
+                     matching_key=f"m{k}", sources=[])
+        q.authors.append(QuestionAuthor(author=author, position=0))
+        db.session.add(q)
+        out.append(q)
+    _MADE[0] += n
+    db.session.flush()
+    for q in out:
+        db.session.add(QuestionSignoff(question_id=q.id, user_id=signer))
+    commit()
+    return out
+
+
 def season(ruleset: str = "2023"):
     return create_season(f"Сезон {ruleset}", ruleset)
 

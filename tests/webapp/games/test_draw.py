@@ -6,7 +6,8 @@ import io
 import random
 import re
 from collections import Counter
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pypdf
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from tests.webapp.games import helpers as h
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.games.console import console_payload
-from webapp.games.models import Game, Sector13Draw
+from webapp.games.models import Game, GameEventAudit, Sector13Draw
 from webapp.games.operations import (
     air_day_start,
     assign_envelopes,
@@ -69,8 +70,9 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
         QuestionSignoff.question_id == unsigned.id))  # approved, sources not signed off
     late = h.approved_questions(1, channel="live")[0]
     late.created_at = utcnow() + timedelta(minutes=5)  # arrives after the spin
+    start = _begin(g)
     for k, q in enumerate(before + [rejected, in_lane, unsigned]):
-        q.created_at = utcnow() - timedelta(minutes=10 - k)
+        q.created_at = start + timedelta(microseconds=k + 1)  # sent during the game
     db.session.flush()
     record_event(g, {"type": "spin", "sector": 13}, None)
     draw = db.session.scalar(db.select(Sector13Draw))
@@ -95,7 +97,7 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
 def test_a_question_after_the_spin_is_never_drawn(app):
     g = _game_2009()
     early = h.approved_questions(1, channel="live")[0]
-    early.created_at = utcnow() - timedelta(seconds=1)
+    early.created_at = _begin(g) + timedelta(microseconds=1)
     lates = h.approved_questions(5, channel="live")
     for q in lates:
         q.created_at = utcnow() + timedelta(seconds=30)
@@ -115,22 +117,35 @@ def test_a_question_after_the_spin_is_never_drawn(app):
     assert live_candidates(utcnow()) == [early.id]
 
 
-def test_a_question_from_an_earlier_broadcast_is_not_drawn(app):
-    """§1.3: sector 13 plays questions «поступившие по Интернету во время игры»: one sent
-    before the air date began (Moscow time for a 2009 season) is left over, not a candidate."""
-    g = _game_2009()
-    g.air_date = date(2030, 1, 1)  # starts 2029-12-31 21:00 UTC (00:00 Europe/Moscow)
-    leftover, today, after = h.approved_questions(3, channel="live")
-    leftover.created_at = datetime(2029, 12, 31, 20, 59, tzinfo=UTC)
-    today.created_at = datetime(2029, 12, 31, 21, 0, tzinfo=UTC)
-    after.created_at = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)  # the spin's own instant
+def _begin(g) -> datetime:
+    """Start the game (a first round on sector 1); returns when its first event was
+    recorded."""
+    record_event(g, {"type": "spin", "sector": 1}, None)
+    record_event(g, {"type": "answer", "correct": True}, None)
     db.session.flush()
-    spin = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-    assert air_day_start(g) == datetime(2029, 12, 31, 21, 0, tzinfo=UTC)
-    assert live_candidates(spin) == [leftover.id, today.id]  # without the air-day bound
-    draw = draw_sector13(g, 1, spin, None, seed="s")
-    assert (draw.candidates, draw.question_id) == ([today.id], today.id)
-    assert (leftover.status, today.status) == ("approved", "assigned")
+    return db.session.scalar(db.select(db.func.min(GameEventAudit.at)).where(
+        GameEventAudit.game_id == g.id))
+
+
+def test_a_question_sent_before_the_game_is_not_drawn(app):
+    """§1.3: sector 13 plays questions «поступившие по Интернету во время игры»: one sent
+    before the game began (its first recorded event) — even on the air date — is left over,
+    not a candidate; the old bound, midnight of the air date, would have taken it."""
+    g = _game_2009()
+    leftover, during, after = h.approved_questions(3, channel="live")
+    start = _begin(g)
+    g.air_date = start.astimezone(ZoneInfo(g.season.timezone)).date()
+    leftover.created_at = start - timedelta(microseconds=1)
+    during.created_at = start + timedelta(microseconds=1)
+    spin = utcnow() + timedelta(minutes=1)
+    after.created_at = spin  # the spin's own instant
+    db.session.flush()
+    if leftover.created_at >= air_day_start(g):
+        assert live_candidates(spin, since=air_day_start(g)) == [leftover.id, during.id]
+    assert live_candidates(spin) == [leftover.id, during.id]  # without a bound
+    draw = draw_sector13(g, 5, spin, None, seed="s")
+    assert (draw.candidates, draw.question_id) == ([during.id], during.id)
+    assert (leftover.status, during.status) == ("approved", "assigned")
 
 
 def test_spin_elsewhere_draws_nothing(app):

@@ -43,12 +43,12 @@ def test_fill_constraints_partner_sector13_and_one_reserve_per_sector(app):
     main = h.approved_questions(40)
     # cities: two questions per city, so varied cities are a real choice
     for k, q in enumerate(main):
-        q.author_list[0].city = f"Город {k // 2}"
+        q.authors[0].city = f"Город {k // 2}"
     partner = h.approved_questions(2, channel="partner")
     for k, q in enumerate(partner):
-        q.author_list[0].name, q.author_list[0].city = f"Партнёр {k}", "Партнёрск"
+        q.authors[0].name, q.authors[0].city = f"Партнёр {k}", "Партнёрск"
     live = h.approved_questions(1, channel="live")
-    live[0].author_list[0].name = "Живой"
+    live[0].authors[0].name = "Живой"
     g = h.game(h.season(), table=TABLE, status="draft")
     assign_envelopes(g)
     envs = {e.sector: e for e in g.envelopes}
@@ -76,7 +76,7 @@ def test_fill_constraints_partner_sector13_and_one_reserve_per_sector(app):
 def test_varied_cities_prefer_a_new_city(app):
     qs = h.approved_questions(30)
     for k, q in enumerate(qs):
-        q.author_list[0].city = "Минск" if k < 15 else f"Город {k}"
+        q.authors[0].city = "Минск" if k < 15 else f"Город {k}"
     g = h.game(h.season(), table={"blitz": None, "superblitz": None, "sector13": None},
                status="draft")
     assign_envelopes(g)

@@ -99,6 +99,7 @@ def test_a_new_process_uses_the_persisted_index(make_app, app):
         assert found == [{"question_id": qid, "score": 100.0, "status": "archived"}]
 
 
+@pytest.mark.slow
 def test_quality_on_the_labelled_set(app, shared_dir):
     """recall ≥ 0.95 and precision ≥ 0.95 at the editors' threshold (70)."""
     from tests.bench.duplicates import insert_archive, labelled_pairs, quality

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tests.helpers import EXPERTS_WIN, VIEWERS_WIN
 from webapp.extensions import db
 from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Author
-
-from .conftest import EXPERTS_WIN, VIEWERS_WIN
 
 TEAM = ["Алёна Повышева", "Илья Новиков", "Максим Поташев", "Борис Белозёров",
         "Елизавета Овдеенко", "Ровшан Аскеров"]

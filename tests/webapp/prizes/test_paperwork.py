@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pypdf
 
+from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from webapp.core.models import Document, OutboxMessage
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -26,7 +27,6 @@ from webapp.prizes.models import (
 from webapp.prizes.operations import issue_minutes, mark_paid, mark_signed
 from workers.prizes import issue_agreement, render_minutes
 
-from .conftest import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from .test_accounting import OTHER_PAYEES, setup_prizes
 
 TEAM = ["Максим Поташев", "Илья Новиков"]
@@ -275,7 +275,7 @@ def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain
 
 
 def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, played, drain):
-    from .test_payee import BY_FORM as FORM
+    from tests.helpers import BY_FORM as FORM
 
     game = played("qualifying", VIEWERS_WIN)
     api("post", f"/api/v1/games/{game}/close", role="producer")
@@ -331,8 +331,18 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         "сезона 2023 года)",
         "Стр. 1 из 1",
     ]
-    assert pdf_lines(doc_bytes(app, v2.id)) == expected
-    # Version 1 (before the details) has the same number and text, the address left blank.
+    # Version 1 (before the details): the author as the question gave them, the address
+    # left blank.
     assert pdf_lines(doc_bytes(app, v1.id)) == [
         {"Адрес: г. Брест, ул. Тайная, д. 17, кв. 42": "Адрес:",
          "версия 2": "версия 1"}.get(line, line) for line in expected]
+    # Version 2 names the payee as they declared themselves with their details (issue 13),
+    # with their address; the rest of the text is the same.
+    v2_lines = pdf_lines(doc_bytes(app, v2.id))
+    v2_text = " ".join(v2_lines)
+    assert "с одной стороны, и Сапего Иван Петрович (Минск), именуемый(-ая) в дальнейшем " \
+        "«Одаряемый»" in v2_text
+    assert "Сапего Иван Петрович Город: Минск Адрес: г. Брест, ул. Тайная, д. 17, кв. 42" \
+        in v2_text
+    assert "Автор 1" not in v2_text
+    assert v2_lines[-6:] == expected[-6:] and v2_lines[:3] == expected[:3]

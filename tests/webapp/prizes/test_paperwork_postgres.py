@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import COMMISSION
 from webapp.extensions import db
 
-from .conftest import COMMISSION
 from .test_paperwork import (  # noqa: F401  (collected here again, on PostgreSQL)
     test_migration_numbers_minutes_issued_before_it,
     test_minutes_numbered_per_season_without_gaps_and_kept,
@@ -34,11 +34,11 @@ def test_two_minutes_issued_at_once_get_consecutive_numbers(app, played):
     lock serialises the numbering (no unique violation, no gap, no duplicate)."""
     import threading
 
+    from tests.helpers import EXPERTS_WIN
     from webapp.games.models import Game
     from webapp.jobs import commit
     from webapp.prizes.operations import award_prize
 
-    from .conftest import EXPERTS_WIN
     from .test_paperwork import TEAM, minutes_numbers
 
     series = played("series_final", EXPERTS_WIN)

@@ -10,6 +10,7 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import text
 
+from tests.helpers import BY_FORM, VIEWERS_WIN, scan_pdf
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -17,16 +18,6 @@ from webapp.prizes import payee
 from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
 
-from .conftest import VIEWERS_WIN, scan_pdf
-
-BY_FORM = {
-    "full_name": "Сапего Иван Петрович", "country": "BY", "passport_series": "mp",
-    "passport_number": "7654321", "issued_by": "Первомайский РУВД г. Минска",
-    "issued_on": "2015-06-01", "personal_number": "3010190a001pb9", "inn": "",
-    "address": "г. Брест, ул. Тайная, д. 17, кв. 42",
-    "iban": "BY13 NBRB 3600 9000 0000 2Z00 AB00", "account": "", "bik": "",
-    "tax_status": "resident",
-}
 SECRETS = ["Сапего Иван Петрович", "7654321", "3010190A001PB9", "Тайная",
            "BY13NBRB3600900000002Z00AB00", "Первомайский"]
 
@@ -230,7 +221,7 @@ def test_details_link_mailed_once_per_request(app, owed, login, drain):
     """``prizes.send_details_link`` is keyed by its outbox message: delivered twice (a
     redelivery, or the sweeper's resend as attempt 1) it mails once and makes no second
     link; another request (a new outbox message) mails a fresh link."""
-    from tests.conftest import drain_outbox
+    from tests.helpers import drain_outbox
     from webapp.core.mail import MailLog
 
     login("accountant").post(f"/prizes/{owed.id}/request-details", data={})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from tests.webapp.prizes.conftest import VIEWERS_WIN
+from tests.helpers import VIEWERS_WIN
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize

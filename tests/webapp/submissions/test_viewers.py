@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from webapp.extensions import db
-from webapp.submissions.models import Author, Question
+from webapp.submissions.models import Author, Question, QuestionAuthor
 
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",
@@ -190,10 +190,22 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     with app.test_request_context():
         token = my_link_token(author)
     assert client.get(f"/my/{token}").status_code == 302
+    # issue 13: an address typed into the form proves nothing; the question shows only
+    # once its e-mailed confirmation link was opened
+    page = client.get("/my/questions").get_data(as_text=True)
+    assert FORM["question"] not in page and "Вопросов пока нет." in page
+    q = only_question()
+    assert client.post(f"/my/questions/{q.id}/withdraw").status_code == 302
+    assert db.session.get(Question, q.id).status != "withdrawn"
+    from webapp.submissions.views import confirm_token
+
+    with app.test_request_context():
+        confirm = confirm_token(q.id, author.id)
+    assert client.get(f"/confirm/{confirm}").headers["Location"].endswith(
+        f"/status/{q.public_token}")
     page = client.get("/my/questions").get_data(as_text=True)
     assert FORM["question"] in page and "Отозвать вопрос" in page
     assert client.get(f"/my/{token}").status_code == 410  # used once
-    q = only_question()
     assert client.post(f"/my/questions/{q.id}/withdraw").status_code == 302
     db.session.expire_all()
     assert db.session.get(Question, q.id).status == "withdrawn"
@@ -212,14 +224,19 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     with app.app_context():
         resp = client.post("/submit", data=FORM)
         token = resp.headers["Location"].split("/status/")[1].split("?")[0]
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         assert drain_outbox(app) == ["moderation.precheck", "notify.received"]
     assert len(received) == 1
     mail = received[0]
     assert mail["To"] == "petr@example.com"
     body = mail.get_payload(decode=True).decode()
-    assert f"/status/{token}" in body
+    # the link confirms the address (issue 13) and opens the status page
+    link = next(w for w in body.split() if "/confirm/" in w)
+    resp = client.get(link[link.index("/confirm/"):])
+    assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
+    with app.app_context():
+        assert db.session.scalar(db.select(QuestionAuthor.confirmed_at)) is not None
 
 
 def test_status_page_reveals_no_game_before_air_date(client):
@@ -245,7 +262,7 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
     with app.app_context():
         app.test_client().post("/submit?lang=be", data=FORM)
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         drain_outbox(app)
     from email.header import decode_header, make_header
@@ -303,7 +320,7 @@ def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
     client.post("/submit", data=FORM)
     client.post("/my?lang=be", data={"email": "petr@example.com"})
     with app.app_context():
-        from tests.conftest import drain_outbox
+        from tests.helpers import drain_outbox
 
         assert drain_outbox(app) == ["moderation.precheck", "notify.received", "notify.my_link"]
     from email.header import decode_header, make_header
@@ -363,6 +380,9 @@ def test_withdrawing_twice_says_already_withdrawn(client, app):
     client.post("/submit", data=FORM)
     q = only_question()
     author_id = q.authors[0].author_id
+    from webapp.submissions.operations import confirm_authorship
+
+    assert confirm_authorship(q, author_id)  # the e-mailed link (issue 13)
     withdraw(q, author_id)
     db.session.commit()
     try:

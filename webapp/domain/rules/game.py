@@ -150,6 +150,8 @@ class Game:
     credit_taken: bool = False
     credit_forced: bool = False
     removed_experts: list[str] = field(default_factory=list)
+    off_table: list[str] | None = None  # 2023 §3.7.3: None = as the context says
+    red_cards: list[dict[str, str | None]] = field(default_factory=list)
     event_index: int = 0
 
     def clone(self) -> Game:
@@ -159,6 +161,8 @@ class Game:
             rounds=[r.clone() for r in self.rounds],
             played=set(self.played),
             removed_experts=list(self.removed_experts),
+            off_table=None if self.off_table is None else list(self.off_table),
+            red_cards=[dict(c) for c in self.red_cards],
         )
 
     # ----------------------------------------------------------------- queries
@@ -187,6 +191,17 @@ class Game:
         if self.rounds and not self.rounds[-1].closed:
             return self.rounds[-1]
         return None
+
+    @property
+    def experts_off_table(self) -> list[str]:
+        """2023 §3.7.3: the experts of the playing team who hinted in an earlier game (a red
+        card naming them) and are off the table until the team's first right answer in this
+        game (``context.off_table``); always ``[]`` in 2009 (no such clause)."""
+        if "off_table" not in self.rules.clauses:
+            return []
+        if self.off_table is None:
+            return list(self.context.off_table)
+        return list(self.off_table)
 
     def _awaiting_option(self, rnd: Round) -> bool:
         return self.rules.sector13_options and rnd.kind == SECTOR13 and rnd.option is None
@@ -433,6 +448,12 @@ class Game:
         answers §3.5, §3.5.1 / §1.5; removal rule 002 §1.6; forced repayment 000 §3.8.4."""
         rnd, question = self._require_question()
         correct = bool(event.correct)
+        if event.expert is not None and event.expert in self.experts_off_table:
+            raise self._refuse(
+                "off_table",
+                f"{event.expert} hinted (a red card) and starts this game off the table: "
+                "he returns only after the team's right answer",
+            )
         if (
             self.rules.removal_rule
             and event.expert is not None
@@ -458,6 +479,8 @@ class Game:
         question.asked = True
         question.correct = correct
         question.early = event.early
+        if correct and "off_table" in self.rules.clauses:
+            self.off_table = []  # §3.7.3: back at the table after a right answer
         if self.rules.removal_rule:
             if correct:
                 self.removed_experts.clear()
@@ -482,6 +505,8 @@ class Game:
         question.asked = True
         question.correct = False
         question.early = False
+        if event.expert is not None:  # §3.7.3: remembered for the hinter team's next game
+            self.red_cards.append({"expert": event.expert, "team": event.team})
         self._settle(rnd, question, False)
 
     # ----------------------------------------------------------------- scoring
@@ -549,6 +574,8 @@ class Game:
             "extra_minutes_held": self.extra_minutes_held,
             "credit": self.credit,
             "removed_experts": list(self.removed_experts),
+            **({"off_table": self.experts_off_table} if self.context.off_table else {}),
+            **({"red_cards": [dict(c) for c in self.red_cards]} if self.red_cards else {}),
         }
 
 

@@ -38,11 +38,14 @@ class Context:
 
     ``series_best``: best result so far in the series as ``(experts, viewers)``, or ``None``
     (rule 000_90d7c8192601ed3a.txt §3.6). ``sector13_options_used``: sector-13 options the
-    team has used since it last used all three (§3.4.3).
+    team has used since it last used all three (§3.4.3). ``off_table``: experts of the
+    playing team who hinted (a red card naming them) since its previous game and so start
+    this game off the table until the team's first right answer (§3.7.3); ``()`` by default.
     """
 
     series_best: tuple[int, int] | None = None
     sector13_options_used: tuple[str, ...] = ()
+    off_table: tuple[str, ...] = ()
 
     def sector13_options_available(self) -> tuple[str, ...]:
         """Options the team may choose now (§3.4.3): those not used in the current cycle;
@@ -63,6 +66,7 @@ class Event:
     correct: bool | None = None
     early: bool = False
     expert: str | None = None
+    team: str | None = None
 
 
 def parse_ruleset(ruleset: Any) -> str:
@@ -135,7 +139,14 @@ def parse_context(context: Any) -> Context:
             )
     if len(set(used_raw)) != len(used_raw):
         raise ProtocolError(f"context.sector13_options_used repeats an option: {used_raw}")
-    return Context(series_best=best, sector13_options_used=tuple(used_raw))
+    off_raw = context.get("off_table")
+    if off_raw is None:
+        off_raw = []
+    if not isinstance(off_raw, list) or not all(
+            isinstance(name, str) and name.strip() for name in off_raw):
+        raise ProtocolError("context.off_table must be a list of expert names")
+    return Context(series_best=best, sector13_options_used=tuple(used_raw),
+                   off_table=tuple(off_raw))
 
 
 def _field(raw: dict[str, Any], name: str, kind: type, index: int, required: bool) -> Any:
@@ -179,6 +190,13 @@ def parse_event(raw: Any, index: int) -> Event:
         if expert is not None and not expert.strip():
             raise ProtocolError("answer.expert — непустое имя знатока", index)
         return Event(type=kind, correct=correct, early=early, expert=expert)
+    if kind == "red_card":
+        # optional: who hinted, and his team when it is not the playing team (2023 §3.7.3)
+        expert = _field(raw, "expert", str, index, required=False)
+        team = _field(raw, "team", str, index, required=False)
+        if (expert is not None and not expert.strip()) or (team is not None and not team.strip()):
+            raise ProtocolError("red_card.expert и red_card.team — непустые имена", index)
+        return Event(type=kind, expert=expert, team=team)
     return Event(type=kind)
 
 

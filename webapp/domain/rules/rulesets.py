@@ -91,6 +91,7 @@ RULESET_2023 = RuleSet(
             "credit_forced": "§3.8.4",
             "credit_decisive": "§3.8.5",
             "red_card": "§3.9",
+            "off_table": "§3.7.3",
             "game_end": "§3.10",
         }
     ),

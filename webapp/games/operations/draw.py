@@ -54,8 +54,9 @@ def draw_card(draw: Sector13Draw) -> Document | None:
 def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
                   seed: str | None = None) -> Sector13Draw:
     """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
-    among :func:`live_candidates` sent on the game's air date (from :func:`air_day_start`)
-    before the spin, with a fresh 128-bit seed (recorded with the candidates).
+    among :func:`live_candidates` sent during the game — from its first recorded event
+    (:func:`webapp.games.game_rules.game_started_at`, §1.3 «во время игры») — before the
+    spin, with a fresh 128-bit seed (recorded with the candidates).
     The drawn question goes into the sector-13 envelope (slot 1, status ``assigned``), so the
     close treats it like any envelope question (played → answered / unanswered, the author's
     prize); and its host card is queued at once (Document kind ``sector13_card``, one printed
@@ -66,7 +67,8 @@ def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
         game_id=game.id, seq=seq, cancelled_at=None))
     if existing is not None:
         return existing
-    candidates = live_candidates(spun_at, since=air_day_start(game))
+    from webapp.games.game_rules import game_started_at
+    candidates = live_candidates(spun_at, since=game_started_at(game, spun_at))
     seed = seed or secrets.token_hex(16)
     chosen = repeat_draw(seed, candidates)
     draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,

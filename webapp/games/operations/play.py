@@ -59,8 +59,14 @@ def series_best(game: Game) -> str | None:
     (000_90d7c8192601ed3a.txt §4.5.2); equal differences are equal scores, since a finished
     game has a 6 on one side (§3.10), so the tie rule §4.5.3 never changes the score the
     decisive round must pass (§3.6; ``docs/rules.md``, «Readings» 4 and «Context»). Each
-    earlier game's score is its replay under its own context, computed in play order."""
-    if game.series_id is None:
+    earlier game's score is its replay under its own context, computed in play order.
+    Only for a qualifying game: a series final, special game or year final has nobody to
+    pass (§3.6 with §4.6, §4.7.1, §4.10). A season kept by the season engine (it has teams)
+    takes it from the season state instead: :func:`webapp.games.season_queries.series_best`."""
+    from webapp.games import season_queries
+    if season_queries.managed(game.season):
+        return season_queries.series_best(game)
+    if game.series_id is None or game.kind != "qualifying":
         return None
     earlier = chronological(db.select(Game).where(
         Game.series_id == game.series_id, Game.id != game.id, Game.kind == "qualifying",
@@ -80,7 +86,9 @@ def game_context(game: Game) -> dict:
     """The engine's ``context`` (``contracts/game-protocol.md``) from the database:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
     :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
-    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game)}
+    from webapp.games.game_rules import off_table_context
+    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game),
+            **off_table_context(game)}  # 2023 §3.7.3: experts who hinted start off the table
 
 
 def protocol(game: Game) -> dict:

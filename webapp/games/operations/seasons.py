@@ -84,7 +84,8 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
 
 def validate_table(table: dict | None, ruleset: str) -> dict:
     """Check a table plan ``{"blitz", "superblitz", "sector13"}`` (each 1..13 or None,
-    distinct). Raises GameError."""
+    distinct) and against the rule book (:func:`webapp.domain.rules.check_plan`: 2009
+    sector 13 is the 13th, blitz and superblitz among the other twelve). Raises GameError."""
     table = dict(table or {})
     errors: dict[str, list[str]] = {}
     plan = {}
@@ -103,6 +104,9 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     if unknown:
         errors.setdefault("table", []).append(
             f"неизвестные ключи: {', '.join(sorted(unknown))}")
+    if not errors and ruleset in RULESETS:
+        from webapp.games.game_rules import plan_errors
+        errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)
     return plan
@@ -182,6 +186,8 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     team, series = _team_and_series(game.season, team_id, series_id, errors)
     if errors:
         raise GameError(errors)
+    from webapp.games.season_events import check_new_game
+    check_new_game(game.season, game.kind, team)  # the season's rules (SeasonConflict)
     game.team_id = team.id if team else None
     game.series_id = series.id if series else None
     if team is not None:
@@ -218,6 +224,8 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
         raise GameError(errors)
     assert season is not None  # else errors named season_id
     plan = validate_table(table, season.ruleset)
+    from webapp.games.season_events import check_new_game
+    check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
     game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),

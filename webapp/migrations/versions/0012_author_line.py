@@ -7,13 +7,13 @@ co-author, the phrase as written, e.g. «при активном участии 
 NULL for the others). Questions imported before keep NULL: their packets are not stored.
 
 Revision ID: 0012_author_line
-Revises: 0009_minutes_number
+Revises: 0011_season_events
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_author_line"
-down_revision = "0009_minutes_number"
+down_revision = "0011_season_events"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,113 @@
+"""The season pages: the producer's page (rating, moves with their clause, next game,
+events and refusals in Russian), the viewers' page (ru/be/en; nothing of a game before it
+has aired) and the prize page of a final (which final, who won)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from flask_babel import refresh
+
+from tests.webapp.games.season_driver import SeasonRun
+
+R23 = "000_90d7c8192601ed3a.txt"
+SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
+OPEN = {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"}
+
+
+def _text(r) -> str:
+    return r.get_data(as_text=True)
+
+
+def test_producer_page_shows_the_state_and_takes_events(api, client, login):
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    login("producer")
+    r = client.post(f"/games/seasons/{run.id}/events", data={
+        "event-type": "series", "event-part": "spring", "event-qualifying": "5",
+        "event-closing": "series_final", "event-team": "Буян", "event-enter_as": "reserve"},
+        follow_redirects=True)
+    page = _text(r)
+    assert "Событие сезона записано." in page
+    assert "Королёва → Потапова → Стишенок → Буян → Орлова" in page
+    assert "Следующая игра: <strong>отборочная</strong>, команда <strong>Королёва</strong>" in page
+    # a refusal: Russian gist and the clause
+    r = client.post(f"/games/seasons/{run.id}/events", data={
+        "event-type": "series", "event-part": "summer", "event-qualifying": "5",
+        "event-closing": "series_final", "event-team": "Буян", "event-enter_as": "reserve"},
+        follow_redirects=True)
+    assert (f"Событие не принято: эта игра или серия сейчас не по порядку сезона ({R23} §4.1)"
+            in _text(r))
+    # a game for the wrong team is refused with the clause
+    r = client.post(f"/games/seasons/{run.id}/games", data={
+        "game-kind": "qualifying", "game-team_id": str(run.team_ids["Орлова"]),
+        "game-air_date": "2023-03-04"}, follow_redirects=True)
+    assert "Игра не создана: порядок отборочных игр" in _text(r)
+    assert f"({R23} §4.8)" in _text(r)
+    r = client.post(f"/games/seasons/{run.id}/games", data={
+        "game-kind": "qualifying", "game-team_id": str(run.team_ids["Королёва"]),
+        "game-air_date": "2023-03-04"})
+    assert r.status_code == 302 and "/games/" in r.headers["Location"]
+
+
+def test_producer_page_lists_moves_with_clauses_and_the_final_prizes(api, client, login):
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    run.run([OPEN] + [{"type": "game", "kind": "qualifying", "team": t, "score": s}
+                      for t, s in (("Королёва", "6:3"), ("Потапова", "4:6"),
+                                   ("Стишенок", "6:4"), ("Буян", "6:3"), ("Орлова", "2:6"))]
+            + [{"type": "game", "kind": "series_final", "team": "Буян", "score": "6:2"}])
+    login("producer")
+    page = _text(client.get(f"/games/seasons/{run.id}"))
+    assert f"<td>Потапова</td><td>4:6</td><td>Королёва, Орлова, Буян, Стишенок, Потапова</td><td>{R23} §4.5.5</td>" in page
+    assert "<td>Буян</td><td>6:2</td><td>знатоки победили</td>" in page
+    assert f"Лучший участник серии ({R23} §4.11.2)" in page or "§4.11.2" in page
+    assert '<p id="winter">Буян</p>' in page
+    final_id = run.games[-1][0]
+    page = _text(client.get(f"/prizes/games/{final_id}/award"))
+    assert "По сезону: финал весенней серии: «Буян», 6:2, знатоки победили." in page
+    assert "Буян 1\nБуян 2" in page  # the team's experts filled in; people choose
+
+
+def test_public_page_hides_games_not_aired_and_speaks_three_languages(api, client):
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    run.event(OPEN)
+    run.play({"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"})
+    run.day = date.today() + timedelta(days=30)  # recorded ahead of its broadcast
+    run.play({"type": "game", "kind": "qualifying", "team": "Потапова", "score": "6:0"})
+    page = _text(client.get(f"/season/{run.id}"))
+    assert "Рейтинг команд" in page and "Результаты игр" in page
+    assert "<td>Королёва</td><td>6:3</td>" in page
+    assert "Потапова</td><td>6:0" not in page
+    # the standings are those before the unaired game (Королёва first, Потапова not moved)
+    assert page.index("<li>Королёва</li>") < page.index("<li>Орлова</li>")
+    assert page.index("<li>Стишенок</li>") < page.index("<li>Потапова</li>")
+    refresh()  # the test's app context caches the locale between requests
+    en = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "en"}))
+    assert "Team rating" in en and "Рейтинг команд" not in en
+    refresh()
+    be = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "be"}))
+    assert "Рэйтынг каманд" in be
+    assert client.get("/season/999999").status_code == 404
+
+
+def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
+    from tests.webapp.games import helpers as h
+    from tests.webapp.games.season_driver import game_events
+
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    run.event(OPEN)
+    first, twin = (run.create_game("qualifying", "Королёва").json["id"] for _ in range(2))
+    for gid in (first, twin):
+        h.approved_questions_more(17)
+        api("post", f"/api/v1/games/{gid}/assign", role="producer")
+        for ev in game_events("6:3"):
+            api("post", f"/api/v1/games/{gid}/events", role="host", json=ev)
+    assert api("post", f"/api/v1/games/{first}/close", role="producer").status_code == 200
+    login("producer")
+    page = _text(client.post(f"/prizes/close/{twin}", follow_redirects=True))
+    assert ("Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
+            f"рейтинга ({R23} §4.8)") in page
+    assert 'href="/games/seasons/' in _text(client.get("/games/"))

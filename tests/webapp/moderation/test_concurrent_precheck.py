@@ -1,0 +1,96 @@
+"""Issue 13 item 7: two pre-checks of one question at once must be harmless. On
+PostgreSQL, the second transaction's duplicate-index rows wait for the first's and, once it
+commits, add nothing (ON CONFLICT DO NOTHING) instead of failing with an IntegrityError
+(which made ``sova seed-demo`` fail beside a running worker). Skipped without
+SOVA_TEST_DATABASE_URL; fails under CI=true."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from webapp.extensions import db
+
+QUESTION = ("Какой город называют северной столицей России? Назовите его одним словом, "
+            "как его называли в 1914–1924 годах.")
+
+
+@pytest.fixture
+def pg_app(pg_url, tmp_path):
+    from flask_migrate import upgrade
+
+    from webapp.app import create_app
+
+    app = create_app({"TESTING": True, "SOVA_DATABASE_URL": pg_url,
+                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+                      "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+    with app.app_context():
+        upgrade(revision="heads")
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_two_prechecks_of_one_question_at_once(pg_app):
+    from webapp.jobs import commit
+    from webapp.moderation.duplicates import BANDS, ensure_indexed
+    from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
+    from workers.moderation import precheck
+
+    with pg_app.app_context():
+        qid = receive(SubmissionInput(
+            question=QUESTION, answer="Петроград", authors=[AuthorInput("Иван", "Минск")],
+            email="ivan@example.com", consent=True, channel="api")).id
+        commit()
+
+    first_wrote = threading.Event()
+    release = threading.Event()
+    errors: list[BaseException] = []
+
+    def first():
+        with pg_app.app_context():
+            try:
+                assert ensure_indexed(qid)
+                first_wrote.set()
+                release.wait(30)
+                db.session.commit()
+            except BaseException as exc:  # noqa: BLE001 — reported by the test
+                errors.append(exc)
+                first_wrote.set()
+            finally:
+                db.session.remove()
+
+    def second():
+        with pg_app.app_context():
+            try:
+                first_wrote.wait(30)
+                precheck(qid)  # the whole task: the index rows wait for the first's
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+            finally:
+                db.session.remove()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    first_wrote.wait(30)
+    time.sleep(1.0)  # the second pre-check is now blocked on the first's uncommitted rows
+    release.set()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    with pg_app.app_context():
+        rows = db.session.execute(sa.text(
+            "SELECT count(*), count(DISTINCT bucket) FROM duplicate_bucket "
+            "WHERE question_id = :q"), {"q": qid}).one()
+        assert rows[0] == rows[1] and 0 < rows[0] <= BANDS
+        status = db.session.scalar(sa.text("SELECT status FROM question WHERE id = :q"),
+                                   {"q": qid})
+        assert status in ("prechecked", "in_review")
+        reports = db.session.scalar(sa.text(
+            "SELECT count(*) FROM moderation_report WHERE question_id = :q"), {"q": qid})
+        assert reports == 1

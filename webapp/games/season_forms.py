@@ -1,0 +1,63 @@
+"""Forms of the season pages (CSRF by Flask-WTF). Russian labels: staff pages."""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, DateField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
+
+EVENT_TYPES = [("series", "Открыть серию"), ("withdraw", "Отказ команды от серии"),
+               ("rematch", "Просьба о переигровке (2009)"),
+               ("decline_winter", "Отказ от места в зимней серии (2009)"),
+               ("enter", "Ввести команду (резерв 2023 / спонсор 2009)")]
+PARTS = [("spring", "Весенняя"), ("summer", "Летняя"), ("autumn", "Осенняя"),
+         ("winter", "Зимняя")]
+CLOSINGS = [("series_final", "финал серии"), ("special", "специальная игра"),
+            ("year_final", "финал года"), ("none", "без завершающей игры")]
+KINDS = [("qualifying", "отборочная"), ("series_final", "финал серии"),
+         ("special", "специальная"), ("year_final", "финал года")]
+
+
+class SeasonTeamForm(FlaskForm):
+    """A team joins the initial rating: an existing one, or a new one (six experts)."""
+
+    team_id = SelectField("Команда", coerce=int, validators=[Optional()])
+    name = StringField("Или новая команда", validators=[Optional(), Length(max=200)])
+    experts = TextAreaField("Шесть знатоков (по одному в строке)",
+                            validators=[Optional(), Length(max=700)])
+    captain = StringField("Капитан (один из шести)", validators=[Optional(), Length(max=100)])
+
+
+class SeasonEventForm(FlaskForm):
+    """One producer's event of ``season-protocol.md``; only the fields of its type count."""
+
+    type = SelectField("Событие", choices=EVENT_TYPES)
+    part = SelectField("Серия", choices=PARTS)
+    qualifying = IntegerField("Отборочных игр", validators=[Optional(), NumberRange(1, 12)])
+    closing = SelectField("Завершающая игра", choices=CLOSINGS)
+    team = SelectField("Команда", choices=[], validate_choice=False)
+    granted = BooleanField("Переигровка предоставлена")
+    enter_as = SelectField("Как", choices=[("reserve", "резервная (2023 §4.9.3)"),
+                                           ("sponsor", "команда спонсора (2009 §2.13)")])
+
+    def payload(self) -> dict:
+        kind = self.type.data
+        if kind == "series":
+            return {"type": "series", "part": self.part.data,
+                    "qualifying": self.qualifying.data, "closing": self.closing.data}
+        if kind == "rematch":
+            return {"type": "rematch", "team": self.team.data, "granted": bool(self.granted.data)}
+        if kind == "enter":
+            return {"type": "enter", "team": self.team.data, "as": self.enter_as.data}
+        return {"type": kind, "team": self.team.data}
+
+
+class SeasonGameForm(FlaskForm):
+    """A new game proposed from the season state (kind and team from ``next``)."""
+
+    kind = SelectField("Вид игры", choices=KINDS)
+    team_id = SelectField("Команда", coerce=int)
+    air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату эфира.")])
+    blitz = IntegerField("Сектор блица", validators=[Optional(), NumberRange(1, 13)])
+    superblitz = IntegerField("Сектор суперблица", validators=[Optional(), NumberRange(1, 13)])
+    sector13 = IntegerField("13 сектор", validators=[Optional(), NumberRange(1, 13)])

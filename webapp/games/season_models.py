@@ -1,0 +1,52 @@
+"""The season in the database: its teams (the initial rating) and its stored events.
+
+The season's state is never stored: it is what :func:`webapp.domain.season.replay_season`
+derives from ``season_events`` in ``seq`` order (``shared/contracts/season-protocol.md``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, ForeignKey, Integer, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from webapp.core.models import UTCDateTime, utcnow
+from webapp.extensions import Model
+from webapp.games.models import Team
+
+
+class SeasonTeam(Model):
+    """A team of a season. ``position``: its place in the initial rating (1 = first;
+    000_90d7c8192601ed3a.txt §4.2.1, 002_e025d5ded135c1c4.txt §2.1) — the protocol's
+    ``teams`` in this order; None for a team that joined later by an ``enter`` event (a
+    reserve, 2023 §4.9.3; the sponsor's team, 2009 §2.13)."""
+
+    __tablename__ = "season_team"
+    __table_args__ = (UniqueConstraint("season_id", "team_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("team.id"), index=True)
+    position: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    team: Mapped[Team] = relationship(lazy="joined")
+
+
+class SeasonEvent(Model):
+    """One event of ``sova.season-protocol/1`` (``payload``: the event object), in order
+    (``seq`` from 1). ``game_id``: the closed game whose result this ``game`` event is (one
+    event per game); None for the producer's events. ``by_user_id``/``created_at``: who
+    stored it and when (UTC)."""
+
+    __tablename__ = "season_events"
+    __table_args__ = (UniqueConstraint("season_id", "seq"), UniqueConstraint("game_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict] = mapped_column(JSON)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"))
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

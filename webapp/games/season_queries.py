@@ -1,0 +1,174 @@
+"""Reads of the season in the product: its teams, its stored events and the state derived
+from them by the season engine (``webapp.domain.season``, ``season-protocol.md``).
+
+Nothing here writes. A season is *kept by the engine* ("managed") once it has teams in its
+initial rating (:func:`managed`); a season without teams is an older season whose games
+play without the season's rules (no results are added, ``series_best`` comes from the
+game's own series, :func:`webapp.games.operations.series_best`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.domain.season import FORMAT, Season, SeasonState, load_season
+from webapp.extensions import db
+from webapp.games.models import Game, Team
+from webapp.games.models import Season as SeasonRow
+from webapp.games.season_models import SeasonEvent, SeasonTeam
+
+
+def season_teams(season: SeasonRow) -> list[SeasonTeam]:
+    """All teams of the season: the initial rating first (by ``position``), then the teams
+    that entered later (reserves, the sponsor's team) in the order they entered."""
+    rows = db.session.scalars(db.select(SeasonTeam).where(SeasonTeam.season_id == season.id)
+                              .order_by(SeasonTeam.position.is_(None), SeasonTeam.position,
+                                        SeasonTeam.id)).all()
+    return list(rows)
+
+
+def roster(season: SeasonRow) -> list[str]:
+    """Names of the initial rating, first place first (the protocol's ``teams``)."""
+    return [st.team.name for st in season_teams(season) if st.position is not None]
+
+
+def managed(season: SeasonRow) -> bool:
+    """True when the season has an initial rating: its games are the season engine's."""
+    return db.session.scalar(db.select(SeasonTeam.id).where(
+        SeasonTeam.season_id == season.id, SeasonTeam.position.is_not(None)).limit(1)) is not None
+
+
+def team_of_season(season: SeasonRow, team_id: int | None) -> Team | None:
+    """The team ``team_id`` if it belongs to the season, else None."""
+    if team_id is None:
+        return None
+    row = db.session.scalar(db.select(SeasonTeam).where(SeasonTeam.season_id == season.id,
+                                                        SeasonTeam.team_id == team_id))
+    return row.team if row is not None else None
+
+
+def stored_events(season: SeasonRow) -> list[SeasonEvent]:
+    """The season's events in ``seq`` order."""
+    return list(db.session.scalars(db.select(SeasonEvent).where(
+        SeasonEvent.season_id == season.id).order_by(SeasonEvent.seq)).all())
+
+
+def document(season: SeasonRow, events: list[SeasonEvent] | None = None) -> dict[str, Any]:
+    """The season as a ``sova.season-protocol/1`` file: ``{"format", "ruleset", "teams",
+    "events"}`` (``teams``: the initial rating, first place first)."""
+    events = stored_events(season) if events is None else events
+    return {"format": FORMAT, "ruleset": season.ruleset, "teams": roster(season),
+            "events": [dict(e.payload) for e in events]}
+
+
+def engine(season: SeasonRow, before_seq: int | None = None) -> Season:
+    """The season engine after replaying the stored events (those with ``seq`` below
+    ``before_seq`` when given). The stored events were each accepted when stored, so a
+    replay does not refuse them (it would raise the engine's error if the rules changed)."""
+    events = [e for e in stored_events(season) if before_seq is None or e.seq < before_seq]
+    _ruleset, teams, parsed = load_season(document(season, events))
+    eng = Season.start(season.ruleset, teams)
+    for index, event in enumerate(parsed):
+        eng.apply(event, index)
+    return eng
+
+
+EMPTY_STATE_KEYS = ("series", "rating", "next", "order", "series_best", "finals", "winter",
+                    "out", "history")
+
+
+def state_json(season: SeasonRow) -> dict[str, Any]:
+    """The contract's derived state (``season-protocol.md`` "Output of sova season
+    replay"). A season without teams yet: the same keys, empty."""
+    if not managed(season):
+        return {"ruleset": season.ruleset, "series": None, "rating": [], "next": None,
+                "order": None, "series_best": None, "finals": [], "winter": [], "out": [],
+                "history": []}
+    return engine(season).state().to_json()
+
+
+def state(season: SeasonRow) -> SeasonState | None:
+    """The derived :class:`SeasonState`, or None for a season without teams."""
+    return engine(season).state() if managed(season) else None
+
+
+def game_event(game: Game) -> SeasonEvent | None:
+    """The stored result of a closed game, if any."""
+    return db.session.scalar(db.select(SeasonEvent).where(SeasonEvent.game_id == game.id))
+
+
+def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
+    """The season-protocol ``kind`` of a game of ``kind`` by ``team``: the game's kind,
+    except a 2009 qualifying game of the team whose rematch this series is
+    (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
+    s = eng.series
+    if (ruleset == "2009" and kind == "qualifying" and s is not None
+            and s.rematch_team is not None and s.rematch_team == team
+            and not any(r.team == s.rematch_team for r in s.results)):
+        return "rematch"
+    return kind
+
+
+def series_best(game: Game) -> str | None:
+    """2023 §3.6 for a game of a managed season: the score of the team that played earlier
+    in this series and leads the rating now (``SeasonState.series_best``), as the season
+    stood before this game's result — only for a qualifying game; ``None`` in a series
+    final, a special game, the year final (nobody is to be passed: §3.6 with §4.6, §4.7.1,
+    §4.10) and under 2009 (no decisive round)."""
+    if game.kind != "qualifying" or game.season.ruleset != "2023":
+        return None
+    own = game_event(game)
+    eng = engine(game.season, before_seq=own.seq if own is not None else None)
+    return eng.state().game_context()["series_best"]
+
+
+def game_links(season: SeasonRow) -> dict[int, Game]:
+    """``{event index: game}`` for the events that are closed games' results."""
+    rows = db.session.execute(db.select(SeasonEvent.seq, Game).join(
+        Game, Game.id == SeasonEvent.game_id).where(SeasonEvent.season_id == season.id)).all()
+    return {seq - 1: game for seq, game in rows}
+
+
+def final_winners(season: SeasonRow) -> dict[int, dict[str, Any]]:
+    """For the closed finals of the season: ``{game id: {"kind", "part", "team", "won",
+    "score"}}`` — which game was a series final or the year final, of which series, and
+    whether the team (the experts) won it, from the season state (2023 §4.11.2–4.11.5,
+    2009 §3.2–3.3 give the finals' prizes)."""
+    if not managed(season):
+        return {}
+    eng = engine(season)
+    links = game_links(season)
+    out: dict[int, dict[str, Any]] = {}
+    for result in eng.results:
+        game = links.get(result.event)
+        if game is not None and result.kind in ("series_final", "year_final", "special"):
+            out[game.id] = {"kind": result.kind, "part": result.part, "team": result.team,
+                            "won": result.won, "score": result.score}
+    return out
+
+
+FINAL_LABELS = {"series_final": "финал серии", "year_final": "финал года",
+                "special": "специальная игра"}
+PART_LABELS = {"spring": "весенней", "summer": "летней", "autumn": "осенней",
+               "winter": "зимней"}
+
+
+def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
+    """For the prize page: what the season says of a closed final ``game`` —
+    ``{"kind", "part", "team", "won", "score", "label"}`` (``label``: Russian, e.g.
+    ``"финал весенней серии: «Буян», 6:2, знатоки победили"``) — or None (not a final of a
+    managed season, or not closed yet). With ``form`` (the award form, not yet submitted) its
+    ``team`` field is filled with the team's six experts: people still choose the
+    recipient."""
+    info = final_winners(game.season).get(game.id)
+    if info is None:
+        return None
+    kind = FINAL_LABELS[info["kind"]]
+    if info["kind"] == "series_final":
+        kind = f"финал {PART_LABELS.get(info['part'], info['part'])} серии"
+    verdict = "знатоки победили" if info["won"] else "победили телезрители"
+    team = db.session.scalar(db.select(Team).where(Team.name == info["team"]))
+    if form is not None and team is not None and not form.is_submitted() \
+            and hasattr(form, "team") and not form.team.data:
+        form.team.data = "\n".join(team.experts)
+    return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}

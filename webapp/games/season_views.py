@@ -1,0 +1,179 @@
+"""The season pages: the producer's season page (rating with every move and its clause,
+the series and what comes next, winter, out, finals and their prize kinds; the producer's
+events, teams and the next game) and the public season page for viewers (standings and
+results of the games that have aired, ru/be/en)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from flask import Blueprint, flash, redirect, render_template, url_for
+
+from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
+from webapp.domain.prizes import awards_available
+from webapp.domain.season import BOOKS
+from webapp.extensions import db
+from webapp.games import queries
+from webapp.games import season_queries as sq
+from webapp.games.models import SERIES_LABELS, Game, Season, Team
+from webapp.games.operations import create_game
+from webapp.games.season_events import add_event, add_new_team, add_team
+from webapp.games.season_forms import SeasonEventForm, SeasonGameForm, SeasonTeamForm
+
+bp = Blueprint("seasons", __name__)
+
+KIND_LABELS = {"qualifying": "отборочная", "series_final": "финал серии",
+               "special": "специальная игра", "year_final": "финал года",
+               "rematch": "переигровка"}
+
+
+def _season_or_404(season_id: int) -> Season:
+    return db.get_or_404(Season, season_id)
+
+
+def _errors(form) -> str:
+    return "; ".join(e for v in form.errors.values() for e in v)
+
+
+def _team_choices(season: Season) -> list[tuple[str, str]]:
+    names = [st.team.name for st in sq.season_teams(season)]
+    others = [t.name for t in queries.teams() if t.name not in names]
+    return [(n, n) for n in names + others]
+
+
+def _finals_view(season: Season, state) -> list[dict]:
+    """Each final played, with its game and the prize kinds it gives (2023 §4.11.2–4.11.5,
+    2009 §3.2–3.3): the kinds depend on the final's kind and on whether the team won."""
+    links = sq.game_links(season)
+    out = []
+    for r in state.results if state is not None else ():
+        if r.kind not in ("series_final", "year_final"):
+            continue
+        winner = "experts" if r.won else "viewers"
+        out.append({"part": SERIES_LABELS.get(r.part, r.part), "kind": KIND_LABELS[r.kind],
+                    "team": r.team, "score": r.score, "won": r.won, "game": links.get(r.event),
+                    "prizes": awards_available(season.ruleset, r.kind, winner)})
+    return out
+
+
+@bp.route("/games/seasons/<int:season_id>")
+@access("producer|host")
+def season(season_id: int):
+    """The producer's season page."""
+    season = _season_or_404(season_id)
+    state = sq.state(season)
+    events = sq.stored_events(season)
+    team_form = SeasonTeamForm(prefix="team")
+    team_form.team_id.choices = [(0, "— выберите —")] + [
+        (t.id, t.name) for t in queries.teams()
+        if sq.team_of_season(season, t.id) is None]
+    event_form = SeasonEventForm(prefix="event")
+    event_form.team.choices = _team_choices(season)
+    game_form = SeasonGameForm(prefix="game")
+    game_form.team_id.choices = [(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    if state is not None and state.next is not None:
+        game_form.kind.data = state.next.kind if state.next.kind != "rematch" else "qualifying"
+        nxt = next((st.team.id for st in sq.season_teams(season)
+                    if st.team.name == state.next.team), None)
+        game_form.team_id.data = nxt
+    if season.ruleset == "2009":
+        game_form.blitz.data, game_form.superblitz.data, game_form.sector13.data = 11, 12, 13
+    links = sq.game_links(season)
+    games = list(db.session.scalars(db.select(Game).where(Game.season_id == season.id)
+                                    .order_by(Game.air_date, Game.id)).all())
+    return render_template(
+        "games/season.html", season=season, state=state, book=BOOKS[season.ruleset],
+        teams=sq.season_teams(season), events=events, links=links, games=games,
+        finals=_finals_view(season, state), kind_labels=KIND_LABELS,
+        series_labels=SERIES_LABELS, team_form=team_form, event_form=event_form,
+        game_form=game_form)
+
+
+@bp.route("/games/seasons/<int:season_id>/teams", methods=["POST"])
+@access("producer")
+def season_team(season_id: int):
+    """A team joins the season's initial rating (before the first event)."""
+    season = _season_or_404(season_id)
+    form = SeasonTeamForm(prefix="team")
+    form.team_id.choices = [(0, "")] + [(t.id, t.name) for t in queries.teams()]
+    if form.validate_on_submit():
+        on_refusal("Команда не добавлена: ", url_for("seasons.season", season_id=season_id))
+        if form.team_id.data:
+            row = add_team(season, db.get_or_404(Team, form.team_id.data))
+        else:
+            row = add_new_team(season, form.name.data or "", form.captain.data or "",
+                               (form.experts.data or "").splitlines())
+        flash(f"Команда «{row.team.name}» — в рейтинге сезона.", "success")
+    else:
+        flash("Команда не добавлена: " + _errors(form), "error")
+    return redirect(url_for("seasons.season", season_id=season_id))
+
+
+@bp.route("/games/seasons/<int:season_id>/events", methods=["POST"])
+@access("producer")
+def season_event(season_id: int):
+    """One producer's event, checked by the season engine before it is stored."""
+    season = _season_or_404(season_id)
+    form = SeasonEventForm(prefix="event")
+    form.team.choices = _team_choices(season)
+    if form.validate_on_submit():
+        # a refusal: the Russian gist of the clause and the clause (SeasonConflict's str)
+        on_refusal("Событие не принято: ", url_for("seasons.season", season_id=season_id))
+        add_event(season, form.payload(), current_staff().id)
+        flash("Событие сезона записано.", "success")
+    else:
+        flash("Событие не принято: " + _errors(form), "error")
+    return redirect(url_for("seasons.season", season_id=season_id))
+
+
+@bp.route("/games/seasons/<int:season_id>/games", methods=["POST"])
+@access("producer")
+def season_game(season_id: int):
+    """Create the next game of the season (refused with the clause when the rules do not
+    allow this team's game now)."""
+    season = _season_or_404(season_id)
+    form = SeasonGameForm(prefix="game")
+    form.team_id.choices = [(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    if form.validate_on_submit():
+        table = {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
+                 "sector13": form.sector13.data}
+        on_refusal("Игра не создана: ", url_for("seasons.season", season_id=season_id))
+        game = create_game(season.id, form.kind.data, form.air_date.data, table,
+                           team_id=form.team_id.data)
+        flash("Игра создана.", "success")
+        return redirect(url_for("games.game", game_id=game.id))
+    else:
+        flash("Игра не создана: " + _errors(form), "error")
+    return redirect(url_for("seasons.season", season_id=season_id))
+
+
+def aired_state(season: Season):
+    """The season as viewers may see it: the replay stops before the first game result whose
+    game has not aired yet (its air date is after today in the season's time zone), so the
+    standings reveal nothing about a game before its broadcast. Returns ``(state, results)``
+    with ``results`` = ``[(Result, Game)]`` of the aired games; ``(None, [])`` without teams."""
+    if not sq.managed(season):
+        return None, []
+    today = datetime.now(ZoneInfo(season.timezone)).date()
+    links = sq.game_links(season)
+    stop = None
+    for e in sq.stored_events(season):
+        game = links.get(e.seq - 1)
+        if game is not None and game.air_date > today:
+            stop = e.seq
+            break
+    eng = sq.engine(season, before_seq=stop)
+    state = eng.state()
+    return state, [(r, links.get(r.event)) for r in state.results]
+
+
+@bp.route("/season/<int:season_id>")
+@access("public")
+def public(season_id: int):
+    """The viewers' season page: standings and results of the aired games."""
+    season = _season_or_404(season_id)
+    state, results = aired_state(season)
+    return render_template("games/season_public.html", season=season, state=state,
+                           results=results)
