@@ -148,7 +148,7 @@ def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOL
             User.id == user.id, User.locked_until == seen_lock).values(
             failed_logins=0, locked_until=None),
             execution_options={"synchronize_session": False})
-        if gone.rowcount == 1:
+        if gone.rowcount == 1:  # type: ignore[attr-defined]  # a CursorResult at run time
             client = _redis()
             if client is not None:
                 client.delete(_attempt_key(user))

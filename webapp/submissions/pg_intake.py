@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 from sqlalchemy import (
     Integer,
     String,
+    Table,
     bindparam,
     func,
     literal_column,
@@ -40,6 +42,12 @@ from webapp.core.models import OutboxMessage, utcnow
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
 from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
+
+
+def _table(model: type) -> Table:
+    """A mapped class's Core table (``__table__`` is typed as a plain FromClause)."""
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
 
 INTAKE_STATUS = "received"
 
@@ -61,8 +69,8 @@ def _statement(upsert_first: bool):
     ``a_email_hash``, ``a_email_encrypted`` or ``a_id``, ``more_ids``/``more_names``/
     ``more_cities`` (co-authors, in order) and ``tasks``.
     """
-    qt, at_, qat = Question.__table__, Author.__table__, QuestionAuthor.__table__
-    sct, obt = QuestionStatusChange.__table__, OutboxMessage.__table__
+    qt, at_, qat = _table(Question), _table(Author), _table(QuestionAuthor)
+    sct, obt = _table(QuestionStatusChange), _table(OutboxMessage)
     at = _param(qt.c.created_at, "at")
     columns = [c for c in qt.c if c.key not in ("id", "created_at")]
     q = (insert(qt).values({**{c.key: _param(c) for c in columns}, "created_at": at})
