@@ -144,9 +144,10 @@ def register_blueprints(app: Flask) -> None:
     from webapp.moderation.views import bp as moderation_bp
     from webapp.prizes.views import bp as prizes_bp
     from webapp.submissions.views import bp as submissions_bp
+    from webapp.votes.views import bp as votes_bp
 
     for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, seasons_bp, prizes_bp,
-               live_bp):
+               live_bp, votes_bp):
         app.register_blueprint(bp)
     register_api(app)
 

@@ -91,6 +91,8 @@ def celery_init_app(app: Flask) -> Celery:
                                       "schedule": timedelta(hours=24)},
             "prizes-purge-payee-details": {"task": "prizes.purge_payee_details",
                                            "schedule": timedelta(hours=24)},
+            "votes-purge-numbers": {"task": "votes.purge_numbers",
+                                    "schedule": timedelta(hours=24)},
         },
         beat_schedule_filename=str(
             __import__("pathlib").Path(app.config["SOVA_INSTANCE_PATH"]) / "celerybeat-schedule"

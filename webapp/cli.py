@@ -534,9 +534,10 @@ def register_commands(group: click.Group) -> None:
     ``sova`` console script's group (:mod:`webapp.cli_entry`). A new command belongs here."""
     from webapp.prizes.cli import keys
     from webapp.submissions.cli import uploads
+    from webapp.votes.cli import vote
 
     for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all,
-                seed_demo, mail, keys, uploads, backup_cmd, restore_cmd, health):
+                seed_demo, mail, keys, uploads, vote, backup_cmd, restore_cmd, health):
         group.add_command(cmd)
 
 

@@ -140,6 +140,10 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_DETAILS_LINK_HOURS": int(setting("SOVA_DETAILS_LINK_HOURS", "168")),
         "SOVA_DETAILS_REMIND_DAYS": int(setting("SOVA_DETAILS_REMIND_DAYS", "3")),
         "SOVA_PRIZE_OVERDUE_DAYS": int(setting("SOVA_PRIZE_OVERDUE_DAYS", "30")),
+        # The 2009 §3.1 audience vote: the SMS gateway's shared secret (unset: the callback
+        # answers 503) and how long the hashed phone numbers are kept after closing.
+        "SOVA_SMS_SECRET": setting("SOVA_SMS_SECRET") or None,
+        "SOVA_VOTE_RETENTION_DAYS": int(setting("SOVA_VOTE_RETENTION_DAYS", "30")),
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
         # Staff sessions end after a working day without a request (issue 13): the signed

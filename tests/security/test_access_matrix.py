@@ -5,6 +5,8 @@ declaration next to each view, ``@access("…")`` (``view.sova_access``, see
 webapp/core/access.py):
 
 - ``public``: any visitor; never 401/403, never a redirect to the login page, never 5xx;
+- ``gateway`` (a machine signing each request, the SMS gateway's HMAC): every caller — any
+  role, anonymous — gets **401** without the signature (a staff token does not replace it);
 - a role set: an admitted role is never refused (no 401/403/login redirect, no 5xx); any other
   role gets **403**; anonymous gets **401** under ``/api/`` and **302 → /login** for pages.
 
@@ -26,7 +28,7 @@ import re
 import pytest
 
 from webapp.accounts.models import ROLES
-from webapp.core.access import allowed_roles
+from webapp.core.access import GATEWAY, allowed_roles
 
 #: Endpoints that belong to libraries and are public by construction (no @access possible).
 #: Adding one here is a conscious decision reviewed with docs/security.md.
@@ -37,6 +39,9 @@ ENDS_SESSION = {"accounts.logout"}
 
 #: Sample values for URL arguments by converter: ids that do not exist, tokens that are wrong.
 SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
+
+#: The SMS gateway's secret in the matrix app (signed endpoints answer 401 unsigned).
+GATEWAY_SECRET = "matrix-gateway-secret"
 
 #: Endpoints (by prefix) also called with real URL arguments, where an admitted role must get
 #: 200 or 302: the editors' pages, on the seeded question (``real_urls``).
@@ -85,6 +90,8 @@ def expectation_failure(spec: str, role: str | None, url: str, resp,
     to_login = code == 302 and "/login" in resp.headers.get("Location", "")
     if code >= 500:
         return f"server error {code}"
+    if spec == GATEWAY:
+        return None if code == 401 else f"unsigned gateway call expected 401, got {code}"
     roles = allowed_roles(spec)
     if roles is None or (role is not None and role in roles):
         if code in (401, 403) or to_login:
@@ -109,7 +116,7 @@ def matrix_app(make_app):
     from webapp.moderation.operations import precheck
     from webapp.submissions.operations import create_question
 
-    app = make_app(WTF_CSRF_ENABLED=False)
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=GATEWAY_SECRET)
     tokens = {}
     with app.app_context():
         for role in ROLES:
@@ -262,3 +269,26 @@ def test_the_matrix_catches_a_view_that_lets_the_wrong_role_in(make_app, staff):
     assert expectation_failure("public", None, "/", SimpleNamespace(status_code=500,
                                                                     headers={})) == (
         "server error 500")
+
+
+def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
+    """The signed endpoints are exactly the SMS callback; with the signature (and no user
+    at all) it answers; a staff token without the signature does not."""
+    import hashlib
+    import hmac
+    import json
+
+    rows, _ = matrix(matrix_app)
+    assert sorted({(e, m) for e, m, _u, spec in rows if spec == GATEWAY}) == [
+        ("api.vote_sms", "POST")]
+    body = json.dumps({"message_id": "m1", "msisdn": "+79160000001", "text": "1",
+                       "received_at": "2009-03-01T20:00:00+03:00"}).encode()
+    signature = hmac.new(GATEWAY_SECRET.encode(), body, hashlib.sha256).hexdigest()
+    client = matrix_app.test_client()
+    resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
+                       headers={"X-Sova-Signature": signature})
+    assert resp.status_code == 200 and resp.json == {"result": "late"}
+    admin = matrix_app.config["SOVA_TEST_TOKENS"]["admin"]
+    resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
+                       headers={"Authorization": f"Bearer {admin}"})
+    assert resp.status_code == 401

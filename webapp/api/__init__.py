@@ -46,6 +46,7 @@ def surrogate_fields(data, prefix: str = "") -> list[str]:
 
 def register_api(app: Flask) -> None:
     from webapp.api import schemas
+    from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
     from webapp.api.views import blp
 
     # the documented default error body is the one `handle` below really sends

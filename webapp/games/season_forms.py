@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, DateField, IntegerField, SelectField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    DateField,
+    IntegerField,
+    SelectChoice,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 EVENT_TYPES = [("series", "Открыть серию"), ("withdraw", "Отказ команды от серии"),
@@ -31,14 +39,15 @@ class SeasonTeamForm(FlaskForm):
 class SeasonEventForm(FlaskForm):
     """One producer's event of ``season-protocol.md``; only the fields of its type count."""
 
-    type = SelectField("Событие", choices=EVENT_TYPES)
-    part = SelectField("Серия", choices=PARTS)
+    type = SelectField("Событие", choices=[SelectChoice(v, label) for v, label in EVENT_TYPES])
+    part = SelectField("Серия", choices=[SelectChoice(v, label) for v, label in PARTS])
     qualifying = IntegerField("Отборочных игр", validators=[Optional(), NumberRange(1, 12)])
-    closing = SelectField("Завершающая игра", choices=CLOSINGS)
+    closing = SelectField("Завершающая игра", choices=[SelectChoice(v, label) for v, label in CLOSINGS])
     team = SelectField("Команда", choices=[], validate_choice=False)
     granted = BooleanField("Переигровка предоставлена")
-    enter_as = SelectField("Как", choices=[("reserve", "резервная (2023 §4.9.3)"),
-                                           ("sponsor", "команда спонсора (2009 §2.13)")])
+    enter_as = SelectField("Как", choices=[
+        SelectChoice("reserve", "резервная (2023 §4.9.3)"),
+        SelectChoice("sponsor", "команда спонсора (2009 §2.13)")])
 
     def payload(self) -> dict:
         kind = self.type.data
@@ -55,7 +64,7 @@ class SeasonEventForm(FlaskForm):
 class SeasonGameForm(FlaskForm):
     """A new game proposed from the season state (kind and team from ``next``)."""
 
-    kind = SelectField("Вид игры", choices=KINDS)
+    kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
     team_id = SelectField("Команда", coerce=int)
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату эфира.")])
     blitz = IntegerField("Сектор блица", validators=[Optional(), NumberRange(1, 13)])

@@ -9,6 +9,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from flask import Blueprint, flash, redirect, render_template, url_for
+from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
@@ -37,10 +38,10 @@ def _errors(form) -> str:
     return "; ".join(e for v in form.errors.values() for e in v)
 
 
-def _team_choices(season: Season) -> list[tuple[str, str]]:
+def _team_choices(season: Season) -> list[SelectChoice]:
     names = [st.team.name for st in sq.season_teams(season)]
     others = [t.name for t in queries.teams() if t.name not in names]
-    return [(n, n) for n in names + others]
+    return [SelectChoice(n, n) for n in names + others]
 
 
 def _finals_view(season: Season, state) -> list[dict]:
@@ -66,13 +67,13 @@ def season(season_id: int):
     state = sq.state(season)
     events = sq.stored_events(season)
     team_form = SeasonTeamForm(prefix="team")
-    team_form.team_id.choices = [(0, "— выберите —")] + [
-        (t.id, t.name) for t in queries.teams()
+    team_form.team_id.choices = [SelectChoice(0, "— выберите —")] + [
+        SelectChoice(t.id, t.name) for t in queries.teams()
         if sq.team_of_season(season, t.id) is None]
     event_form = SeasonEventForm(prefix="event")
     event_form.team.choices = _team_choices(season)
     game_form = SeasonGameForm(prefix="game")
-    game_form.team_id.choices = [(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    game_form.team_id.choices = [SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)]
     if state is not None and state.next is not None:
         game_form.kind.data = state.next.kind if state.next.kind != "rematch" else "qualifying"
         nxt = next((st.team.id for st in sq.season_teams(season)
@@ -97,7 +98,7 @@ def season_team(season_id: int):
     """A team joins the season's initial rating (before the first event)."""
     season = _season_or_404(season_id)
     form = SeasonTeamForm(prefix="team")
-    form.team_id.choices = [(0, "")] + [(t.id, t.name) for t in queries.teams()]
+    form.team_id.choices = [SelectChoice(0, "")] + [SelectChoice(t.id, t.name) for t in queries.teams()]
     if form.validate_on_submit():
         on_refusal("Команда не добавлена: ", url_for("seasons.season", season_id=season_id))
         if form.team_id.data:
@@ -135,7 +136,7 @@ def season_game(season_id: int):
     allow this team's game now)."""
     season = _season_or_404(season_id)
     form = SeasonGameForm(prefix="game")
-    form.team_id.choices = [(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    form.team_id.choices = [SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)]
     if form.validate_on_submit():
         table = {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
                  "sector13": form.sector13.data}

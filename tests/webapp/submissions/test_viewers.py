@@ -197,7 +197,7 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     q = only_question()
     assert client.post(f"/my/questions/{q.id}/withdraw").status_code == 302
     assert db.session.get(Question, q.id).status != "withdrawn"
-    from webapp.submissions.views import confirm_token
+    from webapp.submissions.links import confirm_token
 
     with app.test_request_context():
         confirm = confirm_token(q.id, author.id)

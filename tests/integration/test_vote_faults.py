@@ -1,0 +1,128 @@
+"""Issue 18, "nothing acknowledged is lost": a burst of signed SMS votes through gunicorn on
+PostgreSQL; in the middle a gunicorn worker is SIGKILLed (its requests and keep-alive
+connections die) and the private Redis is killed and started again. The gateway simulator
+retries every non-2xx and every broken connection, like the real gateway; the tally must
+still equal the counts the generator knows, and every message is answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_faults import PrivateRedis, free_port, wait_for
+from webapp.votes.simulate import plan, send
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "fault-gateway-secret"
+EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
+
+
+@pytest.fixture
+def private_redis(tmp_path, redis_url):
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    server = PrivateRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True,
+                         text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _api(port, method, path, token, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                 data=json.dumps(body).encode() if body else None,
+                                 headers={"Authorization": f"Bearer {token}",
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.loads(resp.read())
+
+
+def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private_redis,
+                                                                  tmp_path):
+    from flask_migrate import upgrade
+
+    from webapp.accounts.operations import create_user
+    from webapp.app import create_app
+    from webapp.extensions import db
+    from webapp.games.operations import create_game, create_season, create_team
+    from webapp.jobs import commit
+
+    env = dict(os.environ, SOVA_DATABASE_URL=pg_url, SOVA_BROKER_URL=private_redis.url,
+               SOVA_REDIS_URL=private_redis.url, SOVA_INSTANCE_PATH=str(tmp_path / "inst"),
+               SOVA_RATELIMIT_ENABLED="0", SOVA_SMS_SECRET=SECRET, PYTHONWARNINGS="ignore")
+    app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")})
+    with app.app_context():
+        upgrade(revision="heads")
+        _, token = create_user("host@fault.local", "host", with_token=True)
+        team = create_team("Команда", EXPERTS[0], EXPERTS)
+        game = create_game(create_season("Сезон 2009", "2009").id, "qualifying",
+                           date(2009, 3, 1), {"blitz": 4, "superblitz": 9, "sector13": 13},
+                           team_id=team.id)
+        game.status = "finished"
+        gid = game.id
+        commit()
+        db.session.remove()
+        db.engine.dispose()
+    port = free_port()
+    gunicorn = Path(sys.executable).parent / "gunicorn"
+    server = subprocess.Popen(
+        [str(gunicorn), "-w", "2", "-k", "gthread", "--threads", "4", "-b",
+         f"127.0.0.1:{port}", "--log-level", "error", "webapp:create_app()"],
+        cwd=ROOT, env=env, start_new_session=True)
+    try:
+        def up():
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                return len(_children(server.pid)) == 2
+            except OSError:
+                return False
+
+        wait_for(up, 60, "gunicorn up")
+        _api(port, "POST", f"/api/v1/games/{gid}/vote", token, {"action": "open"})
+        p = plan(1500, SECRET, candidates=6, seed=1818)
+        result = {}
+        burst = threading.Thread(target=lambda: result.update(report=send(
+            f"http://127.0.0.1:{port}", p.messages, rate=150, concurrency=16, retries=60,
+            timeout=20)))
+        burst.start()
+        time.sleep(2.5)
+        os.kill(_children(server.pid)[0], signal.SIGKILL)      # a web worker dies mid-burst
+        time.sleep(1.0)
+        private_redis.stop()                                    # Redis dies ...
+        time.sleep(1.5)
+        private_redis.start()                                   # ... and comes back empty
+        burst.join(120)
+        assert not burst.is_alive()
+        report = result["report"]
+        assert report.failed == 0
+        assert report.retries > 0                               # the faults did hit requests
+        vote = _api(port, "GET", f"/api/v1/games/{gid}/vote", token)["vote"]
+        expected = p.expected()
+        assert {str(c["n"]): c["votes"] for c in vote["candidates"] if c["votes"]} == (
+            expected["votes"])
+        assert (vote["counted"], vote["repeats"], vote["invalid"], vote["late"]) == (
+            expected["counted"], expected["repeats"], expected["invalid"], 0)
+        assert report.answers["401"] == expected["rejected_badsig"]
+        closed = _api(port, "POST", f"/api/v1/games/{gid}/vote", token,
+                      {"action": "close"})["vote"]
+        assert closed["counted"] == expected["counted"]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)

@@ -1,0 +1,153 @@
+"""The signed result document of a closed vote (PDF text asserted), the §3.1 award and the
+beat purge task; and exact counting under concurrency on PostgreSQL."""
+
+from __future__ import annotations
+
+import io
+import threading
+from pathlib import Path
+
+import pypdf
+import pytest
+
+from tests.webapp.votes.conftest import SECRET, sign, sms_body
+from tests.webapp.votes.test_vote_api import close_vote, open_vote
+
+
+def pdf_text(app, doc_id: int) -> str:
+    from webapp.core.models import Document
+    from webapp.extensions import db
+
+    doc = db.session.get(Document, doc_id)
+    assert doc.status == "ready", (doc.status, doc.error)
+    data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
+    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages)
+    # long runs (the SHA-256) carry invisible U+200B break points (workers/documents.py)
+    return " ".join(text.replace("\u200b", "").replace("\u00a0", " ").split())
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_result_pdf_text(app, api, sms, finished_game, drain, login):
+    import hashlib
+
+    from webapp.core.models import Document
+    from webapp.extensions import db
+
+    gid = finished_game()
+    open_vote(api, gid, ["Ровшан Аскеров", "Инна <b>Друзь</b>"])
+    sms("a", "+79160000001", "1")
+    sms("b", "+79160000002", "аскёров")
+    sms("c", "+79160000002", "2")          # repeat
+    sms("d", "+79160000003", "инна")       # counted for candidate 2
+    vote = close_vote(api, gid).json["vote"]
+    sms("e", "+79160000004", "1")          # late, after closing
+    assert drain() == ["votes.render_result"]
+    text = pdf_text(app, vote["document"]["id"])
+    assert "ИТОГИ SMS-ГОЛОСОВАНИЯ за лучшего игрока игры" in text
+    assert "1 Ровшан Аскеров 2" in text
+    assert "2 Инна <b>Друзь</b> 1" in text            # escaped, printed literally
+    assert "Засчитано голосов: 3." in text
+    assert "Повторные сообщения с того же номера (не засчитаны): 1." in text
+    assert "Недействительные сообщения (нет кандидата или имя подходит двум): 0." in text
+    assert "Опоздавшие сообщения (вне времени голосования): 0." in text
+    assert "Лучший игрок по итогам голосования: Ровшан Аскеров." in text
+    # the 64 hex digits may wrap at the line end
+    flat = text.replace(" ", "")
+    assert f"SHA-256журналаголосования:{vote['log_sha256']}Печать" in flat
+    assert "(Europe/Moscow)" in text and "Представитель Генерального спонсора" in text
+    doc = db.session.get(Document, vote["document"]["id"])
+    data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
+    assert doc.sha256 == hashlib.sha256(data).hexdigest()
+    # producer and host download it from the vote page; an editor may not
+    client = login("host")
+    resp = client.get(f"/games/{gid}/vote/result.pdf")
+    assert resp.status_code == 200 and resp.mimetype == "application/pdf"
+    assert hashlib.sha256(resp.data).hexdigest() == doc.sha256
+    assert login("editor").get(f"/games/{gid}/vote/result.pdf").status_code == 403
+        # the page and the API show the late message after closing
+    assert api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]["late"] == 1
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_award_prefilled_with_winner_and_override_needs_reason(app, api, sms, finished_game):
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.prizes.models import Prize
+    from webapp.votes.models import Vote
+    from webapp.votes.operations import VoteError, record_award
+
+    gid = finished_game()
+    open_vote(api, gid)
+    sms("a", "+79160000001", "3")
+    vote = db.session.get(Vote, close_vote(api, gid).json["vote"]["id"])
+    with pytest.raises(VoteError, match="основание"):
+        record_award(vote, "Инна Друзь", "", None)
+    row = record_award(vote, "Инна Друзь", "Аскеров отказался от приза", None)
+    commit()
+    assert (row.winner_name, row.chosen_name, row.overridden, row.reason) == (
+        "Ровшан Аскеров", "Инна Друзь", True, "Аскеров отказался от приза")
+    prize = db.session.get(Prize, row.prize_id)
+    assert (prize.kind, prize.recipient_name, prize.amount) == (
+        "best_player_of_game", "Инна Друзь", None)
+    assert prize.rule == "002_e025d5ded135c1c4.txt §3.1"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_purge_task(app, api, sms, finished_game):
+    from datetime import timedelta
+
+    from webapp.extensions import db
+    from webapp.votes.models import Vote, VoteMessage
+    from workers.votes import purge_numbers
+
+    gid = finished_game()
+    open_vote(api, gid)
+    sms("a", "+79160000001", "3")
+    vote = db.session.get(Vote, close_vote(api, gid).json["vote"]["id"])
+    vote.purge_after = vote.purge_after - timedelta(days=31)
+    db.session.commit()
+    assert purge_numbers.run() == 1
+    assert db.session.scalar(db.select(VoteMessage.msisdn_hash)) is None
+    assert app.extensions["celery"].conf.beat_schedule["votes-purge-numbers"]["task"] == (
+        "votes.purge_numbers")
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_concurrent_same_number_and_same_message_exactly_one_counted(app, api, finished_game):
+    """32 threads at once on PostgreSQL: the same number with 16 message ids and one
+    message id sent 16 times — exactly one counted vote each."""
+    from webapp.extensions import db
+    from webapp.votes.models import VoteMessage
+
+    gid = finished_game()
+    open_vote(api, gid)
+    bodies = ([sms_body(f"n{i}", "+79160000001", "3") for i in range(16)]
+              + [sms_body("same", "+79160000002", "2")] * 16)
+    barrier = threading.Barrier(len(bodies))
+    answers: list[tuple[int, str]] = []
+    lock = threading.Lock()
+
+    def post(i, body):
+        client = app.test_client()
+        barrier.wait()
+        resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
+                           headers={"X-Sova-Signature": sign(body, SECRET)})
+        with lock:
+            answers.append((i, resp.status_code, resp.json["result"]))
+
+    threads = [threading.Thread(target=post, args=(i, b)) for i, b in enumerate(bodies)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(code == 200 for _i, code, _r in answers)
+    first = sorted(r for i, _c, r in answers if i < 16)
+    assert first == ["counted"] + ["repeat"] * 15
+    same = {r for i, _c, r in answers if i >= 16}
+    assert same == {"counted"}
+    db.session.rollback()
+    rows = db.session.execute(db.select(VoteMessage.message_id, VoteMessage.result)).all()
+    assert len(rows) == 17
+    assert sorted(r.result for r in rows) == ["counted", "counted"] + ["repeat"] * 15
+    vote = api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]
+    assert (vote["counted"], vote["repeats"], vote["invalid"]) == (2, 15, 0)

@@ -1,0 +1,99 @@
+"""API v1: the 2009 §3.1 audience vote (``contracts/api.md``): the SMS gateway's signed
+callback and the producer's / host's control and tally. Thin: parse, call
+``webapp.votes.operations``, answer. The request edge (``webapp.core.edge``) commits, or
+rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteError 409
+``{"error": {"message", "rule"}}``."""
+
+from __future__ import annotations
+
+import functools
+
+from flask import abort, request
+
+from webapp.api import vote_schemas as s
+from webapp.api.schemas import ErrorBody, ValidationErrors
+from webapp.api.views import SECURE, blp
+from webapp.core.access import access, current_staff
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.votes import operations as ops
+from webapp.votes.queries import vote_json, vote_of
+
+SIGNATURE_HEADER = "X-Sova-Signature"
+
+
+def gateway_signed(view):
+    """Admit only a body signed by the SMS gateway (``X-Sova-Signature``: hex HMAC-SHA256
+    of the raw body under ``SOVA_SMS_SECRET``): 503 when no secret is configured, 401 for
+    a missing or wrong signature — before the body is parsed."""
+
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        try:
+            ok = ops.signature_ok(request.get_data(cache=True),
+                                  request.headers.get(SIGNATURE_HEADER))
+        except ops.SignatureUnavailable:
+            abort(503, "SOVA_SMS_SECRET is not set: the SMS callback is off")
+        if not ok:
+            abort(401, "bad or missing X-Sova-Signature")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+@blp.route("/votes/sms", methods=["POST"])
+@access("gateway", api=True)
+@gateway_signed
+@blp.arguments(s.SmsIn)
+@blp.response(200, s.SmsResult)
+@blp.alt_response(422, schema=ValidationErrors)
+@blp.doc(parameters=[{"in": "header", "name": SIGNATURE_HEADER, "required": True,
+                      "schema": {"type": "string"},
+                      "description": "hex HMAC-SHA256 of the raw body with SOVA_SMS_SECRET"}])
+def vote_sms(data):
+    """The SMS gateway's callback: one viewer's vote for the best player
+    (002_e025d5ded135c1c4.txt §3.1). ``result``: counted (the number's first valid vote),
+    repeat (the number has voted), invalid (no candidate, or a name fitting two), late (no
+    vote open, or sent before it opened). The same ``message_id`` again gets the same
+    answer and is counted once. 401: bad or missing signature; 503: no secret configured."""
+    result = ops.receive_sms(ops.Sms(data["message_id"], data["msisdn"], data["text"],
+                                     data["received_at"]))
+    return {"result": result}
+
+
+def _game(game_id: int) -> Game:
+    return db.get_or_404(Game, game_id)
+
+
+@blp.route("/games/<int:game_id>/vote", methods=["POST"])
+@access("producer|host", api=True)
+@blp.arguments(s.VoteControlIn)
+@blp.response(200, s.VoteOut)
+@blp.alt_response(409, schema=ErrorBody)
+@blp.alt_response(422, schema=ValidationErrors)
+@blp.doc(security=SECURE)
+def vote_control(data, game_id):
+    """Open or close the 2009 §3.1 audience vote of a finished game. ``candidates``:
+    numbered 1..N in the given order, by default the game team's experts. At most one vote
+    is open at a time (409 otherwise); opening the open vote or closing a closed one
+    answers the same vote. Closing freezes the result and queues the result PDF."""
+    game = _game(game_id)
+    user = current_staff().id
+    if data["action"] == "open":
+        vote = ops.open_vote(game, user, data.get("candidates"))
+    else:
+        vote = ops.close_vote(game, user)
+    return {"vote": vote_json(vote, game.season.timezone)}
+
+
+@blp.route("/games/<int:game_id>/vote")
+@access("producer|host", api=True)
+@blp.response(200, s.VoteOut)
+@blp.doc(security=SECURE)
+def vote_tally(game_id):
+    """The game's vote and its live tally (404 if the game has none)."""
+    game = _game(game_id)
+    vote = vote_of(game.id)
+    if vote is None:
+        abort(404)
+    return {"vote": vote_json(vote, game.season.timezone)}

@@ -1,0 +1,241 @@
+"""The audience vote for the best player of a game (002_e025d5ded135c1c4.txt §3.1).
+
+§3.1: «Лучший игрок каждой игры сезона 2009 года получает приз от представителя
+Генерального спонсора. Определяют Лучшего игрока абоненты МТС путем голосования с помощью
+SMS-сообщений. (В отдельных случаях Лучший игрок может быть определен представителем
+Генерального спонсора.)»
+
+Pure rules (standard library only): how one SMS is classified, how a vote log is tallied,
+who wins, and when the sponsor's representative may name someone else. The database layer
+(``webapp.votes``) enforces the same rules with unique keys so that counting stays exact
+under concurrent requests; :func:`tally` replays a stored log and must give the same counts.
+
+Readings chosen (the clause says only «голосование с помощью SMS-сообщений»):
+
+* one counted vote per phone number per vote — the first valid message; later valid ones
+  are ``repeat`` (an SMS vote where one number could vote many times would be decided by
+  whoever sends most; the issue and the contract ask for one);
+* an ``invalid`` message (names no candidate, or a name fitting two candidates) does not use
+  up the number's vote: the viewer may send a valid one afterwards;
+* ``late``: the message reached Sova while no vote was open, or the gateway received it
+  before the vote opened (``received_at`` < ``opened_at``: sent before the announcement);
+  the vote closes by Sova's clock, so a message that arrives after closing is late;
+* the sponsor's representative («в отдельных случаях») may choose another player of the
+  candidates than the vote's winner, with a reason; a tie for first place has no vote
+  winner, so the representative decides (with a reason) — see :func:`award_choice`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from webapp.domain.text import matching_key
+
+RULE = "002_e025d5ded135c1c4.txt §3.1"
+
+COUNTED, REPEAT, INVALID, LATE = "counted", "repeat", "invalid", "late"
+RESULTS = (COUNTED, REPEAT, INVALID, LATE)
+
+#: A candidate number as announced on air: digits only, optionally with «№» or «#».
+_NUMBER = re.compile(r"^\s*(?:№|#)?\s*(\d{1,3})\s*[.)]?\s*$")
+
+
+class VoteRuleError(ValueError):
+    """A refusal by §3.1's rules: ``message`` (Russian, for the user), ``rule`` (clause)."""
+
+    def __init__(self, message: str, rule: str = RULE):
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+
+def fold(name: str) -> str:
+    """A candidate's or a message's name key: :func:`webapp.domain.text.matching_key`
+    (case, ё → е, punctuation, look-alike letters) with every space removed, so
+    ``"Ровшан  АСКЕРОВ"``, ``"ровшан аскеров"`` and ``"РовшанАскёров"`` fold alike."""
+    return matching_key(name).replace(" ", "")
+
+
+def candidate_names(names: Iterable[str]) -> list[str]:
+    """The candidates of a vote, numbered 1..N in the given order: each name's spaces
+    collapsed, blanks dropped. Raises VoteRuleError for no candidate or two candidates
+    whose names fold alike (no text could tell them apart)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in names:
+        name = " ".join(str(raw).split())
+        if not name:
+            continue
+        key = fold(name)
+        if not key or key in seen:
+            raise VoteRuleError(f"кандидаты не различимы по имени: «{name}»")
+        seen.add(key)
+        out.append(name)
+    if not out:
+        raise VoteRuleError("нет ни одного кандидата")
+    return out
+
+
+def match_candidate(text: str, candidates: Sequence[str]) -> int | None:
+    """The candidate number (1..N) that an SMS ``text`` names, or None (invalid).
+
+    A number as announced on air (``"3"``, ``"№3"``, ``" 3. "``) names candidate 3 if
+    1 ≤ 3 ≤ N. Otherwise the text, folded (:func:`fold`), must equal one candidate's whole
+    folded name or one word of it (``"друзь"`` for «Александр Друзь»); a text that fits two
+    candidates (two Друзь) or none is None.
+    """
+    m = _NUMBER.match(text or "")
+    if m:
+        n = int(m.group(1))
+        return n if 1 <= n <= len(candidates) else None
+    key = fold(text or "")
+    if not key:
+        return None
+    hits = []
+    for n, name in enumerate(candidates, start=1):
+        words = {fold(w) for w in name.split()}
+        if key == fold(name) or key in words:
+            hits.append(n)
+    return hits[0] if len(hits) == 1 else None
+
+
+def classify(*, is_open: bool, before_open: bool, candidate: int | None,
+             already_counted: bool) -> str:
+    """The answer to one new (not resent) message: ``late`` if no vote is open or the
+    message was received before the vote opened; ``invalid`` if it names no candidate;
+    ``repeat`` if the number already has a counted vote in this vote; else ``counted``."""
+    if not is_open or before_open:
+        return LATE
+    if candidate is None:
+        return INVALID
+    if already_counted:
+        return REPEAT
+    return COUNTED
+
+
+@dataclass
+class Tally:
+    """Counts of one vote: ``votes`` per candidate number (1..N), ``counted`` (their sum),
+    ``repeats``, ``invalid``, ``late``; ``answers`` maps message_id → result."""
+
+    candidates: list[str]
+    votes: dict[int, int] = field(default_factory=dict)
+    repeats: int = 0
+    invalid: int = 0
+    late: int = 0
+    answers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def counted(self) -> int:
+        return sum(self.votes.values())
+
+    def as_json(self) -> dict[str, Any]:
+        """The contract's vote counts: ``{candidates: [{n, name, votes}], counted, repeats,
+        invalid, late}``."""
+        return {"candidates": [{"n": n, "name": name, "votes": self.votes.get(n, 0)}
+                               for n, name in enumerate(self.candidates, start=1)],
+                "counted": self.counted, "repeats": self.repeats, "invalid": self.invalid,
+                "late": self.late}
+
+
+def tally(candidates: Sequence[str], messages: Iterable[dict[str, Any]], *,
+          opened_at: datetime | None = None, closed_at: datetime | None = None) -> Tally:
+    """Replay a vote: ``messages`` in arrival order, dicts with ``message_id``, ``msisdn``
+    (any stable key of the number: the stored hash will do), ``text``, ``received_at``
+    (aware datetime or None) and ``arrived_at`` (aware datetime, Sova's clock).
+
+    A resent ``message_id`` gets its first answer and changes nothing. A message arriving
+    outside [``opened_at``, ``closed_at``) (``closed_at`` None: still open) is late.
+    """
+    out = Tally(list(candidates))
+    counted_numbers: set[str] = set()
+    for msg in messages:
+        mid = msg["message_id"]
+        if mid in out.answers:
+            continue
+        arrived = msg.get("arrived_at")
+        is_open = opened_at is not None and (arrived is None or (
+            arrived >= opened_at and (closed_at is None or arrived < closed_at)))
+        received = msg.get("received_at")
+        before = opened_at is not None and received is not None and received < opened_at
+        n = match_candidate(msg.get("text") or "", out.candidates)
+        result = classify(is_open=is_open, before_open=before, candidate=n,
+                          already_counted=msg["msisdn"] in counted_numbers)
+        out.answers[mid] = result
+        if result == COUNTED:
+            counted_numbers.add(msg["msisdn"])
+            if n is not None:               # always: classify counts only a named candidate
+                out.votes[n] = out.votes.get(n, 0) + 1
+        elif result == REPEAT:
+            out.repeats += 1
+        elif result == INVALID:
+            out.invalid += 1
+        else:
+            out.late += 1
+    return out
+
+
+def winner(votes: dict[int, int]) -> int | None:
+    """The candidate number with the most counted votes; None for no vote or a tie for
+    first place (then the sponsor's representative decides, §3.1)."""
+    if not votes:
+        return None
+    top = max(votes.values())
+    leaders = [n for n, v in votes.items() if v == top]
+    return leaders[0] if len(leaders) == 1 and top > 0 else None
+
+
+def award_choice(candidates: Sequence[str], winner_n: int | None, chosen: str,
+                 reason: str) -> tuple[str, bool]:
+    """The §3.1 best player to record: ``(name as the candidate list spells it,
+    overridden)``. ``chosen`` must fold to one of ``candidates``; choosing anyone but the
+    vote's winner (or deciding a tie / a vote without winner) is the sponsor's
+    representative's decision «в отдельных случаях» and needs a non-blank ``reason``.
+    Raises VoteRuleError otherwise."""
+    key = fold(chosen or "")
+    names = [c for c in candidates if fold(c) == key]
+    if not names:
+        raise VoteRuleError(f"«{chosen}» не среди кандидатов голосования")
+    name = names[0]
+    overridden = winner_n is None or candidates[winner_n - 1] != name
+    if overridden and not (reason or "").strip():
+        raise VoteRuleError("лучшего игрока не по итогам голосования определяет представитель "
+                            "Генерального спонсора: укажите основание")
+    return name, overridden
+
+
+def normalise_msisdn(msisdn: str) -> str | None:
+    """A phone number's canonical digits: everything but digits dropped; an 11-digit Russian
+    number written with the trunk prefix 8 becomes 7 (``"8 (916) 123-45-67"`` and
+    ``"+79161234567"`` are the same subscriber). None if fewer than 5 or more than 15
+    digits remain (E.164 allows 15)."""
+    digits = re.sub(r"\D", "", msisdn or "")
+    if len(digits) == 11 and digits.startswith("8"):
+        digits = "7" + digits[1:]
+    return digits if 5 <= len(digits) <= 15 else None
+
+
+def log_line(seq: int, message_id: str, msisdn_key: str, text: str, received_at: str | None,
+             arrived_at: str, result: str, candidate: int | None) -> str:
+    """One canonical line of the vote log (JSON, sorted keys, no spaces); the phone number
+    appears only as its keyed hash ``msisdn_key``."""
+    return json.dumps({"seq": seq, "message_id": message_id, "msisdn": msisdn_key,
+                       "text": text, "received_at": received_at, "arrived_at": arrived_at,
+                       "result": result, "candidate": candidate},
+                      ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def log_digest(lines: Iterable[str]) -> str:
+    """SHA-256 (hex) of the vote log: the lines of :func:`log_line`, each followed by
+    ``\\n``, UTF-8. Anyone holding the exported log can recompute it."""
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line.encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()

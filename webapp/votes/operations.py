@@ -1,0 +1,385 @@
+"""Writes of the 2009 §3.1 audience vote: open, close, one SMS, the award decision, the
+purge of phone-number hashes. Operations flush and raise an
+:class:`~webapp.core.errors.OperationError` (VoteError 409, VoteInputError 422) to refuse;
+the caller commits: the request edge (``webapp.core.edge``) for a request, the task for a
+worker (``webapp.jobs.commit``). The one write that does not wait for that commit is the
+SMS insert on PostgreSQL (:func:`receive_sms`, reason there).
+
+Counting one SMS (:func:`receive_sms`) takes no lock in Python and needs no read-modify-
+write: the answer is decided by ``webapp.domain.vote`` and made true by the database keys
+(see ``webapp.votes.models``): an ``INSERT … SELECT … FROM vote WHERE status = 'open'
+FOR KEY SHARE … ON CONFLICT DO NOTHING RETURNING``. The ``FOR KEY SHARE`` lock (PostgreSQL;
+SQLite serialises writers anyway) makes closing wait for the inserts in flight and makes
+the inserts that come after see the vote closed, so the frozen result equals the log.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.exc import IntegrityError
+
+from webapp.core.crypto import lookup_hash
+from webapp.core.errors import OperationError
+from webapp.core.models import Document, utcnow
+from webapp.domain import vote as rules
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.jobs import enqueue
+from webapp.votes.models import Vote, VoteAward, VoteMessage
+from webapp.votes.queries import live_counts, log_lines
+
+RESULT_DOCUMENT = "vote_result"
+
+
+class VoteError(OperationError, RuntimeError):
+    """A refusal by the vote's state or the rules (HTTP 409): ``message`` in Russian,
+    ``rule`` the clause or None; the 409 body is ``{"message", "rule"}``."""
+
+    status = 409
+
+    def __init__(self, message: str, rule: str | None = rules.RULE):
+        super().__init__(message, error={"message": message, "rule": rule})
+        self.rule = rule
+
+
+class VoteInputError(OperationError, ValueError):
+    """Invalid input (HTTP 422): ``errors`` ``{field: [message]}``; ``str(exc)`` joins the
+    messages (``"; "``) for a flash message."""
+
+    status = 422
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(m for msgs in errors.values() for m in msgs),
+                         errors=errors)
+
+
+# --- the gateway's signature --------------------------------------------------------------
+
+class SignatureUnavailable(Exception):
+    """``SOVA_SMS_SECRET`` is not set: the callback is off (503)."""
+
+
+def signature_ok(body: bytes, signature: str | None) -> bool:
+    """True if ``signature`` is the hex HMAC-SHA256 of the raw request ``body`` under
+    ``SOVA_SMS_SECRET`` (compared in constant time, ``hmac.compare_digest``). Raises
+    SignatureUnavailable when no secret is configured."""
+    secret = current_app.config.get("SOVA_SMS_SECRET")
+    if not secret:
+        raise SignatureUnavailable()
+    expected = hmac.new(secret.encode(), body, "sha256").hexdigest()
+    return hmac.compare_digest(expected, (signature or "").strip().lower())
+
+
+def msisdn_key(msisdn: str) -> str | None:
+    """Keyed hash (hex) of the normalised phone number, never the number itself; None if
+    it is no phone number (:func:`webapp.domain.vote.normalise_msisdn`)."""
+    number = rules.normalise_msisdn(msisdn)
+    return lookup_hash(f"msisdn:{number}") if number else None
+
+
+# --- open and close -----------------------------------------------------------------------
+
+def open_vote(game: Game, user_id: int | None, candidates: list[str] | None = None,
+              now: datetime | None = None) -> Vote:
+    """Open the §3.1 vote of ``game`` (a finished 2009 game) with ``candidates`` (names,
+    numbered 1..N in order; default the game team's experts). Idempotent for the game's
+    open vote. Raises VoteError (409) for another rule set, an unfinished game, a vote of
+    this game already held, or another game's vote open; VoteInputError (422) for no
+    candidates or two that fold alike."""
+    current = db.session.scalar(select(Vote).where(Vote.status == "open"))
+    if current is not None and current.game_id == game.id:
+        return current
+    if game.season.ruleset != "2009":
+        raise VoteError("зрительское голосование за лучшего игрока есть только в правилах "
+                        "2009 года")
+    if game.status not in ("finished", "closed"):
+        raise VoteError("голосование открывается, когда игра окончена")
+    if db.session.scalar(select(Vote.id).where(Vote.game_id == game.id)) is not None:
+        raise VoteError("голосование этой игры уже проведено")
+    if current is not None:
+        raise VoteError(f"открыто голосование другой игры (№ {current.game_id}): "
+                        "одновременно может идти только одно", None)
+    if candidates is None or not [c for c in candidates if str(c).strip()]:
+        candidates = list(game.team_row.experts) if game.team_row else []
+    try:
+        names = rules.candidate_names(candidates)
+    except rules.VoteRuleError as exc:
+        raise VoteInputError({"candidates": [exc.message]}) from exc
+    vote = Vote(game_id=game.id, status="open", candidates=names, opened_at=now or utcnow(),
+                opened_by=user_id)
+    try:
+        with db.session.begin_nested():     # another vote opened at the same moment
+            db.session.add(vote)
+            db.session.flush()
+    except IntegrityError as exc:
+        raise VoteError("открыто голосование другой игры: одновременно может идти только "
+                        "одно", None) from exc
+    return vote
+
+
+def _lock(vote_id: int) -> Vote:
+    """The vote row, locked ``FOR UPDATE`` (waits for the SMS inserts in flight)."""
+    return db.session.scalars(select(Vote).where(Vote.id == vote_id)
+                              .with_for_update().execution_options(populate_existing=True)
+                              ).one()
+
+
+def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> Vote:
+    """Close the open vote of ``game``: freeze the counts, the winner and the SHA-256 of the
+    log, set the retention deadline and queue the signed result PDF (``votes.render_result``,
+    Document kind ``vote_result``). Closing a closed vote returns it unchanged. Raises
+    VoteError if the game never had a vote."""
+    vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id)
+                             .order_by(Vote.id.desc()))
+    if vote is None:
+        raise VoteError("у этой игры нет голосования", None)
+    vote = _lock(vote.id)
+    if vote.status == "closed":
+        return vote
+    now = now or utcnow()
+    vote.status, vote.closed_at, vote.closed_by = "closed", now, user_id
+    db.session.flush()
+    counts = live_counts(vote)
+    vote.votes = {str(c["n"]): c["votes"] for c in counts["candidates"]}
+    vote.counted, vote.repeats = counts["counted"], counts["repeats"]
+    vote.invalid, vote.late = counts["invalid"], counts["late"]
+    vote.winner = rules.winner({c["n"]: c["votes"] for c in counts["candidates"]})
+    vote.log_sha256 = rules.log_digest(log_lines(vote))
+    days = int(current_app.config.get("SOVA_VOTE_RETENTION_DAYS", 30))
+    vote.purge_after = now + timedelta(days=days)
+    # no game_id: the games feature lists a game's documents with its own roles and labels;
+    # this one is reached through the vote (producer and host: /games/<id>/vote/result.pdf)
+    doc = Document(key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1", kind=RESULT_DOCUMENT,
+                   version=1, status="pending")
+    db.session.add(doc)
+    db.session.flush()
+    vote.document_id = doc.id
+    enqueue("votes.render_result", vote.id)
+    db.session.flush()
+    return vote
+
+
+# --- one SMS ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sms:
+    """One gateway callback: ``message_id`` (the gateway's id, ≤ 100 chars), ``msisdn``
+    (phone number as sent), ``text`` (the SMS), ``received_at`` (aware datetime, the
+    gateway's clock)."""
+
+    message_id: str
+    msisdn: str
+    text: str
+    received_at: datetime
+
+
+#: The open vote as this process last saw it, per database URL: ``(id, opened_at,
+#: candidates)``. Only a vote seen OPEN is remembered, and nothing trusts it blindly: the
+#: insert itself re-checks ``status = 'open'`` under the row lock, and a refused insert
+#: drops the entry and looks again (so a vote closed — or closed and followed by another —
+#: meanwhile is noticed at once). It saves one round trip per message.
+_open_cache: dict[str, tuple[int, datetime, list[str]]] = {}
+
+
+def _latest_vote(conn):
+    """``(id, status, opened_at, candidates)`` of the latest vote (the open one, if any: a
+    vote opens only when none is open, so the open vote is always the latest), or None."""
+    return conn.execute(
+        select(Vote.id, Vote.status, Vote.opened_at, Vote.candidates)
+        .order_by(Vote.id.desc()).limit(1)).first()
+
+
+def _open_state(conn, fresh: bool):
+    url = str(db.engine.url)
+    if not fresh and url in _open_cache:
+        return _open_cache[url]
+    _open_cache.pop(url, None)
+    row = _latest_vote(conn)
+    if row is None or row.status != "open":
+        return None
+    state = (row.id, row.opened_at, list(row.candidates))
+    _open_cache[url] = state
+    return state
+
+
+_INSERTS: dict[tuple[str, bool], object] = {}
+
+
+def _insert_statement(dialect: str, only_if_open: bool):
+    """``INSERT INTO vote_message (…) SELECT :params… FROM vote WHERE id = :vote_id [AND
+    status = 'open' FOR KEY SHARE] ON CONFLICT DO NOTHING RETURNING id``, built once per
+    dialect (constructing it per message cost more than executing it)."""
+    stmt = _INSERTS.get((dialect, only_if_open))
+    if stmt is not None:
+        return stmt
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    dialect_insert: Callable[..., Any] = pg_insert if dialect == "postgresql" else sqlite_insert
+    cols = {"vote_id": bindparam("vote_id", type_=db.Integer),
+            "message_id": bindparam("message_id", type_=db.String),
+            "msisdn_hash": bindparam("msisdn_hash", type_=db.String),
+            "text": bindparam("text", type_=db.String),
+            "received_at": bindparam("received_at", type_=VoteMessage.received_at.type),
+            "arrived_at": bindparam("arrived_at", type_=VoteMessage.arrived_at.type),
+            "result": bindparam("result", type_=db.String),
+            "candidate": bindparam("candidate", type_=db.Integer)}
+    # Core tables, not the ORM entities: the session would take a parameter dict with an
+    # ORM insert for a "bulk insert" of its own
+    vote, message = Vote.__table__, VoteMessage.__table__
+    source = select(*[v.label(k) for k, v in cols.items()]).where(
+        vote.c.id == bindparam("vote_id"))
+    if only_if_open:
+        source = source.where(vote.c.status == "open").with_for_update(read=True,
+                                                                       key_share=True)
+    stmt = (dialect_insert(message).from_select(list(cols), source)
+            .on_conflict_do_nothing().returning(message.c.id))
+    _INSERTS[(dialect, only_if_open)] = stmt
+    return stmt
+
+
+def _insert(conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str,
+            candidate: int | None, only_if_open: bool) -> str | None:
+    """Insert one log row; returns ``result`` if it was inserted, None if a key refused it
+    (the message id is known, or — for ``counted`` — the number has a counted vote) or
+    the vote is no longer open (``only_if_open``)."""
+    stmt = _insert_statement(db.engine.dialect.name, only_if_open)
+    row = conn.execute(stmt, {"vote_id": vote_id, "message_id": sms.message_id,
+                              "msisdn_hash": key, "text": sms.text[:500],
+                              "received_at": sms.received_at, "arrived_at": now,
+                              "result": result, "candidate": candidate}).first()
+    return result if row is not None else None
+
+
+def _known(conn, vote_id: int, message_id: str) -> str | None:
+    return conn.execute(select(VoteMessage.result).where(
+        VoteMessage.vote_id == vote_id, VoteMessage.message_id == message_id)).scalar()
+
+
+def receive_sms(sms: Sms, now: datetime | None = None) -> str:
+    """Count one SMS of the gateway; returns ``counted``, ``repeat``, ``invalid`` or
+    ``late`` (002_e025d5ded135c1c4.txt §3.1; rules in ``webapp.domain.vote``).
+
+    A resent ``message_id`` (same vote) gets its stored answer and changes nothing. A
+    message while no vote is open is filed ``late`` under the latest vote (not stored if no
+    vote was ever held). Raises VoteInputError for a phone number that is none.
+
+    On PostgreSQL each statement runs in its own transaction (an autocommit connection):
+    the usual path is ONE round trip (the insert), and every statement is atomic and
+    idempotent on its own, so no multi-statement transaction is needed. On SQLite the
+    statements run in the session's transaction (writers are serialised there anyway) and
+    the caller (the request edge) commits.
+
+    Why the PostgreSQL path does not wait for the edge's commit (the one documented
+    exception to "one transaction per request, committed by ``webapp.core.edge``"):
+    through the session the message would cost a BEGIN, the insert and a COMMIT (psycopg
+    sends each on its own) instead of one round trip on the hottest path (the 20 000-message burst, see
+    docs/performance.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
+    until the edge's commit, so closing would wait for whole requests rather than for one
+    statement. Nothing is lost by it: the request writes nothing else, a refused input
+    (VoteInputError) is raised before any statement, and each insert is its own
+    idempotent fact (the message-id key), so a request that fails after it answers the
+    same on the gateway's retry.
+    """
+    key = msisdn_key(sms.msisdn)
+    if key is None:
+        raise VoteInputError({"msisdn": ["Не номер телефона."]})
+    now = now or utcnow()
+    if db.engine.dialect.name == "postgresql":
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            return _receive(conn, sms, key, now)
+    return _receive(db.session, sms, key, now)
+
+
+def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
+    for fresh in (False, True):
+        state = _open_state(conn, fresh)
+        if state is None:
+            break
+        vote_id, opened_at, candidates = state
+        if sms.received_at < opened_at:
+            break                       # sent before the vote opened: late
+        candidate = rules.match_candidate(sms.text, candidates)
+        result = rules.classify(is_open=True, before_open=False, candidate=candidate,
+                                already_counted=False)
+        done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
+        if done:
+            return done
+        known = _known(conn, vote_id, sms.message_id)
+        if known:
+            return known
+        if result == rules.COUNTED:
+            # not the message id, so the number's counted vote refused it (unless the vote
+            # closed meanwhile: then this insert finds no open vote either)
+            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate,
+                           only_if_open=True)
+            if done:
+                return done
+            known = _known(conn, vote_id, sms.message_id)
+            if known:
+                return known
+        # the vote is no longer open: look again (another may have opened since)
+    latest = _latest_vote(conn)
+    if latest is None:
+        return rules.LATE
+    done = _insert(conn, latest.id, sms, key, now, rules.LATE, None, only_if_open=False)
+    return done or _known(conn, latest.id, sms.message_id) or rules.LATE
+
+
+# --- the award and the purge --------------------------------------------------------------
+
+def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> VoteAward:
+    """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
+    случаях» — another candidate chosen by the sponsor's representative with a ``reason``.
+    Awards the prize (``webapp.prizes.operations.award_prize``, kind
+    ``best_player_of_game``) and keeps the decision (VoteAward: who, when, winner, chosen,
+    reason). Raises VoteError for an open vote, a choice the rules refuse or a prize
+    refusal; nothing is written then."""
+    from webapp.prizes.operations import PrizeError, award_prize
+
+    if vote.status != "closed":
+        raise VoteError("сначала закройте голосование")
+    try:
+        name, overridden = rules.award_choice(vote.candidates, vote.winner, chosen, reason)
+    except rules.VoteRuleError as exc:
+        raise VoteError(exc.message, exc.rule) from exc
+    game = db.session.get_one(Game, vote.game_id)
+    try:
+        made = award_prize(game, "best_player_of_game", user_id, recipient=name,
+                           team=list(vote.candidates))
+    except PrizeError as exc:
+        raise VoteError(exc.message, exc.rule) from exc
+    prize = made[0] if made else None
+    existing = db.session.scalar(select(VoteAward).where(VoteAward.vote_id == vote.id,
+                                                         VoteAward.chosen_name == name))
+    if existing is not None:
+        return existing
+    row = VoteAward(vote_id=vote.id, prize_id=prize.id if prize else None,
+                    winner_name=vote.candidates[vote.winner - 1] if vote.winner else None,
+                    chosen_name=name, overridden=overridden, reason=(reason or "").strip(),
+                    by_user_id=user_id, at=utcnow())
+    db.session.add(row)
+    db.session.flush()
+    return row
+
+
+def purge_numbers(now: datetime | None = None) -> int:
+    """Delete the phone-number hashes of every closed vote past ``purge_after`` (the beat
+    task ``votes.purge_numbers``). Returns how many votes were purged. The counts, the log's
+    recorded SHA-256 and the result document stay."""
+    now = now or utcnow()
+    ids = list(db.session.scalars(select(Vote.id).where(
+        Vote.status == "closed", Vote.purge_after <= now, Vote.numbers_purged_at.is_(None))))
+    for vote_id in ids:
+        db.session.execute(update(VoteMessage).where(VoteMessage.vote_id == vote_id)
+                           .values(msisdn_hash=None))
+        db.session.execute(update(Vote).where(Vote.id == vote_id)
+                           .values(numbers_purged_at=now))
+    return len(ids)

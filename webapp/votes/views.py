@@ -1,0 +1,168 @@
+"""Vote pages of the host and the producer (2009 §3.1): open, live tally, close, the
+result PDF and the §3.1 award. Thin: parse the form, declare the refusal's flash and
+redirect (``on_refusal``), call ``webapp.votes.operations``, answer; the request edge
+(``webapp.core.edge``) commits or rolls back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from werkzeug.wrappers import Response
+from wtforms import SelectChoice
+
+from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
+from webapp.core.models import Document
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.votes import operations as ops
+from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
+from webapp.votes.queries import awards, open_vote, vote_json, vote_of
+
+bp = Blueprint("votes", __name__, url_prefix="/games")
+
+
+def _game_or_404(game_id: int) -> Game:
+    return db.get_or_404(Game, game_id)
+
+
+def _can_open(game: Game) -> bool:
+    return (game.season.ruleset == "2009" and game.status in ("finished", "closed")
+            and vote_of(game.id) is None and open_vote() is None)
+
+
+@bp.route("/<int:game_id>/vote")
+@access("producer|host")
+def page(game_id: int):
+    """The vote of a game: open it (finished 2009 game), the live tally, close it, the
+    result PDF; for the producer the §3.1 award pre-filled with the winner."""
+    game = _game_or_404(game_id)
+    vote = vote_of(game.id)
+    open_form = OpenVoteForm()
+    if vote is None:
+        experts = game.team_row.experts if game.team_row else []
+        open_form.candidates.data = "\n".join(experts)
+    award_form = VoteAwardForm()
+    if vote is not None:
+        award_form.chosen.choices = [SelectChoice(n, n) for n in vote.candidates]
+        if vote.winner and not award_form.chosen.data:
+            award_form.chosen.data = vote.candidates[vote.winner - 1]
+    return render_template(
+        "votes/page.html", game=game, vote=vote,
+        tally=vote_json(vote, game.season.timezone) if vote else None,
+        can_open=_can_open(game), other_open=open_vote(), open_form=open_form,
+        close_form=CloseVoteForm(), award_form=award_form,
+        awards=awards(vote) if vote else [], is_producer=current_staff().role in (
+            "producer", "admin"))
+
+
+@bp.route("/<int:game_id>/vote/tally.json")
+@access("producer|host")
+def tally(game_id: int):
+    """The live tally for the pages' polling: ``{vote: <the API's vote> | null,
+    can_open: bool}``."""
+    game = _game_or_404(game_id)
+    vote = vote_of(game.id)
+    return jsonify(vote=vote_json(vote, game.season.timezone) if vote else None,
+                   can_open=_can_open(game))
+
+
+def _back_url(game_id: int) -> str:
+    """Where a vote action returns: the host's console (``next=console``) or the vote page."""
+    if request.form.get("next") == "console":
+        return url_for("games.console", game_id=game_id)
+    return url_for("votes.page", game_id=game_id)
+
+
+def _back(game_id: int) -> Response:
+    return redirect(_back_url(game_id))
+
+
+@bp.route("/<int:game_id>/vote/open", methods=["POST"])
+@access("producer|host")
+def open_(game_id: int):
+    game = _game_or_404(game_id)
+    form = OpenVoteForm()
+    if not form.validate_on_submit():
+        flash("Голосование не открыто: форма устарела, обновите страницу.", "error")
+        return _back(game.id)
+    names = [line for line in (form.candidates.data or "").splitlines() if line.strip()]
+    on_refusal("Голосование не открыто: ", _back_url(game.id))
+    ops.open_vote(game, current_staff().id, names or None)
+    flash("Голосование открыто: SMS принимаются.", "success")
+    return _back(game.id)
+
+
+@bp.route("/<int:game_id>/vote/close", methods=["POST"])
+@access("producer|host")
+def close(game_id: int):
+    game = _game_or_404(game_id)
+    form = CloseVoteForm()
+    if not form.validate_on_submit():
+        flash("Голосование не закрыто: подтвердите закрытие.", "error")
+        return _back(game.id)
+    on_refusal("Голосование не закрыто: ", _back_url(game.id))
+    ops.close_vote(game, current_staff().id)
+    flash("Голосование закрыто. Итоговый документ готовится.", "success")
+    return _back(game.id)
+
+
+@bp.route("/<int:game_id>/vote/result.pdf")
+@access("producer|host")
+def result(game_id: int):
+    """The signed result document (409 while it is being rendered)."""
+    vote = vote_of(_game_or_404(game_id).id)
+    if vote is None or vote.document_id is None:
+        abort(404)
+    doc = db.get_or_404(Document, vote.document_id)
+    if doc.status != "ready" or not doc.path:
+        abort(409, description="Документ ещё готовится. Обновите страницу через минуту.")
+    path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+    if not path.is_file():
+        abort(404)
+    return send_file(path, mimetype="application/pdf", download_name=f"vote-{vote.id}.pdf")
+
+
+@bp.route("/<int:game_id>/vote/award", methods=["POST"])
+@access("producer")
+def award(game_id: int):
+    """Record the §3.1 best player: the vote's winner, or another candidate chosen by the
+    sponsor's representative with a reason (audited)."""
+    game = _game_or_404(game_id)
+    vote = vote_of(game.id)
+    if vote is None:
+        abort(404)
+    form = VoteAwardForm()
+    if not form.validate_on_submit():
+        flash("Приз не присуждён: форма устарела, обновите страницу.", "error")
+        return _back(game.id)
+    on_refusal("Приз не присуждён: ", _back_url(game.id))
+    row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "",
+                           current_staff().id)
+    flash(f"Лучший игрок игры (§3.1): {row.chosen_name}.", "success")
+    return _back(game.id)
+
+
+@bp.app_context_processor
+def _vote_panel():
+    """``vote_panel(game)`` for templates outside this feature (the host's console):
+    ``{"vote": vote_json | None, "can_open": bool}``."""
+
+    def vote_panel(game) -> dict:
+        vote = vote_of(game.id)
+        return {"vote": vote_json(vote, game.season.timezone) if vote else None,
+                "can_open": _can_open(game)}
+
+    return {"vote_panel": vote_panel}
