@@ -6,13 +6,13 @@ before this revision are taken as done (``done_at = sent_at``): their tasks ran 
 and resending the whole history at the first reconciliation would be a storm.
 
 Revision ID: 0014_owed
-Revises: 0009_minutes_number
+Revises: 0013_vote
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0014_owed"
-down_revision = "0009_minutes_number"
+down_revision = "0013_vote"
 branch_labels = None
 depends_on = None
 
