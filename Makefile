@@ -14,7 +14,7 @@ run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test test-fast install lint lock bench fuzz clean
+.PHONY: run test test-fast install lint lock bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,17 @@ test: lint
 ## make test-fast: the inner loop, without the e2e, integration and slow tests (no lint).
 test-fast: install
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q $(PYTEST_XDIST) -m "not e2e and not integration and not slow"
+
+## make cluster-test: Sova on four network-namespace hosts (data, two app hosts, nginx in
+## front) while an app host is killed, Redis restarts empty and PostgreSQL restarts
+## (tests/cluster/cluster.py; root, nginx, redis-server, PostgreSQL binaries; a few minutes).
+## make cluster-figures: the same, and its figures written into docs/operations.md.
+cluster-test: install
+	SOVA_CLUSTER_TEST=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs -p no:cacheprovider \
+	  tests/cluster/test_cluster.py --timeout=900
+
+cluster-figures: install
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.cluster.cluster --write-docs
 
 ## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.

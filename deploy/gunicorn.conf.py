@@ -14,3 +14,12 @@ max_requests_jitter = 200
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = "127.0.0.1"
+
+
+def child_exit(server, worker):
+    """prometheus-client multiprocess mode (PROMETHEUS_MULTIPROC_DIR set): drop the live
+    gauges of a worker that exited (its counters stay counted)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

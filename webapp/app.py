@@ -41,6 +41,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     celery_init_app(app)
     logging.basicConfig(level=logging.INFO)
+    from webapp.observability import init_observability
+
+    init_observability(app)  # request ids, /metrics, /readyz, JSON logs
     return app
 
 

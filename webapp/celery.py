@@ -1,7 +1,10 @@
 """Celery bound to the Flask app (Flask's Celery pattern, Superset's settings).
 
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
-idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s.
+idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s and
+reconciles owed work (``outbox.reconcile``, :func:`webapp.owed.reconcile`) every
+``SOVA_RECONCILE_SECONDS`` (60). Every task that returns marks its outbox row done
+(:func:`webapp.jobs.mark_done`), so the database knows what the broker lost.
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ from datetime import timedelta
 from celery import Celery, Task
 from flask import Flask
 
-VISIBILITY_TIMEOUT = 3600  # seconds; longer than any task's hard time limit
+#: Seconds a message taken by a worker stays invisible to the others before the Redis
+#: transport restores it (a worker killed mid-task). Must exceed the longest hard time
+#: limit (``prizes.render_register``: 360 s) and the longest retry countdown held by a
+#: worker (``retry_backoff_max``: 600 s), or a slow task would be delivered twice. A killed
+#: worker's task is usually sent again sooner by ``outbox.reconcile``
+#: (``SOVA_OWED_AFTER_SECONDS``).
+VISIBILITY_TIMEOUT = 900
 
 #: Chatty library loggers held at WARNING in every process that runs tasks: WeasyPrint
 #: logs each layout step of every PDF at INFO on ``weasyprint.progress``.
@@ -34,10 +43,26 @@ def celery_init_app(app: Flask) -> Celery:
         def __call__(self, *args, **kwargs):
             from flask import has_app_context
 
-            if has_app_context():
-                return self.run(*args, **kwargs)
-            with app.app_context():
-                return self.run(*args, **kwargs)
+            from webapp.core.request_id import REQUEST_ID, clean_request_id
+            from webapp.jobs import mark_done
+
+            request = self.request
+            rid = clean_request_id(getattr(request, "sova_request_id", None)
+                                   or (getattr(request, "headers", None) or {}).get(
+                                       "sova_request_id"))
+            token = REQUEST_ID.set(rid) if rid else None
+            try:
+                if has_app_context():
+                    result = self.run(*args, **kwargs)
+                    mark_done(request.id)
+                    return result
+                with app.app_context():
+                    result = self.run(*args, **kwargs)
+                    mark_done(request.id)  # the outbox row is done: nothing owed
+                    return result
+            finally:
+                if token is not None:
+                    REQUEST_ID.reset(token)
 
     celery = Celery(app.name, task_cls=FlaskTask)
     broker = app.config["SOVA_BROKER_URL"]
@@ -60,6 +85,8 @@ def celery_init_app(app: Flask) -> Celery:
         worker_hijack_root_logger=False,
         beat_schedule={
             "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
+            "outbox-reconcile": {"task": "outbox.reconcile", "schedule": timedelta(
+                seconds=float(app.config.get("SOVA_RECONCILE_SECONDS", 60)))},
             "prizes-remind-details": {"task": "prizes.remind_details",
                                       "schedule": timedelta(hours=24)},
             "prizes-purge-payee-details": {"task": "prizes.purge_payee_details",

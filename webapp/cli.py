@@ -208,16 +208,22 @@ def outbox_relay(interval, batch):
 @outbox.command("status")
 @with_appcontext
 def outbox_status():
-    """Print how many messages are waiting and the age of the oldest (JSON)."""
-    from webapp.core.models import OutboxMessage, utcnow
-    from webapp.extensions import db
+    """Print what is owed (JSON): outbox rows waiting for the broker, tasks handed over
+    and not done (in flight, overdue, given up), questions without their pre-check,
+    documents pending, e-mails being sent and in doubt (webapp.owed.owed_status)."""
+    from webapp.owed import owed_status
 
-    waiting = db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None)).subquery()
-    count, oldest = db.session.execute(
-        db.select(db.func.count(), db.func.min(waiting.c.created_at))).one()
-    db.session.rollback()  # read only: end the transaction (SQLite holds a write lock)
-    age = round((utcnow() - oldest).total_seconds(), 1) if oldest else 0.0
-    click.echo(json.dumps({"waiting": count, "oldest_seconds": age}))
+    click.echo(json.dumps(owed_status()))
+
+
+@outbox.command("reconcile")
+@with_appcontext
+def outbox_reconcile():
+    """Once, now: send again the tasks the broker lost and queue overdue owed work (what
+    the beat's ``outbox.reconcile`` does every minute). Prints the counts (JSON)."""
+    from webapp.owed import reconcile
+
+    click.echo(json.dumps(reconcile()))
 
 
 @click.group("precheck")
@@ -428,6 +434,101 @@ def mail_mark_sent(key):
     click.echo(f"marked {key} as sent")
 
 
+@click.command("backup")
+@click.argument("dest", type=click.Path(dir_okay=True, file_okay=True))
+@with_appcontext
+def backup_cmd(dest):
+    """Back up the database and the documents and uploads folders into one archive (DEST:
+    a new file name, or a folder for sova-backup-<UTC time>.tar.gz), with a SHA-256
+    manifest. Exit 2 when the backup cannot be made."""
+    from tqdm import tqdm
+
+    from webapp.backup import BackupError, backup
+
+    with tqdm(unit="file", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        try:
+            path = backup(dest, progress=bar.update)
+        except BackupError as exc:
+            fail(str(exc))
+    click.echo(f"backup written: {path} ({path.stat().st_size} bytes)")
+
+
+@click.command("restore")
+@click.argument("archive", type=click.Path(dir_okay=False))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@with_appcontext
+def restore_cmd(archive, yes):
+    """Replace the database and the documents and uploads folders by a backup's. The whole
+    archive is checked against its manifest first: a damaged or foreign archive changes
+    nothing (exit 2). Stop web, workers, relay and beat first."""
+    from webapp.backup import BackupError, restore, verify
+
+    if not yes:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                manifest = verify(archive, Path(tmp))
+            except BackupError as exc:
+                fail(str(exc))
+        click.confirm(f"Replace this instance's database and files by the backup of "
+                      f"{manifest['created_at']} ({len(manifest['files'])} files)?", abort=True)
+    try:
+        manifest = restore(archive)
+    except BackupError as exc:
+        fail(str(exc))
+    click.echo(f"restored the backup of {manifest['created_at']}: database "
+               f"({manifest['database']['dialect']}, revision "
+               f"{manifest['database']['revision']}) and {len(manifest['files']) - 1} files")
+
+
+@click.group("health")
+def health():
+    """Liveness of the worker and relay processes (exit 0 alive, 1 not; JSON on stdout)."""
+
+
+@health.command("worker")
+@click.option("--node", default=None, help="Celery node name (default: celery@<this host>).")
+@click.option("--timeout", default=3.0, show_default=True, type=click.FloatRange(0.1, 60))
+@with_appcontext
+def health_worker(node, timeout):
+    """Ping the worker through the broker (Celery's remote control): alive when it answers
+    within TIMEOUT seconds."""
+    import socket
+
+    from flask import current_app
+
+    node = node or f"celery@{socket.gethostname()}"
+    try:
+        replies = current_app.extensions["celery"].control.ping(destination=[node],
+                                                                timeout=timeout)
+    except Exception as exc:  # the broker is down: the worker cannot be reached either
+        click.echo(json.dumps({"worker": node, "alive": False, "error": str(exc)[:200]}))
+        sys.exit(1)
+    alive = any(node in reply for reply in replies)
+    click.echo(json.dumps({"worker": node, "alive": alive}))
+    sys.exit(0 if alive else 1)
+
+
+@health.command("relay")
+@click.option("--max-age", default=30.0, show_default=True, type=click.FloatRange(0.1, 3600),
+              help="Seconds since the relay's last successful poll.")
+@with_appcontext
+def health_relay(max_age):
+    """Alive when this host's relay heartbeat file (<instance>/relay-<host>.heartbeat,
+    touched after each successful poll) is younger than MAX_AGE seconds."""
+    import time
+
+    from webapp.jobs import heartbeat_path
+
+    path = heartbeat_path("relay")
+    age = time.time() - path.stat().st_mtime if path.exists() else None
+    alive = age is not None and age <= max_age
+    click.echo(json.dumps({"relay": str(path), "alive": alive,
+                           "age_seconds": round(age, 1) if age is not None else None}))
+    sys.exit(0 if alive else 1)
+
+
 def register_commands(group: click.Group) -> None:
     """Attach Sova's commands to ``group``: ``app.cli`` (``flask --app webapp …``) and the
     ``sova`` console script's group (:mod:`webapp.cli_entry`). A new command belongs here."""
@@ -436,7 +537,7 @@ def register_commands(group: click.Group) -> None:
     from webapp.votes.cli import vote
 
     for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all,
-                seed_demo, mail, keys, uploads, vote):
+                seed_demo, mail, keys, uploads, vote, backup_cmd, restore_cmd, health):
         group.add_command(cmd)
 
 

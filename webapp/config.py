@@ -95,6 +95,16 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
         "SOVA_MAIL_LEASE_SECONDS": float(setting("SOVA_MAIL_LEASE_SECONDS", "60")),
+        # Owed work (webapp.owed.reconcile): a task handed to the broker and not done after
+        # this many seconds is sent again (at most SOVA_OWED_MAX_ATTEMPTS times in all);
+        # the beat checks every SOVA_RECONCILE_SECONDS.
+        "SOVA_OWED_AFTER_SECONDS": float(setting("SOVA_OWED_AFTER_SECONDS", "600")),
+        "SOVA_OWED_MAX_ATTEMPTS": int(setting("SOVA_OWED_MAX_ATTEMPTS", "10")),
+        "SOVA_RECONCILE_SECONDS": float(setting("SOVA_RECONCILE_SECONDS", "60")),
+        # Monitoring (webapp.observability): /metrics from loopback or with this bearer
+        # token; "json" for one JSON object per log line.
+        "SOVA_METRICS_TOKEN": setting("SOVA_METRICS_TOKEN"),
+        "SOVA_LOG_FORMAT": setting("SOVA_LOG_FORMAT", "text"),
         "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
         "RATELIMIT_HEADERS_ENABLED": True,
         # Redis down must not turn /submit or /login into a 500: limits fall back to memory.

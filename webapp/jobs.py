@@ -10,8 +10,9 @@ process therefore never imports ``workers`` and never needs WeasyPrint.
 from __future__ import annotations
 
 import logging
+import re
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import current_app
 from sqlalchemy import event, text, update
@@ -32,7 +33,10 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     """
     if not all(isinstance(i, int) for i in ids):
         raise TypeError("tasks take primary keys (int) only")
-    msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow())
+    from webapp.core.request_id import current_request_id
+
+    msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow(),
+                        request_id=current_request_id())
     db.session.add(msg)
     db.session.info.setdefault(_PENDING_KEY, []).append(msg)
     return msg
@@ -71,8 +75,10 @@ def send(messages: list) -> int:
         with celery.producer_pool.acquire(block=True, timeout=5) as producer:
             with producer.batch(max_size=len(messages)):
                 for msg in messages:
+                    rid = getattr(msg, "request_id", None)
                     celery.send_task(msg.task, args=list(msg.args), producer=producer,
                                      task_id=f"outbox-{msg.id}-{msg.attempts}",
+                                     headers={"sova_request_id": rid} if rid else None,
                                      # the repr Celery would compute, without saferepr
                                      argsrepr=repr(list(msg.args)), kwargsrepr="{}")
         sent_ids = [msg.id for msg in messages]
@@ -96,8 +102,8 @@ def _marker_commit_without_fsync() -> None:
         db.session.execute(text("SET LOCAL synchronous_commit = off"))
 
 
-_SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
-                 OutboxMessage.attempts)
+SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
+                OutboxMessage.attempts, OutboxMessage.request_id)
 
 
 def relay_ids(ids: list[int]) -> int:
@@ -106,7 +112,7 @@ def relay_ids(ids: list[int]) -> int:
         return 0
     _marker_commit_without_fsync()
     rows = db.session.execute(
-        db.select(*_SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
+        db.select(*SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
                                         OutboxMessage.sent_at.is_(None))
     ).all()
     n = send(list(rows))
@@ -118,7 +124,7 @@ def _unsent(limit: int, cutoff=None) -> list:
     """Unsent rows (``id``, ``task``, ``args``, ``attempts``; plain rows, no ORM objects to
     build), oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that a relay
     process and the sweeper never send the same row at the same moment."""
-    query = db.select(*_SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
+    query = db.select(*SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
     if cutoff is not None:
         query = query.where(OutboxMessage.created_at <= cutoff)
     query = query.order_by(OutboxMessage.id).limit(limit)
@@ -146,6 +152,17 @@ def relay_pending(limit: int = 500) -> int:
     return n
 
 
+def heartbeat_path(role: str):
+    """``<instance>/<role>-<host name>.heartbeat``: a file the process touches while it
+    works (``sova health relay`` on the same host reads its age; the host name keeps app
+    hosts that share the instance folder apart)."""
+    import socket
+    from pathlib import Path
+
+    return (Path(current_app.config["SOVA_INSTANCE_PATH"])
+            / f"{role}-{socket.gethostname()}.heartbeat")
+
+
 def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None = None) -> int:
     """The outbox relay process (``sova outbox relay``): poll for unsent rows every
     ``interval`` seconds (at once again while a full batch was found) and send them.
@@ -153,13 +170,20 @@ def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None =
     Used when ``SOVA_OUTBOX_AUTOSEND`` is off, so that the web request ends at its commit
     instead of also talking to the broker (docs/performance.md, «Viewer submissions»).
     ``rounds``: stop after that many polls (tests); None runs until killed. Returns the
-    number of messages sent. Database or broker errors are logged and retried.
+    number of messages sent. Database or broker errors are logged and retried. Each
+    successful poll touches the heartbeat file (:func:`heartbeat_path`, at most once a
+    second): ``sova health relay`` fails when it is older than 30 s.
     """
     total, done = 0, 0
+    beat = heartbeat_path("relay")
+    last_beat = 0.0
     while rounds is None or done < rounds:
         done += 1
         try:
             n = relay_pending(limit)
+            if time.monotonic() - last_beat >= 1.0:  # alive and the database answered
+                beat.touch()
+                last_beat = time.monotonic()
         except Exception:
             db.session.rollback()
             log.warning("outbox relay: poll failed; retrying", exc_info=True)
@@ -195,3 +219,78 @@ def commit() -> None:
     except Exception:
         db.session.rollback()
         log.warning("outbox relay failed; the sweeper will retry", exc_info=True)
+
+
+# --- owed work: what the database knows is still to be done --------------------------------
+
+_OUTBOX_TASK_ID = re.compile(r"^outbox-(\d+)-\d+$")
+
+def owed_after() -> timedelta:
+    """``SOVA_OWED_AFTER_SECONDS`` (default 600): how long a task handed to the broker may
+    stay not done before it is taken as lost and sent again. Longer than the longest task
+    time limit (``prizes.render_register``: 360 s), so a task still running is not resent
+    just because it is slow."""
+    return timedelta(seconds=float(current_app.config.get("SOVA_OWED_AFTER_SECONDS", 600)))
+
+
+def max_attempts() -> int:
+    return int(current_app.config.get("SOVA_OWED_MAX_ATTEMPTS", 10))
+
+
+def mark_done(task_id: str | None) -> bool:
+    """Record that the outbox task ``task_id`` (``outbox-<id>-<attempt>``) returned: its row
+    gets ``done_at`` in a transaction of its own. Other ids (a task not sent by the relay)
+    are ignored. A database error is logged, not raised: the row then stays owed and the
+    idempotent task runs once more. Returns True when a row was marked now."""
+    match = _OUTBOX_TASK_ID.match(task_id or "")
+    if not match:
+        return False
+    try:
+        n = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
+            update(OutboxMessage).where(OutboxMessage.id == int(match.group(1)),
+                                        OutboxMessage.done_at.is_(None))
+            .values(done_at=utcnow()).execution_options(synchronize_session=False)
+        ).rowcount
+        _marker_commit_without_fsync()
+        db.session.commit()
+    except Exception:
+        db.session.rollback()
+        log.warning("outbox: could not mark %s done; it may run once more", task_id,
+                    exc_info=True)
+        return False
+    return n == 1
+
+
+def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, datetime]]:
+    """``{(task, args): ("open", last sent or made) | ("done", done at)}`` over the outbox
+    rows for ``tasks`` made since ``since``; an open row wins over done ones, else the
+    latest. Tells whether a question or document has a live request, or was handled after
+    it was made."""
+    rows = db.session.execute(
+        db.select(OutboxMessage.task, OutboxMessage.args, OutboxMessage.created_at,
+                  OutboxMessage.sent_at, OutboxMessage.done_at)
+        .where(OutboxMessage.task.in_(tasks), OutboxMessage.created_at >= since)).all()
+    latest: dict[tuple[str, tuple], tuple[str, datetime]] = {}
+    for task, args, created, sent, done in rows:
+        key = (task, tuple(args or ()))
+        mark = ("open", sent or created) if done is None else ("done", done)
+        prev = latest.get(key)
+        if (prev is None or (prev[0] == "done" and mark[0] == "open")
+                or (prev[0] == mark[0] and mark[1] > prev[1])):
+            latest[key] = mark
+    return latest
+
+
+def request_again(task: str, *ids: int, since=None) -> bool:
+    """Queue ``task(*ids)`` again when the earlier request is overdue: no row for it is
+    open (not done) and younger than :func:`owed_after` (sent or made). ``since``: when the
+    thing was first requested (bounds the look-up). Returns True when queued (the caller
+    commits)."""
+    now = utcnow()
+    since = since or now - timedelta(days=2)
+    rows = open_requests({task}, since - timedelta(minutes=1))
+    mark = rows.get((task, tuple(ids)))
+    if mark is not None and mark[0] == "open" and mark[1] > now - owed_after():
+        return False
+    enqueue(task, *ids)
+    return True

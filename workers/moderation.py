@@ -3,11 +3,13 @@
 from celery import shared_task
 
 from webapp.core.crypto import decrypt
+from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation.duplicates import ensure_indexed, rebuild_index
 from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
+from webapp.observability import PRECHECK_LATENCY
 from webapp.submissions.models import Question, QuestionStatusChange
 from workers.notify import send_mail
 
@@ -23,7 +25,11 @@ def precheck(question_id: int) -> int | None:
     if ensure_indexed(question_id):
         commit()
     report = precheck_op(question_id)
+    new = report is not None and report in db.session.new
     commit()
+    question = db.session.get(Question, question_id) if new else None
+    if question is not None:  # from the question's arrival to its report, once per question
+        PRECHECK_LATENCY.observe((utcnow() - question.created_at).total_seconds())
     return report.id if report else None
 
 

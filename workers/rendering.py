@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 
 from flask import current_app
 
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
+from webapp.observability import RENDER_SECONDS
 from workers.documents import render_pdf
 
 
@@ -29,7 +31,9 @@ def render_document(document_id: int | None, build) -> Document | None:
             return doc
     try:
         template, context, allowed_files = build(doc)
+        started = time.perf_counter()
         pdf = render_pdf(template, context, allowed_files=allowed_files)
+        RENDER_SECONDS.labels(doc.kind).observe(time.perf_counter() - started)
     except Exception as exc:
         # Recorded for the producer's page; the task fails loudly in the worker log.
         db.session.rollback()

@@ -114,7 +114,10 @@ def test_relay_process_sends_what_requests_committed(relay_env, redis_url):
     assert queued(redis_url) == ["moderation.precheck"] * 4 + ["notify.received"] * 4
     status = subprocess.run([str(BIN / "sova"), "outbox", "status"], env=env,
                             capture_output=True, text=True, check=True)
-    assert json.loads(status.stdout) == {"waiting": 0, "oldest_seconds": 0.0}
+    assert json.loads(status.stdout) | {"questions_received": None} == {
+        "waiting": 0, "oldest_seconds": 0.0, "in_flight": 8, "overdue": 0, "given_up": 0,
+        "questions_received": None, "documents_pending": 0, "mail_sending": 0,
+        "mail_in_doubt": 0}
 
 
 def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):

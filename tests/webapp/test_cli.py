@@ -92,8 +92,11 @@ def test_outbox_status_and_relay_on_sqlite(app, client):
     assert status["waiting"] == 2 and 0 <= status["oldest_seconds"] < 60
     assert relay_forever(interval=0.01, rounds=2) == 2
     db.session.remove()
+    # handed to the broker, not done yet (no worker here): owed, in flight
     assert json.loads(runner.invoke(args=["outbox", "status"]).output) == {
-        "waiting": 0, "oldest_seconds": 0.0}
+        "waiting": 0, "oldest_seconds": 0.0, "in_flight": 2, "overdue": 0, "given_up": 0,
+        "questions_received": 1, "documents_pending": 0, "mail_sending": 0,
+        "mail_in_doubt": 0}
     bad = runner.invoke(args=["outbox", "relay", "--batch", "0"])
     assert bad.exit_code == 2 and "Invalid value for '--batch'" in bad.output
 

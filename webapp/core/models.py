@@ -56,6 +56,11 @@ class OutboxMessage(Model):
     ``task``: a Celery task name (``"moderation.precheck"``); ``args``: a JSON list of
     primary keys. The relay (:mod:`webapp.jobs`) marks ``sent_at``; the beat sweeper
     resends rows still unsent. Tasks are idempotent, so a resend is harmless.
+    ``done_at``: the task returned (set by the worker, :func:`webapp.jobs.mark_done`); a
+    row sent but not done after ``SOVA_OWED_AFTER_SECONDS`` is owed work that the broker
+    lost (restarted empty, worker killed) and is sent again by ``outbox.reconcile``.
+    ``attempts``: how many times it was handed to the broker. ``request_id``: the HTTP
+    request (or task) that queued it, sent along as the task header ``sova_request_id``.
     """
 
     __tablename__ = "outbox_message"
@@ -66,6 +71,8 @@ class OutboxMessage(Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    request_id: Mapped[str | None] = mapped_column(String(64))
 
 
 class Document(Model):

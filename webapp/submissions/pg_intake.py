@@ -39,6 +39,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by, insert
 
 from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import OutboxMessage, utcnow
+from webapp.core.request_id import current_request_id
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
 from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
@@ -106,8 +107,9 @@ def _statement(upsert_first: bool):
     t = func.unnest(bindparam("tasks", type_=ARRAY(String))).table_valued(
         "task", with_ordinality="n").render_derived(name="t")
     ob = insert(obt).from_select(
-        ["task", "args", "created_at", "attempts"],
-        select(t.c.task, func.json_build_array(q.c.id), at, literal_column("0", Integer))
+        ["task", "args", "created_at", "attempts", "request_id"],
+        select(t.c.task, func.json_build_array(q.c.id), at, literal_column("0", Integer),
+               _param(obt.c.request_id, "request_id"))
         .select_from(q.join(t, true())).order_by(t.c.n)).returning(obt.c.id).cte("ob")
     outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
     return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc)
@@ -147,7 +149,8 @@ def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
     params = {**values, "at": values.get("created_at") or utcnow(), "a_name": name,
               "a_city": city, "more_ids": more_author_ids,
               "more_names": [a[0] for a in authors[1:]],
-              "more_cities": [a[1] for a in authors[1:]], "tasks": tasks}
+              "more_cities": [a[1] for a in authors[1:]], "tasks": tasks,
+              "request_id": current_request_id()}
     if first_author_id is None:
         if not email:
             raise ValueError("the first author has no e-mail: pass first_author_id")

@@ -65,3 +65,32 @@ def test_openapi_documents_the_optional_copies(app, client):
     assert (prop["type"], prop["minimum"], prop["maximum"], prop["default"]) == (
         "integer", 1, 20, 1)
     assert "422" in op["responses"]
+
+
+def test_asking_again_queues_a_lost_request_only_once_it_is_overdue(game, api):
+    """Issue 16: the first request's tasks were handed to the broker and lost (Redis
+    restarted empty). Asking again at once queues nothing; once the request is overdue
+    (``SOVA_OWED_AFTER_SECONDS``), asking again queues each still-pending document again."""
+    from datetime import timedelta
+
+    from webapp.core.models import OutboxMessage, utcnow
+    from webapp.extensions import db
+    from webapp.jobs import relay_pending
+
+    def queued():
+        return [(m.task, m.args) for m in db.session.scalars(
+            db.select(OutboxMessage).where(OutboxMessage.task == "games.render_envelopes")
+            .order_by(OutboxMessage.id))]
+
+    first = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer")
+    assert first.status_code == 202
+    docs = first.json["documents"]
+    assert relay_pending() >= 2  # handed to the broker, which then loses them
+    assert api("post", f"/api/v1/games/{game.id}/envelopes", role="producer").status_code == 202
+    assert queued() == [("games.render_envelopes", [d]) for d in docs]
+    db.session.execute(db.update(OutboxMessage).values(
+        sent_at=utcnow() - timedelta(minutes=11)))
+    db.session.commit()
+    again = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer")
+    assert (again.status_code, again.json) == (202, first.json)
+    assert queued() == [("games.render_envelopes", [d]) for d in docs * 2]

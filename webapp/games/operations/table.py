@@ -18,7 +18,7 @@ from webapp.games.models import (
     PrintedCopy,
 )
 from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
-from webapp.jobs import enqueue
+from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import signed_off_ids
@@ -435,8 +435,9 @@ def request_envelopes(game: Game, lock_if_complete: bool = False,
     API's ``POST /games/{id}/envelopes``, whose contract has no lock step), which locks a
     complete table first (:func:`lock_table`; GameConflict with its problems otherwise).
     ``copies`` (1..20): printed copies of each document, each with its own serial
-    (:class:`PrintedCopy`); fixed when the documents are first requested. A closed game
-    prints nothing more (GameConflict)."""
+    (:class:`PrintedCopy`); fixed when the documents are first requested. A document still
+    pending is queued again when its earlier request is overdue
+    (:func:`webapp.jobs.request_again`). A closed game prints nothing more (GameConflict)."""
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
         raise GameError({"copies": [f"от 1 до {MAX_COPIES}"]})
     if game.status == "closed":
@@ -463,5 +464,7 @@ def request_envelopes(game: Game, lock_if_complete: bool = False,
                                            created_at=utcnow()))
             db.session.flush()
             enqueue("games.render_envelopes", doc.id)
+        elif doc.status == "pending":  # asked again: queue it if the earlier request is lost
+            request_again("games.render_envelopes", doc.id, since=doc.created_at)
         docs.append(doc)
     return docs
