@@ -11,9 +11,15 @@ from webapp.domain.rules import (
     RULESETS,
     ProtocolError,
     RuleViolation,
+    Table,
     allowed_actions,
+    check_plan,
+    missing_multi,
     next_unplayed,
     replay,
+    rule_reference,
+    split_rule,
+    usual_plan,
 )
 
 R2023 = "000_90d7c8192601ed3a.txt"
@@ -393,3 +399,22 @@ def test_sector13_pool_per_rule_book():
     assert (RULESET_2023.sector13_pool, RULESET_2023.sector13_drawn_at_spin) == ("partner", False)
     assert (RULESET_2009.sector13_pool, RULESET_2009.sector13_drawn_at_spin) == ("live", True)
     assert LIVE_SECTOR13_RULESETS == ("2009",)
+
+
+def test_usual_plan_and_missing_multi_sectors():
+    for rules in RULESETS.values():
+        plan = usual_plan(rules)
+        assert plan.to_json() == {"blitz": 11, "superblitz": 12, "sector13": 13}
+        check_plan(plan, rules)  # the usual plan is legal under its book
+        assert missing_multi(plan, rules) == ()
+        assert missing_multi(Table(sector13=13), rules) == ("blitz", "superblitz")
+        assert missing_multi(Table(blitz=4), rules) == ("superblitz",)
+
+
+def test_rule_reference_names_the_book_in_russian():
+    assert rule_reference("000_90d7c8192601ed3a.txt §3.5") == "п. 3.5 Правил сезона 2023 г."
+    assert rule_reference("002_e025d5ded135c1c4.txt §1.4") == "п. 1.4 Правил 2009 г."
+    assert rule_reference("other.txt §1") == "other.txt §1"  # unknown book: unchanged
+    assert rule_reference("§3.5") == "§3.5" and rule_reference("") == ""
+    assert split_rule("000_90d7c8192601ed3a.txt §4.11.1") == ("000_90d7c8192601ed3a.txt",
+                                                              "4.11.1")

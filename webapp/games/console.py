@@ -19,7 +19,7 @@ Shape of :func:`console_payload` (JSON-able)::
 
 from __future__ import annotations
 
-from webapp.domain.rules import RULESETS, allowed_actions
+from webapp.domain.rules import RULESETS, allowed_actions, rule_reference
 from webapp.games.models import Game
 from webapp.games.operations import current_draw, draw_card, game_context, game_state
 
@@ -90,13 +90,14 @@ REFUSALS_RU = {
 
 def refusal_ru(error: dict) -> str:
     """The refusal as the host reads it: Russian text for the cited clause, then the clause
-    (``"Помощь клуба — … (000_90d7c8192601ed3a.txt §3.7.1)"``). A refusal without a clause
+    as staff read it (``"Помощь клуба — … (п. 3.7.1 Правил сезона 2023 г.)"``,
+    ``webapp.domain.rules.rule_reference``; the JSON ``error.rule`` keeps the citation). A refusal without a clause
     (malformed input) or with an unmapped clause falls back to the engine's message."""
     rule = error.get("rule")
     text = REFUSALS_RU.get(rule) if rule else None
     if text is None:
         text = f"Неверное действие: {error.get('message', '')}"
-    return f"{text} ({rule})" if rule else text
+    return f"{text} ({rule_reference(rule)})" if rule else text
 
 
 def _event_label(payload: dict) -> str:

@@ -18,6 +18,17 @@ from webapp.domain.topics import TOPICS
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
 
+#: What each table-plan field means (issue 17): the help text under the field.
+PLAN_HELP = {
+    "blitz": "Номер сектора (1–13), где лежат три вопроса блица: команда отвечает на каждый "
+             "за 20 секунд. Пусто — блица в игре нет, в секторе будет один вопрос.",
+    "superblitz": "Номер сектора (1–13), где лежат три вопроса суперблица: отвечает один "
+                  "знаток, по 20 секунд на вопрос. Пусто — суперблица в игре нет.",
+    "sector13": "Номер сектора с вопросами 13 сектора (по правилам 2023 — вопросы партнёра, "
+                "по правилам 2009 — вопросы из Интернета во время игры; обычно 13). Пусто — "
+                "13 сектор играет как обычный вопрос.",
+}
+
 
 class SeasonForm(FlaskForm):
     name = StringField("Название сезона", validators=[DataRequired("Укажите название."),
@@ -36,9 +47,10 @@ class GameForm(FlaskForm):
     title = StringField("Название", validators=[Optional(), Length(max=200)])
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату.")])
     team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
-    blitz = IntegerField("Сектор блица", validators=SECTOR)
-    superblitz = IntegerField("Сектор суперблица", validators=SECTOR)
-    sector13 = IntegerField("13 сектор", validators=SECTOR)
+    blitz = IntegerField("Сектор блица", validators=SECTOR, description=PLAN_HELP["blitz"])
+    superblitz = IntegerField("Сектор суперблица", validators=SECTOR,
+                              description=PLAN_HELP["superblitz"])
+    sector13 = IntegerField("13 сектор", validators=SECTOR, description=PLAN_HELP["sector13"])
 
 
 class TeamForm(FlaskForm):
@@ -69,6 +81,16 @@ class AttachForm(FlaskForm):
 
 class ActionForm(FlaskForm):
     """A bare CSRF-protected POST (assign, render, close, undo)."""
+
+
+class CloseGameForm(FlaskForm):
+    """Close a finished game (irreversible: prizes and numbered gift agreements are created);
+    the box must be ticked (issue 17)."""
+
+    confirm = BooleanField("Да, закрыть игру: будут начислены призы и выданы номера "
+                           "договоров дарения, отменить это нельзя",
+                           validators=[DataRequired("Подтвердите закрытие игры: отметьте "
+                                                    "галочку.")])
 
 
 class EventForm(FlaskForm):

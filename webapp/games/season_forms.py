@@ -14,6 +14,8 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
+from webapp.games.forms import PLAN_HELP
+
 EVENT_TYPES = [("series", "Открыть серию"), ("withdraw", "Отказ команды от серии"),
                ("rematch", "Просьба о переигровке (2009)"),
                ("decline_winter", "Отказ от места в зимней серии (2009)"),
@@ -67,6 +69,9 @@ class SeasonGameForm(FlaskForm):
     kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
     team_id = SelectField("Команда", coerce=int)
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату эфира.")])
-    blitz = IntegerField("Сектор блица", validators=[Optional(), NumberRange(1, 13)])
-    superblitz = IntegerField("Сектор суперблица", validators=[Optional(), NumberRange(1, 13)])
-    sector13 = IntegerField("13 сектор", validators=[Optional(), NumberRange(1, 13)])
+    blitz = IntegerField("Сектор блица", validators=[Optional(), NumberRange(1, 13)],
+                         description=PLAN_HELP["blitz"])
+    superblitz = IntegerField("Сектор суперблица", validators=[Optional(), NumberRange(1, 13)],
+                              description=PLAN_HELP["superblitz"])
+    sector13 = IntegerField("13 сектор", validators=[Optional(), NumberRange(1, 13)],
+                            description=PLAN_HELP["sector13"])

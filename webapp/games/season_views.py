@@ -14,6 +14,7 @@ from wtforms import SelectChoice
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.domain.prizes import awards_available
+from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.season import BOOKS
 from webapp.extensions import db
 from webapp.games import queries
@@ -79,8 +80,9 @@ def season(season_id: int):
         nxt = next((st.team.id for st in sq.season_teams(season)
                     if st.team.name == state.next.team), None)
         game_form.team_id.data = nxt
-    if season.ruleset == "2009":
-        game_form.blitz.data, game_form.superblitz.data, game_form.sector13.data = 11, 12, 13
+    plan = usual_plan(RULESETS[season.ruleset])
+    game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
+    game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
     games = list(db.session.scalars(db.select(Game).where(Game.season_id == season.id)
                                     .order_by(Game.air_date, Game.id)).all())

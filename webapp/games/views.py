@@ -22,6 +22,7 @@ from wtforms import SelectChoice
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.models import Document
+from webapp.domain.rules import RULESETS, rule_reference, usual_plan
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games import queries
@@ -29,6 +30,7 @@ from webapp.games.console import console_payload, refusal_ru
 from webapp.games.forms import (
     ActionForm,
     AttachForm,
+    CloseGameForm,
     EventForm,
     GameForm,
     PrintForm,
@@ -89,6 +91,11 @@ def index():
     season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
     game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    # the form starts from the usual plan (issue 17); both rule sets share it, so the season
+    # chosen in the form does not change it (webapp.domain.rules.usual_plan)
+    plan = usual_plan(RULESETS["2023"])
+    game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
+    game_form.sector13.data = plan.sector13
     series_form = SeriesForm(prefix="series")
     series_form.season_id.choices = game_form.season_id.choices
     return render_template("games/index.html", seasons=queries.seasons(),
@@ -198,6 +205,7 @@ def new_game():
 def game(game_id: int):
     game = _game_or_404(game_id)
     return render_template("games/game.html", game=game, form=ActionForm(),
+                           close_form=CloseGameForm(),
                            documents=queries.documents(game.id), state=game_state(game),
                            attach_form=_attach_form(game), protocol_form=ProtocolForm(),
                            print_form=PrintForm(), copies=queries.game_copies(game.id))
@@ -442,6 +450,13 @@ def sector_label(kind: str) -> str:
 def game_status_filter(status: str) -> str:
     """A game status code as its Russian label (``"draft"`` → ``"черновик"``)."""
     return status_label(status)
+
+
+@bp.app_template_filter("rule_ref")
+def rule_ref_filter(rule: str | None) -> str:
+    """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
+    ``"п. 3.5 Правил сезона 2023 г."`` (``webapp.domain.rules.rule_reference``)."""
+    return rule_reference(rule or "")
 
 
 @bp.app_template_filter("topic_label")

@@ -9,6 +9,7 @@ from flask import current_app
 from webapp.accounts.models import User
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
+from webapp.domain.rules import split_rule
 from webapp.extensions import db
 from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
 
@@ -59,7 +60,7 @@ RULE_BOOKS = {
 
 def rule_for_print(rule: str) -> str:
     """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 Положения о … 2023 года"``."""
-    source, _, clause = rule.partition(" §")
+    source, clause = split_rule(rule)
     return f"п. {clause} {RULE_BOOKS.get(source, source)}" if clause else rule
 
 

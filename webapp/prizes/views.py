@@ -21,7 +21,9 @@ from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.models import Document
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
+from webapp.domain.rules import rule_reference
 from webapp.extensions import db, limiter
+from webapp.games.forms import CloseGameForm
 from webapp.games.models import Game
 from webapp.games.operations import game_state
 from webapp.prizes import payee as payee_ops
@@ -79,11 +81,17 @@ def index():
 @bp.route("/close/<int:game_id>", methods=["POST"])
 @access("producer")
 def close(game_id: int):
+    """Close a finished game after the producer ticked the confirmation box
+    (:class:`CloseGameForm`); without it nothing is closed and the page says why."""
     game = db.get_or_404(Game, game_id)
-    if ActionForm().validate_on_submit():
+    form = CloseGameForm()
+    if form.validate_on_submit():
         on_refusal("Игра не закрыта: ", url_for("games.game", game_id=game_id))
         prizes = close_game(game, current_staff().id)
         flash(f"Игра закрыта. Призов: {len(prizes)}.", "success")
+    else:
+        flash("Игра не закрыта: " + "; ".join(e for v in form.errors.values() for e in v),
+              "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -106,7 +114,7 @@ def award(game_id: int):
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
     available = awards_available(game.season.ruleset, game.kind, winner)
     form = AwardForm()
-    form.kind.choices = [SelectChoice(r.kind, f"{r.label} ({r.rule})") for r in available]
+    form.kind.choices = [SelectChoice(r.kind, f"{r.label} ({rule_reference(r.rule)})") for r in available]
     form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
 
     def page(status: int):
@@ -118,7 +126,7 @@ def award(game_id: int):
 
     def refused(exc):
         flash(f"Приз не присуждён: {exc.message}"
-              + (f" ({exc.rule})" if getattr(exc, "rule", None) else ""), "error")
+              + (f" ({rule_reference(exc.rule)})" if getattr(exc, "rule", None) else ""), "error")
         return page(409)
 
     if form.validate_on_submit():

@@ -159,7 +159,8 @@ def test_close_and_console_refusals_are_russian(login):
     g = h.game(h.season(), status="draft")
     h.commit()
     producer = login("producer")
-    r = producer.post(f"/prizes/close/{g.id}", follow_redirects=True)
+    r = producer.post(f"/prizes/close/{g.id}", data={"confirm": "y"},
+                      follow_redirects=True)
     assert (f"Игра не закрыта: игра {g.id} — черновик: закрыть можно только сыгранную игру"
             in page(r))
     host = login("host")

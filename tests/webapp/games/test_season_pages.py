@@ -59,9 +59,10 @@ def test_producer_page_lists_moves_with_clauses_and_the_final_prizes(api, client
             + [{"type": "game", "kind": "series_final", "team": "Буян", "score": "6:2"}])
     login("producer")
     page = _text(client.get(f"/games/seasons/{run.id}"))
-    assert f"<td>Потапова</td><td>4:6</td><td>Королёва, Орлова, Буян, Стишенок, Потапова</td><td>{R23} §4.5.5</td>" in page
+    assert ("<td>Потапова</td><td>4:6</td><td>Королёва, Орлова, Буян, Стишенок, Потапова</td>"
+            "<td>п. 4.5.5 Правил сезона 2023 г.</td>") in page
     assert "<td>Буян</td><td>6:2</td><td>знатоки победили</td>" in page
-    assert f"Лучший участник серии ({R23} §4.11.2)" in page or "§4.11.2" in page
+    assert "Лучший участник серии (п. 4.11.2 Правил сезона 2023 г.)" in page
     assert '<p id="winter">Буян</p>' in page
     final_id = run.games[-1][0]
     page = _text(client.get(f"/prizes/games/{final_id}/award"))
@@ -107,7 +108,8 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
             api("post", f"/api/v1/games/{gid}/events", role="host", json=ev)
     assert api("post", f"/api/v1/games/{first}/close", role="producer").status_code == 200
     login("producer")
-    page = _text(client.post(f"/prizes/close/{twin}", follow_redirects=True))
+    page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"},
+                                   follow_redirects=True))
     assert ("Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
             f"рейтинга ({R23} §4.8)") in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))

@@ -3,11 +3,15 @@ completeness check and lock (envelopes print only from a locked table)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.webapp.games import helpers as h
+from tests.webapp.games.season_driver import SeasonRun
 from webapp.core.models import Document
 from webapp.extensions import db
+from webapp.games.models import Game
 from webapp.games.operations import (
     GameConflict,
     GameError,
@@ -229,3 +233,61 @@ def test_api_envelopes_lock_a_complete_table(app, api):
     db.session.expire_all()
     assert g.table_locked_at is not None
 
+
+
+NO_MULTI = {"blitz": None, "superblitz": None, "sector13": 13}
+
+
+@pytest.mark.parametrize(("ruleset", "warnings"), [
+    ("2023", ["в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
+              "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)"]),
+    ("2009", ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)",
+              "в плане стола нет суперблица (п. 1.4.2 Правил 2009 г.)"]),
+])
+def test_a_plan_without_blitz_or_superblitz_warns_but_locks(app, ruleset, warnings):
+    # issue 17: 13 single questions used to pass as a full 2023 table without a word
+    h.approved_questions(30)
+    h.approved_questions(2, channel="partner")
+    season = h.season(ruleset)
+    g = h.game(season, table=NO_MULTI, status="draft")
+    assert check_table(g) == {"complete": False, "problems": ["стол не заполнен"],
+                              "warnings": warnings}
+    assign_envelopes(g)
+    check = check_table(g)
+    assert check["complete"] is True and check["problems"] == []
+    assert check["warnings"][:2] == warnings
+    assert lock_table(g, None)["complete"] is True  # a warning, not a refusal
+    assert g.table_locked_at is not None
+    full = h.game(season, 2, table={"blitz": 4, "superblitz": 9, "sector13": 13},
+                  status="draft")
+    assert check_table(full)["warnings"] == []
+
+
+def test_new_game_forms_start_from_the_usual_plan_and_explain_it(app, api, login):
+    urls = ["/games/"]
+    for ruleset in ("2023", "2009"):
+        run = SeasonRun(api, ruleset, f"Сезон {ruleset}", "300.00")
+        run.add_teams([f"Орлова {ruleset}", f"Буян {ruleset}"])
+        urls.append(f"/games/seasons/{run.id}")
+    client = login("producer")
+    for url in urls:
+        page = client.get(url).get_data(as_text=True)
+        for name, value in (("blitz", 11), ("superblitz", 12), ("sector13", 13)):
+            assert re.search(rf'<input[^>]*name="game-{name}"[^>]*value="{value}"', page) or (
+                re.search(rf'<input[^>]*value="{value}"[^>]*name="game-{name}"', page)), (
+                url, name)
+        assert "где лежат три вопроса блица" in page, url
+        assert "отвечает один знаток" in page, url
+        assert "Пусто — 13 сектор играет как обычный вопрос." in page, url
+
+
+def test_api_table_semantics_unchanged_by_the_form_default(app, api):
+    # the usual plan is the page form's starting point only: the API stores what it is given
+    season_id = api("post", "/api/v1/seasons", role="producer",
+                    json={"name": "Сезон", "ruleset": "2023"}).json["id"]
+    r = api("post", "/api/v1/games", role="producer", json={
+        "season_id": season_id, "kind": "qualifying", "date": "2023-03-01",
+        "table": {"blitz": None, "superblitz": None, "sector13": None}})
+    assert r.status_code == 201
+    game = db.session.get(Game, r.json["id"])
+    assert game.table == {"blitz": None, "superblitz": None, "sector13": None}

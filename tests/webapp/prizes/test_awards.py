@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN
 from webapp.extensions import db
+from webapp.games.models import Game
 from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Author
 
@@ -165,7 +166,8 @@ def test_award_page_for_producer(app, login, played):
         "team": "\n".join(TEAM), "author_id": "0"})
     assert r.status_code == 409
     assert "&lt;b&gt;Чужой&lt;/b&gt;" in r.text and "<b>Чужой</b>" not in r.text
-    assert "§4.11.2" in r.text
+    assert "п. 4.11.2 Правил сезона 2023 г." in r.text
+    assert "000_90d7c8192601ed3a.txt" not in r.text  # the rule book's file name is internal
     r = client.post(f"/prizes/games/{game}/award", data={
         "kind": "best_participant_of_series", "recipient": "Илья Новиков",
         "team": "\n".join(TEAM), "author_id": "0"}, follow_redirects=True)
@@ -173,3 +175,28 @@ def test_award_page_for_producer(app, login, played):
     assert count(Prize) == 1
     history = db.session.scalars(db.select(PrizeStatusChange)).all()
     assert [(h.from_status, h.to_status) for h in history] == [(None, "owed")]
+    # the rule shows as staff read it, on the award page and the prize page (issue 17)
+    prize = db.session.scalars(db.select(Prize)).one()
+    for url in (f"/prizes/games/{game}/award", f"/prizes/{prize.id}"):
+        text = client.get(url).text
+        assert "п. 4.11.2 Правил сезона 2023 г." in text, url
+        assert "000_90d7c8192601ed3a.txt" not in text, url
+
+
+def test_closing_a_game_on_the_page_asks_for_confirmation(app, login, played):
+    # issue 17: closing creates prizes and numbered agreements — never on a bare click
+    game = played("qualifying", VIEWERS_WIN)
+    client = login("producer")
+    page = client.get(f"/games/{game}").text
+    assert 'name="confirm"' in page and "отменить это нельзя" in page
+    r = client.post(f"/prizes/close/{game}", follow_redirects=True)
+    assert r.status_code == 200
+    assert "Игра не закрыта: Подтвердите закрытие игры: отметьте галочку." in r.text
+    assert count(Prize) == 0 and count(GiftAgreement) == 0
+    assert db.session.get(Game, game).status == "finished"
+    r = client.post(f"/prizes/close/{game}", data={"confirm": "y"}, follow_redirects=True)
+    # six unanswered questions; the first has two co-authors
+    assert "Игра закрыта. Призов: 7." in r.text
+    db.session.expire_all()
+    assert db.session.get(Game, game).status == "closed"
+    assert count(Prize) == 7

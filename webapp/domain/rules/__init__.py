@@ -18,8 +18,8 @@ Public API::
 from .errors import ProtocolError, RuleViolation
 from .game import Game, allowed_actions, can_pass_without_decisive, new_game, replay
 from .protocol import FORMAT, load_protocol
-from .rulesets import RULESETS, RuleSet
-from .table import Table, check_plan, next_unplayed
+from .rulesets import RULESETS, RuleSet, rule_reference, split_rule
+from .table import Table, check_plan, missing_multi, next_unplayed, usual_plan
 
 __all__ = [
     "FORMAT",
@@ -33,7 +33,11 @@ __all__ = [
     "can_pass_without_decisive",
     "check_plan",
     "load_protocol",
+    "missing_multi",
     "new_game",
     "next_unplayed",
     "replay",
+    "rule_reference",
+    "split_rule",
+    "usual_plan",
 ]

@@ -77,3 +77,29 @@ def check_plan(table: Table, rules: RuleSet) -> None:
             raise RuleViolation(None, rules.cite(topic),
                                 f"the {kind} is one of the twelve sectors of posted questions, "
                                 "not sector 13")
+
+
+def usual_plan(rules: RuleSet) -> Table:
+    """The plan a new game's form starts from: blitz in sector 11, superblitz in sector 12,
+    sector 13 in sector 13 (:class:`Table`).
+
+    Both books have all three on the table (000_90d7c8192601ed3a.txt §3.3, §3.4.1–§3.4.3;
+    002_e025d5ded135c1c4.txt §1.3, §1.4.1–§1.4.3) but name no sector for the blitz and the
+    superblitz ("one of the thirteen/twelve sectors may be"). Reading chosen: the usual plan
+    holds all three, in sectors 11, 12 and 13 (2009 §1.3 puts sector 13's questions in sector
+    13; 11 and 12 are the form's long-standing 2009 default, used for 2023 too). The producer
+    may change any of them; the rule set is accepted for a later per-book difference.
+    """
+    del rules  # both books: the same usual plan
+    return Table(blitz=11, superblitz=12, sector13=13)
+
+
+def missing_multi(table: Table, rules: RuleSet) -> tuple[str, ...]:
+    """The multi-question sectors (``"blitz"``, ``"superblitz"``, in that order) the plan
+    lacks although the book has them (000_90d7c8192601ed3a.txt §3.4.1–§3.4.2,
+    002_e025d5ded135c1c4.txt §1.4.2–§1.4.3): a warning for the producer, not a refusal — the
+    books say the sector "may be" on the table, so a plan without one stays legal.
+    """
+    if rules.name not in ("2023", "2009"):
+        return ()
+    return tuple(kind for kind in (BLITZ, SUPERBLITZ) if getattr(table, kind) is None)

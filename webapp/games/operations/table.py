@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webapp.core.models import Document, utcnow
-from webapp.domain.rules import RULESETS
+from webapp.domain.rules import RULESETS, Table, missing_multi, rule_reference
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games.models import (
@@ -343,19 +343,35 @@ def _table_questions(game: Game) -> list[_Placed]:
     return out
 
 
+MULTI_LABELS = {"blitz": "блица", "superblitz": "суперблица"}
+
+
+def plan_warnings(game: Game) -> list[str]:
+    """Warnings on the game's table plan (issue 17): a 2023 or 2009 plan without a blitz or
+    superblitz (``webapp.domain.rules.missing_multi``), e.g. ``"в плане стола нет блица
+    (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
+    "may be" on the table."""
+    rules = RULESETS[game.season.ruleset]
+    table = Table(blitz=game.table_blitz, superblitz=game.table_superblitz,
+                  sector13=game.table_sector13)
+    return [f"в плане стола нет {MULTI_LABELS[kind]} ({rule_reference(rules.cite(kind))})"
+            for kind in missing_multi(table, rules)]
+
+
 def check_table(game: Game) -> dict:
     """The completeness check before the lock: ``{"complete": bool, "problems": [str],
     "warnings": [str]}`` (Russian, for the producer). Problems: a sector not filled per
     :func:`table_plan` (a 2009 sector 13 may hold the one question drawn at the spin), a
     question no longer ``assigned`` (withdrawn, rejected…), a question
     without an answer, an author twice in the game. Warnings: a sector without a reserve; 2023
-    sector 13 not from the partner pool while approved partner questions are waiting; a topic
+    sector 13 not from the partner pool while approved partner questions are waiting; a 2023 or
+    2009 plan without a blitz or superblitz (:func:`plan_warnings`, first); a topic
     on more than one envelope question (reserves not counted), e.g. ``"тема «История»
     повторяется: сектор 2, вопрос 1; сектор 7, вопрос 1"`` (issue 5: varied topics)."""
     problems: list[str] = []
-    warnings: list[str] = []
+    warnings: list[str] = plan_warnings(game)
     if not game.envelopes:
-        return {"complete": False, "problems": ["стол не заполнен"], "warnings": []}
+        return {"complete": False, "problems": ["стол не заполнен"], "warnings": warnings}
     by_sector = {e.sector: e for e in game.envelopes}
     for item in table_plan(game):
         env = by_sector.get(item["sector"])
