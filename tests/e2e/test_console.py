@@ -83,7 +83,7 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     assert refused[0] == 409
     assert refused[1]["rule"] == "000_90d7c8192601ed3a.txt §3.7"
     assert refused[1]["text"] == ("Помощь клуба — один раз за игру. "
-                                  "(000_90d7c8192601ed3a.txt §3.7)")
+                                  "(п. 3.7 Правил сезона 2023 г.)")
     press(page, "Верно")
     assert score(page) == "2:1"
 
@@ -119,7 +119,7 @@ def game_2009(live_server):
     """A 2009 game (superblitz in 5, sector 13 in 13), table locked, and one live question
     sent during it, approved and signed off: the only candidate of the sector-13 draw."""
     from tests.webapp.games import helpers as h
-    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.games.operations import assign_envelopes, lock_table, record_event
     from webapp.jobs import commit
 
     with live_server.app.app_context():
@@ -128,6 +128,11 @@ def game_2009(live_server):
                    status="draft")
         assign_envelopes(g)
         lock_table(g, None)
+        # the game begins (its first console event), then the live question comes in:
+        # the draw takes only questions sent during the game (2009 §1.3)
+        record_event(g, {"type": "spin", "sector": 1}, None)
+        record_event(g, {"type": "answer", "correct": True}, None)
+        commit()
         h.approved_questions(1, channel="live")
         gid = g.id
         commit()
