@@ -45,8 +45,7 @@ run: install
 ## mypy (strict on webapp.domain, the default elsewhere; settings in pyproject.toml).
 lint: install
 	$(BIN)/ruff check .
-	# TODO(integrator): after the one-time `ruff format` of the tree, check it here:
-	# $(BIN)/ruff format --check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

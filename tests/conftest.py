@@ -174,8 +174,9 @@ def staff(app):
 
     def get(role: str) -> tuple[int, str]:
         if role not in made:
-            user, token = create_user(f"{role}@test.local", role, password=f"{role}-pw",
-                                      with_token=True)
+            user, token = create_user(
+                f"{role}@test.local", role, password=f"{role}-pw", with_token=True
+            )
             made[role] = (user.id, token)
             commit()
         return made[role]
@@ -202,8 +203,7 @@ def login(client, staff):
 
     def do(role: str):
         staff(role)
-        resp = client.post("/login", data={"email": f"{role}@test.local",
-                                           "password": f"{role}-pw"})
+        resp = client.post("/login", data={"email": f"{role}@test.local", "password": f"{role}-pw"})
         assert resp.status_code == 302, resp.data
         return client
 
@@ -227,34 +227,69 @@ def played(client, api, drain):
 
     made = {"n": 0}
 
-    def play(kind: str, events: list[dict], ruleset: str = "2023", name: str | None = None,
-             season_id: int | None = None, **season_extra) -> int:
+    def play(
+        kind: str,
+        events: list[dict],
+        ruleset: str = "2023",
+        name: str | None = None,
+        season_id: int | None = None,
+        **season_extra,
+    ) -> int:
         base = made["n"]
         for n in range(base + 1, base + 14):
-            authors = ([{"name": f"Автор {n}", "city": "Минск"},
-                        {"name": f"Соавтор {n}", "city": "Брест"}] if n == base + 1 else None)
+            authors = (
+                [{"name": f"Автор {n}", "city": "Минск"}, {"name": f"Соавтор {n}", "city": "Брест"}]
+                if n == base + 1
+                else None
+            )
             submit(client, submission(n, **({"authors": authors} if authors else {})))
         made["n"] = base + 13
         drain()
         while True:  # the queue is paginated: approve page after page until empty
-            items = api("get", "/api/v1/questions?status=in_review",
-                        role="editor").json["items"]
+            items = api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]
             if not items:
                 break
             for item in items:
-                r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
-                        json={"decision": "approve"})
+                r = api(
+                    "post",
+                    f"/api/v1/questions/{item['id']}/decision",
+                    role="editor",
+                    json={"decision": "approve"},
+                )
                 assert r.status_code == 200, r.json
-                r = api("post", f"/api/v1/questions/{item['id']}/decision",
-                        role="chief_editor", json={"decision": "sign_off"})
+                r = api(
+                    "post",
+                    f"/api/v1/questions/{item['id']}/decision",
+                    role="chief_editor",
+                    json={"decision": "sign_off"},
+                )
                 assert r.status_code == 200, r.json
         currency = "BYN" if ruleset == "2023" else "RUB"
-        season = season_id or api("post", "/api/v1/seasons", role="producer", json={
-            "name": name or f"Сезон {ruleset}", "ruleset": ruleset, "currency": currency,
-            **season_extra}).json["id"]
-        game = api("post", "/api/v1/games", role="producer", json={
-            "season_id": season, "kind": kind, "date": "2023-12-30",
-            "table": {"blitz": None, "superblitz": None, "sector13": None}}).json["id"]
+        season = (
+            season_id
+            or api(
+                "post",
+                "/api/v1/seasons",
+                role="producer",
+                json={
+                    "name": name or f"Сезон {ruleset}",
+                    "ruleset": ruleset,
+                    "currency": currency,
+                    **season_extra,
+                },
+            ).json["id"]
+        )
+        game = api(
+            "post",
+            "/api/v1/games",
+            role="producer",
+            json={
+                "season_id": season,
+                "kind": kind,
+                "date": "2023-12-30",
+                "table": {"blitz": None, "superblitz": None, "sector13": None},
+            },
+        ).json["id"]
         r = api("post", f"/api/v1/games/{game}/assign", role="producer")
         assert r.status_code == 200, r.json
         for ev in events:
@@ -291,8 +326,14 @@ def pg_template():
         conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     try:
         url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
-        app = create_app({"TESTING": True, "SOVA_DATABASE_URL": url,
-                          "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+        app = create_app(
+            {
+                "TESTING": True,
+                "SOVA_DATABASE_URL": url,
+                "SOVA_BROKER_URL": "memory://",
+                "SOVA_OUTBOX_AUTOSEND": False,
+            }
+        )
         with app.app_context():
             upgrade(revision="heads")
             db.session.remove()
@@ -352,8 +393,10 @@ def redis_url():
     try:
         redis.Redis.from_url(url).flushdb()
     except redis.ResponseError as exc:  # "DB index is out of range"
-        pytest.fail(f"Redis database {number} for xdist worker {worker_index()} ({url}): {exc};"
-                    " give SOVA_TEST_REDIS_URL a lower database number or use fewer workers")
+        pytest.fail(
+            f"Redis database {number} for xdist worker {worker_index()} ({url}): {exc};"
+            " give SOVA_TEST_REDIS_URL a lower database number or use fewer workers"
+        )
     return url
 
 

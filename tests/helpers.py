@@ -16,8 +16,11 @@ def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
     celery = app.extensions["celery"]
     ran = []
     while True:
-        msgs = db.session.scalars(db.select(OutboxMessage).where(OutboxMessage.sent_at.is_(None))
-                                  .order_by(OutboxMessage.id)).all()
+        msgs = db.session.scalars(
+            db.select(OutboxMessage)
+            .where(OutboxMessage.sent_at.is_(None))
+            .order_by(OutboxMessage.id)
+        ).all()
         if not msgs:
             return ran
         for msg in msgs:
@@ -30,8 +33,8 @@ def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
             ran.append(task)
 
 
-
 # --- a viewer's submission through the API -----------------------------------
+
 
 def submission(n: int, **fields) -> dict:
     """A valid ``POST /api/v1/submissions`` body, unique by ``n`` (question text, author,
@@ -61,26 +64,45 @@ def submit(client, body: dict, expect: int | None = 201):
 # --- prizes: games played to the end, the commission, the payee --------------
 
 # 6 right answers: the experts win 6:0. 6 wrong: the viewers win 0:6 (6 unanswered).
-EXPERTS_WIN = [e for s in range(1, 7) for e in ({"type": "spin", "sector": s},
-                                                {"type": "answer", "correct": True})]
-VIEWERS_WIN = [e for s in range(1, 7) for e in ({"type": "spin", "sector": s},
-                                                {"type": "answer", "correct": False})]
+EXPERTS_WIN = [
+    e
+    for s in range(1, 7)
+    for e in ({"type": "spin", "sector": s}, {"type": "answer", "correct": True})
+]
+VIEWERS_WIN = [
+    e
+    for s in range(1, 7)
+    for e in ({"type": "spin", "sector": s}, {"type": "answer", "correct": False})
+]
 
-COMMISSION = ["Иванов И. И., председатель комиссии", "Петрова А. А., главный бухгалтер",
-              "Сидоров П. П., юрист"]
+COMMISSION = [
+    "Иванов И. И., председатель комиссии",
+    "Петрова А. А., главный бухгалтер",
+    "Сидоров П. П., юрист",
+]
 
 #: ``make_app`` overrides of the prizes tests: CSRF off, the prize commission's members;
 #: the sources sign-off is issue 4's, not tested there.
-PRIZE_APP = {"WTF_CSRF_ENABLED": False, "SOVA_PRIZE_COMMISSION": COMMISSION,
-             "SOVA_REQUIRE_SIGNOFF": False}
+PRIZE_APP = {
+    "WTF_CSRF_ENABLED": False,
+    "SOVA_PRIZE_COMMISSION": COMMISSION,
+    "SOVA_REQUIRE_SIGNOFF": False,
+}
 
 #: A Belarusian payee's details as the one-time form sends them.
 BY_FORM = {
-    "full_name": "Сапего Иван Петрович", "country": "BY", "passport_series": "mp",
-    "passport_number": "7654321", "issued_by": "Первомайский РУВД г. Минска",
-    "issued_on": "2015-06-01", "personal_number": "3010190a001pb9", "inn": "",
+    "full_name": "Сапего Иван Петрович",
+    "country": "BY",
+    "passport_series": "mp",
+    "passport_number": "7654321",
+    "issued_by": "Первомайский РУВД г. Минска",
+    "issued_on": "2015-06-01",
+    "personal_number": "3010190a001pb9",
+    "inn": "",
     "address": "г. Брест, ул. Тайная, д. 17, кв. 42",
-    "iban": "BY13 NBRB 3600 9000 0000 2Z00 AB00", "account": "", "bik": "",
+    "iban": "BY13 NBRB 3600 9000 0000 2Z00 AB00",
+    "account": "",
+    "bik": "",
     "tax_status": "resident",
 }
 

@@ -29,8 +29,9 @@ class SovaFlask(Flask):
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the Flask app. ``test_config`` overrides any setting (see webapp.config)."""
-    app = SovaFlask("sova", template_folder=str(templates_dir()),
-                    static_folder=str(package_dir() / "static"))
+    app = SovaFlask(
+        "sova", template_folder=str(templates_dir()), static_folder=str(package_dir() / "static")
+    )
     app.config.from_mapping(load_config(test_config))
     Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
     register_extensions(app)
@@ -82,9 +83,14 @@ def remember_language(response):
     the form posted from that page, the pages after it and the stored question keep it."""
     lang = request.args.get("lang")
     if lang in LANGUAGES and request.cookies.get(LANG_COOKIE) != lang:
-        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax",
-                            secure=current_app.config["SESSION_COOKIE_SECURE"],
-                            httponly=True)
+        response.set_cookie(
+            LANG_COOKIE,
+            lang,
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            secure=current_app.config["SESSION_COOKIE_SECURE"],
+            httponly=True,
+        )
     return response
 
 
@@ -98,9 +104,13 @@ def register_extensions(app: Flask) -> None:
 
         n = app.config["SOVA_PROXY_COUNT"]
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
-            app.wsgi_app, x_for=n, x_proto=n, x_host=n)
-    babel.init_app(app, locale_selector=select_locale,
-                   default_translation_directories=str(package_dir() / "translations"))
+            app.wsgi_app, x_for=n, x_proto=n, x_host=n
+        )
+    babel.init_app(
+        app,
+        locale_selector=select_locale,
+        default_translation_directories=str(package_dir() / "translations"),
+    )
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
@@ -146,8 +156,16 @@ def register_blueprints(app: Flask) -> None:
     from webapp.submissions.views import bp as submissions_bp
     from webapp.votes.views import bp as votes_bp
 
-    for bp in (submissions_bp, accounts_bp, moderation_bp, games_bp, seasons_bp, prizes_bp,
-               live_bp, votes_bp):
+    for bp in (
+        submissions_bp,
+        accounts_bp,
+        moderation_bp,
+        games_bp,
+        seasons_bp,
+        prizes_bp,
+        live_bp,
+        votes_bp,
+    ):
         app.register_blueprint(bp)
     register_api(app)
 

@@ -56,8 +56,10 @@ class BackupError(Exception):
 
 def _folders() -> dict[str, Path]:
     instance = Path(current_app.config["SOVA_INSTANCE_PATH"])
-    return {"documents": Path(current_app.config["SOVA_DOCUMENTS_PATH"]),
-            "uploads": instance / "uploads"}
+    return {
+        "documents": Path(current_app.config["SOVA_DOCUMENTS_PATH"]),
+        "uploads": instance / "uploads",
+    }
 
 
 def _sha256(path: Path) -> str:
@@ -129,9 +131,19 @@ def _dump_database(work: Path) -> tuple[str, Path]:
     if dialect == "postgresql":
         target = work / "database.dump"
         args, env = _pg_args()
-        run = subprocess.run([pg_tool("pg_dump"), "--format=custom", "--no-owner",
-                              "--no-privileges", f"--file={target}", *args],
-                             env=env, capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                pg_tool("pg_dump"),
+                "--format=custom",
+                "--no-owner",
+                "--no-privileges",
+                f"--file={target}",
+                *args,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if run.returncode != 0:
             raise BackupError(f"pg_dump failed: {run.stderr.strip()}")
         return dialect, target
@@ -156,8 +168,11 @@ def backup(dest: str | Path, progress=None) -> Path:
         members: list[tuple[str, Path]] = [(dump.name, dump)]
         for name, root in _folders().items():
             if root.is_dir():
-                members += [(f"{name}/{p.relative_to(root).as_posix()}", p)
-                            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()]
+                members += [
+                    (f"{name}/{p.relative_to(root).as_posix()}", p)
+                    for p in sorted(root.rglob("*"))
+                    if p.is_file() and not p.is_symlink()
+                ]
         files = {}
         partial = dest.with_name(f".{dest.name}.partial")
         try:
@@ -167,11 +182,20 @@ def backup(dest: str | Path, progress=None) -> Path:
                     tar.add(path, arcname=arcname, recursive=False)
                     if progress:
                         progress(1)
-                manifest = json.dumps({
-                    "format": FORMAT, "created_at": stamp.isoformat(),
-                    "database": {"dialect": dialect, "file": dump.name,
-                                 "revision": _revision()},
-                    "files": files}, indent=2, sort_keys=True).encode()
+                manifest = json.dumps(
+                    {
+                        "format": FORMAT,
+                        "created_at": stamp.isoformat(),
+                        "database": {
+                            "dialect": dialect,
+                            "file": dump.name,
+                            "revision": _revision(),
+                        },
+                        "files": files,
+                    },
+                    indent=2,
+                    sort_keys=True,
+                ).encode()
                 info = tarfile.TarInfo(MANIFEST)
                 info.size, info.mtime = len(manifest), int(stamp.timestamp())
                 tar.addfile(info, io.BytesIO(manifest))
@@ -184,9 +208,12 @@ def backup(dest: str | Path, progress=None) -> Path:
 
 def _safe_name(name: str) -> bool:
     path = PurePosixPath(name)
-    return (not path.is_absolute() and ".." not in path.parts and bool(path.parts)
-            and (name in (MANIFEST, "database.sqlite", "database.dump")
-                 or path.parts[0] in FOLDERS))
+    return (
+        not path.is_absolute()
+        and ".." not in path.parts
+        and bool(path.parts)
+        and (name in (MANIFEST, "database.sqlite", "database.dump") or path.parts[0] in FOLDERS)
+    )
 
 
 def verify(archive: str | Path, into: Path) -> dict:
@@ -224,8 +251,10 @@ def verify(archive: str | Path, into: Path) -> dict:
         raise BackupError(f"{archive}: no valid Sova manifest") from exc
     if seen - {MANIFEST} != set(files):
         missing, extra = set(files) - seen, seen - {MANIFEST} - set(files)
-        raise BackupError(f"{archive}: files missing {sorted(missing)[:5]} or not in the "
-                          f"manifest {sorted(extra)[:5]}")
+        raise BackupError(
+            f"{archive}: files missing {sorted(missing)[:5]} or not in the "
+            f"manifest {sorted(extra)[:5]}"
+        )
     for name, digest in files.items():
         if _sha256(into / name) != digest:
             raise BackupError(f"{archive}: {name} does not match its SHA-256 in the manifest")
@@ -235,8 +264,10 @@ def verify(archive: str | Path, into: Path) -> dict:
 def _restore_database(manifest: dict, work: Path) -> None:
     dialect = db.engine.dialect.name
     if manifest["database"]["dialect"] != dialect:
-        raise BackupError(f"the archive holds a {manifest['database']['dialect']} database; "
-                          f"this instance runs on {dialect}")
+        raise BackupError(
+            f"the archive holds a {manifest['database']['dialect']} database; "
+            f"this instance runs on {dialect}"
+        )
     dump = work / manifest["database"]["file"]
     db.session.remove()
     db.engine.dispose()
@@ -253,12 +284,26 @@ def _restore_database(manifest: dict, work: Path) -> None:
             raise BackupError(f"the database copy cannot be restored: {exc}") from exc
         return
     args, env = _pg_args()
-    run = subprocess.run([pg_tool("pg_restore"), "--clean", "--if-exists", "--no-owner",
-                          "--no-privileges", "--single-transaction", "--exit-on-error",
-                          *args, str(dump)], env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            pg_tool("pg_restore"),
+            "--clean",
+            "--if-exists",
+            "--no-owner",
+            "--no-privileges",
+            "--single-transaction",
+            "--exit-on-error",
+            *args,
+            str(dump),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if run.returncode != 0:
-        raise BackupError(f"pg_restore failed (the database is unchanged): "
-                          f"{run.stderr.strip()[:500]}")
+        raise BackupError(
+            f"pg_restore failed (the database is unchanged): {run.stderr.strip()[:500]}"
+        )
 
 
 def restore(archive: str | Path) -> dict:

@@ -47,9 +47,10 @@ def celery_init_app(app: Flask) -> Celery:
             from webapp.jobs import mark_done
 
             request = self.request
-            rid = clean_request_id(getattr(request, "sova_request_id", None)
-                                   or (getattr(request, "headers", None) or {}).get(
-                                       "sova_request_id"))
+            rid = clean_request_id(
+                getattr(request, "sova_request_id", None)
+                or (getattr(request, "headers", None) or {}).get("sova_request_id")
+            )
             token = REQUEST_ID.set(rid) if rid else None
             try:
                 if has_app_context():
@@ -81,18 +82,24 @@ def celery_init_app(app: Flask) -> Celery:
         broker_connection_retry_on_startup=True,
         # kombu's SQLAlchemy transport hands these options to create_engine(): Redis only.
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT}
-        if broker.startswith(("redis", "rediss")) else {},
+        if broker.startswith(("redis", "rediss"))
+        else {},
         worker_hijack_root_logger=False,
         beat_schedule={
             "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
-            "outbox-reconcile": {"task": "outbox.reconcile", "schedule": timedelta(
-                seconds=float(app.config.get("SOVA_RECONCILE_SECONDS", 60)))},
-            "prizes-remind-details": {"task": "prizes.remind_details",
-                                      "schedule": timedelta(hours=24)},
-            "prizes-purge-payee-details": {"task": "prizes.purge_payee_details",
-                                           "schedule": timedelta(hours=24)},
-            "votes-purge-numbers": {"task": "votes.purge_numbers",
-                                    "schedule": timedelta(hours=24)},
+            "outbox-reconcile": {
+                "task": "outbox.reconcile",
+                "schedule": timedelta(seconds=float(app.config.get("SOVA_RECONCILE_SECONDS", 60))),
+            },
+            "prizes-remind-details": {
+                "task": "prizes.remind_details",
+                "schedule": timedelta(hours=24),
+            },
+            "prizes-purge-payee-details": {
+                "task": "prizes.purge_payee_details",
+                "schedule": timedelta(hours=24),
+            },
+            "votes-purge-numbers": {"task": "votes.purge_numbers", "schedule": timedelta(hours=24)},
         },
         beat_schedule_filename=str(
             __import__("pathlib").Path(app.config["SOVA_INSTANCE_PATH"]) / "celerybeat-schedule"

@@ -51,8 +51,7 @@ def users_create(email, role, password, name, with_token):
     from webapp.jobs import commit
 
     try:
-        user, token = create_user(email, role, password=password, name=name,
-                                  with_token=with_token)
+        user, token = create_user(email, role, password=password, name=name, with_token=with_token)
     except AccountError as exc:
         fail(str(exc))
     commit()
@@ -96,11 +95,17 @@ def import_cmd(files, as_, channel):
             click.echo(f"Error: {path}: {exc}", err=True)
             failed += 1
             continue
-        with tqdm(total=len(packet.questions), desc=path.name, unit="q", file=sys.stderr,
-                  disable=not sys.stderr.isatty()) as bar:
+        with tqdm(
+            total=len(packet.questions),
+            desc=path.name,
+            unit="q",
+            file=sys.stderr,
+            disable=not sys.stderr.isatty(),
+        ) as bar:
             try:
-                made = import_packet(packet, as_=as_, channel=channel, origin=path.name,
-                                     progress=bar.update)
+                made = import_packet(
+                    packet, as_=as_, channel=channel, origin=path.name, progress=bar.update
+                )
                 commit()
             except Exception as exc:
                 db.session.rollback()
@@ -109,8 +114,9 @@ def import_cmd(files, as_, channel):
                 continue
         total += len(made)
         click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
-    click.echo(f"total: {total} questions from {len(files) - failed} file(s); "
-               f"{failed} file(s) failed")
+    click.echo(
+        f"total: {total} questions from {len(files) - failed} file(s); {failed} file(s) failed"
+    )
     if failed:
         sys.exit(2)
 
@@ -130,8 +136,12 @@ def game_replay(protocol):
     try:
         data = json.load(protocol)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        click.echo(json.dumps({"error": {"event": None, "rule": None,
-                                         "message": f"not JSON: {exc}"}}, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"error": {"event": None, "rule": None, "message": f"not JSON: {exc}"}},
+                ensure_ascii=False,
+            )
+        )
         sys.exit(2)
     try:
         state = replay(*load_protocol(data))
@@ -157,8 +167,12 @@ def season_replay(protocol):
     try:
         data = json.load(protocol)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        click.echo(json.dumps({"error": {"event": None, "rule": None,
-                                         "message": f"not JSON: {exc}"}}, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"error": {"event": None, "rule": None, "message": f"not JSON: {exc}"}},
+                ensure_ascii=False,
+            )
+        )
         sys.exit(2)
     try:
         state = replay_season(data)
@@ -173,16 +187,29 @@ def season_replay(protocol):
 def worker(concurrency):
     """Run a Celery worker (and nothing else)."""
     announce_instance()
-    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "worker",
-                               "--loglevel=INFO", f"--concurrency={concurrency}"])
+    os.execvp(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers.app",
+            "worker",
+            "--loglevel=INFO",
+            f"--concurrency={concurrency}",
+        ],
+    )
 
 
 @click.command("beat")
 def beat():
     """Run Celery beat (the outbox sweeper)."""
     announce_instance()
-    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "beat",
-                               "--loglevel=INFO"])
+    os.execvp(
+        sys.executable,
+        [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "--loglevel=INFO"],
+    )
 
 
 @click.group("outbox")
@@ -191,10 +218,20 @@ def outbox():
 
 
 @outbox.command("relay")
-@click.option("--interval", default=0.05, show_default=True, type=click.FloatRange(0.001, 60),
-              help="Seconds between polls when nothing is waiting.")
-@click.option("--batch", default=500, show_default=True, type=click.IntRange(1, 10000),
-              help="Most messages sent per poll.")
+@click.option(
+    "--interval",
+    default=0.05,
+    show_default=True,
+    type=click.FloatRange(0.001, 60),
+    help="Seconds between polls when nothing is waiting.",
+)
+@click.option(
+    "--batch",
+    default=500,
+    show_default=True,
+    type=click.IntRange(1, 10000),
+    help="Most messages sent per poll.",
+)
 @with_appcontext
 def outbox_relay(interval, batch):
     """Send committed outbox messages to the broker until stopped (run it beside the web
@@ -233,8 +270,13 @@ def precheck():
 
 @precheck.command("stale")
 @click.option("--dry-run", is_flag=True, help="Only count; queue nothing.")
-@click.option("--batch", default=1000, show_default=True, type=click.IntRange(1, 100000),
-              help="Questions queued per transaction.")
+@click.option(
+    "--batch",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(1, 100000),
+    help="Questions queued per transaction.",
+)
 @with_appcontext
 def precheck_stale(dry_run, batch):
     """Queue `moderation.precheck` again for every question in review without a report of
@@ -249,10 +291,9 @@ def precheck_stale(dry_run, batch):
     if dry_run:
         click.echo(f"{len(ids)} question(s) without a version {PRECHECK_VERSION} pre-check")
         return
-    with tqdm(total=len(ids), unit="q", file=sys.stderr,
-              disable=not sys.stderr.isatty()) as bar:
+    with tqdm(total=len(ids), unit="q", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         for start in range(0, len(ids), batch):
-            chunk = ids[start:start + batch]
+            chunk = ids[start : start + batch]
             for qid in chunk:
                 enqueue("moderation.precheck", qid)
             commit()
@@ -273,8 +314,19 @@ def run_all():
     os.environ["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
     # the children build their own app: they must find the same instance folder
     os.environ["SOVA_INSTANCE_PATH"] = current_app.config["SOVA_INSTANCE_PATH"]
-    os.execvp(sys.executable, [sys.executable, "-m", "honcho", "-f", str(procfile),
-                               "-d", current_app.config["SOVA_INSTANCE_PATH"], "start"])
+    os.execvp(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "honcho",
+            "-f",
+            str(procfile),
+            "-d",
+            current_app.config["SOVA_INSTANCE_PATH"],
+            "start",
+        ],
+    )
 
 
 DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
@@ -290,9 +342,13 @@ def _demo_email(role: str) -> str:
 
 
 @click.command("seed-demo")
-@click.option("--archive", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="packet imported as archive when there are no questions "
-                   "(default: the package's sample packet)")
+@click.option(
+    "--archive",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="packet imported as archive when there are no questions "
+    "(default: the package's sample packet)",
+)
 @with_appcontext
 def seed_demo(archive):
     """Prepare a demo instance; safe to run again (``make run`` runs it every time).
@@ -322,11 +378,15 @@ def seed_demo(archive):
             click.echo(f"  {role:13} {email:28} {role}-demo")
         commit()
     else:
-        existing = db.session.scalars(db.select(User).where(
-            User.email.in_([_demo_email(r) for r in DEMO_ROLES])).order_by(User.id)).all()
+        existing = db.session.scalars(
+            db.select(User)
+            .where(User.email.in_([_demo_email(r) for r in DEMO_ROLES]))
+            .order_by(User.id)
+        ).all()
         if existing:
-            click.echo("Demo staff users exist already (password = role name + '-demo', "
-                       "unless changed):")
+            click.echo(
+                "Demo staff users exist already (password = role name + '-demo', unless changed):"
+            )
             for user in existing:
                 click.echo(f"  {user.role:13} {user.email:28} {user.role}-demo")
         else:
@@ -353,24 +413,30 @@ def _seed_demo_pool() -> None:
     from webapp.submissions.packet_files import read_packet_file
 
     origin = DEMO_POOL.name
-    if db.session.scalar(db.select(db.func.count()).select_from(Question)
-                         .where(Question.origin.like(f"{origin}#%"))):
+    if db.session.scalar(
+        db.select(db.func.count()).select_from(Question).where(Question.origin.like(f"{origin}#%"))
+    ):
         return
-    editor, chief = (db.session.scalar(db.select(User).where(User.email == _demo_email(r)))
-                     for r in ("editor", "chief_editor"))
+    editor, chief = (
+        db.session.scalar(db.select(User).where(User.email == _demo_email(r)))
+        for r in ("editor", "chief_editor")
+    )
     if editor is None or chief is None:
         click.echo("Demo pool skipped: the demo editor and chief editor do not exist.")
         return
-    made = import_packet(read_packet_file(DEMO_POOL), as_="submissions", channel="import",
-                         origin=origin)
+    made = import_packet(
+        read_packet_file(DEMO_POOL), as_="submissions", channel="import", origin=origin
+    )
     commit()
     for question in made:
         precheck(question.id)
         decide(question, "approve", editor.id)
         sign_off(question, chief.id)
         commit()
-    click.echo(f"Demo pool: {len(made)} questions from {origin} approved by {editor.email} "
-               f"and signed off by {chief.email} — enough for «Заполнить стол».")
+    click.echo(
+        f"Demo pool: {len(made)} questions from {origin} approved by {editor.email} "
+        f"and signed off by {chief.email} — enough for «Заполнить стол»."
+    )
 
 
 @click.group("mail")
@@ -379,8 +445,14 @@ def mail():
 
 
 @mail.command("stuck")
-@click.option("--older-than", "minutes", type=click.IntRange(min=0), default=10,
-              show_default=True, help="also list claims older than this many minutes")
+@click.option(
+    "--older-than",
+    "minutes",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="also list claims older than this many minutes",
+)
 @with_appcontext
 def mail_stuck(minutes):
     """List e-mails still ``sending``: every one in doubt, and claims older than
@@ -392,10 +464,15 @@ def mail_stuck(minutes):
 
     rows = stuck(timedelta(minutes=minutes))
     for row in rows:
-        state = (f"in doubt (end of data {row.end_of_data_at:%Y-%m-%d %H:%M:%S})"
-                 if row.in_doubt else "not delivered")
-        click.echo(f"{row.key}\t{state}\tattempt {row.attempt}\t"
-                   f"{row.claimed_at:%Y-%m-%d %H:%M:%S}\t{row.message_id}")
+        state = (
+            f"in doubt (end of data {row.end_of_data_at:%Y-%m-%d %H:%M:%S})"
+            if row.in_doubt
+            else "not delivered"
+        )
+        click.echo(
+            f"{row.key}\t{state}\tattempt {row.attempt}\t"
+            f"{row.claimed_at:%Y-%m-%d %H:%M:%S}\t{row.message_id}"
+        )
     click.echo(f"{len(rows)} stuck e-mail(s)")
 
 
@@ -413,8 +490,10 @@ def mail_resend(key):
     except MailError as exc:
         fail(str(exc))
     commit()
-    click.echo(f"queued {row.task}{''.join(f' {a}' for a in row.args or [])} for {key} "
-               f"(Message-ID {row.message_id})")
+    click.echo(
+        f"queued {row.task}{''.join(f' {a}' for a in row.args or [])} for {key} "
+        f"(Message-ID {row.message_id})"
+    )
 
 
 @mail.command("mark-sent")
@@ -471,15 +550,20 @@ def restore_cmd(archive, yes):
                 manifest = verify(archive, Path(tmp))
             except BackupError as exc:
                 fail(str(exc))
-        click.confirm(f"Replace this instance's database and files by the backup of "
-                      f"{manifest['created_at']} ({len(manifest['files'])} files)?", abort=True)
+        click.confirm(
+            f"Replace this instance's database and files by the backup of "
+            f"{manifest['created_at']} ({len(manifest['files'])} files)?",
+            abort=True,
+        )
     try:
         manifest = restore(archive)
     except BackupError as exc:
         fail(str(exc))
-    click.echo(f"restored the backup of {manifest['created_at']}: database "
-               f"({manifest['database']['dialect']}, revision "
-               f"{manifest['database']['revision']}) and {len(manifest['files']) - 1} files")
+    click.echo(
+        f"restored the backup of {manifest['created_at']}: database "
+        f"({manifest['database']['dialect']}, revision "
+        f"{manifest['database']['revision']}) and {len(manifest['files']) - 1} files"
+    )
 
 
 @click.group("health")
@@ -500,8 +584,7 @@ def health_worker(node, timeout):
 
     node = node or f"celery@{socket.gethostname()}"
     try:
-        replies = current_app.extensions["celery"].control.ping(destination=[node],
-                                                                timeout=timeout)
+        replies = current_app.extensions["celery"].control.ping(destination=[node], timeout=timeout)
     except Exception as exc:  # the broker is down: the worker cannot be reached either
         click.echo(json.dumps({"worker": node, "alive": False, "error": str(exc)[:200]}))
         sys.exit(1)
@@ -511,8 +594,13 @@ def health_worker(node, timeout):
 
 
 @health.command("relay")
-@click.option("--max-age", default=30.0, show_default=True, type=click.FloatRange(0.1, 3600),
-              help="Seconds since the relay's last successful poll.")
+@click.option(
+    "--max-age",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 3600),
+    help="Seconds since the relay's last successful poll.",
+)
 @with_appcontext
 def health_relay(max_age):
     """Alive when this host's relay heartbeat file (<instance>/relay-<host>.heartbeat,
@@ -524,8 +612,15 @@ def health_relay(max_age):
     path = heartbeat_path("relay")
     age = time.time() - path.stat().st_mtime if path.exists() else None
     alive = age is not None and age <= max_age
-    click.echo(json.dumps({"relay": str(path), "alive": alive,
-                           "age_seconds": round(age, 1) if age is not None else None}))
+    click.echo(
+        json.dumps(
+            {
+                "relay": str(path),
+                "alive": alive,
+                "age_seconds": round(age, 1) if age is not None else None,
+            }
+        )
+    )
     sys.exit(0 if alive else 1)
 
 
@@ -536,8 +631,25 @@ def register_commands(group: click.Group) -> None:
     from webapp.submissions.cli import uploads
     from webapp.votes.cli import vote
 
-    for cmd in (users, import_cmd, game, season, worker, beat, outbox, precheck, run_all,
-                seed_demo, mail, keys, uploads, vote, backup_cmd, restore_cmd, health):
+    for cmd in (
+        users,
+        import_cmd,
+        game,
+        season,
+        worker,
+        beat,
+        outbox,
+        precheck,
+        run_all,
+        seed_demo,
+        mail,
+        keys,
+        uploads,
+        vote,
+        backup_cmd,
+        restore_cmd,
+        health,
+    ):
         group.add_command(cmd)
 
 

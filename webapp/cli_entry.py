@@ -36,9 +36,11 @@ def build_app() -> Flask:
     except ConfigError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot use the instance folder {path}: {exc.strerror or exc} "
-             f"({getattr(exc, 'filename', None) or path}); set SOVA_INSTANCE_PATH to a "
-             "folder this user may create and write")
+        fail(
+            f"cannot use the instance folder {path}: {exc.strerror or exc} "
+            f"({getattr(exc, 'filename', None) or path}); set SOVA_INSTANCE_PATH to a "
+            "folder this user may create and write"
+        )
 
 
 @click.group("sova", context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,8 +52,7 @@ def cli(ctx: click.Context) -> None:
     SOVA_INSTANCE_PATH, else in the per-user data directory (~/.local/share/sova); the
     command says which on stderr. Configuration: SOVA_* environment variables
     (docs/operations.md)."""
-    ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False,
-                         load_dotenv_defaults=False)
+    ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
 
 
 register_commands(cli)

@@ -149,7 +149,8 @@ def load_config(test_config: dict | None = None) -> dict:
         # Staff sessions end after a working day without a request (issue 13): the signed
         # cookie's timestamp is checked on the server (max_age) and renewed by each request.
         "PERMANENT_SESSION_LIFETIME": timedelta(
-            hours=float(setting("SOVA_STAFF_SESSION_HOURS", "10"))),
+            hours=float(setting("SOVA_STAFF_SESSION_HOURS", "10"))
+        ),
         "SESSION_REFRESH_EACH_REQUEST": True,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
@@ -167,7 +168,11 @@ def load_config(test_config: dict | None = None) -> dict:
             config[key] = value
     # "0"/"false"/"no"/"off" (any case) or False turn it off; from the environment or a test
     config["SOVA_OUTBOX_AUTOSEND"] = str(config["SOVA_OUTBOX_AUTOSEND"]).strip().lower() not in (
-        "0", "false", "no", "off")
+        "0",
+        "false",
+        "no",
+        "off",
+    )
     if "SOVA_DATABASE_URL" in test_config:
         config["SQLALCHEMY_DATABASE_URI"] = test_config["SOVA_DATABASE_URL"]
     return config

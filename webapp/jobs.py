@@ -35,8 +35,9 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
         raise TypeError("tasks take primary keys (int) only")
     from webapp.core.request_id import current_request_id
 
-    msg = OutboxMessage(task=name, args=list(ids), created_at=utcnow(),
-                        request_id=current_request_id())
+    msg = OutboxMessage(
+        task=name, args=list(ids), created_at=utcnow(), request_id=current_request_id()
+    )
     db.session.add(msg)
     db.session.info.setdefault(_PENDING_KEY, []).append(msg)
     return msg
@@ -76,18 +77,25 @@ def send(messages: list) -> int:
             with producer.batch(max_size=len(messages)):
                 for msg in messages:
                     rid = getattr(msg, "request_id", None)
-                    celery.send_task(msg.task, args=list(msg.args), producer=producer,
-                                     task_id=f"outbox-{msg.id}-{msg.attempts}",
-                                     headers={"sova_request_id": rid} if rid else None,
-                                     # the repr Celery would compute, without saferepr
-                                     argsrepr=repr(list(msg.args)), kwargsrepr="{}")
+                    celery.send_task(
+                        msg.task,
+                        args=list(msg.args),
+                        producer=producer,
+                        task_id=f"outbox-{msg.id}-{msg.attempts}",
+                        headers={"sova_request_id": rid} if rid else None,
+                        # the repr Celery would compute, without saferepr
+                        argsrepr=repr(list(msg.args)),
+                        kwargsrepr="{}",
+                    )
         sent_ids = [msg.id for msg in messages]
     except Exception:  # broker down: the sweeper retries
-        log.warning("outbox: %d messages not sent; the sweeper will retry", len(messages),
-                    exc_info=True)
+        log.warning(
+            "outbox: %d messages not sent; the sweeper will retry", len(messages), exc_info=True
+        )
     if sent_ids:
         db.session.execute(
-            update(OutboxMessage).where(OutboxMessage.id.in_(sent_ids))
+            update(OutboxMessage)
+            .where(OutboxMessage.id.in_(sent_ids))
             .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1),
             execution_options={"synchronize_session": False},
         )
@@ -102,8 +110,13 @@ def _marker_commit_without_fsync() -> None:
         db.session.execute(text("SET LOCAL synchronous_commit = off"))
 
 
-SENT_COLUMNS = (OutboxMessage.id, OutboxMessage.task, OutboxMessage.args,
-                OutboxMessage.attempts, OutboxMessage.request_id)
+SENT_COLUMNS = (
+    OutboxMessage.id,
+    OutboxMessage.task,
+    OutboxMessage.args,
+    OutboxMessage.attempts,
+    OutboxMessage.request_id,
+)
 
 
 def relay_ids(ids: list[int]) -> int:
@@ -112,8 +125,7 @@ def relay_ids(ids: list[int]) -> int:
         return 0
     _marker_commit_without_fsync()
     rows = db.session.execute(
-        db.select(*SENT_COLUMNS).where(OutboxMessage.id.in_(ids),
-                                        OutboxMessage.sent_at.is_(None))
+        db.select(*SENT_COLUMNS).where(OutboxMessage.id.in_(ids), OutboxMessage.sent_at.is_(None))
     ).all()
     n = send(list(rows))
     db.session.commit()
@@ -159,8 +171,9 @@ def heartbeat_path(role: str):
     import socket
     from pathlib import Path
 
-    return (Path(current_app.config["SOVA_INSTANCE_PATH"])
-            / f"{role}-{socket.gethostname()}.heartbeat")
+    return (
+        Path(current_app.config["SOVA_INSTANCE_PATH"]) / f"{role}-{socket.gethostname()}.heartbeat"
+    )
 
 
 def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None = None) -> int:
@@ -225,6 +238,7 @@ def commit() -> None:
 
 _OUTBOX_TASK_ID = re.compile(r"^outbox-(\d+)-\d+$")
 
+
 def owed_after() -> timedelta:
     """``SOVA_OWED_AFTER_SECONDS`` (default 600): how long a task handed to the broker may
     stay not done before it is taken as lost and sent again. Longer than the longest task
@@ -247,16 +261,16 @@ def mark_done(task_id: str | None) -> bool:
         return False
     try:
         n = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
-            update(OutboxMessage).where(OutboxMessage.id == int(match.group(1)),
-                                        OutboxMessage.done_at.is_(None))
-            .values(done_at=utcnow()).execution_options(synchronize_session=False)
+            update(OutboxMessage)
+            .where(OutboxMessage.id == int(match.group(1)), OutboxMessage.done_at.is_(None))
+            .values(done_at=utcnow())
+            .execution_options(synchronize_session=False)
         ).rowcount
         _marker_commit_without_fsync()
         db.session.commit()
     except Exception:
         db.session.rollback()
-        log.warning("outbox: could not mark %s done; it may run once more", task_id,
-                    exc_info=True)
+        log.warning("outbox: could not mark %s done; it may run once more", task_id, exc_info=True)
         return False
     return n == 1
 
@@ -267,16 +281,24 @@ def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, 
     latest. Tells whether a question or document has a live request, or was handled after
     it was made."""
     rows = db.session.execute(
-        db.select(OutboxMessage.task, OutboxMessage.args, OutboxMessage.created_at,
-                  OutboxMessage.sent_at, OutboxMessage.done_at)
-        .where(OutboxMessage.task.in_(tasks), OutboxMessage.created_at >= since)).all()
+        db.select(
+            OutboxMessage.task,
+            OutboxMessage.args,
+            OutboxMessage.created_at,
+            OutboxMessage.sent_at,
+            OutboxMessage.done_at,
+        ).where(OutboxMessage.task.in_(tasks), OutboxMessage.created_at >= since)
+    ).all()
     latest: dict[tuple[str, tuple], tuple[str, datetime]] = {}
     for task, args, created, sent, done in rows:
         key = (task, tuple(args or ()))
         mark = ("open", sent or created) if done is None else ("done", done)
         prev = latest.get(key)
-        if (prev is None or (prev[0] == "done" and mark[0] == "open")
-                or (prev[0] == mark[0] and mark[1] > prev[1])):
+        if (
+            prev is None
+            or (prev[0] == "done" and mark[0] == "open")
+            or (prev[0] == mark[0] and mark[1] > prev[1])
+        ):
             latest[key] = mark
     return latest
 

@@ -57,15 +57,25 @@ log = logging.getLogger("sova.observability")
 REQUEST_ID_HEADER = "X-Request-ID"
 TASK_HEADER = "sova_request_id"
 
-HTTP_REQUESTS = Counter("sova_http_requests", "HTTP requests answered, by endpoint and status",
-                        ["endpoint", "method", "status"])
-HTTP_SECONDS = Histogram("sova_http_request_duration_seconds", "Time to answer a request",
-                         ["endpoint"])
+HTTP_REQUESTS = Counter(
+    "sova_http_requests",
+    "HTTP requests answered, by endpoint and status",
+    ["endpoint", "method", "status"],
+)
+HTTP_SECONDS = Histogram(
+    "sova_http_request_duration_seconds", "Time to answer a request", ["endpoint"]
+)
 PRECHECK_LATENCY = Histogram(
-    "sova_precheck_latency_seconds", "From a question's arrival to its pre-check report",
-    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600))
-RENDER_SECONDS = Histogram("sova_render_duration_seconds", "PDF rendering time by kind",
-                           ["kind"], buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
+    "sova_precheck_latency_seconds",
+    "From a question's arrival to its pre-check report",
+    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600),
+)
+RENDER_SECONDS = Histogram(
+    "sova_render_duration_seconds",
+    "PDF rendering time by kind",
+    ["kind"],
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
+)
 
 
 class RequestIdFilter(logging.Filter):
@@ -89,9 +99,10 @@ def configure_logging(app: Flask) -> None:
     if str(app.config.get("SOVA_LOG_FORMAT", "")).lower() == "json":
         from pythonjsonlogger.json import JsonFormatter
 
-        fmt = JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
-                            rename_fields={"asctime": "time", "levelname": "level",
-                                           "name": "logger"})
+        fmt = JsonFormatter(
+            "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        )
     for handler in root.handlers:
         if not any(isinstance(f, RequestIdFilter) for f in handler.filters):
             handler.addFilter(RequestIdFilter())
@@ -105,8 +116,9 @@ class OwedCollector:
     def collect(self):
         from webapp.owed import owed_status
 
-        owed = GaugeMetricFamily("sova_owed", "Owed work read from the database "
-                                 "(sova outbox status)", labels=["what"])
+        owed = GaugeMetricFamily(
+            "sova_owed", "Owed work read from the database (sova outbox status)", labels=["what"]
+        )
         try:
             for what, value in owed_status().items():
                 owed.add_metric([what], float(value))
@@ -116,8 +128,9 @@ class OwedCollector:
             db.session.rollback()
             log.warning("metrics: owed work unreadable", exc_info=True)
         yield owed
-        queue = GaugeMetricFamily("sova_queue_length", "Messages waiting in a broker queue",
-                                  labels=["queue"])
+        queue = GaugeMetricFamily(
+            "sova_queue_length", "Messages waiting in a broker queue", labels=["queue"]
+        )
         up = GaugeMetricFamily("sova_broker_up", "1 when the broker answered")
         try:
             for name, count in queue_lengths().items():
@@ -135,8 +148,7 @@ def queue_lengths(timeout: float = 2.0) -> dict[str, int]:
     kombu: Redis and the SQLAlchemy broker alike; a queue not declared yet counts 0).
     Raises when the broker cannot be reached."""
     celery = current_app.extensions["celery"]
-    names = {q.name for q in (celery.conf.task_queues or ())} or {
-        celery.conf.task_default_queue}
+    names = {q.name for q in (celery.conf.task_queues or ())} or {celery.conf.task_default_queue}
     out = {}
     with celery.connection_for_read() as conn:
         conn.ensure_connection(max_retries=1, timeout=timeout)
@@ -155,8 +167,11 @@ def queue_lengths(timeout: float = 2.0) -> dict[str, int]:
 def _metrics_allowed() -> bool:
     token = current_app.config.get("SOVA_METRICS_TOKEN")
     auth = request.headers.get("Authorization", "")
-    if token and auth.startswith("Bearer ") and hmac.compare_digest(
-            auth[7:].encode(), str(token).encode()):
+    if (
+        token
+        and auth.startswith("Bearer ")
+        and hmac.compare_digest(auth[7:].encode(), str(token).encode())
+    ):
         return True
     try:
         return ipaddress.ip_address(request.remote_addr or "").is_loopback

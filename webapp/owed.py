@@ -57,16 +57,31 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
     from webapp.submissions.models import Question
 
     cutoff, since = now - owed_after(), now - lookback
-    questions = [(PRECHECK_TASK, qid, created) for qid, created in db.session.execute(
-        db.select(Question.id, Question.created_at)
-        .where(Question.status == "received", Question.created_at <= cutoff,
-               Question.created_at >= since).order_by(Question.id).limit(limit)).all()]
+    questions = [
+        (PRECHECK_TASK, qid, created)
+        for qid, created in db.session.execute(
+            db.select(Question.id, Question.created_at)
+            .where(
+                Question.status == "received",
+                Question.created_at <= cutoff,
+                Question.created_at >= since,
+            )
+            .order_by(Question.id)
+            .limit(limit)
+        ).all()
+    ]
     docs = []
     for ident, kind, prize_id, created in db.session.execute(
-            db.select(Document.id, Document.kind, Document.prize_id, Document.created_at)
-            .where(Document.status == "pending", Document.kind.in_(DOCUMENT_TASKS),
-                   Document.created_at <= cutoff, Document.created_at >= since)
-            .order_by(Document.id).limit(limit)).all():
+        db.select(Document.id, Document.kind, Document.prize_id, Document.created_at)
+        .where(
+            Document.status == "pending",
+            Document.kind.in_(DOCUMENT_TASKS),
+            Document.created_at <= cutoff,
+            Document.created_at >= since,
+        )
+        .order_by(Document.id)
+        .limit(limit)
+    ).all():
         task, attr = DOCUMENT_TASKS[kind]
         arg = ident if attr == "id" else prize_id
         if arg is not None:
@@ -81,10 +96,17 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
 
 def _lost(cutoff, limit: int) -> list:
     """Rows handed to the broker before ``cutoff`` and not done, with attempts left."""
-    query = (db.select(*SENT_COLUMNS)
-             .where(OutboxMessage.sent_at.is_not(None), OutboxMessage.sent_at <= cutoff,
-                    OutboxMessage.done_at.is_(None), OutboxMessage.attempts < max_attempts())
-             .order_by(OutboxMessage.id).limit(limit))
+    query = (
+        db.select(*SENT_COLUMNS)
+        .where(
+            OutboxMessage.sent_at.is_not(None),
+            OutboxMessage.sent_at <= cutoff,
+            OutboxMessage.done_at.is_(None),
+            OutboxMessage.attempts < max_attempts(),
+        )
+        .order_by(OutboxMessage.id)
+        .limit(limit)
+    )
     if db.engine.dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
     return list(db.session.execute(query).all())
@@ -114,8 +136,11 @@ def reconcile(limit: int = 500, lookback: timedelta = timedelta(hours=48)) -> di
         enqueue(task, ident)
     commit()
     if resent or requeued:
-        log.warning("outbox reconcile: %d lost task(s) sent again, %d owed task(s) queued",
-                    resent, len(requeued))
+        log.warning(
+            "outbox reconcile: %d lost task(s) sent again, %d owed task(s) queued",
+            resent,
+            len(requeued),
+        )
     return {"resent": resent, "requeued": len(requeued)}
 
 
@@ -142,25 +167,33 @@ def owed_status() -> dict:
 
     om = OutboxMessage
     waiting, oldest = db.session.execute(
-        db.select(count(), db.func.min(om.created_at)).where(om.sent_at.is_(None))).one()
-    not_done = db.select(count()).select_from(om).where(om.sent_at.is_not(None),
-                                                        om.done_at.is_(None))
+        db.select(count(), db.func.min(om.created_at)).where(om.sent_at.is_(None))
+    ).one()
+    not_done = (
+        db.select(count()).select_from(om).where(om.sent_at.is_not(None), om.done_at.is_(None))
+    )
     status = {
         "waiting": waiting,
         "oldest_seconds": round((now - oldest).total_seconds(), 1) if oldest else 0.0,
         "in_flight": scalar(not_done.where(om.sent_at > cutoff)),
-        "overdue": scalar(not_done.where(om.sent_at <= cutoff,
-                                         om.attempts < max_attempts())),
-        "given_up": scalar(not_done.where(om.sent_at <= cutoff,
-                                          om.attempts >= max_attempts())),
-        "questions_received": scalar(db.select(count()).select_from(Question)
-                                     .where(Question.status == "received")),
-        "documents_pending": scalar(db.select(count()).select_from(Document)
-                                    .where(Document.status == "pending")),
-        "mail_sending": scalar(db.select(count()).select_from(MailLog).where(
-            MailLog.status == "sending", MailLog.end_of_data_at.is_(None))),
-        "mail_in_doubt": scalar(db.select(count()).select_from(MailLog).where(
-            MailLog.status == "sending", MailLog.end_of_data_at.is_not(None))),
+        "overdue": scalar(not_done.where(om.sent_at <= cutoff, om.attempts < max_attempts())),
+        "given_up": scalar(not_done.where(om.sent_at <= cutoff, om.attempts >= max_attempts())),
+        "questions_received": scalar(
+            db.select(count()).select_from(Question).where(Question.status == "received")
+        ),
+        "documents_pending": scalar(
+            db.select(count()).select_from(Document).where(Document.status == "pending")
+        ),
+        "mail_sending": scalar(
+            db.select(count())
+            .select_from(MailLog)
+            .where(MailLog.status == "sending", MailLog.end_of_data_at.is_(None))
+        ),
+        "mail_in_doubt": scalar(
+            db.select(count())
+            .select_from(MailLog)
+            .where(MailLog.status == "sending", MailLog.end_of_data_at.is_not(None))
+        ),
     }
     db.session.rollback()  # read only: end the transaction (SQLite holds a write lock)
     return status

@@ -101,8 +101,10 @@ def init_security(app: Flask) -> None:
         """An ``<int:…>`` URL part beyond a database integer cannot name a row, nor can a
         text part with a NUL (``%00``, which PostgreSQL refuses in a query): 404, before the
         database sees it (SQLite overflows past 2**63-1; found by schemathesis and QA)."""
-        if values and any((isinstance(v, int) and not 0 <= v <= MAX_ID)
-                          or (isinstance(v, str) and "\x00" in v) for v in values.values()):
+        if values and any(
+            (isinstance(v, int) and not 0 <= v <= MAX_ID) or (isinstance(v, str) and "\x00" in v)
+            for v in values.values()
+        ):
             abort(404)
 
     @access("public")
@@ -140,8 +142,12 @@ def is_connection_error(exc: BaseException) -> bool:
 
 def db_unavailable_response(exc: BaseException):
     """The 503 answer for a database outage (JSON under ``/api/``, a retry page otherwise)."""
-    log.warning("database unavailable on %s %s: %s", request.method, request.path,
-                str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    log.warning(
+        "database unavailable on %s %s: %s",
+        request.method,
+        request.path,
+        str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+    )
     try:
         db.session.rollback()
     except Exception:  # noqa: BLE001 — the connection is gone; the pool discards it
@@ -165,4 +171,3 @@ def _register_db_errors(app: Flask) -> None:
         if not is_connection_error(exc):
             raise exc  # a real bug: Flask turns it into a 500
         return db_unavailable_response(exc)
-

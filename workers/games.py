@@ -15,8 +15,11 @@ from webapp.games.queries import envelope_context, handout_files, printed_copies
 from webapp.jobs import commit
 from workers.rendering import render_document
 
-TEMPLATES = {"envelopes": "envelope.html", "host_cards": "host_card.html",
-             "sector13_card": "host_card.html"}
+TEMPLATES = {
+    "envelopes": "envelope.html",
+    "host_cards": "host_card.html",
+    "sector13_card": "host_card.html",
+}
 
 
 def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
@@ -30,14 +33,24 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
     serials = [c.serial for c in printed_copies(document.id)]
     serial = serials[0] if serials else f"{game.id}-{document.kind}-{document.version}"
     only = {cast(int, game.table_sector13)} if document.kind == "sector13_card" else None
-    context = envelope_context(game, with_answers=document.kind != "envelopes",
-                               serial=serial, copies=serials or None, images=images,
-                               only_sectors=only)
+    context = envelope_context(
+        game,
+        with_answers=document.kind != "envelopes",
+        serial=serial,
+        copies=serials or None,
+        images=images,
+        only_sectors=only,
+    )
     return TEMPLATES[document.kind], context, images
 
 
-@shared_task(name="games.render_envelopes", ignore_result=True, acks_late=True,
-             soft_time_limit=120, time_limit=180)
+@shared_task(
+    name="games.render_envelopes",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=180,
+)
 def render_envelopes(document_id: int) -> int | None:
     """Render the envelopes or host cards Document ``document_id`` with the handout images
     as ``allowed_files`` (idempotent; see :func:`workers.rendering.render_document`)."""

@@ -51,9 +51,11 @@ def notify_decision(question_id: int) -> bool:
     change = db.session.scalar(
         db.select(QuestionStatusChange.id)
         .where(QuestionStatusChange.question_id == q.id, QuestionStatusChange.to_status == q.status)
-        .order_by(QuestionStatusChange.id.desc()))
-    return send_mail(decrypt(author.email_encrypted), subject, body,
-                     key=f"decision:{change}" if change else None)
+        .order_by(QuestionStatusChange.id.desc())
+    )
+    return send_mail(
+        decrypt(author.email_encrypted), subject, body, key=f"decision:{change}" if change else None
+    )
 
 
 @shared_task(name="moderation.reindex", ignore_result=True, acks_late=True)

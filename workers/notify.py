@@ -139,8 +139,15 @@ def _claim(key: str, to: str, task: str | None, args: list | None) -> ledger.Cla
             time.sleep(busy.retry_in + 0.1)
 
 
-def send_mail(to: str, subject: str, body: str, *, key: str | None = None,
-              task: str | None = None, args: list | None = None) -> bool:
+def send_mail(
+    to: str,
+    subject: str,
+    body: str,
+    *,
+    key: str | None = None,
+    task: str | None = None,
+    args: list | None = None,
+) -> bool:
     """Send one plain-text e-mail via ``SOVA_SMTP_URL`` (``smtp://user:pass@host:port``).
 
     ``key`` (≤ 120 chars, e.g. ``"received:42"``) names the logical e-mail in the sent-mail
@@ -165,8 +172,13 @@ def send_mail(to: str, subject: str, body: str, *, key: str | None = None,
     msg = _message(to, subject, body, claimed.message_id)
     url = current_app.config.get("SOVA_SMTP_URL")
     if not url:
-        log.info("e-mail (no SMTP configured) message-id=%s to=%s subject=%s\n%s",
-                 claimed.message_id, to, subject, body)
+        log.info(
+            "e-mail (no SMTP configured) message-id=%s to=%s subject=%s\n%s",
+            claimed.message_id,
+            to,
+            subject,
+            body,
+        )
         ledger.mark_sent(claimed, "written to the log (no SMTP configured)")
         return True
     smtp = None
@@ -176,16 +188,23 @@ def send_mail(to: str, subject: str, body: str, *, key: str | None = None,
     except _Fenced:
         assert smtp is not None  # fenced at the end of data, after the connection
         smtp.close()  # no end of data: the server drops the transaction
-        log.warning("mail %s: attempt %d was taken over before the end of data; dropped",
-                    key, claimed.attempt)
+        log.warning(
+            "mail %s: attempt %d was taken over before the end of data; dropped",
+            key,
+            claimed.attempt,
+        )
         return False
     except BaseException as exc:
         if smtp is not None:
             smtp.close()
         if smtp is not None and smtp.end_of_data_sent and smtp.final_reply is None:
-            log.error("mail %s (Message-ID %s): connection lost after the end of data (%r); "
-                      "delivery in doubt, not re-sent automatically: `sova mail stuck`",
-                      key, claimed.message_id, exc)
+            log.error(
+                "mail %s (Message-ID %s): connection lost after the end of data (%r); "
+                "delivery in doubt, not re-sent automatically: `sova mail stuck`",
+                key,
+                claimed.message_id,
+                exc,
+            )
             if isinstance(exc, Exception):
                 return False
             raise
@@ -223,8 +242,14 @@ def _locale(language: str | None) -> str:
     return language if language in LANGUAGES else "ru"
 
 
-@shared_task(name="notify.received", ignore_result=True, acks_late=True,
-             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+@shared_task(
+    name="notify.received",
+    ignore_result=True,
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=30,
+    max_retries=8,
+)
 def received(question_id: int) -> bool:
     """Tell the first author the question arrived, with the link that confirms the
     address and opens the status page (``/confirm/<token>``: only the address's owner
@@ -242,15 +267,22 @@ def received(question_id: int) -> bool:
     to = decrypt(q.authors[0].author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
     with current_app.test_request_context(base_url=base), force_locale(_locale(q.language)):
-        link = url_for("submissions.confirm", _external=True,
-                       token=confirm_token(q.id, q.authors[0].author_id))
+        link = url_for(
+            "submissions.confirm", _external=True, token=confirm_token(q.id, q.authors[0].author_id)
+        )
         subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
         body = render_template("emails/received.txt", link=link)
     return send_mail(to, subject, body, key=key, task="notify.received", args=[question_id])
 
 
-@shared_task(name="notify.my_link", ignore_result=True, acks_late=True,
-             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+@shared_task(
+    name="notify.my_link",
+    ignore_result=True,
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=30,
+    max_retries=8,
+)
 def my_link(author_id: int, language: int | None = None) -> bool:
     """E-mail an author the one-time "my questions" link (valid 24 h), in the language of
     the page it was requested from (``language``: index into ``LANGUAGES``; without it the
@@ -265,13 +297,17 @@ def my_link(author_id: int, language: int | None = None) -> bool:
         return False
     base = current_app.config.get("SOVA_PUBLIC_URL")
     latest = db.session.scalar(
-        db.select(Question.language).join(Question.authors)
-        .where(QuestionAuthor.author_id == author.id).order_by(Question.id.desc()))
+        db.select(Question.language)
+        .join(Question.authors)
+        .where(QuestionAuthor.author_id == author.id)
+        .order_by(Question.id.desc())
+    )
     if language is not None and 0 <= language < len(LANGUAGES):
         latest = LANGUAGES[language]
     with current_app.test_request_context(base_url=base), force_locale(_locale(latest)):
         link = url_for("submissions.my_open", token=my_link_token(author), _external=True)
         subject = gettext("Ваши вопросы — «Что? Где? Когда?»")
         body = render_template("emails/my_link.txt", link=link)
-    return send_mail(decrypt(author.email_encrypted), subject, body,
-                     key=outbox_key(f"my_link:{author_id}"))
+    return send_mail(
+        decrypt(author.email_encrypted), subject, body, key=outbox_key(f"my_link:{author_id}")
+    )

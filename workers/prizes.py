@@ -18,8 +18,13 @@ from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
 
 
-@shared_task(name="prizes.issue_agreement", ignore_result=True, acks_late=True,
-             soft_time_limit=120, time_limit=180)
+@shared_task(
+    name="prizes.issue_agreement",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=180,
+)
 def issue_agreement(prize_id: int) -> int | None:
     """Render the current version of the gift agreement of Prize ``prize_id`` (number fixed
     at close; idempotent: a ready file is not rendered again). Marks the agreement
@@ -30,13 +35,14 @@ def issue_agreement(prize_id: int) -> int | None:
         return None
     agreement = prize.agreement
     name, address = _payee_declared(prize)
-    render_document(agreement.document_id, lambda _doc: (
-        "gift_agreement.html", agreement_context(prize, address, name), None))
+    render_document(
+        agreement.document_id,
+        lambda _doc: ("gift_agreement.html", agreement_context(prize, address, name), None),
+    )
     if agreement.status == "pending":
         agreement.status = "issued"
     if prize.status in ("owed", "details_requested", "details_received"):
-        change_status(prize, "agreement_issued", None,
-                      f"договор {agreement.number} выписан")
+        change_status(prize, "agreement_issued", None, f"договор {agreement.number} выписан")
     commit()
     return agreement.document_id
 
@@ -48,28 +54,41 @@ def _payee_declared(prize: Prize) -> tuple[str, str]:
     return declared(prize)
 
 
-@shared_task(name="prizes.render_minutes", ignore_result=True, acks_late=True,
-             soft_time_limit=120, time_limit=180)
+@shared_task(
+    name="prizes.render_minutes",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=180,
+)
 def render_minutes(prize_id: int) -> int | None:
     """Render the latest version of the prize commission minutes of a Crystal Owl prize
     (2023 §4.11.2–§4.11.5) with the number taken when they were first issued (idempotent: a
     ready file is not rendered again). Returns the document id, None if the prize has none."""
     from webapp.core.models import Document
 
-    doc = db.session.scalar(db.select(Document).where(
-        Document.prize_id == prize_id, Document.kind == "commission_minutes")
-        .order_by(Document.version.desc()))
+    doc = db.session.scalar(
+        db.select(Document)
+        .where(Document.prize_id == prize_id, Document.kind == "commission_minutes")
+        .order_by(Document.version.desc())
+    )
     prize = db.session.get(Prize, prize_id)
     if doc is None or prize is None:
         return None
-    render_document(doc.id, lambda d: ("commission_minutes.html",
-                                       minutes_context(prize, d.version), None))
+    render_document(
+        doc.id, lambda d: ("commission_minutes.html", minutes_context(prize, d.version), None)
+    )
     commit()
     return doc.id
 
 
-@shared_task(name="prizes.render_register", ignore_result=True, acks_late=True,
-             soft_time_limit=300, time_limit=360)
+@shared_task(
+    name="prizes.render_register",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=300,
+    time_limit=360,
+)
 def render_register(document_id: int) -> int | None:
     """Render the payment register PDF ``Document`` ``document_id`` (kind
     ``payment_register``; period from its key) with ``payment_register.html``: the rows and
@@ -86,8 +105,14 @@ def render_register(document_id: int) -> int | None:
     return doc.id
 
 
-@shared_task(name="prizes.send_details_link", ignore_result=True, acks_late=True,
-             autoretry_for=(smtplib.SMTPException, OSError), retry_backoff=30, max_retries=8)
+@shared_task(
+    name="prizes.send_details_link",
+    ignore_result=True,
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=30,
+    max_retries=8,
+)
 def send_details_link(prize_id: int) -> bool:
     """E-mail the payee (an author with an e-mail) a fresh one-time link to the details
     form. The token exists only in this e-mail (its hash is stored); an earlier unused link
@@ -98,20 +123,27 @@ def send_details_link(prize_id: int) -> bool:
     if key and already_sent(key):
         return False
     prize = db.session.get(Prize, prize_id)
-    if (prize is None or prize.status != "details_requested" or prize.author is None
-            or not prize.author.email_encrypted):
+    if (
+        prize is None
+        or prize.status != "details_requested"
+        or prize.author is None
+        or not prize.author.email_encrypted
+    ):
         return False
     token = new_link(prize)
     commit()
     base = current_app.config.get("SOVA_PUBLIC_URL")
     with current_app.test_request_context(base_url=base):
         link = url_for("prizes.details_form", token=token, _external=True)
-    return send_mail(decrypt(prize.author.email_encrypted),
-                     "Реквизиты для выплаты приза — «Что? Где? Когда?»",
-                     "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
-                     "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
-                     f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
-                     "\n\nРедакция", key=key)
+    return send_mail(
+        decrypt(prize.author.email_encrypted),
+        "Реквизиты для выплаты приза — «Что? Где? Когда?»",
+        "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
+        "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
+        f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
+        "\n\nРедакция",
+        key=key,
+    )
 
 
 @shared_task(name="prizes.remind_details", ignore_result=True)
@@ -129,8 +161,9 @@ def remind_details() -> int:
     limit = utcnow() - timedelta(days=days)
     queued = 0
     for prize in db.session.scalars(db.select(Prize).where(Prize.status == "details_requested")):
-        last = db.session.scalar(db.select(db.func.max(DetailsLink.created_at))
-                                 .where(DetailsLink.prize_id == prize.id))
+        last = db.session.scalar(
+            db.select(db.func.max(DetailsLink.created_at)).where(DetailsLink.prize_id == prize.id)
+        )
         if last is None or last < limit:
             enqueue("prizes.send_details_link", prize.id)
             queued += 1

@@ -11,8 +11,13 @@ from webapp.votes.queries import result_context
 from workers.rendering import render_document
 
 
-@shared_task(name="votes.render_result", ignore_result=True, acks_late=True,
-             soft_time_limit=120, time_limit=180)
+@shared_task(
+    name="votes.render_result",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=120,
+    time_limit=180,
+)
 def render_result(vote_id: int) -> int | None:
     """Render the result document of closed Vote ``vote_id`` (``vote_result.html``: counts
     per candidate, repeats, invalid, late, the time window, the log's SHA-256). Idempotent:
@@ -21,8 +26,7 @@ def render_result(vote_id: int) -> int | None:
     vote = db.session.get(Vote, vote_id)
     if vote is None or vote.status != "closed" or vote.document_id is None:
         return None
-    render_document(vote.document_id, lambda _doc: ("vote_result.html",
-                                                    result_context(vote), None))
+    render_document(vote.document_id, lambda _doc: ("vote_result.html", result_context(vote), None))
     commit()
     return vote.document_id
 

@@ -43,26 +43,50 @@ def questions(root: Path = SHARED) -> list[dict]:
         except PacketError:
             continue
         for q in packet.questions:
-            out.append({"file": path.name, "text": q.question, "comment": q.comment,
-                        "answer": q.answer, "handout": q.handout, "image": None,
-                        "authors": [(a.name, a.city) for a in q.authors]})
-    with open(root / "evrog__Russian-QA-Jeopardy" /
-              "Russian_QA_Jeopardy_dataset_extended_validation.csv", encoding="utf-8") as fh:
+            out.append(
+                {
+                    "file": path.name,
+                    "text": q.question,
+                    "comment": q.comment,
+                    "answer": q.answer,
+                    "handout": q.handout,
+                    "image": None,
+                    "authors": [(a.name, a.city) for a in q.authors],
+                }
+            )
+    with open(
+        root / "evrog__Russian-QA-Jeopardy" / "Russian_QA_Jeopardy_dataset_extended_validation.csv",
+        encoding="utf-8",
+    ) as fh:
         for row in csv.DictReader(fh):
-            out.append({"file": "jeopardy.csv", "text": row.get("QuestionText") or "",
-                        "comment": None, "answer": row.get("Answer") or "", "handout": None,
-                        "image": None, "authors": []})
+            out.append(
+                {
+                    "file": "jeopardy.csv",
+                    "text": row.get("QuestionText") or "",
+                    "comment": None,
+                    "answer": row.get("Answer") or "",
+                    "handout": None,
+                    "image": None,
+                    "authors": [],
+                }
+            )
     for path in sorted((root / "thesysadminest__chgk_website").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         for item in data if isinstance(data, list) else []:
             f = item.get("fields", item) if isinstance(item, dict) else {}
             text = f.get("question_text") or f.get("question")
             if isinstance(text, str):
-                out.append({"file": path.name, "text": text,
-                            "comment": f.get("question_note") or f.get("comment"),
-                            "answer": f.get("answer_text") or f.get("answer") or "",
-                            "handout": None, "image": f.get("image") or None,
-                            "authors": []})
+                out.append(
+                    {
+                        "file": path.name,
+                        "text": text,
+                        "comment": f.get("question_note") or f.get("comment"),
+                        "answer": f.get("answer_text") or f.get("answer") or "",
+                        "handout": None,
+                        "image": f.get("image") or None,
+                        "authors": [],
+                    }
+                )
     return out
 
 
@@ -79,26 +103,37 @@ def corpus() -> None:
     obscene, leaks, references, missing = [], [], 0, []
     for q in qs:
         languages[checks.detect_language(f"{q['text']}\n{q['answer']}")] += 1
-        words = checks.obscene_words("\n".join(
-            t or "" for t in (q["text"], q["answer"], q["comment"], q["handout"])))
+        words = checks.obscene_words(
+            "\n".join(t or "" for t in (q["text"], q["answer"], q["comment"], q["handout"]))
+        )
         if words:
             obscene.append({"file": q["file"], "words": words})
-        found = checks.author_leaks({"вопрос": q["text"], "комментарий": q["comment"],
-                                     "раздаточный материал": q["handout"]}, q["authors"])
+        found = checks.author_leaks(
+            {
+                "вопрос": q["text"],
+                "комментарий": q["comment"],
+                "раздаточный материал": q["handout"],
+            },
+            q["authors"],
+        )
         if found:
             leaks.append({"file": q["file"], "found": found, "text": q["text"][:120]})
         reference = checks.handout_reference(q["text"])
         if reference:
             references += 1
             if not checks.has_handout(q["handout"], q["image"], [q["text"], q["comment"]]):
-                missing.append({"file": q["file"], "reference": reference,
-                                "text": q["text"][:120]})
-    emit(bench="checks_corpus", questions=len(qs),
-         with_authors=sum(1 for q in qs if q["authors"]),
-         languages={str(k): v for k, v in languages.most_common()},
-         obscene_flagged=len(obscene), author_in_text_flagged=len(leaks),
-         handout_references=references, handout_missing_flagged=len(missing),
-         seconds=round(time.perf_counter() - started, 1))
+                missing.append({"file": q["file"], "reference": reference, "text": q["text"][:120]})
+    emit(
+        bench="checks_corpus",
+        questions=len(qs),
+        with_authors=sum(1 for q in qs if q["authors"]),
+        languages={str(k): v for k, v in languages.most_common()},
+        obscene_flagged=len(obscene),
+        author_in_text_flagged=len(leaks),
+        handout_references=references,
+        handout_missing_flagged=len(missing),
+        seconds=round(time.perf_counter() - started, 1),
+    )
     for item in obscene + leaks + missing:
         emit(flagged=item)
 
@@ -114,14 +149,22 @@ def dictionary() -> None:
         forms += 1
         if any(r in word for r in ROOTS) and checks.is_obscene(word):
             lexemes[normal].add(word)
-    emit(bench="checks_dictionary", forms=forms, flagged_forms=sum(map(len, lexemes.values())),
-         flagged_lexemes=sorted(lexemes), seconds=round(time.perf_counter() - started))
+    emit(
+        bench="checks_dictionary",
+        forms=forms,
+        flagged_forms=sum(map(len, lexemes.values())),
+        flagged_lexemes=sorted(lexemes),
+        seconds=round(time.perf_counter() - started),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dictionary", action="store_true",
-                        help="also scan every OpenCorpora word form (about three minutes)")
+    parser.add_argument(
+        "--dictionary",
+        action="store_true",
+        help="also scan every OpenCorpora word form (about three minutes)",
+    )
     args = parser.parse_args(argv)
     if not SHARED.is_dir():
         print(f"no test data at {SHARED}", file=sys.stderr)

@@ -63,16 +63,22 @@ def load_corpus(root: Path = SHARED) -> tuple[list[dict], list[str]]:
                 continue
             seen.add(key)
             corpus.append({"text": q.question, "answer": q.answer, "file": path.name})
-    other = [q.question for q in parse_4s(
-        (root / "peczony__chgksuite" / KUBOK).read_text(encoding="utf-8")).questions]
+    other = [
+        q.question
+        for q in parse_4s(
+            (root / "peczony__chgksuite" / KUBOK).read_text(encoding="utf-8")
+        ).questions
+    ]
     return corpus, other
 
 
 def extra_texts(root: Path = SHARED) -> list[str]:
     """More real question texts for the benchmark archive (the Jeopardy CSV, the JSON packs)."""
     out = []
-    with open(root / "evrog__Russian-QA-Jeopardy" /
-              "Russian_QA_Jeopardy_dataset_extended_validation.csv", encoding="utf-8") as fh:
+    with open(
+        root / "evrog__Russian-QA-Jeopardy" / "Russian_QA_Jeopardy_dataset_extended_validation.csv",
+        encoding="utf-8",
+    ) as fh:
         out += [row["QuestionText"] for row in csv.DictReader(fh) if row.get("QuestionText")]
     for path in sorted((root / "thesysadminest__chgk_website").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -86,8 +92,22 @@ def extra_texts(root: Path = SHARED) -> list[str]:
 
 # --- generated variants -----------------------------------------------------------------
 
-_HOMOGLYPHS = {"а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-               "А": "A", "Е": "E", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X"}
+_HOMOGLYPHS = {
+    "а": "a",
+    "е": "e",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "у": "y",
+    "х": "x",
+    "А": "A",
+    "Е": "E",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "Х": "X",
+}
 _VOWELS = "аеиоуыэюя"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[А-ЯЁA-Z«\"])")
 
@@ -106,8 +126,8 @@ def v_yo(text: str, rng: random.Random) -> str:
 def v_quotes(text: str, rng: random.Random) -> str:
     """«ёлочки» ↔ "лапки" ↔ „немецкие“, and dashes ↔ hyphens."""
     if "«" in text:
-        out = text.replace("«", "\"").replace("»", "\"")
-    elif "\"" in text:
+        out = text.replace("«", '"').replace("»", '"')
+    elif '"' in text:
         out = re.sub(r"\"([^\"]*)\"", r"„\1“", text)
     else:
         out = text.replace(" — ", " - ").replace(",", " ,", 1)
@@ -116,20 +136,24 @@ def v_quotes(text: str, rng: random.Random) -> str:
 
 def v_homoglyphs(text: str, rng: random.Random) -> str:
     """Some Cyrillic letters replaced by Latin look-alikes (about one in five)."""
-    return "".join(_HOMOGLYPHS[c] if c in _HOMOGLYPHS and rng.random() < 0.2 else c
-                   for c in text)
+    return "".join(_HOMOGLYPHS[c] if c in _HOMOGLYPHS and rng.random() < 0.2 else c for c in text)
 
 
 def v_stress(text: str, rng: random.Random) -> str:
     """Stress marks: U+0301 after a vowel, or db.chgk.info capital-vowel stress."""
     words = text.split(" ")
-    idx = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha() and w.islower()
-           and any(c in _VOWELS for c in w[1:])]
+    idx = [
+        i
+        for i, w in enumerate(words)
+        if len(w) > 4 and w.isalpha() and w.islower() and any(c in _VOWELS for c in w[1:])
+    ]
     for n, i in enumerate(rng.sample(idx, min(4, len(idx)))):
         w = words[i]
         pos = [k for k in range(1, len(w)) if w[k] in _VOWELS]
         k = rng.choice(pos)
-        words[i] = w[:k + 1] + "\u0301" + w[k + 1:] if n % 2 else w[:k] + w[k].upper() + w[k + 1:]
+        words[i] = (
+            w[: k + 1] + "\u0301" + w[k + 1 :] if n % 2 else w[:k] + w[k].upper() + w[k + 1 :]
+        )
     return " ".join(words)
 
 
@@ -154,7 +178,7 @@ def v_typo(text: str, rng: random.Random) -> str:
     w = words[i]
     if len(w) >= 3:
         k = rng.randrange(1, len(w) - 1)
-        w = w[:k] + w[k + 1] + w[k] + w[k + 2:] if rng.random() < 0.5 else w[:k] + w[k + 1:]
+        w = w[:k] + w[k + 1] + w[k] + w[k + 2 :] if rng.random() < 0.5 else w[:k] + w[k + 1 :]
     words[i] = w
     return " ".join(words)
 
@@ -166,7 +190,7 @@ def v_last_clause(text: str, rng: random.Random, donor: str) -> str:
     if cut < len(body) // 2:
         cut = len(body) - max(1, len(body) // 6)
     donor_words = donor.split()
-    tail = " ".join(donor_words[-max(3, len(body[cut:].split())):])
+    tail = " ".join(donor_words[-max(3, len(body[cut:].split())) :])
     return body[:cut] + ", " + tail
 
 
@@ -177,8 +201,14 @@ def variant(kind: str, text: str, rng: random.Random, donor: str = "") -> str:
     """One generated variant of ``text`` (``kind`` in :data:`VARIANTS`)."""
     if kind == "last_clause":
         return v_last_clause(text, rng, donor)
-    return {"yo": v_yo, "quotes": v_quotes, "homoglyphs": v_homoglyphs, "stress": v_stress,
-            "reorder": v_reorder, "typo": v_typo}[kind](text, rng)
+    return {
+        "yo": v_yo,
+        "quotes": v_quotes,
+        "homoglyphs": v_homoglyphs,
+        "stress": v_stress,
+        "reorder": v_reorder,
+        "typo": v_typo,
+    }[kind](text, rng)
 
 
 def labelled_pairs(root: Path = SHARED) -> tuple[list[dict], list[Pair]]:
@@ -194,9 +224,10 @@ def labelled_pairs(root: Path = SHARED) -> tuple[list[dict], list[Pair]]:
     for text in other_kubok:
         target = index.get(matching_key(text))
         if target is None:  # the one question edited between the copies: nearest one
-            target = max((i for i, c in enumerate(corpus) if c["file"] == KUBOK),
-                         key=lambda i: fuzz.ratio(matching_key(corpus[i]["text"]),
-                                                  matching_key(text)))
+            target = max(
+                (i for i, c in enumerate(corpus) if c["file"] == KUBOK),
+                key=lambda i: fuzz.ratio(matching_key(corpus[i]["text"]), matching_key(text)),
+            )
         pairs.append(Pair(text, target, True, "kubok"))
     sample = rng.sample(range(len(corpus)), SAMPLE)
     for i in sample:
@@ -228,15 +259,22 @@ def labelled_pairs(root: Path = SHARED) -> tuple[list[dict], list[Pair]]:
 
 # --- measuring ----------------------------------------------------------------------------
 
+
 def make_app(tmp: Path):
     """A Sova app on a fresh SQLite database in ``tmp`` (migrations applied)."""
     from flask_migrate import upgrade
 
     from webapp.app import create_app
 
-    app = create_app({"TESTING": True, "SOVA_INSTANCE_PATH": str(tmp / "instance"),
-                      "SOVA_DATABASE_URL": f"sqlite:///{tmp / 'bench.sqlite'}",
-                      "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+    app = create_app(
+        {
+            "TESTING": True,
+            "SOVA_INSTANCE_PATH": str(tmp / "instance"),
+            "SOVA_DATABASE_URL": f"sqlite:///{tmp / 'bench.sqlite'}",
+            "SOVA_BROKER_URL": "memory://",
+            "SOVA_OUTBOX_AUTOSEND": False,
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     return app
@@ -256,11 +294,23 @@ def insert_archive(texts: list[str], batch: int = 20000) -> list[int]:
     now = utcnow()
     start = db.session.scalar(select(db.func.coalesce(db.func.max(Question.id), 0)))
     for lo in range(0, len(texts), batch):
-        db.session.execute(insert(Question), [
-            {"id": start + lo + k + 1, "public_token": secrets.token_urlsafe(24), "text": t,
-             "answer": "—", "sources": [], "channel": "archive", "status": "archived",
-             "matching_key": matching_key(t), "created_at": now}
-            for k, t in enumerate(texts[lo:lo + batch])])
+        db.session.execute(
+            insert(Question),
+            [
+                {
+                    "id": start + lo + k + 1,
+                    "public_token": secrets.token_urlsafe(24),
+                    "text": t,
+                    "answer": "—",
+                    "sources": [],
+                    "channel": "archive",
+                    "status": "archived",
+                    "matching_key": matching_key(t),
+                    "created_at": now,
+                }
+                for k, t in enumerate(texts[lo : lo + batch])
+            ],
+        )
         db.session.commit()
     return list(range(start + 1, start + len(texts) + 1))
 
@@ -278,8 +328,12 @@ def quality(pairs: list[Pair], ids: list[int], threshold: float | None = None) -
     misses: dict[str, int] = {}
     for p in pairs:
         exclude = ids[p.query_index] if p.query_index is not None else None
-        found = {d["question_id"] for d in duplicates.find_duplicates(
-            matching_key(p.query), exclude_id=exclude, threshold=threshold)}
+        found = {
+            d["question_id"]
+            for d in duplicates.find_duplicates(
+                matching_key(p.query), exclude_id=exclude, threshold=threshold
+            )
+        }
         hit = ids[p.target] in found
         if p.duplicate:
             tp += hit
@@ -289,9 +343,14 @@ def quality(pairs: list[Pair], ids: list[int], threshold: float | None = None) -
             tn += not hit
         if hit != p.duplicate:
             misses[p.kind] = misses.get(p.kind, 0) + 1
-    return {"threshold": threshold, "positives": tp + fn, "negatives": fp + tn,
-            "recall": round(tp / max(1, tp + fn), 4),
-            "precision": round(tp / max(1, tp + fp), 4), "errors_by_kind": misses}
+    return {
+        "threshold": threshold,
+        "positives": tp + fn,
+        "negatives": fp + tn,
+        "recall": round(tp / max(1, tp + fn), 4),
+        "precision": round(tp / max(1, tp + fp), 4),
+        "errors_by_kind": misses,
+    }
 
 
 def synthetic(texts: list[str], size: int, rng: random.Random) -> list[str]:
@@ -303,12 +362,14 @@ def synthetic(texts: list[str], size: int, rng: random.Random) -> list[str]:
     while len(out) < size:
         base = rng.randrange(len(texts))
         if rng.random() < 0.3:
-            out.append(variant(rng.choice(VARIANTS), texts[base], rng,
-                               texts[rng.randrange(len(texts))]))
+            out.append(
+                variant(rng.choice(VARIANTS), texts[base], rng, texts[rng.randrange(len(texts))])
+            )
         else:
             n = len(words[base])
-            out.append(" ".join(rng.choice(words[rng.randrange(len(words))]) or "и"
-                                for _ in range(n)))
+            out.append(
+                " ".join(rng.choice(words[rng.randrange(len(words))]) or "и" for _ in range(n))
+            )
     return out
 
 
@@ -322,11 +383,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench.duplicates")
     parser.add_argument("--size", type=int, default=500_000, help="archive size")
     parser.add_argument("--lookups", type=int, default=1000, help="timed index lookups")
-    parser.add_argument("--baseline-lookups", type=int, default=5,
-                        help="timed brute-force lookups")
+    parser.add_argument("--baseline-lookups", type=int, default=5, help="timed brute-force lookups")
     parser.add_argument("--quality-only", action="store_true")
-    parser.add_argument("--quick", action="store_true",
-                        help="20 000 questions, 200 lookups (a smoke run, not the target)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="20 000 questions, 200 lookups (a smoke run, not the target)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.size, args.lookups, args.baseline_lookups = 20_000, 200, 2
@@ -354,16 +417,27 @@ def main(argv: list[str] | None = None) -> int:
             archive = synthetic(real, args.size - len(corpus), rng)
             t0 = time.perf_counter()
             insert_archive(archive)
-            emit(figure="archive_insert", questions=len(corpus) + len(archive),
-                 seconds=round(time.perf_counter() - t0, 1))
+            emit(
+                figure="archive_insert",
+                questions=len(corpus) + len(archive),
+                seconds=round(time.perf_counter() - t0, 1),
+            )
             t0, c0 = time.perf_counter(), time.process_time()
             indexed = duplicates.rebuild_index()
             db.session.commit()
             build, cpu = time.perf_counter() - t0, time.process_time() - c0
-            emit(figure="index_build", questions=indexed, seconds=round(build, 1),
-                 cpu_seconds=round(cpu, 1), limit_seconds=300, ok=build <= 300)
-            queries = [variant(rng.choice(VARIANTS), t, rng, rng.choice(real))
-                       for t in rng.sample(real, min(args.lookups, len(real)))]
+            emit(
+                figure="index_build",
+                questions=indexed,
+                seconds=round(build, 1),
+                cpu_seconds=round(cpu, 1),
+                limit_seconds=300,
+                ok=build <= 300,
+            )
+            queries = [
+                variant(rng.choice(VARIANTS), t, rng, rng.choice(real))
+                for t in rng.sample(real, min(args.lookups, len(real)))
+            ]
             while len(queries) < args.lookups:
                 queries.append(rng.choice(archive))
             times, cpu_times = [], []
@@ -376,27 +450,43 @@ def main(argv: list[str] | None = None) -> int:
             times.sort()
             cpu_times.sort()
             p95 = times[int(0.95 * (len(times) - 1))]
-            emit(figure="index_lookup", lookups=len(times),
-                 p50_ms=round(statistics.median(times), 2), p95_ms=round(p95, 2),
-                 max_ms=round(times[-1], 2),
-                 cpu_p95_ms=round(cpu_times[int(0.95 * (len(cpu_times) - 1))], 2),
-                 limit_p95_ms=10, ok=p95 <= 10)
+            emit(
+                figure="index_lookup",
+                lookups=len(times),
+                p50_ms=round(statistics.median(times), 2),
+                p95_ms=round(p95, 2),
+                max_ms=round(times[-1], 2),
+                cpu_p95_ms=round(cpu_times[int(0.95 * (len(cpu_times) - 1))], 2),
+                limit_p95_ms=10,
+                ok=p95 <= 10,
+            )
             keys = [matching_key(t) for t in [c["text"] for c in corpus] + archive]
             base = []
-            for q in queries[:args.baseline_lookups]:
+            for q in queries[: args.baseline_lookups]:
                 t0 = time.perf_counter()
-                process.extract(matching_key(q), keys, scorer=fuzz.token_set_ratio,
-                                score_cutoff=duplicates.DUPLICATE_THRESHOLD, limit=5)
+                process.extract(
+                    matching_key(q),
+                    keys,
+                    scorer=fuzz.token_set_ratio,
+                    score_cutoff=duplicates.DUPLICATE_THRESHOLD,
+                    limit=5,
+                )
                 base.append((time.perf_counter() - t0) * 1000)
-            emit(figure="bruteforce_lookup", lookups=len(base),
-                 mean_ms=round(statistics.mean(base), 1),
-                 speedup_vs_index_p95=round(statistics.mean(base) / max(p95, 1e-6), 1))
+            emit(
+                figure="bruteforce_lookup",
+                lookups=len(base),
+                mean_ms=round(statistics.mean(base), 1),
+                speedup_vs_index_p95=round(statistics.mean(base) / max(p95, 1e-6), 1),
+            )
             db_path = Path(tmpdir) / "bench.sqlite"
-            emit(figure="memory", peak_rss_mb=round(
-                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-                 database_mb=round(db_path.stat().st_size / 2**20, 1),
-                 index_rows=db.session.scalar(db.select(db.func.count()).select_from(
-                     duplicates.DuplicateBucket)))
+            emit(
+                figure="memory",
+                peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                database_mb=round(db_path.stat().st_size / 2**20, 1),
+                index_rows=db.session.scalar(
+                    db.select(db.func.count()).select_from(duplicates.DuplicateBucket)
+                ),
+            )
     return 0
 
 

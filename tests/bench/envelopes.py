@@ -49,24 +49,39 @@ def _seed(app) -> tuple[int, dict[str, int]]:
     db.session.flush()
     for k in range(1, 31):
         q = Question(
-            public_token=secrets.token_urlsafe(24), channel="partner" if k > 28 else "web",
-            status="approved", matching_key=f"bench{k}", sources=[
+            public_token=secrets.token_urlsafe(24),
+            channel="partner" if k > 28 else "web",
+            status="approved",
+            matching_key=f"bench{k}",
+            sources=[
                 "https://ru.wikipedia.org/wiki/Что%3F_Где%3F_Когда%3F",
-                "Книга «Что? Где? Когда?», 2001, с. 112"],
-            text=(f"Внимание, в вопросе {k} есть замены. Во время одной из игр знатоки "
-                  "получили в чёрном ящике предмет, о котором рассказывал ведущий: его "
-                  "назначение долго оставалось загадкой для историков. Назови́те его."),
-            answer=f"Ответ {k}", accepted="Синоним ответа", rejected="Неточный ответ",
+                "Книга «Что? Где? Когда?», 2001, с. 112",
+            ],
+            text=(
+                f"Внимание, в вопросе {k} есть замены. Во время одной из игр знатоки "
+                "получили в чёрном ящике предмет, о котором рассказывал ведущий: его "
+                "назначение долго оставалось загадкой для историков. Назови́те его."
+            ),
+            answer=f"Ответ {k}",
+            accepted="Синоним ответа",
+            rejected="Неточный ответ",
             comment="Комментарий автора: откуда взялся вопрос и почему ответ верен.",
-            handout="Раздаточный материал:\nстрока 1\nстрока 2" if k % 5 == 0 else None)
-        q.authors.append(QuestionAuthor(author=Author(name=f"Автор {k}", city=f"Город {k}"),
-                                        position=0))
+            handout="Раздаточный материал:\nстрока 1\nстрока 2" if k % 5 == 0 else None,
+        )
+        q.authors.append(
+            QuestionAuthor(author=Author(name=f"Автор {k}", city=f"Город {k}"), position=0)
+        )
         db.session.add(q)
         db.session.flush()
         db.session.add(QuestionSignoff(question_id=q.id, user_id=signer.id))
     season = create_season("Сезон 2023", "2023")
-    game = create_game(season.id, "qualifying", date(2023, 3, 4),
-                       {"blitz": 4, "superblitz": 9, "sector13": 13}, team="Команда")
+    game = create_game(
+        season.id,
+        "qualifying",
+        date(2023, 3, 4),
+        {"blitz": 4, "superblitz": 9, "sector13": 13},
+        team="Команда",
+    )
     assign_envelopes(game)
     lock_table(game, signer.id)
     docs = request_envelopes(game, copies=1)
@@ -91,10 +106,16 @@ def main() -> None:
     from workers.games import game_documents, render_envelopes
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({
-            "TESTING": True, "SOVA_INSTANCE_PATH": f"{tmp}/instance",
-            "SOVA_DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite", "SOVA_BROKER_URL": "memory://",
-            "SOVA_OUTBOX_AUTOSEND": False, "SOVA_DOCUMENTS_PATH": f"{tmp}/documents"})
+        app = create_app(
+            {
+                "TESTING": True,
+                "SOVA_INSTANCE_PATH": f"{tmp}/instance",
+                "SOVA_DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite",
+                "SOVA_BROKER_URL": "memory://",
+                "SOVA_OUTBOX_AUTOSEND": False,
+                "SOVA_DOCUMENTS_PATH": f"{tmp}/documents",
+            }
+        )
         with app.app_context():
             upgrade(revision="heads")
             game_id, docs = _seed(app)
@@ -125,12 +146,19 @@ def main() -> None:
                 doc = db.session.get(Document, doc_id)
                 size = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).stat().st_size
                 p, s = statistics.median(plain_s), statistics.median(sova_s)
-                emit(f"render_{kind}", game=game_id, sectors=13,
-                     questions=sum(len(x["questions"]) for x in context["sectors"]),
-                     pages_html_bytes=len(html.encode()), repeat=REPEAT,
-                     weasyprint_s=round(p, 3), sova_s=round(s, 3),
-                     overhead_pct=round((s - p) / p * 100, 1),
-                     weasyprint_bytes=len(pdf), sova_bytes=size)
+                emit(
+                    f"render_{kind}",
+                    game=game_id,
+                    sectors=13,
+                    questions=sum(len(x["questions"]) for x in context["sectors"]),
+                    pages_html_bytes=len(html.encode()),
+                    repeat=REPEAT,
+                    weasyprint_s=round(p, 3),
+                    sova_s=round(s, 3),
+                    overhead_pct=round((s - p) / p * 100, 1),
+                    weasyprint_bytes=len(pdf),
+                    sova_bytes=size,
+                )
 
 
 if __name__ == "__main__":

@@ -49,26 +49,39 @@ def main() -> None:
     t = time.perf_counter()
     questions = [q for text in texts for q in parse_packet(text).questions]
     parse_s = time.perf_counter() - t
-    emit("parse_packets", files=len(files), questions=len(questions), seconds=round(parse_s, 3),
-         peak_mb=round(tracemalloc.get_traced_memory()[1] / 2**20, 1))
+    emit(
+        "parse_packets",
+        files=len(files),
+        questions=len(questions),
+        seconds=round(parse_s, 3),
+        peak_mb=round(tracemalloc.get_traced_memory()[1] / 2**20, 1),
+    )
     tracemalloc.stop()
     t = time.perf_counter()
     keys = {i: matching_key(q.question) for i, q in enumerate(questions)}
-    emit("matching_key", questions=len(keys),
-         us_per_question=round((time.perf_counter() - t) / max(1, len(keys)) * 1e6, 1))
+    emit(
+        "matching_key",
+        questions=len(keys),
+        us_per_question=round((time.perf_counter() - t) / max(1, len(keys)) * 1e6, 1),
+    )
     probes = list(keys.values())[:50]
-    lat = timed(lambda: [process.extract(p, keys, scorer=fuzz.token_set_ratio, limit=5)
-                         for p in probes], 3)
+    lat = timed(
+        lambda: [process.extract(p, keys, scorer=fuzz.token_set_ratio, limit=5) for p in probes], 3
+    )
     per = sorted(x / len(probes) * 1000 for x in lat)
     emit("duplicate_bruteforce", archive=len(keys), ms_per_lookup_median=round(per[1], 2))
     events = []
     for sector in range(1, 12):  # experts win sectors 3, 6, 9; the viewers reach 6 at sector 8
-        events += [{"type": "spin", "sector": sector},
-                   {"type": "answer", "correct": sector % 3 == 0}]
+        events += [
+            {"type": "spin", "sector": sector},
+            {"type": "answer", "correct": sector % 3 == 0},
+        ]
         if sector == 8:
             break
-    lat = timed(lambda: replay("2023", {"blitz": None, "superblitz": None, "sector13": None},
-                               {}, events), 200)
+    lat = timed(
+        lambda: replay("2023", {"blitz": None, "superblitz": None, "sector13": None}, {}, events),
+        200,
+    )
     emit("replay_game", events=len(events), us_median=round(statistics.median(lat) * 1e6, 1))
 
 

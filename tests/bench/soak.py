@@ -91,8 +91,12 @@ class PeakMemory(threading.Thread):
 
 def services(tmp: Path):
     """(env, cleanup): SOVA_* settings for the soak's own database and broker."""
-    env = dict(os.environ, SOVA_INSTANCE_PATH=str(tmp / "instance"), SOVA_RATELIMIT_ENABLED="0",
-               SOVA_OUTBOX_AUTOSEND="1")
+    env = dict(
+        os.environ,
+        SOVA_INSTANCE_PATH=str(tmp / "instance"),
+        SOVA_RATELIMIT_ENABLED="0",
+        SOVA_OUTBOX_AUTOSEND="1",
+    )
     pg, redis_url = os.environ.get("SOVA_TEST_DATABASE_URL"), os.environ.get("SOVA_TEST_REDIS_URL")
     if pg and redis_url:
         import redis
@@ -103,17 +107,24 @@ def services(tmp: Path):
         with admin.connect() as conn:
             conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
         redis.Redis.from_url(redis_url).flushdb()
-        env.update(SOVA_DATABASE_URL=sa.engine.make_url(pg).set(database=name)
-                   .render_as_string(hide_password=False),
-                   SOVA_BROKER_URL=redis_url, SOVA_REDIS_URL=redis_url,
-                   SOVA_OUTBOX_AUTOSEND="0")
+        env.update(
+            SOVA_DATABASE_URL=sa.engine.make_url(pg)
+            .set(database=name)
+            .render_as_string(hide_password=False),
+            SOVA_BROKER_URL=redis_url,
+            SOVA_REDIS_URL=redis_url,
+            SOVA_OUTBOX_AUTOSEND="0",
+        )
 
         def cleanup():
             with admin.connect() as conn:
                 conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
         return env, "postgresql+redis", cleanup
-    env.update(SOVA_DATABASE_URL=f"sqlite:///{tmp / 'sova.sqlite'}",
-               SOVA_BROKER_URL=f"sqla+sqlite:///{tmp / 'broker.sqlite'}")
+    env.update(
+        SOVA_DATABASE_URL=f"sqlite:///{tmp / 'sova.sqlite'}",
+        SOVA_BROKER_URL=f"sqla+sqlite:///{tmp / 'broker.sqlite'}",
+    )
     return env, "sqlite", lambda: None
 
 
@@ -130,8 +141,9 @@ def counts(app) -> dict:
 
     with app.app_context():
         stored = db.session.scalar(sa.text("SELECT count(*) FROM question"))
-        checked = db.session.scalar(sa.text("SELECT count(DISTINCT question_id) "
-                                            "FROM moderation_report"))
+        checked = db.session.scalar(
+            sa.text("SELECT count(DISTINCT question_id) FROM moderation_report")
+        )
         db.session.remove()
     return {"stored": stored, "prechecked": checked}
 
@@ -147,7 +159,8 @@ def precheck_delays(app) -> list[float]:
         rows = db.session.execute(
             sa.select(Question.created_at, sa.func.min(ModerationReport.created_at))
             .join(ModerationReport, ModerationReport.question_id == Question.id)
-            .group_by(Question.id, Question.created_at)).all()
+            .group_by(Question.id, Question.created_at)
+        ).all()
         db.session.remove()
     return [(done - made).total_seconds() for made, done in rows]
 
@@ -159,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=4, help="Celery worker processes")
-    parser.add_argument("--quick", action="store_true",
-                        help="small size for BENCH_QUICK=1: 500 submissions over 60 s")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small size for BENCH_QUICK=1: 500 submissions over 60 s",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.count, args.seconds = 500, 60.0
@@ -175,22 +191,56 @@ def main(argv: list[str] | None = None) -> int:
         upgrade(revision="heads")
     port = free_port()
     web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", str(args.web_workers), "--threads", "4",
-         "-b", f"127.0.0.1:{port}", "--log-level", "warning", "webapp.app:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "web.log", "w"),
-        start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-w",
+            str(args.web_workers),
+            "--threads",
+            "4",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            "webapp.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp / "web.log", "w"),
+        start_new_session=True,
+    )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool=prefork",
-         f"--concurrency={args.concurrency}", "--loglevel=WARNING", "--without-gossip",
-         "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "worker.log", "w"),
-        start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers.app",
+            "worker",
+            "--pool=prefork",
+            f"--concurrency={args.concurrency}",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp / "worker.log", "w"),
+        start_new_session=True,
+    )
     relay = None
     if env["SOVA_OUTBOX_AUTOSEND"] == "0":
         relay = subprocess.Popen(
-            [str(Path(sys.executable).parent / "sova"), "outbox", "relay"], cwd=ROOT, env=env,
-            stdout=subprocess.DEVNULL, stderr=open(tmp / "relay.log", "w"),
-            start_new_session=True)
+            [str(Path(sys.executable).parent / "sova"), "outbox", "relay"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(tmp / "relay.log", "w"),
+            start_new_session=True,
+        )
     web_mem, worker_mem = PeakMemory(web.pid), PeakMemory(worker.pid)
     relay_mem = PeakMemory(relay.pid) if relay else None
     for sampler in (web_mem, worker_mem, relay_mem):
@@ -220,15 +270,19 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(max(0.0, start + i * interval - time.monotonic()))
             if not hasattr(session, "s"):
                 session.s = requests.Session()
-            body = {"question": f"Нагрузочный вопрос номер {i}: что выдержит сова за десять "
-                                f"минут? Вариант {uuid.uuid4().hex[:6]}.",
-                    "answer": f"Ответ {i}", "authors": [{"name": f"Зритель {i % 997}",
-                                                          "city": "Минск"}],
-                    "email": f"soak{i}@example.org", "consent": True}
+            body = {
+                "question": f"Нагрузочный вопрос номер {i}: что выдержит сова за десять "
+                f"минут? Вариант {uuid.uuid4().hex[:6]}.",
+                "answer": f"Ответ {i}",
+                "authors": [{"name": f"Зритель {i % 997}", "city": "Минск"}],
+                "email": f"soak{i}@example.org",
+                "consent": True,
+            }
             t = time.perf_counter()
             try:
-                code = str(session.s.post(f"{base}/api/v1/submissions", json=body,
-                                          timeout=30).status_code)
+                code = str(
+                    session.s.post(f"{base}/api/v1/submissions", json=body, timeout=30).status_code
+                )
             except requests.RequestException as exc:
                 code = type(exc).__name__
             elapsed = time.perf_counter() - t
@@ -259,19 +313,28 @@ def main(argv: list[str] | None = None) -> int:
         c = counts(app)
         delays = precheck_delays(app)
         result = {
-            "bench": "soak", "backend": backend, "count": args.count,
-            "seconds": round(load_seconds, 1), "clients": args.clients,
-            "web_workers": args.web_workers, "worker_concurrency": args.concurrency,
+            "bench": "soak",
+            "backend": backend,
+            "count": args.count,
+            "seconds": round(load_seconds, 1),
+            "clients": args.clients,
+            "web_workers": args.web_workers,
+            "worker_concurrency": args.concurrency,
             "accepted": accepted,
             "refused_4xx": sum(n for k, n in codes.items() if k.startswith("4")),
             "errors": sum(n for k, n in codes.items() if k[0] not in "24"),
-            "codes": codes, "stored": c["stored"], "prechecked": c["prechecked"],
-            "submit_ms": {f"p{p}": round(percentile(latencies, p) * 1000, 1)
-                          for p in (50, 95, 99)},
+            "codes": codes,
+            "stored": c["stored"],
+            "prechecked": c["prechecked"],
+            "submit_ms": {f"p{p}": round(percentile(latencies, p) * 1000, 1) for p in (50, 95, 99)},
             "precheck_s": {f"p{p}": round(percentile(delays, p), 2) for p in (50, 95, 99)}
-            if delays else None,
-            "peak_mib": {"web": round(web_mem.peak, 1), "worker": round(worker_mem.peak, 1),
-                         "relay": round(relay_mem.peak, 1) if relay_mem else None},
+            if delays
+            else None,
+            "peak_mib": {
+                "web": round(web_mem.peak, 1),
+                "worker": round(worker_mem.peak, 1),
+                "relay": round(relay_mem.peak, 1) if relay_mem else None,
+            },
         }
         print(json.dumps(result, ensure_ascii=False), flush=True)
         lost = c["stored"] != accepted or c["prechecked"] != c["stored"]

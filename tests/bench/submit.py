@@ -42,8 +42,10 @@ from pathlib import Path
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTION = ("Какой город называют северной столицей России? Назовите его одним словом, "
-            "как его называли в 1914–1924 годах.")
+QUESTION = (
+    "Какой город называют северной столицей России? Назовите его одним словом, "
+    "как его называли в 1914–1924 годах."
+)
 
 
 def emit(name: str, **values) -> None:
@@ -63,8 +65,10 @@ def parse_wrk(out: str) -> dict:
         value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
         return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
-    res = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-           "requests": int(re.search(r"(\d+) requests in", out).group(1))}
+    res = {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+    }
     for pct in ("50", "90", "99"):
         m = re.search(rf"\s{pct}%\s+([\d.]+(?:us|ms|s))", out)
         res[f"p{pct}_ms"] = round(ms(m.group(1)), 2) if m else None
@@ -105,22 +109,33 @@ def browser_body(html: str, csrf_token: str) -> tuple[str, str]:
     ``EMAIL_MARK`` (filled per request). Raises ValueError if the page lacks a field."""
     from urllib3 import encode_multipart_formdata
 
-    values = {"csrf_token": csrf_token, "question": QUESTION, "answer": "Петроград",
-              "name": "Нагрузочный Тест", "city": "Минск", "email": EMAIL_MARK,
-              "consent": "y", "consent_on_air": "y", "age_confirmed": "y",
-              "idempotency_key": KEY_MARK}
+    values = {
+        "csrf_token": csrf_token,
+        "question": QUESTION,
+        "answer": "Петроград",
+        "name": "Нагрузочный Тест",
+        "city": "Минск",
+        "email": EMAIL_MARK,
+        "consent": "y",
+        "consent_on_air": "y",
+        "age_confirmed": "y",
+        "idempotency_key": KEY_MARK,
+    }
     names = list(dict.fromkeys(re.findall(r'<(?:input|textarea)[^>]*\bname="([^"]+)"', html)))
     missing = set(values) - set(names)
     if missing:
         raise ValueError(f"the form has no field {sorted(missing)}")
-    fields = [(n, ("", b"", "application/octet-stream") if n == "handout_image"
-               else values.get(n, "")) for n in names]
+    fields = [
+        (n, ("", b"", "application/octet-stream") if n == "handout_image" else values.get(n, ""))
+        for n in names
+    ]
     body, content_type = encode_multipart_formdata(fields)
     return body.decode(), content_type
 
 
-def exact_phase(port: int, parts: tuple[str, str, str], content_type: str, cookie: str,
-                total: int, clients: int) -> dict:
+def exact_phase(
+    port: int, parts: tuple[str, str, str], content_type: str, cookie: str, total: int, clients: int
+) -> dict:
     """Send exactly ``total`` submissions (each with its own idempotency key and e-mail put
     between the three ``parts`` of the browser body) from ``clients`` keep-alive
     connections and wait for every answer. Returns ``{status code or error name: count}``."""
@@ -138,8 +153,9 @@ def exact_phase(port: int, parts: tuple[str, str, str], content_type: str, cooki
             key = f"exact-{i:08d}-{uuid.uuid4().hex}"
             payload = f"{parts[0]}{key}{parts[1]}{key}@example.org{parts[2]}".encode()
             try:
-                conn.request("POST", "/submit", payload, {
-                    "Content-Type": content_type, "Cookie": cookie})
+                conn.request(
+                    "POST", "/submit", payload, {"Content-Type": content_type, "Cookie": cookie}
+                )
                 resp = conn.getresponse()
                 resp.read()
                 outcome = str(resp.status)
@@ -163,16 +179,25 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--clients", default="16,64,256")
-    parser.add_argument("--exact", type=int, default=2000,
-                        help="submissions of the nothing-lost phase (64 connections)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads per gunicorn worker (1: sync workers)")
+    parser.add_argument(
+        "--exact",
+        type=int,
+        default=2000,
+        help="submissions of the nothing-lost phase (64 connections)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per gunicorn worker (1: sync workers)"
+    )
     parser.add_argument("--quick", action="store_true", help="3 s per level")
-    parser.add_argument("--budget", action=argparse.BooleanOptionalAction, default=True,
-                        help="also measure, at 64 clients, a POST of the same body that only "
-                             "redirects and one that only validates the form "
-                             "(tests/bench/budget_app.py; the server is then that app, Sova "
-                             "plus those two routes)")
+    parser.add_argument(
+        "--budget",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure, at 64 clients, a POST of the same body that only "
+        "redirects and one that only validates the form "
+        "(tests/bench/budget_app.py; the server is then that app, Sova "
+        "plus those two routes)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.exact = 3, 300
@@ -180,8 +205,9 @@ def main() -> int:
         if not shutil.which(tool) and not (Path(sys.executable).parent / tool).exists():
             emit("submit_vs_healthz", skipped=f"{tool} is not installed")
             return 0
-    base = os.environ.get("SOVA_BENCH_DATABASE_URL",
-                          "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    base = os.environ.get(
+        "SOVA_BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
     redis_url = os.environ.get("SOVA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
     name = f"sova_bench_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
@@ -189,19 +215,45 @@ def main() -> int:
         conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
     instance = Path(tempfile.mkdtemp(prefix="sova-bench-"))
-    env = dict(os.environ, SOVA_DATABASE_URL=url, SOVA_BROKER_URL=redis_url,
-               SOVA_INSTANCE_PATH=str(instance), SOVA_RATELIMIT_ENABLED="0",
-               SOVA_MIN_FILL_SECONDS="0", SOVA_OUTBOX_AUTOSEND="0", PYTHONWARNINGS="ignore")
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=url,
+        SOVA_BROKER_URL=redis_url,
+        SOVA_INSTANCE_PATH=str(instance),
+        SOVA_RATELIMIT_ENABLED="0",
+        SOVA_MIN_FILL_SECONDS="0",
+        SOVA_OUTBOX_AUTOSEND="0",
+        PYTHONWARNINGS="ignore",
+    )
     bindir = Path(sys.executable).parent
-    subprocess.run([str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
+    )
     port = free_port()
-    relay = subprocess.Popen([str(bindir / "sova"), "outbox", "relay"], cwd=ROOT, env=env,
-                             start_new_session=True, stdout=subprocess.DEVNULL)
+    relay = subprocess.Popen(
+        [str(bindir / "sova"), "outbox", "relay"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+    )
     server = subprocess.Popen(
-        [str(bindir / "gunicorn"), "-w", "2", "--threads", str(args.threads), "-b", f"127.0.0.1:{port}", "--log-level",
-         "warning", "tests.bench.budget_app:create_app()" if args.budget
-         else "webapp:create_app()"], cwd=ROOT, env=env, start_new_session=True)
+        [
+            str(bindir / "gunicorn"),
+            "-w",
+            "2",
+            "--threads",
+            str(args.threads),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            "tests.bench.budget_app:create_app()" if args.budget else "webapp:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
     try:
         site = f"http://127.0.0.1:{port}"
         for _ in range(100):
@@ -233,52 +285,100 @@ def main() -> int:
                 f"  local id = string.format('wrk-{run}-%s-%d', tostring(tid), n)\n"
                 f"  return wrk.format(nil, nil, nil, {lua_string(head)} .. id .. "
                 f"{lua_string(middle)} .. id .. '@example.org' .. {lua_string(tail)})\nend\n",
-                encoding="utf-8")
+                encoding="utf-8",
+            )
+
         engine = sa.create_engine(url)
         ok_total = 0
         for clients in [int(c) for c in args.clients.split(",")]:
-            common = ["wrk", "-t2", f"-c{clients}", f"-d{args.seconds}s", "--latency",
-                      "--timeout", "10s"]
+            common = [
+                "wrk",
+                "-t2",
+                f"-c{clients}",
+                f"-d{args.seconds}s",
+                "--latency",
+                "--timeout",
+                "10s",
+            ]
             write_lua(uuid.uuid4().hex[:12])
-            health = parse_wrk(subprocess.run(common + [f"{site}/healthz"], capture_output=True,
-                                              text=True, check=True).stdout)
-            submit = parse_wrk(subprocess.run(common + ["-s", str(lua), f"{site}/submit"],
-                                              capture_output=True, text=True,
-                                              check=True).stdout)
+            health = parse_wrk(
+                subprocess.run(
+                    common + [f"{site}/healthz"], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            submit = parse_wrk(
+                subprocess.run(
+                    common + ["-s", str(lua), f"{site}/submit"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
             ok_total += submit["requests"] - submit["non_2xx_3xx"] - submit["socket_errors"]
             with engine.connect() as conn:
                 stored = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
-            emit("submit_vs_healthz", clients=clients, healthz=health, submit=submit,
-                 throughput_ratio=round(submit["rps"] / health["rps"], 3),
-                 stored_total=stored, wrk_counted_total=ok_total)
+            emit(
+                "submit_vs_healthz",
+                clients=clients,
+                healthz=health,
+                submit=submit,
+                throughput_ratio=round(submit["rps"] / health["rps"], 3),
+                stored_total=stored,
+                wrk_counted_total=ok_total,
+            )
         if args.budget:
             common = ["wrk", "-t2", "-c64", f"-d{args.seconds}s", "--latency", "--timeout", "10s"]
             write_lua(uuid.uuid4().hex[:12])
-            rates = {name: parse_wrk(subprocess.run(
-                common + (["-s", str(lua)] if path != "/healthz" else []) + [f"{site}{path}"],
-                capture_output=True, text=True, check=True).stdout)
-                for name, path in (("healthz", "/healthz"), ("post_redirect", "/bench/redirect"),
-                                   ("form_only", "/bench/form"), ("submit", "/submit"))}
-            emit("submit_budget", clients=64,
-                 rps={k: v["rps"] for k, v in rates.items()},
-                 non_2xx_3xx={k: v["non_2xx_3xx"] for k, v in rates.items()},
-                 of_healthz={k: round(v["rps"] / rates["healthz"]["rps"], 3)
-                             for k, v in rates.items()},
-                 submit_of_form_only=round(rates["submit"]["rps"] / rates["form_only"]["rps"], 3))
+            rates = {
+                name: parse_wrk(
+                    subprocess.run(
+                        common
+                        + (["-s", str(lua)] if path != "/healthz" else [])
+                        + [f"{site}{path}"],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for name, path in (
+                    ("healthz", "/healthz"),
+                    ("post_redirect", "/bench/redirect"),
+                    ("form_only", "/bench/form"),
+                    ("submit", "/submit"),
+                )
+            }
+            emit(
+                "submit_budget",
+                clients=64,
+                rps={k: v["rps"] for k, v in rates.items()},
+                non_2xx_3xx={k: v["non_2xx_3xx"] for k, v in rates.items()},
+                of_healthz={
+                    k: round(v["rps"] / rates["healthz"]["rps"], 3) for k, v in rates.items()
+                },
+                submit_of_form_only=round(rates["submit"]["rps"] / rates["form_only"]["rps"], 3),
+            )
         before = settled_count(engine)  # wrk's last in-flight requests finish first
-        answers = exact_phase(port, (head, middle, tail), content_type, cookie,
-                              args.exact, clients=64)
+        answers = exact_phase(
+            port, (head, middle, tail), content_type, cookie, args.exact, clients=64
+        )
         after = settled_count(engine)
         for _ in range(100):  # the relay process catches up within seconds
             with engine.connect() as conn:
-                waiting = conn.execute(sa.text(
-                    "SELECT count(*) FROM outbox_message WHERE sent_at IS NULL")).scalar()
+                waiting = conn.execute(
+                    sa.text("SELECT count(*) FROM outbox_message WHERE sent_at IS NULL")
+                ).scalar()
             if not waiting:
                 break
             time.sleep(0.1)
-        emit("submit_nothing_lost", clients=64, sent=args.exact, answers=answers,
-             stored=after - before, nothing_lost=after - before == answers.get("302", 0),
-             outbox_unsent_after=waiting)
+        emit(
+            "submit_nothing_lost",
+            clients=64,
+            sent=args.exact,
+            answers=answers,
+            stored=after - before,
+            nothing_lost=after - before == answers.get("302", 0),
+            outbox_unsent_after=waiting,
+        )
         engine.dispose()
     finally:
         for proc in (server, relay):

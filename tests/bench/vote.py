@@ -39,8 +39,14 @@ from webapp.votes.simulate import percentile, plan, send
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-gateway-secret"
-EXPERTS = ["Александр Друзь", "Инна Друзь", "Ровшан Аскеров", "Алёна Повышева",
-           "Максим Поташёв", "Елизавета Овдеенко"]
+EXPERTS = [
+    "Александр Друзь",
+    "Инна Друзь",
+    "Ровшан Аскеров",
+    "Алёна Повышева",
+    "Максим Поташёв",
+    "Елизавета Овдеенко",
+]
 
 
 def emit(name: str, **values) -> None:
@@ -55,8 +61,9 @@ def free_port() -> int:
 
 def rss_mb(pid: int) -> float:
     """RSS (MiB) of process ``pid`` and its children (gunicorn master + workers)."""
-    out = subprocess.run(["ps", "-o", "rss=", "-p", str(pid), "--ppid", str(pid)],
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["ps", "-o", "rss=", "-p", str(pid), "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
     return round(sum(int(x) for x in out.split()) / 1024, 1)
 
 
@@ -111,8 +118,13 @@ def healthz(port: int, total: int, clients: int) -> dict:
     for t in threads:
         t.join()
     seconds = time.monotonic() - start
-    return {"requests": total, "errors": bad[0], "rps": round(total / seconds, 1),
-            "p50_ms": round(percentile(lat, 50), 2), "p99_ms": round(percentile(lat, 99), 2)}
+    return {
+        "requests": total,
+        "errors": bad[0],
+        "rps": round(total / seconds, 1),
+        "p50_ms": round(percentile(lat, 50), 2),
+        "p99_ms": round(percentile(lat, 99), 2),
+    }
 
 
 def prepare(url: str, instance: Path) -> tuple[int, str]:
@@ -126,15 +138,25 @@ def prepare(url: str, instance: Path) -> tuple[int, str]:
     from webapp.games.operations import create_game, create_season, create_team
     from webapp.jobs import commit
 
-    app = create_app({"SOVA_DATABASE_URL": url, "SOVA_INSTANCE_PATH": str(instance),
-                      "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+    app = create_app(
+        {
+            "SOVA_DATABASE_URL": url,
+            "SOVA_INSTANCE_PATH": str(instance),
+            "SOVA_BROKER_URL": "memory://",
+            "SOVA_OUTBOX_AUTOSEND": False,
+        }
+    )
     with app.app_context():
-        _, token = create_user("host@bench.local", "host", password="host-pw",
-                               with_token=True)
+        _, token = create_user("host@bench.local", "host", password="host-pw", with_token=True)
         season = create_season("Сезон 2009", "2009")
         team = create_team("Команда бенча", EXPERTS[0], EXPERTS)
-        game = create_game(season.id, "qualifying", date(2009, 3, 1),
-                           {"blitz": 4, "superblitz": 9, "sector13": 13}, team_id=team.id)
+        game = create_game(
+            season.id,
+            "qualifying",
+            date(2009, 3, 1),
+            {"blitz": 4, "superblitz": 9, "sector13": 13},
+            team_id=team.id,
+        )
         game.status = "finished"
         gid = game.id
         commit()
@@ -143,10 +165,12 @@ def prepare(url: str, instance: Path) -> tuple[int, str]:
 
 
 def api(port: int, method: str, path: str, token: str, body: dict | None = None) -> dict:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
-                                 data=json.dumps(body).encode() if body else None,
-                                 headers={"Authorization": f"Bearer {token}",
-                                          "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        method=method,
+        data=json.dumps(body).encode() if body else None,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=600) as resp:
         return json.loads(resp.read())
 
@@ -165,8 +189,9 @@ def main() -> int:
     if not gunicorn.exists() and not shutil.which("gunicorn"):
         emit("vote_sms", skipped="gunicorn is not installed")
         return 0
-    base = os.environ.get("SOVA_BENCH_DATABASE_URL",
-                          "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+    base = os.environ.get(
+        "SOVA_BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
     redis_url = os.environ.get("SOVA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
     name = f"sova_bench_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
@@ -174,20 +199,44 @@ def main() -> int:
         conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
     instance = Path(tempfile.mkdtemp(prefix="sova-bench-vote-"))
-    env = dict(os.environ, SOVA_DATABASE_URL=url, SOVA_BROKER_URL=redis_url,
-               SOVA_REDIS_URL=redis_url, SOVA_INSTANCE_PATH=str(instance),
-               SOVA_RATELIMIT_ENABLED="0", SOVA_SMS_SECRET=SECRET, PYTHONWARNINGS="ignore")
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=url,
+        SOVA_BROKER_URL=redis_url,
+        SOVA_REDIS_URL=redis_url,
+        SOVA_INSTANCE_PATH=str(instance),
+        SOVA_RATELIMIT_ENABLED="0",
+        SOVA_SMS_SECRET=SECRET,
+        PYTHONWARNINGS="ignore",
+    )
     bindir = Path(sys.executable).parent
-    subprocess.run([str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
+    )
     os.environ.update(SOVA_INSTANCE_PATH=str(instance))
     game_id, token = prepare(url, instance)
     port = free_port()
     server = subprocess.Popen(
-        [str(gunicorn), "-w", str(args.workers), "-k", "gthread", "--threads",
-         str(args.threads), "-b", f"127.0.0.1:{port}", "--log-level", "warning",
-         "--backlog", "2048", "webapp:create_app()"],
-        cwd=ROOT, env=env, start_new_session=True)
+        [
+            str(gunicorn),
+            "-w",
+            str(args.workers),
+            "-k",
+            "gthread",
+            "--threads",
+            str(args.threads),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            "--backlog",
+            "2048",
+            "webapp:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
     try:
         for _ in range(150):
             try:
@@ -195,43 +244,66 @@ def main() -> int:
                 break
             except OSError:
                 time.sleep(0.2)
-        vote = api(port, "POST", f"/api/v1/games/{game_id}/vote", token,
-                   {"action": "open"})["vote"]
+        vote = api(port, "POST", f"/api/v1/games/{game_id}/vote", token, {"action": "open"})["vote"]
         p = plan(args.total, SECRET, candidates=len(vote["candidates"]), seed=18)
         health = healthz(port, args.total, args.clients)
         emit("vote_healthz", clients=args.clients, **health)
         memory = PeakMemory(server.pid)
         memory.start()
-        report = send(f"http://127.0.0.1:{port}", p.messages, rate=0,
-                      concurrency=args.clients, retries=20, timeout=30)
+        report = send(
+            f"http://127.0.0.1:{port}",
+            p.messages,
+            rate=0,
+            concurrency=args.clients,
+            retries=20,
+            timeout=30,
+        )
         memory.stop.set()
         memory.join()
         tally = api(port, "GET", f"/api/v1/games/{game_id}/vote", token)["vote"]
         expected = p.expected()
-        got = {"votes": {str(c["n"]): c["votes"] for c in tally["candidates"] if c["votes"]},
-               "counted": tally["counted"], "repeats": tally["repeats"],
-               "invalid": tally["invalid"], "late": tally["late"]}
+        got = {
+            "votes": {str(c["n"]): c["votes"] for c in tally["candidates"] if c["votes"]},
+            "counted": tally["counted"],
+            "repeats": tally["repeats"],
+            "invalid": tally["invalid"],
+            "late": tally["late"],
+        }
         want = {k: expected[k] for k in got}
         answered = sum(report.answers.values())
-        emit("vote_sms", clients=args.clients, messages=args.total,
-             workers=args.workers, threads=args.threads,
-             seconds=round(report.seconds, 2),
-             messages_per_s=round(answered / report.seconds, 1),
-             votes_per_s=round(report.answers.get("counted", 0) / report.seconds, 1),
-             ratio_to_healthz=round(answered / report.seconds / health["rps"], 3),
-             p50_ms=round(percentile(report.latencies_ms, 50), 2),
-             p99_ms=round(percentile(report.latencies_ms, 99), 2),
-             retries=report.retries, failed=report.failed,
-             answers=dict(report.answers), peak_rss_mb=memory.peak,
-             rss_after_mb=rss_mb(server.pid),
-             expected=want, tally=got, tally_equals_expected=got == want,
-             badsig_rejected=report.answers.get("401", 0) == expected["rejected_badsig"])
+        emit(
+            "vote_sms",
+            clients=args.clients,
+            messages=args.total,
+            workers=args.workers,
+            threads=args.threads,
+            seconds=round(report.seconds, 2),
+            messages_per_s=round(answered / report.seconds, 1),
+            votes_per_s=round(report.answers.get("counted", 0) / report.seconds, 1),
+            ratio_to_healthz=round(answered / report.seconds / health["rps"], 3),
+            p50_ms=round(percentile(report.latencies_ms, 50), 2),
+            p99_ms=round(percentile(report.latencies_ms, 99), 2),
+            retries=report.retries,
+            failed=report.failed,
+            answers=dict(report.answers),
+            peak_rss_mb=memory.peak,
+            rss_after_mb=rss_mb(server.pid),
+            expected=want,
+            tally=got,
+            tally_equals_expected=got == want,
+            badsig_rejected=report.answers.get("401", 0) == expected["rejected_badsig"],
+        )
         t0 = time.monotonic()
-        closed = api(port, "POST", f"/api/v1/games/{game_id}/vote", token,
-                     {"action": "close"})["vote"]
-        emit("vote_close", messages_in_log=args.total - expected["rejected_badsig"]
-             - expected["resent"], seconds=round(time.monotonic() - t0, 3),
-             counted=closed["counted"], log_sha256=closed["log_sha256"])
+        closed = api(port, "POST", f"/api/v1/games/{game_id}/vote", token, {"action": "close"})[
+            "vote"
+        ]
+        emit(
+            "vote_close",
+            messages_in_log=args.total - expected["rejected_badsig"] - expected["resent"],
+            seconds=round(time.monotonic() - t0, 3),
+            counted=closed["counted"],
+            log_sha256=closed["log_sha256"],
+        )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

@@ -50,9 +50,28 @@ BIN = Path(os.environ.get("SOVA_CLUSTER_BIN", ROOT / ".venv" / "bin"))
 DOCS = ROOT / "docs" / "operations.md"
 MARK_START, MARK_END = "<!-- cluster-figures:start -->", "<!-- cluster-figures:end -->"
 
-TOPICS = ["астрономии", "ботанике", "географии", "истории", "литературе", "музыке", "физике",
-          "химии", "живописи", "кино", "спорту", "архитектуре", "медицине", "математике",
-          "лингвистике", "кулинарии", "театре", "балете", "оптике", "геологии"]
+TOPICS = [
+    "астрономии",
+    "ботанике",
+    "географии",
+    "истории",
+    "литературе",
+    "музыке",
+    "физике",
+    "химии",
+    "живописи",
+    "кино",
+    "спорту",
+    "архитектуре",
+    "медицине",
+    "математике",
+    "лингвистике",
+    "кулинарии",
+    "театре",
+    "балете",
+    "оптике",
+    "геологии",
+]
 EVENTS = None  # filled from tests.game_data (imported lazily: keeps this module light)
 OWED_AFTER = 30  # seconds: SOVA_OWED_AFTER_SECONDS on the app hosts
 STREAM_SECONDS = 75
@@ -63,8 +82,7 @@ def log(msg: str) -> None:
 
 
 def run(*cmd: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), check=check, capture_output=True, text=True, timeout=120,
-                          **kw)
+    return subprocess.run(list(cmd), check=check, capture_output=True, text=True, timeout=120, **kw)
 
 
 def _free_subnet() -> int:
@@ -93,8 +111,9 @@ class Cluster:
         self.smtp = None
 
     def ip(self, host: str) -> str:
-        return f"10.231.{self.net}.{self.HOSTS[host]}" if host != "bridge" else \
-            f"10.231.{self.net}.1"
+        return (
+            f"10.231.{self.net}.{self.HOSTS[host]}" if host != "bridge" else f"10.231.{self.net}.1"
+        )
 
     def ns(self, host: str) -> str:
         return f"{self.tag}-{host}"
@@ -112,29 +131,50 @@ class Cluster:
             run(_tool("ip"), "link", "set", inner, "netns", ns)
             run(_tool("ip"), "link", "set", outer, "master", self.bridge)
             run(_tool("ip"), "link", "set", outer, "up")
-            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "addr", "add", f"{self.ip(host)}/24", "dev",
-                inner)
+            run(
+                _tool("ip"),
+                "netns",
+                "exec",
+                ns,
+                _tool("ip"),
+                "addr",
+                "add",
+                f"{self.ip(host)}/24",
+                "dev",
+                inner,
+            )
             run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", inner, "up")
             run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", "lo", "up")
-        log(f"hosts up on 10.231.{self.net}.0/24: " + ", ".join(
-            f"{h} {self.ip(h)}" for h in self.HOSTS))
+        log(
+            f"hosts up on 10.231.{self.net}.0/24: "
+            + ", ".join(f"{h} {self.ip(h)}" for h in self.HOSTS)
+        )
 
     # --- processes --------------------------------------------------------------------
-    def spawn(self, host: str, name: str, cmd: list[str], env: dict | None = None,
-              user: str | None = None) -> subprocess.Popen:
+    def spawn(
+        self, host: str, name: str, cmd: list[str], env: dict | None = None, user: str | None = None
+    ) -> subprocess.Popen:
         prefix = [_tool("ip"), "netns", "exec", self.ns(host)]
         if user:
             prefix += [_tool("runuser"), "-u", user, "--"]
         with open(self.tmp / f"{host}-{name}.log", "ab") as out:  # the child keeps its copy
-            proc = subprocess.Popen(prefix + cmd, cwd=ROOT, env=env or os.environ.copy(),
-                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                prefix + cmd,
+                cwd=ROOT,
+                env=env or os.environ.copy(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.procs[(host, name)] = proc
         return proc
 
     def kill_host(self, host: str) -> int:
         """SIGKILL every process in the host's namespace; returns how many."""
-        pids = [int(p) for p in run(_tool("ip"), "netns", "pids", self.ns(host),
-                                    check=False).stdout.split()]
+        pids = [
+            int(p)
+            for p in run(_tool("ip"), "netns", "pids", self.ns(host), check=False).stdout.split()
+        ]
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -152,27 +192,88 @@ class Cluster:
     def postgres_up(self) -> None:
         self.pg_dir.mkdir()
         shutil.chown(self.pg_dir, "postgres", "postgres")
-        run(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "initdb"), "-D",
-            str(self.pg_dir / "data"), "-A", "trust", "-U", "postgres", "--no-sync")
+        run(
+            _tool("runuser"),
+            "-u",
+            "postgres",
+            "--",
+            str(self.pg_bin / "initdb"),
+            "-D",
+            str(self.pg_dir / "data"),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+        )
         with open(self.pg_dir / "data" / "pg_hba.conf", "a") as hba:
             hba.write(f"host all all 10.231.{self.net}.0/24 trust\n")
         self.pg_ctl("start")
-        run(_tool("ip"), "netns", "exec", self.ns("data"), str(self.pg_bin / "psql"), "-h",
-            self.ip("data"), "-U", "postgres", "-c", "CREATE DATABASE sova")
+        run(
+            _tool("ip"),
+            "netns",
+            "exec",
+            self.ns("data"),
+            str(self.pg_bin / "psql"),
+            "-h",
+            self.ip("data"),
+            "-U",
+            "postgres",
+            "-c",
+            "CREATE DATABASE sova",
+        )
 
     def pg_ctl(self, action: str, *extra: str) -> None:
-        run(_tool("ip"), "netns", "exec", self.ns("data"), _tool("runuser"), "-u", "postgres", "--",
-            str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_dir / "data"), "-w", "-l",
-            str(self.pg_dir / "log"), "-o",
+        run(
+            _tool("ip"),
+            "netns",
+            "exec",
+            self.ns("data"),
+            _tool("runuser"),
+            "-u",
+            "postgres",
+            "--",
+            str(self.pg_bin / "pg_ctl"),
+            "-D",
+            str(self.pg_dir / "data"),
+            "-w",
+            "-l",
+            str(self.pg_dir / "log"),
+            "-o",
             f"-p 5432 -k {self.pg_dir} -c listen_addresses={self.ip('data')} -c fsync=off "
-            "-c max_connections=300", *extra, action)
+            "-c max_connections=300",
+            *extra,
+            action,
+        )
 
     def redis_up(self) -> None:
-        self.spawn("data", "redis", ["redis-server", "--bind", self.ip("data"), "--port", "6379",
-                                     "--save", "", "--appendonly", "no", "--protected-mode", "no",
-                                     "--dir", str(self.tmp)])
-        wait_for(lambda: run("redis-cli", "-h", self.ip("data"), "ping", check=False)
-                 .stdout.strip() == "PONG", 20, "redis")
+        self.spawn(
+            "data",
+            "redis",
+            [
+                "redis-server",
+                "--bind",
+                self.ip("data"),
+                "--port",
+                "6379",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "no",
+                "--dir",
+                str(self.tmp),
+            ],
+        )
+        wait_for(
+            lambda: (
+                run("redis-cli", "-h", self.ip("data"), "ping", check=False).stdout.strip()
+                == "PONG"
+            ),
+            20,
+            "redis",
+        )
 
     def redis_restart_empty(self) -> None:
         proc = self.procs[("data", "redis")]
@@ -188,36 +289,86 @@ class Cluster:
         prom = self.tmp / f"prom-{host}"
         shutil.rmtree(prom, ignore_errors=True)
         prom.mkdir()
-        env.update({
-            "SOVA_DATABASE_URL": f"postgresql+psycopg://postgres@{self.ip('data')}:5432/sova",
-            "SOVA_BROKER_URL": f"redis://{self.ip('data')}:6379/0",
-            "SOVA_SECRET_KEY": self.secret, "SOVA_ENCRYPTION_KEYS": self.keys,
-            "SOVA_INSTANCE_PATH": str(self.tmp / "instance"),  # the shared volume
-            "SOVA_OUTBOX_AUTOSEND": "0", "SOVA_RATELIMIT_ENABLED": "0", "SOVA_PROXY_COUNT": "1",
-            "SOVA_SMTP_URL": f"smtp://{self.ip('bridge')}:{self.smtp_port}",
-            "SOVA_MAIL_LEASE_SECONDS": "10", "SOVA_OWED_AFTER_SECONDS": str(OWED_AFTER),
-            "SOVA_RECONCILE_SECONDS": "5", "SOVA_LOG_FORMAT": "json",
-            "SOVA_WEB_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(prom),
-            "SOVA_PUBLIC_URL": f"http://{self.ip('front')}",
-        })
+        env.update(
+            {
+                "SOVA_DATABASE_URL": f"postgresql+psycopg://postgres@{self.ip('data')}:5432/sova",
+                "SOVA_BROKER_URL": f"redis://{self.ip('data')}:6379/0",
+                "SOVA_SECRET_KEY": self.secret,
+                "SOVA_ENCRYPTION_KEYS": self.keys,
+                "SOVA_INSTANCE_PATH": str(self.tmp / "instance"),  # the shared volume
+                "SOVA_OUTBOX_AUTOSEND": "0",
+                "SOVA_RATELIMIT_ENABLED": "0",
+                "SOVA_PROXY_COUNT": "1",
+                "SOVA_SMTP_URL": f"smtp://{self.ip('bridge')}:{self.smtp_port}",
+                "SOVA_MAIL_LEASE_SECONDS": "10",
+                "SOVA_OWED_AFTER_SECONDS": str(OWED_AFTER),
+                "SOVA_RECONCILE_SECONDS": "5",
+                "SOVA_LOG_FORMAT": "json",
+                "SOVA_WEB_WORKERS": "2",
+                "PROMETHEUS_MULTIPROC_DIR": str(prom),
+                "SOVA_PUBLIC_URL": f"http://{self.ip('front')}",
+            }
+        )
         return env
 
     def app_up(self, host: str) -> None:
         env = self.app_env(host)
-        self.spawn(host, "web", [str(BIN / "gunicorn"), "-c", "deploy/gunicorn.conf.py",
-                                 "--bind", "0.0.0.0:8000", "webapp:create_app()"], env)
-        self.spawn(host, "worker", [str(BIN / "celery"), "-A", "workers.app", "worker",
-                                    "--loglevel=INFO", "--concurrency=2", "-n",
-                                    f"celery@{host}"], env)
+        self.spawn(
+            host,
+            "web",
+            [
+                str(BIN / "gunicorn"),
+                "-c",
+                "deploy/gunicorn.conf.py",
+                "--bind",
+                "0.0.0.0:8000",
+                "webapp:create_app()",
+            ],
+            env,
+        )
+        self.spawn(
+            host,
+            "worker",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "workers.app",
+                "worker",
+                "--loglevel=INFO",
+                "--concurrency=2",
+                "-n",
+                f"celery@{host}",
+            ],
+            env,
+        )
         self.spawn(host, "relay", [str(BIN / "sova"), "outbox", "relay"], env)
         if host == "app1":
-            self.spawn(host, "beat", [str(BIN / "celery"), "-A", "workers.app", "beat",
-                                      "--loglevel=INFO", "-s",
-                                      str(self.tmp / "celerybeat-schedule")], env)
+            self.spawn(
+                host,
+                "beat",
+                [
+                    str(BIN / "celery"),
+                    "-A",
+                    "workers.app",
+                    "beat",
+                    "--loglevel=INFO",
+                    "-s",
+                    str(self.tmp / "celerybeat-schedule"),
+                ],
+                env,
+            )
 
     def sova(self, *args: str) -> str:
-        return run(_tool("ip"), "netns", "exec", self.ns("app1"), str(BIN / "sova"), *args,
-                   env=self.app_env("app1"), cwd=ROOT).stdout
+        return run(
+            _tool("ip"),
+            "netns",
+            "exec",
+            self.ns("app1"),
+            str(BIN / "sova"),
+            *args,
+            env=self.app_env("app1"),
+            cwd=ROOT,
+        ).stdout
 
     def front_up(self) -> None:
         conf = self.tmp / "nginx.conf"
@@ -235,11 +386,11 @@ http {{
   client_body_temp_path {temp}/body; proxy_temp_path {temp}/proxy;
   fastcgi_temp_path {temp}/fcgi; uwsgi_temp_path {temp}/uwsgi; scgi_temp_path {temp}/scgi;
   upstream sova {{
-    server {self.ip('app1')}:8000 max_fails=1 fail_timeout=3s;
-    server {self.ip('app2')}:8000 max_fails=1 fail_timeout=3s;
+    server {self.ip("app1")}:8000 max_fails=1 fail_timeout=3s;
+    server {self.ip("app2")}:8000 max_fails=1 fail_timeout=3s;
   }}
   server {{
-    listen {self.ip('front')}:80;
+    listen {self.ip("front")}:80;
     client_max_body_size 8m;
     location / {{
       proxy_pass http://sova;
@@ -290,8 +441,19 @@ http {{
             except subprocess.TimeoutExpired:
                 pass
         if self.pg_dir.exists():
-            run(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "pg_ctl"), "-D",
-                str(self.pg_dir / "data"), "-m", "immediate", "stop", check=False)
+            run(
+                _tool("runuser"),
+                "-u",
+                "postgres",
+                "--",
+                str(self.pg_bin / "pg_ctl"),
+                "-D",
+                str(self.pg_dir / "data"),
+                "-m",
+                "immediate",
+                "stop",
+                check=False,
+            )
         for ns in self.made_ns:
             run(_tool("ip"), "netns", "del", ns, check=False)
         run(_tool("ip"), "link", "del", self.bridge, check=False)
@@ -324,15 +486,13 @@ class Client:
         self.base, self.tokens = base, tokens
         self.requests = 0
 
-    def raw(self, method: str, path: str, role: str | None = None, body=None,
-            timeout: float = 30):
+    def raw(self, method: str, path: str, role: str | None = None, body=None, timeout: float = 30):
         self.requests += 1
         headers = {"Content-Type": "application/json"}
         if role:
             headers["Authorization"] = f"Bearer {self.tokens[role]}"
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers=headers)
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 return resp.status, json.loads(resp.read() or b"null")
@@ -358,9 +518,13 @@ class Client:
 
 def submission(i: int) -> dict:
     topic = TOPICS[i % len(TOPICS)]
-    return {"question": f"Кластерный вопрос {i} о {topic}: что здесь задумал автор номер {i}?",
-            "answer": f"Ответ {i}", "authors": [{"name": f"Автор {i}", "city": "Минск"}],
-            "email": f"cluster{i}@example.org", "consent": True}
+    return {
+        "question": f"Кластерный вопрос {i} о {topic}: что здесь задумал автор номер {i}?",
+        "answer": f"Ответ {i}",
+        "authors": [{"name": f"Автор {i}", "city": "Минск"}],
+        "email": f"cluster{i}@example.org",
+        "consent": True,
+    }
 
 
 def scenario(cluster: Cluster) -> dict:
@@ -372,8 +536,9 @@ def scenario(cluster: Cluster) -> dict:
     base = f"http://{cluster.ip('front')}"
     tokens = {}
     for role in ("editor", "chief_editor", "producer", "host"):
-        out = cluster.sova("users", "create", "--email", f"{role}@cluster.local", "--role", role,
-                           "--token")
+        out = cluster.sova(
+            "users", "create", "--email", f"{role}@cluster.local", "--role", role, "--token"
+        )
         tokens[role] = out.strip().splitlines()[-1]
     client = Client(base, tokens)
     wait_for(lambda: client.raw("GET", "/readyz")[0] == 200, 60, "the front to be ready")
@@ -385,8 +550,7 @@ def scenario(cluster: Cluster) -> dict:
     def stream(offset: int) -> None:
         i = offset
         while not stop.is_set():
-            status, data = client.raw("POST", "/api/v1/submissions", body=submission(i),
-                                      timeout=20)
+            status, data = client.raw("POST", "/api/v1/submissions", body=submission(i), timeout=20)
             if status == 201:
                 acked[i] = data["id"]
             else:
@@ -403,8 +567,12 @@ def scenario(cluster: Cluster) -> dict:
 
         at(12)
         n = cluster.kill_host("app2")
-        faults.append({"what": f"app2 killed (SIGKILL of its {n} processes: gunicorn, "
-                       "worker, relay)", "at": round(time.monotonic() - t0, 1)})
+        faults.append(
+            {
+                "what": f"app2 killed (SIGKILL of its {n} processes: gunicorn, worker, relay)",
+                "at": round(time.monotonic() - t0, 1),
+            }
+        )
         log(faults[-1]["what"])
         at(24)
         cluster.app_up("app2")
@@ -415,8 +583,9 @@ def scenario(cluster: Cluster) -> dict:
         log(faults[-1]["what"])
         at(50)
         cluster.pg_ctl("restart", "-m", "immediate")
-        faults.append({"what": "PostgreSQL restarted (immediate)",
-                       "at": round(time.monotonic() - t0, 1)})
+        faults.append(
+            {"what": "PostgreSQL restarted (immediate)", "at": round(time.monotonic() - t0, 1)}
+        )
         log(faults[-1]["what"])
 
     threads = [threading.Thread(target=stream, args=(k,), daemon=True) for k in (0, 1)]
@@ -428,20 +597,35 @@ def scenario(cluster: Cluster) -> dict:
     def in_review():
         return client.call("GET", "/api/v1/questions?status=in_review", "editor")[1]
 
-    items = wait_for(lambda: len(in_review()["items"]) >= 16 and in_review()["items"], 90,
-                     "16 pre-checked questions")
+    items = wait_for(
+        lambda: len(in_review()["items"]) >= 16 and in_review()["items"],
+        90,
+        "16 pre-checked questions",
+    )
     chosen = [item["id"] for item in items[:16]]
     for qid in chosen:
-        client.call("POST", f"/api/v1/questions/{qid}/decision", "editor",
-                    {"decision": "approve"})
-        client.call("POST", f"/api/v1/questions/{qid}/decision", "chief_editor",
-                    {"decision": "sign_off"})
-    season = client.call("POST", "/api/v1/seasons", "producer",
-                         {"name": "Кластерный сезон 2023", "ruleset": "2023",
-                          "currency": "BYN"})[1]["id"]
-    game = client.call("POST", "/api/v1/games", "producer", {
-        "season_id": season, "kind": "qualifying", "date": "2023-03-04", "team": "Команда",
-        "table": {"blitz": 4, "superblitz": None, "sector13": None}})[1]["id"]
+        client.call("POST", f"/api/v1/questions/{qid}/decision", "editor", {"decision": "approve"})
+        client.call(
+            "POST", f"/api/v1/questions/{qid}/decision", "chief_editor", {"decision": "sign_off"}
+        )
+    season = client.call(
+        "POST",
+        "/api/v1/seasons",
+        "producer",
+        {"name": "Кластерный сезон 2023", "ruleset": "2023", "currency": "BYN"},
+    )[1]["id"]
+    game = client.call(
+        "POST",
+        "/api/v1/games",
+        "producer",
+        {
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "team": "Команда",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None},
+        },
+    )[1]["id"]
     client.call("POST", f"/api/v1/games/{game}/assign", "producer")
     client.call("POST", f"/api/v1/games/{game}/envelopes", "producer")
     for event in LOSE_3_6_WITH_LOST_BLITZ:
@@ -471,10 +655,21 @@ def scenario(cluster: Cluster) -> dict:
     def settled() -> bool:
         status = owed()
         stored = query("SELECT count(*) FROM question")[0][0]
-        return (all(status[k] == 0 for k in ("waiting", "in_flight", "overdue", "given_up",
-                                              "questions_received", "documents_pending",
-                                              "mail_sending"))
-                and len(cluster.mail) >= stored)
+        return (
+            all(
+                status[k] == 0
+                for k in (
+                    "waiting",
+                    "in_flight",
+                    "overdue",
+                    "given_up",
+                    "questions_received",
+                    "documents_pending",
+                    "mail_sending",
+                )
+            )
+            and len(cluster.mail) >= stored
+        )
 
     wait_for(settled, 300, "everything owed to be done", every=2)
     recovered = round(time.monotonic() - t0 - last_fault, 1)
@@ -483,29 +678,41 @@ def scenario(cluster: Cluster) -> dict:
     counts = dict(query("SELECT text, count(*) FROM question GROUP BY text"))
     lost = [i for i, t in texts.items() if counts.get(t, 0) == 0]
     duplicated = [t for t, n in counts.items() if n > 1]
-    reports = query("SELECT q.id, count(r.id) FROM question q LEFT JOIN moderation_report r "
-                    "ON r.question_id = q.id GROUP BY q.id")
+    reports = query(
+        "SELECT q.id, count(r.id) FROM question q LEFT JOIN moderation_report r "
+        "ON r.question_id = q.id GROUP BY q.id"
+    )
     not_prechecked = [q for q, n in reports if n == 0]
     prechecked_twice = [q for q, n in reports if n > 1]
-    stored_emails = {f"cluster{i}@example.org" for i, t in
-                     {i: submission(i)["question"] for i in list(acked) + list(refused)}.items()
-                     if counts.get(t, 0) == 1}
+    stored_emails = {
+        f"cluster{i}@example.org"
+        for i, t in {i: submission(i)["question"] for i in list(acked) + list(refused)}.items()
+        if counts.get(t, 0) == 1
+    }
     sent = {}
     for rcpt in cluster.mail:
         sent[rcpt] = sent.get(rcpt, 0) + 1
     mail_lost = sorted(e for e in stored_emails if sent.get(e, 0) == 0)
     mail_twice = sorted(e for e, n in sent.items() if n > 1)
     docs = query("SELECT kind, status, count(*) FROM document GROUP BY kind, status")
-    in_doubt = query("SELECT count(*) FROM mail_log WHERE status = 'sending' "
-                     "AND end_of_data_at IS NOT NULL")[0][0]
+    in_doubt = query(
+        "SELECT count(*) FROM mail_log WHERE status = 'sending' AND end_of_data_at IS NOT NULL"
+    )[0][0]
     figures = {
-        "faults": faults, "requests": client.requests,
-        "submissions_acknowledged": len(acked), "submissions_refused": len(refused),
-        "questions_stored": sum(counts.values()), "lost": len(lost),
-        "duplicated": len(duplicated), "not_prechecked": len(not_prechecked),
-        "prechecked_twice": len(prechecked_twice), "emails_sent": len(cluster.mail),
-        "emails_lost": len(mail_lost), "emails_twice": len(mail_twice),
-        "emails_in_doubt": in_doubt, "prizes": prizes,
+        "faults": faults,
+        "requests": client.requests,
+        "submissions_acknowledged": len(acked),
+        "submissions_refused": len(refused),
+        "questions_stored": sum(counts.values()),
+        "lost": len(lost),
+        "duplicated": len(duplicated),
+        "not_prechecked": len(not_prechecked),
+        "prechecked_twice": len(prechecked_twice),
+        "emails_sent": len(cluster.mail),
+        "emails_lost": len(mail_lost),
+        "emails_twice": len(mail_twice),
+        "emails_in_doubt": in_doubt,
+        "prizes": prizes,
         "documents": {f"{k} {s}": n for k, s, n in docs},
         "recovered_seconds_after_last_fault": recovered,
         "owed_after": owed(),
@@ -516,8 +723,14 @@ def scenario(cluster: Cluster) -> dict:
 def check(figures: dict) -> list[str]:
     """What the figures show wrong (empty: the cluster kept every promise)."""
     problems = []
-    for key in ("lost", "duplicated", "not_prechecked", "prechecked_twice", "emails_lost",
-                "emails_twice"):
+    for key in (
+        "lost",
+        "duplicated",
+        "not_prechecked",
+        "prechecked_twice",
+        "emails_lost",
+        "emails_twice",
+    ):
         if figures[key]:
             problems.append(f"{key} = {figures[key]}")
     docs = figures["documents"]
@@ -526,26 +739,46 @@ def check(figures: dict) -> list[str]:
     if docs.get("envelopes ready") != 1 or docs.get("host_cards ready") != 1:
         problems.append(f"envelopes/host cards not rendered once: {docs}")
     if docs.get("gift_agreement ready") != figures["prizes"]:
-        problems.append(f"agreements {docs.get('gift_agreement ready')} != prizes "
-                        f"{figures['prizes']}")
+        problems.append(
+            f"agreements {docs.get('gift_agreement ready')} != prizes {figures['prizes']}"
+        )
     if figures["submissions_acknowledged"] < 50:
         problems.append("fewer than 50 acknowledged submissions: the stream did not run")
     return problems
 
 
 def write_docs(figures: dict) -> None:
-    lines = [MARK_START, "",
-             f"Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on this project's "
-             "machine (2 cores), `python -m tests.cluster.cluster --write-docs`.", "",
-             "| figure | value |", "|---|---|"]
+    lines = [
+        MARK_START,
+        "",
+        f"Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on this project's "
+        "machine (2 cores), `python -m tests.cluster.cluster --write-docs`.",
+        "",
+        "| figure | value |",
+        "|---|---|",
+    ]
     for fault in figures["faults"]:
         lines.append(f"| fault at {fault['at']} s | {fault['what']} |")
-    for key in ("requests", "submissions_acknowledged", "submissions_refused",
-                "questions_stored", "lost", "duplicated", "not_prechecked",
-                "prechecked_twice", "emails_sent", "emails_lost", "emails_twice",
-                "emails_in_doubt", "prizes", "recovered_seconds_after_last_fault"):
+    for key in (
+        "requests",
+        "submissions_acknowledged",
+        "submissions_refused",
+        "questions_stored",
+        "lost",
+        "duplicated",
+        "not_prechecked",
+        "prechecked_twice",
+        "emails_sent",
+        "emails_lost",
+        "emails_twice",
+        "emails_in_doubt",
+        "prizes",
+        "recovered_seconds_after_last_fault",
+    ):
         lines.append(f"| {key.replace('_', ' ')} | {figures[key]} |")
-    lines.append(f"| documents | {', '.join(f'{k}: {n}' for k, n in figures['documents'].items())} |")
+    lines.append(
+        f"| documents | {', '.join(f'{k}: {n}' for k, n in figures['documents'].items())} |"
+    )
     lines += ["", MARK_END]
     text = DOCS.read_text()
     start, end = text.find(MARK_START), text.find(MARK_END)
@@ -553,14 +786,15 @@ def write_docs(figures: dict) -> None:
     if start == -1 or end == -1:
         text = text.rstrip() + "\n\n## Cluster test figures\n" + block + "\n"
     else:
-        text = text[:start] + block + text[end + len(MARK_END):]
+        text = text[:start] + block + text[end + len(MARK_END) :]
     DOCS.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-docs", action="store_true",
-                        help="write the figures into docs/operations.md")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="write the figures into docs/operations.md"
+    )
     args = parser.parse_args(argv)
     figures = run_cluster()
     print(json.dumps(figures, ensure_ascii=False, indent=2))

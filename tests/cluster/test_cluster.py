@@ -11,8 +11,10 @@ import pytest
 
 from tests.cluster import cluster
 
-pytestmark = pytest.mark.skipif(os.environ.get("SOVA_CLUSTER_TEST") != "1",
-                                reason="the cluster test runs with `make cluster-test`")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("SOVA_CLUSTER_TEST") != "1",
+    reason="the cluster test runs with `make cluster-test`",
+)
 
 
 def test_cluster_survives_a_lost_app_host_an_empty_redis_and_a_postgres_restart():

@@ -30,11 +30,15 @@ MINUTES = ("commission_minutes", "gift_agreement")
 
 
 def test_unanswered_2023_300_each_and_co_authors_split_to_the_kopeck():
-    out = unanswered_question_prizes("2023", [(1, [10]), (2, [11, 12, 13]), (3, [])],
-                                     Money(Decimal("100.00"), "BYN"))
+    out = unanswered_question_prizes(
+        "2023", [(1, [10]), (2, [11, 12, 13]), (3, [])], Money(Decimal("100.00"), "BYN")
+    )
     assert [(e.question_key, e.author_key, e.money.amount) for e in out] == [
-        (1, 10, Decimal("100.00")), (2, 11, Decimal("33.34")), (2, 12, Decimal("33.33")),
-        (2, 13, Decimal("33.33"))]
+        (1, 10, Decimal("100.00")),
+        (2, 11, Decimal("33.34")),
+        (2, 12, Decimal("33.33")),
+        (2, 13, Decimal("33.33")),
+    ]
     assert {e.rule for e in out} == {"000_90d7c8192601ed3a.txt §4.11.1"}
     out = unanswered_question_prizes("2023", [(5, [7])], Money(Decimal("300.00"), "BYN"))
     assert out[0].money == Money(Decimal("300.00"), "BYN")
@@ -43,107 +47,189 @@ def test_unanswered_2023_300_each_and_co_authors_split_to_the_kopeck():
 def test_unanswered_2009_season_amount():
     out = unanswered_question_prizes("2009", [(5, [7, 8])], Money(Decimal("41000.00"), "RUB"))
     assert [(e.author_key, e.money) for e in out] == [
-        (7, Money(Decimal("20500.00"), "RUB")), (8, Money(Decimal("20500.00"), "RUB"))]
+        (7, Money(Decimal("20500.00"), "RUB")),
+        (8, Money(Decimal("20500.00"), "RUB")),
+    ]
     assert out[0].rule == "002_e025d5ded135c1c4.txt §1.2.2"
 
 
 def test_4_11_2_best_participant_of_winning_team():
-    award = best_participant_of_series(winner="experts", recipient="  илья  новиков ",
-                                       team=TEAM, prize=BYN2000)
-    assert award == Award("best_participant_of_series", "илья новиков", None, BYN2000,
-                          "small_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.2", MINUTES)
+    award = best_participant_of_series(
+        winner="experts", recipient="  илья  новиков ", team=TEAM, prize=BYN2000
+    )
+    assert award == Award(
+        "best_participant_of_series",
+        "илья новиков",
+        None,
+        BYN2000,
+        "small_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.2",
+        MINUTES,
+    )
 
 
 def test_4_11_2_refuses_someone_not_of_the_winning_team_and_a_lost_final():
     with pytest.raises(PrizeRefused) as exc:
-        best_participant_of_series(winner="experts", recipient="Автор Зрителей", team=TEAM,
-                                   prize=BYN2000)
+        best_participant_of_series(
+            winner="experts", recipient="Автор Зрителей", team=TEAM, prize=BYN2000
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.2"
-    assert str(exc.value) == ("«Автор Зрителей» не входит в состав команды знатоков этой игры:"
-                              " приз вручается только её участнику")
+    assert str(exc.value) == (
+        "«Автор Зрителей» не входит в состав команды знатоков этой игры:"
+        " приз вручается только её участнику"
+    )
     with pytest.raises(PrizeRefused) as exc:
-        best_participant_of_series(winner="viewers", recipient=TEAM[0], team=TEAM,
-                                   prize=BYN2000)
+        best_participant_of_series(winner="viewers", recipient=TEAM[0], team=TEAM, prize=BYN2000)
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.2"
     assert "выиграли знатоки" in str(exc.value)
 
 
 def test_4_11_3_best_author_must_be_an_unanswered_question_author():
-    award = best_author_of_series(winner="viewers", author_key=11, author_name="Иван Сапего",
-                                  unanswered_authors=[10, 11], prize=BYN2000)
-    assert award == Award("best_author_of_series", "Иван Сапего", 11, BYN2000,
-                          "small_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.3", MINUTES)
+    award = best_author_of_series(
+        winner="viewers",
+        author_key=11,
+        author_name="Иван Сапего",
+        unanswered_authors=[10, 11],
+        prize=BYN2000,
+    )
+    assert award == Award(
+        "best_author_of_series",
+        "Иван Сапего",
+        11,
+        BYN2000,
+        "small_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.3",
+        MINUTES,
+    )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_series(winner="viewers", author_key=99, author_name="Чужой",
-                              unanswered_authors=[10, 11], prize=BYN2000)
+        best_author_of_series(
+            winner="viewers",
+            author_key=99,
+            author_name="Чужой",
+            unanswered_authors=[10, 11],
+            prize=BYN2000,
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.3"
-    assert str(exc.value) == ("«Чужой» не автор ни одного вопроса, на который знатоки не "
-                              "ответили в этой финальной игре")
+    assert str(exc.value) == (
+        "«Чужой» не автор ни одного вопроса, на который знатоки не ответили в этой финальной игре"
+    )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_series(winner="experts", author_key=11, author_name="Иван Сапего",
-                              unanswered_authors=[11], prize=BYN2000)
+        best_author_of_series(
+            winner="experts",
+            author_key=11,
+            author_name="Иван Сапего",
+            unanswered_authors=[11],
+            prize=BYN2000,
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.3"
 
 
 def test_4_11_4_and_4_11_5_year_final():
-    award = best_expert_of_year(winner="experts", recipient="Максим Поташев", team=TEAM,
-                                prize=BYN2000)
+    award = best_expert_of_year(
+        winner="experts", recipient="Максим Поташев", team=TEAM, prize=BYN2000
+    )
     assert (award.kind, award.recipient, award.money, award.trophy, award.rule) == (
-        "best_expert_of_year", "Максим Поташев", BYN2000, "big_crystal_owl",
-        "000_90d7c8192601ed3a.txt §4.11.4")
-    award = best_author_of_year(winner="viewers", author_key=3, author_name="А. Б.",
-                                unanswered_authors=[3], prize=BYN2000)
+        "best_expert_of_year",
+        "Максим Поташев",
+        BYN2000,
+        "big_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.4",
+    )
+    award = best_author_of_year(
+        winner="viewers", author_key=3, author_name="А. Б.", unanswered_authors=[3], prize=BYN2000
+    )
     assert (award.kind, award.author_key, award.money, award.trophy, award.rule) == (
-        "best_author_of_year", 3, BYN2000, "big_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.5")
+        "best_author_of_year",
+        3,
+        BYN2000,
+        "big_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.5",
+    )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_year(winner="viewers", author_key=4, author_name="В. Г.",
-                            unanswered_authors=[3], prize=BYN2000)
+        best_author_of_year(
+            winner="viewers",
+            author_key=4,
+            author_name="В. Г.",
+            unanswered_authors=[3],
+            prize=BYN2000,
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.5"
     with pytest.raises(PrizeRefused) as exc:
-        award_to_author("best_author_of_year", ruleset="2023", game_kind="series_final",
-                        winner="viewers", author_key=3, author_name="А. Б.",
-                        unanswered_authors=[3], prize=BYN2000)
+        award_to_author(
+            "best_author_of_year",
+            ruleset="2023",
+            game_kind="series_final",
+            winner="viewers",
+            author_key=3,
+            author_name="А. Б.",
+            unanswered_authors=[3],
+            prize=BYN2000,
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.5"
-    assert str(exc.value) == ("приз «Лучший автор вопроса финальной игры года» присуждается "
-                              "только в игре вида year_final, а эта игра — series_final")
+    assert str(exc.value) == (
+        "приз «Лучший автор вопроса финальной игры года» присуждается "
+        "только в игре вида year_final, а эта игра — series_final"
+    )
 
 
 def test_4_11_6_special_game_200_to_each_expert():
-    out = special_game_prizes(ruleset="2023", game_kind="special",
-                              team=TEAM + ["илья новиков", " "],
-                              prize=Money(Decimal("200.00"), "BYN"))
+    out = special_game_prizes(
+        ruleset="2023",
+        game_kind="special",
+        team=TEAM + ["илья новиков", " "],
+        prize=Money(Decimal("200.00"), "BYN"),
+    )
     assert [(a.recipient, a.money.amount, a.money.currency, a.rule) for a in out] == [
-        (name, Decimal("200.00"), "BYN", "000_90d7c8192601ed3a.txt §4.11.6") for name in TEAM]
+        (name, Decimal("200.00"), "BYN", "000_90d7c8192601ed3a.txt §4.11.6") for name in TEAM
+    ]
     with pytest.raises(PrizeRefused) as exc:
-        special_game_prizes(ruleset="2023", game_kind="qualifying", team=TEAM,
-                            prize=Money(Decimal("200.00"), "BYN"))
+        special_game_prizes(
+            ruleset="2023", game_kind="qualifying", team=TEAM, prize=Money(Decimal("200.00"), "BYN")
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.6"
 
 
 def test_2009_best_player_of_game_recorded_without_amount():
     award = best_player_of_game(recipient="Александр Друзь", team=["Александр Друзь"])
-    assert award == Award("best_player_of_game", "Александр Друзь", None, None, None,
-                          "002_e025d5ded135c1c4.txt §3.1", ())
+    assert award == Award(
+        "best_player_of_game",
+        "Александр Друзь",
+        None,
+        None,
+        None,
+        "002_e025d5ded135c1c4.txt §3.1",
+        (),
+    )
 
 
 def test_2009_crystal_and_diamond_owl():
     rub = Money(Decimal("300000.00"), "RUB")
-    award = best_player_of_series(winner="experts", recipient="Ровшан Аскеров",
-                                  team=["Ровшан Аскеров"], prize=rub)
+    award = best_player_of_series(
+        winner="experts", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=rub
+    )
     assert (award.money, award.trophy, award.rule) == (
-        rub, "crystal_owl", "002_e025d5ded135c1c4.txt §3.2")
+        rub,
+        "crystal_owl",
+        "002_e025d5ded135c1c4.txt §3.2",
+    )
     million = Money(Decimal("1000000.00"), "RUB")
-    award = best_player_of_year(winner="experts", recipient="Ровшан Аскеров",
-                                team=["Ровшан Аскеров"], prize=million)
+    award = best_player_of_year(
+        winner="experts", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=million
+    )
     assert (award.money, award.trophy, award.rule) == (
-        million, "diamond_owl", "002_e025d5ded135c1c4.txt §3.3")
+        million,
+        "diamond_owl",
+        "002_e025d5ded135c1c4.txt §3.3",
+    )
     with pytest.raises(PrizeRefused) as exc:
-        best_player_of_year(winner="viewers", recipient="Ровшан Аскеров",
-                            team=["Ровшан Аскеров"], prize=million)
+        best_player_of_year(
+            winner="viewers", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=million
+        )
     assert exc.value.rule == "002_e025d5ded135c1c4.txt §3.3"
     with pytest.raises(PrizeRefused) as exc:
-        best_player_of_series(winner="experts", recipient="Никто", team=["Ровшан Аскеров"],
-                              prize=rub)
+        best_player_of_series(
+            winner="experts", recipient="Никто", team=["Ровшан Аскеров"], prize=rub
+        )
     assert exc.value.rule == "002_e025d5ded135c1c4.txt §3.2"
 
 
@@ -155,12 +241,18 @@ def test_missing_season_amount_is_refused():
 
 def test_awards_available():
     assert [r.kind for r in awards_available("2023", "series_final", "experts")] == [
-        "best_participant_of_series"]
+        "best_participant_of_series"
+    ]
     assert [r.kind for r in awards_available("2023", "year_final", "viewers")] == [
-        "best_author_of_year"]
+        "best_author_of_year"
+    ]
     assert [r.kind for r in awards_available("2023", "special", "viewers")] == [
-        "special_game_expert"]
+        "special_game_expert"
+    ]
     assert [r.kind for r in awards_available("2009", "series_final", "experts")] == [
-        "best_player_of_game", "best_player_of_series"]
+        "best_player_of_game",
+        "best_player_of_series",
+    ]
     assert [r.kind for r in awards_available("2009", "qualifying", "viewers")] == [
-        "best_player_of_game"]
+        "best_player_of_game"
+    ]

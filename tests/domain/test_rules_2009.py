@@ -57,12 +57,21 @@ def test_sector13_plays_without_an_option():
 @pytest.mark.parametrize(
     ("table", "clause", "message"),
     [
-        ({"blitz": None, "superblitz": None, "sector13": 7}, "§1.3",
-         "the Internet questions are in sector 13, not in sector 7"),
-        ({"blitz": 13, "superblitz": None, "sector13": None}, "§1.4.3",
-         "the blitz is one of the twelve sectors of posted questions, not sector 13"),
-        ({"blitz": 2, "superblitz": 13, "sector13": None}, "§1.4.2",
-         "the superblitz is one of the twelve sectors of posted questions, not sector 13"),
+        (
+            {"blitz": None, "superblitz": None, "sector13": 7},
+            "§1.3",
+            "the Internet questions are in sector 13, not in sector 7",
+        ),
+        (
+            {"blitz": 13, "superblitz": None, "sector13": None},
+            "§1.4.3",
+            "the blitz is one of the twelve sectors of posted questions, not sector 13",
+        ),
+        (
+            {"blitz": 2, "superblitz": 13, "sector13": None},
+            "§1.4.2",
+            "the superblitz is one of the twelve sectors of posted questions, not sector 13",
+        ),
     ],
 )
 def test_table_plan_2009_is_checked(table, clause, message):
@@ -70,8 +79,9 @@ def test_table_plan_2009_is_checked(table, clause, message):
     the blitz are among the other twelve. Refused before any event (``event`` null)."""
     with pytest.raises(RuleViolation) as info:
         replay("2009", table, None, [])
-    assert info.value.to_json() == {"error": {"event": None, "rule": f"{R} {clause}",
-                                              "message": message}}
+    assert info.value.to_json() == {
+        "error": {"event": None, "rule": f"{R} {clause}", "message": message}
+    }
 
 
 def test_table_plan_2009_without_sector13_plays_13_as_a_single_question():

@@ -41,8 +41,12 @@ def decline(team: str) -> dict:
 def test_whole_2009_season_from_the_protocol_file():
     s = replay_season(load("season_2009.json"))
     j = s.to_json()
-    assert j["series"] == {"part": "winter", "qualifying_played": 3, "qualifying": 3,
-                           "closing": "series_final"}
+    assert j["series"] == {
+        "part": "winter",
+        "qualifying_played": 3,
+        "qualifying": 3,
+        "closing": "series_final",
+    }
     assert j["rating"] == ["МТС", "Козлов", "Поташев"]
     assert j["next"] is None and s.over
     assert j["order"] is None  # 2009 §2.3: teams choose their games
@@ -54,8 +58,13 @@ def test_whole_2009_season_from_the_protocol_file():
     ]
     assert j["winter"] == ["Козлов", "Поташев"]
     assert j["out"] == []
-    assert j["history"][-1] == {"event": 23, "team": "МТС", "kind": "year_final",
-                                "score": "6:4", "rating_after": ["МТС", "Козлов", "Поташев"]}
+    assert j["history"][-1] == {
+        "event": 23,
+        "team": "МТС",
+        "kind": "year_final",
+        "score": "6:4",
+        "rating_after": ["МТС", "Козлов", "Поташев"],
+    }
     moves = [(m.event, m.team, list(m.rating_after), m.rule.split()[-1]) for m in s.history]
     assert moves == [
         (2, "Гришин", ["Гришин", "Друзь", "Козлов", "Поташев", "Бялко"], "§2.7"),
@@ -98,8 +107,13 @@ def test_withdrawn_team_keeps_its_place_and_may_not_play_2_3():
 
 
 def test_withdrawn_first_place_does_not_play_the_final_2_9():
-    events = [series("spring", 3, "series_final"), withdraw("Друзь"),
-              q("Козлов", "1:6"), q("Поташев", "1:6"), q("Бялко", "1:6")]
+    events = [
+        series("spring", 3, "series_final"),
+        withdraw("Друзь"),
+        q("Козлов", "1:6"),
+        q("Поташев", "1:6"),
+        q("Бялко", "1:6"),
+    ]
     j = state("2009", FIVE, events)
     assert j["rating"] == ["Друзь", "Гришин", "Козлов", "Поташев", "Бялко"]
     assert j["next"] == {"kind": "series_final", "team": "Гришин"}
@@ -112,19 +126,26 @@ def test_one_qualifying_game_per_team_in_a_series_2_4():
 
 @pytest.mark.parametrize(
     "event",
-    [series("spring", 4, "series_final"), series("spring", 3, "special"),
-     series("spring", 3, "none")],
+    [
+        series("spring", 4, "series_final"),
+        series("spring", 3, "special"),
+        series("spring", 3, "none"),
+    ],
 )
 def test_a_series_is_three_qualifying_games_and_a_final_2_6(event):
     assert refusal("2009", FIVE, [event])[:2] == (0, f"{R09} §2.6")
 
 
 def test_no_special_game_and_no_decisive_round_in_2009():
-    events = [series("spring", 3, "series_final"), q("Друзь", "6:1"),
-              q("Козлов", "6:0", True)]
+    events = [series("spring", 3, "series_final"), q("Друзь", "6:1"), q("Козлов", "6:0", True)]
     assert refusal("2009", FIVE, events)[:2] == (2, f"{R09} §1.8")
-    events = [series("spring", 3, "series_final"), q("Друзь", "6:1"), q("Козлов", "6:1"),
-              q("Поташев", "6:1"), game("special", "Бялко", "6:1")]
+    events = [
+        series("spring", 3, "series_final"),
+        q("Друзь", "6:1"),
+        q("Козлов", "6:1"),
+        q("Поташев", "6:1"),
+        game("special", "Бялко", "6:1"),
+    ]
     assert refusal("2009", FIVE, events)[:2] == (4, f"{R09} §2.6")
 
 
@@ -174,8 +195,11 @@ def test_rematch_team_does_not_withdraw_from_its_rematch_series_2_10():
 
 
 def test_rematch_not_granted_changes_nothing():
-    events = events_2009()[:11] + [rematch("Поташев", granted=False),
-                                   series("autumn", 3, "series_final"), q("Бялко", "6:1")]
+    events = events_2009()[:11] + [
+        rematch("Поташев", granted=False),
+        series("autumn", 3, "series_final"),
+        q("Бялко", "6:1"),
+    ]
     assert state("2009", FIVE, events)["rating"] == ["Бялко", "Друзь", "Гришин", "Поташев"]
 
 
@@ -253,8 +277,13 @@ def test_four_winter_teams_by_best_final_score_4_qualifying_no_final_2_13_2_15()
     assert j["rating"] == ["D", "C", "A", "S"]
     assert j["next"] == {"kind": "qualifying", "team": "S"}
     assert j["winter"] == ["A", "D", "C"]
-    events += [series("winter", 4, "none"), q("S", "6:2"), q("D", "3:6"), q("C", "6:4"),
-               q("A", "6:5")]
+    events += [
+        series("winter", 4, "none"),
+        q("S", "6:2"),
+        q("D", "3:6"),
+        q("C", "6:4"),
+        q("A", "6:5"),
+    ]
     j = state("2009", ABCDE, events)
     assert j["rating"] == ["A", "C", "S", "D"]
     assert j["next"] == {"kind": "year_final", "team": "A"}  # §2.18
@@ -262,13 +291,14 @@ def test_four_winter_teams_by_best_final_score_4_qualifying_no_final_2_13_2_15()
 
 def test_four_winter_teams_refuse_a_winter_final_2_15():
     events = _three_finals(("A", "6:3"), ("D", "6:1"), ("C", "6:1")) + [
-        enter("S", "sponsor"), series("winter", 3, "series_final")]
+        enter("S", "sponsor"),
+        series("winter", 3, "series_final"),
+    ]
     assert refusal("2009", ABCDE, events)[:2] == (16, f"{R09} §2.15")
 
 
 def test_three_winter_teams_have_a_winter_final_2_16():
-    events = _three_finals(("A", "6:3"), ("D", "6:1"), ("C", "6:1")) + [series("winter", 4,
-                                                                                "none")]
+    events = _three_finals(("A", "6:3"), ("D", "6:1"), ("C", "6:1")) + [series("winter", 4, "none")]
     assert refusal("2009", ABCDE, events)[:2] == (15, f"{R09} §2.16")
     events[-1] = series("winter", 3, "series_final")
     j = state("2009", ABCDE, events)
@@ -282,8 +312,7 @@ def test_one_winner_and_the_sponsor_take_the_first_place_of_the_rating_2_17():
     j = state("2009", ABCDE, events)
     rating_at_autumn_end = j["rating"]
     assert rating_at_autumn_end == ["D", "E", "B", "C"]
-    j = state("2009", ABCDE, events + [enter("S", "sponsor"),
-                                        series("winter", 3, "series_final")])
+    j = state("2009", ABCDE, events + [enter("S", "sponsor"), series("winter", 3, "series_final")])
     assert j["rating"] == ["A", "D", "S"]  # the winner, the first place, the sponsor's team
 
 
@@ -291,8 +320,7 @@ def test_only_the_sponsor_takes_the_first_two_places_2_17():
     events = _three_finals(("A", "1:6"), ("D", "1:6"), ("C", "1:6"))
     rating = state("2009", ABCDE, events)["rating"]
     assert rating == ["A", "D", "E", "B", "C"]
-    j = state("2009", ABCDE, events + [enter("S", "sponsor"),
-                                        series("winter", 3, "series_final")])
+    j = state("2009", ABCDE, events + [enter("S", "sponsor"), series("winter", 3, "series_final")])
     assert j["rating"] == ["A", "D", "S"]
     assert j["winter"] == []
 
@@ -322,8 +350,7 @@ def test_sponsor_enters_once_and_before_winter_2_13():
 def test_year_final_by_another_team_is_refused_2_18():
     events = events_2009()[:23] + [game("year_final", "Козлов", "6:1")]
     assert refusal("2009", FIVE, events)[:2] == (23, f"{R09} §2.18")
-    assert state("2009", FIVE, events_2009()[:23])["next"] == {"kind": "year_final",
-                                                                 "team": "МТС"}
+    assert state("2009", FIVE, events_2009()[:23])["next"] == {"kind": "year_final", "team": "МТС"}
 
 
 def test_nothing_after_the_year_final_2_18():

@@ -22,8 +22,18 @@ from tests.domain.season_helpers import (
 from webapp.domain.season import Season, SeasonViolation, replay_season
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
-TEN = ["Орлова", "Свинтицкий", "Буян", "Наталевич", "Стишенок", "Антипов", "Потапова",
-       "Борейко", "Мудрый", "Королёва"]
+TEN = [
+    "Орлова",
+    "Свинтицкий",
+    "Буян",
+    "Наталевич",
+    "Стишенок",
+    "Антипов",
+    "Потапова",
+    "Борейко",
+    "Мудрый",
+    "Королёва",
+]
 T8 = ["A", "B", "C", "D", "E", "F", "G", "H"]
 
 
@@ -37,10 +47,24 @@ def events_2023() -> list[dict]:
 def test_whole_2023_season_from_the_protocol_file():
     s = replay_season(load("season_2023.json"))
     j = s.to_json()
-    assert list(j) == ["ruleset", "series", "rating", "next", "order", "series_best", "finals",
-                       "winter", "out", "history"]
-    assert j["series"] == {"part": "winter", "qualifying_played": 5, "qualifying": 5,
-                           "closing": "year_final"}
+    assert list(j) == [
+        "ruleset",
+        "series",
+        "rating",
+        "next",
+        "order",
+        "series_best",
+        "finals",
+        "winter",
+        "out",
+        "history",
+    ]
+    assert j["series"] == {
+        "part": "winter",
+        "qualifying_played": 5,
+        "qualifying": 5,
+        "closing": "year_final",
+    }
     assert j["rating"] == ["Антипов", "Мудрый", "Буян", "Королёва"]
     assert j["next"] is None and s.over
     assert j["series_best"] is None
@@ -50,8 +74,10 @@ def test_whole_2023_season_from_the_protocol_file():
         {"part": "autumn", "team": "Мудрый", "score": "6:4", "won": True},
     ]
     assert j["winter"] == ["Буян", "Мудрый"]  # Свинтицкий went out in winter (§4.4)
-    assert j["out"] == [{"team": "Борейко", "rule": f"{R23} §4.4"},
-                        {"team": "Свинтицкий", "rule": f"{R23} §4.4"}]
+    assert j["out"] == [
+        {"team": "Борейко", "rule": f"{R23} §4.4"},
+        {"team": "Свинтицкий", "rule": f"{R23} §4.4"},
+    ]
     moves = [(m.event, m.team, list(m.rating_after), m.rule.split()[-1]) for m in s.history]
     assert moves == [
         (1, "Королёва", ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"], "§4.5.1"),
@@ -63,24 +89,54 @@ def test_whole_2023_season_from_the_protocol_file():
         (8, "Мудрый", ["Мудрый", "Свинтицкий", "Наталевич", "Антипов", "Борейко"], "§4.5.1"),
         (9, "Борейко", ["Мудрый", "Свинтицкий", "Наталевич", "Антипов", "Борейко"], "§4.5.5"),
         (10, "Антипов", ["Мудрый", "Свинтицкий", "Наталевич", "Борейко", "Антипов"], "§4.5.5"),
-        (11, "Наталевич", ["Наталевич", "Мудрый", "Свинтицкий", "Борейко", "Антипов"],
-         "§4.5.1"),
-        (12, "Свинтицкий", ["Свинтицкий", "Наталевич", "Мудрый", "Борейко", "Антипов"],
-         "§4.5.1"),
-        (13, "Свинтицкий", ["Свинтицкий", "Наталевич", "Мудрый", "Борейко", "Антипов"],
-         "§4.7.2"),
-        (16, "Антипов", ["Антипов", "Наталевич", "Королёва", "Мудрый", "Борейко", "Потапова",
-                         "Орлова", "Стишенок"], "§4.5.1"),
-        (17, "Борейко", ["Антипов", "Наталевич", "Королёва", "Мудрый", "Потапова", "Орлова",
-                         "Стишенок"], "§4.4"),
-        (18, "Мудрый", ["Мудрый", "Антипов", "Наталевич", "Королёва", "Потапова", "Орлова",
-                        "Стишенок"], "§4.5.3"),
-        (19, "Королёва", ["Мудрый", "Антипов", "Королёва", "Наталевич", "Потапова", "Орлова",
-                          "Стишенок"], "§4.5.2"),
-        (20, "Наталевич", ["Мудрый", "Антипов", "Королёва", "Потапова", "Орлова", "Стишенок",
-                           "Наталевич"], "§4.5.5"),
-        (21, "Мудрый", ["Мудрый", "Антипов", "Королёва", "Потапова", "Орлова", "Стишенок",
-                        "Наталевич"], "§4.7.2"),
+        (11, "Наталевич", ["Наталевич", "Мудрый", "Свинтицкий", "Борейко", "Антипов"], "§4.5.1"),
+        (12, "Свинтицкий", ["Свинтицкий", "Наталевич", "Мудрый", "Борейко", "Антипов"], "§4.5.1"),
+        (13, "Свинтицкий", ["Свинтицкий", "Наталевич", "Мудрый", "Борейко", "Антипов"], "§4.7.2"),
+        (
+            16,
+            "Антипов",
+            [
+                "Антипов",
+                "Наталевич",
+                "Королёва",
+                "Мудрый",
+                "Борейко",
+                "Потапова",
+                "Орлова",
+                "Стишенок",
+            ],
+            "§4.5.1",
+        ),
+        (
+            17,
+            "Борейко",
+            ["Антипов", "Наталевич", "Королёва", "Мудрый", "Потапова", "Орлова", "Стишенок"],
+            "§4.4",
+        ),
+        (
+            18,
+            "Мудрый",
+            ["Мудрый", "Антипов", "Наталевич", "Королёва", "Потапова", "Орлова", "Стишенок"],
+            "§4.5.3",
+        ),
+        (
+            19,
+            "Королёва",
+            ["Мудрый", "Антипов", "Королёва", "Наталевич", "Потапова", "Орлова", "Стишенок"],
+            "§4.5.2",
+        ),
+        (
+            20,
+            "Наталевич",
+            ["Мудрый", "Антипов", "Королёва", "Потапова", "Орлова", "Стишенок", "Наталевич"],
+            "§4.5.5",
+        ),
+        (
+            21,
+            "Мудрый",
+            ["Мудрый", "Антипов", "Королёва", "Потапова", "Орлова", "Стишенок", "Наталевич"],
+            "§4.7.2",
+        ),
         (24, "Королёва", ["Буян", "Мудрый", "Свинтицкий", "Антипов", "Королёва"], "§4.5.5"),
         (25, "Антипов", ["Антипов", "Буян", "Мудрый", "Свинтицкий", "Королёва"], "§4.5.1"),
         (26, "Свинтицкий", ["Антипов", "Буян", "Мудрый", "Королёва"], "§4.4"),
@@ -92,12 +148,19 @@ def test_whole_2023_season_from_the_protocol_file():
 
 def test_the_contract_example():
     teams = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
-    j = state("2023", teams, [series("spring", 5, "series_final"), q("Королёва", "6:3"),
-                              q("Потапова", "4:6")])
+    j = state(
+        "2023",
+        teams,
+        [series("spring", 5, "series_final"), q("Королёва", "6:3"), q("Потапова", "4:6")],
+    )
     assert j == {
         "ruleset": "2023",
-        "series": {"part": "spring", "qualifying_played": 2, "qualifying": 5,
-                   "closing": "series_final"},
+        "series": {
+            "part": "spring",
+            "qualifying_played": 2,
+            "qualifying": 5,
+            "closing": "series_final",
+        },
         "rating": ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"],
         "next": {"kind": "qualifying", "team": "Стишенок"},
         "order": ["Королёва", "Потапова", "Стишенок", "Буян", "Орлова"],
@@ -106,10 +169,20 @@ def test_the_contract_example():
         "winter": [],
         "out": [],
         "history": [
-            {"event": 1, "team": "Королёва", "kind": "qualifying", "score": "6:3",
-             "rating_after": ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"]},
-            {"event": 2, "team": "Потапова", "kind": "qualifying", "score": "4:6",
-             "rating_after": ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"]},
+            {
+                "event": 1,
+                "team": "Королёва",
+                "kind": "qualifying",
+                "score": "6:3",
+                "rating_after": ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"],
+            },
+            {
+                "event": 2,
+                "team": "Потапова",
+                "kind": "qualifying",
+                "score": "4:6",
+                "rating_after": ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"],
+            },
         ],
     }
 
@@ -139,16 +212,33 @@ def test_summer_rating_named_by_the_book_4_2_2():
 
 def test_summer_without_names_puts_the_teams_that_have_not_played_first():
     j = state("2023", TEN, events_2023()[:7] + [series("summer", 5, "series_final")])
-    assert j["rating"] == ["Свинтицкий", "Наталевич", "Антипов", "Борейко", "Мудрый",
-                           "Королёва", "Стишенок", "Потапова", "Орлова"]
+    assert j["rating"] == [
+        "Свинтицкий",
+        "Наталевич",
+        "Антипов",
+        "Борейко",
+        "Мудрый",
+        "Королёва",
+        "Стишенок",
+        "Потапова",
+        "Орлова",
+    ]
 
 
 def test_autumn_rating_from_the_qualifying_results_4_2_3():
     # wins by score difference (Наталевич 6:2, Королёва 6:3, Стишенок 6:4, Мудрый 6:5), then
     # losses (Борейко 5:6 before Антипов 5:6: a tie goes to the earlier result), finalists out.
     j = state("2023", TEN, events_2023()[:15])
-    assert j["rating"] == ["Наталевич", "Королёва", "Стишенок", "Мудрый", "Борейко", "Антипов",
-                           "Потапова", "Орлова"]
+    assert j["rating"] == [
+        "Наталевич",
+        "Королёва",
+        "Стишенок",
+        "Мудрый",
+        "Борейко",
+        "Антипов",
+        "Потапова",
+        "Орлова",
+    ]
     assert j["order"] == ["Борейко", "Мудрый", "Стишенок", "Королёва", "Наталевич"]
 
 
@@ -158,8 +248,9 @@ def test_autumn_named_otherwise_is_refused_4_2_3():
 
 
 def test_a_finalist_named_for_summer_is_refused_4_7_2():
-    events = events_2023()[:7] + [series("summer", 5, "series_final",
-                                        ["Буян", "Наталевич", "Антипов", "Борейко", "Мудрый"])]
+    events = events_2023()[:7] + [
+        series("summer", 5, "series_final", ["Буян", "Наталевич", "Антипов", "Борейко", "Мудрый"])
+    ]
     assert refusal("2023", TEN, events)[:2] == (7, f"{R23} §4.7.2")
 
 
@@ -176,8 +267,11 @@ def test_win_better_than_all_earlier_goes_first_4_5_1():
 
 
 def test_win_not_better_goes_to_its_place_by_score_difference_4_5_2():
-    j = state("2023", SPRING, _spring(q("Королёва", "6:1"), q("Потапова", "6:2"),
-                                      q("Стишенок", "6:4"), q("Буян", "6:3")))
+    j = state(
+        "2023",
+        SPRING,
+        _spring(q("Королёва", "6:1"), q("Потапова", "6:2"), q("Стишенок", "6:4"), q("Буян", "6:3")),
+    )
     assert j["rating"] == ["Королёва", "Потапова", "Буян", "Стишенок", "Орлова"]
     assert j["series_best"] == {"team": "Королёва", "score": "6:1"}
 
@@ -185,13 +279,18 @@ def test_win_not_better_goes_to_its_place_by_score_difference_4_5_2():
 def test_equal_scores_later_team_higher_4_5_3():
     j = state("2023", SPRING, _spring(q("Королёва", "6:2"), q("Потапова", "6:2")))
     assert j["rating"] == ["Потапова", "Королёва", "Орлова", "Буян", "Стишенок"]
-    assert replay_season(doc("2023", SPRING, _spring(q("Королёва", "6:2"), q(
-        "Потапова", "6:2")))).history[-1].rule == f"{R23} §4.5.3"
+    assert (
+        replay_season(doc("2023", SPRING, _spring(q("Королёва", "6:2"), q("Потапова", "6:2"))))
+        .history[-1]
+        .rule
+        == f"{R23} §4.5.3"
+    )
 
 
 def test_loss_goes_last_4_5_5():
-    j = state("2023", SPRING, _spring(q("Королёва", "6:2"), q("Потапова", "5:6"),
-                                      q("Стишенок", "0:6")))
+    j = state(
+        "2023", SPRING, _spring(q("Королёва", "6:2"), q("Потапова", "5:6"), q("Стишенок", "0:6"))
+    )
     assert j["rating"] == ["Королёва", "Орлова", "Буян", "Потапова", "Стишенок"]
     assert j["next"] == {"kind": "qualifying", "team": "Буян"}
 
@@ -234,9 +333,14 @@ def test_decisive_round_refused_3_6(games, event):
 
 
 def test_no_decisive_round_in_a_series_final_3_6():
-    events = _spring(q("Королёва", "6:1"), q("Потапова", "1:6"), q("Стишенок", "1:6"),
-                     q("Буян", "1:6"), q("Орлова", "1:6"), game("series_final", "Королёва",
-                                                                "6:0", True))
+    events = _spring(
+        q("Королёва", "6:1"),
+        q("Потапова", "1:6"),
+        q("Стишенок", "1:6"),
+        q("Буян", "1:6"),
+        q("Орлова", "1:6"),
+        game("series_final", "Королёва", "6:0", True),
+    )
     assert refusal("2023", SPRING, events)[:2] == (6, f"{R23} §3.6")
 
 
@@ -255,10 +359,21 @@ def test_four_game_series_order_4_8():
 
 
 def test_withdrawal_moves_to_the_bottom_and_the_next_team_plays_4_8_1():
-    j = state("2023", TEN, events_2023()[:14] + [series("autumn", 5, "series_final"),
-                                                withdraw("Королёва")])
-    assert j["rating"] == ["Наталевич", "Стишенок", "Мудрый", "Борейко", "Антипов", "Потапова",
-                           "Орлова", "Королёва"]
+    j = state(
+        "2023",
+        TEN,
+        events_2023()[:14] + [series("autumn", 5, "series_final"), withdraw("Королёва")],
+    )
+    assert j["rating"] == [
+        "Наталевич",
+        "Стишенок",
+        "Мудрый",
+        "Борейко",
+        "Антипов",
+        "Потапова",
+        "Орлова",
+        "Королёва",
+    ]
     assert j["order"] == ["Антипов", "Борейко", "Мудрый", "Стишенок", "Наталевич"]
 
 
@@ -276,8 +391,13 @@ def test_withdrawal_that_leaves_too_few_teams_is_refused_4_8():
 
 
 def _all_lose_spring() -> list[dict]:
-    return _spring(q("Королёва", "0:6"), q("Потапова", "1:6"), q("Стишенок", "2:6"),
-                   q("Буян", "3:6"), q("Орлова", "4:6"))
+    return _spring(
+        q("Королёва", "0:6"),
+        q("Потапова", "1:6"),
+        q("Стишенок", "2:6"),
+        q("Буян", "3:6"),
+        q("Орлова", "4:6"),
+    )
 
 
 def test_first_place_after_five_losses_plays_the_final_4_7_1():
@@ -296,8 +416,10 @@ def test_second_lost_game_puts_a_team_out_even_in_a_final_4_4():
 
 
 def test_a_team_out_of_the_season_is_refused_4_4():
-    events = _all_lose_spring() + [final("Королёва", "5:6"),
-                                   series("summer", 5, "series_final", SPRING)]
+    events = _all_lose_spring() + [
+        final("Королёва", "5:6"),
+        series("summer", 5, "series_final", SPRING),
+    ]
     event, rule, message = refusal("2023", SPRING, events)
     assert (event, rule) == (7, f"{R23} §4.4")
     assert message == "«Королёва» lost its second game of the season and is out"
@@ -340,15 +462,28 @@ def _season_t8(reserves: int = 1) -> list[dict]:
     """Spring: all lose, E (first) wins the final. Summer: B, A lose their second game (out);
     H, G, F win 6:1; F wins the final. Autumn (4 games + special): C, D out; H, G win 6:2;
     the special game by E. Then ``reserves`` reserve teams enter."""
-    events = [series("spring", 5, "series_final", ["A", "B", "C", "D", "E"]),
-              q("E", "0:6"), q("D", "0:6"), q("C", "0:6"), q("B", "0:6"), q("A", "0:6"),
-              final("E", "6:0"),
-              series("summer", 5, "series_final", ["F", "G", "H", "A", "B"]),
-              q("B", "1:6"), q("A", "1:6"), q("H", "6:1"), q("G", "6:1"), q("F", "6:1"),
-              final("F", "6:3"),
-              series("autumn", 4, "special"),
-              q("C", "2:6"), q("D", "2:6"), q("G", "6:2"), q("H", "6:2"),
-              game("special", "E", "6:3")]
+    events = [
+        series("spring", 5, "series_final", ["A", "B", "C", "D", "E"]),
+        q("E", "0:6"),
+        q("D", "0:6"),
+        q("C", "0:6"),
+        q("B", "0:6"),
+        q("A", "0:6"),
+        final("E", "6:0"),
+        series("summer", 5, "series_final", ["F", "G", "H", "A", "B"]),
+        q("B", "1:6"),
+        q("A", "1:6"),
+        q("H", "6:1"),
+        q("G", "6:1"),
+        q("F", "6:1"),
+        final("F", "6:3"),
+        series("autumn", 4, "special"),
+        q("C", "2:6"),
+        q("D", "2:6"),
+        q("G", "6:2"),
+        q("H", "6:2"),
+        game("special", "E", "6:3"),
+    ]
     return events + [enter(f"R{i}", "reserve") for i in range(1, reserves + 1)]
 
 
@@ -361,8 +496,13 @@ def test_autumn_rating_and_the_special_game_4_6():
     assert j["next"] is None and j["series_best"] is None  # a person picks the special team
     j = state("2023", T8, _season_t8()[:20])
     assert j["rating"] == ["H", "G"]  # the special game moves nobody
-    assert j["history"][-1] == {"event": 19, "team": "E", "kind": "special", "score": "6:3",
-                                "rating_after": ["H", "G"]}
+    assert j["history"][-1] == {
+        "event": 19,
+        "team": "E",
+        "kind": "special",
+        "score": "6:3",
+        "rating_after": ["H", "G"],
+    }
 
 
 def test_special_game_by_a_team_in_the_rating_is_refused_4_6():
@@ -482,26 +622,67 @@ def test_step_by_step_check_game_and_context():
         (lambda d: d.update(events={}), None, "events must be a list"),
         (lambda d: d["events"].append([]), 1, "an event is a JSON object"),
         (lambda d: d["events"].append({"type": "vote"}), 1, "unknown event type 'vote'"),
-        (lambda d: d["events"].append({"type": "series", "part": "year", "qualifying": 5,
-                                       "closing": "none"}), 1, "series.part must be"),
-        (lambda d: d["events"].append({"type": "series", "part": "summer",
-                                       "qualifying": True, "closing": "none"}), 1,
-         "series.qualifying must be of type int"),
-        (lambda d: d["events"].append({"type": "game", "kind": "friendly", "team": "Буян",
-                                       "score": "6:1"}), 1, "game.kind must be"),
-        (lambda d: d["events"].append({"type": "game", "kind": "qualifying", "team": "Буян",
-                                       "score": "6-1"}), 1, 'score must be "E:V"'),
-        (lambda d: d["events"].append({"type": "game", "kind": "qualifying", "team": "Буян",
-                                       "score": "6:1", "rounds_lost": -1}), 1,
-         "game.rounds_lost must be 0 or more"),
-        (lambda d: d["events"].append({"type": "rematch", "team": "Буян"}), 1,
-         "rematch needs the field 'granted'"),
-        (lambda d: d["events"].append({"type": "enter", "team": "Новые", "as": "guest"}), 1,
-         "enter.as must be one of reserve, sponsor"),
-        (lambda d: d["events"].append({"type": "enter", "team": "Буян", "as": "reserve"}), 1,
-         "team «Буян» is already in the season"),
-        (lambda d: d["events"].append({"type": "withdraw", "team": "Никто"}), 1,
-         "unknown team «Никто»"),
+        (
+            lambda d: d["events"].append(
+                {"type": "series", "part": "year", "qualifying": 5, "closing": "none"}
+            ),
+            1,
+            "series.part must be",
+        ),
+        (
+            lambda d: d["events"].append(
+                {"type": "series", "part": "summer", "qualifying": True, "closing": "none"}
+            ),
+            1,
+            "series.qualifying must be of type int",
+        ),
+        (
+            lambda d: d["events"].append(
+                {"type": "game", "kind": "friendly", "team": "Буян", "score": "6:1"}
+            ),
+            1,
+            "game.kind must be",
+        ),
+        (
+            lambda d: d["events"].append(
+                {"type": "game", "kind": "qualifying", "team": "Буян", "score": "6-1"}
+            ),
+            1,
+            'score must be "E:V"',
+        ),
+        (
+            lambda d: d["events"].append(
+                {
+                    "type": "game",
+                    "kind": "qualifying",
+                    "team": "Буян",
+                    "score": "6:1",
+                    "rounds_lost": -1,
+                }
+            ),
+            1,
+            "game.rounds_lost must be 0 or more",
+        ),
+        (
+            lambda d: d["events"].append({"type": "rematch", "team": "Буян"}),
+            1,
+            "rematch needs the field 'granted'",
+        ),
+        (
+            lambda d: d["events"].append({"type": "enter", "team": "Новые", "as": "guest"}),
+            1,
+            "enter.as must be one of reserve, sponsor",
+        ),
+        (
+            lambda d: d["events"].append({"type": "enter", "team": "Буян", "as": "reserve"}),
+            1,
+            "team «Буян» is already in the season",
+        ),
+        (
+            lambda d: d["events"].append({"type": "withdraw", "team": "Никто"}),
+            1,
+            "unknown team «Никто»",
+        ),
     ],
 )
 def test_malformed_documents_are_protocol_errors(change, event, start):

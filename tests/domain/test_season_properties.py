@@ -26,8 +26,7 @@ from webapp.domain.season import (
 pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d+(\.\d+)*$")
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 class Draw:
@@ -85,25 +84,27 @@ def _try(season: Season, events: list[dict], event: dict) -> bool:
 
 def _random_event(data: Draw, teams: list[str]) -> dict[str, Any]:
     """Any well-formed event, legal or not."""
-    kind = data.pick(["series", "game", "withdraw", "rematch",
-                                      "decline_winter", "enter"])
+    kind = data.pick(["series", "game", "withdraw", "rematch", "decline_winter", "enter"])
     team = data.pick([*teams, "Новая"])
     if kind == "series":
-        return {"type": "series", "part": data.pick(PARTS),
-                "qualifying": data.integer(1, 6),
-                "closing": data.pick(["series_final", "special", "year_final",
-                                                      "none"])}
+        return {
+            "type": "series",
+            "part": data.pick(PARTS),
+            "qualifying": data.integer(1, 6),
+            "closing": data.pick(["series_final", "special", "year_final", "none"]),
+        }
     if kind == "game":
-        return {"type": "game", "team": team,
-                "kind": data.pick(["qualifying", "series_final", "special",
-                                                   "year_final", "rematch"]),
-                "score": f"{data.integer(0, 6)}:{data.integer(0, 6)}",
-                "decisive_round": data.boolean()}
+        return {
+            "type": "game",
+            "team": team,
+            "kind": data.pick(["qualifying", "series_final", "special", "year_final", "rematch"]),
+            "score": f"{data.integer(0, 6)}:{data.integer(0, 6)}",
+            "decisive_round": data.boolean(),
+        }
     if kind == "rematch":
         return {"type": "rematch", "team": team, "granted": data.boolean()}
     if kind == "enter":
-        return {"type": "enter", "team": team,
-                "as": data.pick(["reserve", "sponsor"])}
+        return {"type": "enter", "team": team, "as": data.pick(["reserve", "sponsor"])}
     return {"type": kind, "team": team}
 
 
@@ -118,17 +119,23 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         part = PARTS[len(season.parts)]
         if part == "winter" and data.boolean():
             name = f"{'R' if r23 else 'S'}{len(events)}"
-            _try(season, events, {"type": "enter", "team": name,
-                                  "as": "reserve" if r23 else "sponsor"})
-        shapes = (SERIES_SHAPES_2023[part] if r23
-                  else ((3, "series_final"), (4, "none"), (3, "none")))
+            _try(
+                season,
+                events,
+                {"type": "enter", "team": name, "as": "reserve" if r23 else "sponsor"},
+            )
+        shapes = (
+            SERIES_SHAPES_2023[part] if r23 else ((3, "series_final"), (4, "none"), (3, "none"))
+        )
         shapes = data.shuffled(shapes)
         for qualifying, closing in shapes:
-            if _try(season, events, {"type": "series", "part": part,
-                                     "qualifying": qualifying, "closing": closing}):
+            if _try(
+                season,
+                events,
+                {"type": "series", "part": part, "qualifying": qualifying, "closing": closing},
+            ):
                 if data.integer(0, 3) == 0 and season.rating:
-                    _try(season, events, {"type": "withdraw",
-                                          "team": data.pick(season.rating)})
+                    _try(season, events, {"type": "withdraw", "team": data.pick(season.rating)})
                 return True
         return False
     won = data.boolean()
@@ -136,8 +143,13 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         if r23:
             assert state.next is not None
             decisive = data.integer(0, 4) == 0
-            event = {"type": "game", "kind": "qualifying", "team": state.next.team,
-                     "score": _score(data, won, decisive), "decisive_round": decisive}
+            event = {
+                "type": "game",
+                "kind": "qualifying",
+                "team": state.next.team,
+                "score": _score(data, won, decisive),
+                "decisive_round": decisive,
+            }
             if _try(season, events, event):
                 return True
             event["decisive_round"] = False
@@ -146,27 +158,46 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         candidates = data.shuffled(list(season.rating))
         for team in candidates:
             for kind in ("qualifying", "rematch"):
-                if _try(season, events, {"type": "game", "kind": kind, "team": team,
-                                         "score": _score(data, won, False)}):
+                if _try(
+                    season,
+                    events,
+                    {"type": "game", "kind": kind, "team": team, "score": _score(data, won, False)},
+                ):
                     return True
         return False
     if phase == "special":
-        outside = [t for t in season.teams
-                   if t not in season.rating and not any(o.team == t for o in season.out)]
+        outside = [
+            t
+            for t in season.teams
+            if t not in season.rating and not any(o.team == t for o in season.out)
+        ]
         if not outside:
             return False
-        return _try(season, events, {"type": "game", "kind": "special",
-                                     "team": data.pick(outside),
-                                     "score": _score(data, won, False)})
+        return _try(
+            season,
+            events,
+            {
+                "type": "game",
+                "kind": "special",
+                "team": data.pick(outside),
+                "score": _score(data, won, False),
+            },
+        )
     if state.next is None:
         return False
-    accepted = _try(season, events, {"type": "game", "kind": phase, "team": state.next.team,
-                                     "score": _score(data, won, False)})
+    accepted = _try(
+        season,
+        events,
+        {"type": "game", "kind": phase, "team": state.next.team, "score": _score(data, won, False)},
+    )
     if accepted and phase == "series_final" and not r23:
         after = data.integer(0, 3)
         if after == 1:
-            _try(season, events, {"type": "rematch", "team": state.next.team,
-                                  "granted": data.boolean()})
+            _try(
+                season,
+                events,
+                {"type": "rematch", "team": state.next.team, "granted": data.boolean()},
+            )
         elif after == 2:
             _try(season, events, {"type": "decline_winter", "team": state.next.team})
     return accepted
@@ -202,10 +233,14 @@ def _check_invariants(teams: list[str], events: list[dict], season: Season) -> N
     # within a series a qualifying game only reorders the rating (minus a team put out)
     previous = None
     for move in state.history:
-        if previous is not None and move.kind in ("qualifying", "rematch") and (
-                previous.kind in ("qualifying", "rematch")):
-            expected = set(previous.rating_after) - {move.team if move.team in out
-                                                     and out[move.team] == move.event else ""}
+        if (
+            previous is not None
+            and move.kind in ("qualifying", "rematch")
+            and (previous.kind in ("qualifying", "rematch"))
+        ):
+            expected = set(previous.rating_after) - {
+                move.team if move.team in out and out[move.team] == move.event else ""
+            }
             assert set(move.rating_after) == expected
         previous = move
     for result in state.results:

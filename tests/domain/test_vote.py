@@ -26,15 +26,31 @@ def test_fold_case_spaces_and_yo():
     assert fold("Алёна Повышева") == fold("алена повышева")
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("3", 3), (" 3. ", 3), ("№4", 4), ("#1", 1),
-    ("0", None), ("5", None), ("12", None),
-    ("Ровшан Аскеров", 3), ("  ровшан   аскёров ", 3), ("АСКЕРОВ", 3), ("Ровшан", 3),
-    ("Алена", 4), ("повышёва", 4),
-    ("Друзь", None),          # fits two candidates: ambiguous, invalid
-    ("Инна Друзь", 2), ("александр", 1),
-    ("", None), ("   ", None), ("Вассерман", None), ("3 Аскеров", None),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("3", 3),
+        (" 3. ", 3),
+        ("№4", 4),
+        ("#1", 1),
+        ("0", None),
+        ("5", None),
+        ("12", None),
+        ("Ровшан Аскеров", 3),
+        ("  ровшан   аскёров ", 3),
+        ("АСКЕРОВ", 3),
+        ("Ровшан", 3),
+        ("Алена", 4),
+        ("повышёва", 4),
+        ("Друзь", None),  # fits two candidates: ambiguous, invalid
+        ("Инна Друзь", 2),
+        ("александр", 1),
+        ("", None),
+        ("   ", None),
+        ("Вассерман", None),
+        ("3 Аскеров", None),
+    ],
+)
 def test_match_candidate(text, expected):
     assert match_candidate(text, C) == expected
 
@@ -50,12 +66,13 @@ def test_candidate_names_numbered_in_order_and_distinct():
 def test_classify_order_of_rules():
     assert classify(is_open=False, before_open=False, candidate=1, already_counted=False) == "late"
     assert classify(is_open=True, before_open=True, candidate=1, already_counted=False) == "late"
-    assert classify(is_open=True, before_open=False, candidate=None,
-                    already_counted=True) == "invalid"
-    assert classify(is_open=True, before_open=False, candidate=2,
-                    already_counted=True) == "repeat"
-    assert classify(is_open=True, before_open=False, candidate=2,
-                    already_counted=False) == "counted"
+    assert (
+        classify(is_open=True, before_open=False, candidate=None, already_counted=True) == "invalid"
+    )
+    assert classify(is_open=True, before_open=False, candidate=2, already_counted=True) == "repeat"
+    assert (
+        classify(is_open=True, before_open=False, candidate=2, already_counted=False) == "counted"
+    )
 
 
 T0 = datetime(2009, 3, 1, 20, 0, tzinfo=UTC)
@@ -63,29 +80,42 @@ T0 = datetime(2009, 3, 1, 20, 0, tzinfo=UTC)
 
 def m(mid, msisdn, text, minutes=1, received=None):
     at = T0 + timedelta(minutes=minutes)
-    return {"message_id": mid, "msisdn": msisdn, "text": text, "arrived_at": at,
-            "received_at": received or at}
+    return {
+        "message_id": mid,
+        "msisdn": msisdn,
+        "text": text,
+        "arrived_at": at,
+        "received_at": received or at,
+    }
 
 
 def test_tally_every_rule_exact():
     msgs = [
-        m("a1", "A", "3"),                 # counted for 3
-        m("a2", "A", "1"),                 # repeat
-        m("a1", "A", "1"),                 # resent: ignored
-        m("b1", "B", "Друзь"),             # invalid (two Друзь)
-        m("b2", "B", "инна друзь"),        # counted for 2: invalid did not use the vote
-        m("c1", "C", "9"),                 # invalid (no candidate 9)
-        m("d1", "D", "1", minutes=-1),     # arrived before opening: late
+        m("a1", "A", "3"),  # counted for 3
+        m("a2", "A", "1"),  # repeat
+        m("a1", "A", "1"),  # resent: ignored
+        m("b1", "B", "Друзь"),  # invalid (two Друзь)
+        m("b2", "B", "инна друзь"),  # counted for 2: invalid did not use the vote
+        m("c1", "C", "9"),  # invalid (no candidate 9)
+        m("d1", "D", "1", minutes=-1),  # arrived before opening: late
         m("e1", "E", "1", received=T0 - timedelta(seconds=1)),  # sent before opening: late
-        m("f1", "F", "1", minutes=11),     # after closing: late
-        m("g1", "G", "Аскёров"),           # counted for 3
+        m("f1", "F", "1", minutes=11),  # after closing: late
+        m("g1", "G", "Аскёров"),  # counted for 3
     ]
     t = tally(C, msgs, opened_at=T0, closed_at=T0 + timedelta(minutes=10))
     assert t.votes == {3: 2, 2: 1}
     assert (t.counted, t.repeats, t.invalid, t.late) == (3, 1, 2, 3)
-    assert t.answers == {"a1": "counted", "a2": "repeat", "b1": "invalid", "b2": "counted",
-                         "c1": "invalid", "d1": "late", "e1": "late", "f1": "late",
-                         "g1": "counted"}
+    assert t.answers == {
+        "a1": "counted",
+        "a2": "repeat",
+        "b1": "invalid",
+        "b2": "counted",
+        "c1": "invalid",
+        "d1": "late",
+        "e1": "late",
+        "f1": "late",
+        "g1": "counted",
+    }
     assert t.as_json()["candidates"][2] == {"n": 3, "name": "Ровшан Аскеров", "votes": 2}
     assert winner(t.votes) == 3
 
@@ -102,16 +132,23 @@ def test_award_choice_winner_or_representative_with_reason():
         award_choice(C, 3, "Инна Друзь", "  ")
     assert award_choice(C, 3, "Инна Друзь", "решение спонсора") == ("Инна Друзь", True)
     with pytest.raises(VoteRuleError, match="основание"):
-        award_choice(C, None, "Инна Друзь", "")      # a tie: the representative decides
+        award_choice(C, None, "Инна Друзь", "")  # a tie: the representative decides
     with pytest.raises(VoteRuleError, match="не среди кандидатов"):
         award_choice(C, 3, "Вассерман", "x")
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("+7 (916) 123-45-67", "79161234567"), ("8 916 123 45 67", "79161234567"),
-    ("79161234567", "79161234567"), ("+375 29 1234567", "375291234567"),
-    ("12", None), ("", None), ("1234567890123456", None),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("+7 (916) 123-45-67", "79161234567"),
+        ("8 916 123 45 67", "79161234567"),
+        ("79161234567", "79161234567"),
+        ("+375 29 1234567", "375291234567"),
+        ("12", None),
+        ("", None),
+        ("1234567890123456", None),
+    ],
+)
 def test_normalise_msisdn(raw, expected):
     assert normalise_msisdn(raw) == expected
 
@@ -120,8 +157,10 @@ def test_log_digest_is_sha256_of_lines():
     import hashlib
 
     line = log_line(1, "a1", "h", "Друзь", None, "2009-03-01T20:00:00+00:00", "invalid", None)
-    assert line == ('{"arrived_at":"2009-03-01T20:00:00+00:00","candidate":null,'
-                    '"message_id":"a1","msisdn":"h","received_at":null,"result":"invalid",'
-                    '"seq":1,"text":"Друзь"}')
+    assert line == (
+        '{"arrived_at":"2009-03-01T20:00:00+00:00","candidate":null,'
+        '"message_id":"a1","msisdn":"h","received_at":null,"result":"invalid",'
+        '"seq":1,"text":"Друзь"}'
+    )
     assert log_digest([line]) == hashlib.sha256((line + "\n").encode()).hexdigest()
     assert log_digest([]) == hashlib.sha256(b"").hexdigest()

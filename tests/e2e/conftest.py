@@ -17,9 +17,16 @@ from dataclasses import dataclass
 
 import pytest
 
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _missing(message: str):
@@ -105,8 +112,9 @@ def page(browser):
 @pytest.fixture
 def phone_page(browser):
     """A phone-sized page (390×844, touch) as most viewers use."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                  has_touch=True, locale="be-BY")
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="be-BY"
+    )
     page = context.new_page()
     page.set_default_timeout(15000)
     yield page

@@ -18,8 +18,9 @@ def game_id(live_server):
 
     with live_server.app.app_context():
         h.approved_questions(20)
-        g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
-                   status="draft")
+        g = h.game(
+            h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft"
+        )
         assign_envelopes(g)
         lock_table(g, None)
         gid = g.id
@@ -33,8 +34,9 @@ def buttons(page) -> list[str]:
 
 def press(page, label: str, *, early: bool = False, sector: int | None = None) -> None:
     """Press the big button ``label`` (in the form holding it) and wait for the re-render."""
-    form = page.locator("#console-actions form", has=page.get_by_role("button", name=label,
-                                                                       exact=True))
+    form = page.locator(
+        "#console-actions form", has=page.get_by_role("button", name=label, exact=True)
+    )
     if sector is not None:
         form.locator("input[name=sector]").fill(str(sector))
     if early:
@@ -82,8 +84,7 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     }""")
     assert refused[0] == 409
     assert refused[1]["rule"] == "000_90d7c8192601ed3a.txt §3.7"
-    assert refused[1]["text"] == ("Помощь клуба — один раз за игру. "
-                                  "(п. 3.7 Правил сезона 2023 г.)")
+    assert refused[1]["text"] == ("Помощь клуба — один раз за игру. (п. 3.7 Правил сезона 2023 г.)")
     press(page, "Верно")
     assert score(page) == "2:1"
 
@@ -124,8 +125,9 @@ def game_2009(live_server):
 
     with live_server.app.app_context():
         h.approved_questions(20)
-        g = h.game(h.season("2009"), table={"blitz": None, "superblitz": 5, "sector13": 13},
-                   status="draft")
+        g = h.game(
+            h.season("2009"), table={"blitz": None, "superblitz": 5, "sector13": 13}, status="draft"
+        )
         assign_envelopes(g)
         lock_table(g, None)
         # the game begins (its first console event), then the live question comes in:

@@ -52,8 +52,10 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.select_option("#event-part", "summer")
     page.fill("#event-qualifying", "5")
     page.get_by_role("button", name="Записать событие").click()
-    assert ("Событие не принято: эта игра или серия сейчас не по порядку сезона "
-            "(000_90d7c8192601ed3a.txt §4.1)") in page.inner_text("main")
+    assert (
+        "Событие не принято: эта игра или серия сейчас не по порядку сезона "
+        "(000_90d7c8192601ed3a.txt §4.1)"
+    ) in page.inner_text("main")
     # the new game form proposes the next game: kind and team from the season
     assert page.locator("#game-kind").input_value() == "qualifying"
     assert page.locator("#game-team_id option:checked").inner_text() == "Королёва"

@@ -19,8 +19,9 @@ def game_id(live_server):
 
     with live_server.app.app_context():
         h.approved_questions(26)
-        g = h.game(h.season(), table={"blitz": None, "superblitz": None, "sector13": None},
-                   status="draft")
+        g = h.game(
+            h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"
+        )
         assign_envelopes(g)
         set_topic(g.envelopes[1].questions[0].question.id, "history", None)
         gid = g.id
@@ -50,8 +51,9 @@ def test_editor_drags_a_question_onto_another_slot(live_server, page, game_id):
     assert slot_question(live_server, game_id, 3) == first
     assert f"№{second}:" in page.locator('.slot[data-sector="1"][data-slot="1"]').inner_text()
     # the topic list under sector 3's question: the same topic as sector 2 → a warning
-    form = page.locator("form.topic", has=page.locator(
-        f'input[name="topic-question_id"][value="{first}"]'))
+    form = page.locator(
+        "form.topic", has=page.locator(f'input[name="topic-question_id"][value="{first}"]')
+    )
     form.locator("select").select_option("history")
     form.get_by_role("button", name="Сохранить").click()
     page.wait_for_load_state()

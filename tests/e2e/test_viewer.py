@@ -62,12 +62,20 @@ def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     page.check("#consent")
     page.check("#age_confirmed")
     page.locator("details", has=page.locator("#handout_image")).locator("summary").click()
-    page.set_input_files("#handout_image", files=[{
-        "name": "map.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 12_000_000}])
+    page.set_input_files(
+        "#handout_image",
+        files=[
+            {"name": "map.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 12_000_000}
+        ],
+    )
     assert page.locator("#handout_image-size").inner_text() == "Выява большая за 5 МБ."
     assert page.evaluate("document.getElementById('handout_image').files.length") == 0
-    page.set_input_files("#handout_image", files=[{
-        "name": "small.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 1000}])
+    page.set_input_files(
+        "#handout_image",
+        files=[
+            {"name": "small.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 1000}
+        ],
+    )
     assert page.locator("#handout_image-size").count() == 0  # a fitting file clears it
     page.set_input_files("#handout_image", files=[])
     page.click("button[type=submit]")

@@ -16,8 +16,14 @@ pytest.importorskip("tests.e2e.conftest")
 from playwright.sync_api import expect  # noqa: E402
 
 SECRET = "e2e-gateway-secret"
-EXPERTS = ["Александр Друзь", "Инна Друзь", "Ровшан Аскеров", "Алёна Повышева",
-           "Максим Поташёв", "Елизавета Овдеенко"]
+EXPERTS = [
+    "Александр Друзь",
+    "Инна Друзь",
+    "Ровшан Аскеров",
+    "Алёна Повышева",
+    "Максим Поташёв",
+    "Елизавета Овдеенко",
+]
 
 
 @pytest.fixture
@@ -36,11 +42,23 @@ def game_id(live_server):
 
 
 def sms(url: str, message_id: str, msisdn: str, text: str) -> str:
-    body = json.dumps({"message_id": message_id, "msisdn": msisdn, "text": text,
-                       "received_at": datetime.now(UTC).isoformat()}).encode()
-    req = urllib.request.Request(f"{url}/api/v1/votes/sms", data=body, method="POST", headers={
-        "Content-Type": "application/json",
-        "X-Sova-Signature": hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()})
+    body = json.dumps(
+        {
+            "message_id": message_id,
+            "msisdn": msisdn,
+            "text": text,
+            "received_at": datetime.now(UTC).isoformat(),
+        }
+    ).encode()
+    req = urllib.request.Request(
+        f"{url}/api/v1/votes/sms",
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "X-Sova-Signature": hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest(),
+        },
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read())["result"]
 
@@ -71,11 +89,11 @@ def test_live_tally_on_console_and_producer_page(live_server, browser, page, gam
     assert sms(url, "m3", "+79160000002", "1") == "repeat"
     assert sms(url, "m4", "+79160000003", "Друзь") == "invalid"
     for p in (page, producer):
-        expect(cell(p, 3)).to_have_text("2", timeout=5000)   # polled every second
+        expect(cell(p, 3)).to_have_text("2", timeout=5000)  # polled every second
         assert p.locator("#vote-counted").inner_text() == "2"
         assert p.locator("#vote-repeats").inner_text() == "1"
         assert p.locator("#vote-invalid").inner_text() == "1"
-        assert p.evaluate("window.__noReload") == 1          # no reload happened
+        assert p.evaluate("window.__noReload") == 1  # no reload happened
     assert sms(url, "m5", "+79160000004", "Инна Друзь") == "counted"
     expect(cell(producer, 2)).to_have_text("1", timeout=5000)
 
@@ -83,8 +101,7 @@ def test_live_tally_on_console_and_producer_page(live_server, browser, page, gam
     page.get_by_role("button", name="Закрыть голосование").click()
     page.wait_for_load_state("load")
     assert page.locator("#vote-status").inner_text() == "Голосование закрыто."
-    expect(producer.locator("#vote-status")).to_have_text("Голосование закрыто.",
-                                                          timeout=5000)
+    expect(producer.locator("#vote-status")).to_have_text("Голосование закрыто.", timeout=5000)
     assert producer.get_by_role("link", name="Итоги и приз").is_visible()
     assert sms(url, "m6", "+79160000005", "3") == "late"
     producer_ctx.close()

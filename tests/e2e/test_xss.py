@@ -13,12 +13,14 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
 
 MARK = "XSS-PROBE"
-PAYLOAD = (f"{MARK} <script>window.__xss='script'</script>"
-           "<img src=x onerror=\"window.__xss='img'\">"
-           "<svg onload=\"window.__xss='svg'\"></svg>"
-           "\"><iframe srcdoc=\"<script>parent.__xss='iframe'</script>\"></iframe>"
-           "<a href=\"javascript:window.__xss='href'\" id=xss-link>ссылка</a>"
-           "{{ 7*7 }} ${7*7} — что это?")
+PAYLOAD = (
+    f"{MARK} <script>window.__xss='script'</script>"
+    "<img src=x onerror=\"window.__xss='img'\">"
+    "<svg onload=\"window.__xss='svg'\"></svg>"
+    '"><iframe srcdoc="<script>parent.__xss=\'iframe\'</script>"></iframe>'
+    "<a href=\"javascript:window.__xss='href'\" id=xss-link>ссылка</a>"
+    "{{ 7*7 }} ${7*7} — что это?"
+)
 
 
 def _assert_inert(page, where: str, dialogs: list[str]) -> None:
@@ -48,11 +50,22 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     client = live_server.app.test_client()
-    resp = client.post("/api/v1/submissions", json={
-        "question": PAYLOAD, "answer": PAYLOAD, "comment": PAYLOAD,
-        "authors": [{"name": f"{MARK} <b onmouseover=\"window.__xss='name'\">Автор</b>",
-                     "city": "<script>window.__xss='city'</script>"}],
-        "email": "xss@example.org", "consent": True})
+    resp = client.post(
+        "/api/v1/submissions",
+        json={
+            "question": PAYLOAD,
+            "answer": PAYLOAD,
+            "comment": PAYLOAD,
+            "authors": [
+                {
+                    "name": f"{MARK} <b onmouseover=\"window.__xss='name'\">Автор</b>",
+                    "city": "<script>window.__xss='city'</script>",
+                }
+            ],
+            "email": "xss@example.org",
+            "consent": True,
+        },
+    )
     assert resp.status_code == 201, resp.get_json()
     body = resp.get_json()
     qid, token = body["id"], body["token"]
@@ -73,13 +86,15 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     # 3. the host console: every envelope question carries the payload
     with live_server.app.app_context():
         h.approved_questions(20)
-        game = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
-                      status="draft")
+        game = h.game(
+            h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft"
+        )
         assign_envelopes(game)
         lock_table(game, None)
         gid = game.id
-        ids = db.session.scalars(db.select(EnvelopeQuestion.question_id)
-                                 .where(EnvelopeQuestion.game_id == gid)).all()
+        ids = db.session.scalars(
+            db.select(EnvelopeQuestion.question_id).where(EnvelopeQuestion.game_id == gid)
+        ).all()
         for question in db.session.scalars(db.select(Question).where(Question.id.in_(ids))):
             question.text = PAYLOAD
             question.answer = PAYLOAD
@@ -88,8 +103,9 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{gid}/console")
     assert page.evaluate("() => window.__xss === undefined")
-    form = page.locator("#console-actions form",
-                        has=page.get_by_role("button", name="Волчок", exact=True))
+    form = page.locator(
+        "#console-actions form", has=page.get_by_role("button", name="Волчок", exact=True)
+    )
     form.locator("input[name=sector]").fill("1")
     with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
         form.get_by_role("button", name="Волчок", exact=True).click()

@@ -46,20 +46,30 @@ def __getattr__(name: str):
     from webapp.app import create_app
 
     timeout = int(os.environ.get("SOVA_FAULT_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT))
-    app = create_app({"SOVA_MAIL_LEASE_SECONDS": MAIL_LEASE,
-                      "CELERY": {"broker_transport_options": {
-        "visibility_timeout": timeout, "polling_interval": 0.2,
-        # kombu sweeps for expired unacked messages every interval × throttle seconds
-        # (10 × 10 by default) and a SIGKILLed worker may die holding the sweep's mutex
-        # (300 s by default): scale both to the short test timeout.
-        "unacked_restore_interval": 1, "unacked_restore_throttle": 1,
-        "unacked_mutex_expire": timeout}}})
+    app = create_app(
+        {
+            "SOVA_MAIL_LEASE_SECONDS": MAIL_LEASE,
+            "CELERY": {
+                "broker_transport_options": {
+                    "visibility_timeout": timeout,
+                    "polling_interval": 0.2,
+                    # kombu sweeps for expired unacked messages every interval × throttle seconds
+                    # (10 × 10 by default) and a SIGKILLed worker may die holding the sweep's mutex
+                    # (300 s by default): scale both to the short test timeout.
+                    "unacked_restore_interval": 1,
+                    "unacked_restore_throttle": 1,
+                    "unacked_mutex_expire": timeout,
+                }
+            },
+        }
+    )
     import workers.tasks  # noqa: F401  (registers every task)
 
     return app.extensions["celery"]
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 def wait_for(predicate, timeout: float = 60, what: str = "condition", every: float = 0.2):
     deadline = time.monotonic() + timeout
@@ -95,9 +105,22 @@ class PrivateRedis:
 
         assert port_free(self.port), f"port {self.port} is taken"
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.tmp)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.tmp),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         client = redis.Redis.from_url(self.url)
 
         def up():
@@ -140,11 +163,28 @@ class Workers:
         n = len(self.procs)
         env = dict(self.env, SOVA_FAULT_VISIBILITY_TIMEOUT=str(visibility_timeout))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "tests.integration.test_faults:worker_celery",
-             "worker", "--pool=prefork", f"--concurrency={concurrency}", "--loglevel=INFO",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"fault{n}@%h"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-            stderr=self._log(self.tmp / f"worker{n}.log"), start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "tests.integration.test_faults:worker_celery",
+                "worker",
+                "--pool=prefork",
+                f"--concurrency={concurrency}",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"fault{n}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log(self.tmp / f"worker{n}.log"),
+            start_new_session=True,
+        )
         self.procs.append(proc)
         return proc
 
@@ -181,12 +221,22 @@ def faults(pg_url, private_redis, tmp_path):
     from webapp.app import create_app
     from webapp.extensions import db
 
-    env = dict(os.environ, SOVA_DATABASE_URL=pg_url, SOVA_BROKER_URL=private_redis.url,
-               SOVA_REDIS_URL=private_redis.url, SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
-               SOVA_RATELIMIT_ENABLED="0")
-    app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")}
-                     | {"TESTING": True, "WTF_CSRF_ENABLED": False, "CELERY": {
-                         "broker_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT}}})
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=pg_url,
+        SOVA_BROKER_URL=private_redis.url,
+        SOVA_REDIS_URL=private_redis.url,
+        SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
+        SOVA_RATELIMIT_ENABLED="0",
+    )
+    app = create_app(
+        {k: v for k, v in env.items() if k.startswith("SOVA_")}
+        | {
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "CELERY": {"broker_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT}},
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     workers = Workers(env, tmp_path)
@@ -200,9 +250,13 @@ def faults(pg_url, private_redis, tmp_path):
 
 
 def fault_submission(i: int) -> dict:
-    return {"question": f"Вопрос отказоустойчивости номер {i}: что выдержит падение брокера?",
-            "answer": f"Ответ {i}", "authors": [{"name": f"Автор {i}", "city": "Минск"}],
-            "email": f"viewer{i}@example.org", "consent": True}
+    return {
+        "question": f"Вопрос отказоустойчивости номер {i}: что выдержит падение брокера?",
+        "answer": f"Ответ {i}",
+        "authors": [{"name": f"Автор {i}", "city": "Минск"}],
+        "email": f"viewer{i}@example.org",
+        "consent": True,
+    }
 
 
 def submit_fault(client, i: int):
@@ -221,7 +275,8 @@ def report_counts(app, ids: list[int]) -> dict[int, int]:
         rows = db.session.execute(
             sa.select(ModerationReport.question_id, sa.func.count())
             .where(ModerationReport.question_id.in_(ids))
-            .group_by(ModerationReport.question_id)).all()
+            .group_by(ModerationReport.question_id)
+        ).all()
         db.session.remove()
     counts = {i: 0 for i in ids}
     counts.update({qid: n for qid, n in rows})
@@ -233,14 +288,20 @@ def in_review_changes(app, qid: int) -> int:
     from webapp.submissions.models import QuestionStatusChange
 
     with app.app_context():
-        n = db.session.scalar(db.select(db.func.count()).select_from(QuestionStatusChange)
-                              .where(QuestionStatusChange.question_id == qid,
-                                     QuestionStatusChange.to_status == "in_review"))
+        n = db.session.scalar(
+            db.select(db.func.count())
+            .select_from(QuestionStatusChange)
+            .where(
+                QuestionStatusChange.question_id == qid,
+                QuestionStatusChange.to_status == "in_review",
+            )
+        )
         db.session.remove()
     return n
 
 
 # --- worker faults -------------------------------------------------------------------------
+
 
 def _blocked_precheck(app, workers, redis_server, worker_args):
     """Submit one question while the pre-check table is locked by this test, so the task is
@@ -327,9 +388,24 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
 
 EVENTS = LOSE_3_6_WITH_LOST_BLITZ
 
-TOPICS = ["астрономии", "ботанике", "географии", "истории", "литературе", "музыке", "физике",
-          "химии", "живописи", "кино", "спорту", "архитектуре", "медицине", "математике",
-          "лингвистике", "кулинарии"]
+TOPICS = [
+    "астрономии",
+    "ботанике",
+    "географии",
+    "истории",
+    "литературе",
+    "музыке",
+    "физике",
+    "химии",
+    "живописи",
+    "кино",
+    "спорту",
+    "архитектуре",
+    "медицине",
+    "математике",
+    "лингвистике",
+    "кулинарии",
+]
 
 
 def _kill_mid_task(workers, redis_server, proc, pending) -> None:
@@ -358,15 +434,18 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
     app, workers, redis_server = faults
     client = app.test_client()
     with app.app_context():
-        tokens = {role: create_user(f"{role}@fault.local", role, with_token=True)[1]
-                  for role in ("editor", "producer", "host")}
+        tokens = {
+            role: create_user(f"{role}@fault.local", role, with_token=True)[1]
+            for role in ("editor", "producer", "host")
+        }
         second_editor = create_user("chief@fault.local", "chief_editor")[0].id
         commit()
         db.session.remove()
 
     def call(method, path, role, **kw):
-        return client.open(path, method=method.upper(),
-                           headers={"Authorization": f"Bearer {tokens[role]}"}, **kw)
+        return client.open(
+            path, method=method.upper(), headers={"Authorization": f"Bearer {tokens[role]}"}, **kw
+        )
 
     def count(stmt):
         with app.app_context():
@@ -377,16 +456,23 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
     worker = workers.start()
     ids = []
     for i, topic in enumerate(TOPICS):
-        resp = client.post("/api/v1/submissions", json={
-            "question": f"Вопрос по {topic}: назовите то, о чём думал автор номер {i}.",
-            "answer": f"Ответ про {topic}", "authors": [{"name": f"Автор {topic}"}],
-            "email": f"author{i}@example.org", "consent": True})
+        resp = client.post(
+            "/api/v1/submissions",
+            json={
+                "question": f"Вопрос по {topic}: назовите то, о чём думал автор номер {i}.",
+                "answer": f"Ответ про {topic}",
+                "authors": [{"name": f"Автор {topic}"}],
+                "email": f"author{i}@example.org",
+                "consent": True,
+            },
+        )
         assert resp.status_code == 201, resp.get_json()
         ids.append(resp.get_json()["id"])
     wait_for(lambda: all(n == 1 for n in report_counts(app, ids).values()), 90, "pre-checks")
     for qid in ids:
-        resp = call("post", f"/api/v1/questions/{qid}/decision", "editor",
-                    json={"decision": "approve"})
+        resp = call(
+            "post", f"/api/v1/questions/{qid}/decision", "editor", json={"decision": "approve"}
+        )
         assert resp.status_code == 200, resp.get_json()
     with app.app_context():  # the second editor's sources sign-off (issue 4)
         from webapp.moderation.operations import sign_off
@@ -396,11 +482,24 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
             sign_off(db.session.get(Question, qid), second_editor)
         commit()
         db.session.remove()
-    season = call("post", "/api/v1/seasons", "producer",
-                  json={"name": "Сезон отказов", "ruleset": "2023", "currency": "BYN"}).json["id"]
-    game = call("post", "/api/v1/games", "producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2023-03-04", "team": "Команда",
-        "table": {"blitz": 4, "superblitz": None, "sector13": None}}).json["id"]
+    season = call(
+        "post",
+        "/api/v1/seasons",
+        "producer",
+        json={"name": "Сезон отказов", "ruleset": "2023", "currency": "BYN"},
+    ).json["id"]
+    game = call(
+        "post",
+        "/api/v1/games",
+        "producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "team": "Команда",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None},
+        },
+    ).json["id"]
     assigned = call("post", f"/api/v1/games/{game}/assign", "producer")
     assert assigned.status_code == 200, assigned.json
 
@@ -422,26 +521,36 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
     assert closed.status_code == 200, closed.json
     prizes = len(closed.json["prizes"])
     assert prizes == 6
-    agreements_ready = (sa.select(sa.func.count()).select_from(GiftAgreement)
-                        .join(Document, Document.id == GiftAgreement.document_id)
-                        .join(Prize, Prize.id == GiftAgreement.prize_id)
-                        .where(Prize.game_id == game, Document.status == "ready"))
+    agreements_ready = (
+        sa.select(sa.func.count())
+        .select_from(GiftAgreement)
+        .join(Document, Document.id == GiftAgreement.document_id)
+        .join(Prize, Prize.id == GiftAgreement.prize_id)
+        .where(Prize.game_id == game, Document.status == "ready")
+    )
     _kill_mid_task(workers, redis_server, worker, lambda: count(agreements_ready) < prizes)
     workers.start()
     wait_for(lambda: count(agreements_ready) == prizes, 180, "every agreement ready")
     time.sleep(VISIBILITY_TIMEOUT + 2)
     with app.app_context():
-        numbers = sorted(db.session.scalars(
-            sa.select(GiftAgreement.number).join(Prize, Prize.id == GiftAgreement.prize_id)
-            .where(Prize.game_id == game)))
+        numbers = sorted(
+            db.session.scalars(
+                sa.select(GiftAgreement.number)
+                .join(Prize, Prize.id == GiftAgreement.prize_id)
+                .where(Prize.game_id == game)
+            )
+        )
         issued = db.session.execute(
             sa.select(PrizeStatusChange.prize_id, sa.func.count())
             .join(Prize, Prize.id == PrizeStatusChange.prize_id)
             .where(Prize.game_id == game, PrizeStatusChange.to_status == "agreement_issued")
-            .group_by(PrizeStatusChange.prize_id)).all()
+            .group_by(PrizeStatusChange.prize_id)
+        ).all()
         agreement_docs = db.session.scalar(
-            sa.select(sa.func.count()).select_from(Document)
-            .where(Document.kind == "gift_agreement"))
+            sa.select(sa.func.count())
+            .select_from(Document)
+            .where(Document.kind == "gift_agreement")
+        )
         db.session.remove()
     prefix = numbers[0].rsplit("-", 1)[0]  # the season's series, e.g. "S1"
     assert numbers == [f"{prefix}-{n:04d}" for n in range(1, prizes + 1)]
@@ -513,8 +622,10 @@ def mail_rows(app) -> list[tuple]:
     from webapp.extensions import db
 
     with app.app_context():
-        rows = [(r.key, r.status, r.attempt, r.in_doubt, r.message_id)
-                for r in db.session.scalars(db.select(MailLog).order_by(MailLog.id))]
+        rows = [
+            (r.key, r.status, r.attempt, r.in_doubt, r.message_id)
+            for r in db.session.scalars(db.select(MailLog).order_by(MailLog.id))
+        ]
         db.session.remove()
     return rows
 
@@ -556,9 +667,12 @@ def lock_waiters(conn) -> int:
     import sqlalchemy as sa
 
     conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
-    return conn.execute(sa.text(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-        " AND wait_event_type = 'Lock'")).scalar()
+    return conn.execute(
+        sa.text(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock'"
+        )
+    ).scalar()
 
 
 def _task_returned(workers, n: int, task: str, value: str) -> bool:
@@ -566,8 +680,10 @@ def _task_returned(workers, n: int, task: str, value: str) -> bool:
     import re
 
     log = (workers.tmp / f"worker{n}.log").read_text(errors="replace")
-    return re.search(rf"Task {re.escape(task)}\[[^\]]+\] succeeded in [0-9.]+s: {value}",
-                     log) is not None
+    return (
+        re.search(rf"Task {re.escape(task)}\[[^\]]+\] succeeded in [0-9.]+s: {value}", log)
+        is not None
+    )
 
 
 @pytest.mark.parametrize("moment", ["server_holds_the_data", "server_accepted_it"])
@@ -601,8 +717,7 @@ def test_worker_sigkilled_at_the_end_of_data_never_sends_the_mail_twice(faults, 
             with app.app_context():
                 lock = db.engine.connect()
             tx = lock.begin()
-            lock.execute(sa.text("SELECT id FROM mail_log WHERE key = :k FOR UPDATE"),
-                         {"k": key})
+            lock.execute(sa.text("SELECT id FROM mail_log WHERE key = :k FOR UPDATE"), {"k": key})
             sink.release.set()  # 250 goes out; the worker's UPDATE … sent now waits on us
             wait_for(lambda: lock_waiters(lock) == 1, 60, "the worker to wait for the row")
         workers.kill(proc)
@@ -611,8 +726,11 @@ def test_worker_sigkilled_at_the_end_of_data_never_sends_the_mail_twice(faults, 
             lock.close()
         sink.release.set()
         workers.start()
-        wait_for(lambda: _task_returned(workers, 1, "notify.received", "False"), 60,
-                 "the fresh worker to run the e-mail task again")
+        wait_for(
+            lambda: _task_returned(workers, 1, "notify.received", "False"),
+            60,
+            "the fresh worker to run the e-mail task again",
+        )
         time.sleep(VISIBILITY_TIMEOUT + 2)  # any further redelivery would show up now
         assert len(sink.messages) == 1
         rows = mail_rows(app)
@@ -671,6 +789,7 @@ def test_worker_sigkilled_before_the_smtp_connection_sends_the_mail_once(faults)
 
 # --- broker outage -------------------------------------------------------------------------
 
+
 def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
     """Kills: the broker (our private redis-server, SIGKILL) while 20 viewers submit. Every
     2xx submission is stored; after Redis is back the outbox sweeper sends the rest and every
@@ -698,8 +817,11 @@ def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
             ids.append(resp.get_json()["id"])
     assert codes == [201] * 20
     with app.app_context():
-        unsent = db.session.scalar(db.select(db.func.count()).select_from(OutboxMessage)
-                                   .where(OutboxMessage.sent_at.is_(None)))
+        unsent = db.session.scalar(
+            db.select(db.func.count())
+            .select_from(OutboxMessage)
+            .where(OutboxMessage.sent_at.is_(None))
+        )
         db.session.remove()
     assert unsent >= 15  # one pre-check (at least) per question submitted during the outage
     redis_server.start()
@@ -709,13 +831,17 @@ def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
         sent = sweep(older_than=timedelta(0))  # what the beat does every 30 s
         db.session.remove()
     assert sent == unsent
-    wait_for(lambda: all(n == 1 for n in report_counts(app, ids).values()), 90,
-             "every stored question to be pre-checked")
+    wait_for(
+        lambda: all(n == 1 for n in report_counts(app, ids).values()),
+        90,
+        "every stored question to be pre-checked",
+    )
     assert len(ids) == 20 and len(set(ids)) == 20
     assert report_counts(app, ids) == {qid: 1 for qid in ids}
 
 
 # --- database outage -----------------------------------------------------------------------
+
 
 class PrivatePostgres:
     """A throw-away PostgreSQL cluster of our own on a free port (run as user postgres)."""
@@ -731,25 +857,49 @@ class PrivatePostgres:
 
     def _as_postgres(self, *cmd: str, check: bool = True):
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        return subprocess.run(prefix + list(cmd), check=check, capture_output=True, text=True,
-                              timeout=120)
+        return subprocess.run(
+            prefix + list(cmd), check=check, capture_output=True, text=True, timeout=120
+        )
 
     def init(self) -> None:
         assert port_free(self.port), f"port {self.port} is taken"
         shutil.chown(self.dir, "postgres", "postgres") if os.geteuid() == 0 else None
-        self._as_postgres(str(self.bin / "initdb"), "-D", str(self.dir / "data"), "-A", "trust",
-                          "-U", "postgres", "--no-sync")
+        self._as_postgres(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.dir / "data"),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+        )
         self.ctl("start")
 
     def ctl(self, action: str, *extra: str) -> None:
-        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-w",
-                          "-l", str(self.dir / "log"),
-                          "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
-                          "-c fsync=off", *extra, action)
+        self._as_postgres(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.dir / "data"),
+            "-w",
+            "-l",
+            str(self.dir / "log"),
+            "-o",
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+            *extra,
+            action,
+        )
 
     def destroy(self) -> None:
-        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-m",
-                          "immediate", "stop", check=False)
+        self._as_postgres(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.dir / "data"),
+            "-m",
+            "immediate",
+            "stop",
+            check=False,
+        )
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -761,8 +911,7 @@ def private_postgres(pg_url):
     server.destroy()
 
 
-def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_postgres,
-                                                                      tmp_path):
+def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_postgres, tmp_path):
     """Kills: PostgreSQL (our own cluster, ``pg_ctl restart -m immediate``) while a client
     submits in a loop. Every answer is 201 or 503 (retry page / JSON), never another 5xx;
     every 201 is stored whole (question, author link, outbox row); the same app serves 201
@@ -773,11 +922,18 @@ def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_po
     from webapp.app import create_app
     from webapp.extensions import db
 
-    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False,
-                      "SOVA_DATABASE_URL": private_postgres.url, "SOVA_BROKER_URL": "memory://",
-                      "SOVA_OUTBOX_AUTOSEND": False, "RATELIMIT_ENABLED": False,
-                      "PROPAGATE_EXCEPTIONS": False,
-                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance")})
+    app = create_app(
+        {
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "SOVA_DATABASE_URL": private_postgres.url,
+            "SOVA_BROKER_URL": "memory://",
+            "SOVA_OUTBOX_AUTOSEND": False,
+            "RATELIMIT_ENABLED": False,
+            "PROPAGATE_EXCEPTIONS": False,
+            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     client = app.test_client()
@@ -799,8 +955,13 @@ def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_po
         results.append((resp.status_code, body.get("id") if resp.status_code == 201 else None))
         if resp.status_code == 503:
             assert resp.headers["Retry-After"] == "5"
-            assert body == {"error": {"code": 503, "message": "База данных временно "
-                                      "недоступна. Повторите попытку через несколько секунд."}}
+            assert body == {
+                "error": {
+                    "code": 503,
+                    "message": "База данных временно "
+                    "недоступна. Повторите попытку через несколько секунд.",
+                }
+            }
         i += 1
     thread.join()
     codes = [code for code, _ in results]
@@ -816,12 +977,18 @@ def test_postgres_restarted_during_a_burst_fails_cleanly_and_recovers(private_po
     with app.app_context():
         conn = db.session
         questions = conn.scalar(sa.text("SELECT count(*) FROM question"))
-        orphans = conn.scalar(sa.text(
-            "SELECT count(*) FROM question q WHERE NOT EXISTS "
-            "(SELECT 1 FROM question_author a WHERE a.question_id = q.id)"))
-        no_task = conn.scalar(sa.text(
-            "SELECT count(*) FROM question q WHERE NOT EXISTS (SELECT 1 FROM outbox_message m "
-            "WHERE m.task = 'moderation.precheck' AND (m.args->>0)::int = q.id)"))
+        orphans = conn.scalar(
+            sa.text(
+                "SELECT count(*) FROM question q WHERE NOT EXISTS "
+                "(SELECT 1 FROM question_author a WHERE a.question_id = q.id)"
+            )
+        )
+        no_task = conn.scalar(
+            sa.text(
+                "SELECT count(*) FROM question q WHERE NOT EXISTS (SELECT 1 FROM outbox_message m "
+                "WHERE m.task = 'moderation.precheck' AND (m.args->>0)::int = q.id)"
+            )
+        )
         db.session.remove()
         db.engine.dispose()
     # a commit whose acknowledgement was lost in the crash may be stored yet answered 503
@@ -878,17 +1045,29 @@ def test_sqlite_web_and_worker_writing_at_once_never_locks(tmp_path):
     from webapp.app import create_app
     from webapp.extensions import db
 
-    app = create_app({"TESTING": True, "SOVA_DATABASE_URL": f"sqlite:///{tmp_path}/sova.sqlite",
-                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-                      "SOVA_BROKER_URL": "memory://"})
+    app = create_app(
+        {
+            "TESTING": True,
+            "SOVA_DATABASE_URL": f"sqlite:///{tmp_path}/sova.sqlite",
+            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+            "SOVA_BROKER_URL": "memory://",
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
         db.engine.dispose()
     script = tmp_path / "writer.py"
     script.write_text(SQLITE_WRITER)
-    procs = [subprocess.Popen([sys.executable, str(script), role, str(tmp_path), "500"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for role in ("web", "worker")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), role, str(tmp_path), "500"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for role in ("web", "worker")
+    ]
     outs = [p.communicate(timeout=240) for p in procs]
     for proc, (out, err) in zip(procs, outs, strict=True):
         assert "database is locked" not in err
@@ -898,8 +1077,9 @@ def test_sqlite_web_and_worker_writing_at_once_never_locks(tmp_path):
 
     with app.app_context():
         questions = db.session.scalar(sa.text("SELECT count(*) FROM question"))
-        noop = db.session.scalar(sa.text(
-            "SELECT count(*) FROM outbox_message WHERE task = 'fault.noop'"))
+        noop = db.session.scalar(
+            sa.text("SELECT count(*) FROM outbox_message WHERE task = 'fault.noop'")
+        )
         db.session.remove()
     # web: i % 3 in (0, 1) → 334 submissions; both: i % 3 == 0 → a noop row (worker only)
     assert questions == 334

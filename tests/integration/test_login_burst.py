@@ -38,9 +38,14 @@ def server(request, pg_url, tmp_path):
 
     # the per-address rate limit is off: it is not what this test is about (with Redis it
     # is shared by the workers and would answer part of the burst itself)
-    env = {**os.environ, "SOVA_DATABASE_URL": pg_url, "SOVA_BROKER_URL": "memory://",
-           "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-           "SOVA_RATELIMIT_ENABLED": "0", "SOVA_OUTBOX_AUTOSEND": "0"}
+    env = {
+        **os.environ,
+        "SOVA_DATABASE_URL": pg_url,
+        "SOVA_BROKER_URL": "memory://",
+        "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+        "SOVA_RATELIMIT_ENABLED": "0",
+        "SOVA_OUTBOX_AUTOSEND": "0",
+    }
     env.pop("SOVA_REDIS_URL", None)
     if request.param == "redis":
         redis_url = request.getfixturevalue("redis_url")  # flushed: this test's DB only
@@ -53,9 +58,19 @@ def server(request, pg_url, tmp_path):
     port = free_port()
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "-w", "4", "-b", f"127.0.0.1:{port}",
-         "webapp:create_app()"], cwd=root, env=env, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "-w",
+            "4",
+            "-b",
+            f"127.0.0.1:{port}",
+            "webapp:create_app()",
+        ],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     import httpx
 
@@ -73,8 +88,9 @@ def server(request, pg_url, tmp_path):
 
     def failed_logins() -> int:
         with app.app_context():
-            return db.session.execute(sa.text(
-                "SELECT failed_logins FROM \"user\" WHERE email = 'editor@test.local'")).scalar()
+            return db.session.execute(
+                sa.text("SELECT failed_logins FROM \"user\" WHERE email = 'editor@test.local'")
+            ).scalar()
 
     try:
         yield url, failed_logins, request.param, env.get("SOVA_REDIS_URL")
@@ -104,8 +120,9 @@ def test_a_parallel_burst_is_counted_exactly(server):
 
     def guess(client, token):
         start.wait()
-        r = client.post("/login", data={"email": "editor@test.local", "password": "wrong",
-                                        "csrf_token": token})
+        r = client.post(
+            "/login", data={"email": "editor@test.local", "password": "wrong", "csrf_token": token}
+        )
         codes.append(r.status_code)
 
     threads = [threading.Thread(target=guess, args=c) for c in clients]
@@ -118,11 +135,11 @@ def test_a_parallel_burst_is_counted_exactly(server):
     if mode == "redis":  # Redis counts; the database keeps a copy for the admins
         import redis
 
-        assert int(redis.Redis.from_url(redis_url).get(
-            "sova:login-attempts:1")) == BURST
+        assert int(redis.Redis.from_url(redis_url).get("sova:login-attempts:1")) == BURST
     assert failed_logins() == BURST
     client, token = login_client(url)
-    r = client.post("/login", data={"email": "editor@test.local", "password": "editor-pw",
-                                    "csrf_token": token})
+    r = client.post(
+        "/login", data={"email": "editor@test.local", "password": "editor-pw", "csrf_token": token}
+    )
     assert r.status_code == 429
     assert "Вход временно заблокирован" in r.text

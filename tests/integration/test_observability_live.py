@@ -32,20 +32,37 @@ def test_gunicorn_workers_share_one_metrics_exposition(tmp_path):
     from webapp.app import create_app
 
     instance = tmp_path / "instance"
-    env = dict(os.environ, SOVA_INSTANCE_PATH=str(instance), SOVA_BROKER_URL="memory://",
-               SOVA_DATABASE_URL=f"sqlite:///{tmp_path / 'sova.sqlite'}",
-               PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"), SOVA_WEB_WORKERS="2",
-               SOVA_BIND=f"127.0.0.1:{free_port()}")
+    env = dict(
+        os.environ,
+        SOVA_INSTANCE_PATH=str(instance),
+        SOVA_BROKER_URL="memory://",
+        SOVA_DATABASE_URL=f"sqlite:///{tmp_path / 'sova.sqlite'}",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prom"),
+        SOVA_WEB_WORKERS="2",
+        SOVA_BIND=f"127.0.0.1:{free_port()}",
+    )
     (tmp_path / "prom").mkdir()
     app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")})
     with app.app_context():
         upgrade(revision="heads")
     base = f"http://{env['SOVA_BIND']}"
     with open(tmp_path / "gunicorn.log", "w") as errors:  # the child keeps its copy
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c",
-                                 "deploy/gunicorn.conf.py", "webapp:create_app()"], cwd=ROOT,
-                                env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "deploy/gunicorn.conf.py",
+                "webapp:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
     try:
+
         def up():
             try:
                 return urllib.request.urlopen(f"{base}/healthz", timeout=2).status == 200
@@ -58,8 +75,11 @@ def test_gunicorn_workers_share_one_metrics_exposition(tmp_path):
                 assert json.load(resp) == {"status": "ready", "database": "ok", "broker": "ok"}
         with urllib.request.urlopen(f"{base}/metrics", timeout=5) as resp:
             text = resp.read().decode()
-        line = next(x for x in text.splitlines() if x.startswith(
-            'sova_http_requests_total{endpoint="readyz",method="GET",status="200"}'))
+        line = next(
+            x
+            for x in text.splitlines()
+            if x.startswith('sova_http_requests_total{endpoint="readyz",method="GET",status="200"}')
+        )
         assert float(line.split()[-1]) == 30.0
         pids = {p.name.split("_")[-1].split(".")[0] for p in (tmp_path / "prom").glob("*.db")}
         assert len(pids) >= 1
@@ -73,20 +93,29 @@ def test_request_id_follows_a_submission_into_the_worker_log(faults):  # noqa: F
     workers.env["SOVA_LOG_FORMAT"] = "json"
     workers.env.pop("SOVA_SMTP_URL", None)  # the e-mail is written to the log
     workers.start()
-    resp = app.test_client().post("/api/v1/submissions", headers={"X-Request-ID": "trace-16"},
-                                  json={"question": "Какой город называют северной столицей "
-                                        "России? Назовите его, пожалуйста.",
-                                        "answer": "Петроград", "consent": True,
-                                        "authors": [{"name": "Иван Петров", "city": "Минск"}],
-                                        "email": "trace@example.org"})
+    resp = app.test_client().post(
+        "/api/v1/submissions",
+        headers={"X-Request-ID": "trace-16"},
+        json={
+            "question": "Какой город называют северной столицей России? Назовите его, пожалуйста.",
+            "answer": "Петроград",
+            "consent": True,
+            "authors": [{"name": "Иван Петров", "city": "Минск"}],
+            "email": "trace@example.org",
+        },
+    )
     assert resp.status_code == 201 and resp.headers["X-Request-ID"] == "trace-16"
     log = workers.tmp / "worker0.log"
 
     def traced():
-        lines = [json.loads(x) for x in log.read_text(errors="replace").splitlines()
-                 if x.startswith("{")]
-        return [x for x in lines if x.get("request_id") == "trace-16"
-                and x.get("logger") == "sova.notify"]
+        lines = [
+            json.loads(x) for x in log.read_text(errors="replace").splitlines() if x.startswith("{")
+        ]
+        return [
+            x
+            for x in lines
+            if x.get("request_id") == "trace-16" and x.get("logger") == "sova.notify"
+        ]
 
     found = wait_for(traced, 60, "the worker's log line with the request id")
     assert "no SMTP configured" in found[0]["message"]

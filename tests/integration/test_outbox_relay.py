@@ -20,10 +20,15 @@ import pytest
 import sqlalchemy as sa
 
 BIN = Path(sys.executable).parent
-FORM = {"question": "Какой город называют северной столицей России? Назовите его "
-                    "одним словом, как его называли в 1914–1924 годах.",
-        "answer": "Петроград", "name": "Нагрузочный Тест", "city": "Минск",
-        "consent": "y", "age_confirmed": "y"}
+FORM = {
+    "question": "Какой город называют северной столицей России? Назовите его "
+    "одним словом, как его называли в 1914–1924 годах.",
+    "answer": "Петроград",
+    "name": "Нагрузочный Тест",
+    "city": "Минск",
+    "consent": "y",
+    "age_confirmed": "y",
+}
 
 
 @pytest.fixture
@@ -35,14 +40,27 @@ def relay_env(pg_url, redis_url, tmp_path):
     from webapp.app import create_app
     from webapp.extensions import db
 
-    env = dict(os.environ, SOVA_DATABASE_URL=pg_url, SOVA_BROKER_URL=redis_url,
-               SOVA_INSTANCE_PATH=str(tmp_path / "instance"), SOVA_RATELIMIT_ENABLED="0",
-               SOVA_MIN_FILL_SECONDS="0", SOVA_OUTBOX_AUTOSEND="0")
-    app = create_app({"SOVA_DATABASE_URL": pg_url, "SOVA_BROKER_URL": redis_url,
-                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-                      "SOVA_RATELIMIT_ENABLED": "0", "SOVA_MIN_FILL_SECONDS": 0,
-                      "SOVA_OUTBOX_AUTOSEND": "0", "TESTING": True,
-                      "WTF_CSRF_ENABLED": False})
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=pg_url,
+        SOVA_BROKER_URL=redis_url,
+        SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
+        SOVA_RATELIMIT_ENABLED="0",
+        SOVA_MIN_FILL_SECONDS="0",
+        SOVA_OUTBOX_AUTOSEND="0",
+    )
+    app = create_app(
+        {
+            "SOVA_DATABASE_URL": pg_url,
+            "SOVA_BROKER_URL": redis_url,
+            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+            "SOVA_RATELIMIT_ENABLED": "0",
+            "SOVA_MIN_FILL_SECONDS": 0,
+            "SOVA_OUTBOX_AUTOSEND": "0",
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     yield app, env
@@ -52,8 +70,10 @@ def relay_env(pg_url, redis_url, tmp_path):
 
 
 def post(app, i: int) -> int:
-    resp = app.test_client().post("/submit", data=dict(
-        FORM, email=f"relay{i}@example.org", idempotency_key=f"relay-test-{i:04d}"))
+    resp = app.test_client().post(
+        "/submit",
+        data=dict(FORM, email=f"relay{i}@example.org", idempotency_key=f"relay-test-{i:04d}"),
+    )
     assert resp.status_code == 302, resp.status_code
     return resp.status_code
 
@@ -81,8 +101,9 @@ def test_config_reads_autosend_from_the_environment(relay_env):
     app, env = relay_env
     assert app.config["SOVA_OUTBOX_AUTOSEND"] is False
     for value, expected in (("0", False), ("false", False), ("1", True), (False, False)):
-        other = create_app({"SOVA_DATABASE_URL": env["SOVA_DATABASE_URL"],
-                            "SOVA_OUTBOX_AUTOSEND": value})
+        other = create_app(
+            {"SOVA_DATABASE_URL": env["SOVA_DATABASE_URL"], "SOVA_OUTBOX_AUTOSEND": value}
+        )
         assert other.config["SOVA_OUTBOX_AUTOSEND"] is expected, value
 
 
@@ -94,8 +115,13 @@ def test_relay_process_sends_what_requests_committed(relay_env, redis_url):
         post(app, i)
     assert unsent(app) == 6
     assert queued(redis_url) == []
-    relay = subprocess.Popen([str(BIN / "sova"), "outbox", "relay", "--interval", "0.05"],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    relay = subprocess.Popen(
+        [str(BIN / "sova"), "outbox", "relay", "--interval", "0.05"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while unsent(app) and time.monotonic() < deadline:
@@ -112,12 +138,20 @@ def test_relay_process_sends_what_requests_committed(relay_env, redis_url):
         out, _ = relay.communicate(timeout=10)
     assert "outbox relay: polling every 0.05s, up to 500 messages a poll" in out
     assert queued(redis_url) == ["moderation.precheck"] * 4 + ["notify.received"] * 4
-    status = subprocess.run([str(BIN / "sova"), "outbox", "status"], env=env,
-                            capture_output=True, text=True, check=True)
+    status = subprocess.run(
+        [str(BIN / "sova"), "outbox", "status"], env=env, capture_output=True, text=True, check=True
+    )
     assert json.loads(status.stdout) | {"questions_received": None} == {
-        "waiting": 0, "oldest_seconds": 0.0, "in_flight": 8, "overdue": 0, "given_up": 0,
-        "questions_received": None, "documents_pending": 0, "mail_sending": 0,
-        "mail_in_doubt": 0}
+        "waiting": 0,
+        "oldest_seconds": 0.0,
+        "in_flight": 8,
+        "overdue": 0,
+        "given_up": 0,
+        "questions_received": None,
+        "documents_pending": 0,
+        "mail_sending": 0,
+        "mail_in_doubt": 0,
+    }
 
 
 def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):
@@ -130,8 +164,9 @@ def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):
     post(app, 1)
     engine = sa.create_engine(env["SOVA_DATABASE_URL"])
     with engine.connect() as other:
-        held = other.execute(sa.text(
-            "SELECT id FROM outbox_message ORDER BY id LIMIT 1 FOR UPDATE")).scalar()
+        held = other.execute(
+            sa.text("SELECT id FROM outbox_message ORDER BY id LIMIT 1 FOR UPDATE")
+        ).scalar()
         with app.app_context():
             assert relay_pending() == 1
             db.session.remove()
@@ -139,8 +174,10 @@ def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):
     engine.dispose()
     assert queued(redis_url) == ["notify.received"]
     with app.app_context():
-        assert db.session.scalar(sa.text(
-            "SELECT id FROM outbox_message WHERE sent_at IS NULL")) == held
+        assert (
+            db.session.scalar(sa.text("SELECT id FROM outbox_message WHERE sent_at IS NULL"))
+            == held
+        )
         assert relay_pending() == 1
         assert relay_pending() == 0
         db.session.remove()
@@ -162,8 +199,11 @@ def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
         first, second = db.session.scalars(sa.text("SELECT id FROM question ORDER BY id")).all()
 
         def rows(qid):
-            return db.session.scalar(sa.select(sa.func.count()).select_from(DuplicateBucket)
-                                     .where(DuplicateBucket.question_id == qid))
+            return db.session.scalar(
+                sa.select(sa.func.count())
+                .select_from(DuplicateBucket)
+                .where(DuplicateBucket.question_id == qid)
+            )
 
         assert (rows(first), rows(second)) == (0, 0)
         precheck.run(first)
@@ -190,8 +230,10 @@ def test_a_double_click_racing_on_postgresql_stores_one_question(relay_env):
     def click():
         client = app.test_client()
         barrier.wait()
-        resp = client.post("/submit", data=dict(FORM, email="double@example.org",
-                                                idempotency_key="double-click-0001"))
+        resp = client.post(
+            "/submit",
+            data=dict(FORM, email="double@example.org", idempotency_key="double-click-0001"),
+        )
         answers.append((resp.status_code, resp.headers.get("Location")))
 
     threads = [threading.Thread(target=click) for _ in range(4)]
@@ -203,9 +245,21 @@ def test_a_double_click_racing_on_postgresql_stores_one_question(relay_env):
     from webapp.extensions import db
 
     with app.app_context():
-        counts = {table: db.session.scalar(sa.text(f"SELECT count(*) FROM {table}"))  # noqa: S608
-                  for table in ("question", "author", "question_author",
-                                "question_status_change", "outbox_message")}
+        counts = {
+            table: db.session.scalar(sa.text(f"SELECT count(*) FROM {table}"))  # noqa: S608
+            for table in (
+                "question",
+                "author",
+                "question_author",
+                "question_status_change",
+                "outbox_message",
+            )
+        }
         db.session.remove()
-    assert counts == {"question": 1, "author": 1, "question_author": 1,
-                      "question_status_change": 1, "outbox_message": 2}
+    assert counts == {
+        "question": 1,
+        "author": 1,
+        "question_author": 1,
+        "question_status_change": 1,
+        "outbox_message": 2,
+    }

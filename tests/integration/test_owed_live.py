@@ -59,8 +59,7 @@ def _queued(redis_server) -> int:
     return redis.Redis.from_url(redis_server.url).llen("celery")
 
 
-def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(
-        faults, smtp_sink):  # noqa: F811  (the imported fixture)
+def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(faults, smtp_sink):  # noqa: F811  (the imported fixture)
     from webapp.core.models import Document
     from webapp.jobs import commit
     from webapp.prizes.register import request_register_pdf
@@ -84,8 +83,12 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(
     doc_id = _db(app, register)
     assert _queued(redis_server) == 41  # 20 pre-checks, 20 e-mails, 1 register: handed over
     status = _status(app)
-    assert (status["waiting"], status["in_flight"], status["questions_received"],
-            status["documents_pending"]) == (0, 41, 20, 1)
+    assert (
+        status["waiting"],
+        status["in_flight"],
+        status["questions_received"],
+        status["documents_pending"],
+    ) == (0, 41, 20, 1)
 
     redis_server.stop()  # no persistence: every handed-over task is gone
     redis_server.start()
@@ -101,24 +104,36 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(
     def doc_status(db):
         return db.session.get(Document, doc_id).status
 
-    wait_for(lambda: set(report_counts(app, ids).values()) == {1} and len(received) == 20
-             and _db(app, doc_status) == "ready", 120, "the lost work to be done")
+    wait_for(
+        lambda: (
+            set(report_counts(app, ids).values()) == {1}
+            and len(received) == 20
+            and _db(app, doc_status) == "ready"
+        ),
+        120,
+        "the lost work to be done",
+    )
     wait_for(lambda: _status(app)["in_flight"] == 0, 30, "every task marked done")
     time.sleep(OWED_AFTER + 1)
     assert _reconcile(app) == {"resent": 0, "requeued": 0}  # nothing owed any more
     time.sleep(2)
     assert report_counts(app, ids) == {qid: 1 for qid in ids}
     assert all(in_review_changes(app, qid) == 1 for qid in ids)
-    assert sorted(m["To"] for m in received) == sorted(f"viewer{i}@example.org"
-                                                       for i in range(20))
+    assert sorted(m["To"] for m in received) == sorted(f"viewer{i}@example.org" for i in range(20))
     assert _status(app) == {
-        "waiting": 0, "oldest_seconds": 0.0, "in_flight": 0, "overdue": 0, "given_up": 0,
-        "questions_received": 0, "documents_pending": 0, "mail_sending": 0,
-        "mail_in_doubt": 0}
+        "waiting": 0,
+        "oldest_seconds": 0.0,
+        "in_flight": 0,
+        "overdue": 0,
+        "given_up": 0,
+        "questions_received": 0,
+        "documents_pending": 0,
+        "mail_sending": 0,
+        "mail_in_doubt": 0,
+    }
 
 
-def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(
-        faults, smtp_sink):  # noqa: F811  (the imported fixture)
+def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(faults, smtp_sink):  # noqa: F811  (the imported fixture)
     """Kills: the worker (SIGKILL of its process group) inside a pre-check's transaction.
     The broker would hand the message back only after 900 s; the reconciliation sends it
     again once overdue and a fresh worker runs it: one report, one e-mail."""
@@ -126,8 +141,9 @@ def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(
     url, received = smtp_sink
     workers.env["SOVA_SMTP_URL"] = url
     app.config["SOVA_OWED_AFTER_SECONDS"] = OWED_AFTER
-    qid, lock, tx, proc = _blocked_precheck(app, workers, redis_server,
-                                            {"visibility_timeout": PRODUCTION_VISIBILITY})
+    qid, lock, tx, proc = _blocked_precheck(
+        app, workers, redis_server, {"visibility_timeout": PRODUCTION_VISIBILITY}
+    )
     workers.kill(proc)
     tx.rollback()
     lock.close()

@@ -47,17 +47,39 @@ def live(pg_url, redis_url, tmp_path):
 
     from webapp.app import create_app
 
-    env = dict(os.environ, SOVA_DATABASE_URL=pg_url, SOVA_BROKER_URL=redis_url,
-               SOVA_REDIS_URL=redis_url, SOVA_INSTANCE_PATH=str(tmp_path / "instance"))
-    app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")}
-                     | {"TESTING": True, "WTF_CSRF_ENABLED": False})
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=pg_url,
+        SOVA_BROKER_URL=redis_url,
+        SOVA_REDIS_URL=redis_url,
+        SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
+    )
+    app = create_app(
+        {k: v for k, v in env.items() if k.startswith("SOVA_")}
+        | {"TESTING": True, "WTF_CSRF_ENABLED": False}
+    )
     with app.app_context():
         upgrade(revision="heads")
     log = open(tmp_path / "worker.log", "w")  # closed in the finally below
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool=solo",
-         "--loglevel=INFO", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers.app",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )
     try:
         with app.app_context():
             yield app
@@ -94,12 +116,14 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     client = app.test_client()
 
     def call(method, path, role, **kw):
-        return getattr(client, method)(path, headers={"Authorization": f"Bearer {tokens[role]}"},
-                                       **kw)
+        return getattr(client, method)(
+            path, headers={"Authorization": f"Bearer {tokens[role]}"}, **kw
+        )
 
     # 1. import a real packet as submissions: 75 questions, one transaction
     result = app.test_cli_runner().invoke(
-        args=["import", str(shared_dir / PACKET), "--as", "submissions"])
+        args=["import", str(shared_dir / PACKET), "--as", "submissions"]
+    )
     assert result.exit_code == 0, result.output
     assert "imported 75 questions as submissions" in result.output
 
@@ -107,9 +131,14 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     def prechecked():
         db.session.rollback()
         return db.session.scalar(db.select(db.func.count()).select_from(ModerationReport)) == 75
+
     wait_for(prechecked, what="75 pre-check reports")
-    assert db.session.scalar(db.select(db.func.count()).select_from(Question)
-                             .where(Question.status == "in_review")) == 75
+    assert (
+        db.session.scalar(
+            db.select(db.func.count()).select_from(Question).where(Question.status == "in_review")
+        )
+        == 75
+    )
 
     # 3. approve all through the API
     page, ids = 1, []
@@ -121,17 +150,41 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
         page += 1
     assert len(ids) == 75
     for qid in ids:
-        assert call("post", f"/api/v1/questions/{qid}/decision", "editor",
-                    json={"decision": "approve"}).status_code == 200
-        assert call("post", f"/api/v1/questions/{qid}/decision", "chief_editor",
-                    json={"decision": "sign_off"}).status_code == 200
+        assert (
+            call(
+                "post", f"/api/v1/questions/{qid}/decision", "editor", json={"decision": "approve"}
+            ).status_code
+            == 200
+        )
+        assert (
+            call(
+                "post",
+                f"/api/v1/questions/{qid}/decision",
+                "chief_editor",
+                json={"decision": "sign_off"},
+            ).status_code
+            == 200
+        )
 
     # 4. season, game with a blitz in sector 4, assignment
-    season = call("post", "/api/v1/seasons", "producer",
-                  json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"}).json["id"]
-    game = call("post", "/api/v1/games", "producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2023-03-04", "team": "Команда",
-        "table": {"blitz": 4, "superblitz": None, "sector13": None}}).json["id"]
+    season = call(
+        "post",
+        "/api/v1/seasons",
+        "producer",
+        json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
+    ).json["id"]
+    game = call(
+        "post",
+        "/api/v1/games",
+        "producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "team": "Команда",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None},
+        },
+    ).json["id"]
     resp = call("post", f"/api/v1/games/{game}/assign", "producer")
     assert resp.status_code == 200, resp.json
     sectors = {s["sector"]: s["question_ids"] for s in resp.json["sectors"]}
@@ -143,6 +196,7 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     def docs_ready():
         items = call("get", f"/api/v1/games/{game}/documents", "host").json["items"]
         return items if len(items) == 2 and all(d["status"] == "ready" for d in items) else None
+
     docs = {d["kind"]: d for d in wait_for(docs_ready, what="envelope PDFs")}
     envelope_pdf = call("get", docs["envelopes"]["url"], "host")
     assert envelope_pdf.status_code == 200 and envelope_pdf.mimetype == "application/pdf"
@@ -161,16 +215,27 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
         assert resp.status_code == 201, (event, resp.json)
     state = call("get", f"/api/v1/games/{game}", "producer").json["state"]
     assert state["score"] == "3:6" and state["winner"] == "viewers"
-    assert state["unanswered"] == [{"sector": 1, "slot": 1}, {"sector": 4, "slot": 2},
-                                   {"sector": 13, "slot": 1}, {"sector": 6, "slot": 1},
-                                   {"sector": 8, "slot": 1}, {"sector": 9, "slot": 1}]
+    assert state["unanswered"] == [
+        {"sector": 1, "slot": 1},
+        {"sector": 4, "slot": 2},
+        {"sector": 13, "slot": 1},
+        {"sector": 6, "slot": 1},
+        {"sector": 8, "slot": 1},
+        {"sector": 9, "slot": 1},
+    ]
     assert state["unasked"] == [{"sector": 4, "slot": 3}]
 
     # 7. close: prizes for the six unanswered questions, unasked ones back to the pool
     closed = call("post", f"/api/v1/games/{game}/close", "producer")
     assert closed.status_code == 200, closed.json
-    unanswered_ids = [sectors[1][0], sectors[4][1], sectors[13][0], sectors[6][0],
-                      sectors[8][0], sectors[9][0]]
+    unanswered_ids = [
+        sectors[1][0],
+        sectors[4][1],
+        sectors[13][0],
+        sectors[6][0],
+        sectors[8][0],
+        sectors[9][0],
+    ]
     expected_shares = sum(len(db.session.get(Question, q).authors) for q in unanswered_ids)
     prizes = closed.json["prizes"]
     assert len(prizes) == expected_shares
@@ -178,18 +243,25 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     assert call("post", f"/api/v1/games/{game}/close", "producer").json["prizes"] == prizes
     back = {sectors[4][2], sectors[3][0], sectors[10][0], sectors[11][0], sectors[12][0]}
     db.session.rollback()
-    assert {q.id for q in db.session.scalars(db.select(Question).where(
-        Question.id.in_([i for v in sectors.values() for i in v]),
-        Question.status == "approved"))} == back
-    outcomes = dict(db.session.execute(db.select(EnvelopeQuestion.question_id,
-                                                 EnvelopeQuestion.outcome)).all())
+    assert {
+        q.id
+        for q in db.session.scalars(
+            db.select(Question).where(
+                Question.id.in_([i for v in sectors.values() for i in v]),
+                Question.status == "approved",
+            )
+        )
+    } == back
+    outcomes = dict(
+        db.session.execute(db.select(EnvelopeQuestion.question_id, EnvelopeQuestion.outcome)).all()
+    )
     assert sorted(q for q, o in outcomes.items() if o == "unanswered") == sorted(unanswered_ids)
 
     # 8. gift agreements rendered by the worker, numbered without gaps
     def agreements_ready():
         items = call("get", f"/api/v1/prizes?game_id={game}", "accountant").json["items"]
-        return items if items and all(p["agreement"]["status"] == "ready" for p in items) \
-            else None
+        return items if items and all(p["agreement"]["status"] == "ready" for p in items) else None
+
     items = wait_for(agreements_ready, what="gift agreements")
     numbers = sorted(p["agreement"]["number"] for p in items)
     assert numbers == [f"2023-{n:04d}" for n in range(1, len(items) + 1)]
@@ -200,5 +272,9 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
     assert solo["author"]["name"] in text
     assert solo["agreement"]["number"] in text
     assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == expected_shares
-    assert db.session.scalar(db.select(db.func.count()).select_from(Document)
-                             .where(Document.status == "ready")) == 2 + expected_shares
+    assert (
+        db.session.scalar(
+            db.select(db.func.count()).select_from(Document).where(Document.status == "ready")
+        )
+        == 2 + expected_shares
+    )

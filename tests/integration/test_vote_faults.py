@@ -40,22 +40,24 @@ def private_redis(tmp_path, redis_url):
 
 
 def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
     return [int(x) for x in out.split()]
 
 
 def _api(port, method, path, token, body=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
-                                 data=json.dumps(body).encode() if body else None,
-                                 headers={"Authorization": f"Bearer {token}",
-                                          "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        method=method,
+        data=json.dumps(body).encode() if body else None,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=60) as resp:
         return json.loads(resp.read())
 
 
-def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private_redis,
-                                                                  tmp_path):
+def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private_redis, tmp_path):
     from flask_migrate import upgrade
 
     from webapp.accounts.operations import create_user
@@ -64,17 +66,28 @@ def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private
     from webapp.games.operations import create_game, create_season, create_team
     from webapp.jobs import commit
 
-    env = dict(os.environ, SOVA_DATABASE_URL=pg_url, SOVA_BROKER_URL=private_redis.url,
-               SOVA_REDIS_URL=private_redis.url, SOVA_INSTANCE_PATH=str(tmp_path / "inst"),
-               SOVA_RATELIMIT_ENABLED="0", SOVA_SMS_SECRET=SECRET, PYTHONWARNINGS="ignore")
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=pg_url,
+        SOVA_BROKER_URL=private_redis.url,
+        SOVA_REDIS_URL=private_redis.url,
+        SOVA_INSTANCE_PATH=str(tmp_path / "inst"),
+        SOVA_RATELIMIT_ENABLED="0",
+        SOVA_SMS_SECRET=SECRET,
+        PYTHONWARNINGS="ignore",
+    )
     app = create_app({k: v for k, v in env.items() if k.startswith("SOVA_")})
     with app.app_context():
         upgrade(revision="heads")
         _, token = create_user("host@fault.local", "host", with_token=True)
         team = create_team("Команда", EXPERTS[0], EXPERTS)
-        game = create_game(create_season("Сезон 2009", "2009").id, "qualifying",
-                           date(2009, 3, 1), {"blitz": 4, "superblitz": 9, "sector13": 13},
-                           team_id=team.id)
+        game = create_game(
+            create_season("Сезон 2009", "2009").id,
+            "qualifying",
+            date(2009, 3, 1),
+            {"blitz": 4, "superblitz": 9, "sector13": 13},
+            team_id=team.id,
+        )
         game.status = "finished"
         gid = game.id
         commit()
@@ -83,10 +96,26 @@ def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private
     port = free_port()
     gunicorn = Path(sys.executable).parent / "gunicorn"
     server = subprocess.Popen(
-        [str(gunicorn), "-w", "2", "-k", "gthread", "--threads", "4", "-b",
-         f"127.0.0.1:{port}", "--log-level", "error", "webapp:create_app()"],
-        cwd=ROOT, env=env, start_new_session=True)
+        [
+            str(gunicorn),
+            "-w",
+            "2",
+            "-k",
+            "gthread",
+            "--threads",
+            "4",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "error",
+            "webapp:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
     try:
+
         def up():
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
@@ -98,30 +127,43 @@ def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private
         _api(port, "POST", f"/api/v1/games/{gid}/vote", token, {"action": "open"})
         p = plan(1500, SECRET, candidates=6, seed=1818)
         result = {}
-        burst = threading.Thread(target=lambda: result.update(report=send(
-            f"http://127.0.0.1:{port}", p.messages, rate=150, concurrency=16, retries=60,
-            timeout=20)))
+        burst = threading.Thread(
+            target=lambda: result.update(
+                report=send(
+                    f"http://127.0.0.1:{port}",
+                    p.messages,
+                    rate=150,
+                    concurrency=16,
+                    retries=60,
+                    timeout=20,
+                )
+            )
+        )
         burst.start()
         time.sleep(2.5)
-        os.kill(_children(server.pid)[0], signal.SIGKILL)      # a web worker dies mid-burst
+        os.kill(_children(server.pid)[0], signal.SIGKILL)  # a web worker dies mid-burst
         time.sleep(1.0)
-        private_redis.stop()                                    # Redis dies ...
+        private_redis.stop()  # Redis dies ...
         time.sleep(1.5)
-        private_redis.start()                                   # ... and comes back empty
+        private_redis.start()  # ... and comes back empty
         burst.join(120)
         assert not burst.is_alive()
         report = result["report"]
         assert report.failed == 0
-        assert report.retries > 0                               # the faults did hit requests
+        assert report.retries > 0  # the faults did hit requests
         vote = _api(port, "GET", f"/api/v1/games/{gid}/vote", token)["vote"]
         expected = p.expected()
         assert {str(c["n"]): c["votes"] for c in vote["candidates"] if c["votes"]} == (
-            expected["votes"])
+            expected["votes"]
+        )
         assert (vote["counted"], vote["repeats"], vote["invalid"], vote["late"]) == (
-            expected["counted"], expected["repeats"], expected["invalid"], 0)
+            expected["counted"],
+            expected["repeats"],
+            expected["invalid"],
+            0,
+        )
         assert report.answers["401"] == expected["rejected_badsig"]
-        closed = _api(port, "POST", f"/api/v1/games/{gid}/vote", token,
-                      {"action": "close"})["vote"]
+        closed = _api(port, "POST", f"/api/v1/games/{gid}/vote", token, {"action": "close"})["vote"]
         assert closed["counted"] == expected["counted"]
     finally:
         os.killpg(server.pid, signal.SIGTERM)

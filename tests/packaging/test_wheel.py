@@ -79,8 +79,19 @@ def installed(tmp_path_factory):
     venv = tmp / "venv"
     _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
     python = venv / "bin" / "python"
-    _run([uv, "pip", "install", "--quiet", "--python", str(python), "--require-hashes",
-          "-r", str(ROOT / "requirements" / "runtime.lock")])
+    _run(
+        [
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(python),
+            "--require-hashes",
+            "-r",
+            str(ROOT / "requirements" / "runtime.lock"),
+        ]
+    )
     _run([uv, "pip", "install", "--quiet", "--python", str(python), "--no-deps", str(wheel)])
     return venv, wheel
 
@@ -92,16 +103,24 @@ def test_wheel_carries_the_run_time_files(installed):
 
     _venv, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("sova_templates/base.html", "sova_templates/emails/received.txt",
-                 "sova_templates/pdf/envelope.html", "sova_templates/pdf/pdf.css",
-                 "sova_templates/pdf/host_card.html", "webapp/static/sova.css",
-                 "webapp/translations/be/LC_MESSAGES/messages.mo",
-                 "webapp/translations/en/LC_MESSAGES/messages.po",
-                 "webapp/migrations/env.py", "webapp/migrations/alembic.ini",
-                 "webapp/migrations/script.py.mako",
-                 "webapp/migrations/versions/0009_minutes_number.py",
-                 "webapp/demo/demo_pool.4s", "webapp/submissions/sample_packet.4s",
-                 "webapp/Procfile", "workers/documents.py"):
+    for name in (
+        "sova_templates/base.html",
+        "sova_templates/emails/received.txt",
+        "sova_templates/pdf/envelope.html",
+        "sova_templates/pdf/pdf.css",
+        "sova_templates/pdf/host_card.html",
+        "webapp/static/sova.css",
+        "webapp/translations/be/LC_MESSAGES/messages.mo",
+        "webapp/translations/en/LC_MESSAGES/messages.po",
+        "webapp/migrations/env.py",
+        "webapp/migrations/alembic.ini",
+        "webapp/migrations/script.py.mako",
+        "webapp/migrations/versions/0009_minutes_number.py",
+        "webapp/demo/demo_pool.4s",
+        "webapp/submissions/sample_packet.4s",
+        "webapp/Procfile",
+        "workers/documents.py",
+    ):
         assert name in names, name
     # every template of the checkout is in the wheel
     for path in (ROOT / "templates").rglob("*"):
@@ -109,27 +128,43 @@ def test_wheel_carries_the_run_time_files(installed):
             assert f"sova_templates/{path.relative_to(ROOT / 'templates')}" in names, path
 
 
-def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, tmp_path,
-                                                                     smtp_sink):
+def test_installed_package_runs_the_pipeline_from_an_empty_directory(
+    installed, tmp_path, smtp_sink
+):
     venv, _wheel = installed
     smtp_url, received = smtp_sink
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     home = tmp_path / "home"
     port = _free_port()
-    env = {"PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home),
-           "LANG": "C.UTF-8", "SOVA_SMTP_URL": smtp_url, "SOVA_PORT": str(port),
-           "SOVA_MIN_FILL_SECONDS": "0", "SOVA_RATELIMIT_ENABLED": "0"}
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "SOVA_SMTP_URL": smtp_url,
+        "SOVA_PORT": str(port),
+        "SOVA_MIN_FILL_SECONDS": "0",
+        "SOVA_RATELIMIT_ENABLED": "0",
+    }
     sova = str(venv / "bin" / "sova")
 
     def cli(*args) -> subprocess.CompletedProcess:
         return _run([sova, *args], cwd=cwd, env=env)
 
     # the installed files are the ones used, not this checkout
-    where = json.loads(_run([str(venv / "bin" / "python"), "-c",
-                             "import json, webapp, workers, sova_templates, weasyprint; "
-                             "print(json.dumps([webapp.__file__, workers.__file__, "
-                             "sova_templates.__file__]))"], cwd=cwd, env=env).stdout)
+    where = json.loads(
+        _run(
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import json, webapp, workers, sova_templates, weasyprint; "
+                "print(json.dumps([webapp.__file__, workers.__file__, "
+                "sova_templates.__file__]))",
+            ],
+            cwd=cwd,
+            env=env,
+        ).stdout
+    )
     for path in where:
         assert Path(path).is_relative_to(venv), where
 
@@ -142,14 +177,21 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
     assert "sample_packet.4s: imported 10 questions as archive" in seeded
     tokens = {}
     for role in ("editor", "chief_editor", "producer", "host"):
-        out = cli("users", "create", "--email", f"{role}@wheel.local", "--role", role,
-                  "--token").stdout.splitlines()
+        out = cli(
+            "users", "create", "--email", f"{role}@wheel.local", "--role", role, "--token"
+        ).stdout.splitlines()
         assert out[0] == f"created user {role}@wheel.local ({role})"
         tokens[role] = out[1]
 
     log = open(tmp_path / "sova-run.log", "wb")  # noqa: SIM115 (closed in the finally below)
-    server = subprocess.Popen([sova, "run"], cwd=cwd, env=env, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
+    server = subprocess.Popen(
+        [sova, "run"],
+        cwd=cwd,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
 
     def call(method, path, role=None, body=None):
@@ -157,8 +199,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         if role:
             headers["Authorization"] = f"Bearer {tokens[role]}"
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(base + path, data=data, headers=headers,
-                                         method=method)
+        request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=30) as resp:
                 return resp.status, resp.headers.get_content_type(), resp.read()
@@ -177,36 +218,61 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         status, _type, page = call("GET", "/submit")
         assert "Отправить" in page.decode()
 
-        status, _type, body = call("POST", "/api/v1/submissions", body={
-            "question": "Какой город называли Северной Пальмирой задолго до революции?",
-            "answer": "Санкт-Петербург", "authors": [{"name": "Ян Колас", "city": "Минск"}],
-            "email": "viewer@wheel.example", "consent": True, "language": "ru"})
+        status, _type, body = call(
+            "POST",
+            "/api/v1/submissions",
+            body={
+                "question": "Какой город называли Северной Пальмирой задолго до революции?",
+                "answer": "Санкт-Петербург",
+                "authors": [{"name": "Ян Колас", "city": "Минск"}],
+                "email": "viewer@wheel.example",
+                "consent": True,
+                "language": "ru",
+            },
+        )
         assert status == 201, body
         submitted = json.loads(body)
 
         def confirmation():
             return [m for m in received if m["To"] == "viewer@wheel.example"]
+
         (mail,) = wait_for(confirmation, what="the confirmation e-mail")
         text = mail.get_payload(decode=True).decode(mail.get_content_charset() or "utf-8")
         assert "Мы получили ваш вопрос" in text
         assert submitted["status_url"] in text
 
         def in_review():
-            status, _type, body = call("GET", f"/api/v1/questions/{submitted['id']}",
-                                       "editor")
+            status, _type, body = call("GET", f"/api/v1/questions/{submitted['id']}", "editor")
             return json.loads(body)["status"] == "in_review"
+
         wait_for(in_review, what="the worker's pre-check")
         for role, decision in (("editor", "approve"), ("chief_editor", "sign_off")):
-            status, _type, body = call("POST", f"/api/v1/questions/{submitted['id']}/decision",
-                                       role, {"decision": decision})
+            status, _type, body = call(
+                "POST",
+                f"/api/v1/questions/{submitted['id']}/decision",
+                role,
+                {"decision": decision},
+            )
             assert status == 200, body
 
-        status, _type, body = call("POST", "/api/v1/seasons", "producer", {
-            "name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"})
+        status, _type, body = call(
+            "POST",
+            "/api/v1/seasons",
+            "producer",
+            {"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
+        )
         assert status == 201, body
-        status, _type, body = call("POST", "/api/v1/games", "producer", {
-            "season_id": json.loads(body)["id"], "kind": "qualifying", "date": "2023-03-04",
-            "table": {"blitz": 4, "superblitz": None, "sector13": None}})
+        status, _type, body = call(
+            "POST",
+            "/api/v1/games",
+            "producer",
+            {
+                "season_id": json.loads(body)["id"],
+                "kind": "qualifying",
+                "date": "2023-03-04",
+                "table": {"blitz": 4, "superblitz": None, "sector13": None},
+            },
+        )
         assert status == 201, body
         game = json.loads(body)["id"]
         status, _type, body = call("POST", f"/api/v1/games/{game}/assign", "producer")
@@ -218,8 +284,8 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         def documents():
             items = json.loads(call("GET", f"/api/v1/games/{game}/documents", "host")[2])
             items = items["items"]
-            return items if len(items) == 2 and all(d["status"] == "ready"
-                                                     for d in items) else None
+            return items if len(items) == 2 and all(d["status"] == "ready" for d in items) else None
+
         docs = {d["kind"]: d for d in wait_for(documents, what="envelope PDFs")}
         status, mimetype, envelopes = call("GET", docs["envelopes"]["url"], "host")
         assert (status, mimetype) == (200, "application/pdf")
@@ -231,8 +297,9 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(installed, 
         assert " ".join(first["question"].split()[:4]) in text
         status, mimetype, cards = call("GET", docs["host_cards"]["url"], "host")
         assert (status, mimetype) == (200, "application/pdf")
-        card_text = " ".join("\n".join(p.extract_text()
-                                       for p in PdfReader(io.BytesIO(cards)).pages).split())
+        card_text = " ".join(
+            "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(cards)).pages).split()
+        )
         assert first["answer"].split()[0] in card_text
     finally:
         os.killpg(server.pid, signal.SIGTERM)

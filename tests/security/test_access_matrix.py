@@ -82,8 +82,9 @@ def matrix(app):
     return rows, undeclared
 
 
-def expectation_failure(spec: str, role: str | None, url: str, resp,
-                        real: bool = False) -> str | None:
+def expectation_failure(
+    spec: str, role: str | None, url: str, resp, real: bool = False
+) -> str | None:
     """Why ``resp`` breaks the declaration ``spec`` for ``role`` (None: as declared). With
     ``real`` (the URL names existing objects) an admitted role must get 200 or 302."""
     code = resp.status_code
@@ -120,12 +121,18 @@ def matrix_app(make_app):
     tokens = {}
     with app.app_context():
         for role in ROLES:
-            _, tokens[role] = create_user(f"{role}@test.local", role, password=f"{role}-pw",
-                                          with_token=True)
-        question = create_question({
-            "question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",
-            "answer": "Ярославль", "sources": ["https://example.org/s"],
-            "authors": [("Мария Лис", "Гомель", "lis@example.com")]}, "web")
+            _, tokens[role] = create_user(
+                f"{role}@test.local", role, password=f"{role}-pw", with_token=True
+            )
+        question = create_question(
+            {
+                "question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",
+                "answer": "Ярославль",
+                "sources": ["https://example.org/s"],
+                "authors": [("Мария Лис", "Гомель", "lis@example.com")],
+            },
+            "web",
+        )
         commit()
         precheck(question.id)
         commit()
@@ -169,8 +176,9 @@ def test_matrix_every_endpoint_every_role_and_anonymous(matrix_app, role_clients
                 log_in(client, role)
             why = expectation_failure(spec, role, url, resp)
             if why:
-                failures.append(f"{method} {url} ({endpoint}, {spec}) as {role or 'anonymous'}: "
-                                f"{why}")
+                failures.append(
+                    f"{method} {url} ({endpoint}, {spec}) as {role or 'anonymous'}: {why}"
+                )
     assert failures == [], "\n".join(failures)
     assert checked == len(rows) * (len(ROLES) + 1)
 
@@ -192,24 +200,36 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
                     resp = client.open(url, method=method)
                     why = expectation_failure(spec, role, url, resp, real=True)
                     if why:
-                        failures.append(f"{method} {url} ({spec}) as {role or 'anonymous'}: "
-                                        f"{why}")
+                        failures.append(f"{method} {url} ({spec}) as {role or 'anonymous'}: {why}")
     assert failures == [], "\n".join(failures)
     q = f"/editor/questions/{question_id}"
-    assert urls == {("GET", "/editor/queue"), ("GET", q), ("POST", q), ("POST", f"{q}/claim"),
-                    ("POST", f"{q}/release"), ("POST", f"{q}/reveal"),
-                    ("POST", f"{q}/authors/0"), ("POST", f"{q}/edit"),
-                    ("POST", f"{q}/comments"), ("POST", f"{q}/sign-off"),
-                    ("POST", "/editor/bulk"), ("GET", "/editor/export.csv"),
-                    ("GET", "/editor/export.xlsx"), ("GET", "/editor/export/approved.4s"),
-                    ("GET", "/editor/stats")}
+    assert urls == {
+        ("GET", "/editor/queue"),
+        ("GET", q),
+        ("POST", q),
+        ("POST", f"{q}/claim"),
+        ("POST", f"{q}/release"),
+        ("POST", f"{q}/reveal"),
+        ("POST", f"{q}/authors/0"),
+        ("POST", f"{q}/edit"),
+        ("POST", f"{q}/comments"),
+        ("POST", f"{q}/sign-off"),
+        ("POST", "/editor/bulk"),
+        ("GET", "/editor/export.csv"),
+        ("GET", "/editor/export.xlsx"),
+        ("GET", "/editor/export/approved.4s"),
+        ("GET", "/editor/stats"),
+    }
 
 
 def test_the_editors_pages_declare_their_roles(app):
     """The declarations the editors' matrix checks against (blind moderation: only a chief
     editor reveals or corrects authors, or exports the approved packet)."""
-    specs = {r.endpoint: app.view_functions[r.endpoint].sova_access
-             for r in app.url_map.iter_rules() if r.endpoint.startswith("moderation.")}
+    specs = {
+        r.endpoint: app.view_functions[r.endpoint].sova_access
+        for r in app.url_map.iter_rules()
+        if r.endpoint.startswith("moderation.")
+    }
     chief_only = {"moderation.reveal", "moderation.correct", "moderation.export_4s"}
     assert {e for e, s in specs.items() if s == "chief_editor"} == chief_only
     assert all(s == "editor+" for e, s in specs.items() if e not in chief_only)
@@ -258,17 +278,21 @@ def test_the_matrix_catches_a_view_that_lets_the_wrong_role_in(make_app, staff):
 
     resp = SimpleNamespace(status_code=200, headers={})
     assert expectation_failure("accountant", "editor", "/prizes/", resp) == (
-        "wrong role expected 403, got 200")
+        "wrong role expected 403, got 200"
+    )
     assert expectation_failure("accountant", None, "/api/v1/prizes", resp) == (
-        "anonymous API call expected 401, got 200")
+        "anonymous API call expected 401, got 200"
+    )
     assert expectation_failure("accountant", None, "/prizes/", resp) == (
-        "anonymous page expected 302 → /login, got 200")
+        "anonymous page expected 302 → /login, got 200"
+    )
     refused = SimpleNamespace(status_code=403, headers={})
     assert expectation_failure("editor+", "admin", "/editor/queue", refused) == (
-        "admitted ('editor+') but refused with 403")
-    assert expectation_failure("public", None, "/", SimpleNamespace(status_code=500,
-                                                                    headers={})) == (
-        "server error 500")
+        "admitted ('editor+') but refused with 403"
+    )
+    assert expectation_failure(
+        "public", None, "/", SimpleNamespace(status_code=500, headers={})
+    ) == ("server error 500")
 
 
 def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
@@ -280,15 +304,30 @@ def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
 
     rows, _ = matrix(matrix_app)
     assert sorted({(e, m) for e, m, _u, spec in rows if spec == GATEWAY}) == [
-        ("api.vote_sms", "POST")]
-    body = json.dumps({"message_id": "m1", "msisdn": "+79160000001", "text": "1",
-                       "received_at": "2009-03-01T20:00:00+03:00"}).encode()
+        ("api.vote_sms", "POST")
+    ]
+    body = json.dumps(
+        {
+            "message_id": "m1",
+            "msisdn": "+79160000001",
+            "text": "1",
+            "received_at": "2009-03-01T20:00:00+03:00",
+        }
+    ).encode()
     signature = hmac.new(GATEWAY_SECRET.encode(), body, hashlib.sha256).hexdigest()
     client = matrix_app.test_client()
-    resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
-                       headers={"X-Sova-Signature": signature})
+    resp = client.post(
+        "/api/v1/votes/sms",
+        data=body,
+        content_type="application/json",
+        headers={"X-Sova-Signature": signature},
+    )
     assert resp.status_code == 200 and resp.json == {"result": "late"}
     admin = matrix_app.config["SOVA_TEST_TOKENS"]["admin"]
-    resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
-                       headers={"Authorization": f"Bearer {admin}"})
+    resp = client.post(
+        "/api/v1/votes/sms",
+        data=body,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {admin}"},
+    )
     assert resp.status_code == 401

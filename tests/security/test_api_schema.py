@@ -42,10 +42,17 @@ def api_schema(make_app):
         commit()
         client = app.test_client()
         for i in range(3):
-            resp = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
-                               json={"question": f"Засеянный вопрос номер {i} для проверки API?",
-                                     "answer": "Ответ", "authors": [{"name": "Автор"}],
-                                     "email": f"seed{i}@example.org", "consent": True})
+            resp = client.post(
+                "/api/v1/submissions",
+                headers={"Authorization": f"Bearer {token}"},
+                json={
+                    "question": f"Засеянный вопрос номер {i} для проверки API?",
+                    "answer": "Ответ",
+                    "authors": [{"name": "Автор"}],
+                    "email": f"seed{i}@example.org",
+                    "consent": True,
+                },
+            )
             assert resp.status_code == 201, resp.get_json()
         db.session.remove()
     app.config["SOVA_FUZZ_TOKEN"] = token
@@ -66,8 +73,13 @@ def test_api_never_5xx_and_matches_its_schema(api_schema):
         operations += 1
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def run(case):
             case.call_and_validate(headers={"Authorization": f"Bearer {token}"}, checks=CHECKS)
 

@@ -12,9 +12,11 @@ from webapp.accounts.operations import LOCKOUT_THRESHOLD
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "
-       "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
-       "frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
 
 
 def _user(email: str) -> User:
@@ -22,8 +24,9 @@ def _user(email: str) -> User:
     return db.session.scalar(db.select(User).filter_by(email=email))
 
 
-@pytest.mark.parametrize("path", ["/", "/login", "/healthz", "/api/v1/openapi.json",
-                                  "/no-such-page"])
+@pytest.mark.parametrize(
+    "path", ["/", "/login", "/healthz", "/api/v1/openapi.json", "/no-such-page"]
+)
 def test_security_headers_exact_on_every_kind_of_response(client, path):
     resp = client.get(path)
     assert resp.headers["Content-Security-Policy"] == CSP
@@ -34,8 +37,10 @@ def test_security_headers_exact_on_every_kind_of_response(client, path):
 
 
 def test_csp_has_no_unsafe_inline_for_scripts(client):
-    policy = dict(part.strip().split(" ", 1)
-                  for part in client.get("/").headers["Content-Security-Policy"].split(";"))
+    policy = dict(
+        part.strip().split(" ", 1)
+        for part in client.get("/").headers["Content-Security-Policy"].split(";")
+    )
     assert policy["script-src"] == "'self'"
     assert "unsafe" not in policy["script-src"] and "unsafe" not in policy["default-src"]
 
@@ -43,8 +48,11 @@ def test_csp_has_no_unsafe_inline_for_scripts(client):
 def test_production_sends_hsts_and_redirects_plain_http(make_app):
     from cryptography.fernet import Fernet
 
-    app = make_app(SOVA_ENV="production", SOVA_SECRET_KEY="k" * 64,
-                   SOVA_ENCRYPTION_KEYS=Fernet.generate_key().decode())
+    app = make_app(
+        SOVA_ENV="production",
+        SOVA_SECRET_KEY="k" * 64,
+        SOVA_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
+    )
     client = app.test_client()
     plain = client.get("/login")
     assert plain.status_code == 302
@@ -104,8 +112,11 @@ def test_lock_expires_and_success_resets_count(client, staff):
     assert client.post("/login", data={"email": email, "password": "host-pw"}).status_code == 302
     assert _user(email).failed_logins == 0
     # an expired lock no longer blocks
-    db.session.execute(sa.update(User).where(User.email == email)
-                       .values(locked_until=utcnow() - timedelta(seconds=1)))
+    db.session.execute(
+        sa.update(User)
+        .where(User.email == email)
+        .values(locked_until=utcnow() - timedelta(seconds=1))
+    )
     db.session.commit()
     client.post("/logout")
     assert client.post("/login", data={"email": email, "password": "host-pw"}).status_code == 302
@@ -119,17 +130,23 @@ def test_unknown_email_records_nothing(client, staff):
 
 
 def test_login_rate_limit_answers_429_per_address(make_app):
-    app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True,
-                   SOVA_LOGIN_RATE_LIMIT="3 per minute")
+    app = make_app(
+        WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True, SOVA_LOGIN_RATE_LIMIT="3 per minute"
+    )
     client = app.test_client()
-    codes = [client.post("/login", data={"email": f"u{i}@test.local", "password": "x"}).status_code
-             for i in range(5)]
+    codes = [
+        client.post("/login", data={"email": f"u{i}@test.local", "password": "x"}).status_code
+        for i in range(5)
+    ]
     assert codes == [401, 401, 401, 429, 429]
     # GET of the form is not limited
     assert client.get("/login").status_code == 200
     # another address is counted separately
-    other = client.post("/login", data={"email": "u@test.local", "password": "x"},
-                        environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    other = client.post(
+        "/login",
+        data={"email": "u@test.local", "password": "x"},
+        environ_base={"REMOTE_ADDR": "10.0.0.7"},
+    )
     assert other.status_code == 401
 
 
@@ -163,9 +180,12 @@ def test_database_outage_gives_503_retry_page_and_json(app, client, staff):
     assert "Сервис временно недоступен (503)" in page.get_data(as_text=True)
     api = client.get("/api/v1/__boom")
     assert api.status_code == 503
-    assert api.get_json() == {"error": {"code": 503, "message":
-                                        "База данных временно недоступна. Повторите попытку "
-                                        "через несколько секунд."}}
+    assert api.get_json() == {
+        "error": {
+            "code": 503,
+            "message": "База данных временно недоступна. Повторите попытку через несколько секунд.",
+        }
+    }
 
 
 def test_programming_errors_are_not_hidden_as_503(app, client):
@@ -182,13 +202,21 @@ def test_programming_errors_are_not_hidden_as_503(app, client):
 def test_login_rate_limit_counts_in_redis_when_configured(make_app, redis_url):
     import redis
 
-    app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True, SOVA_REDIS_URL=redis_url,
-                   SOVA_LOGIN_RATE_LIMIT="2 per minute")
+    app = make_app(
+        WTF_CSRF_ENABLED=False,
+        RATELIMIT_ENABLED=True,
+        SOVA_REDIS_URL=redis_url,
+        SOVA_LOGIN_RATE_LIMIT="2 per minute",
+    )
     assert app.config["RATELIMIT_STORAGE_URI"] == redis_url
     client = app.test_client()
     ip = {"REMOTE_ADDR": "10.9.8.7"}
-    codes = [client.post("/login", data={"email": "x@test.local", "password": "x"},
-                         environ_base=ip).status_code for _ in range(3)]
+    codes = [
+        client.post(
+            "/login", data={"email": "x@test.local", "password": "x"}, environ_base=ip
+        ).status_code
+        for _ in range(3)
+    ]
     assert codes == [401, 401, 429]
     keys = [k.decode() for k in redis.Redis.from_url(redis_url).keys("*10.9.8.7*")]
     assert len(keys) == 1 and "accounts.login" in keys[0]
@@ -200,8 +228,13 @@ def _dead_redis_app(make_app, **extra):
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True, PROPAGATE_EXCEPTIONS=False,
-                    SOVA_REDIS_URL=f"redis://127.0.0.1:{port}/0", **extra)
+    return make_app(
+        WTF_CSRF_ENABLED=False,
+        RATELIMIT_ENABLED=True,
+        PROPAGATE_EXCEPTIONS=False,
+        SOVA_REDIS_URL=f"redis://127.0.0.1:{port}/0",
+        **extra,
+    )
 
 
 def test_redis_outage_does_not_turn_rate_limited_pages_into_500(make_app):
@@ -214,7 +247,8 @@ def test_redis_outage_does_not_turn_rate_limited_pages_into_500(make_app):
 
 def test_with_fallback_settings_a_redis_outage_is_harmless(make_app):
     """The fix the test above waits for, shown to work."""
-    client = _dead_redis_app(make_app, RATELIMIT_SWALLOW_ERRORS=True,
-                             RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True).test_client()
+    client = _dead_redis_app(
+        make_app, RATELIMIT_SWALLOW_ERRORS=True, RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True
+    ).test_client()
     assert client.post("/login", data={"email": "a@test.local", "password": "x"}).status_code == 401
     assert client.post("/submit", data={}).status_code < 500

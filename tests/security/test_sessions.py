@@ -44,16 +44,21 @@ def test_a_password_change_ends_every_session(app, login):
     set_password(user, "a new long passphrase")
     commit()
     assert_signed_out(thief)
-    r = client.post("/login", data={"email": "editor@test.local",
-                                    "password": "a new long passphrase"})
+    r = client.post(
+        "/login", data={"email": "editor@test.local", "password": "a new long passphrase"}
+    )
     assert r.status_code == 302
 
 
 def test_an_admin_signs_a_user_out_everywhere(app, make_app, staff):
     editor = app.test_client()
     staff("editor")
-    assert editor.post("/login", data={"email": "editor@test.local",
-                                       "password": "editor-pw"}).status_code == 302
+    assert (
+        editor.post(
+            "/login", data={"email": "editor@test.local", "password": "editor-pw"}
+        ).status_code
+        == 302
+    )
     thief = copy_cookie(app, editor)
     admin = app.test_client()
     staff("admin")
@@ -69,8 +74,12 @@ def test_an_admin_signs_a_user_out_everywhere(app, make_app, staff):
     g.pop("_login_user", None)
     assert admin.get("/admin/users").status_code == 200  # the admin's own session stays
     g.pop("_login_user", None)
-    assert editor.post("/login", data={"email": "editor@test.local",
-                                       "password": "editor-pw"}).status_code == 302
+    assert (
+        editor.post(
+            "/login", data={"email": "editor@test.local", "password": "editor-pw"}
+        ).status_code
+        == 302
+    )
     g.pop("_login_user", None)
     assert editor.post(f"/admin/users/{user_id}/sign-out").status_code == 403
 
@@ -86,8 +95,10 @@ def test_the_sign_out_form_needs_its_csrf_token(make_app):
         client = app.test_client()
         page = client.get("/login").get_data(as_text=True)
         token = page.split('name="csrf_token" type="hidden" value="')[1].split('"')[0]
-        r = client.post("/login", data={"email": "admin@test.local", "password": "admin-pw",
-                                        "csrf_token": token})
+        r = client.post(
+            "/login",
+            data={"email": "admin@test.local", "password": "admin-pw", "csrf_token": token},
+        )
         assert r.status_code == 302
         assert client.post(f"/admin/users/{editor.id}/sign-out").status_code == 400
         db.session.expire_all()

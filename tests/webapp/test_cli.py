@@ -29,8 +29,9 @@ def test_import_sample_as_archive_prints_exact_counts(app):
 
 def test_import_real_koi8r_db_packet(app, shared_dir):
     path = shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt"
-    result = app.test_cli_runner().invoke(args=["import", str(path), "--as", "submissions",
-                                                "--channel", "mail"])
+    result = app.test_cli_runner().invoke(
+        args=["import", str(path), "--as", "submissions", "--channel", "mail"]
+    )
     assert result.exit_code == 0, result.output
     assert "imported 36 questions as submissions" in result.output
     assert count("received") == 36
@@ -42,8 +43,9 @@ def test_import_real_koi8r_db_packet(app, shared_dir):
 
 def test_broken_packet_exit_2_and_nothing_kept(app, tmp_path):
     bad = tmp_path / "bad.4s"
-    bad.write_text("? Вопрос без ответа, просто текст вопроса\n\n? Ещё один\n! Ответ\n",
-                   encoding="utf-8")
+    bad.write_text(
+        "? Вопрос без ответа, просто текст вопроса\n\n? Ещё один\n! Ответ\n", encoding="utf-8"
+    )
     result = app.test_cli_runner().invoke(args=["import", SAMPLE, str(bad), "--as", "archive"])
     assert result.exit_code == 2
     assert "bad.4s" in result.output and "line 1" in result.output
@@ -52,23 +54,34 @@ def test_broken_packet_exit_2_and_nothing_kept(app, tmp_path):
 
 
 def test_game_replay_command(tmp_path):
-    protocol = {"format": "sova.game-protocol/1", "ruleset": "2023",
-                "table": {"blitz": 7, "superblitz": None, "sector13": 13},
-                "events": [{"type": "spin", "sector": 13}, {"type": "sector13_option",
-                                                             "option": "six"},
-                           {"type": "answer", "correct": False}]}
+    protocol = {
+        "format": "sova.game-protocol/1",
+        "ruleset": "2023",
+        "table": {"blitz": 7, "superblitz": None, "sector13": 13},
+        "events": [
+            {"type": "spin", "sector": 13},
+            {"type": "sector13_option", "option": "six"},
+            {"type": "answer", "correct": False},
+        ],
+    }
     path = tmp_path / "game.json"
     path.write_text(json.dumps(protocol), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     state = json.loads(run.stdout)
     assert state["score"] == "0:1"
     assert state["unanswered"] == [{"sector": 13, "slot": 1}]
     protocol["events"].append({"type": "spin", "sector": 14})
     path.write_text(json.dumps(protocol), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 2
     error = json.loads(run.stdout)["error"]
     assert error["event"] == 3 and error["rule"].startswith("000_90d7c8192601ed3a.txt")
@@ -82,10 +95,18 @@ def test_outbox_status_and_relay_on_sqlite(app, client):
     from webapp.extensions import db
     from webapp.jobs import relay_forever
 
-    resp = client.post("/submit", data={
-        "question": "Какой город называют северной столицей России? Назовите его.",
-        "answer": "Петроград", "name": "Иван Петров", "city": "Минск",
-        "email": "outbox@example.org", "consent": "y", "age_confirmed": "y"})
+    resp = client.post(
+        "/submit",
+        data={
+            "question": "Какой город называют северной столицей России? Назовите его.",
+            "answer": "Петроград",
+            "name": "Иван Петров",
+            "city": "Минск",
+            "email": "outbox@example.org",
+            "consent": "y",
+            "age_confirmed": "y",
+        },
+    )
     assert resp.status_code == 302
     runner = app.test_cli_runner()
     status = json.loads(runner.invoke(args=["outbox", "status"]).output)
@@ -94,9 +115,16 @@ def test_outbox_status_and_relay_on_sqlite(app, client):
     db.session.remove()
     # handed to the broker, not done yet (no worker here): owed, in flight
     assert json.loads(runner.invoke(args=["outbox", "status"]).output) == {
-        "waiting": 0, "oldest_seconds": 0.0, "in_flight": 2, "overdue": 0, "given_up": 0,
-        "questions_received": 1, "documents_pending": 0, "mail_sending": 0,
-        "mail_in_doubt": 0}
+        "waiting": 0,
+        "oldest_seconds": 0.0,
+        "in_flight": 2,
+        "overdue": 0,
+        "given_up": 0,
+        "questions_received": 1,
+        "documents_pending": 0,
+        "mail_sending": 0,
+        "mail_in_doubt": 0,
+    }
     bad = runner.invoke(args=["outbox", "relay", "--batch", "0"])
     assert bad.exit_code == 2 and "Invalid value for '--batch'" in bad.output
 
@@ -108,11 +136,22 @@ def test_precheck_stale_requeues_questions_without_a_current_report(app, client,
     from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
 
     for i in range(3):
-        assert client.post("/submit", data={
-            "question": f"Какой город называют северной столицей России? Вариант {i}.",
-            "answer": "Петроград", "name": f"Автор {i}", "city": "Минск",
-            "email": f"stale{i}@example.org", "consent": "y", "age_confirmed": "y",
-            "idempotency_key": f"stale-key-{i}"}).status_code == 302
+        assert (
+            client.post(
+                "/submit",
+                data={
+                    "question": f"Какой город называют северной столицей России? Вариант {i}.",
+                    "answer": "Петроград",
+                    "name": f"Автор {i}",
+                    "city": "Минск",
+                    "email": f"stale{i}@example.org",
+                    "consent": "y",
+                    "age_confirmed": "y",
+                    "idempotency_key": f"stale-key-{i}",
+                },
+            ).status_code
+            == 302
+        )
     drain()
     reports = db.session.scalars(db.select(ModerationReport).order_by(ModerationReport.id)).all()
     assert len(reports) == 3
@@ -120,7 +159,8 @@ def test_precheck_stale_requeues_questions_without_a_current_report(app, client,
     db.session.commit()
     runner = app.test_cli_runner()
     assert runner.invoke(args=["precheck", "stale", "--dry-run"]).output == (
-        f"1 question(s) without a version {PRECHECK_VERSION} pre-check\n")
+        f"1 question(s) without a version {PRECHECK_VERSION} pre-check\n"
+    )
     out = runner.invoke(args=["precheck", "stale"]).output
     assert out == f"queued the version {PRECHECK_VERSION} pre-check for 1 question(s)\n"
     assert drain() == ["moderation.precheck"]
@@ -137,17 +177,23 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
     first = runner.invoke(args=["seed-demo"])
     assert first.exit_code == 0, first.output
     lines = first.output.splitlines()
-    assert lines[:3] == ["Demo staff users (password = role name + '-demo'):",
-                         "  editor        editor@sova.local            editor-demo",
-                         "  chief_editor  chief-editor@sova.local      chief_editor-demo"]
-    assert lines[-1] == ("Demo pool: 20 questions from demo_pool.4s approved by "
-                         "editor@sova.local and signed off by chief-editor@sova.local — "
-                         "enough for «Заполнить стол».")
-    pool = db.session.scalars(db.select(Question).where(Question.channel == "import")
-                              .order_by(Question.id)).all()
+    assert lines[:3] == [
+        "Demo staff users (password = role name + '-demo'):",
+        "  editor        editor@sova.local            editor-demo",
+        "  chief_editor  chief-editor@sova.local      chief_editor-demo",
+    ]
+    assert lines[-1] == (
+        "Demo pool: 20 questions from demo_pool.4s approved by "
+        "editor@sova.local and signed off by chief-editor@sova.local — "
+        "enough for «Заполнить стол»."
+    )
+    pool = db.session.scalars(
+        db.select(Question).where(Question.channel == "import").order_by(Question.id)
+    ).all()
     assert [q.status for q in pool] == ["approved"] * 20
     assert [[h.to_status for h in q.history] for q in pool[:1]] == [
-        ["received", "prechecked", "in_review", "approved"]]
+        ["received", "prechecked", "in_review", "approved"]
+    ]
     assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 20
     archived = count("archived")
 
@@ -164,11 +210,23 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
     ]
     assert (count("approved"), count("archived")) == (20, archived)
 
-    season = api("post", "/api/v1/seasons", role="producer", json={
-        "name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"}).json["id"]
-    game = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2023-12-30",
-        "table": {"blitz": 3, "superblitz": 7, "sector13": 13}}).json["id"]
+    season = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
+    ).json["id"]
+    game = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-12-30",
+            "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
+        },
+    ).json["id"]
     filled = api("post", f"/api/v1/games/{game}/assign", role="producer")
     assert filled.status_code == 200, filled.json
     assert sorted(len(s["question_ids"]) for s in filled.json["sectors"]) == [1] * 11 + [3, 3]

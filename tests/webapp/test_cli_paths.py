@@ -18,11 +18,16 @@ import pytest
 
 from webapp.cli_entry import cli
 
-PROTOCOL = {"format": "sova.game-protocol/1", "ruleset": "2023",
-            "table": {"blitz": 7, "superblitz": None, "sector13": 13},
-            "events": [{"type": "spin", "sector": 13},
-                       {"type": "sector13_option", "option": "six"},
-                       {"type": "answer", "correct": False}]}
+PROTOCOL = {
+    "format": "sova.game-protocol/1",
+    "ruleset": "2023",
+    "table": {"blitz": 7, "superblitz": None, "sector13": 13},
+    "events": [
+        {"type": "spin", "sector": 13},
+        {"type": "sector13_option", "option": "six"},
+        {"type": "answer", "correct": False},
+    ],
+}
 
 
 @pytest.fixture
@@ -32,16 +37,25 @@ def place(tmp_path):
     cwd, home = tmp_path / "cwd", tmp_path / "home"
     cwd.mkdir()
     home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SOVA_", "XDG_")) and k != "PYTHONPATH"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SOVA_", "XDG_")) and k != "PYTHONPATH"
+    }
     env["HOME"] = str(home)
     return cwd, home, env
 
 
 def sova(place, *args, **extra_env) -> subprocess.CompletedProcess:
     cwd, _home, env = place
-    return subprocess.run([sys.executable, "-m", "webapp.cli_entry", *args], cwd=cwd,
-                          env=env | extra_env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", *args],
+        cwd=cwd,
+        env=env | extra_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def tree(path: Path) -> list[str]:
@@ -53,8 +67,14 @@ def test_game_replay_builds_no_app_and_writes_nothing(place, tmp_path):
     protocol = tmp_path / "game.json"
     protocol.write_text(json.dumps(PROTOCOL), encoding="utf-8")
     # a configuration that would fail if it were read: the replay never reads it
-    run = sova(place, "game", "replay", str(protocol), SOVA_ENV="production",
-               SOVA_INSTANCE_PATH=str(tmp_path / "never"))
+    run = sova(
+        place,
+        "game",
+        "replay",
+        str(protocol),
+        SOVA_ENV="production",
+        SOVA_INSTANCE_PATH=str(tmp_path / "never"),
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["score"] == "0:1"
     assert run.stderr == ""  # no "instance folder" line: no app was built
@@ -85,8 +105,22 @@ def test_help_lists_sovas_commands_without_flask_options(place):
     run = sova(place, "--help")
     assert run.returncode == 0, run.stderr
     commands = run.stdout.split("Commands:")[1].split()
-    for name in ("db", "game", "season", "import", "users", "run", "worker", "beat", "seed-demo",
-                 "outbox", "precheck", "mail", "keys", "uploads"):
+    for name in (
+        "db",
+        "game",
+        "season",
+        "import",
+        "users",
+        "run",
+        "worker",
+        "beat",
+        "seed-demo",
+        "outbox",
+        "precheck",
+        "mail",
+        "keys",
+        "uploads",
+    ):
         assert name in commands, name
     for flask_option in ("--app", "--debug", "--env-file", "-e,", "--version"):
         assert flask_option not in run.stdout
@@ -100,7 +134,8 @@ def test_commands_default_to_the_per_user_data_directory_and_say_so(place):
         run = sova(place, *args)
         assert run.returncode == 0, run.stderr
         assert run.stderr.splitlines()[0] == (
-            f"sova: instance folder {instance} (per-user data directory)")
+            f"sova: instance folder {instance} (per-user data directory)"
+        )
     assert json.loads(run.stdout) == {"waiting": 0, "oldest_seconds": 0.0}
     assert tree(cwd) == []
     assert {"secret_key", "encryption_keys", "sova.sqlite"} <= set(os.listdir(instance))
@@ -122,8 +157,10 @@ def test_instance_folder_that_cannot_be_created_exit_2_writes_nothing(place, tmp
     blocker.write_text("a file, not a folder")
     run = sova(place, "db", "upgrade", SOVA_INSTANCE_PATH=str(blocker / "instance"))
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert (f"Error: cannot use the instance folder {blocker / 'instance'}: Not a directory"
-            in run.stderr)
+    assert (
+        f"Error: cannot use the instance folder {blocker / 'instance'}: Not a directory"
+        in run.stderr
+    )
     assert "Traceback" not in run.stderr
     assert blocker.read_text() == "a file, not a folder"
     assert tree(cwd) == [] and tree(home) == []
@@ -131,8 +168,9 @@ def test_instance_folder_that_cannot_be_created_exit_2_writes_nothing(place, tmp
 
 def test_production_without_secrets_exit_2_writes_nothing(place, tmp_path):
     cwd, home, _env = place
-    run = sova(place, "outbox", "status", SOVA_ENV="production",
-               SOVA_INSTANCE_PATH=str(tmp_path / "inst"))
+    run = sova(
+        place, "outbox", "status", SOVA_ENV="production", SOVA_INSTANCE_PATH=str(tmp_path / "inst")
+    )
     assert run.returncode == 2
     assert "Error: SOVA_SECRET_KEY is required when SOVA_ENV=production" in run.stderr
     assert not (tmp_path / "inst").exists()
@@ -145,10 +183,15 @@ def test_console_script_module_has_no_import_cycle():
     import ast
 
     source = Path(sys.modules["webapp.cli"].__file__).read_text(encoding="utf-8")
-    imported = {node.module for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.ImportFrom)}
-    imported |= {alias.name for node in ast.walk(ast.parse(source))
-                 if isinstance(node, ast.Import) for alias in node.names}
+    imported = {
+        node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)
+    }
+    imported |= {
+        alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
     assert not imported & {"webapp.app", "webapp.cli_entry", "webapp"}
     assert "__import__(" not in source
     assert cli.name == "sova"

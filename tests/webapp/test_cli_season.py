@@ -22,13 +22,19 @@ def sova_season_replay(path: Path, tmp_path: Path) -> tuple[int, dict]:
     """Run the real command in a fresh process whose configuration would make building the
     Flask app fail (production without secrets), in an empty working directory."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}
-    env.update(SOVA_ENV="production", SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
-               PYTHONPATH=str(ROOT))
+    env.update(
+        SOVA_ENV="production", SOVA_INSTANCE_PATH=str(tmp_path / "instance"), PYTHONPATH=str(ROOT)
+    )
     workdir = tmp_path / "cwd"
     workdir.mkdir(exist_ok=True)
-    run = subprocess.run([sys.executable, "-m", "webapp.cli_entry", "season", "replay",
-                          str(path)], capture_output=True, text=True, env=env, cwd=workdir,
-                         timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", "season", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=workdir,
+        timeout=60,
+    )
     assert list(workdir.iterdir()) == [], "the command wrote a file"
     assert not (tmp_path / "instance").exists(), "the command built the app's instance"
     return run.returncode, json.loads(run.stdout)
@@ -50,36 +56,62 @@ def test_whole_season_replays_with_exit_0(name, tmp_path):
 
 def test_refusal_prints_the_error_json_with_exit_2(tmp_path):
     document = json.loads((DATA / "season_2023.json").read_text(encoding="utf-8"))
-    document["events"].insert(2, {"type": "game", "kind": "qualifying", "team": "Орлова",
-                                  "score": "6:1"})
+    document["events"].insert(
+        2, {"type": "game", "kind": "qualifying", "team": "Орлова", "score": "6:1"}
+    )
     path = tmp_path / "season.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     code, output = sova_season_replay(path, tmp_path)
     assert code == 2
-    assert output == {"error": {
-        "event": 2, "rule": "000_90d7c8192601ed3a.txt §4.8",
-        "message": "qualifying game 2 of the spring series is «Потапова»'s, not «Орлова»'s"}}
+    assert output == {
+        "error": {
+            "event": 2,
+            "rule": "000_90d7c8192601ed3a.txt §4.8",
+            "message": "qualifying game 2 of the spring series is «Потапова»'s, not «Орлова»'s",
+        }
+    }
 
 
 @pytest.mark.parametrize(
     ("content", "event", "message"),
     [
         ("{not json", None, "not JSON"),
-        ('{"format": "sova.game-protocol/1", "ruleset": "2023", "teams": ["A"], "events": []}',
-         None, "format must be 'sova.season-protocol/1'"),
-        ('{"format": "sova.season-protocol/1", "ruleset": "2010", "teams": ["A"], "events": []}',
-         None, "unknown ruleset '2010'"),
-        ('{"format": "sova.season-protocol/1", "ruleset": "2023", "teams": ["A"],'
-         ' "events": [{"type": "party"}]}', 0, "unknown event type 'party'"),
-        ('{"format": "sova.season-protocol/1", "ruleset": "2023", "teams": ["A","B","C","D","E"],'
-         ' "events": [{"type": "series", "part": "spring", "qualifying": 5,'
-         ' "closing": "series_final"}, {"type": "game", "kind": "qualifying", "team": "Z",'
-         ' "score": "6:1"}]}', 1, "unknown team «Z»"),
-        ('{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A"],'
-         ' "events": [{"type": "game", "kind": "qualifying", "team": "A", "score": "7:1"}]}',
-         0, 'score must be "E:V" with 0..6 a side'),
-        ('{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A", "A"],'
-         ' "events": []}', None, "teams names a team twice"),
+        (
+            '{"format": "sova.game-protocol/1", "ruleset": "2023", "teams": ["A"], "events": []}',
+            None,
+            "format must be 'sova.season-protocol/1'",
+        ),
+        (
+            '{"format": "sova.season-protocol/1", "ruleset": "2010", "teams": ["A"], "events": []}',
+            None,
+            "unknown ruleset '2010'",
+        ),
+        (
+            '{"format": "sova.season-protocol/1", "ruleset": "2023", "teams": ["A"],'
+            ' "events": [{"type": "party"}]}',
+            0,
+            "unknown event type 'party'",
+        ),
+        (
+            '{"format": "sova.season-protocol/1", "ruleset": "2023", "teams": ["A","B","C","D","E"],'
+            ' "events": [{"type": "series", "part": "spring", "qualifying": 5,'
+            ' "closing": "series_final"}, {"type": "game", "kind": "qualifying", "team": "Z",'
+            ' "score": "6:1"}]}',
+            1,
+            "unknown team «Z»",
+        ),
+        (
+            '{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A"],'
+            ' "events": [{"type": "game", "kind": "qualifying", "team": "A", "score": "7:1"}]}',
+            0,
+            'score must be "E:V" with 0..6 a side',
+        ),
+        (
+            '{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A", "A"],'
+            ' "events": []}',
+            None,
+            "teams names a team twice",
+        ),
     ],
 )
 def test_malformed_input_is_an_error_json_with_exit_2(content, event, message, tmp_path):

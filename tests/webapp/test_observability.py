@@ -17,9 +17,13 @@ from webapp.core.models import OutboxMessage
 from webapp.extensions import db
 
 ROOT = Path(__file__).resolve().parents[2]
-BODY = {"question": "Какой город называют северной столицей России? Назовите его, пожалуйста.",
-        "answer": "Петроград", "authors": [{"name": "Иван Петров", "city": "Минск"}],
-        "email": "metrics@example.org", "consent": True}
+BODY = {
+    "question": "Какой город называют северной столицей России? Назовите его, пожалуйста.",
+    "answer": "Петроград",
+    "authors": [{"name": "Иван Петров", "city": "Минск"}],
+    "email": "metrics@example.org",
+    "consent": True,
+}
 
 
 def _sample(name: str, **labels) -> float:
@@ -29,8 +33,9 @@ def _sample(name: str, **labels) -> float:
 def test_request_id_is_echoed_and_stored_on_the_tasks_it_queues(app, client):
     resp = client.post("/api/v1/submissions", json=BODY, headers={"X-Request-ID": "sub-42.a"})
     assert resp.status_code == 201 and resp.headers["X-Request-ID"] == "sub-42.a"
-    rows = db.session.execute(db.select(OutboxMessage.task, OutboxMessage.request_id)
-                              .order_by(OutboxMessage.id)).all()
+    rows = db.session.execute(
+        db.select(OutboxMessage.task, OutboxMessage.request_id).order_by(OutboxMessage.id)
+    ).all()
     assert rows == [("moderation.precheck", "sub-42.a"), ("notify.received", "sub-42.a")]
     made = client.get("/healthz", headers={"X-Request-ID": "bad id with spaces"})
     rid = made.headers["X-Request-ID"]
@@ -46,8 +51,10 @@ def test_metrics_counts_requests_and_reads_owed_work(app, client):
     resp = client.get("/metrics")
     assert resp.status_code == 200 and resp.mimetype == "text/plain"
     text = resp.get_data(as_text=True)
-    assert _sample("sova_http_requests_total", endpoint="healthz", method="GET",
-                   status="200") == before + 3
+    assert (
+        _sample("sova_http_requests_total", endpoint="healthz", method="GET", status="200")
+        == before + 3
+    )
     assert 'sova_owed{what="waiting"} 2.0' in text  # the pre-check and the e-mail
     assert 'sova_owed{what="questions_received"} 1.0' in text
     assert 'sova_owed{what="mail_in_doubt"} 0.0' in text
@@ -67,15 +74,24 @@ def test_metrics_only_from_loopback_or_with_the_token(make_app):
     client = app.test_client()
     outside = {"REMOTE_ADDR": "10.1.2.3"}
     assert client.get("/metrics", environ_base=outside).status_code == 403
-    assert client.get("/metrics", environ_base=outside,
-                      headers={"Authorization": "Bearer wrong"}).status_code == 403
-    ok = client.get("/metrics", environ_base=outside,
-                    headers={"Authorization": "Bearer s3cret-token"})
+    assert (
+        client.get(
+            "/metrics", environ_base=outside, headers={"Authorization": "Bearer wrong"}
+        ).status_code
+        == 403
+    )
+    ok = client.get(
+        "/metrics", environ_base=outside, headers={"Authorization": "Bearer s3cret-token"}
+    )
     assert ok.status_code == 200 and b"sova_owed" in ok.data
     assert client.get("/metrics", environ_base={"REMOTE_ADDR": "::1"}).status_code == 200
     tokenless = make_app().test_client()
-    assert tokenless.get("/metrics", environ_base=outside,
-                         headers={"Authorization": "Bearer "}).status_code == 403
+    assert (
+        tokenless.get(
+            "/metrics", environ_base=outside, headers={"Authorization": "Bearer "}
+        ).status_code
+        == 403
+    )
 
 
 def test_readyz_checks_the_database_and_the_broker(make_app):
@@ -89,22 +105,30 @@ def test_readyz_checks_the_database_and_the_broker(make_app):
         port = sock.getsockname()[1]
     down = make_app(SOVA_BROKER_URL=f"redis://127.0.0.1:{port}/0").test_client().get("/readyz")
     assert down.status_code == 503
-    assert down.get_json() == {"status": "unavailable", "database": "ok",
-                               "broker": "unavailable"}
+    assert down.get_json() == {"status": "unavailable", "database": "ok", "broker": "unavailable"}
     metrics = make_app(SOVA_BROKER_URL=f"redis://127.0.0.1:{port}/0").test_client()
     assert "sova_broker_up 0.0" in metrics.get("/metrics").get_data(as_text=True)
 
 
 def test_json_logs_carry_the_request_id(tmp_path):
-    script = "\n".join([
-        "import logging, sys",
-        "from webapp.app import create_app",
-        "app = create_app({'SOVA_INSTANCE_PATH': sys.argv[1], 'SOVA_BROKER_URL': 'memory://'})",
-        "with app.test_request_context(headers={'X-Request-ID': 'trace-7'}):",
-        "    app.preprocess_request()",
-        "    logging.getLogger('sova.test').warning('дошло')"])
-    run = subprocess.run([sys.executable, "-c", script, str(tmp_path / "instance")], cwd=ROOT, capture_output=True,
-                         text=True, env=dict(os.environ, SOVA_LOG_FORMAT="json"), timeout=120)
+    script = "\n".join(
+        [
+            "import logging, sys",
+            "from webapp.app import create_app",
+            "app = create_app({'SOVA_INSTANCE_PATH': sys.argv[1], 'SOVA_BROKER_URL': 'memory://'})",
+            "with app.test_request_context(headers={'X-Request-ID': 'trace-7'}):",
+            "    app.preprocess_request()",
+            "    logging.getLogger('sova.test').warning('дошло')",
+        ]
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "instance")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, SOVA_LOG_FORMAT="json"),
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     line = next(json.loads(x) for x in run.stderr.splitlines() if "sova.test" in x)
     assert line["logger"] == "sova.test" and line["level"] == "WARNING"

@@ -15,10 +15,16 @@ from webapp.owed import owed_status, reconcile
 
 
 def _submit(client, n: int) -> int:
-    resp = client.post("/api/v1/submissions", json={
-        "question": f"Какой город называют северной столицей России? Вопрос номер {n}.",
-        "answer": "Петроград", "authors": [{"name": f"Автор {n}", "city": "Минск"}],
-        "email": f"owed{n}@example.org", "consent": True})
+    resp = client.post(
+        "/api/v1/submissions",
+        json={
+            "question": f"Какой город называют северной столицей России? Вопрос номер {n}.",
+            "answer": "Петроград",
+            "authors": [{"name": f"Автор {n}", "city": "Минск"}],
+            "email": f"owed{n}@example.org",
+            "consent": True,
+        },
+    )
     assert resp.status_code == 201, resp.get_json()
     return resp.get_json()["id"]
 
@@ -30,8 +36,11 @@ def _rows() -> list[OutboxMessage]:
 
 def _age_sent(seconds: float) -> None:
     """Pretend every handed-over row was handed over ``seconds`` ago."""
-    db.session.execute(db.update(OutboxMessage).where(OutboxMessage.sent_at.is_not(None))
-                       .values(sent_at=utcnow() - timedelta(seconds=seconds)))
+    db.session.execute(
+        db.update(OutboxMessage)
+        .where(OutboxMessage.sent_at.is_not(None))
+        .values(sent_at=utcnow() - timedelta(seconds=seconds))
+    )
     db.session.commit()
 
 
@@ -39,7 +48,9 @@ def test_lost_tasks_are_sent_again_once_overdue_and_done_ones_never(app, client)
     qid = _submit(client, 1)
     assert relay_pending() == 2  # precheck + notify.received handed to the broker
     assert [(r.task, r.args, r.attempts, r.done_at) for r in _rows()] == [
-        ("moderation.precheck", [qid], 1, None), ("notify.received", [qid], 1, None)]
+        ("moderation.precheck", [qid], 1, None),
+        ("notify.received", [qid], 1, None),
+    ]
     # not overdue yet: nothing is sent again
     assert reconcile() == {"resent": 0, "requeued": 0}
     status = owed_status()
@@ -91,8 +102,13 @@ def test_owed_work_without_a_request_is_queued_once(app, client):
     qid = _submit(client, 3)
     db.session.execute(db.delete(OutboxMessage))
     old = utcnow() - timedelta(minutes=20)
-    doc = Document(key="payment_register:2024-01-01:2024-01-31:v1", kind="payment_register",
-                   version=1, status="pending", created_at=old)
+    doc = Document(
+        key="payment_register:2024-01-01:2024-01-31:v1",
+        kind="payment_register",
+        version=1,
+        status="pending",
+        created_at=old,
+    )
     db.session.add(doc)
     from webapp.submissions.models import Question
 
@@ -100,7 +116,9 @@ def test_owed_work_without_a_request_is_queued_once(app, client):
     db.session.commit()
     assert reconcile() == {"resent": 0, "requeued": 2}
     assert sorted((r.task, r.args) for r in _rows()) == [
-        ("moderation.precheck", [qid]), ("prizes.render_register", [doc.id])]
+        ("moderation.precheck", [qid]),
+        ("prizes.render_register", [doc.id]),
+    ]
     assert reconcile() == {"resent": 0, "requeued": 0}  # open requests: pass 1's business
     for row in _rows():  # both ran (here: without effect); the question stays received
         row.sent_at = row.done_at = utcnow()
@@ -110,8 +128,13 @@ def test_owed_work_without_a_request_is_queued_once(app, client):
 
 
 def test_requesting_a_document_again_queues_it_only_when_overdue(app):
-    doc = Document(key="envelopes:game:1:v1", kind="envelopes", version=1, status="pending",
-                   created_at=utcnow())
+    doc = Document(
+        key="envelopes:game:1:v1",
+        kind="envelopes",
+        version=1,
+        status="pending",
+        created_at=utcnow(),
+    )
     db.session.add(doc)
     db.session.flush()
     from webapp.jobs import enqueue
@@ -125,7 +148,9 @@ def test_requesting_a_document_again_queues_it_only_when_overdue(app):
     assert request_again("games.render_envelopes", doc.id, since=doc.created_at) is True
     commit()
     assert [(r.task, r.args, r.sent_at is None) for r in _rows()] == [
-        ("games.render_envelopes", [doc.id], False), ("games.render_envelopes", [doc.id], True)]
+        ("games.render_envelopes", [doc.id], False),
+        ("games.render_envelopes", [doc.id], True),
+    ]
 
 
 def test_outbox_reconcile_command(app, client):
@@ -140,7 +165,8 @@ def test_outbox_reconcile_command(app, client):
 
 
 def test_a_resent_e_mail_task_sends_nothing_twice_and_leaves_in_doubt_rows_alone(
-        make_app, smtp_sink):
+    make_app, smtp_sink
+):
     """The reconciler resends the lost ``notify.received`` tasks of two questions. The first
     e-mail was delivered before its task died (ledger ``sent``): nothing more is sent. The
     second is in doubt (end of data written, no 250 recorded): nothing is sent, the row stays
@@ -160,12 +186,24 @@ def test_a_resent_e_mail_task_sends_nothing_twice_and_leaves_in_doubt_rows_alone
         celery.tasks["notify.received"].apply(args=[first], task_id=f"outbox-{mails[first]}-1")
         assert [m["To"] for m in received] == ["owed5@example.org"]
         now = utcnow()
-        db.session.add(MailLog(key=f"received:{second}", message_id="<x@localhost>",
-                               recipient_hash="0" * 64, status="sending", attempt=1,
-                               task="notify.received", args=[second], created_at=now,
-                               claimed_at=now, lease_until=now, end_of_data_at=now))
-        db.session.execute(db.update(OutboxMessage).where(OutboxMessage.id == mails[first])
-                           .values(done_at=None))  # its worker died before marking it done
+        db.session.add(
+            MailLog(
+                key=f"received:{second}",
+                message_id="<x@localhost>",
+                recipient_hash="0" * 64,
+                status="sending",
+                attempt=1,
+                task="notify.received",
+                args=[second],
+                created_at=now,
+                claimed_at=now,
+                lease_until=now,
+                end_of_data_at=now,
+            )
+        )
+        db.session.execute(
+            db.update(OutboxMessage).where(OutboxMessage.id == mails[first]).values(done_at=None)
+        )  # its worker died before marking it done
         db.session.commit()
         _age_sent(700)
         assert reconcile()["resent"] == 4  # both pre-checks and both e-mails

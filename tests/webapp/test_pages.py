@@ -11,8 +11,12 @@ from webapp.submissions.models import Question
 
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",
-    "answer": "Санкт-Петербург", "name": "Пётр Иванов", "city": "Минск",
-    "email": "petr@example.com", "consent": "y", "age_confirmed": "y",
+    "answer": "Санкт-Петербург",
+    "name": "Пётр Иванов",
+    "city": "Минск",
+    "email": "petr@example.com",
+    "consent": "y",
+    "age_confirmed": "y",
 }
 
 
@@ -31,14 +35,17 @@ def test_submit_form_stores_and_redirects_to_status(client, drain):
     assert "На рассмотрении редакции" in client.get(f"/status/{token}").get_data(as_text=True)
 
 
-@pytest.mark.parametrize("change, field, message", [
-    ({"question": ""}, "question", "Заполните это поле."),
-    ({"question": "Коротко?"}, "question", "Допускается от 20 до 3000 символов."),
-    ({"question": "Очень длинный вопрос. " * 200}, "question", "Допускается от 20 до 3000"),
-    ({"consent": ""}, "consent", "Без согласия на обработку персональных данных"),
-    ({"email": "not-an-address"}, "email", "Неверный адрес электронной почты"),
-    ({"answer": "\x07звонок"}, "answer", "недопустимые управляющие символы"),
-])
+@pytest.mark.parametrize(
+    "change, field, message",
+    [
+        ({"question": ""}, "question", "Заполните это поле."),
+        ({"question": "Коротко?"}, "question", "Допускается от 20 до 3000 символов."),
+        ({"question": "Очень длинный вопрос. " * 200}, "question", "Допускается от 20 до 3000"),
+        ({"consent": ""}, "consent", "Без согласия на обработку персональных данных"),
+        ({"email": "not-an-address"}, "email", "Неверный адрес электронной почты"),
+        ({"answer": "\x07звонок"}, "answer", "недопустимые управляющие символы"),
+    ],
+)
 def test_bad_input_comes_back_with_message_and_text_kept(client, change, field, message):
     data = dict(FORM, **change)
     resp = client.post("/submit", data=data)
@@ -87,18 +94,23 @@ def test_editor_approves_from_question_page(client, login, drain):
     assert resp.status_code == 302
     db.session.expire_all()
     assert db.session.get(Question, q.id).status == "approved"
-    assert [h.to_status for h in q.history] == ["received", "prechecked", "in_review",
-                                                "approved"]
+    assert [h.to_status for h in q.history] == ["received", "prechecked", "in_review", "approved"]
 
 
 # The access matrix (every endpoint × role × anonymous) is tests/security/test_access_matrix.py.
 
 
-@pytest.mark.parametrize("role, url, code", [
-    ("editor", "/editor/queue", 200), ("host", "/editor/queue", 403),
-    ("producer", "/games/", 200), ("accountant", "/games/", 403),
-    ("accountant", "/prizes/", 200), ("editor", "/prizes/", 403),
-])
+@pytest.mark.parametrize(
+    "role, url, code",
+    [
+        ("editor", "/editor/queue", 200),
+        ("host", "/editor/queue", 403),
+        ("producer", "/games/", 200),
+        ("accountant", "/games/", 403),
+        ("accountant", "/prizes/", 200),
+        ("editor", "/prizes/", 403),
+    ],
+)
 def test_pages_by_role(login, role, url, code):
     client = login(role)
     assert client.get(url).status_code == code
@@ -109,11 +121,14 @@ def test_anonymous_staff_page_redirects_to_login(client):
     assert resp.status_code == 302 and "/login" in resp.headers["Location"]
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"email": "a" * 250 + "@test.local", "password": "x"}, "Почта не длиннее 254 символов."),
-    ({"email": "", "password": "x"}, "Укажите почту."),
-    ({"email": "editor@test.local", "password": ""}, "Укажите пароль."),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"email": "a" * 250 + "@test.local", "password": "x"}, "Почта не длиннее 254 символов."),
+        ({"email": "", "password": "x"}, "Укажите почту."),
+        ({"email": "editor@test.local", "password": ""}, "Укажите пароль."),
+    ],
+)
 def test_login_form_failing_validation_answers_422(client, staff, data, message):
     """QA 21: an empty or overlong login field is a validation error (422), not 200."""
     staff("editor")

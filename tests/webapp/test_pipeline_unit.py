@@ -22,10 +22,15 @@ GOOD = {
 
 def good(n: int) -> dict:
     """``GOOD`` made unique by ``n`` (question text, author, e-mail)."""
-    return submission(n, **{**GOOD, "question": f"{GOOD['question']} Вариант номер {n}: "
-                                                f"{'слово ' * n}",
-                            "authors": [{"name": f"Автор {n}", "city": "Минск"}],
-                            "email": f"author{n}@example.com"})
+    return submission(
+        n,
+        **{
+            **GOOD,
+            "question": f"{GOOD['question']} Вариант номер {n}: {'слово ' * n}",
+            "authors": [{"name": f"Автор {n}", "city": "Минск"}],
+            "email": f"author{n}@example.com",
+        },
+    )
 
 
 def test_submission_api_creates_question_and_outbox(app, client, api, drain):
@@ -61,17 +66,37 @@ def test_full_pipeline_through_api(app, client, api, drain):
     queue = api("get", "/api/v1/questions?status=in_review", role="editor").json
     assert len(queue["items"]) == 15
     for item in queue["items"]:
-        r = api("post", f"/api/v1/questions/{item['id']}/decision", role="editor",
-                json={"decision": "approve"})
+        r = api(
+            "post",
+            f"/api/v1/questions/{item['id']}/decision",
+            role="editor",
+            json={"decision": "approve"},
+        )
         assert r.status_code == 200 and r.json["status"] == "approved"
-        r = api("post", f"/api/v1/questions/{item['id']}/decision", role="chief_editor",
-                json={"decision": "sign_off"})  # a second editor checked the sources
+        r = api(
+            "post",
+            f"/api/v1/questions/{item['id']}/decision",
+            role="chief_editor",
+            json={"decision": "sign_off"},
+        )  # a second editor checked the sources
         assert r.status_code == 200
-    season = api("post", "/api/v1/seasons", role="producer",
-                 json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"}).json["id"]
-    game = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2023-03-04",
-        "table": {"blitz": 4, "superblitz": None, "sector13": None}}).json["id"]
+    season = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
+    ).json["id"]
+    game = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None},
+        },
+    ).json["id"]
     sectors = api("post", f"/api/v1/games/{game}/assign", role="producer").json["sectors"]
     assert [len(s["question_ids"]) for s in sectors] == [1, 1, 1, 3] + [1] * 9
     events = LOSE_3_6_WITH_LOST_BLITZ
@@ -80,8 +105,9 @@ def test_full_pipeline_through_api(app, client, api, drain):
         assert r.status_code == 201, (ev, r.json)
     state = r.json["state"]
     assert state["score"] == "3:6" and state["finished"] and state["winner"] == "viewers"
-    refused = api("post", f"/api/v1/games/{game}/events", role="host",
-                  json={"type": "spin", "sector": 10})
+    refused = api(
+        "post", f"/api/v1/games/{game}/events", role="host", json={"type": "spin", "sector": 10}
+    )
     assert refused.status_code == 409
     assert refused.json["error"]["rule"].startswith("000_90d7c8192601ed3a.txt §3.10")
     closed = api("post", f"/api/v1/games/{game}/close", role="producer").json["prizes"]
@@ -96,17 +122,34 @@ def test_full_pipeline_through_api(app, client, api, drain):
 
 def test_unknown_game_and_bad_game_input(app, api):
     assert api("post", "/api/v1/games/999/assign", role="producer").status_code == 404
-    assert api("post", "/api/v1/games/999/events", role="host",
-               json={"type": "spin", "sector": 1}).status_code == 404
+    assert (
+        api(
+            "post", "/api/v1/games/999/events", role="host", json={"type": "spin", "sector": 1}
+        ).status_code
+        == 404
+    )
     assert api("post", "/api/v1/games/999/close", role="producer").status_code == 404
-    resp = api("post", "/api/v1/games", role="producer", json={
-        "season_id": 999, "kind": "qualifying", "date": "2023-03-04", "table": {}})
+    resp = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={"season_id": 999, "kind": "qualifying", "date": "2023-03-04", "table": {}},
+    )
     assert resp.status_code == 422 and resp.json["errors"] == {"season_id": ["нет такого сезона"]}
-    season = api("post", "/api/v1/seasons", role="producer",
-                 json={"name": "Сезон 2009", "ruleset": "2009"}).json["id"]
-    resp = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "final", "date": "2009-13-01",
-        "table": {"blitz": 14, "superblitz": 14}})
+    season = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "Сезон 2009", "ruleset": "2009"}
+    ).json["id"]
+    resp = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season,
+            "kind": "final",
+            "date": "2009-13-01",
+            "table": {"blitz": 14, "superblitz": 14},
+        },
+    )
     assert resp.status_code == 422
     assert {"kind", "date", "table.blitz"} <= set(resp.json["errors"])
     from webapp.games.models import Game
@@ -116,19 +159,33 @@ def test_unknown_game_and_bad_game_input(app, api):
 
 def test_wrong_role_and_no_token(app, api):
     assert api("get", "/api/v1/questions").status_code == 401
-    assert api("get", "/api/v1/questions", headers={"Authorization": "Bearer nope"}
-               ).status_code == 401
+    assert (
+        api("get", "/api/v1/questions", headers={"Authorization": "Bearer nope"}).status_code == 401
+    )
     assert api("get", "/api/v1/questions", role="host").status_code == 403
-    assert api("post", "/api/v1/seasons", role="editor",
-               json={"name": "x", "ruleset": "2023"}).status_code == 403
+    assert (
+        api(
+            "post", "/api/v1/seasons", role="editor", json={"name": "x", "ruleset": "2023"}
+        ).status_code
+        == 403
+    )
 
 
 def test_assign_refuses_a_too_small_pool(app, api):
-    season = api("post", "/api/v1/seasons", role="producer",
-                 json={"name": "Сезон 2023", "ruleset": "2023"}).json["id"]
-    game = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season, "kind": "qualifying", "date": "2023-03-04",
-        "table": {"blitz": 4}}).json["id"]
+    season = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "Сезон 2023", "ruleset": "2023"}
+    ).json["id"]
+    game = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "table": {"blitz": 4},
+        },
+    ).json["id"]
     resp = api("post", f"/api/v1/games/{game}/assign", role="producer")
     assert resp.status_code == 409
     assert resp.json["error"]["needed"] == 15 and resp.json["error"]["available"] == 0
@@ -137,11 +194,20 @@ def test_assign_refuses_a_too_small_pool(app, api):
 def test_openapi_document(client):
     doc = client.get("/api/v1/openapi.json").json
     assert doc["openapi"] == "3.1.0"
-    for path in ("/api/v1/submissions", "/api/v1/submissions/{token}", "/api/v1/questions",
-                 "/api/v1/questions/{question_id}/decision", "/api/v1/seasons",
-                 "/api/v1/games", "/api/v1/games/{game_id}/assign",
-                 "/api/v1/games/{game_id}/envelopes", "/api/v1/games/{game_id}/documents",
-                 "/api/v1/games/{game_id}/events", "/api/v1/games/{game_id}",
-                 "/api/v1/games/{game_id}/close", "/api/v1/prizes",
-                 "/api/v1/documents/{document_id}"):
+    for path in (
+        "/api/v1/submissions",
+        "/api/v1/submissions/{token}",
+        "/api/v1/questions",
+        "/api/v1/questions/{question_id}/decision",
+        "/api/v1/seasons",
+        "/api/v1/games",
+        "/api/v1/games/{game_id}/assign",
+        "/api/v1/games/{game_id}/envelopes",
+        "/api/v1/games/{game_id}/documents",
+        "/api/v1/games/{game_id}/events",
+        "/api/v1/games/{game_id}",
+        "/api/v1/games/{game_id}/close",
+        "/api/v1/prizes",
+        "/api/v1/documents/{document_id}",
+    ):
         assert path in doc["paths"], path

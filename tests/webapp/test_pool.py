@@ -14,19 +14,28 @@ import sqlalchemy as sa
 def app_on(pg_url, tmp_path, idle_seconds: float):
     from webapp.app import create_app
 
-    return create_app({"SOVA_DATABASE_URL": pg_url, "SOVA_BROKER_URL": "memory://",
-                       "SOVA_INSTANCE_PATH": str(tmp_path / "instance"), "TESTING": True,
-                       "PROPAGATE_EXCEPTIONS": False,
-                       "SOVA_DB_PING_IDLE_SECONDS": idle_seconds})
+    return create_app(
+        {
+            "SOVA_DATABASE_URL": pg_url,
+            "SOVA_BROKER_URL": "memory://",
+            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+            "TESTING": True,
+            "PROPAGATE_EXCEPTIONS": False,
+            "SOVA_DB_PING_IDLE_SECONDS": idle_seconds,
+        }
+    )
 
 
 def kill_app_connections(pg_url) -> int:
     """Terminate every server process of the test database but our own; returns how many."""
     admin = sa.create_engine(pg_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        killed = conn.execute(sa.text(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+        killed = conn.execute(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ).scalar()
     admin.dispose()
     time.sleep(0.2)  # the server processes exit
     return killed

@@ -43,7 +43,8 @@ def test_amount_in_words(amount, expected, currency):
 
 def test_amount_in_words_in_the_pdf_uses_no_break_spaces():
     assert amount_in_words(Decimal("2000.00"), "BYN", thousands_sep="\u00a0") == (
-        "2\u00a0000,00 (Две тысячи) рублей 00 копеек")
+        "2\u00a0000,00 (Две тысячи) рублей 00 копеек"
+    )
 
 
 @pytest.mark.parametrize("bad", [Decimal("-1"), Decimal("1.005"), Decimal("NaN")])

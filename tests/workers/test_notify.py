@@ -72,10 +72,16 @@ def mail_app(make_app, sink):
 
 def submit_letter(app, n: int = 1) -> int:
     """Submits question ``n`` of viewer Пётр Письмов (``Petr{n}@Example.org``); its id."""
-    return submit(app.test_client(), {
-        "question": f"Вопрос про почту номер {n}: что дойдёт ровно один раз?",
-        "answer": "Письмо", "authors": [{"name": "Пётр Письмов", "city": "Гомель"}],
-        "email": f"Petr{n}@Example.org", "consent": True})["id"]
+    return submit(
+        app.test_client(),
+        {
+            "question": f"Вопрос про почту номер {n}: что дойдёт ровно один раз?",
+            "answer": "Письмо",
+            "authors": [{"name": "Пётр Письмов", "city": "Гомель"}],
+            "email": f"Petr{n}@Example.org",
+            "consent": True,
+        },
+    )["id"]
 
 
 def drain_precheck(app) -> list[str]:
@@ -123,8 +129,7 @@ def test_received_is_sent_once_and_recorded_without_the_address(mail_app, sink):
     assert rows() == 1
 
 
-def test_claim_left_before_the_end_of_data_is_sent_again_with_the_same_message_id(
-        mail_app, sink):
+def test_claim_left_before_the_end_of_data_is_sent_again_with_the_same_message_id(mail_app, sink):
     """A worker killed after the claim but before the end of data (connect, RCPT, body):
     the row is ``sending`` without ``end_of_data_at``; the re-run, once the lease is over,
     takes over (attempt 2) and delivers with the Message-ID of the first claim."""
@@ -176,7 +181,8 @@ def test_in_doubt_row_is_not_sent_again_until_an_operator_resends_it(mail_app, s
     assert out.exit_code == 0, out.output
     assert out.output == (
         f"{key}\tin doubt (end of data {r.end_of_data_at:%Y-%m-%d %H:%M:%S})\tattempt 1\t"
-        f"{r.claimed_at:%Y-%m-%d %H:%M:%S}\t{r.message_id}\n1 stuck e-mail(s)\n")
+        f"{r.claimed_at:%Y-%m-%d %H:%M:%S}\t{r.message_id}\n1 stuck e-mail(s)\n"
+    )
     out = runner.invoke(args=["mail", "resend", key])
     assert out.exit_code == 0, out.output
     assert out.output == f"queued notify.received {qid} for {key} (Message-ID {r.message_id})\n"
@@ -199,7 +205,9 @@ def test_mail_commands_refuse_bad_input_with_exit_2(mail_app, sink):
     sent_at = row(f"received:{qid}").sent_at
     out = runner.invoke(args=["mail", "resend", f"received:{qid}"])
     assert (out.exit_code, out.output) == (
-        2, f"Error: e-mail 'received:{qid}' was sent at {sent_at:%Y-%m-%d %H:%M:%S} UTC\n")
+        2,
+        f"Error: e-mail 'received:{qid}' was sent at {sent_at:%Y-%m-%d %H:%M:%S} UTC\n",
+    )
     out = runner.invoke(args=["mail", "mark-sent", f"received:{qid}"])
     assert out.exit_code == 2
     out = runner.invoke(args=["mail", "stuck", "--older-than", "-1"])
@@ -298,8 +306,11 @@ def test_attempt_taken_over_mid_conversation_drops_its_message(mail_app, sink):
 
     def take_over():
         with engine.begin() as conn:
-            conn.execute(sa.update(ledger.MailLog).where(ledger.MailLog.key == "test:race")
-                         .values(attempt=ledger.MailLog.attempt + 1))
+            conn.execute(
+                sa.update(ledger.MailLog)
+                .where(ledger.MailLog.key == "test:race")
+                .values(attempt=ledger.MailLog.attempt + 1)
+            )
 
     sink.on_rcpt = take_over
     assert send_mail("x@example.org", "Гонка", "Текст", key="test:race") is False
@@ -317,22 +328,28 @@ def test_resend_of_an_outbox_keyed_mail_closes_the_old_row(mail_app, sink):
 
     submit_letter(mail_app, 11)
     drain_precheck(mail_app)
-    author = db.session.scalar(db.select(Author.id).where(
-        Author.email_hash == lookup_hash("petr11@example.org")))
+    author = db.session.scalar(
+        db.select(Author.id).where(Author.email_hash == lookup_hash("petr11@example.org"))
+    )
     old = f"my_link:{author}:outbox:77"
     ledger.mark_end_of_data(ledger.claim(old, "petr11@example.org", "notify.my_link", [author]))
     out = mail_app.test_cli_runner().invoke(args=["mail", "resend", old])
     assert out.exit_code == 0, out.output
     outbox_id = db.session.scalar(db.text("SELECT max(id) FROM outbox_message"))
     assert drain_outbox(mail_app, skip=("notify.",)) == []  # only marked sent: run it below
-    celery_app.tasks["notify.my_link"].apply(args=[author], task_id=f"outbox-{outbox_id}-0",
-                                             throw=True)
+    celery_app.tasks["notify.my_link"].apply(
+        args=[author], task_id=f"outbox-{outbox_id}-0", throw=True
+    )
     assert (row(old).status, row(f"my_link:{author}:outbox:{outbox_id}").status) == (
-        "resent", "sent")
+        "resent",
+        "sent",
+    )
     assert len(sink.messages) == 1
     out = mail_app.test_cli_runner().invoke(args=["mail", "resend", old])
     assert (out.exit_code, out.output) == (
-        2, f"Error: e-mail '{old}' was resent already (a new outbox message)\n")
+        2,
+        f"Error: e-mail '{old}' was resent already (a new outbox message)\n",
+    )
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
@@ -354,9 +371,22 @@ def test_migration_up_down_up(make_app, request, database):
         upgrade(revision="heads")
         db.engine.dispose()
         columns = [c["name"] for c in sa.inspect(db.engine).get_columns("mail_log")]
-        assert columns == ["id", "key", "message_id", "recipient_hash", "status", "attempt",
-                           "task", "args", "created_at", "claimed_at", "lease_until",
-                           "end_of_data_at", "sent_at", "reply"]
+        assert columns == [
+            "id",
+            "key",
+            "message_id",
+            "recipient_hash",
+            "status",
+            "attempt",
+            "task",
+            "args",
+            "created_at",
+            "claimed_at",
+            "lease_until",
+            "end_of_data_at",
+            "sent_at",
+            "reply",
+        ]
         db.session.remove()
         db.engine.dispose()
 
@@ -378,15 +408,19 @@ def test_decision_email_once_per_decision(app, login, client, sink, drain):
     app.config["SOVA_SMTP_URL"] = sink.url
     q = make(3)
     login("editor")
-    client.post(f"/editor/questions/{q.id}", data={"decision": "reject",
-                                                     "reason_key": "not_for_tv"})
+    client.post(
+        f"/editor/questions/{q.id}", data={"decision": "reject", "reason_key": "not_for_tv"}
+    )
     assert "moderation.notify_decision" in drain()
     import workers.tasks  # noqa: F401
     from workers.moderation import notify_decision
 
     assert notify_decision.run(q.id) is False
-    change = db.session.scalar(db.select(QuestionStatusChange.id).where(
-        QuestionStatusChange.question_id == q.id, QuestionStatusChange.to_status == "rejected"))
+    change = db.session.scalar(
+        db.select(QuestionStatusChange.id).where(
+            QuestionStatusChange.question_id == q.id, QuestionStatusChange.to_status == "rejected"
+        )
+    )
     assert row(f"decision:{change}").status == "sent"
     assert len(sink.messages) == 1
 
@@ -402,11 +436,14 @@ def test_my_link_once_per_outbox_message(mail_app, sink):
 
     submit_letter(mail_app, 10)
     drain_precheck(mail_app)
-    author = db.session.scalar(db.select(Author.id).where(
-        Author.email_hash == lookup_hash("petr10@example.org")))
+    author = db.session.scalar(
+        db.select(Author.id).where(Author.email_hash == lookup_hash("petr10@example.org"))
+    )
     task = celery_app.tasks["notify.my_link"]
-    results = [task.apply(args=[author], task_id=tid, throw=True).get()
-               for tid in ("outbox-41-0", "outbox-41-0", "outbox-41-1", "outbox-42-0")]
+    results = [
+        task.apply(args=[author], task_id=tid, throw=True).get()
+        for tid in ("outbox-41-0", "outbox-41-0", "outbox-41-1", "outbox-42-0")
+    ]
     assert results == [True, False, False, True]
     assert len(sink.messages) == 2
     assert [row(f"my_link:{author}:outbox:{n}").status for n in (41, 42)] == ["sent", "sent"]
@@ -426,7 +463,10 @@ def test_every_send_mail_call_passes_a_ledger_key():
             if not isinstance(func, ast.FunctionDef):
                 continue
             for call in ast.walk(func):
-                if (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "send_mail"
-                        and not any(k.arg == "key" for k in call.keywords)):
+                if (
+                    isinstance(call, ast.Call)
+                    and getattr(call.func, "id", None) == "send_mail"
+                    and not any(k.arg == "key" for k in call.keywords)
+                ):
                     found.add((str(path.relative_to(ROOT)), func.name))
     assert found <= set(UNKEYED), f"send_mail without key=: {sorted(found - set(UNKEYED))}"

@@ -63,7 +63,10 @@ def test_agreement_text_number_and_rerender(app, api, played, drain):
     prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
     agreement = prize.agreement
     assert (agreement.number, agreement.status, prize.status) == (
-        "2023-0001", "issued", "agreement_issued")
+        "2023-0001",
+        "issued",
+        "agreement_issued",
+    )
     text = pdf_text(app, agreement.document_id)
     assert "ДОГОВОР ДАРЕНИЯ № 2023-0001" in text
     assert "150,00 (Сто пятьдесят) рублей 00 копеек" in text  # question 1: two co-authors
@@ -91,14 +94,24 @@ def test_agreement_text_number_and_rerender(app, api, played, drain):
 
 def test_minutes_of_a_crystal_owl_prize(app, api, played, drain):
     game = played("year_final", EXPERTS_WIN)
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_expert_of_year", "recipient": "Максим Поташев",
-        "team": ["Максим Поташев", "Илья Новиков"]})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={
+            "kind": "best_expert_of_year",
+            "recipient": "Максим Поташев",
+            "team": ["Максим Поташев", "Илья Новиков"],
+        },
+    )
     assert r.status_code == 201
     drain()
     prize = db.session.get(Prize, r.json["prizes"][0]["id"])
-    minutes = db.session.scalar(db.select(Document).where(
-        Document.prize_id == prize.id, Document.kind == "commission_minutes"))
+    minutes = db.session.scalar(
+        db.select(Document).where(
+            Document.prize_id == prize.id, Document.kind == "commission_minutes"
+        )
+    )
     text = pdf_text(app, minutes.id)
     assert "ПРОТОКОЛ № 2023-К-0001" in text
     assert "заседания комиссии по денежным выигрышам" in text
@@ -109,8 +122,10 @@ def test_minutes_of_a_crystal_owl_prize(app, api, played, drain):
     for member in COMMISSION:
         assert member in text
     agreement_text = pdf_text(app, prize.agreement.document_id)
-    assert "как обладателю приза «Лучший знаток финальной игры года» (Большая Хрустальная Сова)"\
+    assert (
+        "как обладателю приза «Лучший знаток финальной игры года» (Большая Хрустальная Сова)"
         in agreement_text
+    )
     assert "Максим Поташев" in agreement_text
 
 
@@ -133,15 +148,21 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
     mark_paid(prize, date(2024, 1, 10), "п/п 77", accountant)  # the same payment again: nothing
     close_prize(prize, accountant)
     commit()
-    rows = db.session.scalars(db.select(PrizeStatusChange).where(
-        PrizeStatusChange.prize_id == prize.id).order_by(PrizeStatusChange.id)).all()
+    rows = db.session.scalars(
+        db.select(PrizeStatusChange)
+        .where(PrizeStatusChange.prize_id == prize.id)
+        .order_by(PrizeStatusChange.id)
+    ).all()
     assert [(r.from_status, r.to_status, r.by_user_id) for r in rows] == [
-        (None, "owed", staff("producer")[0]), ("owed", "agreement_issued", None),
+        (None, "owed", staff("producer")[0]),
+        ("owed", "agreement_issued", None),
         ("agreement_issued", "details_requested", None),
         ("details_requested", "details_received", None),
         ("details_received", "agreement_issued", None),
-        ("agreement_issued", "signed", accountant), ("signed", "paid", accountant),
-        ("paid", "closed", accountant)]
+        ("agreement_issued", "signed", accountant),
+        ("signed", "paid", accountant),
+        ("paid", "closed", accountant),
+    ]
     assert all(r.created_at.tzinfo is not None for r in rows)
     assert (prize.paid_on, prize.payment_reference) == (date(2024, 1, 10), "п/п 77")
     assert db.session.get(Document, prize.agreement.signed_document_id).kind == "signed_scan"

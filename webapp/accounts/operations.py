@@ -35,8 +35,9 @@ class AccountLocked(AccountError):
         self.locked_until = locked_until
 
 
-def create_user(email: str, role: str, password: str | None = None, name: str = "",
-                with_token: bool = False) -> tuple[User, str | None]:
+def create_user(
+    email: str, role: str, password: str | None = None, name: str = "", with_token: bool = False
+) -> tuple[User, str | None]:
     """Create a staff user. Returns (user, token or None); the token is shown once.
 
     Raises AccountError for an unknown role or an e-mail already used.
@@ -102,14 +103,20 @@ def count_attempt(user: User, window: timedelta) -> int:
         pipe.expire(_attempt_key(user), int(window.total_seconds()) or 1)
         n = int(pipe.execute()[0])
         # shown to admins, the highest number wins; Redis decides
-        db.session.execute(db.update(User).where(User.id == user.id).values(
-            failed_logins=db.case((User.failed_logins < n, n), else_=User.failed_logins)),
-            execution_options={"synchronize_session": False})
+        db.session.execute(
+            db.update(User)
+            .where(User.id == user.id)
+            .values(failed_logins=db.case((User.failed_logins < n, n), else_=User.failed_logins)),
+            execution_options={"synchronize_session": False},
+        )
         return n
     return db.session.execute(
-        db.update(User).where(User.id == user.id)
-        .values(failed_logins=User.failed_logins + 1).returning(User.failed_logins),
-        execution_options={"synchronize_session": False}).scalar_one()
+        db.update(User)
+        .where(User.id == user.id)
+        .values(failed_logins=User.failed_logins + 1)
+        .returning(User.failed_logins),
+        execution_options={"synchronize_session": False},
+    ).scalar_one()
 
 
 def reset_attempts(user: User) -> None:
@@ -117,14 +124,20 @@ def reset_attempts(user: User) -> None:
     client = _redis()
     if client is not None:
         client.delete(_attempt_key(user))
-    db.session.execute(db.update(User).where(User.id == user.id)
-                       .values(failed_logins=0, locked_until=None),
-                       execution_options={"synchronize_session": False})
+    db.session.execute(
+        db.update(User).where(User.id == user.id).values(failed_logins=0, locked_until=None),
+        execution_options={"synchronize_session": False},
+    )
 
 
-def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOLD,
-                 duration: timedelta = LOCKOUT_DURATION,
-                 now: datetime | None = None) -> User | None:
+def authenticate(
+    email: str,
+    password: str,
+    *,
+    threshold: int = LOCKOUT_THRESHOLD,
+    duration: timedelta = LOCKOUT_DURATION,
+    now: datetime | None = None,
+) -> User | None:
     """The active user with this e-mail and password, or None; flushes the lock-out state.
 
     Each attempt (also one while locked) is counted before anything is checked
@@ -144,10 +157,12 @@ def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOL
         return None
     seen_lock = user.locked_until
     if seen_lock is not None and seen_lock <= now:  # expired: one request resets it
-        gone = db.session.execute(db.update(User).where(
-            User.id == user.id, User.locked_until == seen_lock).values(
-            failed_logins=0, locked_until=None),
-            execution_options={"synchronize_session": False})
+        gone = db.session.execute(
+            db.update(User)
+            .where(User.id == user.id, User.locked_until == seen_lock)
+            .values(failed_logins=0, locked_until=None),
+            execution_options={"synchronize_session": False},
+        )
         if gone.rowcount == 1:  # type: ignore[attr-defined]  # a CursorResult at run time
             client = _redis()
             if client is not None:
@@ -171,16 +186,19 @@ def authenticate(email: str, password: str, *, threshold: int = LOCKOUT_THRESHOL
 
 
 def _lock(user: User, until: datetime) -> None:
-    db.session.execute(db.update(User).where(User.id == user.id).values(locked_until=until),
-                       execution_options={"synchronize_session": False})
+    db.session.execute(
+        db.update(User).where(User.id == user.id).values(locked_until=until),
+        execution_options={"synchronize_session": False},
+    )
 
 
 def end_sessions(user: User) -> None:
     """Invalidate every login session of ``user`` on the server side (logout, a password
     change, an admin's "sign out everywhere"): a copied session cookie carries the old
     ``session_version`` and is refused from now on. Atomic increment; flushes."""
-    db.session.execute(db.update(User).where(User.id == user.id)
-                       .values(session_version=User.session_version + 1))
+    db.session.execute(
+        db.update(User).where(User.id == user.id).values(session_version=User.session_version + 1)
+    )
     db.session.refresh(user)
 
 

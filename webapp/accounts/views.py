@@ -36,8 +36,11 @@ from webapp.security import login_rate_limit
 bp = Blueprint("accounts", __name__)
 
 HOME_BY_ROLE = {
-    "editor": "moderation.queue", "chief_editor": "moderation.queue",
-    "producer": "games.index", "host": "games.index", "accountant": "prizes.index",
+    "editor": "moderation.queue",
+    "chief_editor": "moderation.queue",
+    "producer": "games.index",
+    "host": "games.index",
+    "accountant": "prizes.index",
     "admin": "moderation.queue",
 }
 
@@ -63,26 +66,33 @@ def login():
     form = LoginForm()
     code = 200
     if form.validate_on_submit():
-        minutes = int(current_app.config.get("SOVA_LOGIN_LOCKOUT_MINUTES",
-                                             LOCKOUT_DURATION.total_seconds() // 60))
+        minutes = int(
+            current_app.config.get(
+                "SOVA_LOGIN_LOCKOUT_MINUTES", LOCKOUT_DURATION.total_seconds() // 60
+            )
+        )
         try:
             user = authenticate(
-                form.email.data, form.password.data,
-                threshold=int(current_app.config.get("SOVA_LOGIN_MAX_FAILURES",
-                                                     LOCKOUT_THRESHOLD)),
-                duration=timedelta(minutes=minutes))
+                form.email.data,
+                form.password.data,
+                threshold=int(current_app.config.get("SOVA_LOGIN_MAX_FAILURES", LOCKOUT_THRESHOLD)),
+                duration=timedelta(minutes=minutes),
+            )
         except AccountLocked:
             keep()  # the refused attempt is recorded (the lock-out counts it)
             form.form_errors.append(
                 f"Вход временно заблокирован после нескольких неудачных попыток. "
-                f"Попробуйте через {minutes} мин.")
+                f"Попробуйте через {minutes} мин."
+            )
             return render_template("accounts/login.html", form=form), 429
         keep()  # a failed attempt (401) is recorded too
         if user is not None:
             session.permanent = True  # ends after PERMANENT_SESSION_LIFETIME idle
             login_user(user)
-            return redirect(_safe_next(request.args.get("next"))
-                            or url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
+            return redirect(
+                _safe_next(request.args.get("next"))
+                or url_for(HOME_BY_ROLE.get(user.role, "submissions.index"))
+            )
         form.form_errors.append("Неверная почта или пароль.")
         code = 401
     elif form.is_submitted():

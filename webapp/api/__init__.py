@@ -34,8 +34,11 @@ def surrogate_fields(data, prefix: str = "") -> list[str]:
     if isinstance(data, str):
         return [prefix or "_schema"] if any("\ud800" <= c <= "\udfff" for c in data) else []
     found: list[str] = []
-    items = data.items() if isinstance(data, dict) else (
-        enumerate(data) if isinstance(data, list) else ())
+    items = (
+        data.items()
+        if isinstance(data, dict)
+        else (enumerate(data) if isinstance(data, list) else ())
+    )
     for key, value in items:
         path = f"{prefix}.{key}" if prefix else str(key)
         if isinstance(key, str) and surrogate_fields(key):
@@ -51,9 +54,12 @@ def register_api(app: Flask) -> None:
 
     # the documented default error body is the one `handle` below really sends
     api.ERROR_SCHEMA = schemas.ApiError
-    api.init_app(app, spec_kwargs={
-        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-    })
+    api.init_app(
+        app,
+        spec_kwargs={
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        },
+    )
     api.register_blueprint(blp)
     csrf.exempt(blp)
     from webapp.api.season_views import blp as season_blp

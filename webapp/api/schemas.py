@@ -61,13 +61,15 @@ class SubmissionIn(Strict):
     comment = fields.String(load_default=None, allow_none=True)
     sources = fields.List(fields.String(), load_default=list)
     handout = fields.String(load_default=None, allow_none=True)
-    authors = fields.List(fields.Nested(AuthorIn), required=True,
-                          validate=validate.Length(min=1, max=10))
+    authors = fields.List(
+        fields.Nested(AuthorIn), required=True, validate=validate.Length(min=1, max=10)
+    )
     email = fields.String(required=True)
     # JSON true or false only: "yes", 1 or "on" are not a viewer's consent (found by QA)
     consent = JsonBoolean(required=True)
-    language = fields.String(load_default=None, allow_none=True,
-                             validate=validate.OneOf(["ru", "be", "en"]))
+    language = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(["ru", "be", "en"])
+    )
 
 
 class SubmissionCreated(Schema):
@@ -149,14 +151,16 @@ class QuestionQuery(Strict):
     older_than_days = fields.Integer(load_default=None, validate=validate.Range(min=0, max=3650))
     newer_than_days = fields.Integer(load_default=None, validate=validate.Range(min=0, max=3650))
     q = fields.String(load_default=None, validate=validate.Length(max=200))
-    sort = fields.String(load_default="oldest",
-                         validate=validate.OneOf(["oldest", "newest", "duplicate", "id"]))
+    sort = fields.String(
+        load_default="oldest", validate=validate.OneOf(["oldest", "newest", "duplicate", "id"])
+    )
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000))
 
 
 class DecisionIn(Strict):
-    decision = fields.String(required=True,
-                             validate=validate.OneOf(["approve", "reject", "sign_off"]))
+    decision = fields.String(
+        required=True, validate=validate.OneOf(["approve", "reject", "sign_off"])
+    )
     reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=1000))
 
 
@@ -173,7 +177,8 @@ class PrizeAmount(fields.Field):
 
     def __init__(self, **kwargs):
         kwargs.setdefault("metadata", {}).update(
-            {"type": ["string", "number"], "example": "300.00"})
+            {"type": ["string", "number"], "example": "300.00"}
+        )
         super().__init__(**kwargs)
 
 
@@ -200,8 +205,10 @@ class TableIn(Strict):
 
 class GameIn(Strict):
     season_id = fields.Integer(required=True, validate=ID)
-    kind = fields.String(required=True, validate=validate.OneOf(
-        ["qualifying", "series_final", "year_final", "special"]))
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(["qualifying", "series_final", "year_final", "special"]),
+    )
     date = fields.Date(required=True)
     team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
@@ -226,8 +233,11 @@ class EnvelopesIn(Strict):
     as on the game page (``webapp.games.operations.request_envelopes``). The contract names
     no body; an empty body keeps the default."""
 
-    copies = fields.Integer(load_default=1, strict=True,
-                            validate=validate.Range(min=1, max=20, error="an integer 1..20"))
+    copies = fields.Integer(
+        load_default=1,
+        strict=True,
+        validate=validate.Range(min=1, max=20, error="an integer 1..20"),
+    )
 
 
 class Accepted(Schema):
@@ -290,8 +300,11 @@ class AwardIn(Strict):
 
     kind = fields.String(required=True, validate=validate.Length(min=1, max=40))
     recipient = fields.String(load_default="", validate=validate.Length(max=200))
-    team = fields.List(fields.String(validate=validate.Length(max=200)), load_default=list,
-                       validate=validate.Length(max=20))
+    team = fields.List(
+        fields.String(validate=validate.Length(max=200)),
+        load_default=list,
+        validate=validate.Length(max=20),
+    )
     author_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
 
 

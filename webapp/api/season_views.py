@@ -21,8 +21,12 @@ from webapp.games.models import Season, Team
 from webapp.games.operations import GameError, create_team
 from webapp.games.season_events import add_event, add_new_team, add_team
 
-blp = Blueprint("api_seasons", __name__, url_prefix="/api/v1",
-                description="The season: rating, series, finals (season-protocol.md)")
+blp = Blueprint(
+    "api_seasons",
+    __name__,
+    url_prefix="/api/v1",
+    description="The season: rating, series, finals (season-protocol.md)",
+)
 SECURE: list[dict[str, list[str]]] = [{"bearer": []}]
 MAX_ID = 2**31 - 1
 
@@ -72,13 +76,16 @@ class SeasonTeamIn(Strict):
     """An existing team (``team_id``) or a new one (``name``, ``captain``, ``experts``: six
     names, the captain among them)."""
 
-    team_id = fields.Integer(load_default=None, allow_none=True,
-                             validate=validate.Range(min=1, max=MAX_ID))
-    name = fields.String(load_default=None, allow_none=True,
-                         validate=validate.Length(min=1, max=200))
+    team_id = fields.Integer(
+        load_default=None, allow_none=True, validate=validate.Range(min=1, max=MAX_ID)
+    )
+    name = fields.String(
+        load_default=None, allow_none=True, validate=validate.Length(min=1, max=200)
+    )
     captain = fields.String(load_default=None, allow_none=True)
-    experts = fields.List(fields.String(validate=validate.Length(max=100)), load_default=None,
-                          allow_none=True)
+    experts = fields.List(
+        fields.String(validate=validate.Length(max=100)), load_default=None, allow_none=True
+    )
 
 
 class TeamIn(Strict):
@@ -148,8 +155,9 @@ def season_team(data, season_id):
             raise GameError({"team_id": ["нет такой команды"]})
         row = add_team(season, team)  # SeasonConflict → 409 (edge)
     else:
-        row = add_new_team(season, data.get("name") or "", data.get("captain") or "",
-                           data.get("experts") or [])  # GameError → 422 (edge)
+        row = add_new_team(
+            season, data.get("name") or "", data.get("captain") or "", data.get("experts") or []
+        )  # GameError → 422 (edge)
     return {"id": row.id, "team_id": row.team_id, "position": row.position}
 
 

@@ -57,10 +57,15 @@ def conflict(error: dict):
 
 # --- submissions -------------------------------------------------------------------------
 
+
 @blp.route("/submissions", methods=["POST"])
 @limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
-@limiter.limit("10/hour", methods=["POST"], key_func=lambda: api_email_limit_key(),
-               deduct_when=lambda r: counts_toward_limit(r))
+@limiter.limit(
+    "10/hour",
+    methods=["POST"],
+    key_func=lambda: api_email_limit_key(),
+    deduct_when=lambda r: counts_toward_limit(r),
+)
 @access("public", api=True)
 @blp.arguments(s.SubmissionIn)
 @blp.response(201, s.SubmissionCreated)
@@ -68,19 +73,34 @@ def conflict(error: dict):
 def submit(data):
     """Submit a viewer question (public, rate-limited)."""
     first = data["authors"][0]
-    authors = [AuthorInput(name=a["name"], city=a.get("city"), email=a.get("email"))
-               for a in data["authors"]]
+    authors = [
+        AuthorInput(name=a["name"], city=a.get("city"), email=a.get("email"))
+        for a in data["authors"]
+    ]
     authors[0].email = data["email"] or first.get("email")
-    q = receive(SubmissionInput(
-        question=data["question"], answer=data["answer"], accepted=data.get("accepted"),
-        rejected=data.get("rejected"), comment=data.get("comment"),
-        sources=data.get("sources") or [], handout=data.get("handout"), authors=authors,
-        email=data["email"], consent=data["consent"], language=data.get("language"),
-        channel="api"))
+    q = receive(
+        SubmissionInput(
+            question=data["question"],
+            answer=data["answer"],
+            accepted=data.get("accepted"),
+            rejected=data.get("rejected"),
+            comment=data.get("comment"),
+            sources=data.get("sources") or [],
+            handout=data.get("handout"),
+            authors=authors,
+            email=data["email"],
+            consent=data["consent"],
+            language=data.get("language"),
+            channel="api",
+        )
+    )
     g.sova_new_question = q.created
     qid, token = q.id, q.public_token
-    return {"id": qid, "token": token,
-            "status_url": url_for("submissions.status", token=token, _external=True)}
+    return {
+        "id": qid,
+        "token": token,
+        "status_url": url_for("submissions.status", token=token, _external=True),
+    }
 
 
 @blp.route("/submissions/<token>")
@@ -97,11 +117,16 @@ def submission_status(token):
 
 # --- moderation --------------------------------------------------------------------------
 
+
 def _question_out(q, report) -> dict:
-    return {"id": q.id, "status": q.status, "channel": q.channel, "question": q.text,
-            "answer": q.answer,
-            "precheck": {"checks": report.checks, "duplicates": report.duplicates}
-            if report else None}
+    return {
+        "id": q.id,
+        "status": q.status,
+        "channel": q.channel,
+        "question": q.text,
+        "answer": q.answer,
+        "precheck": {"checks": report.checks, "duplicates": report.duplicates} if report else None,
+    }
 
 
 @blp.route("/questions")
@@ -113,14 +138,23 @@ def questions(args):
     """The moderation queue (status defaults to every status except archived), with the
     filters, full-text search and sorting of the editors' queue page."""
     f = mod_queries.QueueFilter(
-        status=args.get("status"), channel=args.get("channel"), city=args.get("city"),
-        flag=args.get("flag"), min_score=args.get("min_score"),
+        status=args.get("status"),
+        channel=args.get("channel"),
+        city=args.get("city"),
+        flag=args.get("flag"),
+        min_score=args.get("min_score"),
         older_than_days=args.get("older_than_days"),
-        newer_than_days=args.get("newer_than_days"), search=args.get("q"), sort=args["sort"])
+        newer_than_days=args.get("newer_than_days"),
+        search=args.get("q"),
+        sort=args["sort"],
+    )
     items, pages = mod_queries.queue(page=args["page"], filters=f)
     reports = mod_queries.reports_for([q.id for q in items])
-    return {"items": [_question_out(q, reports.get(q.id)) for q in items],
-            "page": min(args["page"], pages), "pages": pages}
+    return {
+        "items": [_question_out(q, reports.get(q.id)) for q in items],
+        "page": min(args["page"], pages),
+        "pages": pages,
+    }
 
 
 @blp.route("/questions/<int:question_id>")
@@ -133,13 +167,34 @@ def question(question_id):
     if q is None:
         abort(404)
     out = _question_out(q, mod_queries.latest_report(q.id))
-    out.update(accepted=q.accepted, rejected=q.rejected, comment=q.comment,
-               sources=q.sources or [], handout=q.handout, topic=q.topic,
-               revisions=[{"id": r.id, "user_id": r.user_id, "at": r.at.isoformat(),
-                           "before": r.before, "after": r.after}
-                          for r in mod_queries.revisions(q.id)],
-               history=[{"from_status": h.from_status, "to_status": h.to_status, "at": h.at,
-                         "by_user_id": h.by_user_id, "reason": h.reason} for h in q.history])
+    out.update(
+        accepted=q.accepted,
+        rejected=q.rejected,
+        comment=q.comment,
+        sources=q.sources or [],
+        handout=q.handout,
+        topic=q.topic,
+        revisions=[
+            {
+                "id": r.id,
+                "user_id": r.user_id,
+                "at": r.at.isoformat(),
+                "before": r.before,
+                "after": r.after,
+            }
+            for r in mod_queries.revisions(q.id)
+        ],
+        history=[
+            {
+                "from_status": h.from_status,
+                "to_status": h.to_status,
+                "at": h.at,
+                "by_user_id": h.by_user_id,
+                "reason": h.reason,
+            }
+            for h in q.history
+        ],
+    )
     return out
 
 
@@ -164,6 +219,7 @@ def decision(data, question_id):
 
 # --- games -------------------------------------------------------------------------------
 
+
 @blp.route("/seasons", methods=["POST"])
 @access("producer", api=True)
 @blp.arguments(s.SeasonIn)
@@ -171,8 +227,13 @@ def decision(data, question_id):
 @blp.doc(security=SECURE)
 def season(data):
     """Create a season; prize amounts default to the rule book's."""
-    obj = create_season(data["name"], data["ruleset"], data.get("currency"),
-                        data.get("timezone"), data.get("unanswered_prize"))
+    obj = create_season(
+        data["name"],
+        data["ruleset"],
+        data.get("currency"),
+        data.get("timezone"),
+        data.get("unanswered_prize"),
+    )
     return {"id": obj.id}
 
 
@@ -184,9 +245,16 @@ def season(data):
 def games(data):
     """Create a game with its table plan; optional ``series_id`` (a series of the same
     season) and ``team_id`` (``team`` stays a free string, defaulting to the team's name)."""
-    game = create_game(data["season_id"], data["kind"], data["date"], data["table"],
-                       team=data.get("team"), title=data.get("title"),
-                       team_id=data.get("team_id"), series_id=data.get("series_id"))
+    game = create_game(
+        data["season_id"],
+        data["kind"],
+        data["date"],
+        data["table"],
+        team=data.get("team"),
+        title=data.get("title"),
+        team_id=data.get("team_id"),
+        series_id=data.get("series_id"),
+    )
     return {"id": game.id}
 
 
@@ -205,9 +273,16 @@ def assign(game_id):
     """Fill the 13 sectors from the approved pool."""
     game = _game(game_id)
     assign_envelopes(game)
-    return {"sectors": [{"sector": e.sector, "kind": e.kind,
-                         "question_ids": [eq.question_id for eq in e.questions]}
-                        for e in game.envelopes]}
+    return {
+        "sectors": [
+            {
+                "sector": e.sector,
+                "kind": e.kind,
+                "question_ids": [eq.question_id for eq in e.questions],
+            }
+            for e in game.envelopes
+        ]
+    }
 
 
 @blp.route("/games/<int:game_id>/envelopes", methods=["POST"])
@@ -223,16 +298,22 @@ def envelopes(data, game_id):
     is not complete). The copies are fixed by the first request: ``copies`` in the answer is
     the number in force."""
     game = _game(game_id)
-    docs = request_envelopes(game, lock_if_complete=True, user_id=current_staff().id,
-                             copies=data["copies"])
+    docs = request_envelopes(
+        game, lock_if_complete=True, user_id=current_staff().id, copies=data["copies"]
+    )
     ids = [d.id for d in docs]
     copies = len(game_queries.printed_copies(docs[0].id))
     return {"status": "queued", "documents": ids, "copies": copies}
 
 
 def _document_out(doc) -> dict:
-    return {"id": doc.id, "kind": doc.kind, "status": doc.status, "sha256": doc.sha256,
-            "url": url_for("api.document", document_id=doc.id)}
+    return {
+        "id": doc.id,
+        "kind": doc.kind,
+        "status": doc.status,
+        "sha256": doc.sha256,
+        "url": url_for("api.document", document_id=doc.id),
+    }
 
 
 @blp.route("/games/<int:game_id>/documents")
@@ -267,8 +348,12 @@ def events(event, game_id):
 def game(game_id):
     """The game, its derived state and its protocol file."""
     game = _game(game_id)
-    return {"id": game.id, "status": game.status, "state": game_state(game),
-            "protocol": protocol(game)}
+    return {
+        "id": game.id,
+        "status": game.status,
+        "state": game_state(game),
+        "protocol": protocol(game),
+    }
 
 
 @blp.route("/games/<int:game_id>/close", methods=["POST"])
@@ -280,13 +365,25 @@ def close(game_id):
     """Close a finished game; closing twice returns the same prizes."""
     game = _game(game_id)
     prizes = close_game(game, current_staff().id)
-    return {"prizes": [{"id": p.id, "kind": p.kind, "amount": f"{p.amount:.2f}",
-                       "currency": p.currency, "author": p.byline.display,
-                       "question_id": p.question_id, "trophy": None, "rule": p.rule}
-                      for p in prizes]}
+    return {
+        "prizes": [
+            {
+                "id": p.id,
+                "kind": p.kind,
+                "amount": f"{p.amount:.2f}",
+                "currency": p.currency,
+                "author": p.byline.display,
+                "question_id": p.question_id,
+                "trophy": None,
+                "rule": p.rule,
+            }
+            for p in prizes
+        ]
+    }
 
 
 # --- prizes and documents ----------------------------------------------------------------
+
 
 @blp.route("/games/<int:game_id>/prizes", methods=["POST"])
 @access("producer", api=True)
@@ -299,17 +396,28 @@ def award(data, game_id):
     (000_90d7c8192601ed3a.txt §4.11.2–§4.11.6, 002_e025d5ded135c1c4.txt §3.1–§3.3).
     A refusal is 409 ``{"error": {"message", "rule"}}``; awarding twice returns the same."""
     game = _game(game_id)
-    made = award_prize(game, data["kind"], current_staff().id,
-                       recipient=data.get("recipient") or "", team=data.get("team") or [],
-                       author_id=data.get("author_id"))
+    made = award_prize(
+        game,
+        data["kind"],
+        current_staff().id,
+        recipient=data.get("recipient") or "",
+        team=data.get("team") or [],
+        author_id=data.get("author_id"),
+    )
     return {"prizes": [_prize_out(p) for p in made]}
 
 
 def _prize_out(p) -> dict:
-    return {"id": p.id, "kind": p.kind,
-            "amount": None if p.amount is None else f"{p.amount:.2f}",
-            "currency": p.currency, "author": p.payee, "question_id": p.question_id,
-            "trophy": p.trophy, "rule": p.rule}
+    return {
+        "id": p.id,
+        "kind": p.kind,
+        "amount": None if p.amount is None else f"{p.amount:.2f}",
+        "currency": p.currency,
+        "author": p.payee,
+        "question_id": p.question_id,
+        "trophy": p.trophy,
+        "rule": p.rule,
+    }
 
 
 @blp.route("/prizes")
@@ -323,15 +431,26 @@ def prizes(args):
     for p in prize_queries.prizes(game_id=args.get("game_id"), status=args.get("status")):
         a = p.agreement
         doc = db.session.get(Document, a.document_id) if a and a.document_id else None
-        items.append({
-            "id": p.id, "kind": p.kind,
-            "amount": None if p.amount is None else f"{p.amount:.2f}",
-            "currency": p.currency, "status": p.status,
-            "author": {"name": p.payee, "city": p.byline.city if p.byline else None},
-            "question_id": p.question_id, "trophy": p.trophy, "rule": p.rule,
-            "agreement": {"number": a.number, "document_id": a.document_id,
-                          "status": doc.status if doc else a.status} if a else None,
-        })
+        items.append(
+            {
+                "id": p.id,
+                "kind": p.kind,
+                "amount": None if p.amount is None else f"{p.amount:.2f}",
+                "currency": p.currency,
+                "status": p.status,
+                "author": {"name": p.payee, "city": p.byline.city if p.byline else None},
+                "question_id": p.question_id,
+                "trophy": p.trophy,
+                "rule": p.rule,
+                "agreement": {
+                    "number": a.number,
+                    "document_id": a.document_id,
+                    "status": doc.status if doc else a.status,
+                }
+                if a
+                else None,
+            }
+        )
     return {"items": items}
 
 

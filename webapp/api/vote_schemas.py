@@ -20,9 +20,12 @@ class SmsResult(Schema):
 
 class VoteControlIn(Strict):
     action = fields.String(required=True, validate=validate.OneOf(["open", "close"]))
-    candidates = fields.List(fields.String(validate=validate.Length(min=1, max=200)),
-                             load_default=None, allow_none=True,
-                             validate=validate.Length(max=50))
+    candidates = fields.List(
+        fields.String(validate=validate.Length(min=1, max=200)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(max=50),
+    )
 
 
 class CandidateOut(Schema):

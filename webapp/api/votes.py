@@ -30,8 +30,9 @@ def gateway_signed(view):
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
         try:
-            ok = ops.signature_ok(request.get_data(cache=True),
-                                  request.headers.get(SIGNATURE_HEADER))
+            ok = ops.signature_ok(
+                request.get_data(cache=True), request.headers.get(SIGNATURE_HEADER)
+            )
         except ops.SignatureUnavailable:
             abort(503, "SOVA_SMS_SECRET is not set: the SMS callback is off")
         if not ok:
@@ -47,17 +48,26 @@ def gateway_signed(view):
 @blp.arguments(s.SmsIn)
 @blp.response(200, s.SmsResult)
 @blp.alt_response(422, schema=ValidationErrors)
-@blp.doc(parameters=[{"in": "header", "name": SIGNATURE_HEADER, "required": True,
-                      "schema": {"type": "string"},
-                      "description": "hex HMAC-SHA256 of the raw body with SOVA_SMS_SECRET"}])
+@blp.doc(
+    parameters=[
+        {
+            "in": "header",
+            "name": SIGNATURE_HEADER,
+            "required": True,
+            "schema": {"type": "string"},
+            "description": "hex HMAC-SHA256 of the raw body with SOVA_SMS_SECRET",
+        }
+    ]
+)
 def vote_sms(data):
     """The SMS gateway's callback: one viewer's vote for the best player
     (002_e025d5ded135c1c4.txt §3.1). ``result``: counted (the number's first valid vote),
     repeat (the number has voted), invalid (no candidate, or a name fitting two), late (no
     vote open, or sent before it opened). The same ``message_id`` again gets the same
     answer and is counted once. 401: bad or missing signature; 503: no secret configured."""
-    result = ops.receive_sms(ops.Sms(data["message_id"], data["msisdn"], data["text"],
-                                     data["received_at"]))
+    result = ops.receive_sms(
+        ops.Sms(data["message_id"], data["msisdn"], data["text"], data["received_at"])
+    )
     return {"result": result}
 
 

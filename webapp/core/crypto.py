@@ -21,8 +21,15 @@ from typing import overload
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from flask import current_app
 
-__all__ = ["InvalidToken", "decrypt", "encrypt", "generate_key", "lookup_hash", "needs_rotation",
-           "rotate"]
+__all__ = [
+    "InvalidToken",
+    "decrypt",
+    "encrypt",
+    "generate_key",
+    "lookup_hash",
+    "needs_rotation",
+    "rotate",
+]
 
 
 def _keys() -> list[str]:

@@ -47,8 +47,9 @@ class _Refusal(HTTPException):
         self.code = exc.status
 
 
-def on_refusal(flash_prefix: str | None = None, redirect_to: str | None = None,
-               respond: Respond | None = None) -> None:
+def on_refusal(
+    flash_prefix: str | None = None, redirect_to: str | None = None, respond: Respond | None = None
+) -> None:
     """Declare how this page answers an operation's refusal (before calling it).
 
     ``flash_prefix`` + ``str(exc)`` is flashed as an error and the browser is redirected to

@@ -26,8 +26,14 @@ class OperationError(Exception):
 
     status: int = 422
 
-    def __init__(self, message: str = "", *, errors: dict[str, list[str]] | None = None,
-                 status: int | None = None, error: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        errors: dict[str, list[str]] | None = None,
+        status: int | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.errors: dict[str, list[str]] = dict(errors or {})

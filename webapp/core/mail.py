@@ -108,8 +108,9 @@ class Claim:
 
 
 def _lease() -> timedelta:
-    return timedelta(seconds=float(current_app.config.get("SOVA_MAIL_LEASE_SECONDS",
-                                                          DEFAULT_LEASE_SECONDS)))
+    return timedelta(
+        seconds=float(current_app.config.get("SOVA_MAIL_LEASE_SECONDS", DEFAULT_LEASE_SECONDS))
+    )
 
 
 def _commit() -> None:
@@ -143,13 +144,22 @@ def claim(key: str, to: str, task: str | None = None, args: list | None = None) 
         raise ValueError(f"mail key must be 1–120 characters: {key!r}")
     for _ in range(2):
         now = utcnow()
-        row = db.session.scalar(db.select(MailLog).where(MailLog.key == key)
-                                .execution_options(populate_existing=True))
+        row = db.session.scalar(
+            db.select(MailLog).where(MailLog.key == key).execution_options(populate_existing=True)
+        )
         if row is None:
-            row = MailLog(key=key, message_id=make_msgid(domain=message_domain()),
-                          recipient_hash=recipient_hash(to), status="sending", attempt=1,
-                          task=task, args=args, created_at=now, claimed_at=now,
-                          lease_until=now + _lease())
+            row = MailLog(
+                key=key,
+                message_id=make_msgid(domain=message_domain()),
+                recipient_hash=recipient_hash(to),
+                status="sending",
+                attempt=1,
+                task=task,
+                args=args,
+                created_at=now,
+                claimed_at=now,
+                lease_until=now + _lease(),
+            )
             db.session.add(row)
             try:
                 db.session.flush()
@@ -170,11 +180,21 @@ def claim(key: str, to: str, task: str | None = None, args: list | None = None) 
             raise MailBusy(key, retry_in)
         ident, attempt, message_id = row.id, row.attempt, row.message_id
         taken = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
-            update(MailLog).where(MailLog.id == ident, MailLog.attempt == attempt,
-                              MailLog.status == "sending", MailLog.end_of_data_at.is_(None))
-            .values(attempt=attempt + 1, claimed_at=now, lease_until=now + _lease(),
-                    recipient_hash=recipient_hash(to))
-            .execution_options(synchronize_session=False)).rowcount
+            update(MailLog)
+            .where(
+                MailLog.id == ident,
+                MailLog.attempt == attempt,
+                MailLog.status == "sending",
+                MailLog.end_of_data_at.is_(None),
+            )
+            .values(
+                attempt=attempt + 1,
+                claimed_at=now,
+                lease_until=now + _lease(),
+                recipient_hash=recipient_hash(to),
+            )
+            .execution_options(synchronize_session=False)
+        ).rowcount
         _commit()
         if taken != 1:
             raise MailBusy(key, 0.5)  # another attempt took it over just now
@@ -187,9 +207,16 @@ def mark_end_of_data(c: Claim) -> bool:
     False when ``c`` is no longer the current attempt: the caller must then drop the
     connection without writing it."""
     done = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
-        update(MailLog).where(MailLog.id == c.id, MailLog.attempt == c.attempt,
-                              MailLog.status == "sending", MailLog.end_of_data_at.is_(None))
-        .values(end_of_data_at=utcnow()).execution_options(synchronize_session=False)).rowcount
+        update(MailLog)
+        .where(
+            MailLog.id == c.id,
+            MailLog.attempt == c.attempt,
+            MailLog.status == "sending",
+            MailLog.end_of_data_at.is_(None),
+        )
+        .values(end_of_data_at=utcnow())
+        .execution_options(synchronize_session=False)
+    ).rowcount
     _commit()
     return done == 1
 
@@ -198,9 +225,11 @@ def mark_sent(c: Claim, reply: str | None = None) -> None:
     """Record (committed) that the server accepted claim ``c``'s message (``reply``: its
     final reply text, cut to 200 chars)."""
     db.session.execute(
-        update(MailLog).where(MailLog.id == c.id, MailLog.attempt == c.attempt)
+        update(MailLog)
+        .where(MailLog.id == c.id, MailLog.attempt == c.attempt)
         .values(status="sent", sent_at=utcnow(), reply=(reply or "")[:200] or None)
-        .execution_options(synchronize_session=False))
+        .execution_options(synchronize_session=False)
+    )
     _commit()
 
 
@@ -212,9 +241,11 @@ def release(c: Claim, *, not_delivered: bool = False) -> None:
     if not_delivered:
         values["end_of_data_at"] = None
     db.session.execute(
-        update(MailLog).where(MailLog.id == c.id, MailLog.attempt == c.attempt,
-                              MailLog.status == "sending")
-        .values(**values).execution_options(synchronize_session=False))
+        update(MailLog)
+        .where(MailLog.id == c.id, MailLog.attempt == c.attempt, MailLog.status == "sending")
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
     _commit()
 
 
@@ -228,15 +259,21 @@ def already_sent(key: str) -> bool:
 
 # --- operator commands (``sova mail …``) -------------------------------------------------
 
+
 def stuck(older_than: timedelta = timedelta(minutes=10)) -> list[MailLog]:
     """Rows still ``sending``: every one in doubt, and those claimed more than
     ``older_than`` ago (their task died or gave up). Oldest first."""
     cutoff = utcnow() - older_than
-    return list(db.session.scalars(
-        db.select(MailLog).where(MailLog.status == "sending",
-                                 (MailLog.end_of_data_at.is_not(None))
-                                 | (MailLog.claimed_at <= cutoff))
-        .order_by(MailLog.claimed_at, MailLog.id)))
+    return list(
+        db.session.scalars(
+            db.select(MailLog)
+            .where(
+                MailLog.status == "sending",
+                (MailLog.end_of_data_at.is_not(None)) | (MailLog.claimed_at <= cutoff),
+            )
+            .order_by(MailLog.claimed_at, MailLog.id)
+        )
+    )
 
 
 def _row(key: str) -> MailLog:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextvars
 import re
 
-REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("sova_request_id",
-                                                                        default=None)
+REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "sova_request_id", default=None
+)
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 

@@ -98,31 +98,107 @@ class AwardRule:
     label: str
 
 
-AWARD_RULES: dict[str, AwardRule] = {r.kind: r for r in (
-    AwardRule("best_participant_of_series", "2023", f"{R2023} §4.11.2", "series_final",
-              "experts", "team", "series_final_prize", SMALL_CRYSTAL_OWL,
-              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший участник серии"),
-    AwardRule("best_author_of_series", "2023", f"{R2023} §4.11.3", "series_final",
-              "viewers", "author", "series_final_prize", SMALL_CRYSTAL_OWL,
-              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший автор вопроса серии"),
-    AwardRule("best_expert_of_year", "2023", f"{R2023} §4.11.4", "year_final",
-              "experts", "team", "year_final_prize", BIG_CRYSTAL_OWL,
-              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший знаток финальной игры года"),
-    AwardRule("best_author_of_year", "2023", f"{R2023} §4.11.5", "year_final",
-              "viewers", "author", "year_final_prize", BIG_CRYSTAL_OWL,
-              (COMMISSION_MINUTES, GIFT_AGREEMENT), "Лучший автор вопроса финальной игры года"),
-    AwardRule("special_game_expert", "2023", f"{R2023} §4.11.6", "special",
-              None, "each_expert", "special_game_prize", None, (),
-              "Вознаграждение участнику специальной игры"),
-    AwardRule("best_player_of_game", "2009", f"{R2009} §3.1", None,
-              None, "team", None, None, (), "Лучший игрок игры (приз спонсора)"),
-    AwardRule("best_player_of_series", "2009", f"{R2009} §3.2", "series_final",
-              "experts", "team", "series_final_prize", CRYSTAL_OWL, (),
-              "Лучший игрок серии"),
-    AwardRule("best_player_of_year", "2009", f"{R2009} §3.3", "year_final",
-              "experts", "team", "year_final_prize", DIAMOND_OWL, (),
-              "Лучший игрок года"),
-)}
+AWARD_RULES: dict[str, AwardRule] = {
+    r.kind: r
+    for r in (
+        AwardRule(
+            "best_participant_of_series",
+            "2023",
+            f"{R2023} §4.11.2",
+            "series_final",
+            "experts",
+            "team",
+            "series_final_prize",
+            SMALL_CRYSTAL_OWL,
+            (COMMISSION_MINUTES, GIFT_AGREEMENT),
+            "Лучший участник серии",
+        ),
+        AwardRule(
+            "best_author_of_series",
+            "2023",
+            f"{R2023} §4.11.3",
+            "series_final",
+            "viewers",
+            "author",
+            "series_final_prize",
+            SMALL_CRYSTAL_OWL,
+            (COMMISSION_MINUTES, GIFT_AGREEMENT),
+            "Лучший автор вопроса серии",
+        ),
+        AwardRule(
+            "best_expert_of_year",
+            "2023",
+            f"{R2023} §4.11.4",
+            "year_final",
+            "experts",
+            "team",
+            "year_final_prize",
+            BIG_CRYSTAL_OWL,
+            (COMMISSION_MINUTES, GIFT_AGREEMENT),
+            "Лучший знаток финальной игры года",
+        ),
+        AwardRule(
+            "best_author_of_year",
+            "2023",
+            f"{R2023} §4.11.5",
+            "year_final",
+            "viewers",
+            "author",
+            "year_final_prize",
+            BIG_CRYSTAL_OWL,
+            (COMMISSION_MINUTES, GIFT_AGREEMENT),
+            "Лучший автор вопроса финальной игры года",
+        ),
+        AwardRule(
+            "special_game_expert",
+            "2023",
+            f"{R2023} §4.11.6",
+            "special",
+            None,
+            "each_expert",
+            "special_game_prize",
+            None,
+            (),
+            "Вознаграждение участнику специальной игры",
+        ),
+        AwardRule(
+            "best_player_of_game",
+            "2009",
+            f"{R2009} §3.1",
+            None,
+            None,
+            "team",
+            None,
+            None,
+            (),
+            "Лучший игрок игры (приз спонсора)",
+        ),
+        AwardRule(
+            "best_player_of_series",
+            "2009",
+            f"{R2009} §3.2",
+            "series_final",
+            "experts",
+            "team",
+            "series_final_prize",
+            CRYSTAL_OWL,
+            (),
+            "Лучший игрок серии",
+        ),
+        AwardRule(
+            "best_player_of_year",
+            "2009",
+            f"{R2009} §3.3",
+            "year_final",
+            "experts",
+            "team",
+            "year_final_prize",
+            DIAMOND_OWL,
+            (),
+            "Лучший игрок года",
+        ),
+    )
+}
 
 
 class PrizeRefused(ValueError):
@@ -164,8 +240,9 @@ class Award:
     paperwork: tuple[str, ...] = field(default=())
 
 
-def unanswered_question_prizes(ruleset: str, unanswered: list[tuple[int, list[int]]],
-                               prize: Money) -> list[Entitlement]:
+def unanswered_question_prizes(
+    ruleset: str, unanswered: list[tuple[int, list[int]]], prize: Money
+) -> list[Entitlement]:
     """Rule 000_90d7c8192601ed3a.txt §4.11.1 (2023) and 002_e025d5ded135c1c4.txt §1.2.2
     (2009): the author of every question the experts did not answer right is owed the cash
     prize; co-authors share it equally to the kopeck, the odd kopeck to the first author.
@@ -180,10 +257,18 @@ def unanswered_question_prizes(ruleset: str, unanswered: list[tuple[int, list[in
     for question_key, authors in unanswered:
         if not authors:
             continue
-        for author_key, share in zip(authors, split_equally(prize.amount, len(authors)),
-                                     strict=True):
-            out.append(Entitlement(question_key, author_key, "unanswered_question",
-                                   Money(share, prize.currency), UNANSWERED_RULE[ruleset]))
+        for author_key, share in zip(
+            authors, split_equally(prize.amount, len(authors)), strict=True
+        ):
+            out.append(
+                Entitlement(
+                    question_key,
+                    author_key,
+                    "unanswered_question",
+                    Money(share, prize.currency),
+                    UNANSWERED_RULE[ruleset],
+                )
+            )
     return out
 
 
@@ -193,16 +278,23 @@ def _norm(name: str) -> str:
 
 def _check_game(rule: AwardRule, ruleset: str, game_kind: str, winner: str | None) -> None:
     if ruleset != rule.ruleset:
-        raise PrizeRefused(rule.rule, f"приз «{rule.label}» есть только в правилах "
-                                      f"{rule.ruleset} года, а сезон играет по правилам "
-                                      f"{ruleset} года")
+        raise PrizeRefused(
+            rule.rule,
+            f"приз «{rule.label}» есть только в правилах "
+            f"{rule.ruleset} года, а сезон играет по правилам "
+            f"{ruleset} года",
+        )
     if rule.game_kind is not None and game_kind != rule.game_kind:
-        raise PrizeRefused(rule.rule, f"приз «{rule.label}» присуждается только в игре вида "
-                                      f"{rule.game_kind}, а эта игра — {game_kind}")
+        raise PrizeRefused(
+            rule.rule,
+            f"приз «{rule.label}» присуждается только в игре вида "
+            f"{rule.game_kind}, а эта игра — {game_kind}",
+        )
     if rule.winner is not None and winner != rule.winner:
         side = "знатоки" if rule.winner == "experts" else "телезрители"
-        raise PrizeRefused(rule.rule, f"приз «{rule.label}» присуждается, только если "
-                                      f"выиграли {side}")
+        raise PrizeRefused(
+            rule.rule, f"приз «{rule.label}» присуждается, только если выиграли {side}"
+        )
 
 
 def _money(rule: AwardRule, prize: Money | None) -> Money | None:
@@ -218,13 +310,24 @@ def _team_member(rule: AwardRule, recipient: str, team: Sequence[str]) -> str:
     if not clean:
         raise PrizeRefused(rule.rule, "не указан награждаемый")
     if _norm(clean) not in {_norm(m) for m in team}:
-        raise PrizeRefused(rule.rule, f"«{clean}» не входит в состав команды знатоков этой "
-                                      "игры: приз вручается только её участнику")
+        raise PrizeRefused(
+            rule.rule,
+            f"«{clean}» не входит в состав команды знатоков этой "
+            "игры: приз вручается только её участнику",
+        )
     return clean
 
 
-def award_to_expert(kind: str, *, ruleset: str, game_kind: str, winner: str | None,
-                    recipient: str, team: Sequence[str], prize: Money | None) -> Award:
+def award_to_expert(
+    kind: str,
+    *,
+    ruleset: str,
+    game_kind: str,
+    winner: str | None,
+    recipient: str,
+    team: Sequence[str],
+    prize: Money | None,
+) -> Award:
     """An individual prize to one expert of the experts' team (``team``: the roster's names).
 
     ``kind``: ``best_participant_of_series`` (2023 §4.11.2), ``best_expert_of_year``
@@ -242,9 +345,17 @@ def award_to_expert(kind: str, *, ruleset: str, game_kind: str, winner: str | No
     return Award(kind, name, None, _money(rule, prize), rule.trophy, rule.rule, rule.paperwork)
 
 
-def award_to_author(kind: str, *, ruleset: str, game_kind: str, winner: str | None,
-                    author_key: int, author_name: str,
-                    unanswered_authors: Sequence[int], prize: Money | None) -> Award:
+def award_to_author(
+    kind: str,
+    *,
+    ruleset: str,
+    game_kind: str,
+    winner: str | None,
+    author_key: int,
+    author_name: str,
+    unanswered_authors: Sequence[int],
+    prize: Money | None,
+) -> Award:
     """The best author's prize: ``best_author_of_series`` (2023 §4.11.3) or
     ``best_author_of_year`` (2023 §4.11.5). The author must be one of the authors of the
     questions the experts did not answer in that final (``unanswered_authors``: author
@@ -256,49 +367,95 @@ def award_to_author(kind: str, *, ruleset: str, game_kind: str, winner: str | No
         raise PrizeRefused(rule.rule, f"приз «{rule.label}» вручается не автору вопроса")
     _check_game(rule, ruleset, game_kind, winner)
     if author_key not in set(unanswered_authors):
-        raise PrizeRefused(rule.rule, f"«{author_name}» не автор ни одного вопроса, на который "
-                                      "знатоки не ответили в этой финальной игре")
-    return Award(kind, author_name, author_key, _money(rule, prize), rule.trophy, rule.rule,
-                 rule.paperwork)
+        raise PrizeRefused(
+            rule.rule,
+            f"«{author_name}» не автор ни одного вопроса, на который "
+            "знатоки не ответили в этой финальной игре",
+        )
+    return Award(
+        kind, author_name, author_key, _money(rule, prize), rule.trophy, rule.rule, rule.paperwork
+    )
 
 
-def best_participant_of_series(*, winner: str | None, recipient: str, team: Sequence[str],
-                               prize: Money) -> Award:
+def best_participant_of_series(
+    *, winner: str | None, recipient: str, team: Sequence[str], prize: Money
+) -> Award:
     """2023 §4.11.2: series final won → best participant of the winning team, Small Crystal
     Owl and ``prize`` (season default 2 000,00 BYN). Raises PrizeRefused."""
-    return award_to_expert("best_participant_of_series", ruleset="2023",
-                           game_kind="series_final", winner=winner, recipient=recipient,
-                           team=team, prize=prize)
+    return award_to_expert(
+        "best_participant_of_series",
+        ruleset="2023",
+        game_kind="series_final",
+        winner=winner,
+        recipient=recipient,
+        team=team,
+        prize=prize,
+    )
 
 
-def best_author_of_series(*, winner: str | None, author_key: int, author_name: str,
-                          unanswered_authors: Sequence[int], prize: Money) -> Award:
+def best_author_of_series(
+    *,
+    winner: str | None,
+    author_key: int,
+    author_name: str,
+    unanswered_authors: Sequence[int],
+    prize: Money,
+) -> Award:
     """2023 §4.11.3: series final lost → best author among the unanswered-question authors,
     Small Crystal Owl and ``prize`` (default 2 000,00 BYN). Raises PrizeRefused."""
-    return award_to_author("best_author_of_series", ruleset="2023", game_kind="series_final",
-                           winner=winner, author_key=author_key, author_name=author_name,
-                           unanswered_authors=unanswered_authors, prize=prize)
+    return award_to_author(
+        "best_author_of_series",
+        ruleset="2023",
+        game_kind="series_final",
+        winner=winner,
+        author_key=author_key,
+        author_name=author_name,
+        unanswered_authors=unanswered_authors,
+        prize=prize,
+    )
 
 
-def best_expert_of_year(*, winner: str | None, recipient: str, team: Sequence[str],
-                        prize: Money) -> Award:
+def best_expert_of_year(
+    *, winner: str | None, recipient: str, team: Sequence[str], prize: Money
+) -> Award:
     """2023 §4.11.4: year final won → best expert, Big Crystal Owl and ``prize`` (default
     2 000,00 BYN). Raises PrizeRefused."""
-    return award_to_expert("best_expert_of_year", ruleset="2023", game_kind="year_final",
-                           winner=winner, recipient=recipient, team=team, prize=prize)
+    return award_to_expert(
+        "best_expert_of_year",
+        ruleset="2023",
+        game_kind="year_final",
+        winner=winner,
+        recipient=recipient,
+        team=team,
+        prize=prize,
+    )
 
 
-def best_author_of_year(*, winner: str | None, author_key: int, author_name: str,
-                        unanswered_authors: Sequence[int], prize: Money) -> Award:
+def best_author_of_year(
+    *,
+    winner: str | None,
+    author_key: int,
+    author_name: str,
+    unanswered_authors: Sequence[int],
+    prize: Money,
+) -> Award:
     """2023 §4.11.5: year final lost → best author among the unanswered-question authors,
     Big Crystal Owl and ``prize`` (default 2 000,00 BYN). Raises PrizeRefused."""
-    return award_to_author("best_author_of_year", ruleset="2023", game_kind="year_final",
-                           winner=winner, author_key=author_key, author_name=author_name,
-                           unanswered_authors=unanswered_authors, prize=prize)
+    return award_to_author(
+        "best_author_of_year",
+        ruleset="2023",
+        game_kind="year_final",
+        winner=winner,
+        author_key=author_key,
+        author_name=author_name,
+        unanswered_authors=unanswered_authors,
+        prize=prize,
+    )
 
 
-def special_game_prizes(*, ruleset: str, game_kind: str, team: Sequence[str],
-                        prize: Money | None) -> list[Award]:
+def special_game_prizes(
+    *, ruleset: str, game_kind: str, team: Sequence[str], prize: Money | None
+) -> list[Award]:
     """2023 §4.11.6: ``prize`` (default 200,00 BYN) to each expert of the special game's
     team, whatever the result. ``team``: names, duplicates (case/space-insensitive) and
     blanks dropped, order kept. Raises PrizeRefused for another rule set or game kind, an
@@ -321,30 +478,56 @@ def special_game_prizes(*, ruleset: str, game_kind: str, team: Sequence[str],
 def best_player_of_game(*, recipient: str, team: Sequence[str]) -> Award:
     """2009 §3.1: the best player of each game gets the general sponsor's prize (recorded,
     no amount). Raises PrizeRefused if ``recipient`` is not in ``team``."""
-    return award_to_expert("best_player_of_game", ruleset="2009", game_kind="", winner=None,
-                           recipient=recipient, team=team, prize=None)
+    return award_to_expert(
+        "best_player_of_game",
+        ruleset="2009",
+        game_kind="",
+        winner=None,
+        recipient=recipient,
+        team=team,
+        prize=None,
+    )
 
 
-def best_player_of_series(*, winner: str | None, recipient: str, team: Sequence[str],
-                          prize: Money) -> Award:
+def best_player_of_series(
+    *, winner: str | None, recipient: str, team: Sequence[str], prize: Money
+) -> Award:
     """2009 §3.2: series final won → best player of the winning team, Crystal Owl and
     ``prize`` (default 300 000,00 RUB). Raises PrizeRefused."""
-    return award_to_expert("best_player_of_series", ruleset="2009", game_kind="series_final",
-                           winner=winner, recipient=recipient, team=team, prize=prize)
+    return award_to_expert(
+        "best_player_of_series",
+        ruleset="2009",
+        game_kind="series_final",
+        winner=winner,
+        recipient=recipient,
+        team=team,
+        prize=prize,
+    )
 
 
-def best_player_of_year(*, winner: str | None, recipient: str, team: Sequence[str],
-                        prize: Money) -> Award:
+def best_player_of_year(
+    *, winner: str | None, recipient: str, team: Sequence[str], prize: Money
+) -> Award:
     """2009 §3.3: year final won → best player of the winning team, Diamond Owl and
     ``prize`` (default 1 000 000,00 RUB). Raises PrizeRefused."""
-    return award_to_expert("best_player_of_year", ruleset="2009", game_kind="year_final",
-                           winner=winner, recipient=recipient, team=team, prize=prize)
+    return award_to_expert(
+        "best_player_of_year",
+        ruleset="2009",
+        game_kind="year_final",
+        winner=winner,
+        recipient=recipient,
+        team=team,
+        prize=prize,
+    )
 
 
 def awards_available(ruleset: str, game_kind: str, winner: str | None) -> list[AwardRule]:
     """The individual prizes a finished game of ``game_kind`` won by ``winner`` gives under
     ``ruleset`` (for the producer's page)."""
-    return [r for r in AWARD_RULES.values()
-            if r.ruleset == ruleset
-            and (r.game_kind is None or r.game_kind == game_kind)
-            and (r.winner is None or r.winner == winner)]
+    return [
+        r
+        for r in AWARD_RULES.values()
+        if r.ruleset == ruleset
+        and (r.game_kind is None or r.game_kind == game_kind)
+        and (r.winner is None or r.winner == winner)
+    ]

@@ -113,5 +113,7 @@ def check_transition(from_status: str | None, to_status: str) -> None:
     origin = "нового вопроса" if from_status is None else f"«{from_status}»"
     allowed = ", ".join(s for s in STATES if s in targets) or "ничего (конечный статус)"
     raise ForbiddenTransition(
-        from_status, to_status,
-        f"переход «{from_status or '—'}» → «{to_status}» запрещён; из {origin} можно: {allowed}")
+        from_status,
+        to_status,
+        f"переход «{from_status or '—'}» → «{to_status}» запрещён; из {origin} можно: {allowed}",
+    )

@@ -114,8 +114,12 @@ class SeriesState:
     closing: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"part": self.part, "qualifying_played": self.qualifying_played,
-                "qualifying": self.qualifying, "closing": self.closing}
+        return {
+            "part": self.part,
+            "qualifying_played": self.qualifying_played,
+            "qualifying": self.qualifying,
+            "closing": self.closing,
+        }
 
 
 @dataclass(frozen=True)
@@ -169,8 +173,13 @@ class Move:
     rule: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.event, "team": self.team, "kind": self.kind,
-                "score": self.score, "rating_after": list(self.rating_after)}
+        return {
+            "event": self.event,
+            "team": self.team,
+            "kind": self.kind,
+            "score": self.score,
+            "rating_after": list(self.rating_after),
+        }
 
 
 @dataclass(frozen=True)
@@ -251,7 +260,8 @@ def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: boo
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ProtocolError(
-            f"{raw.get('type')}.{name} must be of type {kind.__name__}, got {value!r}", index)
+            f"{raw.get('type')}.{name} must be of type {kind.__name__}, got {value!r}", index
+        )
     return value
 
 
@@ -267,8 +277,9 @@ def parse_score(text: Any, index: int | None = None) -> tuple[int, int]:
     Whether the score ends a game is a rule (2023 §3.10, 2009 §1.8), checked at replay."""
     match = _SCORE_RE.match(text) if isinstance(text, str) else None
     if match is None or int(match.group(1)) > WIN or int(match.group(2)) > WIN:
-        raise ProtocolError(f'score must be "E:V" with 0..6 a side, such as "6:3"; got {text!r}',
-                            index)
+        raise ProtocolError(
+            f'score must be "E:V" with 0..6 a side, such as "6:3"; got {text!r}', index
+        )
     return int(match.group(1)), int(match.group(2))
 
 
@@ -279,19 +290,22 @@ def parse_event(raw: Any, index: int) -> Event:
     kind = raw.get("type")
     if kind not in EVENT_TYPES:
         raise ProtocolError(
-            f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index)
+            f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index
+        )
     if kind == "series":
         part = raw.get("part")
         if part not in PARTS:
-            raise ProtocolError(f"series.part must be one of {', '.join(PARTS)}; got {part!r}",
-                                index)
+            raise ProtocolError(
+                f"series.part must be one of {', '.join(PARTS)}; got {part!r}", index
+            )
         qualifying = _typed(raw, "qualifying", int, index)
         if qualifying < 1:
             raise ProtocolError(f"series.qualifying must be at least 1, got {qualifying}", index)
         closing = raw.get("closing")
         if closing not in CLOSINGS:
             raise ProtocolError(
-                f"series.closing must be one of {', '.join(CLOSINGS)}; got {closing!r}", index)
+                f"series.closing must be one of {', '.join(CLOSINGS)}; got {closing!r}", index
+            )
         teams = _typed(raw, "teams", list, index, required=False)
         if teams is not None:
             teams = tuple(_check_names(teams, "series.teams", index))
@@ -300,23 +314,32 @@ def parse_event(raw: Any, index: int) -> Event:
         game_kind = raw.get("kind")
         if game_kind not in KINDS:
             raise ProtocolError(
-                f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}", index)
+                f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}", index
+            )
         team = _team_name(raw, index)
         score = parse_score(_typed(raw, "score", str, index), index)
         decisive = _typed(raw, "decisive_round", bool, index, required=False) or False
         rounds_lost = _typed(raw, "rounds_lost", int, index, required=False)
         if rounds_lost is not None and rounds_lost < 0:
             raise ProtocolError(f"game.rounds_lost must be 0 or more, got {rounds_lost}", index)
-        return Event(type=kind, kind=game_kind, team=team, score=score,
-                     decisive_round=decisive, rounds_lost=rounds_lost)
+        return Event(
+            type=kind,
+            kind=game_kind,
+            team=team,
+            score=score,
+            decisive_round=decisive,
+            rounds_lost=rounds_lost,
+        )
     if kind == "rematch":
-        return Event(type=kind, team=_team_name(raw, index),
-                     granted=_typed(raw, "granted", bool, index))
+        return Event(
+            type=kind, team=_team_name(raw, index), granted=_typed(raw, "granted", bool, index)
+        )
     if kind == "enter":
         enter_as = raw.get("as")
         if enter_as not in ENTER_AS:
-            raise ProtocolError(f"enter.as must be one of {', '.join(ENTER_AS)}; got {enter_as!r}",
-                                index)
+            raise ProtocolError(
+                f"enter.as must be one of {', '.join(ENTER_AS)}; got {enter_as!r}", index
+            )
         return Event(type=kind, team=_team_name(raw, index), enter_as=enter_as)
     return Event(type=kind, team=_team_name(raw, index))  # withdraw, decline_winter
 
@@ -441,9 +464,13 @@ class Season:
     def _refuse_if_out(self, team: str) -> None:
         rule = self._out_rule(team)
         if rule is not None:
-            why = ("lost its second game of the season" if rule.endswith("§4.4")
-                   else "lost its rematch" if rule.endswith("§2.11")
-                   else "lost its first winter game")
+            why = (
+                "lost its second game of the season"
+                if rule.endswith("§4.4")
+                else "lost its rematch"
+                if rule.endswith("§2.11")
+                else "lost its first winter game"
+            )
             raise SeasonViolation(self.index, rule, f"«{team}» {why} and is out")
 
     def phase(self) -> str:
@@ -482,8 +509,11 @@ class Season:
         by the first and second places of the rating at the opening (withdrawn teams left out)."""
         s = self.series
         assert s is not None
-        return [t for t in s.opened_rating
-                if t != s.rematch_team and t not in s.withdrawn and t in self.rating][:2]
+        return [
+            t
+            for t in s.opened_rating
+            if t != s.rematch_team and t not in s.withdrawn and t in self.rating
+        ][:2]
 
     def _finalist(self) -> str | None:
         """2023 §4.7.1 / 2009 §2.9: the first place of the rating among the teams that did not
@@ -509,10 +539,16 @@ class Season:
             assert s is not None
             if self.is2023:
                 order = s.order or []
-                return (NextGame("qualifying", order[s.qualifying_played])
-                        if s.qualifying_played < len(order) else None)
-            if (s.part == "winter" and self.sponsor in self.rating
-                    and not any(r.team == self.sponsor for r in s.results)):
+                return (
+                    NextGame("qualifying", order[s.qualifying_played])
+                    if s.qualifying_played < len(order)
+                    else None
+                )
+            if (
+                s.part == "winter"
+                and self.sponsor in self.rating
+                and not any(r.team == self.sponsor for r in s.results)
+            ):
                 return NextGame("qualifying", self.sponsor)  # 2009 §2.14
             return None
         if phase == "series_final":
@@ -524,12 +560,17 @@ class Season:
 
     def _snapshot(self) -> dict[str, Any]:
         """A copy of the mutable state, cheap: the values inside are immutable."""
-        saved = {key: (value.copy() if isinstance(value, list | dict) else value)
-                 for key, value in self.__dict__.items()}
+        saved = {
+            key: (value.copy() if isinstance(value, list | dict) else value)
+            for key, value in self.__dict__.items()
+        }
         if self.series is not None:
             saved["series"] = dataclasses.replace(
-                self.series, order=None if self.series.order is None else list(self.series.order),
-                results=list(self.series.results), withdrawn=list(self.series.withdrawn))
+                self.series,
+                order=None if self.series.order is None else list(self.series.order),
+                results=list(self.series.results),
+                withdrawn=list(self.series.withdrawn),
+            )
         return saved
 
     # ----------------------------------------------------------------- events
@@ -557,12 +598,14 @@ class Season:
         phase = self.phase()
         if phase != "series":
             assert self.series is not None
-            raise self._refuse("§4.1", "§2.6",
-                               f"the {self.series.part} series is not over: {phase} is due")
+            raise self._refuse(
+                "§4.1", "§2.6", f"the {self.series.part} series is not over: {phase} is due"
+            )
         expected = PARTS[len(self.parts)]
         if part != expected:
-            raise self._refuse("§4.1", "§2.5",
-                               f"the {expected} series comes next, not the {part} series")
+            raise self._refuse(
+                "§4.1", "§2.5", f"the {expected} series comes next, not the {part} series"
+            )
         if event.teams is not None:
             for team in event.teams:
                 self._known(team)
@@ -570,15 +613,19 @@ class Season:
             shapes = SERIES_SHAPES_2023[part]
             if (qualifying, closing) not in shapes:
                 allowed = " or ".join(f"{q} qualifying games and {c}" for q, c in shapes)
-                raise self._refuse("§4.1", "§4.1",
-                                   f"the {part} series has {allowed}, not {qualifying} and {closing}")
+                raise self._refuse(
+                    "§4.1",
+                    "§4.1",
+                    f"the {part} series has {allowed}, not {qualifying} and {closing}",
+                )
             rating = self._form_2023(part, qualifying, event.teams)
             need_clause = "§4.9.3" if part == "winter" else "§4.8"
         else:
             rating = self._form_2009(part, qualifying, closing, event.teams)
             need_clause = "§2.6"
-        self.series = _Series(part=part, qualifying=qualifying, closing=closing,
-                              opened_rating=tuple(rating))
+        self.series = _Series(
+            part=part, qualifying=qualifying, closing=closing, opened_rating=tuple(rating)
+        )
         self.parts.append(part)
         self.rating = rating
         if not self.is2023 and self.rematch_pending is not None:
@@ -597,8 +644,10 @@ class Season:
         if self.is2023:
             have = len(self._available())
             if have < s.qualifying:
-                return (f"{s.qualifying} qualifying games need {s.qualifying} teams in the rating; "
-                        f"{have} can play")
+                return (
+                    f"{s.qualifying} qualifying games need {s.qualifying} teams in the rating; "
+                    f"{have} can play"
+                )
             return None
         if s.rematch_team is not None:
             if len(self._rematch_top_two()) < 2:
@@ -606,31 +655,39 @@ class Season:
             return None
         have = len(self._available())
         if have < s.qualifying:
-            return (f"{s.qualifying} qualifying games need {s.qualifying} teams of the rating; "
-                    f"{have} can play")
+            return (
+                f"{s.qualifying} qualifying games need {s.qualifying} teams of the rating; "
+                f"{have} can play"
+            )
         return None
 
     # 2023 ----------------------------------------------------------------
 
     def _last_result(self, team: str, kinds: tuple[str, ...]) -> Result | None:
-        return next((r for r in reversed(self.results) if r.team == team and r.kind in kinds),
-                    None)
+        return next((r for r in reversed(self.results) if r.team == team and r.kind in kinds), None)
 
     def _form_2023(self, part: str, qualifying: int, named: tuple[str, ...] | None) -> list[str]:
-        eligible = [t for t in self.teams
-                    if t not in self.reserves and self._out_rule(t) is None
-                    and t not in self.winter]
+        eligible = [
+            t
+            for t in self.teams
+            if t not in self.reserves and self._out_rule(t) is None and t not in self.winter
+        ]
         if part in ("spring", "summer"):
             if named is not None:  # §4.2.1, §4.2.2: the book lists them by name
                 for team in named:
                     self._refuse_if_out(team)
                     if team in self.winter:
-                        raise self._refuse("§4.7.2", "§4.7.2",
-                                           f"«{team}» played a series final and is through to "
-                                           "the winter series")
+                        raise self._refuse(
+                            "§4.7.2",
+                            "§4.7.2",
+                            f"«{team}» played a series final and is through to the winter series",
+                        )
                     if team in self.reserves:
-                        raise self._refuse("§4.9.3", "§4.9.3",
-                                           f"«{team}» is a reserve team, called for winter only")
+                        raise self._refuse(
+                            "§4.9.3",
+                            "§4.9.3",
+                            f"«{team}» is a reserve team, called for winter only",
+                        )
                 return list(named)
             fresh = [t for t in eligible if not any(r.team == t for r in self.results)]
             played = [t for t in self.rating if t in eligible and t not in fresh]
@@ -649,9 +706,11 @@ class Season:
             rating = self._form_winter_2023(qualifying)
             clause = "§4.9"
         if named is not None and list(named) != rating:
-            raise self._refuse(clause, clause,
-                               f"the {part} rating is formed by the rules: {rating}, "
-                               f"not {list(named)}")
+            raise self._refuse(
+                clause,
+                clause,
+                f"the {part} rating is formed by the rules: {rating}, not {list(named)}",
+            )
         return rating
 
     def _form_winter_2023(self, qualifying: int) -> list[str]:
@@ -672,9 +731,12 @@ class Season:
         if len(pool) < qualifying:
             pool += [t for t in self.reserves if t not in pool][: qualifying - len(pool)]
         if len(pool) < qualifying:
-            raise self._refuse("§4.9.3", "§4.9.3",
-                               f"{qualifying} winter qualifying games need {qualifying} teams; "
-                               f"only {len(pool)} with the reserve teams")
+            raise self._refuse(
+                "§4.9.3",
+                "§4.9.3",
+                f"{qualifying} winter qualifying games need {qualifying} teams; "
+                f"only {len(pool)} with the reserve teams",
+            )
         return pool[:qualifying]
 
     def _place_2023(self, result: Result) -> str:
@@ -701,13 +763,17 @@ class Season:
 
     # 2009 ----------------------------------------------------------------
 
-    def _form_2009(self, part: str, qualifying: int, closing: str,
-                   named: tuple[str, ...] | None) -> list[str]:
+    def _form_2009(
+        self, part: str, qualifying: int, closing: str, named: tuple[str, ...] | None
+    ) -> list[str]:
         if part != "winter":
             if (qualifying, closing) != SERIES_SHAPE_2009:
-                raise self._refuse("§2.6", "§2.6",
-                                   f"a series has 3 qualifying games and a series final, "
-                                   f"not {qualifying} and {closing}")
+                raise self._refuse(
+                    "§2.6",
+                    "§2.6",
+                    f"a series has 3 qualifying games and a series final, "
+                    f"not {qualifying} and {closing}",
+                )
             rating = list(self.rating)  # §2.4: the rating goes on
             clause = "§2.4"
         else:
@@ -715,13 +781,18 @@ class Season:
             clause = "§2.13"
             if len(rating) >= 4:
                 if qualifying != len(rating) or closing not in ("none", "year_final"):
-                    raise self._refuse("§2.15", "§2.15",
-                                       f"with {len(rating)} teams the winter series has "
-                                       f"{len(rating)} qualifying games and no final")
+                    raise self._refuse(
+                        "§2.15",
+                        "§2.15",
+                        f"with {len(rating)} teams the winter series has "
+                        f"{len(rating)} qualifying games and no final",
+                    )
             elif (qualifying, closing) != SERIES_SHAPE_2009:
-                raise self._refuse("§2.16", "§2.16",
-                                   "with three teams the winter series has 3 qualifying games "
-                                   "and a series final")
+                raise self._refuse(
+                    "§2.16",
+                    "§2.16",
+                    "with three teams the winter series has 3 qualifying games and a series final",
+                )
         if named is not None and list(named) != rating:
             raise self._refuse(clause, clause, f"the {part} rating is {rating}, not {list(named)}")
         return rating
@@ -739,9 +810,11 @@ class Season:
         if size < 3:  # §2.17
             topups = [t for t in self.rating if t not in head and t != self.sponsor][: 3 - size]
             if size + len(topups) < 3:
-                raise self._refuse("§2.17", "§2.17",
-                                   "the winter series needs three teams and the rating has "
-                                   "too few")
+                raise self._refuse(
+                    "§2.17",
+                    "§2.17",
+                    "the winter series needs three teams and the rating has too few",
+                )
         tail = [self.sponsor] if self.sponsor is not None else []
         return head + topups + tail
 
@@ -759,8 +832,9 @@ class Season:
 
     # games ---------------------------------------------------------------
 
-    def check_game(self, kind: str, team: str, decisive_round: bool = False,
-                   index: int | None = None) -> None:
+    def check_game(
+        self, kind: str, team: str, decisive_round: bool = False, index: int | None = None
+    ) -> None:
         """Refuse (:class:`SeasonViolation`) a game of ``kind`` by ``team`` that the rules do
         not allow now, before it is played (the producer proposing the next game); the clause
         says why. ``index``: the event index to report (default: the last event applied; pass
@@ -769,8 +843,9 @@ class Season:
         if index is not None:
             self.index = index
         if kind not in KINDS:
-            raise ProtocolError(f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}",
-                                self.index)
+            raise ProtocolError(
+                f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}", self.index
+            )
         self._known(team)
         if self.over:
             raise self._refuse("§4.10", "§2.18", "the season is over: the year final is played")
@@ -785,16 +860,24 @@ class Season:
             raise self._refuse("§2.6", "§2.6", "the 2009 series have no special game")
         if kind in ("qualifying", "rematch"):
             if phase != "qualifying":
-                raise self._refuse("§4.1", "§2.6",
-                                   f"the qualifying games of the {s.part} series are over; "
-                                   f"{phase} is due")
+                raise self._refuse(
+                    "§4.1",
+                    "§2.6",
+                    f"the qualifying games of the {s.part} series are over; {phase} is due",
+                )
         elif kind != phase:
-            closing = {"series_final": "a series final", "special": "a special game",
-                       "year_final": "the year final"}[kind]
+            closing = {
+                "series_final": "a series final",
+                "special": "a special game",
+                "year_final": "the year final",
+            }[kind]
             if phase == "qualifying":
-                raise self._refuse("§4.1", "§2.6",
-                                   f"{closing} comes after the qualifying games "
-                                   f"({s.qualifying_played} of {s.qualifying} played)")
+                raise self._refuse(
+                    "§4.1",
+                    "§2.6",
+                    f"{closing} comes after the qualifying games "
+                    f"({s.qualifying_played} of {s.qualifying} played)",
+                )
             clause = ("§4.10", "§2.18") if kind == "year_final" else ("§4.1", "§2.6")
             raise self._refuse(*clause, f"{closing} is not due now ({phase} is)")
         if self.is2023:
@@ -808,41 +891,58 @@ class Season:
         if kind == "qualifying":
             due = (s.order or [])[s.qualifying_played]
             if team in self.winter and team not in self.rating:
-                raise self._refuse("§4.7.2", "§4.7.2",
-                                   f"«{team}» played a series final and is through to winter")
+                raise self._refuse(
+                    "§4.7.2", "§4.7.2", f"«{team}» played a series final and is through to winter"
+                )
             if team != due:
-                raise self._refuse("§4.8", "§4.8",
-                                   f"qualifying game {s.qualifying_played + 1} of the {s.part} "
-                                   f"series is «{due}»'s, not «{team}»'s")
+                raise self._refuse(
+                    "§4.8",
+                    "§4.8",
+                    f"qualifying game {s.qualifying_played + 1} of the {s.part} "
+                    f"series is «{due}»'s, not «{team}»'s",
+                )
             if decisive_round:
                 best = self._series_best()
-                if best is None or all(can_pass_without_decisive(v, (best.experts, best.viewers))
-                                       for v in range(WIN)):
-                    raise self._refuse("§3.6", "§3.6",
-                                       "no decisive round: no team that played earlier in the "
-                                       "series leads the rating with a result it cannot be "
-                                       "passed without one")
+                if best is None or all(
+                    can_pass_without_decisive(v, (best.experts, best.viewers)) for v in range(WIN)
+                ):
+                    raise self._refuse(
+                        "§3.6",
+                        "§3.6",
+                        "no decisive round: no team that played earlier in the "
+                        "series leads the rating with a result it cannot be "
+                        "passed without one",
+                    )
             return
         if decisive_round:
-            raise self._refuse("§3.6", "§3.6",
-                               f"no decisive round in a {kind.replace('_', ' ')}: nobody that "
-                               "played earlier in the series is to be passed")
+            raise self._refuse(
+                "§3.6",
+                "§3.6",
+                f"no decisive round in a {kind.replace('_', ' ')}: nobody that "
+                "played earlier in the series is to be passed",
+            )
         if kind == "series_final":
             finalist = self._finalist()
             if team != finalist:
-                raise self._refuse("§4.7.1", "§4.7.1",
-                                   f"the series final is «{finalist}»'s, first in the rating "
-                                   f"after the qualifying games, not «{team}»'s")
+                raise self._refuse(
+                    "§4.7.1",
+                    "§4.7.1",
+                    f"the series final is «{finalist}»'s, first in the rating "
+                    f"after the qualifying games, not «{team}»'s",
+                )
         elif kind == "special":
             if team in self.rating:
-                raise self._refuse("§4.6", "§4.6",
-                                   f"«{team}» is in the rating; special-game teams are outside it")
+                raise self._refuse(
+                    "§4.6", "§4.6", f"«{team}» is in the rating; special-game teams are outside it"
+                )
         elif kind == "year_final":
             if not self.rating or team != self.rating[0]:
                 first = self.rating[0] if self.rating else None
-                raise self._refuse("§4.10", "§4.10",
-                                   f"the year final is «{first}»'s, first in the winter rating, "
-                                   f"not «{team}»'s")
+                raise self._refuse(
+                    "§4.10",
+                    "§4.10",
+                    f"the year final is «{first}»'s, first in the winter rating, not «{team}»'s",
+                )
 
     def _check_2009(self, kind: str, team: str, decisive_round: bool) -> None:
         s = self.series
@@ -857,47 +957,61 @@ class Season:
             return
         if kind == "qualifying":
             if team in self.winter and team not in self.rating:
-                raise self._refuse("§2.12", "§2.12",
-                                   f"«{team}» won a series final and left the rating for winter")
+                raise self._refuse(
+                    "§2.12", "§2.12", f"«{team}» won a series final and left the rating for winter"
+                )
             if team not in self.rating:
                 raise self._refuse("§2.4", "§2.4", f"«{team}» is not on the {s.part} series' list")
             if team in s.withdrawn:
                 raise self._refuse("§2.3", "§2.3", f"«{team}» withdrew from the {s.part} series")
             if team == s.rematch_team:
-                raise self._refuse("§2.10", "§2.10",
-                                   f"«{team}» plays its rematch in this series")
+                raise self._refuse("§2.10", "§2.10", f"«{team}» plays its rematch in this series")
             if any(r.team == team for r in s.results):
-                raise self._refuse("§2.4", "§2.4",
-                                   f"«{team}» has played its qualifying game of the {s.part} "
-                                   "series")
+                raise self._refuse(
+                    "§2.4",
+                    "§2.4",
+                    f"«{team}» has played its qualifying game of the {s.part} series",
+                )
             due = self.next_game()
             if due is not None and due.team != team:
-                raise self._refuse("§2.14", "§2.14",
-                                   f"the sponsor's team «{due.team}» plays the first winter "
-                                   "qualifying game")
+                raise self._refuse(
+                    "§2.14",
+                    "§2.14",
+                    f"the sponsor's team «{due.team}» plays the first winter qualifying game",
+                )
             if s.rematch_team is not None:
                 top = self._rematch_top_two()
                 if team not in top:
-                    raise self._refuse("§2.10", "§2.10",
-                                       f"with a rematch in the series, its other qualifying games "
-                                       f"are played by {top}, not «{team}»")
+                    raise self._refuse(
+                        "§2.10",
+                        "§2.10",
+                        f"with a rematch in the series, its other qualifying games "
+                        f"are played by {top}, not «{team}»",
+                    )
                 regular = sum(1 for r in s.results if r.kind == "qualifying")
                 if regular >= s.qualifying - 1:
-                    raise self._refuse("§2.10", "§2.10",
-                                       f"the last qualifying game is «{s.rematch_team}»'s rematch")
+                    raise self._refuse(
+                        "§2.10",
+                        "§2.10",
+                        f"the last qualifying game is «{s.rematch_team}»'s rematch",
+                    )
             return
         if kind == "series_final":
             finalist = self._finalist()
             if team != finalist:
-                raise self._refuse("§2.9", "§2.9",
-                                   f"the series final is «{finalist}»'s, first in the rating, "
-                                   f"not «{team}»'s")
+                raise self._refuse(
+                    "§2.9",
+                    "§2.9",
+                    f"the series final is «{finalist}»'s, first in the rating, not «{team}»'s",
+                )
         elif kind == "year_final":
             if not self.rating or team != self.rating[0]:
                 first = self.rating[0] if self.rating else None
-                raise self._refuse("§2.18", "§2.18",
-                                   f"the year final is «{first}»'s, first in the rating, "
-                                   f"not «{team}»'s")
+                raise self._refuse(
+                    "§2.18",
+                    "§2.18",
+                    f"the year final is «{first}»'s, first in the rating, not «{team}»'s",
+                )
 
     def _on_game(self, event: Event) -> None:
         kind, team, score = event.kind, event.team, event.score
@@ -905,21 +1019,38 @@ class Season:
         self._known(team)
         experts, viewers = score
         if (experts == WIN) == (viewers == WIN):
-            raise self._refuse("§3.10", "§1.8",
-                               f"{experts}:{viewers} is not a finished game: one side has six")
+            raise self._refuse(
+                "§3.10", "§1.8", f"{experts}:{viewers} is not a finished game: one side has six"
+            )
         if event.decisive_round and self.is2023 and score not in ((WIN, 0), (0, WIN)):
-            raise self._refuse("§3.6", "§3.6",
-                               f"a decisive round ends 6:0 or 0:6, not {experts}:{viewers}")
+            raise self._refuse(
+                "§3.6", "§3.6", f"a decisive round ends 6:0 or 0:6, not {experts}:{viewers}"
+            )
         self.check_game(kind, team, event.decisive_round)
         s = self.series
         assert s is not None
-        result = Result(event=self.index, team=team, kind=kind, experts=experts,
-                        viewers=viewers, decisive_round=event.decisive_round, part=s.part,
-                        rounds_lost=event.rounds_lost)
+        result = Result(
+            event=self.index,
+            team=team,
+            kind=kind,
+            experts=experts,
+            viewers=viewers,
+            decisive_round=event.decisive_round,
+            part=s.part,
+            rounds_lost=event.rounds_lost,
+        )
         rule = self._apply_game(result)
         self.results.append(result)
-        self.history.append(Move(event=self.index, team=team, kind=kind, score=result.score,
-                                 rating_after=tuple(self.rating), rule=f"{self.file} {rule}"))
+        self.history.append(
+            Move(
+                event=self.index,
+                team=team,
+                kind=kind,
+                score=result.score,
+                rating_after=tuple(self.rating),
+                rule=f"{self.file} {rule}",
+            )
+        )
 
     def _apply_game(self, result: Result) -> str:
         """Record ``result`` and move the rating; return the clause applied."""
@@ -933,14 +1064,19 @@ class Season:
                 if kind == "rematch" and not result.won:
                     self._put_out(team, f"{self.file} §2.11")
                     rule = "§2.11"
-                elif (s.part == "winter" and team == self.sponsor and not result.won
-                      and s.results[0] is result):
+                elif (
+                    s.part == "winter"
+                    and team == self.sponsor
+                    and not result.won
+                    and s.results[0] is result
+                ):
                     self._put_out(team, f"{self.file} §2.14")
                     rule = "§2.14"
         elif kind == "series_final":
             s.final_played = True
-            self.finals.append(Final(part=s.part, team=team, score=result.score,
-                                     won=result.won, event=self.index))
+            self.finals.append(
+                Final(part=s.part, team=team, score=result.score, won=result.won, event=self.index)
+            )
             self.final_results.append(result)
             self.last_final = result
             if self.is2023:
@@ -973,17 +1109,20 @@ class Season:
         team = self._known(event.team or "")
         s = self.series
         if s is None or s.qualifying_played or s.final_played or s.special_played:
-            raise self._refuse("§4.8.1", "§2.3",
-                               "a team withdraws from a series after it opens and before its "
-                               "first game")
+            raise self._refuse(
+                "§4.8.1",
+                "§2.3",
+                "a team withdraws from a series after it opens and before its first game",
+            )
         self._refuse_if_out(team)
         if team not in self.rating:
             raise self._refuse("§4.8.1", "§2.3", f"«{team}» is not in the {s.part} rating")
         if team in s.withdrawn:
             raise self._refuse("§4.8.1", "§2.3", f"«{team}» has already withdrawn")
         if team == s.rematch_team:
-            raise self._refuse("§2.10", "§2.10",
-                               f"«{team}» plays its granted rematch in the {s.part} series")
+            raise self._refuse(
+                "§2.10", "§2.10", f"«{team}» plays its granted rematch in the {s.part} series"
+            )
         s.withdrawn.append(team)
         if self.is2023:  # §4.8.1: to the bottom line, the teams below move up
             self.rating = [t for t in self.rating if t != team] + [team]
@@ -1000,13 +1139,19 @@ class Season:
             raise self._refuse("§4.1", "§4.1", "the 2023 season has no rematch")
         final = self.last_final
         if final is None or final.team != team or final.won:
-            raise self._refuse("§2.10", "§2.10",
-                               f"only the loser of a series final asks for a rematch, before "
-                               f"the end of that final's programme; «{team}» is not")
+            raise self._refuse(
+                "§2.10",
+                "§2.10",
+                f"only the loser of a series final asks for a rematch, before "
+                f"the end of that final's programme; «{team}» is not",
+            )
         if event.granted and final.part in ("autumn", "winter"):
-            raise self._refuse("§2.10", "§2.10",
-                               f"a rematch is played in the next series; after the {final.part} "
-                               "final no series with qualifying games of this rating follows")
+            raise self._refuse(
+                "§2.10",
+                "§2.10",
+                f"a rematch is played in the next series; after the {final.part} "
+                "final no series with qualifying games of this rating follows",
+            )
         if self.rematch_pending is not None:
             raise self._refuse("§2.10", "§2.10", f"«{team}» has already asked for a rematch")
         if event.granted:
@@ -1015,15 +1160,24 @@ class Season:
     def _on_decline_winter(self, event: Event) -> None:
         team = self._known(event.team or "")
         if self.is2023:
-            raise self._refuse("§4.7.2", "§4.7.2",
-                               "a series finalist goes straight to the winter series")
+            raise self._refuse(
+                "§4.7.2", "§4.7.2", "a series finalist goes straight to the winter series"
+            )
         final = self.last_final
-        if (final is None or final.team != team or not final.won or final.part == "winter"
-                or team not in self.winter):
-            raise self._refuse("§2.12", "§2.12",
-                               f"only the winner of a spring, summer or autumn final gives up its "
-                               f"winter place, before the end of that final's programme; "
-                               f"«{team}» is not")
+        if (
+            final is None
+            or final.team != team
+            or not final.won
+            or final.part == "winter"
+            or team not in self.winter
+        ):
+            raise self._refuse(
+                "§2.12",
+                "§2.12",
+                f"only the winner of a spring, summer or autumn final gives up its "
+                f"winter place, before the end of that final's programme; "
+                f"«{team}» is not",
+            )
         self.winter.remove(team)
         self.rating = [team] + [t for t in self.rating if t != team]
         self.last_final = None
@@ -1033,19 +1187,27 @@ class Season:
         if team in self.teams:
             raise ProtocolError(f"team «{team}» is already in the season", self.index)
         if self.is2023 and event.enter_as != "reserve":
-            raise self._refuse("§4.9.3", "§4.9.3",
-                               "the 2023 season calls reserve teams (§4.9.3), no sponsor's team")
+            raise self._refuse(
+                "§4.9.3",
+                "§4.9.3",
+                "the 2023 season calls reserve teams (§4.9.3), no sponsor's team",
+            )
         if not self.is2023 and event.enter_as != "sponsor":
-            raise self._refuse("§2.13", "§2.13",
-                               "the 2009 season has no reserve teams; the sponsor's team joins "
-                               "the winter rating")
+            raise self._refuse(
+                "§2.13",
+                "§2.13",
+                "the 2009 season has no reserve teams; the sponsor's team joins the winter rating",
+            )
         if "winter" in self.parts:
-            raise self._refuse("§4.9", "§2.13",
-                               "the winter rating is formed when the winter series opens; "
-                               "it is open already")
+            raise self._refuse(
+                "§4.9",
+                "§2.13",
+                "the winter rating is formed when the winter series opens; it is open already",
+            )
         if not self.is2023 and self.sponsor is not None:
-            raise self._refuse("§2.13", "§2.13",
-                               f"the sponsor's team «{self.sponsor}» has entered already")
+            raise self._refuse(
+                "§2.13", "§2.13", f"the sponsor's team «{self.sponsor}» has entered already"
+            )
         self.teams.append(team)
         if self.is2023:
             self.reserves.append(team)
@@ -1059,8 +1221,9 @@ class Season:
         s = self.series
         return SeasonState(
             ruleset=self.ruleset,
-            series=None if s is None else SeriesState(s.part, s.qualifying_played,
-                                                      s.qualifying, s.closing),
+            series=None
+            if s is None
+            else SeriesState(s.part, s.qualifying_played, s.qualifying, s.closing),
             rating=tuple(self.rating),
             next=self.next_game(),
             order=None if s is None or s.order is None else tuple(s.order),

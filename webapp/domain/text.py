@@ -135,8 +135,12 @@ _LATIN_TO_CYRILLIC = str.maketrans(
 # ("Сlosed" typed with a Cyrillic "С"); "і", "ј", "ѕ" (Belarusian/Ukrainian, Serbian)
 # have exact Latin twins too.
 _CYRILLIC_TO_LATIN = str.maketrans(
-    {**{cyr: lat for lat, cyr in zip("abcehkmoptxy", "авсенкмортху", strict=True)},
-     "і": "i", "ј": "j", "ѕ": "s"}
+    {
+        **{cyr: lat for lat, cyr in zip("abcehkmoptxy", "авсенкмортху", strict=True)},
+        "і": "i",
+        "ј": "j",
+        "ѕ": "s",
+    }
 )
 _WORD = re.compile(r"[^\W\d_]+")
 _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")

@@ -105,8 +105,9 @@ def match_candidate(text: str, candidates: Sequence[str]) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def classify(*, is_open: bool, before_open: bool, candidate: int | None,
-             already_counted: bool) -> str:
+def classify(
+    *, is_open: bool, before_open: bool, candidate: int | None, already_counted: bool
+) -> str:
     """The answer to one new (not resent) message: ``late`` if no vote is open or the
     message was received before the vote opened; ``invalid`` if it names no candidate;
     ``repeat`` if the number already has a counted vote in this vote; else ``counted``."""
@@ -138,14 +139,25 @@ class Tally:
     def as_json(self) -> dict[str, Any]:
         """The contract's vote counts: ``{candidates: [{n, name, votes}], counted, repeats,
         invalid, late}``."""
-        return {"candidates": [{"n": n, "name": name, "votes": self.votes.get(n, 0)}
-                               for n, name in enumerate(self.candidates, start=1)],
-                "counted": self.counted, "repeats": self.repeats, "invalid": self.invalid,
-                "late": self.late}
+        return {
+            "candidates": [
+                {"n": n, "name": name, "votes": self.votes.get(n, 0)}
+                for n, name in enumerate(self.candidates, start=1)
+            ],
+            "counted": self.counted,
+            "repeats": self.repeats,
+            "invalid": self.invalid,
+            "late": self.late,
+        }
 
 
-def tally(candidates: Sequence[str], messages: Iterable[dict[str, Any]], *,
-          opened_at: datetime | None = None, closed_at: datetime | None = None) -> Tally:
+def tally(
+    candidates: Sequence[str],
+    messages: Iterable[dict[str, Any]],
+    *,
+    opened_at: datetime | None = None,
+    closed_at: datetime | None = None,
+) -> Tally:
     """Replay a vote: ``messages`` in arrival order, dicts with ``message_id``, ``msisdn``
     (any stable key of the number: the stored hash will do), ``text``, ``received_at``
     (aware datetime or None) and ``arrived_at`` (aware datetime, Sova's clock).
@@ -160,17 +172,22 @@ def tally(candidates: Sequence[str], messages: Iterable[dict[str, Any]], *,
         if mid in out.answers:
             continue
         arrived = msg.get("arrived_at")
-        is_open = opened_at is not None and (arrived is None or (
-            arrived >= opened_at and (closed_at is None or arrived < closed_at)))
+        is_open = opened_at is not None and (
+            arrived is None or (arrived >= opened_at and (closed_at is None or arrived < closed_at))
+        )
         received = msg.get("received_at")
         before = opened_at is not None and received is not None and received < opened_at
         n = match_candidate(msg.get("text") or "", out.candidates)
-        result = classify(is_open=is_open, before_open=before, candidate=n,
-                          already_counted=msg["msisdn"] in counted_numbers)
+        result = classify(
+            is_open=is_open,
+            before_open=before,
+            candidate=n,
+            already_counted=msg["msisdn"] in counted_numbers,
+        )
         out.answers[mid] = result
         if result == COUNTED:
             counted_numbers.add(msg["msisdn"])
-            if n is not None:               # always: classify counts only a named candidate
+            if n is not None:  # always: classify counts only a named candidate
                 out.votes[n] = out.votes.get(n, 0) + 1
         elif result == REPEAT:
             out.repeats += 1
@@ -191,8 +208,9 @@ def winner(votes: dict[int, int]) -> int | None:
     return leaders[0] if len(leaders) == 1 and top > 0 else None
 
 
-def award_choice(candidates: Sequence[str], winner_n: int | None, chosen: str,
-                 reason: str) -> tuple[str, bool]:
+def award_choice(
+    candidates: Sequence[str], winner_n: int | None, chosen: str, reason: str
+) -> tuple[str, bool]:
     """The §3.1 best player to record: ``(name as the candidate list spells it,
     overridden)``. ``chosen`` must fold to one of ``candidates``; choosing anyone but the
     vote's winner (or deciding a tie / a vote without winner) is the sponsor's
@@ -205,8 +223,10 @@ def award_choice(candidates: Sequence[str], winner_n: int | None, chosen: str,
     name = names[0]
     overridden = winner_n is None or candidates[winner_n - 1] != name
     if overridden and not (reason or "").strip():
-        raise VoteRuleError("лучшего игрока не по итогам голосования определяет представитель "
-                            "Генерального спонсора: укажите основание")
+        raise VoteRuleError(
+            "лучшего игрока не по итогам голосования определяет представитель "
+            "Генерального спонсора: укажите основание"
+        )
     return name, overridden
 
 
@@ -221,14 +241,33 @@ def normalise_msisdn(msisdn: str) -> str | None:
     return digits if 5 <= len(digits) <= 15 else None
 
 
-def log_line(seq: int, message_id: str, msisdn_key: str, text: str, received_at: str | None,
-             arrived_at: str, result: str, candidate: int | None) -> str:
+def log_line(
+    seq: int,
+    message_id: str,
+    msisdn_key: str,
+    text: str,
+    received_at: str | None,
+    arrived_at: str,
+    result: str,
+    candidate: int | None,
+) -> str:
     """One canonical line of the vote log (JSON, sorted keys, no spaces); the phone number
     appears only as its keyed hash ``msisdn_key``."""
-    return json.dumps({"seq": seq, "message_id": message_id, "msisdn": msisdn_key,
-                       "text": text, "received_at": received_at, "arrived_at": arrived_at,
-                       "result": result, "candidate": candidate},
-                      ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json.dumps(
+        {
+            "seq": seq,
+            "message_id": message_id,
+            "msisdn": msisdn_key,
+            "text": text,
+            "received_at": received_at,
+            "arrived_at": arrived_at,
+            "result": result,
+            "candidate": candidate,
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def log_digest(lines: Iterable[str]) -> str:

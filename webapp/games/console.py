@@ -23,15 +23,27 @@ from webapp.domain.rules import RULESETS, allowed_actions, rule_reference
 from webapp.games.models import Game
 from webapp.games.operations import current_draw, draw_card, game_context, game_state
 
-SECTOR_LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
-                 "sector13": "13 сектор"}
-EVENT_LABELS = {
-    "spin": "Волчок", "decisive_round": "Решающий раунд", "sector13_option": "Вариант 13 сектора",
-    "answer": "Ответ", "club_help": "Помощь клуба", "credit_minute": "Минута в кредит",
-    "extra_minute": "Дополнительная минута", "red_card": "Красная карточка",
+SECTOR_LABELS = {
+    "single": "Вопрос",
+    "blitz": "Блиц",
+    "superblitz": "Суперблиц",
+    "sector13": "13 сектор",
 }
-OPTION_LABELS = {"six": "Шестеро, 10 секунд", "three": "Трое, 20 секунд",
-                 "one": "Один знаток, минута"}
+EVENT_LABELS = {
+    "spin": "Волчок",
+    "decisive_round": "Решающий раунд",
+    "sector13_option": "Вариант 13 сектора",
+    "answer": "Ответ",
+    "club_help": "Помощь клуба",
+    "credit_minute": "Минута в кредит",
+    "extra_minute": "Дополнительная минута",
+    "red_card": "Красная карточка",
+}
+OPTION_LABELS = {
+    "six": "Шестеро, 10 секунд",
+    "three": "Трое, 20 секунд",
+    "one": "Один знаток, минута",
+}
 
 # The engine's refusal, in Russian, by the clause it cites (rule book file + clause).
 # The clause itself is always shown next to the text.
@@ -39,7 +51,7 @@ R23 = "000_90d7c8192601ed3a.txt"
 R09 = "002_e025d5ded135c1c4.txt"
 REFUSALS_RU = {
     f"{R23} §3.7.3": "Этот знаток подсказывал (красная карточка) и начинает игру не за столом: "
-                     "он вернётся после правильного ответа команды.",
+    "он вернётся после правильного ответа команды.",
     f"{R23} §3.2": "Сначала нужно закончить вопрос, который сейчас разыгрывается.",
     f"{R23} §3.2.1": "Счёт так не меняется.",
     f"{R23} §3.3": "На столе 13 секторов: укажите сектор от 1 до 13.",
@@ -47,43 +59,43 @@ REFUSALS_RU = {
     f"{R23} §3.4.1": "Идёт блиц: сначала доиграйте его три вопроса.",
     f"{R23} §3.4.2": "Идёт суперблиц: сначала доиграйте его три вопроса.",
     f"{R23} §3.4.3": "13 сектор: сначала выбор варианта (каждый вариант — один раз за цикл); "
-                     "помощь клуба и дополнительная минута здесь не действуют.",
+    "помощь клуба и дополнительная минута здесь не действуют.",
     f"{R23} §3.5": "Дополнительная минута: её нет у команды, или она уже взята на этот вопрос "
-                   "(в блице — только на один вопрос); досрочный ответ — только без обсуждения.",
+    "(в блице — только на один вопрос); досрочный ответ — только без обсуждения.",
     f"{R23} §3.5.1": "Досрочный ответ в блице и суперблице не даёт дополнительной минуты.",
     f"{R23} §3.6": "Решающий раунд — только при пяти очках знатоков, между раундами и если "
-                   "без него команда уже не может обойти лучший результат серии.",
+    "без него команда уже не может обойти лучший результат серии.",
     f"{R23} §3.6.1": "Решающий раунд в блице: знаток отвечает на три вопроса.",
     f"{R23} §3.6.2": "Решающий раунд в 13 секторе: только оставшиеся у команды варианты.",
     f"{R23} §3.7": "Помощь клуба — один раз за игру.",
     f"{R23} §3.7.1": "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
-                     "не в блице, суперблице, 13 секторе и решающем раунде.",
+    "не в блице, суперблице, 13 секторе и решающем раунде.",
     f"{R23} §3.8": "Минута в кредит — только при счёте телезрителей 5 и у знатоков не больше 4, "
-                   "один раз за игру.",
+    "один раз за игру.",
     f"{R23} §3.8.1": "Минута в кредит берётся после основной минуты, дополнительной минуты "
-                     "или помощи клуба — не раньше.",
+    "или помощи клуба — не раньше.",
     f"{R23} §3.8.2": "Минута в кредит не действует в 13 секторе.",
     f"{R23} §3.8.3": "Кредит возвращается ответом без обсуждения.",
     f"{R23} §3.8.4": "При счёте 5:5 и невозвращённом кредите ведущий забирает минуту "
-                     "обсуждения: ответ только досрочный, без дополнительной минуты.",
+    "обсуждения: ответ только досрочный, без дополнительной минуты.",
     f"{R23} §3.8.5": "Кредит можно вернуть и в решающем раунде.",
     f"{R23} §3.9": "Красная карточка: команда лишается права ответа на этот вопрос.",
     f"{R23} §3.10": "Игра окончена: одна из команд набрала шесть очков.",
     f"{R09} §1.2": "Одна минута на вопрос; сначала закончите текущий вопрос. Минуты в кредит "
-                   "в этих правилах нет.",
+    "в этих правилах нет.",
     f"{R09} §1.2.1": "Счёт так не меняется.",
     f"{R09} §1.2.3": "Правильность ответа определяет ведущий.",
     f"{R09} §1.3": "На столе 13 секторов: укажите сектор от 1 до 13.",
     f"{R09} §1.4": "Сначала волчок: вопрос выбирает стрелка.",
     f"{R09} §1.4.1": "13 сектор играет не больше одного раза за игру; вопрос выбирает "
-                     "компьютер, вариантов нет.",
+    "компьютер, вариантов нет.",
     f"{R09} §1.4.2": "Идёт суперблиц: сначала доиграйте его три вопроса.",
     f"{R09} §1.4.3": "Идёт блиц: сначала доиграйте его три вопроса.",
     f"{R09} §1.5": "Дополнительной минуты у команды нет, или она уже взята на этот вопрос; "
-                   "досрочный ответ — только без обсуждения.",
+    "досрочный ответ — только без обсуждения.",
     f"{R09} §1.6": "Этот знаток удалён из-за стола до следующего верного ответа команды.",
     f"{R09} §1.7": "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
-                   "не в блице и суперблице.",
+    "не в блице и суперблице.",
     f"{R09} §1.8": "Игра идёт до шести очков; решающего раунда в этих правилах нет.",
 }
 
@@ -119,17 +131,39 @@ def _actions(allowed: list[str], current: dict | None) -> list[dict]:
     out: list[dict] = []
     for kind in allowed:
         if kind == "spin":
-            out.append({"type": "spin", "label": "Волчок", "fields": {}, "style": "primary",
-                        "needs_sector": True})
+            out.append(
+                {
+                    "type": "spin",
+                    "label": "Волчок",
+                    "fields": {},
+                    "style": "primary",
+                    "needs_sector": True,
+                }
+            )
         elif kind == "answer":
-            out.append({"type": "answer", "label": "Верно", "style": "primary",
-                        "fields": {"correct": "true"}, "early_option": True})
-            out.append({"type": "answer", "label": "Неверно", "style": "danger",
-                        "fields": {"correct": "false"}, "early_option": True})
+            out.append(
+                {
+                    "type": "answer",
+                    "label": "Верно",
+                    "style": "primary",
+                    "fields": {"correct": "true"},
+                    "early_option": True,
+                }
+            )
+            out.append(
+                {
+                    "type": "answer",
+                    "label": "Неверно",
+                    "style": "danger",
+                    "fields": {"correct": "false"},
+                    "early_option": True,
+                }
+            )
         elif kind == "sector13_option":
             for option, label in OPTION_LABELS.items():
-                out.append({"type": kind, "label": label, "fields": {"option": option},
-                            "style": ""})
+                out.append(
+                    {"type": kind, "label": label, "fields": {"option": option}, "style": ""}
+                )
         else:
             out.append({"type": kind, "label": EVENT_LABELS[kind], "fields": {}, "style": ""})
     return out
@@ -151,17 +185,28 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         row = current_draw(game)
         if row is not None:
             q = q or row.question
-            draw = {"seed": row.seed, "candidates": len(row.candidates),
-                    "question_id": row.question_id, "card": sector13_card(row)}
+            draw = {
+                "seed": row.seed,
+                "candidates": len(row.candidates),
+                "question_id": row.question_id,
+                "card": sector13_card(row),
+            }
     return {
-        "sector": rnd["sector"], "kind": rnd["kind"],
-        "label": SECTOR_LABELS.get(rnd["kind"], rnd["kind"]), "slot": slot,
-        "slots": len(rnd["questions"]), "decisive": bool(rnd.get("decisive")),
-        "text": q.text if q else None, "handout": q.handout if q else None,
-        "answer": q.answer if q else None, "accepted": q.accepted if q else None,
-        "comment": q.comment if q else None, "draw": draw,
-        "option": next((a.split(":", 1)[1] for a in rnd["aids"]
-                        if a.startswith("sector13_option:")), None),
+        "sector": rnd["sector"],
+        "kind": rnd["kind"],
+        "label": SECTOR_LABELS.get(rnd["kind"], rnd["kind"]),
+        "slot": slot,
+        "slots": len(rnd["questions"]),
+        "decisive": bool(rnd.get("decisive")),
+        "text": q.text if q else None,
+        "handout": q.handout if q else None,
+        "answer": q.answer if q else None,
+        "accepted": q.accepted if q else None,
+        "comment": q.comment if q else None,
+        "draw": draw,
+        "option": next(
+            (a.split(":", 1)[1] for a in rnd["aids"] if a.startswith("sector13_option:")), None
+        ),
     }
 
 
@@ -183,20 +228,39 @@ def console_payload(game: Game) -> dict:
     sectors = []
     for sector in range(1, 14):
         kind = game.sector_kind(sector)
-        sectors.append({"sector": sector, "kind": kind, "label": SECTOR_LABELS[kind],
-                        "played": sector in played,
-                        "current": bool(current and current["sector"] == sector)})
+        sectors.append(
+            {
+                "sector": sector,
+                "kind": kind,
+                "label": SECTOR_LABELS[kind],
+                "played": sector in played,
+                "current": bool(current and current["sector"] == sector),
+            }
+        )
     last = game.events[-1] if game.events else None
     return {
-        "game": {"id": game.id, "title": game.display_title, "status": game.status,
-                 "ruleset": game.season.ruleset},
-        "score": state["score"], "finished": state["finished"], "winner": state["winner"],
-        "sectors": sectors, "current": current, "allowed": allowed,
+        "game": {
+            "id": game.id,
+            "title": game.display_title,
+            "status": game.status,
+            "ruleset": game.season.ruleset,
+        },
+        "score": state["score"],
+        "finished": state["finished"],
+        "winner": state["winner"],
+        "sectors": sectors,
+        "current": current,
+        "allowed": allowed,
         "actions": _actions(allowed, current),
-        "extra_minutes_held": state["extra_minutes_held"], "credit": state["credit"],
-        "removed_experts": state["removed_experts"], "events": len(events),
+        "extra_minutes_held": state["extra_minutes_held"],
+        "credit": state["credit"],
+        "removed_experts": state["removed_experts"],
+        "events": len(events),
         "off_table": state.get("off_table", []),  # 2023 §3.7.3
         "experts": list(game.team_row.experts) if game.team_row else [],
-        "last_event": ({"seq": last.seq, "type": last.payload.get("type"),
-                        "label": _event_label(last.payload)} if last else None),
+        "last_event": (
+            {"seq": last.seq, "type": last.payload.get("type"), "label": _event_label(last.payload)}
+            if last
+            else None
+        ),
     }

@@ -21,55 +21,76 @@ SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
 #: What each table-plan field means (issue 17): the help text under the field.
 PLAN_HELP = {
     "blitz": "Номер сектора (1–13), где лежат три вопроса блица: команда отвечает на каждый "
-             "за 20 секунд. Пусто — блица в игре нет, в секторе будет один вопрос.",
+    "за 20 секунд. Пусто — блица в игре нет, в секторе будет один вопрос.",
     "superblitz": "Номер сектора (1–13), где лежат три вопроса суперблица: отвечает один "
-                  "знаток, по 20 секунд на вопрос. Пусто — суперблица в игре нет.",
+    "знаток, по 20 секунд на вопрос. Пусто — суперблица в игре нет.",
     "sector13": "Номер сектора с вопросами 13 сектора (по правилам 2023 — вопросы партнёра, "
-                "по правилам 2009 — вопросы из Интернета во время игры; обычно 13). Пусто — "
-                "13 сектор играет как обычный вопрос.",
+    "по правилам 2009 — вопросы из Интернета во время игры; обычно 13). Пусто — "
+    "13 сектор играет как обычный вопрос.",
 }
 
 
 class SeasonForm(FlaskForm):
-    name = StringField("Название сезона", validators=[DataRequired("Укажите название."),
-                                                       Length(max=200)])
-    ruleset = SelectField("Правила", choices=[
-        SelectChoice("2023", "2023 (Беларусь, BYN)"), SelectChoice("2009", "2009 (Россия, RUB)")])
-    unanswered_prize = StringField("Приз за невзятый вопрос (пусто — по правилам)",
-                                   validators=[Optional(), Length(max=20)])
+    name = StringField(
+        "Название сезона", validators=[DataRequired("Укажите название."), Length(max=200)]
+    )
+    ruleset = SelectField(
+        "Правила",
+        choices=[
+            SelectChoice("2023", "2023 (Беларусь, BYN)"),
+            SelectChoice("2009", "2009 (Россия, RUB)"),
+        ],
+    )
+    unanswered_prize = StringField(
+        "Приз за невзятый вопрос (пусто — по правилам)", validators=[Optional(), Length(max=20)]
+    )
 
 
 class GameForm(FlaskForm):
     season_id = SelectField("Сезон", coerce=int)
-    kind = SelectField("Вид игры", choices=[
-        SelectChoice("qualifying", "Отборочная"), SelectChoice("series_final", "Финал серии"),
-        SelectChoice("year_final", "Финал года"), SelectChoice("special", "Специальная")])
+    kind = SelectField(
+        "Вид игры",
+        choices=[
+            SelectChoice("qualifying", "Отборочная"),
+            SelectChoice("series_final", "Финал серии"),
+            SelectChoice("year_final", "Финал года"),
+            SelectChoice("special", "Специальная"),
+        ],
+    )
     title = StringField("Название", validators=[Optional(), Length(max=200)])
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату.")])
     team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
     blitz = IntegerField("Сектор блица", validators=SECTOR, description=PLAN_HELP["blitz"])
-    superblitz = IntegerField("Сектор суперблица", validators=SECTOR,
-                              description=PLAN_HELP["superblitz"])
+    superblitz = IntegerField(
+        "Сектор суперблица", validators=SECTOR, description=PLAN_HELP["superblitz"]
+    )
     sector13 = IntegerField("13 сектор", validators=SECTOR, description=PLAN_HELP["sector13"])
 
 
 class TeamForm(FlaskForm):
     """A team: name, six experts (one per line), the captain among them."""
 
-    name = StringField("Команда", validators=[DataRequired("Укажите название."),
-                                              Length(max=200)])
-    experts = TextAreaField("Шесть знатоков (по одному в строке)",
-                            validators=[DataRequired("Перечислите шесть знатоков."),
-                                        Length(max=700)])
-    captain = StringField("Капитан (один из шести)",
-                          validators=[DataRequired("Укажите капитана."), Length(max=100)])
+    name = StringField("Команда", validators=[DataRequired("Укажите название."), Length(max=200)])
+    experts = TextAreaField(
+        "Шесть знатоков (по одному в строке)",
+        validators=[DataRequired("Перечислите шесть знатоков."), Length(max=700)],
+    )
+    captain = StringField(
+        "Капитан (один из шести)", validators=[DataRequired("Укажите капитана."), Length(max=100)]
+    )
 
 
 class SeriesForm(FlaskForm):
     season_id = SelectField("Сезон", coerce=int)
-    part = SelectField("Серия", choices=[
-        SelectChoice("spring", "Весенняя"), SelectChoice("summer", "Летняя"),
-        SelectChoice("autumn", "Осенняя"), SelectChoice("winter", "Зимняя")])
+    part = SelectField(
+        "Серия",
+        choices=[
+            SelectChoice("spring", "Весенняя"),
+            SelectChoice("summer", "Летняя"),
+            SelectChoice("autumn", "Осенняя"),
+            SelectChoice("winter", "Зимняя"),
+        ],
+    )
 
 
 class AttachForm(FlaskForm):
@@ -87,10 +108,11 @@ class CloseGameForm(FlaskForm):
     """Close a finished game (irreversible: prizes and numbered gift agreements are created);
     the box must be ticked (issue 17)."""
 
-    confirm = BooleanField("Да, закрыть игру: будут начислены призы и выданы номера "
-                           "договоров дарения, отменить это нельзя",
-                           validators=[DataRequired("Подтвердите закрытие игры: отметьте "
-                                                    "галочку.")])
+    confirm = BooleanField(
+        "Да, закрыть игру: будут начислены призы и выданы номера "
+        "договоров дарения, отменить это нельзя",
+        validators=[DataRequired("Подтвердите закрытие игры: отметьте галочку.")],
+    )
 
 
 class EventForm(FlaskForm):
@@ -136,16 +158,27 @@ class ProtocolForm(FlaskForm):
 class PrintForm(FlaskForm):
     """Queue the envelopes and host cards: how many copies of each (distinct serials)."""
 
-    copies = IntegerField("Экземпляров", default=2,
-                          validators=[DataRequired("Укажите число экземпляров."),
-                                      NumberRange(1, 20, "От 1 до 20 экземпляров.")])
+    copies = IntegerField(
+        "Экземпляров",
+        default=2,
+        validators=[
+            DataRequired("Укажите число экземпляров."),
+            NumberRange(1, 20, "От 1 до 20 экземпляров."),
+        ],
+    )
 
 
 class TopicForm(FlaskForm):
     """Set or clear a question's topic (``webapp.domain.topics.TOPICS``) on the table page."""
 
-    question_id = IntegerField("№ вопроса", validators=[DataRequired("Укажите № вопроса."),
-                                                      *QUESTION_ID])
-    topic = SelectField("Тема", choices=[
-        SelectChoice("", "— без темы —"), *(SelectChoice(k, v) for k, v in TOPICS.items())],
-                        validators=[Optional()])
+    question_id = IntegerField(
+        "№ вопроса", validators=[DataRequired("Укажите № вопроса."), *QUESTION_ID]
+    )
+    topic = SelectField(
+        "Тема",
+        choices=[
+            SelectChoice("", "— без темы —"),
+            *(SelectChoice(k, v) for k, v in TOPICS.items()),
+        ],
+        validators=[Optional()],
+    )

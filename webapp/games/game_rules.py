@@ -27,9 +27,13 @@ def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
         check_plan(Table(**plan), RULESETS[ruleset])
     except RuleViolation as exc:
         clause = exc.rule or ""
-        field = ("table.blitz" if exc.message.startswith("the blitz")
-                 else "table.superblitz" if exc.message.startswith("the superblitz")
-                 else "table.sector13")
+        field = (
+            "table.blitz"
+            if exc.message.startswith("the blitz")
+            else "table.superblitz"
+            if exc.message.startswith("the superblitz")
+            else "table.sector13"
+        )
         key = field.split(".")[1] if field != "table.sector13" else "table"
         return {field: [f"{PLAN_RU[key]} ({clause})"]}
     return {}
@@ -40,16 +44,18 @@ def game_started_at(game: Game, spun_at: datetime) -> datetime:
     stays after an undo), or ``spun_at`` when none is older. The 2009 sector-13 draw takes
     the live questions sent from then until the spin (002_e025d5ded135c1c4.txt §1.3:
     «поступившие по Интернету во время игры»; §1.4.1 «к этому моменту»)."""
-    first = db.session.scalar(db.select(db.func.min(GameEventAudit.at)).where(
-        GameEventAudit.game_id == game.id, GameEventAudit.action == "record"))
+    first = db.session.scalar(
+        db.select(db.func.min(GameEventAudit.at)).where(
+            GameEventAudit.game_id == game.id, GameEventAudit.action == "record"
+        )
+    )
     return min(first, spun_at) if first is not None else spun_at
 
 
 def _before(air_date, game_id: int):
     """SQL condition: games played before the game (``air_date``, ``game_id``) — air date,
     then id."""
-    return db.or_(Game.air_date < air_date,
-                  db.and_(Game.air_date == air_date, Game.id < game_id))
+    return db.or_(Game.air_date < air_date, db.and_(Game.air_date == air_date, Game.id < game_id))
 
 
 def experts_off_table(game: Game) -> list[str]:
@@ -63,16 +69,28 @@ def experts_off_table(game: Game) -> list[str]:
         return []
     team = game.team_row.name if game.team_row is not None else game.team
     before = _before(game.air_date, game.id)
-    prev = db.session.execute(db.select(Game.air_date, Game.id).where(
-        Game.season_id == game.season_id, Game.team_id == game.team_id, Game.id != game.id,
-        before).order_by(Game.air_date.desc(), Game.id.desc()).limit(1)).first()
-    query = (db.select(GameEvent.payload, Game.team).join(Game, Game.id == GameEvent.game_id)
-             .where(Game.season_id == game.season_id, Game.id != game.id, before))
+    prev = db.session.execute(
+        db.select(Game.air_date, Game.id)
+        .where(
+            Game.season_id == game.season_id,
+            Game.team_id == game.team_id,
+            Game.id != game.id,
+            before,
+        )
+        .order_by(Game.air_date.desc(), Game.id.desc())
+        .limit(1)
+    ).first()
+    query = (
+        db.select(GameEvent.payload, Game.team)
+        .join(Game, Game.id == GameEvent.game_id)
+        .where(Game.season_id == game.season_id, Game.id != game.id, before)
+    )
     if prev is not None:
         query = query.where(db.not_(_before(prev.air_date, prev.id)))
     names: list[str] = []
     for payload, game_team in db.session.execute(
-            query.order_by(Game.air_date, Game.id, GameEvent.seq)).all():
+        query.order_by(Game.air_date, Game.id, GameEvent.seq)
+    ).all():
         if payload.get("type") != "red_card" or not isinstance(payload.get("expert"), str):
             continue
         if (payload.get("team") or game_team) == team and payload["expert"] not in names:

@@ -112,13 +112,19 @@ class Game(Model):
     @property
     def table(self) -> dict:
         """The ``table`` object of ``sova.game-protocol/1``."""
-        return {"blitz": self.table_blitz, "superblitz": self.table_superblitz,
-                "sector13": self.table_sector13}
+        return {
+            "blitz": self.table_blitz,
+            "superblitz": self.table_superblitz,
+            "sector13": self.table_sector13,
+        }
 
     def sector_kind(self, sector: int) -> str:
         """``single``, ``blitz``, ``superblitz`` or ``sector13`` for sector 1..13."""
-        for kind, at in (("blitz", self.table_blitz), ("superblitz", self.table_superblitz),
-                         ("sector13", self.table_sector13)):
+        for kind, at in (
+            ("blitz", self.table_blitz),
+            ("superblitz", self.table_superblitz),
+            ("sector13", self.table_sector13),
+        ):
             if at == sector:
                 return kind
         return "single"
@@ -241,8 +247,9 @@ class PrintedCopy(Model):
     __table_args__ = (UniqueConstraint("document_id", "copy_no"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    document_id: Mapped[int] = mapped_column(ForeignKey("document.id", ondelete="CASCADE"),
-                                             index=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("document.id", ondelete="CASCADE"), index=True
+    )
     game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
     copy_no: Mapped[int] = mapped_column(Integer)
     serial: Mapped[str] = mapped_column(String(40), unique=True)

@@ -17,8 +17,11 @@ def seasons() -> list[Season]:
 
 
 def games(limit: int = 200) -> list[Game]:
-    return list(db.session.scalars(db.select(Game).order_by(Game.air_date.desc(), Game.id.desc())
-                                   .limit(limit)).all())
+    return list(
+        db.session.scalars(
+            db.select(Game).order_by(Game.air_date.desc(), Game.id.desc()).limit(limit)
+        ).all()
+    )
 
 
 def game(game_id: int) -> Game | None:
@@ -27,8 +30,11 @@ def game(game_id: int) -> Game | None:
 
 def documents(game_id: int) -> list[Document]:
     """The game's envelope/host-card documents and its prizes' agreements."""
-    return list(db.session.scalars(db.select(Document).where(Document.game_id == game_id)
-                                   .order_by(Document.id)).all())
+    return list(
+        db.session.scalars(
+            db.select(Document).where(Document.game_id == game_id).order_by(Document.id)
+        ).all()
+    )
 
 
 HANDOUT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -61,8 +67,9 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
             if q.handout_image and (images is None or q.handout_image in images):
                 parts.append(f"раздаточный материал (изображение {q.handout_image})")
             if parts:
-                items.append({"sector": env.sector, "number": n if many else None,
-                              "what": "; ".join(parts)})
+                items.append(
+                    {"sector": env.sector, "number": n if many else None, "what": "; ".join(parts)}
+                )
     return items
 
 
@@ -73,8 +80,10 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 #: has no such field (contracts/api.md), so its questions are never named.
 CONSENT_CHANNELS = ("mail", "partner", "import")
 #: The note printed instead of the names when consent is missing.
-NO_CONSENT_NOTE = {1: "Имя автора в эфире не называть: нет его согласия.",
-                   2: "Имена авторов в эфире не называть: нет их согласия."}
+NO_CONSENT_NOTE = {
+    1: "Имя автора в эфире не называть: нет его согласия.",
+    2: "Имена авторов в эфире не называть: нет их согласия.",
+}
 
 
 def named_on_air(q) -> bool:
@@ -85,10 +94,14 @@ def named_on_air(q) -> bool:
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
 
 
-def envelope_context(game: Game, with_answers: bool, serial: str,
-                     copies: list[str] | None = None,
-                     images: dict[str, Path] | None = None,
-                     only_sectors: set[int] | None = None) -> dict:
+def envelope_context(
+    game: Game,
+    with_answers: bool,
+    serial: str,
+    copies: list[str] | None = None,
+    images: dict[str, Path] | None = None,
+    only_sectors: set[int] | None = None,
+) -> dict:
     """Context of ``templates/pdf/envelope.html`` (``with_answers`` False) or
     ``host_card.html`` (True): primitives only, see ``workers/documents.py``. With
     ``copies`` (serials), the set is rendered once per copy; ``images`` (:func:`handout_files`)
@@ -107,7 +120,9 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
         for eq in sorted(env.questions, key=lambda x: x.slot):
             q = eq.question
             item = {
-                "slot": eq.slot, "text": q.text, "handout": q.handout,
+                "slot": eq.slot,
+                "text": q.text,
+                "handout": q.handout,
                 "image": q.handout_image if q.handout_image in images else None,
                 "authors": [{"name": a.name, "city": a.city} for a in q.author_list],
             }
@@ -115,28 +130,45 @@ def envelope_context(game: Game, with_answers: bool, serial: str,
                 item["authors"] = []
                 item["authors_note"] = NO_CONSENT_NOTE[min(len(q.author_list), 2) or 1]
             if with_answers:
-                item.update(answer=q.answer, accepted=q.accepted, rejected=q.rejected,
-                            comment=q.comment, sources=list(q.sources or []), show_text=True)
+                item.update(
+                    answer=q.answer,
+                    accepted=q.accepted,
+                    rejected=q.rejected,
+                    comment=q.comment,
+                    sources=list(q.sources or []),
+                    show_text=True,
+                )
             questions.append(item)
         sectors.append({"sector": env.sector, "kind": env.kind, "questions": questions})
     context = {
-        "game": {"title": game.display_title, "date": game.air_date.isoformat(),
-                 "season": game.season.name},
+        "game": {
+            "title": game.display_title,
+            "date": game.air_date.isoformat(),
+            "season": game.season.name,
+        },
         "serial": serial,
         "sectors": sectors,
     }
     if copies:
         context["copies"] = list(copies)
     if with_answers:
-        context["props"] = [p for p in props_list(game, images)
-                            if only_sectors is None or p["sector"] in only_sectors]
+        context["props"] = [
+            p
+            for p in props_list(game, images)
+            if only_sectors is None or p["sector"] in only_sectors
+        ]
     return context
 
 
 def printed_copies(document_id: int) -> list[PrintedCopy]:
     """The printed copies (serials) of one envelopes / host-cards Document, by copy number."""
-    return list(db.session.scalars(db.select(PrintedCopy).where(
-        PrintedCopy.document_id == document_id).order_by(PrintedCopy.copy_no)).all())
+    return list(
+        db.session.scalars(
+            db.select(PrintedCopy)
+            .where(PrintedCopy.document_id == document_id)
+            .order_by(PrintedCopy.copy_no)
+        ).all()
+    )
 
 
 def copy_by_serial(serial: str) -> PrintedCopy | None:
@@ -151,22 +183,30 @@ def teams() -> list[Team]:
 
 def all_series() -> list[Series]:
     """Every series, newest season first."""
-    return list(db.session.scalars(db.select(Series).order_by(Series.season_id.desc(),
-                                                              Series.id)).all())
+    return list(
+        db.session.scalars(db.select(Series).order_by(Series.season_id.desc(), Series.id)).all()
+    )
 
 
 def game_copies(game_id: int) -> list[PrintedCopy]:
     """Every printed copy of the game's documents (serials), by document and copy."""
-    return list(db.session.scalars(db.select(PrintedCopy).where(PrintedCopy.game_id == game_id)
-                                   .order_by(PrintedCopy.document_id, PrintedCopy.copy_no)).all())
+    return list(
+        db.session.scalars(
+            db.select(PrintedCopy)
+            .where(PrintedCopy.game_id == game_id)
+            .order_by(PrintedCopy.document_id, PrintedCopy.copy_no)
+        ).all()
+    )
 
 
 # --- reads of the game rooms (webapp.games.operations) ------------------------------------
 
+
 def played_before(game: Game):
     """SQL condition: games played before ``game`` (air date, then id)."""
-    return db.or_(Game.air_date < game.air_date,
-                  db.and_(Game.air_date == game.air_date, Game.id < game.id))
+    return db.or_(
+        Game.air_date < game.air_date, db.and_(Game.air_date == game.air_date, Game.id < game.id)
+    )
 
 
 def chronological(query) -> list[Game]:
@@ -181,10 +221,12 @@ def live_candidates(spun_at, since=None) -> list[int]:
     an editor with the sources signed off — the same bar as every envelope question (issue 4;
     ``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
     game (``assigned`` and later) is not a candidate. Sorted."""
-    query = db.select(Question.id).where(Question.channel == "live",
-                                         Question.created_at < spun_at,
-                                         Question.status == "approved",
-                                         Question.id.in_(signed_off_ids()))
+    query = db.select(Question.id).where(
+        Question.channel == "live",
+        Question.created_at < spun_at,
+        Question.status == "approved",
+        Question.id.in_(signed_off_ids()),
+    )
     if since is not None:
         query = query.where(Question.created_at >= since)
     return list(db.session.scalars(query.order_by(Question.id)).all())
@@ -193,5 +235,8 @@ def live_candidates(spun_at, since=None) -> list[int]:
 def current_draw(game: Game) -> Sector13Draw | None:
     """The game's draw in force (not cancelled), if any (2009 plays sector 13 at most once,
     002 §1.4.1)."""
-    return db.session.scalar(db.select(Sector13Draw).where(
-        Sector13Draw.game_id == game.id, Sector13Draw.cancelled_at.is_(None)))
+    return db.session.scalar(
+        db.select(Sector13Draw).where(
+            Sector13Draw.game_id == game.id, Sector13Draw.cancelled_at.is_(None)
+        )
+    )

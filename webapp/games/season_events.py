@@ -91,15 +91,21 @@ def add_team(season: Season, team: Team) -> SeasonTeam:
     the season: SeasonConflict."""
     _lock(season)
     if sq.stored_events(season):
-        raise SeasonConflict(f"у сезона «{season.name}» уже есть события: начальный рейтинг "
-                             "не меняется (новая команда входит событием «enter»)",
-                             event=None, rule=None)
+        raise SeasonConflict(
+            f"у сезона «{season.name}» уже есть события: начальный рейтинг "
+            "не меняется (новая команда входит событием «enter»)",
+            event=None,
+            rule=None,
+        )
     if sq.team_of_season(season, team.id) is not None:
         raise SeasonConflict(f"команда «{team.name}» уже в сезоне", event=None, rule=None)
-    last = db.session.scalar(db.select(db.func.max(SeasonTeam.position)).where(
-        SeasonTeam.season_id == season.id)) or 0
-    row = SeasonTeam(season_id=season.id, team_id=team.id, position=last + 1,
-                     created_at=utcnow())
+    last = (
+        db.session.scalar(
+            db.select(db.func.max(SeasonTeam.position)).where(SeasonTeam.season_id == season.id)
+        )
+        or 0
+    )
+    row = SeasonTeam(season_id=season.id, team_id=team.id, position=last + 1, created_at=utcnow())
     db.session.add(row)
     db.session.flush()
     return row
@@ -111,32 +117,48 @@ def add_new_team(season: Season, name: str, captain: str, experts: list[str]) ->
     return add_team(season, create_team(name, captain, experts))
 
 
-def _store(season: Season, payload: dict, user_id: int | None,
-           game: Game | None = None) -> Any:
+def _store(season: Season, payload: dict, user_id: int | None, game: Game | None = None) -> Any:
     _lock(season)
     if not sq.managed(season):
-        raise SeasonConflict(f"у сезона «{season.name}» нет команд: сначала составьте "
-                             "начальный рейтинг", event=None, rule=None)
+        raise SeasonConflict(
+            f"у сезона «{season.name}» нет команд: сначала составьте начальный рейтинг",
+            event=None,
+            rule=None,
+        )
     events = sq.stored_events(season)
     entering: Team | None = None
     if payload.get("type") == "enter":
         name = payload.get("team")
-        entering = (db.session.scalar(db.select(Team).where(Team.name == name))
-                    if isinstance(name, str) else None)
+        entering = (
+            db.session.scalar(db.select(Team).where(Team.name == name))
+            if isinstance(name, str)
+            else None
+        )
         if entering is None:
-            raise SeasonConflict(f"нет команды «{name}»: сначала создайте её (капитан и шесть "
-                                 "знатоков)", event=len(events), rule=None)
+            raise SeasonConflict(
+                f"нет команды «{name}»: сначала создайте её (капитан и шесть знатоков)",
+                event=len(events),
+                rule=None,
+            )
     eng = sq.engine(season)
     try:
         eng.apply(payload, len(events))
     except (SeasonViolation, ProtocolError) as exc:
         raise _conflict(exc) from exc
-    db.session.add(SeasonEvent(season_id=season.id, seq=len(events) + 1, payload=payload,
-                               game_id=game.id if game is not None else None,
-                               by_user_id=user_id, created_at=utcnow()))
+    db.session.add(
+        SeasonEvent(
+            season_id=season.id,
+            seq=len(events) + 1,
+            payload=payload,
+            game_id=game.id if game is not None else None,
+            by_user_id=user_id,
+            created_at=utcnow(),
+        )
+    )
     if entering is not None and sq.team_of_season(season, entering.id) is None:
-        db.session.add(SeasonTeam(season_id=season.id, team_id=entering.id, position=None,
-                                  created_at=utcnow()))
+        db.session.add(
+            SeasonTeam(season_id=season.id, team_id=entering.id, position=None, created_at=utcnow())
+        )
     if payload.get("type") == "series":
         create_series(season.id, payload["part"])  # the games of the series link to it
     db.session.flush()
@@ -153,8 +175,7 @@ def add_event(season: Season, payload: Any, user_id: int | None):
     if not isinstance(payload, dict):
         raise SeasonConflict("событие — объект JSON", event=None, rule=None)
     if payload.get("type") == "game":
-        raise SeasonConflict("результат игры добавляется закрытием игры", event=None,
-                             rule=None)
+        raise SeasonConflict("результат игры добавляется закрытием игры", event=None, rule=None)
     return _store(season, dict(payload), user_id)
 
 
@@ -164,10 +185,13 @@ def result_event(game: Game, game_state: dict, eng) -> dict:
     decisive round was played (2023 §3.6)."""
     team = game.team_row
     assert team is not None  # add_game_result checked the team is of the season
-    return {"type": "game", "kind": sq.season_kind(game.season.ruleset, game.kind,
-                                                   team.name, eng), "team": team.name,
-            "score": game_state["score"],
-            "decisive_round": any(r.get("decisive") for r in game_state["rounds"])}
+    return {
+        "type": "game",
+        "kind": sq.season_kind(game.season.ruleset, game.kind, team.name, eng),
+        "team": team.name,
+        "score": game_state["score"],
+        "decisive_round": any(r.get("decisive") for r in game_state["rounds"]),
+    }
 
 
 def add_game_result(game: Game, game_state: dict, user_id: int | None) -> None:
@@ -179,9 +203,12 @@ def add_game_result(game: Game, game_state: dict, user_id: int | None) -> None:
     if not sq.managed(season) or sq.game_event(game) is not None:
         return
     if sq.team_of_season(season, game.team_id) is None:
-        raise SeasonConflict(f"игра {game.id} сезона «{season.name}» без команды сезона: "
-                             "выберите команду, чтобы результат вошёл в рейтинг",
-                             event=None, rule=None)
+        raise SeasonConflict(
+            f"игра {game.id} сезона «{season.name}» без команды сезона: "
+            "выберите команду, чтобы результат вошёл в рейтинг",
+            event=None,
+            rule=None,
+        )
     _store(season, result_event(game, game_state, sq.engine(season)), user_id, game=game)
 
 
@@ -194,8 +221,9 @@ def check_new_game(season: Season, kind: str, team: Team | None) -> None:
     if team is None or not sq.managed(season):
         return
     if sq.team_of_season(season, team.id) is None:
-        raise SeasonConflict(f"команда «{team.name}» не из сезона «{season.name}»",
-                             event=None, rule=None)
+        raise SeasonConflict(
+            f"команда «{team.name}» не из сезона «{season.name}»", event=None, rule=None
+        )
     eng = sq.engine(season)
     kind = sq.season_kind(season.ruleset, kind, team.name, eng)
     try:
@@ -204,5 +232,15 @@ def check_new_game(season: Season, kind: str, team: Team | None) -> None:
         raise _conflict(exc) from exc
 
 
-__all__ = ["REFUSALS_RU", "SeasonConflict", "GameError", "add_event", "add_game_result",
-           "add_new_team", "add_team", "check_new_game", "refusal_ru", "result_event"]
+__all__ = [
+    "REFUSALS_RU",
+    "SeasonConflict",
+    "GameError",
+    "add_event",
+    "add_game_result",
+    "add_new_team",
+    "add_team",
+    "check_new_game",
+    "refusal_ru",
+    "result_event",
+]

@@ -16,16 +16,26 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from webapp.games.forms import PLAN_HELP
 
-EVENT_TYPES = [("series", "Открыть серию"), ("withdraw", "Отказ команды от серии"),
-               ("rematch", "Просьба о переигровке (2009)"),
-               ("decline_winter", "Отказ от места в зимней серии (2009)"),
-               ("enter", "Ввести команду (резерв 2023 / спонсор 2009)")]
-PARTS = [("spring", "Весенняя"), ("summer", "Летняя"), ("autumn", "Осенняя"),
-         ("winter", "Зимняя")]
-CLOSINGS = [("series_final", "финал серии"), ("special", "специальная игра"),
-            ("year_final", "финал года"), ("none", "без завершающей игры")]
-KINDS = [("qualifying", "отборочная"), ("series_final", "финал серии"),
-         ("special", "специальная"), ("year_final", "финал года")]
+EVENT_TYPES = [
+    ("series", "Открыть серию"),
+    ("withdraw", "Отказ команды от серии"),
+    ("rematch", "Просьба о переигровке (2009)"),
+    ("decline_winter", "Отказ от места в зимней серии (2009)"),
+    ("enter", "Ввести команду (резерв 2023 / спонсор 2009)"),
+]
+PARTS = [("spring", "Весенняя"), ("summer", "Летняя"), ("autumn", "Осенняя"), ("winter", "Зимняя")]
+CLOSINGS = [
+    ("series_final", "финал серии"),
+    ("special", "специальная игра"),
+    ("year_final", "финал года"),
+    ("none", "без завершающей игры"),
+]
+KINDS = [
+    ("qualifying", "отборочная"),
+    ("series_final", "финал серии"),
+    ("special", "специальная"),
+    ("year_final", "финал года"),
+]
 
 
 class SeasonTeamForm(FlaskForm):
@@ -33,8 +43,9 @@ class SeasonTeamForm(FlaskForm):
 
     team_id = SelectField("Команда", coerce=int, validators=[Optional()])
     name = StringField("Или новая команда", validators=[Optional(), Length(max=200)])
-    experts = TextAreaField("Шесть знатоков (по одному в строке)",
-                            validators=[Optional(), Length(max=700)])
+    experts = TextAreaField(
+        "Шесть знатоков (по одному в строке)", validators=[Optional(), Length(max=700)]
+    )
     captain = StringField("Капитан (один из шести)", validators=[Optional(), Length(max=100)])
 
 
@@ -44,18 +55,28 @@ class SeasonEventForm(FlaskForm):
     type = SelectField("Событие", choices=[SelectChoice(v, label) for v, label in EVENT_TYPES])
     part = SelectField("Серия", choices=[SelectChoice(v, label) for v, label in PARTS])
     qualifying = IntegerField("Отборочных игр", validators=[Optional(), NumberRange(1, 12)])
-    closing = SelectField("Завершающая игра", choices=[SelectChoice(v, label) for v, label in CLOSINGS])
+    closing = SelectField(
+        "Завершающая игра", choices=[SelectChoice(v, label) for v, label in CLOSINGS]
+    )
     team = SelectField("Команда", choices=[], validate_choice=False)
     granted = BooleanField("Переигровка предоставлена")
-    enter_as = SelectField("Как", choices=[
-        SelectChoice("reserve", "резервная (2023 §4.9.3)"),
-        SelectChoice("sponsor", "команда спонсора (2009 §2.13)")])
+    enter_as = SelectField(
+        "Как",
+        choices=[
+            SelectChoice("reserve", "резервная (2023 §4.9.3)"),
+            SelectChoice("sponsor", "команда спонсора (2009 §2.13)"),
+        ],
+    )
 
     def payload(self) -> dict:
         kind = self.type.data
         if kind == "series":
-            return {"type": "series", "part": self.part.data,
-                    "qualifying": self.qualifying.data, "closing": self.closing.data}
+            return {
+                "type": "series",
+                "part": self.part.data,
+                "qualifying": self.qualifying.data,
+                "closing": self.closing.data,
+            }
         if kind == "rematch":
             return {"type": "rematch", "team": self.team.data, "granted": bool(self.granted.data)}
         if kind == "enter":
@@ -69,9 +90,14 @@ class SeasonGameForm(FlaskForm):
     kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
     team_id = SelectField("Команда", coerce=int)
     air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату эфира.")])
-    blitz = IntegerField("Сектор блица", validators=[Optional(), NumberRange(1, 13)],
-                         description=PLAN_HELP["blitz"])
-    superblitz = IntegerField("Сектор суперблица", validators=[Optional(), NumberRange(1, 13)],
-                              description=PLAN_HELP["superblitz"])
-    sector13 = IntegerField("13 сектор", validators=[Optional(), NumberRange(1, 13)],
-                            description=PLAN_HELP["sector13"])
+    blitz = IntegerField(
+        "Сектор блица", validators=[Optional(), NumberRange(1, 13)], description=PLAN_HELP["blitz"]
+    )
+    superblitz = IntegerField(
+        "Сектор суперблица",
+        validators=[Optional(), NumberRange(1, 13)],
+        description=PLAN_HELP["superblitz"],
+    )
+    sector13 = IntegerField(
+        "13 сектор", validators=[Optional(), NumberRange(1, 13)], description=PLAN_HELP["sector13"]
+    )

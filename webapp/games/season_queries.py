@@ -21,9 +21,11 @@ from webapp.games.season_models import SeasonEvent, SeasonTeam
 def season_teams(season: SeasonRow) -> list[SeasonTeam]:
     """All teams of the season: the initial rating first (by ``position``), then the teams
     that entered later (reserves, the sponsor's team) in the order they entered."""
-    rows = db.session.scalars(db.select(SeasonTeam).where(SeasonTeam.season_id == season.id)
-                              .order_by(SeasonTeam.position.is_(None), SeasonTeam.position,
-                                        SeasonTeam.id)).all()
+    rows = db.session.scalars(
+        db.select(SeasonTeam)
+        .where(SeasonTeam.season_id == season.id)
+        .order_by(SeasonTeam.position.is_(None), SeasonTeam.position, SeasonTeam.id)
+    ).all()
     return list(rows)
 
 
@@ -34,31 +36,49 @@ def roster(season: SeasonRow) -> list[str]:
 
 def managed(season: SeasonRow) -> bool:
     """True when the season has an initial rating: its games are the season engine's."""
-    return db.session.scalar(db.select(SeasonTeam.id).where(
-        SeasonTeam.season_id == season.id, SeasonTeam.position.is_not(None)).limit(1)) is not None
+    return (
+        db.session.scalar(
+            db.select(SeasonTeam.id)
+            .where(SeasonTeam.season_id == season.id, SeasonTeam.position.is_not(None))
+            .limit(1)
+        )
+        is not None
+    )
 
 
 def team_of_season(season: SeasonRow, team_id: int | None) -> Team | None:
     """The team ``team_id`` if it belongs to the season, else None."""
     if team_id is None:
         return None
-    row = db.session.scalar(db.select(SeasonTeam).where(SeasonTeam.season_id == season.id,
-                                                        SeasonTeam.team_id == team_id))
+    row = db.session.scalar(
+        db.select(SeasonTeam).where(
+            SeasonTeam.season_id == season.id, SeasonTeam.team_id == team_id
+        )
+    )
     return row.team if row is not None else None
 
 
 def stored_events(season: SeasonRow) -> list[SeasonEvent]:
     """The season's events in ``seq`` order."""
-    return list(db.session.scalars(db.select(SeasonEvent).where(
-        SeasonEvent.season_id == season.id).order_by(SeasonEvent.seq)).all())
+    return list(
+        db.session.scalars(
+            db.select(SeasonEvent)
+            .where(SeasonEvent.season_id == season.id)
+            .order_by(SeasonEvent.seq)
+        ).all()
+    )
 
 
 def document(season: SeasonRow, events: list[SeasonEvent] | None = None) -> dict[str, Any]:
     """The season as a ``sova.season-protocol/1`` file: ``{"format", "ruleset", "teams",
     "events"}`` (``teams``: the initial rating, first place first)."""
     events = stored_events(season) if events is None else events
-    return {"format": FORMAT, "ruleset": season.ruleset, "teams": roster(season),
-            "events": [dict(e.payload) for e in events]}
+    return {
+        "format": FORMAT,
+        "ruleset": season.ruleset,
+        "teams": roster(season),
+        "events": [dict(e.payload) for e in events],
+    }
 
 
 def engine(season: SeasonRow, before_seq: int | None = None) -> Season:
@@ -73,17 +93,35 @@ def engine(season: SeasonRow, before_seq: int | None = None) -> Season:
     return eng
 
 
-EMPTY_STATE_KEYS = ("series", "rating", "next", "order", "series_best", "finals", "winter",
-                    "out", "history")
+EMPTY_STATE_KEYS = (
+    "series",
+    "rating",
+    "next",
+    "order",
+    "series_best",
+    "finals",
+    "winter",
+    "out",
+    "history",
+)
 
 
 def state_json(season: SeasonRow) -> dict[str, Any]:
     """The contract's derived state (``season-protocol.md`` "Output of sova season
     replay"). A season without teams yet: the same keys, empty."""
     if not managed(season):
-        return {"ruleset": season.ruleset, "series": None, "rating": [], "next": None,
-                "order": None, "series_best": None, "finals": [], "winter": [], "out": [],
-                "history": []}
+        return {
+            "ruleset": season.ruleset,
+            "series": None,
+            "rating": [],
+            "next": None,
+            "order": None,
+            "series_best": None,
+            "finals": [],
+            "winter": [],
+            "out": [],
+            "history": [],
+        }
     return engine(season).state().to_json()
 
 
@@ -102,9 +140,14 @@ def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
     except a 2009 qualifying game of the team whose rematch this series is
     (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
     s = eng.series
-    if (ruleset == "2009" and kind == "qualifying" and s is not None
-            and s.rematch_team is not None and s.rematch_team == team
-            and not any(r.team == s.rematch_team for r in s.results)):
+    if (
+        ruleset == "2009"
+        and kind == "qualifying"
+        and s is not None
+        and s.rematch_team is not None
+        and s.rematch_team == team
+        and not any(r.team == s.rematch_team for r in s.results)
+    ):
         return "rematch"
     return kind
 
@@ -124,8 +167,11 @@ def series_best(game: Game) -> str | None:
 
 def game_links(season: SeasonRow) -> dict[int, Game]:
     """``{event index: game}`` for the events that are closed games' results."""
-    rows = db.session.execute(db.select(SeasonEvent.seq, Game).join(
-        Game, Game.id == SeasonEvent.game_id).where(SeasonEvent.season_id == season.id)).all()
+    rows = db.session.execute(
+        db.select(SeasonEvent.seq, Game)
+        .join(Game, Game.id == SeasonEvent.game_id)
+        .where(SeasonEvent.season_id == season.id)
+    ).all()
     return {seq - 1: game for seq, game in rows}
 
 
@@ -142,15 +188,22 @@ def final_winners(season: SeasonRow) -> dict[int, dict[str, Any]]:
     for result in eng.results:
         game = links.get(result.event)
         if game is not None and result.kind in ("series_final", "year_final", "special"):
-            out[game.id] = {"kind": result.kind, "part": result.part, "team": result.team,
-                            "won": result.won, "score": result.score}
+            out[game.id] = {
+                "kind": result.kind,
+                "part": result.part,
+                "team": result.team,
+                "won": result.won,
+                "score": result.score,
+            }
     return out
 
 
-FINAL_LABELS = {"series_final": "финал серии", "year_final": "финал года",
-                "special": "специальная игра"}
-PART_LABELS = {"spring": "весенней", "summer": "летней", "autumn": "осенней",
-               "winter": "зимней"}
+FINAL_LABELS = {
+    "series_final": "финал серии",
+    "year_final": "финал года",
+    "special": "специальная игра",
+}
+PART_LABELS = {"spring": "весенней", "summer": "летней", "autumn": "осенней", "winter": "зимней"}
 
 
 def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
@@ -168,7 +221,12 @@ def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
         kind = f"финал {PART_LABELS.get(info['part'], info['part'])} серии"
     verdict = "знатоки победили" if info["won"] else "победили телезрители"
     team = db.session.scalar(db.select(Team).where(Team.name == info["team"]))
-    if form is not None and team is not None and not form.is_submitted() \
-            and hasattr(form, "team") and not form.team.data:
+    if (
+        form is not None
+        and team is not None
+        and not form.is_submitted()
+        and hasattr(form, "team")
+        and not form.team.data
+    ):
         form.team.data = "\n".join(team.experts)
     return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}

@@ -26,9 +26,13 @@ from webapp.games.season_forms import SeasonEventForm, SeasonGameForm, SeasonTea
 
 bp = Blueprint("seasons", __name__)
 
-KIND_LABELS = {"qualifying": "отборочная", "series_final": "финал серии",
-               "special": "специальная игра", "year_final": "финал года",
-               "rematch": "переигровка"}
+KIND_LABELS = {
+    "qualifying": "отборочная",
+    "series_final": "финал серии",
+    "special": "специальная игра",
+    "year_final": "финал года",
+    "rematch": "переигровка",
+}
 
 
 def _season_or_404(season_id: int) -> Season:
@@ -54,9 +58,17 @@ def _finals_view(season: Season, state) -> list[dict]:
         if r.kind not in ("series_final", "year_final"):
             continue
         winner = "experts" if r.won else "viewers"
-        out.append({"part": SERIES_LABELS.get(r.part, r.part), "kind": KIND_LABELS[r.kind],
-                    "team": r.team, "score": r.score, "won": r.won, "game": links.get(r.event),
-                    "prizes": awards_available(season.ruleset, r.kind, winner)})
+        out.append(
+            {
+                "part": SERIES_LABELS.get(r.part, r.part),
+                "kind": KIND_LABELS[r.kind],
+                "team": r.team,
+                "score": r.score,
+                "won": r.won,
+                "game": links.get(r.event),
+                "prizes": awards_available(season.ruleset, r.kind, winner),
+            }
+        )
     return out
 
 
@@ -69,29 +81,47 @@ def season(season_id: int):
     events = sq.stored_events(season)
     team_form = SeasonTeamForm(prefix="team")
     team_form.team_id.choices = [SelectChoice(0, "— выберите —")] + [
-        SelectChoice(t.id, t.name) for t in queries.teams()
-        if sq.team_of_season(season, t.id) is None]
+        SelectChoice(t.id, t.name)
+        for t in queries.teams()
+        if sq.team_of_season(season, t.id) is None
+    ]
     event_form = SeasonEventForm(prefix="event")
     event_form.team.choices = _team_choices(season)
     game_form = SeasonGameForm(prefix="game")
-    game_form.team_id.choices = [SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    game_form.team_id.choices = [
+        SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
+    ]
     if state is not None and state.next is not None:
         game_form.kind.data = state.next.kind if state.next.kind != "rematch" else "qualifying"
-        nxt = next((st.team.id for st in sq.season_teams(season)
-                    if st.team.name == state.next.team), None)
+        nxt = next(
+            (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
+        )
         game_form.team_id.data = nxt
     plan = usual_plan(RULESETS[season.ruleset])
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
-    games = list(db.session.scalars(db.select(Game).where(Game.season_id == season.id)
-                                    .order_by(Game.air_date, Game.id)).all())
+    games = list(
+        db.session.scalars(
+            db.select(Game).where(Game.season_id == season.id).order_by(Game.air_date, Game.id)
+        ).all()
+    )
     return render_template(
-        "games/season.html", season=season, state=state, book=BOOKS[season.ruleset],
-        teams=sq.season_teams(season), events=events, links=links, games=games,
-        finals=_finals_view(season, state), kind_labels=KIND_LABELS,
-        series_labels=SERIES_LABELS, team_form=team_form, event_form=event_form,
-        game_form=game_form)
+        "games/season.html",
+        season=season,
+        state=state,
+        book=BOOKS[season.ruleset],
+        teams=sq.season_teams(season),
+        events=events,
+        links=links,
+        games=games,
+        finals=_finals_view(season, state),
+        kind_labels=KIND_LABELS,
+        series_labels=SERIES_LABELS,
+        team_form=team_form,
+        event_form=event_form,
+        game_form=game_form,
+    )
 
 
 @bp.route("/games/seasons/<int:season_id>/teams", methods=["POST"])
@@ -100,14 +130,20 @@ def season_team(season_id: int):
     """A team joins the season's initial rating (before the first event)."""
     season = _season_or_404(season_id)
     form = SeasonTeamForm(prefix="team")
-    form.team_id.choices = [SelectChoice(0, "")] + [SelectChoice(t.id, t.name) for t in queries.teams()]
+    form.team_id.choices = [SelectChoice(0, "")] + [
+        SelectChoice(t.id, t.name) for t in queries.teams()
+    ]
     if form.validate_on_submit():
         on_refusal("Команда не добавлена: ", url_for("seasons.season", season_id=season_id))
         if form.team_id.data:
             row = add_team(season, db.get_or_404(Team, form.team_id.data))
         else:
-            row = add_new_team(season, form.name.data or "", form.captain.data or "",
-                               (form.experts.data or "").splitlines())
+            row = add_new_team(
+                season,
+                form.name.data or "",
+                form.captain.data or "",
+                (form.experts.data or "").splitlines(),
+            )
         flash(f"Команда «{row.team.name}» — в рейтинге сезона.", "success")
     else:
         flash("Команда не добавлена: " + _errors(form), "error")
@@ -138,13 +174,19 @@ def season_game(season_id: int):
     allow this team's game now)."""
     season = _season_or_404(season_id)
     form = SeasonGameForm(prefix="game")
-    form.team_id.choices = [SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)]
+    form.team_id.choices = [
+        SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
+    ]
     if form.validate_on_submit():
-        table = {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
-                 "sector13": form.sector13.data}
+        table = {
+            "blitz": form.blitz.data,
+            "superblitz": form.superblitz.data,
+            "sector13": form.sector13.data,
+        }
         on_refusal("Игра не создана: ", url_for("seasons.season", season_id=season_id))
-        game = create_game(season.id, form.kind.data, form.air_date.data, table,
-                           team_id=form.team_id.data)
+        game = create_game(
+            season.id, form.kind.data, form.air_date.data, table, team_id=form.team_id.data
+        )
         flash("Игра создана.", "success")
         return redirect(url_for("games.game", game_id=game.id))
     else:
@@ -178,5 +220,4 @@ def public(season_id: int):
     """The viewers' season page: standings and results of the aired games."""
     season = _season_or_404(season_id)
     state, results = aired_state(season)
-    return render_template("games/season_public.html", season=season, state=state,
-                           results=results)
+    return render_template("games/season_public.html", season=season, state=state, results=results)

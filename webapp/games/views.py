@@ -98,10 +98,16 @@ def index():
     game_form.sector13.data = plan.sector13
     series_form = SeriesForm(prefix="series")
     series_form.season_id.choices = game_form.season_id.choices
-    return render_template("games/index.html", seasons=queries.seasons(),
-                           games=queries.games(), season_form=season_form, game_form=game_form,
-                           series_form=series_form, series=queries.all_series(),
-                           series_labels=SERIES_LABELS)
+    return render_template(
+        "games/index.html",
+        seasons=queries.seasons(),
+        games=queries.games(),
+        season_form=season_form,
+        game_form=game_form,
+        series_form=series_form,
+        series=queries.all_series(),
+        series_labels=SERIES_LABELS,
+    )
 
 
 def _form_errors(form) -> str:
@@ -161,9 +167,13 @@ def attach_game(game_id: int):
 def _attach_form(game) -> AttachForm:
     form = AttachForm(team_id=game.team_id or 0, series_id=game.series_id or 0)
     form.team_id.choices = [SelectChoice(0, "— нет —")] + [
-        SelectChoice(t.id, t.name) for t in queries.teams()]
+        SelectChoice(t.id, t.name) for t in queries.teams()
+    ]
     form.series_id.choices = [SelectChoice(0, "— нет —")] + [
-        SelectChoice(x.id, x.display_name) for x in queries.all_series() if x.season_id == game.season_id]
+        SelectChoice(x.id, x.display_name)
+        for x in queries.all_series()
+        if x.season_id == game.season_id
+    ]
     return form
 
 
@@ -173,12 +183,15 @@ def new_season():
     form = SeasonForm(prefix="season")
     if form.validate_on_submit():
         on_refusal("Сезон не создан: ", url_for("games.index"))
-        season = create_season(form.name.data, form.ruleset.data,
-                               unanswered_prize=form.unanswered_prize.data or None, form=True)
+        season = create_season(
+            form.name.data,
+            form.ruleset.data,
+            unanswered_prize=form.unanswered_prize.data or None,
+            form=True,
+        )
         flash(f"Сезон «{season.name}» создан.", "success")
     else:
-        flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v),
-              "error")
+        flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v), "error")
     return redirect(url_for("games.index"))
 
 
@@ -189,14 +202,21 @@ def new_game():
     form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
         on_refusal("Игра не создана: ", url_for("games.index"))
-        game = create_game(form.season_id.data, form.kind.data, form.air_date.data,
-                           {"blitz": form.blitz.data, "superblitz": form.superblitz.data,
-                            "sector13": form.sector13.data},
-                           team=form.team.data, title=form.title.data)
+        game = create_game(
+            form.season_id.data,
+            form.kind.data,
+            form.air_date.data,
+            {
+                "blitz": form.blitz.data,
+                "superblitz": form.superblitz.data,
+                "sector13": form.sector13.data,
+            },
+            team=form.team.data,
+            title=form.title.data,
+        )
         return redirect(url_for("games.game", game_id=game.id))
     else:
-        flash("Игра не создана: " + "; ".join(e for v in form.errors.values() for e in v),
-              "error")
+        flash("Игра не создана: " + "; ".join(e for v in form.errors.values() for e in v), "error")
     return redirect(url_for("games.index"))
 
 
@@ -204,11 +224,18 @@ def new_game():
 @access("producer|host")
 def game(game_id: int):
     game = _game_or_404(game_id)
-    return render_template("games/game.html", game=game, form=ActionForm(),
-                           close_form=CloseGameForm(),
-                           documents=queries.documents(game.id), state=game_state(game),
-                           attach_form=_attach_form(game), protocol_form=ProtocolForm(),
-                           print_form=PrintForm(), copies=queries.game_copies(game.id))
+    return render_template(
+        "games/game.html",
+        game=game,
+        form=ActionForm(),
+        close_form=CloseGameForm(),
+        documents=queries.documents(game.id),
+        state=game_state(game),
+        attach_form=_attach_form(game),
+        protocol_form=ProtocolForm(),
+        print_form=PrintForm(),
+        copies=queries.game_copies(game.id),
+    )
 
 
 @bp.route("/<int:game_id>/assign", methods=["POST"])
@@ -229,8 +256,7 @@ def envelopes(game_id: int):
     game = _game_or_404(game_id)
     form = PrintForm()
     if form.validate_on_submit():
-        on_refusal("Конверты не поставлены в очередь: ",
-                   url_for("games.game", game_id=game_id))
+        on_refusal("Конверты не поставлены в очередь: ", url_for("games.game", game_id=game_id))
         request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
         flash("Конверты поставлены в очередь на печать.", "success")
     else:
@@ -313,10 +339,16 @@ def table(game_id: int):
     """The table builder: plan, questions and reserves per sector, the completeness check,
     swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
     game = _game_or_404(game_id)
-    return render_template("games/table.html", game=game, plan=table_plan(game),
-                           check=check_table(game), swap_form=SwapForm(prefix="swap"),
-                           replace_form=ReplaceForm(prefix="replace"), form=ActionForm(),
-                           topics=TOPICS)
+    return render_template(
+        "games/table.html",
+        game=game,
+        plan=table_plan(game),
+        check=check_table(game),
+        swap_form=SwapForm(prefix="swap"),
+        replace_form=ReplaceForm(prefix="replace"),
+        form=ActionForm(),
+        topics=TOPICS,
+    )
 
 
 def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
@@ -337,8 +369,11 @@ def table_swap(game_id: int):
     if not form.validate_on_submit():
         return _table_reply(game_id, "Не изменено: " + _form_errors(form))
     on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
-    swap_slots(game, (form.sector_a.data, form.slot_a.data or 0),
-               (form.sector_b.data, form.slot_b.data or 0))
+    swap_slots(
+        game,
+        (form.sector_a.data, form.slot_a.data or 0),
+        (form.sector_b.data, form.slot_b.data or 0),
+    )
     return _table_reply(game_id, ok="Вопросы переставлены.")
 
 
@@ -384,8 +419,12 @@ def table_lock(game_id: int):
         unlock_table(game)
     else:
         lock_table(game, current_staff().id)
-    return _table_reply(game_id, ok="Стол разблокирован." if request.form.get("unlock")
-                        else "Стол заблокирован: можно печатать конверты.")
+    return _table_reply(
+        game_id,
+        ok="Стол разблокирован."
+        if request.form.get("unlock")
+        else "Стол заблокирован: можно печатать конверты.",
+    )
 
 
 @bp.route("/<int:game_id>/console", methods=["GET", "POST"])
@@ -406,8 +445,9 @@ def console(game_id: int):
     payload = console_payload(game)
     if _wants_json():
         return jsonify({"ok": True, "console": payload})
-    return render_template("games/console.html", game=game, c=payload, form=form,
-                           action_form=ActionForm())
+    return render_template(
+        "games/console.html", game=game, c=payload, form=form, action_form=ActionForm()
+    )
 
 
 @bp.route("/<int:game_id>/undo", methods=["POST"])
@@ -417,8 +457,7 @@ def undo(game_id: int):
     game = _game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
-    on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)},
-                                                  409))
+    on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)}, 409))
     undo_last_event(game, current_staff().id)
     if not _wants_json():
         flash("Последнее событие отменено.", "success")
@@ -436,14 +475,22 @@ def document(document_id: int):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(path, mimetype="application/pdf", as_attachment=False,
-                     download_name=f"{doc.kind}-{doc.id}.pdf")
+    return send_file(
+        path,
+        mimetype="application/pdf",
+        as_attachment=False,
+        download_name=f"{doc.kind}-{doc.id}.pdf",
+    )
 
 
 @bp.app_template_filter("sector_label")
 def sector_label(kind: str) -> str:
-    return {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц",
-            "sector13": "13 сектор"}.get(kind, kind)
+    return {
+        "single": "Вопрос",
+        "blitz": "Блиц",
+        "superblitz": "Суперблиц",
+        "sector13": "13 сектор",
+    }.get(kind, kind)
 
 
 @bp.app_template_filter("game_status")

@@ -23,9 +23,11 @@ def live_game() -> Game | None:
     """The game being played now (status ``live``) under a rule set whose sector 13 takes
     the viewers' questions live (2009, 002_e025d5ded135c1c4.txt §1.4.1), or None."""
     return db.session.scalar(
-        db.select(Game).join(Season).where(Game.status == "live",
-                                           Season.ruleset.in_(LIVE_SECTOR13_RULESETS))
-        .order_by(Game.id.desc()))
+        db.select(Game)
+        .join(Season)
+        .where(Game.status == "live", Season.ruleset.in_(LIVE_SECTOR13_RULESETS))
+        .order_by(Game.id.desc())
+    )
 
 
 @bp.route("/live", methods=["GET", "POST"])
@@ -38,8 +40,9 @@ def live():
     form = SubmitForm()
     if form.validate_on_submit():
         try:
-            question = receive_question(submission_from(form, channel="live"),
-                                        uploads=uploads_folder())
+            question = receive_question(
+                submission_from(form, channel="live"), uploads=uploads_folder()
+            )
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)

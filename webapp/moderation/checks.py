@@ -38,10 +38,19 @@ __all__ = [
 
 #: Languages a question may be written in (issue 4: «language (Russian / Belarusian / other)»).
 LANGUAGES_OK = ("ru", "be")
-_LANGUAGE_NAMES = {"ru": "русский", "be": "белорусский", "uk": "украинский",
-                   "en": "английский", "pl": "польский", "lt": "литовский", "lv": "латышский",
-                   "de": "немецкий", "fr": "французский", "es": "испанский",
-                   "it": "итальянский"}
+_LANGUAGE_NAMES = {
+    "ru": "русский",
+    "be": "белорусский",
+    "uk": "украинский",
+    "en": "английский",
+    "pl": "польский",
+    "lt": "литовский",
+    "lv": "латышский",
+    "de": "немецкий",
+    "fr": "французский",
+    "es": "испанский",
+    "it": "итальянский",
+}
 
 
 @cache
@@ -55,13 +64,23 @@ def _detector():
     # (tests/webapp/moderation/test_checks.py). pymorphy3 adds about 25 MB.
     from lingua import Language, LanguageDetectorBuilder
 
-    return (LanguageDetectorBuilder
-            .from_languages(Language.RUSSIAN, Language.BELARUSIAN, Language.UKRAINIAN,
-                            Language.ENGLISH, Language.POLISH, Language.LITHUANIAN,
-                            Language.LATVIAN, Language.GERMAN, Language.FRENCH,
-                            Language.SPANISH, Language.ITALIAN)
-            .with_low_accuracy_mode()
-            .build())
+    return (
+        LanguageDetectorBuilder.from_languages(
+            Language.RUSSIAN,
+            Language.BELARUSIAN,
+            Language.UKRAINIAN,
+            Language.ENGLISH,
+            Language.POLISH,
+            Language.LITHUANIAN,
+            Language.LATVIAN,
+            Language.GERMAN,
+            Language.FRENCH,
+            Language.SPANISH,
+            Language.ITALIAN,
+        )
+        .with_low_accuracy_mode()
+        .build()
+    )
 
 
 def detect_language(text: str) -> str | None:
@@ -108,9 +127,43 @@ def language_name(code: str | None) -> str:
 # form is itself matched (``выблядок``). Forms and derivatives the dictionary does not know
 # (``заебашить``, ``распиздяй``) are matched by the roots alone.
 
-_PREFIXES = ("", "а", "в", "въ", "вз", "взъ", "вы", "до", "за", "из", "изъ", "на", "наи", "не",
-             "недо", "ни", "о", "об", "объ", "от", "отъ", "пере", "по", "под", "подъ", "пре",
-             "при", "про", "раз", "разъ", "рас", "с", "съ", "у", "долбо")
+_PREFIXES = (
+    "",
+    "а",
+    "в",
+    "въ",
+    "вз",
+    "взъ",
+    "вы",
+    "до",
+    "за",
+    "из",
+    "изъ",
+    "на",
+    "наи",
+    "не",
+    "недо",
+    "ни",
+    "о",
+    "об",
+    "объ",
+    "от",
+    "отъ",
+    "пере",
+    "по",
+    "под",
+    "подъ",
+    "пре",
+    "при",
+    "про",
+    "раз",
+    "разъ",
+    "рас",
+    "с",
+    "съ",
+    "у",
+    "долбо",
+)
 # root → the letters that may follow it inside an obscene word ("" = may end the word)
 _ROOTS = {
     "ху": ("й", "е", "я", "и", "ю"),  # хуй, хуевый, нахуя, хуйня, хую; not «худой», «хуже»
@@ -129,8 +182,10 @@ _ROOTS = {
 _WHOLE_WORD_ONLY = {"манд"}
 # Prefixes that would make a clean word look obscene: «себе», «себя» (с + еб),
 # «подебоширить», «подебелее» (под + еб), «облять»-like (о + бля); «уебок» is kept
-_NOT_BEFORE = {"еб": {"с", "не", "в", "о", "а", "ни", "пре", "наи", "под"},
-               "бля": {"о", "с", "в", "у", "не", "пре", "а"}}
+_NOT_BEFORE = {
+    "еб": {"с", "не", "в", "о", "а", "ни", "пре", "наи", "под"},
+    "бля": {"о", "с", "в", "у", "не", "пре", "а"},
+}
 _ENDS_FOR_ANY = ("",)
 _SLANG = {"Slng", "Infr"}
 
@@ -154,13 +209,13 @@ def _root_match(word: str) -> bool:
     for prefix in _PREFIXES:
         if not word.startswith(prefix):
             continue
-        rest = word[len(prefix):]
+        rest = word[len(prefix) :]
         for root, nexts in _ROOTS.items():
             if not rest.startswith(root):
                 continue
             if prefix and (root in _WHOLE_WORD_ONLY or prefix in _NOT_BEFORE.get(root, ())):
                 continue
-            tail = rest[len(root):]
+            tail = rest[len(root) :]
             if nexts == _ENDS_FOR_ANY or any(_continues(tail, n) for n in nexts):
                 return True
     # compounds: хуесос, долбоёб, мудозвон are covered by the prefixes and roots above;
@@ -187,9 +242,10 @@ def is_obscene(word: str) -> bool:
         return True
     # A dictionary word: obscene when one of its analyses is marked slang/informal or has
     # an obscene normal form (``выблядок``); a clean word with an unlucky spelling is not.
-    return any(_SLANG & set(parse.tag.grammemes)
-               or _root_match(parse.normal_form.replace("ё", "е"))
-               for parse in morph.parse(w))
+    return any(
+        _SLANG & set(parse.tag.grammemes) or _root_match(parse.normal_form.replace("ё", "е"))
+        for parse in morph.parse(w)
+    )
 
 
 def obscene_words(text: str) -> list[str]:
@@ -230,7 +286,7 @@ class _Word:
         folded = word.translate(_BE_TO_RU)
         if len(self.stem) < MIN_LEAK_LETTERS or not folded.startswith(self.stem):
             return False
-        rest = folded[len(self.stem):]
+        rest = folded[len(self.stem) :]
         return len(rest) <= 3 or (self.place and _PLACE_ADJECTIVE.match(rest) is not None)
 
 
@@ -284,8 +340,9 @@ def _needles(authors: Iterable[tuple[str | None, str | None]]) -> list[tuple[str
     return needles
 
 
-def author_leaks(fields: dict[str, str | None],
-                 authors: Iterable[tuple[str | None, str | None]]) -> list[tuple[str, str]]:
+def author_leaks(
+    fields: dict[str, str | None], authors: Iterable[tuple[str | None, str | None]]
+) -> list[tuple[str, str]]:
     """Where an author's own surname or city occurs in the question's texts.
 
     ``fields``: field label → text (``{"вопрос": …, "комментарий": …, "раздатка": …}``);
@@ -302,20 +359,26 @@ def author_leaks(fields: dict[str, str | None],
     needles = _needles(authors)
     if not needles:
         return []
-    starts = {x.translate(_BE_TO_RU)[:2] for _, needle in needles for word in needle.words
-              for x in (*word.lemmas, word.stem)}
+    starts = {
+        x.translate(_BE_TO_RU)[:2]
+        for _, needle in needles
+        for word in needle.words
+        for x in (*word.lemmas, word.stem)
+    }
     found: list[tuple[str, str]] = []
     for label, text in fields.items():
         words = [w for w in matching_key(text or "").split() if w.isalpha()]
         # Only words that begin like some name or city word are analysed (pymorphy3 takes
         # about a millisecond a word here); inflection keeps the first two letters.
-        lemmas = [_lemmas(w) if w.translate(_BE_TO_RU)[:2] in starts else frozenset({w})
-                  for w in words]
+        lemmas = [
+            _lemmas(w) if w.translate(_BE_TO_RU)[:2] in starts else frozenset({w}) for w in words
+        ]
         for kind, needle in needles:
             n = len(needle.words)
-            hit = any(all(needle.words[j].found_in(words[i + j], lemmas[i + j])
-                          for j in range(n))
-                      for i in range(len(lemmas) - n + 1))
+            hit = any(
+                all(needle.words[j].found_in(words[i + j], lemmas[i + j]) for j in range(n))
+                for i in range(len(lemmas) - n + 1)
+            )
             if hit and (label, kind) not in found:
                 found.append((label, kind))
     return found
@@ -331,13 +394,15 @@ _HANDOUT_WORDS = re.compile(
     # Belarusian: «раздатачны матэрыял», «раздатка», «перад вамі», «на фота/малюнку»
     r"раздатачн\w*\s+матэрыял\w*|\bперад\s+вам[іi]\b|"
     r"\bна\s+(?:гэтым\s+|гэтай\s+)?(?:фота|малюнк(?:у|ах)|здымк(?:у|ах)|выяв(?:е|ах))\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _INLINE_HANDOUT = re.compile(
     r"\[\s*Раздаточный материал\s*:|<раздатка>|\(img\b|\(pic:|"
     # a «Раздаточный материал[:]» line with the handout on the next lines (4s and db texts
     # written by hand, as in ../shared/data/chgk/)
     r"^[ \t]*(?:Раздаточный материал|Раздатачны матэрыял)[ \t]*:?[ \t]*\n\s*\S",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def handout_reference(text: str) -> str | None:
@@ -350,8 +415,9 @@ def handout_reference(text: str) -> str | None:
     return " ".join(m.group(0).split()) if m else None
 
 
-def has_handout(handout: str | None, handout_image: str | None,
-                texts: Sequence[str | None]) -> bool:
+def has_handout(
+    handout: str | None, handout_image: str | None, texts: Sequence[str | None]
+) -> bool:
     """Whether the question carries its handout: handout text, an uploaded image, or an
     inline handout in one of ``texts`` — the importer's ``[Раздаточный материал: …]``
     block (4s; db ``<раздатка>`` is turned into it), an ``(img …)`` or ``(pic: …)``

@@ -51,8 +51,17 @@ MAX_CANDIDATES = 5
 # Statuses whose questions a new one is compared against: the archive, the intake, the pool
 # and everything played (issue 4: «candidates from the archive, the intake and the
 # approved pool»). Rejected and withdrawn questions are indexed but not reported.
-COMPARED_STATUSES = ("archived", "received", "prechecked", "in_review", "approved",
-                     "assigned", "played", "answered", "unanswered")
+COMPARED_STATUSES = (
+    "archived",
+    "received",
+    "prechecked",
+    "in_review",
+    "approved",
+    "assigned",
+    "played",
+    "answered",
+    "unanswered",
+)
 
 MINHASH_SCHEME = "affine32"  # datasketch 2 hashing scheme (fixed: part of the index format)
 _PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, scheme=MINHASH_SCHEME).permutations
@@ -77,8 +86,9 @@ def _word_values(word: bytes) -> np.ndarray:
     archive."""
     values = _WORD_CACHE.get(word)
     if values is None:
-        mh = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS,
-                     scheme=MINHASH_SCHEME)
+        mh = MinHash(
+            num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS, scheme=MINHASH_SCHEME
+        )
         mh.update(word)
         values = mh.hashvalues
         if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
@@ -98,9 +108,11 @@ def signature(key: str) -> np.ndarray | None:
 
 
 _BAND_SALT = np.arange(BANDS, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(
-    INDEX_VERSION)
-_ROW_MULT = np.array([0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93][:ROWS],
-                     dtype=np.uint64)
+    INDEX_VERSION
+)
+_ROW_MULT = np.array(
+    [0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93][:ROWS], dtype=np.uint64
+)
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
@@ -151,10 +163,12 @@ def index_rows(question_id: int, key: str) -> list[dict]:
 # once (a resent task beside the first, `sova seed-demo` beside a running worker) both
 # find no rows and both insert them; the second now adds nothing instead of failing on
 # the primary key (issue 13).
-_INSERT_QMARK = ("INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?) "
-                 "ON CONFLICT DO NOTHING")
-_INSERT_FORMAT = ("INSERT INTO duplicate_bucket (bucket, question_id) VALUES (%s, %s) "
-                  "ON CONFLICT DO NOTHING")
+_INSERT_QMARK = (
+    "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+)
+_INSERT_FORMAT = (
+    "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+)
 
 
 def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
@@ -181,8 +195,11 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
     if not pairs:
         return
     if replace:
-        connection.execute(delete(DuplicateBucket).where(
-            DuplicateBucket.question_id.in_([qid for qid, _ in pairs])))
+        connection.execute(
+            delete(DuplicateBucket).where(
+                DuplicateBucket.question_id.in_([qid for qid, _ in pairs])
+            )
+        )
     rows = _rows(pairs)
     if rows:
         sql = _INSERT_QMARK if connection.dialect.paramstyle == "qmark" else _INSERT_FORMAT
@@ -205,8 +222,11 @@ def ensure_indexed(question_id: int) -> bool:
     key = db.session.scalar(select(Question.matching_key).where(Question.id == question_id))
     if not key or signature(key) is None:
         return False
-    exists = db.session.scalar(select(DuplicateBucket.question_id)
-                               .where(DuplicateBucket.question_id == question_id).limit(1))
+    exists = db.session.scalar(
+        select(DuplicateBucket.question_id)
+        .where(DuplicateBucket.question_id == question_id)
+        .limit(1)
+    )
     if exists is not None:
         return False
     db.session.flush()
@@ -219,8 +239,11 @@ def _index_flushed_questions(session: Session, _context) -> None:
     """Keep the index in step with the questions, in the same transaction: new questions
     (but viewers' new ``received`` ones, left to :func:`ensure_indexed`) are indexed, a
     changed matching key is re-indexed (deletion cascades)."""
-    new = [(o.id, o.matching_key) for o in session.new
-           if isinstance(o, Question) and o.status != INTAKE_STATUS]
+    new = [
+        (o.id, o.matching_key)
+        for o in session.new
+        if isinstance(o, Question) and o.status != INTAKE_STATUS
+    ]
     changed = []
     for o in session.dirty:
         if isinstance(o, Question) and o not in session.new:
@@ -238,8 +261,9 @@ def _sync_fulltext(session: Session) -> None:
     """SQLite only: keep the FTS5 table ``question_fts`` (rowid = question id; columns text,
     answer) in step with new, edited and deleted questions. PostgreSQL searches an
     expression index on the table itself and needs nothing here."""
-    touched = [o for o in (*session.new, *session.dirty, *session.deleted)
-               if isinstance(o, Question)]
+    touched = [
+        o for o in (*session.new, *session.dirty, *session.deleted) if isinstance(o, Question)
+    ]
     if not touched:
         return
     connection = session.connection()
@@ -247,34 +271,44 @@ def _sync_fulltext(session: Session) -> None:
         return
     for o in touched:
         state = inspect(o)
-        if o in session.dirty and not (state.attrs.text.history.has_changes()
-                                       or state.attrs.answer.history.has_changes()):
+        if o in session.dirty and not (
+            state.attrs.text.history.has_changes() or state.attrs.answer.history.has_changes()
+        ):
             continue
         connection.exec_driver_sql("DELETE FROM question_fts WHERE rowid = ?", (o.id,))
         if o not in session.deleted:
             connection.exec_driver_sql(
                 "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
-                (o.id, o.text or "", o.answer or ""))
+                (o.id, o.text or "", o.answer or ""),
+            )
 
 
-def candidate_ids(key: str, exclude_id: int | None = None,
-                  limit: int = MAX_LSH_CANDIDATES) -> list[int]:
+def candidate_ids(
+    key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
+) -> list[int]:
     """Ids of questions sharing at least one LSH bucket with ``key``, most shared buckets
     first (ties: smaller id first), at most ``limit``."""
     keys = buckets(key)
     if not keys:
         return []
     shared = db.func.count().label("shared")
-    stmt = (select(DuplicateBucket.question_id, shared)
-            .where(DuplicateBucket.bucket.in_(keys))
-            .group_by(DuplicateBucket.question_id)
-            .order_by(shared.desc(), DuplicateBucket.question_id).limit(limit + 1))
+    stmt = (
+        select(DuplicateBucket.question_id, shared)
+        .where(DuplicateBucket.bucket.in_(keys))
+        .group_by(DuplicateBucket.question_id)
+        .order_by(shared.desc(), DuplicateBucket.question_id)
+        .limit(limit + 1)
+    )
     ids = [qid for qid, _ in db.session.execute(stmt) if qid != exclude_id]
     return ids[:limit]
 
 
-def rank(key: str, candidates: Sequence[tuple[int, str, str]],
-         threshold: float = DUPLICATE_THRESHOLD, limit: int = MAX_CANDIDATES) -> list[dict]:
+def rank(
+    key: str,
+    candidates: Sequence[tuple[int, str, str]],
+    threshold: float = DUPLICATE_THRESHOLD,
+    limit: int = MAX_CANDIDATES,
+) -> list[dict]:
     """Re-rank ``(question_id, matching_key, status)`` candidates against ``key``.
 
     Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]`` with
@@ -289,18 +323,23 @@ def rank(key: str, candidates: Sequence[tuple[int, str, str]],
     return scored[:limit]
 
 
-def find_duplicates(key: str, exclude_id: int | None = None,
-                    statuses: Sequence[str] = COMPARED_STATUSES,
-                    threshold: float = DUPLICATE_THRESHOLD,
-                    limit: int = MAX_CANDIDATES) -> list[dict]:
+def find_duplicates(
+    key: str,
+    exclude_id: int | None = None,
+    statuses: Sequence[str] = COMPARED_STATUSES,
+    threshold: float = DUPLICATE_THRESHOLD,
+    limit: int = MAX_CANDIDATES,
+) -> list[dict]:
     """Ranked duplicates of a matching key among indexed questions in ``statuses``
     (shape of :func:`rank`). Two queries: the buckets, then the candidates' keys."""
     ids = candidate_ids(key, exclude_id=exclude_id)
     if not ids:
         return []
     rows = db.session.execute(
-        select(Question.id, Question.matching_key, Question.status)
-        .where(Question.id.in_(ids), Question.status.in_(list(statuses)))).all()
+        select(Question.id, Question.matching_key, Question.status).where(
+            Question.id.in_(ids), Question.status.in_(list(statuses))
+        )
+    ).all()
     return rank(key, [(r[0], r[1], r[2]) for r in rows], threshold=threshold, limit=limit)
 
 
@@ -315,8 +354,11 @@ def rebuild_index(batch: int = 20000) -> int:
     done, last = 0, 0
     while True:
         rows = db.session.execute(
-            select(Question.id, Question.matching_key).where(Question.id > last)
-            .order_by(Question.id).limit(batch)).all()
+            select(Question.id, Question.matching_key)
+            .where(Question.id > last)
+            .order_by(Question.id)
+            .limit(batch)
+        ).all()
         if not rows:
             return done
         _write(connection, [(r.id, r.matching_key) for r in rows], replace=False)

@@ -13,9 +13,21 @@ from openpyxl import Workbook
 from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
 
-QUEUE_COLUMNS = ("id", "status", "channel", "created_at", "question", "answer", "accepted",
-                 "rejected", "comment", "sources", "handout", "checks_failed",
-                 "duplicate_score")
+QUEUE_COLUMNS = (
+    "id",
+    "status",
+    "channel",
+    "created_at",
+    "question",
+    "answer",
+    "accepted",
+    "rejected",
+    "comment",
+    "sources",
+    "handout",
+    "checks_failed",
+    "duplicate_score",
+)
 
 
 def queue_rows(items: Iterable, reports: dict) -> list[list]:
@@ -27,9 +39,23 @@ def queue_rows(items: Iterable, reports: dict) -> list[list]:
         r = reports.get(q.id)
         failed = " ".join(c["name"] for c in (r.checks if r else []) if not c["ok"])
         score = r.duplicates[0]["score"] if r and r.duplicates else ""
-        rows.append([q.id, q.status, q.channel, q.created_at.isoformat(), q.text, q.answer,
-                     q.accepted or "", q.rejected or "", q.comment or "",
-                     "\n".join(q.sources or []), q.handout or "", failed, score])
+        rows.append(
+            [
+                q.id,
+                q.status,
+                q.channel,
+                q.created_at.isoformat(),
+                q.text,
+                q.answer,
+                q.accepted or "",
+                q.rejected or "",
+                q.comment or "",
+                "\n".join(q.sources or []),
+                q.handout or "",
+                failed,
+                score,
+            ]
+        )
     return rows
 
 

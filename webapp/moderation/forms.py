@@ -9,27 +9,49 @@ from webapp.domain.question_states import STATES
 from webapp.moderation.reasons import REASON_LABELS
 
 STATUS_LABELS = {
-    "in_review": "На рассмотрении", "received": "Получены", "prechecked": "Проверены",
-    "approved": "Одобрены", "rejected": "Отклонены", "assigned": "В игре",
-    "played": "Сыграны", "answered": "Отвечены знатоками", "unanswered": "Не отвечены",
-    "withdrawn": "Отозваны", "archived": "Архив",
+    "in_review": "На рассмотрении",
+    "received": "Получены",
+    "prechecked": "Проверены",
+    "approved": "Одобрены",
+    "rejected": "Отклонены",
+    "assigned": "В игре",
+    "played": "Сыграны",
+    "answered": "Отвечены знатоками",
+    "unanswered": "Не отвечены",
+    "withdrawn": "Отозваны",
+    "archived": "Архив",
 }
-SORT_LABELS = [SelectChoice("oldest", "Сначала старые"), SelectChoice("newest", "Сначала новые"),
-               SelectChoice("duplicate", "По сходству с повтором"),
-               SelectChoice("id", "По номеру")]
-CHANNEL_CHOICES = [SelectChoice("", "все"), *(SelectChoice(c) for c in (
-    "web", "api", "mail", "import", "live", "partner"))]
+SORT_LABELS = [
+    SelectChoice("oldest", "Сначала старые"),
+    SelectChoice("newest", "Сначала новые"),
+    SelectChoice("duplicate", "По сходству с повтором"),
+    SelectChoice("id", "По номеру"),
+]
+CHANNEL_CHOICES = [
+    SelectChoice("", "все"),
+    *(SelectChoice(c) for c in ("web", "api", "mail", "import", "live", "partner")),
+]
 #: «—» (no template reason), then the reasons of webapp.moderation.reasons
-REASON_CHOICES = [SelectChoice("", "—"),
-                  *(SelectChoice(key, label) for key, label in REASON_LABELS.items())]
+REASON_CHOICES = [
+    SelectChoice("", "—"),
+    *(SelectChoice(key, label) for key, label in REASON_LABELS.items()),
+]
 FLAG_CHOICES = [
-    SelectChoice("", "все"), SelectChoice("question_present", "нет текста"),
-    SelectChoice("answer_present", "нет ответа"), SelectChoice("question_length", "длина вопроса"),
-    SelectChoice("answer_length", "длина ответа"), SelectChoice("author_present", "нет автора"),
-    SelectChoice("sources_present", "нет источников"), SelectChoice("language", "язык не ru/be"),
-    SelectChoice("obscene_words", "нецензурные слова"), SelectChoice("author_in_text", "автор в тексте"),
-    SelectChoice("handout_missing", "нет раздатки"), SelectChoice("lang_ru", "язык: русский"),
-    SelectChoice("lang_be", "язык: белорусский"), SelectChoice("lang_other", "язык: другой")]
+    SelectChoice("", "все"),
+    SelectChoice("question_present", "нет текста"),
+    SelectChoice("answer_present", "нет ответа"),
+    SelectChoice("question_length", "длина вопроса"),
+    SelectChoice("answer_length", "длина ответа"),
+    SelectChoice("author_present", "нет автора"),
+    SelectChoice("sources_present", "нет источников"),
+    SelectChoice("language", "язык не ru/be"),
+    SelectChoice("obscene_words", "нецензурные слова"),
+    SelectChoice("author_in_text", "автор в тексте"),
+    SelectChoice("handout_missing", "нет раздатки"),
+    SelectChoice("lang_ru", "язык: русский"),
+    SelectChoice("lang_be", "язык: белорусский"),
+    SelectChoice("lang_other", "язык: другой"),
+]
 
 
 class DecisionForm(FlaskForm):
@@ -37,7 +59,9 @@ class DecisionForm(FlaskForm):
     free text; ``preview`` shows the author's e-mail instead of deciding."""
 
     decision = HiddenField(validators=[DataRequired(), AnyOf(["approve", "reject"])])
-    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()])
+    reason_key = SelectField(
+        "Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()]
+    )
     reason = TextAreaField("Причина (для автора)", validators=[Optional(), Length(max=1000)])
     preview = HiddenField(default="")
 
@@ -50,8 +74,9 @@ class EditForm(FlaskForm):
     accepted = TextAreaField("Зачёт", validators=[Optional(), Length(max=1000)])
     rejected = TextAreaField("Незачёт", validators=[Optional(), Length(max=1000)])
     comment = TextAreaField("Комментарий", validators=[Optional(), Length(max=3000)])
-    sources = TextAreaField("Источники (по одному в строке)",
-                            validators=[Optional(), Length(max=3000)])
+    sources = TextAreaField(
+        "Источники (по одному в строке)", validators=[Optional(), Length(max=3000)]
+    )
     handout = TextAreaField("Раздаточный материал", validators=[Optional(), Length(max=2000)])
 
 
@@ -70,9 +95,13 @@ class BulkForm(FlaskForm):
     """Bulk approve / reject of the checked questions; ``confirm`` empty shows the preview
     (how many and which), ``confirm == "1"`` commits."""
 
-    decision = SelectField("Действие", choices=[SelectChoice("approve", "Одобрить"),
-                                                SelectChoice("reject", "Отклонить")])
-    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()])
+    decision = SelectField(
+        "Действие",
+        choices=[SelectChoice("approve", "Одобрить"), SelectChoice("reject", "Отклонить")],
+    )
+    reason_key = SelectField(
+        "Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()]
+    )
     ids = StringField(validators=[DataRequired(), Length(max=20000)])
     confirm = HiddenField(default="")
 
@@ -87,16 +116,24 @@ class QueueFilterForm(FlaskForm):
     class Meta:
         csrf = False
 
-    status = SelectField("Статус", choices=[SelectChoice(s, STATUS_LABELS[s]) for s in
-                                            ("in_review", *[x for x in STATES if x != "in_review"])]
-                         + [SelectChoice("", "Все, кроме архива")], default="in_review",
-                         validators=[Optional()])
+    status = SelectField(
+        "Статус",
+        choices=[
+            SelectChoice(s, STATUS_LABELS[s])
+            for s in ("in_review", *[x for x in STATES if x != "in_review"])
+        ]
+        + [SelectChoice("", "Все, кроме архива")],
+        default="in_review",
+        validators=[Optional()],
+    )
     channel = SelectField("Канал", choices=CHANNEL_CHOICES, default="", validators=[Optional()])
     city = StringField("Город автора", validators=[Optional(), Length(max=200)])
-    flag = SelectField("Замечание проверки", choices=FLAG_CHOICES, default="",
-                       validators=[Optional()])
-    min_score = IntegerField("Сходство с повтором от, %",
-                             validators=[Optional(), NumberRange(0, 100)])
+    flag = SelectField(
+        "Замечание проверки", choices=FLAG_CHOICES, default="", validators=[Optional()]
+    )
+    min_score = IntegerField(
+        "Сходство с повтором от, %", validators=[Optional(), NumberRange(0, 100)]
+    )
     older_than_days = IntegerField("Старше, дней", validators=[Optional(), NumberRange(0, 3650)])
     newer_than_days = IntegerField("Моложе, дней", validators=[Optional(), NumberRange(0, 3650)])
     q = StringField("Поиск по тексту", validators=[Optional(), Length(max=200)])

@@ -63,7 +63,8 @@ class DuplicateBucket(Model):
 
     bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, index=True)
+        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
 
 
 class QuestionClaim(Model):
@@ -73,7 +74,8 @@ class QuestionClaim(Model):
     __tablename__ = "question_claim"
 
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
     claimed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
@@ -88,7 +90,8 @@ class ModerationAudit(Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
     action: Mapped[str] = mapped_column(String(40))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -104,7 +107,8 @@ class QuestionRevision(Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     before: Mapped[dict] = mapped_column(JSON, default=dict)
@@ -118,7 +122,8 @@ class QuestionComment(Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), index=True)
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     text: Mapped[str] = mapped_column(Text)
@@ -133,6 +138,7 @@ class QuestionSignoff(Model):
     __tablename__ = "question_signoff"
 
     question_id: Mapped[int] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+        ForeignKey("question.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

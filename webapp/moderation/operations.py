@@ -38,22 +38,38 @@ from webapp.submissions.operations import LIMITS, MIN_QUESTION
 #: Russian names of a question's statuses (``webapp.domain.question_states.STATES``) in
 #: messages to staff: «вопрос в статусе «в архиве»».
 STATUS_NAMES = {
-    "received": "получен", "prechecked": "проверен автоматически",
-    "in_review": "на рассмотрении", "approved": "одобрен", "rejected": "отклонён",
-    "assigned": "в игре", "played": "сыгран", "answered": "отвечен знатоками",
-    "unanswered": "не отвечен", "withdrawn": "отозван автором", "archived": "в архиве",
+    "received": "получен",
+    "prechecked": "проверен автоматически",
+    "in_review": "на рассмотрении",
+    "approved": "одобрен",
+    "rejected": "отклонён",
+    "assigned": "в игре",
+    "played": "сыгран",
+    "answered": "отвечен знатоками",
+    "unanswered": "не отвечен",
+    "withdrawn": "отозван автором",
+    "archived": "в архиве",
 }
 #: Russian names of the editable fields (``EDITABLE``) in messages to staff.
 FIELD_LABELS = {
-    "question": "Вопрос", "answer": "Ответ", "accepted": "Зачёт", "rejected": "Незачёт",
-    "comment": "Комментарий", "sources": "Источники", "handout": "Раздаточный материал",
+    "question": "Вопрос",
+    "answer": "Ответ",
+    "accepted": "Зачёт",
+    "rejected": "Незачёт",
+    "comment": "Комментарий",
+    "sources": "Источники",
+    "handout": "Раздаточный материал",
 }
 #: Russian names of the pre-check rows (``run_checks``), shown on the question page.
 CHECK_LABELS = {
-    "question_present": "текст вопроса", "answer_present": "ответ",
-    "question_length": "длина вопроса", "answer_length": "длина ответа",
-    "author_present": "автор", "sources_present": "источники",
-    "language": "язык вопроса", "obscene_words": "нецензурные слова",
+    "question_present": "текст вопроса",
+    "answer_present": "ответ",
+    "question_length": "длина вопроса",
+    "answer_length": "длина ответа",
+    "author_present": "автор",
+    "sources_present": "источники",
+    "language": "язык вопроса",
+    "obscene_words": "нецензурные слова",
     "author_in_text": "анонимность",
     "handout_missing": "раздаточный материал",
 }
@@ -80,8 +96,11 @@ class ClaimConflict(ModerationError):
 
 def claim_holder(question_id: int) -> int | None:
     """The user id holding a live (unexpired) claim on the question, or None."""
-    return db.session.scalar(select(QuestionClaim.user_id).where(
-        QuestionClaim.question_id == question_id, QuestionClaim.expires_at > utcnow()))
+    return db.session.scalar(
+        select(QuestionClaim.user_id).where(
+            QuestionClaim.question_id == question_id, QuestionClaim.expires_at > utcnow()
+        )
+    )
 
 
 def claim(question_id: int, user_id: int, ttl: timedelta = CLAIM_TTL) -> QuestionClaim:
@@ -93,17 +112,19 @@ def claim(question_id: int, user_id: int, ttl: timedelta = CLAIM_TTL) -> Questio
     values = {"user_id": user_id, "claimed_at": now, "expires_at": now + ttl}
     taken = db.session.execute(
         update(QuestionClaim)
-        .where(QuestionClaim.question_id == question_id,
-               or_(QuestionClaim.user_id == user_id, QuestionClaim.expires_at <= now))
-        .values(**values).execution_options(synchronize_session=False))
+        .where(
+            QuestionClaim.question_id == question_id,
+            or_(QuestionClaim.user_id == user_id, QuestionClaim.expires_at <= now),
+        )
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
     if taken.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult at run time
         try:
             with db.session.begin_nested():
-                db.session.execute(insert(QuestionClaim).values(question_id=question_id,
-                                                                **values))
+                db.session.execute(insert(QuestionClaim).values(question_id=question_id, **values))
         except IntegrityError:
-            raise ClaimConflict(f"вопрос № {question_id} взят другим редактором"
-                                ) from None
+            raise ClaimConflict(f"вопрос № {question_id} взят другим редактором") from None
     db.session.expire_all()
     return db.session.get_one(QuestionClaim, question_id)
 
@@ -113,9 +134,10 @@ def release(question_id: int, user_id: int | None) -> bool:
     if user_id is None:
         return False
     gone = db.session.execute(
-        delete(QuestionClaim).where(QuestionClaim.question_id == question_id,
-                                    QuestionClaim.user_id == user_id)
-        .execution_options(synchronize_session=False))
+        delete(QuestionClaim)
+        .where(QuestionClaim.question_id == question_id, QuestionClaim.user_id == user_id)
+        .execution_options(synchronize_session=False)
+    )
     return gone.rowcount == 1  # type: ignore[attr-defined]  # a CursorResult at run time
 
 
@@ -124,17 +146,27 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
     (e-mail decrypted, None when unknown; ``credit``: a credited co-author's phrase as
     written in the packet, else None). Blind moderation hides them from editors; every reveal
     writes a ModerationAudit row (``reveal_authors``). Flushes only."""
-    db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
-                                   action="reveal_authors", at=utcnow()))
+    db.session.add(
+        ModerationAudit(
+            question_id=question.id, user_id=user_id, action="reveal_authors", at=utcnow()
+        )
+    )
     db.session.flush()
-    return [{"name": qa.name, "city": qa.city,  # as given on this question (issue 13)
-             "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
-             "credit": qa.credit, "position": qa.position}
-            for qa in question.authors]
+    return [
+        {
+            "name": qa.name,
+            "city": qa.city,  # as given on this question (issue 13)
+            "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
+            "credit": qa.credit,
+            "position": qa.position,
+        }
+        for qa in question.authors
+    ]
 
 
-def correct_author(question: Question, position: int, name: str, city: str | None,
-                   user_id: int) -> bool:
+def correct_author(
+    question: Question, position: int, name: str, city: str | None, user_id: int
+) -> bool:
     """A chief editor corrects an author read from a packet or a letter (issue 20): e.g. a
     credited co-author's name put in the nominative wrongly by pymorphy3, or a city.
 
@@ -151,8 +183,9 @@ def correct_author(question: Question, position: int, name: str, city: str | Non
     from webapp.submissions.operations import upsert_author
 
     if question.status not in EDITABLE_STATUSES + ("archived",):
-        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}»: авторов "
-                              "не исправить")
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}»: авторов не исправить"
+        )
     link = next((qa for qa in question.authors if qa.position == position), None)
     if link is None:
         raise ModerationError("такого автора у вопроса нет")
@@ -164,8 +197,9 @@ def correct_author(question: Question, position: int, name: str, city: str | Non
         raise ModerationError("имя автора: обязательно")
     for label, value in (("имя", name), ("город", city or "")):
         if len(value) > LIMITS["name"] or has_control_chars(value):
-            raise ModerationError(f"{label}: не длиннее {LIMITS['name']} символов, без "
-                                  "управляющих символов")
+            raise ModerationError(
+                f"{label}: не длиннее {LIMITS['name']} символов, без управляющих символов"
+            )
     if (name, city) == (link.name, link.city):
         return False
     others = [qa for qa in question.authors if qa is not link]
@@ -173,8 +207,11 @@ def correct_author(question: Question, position: int, name: str, city: str | Non
         raise ModerationError("этот автор уже указан в вопросе")
     link.author_id = upsert_author(name, city, None)
     link.name, link.city = name, city  # the byline printed on envelopes (issue 13)
-    db.session.add(ModerationAudit(question_id=question.id, user_id=user_id,
-                                   action="correct_author", at=utcnow()))
+    db.session.add(
+        ModerationAudit(
+            question_id=question.id, user_id=user_id, action="correct_author", at=utcnow()
+        )
+    )
     db.session.flush()
     db.session.refresh(link)
     return True
@@ -218,30 +255,59 @@ def run_checks(question: Question) -> list[dict]:
 
     check("question_present", bool(question.text.strip()), "нет текста вопроса")
     check("answer_present", bool(question.answer.strip()), "нет ответа")
-    check("question_length", MIN_QUESTION <= len(question.text) <= LIMITS["question"],
-          f"длина вопроса {len(question.text)} вне {MIN_QUESTION}..{LIMITS['question']}")
-    check("answer_length", len(question.answer) <= LIMITS["answer"],
-          f"ответ длиннее {LIMITS['answer']} символов")
+    check(
+        "question_length",
+        MIN_QUESTION <= len(question.text) <= LIMITS["question"],
+        f"длина вопроса {len(question.text)} вне {MIN_QUESTION}..{LIMITS['question']}",
+    )
+    check(
+        "answer_length",
+        len(question.answer) <= LIMITS["answer"],
+        f"ответ длиннее {LIMITS['answer']} символов",
+    )
     check("author_present", bool(question.authors), "автор не указан")
     check("sources_present", bool(question.sources), "источники не указаны")
 
     language = question_language(question)
     said = f"язык: {content_checks.language_name(language)}"
     check("language", language in content_checks.LANGUAGES_OK, said, note=said)
-    words = content_checks.obscene_words("\n".join(
-        t or "" for t in (question.text, question.answer, question.accepted,
-                          question.rejected, question.comment, question.handout)))
+    words = content_checks.obscene_words(
+        "\n".join(
+            t or ""
+            for t in (
+                question.text,
+                question.answer,
+                question.accepted,
+                question.rejected,
+                question.comment,
+                question.handout,
+            )
+        )
+    )
     check("obscene_words", not words, "нецензурные слова: " + ", ".join(words))
     leaks = content_checks.author_leaks(
-        {"вопрос": question.text, "комментарий": question.comment,
-         "раздаточный материал": question.handout},
-        [(a.name, a.city) for a in question.author_list])
-    check("author_in_text", not leaks, "фамилия или город автора в тексте: " + ", ".join(
-        f"{field} ({kind})" for field, kind in leaks))
+        {
+            "вопрос": question.text,
+            "комментарий": question.comment,
+            "раздаточный материал": question.handout,
+        },
+        [(a.name, a.city) for a in question.author_list],
+    )
+    check(
+        "author_in_text",
+        not leaks,
+        "фамилия или город автора в тексте: "
+        + ", ".join(f"{field} ({kind})" for field, kind in leaks),
+    )
     reference = content_checks.handout_reference(question.text)
-    check("handout_missing", reference is None or content_checks.has_handout(
-        question.handout, question.handout_image, [question.text, question.comment]),
-        f"текст ссылается на раздаточный материал («{reference}»), но его нет")
+    check(
+        "handout_missing",
+        reference is None
+        or content_checks.has_handout(
+            question.handout, question.handout_image, [question.text, question.comment]
+        ),
+        f"текст ссылается на раздаточный материал («{reference}»), но его нет",
+    )
     return checks
 
 
@@ -257,8 +323,7 @@ def _flags(checks: list[dict], language: str | None) -> str:
     ``lang_ru`` / ``lang_be`` / ``lang_other``, each followed by a space and the whole
     led by one (``" sources_present lang_be "``), so the queue filters with one LIKE."""
     names = [c["name"] for c in checks if not c["ok"]]
-    names.append("lang_" + (language if language in content_checks.LANGUAGES_OK
-                            else "other"))
+    names.append("lang_" + (language if language in content_checks.LANGUAGES_OK else "other"))
     return " " + "".join(f"{n} " for n in names)
 
 
@@ -270,16 +335,21 @@ def precheck(question_id: int) -> ModerationReport | None:
     if question is None:
         return None
     ensure_indexed(question_id)  # a viewer's new question joins the duplicate index here
-    report = db.session.scalar(db.select(ModerationReport).filter_by(
-        question_id=question_id, version=PRECHECK_VERSION))
+    report = db.session.scalar(
+        db.select(ModerationReport).filter_by(question_id=question_id, version=PRECHECK_VERSION)
+    )
     if report is None:
         checks = run_checks(question)
         found = duplicate_candidates(question)
         report = ModerationReport(
-            question_id=question_id, version=PRECHECK_VERSION, checks=checks,
-            duplicates=found, created_at=utcnow(),
+            question_id=question_id,
+            version=PRECHECK_VERSION,
+            checks=checks,
+            duplicates=found,
+            created_at=utcnow(),
             flags=_flags(checks, question_language(question)),
-            top_score=max((d["score"] for d in found), default=0.0))
+            top_score=max((d["score"] for d in found), default=0.0),
+        )
         db.session.add(report)
     if question.status == "received":
         set_status(question, "prechecked")
@@ -289,8 +359,13 @@ def precheck(question_id: int) -> ModerationReport | None:
     return report
 
 
-def decide(question: Question, decision: str, user_id: int | None, reason: str | None = None,
-           notify: bool = False) -> Question:
+def decide(
+    question: Question,
+    decision: str,
+    user_id: int | None,
+    reason: str | None = None,
+    notify: bool = False,
+) -> Question:
     """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
 
     Allowed from ``in_review``, and between ``approved`` and ``rejected`` while the question
@@ -303,8 +378,9 @@ def decide(question: Question, decision: str, user_id: int | None, reason: str |
     if question.status == target:
         return question
     if not can_transition(question.status, target):
-        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}»: решение "
-                              "не принимается")
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}»: решение не принимается"
+        )
     holder = claim_holder(question.id)
     if holder is not None and holder != user_id:
         raise ModerationError(f"вопрос № {question.id} взят другим редактором")
@@ -332,8 +408,9 @@ def full_reason(question: Question, reason_key: str | None, reason: str | None) 
     return " ".join(parts) or None
 
 
-def bulk_preview(ids: list[int], decision: str, user_id: int | None = None
-                 ) -> tuple[list[Question], list[tuple[int, str]]]:
+def bulk_preview(
+    ids: list[int], decision: str, user_id: int | None = None
+) -> tuple[list[Question], list[tuple[int, str]]]:
     """What a bulk decision would do, without writing: ``(questions it applies to, [(id,
     why not)])`` in the order given; unknown ids and statuses that cannot take the decision
     are in the second list, and so are questions another editor has claimed."""
@@ -352,15 +429,17 @@ def bulk_preview(ids: list[int], decision: str, user_id: int | None = None
     return ok, refused
 
 
-def bulk_decide(ids: list[int], decision: str, user_id: int, reason_key: str | None = None
-                ) -> list[Question]:
+def bulk_decide(
+    ids: list[int], decision: str, user_id: int, reason_key: str | None = None
+) -> list[Question]:
     """Apply one decision to every question :func:`bulk_preview` accepts; all or nothing
     (ModerationError if any of ``ids`` is refused, before anything is written). Authors
     are notified. Flushes only."""
     ok, refused = bulk_preview(ids, decision, user_id)
     if refused:
-        raise ModerationError("не применено к вопросам: " + ", ".join(
-            f"№ {i} ({why})" for i, why in refused))
+        raise ModerationError(
+            "не применено к вопросам: " + ", ".join(f"№ {i} ({why})" for i, why in refused)
+        )
     for q in ok:
         decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True)
     return ok
@@ -380,8 +459,9 @@ def _field_text(question: Question, name: str) -> str:
     return value or ""
 
 
-def edit_question(question: Question, user_id: int | None, fields: dict[str, str]
-                  ) -> QuestionRevision | None:
+def edit_question(
+    question: Question, user_id: int | None, fields: dict[str, str]
+) -> QuestionRevision | None:
     """Edit a question's fields (``fields``: name in EDITABLE → text; ``sources`` one per
     line) and keep a QuestionRevision with the changed fields before and after. Returns
     None when nothing changed. Text is normalised (``webapp.domain.text.normalise``), the
@@ -389,8 +469,9 @@ def edit_question(question: Question, user_id: int | None, fields: dict[str, str
     unknown field, a status past approval, or a length limit (``LIMITS``); nothing is
     written then. An edit drops the sources sign-off. Flushes only."""
     if question.status not in EDITABLE_STATUSES:
-        raise ModerationError(f"вопрос в статусе «{status_label(question.status)}» не "
-                              "редактируется")
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}» не редактируется"
+        )
     unknown = set(fields) - set(EDITABLE)
     if unknown:
         raise ModerationError(f"неизвестные поля: {', '.join(sorted(unknown))}")
@@ -410,12 +491,16 @@ def edit_question(question: Question, user_id: int | None, fields: dict[str, str
         if name == "sources":
             question.sources = [line.strip() for line in value.split("\n") if line.strip()]
         else:
-            setattr(question, _ATTR.get(name, name), value or (None if name not in
-                                                               ("question", "answer") else ""))
+            setattr(
+                question,
+                _ATTR.get(name, name),
+                value or (None if name not in ("question", "answer") else ""),
+            )
     if "question" in after:
         question.matching_key = matching_key(question.text)
-    revision = QuestionRevision(question_id=question.id, user_id=user_id, at=utcnow(),
-                                before=before, after=after)
+    revision = QuestionRevision(
+        question_id=question.id, user_id=user_id, at=utcnow(), before=before, after=after
+    )
     db.session.add(revision)
     _drop_signoff(question.id)
     db.session.flush()
@@ -427,8 +512,7 @@ def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
     text = normalise(text or "").strip()
     if not text or len(text) > 3000:
         raise ModerationError("заметка: от 1 до 3000 символов")
-    comment = QuestionComment(question_id=question.id, user_id=user_id, text=text,
-                              at=utcnow())
+    comment = QuestionComment(question_id=question.id, user_id=user_id, text=text, at=utcnow())
     db.session.add(comment)
     db.session.flush()
     return comment
@@ -452,8 +536,9 @@ def sign_off(question: Question, user_id: int) -> QuestionSignoff:
     if existing is not None:
         return existing
     if approver_of(question) == user_id:
-        raise ModerationError("источники должен подтвердить второй редактор, "
-                              "а не тот, кто одобрил вопрос")
+        raise ModerationError(
+            "источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос"
+        )
     signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=utcnow())
     db.session.add(signoff)
     db.session.flush()

@@ -24,8 +24,11 @@ PAGE_SIZE = 50
 SORTS = {
     "oldest": (Question.created_at, Question.id),
     "newest": (Question.created_at.desc(), Question.id.desc()),
-    "duplicate": (func.coalesce(ModerationReport.top_score, 0).desc(), Question.created_at,
-                  Question.id),
+    "duplicate": (
+        func.coalesce(ModerationReport.top_score, 0).desc(),
+        Question.created_at,
+        Question.id,
+    ),
     "id": (Question.id,),
 }
 
@@ -65,19 +68,26 @@ def _search(stmt, words: str):
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
-        doc = func.to_tsvector(text("'russian'"), func.coalesce(Question.text, "") + " "
-                               + func.coalesce(Question.answer, ""))
+        doc = func.to_tsvector(
+            text("'russian'"),
+            func.coalesce(Question.text, "") + " " + func.coalesce(Question.answer, ""),
+        )
         return stmt.where(doc.op("@@")(func.plainto_tsquery(text("'russian'"), words)))
     ids = text("SELECT rowid FROM question_fts WHERE question_fts MATCH :fts").bindparams(
-        fts=_fts_match(words))
+        fts=_fts_match(words)
+    )
     return stmt.where(Question.id.in_(ids))
 
 
 def queue_statement(f: QueueFilter):
     """The SELECT of (Question, ModerationReport | None) for a filter, sorted."""
-    stmt = select(Question, ModerationReport).outerjoin(ModerationReport, and_(
-        ModerationReport.question_id == Question.id,
-        ModerationReport.version == PRECHECK_VERSION))
+    stmt = select(Question, ModerationReport).outerjoin(
+        ModerationReport,
+        and_(
+            ModerationReport.question_id == Question.id,
+            ModerationReport.version == PRECHECK_VERSION,
+        ),
+    )
     if f.status:
         stmt = stmt.where(Question.status == f.status)
     else:
@@ -85,9 +95,13 @@ def queue_statement(f: QueueFilter):
     if f.channel:
         stmt = stmt.where(Question.channel == f.channel)
     if f.city:
-        stmt = stmt.where(Question.id.in_(
-            select(QuestionAuthor.question_id)
-            .where(QuestionAuthor.city.in_(_spellings(f.city)))))
+        stmt = stmt.where(
+            Question.id.in_(
+                select(QuestionAuthor.question_id).where(
+                    QuestionAuthor.city.in_(_spellings(f.city))
+                )
+            )
+        )
     if f.flag:
         stmt = stmt.where(ModerationReport.flags.contains(f" {f.flag.strip()} "))
     if f.min_score is not None:
@@ -102,9 +116,13 @@ def queue_statement(f: QueueFilter):
     return stmt.order_by(*SORTS.get(f.sort, SORTS["oldest"]))
 
 
-def queue(status: str | None = "in_review", channel: str | None = None, page: int = 1,
-          per_page: int = PAGE_SIZE, filters: QueueFilter | None = None
-          ) -> tuple[list[Question], int]:
+def queue(
+    status: str | None = "in_review",
+    channel: str | None = None,
+    page: int = 1,
+    per_page: int = PAGE_SIZE,
+    filters: QueueFilter | None = None,
+) -> tuple[list[Question], int]:
     """Questions for editors (oldest first by default). Returns (items, pages); ``page``
     is clamped to 1..pages. ``filters`` overrides ``status``/``channel``."""
     f = filters or QueueFilter(status=status, channel=channel)
@@ -131,23 +149,31 @@ def claims_for(ids: list[int]) -> dict[int, QuestionClaim]:
     """Live claims by question id."""
     if not ids:
         return {}
-    rows = db.session.scalars(select(QuestionClaim).where(
-        QuestionClaim.question_id.in_(ids), QuestionClaim.expires_at > utcnow()))
+    rows = db.session.scalars(
+        select(QuestionClaim).where(
+            QuestionClaim.question_id.in_(ids), QuestionClaim.expires_at > utcnow()
+        )
+    )
     return {c.question_id: c for c in rows}
 
 
 def latest_report(question_id: int) -> ModerationReport | None:
-    return db.session.scalar(db.select(ModerationReport).filter_by(question_id=question_id)
-                             .order_by(ModerationReport.version.desc()))
+    return db.session.scalar(
+        db.select(ModerationReport)
+        .filter_by(question_id=question_id)
+        .order_by(ModerationReport.version.desc())
+    )
 
 
 def reports_for(ids: list[int]) -> dict[int, ModerationReport]:
     """The newest report per question id (one query)."""
     if not ids:
         return {}
-    rows = db.session.scalars(db.select(ModerationReport)
-                              .where(ModerationReport.question_id.in_(ids))
-                              .order_by(ModerationReport.version)).all()
+    rows = db.session.scalars(
+        db.select(ModerationReport)
+        .where(ModerationReport.question_id.in_(ids))
+        .order_by(ModerationReport.version)
+    ).all()
     return {r.question_id: r for r in rows}
 
 
@@ -168,14 +194,22 @@ def signed_off_ids():
 
 def revisions(question_id: int) -> list[QuestionRevision]:
     """The question's revisions, oldest first."""
-    return list(db.session.scalars(select(QuestionRevision).filter_by(question_id=question_id)
-                                   .order_by(QuestionRevision.id)))
+    return list(
+        db.session.scalars(
+            select(QuestionRevision)
+            .filter_by(question_id=question_id)
+            .order_by(QuestionRevision.id)
+        )
+    )
 
 
 def comments(question_id: int) -> list[QuestionComment]:
     """The editors' comments on a question, oldest first."""
-    return list(db.session.scalars(select(QuestionComment).filter_by(question_id=question_id)
-                                   .order_by(QuestionComment.id)))
+    return list(
+        db.session.scalars(
+            select(QuestionComment).filter_by(question_id=question_id).order_by(QuestionComment.id)
+        )
+    )
 
 
 def signoff(question_id: int) -> QuestionSignoff | None:
@@ -191,7 +225,12 @@ def stale_precheck_ids(statuses: tuple[str, ...] = RECHECKED_STATUSES) -> list[i
     ``PRECHECK_VERSION``: after the checks change, these are pre-checked again
     (``sova precheck stale``) so the queue's flag and duplicate filters see them."""
     current = select(ModerationReport.question_id).where(
-        ModerationReport.version == PRECHECK_VERSION)
-    return list(db.session.scalars(
-        select(Question.id).where(Question.status.in_(statuses), Question.id.not_in(current))
-        .order_by(Question.id)))
+        ModerationReport.version == PRECHECK_VERSION
+    )
+    return list(
+        db.session.scalars(
+            select(Question.id)
+            .where(Question.status.in_(statuses), Question.id.not_in(current))
+            .order_by(Question.id)
+        )
+    )

@@ -25,18 +25,24 @@ def summary(days: int = 30) -> dict:
     "mean"} (hours from receipt to the first decision, 1 place; None without decisions)}``.
     """
     since = utcnow() - timedelta(days=days)
-    rows = db.session.execute(select(Question.id, Question.created_at, Question.channel,
-                                     Question.status).where(Question.channel != "archive")
-                              ).all()
+    rows = db.session.execute(
+        select(Question.id, Question.created_at, Question.channel, Question.status).where(
+            Question.channel != "archive"
+        )
+    ).all()
     intake: Counter = Counter()
     for r in rows:
         if r.created_at >= since:
             intake[(r.created_at.date(), r.channel)] += 1
     accepted = sum(1 for r in rows if r.status in ACCEPTED)
     rejected = sum(1 for r in rows if r.status == "rejected")
-    first_city = dict(db.session.execute(
-        select(QuestionAuthor.question_id, QuestionAuthor.city)
-        .where(QuestionAuthor.position == 0)).all())
+    first_city = dict(
+        db.session.execute(
+            select(QuestionAuthor.question_id, QuestionAuthor.city).where(
+                QuestionAuthor.position == 0
+            )
+        ).all()
+    )
     cities: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         city = first_city.get(r.id) or "—"
@@ -45,21 +51,28 @@ def summary(days: int = 30) -> dict:
     created = {r.id: r.created_at for r in rows}
     first_decision: dict[int, object] = {}
     for qid, at in db.session.execute(
-            select(QuestionStatusChange.question_id, QuestionStatusChange.at)
-            .where(QuestionStatusChange.to_status.in_(DECIDED))
-            .order_by(QuestionStatusChange.at)):
+        select(QuestionStatusChange.question_id, QuestionStatusChange.at)
+        .where(QuestionStatusChange.to_status.in_(DECIDED))
+        .order_by(QuestionStatusChange.at)
+    ):
         if qid in created and qid not in first_decision:
             first_decision[qid] = at
     hours = [(at - created[qid]).total_seconds() / 3600 for qid, at in first_decision.items()]
     return {
         "intake": [{"day": d, "channel": c, "count": n} for (d, c), n in sorted(intake.items())],
         "channels": sorted({c for _, c in intake}),
-        "accepted": accepted, "rejected": rejected,
+        "accepted": accepted,
+        "rejected": rejected,
         "acceptance_rate": round(accepted / (accepted + rejected), 3)
-        if accepted + rejected else None,
-        "cities": [{"city": c, "received": v[0], "accepted": v[1]} for c, v in
-                   sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))],
-        "decision_hours": {"count": len(hours),
-                           "median": round(statistics.median(hours), 1) if hours else None,
-                           "mean": round(statistics.mean(hours), 1) if hours else None},
+        if accepted + rejected
+        else None,
+        "cities": [
+            {"city": c, "received": v[0], "accepted": v[1]}
+            for c, v in sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        ],
+        "decision_hours": {
+            "count": len(hours),
+            "median": round(statistics.median(hours), 1) if hours else None,
+            "mean": round(statistics.mean(hours), 1) if hours else None,
+        },
     }

@@ -53,8 +53,14 @@ from webapp.submissions.models import Question
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
 
 # (key, what it does) — listed on the pages and handled by static/moderation.js.
-SHORTCUTS = [("j", "следующий вопрос"), ("k", "предыдущий вопрос"), ("c", "взять в работу"),
-             ("a", "одобрить"), ("r", "отклонить"), ("q", "к очереди")]
+SHORTCUTS = [
+    ("j", "следующий вопрос"),
+    ("k", "предыдущий вопрос"),
+    ("c", "взять в работу"),
+    ("a", "одобрить"),
+    ("r", "отклонить"),
+    ("q", "к очереди"),
+]
 
 
 def marked_diff(a: str, b: str) -> tuple[Markup, Markup]:
@@ -88,15 +94,21 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
     form.validate()
     if not sees_authors():
         form.city.data = None
+
     def ok(field):
         return None if field.errors or field.data in (None, "") else field.data
+
     return queries.QueueFilter(
-        status=ok(form.status), channel=ok(form.channel),
+        status=ok(form.status),
+        channel=ok(form.channel),
         city=(form.city.data or "").strip() or None if not form.city.errors else None,
-        flag=ok(form.flag), min_score=ok(form.min_score),
-        older_than_days=ok(form.older_than_days), newer_than_days=ok(form.newer_than_days),
+        flag=ok(form.flag),
+        min_score=ok(form.min_score),
+        older_than_days=ok(form.older_than_days),
+        newer_than_days=ok(form.newer_than_days),
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
-        sort=ok(form.sort) or "oldest")
+        sort=ok(form.sort) or "oldest",
+    )
 
 
 @bp.route("/queue")
@@ -112,11 +124,21 @@ def queue():
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
     keep = {k: v for k, v in args.items() if k != "page" and v != ""}
-    return render_template("moderation/queue.html", items=items, pages=pages, page=page,
-                           form=form, reports=queries.reports_for(ids),
-                           claims=queries.claims_for(ids), keep=keep,
-                           labels=STATUS_LABELS, shortcuts=SHORTCUTS, sees_authors=sees_authors(),
-                           me=current_staff().id, bulk=BulkForm(formdata=None))
+    return render_template(
+        "moderation/queue.html",
+        items=items,
+        pages=pages,
+        page=page,
+        form=form,
+        reports=queries.reports_for(ids),
+        claims=queries.claims_for(ids),
+        keep=keep,
+        labels=STATUS_LABELS,
+        shortcuts=SHORTCUTS,
+        sees_authors=sees_authors(),
+        me=current_staff().id,
+        bulk=BulkForm(formdata=None),
+    )
 
 
 def _revision_diffs(q) -> list[dict]:
@@ -133,30 +155,52 @@ def _revision_diffs(q) -> list[dict]:
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
     report = queries.latest_report(q.id)
     duplicates = []
-    for cand in (report.duplicates if report else []):
+    for cand in report.duplicates if report else []:
         other = queries.question(cand["question_id"])
         if other is not None:
             left, right = marked_diff(q.text, other.text)
-            duplicates.append({"score": cand["score"], "other": other, "left": left,
-                               "right": right})
+            duplicates.append(
+                {"score": cand["score"], "other": other, "left": left, "right": right}
+            )
     prev_id, next_id = queries.neighbours(q)
     holder = claim_holder(q.id)
-    return render_template("moderation/question.html", q=q, report=report, form=form,
-                           duplicates=duplicates, prev_id=prev_id, next_id=next_id,
-                           holder=holder, me=current_staff().id, button=ButtonForm(),
-                           revealed=revealed, labels=STATUS_LABELS, shortcuts=SHORTCUTS,
-                           check_labels=CHECK_LABELS,
-                           can_reveal=current_staff().role in ("chief_editor", "admin"),
-                           email=email, revisions=_revision_diffs(q),
-                           comments=queries.comments(q.id), signoff=queries.signoff(q.id),
-                           comment_form=CommentForm(formdata=None),
-                           author_form=AuthorForm(formdata=None),
-                           edit_form=edit_form or EditForm(formdata=None, data={
-                               "question": q.text, "answer": q.answer,
-                               "accepted": q.accepted, "rejected": q.rejected,
-                               "comment": q.comment, "sources": "\n".join(q.sources or []),
-                               "handout": q.handout}),
-                           reasons=REJECTION_REASONS)
+    return render_template(
+        "moderation/question.html",
+        q=q,
+        report=report,
+        form=form,
+        duplicates=duplicates,
+        prev_id=prev_id,
+        next_id=next_id,
+        holder=holder,
+        me=current_staff().id,
+        button=ButtonForm(),
+        revealed=revealed,
+        labels=STATUS_LABELS,
+        shortcuts=SHORTCUTS,
+        check_labels=CHECK_LABELS,
+        can_reveal=current_staff().role in ("chief_editor", "admin"),
+        email=email,
+        revisions=_revision_diffs(q),
+        comments=queries.comments(q.id),
+        signoff=queries.signoff(q.id),
+        comment_form=CommentForm(formdata=None),
+        author_form=AuthorForm(formdata=None),
+        edit_form=edit_form
+        or EditForm(
+            formdata=None,
+            data={
+                "question": q.text,
+                "answer": q.answer,
+                "accepted": q.accepted,
+                "rejected": q.rejected,
+                "comment": q.comment,
+                "sources": "\n".join(q.sources or []),
+                "handout": q.handout,
+            },
+        ),
+        reasons=REJECTION_REASONS,
+    )
 
 
 @bp.route("/questions/<int:question_id>", methods=["GET", "POST"])
@@ -179,8 +223,9 @@ def question(question_id: int):
             discard()  # a preview decides nothing
             return _render_question(q, form, email={"subject": subject, "body": body})
         decide(q, form.decision.data, current_staff().id, reason, notify=True)
-        flash("Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.",
-              "success")
+        flash(
+            "Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.", "success"
+        )
         nxt, _ = queries.queue(status="in_review", per_page=1)
         if nxt:
             return redirect(url_for("moderation.question", question_id=nxt[0].id))
@@ -241,8 +286,9 @@ def correct(question_id: int, position: int):
         flash("Автор не исправлен: укажите имя (не длиннее 200 символов).", "error")
     else:
         try:
-            changed = correct_author(q, position, form.name.data, form.city.data,
-                                     current_staff().id)
+            changed = correct_author(
+                q, position, form.name.data, form.city.data, current_staff().id
+            )
         except ModerationError as exc:
             flash(f"Автор не исправлен: {exc}", "error")
         else:
@@ -270,9 +316,22 @@ def edit(question_id: int):
         flash("Вопрос взят другим редактором.", "error")
         return redirect(url_for("moderation.question", question_id=q.id))
     on_refusal("", url_for("moderation.question", question_id=q.id))
-    rev = edit_question(q, current_staff().id, {
-        name: getattr(form, name).data or "" for name in
-        ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")})
+    rev = edit_question(
+        q,
+        current_staff().id,
+        {
+            name: getattr(form, name).data or ""
+            for name in (
+                "question",
+                "answer",
+                "accepted",
+                "rejected",
+                "comment",
+                "sources",
+                "handout",
+            )
+        },
+    )
     flash("Правка сохранена." if rev else "Изменений нет.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
 
@@ -325,8 +384,7 @@ def bulk():
     ok, refused = bulk_preview(ids, form.decision.data, current_staff().id)
     if form.confirm.data == "1" and not refused:
         try:
-            bulk_decide(ids, form.decision.data, current_staff().id,
-                        form.reason_key.data or None)
+            bulk_decide(ids, form.decision.data, current_staff().id, form.reason_key.data or None)
         except ModerationError as exc:
             discard()  # the preview below is shown again; nothing of the refused run is kept
             flash(str(exc), "error")
@@ -334,8 +392,14 @@ def bulk():
             flash(f"Готово: {len(ok)} вопр.", "success")
             return redirect(url_for("moderation.queue"))
     form.confirm.data = "1"
-    return render_template("moderation/bulk.html", form=form, ok=ok, refused=refused,
-                           ids=" ".join(str(q.id) for q in ok), labels=STATUS_LABELS)
+    return render_template(
+        "moderation/bulk.html",
+        form=form,
+        ok=ok,
+        refused=refused,
+        ids=" ".join(str(q.id) for q in ok),
+        labels=STATUS_LABELS,
+    )
 
 
 @bp.route("/export.<fmt>")
@@ -350,11 +414,16 @@ def export_queue(fmt: str):
     items, _ = queries.queue(filters=f, per_page=100_000)
     rows = export.queue_rows(items, queries.reports_for([q.id for q in items]))
     if fmt == "csv":
-        return Response(export.to_csv(rows), mimetype="text/csv; charset=utf-8", headers={
-            "Content-Disposition": "attachment; filename=queue.csv"})
-    return Response(export.to_xlsx(rows), headers={
-        "Content-Disposition": "attachment; filename=queue.xlsx"},
-        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        return Response(
+            export.to_csv(rows),
+            mimetype="text/csv; charset=utf-8",
+            headers={"Content-Disposition": "attachment; filename=queue.csv"},
+        )
+    return Response(
+        export.to_xlsx(rows),
+        headers={"Content-Disposition": "attachment; filename=queue.xlsx"},
+        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    )
 
 
 @bp.route("/export/approved.4s")
@@ -362,10 +431,12 @@ def export_queue(fmt: str):
 def export_4s():
     """Approved questions as a 4s packet with authors (so chief editors only: blind
     moderation hides authors from editors)."""
-    items, _ = queries.queue(filters=queries.QueueFilter(status="approved"),
-                             per_page=100_000)
-    return Response(export.to_4s(items).encode("utf-8"), mimetype="text/plain; charset=utf-8",
-                    headers={"Content-Disposition": "attachment; filename=approved.4s"})
+    items, _ = queries.queue(filters=queries.QueueFilter(status="approved"), per_page=100_000)
+    return Response(
+        export.to_4s(items).encode("utf-8"),
+        mimetype="text/plain; charset=utf-8",
+        headers={"Content-Disposition": "attachment; filename=approved.4s"},
+    )
 
 
 @bp.route("/stats")

@@ -60,9 +60,11 @@ def rotate_cmd():
         db.session.flush()
     except InvalidToken:
         db.session.rollback()
-        click.echo(f"error: a token in {model.__tablename__}.{attr} (id {row.id}) cannot be "
-                   "decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed",
-                   err=True)
+        click.echo(
+            f"error: a token in {model.__tablename__}.{attr} (id {row.id}) cannot be "
+            "decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed",
+            err=True,
+        )
         raise SystemExit(2) from None
     commit()
     for name, n in counts.items():
@@ -85,8 +87,7 @@ def rehash_cmd():
     counts = {"author.email_hash": 0, "payee_details.personal_number_hash/account_hash": 0}
     row = None
     try:
-        for row in db.session.scalars(db.select(Author).where(
-                Author.email_encrypted.is_not(None))):
+        for row in db.session.scalars(db.select(Author).where(Author.email_encrypted.is_not(None))):
             new = lookup_hash(decrypt(row.email_encrypted))
             if row.email_hash != new:
                 row.email_hash = new
@@ -99,10 +100,16 @@ def rehash_cmd():
         db.session.flush()
     except (InvalidToken, IntegrityError) as exc:
         db.session.rollback()
-        what = ("cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS"
-                if isinstance(exc, InvalidToken) else "gives a hash another row already has")
-        where = (f" ({type(row).__tablename__} id {row.id})"
-                 if isinstance(exc, InvalidToken) and row is not None else "")
+        what = (
+            "cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS"
+            if isinstance(exc, InvalidToken)
+            else "gives a hash another row already has"
+        )
+        where = (
+            f" ({type(row).__tablename__} id {row.id})"
+            if isinstance(exc, InvalidToken) and row is not None
+            else ""
+        )
         click.echo(f"error: a stored value{where} {what}; nothing was changed", err=True)
         raise SystemExit(2) from None
     commit()

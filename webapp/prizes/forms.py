@@ -15,22 +15,26 @@ class AwardForm(FlaskForm):
     """Award an individual prize after a game (choices filled by the view)."""
 
     kind = SelectField("Приз", validators=[DataRequired("Выберите приз.")])
-    recipient = StringField("Награждаемый знаток (имя и фамилия)",
-                            validators=[Optional(), Length(max=200)])
-    team = TextAreaField("Состав команды знатоков (по одному в строке)",
-                         validators=[Optional(), Length(max=3000)])
+    recipient = StringField(
+        "Награждаемый знаток (имя и фамилия)", validators=[Optional(), Length(max=200)]
+    )
+    team = TextAreaField(
+        "Состав команды знатоков (по одному в строке)", validators=[Optional(), Length(max=3000)]
+    )
     author_id = SelectField("Лучший автор вопроса", coerce=int, validate_choice=False)
 
 
 class SignedForm(FlaskForm):
-    scan = FileField("Скан подписанного договора (PDF, PNG, JPEG)",
-                     validators=[FileRequired("Приложите скан.")])
+    scan = FileField(
+        "Скан подписанного договора (PDF, PNG, JPEG)", validators=[FileRequired("Приложите скан.")]
+    )
 
 
 class PaidForm(FlaskForm):
     paid_on = DateField("Дата оплаты", validators=[DataRequired("Укажите дату оплаты.")])
-    reference = StringField("Номер платёжного поручения",
-                            validators=[DataRequired("Укажите номер."), Length(max=100)])
+    reference = StringField(
+        "Номер платёжного поручения", validators=[DataRequired("Укажите номер."), Length(max=100)]
+    )
 
 
 PAYEE_LABELS = {
@@ -52,8 +56,9 @@ PAYEE_LABELS = {
 
 def _max(name: str, n: int) -> Length:
     """Length ≤ ``n`` with a translated message naming the field (not WTForms' English)."""
-    return Length(max=n, message=_l("«%(field)s»: не длиннее %(n)s символов.",
-                                    field=PAYEE_LABELS[name], n=n))
+    return Length(
+        max=n, message=_l("«%(field)s»: не длиннее %(n)s символов.", field=PAYEE_LABELS[name], n=n)
+    )
 
 
 class PayeeForm(FlaskForm):
@@ -64,25 +69,35 @@ class PayeeForm(FlaskForm):
     """
 
     full_name = StringField(PAYEE_LABELS["full_name"], validators=[_max("full_name", 300)])
-    country = SelectField(PAYEE_LABELS["country"], validate_choice=False,
-                          choices=[SelectChoice("BY", _l("Беларусь")),
-                                   SelectChoice("RU", _l("Россия"))])
-    passport_series = StringField(PAYEE_LABELS["passport_series"],
-                                  validators=[_max("passport_series", 10)])
-    passport_number = StringField(PAYEE_LABELS["passport_number"],
-                                  validators=[_max("passport_number", 20)])
+    country = SelectField(
+        PAYEE_LABELS["country"],
+        validate_choice=False,
+        choices=[SelectChoice("BY", _l("Беларусь")), SelectChoice("RU", _l("Россия"))],
+    )
+    passport_series = StringField(
+        PAYEE_LABELS["passport_series"], validators=[_max("passport_series", 10)]
+    )
+    passport_number = StringField(
+        PAYEE_LABELS["passport_number"], validators=[_max("passport_number", 20)]
+    )
     issued_by = StringField(PAYEE_LABELS["issued_by"], validators=[_max("issued_by", 300)])
     issued_on = StringField(PAYEE_LABELS["issued_on"], validators=[_max("issued_on", 20)])
-    personal_number = StringField(PAYEE_LABELS["personal_number"],
-                                  validators=[_max("personal_number", 20)])
+    personal_number = StringField(
+        PAYEE_LABELS["personal_number"], validators=[_max("personal_number", 20)]
+    )
     inn = StringField(PAYEE_LABELS["inn"], validators=[_max("inn", 20)])
     address = TextAreaField(PAYEE_LABELS["address"], validators=[_max("address", 300)])
     iban = StringField(PAYEE_LABELS["iban"], validators=[_max("iban", 40)])
     account = StringField(PAYEE_LABELS["account"], validators=[_max("account", 30)])
     bik = StringField(PAYEE_LABELS["bik"], validators=[_max("bik", 12)])
-    tax_status = SelectField(PAYEE_LABELS["tax_status"], validate_choice=False, choices=[
-        SelectChoice("resident", _l("Налоговый резидент страны выплаты")),
-        SelectChoice("non_resident", _l("Не являюсь налоговым резидентом страны выплаты"))])
+    tax_status = SelectField(
+        PAYEE_LABELS["tax_status"],
+        validate_choice=False,
+        choices=[
+            SelectChoice("resident", _l("Налоговый резидент страны выплаты")),
+            SelectChoice("non_resident", _l("Не являюсь налоговым резидентом страны выплаты")),
+        ],
+    )
 
 
 class RegisterForm(FlaskForm):
@@ -93,8 +108,9 @@ class RegisterForm(FlaskForm):
 
     start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
     end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
-    format = SelectField("Формат", choices=[SelectChoice("xlsx", "XLSX"),
-                                               SelectChoice("csv", "CSV")])
+    format = SelectField(
+        "Формат", choices=[SelectChoice("xlsx", "XLSX"), SelectChoice("csv", "CSV")]
+    )
 
 
 class RegisterPdfForm(FlaskForm):
@@ -105,5 +121,7 @@ class RegisterPdfForm(FlaskForm):
 
 
 class PaidListForm(FlaskForm):
-    paid_list = FileField("Выписка банка об оплате (CSV: Договор;Сумма;Дата;Номер п/п)",
-                          validators=[FileRequired("Приложите файл.")])
+    paid_list = FileField(
+        "Выписка банка об оплате (CSV: Договор;Сумма;Дата;Номер п/п)",
+        validators=[FileRequired("Приложите файл.")],
+    )

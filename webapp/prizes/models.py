@@ -14,8 +14,15 @@ from webapp.games.models import Game
 from webapp.submissions.models import Author, Byline, Question
 
 #: owed → details_requested → details_received → agreement_issued → signed → paid → closed.
-PRIZE_STATUSES = ("owed", "details_requested", "details_received", "agreement_issued",
-                  "signed", "paid", "closed")
+PRIZE_STATUSES = (
+    "owed",
+    "details_requested",
+    "details_received",
+    "agreement_issued",
+    "signed",
+    "paid",
+    "closed",
+)
 STATUS_LABELS = {
     "owed": "причитается",
     "details_requested": "реквизиты запрошены",
@@ -64,8 +71,9 @@ class Prize(Model):
     game: Mapped[Game] = relationship(lazy="joined")
     author: Mapped[Author | None] = relationship(lazy="joined")
     question: Mapped[Question | None] = relationship(lazy="joined")
-    agreement: Mapped[GiftAgreement | None] = relationship(back_populates="prize", uselist=False,
-                                                           lazy="selectin")
+    agreement: Mapped[GiftAgreement | None] = relationship(
+        back_populates="prize", uselist=False, lazy="selectin"
+    )
 
     @property
     def byline(self) -> Byline | None:
@@ -78,8 +86,9 @@ class Prize(Model):
             for qa in self.question.authors:
                 if qa.author_id == self.author_id:
                     return qa.byline
-        return Byline(self.author.id, self.author.name, self.author.city,
-                      self.author.email_encrypted)
+        return Byline(
+            self.author.id, self.author.name, self.author.city, self.author.email_encrypted
+        )
 
     @property
     def payee(self) -> str:
@@ -97,8 +106,7 @@ class PrizeStatusChange(Model):
     __tablename__ = "prize_status_change"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
-                                          index=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"), index=True)
     from_status: Mapped[str | None] = mapped_column(String(20))
     to_status: Mapped[str] = mapped_column(String(20))
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
@@ -141,13 +149,13 @@ class CommissionMinutes(Model):
     """
 
     __tablename__ = "commission_minutes"
-    __table_args__ = (UniqueConstraint("season_id", "seq", name="uq_commission_minutes_seq"),
-                      UniqueConstraint("season_id", "number",
-                                       name="uq_commission_minutes_number"))
+    __table_args__ = (
+        UniqueConstraint("season_id", "seq", name="uq_commission_minutes_seq"),
+        UniqueConstraint("season_id", "number", name="uq_commission_minutes_number"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
-                                          unique=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"), unique=True)
     season_id: Mapped[int] = mapped_column(ForeignKey("season.id"))
     seq: Mapped[int] = mapped_column(Integer)
     number: Mapped[str] = mapped_column(String(20))
@@ -166,8 +174,7 @@ class PayeeDetails(Model):
     __tablename__ = "payee_details"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
-                                          unique=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"), unique=True)
     encrypted: Mapped[str] = mapped_column(db.Text)
     personal_number_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     account_hash: Mapped[str | None] = mapped_column(String(64), index=True)
@@ -181,8 +188,7 @@ class DetailsLink(Model):
     __tablename__ = "details_link"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"),
-                                          index=True)
+    prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

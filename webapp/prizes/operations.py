@@ -57,12 +57,13 @@ TRANSITIONS = {
     "paid": {"closed"},
     "closed": set(),
 }
-NO_AGREEMENT_TRANSITIONS = {"owed": {"details_requested", "details_received", "paid",
-                                     "closed"},
-                            "details_requested": {"details_requested", "details_received",
-                                                  "paid"},
-                            "details_received": {"paid"},
-                            "paid": {"closed"}, "closed": set()}
+NO_AGREEMENT_TRANSITIONS = {
+    "owed": {"details_requested", "details_received", "paid", "closed"},
+    "details_requested": {"details_requested", "details_received", "paid"},
+    "details_received": {"paid"},
+    "paid": {"closed"},
+    "closed": set(),
+}
 
 
 class PrizeError(OperationError, RuntimeError):
@@ -87,8 +88,9 @@ def next_agreement_seq(season: Season) -> int:
     """The next gap-free number of the season. The season row is locked (``FOR UPDATE`` on
     PostgreSQL; SQLite writers are serialised by ``BEGIN IMMEDIATE``)."""
     db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
-    current = db.session.scalar(db.select(db.func.max(GiftAgreement.seq))
-                                .where(GiftAgreement.season_id == season.id))
+    current = db.session.scalar(
+        db.select(db.func.max(GiftAgreement.seq)).where(GiftAgreement.season_id == season.id)
+    )
     return (current or 0) + 1
 
 
@@ -96,8 +98,11 @@ def next_minutes_seq(season: Season) -> int:
     """The next gap-free number of the season's prize commission minutes; the season row is
     locked as in :func:`next_agreement_seq`."""
     db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
-    current = db.session.scalar(db.select(db.func.max(CommissionMinutes.seq))
-                                .where(CommissionMinutes.season_id == season.id))
+    current = db.session.scalar(
+        db.select(db.func.max(CommissionMinutes.seq)).where(
+            CommissionMinutes.season_id == season.id
+        )
+    )
     return (current or 0) + 1
 
 
@@ -109,19 +114,28 @@ def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") ->
     """
     graph = TRANSITIONS if prize.agreement is not None else NO_AGREEMENT_TRANSITIONS
     if to not in graph.get(prize.status, set()):
-        raise PrizeError(f"приз {prize.id}: переход «{STATUS_LABELS.get(prize.status, prize.status)}»"
-                         f" → «{STATUS_LABELS.get(to, to)}» не допускается")
+        raise PrizeError(
+            f"приз {prize.id}: переход «{STATUS_LABELS.get(prize.status, prize.status)}»"
+            f" → «{STATUS_LABELS.get(to, to)}» не допускается"
+        )
     _record(prize, prize.status, to, user_id, note)
     return prize
 
 
-def _record(prize: Prize, from_status: str | None, to: str, user_id: int | None,
-            note: str) -> None:
+def _record(prize: Prize, from_status: str | None, to: str, user_id: int | None, note: str) -> None:
     now = utcnow()
     prize.status = to
     prize.status_changed_at = now
-    db.session.add(PrizeStatusChange(prize_id=prize.id, from_status=from_status, to_status=to,
-                                     by_user_id=user_id, note=note[:300], created_at=now))
+    db.session.add(
+        PrizeStatusChange(
+            prize_id=prize.id,
+            from_status=from_status,
+            to_status=to,
+            by_user_id=user_id,
+            note=note[:300],
+            created_at=now,
+        )
+    )
     db.session.flush()
 
 
@@ -134,8 +148,15 @@ def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
 
 
 def _document(kind: str, prize: Prize, version: int = 1) -> Document:
-    doc = Document(key=f"{kind}:prize:{prize.id}:v{version}", kind=kind, game_id=prize.game_id,
-                   prize_id=prize.id, version=version, status="pending", created_at=utcnow())
+    doc = Document(
+        key=f"{kind}:prize:{prize.id}:v{version}",
+        kind=kind,
+        game_id=prize.game_id,
+        prize_id=prize.id,
+        version=version,
+        status="pending",
+        created_at=utcnow(),
+    )
     db.session.add(doc)
     db.session.flush()
     return doc
@@ -145,9 +166,15 @@ def _number_agreement(prize: Prize, season: Season) -> GiftAgreement:
     """Take the season's next number for ``prize`` and queue its rendering."""
     seq = next_agreement_seq(season)
     doc = _document(GIFT_AGREEMENT, prize)
-    agreement = GiftAgreement(prize_id=prize.id, season_id=season.id, seq=seq,
-                              number=f"{agreement_prefix(season)}-{seq:04d}", status="pending",
-                              document_id=doc.id, created_at=utcnow())
+    agreement = GiftAgreement(
+        prize_id=prize.id,
+        season_id=season.id,
+        seq=seq,
+        number=f"{agreement_prefix(season)}-{seq:04d}",
+        status="pending",
+        document_id=doc.id,
+        created_at=utcnow(),
+    )
     db.session.add(agreement)
     db.session.flush()
     enqueue("prizes.issue_agreement", prize.id)
@@ -158,8 +185,12 @@ def _unanswered(game: Game, state: dict) -> list[tuple[int, list[int]]]:
     """``[(question_id, [author_id in authorship order])]`` of the game's unanswered
     questions, from the replayed ``state``."""
     keys = {(u["sector"], u["slot"]) for u in state["unanswered"]}
-    return [(eq.question.id, [qa.author_id for qa in eq.question.authors])
-            for env in game.envelopes for eq in env.questions if (env.sector, eq.slot) in keys]
+    return [
+        (eq.question.id, [qa.author_id for qa in eq.question.authors])
+        for env in game.envelopes
+        for eq in env.questions
+        if (env.sector, eq.slot) in keys
+    ]
 
 
 def close_game(game: Game, user_id: int | None) -> list[Prize]:
@@ -175,19 +206,23 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     if game.status == "closed":
         return prizes_of(game, kind="unanswered_question")
     if game.status != "finished":
-        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: "
-                           "закрыть можно только сыгранную игру")
+        raise GameConflict(
+            f"игра {game.id} — {status_label(game.status)}: закрыть можно только сыгранную игру"
+        )
     season = game.season
     if season.unanswered_prize is None:
-        raise GameConflict(f"season {season.name!r} has no cash prize per unanswered question;"
-                           " set it first")
+        raise GameConflict(
+            f"season {season.name!r} has no cash prize per unanswered question; set it first"
+        )
     state = game_state(game)
     from webapp.games.season_events import add_game_result
+
     add_game_result(game, state, user_id)  # the season's result, same transaction (409)
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
     played_sectors = {r["sector"] for r in state["rounds"]}
-    asked = {(r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"]
-             if q.get("asked")}
+    asked = {
+        (r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"] if q.get("asked")
+    }
     for env in game.envelopes:
         for eq in env.questions:
             key = (env.sector, eq.slot)
@@ -199,22 +234,38 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
             else:
                 eq.outcome = "unasked"
             if eq.outcome == "unasked":
-                set_status(q, "approved", by_user_id=user_id,
-                           reason=f"не сыгран в игре {game.id}: возвращён в пул")
+                set_status(
+                    q,
+                    "approved",
+                    by_user_id=user_id,
+                    reason=f"не сыгран в игре {game.id}: возвращён в пул",
+                )
             else:
                 # issue 4's state machine: assigned → played → answered / unanswered.
                 q.aired_on = game.air_date
                 set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
-                set_status(q, eq.outcome, by_user_id=user_id,
-                           reason=f"игра {game.id}: "
-                           + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"))
+                set_status(
+                    q,
+                    eq.outcome,
+                    by_user_id=user_id,
+                    reason=f"игра {game.id}: "
+                    + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
+                )
     entitlements = unanswered_question_prizes(
-        season.ruleset, _unanswered(game, state),
-        Money(season.unanswered_prize, season.currency))
+        season.ruleset, _unanswered(game, state), Money(season.unanswered_prize, season.currency)
+    )
     for ent in entitlements:
-        prize = _new_prize(game, user_id, f"игра {game.id} закрыта", question_id=ent.question_key,
-                           author_id=ent.author_key, kind=ent.kind, amount=ent.money.amount,
-                           currency=ent.money.currency, rule=ent.rule)
+        prize = _new_prize(
+            game,
+            user_id,
+            f"игра {game.id} закрыта",
+            question_id=ent.question_key,
+            author_id=ent.author_key,
+            kind=ent.kind,
+            amount=ent.money.amount,
+            currency=ent.money.currency,
+            rule=ent.rule,
+        )
         _number_agreement(prize, season)
     game.status = "closed"
     game.closed_at = utcnow()
@@ -243,8 +294,15 @@ def _award_key(game: Game, award: Award) -> str:
     return f"{game.id}:{award.kind}"
 
 
-def award_prize(game: Game, kind: str, user_id: int | None, *, recipient: str = "",
-                team: Sequence[str] = (), author_id: int | None = None) -> list[Prize]:
+def award_prize(
+    game: Game,
+    kind: str,
+    user_id: int | None,
+    *,
+    recipient: str = "",
+    team: Sequence[str] = (),
+    author_id: int | None = None,
+) -> list[Prize]:
     """Award an individual prize of the season's rule book after ``game``.
 
     ``kind``: a key of ``webapp.domain.prizes.AWARD_RULES``. Experts' prizes take
@@ -264,28 +322,46 @@ def award_prize(game: Game, kind: str, user_id: int | None, *, recipient: str = 
     if rule is None:
         raise PrizeError(f"неизвестный вид приза {kind!r}")
     if game.status not in ("finished", "closed"):
-        raise PrizeError(f"игра {game.id} ещё не окончена: призы присуждаются после игры",
-                         rule.rule)
+        raise PrizeError(
+            f"игра {game.id} ещё не окончена: призы присуждаются после игры", rule.rule
+        )
     season = game.season
     winner = game_state(game)["winner"]
     prize_money = _season_amount(season, rule.amount_field)
     try:
         if rule.recipient == "each_expert":
-            awards = special_game_prizes(ruleset=season.ruleset, game_kind=game.kind,
-                                         team=team, prize=prize_money)
+            awards = special_game_prizes(
+                ruleset=season.ruleset, game_kind=game.kind, team=team, prize=prize_money
+            )
         elif rule.recipient == "team":
-            awards = [award_to_expert(kind, ruleset=season.ruleset, game_kind=game.kind,
-                                      winner=winner, recipient=recipient, team=team,
-                                      prize=prize_money)]
+            awards = [
+                award_to_expert(
+                    kind,
+                    ruleset=season.ruleset,
+                    game_kind=game.kind,
+                    winner=winner,
+                    recipient=recipient,
+                    team=team,
+                    prize=prize_money,
+                )
+            ]
         else:
             author = db.session.get(Author, author_id) if author_id is not None else None
             if author is None:
                 raise PrizeRefused(rule.rule, "не выбран автор вопроса")
             authors = [a for _q, ids in _unanswered(game, game_state(game)) for a in ids]
-            awards = [award_to_author(kind, ruleset=season.ruleset, game_kind=game.kind,
-                                      winner=winner, author_key=author.id,
-                                      author_name=author.name, unanswered_authors=authors,
-                                      prize=prize_money)]
+            awards = [
+                award_to_author(
+                    kind,
+                    ruleset=season.ruleset,
+                    game_kind=game.kind,
+                    winner=winner,
+                    author_key=author.id,
+                    author_name=author.name,
+                    unanswered_authors=authors,
+                    prize=prize_money,
+                )
+            ]
     except PrizeRefused as exc:
         raise PrizeError(exc.message, exc.rule) from exc
     out = []
@@ -293,19 +369,30 @@ def award_prize(game: Game, kind: str, user_id: int | None, *, recipient: str = 
         key = _award_key(game, award)
         existing = db.session.scalar(db.select(Prize).where(Prize.award_key == key))
         if existing is not None:
-            same = (existing.author_id == award.author_key
-                    and (existing.recipient_name or "").casefold() == award.recipient.casefold())
+            same = (
+                existing.author_id == award.author_key
+                and (existing.recipient_name or "").casefold() == award.recipient.casefold()
+            )
             if not same:
-                raise PrizeError(f"приз «{rule.label}» этой игры уже присуждён: "
-                                 f"{existing.payee}", rule.rule)
+                raise PrizeError(
+                    f"приз «{rule.label}» этой игры уже присуждён: {existing.payee}", rule.rule
+                )
             out.append(existing)
             continue
         money = award.money
-        prize = _new_prize(game, user_id, f"присуждён: {rule.label}", kind=award.kind,
-                           author_id=award.author_key, recipient_name=award.recipient,
-                           amount=money.amount if money else None,
-                           currency=money.currency if money else season.currency,
-                           trophy=award.trophy, rule=award.rule, award_key=key)
+        prize = _new_prize(
+            game,
+            user_id,
+            f"присуждён: {rule.label}",
+            kind=award.kind,
+            author_id=award.author_key,
+            recipient_name=award.recipient,
+            amount=money.amount if money else None,
+            currency=money.currency if money else season.currency,
+            trophy=award.trophy,
+            rule=award.rule,
+            award_key=key,
+        )
         if COMMISSION_MINUTES in award.paperwork:
             issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
@@ -323,15 +410,20 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
     good. Idempotent: minutes already numbered are returned as they are (no new number, no
     new document, nothing queued).
     """
-    existing = db.session.scalar(db.select(CommissionMinutes)
-                                 .where(CommissionMinutes.prize_id == prize.id))
+    existing = db.session.scalar(
+        db.select(CommissionMinutes).where(CommissionMinutes.prize_id == prize.id)
+    )
     if existing is not None:
         return existing
     season = season or prize.game.season
     seq = next_minutes_seq(season)
-    minutes = CommissionMinutes(prize_id=prize.id, season_id=season.id, seq=seq,
-                                number=f"{agreement_prefix(season)}-К-{seq:04d}",
-                                created_at=utcnow())
+    minutes = CommissionMinutes(
+        prize_id=prize.id,
+        season_id=season.id,
+        seq=seq,
+        number=f"{agreement_prefix(season)}-К-{seq:04d}",
+        created_at=utcnow(),
+    )
     db.session.add(minutes)
     _document(COMMISSION_MINUTES, prize)
     enqueue("prizes.render_minutes", prize.id)
@@ -344,12 +436,19 @@ def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     ``prizes.render_minutes``; the prize's status does not change. ``user_id``: who asked
     (kept for the views' uniform call; documents record no author). Raises PrizeError when
     the prize has no minutes."""
-    minutes = db.session.scalar(db.select(CommissionMinutes)
-                                .where(CommissionMinutes.prize_id == prize.id))
+    minutes = db.session.scalar(
+        db.select(CommissionMinutes).where(CommissionMinutes.prize_id == prize.id)
+    )
     if minutes is None:
         raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
-    version = 1 + (db.session.scalar(db.select(db.func.max(Document.version)).where(
-        Document.prize_id == prize.id, Document.kind == COMMISSION_MINUTES)) or 0)
+    version = 1 + (
+        db.session.scalar(
+            db.select(db.func.max(Document.version)).where(
+                Document.prize_id == prize.id, Document.kind == COMMISSION_MINUTES
+            )
+        )
+        or 0
+    )
     doc = _document(COMMISSION_MINUTES, prize, version)
     enqueue("prizes.render_minutes", prize.id)
     return doc
@@ -364,8 +463,14 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     if prize.status in ("signed", "paid", "closed"):
         raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
-    version = 1 + (db.session.scalar(db.select(db.func.max(Document.version)).where(
-        Document.prize_id == prize.id, Document.kind == GIFT_AGREEMENT)) or 0)
+    version = 1 + (
+        db.session.scalar(
+            db.select(db.func.max(Document.version)).where(
+                Document.prize_id == prize.id, Document.kind == GIFT_AGREEMENT
+            )
+        )
+        or 0
+    )
     doc = _document(GIFT_AGREEMENT, prize, version)
     agreement.document_id = doc.id
     agreement.status = "pending"
@@ -401,10 +506,10 @@ def scan_format(scan: bytes, filename: str) -> str:
         with Image.open(io.BytesIO(scan)) as image:
             found = image.format
             image.verify()
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
-            ValueError):
-        raise PrizeError("скан договора: файл не открывается как изображение PNG или JPEG"
-                         ) from None
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError):
+        raise PrizeError(
+            "скан договора: файл не открывается как изображение PNG или JPEG"
+        ) from None
     if found != expected:
         raise wrong
     return found
@@ -424,21 +529,33 @@ def mark_signed(prize: Prize, scan: bytes, filename: str, user_id: int | None) -
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     suffix = Path(filename or "").suffix.lower()
     scan_format(scan, filename)
-    received = db.session.scalar(db.select(PayeeDetails.id)
-                                 .where(PayeeDetails.prize_id == prize.id))
+    received = db.session.scalar(
+        db.select(PayeeDetails.id).where(PayeeDetails.prize_id == prize.id)
+    )
     if received is None:
-        raise PrizeError(f"приз {prize.id}: реквизиты получателя не получены — договор "
-                         f"{agreement.number} подписывается после получения паспортных "
-                         f"данных и адреса")
+        raise PrizeError(
+            f"приз {prize.id}: реквизиты получателя не получены — договор "
+            f"{agreement.number} подписывается после получения паспортных "
+            f"данных и адреса"
+        )
     change_status(prize, "signed", user_id, f"скан подписанного договора {agreement.number}")
     sha = hashlib.sha256(scan).hexdigest()
     rel = f"signed/{agreement.number}-{sha[:12]}{suffix}"
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(scan)
-    doc = Document(key=f"signed_scan:prize:{prize.id}:{sha[:16]}", kind="signed_scan",
-                   game_id=prize.game_id, prize_id=prize.id, version=1, status="ready",
-                   sha256=sha, path=rel, created_at=utcnow(), rendered_at=utcnow())
+    doc = Document(
+        key=f"signed_scan:prize:{prize.id}:{sha[:16]}",
+        kind="signed_scan",
+        game_id=prize.game_id,
+        prize_id=prize.id,
+        version=1,
+        status="ready",
+        sha256=sha,
+        path=rel,
+        created_at=utcnow(),
+        rendered_at=utcnow(),
+    )
     db.session.add(doc)
     db.session.flush()
     agreement.signed_document_id = doc.id

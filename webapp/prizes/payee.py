@@ -66,8 +66,9 @@ class PayeeError(OperationError, ValueError):
     status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
-                         errors=errors)
+        super().__init__(
+            "; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()), errors=errors
+        )
         self.errors = errors
 
 
@@ -101,8 +102,9 @@ def by_personal_number_valid(value: str) -> bool:
     if not re.fullmatch(r"\d{7}[A-Z]\d{3}[A-Z]{2}\d", value):
         return False
     weights = (7, 3, 1)
-    total = sum((int(c) if c.isdigit() else ord(c) - 55) * weights[i % 3]
-                for i, c in enumerate(value[:13]))
+    total = sum(
+        (int(c) if c.isdigit() else ord(c) - 55) * weights[i % 3] for i, c in enumerate(value[:13])
+    )
     return total % 10 == int(value[13])
 
 
@@ -128,15 +130,30 @@ def validate(data: PayeeInput) -> dict:
 
     for field, value in out.items():
         if isinstance(value, str) and has_control_chars(value):
-            bad(field, _("Поле «%(field)s» содержит недопустимые управляющие символы.",
-                         field=PAYEE_LABELS[field]))
+            bad(
+                field,
+                _(
+                    "Поле «%(field)s» содержит недопустимые управляющие символы.",
+                    field=PAYEE_LABELS[field],
+                ),
+            )
     for field, empty, too_long in (
-            ("full_name", _("Укажите фамилию, имя и отчество."),
-             _("Фамилия, имя, отчество: не длиннее 300 символов.")),
-            ("address", _("Укажите адрес регистрации."),
-             _("Адрес регистрации: не длиннее 300 символов.")),
-            ("issued_by", _("Укажите, кем выдан паспорт."),
-             _("Кем выдан паспорт: не длиннее 300 символов."))):
+        (
+            "full_name",
+            _("Укажите фамилию, имя и отчество."),
+            _("Фамилия, имя, отчество: не длиннее 300 символов."),
+        ),
+        (
+            "address",
+            _("Укажите адрес регистрации."),
+            _("Адрес регистрации: не длиннее 300 символов."),
+        ),
+        (
+            "issued_by",
+            _("Укажите, кем выдан паспорт."),
+            _("Кем выдан паспорт: не длиннее 300 символов."),
+        ),
+    ):
         if not out[field]:
             bad(field, empty)
         elif len(out[field]) > 300:
@@ -147,8 +164,11 @@ def validate(data: PayeeInput) -> dict:
     series = out["passport_series"].replace(" ", "").upper()
     number = out["passport_number"].replace(" ", "")
     try:
-        issued = (out["issued_on"] if isinstance(out["issued_on"], date)
-                  else date.fromisoformat(out["issued_on"]))
+        issued = (
+            out["issued_on"]
+            if isinstance(out["issued_on"], date)
+            else date.fromisoformat(out["issued_on"])
+        )
         if issued > date.today() or issued.year < 1950:
             bad("issued_on", _("Неверная дата выдачи паспорта."))
         out["issued_on"] = issued.isoformat()
@@ -163,8 +183,13 @@ def validate(data: PayeeInput) -> dict:
             bad("passport_number", _("Номер паспорта РБ: 7 цифр."))
         pn = out["personal_number"].replace(" ", "").upper()
         if not by_personal_number_valid(pn):
-            bad("personal_number", _("Идентификационный номер: 14 знаков (например, "
-                                     "3010190A001PB9) с верной контрольной цифрой."))
+            bad(
+                "personal_number",
+                _(
+                    "Идентификационный номер: 14 знаков (например, "
+                    "3010190A001PB9) с верной контрольной цифрой."
+                ),
+            )
         out["personal_number"] = pn
         try:
             iban = IBAN(out["iban"])
@@ -219,13 +244,24 @@ def new_link(prize: Prize) -> str:
     itsdangerous); only its SHA-256 is stored. Earlier unused links of the prize expire
     now. Returns the token (to be mailed or shown once)."""
     now = utcnow()
-    db.session.execute(update(DetailsLink).where(DetailsLink.prize_id == prize.id,
-                                                 DetailsLink.used_at.is_(None),
-                                                 DetailsLink.expires_at > now)
-                       .values(expires_at=now))
+    db.session.execute(
+        update(DetailsLink)
+        .where(
+            DetailsLink.prize_id == prize.id,
+            DetailsLink.used_at.is_(None),
+            DetailsLink.expires_at > now,
+        )
+        .values(expires_at=now)
+    )
     token = _serializer().dumps({"p": prize.id, "n": secrets.token_urlsafe(24)})
-    db.session.add(DetailsLink(prize_id=prize.id, token_hash=_token_hash(token),
-                               expires_at=now + timedelta(hours=link_hours()), created_at=now))
+    db.session.add(
+        DetailsLink(
+            prize_id=prize.id,
+            token_hash=_token_hash(token),
+            expires_at=now + timedelta(hours=link_hours()),
+            created_at=now,
+        )
+    )
     db.session.flush()
     return token
 
@@ -249,10 +285,16 @@ def open_link(token: str) -> DetailsLink | None:
         data = _serializer().loads(token, max_age=link_hours() * 3600)
     except BadSignature:
         return None
-    link = db.session.scalar(db.select(DetailsLink).where(
-        DetailsLink.token_hash == _token_hash(token)))
-    if (link is None or link.used_at is not None or link.expires_at <= utcnow()
-            or not isinstance(data, dict) or data.get("p") != link.prize_id):
+    link = db.session.scalar(
+        db.select(DetailsLink).where(DetailsLink.token_hash == _token_hash(token))
+    )
+    if (
+        link is None
+        or link.used_at is not None
+        or link.expires_at <= utcnow()
+        or not isinstance(data, dict)
+        or data.get("p") != link.prize_id
+    ):
         return None
     return link
 
@@ -263,8 +305,10 @@ def lookup_hashes(clean: dict) -> tuple[str, str]:
     chars, ``crypto.lookup_hash``) of the personal number (or passport series and number)
     with the country, and of the IBAN (or account)."""
     key = clean["personal_number"] or f"{clean['passport_series']}{clean['passport_number']}"
-    return (lookup_hash(f"person:{clean['country']}:{key}"),
-            lookup_hash(f"account:{clean['iban'] or clean['account']}"))
+    return (
+        lookup_hash(f"person:{clean['country']}:{key}"),
+        lookup_hash(f"account:{clean['iban'] or clean['account']}"),
+    )
 
 
 def submit_details(token: str, data: PayeeInput) -> Prize:
@@ -277,8 +321,11 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
     if link is None:
         raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
     clean = validate(data)
-    used = db.session.execute(update(DetailsLink).where(
-        DetailsLink.id == link.id, DetailsLink.used_at.is_(None)).values(used_at=utcnow()))
+    used = db.session.execute(
+        update(DetailsLink)
+        .where(DetailsLink.id == link.id, DetailsLink.used_at.is_(None))
+        .values(used_at=utcnow())
+    )
     if used.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult at run time
         raise PrizeError("Ссылка недействительна: она устарела или уже использована.")
     prize = db.session.get_one(Prize, link.prize_id)
@@ -302,11 +349,17 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
 # --------------------------------------------------------------------------- reading
 
 
-def audit(user_id: int | None, action: str, prize_id: int | None = None,
-          detail: str = "") -> None:
+def audit(user_id: int | None, action: str, prize_id: int | None = None, detail: str = "") -> None:
     """Record one access to personal data (``action``: view | export | delete)."""
-    db.session.add(PersonalDataAccess(user_id=user_id, prize_id=prize_id, action=action,
-                                      detail=detail[:200], created_at=utcnow()))
+    db.session.add(
+        PersonalDataAccess(
+            user_id=user_id,
+            prize_id=prize_id,
+            action=action,
+            detail=detail[:200],
+            created_at=utcnow(),
+        )
+    )
     db.session.flush()
 
 
@@ -343,8 +396,13 @@ def declared(prize: Prize) -> tuple[str, str]:
 def details_for_export(prize_ids: list[int], user_id: int | None, what: str) -> dict[int, dict]:
     """Clear-text details of several prizes for the payment register (audited ``export``
     once per prize)."""
-    rows = db.session.scalars(db.select(PayeeDetails).where(
-        PayeeDetails.prize_id.in_(prize_ids))).all() if prize_ids else []
+    rows = (
+        db.session.scalars(
+            db.select(PayeeDetails).where(PayeeDetails.prize_id.in_(prize_ids))
+        ).all()
+        if prize_ids
+        else []
+    )
     out = {}
     for details in rows:
         audit(user_id, "export", details.prize_id, what)
@@ -357,8 +415,11 @@ def find_by_personal_number(country: str, value: str) -> list[int]:
     by the keyed hash (no decryption)."""
     value = value.replace(" ", "").upper()
     h = lookup_hash(f"person:{country}:{value}")
-    return list(db.session.scalars(db.select(PayeeDetails.prize_id).where(
-        PayeeDetails.personal_number_hash == h)).all())
+    return list(
+        db.session.scalars(
+            db.select(PayeeDetails.prize_id).where(PayeeDetails.personal_number_hash == h)
+        ).all()
+    )
 
 
 def retention_days() -> int:
@@ -371,8 +432,11 @@ def purge_paid_details(today: date | None = None) -> int:
     (the prize, its agreement and history are kept); each deletion audited. Returns how
     many were deleted."""
     limit = (today or utcnow().date()) - timedelta(days=retention_days())
-    rows = db.session.scalars(db.select(PayeeDetails).join(Prize, Prize.id == PayeeDetails.prize_id)
-                              .where(Prize.paid_on.is_not(None), Prize.paid_on <= limit)).all()
+    rows = db.session.scalars(
+        db.select(PayeeDetails)
+        .join(Prize, Prize.id == PayeeDetails.prize_id)
+        .where(Prize.paid_on.is_not(None), Prize.paid_on <= limit)
+    ).all()
     for details in rows:
         audit(None, "delete", details.prize_id, f"хранение {retention_days()} дн. истекло")
         db.session.delete(details)

@@ -26,9 +26,13 @@ def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]
 
 def history(prize_id: int) -> list[PrizeStatusChange]:
     """The prize's status changes, oldest first."""
-    return list(db.session.scalars(db.select(PrizeStatusChange)
-                                   .where(PrizeStatusChange.prize_id == prize_id)
-                                   .order_by(PrizeStatusChange.id)).all())
+    return list(
+        db.session.scalars(
+            db.select(PrizeStatusChange)
+            .where(PrizeStatusChange.prize_id == prize_id)
+            .order_by(PrizeStatusChange.id)
+        ).all()
+    )
 
 
 def user_names(user_ids) -> dict[int, str]:
@@ -95,18 +99,25 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
     byline = prize.byline
     award = None
     if prize.kind != "unanswered_question":
-        award = {"label": kind_label(prize.kind),
-                 "trophy": TROPHY_LABELS.get(prize.trophy or "", "")}
+        award = {
+            "label": kind_label(prize.kind),
+            "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
+        }
     return {
         "number": agreement.number,
         "date": (game.closed_at or agreement.created_at).date().isoformat(),
         "place": broadcaster.pop("place", ""),
         "broadcaster": broadcaster,
-        "author": {"name": declared_name or prize.payee,
-                   "city": (byline.city or "") if byline else "",
-                   "address": address},
-        "question": ({"id": prize.question_id, "text": prize.question.text}
-                     if prize.question is not None else None),
+        "author": {
+            "name": declared_name or prize.payee,
+            "city": (byline.city or "") if byline else "",
+            "address": address,
+        },
+        "question": (
+            {"id": prize.question_id, "text": prize.question.text}
+            if prize.question is not None
+            else None
+        ),
         "award": award,
         "game": {"title": game.display_title, "date": game.air_date.isoformat()},
         "amount": prize.amount,
@@ -130,8 +141,9 @@ def commission_members() -> list[str]:
 
 def minutes_of(prize_id: int) -> CommissionMinutes | None:
     """The numbered prize commission minutes of a prize, None if it has none."""
-    return db.session.scalar(db.select(CommissionMinutes)
-                             .where(CommissionMinutes.prize_id == prize_id))
+    return db.session.scalar(
+        db.select(CommissionMinutes).where(CommissionMinutes.prize_id == prize_id)
+    )
 
 
 def minutes_context(prize: Prize, version: int | None = None) -> dict:
@@ -156,8 +168,14 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
     if not members:
         raise ValueError("SOVA_PRIZE_COMMISSION is empty: the prize commission has no members")
     if version is None:
-        version = db.session.scalar(db.select(db.func.max(Document.version)).where(
-            Document.prize_id == prize.id, Document.kind == "commission_minutes")) or 1
+        version = (
+            db.session.scalar(
+                db.select(db.func.max(Document.version)).where(
+                    Document.prize_id == prize.id, Document.kind == "commission_minutes"
+                )
+            )
+            or 1
+        )
     game = prize.game
     broadcaster = current_app.config["SOVA_BROADCASTER"]
     return {
@@ -166,9 +184,12 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
         "date": game.air_date.isoformat(),
         "place": broadcaster.get("place", ""),
         "broadcaster": {"name": broadcaster["name"]},
-        "prize": {"label": kind_label(prize.kind),
-                  "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
-                  "amount": prize.amount, "currency": prize.currency},
+        "prize": {
+            "label": kind_label(prize.kind),
+            "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
+            "amount": prize.amount,
+            "currency": prize.currency,
+        },
         "winner": prize.payee,
         "game": {"title": game.display_title, "date": game.air_date.isoformat()},
         "rule": rule_for_print(prize.rule),
@@ -177,8 +198,15 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
 
 
 DASHBOARD_COLUMNS = ("owed", "issued", "signed", "paid")
-_BUCKET = {"owed": "owed", "details_requested": "owed", "details_received": "owed",
-           "agreement_issued": "issued", "signed": "signed", "paid": "paid", "closed": "paid"}
+_BUCKET = {
+    "owed": "owed",
+    "details_requested": "owed",
+    "details_received": "owed",
+    "agreement_issued": "issued",
+    "signed": "signed",
+    "paid": "paid",
+    "closed": "paid",
+}
 
 
 def dashboard() -> list[dict]:
@@ -189,9 +217,16 @@ def dashboard() -> list[dict]:
 
     rows: dict[int, dict] = {}
     for p in db.session.scalars(db.select(Prize).join(Game).order_by(Game.air_date, Prize.id)):
-        row = rows.setdefault(p.game_id, {
-            "season": p.game.season.name, "game_id": p.game_id, "game": p.game.display_title,
-            **{c: 0 for c in DASHBOARD_COLUMNS}, "unpaid": {}})
+        row = rows.setdefault(
+            p.game_id,
+            {
+                "season": p.game.season.name,
+                "game_id": p.game_id,
+                "game": p.game.display_title,
+                **{c: 0 for c in DASHBOARD_COLUMNS},
+                "unpaid": {},
+            },
+        )
         bucket = _BUCKET[p.status]
         row[bucket] += 1
         if bucket != "paid" and p.amount is not None:
@@ -206,7 +241,14 @@ def overdue(days: int, now=None) -> list[Prize]:
     from webapp.core.models import utcnow
 
     limit = (now or utcnow()) - timedelta(days=days)
-    return list(db.session.scalars(
-        db.select(Prize).where(Prize.status.not_in(("paid", "closed")),
-                               Prize.amount.is_not(None), Prize.created_at < limit)
-        .order_by(Prize.created_at, Prize.id)).all())
+    return list(
+        db.session.scalars(
+            db.select(Prize)
+            .where(
+                Prize.status.not_in(("paid", "closed")),
+                Prize.amount.is_not(None),
+                Prize.created_at < limit,
+            )
+            .order_by(Prize.created_at, Prize.id)
+        ).all()
+    )

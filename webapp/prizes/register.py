@@ -38,12 +38,29 @@ from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
 from webapp.prizes.queries import RULE_BOOKS, kind_label
 
-HEADER = ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма", "Валюта", "Статус",
-          "Дата оплаты", "Номер п/п", "Счёт получателя"]
-IMPORT_COLUMNS = {"договор": "number", "сумма": "amount", "дата": "paid_on",
-                  "номер п/п": "reference",
-                  "number": "number", "amount": "amount", "paid_on": "paid_on",
-                  "reference": "reference"}
+HEADER = [
+    "№",
+    "Договор",
+    "Получатель",
+    "Приз",
+    "Основание",
+    "Сумма",
+    "Валюта",
+    "Статус",
+    "Дата оплаты",
+    "Номер п/п",
+    "Счёт получателя",
+]
+IMPORT_COLUMNS = {
+    "договор": "number",
+    "сумма": "amount",
+    "дата": "paid_on",
+    "номер п/п": "reference",
+    "number": "number",
+    "amount": "amount",
+    "paid_on": "paid_on",
+    "reference": "reference",
+}
 
 
 class RegisterError(OperationError, ValueError):
@@ -67,8 +84,9 @@ def _check_period(start: date, end: date) -> None:
         raise RegisterError(["Начало периода позже его конца."])
 
 
-def register_rows(start: date, end: date, user_id: int | None, *,
-                  accounts: bool = True) -> tuple[list[dict], dict]:
+def register_rows(
+    start: date, end: date, user_id: int | None, *, accounts: bool = True
+) -> tuple[list[dict], dict]:
     """Rows of the register for ``start``…``end`` (inclusive) and totals
     ``{currency: Decimal}`` (sorted by currency).
 
@@ -78,25 +96,41 @@ def register_rows(start: date, end: date, user_id: int | None, *,
     and the export is audited per prize; without (the PDF) the name is the one recorded on
     the prize and ``account`` is "". Raises RegisterError for ``start > end``."""
     _check_period(start, end)
-    prizes = db.session.scalars(db.select(Prize).where(
-        Prize.amount.is_not(None),
-        db.or_(Prize.paid_on.between(start, end), Prize.status == "signed"))
-        .order_by(Prize.paid_on.is_(None), Prize.paid_on, Prize.id)).all()
-    details = (payee.details_for_export([p.id for p in prizes], user_id,
-                                        f"реестр {start.isoformat()}…{end.isoformat()}")
-               if accounts else {})
+    prizes = db.session.scalars(
+        db.select(Prize)
+        .where(
+            Prize.amount.is_not(None),
+            db.or_(Prize.paid_on.between(start, end), Prize.status == "signed"),
+        )
+        .order_by(Prize.paid_on.is_(None), Prize.paid_on, Prize.id)
+    ).all()
+    details = (
+        payee.details_for_export(
+            [p.id for p in prizes], user_id, f"реестр {start.isoformat()}…{end.isoformat()}"
+        )
+        if accounts
+        else {}
+    )
     rows: list[dict] = []
     totals: dict = {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
-        rows.append({
-            "n": n, "number": p.agreement.number if p.agreement else "",
-            "payee": d.get("full_name") or p.payee, "prize": kind_label(p.kind),
-            "rule": p.rule, "amount": p.amount, "currency": p.currency, "status": p.status,
-            "paid_on": p.paid_on, "reference": p.payment_reference or "",
-            "account": d.get("iban") or (f"{d['account']} БИК {d['bik']}" if d.get("account")
-                                         else ""),
-        })
+        rows.append(
+            {
+                "n": n,
+                "number": p.agreement.number if p.agreement else "",
+                "payee": d.get("full_name") or p.payee,
+                "prize": kind_label(p.kind),
+                "rule": p.rule,
+                "amount": p.amount,
+                "currency": p.currency,
+                "status": p.status,
+                "paid_on": p.paid_on,
+                "reference": p.payment_reference or "",
+                "account": d.get("iban")
+                or (f"{d['account']} БИК {d['bik']}" if d.get("account") else ""),
+            }
+        )
         totals[p.currency] = totals.get(p.currency, Decimal("0.00")) + p.amount
     return rows, dict(sorted(totals.items()))
 
@@ -115,17 +149,29 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
     for cell in ws[2]:
         cell.font = Font(bold=True)
     for r in rows:
-        append_safe(ws, [r["n"], r["number"], r["payee"], r["prize"], r["rule"], r["amount"],
-                         r["currency"], r["status"], r["paid_on"], r["reference"],
-                         r["account"]])
+        append_safe(
+            ws,
+            [
+                r["n"],
+                r["number"],
+                r["payee"],
+                r["prize"],
+                r["rule"],
+                r["amount"],
+                r["currency"],
+                r["status"],
+                r["paid_on"],
+                r["reference"],
+                r["account"],
+            ],
+        )
         ws.cell(ws.max_row, 6).number_format = "#,##0.00"
         ws.cell(ws.max_row, 9).number_format = "DD.MM.YYYY"
     for currency, total in totals.items():
         ws.append(["", "", f"Итого {currency}", "", "", total, currency])
         ws.cell(ws.max_row, 6).number_format = "#,##0.00"
         ws.cell(ws.max_row, 3).font = Font(bold=True)
-    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32),
-                          strict=True):
+    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32), strict=True):
         ws.column_dimensions[col].width = width
     out = io.BytesIO()
     wb.save(out)
@@ -143,12 +189,25 @@ def register_csv(start: date, end: date, user_id: int | None) -> bytes:
     w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
     w.writerow(HEADER)
     for r in rows:
-        w.writerow(safe_row([r["n"], r["number"], r["payee"], r["prize"], r["rule"],
-                             _comma(r["amount"]), r["currency"], r["status"],
-                             _dmy(r["paid_on"]), r["reference"], r["account"]]))
+        w.writerow(
+            safe_row(
+                [
+                    r["n"],
+                    r["number"],
+                    r["payee"],
+                    r["prize"],
+                    r["rule"],
+                    _comma(r["amount"]),
+                    r["currency"],
+                    r["status"],
+                    _dmy(r["paid_on"]),
+                    r["reference"],
+                    r["account"],
+                ]
+            )
+        )
     for currency, total in totals.items():
-        w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "",
-                    ""])
+        w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "", ""])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
 
 
@@ -162,10 +221,18 @@ def request_register_pdf(start: date, end: date) -> Document:
     Raises RegisterError for ``start > end``."""
     _check_period(start, end)
     prefix = f"{REGISTER_PDF}:{start.isoformat()}:{end.isoformat()}:v"
-    version = 1 + db.session.scalar(db.select(db.func.count()).select_from(Document).where(
-        Document.kind == REGISTER_PDF, Document.key.startswith(prefix)))
-    doc = Document(key=f"{prefix}{version}", kind=REGISTER_PDF, version=version,
-                   status="pending", created_at=utcnow())
+    version = 1 + db.session.scalar(
+        db.select(db.func.count())
+        .select_from(Document)
+        .where(Document.kind == REGISTER_PDF, Document.key.startswith(prefix))
+    )
+    doc = Document(
+        key=f"{prefix}{version}",
+        kind=REGISTER_PDF,
+        version=version,
+        status="pending",
+        created_at=utcnow(),
+    )
     db.session.add(doc)
     db.session.flush()
     enqueue("prizes.render_register", doc.id)
@@ -184,18 +251,33 @@ def register_period(doc: Document) -> tuple[date, date]:
 def recent_register_pdfs(limit: int = 10) -> list[dict]:
     """The latest register PDFs, newest first: ``{"id", "start": date, "end": date,
     "version", "status", "created_at"}``."""
-    docs = db.session.scalars(db.select(Document).where(Document.kind == REGISTER_PDF)
-                              .order_by(Document.id.desc()).limit(limit)).all()
+    docs = db.session.scalars(
+        db.select(Document)
+        .where(Document.kind == REGISTER_PDF)
+        .order_by(Document.id.desc())
+        .limit(limit)
+    ).all()
     out = []
     for d in docs:
         start, end = register_period(d)
-        out.append({"id": d.id, "start": start, "end": end, "version": d.version,
-                    "status": d.status, "created_at": d.created_at})
+        out.append(
+            {
+                "id": d.id,
+                "start": start,
+                "end": end,
+                "version": d.version,
+                "status": d.status,
+                "created_at": d.created_at,
+            }
+        )
     return out
 
 
-_RULE_YEARS = {source: m.group(0) for source, title in RULE_BOOKS.items()
-               if (m := re.search(r"(19|20)\d\d", title))}
+_RULE_YEARS = {
+    source: m.group(0)
+    for source, title in RULE_BOOKS.items()
+    if (m := re.search(r"(19|20)\d\d", title))
+}
 
 
 def rule_short(rule: str) -> str:
@@ -230,14 +312,22 @@ def register_pdf_context(doc: Document) -> dict:
         "period": {"start": start.isoformat(), "end": end.isoformat()},
         "generated": doc.created_at.date().isoformat(),
         "version": doc.version,
-        "rows": [{"n": r["n"], "number": r["number"], "payee": r["payee"],
-                  "prize": r["prize"], "rule": rule_short(r["rule"]), "amount": r["amount"],
-                  "currency": r["currency"],
-                  "status": STATUS_LABELS.get(r["status"], r["status"]),
-                  "paid_on": _dmy(r["paid_on"]) or None,
-                  "reference": r["reference"]} for r in rows],
-        "totals": [{"currency": c, "amount": t, "count": counts[c]}
-                   for c, t in totals.items()],
+        "rows": [
+            {
+                "n": r["n"],
+                "number": r["number"],
+                "payee": r["payee"],
+                "prize": r["prize"],
+                "rule": rule_short(r["rule"]),
+                "amount": r["amount"],
+                "currency": r["currency"],
+                "status": STATUS_LABELS.get(r["status"], r["status"]),
+                "paid_on": _dmy(r["paid_on"]) or None,
+                "reference": r["reference"],
+            }
+            for r in rows
+        ],
+        "totals": [{"currency": c, "amount": t, "count": counts[c]} for c, t in totals.items()],
     }
 
 
@@ -285,8 +375,9 @@ def parse_paid_list(data: bytes) -> list[PaidLine]:
             continue
         row = {c: raw[j].strip() for j, c in enumerate(cols) if c and j < len(raw)}
         try:
-            amount = Decimal(row.get("amount", "").replace(" ", "").replace("\u00a0", "")
-                             .replace(",", "."))
+            amount = Decimal(
+                row.get("amount", "").replace(" ", "").replace("\u00a0", "").replace(",", ".")
+            )
             if amount != amount.quantize(Decimal("0.01")) or amount <= 0:
                 raise InvalidOperation
         except InvalidOperation:
@@ -300,8 +391,9 @@ def parse_paid_list(data: bytes) -> list[PaidLine]:
         if not row.get("number") or not row.get("reference"):
             errors.append(f"строка {i}: нет номера договора или платёжного поручения")
             continue
-        out.append(PaidLine(i, row["number"], amount.quantize(Decimal("0.01")), paid_on,
-                            row["reference"]))
+        out.append(
+            PaidLine(i, row["number"], amount.quantize(Decimal("0.01")), paid_on, row["reference"])
+        )
     if errors:
         raise RegisterError(errors)
     return out
@@ -315,15 +407,18 @@ def import_paid_list(data: bytes, user_id: int | None) -> int:
     lines = parse_paid_list(data)
     errors, marked = [], 0
     for line in lines:
-        agreement = db.session.scalar(db.select(GiftAgreement).where(
-            GiftAgreement.number == line.number))
+        agreement = db.session.scalar(
+            db.select(GiftAgreement).where(GiftAgreement.number == line.number)
+        )
         if agreement is None:
             errors.append(f"строка {line.line}: договор {line.number} не найден")
             continue
         prize = agreement.prize
         if prize.amount != line.amount:
-            errors.append(f"строка {line.line}: сумма {_comma(line.amount)} не равна сумме "
-                          f"договора {line.number} ({_comma(prize.amount)})")
+            errors.append(
+                f"строка {line.line}: сумма {_comma(line.amount)} не равна сумме "
+                f"договора {line.number} ({_comma(prize.amount)})"
+            )
             continue
         if prize.status in ("paid", "closed") and prize.payment_reference == line.reference:
             continue

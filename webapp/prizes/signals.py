@@ -14,15 +14,18 @@ from webapp.submissions.queries import public_events
 @public_events.connect
 def prize_events(question: Question) -> list[dict]:
     """``[{"status": "prize_owed" | "paid", "at": datetime}]`` for ``question``'s prizes."""
-    prizes = db.session.scalars(db.select(Prize).where(Prize.question_id == question.id)
-                                .order_by(Prize.id)).all()
+    prizes = db.session.scalars(
+        db.select(Prize).where(Prize.question_id == question.id).order_by(Prize.id)
+    ).all()
     if not prizes:
         return []
     events = [{"status": "prize_owed", "at": min(p.created_at for p in prizes)}]
     paid_at = db.session.scalar(
-        db.select(db.func.min(PrizeStatusChange.created_at))
-        .where(PrizeStatusChange.prize_id.in_([p.id for p in prizes]),
-               PrizeStatusChange.to_status == "paid"))
+        db.select(db.func.min(PrizeStatusChange.created_at)).where(
+            PrizeStatusChange.prize_id.in_([p.id for p in prizes]),
+            PrizeStatusChange.to_status == "paid",
+        )
+    )
     if paid_at is not None:
         events.append({"status": "paid", "at": paid_at})
     return events

@@ -67,8 +67,11 @@ PRIZE_DOCUMENT_ROLES = {
 
 @bp.app_context_processor
 def _labels():
-    return {"prize_status_labels": STATUS_LABELS, "prize_kind_label": queries.kind_label,
-            "trophy_labels": TROPHY_LABELS}
+    return {
+        "prize_status_labels": STATUS_LABELS,
+        "prize_kind_label": queries.kind_label,
+        "trophy_labels": TROPHY_LABELS,
+    }
 
 
 @bp.route("/")
@@ -90,8 +93,7 @@ def close(game_id: int):
         prizes = close_game(game, current_staff().id)
         flash(f"Игра закрыта. Призов: {len(prizes)}.", "success")
     else:
-        flash("Игра не закрыта: " + "; ".join(e for v in form.errors.values() for e in v),
-              "error")
+        flash("Игра не закрыта: " + "; ".join(e for v in form.errors.values() for e in v), "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -114,27 +116,45 @@ def award(game_id: int):
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
     available = awards_available(game.season.ruleset, game.kind, winner)
     form = AwardForm()
-    form.kind.choices = [SelectChoice(r.kind, f"{r.label} ({rule_reference(r.rule)})") for r in available]
+    form.kind.choices = [
+        SelectChoice(r.kind, f"{r.label} ({rule_reference(r.rule)})") for r in available
+    ]
     form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
         from webapp.games.season_queries import final_of_game
+
         final = final_of_game(game, form)  # the season's word: which final, which team won it
-        return render_template("prizes/award.html", game=game, form=form, winner=winner,
-                               available=available, awarded=awarded, final=final), status
+        return render_template(
+            "prizes/award.html",
+            game=game,
+            form=form,
+            winner=winner,
+            available=available,
+            awarded=awarded,
+            final=final,
+        ), status
 
     def refused(exc):
-        flash(f"Приз не присуждён: {exc.message}"
-              + (f" ({rule_reference(exc.rule)})" if getattr(exc, "rule", None) else ""), "error")
+        flash(
+            f"Приз не присуждён: {exc.message}"
+            + (f" ({rule_reference(exc.rule)})" if getattr(exc, "rule", None) else ""),
+            "error",
+        )
         return page(409)
 
     if form.validate_on_submit():
         team = [line for line in (form.team.data or "").splitlines() if line.strip()]
         on_refusal(respond=refused)
-        made = award_prize(game, form.kind.data, current_staff().id,
-                           recipient=form.recipient.data or "", team=team,
-                           author_id=form.author_id.data or None)
+        made = award_prize(
+            game,
+            form.kind.data,
+            current_staff().id,
+            recipient=form.recipient.data or "",
+            team=team,
+            author_id=form.author_id.data or None,
+        )
         flash(f"Присуждено призов: {len(made)}.", "success")
         return redirect(url_for("prizes.award", game_id=game.id))
     return page(422 if request.method == "POST" else 200)
@@ -148,18 +168,25 @@ def _prize_or_404(prize_id: int) -> Prize:
 @access("producer|accountant")
 def prize(prize_id: int):
     p = _prize_or_404(prize_id)
-    docs = db.session.scalars(db.select(Document).where(Document.prize_id == p.id)
-                              .order_by(Document.id)).all()
+    docs = db.session.scalars(
+        db.select(Document).where(Document.prize_id == p.id).order_by(Document.id)
+    ).all()
     role = current_staff().role
     docs = [d for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})]
     history = queries.history(p.id)
-    return render_template("prizes/prize.html", prize=p, history=history,
-                           who=queries.user_names(h.by_user_id for h in history),
-                           document_labels=queries.DOCUMENT_LABELS,
-                           document_status_labels=queries.DOCUMENT_STATUS_LABELS,
-                           documents=docs, minutes=queries.minutes_of(p.id),
-                           action_form=ActionForm(), signed_form=SignedForm(),
-                           paid_form=PaidForm())
+    return render_template(
+        "prizes/prize.html",
+        prize=p,
+        history=history,
+        who=queries.user_names(h.by_user_id for h in history),
+        document_labels=queries.DOCUMENT_LABELS,
+        document_status_labels=queries.DOCUMENT_STATUS_LABELS,
+        documents=docs,
+        minutes=queries.minutes_of(p.id),
+        action_form=ActionForm(),
+        signed_form=SignedForm(),
+        paid_form=PaidForm(),
+    )
 
 
 def _done(p: Prize, message: str):
@@ -202,8 +229,7 @@ def signed(prize_id: int):
     p = _prize_or_404(prize_id)
     form = SignedForm()
     if not form.validate_on_submit():
-        flash("Скан не принят: " + "; ".join(e for es in form.errors.values() for e in es),
-              "error")
+        flash("Скан не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
     _on_refusal(p)
@@ -217,8 +243,10 @@ def paid(prize_id: int):
     p = _prize_or_404(prize_id)
     form = PaidForm()
     if not form.validate_on_submit():
-        flash("Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
-              "error")
+        flash(
+            "Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
+            "error",
+        )
         return redirect(url_for("prizes.prize", prize_id=p.id))
     _on_refusal(p)
     mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
@@ -250,8 +278,7 @@ def document(document_id: int):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(path, as_attachment=False,
-                     download_name=f"{doc.kind}-{doc.id}{path.suffix}")
+    return send_file(path, as_attachment=False, download_name=f"{doc.kind}-{doc.id}{path.suffix}")
 
 
 @bp.route("/dashboard")
@@ -259,8 +286,9 @@ def document(document_id: int):
 def dashboard():
     """Owed, issued, signed and paid per season and game, and the overdue list."""
     days = int(current_app.config.get("SOVA_PRIZE_OVERDUE_DAYS", 30))
-    return render_template("prizes/dashboard.html", rows=queries.dashboard(),
-                           overdue=queries.overdue(days), days=days)
+    return render_template(
+        "prizes/dashboard.html", rows=queries.dashboard(), overdue=queries.overdue(days), days=days
+    )
 
 
 @bp.route("/<int:prize_id>/request-details", methods=["POST"])
@@ -288,8 +316,11 @@ def payee(prize_id: int):
     """The payee's details in clear text (accountants only; every view audited)."""
     p = _prize_or_404(prize_id)
     details = payee_ops.reveal(p, current_staff().id)
-    resp = current_app.make_response(render_template(
-        "prizes/payee.html", prize=p, details=details, tax_labels=payee_ops.TAX_STATUSES))
+    resp = current_app.make_response(
+        render_template(
+            "prizes/payee.html", prize=p, details=details, tax_labels=payee_ops.TAX_STATUSES
+        )
+    )
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -305,10 +336,26 @@ def details_form(token: str):
     form = PayeeForm()
     errors: dict[str, list[str]] = {}
     if form.validate_on_submit():
-        data = payee_ops.PayeeInput(**{name: form[name].data or "" for name in (
-            "full_name", "country", "passport_series", "passport_number", "issued_by",
-            "issued_on", "personal_number", "inn", "address", "iban", "account", "bik",
-            "tax_status")})
+        data = payee_ops.PayeeInput(
+            **{
+                name: form[name].data or ""
+                for name in (
+                    "full_name",
+                    "country",
+                    "passport_series",
+                    "passport_number",
+                    "issued_by",
+                    "issued_on",
+                    "personal_number",
+                    "inn",
+                    "address",
+                    "iban",
+                    "account",
+                    "bik",
+                    "tax_status",
+                )
+            }
+        )
         # a refusal answers 422 (the form again) or 410: the edge rolls back either way
         try:
             payee_ops.submit_details(token, data)
@@ -321,8 +368,9 @@ def details_form(token: str):
     elif form.is_submitted():
         errors = form.errors
     status = 422 if errors else 200
-    resp = current_app.make_response((render_template("prizes/details_form.html", form=form,
-                                                      errors=errors), status))
+    resp = current_app.make_response(
+        (render_template("prizes/details_form.html", form=form, errors=errors), status)
+    )
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Referrer-Policy"] = "no-referrer"
     return resp
@@ -354,11 +402,14 @@ def register():
             resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
             resp.headers["Cache-Control"] = "no-store"
             return resp
-    return render_template("prizes/register.html", form=form, import_form=PaidListForm(),
-                           pdf_form=RegisterPdfForm(formdata=None, start=form.start.data,
-                                                    end=form.end.data),
-                           pdfs=reg.recent_register_pdfs(),
-                           errors=form.errors if request.args else {})
+    return render_template(
+        "prizes/register.html",
+        form=form,
+        import_form=PaidListForm(),
+        pdf_form=RegisterPdfForm(formdata=None, start=form.start.data, end=form.end.data),
+        pdfs=reg.recent_register_pdfs(),
+        errors=form.errors if request.args else {},
+    )
 
 
 @bp.route("/register/pdf", methods=["POST"])
@@ -370,13 +421,13 @@ def register_pdf():
 
     form = RegisterPdfForm()
     if not form.validate_on_submit():
-        flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es),
-              "error")
+        flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("PDF не заказан: ", url_for("prizes.register"))
     doc = reg.request_register_pdf(form.start.data, form.end.data)
-    flash(f"PDF реестра (версия {doc.version}) готовится. Обновите страницу через минуту.",
-              "success")
+    flash(
+        f"PDF реестра (версия {doc.version}) готовится. Обновите страницу через минуту.", "success"
+    )
     return redirect(url_for("prizes.register"))
 
 
@@ -388,8 +439,7 @@ def import_paid():
 
     form = PaidListForm()
     if not form.validate_on_submit():
-        flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es),
-              "error")
+        flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("Ничего не отмечено: ", url_for("prizes.register"))
     marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)

@@ -21,14 +21,21 @@ def orphan_uploads(folder: Path, older_than_seconds: float) -> list[Path]:
     if not folder.is_dir():
         return []
     named: set[str] = set()
-    for image, scan in db.session.execute(db.select(Question.handout_image, Question.letter_scan)
-                                          .where((Question.handout_image.is_not(None))
-                                                 | (Question.letter_scan.is_not(None)))):
+    for image, scan in db.session.execute(
+        db.select(Question.handout_image, Question.letter_scan).where(
+            (Question.handout_image.is_not(None)) | (Question.letter_scan.is_not(None))
+        )
+    ):
         named.update(n for n in (image, scan) if n)
     cutoff = time.time() - older_than_seconds
     files = [*folder.glob("*"), *(folder / "letters").glob("*")]
-    return sorted(f for f in files if f.is_file() and f.relative_to(folder).as_posix()
-                  not in named and f.stat().st_mtime < cutoff)
+    return sorted(
+        f
+        for f in files
+        if f.is_file()
+        and f.relative_to(folder).as_posix() not in named
+        and f.stat().st_mtime < cutoff
+    )
 
 
 @click.group("uploads")
@@ -38,8 +45,13 @@ def uploads():
 
 @uploads.command("orphans")
 @click.option("--delete", is_flag=True, help="Remove them (otherwise only list them).")
-@click.option("--older-than-hours", type=click.FloatRange(min=0), default=1.0,
-              show_default=True, help="Only files at least this old.")
+@click.option(
+    "--older-than-hours",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Only files at least this old.",
+)
 @with_appcontext
 def uploads_orphans(delete: bool, older_than_hours: float):
     """List (or with --delete remove) uploaded files no question refers to: an image whose

@@ -32,9 +32,13 @@ REQUIRED = _l("Заполните это поле.")
 
 
 def _len(name: str, minimum: int = -1) -> Length:
-    return Length(min=minimum, max=LIMITS[name],
-                  message=_l("Допускается от %(min)s до %(max)s символов.",
-                             min=max(minimum, 0), max=LIMITS[name]))
+    return Length(
+        min=minimum,
+        max=LIMITS[name],
+        message=_l(
+            "Допускается от %(min)s до %(max)s символов.", min=max(minimum, 0), max=LIMITS[name]
+        ),
+    )
 
 
 class CoauthorForm(Form):
@@ -59,16 +63,20 @@ class QuestionFields(FlaskForm):
         def get_translations(self, form):
             return wtforms_translations(str(get_locale()))
 
-    question = TextAreaField(_l("Вопрос"), validators=[DataRequired(REQUIRED),
-                                                       _len("question", MIN_QUESTION)])
+    question = TextAreaField(
+        _l("Вопрос"), validators=[DataRequired(REQUIRED), _len("question", MIN_QUESTION)]
+    )
     answer = StringField(_l("Ответ"), validators=[DataRequired(REQUIRED), _len("answer")])
-    accepted = StringField(_l("Зачёт (другие верные ответы)"),
-                           validators=[Optional(), _len("accepted")])
+    accepted = StringField(
+        _l("Зачёт (другие верные ответы)"), validators=[Optional(), _len("accepted")]
+    )
     comment = TextAreaField(_l("Комментарий"), validators=[Optional(), _len("comment")])
-    sources = TextAreaField(_l("Источники (по одному в строке)"),
-                            validators=[Optional(), _len("sources")])
-    handout = TextAreaField(_l("Раздаточный материал (текст)"),
-                            validators=[Optional(), _len("handout")])
+    sources = TextAreaField(
+        _l("Источники (по одному в строке)"), validators=[Optional(), _len("sources")]
+    )
+    handout = TextAreaField(
+        _l("Раздаточный материал (текст)"), validators=[Optional(), _len("handout")]
+    )
 
 
 class SubmitForm(QuestionFields):
@@ -78,29 +86,43 @@ class SubmitForm(QuestionFields):
     the minimum fill time; ``idempotency_key`` makes a double click one question.
     """
 
-    handout_image = FileField(_l("Раздаточный материал (изображение JPEG, PNG или WebP, до 5 МБ)"),
-                              validators=[Optional(),
-                                          FileAllowed(["jpg", "jpeg", "png", "webp"],
-                                                      _l("Допускаются только JPEG, PNG и WebP.")),
-                                          FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ."))])
+    handout_image = FileField(
+        _l("Раздаточный материал (изображение JPEG, PNG или WebP, до 5 МБ)"),
+        validators=[
+            Optional(),
+            FileAllowed(["jpg", "jpeg", "png", "webp"], _l("Допускаются только JPEG, PNG и WebP.")),
+            FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
+        ],
+    )
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     coauthors = FieldList(FormField(CoauthorForm), min_entries=2, max_entries=5)
     # email-validator without DNS (as operations.normalise_email), so a bad address is
     # listed together with the other mistakes
-    email = EmailField(_l("Электронная почта"), validators=[
-        DataRequired(REQUIRED), Length(max=254),
-        Email(_l("Неверный адрес электронной почты."), check_deliverability=False)])
+    email = EmailField(
+        _l("Электронная почта"),
+        validators=[
+            DataRequired(REQUIRED),
+            Length(max=254),
+            Email(_l("Неверный адрес электронной почты."), check_deliverability=False),
+        ],
+    )
     consent = BooleanField(
         _l("Я согласен(на) на обработку моих персональных данных для участия в проекте"),
-        validators=[DataRequired(_l("Без согласия на обработку персональных данных "
-                                    "мы не можем принять вопрос."))],
+        validators=[
+            DataRequired(
+                _l("Без согласия на обработку персональных данных мы не можем принять вопрос.")
+            )
+        ],
     )
     consent_on_air = BooleanField(_l("Я согласен(на), чтобы моё имя и город назвали в эфире"))
     age_confirmed = BooleanField(
         _l("Мне исполнилось 16 лет, или у меня есть согласие родителей (законных представителей)"),
-        validators=[DataRequired(_l("Подтвердите, что вам исполнилось 16 лет или у вас есть "
-                                    "согласие родителей."))],
+        validators=[
+            DataRequired(
+                _l("Подтвердите, что вам исполнилось 16 лет или у вас есть согласие родителей.")
+            )
+        ],
     )
     website = StringField(_l("Не заполняйте это поле"))  # honeypot
     started = HiddenField()
@@ -112,28 +134,41 @@ class LetterForm(QuestionFields):
     (channel ``partner``, 2023 §3.3). No e-mail or consent checkbox: the letter is the
     consent; its scan is kept."""
 
-    channel = SelectField(_l("Канал"), choices=[
-        SelectChoice("mail", _l("Письмо")),
-        SelectChoice("partner", _l("Вопрос партнёра (13 сектор)"))])
+    channel = SelectField(
+        _l("Канал"),
+        choices=[
+            SelectChoice("mail", _l("Письмо")),
+            SelectChoice("partner", _l("Вопрос партнёра (13 сектор)")),
+        ],
+    )
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])
     postmark_date = DateField(_l("Дата почтового штемпеля"), validators=[Optional()])
-    scan = FileField(_l("Скан письма (JPEG, PNG, WebP)"),
-                     validators=[Optional(),
-                                 FileAllowed(["jpg", "jpeg", "png", "webp"],
-                                             _l("Допускаются только JPEG, PNG и WebP.")),
-                                 FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ."))])
+    scan = FileField(
+        _l("Скан письма (JPEG, PNG, WebP)"),
+        validators=[
+            Optional(),
+            FileAllowed(["jpg", "jpeg", "png", "webp"], _l("Допускаются только JPEG, PNG и WebP.")),
+            FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
+        ],
+    )
 
 
 class PacketUploadForm(FlaskForm):
     """A 4s or db.chgk.info packet uploaded by an editor (``sova import`` on the web)."""
 
-    packet = FileField(_l("Файл пакета (4s или формат db.chgk.info)"),
-                       validators=[FileRequired(_l("Выберите файл.")),
-                                   FileSize(10 * 1024 * 1024)])
-    as_ = SelectField(_l("Как импортировать"), choices=[
-        SelectChoice("submissions", _l("Как присланные вопросы (на модерацию)")),
-        SelectChoice("archive", _l("Как архив сыгранных вопросов"))])
-    channel = SelectField(_l("Канал"), choices=[
-        SelectChoice(c) for c in ("import", "mail", "partner")])
+    packet = FileField(
+        _l("Файл пакета (4s или формат db.chgk.info)"),
+        validators=[FileRequired(_l("Выберите файл.")), FileSize(10 * 1024 * 1024)],
+    )
+    as_ = SelectField(
+        _l("Как импортировать"),
+        choices=[
+            SelectChoice("submissions", _l("Как присланные вопросы (на модерацию)")),
+            SelectChoice("archive", _l("Как архив сыгранных вопросов")),
+        ],
+    )
+    channel = SelectField(
+        _l("Канал"), choices=[SelectChoice(c) for c in ("import", "mail", "partner")]
+    )

@@ -7,8 +7,10 @@ from wtforms.validators import DataRequired, Length
 
 
 class MyLinkForm(FlaskForm):
-    email = EmailField(_l("Электронная почта, с которой вы присылали вопросы"),
-                       validators=[DataRequired(_l("Заполните это поле.")), Length(max=254)])
+    email = EmailField(
+        _l("Электронная почта, с которой вы присылали вопросы"),
+        validators=[DataRequired(_l("Заполните это поле.")), Length(max=254)],
+    )
 
 
 class WithdrawForm(FlaskForm):

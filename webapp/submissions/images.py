@@ -44,8 +44,9 @@ def store_image(data: bytes, folder: Path) -> str:
     """
     if len(data) > MAX_BYTES:
         raise ImageError(_("Изображение больше 5 МБ."))
-    too_big = _("Слишком большое изображение: не более %(n)s мегапикселей.",
-                n=MAX_PIXELS // 1_000_000)
+    too_big = _(
+        "Слишком большое изображение: не более %(n)s мегапикселей.", n=MAX_PIXELS // 1_000_000
+    )
     try:
         with Image.open(io.BytesIO(data)) as probe:
             fmt = probe.format
@@ -60,9 +61,13 @@ def store_image(data: bytes, folder: Path) -> str:
                 scale = math.ceil(math.sqrt(img.width * img.height / DECODE_PIXELS))
                 img.draft("RGB", (img.width // scale, img.height // scale))  # DCT 1/2…1/8
             if img.width * img.height > DECODE_PIXELS:
-                raise ImageError(_(
-                    "Слишком большое изображение PNG или WebP: не более %(n)s мегапикселей "
-                    "(JPEG может быть больше).", n=DECODE_PIXELS // 1_000_000))
+                raise ImageError(
+                    _(
+                        "Слишком большое изображение PNG или WebP: не более %(n)s мегапикселей "
+                        "(JPEG может быть больше).",
+                        n=DECODE_PIXELS // 1_000_000,
+                    )
+                )
             img.thumbnail((MAX_SIDE, MAX_SIDE))  # in place; decodes (reduced) once
             ImageOps.exif_transpose(img, in_place=True)  # keep the orientation
             if img.mode not in ("RGB", "RGBA", "L"):

@@ -171,8 +171,9 @@ class QuestionStatusChange(Model):
     reason: Mapped[str | None] = mapped_column(Text)
 
 
-def set_status(question: Question, to_status: str, by_user_id: int | None = None,
-               reason: str | None = None) -> None:
+def set_status(
+    question: Question, to_status: str, by_user_id: int | None = None, reason: str | None = None
+) -> None:
     """Change ``question.status`` and record the change (who, when, from, to, why).
 
     Only the changes of ``webapp.domain.question_states.TRANSITIONS`` are allowed (issue 4:
@@ -180,8 +181,13 @@ def set_status(question: Question, to_status: str, by_user_id: int | None = None
     and nothing is changed.
     """
     check_transition(question.status, to_status)
-    question.history.append(QuestionStatusChange(
-        from_status=question.status, to_status=to_status, by_user_id=by_user_id,
-        reason=reason, at=utcnow(),
-    ))
+    question.history.append(
+        QuestionStatusChange(
+            from_status=question.status,
+            to_status=to_status,
+            by_user_id=by_user_id,
+            reason=reason,
+            at=utcnow(),
+        )
+    )
     question.status = to_status

@@ -63,9 +63,11 @@ def _match_case(template: str, word: str) -> str:
 def _nominative_word(word: str, gender: str, case: str) -> str:
     """One word of a name in ``case`` put in the nominative, or unchanged when pymorphy3
     has no singular reading of it in that case for that gender (an indeclinable «Бойко»)."""
-    candidates = [p for p in _morph().parse(word)
-                  if {case, "sing", "NOUN"} <= p.tag.grammemes
-                  and ({gender, "ms-f"} & p.tag.grammemes)]
+    candidates = [
+        p
+        for p in _morph().parse(word)
+        if {case, "sing", "NOUN"} <= p.tag.grammemes and ({gender, "ms-f"} & p.tag.grammemes)
+    ]
     if not candidates:
         return word
     # prefer the readings as a person's name: given name, surname, patronymic
@@ -100,5 +102,7 @@ def nominative_authors(authors: Sequence[AuthorRef]) -> list[AuthorRef]:
     """The authors with each credited co-author's name (``credit`` set: written in the
     case its phrase governs, :func:`credit_case`) in the nominative; the others
     unchanged."""
-    return [replace(a, name=nominative_name(a.name, credit_case(a.credit))) if a.credit else a
-            for a in authors]
+    return [
+        replace(a, name=nominative_name(a.name, credit_case(a.credit))) if a.credit else a
+        for a in authors
+    ]

@@ -57,8 +57,9 @@ class SubmissionError(OperationError, ValueError):
     status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()),
-                         errors=errors)
+        super().__init__(
+            "; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()), errors=errors
+        )
         self.errors = errors
 
 
@@ -93,8 +94,9 @@ class SubmissionInput:
     letter_scan: str | None = None  # the stored scan of a paper letter, under uploads/
 
 
-def clean_text(value: str | None, name: str, errors: dict, required: bool = False,
-               limit_key: str | None = None) -> str | None:
+def clean_text(
+    value: str | None, name: str, errors: dict, required: bool = False, limit_key: str | None = None
+) -> str | None:
     """Normalise one text field (NFC, format characters removed); record errors for
     control characters, emptiness and length. Returns the clean text or None."""
     text = normalise(value or "").strip()
@@ -105,8 +107,12 @@ def clean_text(value: str | None, name: str, errors: dict, required: bool = Fals
     limit = LIMITS.get(limit_key or name)
     if limit and len(text) > limit:
         errors.setdefault(name, []).append(
-            _("Слишком длинно: %(n)s символов, допускается не более %(limit)s.", n=len(text),
-              limit=limit))
+            _(
+                "Слишком длинно: %(n)s символов, допускается не более %(limit)s.",
+                n=len(text),
+                limit=limit,
+            )
+        )
     return text or None
 
 
@@ -139,17 +145,22 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
     """
     if email:
         insert = pg_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
-        stmt = insert(Author).values(name=name, city=city, email_hash=lookup_hash(email),
-                                     email_encrypted=encrypt(email), link_version=0,
-                                     created_at=utcnow())
+        stmt = insert(Author).values(
+            name=name,
+            city=city,
+            email_hash=lookup_hash(email),
+            email_encrypted=encrypt(email),
+            link_version=0,
+            created_at=utcnow(),
+        )
         upsert = stmt.on_conflict_do_update(
             index_elements=[Author.email_hash],
             set_={"email_hash": stmt.excluded.email_hash},
         ).returning(Author.id)
-        return db.session.execute(upsert, execution_options={"synchronize_session": False}
-                                  ).scalar_one()
-    author = db.session.scalar(db.select(Author).filter_by(name=name, city=city,
-                                                           email_hash=None))
+        return db.session.execute(
+            upsert, execution_options={"synchronize_session": False}
+        ).scalar_one()
+    author = db.session.scalar(db.select(Author).filter_by(name=name, city=city, email_hash=None))
     if author is None:
         author = Author(name=name, city=city)
         db.session.add(author)
@@ -166,11 +177,13 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
     }
     if clean["question"] and len(clean["question"]) < MIN_QUESTION:
         errors.setdefault("question", []).append(
-            _("Слишком коротко: вопрос должен быть не короче %(n)s символов.", n=MIN_QUESTION))
+            _("Слишком коротко: вопрос должен быть не короче %(n)s символов.", n=MIN_QUESTION)
+        )
     sources = [s for s in (clean_text(x, "sources", errors) for x in data.sources or []) if s]
     if sum(len(s) for s in sources) > LIMITS["sources"]:
         errors.setdefault("sources", []).append(
-            _("Источники слишком длинные: не более %(n)s символов.", n=LIMITS["sources"]))
+            _("Источники слишком длинные: не более %(n)s символов.", n=LIMITS["sources"])
+        )
     clean["sources"] = sources
     email = normalise_email(data.email, "email", errors, required=require_email)
     authors: list[tuple[str | None, str | None, str | None]] = []
@@ -184,25 +197,34 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
         if (aname, city, aemail) in authors or (aemail and aemail in {e for *_, e in authors}):
             # one author twice would be two links of one question to one author row
             errors.setdefault(f"{prefix}name", []).append(
-                _("Этот автор уже указан в вопросе (то же имя и город или тот же адрес)."))
+                _("Этот автор уже указан в вопросе (то же имя и город или тот же адрес).")
+            )
         authors.append((aname, city, aemail))
     if require_email and not data.age_confirmed and data.channel == "web":
         errors.setdefault("age_confirmed", []).append(
-            _("Подтвердите, что вам исполнилось 16 лет или у вас есть согласие родителей."))
+            _("Подтвердите, что вам исполнилось 16 лет или у вас есть согласие родителей.")
+        )
     if data.idempotency_key is not None and not (8 <= len(data.idempotency_key) <= 64):
         errors.setdefault("idempotency_key", []).append("8..64 characters")
     if require_email and not data.consent:
         errors.setdefault("consent", []).append(
-            _("Без согласия на обработку персональных данных мы не можем принять вопрос."))
+            _("Без согласия на обработку персональных данных мы не можем принять вопрос.")
+        )
     if errors:
         raise SubmissionError(errors)
     clean["authors"] = authors
     return clean
 
 
-def question_values(clean: dict, channel: str, status: str = "received",
-                    origin: str | None = None, consent_version: str | None = None,
-                    language: str | None = None, **columns) -> dict:
+def question_values(
+    clean: dict,
+    channel: str,
+    status: str = "received",
+    origin: str | None = None,
+    consent_version: str | None = None,
+    language: str | None = None,
+    **columns,
+) -> dict:
     """Every column of a new Question (but ``id``) from validated fields: the one column
     list of both intake paths (the ORM's :func:`create_question` and PostgreSQL's
     :func:`webapp.submissions.pg_intake.insert_received`, issue 15). ``columns``: further
@@ -216,19 +238,34 @@ def question_values(clean: dict, channel: str, status: str = "received",
     values.update(columns)
     values.update(
         public_token=secrets.token_urlsafe(24),  # 192 bits
-        text=clean["question"], answer=clean["answer"], accepted=clean.get("accepted"),
-        rejected=clean.get("rejected"), comment=clean.get("comment"),
-        sources=clean.get("sources") or [], handout=clean.get("handout"), channel=channel,
-        status=status, matching_key=matching_key(clean["question"]), origin=origin,
-        consent_version=consent_version, language=language, created_at=utcnow(),
+        text=clean["question"],
+        answer=clean["answer"],
+        accepted=clean.get("accepted"),
+        rejected=clean.get("rejected"),
+        comment=clean.get("comment"),
+        sources=clean.get("sources") or [],
+        handout=clean.get("handout"),
+        channel=channel,
+        status=status,
+        matching_key=matching_key(clean["question"]),
+        origin=origin,
+        consent_version=consent_version,
+        language=language,
+        created_at=utcnow(),
         author_line=clean.get("author_line"),
     )
     return values
 
 
-def create_question(clean: dict, channel: str, status: str = "received",
-                    origin: str | None = None, consent_version: str | None = None,
-                    language: str | None = None, **columns) -> Question:
+def create_question(
+    clean: dict,
+    channel: str,
+    status: str = "received",
+    origin: str | None = None,
+    consent_version: str | None = None,
+    language: str | None = None,
+    **columns,
+) -> Question:
     """Insert a Question from validated fields with its authors and first status record.
 
     ``clean["authors"]``: ``[(name, city, email), …]`` or, from an import, ``(name, city,
@@ -238,14 +275,19 @@ def create_question(clean: dict, channel: str, status: str = "received",
     link keeps the name and city as given, unconfirmed. Flushes (the caller needs ``id``);
     the caller commits.
     """
-    values = question_values(clean, channel, status, origin, consent_version, language,
-                             **columns)
+    values = question_values(clean, channel, status, origin, consent_version, language, **columns)
     values["status"] = None  # set_status records the first status
     q = Question(**values)
     for pos, (name, city, email, *credit) in enumerate(clean["authors"]):
-        q.authors.append(QuestionAuthor(author_id=upsert_author(name, city, email),
-                                        position=pos, name=name, city=city,
-                                        credit=credit[0] if credit else None))
+        q.authors.append(
+            QuestionAuthor(
+                author_id=upsert_author(name, city, email),
+                position=pos,
+                name=name,
+                city=city,
+                credit=credit[0] if credit else None,
+            )
+        )
     set_status(q, status)
     db.session.add(q)
     db.session.flush()
@@ -295,13 +337,17 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
                 image = store_image(data.handout_image, uploads)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc
-        tasks = ["moderation.precheck"] + (
-            ["notify.received"] if clean["authors"][0][2] else [])
-        columns = dict(consent_version=CONSENT_VERSION if data.consent else None,
-                       language=data.language, consent_on_air=data.consent_on_air,
-                       age_confirmed=data.age_confirmed, idempotency_key=data.idempotency_key,
-                       handout_image=image, postmark_date=data.postmark_date,
-                       letter_scan=data.letter_scan)
+        tasks = ["moderation.precheck"] + (["notify.received"] if clean["authors"][0][2] else [])
+        columns = dict(
+            consent_version=CONSENT_VERSION if data.consent else None,
+            language=data.language,
+            consent_on_air=data.consent_on_air,
+            age_confirmed=data.age_confirmed,
+            idempotency_key=data.idempotency_key,
+            handout_image=image,
+            postmark_date=data.postmark_date,
+            letter_scan=data.letter_scan,
+        )
         postgres = db.session.get_bind().dialect.name == "postgresql"
         made = (_receive_pg if postgres else _receive_orm)(clean, data.channel, tasks, columns)
     except BaseException:
@@ -336,11 +382,20 @@ def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> R
     more = [upsert_author(*a) for a in clean["authors"][1:]]
     # Autocommit only without an image: a statement whose commit was acknowledged but whose
     # answer was lost would otherwise have its image deleted by receive()'s clean-up.
-    alone = (first_id is None and not more and columns["handout_image"] is None
-             and db.session().get_transaction() is None)
-    new = insert_received(question_values(clean, channel, **columns), clean["authors"],
-                          tasks=tasks, more_author_ids=more, first_author_id=first_id,
-                          own_transaction=alone)
+    alone = (
+        first_id is None
+        and not more
+        and columns["handout_image"] is None
+        and db.session().get_transaction() is None
+    )
+    new = insert_received(
+        question_values(clean, channel, **columns),
+        clean["authors"],
+        tasks=tasks,
+        more_author_ids=more,
+        first_author_id=first_id,
+        own_transaction=alone,
+    )
     if new is None:  # ON CONFLICT (idempotency_key) DO NOTHING: the key is stored
         earlier = _earlier(columns["idempotency_key"])
         if earlier is None:
@@ -385,8 +440,9 @@ def withdraw(question: Question, author_id: int) -> Question:
     return question
 
 
-def confirm_authorship(question: Question, author_id: int | None,
-                       by_user_id: int | None = None) -> bool:
+def confirm_authorship(
+    question: Question, author_id: int | None, by_user_id: int | None = None
+) -> bool:
     """Confirm that ``question`` is by author ``author_id`` (the person behind the
     address): by the e-mailed link (``by_user_id`` None) or by an editor. From then on the
     question shows in that author's «Мои вопросы». Idempotent (the first confirmation time
@@ -397,9 +453,15 @@ def confirm_authorship(question: Question, author_id: int | None,
                 qa.confirmed_at = utcnow()
                 set_note = "автор подтверждён редактором" if by_user_id else None
                 if set_note:
-                    question.history.append(QuestionStatusChange(
-                        from_status=question.status, to_status=question.status,
-                        by_user_id=by_user_id, reason=set_note, at=utcnow()))
+                    question.history.append(
+                        QuestionStatusChange(
+                            from_status=question.status,
+                            to_status=question.status,
+                            by_user_id=by_user_id,
+                            reason=set_note,
+                            at=utcnow(),
+                        )
+                    )
                 db.session.flush()
             return True
     return False
@@ -432,8 +494,9 @@ def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
     return rows
 
 
-def import_packet(packet, as_: str, channel: str | None = None, origin: str = "",
-                  progress=None) -> list[Question]:
+def import_packet(
+    packet, as_: str, channel: str | None = None, origin: str = "", progress=None
+) -> list[Question]:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`).
 
     Each question keeps its author line as written (``author_line``) beside the parsed
@@ -460,8 +523,9 @@ def import_packet(packet, as_: str, channel: str | None = None, origin: str = ""
             "authors": import_authors(pq.authors),
             "author_line": pq.author_text,
         }
-        q = create_question(clean, channel=channel, status=status,
-                            origin=f"{origin}#{pq.number}"[:300])
+        q = create_question(
+            clean, channel=channel, status=status, origin=f"{origin}#{pq.number}"[:300]
+        )
         if as_ == "submissions":
             enqueue("moderation.precheck", q.id)
         made.append(q)

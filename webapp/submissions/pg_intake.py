@@ -74,43 +74,99 @@ def _statement(upsert_first: bool):
     sct, obt = _table(QuestionStatusChange), _table(OutboxMessage)
     at = _param(qt.c.created_at, "at")
     columns = [c for c in qt.c if c.key not in ("id", "created_at")]
-    q = (insert(qt).values({**{c.key: _param(c) for c in columns}, "created_at": at})
-         .on_conflict_do_nothing(index_elements=[qt.c.idempotency_key])
-         .returning(qt.c.id).cte("q"))
+    q = (
+        insert(qt)
+        .values({**{c.key: _param(c) for c in columns}, "created_at": at})
+        .on_conflict_do_nothing(index_elements=[qt.c.idempotency_key])
+        .returning(qt.c.id)
+        .cte("q")
+    )
     if upsert_first:
         new = insert(at_).from_select(
             ["name", "city", "email_hash", "email_encrypted", "link_version", "created_at"],
-            select(_param(at_.c.name, "a_name"), _param(at_.c.city, "a_city"),
-                   _param(at_.c.email_hash, "a_email_hash"),
-                   _param(at_.c.email_encrypted, "a_email_encrypted"), literal_column("0", Integer), at)
-            .select_from(q))
-        a = (new.on_conflict_do_update(index_elements=[at_.c.email_hash],
-                                       set_={"email_hash": new.excluded.email_hash})
-             .returning(at_.c.id).cte("a"))
-        first = select(q.c.id, a.c.id, literal_column("0", Integer), _param(qat.c.name, "a_name"),
-                       _param(qat.c.city, "a_city")).select_from(q.join(a, true()))
+            select(
+                _param(at_.c.name, "a_name"),
+                _param(at_.c.city, "a_city"),
+                _param(at_.c.email_hash, "a_email_hash"),
+                _param(at_.c.email_encrypted, "a_email_encrypted"),
+                literal_column("0", Integer),
+                at,
+            ).select_from(q),
+        )
+        a = (
+            new.on_conflict_do_update(
+                index_elements=[at_.c.email_hash], set_={"email_hash": new.excluded.email_hash}
+            )
+            .returning(at_.c.id)
+            .cte("a")
+        )
+        first = select(
+            q.c.id,
+            a.c.id,
+            literal_column("0", Integer),
+            _param(qat.c.name, "a_name"),
+            _param(qat.c.city, "a_city"),
+        ).select_from(q.join(a, true()))
     else:
-        first = select(q.c.id, bindparam("a_id", type_=Integer), literal_column("0", Integer),
-                       _param(qat.c.name, "a_name"), _param(qat.c.city, "a_city")
-                       ).select_from(q)
-    more = func.unnest(bindparam("more_ids", type_=ARRAY(Integer)),
-                       bindparam("more_names", type_=ARRAY(String)),
-                       bindparam("more_cities", type_=ARRAY(String))).table_valued(
-        "author_id", "name", "city", with_ordinality="position").render_derived(name="more")
-    qa = insert(qat).from_select(
-        ["question_id", "author_id", "position", "name", "city"],
-        union_all(first, select(q.c.id, more.c.author_id, more.c.position, more.c.name,
-                                more.c.city).select_from(q.join(more, true())))).cte("qa")
-    sc = insert(sct).from_select(
-        ["question_id", "from_status", "to_status", "at"],
-        select(q.c.id, null(), _param(sct.c.to_status, "status"), at)).cte("sc")
-    t = func.unnest(bindparam("tasks", type_=ARRAY(String))).table_valued(
-        "task", with_ordinality="n").render_derived(name="t")
-    ob = insert(obt).from_select(
-        ["task", "args", "created_at", "attempts", "request_id"],
-        select(t.c.task, func.json_build_array(q.c.id), at, literal_column("0", Integer),
-               _param(obt.c.request_id, "request_id"))
-        .select_from(q.join(t, true())).order_by(t.c.n)).returning(obt.c.id).cte("ob")
+        first = select(
+            q.c.id,
+            bindparam("a_id", type_=Integer),
+            literal_column("0", Integer),
+            _param(qat.c.name, "a_name"),
+            _param(qat.c.city, "a_city"),
+        ).select_from(q)
+    more = (
+        func.unnest(
+            bindparam("more_ids", type_=ARRAY(Integer)),
+            bindparam("more_names", type_=ARRAY(String)),
+            bindparam("more_cities", type_=ARRAY(String)),
+        )
+        .table_valued("author_id", "name", "city", with_ordinality="position")
+        .render_derived(name="more")
+    )
+    qa = (
+        insert(qat)
+        .from_select(
+            ["question_id", "author_id", "position", "name", "city"],
+            union_all(
+                first,
+                select(
+                    q.c.id, more.c.author_id, more.c.position, more.c.name, more.c.city
+                ).select_from(q.join(more, true())),
+            ),
+        )
+        .cte("qa")
+    )
+    sc = (
+        insert(sct)
+        .from_select(
+            ["question_id", "from_status", "to_status", "at"],
+            select(q.c.id, null(), _param(sct.c.to_status, "status"), at),
+        )
+        .cte("sc")
+    )
+    t = (
+        func.unnest(bindparam("tasks", type_=ARRAY(String)))
+        .table_valued("task", with_ordinality="n")
+        .render_derived(name="t")
+    )
+    ob = (
+        insert(obt)
+        .from_select(
+            ["task", "args", "created_at", "attempts", "request_id"],
+            select(
+                t.c.task,
+                func.json_build_array(q.c.id),
+                at,
+                literal_column("0", Integer),
+                _param(obt.c.request_id, "request_id"),
+            )
+            .select_from(q.join(t, true()))
+            .order_by(t.c.n),
+        )
+        .returning(obt.c.id)
+        .cte("ob")
+    )
     outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
     return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc)
 
@@ -125,9 +181,15 @@ class Inserted:
     outbox_ids: tuple[int, ...]
 
 
-def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
-                    more_author_ids: list[int], first_author_id: int | None = None,
-                    own_transaction: bool = False) -> Inserted | None:
+def insert_received(
+    values: dict,
+    authors: list[tuple],
+    *,
+    tasks: list[str],
+    more_author_ids: list[int],
+    first_author_id: int | None = None,
+    own_transaction: bool = False,
+) -> Inserted | None:
     """Write one new question (status ``received``) with its authors, status record and
     outbox rows in one statement (PostgreSQL only): in the current transaction, or in
     autocommit on a connection of its own when ``own_transaction``.
@@ -146,11 +208,17 @@ def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
     if values["status"] != INTAKE_STATUS:
         raise ValueError("the one-statement intake writes received questions only")
     name, city, email = authors[0][:3]
-    params = {**values, "at": values.get("created_at") or utcnow(), "a_name": name,
-              "a_city": city, "more_ids": more_author_ids,
-              "more_names": [a[0] for a in authors[1:]],
-              "more_cities": [a[1] for a in authors[1:]], "tasks": tasks,
-              "request_id": current_request_id()}
+    params = {
+        **values,
+        "at": values.get("created_at") or utcnow(),
+        "a_name": name,
+        "a_city": city,
+        "more_ids": more_author_ids,
+        "more_names": [a[0] for a in authors[1:]],
+        "more_cities": [a[1] for a in authors[1:]],
+        "tasks": tasks,
+        "request_id": current_request_id(),
+    }
     if first_author_id is None:
         if not email:
             raise ValueError("the first author has no e-mail: pass first_author_id")
@@ -160,11 +228,15 @@ def insert_received(values: dict, authors: list[tuple], *, tasks: list[str],
     statement = _statement(first_author_id is None)
     if own_transaction:
         with db.engine.connect() as conn:
-            row = conn.execution_options(isolation_level="AUTOCOMMIT").execute(
-                statement, params).first()
+            row = (
+                conn.execution_options(isolation_level="AUTOCOMMIT")
+                .execute(statement, params)
+                .first()
+            )
     else:
         row = db.session.execute(statement, params).first()
     if row is None:
         return None
-    return Inserted(id=row.id, public_token=values["public_token"],
-                    outbox_ids=tuple(row.outbox_ids or ()))
+    return Inserted(
+        id=row.id, public_token=values["public_token"], outbox_ids=tuple(row.outbox_ids or ())
+    )

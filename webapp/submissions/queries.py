@@ -55,8 +55,10 @@ def public_history(question: Question, today: date | None = None) -> list[dict]:
     """
     aired = question.aired_on
     has_aired = aired is not None and aired < (today or date.today())
-    events = [{"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
-              for c in question.history]
+    events = [
+        {"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
+        for c in question.history
+    ]
     if has_aired:
         for _receiver, extra in public_events.send(question):
             events.extend(extra or [])

@@ -85,8 +85,14 @@ def set_language(code: str):
     if not target.startswith("/") or target.startswith("//"):
         target = "/"
     resp = redirect(target)
-    resp.set_cookie(LANG_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax",
-                    secure=current_app.config["SESSION_COOKIE_SECURE"], httponly=True)
+    resp.set_cookie(
+        LANG_COOKIE,
+        code,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+        httponly=True,
+    )
     return resp
 
 
@@ -118,14 +124,23 @@ def viewer_language() -> str:
 def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
     upload = form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
-    authors += [AuthorInput(name=c.form.name.data, city=c.form.city.data)
-                for c in form.coauthors.entries if (c.form.name.data or "").strip()]
+    authors += [
+        AuthorInput(name=c.form.name.data, city=c.form.city.data)
+        for c in form.coauthors.entries
+        if (c.form.name.data or "").strip()
+    ]
     return SubmissionInput(
-        question=form.question.data, answer=form.answer.data, accepted=form.accepted.data,
-        comment=form.comment.data, handout=form.handout.data,
+        question=form.question.data,
+        answer=form.answer.data,
+        accepted=form.accepted.data,
+        comment=form.comment.data,
+        handout=form.handout.data,
         sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
-        authors=authors, email=form.email.data, consent=form.consent.data,
-        consent_on_air=form.consent_on_air.data, age_confirmed=form.age_confirmed.data,
+        authors=authors,
+        email=form.email.data,
+        consent=form.consent.data,
+        consent_on_air=form.consent_on_air.data,
+        age_confirmed=form.age_confirmed.data,
         idempotency_key=form.idempotency_key.data or None,
         handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
         language=viewer_language(),
@@ -164,14 +179,23 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
     _fresh_form_fields(form)
     lang: dict[str, Any] = {"lang": viewer_language()} if request.args.get("lang") else {}
     action = url_for("submissions.submit", **lang)
-    return render_template("submissions/submit.html", form=form, notice=notice,
-                           action=action, image_max_bytes=MAX_BYTES), code
+    return render_template(
+        "submissions/submit.html",
+        form=form,
+        notice=notice,
+        action=action,
+        image_max_bytes=MAX_BYTES,
+    ), code
 
 
 @bp.route("/submit", methods=["GET", "POST"])
 @limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
-@limiter.limit("10/hour", methods=["POST"], key_func=lambda: _email_key(),
-               deduct_when=lambda r: counts_toward_limit(r))
+@limiter.limit(
+    "10/hour",
+    methods=["POST"],
+    key_func=lambda: _email_key(),
+    deduct_when=lambda r: counts_toward_limit(r),
+)
 @access("public")
 def submit():
     # The form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that an image
@@ -184,11 +208,16 @@ def submit():
         return render_template("submissions/thanks_bot.html"), 200
     if form.validate():
         if _too_fast(form):
-            return form_page(form, 422, _(
-                "Форма отправлена слишком быстро после открытия страницы (меньше "
-                "%(n)s с) — так делают программы-роботы, поэтому вопрос не сохранён. "
-                "Проверьте вопрос ещё раз и отправьте его.",
-                n=current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)))
+            return form_page(
+                form,
+                422,
+                _(
+                    "Форма отправлена слишком быстро после открытия страницы (меньше "
+                    "%(n)s с) — так делают программы-роботы, поэтому вопрос не сохранён. "
+                    "Проверьте вопрос ещё раз и отправьте его.",
+                    n=current_app.config.get("SOVA_MIN_FILL_SECONDS", 3),
+                ),
+            )
         try:
             question = receive(submission_from(form), uploads=uploads_folder())
             g.sova_new_question = question.created
@@ -208,8 +237,9 @@ def submit():
                 commit()
             except IntegrityError:
                 db.session.rollback()
-                again = db.session.scalar(db.select(Question).filter_by(
-                    idempotency_key=form.idempotency_key.data))
+                again = db.session.scalar(
+                    db.select(Question).filter_by(idempotency_key=form.idempotency_key.data)
+                )
                 if again is None:
                     raise
                 token = again.public_token
@@ -221,9 +251,14 @@ def outage_form():
     """The submit form again after a database outage (503): the viewer's text kept, the
     message says nothing was saved. Called by ``webapp.security``'s 503 handler."""
     form = SubmitForm(meta={"csrf": False})
-    page, _code = form_page(form, 503, _(
-        "База данных временно недоступна, вопрос не сохранён. Ваш текст остался на этой "
-        "странице — отправьте его ещё раз через минуту."))
+    page, _code = form_page(
+        form,
+        503,
+        _(
+            "База данных временно недоступна, вопрос не сохранён. Ваш текст остался на этой "
+            "странице — отправьте его ещё раз через минуту."
+        ),
+    )
     return page
 
 
@@ -238,10 +273,15 @@ def too_large(exc):
     the form again with a clear message instead of a bare 413. Its text could not be read
     (the body was refused unread)."""
     if request.endpoint == "submissions.submit":
-        return form_page(SubmitForm(formdata=None, meta={"csrf": False}), 413, _(
-            "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
-            "изображение (до 5 МБ) и отправьте вопрос ещё раз.",
-            n=SUBMIT_MAX_BODY // (1024 * 1024)))
+        return form_page(
+            SubmitForm(formdata=None, meta={"csrf": False}),
+            413,
+            _(
+                "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
+                "изображение (до 5 МБ) и отправьте вопрос ещё раз.",
+                n=SUBMIT_MAX_BODY // (1024 * 1024),
+            ),
+        )
     if request.path.startswith("/api/"):
         return current_app.extensions["sova_api_error"](exc)
     return render_template("error.html", error=exc), 413
@@ -252,8 +292,11 @@ def csrf_expired(exc):
     """An expired or missing CSRF token on the viewer form: the form again, text kept."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm()  # not validated: only re-rendered with a fresh token
-        return form_page(form, 400, _("Страница была открыта слишком долго. Проверьте "
-                                       "вопрос и отправьте его ещё раз."))
+        return form_page(
+            form,
+            400,
+            _("Страница была открыта слишком долго. Проверьте вопрос и отправьте его ещё раз."),
+        )
     return render_template("error.html", error=exc), 400
 
 
@@ -262,8 +305,14 @@ def too_many(exc):
     """A rate-limited viewer gets the form back with their text."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm(meta={"csrf": False})
-        return form_page(form, 429, _("Слишком много отправок. Подождите немного и "
-                                       "попробуйте снова — ваш текст сохранён на этой странице."))
+        return form_page(
+            form,
+            429,
+            _(
+                "Слишком много отправок. Подождите немного и "
+                "попробуйте снова — ваш текст сохранён на этой странице."
+            ),
+        )
     if request.path.startswith("/api/"):
         return current_app.extensions["sova_api_error"](exc)
     return render_template("error.html", error=exc), 429
@@ -276,8 +325,9 @@ def status(token: str):
     if question is None:
         abort(404)
     history = public_history(question)
-    return render_template("submissions/status.html", question=question, history=history,
-                           labels=status_labels())
+    return render_template(
+        "submissions/status.html", question=question, history=history, labels=status_labels()
+    )
 
 
 @bp.route("/confirm/<token>")
@@ -300,10 +350,14 @@ def confirm(token: str):
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
 
+
 @bp.route("/my", methods=["GET", "POST"])
 @limiter.limit("10/hour", methods=["POST"])
-@limiter.limit("3/hour", methods=["POST"], key_func=lambda: "my-email:" + (
-    request.form.get("email", "").strip().lower()[:254]))
+@limiter.limit(
+    "3/hour",
+    methods=["POST"],
+    key_func=lambda: "my-email:" + (request.form.get("email", "").strip().lower()[:254]),
+)
 @access("public")
 def my_request():
     from webapp.submissions.forms_my import MyLinkForm
@@ -315,8 +369,9 @@ def my_request():
             # the page's language travels as its index in LANGUAGES (tasks take ints)
             enqueue("notify.my_link", author.id, LANGUAGES.index(viewer_language()))
         # the same answer whether or not the address is known (no enumeration)
-        flash(_("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."),
-              "success")
+        flash(
+            _("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."), "success"
+        )
         return redirect(url_for("submissions.my_request"))
     return render_template("submissions/my_request.html", form=form)
 
@@ -347,12 +402,18 @@ def my_questions():
 
     # only confirmed links: anyone can type this address into the form (issue 13)
     questions = db.session.scalars(
-        db.select(Question).join(QuestionAuthor).where(
-            QuestionAuthor.author_id == author_id, QuestionAuthor.confirmed_at.is_not(None))
-        .order_by(Question.created_at.desc())).all()
-    return render_template("submissions/my_questions.html", questions=questions,
-                           history={q.id: public_history(q) for q in questions},
-                           labels=status_labels(), form=WithdrawForm())
+        db.select(Question)
+        .join(QuestionAuthor)
+        .where(QuestionAuthor.author_id == author_id, QuestionAuthor.confirmed_at.is_not(None))
+        .order_by(Question.created_at.desc())
+    ).all()
+    return render_template(
+        "submissions/my_questions.html",
+        questions=questions,
+        history={q.id: public_history(q) for q in questions},
+        labels=status_labels(),
+        form=WithdrawForm(),
+    )
 
 
 @bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
@@ -378,6 +439,7 @@ def my_withdraw(question_id: int):
 
 # --- staff: handout images ------------------------------------------------------------
 
+
 @bp.route("/uploads/<name>")
 @access("editor+|producer|host")
 def upload(name: str):
@@ -394,6 +456,7 @@ __all__ = ["bp", "my_link_token", "normalise_email"]
 
 # --- staff: paper letters, partner questions, packet upload ---------------------------
 
+
 @bp.route("/editor/letters/new", methods=["GET", "POST"])
 @access("editor+")
 def new_letter():
@@ -405,12 +468,18 @@ def new_letter():
     form = LetterForm()
     if form.validate_on_submit():
         data = SubmissionInput(
-            question=form.question.data, answer=form.answer.data, accepted=form.accepted.data,
-            comment=form.comment.data, handout=form.handout.data,
+            question=form.question.data,
+            answer=form.answer.data,
+            accepted=form.accepted.data,
+            comment=form.comment.data,
+            handout=form.handout.data,
             sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
             authors=[AuthorInput(name=form.name.data, city=form.city.data)],
-            email=form.email.data or None, consent=True, channel=form.channel.data,
-            postmark_date=form.postmark_date.data)
+            email=form.email.data or None,
+            consent=True,
+            channel=form.channel.data,
+            postmark_date=form.postmark_date.data,
+        )
         try:
             if form.scan.data and getattr(form.scan.data, "filename", ""):
                 scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
@@ -449,8 +518,7 @@ def upload_packet():
         except (PacketError, UnicodeDecodeError, ValueError) as exc:
             form.packet.errors = [f"{name}: {exc}"]
         else:
-            made = import_packet(packet, as_=form.as_.data, channel=form.channel.data,
-                                 origin=name)
+            made = import_packet(packet, as_=form.as_.data, channel=form.channel.data, origin=name)
             n = len(made)
             flash(f"{name}: импортировано вопросов — {n}.", "success")
             return redirect(url_for("submissions.upload_packet"))

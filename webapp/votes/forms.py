@@ -6,17 +6,22 @@ from wtforms.validators import DataRequired, Length
 
 
 class OpenVoteForm(FlaskForm):
-    candidates = TextAreaField("Кандидаты, по одному в строке (номер — порядок строки)",
-                               validators=[Length(max=5000)])
+    candidates = TextAreaField(
+        "Кандидаты, по одному в строке (номер — порядок строки)", validators=[Length(max=5000)]
+    )
 
 
 class CloseVoteForm(FlaskForm):
-    confirm = BooleanField("Да, закрыть голосование: приём SMS прекратится, итог будет "
-                           "зафиксирован", validators=[DataRequired("Подтвердите закрытие.")])
+    confirm = BooleanField(
+        "Да, закрыть голосование: приём SMS прекратится, итог будет зафиксирован",
+        validators=[DataRequired("Подтвердите закрытие.")],
+    )
 
 
 class VoteAwardForm(FlaskForm):
     chosen = SelectField("Лучший игрок", validate_choice=False)
-    reason = TextAreaField("Основание, если лучшего игрока определяет представитель "
-                           "Генерального спонсора не по итогам голосования",
-                           validators=[Length(max=1000)])
+    reason = TextAreaField(
+        "Основание, если лучшего игрока определяет представитель "
+        "Генерального спонсора не по итогам голосования",
+        validators=[Length(max=1000)],
+    )

@@ -47,13 +47,17 @@ class Vote(Model):
 
     __tablename__ = "vote"
     __table_args__ = (
-        Index("uq_vote_one_open", "status", unique=True,
-              sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'")),
+        Index(
+            "uq_vote_one_open",
+            "status",
+            unique=True,
+            sqlite_where=text("status = 'open'"),
+            postgresql_where=text("status = 'open'"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"),
-                                         index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id", ondelete="CASCADE"), index=True)
     status: Mapped[str] = mapped_column(String(10), default="open")
     candidates: Mapped[list] = mapped_column(JSON)
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -82,9 +86,14 @@ class VoteMessage(Model):
     __tablename__ = "vote_message"
     __table_args__ = (
         UniqueConstraint("vote_id", "message_id", name="uq_vote_message_id"),
-        Index("uq_vote_counted_msisdn", "vote_id", "msisdn_hash", unique=True,
-              sqlite_where=text("result = 'counted'"),
-              postgresql_where=text("result = 'counted'")),
+        Index(
+            "uq_vote_counted_msisdn",
+            "vote_id",
+            "msisdn_hash",
+            unique=True,
+            sqlite_where=text("result = 'counted'"),
+            postgresql_where=text("result = 'counted'"),
+        ),
         Index("ix_vote_message_tally", "vote_id", "result", "candidate"),
     )
 
@@ -107,8 +116,7 @@ class VoteAward(Model):
     __tablename__ = "vote_award"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    vote_id: Mapped[int] = mapped_column(ForeignKey("vote.id", ondelete="CASCADE"),
-                                         index=True)
+    vote_id: Mapped[int] = mapped_column(ForeignKey("vote.id", ondelete="CASCADE"), index=True)
     prize_id: Mapped[int | None] = mapped_column(ForeignKey("prize.id"))
     winner_name: Mapped[str | None] = mapped_column(String(200))
     chosen_name: Mapped[str] = mapped_column(String(200))

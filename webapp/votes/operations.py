@@ -56,11 +56,11 @@ class VoteInputError(OperationError, ValueError):
     status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(m for msgs in errors.values() for m in msgs),
-                         errors=errors)
+        super().__init__("; ".join(m for msgs in errors.values() for m in msgs), errors=errors)
 
 
 # --- the gateway's signature --------------------------------------------------------------
+
 
 class SignatureUnavailable(Exception):
     """``SOVA_SMS_SECRET`` is not set: the callback is off (503)."""
@@ -86,8 +86,13 @@ def msisdn_key(msisdn: str) -> str | None:
 
 # --- open and close -----------------------------------------------------------------------
 
-def open_vote(game: Game, user_id: int | None, candidates: list[str] | None = None,
-              now: datetime | None = None) -> Vote:
+
+def open_vote(
+    game: Game,
+    user_id: int | None,
+    candidates: list[str] | None = None,
+    now: datetime | None = None,
+) -> Vote:
     """Open the §3.1 vote of ``game`` (a finished 2009 game) with ``candidates`` (names,
     numbered 1..N in order; default the game team's experts). Idempotent for the game's
     open vote. Raises VoteError (409) for another rule set, an unfinished game, a vote of
@@ -97,38 +102,51 @@ def open_vote(game: Game, user_id: int | None, candidates: list[str] | None = No
     if current is not None and current.game_id == game.id:
         return current
     if game.season.ruleset != "2009":
-        raise VoteError("зрительское голосование за лучшего игрока есть только в правилах "
-                        "2009 года")
+        raise VoteError(
+            "зрительское голосование за лучшего игрока есть только в правилах 2009 года"
+        )
     if game.status not in ("finished", "closed"):
         raise VoteError("голосование открывается, когда игра окончена")
     if db.session.scalar(select(Vote.id).where(Vote.game_id == game.id)) is not None:
         raise VoteError("голосование этой игры уже проведено")
     if current is not None:
-        raise VoteError(f"открыто голосование другой игры (№ {current.game_id}): "
-                        "одновременно может идти только одно", None)
+        raise VoteError(
+            f"открыто голосование другой игры (№ {current.game_id}): "
+            "одновременно может идти только одно",
+            None,
+        )
     if candidates is None or not [c for c in candidates if str(c).strip()]:
         candidates = list(game.team_row.experts) if game.team_row else []
     try:
         names = rules.candidate_names(candidates)
     except rules.VoteRuleError as exc:
         raise VoteInputError({"candidates": [exc.message]}) from exc
-    vote = Vote(game_id=game.id, status="open", candidates=names, opened_at=now or utcnow(),
-                opened_by=user_id)
+    vote = Vote(
+        game_id=game.id,
+        status="open",
+        candidates=names,
+        opened_at=now or utcnow(),
+        opened_by=user_id,
+    )
     try:
-        with db.session.begin_nested():     # another vote opened at the same moment
+        with db.session.begin_nested():  # another vote opened at the same moment
             db.session.add(vote)
             db.session.flush()
     except IntegrityError as exc:
-        raise VoteError("открыто голосование другой игры: одновременно может идти только "
-                        "одно", None) from exc
+        raise VoteError(
+            "открыто голосование другой игры: одновременно может идти только одно", None
+        ) from exc
     return vote
 
 
 def _lock(vote_id: int) -> Vote:
     """The vote row, locked ``FOR UPDATE`` (waits for the SMS inserts in flight)."""
-    return db.session.scalars(select(Vote).where(Vote.id == vote_id)
-                              .with_for_update().execution_options(populate_existing=True)
-                              ).one()
+    return db.session.scalars(
+        select(Vote)
+        .where(Vote.id == vote_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one()
 
 
 def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> Vote:
@@ -136,8 +154,7 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     log, set the retention deadline and queue the signed result PDF (``votes.render_result``,
     Document kind ``vote_result``). Closing a closed vote returns it unchanged. Raises
     VoteError if the game never had a vote."""
-    vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id)
-                             .order_by(Vote.id.desc()))
+    vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id).order_by(Vote.id.desc()))
     if vote is None:
         raise VoteError("у этой игры нет голосования", None)
     vote = _lock(vote.id)
@@ -156,8 +173,12 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     vote.purge_after = now + timedelta(days=days)
     # no game_id: the games feature lists a game's documents with its own roles and labels;
     # this one is reached through the vote (producer and host: /games/<id>/vote/result.pdf)
-    doc = Document(key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1", kind=RESULT_DOCUMENT,
-                   version=1, status="pending")
+    doc = Document(
+        key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
+        kind=RESULT_DOCUMENT,
+        version=1,
+        status="pending",
+    )
     db.session.add(doc)
     db.session.flush()
     vote.document_id = doc.id
@@ -167,6 +188,7 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
 
 
 # --- one SMS ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Sms:
@@ -193,7 +215,9 @@ def _latest_vote(conn):
     vote opens only when none is open, so the open vote is always the latest), or None."""
     return conn.execute(
         select(Vote.id, Vote.status, Vote.opened_at, Vote.candidates)
-        .order_by(Vote.id.desc()).limit(1)).first()
+        .order_by(Vote.id.desc())
+        .limit(1)
+    ).first()
 
 
 def _open_state(conn, fresh: bool):
@@ -223,44 +247,68 @@ def _insert_statement(dialect: str, only_if_open: bool):
     from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
     dialect_insert: Callable[..., Any] = pg_insert if dialect == "postgresql" else sqlite_insert
-    cols = {"vote_id": bindparam("vote_id", type_=db.Integer),
-            "message_id": bindparam("message_id", type_=db.String),
-            "msisdn_hash": bindparam("msisdn_hash", type_=db.String),
-            "text": bindparam("text", type_=db.String),
-            "received_at": bindparam("received_at", type_=VoteMessage.received_at.type),
-            "arrived_at": bindparam("arrived_at", type_=VoteMessage.arrived_at.type),
-            "result": bindparam("result", type_=db.String),
-            "candidate": bindparam("candidate", type_=db.Integer)}
+    cols = {
+        "vote_id": bindparam("vote_id", type_=db.Integer),
+        "message_id": bindparam("message_id", type_=db.String),
+        "msisdn_hash": bindparam("msisdn_hash", type_=db.String),
+        "text": bindparam("text", type_=db.String),
+        "received_at": bindparam("received_at", type_=VoteMessage.received_at.type),
+        "arrived_at": bindparam("arrived_at", type_=VoteMessage.arrived_at.type),
+        "result": bindparam("result", type_=db.String),
+        "candidate": bindparam("candidate", type_=db.Integer),
+    }
     # Core tables, not the ORM entities: the session would take a parameter dict with an
     # ORM insert for a "bulk insert" of its own
     vote, message = Vote.__table__, VoteMessage.__table__
-    source = select(*[v.label(k) for k, v in cols.items()]).where(
-        vote.c.id == bindparam("vote_id"))
+    source = select(*[v.label(k) for k, v in cols.items()]).where(vote.c.id == bindparam("vote_id"))
     if only_if_open:
-        source = source.where(vote.c.status == "open").with_for_update(read=True,
-                                                                       key_share=True)
-    stmt = (dialect_insert(message).from_select(list(cols), source)
-            .on_conflict_do_nothing().returning(message.c.id))
+        source = source.where(vote.c.status == "open").with_for_update(read=True, key_share=True)
+    stmt = (
+        dialect_insert(message)
+        .from_select(list(cols), source)
+        .on_conflict_do_nothing()
+        .returning(message.c.id)
+    )
     _INSERTS[(dialect, only_if_open)] = stmt
     return stmt
 
 
-def _insert(conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str,
-            candidate: int | None, only_if_open: bool) -> str | None:
+def _insert(
+    conn,
+    vote_id: int,
+    sms: Sms,
+    key: str,
+    now: datetime,
+    result: str,
+    candidate: int | None,
+    only_if_open: bool,
+) -> str | None:
     """Insert one log row; returns ``result`` if it was inserted, None if a key refused it
     (the message id is known, or — for ``counted`` — the number has a counted vote) or
     the vote is no longer open (``only_if_open``)."""
     stmt = _insert_statement(db.engine.dialect.name, only_if_open)
-    row = conn.execute(stmt, {"vote_id": vote_id, "message_id": sms.message_id,
-                              "msisdn_hash": key, "text": sms.text[:500],
-                              "received_at": sms.received_at, "arrived_at": now,
-                              "result": result, "candidate": candidate}).first()
+    row = conn.execute(
+        stmt,
+        {
+            "vote_id": vote_id,
+            "message_id": sms.message_id,
+            "msisdn_hash": key,
+            "text": sms.text[:500],
+            "received_at": sms.received_at,
+            "arrived_at": now,
+            "result": result,
+            "candidate": candidate,
+        },
+    ).first()
     return result if row is not None else None
 
 
 def _known(conn, vote_id: int, message_id: str) -> str | None:
-    return conn.execute(select(VoteMessage.result).where(
-        VoteMessage.vote_id == vote_id, VoteMessage.message_id == message_id)).scalar()
+    return conn.execute(
+        select(VoteMessage.result).where(
+            VoteMessage.vote_id == vote_id, VoteMessage.message_id == message_id
+        )
+    ).scalar()
 
 
 def receive_sms(sms: Sms, now: datetime | None = None) -> str:
@@ -305,10 +353,11 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
             break
         vote_id, opened_at, candidates = state
         if sms.received_at < opened_at:
-            break                       # sent before the vote opened: late
+            break  # sent before the vote opened: late
         candidate = rules.match_candidate(sms.text, candidates)
-        result = rules.classify(is_open=True, before_open=False, candidate=candidate,
-                                already_counted=False)
+        result = rules.classify(
+            is_open=True, before_open=False, candidate=candidate, already_counted=False
+        )
         done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
         if done:
             return done
@@ -318,8 +367,7 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
         if result == rules.COUNTED:
             # not the message id, so the number's counted vote refused it (unless the vote
             # closed meanwhile: then this insert finds no open vote either)
-            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate,
-                           only_if_open=True)
+            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate, only_if_open=True)
             if done:
                 return done
             known = _known(conn, vote_id, sms.message_id)
@@ -334,6 +382,7 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
 
 
 # --- the award and the purge --------------------------------------------------------------
+
 
 def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> VoteAward:
     """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
@@ -352,19 +401,27 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
         raise VoteError(exc.message, exc.rule) from exc
     game = db.session.get_one(Game, vote.game_id)
     try:
-        made = award_prize(game, "best_player_of_game", user_id, recipient=name,
-                           team=list(vote.candidates))
+        made = award_prize(
+            game, "best_player_of_game", user_id, recipient=name, team=list(vote.candidates)
+        )
     except PrizeError as exc:
         raise VoteError(exc.message, exc.rule) from exc
     prize = made[0] if made else None
-    existing = db.session.scalar(select(VoteAward).where(VoteAward.vote_id == vote.id,
-                                                         VoteAward.chosen_name == name))
+    existing = db.session.scalar(
+        select(VoteAward).where(VoteAward.vote_id == vote.id, VoteAward.chosen_name == name)
+    )
     if existing is not None:
         return existing
-    row = VoteAward(vote_id=vote.id, prize_id=prize.id if prize else None,
-                    winner_name=vote.candidates[vote.winner - 1] if vote.winner else None,
-                    chosen_name=name, overridden=overridden, reason=(reason or "").strip(),
-                    by_user_id=user_id, at=utcnow())
+    row = VoteAward(
+        vote_id=vote.id,
+        prize_id=prize.id if prize else None,
+        winner_name=vote.candidates[vote.winner - 1] if vote.winner else None,
+        chosen_name=name,
+        overridden=overridden,
+        reason=(reason or "").strip(),
+        by_user_id=user_id,
+        at=utcnow(),
+    )
     db.session.add(row)
     db.session.flush()
     return row
@@ -375,11 +432,16 @@ def purge_numbers(now: datetime | None = None) -> int:
     task ``votes.purge_numbers``). Returns how many votes were purged. The counts, the log's
     recorded SHA-256 and the result document stay."""
     now = now or utcnow()
-    ids = list(db.session.scalars(select(Vote.id).where(
-        Vote.status == "closed", Vote.purge_after <= now, Vote.numbers_purged_at.is_(None))))
+    ids = list(
+        db.session.scalars(
+            select(Vote.id).where(
+                Vote.status == "closed", Vote.purge_after <= now, Vote.numbers_purged_at.is_(None)
+            )
+        )
+    )
     for vote_id in ids:
-        db.session.execute(update(VoteMessage).where(VoteMessage.vote_id == vote_id)
-                           .values(msisdn_hash=None))
-        db.session.execute(update(Vote).where(Vote.id == vote_id)
-                           .values(numbers_purged_at=now))
+        db.session.execute(
+            update(VoteMessage).where(VoteMessage.vote_id == vote_id).values(msisdn_hash=None)
+        )
+        db.session.execute(update(Vote).where(Vote.id == vote_id).values(numbers_purged_at=now))
     return len(ids)

@@ -15,8 +15,7 @@ from webapp.votes.models import Vote, VoteAward, VoteMessage
 
 def vote_of(game_id: int) -> Vote | None:
     """The latest vote of game ``game_id`` (a game has at most one), or None."""
-    return db.session.scalar(select(Vote).where(Vote.game_id == game_id)
-                             .order_by(Vote.id.desc()))
+    return db.session.scalar(select(Vote).where(Vote.game_id == game_id).order_by(Vote.id.desc()))
 
 
 def open_vote() -> Vote | None:
@@ -26,8 +25,11 @@ def open_vote() -> Vote | None:
 
 def awards(vote: Vote) -> list[VoteAward]:
     """The recorded §3.1 award decisions of ``vote``, oldest first."""
-    return list(db.session.scalars(select(VoteAward).where(VoteAward.vote_id == vote.id)
-                                   .order_by(VoteAward.id)))
+    return list(
+        db.session.scalars(
+            select(VoteAward).where(VoteAward.vote_id == vote.id).order_by(VoteAward.id)
+        )
+    )
 
 
 def _local(at: datetime | None, zone: str) -> str | None:
@@ -74,30 +76,48 @@ def result_context(vote: Vote) -> dict:
     game = db.session.get_one(Game, vote.game_id)
     zone = game.season.timezone
     frozen = vote.votes or {}
-    candidates = [{"n": n, "name": name, "votes": int(frozen.get(str(n), 0))}
-                  for n, name in enumerate(vote.candidates, start=1)]
-    summary = {"vote_id": vote.id, "game_id": game.id, "candidates": candidates,
-               "counted": vote.counted or 0, "repeats": vote.repeats or 0,
-               "invalid": vote.invalid or 0, "late": vote.late or 0,
-               "opened_at": vote.opened_at.isoformat(),
-               "closed_at": vote.closed_at.isoformat() if vote.closed_at else None,
-               "log_sha256": vote.log_sha256}
+    candidates = [
+        {"n": n, "name": name, "votes": int(frozen.get(str(n), 0))}
+        for n, name in enumerate(vote.candidates, start=1)
+    ]
+    summary = {
+        "vote_id": vote.id,
+        "game_id": game.id,
+        "candidates": candidates,
+        "counted": vote.counted or 0,
+        "repeats": vote.repeats or 0,
+        "invalid": vote.invalid or 0,
+        "late": vote.late or 0,
+        "opened_at": vote.opened_at.isoformat(),
+        "closed_at": vote.closed_at.isoformat() if vote.closed_at else None,
+        "log_sha256": vote.log_sha256,
+    }
     seal = lookup_hash("vote-result:" + json.dumps(summary, sort_keys=True, ensure_ascii=False))
     return {
-        "game": {"title": game.display_title, "date": game.air_date.isoformat(),
-                 "season": game.season.name, "team": game.team or (
-                     game.team_row.name if game.team_row else "")},
-        "vote_id": vote.id, "candidates": candidates,
-        "counted": summary["counted"], "repeats": summary["repeats"],
-        "invalid": summary["invalid"], "late": summary["late"],
-        "opened_at": _shown(vote.opened_at, zone), "closed_at": _shown(vote.closed_at, zone),
+        "game": {
+            "title": game.display_title,
+            "date": game.air_date.isoformat(),
+            "season": game.season.name,
+            "team": game.team or (game.team_row.name if game.team_row else ""),
+        },
+        "vote_id": vote.id,
+        "candidates": candidates,
+        "counted": summary["counted"],
+        "repeats": summary["repeats"],
+        "invalid": summary["invalid"],
+        "late": summary["late"],
+        "opened_at": _shown(vote.opened_at, zone),
+        "closed_at": _shown(vote.closed_at, zone),
         "zone": zone,
         "winner": vote.candidates[vote.winner - 1] if vote.winner else None,
-        "log_sha256": vote.log_sha256 or "", "seal": seal, "rule": RULE,
+        "log_sha256": vote.log_sha256 or "",
+        "seal": seal,
+        "rule": RULE,
     }
 
 
 # --- counts and the log -------------------------------------------------------------------
+
 
 def live_counts(vote: Vote) -> dict:
     """The contract's counts of ``vote`` from its log (one GROUP BY on the tally index):
@@ -105,11 +125,12 @@ def live_counts(vote: Vote) -> dict:
     rows = db.session.execute(
         select(VoteMessage.result, VoteMessage.candidate, func.count())
         .where(VoteMessage.vote_id == vote.id)
-        .group_by(VoteMessage.result, VoteMessage.candidate)).all()
+        .group_by(VoteMessage.result, VoteMessage.candidate)
+    ).all()
     t = rules.Tally(list(vote.candidates))
     for result, candidate, n in rows:
         if result == rules.COUNTED:
-            if candidate is not None:       # a counted row always names its candidate
+            if candidate is not None:  # a counted row always names its candidate
                 t.votes[candidate] = t.votes.get(candidate, 0) + n
         elif result == rules.REPEAT:
             t.repeats += n
@@ -131,16 +152,32 @@ def log_lines(vote: Vote, batch: int = 5000):
     seq = 0
     while True:
         rows = db.session.execute(
-            select(VoteMessage.id, VoteMessage.message_id, VoteMessage.msisdn_hash,
-                   VoteMessage.text, VoteMessage.received_at, VoteMessage.arrived_at,
-                   VoteMessage.result, VoteMessage.candidate)
+            select(
+                VoteMessage.id,
+                VoteMessage.message_id,
+                VoteMessage.msisdn_hash,
+                VoteMessage.text,
+                VoteMessage.received_at,
+                VoteMessage.arrived_at,
+                VoteMessage.result,
+                VoteMessage.candidate,
+            )
             .where(VoteMessage.vote_id == vote.id, VoteMessage.id > last)
-            .order_by(VoteMessage.id).limit(batch)).all()
+            .order_by(VoteMessage.id)
+            .limit(batch)
+        ).all()
         if not rows:
             return
         for r in rows:
             seq += 1
-            yield rules.log_line(seq, r.message_id, r.msisdn_hash or "", r.text,
-                                 _iso(r.received_at), r.arrived_at.isoformat(), r.result,
-                                 r.candidate)
+            yield rules.log_line(
+                seq,
+                r.message_id,
+                r.msisdn_hash or "",
+                r.text,
+                _iso(r.received_at),
+                r.arrived_at.isoformat(),
+                r.result,
+                r.candidate,
+            )
         last = rows[-1].id

@@ -40,7 +40,7 @@ MAX_TOTAL = 10_000_000
 class Message:
     body: bytes
     signature: str
-    expect: str          # counted | repeat | invalid | resent | badsig
+    expect: str  # counted | repeat | invalid | resent | badsig
     candidate: int | None
 
 
@@ -57,18 +57,33 @@ class Plan:
     def expected(self) -> dict:
         """The tally the server must show: ``{votes: {"1": n, …}, counted, repeats,
         invalid, late, rejected_badsig, resent}``."""
-        return {"votes": {str(k): v for k, v in sorted(self.votes.items())},
-                "counted": self.counted, "repeats": self.repeats, "invalid": self.invalid,
-                "late": 0, "rejected_badsig": self.badsig, "resent": self.resent}
+        return {
+            "votes": {str(k): v for k, v in sorted(self.votes.items())},
+            "counted": self.counted,
+            "repeats": self.repeats,
+            "invalid": self.invalid,
+            "late": 0,
+            "rejected_badsig": self.badsig,
+            "resent": self.resent,
+        }
 
 
 def _sign(body: bytes, secret: str) -> str:
     return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def plan(total: int, secret: str, *, candidates: int = 6, repeats: float = 0.1,
-         invalid: float = 0.01, resent: float = 0.01, badsig: float = 0.01,
-         seed: int | None = None, run: str | None = None) -> Plan:
+def plan(
+    total: int,
+    secret: str,
+    *,
+    candidates: int = 6,
+    repeats: float = 0.1,
+    invalid: float = 0.01,
+    resent: float = 0.01,
+    badsig: float = 0.01,
+    seed: int | None = None,
+    run: str | None = None,
+) -> Plan:
     """``total`` messages in a random order with the given shares (0..1 each; their sum
     < 1, the rest are new counted votes). Raises ValueError for bad sizes or shares."""
     if not 1 <= total <= MAX_TOTAL:
@@ -82,8 +97,12 @@ def plan(total: int, secret: str, *, candidates: int = 6, repeats: float = 0.1,
     run = run or f"{rng.getrandbits(40):010x}"
     base = rng.randrange(10**6, 9 * 10**6) * 1000
     now = datetime.now(UTC).isoformat()
-    kinds = (["repeat"] * round(total * repeats) + ["invalid"] * round(total * invalid)
-             + ["resent"] * round(total * resent) + ["badsig"] * round(total * badsig))
+    kinds = (
+        ["repeat"] * round(total * repeats)
+        + ["invalid"] * round(total * invalid)
+        + ["resent"] * round(total * resent)
+        + ["badsig"] * round(total * badsig)
+    )
     kinds += ["counted"] * (total - len(kinds))
     # a repeat or a resend needs an earlier message: the first one is always a vote
     rng.shuffle(kinds)
@@ -91,8 +110,8 @@ def plan(total: int, secret: str, *, candidates: int = 6, repeats: float = 0.1,
         i = kinds.index("counted")
         kinds[0], kinds[i] = kinds[i], kinds[0]
     out: list[Message] = []
-    voters: list[tuple[str, int]] = []      # (msisdn, candidate) of counted votes
-    sent: list[Message] = []                # messages that may be resent (signed well)
+    voters: list[tuple[str, int]] = []  # (msisdn, candidate) of counted votes
+    sent: list[Message] = []  # messages that may be resent (signed well)
     votes: Counter = Counter()
     numbers = 0
 
@@ -102,8 +121,10 @@ def plan(total: int, secret: str, *, candidates: int = 6, repeats: float = 0.1,
         return f"+7{base + numbers:010d}"
 
     def body(i: int, msisdn: str, text: str) -> bytes:
-        return json.dumps({"message_id": f"sim-{run}-{i}", "msisdn": msisdn, "text": text,
-                           "received_at": now}, separators=(",", ":")).encode()
+        return json.dumps(
+            {"message_id": f"sim-{run}-{i}", "msisdn": msisdn, "text": text, "received_at": now},
+            separators=(",", ":"),
+        ).encode()
 
     for i, kind in enumerate(kinds):
         if kind == "counted":
@@ -130,8 +151,7 @@ def plan(total: int, secret: str, *, candidates: int = 6, repeats: float = 0.1,
         if kind in ("counted", "repeat", "invalid"):
             sent.append(msg)
     c = Counter(kinds)
-    return Plan(out, dict(votes), c["counted"], c["repeat"], c["invalid"], c["badsig"],
-                c["resent"])
+    return Plan(out, dict(votes), c["counted"], c["repeat"], c["invalid"], c["badsig"], c["resent"])
 
 
 @dataclass
@@ -156,12 +176,24 @@ def endpoint(url: str) -> tuple[str, str, int, str]:
     path = parts.path.rstrip("/")
     if not path.endswith(SMS_PATH):
         path = path + SMS_PATH
-    return parts.scheme, parts.hostname, parts.port or (443 if parts.scheme == "https"
-                                                         else 80), path
+    return (
+        parts.scheme,
+        parts.hostname,
+        parts.port or (443 if parts.scheme == "https" else 80),
+        path,
+    )
 
 
-def send(url: str, messages: list[Message], *, rate: float = 0.0, concurrency: int = 64,
-         retries: int = 20, timeout: float = 10.0, max_seconds: float = 3600.0) -> Report:
+def send(
+    url: str,
+    messages: list[Message],
+    *,
+    rate: float = 0.0,
+    concurrency: int = 64,
+    retries: int = 20,
+    timeout: float = 10.0,
+    max_seconds: float = 3600.0,
+) -> Report:
     """Send ``messages`` in order from ``concurrency`` threads (each its own keep-alive
     connection), at most ``rate`` messages/s overall (0: as fast as the server answers).
     Stops after ``max_seconds`` (the messages not sent count as failed)."""
@@ -202,8 +234,15 @@ def send(url: str, messages: list[Message], *, rate: float = 0.0, concurrency: i
                     if conn is None:
                         conn = conn_cls(host, port, timeout=timeout)
                     t0 = time.perf_counter()
-                    conn.request("POST", path, body=msg.body, headers={
-                        "Content-Type": "application/json", "X-Sova-Signature": msg.signature})
+                    conn.request(
+                        "POST",
+                        path,
+                        body=msg.body,
+                        headers={
+                            "Content-Type": "application/json",
+                            "X-Sova-Signature": msg.signature,
+                        },
+                    )
                     resp = conn.getresponse()
                     data = resp.read()
                     lat.append((time.perf_counter() - t0) * 1000)

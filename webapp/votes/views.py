@@ -39,8 +39,12 @@ def _game_or_404(game_id: int) -> Game:
 
 
 def _can_open(game: Game) -> bool:
-    return (game.season.ruleset == "2009" and game.status in ("finished", "closed")
-            and vote_of(game.id) is None and open_vote() is None)
+    return (
+        game.season.ruleset == "2009"
+        and game.status in ("finished", "closed")
+        and vote_of(game.id) is None
+        and open_vote() is None
+    )
 
 
 @bp.route("/<int:game_id>/vote")
@@ -60,12 +64,18 @@ def page(game_id: int):
         if vote.winner and not award_form.chosen.data:
             award_form.chosen.data = vote.candidates[vote.winner - 1]
     return render_template(
-        "votes/page.html", game=game, vote=vote,
+        "votes/page.html",
+        game=game,
+        vote=vote,
         tally=vote_json(vote, game.season.timezone) if vote else None,
-        can_open=_can_open(game), other_open=open_vote(), open_form=open_form,
-        close_form=CloseVoteForm(), award_form=award_form,
-        awards=awards(vote) if vote else [], is_producer=current_staff().role in (
-            "producer", "admin"))
+        can_open=_can_open(game),
+        other_open=open_vote(),
+        open_form=open_form,
+        close_form=CloseVoteForm(),
+        award_form=award_form,
+        awards=awards(vote) if vote else [],
+        is_producer=current_staff().role in ("producer", "admin"),
+    )
 
 
 @bp.route("/<int:game_id>/vote/tally.json")
@@ -75,8 +85,9 @@ def tally(game_id: int):
     can_open: bool}``."""
     game = _game_or_404(game_id)
     vote = vote_of(game.id)
-    return jsonify(vote=vote_json(vote, game.season.timezone) if vote else None,
-                   can_open=_can_open(game))
+    return jsonify(
+        vote=vote_json(vote, game.season.timezone) if vote else None, can_open=_can_open(game)
+    )
 
 
 def _back_url(game_id: int) -> str:
@@ -149,8 +160,7 @@ def award(game_id: int):
         flash("Приз не присуждён: форма устарела, обновите страницу.", "error")
         return _back(game.id)
     on_refusal("Приз не присуждён: ", _back_url(game.id))
-    row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "",
-                           current_staff().id)
+    row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "", current_staff().id)
     flash(f"Лучший игрок игры (§3.1): {row.chosen_name}.", "success")
     return _back(game.id)
 
@@ -162,7 +172,9 @@ def _vote_panel():
 
     def vote_panel(game) -> dict:
         vote = vote_of(game.id)
-        return {"vote": vote_json(vote, game.season.timezone) if vote else None,
-                "can_open": _can_open(game)}
+        return {
+            "vote": vote_json(vote, game.season.timezone) if vote else None,
+            "can_open": _can_open(game),
+        }
 
     return {"vote_panel": vote_panel}

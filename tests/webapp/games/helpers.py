@@ -34,9 +34,15 @@ def approved_questions(n: int, channel: str = "web") -> list[Question]:
     out = []
     for k in range(1, n + 1):
         author = Author(name=f"Автор {k}", city=f"Город {k}")
-        q = Question(public_token=secrets.token_urlsafe(24), text=f"Вопрос номер {k}?",
-                     answer=f"Ответ {k}", channel=channel, status="approved",
-                     matching_key=f"q{k}", sources=[])
+        q = Question(
+            public_token=secrets.token_urlsafe(24),
+            text=f"Вопрос номер {k}?",
+            answer=f"Ответ {k}",
+            channel=channel,
+            status="approved",
+            matching_key=f"q{k}",
+            sources=[],
+        )
         q.authors.append(QuestionAuthor(author=author, position=0))
         db.session.add(q)
         out.append(q)
@@ -59,9 +65,15 @@ def approved_questions_more(n: int, channel: str = "web") -> list:
     out = []
     for k in range(_MADE[0] + 1, _MADE[0] + n + 1):
         author = Author(name=f"Автор {k}", city=f"Город {k % 7}")
-        q = Question(public_token=secrets.token_urlsafe(24), text=f"Вопрос номер {k}?",
-                     answer=f"Ответ {k}", channel=channel, status="approved",
-                     matching_key=f"m{k}", sources=[])
+        q = Question(
+            public_token=secrets.token_urlsafe(24),
+            text=f"Вопрос номер {k}?",
+            answer=f"Ответ {k}",
+            channel=channel,
+            status="approved",
+            matching_key=f"m{k}",
+            sources=[],
+        )
         q.authors.append(QuestionAuthor(author=author, position=0))
         db.session.add(q)
         out.append(q)
@@ -81,13 +93,18 @@ def team(name: str = "Команда Анны"):
     return create_team(name, "Анна", EXPERTS)
 
 
-def game(season_, day: int = 1, *, team_=None, series=None, kind="qualifying",
-         table=None, status="ready"):
+def game(
+    season_, day: int = 1, *, team_=None, series=None, kind="qualifying", table=None, status="ready"
+):
     """A game with the table plan ``table`` put straight into ``status`` (no envelopes)."""
-    g = create_game(season_.id, kind, date(2023, 3, day),
-                    table or {"blitz": 4, "superblitz": 9, "sector13": 13},
-                    team_id=team_.id if team_ else None,
-                    series_id=series.id if series else None)
+    g = create_game(
+        season_.id,
+        kind,
+        date(2023, 3, day),
+        table or {"blitz": 4, "superblitz": 9, "sector13": 13},
+        team_id=team_.id if team_ else None,
+        series_id=series.id if series else None,
+    )
     g.status = status
     db.session.flush()
     return g
@@ -104,9 +121,20 @@ def api_game_2009(api) -> int:
     """Through the API as the producer: a 2009 season (1 000,00 RUB per unanswered
     question) and its qualifying game of 2009-03-01 (superblitz in sector 5, sector 13 in
     13, no blitz). Returns the game id."""
-    season_id = api("post", "/api/v1/seasons", role="producer",
-                    json={"name": "Сезон 2009", "ruleset": "2009",
-                          "unanswered_prize": "1000.00"}).json["id"]
-    return api("post", "/api/v1/games", role="producer", json={
-        "season_id": season_id, "kind": "qualifying", "date": "2009-03-01",
-        "table": {"blitz": None, "superblitz": 5, "sector13": 13}}).json["id"]
+    season_id = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"},
+    ).json["id"]
+    return api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season_id,
+            "kind": "qualifying",
+            "date": "2009-03-01",
+            "table": {"blitz": None, "superblitz": 5, "sector13": 13},
+        },
+    ).json["id"]

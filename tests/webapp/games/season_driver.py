@@ -38,8 +38,9 @@ def game_events(score: str, decisive: bool = False) -> list[dict]:
         sector += 1
         events.append({"type": "spin", "sector": sector})
         if side == "E":
-            events.extend({"type": "answer", "correct": True}
-                          for _ in range(3 if sector in MULTI else 1))
+            events.extend(
+                {"type": "answer", "correct": True} for _ in range(3 if sector in MULTI else 1)
+            )
         else:
             events.append({"type": "answer", "correct": False})
 
@@ -57,8 +58,12 @@ class SeasonRun:
     def __init__(self, api, ruleset: str, name: str, prize: str):
         self.api = api
         self.ruleset = ruleset
-        r = api("post", "/api/v1/seasons", role="producer",
-                json={"name": name, "ruleset": ruleset, "unanswered_prize": prize})
+        r = api(
+            "post",
+            "/api/v1/seasons",
+            role="producer",
+            json={"name": name, "ruleset": ruleset, "unanswered_prize": prize},
+        )
         assert r.status_code == 201, r.json
         self.id = r.json["id"]
         self.team_ids: dict[str, int] = {}
@@ -66,22 +71,28 @@ class SeasonRun:
         self.day = date(int(name[-4:]), 1, 10)
 
     def new_team(self, name: str) -> int:
-        r = self.api("post", "/api/v1/teams", role="producer",
-                     json={"name": name, "captain": experts_of(name)[0],
-                           "experts": experts_of(name)})
+        r = self.api(
+            "post",
+            "/api/v1/teams",
+            role="producer",
+            json={"name": name, "captain": experts_of(name)[0], "experts": experts_of(name)},
+        )
         assert r.status_code == 201, r.json
         self.team_ids[name] = r.json["team_id"]
         return r.json["team_id"]
 
     def add_teams(self, names: list[str]) -> None:
         for name in names:
-            r = self.api("post", f"/api/v1/seasons/{self.id}/teams", role="producer",
-                         json={"team_id": self.new_team(name)})
+            r = self.api(
+                "post",
+                f"/api/v1/seasons/{self.id}/teams",
+                role="producer",
+                json={"team_id": self.new_team(name)},
+            )
             assert r.status_code == 201, r.json
 
     def event(self, event: dict):
-        return self.api("post", f"/api/v1/seasons/{self.id}/events", role="producer",
-                        json=event)
+        return self.api("post", f"/api/v1/seasons/{self.id}/events", role="producer", json=event)
 
     def state(self) -> dict:
         r = self.api("get", f"/api/v1/seasons/{self.id}", role="host")
@@ -90,9 +101,18 @@ class SeasonRun:
 
     def create_game(self, kind: str, team: str):
         self.day += timedelta(days=7)
-        return self.api("post", "/api/v1/games", role="producer", json={
-            "season_id": self.id, "kind": kind, "date": self.day.isoformat(),
-            "team_id": self.team_ids[team], "table": TABLE})
+        return self.api(
+            "post",
+            "/api/v1/games",
+            role="producer",
+            json={
+                "season_id": self.id,
+                "kind": kind,
+                "date": self.day.isoformat(),
+                "team_id": self.team_ids[team],
+                "table": TABLE,
+            },
+        )
 
     def play(self, event: dict) -> int:
         """Create, fill, play and close the game of the season ``game`` event ``event``;

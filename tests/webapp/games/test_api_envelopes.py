@@ -21,14 +21,17 @@ def game(app):
     return g
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"copies": 0}, "an integer 1..20"),
-    ({"copies": 21}, "an integer 1..20"),
-    ({"copies": "3"}, "Not a valid integer."),
-    ({"copies": 2.5}, "Not a valid integer."),
-    ({"copies": True}, "Not a valid integer."),
-    ({"copies": None}, "Field may not be null."),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"copies": 0}, "an integer 1..20"),
+        ({"copies": 21}, "an integer 1..20"),
+        ({"copies": "3"}, "Not a valid integer."),
+        ({"copies": 2.5}, "Not a valid integer."),
+        ({"copies": True}, "Not a valid integer."),
+        ({"copies": None}, "Field may not be null."),
+    ],
+)
 def test_bad_copies_are_422_and_print_nothing(game, api, body, message):
     r = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer", json=body)
     assert (r.status_code, r.json) == (422, {"errors": {"copies": [message]}})
@@ -42,10 +45,14 @@ def test_copies_make_one_serial_per_copy_and_are_fixed_by_the_first_request(game
     assert r.json["status"] == "queued" and r.json["copies"] == 3
     assert len(r.json["documents"]) == 2
     assert [c.serial for c in game_copies(game.id)] == [
-        f"{game.id}-E01", f"{game.id}-E02", f"{game.id}-E03",
-        f"{game.id}-H01", f"{game.id}-H02", f"{game.id}-H03"]
-    again = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer",
-                json={"copies": 5})
+        f"{game.id}-E01",
+        f"{game.id}-E02",
+        f"{game.id}-E03",
+        f"{game.id}-H01",
+        f"{game.id}-H02",
+        f"{game.id}-H03",
+    ]
+    again = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer", json={"copies": 5})
     assert (again.status_code, again.json) == (202, r.json)
     assert len(game_copies(game.id)) == 6
 
@@ -63,7 +70,11 @@ def test_openapi_documents_the_optional_copies(app, client):
     ref = op["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     prop = spec["components"]["schemas"][ref]["properties"]["copies"]
     assert (prop["type"], prop["minimum"], prop["maximum"], prop["default"]) == (
-        "integer", 1, 20, 1)
+        "integer",
+        1,
+        20,
+        1,
+    )
     assert "422" in op["responses"]
 
 
@@ -78,9 +89,14 @@ def test_asking_again_queues_a_lost_request_only_once_it_is_overdue(game, api):
     from webapp.jobs import relay_pending
 
     def queued():
-        return [(m.task, m.args) for m in db.session.scalars(
-            db.select(OutboxMessage).where(OutboxMessage.task == "games.render_envelopes")
-            .order_by(OutboxMessage.id))]
+        return [
+            (m.task, m.args)
+            for m in db.session.scalars(
+                db.select(OutboxMessage)
+                .where(OutboxMessage.task == "games.render_envelopes")
+                .order_by(OutboxMessage.id)
+            )
+        ]
 
     first = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer")
     assert first.status_code == 202
@@ -88,8 +104,7 @@ def test_asking_again_queues_a_lost_request_only_once_it_is_overdue(game, api):
     assert relay_pending() >= 2  # handed to the broker, which then loses them
     assert api("post", f"/api/v1/games/{game.id}/envelopes", role="producer").status_code == 202
     assert queued() == [("games.render_envelopes", [d]) for d in docs]
-    db.session.execute(db.update(OutboxMessage).values(
-        sent_at=utcnow() - timedelta(minutes=11)))
+    db.session.execute(db.update(OutboxMessage).values(sent_at=utcnow() - timedelta(minutes=11)))
     db.session.commit()
     again = api("post", f"/api/v1/games/{game.id}/envelopes", role="producer")
     assert (again.status_code, again.json) == (202, first.json)

@@ -28,16 +28,18 @@ def game(app):
     sector 2: with consent, sector 3: a paper letter, sector 4: an API question of two
     authors (no consent field in the API)."""
     h.approved_questions(13)
-    g = h.game(h.season(), table={"blitz": None, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(
+        h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"
+    )
     assign_envelopes(g)
     envs = {e.sector: e.questions[0].question for e in g.envelopes}
     envs[1].consent_on_air = False
     envs[2].consent_on_air = True
     envs[3].channel = "mail"
     envs[4].channel = "api"
-    envs[4].authors.append(QuestionAuthor(author=Author(name="Второй Автор", city="Пинск"),
-                                          position=1))
+    envs[4].authors.append(
+        QuestionAuthor(author=Author(name="Второй Автор", city="Пинск"), position=1)
+    )
     for sector in range(5, 14):
         envs[sector].consent_on_air = True
     lock_table(g, None)
@@ -55,11 +57,13 @@ def test_context_leaves_out_the_names_without_consent(game):
     ctx = envelope_context(g, with_answers=False, serial="x")
     by_sector = {s["sector"]: s["questions"][0] for s in ctx["sectors"]}
     assert (by_sector[1]["authors"], by_sector[1]["authors_note"]) == ([], NOTE_ONE)
-    assert by_sector[2]["authors"] == [{"name": qs[2].author_list[0].name,
-                                        "city": qs[2].author_list[0].city}]
+    assert by_sector[2]["authors"] == [
+        {"name": qs[2].author_list[0].name, "city": qs[2].author_list[0].city}
+    ]
     assert "authors_note" not in by_sector[2]
-    assert by_sector[3]["authors"] == [{"name": qs[3].author_list[0].name,
-                                        "city": qs[3].author_list[0].city}]
+    assert by_sector[3]["authors"] == [
+        {"name": qs[3].author_list[0].name, "city": qs[3].author_list[0].city}
+    ]
     assert (by_sector[4]["authors"], by_sector[4]["authors_note"]) == ([], NOTE_MANY)
 
 

@@ -20,8 +20,7 @@ JSON = {"Accept": "application/json"}
 def ready_game(app):
     """A 2023 game, blitz in sector 4, sector 13 in 13, envelopes filled; returns its id."""
     h.approved_questions(15)
-    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13},
-               status="draft")
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13}, status="draft")
     assign_envelopes(g)
     h.commit()
     return g.id
@@ -37,11 +36,14 @@ def test_every_clause_the_engine_cites_has_russian_text():
     assert refusal_ru({"rule": "000_90d7c8192601ed3a.txt §3.7.1", "message": "x"}) == (
         "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
         "не в блице, суперблице, 13 секторе и решающем раунде. "
-        "(п. 3.7.1 Правил сезона 2023 г.)")
+        "(п. 3.7.1 Правил сезона 2023 г.)"
+    )
     assert refusal_ru({"rule": "002_e025d5ded135c1c4.txt §1.4", "message": "x"}) == (
-        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил 2009 г.)")
+        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил 2009 г.)"
+    )
     assert refusal_ru({"rule": None, "message": "spin.sector must be int"}) == (
-        "Неверное действие: spin.sector must be int")
+        "Неверное действие: spin.sector must be int"
+    )
 
 
 def test_console_without_javascript(login, ready_game):
@@ -59,8 +61,9 @@ def test_console_without_javascript(login, ready_game):
     assert re.findall(r'data-type="(\w+)"', page) == ["answer", "answer", "red_card"]
     assert "Отменить: Волчок: сектор 4" in page
     # a refused event: Russian text and its clause, nothing recorded
-    resp = client.post(f"/games/{ready_game}/console", data={"type": "club_help"},
-                       follow_redirects=True)
+    resp = client.post(
+        f"/games/{ready_game}/console", data={"type": "club_help"}, follow_redirects=True
+    )
     text = resp.get_data(as_text=True)
     assert "Отказано: " in text and "(п. 3.7.1 Правил сезона 2023 г.)" in text
     assert "000_90d7c8192601ed3a.txt" not in text  # the rule book's file name is internal
@@ -71,7 +74,8 @@ def test_console_json_plays_a_blitz_and_shows_sub_questions(login, ready_game):
     c = client.get(f"/games/{ready_game}/console", headers=JSON).json["console"]
     assert (c["score"], c["allowed"], c["current"], c["events"]) == ("0:0", ["spin"], None, 0)
     assert [s["kind"] for s in c["sectors"]] == ["single"] * 3 + ["blitz"] + ["single"] * 8 + [
-        "sector13"]
+        "sector13"
+    ]
     r = post(client, ready_game, type="spin", sector="4")
     assert r.status_code == 200 and r.json["ok"]
     c = r.json["console"]
@@ -124,15 +128,20 @@ def test_undo_is_audited_and_the_state_is_replayed(login, staff, ready_game):
     client.post(f"/games/{ready_game}/undo", headers=JSON)
     r = client.post(f"/games/{ready_game}/undo", headers=JSON)
     assert r.status_code == 409 and r.json["error"]["text"] == (
-        "Неверное действие: отменять нечего: событий ещё нет")
+        "Неверное действие: отменять нечего: событий ещё нет"
+    )
     # without JavaScript: a redirect back to the console
     assert client.post(f"/games/{ready_game}/undo").status_code == 302
 
 
 def test_console_2009_asks_who_answered(login, app):
     h.approved_questions(15)
-    g = h.game(h.season("2009"), table={"blitz": 4, "superblitz": None, "sector13": 13},
-               team_=h.team(), status="draft")
+    g = h.game(
+        h.season("2009"),
+        table={"blitz": 4, "superblitz": None, "sector13": 13},
+        team_=h.team(),
+        status="draft",
+    )
     assign_envelopes(g)
     h.commit()
     client = login("host")
@@ -148,15 +157,25 @@ def test_producer_pages_for_teams_series_and_attach(login, app):
     g = h.game(s, status="draft")
     h.commit()
     client = login("producer")
-    r = client.post("/games/teams", data={"name": "Команда Бориса", "captain": "Борис",
-                                          "experts": "\n".join(h.EXPERTS)})
+    r = client.post(
+        "/games/teams",
+        data={"name": "Команда Бориса", "captain": "Борис", "experts": "\n".join(h.EXPERTS)},
+    )
     assert r.status_code == 302
-    r = client.post("/games/teams", data={"name": "Неполная", "captain": "Борис",
-                                          "experts": "Борис\nВера"}, follow_redirects=True)
+    r = client.post(
+        "/games/teams",
+        data={"name": "Неполная", "captain": "Борис", "experts": "Борис\nВера"},
+        follow_redirects=True,
+    )
     assert "Команда не создана: Знатоки: 6 разных имён" in r.get_data(as_text=True)
-    assert client.post("/games/series", data={"series-season_id": s.id,
-                                              "series-part": "autumn"}).status_code == 302
+    assert (
+        client.post(
+            "/games/series", data={"series-season_id": s.id, "series-part": "autumn"}
+        ).status_code
+        == 302
+    )
     from webapp.games.models import Game, Series, Team
+
     team = db.session.scalar(db.select(Team))
     series = db.session.scalar(db.select(Series))
     assert (team.name, team.captain, series.part) == ("Команда Бориса", "Борис", "autumn")

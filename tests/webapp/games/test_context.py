@@ -19,10 +19,16 @@ from webapp.games.operations import (
     record_event,
 )
 
-WIN_6_2 = [{"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-           {"type": "spin", "sector": 2}, {"type": "answer", "correct": False}] + [
-    ev for s in (3, 5, 6, 7, 8, 10) for ev in ({"type": "spin", "sector": s},
-                                               {"type": "answer", "correct": True})]
+WIN_6_2 = [
+    {"type": "spin", "sector": 1},
+    {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 2},
+    {"type": "answer", "correct": False},
+] + [
+    ev
+    for s in (3, 5, 6, 7, 8, 10)
+    for ev in ({"type": "spin", "sector": s}, {"type": "answer", "correct": True})
+]
 
 
 def play(game, events, user_id=None):
@@ -35,9 +41,11 @@ def play(game, events, user_id=None):
 def test_team_needs_six_distinct_experts_and_a_captain_among_them(app):
     with pytest.raises(GameError) as exc:
         create_team("", "Яков", ["А", "Б", "Б"])
-    assert exc.value.errors == {"name": ["от 1 до 200 символов"],
-                                "experts": ["6 разных имён"],
-                                "captain": ["капитан — один из шести знатоков"]}
+    assert exc.value.errors == {
+        "name": ["от 1 до 200 символов"],
+        "experts": ["6 разных имён"],
+        "captain": ["капитан — один из шести знатоков"],
+    }
     t = h.team()
     assert (t.captain, t.experts) == ("Анна", h.EXPERTS)
     with pytest.raises(GameError) as exc:
@@ -65,11 +73,19 @@ def test_series_best_is_the_best_earlier_finished_qualifying_result(app):
     first = h.game(s, 1, series=spring)
     assert play(first, WIN_6_2)["score"] == "6:2"
     second = h.game(s, 2, series=spring)
-    lost = [ev for sec in range(1, 4) for ev in ({"type": "spin", "sector": sec},
-                                                 {"type": "answer", "correct": False})]
-    lost += [{"type": "spin", "sector": 5}, {"type": "answer", "correct": False},
-             {"type": "spin", "sector": 6}, {"type": "answer", "correct": False},
-             {"type": "spin", "sector": 7}, {"type": "answer", "correct": False}]
+    lost = [
+        ev
+        for sec in range(1, 4)
+        for ev in ({"type": "spin", "sector": sec}, {"type": "answer", "correct": False})
+    ]
+    lost += [
+        {"type": "spin", "sector": 5},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 6},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 7},
+        {"type": "answer", "correct": False},
+    ]
     assert play(second, lost)["score"] == "0:6"
     unfinished = h.game(s, 3, series=spring)
     play(unfinished, WIN_6_2[:4])
@@ -91,11 +107,18 @@ def test_decisive_round_follows_the_series_best(app):
     spring = h.series(s)
     play(h.game(s, 1, series=spring), WIN_6_2)
     g = h.game(s, 2, series=spring)
-    to_5_3 = [{"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-              {"type": "spin", "sector": 2}, {"type": "answer", "correct": False},
-              {"type": "spin", "sector": 3}, {"type": "answer", "correct": False}] + [
-        ev for sec in (5, 6, 7, 8, 10) for ev in ({"type": "spin", "sector": sec},
-                                                  {"type": "answer", "correct": True})]
+    to_5_3 = [
+        {"type": "spin", "sector": 1},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 2},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 3},
+        {"type": "answer", "correct": False},
+    ] + [
+        ev
+        for sec in (5, 6, 7, 8, 10)
+        for ev in ({"type": "spin", "sector": sec}, {"type": "answer", "correct": True})
+    ]
     assert play(g, to_5_3)["score"] == "5:3"
     state = record_event(g, {"type": "decisive_round"}, None)
     assert state["score"] == "0:0"
@@ -113,8 +136,14 @@ def test_sector13_options_cycle_across_the_teams_games(app):
     t = h.team()
     table = {"blitz": None, "superblitz": None, "sector13": 1}
     g1 = h.game(s, 1, team_=t, table=table)
-    play(g1, [{"type": "spin", "sector": 1}, {"type": "sector13_option", "option": "one"},
-              {"type": "answer", "correct": True}])
+    play(
+        g1,
+        [
+            {"type": "spin", "sector": 1},
+            {"type": "sector13_option", "option": "one"},
+            {"type": "answer", "correct": True},
+        ],
+    )
     g2 = h.game(s, 2, team_=t, table=table)
     assert game_context(g2)["sector13_options_used"] == ["one"]
     record_event(g2, {"type": "spin", "sector": 1}, None)
@@ -130,8 +159,9 @@ def test_sector13_options_cycle_across_the_teams_games(app):
     # another team and the 2009 rule set know nothing of these options
     other = h.game(s, 5, team_=create_team("Другие", "Анна", h.EXPERTS), table=table)
     assert game_context(other)["sector13_options_used"] == []
-    old = h.game(h.season("2009"), 6, team_=t,
-                 table={"blitz": None, "superblitz": None, "sector13": 13})  # 2009 §1.3
+    old = h.game(
+        h.season("2009"), 6, team_=t, table={"blitz": None, "superblitz": None, "sector13": 13}
+    )  # 2009 §1.3
     assert game_context(old)["sector13_options_used"] == []
 
 
@@ -141,8 +171,10 @@ def test_attach_checks_the_season_and_freezes_after_the_first_event(app):
     g = h.game(s)
     with pytest.raises(GameError) as exc:
         attach(g, 999, h.series(s2).id)
-    assert exc.value.errors == {"team_id": ["нет такой команды"],
-                                "series_id": ["серия другого сезона"]}
+    assert exc.value.errors == {
+        "team_id": ["нет такой команды"],
+        "series_id": ["серия другого сезона"],
+    }
     attach(g, t.id, h.series(s).id)
     assert (g.team, g.team_row.name, g.series.part) == ("Команда Анны", "Команда Анны", "spring")
     record_event(g, {"type": "spin", "sector": 1}, None)
@@ -157,18 +189,24 @@ def test_api_game_accepts_series_and_team_and_keeps_the_free_team(app, api):
     s = h.season()
     spring, t = h.series(s), h.team()
     h.commit()
-    body = {"season_id": s.id, "kind": "qualifying", "date": "2023-03-01",
-            "table": {"blitz": 4, "superblitz": None, "sector13": 13}}
+    body = {
+        "season_id": s.id,
+        "kind": "qualifying",
+        "date": "2023-03-01",
+        "table": {"blitz": 4, "superblitz": None, "sector13": 13},
+    }
     free = api("post", "/api/v1/games", role="producer", json=dict(body, team="Сборная"))
     assert free.status_code == 201
-    linked = api("post", "/api/v1/games", role="producer",
-                 json=dict(body, series_id=spring.id, team_id=t.id))
+    linked = api(
+        "post", "/api/v1/games", role="producer", json=dict(body, series_id=spring.id, team_id=t.id)
+    )
     assert linked.status_code == 201
     bad = api("post", "/api/v1/games", role="producer", json=dict(body, series_id=999))
     assert (bad.status_code, bad.json["errors"]) == (422, {"series_id": ["нет такой серии"]})
     got = api("get", f"/api/v1/games/{linked.json['id']}", role="host").json
     assert got["protocol"]["context"] == {"series_best": None, "sector13_options_used": []}
     from webapp.games.models import Game
+
     assert db.session.get(Game, free.json["id"]).team == "Сборная"
     assert db.session.get(Game, linked.json["id"]).team == "Команда Анны"
 
@@ -179,19 +217,27 @@ def test_api_events_use_the_series_context(app, api):
     play(h.game(s, 1, series=spring), WIN_6_2)
     g = h.game(s, 2, series=spring)
     h.commit()
-    to_5_3 = [{"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-              {"type": "spin", "sector": 2}, {"type": "answer", "correct": False},
-              {"type": "spin", "sector": 3}, {"type": "answer", "correct": False}] + [
-        ev for sec in (5, 6, 7, 8, 10) for ev in ({"type": "spin", "sector": sec},
-                                                  {"type": "answer", "correct": True})]
+    to_5_3 = [
+        {"type": "spin", "sector": 1},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 2},
+        {"type": "answer", "correct": False},
+        {"type": "spin", "sector": 3},
+        {"type": "answer", "correct": False},
+    ] + [
+        ev
+        for sec in (5, 6, 7, 8, 10)
+        for ev in ({"type": "spin", "sector": sec}, {"type": "answer", "correct": True})
+    ]
     for ev in to_5_3:
         assert api("post", f"/api/v1/games/{g.id}/events", role="host", json=ev).status_code == 201
     r = api("post", f"/api/v1/games/{g.id}/events", role="host", json={"type": "decisive_round"})
     assert (r.status_code, r.json["state"]["score"]) == (201, "0:0")
     got = api("get", f"/api/v1/games/{g.id}", role="host").json
     assert got["protocol"]["context"] == {"series_best": "6:2", "sector13_options_used": []}
-    audits = db.session.scalars(db.select(GameEventAudit).where(GameEventAudit.game_id == g.id)
-                                .order_by(GameEventAudit.id)).all()
+    audits = db.session.scalars(
+        db.select(GameEventAudit).where(GameEventAudit.game_id == g.id).order_by(GameEventAudit.id)
+    ).all()
     assert [(a.action, a.seq) for a in audits][-1] == ("record", 17)
 
 

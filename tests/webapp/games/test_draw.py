@@ -43,8 +43,10 @@ def test_repeat_draw_is_the_seeded_uniform_choice():
     assert all(900 < c < 1100 for c in counts.values())
 
 
-@given(st.lists(st.integers(1, 10_000), min_size=1, max_size=30, unique=True),
-       st.text(min_size=1, max_size=40))
+@given(
+    st.lists(st.integers(1, 10_000), min_size=1, max_size=30, unique=True),
+    st.text(min_size=1, max_size=40),
+)
 @settings(max_examples=200)
 def test_the_draw_only_ever_picks_a_candidate(candidates, seed):
     assert repeat_draw(seed, candidates) in candidates
@@ -66,8 +68,9 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
     in_lane = h.approved_questions(1, channel="live")[0]
     in_lane.status = "in_review"  # still in the fast lane: not a candidate
     unsigned = h.approved_questions(1, channel="live")[0]
-    db.session.execute(db.delete(QuestionSignoff).where(
-        QuestionSignoff.question_id == unsigned.id))  # approved, sources not signed off
+    db.session.execute(
+        db.delete(QuestionSignoff).where(QuestionSignoff.question_id == unsigned.id)
+    )  # approved, sources not signed off
     late = h.approved_questions(1, channel="live")[0]
     late.created_at = utcnow() + timedelta(minutes=5)  # arrives after the spin
     start = _begin(g)
@@ -83,15 +86,24 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
     env13 = next(e for e in g.envelopes if e.sector == 13)
     assert [eq.question_id for eq in env13.questions] == [drawn.id]
     assert (drawn.status, drawn.history[-1].reason) == (
-        "assigned", f"жеребьёвка 13 сектора, игра {g.id}")
+        "assigned",
+        f"жеребьёвка 13 сектора, игра {g.id}",
+    )
     card = db.session.scalars(db.select(Document)).one()
     assert (card.kind, card.status, card.key) == (
-        "sector13_card", "pending", f"sector13_card:game:{g.id}:draw:{draw.id}")
+        "sector13_card",
+        "pending",
+        f"sector13_card:game:{g.id}:draw:{draw.id}",
+    )
     assert [c.serial for c in printed_copies(card.id)] == [f"{g.id}-D{draw.id}"]
     current = console_payload(g)["current"]
     assert (current["sector"], current["text"]) == (13, drawn.text)
-    assert current["draw"] == {"seed": draw.seed, "candidates": 3, "question_id": drawn.id,
-                               "card": {"document_id": card.id, "status": "pending"}}
+    assert current["draw"] == {
+        "seed": draw.seed,
+        "candidates": 3,
+        "question_id": drawn.id,
+        "card": {"document_id": card.id, "status": "pending"},
+    }
 
 
 def test_a_question_after_the_spin_is_never_drawn(app):
@@ -104,8 +116,7 @@ def test_a_question_after_the_spin_is_never_drawn(app):
     db.session.flush()
     for _ in range(20):  # spin, undo, spin again: a fresh seed each time, same single candidate
         record_event(g, {"type": "spin", "sector": 13}, None)
-        draw = db.session.scalar(db.select(Sector13Draw).where(
-            Sector13Draw.cancelled_at.is_(None)))
+        draw = db.session.scalar(db.select(Sector13Draw).where(Sector13Draw.cancelled_at.is_(None)))
         assert (draw.candidates, draw.question_id) == ([early.id], early.id)
         undo_last_event(g)
     assert early.status == "approved"  # back in the pool after the undo
@@ -123,8 +134,9 @@ def _begin(g) -> datetime:
     record_event(g, {"type": "spin", "sector": 1}, None)
     record_event(g, {"type": "answer", "correct": True}, None)
     db.session.flush()
-    return db.session.scalar(db.select(db.func.min(GameEventAudit.at)).where(
-        GameEventAudit.game_id == g.id))
+    return db.session.scalar(
+        db.select(db.func.min(GameEventAudit.at)).where(GameEventAudit.game_id == g.id)
+    )
 
 
 def test_a_question_sent_before_the_game_is_not_drawn(app):
@@ -173,20 +185,32 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
 
     event({"type": "spin", "sector": 1})
     assert event({"type": "answer", "correct": True})["score"] == "1:0"  # the game is live
-    form = {"question": "Вопрос из интернета во время эфира: что светит ночью?",
-            "answer": "Луна", "name": "Зритель", "city": "Тверь", "email": "tv@example.com",
-            "consent": "y", "age_confirmed": "y", "consent_on_air": "y"}
+    form = {
+        "question": "Вопрос из интернета во время эфира: что светит ночью?",
+        "answer": "Луна",
+        "name": "Зритель",
+        "city": "Тверь",
+        "email": "tv@example.com",
+        "consent": "y",
+        "age_confirmed": "y",
+        "consent_on_air": "y",
+    }
     assert client.post("/live", data=form).status_code == 302
     live = db.session.scalars(db.select(Question).where(Question.channel == "live")).one()
     assert live.status == "received"
     drain()  # the pre-check puts it in the editors' queue
     db.session.expire_all()
     assert live.status == "in_review"
-    r = api("post", f"/api/v1/questions/{live.id}/decision", role="editor",
-            json={"decision": "approve"})
+    r = api(
+        "post", f"/api/v1/questions/{live.id}/decision", role="editor", json={"decision": "approve"}
+    )
     assert r.json == {"id": live.id, "status": "approved"}
-    r = api("post", f"/api/v1/questions/{live.id}/decision", role="chief_editor",
-            json={"decision": "sign_off"})
+    r = api(
+        "post",
+        f"/api/v1/questions/{live.id}/decision",
+        role="chief_editor",
+        json={"decision": "sign_off"},
+    )
     assert r.status_code == 200
 
     state = event({"type": "spin", "sector": 13})
@@ -198,17 +222,20 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     env13 = next(e for e in game.envelopes if e.sector == 13)
     assert [(eq.slot, eq.question_id) for eq in env13.questions] == [(1, live.id)]
     assert live.status == "assigned"
-    assert check_table(game) == {"complete": True, "problems": [], "warnings": [
-        "в плане стола нет блица (п. 1.4.3 Правил 2009 г.)"]}
+    assert check_table(game) == {
+        "complete": True,
+        "problems": [],
+        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)"],
+    }
     # the host card of the drawn question, printable on the spot
     drain()
     db.session.expire_all()
-    card = db.session.scalars(db.select(Document).where(
-        Document.kind == "sector13_card")).one()
+    card = db.session.scalars(db.select(Document).where(Document.kind == "sector13_card")).one()
     assert card.status == "ready", card.error
     docs = api("get", f"/api/v1/games/{game_id}/documents", role="host").json["items"]
     assert [(d["id"], d["kind"], d["status"]) for d in docs] == [
-        (card.id, "sector13_card", "ready")]
+        (card.id, "sector13_card", "ready")
+    ]
     pdf = api("get", f"/api/v1/documents/{card.id}", role="producer")
     reader = pypdf.PdfReader(io.BytesIO(pdf.data))
     text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
@@ -217,14 +244,18 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert re.findall(r"Сектор \d+ —", text) == ["Сектор 13 —"]  # that envelope alone
     # …and linked from the host console while sector 13 is being played
     host = app.test_client()
-    assert host.post("/login", data={"email": "host@test.local",
-                                     "password": "host-pw"}).status_code == 302
+    assert (
+        host.post("/login", data={"email": "host@test.local", "password": "host-pw"}).status_code
+        == 302
+    )
     page = host.get(f"/games/{game_id}/console").get_data(as_text=True)
     assert f'Карточка ведущего: <a href="/games/documents/{card.id}">скачать PDF</a>.' in page
     assert host.get(f"/games/documents/{card.id}").data == pdf.data
     payload = host.get(f"/games/{game_id}/console", headers={"Accept": "application/json"}).json
-    assert payload["console"]["current"]["draw"]["card"] == {"document_id": card.id,
-                                                             "status": "ready"}
+    assert payload["console"]["current"]["draw"]["card"] == {
+        "document_id": card.id,
+        "status": "ready",
+    }
 
     assert event({"type": "answer", "correct": False})["score"] == "1:1"  # the round is lost
     for sector in (2, 3, 4, 6, 7):
@@ -232,13 +263,15 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
         state = event({"type": "answer", "correct": False})
     assert (state["score"], state["finished"], state["winner"]) == ("1:6", True, "viewers")
     assert {"sector": 13, "slot": 1} in [
-        {"sector": u["sector"], "slot": u["slot"]} for u in state["unanswered"]]
+        {"sector": u["sector"], "slot": u["slot"]} for u in state["unanswered"]
+    ]
 
     r = api("post", f"/api/v1/games/{game_id}/close", role="producer")
     assert r.status_code == 200
     prizes = [p for p in r.json["prizes"] if p["question_id"] == live.id]
     assert [(p["kind"], p["amount"], p["currency"], p["author"]) for p in prizes] == [
-        ("unanswered_question", "1000.00", "RUB", "Зритель, Тверь")]
+        ("unanswered_question", "1000.00", "RUB", "Зритель, Тверь")
+    ]
     assert len(r.json["prizes"]) == 6  # six unanswered questions, one author each
     db.session.expire_all()
     assert (live.status, live.aired_on.isoformat()) == ("unanswered", "2009-03-01")

@@ -57,8 +57,7 @@ def game(app, tmp_path):
     """A locked 2023 table: stress marks in sector 1, a handout image in sector 2, a long
     word, a long source list and a handout text list in sector 3."""
     qs = h.approved_questions(17)
-    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft")
     assign_envelopes(g)
     envs = {e.sector: e for e in g.envelopes}
     envs[1].questions[0].question.text = f"{STRESS}, где родилась сова?"
@@ -136,8 +135,11 @@ def test_no_text_outside_the_trim_box(game, drain):
                 assert 22 * MM - 0.5 <= x, (x, text[:40])
                 assert right <= A4_W - 18 * MM + 0.5, (right, text[:40])
                 assert 0 <= y <= A4_H, (y, text[:40])
-    long_word = "".join(reader.pages[i].extract_text() for reader in [pdfs["envelopes"]]
-                        for i in range(len(reader.pages)))
+    long_word = "".join(
+        reader.pages[i].extract_text()
+        for reader in [pdfs["envelopes"]]
+        for i in range(len(reader.pages))
+    )
     assert long_word.count("Щ") == 3000
 
 

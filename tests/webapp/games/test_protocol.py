@@ -13,8 +13,12 @@ from webapp.games.models import GameEvent
 from webapp.games.operations import GameConflict, import_protocol, record_event
 
 TABLE = {"blitz": 4, "superblitz": None, "sector13": 13}
-EVENTS = [{"type": "spin", "sector": 1}, {"type": "answer", "correct": False},
-          {"type": "spin", "sector": 2}, {"type": "answer", "correct": True, "early": True}]
+EVENTS = [
+    {"type": "spin", "sector": 1},
+    {"type": "answer", "correct": False},
+    {"type": "spin", "sector": 2},
+    {"type": "answer", "correct": True, "early": True},
+]
 
 
 def test_export_then_import_into_an_empty_game(app, login):
@@ -28,12 +32,19 @@ def test_export_then_import_into_an_empty_game(app, login):
     resp = client.get(f"/games/{src.id}/protocol.json")
     assert resp.headers["Content-Disposition"] == f'attachment; filename="game-{src.id}.json"'
     data = resp.json
-    assert data == {"format": "sova.game-protocol/1", "ruleset": "2023", "table": TABLE,
-                    "context": {"series_best": None, "sector13_options_used": []},
-                    "events": EVENTS}
-    resp = client.post(f"/games/{dst.id}/protocol", data={
-        "file": (io.BytesIO(json.dumps(data).encode()), "p.json")},
-        content_type="multipart/form-data", follow_redirects=True)
+    assert data == {
+        "format": "sova.game-protocol/1",
+        "ruleset": "2023",
+        "table": TABLE,
+        "context": {"series_best": None, "sector13_options_used": []},
+        "events": EVENTS,
+    }
+    resp = client.post(
+        f"/games/{dst.id}/protocol",
+        data={"file": (io.BytesIO(json.dumps(data).encode()), "p.json")},
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
     assert "Протокол загружен: 4 событий, счёт 1:1." in resp.get_data(as_text=True)
     db.session.expire_all()
     assert [e.payload for e in dst.events] == data["events"]
@@ -44,27 +55,36 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
     s = h.season()
     g = h.game(s, table=TABLE)
     h.commit()
-    bad = {"format": "sova.game-protocol/1", "ruleset": "2023", "table": TABLE,
-           "events": EVENTS[:2] + [{"type": "club_help"}]}
+    bad = {
+        "format": "sova.game-protocol/1",
+        "ruleset": "2023",
+        "table": TABLE,
+        "events": EVENTS[:2] + [{"type": "club_help"}],
+    }
     client = login("producer")
-    resp = client.post(f"/games/{g.id}/protocol", data={
-        "file": (io.BytesIO(json.dumps(bad).encode()), "p.json")},
-        content_type="multipart/form-data", follow_redirects=True)
+    resp = client.post(
+        f"/games/{g.id}/protocol",
+        data={"file": (io.BytesIO(json.dumps(bad).encode()), "p.json")},
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
     text = resp.get_data(as_text=True)
     assert "Протокол не загружен, событие 2: " in text
     assert "(000_90d7c8192601ed3a.txt §3.4)" in text
     assert db.session.scalar(db.select(db.func.count()).select_from(GameEvent)) == 0
-    resp = client.post(f"/games/{g.id}/protocol", data={
-        "file": (io.BytesIO(b"\\xff not json"), "p.json")},
-        content_type="multipart/form-data", follow_redirects=True)
+    resp = client.post(
+        f"/games/{g.id}/protocol",
+        data={"file": (io.BytesIO(b"\\xff not json"), "p.json")},
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
     assert "это не JSON в UTF-8" in resp.get_data(as_text=True)
 
 
 def test_import_refuses_other_rules_tables_and_played_games(app):
     s = h.season()
     g = h.game(s, table=TABLE)
-    base = {"format": "sova.game-protocol/1", "ruleset": "2023", "table": TABLE,
-            "events": EVENTS}
+    base = {"format": "sova.game-protocol/1", "ruleset": "2023", "table": TABLE, "events": EVENTS}
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, dict(base, ruleset="2009"), None)
     assert str(exc.value) == "файл — по правилам 2009, а игра — по правилам 2023"
@@ -73,8 +93,11 @@ def test_import_refuses_other_rules_tables_and_played_games(app):
     assert str(exc.value).startswith("стол в файле {'blitz': 5")
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, dict(base, format="x"), None)
-    assert exc.value.error == {"event": None, "rule": None,
-                               "message": "format must be 'sova.game-protocol/1', got 'x'"}
+    assert exc.value.error == {
+        "event": None,
+        "rule": None,
+        "message": "format must be 'sova.game-protocol/1', got 'x'",
+    }
     assert import_protocol(g, base, None)["score"] == "1:1"
     with pytest.raises(GameConflict) as exc:
         import_protocol(g, base, None)

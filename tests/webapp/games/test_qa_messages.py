@@ -30,30 +30,39 @@ def page(response) -> str:
     return html.unescape(response.get_data(as_text=True))
 
 
-@pytest.mark.parametrize(("typed", "amount"), [
-    ("300,00", Decimal("300.00")), ("2 000,50", Decimal("2000.50")),
-    ("1\u00a0000", Decimal("1000.00")), ("300.00", Decimal("300.00")), ("0", Decimal("0.00")),
-    ("9999999999.99", Decimal("9999999999.99")),
-])
+@pytest.mark.parametrize(
+    ("typed", "amount"),
+    [
+        ("300,00", Decimal("300.00")),
+        ("2 000,50", Decimal("2000.50")),
+        ("1\u00a0000", Decimal("1000.00")),
+        ("300.00", Decimal("300.00")),
+        ("0", Decimal("0.00")),
+        ("9999999999.99", Decimal("9999999999.99")),
+    ],
+)
 def test_form_amounts(typed, amount):
     assert parse_amount(typed, form=True) == amount
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("NaN", "Сумма должна быть конечным числом."),
-    ("Infinity", "Сумма должна быть конечным числом."),
-    ("1e309", "Не больше 10 цифр до запятой."),
-    ("-100", "Сумма не может быть отрицательной."),
-    ("abc", "Не сумма: введите число, например 300,00."),
-    ("0.001", "Не больше двух знаков после запятой (копейки)."),
-    ("0.015", "Не больше двух знаков после запятой (копейки)."),
-    ("1e20", "Не больше 10 цифр до запятой."),
-    ("12345678901234567890.12", "Не больше 10 цифр до запятой."),
-    (0.001, "Не больше двух знаков после запятой (копейки)."),
-    (1e20, "Не больше 10 цифр до запятой."),
-    (float("inf"), "Сумма должна быть конечным числом."),
-    (True, "Сумма — число, например 300.00."),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("NaN", "Сумма должна быть конечным числом."),
+        ("Infinity", "Сумма должна быть конечным числом."),
+        ("1e309", "Не больше 10 цифр до запятой."),
+        ("-100", "Сумма не может быть отрицательной."),
+        ("abc", "Не сумма: введите число, например 300,00."),
+        ("0.001", "Не больше двух знаков после запятой (копейки)."),
+        ("0.015", "Не больше двух знаков после запятой (копейки)."),
+        ("1e20", "Не больше 10 цифр до запятой."),
+        ("12345678901234567890.12", "Не больше 10 цифр до запятой."),
+        (0.001, "Не больше двух знаков после запятой (копейки)."),
+        (1e20, "Не больше 10 цифр до запятой."),
+        (float("inf"), "Сумма должна быть конечным числом."),
+        (True, "Сумма — число, например 300.00."),
+    ],
+)
 def test_bad_amounts(value, message):
     with pytest.raises(MoneyError) as exc:
         parse_amount(value, form=isinstance(value, str))
@@ -65,19 +74,29 @@ def test_api_takes_no_decimal_comma():
         parse_amount("300,00")
 
 
-@pytest.mark.parametrize(("typed", "flashed"), [
-    ("NaN", "Сезон не создан: Приз за невзятый вопрос: Сумма должна быть конечным числом."),
-    ("Infinity", "Сезон не создан: Приз за невзятый вопрос: Сумма должна быть конечным числом."),
-    ("1e309", "Сезон не создан: Приз за невзятый вопрос: Не больше 10 цифр до запятой."),
-    ("-100", "Сезон не создан: Приз за невзятый вопрос: Сумма не может быть отрицательной."),
-    ("abc", "Сезон не создан: Приз за невзятый вопрос: Не сумма: введите число, например "
-            "300,00."),
-])
+@pytest.mark.parametrize(
+    ("typed", "flashed"),
+    [
+        ("NaN", "Сезон не создан: Приз за невзятый вопрос: Сумма должна быть конечным числом."),
+        (
+            "Infinity",
+            "Сезон не создан: Приз за невзятый вопрос: Сумма должна быть конечным числом.",
+        ),
+        ("1e309", "Сезон не создан: Приз за невзятый вопрос: Не больше 10 цифр до запятой."),
+        ("-100", "Сезон не создан: Приз за невзятый вопрос: Сумма не может быть отрицательной."),
+        (
+            "abc",
+            "Сезон не создан: Приз за невзятый вопрос: Не сумма: введите число, например 300,00.",
+        ),
+    ],
+)
 def test_season_form_refuses_bad_prizes(login, typed, flashed):
     client = login("producer")
-    r = client.post("/games/seasons", data={"season-name": "Сезон", "season-ruleset": "2009",
-                                            "season-unanswered_prize": typed},
-                    follow_redirects=True)
+    r = client.post(
+        "/games/seasons",
+        data={"season-name": "Сезон", "season-ruleset": "2009", "season-unanswered_prize": typed},
+        follow_redirects=True,
+    )
     assert r.status_code == 200
     assert flashed in page(r)
     assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 0
@@ -85,49 +104,80 @@ def test_season_form_refuses_bad_prizes(login, typed, flashed):
 
 def test_season_form_takes_a_decimal_comma(login):
     client = login("producer")
-    r = client.post("/games/seasons", data={"season-name": "Сезон", "season-ruleset": "2009",
-                                            "season-unanswered_prize": "1 000,50"},
-                    follow_redirects=True)
+    r = client.post(
+        "/games/seasons",
+        data={
+            "season-name": "Сезон",
+            "season-ruleset": "2009",
+            "season-unanswered_prize": "1 000,50",
+        },
+        follow_redirects=True,
+    )
     assert "Сезон «Сезон» создан." in page(r)
     assert db.session.scalar(db.select(Season.unanswered_prize)) == Decimal("1000.50")
 
 
-@pytest.mark.parametrize(("prize", "message"), [
-    ("0.001", "Не больше двух знаков после запятой (копейки)."),
-    (0.015, "Не больше двух знаков после запятой (копейки)."),
-    (1e20, "Не больше 10 цифр до запятой."),
-    ("1e20", "Не больше 10 цифр до запятой."),
-    (12345678901234567890.12, "Не больше 10 цифр до запятой."),
-    ("NaN", "Сумма должна быть конечным числом."),
-    ("300,00", "Не сумма: введите число, например 300,00."),
-    (-1, "Сумма не может быть отрицательной."),
-    ([300], "Сумма — число, например 300.00."),
-])
+@pytest.mark.parametrize(
+    ("prize", "message"),
+    [
+        ("0.001", "Не больше двух знаков после запятой (копейки)."),
+        (0.015, "Не больше двух знаков после запятой (копейки)."),
+        (1e20, "Не больше 10 цифр до запятой."),
+        ("1e20", "Не больше 10 цифр до запятой."),
+        (12345678901234567890.12, "Не больше 10 цифр до запятой."),
+        ("NaN", "Сумма должна быть конечным числом."),
+        ("300,00", "Не сумма: введите число, например 300,00."),
+        (-1, "Сумма не может быть отрицательной."),
+        ([300], "Сумма — число, например 300.00."),
+    ],
+)
 def test_api_season_prize_is_checked_like_the_form(api, prize, message):
-    r = api("post", "/api/v1/seasons", role="producer",
-            json={"name": "Сезон", "ruleset": "2009", "unanswered_prize": prize})
+    r = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон", "ruleset": "2009", "unanswered_prize": prize},
+    )
     assert (r.status_code, r.json) == (422, {"errors": {"unanswered_prize": [message]}})
     assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 0
 
 
 def test_api_season_prize_accepted(api):
-    r = api("post", "/api/v1/seasons", role="producer",
-            json={"name": "Сезон", "ruleset": "2009", "unanswered_prize": 1000.5})
+    r = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон", "ruleset": "2009", "unanswered_prize": 1000.5},
+    )
     assert r.status_code == 201
     assert db.session.scalar(db.select(Season.unanswered_prize)) == Decimal("1000.50")
 
 
-@pytest.mark.parametrize(("ruleset", "currency", "message"), [
-    ("2023", "RUB", "по правилам 2023 призы выплачиваются в BYN"),
-    ("2009", "BYN", "по правилам 2009 призы выплачиваются в RUB"),
-])
+@pytest.mark.parametrize(
+    ("ruleset", "currency", "message"),
+    [
+        ("2023", "RUB", "по правилам 2023 призы выплачиваются в BYN"),
+        ("2009", "BYN", "по правилам 2009 призы выплачиваются в RUB"),
+    ],
+)
 def test_api_season_currency_is_the_rule_books(api, ruleset, currency, message):
-    r = api("post", "/api/v1/seasons", role="producer",
-            json={"name": "Сезон", "ruleset": ruleset, "currency": currency})
+    r = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон", "ruleset": ruleset, "currency": currency},
+    )
     assert (r.status_code, r.json) == (422, {"errors": {"currency": [message]}})
-    ok = api("post", "/api/v1/seasons", role="producer",
-             json={"name": "Сезон", "ruleset": ruleset,
-                   "currency": "BYN" if ruleset == "2023" else "RUB"})
+    ok = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={
+            "name": "Сезон",
+            "ruleset": ruleset,
+            "currency": "BYN" if ruleset == "2023" else "RUB",
+        },
+    )
     assert ok.status_code == 201
 
 
@@ -135,11 +185,20 @@ def test_table_message_is_russian(login):
     s = h.season()
     h.commit()
     client = login("producer")
-    r = client.post("/games/new", data={"game-season_id": s.id, "game-kind": "qualifying",
-                                        "game-air_date": "2023-03-04", "game-blitz": 5,
-                                        "game-superblitz": 5}, follow_redirects=True)
-    assert ("Игра не создана: Стол: у блица, суперблица и 13 сектора должны быть разные "
-            "сектора") in page(r)
+    r = client.post(
+        "/games/new",
+        data={
+            "game-season_id": s.id,
+            "game-kind": "qualifying",
+            "game-air_date": "2023-03-04",
+            "game-blitz": 5,
+            "game-superblitz": 5,
+        },
+        follow_redirects=True,
+    )
+    assert (
+        "Игра не создана: Стол: у блица, суперблица и 13 сектора должны быть разные сектора"
+    ) in page(r)
 
 
 def test_game_statuses_are_russian_labels(login):
@@ -159,28 +218,33 @@ def test_close_and_console_refusals_are_russian(login):
     g = h.game(h.season(), status="draft")
     h.commit()
     producer = login("producer")
-    r = producer.post(f"/prizes/close/{g.id}", data={"confirm": "y"},
-                      follow_redirects=True)
-    assert (f"Игра не закрыта: игра {g.id} — черновик: закрыть можно только сыгранную игру"
-            in page(r))
+    r = producer.post(f"/prizes/close/{g.id}", data={"confirm": "y"}, follow_redirects=True)
+    assert f"Игра не закрыта: игра {g.id} — черновик: закрыть можно только сыгранную игру" in page(
+        r
+    )
     host = login("host")
-    r = host.post(f"/games/{g.id}/console", data={"type": "spin", "sector": 3},
-                  follow_redirects=True)
-    assert (f"Отказано: Неверное действие: игра {g.id} — черновик: события записываются "
-            "после заполнения стола и до закрытия игры") in page(r)
+    r = host.post(
+        f"/games/{g.id}/console", data={"type": "spin", "sector": 3}, follow_redirects=True
+    )
+    assert (
+        f"Отказано: Неверное действие: игра {g.id} — черновик: события записываются "
+        "после заполнения стола и до закрытия игры"
+    ) in page(r)
 
 
 def test_console_unknown_event_type_is_russian(login):
     g = h.game(h.season(), status="ready")
     h.commit()
     host = login("host")
-    r = host.post(f"/games/{g.id}/console", data={"type": "bogus"},
-                  headers={"Accept": "application/json"})
+    r = host.post(
+        f"/games/{g.id}/console", data={"type": "bogus"}, headers={"Accept": "application/json"}
+    )
     assert r.status_code == 409
     assert r.json["error"]["text"] == (
         "Неверное действие: неизвестный тип события 'bogus'; допустимы: spin, "
         "sector13_option, decisive_round, extra_minute, club_help, credit_minute, answer, "
-        "red_card")
+        "red_card"
+    )
 
 
 def test_undo_on_a_closed_game_says_it_is_closed(login):
@@ -192,7 +256,8 @@ def test_undo_on_a_closed_game_says_it_is_closed(login):
     r = host.post(f"/games/{g.id}/undo", headers={"Accept": "application/json"})
     assert r.status_code == 409
     assert r.json["error"]["text"] == (
-        f"Неверное действие: игра {g.id} закрыта: события закрытой игры не отменяются")
+        f"Неверное действие: игра {g.id} закрыта: события закрытой игры не отменяются"
+    )
     assert len(db.session.get(Game, g.id).events) == 1
     g.status = "ready"
     h.commit()
@@ -200,7 +265,9 @@ def test_undo_on_a_closed_game_says_it_is_closed(login):
     assert r.status_code == 200
     r = host.post(f"/games/{g.id}/undo", headers={"Accept": "application/json"})
     assert (r.status_code, r.json["error"]["text"]) == (
-        409, "Неверное действие: отменять нечего: событий ещё нет")
+        409,
+        "Неверное действие: отменять нечего: событий ещё нет",
+    )
 
 
 def test_closed_game_offers_no_envelopes(login):
@@ -239,7 +306,8 @@ def test_editor_table_page_links_to_what_the_editor_may_open(login):
     assert editor.get(f"/games/{g.id}").status_code == 403
     producer = login("producer")
     assert f'<a href="/games/{g.id}">К странице игры</a>' in page(
-        producer.get(f"/games/{g.id}/table"))
+        producer.get(f"/games/{g.id}/table")
+    )
 
 
 def test_control_characters_and_odd_dates_refused(app, api):
@@ -249,19 +317,37 @@ def test_control_characters_and_odd_dates_refused(app, api):
         create_team("\x01bad", "Анна", h.EXPERTS)
     assert exc.value.errors == {"name": ["недопустимые управляющие символы"]}
     with pytest.raises(GameError) as exc:
-        create_game(s.id, "qualifying", date(2023, 3, 4), TABLE, team="\x01bad",
-                    title="Игра\u202e")
-    assert exc.value.errors == {"team": ["недопустимые управляющие символы"],
-                                "title": ["недопустимые управляющие символы"]}
-    r = api("post", "/api/v1/games", role="producer", json={
-        "season_id": s.id, "kind": "qualifying", "date": "0001-01-01", "table": TABLE})
-    assert (r.status_code, r.json) == (422, {"errors": {"date": [
-        "дата эфира — с 1975 по 2100 год"]}})
-    r = api("post", "/api/v1/games", role="producer", json={
-        "season_id": s.id, "kind": "qualifying", "date": "2023-03-04", "team": "\x01bad",
-        "table": TABLE})
-    assert (r.status_code, r.json) == (422, {"errors": {"team": [
-        "недопустимые управляющие символы"]}})
+        create_game(s.id, "qualifying", date(2023, 3, 4), TABLE, team="\x01bad", title="Игра\u202e")
+    assert exc.value.errors == {
+        "team": ["недопустимые управляющие символы"],
+        "title": ["недопустимые управляющие символы"],
+    }
+    r = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={"season_id": s.id, "kind": "qualifying", "date": "0001-01-01", "table": TABLE},
+    )
+    assert (r.status_code, r.json) == (
+        422,
+        {"errors": {"date": ["дата эфира — с 1975 по 2100 год"]}},
+    )
+    r = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": s.id,
+            "kind": "qualifying",
+            "date": "2023-03-04",
+            "team": "\x01bad",
+            "table": TABLE,
+        },
+    )
+    assert (r.status_code, r.json) == (
+        422,
+        {"errors": {"team": ["недопустимые управляющие символы"]}},
+    )
     assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
     assert db.session.scalar(db.select(db.func.count()).select_from(Team)) == 0
 
@@ -272,8 +358,11 @@ def test_every_rule_clause_has_a_russian_refusal():
     from webapp.domain.rules import rulesets
     from webapp.games.console import REFUSALS_RU
 
-    books = [v for v in vars(rulesets).values()
-             if hasattr(v, "clauses") and hasattr(v, "file") and not isinstance(v, type)]
+    books = [
+        v
+        for v in vars(rulesets).values()
+        if hasattr(v, "clauses") and hasattr(v, "file") and not isinstance(v, type)
+    ]
     assert len(books) == 2
     missing = [b.cite(t) for b in books for t in b.clauses if b.cite(t) not in REFUSALS_RU]
     assert missing == []

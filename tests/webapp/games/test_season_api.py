@@ -22,29 +22,48 @@ def test_state_after_the_series_opens_is_exact(api):
     run = _spring(api)
     r = run.event(OPEN)
     assert r.status_code == 201
-    assert r.json == {"state": {
-        "ruleset": "2023",
-        "series": {"part": "spring", "qualifying_played": 0, "qualifying": 5,
-                   "closing": "series_final"},
-        "rating": SPRING,
-        "next": {"kind": "qualifying", "team": "Королёва"},
-        "order": ["Королёва", "Потапова", "Стишенок", "Буян", "Орлова"],
-        "series_best": None, "finals": [], "winter": [], "out": [], "history": []}}
+    assert r.json == {
+        "state": {
+            "ruleset": "2023",
+            "series": {
+                "part": "spring",
+                "qualifying_played": 0,
+                "qualifying": 5,
+                "closing": "series_final",
+            },
+            "rating": SPRING,
+            "next": {"kind": "qualifying", "team": "Королёва"},
+            "order": ["Королёва", "Потапова", "Стишенок", "Буян", "Орлова"],
+            "series_best": None,
+            "finals": [],
+            "winter": [],
+            "out": [],
+            "history": [],
+        }
+    }
     got = run.state()
     assert got == {"id": run.id, "name": "Сезон 2023", **r.json["state"]}
     r = api("get", f"/api/v1/seasons/{run.id}/protocol", role="producer")
-    assert r.json == {"format": "sova.season-protocol/1", "ruleset": "2023", "teams": SPRING,
-                      "events": [OPEN]}
+    assert r.json == {
+        "format": "sova.season-protocol/1",
+        "ruleset": "2023",
+        "teams": SPRING,
+        "events": [OPEN],
+    }
 
 
 def test_refusals_are_409_with_the_clause_and_store_nothing(api):
     run = _spring(api)
     assert run.event(OPEN).status_code == 201
-    r = run.event({"type": "series", "part": "summer", "qualifying": 5,
-                   "closing": "series_final"})
+    r = run.event({"type": "series", "part": "summer", "qualifying": 5, "closing": "series_final"})
     assert r.status_code == 409
-    assert r.json == {"error": {"event": 1, "rule": f"{R23} §4.1",
-                                "message": "the spring series is not over: qualifying is due"}}
+    assert r.json == {
+        "error": {
+            "event": 1,
+            "rule": f"{R23} §4.1",
+            "message": "the spring series is not over: qualifying is due",
+        }
+    }
     # a result only comes from closing a game
     r = run.event({"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"})
     assert r.status_code == 409 and r.json["error"]["rule"] is None
@@ -54,8 +73,12 @@ def test_refusals_are_409_with_the_clause_and_store_nothing(api):
     r = api("get", f"/api/v1/seasons/{run.id}/protocol", role="host")
     assert r.json["events"] == [OPEN]
     # the initial rating is fixed once the season has events
-    r = api("post", f"/api/v1/seasons/{run.id}/teams", role="producer",
-            json={"name": "Поздние", "captain": "А", "experts": list("АБВГДЕ")})
+    r = api(
+        "post",
+        f"/api/v1/seasons/{run.id}/teams",
+        role="producer",
+        json={"name": "Поздние", "captain": "А", "experts": list("АБВГДЕ")},
+    )
     assert r.status_code == 409
 
 
@@ -64,9 +87,13 @@ def test_game_out_of_the_order_is_refused_at_creation_4_8(api):
     run.event(OPEN)
     r = run.create_game("qualifying", "Орлова")
     assert r.status_code == 409
-    assert r.json == {"error": {"event": 1, "rule": f"{R23} §4.8",
-                                "message": "qualifying game 1 of the spring series is "
-                                           "«Королёва»'s, not «Орлова»'s"}}
+    assert r.json == {
+        "error": {
+            "event": 1,
+            "rule": f"{R23} §4.8",
+            "message": "qualifying game 1 of the spring series is «Королёва»'s, not «Орлова»'s",
+        }
+    }
     r = run.create_game("series_final", "Королёва")
     assert r.status_code == 409 and r.json["error"]["rule"] == f"{R23} §4.1"
     assert run.create_game("qualifying", "Королёва").status_code == 201
@@ -80,11 +107,23 @@ def test_closing_a_game_adds_its_result_and_moves_the_rating(api):
     assert state["rating"] == ["Королёва", "Орлова", "Буян", "Стишенок", "Потапова"]
     assert state["next"] == {"kind": "qualifying", "team": "Потапова"}
     assert state["series_best"] == {"team": "Королёва", "score": "6:3"}
-    assert state["history"] == [{"event": 1, "team": "Королёва", "kind": "qualifying",
-                                 "score": "6:3", "rating_after": state["rating"]}]
+    assert state["history"] == [
+        {
+            "event": 1,
+            "team": "Королёва",
+            "kind": "qualifying",
+            "score": "6:3",
+            "rating_after": state["rating"],
+        }
+    ]
     r = api("get", f"/api/v1/seasons/{run.id}/protocol", role="producer")
-    assert r.json["events"][1] == {"type": "game", "kind": "qualifying", "team": "Королёва",
-                                   "score": "6:3", "decisive_round": False}
+    assert r.json["events"][1] == {
+        "type": "game",
+        "kind": "qualifying",
+        "team": "Королёва",
+        "score": "6:3",
+        "decisive_round": False,
+    }
     # the game's context now comes from the season: the next qualifying game must pass 6:3
     r = run.create_game("qualifying", "Потапова")
     gid2 = r.json["id"]
@@ -109,45 +148,65 @@ def test_close_refused_by_the_season_rolls_back_409(api, app):
         h.approved_questions_more(17)
         assert api("post", f"/api/v1/games/{gid}/assign", role="producer").status_code == 200
         for ev in game_events("6:3"):
-            assert api("post", f"/api/v1/games/{gid}/events", role="host",
-                       json=ev).status_code == 201
+            assert (
+                api("post", f"/api/v1/games/{gid}/events", role="host", json=ev).status_code == 201
+            )
     assert api("post", f"/api/v1/games/{first}/close", role="producer").status_code == 200
     r = api("post", f"/api/v1/games/{twin}/close", role="producer")
     assert r.status_code == 409
     assert r.json["error"]["rule"] == f"{R23} §4.8"
     g = api("get", f"/api/v1/games/{twin}", role="producer").json
     assert g["status"] == "finished"
-    assert len(api("get", f"/api/v1/seasons/{run.id}/protocol",
-                   role="producer").json["events"]) == 2
+    assert (
+        len(api("get", f"/api/v1/seasons/{run.id}/protocol", role="producer").json["events"]) == 2
+    )
 
 
 def test_access(api):
     run = _spring(api)
     assert api("get", f"/api/v1/seasons/{run.id}").status_code == 401
     assert api("get", f"/api/v1/seasons/{run.id}", role="editor").status_code == 403
-    assert run.api("post", f"/api/v1/seasons/{run.id}/events", role="host",
-                   json=OPEN).status_code == 403
+    assert (
+        run.api("post", f"/api/v1/seasons/{run.id}/events", role="host", json=OPEN).status_code
+        == 403
+    )
     assert api("get", "/api/v1/seasons/999999", role="host").status_code == 404
-
 
 
 def test_2009_table_plan_is_refused_at_creation(api):
     """2009 §1.3, §1.4.2–1.4.3: validate_table calls the domain's check_plan."""
-    sid = api("post", "/api/v1/seasons", role="producer",
-              json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"}
-              ).json["id"]
+    sid = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"},
+    ).json["id"]
 
     def create(table):
-        return api("post", "/api/v1/games", role="producer", json={
-            "season_id": sid, "kind": "qualifying", "date": "2009-03-01", "table": table})
+        return api(
+            "post",
+            "/api/v1/games",
+            role="producer",
+            json={"season_id": sid, "kind": "qualifying", "date": "2009-03-01", "table": table},
+        )
 
     r = create({"blitz": None, "superblitz": 5, "sector13": 7})
     assert r.status_code == 422
-    assert r.json == {"errors": {"table.sector13": [
-        f"по правилам 2009 вопросы из Интернета играют в 13-м секторе ({R09} §1.3)"]}}
+    assert r.json == {
+        "errors": {
+            "table.sector13": [
+                f"по правилам 2009 вопросы из Интернета играют в 13-м секторе ({R09} §1.3)"
+            ]
+        }
+    }
     r = create({"blitz": 13, "superblitz": 5, "sector13": None})
     assert r.status_code == 422
-    assert r.json == {"errors": {"table.blitz": [
-        "по правилам 2009 блиц — один из двенадцати секторов с письмами, не 13-й "
-        f"({R09} §1.4.3)"]}}
+    assert r.json == {
+        "errors": {
+            "table.blitz": [
+                "по правилам 2009 блиц — один из двенадцати секторов с письмами, не 13-й "
+                f"({R09} §1.4.3)"
+            ]
+        }
+    }
     assert create({"blitz": 4, "superblitz": 5, "sector13": 13}).status_code == 201

@@ -23,44 +23,85 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
     run.add_teams(SPRING)
     login("producer")
-    r = client.post(f"/games/seasons/{run.id}/events", data={
-        "event-type": "series", "event-part": "spring", "event-qualifying": "5",
-        "event-closing": "series_final", "event-team": "Буян", "event-enter_as": "reserve"},
-        follow_redirects=True)
+    r = client.post(
+        f"/games/seasons/{run.id}/events",
+        data={
+            "event-type": "series",
+            "event-part": "spring",
+            "event-qualifying": "5",
+            "event-closing": "series_final",
+            "event-team": "Буян",
+            "event-enter_as": "reserve",
+        },
+        follow_redirects=True,
+    )
     page = _text(r)
     assert "Событие сезона записано." in page
     assert "Королёва → Потапова → Стишенок → Буян → Орлова" in page
     assert "Следующая игра: <strong>отборочная</strong>, команда <strong>Королёва</strong>" in page
     # a refusal: Russian gist and the clause
-    r = client.post(f"/games/seasons/{run.id}/events", data={
-        "event-type": "series", "event-part": "summer", "event-qualifying": "5",
-        "event-closing": "series_final", "event-team": "Буян", "event-enter_as": "reserve"},
-        follow_redirects=True)
-    assert (f"Событие не принято: эта игра или серия сейчас не по порядку сезона ({R23} §4.1)"
-            in _text(r))
+    r = client.post(
+        f"/games/seasons/{run.id}/events",
+        data={
+            "event-type": "series",
+            "event-part": "summer",
+            "event-qualifying": "5",
+            "event-closing": "series_final",
+            "event-team": "Буян",
+            "event-enter_as": "reserve",
+        },
+        follow_redirects=True,
+    )
+    assert (
+        f"Событие не принято: эта игра или серия сейчас не по порядку сезона ({R23} §4.1)"
+        in _text(r)
+    )
     # a game for the wrong team is refused with the clause
-    r = client.post(f"/games/seasons/{run.id}/games", data={
-        "game-kind": "qualifying", "game-team_id": str(run.team_ids["Орлова"]),
-        "game-air_date": "2023-03-04"}, follow_redirects=True)
+    r = client.post(
+        f"/games/seasons/{run.id}/games",
+        data={
+            "game-kind": "qualifying",
+            "game-team_id": str(run.team_ids["Орлова"]),
+            "game-air_date": "2023-03-04",
+        },
+        follow_redirects=True,
+    )
     assert "Игра не создана: порядок отборочных игр" in _text(r)
     assert f"({R23} §4.8)" in _text(r)
-    r = client.post(f"/games/seasons/{run.id}/games", data={
-        "game-kind": "qualifying", "game-team_id": str(run.team_ids["Королёва"]),
-        "game-air_date": "2023-03-04"})
+    r = client.post(
+        f"/games/seasons/{run.id}/games",
+        data={
+            "game-kind": "qualifying",
+            "game-team_id": str(run.team_ids["Королёва"]),
+            "game-air_date": "2023-03-04",
+        },
+    )
     assert r.status_code == 302 and "/games/" in r.headers["Location"]
 
 
 def test_producer_page_lists_moves_with_clauses_and_the_final_prizes(api, client, login):
     run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
     run.add_teams(SPRING)
-    run.run([OPEN] + [{"type": "game", "kind": "qualifying", "team": t, "score": s}
-                      for t, s in (("Королёва", "6:3"), ("Потапова", "4:6"),
-                                   ("Стишенок", "6:4"), ("Буян", "6:3"), ("Орлова", "2:6"))]
-            + [{"type": "game", "kind": "series_final", "team": "Буян", "score": "6:2"}])
+    run.run(
+        [OPEN]
+        + [
+            {"type": "game", "kind": "qualifying", "team": t, "score": s}
+            for t, s in (
+                ("Королёва", "6:3"),
+                ("Потапова", "4:6"),
+                ("Стишенок", "6:4"),
+                ("Буян", "6:3"),
+                ("Орлова", "2:6"),
+            )
+        ]
+        + [{"type": "game", "kind": "series_final", "team": "Буян", "score": "6:2"}]
+    )
     login("producer")
     page = _text(client.get(f"/games/seasons/{run.id}"))
-    assert ("<td>Потапова</td><td>4:6</td><td>Королёва, Орлова, Буян, Стишенок, Потапова</td>"
-            "<td>п. 4.5.5 Правил сезона 2023 г.</td>") in page
+    assert (
+        "<td>Потапова</td><td>4:6</td><td>Королёва, Орлова, Буян, Стишенок, Потапова</td>"
+        "<td>п. 4.5.5 Правил сезона 2023 г.</td>"
+    ) in page
     assert "<td>Буян</td><td>6:2</td><td>знатоки победили</td>" in page
     assert "Лучший участник серии (п. 4.11.2 Правил сезона 2023 г.)" in page
     assert '<p id="winter">Буян</p>' in page
@@ -108,8 +149,9 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
             api("post", f"/api/v1/games/{gid}/events", role="host", json=ev)
     assert api("post", f"/api/v1/games/{first}/close", role="producer").status_code == 200
     login("producer")
-    page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"},
-                                   follow_redirects=True))
-    assert ("Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
-            f"рейтинга ({R23} §4.8)") in page
+    page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"}, follow_redirects=True))
+    assert (
+        "Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
+        f"рейтинга ({R23} §4.8)"
+    ) in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))

@@ -20,13 +20,20 @@ def _load(name: str) -> dict:
 
 
 def _award(api, gid: int, kind: str, team: str):
-    return api("post", f"/api/v1/games/{gid}/prizes", role="producer",
-               json={"kind": kind, "recipient": experts_of(team)[1], "team": experts_of(team)})
+    return api(
+        "post",
+        f"/api/v1/games/{gid}/prizes",
+        role="producer",
+        json={"kind": kind, "recipient": experts_of(team)[1], "team": experts_of(team)},
+    )
 
 
 def _finals(run: SeasonRun) -> dict[str, int]:
-    return {f"{e['kind']}:{e['team']}:{e['score']}": gid for gid, e in run.games
-            if e["kind"] in ("series_final", "year_final")}
+    return {
+        f"{e['kind']}:{e['team']}:{e['score']}": gid
+        for gid, e in run.games
+        if e["kind"] in ("series_final", "year_final")
+    }
 
 
 def test_whole_2023_season_through_the_api(api):
@@ -43,11 +50,17 @@ def test_whole_2023_season_through_the_api(api):
         {"part": "autumn", "team": "Мудрый", "score": "6:4", "won": True},
     ]
     assert state["winter"] == ["Буян", "Мудрый"]
-    assert state["out"] == [{"team": "Борейко", "rule": f"{R23} §4.4"},
-                            {"team": "Свинтицкий", "rule": f"{R23} §4.4"}]
-    assert state["history"][-1] == {"event": 29, "team": "Антипов", "kind": "year_final",
-                                    "score": "5:6",
-                                    "rating_after": ["Антипов", "Мудрый", "Буян", "Королёва"]}
+    assert state["out"] == [
+        {"team": "Борейко", "rule": f"{R23} §4.4"},
+        {"team": "Свинтицкий", "rule": f"{R23} §4.4"},
+    ]
+    assert state["history"][-1] == {
+        "event": 29,
+        "team": "Антипов",
+        "kind": "year_final",
+        "score": "5:6",
+        "rating_after": ["Антипов", "Мудрый", "Буян", "Королёва"],
+    }
     # the stored protocol replays to the same state (the engine's file)
     protocol = api("get", f"/api/v1/seasons/{run.id}/protocol", role="producer").json
     assert protocol["teams"] == doc["teams"]
@@ -58,11 +71,13 @@ def test_whole_2023_season_through_the_api(api):
     r = _award(api, finals["series_final:Буян:6:2"], "best_participant_of_series", "Буян")
     assert r.status_code == 201, r.json
     assert [(p["kind"], p["amount"], p["currency"], p["rule"]) for p in r.json["prizes"]] == [
-        ("best_participant_of_series", "2000.00", "BYN", f"{R23} §4.11.2")]
+        ("best_participant_of_series", "2000.00", "BYN", f"{R23} §4.11.2")
+    ]
     r = _award(api, finals["series_final:Мудрый:6:4"], "best_participant_of_series", "Мудрый")
     assert r.status_code == 201
-    r = _award(api, finals["series_final:Свинтицкий:3:6"], "best_participant_of_series",
-               "Свинтицкий")
+    r = _award(
+        api, finals["series_final:Свинтицкий:3:6"], "best_participant_of_series", "Свинтицкий"
+    )
     assert r.status_code == 409 and r.json["error"]["rule"] == f"{R23} §4.11.2"
     r = _award(api, finals["year_final:Антипов:5:6"], "best_expert_of_year", "Антипов")
     assert r.status_code == 409 and r.json["error"]["rule"] == f"{R23} §4.11.4"
@@ -86,16 +101,23 @@ def test_whole_2009_season_through_the_api(api):
     assert state["out"] == []
     protocol = api("get", f"/api/v1/seasons/{run.id}/protocol", role="producer").json
     # the rematch game was created as a qualifying game and recorded as the rematch (§2.10)
-    assert protocol["events"][14] == {"type": "game", "kind": "rematch", "team": "Поташев",
-                                      "score": "6:4", "decisive_round": False}
+    assert protocol["events"][14] == {
+        "type": "game",
+        "kind": "rematch",
+        "team": "Поташев",
+        "score": "6:4",
+        "decisive_round": False,
+    }
     finals = _finals(run)
     r = _award(api, finals["series_final:Козлов:6:2"], "best_player_of_series", "Козлов")
     assert r.status_code == 201, r.json
     assert [(p["kind"], p["rule"]) for p in r.json["prizes"]] == [
-        ("best_player_of_series", f"{R09} §3.2")]
+        ("best_player_of_series", f"{R09} §3.2")
+    ]
     r = _award(api, finals["year_final:МТС:6:4"], "best_player_of_year", "МТС")
     assert r.status_code == 201, r.json
     assert [(p["kind"], p["rule"]) for p in r.json["prizes"]] == [
-        ("best_player_of_year", f"{R09} §3.3")]
+        ("best_player_of_year", f"{R09} §3.3")
+    ]
     r = _award(api, finals["series_final:Поташев:5:6"], "best_player_of_series", "Поташев")
     assert r.status_code == 409 and r.json["error"]["rule"] == f"{R09} §3.2"

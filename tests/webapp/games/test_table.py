@@ -38,7 +38,10 @@ def test_plan_per_rule_set(app):
     g09 = h.game(h.season("2009"), table=TABLE, status="draft")
     plan23, plan09 = table_plan(g23), table_plan(g09)
     assert [(p["kind"], p["slots"], p["pool"]) for p in plan23 if p["sector"] in (4, 9, 13)] == [
-        ("blitz", 3, "main"), ("superblitz", 3, "main"), ("sector13", 1, "partner")]
+        ("blitz", 3, "main"),
+        ("superblitz", 3, "main"),
+        ("sector13", 1, "partner"),
+    ]
     assert plan09[12] == {"sector": 13, "kind": "sector13", "slots": 0, "pool": "live"}
     assert sum(p["slots"] for p in plan23) == 17 and sum(p["slots"] for p in plan09) == 16
 
@@ -56,19 +59,23 @@ def test_fill_constraints_partner_sector13_and_one_reserve_per_sector(app):
     g = h.game(h.season(), table=TABLE, status="draft")
     assign_envelopes(g)
     envs = {e.sector: e for e in g.envelopes}
-    assert [len(envs[s].questions) for s in range(1, 14)] == [1, 1, 1, 3, 1, 1, 1, 1, 3, 1, 1,
-                                                              1, 1]
+    assert [len(envs[s].questions) for s in range(1, 14)] == [1, 1, 1, 3, 1, 1, 1, 1, 3, 1, 1, 1, 1]
     assert ids(envs[13]) == [partner[0].id]
     assert envs[13].reserve.question.id == partner[1].id
     assert all(e.reserve is not None for e in g.envelopes)
     placed = [eq.question for e in g.envelopes for eq in e.questions] + [
-        e.reserve.question for e in g.envelopes]
+        e.reserve.question for e in g.envelopes
+    ]
     authors = [a.id for q in placed for a in q.author_list]
     assert len(authors) == len(set(authors)) == 30
     assert live[0].id not in {q.id for q in placed}
     # the 16 main-pool questions in envelopes come from 16 different cities (20 exist)
-    main_cities = [eq.question.author_list[0].city for e in g.envelopes for eq in e.questions
-                   if eq.question.channel == "web"]
+    main_cities = [
+        eq.question.author_list[0].city
+        for e in g.envelopes
+        for eq in e.questions
+        if eq.question.channel == "web"
+    ]
     assert len(set(main_cities)) == len(main_cities) == 16
     questions = [eq.question for e in g.envelopes for eq in e.questions]
     assert {q.status for q in questions} == {"assigned"}
@@ -81,8 +88,9 @@ def test_varied_cities_prefer_a_new_city(app):
     qs = h.approved_questions(30)
     for k, q in enumerate(qs):
         q.authors[0].city = "Минск" if k < 15 else f"Город {k}"
-    g = h.game(h.season(), table={"blitz": None, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(
+        h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"
+    )
     assign_envelopes(g)
     cities = [eq.question.author_list[0].city for e in g.envelopes for eq in e.questions]
     # the oldest is from Minsk; then 15 other cities exist: no city twice
@@ -135,7 +143,8 @@ def test_swap_replace_use_reserve_and_author_rule(app):
     assert check_table(g)["warnings"] == ["сектор 3: нет резерва"]
     # replace by a free pool question; an author already in the game is refused
     placed = {eq.question.id for e in g.envelopes for eq in e.questions} | {
-        e.reserve.question.id for e in g.envelopes if e.reserve}
+        e.reserve.question.id for e in g.envelopes if e.reserve
+    }
     free = [q for q in qs if q.id not in placed and q.status == "approved"]
     replace_slot(g, 3, 0, free[0].id)
     assert envs[3].reserve.question.id == free[0].id
@@ -156,14 +165,17 @@ def test_swap_replace_use_reserve_and_author_rule(app):
 
 def test_completeness_check_lock_and_printing(app):
     qs = h.approved_questions(17)
-    g = h.game(h.season("2009"), table={"blitz": 4, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(
+        h.season("2009"), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft"
+    )
     assign_envelopes(g)
     withdrawn = g.envelopes[0].questions[0].question
     withdrawn.status = "withdrawn"
     check = check_table(g)
     assert check["complete"] is False
-    assert check["problems"] == [f"сектор 1, вопрос 1: вопрос №{withdrawn.id} в статусе «отозван автором»"]
+    assert check["problems"] == [
+        f"сектор 1, вопрос 1: вопрос №{withdrawn.id} в статусе «отозван автором»"
+    ]
     with pytest.raises(GameConflict):
         lock_table(g, None)
     with pytest.raises(GameConflict) as exc:
@@ -195,18 +207,23 @@ def test_table_pages_without_javascript(app, login):
     assert 'src="/static/table.js"' in page and "Стол полный." in page
     first = g.envelopes[0].questions[0].question.id
     second = g.envelopes[1].questions[0].question.id
-    r = client.post(f"/games/{g.id}/table/swap", data={"swap-sector_a": 1, "swap-slot_a": 1,
-                                                        "swap-sector_b": 2, "swap-slot_b": 1})
+    r = client.post(
+        f"/games/{g.id}/table/swap",
+        data={"swap-sector_a": 1, "swap-slot_a": 1, "swap-sector_b": 2, "swap-slot_b": 1},
+    )
     assert r.status_code == 302
     db.session.expire_all()
     assert [e.questions[0].question.id for e in g.envelopes[:2]] == [second, first]
-    r = client.post(f"/games/{g.id}/table/swap", headers={"Accept": "application/json"},
-                    data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2,
-                          "swap-slot_b": 1})
+    r = client.post(
+        f"/games/{g.id}/table/swap",
+        headers={"Accept": "application/json"},
+        data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2, "swap-slot_b": 1},
+    )
     assert r.status_code == 409 and r.json["error"] == "Не изменено: Ячейка: 0 (резерв) или 1..1"
-    r = client.post(f"/games/{g.id}/table/replace", data={"replace-sector": 5,
-                                                           "replace-slot": 1,
-                                                           "replace-use_reserve": "y"})
+    r = client.post(
+        f"/games/{g.id}/table/replace",
+        data={"replace-sector": 5, "replace-slot": 1, "replace-use_reserve": "y"},
+    )
     assert r.status_code == 302
     assert client.post(f"/games/{g.id}/table/lock").status_code == 302
     db.session.expire_all()
@@ -218,15 +235,15 @@ def test_table_pages_without_javascript(app, login):
 
 def test_api_envelopes_lock_a_complete_table(app, api):
     h.approved_questions(17)
-    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft")
     assign_envelopes(g)
     g.envelopes[2].questions[0].question.status = "rejected"
     h.commit()
     r = api("post", f"/api/v1/games/{g.id}/envelopes", role="producer")
     assert r.status_code == 409
     assert r.json["error"]["problems"] == [
-        f"сектор 3, вопрос 1: вопрос №{g.envelopes[2].questions[0].question.id} в статусе «отклонён»"]
+        f"сектор 3, вопрос 1: вопрос №{g.envelopes[2].questions[0].question.id} в статусе «отклонён»"
+    ]
     g.envelopes[2].questions[0].question.status = "assigned"
     h.commit()
     assert api("post", f"/api/v1/games/{g.id}/envelopes", role="producer").status_code == 202
@@ -234,32 +251,46 @@ def test_api_envelopes_lock_a_complete_table(app, api):
     assert g.table_locked_at is not None
 
 
-
 NO_MULTI = {"blitz": None, "superblitz": None, "sector13": 13}
 
 
-@pytest.mark.parametrize(("ruleset", "warnings"), [
-    ("2023", ["в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
-              "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)"]),
-    ("2009", ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)",
-              "в плане стола нет суперблица (п. 1.4.2 Правил 2009 г.)"]),
-])
+@pytest.mark.parametrize(
+    ("ruleset", "warnings"),
+    [
+        (
+            "2023",
+            [
+                "в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
+                "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)",
+            ],
+        ),
+        (
+            "2009",
+            [
+                "в плане стола нет блица (п. 1.4.3 Правил 2009 г.)",
+                "в плане стола нет суперблица (п. 1.4.2 Правил 2009 г.)",
+            ],
+        ),
+    ],
+)
 def test_a_plan_without_blitz_or_superblitz_warns_but_locks(app, ruleset, warnings):
     # issue 17: 13 single questions used to pass as a full 2023 table without a word
     h.approved_questions(30)
     h.approved_questions(2, channel="partner")
     season = h.season(ruleset)
     g = h.game(season, table=NO_MULTI, status="draft")
-    assert check_table(g) == {"complete": False, "problems": ["стол не заполнен"],
-                              "warnings": warnings}
+    assert check_table(g) == {
+        "complete": False,
+        "problems": ["стол не заполнен"],
+        "warnings": warnings,
+    }
     assign_envelopes(g)
     check = check_table(g)
     assert check["complete"] is True and check["problems"] == []
     assert check["warnings"][:2] == warnings
     assert lock_table(g, None)["complete"] is True  # a warning, not a refusal
     assert g.table_locked_at is not None
-    full = h.game(season, 2, table={"blitz": 4, "superblitz": 9, "sector13": 13},
-                  status="draft")
+    full = h.game(season, 2, table={"blitz": 4, "superblitz": 9, "sector13": 13}, status="draft")
     assert check_table(full)["warnings"] == []
 
 
@@ -274,8 +305,8 @@ def test_new_game_forms_start_from_the_usual_plan_and_explain_it(app, api, login
         page = client.get(url).get_data(as_text=True)
         for name, value in (("blitz", 11), ("superblitz", 12), ("sector13", 13)):
             assert re.search(rf'<input[^>]*name="game-{name}"[^>]*value="{value}"', page) or (
-                re.search(rf'<input[^>]*value="{value}"[^>]*name="game-{name}"', page)), (
-                url, name)
+                re.search(rf'<input[^>]*value="{value}"[^>]*name="game-{name}"', page)
+            ), (url, name)
         assert "где лежат три вопроса блица" in page, url
         assert "отвечает один знаток" in page, url
         assert "Пусто — 13 сектор играет как обычный вопрос." in page, url
@@ -283,11 +314,20 @@ def test_new_game_forms_start_from_the_usual_plan_and_explain_it(app, api, login
 
 def test_api_table_semantics_unchanged_by_the_form_default(app, api):
     # the usual plan is the page form's starting point only: the API stores what it is given
-    season_id = api("post", "/api/v1/seasons", role="producer",
-                    json={"name": "Сезон", "ruleset": "2023"}).json["id"]
-    r = api("post", "/api/v1/games", role="producer", json={
-        "season_id": season_id, "kind": "qualifying", "date": "2023-03-01",
-        "table": {"blitz": None, "superblitz": None, "sector13": None}})
+    season_id = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "Сезон", "ruleset": "2023"}
+    ).json["id"]
+    r = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season_id,
+            "kind": "qualifying",
+            "date": "2023-03-01",
+            "table": {"blitz": None, "superblitz": None, "sector13": None},
+        },
+    )
     assert r.status_code == 201
     game = db.session.get(Game, r.json["id"])
     assert game.table == {"blitz": None, "superblitz": None, "sector13": None}

@@ -14,8 +14,10 @@ from webapp.moderation.models import QuestionRevision
 
 SINGLES = {"blitz": None, "superblitz": None, "sector13": None}
 #: the completeness check's warnings on a 2023 plan without blitz and superblitz (issue 17)
-NO_MULTI = ["в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
-            "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)"]
+NO_MULTI = [
+    "в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
+    "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)",
+]
 CODES = list(TOPICS)  # 12 codes
 
 
@@ -24,10 +26,21 @@ def placed(g):
 
 
 def test_vocabulary():
-    assert CODES == ["history", "literature", "science", "art", "music", "cinema", "sport",
-                     "geography", "language", "religion", "everyday", "other"]
-    assert (topic_label("history"), topic_label(None), topic_label("zzz")) == (
-        "История", "", "zzz")
+    assert CODES == [
+        "history",
+        "literature",
+        "science",
+        "art",
+        "music",
+        "cinema",
+        "sport",
+        "geography",
+        "language",
+        "religion",
+        "everyday",
+        "other",
+    ]
+    assert (topic_label("history"), topic_label(None), topic_label("zzz")) == ("История", "", "zzz")
 
 
 def test_fill_avoids_a_repeated_topic_the_oldest_first_order_would_make(app):
@@ -44,7 +57,8 @@ def test_fill_avoids_a_repeated_topic_the_oldest_first_order_would_make(app):
     assert [q.topic for q in on_table] == CODES + [None]
     # reserves come after: first the other question without a topic, then each topic's twin
     assert [e.reserve.question.id for e in g.envelopes] == (
-        [qs[25].id] + [qs[k].id for k in range(1, 24, 2)])
+        [qs[25].id] + [qs[k].id for k in range(1, 24, 2)]
+    )
     assert check_table(g) == {"complete": True, "problems": [], "warnings": NO_MULTI}
 
 
@@ -59,16 +73,19 @@ def test_topic_repeats_only_when_the_pool_has_no_other(app):
     topics = [q.topic for q in placed(g)]
     assert topics.count("sport") == 3  # the pool has 13 questions for 13 sectors: no choice
     warnings = check_table(g)["warnings"]
-    sport = [f"сектор {e.sector}, вопрос 1" for e in g.envelopes
-             if e.questions[0].question.topic == "sport"]
+    sport = [
+        f"сектор {e.sector}, вопрос 1"
+        for e in g.envelopes
+        if e.questions[0].question.topic == "sport"
+    ]
     assert [w for w in warnings if w.startswith("тема")] == [
-        "тема «Спорт» повторяется: " + "; ".join(sport)]
+        "тема «Спорт» повторяется: " + "; ".join(sport)
+    ]
 
 
 def test_completeness_check_warns_about_a_repeated_topic_in_a_blitz(app):
     h.approved_questions(40)
-    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None},
-               status="draft")
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft")
     assign_envelopes(g)
     envs = {e.sector: e for e in g.envelopes}
     set_topic(envs[4].questions[0].question.id, "history", None)
@@ -77,8 +94,14 @@ def test_completeness_check_warns_about_a_repeated_topic_in_a_blitz(app):
     set_topic(envs[9].reserve.question.id, "history", None)  # a reserve does not count
     set_topic(envs[2].questions[0].question.id, "music", None)
     check = check_table(g)
-    assert check == {"complete": True, "problems": [], "warnings": [NO_MULTI[1],
-        "тема «История» повторяется: сектор 4, вопрос 1; сектор 4, вопрос 3; сектор 7, вопрос 1"]}
+    assert check == {
+        "complete": True,
+        "problems": [],
+        "warnings": [
+            NO_MULTI[1],
+            "тема «История» повторяется: сектор 4, вопрос 1; сектор 4, вопрос 3; сектор 7, вопрос 1",
+        ],
+    }
 
 
 def test_set_topic_records_a_revision_and_refuses_bad_input(app):
@@ -88,8 +111,10 @@ def test_set_topic_records_a_revision_and_refuses_bad_input(app):
     set_topic(q.id, "", None)
     assert q.topic is None
     revs = db.session.scalars(db.select(QuestionRevision).order_by(QuestionRevision.id)).all()
-    assert [(r.before, r.after) for r in revs] == [({"topic": ""}, {"topic": "cinema"}),
-                                                   ({"topic": "cinema"}, {"topic": ""})]
+    assert [(r.before, r.after) for r in revs] == [
+        ({"topic": ""}, {"topic": "cinema"}),
+        ({"topic": "cinema"}, {"topic": ""}),
+    ]
     with pytest.raises(GameError) as exc:
         set_topic(q.id, "cooking", None)
     assert exc.value.errors == {"topic": ["одна из тем: " + ", ".join(CODES)]}
@@ -113,19 +138,26 @@ def test_table_page_sets_the_topic_without_javascript(app, login, api):
     page = client.get(f"/games/{g.id}/table").get_data(as_text=True)
     assert page.count('class="topic"') == 26  # 13 questions and 13 reserves
     assert page.count('<option value="history">История</option>') == 26
-    r = client.post(f"/games/{g.id}/table/topic",
-                    data={"topic-question_id": q.id, "topic-topic": "geography"})
+    r = client.post(
+        f"/games/{g.id}/table/topic", data={"topic-question_id": q.id, "topic-topic": "geography"}
+    )
     assert r.status_code == 302
     page = client.get(f"/games/{g.id}/table").get_data(as_text=True)
     assert f"Тема вопроса №{q.id}: География." in page
     assert "[География]" in page
     assert page.count('<option value="geography" selected>География</option>') == 1
-    r = client.post(f"/games/{g.id}/table/topic", headers={"Accept": "application/json"},
-                    data={"topic-question_id": q.id, "topic-topic": "cooking"})
+    r = client.post(
+        f"/games/{g.id}/table/topic",
+        headers={"Accept": "application/json"},
+        data={"topic-question_id": q.id, "topic-topic": "cooking"},
+    )
     assert r.status_code == 409
     assert r.json["error"] == "Тема не изменена: Неверный вариант."
-    r = client.post(f"/games/{g.id}/table/topic", headers={"Accept": "application/json"},
-                    data={"topic-question_id": 2**40, "topic-topic": "art"})
+    r = client.post(
+        f"/games/{g.id}/table/topic",
+        headers={"Accept": "application/json"},
+        data={"topic-question_id": 2**40, "topic-topic": "art"},
+    )
     assert (r.status_code, r.json["error"]) == (409, "Тема не изменена: Нет такого вопроса.")
     db.session.expire_all()
     assert db.session.get(type(q), q.id).topic == "geography"

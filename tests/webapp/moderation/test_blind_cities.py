@@ -12,10 +12,17 @@ from webapp.submissions.models import Question, set_status
 
 
 def submit(api, n: int, city: str) -> None:
-    r = api("post", "/api/v1/submissions", json={
-        "question": f"Вопрос номер {n} о городе, где что-то произошло в {1900 + n} году?",
-        "answer": "Ответ", "authors": [{"name": f"Автор {n}", "city": city}],
-        "email": f"a{n}@example.com", "consent": True})
+    r = api(
+        "post",
+        "/api/v1/submissions",
+        json={
+            "question": f"Вопрос номер {n} о городе, где что-то произошло в {1900 + n} году?",
+            "answer": "Ответ",
+            "authors": [{"name": f"Автор {n}", "city": city}],
+            "email": f"a{n}@example.com",
+            "consent": True,
+        },
+    )
     assert r.status_code == 201, r.json
 
 

@@ -14,8 +14,10 @@ import sqlalchemy as sa
 
 from webapp.extensions import db
 
-QUESTION = ("Какой город называют северной столицей России? Назовите его одним словом, "
-            "как его называли в 1914–1924 годах.")
+QUESTION = (
+    "Какой город называют северной столицей России? Назовите его одним словом, "
+    "как его называли в 1914–1924 годах."
+)
 
 
 @pytest.fixture
@@ -24,9 +26,15 @@ def pg_app(pg_url, tmp_path):
 
     from webapp.app import create_app
 
-    app = create_app({"TESTING": True, "SOVA_DATABASE_URL": pg_url,
-                      "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-                      "SOVA_BROKER_URL": "memory://", "SOVA_OUTBOX_AUTOSEND": False})
+    app = create_app(
+        {
+            "TESTING": True,
+            "SOVA_DATABASE_URL": pg_url,
+            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
+            "SOVA_BROKER_URL": "memory://",
+            "SOVA_OUTBOX_AUTOSEND": False,
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     yield app
@@ -42,9 +50,16 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
     from workers.moderation import precheck
 
     with pg_app.app_context():
-        qid = receive(SubmissionInput(
-            question=QUESTION, answer="Петроград", authors=[AuthorInput("Иван", "Минск")],
-            email="ivan@example.com", consent=True, channel="api")).id
+        qid = receive(
+            SubmissionInput(
+                question=QUESTION,
+                answer="Петроград",
+                authors=[AuthorInput("Иван", "Минск")],
+                email="ivan@example.com",
+                consent=True,
+                channel="api",
+            )
+        ).id
         commit()
 
     first_wrote = threading.Event()
@@ -84,13 +99,17 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
         t.join(60)
     assert errors == []
     with pg_app.app_context():
-        rows = db.session.execute(sa.text(
-            "SELECT count(*), count(DISTINCT bucket) FROM duplicate_bucket "
-            "WHERE question_id = :q"), {"q": qid}).one()
+        rows = db.session.execute(
+            sa.text(
+                "SELECT count(*), count(DISTINCT bucket) FROM duplicate_bucket "
+                "WHERE question_id = :q"
+            ),
+            {"q": qid},
+        ).one()
         assert rows[0] == rows[1] and 0 < rows[0] <= BANDS
-        status = db.session.scalar(sa.text("SELECT status FROM question WHERE id = :q"),
-                                   {"q": qid})
+        status = db.session.scalar(sa.text("SELECT status FROM question WHERE id = :q"), {"q": qid})
         assert status in ("prechecked", "in_review")
-        reports = db.session.scalar(sa.text(
-            "SELECT count(*) FROM moderation_report WHERE question_id = :q"), {"q": qid})
+        reports = db.session.scalar(
+            sa.text("SELECT count(*) FROM moderation_report WHERE question_id = :q"), {"q": qid}
+        )
         assert reports == 1

@@ -14,21 +14,28 @@ from webapp.moderation.operations import precheck
 from webapp.submissions.models import Question
 from webapp.submissions.operations import create_question
 
-ARCHIVE = ("В начале XI века языческое святилище на острове Рюген было посвящено богу "
-           "Свентовиту. Назовите остров, где стоял его храм.")
+ARCHIVE = (
+    "В начале XI века языческое святилище на острове Рюген было посвящено богу "
+    "Свентовиту. Назовите остров, где стоял его храм."
+)
 
 
 def add(text: str, status: str = "archived", answer: str = "Рюген") -> Question:
-    q = create_question({"question": text, "answer": answer,
-                         "authors": [("Ольга Петрова", "Витебск", None)]}, "archive",
-                        status=status)
+    q = create_question(
+        {"question": text, "answer": answer, "authors": [("Ольга Петрова", "Витебск", None)]},
+        "archive",
+        status=status,
+    )
     commit()
     return q
 
 
 def buckets_of(qid: int) -> list[int]:
-    return sorted(db.session.scalars(db.select(DuplicateBucket.bucket)
-                                     .where(DuplicateBucket.question_id == qid)))
+    return sorted(
+        db.session.scalars(
+            db.select(DuplicateBucket.bucket).where(DuplicateBucket.question_id == qid)
+        )
+    )
 
 
 def test_buckets_are_deterministic_and_banded():
@@ -50,17 +57,32 @@ def test_index_written_with_the_question_and_kept_in_step(app):
     assert db.session.scalar(db.select(db.func.count()).select_from(DuplicateBucket)) == 0
 
 
-@pytest.mark.parametrize(("variant", "score"), [
-    # capital-vowel stress, U+0301, NBSP, the HTML entity &#232; and a Cyrillic С in Latin
-    ("В начале XI века языческое святилище на острове Рюген было посвящено богу "
-     "СвентовИту. Назовите остров, где стоял его хра\u0301м.", 100.0),
-    ("В\u00a0начале XI века языческое святилище на острове Рюген было посвящено богу "
-     "Свентовиту. Назовите остров, где стоял его храм &#232;.", 99.2),
-    ("Назовите остров, где стоял его храм. В начале XI века языческое святилище на "
-     "острове Рюген было посвящено богу Свентовиту.", 100.0),
-    ("В начале XI века языческое святилище на oстрове Рюген было посвящено богу "
-     "Свентовиту. Назовите остров, где стоял его храм.", 100.0),  # Latin o
-])
+@pytest.mark.parametrize(
+    ("variant", "score"),
+    [
+        # capital-vowel stress, U+0301, NBSP, the HTML entity &#232; and a Cyrillic С in Latin
+        (
+            "В начале XI века языческое святилище на острове Рюген было посвящено богу "
+            "СвентовИту. Назовите остров, где стоял его хра\u0301м.",
+            100.0,
+        ),
+        (
+            "В\u00a0начале XI века языческое святилище на острове Рюген было посвящено богу "
+            "Свентовиту. Назовите остров, где стоял его храм &#232;.",
+            99.2,
+        ),
+        (
+            "Назовите остров, где стоял его храм. В начале XI века языческое святилище на "
+            "острове Рюген было посвящено богу Свентовиту.",
+            100.0,
+        ),
+        (
+            "В начале XI века языческое святилище на oстрове Рюген было посвящено богу "
+            "Свентовиту. Назовите остров, где стоял его храм.",
+            100.0,
+        ),  # Latin o
+    ],
+)
 def test_variants_found_with_exact_scores(app, variant, score):
     q = add(ARCHIVE)
     other = add("Какой город основал Ярослав Мудрый на Волге?", answer="Ярославль")
@@ -73,6 +95,7 @@ def test_rejected_questions_are_indexed_but_not_reported(app):
     q = add(ARCHIVE, status="received")
     precheck(q.id)
     from webapp.moderation.operations import decide
+
     decide(q, "reject", None)
     commit()
     assert buckets_of(q.id)

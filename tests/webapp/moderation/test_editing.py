@@ -36,11 +36,16 @@ SAMPLE = Path(__file__).resolve().parents[3] / "webapp" / "submissions" / "sampl
 
 
 def make(n: int = 1, language: str | None = None, city: str = "Гродно") -> Question:
-    q = create_question({"question": f"Назовите столицу государства номер {n}, где правил "
-                                     "король Миндовг.", "answer": "Новогрудок",
-                         "sources": ["https://example.org/m"],
-                         "authors": [(f"Автор {n}", city, f"a{n}@example.com")]}, "web",
-                        language=language)
+    q = create_question(
+        {
+            "question": f"Назовите столицу государства номер {n}, где правил король Миндовг.",
+            "answer": "Новогрудок",
+            "sources": ["https://example.org/m"],
+            "authors": [(f"Автор {n}", city, f"a{n}@example.com")],
+        },
+        "web",
+        language=language,
+    )
     commit()
     precheck(q.id)
     commit()
@@ -52,8 +57,10 @@ def test_edit_keeps_revision_and_reindexes(app, staff):
     q = make()
     rev = edit_question(q, ed, {"answer": "Новогрудок (Навагрудак)", "question": q.text})
     commit()
-    assert (rev.before, rev.after) == ({"answer": "Новогрудок"},
-                                       {"answer": "Новогрудок (Навагрудак)"})
+    assert (rev.before, rev.after) == (
+        {"answer": "Новогрудок"},
+        {"answer": "Новогрудок (Навагрудак)"},
+    )
     assert edit_question(q, ed, {"answer": "Новогрудок (Навагрудак)"}) is None
     edit_question(q, ed, {"sources": "https://a.example\n\nhttps://b.example "})
     assert q.sources == ["https://a.example", "https://b.example"]
@@ -67,9 +74,14 @@ def test_edit_keeps_revision_and_reindexes(app, staff):
 def test_edit_comment_and_diff_on_the_page(app, login, client):
     q = make()
     login("editor")
-    resp = client.post(f"/editor/questions/{q.id}/edit", data={
-        "question": q.text.replace("Миндовг", "Міндоўг"), "answer": "Новогрудок",
-        "sources": "https://example.org/m"})
+    resp = client.post(
+        f"/editor/questions/{q.id}/edit",
+        data={
+            "question": q.text.replace("Миндовг", "Міндоўг"),
+            "answer": "Новогрудок",
+            "sources": "https://example.org/m",
+        },
+    )
     assert resp.status_code == 302
     client.post(f"/editor/questions/{q.id}/comments", data={"text": "Проверить <b>дату</b>"})
     page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
@@ -80,10 +92,15 @@ def test_edit_comment_and_diff_on_the_page(app, login, client):
 def test_sign_off_needs_a_second_editor_and_gates_the_pool(app, staff):
     ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
     q = make()
-    with pytest.raises(ModerationError, match="^источники подтверждаются только у одобренного вопроса$"):
+    with pytest.raises(
+        ModerationError, match="^источники подтверждаются только у одобренного вопроса$"
+    ):
         sign_off(q, ed2)
     decide(q, "approve", ed1)
-    with pytest.raises(ModerationError, match="^источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос$"):
+    with pytest.raises(
+        ModerationError,
+        match="^источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос$",
+    ):
         sign_off(q, ed1)
     assert list(db.session.scalars(signed_off_ids())) == []
     sign_off(q, ed2)
@@ -97,13 +114,16 @@ def test_sign_off_needs_a_second_editor_and_gates_the_pool(app, staff):
 def test_rejection_templates_in_the_authors_language_and_preview(app, login, client):
     ru, be = make(1), make(2, language="be")
     assert full_reason(ru, "too_easy", "Слишком известный факт.") == (
-        "Ответ на вопрос слишком очевиден для знатоков. Слишком известный факт.")
+        "Ответ на вопрос слишком очевиден для знатоков. Слишком известный факт."
+    )
     assert full_reason(be, "too_easy", None) == "Адказ на пытанне занадта відавочны для знаўцаў."
     with pytest.raises(ModerationError, match="^неизвестный шаблон причины 'x'$"):
         full_reason(ru, "x", None)
     login("editor")
-    page = client.post(f"/editor/questions/{be.id}", data={
-        "decision": "reject", "reason_key": "duplicate", "preview": "1"}).get_data(as_text=True)
+    page = client.post(
+        f"/editor/questions/{be.id}",
+        data={"decision": "reject", "reason_key": "duplicate", "preview": "1"},
+    ).get_data(as_text=True)
     assert "Ваша пытанне не прынята — «Што? Дзе? Калі?»" in page
     assert "Прычына: Пытанне з такім жа фактам ужо гулялася або ўжо ёсць у нашай базе." in page
     assert db.session.get(Question, be.id).status == "in_review"  # preview decides nothing
@@ -112,8 +132,9 @@ def test_rejection_templates_in_the_authors_language_and_preview(app, login, cli
 def test_reject_sends_the_previewed_email(app, login, client, drain, caplog):
     q = make(3)
     login("editor")
-    client.post(f"/editor/questions/{q.id}", data={"decision": "reject",
-                                                     "reason_key": "not_for_tv"})
+    client.post(
+        f"/editor/questions/{q.id}", data={"decision": "reject", "reason_key": "not_for_tv"}
+    )
     with caplog.at_level(logging.INFO, logger="sova.notify"):
         assert "moderation.notify_decision" in drain()
     text = "\n".join(r.getMessage() for r in caplog.records)
@@ -127,17 +148,19 @@ def test_bulk_preview_then_commit(app, login, client, staff):
     commit()
     ok, refused = bulk_preview([a.id, b.id, 999], "reject")
     assert [q.id for q in ok] == [a.id, b.id] and refused == [(999, "нет такого вопроса")]
-    with pytest.raises(ModerationError, match=r"^не применено к вопросам: № 999 \(нет такого вопроса\)$"):
+    with pytest.raises(
+        ModerationError, match=r"^не применено к вопросам: № 999 \(нет такого вопроса\)$"
+    ):
         bulk_decide([a.id, 999], "reject", staff("editor")[0])
     assert db.session.get(Question, a.id).status == "in_review"
     login("editor")
-    page = client.post("/editor/bulk", data={"decision": "approve", "ids": [str(a.id),
-                                                                           str(b.id)]})
+    page = client.post("/editor/bulk", data={"decision": "approve", "ids": [str(a.id), str(b.id)]})
     text = page.get_data(as_text=True)
     assert "Одобрить: 2 вопр." in text and "Подтвердить для 2 вопр." in text
     assert db.session.get(Question, a.id).status == "in_review"
-    resp = client.post("/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}",
-                                             "confirm": "1"})
+    resp = client.post(
+        "/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}", "confirm": "1"}
+    )
     assert resp.status_code == 302
     db.session.expire_all()
     assert [db.session.get(Question, i).status for i in (a.id, b.id)] == ["approved"] * 2
@@ -145,7 +168,7 @@ def test_bulk_preview_then_commit(app, login, client, staff):
 
 def test_csv_and_xlsx_exports(app, login, client):
     q = make(1)
-    q.comment = "=HYPERLINK(\"http://evil\")"
+    q.comment = '=HYPERLINK("http://evil")'
     commit()
     login("editor")
     resp = client.get("/editor/export.csv?status=in_review")
@@ -153,7 +176,7 @@ def test_csv_and_xlsx_exports(app, login, client):
     rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
     assert rows[0] == list(export.QUEUE_COLUMNS)
     assert rows[1][:3] == [str(q.id), "in_review", "web"] and rows[1][5] == "Новогрудок"
-    assert rows[1][8] == "'=HYPERLINK(\"http://evil\")"
+    assert rows[1][8] == '\'=HYPERLINK("http://evil")'
     assert "Автор 1" not in resp.get_data(as_text=True)  # blind: no author data
     wb = load_workbook(io.BytesIO(client.get("/editor/export.xlsx").get_data()))
     ws = wb["Очередь"]
@@ -168,11 +191,19 @@ def test_4s_export_round_trips_through_our_importer(app, login, client, staff):
     ed = staff("editor")[0]
     made = []
     for pq in packet.questions:
-        q = create_question({"question": pq.question, "answer": pq.answer,
-                             "accepted": pq.accepted, "rejected": pq.rejected,
-                             "comment": pq.comment, "sources": pq.sources,
-                             "handout": pq.handout,
-                             "authors": [(a.name, a.city, None) for a in pq.authors]}, "mail")
+        q = create_question(
+            {
+                "question": pq.question,
+                "answer": pq.answer,
+                "accepted": pq.accepted,
+                "rejected": pq.rejected,
+                "comment": pq.comment,
+                "sources": pq.sources,
+                "handout": pq.handout,
+                "authors": [(a.name, a.city, None) for a in pq.authors],
+            },
+            "mail",
+        )
         commit()
         precheck(q.id)
         decide(q, "approve", ed)
@@ -183,11 +214,16 @@ def test_4s_export_round_trips_through_our_importer(app, login, client, staff):
     back = parse_4s(text).questions
     assert len(back) == len(made) == 10
     for q, b in zip(made, back, strict=True):
-        assert (b.question, b.answer, b.accepted, b.rejected, b.comment, b.sources,
-                b.handout) == (q.text, q.answer, q.accepted, q.rejected, q.comment,
-                               q.sources, q.handout)
-        assert [(a.name, a.city) for a in b.authors] == [(a.name, a.city)
-                                                         for a in q.author_list]
+        assert (b.question, b.answer, b.accepted, b.rejected, b.comment, b.sources, b.handout) == (
+            q.text,
+            q.answer,
+            q.accepted,
+            q.rejected,
+            q.comment,
+            q.sources,
+            q.handout,
+        )
+        assert [(a.name, a.city) for a in b.authors] == [(a.name, a.city) for a in q.author_list]
 
 
 def test_statistics(app, login, client, staff):
@@ -200,8 +236,10 @@ def test_statistics(app, login, client, staff):
     commit()
     s = stats.summary(30)
     assert s["accepted"] == 1 and s["rejected"] == 1 and s["acceptance_rate"] == 0.5
-    assert s["cities"] == [{"city": "Гродно", "received": 2, "accepted": 1},
-                           {"city": "Брест", "received": 1, "accepted": 0}]
+    assert s["cities"] == [
+        {"city": "Гродно", "received": 2, "accepted": 1},
+        {"city": "Брест", "received": 1, "accepted": 0},
+    ]
     assert s["decision_hours"] == {"count": 2, "median": 3.0, "mean": 3.0}
     assert sum(r["count"] for r in s["intake"]) == 3 and s["channels"] == ["web"]
     login("editor")
@@ -236,13 +274,22 @@ def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, cli
     login("editor")
     client.post(f"/editor/questions/{q.id}", data={"decision": "approve"})
     assert db.session.get(Question, q.id).status == "approved"
-    page = client.post(f"/editor/questions/{q.id}/sign-off",
-                       follow_redirects=True).get_data(as_text=True)
-    assert ("источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос"
-            in page)
+    page = client.post(f"/editor/questions/{q.id}/sign-off", follow_redirects=True).get_data(
+        as_text=True
+    )
+    assert "источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос" in page
     assert "second editor" not in page
     rows = re.findall(r'<li class="(?:ok|bad)">([^:<]+):', page)
-    assert rows == ["текст вопроса", "ответ", "длина вопроса", "длина ответа", "автор",
-                    "источники", "язык вопроса", "нецензурные слова", "анонимность",
-                    "раздаточный материал"]
+    assert rows == [
+        "текст вопроса",
+        "ответ",
+        "длина вопроса",
+        "длина ответа",
+        "автор",
+        "источники",
+        "язык вопроса",
+        "нецензурные слова",
+        "анонимность",
+        "раздаточный материал",
+    ]
     assert "question_present" not in page

@@ -16,12 +16,15 @@ def test_search_duplicates_and_claims_on_postgresql(pg_app):
     from webapp.moderation.operations import precheck
     from webapp.submissions.operations import create_question
 
-    texts = ["Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.",
-             "Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?"]
+    texts = [
+        "Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.",
+        "Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?",
+    ]
     made = []
     for t in texts:
-        q = create_question({"question": t, "answer": "—",
-                             "authors": [("Иван", "Минск", None)]}, "web")
+        q = create_question(
+            {"question": t, "answer": "—", "authors": [("Иван", "Минск", None)]}, "web"
+        )
         commit()
         precheck(q.id)
         commit()

@@ -22,16 +22,31 @@ from webapp.submissions.operations import create_question
 
 TEXTS = [
     ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль", "Гомель", "web"),
-    ("Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.", "Западная Двина",
-     "Минск", "mail"),
-    ("Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?", "Бородин",
-     "Брест", "web"),
+    (
+        "Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.",
+        "Западная Двина",
+        "Минск",
+        "mail",
+    ),
+    (
+        "Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?",
+        "Бородин",
+        "Брест",
+        "web",
+    ),
 ]
 
 
 def make(text, answer, city, channel, days_old=0, sources=("https://example.org/s",)):
-    q = create_question({"question": text, "answer": answer, "sources": list(sources),
-                         "authors": [("Мария Лис", city, f"{city}@example.com")]}, channel)
+    q = create_question(
+        {
+            "question": text,
+            "answer": answer,
+            "sources": list(sources),
+            "authors": [("Мария Лис", city, f"{city}@example.com")],
+        },
+        channel,
+    )
     q.created_at = utcnow() - timedelta(days=days_old)
     commit()
     precheck(q.id)
@@ -41,8 +56,10 @@ def make(text, answer, city, channel, days_old=0, sources=("https://example.org/
 
 @pytest.fixture
 def three(app):
-    return [make(*t, days_old=10 - 3 * i, sources=() if i == 2 else ("https://e.org",))
-            for i, t in enumerate(TEXTS)]
+    return [
+        make(*t, days_old=10 - 3 * i, sources=() if i == 2 else ("https://e.org",))
+        for i, t in enumerate(TEXTS)
+    ]
 
 
 def ids(f: QueueFilter, **kw) -> list[int]:
@@ -125,7 +142,8 @@ def test_blind_moderation_and_audited_reveal(three, login, client, staff):
     assert "Мария Лис, Гомель &lt;Гомель@example.com&gt;" in page
     audit = db.session.scalars(db.select(ModerationAudit)).all()
     assert [(a.question_id, a.user_id, a.action) for a in audit] == [
-        (q.id, staff("chief_editor")[0], "reveal_authors")]
+        (q.id, staff("chief_editor")[0], "reveal_authors")
+    ]
 
 
 def test_pages_list_shortcuts_and_use_the_external_script(three, login, client):
@@ -165,9 +183,15 @@ def test_queue_page_filters(three, login, client):
 
 
 def test_archive_questions_are_not_in_the_default_lists(app, three):
-    create_question({"question": "Старый вопрос из архива про Полоцк и Двину, сыгранный давно.",
-                     "answer": "Двина", "authors": [("Архив", None, None)]}, "archive",
-                    status="archived")
+    create_question(
+        {
+            "question": "Старый вопрос из архива про Полоцк и Двину, сыгранный давно.",
+            "answer": "Двина",
+            "authors": [("Архив", None, None)],
+        },
+        "archive",
+        status="archived",
+    )
     commit()
     assert len(ids(QueueFilter(status=None))) == 3
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 4

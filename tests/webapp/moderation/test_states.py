@@ -12,9 +12,12 @@ from webapp.moderation.operations import ModerationError, decide, precheck
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import create_question
 
-CLEAN = {"question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",
-         "answer": "Ярославль", "authors": [("Анна Ковалёва", "Гомель", None)],
-         "sources": ["https://example.org/yaroslavl"]}
+CLEAN = {
+    "question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",
+    "answer": "Ярославль",
+    "authors": [("Анна Ковалёва", "Гомель", None)],
+    "sources": ["https://example.org/yaroslavl"],
+}
 
 
 def new_question(status: str = "received", **fields) -> Question:
@@ -28,7 +31,10 @@ def test_precheck_records_received_prechecked_in_review(app):
     precheck(q.id)
     commit()
     assert [(h.from_status, h.to_status) for h in q.history] == [
-        (None, "received"), ("received", "prechecked"), ("prechecked", "in_review")]
+        (None, "received"),
+        ("received", "prechecked"),
+        ("prechecked", "in_review"),
+    ]
     precheck(q.id)  # idempotent: nothing more recorded
     assert len(q.history) == 3
 
@@ -37,8 +43,9 @@ def test_forbidden_set_status_raises_and_changes_nothing(app):
     q = new_question()
     with pytest.raises(ForbiddenTransition) as err:
         set_status(q, "approved")
-    assert str(err.value) == ("переход «received» → «approved» запрещён; "
-                              "из «received» можно: prechecked, withdrawn")
+    assert str(err.value) == (
+        "переход «received» → «approved» запрещён; из «received» можно: prechecked, withdrawn"
+    )
     assert q.status == "received" and len(q.history) == 1
     with pytest.raises(ForbiddenTransition, match="неизвестный статус «used»"):
         set_status(q, "used")
@@ -53,7 +60,9 @@ def test_archive_questions_start_archived_and_stay(app):
 
 def test_decide_before_precheck_is_a_conflict(app):
     q = new_question()
-    with pytest.raises(ModerationError, match="^вопрос в статусе «получен»: решение не принимается$"):
+    with pytest.raises(
+        ModerationError, match="^вопрос в статусе «получен»: решение не принимается$"
+    ):
         decide(q, "approve", None)
     assert q.status == "received"
 
@@ -68,7 +77,12 @@ def test_decide_and_revise_while_not_in_a_game(app):
     db.session.expire_all()
     q = db.session.get(Question, q.id)
     assert [h.to_status for h in q.history] == [
-        "received", "prechecked", "in_review", "rejected", "approved"]
+        "received",
+        "prechecked",
+        "in_review",
+        "rejected",
+        "approved",
+    ]
     assert q.rejection_reason is None
 
 
@@ -81,4 +95,9 @@ def test_game_life_played_then_outcome_then_archived(app):
     with pytest.raises(ForbiddenTransition):
         set_status(q, "approved")
     assert [h.to_status for h in q.history][-5:] == [
-        "approved", "assigned", "played", "unanswered", "archived"]
+        "approved",
+        "assigned",
+        "played",
+        "unanswered",
+        "archived",
+    ]

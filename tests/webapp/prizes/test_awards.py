@@ -11,8 +11,14 @@ from webapp.games.models import Game
 from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Author
 
-TEAM = ["Алёна Повышева", "Илья Новиков", "Максим Поташев", "Борис Белозёров",
-        "Елизавета Овдеенко", "Ровшан Аскеров"]
+TEAM = [
+    "Алёна Повышева",
+    "Илья Новиков",
+    "Максим Поташев",
+    "Борис Белозёров",
+    "Елизавета Овдеенко",
+    "Ровшан Аскеров",
+]
 
 
 def count(model) -> int:
@@ -23,22 +29,40 @@ def test_series_final_won_best_participant_2000_small_owl(app, api, played, drai
     game = played("series_final", EXPERTS_WIN)
     closed = api("post", f"/api/v1/games/{game}/close", role="producer").json["prizes"]
     assert closed == []
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM},
+    )
     assert r.status_code == 201, r.json
     [p] = r.json["prizes"]
     assert (p["kind"], p["author"], p["amount"], p["currency"], p["trophy"], p["rule"]) == (
-        "best_participant_of_series", "Илья Новиков", "2000.00", "BYN", "small_crystal_owl",
-        "000_90d7c8192601ed3a.txt §4.11.2")
-    again = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM})
+        "best_participant_of_series",
+        "Илья Новиков",
+        "2000.00",
+        "BYN",
+        "small_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.2",
+    )
+    again = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM},
+    )
     assert again.status_code == 201 and again.json["prizes"] == [p]
-    other = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": "Максим Поташев", "team": TEAM})
+    other = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Максим Поташев", "team": TEAM},
+    )
     assert other.status_code == 409
     assert other.json["error"] == {
         "message": "приз «Лучший участник серии» этой игры уже присуждён: Илья Новиков",
-        "rule": "000_90d7c8192601ed3a.txt §4.11.2"}
+        "rule": "000_90d7c8192601ed3a.txt §4.11.2",
+    }
     assert count(Prize) == 1 and count(GiftAgreement) == 1
     agreement = db.session.scalar(db.select(GiftAgreement))
     assert agreement.number == "2023-0001"
@@ -47,15 +71,24 @@ def test_series_final_won_best_participant_2000_small_owl(app, api, played, drai
 
 def test_best_participant_from_the_other_side_is_refused(app, api, played):
     game = played("series_final", EXPERTS_WIN)
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": "Автор 3", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Автор 3", "team": TEAM},
+    )
     assert r.status_code == 409
     assert r.json["error"] == {
         "message": "«Автор 3» не входит в состав команды знатоков этой игры: приз вручается "
-                   "только её участнику",
-        "rule": "000_90d7c8192601ed3a.txt §4.11.2"}
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_author_of_series", "author_id": 1})
+        "только её участнику",
+        "rule": "000_90d7c8192601ed3a.txt §4.11.2",
+    }
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_author_of_series", "author_id": 1},
+    )
     assert r.status_code == 409
     assert r.json["error"]["rule"] == "000_90d7c8192601ed3a.txt §4.11.3"
     assert count(Prize) == 0 and count(PrizeStatusChange) == 0
@@ -66,82 +99,151 @@ def test_series_final_lost_best_author_among_unanswered_authors(app, api, played
     closed = api("post", f"/api/v1/games/{game}/close", role="producer").json["prizes"]
     # 6 unanswered questions; question 1 has two co-authors: 150,00 each.
     assert sorted((p["author"], p["amount"]) for p in closed)[:3] == [
-        ("Автор 1, Минск", "150.00"), ("Автор 2, Минск", "300.00"), ("Автор 3, Минск", "300.00")]
+        ("Автор 1, Минск", "150.00"),
+        ("Автор 2, Минск", "300.00"),
+        ("Автор 3, Минск", "300.00"),
+    ]
     assert len(closed) == 7
     unanswered = {(p["author"].split(",")[0]) for p in closed}
     never = db.session.scalar(db.select(Author).where(Author.name == "Автор 13"))
     assert never.name not in unanswered
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_author_of_series", "author_id": never.id})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_author_of_series", "author_id": never.id},
+    )
     assert r.status_code == 409
     assert r.json["error"] == {
         "message": "«Автор 13» не автор ни одного вопроса, на который знатоки не ответили "
-                   "в этой финальной игре",
-        "rule": "000_90d7c8192601ed3a.txt §4.11.3"}
+        "в этой финальной игре",
+        "rule": "000_90d7c8192601ed3a.txt §4.11.3",
+    }
     co = db.session.scalar(db.select(Author).where(Author.name == "Соавтор 1"))
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_author_of_series", "author_id": co.id})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_author_of_series", "author_id": co.id},
+    )
     assert r.status_code == 201, r.json
     [p] = r.json["prizes"]
     assert (p["author"], p["amount"], p["trophy"], p["rule"]) == (
-        "Соавтор 1", "2000.00", "small_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.3")
+        "Соавтор 1",
+        "2000.00",
+        "small_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.3",
+    )
     numbers = db.session.scalars(db.select(GiftAgreement.number).order_by(GiftAgreement.seq)).all()
     assert numbers == [f"2023-{n:04d}" for n in range(1, 9)]
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": TEAM[0], "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": TEAM[0], "team": TEAM},
+    )
     assert r.status_code == 409
     assert r.json["error"]["rule"] == "000_90d7c8192601ed3a.txt §4.11.2"
 
 
 def test_year_final_won_and_lost(app, api, played):
     won = played("year_final", EXPERTS_WIN)
-    r = api("post", f"/api/v1/games/{won}/prizes", role="producer", json={
-        "kind": "best_expert_of_year", "recipient": "максим  поташев", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{won}/prizes",
+        role="producer",
+        json={"kind": "best_expert_of_year", "recipient": "максим  поташев", "team": TEAM},
+    )
     [p] = r.json["prizes"]
     assert (p["author"], p["amount"], p["currency"], p["trophy"], p["rule"]) == (
-        "максим поташев", "2000.00", "BYN", "big_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.4")
+        "максим поташев",
+        "2000.00",
+        "BYN",
+        "big_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.4",
+    )
     lost = played("year_final", VIEWERS_WIN, name="Сезон 2024")
     api("post", f"/api/v1/games/{lost}/close", role="producer")
     author = db.session.scalar(db.select(Author).where(Author.name == "Автор 15"))
-    r = api("post", f"/api/v1/games/{lost}/prizes", role="producer", json={
-        "kind": "best_author_of_year", "author_id": author.id})
+    r = api(
+        "post",
+        f"/api/v1/games/{lost}/prizes",
+        role="producer",
+        json={"kind": "best_author_of_year", "author_id": author.id},
+    )
     [p] = r.json["prizes"]
     assert (p["author"], p["amount"], p["trophy"], p["rule"]) == (
-        "Автор 15", "2000.00", "big_crystal_owl", "000_90d7c8192601ed3a.txt §4.11.5")
+        "Автор 15",
+        "2000.00",
+        "big_crystal_owl",
+        "000_90d7c8192601ed3a.txt §4.11.5",
+    )
 
 
 def test_special_game_200_to_each_expert(app, api, played):
     game = played("special", VIEWERS_WIN)
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "special_game_expert", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "special_game_expert", "team": TEAM},
+    )
     assert r.status_code == 201, r.json
     assert [(p["author"], p["amount"], p["currency"], p["rule"]) for p in r.json["prizes"]] == [
-        (name, "200.00", "BYN", "000_90d7c8192601ed3a.txt §4.11.6") for name in TEAM]
-    again = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "special_game_expert", "team": TEAM})
+        (name, "200.00", "BYN", "000_90d7c8192601ed3a.txt §4.11.6") for name in TEAM
+    ]
+    again = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "special_game_expert", "team": TEAM},
+    )
     assert again.json["prizes"] == r.json["prizes"]
     assert count(Prize) == 6 and count(GiftAgreement) == 0
 
 
 def test_2009_prizes(app, api, played):
     game = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_player_of_game", "recipient": "Ровшан Аскеров", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_player_of_game", "recipient": "Ровшан Аскеров", "team": TEAM},
+    )
     [p] = r.json["prizes"]
     assert (p["amount"], p["currency"], p["rule"]) == (None, "RUB", "002_e025d5ded135c1c4.txt §3.1")
-    r = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_player_of_series", "recipient": "Ровшан Аскеров", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_player_of_series", "recipient": "Ровшан Аскеров", "team": TEAM},
+    )
     [p] = r.json["prizes"]
     assert (p["amount"], p["currency"], p["trophy"], p["rule"]) == (
-        "300000.00", "RUB", "crystal_owl", "002_e025d5ded135c1c4.txt §3.2")
+        "300000.00",
+        "RUB",
+        "crystal_owl",
+        "002_e025d5ded135c1c4.txt §3.2",
+    )
     year = played("year_final", EXPERTS_WIN, ruleset="2009", name="Сезон 2010")
-    r = api("post", f"/api/v1/games/{year}/prizes", role="producer", json={
-        "kind": "best_player_of_year", "recipient": "Ровшан Аскеров", "team": TEAM})
+    r = api(
+        "post",
+        f"/api/v1/games/{year}/prizes",
+        role="producer",
+        json={"kind": "best_player_of_year", "recipient": "Ровшан Аскеров", "team": TEAM},
+    )
     [p] = r.json["prizes"]
     assert (p["amount"], p["trophy"], p["rule"]) == (
-        "1000000.00", "diamond_owl", "002_e025d5ded135c1c4.txt §3.3")
-    r = api("post", f"/api/v1/games/{year}/prizes", role="producer", json={
-        "kind": "best_expert_of_year", "recipient": "Ровшан Аскеров", "team": TEAM})
+        "1000000.00",
+        "diamond_owl",
+        "002_e025d5ded135c1c4.txt §3.3",
+    )
+    r = api(
+        "post",
+        f"/api/v1/games/{year}/prizes",
+        role="producer",
+        json={"kind": "best_expert_of_year", "recipient": "Ровшан Аскеров", "team": TEAM},
+    )
     assert r.status_code == 409
     assert r.json["error"]["rule"] == "000_90d7c8192601ed3a.txt §4.11.4"
 
@@ -161,16 +263,29 @@ def test_award_page_for_producer(app, login, played):
     page = client.get(f"/prizes/games/{game}/award")
     assert page.status_code == 200
     assert "Лучший участник серии" in page.text
-    r = client.post(f"/prizes/games/{game}/award", data={
-        "kind": "best_participant_of_series", "recipient": "<b>Чужой</b>",
-        "team": "\n".join(TEAM), "author_id": "0"})
+    r = client.post(
+        f"/prizes/games/{game}/award",
+        data={
+            "kind": "best_participant_of_series",
+            "recipient": "<b>Чужой</b>",
+            "team": "\n".join(TEAM),
+            "author_id": "0",
+        },
+    )
     assert r.status_code == 409
     assert "&lt;b&gt;Чужой&lt;/b&gt;" in r.text and "<b>Чужой</b>" not in r.text
     assert "п. 4.11.2 Правил сезона 2023 г." in r.text
     assert "000_90d7c8192601ed3a.txt" not in r.text  # the rule book's file name is internal
-    r = client.post(f"/prizes/games/{game}/award", data={
-        "kind": "best_participant_of_series", "recipient": "Илья Новиков",
-        "team": "\n".join(TEAM), "author_id": "0"}, follow_redirects=True)
+    r = client.post(
+        f"/prizes/games/{game}/award",
+        data={
+            "kind": "best_participant_of_series",
+            "recipient": "Илья Новиков",
+            "team": "\n".join(TEAM),
+            "author_id": "0",
+        },
+        follow_redirects=True,
+    )
     assert r.status_code == 200 and "Присуждено призов: 1." in r.text
     assert count(Prize) == 1
     history = db.session.scalars(db.select(PrizeStatusChange)).all()

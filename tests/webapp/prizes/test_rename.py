@@ -29,8 +29,12 @@ def app(request, make_app):
     extra = {}
     if request.param == "postgresql":
         extra["SOVA_DATABASE_URL"] = request.getfixturevalue("pg_url")
-    app = make_app(WTF_CSRF_ENABLED=False, SOVA_PRIZE_COMMISSION=COMMISSION,
-                   SOVA_REQUIRE_SIGNOFF=False, **extra)
+    app = make_app(
+        WTF_CSRF_ENABLED=False,
+        SOVA_PRIZE_COMMISSION=COMMISSION,
+        SOVA_REQUIRE_SIGNOFF=False,
+        **extra,
+    )
     with app.app_context():
         yield app
         db.session.remove()
@@ -45,18 +49,34 @@ def agreement_lines(app, prize_id: int) -> list[str]:
 def attack(client, api) -> list[int]:
     """Two submissions with the winner's address (author1@example.com) and another
     name: through the API and through the web form. Returns the new question ids."""
-    body = {"question": "Вопрос злоумышленника о том, как переименовать чужого автора?",
-            "answer": "Никак", "authors": [{"name": "Злоумышленник", "city": "Нигде"}],
-            "email": "AUTHOR1@example.com", "consent": True}
+    body = {
+        "question": "Вопрос злоумышленника о том, как переименовать чужого автора?",
+        "answer": "Никак",
+        "authors": [{"name": "Злоумышленник", "city": "Нигде"}],
+        "email": "AUTHOR1@example.com",
+        "consent": True,
+    }
     r = api("post", "/api/v1/submissions", json=body)
     assert r.status_code == 201, r.json
-    r = client.post("/submit", data={
-        "question": "Второй вопрос злоумышленника, уже через форму на сайте, с тем же адресом?",
-        "answer": "Никак", "name": "Подменённое Имя", "city": "Где-то",
-        "email": "author1@example.com", "consent": "y", "age_confirmed": "y"})
+    r = client.post(
+        "/submit",
+        data={
+            "question": "Второй вопрос злоумышленника, уже через форму на сайте, с тем же адресом?",
+            "answer": "Никак",
+            "name": "Подменённое Имя",
+            "city": "Где-то",
+            "email": "author1@example.com",
+            "consent": "y",
+            "age_confirmed": "y",
+        },
+    )
     assert r.status_code == 302, r.data.decode()
-    return [q.id for q in db.session.scalars(db.select(Question).where(
-        Question.answer == "Никак").order_by(Question.id))]
+    return [
+        q.id
+        for q in db.session.scalars(
+            db.select(Question).where(Question.answer == "Никак").order_by(Question.id)
+        )
+    ]
 
 
 def test_a_submission_with_a_winners_email_renames_nothing(app, api, client, played, drain):
@@ -86,8 +106,9 @@ def test_a_submission_with_a_winners_email_renames_nothing(app, api, client, pla
     # each new question carries its own name, on the same address's author row
     bylines = [db.session.get(Question, i).authors_display for i in attacks]
     assert bylines == ["Злоумышленник, Нигде", "Подменённое Имя, Где-то"]
-    links = db.session.scalars(db.select(QuestionAuthor).where(
-        QuestionAuthor.question_id.in_(attacks))).all()
+    links = db.session.scalars(
+        db.select(QuestionAuthor).where(QuestionAuthor.question_id.in_(attacks))
+    ).all()
     assert {qa.author_id for qa in links} == {prize.author_id}
     assert [qa.confirmed_at for qa in links] == [None, None]
 

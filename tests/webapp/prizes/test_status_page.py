@@ -29,5 +29,6 @@ def test_prize_owed_then_paid_on_the_status_page(app, api, played, client):
     assert "Вам положен денежный приз" in page and "Приз выплачен" in page
     assert [h["status"] for h in public_history(question)][-3:] == ["used", "prize_owed", "paid"]
     # before the air date nothing of the game shows, prizes included
-    assert "prize_owed" not in [h["status"] for h in public_history(question,
-                                                                      today=date(2023, 12, 1))]
+    assert "prize_owed" not in [
+        h["status"] for h in public_history(question, today=date(2023, 12, 1))
+    ]

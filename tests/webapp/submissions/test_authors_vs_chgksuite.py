@@ -34,8 +34,11 @@ PECHENY = "alexander-pecheny__chgksuite"
 #: Packets with no author line at all: 991 questions that would only slow the import down
 #: (about 10 s). They are read by the same reader as ``sova import`` (read_packet_file),
 #: and both readings must give no author for any question.
-NO_AUTHOR_LINES = (f"{PECHENY}/pass1.docx.canon", f"{PECHENY}/schr16_ek_all.docx.canon",
-                   f"{PECHENY}/schr18_otbor_ssi_all.docx.canon")
+NO_AUTHOR_LINES = (
+    f"{PECHENY}/pass1.docx.canon",
+    f"{PECHENY}/schr16_ek_all.docx.canon",
+    f"{PECHENY}/schr18_otbor_ssi_all.docx.canon",
+)
 
 #: Raw texts that are neither 4s nor db.chgk.info: chgksuite reads them with its
 #: docx/plain-text heuristics, ``sova import`` refuses them (exit 2, the line named); their
@@ -44,44 +47,76 @@ NOT_PACKETS = {f"{PECHENY}/bkd_2021_all.txt": "line 2", f"{PECHENY}/borromeo.txt
 
 SOVA_DROPS_THE_FULL_STOP = (
     "Sova's reading: the full stop closes the line, it is not part of the name or the city "
-    "printed on an envelope or a gift agreement")
+    "printed on an envelope or a gift agreement"
+)
 
 #: ``(file, chgksuite's line) → (Sova's authors written back, questions, why Sova's is better)``
 EXPECTED_DIFFERENCES = {
-    (f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon",
-     "Дмитрий Шахлов, в редакции Наиля Фарукшина"): (
-        "Дмитрий Шахлов", 1,
-        "Sova's reading: «в редакции» credits the editor, who is no author and no payee"),
-    (f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon",
-     "Дмитрий Шахлов, Вадим Германенко, в редакции Наиля Фарукшина"): (
-        "Дмитрий Шахлов, Вадим Германенко", 1,
-        "Sova's reading: two authors share the prize; the editor is not a third"),
-    ("peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon",
-     "Дмитрий Шахлов, в редакции Наиля Фарукшина"): (
-        "Дмитрий Шахлов", 1, "the same line in the older copy of the packet"),
-    ("peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon",
-     "Дмитрий Шахлов, Вадим Германенко, в редакции Наиля Фарукшина"): (
-        "Дмитрий Шахлов, Вадим Германенко", 1, "the same line in the older copy"),
+    (
+        f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon",
+        "Дмитрий Шахлов, в редакции Наиля Фарукшина",
+    ): (
+        "Дмитрий Шахлов",
+        1,
+        "Sova's reading: «в редакции» credits the editor, who is no author and no payee",
+    ),
+    (
+        f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon",
+        "Дмитрий Шахлов, Вадим Германенко, в редакции Наиля Фарукшина",
+    ): (
+        "Дмитрий Шахлов, Вадим Германенко",
+        1,
+        "Sova's reading: two authors share the prize; the editor is not a third",
+    ),
+    (
+        "peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon",
+        "Дмитрий Шахлов, в редакции Наиля Фарукшина",
+    ): ("Дмитрий Шахлов", 1, "the same line in the older copy of the packet"),
+    (
+        "peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon",
+        "Дмитрий Шахлов, Вадим Германенко, в редакции Наиля Фарукшина",
+    ): ("Дмитрий Шахлов, Вадим Германенко", 1, "the same line in the older copy"),
     (f"{PECHENY}/bkd_2021_all.txt.canon", "Андрей Солдатов\nНаиль Фарукшин (Москва)"): (
-        "Андрей Солдатов, Наиль Фарукшин (Москва)", 1,
+        "Андрей Солдатов, Наиль Фарукшин (Москва)",
+        1,
         "Sova's reading: the line break separates two people (two payees); the city after "
-        "the break is Фарукшин's only (a break ends a shared-city run)"),
+        "the break is Фарукшин's only (a break ends a shared-city run)",
+    ),
     (f"{PECHENY}/malkin_papkov_synchr.docx.canon", "Михаил Малкин (Люберцы)."): (
-        "Михаил Малкин (Люберцы)", 8, SOVA_DROPS_THE_FULL_STOP),
-    (f"{PECHENY}/malkin_papkov_synchr.docx.canon",
-     "Михаил Папков (Санкт-Петербург — Тарту)."): (
-        "Михаил Папков (Санкт-Петербург — Тарту)", 4,
-        SOVA_DROPS_THE_FULL_STOP + "; the dash joins two cities of one author"),
+        "Михаил Малкин (Люберцы)",
+        8,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
+    (f"{PECHENY}/malkin_papkov_synchr.docx.canon", "Михаил Папков (Санкт-Петербург — Тарту)."): (
+        "Михаил Папков (Санкт-Петербург — Тарту)",
+        4,
+        SOVA_DROPS_THE_FULL_STOP + "; the dash joins two cities of one author",
+    ),
     (f"{PECHENY}/ovsch_boronenko_3.docx.canon", "Алексей Бороненко."): (
-        "Алексей Бороненко", 19, SOVA_DROPS_THE_FULL_STOP),
+        "Алексей Бороненко",
+        19,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
     (f"{PECHENY}/ovsch_boronenko_3.docx.canon", "Наталья Яковлева."): (
-        "Наталья Яковлева", 14, SOVA_DROPS_THE_FULL_STOP),
+        "Наталья Яковлева",
+        14,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
     (f"{PECHENY}/ovsch_boronenko_3.docx.canon", "Александр Фокин."): (
-        "Александр Фокин", 1, SOVA_DROPS_THE_FULL_STOP),
+        "Александр Фокин",
+        1,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
     (f"{PECHENY}/ovsch_boronenko_3.docx.canon", "Антон Оборин."): (
-        "Антон Оборин", 1, SOVA_DROPS_THE_FULL_STOP),
+        "Антон Оборин",
+        1,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
     (f"{PECHENY}/ovsch_boronenko_3.docx.canon", "Нина Семушина."): (
-        "Нина Семушина", 1, SOVA_DROPS_THE_FULL_STOP),
+        "Нина Семушина",
+        1,
+        SOVA_DROPS_THE_FULL_STOP,
+    ),
 }
 
 
@@ -111,14 +146,15 @@ def _packets(shared_dir: Path) -> list[Path]:
 
 def test_every_packet_authors_against_chgksuite(app, shared_dir):
     root = shared_dir / CHGK
-    packets = [p for p in _packets(shared_dir)
-               if p.relative_to(root).as_posix() not in NO_AUTHOR_LINES]
+    packets = [
+        p for p in _packets(shared_dir) if p.relative_to(root).as_posix() not in NO_AUTHOR_LINES
+    ]
     raw = [root / name for name in NOT_PACKETS]
     result = app.test_cli_runner().invoke(
-        args=["import", *map(str, packets + raw), "--as", "archive"])
+        args=["import", *map(str, packets + raw), "--as", "archive"]
+    )
     assert result.exit_code == 2, result.output  # the two raw texts, and only they
-    assert f"total: 1021 questions from {len(packets)} file(s); 2 file(s) failed" \
-        in result.output
+    assert f"total: 1021 questions from {len(packets)} file(s); 2 file(s) failed" in result.output
     for name, line in NOT_PACKETS.items():
         assert f"{Path(name).name}, {line}: text outside any field" in result.output
 
@@ -135,16 +171,17 @@ def test_every_packet_authors_against_chgksuite(app, shared_dir):
             q = next(stored)
             assert q.origin == f"{path.name}#{number}"
             assert q.author_line == line, f"{name} #{number}"  # kept exactly as written
-            ours = format_authors([AuthorRef(qa.author.name, qa.author.city)
-                                   for qa in q.authors])
+            ours = format_authors([AuthorRef(qa.author.name, qa.author.city) for qa in q.authors])
             compared += 1
             if ours != (line or ""):
                 differences[(name, line, ours)] += 1
                 listing.append(f"{name} #{number}: chgksuite {line!r}, Sova {ours!r}")
     assert next(stored, None) is None
     assert compared == 1021
-    expected = {(name, line, ours): count
-                for (name, line), (ours, count, _why) in EXPECTED_DIFFERENCES.items()}
+    expected = {
+        (name, line, ours): count
+        for (name, line), (ours, count, _why) in EXPECTED_DIFFERENCES.items()
+    }
     assert dict(differences) == expected, "\n".join(listing)
     assert len(listing) == 53
 

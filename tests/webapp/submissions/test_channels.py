@@ -11,8 +11,11 @@ from webapp.extensions import db
 from webapp.submissions.models import Question
 
 LETTER = {
-    "channel": "mail", "question": "В письме из Гродно спрашивают: какой замок стоит на Нёмане?",
-    "answer": "Старый замок", "name": "Анна Ковальчук", "city": "Гродно",
+    "channel": "mail",
+    "question": "В письме из Гродно спрашивают: какой замок стоит на Нёмане?",
+    "answer": "Старый замок",
+    "name": "Анна Ковальчук",
+    "city": "Гродно",
     "postmark_date": "2023-02-14",
 }
 
@@ -29,8 +32,9 @@ def test_editor_types_in_a_letter(login, client, drain):
 
 def test_partner_question_and_bad_letter(login, client):
     login("chief_editor")
-    assert client.post("/editor/letters/new", data=dict(LETTER, channel="partner")
-                       ).status_code == 302
+    assert (
+        client.post("/editor/letters/new", data=dict(LETTER, channel="partner")).status_code == 302
+    )
     assert db.session.scalars(db.select(Question)).one().channel == "partner"
     resp = client.post("/editor/letters/new", data=dict(LETTER, answer=""))
     assert resp.status_code == 422 and "Заполните это поле." in resp.get_data(as_text=True)
@@ -50,14 +54,17 @@ def test_a_refused_letter_leaves_no_scan(login, client, app, tmp_path):
 
     login("editor")
     letters = tmp_path / "instance" / "uploads" / "letters"
-    resp = client.post("/editor/letters/new", data=dict(LETTER, answer="Гомель\x07",
-                                                        scan=jpeg()),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/editor/letters/new",
+        data=dict(LETTER, answer="Гомель\x07", scan=jpeg()),
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 422
     assert "Поле содержит недопустимые управляющие символы." in resp.get_data(as_text=True)
     assert list(letters.iterdir()) == []
-    resp = client.post("/editor/letters/new", data=dict(LETTER, scan=jpeg()),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/editor/letters/new", data=dict(LETTER, scan=jpeg()), content_type="multipart/form-data"
+    )
     assert resp.status_code == 302
     q = db.session.scalars(db.select(Question)).one()
     assert [f"letters/{p.name}" for p in letters.iterdir()] == [q.letter_scan]
@@ -71,28 +78,47 @@ def test_letters_are_for_editors_only(login, client):
 def test_packet_upload_koi8r(login, client, shared_dir):
     login("editor")
     raw = (shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt").read_bytes()
-    resp = client.post("/editor/import", data={
-        "packet": (io.BytesIO(raw), "balt09-1.txt"), "as_": "archive", "channel": "import"},
-        content_type="multipart/form-data", follow_redirects=True)
+    resp = client.post(
+        "/editor/import",
+        data={"packet": (io.BytesIO(raw), "balt09-1.txt"), "as_": "archive", "channel": "import"},
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
     assert "balt09-1.txt: импортировано вопросов — 36." in resp.get_data(as_text=True)
-    assert db.session.scalar(db.select(db.func.count()).select_from(Question)
-                             .where(Question.status == "archived")) == 36
+    assert (
+        db.session.scalar(
+            db.select(db.func.count()).select_from(Question).where(Question.status == "archived")
+        )
+        == 36
+    )
 
 
 def test_broken_packet_upload_writes_nothing(login, client):
     login("editor")
-    resp = client.post("/editor/import", data={
-        "packet": (io.BytesIO("? Вопрос без ответа\n".encode()), "bad.4s"),
-        "as_": "submissions", "channel": "import"}, content_type="multipart/form-data")
+    resp = client.post(
+        "/editor/import",
+        data={
+            "packet": (io.BytesIO("? Вопрос без ответа\n".encode()), "bad.4s"),
+            "as_": "submissions",
+            "channel": "import",
+        },
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 422
     assert "bad.4s" in resp.get_data(as_text=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
 
 
 def test_live_questions_only_while_a_2009_game_is_live(client, api):
-    form = {"question": "Вопрос из интернета во время эфира: что светит ночью?",
-            "answer": "Луна", "name": "Зритель", "city": "Тверь", "email": "tv@example.com",
-            "consent": "y", "age_confirmed": "y"}
+    form = {
+        "question": "Вопрос из интернета во время эфира: что светит ночью?",
+        "answer": "Луна",
+        "name": "Зритель",
+        "city": "Тверь",
+        "email": "tv@example.com",
+        "consent": "y",
+        "age_confirmed": "y",
+    }
     page = client.get("/live").get_data(as_text=True)
     assert "Сейчас игра не идёт" in page
     game_id = api_game_2009(api)

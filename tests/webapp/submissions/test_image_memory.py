@@ -42,15 +42,22 @@ print(json.dumps({**result, "peak_mb": (after - before) / 1024}))
 def measure(tmp_path: Path, data: bytes) -> dict:
     path = tmp_path / "image.bin"
     path.write_bytes(data)
-    out = subprocess.run([sys.executable, "-c", PROBE, str(path), str(tmp_path / "inst")],
-                         capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[3])
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(path), str(tmp_path / "inst")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def image_bytes(fmt: str) -> bytes:
-    img = Image.new("RGBA" if fmt == "PNG" else "RGB", (SIDE, SIDE), (200, 30, 30, 255)
-                    if fmt == "PNG" else (200, 30, 30))
+    img = Image.new(
+        "RGBA" if fmt == "PNG" else "RGB",
+        (SIDE, SIDE),
+        (200, 30, 30, 255) if fmt == "PNG" else (200, 30, 30),
+    )
     out = io.BytesIO()
     img.save(out, format=fmt, **({"optimize": True} if fmt == "PNG" else {"quality": 80}))
     return out.getvalue()
@@ -60,8 +67,10 @@ def test_a_huge_png_is_refused_within_the_memory_bound(tmp_path):
     data = image_bytes("PNG")
     assert len(data) < 1024 * 1024  # small on the wire
     result = measure(tmp_path, data)
-    assert result.get("refused") == ("Слишком большое изображение PNG или WebP: не более 16 "
-                                      "мегапикселей (JPEG может быть больше).")
+    assert result.get("refused") == (
+        "Слишком большое изображение PNG или WebP: не более 16 "
+        "мегапикселей (JPEG может быть больше)."
+    )
     assert result["peak_mb"] < BOUND_MB, result
 
 

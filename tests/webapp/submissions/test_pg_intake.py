@@ -19,8 +19,10 @@ from webapp.jobs import commit
 from webapp.submissions import operations
 from webapp.submissions.operations import AuthorInput, SubmissionInput
 
-QUESTION = ("Какой город называют северной\u00a0столицей России? Назовите его одним "
-            "сло\u200bвом, как его называли в 1914–1924 годах.")
+QUESTION = (
+    "Какой город называют северной\u00a0столицей России? Назовите его одним "
+    "сло\u200bвом, как его называли в 1914–1924 годах."
+)
 
 
 def submissions() -> dict[str, SubmissionInput]:
@@ -28,24 +30,48 @@ def submissions() -> dict[str, SubmissionInput]:
     paper letter without e-mail, a partner question; ``n`` makes keys and e-mails unique."""
     return {
         "web": SubmissionInput(
-            question=QUESTION, answer=" Петроград ", accepted="Питер; Санкт-Петербург",
-            comment="Переименован в 1914 году.", sources=["https://ru.wikipedia.org/wiki/Петроград", "  "],
-            handout="Карта 1914 года", authors=[AuthorInput("Іван Сцяпанаў", "Мінск"),
-                                                AuthorInput("Анна Петрова", None)],
-            email="Ivan@ПОЧТА.РФ", consent=True, consent_on_air=True, age_confirmed=True,
-            idempotency_key="web-key-0001", language="be", channel="web"),
+            question=QUESTION,
+            answer=" Петроград ",
+            accepted="Питер; Санкт-Петербург",
+            comment="Переименован в 1914 году.",
+            sources=["https://ru.wikipedia.org/wiki/Петроград", "  "],
+            handout="Карта 1914 года",
+            authors=[AuthorInput("Іван Сцяпанаў", "Мінск"), AuthorInput("Анна Петрова", None)],
+            email="Ivan@ПОЧТА.РФ",
+            consent=True,
+            consent_on_air=True,
+            age_confirmed=True,
+            idempotency_key="web-key-0001",
+            language="be",
+            channel="web",
+        ),
         "api": SubmissionInput(
-            question=QUESTION + " (API)", answer="Петроград",
-            authors=[AuthorInput("Мария Иванова", "Гомель"),
-                     AuthorInput("Пётр Соавтор", "Брест", email="petr@example.org")],
-            email="maria@example.org", consent=True, channel="api"),
+            question=QUESTION + " (API)",
+            answer="Петроград",
+            authors=[
+                AuthorInput("Мария Иванова", "Гомель"),
+                AuthorInput("Пётр Соавтор", "Брест", email="petr@example.org"),
+            ],
+            email="maria@example.org",
+            consent=True,
+            channel="api",
+        ),
         "mail": SubmissionInput(
-            question=QUESTION + " (письмо)", answer="Петроград",
-            authors=[AuthorInput("Бабушка Зина", "Пинск")], consent=True, channel="mail",
-            postmark_date=date(2023, 3, 1), letter_scan="letters/abc.jpg"),
+            question=QUESTION + " (письмо)",
+            answer="Петроград",
+            authors=[AuthorInput("Бабушка Зина", "Пинск")],
+            consent=True,
+            channel="mail",
+            postmark_date=date(2023, 3, 1),
+            letter_scan="letters/abc.jpg",
+        ),
         "partner": SubmissionInput(
-            question=QUESTION + " (партнёр)", answer="Петроград",
-            authors=[AuthorInput("Бабушка Зина", "Пинск")], consent=True, channel="partner"),
+            question=QUESTION + " (партнёр)",
+            answer="Петроград",
+            authors=[AuthorInput("Бабушка Зина", "Пинск")],
+            consent=True,
+            channel="partner",
+        ),
     }
 
 
@@ -53,20 +79,42 @@ def snapshot(qid: int) -> dict:
     """Every stored value of question ``qid`` that does not depend on ids, the token or
     the clock, with authors resolved to (name, city, e-mail)."""
     conn = db.session.connection()
-    q = dict(conn.execute(sa.text("SELECT * FROM question WHERE id = :i"), {"i": qid})
-             .mappings().one())
+    q = dict(
+        conn.execute(sa.text("SELECT * FROM question WHERE id = :i"), {"i": qid}).mappings().one()
+    )
     for volatile in ("id", "public_token", "created_at"):
         q.pop(volatile)
-    authors = [(r.position, r.name, r.city, decrypt(r.email_encrypted)) for r in conn.execute(
-        sa.text("SELECT qa.position, qa.name, qa.city, a.email_encrypted FROM question_author qa "
+    authors = [
+        (r.position, r.name, r.city, decrypt(r.email_encrypted))
+        for r in conn.execute(
+            sa.text(
+                "SELECT qa.position, qa.name, qa.city, a.email_encrypted FROM question_author qa "
                 "JOIN author a ON a.id = qa.author_id WHERE qa.question_id = :i "
-                "AND qa.confirmed_at IS NULL ORDER BY qa.position"), {"i": qid})]
-    history = [tuple(r) for r in conn.execute(sa.text(
-        "SELECT from_status, to_status, by_user_id, reason FROM question_status_change "
-        "WHERE question_id = :i ORDER BY id"), {"i": qid})]
-    outbox = [(r.task, r.args, r.sent_at, r.attempts) for r in conn.execute(sa.text(
-        "SELECT task, args, sent_at, attempts FROM outbox_message "
-        "WHERE CAST(args AS text) = :a ORDER BY id"), {"a": f"[{qid}]"})]
+                "AND qa.confirmed_at IS NULL ORDER BY qa.position"
+            ),
+            {"i": qid},
+        )
+    ]
+    history = [
+        tuple(r)
+        for r in conn.execute(
+            sa.text(
+                "SELECT from_status, to_status, by_user_id, reason FROM question_status_change "
+                "WHERE question_id = :i ORDER BY id"
+            ),
+            {"i": qid},
+        )
+    ]
+    outbox = [
+        (r.task, r.args, r.sent_at, r.attempts)
+        for r in conn.execute(
+            sa.text(
+                "SELECT task, args, sent_at, attempts FROM outbox_message "
+                "WHERE CAST(args AS text) = :a ORDER BY id"
+            ),
+            {"a": f"[{qid}]"},
+        )
+    ]
     return {"question": q, "authors": authors, "history": history, "outbox": outbox}
 
 
@@ -79,10 +127,16 @@ def through(path: str, data: SubmissionInput, n: int) -> int:
         a.email = f"{n}.{a.email}" if a.email else None
     clean = operations.validate(data, require_email=data.channel in ("web", "api"))
     tasks = ["moderation.precheck"] + (["notify.received"] if clean["authors"][0][2] else [])
-    columns = dict(consent_version=operations.CONSENT_VERSION, language=data.language,
-                   consent_on_air=data.consent_on_air, age_confirmed=data.age_confirmed,
-                   idempotency_key=data.idempotency_key, handout_image=None,
-                   postmark_date=data.postmark_date, letter_scan=data.letter_scan)
+    columns = dict(
+        consent_version=operations.CONSENT_VERSION,
+        language=data.language,
+        consent_on_air=data.consent_on_air,
+        age_confirmed=data.age_confirmed,
+        idempotency_key=data.idempotency_key,
+        handout_image=None,
+        postmark_date=data.postmark_date,
+        letter_scan=data.letter_scan,
+    )
     receive = operations._receive_pg if path == "pg" else operations._receive_orm
     made = receive(clean, data.channel, tasks, columns)
     commit()
@@ -95,10 +149,13 @@ def unnumbered(snap: dict, n: int) -> dict:
     q = dict(snap["question"])
     if q["idempotency_key"]:
         q["idempotency_key"] = q["idempotency_key"].removesuffix(f"-{n}")
-    authors = [(p, name, city, e.removeprefix(f"{n}.") if e else None)
-               for p, name, city, e in snap["authors"]]
-    outbox = [(task, ["id"] * len(args), sent, attempts)
-              for task, args, sent, attempts in snap["outbox"]]
+    authors = [
+        (p, name, city, e.removeprefix(f"{n}.") if e else None)
+        for p, name, city, e in snap["authors"]
+    ]
+    outbox = [
+        (task, ["id"] * len(args), sent, attempts) for task, args, sent, attempts in snap["outbox"]
+    ]
     return dict(snap, question=q, authors=authors, outbox=outbox)
 
 
@@ -118,20 +175,38 @@ def test_the_stored_values_of_a_web_submission(pg_app):
     qid = through("pg", submissions()["web"], 7)
     snap = snapshot(qid)
     q = snap["question"]
-    assert q["text"] == ("Какой город называют северной\u00a0столицей России? Назовите его "
-                         "одним словом, как его называли в 1914–1924 годах.")  # U+200B gone
+    assert q["text"] == (
+        "Какой город называют северной\u00a0столицей России? Назовите его "
+        "одним словом, как его называли в 1914–1924 годах."
+    )  # U+200B gone
     assert (q["answer"], q["accepted"], q["sources"]) == (
-        "Петроград", "Питер; Санкт-Петербург", ["https://ru.wikipedia.org/wiki/Петроград"])
+        "Петроград",
+        "Питер; Санкт-Петербург",
+        ["https://ru.wikipedia.org/wiki/Петроград"],
+    )
     assert (q["status"], q["channel"], q["language"], q["consent_version"]) == (
-        "received", "web", "be", "2023-1")
+        "received",
+        "web",
+        "be",
+        "2023-1",
+    )
     assert (q["consent_on_air"], q["age_confirmed"], q["idempotency_key"]) == (
-        True, True, "web-key-0001-7")
+        True,
+        True,
+        "web-key-0001-7",
+    )
     assert q["matching_key"].startswith("какой город называют северной столицей россии")
-    assert snap["authors"] == [(0, "Іван Сцяпанаў", "Мінск", "7.ivan@почта.рф"),
-                               (1, "Анна Петрова", None, None)]
-    created, at = db.session.execute(sa.text(
-        "SELECT q.created_at, s.at FROM question q JOIN question_status_change s "
-        "ON s.question_id = q.id WHERE q.id = :i"), {"i": qid}).one()
+    assert snap["authors"] == [
+        (0, "Іван Сцяпанаў", "Мінск", "7.ivan@почта.рф"),
+        (1, "Анна Петрова", None, None),
+    ]
+    created, at = db.session.execute(
+        sa.text(
+            "SELECT q.created_at, s.at FROM question q JOIN question_status_change s "
+            "ON s.question_id = q.id WHERE q.id = :i"
+        ),
+        {"i": qid},
+    ).one()
     assert created == at and before <= created <= datetime.now(UTC) + timedelta(seconds=1)
 
 
@@ -140,6 +215,7 @@ def test_a_repeated_key_returns_the_first_question_and_writes_nothing(pg_app, co
     """Alone (one statement in autocommit) or with a co-author (a transaction rolled back):
     the repeat neither adds an author nor renames the first one (found by QA: the lone
     statement used to upsert the author even when the question was a repeat)."""
+
     def web(name: str, email: str) -> SubmissionInput:
         data = submissions()["web"]
         data.authors = data.authors if co_author else data.authors[:1]
@@ -152,15 +228,32 @@ def test_a_repeated_key_returns_the_first_question_and_writes_nothing(pg_app, co
         second = operations.receive(web(name, email))  # the same idempotency key
         commit()
         assert (second.id, second.public_token, second.created) == (
-            first.id, first.public_token, False)
-    counts = {t: db.session.scalar(sa.text(f"SELECT count(*) FROM {t}"))  # noqa: S608
-              for t in ("question", "author", "question_author", "question_status_change",
-                        "outbox_message")}
+            first.id,
+            first.public_token,
+            False,
+        )
+    counts = {
+        t: db.session.scalar(sa.text(f"SELECT count(*) FROM {t}"))  # noqa: S608
+        for t in (
+            "question",
+            "author",
+            "question_author",
+            "question_status_change",
+            "outbox_message",
+        )
+    }
     n = 2 if co_author else 1
-    assert counts == {"question": 1, "author": n, "question_author": n,
-                      "question_status_change": 1, "outbox_message": 2}
-    assert db.session.scalar(sa.text("SELECT name FROM author WHERE email_hash IS NOT NULL")) == \
-        "Іван Сцяпанаў"
+    assert counts == {
+        "question": 1,
+        "author": n,
+        "question_author": n,
+        "question_status_change": 1,
+        "outbox_message": 2,
+    }
+    assert (
+        db.session.scalar(sa.text("SELECT name FROM author WHERE email_hash IS NOT NULL"))
+        == "Іван Сцяпанаў"
+    )
 
 
 def test_a_returning_viewer_is_one_author_and_each_question_keeps_its_name(pg_app):
@@ -168,18 +261,26 @@ def test_a_returning_viewer_is_one_author_and_each_question_keeps_its_name(pg_ap
     question's link carries the name as given with it, unconfirmed."""
     a = submissions()["web"]
     b = submissions()["web"]
-    b.idempotency_key, b.email, b.authors = "web-key-0002", "ivan@почта.рф", [
-        AuthorInput("Иван Степанов", "Минск")]
+    b.idempotency_key, b.email, b.authors = (
+        "web-key-0002",
+        "ivan@почта.рф",
+        [AuthorInput("Иван Степанов", "Минск")],
+    )
     ids = [operations.receive(x).id for x in (a, b)]
     commit()
-    rows = db.session.execute(sa.text(
-        "SELECT qa.question_id, a.id, a.name, qa.name AS given, qa.confirmed_at "
-        "FROM question_author qa JOIN author a "
-        "ON a.id = qa.author_id WHERE qa.position = 0 ORDER BY qa.question_id")).all()
+    rows = db.session.execute(
+        sa.text(
+            "SELECT qa.question_id, a.id, a.name, qa.name AS given, qa.confirmed_at "
+            "FROM question_author qa JOIN author a "
+            "ON a.id = qa.author_id WHERE qa.position = 0 ORDER BY qa.question_id"
+        )
+    ).all()
     assert [r.question_id for r in rows] == ids
     assert rows[0].id == rows[1].id
     assert [(r.name, r.given, r.confirmed_at) for r in rows] == [
-        ("Іван Сцяпанаў", "Іван Сцяпанаў", None), ("Іван Сцяпанаў", "Иван Степанов", None)]
+        ("Іван Сцяпанаў", "Іван Сцяпанаў", None),
+        ("Іван Сцяпанаў", "Иван Степанов", None),
+    ]
 
 
 def test_autosend_relays_the_outbox_rows_of_the_statement(pg_app):
@@ -188,10 +289,13 @@ def test_autosend_relays_the_outbox_rows_of_the_statement(pg_app):
     pg_app.config["SOVA_OUTBOX_AUTOSEND"] = True
     made = operations.receive(submissions()["api"])
     commit()
-    sent = db.session.execute(sa.text(
-        "SELECT task, sent_at IS NOT NULL, attempts FROM outbox_message ORDER BY id")).all()
-    assert [tuple(r) for r in sent] == [("moderation.precheck", True, 1),
-                                        ("notify.received", True, 1)]
+    sent = db.session.execute(
+        sa.text("SELECT task, sent_at IS NOT NULL, attempts FROM outbox_message ORDER BY id")
+    ).all()
+    assert [tuple(r) for r in sent] == [
+        ("moderation.precheck", True, 1),
+        ("notify.received", True, 1),
+    ]
     assert made.created
 
 

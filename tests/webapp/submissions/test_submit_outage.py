@@ -11,16 +11,23 @@ from tests.e2e.test_viewer_outage import break_database
 
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",
-    "answer": "Санкт-Петербург", "name": "Пётр Иванов", "city": "Минск",
-    "email": "petr@example.com", "consent": "y", "age_confirmed": "y",
+    "answer": "Санкт-Петербург",
+    "name": "Пётр Иванов",
+    "city": "Минск",
+    "email": "petr@example.com",
+    "consent": "y",
+    "age_confirmed": "y",
 }
 
 
 def test_an_image_over_the_request_limit_keeps_the_text(client, app):
     big = b"\x89PNG\r\n\x1a\n" + b"\0" * (9 * 1024 * 1024)  # over the 8 MB request cap
     assert len(big) > app.config["MAX_CONTENT_LENGTH"]
-    r = client.post("/submit", data={**FORM, "handout_image": (io.BytesIO(big), "big.png")},
-                    content_type="multipart/form-data")
+    r = client.post(
+        "/submit",
+        data={**FORM, "handout_image": (io.BytesIO(big), "big.png")},
+        content_type="multipart/form-data",
+    )
     assert r.status_code == 422
     page = r.get_data(as_text=True)
     assert "Изображение больше 5 МБ." in page

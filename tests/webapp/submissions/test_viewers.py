@@ -15,8 +15,12 @@ from webapp.submissions.models import Author, Question, QuestionAuthor
 
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",
-    "answer": "Санкт-Петербург", "name": "Пётр Иванов", "city": "Минск",
-    "email": "petr@example.com", "consent": "y", "age_confirmed": "y",
+    "answer": "Санкт-Петербург",
+    "name": "Пётр Иванов",
+    "city": "Минск",
+    "email": "petr@example.com",
+    "consent": "y",
+    "age_confirmed": "y",
 }
 
 
@@ -35,14 +39,16 @@ def test_belarusian_page_and_remembered_choice(client):
     assert resp.status_code == 302 and "sova_lang=be" in resp.headers["Set-Cookie"]
     page = client.get("/submit").get_data(as_text=True)
     assert "Адправіць пытанне" in page
-    assert "Адправіць пытанне" in client.get("/submit", headers={"Accept-Language": "en"}
-                                             ).get_data(as_text=True)  # the choice wins
+    assert "Адправіць пытанне" in client.get("/submit", headers={"Accept-Language": "en"}).get_data(
+        as_text=True
+    )  # the choice wins
 
 
 def test_browser_language_when_nothing_chosen(make_app):
     client = make_app(WTF_CSRF_ENABLED=False).test_client()
     page = client.get("/submit", headers={"Accept-Language": "en-GB,en;q=0.9"})
     assert "Send the question" in page.get_data(as_text=True)
+
 
 def test_russian_is_the_default(make_app):
     client = make_app(WTF_CSRF_ENABLED=False).test_client()
@@ -69,8 +75,9 @@ def test_tricky_text_is_stored_exactly(client):
 
 def test_idn_email_is_one_author(client):
     client.post("/submit", data=dict(FORM, email="Ivan@ПОЧТА.РФ"))
-    client.post("/submit", data=dict(FORM, email="ivan@почта.рф",
-                                     question=FORM["question"] + " Второй."))
+    client.post(
+        "/submit", data=dict(FORM, email="ivan@почта.рф", question=FORM["question"] + " Второй.")
+    )
     assert count(Question) == 2 and count(Author) == 1
     from webapp.core.crypto import decrypt
 
@@ -122,8 +129,11 @@ def png_with_gps(size=(40, 30)) -> bytes:
 def test_handout_image_is_reencoded_without_exif(client, app, tmp_path):
     raw = png_with_gps()
     assert b"PhoneMaker" in raw
-    resp = client.post("/submit", data=dict(FORM, handout_image=(io.BytesIO(raw), "map.png")),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/submit",
+        data=dict(FORM, handout_image=(io.BytesIO(raw), "map.png")),
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 302
     q = only_question()
     stored = (tmp_path / "instance" / "uploads" / q.handout_image).read_bytes()
@@ -136,8 +146,11 @@ def test_handout_image_is_reencoded_without_exif(client, app, tmp_path):
 
 def test_image_over_5_mb_is_refused_and_text_kept(client):
     big = b"\x89PNG\r\n\x1a\n" + b"0" * (5 * 1024 * 1024 + 1 - 8)
-    resp = client.post("/submit", data=dict(FORM, handout_image=(io.BytesIO(big), "big.png")),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/submit",
+        data=dict(FORM, handout_image=(io.BytesIO(big), "big.png")),
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 422
     page = resp.get_data(as_text=True)
     assert "Изображение больше 5 МБ." in page and FORM["question"] in page
@@ -145,9 +158,11 @@ def test_image_over_5_mb_is_refused_and_text_kept(client):
 
 
 def test_not_an_image_is_refused(client):
-    resp = client.post("/submit", data=dict(FORM, handout_image=(io.BytesIO(b"GIF89a..."),
-                                                                 "x.png")),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/submit",
+        data=dict(FORM, handout_image=(io.BytesIO(b"GIF89a..."), "x.png")),
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 422 and count() == 0
 
 
@@ -169,11 +184,16 @@ def test_rate_limit_keeps_the_text(make_app):
     app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
     client = app.test_client()
     with app.app_context():
-        codes = [client.post("/submit", data=dict(FORM, question=FORM["question"] + f" №{i}"))
-                 .status_code for i in range(7)]
+        codes = [
+            client.post(
+                "/submit", data=dict(FORM, question=FORM["question"] + f" №{i}")
+            ).status_code
+            for i in range(7)
+        ]
         assert codes == [302] * 5 + [429] * 2
-        page = client.post("/submit", data=dict(FORM, question="Мой длинный текст вопроса")
-                           ).get_data(as_text=True)
+        page = client.post(
+            "/submit", data=dict(FORM, question="Мой длинный текст вопроса")
+        ).get_data(as_text=True)
         assert "Слишком много отправок" in page and "Мой длинный текст вопроса" in page
         assert count() == 5
 
@@ -201,8 +221,9 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
 
     with app.test_request_context():
         confirm = confirm_token(q.id, author.id)
-    assert client.get(f"/confirm/{confirm}").headers["Location"].endswith(
-        f"/status/{q.public_token}")
+    assert (
+        client.get(f"/confirm/{confirm}").headers["Location"].endswith(f"/status/{q.public_token}")
+    )
     page = client.get("/my/questions").get_data(as_text=True)
     assert FORM["question"] in page and "Отозвать вопрос" in page
     assert client.get(f"/my/{token}").status_code == 410  # used once
@@ -233,7 +254,7 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     body = mail.get_payload(decode=True).decode()
     # the link confirms the address (issue 13) and opens the status page
     link = next(w for w in body.split() if "/confirm/" in w)
-    resp = client.get(link[link.index("/confirm/"):])
+    resp = client.get(link[link.index("/confirm/") :])
     assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
     with app.app_context():
         assert db.session.scalar(db.select(QuestionAuthor.confirmed_at)) is not None
@@ -267,13 +288,16 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
         drain_outbox(app)
     from email.header import decode_header, make_header
 
-    assert str(make_header(decode_header(received[0]["Subject"]))) == \
-        "Ваша пытанне атрымана — «Што? Дзе? Калі?»"
+    assert (
+        str(make_header(decode_header(received[0]["Subject"])))
+        == "Ваша пытанне атрымана — «Што? Дзе? Калі?»"
+    )
     body = received[0].get_payload(decode=True).decode()
     assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")
 
 
 # --- QA findings 2, 3, 5, 10, 12, 14, 20 ---------------------------------------------------
+
 
 def languages_stored(app) -> list[str]:
     with app.app_context():
@@ -283,14 +307,21 @@ def languages_stored(app) -> list[str]:
 # These tests make requests outside a pushed app context: Flask-Babel caches the locale on
 # ``g``, which a test-wide app context would share between requests.
 
+
 def test_unknown_language_code_is_never_stored(make_app):
     """QA 2: ?lang=zz or an edited cookie falls back to the page's real language."""
     app = make_app(WTF_CSRF_ENABLED=False)
     client = app.test_client()
     assert client.post("/submit?lang=zz", data=FORM).status_code == 302
     client.set_cookie("sova_lang", "zz")
-    assert client.post("/submit", data=dict(FORM, question=FORM["question"] + " Два."),
-                       headers={"Accept-Language": "en"}).status_code == 302
+    assert (
+        client.post(
+            "/submit",
+            data=dict(FORM, question=FORM["question"] + " Два."),
+            headers={"Accept-Language": "en"},
+        ).status_code
+        == 302
+    )
     assert languages_stored(app) == ["ru", "en"]
 
 
@@ -326,8 +357,10 @@ def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
     from email.header import decode_header, make_header
 
     subjects = [str(make_header(decode_header(m["Subject"]))) for m in received]
-    assert subjects == ["Ваш вопрос получен — «Что? Где? Когда?»",
-                        "Вашы пытанні — «Што? Дзе? Калі?»"]
+    assert subjects == [
+        "Ваш вопрос получен — «Что? Где? Когда?»",
+        "Вашы пытанні — «Што? Дзе? Калі?»",
+    ]
 
 
 def test_too_fast_says_why(make_app):
@@ -339,9 +372,11 @@ def test_too_fast_says_why(make_app):
         started = re.search(r'name="started" type="hidden" value="([^"]+)"', page).group(1)
         resp = client.post("/submit", data=dict(FORM, started=started))
         assert resp.status_code == 422
-        assert ("Форма отправлена слишком быстро после открытия страницы (меньше 60 с) — так "
-                "делают программы-роботы, поэтому вопрос не сохранён. Проверьте вопрос ещё "
-                "раз и отправьте его.") in resp.get_data(as_text=True)
+        assert (
+            "Форма отправлена слишком быстро после открытия страницы (меньше 60 с) — так "
+            "делают программы-роботы, поэтому вопрос не сохранён. Проверьте вопрос ещё "
+            "раз и отправьте его."
+        ) in resp.get_data(as_text=True)
 
 
 def png_header_only(width: int, height: int) -> bytes:
@@ -350,20 +385,28 @@ def png_header_only(width: int, height: int) -> bytes:
     import zlib
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 def test_image_errors_in_belarusian_and_pixel_bomb(client):
     """QA 10: image errors follow the page's language; a pixel bomb is «too big»."""
+
     def post(raw: bytes, name: str) -> str:
-        resp = client.post("/submit?lang=be", data=dict(FORM, handout_image=(io.BytesIO(raw),
-                                                                              name)),
-                           content_type="multipart/form-data")
+        resp = client.post(
+            "/submit?lang=be",
+            data=dict(FORM, handout_image=(io.BytesIO(raw), name)),
+            content_type="multipart/form-data",
+        )
         assert resp.status_code == 422
         return resp.get_data(as_text=True)
 
@@ -395,13 +438,19 @@ def test_withdrawing_twice_says_already_withdrawn(client, app):
 
 def test_bad_email_listed_with_the_other_errors(client):
     """QA 14: a bad address shows in the first round, with every other mistake."""
-    resp = client.post("/submit?lang=be", data=dict(FORM, question="Коратка", answer="",
-                                                    email="not-an-email", consent="",
-                                                    age_confirmed=""))
+    resp = client.post(
+        "/submit?lang=be",
+        data=dict(
+            FORM, question="Коратка", answer="", email="not-an-email", consent="", age_confirmed=""
+        ),
+    )
     assert resp.status_code == 422
     page = resp.get_data(as_text=True)
-    for text in ("Няправільны адрас электроннай пошты.", "Без згоды на апрацоўку",
-                 "Пацвердзіце, што вам споўнілася 16 гадоў"):
+    for text in (
+        "Няправільны адрас электроннай пошты.",
+        "Без згоды на апрацоўку",
+        "Пацвердзіце, што вам споўнілася 16 гадоў",
+    ):
         assert text in page, text
     assert count() == 0
 
@@ -411,19 +460,24 @@ def test_rate_limit_counts_only_stored_questions(make_app):
     app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
     client = app.test_client()
     with app.app_context():
-        failed = [client.post("/submit", data=dict(FORM, answer="")).status_code
-                  for _ in range(8)]
+        failed = [client.post("/submit", data=dict(FORM, answer="")).status_code for _ in range(8)]
         assert failed == [422] * 8
-        stored = [client.post("/submit", data=dict(FORM, question=FORM["question"] + f" №{i}"))
-                  .status_code for i in range(6)]
+        stored = [
+            client.post(
+                "/submit", data=dict(FORM, question=FORM["question"] + f" №{i}")
+            ).status_code
+            for i in range(6)
+        ]
         assert stored == [302] * 5 + [429]
         from webapp.submissions.views import _email_key
 
-        with app.test_request_context("/submit", method="POST", data={"email": ""},
-                                      environ_base={"REMOTE_ADDR": "10.0.0.7"}):
+        with app.test_request_context(
+            "/submit", method="POST", data={"email": ""}, environ_base={"REMOTE_ADDR": "10.0.0.7"}
+        ):
             assert _email_key() == "email-ip:10.0.0.7"
-        with app.test_request_context("/submit", method="POST",
-                                      data={"email": " Petr@Example.com"}):
+        with app.test_request_context(
+            "/submit", method="POST", data={"email": " Petr@Example.com"}
+        ):
             assert _email_key() == "email:petr@example.com"
 
 
@@ -433,11 +487,23 @@ def test_messages_outside_a_request_are_russian(app):
     from webapp.prizes import payee
 
     try:
-        payee.validate(payee.PayeeInput(
-            full_name="", country="BY", passport_series="MP", passport_number="7654321",
-            issued_by="РУВД", issued_on="2015-06-01", personal_number="3010190A001PB9",
-            inn="", address="г. Брест", iban="BY13NBRB3600900000002Z00AB00", account="",
-            bik="", tax_status="resident"))
+        payee.validate(
+            payee.PayeeInput(
+                full_name="",
+                country="BY",
+                passport_series="MP",
+                passport_number="7654321",
+                issued_by="РУВД",
+                issued_on="2015-06-01",
+                personal_number="3010190A001PB9",
+                inn="",
+                address="г. Брест",
+                iban="BY13NBRB3600900000002Z00AB00",
+                account="",
+                bik="",
+                tax_status="resident",
+            )
+        )
     except payee.PayeeError as exc:
         assert exc.errors == {"full_name": ["Укажите фамилию, имя и отчество."]}
     else:
@@ -449,17 +515,36 @@ def test_one_co_author_twice_is_refused_not_a_500(client, api):
     address (API) would link one author to the question twice: a clear 422, nothing
     stored (found when the PostgreSQL intake became one statement)."""
     message = "Гэты аўтар ужо пазначаны ў пытанні (тое ж імя і горад або той жа адрас)."
-    resp = client.post("/submit?lang=be", data=dict(
-        FORM, **{"coauthors-0-name": "Анна", "coauthors-0-city": "Брест",
-                 "coauthors-1-name": "Анна", "coauthors-1-city": "Брест"}))
+    resp = client.post(
+        "/submit?lang=be",
+        data=dict(
+            FORM,
+            **{
+                "coauthors-0-name": "Анна",
+                "coauthors-0-city": "Брест",
+                "coauthors-1-name": "Анна",
+                "coauthors-1-city": "Брест",
+            },
+        ),
+    )
     assert resp.status_code == 422
     page = resp.get_data(as_text=True)
     assert message in page
     assert 'name="coauthors-1-name" type="text" value="Анна"' in page  # the text is kept
-    resp = api("post", "/api/v1/submissions", json={  # Belarusian: the remembered choice
-        "question": FORM["question"], "answer": "Петроград", "email": "same@example.org",
-        "consent": True, "authors": [{"name": "Иван", "city": "Минск"},
-                                     {"name": "Пётр", "email": "SAME@example.org"}]})
+    resp = api(
+        "post",
+        "/api/v1/submissions",
+        json={  # Belarusian: the remembered choice
+            "question": FORM["question"],
+            "answer": "Петроград",
+            "email": "same@example.org",
+            "consent": True,
+            "authors": [
+                {"name": "Иван", "city": "Минск"},
+                {"name": "Пётр", "email": "SAME@example.org"},
+            ],
+        },
+    )
     assert resp.status_code == 422
     assert resp.get_json()["errors"] == {"authors.1.name": [message]}
     assert (count(), count(Author)) == (0, 0)
@@ -473,13 +558,23 @@ def test_no_orphan_image_when_the_write_fails(app, tmp_path):
 
     from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
 
-    db.session.execute(text("CREATE TRIGGER refuse BEFORE INSERT ON question "
-                            "BEGIN SELECT RAISE(ABORT, 'disk full'); END"))
+    db.session.execute(
+        text(
+            "CREATE TRIGGER refuse BEFORE INSERT ON question "
+            "BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+        )
+    )
     db.session.commit()
     uploads = tmp_path / "instance" / "uploads"
-    data = SubmissionInput(question=FORM["question"], answer="Минск", email="a@example.com",
-                           authors=[AuthorInput("Пётр Иванов", "Минск")], consent=True,
-                           age_confirmed=True, handout_image=png_with_gps())
+    data = SubmissionInput(
+        question=FORM["question"],
+        answer="Минск",
+        email="a@example.com",
+        authors=[AuthorInput("Пётр Иванов", "Минск")],
+        consent=True,
+        age_confirmed=True,
+        handout_image=png_with_gps(),
+    )
     with pytest.raises(Exception, match="disk full"):
         receive(data, uploads=uploads)
     db.session.rollback()
@@ -492,9 +587,11 @@ def test_uploads_orphans_lists_and_removes_only_old_unreferenced_files(client, a
 
     from webapp.submissions.cli import uploads
 
-    resp = client.post("/submit", data=dict(FORM, handout_image=(io.BytesIO(png_with_gps()),
-                                                                 "map.png")),
-                       content_type="multipart/form-data")
+    resp = client.post(
+        "/submit",
+        data=dict(FORM, handout_image=(io.BytesIO(png_with_gps()), "map.png")),
+        content_type="multipart/form-data",
+    )
     assert resp.status_code == 302
     folder = tmp_path / "instance" / "uploads"
     kept = folder / only_question().handout_image
@@ -522,25 +619,45 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
     app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
     client = app.test_client()
     with app.app_context():
-        clicks = [client.post("/submit", data=dict(FORM, idempotency_key="double-click-1"))
-                  .status_code for _ in range(6)]
+        clicks = [
+            client.post("/submit", data=dict(FORM, idempotency_key="double-click-1")).status_code
+            for _ in range(6)
+        ]
         assert clicks == [302] * 6 and count() == 1
-        new = [client.post("/submit", data=dict(FORM, question=FORM["question"] + f" №{i}"))
-               .status_code for i in range(5)]
+        new = [
+            client.post(
+                "/submit", data=dict(FORM, question=FORM["question"] + f" №{i}")
+            ).status_code
+            for i in range(5)
+        ]
         assert new == [302] * 4 + [429]  # the double click counted once
 
         spellings = ["rl@почта.рф", "RL@ПОЧТА.РФ", "rl@xn--80a1acny.xn--p1ai"]
-        codes = [client.post("/submit", environ_base={"REMOTE_ADDR": f"10.1.0.{i}"},
-                             data=dict(FORM, email=spellings[i % 3],
-                                       question=FORM["question"] + f" ({i})")).status_code
-                 for i in range(11)]
+        codes = [
+            client.post(
+                "/submit",
+                environ_base={"REMOTE_ADDR": f"10.1.0.{i}"},
+                data=dict(FORM, email=spellings[i % 3], question=FORM["question"] + f" ({i})"),
+            ).status_code
+            for i in range(11)
+        ]
         assert codes == [302] * 10 + [429]
 
-        body = {"question": FORM["question"], "answer": "Минск", "email": "api@example.org",
-                "consent": True, "authors": [{"name": "Иван"}]}
-        api = [client.post("/api/v1/submissions", environ_base={"REMOTE_ADDR": "10.2.0.1"},
-                           json=dict(body, question=f"{body['question']} api {i}"))
-               for i in range(6)]
+        body = {
+            "question": FORM["question"],
+            "answer": "Минск",
+            "email": "api@example.org",
+            "consent": True,
+            "authors": [{"name": "Иван"}],
+        }
+        api = [
+            client.post(
+                "/api/v1/submissions",
+                environ_base={"REMOTE_ADDR": "10.2.0.1"},
+                json=dict(body, question=f"{body['question']} api {i}"),
+            )
+            for i in range(6)
+        ]
         assert [r.status_code for r in api] == [201] * 5 + [429]
         assert api[-1].get_json()["error"]["code"] == 429
 
@@ -548,18 +665,32 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
 def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
     """QA: a lone surrogate escape in the API's JSON (\\ud800) and a NUL in a status link
     reached the database driver (a 500 on PostgreSQL): now a 422 naming the field, a 404."""
-    resp = api("post", "/api/v1/submissions", json={
-        "question": "\ud800 Вопрос о северной столице России, достаточно длинный.",
-        "answer": "a", "email": "sur@example.com", "consent": True,
-        "authors": [{"name": "\udfff"}]})
+    resp = api(
+        "post",
+        "/api/v1/submissions",
+        json={
+            "question": "\ud800 Вопрос о северной столице России, достаточно длинный.",
+            "answer": "a",
+            "email": "sur@example.com",
+            "consent": True,
+            "authors": [{"name": "\udfff"}],
+        },
+    )
     assert resp.status_code == 422
     message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
     assert resp.get_json() == {"errors": {"question": [message], "authors.0.name": [message]}}
     for consent in ("yes", 1, "on", "true"):
-        resp = api("post", "/api/v1/submissions", json={
-            "question": "Вопрос о северной столице России, достаточно длинный.",
-            "answer": "a", "email": "c@example.com", "consent": consent,
-            "authors": [{"name": "Иван"}]})
+        resp = api(
+            "post",
+            "/api/v1/submissions",
+            json={
+                "question": "Вопрос о северной столице России, достаточно длинный.",
+                "answer": "a",
+                "email": "c@example.com",
+                "consent": consent,
+                "authors": [{"name": "Иван"}],
+            },
+        )
         assert resp.status_code == 422 and list(resp.get_json()["errors"]) == ["consent"]
     for path in ("/status/%00", "/status/a%00b", "/api/v1/submissions/%00"):
         assert client.get(path).status_code == 404, path

@@ -11,8 +11,14 @@ from datetime import UTC, datetime
 import pytest
 
 SECRET = "gateway-secret-for-tests"
-EXPERTS = ["Александр Друзь", "Инна Друзь", "Ровшан Аскеров", "Алёна Повышева",
-           "Максим Поташёв", "Елизавета Овдеенко"]
+EXPERTS = [
+    "Александр Друзь",
+    "Инна Друзь",
+    "Ровшан Аскеров",
+    "Алёна Повышева",
+    "Максим Поташёв",
+    "Елизавета Овдеенко",
+]
 
 
 def sign(body: bytes, secret: str = SECRET) -> str:
@@ -20,9 +26,15 @@ def sign(body: bytes, secret: str = SECRET) -> str:
 
 
 def sms_body(message_id: str, msisdn: str, text: str, received_at: datetime | None = None):
-    return json.dumps({"message_id": message_id, "msisdn": msisdn, "text": text,
-                       "received_at": (received_at or datetime.now(UTC)).isoformat()},
-                      ensure_ascii=False).encode()
+    return json.dumps(
+        {
+            "message_id": message_id,
+            "msisdn": msisdn,
+            "text": text,
+            "received_at": (received_at or datetime.now(UTC)).isoformat(),
+        },
+        ensure_ascii=False,
+    ).encode()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -52,8 +64,12 @@ def sms(app):
 
     def send(message_id, msisdn, text, received_at=None, signature=None):
         body = sms_body(message_id, msisdn, text, received_at)
-        resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
-                           headers={"X-Sova-Signature": signature or sign(body)})
+        resp = client.post(
+            "/api/v1/votes/sms",
+            data=body,
+            content_type="application/json",
+            headers={"X-Sova-Signature": signature or sign(body)},
+        )
         # the test's app context (and so ``g``) outlives the request: drop the anonymous
         # user the API request cached there, or the next page request of a logged-in
         # test client would see it
@@ -77,8 +93,10 @@ def finished_game(app):
 
     def make(ruleset: str = "2009", day: int = 1, status: str = "finished") -> int:
         if ruleset not in made:
-            made[ruleset] = (season(ruleset), create_team(f"Команда {ruleset}", EXPERTS[0],
-                                                          EXPERTS))
+            made[ruleset] = (
+                season(ruleset),
+                create_team(f"Команда {ruleset}", EXPERTS[0], EXPERTS),
+            )
         s, t = made[ruleset]
         g = game(s, day, team_=t, status=status)
         gid = g.id

@@ -33,8 +33,7 @@ def test_plan_shares_and_expected_counts():
     assert len(p.messages) == 1000
     with pytest.raises(ValueError):
         plan(10, SECRET, repeats=0.6, invalid=0.5)
-    assert endpoint("http://127.0.0.1:5000") == ("http", "127.0.0.1", 5000,
-                                                 "/api/v1/votes/sms")
+    assert endpoint("http://127.0.0.1:5000") == ("http", "127.0.0.1", 5000, "/api/v1/votes/sms")
     with pytest.raises(ValueError):
         endpoint("file:///etc/passwd")
 
@@ -43,22 +42,43 @@ def test_plan_shares_and_expected_counts():
 def test_simulate_cli_tally_equals_expected(app, api, server, finished_game):
     gid = finished_game()
     open_vote(api, gid)
-    result = app.test_cli_runner().invoke(args=[
-        "vote", "simulate", "--url", server, "--secret", SECRET, "--rate", "0",
-        "--total", "400", "--concurrency", "4", "--seed", "3"])
+    result = app.test_cli_runner().invoke(
+        args=[
+            "vote",
+            "simulate",
+            "--url",
+            server,
+            "--secret",
+            SECRET,
+            "--rate",
+            "0",
+            "--total",
+            "400",
+            "--concurrency",
+            "4",
+            "--seed",
+            "3",
+        ]
+    )
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.output.splitlines()]
     expected, seen = lines[0]["expected"], lines[1]["seen"]
     assert seen["failed"] == 0 and seen["answers"]["401"] == expected["rejected_badsig"] == 4
     vote = api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]
     assert {str(c["n"]): c["votes"] for c in vote["candidates"] if c["votes"]} == (
-        expected["votes"])
+        expected["votes"]
+    )
     assert (vote["counted"], vote["repeats"], vote["invalid"], vote["late"]) == (
-        expected["counted"], expected["repeats"], expected["invalid"], 0)
+        expected["counted"],
+        expected["repeats"],
+        expected["invalid"],
+        0,
+    )
 
 
 @SQLITE
 def test_simulate_cli_bad_arguments_exit_2(app):
-    result = app.test_cli_runner().invoke(args=[
-        "vote", "simulate", "--url", "ftp://x", "--secret", "s", "--total", "5"])
+    result = app.test_cli_runner().invoke(
+        args=["vote", "simulate", "--url", "ftp://x", "--secret", "s", "--total", "5"]
+    )
     assert result.exit_code == 2 and "not an http(s) URL" in result.output

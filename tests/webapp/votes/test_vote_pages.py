@@ -32,8 +32,7 @@ def test_host_opens_from_console_and_closes(app, client, login, sms, finished_ga
     page = client.get(f"/games/{gid}/vote").get_data(as_text=True)
     assert "Голосование закрыто." in page and "не определён (равенство голосов)" in page
     # the host does not award prizes
-    assert client.post(f"/games/{gid}/vote/award", data={"chosen": "Инна Друзь"}
-                       ).status_code == 403
+    assert client.post(f"/games/{gid}/vote/award", data={"chosen": "Инна Друзь"}).status_code == 403
 
 
 def test_producer_page_candidates_and_award(app, client, login, sms, finished_game):
@@ -43,23 +42,27 @@ def test_producer_page_candidates_and_award(app, client, login, sms, finished_ga
     gid = finished_game()
     login("producer")
     page = client.get(f"/games/{gid}/vote").get_data(as_text=True)
-    assert "Александр Друзь\nИнна Друзь" in page          # defaults: the team's experts
+    assert "Александр Друзь\nИнна Друзь" in page  # defaults: the team's experts
     client.post(f"/games/{gid}/vote/open", data={"candidates": "Анна <i>П</i>\nБорис\n\n"})
     sms("a", "+79160000001", "борис")
     client.post(f"/games/{gid}/vote/close", data={"confirm": "y"})
     page = client.get(f"/games/{gid}/vote").get_data(as_text=True)
     assert "Анна &lt;i&gt;П&lt;/i&gt;" in page and "<i>П</i>" not in page
-    assert '<option selected value="Борис">Борис</option>' in page   # pre-filled winner
-    resp = client.post(f"/games/{gid}/vote/award", data={"chosen": "Анна <i>П</i>"},
-                       follow_redirects=True)
+    assert '<option selected value="Борис">Борис</option>' in page  # pre-filled winner
+    resp = client.post(
+        f"/games/{gid}/vote/award", data={"chosen": "Анна <i>П</i>"}, follow_redirects=True
+    )
     assert "укажите основание" in resp.get_data(as_text=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(VoteAward)) == 0
-    resp = client.post(f"/games/{gid}/vote/award", data={"chosen": "Борис"},
-                       follow_redirects=True)
+    resp = client.post(f"/games/{gid}/vote/award", data={"chosen": "Борис"}, follow_redirects=True)
     assert "Лучший игрок игры (§3.1): Борис." in resp.get_data(as_text=True)
     row = db.session.scalar(db.select(VoteAward))
     assert (row.chosen_name, row.winner_name, row.overridden, row.reason) == (
-        "Борис", "Борис", False, "")
+        "Борис",
+        "Борис",
+        False,
+        "",
+    )
 
 
 def test_vote_page_refuses_2023_and_unfinished(app, client, login, finished_game):
@@ -67,9 +70,9 @@ def test_vote_page_refuses_2023_and_unfinished(app, client, login, finished_game
     live = finished_game(day=2, status="live")
     login("producer")
     assert "зрительского голосования нет" in client.get(f"/games/{g2023}/vote").get_data(
-        as_text=True)
-    assert client.get(f"/games/{live}/vote/tally.json").json == {"vote": None,
-                                                                 "can_open": False}
+        as_text=True
+    )
+    assert client.get(f"/games/{live}/vote/tally.json").json == {"vote": None, "can_open": False}
     resp = client.post(f"/games/{live}/vote/open", data={}, follow_redirects=True)
     assert "голосование открывается, когда игра окончена" in resp.get_data(as_text=True)
     assert client.get(f"/games/{live}/vote/result.pdf").status_code == 404
@@ -88,8 +91,9 @@ def test_refused_open_flashes_and_writes_nothing(app, client, login, finished_ga
     assert resp.headers["Location"].endswith(f"/games/{live}/console")
     page = client.get(f"/games/{live}/vote").get_data(as_text=True)
     assert "Голосование не открыто: голосование открывается, когда игра окончена" in page
-    resp = client.post(f"/games/{gid}/vote/open", data={"candidates": "Анна\nАННА"},
-                       follow_redirects=True)
+    resp = client.post(
+        f"/games/{gid}/vote/open", data={"candidates": "Анна\nАННА"}, follow_redirects=True
+    )
     text = resp.get_data(as_text=True)
     assert resp.status_code == 200
     assert "Голосование не открыто: кандидаты не различимы по имени: «АННА»" in text

@@ -37,15 +37,15 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     open_vote(api, gid, ["Ровшан Аскеров", "Инна <b>Друзь</b>"])
     sms("a", "+79160000001", "1")
     sms("b", "+79160000002", "аскёров")
-    sms("c", "+79160000002", "2")          # repeat
-    sms("d", "+79160000003", "инна")       # counted for candidate 2
+    sms("c", "+79160000002", "2")  # repeat
+    sms("d", "+79160000003", "инна")  # counted for candidate 2
     vote = close_vote(api, gid).json["vote"]
-    sms("e", "+79160000004", "1")          # late, after closing
+    sms("e", "+79160000004", "1")  # late, after closing
     assert drain() == ["votes.render_result"]
     text = pdf_text(app, vote["document"]["id"])
     assert "ИТОГИ SMS-ГОЛОСОВАНИЯ за лучшего игрока игры" in text
     assert "1 Ровшан Аскеров 2" in text
-    assert "2 Инна <b>Друзь</b> 1" in text            # escaped, printed literally
+    assert "2 Инна <b>Друзь</b> 1" in text  # escaped, printed literally
     assert "Засчитано голосов: 3." in text
     assert "Повторные сообщения с того же номера (не засчитаны): 1." in text
     assert "Недействительные сообщения (нет кандидата или имя подходит двум): 0." in text
@@ -64,7 +64,7 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     assert resp.status_code == 200 and resp.mimetype == "application/pdf"
     assert hashlib.sha256(resp.data).hexdigest() == doc.sha256
     assert login("editor").get(f"/games/{gid}/vote/result.pdf").status_code == 403
-        # the page and the API show the late message after closing
+    # the page and the API show the late message after closing
     assert api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]["late"] == 1
 
 
@@ -85,10 +85,17 @@ def test_award_prefilled_with_winner_and_override_needs_reason(app, api, sms, fi
     row = record_award(vote, "Инна Друзь", "Аскеров отказался от приза", None)
     commit()
     assert (row.winner_name, row.chosen_name, row.overridden, row.reason) == (
-        "Ровшан Аскеров", "Инна Друзь", True, "Аскеров отказался от приза")
+        "Ровшан Аскеров",
+        "Инна Друзь",
+        True,
+        "Аскеров отказался от приза",
+    )
     prize = db.session.get(Prize, row.prize_id)
     assert (prize.kind, prize.recipient_name, prize.amount) == (
-        "best_player_of_game", "Инна Друзь", None)
+        "best_player_of_game",
+        "Инна Друзь",
+        None,
+    )
     assert prize.rule == "002_e025d5ded135c1c4.txt §3.1"
 
 
@@ -109,7 +116,8 @@ def test_purge_task(app, api, sms, finished_game):
     assert purge_numbers.run() == 1
     assert db.session.scalar(db.select(VoteMessage.msisdn_hash)) is None
     assert app.extensions["celery"].conf.beat_schedule["votes-purge-numbers"]["task"] == (
-        "votes.purge_numbers")
+        "votes.purge_numbers"
+    )
 
 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -121,8 +129,9 @@ def test_concurrent_same_number_and_same_message_exactly_one_counted(app, api, f
 
     gid = finished_game()
     open_vote(api, gid)
-    bodies = ([sms_body(f"n{i}", "+79160000001", "3") for i in range(16)]
-              + [sms_body("same", "+79160000002", "2")] * 16)
+    bodies = [sms_body(f"n{i}", "+79160000001", "3") for i in range(16)] + [
+        sms_body("same", "+79160000002", "2")
+    ] * 16
     barrier = threading.Barrier(len(bodies))
     answers: list[tuple[int, str]] = []
     lock = threading.Lock()
@@ -130,8 +139,12 @@ def test_concurrent_same_number_and_same_message_exactly_one_counted(app, api, f
     def post(i, body):
         client = app.test_client()
         barrier.wait()
-        resp = client.post("/api/v1/votes/sms", data=body, content_type="application/json",
-                           headers={"X-Sova-Signature": sign(body, SECRET)})
+        resp = client.post(
+            "/api/v1/votes/sms",
+            data=body,
+            content_type="application/json",
+            headers={"X-Sova-Signature": sign(body, SECRET)},
+        )
         with lock:
             answers.append((i, resp.status_code, resp.json["result"]))
 

@@ -143,10 +143,12 @@ def parse_context(context: Any) -> Context:
     if off_raw is None:
         off_raw = []
     if not isinstance(off_raw, list) or not all(
-            isinstance(name, str) and name.strip() for name in off_raw):
+        isinstance(name, str) and name.strip() for name in off_raw
+    ):
         raise ProtocolError("context.off_table must be a list of expert names")
-    return Context(series_best=best, sector13_options_used=tuple(used_raw),
-                   off_table=tuple(off_raw))
+    return Context(
+        series_best=best, sector13_options_used=tuple(used_raw), off_table=tuple(off_raw)
+    )
 
 
 def _field(raw: dict[str, Any], name: str, kind: type, index: int, required: bool) -> Any:

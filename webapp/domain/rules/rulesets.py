@@ -149,14 +149,17 @@ RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009"
 """Rule sets by name (the ``ruleset`` field of the protocol): ``"2023"`` and ``"2009"``."""
 
 LIVE_SECTOR13_RULESETS: tuple[str, ...] = tuple(
-    name for name, rules in RULESETS.items() if rules.sector13_pool == "live")
+    name for name, rules in RULESETS.items() if rules.sector13_pool == "live"
+)
 """Names of the rule sets whose sector 13 takes viewers' questions during the broadcast
 (002_e025d5ded135c1c4.txt §1.4.1): the ``/live`` form is open for their live games."""
 
-BOOK_NAMES_RU: Mapping[str, str] = MappingProxyType({
-    RULESET_2023.file: "Правил сезона 2023 г.",
-    RULESET_2009.file: "Правил 2009 г.",
-})
+BOOK_NAMES_RU: Mapping[str, str] = MappingProxyType(
+    {
+        RULESET_2023.file: "Правил сезона 2023 г.",
+        RULESET_2009.file: "Правил 2009 г.",
+    }
+)
 """Short Russian name of each rule book (genitive, after «п. 3.5») for staff pages."""
 
 

@@ -69,14 +69,18 @@ def check_plan(table: Table, rules: RuleSet) -> None:
     if rules.name != "2009":
         return
     if table.sector13 is not None and table.sector13 != 13:
-        raise RuleViolation(None, rules.cite("table"),
-                            f"the Internet questions are in sector 13, not in sector "
-                            f"{table.sector13}")
+        raise RuleViolation(
+            None,
+            rules.cite("table"),
+            f"the Internet questions are in sector 13, not in sector {table.sector13}",
+        )
     for kind, topic in ((BLITZ, "blitz"), (SUPERBLITZ, "superblitz")):
         if getattr(table, kind) == 13:
-            raise RuleViolation(None, rules.cite(topic),
-                                f"the {kind} is one of the twelve sectors of posted questions, "
-                                "not sector 13")
+            raise RuleViolation(
+                None,
+                rules.cite(topic),
+                f"the {kind} is one of the twelve sectors of posted questions, not sector 13",
+            )
 
 
 def usual_plan(rules: RuleSet) -> Table:

@@ -12,18 +12,40 @@ from webapp.domain.money import MoneyError, parse_amount
 SECTORS = range(1, 14)
 
 #: Russian names of game statuses for staff pages (``Game.status`` stays the code).
-STATUS_LABELS = {"draft": "черновик", "ready": "стол заполнен", "live": "идёт",
-                 "finished": "сыграна", "closed": "закрыта"}
+STATUS_LABELS = {
+    "draft": "черновик",
+    "ready": "стол заполнен",
+    "live": "идёт",
+    "finished": "сыграна",
+    "closed": "закрыта",
+}
 #: Russian names of the input fields, for messages on staff pages.
-FIELD_LABELS = {"name": "Название", "ruleset": "Правила", "currency": "Валюта",
-                "timezone": "Часовой пояс", "unanswered_prize": "Приз за невзятый вопрос",
-                "table": "Стол", "table.blitz": "Сектор блица",
-                "table.superblitz": "Сектор суперблица", "table.sector13": "13 сектор",
-                "experts": "Знатоки", "captain": "Капитан", "season_id": "Сезон",
-                "part": "Серия", "team_id": "Команда", "series_id": "Серия", "kind": "Вид игры",
-                "date": "Дата эфира", "team": "Команда знатоков", "title": "Название",
-                "sector": "Сектор", "slot": "Ячейка", "question_id": "№ вопроса",
-                "topic": "Тема", "copies": "Экземпляров"}
+FIELD_LABELS = {
+    "name": "Название",
+    "ruleset": "Правила",
+    "currency": "Валюта",
+    "timezone": "Часовой пояс",
+    "unanswered_prize": "Приз за невзятый вопрос",
+    "table": "Стол",
+    "table.blitz": "Сектор блица",
+    "table.superblitz": "Сектор суперблица",
+    "table.sector13": "13 сектор",
+    "experts": "Знатоки",
+    "captain": "Капитан",
+    "season_id": "Сезон",
+    "part": "Серия",
+    "team_id": "Команда",
+    "series_id": "Серия",
+    "kind": "Вид игры",
+    "date": "Дата эфира",
+    "team": "Команда знатоков",
+    "title": "Название",
+    "sector": "Сектор",
+    "slot": "Ячейка",
+    "question_id": "№ вопроса",
+    "topic": "Тема",
+    "copies": "Экземпляров",
+}
 
 
 def status_label(status: str) -> str:
@@ -37,8 +59,10 @@ class GameError(OperationError, ValueError):
     status = 422
 
     def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(f"{FIELD_LABELS.get(k, k)}: {', '.join(v)}"
-                                   for k, v in errors.items()), errors=errors)
+        super().__init__(
+            "; ".join(f"{FIELD_LABELS.get(k, k)}: {', '.join(v)}" for k, v in errors.items()),
+            errors=errors,
+        )
         self.errors = errors
 
 
@@ -54,8 +78,7 @@ class GameConflict(OperationError, RuntimeError):
 
 #: Air dates a game may have: «Что? Где? Когда?» first aired in 1975; 2100 bounds typos.
 FIRST_AIR_YEAR, LAST_AIR_YEAR = 1975, 2100
-_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                           "\u2066\u2067\u2068\u2069")
+_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def bad_line_chars(text: str | None) -> bool:

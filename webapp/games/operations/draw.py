@@ -51,8 +51,9 @@ def draw_card(draw: Sector13Draw) -> Document | None:
     return db.session.scalar(db.select(Document).filter_by(key=sector13_card_key(draw)))
 
 
-def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
-                  seed: str | None = None) -> Sector13Draw:
+def draw_sector13(
+    game: Game, seq: int, spun_at, user_id: int | None, seed: str | None = None
+) -> Sector13Draw:
     """Draw the 2009 sector-13 question for the spin ``seq`` made at ``spun_at``: uniform
     among :func:`live_candidates` sent during the game — from its first recorded event
     (:func:`webapp.games.game_rules.game_started_at`, §1.3 «во время игры») — before the
@@ -63,30 +64,53 @@ def draw_sector13(game: Game, seq: int, spun_at, user_id: int | None,
     copy with serial ``"<game>-D<draw id>"``, ``games.render_envelopes``) so it can be printed
     on the spot. No candidate: the draw records ``question_id`` None and the envelope stays
     empty. Idempotent per (game, seq) while not cancelled."""
-    existing = db.session.scalar(db.select(Sector13Draw).filter_by(
-        game_id=game.id, seq=seq, cancelled_at=None))
+    existing = db.session.scalar(
+        db.select(Sector13Draw).filter_by(game_id=game.id, seq=seq, cancelled_at=None)
+    )
     if existing is not None:
         return existing
     from webapp.games.game_rules import game_started_at
+
     candidates = live_candidates(spun_at, since=game_started_at(game, spun_at))
     seed = seed or secrets.token_hex(16)
     chosen = repeat_draw(seed, candidates)
-    draw = Sector13Draw(game_id=game.id, seq=seq, spun_at=spun_at, seed=seed,
-                        candidates=candidates, question_id=chosen, by_user_id=user_id)
+    draw = Sector13Draw(
+        game_id=game.id,
+        seq=seq,
+        spun_at=spun_at,
+        seed=seed,
+        candidates=candidates,
+        question_id=chosen,
+        by_user_id=user_id,
+    )
     db.session.add(draw)
     db.session.flush()
     env = next((e for e in game.envelopes if e.kind == "sector13"), None)
     q = db.session.get(Question, chosen) if chosen is not None else None
     if env is not None and q is not None and not env.questions:
         env.questions.append(EnvelopeQuestion(game_id=game.id, question=q, slot=1))
-        set_status(q, "assigned", by_user_id=user_id,
-                   reason=f"жеребьёвка 13 сектора, игра {game.id}")
-        doc = Document(key=sector13_card_key(draw), kind=SECTOR13_CARD,
-                       game_id=game.id, version=1, status="pending", created_at=utcnow())
+        set_status(
+            q, "assigned", by_user_id=user_id, reason=f"жеребьёвка 13 сектора, игра {game.id}"
+        )
+        doc = Document(
+            key=sector13_card_key(draw),
+            kind=SECTOR13_CARD,
+            game_id=game.id,
+            version=1,
+            status="pending",
+            created_at=utcnow(),
+        )
         db.session.add(doc)
         db.session.flush()
-        db.session.add(PrintedCopy(document_id=doc.id, game_id=game.id, copy_no=1,
-                                   serial=f"{game.id}-D{draw.id}", created_at=utcnow()))
+        db.session.add(
+            PrintedCopy(
+                document_id=doc.id,
+                game_id=game.id,
+                copy_no=1,
+                serial=f"{game.id}-D{draw.id}",
+                created_at=utcnow(),
+            )
+        )
         enqueue("games.render_envelopes", doc.id)
     db.session.flush()
     return draw
@@ -96,8 +120,9 @@ def _cancel_draw(game: Game, seq: int) -> None:
     """Undoing the spin of a draw cancels it: the drawn question leaves the envelope (back to
     ``approved``, a candidate again) and its host card is dropped unless it was already
     rendered (a rendered card stays listed: its serial may be on a printed sheet)."""
-    draw = db.session.scalar(db.select(Sector13Draw).filter_by(
-        game_id=game.id, seq=seq, cancelled_at=None))
+    draw = db.session.scalar(
+        db.select(Sector13Draw).filter_by(game_id=game.id, seq=seq, cancelled_at=None)
+    )
     if draw is None:
         return
     draw.cancelled_at = utcnow()

@@ -35,9 +35,14 @@ def sector13_options_used(game: Game) -> list[str]:
     if game.team_id is None or not RULESETS[game.season.ruleset].sector13_options:
         return []
     used: list[str] = []
-    earlier = chronological(db.select(Game).where(
-        Game.team_id == game.team_id, Game.season_id == game.season_id, Game.id != game.id,
-        played_before(game)))
+    earlier = chronological(
+        db.select(Game).where(
+            Game.team_id == game.team_id,
+            Game.season_id == game.season_id,
+            Game.id != game.id,
+            played_before(game),
+        )
+    )
     for other in earlier:
         for event in other.events:
             option = event.payload.get("option", "")  # a recorded option event names one
@@ -64,20 +69,27 @@ def series_best(game: Game) -> str | None:
     pass (§3.6 with §4.6, §4.7.1, §4.10). A season kept by the season engine (it has teams)
     takes it from the season state instead: :func:`webapp.games.season_queries.series_best`."""
     from webapp.games import season_queries
+
     if season_queries.managed(game.season):
         return season_queries.series_best(game)
     if game.series_id is None or game.kind != "qualifying":
         return None
-    earlier = chronological(db.select(Game).where(
-        Game.series_id == game.series_id, Game.id != game.id, Game.kind == "qualifying",
-        Game.status.in_(("finished", "closed")), played_before(game)))
+    earlier = chronological(
+        db.select(Game).where(
+            Game.series_id == game.series_id,
+            Game.id != game.id,
+            Game.kind == "qualifying",
+            Game.status.in_(("finished", "closed")),
+            played_before(game),
+        )
+    )
     best: str | None = None
     for other in earlier:
         context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
-        state = replay(other.season.ruleset, other.table, context,
-                       [e.payload for e in other.events])
-        if state["finished"] and (best is None
-                                  or _difference(state["score"]) > _difference(best)):
+        state = replay(
+            other.season.ruleset, other.table, context, [e.payload for e in other.events]
+        )
+        if state["finished"] and (best is None or _difference(state["score"]) > _difference(best)):
             best = state["score"]
     return best
 
@@ -87,15 +99,23 @@ def game_context(game: Game) -> dict:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
     :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
     from webapp.games.game_rules import off_table_context
-    return {"series_best": series_best(game), "sector13_options_used": sector13_options_used(game),
-            **off_table_context(game)}  # 2023 §3.7.3: experts who hinted start off the table
+
+    return {
+        "series_best": series_best(game),
+        "sector13_options_used": sector13_options_used(game),
+        **off_table_context(game),
+    }  # 2023 §3.7.3: experts who hinted start off the table
 
 
 def protocol(game: Game) -> dict:
     """The game as a ``sova.game-protocol/1`` file (with its computed context)."""
-    return {"format": "sova.game-protocol/1", "ruleset": game.season.ruleset,
-            "table": game.table, "context": game_context(game),
-            "events": [e.payload for e in game.events]}
+    return {
+        "format": "sova.game-protocol/1",
+        "ruleset": game.season.ruleset,
+        "table": game.table,
+        "context": game_context(game),
+        "events": [e.payload for e in game.events],
+    }
 
 
 def record_event(game: Game, event: dict, user_id: int | None) -> dict:
@@ -105,8 +125,10 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     (``{"event", "rule", "message"}``) on a refusal or a malformed event; nothing is stored.
     """
     if game.status not in ("ready", "live", "finished"):
-        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: события "
-                           "записываются после заполнения стола и до закрытия игры")
+        raise GameConflict(
+            f"игра {game.id} — {status_label(game.status)}: события "
+            "записываются после заполнения стола и до закрытия игры"
+        )
     if not isinstance(event, dict):
         raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
     try:
@@ -120,10 +142,17 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     seq = len(game.events) + 1
     now = utcnow()
     game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
-    db.session.add(GameEventAudit(game_id=game.id, action="record", seq=seq, payload=event,
-                                  by_user_id=user_id, at=now))
-    if (RULESETS[game.season.ruleset].sector13_drawn_at_spin and event.get("type") == "spin"
-            and state["rounds"] and state["rounds"][-1]["kind"] == "sector13"):
+    db.session.add(
+        GameEventAudit(
+            game_id=game.id, action="record", seq=seq, payload=event, by_user_id=user_id, at=now
+        )
+    )
+    if (
+        RULESETS[game.season.ruleset].sector13_drawn_at_spin
+        and event.get("type") == "spin"
+        and state["rounds"]
+        and state["rounds"][-1]["kind"] == "sector13"
+    ):
         draw_sector13(game, seq, now, user_id)
     game.status = "finished" if state["finished"] else "live"
     db.session.flush()
@@ -140,8 +169,16 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
         raise GameConflict("отменять нечего: событий ещё нет")
     last = game.events[-1]
     _cancel_draw(game, last.seq)
-    db.session.add(GameEventAudit(game_id=game.id, action="undo", seq=last.seq,
-                                  payload=dict(last.payload), by_user_id=user_id, at=utcnow()))
+    db.session.add(
+        GameEventAudit(
+            game_id=game.id,
+            action="undo",
+            seq=last.seq,
+            payload=dict(last.payload),
+            by_user_id=user_id,
+            at=utcnow(),
+        )
+    )
     game.events.remove(last)
     db.session.delete(last)
     state = game_state(game)
@@ -152,6 +189,7 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
 
 # --- protocol file import (contracts/game-protocol.md) --------------------------------------
 
+
 def import_protocol(game: Game, data, user_id: int | None) -> dict:
     """Record the events of a ``sova.game-protocol/1`` file (``data``: the parsed JSON) into
     ``game``, which must have no events yet. The file's rule set and table must be the game's;
@@ -160,19 +198,26 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
     first refusal GameConflict carries the protocol error (``event`` is the index in the
     file) and the caller rolls back. Returns the final state."""
     if game.events:
-        raise GameConflict(f"в игре {game.id} уже есть события: протокол загружается в пустую игру",
-                           event=None, rule=None)
+        raise GameConflict(
+            f"в игре {game.id} уже есть события: протокол загружается в пустую игру",
+            event=None,
+            rule=None,
+        )
     try:
         ruleset, table, _context, events = load_protocol(data)
     except ProtocolError as exc:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
     if ruleset != game.season.ruleset:
-        raise GameConflict(f"файл — по правилам {ruleset}, а игра — по правилам "
-                           f"{game.season.ruleset}", event=None, rule=None)
+        raise GameConflict(
+            f"файл — по правилам {ruleset}, а игра — по правилам {game.season.ruleset}",
+            event=None,
+            rule=None,
+        )
     if table != game.table:
-        raise GameConflict(f"стол в файле {table} не совпадает со столом игры {game.table}",
-                           event=None, rule=None)
+        raise GameConflict(
+            f"стол в файле {table} не совпадает со столом игры {game.table}", event=None, rule=None
+        )
     state = game_state(game)
     for event in events:
         state = record_event(game, dict(event), user_id)

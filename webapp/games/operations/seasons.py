@@ -36,9 +36,14 @@ from webapp.games.operations.common import (
 )
 
 
-def create_season(name: str, ruleset: str, currency: str | None = None,
-                  timezone: str | None = None, unanswered_prize=None,
-                  form: bool = False) -> Season:
+def create_season(
+    name: str,
+    ruleset: str,
+    currency: str | None = None,
+    timezone: str | None = None,
+    unanswered_prize=None,
+    form: bool = False,
+) -> Season:
     """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
     question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
@@ -62,7 +67,8 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
     elif currency != default_currency:
         # The rule book fixes the currency (RuleSet.currency cites the clause).
         errors.setdefault("currency", []).append(
-            f"по правилам {ruleset} призы выплачиваются в {default_currency}")
+            f"по правилам {ruleset} призы выплачиваются в {default_currency}"
+        )
     timezone = timezone or default_tz
     try:
         ZoneInfo(timezone)
@@ -71,12 +77,16 @@ def create_season(name: str, ruleset: str, currency: str | None = None,
     prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
     if errors:
         raise GameError(errors)
-    season = Season(name=name, ruleset=ruleset, currency=currency, timezone=timezone,
-                    unanswered_prize=prize if prize is not None
-                    else DEFAULT_UNANSWERED_PRIZE[ruleset],
-                    series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
-                    year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
-                    special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset])
+    season = Season(
+        name=name,
+        ruleset=ruleset,
+        currency=currency,
+        timezone=timezone,
+        unanswered_prize=prize if prize is not None else DEFAULT_UNANSWERED_PRIZE[ruleset],
+        series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
+        year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
+        special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset],
+    )
     db.session.add(season)
     db.session.flush()
     return season
@@ -91,21 +101,23 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     plan = {}
     for key in ("blitz", "superblitz", "sector13"):
         value = table.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                                  or value not in SECTORS):
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value not in SECTORS
+        ):
             errors.setdefault(f"table.{key}", []).append("сектор от 1 до 13 или пусто")
             value = None
         plan[key] = value
     used = [v for v in plan.values() if v is not None]
     if len(used) != len(set(used)):
         errors.setdefault("table", []).append(
-            "у блица, суперблица и 13 сектора должны быть разные сектора")
+            "у блица, суперблица и 13 сектора должны быть разные сектора"
+        )
     unknown = set(table) - set(plan)
     if unknown:
-        errors.setdefault("table", []).append(
-            f"неизвестные ключи: {', '.join(sorted(unknown))}")
+        errors.setdefault("table", []).append(f"неизвестные ключи: {', '.join(sorted(unknown))}")
     if not errors and ruleset in RULESETS:
         from webapp.games.game_rules import plan_errors
+
         errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)
@@ -160,8 +172,9 @@ def create_series(season_id: int, part: str) -> Series:
     return series
 
 
-def _team_and_series(season: Season | None, team_id, series_id,
-                     errors: dict[str, list[str]]) -> tuple[Team | None, Series | None]:
+def _team_and_series(
+    season: Season | None, team_id, series_id, errors: dict[str, list[str]]
+) -> tuple[Team | None, Series | None]:
     team = series = None
     if team_id is not None:
         team = db.session.get(Team, team_id) if isinstance(team_id, int) else None
@@ -187,6 +200,7 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     if errors:
         raise GameError(errors)
     from webapp.games.season_events import check_new_game
+
     check_new_game(game.season, game.kind, team)  # the season's rules (SeasonConflict)
     game.team_id = team.id if team else None
     game.series_id = series.id if series else None
@@ -196,9 +210,16 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     return game
 
 
-def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
-                team: str | None = None, title: str | None = None,
-                team_id: int | None = None, series_id: int | None = None) -> Game:
+def create_game(
+    season_id: int,
+    kind: str,
+    air_date: date,
+    table: dict | None,
+    team: str | None = None,
+    title: str | None = None,
+    team_id: int | None = None,
+    series_id: int | None = None,
+) -> Game:
     """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
     stays a free string and defaults to the team's name) and a series of the same season.
     ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
@@ -214,7 +235,8 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
         errors.setdefault("date", []).append("дата ГГГГ-ММ-ДД")
     elif not FIRST_AIR_YEAR <= air_date.year <= LAST_AIR_YEAR:
         errors.setdefault("date", []).append(
-            f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год")
+            f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
+        )
     team = (team or "").strip() or None
     if team is not None and bad_line_chars(team):
         errors.setdefault("team", []).append("недопустимые управляющие символы")
@@ -225,15 +247,24 @@ def create_game(season_id: int, kind: str, air_date: date, table: dict | None,
     assert season is not None  # else errors named season_id
     plan = validate_table(table, season.ruleset)
     from webapp.games.season_events import check_new_game
+
     check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
-    game = Game(season_id=season.id, kind=kind, air_date=air_date, team=(team or None),
-                team_id=team_row.id if team_row else None,
-                series_id=series.id if series else None,
-                title=(title or "").strip()[:200], table_blitz=plan["blitz"],
-                table_superblitz=plan["superblitz"], table_sector13=plan["sector13"],
-                status="draft", created_at=utcnow())
+    game = Game(
+        season_id=season.id,
+        kind=kind,
+        air_date=air_date,
+        team=(team or None),
+        team_id=team_row.id if team_row else None,
+        series_id=series.id if series else None,
+        title=(title or "").strip()[:200],
+        table_blitz=plan["blitz"],
+        table_superblitz=plan["superblitz"],
+        table_sector13=plan["sector13"],
+        status="draft",
+        created_at=utcnow(),
+    )
     db.session.add(game)
     db.session.flush()
     return game

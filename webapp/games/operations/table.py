@@ -50,22 +50,28 @@ def table_plan(game: Game) -> list[dict]:
         pool = "main"
         if kind == "sector13":
             pool = RULESETS[ruleset].sector13_pool
-        plan.append({"sector": sector, "kind": kind, "slots": slots_for(kind, ruleset),
-                     "pool": pool})
+        plan.append(
+            {"sector": sector, "kind": kind, "slots": slots_for(kind, ruleset), "pool": pool}
+        )
     return plan
 
 
 def _reserved_elsewhere(game: Game):
     """Question ids held as reserves by other games not yet closed."""
-    return (db.select(EnvelopeReserve.question_id).join(Game, Game.id == EnvelopeReserve.game_id)
-            .where(Game.id != game.id, Game.status != "closed"))
+    return (
+        db.select(EnvelopeReserve.question_id)
+        .join(Game, Game.id == EnvelopeReserve.game_id)
+        .where(Game.id != game.id, Game.status != "closed")
+    )
 
 
 def _pool(game: Game, partner: bool) -> list[Question]:
     """Approved questions for this game's fill, oldest first (``created_at``, id)."""
-    query = db.select(Question).where(Question.status == "approved",
-                                      Question.id.in_(signed_off_ids()),
-                                      Question.id.not_in(_reserved_elsewhere(game)))
+    query = db.select(Question).where(
+        Question.status == "approved",
+        Question.id.in_(signed_off_ids()),
+        Question.id.not_in(_reserved_elsewhere(game)),
+    )
     if partner:
         query = query.where(Question.channel == "partner")
     else:
@@ -106,9 +112,11 @@ class _Picker:
         for index, q in enumerate(pool):
             if not self.allows(q):
                 continue
-            key = (self.topics.get(q.topic, 0) if q.topic else 0,
-                   max((self.cities.get(_city(a), 0) for a in q.author_list), default=0),
-                   index)
+            key = (
+                self.topics.get(q.topic, 0) if q.topic else 0,
+                max((self.cities.get(_city(a), 0) for a in q.author_list), default=0),
+                index,
+            )
             if best_key is None or key < best_key:
                 best, best_key = q, key
                 if key[:2] == (0, 0):
@@ -130,8 +138,9 @@ def assign_envelopes(game: Game) -> Game:
     if game.envelopes and game.status == "ready":
         return game
     if game.status != "draft":
-        raise GameConflict(f"игра {game.id} — {status_label(game.status)}: "
-                           "конверты заполняются только в черновике")
+        raise GameConflict(
+            f"игра {game.id} — {status_label(game.status)}: конверты заполняются только в черновике"
+        )
     plan = table_plan(game)
     main, partner = _pool(game, partner=False), _pool(game, partner=True)
     picker = _Picker()
@@ -152,7 +161,10 @@ def assign_envelopes(game: Game) -> Game:
     if short:
         raise GameConflict(
             f"the approved pool has {needed - short} questions by distinct authors; "
-            f"this table needs {needed}", needed=needed, available=needed - short)
+            f"this table needs {needed}",
+            needed=needed,
+            available=needed - short,
+        )
     for item in plan:
         env = Envelope(sector=item["sector"], kind=item["kind"])
         for slot, q in enumerate(chosen[item["sector"]], start=1):
@@ -268,13 +280,19 @@ def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
         errors["question_id"] = ["источники вопроса ещё не проверены вторым редактором"]
     elif q.id in {x.question.id for x in _table_questions(game)}:
         errors["question_id"] = ["этот вопрос уже на столе"]
-    elif db.session.scalar(_reserved_elsewhere(game).where(
-            EnvelopeReserve.question_id == q.id)) is not None:
+    elif (
+        db.session.scalar(_reserved_elsewhere(game).where(EnvelopeReserve.question_id == q.id))
+        is not None
+    ):
         errors["question_id"] = ["вопрос — резерв другой игры"]
     else:
         current = _slot_question(env, slot)
-        others = {a.id for x in _table_questions(game) if x.question is not current
-                  for a in x.question.author_list}
+        others = {
+            a.id
+            for x in _table_questions(game)
+            if x.question is not current
+            for a in x.question.author_list
+        }
         if {a.id for a in q.author_list} & others:
             errors["question_id"] = ["автор этого вопроса уже есть в игре"]
     if errors:
@@ -309,19 +327,34 @@ def set_topic(question_id: int, topic: str | None, user_id: int | None) -> Quest
     ``QuestionRevision`` (``{"topic": old code or ""}`` → ``{"topic": new}``); the sources
     sign-off stays. Returns the question; GameError for an unknown question or topic, or a
     status past ``assigned``. Flushes only."""
-    q = (db.session.get(Question, question_id) if isinstance(question_id, int)
-         and 0 < question_id <= 2**31 - 1 else None)
+    q = (
+        db.session.get(Question, question_id)
+        if isinstance(question_id, int) and 0 < question_id <= 2**31 - 1
+        else None
+    )
     if q is None:
         raise GameError({"question_id": ["нет такого вопроса"]})
     topic = topic or None
     if topic is not None and topic not in TOPICS:
         raise GameError({"topic": [f"одна из тем: {', '.join(TOPICS)}"]})
     if q.status not in TOPIC_EDITABLE:
-        raise GameError({"question_id": [f"вопрос в статусе «{question_status_label(q.status)}»: тему не изменить"]})
+        raise GameError(
+            {
+                "question_id": [
+                    f"вопрос в статусе «{question_status_label(q.status)}»: тему не изменить"
+                ]
+            }
+        )
     if q.topic != topic:
-        db.session.add(QuestionRevision(question_id=q.id, user_id=user_id, at=utcnow(),
-                                        before={"topic": q.topic or ""},
-                                        after={"topic": topic or ""}))
+        db.session.add(
+            QuestionRevision(
+                question_id=q.id,
+                user_id=user_id,
+                at=utcnow(),
+                before={"topic": q.topic or ""},
+                after={"topic": topic or ""},
+            )
+        )
         q.topic = topic
         db.session.flush()
     return q
@@ -352,10 +385,13 @@ def plan_warnings(game: Game) -> list[str]:
     (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
     "may be" on the table."""
     rules = RULESETS[game.season.ruleset]
-    table = Table(blitz=game.table_blitz, superblitz=game.table_superblitz,
-                  sector13=game.table_sector13)
-    return [f"в плане стола нет {MULTI_LABELS[kind]} ({rule_reference(rules.cite(kind))})"
-            for kind in missing_multi(table, rules)]
+    table = Table(
+        blitz=game.table_blitz, superblitz=game.table_superblitz, sector13=game.table_sector13
+    )
+    return [
+        f"в плане стола нет {MULTI_LABELS[kind]} ({rule_reference(rules.cite(kind))})"
+        for kind in missing_multi(table, rules)
+    ]
 
 
 def check_table(game: Game) -> dict:
@@ -381,19 +417,27 @@ def check_table(game: Game) -> dict:
             problems.append(f"сектор {item['sector']}: вопросов {have}, нужно {item['slots']}")
         if env is not None and env.reserve is None and item["pool"] != "live":
             warnings.append(f"сектор {item['sector']}: нет резерва")
-        if env is not None and item["pool"] == "partner" and any(
-                eq.question.channel != "partner" for eq in env.questions) and _pool(
-                game, partner=True):
+        if (
+            env is not None
+            and item["pool"] == "partner"
+            and any(eq.question.channel != "partner" for eq in env.questions)
+            and _pool(game, partner=True)
+        ):
             warnings.append(f"сектор {item['sector']}: вопрос не из пула партнёров")
     seen: dict[int, str] = {}
     for placed in _table_questions(game):
         q = placed.question
-        where = f"сектор {placed.sector}, " + ("резерв" if placed.slot == 0
-                                                else f"вопрос {placed.slot}")
+        where = f"сектор {placed.sector}, " + (
+            "резерв" if placed.slot == 0 else f"вопрос {placed.slot}"
+        )
         if placed.slot and q.status != "assigned":
-            problems.append(f"{where}: вопрос №{q.id} в статусе «{question_status_label(q.status)}»")
+            problems.append(
+                f"{where}: вопрос №{q.id} в статусе «{question_status_label(q.status)}»"
+            )
         if placed.slot == 0 and q.status != "approved":
-            warnings.append(f"{where}: резервный вопрос №{q.id} в статусе «{question_status_label(q.status)}»")
+            warnings.append(
+                f"{where}: резервный вопрос №{q.id} в статусе «{question_status_label(q.status)}»"
+            )
         if not (q.answer or "").strip():
             problems.append(f"{where}: у вопроса №{q.id} нет ответа")
         for a in q.author_list:
@@ -405,7 +449,8 @@ def check_table(game: Game) -> dict:
     for placed in _table_questions(game):
         if placed.slot and placed.question.topic:
             by_topic.setdefault(placed.question.topic, []).append(
-                f"сектор {placed.sector}, вопрос {placed.slot}")
+                f"сектор {placed.sector}, вопрос {placed.slot}"
+            )
     for topic, wheres in by_topic.items():
         if len(wheres) > 1:
             warnings.append(f"тема «{topic_label(topic)}» повторяется: {'; '.join(wheres)}")
@@ -419,8 +464,9 @@ def lock_table(game: Game, user_id: int | None) -> dict:
     if game.table_locked_at is not None:
         return check
     if not check["complete"]:
-        raise GameConflict("стол не готов: " + "; ".join(check["problems"]),
-                           problems=check["problems"])
+        raise GameConflict(
+            "стол не готов: " + "; ".join(check["problems"]), problems=check["problems"]
+        )
     game.table_locked_at = utcnow()
     game.table_locked_by = user_id
     db.session.flush()
@@ -432,8 +478,11 @@ def unlock_table(game: Game) -> None:
     queued for printing (printed sheets must match the table). GameConflict otherwise."""
     if game.events:
         raise GameConflict("игра уже идёт: стол не разблокировать")
-    if db.session.scalar(db.select(Document.id).where(
-            Document.game_id == game.id, Document.kind.in_(("envelopes", "host_cards")))):
+    if db.session.scalar(
+        db.select(Document.id).where(
+            Document.game_id == game.id, Document.kind.in_(("envelopes", "host_cards"))
+        )
+    ):
         raise GameConflict("конверты уже отправлены в печать: стол не разблокировать")
     game.table_locked_at = None
     game.table_locked_by = None
@@ -443,8 +492,9 @@ def unlock_table(game: Game) -> None:
 MAX_COPIES = 20
 
 
-def request_envelopes(game: Game, lock_if_complete: bool = False,
-                      user_id: int | None = None, copies: int = 1) -> list[Document]:
+def request_envelopes(
+    game: Game, lock_if_complete: bool = False, user_id: int | None = None, copies: int = 1
+) -> list[Document]:
     """Queue the envelope and host-card PDFs (``games.render_envelopes``). Returns the two
     Document rows (status pending, or the existing ones). Envelopes print only from a locked
     table: GameConflict before assign or while unlocked — unless ``lock_if_complete`` (the
@@ -469,15 +519,27 @@ def request_envelopes(game: Game, lock_if_complete: bool = False,
         key = f"{kind}:game:{game.id}:v1"
         doc = db.session.scalar(db.select(Document).filter_by(key=key))
         if doc is None:
-            doc = Document(key=key, kind=kind, game_id=game.id, version=1, status="pending",
-                           created_at=utcnow())
+            doc = Document(
+                key=key,
+                kind=kind,
+                game_id=game.id,
+                version=1,
+                status="pending",
+                created_at=utcnow(),
+            )
             db.session.add(doc)
             db.session.flush()
             letter = "E" if kind == "envelopes" else "H"
             for n in range(1, copies + 1):
-                db.session.add(PrintedCopy(document_id=doc.id, game_id=game.id, copy_no=n,
-                                           serial=f"{game.id}-{letter}{n:02d}",
-                                           created_at=utcnow()))
+                db.session.add(
+                    PrintedCopy(
+                        document_id=doc.id,
+                        game_id=game.id,
+                        copy_no=n,
+                        serial=f"{game.id}-{letter}{n:02d}",
+                        created_at=utcnow(),
+                    )
+                )
             db.session.flush()
             enqueue("games.render_envelopes", doc.id)
         elif doc.status == "pending":  # asked again: queue it if the earlier request is lost
