@@ -136,7 +136,17 @@ def test_commands_default_to_the_per_user_data_directory_and_say_so(place):
         assert run.stderr.splitlines()[0] == (
             f"sova: instance folder {instance} (per-user data directory)"
         )
-    assert json.loads(run.stdout) == {"waiting": 0, "oldest_seconds": 0.0}
+    assert json.loads(run.stdout) == {
+        "waiting": 0,
+        "oldest_seconds": 0.0,
+        "in_flight": 0,
+        "overdue": 0,
+        "given_up": 0,
+        "questions_received": 0,
+        "documents_pending": 0,
+        "mail_sending": 0,
+        "mail_in_doubt": 0,
+    }
     assert tree(cwd) == []
     assert {"secret_key", "encryption_keys", "sova.sqlite"} <= set(os.listdir(instance))
 
