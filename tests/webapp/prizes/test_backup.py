@@ -13,9 +13,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from tests.helpers import VIEWERS_WIN
 from webapp.extensions import db
-
-from .conftest import VIEWERS_WIN
 
 TABLES = (
     "question",

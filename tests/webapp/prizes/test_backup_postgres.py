@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import COMMISSION
 from webapp.extensions import db
 
-from .conftest import COMMISSION
 from .test_backup import drill
 
 
