@@ -1,5 +1,9 @@
 """The season engine: team rating (ТРК), series, finals, winter series and year final.
 
+(One module over 500 lines on purpose: the 2023 and 2009 books' clauses share one replay
+loop and one state, and reading a clause's code next to its siblings is how it is checked
+against the book; the readings are indexed in ``docs/rules.md``.)
+
 Pure Python, standard library only. A season is its ordered event list
 (``shared/contracts/season-protocol.md``, format ``sova.season-protocol/1``); its state is
 what :func:`replay_season` derives from the events under a rule book:
