@@ -239,7 +239,10 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
         (mail,) = wait_for(confirmation, what="the confirmation e-mail")
         text = mail.get_payload(decode=True).decode(mail.get_content_charset() or "utf-8")
         assert "Мы получили ваш вопрос" in text
-        assert submitted["status_url"] in text
+        # the link of the «received» e-mail confirms the authorship (issue 13) and then
+        # opens the status page
+        base_url = submitted["status_url"].split("/status/")[0]
+        assert f"{base_url}/confirm/" in text
 
         def in_review():
             status, _type, body = call("GET", f"/api/v1/questions/{submitted['id']}", "editor")

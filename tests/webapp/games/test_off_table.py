@@ -73,7 +73,7 @@ def test_hinter_starts_the_next_game_off_the_table(api, client, login):
     api("post", f"/api/v1/games/{second}/events", role="host", json={"type": "spin", "sector": 1})
     login("host")
     page = client.get(f"/games/{second}/console").get_data(as_text=True)
-    assert f"не за столом (подсказка, §3.7.3): {hinter}" in page
+    assert f"не за столом (подсказка, п. 3.7.3 Правил сезона 2023 г.): {hinter}" in page
     r = api(
         "post",
         f"/api/v1/games/{second}/events",

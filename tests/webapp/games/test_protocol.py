@@ -70,7 +70,7 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
     )
     text = resp.get_data(as_text=True)
     assert "Протокол не загружен, событие 2: " in text
-    assert "(000_90d7c8192601ed3a.txt §3.4)" in text
+    assert "(п. 3.4 Правил сезона 2023 г.)" in text
     assert db.session.scalar(db.select(db.func.count()).select_from(GameEvent)) == 0
     resp = client.post(
         f"/games/{g.id}/protocol",
