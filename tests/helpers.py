@@ -4,6 +4,10 @@ and the prizes tests' games, commission and payee details."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
     """Run every unsent outbox message in-process with the real task functions (unit tests
@@ -134,3 +138,27 @@ def give_details(prize, drain, **over) -> None:
         payee.submit_details(token, payee.PayeeInput(**{**BY_FORM, **over}))
     commit()
     drain()
+
+
+def celery_worker(env: dict, log) -> subprocess.Popen:
+    """A real Celery worker process (solo pool, INFO log to ``log``, an open file) of the
+    checkout's ``workers.app``, in its own session so a test can stop its whole group."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers.app",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )

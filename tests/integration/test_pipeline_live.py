@@ -10,7 +10,6 @@ import io
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from pypdf import PdfReader
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+from tests.helpers import celery_worker
 
 pytestmark = pytest.mark.integration
 
@@ -61,25 +61,7 @@ def live(pg_url, redis_url, tmp_path):
     with app.app_context():
         upgrade(revision="heads")
     log = open(tmp_path / "worker.log", "w")  # closed in the finally below
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "workers.app",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
+    worker = celery_worker(env, log)
     try:
         with app.app_context():
             yield app

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import celery_worker
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,25 +54,7 @@ def worker_env(pg_url, redis_url, tmp_path):
     )
     log_path = tmp_path / "worker.log"
     log = open(log_path, "w")  # closed in the finally below
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "workers.app",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
+    worker = celery_worker(env, log)
     try:
         wait_for(lambda: " ready." in log_path.read_text(), 60, "the worker to be ready")
         yield env, log_path
