@@ -79,11 +79,6 @@ def seed_demo(env) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race (issue 13 item 7, open): the moderation report is inserted without "
-    "ON CONFLICT, so a pre-check that loses the race to the worker's can still raise",
-)
 def test_seed_demo_beside_a_running_worker_builds_the_whole_pool(worker_env, pg_url):
     import sqlalchemy as sa
 

@@ -330,8 +330,14 @@ def _flags(checks: list[dict], language: str | None) -> str:
 def precheck(question_id: int) -> ModerationReport | None:
     """Pre-check one question (idempotent): store one ModerationReport per check version
     and move ``received`` → ``in_review``. Returns the report, or None if the question
-    no longer exists. Running it twice changes nothing."""
-    question = db.session.get(Question, question_id)
+    no longer exists. Running it twice changes nothing.
+
+    Two pre-checks of one question at once (the worker's and ``seed-demo``'s, or a task
+    redelivered while its first run is still going) are serialised on the question's row
+    (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite has one writer anyway): the second waits
+    for the first to commit, then finds its report and changes nothing.
+    """
+    question = db.session.get(Question, question_id, with_for_update=True, populate_existing=True)
     if question is None:
         return None
     ensure_indexed(question_id)  # a viewer's new question joins the duplicate index here

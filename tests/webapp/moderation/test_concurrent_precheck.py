@@ -113,3 +113,89 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
             sa.text("SELECT count(*) FROM moderation_report WHERE question_id = :q"), {"q": qid}
         )
         assert reports == 1
+
+
+def test_two_reports_of_one_question_at_once(pg_app):
+    """Item 7's last race: the first pre-check has written its report (not yet committed)
+    when a second one starts. The second waits on the question's row lock and, once the
+    first commits, finds the report: one report, no IntegrityError on
+    ``moderation_report (question_id, version)``, the status moved once."""
+    from webapp.jobs import commit
+    from webapp.moderation.duplicates import ensure_indexed
+    from webapp.moderation.operations import precheck as precheck_op
+    from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
+    from workers.moderation import precheck
+
+    with pg_app.app_context():
+        qid = receive(
+            SubmissionInput(
+                question=QUESTION,
+                answer="Петроград",
+                authors=[AuthorInput("Иван", "Минск")],
+                email="ivan@example.com",
+                consent=True,
+                channel="api",
+            )
+        ).id
+        commit()
+        assert ensure_indexed(qid)  # the index rows committed, as the task's first step does
+        commit()
+
+    first_wrote = threading.Event()
+    release = threading.Event()
+    second_done = threading.Event()
+    errors: list[BaseException] = []
+    report_ids: list[int | None] = []
+
+    def first():
+        with pg_app.app_context():
+            try:
+                report = precheck_op(qid)  # report flushed, transaction left open
+                first_wrote.set()
+                release.wait(30)
+                db.session.commit()
+                report_ids.append(report.id if report else None)
+            except BaseException as exc:  # noqa: BLE001 — reported by the test
+                errors.append(exc)
+                first_wrote.set()
+            finally:
+                db.session.remove()
+
+    def second():
+        with pg_app.app_context():
+            try:
+                first_wrote.wait(30)
+                report_ids.append(precheck(qid))  # the whole task
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+            finally:
+                second_done.set()
+                db.session.remove()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    first_wrote.wait(30)
+    # the second pre-check waits for the first's transaction instead of inserting its own
+    assert not second_done.wait(1.0)
+    release.set()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert len(report_ids) == 2 and report_ids[0] == report_ids[1] is not None
+    with pg_app.app_context():
+        reports = db.session.scalar(
+            sa.text("SELECT count(*) FROM moderation_report WHERE question_id = :q"), {"q": qid}
+        )
+        assert reports == 1
+        changes = (
+            db.session.execute(
+                sa.text(
+                    "SELECT to_status FROM question_status_change WHERE question_id = :q ORDER BY id"
+                ),
+                {"q": qid},
+            )
+            .scalars()
+            .all()
+        )
+        assert changes.count("in_review") == 1
