@@ -69,7 +69,7 @@ test-fast: install
 ## make cluster-figures: the same, and its figures written into docs/operations.md.
 cluster-test: install
 	SOVA_CLUSTER_TEST=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs -p no:cacheprovider \
-	  tests/cluster/test_cluster.py --timeout=900
+	  tests/cluster/test_cluster.py --timeout=1200
 
 cluster-figures: install
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.cluster.cluster --write-docs

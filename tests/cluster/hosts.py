@@ -1,80 +1,43 @@
-"""The cluster test (issue 16): Sova on four hosts made of network namespaces, with faults.
+"""The cluster test's hosts (issue 16): network namespaces, their processes, supervision.
 
-Hosts (``ip netns``; each has one veth on a bridge private to the test, addresses in
-``10.231.<n>.0/24`` picked free at start): **data** (a private PostgreSQL cluster and a
-private ``redis-server`` without persistence, started for the test — never the machine's
-shared servers), **app1** and **app2** (gunicorn, a Celery worker and the outbox relay each;
-beat on app1 only), **front** (nginx balancing the two app hosts). An aiosmtpd sink listens on
-the bridge address. The client (this process) sends a steady stream of submissions and the
-API work of one game (approve, sign off, season, game, assign, envelopes, events, close →
-gift agreements) through nginx while it
+:class:`Cluster` makes the hosts (``ip netns``; each has one veth on a bridge private to the
+test, addresses in ``10.231.<n>.0/24`` picked free at start): **data** (a private PostgreSQL
+cluster and a private ``redis-server`` without persistence, started for the test — never the
+machine's shared servers), **app1** and **app2** (gunicorn, a Celery worker and the outbox
+relay each; beat on app1 only), **front** (nginx balancing the two app hosts), and an
+aiosmtpd sink on the bridge address.
 
-1. kills app2 outright (SIGKILL of every process in its namespace), then brings it back;
-2. restarts Redis empty;
-3. restarts PostgreSQL (``pg_ctl restart -m immediate``).
+The app hosts run Sova from its **installed wheel**: :func:`sova_bin` builds the wheel and
+installs it with ``requirements/runtime.lock`` into a virtual environment in the test's
+temporary folder (:func:`tests.helpers.install_wheel`), or takes ``SOVA_CLUSTER_BIN`` (the
+``bin/`` folder of an environment Sova is installed in). Their processes start in a
+working directory outside the checkout, with gunicorn's settings copied from
+``deploy/gunicorn.conf.py`` as deploy/ does, and without the caller's ``PYTHONPATH``.
 
-Then it waits until nothing is owed and counts from the database and the sink: every
-acknowledged (201) submission stored once and pre-checked once, every stored question's
-e-mail sent once, the envelopes and every agreement rendered once, nothing pending.
-
-Run: ``make cluster-test`` (pytest, tests/cluster/test_cluster.py) or
-``python -m tests.cluster.cluster --write-docs`` (also writes the figures into
-docs/operations.md, "Cluster test figures"). Needs root (namespaces), nginx, redis-server and
-the PostgreSQL server binaries. Everything it made is removed at the end, also on failure or
-Ctrl-C.
+Web, worker, relay and beat are **supervised** as the systemd units in deploy/ are
+(``Restart=always``): one that exits is started again after :data:`RESTART_SECONDS`, and
+:attr:`Cluster.restarts` records it (host, role, exit code, last error line). A host killed
+on purpose (:meth:`Cluster.kill_host`) stays down until :meth:`Cluster.app_up`.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import random
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# TODO(integrator): run the hosts from the installed wheel: point SOVA_CLUSTER_BIN at the
-# bin/ folder of the environment the wheel is installed in (the only change needed; the
-# processes below are started as `<bin>/gunicorn`, `<bin>/celery`, `<bin>/sova`).
-BIN = Path(os.environ.get("SOVA_CLUSTER_BIN", ROOT / ".venv" / "bin"))
-DOCS = ROOT / "docs" / "operations.md"
-MARK_START, MARK_END = "<!-- cluster-figures:start -->", "<!-- cluster-figures:end -->"
-
-TOPICS = [
-    "астрономии",
-    "ботанике",
-    "географии",
-    "истории",
-    "литературе",
-    "музыке",
-    "физике",
-    "химии",
-    "живописи",
-    "кино",
-    "спорту",
-    "архитектуре",
-    "медицине",
-    "математике",
-    "лингвистике",
-    "кулинарии",
-    "театре",
-    "балете",
-    "оптике",
-    "геологии",
-]
-EVENTS = None  # filled from tests.game_data (imported lazily: keeps this module light)
 OWED_AFTER = 30  # seconds: SOVA_OWED_AFTER_SECONDS on the app hosts
-STREAM_SECONDS = 75
+#: systemd's RestartSec in deploy/systemd is 5 s; shorter here to keep the test short
+RESTART_SECONDS = 2
+SUPERVISED = ("web", "worker", "relay", "beat")
 
 
 def log(msg: str) -> None:
@@ -82,7 +45,45 @@ def log(msg: str) -> None:
 
 
 def run(*cmd: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), check=check, capture_output=True, text=True, timeout=120, **kw)
+    """``cmd`` to its end (at most 180 s); with ``check``, a failure raises
+    ``AssertionError`` carrying the end of its output."""
+    done = subprocess.run(list(cmd), capture_output=True, text=True, timeout=180, **kw)
+    if check and done.returncode != 0:
+        output = (done.stdout[-1500:] + "\n" + done.stderr[-3000:]).strip()
+        raise AssertionError(f"{' '.join(cmd)}: exit {done.returncode}\n{output}")
+    return done
+
+
+def _tool(name: str) -> str:
+    """``name`` on PATH, else in /usr/sbin or /sbin (root's tools when PATH lacks them)."""
+    for found in (shutil.which(name), f"/usr/sbin/{name}", f"/sbin/{name}"):
+        if found and os.access(found, os.X_OK):
+            return found
+    return name
+
+
+def missing_tools() -> list[str]:
+    """What this machine lacks for the cluster test (empty: it can run)."""
+    need = ["ip", "nginx", "redis-server", "redis-cli", "runuser"]
+    missing = [t for t in need if not os.access(_tool(t), os.X_OK)]
+    if not sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
+        missing.append("postgresql server")
+    if os.geteuid() != 0:
+        missing.append("root")
+    return missing
+
+
+def wait_for(predicate, timeout: float, what: str, every: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+        except Exception:  # noqa: BLE001 — a host still starting
+            value = None
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _free_subnet() -> int:
@@ -91,6 +92,19 @@ def _free_subnet() -> int:
         if f"10.231.{n}." not in used:
             return n
     raise RuntimeError("no free 10.231.x.0/24 subnet")
+
+
+def sova_bin(tmp: Path) -> tuple[Path, str]:
+    """``(bin folder, what it is)``: ``SOVA_CLUSTER_BIN`` when set, else the wheel built from
+    this checkout and installed into ``tmp/wheel/venv`` (about a minute)."""
+    given = os.environ.get("SOVA_CLUSTER_BIN")
+    if given:
+        return Path(given), f"SOVA_CLUSTER_BIN={given}"
+    from tests.helpers import install_wheel
+
+    log("building the wheel and installing it with requirements/runtime.lock")
+    venv, wheel = install_wheel(tmp / "wheel")
+    return venv / "bin", wheel.name
 
 
 class Cluster:
@@ -103,12 +117,40 @@ class Cluster:
         self.tag = f"sv{self.net}{os.getpid() % 1000}"
         self.tmp = Path(tempfile.mkdtemp(prefix="sova-cluster-"))
         os.chmod(self.tmp, 0o755)
+        self.bin = self.tmp / "unset"
+        self.installed = ""
         self.procs: dict[tuple[str, str], subprocess.Popen] = {}
+        self.specs: dict[tuple[str, str], tuple[list[str], dict]] = {}
         self.made_ns: list[str] = []
         self.bridge = f"{self.tag}br"
         self.pg_dir = self.tmp / "pg"
         self.pg_bin = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))[-1].parent
         self.smtp = None
+        self.secret, self.keys = "", ""
+        # supervision (Restart=always): hosts down on purpose, exits seen, restarts made
+        self.lock = threading.RLock()
+        self.down: set[str] = set()
+        self.exited: dict[tuple[str, str], float] = {}
+        self.restarts: list[dict] = []
+        self.stopping = threading.Event()
+        self.supervisor = threading.Thread(target=self._supervise, daemon=True)
+
+    def install(self) -> None:
+        """Sova for the app hosts (:func:`sova_bin`); checks that what they import is the
+        installed package, not this checkout."""
+        self.bin, self.installed = sova_bin(self.tmp)
+        cwd = self.cwd("app1")
+        where = run(
+            str(self.bin / "python"),
+            "-c",
+            "import webapp, workers; print(webapp.__file__); print(workers.__file__)",
+            cwd=cwd,
+            env=self.clean_env(),
+        ).stdout.split()
+        for path in where:
+            if Path(path).is_relative_to(ROOT):
+                raise AssertionError(f"the hosts would import the checkout: {where}")
+        log(f"app hosts run {self.installed} ({self.bin})")
 
     def ip(self, host: str) -> str:
         return (
@@ -118,162 +160,172 @@ class Cluster:
     def ns(self, host: str) -> str:
         return f"{self.tag}-{host}"
 
+    def cwd(self, host: str) -> Path:
+        """The host's working directory (outside the checkout, like /var/lib/sova)."""
+        path = self.tmp / "hosts" / host
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
     # --- network ----------------------------------------------------------------------
+    def in_ns(self, host: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+        """``cmd`` run to its end in ``host``'s namespace."""
+        return run(_tool("ip"), "netns", "exec", self.ns(host), *cmd, check=check)
+
     def network_up(self) -> None:
-        run(_tool("ip"), "link", "add", self.bridge, "type", "bridge")
-        run(_tool("ip"), "addr", "add", f"{self.ip('bridge')}/24", "dev", self.bridge)
-        run(_tool("ip"), "link", "set", self.bridge, "up")
+        ip = _tool("ip")
+        run(ip, "link", "add", self.bridge, "type", "bridge")
+        run(ip, "addr", "add", f"{self.ip('bridge')}/24", "dev", self.bridge)
+        run(ip, "link", "set", self.bridge, "up")
         for i, host in enumerate(self.HOSTS):
             ns, outer, inner = self.ns(host), f"{self.tag}o{i}", f"{self.tag}i{i}"
-            run(_tool("ip"), "netns", "add", ns)
+            run(ip, "netns", "add", ns)
             self.made_ns.append(ns)
-            run(_tool("ip"), "link", "add", outer, "type", "veth", "peer", "name", inner)
-            run(_tool("ip"), "link", "set", inner, "netns", ns)
-            run(_tool("ip"), "link", "set", outer, "master", self.bridge)
-            run(_tool("ip"), "link", "set", outer, "up")
-            run(
-                _tool("ip"),
-                "netns",
-                "exec",
-                ns,
-                _tool("ip"),
-                "addr",
-                "add",
-                f"{self.ip(host)}/24",
-                "dev",
-                inner,
-            )
-            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", inner, "up")
-            run(_tool("ip"), "netns", "exec", ns, _tool("ip"), "link", "set", "lo", "up")
-        log(
-            f"hosts up on 10.231.{self.net}.0/24: "
-            + ", ".join(f"{h} {self.ip(h)}" for h in self.HOSTS)
-        )
+            run(ip, "link", "add", outer, "type", "veth", "peer", "name", inner)
+            run(ip, "link", "set", inner, "netns", ns)
+            run(ip, "link", "set", outer, "master", self.bridge)
+            run(ip, "link", "set", outer, "up")
+            self.in_ns(host, ip, "addr", "add", f"{self.ip(host)}/24", "dev", inner)
+            self.in_ns(host, ip, "link", "set", inner, "up")
+            self.in_ns(host, ip, "link", "set", "lo", "up")
+        hosts = ", ".join(f"{h} {self.ip(h)}" for h in self.HOSTS)
+        log(f"hosts up on 10.231.{self.net}.0/24: {hosts}")
 
     # --- processes --------------------------------------------------------------------
     def spawn(
-        self, host: str, name: str, cmd: list[str], env: dict | None = None, user: str | None = None
+        self,
+        host: str,
+        name: str,
+        cmd: list[str],
+        env: dict | None = None,
+        user: str | None = None,
     ) -> subprocess.Popen:
+        """Start ``cmd`` in ``host``'s namespace (log ``<tmp>/<host>-<name>.log``); roles in
+        :data:`SUPERVISED` are restarted when they exit (:meth:`_supervise`)."""
         prefix = [_tool("ip"), "netns", "exec", self.ns(host)]
         if user:
             prefix += [_tool("runuser"), "-u", user, "--"]
-        with open(self.tmp / f"{host}-{name}.log", "ab") as out:  # the child keeps its copy
+        env = env or os.environ.copy()
+        with self.lock, open(self.tmp / f"{host}-{name}.log", "ab") as out:
             proc = subprocess.Popen(
                 prefix + cmd,
-                cwd=ROOT,
-                env=env or os.environ.copy(),
-                stdout=out,
+                cwd=self.cwd(host),
+                env=env,
+                stdout=out,  # the child keeps its copy
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        self.procs[(host, name)] = proc
+            self.procs[(host, name)] = proc
+            if name in SUPERVISED:
+                self.specs[(host, name)] = (cmd, env)
         return proc
 
+    def _supervise(self) -> None:
+        """Restart=always, RestartSec=:data:`RESTART_SECONDS` for supervised roles of hosts
+        that are up; each restart is appended to :attr:`restarts`."""
+        while not self.stopping.wait(0.5):
+            with self.lock:
+                for key, proc in list(self.procs.items()):
+                    host, name = key
+                    if key not in self.specs or host in self.down or self.stopping.is_set():
+                        continue
+                    code = proc.poll()
+                    if code is None:
+                        continue
+                    since = self.exited.setdefault(key, time.monotonic())
+                    if time.monotonic() - since < RESTART_SECONDS:
+                        continue
+                    del self.exited[key]
+                    reason = self._last_error(host, name)
+                    self.restarts.append(
+                        {"what": f"{host} {name}", "at": since, "exit": code, "reason": reason}
+                    )
+                    log(f"{host} {name} exited ({code}: {reason}); restarting it")
+                    self.spawn(host, name, *self.specs[key])
+
+    def _last_error(self, host: str, name: str) -> str:
+        """The last line naming an error in the role's log (up to 200 characters)."""
+        try:
+            with open(self.tmp / f"{host}-{name}.log", "rb") as f:
+                f.seek(max(0, f.seek(0, 2) - 20000))
+                lines = f.read().decode(errors="replace").splitlines()
+        except OSError:
+            return ""
+        found = [ln for ln in lines if "rror" in ln or "Traceback" in ln]
+        return (found or lines or [""])[-1].strip()[:200]
+
+    def kill_role(self, host: str, name: str) -> None:
+        """SIGKILL one role's process group (a crash: supervision restarts it)."""
+        with self.lock:
+            proc = self.procs[(host, name)]
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
     def kill_host(self, host: str) -> int:
-        """SIGKILL every process in the host's namespace; returns how many."""
-        pids = [
-            int(p)
-            for p in run(_tool("ip"), "netns", "pids", self.ns(host), check=False).stdout.split()
-        ]
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for (h, _), proc in self.procs.items():
-            if h == host:
+        """SIGKILL every process in the host's namespace (no restarts until
+        :meth:`app_up`); returns how many."""
+        with self.lock:
+            self.down.add(host)
+            pids = [
+                int(p)
+                for p in run(
+                    _tool("ip"), "netns", "pids", self.ns(host), check=False
+                ).stdout.split()
+            ]
+            for pid in pids:
                 try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
                     pass
+            for (h, _), proc in self.procs.items():
+                if h == host:
+                    try:
+                        proc.wait(10)
+                    except subprocess.TimeoutExpired:
+                        pass
         return len(pids)
 
     # --- data host ----------------------------------------------------------------------
     def postgres_up(self) -> None:
         self.pg_dir.mkdir()
         shutil.chown(self.pg_dir, "postgres", "postgres")
-        run(
-            _tool("runuser"),
-            "-u",
-            "postgres",
-            "--",
-            str(self.pg_bin / "initdb"),
-            "-D",
-            str(self.pg_dir / "data"),
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "--no-sync",
-        )
+        initdb = (str(self.pg_bin / "initdb"), "-D", str(self.pg_dir / "data"), "--no-sync")
+        run(_tool("runuser"), "-u", "postgres", "--", *initdb, "-A", "trust", "-U", "postgres")
         with open(self.pg_dir / "data" / "pg_hba.conf", "a") as hba:
             hba.write(f"host all all 10.231.{self.net}.0/24 trust\n")
         self.pg_ctl("start")
-        run(
-            _tool("ip"),
-            "netns",
-            "exec",
-            self.ns("data"),
-            str(self.pg_bin / "psql"),
-            "-h",
-            self.ip("data"),
-            "-U",
-            "postgres",
-            "-c",
-            "CREATE DATABASE sova",
+        psql = str(self.pg_bin / "psql")
+        self.in_ns(
+            "data", psql, "-h", self.ip("data"), "-U", "postgres", "-c", "CREATE DATABASE sova"
         )
 
     def pg_ctl(self, action: str, *extra: str) -> None:
-        run(
-            _tool("ip"),
-            "netns",
-            "exec",
-            self.ns("data"),
-            _tool("runuser"),
-            "-u",
-            "postgres",
-            "--",
-            str(self.pg_bin / "pg_ctl"),
-            "-D",
-            str(self.pg_dir / "data"),
-            "-w",
-            "-l",
-            str(self.pg_dir / "log"),
-            "-o",
+        options = (
             f"-p 5432 -k {self.pg_dir} -c listen_addresses={self.ip('data')} -c fsync=off "
-            "-c max_connections=300",
-            *extra,
-            action,
+            "-c max_connections=300"
+        )
+        data, logfile = str(self.pg_dir / "data"), str(self.pg_dir / "log")
+        self.in_ns(
+            "data",
+            *(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "pg_ctl")),
+            *("-D", data, "-w", "-l", logfile, "-o", options, *extra, action),
         )
 
     def redis_up(self) -> None:
+        """A private redis-server on the data host, without persistence (as deploy/)."""
+        args = ["--port", "6379", "--save", "", "--appendonly", "no", "--protected-mode", "no"]
         self.spawn(
             "data",
             "redis",
-            [
-                "redis-server",
-                "--bind",
-                self.ip("data"),
-                "--port",
-                "6379",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--protected-mode",
-                "no",
-                "--dir",
-                str(self.tmp),
-            ],
+            ["redis-server", "--bind", self.ip("data"), *args, "--dir", str(self.tmp)],
         )
-        wait_for(
-            lambda: (
+
+        def pong() -> bool:
+            return (
                 run("redis-cli", "-h", self.ip("data"), "ping", check=False).stdout.strip()
                 == "PONG"
-            ),
-            20,
-            "redis",
-        )
+            )
+
+        wait_for(pong, 20, "redis")
 
     def redis_restart_empty(self) -> None:
         proc = self.procs[("data", "redis")]
@@ -282,13 +334,21 @@ class Cluster:
         self.redis_up()
 
     # --- app and front hosts ------------------------------------------------------------
+    def clean_env(self) -> dict:
+        """The caller's environment without Sova's settings, Python paths or a virtual
+        environment, with the installed Sova's ``bin/`` first on PATH."""
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SOVA_", "PROMETHEUS_", "PYTEST_", "PYTHON", "VIRTUAL_ENV"))
+        }
+        env["PATH"] = f"{self.bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        return env
+
     def app_env(self, host: str) -> dict:
-        env = dict(os.environ)
-        for key in [k for k in env if k.startswith(("SOVA_", "PROMETHEUS_"))]:
-            del env[key]
-        prom = self.tmp / f"prom-{host}"
-        shutil.rmtree(prom, ignore_errors=True)
-        prom.mkdir()
+        """The settings of ``host``'s processes (and its metrics folder, made if missing)."""
+        (self.tmp / f"prom-{host}").mkdir(exist_ok=True)
+        env = self.clean_env()
         env.update(
             {
                 "SOVA_DATABASE_URL": f"postgresql+psycopg://postgres@{self.ip('data')}:5432/sova",
@@ -305,69 +365,69 @@ class Cluster:
                 "SOVA_RECONCILE_SECONDS": "5",
                 "SOVA_LOG_FORMAT": "json",
                 "SOVA_WEB_WORKERS": "2",
-                "PROMETHEUS_MULTIPROC_DIR": str(prom),
+                "PROMETHEUS_MULTIPROC_DIR": str(self.tmp / f"prom-{host}"),
                 "SOVA_PUBLIC_URL": f"http://{self.ip('front')}",
             }
         )
         return env
 
     def app_up(self, host: str) -> None:
+        """Start web, worker and relay on ``host`` (and beat on app1), the command lines of
+        deploy/systemd; the host's metrics folder is cleared first (as at boot)."""
+        from webapp.celery import WORKER_FLAGS
+
         env = self.app_env(host)
-        self.spawn(
-            host,
-            "web",
-            [
-                str(BIN / "gunicorn"),
-                "-c",
-                "deploy/gunicorn.conf.py",
-                "--bind",
-                "0.0.0.0:8000",
-                "webapp:create_app()",
-            ],
-            env,
-        )
-        self.spawn(
-            host,
-            "worker",
-            [
-                str(BIN / "celery"),
-                "-A",
-                "workers.app",
-                "worker",
-                "--loglevel=INFO",
-                "--concurrency=2",
-                "-n",
-                f"celery@{host}",
-            ],
-            env,
-        )
-        self.spawn(host, "relay", [str(BIN / "sova"), "outbox", "relay"], env)
-        if host == "app1":
+        prom = Path(env["PROMETHEUS_MULTIPROC_DIR"])
+        shutil.rmtree(prom, ignore_errors=True)
+        prom.mkdir()
+        conf = self.tmp / "etc" / "gunicorn.conf.py"  # /etc/sova/gunicorn.conf.py
+        if not conf.exists():
+            conf.parent.mkdir()
+            shutil.copy(ROOT / "deploy" / "gunicorn.conf.py", conf)
+        celery = str(self.bin / "celery")
+        with self.lock:
+            self.down.discard(host)
             self.spawn(
                 host,
-                "beat",
+                "web",
                 [
-                    str(BIN / "celery"),
-                    "-A",
-                    "workers.app",
-                    "beat",
-                    "--loglevel=INFO",
-                    "-s",
-                    str(self.tmp / "celerybeat-schedule"),
+                    str(self.bin / "gunicorn"),
+                    "-c",
+                    str(conf),
+                    "--bind",
+                    "0.0.0.0:8000",
+                    "webapp:create_app()",
                 ],
                 env,
             )
+            self.spawn(
+                host,
+                "worker",
+                [celery, "-A", "workers.app", "worker", "--loglevel=INFO", "--concurrency=2"]
+                + ["-n", f"celery@{host}", *WORKER_FLAGS],
+                env,
+            )
+            self.spawn(host, "relay", [str(self.bin / "sova"), "outbox", "relay"], env)
+            if host == "app1":
+                schedule = str(self.tmp / "celerybeat-schedule")
+                self.spawn(
+                    host,
+                    "beat",
+                    [celery, "-A", "workers.app", "beat", "--loglevel=INFO", "-s", schedule],
+                    env,
+                )
 
     def sova(self, *args: str) -> str:
+        """``sova ARGS`` on app1 (the installed console script); its stdout."""
         return run(
             _tool("ip"),
             "netns",
             "exec",
             self.ns("app1"),
-            str(BIN / "sova"),
+            str(self.bin / "sova"),
             *args,
             env=self.app_env("app1"),
-            cwd=ROOT,
+            cwd=self.cwd("app1"),
         ).stdout
 
     def front_up(self) -> None:
@@ -428,18 +488,22 @@ http {{
 
     # --- teardown -----------------------------------------------------------------------
     def close(self) -> None:
-        for ns in self.made_ns:
-            pids = run(_tool("ip"), "netns", "pids", ns, check=False).stdout.split()
-            for pid in pids:
+        self.stopping.set()
+        if self.supervisor.is_alive():
+            self.supervisor.join(10)
+        with self.lock:
+            for ns in self.made_ns:
+                pids = run(_tool("ip"), "netns", "pids", ns, check=False).stdout.split()
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (ProcessLookupError, ValueError):
+                        pass
+            for proc in self.procs.values():
                 try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
                     pass
-        for proc in self.procs.values():
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                pass
         if self.pg_dir.exists():
             run(
                 _tool("runuser"),
@@ -464,391 +528,19 @@ http {{
         if os.environ.get("SOVA_CLUSTER_KEEP") != "1":
             shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def start(self) -> None:
+        """Everything up: Sova installed, network, sink, data host, schema, both app hosts,
+        the front, supervision."""
+        from cryptography.fernet import Fernet
 
-def wait_for(predicate, timeout: float, what: str, every: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = predicate()
-        except Exception:  # noqa: BLE001 — a host still starting
-            value = None
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-class Client:
-    """HTTP through nginx; ``call`` retries what a fault interrupted (connection errors,
-    502/503/504) for up to 60 s, and takes 409 after a retry as "done before"."""
-
-    def __init__(self, base: str, tokens: dict[str, str]):
-        self.base, self.tokens = base, tokens
-        self.requests = 0
-
-    def raw(self, method: str, path: str, role: str | None = None, body=None, timeout: float = 30):
-        self.requests += 1
-        headers = {"Content-Type": "application/json"}
-        if role:
-            headers["Authorization"] = f"Bearer {self.tokens[role]}"
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return resp.status, json.loads(resp.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            try:
-                return exc.code, json.loads(exc.read() or b"null")
-            except ValueError:
-                return exc.code, None
-        except (OSError, ValueError) as exc:
-            return None, repr(exc)
-
-    def call(self, method: str, path: str, role: str, body=None, ok=(200, 201, 202)):
-        deadline, retried = time.monotonic() + 90, False
-        while True:
-            status, data = self.raw(method, path, role, body)
-            if status in ok or (retried and status == 409):
-                return status, data
-            if status not in (None, 502, 503, 504) or time.monotonic() > deadline:
-                raise AssertionError(f"{method} {path}: {status} {data}")
-            retried = True
-            time.sleep(1)
-
-
-def submission(i: int) -> dict:
-    topic = TOPICS[i % len(TOPICS)]
-    return {
-        "question": f"Кластерный вопрос {i} о {topic}: что здесь задумал автор номер {i}?",
-        "answer": f"Ответ {i}",
-        "authors": [{"name": f"Автор {i}", "city": "Минск"}],
-        "email": f"cluster{i}@example.org",
-        "consent": True,
-    }
-
-
-def scenario(cluster: Cluster) -> dict:
-    """Run the whole test on a started :class:`Cluster`; returns the figures."""
-    import psycopg
-
-    from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-
-    base = f"http://{cluster.ip('front')}"
-    tokens = {}
-    for role in ("editor", "chief_editor", "producer", "host"):
-        out = cluster.sova(
-            "users", "create", "--email", f"{role}@cluster.local", "--role", role, "--token"
-        )
-        tokens[role] = out.strip().splitlines()[-1]
-    client = Client(base, tokens)
-    wait_for(lambda: client.raw("GET", "/readyz")[0] == 200, 60, "the front to be ready")
-
-    acked: dict[int, int] = {}  # submission number -> question id
-    refused: dict[int, object] = {}
-    stop = threading.Event()
-
-    def stream(offset: int) -> None:
-        i = offset
-        while not stop.is_set():
-            status, data = client.raw("POST", "/api/v1/submissions", body=submission(i), timeout=20)
-            if status == 201:
-                acked[i] = data["id"]
-            else:
-                refused[i] = status or data
-            i += 2
-            time.sleep(0.15)
-
-    faults: list[dict] = []
-    t0 = time.monotonic()
-
-    def fault_plan() -> None:
-        def at(seconds: float) -> None:
-            time.sleep(max(0.0, seconds - (time.monotonic() - t0)))
-
-        at(12)
-        n = cluster.kill_host("app2")
-        faults.append(
-            {
-                "what": f"app2 killed (SIGKILL of its {n} processes: gunicorn, worker, relay)",
-                "at": round(time.monotonic() - t0, 1),
-            }
-        )
-        log(faults[-1]["what"])
-        at(24)
-        cluster.app_up("app2")
-        faults.append({"what": "app2 back", "at": round(time.monotonic() - t0, 1)})
-        at(36)
-        cluster.redis_restart_empty()
-        faults.append({"what": "Redis restarted empty", "at": round(time.monotonic() - t0, 1)})
-        log(faults[-1]["what"])
-        at(50)
-        cluster.pg_ctl("restart", "-m", "immediate")
-        faults.append(
-            {"what": "PostgreSQL restarted (immediate)", "at": round(time.monotonic() - t0, 1)}
-        )
-        log(faults[-1]["what"])
-
-    threads = [threading.Thread(target=stream, args=(k,), daemon=True) for k in (0, 1)]
-    threads.append(threading.Thread(target=fault_plan, daemon=True))
-    for t in threads:
-        t.start()
-
-    # the API work of one game, through nginx, while the faults happen
-    def in_review():
-        return client.call("GET", "/api/v1/questions?status=in_review", "editor")[1]
-
-    items = wait_for(
-        lambda: len(in_review()["items"]) >= 16 and in_review()["items"],
-        90,
-        "16 pre-checked questions",
-    )
-    chosen = [item["id"] for item in items[:16]]
-    for qid in chosen:
-        client.call("POST", f"/api/v1/questions/{qid}/decision", "editor", {"decision": "approve"})
-        client.call(
-            "POST", f"/api/v1/questions/{qid}/decision", "chief_editor", {"decision": "sign_off"}
-        )
-    season = client.call(
-        "POST",
-        "/api/v1/seasons",
-        "producer",
-        {"name": "Кластерный сезон 2023", "ruleset": "2023", "currency": "BYN"},
-    )[1]["id"]
-    game = client.call(
-        "POST",
-        "/api/v1/games",
-        "producer",
-        {
-            "season_id": season,
-            "kind": "qualifying",
-            "date": "2023-03-04",
-            "team": "Команда",
-            "table": {"blitz": 4, "superblitz": None, "sector13": None},
-        },
-    )[1]["id"]
-    client.call("POST", f"/api/v1/games/{game}/assign", "producer")
-    client.call("POST", f"/api/v1/games/{game}/envelopes", "producer")
-    for event in LOSE_3_6_WITH_LOST_BLITZ:
-        client.call("POST", f"/api/v1/games/{game}/events", "host", event)
-    closed = client.call("POST", f"/api/v1/games/{game}/close", "producer")[1]
-    prizes = len(closed["prizes"])
-    log(f"API work done: game {game} closed, {prizes} prizes")
-
-    elapsed = time.monotonic() - t0
-    if elapsed < STREAM_SECONDS:
-        time.sleep(STREAM_SECONDS - elapsed)
-    stop.set()
-    for t in threads:
-        t.join(60)
-    last_fault = max(f["at"] for f in faults)
-    log(f"stream stopped: {len(acked)} acknowledged, {len(refused)} refused")
-
-    dsn = f"host={cluster.ip('data')} port=5432 user=postgres dbname=sova"
-
-    def query(sql: str, *params):
-        with psycopg.connect(dsn, connect_timeout=5) as conn:
-            return conn.execute(sql, params).fetchall()
-
-    def owed() -> dict:
-        return json.loads(cluster.sova("outbox", "status"))
-
-    def settled() -> bool:
-        status = owed()
-        stored = query("SELECT count(*) FROM question")[0][0]
-        return (
-            all(
-                status[k] == 0
-                for k in (
-                    "waiting",
-                    "in_flight",
-                    "overdue",
-                    "given_up",
-                    "questions_received",
-                    "documents_pending",
-                    "mail_sending",
-                )
-            )
-            and len(cluster.mail) >= stored
-        )
-
-    wait_for(settled, 300, "everything owed to be done", every=2)
-    recovered = round(time.monotonic() - t0 - last_fault, 1)
-
-    texts = {i: submission(i)["question"] for i in acked}
-    counts = dict(query("SELECT text, count(*) FROM question GROUP BY text"))
-    lost = [i for i, t in texts.items() if counts.get(t, 0) == 0]
-    duplicated = [t for t, n in counts.items() if n > 1]
-    reports = query(
-        "SELECT q.id, count(r.id) FROM question q LEFT JOIN moderation_report r "
-        "ON r.question_id = q.id GROUP BY q.id"
-    )
-    not_prechecked = [q for q, n in reports if n == 0]
-    prechecked_twice = [q for q, n in reports if n > 1]
-    stored_emails = {
-        f"cluster{i}@example.org"
-        for i, t in {i: submission(i)["question"] for i in list(acked) + list(refused)}.items()
-        if counts.get(t, 0) == 1
-    }
-    sent = {}
-    for rcpt in cluster.mail:
-        sent[rcpt] = sent.get(rcpt, 0) + 1
-    mail_lost = sorted(e for e in stored_emails if sent.get(e, 0) == 0)
-    mail_twice = sorted(e for e, n in sent.items() if n > 1)
-    docs = query("SELECT kind, status, count(*) FROM document GROUP BY kind, status")
-    in_doubt = query(
-        "SELECT count(*) FROM mail_log WHERE status = 'sending' AND end_of_data_at IS NOT NULL"
-    )[0][0]
-    figures = {
-        "faults": faults,
-        "requests": client.requests,
-        "submissions_acknowledged": len(acked),
-        "submissions_refused": len(refused),
-        "questions_stored": sum(counts.values()),
-        "lost": len(lost),
-        "duplicated": len(duplicated),
-        "not_prechecked": len(not_prechecked),
-        "prechecked_twice": len(prechecked_twice),
-        "emails_sent": len(cluster.mail),
-        "emails_lost": len(mail_lost),
-        "emails_twice": len(mail_twice),
-        "emails_in_doubt": in_doubt,
-        "prizes": prizes,
-        "documents": {f"{k} {s}": n for k, s, n in docs},
-        "recovered_seconds_after_last_fault": recovered,
-        "owed_after": owed(),
-    }
-    return figures
-
-
-def check(figures: dict) -> list[str]:
-    """What the figures show wrong (empty: the cluster kept every promise)."""
-    problems = []
-    for key in (
-        "lost",
-        "duplicated",
-        "not_prechecked",
-        "prechecked_twice",
-        "emails_lost",
-        "emails_twice",
-    ):
-        if figures[key]:
-            problems.append(f"{key} = {figures[key]}")
-    docs = figures["documents"]
-    if any(not k.endswith(" ready") for k in docs):
-        problems.append(f"documents not ready: {docs}")
-    if docs.get("envelopes ready") != 1 or docs.get("host_cards ready") != 1:
-        problems.append(f"envelopes/host cards not rendered once: {docs}")
-    if docs.get("gift_agreement ready") != figures["prizes"]:
-        problems.append(
-            f"agreements {docs.get('gift_agreement ready')} != prizes {figures['prizes']}"
-        )
-    if figures["submissions_acknowledged"] < 50:
-        problems.append("fewer than 50 acknowledged submissions: the stream did not run")
-    return problems
-
-
-def write_docs(figures: dict) -> None:
-    lines = [
-        MARK_START,
-        "",
-        f"Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on this project's "
-        "machine (2 cores), `python -m tests.cluster.cluster --write-docs`.",
-        "",
-        "| figure | value |",
-        "|---|---|",
-    ]
-    for fault in figures["faults"]:
-        lines.append(f"| fault at {fault['at']} s | {fault['what']} |")
-    for key in (
-        "requests",
-        "submissions_acknowledged",
-        "submissions_refused",
-        "questions_stored",
-        "lost",
-        "duplicated",
-        "not_prechecked",
-        "prechecked_twice",
-        "emails_sent",
-        "emails_lost",
-        "emails_twice",
-        "emails_in_doubt",
-        "prizes",
-        "recovered_seconds_after_last_fault",
-    ):
-        lines.append(f"| {key.replace('_', ' ')} | {figures[key]} |")
-    lines.append(
-        f"| documents | {', '.join(f'{k}: {n}' for k, n in figures['documents'].items())} |"
-    )
-    lines += ["", MARK_END]
-    text = DOCS.read_text()
-    start, end = text.find(MARK_START), text.find(MARK_END)
-    block = "\n".join(lines)
-    if start == -1 or end == -1:
-        text = text.rstrip() + "\n\n## Cluster test figures\n" + block + "\n"
-    else:
-        text = text[:start] + block + text[end + len(MARK_END) :]
-    DOCS.write_text(text)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--write-docs", action="store_true", help="write the figures into docs/operations.md"
-    )
-    args = parser.parse_args(argv)
-    figures = run_cluster()
-    print(json.dumps(figures, ensure_ascii=False, indent=2))
-    problems = check(figures)
-    if args.write_docs:
-        write_docs(figures)
-    for p in problems:
-        log(f"FAILED: {p}")
-    return 1 if problems else 0
-
-
-def _tool(name: str) -> str:
-    """``name`` on PATH, else in /usr/sbin or /sbin (root's tools when PATH lacks them)."""
-    for found in (shutil.which(name), f"/usr/sbin/{name}", f"/sbin/{name}"):
-        if found and os.access(found, os.X_OK):
-            return found
-    return name
-
-
-def missing_tools() -> list[str]:
-    need = ["ip", "nginx", "redis-server", "redis-cli", "runuser"]
-    missing = [t for t in need if not os.access(_tool(t), os.X_OK)]
-    if not sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        missing.append("postgresql server")
-    if os.geteuid() != 0:
-        missing.append("root")
-    return missing
-
-
-def run_cluster() -> dict:
-    """Start the cluster, run :func:`scenario`, always tear down; returns the figures."""
-    from cryptography.fernet import Fernet
-
-    cluster = Cluster()
-    cluster.secret, cluster.keys = os.urandom(32).hex(), Fernet.generate_key().decode()
-    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
-    try:
-        cluster.network_up()
-        cluster.smtp_up()
-        cluster.postgres_up()
-        cluster.redis_up()
-        cluster.sova("db", "upgrade", "heads")
+        self.secret, self.keys = os.urandom(32).hex(), Fernet.generate_key().decode()
+        self.install()
+        self.network_up()
+        self.smtp_up()
+        self.postgres_up()
+        self.redis_up()
+        self.sova("db", "upgrade", "heads")
         for host in ("app1", "app2"):
-            cluster.app_up(host)
-        cluster.front_up()
-        return scenario(cluster)
-    except BaseException:
-        log(f"logs in {cluster.tmp} (kept: failure)")
-        os.environ["SOVA_CLUSTER_KEEP"] = os.environ.get("SOVA_CLUSTER_KEEP", "1")
-        raise
-    finally:
-        cluster.close()
-        signal.signal(signal.SIGTERM, previous)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+            self.app_up(host)
+        self.front_up()
+        self.supervisor.start()
