@@ -226,9 +226,16 @@ def scenario(cluster: Cluster) -> dict:
         },
     )[1]["id"]
     client.call("POST", f"/api/v1/games/{game}/assign", "producer")
+
+    def not_before(seconds: float) -> None:  # spread the game's work over the faults
+        time.sleep(max(0.0, seconds - (time.monotonic() - t0)))
+
+    not_before(16)  # app2 is down
     client.call("POST", f"/api/v1/games/{game}/envelopes", "producer")
+    log("envelopes requested")
     for event in LOSE_3_6_WITH_LOST_BLITZ:
         client.call("POST", f"/api/v1/games/{game}/events", "host", event)
+    not_before(40)  # Redis was just emptied; app1's worker and PostgreSQL go next
     closed = client.call("POST", f"/api/v1/games/{game}/close", "producer")[1]
     prizes = len(closed["prizes"])
     log(f"API work done: game {game} closed, {prizes} prizes")

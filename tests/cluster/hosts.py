@@ -22,6 +22,7 @@ on purpose (:meth:`Cluster.kill_host`) stays down until :meth:`Cluster.app_up`.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -235,23 +236,34 @@ class Cluster:
                     if time.monotonic() - since < RESTART_SECONDS:
                         continue
                     del self.exited[key]
-                    reason = self._last_error(host, name)
+                    reason = self._last_error(host, name, code)
                     self.restarts.append(
                         {"what": f"{host} {name}", "at": since, "exit": code, "reason": reason}
                     )
                     log(f"{host} {name} exited ({code}: {reason}); restarting it")
                     self.spawn(host, name, *self.specs[key])
 
-    def _last_error(self, host: str, name: str) -> str:
-        """The last line naming an error in the role's log (up to 200 characters)."""
+    def _last_error(self, host: str, name: str, code: int) -> str:
+        """Why the role ended: the signal that killed it, else the last ERROR or CRITICAL
+        record (or the last line) of its log, up to 200 characters."""
+        if code < 0:
+            return f"killed by {signal.Signals(-code).name}"
         try:
             with open(self.tmp / f"{host}-{name}.log", "rb") as f:
                 f.seek(max(0, f.seek(0, 2) - 20000))
                 lines = f.read().decode(errors="replace").splitlines()
         except OSError:
             return ""
-        found = [ln for ln in lines if "rror" in ln or "Traceback" in ln]
-        return (found or lines or [""])[-1].strip()[:200]
+        messages = []
+        for line in lines:
+            try:
+                record = json.loads(line)  # SOVA_LOG_FORMAT=json
+                line = f"{record['level']} {record['message']}"
+            except (ValueError, KeyError, TypeError):
+                pass
+            messages.append(line.strip())
+        found = [m for m in messages if "ERROR" in m or "CRITICAL" in m or "Unrecoverable" in m]
+        return (found or messages or [""])[-1][:200]
 
     def kill_role(self, host: str, name: str) -> None:
         """SIGKILL one role's process group (a crash: supervision restarts it)."""
