@@ -162,3 +162,38 @@ def celery_worker(env: dict, log) -> subprocess.Popen:
         stderr=log,
         start_new_session=True,
     )
+
+
+# --- the wheel, installed the way services are deployed ----------------------
+
+
+def install_wheel(tmp: Path) -> tuple[Path, Path]:
+    """Build Sova's wheel from this checkout (``uv build``: sdist, then the wheel from it, as
+    a registry would) into ``tmp/dist`` and install it with ``requirements/runtime.lock``
+    (hashes checked) into a new virtual environment ``tmp/venv``, outside the checkout.
+
+    Returns ``(venv, wheel)`` (paths). Raises ``RuntimeError`` when uv (a dev dependency)
+    is missing or a step fails (its command and the end of its output in the message).
+    Needs PyPI for the build backend and any wheel not yet in uv's cache (about a minute
+    with a warm cache)."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        raise RuntimeError("uv is not installed (it is in the dev lock: make install)")
+
+    def run(*args: str) -> None:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args}: {done.stdout[-3000:]} {done.stderr[-3000:]}")
+
+    dist, venv = tmp / "dist", tmp / "venv"
+    run(uv, "build", "--quiet", "--out-dir", str(dist), str(root))
+    (wheel,) = dist.glob("sova-*.whl")
+    run(uv, "venv", "--quiet", "--python", sys.executable, str(venv))
+    python = str(venv / "bin" / "python")
+    lock = str(root / "requirements" / "runtime.lock")
+    run(uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "-r", lock)
+    run(uv, "pip", "install", "--quiet", "--python", python, "--no-deps", str(wheel))
+    return venv, wheel

@@ -175,7 +175,9 @@ def season_replay(protocol):
 @click.command("worker")
 @click.option("--concurrency", default=2, show_default=True)
 def worker(concurrency):
-    """Run a Celery worker (and nothing else)."""
+    """Run a Celery worker (and nothing else; ``webapp.celery.WORKER_FLAGS``)."""
+    from webapp.celery import WORKER_FLAGS
+
     announce_instance()
     os.execvp(
         sys.executable,
@@ -188,6 +190,7 @@ def worker(concurrency):
             "worker",
             "--loglevel=INFO",
             f"--concurrency={concurrency}",
+            *WORKER_FLAGS,
         ],
     )
 

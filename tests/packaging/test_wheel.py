@@ -19,11 +19,9 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -32,18 +30,13 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from tests.helpers import install_wheel
+
 # a wheel build, an install and a dozen process starts: far beyond the default 300 s when
 # the machine is busy
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _uv() -> str:
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is not installed (it is in the dev lock: make install)")
-    return uv
 
 
 def _free_port() -> int:
@@ -70,30 +63,12 @@ def wait_for(predicate, timeout: float = 180, what: str = "condition"):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv."""
-    tmp = tmp_path_factory.mktemp("wheel")
-    uv = _uv()
-    dist = tmp / "dist"
-    _run([uv, "build", "--quiet", "--out-dir", str(dist), str(ROOT)])
-    (wheel,) = dist.glob("sova-*.whl")
-    venv = tmp / "venv"
-    _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
-    python = venv / "bin" / "python"
-    _run(
-        [
-            uv,
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(python),
-            "--require-hashes",
-            "-r",
-            str(ROOT / "requirements" / "runtime.lock"),
-        ]
-    )
-    _run([uv, "pip", "install", "--quiet", "--python", str(python), "--no-deps", str(wheel)])
-    return venv, wheel
+    """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv
+    (:func:`tests.helpers.install_wheel`)."""
+    try:
+        return install_wheel(tmp_path_factory.mktemp("wheel"))
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 def test_wheel_carries_the_run_time_files(installed):
