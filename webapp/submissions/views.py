@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access, current_staff
-from webapp.core.edge import on_refusal
+from webapp.core.edge import discard, on_refusal
 from webapp.extensions import db, limiter
 from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
@@ -521,6 +521,7 @@ def upload_packet():
             uploads=uploads_folder(),
         )
         if result.error:
+            discard()  # nothing of a refused packet is kept (its questions were flushed)
             field = form.images if result.error_in_images else form.packet
             field.errors = [f"{name}: {result.error}"]
         else:
