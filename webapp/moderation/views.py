@@ -156,6 +156,7 @@ def _revision_diffs(q) -> list[dict]:
 
 
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
+    from webapp.domain.handouts import without_leading_handout
     from webapp.moderation.images import image_choices
 
     report = queries.latest_report(q.id)
@@ -208,7 +209,12 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         ),
         reasons=REJECTION_REASONS,
         attach_form=attach_form,
-        parts={name: _image_parts(q, getattr(q, name)) for name in ("text", "handout", "comment")},
+        # the handout once, under «Раздаточный материал», as the envelope prints it
+        parts={
+            "text": _image_parts(q, without_leading_handout(q.text, q.handout)),
+            "handout": _image_parts(q, q.handout),
+            "comment": _image_parts(q, q.comment),
+        },
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
     )
 
