@@ -12,8 +12,7 @@ from webapp.domain.handouts import (
 )
 
 KUBOK_ALTAR = (
-    "[Раздаточный материал:\n(img Kubok_knyagini_Olgi-2015_004.jpeg)]\n"
-    "Перед вами створки алтаря."
+    "[Раздаточный материал:\n(img Kubok_knyagini_Olgi-2015_004.jpeg)]\nПеред вами створки алтаря."
 )
 
 

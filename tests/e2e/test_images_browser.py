@@ -65,10 +65,10 @@ def test_import_with_images_show_them_and_attach_the_missing_one(
     # the altar: its image is missing — the page and the pre-check say so
     altar = _question_id(live_server, "Перед вами створки алтаря")
     page.goto(f"{live_server.url}/editor/questions/{altar}")
-    assert page.locator(".missing-image").inner_text() == (
-        f"[нет файла изображения {MISSING}]"
+    assert page.locator(".missing-image").inner_text() == (f"[нет файла изображения {MISSING}]")
+    assert (
+        f"изображения: нет файла изображения: {MISSING}" in page.locator("li.bad").all_inner_texts()
     )
-    assert f"изображения: нет файла изображения: {MISSING}" in page.locator("li.bad").all_inner_texts()
     # the attach form is open; the editor picks the missing name and a file
     form = page.locator("details.attach-image")
     assert form.get_attribute("open") is not None

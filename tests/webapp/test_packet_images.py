@@ -161,7 +161,10 @@ PACKET = (
             {"p.4s": PACKET, "../altar.jpg": b"x"},
             "Недопустимое имя файла в архиве: ../altar.jpg",
         ),
-        ({"p.4s": PACKET, "/etc/altar.jpg": b"x"}, "Недопустимое имя файла в архиве: /etc/altar.jpg"),
+        (
+            {"p.4s": PACKET, "/etc/altar.jpg": b"x"},
+            "Недопустимое имя файла в архиве: /etc/altar.jpg",
+        ),
         (
             {"p.4s": PACKET, **{f"{n}.png": b"x" for n in range(501)}},
             "Слишком много файлов: не более 500.",
@@ -221,7 +224,10 @@ def test_import_page_takes_a_packet_and_a_zip_of_images(app, login, client, drai
         "/editor/import",
         data={
             "packet": (io.BytesIO(PACKET), "altar.4s"),
-            "images": (io.BytesIO(_zip({"img/ALTAR.JPG": image_bytes("a.jpeg", (50, 40))})), "i.zip"),
+            "images": (
+                io.BytesIO(_zip({"img/ALTAR.JPG": image_bytes("a.jpeg", (50, 40))})),
+                "i.zip",
+            ),
             "as_": "submissions",
             "channel": "import",
         },
@@ -241,7 +247,11 @@ def test_import_page_names_the_missing_images(login, client):
     login("editor")
     resp = client.post(
         "/editor/import",
-        data={"packet": (io.BytesIO(PACKET), "altar.4s"), "as_": "submissions", "channel": "import"},
+        data={
+            "packet": (io.BytesIO(PACKET), "altar.4s"),
+            "as_": "submissions",
+            "channel": "import",
+        },
         content_type="multipart/form-data",
         follow_redirects=True,
     )
