@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import zipfile
 
-from tests.webapp.test_packet_images import KUBOK, MISSING, PREFIX, REFS, image_bytes
+from tests.helpers import KUBOK, KUBOK_IMAGES, KUBOK_PREFIX, image_bytes
+
+PREFIX = KUBOK_PREFIX
+REFS = KUBOK_IMAGES
+MISSING = f"{PREFIX}004.jpeg"
 
 
 def _question_id(live_server, start: str) -> int:

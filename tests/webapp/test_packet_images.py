@@ -14,6 +14,7 @@ import pypdf
 import pytest
 from PIL import Image
 
+from tests.helpers import KUBOK, KUBOK_IMAGES, KUBOK_PREFIX, image_bytes, kubok_images
 from tests.webapp.games import helpers as h
 from webapp.core.models import Document
 from webapp.extensions import db
@@ -25,36 +26,13 @@ from webapp.moderation.models import ModerationReport, QuestionSignoff
 from webapp.moderation.operations import decide, precheck
 from webapp.submissions.models import Question, QuestionImage
 
-KUBOK = "data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
-PREFIX = "Kubok_knyagini_Olgi-2015_"
-#: The packet's image references, in packet order, and a distinct size for each file.
-REFS = {
-    f"{PREFIX}001.png": (60, 30),
-    f"{PREFIX}001.jpeg": (64, 32),
-    f"{PREFIX}002.jpeg": (68, 34),
-    f"{PREFIX}003.jpeg": (72, 36),
-    f"{PREFIX}004.jpeg": (76, 38),
-    f"{PREFIX}002.png": (80, 40),
-    f"{PREFIX}003.png": (84, 42),
-}
+PREFIX = KUBOK_PREFIX
+REFS = KUBOK_IMAGES
 MISSING = f"{PREFIX}004.jpeg"
 
 
-def image_bytes(name: str, size: tuple[int, int] | None = None) -> bytes:
-    """An image in the format its name says (PNG or JPEG), of size ``REFS[name]``."""
-    buf = io.BytesIO()
-    fmt = "PNG" if name.endswith(".png") else "JPEG"
-    Image.new("RGB", size or REFS[name], (30, 120, 200)).save(buf, format=fmt)
-    return buf.getvalue()
-
-
 def images_folder(tmp_path: Path, skip: str | None = MISSING) -> Path:
-    folder = tmp_path / "kubok-images"
-    folder.mkdir()
-    for name in REFS:
-        if name != skip:
-            (folder / name).write_bytes(image_bytes(name))
-    return folder
+    return kubok_images(tmp_path / "kubok-images", skip)
 
 
 def uploads(app) -> Path:
