@@ -1,6 +1,6 @@
 """Helpers shared by the tests and conftests, in one place (this module imports no test
 module or conftest): the viewer submission through the API, the in-process outbox drain,
-and the prizes tests' games, commission and payee details."""
+and the prizes tests' games, commission and payee details; the Kubok packet's images."""
 
 from __future__ import annotations
 
@@ -197,3 +197,43 @@ def install_wheel(tmp: Path) -> tuple[Path, Path]:
     run(uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "-r", lock)
     run(uv, "pip", "install", "--quiet", "--python", python, "--no-deps", str(wheel))
     return venv, wheel
+
+
+# --- packet images (issue 17) -------------------------------------------------------------
+
+#: The real Kubok packet of ../shared (it refers to seven image files, none of which is kept
+#: there) and a distinct size for each of its images, in packet order.
+KUBOK = "data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
+KUBOK_PREFIX = "Kubok_knyagini_Olgi-2015_"
+KUBOK_IMAGES = {
+    f"{KUBOK_PREFIX}001.png": (60, 30),
+    f"{KUBOK_PREFIX}001.jpeg": (64, 32),
+    f"{KUBOK_PREFIX}002.jpeg": (68, 34),
+    f"{KUBOK_PREFIX}003.jpeg": (72, 36),
+    f"{KUBOK_PREFIX}004.jpeg": (76, 38),
+    f"{KUBOK_PREFIX}002.png": (80, 40),
+    f"{KUBOK_PREFIX}003.png": (84, 42),
+}
+
+
+def image_bytes(name: str, size: tuple[int, int] | None = None) -> bytes:
+    """A plain image in the format its ``name`` says (PNG, else JPEG) of ``size`` (default
+    ``KUBOK_IMAGES[name]``)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fmt = "PNG" if name.endswith(".png") else "JPEG"
+    Image.new("RGB", size or KUBOK_IMAGES[name], (30, 120, 200)).save(buf, format=fmt)
+    return buf.getvalue()
+
+
+def kubok_images(folder, skip: str | None = None):
+    """Write the Kubok packet's images (but ``skip``) into the new folder ``folder``
+    (a ``pathlib.Path``); returns it."""
+    folder.mkdir()
+    for name in KUBOK_IMAGES:
+        if name != skip:
+            (folder / name).write_bytes(image_bytes(name))
+    return folder

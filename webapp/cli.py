@@ -72,53 +72,109 @@ users.add_command(users_create)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--as", "as_", type=click.Choice(["archive", "submissions"]), required=True)
 @click.option("--channel", type=click.Choice(["import", "mail", "partner"]), default=None)
+@click.option(
+    "--images",
+    "images_path",
+    type=click.Path(exists=True),
+    default=None,
+    help="A folder or zip with the packets' images ((img …) / (pic: …) files).",
+)
 @with_appcontext
-def import_cmd(files, as_, channel):
+def import_cmd(files, as_, channel, images_path):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
-    One transaction per file; a bad file is reported with its line and nothing of it kept
-    (exit 2 after the other files are done)."""
-    from tqdm import tqdm
-
+    A FILE may be a zip holding one packet text and its images. ``--images`` gives a folder
+    or zip of images for every FILE. One transaction per file; a bad file (or a bad image)
+    is reported and nothing of it kept (exit 2 after the other files are done); referenced
+    images without a file are listed (their questions fail the pre-check)."""
     from webapp.domain.packets import PacketError
-    from webapp.extensions import db
-    from webapp.jobs import commit
-    from webapp.submissions.operations import import_packet
-    from webapp.submissions.packet_files import read_packet_file
+    from webapp.submissions.packet_images import BundleError, read_bundle
 
+    shared: dict[str, bytes] = {}
+    if images_path:
+        try:
+            shared = read_bundle(Path(images_path)).images
+        except (BundleError, OSError) as exc:
+            click.echo(f"Error: {images_path}: {exc}", err=True)
+            sys.exit(2)
     total, failed = 0, 0
     for name in files:
         path = Path(name)
         try:
-            packet = read_packet_file(path)
-        except (PacketError, OSError) as exc:
+            packet, images = _packet_and_images(path, shared)
+        except (PacketError, BundleError, OSError) as exc:
             click.echo(f"Error: {path}: {exc}", err=True)
             failed += 1
             continue
-        with tqdm(
-            total=len(packet.questions),
-            desc=path.name,
-            unit="q",
-            file=sys.stderr,
-            disable=not sys.stderr.isatty(),
-        ) as bar:
-            try:
-                made = import_packet(
-                    packet, as_=as_, channel=channel, origin=path.name, progress=bar.update
-                )
-                commit()
-            except Exception as exc:
-                db.session.rollback()
-                click.echo(f"Error: {path}: {exc}", err=True)
-                failed += 1
-                continue
-        total += len(made)
-        click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
+        made = _import_one(path, packet, as_, channel, images)
+        if made is None:
+            failed += 1
+            continue
+        total += made
     click.echo(
         f"total: {total} questions from {len(files) - failed} file(s); {failed} file(s) failed"
     )
     if failed:
         sys.exit(2)
+
+
+def _packet_and_images(path: Path, shared: dict[str, bytes]):
+    """The parsed packet of ``path`` (a packet text, or a zip holding one) and its images
+    (the zip's, else ``shared``)."""
+    from webapp.domain.packets import PacketError
+    from webapp.submissions.packet_files import read_packet_bytes, read_packet_file
+    from webapp.submissions.packet_images import read_bundle
+
+    if path.suffix.lower() != ".zip":
+        return read_packet_file(path), shared
+    bundle = read_bundle(path)
+    if bundle.packet is None:
+        raise PacketError("the zip holds no packet file (.4s, .txt)")
+    return read_packet_bytes(bundle.packet[1], bundle.packet[0]), {**shared, **bundle.images}
+
+
+def _import_one(path: Path, packet, as_, channel, images) -> int | None:
+    """Import one parsed packet in one transaction; the number of questions, or None
+    after printing why it failed (nothing kept)."""
+    from flask import current_app
+    from tqdm import tqdm
+
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_images import missing_refs
+
+    uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    with tqdm(
+        total=len(packet.questions),
+        desc=path.name,
+        unit="q",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
+        try:
+            made = import_packet(
+                packet,
+                as_=as_,
+                channel=channel,
+                origin=path.name,
+                progress=bar.update,
+                images=images,
+                uploads=uploads,
+            )
+            n_images = sum(len(q.images) for q in made)
+            missing = missing_refs(made)
+            commit()
+        except Exception as exc:
+            db.session.rollback()
+            click.echo(f"Error: {path}: {exc}", err=True)
+            return None
+    click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
+    if n_images or missing:
+        click.echo(f"{path.name}: {n_images} image(s) attached")
+    if missing:
+        click.echo(f"{path.name}: no file for {len(missing)} image(s): {', '.join(missing)}")
+    return len(made)
 
 
 @click.group("game")

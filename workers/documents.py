@@ -151,6 +151,7 @@ from num2words import num2words
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
 
+from webapp.domain.handouts import split_images
 from webapp.resources import templates_dir
 
 __all__ = [
@@ -491,6 +492,13 @@ def _kind_label(kind: str) -> str:
         raise ValueError(f"unknown sector kind {kind!r}") from None
 
 
+def _image_parts(value: str | None) -> list[dict]:
+    """A text cut at its ``(img name)`` references (``webapp.domain.handouts``):
+    ``[{"text": str | None, "image": name | None}]``; the templates print the allowed file
+    of each image (``question.images``) in its place, never the reference."""
+    return [{"text": p.text, "image": p.image} for p in split_images(value)]
+
+
 def _make_env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(ASSETS_DIR)),
@@ -510,6 +518,7 @@ def _make_env() -> jinja2.Environment:
         amount_figures=lambda a: amount_figures(a, thousands_sep=NBSP),
         authors_line=_authors_line,
         kind_label=_kind_label,
+        image_parts=_image_parts,
     )
     return env
 

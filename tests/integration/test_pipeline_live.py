@@ -17,7 +17,7 @@ import pytest
 from pypdf import PdfReader
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-from tests.helpers import celery_worker
+from tests.helpers import celery_worker, kubok_images
 
 pytestmark = pytest.mark.integration
 
@@ -80,7 +80,7 @@ def live(pg_url, redis_url, tmp_path):
             db.engine.dispose()
 
 
-def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
+def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir, tmp_path):
     from webapp.accounts.operations import create_user
     from webapp.core.models import Document
     from webapp.extensions import db
@@ -102,12 +102,15 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
             path, headers={"Authorization": f"Bearer {tokens[role]}"}, **kw
         )
 
-    # 1. import a real packet as submissions: 75 questions, one transaction
+    # 1. import a real packet as submissions with its images: 75 questions, one transaction
+    # (without the images a question that refers to one would block the table's lock)
+    images = kubok_images(tmp_path / "images")
     result = app.test_cli_runner().invoke(
-        args=["import", str(shared_dir / PACKET), "--as", "submissions"]
+        args=["import", str(shared_dir / PACKET), "--as", "submissions", "--images", str(images)]
     )
     assert result.exit_code == 0, result.output
     assert "imported 75 questions as submissions" in result.output
+    assert "7 image(s) attached" in result.output
 
     # 2. the real worker pre-checks every one (through the outbox and Redis)
     def prechecked():

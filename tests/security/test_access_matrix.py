@@ -214,6 +214,7 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("POST", f"{q}/edit"),
         ("POST", f"{q}/comments"),
         ("POST", f"{q}/sign-off"),
+        ("POST", f"{q}/images"),
         ("POST", "/editor/bulk"),
         ("GET", "/editor/export.csv"),
         ("GET", "/editor/export.xlsx"),

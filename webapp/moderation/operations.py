@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from webapp.core.crypto import decrypt
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
+from webapp.domain.handouts import image_refs, missing_images
 from webapp.domain.question_states import can_transition
 from webapp.domain.text import matching_key, normalise
 from webapp.extensions import db
@@ -72,6 +73,7 @@ CHECK_LABELS = {
     "obscene_words": "нецензурные слова",
     "author_in_text": "анонимность",
     "handout_missing": "раздаточный материал",
+    "images_missing": "изображения",
 }
 
 
@@ -244,7 +246,10 @@ def run_checks(question: Question) -> list[dict]:
     * ``author_in_text`` — an author's own surname or city in the question, comment or
       handout (blind moderation); the message names the fields, not the words;
     * ``handout_missing`` — the text refers to a handout («раздаточный материал», «перед
-      вами», «на фото»…) but the question has no handout text, image or inline handout.
+      вами», «на фото»…) but the question has no handout text, image or inline handout;
+    * ``images_missing`` — the question, handout or comment refers to an image file
+      (``(img name)`` / ``(pic: name)``) that was neither imported with the packet nor
+      attached (:func:`images_check`).
 
     ``message`` is ``""`` for a passed check, except ``language``.
     """
@@ -308,7 +313,39 @@ def run_checks(question: Question) -> list[dict]:
         ),
         f"текст ссылается на раздаточный материал («{reference}»), но его нет",
     )
+    checks.append(images_check(question))
     return checks
+
+
+def images_check(question: Question) -> dict:
+    """The ``images_missing`` row of :func:`run_checks`: failed with «нет файла
+    изображения: a.jpg, b.png» when a referenced image has no file."""
+    missing = missing_images(
+        image_refs(question.text, question.handout, question.comment), question.image_files
+    )
+    message = "нет файла изображения: " + ", ".join(missing) if missing else ""
+    return {"name": "images_missing", "ok": not missing, "message": message}
+
+
+def refresh_images_check(question: Question) -> None:
+    """Re-run :func:`images_check` in the question's latest report (after an image was
+    attached or the text edited), its ``flags`` too. No report yet: nothing to do."""
+    report = db.session.scalar(
+        db.select(ModerationReport)
+        .filter_by(question_id=question.id)
+        .order_by(ModerationReport.version.desc())
+        .limit(1)
+    )
+    if report is None:
+        return
+    row = images_check(question)
+    checks = [c for c in report.checks if c["name"] != "images_missing"] + [row]
+    report.checks = checks  # a new list: the JSON column sees the change
+    language = (
+        "ru" if " lang_ru " in report.flags else "be" if " lang_be " in report.flags else None
+    )
+    report.flags = _flags(checks, language)
+    db.session.flush()
 
 
 def question_language(question: Question) -> str | None:
@@ -510,6 +547,8 @@ def edit_question(
     db.session.add(revision)
     _drop_signoff(question.id)
     db.session.flush()
+    if {"question", "handout", "comment"} & set(after):
+        refresh_images_check(question)  # a reference may have come or gone
     return revision
 
 

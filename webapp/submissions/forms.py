@@ -155,12 +155,29 @@ class LetterForm(QuestionFields):
     )
 
 
+#: Bytes of an uploaded packet or images zip at most (the request's own limit is raised to
+#: twice this for the import page).
+IMPORT_MAX_BYTES = 40 * 1024 * 1024
+TOO_BIG = _l("Файл больше %(n)s МБ.", n=IMPORT_MAX_BYTES // (1024 * 1024))
+
+
 class PacketUploadForm(FlaskForm):
     """A 4s or db.chgk.info packet uploaded by an editor (``sova import`` on the web)."""
 
     packet = FileField(
-        _l("Файл пакета (4s или формат db.chgk.info)"),
-        validators=[FileRequired(_l("Выберите файл.")), FileSize(10 * 1024 * 1024)],
+        _l("Файл пакета (4s или формат db.chgk.info) или архив ZIP с пакетом и изображениями"),
+        validators=[
+            FileRequired(_l("Выберите файл.")),
+            FileSize(IMPORT_MAX_BYTES, message=TOO_BIG),
+        ],
+    )
+    images = FileField(
+        _l("Изображения пакета (архив ZIP), если их нет в архиве пакета"),
+        validators=[
+            Optional(),
+            FileAllowed(["zip"], _l("Изображения загружаются одним архивом ZIP.")),
+            FileSize(IMPORT_MAX_BYTES, message=TOO_BIG),
+        ],
     )
     as_ = SelectField(
         _l("Как импортировать"),

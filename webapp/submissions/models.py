@@ -88,6 +88,14 @@ class Question(Model):
     history: Mapped[list[QuestionStatusChange]] = relationship(
         order_by="QuestionStatusChange.id", cascade="all, delete-orphan", lazy="selectin"
     )
+    images: Mapped[list[QuestionImage]] = relationship(
+        order_by="QuestionImage.id", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def image_files(self) -> dict[str, str]:
+        """``{name as referenced in the text: stored file under instance/uploads}``."""
+        return {img.name: img.file for img in self.images}
 
     @property
     def author_list(self) -> list[Byline]:
@@ -153,6 +161,27 @@ class QuestionAuthor(Model):
     @property
     def byline(self) -> Byline:
         return Byline(self.author_id, self.name, self.city, self.author.email_encrypted)
+
+
+class QuestionImage(Model):
+    """An image a question's text refers to by file name (``(img name)`` / ``(pic: name)``,
+    :mod:`webapp.domain.handouts`), brought with its packet or attached by an editor.
+
+    ``name``: the file name as written in the reference; ``file``: the stored re-encoding
+    under ``<instance>/uploads`` (:func:`webapp.submissions.images.store_image`; random
+    name, one file may serve several questions of one packet). One row per referenced name.
+    """
+
+    __tablename__ = "question_image"
+    __table_args__ = (UniqueConstraint("question_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    file: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class QuestionStatusChange(Model):

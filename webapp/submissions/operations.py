@@ -495,9 +495,21 @@ def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
 
 
 def import_packet(
-    packet, as_: str, channel: str | None = None, origin: str = "", progress=None
+    packet,
+    as_: str,
+    channel: str | None = None,
+    origin: str = "",
+    progress=None,
+    images: dict[str, bytes] | None = None,
+    uploads: Path | None = None,
 ) -> list[Question]:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`).
+
+    ``images`` (``{file name: bytes}``, :func:`webapp.submissions.packet_images.read_bundle`)
+    are the packet's image files: each one a question refers to is stored under ``uploads``
+    and attached (:func:`~webapp.submissions.packet_images.attach_packet_images`; raises
+    its ``BundleError`` for a bad image, nothing stored then). A reference without a file
+    stays missing: its question fails the pre-check (``images_missing``).
 
     Each question keeps its author line as written (``author_line``) beside the parsed
     authors (:func:`import_authors`; issue 20).
@@ -531,4 +543,10 @@ def import_packet(
         made.append(q)
         if progress:
             progress(1)
+    if images:
+        from webapp.submissions.packet_images import attach_packet_images
+
+        assert uploads is not None  # images need the uploads folder
+        attach_packet_images(made, images, uploads)
+        db.session.flush()
     return made

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webapp.core.models import Document, utcnow
+from webapp.domain.handouts import image_refs, missing_images
 from webapp.domain.rules import RULESETS, Table, missing_multi, rule_reference
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
@@ -440,6 +441,11 @@ def check_table(game: Game) -> dict:
             )
         if not (q.answer or "").strip():
             problems.append(f"{where}: у вопроса №{q.id} нет ответа")
+        for name in missing_images(image_refs(q.text, q.handout, q.comment), q.image_files):
+            # issue 17: an envelope printed without its handout image is a wrong envelope
+            (problems if placed.slot else warnings).append(
+                f"{where}: у вопроса №{q.id} нет файла изображения {name}"
+            )
         for a in q.author_list:
             if a.id in seen:
                 problems.append(f"{where}: автор «{a.display}» уже есть ({seen[a.id]})")
