@@ -2,7 +2,7 @@
 
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField
-from wtforms.validators import AnyOf, DataRequired, NumberRange
+from wtforms.validators import AnyOf, DataRequired, NumberRange, Optional
 
 MAX_ID = 2**31 - 1
 
@@ -13,7 +13,7 @@ class MergeForm(FlaskForm):
 
     source = IntegerField("Объединить автора №", validators=[DataRequired(), NumberRange(1, MAX_ID)])
     target = IntegerField("в автора №", validators=[DataRequired(), NumberRange(1, MAX_ID)])
-    confirm = HiddenField(validators=[AnyOf(["", "1"])])
+    confirm = HiddenField(validators=[Optional(), AnyOf(["1"])])
 
 
 class ButtonForm(FlaskForm):
