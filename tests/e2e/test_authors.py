@@ -45,8 +45,10 @@ def test_chief_editor_merges_the_two_shahlovs_and_confirms_an_author(live_server
     row.get_by_role("button", name=f"Объединить: оставить № {riga}").click()
     page.wait_for_load_state()
     assert page.locator("h1").inner_text() == f"Объединить автора № {plain} с автором № {riga}"
-    assert page.locator("p.preview").inner_text().startswith(
-        f"Перейдут к автору № {riga}: вопросов 2, призов 0."
+    assert (
+        page.locator("p.preview")
+        .inner_text()
+        .startswith(f"Перейдут к автору № {riga}: вопросов 2, призов 0.")
     )
     page.get_by_role("button", name="Объединить окончательно").click()
     page.wait_for_load_state()
@@ -74,8 +76,7 @@ def test_chief_editor_merges_the_two_shahlovs_and_confirms_an_author(live_server
     assert page.locator("tr[data-pair]").count() == 1
     (entry,) = page.locator("ul.merges li").all_inner_texts()
     assert entry.endswith(
-        f"автор № {plain} (Дмитрий Шахлов) → № {riga} (Дмитрий Шахлов, Рига); "
-        "вопросов 2, призов 0"
+        f"автор № {plain} (Дмитрий Шахлов) → № {riga} (Дмитрий Шахлов, Рига); вопросов 2, призов 0"
     )
 
 

@@ -11,7 +11,9 @@ class MergeForm(FlaskForm):
     """Merge author ``source`` into ``target`` (the survivor); ``confirm`` = ``"1"`` after
     the preview, else the page only shows what would move."""
 
-    source = IntegerField("Объединить автора №", validators=[DataRequired(), NumberRange(1, MAX_ID)])
+    source = IntegerField(
+        "Объединить автора №", validators=[DataRequired(), NumberRange(1, MAX_ID)]
+    )
     target = IntegerField("в автора №", validators=[DataRequired(), NumberRange(1, MAX_ID)])
     confirm = HiddenField(validators=[Optional(), AnyOf(["1"])])
 

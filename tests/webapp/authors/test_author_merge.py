@@ -95,7 +95,10 @@ def chief(staff) -> int:
 def test_the_kubok_packet_makes_two_shahlovs_and_they_are_suggested(app, shared_dir):
     imported(app, shared_dir)
     riga, plain = shahlov()
-    assert links(riga) == [(3, "Дмитрий Шахлов", "Рига", False), (12, "Дмитрий Шахлов", "Рига", False)]
+    assert links(riga) == [
+        (3, "Дмитрий Шахлов", "Рига", False),
+        (12, "Дмитрий Шахлов", "Рига", False),
+    ]
     assert links(plain) == [(4, "Дмитрий Шахлов", None, False), (7, "Дмитрий Шахлов", None, False)]
     assert db.session.get(Question, 4).author_line == "Дмитрий Шахлов, в редакции Наиля Фарукшина"
     germanenko = db.session.scalars(
@@ -167,7 +170,11 @@ def test_consents_follow_the_questions(app, chief):
         consent_on_air=True,
     )
     letter = create_question(
-        {"question": "Что в письме прислал автор без адреса?", "answer": "Ответ", "authors": [("Петр Елкин", "Минск", None)]},
+        {
+            "question": "Что в письме прислал автор без адреса?",
+            "answer": "Ответ",
+            "authors": [("Петр Елкин", "Минск", None)],
+        },
         "mail",
     )
     web_author, letter_author = web.authors[0].author, letter.authors[0].author
@@ -324,7 +331,11 @@ def test_a_confirmed_address_moves_to_a_survivor_without_one(app, shared_dir, ch
     imported(app, shared_dir)
     riga, _ = shahlov()
     web = create_question(
-        {"question": "Какой вопрос прислал Шахлов через сайт?", "answer": "Этот", "authors": [("Дмитрий Шахлов", None, "shahlov@example.com")]},
+        {
+            "question": "Какой вопрос прислал Шахлов через сайт?",
+            "answer": "Этот",
+            "authors": [("Дмитрий Шахлов", None, "shahlov@example.com")],
+        },
         "web",
     )
     own = web.authors[0].author

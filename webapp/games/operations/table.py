@@ -396,9 +396,7 @@ class _Placed:
 
 def _where(placed: _Placed) -> str:
     """``"сектор 3, вопрос 1"`` or ``"сектор 3, резерв"``."""
-    return f"сектор {placed.sector}, " + (
-        "резерв" if placed.slot == 0 else f"вопрос {placed.slot}"
-    )
+    return f"сектор {placed.sector}, " + ("резерв" if placed.slot == 0 else f"вопрос {placed.slot}")
 
 
 def _table_questions(game: Game) -> list[_Placed]:
