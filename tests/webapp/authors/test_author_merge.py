@@ -392,3 +392,40 @@ def test_confirm_author_records_the_editor(app, shared_dir, chief):
     assert (link.confirmed_at, len(q.history)) == (first, 2)
     with pytest.raises(AuthorError, match="^такого автора у вопроса нет$"):
         confirm_author(q, 5, chief)
+
+
+def test_on_postgresql_the_merge_moves_the_prize_and_a_confirmed_address(pg_app, shared_dir):
+    """The same merge on PostgreSQL (the foreign key of ``merged_into_id`` is declared
+    there; the unique address leaves the absorbed row before the survivor takes it)."""
+    from webapp.accounts.operations import create_user
+    from webapp.submissions.operations import confirm_authorship
+
+    chief_user, _ = create_user("chief@test.local", "chief_editor", password="chief-pw")
+    imported(pg_app, shared_dir)
+    riga, plain = shahlov()
+    game = h.game(h.season("2023"), status="closed")
+    owed = prize(game, db.session.get(Question, 4), plain)
+    merge_authors(plain.id, riga.id, chief_user.id)
+    web = create_question(
+        {
+            "question": "Какой вопрос прислал Шахлов через сайт?",
+            "answer": "Этот",
+            "authors": [("Дмитрий Шахлов", "Рига", "shahlov@example.com")],
+        },
+        "web",
+    )
+    own = web.authors[0].author
+    assert confirm_authorship(web, own.id)
+    record = merge_authors(own.id, riga.id, chief_user.id)
+    db.session.commit()
+    db.session.expire_all()
+    assert record.moved == {"questions": [web.id], "prizes": [], "authors": [], "email": True}
+    assert db.session.get(Prize, owed.id).author_id == riga.id
+    assert [
+        a.id
+        for a in db.session.scalars(
+            db.select(Author).where(Author.merged_into_id == riga.id).order_by(Author.id)
+        )
+    ] == [plain.id, own.id]
+    assert upsert_author("Дмитрий Шахлов", None, "shahlov@example.com") == riga.id
+    assert links(riga)[-1] == (web.id, "Дмитрий Шахлов", "Рига", True)
