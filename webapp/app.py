@@ -148,6 +148,7 @@ def register_extensions(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.authors.views import bp as authors_bp
     from webapp.games.season_views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
@@ -163,6 +164,7 @@ def register_blueprints(app: Flask) -> None:
         games_bp,
         seasons_bp,
         prizes_bp,
+        authors_bp,
         live_bp,
         votes_bp,
     ):

@@ -144,9 +144,10 @@ def release(question_id: int, user_id: int | None) -> bool:
 
 
 def reveal_authors(question: Question, user_id: int) -> list[dict]:
-    """The question's authors for a chief editor: ``[{"name", "city", "email", "credit"}]``
-    (e-mail decrypted, None when unknown; ``credit``: a credited co-author's phrase as
-    written in the packet, else None). Blind moderation hides them from editors; every reveal
+    """The question's authors for a chief editor: ``[{"name", "city", "email", "credit",
+    "position", "author_id", "confirmed"}]`` (e-mail decrypted, None when unknown;
+    ``credit``: a credited co-author's phrase as written in the packet, else None;
+    ``confirmed``: the link to the author row is confirmed, issue 13). Blind moderation hides them from editors; every reveal
     writes a ModerationAudit row (``reveal_authors``). Flushes only."""
     db.session.add(
         ModerationAudit(
@@ -161,6 +162,8 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
             "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
             "credit": qa.credit,
             "position": qa.position,
+            "author_id": qa.author_id,
+            "confirmed": qa.confirmed_at is not None,
         }
         for qa in question.authors
     ]

@@ -35,11 +35,21 @@ class Author(Model):
     # Bumped when a "my questions" link is used: each link works once.
     link_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Issue 17.3: set when an editor merged this row into another (the same person): its
+    # questions and prizes moved there; the row stays (the audit, a later submission with
+    # its address), and "no author twice in one game" counts it as the surviving author.
+    merged_into_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
 
     @property
     def display(self) -> str:
         """``"Name, City"`` as printed (city omitted when unknown)."""
         return f"{self.name}, {self.city}" if self.city else self.name
+
+    @property
+    def person_id(self) -> int:
+        """The person behind this row: the author it was merged into, else itself (a merge
+        always points at a row that is not merged itself: ``webapp.authors.operations``)."""
+        return self.merged_into_id or self.id
 
 
 class Question(Model):
