@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import (
     Blueprint,
@@ -42,7 +44,7 @@ from webapp.games.forms import (
     TeamForm,
     TopicForm,
 )
-from webapp.games.models import SERIES_LABELS, Game
+from webapp.games.models import GAME_KIND_LABELS, SERIES_LABELS, Game
 from webapp.games.operations import (
     GameError,
     assign_envelopes,
@@ -504,6 +506,29 @@ def rule_ref_filter(rule: str | None) -> str:
     """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
     ``"п. 3.5 Правил сезона 2023 г."`` (``webapp.domain.rules.rule_reference``)."""
     return rule_reference(rule or "")
+
+
+#: The seasons' time zones (the rule sets': ``RuleSet.timezone``) as staff read them.
+TIMEZONE_LABELS = {"Europe/Minsk": "минское", "Europe/Moscow": "московское"}
+
+
+@bp.app_template_filter("timezone_label")
+def timezone_label_filter(zone: str) -> str:
+    """``"Europe/Minsk"`` → ``"минское"`` (an unknown zone is shown as is)."""
+    return TIMEZONE_LABELS.get(zone, zone)
+
+
+@bp.app_template_filter("season_time")
+def season_time_filter(at: datetime | None, zone: str) -> str:
+    """A stored (UTC) time shown in the season's zone: ``"01.12.2026 14:05"``; ``"—"``
+    for None."""
+    return at.astimezone(ZoneInfo(zone)).strftime("%d.%m.%Y %H:%M") if at else "—"
+
+
+@bp.app_template_filter("game_kind")
+def game_kind_filter(kind: str) -> str:
+    """A game kind code as its Russian label (``"qualifying"`` → ``"отборочная"``)."""
+    return GAME_KIND_LABELS.get(kind, kind)
 
 
 @bp.app_template_filter("topic_label")

@@ -47,10 +47,16 @@ from webapp.moderation.operations import (
     reveal_authors,
     sign_off,
 )
-from webapp.moderation.reasons import REJECTION_REASONS, decision_email
-from webapp.submissions.models import Question
+from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
+from webapp.submissions.models import CHANNEL_LABELS, Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
+
+
+@bp.app_template_filter("channel_label")
+def channel_label_filter(channel: str) -> str:
+    """A channel code as the staff pages name it (``"mail"`` → ``"письмо"``)."""
+    return CHANNEL_LABELS.get(channel, channel)
 
 # (key, what it does) — listed on the pages and handled by static/moderation.js.
 SHORTCUTS = [
@@ -200,6 +206,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
             },
         ),
         reasons=REJECTION_REASONS,
+        reason_labels=REASON_LABELS,
     )
 
 
