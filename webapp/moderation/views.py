@@ -130,8 +130,14 @@ def queue():
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
     keep = {k: v for k, v in args.items() if k != "page" and v != ""}
+    # filters the editor set (not the defaults): the folded filters open then
+    defaults = {"status": "in_review", "sort": "oldest"}
+    filters_set = sum(
+        1 for k, v in request.args.items() if k != "page" and v not in ("", defaults.get(k, ""))
+    )
     return render_template(
         "moderation/queue.html",
+        filters_set=filters_set,
         items=items,
         pages=pages,
         page=page,

@@ -22,6 +22,7 @@ def ready_game(app):
     h.approved_questions(15)
     g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13}, status="draft")
     assign_envelopes(g)
+    h.startable(g)
     h.commit()
     return g.id
 
@@ -143,6 +144,7 @@ def test_console_2009_asks_who_answered(login, app):
         status="draft",
     )
     assign_envelopes(g)
+    h.startable(g)
     h.commit()
     client = login("host")
     post(client, g.id, type="spin", sector="1")
