@@ -77,8 +77,11 @@ def test_console_refuses_to_start_until_the_producer_confirms(live_server, brows
         row = db.session.scalar(db.select(GameEventAudit).filter_by(game_id=filled_game))
         assert (row.action, row.payload) == (
             "start_ok",
-            {"reason": "принтер сломан, ведущий читает с планшета", "locked": False,
-             "envelopes": False},
+            {
+                "reason": "принтер сломан, ведущий читает с планшета",
+                "locked": False,
+                "envelopes": False,
+            },
         )
         assert row.by_user_id is not None
 

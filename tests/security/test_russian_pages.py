@@ -102,7 +102,7 @@ def _allowed(word: str) -> bool:
 
 def test_the_checker_sees_what_a_reader_sees():
     page = (
-        '<html><head><title>Очередь</title><style>body{color:red}</style></head><body>'
+        "<html><head><title>Очередь</title><style>body{color:red}</style></head><body>"
         '<script>var fetchNow = 1;</script><p class="big" data-x="hidden">Счёт 1:6 — '
         "answered</p><code>000_90d7c8192601ed3a.txt</code>"
         '<input type="submit" value="Save"><input name="q" value="secret">'

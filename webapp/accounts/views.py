@@ -41,6 +41,7 @@ def role_label_filter(role: str) -> str:
     """A role code as the pages name it (``"chief_editor"`` → ``"главный редактор"``)."""
     return ROLE_LABELS.get(role, role)
 
+
 HOME_BY_ROLE = {
     "editor": "moderation.queue",
     "chief_editor": "moderation.queue",

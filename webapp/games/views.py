@@ -277,9 +277,7 @@ def documents_json(game_id: int):
                 "url": url_for("games.document", document_id=d.id) if ready else None,
             }
         )
-    return jsonify(
-        {"documents": docs, "pending": any(d["status"] == "pending" for d in docs)}
-    )
+    return jsonify({"documents": docs, "pending": any(d["status"] == "pending" for d in docs)})
 
 
 @bp.route("/<int:game_id>/allow-start", methods=["POST"])

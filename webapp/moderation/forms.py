@@ -30,7 +30,10 @@ SORT_LABELS = [
 ]
 CHANNEL_CHOICES = [
     SelectChoice("", "все"),
-    *(SelectChoice(c, CHANNEL_LABELS[c]) for c in ("web", "api", "mail", "import", "live", "partner")),
+    *(
+        SelectChoice(c, CHANNEL_LABELS[c])
+        for c in ("web", "api", "mail", "import", "live", "partner")
+    ),
 ]
 #: «—» (no template reason), then the reasons of webapp.moderation.reasons
 REASON_CHOICES = [

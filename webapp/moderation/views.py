@@ -58,6 +58,7 @@ def channel_label_filter(channel: str) -> str:
     """A channel code as the staff pages name it (``"mail"`` → ``"письмо"``)."""
     return CHANNEL_LABELS.get(channel, channel)
 
+
 # (key, what it does) — listed on the pages and handled by static/moderation.js.
 SHORTCUTS = [
     ("j", "следующий вопрос"),

@@ -53,7 +53,7 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         follow_redirects=True,
     )
     assert (
-        f"Событие не принято: эта игра или серия сейчас не по порядку сезона (п. 4.1 Правил сезона 2023 г.)"
+        "Событие не принято: эта игра или серия сейчас не по порядку сезона (п. 4.1 Правил сезона 2023 г.)"
         in _text(r)
     )
     # a game for the wrong team is refused with the clause

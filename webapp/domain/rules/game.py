@@ -714,4 +714,3 @@ def answer_modes(
             continue
         modes.append(mode)
     return modes
-

@@ -42,13 +42,6 @@ from webapp.games.operations.play import (  # noqa: F401
     series_best,
     undo_last_event,
 )
-from webapp.games.operations.start import (  # noqa: F401
-    START_OK,
-    allow_start,
-    envelopes_rendered,
-    start_confirmation,
-    start_refusal,
-)
 from webapp.games.operations.seasons import (  # noqa: F401
     _team_and_series,
     attach,
@@ -57,6 +50,13 @@ from webapp.games.operations.seasons import (  # noqa: F401
     create_series,
     create_team,
     validate_table,
+)
+from webapp.games.operations.start import (  # noqa: F401
+    START_OK,
+    allow_start,
+    envelopes_rendered,
+    start_confirmation,
+    start_refusal,
 )
 from webapp.games.operations.table import (  # noqa: F401
     MAIN_CHANNELS_EXCLUDED,
