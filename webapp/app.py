@@ -177,7 +177,9 @@ def register_errors(app: Flask) -> None:
     def http_error(exc: HTTPException):
         if request.path.startswith("/api/"):
             return app.extensions["sova_api_error"](exc)
-        return render_template("error.html", error=exc), exc.code
+        # Werkzeug's own description is English; only a view's own text is shown as is
+        own = exc.description if exc.description != type(exc).description else None
+        return render_template("error.html", error=exc, own_description=own), exc.code
 
     @app.teardown_request
     def rollback_on_error(exc):

@@ -361,3 +361,16 @@ def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
         headers={"Authorization": f"Bearer {admin}"},
     )
     assert resp.status_code == 401
+
+
+def test_the_game_day_endpoints_of_issue_17_declare_their_roles(app):
+    """The game page's live document status is the game page's (producer, host); only the
+    producer confirms a start without printed envelopes (the generated matrix above checks
+    that the code enforces both)."""
+    specs = {
+        e: app.view_functions[e].sova_access
+        for e in ("games.documents_json", "games.game", "games.allow_start_view")
+    }
+    assert specs["games.documents_json"] == specs["games.game"] == "producer|host"
+    assert specs["games.allow_start_view"] == "producer"
+    assert allowed_roles("producer|host") == {"producer", "host", "admin"}

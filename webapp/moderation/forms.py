@@ -10,6 +10,7 @@ from wtforms.validators import AnyOf, DataRequired, Length, NumberRange, Optiona
 from webapp.domain.question_states import STATES
 from webapp.moderation.reasons import REASON_LABELS
 from webapp.submissions.images import MAX_BYTES
+from webapp.submissions.models import CHANNEL_LABELS
 
 STATUS_LABELS = {
     "in_review": "На рассмотрении",
@@ -32,7 +33,10 @@ SORT_LABELS = [
 ]
 CHANNEL_CHOICES = [
     SelectChoice("", "все"),
-    *(SelectChoice(c) for c in ("web", "api", "mail", "import", "live", "partner")),
+    *(
+        SelectChoice(c, CHANNEL_LABELS[c])
+        for c in ("web", "api", "mail", "import", "live", "partner")
+    ),
 ]
 #: «—» (no template reason), then the reasons of webapp.moderation.reasons
 REASON_CHOICES = [
@@ -47,7 +51,7 @@ FLAG_CHOICES = [
     SelectChoice("answer_length", "длина ответа"),
     SelectChoice("author_present", "нет автора"),
     SelectChoice("sources_present", "нет источников"),
-    SelectChoice("language", "язык не ru/be"),
+    SelectChoice("language", "язык не русский и не белорусский"),
     SelectChoice("obscene_words", "нецензурные слова"),
     SelectChoice("author_in_text", "автор в тексте"),
     SelectChoice("handout_missing", "нет раздатки"),

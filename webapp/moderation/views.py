@@ -50,10 +50,17 @@ from webapp.moderation.operations import (
     reveal_authors,
     sign_off,
 )
-from webapp.moderation.reasons import REJECTION_REASONS, decision_email
-from webapp.submissions.models import Question
+from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
+from webapp.submissions.models import CHANNEL_LABELS, Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
+
+
+@bp.app_template_filter("channel_label")
+def channel_label_filter(channel: str) -> str:
+    """A channel code as the staff pages name it (``"mail"`` → ``"письмо"``)."""
+    return CHANNEL_LABELS.get(channel, channel)
+
 
 # (key, what it does) — listed on the pages and handled by static/moderation.js.
 SHORTCUTS = [
@@ -127,8 +134,14 @@ def queue():
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
     keep = {k: v for k, v in args.items() if k != "page" and v != ""}
+    # filters the editor set (not the defaults): the folded filters open then
+    defaults = {"status": "in_review", "sort": "oldest"}
+    filters_set = sum(
+        1 for k, v in request.args.items() if k != "page" and v not in ("", defaults.get(k, ""))
+    )
     return render_template(
         "moderation/queue.html",
+        filters_set=filters_set,
         items=items,
         pages=pages,
         page=page,
@@ -216,6 +229,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
             "comment": _image_parts(q, q.comment),
         },
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
+        reason_labels=REASON_LABELS,
     )
 
 

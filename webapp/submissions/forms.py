@@ -187,5 +187,10 @@ class PacketUploadForm(FlaskForm):
         ],
     )
     channel = SelectField(
-        _l("Канал"), choices=[SelectChoice(c) for c in ("import", "mail", "partner")]
+        _l("Канал"),
+        choices=[
+            SelectChoice("import", _l("импорт пакета")),
+            SelectChoice("mail", _l("письмо")),
+            SelectChoice("partner", _l("партнёр (13 сектор)")),
+        ],
     )

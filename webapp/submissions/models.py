@@ -16,6 +16,16 @@ from webapp.extensions import Model
 # Question.status values, in the order of a question's life (webapp.domain.question_states).
 STATUSES = QUESTION_STATES
 CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
+#: How the staff pages name each channel.
+CHANNEL_LABELS = {
+    "web": "сайт",
+    "api": "приложение",
+    "mail": "письмо",
+    "import": "импорт пакета",
+    "live": "во время игры",
+    "partner": "партнёр (13 сектор)",
+    "archive": "архив",
+}
 
 
 class Author(Model):

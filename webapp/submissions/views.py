@@ -35,7 +35,7 @@ from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.links import my_link_token, read_confirm_token, read_my_link, signer
-from webapp.submissions.models import Author, Question
+from webapp.submissions.models import CHANNEL_LABELS, Author, Question
 from webapp.submissions.operations import (
     AuthorInput,
     SubmissionError,
@@ -466,6 +466,8 @@ def new_letter():
     from webapp.submissions.images import ImageError, store_image
 
     form = LetterForm()
+    if not form.is_submitted() and request.args.get("channel") in ("mail", "partner"):
+        form.channel.data = request.args["channel"]  # the header's «Вопрос партнёра» link
     if form.validate_on_submit():
         data = SubmissionInput(
             question=form.question.data,
@@ -493,7 +495,8 @@ def new_letter():
                 (field.errors if field is not None else form.form_errors).extend(messages)
         else:
             qid = question.id
-            flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
+            label = CHANNEL_LABELS.get(form.channel.data, form.channel.data)
+            flash(f"Вопрос № {qid} внесён ({label}).", "success")
             return redirect(url_for("submissions.new_letter"))
     code = 422 if form.is_submitted() else 200
     return render_template("submissions/letter.html", form=form), code

@@ -57,6 +57,7 @@ def _game_2009():
     h.approved_questions(15)
     g = h.game(h.season("2009"), table=TABLE, status="draft")
     assign_envelopes(g)
+    h.startable(g)
     return g
 
 
@@ -135,7 +136,9 @@ def _begin(g) -> datetime:
     record_event(g, {"type": "answer", "correct": True}, None)
     db.session.flush()
     return db.session.scalar(
-        db.select(db.func.min(GameEventAudit.at)).where(GameEventAudit.game_id == g.id)
+        db.select(db.func.min(GameEventAudit.at)).where(
+            GameEventAudit.game_id == g.id, GameEventAudit.action == "record"
+        )
     )
 
 

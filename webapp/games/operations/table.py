@@ -189,8 +189,8 @@ def assign_envelopes(game: Game) -> Game:
     needed = sum(p["slots"] for p in plan)
     if short:
         raise GameConflict(
-            f"the approved pool has {needed - short} questions by distinct authors; "
-            f"this table needs {needed}",
+            f"одобренных вопросов разных авторов — {needed - short}, а столу нужно {needed}: "
+            "одобрите ещё вопросы или уменьшите план",
             needed=needed,
             available=needed - short,
         )
