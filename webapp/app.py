@@ -114,6 +114,7 @@ def register_extensions(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+    register_formats(app)
     app.after_request(remember_language)
     login_manager.init_app(app)
     login_manager.login_view = "accounts.login"
@@ -143,6 +144,25 @@ def register_extensions(app: Flask) -> None:
         header = request.headers.get("Authorization", "")
         if request.path.startswith("/api/") and header.startswith("Bearer "):
             g.api_user = user_by_token(header[7:].strip())
+
+
+def register_formats(app: Flask) -> None:
+    """The Jinja filters every page prints money and times with (``webapp.core.formats``):
+    ``{{ prize.amount|money(prize.currency) }}`` → «1 800,00 BYN» in the page's language
+    (Flask-Babel's locale); ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
+    zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023»."""
+    from flask_babel import get_locale
+
+    from webapp.core.formats import money, when
+
+    def money_filter(amount, currency=None):
+        return money(amount, currency, locale=str(get_locale() or "ru"))
+
+    def when_filter(value, zone=None):
+        return when(value, zone or current_app.config["SOVA_TIMEZONE"])
+
+    app.add_template_filter(money_filter, "money")
+    app.add_template_filter(when_filter, "when")
 
 
 def register_blueprints(app: Flask) -> None:

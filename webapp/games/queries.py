@@ -10,6 +10,7 @@ from webapp.extensions import db
 from webapp.games.models import Game, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
+from webapp.submissions.names import name_gender
 
 
 def seasons() -> list[Season]:
@@ -79,11 +80,24 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 #: web form and the live form record it per question (``Question.consent_on_air``); the API
 #: has no such field (contracts/api.md), so its questions are never named.
 CONSENT_CHANNELS = ("mail", "partner", "import")
-#: The note printed instead of the names when consent is missing.
-NO_CONSENT_NOTE = {
-    1: "Имя автора в эфире не называть: нет его согласия.",
-    2: "Имена авторов в эфире не называть: нет их согласия.",
+#: The note printed instead of the names when consent is missing: one author by the
+#: gender of the name (:func:`webapp.submissions.names.name_gender`; neutral when unknown),
+#: or several authors.
+NO_CONSENT_NOTE: dict[str | None, str] = {
+    "masc": "Имя автора в эфире не называть: нет его согласия.",
+    "femn": "Имя автора в эфире не называть: нет её согласия.",
+    None: "Имя автора в эфире не называть: нет согласия автора.",
+    "many": "Имена авторов в эфире не называть: нет их согласия.",
 }
+
+
+def no_consent_note(names: list[str]) -> str:
+    """The host's note for a question whose authors (``names``, as stored) did not consent
+    to be named on air: «… нет его согласия.» / «… нет её согласия.» / «… нет согласия
+    автора.» (gender unknown) for one author, «… нет их согласия.» for several."""
+    if len(names) > 1:
+        return NO_CONSENT_NOTE["many"]
+    return NO_CONSENT_NOTE[name_gender(names[0]) if names else None]
 
 
 def named_on_air(q) -> bool:
@@ -110,7 +124,7 @@ def envelope_context(
     ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
     the props list then covers only them. A question whose authors did not consent to be
     named on air (:func:`named_on_air`) has no ``authors`` and an ``authors_note`` instead
-    («Имя автора в эфире не называть: нет его согласия.»)."""
+    («Имя автора в эфире не называть: нет её согласия.», :func:`no_consent_note`)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
@@ -128,7 +142,7 @@ def envelope_context(
             }
             if not named_on_air(q):  # no consent: no name or city, a note for the host
                 item["authors"] = []
-                item["authors_note"] = NO_CONSENT_NOTE[min(len(q.author_list), 2) or 1]
+                item["authors_note"] = no_consent_note([a.name for a in q.author_list])
             if with_answers:
                 item.update(
                     answer=q.answer,
