@@ -173,11 +173,13 @@ def register_blueprints(app: Flask) -> None:
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp
     from webapp.prizes.views import bp as prizes_bp
+    from webapp.submissions.pages import bp as pages_bp
     from webapp.submissions.views import bp as submissions_bp
     from webapp.votes.views import bp as votes_bp
 
     for bp in (
         submissions_bp,
+        pages_bp,
         accounts_bp,
         moderation_bp,
         games_bp,

@@ -102,7 +102,7 @@ def no_consent_note(names: list[str]) -> str:
 
 def named_on_air(q) -> bool:
     """True if the host may read the authors' names and cities of question ``q`` on air:
-    the viewer ticked «Я согласен(на), чтобы моё имя и город назвали в эфире»
+    the viewer ticked «Даю согласие, чтобы моё имя и город назвали в эфире»
     (``consent_on_air``) or the question came by letter, from a partner or in an imported
     packet."""
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
