@@ -53,7 +53,9 @@ def money(amount: Decimal | int | None, currency: str | None = None, *, locale: 
     return f"{text}{NBSP}{currency}" if currency else text
 
 
-def when(value: datetime | date | str | None, zone: str | None = None, *, locale: str = "ru") -> str:
+def when(
+    value: datetime | date | str | None, zone: str | None = None, *, locale: str = "ru"
+) -> str:
     """The one date format of Sova's pages.
 
     ``datetime(2023, 3, 4, 12, 0, tzinfo=UTC), "Europe/Minsk"`` → ``"04.03.2023 15:00"``;
