@@ -567,15 +567,21 @@ def mail_mark_sent(key):
 @with_appcontext
 def backup_cmd(dest):
     """Back up the database and the documents and uploads folders into one archive (DEST:
-    a new file name, or a folder for sova-backup-<UTC time>.tar.gz), with a SHA-256
-    manifest. Exit 2 when the backup cannot be made."""
+    a new file name, or a folder for sova-backup-<UTC time>.tar.gz; that folder's archives
+    older than SOVA_BACKUP_RETENTION_DAYS are then deleted), with a SHA-256 manifest.
+    Exit 2 when the backup cannot be made."""
+    from flask import current_app
     from tqdm import tqdm
 
     from webapp.backup import BackupError, backup
 
     with tqdm(unit="file", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         try:
-            path = backup(dest, progress=bar.update)
+            path = backup(
+                dest,
+                progress=bar.update,
+                keep_days=current_app.config["SOVA_BACKUP_RETENTION_DAYS"],
+            )
         except BackupError as exc:
             fail(str(exc))
     click.echo(f"backup written: {path} ({path.stat().st_size} bytes)")

@@ -267,6 +267,25 @@ def test_the_author_pages_are_the_chief_editors(app):
     }
 
 
+def test_privacy_notice_and_favicon_answer_everyone(matrix_app, role_clients):
+    """The public pages of issue 17 item 9 on real content: the privacy notice and the owl
+    favicon answer 200 to every role and to anonymous visitors (the generated matrix only
+    checks that nobody is refused), and they are the only ``pages.*`` endpoints."""
+    specs = {
+        r.endpoint: matrix_app.view_functions[r.endpoint].sova_access
+        for r in matrix_app.url_map.iter_rules()
+        if r.endpoint.startswith("pages.")
+    }
+    assert specs == {"pages.privacy": "public", "pages.favicon": "public"}
+    for role, (client, _) in role_clients.items():
+        page = client.get("/privacy")
+        assert page.status_code == 200, role
+        assert "Как «Сова» обращается с персональными данными" in page.text, role
+        icon = client.get("/favicon.ico")
+        assert (icon.status_code, icon.mimetype) == (200, "image/vnd.microsoft.icon"), role
+        assert icon.data[:4] == b"\x00\x00\x01\x00", role
+
+
 def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):
     """A staff session does not authenticate the API (no CSRF-able cookie auth on /api/)."""
     rows, _ = matrix(matrix_app)

@@ -11,6 +11,7 @@ from webapp.extensions import db
 from webapp.games.models import Game, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
+from webapp.submissions.names import name_gender
 
 
 def seasons() -> list[Season]:
@@ -101,16 +102,29 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 #: web form and the live form record it per question (``Question.consent_on_air``); the API
 #: has no such field (contracts/api.md), so its questions are never named.
 CONSENT_CHANNELS = ("mail", "partner", "import")
-#: The note printed instead of the names when consent is missing.
-NO_CONSENT_NOTE = {
-    1: "Имя автора в эфире не называть: нет его согласия.",
-    2: "Имена авторов в эфире не называть: нет их согласия.",
+#: The note printed instead of the names when consent is missing: one author by the
+#: gender of the name (:func:`webapp.submissions.names.name_gender`; neutral when unknown),
+#: or several authors.
+NO_CONSENT_NOTE: dict[str | None, str] = {
+    "masc": "Имя автора в эфире не называть: нет его согласия.",
+    "femn": "Имя автора в эфире не называть: нет её согласия.",
+    None: "Имя автора в эфире не называть: нет согласия автора.",
+    "many": "Имена авторов в эфире не называть: нет их согласия.",
 }
+
+
+def no_consent_note(names: list[str]) -> str:
+    """The host's note for a question whose authors (``names``, as stored) did not consent
+    to be named on air: «… нет его согласия.» / «… нет её согласия.» / «… нет согласия
+    автора.» (gender unknown) for one author, «… нет их согласия.» for several."""
+    if len(names) > 1:
+        return NO_CONSENT_NOTE["many"]
+    return NO_CONSENT_NOTE[name_gender(names[0]) if names else None]
 
 
 def named_on_air(q) -> bool:
     """True if the host may read the authors' names and cities of question ``q`` on air:
-    the viewer ticked «Я согласен(на), чтобы моё имя и город назвали в эфире»
+    the viewer ticked «Даю согласие, чтобы моё имя и город назвали в эфире»
     (``consent_on_air``) or the question came by letter, from a partner or in an imported
     packet."""
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
@@ -132,10 +146,10 @@ def envelope_context(
     ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
     the props list then covers only them. A question whose authors did not consent to be
     named on air (:func:`named_on_air`) has no ``authors`` and an ``authors_note`` instead
-    («Имя автора в эфире не называть: нет его согласия.»). ``text`` is the question without
-    a leading ``[Раздаточный материал: …]`` block that repeats ``handout`` (printed once, in
-    the handout box); ``images`` maps each image reference of the question to its allowed
-    file (the templates print the image in place of ``(img name)``)."""
+    («Имя автора в эфире не называть: нет её согласия.», :func:`no_consent_note`). ``text`` is
+    the question without a leading ``[Раздаточный материал: …]`` block that repeats ``handout``
+    (printed once, in the handout box); ``images`` maps each image reference of the question
+    to its allowed file (the templates print the image in place of ``(img name)``)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
@@ -155,7 +169,7 @@ def envelope_context(
             }
             if not named_on_air(q):  # no consent: no name or city, a note for the host
                 item["authors"] = []
-                item["authors_note"] = NO_CONSENT_NOTE[min(len(q.author_list), 2) or 1]
+                item["authors_note"] = no_consent_note([a.name for a in q.author_list])
             if with_answers:
                 item.update(
                     answer=q.answer,

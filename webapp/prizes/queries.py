@@ -12,6 +12,7 @@ from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.domain.rules import split_rule
 from webapp.extensions import db
 from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
+from webapp.submissions.names import name_gender
 
 
 def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]:
@@ -89,7 +90,8 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
     (then ``question`` is None). ``address``: the payee's address when known (from the
     payee details), else "" (a blank line to fill in). ``declared_name``: the full name the
     payee declared with their details (it names «Одаряемый»), else "" and the name as
-    given on the question (issue 13). The date is the game's closing
+    given on the question (issue 13). ``author.gender``: ``"masc"`` | ``"femn"`` | None
+    (:func:`webapp.submissions.names.name_gender`; the preamble agrees with it). The date is the game's closing
     date, so re-rendering gives the same text.
     """
     agreement = prize.agreement
@@ -112,6 +114,7 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
             "name": declared_name or prize.payee,
             "city": (byline.city or "") if byline else "",
             "address": address,
+            "gender": name_gender(declared_name or prize.payee),
         },
         "question": (
             {"id": prize.question_id, "text": prize.question.text}

@@ -30,6 +30,7 @@ from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
+    COUNTRY_FIELDS,
     ActionForm,
     AwardForm,
     PaidForm,
@@ -369,7 +370,15 @@ def details_form(token: str):
         errors = form.errors
     status = 422 if errors else 200
     resp = current_app.make_response(
-        (render_template("prizes/details_form.html", form=form, errors=errors), status)
+        (
+            render_template(
+                "prizes/details_form.html",
+                form=form,
+                errors=errors,
+                country_fields=COUNTRY_FIELDS,
+            ),
+            status,
+        )
     )
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Referrer-Policy"] = "no-referrer"

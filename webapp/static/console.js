@@ -81,7 +81,8 @@
     q.textContent = "";
     if (c.current) {
       var cur = c.current;
-      var title = "Сектор " + cur.sector + ": " + cur.label;
+      // «13 сектор» in sector 13 is said once (not «Сектор 13: 13 сектор»)
+      var title = (cur.kind === "sector13" && cur.sector === 13) ? cur.label : "Сектор " + cur.sector + ": " + cur.label;
       if (cur.slots > 1) { title += ", вопрос " + cur.slot + " из " + cur.slots; }
       if (cur.decisive) { title += " — решающий раунд"; }
       q.appendChild(el("h2", {}, title));
