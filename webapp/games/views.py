@@ -76,6 +76,8 @@ DOCUMENT_ROLES = {
     "host_cards": {"producer", "host", "admin"},
     "sector13_card": {"producer", "host", "admin"},
     "gift_agreement": {"accountant", "admin"},
+    # the signed result of the 2009 §3.1 audience vote (for the sponsor; webapp.votes)
+    "vote_result": {"producer", "host", "admin"},
 }
 
 
@@ -229,7 +231,11 @@ def game(game_id: int):
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
-        documents=queries.documents(game.id),
+        documents=[
+            d
+            for d in queries.documents(game.id)
+            if current_staff().role in DOCUMENT_ROLES.get(d.kind, {"admin"})
+        ],
         state=game_state(game),
         attach_form=_attach_form(game),
         protocol_form=ProtocolForm(),
