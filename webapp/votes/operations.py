@@ -171,11 +171,13 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     vote.log_sha256 = rules.log_digest(log_lines(vote))
     days = int(current_app.config.get("SOVA_VOTE_RETENTION_DAYS", 30))
     vote.purge_after = now + timedelta(days=days)
-    # no game_id: the games feature lists a game's documents with its own roles and labels;
-    # this one is reached through the vote (producer and host: /games/<id>/vote/result.pdf)
+    # with game_id: the game page lists it among the game's documents (download
+    # games.document, roles in webapp.games.views.DOCUMENT_ROLES: producer, host); the vote
+    # page links it too (votes.result)
     doc = Document(
         key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
         kind=RESULT_DOCUMENT,
+        game_id=vote.game_id,
         version=1,
         status="pending",
     )
@@ -388,43 +390,35 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
     """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
     случаях» — another candidate chosen by the sponsor's representative with a ``reason``.
     Awards the prize (``webapp.prizes.operations.award_prize``, kind
-    ``best_player_of_game``) and keeps the decision (VoteAward: who, when, winner, chosen,
-    reason). Raises VoteError for an open vote, a choice the rules refuse or a prize
-    refusal; nothing is written then."""
+    ``best_player_of_game``, whose rules — ``webapp.domain.vote.best_player_award`` — are
+    the same on every page) and returns the kept decision (VoteAward: who, when, winner,
+    chosen, reason; written by ``webapp.votes.signals``). Raises VoteError for an open
+    vote, a choice the rules refuse or a prize refusal; nothing is written then."""
     from webapp.prizes.operations import PrizeError, award_prize
 
     if vote.status != "closed":
         raise VoteError("сначала закройте голосование")
-    try:
-        name, overridden = rules.award_choice(vote.candidates, vote.winner, chosen, reason)
-    except rules.VoteRuleError as exc:
-        raise VoteError(exc.message, exc.rule) from exc
     game = db.session.get_one(Game, vote.game_id)
     try:
         made = award_prize(
-            game, "best_player_of_game", user_id, recipient=name, team=list(vote.candidates)
+            game,
+            "best_player_of_game",
+            user_id,
+            recipient=chosen,
+            team=list(vote.candidates),
+            reason=reason,
         )
     except PrizeError as exc:
         raise VoteError(exc.message, exc.rule) from exc
-    prize = made[0] if made else None
-    existing = db.session.scalar(
-        select(VoteAward).where(VoteAward.vote_id == vote.id, VoteAward.chosen_name == name)
-    )
-    if existing is not None:
-        return existing
-    row = VoteAward(
-        vote_id=vote.id,
-        prize_id=prize.id if prize else None,
-        winner_name=vote.candidates[vote.winner - 1] if vote.winner else None,
-        chosen_name=name,
-        overridden=overridden,
-        reason=(reason or "").strip(),
-        by_user_id=user_id,
-        at=utcnow(),
-    )
-    db.session.add(row)
-    db.session.flush()
-    return row
+    return db.session.scalars(
+        select(VoteAward)
+        .where(VoteAward.game_id == game.id, VoteAward.prize_id == made[0].id)
+        .order_by(VoteAward.id.desc())
+    ).first() or _missing_award(made[0].id)
+
+
+def _missing_award(prize_id: int) -> VoteAward:
+    raise VoteError(f"решение о призе № {prize_id} не записано", None)
 
 
 def purge_numbers(now: datetime | None = None) -> int:

@@ -28,6 +28,7 @@ from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.votes import operations as ops
+from webapp.votes import signals as _signals  # noqa: F401  (connects the best-player rules)
 from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
 from webapp.votes.queries import awards, open_vote, vote_json, vote_of
 
@@ -73,7 +74,7 @@ def page(game_id: int):
         open_form=open_form,
         close_form=CloseVoteForm(),
         award_form=award_form,
-        awards=awards(vote) if vote else [],
+        awards=awards(game.id),
         is_producer=current_staff().role in ("producer", "admin"),
     )
 
