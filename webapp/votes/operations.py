@@ -16,13 +16,13 @@ the inserts that come after see the vote closed, so the frozen result equals the
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import lookup_hash
@@ -32,6 +32,7 @@ from webapp.domain import vote as rules
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.jobs import enqueue
+from webapp.votes.group_commit import GroupCommit
 from webapp.votes.models import Vote, VoteAward, VoteMessage
 from webapp.votes.queries import live_counts, log_lines
 
@@ -305,6 +306,66 @@ def _insert(
     return result if row is not None else None
 
 
+#: One INSERT for a whole batch of first attempts (PostgreSQL; see ``group_commit``): the
+#: same rows, keys and vote-row lock as :func:`_insert_statement`, in the batch's order (a
+#: number's first counted vote in the batch wins, the later ones are refused by its key and
+#: take the per-message path of :func:`_receive`).
+_BATCH_INSERT = text(
+    """
+    INSERT INTO vote_message
+        (vote_id, message_id, msisdn_hash, text, received_at, arrived_at, result, candidate)
+    SELECT vote.id, m.message_id, m.msisdn_hash, m.text, m.received_at, m.arrived_at,
+           m.result, m.candidate
+    FROM vote, unnest(
+        CAST(:message_id AS varchar[]), CAST(:msisdn_hash AS varchar[]),
+        CAST(:text AS varchar[]), CAST(:received_at AS timestamptz[]),
+        CAST(:arrived_at AS timestamptz[]), CAST(:result AS varchar[]),
+        CAST(:candidate AS integer[])
+    ) WITH ORDINALITY AS m(message_id, msisdn_hash, text, received_at, arrived_at, result,
+                           candidate, n)
+    WHERE vote.id = :vote_id AND vote.status = 'open'
+    ORDER BY m.n
+    FOR KEY SHARE OF vote
+    ON CONFLICT DO NOTHING
+    RETURNING message_id
+    """
+)
+_COLUMNS = ("message_id", "msisdn_hash", "text", "received_at", "arrived_at", "result")
+#: One group commit per database (a process may serve several apps: the tests do)
+_groups: dict[str, GroupCommit] = {}
+
+
+def _flush_batch(conn, items: Sequence[tuple[int, dict]]) -> list[bool]:
+    """Write ``items`` (``(vote_id, row)``) with one statement per vote (one transaction:
+    ``conn`` is in autocommit); returns, per item, whether its row was inserted."""
+    inserted: set[tuple[int, str]] = set()
+    for vote_id in dict.fromkeys(v for v, _row in items):
+        rows = [row for v, row in items if v == vote_id]
+        params: dict[str, Any] = {c: [r[c] for r in rows] for c in _COLUMNS}
+        params["candidate"] = [r["candidate"] for r in rows]
+        params["vote_id"] = vote_id
+        inserted.update((vote_id, mid) for mid in conn.execute(_BATCH_INSERT, params).scalars())
+    return [(v, row["message_id"]) in inserted for v, row in items]
+
+
+def _insert_batched(
+    conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str, candidate: int | None
+) -> str | None:
+    """:func:`_insert` (``only_if_open``) through the process's group commit."""
+    row = {
+        "message_id": sms.message_id,
+        "msisdn_hash": key,
+        "text": sms.text[:500],
+        "received_at": sms.received_at,
+        "arrived_at": now,
+        "result": result,
+        "candidate": candidate,
+    }
+    group = _groups.setdefault(str(db.engine.url), GroupCommit(max_batch=64))
+    done = group.submit((vote_id, row), lambda items: _flush_batch(conn, items))
+    return result if done else None
+
+
 def _known(conn, vote_id: int, message_id: str) -> str | None:
     return conn.execute(
         select(VoteMessage.result).where(
@@ -360,7 +421,14 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
         result = rules.classify(
             is_open=True, before_open=False, candidate=candidate, already_counted=False
         )
-        done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
+        if (
+            not fresh
+            and db.engine.dialect.name == "postgresql"
+            and current_app.config.get("SOVA_VOTE_GROUP_COMMIT", True)
+        ):
+            done = _insert_batched(conn, vote_id, sms, key, now, result, candidate)
+        else:
+            done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
         if done:
             return done
         known = _known(conn, vote_id, sms.message_id)
