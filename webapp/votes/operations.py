@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
+from flask_babel import gettext as _
 from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
@@ -104,16 +105,18 @@ def open_vote(
         return current
     if game.season.ruleset != "2009":
         raise VoteError(
-            "зрительское голосование за лучшего игрока есть только в правилах 2009 года"
+            _("зрительское голосование за лучшего игрока есть только в правилах 2009 года")
         )
     if game.status not in ("finished", "closed"):
-        raise VoteError("голосование открывается, когда игра окончена")
+        raise VoteError(_("голосование открывается, когда игра окончена"))
     if db.session.scalar(select(Vote.id).where(Vote.game_id == game.id)) is not None:
-        raise VoteError("голосование этой игры уже проведено")
+        raise VoteError(_("голосование этой игры уже проведено"))
     if current is not None:
         raise VoteError(
-            f"открыто голосование другой игры (№ {current.game_id}): "
-            "одновременно может идти только одно",
+            _(
+                "открыто голосование другой игры (№ %(game)s): одновременно может идти только одно",
+                game=current.game_id,
+            ),
             None,
         )
     if candidates is None or not [c for c in candidates if str(c).strip()]:
@@ -135,7 +138,7 @@ def open_vote(
             db.session.flush()
     except IntegrityError as exc:
         raise VoteError(
-            "открыто голосование другой игры: одновременно может идти только одно", None
+            _("открыто голосование другой игры: одновременно может идти только одно"), None
         ) from exc
     return vote
 
@@ -157,7 +160,7 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     VoteError if the game never had a vote."""
     vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id).order_by(Vote.id.desc()))
     if vote is None:
-        raise VoteError("у этой игры нет голосования", None)
+        raise VoteError(_("у этой игры нет голосования"), None)
     vote = _lock(vote.id)
     if vote.status == "closed":
         return vote
@@ -465,7 +468,7 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
     from webapp.prizes.operations import PrizeError, award_prize
 
     if vote.status != "closed":
-        raise VoteError("сначала закройте голосование")
+        raise VoteError(_("сначала закройте голосование"))
     game = db.session.get_one(Game, vote.game_id)
     try:
         made = award_prize(
