@@ -274,7 +274,11 @@ def main() -> int:
                 time.sleep(0.2)
         vote = api(port, "POST", f"/api/v1/games/{game_id}/vote", token, {"action": "open"})["vote"]
         p = plan(args.total, SECRET, candidates=len(vote["candidates"]), seed=18)
+        cpu0 = cpu_seconds(server.pid)
         health = healthz(port, args.total, args.clients)
+        health["server_cpu_ms_per_request"] = round(
+            (cpu_seconds(server.pid) - cpu0) * 1000 / args.total, 3
+        )
         emit("vote_healthz", clients=args.clients, **health)
         commits0, cpu0 = db_commits(admin, name), cpu_seconds(server.pid)
         memory = PeakMemory(server.pid)
