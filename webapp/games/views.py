@@ -82,6 +82,7 @@ DOCUMENT_LABELS = {
     "host_cards": "Карточки ведущего",
     "sector13_card": "Карточка ведущего: 13 сектор (жеребьёвка)",
     "gift_agreement": "Договор дарения",
+    "vote_result": "Итог зрительского голосования за лучшего игрока (для спонсора)",
 }
 
 # Which roles may download which kind of document (deny anything else).
@@ -90,6 +91,8 @@ DOCUMENT_ROLES = {
     "host_cards": {"producer", "host", "admin"},
     "sector13_card": {"producer", "host", "admin"},
     "gift_agreement": {"accountant", "admin"},
+    # the signed result of the 2009 §3.1 audience vote (for the sponsor; webapp.votes)
+    "vote_result": {"producer", "host", "admin"},
 }
 
 
@@ -243,7 +246,11 @@ def game(game_id: int):
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
-        documents=queries.documents(game.id),
+        documents=[
+            d
+            for d in queries.documents(game.id)
+            if current_staff().role in DOCUMENT_ROLES.get(d.kind, {"admin"})
+        ],
         state=game_state(game),
         attach_form=_attach_form(game),
         protocol_form=ProtocolForm(),

@@ -23,6 +23,11 @@ class AwardForm(FlaskForm):
         "Состав команды знатоков (по одному в строке)", validators=[Optional(), Length(max=3000)]
     )
     author_id = SelectField("Лучший автор вопроса", coerce=int, validate_choice=False)
+    reason = TextAreaField(
+        "Основание решения представителя Генерального спонсора (лучший игрок игры — "
+        "не победитель зрительского голосования или голосования не было)",
+        validators=[Optional(), Length(max=1000)],
+    )
 
 
 class SignedForm(FlaskForm):

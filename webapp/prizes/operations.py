@@ -32,6 +32,7 @@ from webapp.domain.prizes import (
     special_game_prizes,
     unanswered_question_prizes,
 )
+from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state, status_label
@@ -44,6 +45,7 @@ from webapp.prizes.models import (
     Prize,
     PrizeStatusChange,
 )
+from webapp.prizes.queries import best_player_awarded, vote_for_best_player
 from webapp.submissions.models import Author, set_status
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
@@ -302,6 +304,7 @@ def award_prize(
     recipient: str = "",
     team: Sequence[str] = (),
     author_id: int | None = None,
+    reason: str = "",
 ) -> list[Prize]:
     """Award an individual prize of the season's rule book after ``game``.
 
@@ -313,6 +316,13 @@ def award_prize(
     Amounts come from the season (``series_final_prize``, ``year_final_prize``,
     ``special_game_prize``). Crystal Owl prizes of 2023 get a numbered gift agreement and
     the prize commission's minutes (queued for rendering).
+
+    ``best_player_of_game`` (2009 §3.1) follows the game's audience vote, on every page
+    that awards it (``webapp.domain.vote.best_player_award``): after a closed vote the
+    winner, anyone else (or deciding a tie) only with the sponsor's representative's
+    ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
+    The team defaults to the vote's candidates; the decision is kept for the audit
+    (:data:`~webapp.prizes.queries.best_player_awarded`, the prize's history note).
 
     Idempotent: awarding the same prize to the same person again returns the existing
     prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
@@ -328,6 +338,21 @@ def award_prize(
     season = game.season
     winner = game_state(game)["winner"]
     prize_money = _season_amount(season, rule.amount_field)
+    vote, overridden = None, False
+    if kind == "best_player_of_game":
+        vote = vote_for_best_player(game)
+        try:
+            recipient, overridden = best_player_award(
+                vote["status"] if vote else None,
+                vote["candidates"] if vote else [],
+                vote["winner"] if vote else None,
+                recipient,
+                reason,
+            )
+        except VoteRuleError as exc:
+            raise PrizeError(exc.message, exc.rule) from exc
+        if vote and not [t for t in team if t.strip()]:
+            team = list(vote["candidates"])
     try:
         if rule.recipient == "each_expert":
             awards = special_game_prizes(
@@ -380,10 +405,13 @@ def award_prize(
             out.append(existing)
             continue
         money = award.money
+        note = f"присуждён: {rule.label}"
+        if overridden:
+            note = f"{note}; решение представителя Генерального спонсора: {reason.strip()}"
         prize = _new_prize(
             game,
             user_id,
-            f"присуждён: {rule.label}",
+            note[:300],
             kind=award.kind,
             author_id=award.author_key,
             recipient_name=award.recipient,
@@ -397,6 +425,19 @@ def award_prize(
             issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
             _number_agreement(prize, season)
+        if kind == "best_player_of_game":
+            best_player_awarded.send(
+                game,
+                prize=prize,
+                vote_id=vote["vote_id"] if vote else None,
+                winner_name=(
+                    vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
+                ),
+                chosen=award.recipient,
+                overridden=overridden,
+                reason=(reason or "").strip(),
+                user_id=user_id,
+            )
         out.append(prize)
     return out
 
