@@ -5,14 +5,14 @@ sponsor's representative's decision is audited also when no vote was held for th
 ``document.game_id`` of the vote result documents (``kind = 'vote_result'``) is filled, so
 the game page lists them.
 
-Revision ID: 0020_vote2
-Revises: 0014_owed
+Revision ID: 0017_vote2
+Revises: 0016_author_merge
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0020_vote2"
-down_revision = "0014_owed"
+revision = "0017_vote2"
+down_revision = "0016_author_merge"
 branch_labels = None
 depends_on = None
 
