@@ -1,11 +1,14 @@
 """Helpers shared by the tests and conftests, in one place (this module imports no test
 module or conftest): the viewer submission through the API, the in-process outbox drain,
-and the prizes tests' games, commission and payee details; the Kubok packet's images."""
+and the prizes tests' games, commission and payee details; the Kubok packet's images; a free
+port and a polling wait for the tests that start processes."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -237,3 +240,25 @@ def kubok_images(folder, skip: str | None = None):
         if name != skip:
             (folder / name).write_bytes(image_bytes(name))
     return folder
+
+
+# --- processes the tests start -------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS's pick)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(predicate, timeout: float = 60, what: str = "condition", every: float = 0.2):
+    """Call ``predicate`` every ``every`` seconds until it returns a truthy value, and return
+    that value; AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

@@ -28,25 +28,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import free_port, wait_for
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 BIN = Path(sys.executable).parent
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -61,7 +47,7 @@ def test_worker_survives_its_redis_broker_restarting_empty(tmp_path):
         pytest.skip("redis-server is not installed")
     from cryptography.fernet import Fernet
 
-    port = _free_port()
+    port = free_port()
     broker = f"redis://127.0.0.1:{port}/0"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOVA_", "PROMETHEUS_"))}
     env.update(
@@ -94,7 +80,7 @@ def test_worker_survives_its_redis_broker_restarting_empty(tmp_path):
             except OSError:
                 return False
 
-        _wait(up, 30, "redis-server")
+        wait_for(up, 30, "redis-server")
         return proc
 
     def pinged() -> bool:
@@ -119,14 +105,14 @@ def test_worker_survives_its_redis_broker_restarting_empty(tmp_path):
             start_new_session=True,
         )
     try:
-        _wait(lambda: b" ready." in log_path.read_bytes(), 180, "the worker to be ready")
-        _wait(pinged, 60, "the worker to answer a ping")
+        wait_for(lambda: b" ready." in log_path.read_bytes(), 180, "the worker to be ready")
+        wait_for(pinged, 60, "the worker to answer a ping")
         for _ in range(2):
             os.killpg(redis.pid, signal.SIGKILL)
             redis.wait(30)
             time.sleep(2)  # the worker sees the broker gone and retries
             redis = start_redis()
-            _wait(pinged, 120, "the worker to answer a ping through the new broker")
+            wait_for(pinged, 120, "the worker to answer a ping through the new broker")
             assert worker.poll() is None, log_path.read_text()[-3000:]
 
         from celery import Celery
@@ -136,7 +122,7 @@ def test_worker_survives_its_redis_broker_restarting_empty(tmp_path):
             sent = probe.send_task("outbox.sweep")
         finally:
             probe.close()
-        _wait(
+        wait_for(
             lambda: f"outbox.sweep[{sent.id}] succeeded".encode() in log_path.read_bytes(),
             120,
             "the worker to run a task sent after the restarts",

@@ -294,19 +294,22 @@ def _insert(
     the vote is no longer open (``only_if_open``)."""
     stmt = _insert_statement(db.engine.dialect.name, only_if_open)
     row = conn.execute(
-        stmt,
-        {
-            "vote_id": vote_id,
-            "message_id": sms.message_id,
-            "msisdn_hash": key,
-            "text": sms.text[:500],
-            "received_at": sms.received_at,
-            "arrived_at": now,
-            "result": result,
-            "candidate": candidate,
-        },
+        stmt, {"vote_id": vote_id, **_log_row(sms, key, now, result, candidate)}
     ).first()
     return result if row is not None else None
+
+
+def _log_row(sms: Sms, key: str, now: datetime, result: str, candidate: int | None) -> dict:
+    """The ``vote_message`` columns of one message but its vote (``text`` cut to 500)."""
+    return {
+        "message_id": sms.message_id,
+        "msisdn_hash": key,
+        "text": sms.text[:500],
+        "received_at": sms.received_at,
+        "arrived_at": now,
+        "result": result,
+        "candidate": candidate,
+    }
 
 
 #: One INSERT for a whole batch of first attempts (PostgreSQL; see ``group_commit``): the
@@ -355,15 +358,7 @@ def _insert_batched(
     conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str, candidate: int | None
 ) -> str | None:
     """:func:`_insert` (``only_if_open``) through the process's group commit."""
-    row = {
-        "message_id": sms.message_id,
-        "msisdn_hash": key,
-        "text": sms.text[:500],
-        "received_at": sms.received_at,
-        "arrived_at": now,
-        "result": result,
-        "candidate": candidate,
-    }
+    row = _log_row(sms, key, now, result, candidate)
     group = _groups.setdefault(str(db.engine.url), GroupCommit(max_batch=64))
     done = group.submit((vote_id, row), lambda items: _flush_batch(conn, items))
     return result if done else None
