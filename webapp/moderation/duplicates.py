@@ -376,8 +376,9 @@ def _candidates(
     # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
     # shared by thousands (a common opening, a band of common words) says little, and
     # reading all its rows made the slowest lookups (issue 19).
+    # Only placeholders and integer constants are formatted in; every value is bound.
     arms = " UNION ALL ".join(
-        f"SELECT question_id FROM (SELECT question_id FROM duplicate_bucket"
+        f"SELECT question_id FROM (SELECT question_id FROM duplicate_bucket"  # noqa: S608
         f" WHERE bucket = {mark} LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
         for i in range(len(keys))
     )
@@ -392,7 +393,7 @@ def _candidates(
         where = f" WHERE q.status IN ({_placeholders(connection, len(statuses))})"
         params.extend(statuses)
     sql = (
-        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, count(*) AS shared"
+        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, count(*) AS shared"  # noqa: S608
         f" FROM ({arms}) AS u{skip}"
         f" GROUP BY question_id ORDER BY shared DESC, question_id LIMIT {mark}) AS c"
         f" JOIN question AS q ON q.id = c.question_id{where}"

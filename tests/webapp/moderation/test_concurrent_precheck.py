@@ -106,7 +106,9 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
             ),
             {"q": qid},
         ).one()
-        key = db.session.scalar(sa.text("SELECT matching_key FROM question WHERE id = :q"), {"q": qid})
+        key = db.session.scalar(
+            sa.text("SELECT matching_key FROM question WHERE id = :q"), {"q": qid}
+        )
         assert rows[0] == rows[1] == len(buckets(key)) > 0  # one set of rows, not two
         status = db.session.scalar(sa.text("SELECT status FROM question WHERE id = :q"), {"q": qid})
         assert status in ("prechecked", "in_review")
