@@ -87,6 +87,8 @@ bench: install
 	  PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.bench.$$b $(if $(BENCH_QUICK),--quick,) \
 	    | tee bench-results/$$b.jsonl || exit 1; \
 	done
+	@echo "== pairs (Sova and its anchor, each from one run, with the ratio)"
+	@grep -h '"pair"' $(patsubst %,bench-results/%.jsonl,$(BENCHES)) || true
 
 ## make fuzz: the long schemathesis run against /api/v1/openapi.json
 fuzz: install

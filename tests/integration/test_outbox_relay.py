@@ -186,7 +186,7 @@ def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):
 
 def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
     """A viewer's question has no duplicate-index rows after its request; its pre-check task
-    adds them (20 bands) once, and a resent pre-check adds nothing. The second of two
+    adds them (20 bands and 1 leading window) once, and a resent pre-check adds nothing. The second of two
     identical questions, pre-checked later, reports the first."""
     from webapp.extensions import db
     from webapp.moderation.models import DuplicateBucket, ModerationReport
@@ -207,11 +207,11 @@ def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
 
         assert (rows(first), rows(second)) == (0, 0)
         precheck.run(first)
-        assert (rows(first), rows(second)) == (20, 0)
+        assert (rows(first), rows(second)) == (21, 0)
         precheck.run(first)
-        assert rows(first) == 20
+        assert rows(first) == 21
         precheck.run(second)
-        assert rows(second) == 20
+        assert rows(second) == 21
         report = db.session.scalar(sa.select(ModerationReport).filter_by(question_id=second))
         assert [(d["question_id"], d["score"]) for d in report.duplicates] == [(first, 100.0)]
         db.session.remove()

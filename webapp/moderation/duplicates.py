@@ -10,25 +10,32 @@ How a lookup works:
    of ``ROWS`` values; each band hashes to one 64-bit *bucket*. Two keys with word-set
    Jaccard similarity ``J`` share at least one bucket with probability
    ``1 - (1 - J**ROWS)**BANDS`` (J = 0.5 → 0.93, 0.6 → 0.99, 0.2 → 0.15).
+   Besides the bands, every run of ``WINDOW`` words starting at a multiple of ``WINDOW`` in
+   the leading half of the key is one more bucket (:func:`window_keys`): an old question
+   whose last clause was replaced (a new twist, word-set Jaccard often near 1/3) still
+   shares its leading windows with the original (issue 19).
 3. The buckets live in the table ``duplicate_bucket`` (bucket, question_id): every process
    sees the same index and nothing is rebuilt on restart. Archive imports, edits and every
    question past intake are indexed in their own transaction by a flush hook; a new
    viewer's question (status ``received``) is indexed by its pre-check task
    (:func:`ensure_indexed`, committed before the pre-check looks for duplicates), which
    keeps the MinHash work out of the viewer's request.
-4. One indexed query finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
-   most shared buckets first); their keys are re-ranked with :func:`similarity` and those
-   at or above ``DUPLICATE_THRESHOLD`` are returned.
+4. One statement finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
+   most shared buckets first) with their keys; the keys are re-ranked with
+   :func:`similarity` (:func:`scores`, vectorised) and those at or above
+   ``DUPLICATE_THRESHOLD`` are returned.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from datasketch import MinHash
-from rapidfuzz import fuzz
+from datasketch.hashfunc import sha1_hash32
+from rapidfuzz import fuzz, process
 from sqlalchemy import delete, event, inspect, select
 from sqlalchemy.orm import Session
 
@@ -37,14 +44,20 @@ from webapp.moderation.models import DuplicateBucket
 from webapp.submissions.models import Question
 
 # Bump when the key, the shingles or the LSH parameters change, then run
-# ``rebuild_index()`` (Celery task ``moderation.reindex``): old buckets never match new ones.
-INDEX_VERSION = 1
+# ``rebuild_index()`` (Celery task ``moderation.reindex``). Version 2 (issue 19) added the
+# leading-window buckets and left the band buckets as they were (their salt stays
+# ``BAND_FORMAT``): a version-1 index keeps answering, without the window buckets of the
+# questions indexed before the upgrade, until ``moderation.reindex`` has run.
+INDEX_VERSION = 2
+BAND_FORMAT = 1
 BANDS = 20
 ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first).
 MAX_LSH_CANDIDATES = 100
+# Rows read per bucket on a lookup (see ``_candidates``).
+MAX_BUCKET_ROWS = 300
 # The score (0..100) from which a candidate is shown to the editor (the editors' threshold).
 DUPLICATE_THRESHOLD = 70.0
 MAX_CANDIDATES = 5
@@ -77,38 +90,46 @@ def shingles(key: str) -> set[bytes]:
 
 _WORD_CACHE: dict[bytes, np.ndarray] = {}
 _WORD_CACHE_MAX = 500_000
+_PERM_A, _PERM_B = (np.asarray(p, dtype=np.uint32) for p in _PERMUTATIONS)
 
 
-def _word_values(word: bytes) -> np.ndarray:
-    """The permuted hash values of one shingle: datasketch ``MinHash.update`` of the word
-    alone (so a key's signature, the element-wise minimum over its words, is exactly
-    datasketch's ``update_batch`` result). Cached: a vocabulary is far smaller than an
-    archive."""
-    values = _WORD_CACHE.get(word)
-    if values is None:
-        mh = MinHash(
-            num_perm=NUM_PERM, seed=MINHASH_SEED, permutations=_PERMUTATIONS, scheme=MINHASH_SCHEME
-        )
-        mh.update(word)
-        values = mh.hashvalues
-        if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """The MurmurHash3 32-bit finaliser, element-wise on uint32 (wrapping): datasketch's
+    pre-mix of every hash value in its ``affine32`` scheme."""
+    h = h ^ (h >> np.uint32(16))
+    h = h * np.uint32(0x85EBCA6B)
+    h = h ^ (h >> np.uint32(13))
+    h = h * np.uint32(0xC2B2AE35)
+    return h ^ (h >> np.uint32(16))
+
+
+def _word_rows(words: list[bytes]) -> np.ndarray:
+    """The permuted hash values of shingles, ``(len(words), NUM_PERM)`` uint32: row ``i`` is
+    datasketch ``MinHash.update(words[i])`` alone (SHA-1 32-bit hash, MurmurHash3 pre-mix,
+    ``a × h + b`` mod 2³²), computed in one vectorised step for the words not yet cached
+    (a vocabulary is far smaller than an archive). Equal to datasketch (tested)."""
+    missing = [w for w in words if w not in _WORD_CACHE]
+    if missing:
+        if len(_WORD_CACHE) + len(missing) > _WORD_CACHE_MAX:
             _WORD_CACHE.clear()
-        _WORD_CACHE[word] = values
-    return values
+        hv = np.fromiter((sha1_hash32(w) for w in missing), dtype=np.uint32, count=len(missing))
+        rows = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
+        _WORD_CACHE.update(zip(missing, rows, strict=True))
+    return np.stack([_WORD_CACHE[w] for w in words])
 
 
 def signature(key: str) -> np.ndarray | None:
-    """The MinHash signature (``NUM_PERM`` uint64 values) of a matching key's word set, or
+    """The MinHash signature (``NUM_PERM`` uint32 values) of a matching key's word set, or
     None for an empty key. Equal to datasketch ``MinHash(num_perm=NUM_PERM, seed=1,
     scheme="affine32").update_batch(shingles(key))``'s ``hashvalues``."""
     words = shingles(key)
     if not words:
         return None
-    return np.minimum.reduce([_word_values(w) for w in words])
+    return _word_rows(list(words)).min(axis=0)
 
 
 _BAND_SALT = np.arange(BANDS, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(
-    INDEX_VERSION
+    BAND_FORMAT
 )
 _ROW_MULT = np.array(
     [0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93][:ROWS], dtype=np.uint64
@@ -124,7 +145,7 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
 
 def band_keys(signatures: np.ndarray) -> np.ndarray:
     """LSH bucket keys of signatures ``(n, NUM_PERM)`` uint64 → ``(n, BANDS)`` int64: each
-    band's ``ROWS`` values and the band number (and INDEX_VERSION) mixed with SplitMix64.
+    band's ``ROWS`` values and the band number (and BAND_FORMAT) mixed with SplitMix64.
     Deterministic on every platform (fixed-width wrapping integer arithmetic)."""
     sig = np.asarray(signatures, dtype=np.uint64).reshape(-1, BANDS, ROWS)
     with np.errstate(over="ignore"):
@@ -134,24 +155,72 @@ def band_keys(signatures: np.ndarray) -> np.ndarray:
     return acc.view(np.int64)
 
 
+#: Words per leading window and the share of the key's words the windows cover.
+WINDOW = 5
+WINDOW_SPAN = 0.5
+
+
+def window_keys(key: str) -> list[int]:
+    """The leading-window buckets of a matching key: signed 64-bit ints (BLAKE2b-64 of the
+    window's offset and words), one per run of ``WINDOW`` words starting at 0, ``WINDOW``,
+    2 × ``WINDOW``, … that ends within the first ``max(WINDOW, WINDOW_SPAN × words)``
+    words; none for a key shorter than ``WINDOW`` words. Deterministic everywhere.
+
+    Why: «last clause replaced» keeps at least the leading half of the text, so the
+    original and the variant share these exact windows even when their word sets do not
+    share a MinHash band (issue 19: 13 of the 15 misses were never candidates)."""
+    words = key.split()
+    end = max(WINDOW, round(len(words) * WINDOW_SPAN))
+    out = []
+    for start in range(0, end - WINDOW + 1, WINDOW):
+        if start + WINDOW > len(words):
+            break
+        text = f"{start}:" + " ".join(words[start : start + WINDOW])
+        digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8, person=b"sova-window")
+        out.append(int.from_bytes(digest.digest(), "little", signed=True))
+    return out
+
+
 def buckets(key: str) -> list[int]:
-    """The LSH buckets of a matching key: ``BANDS`` signed 64-bit ints, sorted and distinct
-    (empty for an empty key). Deterministic across processes and machines."""
+    """The buckets of a matching key: its ``BANDS`` LSH band keys and its
+    :func:`window_keys`, signed 64-bit ints, sorted and distinct (empty for an empty key).
+    Deterministic across processes and machines."""
     sig = signature(key)
     if sig is None:
         return []
-    return sorted({int(v) for v in band_keys(sig[None, :])[0]})
+    return sorted({int(v) for v in band_keys(sig[None, :])[0]} | set(window_keys(key)))
+
+
+#: The twist score: the leading ``LEAD_SHARE`` of the shorter key weighs ``LEAD_WEIGHT``.
+LEAD_SHARE = 0.6
+LEAD_WEIGHT = 0.4
 
 
 def similarity(a: str, b: str) -> float:
     """Similarity 0..100 of two matching keys, as the editor sees it.
 
-    The larger of rapidfuzz ``token_sort_ratio`` (word order ignored: a reordered sentence
-    scores 100) and ``ratio`` (character edit distance: a typo costs a point or two).
+    The largest of rapidfuzz ``token_sort_ratio`` (word order ignored: a reordered sentence
+    scores 100), ``ratio`` (character edit distance: a typo costs a point or two) and the
+    *twist* score :func:`lead_similarity` (an old question with a new last clause).
     ``token_set_ratio`` is not used: a short question whose words all occur in a longer,
     different one would score 100.
     """
-    return max(fuzz.token_sort_ratio(a, b), fuzz.ratio(a, b))
+    return max(fuzz.token_sort_ratio(a, b), lead_similarity(a, b))
+
+
+def lead_similarity(a: str, b: str) -> float:
+    """The twist score 0..100: ``LEAD_WEIGHT`` × ``ratio`` of the leading ``LEAD_SHARE`` of
+    both keys (that share of the shorter key's length) + the rest × ``ratio`` of the whole
+    keys — so never below ``ratio`` when the leading parts agree better than the whole.
+
+    Tuned on the labelled set of issue 4 (tests/bench/duplicates.py): every «last clause
+    replaced» variant scores ≥ 74.5, while all but three negatives stay below 70.
+    Returns ``ratio(a, b)`` when it is the larger (different leading parts)."""
+    whole = fuzz.ratio(a, b)
+    n = int(min(len(a), len(b)) * LEAD_SHARE)
+    if n == 0:
+        return whole
+    return max(whole, LEAD_WEIGHT * fuzz.ratio(a[:n], b[:n]) + (1 - LEAD_WEIGHT) * whole)
 
 
 def index_rows(question_id: int, key: str) -> list[dict]:
@@ -183,8 +252,11 @@ def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
         return []
     keys = band_keys(np.stack(sigs))
     qids = np.repeat(np.asarray(ids, dtype=np.int64), BANDS)
-    table = np.unique(np.column_stack([keys.reshape(-1), qids]), axis=0)
-    return [tuple(r) for r in table.tolist()]
+    extra = [(w, qid) for qid, key in pairs if key for w in window_keys(key)]
+    table = np.column_stack([keys.reshape(-1), qids])
+    if extra:
+        table = np.vstack([table, np.asarray(extra, dtype=np.int64)])
+    return [tuple(r) for r in np.unique(table, axis=0).tolist()]
 
 
 def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
@@ -283,24 +355,93 @@ def _sync_fulltext(session: Session) -> None:
             )
 
 
-def candidate_ids(
-    key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
-) -> list[int]:
-    """Ids of questions sharing at least one LSH bucket with ``key``, most shared buckets
-    first (ties: smaller id first), at most ``limit``."""
+def _placeholders(connection, n: int) -> str:
+    """``n`` DB-API placeholders for the connection's driver (qmark or format)."""
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    return ", ".join([mark] * n)
+
+
+def _candidates(
+    key: str, exclude_id: int | None, statuses: Sequence[str] | None, limit: int
+) -> list[tuple[int, str, str]]:
+    """``(question_id, matching_key, status)`` of the ``limit`` questions sharing most
+    buckets with ``key`` (ties: smaller id first; ``exclude_id`` left out), then those in
+    ``statuses`` (None: any) — one statement on the DB-API cursor: the bucket lists change
+    per lookup, and building the statement in SQLAlchemy cost more than running it."""
     keys = buckets(key)
     if not keys:
         return []
-    shared = db.func.count().label("shared")
-    stmt = (
-        select(DuplicateBucket.question_id, shared)
-        .where(DuplicateBucket.bucket.in_(keys))
-        .group_by(DuplicateBucket.question_id)
-        .order_by(shared.desc(), DuplicateBucket.question_id)
-        .limit(limit + 1)
+    connection = db.session.connection()
+    mark = _placeholders(connection, 1)
+    # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
+    # shared by thousands (a common opening, a band of common words) says little, and
+    # reading all its rows made the slowest lookups (issue 19).
+    # Only placeholders and integer constants are formatted in; every value is bound.
+    arms = " UNION ALL ".join(
+        f"SELECT question_id FROM (SELECT question_id FROM duplicate_bucket"  # noqa: S608
+        f" WHERE bucket = {mark} LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
+        for i in range(len(keys))
     )
-    ids = [qid for qid, _ in db.session.execute(stmt) if qid != exclude_id]
-    return ids[:limit]
+    params: list[Any] = list(keys)
+    skip = ""
+    if exclude_id is not None:
+        skip = f" WHERE question_id <> {mark}"
+        params.append(exclude_id)
+    params.append(limit)
+    where = ""
+    if statuses is not None:
+        where = f" WHERE q.status IN ({_placeholders(connection, len(statuses))})"
+        params.extend(statuses)
+    sql = (
+        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, count(*) AS shared"  # noqa: S608
+        f" FROM ({arms}) AS u{skip}"
+        f" GROUP BY question_id ORDER BY shared DESC, question_id LIMIT {mark}) AS c"
+        f" JOIN question AS q ON q.id = c.question_id{where}"
+        " ORDER BY c.shared DESC, c.question_id"
+    )
+    return [(r[0], r[1], r[2]) for r in connection.exec_driver_sql(sql, tuple(params))]
+
+
+def candidate_ids(
+    key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
+) -> list[int]:
+    """Ids of questions sharing at least one bucket with ``key``, most shared buckets
+    first (ties: smaller id first), at most ``limit``."""
+    return [r[0] for r in _candidates(key, exclude_id, None, limit)]
+
+
+def scores(key: str, others: Sequence[str], cutoff: float = 0.0) -> np.ndarray:
+    """:func:`similarity` of ``key`` with each of ``others`` (float64, 0..100; equal to
+    the loop), where it is at least ``cutoff``; 0.0 where it is below. rapidfuzz
+    ``cdist`` / ``cpdist``, one call per measure, each with the ``score_cutoff`` that lets
+    it stop early: the twist score reaches ``cutoff`` only if ``ratio`` reaches
+    ``(cutoff − 100 × LEAD_WEIGHT) / (1 − LEAD_WEIGHT)``, and only those pairs get their
+    leading parts compared."""
+    if not others:
+        return np.zeros(0)
+    whole_cut = max(0.0, (cutoff - 100 * LEAD_WEIGHT) / (1 - LEAD_WEIGHT) - 1e-9)
+    sort = process.cdist(
+        [key], others, scorer=fuzz.token_sort_ratio, dtype=np.float64, score_cutoff=cutoff
+    )[0]
+    whole = process.cdist(
+        [key], others, scorer=fuzz.ratio, dtype=np.float64, score_cutoff=whole_cut
+    )[0]
+    best = np.maximum(sort, whole)
+    todo = [i for i in np.flatnonzero(whole > 0).tolist() if len(key) and len(others[i])]
+    if todo:
+        cut = [int(min(len(key), len(others[i])) * LEAD_SHARE) for i in todo]
+        lead = process.cpdist(
+            [key[:n] for n in cut],
+            [others[i][:n] for i, n in zip(todo, cut, strict=True)],
+            scorer=fuzz.ratio,
+            dtype=np.float64,
+        )
+        twist = np.where(
+            np.asarray(cut) > 0, LEAD_WEIGHT * lead + (1 - LEAD_WEIGHT) * whole[todo], 0.0
+        )
+        best[todo] = np.maximum(best[todo], twist)
+    best[best < cutoff] = 0.0
+    return best
 
 
 def rank(
@@ -314,9 +455,11 @@ def rank(
     Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]`` with
     score ≥ ``threshold``, best first (ties: smaller id first), at most ``limit``.
     """
+    # round(x, 1) ≥ threshold needs x ≥ threshold − 0.05: nothing below is worth computing
+    values = scores(key, [other or "" for _, other, _ in candidates], threshold - 0.05 - 1e-9)
     scored: list[dict[str, Any]] = []
-    for qid, other, status in candidates:
-        score = round(similarity(key, other or ""), 1)
+    for (qid, _, status), value in zip(candidates, values.tolist(), strict=True):
+        score = round(value, 1)
         if score >= threshold:
             scored.append({"question_id": qid, "score": score, "status": status})
     scored.sort(key=lambda d: (-d["score"], d["question_id"]))
@@ -331,16 +474,10 @@ def find_duplicates(
     limit: int = MAX_CANDIDATES,
 ) -> list[dict]:
     """Ranked duplicates of a matching key among indexed questions in ``statuses``
-    (shape of :func:`rank`). Two queries: the buckets, then the candidates' keys."""
-    ids = candidate_ids(key, exclude_id=exclude_id)
-    if not ids:
-        return []
-    rows = db.session.execute(
-        select(Question.id, Question.matching_key, Question.status).where(
-            Question.id.in_(ids), Question.status.in_(list(statuses))
-        )
-    ).all()
-    return rank(key, [(r[0], r[1], r[2]) for r in rows], threshold=threshold, limit=limit)
+    (shape of :func:`rank`): the ``MAX_LSH_CANDIDATES`` questions sharing most buckets
+    (``exclude_id`` left out), those in ``statuses`` re-ranked. One statement."""
+    found = _candidates(key, exclude_id, list(statuses), MAX_LSH_CANDIDATES)
+    return rank(key, found, threshold=threshold, limit=limit)
 
 
 def rebuild_index(batch: int = 20000) -> int:
