@@ -4,9 +4,25 @@ and the prizes tests' games, commission and payee details."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+# --- the full run (CI) and the local one ------------------------------------
+
+
+def full_run() -> bool:
+    """Whether this is the full test run: on CI (``CI=true``, as ``.ci/run`` sets) or with
+    ``SOVA_TEST_FULL=1``. A local ``make test`` without it builds no wheel
+    (tests/packaging) and tries fewer random examples per property (:func:`examples`)."""
+    return os.environ.get("CI") == "true" or os.environ.get("SOVA_TEST_FULL") == "1"
+
+
+def examples(n: int) -> int:
+    """Hypothesis examples per property: ``n`` in the full run, else a quarter of it (at
+    least 10). The properties and their assertions are the same in both."""
+    return n if full_run() else max(10, n // 4)
 
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:

@@ -11,10 +11,10 @@ a table and the worker renders the envelope and host-card PDFs, whose text is as
 
 Slow (a wheel build and an install: about a minute with a warm uv cache); select it with
 ``-m slow`` or leave it out with ``-m "not slow"``. Needs uv (a dev dependency) and PyPI for
-the build backend and any wheel not yet in uv's cache. It runs on CI (``CI=true``, as
-``.ci/run`` sets) or with ``SOVA_TEST_WHEEL=1``; a local ``make test`` skips it with that
-reason, as it skips the tests that need PostgreSQL and Redis (issue 15: ``make test`` in two
-minutes without services).
+the build backend and any wheel not yet in uv's cache. It runs in the full run
+(``tests.helpers.full_run``: on CI, ``CI=true`` as ``.ci/run`` sets, or with
+``SOVA_TEST_FULL=1``); a local ``make test`` skips it with that reason, as it skips the tests
+that need PostgreSQL and Redis (issue 15: ``make test`` in two minutes without services).
 """
 
 from __future__ import annotations
@@ -74,9 +74,11 @@ def wait_for(predicate, timeout: float = 180, what: str = "condition"):
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv.
-    Skips unless ``CI=true`` or ``SOVA_TEST_WHEEL=1``."""
-    if os.environ.get("CI") != "true" and os.environ.get("SOVA_TEST_WHEEL") != "1":
-        pytest.skip("the wheel build runs on CI (CI=true) or with SOVA_TEST_WHEEL=1")
+    Skips outside the full run (``tests.helpers.full_run``)."""
+    from tests.helpers import full_run
+
+    if not full_run():
+        pytest.skip("the wheel build runs on CI (CI=true) or with SOVA_TEST_FULL=1")
     tmp = tmp_path_factory.mktemp("wheel")
     uv = _uv()
     dist = tmp / "dist"
