@@ -63,13 +63,14 @@ test: lint
 test-fast: install
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q $(PYTEST_XDIST) -m "not e2e and not integration and not slow"
 
-## make cluster-test: Sova on four network-namespace hosts (data, two app hosts, nginx in
-## front) while an app host is killed, Redis restarts empty and PostgreSQL restarts
-## (tests/cluster/cluster.py; root, nginx, redis-server, PostgreSQL binaries; a few minutes).
+## make cluster-test: Sova's wheel on four network-namespace hosts (data, two app hosts,
+## nginx in front) while an app host is killed, Redis restarts empty, a worker is killed and
+## PostgreSQL restarts (tests/cluster/cluster.py; root, nginx, redis-server, PostgreSQL
+## binaries; a few minutes; .ci/run runs it). Its figures are printed (-rP) also on success.
 ## make cluster-figures: the same, and its figures written into docs/operations.md.
 cluster-test: install
-	SOVA_CLUSTER_TEST=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs -p no:cacheprovider \
-	  tests/cluster/test_cluster.py --timeout=900
+	SOVA_CLUSTER_TEST=1 PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rsP -p no:cacheprovider \
+	  tests/cluster/test_cluster.py --timeout=1200
 
 cluster-figures: install
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m tests.cluster.cluster --write-docs

@@ -1,12 +1,15 @@
 """Helpers shared by the tests and conftests, in one place (this module imports no test
 module or conftest): the viewer submission through the API, the in-process outbox drain,
-and the prizes tests' games, commission and payee details."""
+and the prizes tests' games, commission and payee details; the Kubok packet's images; a free
+port and a polling wait for the tests that start processes."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 # --- the full run (CI) and the local one ------------------------------------
@@ -263,3 +266,100 @@ def celery_worker(env: dict, log) -> subprocess.Popen:
         stderr=log,
         start_new_session=True,
     )
+
+
+# --- the wheel, installed the way services are deployed ----------------------
+
+
+def install_wheel(tmp: Path) -> tuple[Path, Path]:
+    """Build Sova's wheel from this checkout (``uv build``: sdist, then the wheel from it, as
+    a registry would) into ``tmp/dist`` and install it with ``requirements/runtime.lock``
+    (hashes checked) into a new virtual environment ``tmp/venv``, outside the checkout.
+
+    Returns ``(venv, wheel)`` (paths). Raises ``RuntimeError`` when uv (a dev dependency)
+    is missing or a step fails (its command and the end of its output in the message).
+    Needs PyPI for the build backend and any wheel not yet in uv's cache (about a minute
+    with a warm cache)."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        raise RuntimeError("uv is not installed (it is in the dev lock: make install)")
+
+    def run(*args: str) -> None:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args}: {done.stdout[-3000:]} {done.stderr[-3000:]}")
+
+    dist, venv = tmp / "dist", tmp / "venv"
+    run(uv, "build", "--quiet", "--out-dir", str(dist), str(root))
+    (wheel,) = dist.glob("sova-*.whl")
+    run(uv, "venv", "--quiet", "--python", sys.executable, str(venv))
+    python = str(venv / "bin" / "python")
+    lock = str(root / "requirements" / "runtime.lock")
+    run(uv, "pip", "install", "--quiet", "--python", python, "--require-hashes", "-r", lock)
+    run(uv, "pip", "install", "--quiet", "--python", python, "--no-deps", str(wheel))
+    return venv, wheel
+
+
+# --- packet images (issue 17) -------------------------------------------------------------
+
+#: The real Kubok packet of ../shared (it refers to seven image files, none of which is kept
+#: there) and a distinct size for each of its images, in packet order.
+KUBOK = "data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
+KUBOK_PREFIX = "Kubok_knyagini_Olgi-2015_"
+KUBOK_IMAGES = {
+    f"{KUBOK_PREFIX}001.png": (60, 30),
+    f"{KUBOK_PREFIX}001.jpeg": (64, 32),
+    f"{KUBOK_PREFIX}002.jpeg": (68, 34),
+    f"{KUBOK_PREFIX}003.jpeg": (72, 36),
+    f"{KUBOK_PREFIX}004.jpeg": (76, 38),
+    f"{KUBOK_PREFIX}002.png": (80, 40),
+    f"{KUBOK_PREFIX}003.png": (84, 42),
+}
+
+
+def image_bytes(name: str, size: tuple[int, int] | None = None) -> bytes:
+    """A plain image in the format its ``name`` says (PNG, else JPEG) of ``size`` (default
+    ``KUBOK_IMAGES[name]``)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fmt = "PNG" if name.endswith(".png") else "JPEG"
+    Image.new("RGB", size or KUBOK_IMAGES[name], (30, 120, 200)).save(buf, format=fmt)
+    return buf.getvalue()
+
+
+def kubok_images(folder, skip: str | None = None):
+    """Write the Kubok packet's images (but ``skip``) into the new folder ``folder``
+    (a ``pathlib.Path``); returns it."""
+    folder.mkdir()
+    for name in KUBOK_IMAGES:
+        if name != skip:
+            (folder / name).write_bytes(image_bytes(name))
+    return folder
+
+
+# --- processes the tests start -------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS's pick)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(predicate, timeout: float = 60, what: str = "condition", every: float = 0.2):
+    """Call ``predicate`` every ``every`` seconds until it returns a truthy value, and return
+    that value; AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

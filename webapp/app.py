@@ -114,6 +114,7 @@ def register_extensions(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+    register_formats(app)
     app.after_request(remember_language)
     login_manager.init_app(app)
     login_manager.login_view = "accounts.login"
@@ -145,24 +146,47 @@ def register_extensions(app: Flask) -> None:
             g.api_user = user_by_token(header[7:].strip())
 
 
+def register_formats(app: Flask) -> None:
+    """The Jinja filters every page prints money and times with (``webapp.core.formats``):
+    ``{{ prize.amount|money(prize.currency) }}`` → «1 800,00 BYN» in the page's language
+    (Flask-Babel's locale); ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
+    zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023»."""
+    from flask_babel import get_locale
+
+    from webapp.core.formats import money, when
+
+    def money_filter(amount, currency=None):
+        return money(amount, currency, locale=str(get_locale() or "ru"))
+
+    def when_filter(value, zone=None):
+        return when(value, zone or current_app.config["SOVA_TIMEZONE"])
+
+    app.add_template_filter(money_filter, "money")
+    app.add_template_filter(when_filter, "when")
+
+
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.authors.views import bp as authors_bp
     from webapp.games.season_views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp
     from webapp.prizes.views import bp as prizes_bp
+    from webapp.submissions.pages import bp as pages_bp
     from webapp.submissions.views import bp as submissions_bp
     from webapp.votes.views import bp as votes_bp
 
     for bp in (
         submissions_bp,
+        pages_bp,
         accounts_bp,
         moderation_bp,
         games_bp,
         seasons_bp,
         prizes_bp,
+        authors_bp,
         live_bp,
         votes_bp,
     ):
@@ -175,7 +199,9 @@ def register_errors(app: Flask) -> None:
     def http_error(exc: HTTPException):
         if request.path.startswith("/api/"):
             return app.extensions["sova_api_error"](exc)
-        return render_template("error.html", error=exc), exc.code
+        # Werkzeug's own description is English; only a view's own text is shown as is
+        own = exc.description if exc.description != type(exc).description else None
+        return render_template("error.html", error=exc, own_description=own), exc.code
 
     @app.teardown_request
     def rollback_on_error(exc):

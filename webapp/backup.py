@@ -150,15 +150,40 @@ def _dump_database(work: Path) -> tuple[str, Path]:
     raise BackupError(f"backups of {dialect} databases are not supported")
 
 
-def backup(dest: str | Path, progress=None) -> Path:
+#: The archive name in a destination folder (a ``datetime.strftime`` pattern, UTC).
+ARCHIVE_NAME = "sova-backup-%Y%m%dT%H%M%SZ.tar.gz"
+
+
+def prune(folder: Path, days: int, now: datetime) -> list[Path]:
+    """Delete the archives named ``sova-backup-<UTC time>.tar.gz`` in ``folder`` whose time
+    is more than ``days`` days before ``now`` (aware); other files are left alone. Returns
+    the deleted paths. This is the backup retention the privacy notice states
+    (``SOVA_BACKUP_RETENTION_DAYS``; 0 keeps every archive)."""
+    if days <= 0:
+        return []
+    gone = []
+    for path in sorted(folder.glob("sova-backup-*.tar.gz")):
+        try:
+            made = datetime.strptime(path.name, ARCHIVE_NAME).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+        if (now - made).days > days:
+            path.unlink(missing_ok=True)
+            gone.append(path)
+    return gone
+
+
+def backup(dest: str | Path, progress=None, keep_days: int = 0) -> Path:
     """Write a backup archive and return its path. ``dest``: a file name, or an existing
-    folder (the archive is then ``sova-backup-<UTC time>.tar.gz`` in it). The archive is
-    written to a temporary name and renamed when complete. ``progress(n)``: called per file
-    added. Raises BackupError (dump failed, destination exists or is not writable)."""
+    folder (the archive is then ``sova-backup-<UTC time>.tar.gz`` in it, and the folder's
+    archives older than ``keep_days`` days are deleted after it, :func:`prune`). The archive
+    is written to a temporary name and renamed when complete. ``progress(n)``: called per
+    file added. Raises BackupError (dump failed, destination exists or is not writable)."""
     dest = Path(dest)
     stamp = datetime.now(UTC)
-    if dest.is_dir():
-        dest = dest / f"sova-backup-{stamp:%Y%m%dT%H%M%SZ}.tar.gz"
+    folder = dest if dest.is_dir() else None
+    if folder is not None:
+        dest = folder / stamp.strftime(ARCHIVE_NAME)
     if dest.exists():
         raise BackupError(f"{dest} exists already: choose another name")
     if not dest.parent.is_dir():
@@ -203,6 +228,8 @@ def backup(dest: str | Path, progress=None) -> Path:
         except OSError as exc:
             partial.unlink(missing_ok=True)
             raise BackupError(f"cannot write {dest}: {exc}") from exc
+    if folder is not None:
+        prune(folder, keep_days, stamp)
     return dest
 
 

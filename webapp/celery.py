@@ -25,6 +25,13 @@ VISIBILITY_TIMEOUT = 900
 
 #: Chatty library loggers held at WARNING in every process that runs tasks: WeasyPrint
 #: logs each layout step of every PDF at INFO on ``weasyprint.progress``.
+#: Options of every ``celery worker`` command line (deploy/, ``sova worker``, the cluster
+#: test): no gossip, mingle or event heartbeats. Sova uses none of them (health checks ping
+#: through remote control, which stays), and the gossip step is what crashes a worker when
+#: the Redis broker restarts (celery/kombu#582; celery/celery#8030, #8091: workers that
+#: stop consuming after a Redis reconnect unless these are off).
+WORKER_FLAGS = ("--without-gossip", "--without-mingle", "--without-heartbeat")
+
 QUIET_LOGGERS = ("weasyprint", "weasyprint.progress", "fontTools")
 
 
@@ -79,7 +86,19 @@ def celery_init_app(app: Flask) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=120,
         task_time_limit=180,
+        # A broker restart (Redis without persistence) must not end the worker: retry the
+        # connection for ever (Celery's default gives up after 100 attempts and exits), at
+        # start-up too. The worker command lines add --without-gossip --without-mingle
+        # --without-heartbeat (WORKER_FLAGS): Celery's gossip step can die on the reconnect
+        # ("Unrecoverable error: AttributeError ... 'hostname'", celery/kombu#582).
+        broker_connection_retry=True,
         broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        # A task running when the connection drops runs to its end (its database work
+        # commits and marks its outbox row done; the lost ack only means a redelivery that
+        # the idempotent task ignores, and an emptied Redis has nothing to redeliver).
+        # Cancelling it would cut SMTP exchanges short and leave e-mails in doubt.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         # kombu's SQLAlchemy transport hands these options to create_engine(): Redis only.
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT}
         if broker.startswith(("redis", "rediss"))

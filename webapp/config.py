@@ -144,6 +144,17 @@ def load_config(test_config: dict | None = None) -> dict:
         # answers 503) and how long the hashed phone numbers are kept after closing.
         "SOVA_SMS_SECRET": setting("SOVA_SMS_SECRET") or None,
         "SOVA_VOTE_RETENTION_DAYS": int(setting("SOVA_VOTE_RETENTION_DAYS", "30")),
+        # The time zone of pages that belong to no season (the moderation queue, a viewer's
+        # status page); a season's own pages use the season's zone (webapp.core.formats).
+        "SOVA_TIMEZONE": setting("SOVA_TIMEZONE", "Europe/Minsk"),
+        # `sova backup FOLDER` deletes that folder's archives older than this (0: keep all);
+        # the privacy notice (/privacy) states it.
+        "SOVA_BACKUP_RETENTION_DAYS": int(setting("SOVA_BACKUP_RETENTION_DAYS", "35")),
+        # Where viewers ask for their data to be deleted (an e-mail address), on /privacy.
+        "SOVA_PRIVACY_CONTACT": setting("SOVA_PRIVACY_CONTACT", ""),
+        # the callback's group commit on PostgreSQL (webapp/votes/group_commit.py); "0" turns
+        # it off (one INSERT and commit per message: the bench's comparison)
+        "SOVA_VOTE_GROUP_COMMIT": setting("SOVA_VOTE_GROUP_COMMIT", "1") != "0",
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
         # Staff sessions end after a working day without a request (issue 13): the signed

@@ -22,7 +22,9 @@ Public API
     ``Decimal("2000.00"), "BYN"`` -> ``"2 000,00 (Две тысячи) рублей 00 копеек"``, exactly as
     the rule book writes amounts (000_90d7c8192601ed3a.txt §4.11).
 ``amount_figures(amount) -> str``
-    ``Decimal("2000")`` -> ``"2 000,00"``.
+    ``Decimal("2000")`` -> ``"2 000,00"`` (Babel's ru pattern via ``webapp.core.formats``).
+    Templates also have ``money(currency)``: ``"1 800,00 BYN"`` with U+00A0 spaces, exactly
+    as the web pages print it.
 
 Context values
 ==============
@@ -81,7 +83,8 @@ dict additionally carries::
         "represented_by": str,              # «генерального директора Иванова И. И., ...»
         # any other key (e.g. "place") is ignored
       },
-      "author": {"name": str, "city": str | None, "address": str | None},
+      "author": {"name": str, "city": str | None, "address": str | None,
+                 "gender": "masc" | "femn" | None},  # optional; None: neutral wording
       # "" / None in place, bank, represented_by, author city/address -> a blank line to fill
       "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»
       "game": {"title": str, "date": "2023-03-04" | date},
@@ -151,6 +154,8 @@ from num2words import num2words
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
 
+from webapp.core.formats import money
+from webapp.domain.handouts import split_images
 from webapp.resources import templates_dir
 
 __all__ = [
@@ -339,7 +344,8 @@ def _split_amount(amount: Decimal) -> tuple[int, int]:
 
 
 def _figures(rubles: int, kopecks: int, sep: str) -> str:
-    return f"{rubles:,}".replace(",", sep) + f",{kopecks:02d}"
+    # the pages' money format (webapp.core.formats, Babel's ru pattern), grouped by ``sep``
+    return money(Decimal(rubles) + Decimal(kopecks) / 100).replace(NBSP, sep)
 
 
 def amount_figures(amount: Decimal, *, thousands_sep: str = " ") -> str:
@@ -468,6 +474,12 @@ def _amount_words_pdf(amount: Decimal, currency: str) -> str:
     return amount_in_words(amount, currency, thousands_sep=NBSP)
 
 
+def _money_pdf(amount: Decimal, currency: str) -> str:
+    """``Decimal("1800"), "BYN"`` → ``"1 800,00 BYN"`` (U+00A0 spaces), as on the pages."""
+    amount_figures(amount)  # the same checks: Decimal, ≥ 0, at most 2 places
+    return money(amount, currency)
+
+
 def _authors_line(authors: list[dict]) -> str:
     """«Автор: Иван Сапего, Брест — Минск» / «Авторы: A, Город; B»."""
     parts = [a["name"] if not a.get("city") else f"{a['name']}, {a['city']}" for a in authors]
@@ -491,6 +503,13 @@ def _kind_label(kind: str) -> str:
         raise ValueError(f"unknown sector kind {kind!r}") from None
 
 
+def _image_parts(value: str | None) -> list[dict]:
+    """A text cut at its ``(img name)`` references (``webapp.domain.handouts``):
+    ``[{"text": str | None, "image": name | None}]``; the templates print the allowed file
+    of each image (``question.images``) in its place, never the reference."""
+    return [{"text": p.text, "image": p.image} for p in split_images(value)]
+
+
 def _make_env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(ASSETS_DIR)),
@@ -508,8 +527,10 @@ def _make_env() -> jinja2.Environment:
         excerpt=_excerpt,
         amount_words=_amount_words_pdf,
         amount_figures=lambda a: amount_figures(a, thousands_sep=NBSP),
+        money=_money_pdf,
         authors_line=_authors_line,
         kind_label=_kind_label,
+        image_parts=_image_parts,
     )
     return env
 

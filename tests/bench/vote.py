@@ -67,6 +67,31 @@ def rss_mb(pid: int) -> float:
     return round(sum(int(x) for x in out.split()) / 1024, 1)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its children (``/proc``)."""
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "-p", str(pid), "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
+    total = 0
+    for p in out.split():
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def db_commits(admin, name: str) -> int:
+    """Committed transactions of database ``name`` so far (``pg_stat_database``)."""
+    time.sleep(1.2)  # the statistics reach pg_stat_database about once a second
+    with admin.connect() as conn:
+        conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+        return conn.execute(
+            sa.text("SELECT xact_commit FROM pg_stat_database WHERE datname = :n"), {"n": name}
+        ).scalar_one()
+
+
 class PeakMemory(threading.Thread):
     def __init__(self, pid: int):
         super().__init__(daemon=True)
@@ -182,6 +207,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--quick", action="store_true", help="5 000 messages")
+    parser.add_argument(
+        "--rate", type=float, default=0, help="offered messages/s (0: as fast as answered)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.total = 5_000
@@ -246,20 +274,38 @@ def main() -> int:
                 time.sleep(0.2)
         vote = api(port, "POST", f"/api/v1/games/{game_id}/vote", token, {"action": "open"})["vote"]
         p = plan(args.total, SECRET, candidates=len(vote["candidates"]), seed=18)
+        cpu0 = cpu_seconds(server.pid)
         health = healthz(port, args.total, args.clients)
+        health["server_cpu_ms_per_request"] = round(
+            (cpu_seconds(server.pid) - cpu0) * 1000 / args.total, 3
+        )
         emit("vote_healthz", clients=args.clients, **health)
+        commits0, cpu0 = db_commits(admin, name), cpu_seconds(server.pid)
         memory = PeakMemory(server.pid)
         memory.start()
+        profiler = None
+        if os.environ.get("BENCH_PYSPY"):  # py-spy's collapsed stacks of the burst (a file)
+            profiler = subprocess.Popen(
+                ["py-spy", "record", "--pid", str(server.pid), "--subprocesses", "--nonblocking"]
+                + ["--format", "raw", "--rate", "200", "-o", os.environ["BENCH_PYSPY"]],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         report = send(
             f"http://127.0.0.1:{port}",
             p.messages,
-            rate=0,
+            rate=args.rate,
             concurrency=args.clients,
             retries=20,
             timeout=30,
         )
         memory.stop.set()
         memory.join()
+        cpu = cpu_seconds(server.pid) - cpu0
+        commits = db_commits(admin, name) - commits0
+        if profiler is not None:
+            profiler.send_signal(signal.SIGINT)
+            profiler.wait(timeout=60)
         tally = api(port, "GET", f"/api/v1/games/{game_id}/vote", token)["vote"]
         expected = p.expected()
         got = {
@@ -277,12 +323,20 @@ def main() -> int:
             messages=args.total,
             workers=args.workers,
             threads=args.threads,
+            offered_rate=args.rate or "max",
+            group_commit=os.environ.get("SOVA_VOTE_GROUP_COMMIT", "1") != "0",
+            load_average=[round(x, 2) for x in os.getloadavg()],
+            cpu_count=os.cpu_count(),
             seconds=round(report.seconds, 2),
             messages_per_s=round(answered / report.seconds, 1),
             votes_per_s=round(report.answers.get("counted", 0) / report.seconds, 1),
             ratio_to_healthz=round(answered / report.seconds / health["rps"], 3),
             p50_ms=round(percentile(report.latencies_ms, 50), 2),
             p99_ms=round(percentile(report.latencies_ms, 99), 2),
+            # per answered message: the server's CPU (master + workers) and the database's
+            # committed transactions — the costs that do not depend on the machine's load
+            server_cpu_ms_per_message=round(cpu * 1000 / answered, 3),
+            db_commits_per_message=round(commits / answered, 3),
             retries=report.retries,
             failed=report.failed,
             answers=dict(report.answers),

@@ -1,6 +1,7 @@
 """``make cluster-test``: the cluster test of tests/cluster/cluster.py under pytest (needs
-root, nginx, redis-server and the PostgreSQL server binaries; run only when
-SOVA_CLUSTER_TEST=1, which ``make cluster-test`` sets — it takes a few minutes)."""
+root, nginx, redis-server, the PostgreSQL server binaries and uv; run only when
+SOVA_CLUSTER_TEST=1, which ``make cluster-test`` sets — `.ci/run` runs it after
+``make test``; it takes a few minutes, the wheel build included)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,6 @@ def test_cluster_survives_a_lost_app_host_an_empty_redis_and_a_postgres_restart(
     assert cluster.check(figures) == []
     assert figures["lost"] == 0 and figures["duplicated"] == 0
     assert figures["owed_after"]["waiting"] == figures["owed_after"]["overdue"] == 0
+    # the hosts ran the wheel built from this checkout (unless SOVA_CLUSTER_BIN named one)
+    if not os.environ.get("SOVA_CLUSTER_BIN"):
+        assert figures["installed"].startswith("sova-") and figures["installed"].endswith(".whl")

@@ -3,7 +3,13 @@ the minute on credit, sector 13 options, the decisive round."""
 
 import pytest
 
-from webapp.domain.rules import RuleViolation, allowed_actions, can_pass_without_decisive, replay
+from webapp.domain.rules import (
+    RuleViolation,
+    allowed_actions,
+    answer_modes,
+    can_pass_without_decisive,
+    replay,
+)
 
 R = "000_90d7c8192601ed3a.txt"
 T = {"blitz": 4, "superblitz": 10, "sector13": 13}
@@ -413,3 +419,15 @@ def test_allowed_actions_while_behind():
         "extra_minute",
         "red_card",
     ]
+
+
+def test_answer_modes_follow_the_aids_and_the_forced_repayment():
+    """§3.5: an early answer only without the discussion minute, so not after club help or
+    the extra minute; §3.8.4: at 5:5 with the credit outstanding only an early one."""
+    behind = [spin(1), right(True), spin(2), wrong(), spin(3), wrong(), spin(5)]
+    assert answer_modes("2023", T, None, behind) == ["discussed", "early"]
+    assert answer_modes("2023", T, None, behind + [CLUB]) == ["discussed"]
+    assert answer_modes("2023", T, None, behind + [EXTRA]) == ["discussed"]
+    forced = AT_4_5 + [spin(11), CREDIT, right(), spin(12)]
+    assert answer_modes("2023", NO13, None, forced) == ["early"]
+    assert answer_modes("2023", T, None, behind[:-1]) == []  # no question on the table

@@ -7,6 +7,7 @@ import pytest
 from webapp.domain.vote import (
     VoteRuleError,
     award_choice,
+    best_player_award,
     candidate_names,
     classify,
     fold,
@@ -164,3 +165,43 @@ def test_log_digest_is_sha256_of_lines():
     )
     assert log_digest([line]) == hashlib.sha256((line + "\n").encode()).hexdigest()
     assert log_digest([]) == hashlib.sha256(b"").hexdigest()
+
+
+def test_best_player_award_after_a_closed_vote_is_the_vote_s_choice():
+    assert best_player_award("closed", C, 3, "ровшан аскёров", "") == ("Ровшан Аскеров", False)
+    assert best_player_award("closed", C, 3, "Инна Друзь", "травма") == ("Инна Друзь", True)
+    with pytest.raises(VoteRuleError) as exc:
+        best_player_award("closed", C, 3, "Инна Друзь", "  ")
+    assert exc.value.message == (
+        "лучшего игрока не по итогам голосования определяет представитель "
+        "Генерального спонсора: укажите основание"
+    )
+    assert exc.value.rule == "002_e025d5ded135c1c4.txt §3.1"
+    with pytest.raises(VoteRuleError) as exc:
+        best_player_award("closed", C, 3, "Вассерман", "причина")
+    assert exc.value.message == "«Вассерман» не среди кандидатов голосования"
+
+
+def test_best_player_award_refused_while_the_vote_is_open():
+    with pytest.raises(VoteRuleError) as exc:
+        best_player_award("open", C, None, "Ровшан Аскеров", "причина")
+    assert exc.value.message == (
+        "идёт зрительское голосование: лучшего игрока определяют его итоги — "
+        "сначала закройте голосование"
+    )
+
+
+def test_best_player_award_without_a_vote_needs_the_representative_s_reason():
+    assert best_player_award(None, [], None, " Ровшан  Аскеров ", "решение спонсора") == (
+        "Ровшан Аскеров",
+        True,
+    )
+    with pytest.raises(VoteRuleError) as exc:
+        best_player_award(None, [], None, "Ровшан Аскеров", "")
+    assert exc.value.message == (
+        "зрительского голосования по этой игре не было: лучшего игрока определяет "
+        "представитель Генерального спонсора — укажите основание"
+    )
+    with pytest.raises(VoteRuleError) as exc:
+        best_player_award(None, [], None, "  ", "причина")
+    assert exc.value.message == "не указан лучший игрок"

@@ -11,7 +11,8 @@ pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtu
 
 @pytest.fixture
 def game_id(live_server):
-    """A 2023 game (blitz in sector 4), its table filled and locked."""
+    """A 2023 game of «Команда Анны» (blitz in sector 4), its table filled and locked; the
+    producer let the console start it without printing the envelopes."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
     from webapp.jobs import commit
@@ -19,10 +20,14 @@ def game_id(live_server):
     with live_server.app.app_context():
         h.approved_questions(20)
         g = h.game(
-            h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft"
+            h.season(),
+            table={"blitz": 4, "superblitz": None, "sector13": None},
+            status="draft",
+            team_=h.team(),
         )
         assign_envelopes(g)
         lock_table(g, None)
+        h.startable(g)
         gid = g.id
         commit()
     return gid
@@ -50,12 +55,17 @@ def score(page) -> str:
     return page.locator("#console-score").inner_text()
 
 
+def early_boxes(page) -> int:
+    return page.locator("#console-actions input[name=early]").count()
+
+
 def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{game_id}/console")
     page.evaluate("() => { window.__noReload = true; }")
     assert page.locator("#console-sectors li").count() == 13
     assert buttons(page) == ["Волчок"]
+    assert page.locator(".score").inner_text() == "Команда «Команда Анны» 0:0 Телезрители"
 
     press(page, "Волчок", sector=1)
     assert "Сектор 1: Вопрос" in page.locator("#console-question h2").inner_text()
@@ -65,8 +75,12 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
 
     press(page, "Волчок", sector=2)
     assert "Помощь клуба" in buttons(page)  # behind: offered
+    assert early_boxes(page) == 2  # «досрочно» on both answer buttons
     press(page, "Помощь клуба")
     assert "Помощь клуба" not in buttons(page)
+    # after club help an early answer is refused (§3.5): the boxes are gone, not refused later
+    assert early_boxes(page) == 0
+    assert buttons(page)[:2] == ["Верно", "Неверно"]
     press(page, "Верно")
     assert score(page) == "1:1"
 

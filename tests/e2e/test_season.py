@@ -54,7 +54,7 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.get_by_role("button", name="Записать событие").click()
     assert (
         "Событие не принято: эта игра или серия сейчас не по порядку сезона "
-        "(000_90d7c8192601ed3a.txt §4.1)"
+        "(п. 4.1 Правил сезона 2023 г.)"
     ) in page.inner_text("main")
     # the new game form proposes the next game: kind and team from the season
     assert page.locator("#game-kind").input_value() == "qualifying"

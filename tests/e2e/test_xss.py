@@ -91,6 +91,7 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
         )
         assign_envelopes(game)
         lock_table(game, None)
+        h.startable(game)
         gid = game.id
         ids = db.session.scalars(
             db.select(EnvelopeQuestion.question_id).where(EnvelopeQuestion.game_id == gid)

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-from tests.helpers import submit
+from tests.helpers import free_port, submit, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -69,22 +69,6 @@ def __getattr__(name: str):
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def wait_for(predicate, timeout: float = 60, what: str = "condition", every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def port_free(port: int) -> bool:

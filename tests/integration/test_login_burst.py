@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -17,14 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import free_port
+
 BURST = 20
 THRESHOLD = 5
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(params=["database", "redis"])

@@ -10,30 +10,19 @@ import io
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-from tests.helpers import celery_worker
+from tests.helpers import celery_worker, kubok_images, wait_for
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKET = "data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
 EVENTS = LOSE_3_6_WITH_LOST_BLITZ
-
-
-def wait_for(predicate, timeout: float = 120, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def pdf_text(data: bytes) -> str:
@@ -80,7 +69,7 @@ def live(pg_url, redis_url, tmp_path):
             db.engine.dispose()
 
 
-def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
+def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir, tmp_path):
     from webapp.accounts.operations import create_user
     from webapp.core.models import Document
     from webapp.extensions import db
@@ -102,19 +91,22 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
             path, headers={"Authorization": f"Bearer {tokens[role]}"}, **kw
         )
 
-    # 1. import a real packet as submissions: 75 questions, one transaction
+    # 1. import a real packet as submissions with its images: 75 questions, one transaction
+    # (without the images a question that refers to one would block the table's lock)
+    images = kubok_images(tmp_path / "images")
     result = app.test_cli_runner().invoke(
-        args=["import", str(shared_dir / PACKET), "--as", "submissions"]
+        args=["import", str(shared_dir / PACKET), "--as", "submissions", "--images", str(images)]
     )
     assert result.exit_code == 0, result.output
     assert "imported 75 questions as submissions" in result.output
+    assert "7 image(s) attached" in result.output
 
     # 2. the real worker pre-checks every one (through the outbox and Redis)
     def prechecked():
         db.session.rollback()
         return db.session.scalar(db.select(db.func.count()).select_from(ModerationReport)) == 75
 
-    wait_for(prechecked, what="75 pre-check reports")
+    wait_for(prechecked, 120, what="75 pre-check reports")
     assert (
         db.session.scalar(
             db.select(db.func.count()).select_from(Question).where(Question.status == "in_review")
@@ -179,7 +171,7 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
         items = call("get", f"/api/v1/games/{game}/documents", "host").json["items"]
         return items if len(items) == 2 and all(d["status"] == "ready" for d in items) else None
 
-    docs = {d["kind"]: d for d in wait_for(docs_ready, what="envelope PDFs")}
+    docs = {d["kind"]: d for d in wait_for(docs_ready, 120, what="envelope PDFs")}
     envelope_pdf = call("get", docs["envelopes"]["url"], "host")
     assert envelope_pdf.status_code == 200 and envelope_pdf.mimetype == "application/pdf"
     first = db.session.get(Question, sectors[1][0])
@@ -244,7 +236,7 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir):
         items = call("get", f"/api/v1/prizes?game_id={game}", "accountant").json["items"]
         return items if items and all(p["agreement"]["status"] == "ready" for p in items) else None
 
-    items = wait_for(agreements_ready, what="gift agreements")
+    items = wait_for(agreements_ready, 120, what="gift agreements")
     numbers = sorted(p["agreement"]["number"] for p in items)
     assert numbers == [f"2023-{n:04d}" for n in range(1, len(items) + 1)]
     solo = next(p for p in items if p["amount"] == "300.00")

@@ -22,18 +22,16 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+
+from tests.helpers import free_port, full_run, install_wheel, wait_for
 
 # a wheel build, an install and a dozen process starts: far beyond the default 300 s when
 # the machine is busy
@@ -42,66 +40,23 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _uv() -> str:
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is not installed (it is in the dev lock: make install)")
-    return uv
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _run(args, **kwargs) -> subprocess.CompletedProcess:
     done = subprocess.run(args, capture_output=True, text=True, timeout=600, **kwargs)
     assert done.returncode == 0, (args, done.stdout[-3000:], done.stderr[-3000:])
     return done
 
 
-def wait_for(predicate, timeout: float = 180, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv.
-    Skips outside the full run (``tests.helpers.full_run``)."""
-    from tests.helpers import full_run
-
+    """``(venv, wheel)``: the wheel built from this checkout, installed into a new venv
+    (:func:`tests.helpers.install_wheel`). Skips outside the full run
+    (``tests.helpers.full_run``)."""
     if not full_run():
         pytest.skip("the wheel build runs on CI (CI=true) or with SOVA_TEST_FULL=1")
-    tmp = tmp_path_factory.mktemp("wheel")
-    uv = _uv()
-    dist = tmp / "dist"
-    _run([uv, "build", "--quiet", "--out-dir", str(dist), str(ROOT)])
-    (wheel,) = dist.glob("sova-*.whl")
-    venv = tmp / "venv"
-    _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
-    python = venv / "bin" / "python"
-    _run(
-        [
-            uv,
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(python),
-            "--require-hashes",
-            "-r",
-            str(ROOT / "requirements" / "runtime.lock"),
-        ]
-    )
-    _run([uv, "pip", "install", "--quiet", "--python", str(python), "--no-deps", str(wheel)])
-    return venv, wheel
+    try:
+        return install_wheel(tmp_path_factory.mktemp("wheel"))
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 def test_wheel_carries_the_run_time_files(installed):
@@ -144,7 +99,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     home = tmp_path / "home"
-    port = _free_port()
+    port = free_port()
     env = {
         "PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
@@ -221,7 +176,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
             return False
 
     try:
-        wait_for(up, what="the web process of `sova run`")
+        wait_for(up, 180, what="the web process of `sova run`")
         # the page is rendered from the installed templates, in Russian
         status, _type, page = call("GET", "/submit")
         assert "Отправить" in page.decode()
@@ -244,7 +199,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
         def confirmation():
             return [m for m in received if m["To"] == "viewer@wheel.example"]
 
-        (mail,) = wait_for(confirmation, what="the confirmation e-mail")
+        (mail,) = wait_for(confirmation, 180, what="the confirmation e-mail")
         text = mail.get_payload(decode=True).decode(mail.get_content_charset() or "utf-8")
         assert "Мы получили ваш вопрос" in text
         # the link of the «received» e-mail confirms the authorship (issue 13) and then
@@ -256,7 +211,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
             status, _type, body = call("GET", f"/api/v1/questions/{submitted['id']}", "editor")
             return json.loads(body)["status"] == "in_review"
 
-        wait_for(in_review, what="the worker's pre-check")
+        wait_for(in_review, 180, what="the worker's pre-check")
         for role, decision in (("editor", "approve"), ("chief_editor", "sign_off")):
             status, _type, body = call(
                 "POST",
@@ -297,7 +252,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
             items = items["items"]
             return items if len(items) == 2 and all(d["status"] == "ready" for d in items) else None
 
-        docs = {d["kind"]: d for d in wait_for(documents, what="envelope PDFs")}
+        docs = {d["kind"]: d for d in wait_for(documents, 180, what="envelope PDFs")}
         status, mimetype, envelopes = call("GET", docs["envelopes"]["url"], "host")
         assert (status, mimetype) == (200, "application/pdf")
         reader = PdfReader(io.BytesIO(envelopes))

@@ -44,8 +44,9 @@ SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
 GATEWAY_SECRET = "matrix-gateway-secret"
 
 #: Endpoints (by prefix) also called with real URL arguments, where an admitted role must get
-#: 200 or 302: the editors' pages, on the seeded question (``real_urls``).
-REAL_OBJECT_PREFIXES = ("moderation.",)
+#: 200 or 302: the editors' pages and the chief editor's author pages (issue 17.3), on the
+#: seeded question and its author (``real_urls``).
+REAL_OBJECT_PREFIXES = ("moderation.", "authors.")
 
 _ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -56,10 +57,15 @@ def sample_url(rule) -> str:
     return _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
 
 
-def real_urls(rule, question_id: int) -> list[str]:
-    """The rule's path with real arguments: the seeded question's id, its first author,
-    every export format."""
-    values = {"question_id": [str(question_id)], "position": ["0"], "fmt": ["csv", "xlsx"]}
+def real_urls(rule, question_id: int, author_id: int = 0) -> list[str]:
+    """The rule's path with real arguments: the seeded question's id, its first author
+    (position 0, author row ``author_id``), every export format."""
+    values = {
+        "question_id": [str(question_id)],
+        "position": ["0"],
+        "fmt": ["csv", "xlsx"],
+        "author_id": [str(author_id)],
+    }
     urls = [rule.rule]
     for match in _ARG.finditer(rule.rule):
         urls = [u.replace(match.group(0), v) for u in urls for v in values[match.group(2)]]
@@ -137,6 +143,7 @@ def matrix_app(make_app):
         precheck(question.id)
         commit()
         app.config["SOVA_TEST_QUESTION"] = question.id
+        app.config["SOVA_TEST_AUTHOR"] = question.authors[0].author_id
     app.config["SOVA_TEST_TOKENS"] = tokens
     return app
 
@@ -188,12 +195,13 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
     export formats): admitted roles get 200 or 302, other roles 403, anonymous the login
     page."""
     question_id = matrix_app.config["SOVA_TEST_QUESTION"]
+    author_id = matrix_app.config["SOVA_TEST_AUTHOR"]
     failures, urls = [], set()
     for rule in sorted(matrix_app.url_map.iter_rules(), key=lambda r: r.rule):
         if not rule.endpoint.startswith(REAL_OBJECT_PREFIXES):
             continue
         spec = matrix_app.view_functions[rule.endpoint].sova_access
-        for url in real_urls(rule, question_id):
+        for url in real_urls(rule, question_id, author_id):
             for method in (m for m in METHODS if m in rule.methods):
                 urls.add((method, url))
                 for role, (client, _) in role_clients.items():
@@ -214,11 +222,16 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("POST", f"{q}/edit"),
         ("POST", f"{q}/comments"),
         ("POST", f"{q}/sign-off"),
+        ("POST", f"{q}/images"),
         ("POST", "/editor/bulk"),
         ("GET", "/editor/export.csv"),
         ("GET", "/editor/export.xlsx"),
         ("GET", "/editor/export/approved.4s"),
         ("GET", "/editor/stats"),
+        ("GET", "/editor/authors/"),
+        ("GET", f"/editor/authors/{author_id}"),
+        ("POST", "/editor/authors/merge"),
+        ("POST", f"/editor/authors/questions/{question_id}/0/confirm"),
     }
 
 
@@ -235,6 +248,42 @@ def test_the_editors_pages_declare_their_roles(app):
     assert all(s == "editor+" for e, s in specs.items() if e not in chief_only)
     assert allowed_roles("chief_editor") == {"chief_editor", "admin"}
     assert allowed_roles("editor+") == {"editor", "chief_editor", "admin"}
+
+
+def test_the_author_pages_are_the_chief_editors(app):
+    """Issue 17.3: matches, merges and author confirmations show and change author data, so
+    blind moderation keeps them from editors: every author page is ``chief_editor`` (and
+    admin)."""
+    specs = {
+        r.endpoint: app.view_functions[r.endpoint].sova_access
+        for r in app.url_map.iter_rules()
+        if r.endpoint.startswith("authors.")
+    }
+    assert specs == {
+        "authors.index": "chief_editor",
+        "authors.author": "chief_editor",
+        "authors.merge": "chief_editor",
+        "authors.confirm": "chief_editor",
+    }
+
+
+def test_privacy_notice_and_favicon_answer_everyone(matrix_app, role_clients):
+    """The public pages of issue 17 item 9 on real content: the privacy notice and the owl
+    favicon answer 200 to every role and to anonymous visitors (the generated matrix only
+    checks that nobody is refused), and they are the only ``pages.*`` endpoints."""
+    specs = {
+        r.endpoint: matrix_app.view_functions[r.endpoint].sova_access
+        for r in matrix_app.url_map.iter_rules()
+        if r.endpoint.startswith("pages.")
+    }
+    assert specs == {"pages.privacy": "public", "pages.favicon": "public"}
+    for role, (client, _) in role_clients.items():
+        page = client.get("/privacy")
+        assert page.status_code == 200, role
+        assert "Как «Сова» обращается с персональными данными" in page.text, role
+        icon = client.get("/favicon.ico")
+        assert (icon.status_code, icon.mimetype) == (200, "image/vnd.microsoft.icon"), role
+        assert icon.data[:4] == b"\x00\x00\x01\x00", role
 
 
 def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):
@@ -331,3 +380,16 @@ def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
         headers={"Authorization": f"Bearer {admin}"},
     )
     assert resp.status_code == 401
+
+
+def test_the_game_day_endpoints_of_issue_17_declare_their_roles(app):
+    """The game page's live document status is the game page's (producer, host); only the
+    producer confirms a start without printed envelopes (the generated matrix above checks
+    that the code enforces both)."""
+    specs = {
+        e: app.view_functions[e].sova_access
+        for e in ("games.documents_json", "games.game", "games.allow_start_view")
+    }
+    assert specs["games.documents_json"] == specs["games.game"] == "producer|host"
+    assert specs["games.allow_start_view"] == "producer"
+    assert allowed_roles("producer|host") == {"producer", "host", "admin"}

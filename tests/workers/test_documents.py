@@ -94,7 +94,12 @@ def agreement_context() -> dict:
             "bank": "р/с BY00 AAAA 0000 0000 0000 0000 0000 в ОАО «Банк», БИК AAAABY2X",
             "represented_by": "генерального директора Петрова П. П., действующего на основании Устава",
         },
-        "author": {"name": "Иван Сапего", "city": "Брест — Минск", "address": None},
+        "author": {
+            "name": "Иван Сапего",
+            "city": "Брест — Минск",
+            "address": None,
+            "gender": "masc",
+        },
         "question": {"id": 17, "text": "Внимание, в вопросе есть замены. Что это?"},
         "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04"},
         "amount": Decimal("300.00"),
@@ -337,7 +342,10 @@ def test_envelope_one_page_per_sector_with_labels(envelope_pdf: bytes) -> None:
     for number in range(1, 14):
         label = LABELS[KINDS.get(number, "single")]
         text = page_text(pdf, number - 1)
-        assert f"Сектор {number} — {label}" in text
+        if number == 13:  # said once: «13 сектор», not «Сектор 13 — 13 сектор»
+            assert f"{label} Сектор 13, вопрос 1." in text and "Сектор 13 —" not in text
+        else:
+            assert f"Сектор {number} — {label}" in text
         assert f"Экземпляр № 007 Сезон 2023 Стр. {number} из 13" in text
 
 
@@ -363,7 +371,7 @@ def test_envelope_page_texts_exactly(envelope_pdf: bytes) -> None:
         f"{header} Сектор 4 — Блиц {blitz} Экземпляр № 007 Сезон 2023 Стр. 4 из 13"
     )
     assert "Авторы: Иван Сапего, Брест — Минск; Анна Лысенко Экземпляр" in page_text(pdf, 4)
-    assert page_text(pdf, 12).startswith(f"{header} Сектор 13 — 13 сектор Сектор 13, вопрос 1.")
+    assert page_text(pdf, 12).startswith(f"{header} 13 сектор Сектор 13, вопрос 1.")
     # the answers are not in the envelopes
     assert "Сова 1.1" not in all_text(pdf)
 
@@ -435,7 +443,7 @@ def test_gift_agreement_text(agreement_pdf: bytes) -> None:
     assert (
         "ЗАО «Второй национальный телеканал», именуемое в дальнейшем «Даритель», в лице "
         "генерального директора Петрова П. П., действующего на основании Устава, с одной "
-        "стороны, и Иван Сапего (Брест — Минск), именуемый(-ая) в дальнейшем «Одаряемый»"
+        "стороны, и Иван Сапего (Брест — Минск), именуемый в дальнейшем «Одаряемый»"
     ) in text
     assert (
         "1.1. Даритель безвозмездно передаёт Одаряемому денежный приз в размере "
@@ -452,6 +460,25 @@ def test_gift_agreement_text(agreement_pdf: bytes) -> None:
     assert pdf.metadata["/CreationDate"] == "D:20230310"
 
 
+def test_gift_agreement_money_as_on_the_pages() -> None:
+    """Issue 17 item 9: «1 800,00 BYN» with no-break spaces (grouping and before the code,
+    Babel's ru pattern), so the amount never wraps away from its currency."""
+    context = agreement_context()
+    context.update(amount=Decimal("1800"), currency="BYN")
+    raw = reader(render_pdf("gift_agreement.html", context)).pages[0].extract_text()
+    assert "2.2. Сумма приза: 1\u00a0800,00\u00a0BYN." in raw
+
+
+def test_gift_agreement_neutral_wording_when_gender_unknown() -> None:
+    """Issue 17 item 9: no «именуемый(-ая)»; an author whose gender is not known is named
+    with neutral wording."""
+    context = agreement_context()
+    context["author"] = {"name": "Женя Пак", "city": "Гомель", "address": None}
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "и Женя Пак (Гомель), далее — «Одаряемый», с другой стороны" in text
+    assert "(-ая)" not in text
+
+
 def test_gift_agreement_big_amount_rub_and_blanks() -> None:
     context = agreement_context()
     context.update(amount=Decimal("2000"), currency="RUB", place="")
@@ -463,11 +490,11 @@ def test_gift_agreement_big_amount_rub_and_blanks() -> None:
         "represented_by": "",
         "place": "г. Минск",
     }
-    context["author"] = {"name": "Анна Лысенко", "city": "", "address": ""}
+    context["author"] = {"name": "Анна Лысенко", "city": "", "address": "", "gender": "femn"}
     text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
     assert "в размере 2 000,00 (Две тысячи) рублей 00 копеек за вопрос" in text
     assert "Сумма приза: 2 000,00 RUB." in text
-    assert "Анна Лысенко, именуемый(-ая)" in text
+    assert "Анна Лысенко, именуемая в дальнейшем «Одаряемый»" in text
     assert "УНП" not in text and "ИНН" not in text
 
 
@@ -673,7 +700,7 @@ def test_long_word_wraps_on_the_page() -> None:
     assert max(len(line) for line in lines) < 80
     assert sum(line.count("Щ") for line in lines) == 100_000
     assert "Щ конец" in " ".join(lines)
-    assert "Сектор 13 — 13 сектор" in page_text(pdf, len(pdf.pages) - 1)
+    assert "Весенняя серия, игра 2 4 марта 2023 г. 13 сектор" in page_text(pdf, len(pdf.pages) - 1)
 
 
 @pytest.mark.slow

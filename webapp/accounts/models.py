@@ -13,6 +13,15 @@ from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import Model
 
 ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
+#: How the pages name each role (staff pages are Russian).
+ROLE_LABELS = {
+    "editor": "редактор",
+    "chief_editor": "главный редактор",
+    "producer": "продюсер",
+    "host": "ведущий",
+    "accountant": "бухгалтер",
+    "admin": "администратор",
+}
 
 
 def token_digest(token: str) -> str:

@@ -20,7 +20,7 @@ from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
 from webapp.accounts.forms import LoginForm
-from webapp.accounts.models import User
+from webapp.accounts.models import ROLE_LABELS, User
 from webapp.accounts.operations import (
     LOCKOUT_DURATION,
     LOCKOUT_THRESHOLD,
@@ -34,6 +34,13 @@ from webapp.extensions import db, limiter
 from webapp.security import login_rate_limit
 
 bp = Blueprint("accounts", __name__)
+
+
+@bp.app_template_filter("role_label")
+def role_label_filter(role: str) -> str:
+    """A role code as the pages name it (``"chief_editor"`` → ``"главный редактор"``)."""
+    return ROLE_LABELS.get(role, role)
+
 
 HOME_BY_ROLE = {
     "editor": "moderation.queue",

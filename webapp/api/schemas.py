@@ -296,7 +296,9 @@ class PrizeOut(Schema):
 
 class AwardIn(Strict):
     """An individual prize: ``kind`` (see ``webapp.domain.prizes.AWARD_RULES``), the
-    expert's ``recipient`` name and the ``team`` roster, or the best author's ``author_id``."""
+    expert's ``recipient`` name and the ``team`` roster, or the best author's ``author_id``;
+    ``reason``: the sponsor's representative's reason when the 2009 §3.1 best player is not
+    the audience vote's winner (or no vote was held)."""
 
     kind = fields.String(required=True, validate=validate.Length(min=1, max=40))
     recipient = fields.String(load_default="", validate=validate.Length(max=200))
@@ -306,6 +308,7 @@ class AwardIn(Strict):
         validate=validate.Length(max=20),
     )
     author_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
+    reason = fields.String(load_default="", validate=validate.Length(max=1000))
 
 
 class CloseOut(Schema):

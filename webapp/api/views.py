@@ -394,7 +394,10 @@ def close(game_id):
 def award(data, game_id):
     """Award an individual prize of the season's rule book after a finished game
     (000_90d7c8192601ed3a.txt §4.11.2–§4.11.6, 002_e025d5ded135c1c4.txt §3.1–§3.3).
-    A refusal is 409 ``{"error": {"message", "rule"}}``; awarding twice returns the same."""
+    ``best_player_of_game`` follows the game's audience vote (its winner; anyone else, or no
+    vote held, only with the sponsor's representative's ``reason``; refused while the vote
+    is open). A refusal is 409 ``{"error": {"message", "rule"}}``; awarding twice returns
+    the same."""
     game = _game(game_id)
     made = award_prize(
         game,
@@ -403,6 +406,7 @@ def award(data, game_id):
         recipient=data.get("recipient") or "",
         team=data.get("team") or [],
         author_id=data.get("author_id"),
+        reason=data.get("reason") or "",
     )
     return {"prizes": [_prize_out(p) for p in made]}
 

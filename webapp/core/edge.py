@@ -82,7 +82,7 @@ def refusal_response(exc: OperationError) -> Any:
         flash(f"{flash_prefix}{exc}", "error")
     if redirect_to is not None:
         return redirect(redirect_to)
-    return render_template("error.html", error=_Refusal(exc)), exc.status
+    return render_template("error.html", error=_Refusal(exc), own_description=str(exc)), exc.status
 
 
 def run(view: Callable[[], Any]) -> Any:

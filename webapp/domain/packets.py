@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote_to_bytes
 
+from webapp.domain.handouts import image_spans, leading_handout_span
 from webapp.domain.text import COMBINING_ACUTE, has_control_chars, normalise, stress_caps_to_acute
 
 __all__ = [
@@ -210,44 +211,14 @@ def _render_sources(value: _Value) -> list[str]:
     return [x for x in ([pre, *items] if pre else items) if x]
 
 
-_IMG_START = re.compile(r"\(img\b", re.IGNORECASE)
-
-
 def _find_images(text: str) -> list[str]:
     """File names of ``(img [options] file)`` references; parentheses may nest."""
-    found = []
-    for m in _IMG_START.finditer(text):
-        depth, i = 0, m.start()
-        while i < len(text):
-            if text[i] == "(":
-                depth += 1
-            elif text[i] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        words = text[m.end() : i].split()
-        if words:
-            found.append(words[-1])
-    return found
-
-
-_HANDOUT_PREFIX = re.compile(r"\[\s*Раздаточный материал\s*:?", re.IGNORECASE)
+    return [name for _start, _end, name in image_spans(text)]
 
 
 def _leading_handout(question: str) -> str | None:
-    m = _HANDOUT_PREFIX.match(question)
-    if not m:
-        return None
-    depth = 0
-    for i in range(m.start(), len(question)):
-        if question[i] == "[" and (i == 0 or question[i - 1] != "\\"):
-            depth += 1
-        elif question[i] == "]" and question[i - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return question[m.end() : i].strip() or None
-    return None
+    span = leading_handout_span(question)
+    return span[0] or None if span else None
 
 
 # --- authors ----------------------------------------------------------------

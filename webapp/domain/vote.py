@@ -230,6 +230,47 @@ def award_choice(
     return name, overridden
 
 
+def best_player_award(
+    vote_status: str | None,
+    candidates: Sequence[str],
+    winner_n: int | None,
+    chosen: str,
+    reason: str,
+) -> tuple[str, bool]:
+    """Who may be recorded as the §3.1 best player of a game, on whichever page the prize is
+    awarded: ``(name, by_representative)``.
+
+    §3.1: the subscribers choose the best player by SMS; «в отдельных случаях» the
+    sponsor's representative does. So:
+
+    * ``vote_status`` ``"closed"``: the vote decides — :func:`award_choice` (the winner; any
+      other candidate, or deciding a tie, needs the representative's ``reason``);
+    * ``"open"``: refused — the vote is still running, its result is not known yet;
+    * None (no vote was held for the game, e.g. a game recorded from the archive or a vote
+      the gateway could not run): only the representative can name the best player, so a
+      non-blank ``reason`` is required; ``chosen`` (spaces collapsed) is returned with
+      ``True``.
+
+    Raises VoteRuleError (with this clause) for a refusal.
+    """
+    if vote_status == "open":
+        raise VoteRuleError(
+            "идёт зрительское голосование: лучшего игрока определяют его итоги — "
+            "сначала закройте голосование"
+        )
+    if vote_status is not None:
+        return award_choice(candidates, winner_n, chosen, reason)
+    name = " ".join((chosen or "").split())
+    if not name:
+        raise VoteRuleError("не указан лучший игрок")
+    if not (reason or "").strip():
+        raise VoteRuleError(
+            "зрительского голосования по этой игре не было: лучшего игрока определяет "
+            "представитель Генерального спонсора — укажите основание"
+        )
+    return name, True
+
+
 def normalise_msisdn(msisdn: str) -> str | None:
     """A phone number's canonical digits: everything but digits dropped; an 11-digit Russian
     number written with the trunk prefix 8 becomes 7 (``"8 (916) 123-45-67"`` and

@@ -3,7 +3,8 @@ and the Russian wording of the engine's refusals (keyed by the clause the engine
 
 Shape of :func:`console_payload` (JSON-able)::
 
-    {"game": {"id", "title", "status", "ruleset"},
+    {"game": {"id", "title", "status", "ruleset", "team": name | None},
+     "start_refusal": None | "Игру нельзя начать: …",   # operations.start_refusal; no actions then
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
      "current": None | {"sector", "kind", "label", "slot", "slots", "decisive": bool,
@@ -11,6 +12,7 @@ Shape of :func:`console_payload` (JSON-able)::
                         "draw": None | {"seed", "candidates": int, "question_id",
                                         "card": None | {"document_id", "status"}}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
+     "answer_modes": ["discussed", "early"],  # webapp.domain.rules.answer_modes
      "actions": [{"type", "label", "fields": {...}, "style"}],   # one big button each
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
@@ -19,9 +21,15 @@ Shape of :func:`console_payload` (JSON-able)::
 
 from __future__ import annotations
 
-from webapp.domain.rules import RULESETS, allowed_actions, rule_reference
+from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
 from webapp.games.models import Game
-from webapp.games.operations import current_draw, draw_card, game_context, game_state
+from webapp.games.operations import (
+    current_draw,
+    draw_card,
+    game_context,
+    game_state,
+    start_refusal,
+)
 
 SECTOR_LABELS = {
     "single": "Вопрос",
@@ -105,6 +113,8 @@ def refusal_ru(error: dict) -> str:
     as staff read it (``"Помощь клуба — … (п. 3.7.1 Правил сезона 2023 г.)"``,
     ``webapp.domain.rules.rule_reference``; the JSON ``error.rule`` keeps the citation). A refusal without a clause
     (malformed input) or with an unmapped clause falls back to the engine's message."""
+    if error.get("start"):  # the console's own refusal to start (operations.start_refusal)
+        return str(error.get("message", ""))
     rule = error.get("rule")
     text = REFUSALS_RU.get(rule) if rule else None
     if text is None:
@@ -126,9 +136,15 @@ def _event_label(payload: dict) -> str:
     return label
 
 
-def _actions(allowed: list[str], current: dict | None) -> list[dict]:
-    """One big button per accepted event (a spin needs the sector: a form with a number)."""
+def _actions(allowed: list[str], current: dict | None, modes: list[str]) -> list[dict]:
+    """One big button per accepted event (a spin needs the sector: a form with a number).
+    The answer buttons follow ``modes`` (``webapp.domain.rules.answer_modes``): the «досрочно»
+    box only when both an early and a discussed answer are accepted; when only an early one
+    is (§3.8.4), the buttons send ``early`` themselves and say so."""
     out: list[dict] = []
+    only_early = modes == ["early"]
+    early_fields = {"early": "y"} if only_early else {}
+    early_label = " (досрочно)" if only_early else ""
     for kind in allowed:
         if kind == "spin":
             out.append(
@@ -144,19 +160,19 @@ def _actions(allowed: list[str], current: dict | None) -> list[dict]:
             out.append(
                 {
                     "type": "answer",
-                    "label": "Верно",
+                    "label": "Верно" + early_label,
                     "style": "primary",
-                    "fields": {"correct": "true"},
-                    "early_option": True,
+                    "fields": {"correct": "true", **early_fields},
+                    "early_option": len(modes) == 2,
                 }
             )
             out.append(
                 {
                     "type": "answer",
-                    "label": "Неверно",
+                    "label": "Неверно" + early_label,
                     "style": "danger",
-                    "fields": {"correct": "false"},
-                    "early_option": True,
+                    "fields": {"correct": "false", **early_fields},
+                    "early_option": len(modes) == 2,
                 }
             )
         elif kind == "sector13_option":
@@ -222,7 +238,10 @@ def console_payload(game: Game) -> dict:
     """The console's view of ``game``, derived by replaying its events (shape above)."""
     state = game_state(game)
     events = [e.payload for e in game.events]
-    allowed = allowed_actions(game.season.ruleset, game.table, game_context(game), events)
+    context = game_context(game)
+    allowed = allowed_actions(game.season.ruleset, game.table, context, events)
+    modes = answer_modes(game.season.ruleset, game.table, context, events)
+    refused_start = start_refusal(game)
     current = _current(game, state, allowed)
     played = {r["sector"] for r in state["rounds"]}
     sectors = []
@@ -244,14 +263,17 @@ def console_payload(game: Game) -> dict:
             "title": game.display_title,
             "status": game.status,
             "ruleset": game.season.ruleset,
+            "team": game.team_row.name if game.team_row else (game.team or None),
         },
+        "start_refusal": refused_start,
         "score": state["score"],
         "finished": state["finished"],
         "winner": state["winner"],
         "sectors": sectors,
         "current": current,
         "allowed": allowed,
-        "actions": _actions(allowed, current),
+        "answer_modes": modes,
+        "actions": [] if refused_start else _actions(allowed, current, modes),
         "extra_minutes_held": state["extra_minutes_held"],
         "credit": state["credit"],
         "removed_experts": state["removed_experts"],

@@ -104,6 +104,20 @@ class ActionForm(FlaskForm):
     """A bare CSRF-protected POST (assign, render, close, undo)."""
 
 
+class AllowStartForm(FlaskForm):
+    """The producer lets the console start a game whose table is not locked or whose
+    envelopes were not rendered (issue 17 item 5; audited with the reason)."""
+
+    confirm = BooleanField(
+        "Да, начать игру без заблокированного стола и напечатанных конвертов",
+        validators=[DataRequired("Подтвердите: отметьте галочку.")],
+    )
+    reason = StringField(
+        "Причина",
+        validators=[DataRequired("укажите причину"), Length(max=500)],
+    )
+
+
 class CloseGameForm(FlaskForm):
     """Close a finished game (irreversible: prizes and numbered gift agreements are created);
     the box must be ticked (issue 17)."""

@@ -16,6 +16,12 @@ SERIES_PARTS = ("spring", "summer", "autumn", "winter")
 SERIES_LABELS = {"spring": "Весенняя", "summer": "Летняя", "autumn": "Осенняя", "winter": "Зимняя"}
 TEAM_SIZE = 6
 GAME_KINDS = ("qualifying", "series_final", "year_final", "special")
+GAME_KIND_LABELS = {
+    "qualifying": "отборочная",
+    "series_final": "финал серии",
+    "year_final": "финал года",
+    "special": "специальная игра",
+}
 # draft: table being built; ready: envelopes assigned; live: events recorded;
 # finished: the rules engine says the game is over; closed: outcomes and prizes made.
 GAME_STATUSES = ("draft", "ready", "live", "finished", "closed")

@@ -6,10 +6,12 @@ import re
 from pathlib import Path
 
 from webapp.core.models import Document
+from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.extensions import db
 from webapp.games.models import Game, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
+from webapp.submissions.names import name_gender
 
 
 def seasons() -> list[Season]:
@@ -41,31 +43,52 @@ HANDOUT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def handout_files(game: Game, uploads: Path) -> dict[str, Path]:
-    """``{name: path}`` of the handout images of the game's envelope questions that exist
-    under ``uploads`` (the ``allowed_files`` of ``workers.documents.render_pdf``)."""
+    """``{name: path}`` of the handout images and packet images (``Question.images``) of
+    the game's envelope questions that exist under ``uploads`` (the ``allowed_files`` of
+    ``workers.documents.render_pdf``)."""
     files = {}
     for env in game.envelopes:
         for eq in env.questions:
-            name = eq.question.handout_image
-            if name and HANDOUT_NAME.match(name) and (uploads / name).is_file():
-                files[name] = uploads / name
+            names = [eq.question.handout_image, *eq.question.image_files.values()]
+            for name in names:
+                if name and HANDOUT_NAME.match(name) and (uploads / name).is_file():
+                    files[name] = uploads / name
     return files
+
+
+def _handout_images(q: Question, images: dict[str, Path] | None) -> list[str]:
+    """What the props list says of a question's handout images: each image the question
+    or its handout refers to («изображение Kubok_004.jpeg», «… — файла нет»), then its
+    uploaded handout image."""
+    files = q.image_files
+    out = []
+    for ref in image_refs(q.text, q.handout):
+        there = ref in files and (images is None or files[ref] in images)
+        out.append(
+            f"раздаточный материал (изображение {ref})"
+            if there
+            else f"раздаточный материал (изображение {ref} — файла нет)"
+        )
+    if q.handout_image and (images is None or q.handout_image in images):
+        out.append(f"раздаточный материал (изображение {q.handout_image})")
+    return out
 
 
 def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
     """The props list of the game: what the studio must prepare, per question in table
     order — handout text or image (``[{"sector", "number", "what"}]``; ``number`` is the
-    question's position in a blitz, else None)."""
+    question's position in a blitz, else None). A handout that is only an image reference
+    is an image, not a text (issue 17)."""
     items = []
     for env in game.envelopes:
         many = len(env.questions) > 1
         for n, eq in enumerate(sorted(env.questions, key=lambda x: x.slot), start=1):
             q = eq.question
             parts = []
-            if q.handout:
-                parts.append(f"раздаточный материал (текст): {q.handout}")
-            if q.handout_image and (images is None or q.handout_image in images):
-                parts.append(f"раздаточный материал (изображение {q.handout_image})")
+            handout_text = strip_images(q.handout)
+            if handout_text:
+                parts.append(f"раздаточный материал (текст): {handout_text}")
+            parts.extend(_handout_images(q, images))
             if parts:
                 items.append(
                     {"sector": env.sector, "number": n if many else None, "what": "; ".join(parts)}
@@ -79,16 +102,29 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
 #: web form and the live form record it per question (``Question.consent_on_air``); the API
 #: has no such field (contracts/api.md), so its questions are never named.
 CONSENT_CHANNELS = ("mail", "partner", "import")
-#: The note printed instead of the names when consent is missing.
-NO_CONSENT_NOTE = {
-    1: "Имя автора в эфире не называть: нет его согласия.",
-    2: "Имена авторов в эфире не называть: нет их согласия.",
+#: The note printed instead of the names when consent is missing: one author by the
+#: gender of the name (:func:`webapp.submissions.names.name_gender`; neutral when unknown),
+#: or several authors.
+NO_CONSENT_NOTE: dict[str | None, str] = {
+    "masc": "Имя автора в эфире не называть: нет его согласия.",
+    "femn": "Имя автора в эфире не называть: нет её согласия.",
+    None: "Имя автора в эфире не называть: нет согласия автора.",
+    "many": "Имена авторов в эфире не называть: нет их согласия.",
 }
+
+
+def no_consent_note(names: list[str]) -> str:
+    """The host's note for a question whose authors (``names``, as stored) did not consent
+    to be named on air: «… нет его согласия.» / «… нет её согласия.» / «… нет согласия
+    автора.» (gender unknown) for one author, «… нет их согласия.» for several."""
+    if len(names) > 1:
+        return NO_CONSENT_NOTE["many"]
+    return NO_CONSENT_NOTE[name_gender(names[0]) if names else None]
 
 
 def named_on_air(q) -> bool:
     """True if the host may read the authors' names and cities of question ``q`` on air:
-    the viewer ticked «Я согласен(на), чтобы моё имя и город назвали в эфире»
+    the viewer ticked «Даю согласие, чтобы моё имя и город назвали в эфире»
     (``consent_on_air``) or the question came by letter, from a partner or in an imported
     packet."""
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
@@ -110,7 +146,10 @@ def envelope_context(
     ``only_sectors``: render just these sectors (the 2009 sector-13 card made at the draw);
     the props list then covers only them. A question whose authors did not consent to be
     named on air (:func:`named_on_air`) has no ``authors`` and an ``authors_note`` instead
-    («Имя автора в эфире не называть: нет его согласия.»)."""
+    («Имя автора в эфире не называть: нет её согласия.», :func:`no_consent_note`). ``text`` is
+    the question without a leading ``[Раздаточный материал: …]`` block that repeats ``handout``
+    (printed once, in the handout box); ``images`` maps each image reference of the question
+    to its allowed file (the templates print the image in place of ``(img name)``)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
@@ -121,14 +160,16 @@ def envelope_context(
             q = eq.question
             item = {
                 "slot": eq.slot,
-                "text": q.text,
+                # the handout prints once, in its box (issue 17)
+                "text": without_leading_handout(q.text, q.handout),
                 "handout": q.handout,
                 "image": q.handout_image if q.handout_image in images else None,
+                "images": {name: f for name, f in q.image_files.items() if f in images},
                 "authors": [{"name": a.name, "city": a.city} for a in q.author_list],
             }
             if not named_on_air(q):  # no consent: no name or city, a note for the host
                 item["authors"] = []
-                item["authors_note"] = NO_CONSENT_NOTE[min(len(q.author_list), 2) or 1]
+                item["authors_note"] = no_consent_note([a.name for a in q.author_list])
             if with_answers:
                 item.update(
                     answer=q.answer,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.core.models import utcnow
-from webapp.domain.rules import ProtocolError
+from webapp.domain.rules import ProtocolError, rule_reference
 from webapp.domain.season import SeasonViolation
 from webapp.extensions import db
 from webapp.games import season_queries as sq
@@ -64,13 +64,14 @@ class SeasonConflict(GameConflict):
 
 def refusal_ru(error: dict) -> str:
     """The refusal for a Russian page: the gist of the clause and the clause itself
-    (``"команда выбыла из сезона после второго поражения (000_90d7c8192601ed3a.txt §4.4)"``);
+    as staff read it (``"команда выбыла из сезона после второго поражения (п. 4.4 Правил сезона
+    2023 г.)"``, ``webapp.domain.rules.rule_reference``);
     without a clause, the operation's own (Russian) message."""
     rule = error.get("rule")
     if not rule:
         return str(error.get("message", ""))
     clause = rule.split(" ", 1)[-1]
-    return f"{REFUSALS_RU.get(clause, 'отказ по правилам сезона')} ({rule})"
+    return f"{REFUSALS_RU.get(clause, 'отказ по правилам сезона')} ({rule_reference(rule)})"
 
 
 def _conflict(exc: SeasonViolation | ProtocolError) -> SeasonConflict:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import (
     Blueprint,
@@ -29,6 +31,7 @@ from webapp.games import queries
 from webapp.games.console import console_payload, refusal_ru
 from webapp.games.forms import (
     ActionForm,
+    AllowStartForm,
     AttachForm,
     CloseGameForm,
     EventForm,
@@ -42,9 +45,10 @@ from webapp.games.forms import (
     TeamForm,
     TopicForm,
 )
-from webapp.games.models import SERIES_LABELS, Game
+from webapp.games.models import GAME_KIND_LABELS, SERIES_LABELS, Game
 from webapp.games.operations import (
     GameError,
+    allow_start,
     assign_envelopes,
     attach,
     check_table,
@@ -60,6 +64,8 @@ from webapp.games.operations import (
     replace_slot,
     request_envelopes,
     set_topic,
+    start_confirmation,
+    start_refusal,
     status_label,
     swap_slots,
     table_plan,
@@ -70,12 +76,23 @@ from webapp.games.operations import (
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
+#: The game page's names of its documents (``Document.kind``).
+DOCUMENT_LABELS = {
+    "envelopes": "Конверты",
+    "host_cards": "Карточки ведущего",
+    "sector13_card": "Карточка ведущего: 13 сектор (жеребьёвка)",
+    "gift_agreement": "Договор дарения",
+    "vote_result": "Итог зрительского голосования за лучшего игрока (для спонсора)",
+}
+
 # Which roles may download which kind of document (deny anything else).
 DOCUMENT_ROLES = {
     "envelopes": {"producer", "host", "admin"},
     "host_cards": {"producer", "host", "admin"},
     "sector13_card": {"producer", "host", "admin"},
     "gift_agreement": {"accountant", "admin"},
+    # the signed result of the 2009 §3.1 audience vote (for the sponsor; webapp.votes)
+    "vote_result": {"producer", "host", "admin"},
 }
 
 
@@ -229,13 +246,61 @@ def game(game_id: int):
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
-        documents=queries.documents(game.id),
+        documents=[
+            d
+            for d in queries.documents(game.id)
+            if current_staff().role in DOCUMENT_ROLES.get(d.kind, {"admin"})
+        ],
         state=game_state(game),
         attach_form=_attach_form(game),
         protocol_form=ProtocolForm(),
         print_form=PrintForm(),
         copies=queries.game_copies(game.id),
+        start_refusal=start_refusal(game),
+        document_labels=DOCUMENT_LABELS,
+        document_roles=DOCUMENT_ROLES,
+        start_confirmation=start_confirmation(game),
+        allow_start_form=AllowStartForm(),
     )
+
+
+@bp.route("/<int:game_id>/documents.json")
+@access("producer|host")
+def documents_json(game_id: int):
+    """The game's documents for the game page's live status (``static/game.js`` polls it):
+    ``{"documents": [{"id", "kind", "label", "status", "url"}], "pending": bool}``; ``url``
+    is set once the PDF is ready and the caller's role may download it."""
+    game = _game_or_404(game_id)
+    role = current_staff().role
+    docs = []
+    for d in queries.documents(game.id):
+        ready = d.status == "ready" and role in DOCUMENT_ROLES.get(d.kind, {"admin"})
+        docs.append(
+            {
+                "id": d.id,
+                "kind": d.kind,
+                "label": DOCUMENT_LABELS.get(d.kind, d.kind),
+                "status": d.status,
+                "url": url_for("games.document", document_id=d.id) if ready else None,
+            }
+        )
+    return jsonify({"documents": docs, "pending": any(d["status"] == "pending" for d in docs)})
+
+
+@bp.route("/<int:game_id>/allow-start", methods=["POST"])
+@access("producer")
+def allow_start_view(game_id: int):
+    """The producer lets the console start the game without a locked table or rendered
+    envelopes (audited with the reason; issue 17 item 5)."""
+    game = _game_or_404(game_id)
+    form = AllowStartForm()
+    if form.validate_on_submit():
+        on_refusal("Не разрешено: ", url_for("games.game", game_id=game_id))
+        allow_start(game, current_staff().id, form.reason.data)
+        flash("Ведущий может начать игру без напечатанных конвертов.", "success")
+    else:
+        flash("Не разрешено: " + _form_errors(form), "error")
+    return redirect(url_for("games.game", game_id=game_id))
 
 
 @bp.route("/<int:game_id>/assign", methods=["POST"])
@@ -436,6 +501,9 @@ def console(game_id: int):
     game = _game_or_404(game_id)
     form = EventForm()
     if form.validate_on_submit():
+        refused = start_refusal(game)
+        if refused is not None:
+            return _console_reply(game, {"rule": None, "message": refused, "start": True}, 409)
         on_refusal(respond=lambda exc: _console_reply(game, exc.error, 409))
         record_event(game, _event_from_form(form), current_staff().id)
         return _console_reply(game)
@@ -504,6 +572,29 @@ def rule_ref_filter(rule: str | None) -> str:
     """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
     ``"п. 3.5 Правил сезона 2023 г."`` (``webapp.domain.rules.rule_reference``)."""
     return rule_reference(rule or "")
+
+
+#: The seasons' time zones (the rule sets': ``RuleSet.timezone``) as staff read them.
+TIMEZONE_LABELS = {"Europe/Minsk": "минское", "Europe/Moscow": "московское"}
+
+
+@bp.app_template_filter("timezone_label")
+def timezone_label_filter(zone: str) -> str:
+    """``"Europe/Minsk"`` → ``"минское"`` (an unknown zone is shown as is)."""
+    return TIMEZONE_LABELS.get(zone, zone)
+
+
+@bp.app_template_filter("season_time")
+def season_time_filter(at: datetime | None, zone: str) -> str:
+    """A stored (UTC) time shown in the season's zone: ``"01.12.2026 14:05"``; ``"—"``
+    for None."""
+    return at.astimezone(ZoneInfo(zone)).strftime("%d.%m.%Y %H:%M") if at else "—"
+
+
+@bp.app_template_filter("game_kind")
+def game_kind_filter(kind: str) -> str:
+    """A game kind code as its Russian label (``"qualifying"`` → ``"отборочная"``)."""
+    return GAME_KIND_LABELS.get(kind, kind)
 
 
 @bp.app_template_filter("topic_label")

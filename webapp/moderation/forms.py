@@ -1,12 +1,16 @@
 """Editor forms: the decision, claim/release/reveal buttons (CSRF only) and the queue
 filters (GET, no CSRF: reading changes nothing)."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import AnyOf, DataRequired, Length, NumberRange, Optional
 
 from webapp.domain.question_states import STATES
 from webapp.moderation.reasons import REASON_LABELS
+from webapp.submissions.images import MAX_BYTES
+from webapp.submissions.models import CHANNEL_LABELS
 
 STATUS_LABELS = {
     "in_review": "На рассмотрении",
@@ -29,7 +33,10 @@ SORT_LABELS = [
 ]
 CHANNEL_CHOICES = [
     SelectChoice("", "все"),
-    *(SelectChoice(c) for c in ("web", "api", "mail", "import", "live", "partner")),
+    *(
+        SelectChoice(c, CHANNEL_LABELS[c])
+        for c in ("web", "api", "mail", "import", "live", "partner")
+    ),
 ]
 #: «—» (no template reason), then the reasons of webapp.moderation.reasons
 REASON_CHOICES = [
@@ -44,10 +51,11 @@ FLAG_CHOICES = [
     SelectChoice("answer_length", "длина ответа"),
     SelectChoice("author_present", "нет автора"),
     SelectChoice("sources_present", "нет источников"),
-    SelectChoice("language", "язык не ru/be"),
+    SelectChoice("language", "язык не русский и не белорусский"),
     SelectChoice("obscene_words", "нецензурные слова"),
     SelectChoice("author_in_text", "автор в тексте"),
     SelectChoice("handout_missing", "нет раздатки"),
+    SelectChoice("images_missing", "нет изображения"),
     SelectChoice("lang_ru", "язык: русский"),
     SelectChoice("lang_be", "язык: белорусский"),
     SelectChoice("lang_other", "язык: другой"),
@@ -138,3 +146,19 @@ class QueueFilterForm(FlaskForm):
     newer_than_days = IntegerField("Моложе, дней", validators=[Optional(), NumberRange(0, 3650)])
     q = StringField("Поиск по тексту", validators=[Optional(), Length(max=200)])
     sort = SelectField("Порядок", choices=SORT_LABELS, default="oldest", validators=[Optional()])
+
+
+class AttachImageForm(FlaskForm):
+    """An editor attaches an image to a question (``webapp.moderation.images``): the file
+    of one of its ``(img …)`` references, or its handout image. ``ref`` choices are set
+    per question (``image_choices``)."""
+
+    ref = SelectField(_l("Изображение"), choices=[])
+    image = FileField(
+        _l("Файл (JPEG, PNG, WebP)"),
+        validators=[
+            FileRequired(_l("Выберите файл.")),
+            FileAllowed(["jpg", "jpeg", "png", "webp"], _l("Допускаются только JPEG, PNG и WebP.")),
+            FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
+        ],
+    )

@@ -6,7 +6,9 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
+from flask import current_app
 from sqlalchemy import select
 
 from webapp.core.models import utcnow
@@ -18,8 +20,8 @@ DECIDED = ("approved", "rejected")
 
 
 def summary(days: int = 30) -> dict:
-    """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, UTC
-    dates, sorted), "channels": [str], "accepted": int, "rejected": int,
+    """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, days
+    in ``SOVA_TIMEZONE``, sorted), "channels": [str], "accepted": int, "rejected": int,
     "acceptance_rate": float 0..1 | None, "cities": [{"city", "received", "accepted"}]
     (first author's city, most questions first), "decision_hours": {"count", "median",
     "mean"} (hours from receipt to the first decision, 1 place; None without decisions)}``.
@@ -31,9 +33,10 @@ def summary(days: int = 30) -> dict:
         )
     ).all()
     intake: Counter = Counter()
+    zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     for r in rows:
         if r.created_at >= since:
-            intake[(r.created_at.date(), r.channel)] += 1
+            intake[(r.created_at.astimezone(zone).date(), r.channel)] += 1
     accepted = sum(1 for r in rows if r.status in ACCEPTED)
     rejected = sum(1 for r in rows if r.status == "rejected")
     first_city = dict(

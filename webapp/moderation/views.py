@@ -4,11 +4,13 @@ pre-check report and duplicates, claiming, and the chief editor's audited author
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -23,6 +25,7 @@ from webapp.extensions import db
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
     STATUS_LABELS,
+    AttachImageForm,
     AuthorForm,
     BulkForm,
     ButtonForm,
@@ -47,10 +50,17 @@ from webapp.moderation.operations import (
     reveal_authors,
     sign_off,
 )
-from webapp.moderation.reasons import REJECTION_REASONS, decision_email
-from webapp.submissions.models import Question
+from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
+from webapp.submissions.models import CHANNEL_LABELS, Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
+
+
+@bp.app_template_filter("channel_label")
+def channel_label_filter(channel: str) -> str:
+    """A channel code as the staff pages name it (``"mail"`` → ``"письмо"``)."""
+    return CHANNEL_LABELS.get(channel, channel)
+
 
 # (key, what it does) — listed on the pages and handled by static/moderation.js.
 SHORTCUTS = [
@@ -124,8 +134,14 @@ def queue():
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
     keep = {k: v for k, v in args.items() if k != "page" and v != ""}
+    # filters the editor set (not the defaults): the folded filters open then
+    defaults = {"status": "in_review", "sort": "oldest"}
+    filters_set = sum(
+        1 for k, v in request.args.items() if k != "page" and v not in ("", defaults.get(k, ""))
+    )
     return render_template(
         "moderation/queue.html",
+        filters_set=filters_set,
         items=items,
         pages=pages,
         page=page,
@@ -153,7 +169,12 @@ def _revision_diffs(q) -> list[dict]:
 
 
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
+    from webapp.domain.handouts import without_leading_handout
+    from webapp.moderation.images import image_choices
+
     report = queries.latest_report(q.id)
+    attach_form = AttachImageForm(formdata=None)
+    attach_form.ref.choices = image_choices(q)
     duplicates = []
     for cand in report.duplicates if report else []:
         other = queries.question(cand["question_id"])
@@ -200,7 +221,28 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
             },
         ),
         reasons=REJECTION_REASONS,
+        attach_form=attach_form,
+        # the handout once, under «Раздаточный материал», as the envelope prints it
+        parts={
+            "text": _image_parts(q, without_leading_handout(q.text, q.handout)),
+            "handout": _image_parts(q, q.handout),
+            "comment": _image_parts(q, q.comment),
+        },
+        missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
+        reason_labels=REASON_LABELS,
     )
+
+
+def _image_parts(q: Question, text: str | None) -> list[dict]:
+    """``text`` cut at its image references for the page: ``{"text": str}`` or ``{"image":
+    name, "file": stored file or None}`` (``webapp.domain.handouts.split_images``)."""
+    from webapp.domain.handouts import split_images
+
+    files = q.image_files
+    return [
+        {"text": p.text} if p.image is None else {"image": p.image, "file": files.get(p.image)}
+        for p in split_images(text)
+    ]
 
 
 @bp.route("/questions/<int:question_id>", methods=["GET", "POST"])
@@ -300,6 +342,32 @@ def correct(question_id: int, position: int):
 
 def _question_or_404(question_id: int) -> Question:
     return db.get_or_404(Question, question_id)
+
+
+@bp.route("/questions/<int:question_id>/images", methods=["POST"])
+@access("editor+")
+def attach_image(question_id: int):
+    """Attach an image to the question (the file of one of its references, or its handout
+    image); back to the question page with a message."""
+    from webapp.moderation.images import attach_image as attach
+    from webapp.moderation.images import image_choices
+
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = AttachImageForm()
+    form.ref.choices = image_choices(q)
+    if not form.validate_on_submit():
+        errors = [e for field in (form.ref, form.image) for e in field.errors]
+        flash(
+            "Изображение не приложено: " + ("; ".join(map(str, errors)) or "выберите файл."),
+            "error",
+        )
+        return redirect(back)
+    on_refusal("Изображение не приложено: ", back)
+    uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    attach(q, form.ref.data, form.image.data.read(), uploads, current_staff().id)
+    flash(f"Изображение {form.ref.data or 'раздаточного материала'} приложено.", "success")
+    return redirect(back)
 
 
 @bp.route("/questions/<int:question_id>/edit", methods=["POST"])

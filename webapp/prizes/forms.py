@@ -5,6 +5,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import DateField, SelectChoice, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, Optional
+from wtforms.widgets import DateInput
 
 
 class ActionForm(FlaskForm):
@@ -22,6 +23,11 @@ class AwardForm(FlaskForm):
         "Состав команды знатоков (по одному в строке)", validators=[Optional(), Length(max=3000)]
     )
     author_id = SelectField("Лучший автор вопроса", coerce=int, validate_choice=False)
+    reason = TextAreaField(
+        "Основание решения представителя Генерального спонсора (лучший игрок игры — "
+        "не победитель зрительского голосования или голосования не было)",
+        validators=[Optional(), Length(max=1000)],
+    )
 
 
 class SignedForm(FlaskForm):
@@ -43,7 +49,7 @@ PAYEE_LABELS = {
     "passport_series": _l("Серия паспорта"),
     "passport_number": _l("Номер паспорта"),
     "issued_by": _l("Кем выдан"),
-    "issued_on": _l("Дата выдачи (ГГГГ-ММ-ДД)"),
+    "issued_on": _l("Дата выдачи паспорта"),
     "personal_number": _l("Идентификационный номер (Беларусь)"),
     "inn": _l("ИНН (Россия, если есть)"),
     "address": _l("Адрес регистрации"),
@@ -59,6 +65,16 @@ def _max(name: str, n: int) -> Length:
     return Length(
         max=n, message=_l("«%(field)s»: не длиннее %(n)s символов.", field=PAYEE_LABELS[name], n=n)
     )
+
+
+#: The payee form's fields that belong to one country (the rest are common to both).
+COUNTRY_FIELDS = {
+    "personal_number": "BY",
+    "iban": "BY",
+    "inn": "RU",
+    "account": "RU",
+    "bik": "RU",
+}
 
 
 class PayeeForm(FlaskForm):
@@ -81,7 +97,10 @@ class PayeeForm(FlaskForm):
         PAYEE_LABELS["passport_number"], validators=[_max("passport_number", 20)]
     )
     issued_by = StringField(PAYEE_LABELS["issued_by"], validators=[_max("issued_by", 300)])
-    issued_on = StringField(PAYEE_LABELS["issued_on"], validators=[_max("issued_on", 20)])
+    # a date picker (<input type=date> posts YYYY-MM-DD); checked by payee.validate
+    issued_on = StringField(
+        PAYEE_LABELS["issued_on"], validators=[_max("issued_on", 20)], widget=DateInput()
+    )
     personal_number = StringField(
         PAYEE_LABELS["personal_number"], validators=[_max("personal_number", 20)]
     )

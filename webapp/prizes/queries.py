@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from blinker import Namespace
 from flask import current_app
 
 from webapp.accounts.models import User
@@ -12,6 +13,27 @@ from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.domain.rules import split_rule
 from webapp.extensions import db
 from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
+from webapp.submissions.names import name_gender
+
+# The 2009 §3.1 best player is chosen by the audience vote, a later feature (votes depend on
+# prizes, not the other way round: DESIGN, a back-edge uses a signal).
+# ``best_player_vote.send(game)``: a receiver returns the game's vote as
+# ``{"vote_id": int, "status": "open" | "closed", "candidates": [names], "winner": n | None}``
+# or None (no vote held). ``best_player_awarded.send(game, prize=, vote_id=, winner_name=,
+# chosen=, overridden=, reason=, user_id=)``: a new best_player_of_game prize was made
+# (the votes feature keeps the decision for the audit, ``VoteAward``), in the same
+# transaction.
+_signals = Namespace()
+best_player_vote = _signals.signal("sova.best-player-vote")
+best_player_awarded = _signals.signal("sova.best-player-awarded")
+
+
+def vote_for_best_player(game) -> dict | None:
+    """The game's audience vote as :data:`best_player_vote`'s receiver gives it, or None."""
+    for _receiver, vote in best_player_vote.send(game):
+        if vote is not None:
+            return vote
+    return None
 
 
 def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]:
@@ -89,7 +111,8 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
     (then ``question`` is None). ``address``: the payee's address when known (from the
     payee details), else "" (a blank line to fill in). ``declared_name``: the full name the
     payee declared with their details (it names «Одаряемый»), else "" and the name as
-    given on the question (issue 13). The date is the game's closing
+    given on the question (issue 13). ``author.gender``: ``"masc"`` | ``"femn"`` | None
+    (:func:`webapp.submissions.names.name_gender`; the preamble agrees with it). The date is the game's closing
     date, so re-rendering gives the same text.
     """
     agreement = prize.agreement
@@ -112,6 +135,7 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
             "name": declared_name or prize.payee,
             "city": (byline.city or "") if byline else "",
             "address": address,
+            "gender": name_gender(declared_name or prize.payee),
         },
         "question": (
             {"id": prize.question_id, "text": prize.question.text}

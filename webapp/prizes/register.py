@@ -29,6 +29,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from webapp.core.errors import OperationError
+from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
 from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.extensions import db
@@ -416,8 +417,8 @@ def import_paid_list(data: bytes, user_id: int | None) -> int:
         prize = agreement.prize
         if prize.amount != line.amount:
             errors.append(
-                f"строка {line.line}: сумма {_comma(line.amount)} не равна сумме "
-                f"договора {line.number} ({_comma(prize.amount)})"
+                f"строка {line.line}: сумма {money(line.amount)} не равна сумме "
+                f"договора {line.number} ({money(prize.amount)})"
             )
             continue
         if prize.status in ("paid", "closed") and prize.payment_reference == line.reference:

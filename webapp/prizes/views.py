@@ -30,6 +30,7 @@ from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
+    COUNTRY_FIELDS,
     ActionForm,
     AwardForm,
     PaidForm,
@@ -111,7 +112,10 @@ def _author_choices(game) -> list[SelectChoice]:
 @bp.route("/games/<int:game_id>/award", methods=["GET", "POST"])
 @access("producer")
 def award(game_id: int):
-    """Individual prizes of the season's rule book after a finished game."""
+    """Individual prizes of the season's rule book after a finished game. The 2009 §3.1
+    best player of the game is pre-filled with the audience vote's winner; another player
+    (or no vote held) needs the sponsor's representative's reason (the rules:
+    ``award_prize``)."""
     game = db.get_or_404(Game, game_id)
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
     available = awards_available(game.season.ruleset, game.kind, winner)
@@ -120,6 +124,14 @@ def award(game_id: int):
         SelectChoice(r.kind, f"{r.label} ({rule_reference(r.rule)})") for r in available
     ]
     form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
+    # 2009 §3.1: the best player of the game is the audience vote's winner — pre-filled
+    vote = queries.vote_for_best_player(game) if game.season.ruleset == "2009" else None
+    vote_winner = vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
+    if request.method == "GET" and vote and vote["status"] == "closed":
+        if any(r.kind == "best_player_of_game" for r in available):
+            form.kind.data = "best_player_of_game"
+        form.recipient.data = vote_winner or ""
+        form.team.data = "\n".join(vote["candidates"])
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
@@ -134,6 +146,8 @@ def award(game_id: int):
             available=available,
             awarded=awarded,
             final=final,
+            vote=vote,
+            vote_winner=vote_winner,
         ), status
 
     def refused(exc):
@@ -154,6 +168,7 @@ def award(game_id: int):
             recipient=form.recipient.data or "",
             team=team,
             author_id=form.author_id.data or None,
+            reason=form.reason.data or "",
         )
         flash(f"Присуждено призов: {len(made)}.", "success")
         return redirect(url_for("prizes.award", game_id=game.id))
@@ -369,7 +384,15 @@ def details_form(token: str):
         errors = form.errors
     status = 422 if errors else 200
     resp = current_app.make_response(
-        (render_template("prizes/details_form.html", form=form, errors=errors), status)
+        (
+            render_template(
+                "prizes/details_form.html",
+                form=form,
+                errors=errors,
+                country_fields=COUNTRY_FIELDS,
+            ),
+            status,
+        )
     )
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Referrer-Policy"] = "no-referrer"

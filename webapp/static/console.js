@@ -50,6 +50,10 @@
 
   function render(c) {
     byId("console-score").textContent = c.score;
+    byId("console-team").textContent = c.game.team ? "Команда «" + c.game.team + "»" : "Знатоки";
+    var start = byId("console-start");
+    start.textContent = c.start_refusal || "";
+    start.hidden = !c.start_refusal;
     var status = byId("console-status");
     status.textContent = "";
     if (c.finished) {
@@ -60,7 +64,7 @@
       extras += " · кредит: " + ({none: "нет", outstanding: "не возвращён", repaid: "возвращён"})[c.credit];
     }
     if (c.removed_experts.length) { extras += " · удалены: " + c.removed_experts.join(", "); }
-    if (c.off_table && c.off_table.length) { extras += " · не за столом (подсказка, §3.7.3): " + c.off_table.join(", "); }
+    if (c.off_table && c.off_table.length) { extras += " · не за столом (подсказка, п. 3.7.3 Правил сезона 2023 г.): " + c.off_table.join(", "); }
     byId("console-extras").textContent = extras;
 
     var sectors = byId("console-sectors");
@@ -77,7 +81,8 @@
     q.textContent = "";
     if (c.current) {
       var cur = c.current;
-      var title = "Сектор " + cur.sector + ": " + cur.label;
+      // «13 сектор» in sector 13 is said once (not «Сектор 13: 13 сектор»)
+      var title = (cur.kind === "sector13" && cur.sector === 13) ? cur.label : "Сектор " + cur.sector + ": " + cur.label;
       if (cur.slots > 1) { title += ", вопрос " + cur.slot + " из " + cur.slots; }
       if (cur.decisive) { title += " — решающий раунд"; }
       q.appendChild(el("h2", {}, title));

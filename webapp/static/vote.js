@@ -8,6 +8,12 @@
   if (!root || !window.fetch || root.dataset.live) { return; }
   root.dataset.live = "1";
   var lastState = null;
+  // the page's words, translated by the template (data-t-*): the script has none of its own
+  var t = {
+    none: root.dataset.tNone, open: root.dataset.tOpen, closed: root.dataset.tClosed,
+    openButton: root.dataset.tOpenButton, closeButton: root.dataset.tCloseButton,
+    confirm: root.dataset.tConfirm, results: root.dataset.tResults
+  };
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -23,7 +29,7 @@
     if (withConfirm) {
       var lab = el("label", {"class": "check"});
       lab.appendChild(el("input", {type: "checkbox", name: "confirm", value: "y", required: ""}));
-      lab.appendChild(document.createTextNode(" подтверждаю закрытие"));
+      lab.appendChild(document.createTextNode(" " + t.confirm));
       form.appendChild(lab);
     }
     form.appendChild(el("button", {type: "submit", "class": cls}, label));
@@ -32,8 +38,7 @@
 
   function render(data) {
     var v = data.vote;
-    byId("vote-status").textContent = !v ? "Голосование не проводилось." :
-      (v.status === "open" ? "Голосование идёт: SMS принимаются." : "Голосование закрыто.");
+    byId("vote-status").textContent = !v ? t.none : (v.status === "open" ? t.open : t.closed);
     byId("vote-table").hidden = !v;
     byId("vote-counters").hidden = !v;
     if (v) {
@@ -56,12 +61,12 @@
       var controls = byId("vote-controls");
       controls.textContent = "";
       if (data.can_open) {
-        controls.appendChild(postForm(root.dataset.openUrl, "Открыть голосование", "primary", false));
+        controls.appendChild(postForm(root.dataset.openUrl, t.openButton, "primary", false));
       } else if (v && v.status === "open") {
-        controls.appendChild(postForm(root.dataset.closeUrl, "Закрыть голосование", "danger", true));
+        controls.appendChild(postForm(root.dataset.closeUrl, t.closeButton, "danger", true));
       } else if (v) {
         var p = el("p");
-        p.appendChild(el("a", {href: root.dataset.pageUrl}, "Итоги и приз"));
+        p.appendChild(el("a", {href: root.dataset.pageUrl}, t.results));
         controls.appendChild(p);
       }
     }

@@ -10,12 +10,13 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from webapp.extensions import db
-from webapp.submissions.models import Question
+from webapp.submissions.models import Question, QuestionImage
 
 
 def orphan_uploads(folder: Path, older_than_seconds: float) -> list[Path]:
     """Files under ``folder`` (handout images at its top, letter scans in ``letters/``)
-    that no question names in ``handout_image`` or ``letter_scan`` and that were last
+    that no question names in ``handout_image``, ``letter_scan`` or an image of its packet
+    (``QuestionImage.file``) and that were last
     modified more than ``older_than_seconds`` ago (a file written for a submission still
     being committed is younger). Sorted by path; an absent folder gives []."""
     if not folder.is_dir():
@@ -27,6 +28,7 @@ def orphan_uploads(folder: Path, older_than_seconds: float) -> list[Path]:
         )
     ):
         named.update(n for n in (image, scan) if n)
+    named.update(db.session.scalars(db.select(QuestionImage.file)))
     cutoff = time.time() - older_than_seconds
     files = [*folder.glob("*"), *(folder / "letters").glob("*")]
     return sorted(

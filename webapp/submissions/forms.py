@@ -108,14 +108,14 @@ class SubmitForm(QuestionFields):
         ],
     )
     consent = BooleanField(
-        _l("Я согласен(на) на обработку моих персональных данных для участия в проекте"),
+        _l("Даю согласие на обработку моих персональных данных для участия в проекте"),
         validators=[
             DataRequired(
                 _l("Без согласия на обработку персональных данных мы не можем принять вопрос.")
             )
         ],
     )
-    consent_on_air = BooleanField(_l("Я согласен(на), чтобы моё имя и город назвали в эфире"))
+    consent_on_air = BooleanField(_l("Даю согласие, чтобы моё имя и город назвали в эфире"))
     age_confirmed = BooleanField(
         _l("Мне исполнилось 16 лет, или у меня есть согласие родителей (законных представителей)"),
         validators=[
@@ -155,12 +155,29 @@ class LetterForm(QuestionFields):
     )
 
 
+#: Bytes of an uploaded packet or images zip at most (the request's own limit is raised to
+#: twice this for the import page).
+IMPORT_MAX_BYTES = 40 * 1024 * 1024
+TOO_BIG = _l("Файл больше %(n)s МБ.", n=IMPORT_MAX_BYTES // (1024 * 1024))
+
+
 class PacketUploadForm(FlaskForm):
     """A 4s or db.chgk.info packet uploaded by an editor (``sova import`` on the web)."""
 
     packet = FileField(
-        _l("Файл пакета (4s или формат db.chgk.info)"),
-        validators=[FileRequired(_l("Выберите файл.")), FileSize(10 * 1024 * 1024)],
+        _l("Файл пакета (4s или формат db.chgk.info) или архив ZIP с пакетом и изображениями"),
+        validators=[
+            FileRequired(_l("Выберите файл.")),
+            FileSize(IMPORT_MAX_BYTES, message=TOO_BIG),
+        ],
+    )
+    images = FileField(
+        _l("Изображения пакета (архив ZIP), если их нет в архиве пакета"),
+        validators=[
+            Optional(),
+            FileAllowed(["zip"], _l("Изображения загружаются одним архивом ZIP.")),
+            FileSize(IMPORT_MAX_BYTES, message=TOO_BIG),
+        ],
     )
     as_ = SelectField(
         _l("Как импортировать"),
@@ -170,5 +187,10 @@ class PacketUploadForm(FlaskForm):
         ],
     )
     channel = SelectField(
-        _l("Канал"), choices=[SelectChoice(c) for c in ("import", "mail", "partner")]
+        _l("Канал"),
+        choices=[
+            SelectChoice("import", _l("импорт пакета")),
+            SelectChoice("mail", _l("письмо")),
+            SelectChoice("partner", _l("партнёр (13 сектор)")),
+        ],
     )

@@ -16,6 +16,16 @@ from webapp.extensions import Model
 # Question.status values, in the order of a question's life (webapp.domain.question_states).
 STATUSES = QUESTION_STATES
 CHANNELS = ("web", "api", "mail", "import", "live", "partner", "archive")
+#: How the staff pages name each channel.
+CHANNEL_LABELS = {
+    "web": "сайт",
+    "api": "приложение",
+    "mail": "письмо",
+    "import": "импорт пакета",
+    "live": "во время игры",
+    "partner": "партнёр (13 сектор)",
+    "archive": "архив",
+}
 
 
 class Author(Model):
@@ -35,11 +45,21 @@ class Author(Model):
     # Bumped when a "my questions" link is used: each link works once.
     link_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Issue 17.3: set when an editor merged this row into another (the same person): its
+    # questions and prizes moved there; the row stays (the audit, a later submission with
+    # its address), and "no author twice in one game" counts it as the surviving author.
+    merged_into_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
 
     @property
     def display(self) -> str:
         """``"Name, City"`` as printed (city omitted when unknown)."""
         return f"{self.name}, {self.city}" if self.city else self.name
+
+    @property
+    def person_id(self) -> int:
+        """The person behind this row: the author it was merged into, else itself (a merge
+        always points at a row that is not merged itself: ``webapp.authors.operations``)."""
+        return self.merged_into_id or self.id
 
 
 class Question(Model):
@@ -88,6 +108,14 @@ class Question(Model):
     history: Mapped[list[QuestionStatusChange]] = relationship(
         order_by="QuestionStatusChange.id", cascade="all, delete-orphan", lazy="selectin"
     )
+    images: Mapped[list[QuestionImage]] = relationship(
+        order_by="QuestionImage.id", cascade="all, delete-orphan", lazy="selectin"
+    )
+
+    @property
+    def image_files(self) -> dict[str, str]:
+        """``{name as referenced in the text: stored file under instance/uploads}``."""
+        return {img.name: img.file for img in self.images}
 
     @property
     def author_list(self) -> list[Byline]:
@@ -153,6 +181,27 @@ class QuestionAuthor(Model):
     @property
     def byline(self) -> Byline:
         return Byline(self.author_id, self.name, self.city, self.author.email_encrypted)
+
+
+class QuestionImage(Model):
+    """An image a question's text refers to by file name (``(img name)`` / ``(pic: name)``,
+    :mod:`webapp.domain.handouts`), brought with its packet or attached by an editor.
+
+    ``name``: the file name as written in the reference; ``file``: the stored re-encoding
+    under ``<instance>/uploads`` (:func:`webapp.submissions.images.store_image`; random
+    name, one file may serve several questions of one packet). One row per referenced name.
+    """
+
+    __tablename__ = "question_image"
+    __table_args__ = (UniqueConstraint("question_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    file: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class QuestionStatusChange(Model):

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from webapp.domain.packets import AuthorRef
 
-__all__ = ["credit_case", "nominative_authors", "nominative_name"]
+__all__ = ["credit_case", "name_gender", "nominative_authors", "nominative_name"]
 
 _WORD = re.compile(r"[А-Яа-яЁё]+")
 
@@ -106,3 +106,23 @@ def nominative_authors(authors: Sequence[AuthorRef]) -> list[AuthorRef]:
         replace(a, name=nominative_name(a.name, credit_case(a.credit))) if a.credit else a
         for a in authors
     ]
+
+
+def name_gender(name: str | None) -> str | None:
+    """The grammatical gender of a person named ``name`` (in the nominative, as stored):
+    ``"femn"`` for «Анна Лысенко», ``"masc"`` for «Иван Сапего»; None when the first given
+    name is of either gender («Женя Пак») or there is none («A. Smith», a team, None).
+    Pages and documents then agree with the person («нет её согласия», «именуемая») or use
+    neutral wording (issue 17 item 9). Never raises."""
+    if not name:
+        return None
+    morph = _morph()
+    for word in _WORD.findall(name):
+        genders = {
+            p.tag.gender
+            for p in morph.parse(word)
+            if {"Name", "nomn", "sing"} <= p.tag.grammemes and p.tag.gender in ("masc", "femn")
+        }
+        if genders:  # the first given name decides; «Саша», «Женя» (both) stay unknown
+            return str(genders.pop()) if len(genders) == 1 else None
+    return None

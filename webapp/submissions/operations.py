@@ -142,6 +142,11 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
     email_hash = excluded.email_hash RETURNING id`` (PostgreSQL and SQLite; the update sets
     the key to itself only so that an existing row's id is returned): two concurrent first
     submissions from one address make one author.
+
+    A row without e-mail that an editor merged into another (issue 17.3) gives the
+    surviving author's id: the next packet writing «Дмитрий Шахлов» links to the person.
+    A row found by e-mail is returned as it is, merged or not (the game rule counts it as
+    its person, ``Author.person_id``).
     """
     if email:
         insert = pg_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
@@ -160,7 +165,11 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
         return db.session.execute(
             upsert, execution_options={"synchronize_session": False}
         ).scalar_one()
-    author = db.session.scalar(db.select(Author).filter_by(name=name, city=city, email_hash=None))
+    author = db.session.scalar(
+        db.select(Author).filter_by(name=name, city=city, email_hash=None).order_by(Author.id)
+    )
+    if author is not None and author.merged_into_id is not None:
+        return author.merged_into_id  # an editor merged this spelling into its person
     if author is None:
         author = Author(name=name, city=city)
         db.session.add(author)
@@ -495,9 +504,21 @@ def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
 
 
 def import_packet(
-    packet, as_: str, channel: str | None = None, origin: str = "", progress=None
+    packet,
+    as_: str,
+    channel: str | None = None,
+    origin: str = "",
+    progress=None,
+    images: dict[str, bytes] | None = None,
+    uploads: Path | None = None,
 ) -> list[Question]:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`).
+
+    ``images`` (``{file name: bytes}``, :func:`webapp.submissions.packet_images.read_bundle`)
+    are the packet's image files: each one a question refers to is stored under ``uploads``
+    and attached (:func:`~webapp.submissions.packet_images.attach_packet_images`; raises
+    its ``BundleError`` for a bad image, nothing stored then). A reference without a file
+    stays missing: its question fails the pre-check (``images_missing``).
 
     Each question keeps its author line as written (``author_line``) beside the parsed
     authors (:func:`import_authors`; issue 20).
@@ -531,4 +552,10 @@ def import_packet(
         made.append(q)
         if progress:
             progress(1)
+    if images:
+        from webapp.submissions.packet_images import attach_packet_images
+
+        assert uploads is not None  # images need the uploads folder
+        attach_packet_images(made, images, uploads)
+        db.session.flush()
     return made

@@ -18,6 +18,7 @@ __all__ = [
     "MAX_PACKET_BYTES",
     "SAMPLE_PACKET",
     "decode_packet_bytes",
+    "read_packet_bytes",
     "read_packet_file",
 ]
 
@@ -109,13 +110,18 @@ def read_packet_file(path: str | os.PathLike[str], max_bytes: int = MAX_PACKET_B
     path = Path(path)
     with path.open("rb") as f:
         data = f.read(max_bytes + 1)
+    return read_packet_bytes(data, path.name, max_bytes)
+
+
+def read_packet_bytes(data: bytes, filename: str, max_bytes: int = MAX_PACKET_BYTES) -> Packet:
+    """:func:`read_packet_file` for bytes already read (an upload, a zip's packet file)."""
     if len(data) > max_bytes:
-        raise PacketError(f"file is larger than {max_bytes} bytes", None, path.name)
+        raise PacketError(f"file is larger than {max_bytes} bytes", None, filename)
     try:
         text, encoding = decode_packet_bytes(data)
         packet = parse_packet(text)
     except PacketError as exc:
-        raise exc.with_filename(path.name) from exc
+        raise exc.with_filename(filename) from exc
     packet.meta["encoding"] = encoding
-    packet.meta["filename"] = path.name
+    packet.meta["filename"] = filename
     return packet

@@ -29,13 +29,13 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access, current_staff
-from webapp.core.edge import on_refusal
+from webapp.core.edge import discard, on_refusal
 from webapp.extensions import db, limiter
 from webapp.jobs import commit, enqueue
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.links import my_link_token, read_confirm_token, read_my_link, signer
-from webapp.submissions.models import Author, Question
+from webapp.submissions.models import CHANNEL_LABELS, Author, Question
 from webapp.submissions.operations import (
     AuthorInput,
     SubmissionError,
@@ -466,6 +466,8 @@ def new_letter():
     from webapp.submissions.images import ImageError, store_image
 
     form = LetterForm()
+    if not form.is_submitted() and request.args.get("channel") in ("mail", "partner"):
+        form.channel.data = request.args["channel"]  # the header's «Вопрос партнёра» link
     if form.validate_on_submit():
         data = SubmissionInput(
             question=form.question.data,
@@ -493,7 +495,8 @@ def new_letter():
                 (field.errors if field is not None else form.form_errors).extend(messages)
         else:
             qid = question.id
-            flash(f"Вопрос № {qid} внесён ({form.channel.data}).", "success")
+            label = CHANNEL_LABELS.get(form.channel.data, form.channel.data)
+            flash(f"Вопрос № {qid} внесён ({label}).", "success")
             return redirect(url_for("submissions.new_letter"))
     code = 422 if form.is_submitted() else 200
     return render_template("submissions/letter.html", form=form), code
@@ -502,25 +505,30 @@ def new_letter():
 @bp.route("/editor/import", methods=["GET", "POST"])
 @access("editor+")
 def upload_packet():
-    """Import a 4s / db.chgk.info packet from the browser (one transaction)."""
-    from webapp.domain.packets import PacketError, parse_packet
-    from webapp.submissions.forms import PacketUploadForm
-    from webapp.submissions.operations import import_packet
-    from webapp.submissions.packet_files import decode_packet_bytes
+    """Import a 4s / db.chgk.info packet from the browser (one transaction): a packet text,
+    or a zip with the packet and its images, and optionally a zip of images."""
+    from webapp.submissions.forms import IMPORT_MAX_BYTES, PacketUploadForm
+    from webapp.submissions.packet_images import import_upload
 
+    request.max_content_length = 2 * IMPORT_MAX_BYTES + 1024 * 1024
     form = PacketUploadForm()
     if form.validate_on_submit():
-        upload = form.packet.data
+        upload, images = form.packet.data, form.images.data
         name = Path(upload.filename or "packet").name[:100]
-        try:
-            text, _encoding = decode_packet_bytes(upload.read())
-            packet = parse_packet(text)
-        except (PacketError, UnicodeDecodeError, ValueError) as exc:
-            form.packet.errors = [f"{name}: {exc}"]
+        result = import_upload(
+            name,
+            upload.read(),
+            images.read() if images and getattr(images, "filename", "") else None,
+            as_=form.as_.data,
+            channel=form.channel.data,
+            uploads=uploads_folder(),
+        )
+        if result.error:
+            discard()  # nothing of a refused packet is kept (its questions were flushed)
+            field = form.images if result.error_in_images else form.packet
+            field.errors = [f"{name}: {result.error}"]
         else:
-            made = import_packet(packet, as_=form.as_.data, channel=form.channel.data, origin=name)
-            n = len(made)
-            flash(f"{name}: импортировано вопросов — {n}.", "success")
+            flash(result.message, "error" if result.missing else "success")
             return redirect(url_for("submissions.upload_packet"))
     code = 422 if form.is_submitted() else 200
     return render_template("submissions/upload.html", form=form), code

@@ -1,5 +1,6 @@
 """Forms of the vote pages (host and producer)."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, SelectField, TextAreaField
 from wtforms.validators import DataRequired, Length
@@ -7,21 +8,23 @@ from wtforms.validators import DataRequired, Length
 
 class OpenVoteForm(FlaskForm):
     candidates = TextAreaField(
-        "Кандидаты, по одному в строке (номер — порядок строки)", validators=[Length(max=5000)]
+        _l("Кандидаты, по одному в строке (номер — порядок строки)"), validators=[Length(max=5000)]
     )
 
 
 class CloseVoteForm(FlaskForm):
     confirm = BooleanField(
-        "Да, закрыть голосование: приём SMS прекратится, итог будет зафиксирован",
-        validators=[DataRequired("Подтвердите закрытие.")],
+        _l("Да, закрыть голосование: приём SMS прекратится, итог будет зафиксирован"),
+        validators=[DataRequired(_l("Подтвердите закрытие."))],
     )
 
 
 class VoteAwardForm(FlaskForm):
-    chosen = SelectField("Лучший игрок", validate_choice=False)
+    chosen = SelectField(_l("Лучший игрок"), validate_choice=False)
     reason = TextAreaField(
-        "Основание, если лучшего игрока определяет представитель "
-        "Генерального спонсора не по итогам голосования",
+        _l(
+            "Основание, если лучшего игрока определяет представитель "
+            "Генерального спонсора не по итогам голосования"
+        ),
         validators=[Length(max=1000)],
     )

@@ -109,14 +109,21 @@ class VoteMessage(Model):
 
 
 class VoteAward(Model):
-    """The §3.1 award decision after a vote (audit): the vote's winner (None for a tie),
-    the player chosen, whether the sponsor's representative overrode the vote
-    (``overridden``) and why (``reason``), who recorded it and when, and the Prize made."""
+    """The §3.1 best-player decision of game ``game_id`` (audit), made on any page that
+    awards the prize: the vote (None: no vote was held), the vote's winner (None for a tie
+    or no vote), the player chosen, whether the sponsor's representative decided instead of
+    the vote (``overridden``) and why (``reason``), who recorded it and when, and the Prize
+    made."""
 
     __tablename__ = "vote_award"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    vote_id: Mapped[int] = mapped_column(ForeignKey("vote.id", ondelete="CASCADE"), index=True)
+    vote_id: Mapped[int | None] = mapped_column(
+        ForeignKey("vote.id", ondelete="CASCADE"), index=True
+    )
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("game.id", ondelete="CASCADE"), index=True
+    )
     prize_id: Mapped[int | None] = mapped_column(ForeignKey("prize.id"))
     winner_name: Mapped[str | None] = mapped_column(String(200))
     chosen_name: Mapped[str] = mapped_column(String(200))

@@ -16,13 +16,14 @@ the inserts that come after see the vote closed, so the frozen result equals the
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam, select, update
+from flask_babel import gettext as _
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.crypto import lookup_hash
@@ -32,6 +33,7 @@ from webapp.domain import vote as rules
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.jobs import enqueue
+from webapp.votes.group_commit import GroupCommit
 from webapp.votes.models import Vote, VoteAward, VoteMessage
 from webapp.votes.queries import live_counts, log_lines
 
@@ -103,16 +105,18 @@ def open_vote(
         return current
     if game.season.ruleset != "2009":
         raise VoteError(
-            "зрительское голосование за лучшего игрока есть только в правилах 2009 года"
+            _("зрительское голосование за лучшего игрока есть только в правилах 2009 года")
         )
     if game.status not in ("finished", "closed"):
-        raise VoteError("голосование открывается, когда игра окончена")
+        raise VoteError(_("голосование открывается, когда игра окончена"))
     if db.session.scalar(select(Vote.id).where(Vote.game_id == game.id)) is not None:
-        raise VoteError("голосование этой игры уже проведено")
+        raise VoteError(_("голосование этой игры уже проведено"))
     if current is not None:
         raise VoteError(
-            f"открыто голосование другой игры (№ {current.game_id}): "
-            "одновременно может идти только одно",
+            _(
+                "открыто голосование другой игры (№ %(game)s): одновременно может идти только одно",
+                game=current.game_id,
+            ),
             None,
         )
     if candidates is None or not [c for c in candidates if str(c).strip()]:
@@ -134,7 +138,7 @@ def open_vote(
             db.session.flush()
     except IntegrityError as exc:
         raise VoteError(
-            "открыто голосование другой игры: одновременно может идти только одно", None
+            _("открыто голосование другой игры: одновременно может идти только одно"), None
         ) from exc
     return vote
 
@@ -156,7 +160,7 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     VoteError if the game never had a vote."""
     vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id).order_by(Vote.id.desc()))
     if vote is None:
-        raise VoteError("у этой игры нет голосования", None)
+        raise VoteError(_("у этой игры нет голосования"), None)
     vote = _lock(vote.id)
     if vote.status == "closed":
         return vote
@@ -171,11 +175,13 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     vote.log_sha256 = rules.log_digest(log_lines(vote))
     days = int(current_app.config.get("SOVA_VOTE_RETENTION_DAYS", 30))
     vote.purge_after = now + timedelta(days=days)
-    # no game_id: the games feature lists a game's documents with its own roles and labels;
-    # this one is reached through the vote (producer and host: /games/<id>/vote/result.pdf)
+    # with game_id: the game page lists it among the game's documents (download
+    # games.document, roles in webapp.games.views.DOCUMENT_ROLES: producer, host); the vote
+    # page links it too (votes.result)
     doc = Document(
         key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
         kind=RESULT_DOCUMENT,
+        game_id=vote.game_id,
         version=1,
         status="pending",
     )
@@ -288,19 +294,74 @@ def _insert(
     the vote is no longer open (``only_if_open``)."""
     stmt = _insert_statement(db.engine.dialect.name, only_if_open)
     row = conn.execute(
-        stmt,
-        {
-            "vote_id": vote_id,
-            "message_id": sms.message_id,
-            "msisdn_hash": key,
-            "text": sms.text[:500],
-            "received_at": sms.received_at,
-            "arrived_at": now,
-            "result": result,
-            "candidate": candidate,
-        },
+        stmt, {"vote_id": vote_id, **_log_row(sms, key, now, result, candidate)}
     ).first()
     return result if row is not None else None
+
+
+def _log_row(sms: Sms, key: str, now: datetime, result: str, candidate: int | None) -> dict:
+    """The ``vote_message`` columns of one message but its vote (``text`` cut to 500)."""
+    return {
+        "message_id": sms.message_id,
+        "msisdn_hash": key,
+        "text": sms.text[:500],
+        "received_at": sms.received_at,
+        "arrived_at": now,
+        "result": result,
+        "candidate": candidate,
+    }
+
+
+#: One INSERT for a whole batch of first attempts (PostgreSQL; see ``group_commit``): the
+#: same rows, keys and vote-row lock as :func:`_insert_statement`, in the batch's order (a
+#: number's first counted vote in the batch wins, the later ones are refused by its key and
+#: take the per-message path of :func:`_receive`).
+_BATCH_INSERT = text(
+    """
+    INSERT INTO vote_message
+        (vote_id, message_id, msisdn_hash, text, received_at, arrived_at, result, candidate)
+    SELECT vote.id, m.message_id, m.msisdn_hash, m.text, m.received_at, m.arrived_at,
+           m.result, m.candidate
+    FROM vote, unnest(
+        CAST(:message_id AS varchar[]), CAST(:msisdn_hash AS varchar[]),
+        CAST(:text AS varchar[]), CAST(:received_at AS timestamptz[]),
+        CAST(:arrived_at AS timestamptz[]), CAST(:result AS varchar[]),
+        CAST(:candidate AS integer[])
+    ) WITH ORDINALITY AS m(message_id, msisdn_hash, text, received_at, arrived_at, result,
+                           candidate, n)
+    WHERE vote.id = :vote_id AND vote.status = 'open'
+    ORDER BY m.n
+    FOR KEY SHARE OF vote
+    ON CONFLICT DO NOTHING
+    RETURNING message_id
+    """
+)
+_COLUMNS = ("message_id", "msisdn_hash", "text", "received_at", "arrived_at", "result")
+#: One group commit per database (a process may serve several apps: the tests do)
+_groups: dict[str, GroupCommit] = {}
+
+
+def _flush_batch(conn, items: Sequence[tuple[int, dict]]) -> list[bool]:
+    """Write ``items`` (``(vote_id, row)``) with one statement per vote (one transaction:
+    ``conn`` is in autocommit); returns, per item, whether its row was inserted."""
+    inserted: set[tuple[int, str]] = set()
+    for vote_id in dict.fromkeys(v for v, _row in items):
+        rows = [row for v, row in items if v == vote_id]
+        params: dict[str, Any] = {c: [r[c] for r in rows] for c in _COLUMNS}
+        params["candidate"] = [r["candidate"] for r in rows]
+        params["vote_id"] = vote_id
+        inserted.update((vote_id, mid) for mid in conn.execute(_BATCH_INSERT, params).scalars())
+    return [(v, row["message_id"]) in inserted for v, row in items]
+
+
+def _insert_batched(
+    conn, vote_id: int, sms: Sms, key: str, now: datetime, result: str, candidate: int | None
+) -> str | None:
+    """:func:`_insert` (``only_if_open``) through the process's group commit."""
+    row = _log_row(sms, key, now, result, candidate)
+    group = _groups.setdefault(str(db.engine.url), GroupCommit(max_batch=64))
+    done = group.submit((vote_id, row), lambda items: _flush_batch(conn, items))
+    return result if done else None
 
 
 def _known(conn, vote_id: int, message_id: str) -> str | None:
@@ -358,7 +419,14 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
         result = rules.classify(
             is_open=True, before_open=False, candidate=candidate, already_counted=False
         )
-        done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
+        if (
+            not fresh
+            and db.engine.dialect.name == "postgresql"
+            and current_app.config.get("SOVA_VOTE_GROUP_COMMIT", True)
+        ):
+            done = _insert_batched(conn, vote_id, sms, key, now, result, candidate)
+        else:
+            done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
         if done:
             return done
         known = _known(conn, vote_id, sms.message_id)
@@ -388,43 +456,35 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
     """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
     случаях» — another candidate chosen by the sponsor's representative with a ``reason``.
     Awards the prize (``webapp.prizes.operations.award_prize``, kind
-    ``best_player_of_game``) and keeps the decision (VoteAward: who, when, winner, chosen,
-    reason). Raises VoteError for an open vote, a choice the rules refuse or a prize
-    refusal; nothing is written then."""
+    ``best_player_of_game``, whose rules — ``webapp.domain.vote.best_player_award`` — are
+    the same on every page) and returns the kept decision (VoteAward: who, when, winner,
+    chosen, reason; written by ``webapp.votes.signals``). Raises VoteError for an open
+    vote, a choice the rules refuse or a prize refusal; nothing is written then."""
     from webapp.prizes.operations import PrizeError, award_prize
 
     if vote.status != "closed":
-        raise VoteError("сначала закройте голосование")
-    try:
-        name, overridden = rules.award_choice(vote.candidates, vote.winner, chosen, reason)
-    except rules.VoteRuleError as exc:
-        raise VoteError(exc.message, exc.rule) from exc
+        raise VoteError(_("сначала закройте голосование"))
     game = db.session.get_one(Game, vote.game_id)
     try:
         made = award_prize(
-            game, "best_player_of_game", user_id, recipient=name, team=list(vote.candidates)
+            game,
+            "best_player_of_game",
+            user_id,
+            recipient=chosen,
+            team=list(vote.candidates),
+            reason=reason,
         )
     except PrizeError as exc:
         raise VoteError(exc.message, exc.rule) from exc
-    prize = made[0] if made else None
-    existing = db.session.scalar(
-        select(VoteAward).where(VoteAward.vote_id == vote.id, VoteAward.chosen_name == name)
-    )
-    if existing is not None:
-        return existing
-    row = VoteAward(
-        vote_id=vote.id,
-        prize_id=prize.id if prize else None,
-        winner_name=vote.candidates[vote.winner - 1] if vote.winner else None,
-        chosen_name=name,
-        overridden=overridden,
-        reason=(reason or "").strip(),
-        by_user_id=user_id,
-        at=utcnow(),
-    )
-    db.session.add(row)
-    db.session.flush()
-    return row
+    return db.session.scalars(
+        select(VoteAward)
+        .where(VoteAward.game_id == game.id, VoteAward.prize_id == made[0].id)
+        .order_by(VoteAward.id.desc())
+    ).first() or _missing_award(made[0].id)
+
+
+def _missing_award(prize_id: int) -> VoteAward:
+    raise VoteError(f"решение о призе № {prize_id} не записано", None)
 
 
 def purge_numbers(now: datetime | None = None) -> int:

@@ -23,11 +23,12 @@ def open_vote() -> Vote | None:
     return db.session.scalar(select(Vote).where(Vote.status == "open"))
 
 
-def awards(vote: Vote) -> list[VoteAward]:
-    """The recorded §3.1 award decisions of ``vote``, oldest first."""
+def awards(game_id: int) -> list[VoteAward]:
+    """The recorded §3.1 best-player decisions of game ``game_id`` (after its vote or
+    without one), oldest first."""
     return list(
         db.session.scalars(
-            select(VoteAward).where(VoteAward.vote_id == vote.id).order_by(VoteAward.id)
+            select(VoteAward).where(VoteAward.game_id == game_id).order_by(VoteAward.id)
         )
     )
 

@@ -28,6 +28,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -193,10 +194,14 @@ def send(
     retries: int = 20,
     timeout: float = 10.0,
     max_seconds: float = 3600.0,
+    at: dict[int, Callable[[], None]] | None = None,
 ) -> Report:
     """Send ``messages`` in order from ``concurrency`` threads (each its own keep-alive
     connection), at most ``rate`` messages/s overall (0: as fast as the server answers).
-    Stops after ``max_seconds`` (the messages not sent count as failed)."""
+    Stops after ``max_seconds`` (the messages not sent count as failed). ``at``: ``{i:
+    action}`` runs ``action()`` in the sender that takes message ``i`` (0-based), before it
+    sends it, while the other senders go on — fault drills placed by message count, so they
+    land inside the burst whatever the machine's speed."""
     scheme, host, port, path = endpoint(url)
     conn_cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
     report = Report()
@@ -210,6 +215,8 @@ def send(
             i = next(index, None)
         if i is None:
             return None
+        if at and i in at:
+            at[i]()
         if rate > 0:
             due = start + i / rate
             pause = due - time.monotonic()

@@ -19,15 +19,19 @@ from flask import (
     send_file,
     url_for,
 )
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.models import Document
+from webapp.domain.rules import rule_reference
+from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.votes import operations as ops
+from webapp.votes import signals as _signals  # noqa: F401  (connects the best-player rules)
 from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
 from webapp.votes.queries import awards, open_vote, vote_json, vote_of
 
@@ -73,8 +77,9 @@ def page(game_id: int):
         open_form=open_form,
         close_form=CloseVoteForm(),
         award_form=award_form,
-        awards=awards(vote) if vote else [],
+        awards=awards(game.id),
         is_producer=current_staff().role in ("producer", "admin"),
+        vote_rule=RULE,
     )
 
 
@@ -107,12 +112,12 @@ def open_(game_id: int):
     game = _game_or_404(game_id)
     form = OpenVoteForm()
     if not form.validate_on_submit():
-        flash("Голосование не открыто: форма устарела, обновите страницу.", "error")
+        flash(_("Голосование не открыто: форма устарела, обновите страницу."), "error")
         return _back(game.id)
     names = [line for line in (form.candidates.data or "").splitlines() if line.strip()]
-    on_refusal("Голосование не открыто: ", _back_url(game.id))
+    on_refusal(_("Голосование не открыто: "), _back_url(game.id))
     ops.open_vote(game, current_staff().id, names or None)
-    flash("Голосование открыто: SMS принимаются.", "success")
+    flash(_("Голосование открыто: SMS принимаются."), "success")
     return _back(game.id)
 
 
@@ -122,11 +127,11 @@ def close(game_id: int):
     game = _game_or_404(game_id)
     form = CloseVoteForm()
     if not form.validate_on_submit():
-        flash("Голосование не закрыто: подтвердите закрытие.", "error")
+        flash(_("Голосование не закрыто: подтвердите закрытие."), "error")
         return _back(game.id)
-    on_refusal("Голосование не закрыто: ", _back_url(game.id))
+    on_refusal(_("Голосование не закрыто: "), _back_url(game.id))
     ops.close_vote(game, current_staff().id)
-    flash("Голосование закрыто. Итоговый документ готовится.", "success")
+    flash(_("Голосование закрыто. Итоговый документ готовится."), "success")
     return _back(game.id)
 
 
@@ -139,7 +144,7 @@ def result(game_id: int):
         abort(404)
     doc = db.get_or_404(Document, vote.document_id)
     if doc.status != "ready" or not doc.path:
-        abort(409, description="Документ ещё готовится. Обновите страницу через минуту.")
+        abort(409, description=_("Документ ещё готовится. Обновите страницу через минуту."))
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
@@ -157,11 +162,18 @@ def award(game_id: int):
         abort(404)
     form = VoteAwardForm()
     if not form.validate_on_submit():
-        flash("Приз не присуждён: форма устарела, обновите страницу.", "error")
+        flash(_("Приз не присуждён: форма устарела, обновите страницу."), "error")
         return _back(game.id)
-    on_refusal("Приз не присуждён: ", _back_url(game.id))
+    on_refusal(_("Приз не присуждён: "), _back_url(game.id))
     row = ops.record_award(vote, form.chosen.data or "", form.reason.data or "", current_staff().id)
-    flash(f"Лучший игрок игры (§3.1): {row.chosen_name}.", "success")
+    flash(
+        _(
+            "Лучший игрок игры (%(rule)s): %(name)s.",
+            rule=rule_reference(RULE),
+            name=row.chosen_name,
+        ),
+        "success",
+    )
     return _back(game.id)
 
 

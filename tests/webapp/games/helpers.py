@@ -138,3 +138,12 @@ def api_game_2009(api) -> int:
             "table": {"blitz": None, "superblitz": 5, "sector13": 13},
         },
     ).json["id"]
+
+
+def startable(g) -> None:
+    """The producer's audited confirmation that the console may start ``g`` (a filled table)
+    without a locked table or rendered envelopes (``operations.allow_start``): for tests of
+    the console that do not print envelopes."""
+    from webapp.games.operations import allow_start
+
+    allow_start(g, None, "проверка пульта без печати конвертов")

@@ -15,10 +15,10 @@ from tests.webapp.games import helpers as h
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.operations import assign_envelopes, lock_table, request_envelopes
-from webapp.games.queries import envelope_context
+from webapp.games.queries import envelope_context, no_consent_note
 from webapp.submissions.models import Author, QuestionAuthor
 
-NOTE_ONE = "Имя автора в эфире не называть: нет его согласия."
+NOTE_ONE = "Имя автора в эфире не называть: нет согласия автора."  # gender unknown
 NOTE_MANY = "Имена авторов в эфире не называть: нет их согласия."
 
 
@@ -92,3 +92,17 @@ def test_envelopes_and_host_cards_print_the_note_not_the_name(game, drain):
         assert "Второй Автор" not in pages[3] and "Пинск" not in pages[3]
         assert sum(NOTE_ONE in p for p in pages) == 1
         assert sum(NOTE_MANY in p for p in pages) == 1
+
+
+def test_the_note_agrees_with_the_author_gender(game):
+    """Issue 17 item 9: «нет её согласия» for a woman, «нет его согласия» for a man, neutral
+    wording when the name does not tell (pymorphy3 reads the given name)."""
+    g, qs = game
+    qs[1].authors[0].name = "Анна Лысенко"  # the name as given on this question
+    h.commit()
+    ctx = envelope_context(g, with_answers=False, serial="x")
+    note = {s["sector"]: s["questions"][0].get("authors_note") for s in ctx["sectors"]}[1]
+    assert note == "Имя автора в эфире не называть: нет её согласия."
+    assert no_consent_note(["Иван Сапего"]) == "Имя автора в эфире не называть: нет его согласия."
+    assert no_consent_note(["Женя Пак"]) == NOTE_ONE
+    assert no_consent_note(["Анна Лысенко", "Иван Сапего"]) == NOTE_MANY

@@ -22,6 +22,7 @@ def ready_game(app):
     h.approved_questions(15)
     g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13}, status="draft")
     assign_envelopes(g)
+    h.startable(g)
     h.commit()
     return g.id
 
@@ -120,6 +121,12 @@ def test_undo_is_audited_and_the_state_is_replayed(login, staff, ready_game):
     host_id = staff("host")[0]
     audit = db.session.scalars(db.select(GameEventAudit).order_by(GameEventAudit.id)).all()
     assert [(a.action, a.seq, a.payload, a.by_user_id) for a in audit] == [
+        (  # the fixture's start confirmation (operations.allow_start)
+            "start_ok",
+            0,
+            {"reason": "проверка пульта без печати конвертов", "locked": False, "envelopes": False},
+            None,
+        ),
         ("record", 1, {"type": "spin", "sector": 2}, host_id),
         ("record", 2, {"type": "answer", "correct": False, "early": True}, host_id),
         ("undo", 2, {"type": "answer", "correct": False, "early": True}, host_id),
@@ -143,6 +150,7 @@ def test_console_2009_asks_who_answered(login, app):
         status="draft",
     )
     assign_envelopes(g)
+    h.startable(g)
     h.commit()
     client = login("host")
     post(client, g.id, type="spin", sector="1")

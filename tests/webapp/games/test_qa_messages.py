@@ -234,6 +234,7 @@ def test_close_and_console_refusals_are_russian(login):
 
 def test_console_unknown_event_type_is_russian(login):
     g = h.game(h.season(), status="ready")
+    h.startable(g)
     h.commit()
     host = login("host")
     r = host.post(

@@ -53,7 +53,7 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         follow_redirects=True,
     )
     assert (
-        f"Событие не принято: эта игра или серия сейчас не по порядку сезона ({R23} §4.1)"
+        "Событие не принято: эта игра или серия сейчас не по порядку сезона (п. 4.1 Правил сезона 2023 г.)"
         in _text(r)
     )
     # a game for the wrong team is refused with the clause
@@ -67,7 +67,7 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         follow_redirects=True,
     )
     assert "Игра не создана: порядок отборочных игр" in _text(r)
-    assert f"({R23} §4.8)" in _text(r)
+    assert "(п. 4.8 Правил сезона 2023 г.)" in _text(r)
     r = client.post(
         f"/games/seasons/{run.id}/games",
         data={
@@ -152,6 +152,6 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
     page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"}, follow_redirects=True))
     assert (
         "Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
-        f"рейтинга ({R23} §4.8)"
+        "рейтинга (п. 4.8 Правил сезона 2023 г.)"
     ) in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))

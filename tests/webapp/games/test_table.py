@@ -154,7 +154,12 @@ def test_swap_replace_use_reserve_and_author_rule(app):
     db.session.expire(dup_author)
     with pytest.raises(GameError) as exc:
         replace_slot(g, 6, 1, dup_author.id)
-    assert exc.value.errors == {"question_id": ["автор этого вопроса уже есть в игре"]}
+    assert exc.value.errors == {
+        "question_id": [
+            "автор этого вопроса (Автор 31, Город 31) уже есть в игре: сектор 5, вопрос 1 "
+            "(п. 4.11.1 Правил сезона 2023 г.)"
+        ]
+    }
     with pytest.raises(GameError) as exc:
         replace_slot(g, 6, 1, ids(envs[7])[0])
     assert exc.value.errors == {"question_id": ["нет такого одобренного вопроса"]}

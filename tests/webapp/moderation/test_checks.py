@@ -317,6 +317,7 @@ def test_precheck_stores_the_content_checks(app):
             "ok": False,
             "message": "текст ссылается на раздаточный материал («Перед вами»), но его нет",
         },
+        {"name": "images_missing", "ok": True, "message": ""},  # no image is referred to
     ]
     assert [c["name"] for c in report.checks[:6]] == [
         "question_present",
@@ -347,6 +348,7 @@ def test_precheck_clean_belarusian_and_other_language(app):
         {"name": "obscene_words", "ok": True, "message": ""},
         {"name": "author_in_text", "ok": True, "message": ""},
         {"name": "handout_missing", "ok": True, "message": ""},
+        {"name": "images_missing", "ok": True, "message": ""},
     ]
     assert report_of(be).flags == " lang_be "
     assert report_of(en).checks[6] == {

@@ -291,5 +291,6 @@ def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, cli
         "нецензурные слова",
         "анонимность",
         "раздаточный материал",
+        "изображения",
     ]
     assert "question_present" not in page

@@ -206,7 +206,8 @@ def test_dashboard_counts_and_overdue(app, api, played, drain, login):
     assert len(overdue(30, now=utcnow() + timedelta(days=31))) == 7
     assert overdue(30) == []
     page = login("producer").get("/prizes/dashboard")
-    assert page.status_code == 200 and "1650,00 BYN" in page.text
+    # «1 650,00 BYN» with no-break spaces (webapp.core.formats.money)
+    assert page.status_code == 200 and "1\u00a0650,00\u00a0BYN" in page.text
 
 
 def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain, login):

@@ -210,6 +210,21 @@ def test_2009_prizes(app, api, played):
         role="producer",
         json={"kind": "best_player_of_game", "recipient": "Ровшан Аскеров", "team": TEAM},
     )
+    # no audience vote was held for this game: only the sponsor's representative decides
+    # (§3.1 «в отдельных случаях»), with a reason (tests/webapp/votes/test_vote_result.py)
+    assert r.status_code == 409
+    assert r.json["error"]["rule"] == "002_e025d5ded135c1c4.txt §3.1"
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={
+            "kind": "best_player_of_game",
+            "recipient": "Ровшан Аскеров",
+            "team": TEAM,
+            "reason": "голосование не проводилось",
+        },
+    )
     [p] = r.json["prizes"]
     assert (p["amount"], p["currency"], p["rule"]) == (None, "RUB", "002_e025d5ded135c1c4.txt §3.1")
     r = api(

@@ -159,3 +159,25 @@ def test_restore_asks_before_replacing(app, tmp_path):
     declined = runner.invoke(args=["restore", str(tmp_path / "b.tar.gz")], input="n\n")
     assert declined.exit_code == 1 and "Replace this instance's database" in declined.output
     assert "Aborted" in declined.output
+
+
+def test_backup_into_a_folder_deletes_archives_past_retention(app, tmp_path):
+    """The backup retention the privacy notice states (SOVA_BACKUP_RETENTION_DAYS, 35 by
+    default): `sova backup FOLDER` deletes that folder's archives older than it, and only
+    those (a younger archive and other files stay)."""
+    from datetime import UTC, datetime, timedelta
+
+    from webapp.backup import ARCHIVE_NAME
+
+    now = datetime.now(UTC)
+    old = tmp_path / (now - timedelta(days=36)).strftime(ARCHIVE_NAME)
+    young = tmp_path / (now - timedelta(days=34)).strftime(ARCHIVE_NAME)
+    other = tmp_path / "notes.txt"
+    for path in (old, young, other):
+        path.write_bytes(b"x")
+    assert app.config["SOVA_BACKUP_RETENTION_DAYS"] == 35
+    result = app.test_cli_runner().invoke(args=["backup", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert old.name not in left and young.name in left and other.name in left
+    assert len([n for n in left if n.startswith("sova-backup-")]) == 2

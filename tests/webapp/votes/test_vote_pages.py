@@ -55,7 +55,7 @@ def test_producer_page_candidates_and_award(app, client, login, sms, finished_ga
     assert "укажите основание" in resp.get_data(as_text=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(VoteAward)) == 0
     resp = client.post(f"/games/{gid}/vote/award", data={"chosen": "Борис"}, follow_redirects=True)
-    assert "Лучший игрок игры (§3.1): Борис." in resp.get_data(as_text=True)
+    assert "Лучший игрок игры (п. 3.1 Правил 2009 г.): Борис." in resp.get_data(as_text=True)
     row = db.session.scalar(db.select(VoteAward))
     assert (row.chosen_name, row.winner_name, row.overridden, row.reason) == (
         "Борис",
@@ -99,3 +99,57 @@ def test_refused_open_flashes_and_writes_nothing(app, client, login, finished_ga
     assert "Голосование не открыто: кандидаты не различимы по имени: «АННА»" in text
     assert db.session.scalar(db.select(db.func.count()).select_from(Vote)) == 0
     assert client.post(f"/games/{gid + 1000}/vote/open", data={}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "lang,words,flash",
+    [
+        (
+            "en",
+            [
+                "Audience vote: ",
+                "The vote is open: text messages are being accepted.",
+                "Counted:",
+                "Close the vote",
+                'data-t-none="No vote has been held."',
+                "To the game page",
+            ],
+            "The vote was not opened: the vote of another game (No. {other}) is open: only one "
+            "can run at a time",
+        ),
+        (
+            "be",
+            [
+                "Галасаванне гледачоў: ",
+                "Галасаванне ідзе: SMS прымаюцца.",
+                "Залічана:",
+                "Закрыць галасаванне",
+                'data-t-none="Галасаванне не праводзілася."',
+                "Да старонкі гульні",
+            ],
+            "Галасаванне не адкрыта: адкрыта галасаванне іншай гульні (№ {other}): адначасова "
+            "можа ісці толькі адно",
+        ),
+    ],
+)
+def test_vote_page_in_english_and_belarusian(
+    app, client, login, sms, finished_game, lang, words, flash
+):
+    from flask_babel import refresh
+
+    gid, other = finished_game(), finished_game(day=2)
+    login("host")
+    client.post(f"/games/{gid}/vote/open", data={})
+    sms("a", "+79160000001", "1")
+    refresh()  # the test's app context is shared: drop the locale cached on ``g``
+    page = client.get(f"/games/{gid}/vote?lang={lang}").get_data(as_text=True)
+    for w in words:
+        assert w in page
+    for ru in ("Голосование идёт", "Засчитано:", "Закрыть голосование", "К странице игры"):
+        assert ru not in page
+    assert "002_e025d5ded135c1c4.txt" not in page  # the rule book by its name (rule_ref)
+    assert "п. 3.1 Правил 2009 г." in page
+    # a refusal of the operations, translated (the language cookie set by ?lang=)
+    refresh()
+    resp = client.post(f"/games/{other}/vote/open", data={}, follow_redirects=True)
+    assert flash.format(other=gid) in resp.get_data(as_text=True)

@@ -164,3 +164,156 @@ def test_concurrent_same_number_and_same_message_exactly_one_counted(app, api, f
     assert sorted(r.result for r in rows) == ["counted", "counted"] + ["repeat"] * 15
     vote = api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]
     assert (vote["counted"], vote["repeats"], vote["invalid"]) == (2, 15, 0)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_result_document_on_the_game_page_for_producer_and_host(
+    app, api, sms, finished_game, drain, login
+):
+    import hashlib
+
+    from webapp.core.models import Document
+    from webapp.extensions import db
+
+    gid = finished_game()
+    open_vote(api, gid)
+    sms("a", "+79160000001", "3")
+    vote = close_vote(api, gid).json["vote"]
+    assert drain() == ["votes.render_result"]
+    doc = db.session.get(Document, vote["document"]["id"])
+    assert (doc.kind, doc.game_id) == ("vote_result", gid)
+    link = f'<a href="/games/documents/{doc.id}">скачать PDF</a>'
+    for role in ("producer", "host"):
+        client = login(role)
+        page = client.get(f"/games/{gid}").get_data(as_text=True)
+        assert (
+            "<li>Итог зрительского голосования за лучшего игрока (для спонсора):\n  " + link
+        ) in page
+        resp = client.get(f"/games/documents/{doc.id}")
+        assert resp.status_code == 200 and resp.mimetype == "application/pdf"
+        assert hashlib.sha256(resp.data).hexdigest() == doc.sha256
+    for role in ("accountant", "editor"):
+        assert login(role).get(f"/games/documents/{doc.id}").status_code == 403
+
+
+def _award_page(client, gid, **form):
+    return client.post(f"/prizes/games/{gid}/award", data=form, follow_redirects=True)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_prizes_award_page_follows_the_vote(app, api, sms, finished_game, login):
+    """/prizes/games/<id>/award cannot bypass the vote (2009 §3.1): pre-filled with the
+    winner; another player only with the sponsor's representative's reason, audited."""
+    from webapp.extensions import db
+    from webapp.prizes.models import Prize, PrizeStatusChange
+    from webapp.votes.models import VoteAward
+
+    gid = finished_game()
+    open_vote(api, gid)
+    client = login("producer")
+    page = client.get(f"/prizes/games/{gid}/award").get_data(as_text=True)
+    assert "идёт зрительское голосование — приз присуждается после его закрытия." in page
+    resp = _award_page(client, gid, kind="best_player_of_game", recipient="Инна Друзь", reason="x")
+    assert resp.status_code == 409
+    assert (
+        "Приз не присуждён: идёт зрительское голосование: лучшего игрока определяют его итоги"
+        " — сначала закройте голосование (п. 3.1 Правил 2009 г.)"
+    ) in resp.get_data(as_text=True)
+    sms("a", "+79160000001", "3")
+    sms("b", "+79160000002", "аскеров")
+    sms("c", "+79160000003", "2")
+    close_vote(api, gid)
+    client = login("producer")  # the API call above left the app context's user anonymous
+    page = client.get(f"/prizes/games/{gid}/award").get_data(as_text=True)
+    assert "победитель зрительского голосования — <strong>Ровшан Аскеров</strong>." in page
+    assert 'value="Ровшан Аскеров"' in page  # the recipient field, pre-filled
+    assert '<option selected value="best_player_of_game">' in page
+    assert "Александр Друзь\nИнна Друзь\nРовшан Аскеров" in page  # the team: the candidates
+    resp = _award_page(client, gid, kind="best_player_of_game", recipient="Инна Друзь")
+    assert resp.status_code == 409
+    assert (
+        "Приз не присуждён: лучшего игрока не по итогам голосования определяет представитель "
+        "Генерального спонсора: укажите основание (п. 3.1 Правил 2009 г.)"
+    ) in resp.get_data(as_text=True)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 0
+    resp = _award_page(
+        client,
+        gid,
+        kind="best_player_of_game",
+        recipient="инна друзь",
+        reason="Аскеров отказался от приза",
+    )
+    assert "Присуждено призов: 1." in resp.get_data(as_text=True)
+    prize = db.session.scalars(db.select(Prize)).one()
+    assert (prize.kind, prize.recipient_name, prize.amount) == (
+        "best_player_of_game",
+        "Инна Друзь",
+        None,
+    )
+    row = db.session.scalars(db.select(VoteAward)).one()
+    assert (row.game_id, row.prize_id, row.winner_name, row.chosen_name) == (
+        gid,
+        prize.id,
+        "Ровшан Аскеров",
+        "Инна Друзь",
+    )
+    assert (row.overridden, row.reason, row.vote_id is not None) == (
+        True,
+        "Аскеров отказался от приза",
+        True,
+    )
+    note = db.session.scalar(
+        db.select(PrizeStatusChange.note).where(PrizeStatusChange.prize_id == prize.id)
+    )
+    assert note == (
+        "присуждён: Лучший игрок игры (приз спонсора); решение представителя Генерального спонсора: "
+        "Аскеров отказался от приза"
+    )
+    # the vote page shows the decision, whichever page made it
+    page = client.get(f"/games/{gid}/vote").get_data(as_text=True)
+    assert "<td>Ровшан Аскеров</td><td>Инна Друзь</td><td>да</td>" in page
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_best_player_without_a_vote_needs_the_reason(app, api, finished_game, login):
+    from webapp.extensions import db
+    from webapp.votes.models import VoteAward
+
+    gid = finished_game()
+    client = login("producer")
+    page = client.get(f"/prizes/games/{gid}/award").get_data(as_text=True)
+    assert (
+        "зрительского голосования по этой игре не было — лучшего игрока определяет "
+        "представитель Генерального спонсора, укажите основание."
+    ) in page
+    r = api(
+        "post",
+        f"/api/v1/games/{gid}/prizes",
+        role="producer",
+        json={"kind": "best_player_of_game", "recipient": "Инна Друзь", "team": ["Инна Друзь"]},
+    )
+    assert r.status_code == 409
+    assert r.json["error"] == {
+        "message": "зрительского голосования по этой игре не было: лучшего игрока определяет "
+        "представитель Генерального спонсора — укажите основание",
+        "rule": "002_e025d5ded135c1c4.txt §3.1",
+    }
+    client = login("producer")  # the API call above left the app context's user anonymous
+    resp = _award_page(
+        client,
+        gid,
+        kind="best_player_of_game",
+        recipient="Инна Друзь",
+        team="Инна Друзь\nРовшан Аскеров",
+        reason="SMS-голосование не проводилось: сбой у оператора",
+    )
+    assert "Присуждено призов: 1." in resp.get_data(as_text=True)
+    row = db.session.scalars(db.select(VoteAward)).one()
+    assert (row.vote_id, row.game_id, row.winner_name, row.chosen_name, row.overridden) == (
+        None,
+        gid,
+        None,
+        "Инна Друзь",
+        True,
+    )
+    assert row.reason == "SMS-голосование не проводилось: сбой у оператора"

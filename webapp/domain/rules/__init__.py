@@ -11,12 +11,20 @@ Public API::
     state = replay(ruleset, table, context, events)        # dict, or RuleViolation / ProtocolError
     ruleset, table, context, events = load_protocol(data)  # validates "sova.game-protocol/1"
     allowed_actions(ruleset, table, context, events)       # ["spin", "decisive_round"], [] when over
+    answer_modes(ruleset, table, context, events)          # ["discussed", "early"] (§3.5, §3.8.4)
     check_plan(Table(...), RULESETS["2009"])               # 2009 §1.3, §1.4.2–§1.4.3 (RuleViolation)
     RULESETS                                               # {"2023": RuleSet, "2009": RuleSet}
 """
 
 from .errors import ProtocolError, RuleViolation
-from .game import Game, allowed_actions, can_pass_without_decisive, new_game, replay
+from .game import (
+    Game,
+    allowed_actions,
+    answer_modes,
+    can_pass_without_decisive,
+    new_game,
+    replay,
+)
 from .protocol import FORMAT, load_protocol
 from .rulesets import RULESETS, RuleSet, rule_reference, split_rule
 from .table import Table, check_plan, missing_multi, next_unplayed, usual_plan
@@ -30,6 +38,7 @@ __all__ = [
     "RuleViolation",
     "Table",
     "allowed_actions",
+    "answer_modes",
     "can_pass_without_decisive",
     "check_plan",
     "load_protocol",

@@ -685,3 +685,32 @@ def allowed_actions(
             allowed.append(kind)
             break
     return allowed
+
+
+def answer_modes(
+    ruleset: str,
+    table: dict[str, int | None],
+    context: dict[str, Any] | None,
+    events: list[dict[str, Any]],
+) -> list[str]:
+    """How an answer may be given now: a sublist of ``["discussed", "early"]`` — after the
+    discussion minute, or early (without it); ``[]`` when no answer is accepted. An early
+    answer is refused once an aid (club help, the extra minute, the minute on credit) was used
+    on the question (§3.5 / §1.5); at 5:5 with the credit not repaid only an early one is
+    accepted (§3.8.4). Decided like :func:`allowed_actions`, by trying each on a copy of the
+    game (a right answer; the verdict never changes which modes are accepted). Raises like
+    :func:`replay` when ``events`` themselves are refused or malformed.
+    """
+    game = _replay_game(ruleset, table, context, events)
+    modes = []
+    for mode, early in (("discussed", False), ("early", True)):
+        trial = game.clone()
+        try:
+            trial.apply(
+                parse_event({"type": "answer", "correct": True, "early": early}, len(events)),
+                len(events),
+            )
+        except RuleViolation:
+            continue
+        modes.append(mode)
+    return modes

@@ -51,6 +51,13 @@ from webapp.games.operations.seasons import (  # noqa: F401
     create_team,
     validate_table,
 )
+from webapp.games.operations.start import (  # noqa: F401
+    START_OK,
+    allow_start,
+    envelopes_rendered,
+    start_confirmation,
+    start_refusal,
+)
 from webapp.games.operations.table import (  # noqa: F401
     MAIN_CHANNELS_EXCLUDED,
     MAX_COPIES,

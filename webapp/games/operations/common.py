@@ -32,6 +32,7 @@ FIELD_LABELS = {
     "table.sector13": "13 сектор",
     "experts": "Знатоки",
     "captain": "Капитан",
+    "reason": "Причина",
     "season_id": "Сезон",
     "part": "Серия",
     "team_id": "Команда",

@@ -1,12 +1,19 @@
 """The table of a game: its plan per rule set, filling the 13 sectors from the approved
 pool, swaps and replacements, topics, the completeness check, the lock and the envelope
-print request."""
+print request.
+
+Over 500 lines on purpose: every operation on the table shares the private helpers of the
+placed questions (``_Placed``, ``_where``, ``_set_slot``, ``_table_questions``) and the rule
+"no author twice in one game" (``_persons``, ``one_author_rule``); split, they would be
+imported across modules as public names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from webapp.core.models import Document, utcnow
+from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
+from webapp.domain.handouts import image_refs, missing_images
 from webapp.domain.rules import RULESETS, Table, missing_multi, rule_reference
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
@@ -83,6 +90,28 @@ def _city(author) -> str:
     return (author.city or "").strip().casefold()
 
 
+def _persons(q: Question) -> set[int]:
+    """The persons behind ``q``'s authors: an author row merged into another counts as the
+    surviving one (``Author.person_id``, issue 17.3)."""
+    return {qa.author.person_id for qa in q.authors}
+
+
+def _merged_into(questions) -> dict[int, int]:
+    """``{author row: the row it was merged into}`` for the authors of ``questions``."""
+    return {
+        qa.author_id: qa.author.merged_into_id
+        for q in questions
+        for qa in q.authors
+        if qa.author.merged_into_id is not None
+    }
+
+
+def one_author_rule(game: Game) -> str:
+    """The clause of "no author twice in one game" for the game's rule set, as staff read
+    it: «п. 4.11.1 Правил сезона 2023 г.» (``webapp.domain.authors.ONE_AUTHOR_PER_GAME``)."""
+    return rule_reference(ONE_AUTHOR_PER_GAME[game.season.ruleset])
+
+
 class _Picker:
     """Greedy choice under the table constraints: no author twice in a game; among the
     allowed, the question whose topic is least used so far (varied topics: a topic twice
@@ -99,13 +128,13 @@ class _Picker:
         self.taken.add(q.id)
         if q.topic:
             self.topics[q.topic] = self.topics.get(q.topic, 0) + 1
+        self.authors |= _persons(q)
         for a in q.author_list:
-            self.authors.add(a.id)
             if _city(a):
                 self.cities[_city(a)] = self.cities.get(_city(a), 0) + 1
 
     def allows(self, q: Question) -> bool:
-        return q.id not in self.taken and not ({qa.author_id for qa in q.authors} & self.authors)
+        return q.id not in self.taken and not (_persons(q) & self.authors)
 
     def pick(self, pool: list[Question]) -> Question | None:
         best, best_key = None, None
@@ -160,8 +189,8 @@ def assign_envelopes(game: Game) -> Game:
     needed = sum(p["slots"] for p in plan)
     if short:
         raise GameConflict(
-            f"the approved pool has {needed - short} questions by distinct authors; "
-            f"this table needs {needed}",
+            f"одобренных вопросов разных авторов — {needed - short}, а столу нужно {needed}: "
+            "одобрите ещё вопросы или уменьшите план",
             needed=needed,
             available=needed - short,
         )
@@ -287,14 +316,18 @@ def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
         errors["question_id"] = ["вопрос — резерв другой игры"]
     else:
         current = _slot_question(env, slot)
-        others = {
-            a.id
-            for x in _table_questions(game)
-            if x.question is not current
-            for a in x.question.author_list
-        }
-        if {a.id for a in q.author_list} & others:
-            errors["question_id"] = ["автор этого вопроса уже есть в игре"]
+        placed = [x for x in _table_questions(game) if x.question is not current]
+        repeats = repeated_authors(
+            [(_where(x), [(a.id, a.display) for a in x.question.author_list]) for x in placed]
+            + [("", [(a.id, a.display) for a in q.author_list])],
+            _merged_into([x.question for x in placed] + [q]),
+        )
+        if repeats:
+            r = repeats[0]
+            errors["question_id"] = [
+                f"автор этого вопроса ({r.display}) уже есть в игре: {r.first} "
+                f"({one_author_rule(game)})"
+            ]
     if errors:
         raise GameError(errors)
     _set_slot(game, env, slot, q)
@@ -367,6 +400,11 @@ class _Placed:
     question: Question
 
 
+def _where(placed: _Placed) -> str:
+    """``"сектор 3, вопрос 1"`` or ``"сектор 3, резерв"``."""
+    return f"сектор {placed.sector}, " + ("резерв" if placed.slot == 0 else f"вопрос {placed.slot}")
+
+
 def _table_questions(game: Game) -> list[_Placed]:
     out: list[_Placed] = []
     for env in game.envelopes:
@@ -424,12 +462,10 @@ def check_table(game: Game) -> dict:
             and _pool(game, partner=True)
         ):
             warnings.append(f"сектор {item['sector']}: вопрос не из пула партнёров")
-    seen: dict[int, str] = {}
-    for placed in _table_questions(game):
+    table = _table_questions(game)
+    for placed in table:
         q = placed.question
-        where = f"сектор {placed.sector}, " + (
-            "резерв" if placed.slot == 0 else f"вопрос {placed.slot}"
-        )
+        where = _where(placed)
         if placed.slot and q.status != "assigned":
             problems.append(
                 f"{where}: вопрос №{q.id} в статусе «{question_status_label(q.status)}»"
@@ -440,11 +476,18 @@ def check_table(game: Game) -> dict:
             )
         if not (q.answer or "").strip():
             problems.append(f"{where}: у вопроса №{q.id} нет ответа")
-        for a in q.author_list:
-            if a.id in seen:
-                problems.append(f"{where}: автор «{a.display}» уже есть ({seen[a.id]})")
-            else:
-                seen[a.id] = where
+        for name in missing_images(image_refs(q.text, q.handout, q.comment), q.image_files):
+            # issue 17: an envelope printed without its handout image is a wrong envelope
+            (problems if placed.slot else warnings).append(
+                f"{where}: у вопроса №{q.id} нет файла изображения {name}"
+            )
+    for r in repeated_authors(
+        [(_where(x), [(a.id, a.display) for a in x.question.author_list]) for x in table],
+        _merged_into([x.question for x in table]),
+    ):
+        problems.append(
+            f"{r.where}: автор «{r.display}» уже есть ({r.first}; {one_author_rule(game)})"
+        )
     by_topic: dict[str, list[str]] = {}
     for placed in _table_questions(game):
         if placed.slot and placed.question.topic:

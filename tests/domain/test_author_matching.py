@@ -1,0 +1,122 @@
+"""Issue 17.3, the pure part: authors matched across spellings, and "no author twice in one
+game" counted on persons (``webapp.domain.authors``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.domain.authors import (
+    ONE_AUTHOR_PER_GAME,
+    AuthorKey,
+    Match,
+    Repeat,
+    fold_name,
+    match,
+    person,
+    repeated_authors,
+    suggest,
+)
+from webapp.domain.rules import rule_reference
+
+
+@pytest.mark.parametrize(
+    ("raw", "folded"),
+    [
+        ("Дмитрий Шахлов", "дмитрий шахлов"),
+        ("ДМИТРИЙ  ШАХЛОВ ", "дмитрий шахлов"),
+        ("Пётр Ёлкин", "петр елкин"),
+        ("Петр Елкин", "петр елкин"),
+        ("Алёна Ша\u0301хлова", "алена шахлова"),  # a stress mark
+        ("Анна-Мария Бойко", "анна мария бойко"),
+        ("Витебск — Минск", "витебск — минск"),
+        ("Йошкар-Ола", "йошкар ола"),  # й keeps its breve
+        (None, ""),
+        ("", ""),
+    ],
+)
+def test_fold_name(raw, folded):
+    assert fold_name(raw) == folded
+
+
+RIGA = AuthorKey(1, "Дмитрий Шахлов", "Рига")
+NO_CITY = AuthorKey(2, "Дмитрий Шахлов", None)
+
+
+def test_the_issues_case_same_name_one_without_a_city():
+    assert match(RIGA, NO_CITY) == "name_no_city"
+    assert match(NO_CITY, RIGA) == "name_no_city"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        # case and ё folded, the same city
+        (AuthorKey(1, "Пётр Ёлкин", "Минск"), AuthorKey(2, "ПЕТР ЕЛКИН", "минск"), "name_city"),
+        # the city optional when the name is the same
+        (AuthorKey(1, "Пётр Ёлкин", None), AuthorKey(2, "Петр Елкин", None), "name_no_city"),
+        # two cities: two people of one name
+        (AuthorKey(1, "Иван Петров", "Минск"), AuthorKey(2, "Иван Петров", "Брест"), None),
+        # another name
+        (AuthorKey(1, "Иван Петров", "Минск"), AuthorKey(2, "Иван Петрович", "Минск"), None),
+        # the same row
+        (AuthorKey(1, "Иван Петров", "Минск"), AuthorKey(1, "Иван Петров", "Минск"), None),
+        # two different confirmed addresses: two people who each proved their own
+        (
+            AuthorKey(1, "Иван Петров", "Минск", email="h1"),
+            AuthorKey(2, "Иван Петров", None, email="h2"),
+            None,
+        ),
+        # one confirmed address, the other row without one: still a likely match
+        (
+            AuthorKey(1, "Иван Петров", "Минск", email="h1"),
+            AuthorKey(2, "Иван Петров", "Минск"),
+            "name_city",
+        ),
+        # an empty name never matches
+        (AuthorKey(1, "", None), AuthorKey(2, " ", None), None),
+    ],
+)
+def test_match(a, b, reason):
+    assert match(a, b) == reason
+
+
+def test_suggest_pairs_by_folded_name_then_ids():
+    authors = [
+        AuthorKey(5, "Вадим Германенко", "Витебск — Минск"),
+        RIGA,
+        AuthorKey(7, "дмитрий шахлов", "Рига"),
+        NO_CITY,
+        AuthorKey(9, "Дмитрий Шахлов", "Таллин"),
+        AuthorKey(11, "Вадим Германенко", None),
+    ]
+    assert suggest(authors) == [
+        Match(authors[0], authors[5], "name_no_city"),
+        Match(RIGA, NO_CITY, "name_no_city"),
+        Match(RIGA, authors[2], "name_city"),
+        Match(NO_CITY, authors[2], "name_no_city"),
+        Match(NO_CITY, authors[4], "name_no_city"),
+    ]
+
+
+def test_person_follows_merges():
+    assert person(3, {}) == 3
+    assert person(3, {3: 1}) == 1
+    assert person(4, {4: 3, 3: 1}) == 1
+    assert person(1, {1: 2, 2: 1}) == 1  # a cycle (never made by a merge) stops
+
+
+def test_one_author_per_game_counts_persons():
+    placed = [
+        ("сектор 1, вопрос 1", [(10, "Дмитрий Шахлов, Рига")]),
+        ("сектор 2, вопрос 1", [(20, "Вадим Германенко")]),
+        ("сектор 3, вопрос 1", [(11, "Дмитрий Шахлов")]),
+    ]
+    assert repeated_authors(placed, {}) == []
+    assert repeated_authors(placed, {11: 10}) == [
+        Repeat("сектор 3, вопрос 1", "сектор 1, вопрос 1", 10, 11, "Дмитрий Шахлов")
+    ]
+
+
+def test_the_rule_cites_both_books():
+    assert rule_reference(ONE_AUTHOR_PER_GAME["2023"]) == "п. 4.11.1 Правил сезона 2023 г."
+    assert rule_reference(ONE_AUTHOR_PER_GAME["2009"]) == "п. 1.2.2 Правил 2009 г."

@@ -1,0 +1,217 @@
+"""Every staff page speaks Russian (issue 17 item 4): each staff role logs in and walks every
+GET page of the generated URL map — with real URL arguments (a closed 2023 game with its
+prizes, a 2009 game with a closed audience vote, a question in review, the staff list) and
+with ids that do not exist (the 404 page), plus the pages it may not open (the 403 page) —
+and no visible Latin-script word may appear outside :data:`ALLOWED`.
+
+"Visible" is what a reader sees: text nodes outside ``<script>``, ``<style>`` and code-like
+spans (``<code>``, ``<kbd>``, ``<samp>``: seeds, file names and commands are shown as code on
+purpose), plus the attributes a browser shows (``placeholder``, ``title``, ``alt``,
+``aria-label`` and the label of ``<input type=submit>``). E-mail addresses and URLs are
+addresses, not words, and are removed first. The walk reuses the access matrix's URL map
+walk (tests/security/test_access_matrix.py) and its role clients.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from tests.helpers import EXPERTS_WIN, PRIZE_APP, VIEWERS_WIN, drain_outbox
+from tests.security.test_access_matrix import _ARG, SAMPLE_ARGS, log_in
+from webapp.accounts.models import ROLES
+
+#: Latin-script words a Russian page may show, each for a reason: codes of file formats,
+#: text encodings and the hash algorithm (what an upload must be, what a result is sealed
+#: with), currencies (ISO 4217), the bank-account code IBAN and the SMS channel, the packet
+#: format ``4s`` and the program chgksuite whose files the import reads (proper names), and
+#: «Eng», the English language's own name in the language switcher (each language names
+#: itself). A hyphenated word passes when its Latin parts do («SMS-голосование»).
+ALLOWED = {
+    "PDF",
+    "XLSX",
+    "CSV",
+    "JSON",
+    "JPEG",
+    "PNG",
+    "WebP",
+    "UTF-8",
+    "KOI8-R",
+    "cp1251",
+    "SHA-256",
+    "BYN",
+    "RUB",
+    "IBAN",
+    "SMS",
+    "4s",
+    "chgksuite",
+    "Eng",
+}
+
+_SKIP = {"script", "style", "code", "kbd", "samp", "template"}
+_SHOWN_ATTRS = ("placeholder", "title", "alt", "aria-label")
+_ADDRESS = re.compile(r"\S+@\S+\.\w+|https?://\S+|\b[\w.-]+\.(?:org|com|info|by|ru|local)\b")
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ɏ]")
+
+
+class VisibleText(HTMLParser):
+    """The text of an HTML page as a reader sees it (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _SKIP:
+            self._skip += 1
+            return
+        values = dict(attrs)
+        self.parts.extend(values[a] or "" for a in _SHOWN_ATTRS if a in values)
+        if tag == "input" and values.get("type") in ("submit", "button", "reset"):
+            self.parts.append(values.get("value") or "")
+
+    def handle_startendtag(self, tag, attrs):
+        if tag not in _SKIP:
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag in _SKIP and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def latin_words(html: str) -> list[str]:
+    """Latin-script words of ``html``'s visible text not in :data:`ALLOWED`."""
+    parser = VisibleText()
+    parser.feed(html)
+    text = _ADDRESS.sub(" ", " ".join(parser.parts))
+    return [w for w in _WORD.findall(text) if _LATIN.search(w) and not _allowed(w)]
+
+
+def _allowed(word: str) -> bool:
+    parts = [p for p in re.split(r"[-'’]", word) if _LATIN.search(p)]
+    return word in ALLOWED or all(p in ALLOWED for p in parts)
+
+
+def test_the_checker_sees_what_a_reader_sees():
+    page = (
+        "<html><head><title>Очередь</title><style>body{color:red}</style></head><body>"
+        '<script>var fetchNow = 1;</script><p class="big" data-x="hidden">Счёт 1:6 — '
+        "answered</p><code>000_90d7c8192601ed3a.txt</code>"
+        '<input type="submit" value="Save"><input name="q" value="secret">'
+        '<a href="https://example.org/x" title="Открыть">lis@example.com, PDF</a></body></html>'
+    )
+    assert latin_words(page) == ["answered", "Save"]
+
+
+@pytest.fixture
+def app(make_app):
+    """The prize commission's members are set (closing a game issues minutes)."""
+    app = make_app(**PRIZE_APP, SOVA_SMS_SECRET="walk-secret")
+    with app.app_context():
+        yield app
+
+
+@pytest.fixture
+def drain(app):
+    return lambda: drain_outbox(app, skip=("notify.",))
+
+
+@pytest.fixture
+def walk_data(app, api, played, drain, client):
+    """Real URL arguments: a closed 2023 game (prizes, agreements rendered), a finished 2009
+    game whose audience vote was held, a question in review and the staff list."""
+    from tests.helpers import submission, submit
+    from webapp.accounts.models import User
+    from webapp.core.models import Document
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.jobs import commit
+    from webapp.prizes.models import Prize
+    from webapp.submissions.models import Question
+    from webapp.votes.operations import close_vote, open_vote
+
+    closed = played("qualifying", VIEWERS_WIN, name="Сезон 2023")
+    r = api("post", f"/api/v1/games/{closed}/close", role="producer")
+    assert r.status_code == 200, r.json
+    game_2009 = played("qualifying", EXPERTS_WIN, ruleset="2009", name="Сезон 2009")
+    drain()
+    game = db.session.get(Game, game_2009)
+    open_vote(game, None, ["Анна Лис", "Борис Кот"])
+    close_vote(game, None)
+    submit(client, submission(99))
+    drain()
+    commit()
+    in_review = db.session.scalar(db.select(Question.id).where(Question.status == "in_review"))
+    prize = db.session.scalar(db.select(Prize.id).order_by(Prize.id))
+    document = db.session.scalar(db.select(Document.id).order_by(Document.id))
+    assert in_review and prize and document
+    return {
+        "game_id": [closed, game_2009],
+        "season_id": [db.session.get(Game, closed).season_id, game.season_id],
+        "prize_id": [prize],
+        "question_id": [in_review],
+        "user_id": [db.session.scalar(db.select(User.id).order_by(User.id))],
+        "document_id": [document],
+        "position": [0],
+    }
+
+
+def _staff_named_in_russian() -> None:
+    """Staff users' names are their own data (the test users are named after their e-mail's
+    local part, «producer»): give them Russian names, as an office would."""
+    from webapp.accounts.models import ROLE_LABELS, User
+    from webapp.extensions import db
+    from webapp.jobs import commit
+
+    for user in db.session.scalars(db.select(User)):
+        user.name = f"{ROLE_LABELS.get(user.role, 'сотрудник').capitalize()} Тестов"
+    commit()
+
+
+def page_urls(app, values: dict) -> list[str]:
+    """Every GET page of the URL map (not the API, not static files) with real arguments
+    (every combination of ``values``) and once with samples that name nothing (404)."""
+    urls = []
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static")):
+            continue
+        real = [rule.rule]
+        for m in _ARG.finditer(rule.rule):
+            real = [u.replace(m.group(0), str(v)) for u in real for v in values.get(m.group(2), [])]
+        sample = _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
+        urls.extend(dict.fromkeys([*real, sample]))
+    return urls
+
+
+def test_every_staff_page_is_in_russian(app, walk_data, staff):
+    """Each role × each page (with real and with missing objects); only HTML is read (PDF,
+    CSV, JSON downloads are not pages)."""
+    urls = page_urls(app, walk_data)
+    urls.append("/games/1/assign")  # a form's address opened in the browser: 405
+    found: dict[str, set[str]] = {}
+    seen = 0
+    for role in ROLES:
+        staff(role)
+    _staff_named_in_russian()
+    for role in ROLES:
+        client = app.test_client()
+        log_in(client, role)
+        for url in urls:
+            resp = client.get(url)
+            # a redirect's body is never shown (the browser follows it); the target is walked
+            if resp.mimetype != "text/html" or 300 <= resp.status_code < 400:
+                continue
+            seen += 1
+            for word in latin_words(resp.get_data(as_text=True)):
+                found.setdefault(word, set()).add(f"{url} ({role}, {resp.status_code})")
+    report = [f"{w!r}: {sorted(where)[:3]}" for w, where in sorted(found.items())]
+    assert report == [], "\n".join(report)
+    assert seen > 200

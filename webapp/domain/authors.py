@@ -1,0 +1,186 @@
+"""One author per person (issue 17 item 3): matching authors across spellings, and the rule
+"no author twice in one game" on the person behind the author rows. Pure: standard library.
+
+A packet may write one man «Дмитрий Шахлов (Рига)» on one question and «Дмитрий Шахлов» on
+the next; the intake makes one author row per name and city (or per e-mail address), so
+he becomes two rows. :func:`match` says whether two rows are *likely* one person; an editor
+decides (the merge is an explicit, audited action: ``webapp.authors.operations``). A merged
+row keeps pointing at the surviving one (``author.merged_into_id``), so the rule of the
+game (:func:`repeated_authors`) counts persons, not rows.
+
+Reading of "e-mail when present" (issue 13: an address typed into a form proves nothing):
+only a *confirmed* address counts — one whose owner followed the e-mailed confirmation link
+(or an editor confirmed the author on a question). Two rows never share an address (the
+intake finds the author by it), so a confirmed address is a veto, not a match: two rows
+with two different confirmed addresses are two people who each proved their own address,
+and are not suggested. An unconfirmed address is ignored: it neither suggests nor vetoes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+__all__ = [
+    "ONE_AUTHOR_PER_GAME",
+    "AuthorKey",
+    "Match",
+    "Repeat",
+    "fold_name",
+    "match",
+    "person",
+    "repeated_authors",
+    "suggest",
+]
+
+ONE_AUTHOR_PER_GAME: Mapping[str, str] = MappingProxyType(
+    {"2023": "000_90d7c8192601ed3a.txt §4.11.1", "2009": "002_e025d5ded135c1c4.txt §1.2.2"}
+)
+"""The clause behind "no author twice in one game", per rule set. Neither book says it in so
+many words; the reading: the prize is paid per unanswered question to its author (2023
+§3.2.2 and §4.11.1 «Авторам вопросов, на которые не ответила Команда знатоков»; 2009 §1.2.2
+«Телезритель, на чей вопрос ЗНАТОКИ не смогли дать правильный ответ»), and the viewers'
+team of a game is made of the authors of its questions (2023 §3.2, §4.11.3 «из состава
+Команды Телезрителей … авторов тех вопросов»): the office puts one question per person on a
+game's table (reserves included), so that one game never pays one person twice."""
+
+
+_SPACE = re.compile(r"\s+")
+_PUNCT = re.compile(r"[\s.,;:()«»\"'’‘`-]+")
+
+
+def fold_name(text: str | None) -> str:
+    """A name or a city folded for comparison: NFC, case folded, ``ё`` → ``е``, stress
+    marks dropped, punctuation and runs of spaces made one space, trimmed.
+
+    ``"Дмитрий  ШАХЛОВ"`` → ``"дмитрий шахлов"``; ``"Пётр Ёлкин"`` → ``"петр елкин"``;
+    ``None`` → ``""``. Never raises."""
+    if not text:
+        return ""
+    decomposed = unicodedata.normalize("NFD", text)
+    # drop combining stress marks (U+0301, U+0300) but keep the breve of й and the diaeresis
+    # of ё, which NFC recomposes; ё itself is folded to е below
+    kept = "".join(c for c in decomposed if c not in "\u0301\u0300")
+    folded = unicodedata.normalize("NFC", kept).casefold().replace("ё", "е")
+    return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
+
+
+@dataclass(frozen=True)
+class AuthorKey:
+    """What matching sees of one author row: ``id``, ``name`` and ``city`` as first given,
+    ``email`` — the keyed hash of the address when it is *confirmed*, else None (an
+    unconfirmed address counts for nothing, module doc)."""
+
+    id: int
+    name: str
+    city: str | None = None
+    email: str | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    """A likely pair: ``a`` and ``b`` (``a.id < b.id``) and ``reason``:
+    ``"name_city"`` (same folded name and city) or ``"name_no_city"`` (same folded name,
+    one of them without a city)."""
+
+    a: AuthorKey
+    b: AuthorKey
+    reason: str
+
+
+REASONS_RU = {
+    "name_city": "то же имя и город",
+    "name_no_city": "то же имя, у одного город не указан",
+}
+"""The Russian phrase of each :attr:`Match.reason` for the editor's page."""
+
+
+def match(a: AuthorKey, b: AuthorKey) -> str | None:
+    """Whether ``a`` and ``b`` are likely one person: the :attr:`Match.reason`, or None.
+
+    Same folded name (:func:`fold_name`: case, ``ё``, stress, punctuation) and — the city
+    optional when the name is the same — the same folded city or one of the two without a
+    city. Never a match: the same row, an empty name, two different cities, or two
+    different confirmed addresses (two people who each proved their own, module doc)."""
+    if a.id == b.id:
+        return None
+    name = fold_name(a.name)
+    if not name or name != fold_name(b.name):
+        return None
+    if a.email and b.email and a.email != b.email:
+        return None
+    city_a, city_b = fold_name(a.city), fold_name(b.city)
+    if city_a and city_b:
+        return "name_city" if city_a == city_b else None
+    return "name_no_city"
+
+
+def suggest(authors: Iterable[AuthorKey]) -> list[Match]:
+    """Every likely pair among ``authors`` (:func:`match`), grouped by folded name: pairs
+    ordered by the folded name, then by ``(a.id, b.id)``. O(n) grouping plus the pairs
+    within a name."""
+    by_name: dict[str, list[AuthorKey]] = {}
+    for author in authors:
+        key = fold_name(author.name)
+        if key:
+            by_name.setdefault(key, []).append(author)
+    out: list[Match] = []
+    for key in sorted(by_name):
+        group = sorted(by_name[key], key=lambda x: x.id)
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                reason = match(a, b)
+                if reason is not None:
+                    out.append(Match(a, b, reason))
+    return out
+
+
+def person(author_id: int, merged_into: Mapping[int, int]) -> int:
+    """The person behind author row ``author_id``: the row it was merged into (followed to
+    the end; ``merged_into``: ``{row id: row it was merged into}``), else itself."""
+    seen = {author_id}
+    while author_id in merged_into:
+        author_id = merged_into[author_id]
+        if author_id in seen:  # a cycle cannot be made by a merge; stop rather than loop
+            break
+        seen.add(author_id)
+    return author_id
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A person a second time in one game: ``where`` (the later place), ``first`` (the
+    place the person already has), ``person`` (the surviving author id), ``author_id``
+    (the author row of the later place) and ``display`` (its byline as printed)."""
+
+    where: str
+    first: str
+    person: int
+    author_id: int
+    display: str
+
+
+def repeated_authors(
+    placed: Sequence[tuple[str, Sequence[tuple[int, str]]]], merged_into: Mapping[int, int]
+) -> list[Repeat]:
+    """The rule "no author twice in one game" (:data:`ONE_AUTHOR_PER_GAME`) on persons.
+
+    ``placed``: the game's questions in table order, each ``(where, [(author id, byline),
+    …])`` — ``where`` a label such as ``"сектор 3, вопрос 1"``; ``merged_into`` as for
+    :func:`person`. Returns each later place of a person already placed (empty when the
+    rule holds), so two rows merged into one count as one author."""
+    seen: dict[int, str] = {}
+    out: list[Repeat] = []
+    for where, authors in placed:
+        here: set[int] = set()
+        for author_id, display in authors:
+            who = person(author_id, merged_into)
+            if who in seen and who not in here:
+                out.append(Repeat(where, seen[who], who, author_id, display))
+            else:
+                seen.setdefault(who, where)
+            here.add(who)
+    return out
