@@ -6,6 +6,10 @@ command that needs it: one decorated with ``with_appcontext``).
 Replay-style commands (``sova game replay``) take no ``with_appcontext``: they build no app,
 read no configuration and write nothing. Bad input ends with a message on stderr and exit
 code 2; nothing of it is written.
+
+The commands live in this package's modules: ``content`` (users, import, seed-demo),
+``replay`` (game and season replay), ``processes`` (worker, beat, run, outbox, precheck,
+health), ``maintenance`` (mail, backup, restore); the features' own in ``webapp/*/cli.py``.
 """
 
 from __future__ import annotations
