@@ -181,6 +181,7 @@ def staff(app):
             commit()
         return made[role]
 
+    get.made = made  # the users made so far: ``played`` restores them with a saved game
     return get
 
 
@@ -218,12 +219,33 @@ def drain(app):
     return lambda: drain_outbox(app)
 
 
+@pytest.fixture(scope="session")
+def played_games(tmp_path_factory) -> dict:
+    """The games ``played`` made in this session (per xdist worker) on a fresh SQLite
+    database: ``{key: saved}`` (see :func:`tests.helpers.save_sqlite_app`); the folder
+    ``dir`` holds their files."""
+    return {"dir": tmp_path_factory.mktemp("played"), "games": {}}
+
+
 @pytest.fixture
-def played(client, api, drain):
+def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_template):
     """``played(kind, events, ruleset="2023", season_id=None)`` → game id of a finished game
     whose 13 single sectors hold questions 1..13 (question 1 has two co-authors); a new
-    season unless ``season_id`` is given."""
-    from tests.helpers import submission, submit
+    season unless ``season_id`` is given.
+
+    The first game of a test on a still-empty SQLite database is played through the API
+    once per session for the same arguments, app settings and ``drain``; later tests get a
+    copy of that database, instance folder (its secrets) and documents folder, and the
+    same staff users and tokens (:func:`tests.helpers.restore_sqlite_app`): the same rows
+    the API calls below would write, without replaying 13 submissions, their pre-checks,
+    26 decisions and the game."""
+    from tests.helpers import (
+        restore_sqlite_app,
+        save_sqlite_app,
+        sqlite_app_is_fresh,
+        submission,
+        submit,
+    )
 
     made = {"n": 0}
 
@@ -235,6 +257,37 @@ def played(client, api, drain):
         season_id: int | None = None,
         **season_extra,
     ) -> int:
+        key = None
+        if (
+            made["n"] == 0
+            and season_id is None
+            and not staff.made
+            and sqlite_app_is_fresh(app, sqlite_template)
+        ):
+            settings = {
+                k: v
+                for k, v in app.config.items()
+                if k not in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS") and str(tmp_path) not in repr(v)
+            }
+            code = drain.__code__
+            key = repr(
+                (kind, events, ruleset, name, sorted(season_extra.items()),
+                 (code.co_filename, code.co_firstlineno), sorted(settings.items()))
+            )  # fmt: skip
+            saved = played_games["games"].get(key)
+            if saved is not None:
+                restore_sqlite_app(app, saved, tmp_path)
+                staff.made.update(saved["staff"])
+                made["n"] = 13
+                return saved["game"]
+        game = _play(kind, events, ruleset, name, season_id, **season_extra)
+        if key is not None:
+            folder = played_games["dir"] / str(len(played_games["games"]))
+            saved = save_sqlite_app(app, folder, tmp_path)
+            played_games["games"][key] = {**saved, "staff": dict(staff.made), "game": game}
+        return game
+
+    def _play(kind, events, ruleset, name, season_id, **season_extra) -> int:
         base = made["n"]
         for n in range(base + 1, base + 14):
             authors = (

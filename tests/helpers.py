@@ -5,11 +5,27 @@ port and a polling wait for the tests that start processes."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+# --- the full run (CI) and the local one ------------------------------------
+
+
+def full_run() -> bool:
+    """Whether this is the full test run: on CI (``CI=true``, as ``.ci/run`` sets) or with
+    ``SOVA_TEST_FULL=1``. A local ``make test`` without it builds no wheel
+    (tests/packaging) and tries fewer random examples per property (:func:`examples`)."""
+    return os.environ.get("CI") == "true" or os.environ.get("SOVA_TEST_FULL") == "1"
+
+
+def examples(n: int) -> int:
+    """Hypothesis examples per property: ``n`` in the full run, else a quarter of it (at
+    least 10). The properties and their assertions are the same in both."""
+    return n if full_run() else max(10, n // 4)
 
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
@@ -141,6 +157,91 @@ def give_details(prize, drain, **over) -> None:
         payee.submit_details(token, payee.PayeeInput(**{**BY_FORM, **over}))
     commit()
     drain()
+
+
+# --- a test app's state saved and restored (the ``played`` fixture's games) ------
+
+
+def _sqlite_file(app) -> Path | None:
+    """The SQLite database file of ``app``; None for another database."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(app.config["SQLALCHEMY_DATABASE_URI"])
+    return Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+
+
+def _row_counts(path: Path) -> dict[str, int]:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        counts = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}  # noqa: S608
+    conn.close()
+    return counts
+
+
+def sqlite_app_is_fresh(app, template: Path) -> bool:
+    """Whether ``app`` runs on SQLite and every table holds as many rows as in the migrated
+    ``template`` (nothing written yet)."""
+    path = _sqlite_file(app)
+    return path is not None and _row_counts(path) == _row_counts(template)
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    """Copy one SQLite database into another with SQLite's backup API (consistent, and
+    safe while the target has other connections)."""
+    import sqlite3
+
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def _app_folders(app, tmp_path: Path) -> dict[str, Path]:
+    """The instance and documents folders of a test app, by their path under ``tmp_path``."""
+    return {
+        str(Path(app.config[name]).relative_to(tmp_path)): Path(app.config[name])
+        for name in ("SOVA_INSTANCE_PATH", "SOVA_DOCUMENTS_PATH")
+    }
+
+
+def save_sqlite_app(app, folder: Path, tmp_path: Path) -> dict:
+    """Save the state of a test app on SQLite into ``folder``: its database, its instance
+    and documents folders (under ``tmp_path``) and its secrets. Returns what
+    :func:`restore_sqlite_app` takes."""
+    import shutil
+
+    from webapp.extensions import db
+
+    db.session.remove()
+    folder.mkdir(parents=True)
+    _copy_sqlite(_sqlite_file(app), folder / "db.sqlite")
+    for relative, path in _app_folders(app, tmp_path).items():
+        if path.is_dir():
+            shutil.copytree(path, folder / "files" / relative)
+    return {
+        "folder": folder,
+        "secrets": {k: app.config[k] for k in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS")},
+    }
+
+
+def restore_sqlite_app(app, saved: dict, tmp_path: Path) -> None:
+    """Put the state :func:`save_sqlite_app` saved into ``app`` (same settings, another
+    ``tmp_path``): the database's rows, the folders' files, the secrets they were made with."""
+    import shutil
+
+    from webapp.extensions import db
+
+    db.session.remove()
+    _copy_sqlite(saved["folder"] / "db.sqlite", _sqlite_file(app))
+    for relative in _app_folders(app, tmp_path):
+        source = saved["folder"] / "files" / relative
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / relative, dirs_exist_ok=True)
+    app.config.update(saved["secrets"])
 
 
 def celery_worker(env: dict, log) -> subprocess.Popen:

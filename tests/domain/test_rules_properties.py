@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import examples
 from webapp.domain.rules import (
     RULESETS,
     ProtocolError,
@@ -30,7 +31,9 @@ EVENT_TYPES = [
     "extra_minute",
     "red_card",
 ]
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -204,7 +207,7 @@ def test_unanswered_and_unasked_match_the_rounds(game):
         assert state["decided_by"] in ("rounds", "decisive_round")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.sampled_from(sorted(RULESETS)),
     st.lists(

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.domain.season_helpers import doc
+from tests.helpers import examples
 from webapp.domain.rules import ProtocolError
 from webapp.domain.season import (
     BOOKS,
@@ -26,7 +27,9 @@ from webapp.domain.season import (
 pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d+(\.\d+)*$")
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 class Draw:
@@ -261,7 +264,7 @@ def test_random_2009_seasons(data):
     _check_invariants(teams, events, season)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.sampled_from(sorted(BOOKS)), st.data())
 def test_arbitrary_event_lists_end_in_a_state_or_a_cited_refusal(ruleset, data):
     teams = ["T1", "T2", "T3", "T4", "T5"]

@@ -148,6 +148,19 @@ class RecordingHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.fixture(scope="module")
+def envelope_pdf() -> bytes:
+    """The envelopes of ``game_context()``, rendered once for the tests that only read them."""
+    return render_pdf("envelope.html", game_context())
+
+
+@pytest.fixture(scope="module")
+def agreement_pdf() -> bytes:
+    """The gift agreement of ``agreement_context()``, rendered once for the tests that only
+    read it."""
+    return render_pdf("gift_agreement.html", agreement_context())
+
+
 @pytest.fixture
 def http_server() -> Iterator[http.server.ThreadingHTTPServer]:
     """A real HTTP server on 127.0.0.1 that records every request path."""
@@ -323,8 +336,8 @@ def test_autoescape_is_forced_for_every_template() -> None:
 # --------------------------------------------------------------------------- envelopes
 
 
-def test_envelope_one_page_per_sector_with_labels() -> None:
-    pdf = reader(render_pdf("envelope.html", game_context()))
+def test_envelope_one_page_per_sector_with_labels(envelope_pdf: bytes) -> None:
+    pdf = reader(envelope_pdf)
     assert len(pdf.pages) == 13
     for number in range(1, 14):
         label = LABELS[KINDS.get(number, "single")]
@@ -336,8 +349,8 @@ def test_envelope_one_page_per_sector_with_labels() -> None:
         assert f"Экземпляр № 007 Сезон 2023 Стр. {number} из 13" in text
 
 
-def test_envelope_page_texts_exactly() -> None:
-    pdf = reader(render_pdf("envelope.html", game_context()))
+def test_envelope_page_texts_exactly(envelope_pdf: bytes) -> None:
+    pdf = reader(envelope_pdf)
     header = "Весенняя серия, игра 2 4 марта 2023 г."
     author = "Автор: Иван Сапего, Брест — Минск"
     assert page_text(pdf, 0) == (
@@ -363,8 +376,8 @@ def test_envelope_page_texts_exactly() -> None:
     assert "Сова 1.1" not in all_text(pdf)
 
 
-def test_envelope_metadata_and_crop_marks() -> None:
-    pdf = reader(render_pdf("envelope.html", game_context()))
+def test_envelope_metadata_and_crop_marks(envelope_pdf: bytes) -> None:
+    pdf = reader(envelope_pdf)
     assert pdf.metadata["/CreationDate"] == "D:20230304"
     assert pdf.metadata["/Title"] == "Весенняя серия, игра 2 — 4 марта 2023\u00a0г. — конверты"
     page = pdf.pages[0]
@@ -374,8 +387,8 @@ def test_envelope_metadata_and_crop_marks() -> None:
     assert float(page.mediabox.width) == pytest.approx(595.28 + 2 * bleed, abs=0.01)
 
 
-def test_only_dejavu_fonts_are_embedded() -> None:
-    pdf = reader(render_pdf("gift_agreement.html", agreement_context()))
+def test_only_dejavu_fonts_are_embedded(agreement_pdf: bytes) -> None:
+    pdf = reader(agreement_pdf)
     names = set()
     for page in pdf.pages:
         fonts = page["/Resources"]["/Font"]
@@ -422,8 +435,8 @@ def test_host_card_omits_empty_fields() -> None:
 # --------------------------------------------------------------------------- agreements
 
 
-def test_gift_agreement_text() -> None:
-    pdf = reader(render_pdf("gift_agreement.html", agreement_context()))
+def test_gift_agreement_text(agreement_pdf: bytes) -> None:
+    pdf = reader(agreement_pdf)
     assert len(pdf.pages) == 1
     text = page_text(pdf, 0)
     assert text.startswith("ДОГОВОР ДАРЕНИЯ № 2023-0001 г. Минск 10 марта 2023 г. ")
@@ -717,19 +730,16 @@ def test_long_runs_get_invisible_break_opportunities() -> None:
 # --------------------------------------------------------------------------- determinism
 
 
-def test_same_inputs_same_bytes() -> None:
+def test_same_inputs_same_bytes(agreement_pdf: bytes, envelope_pdf: bytes) -> None:
     environ_before = os.environ.get("SOURCE_DATE_EPOCH")
-    first = render_pdf("gift_agreement.html", agreement_context())
-    envelope = render_pdf("envelope.html", game_context())
+    first, envelope = agreement_pdf, envelope_pdf  # rendered earlier in this module
     time.sleep(1.1)  # embedded font subsets would carry a new timestamp
     assert render_pdf("gift_agreement.html", agreement_context()) == first
     assert render_pdf("envelope.html", game_context()) == envelope
     assert os.environ.get("SOURCE_DATE_EPOCH") == environ_before  # not leaked
 
 
-def test_different_inputs_different_bytes() -> None:
+def test_different_inputs_different_bytes(agreement_pdf: bytes) -> None:
     context = agreement_context()
     context["version"] = 2
-    assert render_pdf("gift_agreement.html", context) != render_pdf(
-        "gift_agreement.html", agreement_context()
-    )
+    assert render_pdf("gift_agreement.html", context) != agreement_pdf

@@ -13,6 +13,7 @@ import pypdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import examples
 from tests.webapp.games import helpers as h
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
@@ -47,7 +48,7 @@ def test_repeat_draw_is_the_seeded_uniform_choice():
     st.lists(st.integers(1, 10_000), min_size=1, max_size=30, unique=True),
     st.text(min_size=1, max_size=40),
 )
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_the_draw_only_ever_picks_a_candidate(candidates, seed):
     assert repeat_draw(seed, candidates) in candidates
     assert repeat_draw(seed, candidates) == repeat_draw(seed, list(reversed(candidates)))

@@ -1,0 +1,262 @@
+"""Commands that put content in: staff users (``sova users``), packets (``sova import``),
+the demo (``sova seed-demo``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from flask.cli import with_appcontext
+
+from webapp.cli import fail
+from webapp.resources import package_dir
+
+
+@click.command("create")
+@click.option("--email", required=True)
+@click.option("--role", required=True)
+@click.option("--password", default=None)
+@click.option("--name", default="")
+@click.option("--token", "with_token", is_flag=True, help="print an API token (shown once)")
+@with_appcontext
+def users_create(email, role, password, name, with_token):
+    """Create a staff user."""
+    from webapp.accounts.operations import AccountError, create_user
+    from webapp.jobs import commit
+
+    try:
+        user, token = create_user(email, role, password=password, name=name, with_token=with_token)
+    except AccountError as exc:
+        fail(str(exc))
+    commit()
+    click.echo(f"created user {user.email} ({user.role})")
+    if token:
+        click.echo(token)
+
+
+@click.group("users")
+def users():
+    """Staff users."""
+
+
+users.add_command(users_create)
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--as", "as_", type=click.Choice(["archive", "submissions"]), required=True)
+@click.option("--channel", type=click.Choice(["import", "mail", "partner"]), default=None)
+@click.option(
+    "--images",
+    "images_path",
+    type=click.Path(exists=True),
+    default=None,
+    help="A folder or zip with the packets' images ((img …) / (pic: …) files).",
+)
+@with_appcontext
+def import_cmd(files, as_, channel, images_path):
+    """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
+
+    A FILE may be a zip holding one packet text and its images. ``--images`` gives a folder
+    or zip of images for every FILE. One transaction per file; a bad file (or a bad image)
+    is reported and nothing of it kept (exit 2 after the other files are done); referenced
+    images without a file are listed (their questions fail the pre-check)."""
+    from webapp.domain.packets import PacketError
+    from webapp.submissions.packet_images import BundleError, read_bundle
+
+    shared: dict[str, bytes] = {}
+    if images_path:
+        try:
+            shared = read_bundle(Path(images_path)).images
+        except (BundleError, OSError) as exc:
+            click.echo(f"Error: {images_path}: {exc}", err=True)
+            sys.exit(2)
+    total, failed = 0, 0
+    for name in files:
+        path = Path(name)
+        try:
+            packet, images = _packet_and_images(path, shared)
+        except (PacketError, BundleError, OSError) as exc:
+            click.echo(f"Error: {path}: {exc}", err=True)
+            failed += 1
+            continue
+        made = _import_one(path, packet, as_, channel, images)
+        if made is None:
+            failed += 1
+            continue
+        total += made
+    click.echo(
+        f"total: {total} questions from {len(files) - failed} file(s); {failed} file(s) failed"
+    )
+    if failed:
+        sys.exit(2)
+
+
+def _packet_and_images(path: Path, shared: dict[str, bytes]):
+    """The parsed packet of ``path`` (a packet text, or a zip holding one) and its images
+    (the zip's, else ``shared``)."""
+    from webapp.domain.packets import PacketError
+    from webapp.submissions.packet_files import read_packet_bytes, read_packet_file
+    from webapp.submissions.packet_images import read_bundle
+
+    if path.suffix.lower() != ".zip":
+        return read_packet_file(path), shared
+    bundle = read_bundle(path)
+    if bundle.packet is None:
+        raise PacketError("the zip holds no packet file (.4s, .txt)")
+    return read_packet_bytes(bundle.packet[1], bundle.packet[0]), {**shared, **bundle.images}
+
+
+def _import_one(path: Path, packet, as_, channel, images) -> int | None:
+    """Import one parsed packet in one transaction; the number of questions, or None
+    after printing why it failed (nothing kept)."""
+    from flask import current_app
+    from tqdm import tqdm
+
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_images import missing_refs
+
+    uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    with tqdm(
+        total=len(packet.questions),
+        desc=path.name,
+        unit="q",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
+        try:
+            made = import_packet(
+                packet,
+                as_=as_,
+                channel=channel,
+                origin=path.name,
+                progress=bar.update,
+                images=images,
+                uploads=uploads,
+            )
+            n_images = sum(len(q.images) for q in made)
+            missing = missing_refs(made)
+            commit()
+        except Exception as exc:
+            db.session.rollback()
+            click.echo(f"Error: {path}: {exc}", err=True)
+            return None
+    click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
+    if n_images or missing:
+        click.echo(f"{path.name}: {n_images} image(s) attached")
+    if missing:
+        click.echo(f"{path.name}: no file for {len(missing)} image(s): {', '.join(missing)}")
+    return len(made)
+
+
+DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
+#: The playable demo pool: 20 questions by 20 different authors, so that «Заполнить стол»
+#: can fill a 2023 table (17 envelope questions, no author twice in a game) with reserves.
+DEMO_POOL = package_dir() / "demo" / "demo_pool.4s"
+#: The archive packet seed-demo imports when given none (``--archive``).
+SAMPLE_ARCHIVE = package_dir() / "submissions" / "sample_packet.4s"
+
+
+def _demo_email(role: str) -> str:
+    return f"{role.replace('_', '-')}@sova.local"
+
+
+@click.command("seed-demo")
+@click.option(
+    "--archive",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="packet imported as archive when there are no questions "
+    "(default: the package's sample packet)",
+)
+@with_appcontext
+def seed_demo(archive):
+    """Prepare a demo instance; safe to run again (``make run`` runs it every time).
+
+    * Demo staff users, one per role (``editor@sova.local`` / ``editor-demo`` …), created
+      when there are no users; their logins are printed, and on a later run the demo users
+      that exist are listed again.
+    * One packet imported as archive (``--archive``, our own sample packet otherwise; ``make
+      run`` passes a real one from shared/ when present), for duplicate detection, when there
+      are no questions.
+    * A playable pool: ``webapp/demo/demo_pool.4s`` imported as submissions, then each
+      question pre-checked, approved by the demo editor and its sources signed off by the
+      demo chief editor — through the moderation operations, so the state machine and the
+      history hold — once, when no question of that file exists yet.
+    """
+    from webapp.accounts.models import User
+    from webapp.accounts.operations import create_user
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.submissions.models import Question
+
+    if db.session.scalar(db.select(db.func.count()).select_from(User)) == 0:
+        click.echo("Demo staff users (password = role name + '-demo'):")
+        for role in DEMO_ROLES:
+            email = _demo_email(role)
+            create_user(email, role, password=f"{role}-demo")
+            click.echo(f"  {role:13} {email:28} {role}-demo")
+        commit()
+    else:
+        existing = db.session.scalars(
+            db.select(User)
+            .where(User.email.in_([_demo_email(r) for r in DEMO_ROLES]))
+            .order_by(User.id)
+        ).all()
+        if existing:
+            click.echo(
+                "Demo staff users exist already (password = role name + '-demo', unless changed):"
+            )
+            for user in existing:
+                click.echo(f"  {user.role:13} {user.email:28} {user.role}-demo")
+        else:
+            click.echo("Staff users exist (no demo users): log in with your own.")
+    if db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0:
+        packet = archive or SAMPLE_ARCHIVE
+        ctx = click.get_current_context()
+        try:
+            ctx.invoke(import_cmd, files=(str(packet),), as_="archive", channel=None)
+        except SystemExit as exc:
+            if exc.code:
+                raise
+    _seed_demo_pool()
+
+
+def _seed_demo_pool() -> None:
+    """The approved, signed-off demo pool of :func:`seed_demo` (see there)."""
+    from webapp.accounts.models import User
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.moderation.operations import decide, precheck, sign_off
+    from webapp.submissions.models import Question
+    from webapp.submissions.operations import import_packet
+    from webapp.submissions.packet_files import read_packet_file
+
+    origin = DEMO_POOL.name
+    if db.session.scalar(
+        db.select(db.func.count()).select_from(Question).where(Question.origin.like(f"{origin}#%"))
+    ):
+        return
+    editor, chief = (
+        db.session.scalar(db.select(User).where(User.email == _demo_email(r)))
+        for r in ("editor", "chief_editor")
+    )
+    if editor is None or chief is None:
+        click.echo("Demo pool skipped: the demo editor and chief editor do not exist.")
+        return
+    made = import_packet(
+        read_packet_file(DEMO_POOL), as_="submissions", channel="import", origin=origin
+    )
+    commit()
+    for question in made:
+        precheck(question.id)
+        decide(question, "approve", editor.id)
+        sign_off(question, chief.id)
+        commit()
+    click.echo(
+        f"Demo pool: {len(made)} questions from {origin} approved by {editor.email} "
+        f"and signed off by {chief.email} — enough for «Заполнить стол»."
+    )

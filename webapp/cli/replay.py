@@ -1,0 +1,60 @@
+"""``sova game replay`` and ``sova season replay``: a protocol in, its state out; no app,
+no configuration, nothing written."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+@click.group("game")
+def game():
+    """Games."""
+
+
+def _replay(protocol, replay) -> None:
+    """Shared body of the replay commands: read ``protocol`` as JSON, print
+    ``replay(data)`` (a JSON-ready state) and exit 0, or print the refusal's error JSON
+    (``{"error": {"event", "rule", "message"}}``; a file that is not JSON has
+    ``event``/``rule`` null) and exit 2. Reads no configuration, writes no file."""
+    from webapp.domain.rules import ProtocolError, RuleViolation
+
+    try:
+        data = json.load(protocol)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        error = {"event": None, "rule": None, "message": f"not JSON: {exc}"}
+        click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        sys.exit(2)
+    try:
+        state = replay(data)
+    except (RuleViolation, ProtocolError) as exc:
+        click.echo(json.dumps(exc.to_json(), ensure_ascii=False))
+        sys.exit(2)
+    click.echo(json.dumps(state, ensure_ascii=False, indent=2))
+
+
+@game.command("replay")
+@click.argument("protocol", type=click.File("r", encoding="utf-8"))
+def game_replay(protocol):
+    """Replay a ``sova.game-protocol/1`` file: the state as JSON (exit 0), or the refusal
+    as JSON (exit 2). Needs no database."""
+    from webapp.domain.rules import load_protocol, replay
+
+    _replay(protocol, lambda data: replay(*load_protocol(data)))
+
+
+@click.group("season")
+def season():
+    """Seasons."""
+
+
+@season.command("replay")
+@click.argument("protocol", type=click.File("r", encoding="utf-8"))
+def season_replay(protocol):
+    """Replay a ``sova.season-protocol/1`` file: the state as JSON (exit 0), or the refusal
+    as JSON (exit 2). Needs no database; reads no configuration."""
+    from webapp.domain.season import replay_season
+
+    _replay(protocol, lambda data: replay_season(data).to_json())

@@ -1,0 +1,56 @@
+"""Writes for moderation: the pre-check report and the editor's decision.
+
+A package by topic (this module re-exports every name, so callers import from
+``webapp.moderation.operations``): ``common`` (labels, errors, claims), ``editing``,
+``precheck``, ``decisions``.
+"""
+
+from __future__ import annotations
+
+from webapp.moderation.duplicates import (  # noqa: F401  (re-exported for callers)
+    COMPARED_STATUSES,
+    DUPLICATE_THRESHOLD,
+    MAX_CANDIDATES,
+    ensure_indexed,
+    find_duplicates,
+)
+from webapp.moderation.operations.common import (  # noqa: F401
+    CHECK_LABELS,
+    CLAIM_TTL,
+    FIELD_LABELS,
+    STATUS_NAMES,
+    ClaimConflict,
+    ModerationError,
+    claim,
+    claim_holder,
+    release,
+    status_label,
+)
+from webapp.moderation.operations.decisions import (  # noqa: F401
+    _drop_signoff,
+    approver_of,
+    bulk_decide,
+    bulk_preview,
+    decide,
+    full_reason,
+    sign_off,
+)
+from webapp.moderation.operations.editing import (  # noqa: F401
+    _ATTR,
+    EDITABLE,
+    EDITABLE_STATUSES,
+    _field_text,
+    add_comment,
+    correct_author,
+    edit_question,
+    reveal_authors,
+)
+from webapp.moderation.operations.precheck import (  # noqa: F401
+    _flags,
+    duplicate_candidates,
+    images_check,
+    precheck,
+    question_language,
+    refresh_images_check,
+    run_checks,
+)

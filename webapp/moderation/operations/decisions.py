@@ -1,0 +1,133 @@
+"""Editors' decisions (one or in bulk) and the chief editor's sign-off."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete
+
+from webapp.core.models import utcnow
+from webapp.domain.question_states import can_transition
+from webapp.extensions import db
+from webapp.jobs import enqueue
+from webapp.moderation.models import (
+    QuestionSignoff,
+)
+from webapp.moderation.operations.common import ModerationError, claim_holder, release, status_label
+from webapp.moderation.reasons import REJECTION_REASONS, reason_text
+from webapp.submissions.models import Question, set_status
+
+
+def decide(
+    question: Question,
+    decision: str,
+    user_id: int | None,
+    reason: str | None = None,
+    notify: bool = False,
+) -> Question:
+    """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
+
+    Allowed from ``in_review``, and between ``approved`` and ``rejected`` while the question
+    is not in a game (``webapp.domain.question_states``). Deciding the status the question
+    already has changes nothing. Raises ModerationError otherwise (HTTP 409).
+    """
+    if decision not in ("approve", "reject"):
+        raise ModerationError(f"неизвестное решение {decision!r}")
+    target = "approved" if decision == "approve" else "rejected"
+    if question.status == target:
+        return question
+    if not can_transition(question.status, target):
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}»: решение не принимается"
+        )
+    holder = claim_holder(question.id)
+    if holder is not None and holder != user_id:
+        raise ModerationError(f"вопрос № {question.id} взят другим редактором")
+    release(question.id, user_id)
+    _drop_signoff(question.id)
+    question.rejection_reason = (reason or None) if target == "rejected" else None
+    set_status(question, target, by_user_id=user_id, reason=reason or None)
+    if notify:
+        enqueue("moderation.notify_decision", question.id)
+    db.session.flush()
+    return question
+
+
+def full_reason(question: Question, reason_key: str | None, reason: str | None) -> str | None:
+    """The reason the author reads: the template text in the question's language
+    (``reasons.REJECTION_REASONS``), then the editor's own words. ModerationError for an
+    unknown template key."""
+    parts = []
+    if reason_key:
+        if reason_key not in REJECTION_REASONS:
+            raise ModerationError(f"неизвестный шаблон причины {reason_key!r}")
+        parts.append(reason_text(reason_key, question.language))
+    if reason and reason.strip():
+        parts.append(reason.strip())
+    return " ".join(parts) or None
+
+
+def bulk_preview(
+    ids: list[int], decision: str, user_id: int | None = None
+) -> tuple[list[Question], list[tuple[int, str]]]:
+    """What a bulk decision would do, without writing: ``(questions it applies to, [(id,
+    why not)])`` in the order given; unknown ids and statuses that cannot take the decision
+    are in the second list, and so are questions another editor has claimed."""
+    target = "approved" if decision == "approve" else "rejected"
+    ok, refused = [], []
+    for qid in dict.fromkeys(ids):
+        q = db.session.get(Question, qid)
+        if q is None:
+            refused.append((qid, "нет такого вопроса"))
+        elif q.status != target and not can_transition(q.status, target):
+            refused.append((qid, f"статус «{status_label(q.status)}»"))
+        elif claim_holder(qid) not in (None, user_id):
+            refused.append((qid, "взят редактором"))
+        else:
+            ok.append(q)
+    return ok, refused
+
+
+def bulk_decide(
+    ids: list[int], decision: str, user_id: int, reason_key: str | None = None
+) -> list[Question]:
+    """Apply one decision to every question :func:`bulk_preview` accepts; all or nothing
+    (ModerationError if any of ``ids`` is refused, before anything is written). Authors
+    are notified. Flushes only."""
+    ok, refused = bulk_preview(ids, decision, user_id)
+    if refused:
+        raise ModerationError(
+            "не применено к вопросам: " + ", ".join(f"№ {i} ({why})" for i, why in refused)
+        )
+    for q in ok:
+        decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True)
+    return ok
+
+
+def approver_of(question: Question) -> int | None:
+    """The user who last moved the question to ``approved`` (None if unknown)."""
+    for change in reversed(question.history):
+        if change.to_status == "approved":
+            return change.by_user_id
+    return None
+
+
+def sign_off(question: Question, user_id: int) -> QuestionSignoff:
+    """Record the second editor's «источники проверены». Only for an approved question and
+    not by the editor who approved it (issue 4: «a second editor's sign-off»). Idempotent
+    for the same signer. Raises ModerationError. Flushes only."""
+    if question.status != "approved":
+        raise ModerationError("источники подтверждаются только у одобренного вопроса")
+    existing = db.session.get(QuestionSignoff, question.id)
+    if existing is not None:
+        return existing
+    if approver_of(question) == user_id:
+        raise ModerationError(
+            "источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос"
+        )
+    signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=utcnow())
+    db.session.add(signoff)
+    db.session.flush()
+    return signoff
+
+
+def _drop_signoff(question_id: int) -> None:
+    db.session.execute(delete(QuestionSignoff).where(QuestionSignoff.question_id == question_id))

@@ -1,0 +1,172 @@
+"""The editor's desk: the authors revealed and corrected, edits and comments."""
+
+from __future__ import annotations
+
+from webapp.core.crypto import decrypt
+from webapp.core.models import utcnow
+from webapp.domain.text import matching_key, normalise
+from webapp.extensions import db
+from webapp.moderation.models import (
+    ModerationAudit,
+    QuestionComment,
+    QuestionRevision,
+)
+from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, status_label
+from webapp.moderation.operations.decisions import _drop_signoff
+from webapp.moderation.operations.precheck import refresh_images_check
+from webapp.submissions.models import Question
+from webapp.submissions.operations import LIMITS, MIN_QUESTION
+
+
+def reveal_authors(question: Question, user_id: int) -> list[dict]:
+    """The question's authors for a chief editor: ``[{"name", "city", "email", "credit",
+    "position", "author_id", "confirmed"}]`` (e-mail decrypted, None when unknown;
+    ``credit``: a credited co-author's phrase as written in the packet, else None;
+    ``confirmed``: the link to the author row is confirmed, issue 13). Blind moderation hides them from editors; every reveal
+    writes a ModerationAudit row (``reveal_authors``). Flushes only."""
+    db.session.add(
+        ModerationAudit(
+            question_id=question.id, user_id=user_id, action="reveal_authors", at=utcnow()
+        )
+    )
+    db.session.flush()
+    return [
+        {
+            "name": qa.name,
+            "city": qa.city,  # as given on this question (issue 13)
+            "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
+            "credit": qa.credit,
+            "position": qa.position,
+            "author_id": qa.author_id,
+            "confirmed": qa.confirmed_at is not None,
+        }
+        for qa in question.authors
+    ]
+
+
+def correct_author(
+    question: Question, position: int, name: str, city: str | None, user_id: int
+) -> bool:
+    """A chief editor corrects an author read from a packet or a letter (issue 20): e.g. a
+    credited co-author's name put in the nominative wrongly by pymorphy3, or a city.
+
+    ``position``: the author's place on the question (``QuestionAuthor.position``).
+    The question is linked to the author ``(name, city)`` without e-mail (found or made,
+    :func:`webapp.submissions.operations.upsert_author`), so other questions of the old
+    author row keep it; the credit phrase as written and the author line stay as they
+    were. Writes a ModerationAudit row ``correct_author``. Returns False when nothing
+    changed. Raises ModerationError (nothing written) when the question is past approval
+    (its authors may be owed a prize), the author gave an e-mail (a viewer names
+    themselves), the name is empty, too long or has control characters, or the corrected
+    author is already another author of the question. Flushes only."""
+    from webapp.domain.text import has_control_chars
+    from webapp.submissions.operations import upsert_author
+
+    if question.status not in EDITABLE_STATUSES + ("archived",):
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}»: авторов не исправить"
+        )
+    link = next((qa for qa in question.authors if qa.position == position), None)
+    if link is None:
+        raise ModerationError("такого автора у вопроса нет")
+    if link.author.email_hash is not None:
+        raise ModerationError("автор с адресом электронной почты сам указал имя и город")
+    name = " ".join(normalise(name or "").split())
+    city = " ".join(normalise(city or "").split()) or None
+    if not name:
+        raise ModerationError("имя автора: обязательно")
+    for label, value in (("имя", name), ("город", city or "")):
+        if len(value) > LIMITS["name"] or has_control_chars(value):
+            raise ModerationError(
+                f"{label}: не длиннее {LIMITS['name']} символов, без управляющих символов"
+            )
+    if (name, city) == (link.name, link.city):
+        return False
+    others = [qa for qa in question.authors if qa is not link]
+    if any((qa.name, qa.city, qa.author.email_hash) == (name, city, None) for qa in others):
+        raise ModerationError("этот автор уже указан в вопросе")
+    link.author_id = upsert_author(name, city, None)
+    link.name, link.city = name, city  # the byline printed on envelopes (issue 13)
+    db.session.add(
+        ModerationAudit(
+            question_id=question.id, user_id=user_id, action="correct_author", at=utcnow()
+        )
+    )
+    db.session.flush()
+    db.session.refresh(link)
+    return True
+
+
+# --- revisions, comments, sign-off -------------------------------------------------------
+
+EDITABLE = ("question", "answer", "accepted", "rejected", "comment", "sources", "handout")
+EDITABLE_STATUSES = ("received", "prechecked", "in_review", "approved", "rejected")
+_ATTR = {"question": "text"}
+
+
+def _field_text(question: Question, name: str) -> str:
+    value = getattr(question, _ATTR.get(name, name))
+    if name == "sources":
+        return "\n".join(value or [])
+    return value or ""
+
+
+def edit_question(
+    question: Question, user_id: int | None, fields: dict[str, str]
+) -> QuestionRevision | None:
+    """Edit a question's fields (``fields``: name in EDITABLE → text; ``sources`` one per
+    line) and keep a QuestionRevision with the changed fields before and after. Returns
+    None when nothing changed. Text is normalised (``webapp.domain.text.normalise``), the
+    matching key recomputed (the duplicate index follows). Raises ModerationError for an
+    unknown field, a status past approval, or a length limit (``LIMITS``); nothing is
+    written then. An edit drops the sources sign-off. Flushes only."""
+    if question.status not in EDITABLE_STATUSES:
+        raise ModerationError(
+            f"вопрос в статусе «{status_label(question.status)}» не редактируется"
+        )
+    unknown = set(fields) - set(EDITABLE)
+    if unknown:
+        raise ModerationError(f"неизвестные поля: {', '.join(sorted(unknown))}")
+    new = {k: normalise(v or "").strip() for k, v in fields.items()}
+    for name, value in new.items():
+        if len(value) > LIMITS[name]:
+            raise ModerationError(f"{FIELD_LABELS[name]}: не длиннее {LIMITS[name]} символов")
+    if "question" in new and len(new["question"]) < MIN_QUESTION:
+        raise ModerationError(f"{FIELD_LABELS['question']}: не короче {MIN_QUESTION} символов")
+    if "answer" in new and not new["answer"]:
+        raise ModerationError(f"{FIELD_LABELS['answer']}: обязателен")
+    before = {k: _field_text(question, k) for k in new if _field_text(question, k) != new[k]}
+    if not before:
+        return None
+    after = {k: new[k] for k in before}
+    for name, value in after.items():
+        if name == "sources":
+            question.sources = [line.strip() for line in value.split("\n") if line.strip()]
+        else:
+            setattr(
+                question,
+                _ATTR.get(name, name),
+                value or (None if name not in ("question", "answer") else ""),
+            )
+    if "question" in after:
+        question.matching_key = matching_key(question.text)
+    revision = QuestionRevision(
+        question_id=question.id, user_id=user_id, at=utcnow(), before=before, after=after
+    )
+    db.session.add(revision)
+    _drop_signoff(question.id)
+    db.session.flush()
+    if {"question", "handout", "comment"} & set(after):
+        refresh_images_check(question)  # a reference may have come or gone
+    return revision
+
+
+def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
+    """An editors' note (1..3000 characters after trimming). Raises ModerationError."""
+    text = normalise(text or "").strip()
+    if not text or len(text) > 3000:
+        raise ModerationError("заметка: от 1 до 3000 символов")
+    comment = QuestionComment(question_id=question.id, user_id=user_id, text=text, at=utcnow())
+    db.session.add(comment)
+    db.session.flush()
+    return comment

@@ -1,0 +1,202 @@
+"""The pre-check: duplicate candidates, the content checks, the stored report."""
+
+from __future__ import annotations
+
+from webapp.core.models import utcnow
+from webapp.domain.handouts import image_refs, missing_images
+from webapp.extensions import db
+from webapp.moderation import checks as content_checks
+from webapp.moderation.duplicates import (
+    MAX_CANDIDATES,
+    ensure_indexed,
+    find_duplicates,
+)
+from webapp.moderation.models import (
+    PRECHECK_VERSION,
+    ModerationReport,
+)
+from webapp.submissions.models import Question, set_status
+from webapp.submissions.operations import LIMITS, MIN_QUESTION
+
+
+def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> list[dict]:
+    """Ranked duplicates of ``question`` among the archive, the intake and the pool.
+
+    Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]``,
+    best first, scores ≥ ``DUPLICATE_THRESHOLD``. Uses the persisted MinHash LSH index
+    re-ranked with rapidfuzz (``webapp.moderation.duplicates``; figures in
+    docs/performance.md, «Duplicate detection»).
+    """
+    if not question.matching_key:
+        return []
+    return find_duplicates(question.matching_key, exclude_id=question.id, limit=limit)
+
+
+def run_checks(question: Question) -> list[dict]:
+    """Every pre-check of one question: ``[{"name", "ok", "message"}]`` in this order.
+
+    Completeness and lengths (``question_present``, ``answer_present``, ``question_length``,
+    ``answer_length``, ``author_present``, ``sources_present``), then the content checks of
+    ``webapp.moderation.checks`` (issue 4, «Pre-checks»):
+
+    * ``language`` — fails unless the question (text and answer) is Russian or Belarusian;
+      the message always names the detected language («язык: белорусский»);
+    * ``obscene_words`` — мат in the question, answers, comment or handout; the message
+      lists the words;
+    * ``author_in_text`` — an author's own surname or city in the question, comment or
+      handout (blind moderation); the message names the fields, not the words;
+    * ``handout_missing`` — the text refers to a handout («раздаточный материал», «перед
+      вами», «на фото»…) but the question has no handout text, image or inline handout;
+    * ``images_missing`` — the question, handout or comment refers to an image file
+      (``(img name)`` / ``(pic: name)``) that was neither imported with the packet nor
+      attached (:func:`images_check`).
+
+    ``message`` is ``""`` for a passed check, except ``language``.
+    """
+    checks = []
+
+    def check(name: str, ok: bool, message: str, note: str = "") -> None:
+        checks.append({"name": name, "ok": bool(ok), "message": note if ok else message})
+
+    check("question_present", bool(question.text.strip()), "нет текста вопроса")
+    check("answer_present", bool(question.answer.strip()), "нет ответа")
+    check(
+        "question_length",
+        MIN_QUESTION <= len(question.text) <= LIMITS["question"],
+        f"длина вопроса {len(question.text)} вне {MIN_QUESTION}..{LIMITS['question']}",
+    )
+    check(
+        "answer_length",
+        len(question.answer) <= LIMITS["answer"],
+        f"ответ длиннее {LIMITS['answer']} символов",
+    )
+    check("author_present", bool(question.authors), "автор не указан")
+    check("sources_present", bool(question.sources), "источники не указаны")
+
+    language = question_language(question)
+    said = f"язык: {content_checks.language_name(language)}"
+    check("language", language in content_checks.LANGUAGES_OK, said, note=said)
+    words = content_checks.obscene_words(
+        "\n".join(
+            t or ""
+            for t in (
+                question.text,
+                question.answer,
+                question.accepted,
+                question.rejected,
+                question.comment,
+                question.handout,
+            )
+        )
+    )
+    check("obscene_words", not words, "нецензурные слова: " + ", ".join(words))
+    leaks = content_checks.author_leaks(
+        {
+            "вопрос": question.text,
+            "комментарий": question.comment,
+            "раздаточный материал": question.handout,
+        },
+        [(a.name, a.city) for a in question.author_list],
+    )
+    check(
+        "author_in_text",
+        not leaks,
+        "фамилия или город автора в тексте: "
+        + ", ".join(f"{field} ({kind})" for field, kind in leaks),
+    )
+    reference = content_checks.handout_reference(question.text)
+    check(
+        "handout_missing",
+        reference is None
+        or content_checks.has_handout(
+            question.handout, question.handout_image, [question.text, question.comment]
+        ),
+        f"текст ссылается на раздаточный материал («{reference}»), но его нет",
+    )
+    checks.append(images_check(question))
+    return checks
+
+
+def images_check(question: Question) -> dict:
+    """The ``images_missing`` row of :func:`run_checks`: failed with «нет файла
+    изображения: a.jpg, b.png» when a referenced image has no file."""
+    missing = missing_images(
+        image_refs(question.text, question.handout, question.comment), question.image_files
+    )
+    message = "нет файла изображения: " + ", ".join(missing) if missing else ""
+    return {"name": "images_missing", "ok": not missing, "message": message}
+
+
+def refresh_images_check(question: Question) -> None:
+    """Re-run :func:`images_check` in the question's latest report (after an image was
+    attached or the text edited), its ``flags`` too. No report yet: nothing to do."""
+    report = db.session.scalar(
+        db.select(ModerationReport)
+        .filter_by(question_id=question.id)
+        .order_by(ModerationReport.version.desc())
+        .limit(1)
+    )
+    if report is None:
+        return
+    row = images_check(question)
+    checks = [c for c in report.checks if c["name"] != "images_missing"] + [row]
+    report.checks = checks  # a new list: the JSON column sees the change
+    language = (
+        "ru" if " lang_ru " in report.flags else "be" if " lang_be " in report.flags else None
+    )
+    report.flags = _flags(checks, language)
+    db.session.flush()
+
+
+def question_language(question: Question) -> str | None:
+    """The detected language of the question's text and answer: an ISO 639-1 code
+    (``"ru"``, ``"be"``, ``"uk"``, ``"en"``, …) or None without letters
+    (``webapp.moderation.checks.detect_language``)."""
+    return content_checks.detect_language(f"{question.text}\n{question.answer}")
+
+
+def _flags(checks: list[dict], language: str | None) -> str:
+    """``ModerationReport.flags``: the failed check names, then the detected language as
+    ``lang_ru`` / ``lang_be`` / ``lang_other``, each followed by a space and the whole
+    led by one (``" sources_present lang_be "``), so the queue filters with one LIKE."""
+    names = [c["name"] for c in checks if not c["ok"]]
+    names.append("lang_" + (language if language in content_checks.LANGUAGES_OK else "other"))
+    return " " + "".join(f"{n} " for n in names)
+
+
+def precheck(question_id: int) -> ModerationReport | None:
+    """Pre-check one question (idempotent): store one ModerationReport per check version
+    and move ``received`` → ``in_review``. Returns the report, or None if the question
+    no longer exists. Running it twice changes nothing.
+
+    Two pre-checks of one question at once (the worker's and ``seed-demo``'s, or a task
+    redelivered while its first run is still going) are serialised on the question's row
+    (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite has one writer anyway): the second waits
+    for the first to commit, then finds its report and changes nothing.
+    """
+    question = db.session.get(Question, question_id, with_for_update=True, populate_existing=True)
+    if question is None:
+        return None
+    ensure_indexed(question_id)  # a viewer's new question joins the duplicate index here
+    report = db.session.scalar(
+        db.select(ModerationReport).filter_by(question_id=question_id, version=PRECHECK_VERSION)
+    )
+    if report is None:
+        checks = run_checks(question)
+        found = duplicate_candidates(question)
+        report = ModerationReport(
+            question_id=question_id,
+            version=PRECHECK_VERSION,
+            checks=checks,
+            duplicates=found,
+            created_at=utcnow(),
+            flags=_flags(checks, question_language(question)),
+            top_score=max((d["score"] for d in found), default=0.0),
+        )
+        db.session.add(report)
+    if question.status == "received":
+        set_status(question, "prechecked")
+    if question.status == "prechecked":
+        set_status(question, "in_review")
+    db.session.flush()
+    return report

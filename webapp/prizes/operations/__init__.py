@@ -1,0 +1,46 @@
+"""Writes of the prizes feature: closing a game, individual prizes, statuses, paperwork.
+
+Operations only flush; the view, task or command that calls them commits once
+(``webapp.jobs.commit``). Every status change is recorded in ``PrizeStatusChange``.
+
+A package by topic (this module re-exports every name, so callers import from
+``webapp.prizes.operations``): ``common``, ``award`` (closing a game, individual prizes),
+``documents`` (minutes, re-issued agreements), ``payment`` (scan, paid, closed).
+"""
+
+from __future__ import annotations
+
+from webapp.prizes.operations.award import (  # noqa: F401
+    _award_key,
+    _season_amount,
+    _unanswered,
+    award_prize,
+    close_game,
+    prizes_of,
+)
+from webapp.prizes.operations.common import (  # noqa: F401
+    NO_AGREEMENT_TRANSITIONS,
+    TRANSITIONS,
+    PrizeError,
+    _document,
+    _new_prize,
+    _number_agreement,
+    _record,
+    agreement_prefix,
+    change_status,
+    next_agreement_seq,
+    next_minutes_seq,
+)
+from webapp.prizes.operations.documents import (  # noqa: F401
+    issue_minutes,
+    reissue_agreement,
+    reissue_minutes,
+)
+from webapp.prizes.operations.payment import (  # noqa: F401
+    SCAN_FORMATS,
+    SCAN_MAX_BYTES,
+    close_prize,
+    mark_paid,
+    mark_signed,
+    scan_format,
+)

@@ -1,0 +1,289 @@
+"""Closing a game (the unanswered questions' prizes) and awarding the individual prizes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from webapp.core.models import utcnow
+from webapp.domain.money import Money
+from webapp.domain.prizes import (
+    AWARD_RULES,
+    COMMISSION_MINUTES,
+    GIFT_AGREEMENT,
+    Award,
+    PrizeRefused,
+    award_to_author,
+    award_to_expert,
+    special_game_prizes,
+    unanswered_question_prizes,
+)
+from webapp.domain.vote import VoteRuleError, best_player_award
+from webapp.extensions import db
+from webapp.games.models import Game, Season
+from webapp.games.operations import GameConflict, game_state, status_label
+from webapp.prizes.models import (
+    Prize,
+)
+from webapp.prizes.operations.common import PrizeError, _new_prize, _number_agreement
+from webapp.prizes.operations.documents import issue_minutes
+from webapp.prizes.queries import best_player_awarded, vote_for_best_player
+from webapp.submissions.models import Author, set_status
+
+
+def _unanswered(game: Game, state: dict) -> list[tuple[int, list[int]]]:
+    """``[(question_id, [author_id in authorship order])]`` of the game's unanswered
+    questions, from the replayed ``state``."""
+    keys = {(u["sector"], u["slot"]) for u in state["unanswered"]}
+    return [
+        (eq.question.id, [qa.author_id for qa in eq.question.authors])
+        for env in game.envelopes
+        for eq in env.questions
+        if (env.sector, eq.slot) in keys
+    ]
+
+
+def close_game(game: Game, user_id: int | None) -> list[Prize]:
+    """Close a finished game (idempotent: closing twice returns the same prizes).
+
+    Every envelope question gets its outcome from the replay: ``unanswered`` (asked, not
+    answered right: its authors are owed the prize — 2023 §4.11.1, 2009 §1.2.2),
+    ``answered``, or ``unasked`` (never asked — back to the approved pool). Played
+    questions go ``played`` → ``answered`` / ``unanswered`` with the air date. One Prize per author share, one
+    GiftAgreement per prize numbered ``<year>-0001`` without gaps, and
+    ``prizes.issue_agreement`` queued for each. Raises GameConflict.
+    """
+    if game.status == "closed":
+        return prizes_of(game, kind="unanswered_question")
+    if game.status != "finished":
+        raise GameConflict(
+            f"игра {game.id} — {status_label(game.status)}: закрыть можно только сыгранную игру"
+        )
+    season = game.season
+    if season.unanswered_prize is None:
+        raise GameConflict(
+            f"season {season.name!r} has no cash prize per unanswered question; set it first"
+        )
+    state = game_state(game)
+    from webapp.games.season_events import add_game_result
+
+    add_game_result(game, state, user_id)  # the season's result, same transaction (409)
+    unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
+    played_sectors = {r["sector"] for r in state["rounds"]}
+    asked = {
+        (r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"] if q.get("asked")
+    }
+    for env in game.envelopes:
+        for eq in env.questions:
+            key = (env.sector, eq.slot)
+            q = eq.question
+            if key in unanswered:
+                eq.outcome = "unanswered"
+            elif env.sector in played_sectors and key in asked:
+                eq.outcome = "answered"
+            else:
+                eq.outcome = "unasked"
+            if eq.outcome == "unasked":
+                set_status(
+                    q,
+                    "approved",
+                    by_user_id=user_id,
+                    reason=f"не сыгран в игре {game.id}: возвращён в пул",
+                )
+            else:
+                # issue 4's state machine: assigned → played → answered / unanswered.
+                q.aired_on = game.air_date
+                set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
+                set_status(
+                    q,
+                    eq.outcome,
+                    by_user_id=user_id,
+                    reason=f"игра {game.id}: "
+                    + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
+                )
+    entitlements = unanswered_question_prizes(
+        season.ruleset, _unanswered(game, state), Money(season.unanswered_prize, season.currency)
+    )
+    for ent in entitlements:
+        prize = _new_prize(
+            game,
+            user_id,
+            f"игра {game.id} закрыта",
+            question_id=ent.question_key,
+            author_id=ent.author_key,
+            kind=ent.kind,
+            amount=ent.money.amount,
+            currency=ent.money.currency,
+            rule=ent.rule,
+        )
+        _number_agreement(prize, season)
+    game.status = "closed"
+    game.closed_at = utcnow()
+    db.session.flush()
+    return prizes_of(game, kind="unanswered_question")
+
+
+def prizes_of(game: Game, kind: str | None = None) -> list[Prize]:
+    """The game's prizes (of one ``kind`` if given), in creation order."""
+    stmt = db.select(Prize).where(Prize.game_id == game.id).order_by(Prize.id)
+    if kind is not None:
+        stmt = stmt.where(Prize.kind == kind)
+    return list(db.session.scalars(stmt).all())
+
+
+def _season_amount(season: Season, field: str | None) -> Money | None:
+    if field is None:
+        return None
+    value = getattr(season, field)
+    return None if value is None else Money(value, season.currency)
+
+
+def _award_key(game: Game, award: Award) -> str:
+    if award.kind == "special_game_expert":
+        return f"{game.id}:{award.kind}:{' '.join(award.recipient.split()).casefold()}"
+    return f"{game.id}:{award.kind}"
+
+
+def award_prize(
+    game: Game,
+    kind: str,
+    user_id: int | None,
+    *,
+    recipient: str = "",
+    team: Sequence[str] = (),
+    author_id: int | None = None,
+    reason: str = "",
+) -> list[Prize]:
+    """Award an individual prize of the season's rule book after ``game``.
+
+    ``kind``: a key of ``webapp.domain.prizes.AWARD_RULES``. Experts' prizes take
+    ``recipient`` (a name) and ``team`` (the experts' names: the roster the recipient must
+    belong to; for ``special_game_expert`` every member gets the prize); best-author prizes
+    take ``author_id`` (an Author among the game's unanswered-question authors). The game's
+    winner comes from the rules engine's replay; the game must be finished or closed.
+    Amounts come from the season (``series_final_prize``, ``year_final_prize``,
+    ``special_game_prize``). Crystal Owl prizes of 2023 get a numbered gift agreement and
+    the prize commission's minutes (queued for rendering).
+
+    ``best_player_of_game`` (2009 §3.1) follows the game's audience vote, on every page
+    that awards it (``webapp.domain.vote.best_player_award``): after a closed vote the
+    winner, anyone else (or deciding a tie) only with the sponsor's representative's
+    ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
+    The team defaults to the vote's candidates; the decision is kept for the audit
+    (:data:`~webapp.prizes.queries.best_player_awarded`, the prize's history note).
+
+    Idempotent: awarding the same prize to the same person again returns the existing
+    prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
+    a refusal by the rule book; nothing is written then.
+    """
+    rule = AWARD_RULES.get(kind)
+    if rule is None:
+        raise PrizeError(f"неизвестный вид приза {kind!r}")
+    if game.status not in ("finished", "closed"):
+        raise PrizeError(
+            f"игра {game.id} ещё не окончена: призы присуждаются после игры", rule.rule
+        )
+    season = game.season
+    winner = game_state(game)["winner"]
+    prize_money = _season_amount(season, rule.amount_field)
+    vote, overridden = None, False
+    if kind == "best_player_of_game":
+        vote = vote_for_best_player(game)
+        try:
+            recipient, overridden = best_player_award(
+                vote["status"] if vote else None,
+                vote["candidates"] if vote else [],
+                vote["winner"] if vote else None,
+                recipient,
+                reason,
+            )
+        except VoteRuleError as exc:
+            raise PrizeError(exc.message, exc.rule) from exc
+        if vote and not [t for t in team if t.strip()]:
+            team = list(vote["candidates"])
+    try:
+        if rule.recipient == "each_expert":
+            awards = special_game_prizes(
+                ruleset=season.ruleset, game_kind=game.kind, team=team, prize=prize_money
+            )
+        elif rule.recipient == "team":
+            awards = [
+                award_to_expert(
+                    kind,
+                    ruleset=season.ruleset,
+                    game_kind=game.kind,
+                    winner=winner,
+                    recipient=recipient,
+                    team=team,
+                    prize=prize_money,
+                )
+            ]
+        else:
+            author = db.session.get(Author, author_id) if author_id is not None else None
+            if author is None:
+                raise PrizeRefused(rule.rule, "не выбран автор вопроса")
+            authors = [a for _q, ids in _unanswered(game, game_state(game)) for a in ids]
+            awards = [
+                award_to_author(
+                    kind,
+                    ruleset=season.ruleset,
+                    game_kind=game.kind,
+                    winner=winner,
+                    author_key=author.id,
+                    author_name=author.name,
+                    unanswered_authors=authors,
+                    prize=prize_money,
+                )
+            ]
+    except PrizeRefused as exc:
+        raise PrizeError(exc.message, exc.rule) from exc
+    out = []
+    for award in awards:
+        key = _award_key(game, award)
+        existing = db.session.scalar(db.select(Prize).where(Prize.award_key == key))
+        if existing is not None:
+            same = (
+                existing.author_id == award.author_key
+                and (existing.recipient_name or "").casefold() == award.recipient.casefold()
+            )
+            if not same:
+                raise PrizeError(
+                    f"приз «{rule.label}» этой игры уже присуждён: {existing.payee}", rule.rule
+                )
+            out.append(existing)
+            continue
+        money = award.money
+        note = f"присуждён: {rule.label}"
+        if overridden:
+            note = f"{note}; решение представителя Генерального спонсора: {reason.strip()}"
+        prize = _new_prize(
+            game,
+            user_id,
+            note[:300],
+            kind=award.kind,
+            author_id=award.author_key,
+            recipient_name=award.recipient,
+            amount=money.amount if money else None,
+            currency=money.currency if money else season.currency,
+            trophy=award.trophy,
+            rule=award.rule,
+            award_key=key,
+        )
+        if COMMISSION_MINUTES in award.paperwork:
+            issue_minutes(prize, season)
+        if GIFT_AGREEMENT in award.paperwork:
+            _number_agreement(prize, season)
+        if kind == "best_player_of_game":
+            best_player_awarded.send(
+                game,
+                prize=prize,
+                vote_id=vote["vote_id"] if vote else None,
+                winner_name=(
+                    vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
+                ),
+                chosen=award.recipient,
+                overridden=overridden,
+                reason=(reason or "").strip(),
+                user_id=user_id,
+            )
+        out.append(prize)
+    return out

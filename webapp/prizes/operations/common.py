@@ -1,0 +1,157 @@
+"""What the prizes operations share: allowed status changes, ``PrizeError``, the
+seasons' agreement and minutes numbers, a recorded status change, a new prize, a document
+row, a numbered gift agreement."""
+
+from __future__ import annotations
+
+import re
+
+from webapp.core.errors import OperationError
+from webapp.core.models import Document, utcnow
+from webapp.domain.prizes import (
+    GIFT_AGREEMENT,
+)
+from webapp.extensions import db
+from webapp.games.models import Game, Season
+from webapp.jobs import enqueue
+from webapp.prizes.models import (
+    STATUS_LABELS,
+    CommissionMinutes,
+    GiftAgreement,
+    Prize,
+    PrizeStatusChange,
+)
+
+#: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
+#: owed → paid → closed (or owed → closed for a prize without cash, 2009 §3.1).
+TRANSITIONS = {
+    "owed": {"details_requested", "details_received", "agreement_issued"},
+    "details_requested": {"details_requested", "details_received", "agreement_issued"},
+    "details_received": {"agreement_issued"},
+    "agreement_issued": {"details_requested", "details_received", "signed"},
+    "signed": {"paid"},
+    "paid": {"closed"},
+    "closed": set(),
+}
+NO_AGREEMENT_TRANSITIONS = {
+    "owed": {"details_requested", "details_received", "paid", "closed"},
+    "details_requested": {"details_requested", "details_received", "paid"},
+    "details_received": {"paid"},
+    "paid": {"closed"},
+    "closed": set(),
+}
+
+
+class PrizeError(OperationError, RuntimeError):
+    """A prize operation the prize's state does not allow (HTTP 409 / a flash message).
+    ``rule``: the clause for a refusal by the rule book, else None."""
+
+    status = 409
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message, error={"message": message, "rule": rule})
+        self.rule = rule
+
+
+def agreement_prefix(season: Season) -> str:
+    """The number prefix of a season's agreements: the first 4-digit year in its name
+    (``"Сезон 2023"`` → ``"2023"``), else ``"S<id>"``."""
+    m = re.search(r"(19|20)\d\d", season.name)
+    return m.group(0) if m else f"S{season.id}"
+
+
+def next_agreement_seq(season: Season) -> int:
+    """The next gap-free number of the season. The season row is locked (``FOR UPDATE`` on
+    PostgreSQL; SQLite writers are serialised by ``BEGIN IMMEDIATE``)."""
+    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    current = db.session.scalar(
+        db.select(db.func.max(GiftAgreement.seq)).where(GiftAgreement.season_id == season.id)
+    )
+    return (current or 0) + 1
+
+
+def next_minutes_seq(season: Season) -> int:
+    """The next gap-free number of the season's prize commission minutes; the season row is
+    locked as in :func:`next_agreement_seq`."""
+    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    current = db.session.scalar(
+        db.select(db.func.max(CommissionMinutes.seq)).where(
+            CommissionMinutes.season_id == season.id
+        )
+    )
+    return (current or 0) + 1
+
+
+def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") -> Prize:
+    """Move ``prize`` to status ``to`` and record who and when (PrizeStatusChange).
+
+    Allowed moves: :data:`TRANSITIONS` (or :data:`NO_AGREEMENT_TRANSITIONS` for a prize
+    without a gift agreement). Raises PrizeError for any other move.
+    """
+    graph = TRANSITIONS if prize.agreement is not None else NO_AGREEMENT_TRANSITIONS
+    if to not in graph.get(prize.status, set()):
+        raise PrizeError(
+            f"приз {prize.id}: переход «{STATUS_LABELS.get(prize.status, prize.status)}»"
+            f" → «{STATUS_LABELS.get(to, to)}» не допускается"
+        )
+    _record(prize, prize.status, to, user_id, note)
+    return prize
+
+
+def _record(prize: Prize, from_status: str | None, to: str, user_id: int | None, note: str) -> None:
+    now = utcnow()
+    prize.status = to
+    prize.status_changed_at = now
+    db.session.add(
+        PrizeStatusChange(
+            prize_id=prize.id,
+            from_status=from_status,
+            to_status=to,
+            by_user_id=user_id,
+            note=note[:300],
+            created_at=now,
+        )
+    )
+    db.session.flush()
+
+
+def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
+    prize = Prize(game_id=game.id, status="owed", created_at=utcnow(), **fields)
+    db.session.add(prize)
+    db.session.flush()
+    _record(prize, None, "owed", user_id, note)
+    return prize
+
+
+def _document(kind: str, prize: Prize, version: int = 1) -> Document:
+    doc = Document(
+        key=f"{kind}:prize:{prize.id}:v{version}",
+        kind=kind,
+        game_id=prize.game_id,
+        prize_id=prize.id,
+        version=version,
+        status="pending",
+        created_at=utcnow(),
+    )
+    db.session.add(doc)
+    db.session.flush()
+    return doc
+
+
+def _number_agreement(prize: Prize, season: Season) -> GiftAgreement:
+    """Take the season's next number for ``prize`` and queue its rendering."""
+    seq = next_agreement_seq(season)
+    doc = _document(GIFT_AGREEMENT, prize)
+    agreement = GiftAgreement(
+        prize_id=prize.id,
+        season_id=season.id,
+        seq=seq,
+        number=f"{agreement_prefix(season)}-{seq:04d}",
+        status="pending",
+        document_id=doc.id,
+        created_at=utcnow(),
+    )
+    db.session.add(agreement)
+    db.session.flush()
+    enqueue("prizes.issue_agreement", prize.id)
+    return agreement

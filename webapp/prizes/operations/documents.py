@@ -1,0 +1,99 @@
+"""Paperwork: the commission's minutes issued and re-issued, the gift agreement re-issued."""
+
+from __future__ import annotations
+
+from webapp.core.models import Document, utcnow
+from webapp.domain.prizes import (
+    COMMISSION_MINUTES,
+    GIFT_AGREEMENT,
+)
+from webapp.extensions import db
+from webapp.games.models import Season
+from webapp.jobs import enqueue
+from webapp.prizes.models import (
+    CommissionMinutes,
+    Prize,
+)
+from webapp.prizes.operations.common import (
+    PrizeError,
+    _document,
+    agreement_prefix,
+    next_minutes_seq,
+)
+
+
+def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:
+    """Number the prize commission's minutes of ``prize`` (a Crystal Owl prize, 2023
+    §4.11.2–§4.11.5) and queue their first rendering (``prizes.render_minutes``).
+
+    The number (``<season prefix>-К-<seq:04d>``, e.g. ``2023-К-0001``) is the season's next
+    one without gaps, taken in the caller's transaction (season row locked) and kept for
+    good. Idempotent: minutes already numbered are returned as they are (no new number, no
+    new document, nothing queued).
+    """
+    existing = db.session.scalar(
+        db.select(CommissionMinutes).where(CommissionMinutes.prize_id == prize.id)
+    )
+    if existing is not None:
+        return existing
+    season = season or prize.game.season
+    seq = next_minutes_seq(season)
+    minutes = CommissionMinutes(
+        prize_id=prize.id,
+        season_id=season.id,
+        seq=seq,
+        number=f"{agreement_prefix(season)}-К-{seq:04d}",
+        created_at=utcnow(),
+    )
+    db.session.add(minutes)
+    _document(COMMISSION_MINUTES, prize)
+    enqueue("prizes.render_minutes", prize.id)
+    return minutes
+
+
+def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
+    """A new version of the prize commission's minutes (e.g. after the commission's members
+    changed in the configuration): same number, next version, rendered by
+    ``prizes.render_minutes``; the prize's status does not change. ``user_id``: who asked
+    (kept for the views' uniform call; documents record no author). Raises PrizeError when
+    the prize has no minutes."""
+    minutes = db.session.scalar(
+        db.select(CommissionMinutes).where(CommissionMinutes.prize_id == prize.id)
+    )
+    if minutes is None:
+        raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
+    version = 1 + (
+        db.session.scalar(
+            db.select(db.func.max(Document.version)).where(
+                Document.prize_id == prize.id, Document.kind == COMMISSION_MINUTES
+            )
+        )
+        or 0
+    )
+    doc = _document(COMMISSION_MINUTES, prize, version)
+    enqueue("prizes.render_minutes", prize.id)
+    return doc
+
+
+def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
+    """A new version of the prize's gift agreement (e.g. once the address is known): same
+    number, next version, rendered by ``prizes.issue_agreement``. Raises PrizeError when
+    the prize has no agreement or is already signed."""
+    agreement = prize.agreement
+    if agreement is None:
+        raise PrizeError(f"у приза {prize.id} нет договора дарения")
+    if prize.status in ("signed", "paid", "closed"):
+        raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
+    version = 1 + (
+        db.session.scalar(
+            db.select(db.func.max(Document.version)).where(
+                Document.prize_id == prize.id, Document.kind == GIFT_AGREEMENT
+            )
+        )
+        or 0
+    )
+    doc = _document(GIFT_AGREEMENT, prize, version)
+    agreement.document_id = doc.id
+    agreement.status = "pending"
+    enqueue("prizes.issue_agreement", prize.id)
+    return doc
