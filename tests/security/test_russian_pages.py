@@ -31,6 +31,7 @@ from webapp.accounts.models import ROLES
 #: itself). A hyphenated word passes when its Latin parts do («SMS-голосование»).
 ALLOWED = {
     "PDF",
+    "ZIP",
     "XLSX",
     "CSV",
     "JSON",

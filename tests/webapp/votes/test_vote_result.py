@@ -187,7 +187,8 @@ def test_result_document_on_the_game_page_for_producer_and_host(
         client = login(role)
         page = client.get(f"/games/{gid}").get_data(as_text=True)
         assert (
-            "<li>Итог зрительского голосования за лучшего игрока (для спонсора):\n  " + link
+            'data-status="ready">Итог зрительского голосования за лучшего игрока'
+            " (для спонсора):\n  " + link
         ) in page
         resp = client.get(f"/games/documents/{doc.id}")
         assert resp.status_code == 200 and resp.mimetype == "application/pdf"
