@@ -171,10 +171,14 @@ def precheck(question_id: int) -> ModerationReport | None:
 
     Two pre-checks of one question at once (the worker's and ``seed-demo``'s, or a task
     redelivered while its first run is still going) are serialised on the question's row
-    (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite has one writer anyway): the second waits
-    for the first to commit, then finds its report and changes nothing.
+    (``SELECT … FOR NO KEY UPDATE`` on PostgreSQL; SQLite has one writer anyway): the second
+    waits for the first to commit, then finds its report and changes nothing. Not ``FOR
+    UPDATE``: that would also block the ``FOR KEY SHARE`` of another transaction's
+    duplicate-index inserts (their foreign key to the question) and deadlock with them.
     """
-    question = db.session.get(Question, question_id, with_for_update=True, populate_existing=True)
+    question = db.session.get(
+        Question, question_id, with_for_update={"key_share": True}, populate_existing=True
+    )
     if question is None:
         return None
     ensure_indexed(question_id)  # a viewer's new question joins the duplicate index here
