@@ -246,7 +246,10 @@ def restore_sqlite_app(app, saved: dict, tmp_path: Path) -> None:
 
 def celery_worker(env: dict, log) -> subprocess.Popen:
     """A real Celery worker process (solo pool, INFO log to ``log``, an open file) of the
-    checkout's ``workers.app``, in its own session so a test can stop its whole group."""
+    checkout's ``workers.app`` with the deployed flags (``webapp.celery.WORKER_FLAGS``), in
+    its own session so a test can stop its whole group."""
+    from webapp.celery import WORKER_FLAGS
+
     return subprocess.Popen(
         [
             sys.executable,
@@ -257,8 +260,7 @@ def celery_worker(env: dict, log) -> subprocess.Popen:
             "worker",
             "--pool=solo",
             "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
+            *WORKER_FLAGS,
         ],
         cwd=Path(__file__).resolve().parents[1],
         env=env,

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,13 +32,10 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests.helpers import free_port
+from webapp.celery import WORKER_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -222,8 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             "--pool=prefork",
             f"--concurrency={args.concurrency}",
             "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
+            *WORKER_FLAGS,
         ],
         cwd=ROOT,
         env=env,

@@ -29,7 +29,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from tests.helpers import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = (
     "Какой город называют северной столицей России? Назовите его одним словом, "
@@ -50,12 +51,6 @@ QUESTION = (
 
 def emit(name: str, **values) -> None:
     print(json.dumps({"bench": name, **values}, ensure_ascii=False), flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def parse_wrk(out: str) -> dict:

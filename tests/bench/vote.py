@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from tests.helpers import free_port
 from webapp.votes.simulate import percentile, plan, send
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,12 +51,6 @@ EXPERTS = [
 
 def emit(name: str, **values) -> None:
     print(json.dumps({"bench": name, **values}, ensure_ascii=False), flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:

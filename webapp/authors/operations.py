@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webapp.authors.models import AuthorMerge
-from webapp.authors.queries import address_confirmed, confirmed_ids, games_of
+from webapp.authors.queries import address_confirmed, confirmed_ids, games_of, question_links
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME
@@ -92,13 +92,7 @@ def plan_merge(source_id: int, target_id: int) -> MergePlan:
     for a in (source, target):
         if a.merged_into_id is not None:
             problems.append(f"автор №{a.id} уже объединён с автором №{a.merged_into_id}")
-    plan.links = list(
-        db.session.scalars(
-            db.select(QuestionAuthor)
-            .where(QuestionAuthor.author_id == source.id)
-            .order_by(QuestionAuthor.question_id)
-        ).all()
-    )
+    plan.links = question_links(source.id)
     target_questions = set(
         db.session.scalars(
             db.select(QuestionAuthor.question_id).where(QuestionAuthor.author_id == target.id)

@@ -97,15 +97,20 @@ def games_of(author_id: int) -> dict[int, Game]:
     return {g.id: g for g in db.session.scalars(db.select(Game).where(Game.id.in_(ids))).all()}
 
 
-def summary(author: Author) -> AuthorSummary:
-    """:class:`AuthorSummary` of ``author``."""
-    links = list(
+def question_links(author_id: int) -> list[QuestionAuthor]:
+    """The ``question_author`` rows of author ``author_id``, by question id."""
+    return list(
         db.session.scalars(
             db.select(QuestionAuthor)
-            .where(QuestionAuthor.author_id == author.id)
+            .where(QuestionAuthor.author_id == author_id)
             .order_by(QuestionAuthor.question_id)
         ).all()
     )
+
+
+def summary(author: Author) -> AuthorSummary:
+    """:class:`AuthorSummary` of ``author``."""
+    links = question_links(author.id)
     prizes = list(
         db.session.scalars(
             db.select(Prize).where(Prize.author_id == author.id).order_by(Prize.id)

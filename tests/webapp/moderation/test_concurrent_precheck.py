@@ -43,11 +43,10 @@ def pg_app(pg_url, tmp_path):
         db.engine.dispose()
 
 
-def test_two_prechecks_of_one_question_at_once(pg_app):
+def _received(pg_app) -> int:
+    """The id of a viewer's question received through the API (committed, not pre-checked)."""
     from webapp.jobs import commit
-    from webapp.moderation.duplicates import buckets, ensure_indexed
     from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
-    from workers.moderation import precheck
 
     with pg_app.app_context():
         qid = receive(
@@ -61,6 +60,14 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
             )
         ).id
         commit()
+    return qid
+
+
+def test_two_prechecks_of_one_question_at_once(pg_app):
+    from webapp.moderation.duplicates import buckets, ensure_indexed
+    from workers.moderation import precheck
+
+    qid = _received(pg_app)
 
     first_wrote = threading.Event()
     release = threading.Event()
@@ -126,21 +133,10 @@ def test_two_reports_of_one_question_at_once(pg_app):
     from webapp.jobs import commit
     from webapp.moderation.duplicates import ensure_indexed
     from webapp.moderation.operations import precheck as precheck_op
-    from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
     from workers.moderation import precheck
 
+    qid = _received(pg_app)
     with pg_app.app_context():
-        qid = receive(
-            SubmissionInput(
-                question=QUESTION,
-                answer="Петроград",
-                authors=[AuthorInput("Иван", "Минск")],
-                email="ivan@example.com",
-                consent=True,
-                channel="api",
-            )
-        ).id
-        commit()
         assert ensure_indexed(qid)  # the index rows committed, as the task's first step does
         commit()
 

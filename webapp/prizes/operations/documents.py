@@ -51,6 +51,16 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
     return minutes
 
 
+def _next_version(prize: Prize, kind: str) -> int:
+    """1 + the highest version of the prize's documents of ``kind`` (1 when there is none)."""
+    latest = db.session.scalar(
+        db.select(db.func.max(Document.version)).where(
+            Document.prize_id == prize.id, Document.kind == kind
+        )
+    )
+    return 1 + (latest or 0)
+
+
 def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     """A new version of the prize commission's minutes (e.g. after the commission's members
     changed in the configuration): same number, next version, rendered by
@@ -62,15 +72,7 @@ def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     )
     if minutes is None:
         raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
-    version = 1 + (
-        db.session.scalar(
-            db.select(db.func.max(Document.version)).where(
-                Document.prize_id == prize.id, Document.kind == COMMISSION_MINUTES
-            )
-        )
-        or 0
-    )
-    doc = _document(COMMISSION_MINUTES, prize, version)
+    doc = _document(COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES))
     enqueue("prizes.render_minutes", prize.id)
     return doc
 
@@ -84,15 +86,7 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     if prize.status in ("signed", "paid", "closed"):
         raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
-    version = 1 + (
-        db.session.scalar(
-            db.select(db.func.max(Document.version)).where(
-                Document.prize_id == prize.id, Document.kind == GIFT_AGREEMENT
-            )
-        )
-        or 0
-    )
-    doc = _document(GIFT_AGREEMENT, prize, version)
+    doc = _document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
     agreement.document_id = doc.id
     agreement.status = "pending"
     enqueue("prizes.issue_agreement", prize.id)
