@@ -96,6 +96,13 @@ DOCUMENT_ROLES = {
 }
 
 
+def _downloadable_documents(game_id: int) -> list:
+    """The game's documents (``queries.documents``) of the kinds the current staff role may
+    download (``DOCUMENT_ROLES``): what the game page and its live status list."""
+    role = current_staff().role
+    return [d for d in queries.documents(game_id) if role in DOCUMENT_ROLES.get(d.kind, {"admin"})]
+
+
 def _game_or_404(game_id: int) -> Game:
     """The game or 404 (ids beyond the column's range never get here:
     ``webapp.security.ids_in_range``)."""
@@ -246,11 +253,7 @@ def game(game_id: int):
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
-        documents=[
-            d
-            for d in queries.documents(game.id)
-            if current_staff().role in DOCUMENT_ROLES.get(d.kind, {"admin"})
-        ],
+        documents=_downloadable_documents(game.id),
         state=game_state(game),
         attach_form=_attach_form(game),
         protocol_form=ProtocolForm(),
@@ -258,7 +261,6 @@ def game(game_id: int):
         copies=queries.game_copies(game.id),
         start_refusal=start_refusal(game),
         document_labels=DOCUMENT_LABELS,
-        document_roles=DOCUMENT_ROLES,
         start_confirmation=start_confirmation(game),
         allow_start_form=AllowStartForm(),
     )
@@ -268,22 +270,20 @@ def game(game_id: int):
 @access("producer|host")
 def documents_json(game_id: int):
     """The game's documents for the game page's live status (``static/game.js`` polls it):
-    ``{"documents": [{"id", "kind", "label", "status", "url"}], "pending": bool}``; ``url``
-    is set once the PDF is ready and the caller's role may download it."""
+    ``{"documents": [{"id", "kind", "label", "status", "url"}], "pending": bool}``; only the
+    kinds the caller's role may download, as on the page; ``url`` is set once the PDF is
+    ready."""
     game = _game_or_404(game_id)
-    role = current_staff().role
-    docs = []
-    for d in queries.documents(game.id):
-        ready = d.status == "ready" and role in DOCUMENT_ROLES.get(d.kind, {"admin"})
-        docs.append(
-            {
-                "id": d.id,
-                "kind": d.kind,
-                "label": DOCUMENT_LABELS.get(d.kind, d.kind),
-                "status": d.status,
-                "url": url_for("games.document", document_id=d.id) if ready else None,
-            }
-        )
+    docs = [
+        {
+            "id": d.id,
+            "kind": d.kind,
+            "label": DOCUMENT_LABELS.get(d.kind, d.kind),
+            "status": d.status,
+            "url": url_for("games.document", document_id=d.id) if d.status == "ready" else None,
+        }
+        for d in _downloadable_documents(game.id)
+    ]
     return jsonify({"documents": docs, "pending": any(d["status"] == "pending" for d in docs)})
 
 

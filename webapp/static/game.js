@@ -8,7 +8,7 @@
   var list = document.getElementById("game-documents");
   if (!list || !window.fetch) { return; }
   var PERIOD_MS = 3000;
-  var STATUS = {pending: "готовится", failed: "ошибка", ready: "готов"};
+  var STATUS = {pending: "готовится", failed: "ошибка"};
 
   function pending() {
     return list.querySelector("li[data-status=pending]") !== null;
