@@ -146,8 +146,10 @@ def make_app(tmp_path, sqlite_template):
         if not own_db:
             with app.app_context():
                 upgrade(revision="heads")
+        factory.apps.append(app)
         return app
 
+    factory.apps = []  # every app of this test: a restored game's secrets go to each
     return factory
 
 
@@ -228,7 +230,7 @@ def played_games(tmp_path_factory) -> dict:
 
 
 @pytest.fixture
-def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_template):
+def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_template, make_app):
     """``played(kind, events, ruleset="2023", season_id=None)`` → game id of a finished game
     whose 13 single sectors hold questions 1..13 (question 1 has two co-authors); a new
     season unless ``season_id`` is given.
@@ -276,7 +278,7 @@ def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_templa
             )  # fmt: skip
             saved = played_games["games"].get(key)
             if saved is not None:
-                restore_sqlite_app(app, saved, tmp_path)
+                restore_sqlite_app(app, saved, tmp_path, also=make_app.apps)
                 staff.made.update(saved["staff"])
                 made["n"] = 13
                 return saved["game"]

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 # --- the full run (CI) and the local one ------------------------------------
@@ -228,9 +229,12 @@ def save_sqlite_app(app, folder: Path, tmp_path: Path) -> dict:
     }
 
 
-def restore_sqlite_app(app, saved: dict, tmp_path: Path) -> None:
+def restore_sqlite_app(app, saved: dict, tmp_path: Path, also: Sequence = ()) -> None:
     """Put the state :func:`save_sqlite_app` saved into ``app`` (same settings, another
-    ``tmp_path``): the database's rows, the folders' files, the secrets they were made with."""
+    ``tmp_path``): the database's rows, the folders' files, the secrets they were made with.
+    The apps in ``also`` that share ``app``'s database file (a live server made before the
+    game was restored) get the same secrets: without them its links and sessions, signed
+    with the restored secret key, would not verify there."""
     import shutil
 
     from webapp.extensions import db
@@ -241,7 +245,10 @@ def restore_sqlite_app(app, saved: dict, tmp_path: Path) -> None:
         source = saved["folder"] / "files" / relative
         if source.is_dir():
             shutil.copytree(source, tmp_path / relative, dirs_exist_ok=True)
-    app.config.update(saved["secrets"])
+    database = _sqlite_file(app)
+    for other in {id(a): a for a in (app, *also)}.values():
+        if other is app or _sqlite_file(other) == database:
+            other.config.update(saved["secrets"])
 
 
 def celery_worker(env: dict, log) -> subprocess.Popen:
