@@ -1,34 +1,55 @@
-"""`python -m tests.bench.submit`: the viewer's full ``POST /submit`` path against
-``GET /healthz`` on the same server in the same run (issue: viewers, "Abuse and load").
+"""`python -m tests.bench.submit`: the viewer's full ``POST /submit`` path against its anchor,
+the same form written the textbook way (issue 19, "Speed measured against what people
+would otherwise use"), in the same run.
 
-gunicorn with 2 workers on PostgreSQL and the Redis broker, deployed as in production: the
+Sova: gunicorn with 2 workers on PostgreSQL and Redis, deployed as in production: the
 request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
-tasks to Redis. wrk is the load generator at 16, 64 and 256 concurrent connections. The
-body is what a browser posts for the page (:func:`browser_body`); every request carries its
-own idempotency key, as a browser's form does, and its own viewer's e-mail (a new author
-each time: the upsert's insert path). Prints JSON lines:
-requests/s and latency percentiles for both, and the throughput ratio. wrk stops at its
-deadline without counting the requests still in flight, so "nothing lost" is shown by a
-separate phase: our own client sends exactly ``--exact`` submissions from 64 connections,
-waits for every answer, and the count of stored questions must equal the count of 302
-answers. A budget phase (``--no-budget`` skips it) splits the cost at 64 clients: the same
-body posted to an endpoint that only redirects and to one that only validates the form
-(``tests/bench/budget_app.py``). Rate limits and the minimum fill time are off for the run
-(every request comes from 127.0.0.1). Needs PostgreSQL, Redis, wrk and gunicorn:
-SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
-SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
+tasks to Redis; the rate limits are on and counted in Redis, the minimum fill time is on,
+and Sova trusts one proxy hop (``SOVA_PROXY_COUNT=1``, nginx in production). The anchor:
+``tests/bench/textbook_app.py`` (Flask-WTF, Flask-SQLAlchemy with ``pool_pre_ping``,
+get-or-create the author by e-mail, insert, commit, then Celery's ``send_task`` to the same
+Redis), served by the same gunicorn command on a PostgreSQL database of its own.
+
+wrk is the load generator at 16, 64 and 256 concurrent connections; at each level the two
+apps alternate (``--rounds`` rounds, the order swapped every round), each run as long. Both
+receive the same body: what a browser posts for Sova's page (:func:`browser_body`), every
+request with its own idempotency key, its own viewer's e-mail (a new author each time) and
+its own viewer's address in ``X-Forwarded-For`` (as nginx sets it: every viewer is a
+different client, so the per-address limits run and count but refuse nobody); only the
+CSRF token and the session cookie are each app's own. ``GET /healthz`` on Sova is measured
+once per level as well (the earlier anchor).
+
+JSON lines: every wrk run (``submit_run``), Sova against ``/healthz`` per level, and per
+level the pair ``{"bench": "submit", "figure": "pair", "pair": "submit_vs_textbook", ...}``
+with the medians of the rounds, the throughput and p99 ratios, and at 64 clients the
+targets (≥ 1.5× the throughput, ≤ 0.6× the p99, stored = 2xx exactly) and whether they are
+met. wrk stops at its deadline without counting the requests still in flight, so "stored =
+2xx" is shown by a separate phase for each app: our own client sends exactly ``--exact``
+submissions from 64 connections, waits for every answer, and the count of stored questions
+must equal the count of 302 answers. A budget phase (``--no-budget`` skips it) splits
+Sova's cost at 64 clients: the same body posted to an endpoint that only redirects and to
+one that only validates the form (``tests/bench/budget_app.py``). Needs PostgreSQL, Redis,
+wrk and gunicorn: SOVA_BENCH_DATABASE_URL (default
+postgresql+psycopg://postgres@127.0.0.1:5432/postgres), SOVA_BENCH_REDIS_URL (default
+redis://127.0.0.1:6379/14).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import html as htmllib
 import http.client
 import http.cookiejar
+import itertools
 import json
 import os
+import random
 import re
+import secrets
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,21 +57,42 @@ import threading
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import redis
 import sqlalchemy as sa
 
-from tests.helpers import free_port
+from tests.helpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = (
     "Какой город называют северной столицей России? Назовите его одним словом, "
     "как его называли в 1914–1924 годах."
 )
+#: Sova's minimum fill time during the run (its default); the bench waits this long after
+#: loading the page before the first submission, as a person would.
+MIN_FILL_SECONDS = 3
+#: Issue 19's targets for the pair at 64 clients.
+TARGETS = {
+    "clients": 64,
+    "throughput_ratio_min": 1.5,
+    "p99_ratio_max": 0.6,
+    "stored_equals_2xx": True,
+}
+#: A viewer's address: ``fd00:<salt>:<net>:<thread>::<n high>:<n low>`` (hex), where
+#: ``salt`` is random per bench process and ``net`` counts the wrk runs and exact phases,
+#: so no address posts twice (Sova's per-address limit is 5 a minute). The Lua script of
+#: :func:`write_lua` builds the same string with the same format.
+ADDRESS_FORMAT = "fd00:%x:%x:%x::%x:%x"
+SALT = random.randrange(1, 0xFFFF)
 
 
 def emit(name: str, **values) -> None:
-    print(json.dumps({"bench": name, **values}, ensure_ascii=False), flush=True)
+    """One JSON line, with the machine's load average (issue 19)."""
+    line = {"bench": name, **values, "loadavg": [round(x, 2) for x in os.getloadavg()]}
+    print(json.dumps(line, ensure_ascii=False), flush=True)
 
 
 def parse_wrk(out: str) -> dict:
@@ -74,12 +116,17 @@ def parse_wrk(out: str) -> dict:
     return res
 
 
+def stored_questions(engine) -> int:
+    """The rows of the ``question`` table (Sova's and the textbook app's both have one)."""
+    with engine.connect() as conn:
+        return conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
+
+
 def settled_count(engine, quiet: float = 2.0) -> int:
     """The number of stored questions once it has not changed for ``quiet`` seconds."""
     last, since = -1, time.monotonic()
     while True:
-        with engine.connect() as conn:
-            now = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
+        now = stored_questions(engine)
         if now != last:
             last, since = now, time.monotonic()
         elif time.monotonic() - since >= quiet:
@@ -96,15 +143,33 @@ def lua_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def form_fields(html: str) -> list[str]:
+    """The names of the page's inputs and text areas, in page order, each once."""
+    return list(dict.fromkeys(re.findall(r'<(?:input|textarea)[^>]*\bname="([^"]+)"', html)))
+
+
+def hidden_values(html: str) -> dict[str, str]:
+    """``{name: value}`` of the page's hidden inputs (a browser posts them as they are)."""
+    out = {}
+    for tag in re.findall(r"<input\b[^>]*>", html):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+        if attrs.get("type") == "hidden" and "name" in attrs:
+            out[attrs["name"]] = htmllib.unescape(attrs.get("value", ""))
+    return out
+
+
 def browser_body(html: str, csrf_token: str) -> tuple[str, str]:
     """The body a browser posts for the viewer form, and its Content-Type: every field of
     the page in page order, ``multipart/form-data`` (the form uploads a handout image) with
-    the empty file part of an unused file input, empty optional fields and co-author rows,
-    the three checkboxes ticked. The idempotency key and the e-mail are ``KEY_MARK`` and
-    ``EMAIL_MARK`` (filled per request). Raises ValueError if the page lacks a field."""
+    the empty file part of an unused file input, the hidden fields' values as the page has
+    them (the signed start time of the minimum fill time), empty optional fields and
+    co-author rows, the three checkboxes ticked. The CSRF token is ``csrf_token``; the
+    idempotency key and the e-mail are ``KEY_MARK`` and ``EMAIL_MARK`` (filled per
+    request). Raises ValueError if the page lacks a field."""
     from urllib3 import encode_multipart_formdata
 
     values = {
+        **hidden_values(html),
         "csrf_token": csrf_token,
         "question": QUESTION,
         "answer": "Петроград",
@@ -116,8 +181,8 @@ def browser_body(html: str, csrf_token: str) -> tuple[str, str]:
         "age_confirmed": "y",
         "idempotency_key": KEY_MARK,
     }
-    names = list(dict.fromkeys(re.findall(r'<(?:input|textarea)[^>]*\bname="([^"]+)"', html)))
-    missing = set(values) - set(names)
+    names = form_fields(html)
+    missing = {"csrf_token", "question", "email", "idempotency_key"} - set(names)
     if missing:
         raise ValueError(f"the form has no field {sorted(missing)}")
     fields = [
@@ -128,36 +193,108 @@ def browser_body(html: str, csrf_token: str) -> tuple[str, str]:
     return body.decode(), content_type
 
 
-def exact_phase(
-    port: int, parts: tuple[str, str, str], content_type: str, cookie: str, total: int, clients: int
-) -> dict:
-    """Send exactly ``total`` submissions (each with its own idempotency key and e-mail put
-    between the three ``parts`` of the browser body) from ``clients`` keep-alive
-    connections and wait for every answer. Returns ``{status code or error name: count}``."""
+def viewer_address(net: int, thread: int, n: int) -> str:
+    """The ``X-Forwarded-For`` of request ``n`` of ``thread`` in run ``net``."""
+    return ADDRESS_FORMAT % (SALT, net, thread, n // 65536, n % 65536)
+
+
+@dataclass
+class Target:
+    """One app under load: its address, its database, the Redis its tasks go to, and the
+    body it is sent (``parts``: the browser body split around the idempotency key and the
+    e-mail) with its own CSRF token, the Content-Type and its session cookie."""
+
+    name: str
+    port: int
+    engine: sa.Engine
+    broker: redis.Redis
+    parts: tuple[str, str, str]
+    content_type: str
+    cookie: str
+    ok_total: int = 0  # successful answers wrk counted over the levels
+
+    @property
+    def site(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def load_form(site: str) -> tuple[str, str, str]:
+    """``GET /submit`` as a browser: ``(html, csrf_token, cookie header)``."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    html = opener.open(f"{site}/submit").read().decode()
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+    return html, token, "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def split_body(body: str) -> tuple[str, str, str]:
+    """``body`` as the text before the idempotency key, between it and the e-mail, after."""
+    head, rest = body.split(KEY_MARK)
+    middle, tail = rest.split(EMAIL_MARK)
+    return head, middle, tail
+
+
+def write_lua(path: Path, target: Target, net: int) -> None:
+    """wrk's script for ``target``: a fresh idempotency key per request (a browser's form
+    carries one), a fresh e-mail (``wrk-<run>-<thread>-<n>``, unique across levels and
+    threads) and a fresh viewer's address (:func:`viewer_address` of ``net``)."""
+    head, middle, tail = target.parts
+    run = uuid.uuid4().hex[:12]
+    path.write_text(
+        "local n = 0\nlocal threads = 0\n"
+        "function setup(thread) threads = threads + 1; thread:set('tid', threads) end\n"
+        'wrk.method = "POST"\n'
+        f'wrk.headers["Content-Type"] = {json.dumps(target.content_type)}\n'
+        f'wrk.headers["Cookie"] = {json.dumps(target.cookie)}\n'
+        "function request()\n  n = n + 1\n"
+        f"  local id = string.format('wrk-{run}-%s-%d', tostring(tid), n)\n"
+        f"  wrk.headers['X-Forwarded-For'] = string.format('{ADDRESS_FORMAT}', {SALT}, {net}, "
+        "tid, math.floor(n / 65536), n % 65536)\n"
+        f"  return wrk.format(nil, nil, nil, {lua_string(head)} .. id .. "
+        f"{lua_string(middle)} .. id .. '@example.org' .. {lua_string(tail)})\nend\n",
+        encoding="utf-8",
+    )
+
+
+def run_wrk(url: str, clients: int, seconds: int, script: Path | None = None) -> dict:
+    """One wrk run (2 threads) against ``url``, parsed by :func:`parse_wrk`."""
+    cmd = ["wrk", "-t2", f"-c{clients}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+    cmd += ["-s", str(script)] if script else []
+    return parse_wrk(subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout)
+
+
+def exact_phase(target: Target, total: int, clients: int, net: int) -> dict:
+    """Send exactly ``total`` submissions (each with its own idempotency key, e-mail and
+    viewer's address) from ``clients`` keep-alive connections and wait for every answer.
+    Returns ``{status code or error name: count}``."""
     counts: dict[str, int] = {}
     lock = threading.Lock()
     todo = iter(range(total))
+    head, middle, tail = target.parts
 
     def client() -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=60)
         while True:
             with lock:
                 i = next(todo, None)
             if i is None:
                 break
             key = f"exact-{i:08d}-{uuid.uuid4().hex}"
-            payload = f"{parts[0]}{key}{parts[1]}{key}@example.org{parts[2]}".encode()
+            payload = f"{head}{key}{middle}{key}@example.org{tail}".encode()
+            headers = {
+                "Content-Type": target.content_type,
+                "Cookie": target.cookie,
+                "X-Forwarded-For": viewer_address(net, 0, i),
+            }
             try:
-                conn.request(
-                    "POST", "/submit", payload, {"Content-Type": content_type, "Cookie": cookie}
-                )
+                conn.request("POST", "/submit", payload, headers)
                 resp = conn.getresponse()
                 resp.read()
                 outcome = str(resp.status)
             except (OSError, http.client.HTTPException) as exc:
                 outcome = type(exc).__name__
                 conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=60)
             with lock:
                 counts[outcome] = counts.get(outcome, 0) + 1
         conn.close()
@@ -170,20 +307,295 @@ def exact_phase(
     return counts
 
 
+def stored_exactly(target: Target, total: int, net: int, clients: int = 64) -> dict:
+    """:func:`exact_phase` once the stored count has settled (wrk's last in-flight requests
+    finish first): the answers, the questions stored, and ``stored_equals_2xx`` (every
+    answer a 302 and exactly that many questions stored)."""
+    before = settled_count(target.engine)
+    answers = exact_phase(target, total, clients, net)
+    stored = settled_count(target.engine) - before
+    return {
+        "clients": clients,
+        "sent": total,
+        "answers": answers,
+        "stored": stored,
+        "stored_equals_2xx": stored == answers.get("302", 0) == total,
+    }
+
+
+def medians(runs: list[dict]) -> dict:
+    """The rounds of one app at one level: medians of rate and latencies, sums of errors."""
+    out = {k: round(statistics.median(r[k] for r in runs), 2) for k in ("rps", "p50_ms", "p99_ms")}
+    out.update({k: sum(r[k] for r in runs) for k in ("requests", "non_2xx_3xx", "socket_errors")})
+    return {**out, "rounds": len(runs)}
+
+
+def pair_line(clients: int, sova: dict, anchor: dict, exact: dict[str, dict]) -> dict:
+    """The fields of the pair line at one level; the targets are judged at 64 clients."""
+    throughput = round(sova["rps"] / anchor["rps"], 3)
+    p99 = round(sova["p99_ms"] / anchor["p99_ms"], 3)
+    stored_ok = {name: e["stored_equals_2xx"] for name, e in exact.items()}
+    line = {
+        "figure": "pair",
+        "pair": "submit_vs_textbook",
+        "clients": clients,
+        "sova": {"what": "POST /submit, Sova as deployed (relay, limits on)", **sova},
+        "anchor": {"what": "POST /submit, tests/bench/textbook_app.py", **anchor},
+        "throughput_ratio": throughput,
+        "p99_ratio": p99,
+        "stored_equals_2xx": {"sova": stored_ok["sova"], "anchor": stored_ok["textbook"]},
+        "targets": None,
+        "met": None,
+    }
+    if clients == TARGETS["clients"]:
+        line["targets"] = TARGETS
+        line["met"] = (
+            throughput >= TARGETS["throughput_ratio_min"]
+            and p99 <= TARGETS["p99_ratio_max"]
+            and all(stored_ok.values())
+            and not any(f["non_2xx_3xx"] or f["socket_errors"] for f in (sova, anchor))
+        )
+    return line
+
+
+def create_database(admin: sa.Engine, base: str, name: str, stack: contextlib.ExitStack) -> str:
+    """A fresh database ``name`` (dropped when ``stack`` closes); returns its URL."""
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+    stack.callback(drop)
+    return sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+
+
+def start(cmd: list[str], env: dict, stack: contextlib.ExitStack, **kw) -> subprocess.Popen:
+    """A process in its own session, stopped (SIGTERM to its group) when ``stack`` closes."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, **kw)
+
+    def stop() -> None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+    stack.callback(stop)
+    return proc
+
+
+def gunicorn(app: str, port: int, threads: int, env: dict, stack: contextlib.ExitStack) -> None:
+    """``app`` served like Sova (2 workers, ``threads`` each), once it answers its form."""
+    bindir = Path(sys.executable).parent
+    proc = start(
+        [str(bindir / "gunicorn"), "-w", "2", "--threads", str(threads)]
+        + ["-b", f"127.0.0.1:{port}", "--log-level", "warning", app],
+        env,
+        stack,
+    )
+
+    def ready() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn {app} exited with {proc.returncode}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/submit", timeout=1)
+            return True
+        except OSError:
+            return False
+
+    wait_for(ready, timeout=60, what=f"gunicorn {app}")
+
+
+def wait_for_relay(engine, timeout: float = 10.0) -> int:
+    """The outbox rows still unsent once the relay has caught up (or ``timeout`` passed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with engine.connect() as conn:
+            waiting = conn.execute(
+                sa.text("SELECT count(*) FROM outbox_message WHERE sent_at IS NULL")
+            ).scalar()
+        if not waiting or time.monotonic() > deadline:
+            return waiting
+        time.sleep(0.1)
+
+
+def serve(args, stack: contextlib.ExitStack) -> tuple[Target, Target, Path]:
+    """Both apps served, each on a fresh database (Sova's migrated, the textbook app's
+    tables created), Sova's relay beside them; the page loaded from each and the body
+    built. Returns the two targets and a scratch folder. Everything is undone when
+    ``stack`` closes."""
+    from tests.bench import textbook_app
+
+    base = os.environ.get(
+        "SOVA_BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
+    redis_url = os.environ.get("SOVA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    stack.callback(admin.dispose)
+    tag = uuid.uuid4().hex[:8]
+    url = create_database(admin, base, f"sova_bench_{tag}", stack)
+    textbook_url = create_database(admin, base, f"sova_bench_textbook_{tag}", stack)
+    instance = Path(tempfile.mkdtemp(prefix="sova-bench-"))
+    stack.callback(shutil.rmtree, instance, ignore_errors=True)
+    env = dict(
+        os.environ,
+        SOVA_DATABASE_URL=url,
+        SOVA_BROKER_URL=redis_url,
+        SOVA_REDIS_URL=redis_url,  # rate limits counted in Redis, as deployed
+        SOVA_PROXY_COUNT="1",  # behind nginx, as deployed: the viewer's X-Forwarded-For
+        SOVA_MIN_FILL_SECONDS=str(MIN_FILL_SECONDS),
+        SOVA_INSTANCE_PATH=str(instance),
+        SOVA_OUTBOX_AUTOSEND="0",
+        PYTHONWARNINGS="ignore",
+        TEXTBOOK_DATABASE_URL=textbook_url,
+        TEXTBOOK_BROKER_URL=redis_url,
+        TEXTBOOK_SECRET_KEY=secrets.token_hex(32),
+    )
+    env.pop("SOVA_RATELIMIT_ENABLED", None)
+    bindir = Path(sys.executable).parent
+    subprocess.run(
+        [str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
+    )
+    textbook_app.create_tables(textbook_url)
+    broker = redis.Redis.from_url(redis_url)
+    stack.callback(broker.close)
+    broker.delete(textbook_app.QUEUE)  # the textbook app's own task list: counted, then emptied
+    stack.callback(broker.delete, textbook_app.QUEUE)
+    start([str(bindir / "sova"), "outbox", "relay"], env, stack, stdout=subprocess.DEVNULL)
+    port, textbook_port = free_port(), free_port()
+    gunicorn(
+        "tests.bench.budget_app:create_app()" if args.budget else "webapp:create_app()",
+        port,
+        args.threads,
+        env,
+        stack,
+    )
+    gunicorn("tests.bench.textbook_app:create_app()", textbook_port, args.threads, env, stack)
+
+    loaded = time.monotonic()
+    html, token, cookie = load_form(f"http://127.0.0.1:{port}")
+    t_html, t_token, t_cookie = load_form(f"http://127.0.0.1:{textbook_port}")
+    # the anchor gets the very same body: its form's fields are a subset of Sova's (the
+    # honeypot, the start time and the idempotency key are extra fields to it, which WTForms
+    # ignores); only the CSRF token and the session cookie are its own
+    if not set(form_fields(t_html)) <= set(form_fields(html)):
+        raise ValueError(f"textbook fields not in Sova's form: {form_fields(t_html)}")
+    targets = []
+    for name, target_port, target_url, target_token, target_cookie in (
+        ("sova", port, url, token, cookie),
+        ("textbook", textbook_port, textbook_url, t_token, t_cookie),
+    ):
+        body, content_type = browser_body(html, target_token)
+        engine = sa.create_engine(target_url)
+        stack.callback(engine.dispose)
+        targets.append(
+            Target(name, target_port, engine, broker, split_body(body), content_type, target_cookie)
+        )
+    # Sova's minimum fill time: no viewer submits within 3 s of loading the page
+    time.sleep(max(0.0, MIN_FILL_SECONDS + 0.5 - (time.monotonic() - loaded)))
+    return targets[0], targets[1], instance
+
+
+def measure_levels(
+    sova: Target, textbook: Target, args, nets: Iterator[int], lua: Path
+) -> dict[int, dict[str, dict]]:
+    """At each level, ``args.rounds`` wrk runs of each app, alternating (the order swapped
+    every round), then ``GET /healthz`` on Sova. Returns ``{clients: {app: medians}}``."""
+    levels: dict[int, dict[str, dict]] = {}
+    for clients in [int(c) for c in args.clients.split(",")]:
+        runs: dict[str, list[dict]] = {"sova": [], "textbook": []}
+        for rnd in range(args.rounds):
+            for target in (sova, textbook) if rnd % 2 == 0 else (textbook, sova):
+                write_lua(lua, target, next(nets))
+                res = run_wrk(f"{target.site}/submit", clients, args.seconds, lua)
+                target.ok_total += res["requests"] - res["non_2xx_3xx"] - res["socket_errors"]
+                runs[target.name].append(res)
+                emit("submit_run", app=target.name, clients=clients, round=rnd, **res)
+        levels[clients] = {name: medians(r) for name, r in runs.items()}
+        health = run_wrk(f"{sova.site}/healthz", clients, args.seconds)
+        emit(
+            "submit_vs_healthz",
+            clients=clients,
+            healthz=health,
+            submit=levels[clients]["sova"],
+            throughput_ratio=round(levels[clients]["sova"]["rps"] / health["rps"], 3),
+            stored_so_far={
+                t.name: {
+                    "stored_total": stored_questions(t.engine),
+                    "wrk_counted_total": t.ok_total,
+                }
+                for t in (sova, textbook)
+            },
+        )
+    return levels
+
+
+def measure_budget(sova: Target, seconds: int, nets: Iterator[int], lua: Path) -> None:
+    """Sova's cost split at 64 clients (``tests/bench/budget_app.py``)."""
+    rates = {}
+    for name, path in (
+        ("healthz", "/healthz"),
+        ("post_redirect", "/bench/redirect"),
+        ("form_only", "/bench/form"),
+        ("submit", "/submit"),
+    ):
+        write_lua(lua, sova, next(nets))
+        rates[name] = run_wrk(
+            f"{sova.site}{path}", 64, seconds, lua if path != "/healthz" else None
+        )
+    emit(
+        "submit_budget",
+        clients=64,
+        rps={k: v["rps"] for k, v in rates.items()},
+        non_2xx_3xx={k: v["non_2xx_3xx"] for k, v in rates.items()},
+        of_healthz={k: round(v["rps"] / rates["healthz"]["rps"], 3) for k, v in rates.items()},
+        submit_of_form_only=round(rates["submit"]["rps"] / rates["form_only"]["rps"], 3),
+    )
+
+
+def check_stored(sova: Target, textbook: Target, total: int, nets: Iterator[int]) -> dict:
+    """:func:`stored_exactly` for each app, with what each did after the commit: Sova's
+    outbox rows left unsent once the relay caught up and the rate-limit counters of the
+    phase's addresses in Redis (two per stored question: 5 a minute, 30 an hour); the
+    textbook app's tasks in its Redis list against its stored questions."""
+    from tests.bench.textbook_app import QUEUE
+
+    exact = {}
+    for target in (sova, textbook):
+        net = next(nets)
+        line = exact[target.name] = stored_exactly(target, total, net)
+        if target is sova:
+            line["outbox_unsent_after"] = wait_for_relay(sova.engine)
+            line["rate_limit_keys"] = sum(
+                1 for _ in sova.broker.scan_iter(match=f"*fd00:{SALT:x}:{net:x}:*", count=1000)
+            )
+        else:
+            queued = textbook.broker.llen(QUEUE)
+            line["tasks_queued_total"] = queued
+            line["tasks_equal_stored_total"] = queued == stored_questions(textbook.engine)
+        emit("submit_stored_equals_2xx", app=target.name, **line)
+    return exact
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--seconds", type=int, default=10, help="of every wrk run")
     parser.add_argument("--clients", default="16,64,256")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="runs of each app per level, alternating, the order swapped every round",
+    )
     parser.add_argument(
         "--exact",
         type=int,
         default=2000,
-        help="submissions of the nothing-lost phase (64 connections)",
+        help="submissions of the stored = 2xx phase of each app (64 connections)",
     )
     parser.add_argument(
         "--threads", type=int, default=1, help="threads per gunicorn worker (1: sync workers)"
     )
-    parser.add_argument("--quick", action="store_true", help="3 s per level")
+    parser.add_argument("--quick", action="store_true", help="3 s per run, 300 exact")
     parser.add_argument(
         "--budget",
         action=argparse.BooleanOptionalAction,
@@ -198,191 +610,17 @@ def main() -> int:
         args.seconds, args.exact = 3, 300
     for tool in ("wrk", "gunicorn"):
         if not shutil.which(tool) and not (Path(sys.executable).parent / tool).exists():
-            emit("submit_vs_healthz", skipped=f"{tool} is not installed")
+            emit("submit_vs_textbook", skipped=f"{tool} is not installed")
             return 0
-    base = os.environ.get(
-        "SOVA_BENCH_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    )
-    redis_url = os.environ.get("SOVA_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
-    name = f"sova_bench_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
-    instance = Path(tempfile.mkdtemp(prefix="sova-bench-"))
-    env = dict(
-        os.environ,
-        SOVA_DATABASE_URL=url,
-        SOVA_BROKER_URL=redis_url,
-        SOVA_INSTANCE_PATH=str(instance),
-        SOVA_RATELIMIT_ENABLED="0",
-        SOVA_MIN_FILL_SECONDS="0",
-        SOVA_OUTBOX_AUTOSEND="0",
-        PYTHONWARNINGS="ignore",
-    )
-    bindir = Path(sys.executable).parent
-    subprocess.run(
-        [str(bindir / "sova"), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
-    )
-    port = free_port()
-    relay = subprocess.Popen(
-        [str(bindir / "sova"), "outbox", "relay"],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-    )
-    server = subprocess.Popen(
-        [
-            str(bindir / "gunicorn"),
-            "-w",
-            "2",
-            "--threads",
-            str(args.threads),
-            "-b",
-            f"127.0.0.1:{port}",
-            "--log-level",
-            "warning",
-            "tests.bench.budget_app:create_app()" if args.budget else "webapp:create_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        site = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"{site}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
-        jar = http.cookiejar.CookieJar()
-        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-        html = opener.open(f"{site}/submit").read().decode()
-        token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
-        cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
-        body, content_type = browser_body(html, token)
-        head, rest = body.split(KEY_MARK)
-        middle, tail = rest.split(EMAIL_MARK)
-        lua = instance / "post.lua"
-
-        def write_lua(run: str) -> None:
-            """A fresh idempotency key per request (a browser's form carries one) and a
-            fresh e-mail: ``wrk-<run>-<thread>-<n>``, unique across levels and threads."""
-            lua.write_text(
-                "local n = 0\nlocal threads = 0\n"
-                "function setup(thread) threads = threads + 1; thread:set('tid', threads) end\n"
-                'wrk.method = "POST"\n'
-                f'wrk.headers["Content-Type"] = {json.dumps(content_type)}\n'
-                f'wrk.headers["Cookie"] = {json.dumps(cookie)}\n'
-                "function request()\n  n = n + 1\n"
-                f"  local id = string.format('wrk-{run}-%s-%d', tostring(tid), n)\n"
-                f"  return wrk.format(nil, nil, nil, {lua_string(head)} .. id .. "
-                f"{lua_string(middle)} .. id .. '@example.org' .. {lua_string(tail)})\nend\n",
-                encoding="utf-8",
-            )
-
-        engine = sa.create_engine(url)
-        ok_total = 0
-        for clients in [int(c) for c in args.clients.split(",")]:
-            common = [
-                "wrk",
-                "-t2",
-                f"-c{clients}",
-                f"-d{args.seconds}s",
-                "--latency",
-                "--timeout",
-                "10s",
-            ]
-            write_lua(uuid.uuid4().hex[:12])
-            health = parse_wrk(
-                subprocess.run(
-                    common + [f"{site}/healthz"], capture_output=True, text=True, check=True
-                ).stdout
-            )
-            submit = parse_wrk(
-                subprocess.run(
-                    common + ["-s", str(lua), f"{site}/submit"],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                ).stdout
-            )
-            ok_total += submit["requests"] - submit["non_2xx_3xx"] - submit["socket_errors"]
-            with engine.connect() as conn:
-                stored = conn.execute(sa.text("SELECT count(*) FROM question")).scalar()
-            emit(
-                "submit_vs_healthz",
-                clients=clients,
-                healthz=health,
-                submit=submit,
-                throughput_ratio=round(submit["rps"] / health["rps"], 3),
-                stored_total=stored,
-                wrk_counted_total=ok_total,
-            )
+    with contextlib.ExitStack() as stack:
+        sova, textbook, scratch = serve(args, stack)
+        nets, lua = itertools.count(1), scratch / "post.lua"
+        levels = measure_levels(sova, textbook, args, nets, lua)
         if args.budget:
-            common = ["wrk", "-t2", "-c64", f"-d{args.seconds}s", "--latency", "--timeout", "10s"]
-            write_lua(uuid.uuid4().hex[:12])
-            rates = {
-                name: parse_wrk(
-                    subprocess.run(
-                        common
-                        + (["-s", str(lua)] if path != "/healthz" else [])
-                        + [f"{site}{path}"],
-                        capture_output=True,
-                        text=True,
-                        check=True,
-                    ).stdout
-                )
-                for name, path in (
-                    ("healthz", "/healthz"),
-                    ("post_redirect", "/bench/redirect"),
-                    ("form_only", "/bench/form"),
-                    ("submit", "/submit"),
-                )
-            }
-            emit(
-                "submit_budget",
-                clients=64,
-                rps={k: v["rps"] for k, v in rates.items()},
-                non_2xx_3xx={k: v["non_2xx_3xx"] for k, v in rates.items()},
-                of_healthz={
-                    k: round(v["rps"] / rates["healthz"]["rps"], 3) for k, v in rates.items()
-                },
-                submit_of_form_only=round(rates["submit"]["rps"] / rates["form_only"]["rps"], 3),
-            )
-        before = settled_count(engine)  # wrk's last in-flight requests finish first
-        answers = exact_phase(
-            port, (head, middle, tail), content_type, cookie, args.exact, clients=64
-        )
-        after = settled_count(engine)
-        for _ in range(100):  # the relay process catches up within seconds
-            with engine.connect() as conn:
-                waiting = conn.execute(
-                    sa.text("SELECT count(*) FROM outbox_message WHERE sent_at IS NULL")
-                ).scalar()
-            if not waiting:
-                break
-            time.sleep(0.1)
-        emit(
-            "submit_nothing_lost",
-            clients=64,
-            sent=args.exact,
-            answers=answers,
-            stored=after - before,
-            nothing_lost=after - before == answers.get("302", 0),
-            outbox_unsent_after=waiting,
-        )
-        engine.dispose()
-    finally:
-        for proc in (server, relay):
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-        shutil.rmtree(instance, ignore_errors=True)
+            measure_budget(sova, args.seconds, nets, lua)
+        exact = check_stored(sova, textbook, args.exact, nets)
+        for clients, figures in levels.items():
+            emit("submit", **pair_line(clients, figures["sova"], figures["textbook"], exact))
     return 0
 
 
