@@ -39,6 +39,7 @@ from webapp.prizes.forms import (
     RegisterForm,
     RegisterPdfForm,
     SignedForm,
+    form_errors,
 )
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
@@ -244,7 +245,7 @@ def signed(prize_id: int):
     p = _prize_or_404(prize_id)
     form = SignedForm()
     if not form.validate_on_submit():
-        flash("Скан не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("Скан не принят: " + form_errors(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
     _on_refusal(p)
@@ -258,12 +259,9 @@ def paid(prize_id: int):
     p = _prize_or_404(prize_id)
     form = PaidForm()
     if not form.validate_on_submit():
-        flash(
-            "Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
-            "error",
-        )
+        flash("Оплата не отмечена: " + form_errors(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
-    _on_refusal(p)
+    on_refusal("Оплата не отмечена: ", url_for("prizes.prize", prize_id=p.id))
     mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
     return _done(p, "Оплата отмечена.")
 
@@ -444,7 +442,7 @@ def register_pdf():
 
     form = RegisterPdfForm()
     if not form.validate_on_submit():
-        flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("PDF не заказан: " + form_errors(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("PDF не заказан: ", url_for("prizes.register"))
     doc = reg.request_register_pdf(form.start.data, form.end.data)
@@ -462,7 +460,7 @@ def import_paid():
 
     form = PaidListForm()
     if not form.validate_on_submit():
-        flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("Файл не принят: " + form_errors(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("Ничего не отмечено: ", url_for("prizes.register"))
     marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
 import openpyxl
@@ -230,7 +230,8 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     with pytest.raises(PrizeError) as not_signed:
         mark_paid(prize, date(2024, 2, 1), "п/п 1", None)
     assert not_signed.value.message == (
-        f"приз {prize.id}: переход «договор выписан» → «выплачен» не допускается"
+        f"приз {prize.id} («договор выписан»): отметить оплату нельзя — сначала нужен "
+        "подписанный договор (загрузите скан)"
     )
     give_details(prize, drain)
     prize = db.session.get(Prize, prize.id)
@@ -268,3 +269,76 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "gift_agreement" not in page and "signed_scan" not in page
     assert "<td>accountant (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
+
+
+def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
+    app, api, played, drain, login
+):
+    """Newcomer QA: «Оплачен» with 01.01.2030 and ``<b>ПП</b>-77`` was recorded at once and
+    cannot be corrected. A payment date after today (the season's zone) or before the game,
+    a number with markup and a missing confirmation are refused; messages read as
+    sentences; a refusal by status says what must happen first."""
+    import html
+    from zoneinfo import ZoneInfo
+
+    from webapp.core.formats import when
+    from webapp.prizes.models import PrizeStatusChange
+
+    prizes = setup_prizes(api, played, drain)
+    owl = db.session.get(Prize, prizes[-1].id)  # 2009 Crystal Owl: no agreement, owed
+    first = prizes[0]  # 2023, agreement issued, not signed
+    client = login("accountant")
+    page = client.get(f"/prizes/{first.id}").get_data(as_text=True)
+    assert "Основание: п. 4.11.1 Правил сезона 2023 г. Статус:" in page
+    assert "г.." not in page
+    assert (
+        "Да, оплата проведена банком: дата и номер взяты из выписки, исправить их потом нельзя"
+        in page
+    )
+
+    def pay(prize_id: int, **data) -> str:
+        r = client.post(f"/prizes/{prize_id}/paid", data=data, follow_redirects=True)
+        assert r.status_code == 200
+        return html.unescape(r.get_data(as_text=True))
+
+    today = datetime.now(ZoneInfo("Europe/Moscow")).date()
+    assert (
+        "Оплата не отмечена: Укажите дату оплаты. Укажите номер платёжного поручения. "
+        "Подтвердите оплату: отметьте галочку." in pay(owl.id)
+    )
+    assert "Оплата не отмечена: Подтвердите оплату: отметьте галочку." in pay(
+        owl.id, paid_on=today.isoformat(), reference="ПП-77"
+    )
+    assert (
+        "Оплата не отмечена: номер платёжного поручения не может содержать знаки «<» и «>»: "
+        "укажите номер так, как он напечатан в выписке банка"
+        in pay(owl.id, paid_on=today.isoformat(), reference="<b>ПП</b>-77", confirm="y")
+    )
+    assert (
+        f"Оплата не отмечена: дата оплаты 01.01.2030 ещё не наступила (сегодня {when(today)}): "
+        "укажите дату из выписки банка"
+        in pay(owl.id, paid_on="2030-01-01", reference="ПП-77", confirm="y")
+    )
+    assert (
+        "Оплата не отмечена: дата оплаты 01.12.2023 раньше игры (30.12.2023): приз не мог "
+        "быть выплачен до игры, укажите дату из выписки банка"
+        in pay(owl.id, paid_on="2023-12-01", reference="ПП-77", confirm="y")
+    )
+    assert (
+        f"Оплата не отмечена: приз {first.id} («договор выписан»): отметить оплату нельзя — "
+        "сначала нужен подписанный договор (загрузите скан)"
+        in pay(first.id, paid_on=today.isoformat(), reference="ПП-78", confirm="y")
+    )
+    db.session.expire_all()
+    assert (
+        db.session.scalars(
+            db.select(PrizeStatusChange.prize_id).where(PrizeStatusChange.to_status == "paid")
+        ).all()
+        == []
+    )
+    assert "Оплата отмечена." in pay(
+        owl.id, paid_on=today.isoformat(), reference="ПП-77", confirm="y"
+    )
+    db.session.expire_all()
+    owl = db.session.get(Prize, owl.id)
+    assert (owl.status, owl.paid_on, owl.payment_reference) == ("paid", today, "ПП-77")
