@@ -409,7 +409,7 @@ def register():
         try:
             if form.format.data == "csv":
                 data = reg.register_csv(form.start.data, form.end.data, current_staff().id)
-                mime, ext = "text/csv; charset=utf-8", "csv"
+                mime, ext = "text/csv", "csv"  # Werkzeug adds "; charset=utf-8"
             else:
                 data = reg.register_xlsx(form.start.data, form.end.data, current_staff().id)
                 mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

@@ -79,13 +79,15 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     assert rows[0][0] == "Реестр выплат призов за 01.02.2024–29.02.2024"
     assert rows[1][:6] == ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма"]
     body = rows[2:]
+    # newcomer QA: the clause and the status as the PDF prints them, not the file name/code
+    assert [r[4] for r in body[:2]] == ["п. 4.11.1 (2023)", "п. 4.11.1 (2023)"]
     assert [(r[1], r[2], Decimal(str(r[5])), r[6], r[7], r[9], r[10]) for r in body[:2]] == [
         (
             "2023-0001",
             "Сапего Иван Петрович",
             Decimal("150.00"),
             "BYN",
-            "paid",
+            "выплачен",
             "п/п 1",
             "BY13NBRB3600900000002Z00AB00",
         ),
@@ -94,7 +96,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
             "Жуков Павел Олегович",
             Decimal("300.00"),
             "BYN",
-            "signed",
+            "договор подписан",
             None,
             "BY20OLMP31350000001000000933",
         ),
@@ -111,6 +113,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
         (p2.id, "реестр 2024-02-01…2024-02-29"),
     ]
     r = client.get("/prizes/register?start=2024-02-01&end=2024-02-29&format=csv")
+    assert r.headers["Content-Type"] == "text/csv; charset=utf-8"
     text = r.data.decode("utf-8")
     assert text.startswith("\ufeff")
     lines = list(csv.reader(io.StringIO(text[1:]), delimiter=";"))
@@ -118,11 +121,12 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
         "2023-0001",
         "Сапего Иван Петрович",
         "Приз автору неотвеченного вопроса",
-        "000_90d7c8192601ed3a.txt §4.11.1",
+        "п. 4.11.1 (2023)",
         "150,00",
         "BYN",
-        "paid",
+        "выплачен",
     ]
+    assert "000_90d7c8192601ed3a" not in text and "paid" not in text
     assert lines[-1][2:7] == ["Итого BYN", "", "", "450,00", "BYN"]
     bad = client.get("/prizes/register?start=2024-03-01&end=2024-02-01&format=csv")
     assert bad.status_code == 200 and "Начало периода позже его конца." in bad.text
