@@ -17,6 +17,7 @@ from flask import (
 )
 from wtforms import SelectChoice
 
+from webapp.app_lang import LANGUAGES
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.models import Document
@@ -319,7 +320,9 @@ def request_details(prize_id: int):
         from webapp.jobs import enqueue
 
         enqueue("prizes.send_details_link", p.id)
-    link = url_for("prizes.details_form", token=token, _external=True)
+    link = url_for(
+        "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
+    )
     return render_template("prizes/link.html", prize=p, link=None if mailed else link)
 
 
@@ -342,7 +345,16 @@ def payee(prize_id: int):
 @limiter.limit("20/hour", methods=["POST"])
 @access("public")
 def details_form(token: str):
-    """The payee's one-time form (link from an e-mail or handed over by the accountant)."""
+    """The payee's one-time form (link from an e-mail or handed over by the accountant).
+
+    The link carries the payee's language (``?lang=be``): it is remembered in the language
+    cookie (``remember_language``) and the form opens at its address without it, so the
+    language links at the top still switch it."""
+    if request.method == "GET" and request.args.get("lang") in LANGUAGES:
+        resp = redirect(url_for("prizes.details_form", token=token))
+        resp.headers["Cache-Control"] = "no-store"
+        resp.headers["Referrer-Policy"] = "no-referrer"
+        return resp
     link = payee_ops.open_link(token)
     if link is None:
         return render_template("prizes/details_done.html", ok=False), 410
