@@ -188,8 +188,10 @@ def prize(prize_id: int):
     docs = db.session.scalars(
         db.select(Document).where(Document.prize_id == p.id).order_by(Document.id)
     ).all()
+    # every document is listed; one the role may not open (personal data: the agreement
+    # and the signed scan are the accountants') says who opens it instead of a link
     role = current_staff().role
-    docs = [d for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})]
+    openable = {d.id for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})}
     history = queries.history(p.id)
     return render_template(
         "prizes/prize.html",
@@ -199,6 +201,7 @@ def prize(prize_id: int):
         document_labels=queries.DOCUMENT_LABELS,
         document_status_labels=queries.DOCUMENT_STATUS_LABELS,
         documents=docs,
+        openable=openable,
         minutes=queries.minutes_of(p.id),
         action_form=ActionForm(),
         signed_form=SignedForm(),

@@ -273,6 +273,13 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "gift_agreement" not in page and "signed_scan" not in page
     assert "<td>accountant (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
+    # Newcomer QA: the producer saw «Нет документов.»; the agreement and the scan carry
+    # personal data (accountants only), so they are listed with who opens them, no link.
+    page = login("producer").get(f"/prizes/{prize.id}").get_data(as_text=True)
+    assert "<li>Договор дарения, версия 1 (открывает бухгалтер)</li>" in page
+    assert "<li>Договор дарения, версия 2 (открывает бухгалтер)</li>" in page
+    assert "<li>Скан подписанного договора, версия 1 (открывает бухгалтер)</li>" in page
+    assert "Нет документов" not in page and "/prizes/documents/" not in page
 
 
 def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
