@@ -5,6 +5,7 @@ import smtplib
 
 from celery import shared_task
 from flask import current_app, url_for
+from flask_babel import force_locale, gettext
 
 from webapp.core.crypto import decrypt
 from webapp.core.mail import already_sent
@@ -12,7 +13,7 @@ from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
-from webapp.prizes.payee import link_hours, new_link, purge_paid_details
+from webapp.prizes.payee import link_hours, new_link, payee_language, purge_paid_details
 from webapp.prizes.queries import agreement_context, minutes_context
 from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
@@ -115,7 +116,8 @@ def render_register(document_id: int) -> int | None:
 )
 def send_details_link(prize_id: int) -> bool:
     """E-mail the payee (an author with an e-mail) a fresh one-time link to the details
-    form. The token exists only in this e-mail (its hash is stored); an earlier unused link
+    form, in the payee's language (:func:`webapp.prizes.payee.payee_language`; the link's
+    ``?lang=`` opens the form in it). The token exists only in this e-mail (its hash is stored); an earlier unused link
     expires. Does nothing once the details are received (idempotent). Ledger key
     ``details_link:<prize id>:outbox:<outbox id>``: a re-run of the same request sends
     nothing more (checked before a new link is made)."""
@@ -133,17 +135,19 @@ def send_details_link(prize_id: int) -> bool:
     token = new_link(prize)
     commit()
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    with current_app.test_request_context(base_url=base):
-        link = url_for("prizes.details_form", token=token, _external=True)
-    return send_mail(
-        decrypt(prize.author.email_encrypted),
-        "Реквизиты для выплаты приза — «Что? Где? Когда?»",
-        "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
-        "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
-        f"заполните форму: {link}\nСсылка действует {link_hours() // 24} дн. и один раз."
-        "\n\nРедакция",
-        key=key,
-    )
+    language = payee_language(prize)
+    with current_app.test_request_context(base_url=base), force_locale(language):
+        link = url_for("prizes.details_form", token=token, lang=language, _external=True)
+        subject = gettext("Реквизиты для выплаты приза — «Что? Где? Когда?»")
+        body = gettext(
+            "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
+            "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
+            "заполните форму: %(link)s\nСсылка действует %(days)s дн. и один раз."
+            "\n\nРедакция",
+            link=link,
+            days=link_hours() // 24,
+        )
+    return send_mail(decrypt(prize.author.email_encrypted), subject, body, key=key)
 
 
 @shared_task(name="prizes.remind_details", ignore_result=True)

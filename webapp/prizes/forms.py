@@ -3,7 +3,14 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import DateField, SelectChoice, SelectField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    DateField,
+    SelectChoice,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import DataRequired, Length, Optional
 from wtforms.widgets import DateInput
 
@@ -37,10 +44,27 @@ class SignedForm(FlaskForm):
 
 
 class PaidForm(FlaskForm):
+    """Mark a prize paid (irreversible: a recorded payment has no correction); the box must
+    be ticked, as for closing a game. Date and number are checked by ``check_payment``."""
+
     paid_on = DateField("Дата оплаты", validators=[DataRequired("Укажите дату оплаты.")])
     reference = StringField(
-        "Номер платёжного поручения", validators=[DataRequired("Укажите номер."), Length(max=100)]
+        "Номер платёжного поручения",
+        validators=[
+            DataRequired("Укажите номер платёжного поручения."),
+            Length(max=100, message="Номер платёжного поручения — не длиннее 100 символов."),
+        ],
     )
+    confirm = BooleanField(
+        "Да, оплата проведена банком: дата и номер взяты из выписки, исправить их потом нельзя",
+        validators=[DataRequired("Подтвердите оплату: отметьте галочку.")],
+    )
+
+
+def form_errors(form: FlaskForm) -> str:
+    """The form's messages as one text: each is a sentence of its own (``"Укажите дату
+    оплаты. Укажите номер платёжного поручения."``)."""
+    return " ".join(e for es in form.errors.values() for e in es)
 
 
 PAYEE_LABELS = {

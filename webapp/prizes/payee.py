@@ -37,6 +37,7 @@ from sqlalchemy import update
 from stdnum.exceptions import ValidationError as StdnumError
 from stdnum.ru import inn as ru_inn
 
+from webapp.app_lang import LANGUAGES
 from webapp.core.crypto import decrypt, encrypt, lookup_hash
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
@@ -51,6 +52,7 @@ from webapp.prizes.models import (
     Prize,
 )
 from webapp.prizes.operations import PrizeError, change_status
+from webapp.submissions.models import Question, QuestionAuthor
 
 TAX_STATUSES = {
     "resident": "налоговый резидент страны выплаты",
@@ -237,6 +239,21 @@ def _token_hash(token: str) -> str:
 def link_hours() -> int:
     """Validity of a details link: ``SOVA_DETAILS_LINK_HOURS`` (default 168 h = 7 days)."""
     return int(current_app.config.get("SOVA_DETAILS_LINK_HOURS", 168))
+
+
+def payee_language(prize: Prize) -> str:
+    """The language to write to the payee in (``ru``/``be``/``en``), as the earlier e-mails
+    chose it: the prize's question's stored language, else the author's latest question's
+    (``notify.my_link``); Russian by default (an older row's unknown code too)."""
+    language = prize.question.language if prize.question is not None else None
+    if not language and prize.author_id is not None:
+        language = db.session.scalar(
+            db.select(Question.language)
+            .join(Question.authors)
+            .where(QuestionAuthor.author_id == prize.author_id, Question.language.is_not(None))
+            .order_by(Question.id.desc())
+        )
+    return language if language in LANGUAGES else "ru"
 
 
 def new_link(prize: Prize) -> str:

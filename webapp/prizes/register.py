@@ -85,6 +85,32 @@ def _check_period(start: date, end: date) -> None:
         raise RegisterError(["Начало периода позже его конца."])
 
 
+_RULE_YEARS = {
+    source: m.group(0)
+    for source, title in RULE_BOOKS.items()
+    if (m := re.search(r"(19|20)\d\d", title))
+}
+
+
+def rule_short(rule: str) -> str:
+    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 (2023)"`` (the rule book's
+    year); anything else unchanged."""
+    source, _, clause = rule.partition(" §")
+    year = _RULE_YEARS.get(source)
+    return f"п. {clause} ({year})" if clause and year else rule
+
+
+def shown(row: dict) -> dict:
+    """A register row as every format prints it (XLSX, CSV and PDF alike): the clause
+    short and in Russian (``"п. 4.11.1 (2023)"``, :func:`rule_short`), the status as its
+    Russian label (``"выплачен"``)."""
+    return {
+        **row,
+        "rule": rule_short(row["rule"]),
+        "status": STATUS_LABELS.get(row["status"], row["status"]),
+    }
+
+
 def register_rows(
     start: date, end: date, user_id: int | None, *, accounts: bool = True
 ) -> tuple[list[dict], dict]:
@@ -149,7 +175,7 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
     ws.append(HEADER)
     for cell in ws[2]:
         cell.font = Font(bold=True)
-    for r in rows:
+    for r in map(shown, rows):
         append_safe(
             ws,
             [
@@ -189,7 +215,7 @@ def register_csv(start: date, end: date, user_id: int | None) -> bytes:
     buf = io.StringIO()
     w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
     w.writerow(HEADER)
-    for r in rows:
+    for r in map(shown, rows):
         w.writerow(
             safe_row(
                 [
@@ -274,21 +300,6 @@ def recent_register_pdfs(limit: int = 10) -> list[dict]:
     return out
 
 
-_RULE_YEARS = {
-    source: m.group(0)
-    for source, title in RULE_BOOKS.items()
-    if (m := re.search(r"(19|20)\d\d", title))
-}
-
-
-def rule_short(rule: str) -> str:
-    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 (2023)"`` (the rule book's
-    year); anything else unchanged."""
-    source, _, clause = rule.partition(" §")
-    year = _RULE_YEARS.get(source)
-    return f"п. {clause} ({year})" if clause and year else rule
-
-
 def register_pdf_context(doc: Document) -> dict:
     """Context of ``templates/pdf/payment_register.html`` (primitives only)::
 
@@ -319,14 +330,14 @@ def register_pdf_context(doc: Document) -> dict:
                 "number": r["number"],
                 "payee": r["payee"],
                 "prize": r["prize"],
-                "rule": rule_short(r["rule"]),
+                "rule": r["rule"],
                 "amount": r["amount"],
                 "currency": r["currency"],
-                "status": STATUS_LABELS.get(r["status"], r["status"]),
+                "status": r["status"],
                 "paid_on": _dmy(r["paid_on"]) or None,
                 "reference": r["reference"],
             }
-            for r in rows
+            for r in map(shown, rows)
         ],
         "totals": [{"currency": c, "amount": t, "count": counts[c]} for c, t in totals.items()],
     }

@@ -17,6 +17,7 @@ from flask import (
 )
 from wtforms import SelectChoice
 
+from webapp.app_lang import LANGUAGES
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.models import Document
@@ -39,6 +40,7 @@ from webapp.prizes.forms import (
     RegisterForm,
     RegisterPdfForm,
     SignedForm,
+    form_errors,
 )
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
@@ -186,8 +188,10 @@ def prize(prize_id: int):
     docs = db.session.scalars(
         db.select(Document).where(Document.prize_id == p.id).order_by(Document.id)
     ).all()
+    # every document is listed; one the role may not open (personal data: the agreement
+    # and the signed scan are the accountants') says who opens it instead of a link
     role = current_staff().role
-    docs = [d for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})]
+    openable = {d.id for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})}
     history = queries.history(p.id)
     return render_template(
         "prizes/prize.html",
@@ -197,6 +201,7 @@ def prize(prize_id: int):
         document_labels=queries.DOCUMENT_LABELS,
         document_status_labels=queries.DOCUMENT_STATUS_LABELS,
         documents=docs,
+        openable=openable,
         minutes=queries.minutes_of(p.id),
         action_form=ActionForm(),
         signed_form=SignedForm(),
@@ -244,7 +249,7 @@ def signed(prize_id: int):
     p = _prize_or_404(prize_id)
     form = SignedForm()
     if not form.validate_on_submit():
-        flash("Скан не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("Скан не принят: " + form_errors(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
     _on_refusal(p)
@@ -258,12 +263,9 @@ def paid(prize_id: int):
     p = _prize_or_404(prize_id)
     form = PaidForm()
     if not form.validate_on_submit():
-        flash(
-            "Оплата не отмечена: " + "; ".join(e for es in form.errors.values() for e in es),
-            "error",
-        )
+        flash("Оплата не отмечена: " + form_errors(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
-    _on_refusal(p)
+    on_refusal("Оплата не отмечена: ", url_for("prizes.prize", prize_id=p.id))
     mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
     return _done(p, "Оплата отмечена.")
 
@@ -321,7 +323,9 @@ def request_details(prize_id: int):
         from webapp.jobs import enqueue
 
         enqueue("prizes.send_details_link", p.id)
-    link = url_for("prizes.details_form", token=token, _external=True)
+    link = url_for(
+        "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
+    )
     return render_template("prizes/link.html", prize=p, link=None if mailed else link)
 
 
@@ -344,7 +348,16 @@ def payee(prize_id: int):
 @limiter.limit("20/hour", methods=["POST"])
 @access("public")
 def details_form(token: str):
-    """The payee's one-time form (link from an e-mail or handed over by the accountant)."""
+    """The payee's one-time form (link from an e-mail or handed over by the accountant).
+
+    The link carries the payee's language (``?lang=be``): it is remembered in the language
+    cookie (``remember_language``) and the form opens at its address without it, so the
+    language links at the top still switch it."""
+    if request.method == "GET" and request.args.get("lang") in LANGUAGES:
+        resp = redirect(url_for("prizes.details_form", token=token))
+        resp.headers["Cache-Control"] = "no-store"
+        resp.headers["Referrer-Policy"] = "no-referrer"
+        return resp
     link = payee_ops.open_link(token)
     if link is None:
         return render_template("prizes/details_done.html", ok=False), 410
@@ -411,7 +424,7 @@ def register():
         try:
             if form.format.data == "csv":
                 data = reg.register_csv(form.start.data, form.end.data, current_staff().id)
-                mime, ext = "text/csv; charset=utf-8", "csv"
+                mime, ext = "text/csv", "csv"  # Werkzeug adds "; charset=utf-8"
             else:
                 data = reg.register_xlsx(form.start.data, form.end.data, current_staff().id)
                 mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -444,7 +457,7 @@ def register_pdf():
 
     form = RegisterPdfForm()
     if not form.validate_on_submit():
-        flash("PDF не заказан: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("PDF не заказан: " + form_errors(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("PDF не заказан: ", url_for("prizes.register"))
     doc = reg.request_register_pdf(form.start.data, form.end.data)
@@ -462,7 +475,7 @@ def import_paid():
 
     form = PaidListForm()
     if not form.validate_on_submit():
-        flash("Файл не принят: " + "; ".join(e for es in form.errors.values() for e in es), "error")
+        flash("Файл не принят: " + form_errors(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("Ничего не отмечено: ", url_for("prizes.register"))
     marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
 import openpyxl
@@ -79,13 +79,15 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     assert rows[0][0] == "Реестр выплат призов за 01.02.2024–29.02.2024"
     assert rows[1][:6] == ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма"]
     body = rows[2:]
+    # newcomer QA: the clause and the status as the PDF prints them, not the file name/code
+    assert [r[4] for r in body[:2]] == ["п. 4.11.1 (2023)", "п. 4.11.1 (2023)"]
     assert [(r[1], r[2], Decimal(str(r[5])), r[6], r[7], r[9], r[10]) for r in body[:2]] == [
         (
             "2023-0001",
             "Сапего Иван Петрович",
             Decimal("150.00"),
             "BYN",
-            "paid",
+            "выплачен",
             "п/п 1",
             "BY13NBRB3600900000002Z00AB00",
         ),
@@ -94,7 +96,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
             "Жуков Павел Олегович",
             Decimal("300.00"),
             "BYN",
-            "signed",
+            "договор подписан",
             None,
             "BY20OLMP31350000001000000933",
         ),
@@ -111,6 +113,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
         (p2.id, "реестр 2024-02-01…2024-02-29"),
     ]
     r = client.get("/prizes/register?start=2024-02-01&end=2024-02-29&format=csv")
+    assert r.headers["Content-Type"] == "text/csv; charset=utf-8"
     text = r.data.decode("utf-8")
     assert text.startswith("\ufeff")
     lines = list(csv.reader(io.StringIO(text[1:]), delimiter=";"))
@@ -118,11 +121,12 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
         "2023-0001",
         "Сапего Иван Петрович",
         "Приз автору неотвеченного вопроса",
-        "000_90d7c8192601ed3a.txt §4.11.1",
+        "п. 4.11.1 (2023)",
         "150,00",
         "BYN",
-        "paid",
+        "выплачен",
     ]
+    assert "000_90d7c8192601ed3a" not in text and "paid" not in text
     assert lines[-1][2:7] == ["Итого BYN", "", "", "450,00", "BYN"]
     bad = client.get("/prizes/register?start=2024-03-01&end=2024-02-01&format=csv")
     assert bad.status_code == 200 and "Начало периода позже его конца." in bad.text
@@ -163,6 +167,10 @@ def test_import_bank_paid_list_all_or_nothing(app, api, played, drain, login):
         )
         == 0
     )
+    future = upload("Договор;Сумма;Дата;Номер п/п\n2023-0001;150,00;01.01.2030;<b>11</b>\n")
+    assert "строка 2: номер платёжного поручения не может содержать знаки" in future.text
+    future = upload("Договор;Сумма;Дата;Номер п/п\n2023-0001;150,00;01.01.2030;11\n")
+    assert "строка 2: дата оплаты 01.01.2030 ещё не наступила" in future.text
     ok = upload(
         "Договор;Сумма;Дата;Номер п/п\n2023-0001;150,00;01.02.2024;11\n"
         "2023-0002;150,00;2024-02-02;12\n",
@@ -230,7 +238,8 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     with pytest.raises(PrizeError) as not_signed:
         mark_paid(prize, date(2024, 2, 1), "п/п 1", None)
     assert not_signed.value.message == (
-        f"приз {prize.id}: переход «договор выписан» → «выплачен» не допускается"
+        f"приз {prize.id} («договор выписан»): отметить оплату нельзя — сначала нужен "
+        "подписанный договор (загрузите скан)"
     )
     give_details(prize, drain)
     prize = db.session.get(Prize, prize.id)
@@ -268,3 +277,83 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "gift_agreement" not in page and "signed_scan" not in page
     assert "<td>accountant (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
+    # Newcomer QA: the producer saw «Нет документов.»; the agreement and the scan carry
+    # personal data (accountants only), so they are listed with who opens them, no link.
+    page = login("producer").get(f"/prizes/{prize.id}").get_data(as_text=True)
+    assert "<li>Договор дарения, версия 1 (открывает бухгалтер)</li>" in page
+    assert "<li>Договор дарения, версия 2 (открывает бухгалтер)</li>" in page
+    assert "<li>Скан подписанного договора, версия 1 (открывает бухгалтер)</li>" in page
+    assert "Нет документов" not in page and "/prizes/documents/" not in page
+
+
+def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
+    app, api, played, drain, login
+):
+    """Newcomer QA: «Оплачен» with 01.01.2030 and ``<b>ПП</b>-77`` was recorded at once and
+    cannot be corrected. A payment date after today (the season's zone) or before the game,
+    a number with markup and a missing confirmation are refused; messages read as
+    sentences; a refusal by status says what must happen first."""
+    import html
+    from zoneinfo import ZoneInfo
+
+    from webapp.core.formats import when
+    from webapp.prizes.models import PrizeStatusChange
+
+    prizes = setup_prizes(api, played, drain)
+    owl = db.session.get(Prize, prizes[-1].id)  # 2009 Crystal Owl: no agreement, owed
+    first = prizes[0]  # 2023, agreement issued, not signed
+    client = login("accountant")
+    page = client.get(f"/prizes/{first.id}").get_data(as_text=True)
+    assert "Основание: п. 4.11.1 Правил сезона 2023 г. Статус:" in page
+    assert "г.." not in page
+    assert (
+        "Да, оплата проведена банком: дата и номер взяты из выписки, исправить их потом нельзя"
+        in page
+    )
+
+    def pay(prize_id: int, **data) -> str:
+        r = client.post(f"/prizes/{prize_id}/paid", data=data, follow_redirects=True)
+        assert r.status_code == 200
+        return html.unescape(r.get_data(as_text=True))
+
+    today = datetime.now(ZoneInfo("Europe/Moscow")).date()
+    assert (
+        "Оплата не отмечена: Укажите дату оплаты. Укажите номер платёжного поручения. "
+        "Подтвердите оплату: отметьте галочку." in pay(owl.id)
+    )
+    assert "Оплата не отмечена: Подтвердите оплату: отметьте галочку." in pay(
+        owl.id, paid_on=today.isoformat(), reference="ПП-77"
+    )
+    assert (
+        "Оплата не отмечена: номер платёжного поручения не может содержать знаки «<» и «>»: "
+        "укажите номер так, как он напечатан в выписке банка"
+        in pay(owl.id, paid_on=today.isoformat(), reference="<b>ПП</b>-77", confirm="y")
+    )
+    assert (
+        f"Оплата не отмечена: дата оплаты 01.01.2030 ещё не наступила (сегодня {when(today)}): "
+        "укажите дату из выписки банка"
+        in pay(owl.id, paid_on="2030-01-01", reference="ПП-77", confirm="y")
+    )
+    assert (
+        "Оплата не отмечена: дата оплаты 01.12.2023 раньше игры (30.12.2023): приз не мог "
+        "быть выплачен до игры, укажите дату из выписки банка"
+        in pay(owl.id, paid_on="2023-12-01", reference="ПП-77", confirm="y")
+    )
+    assert (
+        f"Оплата не отмечена: приз {first.id} («договор выписан»): отметить оплату нельзя — "
+        "сначала нужен подписанный договор (загрузите скан)"
+        in pay(first.id, paid_on=today.isoformat(), reference="ПП-78", confirm="y")
+    )
+    db.session.expire_all()
+    assert (
+        db.session.scalars(
+            db.select(PrizeStatusChange.prize_id).where(PrizeStatusChange.to_status == "paid")
+        ).all()
+        == []
+    )
+    assert "Оплата отмечена." in pay(
+        owl.id, paid_on=today.isoformat(), reference="ПП-77", confirm="y"
+    )
+    db.session.expire_all()
+    owl = db.session.get(Prize, owl.id)
+    assert (owl.status, owl.paid_on, owl.payment_reference) == ("paid", today, "ПП-77")

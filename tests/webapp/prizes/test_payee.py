@@ -394,3 +394,37 @@ def test_keys_rehash_after_a_new_secret_key(app, owed, client):
     )
     db.session.expire_all()
     assert db.session.scalar(db.select(Author.email_hash).where(Author.id == address.id)) == kept
+
+
+def test_details_link_in_the_payee_language_and_the_form_switchable(
+    app, client, owed, login, drain, caplog
+):
+    """Newcomer QA: an author who wrote in Belarusian got the details request in Russian
+    and the form opened in Russian. The e-mail follows the question's stored language and
+    its link (``?lang=be``) opens the form in Belarusian; the language links still switch."""
+    import re
+
+    from flask_babel import refresh
+
+    caplog.set_level(logging.INFO, logger="sova.notify")
+    owed.question.language = "be"
+    commit()
+    accountant = login("accountant")
+    assert accountant.post(f"/prizes/{owed.id}/request-details", data={}).status_code == 200
+    assert drain() == ["prizes.send_details_link"]
+    assert "subject=Рэквізіты для выплаты прыза — «Што? Дзе? Калі?»" in caplog.text
+    assert "Вам належыць грашовы прыз тэлевізійнай гульні «Што? Дзе? Калі?»." in caplog.text
+    assert "Реквизиты" not in caplog.text
+    found = re.search(r"http://[^/\s]+(/prizes/details/([^?\s]+)\?lang=be)\s", caplog.text)
+    assert found, caplog.text
+    url, token = found.groups()
+    client.get("/logout")
+    first = client.get(url)
+    assert first.status_code == 302 and first.headers["Location"] == f"/prizes/details/{token}"
+    refresh()  # the test's app context is shared: drop the locale cached on ``g``
+    form = client.get(f"/prizes/details/{token}")
+    assert form.status_code == 200
+    assert '<html lang="be">' in form.text and "<h1>Рэквізіты для выплаты прыза</h1>" in form.text
+    refresh()
+    switched = client.get(f"/lang/ru?next=/prizes/details/{token}", follow_redirects=True)
+    assert "<h1>Реквизиты для выплаты приза</h1>" in switched.text

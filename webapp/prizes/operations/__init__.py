@@ -30,6 +30,7 @@ from webapp.prizes.operations.common import (  # noqa: F401
     change_status,
     next_agreement_seq,
     next_minutes_seq,
+    refusal_text,
 )
 from webapp.prizes.operations.documents import (  # noqa: F401
     issue_minutes,
@@ -39,6 +40,7 @@ from webapp.prizes.operations.documents import (  # noqa: F401
 from webapp.prizes.operations.payment import (  # noqa: F401
     SCAN_FORMATS,
     SCAN_MAX_BYTES,
+    check_payment,
     close_prize,
     mark_paid,
     mark_signed,

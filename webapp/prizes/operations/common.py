@@ -43,13 +43,14 @@ NO_AGREEMENT_TRANSITIONS = {
 
 
 class PrizeError(OperationError, RuntimeError):
-    """A prize operation the prize's state does not allow (HTTP 409 / a flash message).
-    ``rule``: the clause for a refusal by the rule book, else None."""
+    """A prize operation the prize's state does not allow (HTTP 409 / a flash message), or
+    bad input to one (``status=422``). ``rule``: the clause for a refusal by the rule book,
+    else None."""
 
     status = 409
 
-    def __init__(self, message: str, rule: str | None = None):
-        super().__init__(message, error={"message": message, "rule": rule})
+    def __init__(self, message: str, rule: str | None = None, status: int | None = None):
+        super().__init__(message, error={"message": message, "rule": rule}, status=status)
         self.rule = rule
 
 
@@ -82,6 +83,44 @@ def next_minutes_seq(season: Season) -> int:
     return (current or 0) + 1
 
 
+#: What moving to a status means, as a refusal names it («отметить оплату нельзя — …»).
+STATUS_ACTIONS = {
+    "details_requested": "запросить реквизиты",
+    "details_received": "принять реквизиты",
+    "agreement_issued": "выписать договор",
+    "signed": "отметить договор подписанным",
+    "paid": "отметить оплату",
+    "closed": "закрыть приз",
+}
+
+
+def refusal_text(prize: Prize, to: str) -> str:
+    """Why ``prize`` cannot move to ``to``, in plain words of what must happen first:
+    ``"приз 1 («реквизиты запрошены»): отметить оплату нельзя — сначала нужен подписанный
+    договор (загрузите скан)"``."""
+    now = prize.status
+    if now == "closed":
+        reason = "приз уже закрыт"
+    elif now == "paid":
+        reason = "приз уже выплачен, оплату не исправить"
+    elif now == "signed" and to != "paid":
+        reason = "договор уже подписан, дальше — отметка об оплате"
+    elif now == "details_received" and to in ("details_requested", "details_received"):
+        reason = "реквизиты уже получены"
+    elif to == "signed":
+        reason = "сначала нужен выписанный договор дарения"
+    elif to == "paid":
+        reason = "сначала нужен подписанный договор (загрузите скан)"
+    elif to == "closed":
+        reason = "сначала нужно отметить оплату"
+    else:
+        reason = "сейчас этот шаг не предусмотрен"
+    return (
+        f"приз {prize.id} («{STATUS_LABELS.get(now, now)}»): "
+        f"{STATUS_ACTIONS.get(to, STATUS_LABELS.get(to, to))} нельзя — {reason}"
+    )
+
+
 def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") -> Prize:
     """Move ``prize`` to status ``to`` and record who and when (PrizeStatusChange).
 
@@ -90,10 +129,7 @@ def change_status(prize: Prize, to: str, user_id: int | None, note: str = "") ->
     """
     graph = TRANSITIONS if prize.agreement is not None else NO_AGREEMENT_TRANSITIONS
     if to not in graph.get(prize.status, set()):
-        raise PrizeError(
-            f"приз {prize.id}: переход «{STATUS_LABELS.get(prize.status, prize.status)}»"
-            f" → «{STATUS_LABELS.get(to, to)}» не допускается"
-        )
+        raise PrizeError(refusal_text(prize, to))
     _record(prize, prize.status, to, user_id, note)
     return prize
 

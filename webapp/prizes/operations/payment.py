@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import io
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import current_app
 from PIL import Image, UnidentifiedImageError
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
+from webapp.core.formats import when
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.prizes.models import (
@@ -105,17 +107,49 @@ def mark_signed(prize: Prize, scan: bytes, filename: str, user_id: int | None) -
     return doc
 
 
-def mark_paid(prize: Prize, paid_on: date, reference: str, user_id: int | None) -> Prize:
-    """Record the payment (``paid_on``: the bank's date; ``reference``: the payment order's
-    number, 1–100 characters) and mark the prize ``paid``. Paying a paid prize again with
-    the same reference does nothing. Raises PrizeError."""
+def check_payment(prize: Prize, paid_on: date, reference: str) -> str:
+    """The payment order's number with its spaces normalised, if ``paid_on`` and
+    ``reference`` can be recorded for ``prize``: a date neither after today in the season's
+    time zone nor before the game's air date (a prize is paid after the game it was won
+    in), a number of 1–100 characters without ``<`` or ``>``. A payment cannot be corrected
+    once recorded, so a wrong one is refused here (PrizeError, HTTP 422)."""
     reference = " ".join((reference or "").split())
     if not reference or len(reference) > 100:
-        raise PrizeError("номер платёжного поручения: от 1 до 100 символов")
+        raise PrizeError("номер платёжного поручения: от 1 до 100 символов", status=422)
+    if "<" in reference or ">" in reference:
+        raise PrizeError(
+            "номер платёжного поручения не может содержать знаки «<» и «>»: укажите номер "
+            "так, как он напечатан в выписке банка",
+            status=422,
+        )
+    today = datetime.now(ZoneInfo(prize.game.season.timezone)).date()
+    if paid_on > today:
+        raise PrizeError(
+            f"дата оплаты {when(paid_on)} ещё не наступила (сегодня {when(today)}): "
+            f"укажите дату из выписки банка",
+            status=422,
+        )
+    if paid_on < prize.game.air_date:
+        raise PrizeError(
+            f"дата оплаты {when(paid_on)} раньше игры ({when(prize.game.air_date)}): "
+            f"приз не мог быть выплачен до игры, укажите дату из выписки банка",
+            status=422,
+        )
+    return reference
+
+
+def mark_paid(prize: Prize, paid_on: date, reference: str, user_id: int | None) -> Prize:
+    """Record the payment (``paid_on``: the bank's date; ``reference``: the payment order's
+    number, as checked by :func:`check_payment`) and mark the prize ``paid``. Paying a paid
+    prize again with the same reference does nothing. A recorded payment has no
+    correction. Raises PrizeError."""
+    if prize.status in ("paid", "closed") and prize.payment_reference == " ".join(
+        (reference or "").split()
+    ):
+        return prize
+    reference = check_payment(prize, paid_on, reference)
     if prize.amount is None:
         raise PrizeError(f"приз {prize.id} без денежной суммы: выплачивать нечего")
-    if prize.status in ("paid", "closed") and prize.payment_reference == reference:
-        return prize
     change_status(prize, "paid", user_id, f"оплачен {paid_on.isoformat()}, п/п {reference}")
     prize.paid_on = paid_on
     prize.payment_reference = reference
