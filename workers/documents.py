@@ -86,7 +86,9 @@ dict additionally carries::
       "author": {"name": str, "city": str | None, "address": str | None,
                  "gender": "masc" | "femn" | None},  # optional; None: neutral wording
       # "" / None in place, bank, represented_by, author city/address -> a blank line to fill
-      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»
+      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»; plain:
+                                            # no handout block or (img …) (the caller's
+                                            # webapp.prizes.queries.agreement_text)
       "game": {"title": str, "date": "2023-03-04" | date},
       "amount": Decimal,                    # 2 places max, >= 0
       "currency": "BYN" | "RUB",
