@@ -478,3 +478,43 @@ def test_the_console_shows_the_handout_once_with_its_image(app, kubok_game, logi
     assert current["text"].startswith("Автор вопроса сравнил Прагу")
     assert current["parts"]["handout"] == [{"image": f"{PREFIX}001.png", "file": stored}]
     assert current["parts"]["text"] == [{"text": current["text"]}]
+
+
+# --- question previews on staff pages --------------------------------------------------------
+
+
+def _previews(page: str, start: str) -> list[str]:
+    """The page's lines (tags dropped) that show the Prague question's preview."""
+    import re
+
+    plain = re.sub(r"<[^>]+>", "", page)
+    return [" ".join(line.split()) for line in plain.splitlines() if start in line]
+
+
+def test_staff_previews_mark_the_handout_and_show_no_image_reference(
+    app, kubok_game, login, client, drain
+):
+    """The editors' queue, the bulk-approve preview, the table page and the page of the
+    played game show the Prague question as «[раздаточный материал] Автор вопроса…»."""
+    g, picks = kubok_game
+    prague = by_text("Автор вопроса сравнил Прагу")
+    expected = "[раздаточный материал] Автор вопроса сравнил Прагу"
+    login("editor")
+    queue = client.get("/editor/queue", query_string={"q": "сравнил Прагу"})
+    assert queue.status_code == 200
+    (line,) = _previews(queue.get_data(as_text=True), "сравнил Прагу")
+    assert line.startswith(expected)
+    bulk = client.post("/editor/bulk", data={"decision": "approve", "ids": str(prague.id)})
+    (line,) = _previews(bulk.get_data(as_text=True), "сравнил Прагу")
+    assert line.startswith(f"№ {prague.id} (На рассмотрении): {expected}")
+    _prague_in_sector_2(app, g, picks)
+    commit()
+    login("producer")
+    for url, shown in (
+        (f"/games/{g.id}/table", f"2.1 — №{prague.id}: {expected}"),
+        (f"/games/{g.id}", f"1. {expected}"),
+    ):
+        page = client.get(url).get_data(as_text=True)
+        lines = _previews(page, "сравнил Прагу")
+        assert len(lines) == 1 and lines[0].startswith(shown), (url, lines)
+        assert "(img" not in page and "Раздаточный материал:" not in page
