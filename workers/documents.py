@@ -86,7 +86,9 @@ dict additionally carries::
       "author": {"name": str, "city": str | None, "address": str | None,
                  "gender": "masc" | "femn" | None},  # optional; None: neutral wording
       # "" / None in place, bank, represented_by, author city/address -> a blank line to fill
-      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»
+      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»; plain:
+                                            # no handout block or (img …) (the caller's
+                                            # webapp.prizes.queries.agreement_text)
       "game": {"title": str, "date": "2023-03-04" | date},
       "amount": Decimal,                    # 2 places max, >= 0
       "currency": "BYN" | "RUB",
@@ -105,7 +107,8 @@ WeasyPrint gets ``base_url`` = ``templates/pdf/`` (a ``file:`` URL) and a ``Safe
 that serves only:
 
 * ``file:`` URLs whose real path (symlinks resolved) is a file inside ``templates/pdf/``
-  with an asset suffix (``.css``, fonts, ``.png``, ``.svg``) -- never the templates;
+  with an asset suffix (``.css``, fonts, ``.png``, ``.svg``) -- never the templates; e.g.
+  ``owl.svg``, printed in place of the owl emoji (U+1F989, no font has it) by the ``owl`` filter;
 * ``sova-file:<name>`` URLs where ``<name>`` is a key of the caller's ``allowed_files``
   (``{"handout-17.png": Path(...)}``; raster images only): handout images from the
   instance folder, used in a template as ``<img src="sova-file:handout-17.png">``.
@@ -150,6 +153,7 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import jinja2
+from markupsafe import Markup
 from num2words import num2words
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
@@ -470,6 +474,22 @@ def _finalize(value: object) -> object:
     return value
 
 
+#: The owl emoji (U+1F989, with or without the emoji variation selector): no font of the
+#: PDFs has it (an empty box), so body text prints Sova's owl (``templates/pdf/owl.svg``, the
+#: same drawing as ``webapp/static/owl.svg``) in its place (the ``owl`` filter).
+_OWL_RE = re.compile("\U0001f989\ufe0f?")
+_OWL_IMG = Markup('<img class="owl" src="owl.svg" alt="">')
+
+
+def _owl(value: object) -> object:
+    """Body text with each owl emoji drawn as Sova's owl image; other text escaped as
+    usual, long runs broken (``_finalize`` skips Markup). Only for element content: never in
+    an attribute or ``<title>``."""
+    if type(value) is not str or not _OWL_RE.search(value):
+        return value
+    return _OWL_IMG.join(_break_long_runs(part) for part in _OWL_RE.split(value))
+
+
 def _amount_words_pdf(amount: Decimal, currency: str) -> str:
     return amount_in_words(amount, currency, thousands_sep=NBSP)
 
@@ -531,6 +551,7 @@ def _make_env() -> jinja2.Environment:
         authors_line=_authors_line,
         kind_label=_kind_label,
         image_parts=_image_parts,
+        owl=_owl,
     )
     return env
 

@@ -6,6 +6,7 @@ from webapp.domain.handouts import (
     Part,
     image_refs,
     missing_images,
+    plain_text,
     split_images,
     strip_images,
     without_leading_handout,
@@ -55,3 +56,12 @@ def test_the_leading_handout_block_goes_when_it_repeats_the_handout():
 
 def test_missing_images():
     assert missing_images(["a.png", "b.jpg"], {"b.jpg": "x"}) == ["a.png"]
+
+
+def test_plain_text_marks_the_handout_block_and_the_images():
+    marks = {"handout_mark": "(раздаточный материал)", "image_mark": "(изображение)"}
+    assert plain_text(KUBOK_ALTAR, **marks) == "(раздаточный материал) Перед вами створки алтаря."
+    text = "[Раздаточный материал:\nIO(OH)5\n]\nВ статье\n\nВот снимок:\n(img w=5cm k_001.jpeg)"
+    assert plain_text(text, **marks) == "(раздаточный материал) В статье Вот снимок: (изображение)"
+    assert plain_text("Без  ссылок\nи блока", **marks) == "Без ссылок и блока"
+    assert plain_text(None, **marks) == ""

@@ -170,3 +170,57 @@ def test_the_console_links_the_drawn_questions_host_card(live_server, page, game
     link = page.locator("#console-question p.draw").get_by_role("link", name="скачать PDF")
     response = page.request.get(f"{live_server.url}{link.get_attribute('href')}")
     assert response.status == 200 and response.body().startswith(b"%PDF")
+
+
+@pytest.fixture
+def handout_game(live_server):
+    """A 2023 game whose sector-1 question is like the Kubok packet's Prague question: a
+    leading handout block with an image reference, its file attached; table locked."""
+    from pathlib import Path
+
+    from tests.helpers import KUBOK_PREFIX, image_bytes
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.jobs import commit
+    from webapp.moderation.images import attach_image
+
+    name = f"{KUBOK_PREFIX}001.png"
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        table = {"blitz": 4, "superblitz": None, "sector13": None}
+        g = h.game(h.season(), table=table, status="draft")
+        assign_envelopes(g)
+        q = next(e for e in g.envelopes if e.sector == 1).questions[0].question
+        q.text = f"[Раздаточный материал:\n(img {name})]\nАвтор вопроса сравнил Прагу с рыбой."
+        q.handout = f"(img {name})"
+        uploads = Path(live_server.app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+        attach_image(q, name, image_bytes(name), uploads, None)
+        lock_table(g, None)
+        h.startable(g)
+        gid = g.id
+        commit()
+    return gid
+
+
+def test_the_console_shows_the_handout_once_as_an_image(live_server, page, handout_game):
+    """console.js renders the question after the spin: «Раздаточный материал» once, with
+    the image (its real 60 px width loaded from /uploads), the text without the block."""
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{handout_game}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    press(page, "Волчок", sector=1)
+    question = page.locator("#console-question")
+    page.wait_for_function(
+        "[...document.querySelectorAll('#console-question img')].every(i => i.complete)"
+    )
+    widths = page.evaluate(
+        "[...document.querySelectorAll('#console-question img.question-image')]"
+        ".map(i => i.naturalWidth)"
+    )
+    assert widths == [60]
+    assert question.locator(".handout img").count() == 1
+    shown = question.inner_text()
+    assert shown.count("Раздаточный материал") == 1
+    assert "(img" not in shown and "Kubok" not in shown
+    assert question.locator("blockquote").inner_text() == "Автор вопроса сравнил Прагу с рыбой."
+    assert page.evaluate("() => window.__noReload === true")  # rendered by console.js

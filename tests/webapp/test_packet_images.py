@@ -419,15 +419,7 @@ def test_a_comment_image_prints_on_the_host_card_only(app, kubok_game, drain):
     """The Prague question: its handout image …_001.png on both, the photo of its comment
     (…_001.jpeg) on the host card only."""
     g, picks = kubok_game
-    prague = by_text("Автор вопроса сравнил Прагу")
-    precheck(prague.id)
-    decide(prague, "approve", _editor("approver2@test.local"), None)
-    from tests.webapp.games.helpers import _signer_id
-
-    db.session.add(QuestionSignoff(question_id=prague.id, user_id=_signer_id()))
-    replace_slot(g, 2, 1, prague.id)
-    attach_image(picks[3], MISSING, image_bytes(MISSING), uploads(app), None)
-    lock_table(g, None)
+    _prague_in_sector_2(app, g, picks)
     commit()
     pdfs = _pdfs(app, drain, g)
     env, host = pdfs["envelopes"], pdfs["host_cards"]
@@ -445,3 +437,84 @@ def _editor(email: str) -> int:
     user, _ = create_user(email, "editor", password="pw-" + email)
     db.session.flush()
     return user.id
+
+
+def _prague_in_sector_2(app, g, picks) -> Question:
+    """The Prague question (handout block with …_001.png, the photo …_001.jpeg in its
+    comment) approved into sector 2 of the Kubok table, which is then locked."""
+    from tests.webapp.games.helpers import _signer_id
+
+    prague = by_text("Автор вопроса сравнил Прагу")
+    precheck(prague.id)
+    decide(prague, "approve", _editor("approver2@test.local"), None)
+    db.session.add(QuestionSignoff(question_id=prague.id, user_id=_signer_id()))
+    replace_slot(g, 2, 1, prague.id)
+    attach_image(picks[3], MISSING, image_bytes(MISSING), uploads(app), None)
+    lock_table(g, None)
+    return prague
+
+
+def test_the_console_shows_the_handout_once_with_its_image(app, kubok_game, login, client):
+    g, picks = kubok_game
+    prague = _prague_in_sector_2(app, g, picks)
+    h.startable(g)
+    commit()
+    login("host")
+    assert (
+        client.post(f"/games/{g.id}/console", data={"type": "spin", "sector": "2"}).status_code
+        == 302
+    )
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    shown = page.split('<section id="console-question"', 1)[1].split("</section>")[0]
+    stored = prague.image_files[f"{PREFIX}001.png"]
+    assert shown.count("Раздаточный материал") == 1
+    assert shown.count(f'src="/uploads/{stored}"') == 1  # in the handout box
+    assert "(img" not in shown and PREFIX not in shown
+    text = shown.split('<blockquote class="question-text">', 1)[1].split("</blockquote>")[0]
+    assert text.startswith("Автор вопроса сравнил Прагу")
+    # the JSON console.js renders: the text without the block, the handout as an image
+    c = client.get(f"/games/{g.id}/console", headers={"Accept": "application/json"}).json
+    current = c["console"]["current"]
+    assert current["text"].startswith("Автор вопроса сравнил Прагу")
+    assert current["parts"]["handout"] == [{"image": f"{PREFIX}001.png", "file": stored}]
+    assert current["parts"]["text"] == [{"text": current["text"]}]
+
+
+# --- question previews on staff pages --------------------------------------------------------
+
+
+def _previews(page: str, start: str) -> list[str]:
+    """The page's lines (tags dropped) that show the Prague question's preview."""
+    import re
+
+    plain = re.sub(r"<[^>]+>", "", page)
+    return [" ".join(line.split()) for line in plain.splitlines() if start in line]
+
+
+def test_staff_previews_mark_the_handout_and_show_no_image_reference(
+    app, kubok_game, login, client, drain
+):
+    """The editors' queue, the bulk-approve preview, the table page and the page of the
+    played game show the Prague question as «[раздаточный материал] Автор вопроса…»."""
+    g, picks = kubok_game
+    prague = by_text("Автор вопроса сравнил Прагу")
+    expected = "[раздаточный материал] Автор вопроса сравнил Прагу"
+    login("editor")
+    queue = client.get("/editor/queue", query_string={"q": "сравнил Прагу"})
+    assert queue.status_code == 200
+    (line,) = _previews(queue.get_data(as_text=True), "сравнил Прагу")
+    assert line.startswith(expected)
+    bulk = client.post("/editor/bulk", data={"decision": "approve", "ids": str(prague.id)})
+    (line,) = _previews(bulk.get_data(as_text=True), "сравнил Прагу")
+    assert line.startswith(f"№ {prague.id} (На рассмотрении): {expected}")
+    _prague_in_sector_2(app, g, picks)
+    commit()
+    login("producer")
+    for url, shown in (
+        (f"/games/{g.id}/table", f"2.1 — №{prague.id}: {expected}"),
+        (f"/games/{g.id}", f"1. {expected}"),
+    ):
+        page = client.get(url).get_data(as_text=True)
+        lines = _previews(page, "сравнил Прагу")
+        assert len(lines) == 1 and lines[0].startswith(shown), (url, lines)
+        assert "(img" not in page and "Раздаточный материал:" not in page

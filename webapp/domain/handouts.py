@@ -23,6 +23,7 @@ __all__ = [
     "image_spans",
     "leading_handout_span",
     "missing_images",
+    "plain_text",
     "split_images",
     "strip_images",
     "without_leading_handout",
@@ -129,6 +130,24 @@ def without_leading_handout(text: str, handout: str | None) -> str:
     if span is None or not handout or _squeeze(span[0]) != _squeeze(handout):
         return text
     return text[span[1] :].lstrip("\n ")
+
+
+def plain_text(text: str | None, *, handout_mark: str, image_mark: str) -> str:
+    """``text`` as one plain line, for a quotation or a preview where no image can show: a
+    leading ``[Раздаточный материал: …]`` block becomes ``handout_mark``, every other image
+    reference ``image_mark``, whitespace runs one space.
+    ``plain_text("[Раздаточный материал:\\n(img k_001.png)]\\nАвтор сравнил", handout_mark=
+    "(раздаточный материал)", image_mark="(изображение)")`` → ``"(раздаточный материал)
+    Автор сравнил"``. The marks are the caller's (a page translates them)."""
+    text = text or ""
+    head = ""
+    span = leading_handout_span(text)
+    if span is not None:
+        head, text = handout_mark, text[span[1] :]
+    pieces = [head] if head else []
+    for part in split_images(text):
+        pieces.append(image_mark if part.image is not None else part.text or "")
+    return _squeeze(" ".join(pieces))
 
 
 def missing_images(refs: Iterable[str], attached: Iterable[str]) -> list[str]:

@@ -9,6 +9,8 @@ Shape of :func:`console_payload` (JSON-able)::
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
      "current": None | {"sector", "kind", "label", "slot", "slots", "decisive": bool,
                         "text", "handout", "answer", "accepted", "comment", "option",
+                        "parts": {"text": [part…], "handout": [part…]},
+                        "handout_image": stored file | None,
                         "draw": None | {"seed", "candidates": int, "question_id",
                                         "card": None | {"document_id", "status"}}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
@@ -17,10 +19,17 @@ Shape of :func:`console_payload` (JSON-able)::
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
      "last_event": None | {"seq", "type", "label"}}
+
+``current.text`` is the question without a leading ``[Раздаточный материал: …]`` block that
+repeats ``handout`` (shown once, under «Раздаточный материал», as the envelope prints it);
+``parts`` cut the text and the handout at their image references (``{"text"}`` or
+``{"image", "file"}``, :meth:`Question.image_parts`): the page shows each image
+(``/uploads/<file>``), never the ``(img …)`` reference.
 """
 
 from __future__ import annotations
 
+from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
 from webapp.games.models import Game
 from webapp.games.operations import (
@@ -207,6 +216,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
                 "question_id": row.question_id,
                 "card": sector13_card(row),
             }
+    text = without_leading_handout(q.text, q.handout) if q else None
     return {
         "sector": rnd["sector"],
         "kind": rnd["kind"],
@@ -214,8 +224,13 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         "slot": slot,
         "slots": len(rnd["questions"]),
         "decisive": bool(rnd.get("decisive")),
-        "text": q.text if q else None,
+        "text": text,
         "handout": q.handout if q else None,
+        "parts": {
+            "text": q.image_parts(text) if q else [],
+            "handout": q.image_parts(q.handout) if q else [],
+        },
+        "handout_image": q.handout_image if q else None,
         "answer": q.answer if q else None,
         "accepted": q.accepted if q else None,
         "comment": q.comment if q else None,

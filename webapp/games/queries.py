@@ -56,10 +56,15 @@ def handout_files(game: Game, uploads: Path) -> dict[str, Path]:
     return files
 
 
+#: The props list's line for a question's uploaded handout image (``Question.handout_image``).
+UPLOADED_HANDOUT = "раздаточный материал (изображение)"
+
+
 def _handout_images(q: Question, images: dict[str, Path] | None) -> list[str]:
     """What the props list says of a question's handout images: each image the question
-    or its handout refers to («изображение Kubok_004.jpeg», «… — файла нет»), then its
-    uploaded handout image."""
+    or its handout refers to, by the packet's name of it («изображение Kubok_004.jpeg», «…
+    — файла нет»), then its uploaded handout image, described, never by its stored file
+    name (a random name under instance/uploads means nothing to the studio)."""
     files = q.image_files
     out = []
     for ref in image_refs(q.text, q.handout):
@@ -70,7 +75,7 @@ def _handout_images(q: Question, images: dict[str, Path] | None) -> list[str]:
             else f"раздаточный материал (изображение {ref} — файла нет)"
         )
     if q.handout_image and (images is None or q.handout_image in images):
-        out.append(f"раздаточный материал (изображение {q.handout_image})")
+        out.append(UPLOADED_HANDOUT)
     return out
 
 

@@ -224,25 +224,13 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         attach_form=attach_form,
         # the handout once, under «Раздаточный материал», as the envelope prints it
         parts={
-            "text": _image_parts(q, without_leading_handout(q.text, q.handout)),
-            "handout": _image_parts(q, q.handout),
-            "comment": _image_parts(q, q.comment),
+            "text": q.image_parts(without_leading_handout(q.text, q.handout)),
+            "handout": q.image_parts(q.handout),
+            "comment": q.image_parts(q.comment),
         },
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
         reason_labels=REASON_LABELS,
     )
-
-
-def _image_parts(q: Question, text: str | None) -> list[dict]:
-    """``text`` cut at its image references for the page: ``{"text": str}`` or ``{"image":
-    name, "file": stored file or None}`` (``webapp.domain.handouts.split_images``)."""
-    from webapp.domain.handouts import split_images
-
-    files = q.image_files
-    return [
-        {"text": p.text} if p.image is None else {"image": p.image, "file": files.get(p.image)}
-        for p in split_images(text)
-    ]
 
 
 @bp.route("/questions/<int:question_id>", methods=["GET", "POST"])

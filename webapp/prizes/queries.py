@@ -9,6 +9,7 @@ from flask import current_app
 
 from webapp.accounts.models import User
 from webapp.core.models import Document
+from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.domain.rules import split_rule
 from webapp.extensions import db
@@ -103,6 +104,24 @@ def document_version(document_id: int | None) -> int:
     return doc.version if doc else 1
 
 
+#: What the gift agreement quotes in place of a question's handout block and of an image.
+AGREEMENT_HANDOUT_MARK = "(раздаточный материал)"
+AGREEMENT_IMAGE_MARK = "(изображение)"
+
+
+def agreement_text(text: str) -> str:
+    """The question's text as clause 1.1 of the gift agreement quotes it: the words of the
+    question, with its leading ``[Раздаточный материал: …]`` block replaced by «(раздаточный
+    материал)» and any other ``(img …)`` reference by «(изображение)»
+    (:func:`webapp.domain.handouts.plain_text`).
+
+    Replaced rather than removed: the quotation identifies the question the prize is for, so
+    it says that the question came with material the agreement does not reproduce (and a
+    question that is mostly a picture is not quoted as an empty or misleading text); the
+    markup and the packet's file names mean nothing to the parties and are left out."""
+    return plain_text(text, handout_mark=AGREEMENT_HANDOUT_MARK, image_mark=AGREEMENT_IMAGE_MARK)
+
+
 def agreement_context(prize: Prize, address: str = "", declared_name: str = "") -> dict:
     """Context of ``templates/pdf/gift_agreement.html`` (primitives only).
 
@@ -114,6 +133,9 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
     given on the question (issue 13). ``author.gender``: ``"masc"`` | ``"femn"`` | None
     (:func:`webapp.submissions.names.name_gender`; the preamble agrees with it). The date is the game's closing
     date, so re-rendering gives the same text.
+
+    ``question.text`` is the question as a legal document quotes it (:func:`agreement_text`):
+    no handout markup, no image reference.
     """
     agreement = prize.agreement
     assert agreement is not None  # only an issued prize's agreement is rendered
@@ -138,7 +160,7 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
             "gender": name_gender(declared_name or prize.payee),
         },
         "question": (
-            {"id": prize.question_id, "text": prize.question.text}
+            {"id": prize.question_id, "text": agreement_text(prize.question.text)}
             if prize.question is not None
             else None
         ),

@@ -17,6 +17,19 @@
   }
   function hidden(name, value) { return el("input", {type: "hidden", name: name, value: value}); }
   function byId(id) { return document.getElementById(id); }
+  function uploadUrl(file) {
+    return root.getAttribute("data-upload-url").replace(/FILE$/, encodeURIComponent(file));
+  }
+  // A text cut at its image references (console_payload's "parts"): each image shown,
+  // never the "(img …)" reference; the same markup as the template's with_images.
+  function appendParts(node, parts) {
+    parts.forEach(function (p, i) {
+      if (i > 0) { node.appendChild(document.createTextNode("\n")); }
+      if (p.image === undefined) { node.appendChild(document.createTextNode(p.text)); }
+      else if (p.file) { node.appendChild(el("img", {"class": "question-image", src: uploadUrl(p.file), alt: "Изображение"})); }
+      else { node.appendChild(el("span", {"class": "bad missing-image"}, "[нет файла изображения " + p.image + "]")); }
+    });
+  }
 
   function showMessage(text) {
     var box = byId("console-message");
@@ -86,10 +99,12 @@
       if (cur.slots > 1) { title += ", вопрос " + cur.slot + " из " + cur.slots; }
       if (cur.decisive) { title += " — решающий раунд"; }
       q.appendChild(el("h2", {}, title));
-      if (cur.handout) {
-        var h = el("p", {"class": "handout"});
+      if (cur.handout || cur.handout_image) {
+        var h = el("div", {"class": "handout with-images"});
         h.appendChild(el("strong", {}, "Раздаточный материал:"));
-        h.appendChild(document.createTextNode(" " + cur.handout));
+        h.appendChild(document.createTextNode(" "));
+        appendParts(h, cur.parts.handout);
+        if (cur.handout_image) { h.appendChild(el("img", {"class": "question-image", src: uploadUrl(cur.handout_image), alt: "Раздаточный материал"})); }
         q.appendChild(h);
       }
       if (cur.draw) {
@@ -109,7 +124,9 @@
         }
         q.appendChild(d);
       }
-      q.appendChild(el("blockquote", {"class": "question-text"}, cur.text || "(в конверте нет вопроса)"));
+      var bq = el("blockquote", {"class": "question-text"});
+      if (cur.text) { appendParts(bq, cur.parts.text); } else { bq.textContent = "(в конверте нет вопроса)"; }
+      q.appendChild(bq);
       var ans = el("p", {"class": "answer"});
       ans.appendChild(el("em", {}, "Ответ: " + (cur.answer || "—")));
       if (cur.accepted) { ans.appendChild(document.createTextNode(" · ")); ans.appendChild(el("em", {}, "Зачёт: " + cur.accepted)); }

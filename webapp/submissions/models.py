@@ -9,6 +9,7 @@ from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, U
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, utcnow
+from webapp.domain.handouts import split_images
 from webapp.domain.question_states import STATES as QUESTION_STATES
 from webapp.domain.question_states import check_transition
 from webapp.extensions import Model
@@ -116,6 +117,16 @@ class Question(Model):
     def image_files(self) -> dict[str, str]:
         """``{name as referenced in the text: stored file under instance/uploads}``."""
         return {img.name: img.file for img in self.images}
+
+    def image_parts(self, text: str | None) -> list[dict]:
+        """``text`` cut at its image references, for a page: ``{"text": str}`` or
+        ``{"image": name as referenced, "file": stored file or None}``
+        (:func:`webapp.domain.handouts.split_images`)."""
+        files = self.image_files
+        return [
+            {"text": p.text} if p.image is None else {"image": p.image, "file": files.get(p.image)}
+            for p in split_images(text)
+        ]
 
     @property
     def author_list(self) -> list[Byline]:

@@ -411,3 +411,34 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
     assert "Сапего Иван Петрович Город: Минск Адрес: г. Брест, ул. Тайная, д. 17, кв. 42" in v2_text
     assert "Автор 1" not in v2_text
     assert v2_lines[-6:] == expected[-6:] and v2_lines[:3] == expected[:3]
+
+
+def test_agreement_quotes_a_packet_question_without_its_handout_markup(app, api, played, drain):
+    """The Kubok packet's Prague question keeps a leading handout block with an image
+    reference in its text; clause 1.1 quotes the question's words with «(раздаточный
+    материал)» in place of the block and «(изображение)» in place of another reference."""
+    from webapp.submissions.models import Question
+
+    game = played("qualifying", VIEWERS_WIN)
+    sector1 = next(e for e in db.session.get(Game, game).envelopes if e.sector == 1)
+    q = db.session.get(Question, sector1.questions[0].question_id)  # the prize's question
+    q.text = (
+        "[Раздаточный материал:\n(img Kubok_knyagini_Olgi-2015_001.png)]\n"
+        "Автор вопроса сравнил Прагу с глазом. Вот (img Kubok_knyagini_Olgi-2015_009.png) он."
+    )
+    q.handout = "(img Kubok_knyagini_Olgi-2015_001.png)"
+    commit()
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    assert prize.question_id == q.id
+    doc = db.session.scalar(
+        db.select(Document).where(Document.prize_id == prize.id, Document.kind == "gift_agreement")
+    )
+    text = " ".join(pdf_lines(doc_bytes(app, doc.id)))
+    assert (
+        f"за вопрос № {q.id} «(раздаточный материал) Автор вопроса сравнил Прагу с глазом. "
+        "Вот (изображение) он.», на который Команда знатоков не дала правильного ответа"
+    ) in text
+    assert "Раздаточный материал" not in text
+    assert "(img" not in text and "Kubok" not in text
