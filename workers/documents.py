@@ -107,8 +107,7 @@ WeasyPrint gets ``base_url`` = ``templates/pdf/`` (a ``file:`` URL) and a ``Safe
 that serves only:
 
 * ``file:`` URLs whose real path (symlinks resolved) is a file inside ``templates/pdf/``
-  with an asset suffix (``.css``, fonts, ``.png``, ``.svg``) -- never the templates; e.g.
-  ``owl.svg``, printed in place of the owl emoji (U+1F989, no font has it) by the ``owl`` filter;
+  with an asset suffix (``.css``, fonts, ``.png``, ``.svg``) -- never the templates;
 * ``sova-file:<name>`` URLs where ``<name>`` is a key of the caller's ``allowed_files``
   (``{"handout-17.png": Path(...)}``; raster images only): handout images from the
   instance folder, used in a template as ``<img src="sova-file:handout-17.png">``.
@@ -153,7 +152,6 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import jinja2
-from markupsafe import Markup
 from num2words import num2words
 from weasyprint import HTML
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
@@ -474,22 +472,6 @@ def _finalize(value: object) -> object:
     return value
 
 
-#: The owl emoji (U+1F989, with or without the emoji variation selector): no font of the
-#: PDFs has it (an empty box), so body text prints Sova's owl (``templates/pdf/owl.svg``, the
-#: same drawing as ``webapp/static/owl.svg``) in its place (the ``owl`` filter).
-_OWL_RE = re.compile("\U0001f989\ufe0f?")
-_OWL_IMG = Markup('<img class="owl" src="owl.svg" alt="">')
-
-
-def _owl(value: object) -> object:
-    """Body text with each owl emoji drawn as Sova's owl image; other text escaped as
-    usual, long runs broken (``_finalize`` skips Markup). Only for element content: never in
-    an attribute or ``<title>``."""
-    if type(value) is not str or not _OWL_RE.search(value):
-        return value
-    return _OWL_IMG.join(_break_long_runs(part) for part in _OWL_RE.split(value))
-
-
 def _amount_words_pdf(amount: Decimal, currency: str) -> str:
     return amount_in_words(amount, currency, thousands_sep=NBSP)
 
@@ -551,7 +533,6 @@ def _make_env() -> jinja2.Environment:
         authors_line=_authors_line,
         kind_label=_kind_label,
         image_parts=_image_parts,
-        owl=_owl,
     )
     return env
 

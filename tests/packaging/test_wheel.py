@@ -71,7 +71,6 @@ def test_wheel_carries_the_run_time_files(installed):
         "sova_templates/emails/received.txt",
         "sova_templates/pdf/envelope.html",
         "sova_templates/pdf/pdf.css",
-        "sova_templates/pdf/owl.svg",
         "sova_templates/pdf/host_card.html",
         "webapp/static/sova.css",
         "webapp/translations/be/LC_MESSAGES/messages.mo",

@@ -397,49 +397,6 @@ def test_only_dejavu_fonts_are_embedded(agreement_pdf: bytes) -> None:
     assert all("DejaVu" in name for name in names), names
 
 
-OWL = "\U0001f989"
-
-
-@pytest.mark.parametrize("template", ["envelope.html", "host_card.html"])
-def test_an_owl_emoji_prints_as_the_owl_image(template: str, caplog) -> None:
-    """No font of the PDFs has U+1F989: the game title, the season, the question and the
-    sources print Sova's owl (templates/pdf/owl.svg, fetched) in its place, not an empty
-    box from a fallback font; the text around it extracts as written."""
-    context = game_context()
-    context["game"]["title"] = f"Сова {OWL} игра"
-    context["game"]["season"] = f"Сезон {OWL}\ufe0f 2023"
-    first = context["sectors"][0]["questions"][0]
-    first["text"] = f"Кто это {OWL}? Птица."
-    first["sources"] = [f"Энциклопедия {OWL}"]
-    first["show_text"] = True  # the host card prints the question too
-    context["sectors"] = context["sectors"][:1]
-    with caplog.at_level(logging.DEBUG, logger="sova.documents"):
-        pdf = reader(render_pdf(template, context))
-    fetched = [r.getMessage() for r in caplog.records if r.getMessage().startswith("served ")]
-    assert [m for m in fetched if "owl.svg" in m], fetched
-    text = page_text(pdf, 0)
-    assert text.startswith("Сова игра 4 марта 2023 г. Сектор 1 — Вопрос Кто это ? Птица.")
-    assert text.endswith("Экземпляр № 007 Сезон 2023 Стр. 1 из 1")
-    if template == "host_card.html":
-        assert "Источники: 1. Энциклопедия Автор:" in text
-    assert OWL not in text
-    fonts = pdf.pages[0]["/Resources"]["/Font"]
-    names = {str(fonts[key].get_object()["/BaseFont"]) for key in fonts}
-    assert all("DejaVu" in name for name in names), names  # no fallback font for the emoji
-    rendered = documents.render_html(template, context)
-    # title, season, question (and the source on the host card)
-    assert rendered.count('<img class="owl" src="owl.svg" alt="">') == (
-        4 if template == "host_card.html" else 3
-    )
-    assert f"<title>Сова {OWL} игра" in rendered  # the title (metadata) keeps the text
-
-
-def test_the_pdf_owl_is_the_pages_owl() -> None:
-    """templates/pdf/owl.svg (the fetcher serves only that folder) is webapp/static/owl.svg."""
-    static = Path(documents.__file__).resolve().parents[1] / "webapp" / "static" / "owl.svg"
-    assert (documents.ASSETS_DIR / "owl.svg").read_bytes() == static.read_bytes()
-
-
 # --------------------------------------------------------------------------- host cards
 
 
