@@ -44,6 +44,7 @@ from webapp.moderation.operations import (
     claim_holder,
     correct_author,
     decide,
+    decision_applies,
     edit_question,
     full_reason,
     release,
@@ -198,6 +199,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         button=ButtonForm(),
         revealed=revealed,
         labels=STATUS_LABELS,
+        offers={d: decision_applies(q.status, d) for d in ("approve", "reject")},
         shortcuts=SHORTCUTS,
         check_labels=CHECK_LABELS,
         can_reveal=current_staff().role in ("chief_editor", "admin"),
@@ -256,7 +258,7 @@ def question(question_id: int):
 
         def refused(exc):
             flash(str(exc), "error")
-            return _render_question(q, form)
+            return _render_question(q, form), exc.status
 
         on_refusal(respond=refused)
         reason = full_reason(q, form.reason_key.data, form.reason.data)
@@ -264,7 +266,7 @@ def question(question_id: int):
             subject, body = decision_email(form.decision.data, q.language, q.text, reason)
             discard()  # a preview decides nothing
             return _render_question(q, form, email={"subject": subject, "body": body})
-        decide(q, form.decision.data, current_staff().id, reason, notify=True)
+        decide(q, form.decision.data, current_staff().id, reason, notify=True, repeat=False)
         flash(
             "Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.", "success"
         )
@@ -272,7 +274,7 @@ def question(question_id: int):
         if nxt:
             return redirect(url_for("moderation.question", question_id=nxt[0].id))
         return redirect(url_for("moderation.queue"))
-    return _render_question(q, form)
+    return _render_question(q, form), 422 if form.is_submitted() else 200
 
 
 @bp.route("/questions/<int:question_id>/claim", methods=["POST"])
@@ -446,6 +448,9 @@ def bulk():
     form = BulkForm()
     raw = " ".join(request.form.getlist("ids"))
     ids = _parse_ids(raw) if form.validate_on_submit() else None
+    if form.reason_key.errors:
+        flash(form.reason_key.errors[0], "error")
+        return redirect(url_for("moderation.queue"))
     if ids is None:
         flash("Отметьте вопросы (номера через запятую, не больше 1000).", "error")
         return redirect(url_for("moderation.queue"))

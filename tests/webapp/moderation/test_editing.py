@@ -294,3 +294,87 @@ def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, cli
         "изображения",
     ]
     assert "question_present" not in page
+
+
+def _history(q: Question) -> list[tuple[str, str | None]]:
+    db.session.expire_all()
+    return [(h.to_status, h.reason) for h in db.session.get(Question, q.id).history]
+
+
+def test_a_rejection_from_the_page_needs_a_reason(app, login, client, drain):
+    """Newcomer's report: a rejection without a reason was accepted and the author's
+    e-mail went out with none (docs/guide.md: authors are told the editors' reason)."""
+    q = make(4)
+    login("editor")
+    resp = client.post(f"/editor/questions/{q.id}", data={"decision": "reject", "reason": "  "})
+    assert resp.status_code == 422
+    assert (
+        "Укажите причину отклонения (шаблон или свои слова): автор прочтёт её в письме."
+        in resp.get_data(as_text=True)
+    )
+    assert db.session.get(Question, q.id).status == "in_review"
+    assert "moderation.notify_decision" not in drain()
+
+
+def test_rejecting_a_rejected_question_is_refused_and_not_offered(app, login, client, drain):
+    """Newcomer's report: a second «Отклонить» with a typed reason said «Вопрос отклонён.»
+    but recorded nothing and lost the reason."""
+    q = make(5)
+    login("editor")
+    resp = client.post(
+        f"/editor/questions/{q.id}", data={"decision": "reject", "reason": "Уже было в эфире."}
+    )
+    assert resp.status_code == 302
+    drain()
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "Причина отклонения: Уже было в эфире." in page
+    assert 'value="reject"' not in page and ">Отклонить</button>" not in page
+    assert ">Одобрить</button>" in page
+    resp = client.post(
+        f"/editor/questions/{q.id}", data={"decision": "reject", "reason": "Другая причина."}
+    )
+    text = resp.get_data(as_text=True)
+    assert resp.status_code == 409
+    assert (
+        f"вопрос № {q.id} уже отклонён: повторное решение не принимается, новая причина не записана"
+    ) in text
+    assert "Вопрос отклонён." not in text
+    assert _history(q)[-1] == ("rejected", "Уже было в эфире.")
+    assert db.session.get(Question, q.id).rejection_reason == "Уже было в эфире."
+    assert "moderation.notify_decision" not in drain()
+
+
+def test_repeated_decisions_in_the_operation(app, staff):
+    """The API's retry changes nothing and says so by success; a new reason for a rejected
+    question is refused there too; the pages refuse every repeat (``repeat=False``)."""
+    ed = staff("editor")[0]
+    q = make(6)
+    decide(q, "reject", ed, "Повтор.")
+    decide(q, "reject", ed, "Повтор.")  # a retry of the same call
+    decide(q, "reject", ed)
+    with pytest.raises(
+        ModerationError,
+        match=f"^вопрос № {q.id} уже отклонён: повторное решение не принимается, "
+        "новая причина не записана$",
+    ):
+        decide(q, "reject", ed, "Иная причина.")
+    with pytest.raises(
+        ModerationError, match=f"^вопрос № {q.id} уже отклонён: повторное решение не принимается$"
+    ):
+        decide(q, "reject", ed, "Повтор.", repeat=False)
+    commit()
+    assert [s for s, _r in _history(q)][-2:] == ["in_review", "rejected"]
+    ok, refused = bulk_preview([q.id], "reject", ed)
+    assert (ok, refused) == ([], [(q.id, "уже отклонён")])
+
+
+def test_bulk_rejection_needs_a_template_reason(app, login, client):
+    a = make(7)
+    login("editor")
+    resp = client.post(
+        "/editor/bulk", data={"decision": "reject", "ids": str(a.id), "confirm": "1"}
+    )
+    assert resp.status_code == 302
+    page = client.get("/editor/queue").get_data(as_text=True)
+    assert "Для отклонения выберите причину из шаблона: авторы прочтут её в письме." in page
+    assert db.session.get(Question, a.id).status == "in_review"

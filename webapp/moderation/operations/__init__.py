@@ -32,6 +32,7 @@ from webapp.moderation.operations.decisions import (  # noqa: F401
     bulk_decide,
     bulk_preview,
     decide,
+    decision_applies,
     full_reason,
     sign_off,
 )
