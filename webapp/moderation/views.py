@@ -24,7 +24,6 @@ from webapp.core.edge import discard, on_refusal
 from webapp.extensions import db
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
-    STATUS_LABELS,
     AttachImageForm,
     AuthorForm,
     BulkForm,
@@ -50,11 +49,19 @@ from webapp.moderation.operations import (
     release,
     reveal_authors,
     sign_off,
+    status_label,
 )
 from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
 from webapp.submissions.models import CHANNEL_LABELS, Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
+
+
+@bp.app_template_filter("question_status")
+def question_status_filter(status: str) -> str:
+    """One question's status as the staff pages name it (``"rejected"`` → ``"отклонён"``;
+    ``STATUS_LABELS`` are the plural filter labels: «Отклонены»)."""
+    return status_label(status)
 
 
 @bp.app_template_filter("channel_label")
@@ -150,7 +157,6 @@ def queue():
         reports=queries.reports_for(ids),
         claims=queries.claims_for(ids),
         keep=keep,
-        labels=STATUS_LABELS,
         shortcuts=SHORTCUTS,
         sees_authors=sees_authors(),
         me=current_staff().id,
@@ -198,7 +204,6 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         me=current_staff().id,
         button=ButtonForm(),
         revealed=revealed,
-        labels=STATUS_LABELS,
         offers={d: decision_applies(q.status, d) for d in ("approve", "reject")},
         shortcuts=SHORTCUTS,
         check_labels=CHECK_LABELS,
@@ -471,7 +476,6 @@ def bulk():
         ok=ok,
         refused=refused,
         ids=" ".join(str(q.id) for q in ok),
-        labels=STATUS_LABELS,
     )
 
 

@@ -378,3 +378,19 @@ def test_bulk_rejection_needs_a_template_reason(app, login, client):
     page = client.get("/editor/queue").get_data(as_text=True)
     assert "Для отклонения выберите причину из шаблона: авторы прочтут её в письме." in page
     assert db.session.get(Question, a.id).status == "in_review"
+
+
+def test_one_question_has_a_singular_status_label(app, login, client, staff):
+    """Newcomer's report: «Вопрос № 97 (Отклонены, сайт)»; the plural labels are the
+    queue filter's."""
+    q = make(8)
+    decide(q, "reject", staff("editor")[0], "Повтор.")
+    commit()
+    login("editor")
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert f"Вопрос № {q.id} <small>(отклонён, сайт)</small>" in page
+    queue = client.get("/editor/queue?status=rejected").get_data(as_text=True)
+    assert "<td>отклонён</td>" in queue and "Отклонены</option>" in queue
+    assert "<td>Отклонены</td>" not in queue
+    bulk = client.post("/editor/bulk", data={"decision": "approve", "ids": str(q.id)})
+    assert f"№ {q.id} (отклонён):" in bulk.get_data(as_text=True)
