@@ -489,7 +489,9 @@ def export_queue(fmt: str):
     args.setdefault("status", "in_review")
     f = queue_filter(QueueFilterForm(formdata=args))
     items, _ = queries.queue(filters=f, per_page=100_000)
-    rows = export.queue_rows(items, queries.reports_for([q.id for q in items]))
+    rows = export.queue_rows(
+        items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
+    )
     if fmt == "csv":
         return Response(
             export.to_csv(rows),

@@ -17,7 +17,7 @@ from webapp.domain.packets import parse_4s
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation import export, stats
-from webapp.moderation.models import QuestionRevision, QuestionSignoff
+from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import (
     ModerationError,
     bulk_decide,
@@ -174,8 +174,23 @@ def test_csv_and_xlsx_exports(app, login, client):
     resp = client.get("/editor/export.csv?status=in_review")
     assert resp.headers["Content-Disposition"] == "attachment; filename=queue.csv"
     rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
-    assert rows[0] == list(export.QUEUE_COLUMNS)
-    assert rows[1][:3] == [str(q.id), "in_review", "web"] and rows[1][5] == "Новогрудок"
+    assert rows[0] == [
+        "№",
+        "Статус",
+        "Канал",
+        "Получен",
+        "Вопрос",
+        "Ответ",
+        "Зачёт",
+        "Незачёт",
+        "Комментарий",
+        "Источники",
+        "Раздаточный материал",
+        "Замечания проверки",
+        "Сходство с повтором, %",
+    ]
+    assert rows[1][:3] == [str(q.id), "на рассмотрении", "сайт"] and rows[1][5] == "Новогрудок"
+    assert re.fullmatch(r"\d\d\.\d\d\.20\d\d \d\d:\d\d", rows[1][3])
     assert rows[1][8] == '\'=HYPERLINK("http://evil")'
     assert "Автор 1" not in resp.get_data(as_text=True)  # blind: no author data
     wb = load_workbook(io.BytesIO(client.get("/editor/export.xlsx").get_data()))
@@ -394,3 +409,22 @@ def test_one_question_has_a_singular_status_label(app, login, client, staff):
     assert "<td>Отклонены</td>" not in queue
     bulk = client.post("/editor/bulk", data={"decision": "approve", "ids": str(q.id)})
     assert f"№ {q.id} (отклонён):" in bulk.get_data(as_text=True)
+
+
+def test_the_queue_export_speaks_russian(app, login, client):
+    """Newcomer's report: ``id,status,channel,created_at,…`` and ``in_review``, ``import``."""
+    from datetime import UTC, datetime
+
+    q = make(9)
+    q.channel = "import"
+    q.created_at = datetime(2023, 3, 4, 12, 0, tzinfo=UTC)
+    report = db.session.scalars(db.select(ModerationReport).filter_by(question_id=q.id)).one()
+    report.checks = [*report.checks, {"name": "sources_present", "ok": False, "message": "x"}]
+    commit()
+    login("editor")
+    text = client.get("/editor/export.csv?status=in_review").get_data().decode("utf-8-sig")
+    header, row = list(csv.reader(io.StringIO(text)))
+    assert header[:4] == ["№", "Статус", "Канал", "Получен"]
+    assert row[:4] == [str(q.id), "на рассмотрении", "импорт пакета", "04.03.2023 15:00"]
+    assert row[11] == "источники"
+    assert "in_review" not in text and ",import," not in text
