@@ -149,19 +149,28 @@ def register_extensions(app: Flask) -> None:
 def register_formats(app: Flask) -> None:
     """The Jinja filters every page prints money and times with (``webapp.core.formats``):
     ``{{ prize.amount|money(prize.currency) }}`` → «1 800,00 BYN» in the page's language
-    (Flask-Babel's locale); ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
+    (Flask-Babel's locale), ``{{ hours|number }}`` → «0,0», ``{{ share|percent }}`` → «100 %»;
+    ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
     zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023»."""
     from flask_babel import get_locale
 
-    from webapp.core.formats import money, when
+    from webapp.core.formats import money, number, percent, when
 
     def money_filter(amount, currency=None):
         return money(amount, currency, locale=str(get_locale() or "ru"))
+
+    def number_filter(value, places=1):
+        return number(value, places, locale=str(get_locale() or "ru"))
+
+    def percent_filter(ratio):
+        return percent(ratio, locale=str(get_locale() or "ru"))
 
     def when_filter(value, zone=None):
         return when(value, zone or current_app.config["SOVA_TIMEZONE"])
 
     app.add_template_filter(money_filter, "money")
+    app.add_template_filter(number_filter, "number")
+    app.add_template_filter(percent_filter, "percent")
     app.add_template_filter(when_filter, "when")
 
 

@@ -259,7 +259,8 @@ def test_statistics(app, login, client, staff):
     assert sum(r["count"] for r in s["intake"]) == 3 and s["channels"] == ["web"]
     login("editor")
     page = client.get("/editor/stats").get_data(as_text=True)
-    assert "доля принятых:\n  50.0%" in page
+    assert "доля принятых:\n  50\u00a0%." in page
+    assert "медиана 3,0,\n  среднее 3,0 (решений: 2)." in page
     assert c.id
 
 
