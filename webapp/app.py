@@ -149,7 +149,8 @@ def register_extensions(app: Flask) -> None:
 def register_formats(app: Flask) -> None:
     """The Jinja filters every page prints money and times with (``webapp.core.formats``):
     ``{{ prize.amount|money(prize.currency) }}`` → «1 800,00 BYN» in the page's language
-    (Flask-Babel's locale); ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
+    (Flask-Babel's locale), ``{{ hours|number }}`` → «0,0», ``{{ share|percent }}`` → «100 %»;
+    ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
     zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023».
     ``{{ q.text|question_preview|truncate(120) }}``: a question's text as one plain line for
     a list (webapp.domain.handouts.plain_text): its leading handout block reads
@@ -157,11 +158,17 @@ def register_formats(app: Flask) -> None:
     from flask_babel import get_locale
     from flask_babel import gettext as _
 
-    from webapp.core.formats import money, when
+    from webapp.core.formats import money, number, percent, when
     from webapp.domain.handouts import plain_text
 
     def money_filter(amount, currency=None):
         return money(amount, currency, locale=str(get_locale() or "ru"))
+
+    def number_filter(value, places=1):
+        return number(value, places, locale=str(get_locale() or "ru"))
+
+    def percent_filter(ratio):
+        return percent(ratio, locale=str(get_locale() or "ru"))
 
     def when_filter(value, zone=None):
         return when(value, zone or current_app.config["SOVA_TIMEZONE"])
@@ -173,6 +180,8 @@ def register_formats(app: Flask) -> None:
 
     app.add_template_filter(money_filter, "money")
     app.add_template_filter(question_preview_filter, "question_preview")
+    app.add_template_filter(number_filter, "number")
+    app.add_template_filter(percent_filter, "percent")
     app.add_template_filter(when_filter, "when")
 
 

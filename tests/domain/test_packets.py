@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from webapp.domain.packets import (
+    PACKET_ERROR_CODES,
     AuthorRef,
     Packet,
     PacketError,
@@ -628,3 +629,38 @@ def test_packet_error_pickles():
         "a.4s",
         "a.4s, line 12: no answer",
     )
+
+
+def test_packet_errors_carry_a_code_for_pages_to_translate():
+    """The web import page says the error in Russian from ``code`` (and ``params``)."""
+    cases = [
+        (parse_4s, "? Вопрос без ответа\n", "no_answer", {}),
+        (parse_4s, "? В\n! О\n\nпотерянная строка\n", "outside_field", {}),
+        (parse_4s, "? В\n! О\n\n\n! Ответ без вопроса\n", "no_question", {}),
+        (parse_4s, "# только мета\n", "no_questions", {}),
+        (parse_4s, "? В\n! О\n\n\x00", "control_chars", {}),
+        (parse_db, "Вопрос 1:\nТекст\n\nлишний абзац\n", "db_outside_field", {}),
+        (
+            parse_db,
+            "Ответ:\nДа\n\nВопрос 1:\nТекст\n",
+            "db_field_before_question",
+            {"label": "Ответ"},
+        ),
+        (parse_db, "Чемпионат:\nТурнир\n", "db_no_questions", {}),
+    ]
+    for parse, text, code, params in cases:
+        err = _error(parse, text)
+        assert (err.code, err.params) == (code, params), text
+        assert err.code in PACKET_ERROR_CODES
+
+
+def test_packet_error_keeps_its_code_through_pickle_and_with_filename():
+    import pickle
+
+    err = PacketError("x", 3, None, "db_field_before_question", {"label": "Ответ"})
+    for copy in (pickle.loads(pickle.dumps(err)), err.with_filename("a.txt")):
+        assert (copy.code, copy.params, copy.line) == (
+            "db_field_before_question",
+            {"label": "Ответ"},
+            3,
+        )

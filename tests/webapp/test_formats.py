@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from tests.helpers import VIEWERS_WIN
-from webapp.core.formats import money, when
+from webapp.core.formats import money, number, percent, when
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize, PrizeStatusChange
@@ -34,6 +34,30 @@ def test_money(amount: str, currency: str | None, expected: str) -> None:
 def test_money_refuses_a_float() -> None:
     with pytest.raises(TypeError):
         money(1800.0, "BYN")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("ratio", "locale", "expected"),
+    [
+        (1.0, "ru", f"100{NB}%"),
+        (0.667, "ru", f"66,7{NB}%"),
+        (0.5, "be", f"50{NB}%"),
+        (0.667, "en", "66.7%"),
+        (None, "ru", "—"),
+    ],
+)
+def test_percent(ratio: float | None, locale: str, expected: str) -> None:
+    assert percent(ratio, locale=locale) == expected
+
+
+def test_number() -> None:
+    assert (number(0.0), number(1234.5), number(3, 0), number(None)) == (
+        "0,0",
+        f"1{NB}234,5",
+        "3",
+        "—",
+    )
+    assert number(1234.5, locale="en") == "1,234.5"
 
 
 def test_when_in_the_season_zone() -> None:

@@ -78,7 +78,12 @@ def import_cmd(files, as_, channel, images_path):
         try:
             packet, images = _packet_and_images(path, shared)
         except (PacketError, BundleError, OSError) as exc:
-            click.echo(f"Error: {path}: {exc}", err=True)
+            if isinstance(exc, PacketError) and exc.filename == path.name:
+                # the error names the file already: say its path once
+                exc = exc.with_filename(str(path))
+                click.echo(f"Error: {exc}", err=True)
+            else:
+                click.echo(f"Error: {path}: {exc}", err=True)
             failed += 1
             continue
         made = _import_one(path, packet, as_, channel, images)
@@ -104,7 +109,7 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
         return read_packet_file(path), shared
     bundle = read_bundle(path)
     if bundle.packet is None:
-        raise PacketError("the zip holds no packet file (.4s, .txt)")
+        raise PacketError("the zip holds no packet file (.4s, .txt)", code="zip_no_packet")
     return read_packet_bytes(bundle.packet[1], bundle.packet[0]), {**shared, **bundle.images}
 
 

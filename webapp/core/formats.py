@@ -9,6 +9,10 @@ between the amount and the currency code, whatever the CLDR version, so an amoun
 breaks across lines, every font in the PDFs has the glyph, and tests can name the exact
 string (``"1\\u00a0800,00\\u00a0BYN"``).
 
+Numbers (statistics, not money): ``0.0`` → ``"0,0"``, ``1234.5`` → ``"1 234,5"``; a share
+``1.0`` → ``"100 %"``, ``0.667`` → ``"66,7 %"`` (the locale's decimal sign and percent
+pattern; U+00A0 for the spaces, as for money).
+
 Times: stored in UTC, shown in the season's time zone (``Season.timezone``: Europe/Minsk
 for the 2023 rule book, Europe/Moscow for 2009), or in ``SOVA_TIMEZONE`` on pages that belong
 to no season. One format everywhere: ``dd.MM.yyyy HH:mm`` for a moment, ``dd.MM.yyyy`` for a
@@ -17,14 +21,16 @@ calendar day (an air date, a payment date).
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from babel import Locale
 from babel.dates import format_date, format_datetime
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 
-__all__ = ["DEFAULT_ZONE", "NBSP", "money", "when"]
+__all__ = ["DEFAULT_ZONE", "NBSP", "money", "number", "percent", "when"]
 
 NBSP = "\u00a0"
 #: Two decimals always, thousands grouped (CLDR pattern; the symbols come from the locale).
@@ -51,6 +57,28 @@ def money(amount: Decimal | int | None, currency: str | None = None, *, locale: 
         raise TypeError(f"money must be Decimal, not {type(amount).__name__}")
     text = format_decimal(amount, format=MONEY_PATTERN, locale=locale).translate(_SPACES)
     return f"{text}{NBSP}{currency}" if currency else text
+
+
+def number(value: float | int | Decimal | None, places: int = 1, *, locale: str = "ru") -> str:
+    """A measured number with ``places`` decimals, grouped: ``0.0`` → ``"0,0"``, ``1234.5``
+    → ``"1 234,5"`` (U+00A0), ``None`` → ``"—"``. Not for money (:func:`money`)."""
+    if value is None:
+        return "—"
+    pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
+    return format_decimal(value, format=pattern, locale=locale).translate(_SPACES)
+
+
+def percent(ratio: float | int | Decimal | None, *, locale: str = "ru") -> str:
+    """A share 0..1 as a percentage with at most one decimal, the locale's way: ``1.0`` →
+    ``"100 %"``, ``0.667`` → ``"66,7 %"`` (U+00A0 before the sign), ``"en"`` → ``"66.7%"``;
+    ``None`` → ``"—"``."""
+    if ratio is None:
+        return "—"
+    # the locale's own pattern (where the sign goes, with or without a space), one
+    # optional decimal added to its last digit
+    base = Locale.parse(locale).percent_formats[None].pattern
+    pattern = re.sub(r"0(?=[^0#]*%)", "0.#", base, count=1)
+    return format_percent(ratio, format=pattern, locale=locale).translate(_SPACES)
 
 
 def when(

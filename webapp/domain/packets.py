@@ -64,6 +64,7 @@ from webapp.domain.text import COMBINING_ACUTE, has_control_chars, normalise, st
 __all__ = [
     "AuthorRef",
     "Packet",
+    "PACKET_ERROR_CODES",
     "PacketError",
     "ParsedQuestion",
     "detect_format",
@@ -114,12 +115,24 @@ class Packet:
 
 class PacketError(ValueError):
     """A packet that cannot be read. ``line`` is 1-based (None if unknown),
-    ``filename`` is set by file readers."""
+    ``filename`` is set by file readers. ``code`` names what is wrong (one of
+    :data:`PACKET_ERROR_CODES`; ``params`` holds its values, e.g. the db header
+    ``label``) so that a page can say it in the reader's language; ``message`` is the
+    English text the CLI prints."""
 
-    def __init__(self, message: str, line: int | None = None, filename: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        filename: str | None = None,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
+    ):
         self.message = message
         self.line = line
         self.filename = filename
+        self.code = code
+        self.params = dict(params or {})
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -130,13 +143,32 @@ class PacketError(ValueError):
             where.append(f"line {self.line}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
-    def __reduce__(self) -> tuple[type[PacketError], tuple[str, int | None, str | None]]:
-        # keep line/filename when pickled (e.g. by Celery)
-        return (PacketError, (self.message, self.line, self.filename))
+    def __reduce__(
+        self,
+    ) -> tuple[type[PacketError], tuple[str, int | None, str | None, str | None, dict[str, Any]]]:
+        # keep line/filename/code when pickled (e.g. by Celery)
+        return (PacketError, (self.message, self.line, self.filename, self.code, self.params))
 
     def with_filename(self, filename: str) -> PacketError:
         """A copy of this error that names ``filename``."""
-        return PacketError(self.message, self.line, filename)
+        return PacketError(self.message, self.line, filename, self.code, self.params)
+
+
+#: The ``code`` of each :class:`PacketError` the readers raise.
+PACKET_ERROR_CODES = (
+    "control_chars",  # binary or control characters
+    "no_question",  # a 4s block without a '?' line
+    "no_answer",  # a question without a '!' line
+    "outside_field",  # 4s text that starts with no marker
+    "no_questions",  # a 4s packet without '?' lines
+    "db_empty_question",  # a 'Вопрос N:' block without text
+    "db_outside_field",  # a db text block without a header
+    "db_field_before_question",  # params: label ('Ответ', …)
+    "db_no_questions",  # a db packet without 'Вопрос N:' blocks
+    "bom_not_utf8",  # a UTF-8 BOM followed by other bytes
+    "too_large",  # params: max_bytes
+    "zip_no_packet",  # a zip without a packet file
+)
 
 
 # --- shared helpers ---------------------------------------------------------
@@ -160,7 +192,9 @@ def _check_controls(text: str) -> None:
     if has_control_chars(text):
         for number, line in enumerate(text.split("\n"), 1):
             if has_control_chars(line):
-                raise PacketError("binary or control characters: not a text packet", number)
+                raise PacketError(
+                    "binary or control characters: not a text packet", number, code="control_chars"
+                )
 
 
 def _split_list(value: str) -> _Value:
@@ -445,9 +479,9 @@ def _finish_question(
     fields: dict[str, _Value], start: int, number: int, tour: str | None
 ) -> ParsedQuestion:
     if "question" not in fields:
-        raise PacketError("block has no question ('?' line)", start)
+        raise PacketError("block has no question ('?' line)", start, code="no_question")
     if "answer" not in fields:
-        raise PacketError("question has no answer ('!' line)", start)
+        raise PacketError("question has no answer ('!' line)", start, code="no_answer")
 
     def text(name: str) -> str | None:
         value = fields.get(name)
@@ -496,9 +530,10 @@ def _parse_4s(text: str, line_map: Sequence[int] | None, fmt: str) -> Packet:
                 "text outside any field: a 4s line must start with a marker "
                 "such as '?', '!', '/', '^', '@' or '#'",
                 src(number),
+                code="outside_field",
             )
     if fmt == "4s" and not any(e[0] == "question" for e in elements):
-        raise PacketError("no questions found ('?' lines)", src(len(lines)))
+        raise PacketError("no questions found ('?' lines)", src(len(lines)), code="no_questions")
 
     title: str | None = None
     lj_title: str | None = None
@@ -543,7 +578,7 @@ def _parse_4s(text: str, line_map: Sequence[int] | None, fmt: str) -> Packet:
                 meta.setdefault(key, []).append(text_value)
     flush()
     if not questions:
-        raise PacketError("no questions found", src(len(lines)))
+        raise PacketError("no questions found", src(len(lines)), code="no_questions")
     return Packet(title=title or lj_title, questions=questions, meta=meta)
 
 
@@ -842,7 +877,9 @@ def _db_to_4s(text: str) -> tuple[str, list[int]]:
         if question is None:
             return
         if "question" not in question:
-            raise PacketError("'Вопрос N:' block has no text", question_line)
+            raise PacketError(
+                "'Вопрос N:' block has no text", question_line, code="db_empty_question"
+            )
         for kind in _DB_QUESTION_ORDER:
             if kind in question:
                 value, src_line = question[kind]
@@ -859,6 +896,7 @@ def _db_to_4s(text: str) -> tuple[str, list[int]]:
                 "text outside any field: expected a header such as 'Вопрос 1:', "
                 "'Ответ:' or 'Комментарий:'",
                 first,
+                code="db_outside_field",
             )
         kind = _db_kind(re.sub(r"\s+\d+$", "", m.group("label")))
         body = ([m.group("rest")] if m.group("rest") else []) + block[1:]
@@ -868,7 +906,12 @@ def _db_to_4s(text: str) -> tuple[str, list[int]]:
             question["question"] = (_typo(_db_field("question", body)), first)
         elif kind in _4S_PREFIX:
             if question is None:
-                raise PacketError(f"'{m.group('label')}:' before the first 'Вопрос N:'", first)
+                raise PacketError(
+                    f"'{m.group('label')}:' before the first 'Вопрос N:'",
+                    first,
+                    code="db_field_before_question",
+                    params={"label": m.group("label")},
+                )
             value = _db_field(kind, body)
             if kind in ("zachet", "nezachet", "author"):
                 value = _render(value)
@@ -886,7 +929,9 @@ def _db_to_4s(text: str) -> tuple[str, list[int]]:
             emit("", first)
     flush_question()
     if not seen_question:
-        raise PacketError("no questions found ('Вопрос N:' blocks)", len(lines))
+        raise PacketError(
+            "no questions found ('Вопрос N:' blocks)", len(lines), code="db_no_questions"
+        )
     return "\n".join(out), line_map
 
 

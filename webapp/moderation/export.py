@@ -10,41 +10,50 @@ from collections.abc import Iterable, Sequence
 
 from openpyxl import Workbook
 
+from webapp.core.formats import DEFAULT_ZONE, when
 from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
+from webapp.moderation.operations.common import CHECK_LABELS, status_label
+from webapp.submissions.models import CHANNEL_LABELS
 
+#: The header row of the queue export, in Russian like the pages (the editors open it in
+#: Excel). The values are the pages' too: the status of one question («на рассмотрении»),
+#: the channel («импорт пакета»), the time in ``SOVA_TIMEZONE``, the failed checks' names.
 QUEUE_COLUMNS = (
-    "id",
-    "status",
-    "channel",
-    "created_at",
-    "question",
-    "answer",
-    "accepted",
-    "rejected",
-    "comment",
-    "sources",
-    "handout",
-    "checks_failed",
-    "duplicate_score",
+    "№",
+    "Статус",
+    "Канал",
+    "Получен",
+    "Вопрос",
+    "Ответ",
+    "Зачёт",
+    "Незачёт",
+    "Комментарий",
+    "Источники",
+    "Раздаточный материал",
+    "Замечания проверки",
+    "Сходство с повтором, %",
 )
 
 
-def queue_rows(items: Iterable, reports: dict) -> list[list]:
-    """One row per question in :data:`QUEUE_COLUMNS` order (``created_at`` ISO 8601 UTC,
-    ``sources`` one per line, ``checks_failed`` space-separated check names,
-    ``duplicate_score`` the best candidate's score or empty)."""
+def queue_rows(items: Iterable, reports: dict, zone: str = DEFAULT_ZONE) -> list[list]:
+    """One row per question in :data:`QUEUE_COLUMNS` order (status and channel as the pages
+    name them, the time received «04.03.2023 15:00» in ``zone``, ``sources`` one per line,
+    the failed checks' Russian names separated by «; », the best duplicate candidate's score
+    or empty)."""
     rows = []
     for q in items:
         r = reports.get(q.id)
-        failed = " ".join(c["name"] for c in (r.checks if r else []) if not c["ok"])
+        failed = "; ".join(
+            CHECK_LABELS.get(c["name"], c["name"]) for c in (r.checks if r else []) if not c["ok"]
+        )
         score = r.duplicates[0]["score"] if r and r.duplicates else ""
         rows.append(
             [
                 q.id,
-                q.status,
-                q.channel,
-                q.created_at.isoformat(),
+                status_label(q.status),
+                CHANNEL_LABELS.get(q.channel, q.channel),
+                when(q.created_at, zone),
                 q.text,
                 q.answer,
                 q.accepted or "",

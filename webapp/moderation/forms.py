@@ -5,7 +5,14 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, StringField, TextAreaField
-from wtforms.validators import AnyOf, DataRequired, Length, NumberRange, Optional
+from wtforms.validators import (
+    AnyOf,
+    DataRequired,
+    Length,
+    NumberRange,
+    Optional,
+    ValidationError,
+)
 
 from webapp.domain.question_states import STATES
 from webapp.moderation.reasons import REASON_LABELS
@@ -62,16 +69,27 @@ FLAG_CHOICES = [
 ]
 
 
+#: A rejection from the editors' pages needs a reason: the author is told why (docs/guide.md,
+#: «accepted / not accepted (with the editors' reason)»). The API's ``reason`` stays optional.
+REASON_REQUIRED = "Укажите причину отклонения (шаблон или свои слова): автор прочтёт её в письме."
+BULK_REASON_REQUIRED = "Для отклонения выберите причину из шаблона: авторы прочтут её в письме."
+
+
 class DecisionForm(FlaskForm):
-    """Approve / reject. A rejection may take a template reason (``reason_key``) and/or a
-    free text; ``preview`` shows the author's e-mail instead of deciding."""
+    """Approve / reject. A rejection takes a template reason (``reason_key``) and/or a free
+    text, at least one of them (:data:`REASON_REQUIRED`); ``preview`` shows the author's
+    e-mail instead of deciding."""
 
     decision = HiddenField(validators=[DataRequired(), AnyOf(["approve", "reject"])])
-    reason_key = SelectField(
-        "Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()]
-    )
-    reason = TextAreaField("Причина (для автора)", validators=[Optional(), Length(max=1000)])
+    # no Optional(): it would stop the chain before validate_reason on an empty field
+    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="")
+    reason = TextAreaField("Причина (для автора)", validators=[Length(max=1000)])
     preview = HiddenField(default="")
+
+    def validate_reason(self, field: TextAreaField) -> None:
+        rejecting = self.decision.data == "reject" and not self.preview.data
+        if rejecting and not self.reason_key.data and not (field.data or "").strip():
+            raise ValidationError(REASON_REQUIRED)
 
 
 class EditForm(FlaskForm):
@@ -107,10 +125,13 @@ class BulkForm(FlaskForm):
         "Действие",
         choices=[SelectChoice("approve", "Одобрить"), SelectChoice("reject", "Отклонить")],
     )
-    reason_key = SelectField(
-        "Причина из шаблона", choices=REASON_CHOICES, default="", validators=[Optional()]
-    )
+    reason_key = SelectField("Причина из шаблона", choices=REASON_CHOICES, default="")
     ids = StringField(validators=[DataRequired(), Length(max=20000)])
+
+    def validate_reason_key(self, field: SelectField) -> None:
+        if self.decision.data == "reject" and not field.data:
+            raise ValidationError(BULK_REASON_REQUIRED)
+
     confirm = HiddenField(default="")
 
 

@@ -24,7 +24,6 @@ from webapp.core.edge import discard, on_refusal
 from webapp.extensions import db
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
-    STATUS_LABELS,
     AttachImageForm,
     AuthorForm,
     BulkForm,
@@ -44,16 +43,25 @@ from webapp.moderation.operations import (
     claim_holder,
     correct_author,
     decide,
+    decision_applies,
     edit_question,
     full_reason,
     release,
     reveal_authors,
     sign_off,
+    status_label,
 )
 from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
 from webapp.submissions.models import CHANNEL_LABELS, Question
 
 bp = Blueprint("moderation", __name__, url_prefix="/editor")
+
+
+@bp.app_template_filter("question_status")
+def question_status_filter(status: str) -> str:
+    """One question's status as the staff pages name it (``"rejected"`` → ``"отклонён"``;
+    ``STATUS_LABELS`` are the plural filter labels: «Отклонены»)."""
+    return status_label(status)
 
 
 @bp.app_template_filter("channel_label")
@@ -149,7 +157,6 @@ def queue():
         reports=queries.reports_for(ids),
         claims=queries.claims_for(ids),
         keep=keep,
-        labels=STATUS_LABELS,
         shortcuts=SHORTCUTS,
         sees_authors=sees_authors(),
         me=current_staff().id,
@@ -197,7 +204,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         me=current_staff().id,
         button=ButtonForm(),
         revealed=revealed,
-        labels=STATUS_LABELS,
+        offers={d: decision_applies(q.status, d) for d in ("approve", "reject")},
         shortcuts=SHORTCUTS,
         check_labels=CHECK_LABELS,
         can_reveal=current_staff().role in ("chief_editor", "admin"),
@@ -244,7 +251,7 @@ def question(question_id: int):
 
         def refused(exc):
             flash(str(exc), "error")
-            return _render_question(q, form)
+            return _render_question(q, form), exc.status
 
         on_refusal(respond=refused)
         reason = full_reason(q, form.reason_key.data, form.reason.data)
@@ -252,7 +259,7 @@ def question(question_id: int):
             subject, body = decision_email(form.decision.data, q.language, q.text, reason)
             discard()  # a preview decides nothing
             return _render_question(q, form, email={"subject": subject, "body": body})
-        decide(q, form.decision.data, current_staff().id, reason, notify=True)
+        decide(q, form.decision.data, current_staff().id, reason, notify=True, repeat=False)
         flash(
             "Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.", "success"
         )
@@ -260,7 +267,7 @@ def question(question_id: int):
         if nxt:
             return redirect(url_for("moderation.question", question_id=nxt[0].id))
         return redirect(url_for("moderation.queue"))
-    return _render_question(q, form)
+    return _render_question(q, form), 422 if form.is_submitted() else 200
 
 
 @bp.route("/questions/<int:question_id>/claim", methods=["POST"])
@@ -434,6 +441,9 @@ def bulk():
     form = BulkForm()
     raw = " ".join(request.form.getlist("ids"))
     ids = _parse_ids(raw) if form.validate_on_submit() else None
+    if form.reason_key.errors:
+        flash(form.reason_key.errors[0], "error")
+        return redirect(url_for("moderation.queue"))
     if ids is None:
         flash("Отметьте вопросы (номера через запятую, не больше 1000).", "error")
         return redirect(url_for("moderation.queue"))
@@ -454,7 +464,6 @@ def bulk():
         ok=ok,
         refused=refused,
         ids=" ".join(str(q.id) for q in ok),
-        labels=STATUS_LABELS,
     )
 
 
@@ -468,7 +477,9 @@ def export_queue(fmt: str):
     args.setdefault("status", "in_review")
     f = queue_filter(QueueFilterForm(formdata=args))
     items, _ = queries.queue(filters=f, per_page=100_000)
-    rows = export.queue_rows(items, queries.reports_for([q.id for q in items]))
+    rows = export.queue_rows(
+        items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
+    )
     if fmt == "csv":
         return Response(
             export.to_csv(rows),

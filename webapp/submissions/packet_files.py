@@ -74,7 +74,9 @@ def decode_packet_bytes(data: bytes) -> tuple[str, str]:
             return data[len(codecs.BOM_UTF8) :].decode("utf-8"), "utf-8-sig"
         except UnicodeDecodeError as exc:
             line = data[: exc.start + len(codecs.BOM_UTF8)].count(b"\n") + 1
-            raise PacketError("file starts with a UTF-8 BOM but is not UTF-8", line) from None
+            raise PacketError(
+                "file starts with a UTF-8 BOM but is not UTF-8", line, code="bom_not_utf8"
+            ) from None
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -116,7 +118,13 @@ def read_packet_file(path: str | os.PathLike[str], max_bytes: int = MAX_PACKET_B
 def read_packet_bytes(data: bytes, filename: str, max_bytes: int = MAX_PACKET_BYTES) -> Packet:
     """:func:`read_packet_file` for bytes already read (an upload, a zip's packet file)."""
     if len(data) > max_bytes:
-        raise PacketError(f"file is larger than {max_bytes} bytes", None, filename)
+        raise PacketError(
+            f"file is larger than {max_bytes} bytes",
+            None,
+            filename,
+            code="too_large",
+            params={"max_bytes": max_bytes},
+        )
     try:
         text, encoding = decode_packet_bytes(data)
         packet = parse_packet(text)

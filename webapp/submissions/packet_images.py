@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from flask_babel import gettext as _
 
 from webapp.domain.handouts import image_refs
+from webapp.domain.packets import PacketError
 from webapp.submissions.images import MAX_BYTES, ImageError, store_image
 from webapp.submissions.models import Question, QuestionImage
 
@@ -37,6 +38,7 @@ __all__ = [
     "BundleError",
     "attach_packet_images",
     "missing_refs",
+    "packet_error_text",
     "read_bundle",
 ]
 
@@ -236,6 +238,59 @@ def missing_refs(questions: Iterable[Question]) -> list[str]:
     return out
 
 
+def _packet_problem(exc: PacketError) -> str:
+    """What is wrong with a packet, in the page's language (the parser's ``code``)."""
+    code = exc.code
+    if code == "outside_field":
+        return _(
+            "текст вне полей вопроса: строка пакета 4s должна начинаться с метки, "
+            "например «?» (вопрос), «!» (ответ), «/» (комментарий), «^» (источник), "
+            "«@» (автор) или «#» (заголовок)."
+        )
+    if code == "no_question":
+        return _("в блоке нет вопроса (строки, начинающейся с «?»).")
+    if code == "no_answer":
+        return _("у вопроса нет ответа (строки, начинающейся с «!»).")
+    if code == "no_questions":
+        return _("в пакете нет ни одного вопроса (строк, начинающихся с «?»).")
+    if code == "control_chars":
+        return _("двоичные или управляющие символы: это не текстовый пакет.")
+    if code == "db_outside_field":
+        return _(
+            "текст вне полей вопроса: блок должен начинаться с заголовка, например "
+            "«Вопрос 1:», «Ответ:» или «Комментарий:»."
+        )
+    if code == "db_empty_question":
+        return _("в блоке «Вопрос N:» нет текста вопроса.")
+    if code == "db_field_before_question":
+        return _("«%(label)s:» стоит до первого «Вопрос N:».", label=exc.params.get("label", ""))
+    if code == "db_no_questions":
+        return _("в пакете нет ни одного вопроса (блоков «Вопрос N:»).")
+    if code == "bom_not_utf8":
+        return _("файл начинается с метки UTF-8 (BOM), но записан не в UTF-8.")
+    if code == "too_large":
+        return _(
+            "файл больше %(n)s МБ: это не пакет.",
+            n=int(exc.params.get("max_bytes", 0)) // (1024 * 1024),
+        )
+    if code == "zip_no_packet":
+        return _("В архиве нет файла пакета (.4s или .txt).")
+    return exc.message  # pragma: no cover - every reader's error has a code
+
+
+def packet_error_text(exc: PacketError, upload_name: str) -> str:
+    """A packet error for the editors' import page, whose field error starts with the
+    uploaded file's name: the line and what is wrong (the packet file's own name too when
+    it came in a zip), e.g. ``"строка 1 — текст вне полей вопроса: …"``."""
+    where = []
+    if exc.filename and exc.filename != upload_name:
+        where.append(exc.filename)
+    if exc.line is not None:
+        where.append(_("строка %(n)s", n=exc.line))
+    problem = _packet_problem(exc)
+    return f"{', '.join(where)} — {problem}" if where else problem
+
+
 @dataclass
 class UploadResult:
     """What :func:`import_upload` did: ``error`` (why nothing was imported; in the images
@@ -262,7 +317,6 @@ def import_upload(
     caller's transaction (:func:`webapp.submissions.operations.import_packet`); a bad
     packet, zip or image gives ``error`` and writes nothing (the caller's answer is a 4xx,
     which rolls back)."""
-    from webapp.domain.packets import PacketError
     from webapp.submissions.operations import import_packet
     from webapp.submissions.packet_files import read_packet_bytes
 
@@ -285,7 +339,9 @@ def import_upload(
         made = import_packet(
             packet, as_=as_, channel=channel, origin=name, images=images, uploads=uploads
         )
-    except (PacketError, BundleError, ValueError) as exc:
+    except PacketError as exc:
+        return UploadResult(error=packet_error_text(exc, name))
+    except (BundleError, ValueError) as exc:
         return UploadResult(error=str(exc))
     missing = missing_refs(made)
     message = _("%(name)s: импортировано вопросов — %(n)s.", name=name, n=len(made))

@@ -336,3 +336,40 @@ def test_api_table_semantics_unchanged_by_the_form_default(app, api):
     assert r.status_code == 201
     game = db.session.get(Game, r.json["id"])
     assert game.table == {"blitz": None, "superblitz": None, "sector13": None}
+
+
+def test_a_placed_question_without_its_handout_warns_and_locks(app, login, tmp_path):
+    """Newcomer's report: a question whose pre-check flagged a missing handout («Перад
+    вамі») was placed in sector 9; the check said only «Стол полный.» and the envelope
+    printed without a handout. A warning (the check reads words), not a refusal."""
+    import io
+
+    from PIL import Image
+
+    from webapp.moderation.images import HANDOUT, attach_image
+    from webapp.moderation.operations import precheck
+
+    h.approved_questions(30)
+    h.approved_questions(2, channel="partner")
+    g = h.game(h.season(), table=TABLE, status="draft")
+    assign_envelopes(g)
+    q = {e.sector: e for e in g.envelopes}[9].questions[0].question
+    q.text = "Перад вамі здымак помніка ў Гродне. Каго ён увекавечвае?"
+    precheck(q.id)
+    h.commit()
+    warning = (
+        f"сектор 9, вопрос 1: вопрос №{q.id} — текст ссылается на раздаточный материал "
+        "(«Перад вамі»), но его нет"
+    )
+    check = check_table(g)
+    assert check["complete"] is True and check["problems"] == []
+    assert check["warnings"] == [warning]
+    client = login("editor")
+    page = client.get(f"/games/{g.id}/table").get_data(as_text=True)
+    assert "Стол полный." in page and f"<li>{warning}</li>" in page
+    # an editor attaches the handout image (allowed in a game): the report follows
+    png = io.BytesIO()
+    Image.new("RGB", (40, 30), "white").save(png, "PNG")
+    attach_image(q, HANDOUT, png.getvalue(), tmp_path, None)
+    assert check_table(g)["warnings"] == []
+    assert lock_table(g, None)["complete"] is True

@@ -86,6 +86,6 @@ def test_the_queue_export_neutralises_full_width_signs(app, api, login):
     ws = openpyxl.load_workbook(io.BytesIO(r.data)).active
     header = [c.value for c in ws[1]]
     row = ws[2]
-    question, answer = row[header.index("question")], row[header.index("answer")]
+    question, answer = row[header.index("Вопрос")], row[header.index("Ответ")]
     assert (question.value[:2], question.data_type) == ("'\uff1d", "s")
     assert (answer.value, answer.data_type) == ("'=1+1", "s")

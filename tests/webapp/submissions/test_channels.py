@@ -105,8 +105,45 @@ def test_broken_packet_upload_writes_nothing(login, client):
         content_type="multipart/form-data",
     )
     assert resp.status_code == 422
-    assert "bad.4s" in resp.get_data(as_text=True)
+    assert "bad.4s: строка 1 — у вопроса нет ответа (строки, начинающейся с «!»)." in resp.get_data(
+        as_text=True
+    )
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+
+
+def test_packet_parse_error_is_russian_with_the_file_named_once(login, client):
+    """Newcomer's report: «bad.4s: bad.4s, line 1: text outside any field: …» in English."""
+    login("editor")
+    resp = client.post(
+        "/editor/import",
+        data={
+            "packet": (io.BytesIO("Просто текст без метки\n".encode()), "bad.4s"),
+            "as_": "submissions",
+            "channel": "import",
+        },
+        content_type="multipart/form-data",
+    )
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422
+    assert (
+        "bad.4s: строка 1 — текст вне полей вопроса: строка пакета 4s должна начинаться "
+        "с метки, например «?» (вопрос), «!» (ответ), «/» (комментарий), «^» (источник), "
+        "«@» (автор) или «#» (заголовок)." in page
+    )
+    assert "bad.4s, " not in page and "line 1" not in page and "outside" not in page
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+
+
+def test_cli_import_names_a_bad_file_once(app, tmp_path):
+    bad = tmp_path / "bad.4s"
+    bad.write_text("Просто текст без метки\n", encoding="utf-8")
+    result = app.test_cli_runner().invoke(args=["import", str(bad), "--as", "submissions"])
+    assert result.exit_code == 2
+    assert (
+        f"Error: {bad}, line 1: text outside any field: a 4s line must start with a marker "
+        "such as '?', '!', '/', '^', '@' or '#'\n"
+    ) in result.output
+    assert result.output.count("bad.4s") == 1
 
 
 def test_live_questions_only_while_a_2009_game_is_live(client, api):

@@ -26,9 +26,9 @@ from webapp.games.models import (
 )
 from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
 from webapp.jobs import enqueue, request_again
-from webapp.moderation.models import QuestionRevision, QuestionSignoff
+from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import status_label as question_status_label
-from webapp.moderation.queries import signed_off_ids
+from webapp.moderation.queries import reports_for, signed_off_ids
 from webapp.submissions.models import Question, set_status
 
 
@@ -432,12 +432,24 @@ def plan_warnings(game: Game) -> list[str]:
     ]
 
 
+def _failed_check(report: ModerationReport | None, name: str) -> str | None:
+    """The message of the pre-check row ``name`` when it failed in ``report``, else None."""
+    for row in report.checks if report is not None else []:
+        if row.get("name") == name and not row.get("ok", True):
+            return str(row.get("message") or name)
+    return None
+
+
 def check_table(game: Game) -> dict:
     """The completeness check before the lock: ``{"complete": bool, "problems": [str],
     "warnings": [str]}`` (Russian, for the producer). Problems: a sector not filled per
     :func:`table_plan` (a 2009 sector 13 may hold the one question drawn at the spin), a
     question no longer ``assigned`` (withdrawn, rejected…), a question
-    without an answer, an author twice in the game. Warnings: a sector without a reserve; 2023
+    without an answer, an envelope question whose image file is missing, an author twice in
+    the game. Warnings: a sector without a reserve; a reserve whose image file is missing; a
+    placed question whose newest pre-check report says its text refers to a handout it does
+    not have (``handout_missing``: «сектор 9, вопрос 1: вопрос №97 — текст ссылается на
+    раздаточный материал («Перад вамі»), но его нет»); 2023
     sector 13 not from the partner pool while approved partner questions are waiting; a 2023 or
     2009 plan without a blitz or superblitz (:func:`plan_warnings`, first); a topic
     on more than one envelope question (reserves not counted), e.g. ``"тема «История»
@@ -463,6 +475,7 @@ def check_table(game: Game) -> dict:
         ):
             warnings.append(f"сектор {item['sector']}: вопрос не из пула партнёров")
     table = _table_questions(game)
+    reports = reports_for([x.question.id for x in table])
     for placed in table:
         q = placed.question
         where = _where(placed)
@@ -481,6 +494,11 @@ def check_table(game: Game) -> dict:
             (problems if placed.slot else warnings).append(
                 f"{where}: у вопроса №{q.id} нет файла изображения {name}"
             )
+        handout = _failed_check(reports.get(q.id), "handout_missing")
+        if handout is not None:
+            # the newcomer's report: an envelope printed without the handout its text
+            # refers to; the check reads words, so it warns (an editor may know better)
+            warnings.append(f"{where}: вопрос №{q.id} — {handout}")
     for r in repeated_authors(
         [(_where(x), [(a.id, a.display) for a in x.question.author_list]) for x in table],
         _merged_into([x.question for x in table]),

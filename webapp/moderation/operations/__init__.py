@@ -32,6 +32,7 @@ from webapp.moderation.operations.decisions import (  # noqa: F401
     bulk_decide,
     bulk_preview,
     decide,
+    decision_applies,
     full_reason,
     sign_off,
 )
@@ -48,6 +49,7 @@ from webapp.moderation.operations.editing import (  # noqa: F401
 from webapp.moderation.operations.precheck import (  # noqa: F401
     _flags,
     duplicate_candidates,
+    handout_check,
     images_check,
     precheck,
     question_language,

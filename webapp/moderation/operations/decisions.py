@@ -15,6 +15,16 @@ from webapp.moderation.operations.common import ModerationError, claim_holder, r
 from webapp.moderation.reasons import REJECTION_REASONS, reason_text
 from webapp.submissions.models import Question, set_status
 
+#: What an editor's decision does to a question, said when it is refused as a repeat.
+_ALREADY = {"approved": "уже одобрен", "rejected": "уже отклонён"}
+
+
+def decision_applies(status: str, decision: str) -> bool:
+    """Whether ``decision`` (``"approve"`` | ``"reject"``) changes a question in ``status``:
+    what the question page offers."""
+    target = "approved" if decision == "approve" else "rejected"
+    return status != target and can_transition(status, target)
+
 
 def decide(
     question: Question,
@@ -22,18 +32,33 @@ def decide(
     user_id: int | None,
     reason: str | None = None,
     notify: bool = False,
+    *,
+    repeat: bool = True,
 ) -> Question:
     """Approve or reject a question. ``decision``: ``"approve"`` | ``"reject"``.
 
     Allowed from ``in_review``, and between ``approved`` and ``rejected`` while the question
-    is not in a game (``webapp.domain.question_states``). Deciding the status the question
-    already has changes nothing. Raises ModerationError otherwise (HTTP 409).
+    is not in a game (``webapp.domain.question_states``). Raises ModerationError otherwise
+    (HTTP 409).
+
+    Deciding the status the question already has: with ``repeat`` (the API's retry, the
+    CLI) it changes nothing when it would change nothing — the same decision again, without
+    a reason or with the reason already stored; a repeated rejection with another reason is
+    refused (the reason would be lost: the author was told the first one). Without
+    ``repeat`` (the editors' pages, which offer only the decisions that apply) every
+    repeat is refused: «вопрос № 97 уже отклонён».
     """
     if decision not in ("approve", "reject"):
         raise ModerationError(f"неизвестное решение {decision!r}")
     target = "approved" if decision == "approve" else "rejected"
     if question.status == target:
-        return question
+        same = not reason or (target == "rejected" and reason == question.rejection_reason)
+        if repeat and same:
+            return question
+        raise ModerationError(
+            f"вопрос № {question.id} {_ALREADY[target]}: повторное решение не принимается"
+            + ("" if same else ", новая причина не записана")
+        )
     if not can_transition(question.status, target):
         raise ModerationError(
             f"вопрос в статусе «{status_label(question.status)}»: решение не принимается"
@@ -77,7 +102,9 @@ def bulk_preview(
         q = db.session.get(Question, qid)
         if q is None:
             refused.append((qid, "нет такого вопроса"))
-        elif q.status != target and not can_transition(q.status, target):
+        elif q.status == target:
+            refused.append((qid, _ALREADY[target]))
+        elif not can_transition(q.status, target):
             refused.append((qid, f"статус «{status_label(q.status)}»"))
         elif claim_holder(qid) not in (None, user_id):
             refused.append((qid, "взят редактором"))
@@ -98,7 +125,7 @@ def bulk_decide(
             "не применено к вопросам: " + ", ".join(f"№ {i} ({why})" for i, why in refused)
         )
     for q in ok:
-        decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True)
+        decide(q, decision, user_id, full_reason(q, reason_key, None), notify=True, repeat=False)
     return ok
 
 

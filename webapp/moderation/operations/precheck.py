@@ -104,15 +104,7 @@ def run_checks(question: Question) -> list[dict]:
         "фамилия или город автора в тексте: "
         + ", ".join(f"{field} ({kind})" for field, kind in leaks),
     )
-    reference = content_checks.handout_reference(question.text)
-    check(
-        "handout_missing",
-        reference is None
-        or content_checks.has_handout(
-            question.handout, question.handout_image, [question.text, question.comment]
-        ),
-        f"текст ссылается на раздаточный материал («{reference}»), но его нет",
-    )
+    checks.append(handout_check(question))
     checks.append(images_check(question))
     return checks
 
@@ -127,9 +119,21 @@ def images_check(question: Question) -> dict:
     return {"name": "images_missing", "ok": not missing, "message": message}
 
 
+def handout_check(question: Question) -> dict:
+    """The ``handout_missing`` row of :func:`run_checks`: failed when the text refers to a
+    handout («перед вами», «на фото»…) the question does not carry."""
+    reference = content_checks.handout_reference(question.text)
+    ok = reference is None or content_checks.has_handout(
+        question.handout, question.handout_image, [question.text, question.comment]
+    )
+    message = f"текст ссылается на раздаточный материал («{reference}»), но его нет"
+    return {"name": "handout_missing", "ok": bool(ok), "message": "" if ok else message}
+
+
 def refresh_images_check(question: Question) -> None:
-    """Re-run :func:`images_check` in the question's latest report (after an image was
-    attached or the text edited), its ``flags`` too. No report yet: nothing to do."""
+    """Re-run :func:`images_check` and :func:`handout_check` in the question's latest
+    report (after an image was attached or the text edited: the table check reads the
+    report's handout row), its ``flags`` too. No report yet: nothing to do."""
     report = db.session.scalar(
         db.select(ModerationReport)
         .filter_by(question_id=question.id)
@@ -139,7 +143,12 @@ def refresh_images_check(question: Question) -> None:
     if report is None:
         return
     row = images_check(question)
-    checks = [c for c in report.checks if c["name"] != "images_missing"] + [row]
+    handout = handout_check(question)
+    checks = [
+        handout if c["name"] == "handout_missing" else c
+        for c in report.checks
+        if c["name"] != "images_missing"
+    ] + [row]
     report.checks = checks  # a new list: the JSON column sees the change
     language = (
         "ru" if " lang_ru " in report.flags else "be" if " lang_be " in report.flags else None
