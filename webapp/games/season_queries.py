@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.accounts.models import User
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Team
 from webapp.games.models import Season as SeasonRow
-from webapp.games.season_models import SeasonEvent, SeasonTeam
+from webapp.games.season_models import SeasonEvent, SeasonPrizeChange, SeasonTeam
 
 
 def season_teams(season: SeasonRow) -> list[SeasonTeam]:
@@ -230,3 +231,15 @@ def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
     ):
         form.team.data = "\n".join(team.experts)
     return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}
+
+
+def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
+    """The audit of the season's prize per unanswered question, oldest first:
+    ``[(change, who)]`` (``who``: the user's e-mail, «—» without a user)."""
+    rows = db.session.execute(
+        db.select(SeasonPrizeChange, User.email)
+        .outerjoin(User, User.id == SeasonPrizeChange.by_user_id)
+        .where(SeasonPrizeChange.season_id == season.id)
+        .order_by(SeasonPrizeChange.id)
+    ).all()
+    return [(change, email or "—") for change, email in rows]

@@ -212,6 +212,7 @@ def new_season():
             form.ruleset.data,
             unanswered_prize=form.unanswered_prize.data or None,
             form=True,
+            prize_required=True,
         )
         flash(f"Сезон «{season.name}» создан.", "success")
     else:

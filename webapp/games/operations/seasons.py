@@ -13,8 +13,9 @@ from webapp.domain.prizes import (
     DEFAULT_SPECIAL_GAME_PRIZE,
     DEFAULT_UNANSWERED_PRIZE,
     DEFAULT_YEAR_FINAL_PRIZE,
+    UNANSWERED_RULE,
 )
-from webapp.domain.rules import RULESETS
+from webapp.domain.rules import RULESETS, rule_reference
 from webapp.extensions import db
 from webapp.games.models import (
     GAME_KINDS,
@@ -34,6 +35,7 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
+from webapp.games.season_models import SeasonPrizeChange
 
 
 def create_season(
@@ -43,13 +45,16 @@ def create_season(
     timezone: str | None = None,
     unanswered_prize=None,
     form: bool = False,
+    prize_required: bool = False,
 ) -> Season:
     """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
     question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
     ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
     :func:`webapp.domain.money.parse_amount` (``form=True``: typed into the web form, so a
-    decimal comma and spaces are accepted). Raises GameError (Russian messages)."""
+    decimal comma and spaces are accepted). ``prize_required`` (the web form): a rule set
+    whose book names no amount (2009 §1.2.2) needs ``unanswered_prize``, else its games
+    could not be closed. Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > 200:
@@ -75,6 +80,13 @@ def create_season(
     except (ZoneInfoNotFoundError, ValueError):
         errors.setdefault("timezone", []).append(f"неизвестный часовой пояс «{timezone}»")
     prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
+    if (
+        prize_required
+        and prize is None
+        and "unanswered_prize" not in errors
+        and DEFAULT_UNANSWERED_PRIZE[ruleset] is None
+    ):
+        errors.setdefault("unanswered_prize", []).append(_prize_missing(ruleset))
     if errors:
         raise GameError(errors)
     season = Season(
@@ -88,6 +100,52 @@ def create_season(
         special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset],
     )
     db.session.add(season)
+    db.session.flush()
+    return season
+
+
+def _prize_missing(ruleset: str) -> str:
+    return (
+        f"укажите сумму: в правилах {ruleset} г. её нет "
+        f"({rule_reference(UNANSWERED_RULE[ruleset])}), её назначает продюсер"
+    )
+
+
+def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
+    """The producer sets or changes the season's cash prize per unanswered question (typed
+    into the season page: a decimal comma and spaces are accepted; 2009 §1.2.2 names no
+    amount, 2023 §4.11.1 names 300,00). Only while no game of the season is closed: the
+    closed games' prizes were made with the amount (GameConflict). Each change is audited
+    (:class:`~webapp.games.season_models.SeasonPrizeChange`: who, when, old → new). Setting
+    the amount it already has changes and records nothing. Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    prize = _money(amount, "unanswered_prize", errors, form=True)
+    if prize is None and not errors:
+        errors["unanswered_prize"] = ["укажите сумму, например 1000,00"]
+    if errors:
+        raise GameError(errors)
+    closed = db.session.scalar(
+        db.select(db.func.count())
+        .select_from(Game)
+        .where(Game.season_id == season.id, Game.status == "closed")
+    )
+    if closed:
+        raise GameConflict(
+            f"в сезоне «{season.name}» уже закрыто игр: {closed}; их призы начислены "
+            "по прежней сумме, приз за невзятый вопрос больше не меняется"
+        )
+    if season.unanswered_prize == prize:
+        return season
+    db.session.add(
+        SeasonPrizeChange(
+            season_id=season.id,
+            old_amount=season.unanswered_prize,
+            new_amount=prize,
+            by_user_id=user_id,
+            at=utcnow(),
+        )
+    )
+    season.unanswered_prize = prize
     db.session.flush()
     return season
 
