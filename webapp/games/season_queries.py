@@ -14,7 +14,7 @@ from typing import Any
 from webapp.accounts.models import User
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
-from webapp.games.models import Game, Team
+from webapp.games.models import Game, Series, Team
 from webapp.games.models import Season as SeasonRow
 from webapp.games.season_models import SeasonEvent, SeasonPrizeChange, SeasonTeam
 
@@ -164,6 +164,33 @@ def series_best(game: Game) -> str | None:
     own = game_event(game)
     eng = engine(game.season, before_seq=own.seq if own is not None else None)
     return eng.state().game_context()["series_best"]
+
+
+def counted_part(game: Game) -> str | None:
+    """The series (``"spring"``…) the season counts ``game`` in: a closed game's result was
+    played in the series open when it was added; a game not closed yet will count in the
+    series open now. None for a season not kept by the engine, or before the first series."""
+    season = game.season
+    if not managed(season):
+        return None
+    own = game_event(game)
+    eng = engine(season)
+    if own is not None:
+        return next((r.part for r in eng.results if r.event == own.seq - 1), None)
+    if game.status == "closed":
+        return None
+    return eng.series.part if eng.series is not None else None
+
+
+def counted_series(game: Game) -> Series | None:
+    """The Series row of :func:`counted_part` (the product creates it with the season's
+    ``series`` event), or the game's own series outside the engine."""
+    part = counted_part(game)
+    if part is None:
+        return game.series
+    return db.session.scalar(
+        db.select(Series).where(Series.season_id == game.season_id, Series.part == part)
+    )
 
 
 def game_links(season: SeasonRow) -> dict[int, Game]:

@@ -35,6 +35,7 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
+from webapp.games import season_queries as sq
 from webapp.games.season_models import SeasonPrizeChange
 
 
@@ -247,6 +248,15 @@ def _team_and_series(
     return team, series
 
 
+def _open_series(season: Season) -> Series | None:
+    """The Series row of the series open in a season kept by the engine (a new game counts
+    in it), else None."""
+    if not sq.managed(season):
+        return None
+    eng = sq.engine(season)
+    return create_series(season.id, eng.series.part) if eng.series is not None else None
+
+
 def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     """Set the game's team and series (None detaches). The free-text ``team`` follows the
     team's name when a team is attached. Only before the first event: the context of a
@@ -279,7 +289,8 @@ def create_game(
     series_id: int | None = None,
 ) -> Game:
     """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
-    stays a free string and defaults to the team's name) and a series of the same season.
+    stays a free string and defaults to the team's name) and a series of the same season
+    (default in a season kept by the engine: the series open now, which the game counts in).
     ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
     (:func:`bad_line_chars`). Raises GameError (unknown season, kind, team, series…)."""
     errors: dict[str, list[str]] = {}
@@ -309,6 +320,8 @@ def create_game(
     check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
+    if series is None:
+        series = _open_series(season)
     game = Game(
         season_id=season.id,
         kind=kind,
