@@ -70,7 +70,9 @@ def test_the_producer_sets_the_prize_on_the_season_page_and_the_game_closes(api,
     ) in text
     assert 'id="prize-form"' in text
     r = client.post(
-        f"/games/seasons/{season_id}/prize", data={"prize-unanswered_prize": ""}, follow_redirects=True
+        f"/games/seasons/{season_id}/prize",
+        data={"prize-unanswered_prize": ""},
+        follow_redirects=True,
     )
     assert "Приз не изменён: Укажите сумму, например 1000,00." in page(r)
     r = client.post(
