@@ -17,6 +17,7 @@ from webapp.domain.prizes import (
 )
 from webapp.domain.rules import RULESETS, rule_reference
 from webapp.extensions import db
+from webapp.games import season_queries as sq
 from webapp.games.models import (
     GAME_KINDS,
     SERIES_PARTS,
@@ -35,7 +36,6 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
-from webapp.games import season_queries as sq
 from webapp.games.season_models import SeasonPrizeChange
 
 
