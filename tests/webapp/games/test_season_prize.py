@@ -120,3 +120,23 @@ def test_only_the_producer_sets_the_prize(api, login):
     assert r.status_code == 403
     assert "prize-form" not in page(client.get(f"/games/seasons/{season_id}"))
     assert db.session.get(Season, season_id).unanswered_prize is None
+
+
+def test_a_second_season_of_the_same_name_is_refused(login, api):
+    client = login("producer")
+    data = {"season-name": "Сезон 2023", "season-ruleset": "2023"}
+    assert "Сезон «Сезон 2023» создан." in page(
+        client.post("/games/seasons", data=data, follow_redirects=True)
+    )
+    r = client.post(
+        "/games/seasons", data={**data, "season-name": " Сезон 2023 "}, follow_redirects=True
+    )
+    assert "Сезон не создан: Название: сезон с таким названием уже есть" in page(r)
+    r = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "Сезон 2023", "ruleset": "2023"}
+    )
+    assert (r.status_code, r.json) == (
+        422,
+        {"errors": {"name": ["сезон с таким названием уже есть"]}},
+    )
+    assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 1

@@ -55,13 +55,17 @@ def create_season(
     :func:`webapp.domain.money.parse_amount` (``form=True``: typed into the web form, so a
     decimal comma and spaces are accepted). ``prize_required`` (the web form): a rule set
     whose book names no amount (2009 §1.2.2) needs ``unanswered_prize``, else its games
-    could not be closed. Raises GameError (Russian messages)."""
+    could not be closed. The name must be new (two seasons of one name would look the same
+    in every dropdown). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > 200:
         errors.setdefault("name", []).append("от 1 до 200 символов")
     elif bad_line_chars(name):
         errors.setdefault("name", []).append("недопустимые управляющие символы")
+    elif db.session.scalar(db.select(Season.id).where(Season.name == name)) is not None:
+        # two seasons of one name could not be told apart in the dropdowns
+        errors.setdefault("name", []).append("сезон с таким названием уже есть")
     if ruleset not in RULESETS:
         errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
