@@ -320,6 +320,15 @@ def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_templa
                 )
                 assert r.status_code == 200, r.json
         currency = "BYN" if ruleset == "2023" else "RUB"
+        if name is None and season_id is None:  # season names are unique
+            from webapp.extensions import db as _db
+            from webapp.games.models import Season
+
+            name = f"Сезон {ruleset}"
+            taken = _db.session.scalar(
+                _db.select(_db.func.count()).select_from(Season).where(Season.name.startswith(name))
+            )
+            name = f"{name} №{taken + 1}" if taken else name
         season = (
             season_id
             or api(
@@ -327,7 +336,7 @@ def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_templa
                 "/api/v1/seasons",
                 role="producer",
                 json={
-                    "name": name or f"Сезон {ruleset}",
+                    "name": name,
                     "ruleset": ruleset,
                     "currency": currency,
                     **season_extra,

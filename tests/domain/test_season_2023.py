@@ -691,3 +691,45 @@ def test_malformed_documents_are_protocol_errors(change, event, start):
     error = malformed(document)
     assert error["event"] == event and error["rule"] is None
     assert error["message"].startswith(start), error["message"]
+
+
+def _violation(teams: list[str], events: list[dict]) -> SeasonViolation:
+    with pytest.raises(SeasonViolation) as info:
+        replay_season(doc("2023", teams, events))
+    return info.value
+
+
+def test_too_few_teams_for_the_qualifying_games_say_how_many_are_needed_4_8():
+    v = _violation(["Орлова", "Буян"], [series("spring", 5, "series_final")])
+    assert (v.event_index, v.rule) == (0, f"{R23} §4.8")
+    assert v.message == (
+        "not enough teams: 5 qualifying games need 5 teams of the rating, 2 can play"
+    )
+    assert (
+        v.ru == "не хватает команд: для 5 отборочных игр нужно 5 команд рейтинга, сыграть могут 2"
+    )
+
+
+def test_more_qualifying_games_than_the_series_has_say_the_series_shape_4_1():
+    v = _violation(SPRING, [series("spring", 9, "series_final")])
+    assert (v.event_index, v.rule) == (0, f"{R23} §4.1")
+    assert v.message == (
+        "the spring series has 5 qualifying games and series_final (at most 5 qualifying "
+        "games), not 9 and series_final"
+    )
+    assert v.ru == (
+        "в весенней серии — 5 отборочных игр и финал серии (отборочных игр не больше 5), "
+        "а не 9 отборочных игр и финал серии"
+    )
+
+
+def test_a_rematch_does_not_exist_under_the_2023_rules_4_1():
+    v = _violation(
+        SPRING,
+        [series("spring", 5, "series_final"), {"type": "rematch", "team": "Буян", "granted": True}],
+    )
+    assert (v.event_index, v.rule) == (1, f"{R23} §4.1")
+    assert v.message == (
+        "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)"
+    )
+    assert v.ru == "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г."

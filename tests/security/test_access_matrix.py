@@ -395,3 +395,14 @@ def test_the_game_day_endpoints_of_issue_17_declare_their_roles(app):
     assert specs["games.documents_json"] == specs["games.game"] == "producer|host"
     assert specs["games.allow_start_view"] == "producer"
     assert allowed_roles("producer|host") == {"producer", "host", "admin"}
+
+
+def test_the_season_prize_form_is_the_producers(app):
+    """Setting the season's prize per unanswered question (the season page's form) is the
+    producer's (admin too); the page itself is the producer's and the host's (the generated
+    matrix above checks that the code enforces both)."""
+    specs = {
+        e: app.view_functions[e].sova_access for e in ("seasons.season_prize", "seasons.season")
+    }
+    assert specs == {"seasons.season_prize": "producer", "seasons.season": "producer|host"}
+    assert allowed_roles("producer") == {"producer", "admin"}

@@ -62,13 +62,51 @@ SERIES_SHAPES_2023 = {
 # 2009 §2.6: each series has three qualifying games and a series final (winter: §2.15–2.17).
 SERIES_SHAPE_2009 = (3, "series_final")
 
+_PART_RU = {"spring": "весенней", "summer": "летней", "autumn": "осенней", "winter": "зимней"}
+_CLOSING_RU = {
+    "series_final": "финал серии",
+    "special": "специальная игра",
+    "year_final": "финал года",
+    "none": "без завершающей игры",
+}
+
+
+def _qualifying_ru(n: int) -> str:
+    """``5`` → ``"5 отборочных игр"``, ``4`` → ``"4 отборочные игры"`` (Russian plural)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return f"{n} отборочная игра"
+    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
+        return f"{n} отборочные игры"
+    return f"{n} отборочных игр"
+
+
+def _teams_ru(n: int) -> str:
+    if n % 10 == 1 and n % 100 != 11:
+        return f"{n} команда"
+    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
+        return f"{n} команды"
+    return f"{n} команд"
+
+
+def _shape_ru(qualifying: int, closing: str) -> str:
+    return f"{_qualifying_ru(qualifying)} и {_CLOSING_RU[closing]}"
+
 
 class SeasonViolation(RuleViolation):
     """An event the rule book forbids at that point of the season.
 
     ``event_index`` (0-based), ``rule`` (``"000_90d7c8192601ed3a.txt §4.4"``), ``message``
     (plain English). ``to_json()`` → ``{"error": {"event": i, "rule": …, "message": …}}``.
+    ``ru``: where the clause alone would mislead (it covers several refusals), the Russian
+    reason for the staff pages (``"для 5 отборочных игр нужно 5 команд рейтинга, сыграть
+    могут 2"``); None: the clause's gist says it (``webapp.games.season_events.REFUSALS_RU``).
     """
+
+    def __init__(
+        self, event_index: int | None, rule: str, message: str, ru: str | None = None
+    ) -> None:
+        super().__init__(event_index, rule, message)
+        self.ru = ru
 
 
 # --------------------------------------------------------------------------- values
@@ -445,8 +483,10 @@ class Season:
     def _cite(self, c2023: str, c2009: str) -> str:
         return f"{self.file} {c2023 if self.ruleset == '2023' else c2009}"
 
-    def _refuse(self, c2023: str, c2009: str, message: str) -> SeasonViolation:
-        return SeasonViolation(self.index, self._cite(c2023, c2009), message)
+    def _refuse(
+        self, c2023: str, c2009: str, message: str, ru: str | None = None
+    ) -> SeasonViolation:
+        return SeasonViolation(self.index, self._cite(c2023, c2009), message, ru)
 
     @property
     def is2023(self) -> bool:
@@ -617,10 +657,15 @@ class Season:
             shapes = SERIES_SHAPES_2023[part]
             if (qualifying, closing) not in shapes:
                 allowed = " or ".join(f"{q} qualifying games and {c}" for q, c in shapes)
+                most = max(q for q, _c in shapes)
                 raise self._refuse(
                     "§4.1",
                     "§4.1",
-                    f"the {part} series has {allowed}, not {qualifying} and {closing}",
+                    f"the {part} series has {allowed} (at most {most} qualifying games), "
+                    f"not {qualifying} and {closing}",
+                    f"в {_PART_RU[part]} серии — "
+                    + " или ".join(_shape_ru(q, c) for q, c in shapes)
+                    + f" (отборочных игр не больше {most}), а не {_shape_ru(qualifying, closing)}",
                 )
             rating = self._form_2023(part, qualifying, event.teams)
             need_clause = "§4.9.3" if part == "winter" else "§4.8"
@@ -637,31 +682,29 @@ class Season:
             self.rematch_pending = None
         short = self._shortage()
         if short:
-            raise self._refuse(need_clause, need_clause, short)
+            raise self._refuse(need_clause, need_clause, *short)
         if self.is2023:
             self.series.order = self._order_2023()
 
-    def _shortage(self) -> str | None:
-        """Why the open series cannot fill its qualifying games, or ``None``."""
+    def _shortage(self) -> tuple[str, str] | None:
+        """Why the open series cannot fill its qualifying games, ``(English, Russian)``, or
+        ``None``."""
         s = self.series
         assert s is not None
-        if self.is2023:
-            have = len(self._available())
-            if have < s.qualifying:
-                return (
-                    f"{s.qualifying} qualifying games need {s.qualifying} teams in the rating; "
-                    f"{have} can play"
-                )
-            return None
-        if s.rematch_team is not None:
+        if s.rematch_team is not None and not self.is2023:
             if len(self._rematch_top_two()) < 2:
-                return "a series with a rematch needs two more teams to play its qualifying games"
+                return (
+                    "a series with a rematch needs two more teams to play its qualifying games",
+                    "в серии с переигровкой нужны ещё две команды рейтинга для отборочных игр",
+                )
             return None
         have = len(self._available())
         if have < s.qualifying:
             return (
-                f"{s.qualifying} qualifying games need {s.qualifying} teams of the rating; "
-                f"{have} can play"
+                f"not enough teams: {s.qualifying} qualifying games need {s.qualifying} "
+                f"teams of the rating, {have} can play",
+                f"не хватает команд: для {_qualifying_ru(s.qualifying)} нужно "
+                f"{_teams_ru(s.qualifying)} рейтинга, сыграть могут {have}",
             )
         return None
 
@@ -777,6 +820,8 @@ class Season:
                     "§2.6",
                     f"a series has 3 qualifying games and a series final, "
                     f"not {qualifying} and {closing}",
+                    f"в {_PART_RU[part]} серии — 3 отборочные игры и финал серии, "
+                    f"а не {_shape_ru(qualifying, closing)}",
                 )
             rating = list(self.rating)  # §2.4: the rating goes on
             clause = "§2.4"
@@ -859,9 +904,19 @@ class Season:
         if s is None:
             raise self._refuse("§4.1", "§2.5", "no series is open")
         if kind == "rematch" and self.is2023:
-            raise self._refuse("§4.1", "§4.1", "the 2023 season has no rematch")
+            raise self._refuse(
+                "§4.1",
+                "§4.1",
+                "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)",
+                "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г.",
+            )
         if kind == "special" and not self.is2023:
-            raise self._refuse("§2.6", "§2.6", "the 2009 series have no special game")
+            raise self._refuse(
+                "§2.6",
+                "§2.6",
+                "the 2009 series have no special game",
+                "специальной игры в сериях правил 2009 г. нет: 3 отборочные игры и финал серии",
+            )
         if kind in ("qualifying", "rematch"):
             if phase != "qualifying":
                 raise self._refuse(
@@ -1133,14 +1188,19 @@ class Season:
         short = self._shortage()
         if short:
             s.withdrawn.remove(team)
-            raise self._refuse("§4.8", "§2.6", short)
+            raise self._refuse("§4.8", "§2.6", *short)
         if self.is2023:
             s.order = self._order_2023()
 
     def _on_rematch(self, event: Event) -> None:
         team = self._known(event.team or "")
         if self.is2023:
-            raise self._refuse("§4.1", "§4.1", "the 2023 season has no rematch")
+            raise self._refuse(
+                "§4.1",
+                "§4.1",
+                "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)",
+                "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г.",
+            )
         final = self.last_final
         if final is None or final.team != team or final.won:
             raise self._refuse(
@@ -1165,7 +1225,11 @@ class Season:
         team = self._known(event.team or "")
         if self.is2023:
             raise self._refuse(
-                "§4.7.2", "§4.7.2", "a series finalist goes straight to the winter series"
+                "§4.7.2",
+                "§4.7.2",
+                "a series finalist goes straight to the winter series",
+                "отказа от места в зимней серии в правилах 2023 г. нет (событие правил 2009 г.): "
+                "финалист серии сразу выходит в зимнюю серию",
             )
         final = self.last_final
         if (
@@ -1195,12 +1259,15 @@ class Season:
                 "§4.9.3",
                 "§4.9.3",
                 "the 2023 season calls reserve teams (§4.9.3), no sponsor's team",
+                "команды спонсора в правилах 2023 г. нет: в зимний рейтинг входят "
+                "резервные команды",
             )
         if not self.is2023 and event.enter_as != "sponsor":
             raise self._refuse(
                 "§2.13",
                 "§2.13",
                 "the 2009 season has no reserve teams; the sponsor's team joins the winter rating",
+                "резервных команд в правилах 2009 г. нет: в зимний рейтинг входит команда спонсора",
             )
         if "winter" in self.parts:
             raise self._refuse(

@@ -42,7 +42,8 @@ class SeasonForm(FlaskForm):
         ],
     )
     unanswered_prize = StringField(
-        "Приз за невзятый вопрос (пусто — по правилам)", validators=[Optional(), Length(max=20)]
+        "Приз за невзятый вопрос (2023: пусто — 300,00 по правилам; 2009: обязательно)",
+        validators=[Optional(), Length(max=20)],
     )
 
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Date, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from webapp.core.formats import when
 from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.extensions import Model
 from webapp.submissions.models import Question
@@ -137,7 +138,9 @@ class Game(Model):
 
     @property
     def display_title(self) -> str:
-        return self.title or f"Игра {self.air_date.isoformat()}"
+        """The title, or «Игра 30.11.2026» (the air date in the house format,
+        :func:`webapp.core.formats.when`)."""
+        return self.title or f"Игра {when(self.air_date)}"
 
 
 class Envelope(Model):

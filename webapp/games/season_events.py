@@ -55,28 +55,35 @@ REFUSALS_RU = {
 class SeasonConflict(GameConflict):
     """The season's rules or state refuse the action (HTTP 409). ``error``: ``{"event",
     "rule", "message"}`` — for a refusal by the rules the season engine's error object
-    (``rule`` cites the clause), else ``rule`` None. ``str()`` is the Russian text for the
-    staff pages (:func:`refusal_ru`)."""
+    (``rule`` cites the clause), else ``rule`` None. ``ru``: the engine's Russian reason
+    where the clause's gist would mislead (``SeasonViolation.ru``; not in the API's body).
+    ``str()`` is the Russian text for the staff pages (:func:`refusal_ru`)."""
+
+    def __init__(self, message: str, ru: str | None = None, **extra):
+        super().__init__(message, **extra)
+        self.ru = ru
 
     def __str__(self) -> str:
-        return refusal_ru(self.error)
+        return refusal_ru(self.error, self.ru)
 
 
-def refusal_ru(error: dict) -> str:
+def refusal_ru(error: dict, ru: str | None = None) -> str:
     """The refusal for a Russian page: the gist of the clause and the clause itself
     as staff read it (``"команда выбыла из сезона после второго поражения (п. 4.4 Правил сезона
     2023 г.)"``, ``webapp.domain.rules.rule_reference``);
-    without a clause, the operation's own (Russian) message."""
+    without a clause, the operation's own (Russian) message. ``ru``: the engine's own Russian
+    reason (``SeasonViolation.ru``), used instead of the clause's gist."""
     rule = error.get("rule")
     if not rule:
         return str(error.get("message", ""))
     clause = rule.split(" ", 1)[-1]
-    return f"{REFUSALS_RU.get(clause, 'отказ по правилам сезона')} ({rule_reference(rule)})"
+    gist = ru or REFUSALS_RU.get(clause, "отказ по правилам сезона")
+    return f"{gist} ({rule_reference(rule)})"
 
 
 def _conflict(exc: SeasonViolation | ProtocolError) -> SeasonConflict:
     error = exc.to_json()["error"]
-    return SeasonConflict(error.pop("message"), **error)
+    return SeasonConflict(error.pop("message"), ru=getattr(exc, "ru", None), **error)
 
 
 def _lock(season: Season) -> None:

@@ -101,3 +101,12 @@ class SeasonGameForm(FlaskForm):
     sector13 = IntegerField(
         "13 сектор", validators=[Optional(), NumberRange(1, 13)], description=PLAN_HELP["sector13"]
     )
+
+
+class SeasonPrizeForm(FlaskForm):
+    """The season's cash prize per unanswered question (2009 §1.2.2 names no amount)."""
+
+    unanswered_prize = StringField(
+        "Приз за невзятый вопрос",
+        validators=[DataRequired("Укажите сумму, например 1000,00."), Length(max=20)],
+    )

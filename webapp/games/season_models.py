@@ -7,11 +7,12 @@ derives from ``season_events`` in ``seq`` order (``shared/contracts/season-proto
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import JSON, ForeignKey, Integer, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.core.models import UTCDateTime, utcnow
+from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.extensions import Model
 from webapp.games.models import Team
 
@@ -50,3 +51,19 @@ class SeasonEvent(Model):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"))
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SeasonPrizeChange(Model):
+    """Audit of the producer's setting of the season's cash prize per unanswered question
+    (2009 §1.2.2 names no amount; 2023 §4.11.1 names 300,00): who (``by_user_id``), when
+    (``at``, UTC), from ``old_amount`` (None: not set) to ``new_amount``, in the season's
+    currency."""
+
+    __tablename__ = "season_prize_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    old_amount: Mapped[Decimal | None] = money_column(nullable=True)
+    new_amount: Mapped[Decimal] = money_column()
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

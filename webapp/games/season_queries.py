@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.accounts.models import User
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
-from webapp.games.models import Game, Team
+from webapp.games.models import Game, Series, Team
 from webapp.games.models import Season as SeasonRow
-from webapp.games.season_models import SeasonEvent, SeasonTeam
+from webapp.games.season_models import SeasonEvent, SeasonPrizeChange, SeasonTeam
 
 
 def season_teams(season: SeasonRow) -> list[SeasonTeam]:
@@ -165,6 +166,33 @@ def series_best(game: Game) -> str | None:
     return eng.state().game_context()["series_best"]
 
 
+def counted_part(game: Game) -> str | None:
+    """The series (``"spring"``…) the season counts ``game`` in: a closed game's result was
+    played in the series open when it was added; a game not closed yet will count in the
+    series open now. None for a season not kept by the engine, or before the first series."""
+    season = game.season
+    if not managed(season):
+        return None
+    own = game_event(game)
+    eng = engine(season)
+    if own is not None:
+        return next((r.part for r in eng.results if r.event == own.seq - 1), None)
+    if game.status == "closed":
+        return None
+    return eng.series.part if eng.series is not None else None
+
+
+def counted_series(game: Game) -> Series | None:
+    """The Series row of :func:`counted_part` (the product creates it with the season's
+    ``series`` event), or the game's own series outside the engine."""
+    part = counted_part(game)
+    if part is None:
+        return game.series
+    return db.session.scalar(
+        db.select(Series).where(Series.season_id == game.season_id, Series.part == part)
+    )
+
+
 def game_links(season: SeasonRow) -> dict[int, Game]:
     """``{event index: game}`` for the events that are closed games' results."""
     rows = db.session.execute(
@@ -230,3 +258,15 @@ def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
     ):
         form.team.data = "\n".join(team.experts)
     return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}
+
+
+def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
+    """The audit of the season's prize per unanswered question, oldest first:
+    ``[(change, who)]`` (``who``: the user's e-mail, «—» without a user)."""
+    rows = db.session.execute(
+        db.select(SeasonPrizeChange, User.email)
+        .outerjoin(User, User.id == SeasonPrizeChange.by_user_id)
+        .where(SeasonPrizeChange.season_id == season.id)
+        .order_by(SeasonPrizeChange.id)
+    ).all()
+    return [(change, email or "—") for change, email in rows]

@@ -13,16 +13,22 @@ from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
-from webapp.domain.prizes import awards_available
+from webapp.core.formats import money
+from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.season import BOOKS
 from webapp.extensions import db
 from webapp.games import queries
 from webapp.games import season_queries as sq
 from webapp.games.models import SERIES_LABELS, Game, Season, Team
-from webapp.games.operations import create_game
+from webapp.games.operations import create_game, set_unanswered_prize
 from webapp.games.season_events import add_event, add_new_team, add_team
-from webapp.games.season_forms import SeasonEventForm, SeasonGameForm, SeasonTeamForm
+from webapp.games.season_forms import (
+    SeasonEventForm,
+    SeasonGameForm,
+    SeasonPrizeForm,
+    SeasonTeamForm,
+)
 
 bp = Blueprint("seasons", __name__)
 
@@ -106,6 +112,9 @@ def season(season_id: int):
             db.select(Game).where(Game.season_id == season.id).order_by(Game.air_date, Game.id)
         ).all()
     )
+    prize_form = SeasonPrizeForm(prefix="prize")
+    if season.unanswered_prize is not None:
+        prize_form.unanswered_prize.data = money(season.unanswered_prize)
     return render_template(
         "games/season.html",
         season=season,
@@ -121,7 +130,30 @@ def season(season_id: int):
         team_form=team_form,
         event_form=event_form,
         game_form=game_form,
+        prize_form=prize_form,
+        prize_locked=any(g.status == "closed" for g in games),
+        prize_changes=sq.prize_changes(season),
+        unanswered_rule=UNANSWERED_RULE[season.ruleset],
     )
+
+
+@bp.route("/games/seasons/<int:season_id>/prize", methods=["POST"])
+@access("producer")
+def season_prize(season_id: int):
+    """Set or change the season's cash prize per unanswered question (while no game of the
+    season is closed; audited)."""
+    season = _season_or_404(season_id)
+    form = SeasonPrizeForm(prefix="prize")
+    if form.validate_on_submit():
+        on_refusal("Приз не изменён: ", url_for("seasons.season", season_id=season_id))
+        set_unanswered_prize(season, form.unanswered_prize.data, current_staff().id)
+        flash(
+            f"Приз за невзятый вопрос: {money(season.unanswered_prize, season.currency)}.",
+            "success",
+        )
+    else:
+        flash("Приз не изменён: " + _errors(form), "error")
+    return redirect(url_for("seasons.season", season_id=season_id))
 
 
 @bp.route("/games/seasons/<int:season_id>/teams", methods=["POST"])

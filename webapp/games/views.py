@@ -27,7 +27,7 @@ from webapp.core.models import Document
 from webapp.domain.rules import RULESETS, rule_reference, usual_plan
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
-from webapp.games import queries
+from webapp.games import queries, season_queries
 from webapp.games.console import console_payload, refusal_ru
 from webapp.games.forms import (
     ActionForm,
@@ -189,7 +189,14 @@ def attach_game(game_id: int):
 
 
 def _attach_form(game) -> AttachForm:
-    form = AttachForm(team_id=game.team_id or 0, series_id=game.series_id or 0)
+    """The team and series form, starting from the game's team (its row, or the team of
+    that name when only the free-text name is set) and the series the season counts it in,
+    so that saving it unchanged detaches nothing."""
+    team_id = game.team_id
+    if team_id is None and game.team:
+        team_id = next((t.id for t in queries.teams() if t.name == game.team), None)
+    series = season_queries.counted_series(game)
+    form = AttachForm(team_id=team_id or 0, series_id=series.id if series else 0)
     form.team_id.choices = [SelectChoice(0, "— нет —")] + [
         SelectChoice(t.id, t.name) for t in queries.teams()
     ]
@@ -212,6 +219,7 @@ def new_season():
             form.ruleset.data,
             unanswered_prize=form.unanswered_prize.data or None,
             form=True,
+            prize_required=True,
         )
         flash(f"Сезон «{season.name}» создан.", "success")
     else:
@@ -256,6 +264,7 @@ def game(game_id: int):
         documents=_downloadable_documents(game.id),
         state=game_state(game),
         attach_form=_attach_form(game),
+        counted_series=season_queries.counted_series(game),
         protocol_form=ProtocolForm(),
         print_form=PrintForm(),
         copies=queries.game_copies(game.id),

@@ -6,6 +6,7 @@ import secrets
 from datetime import date
 
 from webapp.extensions import db
+from webapp.games.models import Season
 from webapp.games.operations import create_game, create_season, create_series, create_team
 from webapp.jobs import commit
 from webapp.submissions.models import Author, Question, QuestionAuthor
@@ -86,7 +87,13 @@ def approved_questions_more(n: int, channel: str = "web") -> list:
 
 
 def season(ruleset: str = "2023"):
-    return create_season(f"Сезон {ruleset}", ruleset)
+    """A season «Сезон <ruleset>» (a second one of the same rule set: «Сезон 2023 №2»;
+    season names are unique)."""
+    name = f"Сезон {ruleset}"
+    taken = db.session.scalar(
+        db.select(db.func.count()).select_from(Season).where(Season.name.startswith(name))
+    )
+    return create_season(f"{name} №{taken + 1}" if taken else name, ruleset)
 
 
 def team(name: str = "Команда Анны"):

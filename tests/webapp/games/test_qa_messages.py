@@ -367,3 +367,13 @@ def test_every_rule_clause_has_a_russian_refusal():
     assert len(books) == 2
     missing = [b.cite(t) for b in books for t in b.clauses if b.cite(t) not in REFUSALS_RU]
     assert missing == []
+
+
+def test_an_untitled_game_is_named_by_its_air_date_in_the_house_format(app, login):
+    g = h.game(h.season(), 30, status="draft")
+    g.air_date = date(2026, 11, 30)
+    h.commit()
+    assert g.display_title == "Игра 30.11.2026"
+    text = page(login("producer").get(f"/games/{g.id}"))
+    assert "<h1>Игра 30.11.2026 <small>(черновик)</small></h1>" in text
+    assert "2026-11-30" not in text

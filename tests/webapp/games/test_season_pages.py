@@ -155,3 +155,37 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
         "рейтинга (п. 4.8 Правил сезона 2023 г.)"
     ) in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))
+
+
+def test_series_refusals_say_the_specific_reason_with_the_clause(api, client, login):
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(["Орлова", "Буян"])
+    login("producer")
+    form = {
+        "event-type": "series",
+        "event-part": "spring",
+        "event-qualifying": "5",
+        "event-closing": "series_final",
+        "event-team": "Буян",
+        "event-enter_as": "reserve",
+    }
+
+    def post(**changes) -> str:
+        r = client.post(
+            f"/games/seasons/{run.id}/events", data={**form, **changes}, follow_redirects=True
+        )
+        return _text(r)
+
+    assert (
+        "Событие не принято: не хватает команд: для 5 отборочных игр нужно 5 команд рейтинга, "
+        "сыграть могут 2 (п. 4.8 Правил сезона 2023 г.)"
+    ) in post()
+    assert (
+        "Событие не принято: в весенней серии — 5 отборочных игр и финал серии (отборочных игр "
+        "не больше 5), а не 9 отборочных игр и финал серии (п. 4.1 Правил сезона 2023 г.)"
+    ) in post(**{"event-qualifying": "9"})
+    assert (
+        "Событие не принято: переигровки (матча-реванша) в правилах 2023 г. нет: это событие "
+        "правил 2009 г. (п. 4.1 Правил сезона 2023 г.)"
+    ) in post(**{"event-type": "rematch", "event-granted": "y"})
+    assert run.state()["series"] is None

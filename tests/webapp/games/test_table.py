@@ -226,6 +226,21 @@ def test_table_pages_without_javascript(app, login):
     )
     assert r.status_code == 409 and r.json["error"] == "Не изменено: Ячейка: 0 (резерв) или 1..1"
     r = client.post(
+        f"/games/{g.id}/table/swap",
+        headers={"Accept": "application/json"},
+        data={"swap-sector_a": 1, "swap-slot_a": 1, "swap-sector_b": 1, "swap-slot_b": 1},
+    )
+    assert (r.status_code, r.json) == (
+        409,
+        {
+            "ok": False,
+            "error": "Не изменено: Ячейка: вопрос 1.1 не переставить сам с собой: "
+            "выберите две разные ячейки",
+        },
+    )
+    db.session.expire_all()
+    assert [e.questions[0].question.id for e in g.envelopes[:2]] == [second, first]
+    r = client.post(
         f"/games/{g.id}/table/replace",
         data={"replace-sector": 5, "replace-slot": 1, "replace-use_reserve": "y"},
     )

@@ -49,6 +49,7 @@ from webapp.games.operations.seasons import (  # noqa: F401
     create_season,
     create_series,
     create_team,
+    set_unanswered_prize,
     validate_table,
 )
 from webapp.games.operations.start import (  # noqa: F401

@@ -13,9 +13,11 @@ from webapp.domain.prizes import (
     DEFAULT_SPECIAL_GAME_PRIZE,
     DEFAULT_UNANSWERED_PRIZE,
     DEFAULT_YEAR_FINAL_PRIZE,
+    UNANSWERED_RULE,
 )
-from webapp.domain.rules import RULESETS
+from webapp.domain.rules import RULESETS, rule_reference
 from webapp.extensions import db
+from webapp.games import season_queries as sq
 from webapp.games.models import (
     GAME_KINDS,
     SERIES_PARTS,
@@ -34,6 +36,7 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
+from webapp.games.season_models import SeasonPrizeChange
 
 
 def create_season(
@@ -43,19 +46,26 @@ def create_season(
     timezone: str | None = None,
     unanswered_prize=None,
     form: bool = False,
+    prize_required: bool = False,
 ) -> Season:
     """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
     question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
     ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
     :func:`webapp.domain.money.parse_amount` (``form=True``: typed into the web form, so a
-    decimal comma and spaces are accepted). Raises GameError (Russian messages)."""
+    decimal comma and spaces are accepted). ``prize_required`` (the web form): a rule set
+    whose book names no amount (2009 §1.2.2) needs ``unanswered_prize``, else its games
+    could not be closed. The name must be new (two seasons of one name would look the same
+    in every dropdown). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > 200:
         errors.setdefault("name", []).append("от 1 до 200 символов")
     elif bad_line_chars(name):
         errors.setdefault("name", []).append("недопустимые управляющие символы")
+    elif db.session.scalar(db.select(Season.id).where(Season.name == name)) is not None:
+        # two seasons of one name could not be told apart in the dropdowns
+        errors.setdefault("name", []).append("сезон с таким названием уже есть")
     if ruleset not in RULESETS:
         errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
@@ -75,6 +85,13 @@ def create_season(
     except (ZoneInfoNotFoundError, ValueError):
         errors.setdefault("timezone", []).append(f"неизвестный часовой пояс «{timezone}»")
     prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
+    if (
+        prize_required
+        and prize is None
+        and "unanswered_prize" not in errors
+        and DEFAULT_UNANSWERED_PRIZE[ruleset] is None
+    ):
+        errors.setdefault("unanswered_prize", []).append(_prize_missing(ruleset))
     if errors:
         raise GameError(errors)
     season = Season(
@@ -88,6 +105,52 @@ def create_season(
         special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset],
     )
     db.session.add(season)
+    db.session.flush()
+    return season
+
+
+def _prize_missing(ruleset: str) -> str:
+    return (
+        f"укажите сумму: в правилах {ruleset} г. её нет "
+        f"({rule_reference(UNANSWERED_RULE[ruleset])}), её назначает продюсер"
+    )
+
+
+def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
+    """The producer sets or changes the season's cash prize per unanswered question (typed
+    into the season page: a decimal comma and spaces are accepted; 2009 §1.2.2 names no
+    amount, 2023 §4.11.1 names 300,00). Only while no game of the season is closed: the
+    closed games' prizes were made with the amount (GameConflict). Each change is audited
+    (:class:`~webapp.games.season_models.SeasonPrizeChange`: who, when, old → new). Setting
+    the amount it already has changes and records nothing. Raises GameError."""
+    errors: dict[str, list[str]] = {}
+    prize = _money(amount, "unanswered_prize", errors, form=True)
+    if prize is None and not errors:
+        errors["unanswered_prize"] = ["укажите сумму, например 1000,00"]
+    if errors:
+        raise GameError(errors)
+    closed = db.session.scalar(
+        db.select(db.func.count())
+        .select_from(Game)
+        .where(Game.season_id == season.id, Game.status == "closed")
+    )
+    if closed:
+        raise GameConflict(
+            f"в сезоне «{season.name}» уже закрыто игр: {closed}; их призы начислены "
+            "по прежней сумме, приз за невзятый вопрос больше не меняется"
+        )
+    if season.unanswered_prize == prize:
+        return season
+    db.session.add(
+        SeasonPrizeChange(
+            season_id=season.id,
+            old_amount=season.unanswered_prize,
+            new_amount=prize,
+            by_user_id=user_id,
+            at=utcnow(),
+        )
+    )
+    season.unanswered_prize = prize
     db.session.flush()
     return season
 
@@ -189,6 +252,15 @@ def _team_and_series(
     return team, series
 
 
+def _open_series(season: Season) -> Series | None:
+    """The Series row of the series open in a season kept by the engine (a new game counts
+    in it), else None."""
+    if not sq.managed(season):
+        return None
+    eng = sq.engine(season)
+    return create_series(season.id, eng.series.part) if eng.series is not None else None
+
+
 def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     """Set the game's team and series (None detaches). The free-text ``team`` follows the
     team's name when a team is attached. Only before the first event: the context of a
@@ -221,7 +293,8 @@ def create_game(
     series_id: int | None = None,
 ) -> Game:
     """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
-    stays a free string and defaults to the team's name) and a series of the same season.
+    stays a free string and defaults to the team's name) and a series of the same season
+    (default in a season kept by the engine: the series open now, which the game counts in).
     ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
     (:func:`bad_line_chars`). Raises GameError (unknown season, kind, team, series…)."""
     errors: dict[str, list[str]] = {}
@@ -251,6 +324,8 @@ def create_game(
     check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
+    if series is None:
+        series = _open_series(season)
     game = Game(
         season_id=season.id,
         kind=kind,

@@ -275,17 +275,21 @@ def _check_slot(env: Envelope, slot: int, ruleset: str) -> None:
 def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
     """Swap the questions of two slots ``(sector, slot)`` of the table (slot 0: the sector's
     reserve) — the editor's drag-and-drop. Authors stay distinct (both are in this game).
-    Raises GameConflict (locked or playing) / GameError (no such slot, empty slot)."""
+    Raises GameConflict (locked or playing) / GameError (no such slot, empty slot, a slot
+    swapped with itself)."""
     _editable(game)
     ruleset = game.season.ruleset
     env_a, env_b = _envelope(game, a[0]), _envelope(game, b[0])
     _check_slot(env_a, a[1], ruleset)
     _check_slot(env_b, b[1], ruleset)
+    if a == b:
+        where = f"вопрос {a[0]}.{a[1]}" if a[1] else f"резерв сектора {a[0]}"
+        raise GameError(
+            {"slot": [f"{where} не переставить сам с собой: выберите две разные ячейки"]}
+        )
     qa, qb = _slot_question(env_a, a[1]), _slot_question(env_b, b[1])
     if qa is None and qb is None:
         raise GameError({"slot": ["обе ячейки пусты"]})
-    if a == b:
-        return
     _set_slot(game, env_a, a[1], None)
     _set_slot(game, env_b, b[1], None)
     _set_slot(game, env_a, a[1], qb)

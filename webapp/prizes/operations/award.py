@@ -10,6 +10,7 @@ from webapp.domain.prizes import (
     AWARD_RULES,
     COMMISSION_MINUTES,
     GIFT_AGREEMENT,
+    UNANSWERED_RULE,
     Award,
     PrizeRefused,
     award_to_author,
@@ -17,6 +18,7 @@ from webapp.domain.prizes import (
     special_game_prizes,
     unanswered_question_prizes,
 )
+from webapp.domain.rules import rule_reference
 from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
@@ -61,7 +63,10 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     season = game.season
     if season.unanswered_prize is None:
         raise GameConflict(
-            f"season {season.name!r} has no cash prize per unanswered question; set it first"
+            f"у сезона «{season.name}» не задан приз за невзятый вопрос "
+            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(UNANSWERED_RULE[season.ruleset])}): "
+            f"задайте его на странице сезона (Игры → сезон «{season.name}» → "
+            "«Приз за невзятый вопрос») и закройте игру снова"
         )
     state = game_state(game)
     from webapp.games.season_events import add_game_result
