@@ -506,7 +506,7 @@ def test_staff_previews_mark_the_handout_and_show_no_image_reference(
     assert line.startswith(expected)
     bulk = client.post("/editor/bulk", data={"decision": "approve", "ids": str(prague.id)})
     (line,) = _previews(bulk.get_data(as_text=True), "сравнил Прагу")
-    assert line.startswith(f"№ {prague.id} (На рассмотрении): {expected}")
+    assert line.startswith(f"№ {prague.id} (на рассмотрении): {expected}")
     _prague_in_sector_2(app, g, picks)
     commit()
     login("producer")
