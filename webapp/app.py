@@ -153,13 +153,11 @@ def register_formats(app: Flask) -> None:
     ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
     zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023».
     ``{{ q.text|question_preview|truncate(120) }}``: a question's text as one plain line for
-    a list (webapp.domain.handouts.plain_text): its leading handout block reads
+    a list (``webapp.core.formats.question_preview``): its leading handout block reads
     «[раздаточный материал]», an image «[изображение]», never ``(img …)``."""
     from flask_babel import get_locale
-    from flask_babel import gettext as _
 
-    from webapp.core.formats import money, number, percent, when
-    from webapp.domain.handouts import plain_text
+    from webapp.core.formats import money, number, percent, question_preview, when
 
     def money_filter(amount, currency=None):
         return money(amount, currency, locale=str(get_locale() or "ru"))
@@ -173,13 +171,8 @@ def register_formats(app: Flask) -> None:
     def when_filter(value, zone=None):
         return when(value, zone or current_app.config["SOVA_TIMEZONE"])
 
-    def question_preview_filter(text):
-        return plain_text(
-            text, handout_mark=_("[раздаточный материал]"), image_mark=_("[изображение]")
-        )
-
     app.add_template_filter(money_filter, "money")
-    app.add_template_filter(question_preview_filter, "question_preview")
+    app.add_template_filter(question_preview, "question_preview")
     app.add_template_filter(number_filter, "number")
     app.add_template_filter(percent_filter, "percent")
     app.add_template_filter(when_filter, "when")

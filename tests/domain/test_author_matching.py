@@ -12,6 +12,7 @@ from webapp.domain.authors import (
     Repeat,
     fold_name,
     match,
+    payee_may_be_author,
     person,
     repeated_authors,
     suggest,
@@ -120,3 +121,19 @@ def test_one_author_per_game_counts_persons():
 def test_the_rule_cites_both_books():
     assert rule_reference(ONE_AUTHOR_PER_GAME["2023"]) == "п. 4.11.1 Правил сезона 2023 г."
     assert rule_reference(ONE_AUTHOR_PER_GAME["2009"]) == "п. 1.2.2 Правил 2009 г."
+
+
+@pytest.mark.parametrize(
+    ("author", "declared", "expected"),
+    [
+        ("Максим Соколов", "Соколов Максим Петрович", True),  # surname first, a patronymic
+        ("М. Соколов", "Соколов Максим", True),  # an initial
+        ("Пётр Ёлкин", "ЕЛКИН ПЕТР", True),  # case and ё
+        ("Максим Соколов", "Максим Мерзляков", False),  # another surname
+        ("М. Соколов", "Соколов Иван", False),  # the initial fits no declared word
+        ("Максим Соколов", "", True),  # nothing declared yet
+        ("Максим Соколов", None, True),
+    ],
+)
+def test_payee_may_be_author(author, declared, expected):
+    assert payee_may_be_author(author, declared) is expected

@@ -518,3 +518,31 @@ def test_staff_previews_mark_the_handout_and_show_no_image_reference(
         lines = _previews(page, "сравнил Прагу")
         assert len(lines) == 1 and lines[0].startswith(shown), (url, lines)
         assert "(img" not in page and "Раздаточный материал:" not in page
+
+
+def test_the_duplicate_comparison_marks_the_handout_and_shows_no_image_reference(
+    app, kubok, login, client
+):
+    """QA (second newcomer pass): the question page's «Возможные повторы» compared the raw
+    texts, «[Раздаточный материал: (img …)] Автор вопроса…» on both sides."""
+    from webapp.moderation.operations import precheck
+    from webapp.submissions.operations import create_question
+
+    prague = by_text("Автор вопроса сравнил Прагу")
+    copy = create_question(
+        {
+            "question": prague.text,
+            "answer": prague.answer,
+            "authors": [("Мария Лис", "Гомель", "lis@example.com")],
+        },
+        "web",
+    )
+    commit()
+    precheck(copy.id)
+    commit()
+    login("editor")
+    page = client.get(f"/editor/questions/{copy.id}").get_data(as_text=True)
+    section = page.split("<h3>Возможные повторы</h3>", 1)[1].split("</div></div>", 1)[0]
+    assert f"Сходство <strong>100\u00a0%</strong> с вопросом № " in section
+    assert section.count("[раздаточный материал] Автор вопроса сравнил Прагу") == 2
+    assert "(img" not in section and "Раздаточный материал:" not in section

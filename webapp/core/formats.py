@@ -103,3 +103,15 @@ def when(
         local = value.astimezone(ZoneInfo(zone or DEFAULT_ZONE))
         return format_datetime(local, DATETIME_PATTERN, tzinfo=local.tzinfo, locale=locale)
     return format_date(value, DATE_PATTERN, locale=locale)
+
+
+def question_preview(text: str | None) -> str:
+    """A question's text as one plain line for a list or a comparison on a staff page
+    (the Jinja filter ``question_preview``): its leading handout block reads
+    «[раздаточный материал]», any other image reference «[изображение]» (in the page's
+    language), never ``(img …)`` (``webapp.domain.handouts.plain_text``)."""
+    from flask_babel import gettext as _
+
+    from webapp.domain.handouts import plain_text
+
+    return plain_text(text, handout_mark=_("[раздаточный материал]"), image_mark=_("[изображение]"))

@@ -31,6 +31,7 @@ __all__ = [
     "Repeat",
     "fold_name",
     "match",
+    "payee_may_be_author",
     "person",
     "repeated_authors",
     "suggest",
@@ -66,6 +67,30 @@ def fold_name(text: str | None) -> str:
     kept = "".join(c for c in decomposed if c not in "\u0301\u0300")
     folded = unicodedata.normalize("NFC", kept).casefold().replace("ё", "е")
     return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
+
+
+def payee_may_be_author(author_name: str | None, declared_full_name: str | None) -> bool:
+    """Whether the full name a payee declared with their details can be the author's name
+    as the question gave it (a warning for the accountant before the agreement is signed,
+    not a refusal: the agreement names the payee as declared, issue 13).
+
+    Every word of the folded author name (:func:`fold_name`) must be a word of the declared
+    name, which may add a patronymic and put the surname first; a one-letter word of the
+    author name (an initial) matches a declared word starting with it. Nothing declared
+    yet (empty) → True.
+    ``("Максим Соколов", "Соколов Максим Петрович")`` → True; ``("М. Соколов", "Соколов
+    Максим")`` → True; ``("Максим Соколов", "Максим Мерзляков")`` → False;
+    ``("Пётр Ёлкин", "ЕЛКИН ПЕТР")`` → True."""
+    declared = fold_name(declared_full_name).split()
+    if not declared:
+        return True
+    for word in fold_name(author_name).split():
+        if len(word) == 1:
+            if not any(d.startswith(word) for d in declared):
+                return False
+        elif word not in declared:
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,19 @@ DOCUMENT_LABELS = {
     "sector13_card": "Карточка ведущего: 13 сектор (жеребьёвка)",
     "gift_agreement": "Договор дарения",
     "vote_result": "Итог зрительского голосования за лучшего игрока (для спонсора)",
+    # a prize's documents, listed for the admin (the prize page names them the same way)
+    "commission_minutes": "Протокол комиссии по денежным выигрышам",
+    "signed_scan": "Скан подписанного договора",
 }
+
+#: What the download link says: a signed scan is the accountant's upload (PDF or an image).
+DOWNLOAD_TEXT = {"signed_scan": "скачать скан"}
+
+
+def download_text(kind: str) -> str:
+    """The game page's link text for a ready document of ``kind`` («скачать PDF»)."""
+    return DOWNLOAD_TEXT.get(kind, "скачать PDF")
+
 
 # Which roles may download which kind of document (deny anything else).
 DOCUMENT_ROLES = {
@@ -270,6 +282,7 @@ def game(game_id: int):
         copies=queries.game_copies(game.id),
         start_refusal=start_refusal(game),
         document_labels=DOCUMENT_LABELS,
+        download_text=download_text,
         start_confirmation=start_confirmation(game),
         allow_start_form=AllowStartForm(),
     )
@@ -279,7 +292,7 @@ def game(game_id: int):
 @access("producer|host")
 def documents_json(game_id: int):
     """The game's documents for the game page's live status (``static/game.js`` polls it):
-    ``{"documents": [{"id", "kind", "label", "status", "url"}], "pending": bool}``; only the
+    ``{"documents": [{"id", "kind", "label", "status", "url", "download"}], "pending": bool}``; only the
     kinds the caller's role may download, as on the page; ``url`` is set once the PDF is
     ready."""
     game = _game_or_404(game_id)
@@ -290,6 +303,7 @@ def documents_json(game_id: int):
             "label": DOCUMENT_LABELS.get(d.kind, d.kind),
             "status": d.status,
             "url": url_for("games.document", document_id=d.id) if d.status == "ready" else None,
+            "download": download_text(d.kind),
         }
         for d in _downloadable_documents(game.id)
     ]

@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
+from webapp.core.formats import question_preview
 from webapp.extensions import db
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import (
@@ -186,7 +187,7 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
     for cand in report.duplicates if report else []:
         other = queries.question(cand["question_id"])
         if other is not None:
-            left, right = marked_diff(q.text, other.text)
+            left, right = marked_diff(question_preview(q.text), question_preview(other.text))
             duplicates.append(
                 {"score": cand["score"], "other": other, "left": left, "right": right}
             )
@@ -483,7 +484,7 @@ def export_queue(fmt: str):
     if fmt == "csv":
         return Response(
             export.to_csv(rows),
-            mimetype="text/csv; charset=utf-8",
+            content_type="text/csv; charset=utf-8",  # mimetype= would add a second charset
             headers={"Content-Disposition": "attachment; filename=queue.csv"},
         )
     return Response(
@@ -501,7 +502,7 @@ def export_4s():
     items, _ = queries.queue(filters=queries.QueueFilter(status="approved"), per_page=100_000)
     return Response(
         export.to_4s(items).encode("utf-8"),
-        mimetype="text/plain; charset=utf-8",
+        content_type="text/plain; charset=utf-8",
         headers={"Content-Disposition": "attachment; filename=approved.4s"},
     )
 

@@ -21,6 +21,7 @@ from webapp.app_lang import LANGUAGES
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.models import Document
+from webapp.domain.authors import payee_may_be_author
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
 from webapp.domain.rules import rule_reference
 from webapp.extensions import db, limiter
@@ -193,9 +194,13 @@ def prize(prize_id: int):
     role = current_staff().role
     openable = {d.id for d in docs if role in PRIZE_DOCUMENT_ROLES.get(d.kind, {"admin"})}
     history = queries.history(p.id)
+    # the declared full name is personal data: compared and shown to accountants only
+    declared_name = payee_ops.declared(p)[0] if role in ("accountant", "admin") else ""
     return render_template(
         "prizes/prize.html",
         prize=p,
+        declared_name=declared_name,
+        payee_mismatch=not payee_may_be_author(p.payee, declared_name),
         history=history,
         who=queries.user_names(h.by_user_id for h in history),
         document_labels=queries.DOCUMENT_LABELS,

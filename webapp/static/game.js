@@ -28,7 +28,7 @@
       if (d.url) {
         var a = document.createElement("a");
         a.href = d.url;
-        a.textContent = "скачать PDF";
+        a.textContent = d.download || "скачать PDF";
         li.appendChild(a);
       } else {
         li.appendChild(document.createTextNode(STATUS[d.status] || d.status));

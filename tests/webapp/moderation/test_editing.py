@@ -173,6 +173,7 @@ def test_csv_and_xlsx_exports(app, login, client):
     login("editor")
     resp = client.get("/editor/export.csv?status=in_review")
     assert resp.headers["Content-Disposition"] == "attachment; filename=queue.csv"
+    assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"  # one charset
     rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
     assert rows[0] == [
         "№",

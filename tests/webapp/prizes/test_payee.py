@@ -428,3 +428,35 @@ def test_details_link_in_the_payee_language_and_the_form_switchable(
     refresh()
     switched = client.get(f"/lang/ru?next=/prizes/details/{token}", follow_redirects=True)
     assert "<h1>Реквизиты для выплаты приза</h1>" in switched.text
+
+
+def test_accountant_is_warned_when_the_declared_name_is_not_the_authors(app, client, owed, login):
+    """QA (newcomer pass): a payee declared «Сапего Иван Петрович» for the prize of «Автор 1»
+    and the agreement named him with no warning. The accountant now sees the mismatch (the
+    declared name is personal data: the producer's page shows neither name nor warning);
+    a declared name that can be the author's (another word order, a patronymic) is quiet."""
+    token = payee.request_details(owed, None)
+    commit()
+    assert client.post(f"/prizes/details/{token}", data=BY_FORM).status_code == 200
+    warning = (
+        "ФИО в реквизитах получателя «Сапего Иван Петрович» не совпадает с автором вопроса "
+        "«Автор 1»"
+    )
+    page = login("accountant").get(f"/prizes/{owed.id}").get_data(as_text=True)
+    assert warning in page
+    client.get("/logout")
+    page = login("producer").get(f"/prizes/{owed.id}").get_data(as_text=True)
+    assert "не совпадает с автором" not in page and "Сапего" not in page
+    client.get("/logout")
+    token = payee.new_link(db.session.get(Prize, owed.id))
+    commit()
+    page = client.get(f"/prizes/details/{token}")
+    assert page.status_code == 200
+    assert (
+        client.post(
+            f"/prizes/details/{token}", data={**BY_FORM, "full_name": "1 Автор Петрович"}
+        ).status_code
+        == 200
+    )
+    page = login("accountant").get(f"/prizes/{owed.id}").get_data(as_text=True)
+    assert "не совпадает с автором" not in page
