@@ -543,6 +543,6 @@ def test_the_duplicate_comparison_marks_the_handout_and_shows_no_image_reference
     login("editor")
     page = client.get(f"/editor/questions/{copy.id}").get_data(as_text=True)
     section = page.split("<h3>Возможные повторы</h3>", 1)[1].split("</div></div>", 1)[0]
-    assert f"Сходство <strong>100\u00a0%</strong> с вопросом № " in section
+    assert "Сходство <strong>100\u00a0%</strong> с вопросом № " in section
     assert section.count("[раздаточный материал] Автор вопроса сравнил Прагу") == 2
     assert "(img" not in section and "Раздаточный материал:" not in section
