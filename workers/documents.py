@@ -158,6 +158,7 @@ from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherRespons
 
 from webapp.core.formats import money
 from webapp.domain.handouts import split_images
+from webapp.domain.text import ru_plural
 from webapp.resources import templates_dir
 
 __all__ = [
@@ -318,15 +319,6 @@ _CURRENCIES = {
 _CENT = Decimal("0.01")
 
 
-def _plural(n: int, forms: tuple[str, str, str]) -> str:
-    """Russian plural form for ``n``: 1 рубль, 2 рубля, 5 рублей, 11 рублей, 21 рубль."""
-    if n % 10 == 1 and n % 100 != 11:
-        return forms[0]
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return forms[1]
-    return forms[2]
-
-
 def _split_amount(amount: Decimal) -> tuple[int, int]:
     """(rubles, kopecks) of a non-negative Decimal with at most 2 decimal places."""
     if type(amount) is not Decimal:
@@ -380,7 +372,7 @@ def amount_in_words(amount: Decimal, currency: str, *, thousands_sep: str = " ")
     words = words[:1].upper() + words[1:]
     return (
         f"{_figures(rubles, kopecks, thousands_sep)} ({words}) "
-        f"{_plural(rubles, rub_forms)} {kopecks:02d} {_plural(kopecks, kop_forms)}"
+        f"{ru_plural(rubles, rub_forms)} {kopecks:02d} {ru_plural(kopecks, kop_forms)}"
     )
 
 

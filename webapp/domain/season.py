@@ -37,6 +37,7 @@ from typing import Any
 
 from webapp.domain.rules.errors import ProtocolError, RuleViolation
 from webapp.domain.rules.game import can_pass_without_decisive
+from webapp.domain.text import ru_plural
 
 FORMAT = "sova.season-protocol/1"
 
@@ -73,19 +74,12 @@ _CLOSING_RU = {
 
 def _qualifying_ru(n: int) -> str:
     """``5`` → ``"5 отборочных игр"``, ``4`` → ``"4 отборочные игры"`` (Russian plural)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return f"{n} отборочная игра"
-    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
-        return f"{n} отборочные игры"
-    return f"{n} отборочных игр"
+    return f"{n} " + ru_plural(n, ("отборочная игра", "отборочные игры", "отборочных игр"))
 
 
 def _teams_ru(n: int) -> str:
-    if n % 10 == 1 and n % 100 != 11:
-        return f"{n} команда"
-    if n % 10 in (2, 3, 4) and n % 100 not in (12, 13, 14):
-        return f"{n} команды"
-    return f"{n} команд"
+    """``2`` → ``"2 команды"``, ``5`` → ``"5 команд"``."""
+    return f"{n} " + ru_plural(n, ("команда", "команды", "команд"))
 
 
 def _shape_ru(qualifying: int, closing: str) -> str:

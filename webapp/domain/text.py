@@ -22,6 +22,7 @@ __all__ = [
     "has_control_chars",
     "matching_key",
     "normalise",
+    "ru_plural",
     "stress_caps_to_acute",
 ]
 
@@ -36,6 +37,16 @@ _FORMAT_CHARS = (
 )
 _FORMAT_TABLE = dict.fromkeys(map(ord, _FORMAT_CHARS))
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def ru_plural(n: int, forms: tuple[str, str, str]) -> str:
+    """Russian plural form for ``n`` of the forms (one, few, many): 1 рубль, 2 рубля,
+    5 рублей, 11 рублей, 21 рубль; ``ru_plural(4, ("игра", "игры", "игр"))`` → ``"игры"``."""
+    if n % 10 == 1 and n % 100 != 11:
+        return forms[0]
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return forms[1]
+    return forms[2]
 
 
 def normalise(s: str) -> str:
