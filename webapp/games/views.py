@@ -200,17 +200,20 @@ def attach_game(game_id: int):
     return redirect(url_for("games.game", game_id=game_id))
 
 
-def _attach_form(game) -> AttachForm:
+def _attach_form(game, series=None) -> AttachForm:
     """The team and series form, starting from the game's team (its row, or the team of
-    that name when only the free-text name is set) and the series the season counts it in,
-    so that saving it unchanged detaches nothing."""
+    that name when only the free-text name is set) and ``series``, the series the season
+    counts it in (``season_queries.counted_series``, computed here when not given), so that
+    saving it unchanged detaches nothing."""
+    teams = queries.teams()
     team_id = game.team_id
     if team_id is None and game.team:
-        team_id = next((t.id for t in queries.teams() if t.name == game.team), None)
-    series = season_queries.counted_series(game)
+        team_id = next((t.id for t in teams if t.name == game.team), None)
+    if series is None:
+        series = season_queries.counted_series(game)
     form = AttachForm(team_id=team_id or 0, series_id=series.id if series else 0)
     form.team_id.choices = [SelectChoice(0, "— нет —")] + [
-        SelectChoice(t.id, t.name) for t in queries.teams()
+        SelectChoice(t.id, t.name) for t in teams
     ]
     form.series_id.choices = [SelectChoice(0, "— нет —")] + [
         SelectChoice(x.id, x.display_name)
@@ -268,6 +271,7 @@ def new_game():
 @access("producer|host")
 def game(game_id: int):
     game = _game_or_404(game_id)
+    counted = season_queries.counted_series(game)  # replays the season once for the page
     return render_template(
         "games/game.html",
         game=game,
@@ -275,8 +279,8 @@ def game(game_id: int):
         close_form=CloseGameForm(),
         documents=_downloadable_documents(game.id),
         state=game_state(game),
-        attach_form=_attach_form(game),
-        counted_series=season_queries.counted_series(game),
+        attach_form=_attach_form(game, counted),
+        counted_series=counted,
         protocol_form=ProtocolForm(),
         print_form=PrintForm(),
         copies=queries.game_copies(game.id),
