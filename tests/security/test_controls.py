@@ -154,6 +154,7 @@ def test_default_login_rate_limit_is_ten_per_minute(app):
     assert app.config["SOVA_LOGIN_RATE_LIMIT"] == "10 per minute"
 
 
+@pytest.mark.shipped_password_hasher
 def test_passwords_hashed_with_argon2id(staff):
     staff("editor")
     user = _user("editor@test.local")
