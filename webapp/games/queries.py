@@ -8,7 +8,7 @@ from pathlib import Path
 from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.extensions import db
-from webapp.games.models import Game, PrintedCopy, Season, Sector13Draw, Series, Team
+from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
@@ -257,6 +257,28 @@ def played_before(game: Game):
 
 def chronological(query) -> list[Game]:
     return list(db.session.scalars(query.order_by(Game.air_date, Game.id)).all())
+
+
+def team_payloads_before(game: Game) -> list[dict]:
+    """The recorded events' payloads (``contracts/game-protocol.md`` event objects) of the
+    games of ``game``'s team in its season played before it (:func:`played_before`), in
+    play order: air date, game id, then ``seq``. One statement that loads no game (a
+    game brings its envelopes and their questions with it). ``[]`` without a team."""
+    if game.team_id is None:
+        return []
+    return list(
+        db.session.scalars(
+            db.select(GameEvent.payload)
+            .join(Game, GameEvent.game_id == Game.id)
+            .where(
+                Game.team_id == game.team_id,
+                Game.season_id == game.season_id,
+                Game.id != game.id,
+                played_before(game),
+            )
+            .order_by(Game.air_date, Game.id, GameEvent.seq)
+        ).all()
+    )
 
 
 def live_candidates(spun_at, since=None) -> list[int]:

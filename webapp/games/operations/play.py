@@ -14,7 +14,7 @@ from webapp.games.models import (
 )
 from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.operations.draw import _cancel_draw, draw_sector13
-from webapp.games.queries import chronological, played_before
+from webapp.games.queries import chronological, played_before, team_payloads_before
 
 
 def game_state(game: Game, extra: dict | None = None) -> dict:
@@ -35,21 +35,12 @@ def sector13_options_used(game: Game) -> list[str]:
     if game.team_id is None or not RULESETS[game.season.ruleset].sector13_options:
         return []
     used: list[str] = []
-    earlier = chronological(
-        db.select(Game).where(
-            Game.team_id == game.team_id,
-            Game.season_id == game.season_id,
-            Game.id != game.id,
-            played_before(game),
-        )
-    )
-    for other in earlier:
-        for event in other.events:
-            option = event.payload.get("option", "")  # a recorded option event names one
-            if event.payload.get("type") == "sector13_option" and option not in used:
-                used.append(option)
-                if len(used) == 3:
-                    used = []
+    for payload in team_payloads_before(game):
+        option = payload.get("option", "")  # a recorded option event names one
+        if payload.get("type") == "sector13_option" and option not in used:
+            used.append(option)
+            if len(used) == 3:
+                used = []
     return used
 
 
