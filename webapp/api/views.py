@@ -6,6 +6,7 @@ from pathlib import Path
 
 from flask import abort, current_app, g, send_file, url_for
 from flask_smorest import Blueprint
+from sqlalchemy.orm import lazyload
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
@@ -264,6 +265,17 @@ def _game(game_id: int) -> Game:
     return db.get_or_404(Game, game_id)
 
 
+def _game_for_an_event(game_id: int) -> Game:
+    """:func:`_game` without loading its envelopes up front (they bring every question with
+    its authors, history and images: half of an event's time); the replay needs only the
+    events and the table, and the envelopes still load if the event reaches them (a
+    2009 sector-13 draw)."""
+    game = db.session.get(Game, game_id, options=[lazyload(Game.envelopes)])
+    if game is None:
+        abort(404)
+    return game
+
+
 @blp.route("/games/<int:game_id>/assign", methods=["POST"])
 @access("producer", api=True)
 @blp.response(200, s.AssignOut)
@@ -336,7 +348,7 @@ def documents(game_id):
 @blp.doc(security=SECURE)
 def events(event, game_id):
     """Record one event of ``sova.game-protocol/1``; 409 with the refusal otherwise."""
-    game = _game(game_id)
+    game = _game_for_an_event(game_id)
     state = record_event(game, dict(event), current_staff().id)
     return {"state": state}
 
