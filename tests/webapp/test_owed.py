@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from tests.helpers import submit
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
 from webapp.jobs import commit, mark_done, relay_pending, request_again
@@ -15,18 +16,16 @@ from webapp.owed import owed_status, reconcile
 
 
 def _submit(client, n: int) -> int:
-    resp = client.post(
-        "/api/v1/submissions",
-        json={
+    return submit(
+        client,
+        {
             "question": f"Какой город называют северной столицей России? Вопрос номер {n}.",
             "answer": "Петроград",
             "authors": [{"name": f"Автор {n}", "city": "Минск"}],
             "email": f"owed{n}@example.org",
             "consent": True,
         },
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()["id"]
+    )["id"]
 
 
 def _rows() -> list[OutboxMessage]:

@@ -2,14 +2,14 @@
 PostgreSQL, the second transaction's duplicate-index rows wait for the first's and, once it
 commits, add nothing (ON CONFLICT DO NOTHING) instead of failing with an IntegrityError
 (which made ``sova seed-demo`` fail beside a running worker). Skipped without
-SOVA_TEST_DATABASE_URL; fails under CI=true."""
+SOVA_TEST_DATABASE_URL; fails under CI=true. The app is the shared ``pg_app`` (tests/conftest.py);
+each thread pushes its own app context, so each has its own session."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-import pytest
 import sqlalchemy as sa
 
 from webapp.extensions import db
@@ -18,29 +18,6 @@ QUESTION = (
     "Какой город называют северной столицей России? Назовите его одним словом, "
     "как его называли в 1914–1924 годах."
 )
-
-
-@pytest.fixture
-def pg_app(pg_url, tmp_path):
-    from flask_migrate import upgrade
-
-    from webapp.app import create_app
-
-    app = create_app(
-        {
-            "TESTING": True,
-            "SOVA_DATABASE_URL": pg_url,
-            "SOVA_INSTANCE_PATH": str(tmp_path / "instance"),
-            "SOVA_BROKER_URL": "memory://",
-            "SOVA_OUTBOX_AUTOSEND": False,
-        }
-    )
-    with app.app_context():
-        upgrade(revision="heads")
-    yield app
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
 
 
 def _received(pg_app) -> int:
