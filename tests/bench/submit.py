@@ -47,6 +47,7 @@ import json
 import os
 import random
 import re
+import resource
 import secrets
 import shutil
 import signal
@@ -212,6 +213,9 @@ class Target:
     parts: tuple[str, str, str]
     content_type: str
     cookie: str
+    web_pid: int = 0  # the gunicorn master
+    database: str = ""  # its database's name (its PostgreSQL backends carry it)
+    helper_pids: tuple[int, ...] = ()  # Sova's relay
     ok_total: int = 0  # successful answers wrk counted over the levels
 
     @property
@@ -257,6 +261,53 @@ def write_lua(path: Path, target: Target, net: int) -> None:
     )
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from ``/proc/<pid>/task/*/children``)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for children in Path(f"/proc/{p}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(c) for c in children.read_text().split()]
+    return out
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def cpu_by_role(target: Target) -> dict[str, float]:
+    """CPU seconds so far of what serves ``target``: ``web`` (the gunicorn master and
+    workers), ``relay`` (its helpers), ``postgres`` (the backends of its database; the
+    shared WAL writer and checkpointer are not counted) and ``redis`` (the server, shared
+    with the other app and anything else on the machine)."""
+    backends, redis_pids = [], []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if cmdline.startswith("postgres:") and f" {target.database} " in cmdline:
+                backends.append(int(proc.name))
+            elif cmdline.startswith("redis-server") or "/redis-server" in cmdline.split(" ")[0]:
+                redis_pids.append(int(proc.name))
+    return {
+        "web": sum(_cpu(p) for p in _tree(target.web_pid)) if target.web_pid else 0.0,
+        "relay": sum(_cpu(p) for h in target.helper_pids for p in _tree(h)),
+        "postgres": sum(_cpu(p) for p in backends),
+        "redis": sum(_cpu(p) for p in redis_pids),
+    }
+
+
 def run_wrk(site: str, path: str, clients: int, seconds: int, script: Path | None = None) -> dict:
     """One wrk run (2 threads) against ``site + path``, parsed by :func:`parse_wrk`; returns
     once the server has answered what wrk left in its queue (a sync worker still answers
@@ -264,9 +315,26 @@ def run_wrk(site: str, path: str, clients: int, seconds: int, script: Path | Non
     that the next run, of this app or the other, starts on an idle machine."""
     cmd = ["wrk", "-t2", f"-c{clients}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
     cmd += ["-s", str(script)] if script else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd + [site + path], capture_output=True, text=True, check=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     urllib.request.urlopen(f"{site}/submit", timeout=600).read()  # queued behind the rest
-    return parse_wrk(out)
+    wrk_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {**parse_wrk(out), "wrk_cpu_s": round(wrk_cpu, 3)}
+
+
+def measured_run(target: Target, clients: int, seconds: int, script: Path) -> dict:
+    """:func:`run_wrk` of ``POST /submit`` on ``target``, with the CPU it cost per stored
+    question (ms, by :func:`cpu_by_role` and wrk's own), the questions stored over the run
+    counted in the database once its queue is answered."""
+    stored, cpu = stored_questions(target.engine), cpu_by_role(target)
+    res = run_wrk(target.site, "/submit", clients, seconds, script)
+    new = stored_questions(target.engine) - stored
+    spent = {k: v - cpu[k] for k, v in cpu_by_role(target).items()}
+    spent["wrk"] = res.pop("wrk_cpu_s")
+    per = {k: round(1000 * v / new, 2) if new else None for k, v in spent.items()}
+    per["total"] = round(sum(v for v in per.values() if v), 2)
+    return {**res, "stored": new, "cpu_ms_per_question": per}
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -338,6 +406,11 @@ def medians(runs: list[dict]) -> dict:
     """The rounds of one app at one level: medians of rate and latencies, sums of errors."""
     out = {k: round(statistics.median(r[k] for r in runs), 2) for k in ("rps", "p50_ms", "p99_ms")}
     out.update({k: sum(r[k] for r in runs) for k in ("requests", "non_2xx_3xx", "socket_errors")})
+    if all("cpu_ms_per_question" in r for r in runs):
+        out["cpu_ms_per_question"] = {
+            k: round(statistics.median(r["cpu_ms_per_question"][k] or 0 for r in runs), 2)
+            for k in runs[0]["cpu_ms_per_question"]
+        }
     return {**out, "rounds": len(runs)}
 
 
@@ -396,7 +469,9 @@ def start(cmd: list[str], env: dict, stack: contextlib.ExitStack, **kw) -> subpr
     return proc
 
 
-def gunicorn(app: str, port: int, threads: int, env: dict, stack: contextlib.ExitStack) -> None:
+def gunicorn(
+    app: str, port: int, threads: int, env: dict, stack: contextlib.ExitStack
+) -> subprocess.Popen:
     """``app`` served like Sova (2 workers, ``threads`` each), once it answers its form."""
     bindir = Path(sys.executable).parent
     proc = start(
@@ -416,6 +491,7 @@ def gunicorn(app: str, port: int, threads: int, env: dict, stack: contextlib.Exi
             return False
 
     wait_for(ready, timeout=60, what=f"gunicorn {app}")
+    return proc
 
 
 def wait_for_relay(engine, timeout: float = 10.0) -> int:
@@ -473,16 +549,18 @@ def serve(args, stack: contextlib.ExitStack) -> tuple[Target, Target, Path]:
     stack.callback(broker.close)
     broker.delete(textbook_app.QUEUE)  # the textbook app's own task list: counted, then emptied
     stack.callback(broker.delete, textbook_app.QUEUE)
-    start([str(bindir / "sova"), "outbox", "relay"], env, stack, stdout=subprocess.DEVNULL)
+    relay = start([str(bindir / "sova"), "outbox", "relay"], env, stack, stdout=subprocess.DEVNULL)
     port, textbook_port = free_port(), free_port()
-    gunicorn(
+    web = gunicorn(
         "tests.bench.budget_app:create_app()" if args.budget else "webapp:create_app()",
         port,
         args.threads,
         env,
         stack,
     )
-    gunicorn("tests.bench.textbook_app:create_app()", textbook_port, args.threads, env, stack)
+    textbook_web = gunicorn(
+        "tests.bench.textbook_app:create_app()", textbook_port, args.threads, env, stack
+    )
 
     loaded = time.monotonic()
     html, token, cookie = load_form(f"http://127.0.0.1:{port}")
@@ -493,15 +571,26 @@ def serve(args, stack: contextlib.ExitStack) -> tuple[Target, Target, Path]:
     if not set(form_fields(t_html)) <= set(form_fields(html)):
         raise ValueError(f"textbook fields not in Sova's form: {form_fields(t_html)}")
     targets = []
-    for name, target_port, target_url, target_token, target_cookie in (
-        ("sova", port, url, token, cookie),
-        ("textbook", textbook_port, textbook_url, t_token, t_cookie),
+    for name, target_port, target_url, target_token, target_cookie, proc, helpers in (
+        ("sova", port, url, token, cookie, web, (relay.pid,)),
+        ("textbook", textbook_port, textbook_url, t_token, t_cookie, textbook_web, ()),
     ):
         body, content_type = browser_body(html, target_token)
         engine = sa.create_engine(target_url)
         stack.callback(engine.dispose)
         targets.append(
-            Target(name, target_port, engine, broker, split_body(body), content_type, target_cookie)
+            Target(
+                name,
+                target_port,
+                engine,
+                broker,
+                split_body(body),
+                content_type,
+                target_cookie,
+                web_pid=proc.pid,
+                database=engine.url.database or "",
+                helper_pids=helpers,
+            )
         )
     # Sova's minimum fill time: no viewer submits within 3 s of loading the page
     time.sleep(max(0.0, MIN_FILL_SECONDS + 0.5 - (time.monotonic() - loaded)))
@@ -518,12 +607,16 @@ def measure_levels(
         runs: dict[str, list[dict]] = {"sova": [], "textbook": []}
         for rnd in range(args.rounds):
             for target in (sova, textbook) if rnd % 2 == 0 else (textbook, sova):
+                if args.only and target.name != args.only:
+                    continue
                 write_lua(lua, target, next(nets))
-                res = run_wrk(target.site, "/submit", clients, args.seconds, lua)
+                res = measured_run(target, clients, args.seconds, lua)
                 target.ok_total += res["requests"] - res["non_2xx_3xx"] - res["socket_errors"]
                 runs[target.name].append(res)
                 emit("submit_run", app=target.name, clients=clients, round=rnd, **res)
-        levels[clients] = {name: medians(r) for name, r in runs.items()}
+        levels[clients] = {name: medians(r) for name, r in runs.items() if r}
+        if args.only:
+            continue
         health = run_wrk(sova.site, "/healthz", clients, args.seconds)
         emit(
             "submit_vs_healthz",
@@ -608,6 +701,12 @@ def main() -> int:
     )
     parser.add_argument("--quick", action="store_true", help="3 s per run, 300 exact")
     parser.add_argument(
+        "--only",
+        choices=("sova", "textbook"),
+        help="run the levels of this app alone (for a profiler: no healthz, budget, "
+        "exact phase or pair lines)",
+    )
+    parser.add_argument(
         "--budget",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -627,6 +726,8 @@ def main() -> int:
         sova, textbook, scratch = serve(args, stack)
         nets, lua = itertools.count(1), scratch / "post.lua"
         levels = measure_levels(sova, textbook, args, nets, lua)
+        if args.only:
+            return 0
         if args.budget:
             measure_budget(sova, args.seconds, nets, lua)
         exact = check_stored(sova, textbook, args.exact, nets)
