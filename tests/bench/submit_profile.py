@@ -10,9 +10,14 @@ same. Prints one JSON line: CPU (``time.process_time``) and wall time per reques
 and the load average; ``--profile FILE`` writes a cProfile dump of the measured requests
 (``python -m pstats FILE``), ``--top N`` prints the N largest cumulative entries.
 
-Only this process's CPU is counted: PostgreSQL's and Redis's own work is not (the bench's
-CPU split is in docs/performance.md). Settings: SOVA_BENCH_DATABASE_URL as the bench,
-SOVA_PROFILE_REDIS_URL (default redis://127.0.0.1:6379/15).
+``--app textbook`` posts the same body to the bench's anchor (``tests/bench/textbook_app.py``,
+on a database of its own). ``SOVA_RATELIMIT_ENABLED=0`` in the environment turns Sova's
+limits off (an experiment: what they cost; never the bench's setting). The CPU is
+``process_time`` (cProfile's clock too), so the figures hold on a busy machine.
+
+Only this process's CPU is counted: PostgreSQL's, Redis's and the relay's work is not (the
+bench's ``cpu_ms_per_question`` splits those). Settings: SOVA_BENCH_DATABASE_URL as the
+bench, SOVA_PROFILE_REDIS_URL (default redis://127.0.0.1:6379/15).
 """
 
 from __future__ import annotations
