@@ -13,9 +13,10 @@ import logging
 import re
 import time
 from datetime import datetime, timedelta
+from functools import cache
 
 from flask import current_app
-from sqlalchemy import event, text, update
+from sqlalchemy import Integer, bindparam, event, text, update
 from sqlalchemy.orm import Session
 
 from webapp.core.models import OutboxMessage, utcnow
@@ -132,17 +133,28 @@ def relay_ids(ids: list[int]) -> int:
     return n
 
 
+@cache
+def _unsent_statement(cutoff: bool, postgres: bool):
+    """The ``SELECT`` of :func:`_unsent` (built once per process: the relay runs it 20
+    times a second), with the parameters ``limit`` and, if ``cutoff``, ``cutoff``."""
+    query = db.select(*SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
+    if cutoff:
+        query = query.where(OutboxMessage.created_at <= bindparam("cutoff"))
+    query = query.order_by(OutboxMessage.id).limit(bindparam("limit", type_=Integer))
+    if postgres:
+        query = query.with_for_update(skip_locked=True)
+    return query
+
+
 def _unsent(limit: int, cutoff=None) -> list:
     """Unsent rows (``id``, ``task``, ``args``, ``attempts``; plain rows, no ORM objects to
     build), oldest first; on PostgreSQL locked ``FOR UPDATE SKIP LOCKED`` so that a relay
-    process and the sweeper never send the same row at the same moment."""
-    query = db.select(*SENT_COLUMNS).where(OutboxMessage.sent_at.is_(None))
-    if cutoff is not None:
-        query = query.where(OutboxMessage.created_at <= cutoff)
-    query = query.order_by(OutboxMessage.id).limit(limit)
-    if db.engine.dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    return list(db.session.execute(query).all())
+    process and the sweeper never send the same row at the same moment. Run on the
+    session's connection, in its transaction, as a Core statement (no ORM execution
+    layer: these are plain rows)."""
+    query = _unsent_statement(cutoff is not None, db.engine.dialect.name == "postgresql")
+    params: dict = {"limit": limit} if cutoff is None else {"limit": limit, "cutoff": cutoff}
+    return list(db.session.connection().execute(query, params).all())
 
 
 def sweep(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
