@@ -128,6 +128,41 @@ def signature(key: str) -> np.ndarray | None:
     return _word_rows(list(words)).min(axis=0)
 
 
+#: Keys per vectorised step of :func:`signatures` (bounds its temporary array to about
+#: ``SIGNATURE_CHUNK × 30 words × NUM_PERM × 4`` bytes, 15 MB).
+SIGNATURE_CHUNK = 2048
+
+
+def signatures(keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The MinHash signatures of many matching keys at once: ``(positions, sigs)`` where
+    ``positions`` (int64, ascending) are the indices in ``keys`` of the non-empty keys and
+    ``sigs`` ``(len(positions), NUM_PERM)`` uint32 their :func:`signature` (equal, tested).
+    One gather and one ``np.minimum.reduceat`` per :data:`SIGNATURE_CHUNK` keys instead of
+    one ``np.stack`` per key: the index build computes 500 000 of them."""
+    positions: list[int] = []
+    parts: list[np.ndarray] = []
+    for lo in range(0, len(keys), SIGNATURE_CHUNK):
+        words: list[bytes] = []
+        starts: list[int] = []
+        for i, key in enumerate(keys[lo : lo + SIGNATURE_CHUNK], start=lo):
+            ws = shingles(key or "")
+            if ws:
+                positions.append(i)
+                starts.append(len(words))
+                words.extend(ws)
+        if not words:
+            continue
+        vocab = dict.fromkeys(words)
+        rows = _word_rows(list(vocab))
+        for n, w in enumerate(vocab):
+            vocab[w] = n
+        idx = np.fromiter((vocab[w] for w in words), dtype=np.intp, count=len(words))
+        parts.append(np.minimum.reduceat(rows[idx], np.asarray(starts, dtype=np.intp), axis=0))
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, NUM_PERM), dtype=np.uint32)
+    return np.asarray(positions, dtype=np.int64), np.concatenate(parts)
+
+
 _BAND_SALT = np.arange(BANDS, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(
     BAND_FORMAT
 )
@@ -241,22 +276,22 @@ _INSERT_FORMAT = (
 
 
 def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
-    """Distinct ``(bucket, question_id)`` rows of the pairs, sorted (vectorised per batch)."""
-    ids, sigs = [], []
-    for qid, key in pairs:
-        sig = signature(key or "")
-        if sig is not None:
-            ids.append(qid)
-            sigs.append(sig)
-    if not sigs:
+    """The ``(bucket, question_id)`` rows of the pairs, sorted by bucket (vectorised per
+    batch: :func:`signatures`, :func:`band_keys`). A question's buckets are distinct but
+    for a 64-bit collision, which ``ON CONFLICT DO NOTHING`` absorbs."""
+    positions, sigs = signatures([key for _, key in pairs])
+    if not len(positions):
         return []
-    keys = band_keys(np.stack(sigs))
-    qids = np.repeat(np.asarray(ids, dtype=np.int64), BANDS)
+    qids = np.asarray([qid for qid, _ in pairs], dtype=np.int64)[positions]
     extra = [(w, qid) for qid, key in pairs if key for w in window_keys(key)]
-    table = np.column_stack([keys.reshape(-1), qids])
+    bucket = band_keys(sigs).reshape(-1)
+    owner = np.repeat(qids, BANDS)
     if extra:
-        table = np.vstack([table, np.asarray(extra, dtype=np.int64)])
-    return [tuple(r) for r in np.unique(table, axis=0).tolist()]
+        more = np.asarray(extra, dtype=np.int64)
+        bucket = np.concatenate([bucket, more[:, 0]])
+        owner = np.concatenate([owner, more[:, 1]])
+    order = np.lexsort((owner, bucket))
+    return list(zip(bucket[order].tolist(), owner[order].tolist(), strict=True))
 
 
 def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
@@ -482,11 +517,26 @@ def find_duplicates(
 
 def rebuild_index(batch: int = 20000) -> int:
     """Rebuild the whole index from the questions' matching keys (after INDEX_VERSION
-    changes). Flushes only; the caller commits. Returns the number of questions indexed."""
+    changes). Flushes only; the caller commits. Returns the number of questions indexed.
+
+    On SQLite the secondary index of ``duplicate_bucket`` (``question_id``) is dropped for
+    the rebuild and created again from its own ``CREATE INDEX`` text at the end, in the
+    same transaction (SQLite's DDL is transactional: a crash or a rollback leaves the old
+    index and its B-tree as they were): one sort at the end instead of an insert into a
+    second B-tree per row. PostgreSQL keeps its index (dropping it would lock the table
+    against lookups until the commit)."""
     connection = db.session.connection()
+    secondary: list[str] = []
     if connection.dialect.name == "sqlite":
         # 256 MiB page cache for this connection: the index B-trees stay in memory.
         connection.exec_driver_sql("PRAGMA cache_size = -262144")
+        found = connection.exec_driver_sql(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+            " AND tbl_name = 'duplicate_bucket' AND sql IS NOT NULL"
+        ).all()
+        for name, sql in found:
+            connection.exec_driver_sql(f'DROP INDEX "{name}"')
+            secondary.append(sql)
     connection.execute(delete(DuplicateBucket))
     done, last = 0, 0
     while True:
@@ -497,7 +547,10 @@ def rebuild_index(batch: int = 20000) -> int:
             .limit(batch)
         ).all()
         if not rows:
-            return done
+            break
         _write(connection, [(r.id, r.matching_key) for r in rows], replace=False)
         done += len(rows)
         last = rows[-1].id
+    for sql in secondary:
+        connection.exec_driver_sql(sql)
+    return done
