@@ -29,6 +29,7 @@ How a lookup works:
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -88,8 +89,13 @@ def shingles(key: str) -> set[bytes]:
     return {w.encode("utf-8") for w in key.split()}
 
 
-_WORD_CACHE: dict[bytes, np.ndarray] = {}
+# The permuted hash values of the words seen so far: row ``_WORD_INDEX[word]`` of
+# ``_WORD_MATRIX`` (grown by doubling, emptied past ``_WORD_CACHE_MAX`` words; a
+# vocabulary is far smaller than an archive). Read and written under ``_WORD_LOCK``.
+_WORD_INDEX: dict[str, int] = {}
+_WORD_MATRIX = np.zeros((1024, NUM_PERM), dtype=np.uint32)
 _WORD_CACHE_MAX = 500_000
+_WORD_LOCK = threading.Lock()
 _PERM_A, _PERM_B = (np.asarray(p, dtype=np.uint32) for p in _PERMUTATIONS)
 
 
@@ -103,26 +109,41 @@ def _fmix32(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint32(16))
 
 
-def _word_rows(words: list[bytes]) -> np.ndarray:
-    """The permuted hash values of shingles, ``(len(words), NUM_PERM)`` uint32: row ``i`` is
-    datasketch ``MinHash.update(words[i])`` alone (SHA-1 32-bit hash, MurmurHash3 pre-mix,
-    ``a × h + b`` mod 2³²), computed in one vectorised step for the words not yet cached
-    (a vocabulary is far smaller than an archive). Equal to datasketch (tested)."""
-    missing = [w for w in words if w not in _WORD_CACHE]
-    if missing:
-        if len(_WORD_CACHE) + len(missing) > _WORD_CACHE_MAX:
-            _WORD_CACHE.clear()
-        hv = np.fromiter((sha1_hash32(w) for w in missing), dtype=np.uint32, count=len(missing))
-        rows = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
-        _WORD_CACHE.update(zip(missing, rows, strict=True))
-    return np.stack([_WORD_CACHE[w] for w in words])
+def _word_rows(words: list[str]) -> np.ndarray:
+    """The permuted hash values of words, ``(len(words), NUM_PERM)`` uint32 (a new array):
+    row ``i`` is datasketch ``MinHash.update(words[i].encode("utf-8"))`` alone (SHA-1
+    32-bit hash, MurmurHash3 pre-mix, ``a × h + b`` mod 2³²), computed in one vectorised
+    step for the words not yet cached, then gathered in one step. Equal to datasketch
+    (tested)."""
+    global _WORD_MATRIX
+    with _WORD_LOCK:
+        index = _WORD_INDEX
+        missing = [w for w in dict.fromkeys(words) if w not in index]
+        if missing:
+            if len(index) + len(missing) > _WORD_CACHE_MAX:
+                index.clear()
+                missing = list(dict.fromkeys(words))
+            start, end = len(index), len(index) + len(missing)
+            if end > len(_WORD_MATRIX):
+                grown = np.zeros((max(end, 2 * len(_WORD_MATRIX)), NUM_PERM), dtype=np.uint32)
+                grown[:start] = _WORD_MATRIX[:start]
+                _WORD_MATRIX = grown
+            hv = np.fromiter(
+                (sha1_hash32(w.encode("utf-8")) for w in missing),
+                dtype=np.uint32,
+                count=len(missing),
+            )
+            _WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
+            index.update(zip(missing, range(start, end), strict=True))
+        rows = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
+        return _WORD_MATRIX[rows]
 
 
 def signature(key: str) -> np.ndarray | None:
     """The MinHash signature (``NUM_PERM`` uint32 values) of a matching key's word set, or
     None for an empty key. Equal to datasketch ``MinHash(num_perm=NUM_PERM, seed=1,
     scheme="affine32").update_batch(shingles(key))``'s ``hashvalues``."""
-    words = shingles(key)
+    words = set(key.split())
     if not words:
         return None
     return _word_rows(list(words)).min(axis=0)
@@ -142,22 +163,18 @@ def signatures(keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     positions: list[int] = []
     parts: list[np.ndarray] = []
     for lo in range(0, len(keys), SIGNATURE_CHUNK):
-        words: list[bytes] = []
+        words: list[str] = []
         starts: list[int] = []
         for i, key in enumerate(keys[lo : lo + SIGNATURE_CHUNK], start=lo):
-            ws = shingles(key or "")
-            if ws:
+            distinct = set((key or "").split())
+            if distinct:
                 positions.append(i)
                 starts.append(len(words))
-                words.extend(ws)
-        if not words:
-            continue
-        vocab = dict.fromkeys(words)
-        rows = _word_rows(list(vocab))
-        for n, w in enumerate(vocab):
-            vocab[w] = n
-        idx = np.fromiter((vocab[w] for w in words), dtype=np.intp, count=len(words))
-        parts.append(np.minimum.reduceat(rows[idx], np.asarray(starts, dtype=np.intp), axis=0))
+                words.extend(distinct)
+        if words:
+            parts.append(
+                np.minimum.reduceat(_word_rows(words), np.asarray(starts, dtype=np.intp), axis=0)
+            )
     if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros((0, NUM_PERM), dtype=np.uint32)
     return np.asarray(positions, dtype=np.int64), np.concatenate(parts)
@@ -548,7 +565,7 @@ def rebuild_index(batch: int = 20000) -> int:
         ).all()
         if not rows:
             break
-        _write(connection, [(r.id, r.matching_key) for r in rows], replace=False)
+        _write(connection, rows, replace=False)  # rows: (id, matching_key) tuples
         done += len(rows)
         last = rows[-1].id
     for sql in secondary:

@@ -3,6 +3,7 @@ quality on the labelled set built from ../shared/data/chgk/ (issue 4)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from webapp.domain.text import matching_key
@@ -222,3 +223,20 @@ def test_rebuild_restores_the_question_id_index_and_rolls_back_whole(app):
     db.session.rollback()
     assert _bucket_indexes() == ["ix_duplicate_bucket_question_id"]
     assert {qid: buckets_of(qid) for qid in (q.id, other.id)} == expected
+
+
+def test_word_cache_emptied_when_full_keeps_signatures_exact(monkeypatch):
+    key = matching_key(ARCHIVE)
+    expected = duplicates.signature(key).tolist()
+    # a cache of 25 words: the 19 words of the key fit, the next key's overflow it
+    monkeypatch.setattr(duplicates, "_WORD_CACHE_MAX", 25)
+    monkeypatch.setattr(duplicates, "_WORD_INDEX", {})  # restored with its own matrix
+    monkeypatch.setattr(duplicates, "_WORD_MATRIX", np.zeros((4, duplicates.NUM_PERM), "uint32"))
+    assert duplicates.signature(key).tolist() == expected
+    other = "Какой город основал Ярослав Мудрый на Волге в одиннадцатом веке"
+    assert duplicates.signature(matching_key(other)) is not None
+    assert len(duplicates._WORD_INDEX) <= 25
+    assert duplicates.signature(key).tolist() == expected
+    positions, sigs = duplicates.signatures([key, matching_key(other), key])
+    assert positions.tolist() == [0, 1, 2]
+    assert sigs[0].tolist() == sigs[2].tolist() == expected
