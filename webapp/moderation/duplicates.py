@@ -21,7 +21,8 @@ How a lookup works:
    (:func:`ensure_indexed`, committed before the pre-check looks for duplicates), which
    keeps the MinHash work out of the viewer's request.
 4. One statement finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
-   most shared buckets first) with their keys; the keys are re-ranked with
+   most shared buckets first, a leading window counting ``WINDOW_WEIGHT`` bands) with
+   their keys; the keys are re-ranked with
    :func:`similarity` (:func:`scores`, vectorised) and those at or above
    ``DUPLICATE_THRESHOLD`` are returned.
 """
@@ -56,8 +57,11 @@ BANDS = 20
 ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
-# Questions sharing buckets that are re-ranked per lookup (most shared buckets first).
-MAX_LSH_CANDIDATES = 100
+# Questions sharing buckets that are re-ranked per lookup (most shared buckets first, a
+# window counting WINDOW_WEIGHT). 40 (issue 19, was 100): at 500 000 questions every
+# labelled positive ranks 10th or better, and the top five of 999 of the bench's 1000
+# lookups score as with every candidate re-ranked (30: 994, 20: 958).
+MAX_LSH_CANDIDATES = 40
 # Rows read per bucket on a lookup (see ``_candidates``).
 MAX_BUCKET_ROWS = 300
 # The score (0..100) from which a candidate is shown to the editor (the editors' threshold).
@@ -408,27 +412,37 @@ def _sync_fulltext(session: Session) -> None:
             )
 
 
+#: The weight of a shared leading window against a shared band in the candidates' order:
+#: five equal words at the same offset say more than three equal MinHash values (often
+#: common words). With 2, the labelled positives rank at most 10th among 500 000
+#: questions (most shared buckets first), against 33rd with 1 (issue 19).
+WINDOW_WEIGHT = 2
+
+
 @functools.lru_cache(maxsize=256)
-def _candidates_sql(mark: str, buckets: int, exclude: bool, statuses: int | None) -> str:
-    """The candidate statement for ``buckets`` bucket parameters (then the excluded id
-    when ``exclude``, the limit, and ``statuses`` status parameters, None: no status
-    filter), with the driver's placeholder ``mark``. Cached: a lookup has 20–30 buckets,
-    and formatting the statement each time cost a fifth of the statement's own run."""
+def _candidates_sql(
+    mark: str, bands: int, windows: int, exclude: bool, statuses: int | None
+) -> str:
+    """The candidate statement for ``bands`` band and ``windows`` window bucket parameters
+    (then the excluded id when ``exclude``, the limit, and ``statuses`` status parameters,
+    None: no status filter), with the driver's placeholder ``mark``. Cached: a lookup has
+    20–30 buckets, and formatting the statement each time cost a fifth of its own run."""
     # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
     # shared by thousands (a common opening, a band of common words) says little, and
     # reading all its rows made the slowest lookups (issue 19).
     # Only placeholders and integer constants are formatted in; every value is bound.
     arms = " UNION ALL ".join(
-        f"SELECT question_id FROM (SELECT question_id FROM duplicate_bucket"  # noqa: S608
-        f" WHERE bucket = {mark} LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
-        for i in range(buckets)
+        f"SELECT question_id, {1 if i < bands else WINDOW_WEIGHT:d} AS w FROM"  # noqa: S608
+        f" (SELECT question_id FROM duplicate_bucket WHERE bucket = {mark}"
+        f" LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
+        for i in range(bands + windows)
     )
     skip = f" WHERE question_id <> {mark}" if exclude else ""
     where = ""
     if statuses is not None:
         where = f" WHERE q.status IN ({', '.join([mark] * statuses)})"
     return (
-        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, count(*) AS shared"  # noqa: S608
+        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, sum(w) AS shared"  # noqa: S608
         f" FROM ({arms}) AS u{skip}"
         f" GROUP BY question_id ORDER BY shared DESC, question_id LIMIT {mark}) AS c"
         f" JOIN question AS q ON q.id = c.question_id{where}"
@@ -440,23 +454,30 @@ def _candidates(
     key: str, exclude_id: int | None, statuses: Sequence[str] | None, limit: int
 ) -> list[tuple[int, str, str]]:
     """``(question_id, matching_key, status)`` of the ``limit`` questions sharing most
-    buckets with ``key`` (ties: smaller id first; ``exclude_id`` left out), then those in
-    ``statuses`` (None: any) — one statement (:func:`_candidates_sql`), run on the DB-API
-    cursor of the session's connection (in its transaction) and fetched in one
-    ``fetchall``: SQLAlchemy's result fetched row by row cost as much as the join."""
-    keys = buckets(key)
-    if not keys:
+    buckets with ``key`` (a shared window counts ``WINDOW_WEIGHT`` bands; ties: smaller id
+    first; ``exclude_id`` left out), then those in ``statuses`` (None: any) — one
+    statement (:func:`_candidates_sql`), run on the DB-API cursor of the session's
+    connection (in its transaction) and fetched in one ``fetchall``: SQLAlchemy's result
+    fetched row by row cost as much as the join."""
+    sig = signature(key)
+    if sig is None:
         return []
+    bands = sorted({int(v) for v in band_keys(sig[None, :])[0]})
+    windows = sorted(set(window_keys(key)) - set(bands))
     connection = db.session.connection()
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    params: list[Any] = list(keys)
+    params: list[Any] = [*bands, *windows]
     if exclude_id is not None:
         params.append(exclude_id)
     params.append(limit)
     if statuses is not None:
         params.extend(statuses)
     sql = _candidates_sql(
-        mark, len(keys), exclude_id is not None, None if statuses is None else len(statuses)
+        mark,
+        len(bands),
+        len(windows),
+        exclude_id is not None,
+        None if statuses is None else len(statuses),
     )
     cursor = connection.connection.cursor()
     try:
@@ -471,7 +492,7 @@ def candidate_ids(
     key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
 ) -> list[int]:
     """Ids of questions sharing at least one bucket with ``key``, most shared buckets
-    first (ties: smaller id first), at most ``limit``."""
+    first (a window counts ``WINDOW_WEIGHT``; ties: smaller id first), at most ``limit``."""
     return [r[0] for r in _candidates(key, exclude_id, None, limit)]
 
 
