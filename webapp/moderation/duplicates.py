@@ -21,14 +21,17 @@ How a lookup works:
    (:func:`ensure_indexed`, committed before the pre-check looks for duplicates), which
    keeps the MinHash work out of the viewer's request.
 4. One statement finds the questions sharing buckets (at most ``MAX_LSH_CANDIDATES``,
-   most shared buckets first) with their keys; the keys are re-ranked with
+   most shared buckets first, a leading window counting ``WINDOW_WEIGHT`` bands) with
+   their keys; the keys are re-ranked with
    :func:`similarity` (:func:`scores`, vectorised) and those at or above
    ``DUPLICATE_THRESHOLD`` are returned.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -54,8 +57,11 @@ BANDS = 20
 ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
-# Questions sharing buckets that are re-ranked per lookup (most shared buckets first).
-MAX_LSH_CANDIDATES = 100
+# Questions sharing buckets that are re-ranked per lookup (most shared buckets first, a
+# window counting WINDOW_WEIGHT). 40 (issue 19, was 100): at 500 000 questions every
+# labelled positive ranks 10th or better, and the top five of 999 of the bench's 1000
+# lookups score as with every candidate re-ranked (30: 994, 20: 958).
+MAX_LSH_CANDIDATES = 40
 # Rows read per bucket on a lookup (see ``_candidates``).
 MAX_BUCKET_ROWS = 300
 # The score (0..100) from which a candidate is shown to the editor (the editors' threshold).
@@ -88,8 +94,13 @@ def shingles(key: str) -> set[bytes]:
     return {w.encode("utf-8") for w in key.split()}
 
 
-_WORD_CACHE: dict[bytes, np.ndarray] = {}
+# The permuted hash values of the words seen so far: row ``_WORD_INDEX[word]`` of
+# ``_WORD_MATRIX`` (grown by doubling, emptied past ``_WORD_CACHE_MAX`` words; a
+# vocabulary is far smaller than an archive). Read and written under ``_WORD_LOCK``.
+_WORD_INDEX: dict[str, int] = {}
+_WORD_MATRIX = np.zeros((1024, NUM_PERM), dtype=np.uint32)
 _WORD_CACHE_MAX = 500_000
+_WORD_LOCK = threading.Lock()
 _PERM_A, _PERM_B = (np.asarray(p, dtype=np.uint32) for p in _PERMUTATIONS)
 
 
@@ -103,29 +114,75 @@ def _fmix32(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint32(16))
 
 
-def _word_rows(words: list[bytes]) -> np.ndarray:
-    """The permuted hash values of shingles, ``(len(words), NUM_PERM)`` uint32: row ``i`` is
-    datasketch ``MinHash.update(words[i])`` alone (SHA-1 32-bit hash, MurmurHash3 pre-mix,
-    ``a × h + b`` mod 2³²), computed in one vectorised step for the words not yet cached
-    (a vocabulary is far smaller than an archive). Equal to datasketch (tested)."""
-    missing = [w for w in words if w not in _WORD_CACHE]
-    if missing:
-        if len(_WORD_CACHE) + len(missing) > _WORD_CACHE_MAX:
-            _WORD_CACHE.clear()
-        hv = np.fromiter((sha1_hash32(w) for w in missing), dtype=np.uint32, count=len(missing))
-        rows = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
-        _WORD_CACHE.update(zip(missing, rows, strict=True))
-    return np.stack([_WORD_CACHE[w] for w in words])
+def _word_rows(words: list[str]) -> np.ndarray:
+    """The permuted hash values of words, ``(len(words), NUM_PERM)`` uint32 (a new array):
+    row ``i`` is datasketch ``MinHash.update(words[i].encode("utf-8"))`` alone (SHA-1
+    32-bit hash, MurmurHash3 pre-mix, ``a × h + b`` mod 2³²), computed in one vectorised
+    step for the words not yet cached, then gathered in one step. Equal to datasketch
+    (tested)."""
+    global _WORD_MATRIX
+    with _WORD_LOCK:
+        index = _WORD_INDEX
+        missing = [w for w in dict.fromkeys(words) if w not in index]
+        if missing:
+            if len(index) + len(missing) > _WORD_CACHE_MAX:
+                index.clear()
+                missing = list(dict.fromkeys(words))
+            start, end = len(index), len(index) + len(missing)
+            if end > len(_WORD_MATRIX):
+                grown = np.zeros((max(end, 2 * len(_WORD_MATRIX)), NUM_PERM), dtype=np.uint32)
+                grown[:start] = _WORD_MATRIX[:start]
+                _WORD_MATRIX = grown
+            hv = np.fromiter(
+                (sha1_hash32(w.encode("utf-8")) for w in missing),
+                dtype=np.uint32,
+                count=len(missing),
+            )
+            _WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
+            index.update(zip(missing, range(start, end), strict=True))
+        rows = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
+        return _WORD_MATRIX[rows]
 
 
 def signature(key: str) -> np.ndarray | None:
     """The MinHash signature (``NUM_PERM`` uint32 values) of a matching key's word set, or
     None for an empty key. Equal to datasketch ``MinHash(num_perm=NUM_PERM, seed=1,
     scheme="affine32").update_batch(shingles(key))``'s ``hashvalues``."""
-    words = shingles(key)
+    words = set(key.split())
     if not words:
         return None
     return _word_rows(list(words)).min(axis=0)
+
+
+#: Keys per vectorised step of :func:`signatures` (bounds its temporary array to about
+#: ``SIGNATURE_CHUNK × 30 words × NUM_PERM × 4`` bytes, 15 MB).
+SIGNATURE_CHUNK = 2048
+
+
+def signatures(keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The MinHash signatures of many matching keys at once: ``(positions, sigs)`` where
+    ``positions`` (int64, ascending) are the indices in ``keys`` of the non-empty keys and
+    ``sigs`` ``(len(positions), NUM_PERM)`` uint32 their :func:`signature` (equal, tested).
+    One gather and one ``np.minimum.reduceat`` per :data:`SIGNATURE_CHUNK` keys instead of
+    one ``np.stack`` per key: the index build computes 500 000 of them."""
+    positions: list[int] = []
+    parts: list[np.ndarray] = []
+    for lo in range(0, len(keys), SIGNATURE_CHUNK):
+        words: list[str] = []
+        starts: list[int] = []
+        for i, key in enumerate(keys[lo : lo + SIGNATURE_CHUNK], start=lo):
+            distinct = set((key or "").split())
+            if distinct:
+                positions.append(i)
+                starts.append(len(words))
+                words.extend(distinct)
+        if words:
+            parts.append(
+                np.minimum.reduceat(_word_rows(words), np.asarray(starts, dtype=np.intp), axis=0)
+            )
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, NUM_PERM), dtype=np.uint32)
+    return np.asarray(positions, dtype=np.int64), np.concatenate(parts)
 
 
 _BAND_SALT = np.arange(BANDS, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(
@@ -241,22 +298,22 @@ _INSERT_FORMAT = (
 
 
 def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
-    """Distinct ``(bucket, question_id)`` rows of the pairs, sorted (vectorised per batch)."""
-    ids, sigs = [], []
-    for qid, key in pairs:
-        sig = signature(key or "")
-        if sig is not None:
-            ids.append(qid)
-            sigs.append(sig)
-    if not sigs:
+    """The ``(bucket, question_id)`` rows of the pairs, sorted by bucket (vectorised per
+    batch: :func:`signatures`, :func:`band_keys`). A question's buckets are distinct but
+    for a 64-bit collision, which ``ON CONFLICT DO NOTHING`` absorbs."""
+    positions, sigs = signatures([key for _, key in pairs])
+    if not len(positions):
         return []
-    keys = band_keys(np.stack(sigs))
-    qids = np.repeat(np.asarray(ids, dtype=np.int64), BANDS)
+    qids = np.asarray([qid for qid, _ in pairs], dtype=np.int64)[positions]
     extra = [(w, qid) for qid, key in pairs if key for w in window_keys(key)]
-    table = np.column_stack([keys.reshape(-1), qids])
+    bucket = band_keys(sigs).reshape(-1)
+    owner = np.repeat(qids, BANDS)
     if extra:
-        table = np.vstack([table, np.asarray(extra, dtype=np.int64)])
-    return [tuple(r) for r in np.unique(table, axis=0).tolist()]
+        more = np.asarray(extra, dtype=np.int64)
+        bucket = np.concatenate([bucket, more[:, 0]])
+        owner = np.concatenate([owner, more[:, 1]])
+    order = np.lexsort((owner, bucket))
+    return list(zip(bucket[order].tolist(), owner[order].tolist(), strict=True))
 
 
 def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
@@ -355,58 +412,87 @@ def _sync_fulltext(session: Session) -> None:
             )
 
 
-def _placeholders(connection, n: int) -> str:
-    """``n`` DB-API placeholders for the connection's driver (qmark or format)."""
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    return ", ".join([mark] * n)
+#: The weight of a shared leading window against a shared band in the candidates' order:
+#: five equal words at the same offset say more than three equal MinHash values (often
+#: common words). With 2, the labelled positives rank at most 10th among 500 000
+#: questions (most shared buckets first), against 33rd with 1 (issue 19).
+WINDOW_WEIGHT = 2
+
+
+@functools.lru_cache(maxsize=256)
+def _candidates_sql(
+    mark: str, bands: int, windows: int, exclude: bool, statuses: int | None
+) -> str:
+    """The candidate statement for ``bands`` band and ``windows`` window bucket parameters
+    (then the excluded id when ``exclude``, the limit, and ``statuses`` status parameters,
+    None: no status filter), with the driver's placeholder ``mark``. Cached: a lookup has
+    20–30 buckets, and formatting the statement each time cost a fifth of its own run."""
+    # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
+    # shared by thousands (a common opening, a band of common words) says little, and
+    # reading all its rows made the slowest lookups (issue 19).
+    # Only placeholders and integer constants are formatted in; every value is bound.
+    arms = " UNION ALL ".join(
+        f"SELECT question_id, {1 if i < bands else WINDOW_WEIGHT:d} AS w FROM"  # noqa: S608
+        f" (SELECT question_id FROM duplicate_bucket WHERE bucket = {mark}"
+        f" LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
+        for i in range(bands + windows)
+    )
+    skip = f" WHERE question_id <> {mark}" if exclude else ""
+    where = ""
+    if statuses is not None:
+        where = f" WHERE q.status IN ({', '.join([mark] * statuses)})"
+    return (
+        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, sum(w) AS shared"  # noqa: S608
+        f" FROM ({arms}) AS u{skip}"
+        f" GROUP BY question_id ORDER BY shared DESC, question_id LIMIT {mark}) AS c"
+        f" JOIN question AS q ON q.id = c.question_id{where}"
+        " ORDER BY c.shared DESC, c.question_id"
+    )
 
 
 def _candidates(
     key: str, exclude_id: int | None, statuses: Sequence[str] | None, limit: int
 ) -> list[tuple[int, str, str]]:
     """``(question_id, matching_key, status)`` of the ``limit`` questions sharing most
-    buckets with ``key`` (ties: smaller id first; ``exclude_id`` left out), then those in
-    ``statuses`` (None: any) — one statement on the DB-API cursor: the bucket lists change
-    per lookup, and building the statement in SQLAlchemy cost more than running it."""
-    keys = buckets(key)
-    if not keys:
+    buckets with ``key`` (a shared window counts ``WINDOW_WEIGHT`` bands; ties: smaller id
+    first; ``exclude_id`` left out), then those in ``statuses`` (None: any) — one
+    statement (:func:`_candidates_sql`), run on the DB-API cursor of the session's
+    connection (in its transaction) and fetched in one ``fetchall``: SQLAlchemy's result
+    fetched row by row cost as much as the join."""
+    sig = signature(key)
+    if sig is None:
         return []
+    bands = sorted({int(v) for v in band_keys(sig[None, :])[0]})
+    windows = sorted(set(window_keys(key)) - set(bands))
     connection = db.session.connection()
-    mark = _placeholders(connection, 1)
-    # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
-    # shared by thousands (a common opening, a band of common words) says little, and
-    # reading all its rows made the slowest lookups (issue 19).
-    # Only placeholders and integer constants are formatted in; every value is bound.
-    arms = " UNION ALL ".join(
-        f"SELECT question_id FROM (SELECT question_id FROM duplicate_bucket"  # noqa: S608
-        f" WHERE bucket = {mark} LIMIT {MAX_BUCKET_ROWS:d}) AS b{i}"
-        for i in range(len(keys))
-    )
-    params: list[Any] = list(keys)
-    skip = ""
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    params: list[Any] = [*bands, *windows]
     if exclude_id is not None:
-        skip = f" WHERE question_id <> {mark}"
         params.append(exclude_id)
     params.append(limit)
-    where = ""
     if statuses is not None:
-        where = f" WHERE q.status IN ({_placeholders(connection, len(statuses))})"
         params.extend(statuses)
-    sql = (
-        "SELECT q.id, q.matching_key, q.status FROM (SELECT question_id, count(*) AS shared"  # noqa: S608
-        f" FROM ({arms}) AS u{skip}"
-        f" GROUP BY question_id ORDER BY shared DESC, question_id LIMIT {mark}) AS c"
-        f" JOIN question AS q ON q.id = c.question_id{where}"
-        " ORDER BY c.shared DESC, c.question_id"
+    sql = _candidates_sql(
+        mark,
+        len(bands),
+        len(windows),
+        exclude_id is not None,
+        None if statuses is None else len(statuses),
     )
-    return [(r[0], r[1], r[2]) for r in connection.exec_driver_sql(sql, tuple(params))]
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(sql, tuple(params))
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    return [(r[0], r[1], r[2]) for r in rows]
 
 
 def candidate_ids(
     key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
 ) -> list[int]:
     """Ids of questions sharing at least one bucket with ``key``, most shared buckets
-    first (ties: smaller id first), at most ``limit``."""
+    first (a window counts ``WINDOW_WEIGHT``; ties: smaller id first), at most ``limit``."""
     return [r[0] for r in _candidates(key, exclude_id, None, limit)]
 
 
@@ -456,11 +542,13 @@ def rank(
     score ≥ ``threshold``, best first (ties: smaller id first), at most ``limit``.
     """
     # round(x, 1) ≥ threshold needs x ≥ threshold − 0.05: nothing below is worth computing
-    values = scores(key, [other or "" for _, other, _ in candidates], threshold - 0.05 - 1e-9)
+    cutoff = threshold - 0.05 - 1e-9
+    values = scores(key, [other or "" for _, other, _ in candidates], cutoff)
     scored: list[dict[str, Any]] = []
-    for (qid, _, status), value in zip(candidates, values.tolist(), strict=True):
-        score = round(value, 1)
+    for i in np.flatnonzero(values >= cutoff).tolist():  # the few worth rounding
+        score = round(float(values[i]), 1)
         if score >= threshold:
+            qid, _, status = candidates[i]
             scored.append({"question_id": qid, "score": score, "status": status})
     scored.sort(key=lambda d: (-d["score"], d["question_id"]))
     return scored[:limit]
@@ -482,11 +570,26 @@ def find_duplicates(
 
 def rebuild_index(batch: int = 20000) -> int:
     """Rebuild the whole index from the questions' matching keys (after INDEX_VERSION
-    changes). Flushes only; the caller commits. Returns the number of questions indexed."""
+    changes). Flushes only; the caller commits. Returns the number of questions indexed.
+
+    On SQLite the secondary index of ``duplicate_bucket`` (``question_id``) is dropped for
+    the rebuild and created again from its own ``CREATE INDEX`` text at the end, in the
+    same transaction (SQLite's DDL is transactional: a crash or a rollback leaves the old
+    index and its B-tree as they were): one sort at the end instead of an insert into a
+    second B-tree per row. PostgreSQL keeps its index (dropping it would lock the table
+    against lookups until the commit)."""
     connection = db.session.connection()
+    secondary: list[str] = []
     if connection.dialect.name == "sqlite":
         # 256 MiB page cache for this connection: the index B-trees stay in memory.
         connection.exec_driver_sql("PRAGMA cache_size = -262144")
+        found = connection.exec_driver_sql(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+            " AND tbl_name = 'duplicate_bucket' AND sql IS NOT NULL"
+        ).all()
+        for name, sql in found:
+            connection.exec_driver_sql(f'DROP INDEX "{name}"')
+            secondary.append(sql)
     connection.execute(delete(DuplicateBucket))
     done, last = 0, 0
     while True:
@@ -497,7 +600,10 @@ def rebuild_index(batch: int = 20000) -> int:
             .limit(batch)
         ).all()
         if not rows:
-            return done
-        _write(connection, [(r.id, r.matching_key) for r in rows], replace=False)
+            break
+        _write(connection, rows, replace=False)  # rows: (id, matching_key) tuples
         done += len(rows)
         last = rows[-1].id
+    for sql in secondary:
+        connection.exec_driver_sql(sql)
+    return done

@@ -3,6 +3,7 @@ quality on the labelled set built from ../shared/data/chgk/ (issue 4)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from webapp.domain.text import matching_key
@@ -181,3 +182,61 @@ def test_signature_equals_datasketch_update_batch():
         mh.update_batch(list(duplicates.shingles(key)))
         assert duplicates.signature(key).tolist() == mh.hashvalues.tolist()
     assert duplicates.signature("") is None
+
+
+def test_batched_signatures_equal_the_single_ones():
+    keys = [matching_key(ARCHIVE), "", "одно", "  ", "Какой город основал Ярослав Мудрый"]
+    keys += [f"слово{i} и ещё {i % 7} слов" for i in range(duplicates.SIGNATURE_CHUNK + 3)]
+    positions, sigs = duplicates.signatures(keys)
+    expected = [i for i, k in enumerate(keys) if duplicates.signature(k) is not None]
+    assert positions.tolist() == expected
+    assert len(expected) == len(keys) - 2  # the two blank keys have no signature
+    assert sigs.dtype == "uint32" and sigs.shape == (len(expected), duplicates.NUM_PERM)
+    for i, sig in zip(expected, sigs, strict=True):
+        assert sig.tolist() == duplicates.signature(keys[i]).tolist()
+    assert duplicates.signatures(["", " "])[0].tolist() == []
+
+
+def _bucket_indexes() -> list[str]:
+    return db.session.scalars(
+        db.text(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'duplicate_bucket'"
+            " AND sql IS NOT NULL"
+        )
+    ).all()
+
+
+def test_rebuild_restores_the_question_id_index_and_rolls_back_whole(app):
+    q = add(ARCHIVE)
+    other = add("Какой город основал Ярослав Мудрый на Волге?", answer="Ярославль")
+    expected = {qid: buckets_of(qid) for qid in (q.id, other.id)}
+    assert _bucket_indexes() == ["ix_duplicate_bucket_question_id"]
+    assert duplicates.rebuild_index() == 2
+    commit()
+    assert _bucket_indexes() == ["ix_duplicate_bucket_question_id"]
+    assert {qid: buckets_of(qid) for qid in (q.id, other.id)} == expected
+    # a rebuild that does not commit leaves the old index and its rows
+    db.session.execute(db.update(Question).values(matching_key="совсем другой ключ вопроса"))
+    db.session.execute(db.delete(DuplicateBucket))  # the keys change behind the flush hook
+    duplicates.rebuild_index()
+    assert buckets_of(q.id) == duplicates.buckets("совсем другой ключ вопроса")
+    db.session.rollback()
+    assert _bucket_indexes() == ["ix_duplicate_bucket_question_id"]
+    assert {qid: buckets_of(qid) for qid in (q.id, other.id)} == expected
+
+
+def test_word_cache_emptied_when_full_keeps_signatures_exact(monkeypatch):
+    key = matching_key(ARCHIVE)
+    expected = duplicates.signature(key).tolist()
+    # a cache of 25 words: the 19 words of the key fit, the next key's overflow it
+    monkeypatch.setattr(duplicates, "_WORD_CACHE_MAX", 25)
+    monkeypatch.setattr(duplicates, "_WORD_INDEX", {})  # restored with its own matrix
+    monkeypatch.setattr(duplicates, "_WORD_MATRIX", np.zeros((4, duplicates.NUM_PERM), "uint32"))
+    assert duplicates.signature(key).tolist() == expected
+    other = "Какой город основал Ярослав Мудрый на Волге в одиннадцатом веке"
+    assert duplicates.signature(matching_key(other)) is not None
+    assert len(duplicates._WORD_INDEX) <= 25
+    assert duplicates.signature(key).tolist() == expected
+    positions, sigs = duplicates.signatures([key, matching_key(other), key])
+    assert positions.tolist() == [0, 1, 2]
+    assert sigs[0].tolist() == sigs[2].tolist() == expected
