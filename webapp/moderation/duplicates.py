@@ -25,6 +25,10 @@ How a lookup works:
    their keys; the keys are re-ranked with
    :func:`similarity` (:func:`scores`, vectorised) and those at or above
    ``DUPLICATE_THRESHOLD`` are returned.
+
+Over 500 lines on purpose: the signature, the bucket format, the index writes and the
+lookup's statement and re-rank are one index format (``INDEX_VERSION``); split, a change
+to one side could silently stop matching the rows the other side wrote.
 """
 
 from __future__ import annotations
@@ -36,8 +40,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from datasketch import MinHash
-from datasketch.hashfunc import sha1_hash32
 from rapidfuzz import fuzz, process
 from sqlalchemy import delete, event, inspect, select
 from sqlalchemy.orm import Session
@@ -83,7 +85,20 @@ COMPARED_STATUSES = (
 )
 
 MINHASH_SCHEME = "affine32"  # datasketch 2 hashing scheme (fixed: part of the index format)
-_PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, scheme=MINHASH_SCHEME).permutations
+
+
+@functools.cache
+def _datasketch() -> tuple[np.ndarray, np.ndarray, Any]:
+    """``(a, b, sha1_hash32)``: datasketch's permutations for ``NUM_PERM``, ``MINHASH_SEED``
+    and ``MINHASH_SCHEME`` as two uint32 arrays of ``NUM_PERM``, and its 32-bit SHA-1 word
+    hash. datasketch is imported here, at the first signature, not with this module: its
+    package imports scipy, about a second of CPU at every process start (each CLI command,
+    web and worker process) that needs no signature."""
+    from datasketch import MinHash
+    from datasketch.hashfunc import sha1_hash32
+
+    a, b = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, scheme=MINHASH_SCHEME).permutations
+    return np.asarray(a, dtype=np.uint32), np.asarray(b, dtype=np.uint32), sha1_hash32
 
 
 def shingles(key: str) -> set[bytes]:
@@ -101,7 +116,6 @@ _WORD_INDEX: dict[str, int] = {}
 _WORD_MATRIX = np.zeros((1024, NUM_PERM), dtype=np.uint32)
 _WORD_CACHE_MAX = 500_000
 _WORD_LOCK = threading.Lock()
-_PERM_A, _PERM_B = (np.asarray(p, dtype=np.uint32) for p in _PERMUTATIONS)
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:
@@ -125,6 +139,7 @@ def _word_rows(words: list[str]) -> np.ndarray:
         index = _WORD_INDEX
         missing = [w for w in dict.fromkeys(words) if w not in index]
         if missing:
+            perm_a, perm_b, sha1_hash32 = _datasketch()
             if len(index) + len(missing) > _WORD_CACHE_MAX:
                 index.clear()
                 missing = list(dict.fromkeys(words))
@@ -138,7 +153,7 @@ def _word_rows(words: list[str]) -> np.ndarray:
                 dtype=np.uint32,
                 count=len(missing),
             )
-            _WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * _PERM_A + _PERM_B
+            _WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * perm_a + perm_b
             index.update(zip(missing, range(start, end), strict=True))
         rows = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
         return _WORD_MATRIX[rows]
