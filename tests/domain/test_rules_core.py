@@ -417,3 +417,34 @@ def test_rule_reference_names_the_book_in_russian():
     assert rule_reference("other.txt §1") == "other.txt §1"  # unknown book: unchanged
     assert rule_reference("§3.5") == "§3.5" and rule_reference("") == ""
     assert split_rule("000_90d7c8192601ed3a.txt §4.11.1") == ("000_90d7c8192601ed3a.txt", "4.11.1")
+
+
+def test_off_table_after_hint_per_rule_book():
+    """2023 §3.7.3: a hinting expert of a season team starts his team's next game off the
+    table; the 2009 book has no such clause."""
+    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+
+    assert (RULESET_2023.off_table_after_hint, RULESET_2009.off_table_after_hint) == (True, False)
+
+
+def test_series_rematch_per_rule_book():
+    """2009 §2.10: the loser of a series final may be granted a rematch in the next series;
+    the 2023 book has none."""
+    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+
+    assert (RULESET_2023.series_rematch, RULESET_2009.series_rematch) == (False, True)
+
+
+def test_audience_vote_per_rule_book():
+    """2009 §3.1: the viewers choose the best player of each game by SMS; 2023 has no vote."""
+    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+
+    assert (RULESET_2023.audience_vote, RULESET_2009.audience_vote) == (False, True)
+
+
+def test_decisive_round_per_rule_book():
+    """2023 §3.6: a decisive round (and so the series' best score to pass, read by
+    ``season_queries.series_best``); 2009 §1.8: the game goes to 6 points, no decisive round."""
+    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+
+    assert (RULESET_2023.decisive_round, RULESET_2009.decisive_round) == (True, False)

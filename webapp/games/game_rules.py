@@ -65,7 +65,7 @@ def experts_off_table(game: Game) -> list[str]:
     when it has none), so they start this game off the table. ``[]`` without a team, under
     2009 or when nobody hinted. Names as recorded, in the order of the cards, each once.
     Reads only the event payloads of those games (this runs at every console event)."""
-    if game.team_id is None or game.season.ruleset != "2023":
+    if game.team_id is None or not RULESETS[game.season.ruleset].off_table_after_hint:
         return []
     team = game.team_row.name if game.team_row is not None else game.team
     before = _before(game.air_date, game.id)

@@ -26,7 +26,7 @@ from wtforms import SelectChoice
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.models import Document
-from webapp.domain.rules import rule_reference
+from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -44,7 +44,7 @@ def _game_or_404(game_id: int) -> Game:
 
 def _can_open(game: Game) -> bool:
     return (
-        game.season.ruleset == "2009"
+        RULESETS[game.season.ruleset].audience_vote
         and game.status in ("finished", "closed")
         and vote_of(game.id) is None
         and open_vote() is None

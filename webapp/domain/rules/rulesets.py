@@ -36,6 +36,14 @@ class RuleSet:
     ``"live"`` (2009: the computer draws it among the viewers' questions sent during the
     broadcast, at the spin, 002_e025d5ded135c1c4.txt §1.4.1); ``sector13_drawn_at_spin``
     is True for the latter (its envelope holds no question beforehand).
+
+    Beyond the game itself (the product's season, prizes and vote read these):
+    ``off_table_after_hint`` — a hinting expert of a season team starts his team's next game
+    off the table (000_90d7c8192601ed3a.txt §3.7.3; True in 2023, not in 2009);
+    ``series_rematch`` — the loser of a series final may be granted a rematch in the next
+    series, where his qualifying game is that rematch (002_e025d5ded135c1c4.txt §2.10; True in
+    2009, not in 2023); ``audience_vote`` — the best player of each game is chosen by the
+    viewers' SMS vote (002_e025d5ded135c1c4.txt §3.1; True in 2009, not in 2023).
     """
 
     name: str
@@ -54,6 +62,9 @@ class RuleSet:
     early_earns_in: frozenset[str]
     sector13_pool: str
     sector13_drawn_at_spin: bool
+    off_table_after_hint: bool
+    series_rematch: bool
+    audience_vote: bool
 
     def __deepcopy__(self, memo: dict[int, object]) -> RuleSet:
         return self  # immutable: a copied game shares its rule set
@@ -106,6 +117,9 @@ RULESET_2023 = RuleSet(
     early_earns_in=frozenset({SINGLE}),
     sector13_pool="partner",  # §3.3
     sector13_drawn_at_spin=False,
+    off_table_after_hint=True,  # §3.7.3
+    series_rematch=False,
+    audience_vote=False,
 )
 
 RULESET_2009 = RuleSet(
@@ -143,6 +157,9 @@ RULESET_2009 = RuleSet(
     early_earns_in=frozenset(KINDS),
     sector13_pool="live",  # §1.4.1
     sector13_drawn_at_spin=True,  # §1.4.1
+    off_table_after_hint=False,
+    series_rematch=True,  # §2.10
+    audience_vote=True,  # §3.1
 )
 
 RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009": RULESET_2009})

@@ -1,45 +1,30 @@
-"""Editor pages: the queue (filters, search, claims, shortcuts), a question with its
-pre-check report and duplicates, claiming, and the chief editor's audited author reveal."""
+"""One question: its page (pre-check report, duplicates, revisions), decisions, claiming and
+releasing, the chief editor's audited author reveal, author corrections, images, edits,
+comments, the sign-off."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
-from flask import (
-    Blueprint,
-    Response,
-    abort,
-    current_app,
-    flash,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
-from markupsafe import Markup, escape
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.formats import question_preview
 from webapp.extensions import db
-from webapp.moderation import export, queries, stats
+from webapp.moderation import queries
 from webapp.moderation.forms import (
     AttachImageForm,
     AuthorForm,
-    BulkForm,
     ButtonForm,
     CommentForm,
     DecisionForm,
     EditForm,
-    QueueFilterForm,
 )
 from webapp.moderation.operations import (
     CHECK_LABELS,
     ModerationError,
     add_comment,
-    bulk_decide,
-    bulk_preview,
     claim,
     claim_holder,
     correct_author,
@@ -50,119 +35,10 @@ from webapp.moderation.operations import (
     release,
     reveal_authors,
     sign_off,
-    status_label,
 )
 from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
-from webapp.submissions.models import CHANNEL_LABELS, Question
-
-bp = Blueprint("moderation", __name__, url_prefix="/editor")
-
-
-@bp.app_template_filter("question_status")
-def question_status_filter(status: str) -> str:
-    """One question's status as the staff pages name it (``"rejected"`` → ``"отклонён"``;
-    ``STATUS_LABELS`` are the plural filter labels: «Отклонены»)."""
-    return status_label(status)
-
-
-@bp.app_template_filter("channel_label")
-def channel_label_filter(channel: str) -> str:
-    """A channel code as the staff pages name it (``"mail"`` → ``"письмо"``)."""
-    return CHANNEL_LABELS.get(channel, channel)
-
-
-# (key, what it does) — listed on the pages and handled by static/moderation.js.
-SHORTCUTS = [
-    ("j", "следующий вопрос"),
-    ("k", "предыдущий вопрос"),
-    ("c", "взять в работу"),
-    ("a", "одобрить"),
-    ("r", "отклонить"),
-    ("q", "к очереди"),
-]
-
-
-def marked_diff(a: str, b: str) -> tuple[Markup, Markup]:
-    """Both texts, escaped, with word differences wrapped in <del>/<ins>."""
-    wa, wb = a.split(), b.split()
-    left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).get_opcodes():
-        ta, tb = escape(" ".join(wa[i1:i2])), escape(" ".join(wb[j1:j2]))
-        if op == "equal":
-            left.append(ta)
-            right.append(tb)
-        else:
-            if ta:
-                left.append(Markup("<del>%s</del>") % ta)
-            if tb:
-                right.append(Markup("<ins>%s</ins>") % tb)
-    return Markup(" ").join(left), Markup(" ").join(right)
-
-
-def sees_authors() -> bool:
-    """Blind moderation: only a chief editor (and an admin) may see author data, including
-    how many questions each city sent (issue 13: the city filter and the statistics by
-    city told an editor that)."""
-    user = current_staff()
-    return user is not None and user.role in ("chief_editor", "admin")
-
-
-def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
-    """The validated filters of the GET form (invalid fields are ignored; the author's
-    city only for those who may see author data)."""
-    form.validate()
-    if not sees_authors():
-        form.city.data = None
-
-    def ok(field):
-        return None if field.errors or field.data in (None, "") else field.data
-
-    return queries.QueueFilter(
-        status=ok(form.status),
-        channel=ok(form.channel),
-        city=(form.city.data or "").strip() or None if not form.city.errors else None,
-        flag=ok(form.flag),
-        min_score=ok(form.min_score),
-        older_than_days=ok(form.older_than_days),
-        newer_than_days=ok(form.newer_than_days),
-        search=(form.q.data or "").strip() or None if not form.q.errors else None,
-        sort=ok(form.sort) or "oldest",
-    )
-
-
-@bp.route("/queue")
-@access("editor+")
-def queue():
-    args = request.args.copy()
-    if "status" not in args:
-        args["status"] = "in_review"
-    form = QueueFilterForm(formdata=args)
-    f = queue_filter(form)
-    page = request.args.get("page", 1, type=int)
-    items, pages = queries.queue(page=page, filters=f)
-    page = min(max(1, page), pages)
-    ids = [q.id for q in items]
-    keep = {k: v for k, v in args.items() if k != "page" and v != ""}
-    # filters the editor set (not the defaults): the folded filters open then
-    defaults = {"status": "in_review", "sort": "oldest"}
-    filters_set = sum(
-        1 for k, v in request.args.items() if k != "page" and v not in ("", defaults.get(k, ""))
-    )
-    return render_template(
-        "moderation/queue.html",
-        filters_set=filters_set,
-        items=items,
-        pages=pages,
-        page=page,
-        form=form,
-        reports=queries.reports_for(ids),
-        claims=queries.claims_for(ids),
-        keep=keep,
-        shortcuts=SHORTCUTS,
-        sees_authors=sees_authors(),
-        me=current_staff().id,
-        bulk=BulkForm(formdata=None),
-    )
+from webapp.moderation.views.common import SHORTCUTS, bp, marked_diff
+from webapp.submissions.models import Question
 
 
 def _revision_diffs(q) -> list[dict]:
@@ -425,95 +301,3 @@ def signoff(question_id: int):
     sign_off(q, current_staff().id)
     flash("Источники проверены: вопрос может попасть в конверт.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
-
-
-def _parse_ids(raw: str) -> list[int] | None:
-    try:
-        ids = [int(x) for x in raw.replace(",", " ").split()]
-    except ValueError:
-        return None
-    return ids if ids and len(ids) <= 1000 else None
-
-
-@bp.route("/bulk", methods=["POST"])
-@access("editor+")
-def bulk():
-    """Bulk approve / reject: first a preview (how many and which), then the commit."""
-    form = BulkForm()
-    raw = " ".join(request.form.getlist("ids"))
-    ids = _parse_ids(raw) if form.validate_on_submit() else None
-    if form.reason_key.errors:
-        flash(form.reason_key.errors[0], "error")
-        return redirect(url_for("moderation.queue"))
-    if ids is None:
-        flash("Отметьте вопросы (номера через запятую, не больше 1000).", "error")
-        return redirect(url_for("moderation.queue"))
-    ok, refused = bulk_preview(ids, form.decision.data, current_staff().id)
-    if form.confirm.data == "1" and not refused:
-        try:
-            bulk_decide(ids, form.decision.data, current_staff().id, form.reason_key.data or None)
-        except ModerationError as exc:
-            discard()  # the preview below is shown again; nothing of the refused run is kept
-            flash(str(exc), "error")
-        else:
-            flash(f"Готово: {len(ok)} вопр.", "success")
-            return redirect(url_for("moderation.queue"))
-    form.confirm.data = "1"
-    return render_template(
-        "moderation/bulk.html",
-        form=form,
-        ok=ok,
-        refused=refused,
-        ids=" ".join(str(q.id) for q in ok),
-    )
-
-
-@bp.route("/export.<fmt>")
-@access("editor+")
-def export_queue(fmt: str):
-    """The filtered queue as CSV or XLSX (no author data: blind moderation)."""
-    if fmt not in ("csv", "xlsx"):
-        abort(404)
-    args = request.args.copy()
-    args.setdefault("status", "in_review")
-    f = queue_filter(QueueFilterForm(formdata=args))
-    items, _ = queries.queue(filters=f, per_page=100_000)
-    rows = export.queue_rows(
-        items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
-    )
-    if fmt == "csv":
-        return Response(
-            export.to_csv(rows),
-            content_type="text/csv; charset=utf-8",  # mimetype= would add a second charset
-            headers={"Content-Disposition": "attachment; filename=queue.csv"},
-        )
-    return Response(
-        export.to_xlsx(rows),
-        headers={"Content-Disposition": "attachment; filename=queue.xlsx"},
-        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    )
-
-
-@bp.route("/export/approved.4s")
-@access("chief_editor")
-def export_4s():
-    """Approved questions as a 4s packet with authors (so chief editors only: blind
-    moderation hides authors from editors)."""
-    items, _ = queries.queue(filters=queries.QueueFilter(status="approved"), per_page=100_000)
-    return Response(
-        export.to_4s(items).encode("utf-8"),
-        content_type="text/plain; charset=utf-8",
-        headers={"Content-Disposition": "attachment; filename=approved.4s"},
-    )
-
-
-@bp.route("/stats")
-@access("editor+")
-def statistics():
-    """Intake per day and channel, acceptance rate, by city, time to decision."""
-    days = request.args.get("days", 30, type=int)
-    days = min(max(days or 30, 1), 366)
-    summary = stats.summary(days)
-    if not sees_authors():
-        summary.pop("cities", None)
-    return render_template("moderation/stats.html", s=summary, days=days)

@@ -1,197 +1,24 @@
-"""Writes of the 2009 §3.1 audience vote: open, close, one SMS, the award decision, the
-purge of phone-number hashes. Operations flush and raise an
-:class:`~webapp.core.errors.OperationError` (VoteError 409, VoteInputError 422) to refuse;
-the caller commits: the request edge (``webapp.core.edge``) for a request, the task for a
-worker (``webapp.jobs.commit``). The one write that does not wait for that commit is the
-SMS insert on PostgreSQL (:func:`receive_sms`, reason there).
-
-Counting one SMS (:func:`receive_sms`) takes no lock in Python and needs no read-modify-
-write: the answer is decided by ``webapp.domain.vote`` and made true by the database keys
-(see ``webapp.votes.models``): an ``INSERT … SELECT … FROM vote WHERE status = 'open'
-FOR KEY SHARE … ON CONFLICT DO NOTHING RETURNING``. The ``FOR KEY SHARE`` lock (PostgreSQL;
-SQLite serialises writers anyway) makes closing wait for the inserts in flight and makes
-the inserts that come after see the vote closed, so the frozen result equals the log.
-"""
+"""Counting one SMS (:func:`receive_sms`): the open vote's cached state, one
+``INSERT … SELECT … FOR KEY SHARE … ON CONFLICT DO NOTHING RETURNING`` per message
+(batched by :class:`~webapp.votes.group_commit.GroupCommit` on PostgreSQL), the answer for
+a resent message."""
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from flask import current_app
-from flask_babel import gettext as _
-from sqlalchemy import bindparam, select, text, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, select, text
 
-from webapp.core.crypto import lookup_hash
-from webapp.core.errors import OperationError
-from webapp.core.models import Document, utcnow
+from webapp.core.models import utcnow
 from webapp.domain import vote as rules
 from webapp.extensions import db
-from webapp.games.models import Game
-from webapp.jobs import enqueue
 from webapp.votes.group_commit import GroupCommit
-from webapp.votes.models import Vote, VoteAward, VoteMessage
-from webapp.votes.queries import live_counts, log_lines
-
-RESULT_DOCUMENT = "vote_result"
-
-
-class VoteError(OperationError, RuntimeError):
-    """A refusal by the vote's state or the rules (HTTP 409): ``message`` in Russian,
-    ``rule`` the clause or None; the 409 body is ``{"message", "rule"}``."""
-
-    status = 409
-
-    def __init__(self, message: str, rule: str | None = rules.RULE):
-        super().__init__(message, error={"message": message, "rule": rule})
-        self.rule = rule
-
-
-class VoteInputError(OperationError, ValueError):
-    """Invalid input (HTTP 422): ``errors`` ``{field: [message]}``; ``str(exc)`` joins the
-    messages (``"; "``) for a flash message."""
-
-    status = 422
-
-    def __init__(self, errors: dict[str, list[str]]):
-        super().__init__("; ".join(m for msgs in errors.values() for m in msgs), errors=errors)
-
-
-# --- the gateway's signature --------------------------------------------------------------
-
-
-class SignatureUnavailable(Exception):
-    """``SOVA_SMS_SECRET`` is not set: the callback is off (503)."""
-
-
-def signature_ok(body: bytes, signature: str | None) -> bool:
-    """True if ``signature`` is the hex HMAC-SHA256 of the raw request ``body`` under
-    ``SOVA_SMS_SECRET`` (compared in constant time, ``hmac.compare_digest``). Raises
-    SignatureUnavailable when no secret is configured."""
-    secret = current_app.config.get("SOVA_SMS_SECRET")
-    if not secret:
-        raise SignatureUnavailable()
-    expected = hmac.new(secret.encode(), body, "sha256").hexdigest()
-    return hmac.compare_digest(expected, (signature or "").strip().lower())
-
-
-def msisdn_key(msisdn: str) -> str | None:
-    """Keyed hash (hex) of the normalised phone number, never the number itself; None if
-    it is no phone number (:func:`webapp.domain.vote.normalise_msisdn`)."""
-    number = rules.normalise_msisdn(msisdn)
-    return lookup_hash(f"msisdn:{number}") if number else None
-
-
-# --- open and close -----------------------------------------------------------------------
-
-
-def open_vote(
-    game: Game,
-    user_id: int | None,
-    candidates: list[str] | None = None,
-    now: datetime | None = None,
-) -> Vote:
-    """Open the §3.1 vote of ``game`` (a finished 2009 game) with ``candidates`` (names,
-    numbered 1..N in order; default the game team's experts). Idempotent for the game's
-    open vote. Raises VoteError (409) for another rule set, an unfinished game, a vote of
-    this game already held, or another game's vote open; VoteInputError (422) for no
-    candidates or two that fold alike."""
-    current = db.session.scalar(select(Vote).where(Vote.status == "open"))
-    if current is not None and current.game_id == game.id:
-        return current
-    if game.season.ruleset != "2009":
-        raise VoteError(
-            _("зрительское голосование за лучшего игрока есть только в правилах 2009 года")
-        )
-    if game.status not in ("finished", "closed"):
-        raise VoteError(_("голосование открывается, когда игра окончена"))
-    if db.session.scalar(select(Vote.id).where(Vote.game_id == game.id)) is not None:
-        raise VoteError(_("голосование этой игры уже проведено"))
-    if current is not None:
-        raise VoteError(
-            _(
-                "открыто голосование другой игры (№ %(game)s): одновременно может идти только одно",
-                game=current.game_id,
-            ),
-            None,
-        )
-    if candidates is None or not [c for c in candidates if str(c).strip()]:
-        candidates = list(game.team_row.experts) if game.team_row else []
-    try:
-        names = rules.candidate_names(candidates)
-    except rules.VoteRuleError as exc:
-        raise VoteInputError({"candidates": [exc.message]}) from exc
-    vote = Vote(
-        game_id=game.id,
-        status="open",
-        candidates=names,
-        opened_at=now or utcnow(),
-        opened_by=user_id,
-    )
-    try:
-        with db.session.begin_nested():  # another vote opened at the same moment
-            db.session.add(vote)
-            db.session.flush()
-    except IntegrityError as exc:
-        raise VoteError(
-            _("открыто голосование другой игры: одновременно может идти только одно"), None
-        ) from exc
-    return vote
-
-
-def _lock(vote_id: int) -> Vote:
-    """The vote row, locked ``FOR UPDATE`` (waits for the SMS inserts in flight)."""
-    return db.session.scalars(
-        select(Vote)
-        .where(Vote.id == vote_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one()
-
-
-def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> Vote:
-    """Close the open vote of ``game``: freeze the counts, the winner and the SHA-256 of the
-    log, set the retention deadline and queue the signed result PDF (``votes.render_result``,
-    Document kind ``vote_result``). Closing a closed vote returns it unchanged. Raises
-    VoteError if the game never had a vote."""
-    vote = db.session.scalar(select(Vote).where(Vote.game_id == game.id).order_by(Vote.id.desc()))
-    if vote is None:
-        raise VoteError(_("у этой игры нет голосования"), None)
-    vote = _lock(vote.id)
-    if vote.status == "closed":
-        return vote
-    now = now or utcnow()
-    vote.status, vote.closed_at, vote.closed_by = "closed", now, user_id
-    db.session.flush()
-    counts = live_counts(vote)
-    vote.votes = {str(c["n"]): c["votes"] for c in counts["candidates"]}
-    vote.counted, vote.repeats = counts["counted"], counts["repeats"]
-    vote.invalid, vote.late = counts["invalid"], counts["late"]
-    vote.winner = rules.winner({c["n"]: c["votes"] for c in counts["candidates"]})
-    vote.log_sha256 = rules.log_digest(log_lines(vote))
-    days = int(current_app.config.get("SOVA_VOTE_RETENTION_DAYS", 30))
-    vote.purge_after = now + timedelta(days=days)
-    # with game_id: the game page lists it among the game's documents (download
-    # games.document, roles in webapp.games.views.DOCUMENT_ROLES: producer, host); the vote
-    # page links it too (votes.result)
-    doc = Document(
-        key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
-        kind=RESULT_DOCUMENT,
-        game_id=vote.game_id,
-        version=1,
-        status="pending",
-    )
-    db.session.add(doc)
-    db.session.flush()
-    vote.document_id = doc.id
-    enqueue("votes.render_result", vote.id)
-    db.session.flush()
-    return vote
-
+from webapp.votes.models import Vote, VoteMessage
+from webapp.votes.operations.common import VoteInputError, msisdn_key
 
 # --- one SMS ------------------------------------------------------------------------------
 
@@ -336,7 +163,11 @@ _BATCH_INSERT = text(
     RETURNING message_id
     """
 )
+
+
 _COLUMNS = ("message_id", "msisdn_hash", "text", "received_at", "arrived_at", "result")
+
+
 #: One group commit per database (a process may serve several apps: the tests do)
 _groups: dict[str, GroupCommit] = {}
 
@@ -447,61 +278,3 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
         return rules.LATE
     done = _insert(conn, latest.id, sms, key, now, rules.LATE, None, only_if_open=False)
     return done or _known(conn, latest.id, sms.message_id) or rules.LATE
-
-
-# --- the award and the purge --------------------------------------------------------------
-
-
-def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> VoteAward:
-    """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
-    случаях» — another candidate chosen by the sponsor's representative with a ``reason``.
-    Awards the prize (``webapp.prizes.operations.award_prize``, kind
-    ``best_player_of_game``, whose rules — ``webapp.domain.vote.best_player_award`` — are
-    the same on every page) and returns the kept decision (VoteAward: who, when, winner,
-    chosen, reason; written by ``webapp.votes.signals``). Raises VoteError for an open
-    vote, a choice the rules refuse or a prize refusal; nothing is written then."""
-    from webapp.prizes.operations import PrizeError, award_prize
-
-    if vote.status != "closed":
-        raise VoteError(_("сначала закройте голосование"))
-    game = db.session.get_one(Game, vote.game_id)
-    try:
-        made = award_prize(
-            game,
-            "best_player_of_game",
-            user_id,
-            recipient=chosen,
-            team=list(vote.candidates),
-            reason=reason,
-        )
-    except PrizeError as exc:
-        raise VoteError(exc.message, exc.rule) from exc
-    return db.session.scalars(
-        select(VoteAward)
-        .where(VoteAward.game_id == game.id, VoteAward.prize_id == made[0].id)
-        .order_by(VoteAward.id.desc())
-    ).first() or _missing_award(made[0].id)
-
-
-def _missing_award(prize_id: int) -> VoteAward:
-    raise VoteError(f"решение о призе № {prize_id} не записано", None)
-
-
-def purge_numbers(now: datetime | None = None) -> int:
-    """Delete the phone-number hashes of every closed vote past ``purge_after`` (the beat
-    task ``votes.purge_numbers``). Returns how many votes were purged. The counts, the log's
-    recorded SHA-256 and the result document stay."""
-    now = now or utcnow()
-    ids = list(
-        db.session.scalars(
-            select(Vote.id).where(
-                Vote.status == "closed", Vote.purge_after <= now, Vote.numbers_purged_at.is_(None)
-            )
-        )
-    )
-    for vote_id in ids:
-        db.session.execute(
-            update(VoteMessage).where(VoteMessage.vote_id == vote_id).values(msisdn_hash=None)
-        )
-        db.session.execute(update(Vote).where(Vote.id == vote_id).values(numbers_purged_at=now))
-    return len(ids)

@@ -1,0 +1,71 @@
+"""The games blueprint's template filters (sectors, statuses, clauses, time zones, kinds,
+topics) and its context processor."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from flask import request
+
+from webapp.domain.rules import rule_reference
+from webapp.domain.topics import topic_label
+from webapp.games.models import GAME_KIND_LABELS
+from webapp.games.operations import status_label
+from webapp.games.views.common import bp
+
+
+@bp.app_template_filter("sector_label")
+def sector_label(kind: str) -> str:
+    return {
+        "single": "Вопрос",
+        "blitz": "Блиц",
+        "superblitz": "Суперблиц",
+        "sector13": "13 сектор",
+    }.get(kind, kind)
+
+
+@bp.app_template_filter("game_status")
+def game_status_filter(status: str) -> str:
+    """A game status code as its Russian label (``"draft"`` → ``"черновик"``)."""
+    return status_label(status)
+
+
+@bp.app_template_filter("rule_ref")
+def rule_ref_filter(rule: str | None) -> str:
+    """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
+    ``"п. 3.5 Правил сезона 2023 г."`` (``webapp.domain.rules.rule_reference``)."""
+    return rule_reference(rule or "")
+
+
+#: The seasons' time zones (the rule sets': ``RuleSet.timezone``) as staff read them.
+TIMEZONE_LABELS = {"Europe/Minsk": "минское", "Europe/Moscow": "московское"}
+
+
+@bp.app_template_filter("timezone_label")
+def timezone_label_filter(zone: str) -> str:
+    """``"Europe/Minsk"`` → ``"минское"`` (an unknown zone is shown as is)."""
+    return TIMEZONE_LABELS.get(zone, zone)
+
+
+@bp.app_template_filter("season_time")
+def season_time_filter(at: datetime | None, zone: str) -> str:
+    """A stored (UTC) time shown in the season's zone: ``"01.12.2026 14:05"``; ``"—"``
+    for None."""
+    return at.astimezone(ZoneInfo(zone)).strftime("%d.%m.%Y %H:%M") if at else "—"
+
+
+@bp.app_template_filter("game_kind")
+def game_kind_filter(kind: str) -> str:
+    """A game kind code as its Russian label (``"qualifying"`` → ``"отборочная"``)."""
+    return GAME_KIND_LABELS.get(kind, kind)
+
+
+@bp.app_template_filter("topic_label")
+def topic_label_filter(code: str | None) -> str:
+    return topic_label(code)
+
+
+@bp.app_context_processor
+def _request_args():
+    return {"args": request.args}

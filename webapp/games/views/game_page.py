@@ -1,0 +1,182 @@
+"""A game's page and what it starts: its documents (page, live status, download), the start
+permission, filling the table, the envelope print, the protocol file (download, import)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flask import abort, current_app, flash, jsonify, redirect, render_template, send_file, url_for
+
+from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
+from webapp.core.models import Document
+from webapp.extensions import db
+from webapp.games import queries, season_queries
+from webapp.games.console import refusal_ru
+from webapp.games.forms import ActionForm, AllowStartForm, CloseGameForm, PrintForm, ProtocolForm
+from webapp.games.operations import (
+    allow_start,
+    assign_envelopes,
+    game_state,
+    import_protocol,
+    protocol,
+    request_envelopes,
+    start_confirmation,
+    start_refusal,
+)
+from webapp.games.views.common import (
+    DOCUMENT_LABELS,
+    DOCUMENT_ROLES,
+    _downloadable_documents,
+    _form_errors,
+    _game_or_404,
+    bp,
+    download_text,
+)
+from webapp.games.views.planning import _attach_form
+
+
+@bp.route("/<int:game_id>")
+@access("producer|host")
+def game(game_id: int):
+    game = _game_or_404(game_id)
+    counted = season_queries.counted_series(game)  # replays the season once for the page
+    return render_template(
+        "games/game.html",
+        game=game,
+        form=ActionForm(),
+        close_form=CloseGameForm(),
+        documents=_downloadable_documents(game.id),
+        state=game_state(game),
+        attach_form=_attach_form(game, counted),
+        counted_series=counted,
+        protocol_form=ProtocolForm(),
+        print_form=PrintForm(),
+        copies=queries.game_copies(game.id),
+        start_refusal=start_refusal(game),
+        document_labels=DOCUMENT_LABELS,
+        download_text=download_text,
+        start_confirmation=start_confirmation(game),
+        allow_start_form=AllowStartForm(),
+    )
+
+
+@bp.route("/<int:game_id>/documents.json")
+@access("producer|host")
+def documents_json(game_id: int):
+    """The game's documents for the game page's live status (``static/game.js`` polls it):
+    ``{"documents": [{"id", "kind", "label", "status", "url", "download"}], "pending": bool}``; only the
+    kinds the caller's role may download, as on the page; ``url`` is set once the PDF is
+    ready."""
+    game = _game_or_404(game_id)
+    docs = [
+        {
+            "id": d.id,
+            "kind": d.kind,
+            "label": DOCUMENT_LABELS.get(d.kind, d.kind),
+            "status": d.status,
+            "url": url_for("games.document", document_id=d.id) if d.status == "ready" else None,
+            "download": download_text(d.kind),
+        }
+        for d in _downloadable_documents(game.id)
+    ]
+    return jsonify({"documents": docs, "pending": any(d["status"] == "pending" for d in docs)})
+
+
+@bp.route("/<int:game_id>/allow-start", methods=["POST"])
+@access("producer")
+def allow_start_view(game_id: int):
+    """The producer lets the console start the game without a locked table or rendered
+    envelopes (audited with the reason; issue 17 item 5)."""
+    game = _game_or_404(game_id)
+    form = AllowStartForm()
+    if form.validate_on_submit():
+        on_refusal("Не разрешено: ", url_for("games.game", game_id=game_id))
+        allow_start(game, current_staff().id, form.reason.data)
+        flash("Ведущий может начать игру без напечатанных конвертов.", "success")
+    else:
+        flash("Не разрешено: " + _form_errors(form), "error")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+@bp.route("/<int:game_id>/assign", methods=["POST"])
+@access("producer")
+def assign(game_id: int):
+    game = _game_or_404(game_id)
+    if ActionForm().validate_on_submit():
+        on_refusal("Не удалось заполнить стол: ", url_for("games.game", game_id=game_id))
+        assign_envelopes(game)
+        flash("Стол заполнен из одобренных вопросов.", "success")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+@bp.route("/<int:game_id>/envelopes", methods=["POST"])
+@access("producer")
+def envelopes(game_id: int):
+    """Queue the envelope and host-card PDFs of a locked table, N copies of each."""
+    game = _game_or_404(game_id)
+    form = PrintForm()
+    if form.validate_on_submit():
+        on_refusal("Конверты не поставлены в очередь: ", url_for("games.game", game_id=game_id))
+        request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
+        flash("Конверты поставлены в очередь на печать.", "success")
+    else:
+        flash("Конверты не поставлены в очередь: " + _form_errors(form), "error")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+@bp.route("/<int:game_id>/protocol.json")
+@access("producer|host")
+def protocol_file(game_id: int):
+    """Download the game as a ``sova.game-protocol/1`` file (``sova game replay`` reads it)."""
+    game = _game_or_404(game_id)
+    response = jsonify(protocol(game))
+    response.headers["Content-Disposition"] = f'attachment; filename="game-{game.id}.json"'
+    return response
+
+
+@bp.route("/<int:game_id>/protocol", methods=["POST"])
+@access("producer|host")
+def protocol_import(game_id: int):
+    """Import a protocol file into a game with no events; every event is checked."""
+    game = _game_or_404(game_id)
+    form = ProtocolForm()
+    if not form.validate_on_submit():
+        flash("Протокол не загружен: " + _form_errors(form), "error")
+        return redirect(url_for("games.game", game_id=game_id))
+    try:
+        data = json.loads(form.file.data.read().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        flash("Протокол не загружен: это не JSON в UTF-8.", "error")
+        return redirect(url_for("games.game", game_id=game_id))
+
+    def refused(exc):
+        error = exc.error
+        where = f"событие {error['event']}: " if error.get("event") is not None else ""
+        flash(f"Протокол не загружен, {where}" + refusal_ru(error), "error")
+        return redirect(url_for("games.game", game_id=game_id))
+
+    on_refusal(respond=refused)
+    state = import_protocol(game, data, current_staff().id)
+    flash(f"Протокол загружен: {len(game.events)} событий, счёт {state['score']}.", "success")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+@bp.route("/documents/<int:document_id>")
+@access("producer|host|accountant")
+def document(document_id: int):
+    doc = db.get_or_404(Document, document_id)
+    if current_staff().role not in DOCUMENT_ROLES.get(doc.kind, {"admin"}):
+        abort(403)
+    if doc.status != "ready" or not doc.path:
+        abort(409, description="Документ ещё готовится. Обновите страницу через минуту.")
+    path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+    if not path.is_file():
+        abort(404)
+    return send_file(
+        path,
+        mimetype="application/pdf",
+        as_attachment=False,
+        download_name=f"{doc.kind}-{doc.id}.pdf",
+    )

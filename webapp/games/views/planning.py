@@ -1,0 +1,158 @@
+"""The producer's planning pages: the index, new seasons, series, teams and games, a game's
+team and series."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, render_template, url_for
+from wtforms import SelectChoice
+
+from webapp.core.access import access
+from webapp.core.edge import on_refusal
+from webapp.domain.rules import RULESETS, usual_plan
+from webapp.games import queries, season_queries
+from webapp.games.forms import AttachForm, GameForm, SeasonForm, SeriesForm, TeamForm
+from webapp.games.models import SERIES_LABELS
+from webapp.games.operations import attach, create_game, create_season, create_series, create_team
+from webapp.games.views.common import _form_errors, _game_or_404, bp
+
+
+@bp.route("/")
+@access("producer|host")
+def index():
+    season_form = SeasonForm(prefix="season")
+    game_form = GameForm(prefix="game")
+    game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    # the form starts from the usual plan (issue 17); both rule sets share it, so the season
+    # chosen in the form does not change it (webapp.domain.rules.usual_plan)
+    plan = usual_plan(RULESETS["2023"])
+    game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
+    game_form.sector13.data = plan.sector13
+    series_form = SeriesForm(prefix="series")
+    series_form.season_id.choices = game_form.season_id.choices
+    return render_template(
+        "games/index.html",
+        seasons=queries.seasons(),
+        games=queries.games(),
+        season_form=season_form,
+        game_form=game_form,
+        series_form=series_form,
+        series=queries.all_series(),
+        series_labels=SERIES_LABELS,
+    )
+
+
+@bp.route("/series", methods=["POST"])
+@access("producer")
+def new_series():
+    """Create the season's spring/summer/autumn/winter series (idempotent)."""
+    form = SeriesForm(prefix="series")
+    form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    if form.validate_on_submit():
+        on_refusal("Серия не создана: ", url_for("games.index"))
+        series = create_series(form.season_id.data, form.part.data)
+        flash(f"{series.display_name}: серия есть.", "success")
+    else:
+        flash("Серия не создана: " + _form_errors(form), "error")
+    return redirect(url_for("games.index"))
+
+
+@bp.route("/teams", methods=["GET", "POST"])
+@access("producer")
+def teams():
+    """Teams of experts: the list and the form (name, six experts, captain)."""
+    form = TeamForm()
+    if form.validate_on_submit():
+
+        def refused(exc):
+            flash(f"Команда не создана: {exc}", "error")
+            return render_template("games/teams.html", teams=queries.teams(), form=form)
+
+        on_refusal(respond=refused)
+        team = create_team(form.name.data, form.captain.data, form.experts.data.splitlines())
+        flash(f"Команда «{team.name}» создана.", "success")
+        return redirect(url_for("games.teams"))
+    elif form.is_submitted():
+        flash("Команда не создана: " + _form_errors(form), "error")
+    return render_template("games/teams.html", teams=queries.teams(), form=form)
+
+
+@bp.route("/<int:game_id>/attach", methods=["POST"])
+@access("producer")
+def attach_game(game_id: int):
+    """Set a game's team and series (before its first event)."""
+    game = _game_or_404(game_id)
+    form = _attach_form(game)
+    if form.validate_on_submit():
+        on_refusal("Не сохранено: ", url_for("games.game", game_id=game_id))
+        attach(game, form.team_id.data or None, form.series_id.data or None)
+        flash("Команда и серия игры сохранены.", "success")
+    else:
+        flash("Не сохранено: " + _form_errors(form), "error")
+    return redirect(url_for("games.game", game_id=game_id))
+
+
+def _attach_form(game, series=None) -> AttachForm:
+    """The team and series form, starting from the game's team (its row, or the team of
+    that name when only the free-text name is set) and ``series``, the series the season
+    counts it in (``season_queries.counted_series``, computed here when not given), so that
+    saving it unchanged detaches nothing."""
+    teams = queries.teams()
+    team_id = game.team_id
+    if team_id is None and game.team:
+        team_id = next((t.id for t in teams if t.name == game.team), None)
+    if series is None:
+        series = season_queries.counted_series(game)
+    form = AttachForm(team_id=team_id or 0, series_id=series.id if series else 0)
+    form.team_id.choices = [SelectChoice(0, "— нет —")] + [
+        SelectChoice(t.id, t.name) for t in teams
+    ]
+    form.series_id.choices = [SelectChoice(0, "— нет —")] + [
+        SelectChoice(x.id, x.display_name)
+        for x in queries.all_series()
+        if x.season_id == game.season_id
+    ]
+    return form
+
+
+@bp.route("/seasons", methods=["POST"])
+@access("producer")
+def new_season():
+    form = SeasonForm(prefix="season")
+    if form.validate_on_submit():
+        on_refusal("Сезон не создан: ", url_for("games.index"))
+        season = create_season(
+            form.name.data,
+            form.ruleset.data,
+            unanswered_prize=form.unanswered_prize.data or None,
+            form=True,
+            prize_required=True,
+        )
+        flash(f"Сезон «{season.name}» создан.", "success")
+    else:
+        flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v), "error")
+    return redirect(url_for("games.index"))
+
+
+@bp.route("/new", methods=["POST"])
+@access("producer")
+def new_game():
+    form = GameForm(prefix="game")
+    form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    if form.validate_on_submit():
+        on_refusal("Игра не создана: ", url_for("games.index"))
+        game = create_game(
+            form.season_id.data,
+            form.kind.data,
+            form.air_date.data,
+            {
+                "blitz": form.blitz.data,
+                "superblitz": form.superblitz.data,
+                "sector13": form.sector13.data,
+            },
+            team=form.team.data,
+            title=form.title.data,
+        )
+        return redirect(url_for("games.game", game_id=game.id))
+    else:
+        flash("Игра не создана: " + "; ".join(e for v in form.errors.values() for e in v), "error")
+    return redirect(url_for("games.index"))

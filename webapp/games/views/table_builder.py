@@ -1,0 +1,116 @@
+"""The table builder: the plan and check, swaps, replacements, topics, the lock."""
+
+from __future__ import annotations
+
+from flask import flash, jsonify, redirect, render_template, request, url_for
+
+from webapp.core.access import access, current_staff
+from webapp.core.edge import on_refusal
+from webapp.domain.topics import TOPICS, topic_label
+from webapp.games.forms import ActionForm, ReplaceForm, SwapForm, TopicForm
+from webapp.games.operations import (
+    GameError,
+    check_table,
+    lock_table,
+    replace_slot,
+    set_topic,
+    swap_slots,
+    table_plan,
+    unlock_table,
+    use_reserve,
+)
+from webapp.games.views.common import _form_errors, _game_or_404, _wants_json, bp
+
+
+@bp.route("/<int:game_id>/table")
+@access("editor+|producer")
+def table(game_id: int):
+    """The table builder: plan, questions and reserves per sector, the completeness check,
+    swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
+    game = _game_or_404(game_id)
+    return render_template(
+        "games/table.html",
+        game=game,
+        plan=table_plan(game),
+        check=check_table(game),
+        swap_form=SwapForm(prefix="swap"),
+        replace_form=ReplaceForm(prefix="replace"),
+        form=ActionForm(),
+        topics=TOPICS,
+    )
+
+
+def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
+    if _wants_json():
+        return jsonify({"ok": error is None, "error": error}), (200 if error is None else 409)
+    if error:
+        flash(error, "error")
+    elif ok:
+        flash(ok, "success")
+    return redirect(url_for("games.table", game_id=game_id))
+
+
+@bp.route("/<int:game_id>/table/swap", methods=["POST"])
+@access("editor+|producer")
+def table_swap(game_id: int):
+    game = _game_or_404(game_id)
+    form = SwapForm(prefix="swap")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    swap_slots(
+        game,
+        (form.sector_a.data, form.slot_a.data or 0),
+        (form.sector_b.data, form.slot_b.data or 0),
+    )
+    return _table_reply(game_id, ok="Вопросы переставлены.")
+
+
+@bp.route("/<int:game_id>/table/replace", methods=["POST"])
+@access("editor+|producer")
+def table_replace(game_id: int):
+    game = _game_or_404(game_id)
+    form = ReplaceForm(prefix="replace")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    if form.use_reserve.data:
+        use_reserve(game, form.sector.data, form.slot.data or 0)
+    elif form.question_id.data:
+        replace_slot(game, form.sector.data, form.slot.data or 0, form.question_id.data)
+    else:
+        raise GameError({"question_id": ["укажите № вопроса или возьмите резерв"]})
+    return _table_reply(game_id, ok="Вопрос заменён.")
+
+
+@bp.route("/<int:game_id>/table/topic", methods=["POST"])
+@access("editor+|producer")
+def table_topic(game_id: int):
+    """Set or clear the topic of a question (issue 5: varied topics; also on a locked table,
+    the topic is not printed)."""
+    _game_or_404(game_id)
+    form = TopicForm(prefix="topic")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Тема не изменена: " + _form_errors(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Тема не изменена: {exc}"))
+    q = set_topic(form.question_id.data, form.topic.data or None, current_staff().id)
+    return _table_reply(game_id, ok=f"Тема вопроса №{q.id}: {topic_label(q.topic) or 'не задана'}.")
+
+
+@bp.route("/<int:game_id>/table/lock", methods=["POST"])
+@access("editor+|producer")
+def table_lock(game_id: int):
+    game = _game_or_404(game_id)
+    if not ActionForm().validate_on_submit():
+        return _table_reply(game_id, "Форма устарела, повторите.")
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
+    if request.form.get("unlock"):
+        unlock_table(game)
+    else:
+        lock_table(game, current_staff().id)
+    return _table_reply(
+        game_id,
+        ok="Стол разблокирован."
+        if request.form.get("unlock")
+        else "Стол заблокирован: можно печатать конверты.",
+    )

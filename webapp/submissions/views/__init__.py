@@ -1,0 +1,57 @@
+"""Viewer pages: the submission form, the status page, "my questions", the live form,
+and the editors' intake of paper letters and packets.
+
+A package by screen (this module re-exports every name, so callers import from
+``webapp.submissions.views``; every module adds its routes and handlers to the one
+blueprint ``bp``, endpoints ``submissions.<function>``): ``common`` (the blueprint, the
+status labels, the uploads folder), ``submit_form`` (the submission form, its rate-limit
+keys, its 413/CSRF/429/503 pages), ``viewer`` (the index, the language, the status page,
+the authorship link), ``my_pages`` ("my questions"), ``staff`` (handout images, paper
+letters, packet upload)."""
+
+from __future__ import annotations
+
+from webapp.submissions.links import my_link_token
+from webapp.submissions.operations import normalise_email
+from webapp.submissions.views.common import (  # noqa: F401
+    SUBMIT_MAX_BODY,
+    bp,
+    status_labels,
+    uploads_folder,
+)
+from webapp.submissions.views.my_pages import (  # noqa: F401
+    my_open,
+    my_questions,
+    my_request,
+    my_withdraw,
+)
+from webapp.submissions.views.staff import (  # noqa: F401
+    new_letter,
+    upload,
+    upload_packet,
+)
+from webapp.submissions.views.submit_form import (  # noqa: F401
+    _email_bucket,
+    _email_key,
+    _fresh_form_fields,
+    _register_outage_form,
+    _too_fast,
+    api_email_limit_key,
+    counts_toward_limit,
+    csrf_expired,
+    form_page,
+    outage_form,
+    submission_from,
+    submit,
+    too_large,
+    too_many,
+    viewer_language,
+)
+from webapp.submissions.views.viewer import (  # noqa: F401
+    confirm,
+    index,
+    set_language,
+    status,
+)
+
+__all__ = ["bp", "my_link_token", "normalise_email"]

@@ -1,0 +1,31 @@
+"""The submissions blueprint and what its pages share: the status labels, the uploads folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, current_app
+from flask_babel import gettext as _
+
+bp = Blueprint("submissions", __name__)
+
+
+SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read (issue 13)
+
+
+def status_labels() -> dict[str, str]:
+    return {
+        "received": _("Получен"),
+        "in_review": _("На рассмотрении редакции"),
+        "accepted": _("Принят редакцией"),
+        "not_accepted": _("Не принят"),
+        "used": _("Сыгран в игре"),
+        "prize_owed": _("Вам положен денежный приз"),
+        "paid": _("Приз выплачен"),
+        "withdrawn": _("Отозван автором"),
+        "archived": _("В архиве"),
+    }
+
+
+def uploads_folder() -> Path:
+    return Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"

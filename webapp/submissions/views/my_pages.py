@@ -1,0 +1,106 @@
+""" "My questions": a one-time e-mail link, no passwords; the list and withdrawing a question."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+
+from webapp.app_lang import LANGUAGES
+from webapp.core.access import access
+from webapp.core.edge import on_refusal
+from webapp.extensions import db, limiter
+from webapp.jobs import enqueue
+from webapp.submissions.links import read_my_link
+from webapp.submissions.models import Author, Question
+from webapp.submissions.operations import author_by_email, withdraw
+from webapp.submissions.queries import public_history
+from webapp.submissions.views.common import bp, status_labels
+from webapp.submissions.views.submit_form import viewer_language
+
+# --- "my questions": a one-time e-mail link, no passwords -----------------------------
+
+
+@bp.route("/my", methods=["GET", "POST"])
+@limiter.limit("10/hour", methods=["POST"])
+@limiter.limit(
+    "3/hour",
+    methods=["POST"],
+    key_func=lambda: "my-email:" + (request.form.get("email", "").strip().lower()[:254]),
+)
+@access("public")
+def my_request():
+    from webapp.submissions.forms_my import MyLinkForm
+
+    form = MyLinkForm()
+    if form.validate_on_submit():
+        author = author_by_email(form.email.data)
+        if author is not None:
+            # the page's language travels as its index in LANGUAGES (tasks take ints)
+            enqueue("notify.my_link", author.id, LANGUAGES.index(viewer_language()))
+        # the same answer whether or not the address is known (no enumeration)
+        flash(
+            _("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."), "success"
+        )
+        return redirect(url_for("submissions.my_request"))
+    return render_template("submissions/my_request.html", form=form)
+
+
+@bp.route("/my/<token>")
+@limiter.limit("30/hour")
+@access("public")
+def my_open(token: str):
+    data = read_my_link(token)
+    if data is None:
+        return render_template("submissions/my_expired.html"), 410
+    author = db.session.get(Author, data.get("a"))
+    if author is None or author.link_version != data.get("v"):
+        return render_template("submissions/my_expired.html"), 410
+    author.link_version += 1  # one-time
+    session["author_id"] = author.id
+    return redirect(url_for("submissions.my_questions"))
+
+
+@bp.route("/my/questions")
+@access("public")
+def my_questions():
+    author_id = session.get("author_id")
+    if not author_id:
+        return redirect(url_for("submissions.my_request"))
+    from webapp.submissions.forms_my import WithdrawForm
+    from webapp.submissions.models import QuestionAuthor
+
+    # only confirmed links: anyone can type this address into the form (issue 13)
+    questions = db.session.scalars(
+        db.select(Question)
+        .join(QuestionAuthor)
+        .where(QuestionAuthor.author_id == author_id, QuestionAuthor.confirmed_at.is_not(None))
+        .order_by(Question.created_at.desc())
+    ).all()
+    return render_template(
+        "submissions/my_questions.html",
+        questions=questions,
+        history={q.id: public_history(q) for q in questions},
+        labels=status_labels(),
+        form=WithdrawForm(),
+    )
+
+
+@bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
+@access("public")
+def my_withdraw(question_id: int):
+    from webapp.submissions.forms_my import WithdrawForm
+
+    author_id = session.get("author_id")
+    question = db.session.get(Question, question_id)
+    if not author_id or question is None:
+        abort(404)
+    if WithdrawForm().validate_on_submit():
+
+        def refused(exc):
+            flash("; ".join(m for ms in exc.errors.values() for m in ms), "error")
+            return redirect(url_for("submissions.my_questions"))
+
+        on_refusal(respond=refused)
+        withdraw(question, author_id)
+        flash(_("Вопрос отозван."), "success")
+    return redirect(url_for("submissions.my_questions"))

@@ -1,0 +1,255 @@
+"""The submission form: the page, its anti-bot checks, its rate-limit keys, and the form again
+for a body too large (413), an expired CSRF token, a rate limit (429), an outage (503)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from flask import current_app, g, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
+from flask_limiter.util import get_remote_address
+from flask_wtf.csrf import CSRFError
+from itsdangerous import BadSignature
+from sqlalchemy.exc import IntegrityError
+
+from webapp.app_lang import LANGUAGES
+from webapp.core.access import access
+from webapp.extensions import db, limiter
+from webapp.jobs import commit
+from webapp.submissions.forms import SubmitForm
+from webapp.submissions.images import MAX_BYTES
+from webapp.submissions.links import signer
+from webapp.submissions.models import Question
+from webapp.submissions.operations import (
+    AuthorInput,
+    SubmissionError,
+    SubmissionInput,
+    normalise_email,
+    receive,
+)
+from webapp.submissions.views.common import SUBMIT_MAX_BODY, bp, uploads_folder
+
+
+def _fresh_form_fields(form: SubmitForm) -> None:
+    form.started.data = signer("form-started").dumps(time.time())
+    if not form.idempotency_key.data:
+        form.idempotency_key.data = secrets.token_urlsafe(24)
+
+
+def _too_fast(form: SubmitForm) -> bool:
+    minimum = current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)
+    if not minimum:
+        return False
+    try:
+        started = signer("form-started").loads(form.started.data or "", max_age=86400)
+    except BadSignature:
+        return True
+    return time.time() - float(started) < minimum
+
+
+def viewer_language() -> str:
+    """The page's language ("ru", "be" or "en"): the locale Flask-Babel picked for this
+    request (``?lang=``, the ``sova_lang`` cookie, Accept-Language; Russian by default).
+    Never an unchecked code, so the worker can always render the e-mail."""
+    lang = str(get_locale())
+    return lang if lang in LANGUAGES else "ru"
+
+
+def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
+    upload = form.handout_image.data
+    authors = [AuthorInput(name=form.name.data, city=form.city.data)]
+    authors += [
+        AuthorInput(name=c.form.name.data, city=c.form.city.data)
+        for c in form.coauthors.entries
+        if (c.form.name.data or "").strip()
+    ]
+    return SubmissionInput(
+        question=form.question.data,
+        answer=form.answer.data,
+        accepted=form.accepted.data,
+        comment=form.comment.data,
+        handout=form.handout.data,
+        sources=[s for s in (form.sources.data or "").splitlines() if s.strip()],
+        authors=authors,
+        email=form.email.data,
+        consent=form.consent.data,
+        consent_on_air=form.consent_on_air.data,
+        age_confirmed=form.age_confirmed.data,
+        idempotency_key=form.idempotency_key.data or None,
+        handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
+        language=viewer_language(),
+        channel=channel,
+    )
+
+
+def counts_toward_limit(response) -> bool:
+    """Rate limits count only submissions that were stored (the redirect to the status
+    page, or the API's 201), not a viewer correcting mistakes (422), a bot page, or the
+    repeat of a double click (``g.sova_new_question`` False; found by QA)."""
+    return response.status_code in (201, 302) and g.get("sova_new_question", False)
+
+
+def _email_bucket(typed: str) -> str:
+    """Key of the per-address limit: the e-mail typed, normalised as the author is (IDN,
+    case: one mailbox spelt three ways is one bucket), or the client's IP when there is no
+    address (never one shared bucket for everyone without an address)."""
+    typed = typed.strip()[:254]
+    email = normalise_email(typed, "email", {}, required=False) or typed.lower()
+    return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
+
+
+def _email_key() -> str:
+    """:func:`_email_bucket` of the form's ``email`` field."""
+    return _email_bucket(request.form.get("email", ""))
+
+
+def api_email_limit_key() -> str:
+    """:func:`_email_bucket` of the JSON API's ``{"email": …}``."""
+    body = request.get_json(silent=True)
+    return _email_bucket(str(body.get("email") or "") if isinstance(body, dict) else "")
+
+
+def form_page(form: SubmitForm, code: int, notice: str | None = None):
+    _fresh_form_fields(form)
+    lang: dict[str, Any] = {"lang": viewer_language()} if request.args.get("lang") else {}
+    action = url_for("submissions.submit", **lang)
+    return render_template(
+        "submissions/submit.html",
+        form=form,
+        notice=notice,
+        action=action,
+        image_max_bytes=MAX_BYTES,
+    ), code
+
+
+@bp.route("/submit", methods=["GET", "POST"])
+@limiter.limit("30/hour;5/minute", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
+@limiter.limit(
+    "10/hour",
+    methods=["POST"],
+    key_func=lambda: _email_key(),
+    deduct_when=lambda r: counts_toward_limit(r),
+)
+@access("public")
+def submit():
+    # The form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that an image
+    # over 5 MB is a field error with the text kept, not a bare 413 (JavaScript off).
+    request.max_content_length = SUBMIT_MAX_BODY
+    form = SubmitForm()
+    if not form.is_submitted():
+        return form_page(form, 200)
+    if form.website.data:  # honeypot: a bot; pretend all is well, store nothing
+        return render_template("submissions/thanks_bot.html"), 200
+    if form.validate():
+        if _too_fast(form):
+            return form_page(
+                form,
+                422,
+                _(
+                    "Форма отправлена слишком быстро после открытия страницы (меньше "
+                    "%(n)s с) — так делают программы-роботы, поэтому вопрос не сохранён. "
+                    "Проверьте вопрос ещё раз и отправьте его.",
+                    n=current_app.config.get("SOVA_MIN_FILL_SECONDS", 3),
+                ),
+            )
+        try:
+            question = receive(submission_from(form), uploads=uploads_folder())
+            g.sova_new_question = question.created
+        except SubmissionError as exc:
+            for name, messages in exc.errors.items():
+                field = getattr(form, name, None)
+                if field is not None:
+                    field.errors = list(field.errors) + messages
+                else:
+                    form.form_errors.extend(messages)
+        else:
+            token = question.public_token
+            # The one view that ends its transaction itself (webapp.core.edge): a double
+            # click's second request is refused by the database *at commit* (the unique
+            # idempotency key) and answered with the first request's question.
+            try:
+                commit()
+            except IntegrityError:
+                db.session.rollback()
+                again = db.session.scalar(
+                    db.select(Question).filter_by(idempotency_key=form.idempotency_key.data)
+                )
+                if again is None:
+                    raise
+                token = again.public_token
+            return redirect(url_for("submissions.status", token=token, new=1))
+    return form_page(form, 422)
+
+
+def outage_form():
+    """The submit form again after a database outage (503): the viewer's text kept, the
+    message says nothing was saved. Called by ``webapp.security``'s 503 handler."""
+    form = SubmitForm(meta={"csrf": False})
+    page, _code = form_page(
+        form,
+        503,
+        _(
+            "База данных временно недоступна, вопрос не сохранён. Ваш текст остался на этой "
+            "странице — отправьте его ещё раз через минуту."
+        ),
+    )
+    return page
+
+
+@bp.record_once
+def _register_outage_form(state) -> None:
+    state.app.extensions.setdefault("sova_outage_forms", {})["submissions.submit"] = outage_form
+
+
+@bp.app_errorhandler(413)
+def too_large(exc):
+    """A body over even the submit form's own limit (``SUBMIT_MAX_BODY``, JavaScript off):
+    the form again with a clear message instead of a bare 413. Its text could not be read
+    (the body was refused unread)."""
+    if request.endpoint == "submissions.submit":
+        return form_page(
+            SubmitForm(formdata=None, meta={"csrf": False}),
+            413,
+            _(
+                "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
+                "изображение (до 5 МБ) и отправьте вопрос ещё раз.",
+                n=SUBMIT_MAX_BODY // (1024 * 1024),
+            ),
+        )
+    if request.path.startswith("/api/"):
+        return current_app.extensions["sova_api_error"](exc)
+    return render_template("error.html", error=exc), 413
+
+
+@bp.errorhandler(CSRFError)
+def csrf_expired(exc):
+    """An expired or missing CSRF token on the viewer form: the form again, text kept."""
+    if request.endpoint == "submissions.submit":
+        form = SubmitForm()  # not validated: only re-rendered with a fresh token
+        return form_page(
+            form,
+            400,
+            _("Страница была открыта слишком долго. Проверьте вопрос и отправьте его ещё раз."),
+        )
+    return render_template("error.html", error=exc), 400
+
+
+@bp.app_errorhandler(429)
+def too_many(exc):
+    """A rate-limited viewer gets the form back with their text."""
+    if request.endpoint == "submissions.submit":
+        form = SubmitForm(meta={"csrf": False})
+        return form_page(
+            form,
+            429,
+            _(
+                "Слишком много отправок. Подождите немного и "
+                "попробуйте снова — ваш текст сохранён на этой странице."
+            ),
+        )
+    if request.path.startswith("/api/"):
+        return current_app.extensions["sova_api_error"](exc)
+    return render_template("error.html", error=exc), 429

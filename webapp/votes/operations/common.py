@@ -1,0 +1,60 @@
+"""The vote's refusals (:class:`VoteError` 409, :class:`VoteInputError` 422), its result
+document's kind, and the gateway's signature and phone-number key."""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import current_app
+
+from webapp.core.crypto import lookup_hash
+from webapp.core.errors import OperationError
+from webapp.domain import vote as rules
+
+RESULT_DOCUMENT = "vote_result"
+
+
+class VoteError(OperationError, RuntimeError):
+    """A refusal by the vote's state or the rules (HTTP 409): ``message`` in Russian,
+    ``rule`` the clause or None; the 409 body is ``{"message", "rule"}``."""
+
+    status = 409
+
+    def __init__(self, message: str, rule: str | None = rules.RULE):
+        super().__init__(message, error={"message": message, "rule": rule})
+        self.rule = rule
+
+
+class VoteInputError(OperationError, ValueError):
+    """Invalid input (HTTP 422): ``errors`` ``{field: [message]}``; ``str(exc)`` joins the
+    messages (``"; "``) for a flash message."""
+
+    status = 422
+
+    def __init__(self, errors: dict[str, list[str]]):
+        super().__init__("; ".join(m for msgs in errors.values() for m in msgs), errors=errors)
+
+
+# --- the gateway's signature --------------------------------------------------------------
+
+
+class SignatureUnavailable(Exception):
+    """``SOVA_SMS_SECRET`` is not set: the callback is off (503)."""
+
+
+def signature_ok(body: bytes, signature: str | None) -> bool:
+    """True if ``signature`` is the hex HMAC-SHA256 of the raw request ``body`` under
+    ``SOVA_SMS_SECRET`` (compared in constant time, ``hmac.compare_digest``). Raises
+    SignatureUnavailable when no secret is configured."""
+    secret = current_app.config.get("SOVA_SMS_SECRET")
+    if not secret:
+        raise SignatureUnavailable()
+    expected = hmac.new(secret.encode(), body, "sha256").hexdigest()
+    return hmac.compare_digest(expected, (signature or "").strip().lower())
+
+
+def msisdn_key(msisdn: str) -> str | None:
+    """Keyed hash (hex) of the normalised phone number, never the number itself; None if
+    it is no phone number (:func:`webapp.domain.vote.normalise_msisdn`)."""
+    number = rules.normalise_msisdn(msisdn)
+    return lookup_hash(f"msisdn:{number}") if number else None
