@@ -26,6 +26,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.integration)
 
 
+# --- hypothesis: no per-example deadline ----------------------------------------
+# Speed is the benchmarks' business, never a timed test's: hypothesis's default 200 ms per
+# example failed a property (tests/webapp/games/test_draw.py) on a loaded machine.
+
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("sova", deadline=None)
+_hypothesis_settings.load_profile("sova")
+
+
 # --- shared test data --------------------------------------------------------
 # Real packets and other data live in the folder "shared" next to the repo
 # checkout (e.g. /work/main -> /work/shared). Tests skip without it, except on
