@@ -23,8 +23,16 @@ and in wall-clock time. Reported per document: the CPU medians with their spread
 max), the overhead ``(sova − weasyprint) / weasyprint`` of the CPU medians (issue 19 target
 ≤ 5 %), the median and spread of the per-round ratios ``sova / weasyprint`` (the two runs of
 a round are seconds apart, so a load that drifts over the bench moves both), the same
-against ``weasyprint_fonts``, the PDF sizes and the load average; the ``pair`` line is the
-issue's pair, Sova and its anchor from this one run with their ratio.
+against ``weasyprint_fonts``, the kernel's part of the CPU time (``*_sys_s``), the PDF sizes
+and the load average; the ``pair`` line is the issue's pair, Sova and its anchor from this
+one run with their ratio.
+
+``--instructions`` counts instead of timing (needs valgrind and gcc with the valgrind
+headers): the bench runs itself under ``valgrind --tool=callgrind --instr-atstart=no`` and
+each measured call is bracketed by callgrind's client requests (zero, dump); the setup and
+the warm-ups run uninstrumented. Instructions do not depend on the other processes of the
+machine (the runs of a path agree within 0.1 %), but they miss the kernel's time; a run
+takes about 5 CPU-minutes per document. ``--rounds N`` sets the rounds of either mode.
 """
 
 from __future__ import annotations
@@ -48,15 +56,16 @@ def emit(name: str, **values) -> None:
     print(json.dumps(line, ensure_ascii=False), flush=True)
 
 
-def measure(fn, prepare=None) -> tuple[float, float]:
-    """``(cpu_s, wall_s)`` of one call of ``fn``, after ``prepare()`` (not measured) and a
-    full garbage collection."""
+def measure(fn, prepare=None) -> tuple[float, float, float]:
+    """``(cpu_s, wall_s, sys_s)`` of one call of ``fn``, after ``prepare()`` (not measured)
+    and a full garbage collection; ``sys_s`` is the kernel's part of ``cpu_s`` (file and
+    database I/O, page faults), which an instruction count does not see."""
     if prepare is not None:
         prepare()
     gc.collect()
-    c, t = time.process_time(), time.perf_counter()
+    c, t, k = time.process_time(), time.perf_counter(), os.times().system
     fn()
-    return time.process_time() - c, time.perf_counter() - t
+    return time.process_time() - c, time.perf_counter() - t, os.times().system - k
 
 
 def spread(values: list[float], digits: int = 3) -> list[float]:
@@ -277,7 +286,7 @@ def main() -> None:
                 }
                 for fn, prepare in paths.values():  # warm-up
                     measure(fn, prepare)
-                runs: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
+                runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in paths}
                 names = list(paths)
                 for k in range(rounds):
                     for name in names[k % 3 :] + names[: k % 3]:
@@ -290,8 +299,9 @@ def main() -> None:
                 pdf = plain()
                 doc = db.session.get(Document, doc_id)
                 size = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).stat().st_size
-                cpu = {n: [c for c, _ in r] for n, r in runs.items()}
-                wall = {n: [w for _, w in r] for n, r in runs.items()}
+                cpu = {n: [c for c, _, _ in r] for n, r in runs.items()}
+                wall = {n: [w for _, w, _ in r] for n, r in runs.items()}
+                kernel = {n: [k for _, _, k in r] for n, r in runs.items()}
                 med = {n: statistics.median(v) for n, v in cpu.items()}
                 p, f, s = med["plain"], med["fonts"], med["sova"]
                 ratios = [b / a for a, b in zip(cpu["plain"], cpu["sova"], strict=True)]
@@ -309,6 +319,8 @@ def main() -> None:
                     sova_cpu_spread_s=spread(cpu["sova"]),
                     weasyprint_fonts_cpu_s=round(f, 3),
                     weasyprint_fonts_cpu_spread_s=spread(cpu["fonts"]),
+                    weasyprint_sys_s=round(statistics.median(kernel["plain"]), 3),
+                    sova_sys_s=round(statistics.median(kernel["sova"]), 3),
                     weasyprint_wall_s=round(statistics.median(wall["plain"]), 3),
                     sova_wall_s=round(statistics.median(wall["sova"]), 3),
                     overhead_pct=round((s - p) / p * 100, 1),
