@@ -141,7 +141,9 @@ the render itself stay together behind that one boundary.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import gc
 import hashlib
 import logging
 import mimetypes
@@ -633,6 +635,9 @@ def _html_to_pdf(html: str, allowed_files: Mapping[str, Path] | None = None) -> 
 # are byte-identical either way (tests/workers/test_documents.py), and the renders are
 # serialised by _RENDER_LOCK. Made again in a forked child (Celery's prefork pool): Pango
 # and fontconfig objects are not shared across a fork.
+# Released at exit (atexit runs before the interpreter tears down the modules): left to the
+# interpreter's final clean-up, its Pango font map was freed after the libraries it needs
+# and the process ended with a segmentation fault (seen with the render task in an app).
 _FONT_CONFIG: tuple[int, FontConfiguration] | None = None
 
 
@@ -642,6 +647,13 @@ def _font_config() -> FontConfiguration:
     if _FONT_CONFIG is None or _FONT_CONFIG[0] != os.getpid():
         _FONT_CONFIG = (os.getpid(), FontConfiguration())
     return _FONT_CONFIG[1]
+
+
+@atexit.register
+def _release_font_config() -> None:
+    global _FONT_CONFIG
+    _FONT_CONFIG = None
+    gc.collect()
 
 
 class _Serialised(pydyf.Object):
