@@ -128,7 +128,11 @@ more than 60 non-space characters get an invisible U+200B every 2 characters (se
 PDFs use U+00A0 as thousands separator. Fonts are subset by fontTools unless
 libharfbuzz-subset is installed; fontTools stamps the time into each subset, so renders run
 with ``SOURCE_DATE_EPOCH`` fixed (see ``_fixed_font_timestamps``; renders in one process are
-serialised by a lock).
+serialised by a lock). The PDF /ID is pydyf's MD5 of the serialised objects (a re-render has
+the same, another document another); ``_serialise_once`` spares pydyf serialising them a
+second time to take it. One ``FontConfiguration`` serves every render of a process
+(``_font_config``; the templates declare no ``@font-face``); the bytes are the same as with
+a fresh one per render.
 
 Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
 the template context check, the fetcher that refuses outside resources, the fonts and
@@ -137,7 +141,9 @@ the render itself stay together behind that one boundary.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import gc
 import hashlib
 import logging
 import mimetypes
@@ -152,8 +158,10 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import jinja2
+import pydyf
 from num2words import num2words
 from weasyprint import HTML
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
 
 from webapp.core.formats import money
@@ -593,12 +601,24 @@ def render_pdf(
 
 
 def _html_to_pdf(html: str, allowed_files: Mapping[str, Path] | None = None) -> bytes:
-    """WeasyPrint step of ``render_pdf``: trusted HTML (already escaped) -> PDF bytes."""
+    """WeasyPrint step of ``render_pdf``: trusted HTML (already escaped) -> PDF bytes.
+
+    The same bytes as ``HTML(string=html, base_url=<assets>, url_fetcher=<ours>)
+    .write_pdf(pdf_identifier=True)`` with a fresh ``FontConfiguration`` and
+    ``SOURCE_DATE_EPOCH`` fixed (a test holds this), at less cost: the process's shared
+    font configuration (:func:`_font_config`) and each PDF object serialised once
+    (:func:`_serialise_once`).
+    """
     fetcher = SafeURLFetcher(allowed_files)
     try:
         with _fixed_font_timestamps():
             document = HTML(string=html, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher)
-            pdf = document.write_pdf(pdf_identifier=True, custom_metadata=False)
+            pdf = document.write_pdf(
+                pdf_identifier=True,
+                custom_metadata=False,
+                font_config=_font_config(),
+                finisher=_serialise_once,
+            )
     except FatalURLFetchingError as exc:
         cause = exc.__cause__
         if isinstance(cause, ResourceRefused | DocumentRenderError):
@@ -606,3 +626,61 @@ def _html_to_pdf(html: str, allowed_files: Mapping[str, Path] | None = None) -> 
         raise DocumentRenderError(str(exc)) from cause
     log.debug("fetched %s", fetcher.fetched)
     return pdf
+
+
+# WeasyPrint makes a FontConfiguration per render unless given one: fontconfig's
+# configuration and a new Pango font map, so every render loads and measures its fonts
+# anew (about 10 % of a render of the envelopes). One per process serves every render: the
+# templates declare no @font-face (the only state a document could leave in it), the PDFs
+# are byte-identical either way (tests/workers/test_documents.py), and the renders are
+# serialised by _RENDER_LOCK. Made again in a forked child (Celery's prefork pool): Pango
+# and fontconfig objects are not shared across a fork.
+# Released at exit (atexit runs before the interpreter tears down the modules): left to the
+# interpreter's final clean-up, its Pango font map was freed after the libraries it needs
+# and the process ended with a segmentation fault (seen with the render task in an app).
+_FONT_CONFIG: tuple[int, FontConfiguration] | None = None
+
+
+def _font_config() -> FontConfiguration:
+    """The process's ``FontConfiguration``; call with ``_RENDER_LOCK`` held."""
+    global _FONT_CONFIG
+    if _FONT_CONFIG is None or _FONT_CONFIG[0] != os.getpid():
+        _FONT_CONFIG = (os.getpid(), FontConfiguration())
+    return _FONT_CONFIG[1]
+
+
+@atexit.register
+def _release_font_config() -> None:
+    global _FONT_CONFIG
+    _FONT_CONFIG = None
+    gc.collect()
+
+
+class _Serialised(pydyf.Object):
+    """A PDF object whose bytes were computed once (see :func:`_serialise_once`)."""
+
+    def __init__(self, obj: pydyf.Object) -> None:
+        super().__init__()
+        self.number, self.generation, self.free = obj.number, obj.generation, obj.free
+        self._data: bytes = obj.data
+        self._compressible: bool = obj.compressible
+
+    @property
+    def data(self) -> bytes:
+        return self._data
+
+    @property
+    def compressible(self) -> bool:
+        return self._compressible
+
+
+def _serialise_once(_document: object, pdf: pydyf.PDF) -> None:
+    """WeasyPrint finisher: serialise every object of ``pdf`` once, before it is written.
+
+    With ``pdf_identifier=True`` pydyf writes each object, then serialises all of them a
+    second time (every stream deflated again at level 9) to take the MD5 of the content
+    for the /ID. Replacing each object by its bytes makes that second pass a join of the
+    same bytes: same PDF, same /ID, one serialisation. Nothing is written between the
+    finisher and ``pdf.write`` (the /Info dictionary, added by ``write``, is left as is).
+    """
+    pdf.objects[:] = [obj if obj.free == "f" else _Serialised(obj) for obj in pdf.objects]

@@ -743,3 +743,67 @@ def test_different_inputs_different_bytes(agreement_pdf: bytes) -> None:
     context = agreement_context()
     context["version"] = 2
     assert render_pdf("gift_agreement.html", context) != agreement_pdf
+
+
+def test_render_is_weasyprint_own_output(monkeypatch, envelope_pdf: bytes) -> None:
+    """The process's shared font configuration and the single serialisation of the PDF
+    objects change no byte: the PDF is exactly WeasyPrint's with a fresh FontConfiguration
+    and pydyf's own content-hash /ID."""
+    from weasyprint import HTML
+    from weasyprint.text.fonts import FontConfiguration
+    from weasyprint.urls import path2url
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", documents._FONT_EPOCH)
+    for template, context, pdf in (
+        ("envelope.html", game_context(), envelope_pdf),
+        ("host_card.html", game_context(), render_pdf("host_card.html", game_context())),
+    ):
+        bare = HTML(
+            string=render_html(template, context),
+            base_url=path2url(ASSETS_DIR),
+            url_fetcher=SafeURLFetcher(),
+        ).write_pdf(pdf_identifier=True, custom_metadata=False, font_config=FontConfiguration())
+        assert pdf == bare
+
+
+def test_pdf_identifier_is_derived_from_the_content(
+    agreement_pdf: bytes, envelope_pdf: bytes
+) -> None:
+    context = agreement_context()
+    context["version"] = 2
+    pdfs = [agreement_pdf, envelope_pdf, render_pdf("gift_agreement.html", context)]
+    ids = [[bytes(part, "latin-1") for part in reader(pdf).trailer["/ID"]] for pdf in pdfs]
+    for first, second in ids:
+        # pydyf's MD5 of the serialised objects, as hex, twice (no creation-time part)
+        assert len(first) == 32 and int(first, 16) >= 0
+        assert first == second
+    assert len({first for first, _ in ids}) == 3
+
+
+def _render_in_forked_child(_: int) -> tuple[bytes, bool, bool]:
+    inherited = documents._FONT_CONFIG
+    pdf = render_pdf("envelope.html", game_context())
+    made = documents._FONT_CONFIG
+    assert inherited is not None and made is not None
+    return pdf, made[0] == os.getpid(), made[1] is not inherited[1]
+
+
+def test_forked_worker_makes_its_own_font_configuration(envelope_pdf: bytes) -> None:
+    """Celery's prefork pool forks the worker: a child never uses the Pango / fontconfig
+    objects of its parent, makes its own and renders the same bytes."""
+    import multiprocessing
+
+    assert documents._FONT_CONFIG is not None  # the fixture rendered in this process
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        pdf, own_pid, new_config = pool.map(_render_in_forked_child, [0])[0]
+    assert (own_pid, new_config) == (True, True)
+    assert pdf == envelope_pdf
+
+
+def test_templates_declare_no_font_face() -> None:
+    """The shared font configuration (``documents._font_config``) keeps every @font-face a
+    document declares for the next documents: the templates and the stylesheet must
+    declare none (fonts come from fontconfig)."""
+    files = sorted(ASSETS_DIR.glob("*.html")) + sorted(ASSETS_DIR.glob("*.css"))
+    assert len(files) >= 5
+    assert [f.name for f in files if "@font-face" in f.read_text().lower()] == []
