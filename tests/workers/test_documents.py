@@ -687,9 +687,7 @@ def test_long_word_wraps_on_the_page() -> None:
     word = "Щ" * 10_000  # over three times the longest question a form accepts (3 000)
     context = game_context()
     context["sectors"][0]["questions"][0]["text"] = f"Начало {word} конец"
-    started = time.monotonic()
-    pdf = reader(render_pdf("envelope.html", context))
-    assert time.monotonic() - started < 90
+    pdf = reader(render_pdf("envelope.html", context))  # speed is the benches' (no timed test)
     first = pdf.pages[0].extract_text()
     assert "Сектор 1 — Вопрос" in first
     assert "Начало " + "Щ" * 500 in first.replace("\n", "")
@@ -708,9 +706,7 @@ def test_long_word_in_a_table_cell() -> None:
     word = "Ж" * 10_000  # over thirty times the payee form's 300 characters
     context = agreement_context()
     context["author"]["address"] = word
-    started = time.monotonic()
     pdf = reader(render_pdf("gift_agreement.html", context))
-    assert time.monotonic() - started < 90
     assert "Адрес: " + "Ж" * 10 in all_text(pdf)
     lines = [line for page in pdf.pages for line in page.extract_text().split("\n")]
     # half-page-wide cell: a line of the word holds ~19 glyphs, never the whole word

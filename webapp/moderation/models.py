@@ -52,8 +52,9 @@ class DuplicateBucket(Model):
     """One LSH bucket of one question: the shared, persisted duplicate index.
 
     ``bucket``: signed 64-bit hash of (index version, band number, the band's MinHash
-    values) of the question's matching key (``webapp.moderation.duplicates``); a question
-    has at most ``BANDS`` rows. Two questions sharing a bucket are duplicate candidates.
+    values), or of a leading window of its words, of the question's matching key
+    (``webapp.moderation.duplicates``); a question has at most ``BANDS`` band rows plus
+    one row per leading window. Two questions sharing a bucket are duplicate candidates.
     Rows are written in the question's own transaction by a flush hook, or, for a viewer's
     new question, by its pre-check task (``duplicates.ensure_indexed``), so every web
     process and worker sees the same index and a restart rebuilds nothing.
