@@ -286,22 +286,18 @@ def received(question_id: int) -> bool:
 def my_link(author_id: int, language: int | None = None) -> bool:
     """E-mail an author the one-time "my questions" link (valid 24 h), in the language of
     the page it was requested from (``language``: index into ``LANGUAGES``; without it the
-    language of the author's latest question; Russian by default). Ledger key
+    language of the author's latest question that has one; Russian by default). Ledger key
     ``my_link:<author id>:outbox:<outbox id>``: once per request (each request is its own
     outbox message); run directly (no outbox task id) it is sent unrecorded."""
     from webapp.submissions.links import my_link_token
-    from webapp.submissions.models import Author, QuestionAuthor
+    from webapp.submissions.models import Author
+    from webapp.submissions.queries import latest_language
 
     author = db.session.get(Author, author_id)
     if author is None or not author.email_encrypted:
         return False
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    latest = db.session.scalar(
-        db.select(Question.language)
-        .join(Question.authors)
-        .where(QuestionAuthor.author_id == author.id)
-        .order_by(Question.id.desc())
-    )
+    latest = latest_language(author.id)
     if language is not None and 0 <= language < len(LANGUAGES):
         latest = LANGUAGES[language]
     with current_app.test_request_context(base_url=base), force_locale(_locale(latest)):

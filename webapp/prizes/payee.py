@@ -52,7 +52,7 @@ from webapp.prizes.models import (
     Prize,
 )
 from webapp.prizes.operations import PrizeError, change_status
-from webapp.submissions.models import Question, QuestionAuthor
+from webapp.submissions.queries import latest_language
 
 TAX_STATUSES = {
     "resident": "налоговый резидент страны выплаты",
@@ -243,16 +243,12 @@ def link_hours() -> int:
 
 def payee_language(prize: Prize) -> str:
     """The language to write to the payee in (``ru``/``be``/``en``), as the earlier e-mails
-    chose it: the prize's question's stored language, else the author's latest question's
-    (``notify.my_link``); Russian by default (an older row's unknown code too)."""
+    chose it: the prize's question's stored language, else that of the author's latest
+    question that has one (``submissions.queries.latest_language``, as ``notify.my_link``);
+    Russian by default (an older row's unknown code too)."""
     language = prize.question.language if prize.question is not None else None
     if not language and prize.author_id is not None:
-        language = db.session.scalar(
-            db.select(Question.language)
-            .join(Question.authors)
-            .where(QuestionAuthor.author_id == prize.author_id, Question.language.is_not(None))
-            .order_by(Question.id.desc())
-        )
+        language = latest_language(prize.author_id)
     return language if language in LANGUAGES else "ru"
 
 

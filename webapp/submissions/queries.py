@@ -9,7 +9,7 @@ from operator import itemgetter
 from blinker import Namespace
 
 from webapp.extensions import db
-from webapp.submissions.models import Question
+from webapp.submissions.models import Question, QuestionAuthor
 
 # What the author sees for each internal status (issue: honest status, no game leaks).
 PUBLIC_STATUS = {
@@ -29,6 +29,19 @@ PUBLIC_STATUS = {
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def latest_language(author_id: int) -> str | None:
+    """The stored language code (``ru``/``be``/``en``, as the page it was sent from) of the
+    author's latest question that has one, or None: what Sova writes to the author in when
+    nothing else says (the "my questions" link, the payee's e-mails)."""
+    return db.session.scalar(
+        db.select(Question.language)
+        .join(Question.authors)
+        .where(QuestionAuthor.author_id == author_id, Question.language.is_not(None))
+        .order_by(Question.id.desc())
+        .limit(1)
+    )
 
 
 def by_token(token: str) -> Question | None:

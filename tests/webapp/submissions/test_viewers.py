@@ -695,3 +695,26 @@ def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
     for path in ("/status/%00", "/status/a%00b", "/api/v1/submissions/%00"):
         assert client.get(path).status_code == 404, path
     assert count() == 0
+
+
+def test_latest_language_skips_questions_without_one(make_app):
+    """What Sova writes to an author in when nothing else says (the "my questions" link,
+    the payee's e-mails): the language of the latest question that has one."""
+    from webapp.submissions.queries import latest_language
+
+    app = make_app(WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    assert client.post("/submit?lang=be", data=FORM).status_code == 302
+    second = dict(FORM, question=FORM["question"] + " Два.")
+    assert client.post("/submit?lang=en", data=second).status_code == 302
+    with app.app_context():
+        first, latest = db.session.scalars(db.select(Question).order_by(Question.id)).all()
+        author_id = first.authors[0].author_id
+        assert latest.authors[0].author_id == author_id  # one author by e-mail
+        assert latest_language(author_id) == "en"
+        latest.language = None  # e.g. typed in by an editor from a letter
+        db.session.commit()
+        assert latest_language(author_id) == "be"
+        first.language = None
+        db.session.commit()
+        assert latest_language(author_id) is None
