@@ -164,7 +164,7 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
         ("paid", "closed", accountant),
     ]
     assert all(r.created_at.tzinfo is not None for r in rows)
-    assert rows[-2].note.startswith("оплачен 10.01.2024, ")  # the house date format
+    assert rows[-2].note == "оплачен 10.01.2024, п/п 77"  # typed «п/п 77»: not doubled
     assert (prize.paid_on, prize.payment_reference) == (date(2024, 1, 10), "п/п 77")
     assert db.session.get(Document, prize.agreement.signed_document_id).kind == "signed_scan"
     with pytest.raises(PrizeError):

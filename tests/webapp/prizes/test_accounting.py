@@ -198,6 +198,14 @@ def test_dashboard_counts_and_overdue(app, api, played, drain, login):
     mark_signed(db.session.get(Prize, prizes[1].id), scan_pdf(), "s.pdf", None)
     mark_paid(prizes[1], date(2024, 1, 1), "1", None)
     commit()
+    from webapp.prizes.models import PrizeStatusChange
+
+    paid = db.session.scalars(
+        db.select(PrizeStatusChange.note).where(
+            PrizeStatusChange.prize_id == prizes[1].id, PrizeStatusChange.to_status == "paid"
+        )
+    ).all()
+    assert paid == ["оплачен 01.01.2024, п/п 1"]  # a bare number gets its «п/п»
     from webapp.prizes.queries import dashboard, overdue
 
     rows = dashboard()
