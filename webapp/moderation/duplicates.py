@@ -253,14 +253,23 @@ def window_keys(key: str) -> list[int]:
     return out
 
 
+def _bucket_parts(key: str) -> tuple[list[int], list[int]]:
+    """``(bands, windows)``: a matching key's ``BANDS`` LSH band keys and its
+    :func:`window_keys` that are not also a band key, each sorted and distinct, signed
+    64-bit ints (both empty for an empty key)."""
+    sig = signature(key)
+    if sig is None:
+        return [], []
+    bands = {int(v) for v in band_keys(sig[None, :])[0]}
+    return sorted(bands), sorted(set(window_keys(key)) - bands)
+
+
 def buckets(key: str) -> list[int]:
     """The buckets of a matching key: its ``BANDS`` LSH band keys and its
     :func:`window_keys`, signed 64-bit ints, sorted and distinct (empty for an empty key).
     Deterministic across processes and machines."""
-    sig = signature(key)
-    if sig is None:
-        return []
-    return sorted({int(v) for v in band_keys(sig[None, :])[0]} | set(window_keys(key)))
+    bands, windows = _bucket_parts(key)
+    return sorted(bands + windows)
 
 
 #: The twist score: the leading ``LEAD_SHARE`` of the shorter key weighs ``LEAD_WEIGHT``.
@@ -474,11 +483,9 @@ def _candidates(
     statement (:func:`_candidates_sql`), run on the DB-API cursor of the session's
     connection (in its transaction) and fetched in one ``fetchall``: SQLAlchemy's result
     fetched row by row cost as much as the join."""
-    sig = signature(key)
-    if sig is None:
+    bands, windows = _bucket_parts(key)
+    if not bands:
         return []
-    bands = sorted({int(v) for v in band_keys(sig[None, :])[0]})
-    windows = sorted(set(window_keys(key)) - set(bands))
     connection = db.session.connection()
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     params: list[Any] = [*bands, *windows]
