@@ -1,0 +1,49 @@
+"""The OpenAPI document is built when first read (``webapp.extensions.DeferredDocApi``) and
+is the same document flask-smorest's eager registration builds."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from flask_smorest import Api
+
+from webapp.extensions import api
+
+
+def test_deferred_document_equals_the_eager_one(make_app, monkeypatch):
+    app = make_app()
+    assert api._undocumented  # nothing documented yet: the factory did not build it
+    deferred = app.test_client().get("/api/v1/openapi.json")
+    assert deferred.status_code == 200
+    assert api._undocumented == []
+
+    def eager(blp, *, parameters=None, **options):  # flask-smorest's own registration
+        return Api.register_blueprint(api, blp, parameters=parameters, **options)
+
+    monkeypatch.setattr(api, "register_blueprint", eager)
+    other = make_app()
+    assert api._undocumented == []  # documented at registration this time
+    built = other.test_client().get("/api/v1/openapi.json")
+    assert json.dumps(deferred.json, sort_keys=False) == json.dumps(built.json, sort_keys=False)
+    assert "/api/v1/questions" in deferred.json["paths"]
+    assert [t["name"] for t in deferred.json["tags"]] == ["api", "api_seasons"]
+
+
+def test_threads_reading_the_document_at_once_document_each_view_once(make_app):
+    make_app()
+    specs = []
+    start = threading.Barrier(4)
+
+    def read():
+        start.wait()
+        specs.append(api.spec.to_dict())
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(specs) == 4
+    assert all(s == specs[0] for s in specs)
+    assert [t["name"] for t in specs[0]["tags"]] == ["api", "api_seasons"]
