@@ -106,6 +106,47 @@ def _cheap_password_hashes(request, monkeypatch):
     monkeypatch.setattr(operations, "_hasher", PasswordHasher.from_parameters(profiles.CHEAPEST))
 
 
+# --- PDF renders: once per input and process ------------------------------------
+# WeasyPrint's render is deterministic (``workers.documents.render_pdf``: the same HTML and
+# images give the same bytes; tests/workers/test_documents.py holds it), and a fifth of the
+# suite's CPU went on rendering the same gift agreements and envelopes again, test after
+# test, from the same played games. A render is kept by its input (the HTML and the SHA-256
+# of each image it may show) and a later test with the same input gets those bytes. A render
+# that fails is not kept. tests/workers/test_documents.py, which tests the rendering itself
+# (forked workers, font configurations, what is fetched), renders every time (marker
+# ``fresh_render``); so does every process the tests start (a worker, the installed wheel).
+
+_RENDERED: dict[tuple, bytes] = {}
+
+
+@pytest.fixture(autouse=True)
+def _render_once_per_input(request, monkeypatch):
+    if request.node.get_closest_marker("fresh_render"):
+        return
+    import hashlib
+
+    from workers import documents
+
+    render = documents._html_to_pdf
+
+    def once(html: str, allowed_files=None) -> bytes:
+        try:
+            images = tuple(
+                sorted(
+                    (name, hashlib.sha256(Path(path).read_bytes()).hexdigest())
+                    for name, path in (allowed_files or {}).items()
+                )
+            )
+        except OSError:  # a missing image: the render says what is wrong
+            return render(html, allowed_files)
+        key = (html, images)
+        if key not in _RENDERED:
+            _RENDERED[key] = render(html, allowed_files)
+        return _RENDERED[key]
+
+    monkeypatch.setattr(documents, "_html_to_pdf", once)
+
+
 def _require_env(name: str) -> str:
     """The value of ``name``; skips the test when unset (fails under CI=true)."""
     value = os.environ.get(name)
@@ -394,6 +435,46 @@ def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_templa
         return game
 
     return play
+
+
+@pytest.fixture(scope="session")
+def _saved_states(tmp_path_factory) -> dict:
+    """States :func:`saved_state` made in this session (per xdist worker)."""
+    return {"dir": tmp_path_factory.mktemp("saved"), "states": {}}
+
+
+@pytest.fixture
+def saved_state(app, tmp_path, sqlite_template, make_app, _saved_states):
+    """``saved_state(key, build)`` → what ``build()`` returned: the first call for ``key`` in
+    a session, on a still-empty SQLite database, runs ``build`` and saves the database,
+    instance and documents folders and secrets it left (:func:`tests.helpers.save_sqlite_app`);
+    later tests calling it with the same ``key`` and app settings on an empty database get a
+    copy instead (:func:`tests.helpers.restore_sqlite_app`), as ``played`` does for games.
+    On a database that already holds rows ``build`` simply runs."""
+    from tests.helpers import restore_sqlite_app, save_sqlite_app, sqlite_app_is_fresh
+
+    def get(key: str, build):
+        if not sqlite_app_is_fresh(app, sqlite_template):
+            return build()
+        settings = {
+            k: v
+            for k, v in app.config.items()
+            if k not in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS") and str(tmp_path) not in repr(v)
+        }
+        full_key = repr((key, sorted(settings.items())))
+        saved = _saved_states["states"].get(full_key)
+        if saved is not None:
+            restore_sqlite_app(app, saved, tmp_path, also=make_app.apps)
+            return saved["value"]
+        value = build()
+        folder = _saved_states["dir"] / str(len(_saved_states["states"]))
+        _saved_states["states"][full_key] = {
+            **save_sqlite_app(app, folder, tmp_path),
+            "value": value,
+        }
+        return value
+
+    return get
 
 
 def worker_index() -> int:

@@ -52,24 +52,30 @@ def checks_of(q: Question) -> dict[str, dict]:
 
 
 @pytest.fixture
-def kubok(app, shared_dir, tmp_path, drain):
+def kubok(app, shared_dir, tmp_path, drain, saved_state):
     """The Kubok packet imported with ``sova import --images FOLDER`` (every file but
-    …_004.jpeg), pre-checked by the queued tasks."""
-    result = app.test_cli_runner().invoke(
-        args=[
-            "import",
-            str(shared_dir / KUBOK),
-            "--as",
-            "submissions",
-            "--images",
-            str(images_folder(tmp_path)),
-        ]
-    )
-    assert result.exit_code == 0, result.output
-    assert "Kubok_knyagini_Olgi-2015.docx.canon: 6 image(s) attached" in result.output
-    assert f"no file for 1 image(s): {MISSING}" in result.output
-    drain()
-    return result
+    …_004.jpeg), pre-checked by the queued tasks; the command's output. Imported once per
+    session, a copy of the database and files for each later test (``saved_state``)."""
+
+    def build() -> str:
+        result = app.test_cli_runner().invoke(
+            args=[
+                "import",
+                str(shared_dir / KUBOK),
+                "--as",
+                "submissions",
+                "--images",
+                str(images_folder(tmp_path)),
+            ]
+        )
+        assert result.exit_code == 0, result.output
+        drain()
+        return result.output
+
+    output = saved_state("kubok", build)
+    assert "Kubok_knyagini_Olgi-2015.docx.canon: 6 image(s) attached" in output
+    assert f"no file for 1 image(s): {MISSING}" in output
+    return output
 
 
 # --- import and pre-check -------------------------------------------------------------------

@@ -34,6 +34,9 @@ from workers.documents import (
     safe_url_fetcher,
 )
 
+# this module tests the rendering itself: every render is a real one (tests/conftest.py)
+pytestmark = pytest.mark.fresh_render
+
 RULE = "000_90d7c8192601ed3a.txt §4.11.1"
 AUTHOR = {"name": "Иван Сапего", "city": "Брест — Минск"}
 KINDS = {4: "blitz", 8: "superblitz", 13: "sector13"}  # the others are "single"
