@@ -219,14 +219,15 @@ def labelled_pairs(root: Path = SHARED) -> tuple[list[dict], list[Pair]]:
 
     corpus, other_kubok = load_corpus(root)
     rng = random.Random(SEED)
-    index = {matching_key(c["text"]): i for i, c in enumerate(corpus)}
+    keys = [matching_key(c["text"]) for c in corpus]
+    index = {key: i for i, key in enumerate(keys)}
     pairs: list[Pair] = []
     for text in other_kubok:
         target = index.get(matching_key(text))
         if target is None:  # the one question edited between the copies: nearest one
             target = max(
                 (i for i, c in enumerate(corpus) if c["file"] == KUBOK),
-                key=lambda i: fuzz.ratio(matching_key(corpus[i]["text"]), matching_key(text)),
+                key=lambda i: fuzz.ratio(keys[i], matching_key(text)),
             )
         pairs.append(Pair(text, target, True, "kubok"))
     sample = rng.sample(range(len(corpus)), SAMPLE)
@@ -243,7 +244,6 @@ def labelled_pairs(root: Path = SHARED) -> tuple[list[dict], list[Pair]]:
     for ids in by_answer.values():
         for a, b in zip(ids, ids[1:], strict=False):
             negatives.append(Pair(corpus[a]["text"], b, False, "same_answer", query_index=a))
-    keys = [matching_key(c["text"]) for c in corpus]
     scores = process.cdist(keys, keys, scorer=fuzz.token_set_ratio, workers=1)
     order = list(range(len(corpus)))
     rng.shuffle(order)
