@@ -1,28 +1,41 @@
 """The ``sova`` console script (``pyproject.toml`` ``[project.scripts]``); also
 ``python -m webapp.cli_entry``.
 
-A plain click group holding Sova's commands (:func:`webapp.cli.register_commands`), without
-Flask's generic options (``--app``, ``--debug``, ``--env-file``). The group itself builds
-nothing: a command that needs the app (one decorated with ``flask.cli.with_appcontext``) gets
-it from :func:`build_app` on first use, which says on stderr which instance folder it uses;
-replay-style commands (``sova game replay``) never ask, so they read no configuration and
-write nothing. ``sova --help`` builds no app.
+A click group holding Sova's commands (:data:`webapp.cli.COMMANDS`) and Flask's ``db``,
+``shell`` and ``routes``, without Flask's generic options (``--app``, ``--debug``,
+``--env-file``). The group imports a command's module only when that command runs
+(:class:`webapp.cli.LazyGroup`) and builds nothing: a command that needs the app (one
+decorated with ``flask.cli.with_appcontext``) gets it from :func:`build_app` on first use,
+which says on stderr which instance folder it uses; replay-style commands (``sova game
+replay``) never ask, so they read no configuration, write nothing and import neither the
+features, Flask-Migrate nor Flask. ``sova --help`` builds no app and imports no command.
 
 Errors: an instance folder that cannot be created or written, or a configuration refused at
 start-up (:class:`webapp.config.ConfigError`): ``Error: …`` on stderr, exit code 2.
 
-Imports :mod:`webapp.app` (and so :mod:`webapp.cli`); :mod:`webapp.cli` never imports this
-module or the app factory, so there is no import cycle.
+Imports :mod:`webapp.app` (and so :mod:`webapp.cli`) when building the app; :mod:`webapp.cli`
+never imports this module or the app factory, so there is no import cycle.
 """
 
 from __future__ import annotations
 
-import click
-from flask import Flask
-from flask.cli import ScriptInfo, routes_command, shell_command
-from flask_migrate.cli import db as db_command
+import sys
+from typing import TYPE_CHECKING
 
-from webapp.cli import announce_instance, fail, register_commands
+import click
+
+from webapp.cli import COMMANDS, LazyGroup, announce_instance, fail
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+#: Flask's and Flask-Migrate's commands that ``sova`` offers besides its own, as
+#: :data:`webapp.cli.COMMANDS` names those.
+FLASK_COMMANDS = {
+    "db": ("flask_migrate.cli:db", "Perform database migrations."),
+    "shell": ("flask.cli:shell_command", "Run a shell in the app context."),
+    "routes": ("flask.cli:routes_command", "Show the routes for the app."),
+}
 
 
 def build_app() -> Flask:
@@ -43,7 +56,12 @@ def build_app() -> Flask:
         )
 
 
-@click.group("sova", context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    "sova",
+    cls=LazyGroup,
+    lazy_subcommands={**COMMANDS, **FLASK_COMMANDS},
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Sova: the viewer-question pipeline of «Что? Где? Когда?».
@@ -52,13 +70,14 @@ def cli(ctx: click.Context) -> None:
     SOVA_INSTANCE_PATH, else in the per-user data directory (~/.local/share/sova); the
     command says which on stderr. Configuration: SOVA_* environment variables
     (docs/operations.md)."""
-    ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
-
-
-register_commands(cli)
-cli.add_command(db_command)
-cli.add_command(shell_command)
-cli.add_command(routes_command)
+    # click imported the invoked command's module before calling this. A command that needs
+    # the app takes ``flask.cli.with_appcontext``, so its module has imported ``flask.cli``;
+    # the others (the replays, ``vote simulate``) are spared importing Flask.
+    flask_cli = sys.modules.get("flask.cli")
+    if flask_cli is not None:
+        ctx.obj = flask_cli.ScriptInfo(
+            create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False
+        )
 
 
 def main() -> None:
