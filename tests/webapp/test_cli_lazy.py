@@ -30,7 +30,7 @@ GAME = {
 #: The only parts of Sova those three commands may import, besides ``webapp.domain.*``.
 LIGHT = {"webapp", "webapp.cli", "webapp.cli_entry", "webapp.cli.replay", "webapp.domain"}
 #: Third-party packages they must not import.
-HEAVY = ("flask", "flask_migrate", "alembic", "sqlalchemy", "flask_sqlalchemy", "celery")
+HEAVY = ("flask_migrate", "alembic", "sqlalchemy", "flask_sqlalchemy", "celery")
 
 PROBE = """
 import json, sys
@@ -45,7 +45,7 @@ print(json.dumps({"codes": codes, "modules": sorted(sys.modules)}))
 """
 
 
-def test_replays_and_help_import_no_feature_model_or_flask(tmp_path):
+def test_replays_and_help_import_no_feature_model_or_migrations(tmp_path):
     """In one fresh process (so the modules are the union of the three commands')."""
     game = tmp_path / "game.json"
     game.write_text(json.dumps(GAME), encoding="utf-8")
