@@ -1,6 +1,8 @@
 """Flask extensions, created unbound and initialised in :func:`webapp.app.create_app`."""
 
+import functools
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from flask_babel import Babel
@@ -29,36 +31,39 @@ login_manager = LoginManager()
 
 
 class DeferredDocApi(Api):
-    """flask-smorest's ``Api`` that documents each blueprint's views when the OpenAPI document
-    is first read (``/api/v1/openapi.json``, ``flask openapi print``) instead of when the
-    blueprint is registered.
+    """flask-smorest's ``Api`` that builds its OpenAPI document when it is first read
+    (``/api/v1/openapi.json``, ``flask openapi print``) instead of while the app is made.
 
-    Documenting the views (marshmallow schemas → JSON Schema, deep copies of every view's
-    doc) was about 20 ms of the app factory's 27 ms, paid by every process start (each
-    gunicorn worker, each ``sova`` command) and every test app, for a document few of them
-    ever read. The document is the same, built in the same order: the blueprints' paths and
-    tags as :meth:`register_blueprint` was called (``tests/webapp/test_openapi_doc.py``
-    compares it with flask-smorest's eager build). Reading ``spec`` from two threads at once
-    documents each blueprint once (a lock)."""
+    Building it (the spec object, a default response per HTTP status, each view's
+    marshmallow schemas turned into JSON Schema) was about 20 ms of the app factory's
+    27 ms, paid by every process start (each gunicorn worker, each ``sova`` command) and
+    every test app, for a document few of them ever read. The steps are the ones
+    flask-smorest takes, in the same order (``tests/webapp/test_openapi_doc.py`` compares
+    the document with its eager build). Threads reading ``spec`` at once wait for the one
+    building it; the steps' own reads of ``spec`` in that thread see the document so far."""
 
     def init_app(self, app, *, spec_kwargs=None):
-        self._undocumented: list[tuple] = []  # (blueprint, name, parameters) in order
+        self._deferred: list[Callable[[], None]] = []  # the steps not taken yet, in order
         self._doc_lock = threading.Lock()
+        self._building = threading.local()
         super().init_app(app, spec_kwargs=spec_kwargs)
+
+    def _init_spec(self, **kwargs) -> None:
+        self._deferred.append(functools.partial(super()._init_spec, **kwargs))
 
     @property
     def spec(self):
-        pending = self.__dict__.get("_undocumented")
-        if pending:
+        deferred = self.__dict__.get("_deferred")
+        if deferred and not getattr(self._building, "active", False):
             with self._doc_lock:
-                while pending:
-                    blp, name, parameters = pending[0]
-                    blp.register_views_in_doc(
-                        self, self._app, self._spec, name=name, parameters=parameters
-                    )
-                    self._spec.tag({"name": name, "description": blp.description})
-                    pending.pop(0)
-        return self._spec
+                self._building.active = True
+                try:
+                    while deferred:
+                        deferred[0]()
+                        deferred.pop(0)
+                finally:
+                    self._building.active = False
+        return self.__dict__.get("_spec")
 
     @spec.setter
     def spec(self, value) -> None:
@@ -69,7 +74,12 @@ class DeferredDocApi(Api):
         name = options.get("name", blp.name)
         self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
         self._app.register_blueprint(blp, **options)
-        self._undocumented.append((blp, name, parameters))
+
+        def document() -> None:
+            blp.register_views_in_doc(self, self._app, self.spec, name=name, parameters=parameters)
+            self.spec.tag({"name": name, "description": blp.description})
+
+        self._deferred.append(document)
 
 
 api = DeferredDocApi()
