@@ -14,7 +14,7 @@ run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test test-fast install lint lock bench fuzz clean cluster-test cluster-figures
+.PHONY: run test pytest test-fast install lint lock bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,14 +49,20 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-## make test: install, lint (ruff, import-linter, mypy), every test, spread
-## over TEST_WORKERS pytest-xdist processes (auto: one per core, at most 4).
+## make test: install, then lint (ruff, import-linter, mypy) and every test at the same
+## time (make -j2: lint's one process runs while the tests' processes wait on browsers and
+## subprocesses); fails if either fails. The tests are spread over TEST_WORKERS
+## pytest-xdist processes (auto: one per core, at most 4).
 ## Integration tests need SOVA_TEST_DATABASE_URL and SOVA_TEST_REDIS_URL (see .ci/run);
 ## without them they are skipped with the reason shown. Worker gwN uses Redis database
 ## (SOVA_TEST_REDIS_URL's number + N).
 TEST_WORKERS ?= auto
 PYTEST_XDIST := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
-test: lint
+test: install
+	@$(MAKE) --no-print-directory -j2 lint pytest
+
+## make pytest: every test, without lint (what make test runs beside lint)
+pytest: install
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pytest -q -rs $(PYTEST_XDIST)
 
 ## make test-fast: the inner loop, without the e2e, integration and slow tests (no lint).

@@ -44,6 +44,7 @@ class DeferredDocApi(Api):
 
     def init_app(self, app, *, spec_kwargs=None):
         self._deferred: list[Callable[[], None]] = []  # the steps not taken yet, in order
+        self._spec = None  # not an earlier app's (the extension object serves each app made)
         self._doc_lock = threading.Lock()
         self._building = threading.local()
         super().init_app(app, spec_kwargs=spec_kwargs)
