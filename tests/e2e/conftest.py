@@ -76,7 +76,7 @@ def live_server(make_app):
 
     app = make_app(SOVA_SMTP_URL=os.environ.get("SOVA_TEST_SMTP_URL"))
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield LiveServer(url=f"http://127.0.0.1:{server.server_port}", app=app)

@@ -169,7 +169,7 @@ def http_server() -> Iterator[http.server.ThreadingHTTPServer]:
     """A real HTTP server on 127.0.0.1 that records every request path."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RecordingHandler)
     server.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield server
     server.shutdown()

@@ -19,7 +19,7 @@ SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 @pytest.fixture
 def server(app):
     srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{srv.server_port}"
     srv.shutdown()
