@@ -8,6 +8,11 @@ LOCKS  := requirements/runtime.lock requirements/dev.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml setup.py $(LOCKS) | sha1sum | cut -c1-12)
 LOCK_FLAGS := --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
               --no-header --annotation-style line --quiet
+# Python's bytecode cache on, whatever the calling environment says: with
+# PYTHONDONTWRITEBYTECODE set (some shells and sandboxes set it), every process the tests
+# start (each sova command, worker, gunicorn) and each pytest-xdist worker compiled Sova and
+# rewrote the test modules from source again, a few CPU seconds each.
+unexport PYTHONDONTWRITEBYTECODE
 # make run keeps its files in the checkout's instance/ (the CLI's default is the per-user
 # data directory, ~/.local/share/sova); a SOVA_INSTANCE_PATH in the environment wins.
 run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
