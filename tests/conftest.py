@@ -219,24 +219,90 @@ class _MemoryBytecodeCache(BytecodeCache):
 _JINJA_BYTECODE = _MemoryBytecodeCache()
 
 
-@pytest.fixture
-def make_app(tmp_path, sqlite_template):
-    """Factory: a Sova app on a fresh SQLite database in tmp_path, migrated to ``heads`` (a
-    copy of the session's migrated template). With ``SOVA_DATABASE_URL`` among the
-    overrides, that database is migrated instead."""
+# --- one SQLite engine per worker ---------------------------------------------------
+# SQLAlchemy compiles each statement once per engine (its compiled cache lives on the
+# engine), and a test app made a new engine for a new database file, so every test compiled
+# again every statement it ran: an eighth of the CPU of the games and prizes tests. The test
+# apps' database is therefore one file per pytest-xdist worker (``_worker_database``), emptied
+# and copied from the migrated template for each test, and the apps on it share one engine
+# (``SQLAlchemy._make_engine`` below); the listeners Sova's factory puts on an engine are
+# taken off before the next app's factory puts its own. Apps on any other database (an
+# override of ``SOVA_DATABASE_URL``, PostgreSQL) get their own engine, as before.
+
+_SHARED_ENGINES: dict[str, object] = {}  # repr of the engine options -> engine
+_SHARED_URL: dict[str, str] = {}  # "url": the per-worker database's URL, once known
+
+
+def _shared_make_engine(self, bind_key, options, app):
+    from sqlalchemy import event
+
+    if str(options.get("url")) != _SHARED_URL.get("url"):
+        return _make_engine(self, bind_key, options, app)
+    key = repr(sorted((k, repr(v)) for k, v in options.items()))
+    engine = _SHARED_ENGINES.get(key)
+    if engine is None:
+        engine = _SHARED_ENGINES[key] = _make_engine(self, bind_key, options, app)
+        return engine
+    for target, identifiers in ((engine.pool, ("connect", "checkin", "checkout")),
+                                (engine, ("begin",))):  # fmt: skip
+        for identifier in identifiers:
+            for fn in list(getattr(target.dispatch, identifier)):
+                if getattr(fn, "__module__", "").startswith("webapp."):
+                    event.remove(engine, identifier, fn)
+    return engine
+
+
+from flask_sqlalchemy import SQLAlchemy  # noqa: E402
+
+_make_engine = SQLAlchemy._make_engine
+SQLAlchemy._make_engine = _shared_make_engine  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session")
+def _worker_database(tmp_path_factory) -> Path:
+    """The SQLite file of this worker's test apps (see above)."""
+    path = tmp_path_factory.mktemp("database") / "sova.sqlite"
+    _SHARED_URL["url"] = f"sqlite:///{path}"
+    return path
+
+
+def _fresh_worker_database(path: Path, template: Path) -> None:
+    """Close the shared engines' connections, delete the last test's database (and its WAL
+    files) and put a copy of the migrated ``template`` in its place."""
     import shutil
 
+    from webapp.votes.operations.sms import _open_cache
+
+    for engine in _SHARED_ENGINES.values():
+        engine.dispose()
+    _open_cache.clear()  # the open vote this process saw, by database URL: another database now
+    if path.is_dir():  # a test made the database unreachable (tests/e2e/test_viewer_outage.py)
+        shutil.rmtree(path)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copy(template, path)
+
+
+@pytest.fixture
+def make_app(tmp_path, sqlite_template, _worker_database):
+    """Factory: a Sova app on a fresh SQLite database (this worker's file, a copy of the
+    session's migrated template made for each test), its instance and documents folders in
+    ``tmp_path``. With ``SOVA_DATABASE_URL`` among the overrides, that database is migrated
+    instead."""
     from flask_migrate import upgrade
 
     from webapp.app import create_app
 
+    fresh = {"done": False}
+
     def factory(**overrides):
-        db_file = tmp_path / "sova.sqlite"
+        db_file = _worker_database
         config = _test_config(tmp_path, f"sqlite:///{db_file}")
         config.update(overrides)
         own_db = config["SOVA_DATABASE_URL"] == f"sqlite:///{db_file}"
-        if own_db and not db_file.exists():
-            shutil.copy(sqlite_template, db_file)
+        if own_db and not fresh["done"]:
+            _fresh_worker_database(db_file, sqlite_template)
+            fresh["done"] = True
         app = create_app(config)
         app.jinja_env.bytecode_cache = _JINJA_BYTECODE
         if not own_db:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")
+from playwright.sync_api import expect  # noqa: E402  (after the skip: playwright may be absent)
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 
@@ -34,14 +35,14 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.fill("#team-experts", "\n".join(f"Королёва {k}" for k in range(1, 7)))
     page.fill("#team-captain", "Королёва 1")
     page.get_by_role("button", name="Добавить в рейтинг последней").click()
-    assert "Команда «Королёва» — в рейтинге сезона." in page.inner_text("main")
+    expect(page.locator("main")).to_contain_text("Команда «Королёва» — в рейтинге сезона.")
     # open the spring series
     page.select_option("#event-type", "series")
     page.select_option("#event-part", "spring")
     page.fill("#event-qualifying", "5")
     page.select_option("#event-closing", "series_final")
     page.get_by_role("button", name="Записать событие").click()
-    assert "Событие сезона записано." in page.inner_text("main")
+    expect(page.locator("main")).to_contain_text("Событие сезона записано.")
     assert page.inner_text("#order") == "Королёва → Потапова → Стишенок → Буян → Орлова"
     assert page.inner_text("#next-game") == ("Следующая игра: отборочная, команда Королёва.")
     assert page.locator("#rating li").all_inner_texts() == SPRING
@@ -52,10 +53,11 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.select_option("#event-part", "summer")
     page.fill("#event-qualifying", "5")
     page.get_by_role("button", name="Записать событие").click()
-    assert (
+    # the page after the POST, not the one still shown while it is sent (expect waits)
+    expect(page.locator("main")).to_contain_text(
         "Событие не принято: эта игра или серия сейчас не по порядку сезона "
         "(п. 4.1 Правил сезона 2023 г.)"
-    ) in page.inner_text("main")
+    )
     # the new game form proposes the next game: kind and team from the season
     assert page.locator("#game-kind").input_value() == "qualifying"
     assert page.locator("#game-team_id option:checked").inner_text() == "Королёва"
