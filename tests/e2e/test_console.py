@@ -211,7 +211,9 @@ def test_the_console_shows_the_handout_once_as_an_image(live_server, page, hando
     press(page, "Волчок", sector=1)
     question = page.locator("#console-question")
     page.wait_for_function(
-        "[...document.querySelectorAll('#console-question img')].every(i => i.complete)"
+        # a function, not an expression: Playwright polls an expression with eval, which
+        # the page's CSP (no 'unsafe-eval') refuses once the first check has not passed
+        "() => [...document.querySelectorAll('#console-question img')].every(i => i.complete)"
     )
     widths = page.evaluate(
         "[...document.querySelectorAll('#console-question img.question-image')]"

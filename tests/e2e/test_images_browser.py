@@ -27,7 +27,9 @@ def _question_id(live_server, start: str) -> int:
 
 def _natural_widths(page) -> dict[str, int]:
     page.wait_for_function(
-        "[...document.querySelectorAll('img.question-image')].every(i => i.complete)"
+        # a function, not an expression: Playwright polls an expression with eval, which
+        # the page's CSP (no 'unsafe-eval') refuses once the first check has not passed
+        "() => [...document.querySelectorAll('img.question-image')].every(i => i.complete)"
     )
     return page.evaluate(
         "Object.fromEntries([...document.querySelectorAll('img.question-image')]"
