@@ -383,6 +383,17 @@ def drain(app):
     return lambda: drain_outbox(app)
 
 
+def _saved_settings(app, tmp_path: Path) -> list[tuple[str, object]]:
+    """The app's settings that a saved state (``played``, ``saved_state``) must share with
+    the test restoring it: all but the secrets (saved with the state) and the paths under
+    this test's ``tmp_path``, sorted by name."""
+    return sorted(
+        (k, v)
+        for k, v in app.config.items()
+        if k not in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS") and str(tmp_path) not in repr(v)
+    )
+
+
 @pytest.fixture(scope="session")
 def played_games(tmp_path_factory) -> dict:
     """The games ``played`` made in this session (per xdist worker) on a fresh SQLite
@@ -428,15 +439,10 @@ def played(app, client, api, staff, drain, tmp_path, played_games, sqlite_templa
             and not staff.made
             and sqlite_app_is_fresh(app, sqlite_template)
         ):
-            settings = {
-                k: v
-                for k, v in app.config.items()
-                if k not in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS") and str(tmp_path) not in repr(v)
-            }
             code = drain.__code__
             key = repr(
                 (kind, events, ruleset, name, sorted(season_extra.items()),
-                 (code.co_filename, code.co_firstlineno), sorted(settings.items()))
+                 (code.co_filename, code.co_firstlineno), _saved_settings(app, tmp_path))
             )  # fmt: skip
             saved = played_games["games"].get(key)
             if saved is not None:
@@ -546,12 +552,7 @@ def saved_state(app, tmp_path, sqlite_template, make_app, _saved_states):
     def get(key: str, build):
         if not sqlite_app_is_fresh(app, sqlite_template):
             return build()
-        settings = {
-            k: v
-            for k, v in app.config.items()
-            if k not in ("SECRET_KEY", "SOVA_ENCRYPTION_KEYS") and str(tmp_path) not in repr(v)
-        }
-        full_key = repr((key, sorted(settings.items())))
+        full_key = repr((key, _saved_settings(app, tmp_path)))
         saved = _saved_states["states"].get(full_key)
         if saved is not None:
             restore_sqlite_app(app, saved, tmp_path, also=make_app.apps)
