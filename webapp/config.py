@@ -106,7 +106,11 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_METRICS_TOKEN": setting("SOVA_METRICS_TOKEN"),
         "SOVA_LOG_FORMAT": setting("SOVA_LOG_FORMAT", "text"),
         "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
-        "RATELIMIT_HEADERS_ENABLED": True,
+        # No X-RateLimit-* headers on every limited response: writing them costs a Redis
+        # round trip per limit (a third of the limiter's work on POST /submit, issue 19)
+        # and no page or contract reads them. A 429 still says when to come back
+        # (Retry-After, webapp.security.retry_after).
+        "RATELIMIT_HEADERS_ENABLED": False,
         # Redis down must not turn /submit or /login into a 500: limits fall back to memory.
         "RATELIMIT_SWALLOW_ERRORS": True,
         "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,

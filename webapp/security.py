@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from flask import Flask, Response, abort, current_app, jsonify, render_template_string, request
 from flask_talisman import Talisman
@@ -68,6 +69,20 @@ _RETRY_PAGE = """<!doctype html>
 def login_rate_limit() -> str:
     """The limit string of ``POST /login`` (Flask-Limiter syntax), from the app config."""
     return current_app.config.get("SOVA_LOGIN_RATE_LIMIT", "10 per minute")
+
+
+def retry_after() -> str | None:
+    """Seconds until the limit this request broke lets it through again, as the
+    ``Retry-After`` of its 429 (RFC 9110 §10.2.3): a string of an integer ≥ 1, or None
+    outside a rate-limited request. Flask-Limiter writes its headers only when
+    ``RATELIMIT_HEADERS_ENABLED`` (off: webapp.config), so the 429 handler asks it here;
+    the window is read from the limiter's storage once, for this answer only."""
+    from webapp.extensions import limiter
+
+    breached = limiter.current_limit
+    if breached is None:
+        return None
+    return str(max(1, breached.reset_at - int(time.time())))
 
 
 def init_security(app: Flask) -> None:

@@ -7,7 +7,7 @@ import secrets
 import time
 from typing import Any
 
-from flask import current_app, g, redirect, render_template, request, url_for
+from flask import current_app, g, make_response, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
@@ -19,6 +19,7 @@ from webapp.app_lang import LANGUAGES
 from webapp.core.access import access
 from webapp.extensions import db, limiter
 from webapp.jobs import commit
+from webapp.security import retry_after
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.links import signer
@@ -239,17 +240,25 @@ def csrf_expired(exc):
 
 @bp.app_errorhandler(429)
 def too_many(exc):
-    """A rate-limited viewer gets the form back with their text."""
+    """A rate-limited viewer gets the form back with their text; every 429 says when to
+    come back (``Retry-After``, :func:`webapp.security.retry_after`)."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm(meta={"csrf": False})
-        return form_page(
-            form,
-            429,
-            _(
-                "Слишком много отправок. Подождите немного и "
-                "попробуйте снова — ваш текст сохранён на этой странице."
-            ),
+        answer = make_response(
+            form_page(
+                form,
+                429,
+                _(
+                    "Слишком много отправок. Подождите немного и "
+                    "попробуйте снова — ваш текст сохранён на этой странице."
+                ),
+            )
         )
-    if request.path.startswith("/api/"):
-        return current_app.extensions["sova_api_error"](exc)
-    return render_template("error.html", error=exc), 429
+    elif request.path.startswith("/api/"):
+        answer = make_response(current_app.extensions["sova_api_error"](exc))
+    else:
+        answer = make_response(render_template("error.html", error=exc), 429)
+    seconds = retry_after()
+    if seconds is not None:
+        answer.headers["Retry-After"] = seconds
+    return answer
