@@ -74,9 +74,33 @@ def cli(ctx: click.Context) -> None:
     ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
 
 
+def missing_schema(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database saying Sova's tables are not there (an instance
+    never upgraded: SQLite's "no such table", PostgreSQL's undefined_table 42P01)."""
+    import sys
+
+    if "sqlalchemy" not in sys.modules:  # no database was used: it cannot be that
+        return False
+    from sqlalchemy.exc import DBAPIError
+
+    if not isinstance(exc, DBAPIError):
+        return False
+    orig = exc.orig
+    return getattr(orig, "sqlstate", None) == "42P01" or "no such table" in str(orig)
+
+
 def main() -> None:
-    """Entry point of the ``sova`` console script."""
-    cli.main(prog_name="sova")
+    """Entry point of the ``sova`` console script. A command run on a database without
+    Sova's tables ends with ``Error: …`` and exit code 2, not a traceback."""
+    try:
+        cli.main(prog_name="sova")
+    except Exception as exc:
+        if not missing_schema(exc):
+            raise
+        fail(
+            "the database has no Sova tables yet; run `sova db upgrade` first "
+            f"({type(exc.orig).__name__}: {str(exc.orig).splitlines()[0]})"  # type: ignore[attr-defined]
+        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ one-line helps as the commands themselves give."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,23 @@ def test_unknown_or_missing_command_reads_as_the_eager_groups(args):
     lazy = runner.invoke(cli, args, prog_name="sova")
     eager = runner.invoke(eager_sova(), args, prog_name="sova")
     assert (lazy.exit_code, lazy.output) == (eager.exit_code, eager.output)
+
+
+def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path):
+    """Noticed in stop 24: ``sova outbox status`` on a fresh instance (no ``sova db
+    upgrade`` yet) printed SQLAlchemy's traceback. Now one line and exit code 2."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}
+    env["SOVA_INSTANCE_PATH"] = str(tmp_path / "instance")
+    run = subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", "outbox", "status"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: the database has no Sova tables yet; run `sova db upgrade`")
+    assert "no such table" in last

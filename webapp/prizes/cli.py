@@ -115,6 +115,3 @@ def rehash_cmd():
     commit()
     for name, n in counts.items():
         click.echo(f"{name}: {n} rehashed")
-
-
-COMMANDS = (keys,)

@@ -65,6 +65,3 @@ def uploads_orphans(delete: bool, older_than_hours: float):
             path.unlink(missing_ok=True)
         click.echo(path.relative_to(folder).as_posix())
     click.echo(f"{len(found)} orphan file(s){' removed' if delete else ''}", err=True)
-
-
-COMMANDS = (uploads,)
