@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
+from playwright.sync_api import expect  # noqa: E402
 
 KUBOK = "data/chgk/peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
 
@@ -44,7 +45,7 @@ def test_chief_editor_merges_the_two_shahlovs_and_confirms_an_author(live_server
     assert page.locator("tr[data-pair]").count() == 2  # and Вадим Германенко's pair
     row.get_by_role("button", name=f"Объединить: оставить № {riga}").click()
     page.wait_for_load_state()
-    assert page.locator("h1").inner_text() == f"Объединить автора № {plain} с автором № {riga}"
+    expect(page.locator("h1")).to_have_text(f"Объединить автора № {plain} с автором № {riga}")
     assert (
         page.locator("p.preview")
         .inner_text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")
+from playwright.sync_api import expect  # noqa: E402
 
 REFUSED = (
     "Игру нельзя начать: стол не заблокирован и конверты не напечатаны. Продюсер блокирует "
@@ -68,7 +69,9 @@ def test_console_refuses_to_start_until_the_producer_confirms(live_server, brows
     ).check()
     producer.get_by_role("button", name="Разрешить начать без конвертов").click()
     producer.wait_for_load_state("load")
-    assert "Ведущий может начать игру без напечатанных конвертов." in producer.inner_text("main")
+    expect(producer.locator("main")).to_contain_text(
+        "Ведущий может начать игру без напечатанных конвертов."
+    )
     assert producer.locator("#start-check").inner_text() == (
         "Продюсер разрешил начать игру без напечатанных конвертов: "
         "«принтер сломан, ведущий читает с планшета»."

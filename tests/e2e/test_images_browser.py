@@ -40,6 +40,8 @@ def _natural_widths(page) -> dict[str, int]:
 def test_import_with_images_show_them_and_attach_the_missing_one(
     live_server, page, shared_dir, tmp_path
 ):
+    from playwright.sync_api import expect
+
     bundle = tmp_path / "kubok.zip"
     with zipfile.ZipFile(bundle, "w") as zf:
         zf.write(shared_dir / KUBOK, "Kubok_knyagini_Olgi-2015.docx.canon")
@@ -52,10 +54,10 @@ def test_import_with_images_show_them_and_attach_the_missing_one(
     page.select_option("#as_", "submissions")
     page.get_by_role("button", name="Импортировать").click()
     page.wait_for_load_state("load")
-    flash = page.locator(".flash").first.inner_text()
-    assert (
+    expect(page.locator(".flash").first).to_contain_text(
         "kubok.zip: импортировано вопросов — 75. Изображений приложено: 6. Нет файлов "
-        f"изображений (1): {MISSING} — приложите их к вопросам." in flash
+        f"изображений (1): {MISSING} — приложите их к вопросам.",
+        timeout=15000,
     )
     live_server.drain()
 
@@ -84,7 +86,9 @@ def test_import_with_images_show_them_and_attach_the_missing_one(
     page.set_input_files("#image", str(image))
     page.get_by_role("button", name="Приложить").click()
     page.wait_for_load_state("load")
-    assert f"Изображение {MISSING} приложено." in page.locator(".flash").first.inner_text()
+    expect(page.locator(".flash").first).to_contain_text(
+        f"Изображение {MISSING} приложено.", timeout=15000
+    )
     assert _natural_widths(page)[MISSING] == 76
     assert page.locator(".missing-image").count() == 0
     assert "изображения: ок" in page.locator("li.ok").all_inner_texts()

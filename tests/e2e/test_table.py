@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
+from playwright.sync_api import expect  # noqa: E402
 
 
 @pytest.fixture
@@ -57,6 +58,6 @@ def test_editor_drags_a_question_onto_another_slot(live_server, page, game_id):
     form.locator("select").select_option("history")
     form.get_by_role("button", name="Сохранить").click()
     page.wait_for_load_state()
-    assert f"Тема вопроса №{first}: История." in page.inner_text("body")
+    expect(page.locator("body")).to_contain_text(f"Тема вопроса №{first}: История.")
     warnings = page.locator("li", has_text="повторяется").all_inner_texts()
     assert warnings == ["тема «История» повторяется: сектор 2, вопрос 1; сектор 3, вопрос 1"]

@@ -73,7 +73,7 @@ def test_live_tally_on_console_and_producer_page(live_server, browser, page, gam
     page.goto(f"{url}/games/{game_id}/console")
     page.get_by_role("button", name="Открыть голосование").click()
     page.wait_for_load_state("load")
-    assert page.locator("#vote-status").inner_text() == "Голосование идёт: SMS принимаются."
+    expect(page.locator("#vote-status")).to_have_text("Голосование идёт: SMS принимаются.")
     assert cell(page, 3).inner_text() == "0"
     page.evaluate("window.__noReload = 1")
 
@@ -101,7 +101,7 @@ def test_live_tally_on_console_and_producer_page(live_server, browser, page, gam
     page.locator("#vote-controls input[name=confirm]").check()
     page.get_by_role("button", name="Закрыть голосование").click()
     page.wait_for_load_state("load")
-    assert page.locator("#vote-status").inner_text() == "Голосование закрыто."
+    expect(page.locator("#vote-status")).to_have_text("Голосование закрыто.")
     expect(producer.locator("#vote-status")).to_have_text("Голосование закрыто.", timeout=5000)
     assert producer.get_by_role("link", name="Итоги и приз").is_visible()
     assert sms(url, "m6", "+79160000005", "3") == "late"
