@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")  # the live_server / page fixtures
+from playwright.sync_api import expect  # noqa: E402
 
 from tests.helpers import VIEWERS_WIN  # noqa: E402
 
@@ -58,8 +59,7 @@ def test_payee_form_shows_the_chosen_country_fields_and_a_date_picker(
     page.fill("[name=bik]", "044525225")
     page.select_option("select[name=tax_status]", "resident")
     page.get_by_role("button", name="Отправить").click()
-    page.wait_for_load_state("load")
-    assert "реквизиты получены" in page.content()
+    expect(page.locator("body")).to_contain_text("реквизиты получены")
 
     from webapp.extensions import db
     from webapp.prizes import payee

@@ -111,7 +111,7 @@ def test_game_page_turns_pending_documents_into_links_without_reload(
     page.get_by_role("button", name="Напечатать конверты").click()
     page.wait_for_load_state("load")
     docs = page.locator("#game-documents li")
-    assert docs.all_inner_texts() == ["Конверты: готовится", "Карточки ведущего: готовится"]
+    expect(docs).to_have_text(["Конверты: готовится", "Карточки ведущего: готовится"])
     page.evaluate("() => { window.__noReload = true; }")
     assert live_server.drain() == ["games.render_envelopes"] * 2
     page.wait_for_function(
