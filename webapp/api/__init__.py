@@ -47,6 +47,26 @@ def surrogate_fields(data, prefix: str = "") -> list[str]:
     return found
 
 
+#: The deepest nesting of arrays and objects an API body may have. The deepest body of the
+#: contracts (a game protocol's event) is 3 levels; Python's JSON decoder and our walkers
+#: recurse, so a body of ~1 000 levels was a RecursionError and a 500 (found by QA).
+MAX_JSON_DEPTH = 32
+
+
+def json_depth(data) -> int:
+    """Nesting depth of parsed JSON ``data``: 0 for a scalar, 1 for ``[]`` or ``{"a": 1}``,
+    +1 per level; computed without recursion, stopping once past MAX_JSON_DEPTH."""
+    deepest, stack = 0, [(data, 0)]
+    while stack and deepest <= MAX_JSON_DEPTH:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth + 1)
+            stack.extend((item, depth + 1) for item in value)
+    return deepest
+
+
 def register_api(app: Flask) -> None:
     from webapp.api import schemas
     from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
@@ -69,10 +89,19 @@ def register_api(app: Flask) -> None:
 
     @app.before_request
     def api_no_lone_surrogates():
-        """422 for a JSON body with a lone surrogate escape in any string (found by QA: it
-        reached the database driver and became a 500)."""
+        """422 for a JSON body nested deeper than MAX_JSON_DEPTH or with a lone surrogate
+        escape in any string (found by QA: each reached code that could not take it and
+        became a 500)."""
         if request.path.startswith("/api/") and request.is_json:
-            bad = surrogate_fields(request.get_json(silent=True))
+            try:
+                body = request.get_json(silent=True)
+                too_deep = json_depth(body) > MAX_JSON_DEPTH
+            except RecursionError:  # the decoder's own limit (~1 000 levels)
+                body, too_deep = None, True
+            if too_deep:
+                message = f"Слишком глубокая вложенность JSON: больше {MAX_JSON_DEPTH} уровней."
+                return jsonify(errors={"_schema": [message]}), 422
+            bad = surrogate_fields(body)
             if bad:
                 message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
                 return jsonify(errors={path: [message] for path in bad}), 422

@@ -79,6 +79,14 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
         follow_redirects=True,
     )
     assert "это не JSON в UTF-8" in resp.get_data(as_text=True)
+    resp = client.post(  # QA: 5 000 nested arrays were a RecursionError and a 500
+        f"/games/{g.id}/protocol",
+        data={"file": (io.BytesIO(b"[" * 5000 + b"]" * 5000), "p.json")},
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
+    assert resp.status_code == 200
+    assert "Протокол не загружен: слишком глубокая вложенность JSON." in resp.get_data(as_text=True)
 
 
 def test_import_refuses_other_rules_tables_and_played_games(app):

@@ -666,6 +666,20 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
         assert 1 <= int(api[-1].headers["Retry-After"]) <= 61
 
 
+@pytest.mark.parametrize("path", ["/api/v1/submissions", "/api/v1/games", "/api/v1/votes/sms"])
+def test_deeply_nested_json_is_a_422_never_a_500(client, path):
+    """QA: 5 000 nested arrays were a RecursionError in the API's body check and a 500 on
+    every POST; 33 levels are already refused, 32 get past the check (to the schema)."""
+    message = "Слишком глубокая вложенность JSON: больше 32 уровней."
+    for depth in (5000, 33):
+        resp = client.post(path, data="[" * depth + "]" * depth, content_type="application/json")
+        assert resp.status_code == 422, (depth, resp.get_data(as_text=True))
+        assert resp.get_json() == {"errors": {"_schema": [message]}}
+    resp = client.post(path, data="[" * 32 + "]" * 32, content_type="application/json")
+    assert resp.get_json() != {"errors": {"_schema": [message]}}
+    assert resp.status_code != 500  # (the SMS callback is a 503 here: no secret set)
+
+
 def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
     """QA: a lone surrogate escape in the API's JSON (\\ud800) and a NUL in a status link
     reached the database driver (a 500 on PostgreSQL): now a 422 naming the field, a 404."""

@@ -150,6 +150,9 @@ def protocol_import(game_id: int):
     except (UnicodeDecodeError, ValueError):
         flash("Протокол не загружен: это не JSON в UTF-8.", "error")
         return redirect(url_for("games.game", game_id=game_id))
+    except RecursionError:  # ~1 000 nested arrays: the decoder's limit (found by QA: a 500)
+        flash("Протокол не загружен: слишком глубокая вложенность JSON.", "error")
+        return redirect(url_for("games.game", game_id=game_id))
 
     def refused(exc):
         error = exc.error
