@@ -166,6 +166,64 @@ def test_not_an_image_is_refused(client):
     assert resp.status_code == 422 and count() == 0
 
 
+def _token(page: str) -> str:
+    return re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+
+
+def test_with_csrf_and_limits_on_an_image_of_8_to_64_mb_keeps_the_text(make_app):
+    """Newcomer trial: the rate limit's e-mail key and the CSRF check read the form before
+    the view raised the body limit to 64 MB, so a 9 MB image (JavaScript off) was a 413
+    with the text lost. Now the field error of any image over 5 MB, text kept."""
+    app = make_app(RATELIMIT_ENABLED=True)  # CSRF on, as deployed
+    client = app.test_client()
+    with app.app_context():
+        token = _token(client.get("/submit").get_data(as_text=True))
+        big = b"\x89PNG\r\n\x1a\n" + b"\0" * (9 * 1024 * 1024)
+        assert len(big) > app.config["MAX_CONTENT_LENGTH"]
+        resp = client.post(
+            "/submit",
+            data=dict(FORM, csrf_token=token, handout_image=(io.BytesIO(big), "big.png")),
+            content_type="multipart/form-data",
+        )
+        assert resp.status_code == 422
+        page = resp.get_data(as_text=True)
+        assert "Изображение больше 5 МБ." in page and FORM["question"] in page
+        assert count() == 0
+
+
+def test_the_429_page_can_be_sent_again(make_app):
+    """Newcomer trial: the 429 page had no CSRF token, so sending it again once the limit
+    had passed was a 400 («Страница была открыта слишком долго»). Its token works: sent
+    from another address (whose limit is not used up), the same page is stored."""
+    app = make_app(RATELIMIT_ENABLED=True)  # CSRF on
+    client = app.test_client()
+    with app.app_context():
+        token = _token(client.get("/submit").get_data(as_text=True))
+        for i in range(5):
+            data = dict(FORM, csrf_token=token, question=FORM["question"] + f" №{i}")
+            assert client.post("/submit", data=data).status_code == 302
+        refused = client.post(
+            "/submit",
+            data=dict(
+                FORM, csrf_token=token, question="Шестой вопрос, который ещё не отправлен никуда."
+            ),
+        )
+        assert refused.status_code == 429
+        page = refused.get_data(as_text=True)
+        assert "Шестой вопрос, который ещё не отправлен никуда." in page
+        again = client.post(
+            "/submit",
+            environ_base={"REMOTE_ADDR": "10.9.0.1"},
+            data=dict(
+                FORM,
+                csrf_token=_token(page),
+                question="Шестой вопрос, который ещё не отправлен никуда.",
+            ),
+        )
+        assert again.status_code == 302
+        assert count() == 6
+
+
 def test_expired_csrf_keeps_the_text(make_app):
     app = make_app()  # CSRF on
     client = app.test_client()

@@ -136,9 +136,7 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
 )
 @access("public")
 def submit():
-    # The form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that an image
-    # over 5 MB is a field error with the text kept, not a bare 413 (JavaScript off).
-    request.max_content_length = SUBMIT_MAX_BODY
+    # The body is read up to SUBMIT_MAX_BODY (see _submit_body_limit).
     form = SubmitForm()
     if not form.is_submitted():
         return form_page(form, 200)
@@ -185,10 +183,28 @@ def submit():
     return form_page(form, 422)
 
 
+def _submit_body_limit() -> None:
+    """The submit form's body is read up to SUBMIT_MAX_BODY (files spool to disk), so that
+    an image over 5 MB is a field error with the text kept, not a bare 413 (JavaScript
+    off). Set before any other ``before_request`` function: the rate limit's e-mail key
+    and the CSRF check read the form before the view runs, and under the app's 8 MB
+    ``MAX_CONTENT_LENGTH`` a body of 8–64 MB was a 413 with the text lost (found by the
+    newcomer trial)."""
+    if request.endpoint == "submissions.submit":
+        request.max_content_length = SUBMIT_MAX_BODY
+
+
+@bp.record_once
+def _register_body_limit(state) -> None:
+    state.app.before_request_funcs.setdefault(None, []).insert(0, _submit_body_limit)
+
+
 def outage_form():
     """The submit form again after a database outage (503): the viewer's text kept, the
-    message says nothing was saved. Called by ``webapp.security``'s 503 handler."""
-    form = SubmitForm(meta={"csrf": False})
+    message says nothing was saved. Called by ``webapp.security``'s 503 handler. Like every
+    page of the form this one shows, it carries a fresh CSRF token: sending it again works
+    (found by the newcomer trial: without the token the next send was a 400)."""
+    form = SubmitForm()  # not validated: only re-rendered with a fresh token
     page, _code = form_page(
         form,
         503,
@@ -212,7 +228,7 @@ def too_large(exc):
     (the body was refused unread)."""
     if request.endpoint == "submissions.submit":
         return form_page(
-            SubmitForm(formdata=None, meta={"csrf": False}),
+            SubmitForm(formdata=None),
             413,
             _(
                 "Отправка слишком большая (больше %(n)s МБ): вопрос не получен. Уменьшите "
@@ -243,7 +259,7 @@ def too_many(exc):
     """A rate-limited viewer gets the form back with their text; every 429 says when to
     come back (``Retry-After``, :func:`webapp.security.retry_after`)."""
     if request.endpoint == "submissions.submit":
-        form = SubmitForm(meta={"csrf": False})
+        form = SubmitForm()  # not validated: only re-rendered with a fresh token
         answer = make_response(
             form_page(
                 form,
