@@ -15,9 +15,24 @@ from wtforms.validators import (
 )
 
 from webapp.domain.question_states import STATES
+from webapp.domain.text import has_control_chars
 from webapp.moderation.reasons import REASON_LABELS
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.models import CHANNEL_LABELS
+
+
+class NoControlChars:
+    """Refuse a field holding a C0/C1 control character other than a line end or a tab (a
+    NUL, say: SQLite's full-text search failed on it with a 500, PostgreSQL refuses it in
+    text; found by the newcomer trial). The viewer form and the API refuse them too."""
+
+    message = _l("Поле содержит недопустимые управляющие символы.")
+
+    def __call__(self, form, field) -> None:
+        data = field.data
+        if isinstance(data, str) and has_control_chars(data.replace("\r", "\n")):
+            raise ValidationError(self.message)
+
 
 STATUS_LABELS = {
     "in_review": "На рассмотрении",
@@ -95,26 +110,35 @@ class DecisionForm(FlaskForm):
 class EditForm(FlaskForm):
     """An editor's edit of the question fields (each change kept as a revision)."""
 
-    question = TextAreaField("Вопрос", validators=[DataRequired(), Length(min=20, max=3000)])
-    answer = TextAreaField("Ответ", validators=[DataRequired(), Length(max=500)])
-    accepted = TextAreaField("Зачёт", validators=[Optional(), Length(max=1000)])
-    rejected = TextAreaField("Незачёт", validators=[Optional(), Length(max=1000)])
-    comment = TextAreaField("Комментарий", validators=[Optional(), Length(max=3000)])
-    sources = TextAreaField(
-        "Источники (по одному в строке)", validators=[Optional(), Length(max=3000)]
+    question = TextAreaField(
+        "Вопрос", validators=[DataRequired(), NoControlChars(), Length(min=20, max=3000)]
     )
-    handout = TextAreaField("Раздаточный материал", validators=[Optional(), Length(max=2000)])
+    answer = TextAreaField("Ответ", validators=[DataRequired(), NoControlChars(), Length(max=500)])
+    accepted = TextAreaField("Зачёт", validators=[Optional(), NoControlChars(), Length(max=1000)])
+    rejected = TextAreaField("Незачёт", validators=[Optional(), NoControlChars(), Length(max=1000)])
+    comment = TextAreaField(
+        "Комментарий", validators=[Optional(), NoControlChars(), Length(max=3000)]
+    )
+    sources = TextAreaField(
+        "Источники (по одному в строке)",
+        validators=[Optional(), NoControlChars(), Length(max=3000)],
+    )
+    handout = TextAreaField(
+        "Раздаточный материал", validators=[Optional(), NoControlChars(), Length(max=2000)]
+    )
 
 
 class AuthorForm(FlaskForm):
     """A chief editor's correction of one author read from a packet or a letter."""
 
-    name = StringField("Имя", validators=[DataRequired(), Length(max=200)])
-    city = StringField("Город", validators=[Optional(), Length(max=200)])
+    name = StringField("Имя", validators=[DataRequired(), NoControlChars(), Length(max=200)])
+    city = StringField("Город", validators=[Optional(), NoControlChars(), Length(max=200)])
 
 
 class CommentForm(FlaskForm):
-    text = TextAreaField("Комментарий редакции", validators=[DataRequired(), Length(max=3000)])
+    text = TextAreaField(
+        "Комментарий редакции", validators=[DataRequired(), NoControlChars(), Length(max=3000)]
+    )
 
 
 class BulkForm(FlaskForm):
@@ -156,7 +180,7 @@ class QueueFilterForm(FlaskForm):
         validators=[Optional()],
     )
     channel = SelectField("Канал", choices=CHANNEL_CHOICES, default="", validators=[Optional()])
-    city = StringField("Город автора", validators=[Optional(), Length(max=200)])
+    city = StringField("Город автора", validators=[Optional(), NoControlChars(), Length(max=200)])
     flag = SelectField(
         "Замечание проверки", choices=FLAG_CHOICES, default="", validators=[Optional()]
     )
@@ -165,7 +189,7 @@ class QueueFilterForm(FlaskForm):
     )
     older_than_days = IntegerField("Старше, дней", validators=[Optional(), NumberRange(0, 3650)])
     newer_than_days = IntegerField("Моложе, дней", validators=[Optional(), NumberRange(0, 3650)])
-    q = StringField("Поиск по тексту", validators=[Optional(), Length(max=200)])
+    q = StringField("Поиск по тексту", validators=[Optional(), NoControlChars(), Length(max=200)])
     sort = SelectField("Порядок", choices=SORT_LABELS, default="oldest", validators=[Optional()])
 
 

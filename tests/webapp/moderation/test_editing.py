@@ -89,6 +89,42 @@ def test_edit_comment_and_diff_on_the_page(app, login, client):
     assert "Проверить &lt;b&gt;дату&lt;/b&gt;" in page
 
 
+def test_a_control_character_is_a_field_error_in_the_edit_and_ignored_in_the_search(
+    app, login, client
+):
+    """Newcomer trial: the edit form saved a NUL into the question (PostgreSQL refuses it
+    in text), and `?q=%00` in the queue's search was a 500 (SQLite's full-text search).
+    Now the edit is refused with the field's error and the text kept; the search ignores
+    the field and says why. CRLF line ends, as browsers post them, are fine."""
+    q = make()
+    login("editor")
+    edited = "Правка с NUL \x00 внутри: назовите столицу, где правил король Миндовг."
+    resp = client.post(
+        f"/editor/questions/{q.id}/edit",
+        data={"question": edited, "answer": "Новогрудок", "sources": "https://example.org/m"},
+    )
+    assert resp.status_code == 200  # the page again, as for any refused edit
+    page = resp.get_data(as_text=True)
+    assert "Правка не сохранена: проверьте поля." in page
+    assert "Поле содержит недопустимые управляющие символы." in page
+    assert "Правка с NUL" in page  # the editor's text kept in the form
+    db.session.expire_all()
+    assert "\x00" not in db.session.get(Question, q.id).text
+    resp = client.post(
+        f"/editor/questions/{q.id}/edit",
+        data={
+            "question": q.text,
+            "answer": "Новогрудок",
+            "sources": "https://example.org/m\r\nhttps://example.org/n",
+        },
+    )
+    assert resp.status_code == 302
+    for url in ("/editor/queue?q=%00", "/editor/export.csv?q=%00", "/editor/queue?city=%07"):
+        assert client.get(url).status_code == 200, url
+    page = client.get("/editor/queue?q=%00").get_data(as_text=True)
+    assert "Поле содержит недопустимые управляющие символы." in page
+
+
 def test_sign_off_needs_a_second_editor_and_gates_the_pool(app, staff):
     ed1, ed2 = staff("editor")[0], staff("chief_editor")[0]
     q = make()
