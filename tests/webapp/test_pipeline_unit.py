@@ -152,6 +152,19 @@ def test_unknown_game_and_bad_game_input(app, api):
     )
     assert resp.status_code == 422
     assert {"kind", "date", "table.blitz"} <= set(resp.json["errors"])
+    resp = api(  # newcomer trial: 1.5 was read as season 1 and the game created (201)
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season + 0.5,
+            "kind": "qualifying",
+            "date": "2009-03-01",
+            "table": {"blitz": 7.5},
+        },
+    )
+    assert resp.status_code == 422
+    assert {"season_id", "table.blitz"} <= set(resp.json["errors"])
     from webapp.games.models import Game
 
     assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0

@@ -198,13 +198,14 @@ SECTOR = validate.Range(min=1, max=13, error="a sector 1..13 or null")
 
 
 class TableIn(Strict):
-    blitz = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
-    superblitz = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
-    sector13 = fields.Integer(load_default=None, allow_none=True, validate=SECTOR)
+    # strict: a JSON number with a fraction (7.5) is an error, not sector 7 (newcomer trial)
+    blitz = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)
+    superblitz = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)
+    sector13 = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)
 
 
 class GameIn(Strict):
-    season_id = fields.Integer(required=True, validate=ID)
+    season_id = fields.Integer(required=True, strict=True, validate=ID)  # 1.5: not season 1
     kind = fields.String(
         required=True,
         validate=validate.OneOf(["qualifying", "series_final", "year_final", "special"]),
@@ -213,8 +214,8 @@ class GameIn(Strict):
     team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     table = fields.Nested(TableIn, required=True)
-    series_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
-    team_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
+    series_id = fields.Integer(load_default=None, allow_none=True, strict=True, validate=ID)
+    team_id = fields.Integer(load_default=None, allow_none=True, strict=True, validate=ID)
 
 
 class SectorOut(Schema):
@@ -307,7 +308,7 @@ class AwardIn(Strict):
         load_default=list,
         validate=validate.Length(max=20),
     )
-    author_id = fields.Integer(load_default=None, allow_none=True, validate=ID)
+    author_id = fields.Integer(load_default=None, allow_none=True, strict=True, validate=ID)
     reason = fields.String(load_default="", validate=validate.Length(max=1000))
 
 

@@ -77,7 +77,7 @@ class SeasonTeamIn(Strict):
     names, the captain among them)."""
 
     team_id = fields.Integer(
-        load_default=None, allow_none=True, validate=validate.Range(min=1, max=MAX_ID)
+        load_default=None, allow_none=True, strict=True, validate=validate.Range(min=1, max=MAX_ID)
     )
     name = fields.String(
         load_default=None, allow_none=True, validate=validate.Length(min=1, max=200)
