@@ -87,6 +87,17 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
     )
     assert resp.status_code == 200
     assert "Протокол не загружен: слишком глубокая вложенность JSON." in resp.get_data(as_text=True)
+    resp = client.post(  # newcomer trial: the engine's English message on a Russian page
+        f"/games/{g.id}/protocol",
+        data={
+            "file": (io.BytesIO(b'{"format": "sova.game-protocol/1", "ruleset": "2023"}'), "p.json")
+        },
+        content_type="multipart/form-data",
+        follow_redirects=True,
+    )
+    text = resp.get_data(as_text=True)
+    assert "Протокол не загружен: файл не в формате протокола игры «Совы»." in text
+    assert "protocol needs" not in text
 
 
 def test_import_refuses_other_rules_tables_and_played_games(app):

@@ -11,6 +11,7 @@ from flask import abort, current_app, flash, jsonify, redirect, render_template,
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.models import Document
+from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
 from webapp.games import queries, season_queries
 from webapp.games.console import refusal_ru
@@ -156,6 +157,12 @@ def protocol_import(game_id: int):
 
     def refused(exc):
         error = exc.error
+        if isinstance(exc.__cause__, ProtocolError) and error.get("event") is None:
+            # the file's own shape (format, table, context, events; import_protocol wraps
+            # load_protocol's ProtocolError): the engine says it in English for the CLI and
+            # the API (game-protocol.md); a Russian page says it so
+            flash("Протокол не загружен: файл не в формате протокола игры «Совы».", "error")
+            return redirect(url_for("games.game", game_id=game_id))
         where = f"событие {error['event']}: " if error.get("event") is not None else ""
         flash(f"Протокол не загружен, {where}" + refusal_ru(error), "error")
         return redirect(url_for("games.game", game_id=game_id))
