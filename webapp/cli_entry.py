@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from webapp.cli import COMMANDS, LazyGroup, announce_instance, fail
+from webapp.cli import COMMANDS, LazyGroup, announce_instance, fail, missing_schema
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -72,21 +72,6 @@ def cli(ctx: click.Context) -> None:
     from flask.cli import ScriptInfo  # Flask alone (~80 ms), not the app or its features
 
     ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
-
-
-def missing_schema(exc: BaseException) -> bool:
-    """Whether ``exc`` is the database saying Sova's tables are not there (an instance
-    never upgraded: SQLite's "no such table", PostgreSQL's undefined_table 42P01)."""
-    import sys
-
-    if "sqlalchemy" not in sys.modules:  # no database was used: it cannot be that
-        return False
-    from sqlalchemy.exc import DBAPIError
-
-    if not isinstance(exc, DBAPIError):
-        return False
-    orig = exc.orig
-    return getattr(orig, "sqlstate", None) == "42P01" or "no such table" in str(orig)
 
 
 def main() -> None:

@@ -108,13 +108,22 @@ def test_unknown_or_missing_command_reads_as_the_eager_groups(args):
     assert (lazy.exit_code, lazy.output) == (eager.exit_code, eager.output)
 
 
-def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path):
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["outbox", "status"],
+        ["import", "--as", "archive", str(ROOT / "webapp" / "submissions" / "sample_packet.4s")],
+    ],
+    ids=["outbox-status", "import"],
+)
+def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path, args):
     """Noticed in stop 24: ``sova outbox status`` on a fresh instance (no ``sova db
-    upgrade`` yet) printed SQLAlchemy's traceback. Now one line and exit code 2."""
+    upgrade`` yet) printed SQLAlchemy's traceback; ``sova import`` printed the raw
+    SQLAlchemy error (newcomer trial). Now one line and exit code 2."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}
     env["SOVA_INSTANCE_PATH"] = str(tmp_path / "instance")
     run = subprocess.run(
-        [sys.executable, "-m", "webapp.cli_entry", "outbox", "status"],
+        [sys.executable, "-m", "webapp.cli_entry", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -125,4 +134,3 @@ def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path):
     assert "Traceback" not in run.stderr
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: the database has no Sova tables yet; run `sova db upgrade`")
-    assert "no such table" in last

@@ -85,6 +85,19 @@ def fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def missing_schema(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database saying Sova's tables are not there (an instance
+    never upgraded: SQLite's "no such table", PostgreSQL's undefined_table 42P01)."""
+    if "sqlalchemy" not in sys.modules:  # no database was used: it cannot be that
+        return False
+    from sqlalchemy.exc import DBAPIError
+
+    if not isinstance(exc, DBAPIError):
+        return False
+    orig = exc.orig
+    return getattr(orig, "sqlstate", None) == "42P01" or "no such table" in str(orig)
+
+
 def announce_instance() -> Path:
     """Say on stderr which instance folder this command uses and why (``SOVA_INSTANCE_PATH``
     or the per-user data directory), and return it. Creates nothing."""
@@ -166,5 +179,6 @@ __all__ = [
     "announce_instance",
     "fail",
     "import_command",
+    "missing_schema",
     "register_commands",
 ]
