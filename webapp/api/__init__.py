@@ -89,9 +89,9 @@ def register_api(app: Flask) -> None:
 
     @app.before_request
     def api_no_lone_surrogates():
-        """422 for a JSON body nested deeper than MAX_JSON_DEPTH or with a lone surrogate
-        escape in any string (found by QA: each reached code that could not take it and
-        became a 500)."""
+        """422 for a JSON body that does not parse, is nested deeper than MAX_JSON_DEPTH or
+        has a lone surrogate escape in any string (found by QA: the last two reached code
+        that could not take them and became a 500)."""
         if request.path.startswith("/api/") and request.is_json:
             try:
                 body = request.get_json(silent=True)
@@ -101,6 +101,10 @@ def register_api(app: Flask) -> None:
             if too_deep:
                 message = f"Слишком глубокая вложенность JSON: больше {MAX_JSON_DEPTH} уровней."
                 return jsonify(errors={"_schema": [message]}), 422
+            if body is None and request.get_data(cache=True).strip() not in (b"", b"null"):
+                # truncated or not UTF-8: invalid input, a 422 like any other (api.md), not
+                # Werkzeug's bare 400 (found by the newcomer trial)
+                return jsonify(errors={"_schema": ["Тело запроса — не JSON в UTF-8."]}), 422
             bad = surrogate_fields(body)
             if bad:
                 message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."

@@ -725,7 +725,7 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
 
 
 @pytest.mark.parametrize("path", ["/api/v1/submissions", "/api/v1/games", "/api/v1/votes/sms"])
-def test_deeply_nested_json_is_a_422_never_a_500(client, path):
+def test_deeply_nested_or_broken_json_is_a_422_never_a_500(client, path):
     """QA: 5 000 nested arrays were a RecursionError in the API's body check and a 500 on
     every POST; 33 levels are already refused, 32 get past the check (to the schema)."""
     message = "Слишком глубокая вложенность JSON: больше 32 уровней."
@@ -733,6 +733,10 @@ def test_deeply_nested_json_is_a_422_never_a_500(client, path):
         resp = client.post(path, data="[" * depth + "]" * depth, content_type="application/json")
         assert resp.status_code == 422, (depth, resp.get_data(as_text=True))
         assert resp.get_json() == {"errors": {"_schema": [message]}}
+    for broken in ('{"question": "обрыв', b'{"q": "\xff"}'):  # truncated; not UTF-8
+        resp = client.post(path, data=broken, content_type="application/json")
+        assert resp.status_code == 422, broken  # was Werkzeug's 400 (newcomer trial)
+        assert resp.get_json() == {"errors": {"_schema": ["Тело запроса — не JSON в UTF-8."]}}
     resp = client.post(path, data="[" * 32 + "]" * 32, content_type="application/json")
     assert resp.get_json() != {"errors": {"_schema": [message]}}
     assert resp.status_code != 500  # (the SMS callback is a 503 here: no secret set)
