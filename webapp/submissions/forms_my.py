@@ -3,13 +3,19 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, Email, Length
 
 
 class MyLinkForm(FlaskForm):
     email = EmailField(
         _l("Электронная почта, с которой вы присылали вопросы"),
-        validators=[DataRequired(_l("Заполните это поле.")), Length(max=254)],
+        validators=[
+            DataRequired(_l("Заполните это поле.")),
+            Length(max=254),
+            # a typo is said at once (newcomer trial: «x» got «мы отправили ссылку»); it
+            # tells nothing of which addresses Sova knows
+            Email(_l("Неверный адрес электронной почты."), check_deliverability=False),
+        ],
     )
 
 

@@ -294,6 +294,11 @@ def test_unknown_address_gets_the_same_answer(client, drain):
     resp = client.post("/my", data={"email": "nobody@example.com"}, follow_redirects=True)
     assert "Если этот адрес есть у нас" in resp.get_data(as_text=True)
     assert drain() == []
+    for typo in ("x", "a\x00@b.c", "petr@"):  # newcomer trial: a typo was «sent» too
+        page = client.post("/my", data={"email": typo}).get_data(as_text=True)
+        assert "Неверный адрес электронной почты." in page
+        assert "Если этот адрес есть у нас" not in page
+    assert drain() == []
 
 
 def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
