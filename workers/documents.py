@@ -620,31 +620,50 @@ def render_pdf(
     Raises TypeError, jinja2.UndefinedError, jinja2.TemplateNotFound, ResourceRefused,
     DocumentRenderError.
     """
-    pdf = _with_frame_room(_html_to_pdf, render_html(template, context), allowed_files)
+    copies = context.get("copies") or []
+    if len(copies) > 1:
+        # each printed copy laid out as a document of its own, then their pages joined: each
+        # copy's pages count from 1 to its own total (one PDF of two copies said «Стр. 14
+        # из 26» on the second copy's first page; found by the newcomer trial)
+        html: str | tuple[str, ...] = tuple(
+            render_html(template, {**context, "copies": [serial], "serial": serial})
+            for serial in copies
+        )
+    else:
+        html = render_html(template, context)
+    pdf = _with_frame_room(_html_to_pdf, html, allowed_files)
     log.info(
         "rendered %s: %d bytes, sha256 %s", template, len(pdf), hashlib.sha256(pdf).hexdigest()
     )
     return pdf
 
 
-def _html_to_pdf(html: str, allowed_files: Mapping[str, Path] | None = None) -> bytes:
+def _html_to_pdf(
+    html: str | tuple[str, ...], allowed_files: Mapping[str, Path] | None = None
+) -> bytes:
     """WeasyPrint step of ``render_pdf``: trusted HTML (already escaped) -> PDF bytes.
 
-    The same bytes as ``HTML(string=html, base_url=<assets>, url_fetcher=<ours>)
-    .write_pdf(pdf_identifier=True)`` with a fresh ``FontConfiguration`` and
-    ``SOURCE_DATE_EPOCH`` fixed (a test holds this), at less cost: the process's shared
+    For one HTML, the same bytes as ``HTML(string=html, base_url=<assets>,
+    url_fetcher=<ours>).write_pdf(pdf_identifier=True)`` with a fresh ``FontConfiguration``
+    and ``SOURCE_DATE_EPOCH`` fixed (a test holds this), at less cost: the process's shared
     font configuration (:func:`_font_config`) and each PDF object serialised once
-    (:func:`_serialise_once`).
+    (:func:`_serialise_once`). For a tuple of HTMLs (the printed copies), each is laid out
+    as a document of its own and their pages are written as one PDF (WeasyPrint's
+    ``Document.copy``): page counters restart with each.
     """
     fetcher = SafeURLFetcher(allowed_files)
+    htmls = (html,) if isinstance(html, str) else html
     try:
         with _fixed_font_timestamps():
-            document = HTML(string=html, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher)
+            documents = [
+                HTML(string=h, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher).render(
+                    font_config=_font_config(), pdf_identifier=True, custom_metadata=False
+                )
+                for h in htmls
+            ]
+            document = documents[0].copy([page for d in documents for page in d.pages])
             pdf = document.write_pdf(
-                pdf_identifier=True,
-                custom_metadata=False,
-                font_config=_font_config(),
-                finisher=_serialise_once,
+                pdf_identifier=True, custom_metadata=False, finisher=_serialise_once
             )
     except FatalURLFetchingError as exc:
         cause = exc.__cause__

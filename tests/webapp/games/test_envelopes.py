@@ -104,6 +104,13 @@ def test_copies_serials_images_props_and_stress_marks(game, drain):
     assert f"Экземпляр № {game.id}-E01" in text_of(env, per_copy - 1)
     assert f"Экземпляр № {game.id}-E02" in text_of(env, per_copy)
     assert f"Экземпляр № {game.id}-E02" in text_of(env, len(env.pages) - 1)
+    # each copy counts its own pages (newcomer trial: copy E02 began «Стр. 14 из 26»)
+    for index in (0, per_copy):
+        assert f"Стр. 1 из {per_copy}" in text_of(env, index)
+    for index in (per_copy - 1, len(env.pages) - 1):
+        assert f"Стр. {per_copy} из {per_copy}" in text_of(env, index)
+    host_copy = len(host.pages) // 2
+    assert f"Стр. 1 из {host_copy}" in text_of(host, host_copy)
     # the handout image is in the envelope of sector 2 (one image per copy)
     assert {img.image.size for img in env.pages[1].images} == {(40, 20)}
     assert "Раздаточный материал:" in text_of(env, 1)
