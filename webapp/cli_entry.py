@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from webapp.cli import COMMANDS, LazyGroup, announce_instance, fail, missing_schema
+from webapp.cli import COMMANDS, NO_TABLES, LazyGroup, announce_instance, fail, missing_schema
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -82,10 +82,8 @@ def main() -> None:
     except Exception as exc:
         if not missing_schema(exc):
             raise
-        fail(
-            "the database has no Sova tables yet; run `sova db upgrade` first "
-            f"({type(exc.orig).__name__}: {str(exc.orig).splitlines()[0]})"  # type: ignore[attr-defined]
-        )
+        orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
+        fail(f"{NO_TABLES} ({type(orig).__name__}: {str(orig).splitlines()[0]})")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from webapp.core.access import access
-from webapp.extensions import db
+from webapp.extensions import db, limiter
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,6 @@ def retry_after() -> str | None:
     outside a rate-limited request. Flask-Limiter writes its headers only when
     ``RATELIMIT_HEADERS_ENABLED`` (off: webapp.config), so the 429 handler asks it here;
     the window is read from the limiter's storage once, for this answer only."""
-    from webapp.extensions import limiter
-
     breached = limiter.current_limit
     if breached is None:
         return None

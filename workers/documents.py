@@ -16,6 +16,8 @@ Public API
     ``DocumentRenderError`` if an allowed resource cannot be read.
 ``render_html(template, context) -> str``
     The HTML that ``render_pdf`` feeds to WeasyPrint (same validation); for debugging.
+    With several ``copies``, ``render_pdf`` feeds one such HTML per copy (``copies`` of
+    one serial each), so that each copy's pages count from 1.
 ``SafeURLFetcher(allowed_files=None)`` / ``safe_url_fetcher(url)``
     The only URL fetcher WeasyPrint gets; see "Resources" below.
 ``amount_in_words(amount, currency) -> str``

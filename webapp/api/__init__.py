@@ -88,7 +88,7 @@ def register_api(app: Flask) -> None:
     csrf.exempt(season_blp)
 
     @app.before_request
-    def api_no_lone_surrogates():
+    def api_json_guard():
         """422 for a JSON body that does not parse, is nested deeper than MAX_JSON_DEPTH or
         has a lone surrogate escape in any string (found by QA: the last two reached code
         that could not take them and became a 500)."""

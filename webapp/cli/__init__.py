@@ -85,6 +85,10 @@ def fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+#: What a command says when the database has no Sova tables (:func:`missing_schema`).
+NO_TABLES = "the database has no Sova tables yet; run `sova db upgrade` first"
+
+
 def missing_schema(exc: BaseException) -> bool:
     """Whether ``exc`` is the database saying Sova's tables are not there (an instance
     never upgraded: SQLite's "no such table", PostgreSQL's undefined_table 42P01)."""
@@ -179,6 +183,7 @@ __all__ = [
     "announce_instance",
     "fail",
     "import_command",
+    "NO_TABLES",
     "missing_schema",
     "register_commands",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from webapp.cli import fail, missing_schema
+from webapp.cli import NO_TABLES, fail, missing_schema
 from webapp.resources import package_dir
 
 
@@ -148,7 +148,7 @@ def _import_one(path: Path, packet, as_, channel, images) -> int | None:
         except Exception as exc:
             db.session.rollback()
             if missing_schema(exc):  # as every other command says it (newcomer trial)
-                fail("the database has no Sova tables yet; run `sova db upgrade` first")
+                fail(NO_TABLES)
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
     click.echo(f"{path.name}: imported {len(made)} questions as {as_}")

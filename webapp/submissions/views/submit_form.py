@@ -260,21 +260,20 @@ def too_many(exc):
     come back (``Retry-After``, :func:`webapp.security.retry_after`)."""
     if request.endpoint == "submissions.submit":
         form = SubmitForm()  # not validated: only re-rendered with a fresh token
-        answer = make_response(
-            form_page(
-                form,
-                429,
-                _(
-                    "Слишком много отправок. Подождите немного и "
-                    "попробуйте снова — ваш текст сохранён на этой странице."
-                ),
-            )
+        answer = form_page(
+            form,
+            429,
+            _(
+                "Слишком много отправок. Подождите немного и "
+                "попробуйте снова — ваш текст сохранён на этой странице."
+            ),
         )
     elif request.path.startswith("/api/"):
-        answer = make_response(current_app.extensions["sova_api_error"](exc))
+        answer = current_app.extensions["sova_api_error"](exc)
     else:
-        answer = make_response(render_template("error.html", error=exc), 429)
+        answer = render_template("error.html", error=exc), 429
+    response = make_response(answer)
     seconds = retry_after()
     if seconds is not None:
-        answer.headers["Retry-After"] = seconds
-    return answer
+        response.headers["Retry-After"] = seconds
+    return response
