@@ -228,6 +228,15 @@ class AssignOut(Schema):
     sectors = fields.List(fields.Nested(SectorOut))
 
 
+class DrawOut(Schema):
+    """The 2009 sector-13 draw: the drawn question, the seed and the pool drawn from
+    (``random.Random(seed).choice(sorted(pool))`` repeats it)."""
+
+    question_id = fields.Integer()
+    seed = fields.String()
+    pool = fields.List(fields.Integer())
+
+
 class EnvelopesIn(Strict):
     """Optional body of ``POST /games/{id}/envelopes``: ``copies``, the printed copies of
     each document (1..20, default 1), each with its own serial printed on every sheet —

@@ -22,6 +22,7 @@ from webapp.games.operations import (
     game_state,
     protocol,
     record_event,
+    request_draw,
     request_envelopes,
 )
 from webapp.games.views import DOCUMENT_ROLES
@@ -351,6 +352,20 @@ def events(event, game_id):
     game = _game_for_an_event(game_id)
     state = record_event(game, dict(event), current_staff().id)
     return {"state": state}
+
+
+@blp.route("/games/<int:game_id>/draw", methods=["POST"])
+@access("producer|host", api=True)
+@blp.response(200, s.DrawOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+def draw(game_id):
+    """2009 sector 13 (§1.4.1): the random draw among the live questions sent during this
+    game and approved; asking again returns the same draw; 409 for a 2023 game, a game not
+    being played, or an empty pool."""
+    game = _game(game_id)
+    row = request_draw(game, current_staff().id)
+    return {"question_id": row.question_id, "seed": row.seed, "pool": list(row.candidates)}
 
 
 @blp.route("/games/<int:game_id>")

@@ -29,6 +29,7 @@ from webapp.games.operations.draw import (  # noqa: F401
     draw_card,
     draw_sector13,
     repeat_draw,
+    request_draw,
     sector13_card_key,
 )
 from webapp.games.operations.play import (  # noqa: F401
