@@ -229,7 +229,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert check_table(game) == {
         "complete": True,
         "problems": [],
-        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)"],
+        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил сезона 2009 г.)"],
     }
     # the host card of the drawn question, printable on the spot
     drain()
@@ -301,7 +301,7 @@ def test_the_draw_api_refuses_a_2023_game_a_game_not_live_and_an_empty_pool(app,
     assert (r.status_code, r.json["error"]["message"]) == (
         409,
         f"игра {g.id} — стол заполнен: жеребьёвка 13 сектора идёт только во время игры "
-        "(п. 1.4.1 Правил 2009 г.)",
+        "(п. 1.4.1 Правил сезона 2009 г.)",
     )
     _begin(g)
     waiting = h.approved_questions(1, channel="live")[0]

@@ -186,7 +186,7 @@ def test_the_rendered_live_form_reaches_the_live_lane_and_the_draw(site):
     assert drawn.json["error"]["message"] == (
         f"игра {game_id}: среди вопросов, присланных во время игры, нет одобренного "
         "редакторами с проверенными источниками — жеребьёвке не из чего выбирать "
-        "(п. 1.4.1 Правил 2009 г.)"
+        "(п. 1.4.1 Правил сезона 2009 г.)"
     )
     for role, decision in (("editor", "approve"), ("chief_editor", "sign_off")):
         r = api("post", f"/api/v1/questions/{q.id}/decision", role, json={"decision": decision})
