@@ -16,9 +16,9 @@ from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
 from webapp.games.models import Game
 from webapp.games.operations import (
-    assign_envelopes,
     create_game,
     create_season,
+    fill_table,
     game_state,
     protocol,
     record_event,
@@ -33,7 +33,7 @@ from webapp.prizes.operations import award_prize, close_game
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
 from webapp.submissions.queries import by_token, public_history
-from webapp.submissions.views import api_email_limit_key, counts_toward_limit
+from webapp.submissions.views import api_email_limit_key, counts_toward_limit, uploads_folder
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
 SECURE: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -283,10 +283,14 @@ def _game_for_an_event(game_id: int) -> Game:
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
 def assign(game_id):
-    """Fill the 13 sectors from the approved pool."""
+    """Fill the 13 sectors from the approved pool; ``passed_over`` says which approved
+    questions were not placed and why (an image file missing, another language than the
+    game's), ``warnings`` what the producer should know (2023 sector 13 not from the partner
+    pool). A game already filled answers its sectors with empty lists."""
     game = _game(game_id)
-    assign_envelopes(game)
+    report = fill_table(game, uploads_folder())
     return {
+        **report.to_json(),
         "sectors": [
             {
                 "sector": e.sector,
@@ -294,7 +298,7 @@ def assign(game_id):
                 "question_ids": [eq.question_id for eq in e.questions],
             }
             for e in game.envelopes
-        ]
+        ],
     }
 
 
