@@ -180,3 +180,43 @@ def test_allowed_actions_2009():
         "club_help",
         "red_card",
     ]
+
+
+TEAM = ["Анна", "Борис", "Вера Иванова", "Глеб", "Дина", "Ефим"]
+
+
+def test_the_answering_expert_is_one_of_the_teams_experts():
+    """§1.6 removes «игрок, отвечавший на него» of «его команда»: with the team's experts
+    known (``context.experts``), an answer naming someone else is refused with §1.6 and
+    nothing is recorded; names match whatever their case and spacing; no name, or a
+    protocol without the team's experts, checks nothing."""
+    context = {"experts": TEAM}
+    with pytest.raises(RuleViolation) as info:
+        replay("2009", T, context, [spin(1), wrong(expert="Вася Пупкин")])
+    assert (info.value.rule, info.value.event_index, info.value.message) == (
+        f"{R} §1.6",
+        1,
+        "Вася Пупкин is not one of the team's experts (Анна, Борис, Вера Иванова, Глеб, "
+        "Дина, Ефим): the removal rule removes the player of the team who answered",
+    )
+    ok = replay("2009", T, context, [spin(1), wrong(expert="вера  ИВАНОВА"), spin(2), wrong()])
+    assert (ok["removed_experts"], ok["score"]) == (["вера  ИВАНОВА"], "0:2")
+    assert replay("2009", T, None, [spin(1), wrong(expert="Вася Пупкин")])["removed_experts"] == [
+        "Вася Пупкин"
+    ]
+    # a right answer is refused too: the removal rule needs to know who is at the table
+    with pytest.raises(RuleViolation):
+        replay("2009", T, context, [spin(1), right(expert="Вася Пупкин")])
+
+
+def test_2023_does_not_check_the_answering_expert():
+    """2023 has no removal rule: the name an answer carries is not checked against the team."""
+    s = replay("2023", T, {"experts": TEAM}, [spin(1), wrong(expert="Вася Пупкин")])
+    assert s["score"] == "0:1"
+
+
+def test_context_experts_must_be_names():
+    from webapp.domain.rules import ProtocolError
+
+    with pytest.raises(ProtocolError, match="context.experts must be a list of expert names"):
+        replay("2009", T, {"experts": "Анна"}, [])

@@ -224,8 +224,28 @@ class SectorOut(Schema):
     question_ids = fields.List(fields.Integer())
 
 
+class PassedOver(Schema):
+    """Approved questions the fill did not place, for one reason."""
+
+    reason = fields.String(metadata={"enum": ["missing_image", "language"]})
+    count = fields.Integer()
+    question_ids = fields.List(fields.Integer())
+    message = fields.String()
+
+
 class AssignOut(Schema):
     sectors = fields.List(fields.Nested(SectorOut))
+    passed_over = fields.List(fields.Nested(PassedOver))
+    warnings = fields.List(fields.String())
+
+
+class DrawOut(Schema):
+    """The 2009 sector-13 draw: the drawn question, the seed and the pool drawn from
+    (``random.Random(seed).choice(sorted(pool))`` repeats it)."""
+
+    question_id = fields.Integer()
+    seed = fields.String()
+    pool = fields.List(fields.Integer())
 
 
 class EnvelopesIn(Strict):

@@ -16,12 +16,13 @@ from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
 from webapp.games.models import Game
 from webapp.games.operations import (
-    assign_envelopes,
     create_game,
     create_season,
+    fill_table,
     game_state,
     protocol,
     record_event,
+    request_draw,
     request_envelopes,
 )
 from webapp.games.views import DOCUMENT_ROLES
@@ -32,7 +33,7 @@ from webapp.prizes.operations import award_prize, close_game
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
 from webapp.submissions.queries import by_token, public_history
-from webapp.submissions.views import api_email_limit_key, counts_toward_limit
+from webapp.submissions.views import api_email_limit_key, counts_toward_limit, uploads_folder
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
 SECURE: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -282,10 +283,14 @@ def _game_for_an_event(game_id: int) -> Game:
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.doc(security=SECURE)
 def assign(game_id):
-    """Fill the 13 sectors from the approved pool."""
+    """Fill the 13 sectors from the approved pool; ``passed_over`` says which approved
+    questions were not placed and why (an image file missing, another language than the
+    game's), ``warnings`` what the producer should know (2023 sector 13 not from the partner
+    pool). A game already filled answers its sectors with empty lists."""
     game = _game(game_id)
-    assign_envelopes(game)
+    report = fill_table(game, uploads_folder())
     return {
+        **report.to_json(),
         "sectors": [
             {
                 "sector": e.sector,
@@ -293,7 +298,7 @@ def assign(game_id):
                 "question_ids": [eq.question_id for eq in e.questions],
             }
             for e in game.envelopes
-        ]
+        ],
     }
 
 
@@ -351,6 +356,20 @@ def events(event, game_id):
     game = _game_for_an_event(game_id)
     state = record_event(game, dict(event), current_staff().id)
     return {"state": state}
+
+
+@blp.route("/games/<int:game_id>/draw", methods=["POST"])
+@access("producer|host", api=True)
+@blp.response(200, s.DrawOut)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.doc(security=SECURE)
+def draw(game_id):
+    """2009 sector 13 (§1.4.1): the random draw among the live questions sent during this
+    game and approved; asking again returns the same draw; 409 for a 2023 game, a game not
+    being played, or an empty pool."""
+    game = _game(game_id)
+    row = request_draw(game, current_staff().id)
+    return {"question_id": row.question_id, "seed": row.seed, "pool": list(row.candidates)}
 
 
 @blp.route("/games/<int:game_id>")

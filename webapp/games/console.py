@@ -29,6 +29,8 @@ repeats ``handout`` (shown once, under «Раздаточный материал
 
 from __future__ import annotations
 
+import re
+
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
 from webapp.games.models import Game
@@ -117,6 +119,18 @@ REFUSALS_RU = {
 }
 
 
+#: Refusals that share a clause with another refusal, told apart by the engine's message:
+#: ``(clause, pattern of the English message, Russian text with the pattern's groups)``.
+REFUSAL_PATTERNS_RU = (
+    (
+        f"{R09} §1.6",
+        re.compile(r"^(?P<expert>.+) is not one of the team's experts \((?P<experts>.*)\):"),
+        "«{expert}» — не знаток этой команды (знатоки: {experts}). По правилу удаления "
+        "уходит из-за стола игрок команды, который отвечал: выберите его из списка.",
+    ),
+)
+
+
 def refusal_ru(error: dict) -> str:
     """The refusal as the host reads it: Russian text for the cited clause, then the clause
     as staff read it (``"Помощь клуба — … (п. 3.7.1 Правил сезона 2023 г.)"``,
@@ -126,6 +140,10 @@ def refusal_ru(error: dict) -> str:
         return str(error.get("message", ""))
     rule = error.get("rule")
     text = REFUSALS_RU.get(rule) if rule else None
+    for clause, pattern, russian in REFUSAL_PATTERNS_RU:
+        match = pattern.match(str(error.get("message", ""))) if rule == clause else None
+        if match:
+            text = russian.format(**match.groupdict())
     if text is None:
         text = f"Неверное действие: {error.get('message', '')}"
     return f"{text} ({rule_reference(rule)})" if rule else text

@@ -103,3 +103,13 @@ def off_table_context(game: Game) -> dict:
     someone is off, else ``{}`` (the context stays the contract's two keys)."""
     names = experts_off_table(game)
     return {"off_table": names} if names else {}
+
+
+def team_experts_context(game: Game) -> dict:
+    """The ``context`` key ``{"experts": [name…]}`` of a game whose rule set removes the
+    player who answered wrong (2009, 002_e025d5ded135c1c4.txt §1.6: an answer may name only
+    one of the team's experts), with the game's team and its experts; else ``{}``."""
+    if not RULESETS[game.season.ruleset].removal_rule or game.team_row is None:
+        return {}
+    experts = [name for name in game.team_row.experts or [] if name.strip()]
+    return {"experts": experts} if experts else {}

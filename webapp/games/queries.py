@@ -281,14 +281,16 @@ def team_payloads_before(game: Game) -> list[dict]:
     )
 
 
-def live_candidates(spun_at, since=None) -> list[int]:
+def live_candidates(spun_at, since=None, game_id: int | None = None) -> list[int]:
     """Ids of the live questions (channel ``live``) that arrived strictly before ``spun_at``
     and, when ``since`` is given, not before ``since`` (their server timestamp
     ``created_at``, UTC; 002_e025d5ded135c1c4.txt §1.4.1 «поступивших … к этому моменту»,
     §1.3 «поступившие по Интернету во время игры») and passed the fast lane: ``approved`` by
     an editor with the sources signed off — the same bar as every envelope question (issue 4;
     ``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
-    game (``assigned`` and later) is not a candidate. Sorted."""
+    game (``assigned`` and later) is not a candidate. With ``game_id``, a question the
+    ``/live`` form recorded as sent during another game (``live_game_id``) is not one
+    either. Sorted."""
     query = db.select(Question.id).where(
         Question.channel == "live",
         Question.created_at < spun_at,
@@ -297,6 +299,10 @@ def live_candidates(spun_at, since=None) -> list[int]:
     )
     if since is not None:
         query = query.where(Question.created_at >= since)
+    if game_id is not None:
+        query = query.where(
+            db.or_(Question.live_game_id.is_(None), Question.live_game_id == game_id)
+        )
     return list(db.session.scalars(query.order_by(Question.id)).all())
 
 

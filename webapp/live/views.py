@@ -1,20 +1,23 @@
 """Live questions for sector 13 of the 2009 rule set (002_e025d5ded135c1c4.txt §1.3,
 §1.4.1): while a 2009 game is live, viewers send questions here; each gets a server
-timestamp (``created_at``, UTC) and channel ``live``, and enters the fast moderation lane
-(the editors' queue filtered by channel ``live``). The draw itself is the game day's."""
+timestamp (``created_at``, UTC), channel ``live`` and the game it was sent during
+(``live_game_id``), and enters the fast moderation lane (the editors' queue filtered by
+channel ``live``). The draw itself is the game day's (:mod:`webapp.games.operations.draw`).
+
+The page is the viewer form of :mod:`webapp.submissions.views.submit_form` (the same checks,
+the one commit, the same 413/429/503/expired-token pages), posting back to ``/live``."""
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, url_for
+from flask import Blueprint, render_template
+from flask_wtf.csrf import CSRFError
 
 from webapp.core.access import access
 from webapp.domain.rules.rulesets import LIVE_SECTOR13_RULESETS
 from webapp.extensions import db, limiter
 from webapp.games.models import Game, Season
-from webapp.submissions.forms import SubmitForm
-from webapp.submissions.operations import SubmissionError
-from webapp.submissions.operations import receive as receive_question
-from webapp.submissions.views import form_page, submission_from, uploads_folder
+from webapp.submissions.views import counts_toward_limit, csrf_expired
+from webapp.submissions.views.submit_form import _email_key, handle_form
 
 bp = Blueprint("live", __name__)
 
@@ -31,25 +34,25 @@ def live_game() -> Game | None:
 
 
 @bp.route("/live", methods=["GET", "POST"])
-@limiter.limit("10/hour", methods=["POST"])
+@limiter.limit("10/hour", methods=["POST"], deduct_when=lambda r: counts_toward_limit(r))
+@limiter.limit(
+    "10/hour",
+    methods=["POST"],
+    key_func=lambda: _email_key(),
+    deduct_when=lambda r: counts_toward_limit(r),
+)
 @access("public")
 def live():
+    """GET: the form (posting to ``/live``) while a 2009 game is live, else «Сейчас игра не
+    идёт». POST: a live question of that game (302 to its status page), or the form again
+    with the errors (422); after the game ended, the closed page (nothing stored)."""
     game = live_game()
     if game is None:
         return render_template("live/closed.html"), 200
-    form = SubmitForm()
-    if form.validate_on_submit():
-        try:
-            question = receive_question(
-                submission_from(form, channel="live"), uploads=uploads_folder()
-            )
-        except SubmissionError as exc:
-            for name, messages in exc.errors.items():
-                field = getattr(form, name, None)
-                (field.errors if field is not None else form.form_errors).extend(messages)
-        else:
-            token = question.public_token
-            return redirect(url_for("submissions.status", token=token, new=1))
-    if form.is_submitted():
-        return form_page(form, 422)
-    return form_page(form, 200)
+    return handle_form("live", live_game_id=game.id)
+
+
+@bp.errorhandler(CSRFError)
+def live_csrf_expired(exc):
+    """An expired or missing CSRF token on the live form: the live form again, text kept."""
+    return csrf_expired(exc)

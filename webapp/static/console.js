@@ -52,8 +52,22 @@
       check.appendChild(document.createTextNode(" досрочно"));
       form.appendChild(check);
       if (c.game.ruleset === "2009") {
+        // 2009 §1.6: the player who answered is one of the team's experts (offered as a
+        // list; a removed one is shown but cannot be chosen)
         var who = el("label", {}, "Отвечал ");
-        who.appendChild(el("input", {type: "text", name: "expert", list: "console-experts", maxlength: "100"}));
+        if (c.experts && c.experts.length) {
+          var pick = el("select", {name: "expert"});
+          pick.appendChild(el("option", {value: ""}, "не указан"));
+          c.experts.forEach(function (name) {
+            var removed = c.removed_experts.indexOf(name) >= 0;
+            var attrs = {value: name};
+            if (removed) { attrs.disabled = ""; }
+            pick.appendChild(el("option", attrs, name + (removed ? " (удалён)" : "")));
+          });
+          who.appendChild(pick);
+        } else {
+          who.appendChild(el("input", {type: "text", name: "expert", maxlength: "100"}));
+        }
         form.appendChild(who);
       }
     }

@@ -102,6 +102,9 @@ class Question(Model):
     # kept beside the parsed ``authors``; None when the authors were given as fields.
     author_line: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    # A live question (channel ``live``, the ``/live`` form): the game that was live when it
+    # arrived (2009 sector 13, 002_e025d5ded135c1c4.txt §1.3); None for every other question.
+    live_game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), index=True)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(
         order_by="QuestionAuthor.position", cascade="all, delete-orphan", lazy="selectin"

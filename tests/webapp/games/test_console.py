@@ -40,7 +40,7 @@ def test_every_clause_the_engine_cites_has_russian_text():
         "(п. 3.7.1 Правил сезона 2023 г.)"
     )
     assert refusal_ru({"rule": "002_e025d5ded135c1c4.txt §1.4", "message": "x"}) == (
-        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил 2009 г.)"
+        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил сезона 2009 г.)"
     )
     assert refusal_ru({"rule": None, "message": "spin.sector must be int"}) == (
         "Неверное действие: spin.sector must be int"
@@ -194,3 +194,87 @@ def test_producer_pages_for_teams_series_and_attach(login, app):
     assert (game.team_id, game.series_id, game.team) == (team.id, series.id, "Команда Бориса")
     page = client.get(f"/games/{g.id}").get_data(as_text=True)
     assert "Осенняя серия — Сезон 2023" in page
+
+
+def _answer_form(page: str) -> dict[str, str]:
+    """The console's «wrong answer» form as a browser sends it without JavaScript: its
+    hidden fields and the «Отвечал» select's first option; also the options offered."""
+    forms = re.findall(
+        r'<form method="post" action="[^"]+/console" class="action">(.*?)</form>', page, re.S
+    )
+    form = next(f for f in forms if 'name="correct" value="false"' in f)
+    data = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+    options = re.findall(r'<option value="([^"]*)"( disabled)?>', form)
+    return data, options
+
+
+def test_console_2009_offers_the_teams_experts_and_refuses_anyone_else(login, app):
+    """2009 §1.6 removes the player who answered: the console offers the team's experts
+    (a removed one shown but not selectable) and refuses an answer naming someone outside
+    the team, in Russian with the clause; nothing is recorded. The API refuses it too."""
+    h.approved_questions(15)
+    g = h.game(
+        h.season("2009"),
+        table={"blitz": 4, "superblitz": None, "sector13": 13},
+        team_=h.team(),
+        status="draft",
+    )
+    assign_envelopes(g)
+    h.startable(g)
+    h.commit()
+    client = login("host")
+    post(client, g.id, type="spin", sector="1")
+    data, options = _answer_form(client.get(f"/games/{g.id}/console").get_data(as_text=True))
+    assert options == [("", "")] + [(name, "") for name in h.EXPERTS]
+    refused = client.post(
+        f"/games/{g.id}/console", data={**data, "expert": "Вася Пупкин"}, headers=JSON
+    )
+    assert refused.status_code == 409
+    assert refused.json["error"]["text"] == (
+        "«Вася Пупкин» — не знаток этой команды (знатоки: Анна, Борис, Вера, Глеб, Дина, "
+        "Ефим). По правилу удаления уходит из-за стола игрок команды, который отвечал: "
+        "выберите его из списка. (п. 1.6 Правил сезона 2009 г.)"
+    )
+    assert ".txt" not in refused.json["error"]["text"]
+    assert refused.json["console"]["events"] == 1  # nothing recorded
+    # without JavaScript: the flash on the console page says the same
+    client.post(f"/games/{g.id}/console", data={**data, "expert": "Вася Пупкин"})
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    assert "Отказано: «Вася Пупкин» — не знаток этой команды" in page
+    assert "(п. 1.6 Правил сезона 2009 г.)" in page and ".txt" not in page
+    # a team expert, as the select sends it: recorded, and then shown as removed
+    ok = client.post(f"/games/{g.id}/console", data={**data, "expert": "Вера"}, headers=JSON)
+    assert ok.status_code == 200 and ok.json["console"]["removed_experts"] == ["Вера"]
+    post(client, g.id, type="spin", sector="2")
+    _data, options = _answer_form(client.get(f"/games/{g.id}/console").get_data(as_text=True))
+    assert ("Вера", " disabled") in options
+
+
+def test_api_refuses_an_answer_naming_someone_outside_the_team(api, app):
+    h.approved_questions(15)
+    g = h.game(
+        h.season("2009"),
+        table={"blitz": 4, "superblitz": None, "sector13": 13},
+        team_=h.team(),
+        status="draft",
+    )
+    assign_envelopes(g)
+    h.startable(g)
+    h.commit()
+    assert (
+        api(
+            "post", f"/api/v1/games/{g.id}/events", role="host", json={"type": "spin", "sector": 1}
+        ).status_code
+        == 201
+    )
+    r = api(
+        "post",
+        f"/api/v1/games/{g.id}/events",
+        role="host",
+        json={"type": "answer", "correct": False, "expert": "Вася Пупкин"},
+    )
+    assert r.status_code == 409
+    assert r.json["error"]["rule"] == "002_e025d5ded135c1c4.txt §1.6"
+    assert r.json["error"]["message"].startswith("Вася Пупкин is not one of the team's experts")
+    protocol = api("get", f"/api/v1/games/{g.id}", role="host").json["protocol"]
+    assert protocol["context"]["experts"] == h.EXPERTS

@@ -229,7 +229,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert check_table(game) == {
         "complete": True,
         "problems": [],
-        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)"],
+        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил сезона 2009 г.)"],
     }
     # the host card of the drawn question, printable on the spot
     drain()
@@ -281,3 +281,50 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     db.session.expire_all()
     assert (live.status, live.aired_on.isoformat()) == ("unanswered", "2009-03-01")
     assert [eq.outcome for eq in env13.questions] == ["unanswered"]
+
+
+def test_the_draw_api_refuses_a_2023_game_a_game_not_live_and_an_empty_pool(app, api):
+    """``POST /api/v1/games/{id}/draw`` (contract ``api.md``): 409 with the clause for a
+    2023 game (sector 13 is the partner's, §3.3), for a 2009 game not being played, and for
+    a live game none of whose live questions is approved; nothing is written then."""
+    g23 = h.game(h.season("2023"), table={"blitz": 4, "superblitz": 9, "sector13": 13})
+    h.commit()
+    r = api("post", f"/api/v1/games/{g23.id}/draw", role="host")
+    assert (r.status_code, r.json["error"]["message"]) == (
+        409,
+        f"игра {g23.id}: по этим правилам вопрос 13 сектора не разыгрывается среди вопросов "
+        "зрителей (п. 3.3 Правил сезона 2023 г.)",
+    )
+    g = _game_2009()
+    h.commit()
+    r = api("post", f"/api/v1/games/{g.id}/draw", role="producer")
+    assert (r.status_code, r.json["error"]["message"]) == (
+        409,
+        f"игра {g.id} — стол заполнен: жеребьёвка 13 сектора идёт только во время игры "
+        "(п. 1.4.1 Правил сезона 2009 г.)",
+    )
+    _begin(g)
+    waiting = h.approved_questions(1, channel="live")[0]
+    waiting.status = "in_review"
+    h.commit()
+    r = api("post", f"/api/v1/games/{g.id}/draw", role="host")
+    assert r.status_code == 409 and r.json["error"]["rule"] == "002_e025d5ded135c1c4.txt §1.4.1"
+    assert db.session.scalar(db.select(db.func.count()).select_from(Sector13Draw)) == 0
+
+
+def test_the_draw_takes_only_the_live_questions_of_its_own_game(app, api):
+    """A question the /live form recorded as sent during another game (``live_game_id``)
+    is not in this game's pool; the draw made through the API is the spin's draw."""
+    g = _game_2009()
+    other = h.game(h.season("2009"), day=2, table=TABLE, status="draft")
+    start = _begin(g)
+    mine, theirs = h.approved_questions(2, channel="live")
+    mine.live_game_id, theirs.live_game_id = g.id, other.id
+    mine.created_at = theirs.created_at = start + timedelta(microseconds=1)
+    h.commit()
+    r = api("post", f"/api/v1/games/{g.id}/draw", role="host")
+    assert r.status_code == 200
+    assert r.json["pool"] == [mine.id] and r.json["question_id"] == mine.id
+    record_event(g, {"type": "spin", "sector": 13}, None)  # the spin keeps the API's draw
+    rows = db.session.scalars(db.select(Sector13Draw)).all()
+    assert [(d.seq, d.question_id, d.seed) for d in rows] == [(0, mine.id, r.json["seed"])]

@@ -218,7 +218,7 @@ def test_prizes_award_page_follows_the_vote(app, api, sms, finished_game, login)
     assert resp.status_code == 409
     assert (
         "Приз не присуждён: идёт зрительское голосование: лучшего игрока определяют его итоги"
-        " — сначала закройте голосование (п. 3.1 Правил 2009 г.)"
+        " — сначала закройте голосование (п. 3.1 Правил сезона 2009 г.)"
     ) in resp.get_data(as_text=True)
     sms("a", "+79160000001", "3")
     sms("b", "+79160000002", "аскеров")
@@ -234,7 +234,7 @@ def test_prizes_award_page_follows_the_vote(app, api, sms, finished_game, login)
     assert resp.status_code == 409
     assert (
         "Приз не присуждён: лучшего игрока не по итогам голосования определяет представитель "
-        "Генерального спонсора: укажите основание (п. 3.1 Правил 2009 г.)"
+        "Генерального спонсора: укажите основание (п. 3.1 Правил сезона 2009 г.)"
     ) in resp.get_data(as_text=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 0
     resp = _award_page(

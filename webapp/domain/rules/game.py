@@ -15,6 +15,7 @@ is kept whole rather than split by topic.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -448,6 +449,7 @@ class Game:
         answers §3.5, §3.5.1 / §1.5; removal rule 002 §1.6; forced repayment 000 §3.8.4."""
         rnd, question = self._require_question()
         correct = bool(event.correct)
+        self._check_team_expert(event.expert)
         if event.expert is not None and event.expert in self.experts_off_table:
             raise self._refuse(
                 "off_table",
@@ -496,6 +498,23 @@ class Game:
         if correct and rnd.option == "one" and not rnd.decisive:
             self.extra_minutes_held += 1  # §3.4.3: the lone expert's right answer
         self._settle(rnd, question, correct)
+
+    def _check_team_expert(self, expert: str | None) -> None:
+        """Rule 002 §1.6 («игрок, отвечавший на него, удаляется»): the removal rule removes
+        a player of the team, so under it the expert an answer names must be one of the
+        team's experts (``context.experts``; names compared as :func:`same_name` does).
+        No name (the field is optional) or no known team: nothing to check. Reading: §1.6
+        speaks of «игрок» of «его команда» — a name outside the team would remove nobody
+        and leave the rule unenforced, so it is refused rather than recorded."""
+        experts = self.context.experts
+        if not (self.rules.removal_rule and expert is not None and experts):
+            return
+        if not any(same_name(expert, name) for name in experts):
+            raise self._refuse(
+                "removal",
+                f"{expert} is not one of the team's experts ({', '.join(experts)}): the "
+                "removal rule removes the player of the team who answered",
+            )
 
     def _on_red_card(self, event: Event) -> None:
         """Rule 000 §3.9: a hint was caught, the team loses the right to answer: the viewers
@@ -592,6 +611,16 @@ def can_pass_without_decisive(viewers: int, series_best: tuple[int, int]) -> boo
     if best_experts < WINNING_SCORE:
         return True
     return viewers <= best_viewers
+
+
+def same_name(a: str, b: str) -> bool:
+    """True when two spellings of an expert's name are the same name: Unicode NFC, case
+    and runs of white space ignored (``"вера  ИВАНОВА"`` is ``"Вера Иванова"``)."""
+
+    def fold(name: str) -> str:
+        return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+    return fold(a) == fold(b)
 
 
 def new_game(ruleset: str, table: Any, context: Any) -> Game:

@@ -41,11 +41,16 @@ class Context:
     team has used since it last used all three (§3.4.3). ``off_table``: experts of the
     playing team who hinted (a red card naming them) since its previous game and so start
     this game off the table until the team's first right answer (§3.7.3); ``()`` by default.
+    ``experts``: the playing team's experts (names), when known: under 2009 the expert an
+    answer names must be one of them, for the removal rule removes a real player
+    (002_e025d5ded135c1c4.txt §1.6); ``()`` (unknown: a protocol without a team) checks
+    nothing.
     """
 
     series_best: tuple[int, int] | None = None
     sector13_options_used: tuple[str, ...] = ()
     off_table: tuple[str, ...] = ()
+    experts: tuple[str, ...] = ()
 
     def sector13_options_available(self) -> tuple[str, ...]:
         """Options the team may choose now (§3.4.3): those not used in the current cycle;
@@ -116,9 +121,10 @@ def parse_score(text: Any, what: str) -> tuple[int, int]:
 
 
 def parse_context(context: Any) -> Context:
-    """``None`` or ``{"series_best": "E:V"|None, "sector13_options_used": [option…]}``.
-
-    Keys other than these two are ignored (they are not the rules' business).
+    """``None`` or ``{"series_best": "E:V"|None, "sector13_options_used": [option…],
+    "off_table": [name…], "experts": [name…]}`` (every key optional; the contract's two,
+    and the two this engine reads besides: ``off_table`` 2023 §3.7.3, ``experts`` 2009
+    §1.6). Other keys are ignored (they are not the rules' business).
     """
     if context is None:
         return Context()
@@ -146,8 +152,18 @@ def parse_context(context: Any) -> Context:
         isinstance(name, str) and name.strip() for name in off_raw
     ):
         raise ProtocolError("context.off_table must be a list of expert names")
+    experts_raw = context.get("experts")
+    if experts_raw is None:
+        experts_raw = []
+    if not isinstance(experts_raw, list) or not all(
+        isinstance(name, str) and name.strip() for name in experts_raw
+    ):
+        raise ProtocolError("context.experts must be a list of expert names")
     return Context(
-        series_best=best, sector13_options_used=tuple(used_raw), off_table=tuple(off_raw)
+        series_best=best,
+        sector13_options_used=tuple(used_raw),
+        off_table=tuple(off_raw),
+        experts=tuple(experts_raw),
     )
 
 

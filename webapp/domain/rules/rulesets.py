@@ -174,7 +174,7 @@ LIVE_SECTOR13_RULESETS: tuple[str, ...] = tuple(
 BOOK_NAMES_RU: Mapping[str, str] = MappingProxyType(
     {
         RULESET_2023.file: "Правил сезона 2023 г.",
-        RULESET_2009.file: "Правил 2009 г.",
+        RULESET_2009.file: "Правил сезона 2009 г.",
     }
 )
 """Short Russian name of each rule book (genitive, after «п. 3.5») for staff pages."""
@@ -190,7 +190,7 @@ def split_rule(rule: str) -> tuple[str, str]:
 def rule_reference(rule: str) -> str:
     """A citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
     ``"п. 3.5 Правил сезона 2023 г."``, ``"002_e025d5ded135c1c4.txt §1.4"`` →
-    ``"п. 1.4 Правил 2009 г."``; a citation of an unknown book or without a clause is
+    ``"п. 1.4 Правил сезона 2009 г."``; a citation of an unknown book or without a clause is
     returned unchanged (never raises)."""
     source, clause = split_rule(rule or "")
     book = BOOK_NAMES_RU.get(source)

@@ -29,6 +29,7 @@ from webapp.games.operations.draw import (  # noqa: F401
     draw_card,
     draw_sector13,
     repeat_draw,
+    request_draw,
     sector13_card_key,
 )
 from webapp.games.operations.play import (  # noqa: F401
@@ -63,6 +64,7 @@ from webapp.games.operations.table import (  # noqa: F401
     MAIN_CHANNELS_EXCLUDED,
     MAX_COPIES,
     TOPIC_EDITABLE,
+    FillReport,
     _check_slot,
     _city,
     _editable,
@@ -76,7 +78,9 @@ from webapp.games.operations.table import (  # noqa: F401
     _table_questions,
     assign_envelopes,
     check_table,
+    fill_table,
     lock_table,
+    missing_image_files,
     replace_slot,
     request_envelopes,
     set_topic,

@@ -16,7 +16,7 @@ from webapp.games.models import (
     PrintedCopy,
     Sector13Draw,
 )
-from webapp.games.queries import live_candidates
+from webapp.games.queries import current_draw, live_candidates
 from webapp.jobs import enqueue
 from webapp.submissions.models import Question, set_status
 
@@ -63,15 +63,15 @@ def draw_sector13(
     prize); and its host card is queued at once (Document kind ``sector13_card``, one printed
     copy with serial ``"<game>-D<draw id>"``, ``games.render_envelopes``) so it can be printed
     on the spot. No candidate: the draw records ``question_id`` None and the envelope stays
-    empty. Idempotent per (game, seq) while not cancelled."""
-    existing = db.session.scalar(
-        db.select(Sector13Draw).filter_by(game_id=game.id, seq=seq, cancelled_at=None)
-    )
+    empty. Idempotent per game while not cancelled: the game's draw in force is returned
+    (2009 plays sector 13 once, §1.4.1; a draw asked for through the API before the spin is
+    the spin's draw)."""
+    existing = current_draw(game)
     if existing is not None:
         return existing
     from webapp.games.game_rules import game_started_at
 
-    candidates = live_candidates(spun_at, since=game_started_at(game, spun_at))
+    candidates = live_candidates(spun_at, since=game_started_at(game, spun_at), game_id=game.id)
     seed = seed or secrets.token_hex(16)
     chosen = repeat_draw(seed, candidates)
     draw = Sector13Draw(
@@ -139,3 +139,46 @@ def _cancel_draw(game: Game, seq: int) -> None:
         db.session.execute(db.delete(PrintedCopy).where(PrintedCopy.document_id == card.id))
         db.session.delete(card)
         db.session.flush()
+
+
+def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
+    """The draw of ``POST /api/v1/games/{id}/draw`` (``shared/contracts/api.md``): the
+    game's draw in force if there is one (asking again returns the same draw; the spin on
+    sector 13 made it, or an earlier call), else a draw made now (:func:`draw_sector13`,
+    ``seq`` 0: drawn on request, not at a recorded spin — undoing an event never cancels it)
+    among the live questions sent during this game and approved. Raises
+    :class:`GameConflict` (409) for a game whose rule set takes sector 13 from elsewhere
+    (2023: the partner, §3.3), a game not being played (status other than ``live``), or an
+    empty pool (nothing is written then)."""
+    from webapp.domain.rules.rulesets import RULESETS, rule_reference
+    from webapp.games.game_rules import game_started_at
+    from webapp.games.operations.common import GameConflict, status_label
+
+    rules = RULESETS[game.season.ruleset]
+    if not rules.sector13_drawn_at_spin:
+        rule = rules.cite("table")
+        raise GameConflict(
+            f"игра {game.id}: по этим правилам вопрос 13 сектора не разыгрывается среди "
+            f"вопросов зрителей ({rule_reference(rule)})",
+            rule=rule,
+        )
+    rule = rules.cite("sector13")
+    if game.status != "live":
+        raise GameConflict(
+            f"игра {game.id} — {status_label(game.status)}: жеребьёвка 13 сектора идёт "
+            f"только во время игры ({rule_reference(rule)})",
+            rule=rule,
+        )
+    draw = current_draw(game)
+    if draw is None:
+        now = utcnow()
+        if live_candidates(now, since=game_started_at(game, now), game_id=game.id):
+            draw = draw_sector13(game, 0, now, user_id)
+    if draw is None or draw.question_id is None:
+        raise GameConflict(
+            f"игра {game.id}: среди вопросов, присланных во время игры, нет одобренного "
+            f"редакторами с проверенными источниками — жеребьёвке не из чего выбирать "
+            f"({rule_reference(rule)})",
+            rule=rule,
+        )
+    return draw

@@ -88,14 +88,16 @@ def series_best(game: Game) -> str | None:
 def game_context(game: Game) -> dict:
     """The engine's ``context`` (``contracts/game-protocol.md``) from the database:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
-    :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3)."""
-    from webapp.games.game_rules import off_table_context
+    :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3) — plus
+    ``off_table`` (2023 §3.7.3) and ``experts`` (2009 §1.6) when they apply."""
+    from webapp.games.game_rules import off_table_context, team_experts_context
 
     return {
         "series_best": series_best(game),
         "sector13_options_used": sector13_options_used(game),
-        **off_table_context(game),
-    }  # 2023 §3.7.3: experts who hinted start off the table
+        **off_table_context(game),  # 2023 §3.7.3: experts who hinted start off the table
+        **team_experts_context(game),  # 2009 §1.6: who may answer (the team's experts)
+    }
 
 
 def protocol(game: Game) -> dict:

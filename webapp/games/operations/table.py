@@ -9,12 +9,15 @@ imported across modules as public names."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
 from webapp.domain.handouts import image_refs, missing_images
+from webapp.domain.languages import LANGUAGE_NAMES_RU, fits_game, text_language
 from webapp.domain.rules import RULESETS, Table, missing_multi, rule_reference
+from webapp.domain.text import ru_plural
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
 from webapp.games.models import (
@@ -155,32 +158,160 @@ class _Picker:
         return best
 
 
-def assign_envelopes(game: Game) -> Game:
+def missing_image_files(q: Question, uploads: Path | None) -> list[str]:
+    """The image files ``q`` would print without: each name its text, handout or comment
+    refers to with no image attached (``(img name)``), and — with ``uploads`` — each attached
+    image or uploaded handout image whose stored file is not under ``uploads``. Names as the
+    text writes them (an uploaded handout image: «раздаточный материал»)."""
+    missing = missing_images(image_refs(q.text, q.handout, q.comment), q.image_files)
+    if uploads is not None:
+        missing += [
+            img.name
+            for img in q.images
+            if img.name not in missing and not (uploads / img.file).is_file()
+        ]
+        if q.handout_image and not (uploads / q.handout_image).is_file():
+            missing.append("раздаточный материал")
+    return missing
+
+
+def question_language(q: Question) -> str | None:
+    """The language of ``q`` as read from its question and answer
+    (:func:`webapp.domain.languages.text_language`; None when they do not tell)."""
+    return text_language(q.text, q.answer, q.handout)
+
+
+@dataclass
+class FillReport:
+    """What :func:`fill_table` passed over and warns about (Russian, for the producer).
+
+    ``passed_over``: ``[{"reason": "missing_image" | "language", "count": int,
+    "question_ids": [int], "message": str}]`` — approved questions the fill did not place;
+    ``warnings``: e.g. 2023 sector 13 filled from the main pool (§3.3)."""
+
+    passed_over: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        return sum(item["count"] for item in self.passed_over)
+
+    def summary(self) -> str:
+        """``""`` or «Пропущено вопросов: 3 — …; ….» (one sentence for the flash)."""
+        if not self.passed_over:
+            return ""
+        reasons = "; ".join(item["message"] for item in self.passed_over)
+        return f"Пропущено вопросов: {self.skipped} — {reasons}."
+
+    def to_json(self) -> dict:
+        return {"passed_over": self.passed_over, "warnings": self.warnings}
+
+
+def _numbers(ids: list[int]) -> str:
+    return ", ".join(f"№{i}" for i in ids)
+
+
+def _passed_over(game: Game, pool: list[Question], uploads: Path | None) -> tuple[list, list]:
+    """Split ``pool`` into the questions the fill may place and the report of those it
+    passes over: a missing image file (an envelope printed without it is a wrong envelope),
+    a language the game is not played in (:mod:`webapp.domain.languages`)."""
+    ruleset = game.season.ruleset
+    keep: list[Question] = []
+    images: list[tuple[int, list[str]]] = []
+    languages: dict[str | None, list[int]] = {}
+    for q in pool:
+        missing = missing_image_files(q, uploads)
+        language = question_language(q)
+        if missing:
+            images.append((q.id, missing))
+        elif not fits_game(language, ruleset):
+            languages.setdefault(language, []).append(q.id)
+        else:
+            keep.append(q)
+    report = []
+    if images:
+        n = len(images)
+        report.append(
+            {
+                "reason": "missing_image",
+                "count": n,
+                "question_ids": [i for i, _ in images],
+                "message": f"у {n} {ru_plural(n, ('вопроса', 'вопросов', 'вопросов'))} нет "
+                "файла изображения: "
+                + ", ".join(f"№{i} ({', '.join(names)})" for i, names in images),
+            }
+        )
+    game_language = LANGUAGE_NAMES_RU[GAME_LANGUAGE[ruleset]]
+    for language, ids in sorted(languages.items(), key=lambda item: item[0] or ""):
+        n = len(ids)
+        report.append(
+            {
+                "reason": "language",
+                "count": n,
+                "question_ids": ids,
+                "message": f"{n} {ru_plural(n, ('вопрос', 'вопроса', 'вопросов'))} на "
+                f"{LANGUAGE_NAMES_RU.get(language or '', language)} языке, а игра на "
+                f"{game_language}: {_numbers(ids)}",
+            }
+        )
+    return keep, report
+
+
+def _sector13_name(sector: int) -> str:
+    """«13 сектор», or «13 сектор (сектор 7)» when the plan put it elsewhere."""
+    return "13 сектор" if sector == 13 else f"13 сектор (сектор {sector})"
+
+
+#: The language named in the language message: the game's first language.
+GAME_LANGUAGE = {"2023": "be", "2009": "ru"}
+
+
+def assign_envelopes(game: Game, uploads: Path | None = None) -> Game:
+    """:func:`fill_table`, returning the game."""
+    fill_table(game, uploads)
+    return game
+
+
+def fill_table(game: Game, uploads: Path | None = None) -> FillReport:
     """Fill the table from the approved pool by :func:`table_plan`: no author twice in the
     game (reserves included), varied topics, then varied cities (:class:`_Picker`),
     blitz/superblitz triplets of three authors,
-    2023 sector 13 from the partner pool (the main pool when it has none), 2009 sector 13
+    2023 sector 13 from the partner pool (000_90d7c8192601ed3a.txt §3.3: «вопросы от одного
+    из партнёров Проекта»; the main pool when it has none, with a warning), 2009 sector 13
     left for the draw; then one reserve per sector when the pool allows (a missing reserve is a
-    warning of :func:`check_table`, not a failure). Idempotent: a game that has envelopes
-    keeps them. Raises GameConflict when the game is past its draft or the pool is too small
-    for the questions themselves (nothing is written)."""
+    warning of :func:`check_table`, not a failure). Questions whose image files are missing
+    (:func:`missing_image_files`; with ``uploads``, the files on disk too) or in a language
+    the game is not played in (:mod:`webapp.domain.languages`) are passed over. Returns the
+    :class:`FillReport`. Idempotent: a game that has envelopes keeps them (an empty report).
+    Raises GameConflict when the game is past its draft or the pool is too small for the
+    questions themselves (nothing is written; the refusal says what was passed over)."""
+    report = FillReport()
     if game.envelopes and game.status == "ready":
-        return game
+        return report
     if game.status != "draft":
         raise GameConflict(
             f"игра {game.id} — {status_label(game.status)}: конверты заполняются только в черновике"
         )
     plan = table_plan(game)
-    main, partner = _pool(game, partner=False), _pool(game, partner=True)
+    main, skipped_main = _passed_over(game, _pool(game, partner=False), uploads)
+    partner, skipped_partner = _passed_over(game, _pool(game, partner=True), uploads)
+    for item in skipped_partner:
+        item["message"] = "из пула партнёров " + item["message"]
+    report.passed_over = skipped_main + skipped_partner
     picker = _Picker()
     chosen: dict[int, list[Question]] = {}
     # the partner sector first (its pool is the narrow one), then the triplets, then singles
     order = sorted(plan, key=lambda p: (p["pool"] != "partner", -p["slots"], p["sector"]))
     short = 0
+    from_main: list[int] = []
     for item in order:
         picked = []
         for _ in range(item["slots"]):
-            q = (picker.pick(partner) if item["pool"] == "partner" else None) or picker.pick(main)
+            q = picker.pick(partner) if item["pool"] == "partner" else None
+            if q is None:
+                q = picker.pick(main)
+                if q is not None and item["pool"] == "partner":
+                    from_main.append(item["sector"])
             if q is None:
                 short += 1
             else:
@@ -188,11 +319,20 @@ def assign_envelopes(game: Game) -> Game:
         chosen[item["sector"]] = picked
     needed = sum(p["slots"] for p in plan)
     if short:
+        why = f" ({report.summary()[:-1]})" if report.passed_over else ""
         raise GameConflict(
-            f"одобренных вопросов разных авторов — {needed - short}, а столу нужно {needed}: "
+            f"одобренных вопросов разных авторов — {needed - short}, а столу нужно {needed}{why}: "
             "одобрите ещё вопросы или уменьшите план",
             needed=needed,
             available=needed - short,
+            passed_over=report.passed_over,
+        )
+    partner_rule = rule_reference(RULESETS[game.season.ruleset].cite("table"))
+    for sector in from_main:
+        report.warnings.append(
+            f"{_sector13_name(sector)}: в пуле партнёров нет подходящего одобренного "
+            f"вопроса с проверенными источниками — поставлен вопрос из общего пула "
+            f"({partner_rule})"
         )
     for item in plan:
         env = Envelope(sector=item["sector"], kind=item["kind"])
@@ -204,12 +344,19 @@ def assign_envelopes(game: Game) -> Game:
     for env, item in zip(game.envelopes, plan, strict=True):
         if item["pool"] == "live":
             continue
-        q = (picker.pick(partner) if item["pool"] == "partner" else None) or picker.pick(main)
+        q = picker.pick(partner) if item["pool"] == "partner" else None
+        if q is None:
+            q = picker.pick(main)
+            if q is not None and item["pool"] == "partner":
+                report.warnings.append(
+                    f"{_sector13_name(item['sector'])}: резерв не из пула партнёров "
+                    f"({partner_rule})"
+                )
         if q is not None:
             env.reserve = EnvelopeReserve(game_id=game.id, question=q)
     game.status = "ready"
     db.session.flush()
-    return game
+    return report
 
 
 def _editable(game: Game) -> None:

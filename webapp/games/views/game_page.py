@@ -18,7 +18,7 @@ from webapp.games.console import refusal_ru
 from webapp.games.forms import ActionForm, AllowStartForm, CloseGameForm, PrintForm, ProtocolForm
 from webapp.games.operations import (
     allow_start,
-    assign_envelopes,
+    fill_table,
     game_state,
     import_protocol,
     protocol,
@@ -107,8 +107,13 @@ def assign(game_id: int):
     game = _game_or_404(game_id)
     if ActionForm().validate_on_submit():
         on_refusal("Не удалось заполнить стол: ", url_for("games.game", game_id=game_id))
-        assign_envelopes(game)
-        flash("Стол заполнен из одобренных вопросов.", "success")
+        report = fill_table(game, Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads")
+        flash(
+            " ".join(filter(None, ["Стол заполнен из одобренных вопросов.", report.summary()])),
+            "success",
+        )
+        for warning in report.warnings:
+            flash(f"Внимание: {warning}.", "warning")
     return redirect(url_for("games.game", game_id=game_id))
 
 

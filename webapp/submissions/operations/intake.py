@@ -205,6 +205,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
             handout_image=image,
             postmark_date=data.postmark_date,
             letter_scan=data.letter_scan,
+            live_game_id=data.live_game_id,
         )
         postgres = db.session.get_bind().dialect.name == "postgresql"
         made = (_receive_pg if postgres else _receive_orm)(clean, data.channel, tasks, columns)

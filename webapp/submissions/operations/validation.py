@@ -76,6 +76,7 @@ class SubmissionInput:
     handout_image: bytes | None = None  # raw upload; verified and re-encoded
     postmark_date: date | None = None  # paper letters (channel "mail")
     letter_scan: str | None = None  # the stored scan of a paper letter, under uploads/
+    live_game_id: int | None = None  # channel "live": the game live when it was sent
 
 
 def clean_text(

@@ -1,5 +1,10 @@
 """The submission form: the page, its anti-bot checks, its rate-limit keys, and the form again
-for a body too large (413), an expired CSRF token, a rate limit (429), an outage (503)."""
+for a body too large (413), an expired CSRF token, a rate limit (429), an outage (503).
+
+Two pages render this form (:data:`VIEWER_FORMS`): ``/submit`` (channel ``web``) and the 2009
+live form ``/live`` (channel ``live``, :mod:`webapp.live.views`). Every rendering of either —
+first page, field errors, 413/429/503/expired-token pages, ``?lang=`` — posts back to the
+page it came from (:func:`form_page`), so a live question stays a live question."""
 
 from __future__ import annotations
 
@@ -33,6 +38,15 @@ from webapp.submissions.operations import (
 )
 from webapp.submissions.views.common import SUBMIT_MAX_BODY, bp, uploads_folder
 
+#: Endpoints whose page is the viewer's submission form → the channel its questions get.
+VIEWER_FORMS = {"submissions.submit": "web", "live.live": "live"}
+
+
+def form_endpoint() -> str:
+    """The form page this request belongs to (a key of :data:`VIEWER_FORMS`): the request's
+    own endpoint when it is one, else ``/submit``'s."""
+    return request.endpoint if request.endpoint in VIEWER_FORMS else "submissions.submit"
+
 
 def _fresh_form_fields(form: SubmitForm) -> None:
     form.started.data = signer("form-started").dumps(time.time())
@@ -59,7 +73,9 @@ def viewer_language() -> str:
     return lang if lang in LANGUAGES else "ru"
 
 
-def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
+def submission_from(
+    form: SubmitForm, channel: str = "web", live_game_id: int | None = None
+) -> SubmissionInput:
     upload = form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
     authors += [
@@ -83,6 +99,7 @@ def submission_from(form: SubmitForm, channel: str = "web") -> SubmissionInput:
         handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
         language=viewer_language(),
         channel=channel,
+        live_game_id=live_game_id,
     )
 
 
@@ -113,15 +130,21 @@ def api_email_limit_key() -> str:
     return _email_bucket(str(body.get("email") or "") if isinstance(body, dict) else "")
 
 
-def form_page(form: SubmitForm, code: int, notice: str | None = None):
+def form_page(form: SubmitForm, code: int, notice: str | None = None, endpoint: str | None = None):
+    """``(page, code)``: the submission form with fresh anti-bot fields. It posts back to
+    ``endpoint`` (a key of :data:`VIEWER_FORMS`; default :func:`form_endpoint`, the page
+    this request came to), keeping ``?lang=`` when the viewer chose a language; the live
+    form (``live.live``) says so in its heading."""
+    endpoint = endpoint or form_endpoint()
     _fresh_form_fields(form)
     lang: dict[str, Any] = {"lang": viewer_language()} if request.args.get("lang") else {}
-    action = url_for("submissions.submit", **lang)
+    action = url_for(endpoint, **lang)
     return render_template(
         "submissions/submit.html",
         form=form,
         notice=notice,
         action=action,
+        live=VIEWER_FORMS.get(endpoint) == "live",
         image_max_bytes=MAX_BYTES,
     ), code
 
@@ -137,6 +160,14 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None):
 @access("public")
 def submit():
     # The body is read up to SUBMIT_MAX_BODY (see _submit_body_limit).
+    return handle_form("web")
+
+
+def handle_form(channel: str, live_game_id: int | None = None):
+    """The viewer form's GET and POST on the current page (:func:`form_endpoint`): the
+    honeypot, the too-fast check, validation, :func:`receive` with ``channel`` (and
+    ``live_game_id`` for a live question), the one commit, then the redirect to the
+    status page; the form again (422) on any error."""
     form = SubmitForm()
     if not form.is_submitted():
         return form_page(form, 200)
@@ -155,7 +186,9 @@ def submit():
                 ),
             )
         try:
-            question = receive(submission_from(form), uploads=uploads_folder())
+            question = receive(
+                submission_from(form, channel, live_game_id), uploads=uploads_folder()
+            )
             g.sova_new_question = question.created
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
@@ -190,7 +223,7 @@ def _submit_body_limit() -> None:
     and the CSRF check read the form before the view runs, and under the app's 8 MB
     ``MAX_CONTENT_LENGTH`` a body of 8–64 MB was a 413 with the text lost (found by the
     newcomer trial)."""
-    if request.endpoint == "submissions.submit":
+    if request.endpoint in VIEWER_FORMS:
         request.max_content_length = SUBMIT_MAX_BODY
 
 
@@ -218,7 +251,9 @@ def outage_form():
 
 @bp.record_once
 def _register_outage_form(state) -> None:
-    state.app.extensions.setdefault("sova_outage_forms", {})["submissions.submit"] = outage_form
+    forms = state.app.extensions.setdefault("sova_outage_forms", {})
+    for endpoint in VIEWER_FORMS:
+        forms[endpoint] = outage_form
 
 
 @bp.app_errorhandler(413)
@@ -226,7 +261,7 @@ def too_large(exc):
     """A body over even the submit form's own limit (``SUBMIT_MAX_BODY``, JavaScript off):
     the form again with a clear message instead of a bare 413. Its text could not be read
     (the body was refused unread)."""
-    if request.endpoint == "submissions.submit":
+    if request.endpoint in VIEWER_FORMS:
         return form_page(
             SubmitForm(formdata=None),
             413,
@@ -243,8 +278,9 @@ def too_large(exc):
 
 @bp.errorhandler(CSRFError)
 def csrf_expired(exc):
-    """An expired or missing CSRF token on the viewer form: the form again, text kept."""
-    if request.endpoint == "submissions.submit":
+    """An expired or missing CSRF token on the viewer form: the form again, text kept
+    (also the live form's handler, :mod:`webapp.live.views`)."""
+    if request.endpoint in VIEWER_FORMS:
         form = SubmitForm()  # not validated: only re-rendered with a fresh token
         return form_page(
             form,
@@ -258,7 +294,7 @@ def csrf_expired(exc):
 def too_many(exc):
     """A rate-limited viewer gets the form back with their text; every 429 says when to
     come back (``Retry-After``, :func:`webapp.security.retry_after`)."""
-    if request.endpoint == "submissions.submit":
+    if request.endpoint in VIEWER_FORMS:
         form = SubmitForm()  # not validated: only re-rendered with a fresh token
         answer = form_page(
             form,

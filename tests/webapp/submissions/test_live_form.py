@@ -1,0 +1,276 @@
+"""The 2009 live form (``/live``, 002_e025d5ded135c1c4.txt §1.3, §1.4.1) as a viewer meets
+it: the page is fetched, its rendered ``<form>`` parsed (action, every field, the CSRF
+token) and exactly that is sent. The question is a live question of the game being played
+(channel ``live``, ``live_game_id``), it waits in the editors' live lane, and once approved
+it is in the pool of the game's sector-13 draw (``POST /api/v1/games/{id}/draw``). Every
+re-rendering of the form (field errors, ``?lang=``, 429, 413, 503, an expired token) posts
+back to ``/live``."""
+
+from __future__ import annotations
+
+import html
+import io
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.helpers import drain_outbox
+from tests.webapp.games import helpers as h
+from webapp.extensions import db
+from webapp.games.operations import assign_envelopes
+from webapp.jobs import commit
+from webapp.submissions.models import Question
+
+QUESTION = "Вопрос из интернета во время эфира: что светит ночью, но не греет?"
+TYPED = {
+    "question": QUESTION,
+    "answer": "Луна",
+    "name": "Зритель Петров",
+    "city": "Тверь",
+    "email": "tv@example.com",
+}
+TICKED = ("consent", "age_confirmed")
+
+
+class RenderedForm(HTMLParser):
+    """The page's first ``<form method="post">`` with an ``action`` (with ``action=None``:
+    the first one, with or without; never the header's logout): ``action`` and what a browser sends
+    (``fields``: every named input's value — hidden ones included — and every textarea's
+    text; ``checkboxes``: names of the checkboxes, sent only when ticked)."""
+
+    def __init__(self, page: str, action: str | None = ""):
+        super().__init__(convert_charrefs=True)
+        self._want = action
+        self.action: str | None = None
+        self.fields: dict[str, str] = {}
+        self.checkboxes: set[str] = set()
+        self._inside = self._done = False
+        self._textarea: str | None = None
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and not self._done and (a.get("method") or "").lower() == "post":
+            if a.get("action") != "/logout" and (self._want is None or "action" in a):
+                self._inside, self.action = True, a.get("action")
+        elif self._inside and tag == "input" and a.get("name"):
+            if a.get("type") == "checkbox":
+                self.checkboxes.add(a["name"])
+            elif a.get("type") != "file":
+                self.fields[a["name"]] = a.get("value") or ""
+        elif self._inside and tag == "textarea":
+            self._textarea = a["name"]
+            self.fields[a["name"]] = ""
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.fields[self._textarea] += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea":
+            self._textarea = None
+        elif tag == "form" and self._inside:
+            self._inside, self._done = False, True
+
+    def filled(self, typed: dict[str, str], ticked=TICKED) -> dict[str, str]:
+        """What the browser sends after the viewer typed ``typed`` and ticked ``ticked``:
+        only fields the form has (a field it lacks is a test failure)."""
+        assert set(typed) <= set(self.fields), set(typed) - set(self.fields)
+        assert set(ticked) <= self.checkboxes
+        return {**self.fields, **typed, **dict.fromkeys(ticked, "y")}
+
+
+def viewer_question() -> Question:
+    """The one question a viewer sent in the test (the table's own are «Вопрос номер k?»)."""
+    return db.session.scalars(db.select(Question).where(Question.text.startswith(QUESTION))).one()
+
+
+def rendered(resp) -> RenderedForm:
+    return RenderedForm(resp.get_data(as_text=True))
+
+
+@pytest.fixture
+def make_site(make_app):
+    """``make_site(**config)``: a deployed-like app (CSRF on), its client, an
+    ``api(method, path, role, **kw)`` with bearer tokens, and a live 2009 game (a filled
+    table, its first spin recorded through the API). Returns ``(app, client, api,
+    game_id)``; the app context stays pushed until the test ends."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+
+        def make(**config):
+            app = make_app(**config)
+            stack.enter_context(app.app_context())
+            return _site(app)
+
+        yield make
+
+
+@pytest.fixture
+def site(make_site):
+    return make_site()
+
+
+def _site(app):
+    from webapp.accounts.operations import create_user
+
+    client = app.test_client()
+    if True:
+        tokens: dict[str, str] = {}
+
+        def api(method: str, path: str, role: str, **kwargs):
+            if role not in tokens:
+                _user, tokens[role] = create_user(
+                    f"{role}@live.local", role, password=f"{role}-pw", with_token=True
+                )
+                commit()
+            headers = {"Authorization": f"Bearer {tokens[role]}"}
+            return getattr(client, method)(path, headers=headers, **kwargs)
+
+        game_id = h.api_game_2009(api)
+        from webapp.games.models import Game
+
+        game = db.session.get(Game, game_id)
+        h.approved_questions(15)
+        assign_envelopes(game)
+        h.startable(game)
+        commit()
+        resp = api(
+            "post", f"/api/v1/games/{game_id}/events", "host", json={"type": "spin", "sector": 1}
+        )
+        assert resp.status_code == 201, resp.json
+        assert db.session.get(Game, game_id).status == "live"
+        return app, client, api, game_id
+
+
+def test_the_rendered_live_form_reaches_the_live_lane_and_the_draw(site):
+    app, client, api, game_id = site
+    form = rendered(client.get("/live"))
+    assert form.action == "/live"
+    assert {"csrf_token", "started", "idempotency_key", "website"} <= set(form.fields)
+    assert form.fields["csrf_token"]
+    sent = client.post(form.action, data=form.filled(TYPED))
+    assert sent.status_code == 302
+    status_url = urlsplit(sent.headers["Location"])
+    q = viewer_question()
+    assert (q.channel, q.live_game_id, q.text) == ("live", game_id, QUESTION)
+    assert status_url.path == f"/status/{q.public_token}"
+    page = client.get(sent.headers["Location"]).get_data(as_text=True)
+    assert QUESTION in html.unescape(page)
+    assert (
+        "Вопрос прислан во время прямого эфира: после проверки редакторами он участвует "
+        "в жеребьёвке 13 сектора этой игры." in page
+    )
+
+    assert drain_outbox(app) == ["moderation.precheck", "notify.received"]
+    db.session.refresh(q)
+    assert q.status == "in_review"
+    # an editor logs in (on the same browser: the test's requests share one app context)
+    api("get", "/api/v1/questions", "editor")  # makes the editor's account
+    token = RenderedForm(client.get("/login").get_data(as_text=True), action=None)
+    login = client.post(
+        "/login",
+        data={**token.fields, "email": "editor@live.local", "password": "editor-pw"},
+    )
+    assert login.status_code == 302
+    editor = client
+    lane = html.unescape(editor.get("/editor/queue?channel=live").get_data(as_text=True))
+    assert QUESTION in lane and "Вопросов нет." not in lane
+    web_lane = html.unescape(editor.get("/editor/queue?channel=web").get_data(as_text=True))
+    assert QUESTION not in web_lane
+
+    drawn = api("post", f"/api/v1/games/{game_id}/draw", "host")
+    assert drawn.status_code == 409  # not approved yet: nothing to draw from
+    assert drawn.json["error"]["message"] == (
+        f"игра {game_id}: среди вопросов, присланных во время игры, нет одобренного "
+        "редакторами с проверенными источниками — жеребьёвке не из чего выбирать "
+        "(п. 1.4.1 Правил сезона 2009 г.)"
+    )
+    for role, decision in (("editor", "approve"), ("chief_editor", "sign_off")):
+        r = api("post", f"/api/v1/questions/{q.id}/decision", role, json={"decision": decision})
+        assert r.status_code == 200, r.json
+    drawn = api("post", f"/api/v1/games/{game_id}/draw", "host")
+    assert drawn.status_code == 200, drawn.json
+    assert drawn.json["pool"] == [q.id] and drawn.json["question_id"] == q.id
+    again = api("post", f"/api/v1/games/{game_id}/draw", "producer")
+    assert again.json == drawn.json  # asking again returns the same draw
+    db.session.refresh(q)
+    assert q.status == "assigned"
+
+
+def test_a_question_of_the_web_form_is_not_a_live_one(site):
+    """``/submit`` during a live game stays the web form: channel ``web``, no game."""
+    _app, client, _api, _game_id = site
+    form = rendered(client.get("/submit"))
+    assert form.action == "/submit"
+    assert client.post(form.action, data=form.filled(TYPED)).status_code == 302
+    q = viewer_question()
+    assert (q.channel, q.live_game_id) == ("web", None)
+
+
+def test_every_rerendering_of_the_live_form_posts_to_live(site, monkeypatch):
+    app, client, _api, game_id = site
+    form = rendered(client.get("/live?lang=be"))
+    assert form.action == "/live?lang=be"
+    # a field error (no answer): the form again, still the live one, in Belarusian
+    refused = client.post(form.action, data=form.filled(dict(TYPED, answer="")))
+    assert refused.status_code == 422
+    again = rendered(refused)
+    assert again.action == "/live?lang=be"
+    assert "Пытанне ў 13 сектар падчас гульні" in refused.get_data(as_text=True)
+    # an expired token: the form again (400), still /live
+    expired = client.post("/live", data=dict(form.filled(TYPED), csrf_token="forged"))
+    assert expired.status_code == 400
+    assert rendered(expired).action == "/live"
+    # the corrected form, sent as rendered: a live question
+    sent = client.post(again.action, data=again.filled(TYPED))
+    assert sent.status_code == 302
+    q = viewer_question()
+    assert (q.channel, q.live_game_id, q.language) == ("live", game_id, "be")
+    # a body over the form's own limit (413): the form again, posting to /live
+    import webapp.submissions.views.submit_form as submit_form
+
+    monkeypatch.setattr(submit_form, "SUBMIT_MAX_BODY", 2 * 1024 * 1024)
+    token = rendered(client.get("/live")).fields
+    big = client.post(
+        "/live",
+        data={**token, **TYPED, "handout_image": (io.BytesIO(b"\0" * (3 * 1024 * 1024)), "a.png")},
+        content_type="multipart/form-data",
+    )
+    assert big.status_code == 413
+    assert rendered(big).action == "/live"
+    assert "Адпраўка занадта вялікая (больш за 2 МБ)" in big.get_data(as_text=True)
+
+
+def test_the_live_forms_429_and_503_pages_post_to_live(make_site):
+    from tests.e2e.test_viewer_outage import break_database
+
+    app, client, _api, _game_id = make_site(RATELIMIT_ENABLED=True)
+    # 10 stored live questions an hour from one address; the 11th is the form again (429)
+    for n in range(10):
+        form = rendered(client.get("/live"))
+        data = form.filled(dict(TYPED, question=f"{QUESTION} Вариант {n}.", email=f"v{n}@x.ru"))
+        assert client.post(form.action, data=data).status_code == 302
+    form = rendered(client.get("/live"))
+    data = form.filled(dict(TYPED, question=f"{QUESTION} Одиннадцатый.", email="v11@x.ru"))
+    limited = client.post(form.action, data=data)
+    assert limited.status_code == 429
+    assert rendered(limited).action == "/live"
+    assert "Слишком много отправок." in limited.get_data(as_text=True)
+    assert (
+        db.session.scalar(
+            db.select(db.func.count())
+            .select_from(Question)
+            .where(Question.text.startswith(QUESTION))
+        )
+        == 10
+    )
+    # a database outage: the form again (503) with the text, posting to /live
+    db.session.remove()  # the test's own connection goes too
+    break_database(app)
+    down = client.post(form.action, data=data, environ_base={"REMOTE_ADDR": "10.9.0.2"})
+    assert down.status_code == 503
+    assert rendered(down).action == "/live"
+    assert f"{QUESTION} Одиннадцатый." in html.unescape(down.get_data(as_text=True))
