@@ -711,12 +711,15 @@ class Season:
         if phase != "series":
             s = self.series
             assert s is not None
+            left = s.qualifying - s.qualifying_played
             left_en, left_ru = {
                 "qualifying": (
-                    f"{s.qualifying - s.qualifying_played} of its {s.qualifying} qualifying "
-                    "games are still to be played",
-                    f"не сыграно {s.qualifying - s.qualifying_played} из "
-                    f"{_qualifying_gen_ru(s.qualifying)}",
+                    f"none of its {s.qualifying} qualifying games is played yet"
+                    if s.qualifying_played == 0
+                    else f"{left} of its {s.qualifying} qualifying games are still to be played",
+                    f"ни одна из {_qualifying_gen_ru(s.qualifying)} ещё не сыграна"
+                    if s.qualifying_played == 0
+                    else f"не сыграно {left} из {_qualifying_gen_ru(s.qualifying)}",
                 ),
                 "series_final": ("its series final is still to be played", "не сыгран её финал"),
                 "special": (
@@ -730,7 +733,7 @@ class Season:
                 "§2.6",
                 f"the {part} series cannot open: the {s.part} series is not over ({left_en})",
                 f"{nom} серия не открывается: {_PART_NOM_RU[s.part]} серия ещё не окончена "
-                f"({left_ru})",
+                f"— {left_ru}",
             )
         expected = PARTS[len(self.parts)]
         if part != expected:
@@ -743,8 +746,8 @@ class Season:
                     "(spring, summer, autumn, winter)"
                 )
                 ru = (
-                    f"{nom} серия ещё не может открыться: сначала {_PART_NOM_RU[expected]} "
-                    "(весенняя, летняя, осенняя, зимняя)"
+                    f"{nom} серия ещё не может открыться: сначала {_PART_NOM_RU[expected]}; "
+                    "порядок серий — весенняя, летняя, осенняя, зимняя"
                 )
             raise self._refuse("§4.1", "§2.5", en, ru)
         if event.teams is not None:
@@ -835,7 +838,7 @@ class Season:
         refused_en = refused_ru = ""
         if s.withdrawn:
             refused_en = f" ({_names_and(s.withdrawn)} withdrew from it)"
-            refused_ru = f" (отказались: {_names(s.withdrawn)})"
+            refused_ru = f"; отказались: {_names(s.withdrawn)}"
         return (
             f"not enough teams for the {part} series: {need} qualifying games need {need} "
             f"teams of the rating, {have} can play{refused_en}",
@@ -939,7 +942,7 @@ class Season:
         playing = fill(pool, self.refusing)
         if len(playing) < qualifying:
             refused = f" ({_names_and(self.refusing)} withdrew)" if self.refusing else ""
-            refused_ru = f" (отказались: {_names(self.refusing)})" if self.refusing else ""
+            refused_ru = f"; отказались: {_names(self.refusing)}" if self.refusing else ""
             raise self._refuse(
                 "§4.9.3",
                 "§4.9.3",
@@ -1235,8 +1238,8 @@ class Season:
                     f"series is «{due}»'s (the lowest of the first places of the rating "
                     "plays first)",
                     f"«{team}» играет не в свою очередь: {number}-ю отборочную игру {gen} "
-                    f"серии играет «{due}» (первой играет команда с низшего из первых мест "
-                    "рейтинга)",
+                    f"серии играет «{due}», а первой играет команда с низшего из первых мест "
+                    "рейтинга",
                 )
             if team != due:
                 raise self._refuse(
@@ -1658,7 +1661,8 @@ class Season:
                     "place up only before the end of its final's programme (§2.12)",
                     f"«{team}» не может отказаться от зимней серии: её рейтинг формируется "
                     "заново из победителей финалов и команды спонсора, а победитель "
-                    "отказывается от места только до окончания финальной программы (п. 2.12)",
+                    "отказывается от места только до окончания финальной программы, как велит "
+                    "п. 2.12",
                 )
             if team not in self.rating:
                 self._refuse_no_place(team, coming, coming=True)
@@ -1706,7 +1710,7 @@ class Season:
                 f"«{team}» cannot ask for a rematch: it has not just lost a series final "
                 "(the loser asks before the end of that final's programme)",
                 f"«{team}» не может просить о Матче-реванше: она не проигрывала только что "
-                "финал серии (проигравшая просит до окончания финальной программы)",
+                "финал серии, а проигравшая просит до окончания финальной программы",
             )
         gen = _PART_RU[final.part]
         if final.won:
@@ -1764,8 +1768,8 @@ class Season:
             )
             ru = (
                 f"«{team}» не может сейчас отказаться от места в зимней серии: она не "
-                "выигрывала только что финал серии (победитель отказывается до окончания "
-                "финальной программы)"
+                "выигрывала только что финал серии, а победитель отказывается до окончания "
+                "финальной программы"
             )
         elif not final.won:
             en = f"«{team}» lost the {final.part} series final and has no winter place to give up"
