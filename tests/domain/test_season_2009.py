@@ -7,6 +7,7 @@ import pytest
 
 from tests.domain.season_helpers import (
     R09,
+    doc,
     enter,
     final,
     game,
@@ -17,7 +18,7 @@ from tests.domain.season_helpers import (
     state,
     withdraw,
 )
-from webapp.domain.season import replay_season
+from webapp.domain.season import SeasonViolation, replay_season
 
 FIVE = ["Друзь", "Козлов", "Поташев", "Бялко", "Гришин"]
 ABCDE = ["A", "B", "C", "D", "E"]
@@ -171,7 +172,10 @@ def test_rematch_series_qualifying_games_go_to_the_first_two_2_10():
     events = events_2009()[:13] + [q("Бялко", "6:1")]
     event, rule, message = refusal("2009", FIVE, events)
     assert (event, rule) == (13, f"{R09} §2.10")
-    assert "['Друзь', 'Гришин']" in message
+    assert message == (
+        "«Бялко» plays no qualifying game of the autumn series: with «Поташев»'s rematch in it, "
+        "its other qualifying games are played by «Друзь» and «Гришин»"
+    )
 
 
 def test_rematch_team_plays_its_rematch_not_a_qualifying_game_2_10():
@@ -361,3 +365,103 @@ def test_nothing_after_the_year_final_2_18():
 def test_unfinished_score_is_refused_1_8():
     events = [series("spring", 3, "series_final"), q("Друзь", "4:5")]
     assert refusal("2009", FIVE, events)[:2] == (1, f"{R09} §1.8")
+
+
+# --------------------------------------------------------------------------- withdrawals §2.3
+
+
+def test_withdrawal_between_two_series_applies_to_the_next_series_2_3():
+    events = events_2009()[:6] + [withdraw("Бялко")]  # after the spring final
+    season = replay_season({**load("season_2009.json"), "events": events})
+    assert season.refusing == ("Бялко",)
+    events.append(series("summer", 3, "series_final"))
+    j = state("2009", FIVE, events)
+    assert j["rating"] == ["Гришин", "Друзь", "Бялко", "Поташев"]  # §2.3: it keeps its place
+    assert refusal("2009", FIVE, events + [q("Бялко", "6:1")]) == (
+        8,
+        f"{R09} §2.3",
+        "«Бялко» withdrew from the summer series and plays no game in it",
+    )
+
+
+def test_withdrawal_between_series_refused_with_its_fault_2_3_2_6_2_12_2_13():
+    after_spring = events_2009()[:6]
+    assert refusal("2009", FIVE, after_spring + [withdraw("Козлов")]) == (
+        6,
+        f"{R09} §2.12",
+        "«Козлов» cannot withdraw from the coming summer series: it has no place in it, having "
+        "won a series final it left the rating for the winter series",
+    )
+    assert refusal("2009", FIVE, after_spring + [withdraw("Бялко"), withdraw("Друзь")]) == (
+        7,
+        f"{R09} §2.6",
+        "«Друзь» cannot withdraw from the coming summer series: without it and the teams that "
+        "withdrew before, 2 teams are left for at least 3 qualifying games",
+    )
+    event, rule, _ = refusal("2009", FIVE, events_2009()[:17] + [withdraw("Гришин")])
+    assert (event, rule) == (17, f"{R09} §2.13")
+
+
+def test_withdrawal_after_the_opening_until_the_teams_first_game_2_3():
+    events = [series("spring", 3, "series_final"), q("Гришин", "6:4"), withdraw("Друзь")]
+    j = state("2009", FIVE, events)
+    assert j["rating"] == ["Гришин", "Друзь", "Козлов", "Поташев", "Бялко"]
+    assert refusal("2009", FIVE, events[:2] + [withdraw("Гришин")]) == (
+        2,
+        f"{R09} §2.3",
+        "«Гришин» has already played in the spring series and can no longer withdraw from it",
+    )
+    # the first place that has not played may give up the final it would play (§2.9)
+    events = [
+        series("spring", 3, "series_final"),
+        q("Козлов", "1:6"),
+        q("Поташев", "1:6"),
+        q("Бялко", "1:6"),
+    ]
+    assert state("2009", FIVE, events)["next"] == {"kind": "series_final", "team": "Друзь"}
+    j = state("2009", FIVE, events + [withdraw("Друзь")])
+    assert j["next"] == {"kind": "series_final", "team": "Гришин"}
+
+
+def test_rematch_is_not_granted_to_a_team_that_withdrew_from_the_next_series_2_10():
+    events = events_2009()[:11] + [withdraw("Поташев"), rematch("Поташев")]
+    assert refusal("2009", FIVE, events) == (
+        12,
+        f"{R09} §2.10",
+        "«Поташев» cannot be granted a rematch: it withdrew from the coming series, where the "
+        "rematch would be played",
+    )
+
+
+# --------------------------------------------------------------------------- §2.15 cited
+
+
+def _four_in_winter() -> list[dict]:
+    return _three_finals(("A", "6:3"), ("D", "6:1"), ("C", "6:1")) + [enter("S", "sponsor")]
+
+
+def test_winter_declared_with_a_final_when_all_four_are_in_names_the_cancelled_final_2_15():
+    with pytest.raises(SeasonViolation) as info:
+        replay_season(doc("2009", ABCDE, _four_in_winter() + [series("winter", 4, "series_final")]))
+    v = info.value
+    assert (v.event_index, v.rule) == (16, f"{R09} §2.15")
+    assert v.message == (
+        "the winter series has 4 qualifying games and no series final, not 4 qualifying games "
+        "and a series final: all 4 teams are in, so the final of the winter series is cancelled"
+    )
+    assert v.ru == (
+        "в зимней серии — 4 отборочные игры без финала серии, а не 4 отборочные игры и финал "
+        "серии: право играть получили все 4 команды, и финал Зимней серии отменён"
+    )
+
+
+@pytest.mark.parametrize("played", [0, 1, 4])
+def test_a_winter_final_with_all_four_teams_in_is_refused_under_2_15_not_2_6(played):
+    games = [q("S", "6:2"), q("D", "3:6"), q("C", "6:4"), q("A", "6:5")][:played]
+    events = _four_in_winter() + [series("winter", 4, "none"), *games, final("A", "6:1")]
+    assert refusal("2009", ABCDE, events) == (
+        17 + played,
+        f"{R09} §2.15",
+        "the winter series has no final: all 4 teams are in, so the final of the winter series "
+        "is cancelled",
+    )

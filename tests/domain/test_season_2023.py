@@ -377,14 +377,117 @@ def test_withdrawal_moves_to_the_bottom_and_the_next_team_plays_4_8_1():
     assert j["order"] == ["Антипов", "Борейко", "Мудрый", "Стишенок", "Наталевич"]
 
 
-def test_withdrawal_after_the_first_game_is_refused_4_8_1():
-    events = _spring(q("Королёва", "6:3"), withdraw("Орлова"))
-    assert refusal("2023", SPRING, events)[:2] == (2, f"{R23} §4.8.1")
+def test_withdrawal_after_the_teams_first_game_is_refused_4_8_1():
+    events = _spring(q("Королёва", "6:3"), withdraw("Королёва"))
+    assert refusal("2023", SPRING, events) == (
+        2,
+        f"{R23} §4.8.1",
+        "«Королёва» has already played in the spring series and can no longer withdraw from it",
+    )
+    assert _violation(SPRING, events).ru == (
+        "«Королёва» уже играла в весенней серии и отказаться от неё больше не может"
+    )
 
 
 def test_withdrawal_that_leaves_too_few_teams_is_refused_4_8():
     events = [series("spring", 5, "series_final"), withdraw("Орлова")]
-    assert refusal("2023", SPRING, events)[:2] == (1, f"{R23} §4.8")
+    assert refusal("2023", SPRING, events) == (
+        1,
+        f"{R23} §4.8",
+        "«Орлова» cannot withdraw from the spring series: without it, 4 teams of the rating "
+        "are left for 5 qualifying games",
+    )
+    # after another team's game the same: a withdrawal counts until the team's own first game
+    events = _spring(q("Королёва", "6:3"), withdraw("Орлова"))
+    assert refusal("2023", SPRING, events)[:2] == (2, f"{R23} §4.8")
+
+
+AUTUMN = events_2023()[:14] + [series("autumn", 5, "series_final")]  # after the summer final
+
+
+def test_withdrawal_between_two_series_applies_to_the_next_series_4_8_1():
+    events = events_2023()[:14] + [withdraw("Королёва")]
+    season = replay_season(doc("2023", TEN, events))
+    assert season.refusing == ("Королёва",)
+    assert season.to_json()["series"]["part"] == "summer"  # nothing moves before it opens
+    assert season.to_json()["rating"] == ["Свинтицкий", "Наталевич", "Мудрый", "Борейко", "Антипов"]
+    j = state("2023", TEN, events + [series("autumn", 5, "series_final")])
+    assert j["rating"] == [
+        "Наталевич",
+        "Стишенок",
+        "Мудрый",
+        "Борейко",
+        "Антипов",
+        "Потапова",
+        "Орлова",
+        "Королёва",
+    ]
+    assert j["order"] == ["Антипов", "Борейко", "Мудрый", "Стишенок", "Наталевич"]
+    assert j["next"] == {"kind": "qualifying", "team": "Антипов"}
+    assert replay_season(doc("2023", TEN, events + AUTUMN[-1:])).refusing == ()
+    more = events + [series("autumn", 5, "series_final"), q("Королёва", "6:1")]
+    assert refusal("2023", TEN, more) == (
+        16,
+        f"{R23} §4.8.1",
+        "«Королёва» withdrew from the autumn series and plays no game in it",
+    )
+
+
+def test_withdrawal_between_series_refused_with_its_fault_4_8_1_4_7_2():
+    before_autumn = events_2023()[:14]
+    assert refusal("2023", TEN, before_autumn + [withdraw("Королёва"), withdraw("Королёва")]) == (
+        15,
+        f"{R23} §4.8.1",
+        "«Королёва» has already withdrawn from the coming autumn series",
+    )
+    v = _violation(TEN, before_autumn + [withdraw("Буян")])
+    assert (v.event_index, v.rule) == (14, f"{R23} §4.7.2")
+    assert v.message == (
+        "«Буян» cannot withdraw from the coming autumn series: it has no place in it, having "
+        "played a series final it is through to the winter series"
+    )
+    assert v.ru == (
+        "«Буян» не может отказаться от участия в предстоящей осенней серии: места в ней у неё "
+        "нет — она сыграла финал серии и уже вышла в зимнюю серию"
+    )
+
+
+def test_withdrawal_before_winter_gives_the_place_to_the_next_team_4_8_1_4_9():
+    events = events_2023()[:22] + [enter("Резерв", "reserve")]
+    assert state("2023", TEN, events + [series("winter", 5, "year_final")])["rating"] == [
+        "Буян",
+        "Мудрый",
+        "Свинтицкий",
+        "Антипов",
+        "Королёва",
+    ]
+    j = state("2023", TEN, events + [withdraw("Королёва"), series("winter", 5, "year_final")])
+    assert j["rating"] == ["Буян", "Мудрый", "Свинтицкий", "Антипов", "Стишенок", "Королёва"]
+    assert j["order"] == ["Стишенок", "Антипов", "Свинтицкий", "Мудрый", "Буян"]
+
+
+def test_withdrawal_after_the_opening_until_the_teams_first_game_4_8_1():
+    events = AUTUMN + [q("Борейко", "6:3"), withdraw("Мудрый")]
+    j = state("2023", TEN, events)
+    # Мудрый to the bottom line; Антипов, sixth at the opening, moves up into the first five
+    assert j["rating"] == [
+        "Борейко",
+        "Наталевич",
+        "Королёва",
+        "Стишенок",
+        "Антипов",
+        "Потапова",
+        "Орлова",
+        "Мудрый",
+    ]
+    # the game played keeps its turn; the others follow the new places, lowest first
+    assert j["order"] == ["Борейко", "Антипов", "Стишенок", "Королёва", "Наталевич"]
+    assert j["next"] == {"kind": "qualifying", "team": "Антипов"}
+    assert refusal("2023", TEN, AUTUMN + [q("Борейко", "6:3"), withdraw("Борейко")]) == (
+        16,
+        f"{R23} §4.8.1",
+        "«Борейко» has already played in the autumn series and can no longer withdraw from it",
+    )
 
 
 # --------------------------------------------------------------------------- §4.4 out
@@ -703,7 +806,8 @@ def test_too_few_teams_for_the_qualifying_games_say_how_many_are_needed_4_8():
     v = _violation(["Орлова", "Буян"], [series("spring", 5, "series_final")])
     assert (v.event_index, v.rule) == (0, f"{R23} §4.8")
     assert v.message == (
-        "not enough teams: 5 qualifying games need 5 teams of the rating, 2 can play"
+        "not enough teams for the spring series: 5 qualifying games need 5 teams of the "
+        "rating, 2 can play"
     )
     assert (
         v.ru == "не хватает команд: для 5 отборочных игр нужно 5 команд рейтинга, сыграть могут 2"
@@ -714,8 +818,8 @@ def test_more_qualifying_games_than_the_series_has_say_the_series_shape_4_1():
     v = _violation(SPRING, [series("spring", 9, "series_final")])
     assert (v.event_index, v.rule) == (0, f"{R23} §4.1")
     assert v.message == (
-        "the spring series has 5 qualifying games and series_final (at most 5 qualifying "
-        "games), not 9 and series_final"
+        "the spring series has 5 qualifying games and a series final (at most 5 qualifying "
+        "games), not 9 qualifying games and a series final"
     )
     assert v.ru == (
         "в весенней серии — 5 отборочных игр и финал серии (отборочных игр не больше 5), "
@@ -729,7 +833,45 @@ def test_a_rematch_does_not_exist_under_the_2023_rules_4_1():
         [series("spring", 5, "series_final"), {"type": "rematch", "team": "Буян", "granted": True}],
     )
     assert (v.event_index, v.rule) == (1, f"{R23} §4.1")
-    assert v.message == (
-        "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)"
-    )
+    assert v.message == "a rematch is a 2009 event: the 2023 rules have none"
     assert v.ru == "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г."
+
+
+# --------------------------------------------------------------------------- series_best, enter
+
+
+def test_series_best_is_null_before_any_game_that_is_not_a_qualifying_one_3_6():
+    season = Season.start("2023", TEN)
+    seen = {"qualifying": 0, "other": 0}
+    for index, event in enumerate(events_2023()):
+        season.apply(event, index)
+        now = season.state()
+        if now.next is not None and now.next.kind == "qualifying":
+            seen["qualifying"] += now.series_best is not None
+        else:  # a series final, a special game, the year final, or a person decides
+            assert now.to_json()["series_best"] is None, index
+            assert now.game_context() == {"series_best": None}
+            seen["other"] += 1
+    assert seen["qualifying"] >= 5 and seen["other"] >= 5
+
+
+def test_a_reserve_enter_only_registers_the_team_4_9_3():
+    before = state("2023", SPRING, _spring(q("Королёва", "6:3")))
+    season = replay_season(
+        doc("2023", SPRING, _spring(q("Королёва", "6:3"), enter("R", "reserve")))
+    )
+    after = season.to_json()
+    assert season.reserves == ("R",)
+    assert {k: after[k] for k in ("rating", "order", "next")} == {
+        k: before[k] for k in ("rating", "order", "next")
+    }
+    # the winter series with enough teams of the autumn rating does not draw it
+    events = events_2023()[:24]
+    assert (events[22], events[23]["part"]) == (enter("Резерв", "reserve"), "winter")
+    assert state("2023", TEN, events)["rating"] == [
+        "Буян",
+        "Мудрый",
+        "Свинтицкий",
+        "Антипов",
+        "Королёва",
+    ]

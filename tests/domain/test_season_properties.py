@@ -1,6 +1,8 @@
 """Properties of the season engine (hypothesis): random legal seasons never crash, the rating
 is always a permutation of the teams still in it, a team that is out never plays again, replay
-is deterministic, every refusal cites a clause of its own rule book."""
+is deterministic, every refusal cites a clause of its own rule book and says its fault in
+English and in Russian without a file name, ``series_best`` is null before any game that is
+not a qualifying one, a withdrawal between series waits for the next series."""
 
 from __future__ import annotations
 
@@ -27,6 +29,16 @@ from webapp.domain.season import (
 pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d+(\.\d+)*$")
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+
+
+def _check_refusal(exc: SeasonViolation) -> None:
+    """Every refusal of the engine says its fault for a person: in English (``message``) and
+    in Russian (``ru``, for the staff pages), neither naming a rule book's file."""
+    assert exc.message and ".txt" not in exc.message, exc.message
+    assert exc.ru and CYRILLIC.search(exc.ru) and ".txt" not in exc.ru, (exc.message, exc.ru)
+
+
 SETTINGS = settings(
     max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -75,6 +87,7 @@ def _try(season: Season, events: list[dict], event: dict) -> bool:
     except SeasonViolation as exc:
         assert CLAUSE.match(exc.rule), exc.rule
         assert exc.rule.startswith(season.file), exc.rule
+        _check_refusal(exc)
         assert exc.event_index == len(events)
         assert season.state() == before
         return False
@@ -120,6 +133,11 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         return False
     if phase == "series":
         part = PARTS[len(season.parts)]
+        if data.integer(0, 3) == 0 and season.teams:  # a refusal of the coming series
+            refusing = season.state().refusing
+            if _try(season, events, {"type": "withdraw", "team": data.pick(season.teams)}):
+                assert season.state().refusing == (*refusing, events[-1]["team"])
+                assert season.phase() == "series"
         if part == "winter" and data.boolean():
             name = f"{'R' if r23 else 'S'}{len(events)}"
             _try(
@@ -142,6 +160,9 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
                 return True
         return False
     won = data.boolean()
+    if phase == "qualifying" and data.integer(0, 5) == 0 and season.rating:
+        _try(season, events, {"type": "withdraw", "team": data.pick(season.rating)})
+        return True
     if phase == "qualifying":
         if r23:
             assert state.next is not None
@@ -248,6 +269,13 @@ def _check_invariants(teams: list[str], events: list[dict], season: Season) -> N
         previous = move
     for result in state.results:
         assert (result.experts == 6) != (result.viewers == 6)
+    # series_best: only before a qualifying game (2023 §3.6), never before anything else
+    if state.next is None or state.next.kind != "qualifying":
+        assert state.series_best is None
+    if state.refusing:
+        assert season.phase() == "series"
+    if state.series is None or state.series.part != "winter":
+        assert not set(state.reserves) & set(state.rating)  # a reserve only registers
 
 
 @SETTINGS
@@ -275,6 +303,7 @@ def test_arbitrary_event_lists_end_in_a_state_or_a_cited_refusal(ruleset, data):
     except SeasonViolation as exc:
         assert CLAUSE.match(exc.rule) and exc.rule.startswith(BOOKS[ruleset])
         assert 0 <= exc.event_index < len(events)
+        _check_refusal(exc)
     except ProtocolError as exc:
         assert exc.to_json()["error"]["rule"] is None
 

@@ -55,8 +55,8 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.get_by_role("button", name="Записать событие").click()
     # the page after the POST, not the one still shown while it is sent (expect waits)
     expect(page.locator("main")).to_contain_text(
-        "Событие не принято: эта игра или серия сейчас не по порядку сезона "
-        "(п. 4.1 Правил сезона 2023 г.)"
+        "Событие не принято: летняя серия не открывается: весенняя серия ещё не окончена — "
+        "ни одна из 5 отборочных игр ещё не сыграна (п. 4.1 Правил сезона 2023 г.)"
     )
     # the new game form proposes the next game: kind and team from the season
     assert page.locator("#game-kind").input_value() == "qualifying"

@@ -33,7 +33,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from webapp.domain.rules.errors import ProtocolError, RuleViolation
 from webapp.domain.rules.game import can_pass_without_decisive
@@ -64,6 +64,7 @@ SERIES_SHAPES_2023 = {
 SERIES_SHAPE_2009 = (3, "series_final")
 
 _PART_RU = {"spring": "весенней", "summer": "летней", "autumn": "осенней", "winter": "зимней"}
+_PART_NOM_RU = {"spring": "весенняя", "summer": "летняя", "autumn": "осенняя", "winter": "зимняя"}
 _CLOSING_RU = {
     "series_final": "финал серии",
     "special": "специальная игра",
@@ -77,6 +78,11 @@ def _qualifying_ru(n: int) -> str:
     return f"{n} " + ru_plural(n, ("отборочная игра", "отборочные игры", "отборочных игр"))
 
 
+def _qualifying_gen_ru(n: int) -> str:
+    """``1`` → ``"1 отборочной игры"``, ``4`` → ``"4 отборочных игр"`` (after «для», «из»)."""
+    return f"{n} " + ru_plural(n, ("отборочной игры", "отборочных игр", "отборочных игр"))
+
+
 def _teams_ru(n: int) -> str:
     """``2`` → ``"2 команды"``, ``5`` → ``"5 команд"``."""
     return f"{n} " + ru_plural(n, ("команда", "команды", "команд"))
@@ -86,14 +92,63 @@ def _shape_ru(qualifying: int, closing: str) -> str:
     return f"{_qualifying_ru(qualifying)} и {_CLOSING_RU[closing]}"
 
 
+_CLOSING_EN = {
+    "series_final": "a series final",
+    "special": "a special game",
+    "year_final": "the year final",
+    "none": "no closing game",
+}
+_KIND_EN = {
+    "qualifying": "a qualifying game",
+    "series_final": "a series final",
+    "special": "a special game",
+    "year_final": "the year final",
+    "rematch": "a rematch",
+}
+_KIND_RU = {
+    "qualifying": "отборочная игра",
+    "series_final": "финал серии",
+    "special": "специальная игра",
+    "year_final": "финал года",
+    "rematch": "Матч-реванш",
+}
+# "финал весенней серии", "финал года": what a person calls the closing game of a series
+_KIND_ACC_RU = {
+    "qualifying": "отборочную игру",
+    "series_final": "финал серии",
+    "special": "специальную игру",
+    "year_final": "финал года",
+    "rematch": "Матч-реванш",
+}
+
+
+def _shape_en(qualifying: int, closing: str) -> str:
+    games = "qualifying game" if qualifying == 1 else "qualifying games"
+    return f"{qualifying} {games} and {_CLOSING_EN[closing]}"
+
+
+def _names(teams: Iterable[str]) -> str:
+    """``["A", "B"]`` → ``"«A», «B»"`` (a rating as a person reads it)."""
+    return ", ".join(f"«{t}»" for t in teams)
+
+
+def _names_and(teams: Sequence[str], conj: str = "and") -> str:
+    """``["A", "B"]`` → ``"«A» and «B»"`` (``conj="и"`` in Russian)."""
+    named = [f"«{t}»" for t in teams]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} {conj} {named[-1]}"
+
+
 class SeasonViolation(RuleViolation):
     """An event the rule book forbids at that point of the season.
 
     ``event_index`` (0-based), ``rule`` (``"000_90d7c8192601ed3a.txt §4.4"``), ``message``
-    (plain English). ``to_json()`` → ``{"error": {"event": i, "rule": …, "message": …}}``.
-    ``ru``: where the clause alone would mislead (it covers several refusals), the Russian
-    reason for the staff pages (``"для 5 отборочных игр нужно 5 команд рейтинга, сыграть
-    могут 2"``); None: the clause's gist says it (``webapp.games.season_events.REFUSALS_RU``).
+    (plain English: what is wrong with the refused event, in the rule book's words — not the
+    condition it failed, e.g. ``"«Потапова» has already played in the spring series and can
+    no longer withdraw from it"``). ``to_json()`` → ``{"error": {"event": i, "rule": …,
+    "message": …}}``. ``ru``: the same fault in Russian for the staff pages (``"«Потапова»
+    уже играла в весенней серии и отказаться от неё больше не может"``); every refusal of the
+    engine carries one (None only from code outside it; the pages then show the clause's gist,
+    ``webapp.games.season_events.REFUSALS_RU``).
     """
 
     def __init__(
@@ -224,7 +279,8 @@ class SeasonState:
 
     Beyond the contract's keys: ``over`` (the year final is played), ``history`` entries carry
     the ``rule`` that moved the team, ``results`` (every game), ``reserves`` (2023 §4.9.3)
-    and ``sponsor`` (2009 §2.13) entered so far. ``to_json()`` gives the contract's keys only,
+    and ``sponsor`` (2009 §2.13) entered so far, ``refusing``: the teams that withdrew, between
+    two series, from the series that opens next (2023 §4.8.1, 2009 §2.3). ``to_json()`` gives the contract's keys only,
     in its order.
     """
 
@@ -242,6 +298,7 @@ class SeasonState:
     results: tuple[Result, ...] = ()
     reserves: tuple[str, ...] = ()
     sponsor: str | None = None
+    refusing: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"ruleset", "series", "rating", "next", "order", "series_best", "finals",
@@ -460,6 +517,8 @@ class Season:
         self.reserves: list[str] = []
         self.sponsor: str | None = None
         self.rematch_pending: str | None = None
+        # 2023 §4.8.1, 2009 §2.3: teams that refused the coming series, between two series
+        self.refusing: list[str] = []
         self.last_final: Result | None = None  # set right after a series final (2009)
         self.over = False
         self.index = -1
@@ -502,14 +561,19 @@ class Season:
     def _refuse_if_out(self, team: str) -> None:
         rule = self._out_rule(team)
         if rule is not None:
-            why = (
-                "lost its second game of the season"
-                if rule.endswith("§4.4")
-                else "lost its rematch"
-                if rule.endswith("§2.11")
-                else "lost its first winter game"
-            )
-            raise SeasonViolation(self.index, rule, f"«{team}» {why} and is out")
+            if rule.endswith("§4.4"):
+                en = f"«{team}» lost its second game of the season and is out"
+                ru = f"«{team}» проиграла вторую игру в сезоне и выбыла из него"
+            elif rule.endswith("§2.11"):
+                en = f"«{team}» lost its rematch and is out"
+                ru = f"«{team}» проиграла Матч-реванш и выбыла из сезона"
+            else:  # §2.14
+                en = f"the sponsor's team «{team}» lost its first winter game and is out"
+                ru = (
+                    f"команда спонсора «{team}» проиграла первую отборочную игру "
+                    "зимней серии и выбыла из сезона"
+                )
+            raise SeasonViolation(self.index, rule, en, ru)
 
     def phase(self) -> str:
         """What the season waits for: ``"series"`` (a series to open), ``"qualifying"``,
@@ -536,11 +600,15 @@ class Season:
         return [t for t in self.rating if t not in s.withdrawn]
 
     def _order_2023(self) -> list[str]:
-        """2023 §4.8: the first ``qualifying`` places of the rating (withdrawn teams left
-        out), the lowest of them plays first."""
+        """2023 §4.8: the first ``qualifying`` places of the series' rating at its opening,
+        the lowest of them plays first. A team that withdrew (§4.8.1) leaves its place and the
+        teams below move up; after a withdrawal during the series, the games already played
+        keep their turns and the others follow in the new order."""
         s = self.series
         assert s is not None
-        return list(reversed(self._available()[: s.qualifying]))
+        places = [t for t in s.opened_rating if t not in s.withdrawn]
+        played = (s.order or [])[: s.qualifying_played]
+        return played + [t for t in reversed(places[: s.qualifying]) if t not in played]
 
     def _rematch_top_two(self) -> list[str]:
         """2009 §2.10: with a rematch in the series, its two other qualifying games are played
@@ -631,32 +699,70 @@ class Season:
     def _on_series(self, event: Event) -> None:
         part, qualifying, closing = event.part, event.qualifying, event.closing
         assert part is not None and qualifying is not None and closing is not None
+        nom = _PART_NOM_RU[part]
         if self.over:
-            raise self._refuse("§4.10", "§2.18", "the season is over: the year final is played")
+            raise self._refuse(
+                "§4.10",
+                "§2.18",
+                f"the {part} series cannot open: the year final is played and the season is over",
+                f"{nom} серия не открывается: финал года сыгран, сезон окончен",
+            )
         phase = self.phase()
         if phase != "series":
-            assert self.series is not None
+            s = self.series
+            assert s is not None
+            left = s.qualifying - s.qualifying_played
+            left_en, left_ru = {
+                "qualifying": (
+                    f"none of its {s.qualifying} qualifying games is played yet"
+                    if s.qualifying_played == 0
+                    else f"{left} of its {s.qualifying} qualifying games are still to be played",
+                    f"ни одна из {_qualifying_gen_ru(s.qualifying)} ещё не сыграна"
+                    if s.qualifying_played == 0
+                    else f"не сыграно {left} из {_qualifying_gen_ru(s.qualifying)}",
+                ),
+                "series_final": ("its series final is still to be played", "не сыгран её финал"),
+                "special": (
+                    "its special game is still to be played",
+                    "не сыграна её специальная игра",
+                ),
+                "year_final": ("the year final is still to be played", "не сыгран финал года"),
+            }[phase]
             raise self._refuse(
-                "§4.1", "§2.6", f"the {self.series.part} series is not over: {phase} is due"
+                "§4.1",
+                "§2.6",
+                f"the {part} series cannot open: the {s.part} series is not over ({left_en})",
+                f"{nom} серия не открывается: {_PART_NOM_RU[s.part]} серия ещё не окончена "
+                f"— {left_ru}",
             )
         expected = PARTS[len(self.parts)]
         if part != expected:
-            raise self._refuse(
-                "§4.1", "§2.5", f"the {expected} series comes next, not the {part} series"
-            )
+            if part in self.parts:
+                en = f"the {part} series has been opened already; the {expected} series is next"
+                ru = f"{nom} серия уже открывалась; следующая — {_PART_NOM_RU[expected]}"
+            else:
+                en = (
+                    f"the {part} series cannot open yet: the {expected} series comes first "
+                    "(spring, summer, autumn, winter)"
+                )
+                ru = (
+                    f"{nom} серия ещё не может открыться: сначала {_PART_NOM_RU[expected]}; "
+                    "порядок серий — весенняя, летняя, осенняя, зимняя"
+                )
+            raise self._refuse("§4.1", "§2.5", en, ru)
         if event.teams is not None:
             for team in event.teams:
                 self._known(team)
         if self.is2023:
             shapes = SERIES_SHAPES_2023[part]
             if (qualifying, closing) not in shapes:
-                allowed = " or ".join(f"{q} qualifying games and {c}" for q, c in shapes)
                 most = max(q for q, _c in shapes)
                 raise self._refuse(
                     "§4.1",
                     "§4.1",
-                    f"the {part} series has {allowed} (at most {most} qualifying games), "
-                    f"not {qualifying} and {closing}",
+                    f"the {part} series has "
+                    + " or ".join(_shape_en(q, c) for q, c in shapes)
+                    + f" (at most {most} qualifying games), not {_shape_en(qualifying, closing)}",
                     f"в {_PART_RU[part]} серии — "
                     + " или ".join(_shape_ru(q, c) for q, c in shapes)
                     + f" (отборочных игр не больше {most}), а не {_shape_ru(qualifying, closing)}",
@@ -666,9 +772,16 @@ class Season:
         else:
             rating = self._form_2009(part, qualifying, closing, event.teams)
             need_clause = "§2.6"
+        # 2023 §4.8.1, 2009 §2.3: the refusals made between the series apply to this one; a
+        # team its rating does not include was not to play in it, and its refusal lapses
         self.series = _Series(
-            part=part, qualifying=qualifying, closing=closing, opened_rating=tuple(rating)
+            part=part,
+            qualifying=qualifying,
+            closing=closing,
+            opened_rating=tuple(rating),
+            withdrawn=[t for t in self.refusing if t in rating],
         )
+        self.refusing = []
         self.parts.append(part)
         self.rating = rating
         if not self.is2023 and self.rematch_pending is not None:
@@ -680,34 +793,73 @@ class Season:
         if self.is2023:
             self.series.order = self._order_2023()
 
-    def _shortage(self) -> tuple[str, str] | None:
+    def _shortage(self, withdrawing: str | None = None) -> tuple[str, str] | None:
         """Why the open series cannot fill its qualifying games, ``(English, Russian)``, or
-        ``None``."""
+        ``None``. ``withdrawing``: the team whose withdrawal is being checked (the message then
+        names it); else the series being opened is at fault."""
         s = self.series
         assert s is not None
+        part, gen = s.part, _PART_RU[s.part]
         if s.rematch_team is not None and not self.is2023:
-            if len(self._rematch_top_two()) < 2:
+            if len(self._rematch_top_two()) >= 2:
+                return None
+            if withdrawing is not None:
                 return (
-                    "a series with a rematch needs two more teams to play its qualifying games",
-                    "в серии с переигровкой нужны ещё две команды рейтинга для отборочных игр",
+                    f"«{withdrawing}» cannot withdraw from the {part} series: with "
+                    f"«{s.rematch_team}»'s rematch in it, its other qualifying games would "
+                    "lack a second team of the rating",
+                    f"«{withdrawing}» не может отказаться от участия в {gen} серии: в ней "
+                    f"Матч-реванш «{s.rematch_team}», и для остальных отборочных игр не хватит "
+                    "второй команды рейтинга",
                 )
-            return None
-        have = len(self._available())
-        if have < s.qualifying:
             return (
-                f"not enough teams: {s.qualifying} qualifying games need {s.qualifying} "
-                f"teams of the rating, {have} can play",
-                f"не хватает команд: для {_qualifying_ru(s.qualifying)} нужно "
-                f"{_teams_ru(s.qualifying)} рейтинга, сыграть могут {have}",
+                f"the {part} series cannot open: with «{s.rematch_team}»'s rematch in it, "
+                "two more teams of the rating are needed for its other qualifying games",
+                f"{_PART_NOM_RU[part]} серия не открывается: в ней Матч-реванш "
+                f"«{s.rematch_team}», и для остальных отборочных игр нужны ещё две команды "
+                "рейтинга",
             )
-        return None
+        if self.is2023:  # the places at the opening: a team put out here has played here
+            have = len([t for t in s.opened_rating if t not in s.withdrawn])
+            need = s.qualifying
+        else:  # 2009 §2.3: the teams still to choose a game, for the games still to play
+            played = {r.team for r in s.results}
+            have = len([t for t in self.rating if t not in s.withdrawn and t not in played])
+            need = s.qualifying - s.qualifying_played
+        if have >= need:
+            return None
+        if withdrawing is not None:
+            return (
+                f"«{withdrawing}» cannot withdraw from the {part} series: without it, "
+                f"{have} teams of the rating are left for {need} qualifying games",
+                f"«{withdrawing}» не может отказаться от участия в {gen} серии: без неё для "
+                f"{_qualifying_gen_ru(need)} останется {_teams_ru(have)} рейтинга",
+            )
+        refused_en = refused_ru = ""
+        if s.withdrawn:
+            refused_en = f" ({_names_and(s.withdrawn)} withdrew from it)"
+            refused_ru = f"; отказались: {_names(s.withdrawn)}"
+        return (
+            f"not enough teams for the {part} series: {need} qualifying games need {need} "
+            f"teams of the rating, {have} can play{refused_en}",
+            f"не хватает команд: для {_qualifying_gen_ru(need)} нужно {_teams_ru(need)} "
+            f"рейтинга, сыграть могут {have}{refused_ru}",
+        )
 
     # 2023 ----------------------------------------------------------------
 
     def _last_result(self, team: str, kinds: tuple[str, ...]) -> Result | None:
         return next((r for r in reversed(self.results) if r.team == team and r.kind in kinds), None)
 
+    def _bottom(self, rating: list[str]) -> list[str]:
+        """2023 §4.8.1: the teams that refused the coming series go to the bottom line of its
+        rating, in the order they refused; the teams below them move up."""
+        return [t for t in rating if t not in self.refusing] + [
+            t for t in self.refusing if t in rating
+        ]
+
     def _form_2023(self, part: str, qualifying: int, named: tuple[str, ...] | None) -> list[str]:
+        gen = _PART_RU[part]
         eligible = [
             t
             for t in self.teams
@@ -721,19 +873,25 @@ class Season:
                         raise self._refuse(
                             "§4.7.2",
                             "§4.7.2",
-                            f"«{team}» played a series final and is through to the winter series",
+                            f"«{team}» cannot be on the list of the {part} series: it played "
+                            "a series final and is through to the winter series",
+                            f"«{team}» не может быть в списке {gen} серии: она сыграла финал "
+                            "серии и уже вышла в зимнюю серию",
                         )
                     if team in self.reserves:
                         raise self._refuse(
                             "§4.9.3",
                             "§4.9.3",
-                            f"«{team}» is a reserve team, called for winter only",
+                            f"«{team}» cannot be on the list of the {part} series: a reserve "
+                            "team is drawn into the winter series only",
+                            f"«{team}» не может быть в списке {gen} серии: команды резерва "
+                            "привлекаются только к зимней серии",
                         )
-                return list(named)
+                return self._bottom(list(named))
             fresh = [t for t in eligible if not any(r.team == t for r in self.results)]
             played = [t for t in self.rating if t in eligible and t not in fresh]
             played += [t for t in eligible if t not in fresh and t not in played]
-            return fresh + played
+            return self._bottom(fresh + played)
         if part == "autumn":  # §4.2.3
             with_result: list[tuple[str, Any]] = []
             without: list[tuple[str, Any]] = []
@@ -741,7 +899,7 @@ class Season:
                 result = self._last_result(team, ("qualifying",))
                 (without if result is None else with_result).append((team, result))
             with_result.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, tr[1].event))
-            rating = [t for t, _ in with_result] + [t for t, _ in without]
+            rating = self._bottom([t for t, _ in with_result] + [t for t, _ in without])
             clause = "§4.2.3"
         else:  # winter, §4.9
             rating = self._form_winter_2023(qualifying)
@@ -750,14 +908,18 @@ class Season:
             raise self._refuse(
                 clause,
                 clause,
-                f"the {part} rating is formed by the rules: {rating}, not {list(named)}",
+                f"the {part} rating given, {_names(named)}, is not the one the rules form: "
+                f"{_names(rating)}",
+                f"рейтинг {gen} серии по правилам — {_names(rating)}, а не {_names(named)}",
             )
         return rating
 
     def _form_winter_2023(self, qualifying: int) -> list[str]:
         """§4.9.1–§4.9.3: finals' winners (earlier series first), then finals' losers (earlier
         first), then the best of the final autumn rating by their last game (later result first
-        on a tie), then reserve teams in the order they entered; ``qualifying`` teams in all."""
+        on a tie), then reserve teams in the order they entered; ``qualifying`` teams in all.
+        A team that refused the winter series (§4.8.1) leaves its place to the next one and
+        is put on the bottom line, after them."""
         finals = [r for r in self.final_results if self._out_rule(r.team) is None]
         head = [r.team for r in finals if r.won] + [r.team for r in finals if not r.won]
         head = list(dict.fromkeys(head))
@@ -769,16 +931,28 @@ class Season:
             (unranked if result is None else ranked).append((team, result))
         ranked.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, -tr[1].event))
         pool = head + [t for t, _ in ranked] + [t for t, _ in unranked]
-        if len(pool) < qualifying:
-            pool += [t for t in self.reserves if t not in pool][: qualifying - len(pool)]
-        if len(pool) < qualifying:
+
+        def fill(teams: list[str], skip: list[str]) -> list[str]:
+            teams = [t for t in teams if t not in skip]
+            if len(teams) < qualifying:  # §4.9.3
+                reserves = [t for t in self.reserves if t not in teams and t not in skip]
+                teams += reserves[: qualifying - len(teams)]
+            return teams[:qualifying]
+
+        playing = fill(pool, self.refusing)
+        if len(playing) < qualifying:
+            refused = f" ({_names_and(self.refusing)} withdrew)" if self.refusing else ""
+            refused_ru = f"; отказались: {_names(self.refusing)}" if self.refusing else ""
             raise self._refuse(
                 "§4.9.3",
                 "§4.9.3",
-                f"{qualifying} winter qualifying games need {qualifying} teams; "
-                f"only {len(pool)} with the reserve teams",
+                f"the winter series cannot have {qualifying} qualifying games: even with the "
+                f"reserve teams only {len(playing)} teams can play{refused}",
+                f"в зимней серии не может быть {_qualifying_gen_ru(qualifying)}: даже с "
+                f"командами резерва сыграть могут только {_teams_ru(len(playing))}{refused_ru}",
             )
-        return pool[:qualifying]
+        would_play = fill(pool, [])
+        return playing + [t for t in self.refusing if t in would_play]
 
     def _place_2023(self, result: Result) -> str:
         """§4.5: move ``result.team`` in the rating; return the clause applied."""
@@ -807,14 +981,15 @@ class Season:
     def _form_2009(
         self, part: str, qualifying: int, closing: str, named: tuple[str, ...] | None
     ) -> list[str]:
+        gen = _PART_RU[part]
         if part != "winter":
             if (qualifying, closing) != SERIES_SHAPE_2009:
                 raise self._refuse(
                     "§2.6",
                     "§2.6",
-                    f"a series has 3 qualifying games and a series final, "
-                    f"not {qualifying} and {closing}",
-                    f"в {_PART_RU[part]} серии — 3 отборочные игры и финал серии, "
+                    f"the {part} series has 3 qualifying games and a series final, "
+                    f"not {_shape_en(qualifying, closing)}",
+                    f"в {gen} серии — 3 отборочные игры и финал серии, "
                     f"а не {_shape_ru(qualifying, closing)}",
                 )
             rating = list(self.rating)  # §2.4: the rating goes on
@@ -822,22 +997,36 @@ class Season:
         else:
             rating = self._form_winter_2009()
             clause = "§2.13"
-            if len(rating) >= 4:
-                if qualifying != len(rating) or closing not in ("none", "year_final"):
+            n = len(rating)
+            if n >= 4:
+                if qualifying != n or closing not in ("none", "year_final"):
                     raise self._refuse(
                         "§2.15",
                         "§2.15",
-                        f"with {len(rating)} teams the winter series has "
-                        f"{len(rating)} qualifying games and no final",
+                        f"the winter series has {n} qualifying games and no series final, "
+                        f"not {_shape_en(qualifying, closing)}: all {n} teams are in, so the "
+                        "final of the winter series is cancelled",
+                        f"в зимней серии — {_qualifying_ru(n)} без финала серии, а не "
+                        f"{_shape_ru(qualifying, closing)}: право играть получили все {n} "
+                        "команды, и финал Зимней серии отменён",
                     )
             elif (qualifying, closing) != SERIES_SHAPE_2009:
                 raise self._refuse(
                     "§2.16",
                     "§2.16",
-                    "with three teams the winter series has 3 qualifying games and a series final",
+                    "the winter series has 3 qualifying games and a series final, not "
+                    f"{_shape_en(qualifying, closing)}: three teams are in",
+                    "в зимней серии — 3 отборочные игры и финал серии, а не "
+                    f"{_shape_ru(qualifying, closing)}: право играть получили 3 команды",
                 )
         if named is not None and list(named) != rating:
-            raise self._refuse(clause, clause, f"the {part} rating is {rating}, not {list(named)}")
+            raise self._refuse(
+                clause,
+                clause,
+                f"the {part} rating given, {_names(named)}, is not the one the rules form: "
+                f"{_names(rating)}",
+                f"рейтинг {gen} серии по правилам — {_names(rating)}, а не {_names(named)}",
+            )
         return rating
 
     def _form_winter_2009(self) -> list[str]:
@@ -856,7 +1045,10 @@ class Season:
                 raise self._refuse(
                     "§2.17",
                     "§2.17",
-                    "the winter series needs three teams and the rating has too few",
+                    "the winter series cannot open: even with the first places of the rating "
+                    "fewer than three teams can play it",
+                    "зимняя серия не открывается: даже с первыми местами рейтинга сыграть в ней "
+                    "могут меньше трёх команд",
                 )
         tail = [self.sponsor] if self.sponsor is not None else []
         return head + topups + tail
@@ -890,69 +1082,174 @@ class Season:
                 f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}", self.index
             )
         self._known(team)
+        game_en, game_ru = (
+            f"«{team}»'s game ({kind.replace('_', ' ')})",
+            (f"игра «{team}» ({_KIND_RU[kind]})"),
+        )
         if self.over:
-            raise self._refuse("§4.10", "§2.18", "the season is over: the year final is played")
+            raise self._refuse(
+                "§4.10",
+                "§2.18",
+                f"{game_en} cannot be played: the year final is played and the season is over",
+                f"{game_ru} невозможна: финал года сыгран, сезон окончен",
+            )
         self._refuse_if_out(team)
         phase = self.phase()
         s = self.series
         if s is None:
-            raise self._refuse("§4.1", "§2.5", "no series is open")
+            raise self._refuse(
+                "§4.1",
+                "§2.5",
+                f"{game_en} cannot be played: no series has opened yet",
+                f"{game_ru} невозможна: ни одна серия ещё не открыта",
+            )
         if kind == "rematch" and self.is2023:
             raise self._refuse(
                 "§4.1",
                 "§4.1",
-                "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)",
+                "a rematch is a 2009 event: the 2023 rules have none",
                 "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г.",
             )
         if kind == "special" and not self.is2023:
             raise self._refuse(
                 "§2.6",
                 "§2.6",
-                "the 2009 series have no special game",
+                "a special game is not a 2009 event: a 2009 series has 3 qualifying games "
+                "and a series final",
                 "специальной игры в сериях правил 2009 г. нет: 3 отборочные игры и финал серии",
+            )
+        part, gen, nom = s.part, _PART_RU[s.part], _PART_NOM_RU[s.part]
+        if phase == "series":  # the series' closing game is played, the next has not opened
+            raise self._refuse(
+                "§4.10" if kind == "year_final" else "§4.1",
+                "§2.18" if kind == "year_final" else "§2.6",
+                f"{game_en} cannot be played: the {part} series is over and the next series "
+                "has not opened",
+                f"{game_ru} невозможна: {nom} серия окончена, а следующая не открыта",
             )
         if kind in ("qualifying", "rematch"):
             if phase != "qualifying":
                 raise self._refuse(
                     "§4.1",
                     "§2.6",
-                    f"the qualifying games of the {s.part} series are over; {phase} is due",
+                    f"«{team}» cannot play {_KIND_EN[kind]}: the {s.qualifying} qualifying "
+                    f"games of the {part} series are played and {_KIND_EN[phase]} is due",
+                    f"«{team}» не может играть {_KIND_ACC_RU[kind]}: отборочные игры {gen} "
+                    f"серии сыграны ({s.qualifying} из {s.qualifying}), теперь — "
+                    f"{_KIND_RU[phase]}",
                 )
         elif kind != phase:
-            closing = {
-                "series_final": "a series final",
-                "special": "a special game",
-                "year_final": "the year final",
-            }[kind]
+            if (
+                kind == "series_final"
+                and not self.is2023
+                and part == "winter"
+                and s.closing != "series_final"
+            ):  # 2009 §2.15
+                n = len(s.opened_rating)
+                raise self._refuse(
+                    "§2.15",
+                    "§2.15",
+                    f"the winter series has no final: all {n} teams are in, so the final of "
+                    "the winter series is cancelled",
+                    f"финала у зимней серии нет: право играть получили все {n} команды, и "
+                    "финал Зимней серии отменён",
+                )
+            if kind in ("series_final", "special") and s.closing != kind:
+                raise self._refuse(
+                    "§4.1",
+                    "§2.6",
+                    f"the {part} series has no {kind.replace('_', ' ')}: it has "
+                    f"{_shape_en(s.qualifying, s.closing)}",
+                    f"в {gen} серии нет игры вида «{_KIND_RU[kind]}»: в ней "
+                    f"{_shape_ru(s.qualifying, s.closing)}",
+                )
+            if kind == "year_final" and part != "winter":
+                raise self._refuse(
+                    "§4.10",
+                    "§2.18",
+                    f"«{team}» cannot play the year final: it closes the winter series, and "
+                    f"the {part} series is on",
+                    f"«{team}» не может играть финал года: он завершает зимнюю серию, а идёт "
+                    f"{nom} серия",
+                )
             if phase == "qualifying":
                 raise self._refuse(
                     "§4.1",
                     "§2.6",
-                    f"{closing} comes after the qualifying games "
-                    f"({s.qualifying_played} of {s.qualifying} played)",
+                    f"«{team}» cannot play {_KIND_EN[kind]} yet: {s.qualifying_played} of the "
+                    f"{s.qualifying} qualifying games of the {part} series are played",
+                    f"«{team}» пока не может играть {_KIND_ACC_RU[kind]}: сыграно "
+                    f"{s.qualifying_played} из {_qualifying_gen_ru(s.qualifying)} {gen} серии",
                 )
             clause = ("§4.10", "§2.18") if kind == "year_final" else ("§4.1", "§2.6")
-            raise self._refuse(*clause, f"{closing} is not due now ({phase} is)")
+            raise self._refuse(
+                *clause,
+                f"«{team}» cannot play {_KIND_EN[kind]} now: {_KIND_EN[phase]} of the {part} "
+                "series comes first",
+                f"«{team}» пока не может играть {_KIND_ACC_RU[kind]}: сначала "
+                f"{_KIND_RU[phase]} {gen} серии",
+            )
         if self.is2023:
             self._check_2023(kind, team, decisive_round)
         else:
             self._check_2009(kind, team, decisive_round)
 
+    def _refuse_withdrawn(self, team: str, c2023: str, c2009: str) -> None:
+        s = self.series
+        assert s is not None
+        if team in s.withdrawn:
+            raise self._refuse(
+                c2023,
+                c2009,
+                f"«{team}» withdrew from the {s.part} series and plays no game in it",
+                f"«{team}» отказалась от участия в {_PART_RU[s.part]} серии и в ней не играет",
+            )
+
     def _check_2023(self, kind: str, team: str, decisive_round: bool) -> None:
         s = self.series
         assert s is not None
+        part, gen = s.part, _PART_RU[s.part]
         if kind == "qualifying":
-            due = (s.order or [])[s.qualifying_played]
+            order = s.order or []
+            number = s.qualifying_played + 1
+            due = order[s.qualifying_played]
             if team in self.winter and team not in self.rating:
                 raise self._refuse(
-                    "§4.7.2", "§4.7.2", f"«{team}» played a series final and is through to winter"
+                    "§4.7.2",
+                    "§4.7.2",
+                    f"«{team}» cannot play a qualifying game: it played a series final and "
+                    "is through to the winter series",
+                    f"«{team}» не может играть отборочную игру: она сыграла финал серии и уже "
+                    "вышла в зимнюю серию",
+                )
+            self._refuse_withdrawn(team, "§4.8.1", "§4.8.1")
+            if team in order[: s.qualifying_played]:
+                raise self._refuse(
+                    "§4.8",
+                    "§4.8",
+                    f"«{team}» has already played its qualifying game of the {part} series",
+                    f"«{team}» уже сыграла свою отборочную игру {gen} серии",
+                )
+            if team != due and team in order:
+                raise self._refuse(
+                    "§4.8",
+                    "§4.8",
+                    f"«{team}» plays out of turn: qualifying game {number} of the {part} "
+                    f"series is «{due}»'s (the lowest of the first places of the rating "
+                    "plays first)",
+                    f"«{team}» играет не в свою очередь: {number}-ю отборочную игру {gen} "
+                    f"серии играет «{due}», а первой играет команда с низшего из первых мест "
+                    "рейтинга",
                 )
             if team != due:
                 raise self._refuse(
                     "§4.8",
                     "§4.8",
-                    f"qualifying game {s.qualifying_played + 1} of the {s.part} "
-                    f"series is «{due}»'s, not «{team}»'s",
+                    f"«{team}» plays no qualifying game of the {part} series: they are played "
+                    f"by the first {s.qualifying} places of the rating, game {number} by "
+                    f"«{due}»",
+                    f"«{team}» не играет отборочных игр {gen} серии: их играют первые "
+                    f"{s.qualifying} мест рейтинга, {number}-ю — «{due}»",
                 )
             if decisive_round:
                 best = self._series_best()
@@ -962,17 +1259,22 @@ class Season:
                     raise self._refuse(
                         "§3.6",
                         "§3.6",
-                        "no decisive round: no team that played earlier in the "
-                        "series leads the rating with a result it cannot be "
-                        "passed without one",
+                        f"«{team}»'s game may not have a decisive round: no team that played "
+                        f"earlier in the {part} series leads the rating with a result that "
+                        "could not be passed without one",
+                        f"решающий раунд в игре «{team}» не положен: ни одна команда, "
+                        f"сыгравшая в {gen} серии раньше, не стоит первой в рейтинге с "
+                        "результатом, который без него не превзойти",
                     )
             return
         if decisive_round:
             raise self._refuse(
                 "§3.6",
                 "§3.6",
-                f"no decisive round in a {kind.replace('_', ' ')}: nobody that "
-                "played earlier in the series is to be passed",
+                f"{_KIND_EN[kind]} has no decisive round: there is no result of an earlier "
+                "game of the series to pass",
+                f"в игре вида «{_KIND_RU[kind]}» решающего раунда нет: превосходить "
+                "результат сыгравших раньше в ней не нужно",
             )
         if kind == "series_final":
             finalist = self._finalist()
@@ -980,13 +1282,20 @@ class Season:
                 raise self._refuse(
                     "§4.7.1",
                     "§4.7.1",
-                    f"the series final is «{finalist}»'s, first in the rating "
-                    f"after the qualifying games, not «{team}»'s",
+                    f"«{team}» cannot play the {part} series final: «{finalist}» is first in "
+                    "the rating after the qualifying games",
+                    f"«{team}» не может играть финал {gen} серии: по итогам отборочных игр "
+                    f"первая в рейтинге — «{finalist}»",
                 )
         elif kind == "special":
             if team in self.rating:
                 raise self._refuse(
-                    "§4.6", "§4.6", f"«{team}» is in the rating; special-game teams are outside it"
+                    "§4.6",
+                    "§4.6",
+                    f"«{team}» cannot play the special game: it is in the rating, and the "
+                    "teams of special games take no part in it",
+                    f"«{team}» не может играть специальную игру: она в рейтинге, а "
+                    "участницы специальных игр в рейтинге не участвуют",
                 )
         elif kind == "year_final":
             if not self.rating or team != self.rating[0]:
@@ -994,43 +1303,79 @@ class Season:
                 raise self._refuse(
                     "§4.10",
                     "§4.10",
-                    f"the year final is «{first}»'s, first in the winter rating, not «{team}»'s",
+                    f"«{team}» cannot play the year final: «{first}» is first in the winter rating",
+                    f"«{team}» не может играть финал года: первая в рейтинге зимней серии — "
+                    f"«{first}»",
                 )
 
     def _check_2009(self, kind: str, team: str, decisive_round: bool) -> None:
         s = self.series
         assert s is not None
+        part, gen = s.part, _PART_RU[s.part]
         if decisive_round:
-            raise self._refuse("§1.8", "§1.8", "the 2009 game goes to 6 points: no decisive round")
+            raise self._refuse(
+                "§1.8",
+                "§1.8",
+                "a 2009 game has no decisive round: it goes to 6 points",
+                "в игре по правилам 2009 г. решающего раунда нет: игра идёт до 6 очков",
+            )
         if kind == "rematch":
             if team != s.rematch_team:
-                raise self._refuse("§2.10", "§2.10", f"«{team}» has no rematch in this series")
+                raise self._refuse(
+                    "§2.10",
+                    "§2.10",
+                    f"«{team}» has no rematch in the {part} series: none was granted to it",
+                    f"у «{team}» нет Матча-реванша в {gen} серии: он ей не предоставлен",
+                )
             if any(r.team == team for r in s.results):
-                raise self._refuse("§2.10", "§2.10", f"«{team}» has played its rematch")
+                raise self._refuse(
+                    "§2.10",
+                    "§2.10",
+                    f"«{team}» has already played its rematch",
+                    f"«{team}» уже сыграла Матч-реванш",
+                )
             return
         if kind == "qualifying":
             if team in self.winter and team not in self.rating:
                 raise self._refuse(
-                    "§2.12", "§2.12", f"«{team}» won a series final and left the rating for winter"
+                    "§2.12",
+                    "§2.12",
+                    f"«{team}» cannot play a qualifying game: it won a series final and left "
+                    "the rating for the winter series",
+                    f"«{team}» не может играть отборочную игру: она выиграла финал серии и "
+                    "покинула ТРК ради места в зимней серии",
                 )
             if team not in self.rating:
-                raise self._refuse("§2.4", "§2.4", f"«{team}» is not on the {s.part} series' list")
-            if team in s.withdrawn:
-                raise self._refuse("§2.3", "§2.3", f"«{team}» withdrew from the {s.part} series")
+                raise self._refuse(
+                    "§2.4",
+                    "§2.4",
+                    f"«{team}» is not on the list of the {part} series and plays no game in it",
+                    f"«{team}» нет в списке команд {gen} серии, и в ней она не играет",
+                )
+            self._refuse_withdrawn(team, "§2.3", "§2.3")
             if team == s.rematch_team:
-                raise self._refuse("§2.10", "§2.10", f"«{team}» plays its rematch in this series")
+                raise self._refuse(
+                    "§2.10",
+                    "§2.10",
+                    f"«{team}» plays its rematch in the {part} series, not a qualifying game",
+                    f"«{team}» играет в {gen} серии Матч-реванш, а не отборочную игру",
+                )
             if any(r.team == team for r in s.results):
                 raise self._refuse(
                     "§2.4",
                     "§2.4",
-                    f"«{team}» has played its qualifying game of the {s.part} series",
+                    f"«{team}» has already played its qualifying game of the {part} series",
+                    f"«{team}» уже сыграла свою отборочную игру {gen} серии",
                 )
             due = self.next_game()
             if due is not None and due.team != team:
                 raise self._refuse(
                     "§2.14",
                     "§2.14",
-                    f"the sponsor's team «{due.team}» plays the first winter qualifying game",
+                    f"«{team}» cannot play the first winter qualifying game: it is the "
+                    f"sponsor's team «{due.team}»'s",
+                    f"«{team}» не может играть первую отборочную игру зимней серии: её играет "
+                    f"команда спонсора «{due.team}»",
                 )
             if s.rematch_team is not None:
                 top = self._rematch_top_two()
@@ -1038,15 +1383,22 @@ class Season:
                     raise self._refuse(
                         "§2.10",
                         "§2.10",
-                        f"with a rematch in the series, its other qualifying games "
-                        f"are played by {top}, not «{team}»",
+                        f"«{team}» plays no qualifying game of the {part} series: with "
+                        f"«{s.rematch_team}»'s rematch in it, its other qualifying games are "
+                        f"played by {_names_and(top)}",
+                        f"«{team}» не играет отборочных игр {gen} серии: в ней Матч-реванш "
+                        f"«{s.rematch_team}», остальные отборочные игры играют "
+                        f"{_names_and(top, 'и')}",
                     )
                 regular = sum(1 for r in s.results if r.kind == "qualifying")
                 if regular >= s.qualifying - 1:
                     raise self._refuse(
                         "§2.10",
                         "§2.10",
-                        f"the last qualifying game is «{s.rematch_team}»'s rematch",
+                        f"«{team}» cannot play the last qualifying game of the {part} series: "
+                        f"it is «{s.rematch_team}»'s rematch",
+                        f"«{team}» не может играть последнюю отборочную игру {gen} серии: это "
+                        f"Матч-реванш «{s.rematch_team}»",
                     )
             return
         if kind == "series_final":
@@ -1055,7 +1407,9 @@ class Season:
                 raise self._refuse(
                     "§2.9",
                     "§2.9",
-                    f"the series final is «{finalist}»'s, first in the rating, not «{team}»'s",
+                    f"«{team}» cannot play the {part} series final: «{finalist}» is first in "
+                    "the rating",
+                    f"«{team}» не может играть финал {gen} серии: первая в рейтинге — «{finalist}»",
                 )
         elif kind == "year_final":
             if not self.rating or team != self.rating[0]:
@@ -1063,7 +1417,8 @@ class Season:
                 raise self._refuse(
                     "§2.18",
                     "§2.18",
-                    f"the year final is «{first}»'s, first in the rating, not «{team}»'s",
+                    f"«{team}» cannot play the year final: «{first}» is first in the rating",
+                    f"«{team}» не может играть финал года: первая в рейтинге — «{first}»",
                 )
 
     def _on_game(self, event: Event) -> None:
@@ -1073,11 +1428,19 @@ class Season:
         experts, viewers = score
         if (experts == WIN) == (viewers == WIN):
             raise self._refuse(
-                "§3.10", "§1.8", f"{experts}:{viewers} is not a finished game: one side has six"
+                "§3.10",
+                "§1.8",
+                f"{experts}:{viewers} is not the score of a finished game: the game goes to "
+                "6 points",
+                f"{experts}:{viewers} — не счёт законченной игры: игра идёт до 6 очков",
             )
         if event.decisive_round and self.is2023 and score not in ((WIN, 0), (0, WIN)):
             raise self._refuse(
-                "§3.6", "§3.6", f"a decisive round ends 6:0 or 0:6, not {experts}:{viewers}"
+                "§3.6",
+                "§3.6",
+                f"{experts}:{viewers} cannot end a game with a decisive round: it ends 6:0 or 0:6",
+                f"{experts}:{viewers} не может быть счётом игры с решающим раундом: она "
+                "заканчивается 6:0 или 0:6",
             )
         self.check_game(kind, team, event.decisive_round)
         s = self.series
@@ -1159,32 +1522,176 @@ class Season:
         return rule
 
     def _on_withdraw(self, event: Event) -> None:
+        """2023 §4.8.1, 2009 §2.3: a team refuses the coming series. Between two series it
+        refuses the series that opens next (:meth:`_withdraw_coming`); once a series is open,
+        that series, until the team's first game in it. 2023: the team goes to the bottom line
+        of the rating, the teams below it move up, the qualifying order is drawn again for the
+        games not yet played; 2009: it keeps its place and plays no game of the series."""
         team = self._known(event.team or "")
+        if self.over:
+            raise self._refuse(
+                "§4.10",
+                "§2.18",
+                f"«{team}» has no series left to withdraw from: the year final is played and "
+                "the season is over",
+                f"«{team}» не может отказаться от серии: финал года сыгран, сезон окончен",
+            )
+        self._refuse_if_out(team)
+        if self.phase() == "series":
+            self._withdraw_coming(team)
+            return
         s = self.series
-        if s is None or s.qualifying_played or s.final_played or s.special_played:
+        assert s is not None
+        part, gen = s.part, _PART_RU[s.part]
+        if team in s.withdrawn:
             raise self._refuse(
                 "§4.8.1",
                 "§2.3",
-                "a team withdraws from a series after it opens and before its first game",
+                f"«{team}» has already withdrawn from the {part} series",
+                f"«{team}» уже отказалась от участия в {gen} серии",
             )
-        self._refuse_if_out(team)
+        if any(r.team == team and r.part == part for r in self.results):
+            raise self._refuse(
+                "§4.8.1",
+                "§2.3",
+                f"«{team}» has already played in the {part} series and can no longer withdraw "
+                "from it",
+                f"«{team}» уже играла в {gen} серии и отказаться от неё больше не может",
+            )
         if team not in self.rating:
-            raise self._refuse("§4.8.1", "§2.3", f"«{team}» is not in the {s.part} rating")
-        if team in s.withdrawn:
-            raise self._refuse("§4.8.1", "§2.3", f"«{team}» has already withdrawn")
+            self._refuse_no_place(team, part)
         if team == s.rematch_team:
             raise self._refuse(
-                "§2.10", "§2.10", f"«{team}» plays its granted rematch in the {s.part} series"
+                "§2.10",
+                "§2.10",
+                f"«{team}» cannot withdraw from the {part} series: it asked for a rematch and "
+                "plays it in this series",
+                f"«{team}» не может отказаться от участия в {gen} серии: в ней она играет "
+                "свой Матч-реванш",
             )
         s.withdrawn.append(team)
         if self.is2023:  # §4.8.1: to the bottom line, the teams below move up
             self.rating = [t for t in self.rating if t != team] + [team]
-        short = self._shortage()
+        short = self._shortage(team)
         if short:
-            s.withdrawn.remove(team)
-            raise self._refuse("§4.8", "§2.6", *short)
+            if self.is2023:
+                clause = "§4.8"
+            elif s.rematch_team is not None:
+                clause = "§2.10"
+            elif part == "winter":
+                clause = "§2.15" if len(s.opened_rating) >= 4 else "§2.16"
+            else:
+                clause = "§2.6"
+            raise self._refuse(clause, clause, *short)
         if self.is2023:
             s.order = self._order_2023()
+
+    def _refuse_no_place(self, team: str, part: str, coming: bool = False) -> NoReturn:
+        """Refuse the withdrawal of ``team``, which has no place in the ``part`` series (the
+        open one, or the ``coming`` one): through to winter, a reserve, not in the rating."""
+        which, which_ru = ("coming ", "предстоящей ") if coming else ("", "")
+        head = f"«{team}» cannot withdraw from the {which}{part} series: it has no place in it"
+        head_ru = (
+            f"«{team}» не может отказаться от участия в {which_ru}{_PART_RU[part]} серии: "
+            "места в ней у неё нет"
+        )
+        if team in self.winter and team not in self.rating:
+            if self.is2023:
+                raise self._refuse(
+                    "§4.7.2",
+                    "§4.7.2",
+                    f"{head}, having played a series final it is through to the winter series",
+                    f"{head_ru} — она сыграла финал серии и уже вышла в зимнюю серию",
+                )
+            raise self._refuse(
+                "§2.12",
+                "§2.12",
+                f"{head}, having won a series final it left the rating for the winter series",
+                f"{head_ru} — она выиграла финал серии и покинула ТРК ради места в зимней серии",
+            )
+        if team in self.reserves:
+            raise self._refuse(
+                "§4.9.3",
+                "§4.9.3",
+                f"{head}, a reserve team is drawn into the winter series only",
+                f"{head_ru} — команды резерва привлекаются только к зимней серии",
+            )
+        raise self._refuse(
+            "§4.8.1",
+            "§2.4",
+            f"{head}, it is not in the series' rating",
+            f"{head_ru} — её нет в рейтинге серии",
+        )
+
+    def _withdraw_coming(self, team: str) -> None:
+        """Between two series: ``team`` refuses the series that opens next; the refusal applies
+        when it opens (:meth:`_on_series`). Refused when the team cannot be in that series
+        (through to winter, a reserve before winter, a 2009 rematch it asked for), when the
+        teams left could not play its qualifying games, and in 2009 before the winter series
+        (§2.13: its rating is formed anew; a winner gives its place up only under §2.12)."""
+        assert len(self.parts) < len(PARTS)  # the winter series ends with the year final
+        coming = PARTS[len(self.parts)]
+        gen = _PART_RU[coming]
+        if team in self.refusing:
+            raise self._refuse(
+                "§4.8.1",
+                "§2.3",
+                f"«{team}» has already withdrawn from the coming {coming} series",
+                f"«{team}» уже отказалась от участия в предстоящей {gen} серии",
+            )
+        if self.is2023:
+            if coming != "winter" and (team in self.winter or team in self.reserves):
+                self._refuse_no_place(team, coming, coming=True)
+            candidates = [
+                t
+                for t in self.teams
+                if self._out_rule(t) is None
+                and (coming == "winter" or (t not in self.reserves and t not in self.winter))
+            ]
+            need = min(q for q, _c in SERIES_SHAPES_2023[coming])
+            clause = "§4.9.3" if coming == "winter" else "§4.8"
+            rematch = None
+        else:
+            if coming == "winter":
+                raise self._refuse(
+                    "§2.13",
+                    "§2.13",
+                    f"«{team}» cannot withdraw from the winter series: its rating is formed anew "
+                    "of the finals' winners and the sponsor's team, and a winner gives its "
+                    "place up only before the end of its final's programme (§2.12)",
+                    f"«{team}» не может отказаться от зимней серии: её рейтинг формируется "
+                    "заново из победителей финалов и команды спонсора, а победитель "
+                    "отказывается от места только до окончания финальной программы, как велит "
+                    "п. 2.12",
+                )
+            if team not in self.rating:
+                self._refuse_no_place(team, coming, coming=True)
+            rematch = self.rematch_pending
+            if team == rematch:
+                raise self._refuse(
+                    "§2.10",
+                    "§2.10",
+                    f"«{team}» cannot withdraw from the coming {coming} series: it asked for a "
+                    "rematch and plays it there",
+                    f"«{team}» не может отказаться от участия в предстоящей {gen} серии: в ней "
+                    "она играет свой Матч-реванш",
+                )
+            candidates = [t for t in self.rating if t != rematch]
+            need = SERIES_SHAPE_2009[0] - (1 if rematch is not None else 0)
+            clause = "§2.10" if rematch is not None else "§2.6"
+        left = [t for t in candidates if t not in self.refusing and t != team]
+        if team in candidates and len(left) < need:
+            raise self._refuse(
+                clause,
+                clause,
+                f"«{team}» cannot withdraw from the coming {coming} series: without it and the "
+                f"teams that withdrew before, {len(left)} teams are left for at least {need} "
+                "qualifying games",
+                f"«{team}» не может отказаться от участия в предстоящей {gen} серии: без неё и "
+                f"уже отказавшихся команд для {_qualifying_gen_ru(need)} останется "
+                f"{_teams_ru(len(left))}",
+            )
+        self.refusing.append(team)
 
     def _on_rematch(self, event: Event) -> None:
         team = self._known(event.team or "")
@@ -1192,26 +1699,53 @@ class Season:
             raise self._refuse(
                 "§4.1",
                 "§4.1",
-                "the 2023 rules have no rematch (a 2009 event, 002_e025d5ded135c1c4.txt §2.10)",
+                "a rematch is a 2009 event: the 2023 rules have none",
                 "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г.",
             )
         final = self.last_final
-        if final is None or final.team != team or final.won:
+        if final is None or final.team != team:
             raise self._refuse(
                 "§2.10",
                 "§2.10",
-                f"only the loser of a series final asks for a rematch, before "
-                f"the end of that final's programme; «{team}» is not",
+                f"«{team}» cannot ask for a rematch: it has not just lost a series final "
+                "(the loser asks before the end of that final's programme)",
+                f"«{team}» не может просить о Матче-реванше: она не проигрывала только что "
+                "финал серии, а проигравшая просит до окончания финальной программы",
+            )
+        gen = _PART_RU[final.part]
+        if final.won:
+            raise self._refuse(
+                "§2.10",
+                "§2.10",
+                f"«{team}» won the {final.part} series final: only its loser may ask for a rematch",
+                f"«{team}» выиграла финал {gen} серии: о Матче-реванше просит только проигравшая",
             )
         if event.granted and final.part in ("autumn", "winter"):
             raise self._refuse(
                 "§2.10",
                 "§2.10",
-                f"a rematch is played in the next series; after the {final.part} "
-                "final no series with qualifying games of this rating follows",
+                f"«{team}» cannot be granted a rematch after the {final.part} final: a rematch "
+                "is played in the next series, and no series with qualifying games of this "
+                "rating follows",
+                f"Матч-реванш «{team}» после финала {gen} серии не предоставить: он играется "
+                "в следующей серии, а серии с отборочными играми этого рейтинга дальше нет",
+            )
+        if event.granted and team in self.refusing:
+            raise self._refuse(
+                "§2.10",
+                "§2.10",
+                f"«{team}» cannot be granted a rematch: it withdrew from the coming series, "
+                "where the rematch would be played",
+                f"Матч-реванш «{team}» не предоставить: она отказалась от участия в "
+                "предстоящей серии, где он был бы сыгран",
             )
         if self.rematch_pending is not None:
-            raise self._refuse("§2.10", "§2.10", f"«{team}» has already asked for a rematch")
+            raise self._refuse(
+                "§2.10",
+                "§2.10",
+                f"«{team}» has already asked for a rematch",
+                f"«{team}» уже просила о Матче-реванше",
+            )
         if event.granted:
             self.rematch_pending = team
 
@@ -1221,28 +1755,40 @@ class Season:
             raise self._refuse(
                 "§4.7.2",
                 "§4.7.2",
-                "a series finalist goes straight to the winter series",
+                "giving up a winter place is a 2009 event: a 2023 series finalist goes "
+                "straight to the winter series",
                 "отказа от места в зимней серии в правилах 2023 г. нет (событие правил 2009 г.): "
                 "финалист серии сразу выходит в зимнюю серию",
             )
         final = self.last_final
-        if (
-            final is None
-            or final.team != team
-            or not final.won
-            or final.part == "winter"
-            or team not in self.winter
-        ):
-            raise self._refuse(
-                "§2.12",
-                "§2.12",
-                f"only the winner of a spring, summer or autumn final gives up its "
-                f"winter place, before the end of that final's programme; "
-                f"«{team}» is not",
+        if final is None or final.team != team:
+            en = (
+                f"«{team}» has no winter place to give up now: it has not just won a series "
+                "final (the winner gives it up before the end of that final's programme)"
             )
-        self.winter.remove(team)
-        self.rating = [team] + [t for t in self.rating if t != team]
-        self.last_final = None
+            ru = (
+                f"«{team}» не может сейчас отказаться от места в зимней серии: она не "
+                "выигрывала только что финал серии, а победитель отказывается до окончания "
+                "финальной программы"
+            )
+        elif not final.won:
+            en = f"«{team}» lost the {final.part} series final and has no winter place to give up"
+            ru = (
+                f"«{team}» проиграла финал {_PART_RU[final.part]} серии: места в зимней серии, "
+                "от которого можно отказаться, у неё нет"
+            )
+        elif final.part == "winter":
+            en = f"«{team}» won the winter series final: there is no winter place to give up"
+            ru = f"«{team}» выиграла финал зимней серии: отказываться от места в ней поздно"
+        elif team not in self.winter:
+            en = f"«{team}» has already given up its winter place"
+            ru = f"«{team}» уже отказалась от места в зимней серии"
+        else:
+            self.winter.remove(team)
+            self.rating = [team] + [t for t in self.rating if t != team]
+            self.last_final = None
+            return
+        raise self._refuse("§2.12", "§2.12", en, ru)
 
     def _on_enter(self, event: Event) -> None:
         team = event.team or ""
@@ -1252,7 +1798,8 @@ class Season:
             raise self._refuse(
                 "§4.9.3",
                 "§4.9.3",
-                "the 2023 season calls reserve teams (§4.9.3), no sponsor's team",
+                f"«{team}» cannot enter as a sponsor's team: the 2023 rules have none, a team "
+                "joins the season as a reserve team (§4.9.3)",
                 "команды спонсора в правилах 2023 г. нет: в зимний рейтинг входят "
                 "резервные команды",
             )
@@ -1260,18 +1807,26 @@ class Season:
             raise self._refuse(
                 "§2.13",
                 "§2.13",
-                "the 2009 season has no reserve teams; the sponsor's team joins the winter rating",
+                f"«{team}» cannot enter as a reserve team: the 2009 rules have none, the "
+                "sponsor's team joins the winter rating",
                 "резервных команд в правилах 2009 г. нет: в зимний рейтинг входит команда спонсора",
             )
         if "winter" in self.parts:
             raise self._refuse(
                 "§4.9",
                 "§2.13",
-                "the winter rating is formed when the winter series opens; it is open already",
+                f"«{team}» enters too late: the winter rating was formed when the winter "
+                "series opened",
+                f"«{team}» входит слишком поздно: рейтинг зимней серии сформирован при её открытии",
             )
         if not self.is2023 and self.sponsor is not None:
             raise self._refuse(
-                "§2.13", "§2.13", f"the sponsor's team «{self.sponsor}» has entered already"
+                "§2.13",
+                "§2.13",
+                f"«{team}» cannot enter as the sponsor's team: «{self.sponsor}» has entered as "
+                "it already",
+                f"«{team}» не может войти как команда спонсора: команда спонсора "
+                f"«{self.sponsor}» уже вошла",
             )
         self.teams.append(team)
         if self.is2023:
@@ -1301,6 +1856,7 @@ class Season:
             results=tuple(self.results),
             reserves=tuple(self.reserves),
             sponsor=self.sponsor,
+            refusing=tuple(self.refusing),
         )
 
 

@@ -21,8 +21,10 @@ from webapp.games.models import Game, Season, Team
 from webapp.games.operations import GameConflict, GameError, create_series, create_team
 from webapp.games.season_models import SeasonEvent, SeasonTeam
 
-#: Russian gist of the season's clauses, for the staff pages (the API keeps the engine's
-#: English ``message``; the clause is always shown).
+#: Russian gist of the season's clauses, for the staff pages where a refusal carries no
+#: Russian fault of its own (every refusal of the season engine carries one,
+#: ``SeasonViolation.ru``); the API keeps the engine's English ``message``; the clause is
+#: always shown.
 REFUSALS_RU = {
     "§3.6": "решающий раунд здесь не положен",
     "§3.10": "счёт законченной игры — у одной из сторон 6 очков",
@@ -34,7 +36,7 @@ REFUSALS_RU = {
     "§4.7.1": "финал серии играет первая команда рейтинга",
     "§4.7.2": "команда сыграла финал серии и уже вышла в зимнюю серию",
     "§4.8": "порядок отборочных игр: первой играет низшая из первых мест рейтинга",
-    "§4.8.1": "отказ от серии — только до её начала",
+    "§4.8.1": "команда отказывается от серии до своей первой игры в ней",
     "§4.9": "зимний рейтинг формируется по правилам",
     "§4.9.3": "резервные команды — только для зимней серии",
     "§4.10": "финал года играет первая команда зимнего рейтинга",
@@ -47,6 +49,9 @@ REFUSALS_RU = {
     "§2.11": "команда выбыла из сезона",
     "§2.12": "отказ от зимней серии — только победителю финала серии",
     "§2.13": "команда спонсора входит в зимний рейтинг одна",
+    "§2.15": "при четырёх командах финал Зимней серии отменён",
+    "§2.16": "при трёх командах в Зимней серии 3 отборочные игры и финал",
+    "§2.17": "в Зимней серии играют не меньше трёх команд",
     "§2.14": "первую зимнюю отборочную игру играет команда спонсора",
     "§2.18": "финал года играет первая команда рейтинга",
 }
@@ -55,8 +60,8 @@ REFUSALS_RU = {
 class SeasonConflict(GameConflict):
     """The season's rules or state refuse the action (HTTP 409). ``error``: ``{"event",
     "rule", "message"}`` — for a refusal by the rules the season engine's error object
-    (``rule`` cites the clause), else ``rule`` None. ``ru``: the engine's Russian reason
-    where the clause's gist would mislead (``SeasonViolation.ru``; not in the API's body).
+    (``rule`` cites the clause), else ``rule`` None. ``ru``: the engine's Russian fault
+    (``SeasonViolation.ru``; not in the API's body).
     ``str()`` is the Russian text for the staff pages (:func:`refusal_ru`)."""
 
     def __init__(self, message: str, ru: str | None = None, **extra):
@@ -68,11 +73,12 @@ class SeasonConflict(GameConflict):
 
 
 def refusal_ru(error: dict, ru: str | None = None) -> str:
-    """The refusal for a Russian page: the gist of the clause and the clause itself
-    as staff read it (``"команда выбыла из сезона после второго поражения (п. 4.4 Правил сезона
-    2023 г.)"``, ``webapp.domain.rules.rule_reference``);
-    without a clause, the operation's own (Russian) message. ``ru``: the engine's own Russian
-    reason (``SeasonViolation.ru``), used instead of the clause's gist."""
+    """The refusal for a Russian page: what is wrong and the clause as staff read it
+    (``"«Потапова» уже играла в весенней серии и отказаться от неё больше не может (п. 4.8.1
+    Правил сезона 2023 г.)"``, ``webapp.domain.rules.rule_reference``). ``ru``: the engine's
+    Russian fault (``SeasonViolation.ru``, which every refusal of the engine carries); without
+    it the gist of the clause (:data:`REFUSALS_RU`); without a clause, the operation's own
+    (Russian) message."""
     rule = error.get("rule")
     if not rule:
         return str(error.get("message", ""))

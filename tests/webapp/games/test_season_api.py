@@ -61,7 +61,8 @@ def test_refusals_are_409_with_the_clause_and_store_nothing(api):
         "error": {
             "event": 1,
             "rule": f"{R23} §4.1",
-            "message": "the spring series is not over: qualifying is due",
+            "message": "the summer series cannot open: the spring series is not over (none of "
+            "its 5 qualifying games is played yet)",
         }
     }
     # a result only comes from closing a game
@@ -91,7 +92,8 @@ def test_game_out_of_the_order_is_refused_at_creation_4_8(api):
         "error": {
             "event": 1,
             "rule": f"{R23} §4.8",
-            "message": "qualifying game 1 of the spring series is «Королёва»'s, not «Орлова»'s",
+            "message": "«Орлова» plays out of turn: qualifying game 1 of the spring series is "
+            "«Королёва»'s (the lowest of the first places of the rating plays first)",
         }
     }
     r = run.create_game("series_final", "Королёва")

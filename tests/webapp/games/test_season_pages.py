@@ -53,9 +53,9 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         follow_redirects=True,
     )
     assert (
-        "Событие не принято: эта игра или серия сейчас не по порядку сезона (п. 4.1 Правил сезона 2023 г.)"
-        in _text(r)
-    )
+        "Событие не принято: летняя серия не открывается: весенняя серия ещё не окончена — "
+        "ни одна из 5 отборочных игр ещё не сыграна (п. 4.1 Правил сезона 2023 г.)"
+    ) in _text(r)
     # a game for the wrong team is refused with the clause
     r = client.post(
         f"/games/seasons/{run.id}/games",
@@ -66,8 +66,11 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         },
         follow_redirects=True,
     )
-    assert "Игра не создана: порядок отборочных игр" in _text(r)
-    assert "(п. 4.8 Правил сезона 2023 г.)" in _text(r)
+    assert (
+        "Игра не создана: «Орлова» играет не в свою очередь: 1-ю отборочную игру весенней "
+        "серии играет «Королёва», а первой играет команда с низшего из первых мест рейтинга "
+        "(п. 4.8 Правил сезона 2023 г.)"
+    ) in _text(r)
     r = client.post(
         f"/games/seasons/{run.id}/games",
         data={
@@ -151,8 +154,8 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
     login("producer")
     page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"}, follow_redirects=True))
     assert (
-        "Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
-        "рейтинга (п. 4.8 Правил сезона 2023 г.)"
+        "Игра не закрыта: «Королёва» уже сыграла свою отборочную игру весенней серии "
+        "(п. 4.8 Правил сезона 2023 г.)"
     ) in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))
 
@@ -189,3 +192,50 @@ def test_series_refusals_say_the_specific_reason_with_the_clause(api, client, lo
         "правил 2009 г. (п. 4.1 Правил сезона 2023 г.)"
     ) in post(**{"event-type": "rematch", "event-granted": "y"})
     assert run.state()["series"] is None
+
+
+def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, client, login):
+    """2009 §2.3: after the spring final a team refuses the coming summer series with the
+    event form the page renders; a second refusal and its game in that series are refused
+    with the fault in Russian and the clause."""
+    import json
+    from pathlib import Path
+
+    from tests.webapp.games.test_attach_form import _defaults
+
+    doc = json.loads(
+        (Path(__file__).parents[2] / "domain/data/season_2009.json").read_text(encoding="utf-8")
+    )
+    run = SeasonRun(api, "2009", "Сезон 2009", "1000.00")
+    run.add_teams(doc["teams"])
+    run.run(doc["events"][:6])  # the spring series to its final
+    login("producer")
+    action = f"/games/seasons/{run.id}/events"
+
+    def withdraw(team: str) -> str:
+        data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), action)
+        assert data["event-type"] == "series"  # the form as rendered, then the person's choice
+        data.update({"event-type": "withdraw", "event-team": team})
+        return _text(client.post(action, data=data, follow_redirects=True))
+
+    assert "Событие сезона записано." in withdraw("Бялко")
+    assert (
+        "Событие не принято: «Бялко» уже отказалась от участия в предстоящей летней серии "
+        "(п. 2.3 Правил 2009 г.)"
+    ) in withdraw("Бялко")
+    assert (
+        "Событие не принято: «Козлов» не может отказаться от участия в предстоящей летней "
+        "серии: места в ней у неё нет — она выиграла финал серии и покинула ТРК ради места в "
+        "зимней серии (п. 2.12 Правил 2009 г.)"
+    ) in withdraw("Козлов")
+    assert run.event(doc["events"][6]).status_code == 201  # the summer series opens
+    login("producer")
+    games = f"/games/seasons/{run.id}/games"
+    data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), games)
+    data.update({"game-team_id": str(run.team_ids["Бялко"]), "game-air_date": "2009-06-06"})
+    assert data["game-kind"] == "qualifying"
+    r = client.post(games, data=data, follow_redirects=True)
+    assert (
+        "Игра не создана: «Бялко» отказалась от участия в летней серии и в ней не играет "
+        "(п. 2.3 Правил 2009 г.)"
+    ) in _text(r)
