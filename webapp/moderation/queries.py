@@ -134,6 +134,12 @@ def queue(
     return [r[0] for r in rows], pages
 
 
+def queue_items(f: QueueFilter) -> list[Question]:
+    """Every question of the queue for ``f``, in its order, no pages (the exports): the
+    same statement as :func:`queue`, so an export lists what the screen lists."""
+    return list(db.session.scalars(queue_statement(f)))
+
+
 def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | None, int | None]:
     """The previous and next question ids around ``question`` in the queue order of ``f``
     (the default queue: in review, oldest first)."""

@@ -36,19 +36,28 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
     )
 
 
-@bp.route("/queue")
-@access("editor+")
-def queue():
+def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str]]:
+    """The queue's filters as the request gives them, for the screen and its exports alike:
+    (the filter form, the filter, the query arguments that repeat the filter in a link —
+    pages, CSV, XLSX). No ``status`` means the default «На рассмотрении»; an empty
+    ``status`` is «Все, кроме архива» and is kept in the links (dropped, it turned back into
+    the default: an export of «Все, кроме архива» listed nothing but its header)."""
     args = request.args.copy()
     if "status" not in args:
         args["status"] = "in_review"
     form = QueueFilterForm(formdata=args)
-    f = queue_filter(form)
+    keep = {k: v for k, v in args.items() if k != "page" and (v != "" or k == "status")}
+    return form, queue_filter(form), keep
+
+
+@bp.route("/queue")
+@access("editor+")
+def queue():
+    form, f, keep = queue_request()
     page = request.args.get("page", 1, type=int)
     items, pages = queries.queue(page=page, filters=f)
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
-    keep = {k: v for k, v in args.items() if k != "page" and v != ""}
     # filters the editor set (not the defaults): the folded filters open then
     defaults = {"status": "in_review", "sort": "oldest"}
     filters_set = sum(
@@ -115,13 +124,13 @@ def bulk():
 @bp.route("/export.<fmt>")
 @access("editor+")
 def export_queue(fmt: str):
-    """The filtered queue as CSV or XLSX (no author data: blind moderation)."""
+    """The queue as CSV or XLSX, exactly the questions the screen lists for the same query
+    arguments (every filter, the search, the order; all pages), no author data (blind
+    moderation)."""
     if fmt not in ("csv", "xlsx"):
         abort(404)
-    args = request.args.copy()
-    args.setdefault("status", "in_review")
-    f = queue_filter(QueueFilterForm(formdata=args))
-    items, _ = queries.queue(filters=f, per_page=100_000)
+    _form, f, _keep = queue_request()
+    items = queries.queue_items(f)
     rows = export.queue_rows(
         items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
     )
