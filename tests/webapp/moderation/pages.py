@@ -13,6 +13,8 @@ class _Page(HTMLParser):
         self.links: list[tuple[str, str]] = []  # (text, href)
         self.forms: list[dict] = []  # {"attrs": {...}, "fields": [(name, value)], "selects"}
         self.listed: list[int] = []  # the queue's question numbers (the row check boxes)
+        self.buttons: list[dict] = []  # {"text", "formaction", "form": the form's attrs}
+        self._button: dict | None = None
         self._a: dict | None = None
         self._form: dict | None = None
         self._select: str | None = None
@@ -33,6 +35,12 @@ class _Page(HTMLParser):
                 kind = a.get("type", "text")
                 if kind not in ("checkbox", "radio", "submit") or "checked" in a:
                     self._form["fields"].append((a["name"], a.get("value", "")))
+        elif tag == "button":
+            self._button = {
+                "text": "",
+                "formaction": a.get("formaction"),
+                "form": self._form["attrs"] if self._form is not None else None,
+            }
         elif tag == "select" and self._form is not None:
             self._select, self._first_option, self._selected = a.get("name"), None, None
         elif tag == "option" and self._select:
@@ -44,8 +52,14 @@ class _Page(HTMLParser):
     def handle_data(self, data):
         if self._a is not None:
             self._a["text"] += data
+        if self._button is not None:
+            self._button["text"] += data
 
     def handle_endtag(self, tag):
+        if tag == "button" and self._button is not None:
+            self._button["text"] = self._button["text"].strip()
+            self.buttons.append(self._button)
+            self._button = None
         if tag == "a" and self._a is not None:
             self.links.append((self._a["text"].strip(), self._a["href"]))
             self._a = None
@@ -82,6 +96,14 @@ def form(html: str, **attrs: str) -> dict:
         "method": f["attrs"].get("method", "get").lower(),
         "fields": f["fields"],
     }
+
+
+def button(html: str, text: str) -> dict:
+    """The one button whose text is ``text``: ``{"text", "formaction", "form"}`` (``form``:
+    the attributes of the form it submits)."""
+    found = [b for b in parse(html).buttons if b["text"] == text]
+    assert len(found) == 1, (text, [b["text"] for b in parse(html).buttons])
+    return found[0]
 
 
 def filled(fields: list[tuple[str, str]], **values) -> str:
