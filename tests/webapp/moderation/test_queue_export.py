@@ -169,3 +169,43 @@ def test_an_editor_cannot_export_by_city(varied, login, client):
     assert len(shown) == 8
     csv_rows, xlsx_rows = _downloads(client, page)
     assert [int(r[0]) for r in csv_rows[1:]] == shown == [r[0] for r in xlsx_rows[1:]]
+
+
+PACKET = """### Пакет для проверки
+
+? Какой город основал Ярослав Мудрый на Волге в XI веке, по летописи?
+! Ярославль
+@ Мария Лис (Гомель)
+
+? Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.
+! Западная Двина
+@ Мария Лис (Гомель)
+"""
+
+
+@pytest.mark.parametrize(("as_", "status"), [("submissions", "in_review"), ("archive", "archived")])
+def test_after_an_import_the_page_links_to_the_imported_questions(
+    varied, login, client, as_, status
+):
+    """The import page's form, then its link to the queue: exactly the packet's questions."""
+    client = login("editor")
+    page = client.get("/editor/import").get_data(as_text=True)
+    fields = dict(pages.form(page, enctype="multipart/form-data")["fields"])
+    fields.update(packet=(io.BytesIO(PACKET.encode()), "kubok.4s"), as_=as_)
+    resp = client.post("/editor/import", data=fields, content_type="multipart/form-data")
+    assert resp.status_code == 302
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "kubok.4s: импортировано вопросов — 2." in page
+    href = pages.link(page, "Открыть импортированные вопросы в очереди")
+    queue = client.get(href).get_data(as_text=True)
+    made = db.session.scalars(
+        db.select(Question.id).where(Question.origin.like("kubok.4s#%")).order_by(Question.id)
+    ).all()
+    assert len(made) == 2 and pages.listed(queue) == made
+    assert [db.session.get(Question, i).status for i in made] in (
+        ["received"] * 2,  # the pre-check is queued, not run yet
+        [status] * 2,
+    )
+    assert 'name="origin" type="text" value="kubok.4s"' in queue
+    csv_rows, _ = _downloads(client, queue)
+    assert [int(r[0]) for r in csv_rows[1:]] == made

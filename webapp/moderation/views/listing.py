@@ -32,6 +32,7 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
         older_than_days=ok(form.older_than_days),
         newer_than_days=ok(form.newer_than_days),
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
+        origin=(form.origin.data or "").strip() or None if not form.origin.errors else None,
         sort=ok(form.sort) or "oldest",
     )
 
