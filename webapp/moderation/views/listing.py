@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
+from webapp.core.filenames import file_name, send_bytes
 from webapp.moderation import export, queries, stats
-from webapp.moderation.forms import BulkForm, QueueFilterForm
+from webapp.moderation.forms import STATUS_LABELS, BulkForm, QueueFilterForm
 from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
 from webapp.moderation.views.common import SHORTCUTS, bp, sees_authors
 
@@ -135,17 +139,20 @@ def export_queue(fmt: str):
     rows = export.queue_rows(
         items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
     )
+    status = "все, кроме архива" if f.status is None else STATUS_LABELS.get(f.status, f.status)
+    name = file_name("Очередь вопросов", status.lower(), _today(), ext=fmt)
     if fmt == "csv":
-        return Response(
-            export.to_csv(rows),
-            content_type="text/csv; charset=utf-8",  # mimetype= would add a second charset
-            headers={"Content-Disposition": "attachment; filename=queue.csv"},
-        )
-    return Response(
+        return send_bytes(export.to_csv(rows), name, "text/csv")  # Werkzeug adds the charset
+    return send_bytes(
         export.to_xlsx(rows),
-        headers={"Content-Disposition": "attachment; filename=queue.xlsx"},
-        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        name,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     )
+
+
+def _today() -> str:
+    """Today's date in ``SOVA_TIMEZONE``, ISO (``2026-12-02``), for a file name."""
+    return datetime.now(ZoneInfo(current_app.config["SOVA_TIMEZONE"])).date().isoformat()
 
 
 @bp.route("/export/approved.4s")
@@ -154,11 +161,8 @@ def export_4s():
     """Approved questions as a 4s packet with authors (so chief editors only: blind
     moderation hides authors from editors)."""
     items, _ = queries.queue(filters=queries.QueueFilter(status="approved"), per_page=100_000)
-    return Response(
-        export.to_4s(items).encode("utf-8"),
-        content_type="text/plain; charset=utf-8",
-        headers={"Content-Disposition": "attachment; filename=approved.4s"},
-    )
+    name = file_name("Одобренные вопросы", _today(), ext="4s")
+    return send_bytes(export.to_4s(items).encode("utf-8"), name, "text/plain")
 
 
 @bp.route("/stats")
