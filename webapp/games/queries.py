@@ -189,6 +189,8 @@ def envelope_context(
     context = {
         "game": {
             "title": game.display_title,
+            # kind, team, season and number: two games of one day are told apart
+            "distinction": game.distinction,
             "date": game.air_date.isoformat(),
             "season": game.season.name,
         },

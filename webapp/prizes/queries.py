@@ -268,7 +268,7 @@ def dashboard() -> list[dict]:
             {
                 "season": p.game.season.name,
                 "game_id": p.game_id,
-                "game": p.game.display_title,
+                "game": p.game.label,
                 **{c: 0 for c in DASHBOARD_COLUMNS},
                 "unpaid": {},
             },

@@ -49,6 +49,11 @@ def test_prize_papers_are_named_for_what_they_are(app, api, played, drain, login
     ]
     resp = client.get(links[0])
     assert resp.headers["Content-Disposition"] == disposition(names[0])
+    # the prize lists name the game so that another of the same day is not mistaken for it
+    label = f"Игра {game.air_date.strftime('%d.%m.%Y')} — отборочная, "
+    assert game.label.startswith(label) and game.label.endswith(f", № {game_id}")
+    for url in ("/prizes/", "/prizes/dashboard", f"/prizes/{prize.id}"):
+        assert game.label in client.get(url).get_data(as_text=True), url
     doc_id = int(links[0].rsplit("/", 1)[1])
     resp = api("get", f"/api/v1/documents/{doc_id}", role="accountant")
     assert resp.status_code == 200
