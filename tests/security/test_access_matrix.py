@@ -226,6 +226,7 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("POST", f"{q}/sign-off"),
         ("POST", f"{q}/images"),
         ("POST", "/editor/bulk"),
+        ("POST", "/editor/signoffs"),
         ("GET", "/editor/export.csv"),
         ("GET", "/editor/export.xlsx"),
         ("GET", "/editor/export/approved.4s"),

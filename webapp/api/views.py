@@ -504,4 +504,5 @@ def document(document_id):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(path, mimetype="application/pdf")
+    name = prize_queries.document_file_name(doc, path.suffix.lstrip(".") or "pdf")
+    return send_file(path, mimetype="application/pdf", download_name=name)

@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Date, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from webapp.core.filenames import file_name
 from webapp.core.formats import when
 from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.extensions import Model
@@ -141,6 +142,31 @@ class Game(Model):
         """The title, or «Игра 30.11.2026» (the air date in the house format,
         :func:`webapp.core.formats.when`)."""
         return self.title or f"Игра {when(self.air_date)}"
+
+    @property
+    def team_name(self) -> str:
+        """The team's name (the season's team, else the name typed on the game), or ""."""
+        return self.team_row.name if self.team_row else (self.team or "")
+
+    @property
+    def distinction(self) -> str:
+        """What tells the game from another of the same day: its kind, team, season and
+        number, «отборочная, Команда Анны, сезон «2026», № 12» (no team: left out)."""
+        parts = [GAME_KIND_LABELS.get(self.kind, self.kind), self.team_name]
+        parts.append(f"сезон «{self.season.name}»" if self.season else "")
+        return ", ".join(p for p in parts if p) + f", № {self.id}"
+
+    @property
+    def label(self) -> str:
+        """The game as staff pages name it in lists, selects and titles: the title, then
+        :attr:`distinction` — «Игра 05.12.2026 — отборочная, Команда Анны, сезон «2026»,
+        № 12»."""
+        return f"{self.display_title} — {self.distinction}"
+
+    def file_name(self, what: str, ext: str) -> str:
+        """A downloaded file's name for this game: «Конверты — игра 12 — 2026-12-05.pdf»
+        (``what`` says what the file is; :func:`webapp.core.filenames.file_name`)."""
+        return file_name(what, f"игра {self.id}", self.air_date.isoformat(), ext=ext)
 
 
 class Envelope(Model):

@@ -189,6 +189,8 @@ def envelope_context(
     context = {
         "game": {
             "title": game.display_title,
+            # kind, team, season and number: two games of one day are told apart
+            "distinction": game.distinction,
             "date": game.air_date.isoformat(),
             "season": game.season.name,
         },
@@ -314,3 +316,25 @@ def current_draw(game: Game) -> Sector13Draw | None:
             Sector13Draw.game_id == game.id, Sector13Draw.cancelled_at.is_(None)
         )
     )
+
+
+#: What each of a game's documents is, as its downloaded file is named.
+GAME_DOCUMENT_NAMES = {
+    "envelopes": "Конверты",
+    "host_cards": "Карточки ведущего",
+    "sector13_card": "Карточка 13 сектора",
+    "vote_result": "Итоги голосования",
+}
+
+
+def game_document_file_name(doc: Document, ext: str = "pdf") -> str | None:
+    """The downloaded name of a game's document: «Конверты — игра 12 — 2026-12-05.pdf»,
+    «Итоги голосования — игра 12 — 2026-12-05.pdf»; later versions say «версия 2». None
+    for a kind that is not a game's or a document without its game."""
+    what = GAME_DOCUMENT_NAMES.get(doc.kind)
+    game = db.session.get(Game, doc.game_id) if doc.game_id else None
+    if what is None or game is None:
+        return None
+    if doc.version and doc.version > 1:
+        what = f"{what} (версия {doc.version})"
+    return game.file_name(what, ext)

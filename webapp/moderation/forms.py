@@ -190,6 +190,9 @@ class QueueFilterForm(FlaskForm):
     older_than_days = IntegerField("Старше, дней", validators=[Optional(), NumberRange(0, 3650)])
     newer_than_days = IntegerField("Моложе, дней", validators=[Optional(), NumberRange(0, 3650)])
     q = StringField("Поиск по тексту", validators=[Optional(), NoControlChars(), Length(max=200)])
+    origin = StringField(
+        "Из пакета (файл)", validators=[Optional(), NoControlChars(), Length(max=100)]
+    )
     sort = SelectField("Порядок", choices=SORT_LABELS, default="oldest", validators=[Optional()])
 
 

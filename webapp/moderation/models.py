@@ -84,8 +84,9 @@ class QuestionClaim(Model):
 
 class ModerationAudit(Model):
     """Who saw what they normally may not: a chief editor revealing a question's authors
-    (name, city, e-mail) in blind moderation, or correcting one. ``action``:
-    ``"reveal_authors"`` or ``"correct_author"``."""
+    (name, city, e-mail) in blind moderation, or correcting one; and the second editor's
+    sign-off of a question's sources. ``action``: ``"reveal_authors"``, ``"correct_author"``
+    or ``"sign_off"``."""
 
     __tablename__ = "moderation_audit"
 

@@ -39,7 +39,8 @@ class QueueFilter:
     ``flag``: a failed pre-check name (``"sources_present"``); ``min_score``: best
     duplicate score 0..100; ``older_than_days`` / ``newer_than_days``: age in whole days;
     ``search``: full-text words (all must occur; FTS5 on SQLite, ``russian`` on
-    PostgreSQL); ``sort``: a key of :data:`SORTS`."""
+    PostgreSQL); ``origin``: the file name of an imported packet (its questions' origin is
+    «name#number»); ``sort``: a key of :data:`SORTS`."""
 
     status: str | None = "in_review"
     channel: str | None = None
@@ -49,6 +50,7 @@ class QueueFilter:
     older_than_days: int | None = None
     newer_than_days: int | None = None
     search: str | None = None
+    origin: str | None = None
     sort: str = "oldest"
 
 
@@ -113,6 +115,8 @@ def queue_statement(f: QueueFilter):
         stmt = stmt.where(Question.created_at >= now - timedelta(days=f.newer_than_days))
     if f.search:
         stmt = _search(stmt, f.search)
+    if f.origin:
+        stmt = stmt.where(Question.origin.startswith(f"{f.origin}#", autoescape=True))
     return stmt.order_by(*SORTS.get(f.sort, SORTS["oldest"]))
 
 
@@ -132,6 +136,12 @@ def queue(
     page = min(max(1, page), pages)
     rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page)).all()
     return [r[0] for r in rows], pages
+
+
+def queue_items(f: QueueFilter) -> list[Question]:
+    """Every question of the queue for ``f``, in its order, no pages (the exports): the
+    same statement as :func:`queue`, so an export lists what the screen lists."""
+    return list(db.session.scalars(queue_statement(f)))
 
 
 def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | None, int | None]:

@@ -268,7 +268,7 @@ def dashboard() -> list[dict]:
             {
                 "season": p.game.season.name,
                 "game_id": p.game_id,
-                "game": p.game.display_title,
+                "game": p.game.label,
                 **{c: 0 for c in DASHBOARD_COLUMNS},
                 "unpaid": {},
             },
@@ -298,3 +298,45 @@ def overdue(days: int, now=None) -> list[Prize]:
             .order_by(Prize.created_at, Prize.id)
         ).all()
     )
+
+
+#: What each prize document is, as its downloaded file is named.
+PRIZE_DOCUMENT_NAMES = {
+    "gift_agreement": "Договор дарения",
+    "commission_minutes": "Протокол комиссии",
+    "signed_scan": "Подписанный договор",
+}
+
+
+def document_file_name(doc: Document, ext: str = "pdf") -> str:
+    """The downloaded name of any document: a prize's «Договор дарения 2023-0001 — приз 7 —
+    игра 12 — 2026-12-05.pdf» (the agreement's or minutes' number when it has one; a later
+    version «Договор дарения 2023-0001 (версия 2) — …»), a
+    game's (:func:`webapp.games.queries.game_document_file_name`), the payment register
+    «Реестр выплат — 2026-11-01 — 2026-11-30.pdf»; else «Документ 5.pdf»."""
+    from webapp.core.filenames import file_name
+    from webapp.games.queries import game_document_file_name
+    from webapp.prizes.models import GiftAgreement
+
+    if doc.kind == "payment_register":
+        _kind, start, end, version = (doc.key.split(":") + ["", "", ""])[:4]
+        again = f"версия {version[1:]}" if version not in ("", "v1") else ""
+        return file_name("Реестр выплат", start, end, again, ext=ext)
+    what = PRIZE_DOCUMENT_NAMES.get(doc.kind)
+    prize = db.session.get(Prize, doc.prize_id) if doc.prize_id else None
+    if what is not None and prize is not None:
+        number_of = {
+            "gift_agreement": GiftAgreement,
+            "signed_scan": GiftAgreement,
+            "commission_minutes": CommissionMinutes,
+        }[doc.kind]
+        paper = db.session.scalar(db.select(number_of).filter_by(prize_id=prize.id))
+        if paper is not None:
+            what = f"{what} {paper.number}"
+        if doc.kind != "signed_scan" and doc.version and doc.version > 1:
+            what = f"{what} (версия {doc.version})"
+        game = prize.game
+        return file_name(
+            what, f"приз {prize.id}", f"игра {game.id}", game.air_date.isoformat(), ext=ext
+        )
+    return game_document_file_name(doc, ext) or file_name(f"Документ {doc.id}", ext=ext)

@@ -20,6 +20,7 @@ from wtforms import SelectChoice
 from webapp.app_lang import LANGUAGES
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
+from webapp.core.filenames import file_name, send_bytes
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
@@ -302,7 +303,8 @@ def document(document_id: int):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(path, as_attachment=False, download_name=f"{doc.kind}-{doc.id}{path.suffix}")
+    name = queries.document_file_name(doc, path.suffix.lstrip(".") or "pdf")
+    return send_file(path, as_attachment=False, download_name=name)
 
 
 @bp.route("/dashboard")
@@ -440,9 +442,10 @@ def register():
             discard()
             flash(str(exc), "error")
         else:
-            name = f"reestr-{form.start.data.isoformat()}-{form.end.data.isoformat()}.{ext}"
-            resp = current_app.response_class(data, mimetype=mime)
-            resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+            name = file_name(
+                "Реестр выплат", form.start.data.isoformat(), form.end.data.isoformat(), ext=ext
+            )
+            resp = send_bytes(data, name, mime)
             resp.headers["Cache-Control"] = "no-store"
             return resp
     return render_template(

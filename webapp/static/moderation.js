@@ -24,3 +24,21 @@
     }
   });
 })();
+
+// «Отметить все на странице»: a check box with data-select-all="name" checks or clears every
+// check box of that name in its form (the queue's selection for a bulk decision or sign-off).
+(function () {
+  "use strict";
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!box || !box.form || !box.hasAttribute("data-select-all")) {
+      return;
+    }
+    var name = box.getAttribute("data-select-all");
+    Array.prototype.forEach.call(box.form.elements, function (element) {
+      if (element.type === "checkbox" && element.name === name) {
+        element.checked = box.checked;
+      }
+    });
+  });
+})();

@@ -30,6 +30,7 @@ from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
+from webapp.games.queries import game_document_file_name
 from webapp.votes import operations as ops
 from webapp.votes import signals as _signals  # noqa: F401  (connects the best-player rules)
 from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
@@ -148,7 +149,8 @@ def result(game_id: int):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(path, mimetype="application/pdf", download_name=f"vote-{vote.id}.pdf")
+    name = game_document_file_name(doc) or f"vote-{vote.id}.pdf"
+    return send_file(path, mimetype="application/pdf", download_name=name)
 
 
 @bp.route("/<int:game_id>/vote/award", methods=["POST"])

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import examples
 from tests.webapp.games import helpers as h
+from tests.webapp.prizes.test_file_names import disposition
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.games.console import console_payload
@@ -241,6 +242,10 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
         (card.id, "sector13_card", "ready")
     ]
     pdf = api("get", f"/api/v1/documents/{card.id}", role="producer")
+    day = db.session.get(Game, game_id).air_date.isoformat()
+    assert pdf.headers["Content-Disposition"] == disposition(
+        f"Карточка 13 сектора — игра {game_id} — {day}.pdf"
+    )
     reader = pypdf.PdfReader(io.BytesIO(pdf.data))
     text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
     assert "что светит ночью?" in text and "Ответ: Луна" in text

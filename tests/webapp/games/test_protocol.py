@@ -6,6 +6,7 @@ import io
 import json
 
 import pytest
+from werkzeug.http import parse_options_header
 
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
@@ -30,7 +31,10 @@ def test_export_then_import_into_an_empty_game(app, login):
     h.commit()
     client = login("host")
     resp = client.get(f"/games/{src.id}/protocol.json")
-    assert resp.headers["Content-Disposition"] == f'attachment; filename="game-{src.id}.json"'
+    assert parse_options_header(resp.headers["Content-Disposition"]) == (
+        "attachment",
+        {"filename": f"Протокол игры — игра {src.id} — {src.air_date.isoformat()}.json"},
+    )
     data = resp.json
     assert data == {
         "format": "sova.game-protocol/1",

@@ -7,11 +7,13 @@ import csv
 import io
 import logging
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from openpyxl import load_workbook
+from werkzeug.http import parse_options_header
 
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
@@ -208,7 +210,16 @@ def test_csv_and_xlsx_exports(app, login, client):
     commit()
     login("editor")
     resp = client.get("/editor/export.csv?status=in_review")
-    assert resp.headers["Content-Disposition"] == "attachment; filename=queue.csv"
+    disposition, name = parse_options_header(resp.headers["Content-Disposition"])
+    today = datetime.now(ZoneInfo(app.config["SOVA_TIMEZONE"])).date().isoformat()
+    assert (disposition, name) == (
+        "attachment",
+        {"filename": f"Очередь вопросов — на рассмотрении — {today}.csv"},
+    )
+    assert (
+        "filename*=UTF-8''%D0%9E%D1%87%D0%B5%D1%80%D0%B5%D0%B4%D1%8C%20"
+        in (resp.headers["Content-Disposition"])
+    )
     assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"  # one charset
     rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
     assert rows[0] == [

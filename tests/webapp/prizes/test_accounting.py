@@ -9,6 +9,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 import openpyxl
+from werkzeug.http import parse_options_header
 
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from webapp.extensions import db
@@ -70,9 +71,9 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     client = login("accountant")
     r = client.get("/prizes/register?start=2024-02-01&end=2024-02-29&format=xlsx")
     assert r.status_code == 200
-    assert (
-        r.headers["Content-Disposition"]
-        == 'attachment; filename="reestr-2024-02-01-2024-02-29.xlsx"'
+    assert parse_options_header(r.headers["Content-Disposition"]) == (
+        "attachment",
+        {"filename": "Реестр выплат — 2024-02-01 — 2024-02-29.xlsx"},
     )
     ws = openpyxl.load_workbook(io.BytesIO(r.data)).active
     rows = [list(row) for row in ws.iter_rows(values_only=True)]

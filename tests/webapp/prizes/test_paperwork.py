@@ -12,6 +12,7 @@ from pathlib import Path
 import pypdf
 
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
+from tests.webapp.prizes.test_file_names import disposition
 from webapp.core.models import Document, OutboxMessage
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -248,6 +249,9 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
     assert f'<a href="/prizes/documents/{doc.id}">скачать PDF</a>' in page.text
     pdf = client.get(f"/prizes/documents/{doc.id}")
     assert (pdf.status_code, pdf.mimetype) == (200, "application/pdf")
+    assert pdf.headers["Content-Disposition"] == disposition(
+        "Реестр выплат — 2024-02-01 — 2024-02-29.pdf"
+    )
     made = ru_date(doc.created_at.date())
     assert pdf_lines(pdf.data) == [
         "Реестр выплат призов за период с 1 февраля 2024 г. по 29 февраля 2024 г.",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from tests.webapp.prizes.test_file_names import disposition
 from tests.webapp.votes.conftest import SECRET, sign, sms_body
 from tests.webapp.votes.test_vote_api import close_vote, open_vote
 
@@ -62,6 +63,12 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     client = login("host")
     resp = client.get(f"/games/{gid}/vote/result.pdf")
     assert resp.status_code == 200 and resp.mimetype == "application/pdf"
+    from webapp.games.models import Game
+
+    day = db.session.get(Game, gid).air_date.isoformat()
+    assert resp.headers["Content-Disposition"] == disposition(
+        f"Итоги голосования — игра {gid} — {day}.pdf"
+    )
     assert hashlib.sha256(resp.data).hexdigest() == doc.sha256
     assert login("editor").get(f"/games/{gid}/vote/result.pdf").status_code == 403
     # the page and the API show the late message after closing

@@ -31,6 +31,16 @@ def game_status_filter(status: str) -> str:
     return status_label(status)
 
 
+@bp.app_template_filter("game_state")
+def game_state_filter(game) -> str:
+    """A game's status as its pages say it, with the table's lock until the game is played:
+    «стол заполнен и заблокирован», «черновик, стол заблокирован», else the status label."""
+    label = status_label(game.status)
+    if game.table_locked_at is None or game.status not in ("draft", "ready"):
+        return label
+    return f"{label} и заблокирован" if game.status == "ready" else f"{label}, стол заблокирован"
+
+
 @bp.app_template_filter("rule_ref")
 def rule_ref_filter(rule: str | None) -> str:
     """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →

@@ -10,6 +10,7 @@ from flask import abort, current_app, flash, jsonify, redirect, render_template,
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.filenames import file_name, send_bytes
 from webapp.core.models import Document
 from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
@@ -26,6 +27,7 @@ from webapp.games.operations import (
     start_confirmation,
     start_refusal,
 )
+from webapp.games.queries import game_document_file_name
 from webapp.games.views.common import (
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,
@@ -138,8 +140,8 @@ def protocol_file(game_id: int):
     """Download the game as a ``sova.game-protocol/1`` file (``sova game replay`` reads it)."""
     game = _game_or_404(game_id)
     response = jsonify(protocol(game))
-    response.headers["Content-Disposition"] = f'attachment; filename="game-{game.id}.json"'
-    return response
+    name = game.file_name("Протокол игры", "json")
+    return send_bytes(response.get_data(), name, "application/json")
 
 
 @bp.route("/<int:game_id>/protocol", methods=["POST"])
@@ -193,5 +195,5 @@ def document(document_id: int):
         path,
         mimetype="application/pdf",
         as_attachment=False,
-        download_name=f"{doc.kind}-{doc.id}.pdf",
+        download_name=game_document_file_name(doc) or file_name(f"Документ {doc.id}", ext="pdf"),
     )

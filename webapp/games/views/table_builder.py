@@ -108,6 +108,10 @@ def table_lock(game_id: int):
         unlock_table(game)
     else:
         lock_table(game, current_staff().id)
+        if not _wants_json() and current_staff().role in ("producer", "admin"):
+            # the producer prints next: the game page says the table is locked beside the
+            # print button (no second message at the top of the page)
+            return redirect(url_for("games.game", game_id=game_id, _anchor="print"))
     return _table_reply(
         game_id,
         ok="Стол разблокирован."

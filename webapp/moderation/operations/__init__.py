@@ -31,10 +31,12 @@ from webapp.moderation.operations.decisions import (  # noqa: F401
     approver_of,
     bulk_decide,
     bulk_preview,
+    bulk_sign_off,
     decide,
     decision_applies,
     full_reason,
     sign_off,
+    signoff_preview,
 )
 from webapp.moderation.operations.editing import (  # noqa: F401
     _ATTR,

@@ -9,6 +9,7 @@ from webapp.domain.question_states import can_transition
 from webapp.extensions import db
 from webapp.jobs import enqueue
 from webapp.moderation.models import (
+    ModerationAudit,
     QuestionSignoff,
 )
 from webapp.moderation.operations.common import ModerationError, claim_holder, release, status_label
@@ -140,7 +141,8 @@ def approver_of(question: Question) -> int | None:
 def sign_off(question: Question, user_id: int) -> QuestionSignoff:
     """Record the second editor's «источники проверены». Only for an approved question and
     not by the editor who approved it (issue 4: «a second editor's sign-off»). Idempotent
-    for the same signer. Raises ModerationError. Flushes only."""
+    for the same signer. Each new sign-off also writes a ModerationAudit row
+    (``sign_off``). Raises ModerationError. Flushes only."""
     if question.status != "approved":
         raise ModerationError("источники подтверждаются только у одобренного вопроса")
     existing = db.session.get(QuestionSignoff, question.id)
@@ -150,10 +152,49 @@ def sign_off(question: Question, user_id: int) -> QuestionSignoff:
         raise ModerationError(
             "источники должен подтвердить второй редактор, а не тот, кто одобрил вопрос"
         )
-    signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=utcnow())
+    now = utcnow()
+    signoff = QuestionSignoff(question_id=question.id, user_id=user_id, at=now)
     db.session.add(signoff)
+    db.session.add(
+        ModerationAudit(question_id=question.id, user_id=user_id, action="sign_off", at=now)
+    )
     db.session.flush()
     return signoff
+
+
+def signoff_preview(ids: list[int], user_id: int) -> tuple[list[Question], list[tuple[int, str]]]:
+    """What a sign-off of a selection would do, without writing: ``(questions it applies
+    to, [(id, why not)])`` in the order given. Not applicable: an unknown id, a question
+    that is not approved, one whose sources are already signed off, one ``user_id``
+    approved (the second editor signs off, never the approver: :func:`sign_off`)."""
+    ok, refused = [], []
+    for qid in dict.fromkeys(ids):
+        q = db.session.get(Question, qid)
+        if q is None:
+            refused.append((qid, "нет такого вопроса"))
+        elif q.status != "approved":
+            refused.append((qid, f"статус «{status_label(q.status)}»"))
+        elif db.session.get(QuestionSignoff, qid) is not None:
+            refused.append((qid, "источники уже проверены"))
+        elif approver_of(q) == user_id:
+            refused.append((qid, "одобрен вами: источники подтверждает второй редактор"))
+        else:
+            ok.append(q)
+    return ok, refused
+
+
+def bulk_sign_off(ids: list[int], user_id: int) -> list[Question]:
+    """:func:`sign_off` for each of ``ids``, one by one (a QuestionSignoff and an audit row
+    each); all or nothing: ModerationError, before anything is written, if any of ``ids``
+    is not applicable (:func:`signoff_preview`). Flushes only."""
+    ok, refused = signoff_preview(ids, user_id)
+    if refused:
+        raise ModerationError(
+            "источники не подтверждены: " + ", ".join(f"№ {i} ({why})" for i, why in refused)
+        )
+    for q in ok:
+        sign_off(q, user_id)
+    return ok
 
 
 def _drop_signoff(question_id: int) -> None:

@@ -6,7 +6,7 @@ A package by screen (this module re-exports every name, so callers import from
 endpoints ``moderation.<function>``): ``common`` (the blueprint, its template filters, the
 shortcuts, the marked diff, who sees authors), ``listing`` (the queue, bulk decisions, the
 exports, the statistics), ``question_page`` (one question: decisions, claims, the reveal,
-authors, images, edits, comments, the sign-off)."""
+authors, images, edits, comments, the sign-off), ``signoffs`` (the sign-off of a selection)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,4 @@ from webapp.moderation.views.question_page import (  # noqa: F401
     reveal,
     signoff,
 )
+from webapp.moderation.views.signoffs import bulk_signoff  # noqa: F401

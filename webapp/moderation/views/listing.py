@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
+from webapp.core.filenames import file_name, send_bytes
 from webapp.moderation import export, queries, stats
-from webapp.moderation.forms import BulkForm, QueueFilterForm
+from webapp.moderation.forms import STATUS_LABELS, BulkForm, QueueFilterForm
 from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
 from webapp.moderation.views.common import SHORTCUTS, bp, sees_authors
 
@@ -32,23 +36,33 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
         older_than_days=ok(form.older_than_days),
         newer_than_days=ok(form.newer_than_days),
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
+        origin=(form.origin.data or "").strip() or None if not form.origin.errors else None,
         sort=ok(form.sort) or "oldest",
     )
+
+
+def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str]]:
+    """The queue's filters as the request gives them, for the screen and its exports alike:
+    (the filter form, the filter, the query arguments that repeat the filter in a link —
+    pages, CSV, XLSX). No ``status`` means the default «На рассмотрении»; an empty
+    ``status`` is «Все, кроме архива» and is kept in the links (dropped, it turned back into
+    the default: an export of «Все, кроме архива» listed nothing but its header)."""
+    args = request.args.copy()
+    if "status" not in args:
+        args["status"] = "in_review"
+    form = QueueFilterForm(formdata=args)
+    keep = {k: v for k, v in args.items() if k != "page" and (v != "" or k == "status")}
+    return form, queue_filter(form), keep
 
 
 @bp.route("/queue")
 @access("editor+")
 def queue():
-    args = request.args.copy()
-    if "status" not in args:
-        args["status"] = "in_review"
-    form = QueueFilterForm(formdata=args)
-    f = queue_filter(form)
+    form, f, keep = queue_request()
     page = request.args.get("page", 1, type=int)
     items, pages = queries.queue(page=page, filters=f)
     page = min(max(1, page), pages)
     ids = [q.id for q in items]
-    keep = {k: v for k, v in args.items() if k != "page" and v != ""}
     # filters the editor set (not the defaults): the folded filters open then
     defaults = {"status": "in_review", "sort": "oldest"}
     filters_set = sum(
@@ -115,27 +129,30 @@ def bulk():
 @bp.route("/export.<fmt>")
 @access("editor+")
 def export_queue(fmt: str):
-    """The filtered queue as CSV or XLSX (no author data: blind moderation)."""
+    """The queue as CSV or XLSX, exactly the questions the screen lists for the same query
+    arguments (every filter, the search, the order; all pages), no author data (blind
+    moderation)."""
     if fmt not in ("csv", "xlsx"):
         abort(404)
-    args = request.args.copy()
-    args.setdefault("status", "in_review")
-    f = queue_filter(QueueFilterForm(formdata=args))
-    items, _ = queries.queue(filters=f, per_page=100_000)
+    _form, f, _keep = queue_request()
+    items = queries.queue_items(f)
     rows = export.queue_rows(
         items, queries.reports_for([q.id for q in items]), current_app.config["SOVA_TIMEZONE"]
     )
+    status = "все, кроме архива" if f.status is None else STATUS_LABELS.get(f.status, f.status)
+    name = file_name("Очередь вопросов", status.lower(), _today(), ext=fmt)
     if fmt == "csv":
-        return Response(
-            export.to_csv(rows),
-            content_type="text/csv; charset=utf-8",  # mimetype= would add a second charset
-            headers={"Content-Disposition": "attachment; filename=queue.csv"},
-        )
-    return Response(
+        return send_bytes(export.to_csv(rows), name, "text/csv")  # Werkzeug adds the charset
+    return send_bytes(
         export.to_xlsx(rows),
-        headers={"Content-Disposition": "attachment; filename=queue.xlsx"},
-        mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        name,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     )
+
+
+def _today() -> str:
+    """Today's date in ``SOVA_TIMEZONE``, ISO (``2026-12-02``), for a file name."""
+    return datetime.now(ZoneInfo(current_app.config["SOVA_TIMEZONE"])).date().isoformat()
 
 
 @bp.route("/export/approved.4s")
@@ -144,11 +161,8 @@ def export_4s():
     """Approved questions as a 4s packet with authors (so chief editors only: blind
     moderation hides authors from editors)."""
     items, _ = queries.queue(filters=queries.QueueFilter(status="approved"), per_page=100_000)
-    return Response(
-        export.to_4s(items).encode("utf-8"),
-        content_type="text/plain; charset=utf-8",
-        headers={"Content-Disposition": "attachment; filename=approved.4s"},
-    )
+    name = file_name("Одобренные вопросы", _today(), ext="4s")
+    return send_bytes(export.to_4s(items).encode("utf-8"), name, "text/plain")
 
 
 @bp.route("/stats")

@@ -101,6 +101,27 @@ def upload_packet():
             field.errors = [f"{name}: {result.error}"]
         else:
             flash(result.message, "error" if result.missing else "success")
-            return redirect(url_for("submissions.upload_packet"))
+            return redirect(
+                url_for(
+                    "submissions.upload_packet",
+                    imported=name,
+                    status="archived" if form.as_.data == "archive" else "",
+                    channel=form.channel.data,
+                )
+            )
     code = 422 if form.is_submitted() else 200
-    return render_template("submissions/upload.html", form=form), code
+    return render_template("submissions/upload.html", form=form, imported=_imported()), code
+
+
+def _imported() -> str | None:
+    """After an import (the redirect's arguments ``imported``, ``status``, ``channel``): the
+    queue's address listing that packet's questions, else None."""
+    name = request.args.get("imported", "").strip()
+    if not name or request.method != "GET":
+        return None
+    return url_for(
+        "moderation.queue",
+        status=request.args.get("status", ""),
+        channel=request.args.get("channel", ""),
+        origin=name,
+    )

@@ -1,0 +1,87 @@
+"""Two games of one day are told apart everywhere staff meet them: the games list (season,
+kind, team), the game's page title, the table and console titles, the envelopes' header."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pypdf
+from flask import current_app
+
+from tests.webapp.games import helpers as h
+from tests.webapp.games.helpers import EXPERTS
+from webapp.core.models import Document
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.games.operations import assign_envelopes, create_team, lock_table, request_envelopes
+
+
+def _two_games_of_one_day():
+    h.approved_questions(20)
+    anna = h.team("Команда Анны")
+    boris = create_team("Команда Бориса", "Борис", EXPERTS)
+    first = h.game(
+        h.season(),
+        5,
+        team_=anna,
+        table={"blitz": 4, "superblitz": None, "sector13": None},
+        status="draft",
+    )
+    second = h.game(h.season(), 5, team_=boris, kind="special", status="draft")
+    assign_envelopes(first)
+    lock_table(first, None)
+    h.commit()
+    return first, second
+
+
+def _title(html: str) -> str:
+    return re.search(r"<title>(.*?)</title>", html, re.S).group(1).strip()
+
+
+def test_two_games_of_one_day_are_told_apart(login, drain):
+    first, second = _two_games_of_one_day()
+    assert first.air_date == second.air_date
+    client = login("producer")
+    page = client.get("/games/").get_data(as_text=True)
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td><a [^>]*>([^<]*)</a></td>\s*((?:<td>[^<]*</td>)+)</tr>", page
+    )
+    cells = {int(n): [title, *re.findall(r"<td>([^<]*)</td>", rest)] for n, title, rest in rows}
+    assert cells[first.id][:5] == [
+        "Игра 05.03.2023",
+        "05.03.2023",
+        "Сезон 2023",
+        "отборочная",
+        "Команда Анны",
+    ]
+    assert cells[second.id][:5] == [
+        "Игра 05.03.2023",
+        "05.03.2023",
+        "Сезон 2023 №2",
+        "специальная игра",
+        "Команда Бориса",
+    ]
+    labels = {
+        first.id: f"Игра 05.03.2023 — отборочная, Команда Анны, сезон «Сезон 2023», № {first.id}",
+        second.id: (
+            f"Игра 05.03.2023 — специальная игра, Команда Бориса, сезон «Сезон 2023 №2», "
+            f"№ {second.id}"
+        ),
+    }
+    for g in (first, second):
+        game_page = client.get(f"/games/{g.id}").get_data(as_text=True)
+        assert _title(game_page) == labels[g.id] + " — «Что? Где? Когда?»"
+        assert f"<h1>{labels[g.id]} <small>" in game_page
+        table = client.get(f"/games/{g.id}/table").get_data(as_text=True)
+        assert _title(table) == f"Стол — {labels[g.id]} — «Что? Где? Когда?»"
+
+    request_envelopes(db.session.get(Game, first.id))
+    h.commit()
+    drain()
+    db.session.expire_all()
+    doc = db.session.scalar(db.select(Document).filter_by(kind="envelopes", game_id=first.id))
+    data = (Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
+    text = " ".join(pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
+    assert labels[first.id] in text

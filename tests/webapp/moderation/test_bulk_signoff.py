@@ -1,0 +1,133 @@
+"""The second editor signs off the sources of a selection of the queue at once, through the
+queue page's own form and button: each question recorded and audited one by one, never one
+the signer approved."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from tests.webapp.moderation import pages
+from tests.webapp.moderation.test_queue import make
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.moderation.models import ModerationAudit, QuestionSignoff
+from webapp.moderation.operations import decide, sign_off
+from webapp.moderation.views.signoffs import questions
+from webapp.submissions.models import Question
+
+TEXTS = [
+    ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль"),
+    ("Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.", "Западная Двина"),
+    ("Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?", "Бородин"),
+    ("Какая река Европы длиннее всех и впадает в Каспийское море у Астрахани?", "Волга"),
+    ("В каком городе на Волге стоит кремль, построенный при Иване Грозном?", "Казань"),
+]
+
+
+@pytest.fixture
+def approved(app, staff):
+    """Five questions: three approved by the chief editor, one approved by the editor, one
+    still in review."""
+    chief, editor = staff("chief_editor")[0], staff("editor")[0]
+    made = [make(t, a, "Минск", "web", days_old=9 - i) for i, (t, a) in enumerate(TEXTS)]
+    for q in made[:3]:
+        decide(q, "approve", chief)
+    decide(made[3], "approve", editor)
+    commit()
+    return [q.id for q in made]
+
+
+def _select_all_and_press(client, page: str, text: str):
+    """Check every question of the page (what «Отметить все на странице» does) and press
+    the button ``text`` of the queue's selection form."""
+    btn = pages.button(page, text)
+    form = pages.form(page, id="bulk")
+    assert btn["form"]["id"] == "bulk"
+    data = [(k, v) for k, v in form["fields"]] + [("ids", str(i)) for i in pages.listed(page)]
+    return client.post(btn["formaction"] or form["action"], data=MultiDict(data))
+
+
+def test_the_plural_of_question():
+    assert [questions(n) for n in (1, 2, 5, 11, 21, 22, 112)] == [
+        "1 вопрос",
+        "2 вопроса",
+        "5 вопросов",
+        "11 вопросов",
+        "21 вопрос",
+        "22 вопроса",
+        "112 вопросов",
+    ]
+
+
+def test_second_editor_signs_off_a_whole_page(approved, login, client, staff):
+    client = login("editor")
+    editor = staff("editor")[0]
+    search = pages.form(client.get("/editor/queue").get_data(as_text=True), role="search")
+    page = client.get("/editor/queue?" + pages.filled(search["fields"], status="")).get_data(
+        as_text=True
+    )
+    assert pages.listed(page) == approved
+    assert 'data-select-all="ids" aria-label="Отметить все на странице"' in page
+
+    preview = _select_all_and_press(client, page, "Источники проверены…")
+    assert preview.status_code == 200
+    html = preview.get_data(as_text=True)
+    assert "<h1>Источники проверены: 3 вопроса</h1>" in html
+    assert "<h2>Не подтверждаются (2 вопроса)</h2>" in html
+    assert f"<li>№ {approved[3]}: одобрен вами: источники подтверждает второй редактор</li>" in html
+    assert f"<li>№ {approved[4]}: статус «на рассмотрении»</li>" in html
+    assert db.session.scalars(db.select(QuestionSignoff)).all() == []  # a preview writes nothing
+
+    confirm = pages.form(html, action="/editor/signoffs")
+    assert dict(confirm["fields"])["ids"] == " ".join(str(i) for i in approved[:3])
+    assert pages.button(html, "Подтвердить: 3 вопроса")
+    resp = client.post(confirm["action"], data=MultiDict(confirm["fields"]), follow_redirects=True)
+    assert "Источники проверены: 3 вопроса; они могут попасть в конверт." in resp.get_data(
+        as_text=True
+    )
+    db.session.expire_all()
+    rows = db.session.scalars(db.select(QuestionSignoff).order_by(QuestionSignoff.question_id))
+    assert [(s.question_id, s.user_id) for s in rows] == [(i, editor) for i in approved[:3]]
+    audit = db.session.scalars(db.select(ModerationAudit).order_by(ModerationAudit.id))
+    assert [(a.question_id, a.user_id, a.action) for a in audit] == [
+        (i, editor, "sign_off") for i in approved[:3]
+    ]
+
+    # the same page again: nothing left to sign off, each question says why
+    html = _select_all_and_press(client, page, "Источники проверены…").get_data(as_text=True)
+    assert "<h1>Источники проверены: 0 вопросов</h1>" in html
+    assert "<h2>Не подтверждаются (5 вопросов)</h2>" in html
+    assert f"<li>№ {approved[0]}: источники уже проверены</li>" in html
+    assert "Подтвердить:" not in html
+
+
+def test_a_stale_confirmation_signs_off_nothing(approved, login, client, staff):
+    """Between the preview and the confirmation another editor signed one off: the whole
+    selection is refused, nothing of it is written, the preview shows why."""
+    client = login("editor")
+    page = client.get("/editor/queue?status=approved").get_data(as_text=True)
+    html = _select_all_and_press(client, page, "Источники проверены…").get_data(as_text=True)
+    confirm = pages.form(html, action="/editor/signoffs")
+    sign_off(db.session.get(Question, approved[1]), staff("admin")[0])
+    commit()
+    resp = client.post(confirm["action"], data=MultiDict(confirm["fields"]))
+    assert resp.status_code == 200
+    html = resp.get_data(as_text=True)
+    assert "<h1>Источники проверены: 2 вопроса</h1>" in html
+    assert f"<li>№ {approved[1]}: источники уже проверены</li>" in html
+    db.session.expire_all()
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 1
+
+
+def test_the_approver_cannot_sign_off_a_selection_of_their_own(approved, login, client):
+    client = login("chief_editor")
+    page = client.get("/editor/queue?status=approved").get_data(as_text=True)
+    html = _select_all_and_press(client, page, "Источники проверены…").get_data(as_text=True)
+    assert "<h1>Источники проверены: 1 вопрос</h1>" in html
+    assert "<h2>Не подтверждаются (3 вопроса)</h2>" in html
+    resp = client.post(
+        "/editor/signoffs", data={"ids": " ".join(map(str, approved[:4])), "confirm": "1"}
+    )
+    assert resp.status_code == 200  # the preview again, nothing signed off
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 0
