@@ -154,6 +154,10 @@ def load_config(test_config: dict | None = None) -> dict:
         # `sova backup FOLDER` deletes that folder's archives older than this (0: keep all);
         # the privacy notice (/privacy) states it.
         "SOVA_BACKUP_RETENTION_DAYS": int(setting("SOVA_BACKUP_RETENTION_DAYS", "35")),
+        # The key that encrypts and signs backups (URL-safe base64 of 32 bytes; unset: the
+        # file <instance>/backup_key, made by the first backup). Keep a copy apart from the
+        # archives: without it no archive can be restored (webapp.backup.backup_key).
+        "SOVA_BACKUP_KEY": setting("SOVA_BACKUP_KEY") or None,
         # Where viewers ask for their data to be deleted (an e-mail address), on /privacy.
         "SOVA_PRIVACY_CONTACT": setting("SOVA_PRIVACY_CONTACT", ""),
         # the callback's group commit on PostgreSQL (webapp/votes/group_commit.py); "0" turns
