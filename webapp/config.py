@@ -101,6 +101,9 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_OWED_AFTER_SECONDS": float(setting("SOVA_OWED_AFTER_SECONDS", "600")),
         "SOVA_OWED_MAX_ATTEMPTS": int(setting("SOVA_OWED_MAX_ATTEMPTS", "10")),
         "SOVA_RECONCILE_SECONDS": float(setting("SOVA_RECONCILE_SECONDS", "60")),
+        # Workers and the beat write a heartbeat row this often (webapp.heartbeat; read by
+        # `sova health`), and check then whether a Redis broker restarted empty.
+        "SOVA_HEARTBEAT_SECONDS": float(setting("SOVA_HEARTBEAT_SECONDS", "10")),
         # Monitoring (webapp.observability): /metrics from loopback or with this bearer
         # token; "json" for one JSON object per log line.
         "SOVA_METRICS_TOKEN": setting("SOVA_METRICS_TOKEN"),

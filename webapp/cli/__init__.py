@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "game": ("webapp.cli.replay:game", "Games."),
     "health": (
         "webapp.cli.processes:health",
-        "Liveness of the worker and relay processes (exit 0 alive, 1 not; JSON on stdout).",
+        "Liveness of the processes (exit 0 alive, 1 not; JSON on stdout).",
     ),
     "import": (
         "webapp.cli.content:import_cmd",
