@@ -101,6 +101,9 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_OWED_AFTER_SECONDS": float(setting("SOVA_OWED_AFTER_SECONDS", "600")),
         "SOVA_OWED_MAX_ATTEMPTS": int(setting("SOVA_OWED_MAX_ATTEMPTS", "10")),
         "SOVA_RECONCILE_SECONDS": float(setting("SOVA_RECONCILE_SECONDS", "60")),
+        # Workers and the beat write a heartbeat row this often (webapp.heartbeat; read by
+        # `sova health`), and check then whether a Redis broker restarted empty.
+        "SOVA_HEARTBEAT_SECONDS": float(setting("SOVA_HEARTBEAT_SECONDS", "10")),
         # Monitoring (webapp.observability): /metrics from loopback or with this bearer
         # token; "json" for one JSON object per log line.
         "SOVA_METRICS_TOKEN": setting("SOVA_METRICS_TOKEN"),
@@ -154,6 +157,10 @@ def load_config(test_config: dict | None = None) -> dict:
         # `sova backup FOLDER` deletes that folder's archives older than this (0: keep all);
         # the privacy notice (/privacy) states it.
         "SOVA_BACKUP_RETENTION_DAYS": int(setting("SOVA_BACKUP_RETENTION_DAYS", "35")),
+        # The key that encrypts and signs backups (URL-safe base64 of 32 bytes; unset: the
+        # file <instance>/backup_key, made by the first backup). Keep a copy apart from the
+        # archives: without it no archive can be restored (webapp.backup.backup_key).
+        "SOVA_BACKUP_KEY": setting("SOVA_BACKUP_KEY") or None,
         # Where viewers ask for their data to be deleted (an e-mail address), on /privacy.
         "SOVA_PRIVACY_CONTACT": setting("SOVA_PRIVACY_CONTACT", ""),
         # the callback's group commit on PostgreSQL (webapp/votes/group_commit.py); "0" turns

@@ -5,4 +5,4 @@ from webapp.app import create_app
 flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
 
-import workers.tasks  # noqa: E402,F401  (registers every task)
+import workers.tasks  # noqa: E402,F401  (registers every task and the process signals)

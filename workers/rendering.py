@@ -19,12 +19,13 @@ def render_document(document_id: int | None, build) -> Document | None:
     """Render Document ``document_id`` into its file. ``build(doc)`` returns
     ``(template, context, allowed_files or None)`` for :func:`workers.documents.render_pdf`.
 
-    Idempotent: a ready document whose file still has its SHA-256 is left alone. The file
+    Idempotent: a ready document whose file still has its SHA-256 is left alone, and a
+    superseded one is never rendered. The file
     is written to a temporary name and renamed, so a killed worker leaves no half PDF.
     """
     doc = db.session.get(Document, document_id)
-    if doc is None:
-        return None
+    if doc is None or doc.status == "superseded":  # a newer version is the one rendered
+        return doc
     root = Path(current_app.config["SOVA_DOCUMENTS_PATH"])
     if doc.status == "ready" and doc.path and (root / doc.path).is_file():
         if hashlib.sha256((root / doc.path).read_bytes()).hexdigest() == doc.sha256:

@@ -31,16 +31,15 @@ import click
 COMMANDS: dict[str, tuple[str, str]] = {
     "backup": (
         "webapp.cli.maintenance:backup_cmd",
-        "Back up the database and the documents and uploads folders into one archive (DEST: "
-        "a new file name, or a folder for sova-backup-<UTC time>.tar.gz; that folder's "
-        "archives older than SOVA_BACKUP_RETENTION_DAYS are then deleted), with a SHA-256 "
-        "manifest.",
+        "Back up the database and the documents and uploads folders into one archive, "
+        "encrypted and signed with the backup key (SOVA_BACKUP_KEY, else "
+        "<instance>/backup_key, made on first use: keep a copy apart from the archives).",
     ),
     "beat": ("webapp.cli.processes:beat", "Run Celery beat (the outbox sweeper)."),
     "game": ("webapp.cli.replay:game", "Games."),
     "health": (
         "webapp.cli.processes:health",
-        "Liveness of the worker and relay processes (exit 0 alive, 1 not; JSON on stdout).",
+        "Liveness of the processes (exit 0 alive, 1 not; JSON on stdout).",
     ),
     "import": (
         "webapp.cli.content:import_cmd",

@@ -89,10 +89,12 @@ def mail_mark_sent(key):
 @click.argument("dest", type=click.Path(dir_okay=True, file_okay=True))
 @with_appcontext
 def backup_cmd(dest):
-    """Back up the database and the documents and uploads folders into one archive (DEST:
-    a new file name, or a folder for sova-backup-<UTC time>.tar.gz; that folder's archives
-    older than SOVA_BACKUP_RETENTION_DAYS are then deleted), with a SHA-256 manifest.
-    Exit 2 when the backup cannot be made."""
+    """Back up the database and the documents and uploads folders into one archive,
+    encrypted and signed with the backup key (SOVA_BACKUP_KEY, else <instance>/backup_key,
+    made on first use: keep a copy apart from the archives). DEST: a new file name, or a
+    folder (existing, or ending in "/" to create it) for sova-backup-<UTC time>.tar.gz.enc;
+    that folder's archives older than SOVA_BACKUP_RETENTION_DAYS are then deleted. Exit 2
+    when the backup cannot be made."""
     from flask import current_app
     from tqdm import tqdm
 
@@ -116,8 +118,9 @@ def backup_cmd(dest):
 @with_appcontext
 def restore_cmd(archive, yes):
     """Replace the database and the documents and uploads folders by a backup's. The whole
-    archive is checked against its manifest first: a damaged or foreign archive changes
-    nothing (exit 2). Stop web, workers, relay and beat first."""
+    archive is decrypted and checked first (the manifest's signature under the backup key,
+    every file's SHA-256): a damaged, altered, unsigned or foreign archive, or one of
+    another key, changes nothing (exit 2). Stop web, workers, relay and beat first."""
     from webapp.backup import BackupError, restore, verify
 
     if not yes:

@@ -165,31 +165,132 @@ def run_all():
     )
 
 
-@click.group("health")
-def health():
-    """Liveness of the worker and relay processes (exit 0 alive, 1 not; JSON on stdout)."""
+def _check_database() -> dict:
+    from sqlalchemy import text
+
+    from webapp.extensions import db
+
+    try:
+        db.session.execute(text("SELECT 1"))
+        return {"ok": True}
+    except Exception as exc:
+        return {"ok": False, "error": str(exc).splitlines()[0][:200]}
+    finally:
+        db.session.rollback()
+
+
+def _check_broker(timeout: float) -> dict:
+    from flask import current_app
+
+    celery = current_app.extensions["celery"]
+    try:
+        with celery.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=timeout)
+        return {"ok": True}
+    except Exception as exc:
+        return {"ok": False, "error": str(exc).splitlines()[0][:200] if str(exc) else repr(exc)}
+
+
+def _check_beats(role: str, max_age: float, node: str | None = None) -> dict:
+    """Heartbeat rows of ``role`` (``worker``/``beat``): ok when one (``node``'s, if given)
+    is younger than ``max_age`` seconds."""
+    from webapp.heartbeat import read
+
+    try:
+        rows = read(role)
+    except Exception as exc:
+        return {"ok": False, "error": str(exc).splitlines()[0][:200], "nodes": []}
+    if node:
+        rows = [r for r in rows if r["node"] == node]
+    nodes = [
+        {k: r[k] for k in ("node", "pid", "busy", "age_seconds")}
+        | {"alive": r["age_seconds"] <= max_age}
+        for r in rows
+    ]
+    return {"ok": any(n["alive"] for n in nodes), "nodes": nodes}
+
+
+def _relay_beat(max_age: float) -> dict:
+    import time
+
+    from webapp.jobs import heartbeat_path
+
+    path = heartbeat_path("relay")
+    age = time.time() - path.stat().st_mtime if path.exists() else None
+    return {
+        "relay": str(path),
+        "alive": age is not None and age <= max_age,
+        "age_seconds": round(age, 1) if age is not None else None,
+    }
+
+
+@click.group("health", invoke_without_command=True)
+@click.option(
+    "--max-age",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 3600),
+    help="Seconds after which a heartbeat is stale (without a subcommand).",
+)
+@click.option(
+    "--timeout",
+    default=3.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 60),
+    help="Seconds to wait for the broker (without a subcommand).",
+)
+@click.pass_context
+@with_appcontext
+def health(ctx, max_age, timeout):
+    """Liveness of the processes (exit 0 alive, 1 not; JSON on stdout). Without a
+    subcommand, everything: the database, the broker, a worker and the beat (their
+    heartbeats in the database) and, when the web does not send tasks itself
+    (SOVA_OUTBOX_AUTOSEND=0), this host's relay."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from flask import current_app
+
+    checks = {"database": _check_database(), "broker": _check_broker(timeout)}
+    checks["worker"] = _check_beats("worker", max_age)
+    checks["beat"] = _check_beats("beat", max_age)
+    if not current_app.config.get("SOVA_OUTBOX_AUTOSEND"):
+        relay = _relay_beat(max_age)
+        checks["relay"] = {"ok": relay["alive"], "age_seconds": relay["age_seconds"]}
+    healthy = all(c["ok"] for c in checks.values())
+    click.echo(json.dumps({"healthy": healthy, "checks": checks}))
+    sys.exit(0 if healthy else 1)
 
 
 @health.command("worker")
 @click.option("--node", default=None, help="Celery node name (default: celery@<this host>).")
-@click.option("--timeout", default=3.0, show_default=True, type=click.FloatRange(0.1, 60))
+@click.option(
+    "--max-age",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 3600),
+    help="Seconds since the worker's last heartbeat.",
+)
+@click.option("--timeout", default=None, hidden=True, help="Accepted and ignored (older scripts).")
 @with_appcontext
-def health_worker(node, timeout):
-    """Ping the worker through the broker (Celery's remote control): alive when it answers
-    within TIMEOUT seconds."""
+def health_worker(node, max_age, timeout):
+    """Alive when the worker NODE's heartbeat in the database (written every
+    SOVA_HEARTBEAT_SECONDS by its main process, also while its pool renders; any broker)
+    is younger than MAX_AGE seconds."""
     import socket
 
-    from flask import current_app
-
     node = node or f"celery@{socket.gethostname()}"
-    try:
-        replies = current_app.extensions["celery"].control.ping(destination=[node], timeout=timeout)
-    except Exception as exc:  # the broker is down: the worker cannot be reached either
-        click.echo(json.dumps({"worker": node, "alive": False, "error": str(exc)[:200]}))
-        sys.exit(1)
-    alive = any(node in reply for reply in replies)
-    click.echo(json.dumps({"worker": node, "alive": alive}))
-    sys.exit(0 if alive else 1)
+    result = _check_beats("worker", max_age, node)
+    row = result["nodes"][0] if result["nodes"] else None
+    out = {
+        "worker": node,
+        "alive": result["ok"],
+        "age_seconds": row["age_seconds"] if row else None,
+        "busy": row["busy"] if row else None,
+    }
+    if "error" in result:
+        out["error"] = result["error"]
+    click.echo(json.dumps(out))
+    sys.exit(0 if result["ok"] else 1)
 
 
 @health.command("relay")
@@ -204,20 +305,6 @@ def health_worker(node, timeout):
 def health_relay(max_age):
     """Alive when this host's relay heartbeat file (<instance>/relay-<host>.heartbeat,
     touched after each successful poll) is younger than MAX_AGE seconds."""
-    import time
-
-    from webapp.jobs import heartbeat_path
-
-    path = heartbeat_path("relay")
-    age = time.time() - path.stat().st_mtime if path.exists() else None
-    alive = age is not None and age <= max_age
-    click.echo(
-        json.dumps(
-            {
-                "relay": str(path),
-                "alive": alive,
-                "age_seconds": round(age, 1) if age is not None else None,
-            }
-        )
-    )
-    sys.exit(0 if alive else 1)
+    relay = _relay_beat(max_age)
+    click.echo(json.dumps(relay))
+    sys.exit(0 if relay["alive"] else 1)

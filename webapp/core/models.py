@@ -79,6 +79,8 @@ class Document(Model):
     """A rendered PDF or a stored scan: ``kind`` (envelopes, host_cards, sector13_card,
     gift_agreement, commission_minutes, payment_register, signed_scan), ``key`` unique per
     kind and owner and version (``"envelopes:game:5:v1"``), ``status`` pending/ready/failed,
+    or superseded (a newer version of the same kind and prize was made while this one was
+    still pending: it will never be rendered and is owed by nobody),
     ``sha256`` of the file, ``path`` relative to ``SOVA_DOCUMENTS_PATH``.
     """
 
@@ -98,4 +100,31 @@ class Document(Model):
     rendered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-__all__ = ["Document", "Money", "OutboxMessage", "UTCDateTime", "func", "money_column", "utcnow"]
+class ProcessHeartbeat(Model):
+    """A long-running process saying it is alive, in the database (``sova health``): one row
+    per ``role`` (``worker``, ``beat``) and ``node`` (a worker's Celery node name,
+    ``celery@<host>``; beat's host name). ``beat_at`` is set every
+    ``SOVA_HEARTBEAT_SECONDS`` by a thread of the process's main (not pool) process, so it
+    goes on while the pool renders; ``busy``: tasks running at that moment; ``pid`` and
+    ``started_at`` of the process. A warm shutdown deletes the row."""
+
+    __tablename__ = "process_heartbeat"
+
+    role: Mapped[str] = mapped_column(String(20), primary_key=True)
+    node: Mapped[str] = mapped_column(String(200), primary_key=True)
+    pid: Mapped[int] = mapped_column(Integer)
+    busy: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    beat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+__all__ = [
+    "Document",
+    "ProcessHeartbeat",
+    "Money",
+    "OutboxMessage",
+    "UTCDateTime",
+    "func",
+    "money_column",
+    "utcnow",
+]

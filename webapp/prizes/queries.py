@@ -76,7 +76,12 @@ DOCUMENT_LABELS = {
     "payment_register": "Реестр выплат",
 }
 #: Russian names of a document's rendering status (``Document.status``).
-DOCUMENT_STATUS_LABELS = {"pending": "готовится", "ready": "готов", "failed": "ошибка"}
+DOCUMENT_STATUS_LABELS = {
+    "pending": "готовится",
+    "ready": "готов",
+    "failed": "ошибка",
+    "superseded": "заменён новой версией",
+}
 
 
 RULE_BOOKS = {

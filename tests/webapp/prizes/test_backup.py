@@ -1,7 +1,8 @@
 """The restore drill (issue 16): a game played and closed, its gift agreements rendered;
 ``sova backup``; the database and the folders destroyed; ``sova restore``; every question,
-prize, agreement and document row and every file byte-identical. Damaged archives: a clear
-message, exit 2, nothing changed. SQLite here; PostgreSQL in test_backup_postgres.py."""
+prize, agreement and document row and every file byte-identical. Damaged, altered,
+unsigned or foreign archives, and archives of another backup key: a clear message, exit 2,
+nothing changed. SQLite here; PostgreSQL in test_backup_postgres.py."""
 
 from __future__ import annotations
 
@@ -76,53 +77,140 @@ def destroy(app) -> None:
     shutil.rmtree(Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads")
 
 
-def rewrite(archive: Path, out: Path, change) -> Path:
-    """A copy of ``archive`` with ``change(name, data) -> data`` applied to every member."""
-    with tarfile.open(archive) as src, tarfile.open(out, "w:gz") as dst:
+def rewrite(archive: Path, out: Path, change, key: bytes | None = None) -> Path:
+    """A copy of the encrypted ``archive`` with ``change(name, data) -> data`` applied to
+    every member of its tar, encrypted again with ``key`` (None: left as a plain tar.gz)."""
+    from webapp.backup import backup_key, decrypt_file, encrypt_file
+
+    plain = out.with_name(out.name + ".plain")
+    decrypt_file(archive, plain, backup_key())
+    changed = out.with_name(out.name + ".changed")
+    with tarfile.open(plain) as src, tarfile.open(changed, "w:gz") as dst:
         for member in src:
             data = change(member.name, src.extractfile(member).read())
             member.size = len(data)
             dst.addfile(member, io.BytesIO(data))
+    if key is None:
+        changed.rename(out)
+    else:
+        encrypt_file(changed, out, key)
     return out
+
+
+def members(archive: Path) -> dict[str, bytes]:
+    """``{name: bytes}`` of the encrypted ``archive``'s tar (read with the backup key)."""
+    from webapp.backup import backup_key, decrypt_file
+
+    plain = archive.with_name(archive.name + ".read")
+    decrypt_file(archive, plain, backup_key())
+    try:
+        with tarfile.open(plain) as tar:
+            return {m.name: tar.extractfile(m).read() for m in tar}
+    finally:
+        plain.unlink()
+
+
+def altered_document(name: str, data: bytes, manifest: dict) -> bytes:
+    """The attack on an archive: one agreement changed and its SHA-256 in the manifest
+    recomputed (the manifest's signature left as it was: it needs the key)."""
+    import hashlib
+
+    target = sorted(n for n in manifest["files"] if n.startswith("documents/gift_agreement/"))[0]
+    if name == target:
+        return data.replace(b"%PDF", b"%PDX", 1)
+    if name == "manifest.json":
+        forged = json.loads(data)
+        forged["files"][target] = hashlib.sha256(
+            members_cache[target].replace(b"%PDF", b"%PDX", 1)
+        ).hexdigest()
+        return json.dumps(forged, indent=2, sort_keys=True).encode()
+    return data
+
+
+members_cache: dict[str, bytes] = {}
 
 
 def drill(app, api, played, drain, tmp_path) -> None:
     before = make_instance(app, api, played, drain)
     runner = app.test_cli_runner()
-    made = runner.invoke(args=["backup", str(tmp_path)])
+    made = runner.invoke(args=["backup", f"{tmp_path}/"])
     assert made.exit_code == 0, made.output
-    archive = next(tmp_path.glob("sova-backup-*.tar.gz"))
+    archive = next(tmp_path.glob("sova-backup-*.tar.gz.enc"))
     assert f"backup written: {archive}" in made.output
-    with tarfile.open(archive) as tar:
-        manifest = json.load(tar.extractfile("manifest.json"))
-        names = set(tar.getnames())
-    assert names == set(manifest["files"]) | {"manifest.json"}
+    raw = archive.read_bytes()
+    # encrypted at rest: no PDF, no manifest, no gzip header readable without the key
+    assert raw.startswith(b"SOVA-BACKUP-2\n") and b"%PDF" not in raw and b"files" not in raw
+    assert archive.stat().st_mode & 0o777 == 0o600
+    content = members(archive)
+    members_cache.clear()
+    members_cache.update(content)
+    manifest = json.loads(content["manifest.json"])
+    names = set(content)
+    assert names == set(manifest["files"]) | {"manifest.json", "manifest.sig"}
     assert sum(n.startswith("documents/gift_agreement/") for n in names) == 7
     assert "uploads/scans/letter-1.png" in names
     assert manifest["database"]["dialect"] == db.engine.dialect.name
+    from webapp.backup import backup_key, new_backup_key
 
-    # damaged archives: exit 2, a clear message, nothing changed
-    raw = archive.read_bytes()
+    key = backup_key()
+
+    # damaged, altered, unsigned or foreign archives: exit 2, a clear message, nothing changed
     truncated = tmp_path / "truncated.tar.gz"
     truncated.write_bytes(raw[: len(raw) // 2])
     flipped = tmp_path / "flipped.tar.gz"
     flipped.write_bytes(raw[:2000] + bytes([raw[2000] ^ 0xFF]) + raw[2001:])
+    chunk_cut = tmp_path / "chunk-cut.tar.gz.enc"  # the last whole chunk dropped
+    ends, at = [], 38  # the header: magic (14), key id (8), salt (16)
+    while at < len(raw):
+        at += 4 + int.from_bytes(raw[at : at + 4], "big")
+        ends.append(at)
+    chunk_cut.write_bytes(raw[: ([38] + ends)[-2]])
+    # one document changed, its SHA-256 in the manifest recomputed, encrypted again with the
+    # right key (the worst case: someone who holds the encryption but cannot sign)
+    forged = rewrite(
+        archive,
+        tmp_path / "forged.tar.gz.enc",
+        lambda name, data: altered_document(name, data, manifest),
+        key=key,
+    )
+    # the same change in a plain tar.gz, as archives were before they were encrypted
+    plain = rewrite(
+        archive,
+        tmp_path / "plain.tar.gz",
+        lambda name, data: altered_document(name, data, manifest),
+    )
+    other_key = rewrite(
+        archive,
+        tmp_path / "other-key.tar.gz.enc",
+        lambda name, data: data,
+        key=__import__("base64").urlsafe_b64decode(new_backup_key()),
+    )
+    # a document changed with its SHA-256 left alone, signed and encrypted correctly
     tampered = rewrite(
         archive,
-        tmp_path / "tampered.tar.gz",
+        tmp_path / "tampered.tar.gz.enc",
         lambda name, data: (
             data.replace(b"%PDF", b"%PDX", 1) if name.startswith("documents/") else data
         ),
+        key=key,
     )
-    foreign = tmp_path / "foreign.tar.gz"
-    with tarfile.open(foreign, "w:gz") as tar:
+    foreign_tar = tmp_path / "foreign.tar.gz"
+    with tarfile.open(foreign_tar, "w:gz") as tar:
         info = tarfile.TarInfo("etc/passwd")
         tar.addfile(info, io.BytesIO(b""))
+    foreign = tmp_path / "foreign.tar.gz.enc"
+    from webapp.backup import encrypt_file
+
+    encrypt_file(foreign_tar, foreign, key)
     expected = {
-        truncated: "damaged archive",
-        flipped: "",
-        tampered: "does not match its SHA-256",
         foreign: "unexpected member 'etc/passwd'",
+        truncated: "damaged or altered archive",
+        flipped: "damaged or altered archive",
+        chunk_cut: "damaged or altered archive (truncated)",
+        forged: "the manifest's signature does not verify",
+        plain: "not an encrypted Sova backup",
+        other_key: "made with another backup key",
+        tampered: "does not match its SHA-256",
     }
     for bad, message in expected.items():
         result = runner.invoke(args=["restore", "--yes", str(bad)])
@@ -181,3 +269,65 @@ def test_backup_into_a_folder_deletes_archives_past_retention(app, tmp_path):
     left = sorted(p.name for p in tmp_path.iterdir())
     assert old.name not in left and young.name in left and other.name in left
     assert len([n for n in left if n.startswith("sova-backup-")]) == 2
+
+
+def test_backup_into_a_missing_folder_creates_it_or_refuses(app, tmp_path):
+    """``sova backup DIR/`` into a folder that does not exist creates it (with its parents)
+    and writes the archive in it; ``sova backup DIR`` (no slash, no suffix) is refused with
+    the two ways to say what was meant, and writes no file named like the folder."""
+    runner = app.test_cli_runner()
+    made = runner.invoke(args=["backup", f"{tmp_path}/new/backups/"])
+    assert made.exit_code == 0, made.output
+    archives = list((tmp_path / "new" / "backups").iterdir())
+    assert len(archives) == 1 and archives[0].name.startswith("sova-backup-")
+    assert archives[0].name.endswith(".tar.gz.enc")
+    refused = runner.invoke(args=["backup", str(tmp_path / "other")])
+    assert refused.exit_code == 2
+    assert refused.output == (
+        f"Error: {tmp_path}/other does not exist: to back up into a new folder, end it with a "
+        f"slash ({tmp_path}/other/); to name the archive, give it a suffix "
+        f"({tmp_path}/other.tar.gz.enc)\n"
+    )
+    assert not (tmp_path / "other").exists()
+
+
+def test_restore_needs_the_backup_key_kept_apart(app, make_app, tmp_path):
+    """The key that encrypts and signs archives is not in them: an instance without it
+    cannot read an archive (exit 2, nothing changed), one given it by SOVA_BACKUP_KEY can;
+    a wrong SOVA_BACKUP_KEY names both key ids."""
+    from webapp.backup import backup_key, key_id, new_backup_key
+
+    made = app.test_cli_runner().invoke(args=["backup", str(tmp_path / "b.tar.gz.enc")])
+    assert made.exit_code == 0, made.output
+    key_file = Path(app.config["SOVA_INSTANCE_PATH"]) / "backup_key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    text = key_file.read_text().strip()
+    assert text.encode() not in (tmp_path / "b.tar.gz.enc").read_bytes()
+    fresh = make_app(WTF_CSRF_ENABLED=False, SOVA_INSTANCE_PATH=str(tmp_path / "fresh"))
+    with fresh.app_context():
+        db.create_all()
+        result = fresh.test_cli_runner().invoke(
+            args=["restore", "--yes", str(tmp_path / "b.tar.gz.enc")]
+        )
+        assert result.exit_code == 2
+        assert "no backup key: set SOVA_BACKUP_KEY or put the key in" in result.output
+        assert not (tmp_path / "fresh" / "backup_key").exists()
+        wrong = new_backup_key()
+        fresh.config["SOVA_BACKUP_KEY"] = wrong
+        result = fresh.test_cli_runner().invoke(
+            args=["restore", "--yes", str(tmp_path / "b.tar.gz.enc")]
+        )
+        assert result.exit_code == 2
+        wrong_id = key_id(__import__("base64").urlsafe_b64decode(wrong))
+        with app.app_context():
+            right_id = key_id(backup_key())
+        assert (
+            f"made with another backup key (key id {right_id}; this instance's key id "
+            f"{wrong_id})" in result.output
+        )
+        fresh.config["SOVA_BACKUP_KEY"] = text
+        result = fresh.test_cli_runner().invoke(
+            args=["restore", "--yes", str(tmp_path / "b.tar.gz.enc")]
+        )
+        assert result.exit_code == 0, result.output
+        db.session.remove()

@@ -446,3 +446,41 @@ def test_agreement_quotes_a_packet_question_without_its_handout_markup(app, api,
     ) in text
     assert "Раздаточный материал" not in text
     assert "(img" not in text and "Kubok" not in text
+
+
+def test_a_superseded_pending_agreement_leaves_the_owed_counts(app, api, played, drain, login):
+    """An agreement replaced by a new version while its first version was still owed (never
+    rendered): the first version is marked superseded, ``sova outbox status`` stops counting
+    it as pending once the new version is rendered, and its page says it was replaced."""
+    import json
+
+    from bs4 import BeautifulSoup
+
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    # the seven agreements are numbered and owed; nothing rendered them yet
+    runner = app.test_cli_runner()
+
+    def pending() -> int:
+        out = runner.invoke(args=["outbox", "status"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.output)["documents_pending"]
+
+    assert pending() == 7
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    v1 = prize.agreement.document_id
+    client = login("producer")
+    page = BeautifulSoup(client.get(f"/prizes/{prize.id}").text, "html.parser")
+    form = page.find("form", action=f"/prizes/{prize.id}/reissue")
+    fields = {i["name"]: i.get("value", "") for i in form.find_all("input") if i.get("name")}
+    r = client.post(form["action"], data=fields, follow_redirects=True)
+    assert "Новая версия договора поставлена в очередь." in r.text
+    db.session.expire_all()
+    assert db.session.get(Document, v1).status == "superseded"
+    assert pending() == 7  # six first versions and the new second one
+    drain()
+    assert pending() == 0
+    db.session.expire_all()
+    assert db.session.get(Document, v1).status == "superseded"  # never rendered
+    page = login("accountant").get(f"/prizes/{prize.id}").text
+    assert "Договор дарения, версия 1 — заменён новой версией" in " ".join(page.split())

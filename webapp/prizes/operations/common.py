@@ -160,6 +160,21 @@ def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
 
 
 def _document(kind: str, prize: Prize, version: int = 1) -> Document:
+    """A new pending Document of ``kind`` for ``prize``, version ``version``. Earlier versions
+    of that kind and prize still ``pending`` become ``superseded``: only the newest version
+    is rendered, so they are owed by nobody (``sova outbox status``)."""
+    if version > 1:
+        db.session.execute(
+            db.update(Document)
+            .where(
+                Document.prize_id == prize.id,
+                Document.kind == kind,
+                Document.version < version,
+                Document.status == "pending",
+            )
+            .values(status="superseded")
+            .execution_options(synchronize_session="fetch")
+        )
     doc = Document(
         key=f"{kind}:prize:{prize.id}:v{version}",
         kind=kind,
