@@ -76,6 +76,7 @@ def access_before_csrf():
 
     if request.method not in UNSAFE_METHODS or request.path.startswith("/api/"):
         return None
+    g.api_user = None  # a page is never authenticated by a bearer token
     view = current_app.view_functions.get(request.endpoint or "")
     spec = getattr(view, "sova_access", None)
     if spec is None:
