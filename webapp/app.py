@@ -108,6 +108,9 @@ def remember_language(response):
 def register_extensions(app: Flask) -> None:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(MIGRATIONS), render_as_batch=True)
+    from webapp.core.access import access_before_csrf
+
+    app.before_request(access_before_csrf)  # a staff page's role check runs before CSRF
     csrf.init_app(app)
     limiter.init_app(app)
     if app.config["SOVA_PROXY_COUNT"]:

@@ -299,14 +299,35 @@ def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):
             assert code in (401, 403), (endpoint, method, code)
 
 
+def csrf_log_in(app, role: str):
+    """A client of an app with CSRF on, signed in as ``role`` through the login form the
+    page renders (its CSRF token included)."""
+    from webapp.accounts.operations import create_user
+    from webapp.jobs import commit
+
+    with app.app_context():
+        create_user(f"{role}@test.local", role, password=f"{role}-pw")
+        commit()
+    client = app.test_client()
+    page = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+    data = {"email": f"{role}@test.local", "password": f"{role}-pw", "csrf_token": token}
+    assert client.post("/login", data=data).status_code == 302
+    return client
+
+
 def test_every_page_form_refuses_a_post_without_csrf_token(make_app):
+    """Public forms refuse an anonymous post without its token (400); staff forms refuse
+    an admitted user's (the admin, admitted everywhere) — an anonymous one meets the login
+    page first (``test_a_staff_post_checks_access_before_csrf``)."""
     app = make_app()  # CSRF on
     assert app.config.get("WTF_CSRF_ENABLED", True) is True
     rows, _ = matrix(app)
-    client = app.test_client()
+    anonymous, admin = app.test_client(), csrf_log_in(app, "admin")
     posted = 0
-    for endpoint, method, url, _spec in rows:
+    for endpoint, method, url, spec in rows:
         if method in ("POST", "PUT", "PATCH", "DELETE") and not url.startswith("/api/"):
+            client = anonymous if allowed_roles(spec) is None else admin
             resp = client.open(url, method=method, data={"x": "1"})
             assert resp.status_code == 400, (endpoint, method, resp.status_code)
             posted += 1

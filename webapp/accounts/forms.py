@@ -1,7 +1,7 @@
-"""Staff login form."""
+"""Staff forms: login; the admin's token revocation and account switch-off."""
 
 from flask_wtf import FlaskForm
-from wtforms import EmailField, PasswordField
+from wtforms import BooleanField, EmailField, PasswordField
 from wtforms.validators import DataRequired, Length
 
 
@@ -21,4 +21,22 @@ class LoginForm(FlaskForm):
             DataRequired("Укажите пароль."),
             Length(max=200, message="Пароль не длиннее 200 символов."),
         ],
+    )
+
+
+class RevokeTokenForm(FlaskForm):
+    """Revoke one API token (admin): the box must be ticked."""
+
+    confirm = BooleanField(
+        "Да, отозвать этот токен",
+        validators=[DataRequired("Подтвердите отзыв токена: отметьте галочку.")],
+    )
+
+
+class DeactivateForm(FlaskForm):
+    """Switch a staff account off (admin): the box must be ticked."""
+
+    confirm = BooleanField(
+        "Да, отключить",
+        validators=[DataRequired("Подтвердите отключение: отметьте галочку.")],
     )

@@ -6,8 +6,8 @@ import hashlib
 from datetime import datetime
 
 from flask_login import UserMixin
-from sqlalchemy import Boolean, Integer, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import Boolean, ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import Model
@@ -31,8 +31,9 @@ def token_digest(token: str) -> str:
 
 class User(UserMixin, Model):
     """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
-    ``token_hash``: SHA-256 of the API bearer token, if one was issued; ``failed_logins`` and
-    ``locked_until``: the login lock-out state (migration 0005_security)."""
+    ``tokens``: the API bearer tokens issued to them (:class:`ApiToken`); ``failed_logins``
+    and ``locked_until``: the login lock-out state (migration 0005_security). (The table's
+    old ``token_hash`` column is no longer read: migration 0019 moved it to ``api_token``.)"""
 
     __tablename__ = "user"
 
@@ -41,7 +42,6 @@ class User(UserMixin, Model):
     name: Mapped[str] = mapped_column(String(200), default="")
     role: Mapped[str] = mapped_column(String(20))
     password_hash: Mapped[str | None] = mapped_column(String(200))
-    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     # login lock-out (webapp.accounts.operations.authenticate): consecutive failed
@@ -60,3 +60,47 @@ class User(UserMixin, Model):
     @property
     def is_active(self) -> bool:  # flask-login
         return bool(self.active)
+
+    tokens: Mapped[list[ApiToken]] = relationship(
+        "ApiToken",
+        foreign_keys="ApiToken.user_id",
+        back_populates="user",
+        order_by="ApiToken.id",
+    )
+
+
+#: Why a token stopped working (``ApiToken.revoked_reason``), as the staff page says it.
+REVOKE_REASONS = {
+    "sign_out": "выход везде",
+    "password": "новый пароль",
+    "deactivated": "учётная запись отключена",
+    "admin": "отозван администратором",
+}
+
+
+class ApiToken(Model):
+    """An API bearer token of a staff user (migration 0019_trust_tokens). Only the SHA-256
+    of the token is stored (``token_hash``); ``created_at``; ``last_used_at``: the last
+    request it authenticated (UTC, to the minute: written at most once a minute,
+    :data:`webapp.accounts.operations.TOUCH_EVERY`); ``revoked_at``/``revoked_by_id``/
+    ``revoked_reason`` (a key of :data:`REVOKE_REASONS`): when, by whom and why it stopped
+    working — the audit of a revocation. A revoked token never works again."""
+
+    __tablename__ = "api_token"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    revoked_reason: Mapped[str | None] = mapped_column(String(20))
+
+    user: Mapped[User] = relationship(User, foreign_keys=[user_id], back_populates="tokens")
+    revoked_by: Mapped[User | None] = relationship(User, foreign_keys=[revoked_by_id])
+
+    @property
+    def revoked_reason_label(self) -> str:
+        """The reason as the staff page says it."""
+        return REVOKE_REASONS.get(self.revoked_reason or "", self.revoked_reason or "")

@@ -8,8 +8,9 @@ from datetime import datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app
+from sqlalchemy.orm.attributes import set_committed_value
 
-from webapp.accounts.models import ROLES, User, token_digest
+from webapp.accounts.models import REVOKE_REASONS, ROLES, ApiToken, User, token_digest
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
@@ -52,13 +53,63 @@ def create_user(
     user = User(email=email, role=role, name=name or email.split("@")[0])
     if password:
         user.password_hash = _hasher.hash(password)
-    token = None
-    if with_token:
-        token = secrets.token_urlsafe(32)
-        user.token_hash = token_digest(token)
     db.session.add(user)
     db.session.flush()
-    return user, token
+    return user, issue_token(user) if with_token else None
+
+
+def issue_token(user: User) -> str:
+    """A new API bearer token for ``user`` (32 random bytes, URL-safe base64; only its
+    SHA-256 is stored, in a new :class:`ApiToken` row). Returned once; flushes."""
+    token = secrets.token_urlsafe(32)
+    db.session.add(ApiToken(user_id=user.id, token_hash=token_digest(token)))
+    db.session.flush()
+    return token
+
+
+def revoke_tokens(user: User, reason: str, by: User | None = None) -> int:
+    """Revoke every working API token of ``user``: ``revoked_at`` now, ``revoked_by_id``
+    ``by`` (None: the user or a command), ``revoked_reason`` one of
+    :data:`webapp.accounts.models.REVOKE_REASONS`. Returns how many were revoked;
+    flushes. A request under way with such a token has been let in already; the next one
+    is refused (401)."""
+    if reason not in REVOKE_REASONS:
+        raise AccountError(f"unknown revocation reason {reason!r}")
+    done = db.session.execute(
+        db.update(ApiToken)
+        .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow(), revoked_by_id=by.id if by else None, revoked_reason=reason)
+    )
+    return done.rowcount  # type: ignore[attr-defined]  # a CursorResult at run time
+
+
+def revoke_token(token: ApiToken, by: User) -> bool:
+    """Revoke one token (an admin's «Отозвать»): False when it was revoked already (the
+    first revocation's audit stays as it was); flushes."""
+    done = db.session.execute(
+        db.update(ApiToken)
+        .where(ApiToken.id == token.id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow(), revoked_by_id=by.id, revoked_reason="admin")
+    )
+    return done.rowcount == 1  # type: ignore[attr-defined]  # a CursorResult at run time
+
+
+def sign_out_everywhere(user: User, by: User | None = None) -> int:
+    """An admin's «Выйти везде»: end every login session of ``user``
+    (:func:`end_sessions`) and revoke every API token (:func:`revoke_tokens`, reason
+    ``sign_out``). Returns the number of tokens revoked; flushes."""
+    end_sessions(user)
+    return revoke_tokens(user, "sign_out", by)
+
+
+def deactivate(user: User, by: User | None = None) -> int:
+    """Switch a staff account off: it cannot log in, its sessions end and its API tokens
+    are revoked (reason ``deactivated``; switching it on again later brings none of them
+    back). Returns the number of tokens revoked; flushes."""
+    user.active = False
+    db.session.flush()
+    end_sessions(user)
+    return revoke_tokens(user, "deactivated", by)
 
 
 def check_password(user: User | None, password: str) -> bool:
@@ -202,11 +253,14 @@ def end_sessions(user: User) -> None:
     db.session.refresh(user)
 
 
-def set_password(user: User, password: str) -> None:
-    """Set a new password (argon2id) and end all of the user's sessions; flushes."""
+def set_password(user: User, password: str, by: User | None = None) -> int:
+    """Set a new password (argon2id), end all of the user's sessions and revoke their API
+    tokens (reason ``password``: whoever knew the old password may have made or copied
+    one). Returns the number of tokens revoked; flushes."""
     user.password_hash = _hasher.hash(password)
     db.session.flush()
     end_sessions(user)
+    return revoke_tokens(user, "password", by)
 
 
 def user_for_session(session_id: str) -> User | None:
@@ -228,9 +282,34 @@ def unlock(user: User) -> None:
     db.session.refresh(user)
 
 
-def user_by_token(token: str) -> User | None:
-    """The active user whose API token is ``token``, or None."""
+#: How stale ``ApiToken.last_used_at`` may get before a request writes it again: one
+#: write a minute per token, not one per request.
+TOUCH_EVERY = timedelta(minutes=1)
+
+
+def user_by_token(token: str, now: datetime | None = None) -> User | None:
+    """The active user whose API token is ``token`` and not revoked, or None. Records the
+    use in ``last_used_at`` when the stored one is older than :data:`TOUCH_EVERY`
+    (committed with the request, like any of its writes)."""
     if not token:
         return None
-    user = db.session.scalar(db.select(User).filter_by(token_hash=token_digest(token)))
-    return user if user and user.active else None
+    row = db.session.scalar(
+        db.select(ApiToken).where(
+            ApiToken.token_hash == token_digest(token), ApiToken.revoked_at.is_(None)
+        )
+    )
+    if row is None or not row.user.active:
+        return None
+    now = now or utcnow()
+    if row.last_used_at is None or row.last_used_at <= now - TOUCH_EVERY:
+        db.session.execute(
+            db.update(ApiToken)
+            .where(
+                ApiToken.id == row.id,
+                (ApiToken.last_used_at.is_(None)) | (ApiToken.last_used_at <= now - TOUCH_EVERY),
+            )
+            .values(last_used_at=now),
+            execution_options={"synchronize_session": False},
+        )
+        set_committed_value(row, "last_used_at", now)
+    return row.user

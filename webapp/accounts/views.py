@@ -19,14 +19,17 @@ from flask import (
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
-from webapp.accounts.forms import LoginForm
-from webapp.accounts.models import ROLE_LABELS, User
+from webapp.accounts.forms import DeactivateForm, LoginForm, RevokeTokenForm
+from webapp.accounts.models import ROLE_LABELS, ApiToken, User
 from webapp.accounts.operations import (
     LOCKOUT_DURATION,
     LOCKOUT_THRESHOLD,
     AccountLocked,
     authenticate,
+    deactivate,
     end_sessions,
+    revoke_token,
+    sign_out_everywhere,
 )
 from webapp.core.access import access
 from webapp.core.edge import keep
@@ -122,19 +125,69 @@ def logout():
 @bp.route("/admin/users")
 @access("admin")
 def users():
-    """Staff accounts with "sign out everywhere" (issue 13)."""
-    staff = db.session.scalars(db.select(User).order_by(User.role, User.email)).all()
-    return render_template("accounts/users.html", users=staff, form=FlaskForm())
+    """Staff accounts: «Выйти везде» (every session ends and every API token is revoked),
+    «Отключить», and each API token with its creation, last use and revocation (who, when,
+    why), «Отозвать» for a working one."""
+    staff = db.session.scalars(
+        db.select(User).options(db.selectinload(User.tokens)).order_by(User.role, User.email)
+    ).all()
+    return render_template(
+        "accounts/users.html",
+        users=staff,
+        form=FlaskForm(),
+        revoke_form=RevokeTokenForm(),
+        deactivate_form=DeactivateForm(),
+    )
 
 
-@bp.route("/admin/users/<int:user_id>/sign-out", methods=["POST"])
+def _tokens_said(n: int) -> str:
+    return f"токены доступа отозваны: {n}." if n else "токенов доступа не было."
+
+
+@bp.route("/admin/users/<int:user_id>/sign-out", methods=["POST"], endpoint="sign_out_everywhere")
 @access("admin")
-def sign_out_everywhere(user_id: int):
-    """End every session of one staff account (a lost laptop, a copied cookie): its
-    session cookies stop working at their next request. CSRF-protected form."""
+def sign_out_everywhere_view(user_id: int):
+    """End every session of one staff account and revoke its API tokens (a lost laptop, a
+    copied cookie, a leaked token): its session cookies and tokens stop working at their
+    next request. CSRF-protected form; the revocations are recorded on each token (who,
+    when, ``sign_out``)."""
     user = db.get_or_404(User, user_id)
     if not FlaskForm().validate_on_submit():
         abort(400)
-    end_sessions(user)
-    flash(f"Все сеансы {user.email} завершены.", "success")
+    n = sign_out_everywhere(user, by=current_user)
+    flash(f"Все сеансы {user.email} завершены, {_tokens_said(n)}", "success")
+    return redirect(url_for("accounts.users"))
+
+
+@bp.route("/admin/users/<int:user_id>/deactivate", methods=["POST"], endpoint="deactivate")
+@access("admin")
+def deactivate_view(user_id: int):
+    """Switch a staff account off (CSRF, the confirmation box): it cannot log in, its
+    sessions end, its API tokens are revoked (``deactivated``). The admin's own account
+    is refused."""
+    user = db.get_or_404(User, user_id)
+    form = DeactivateForm()
+    if not form.validate_on_submit():
+        flash("Подтвердите отключение: отметьте галочку.", "error")
+    elif user.id == current_user.id:
+        flash("Свою учётную запись отключить нельзя.", "error")
+    else:
+        n = deactivate(user, by=current_user)
+        flash(f"Учётная запись {user.email} отключена, сеансы завершены, {_tokens_said(n)}")
+    return redirect(url_for("accounts.users"))
+
+
+@bp.route("/admin/tokens/<int:token_id>/revoke", methods=["POST"], endpoint="revoke_token")
+@access("admin")
+def revoke_token_view(token_id: int):
+    """Revoke one API token (CSRF, the confirmation box); recorded on the token: when, by
+    which admin, reason ``admin``."""
+    token = db.get_or_404(ApiToken, token_id)
+    form = RevokeTokenForm()
+    if not form.validate_on_submit():
+        flash("Подтвердите отзыв токена: отметьте галочку.", "error")
+    elif revoke_token(token, by=current_user):
+        flash(f"Токен № {token.id} ({token.user.email}) отозван.", "success")
+    else:
+        flash(f"Токен № {token.id} уже был отозван.", "error")
     return redirect(url_for("accounts.users"))

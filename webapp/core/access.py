@@ -43,6 +43,47 @@ def current_staff():
     return None
 
 
+def refuse(roles: set[str] | None, api: bool = False):
+    """The refusal of the current request by a view admitting ``roles`` (None: everyone),
+    or None when it is admitted: anonymous → ``abort(401)`` (API) or a redirect to the
+    login page with ``next`` (web); a wrong role → ``abort(403)``."""
+    if roles is None:
+        return None
+    user = current_staff()
+    if user is None:
+        if api or request.path.startswith("/api/"):
+            abort(401)
+        from flask import redirect, url_for
+
+        return redirect(url_for("accounts.login", next=request.full_path))
+    if user.role not in roles:
+        abort(403)
+    return None
+
+
+#: Methods the CSRF check reads a token for (Flask-WTF's ``WTF_CSRF_METHODS`` default).
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def access_before_csrf():
+    """``before_request`` hook, installed before Flask-WTF's CSRF check: a POST (PUT,
+    PATCH, DELETE) to a staff page is judged by the page's ``@access`` first, so an
+    anonymous visitor gets the login page (302) and a wrong role 403, not the CSRF
+    error's 400 (which would tell a form's existence and hide where to sign in). Only
+    pages: the API is CSRF-exempt and its bearer token is read by a later hook, so its
+    views answer 401/403 themselves. Returns the refusal (a redirect) or None."""
+    from flask import current_app
+
+    if request.method not in UNSAFE_METHODS or request.path.startswith("/api/"):
+        return None
+    g.api_user = None  # a page is never authenticated by a bearer token
+    view = current_app.view_functions.get(request.endpoint or "")
+    spec = getattr(view, "sova_access", None)
+    if spec is None:
+        return None
+    return refuse(allowed_roles(spec))
+
+
 def access(spec: str, api: bool = False):
     """Decorator: admit only ``spec`` (see module doc). Anonymous → 401 (API) or the login
     page (web); wrong role → 403."""
@@ -51,16 +92,9 @@ def access(spec: str, api: bool = False):
     def decorator(view):
         @functools.wraps(view)
         def wrapped(*args, **kwargs):
-            if roles is not None:
-                user = current_staff()
-                if user is None:
-                    if api or request.path.startswith("/api/"):
-                        abort(401)
-                    from flask import redirect, url_for
-
-                    return redirect(url_for("accounts.login", next=request.full_path))
-                if user.role not in roles:
-                    abort(403)
+            refused = refuse(roles, api)
+            if refused is not None:
+                return refused
             return view(*args, **kwargs)
 
         wrapped.sova_access = spec

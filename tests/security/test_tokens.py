@@ -1,0 +1,208 @@
+"""API tokens end with the trust that made them: «Выйти везде» on the staff page, a new
+password and switching an account off revoke the user's tokens, and the page says so; the
+admin sees each token's creation and last use and revokes one (CSRF, a confirmation box,
+recorded on the token: when, by whom, why). Driven through the forms the staff page renders,
+with CSRF on."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from html.parser import HTMLParser
+
+from flask import g
+
+from webapp.accounts.models import ApiToken, User
+from webapp.accounts.operations import create_user, issue_token, set_password, user_by_token
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.jobs import commit
+
+
+class _Forms(HTMLParser):
+    """``{action: {field: value}}`` of a page's POST forms, as a browser submits them with
+    every checkbox ticked (``tick``) or none."""
+
+    def __init__(self, tick: bool):
+        super().__init__()
+        self.tick, self.action = tick, None
+        self.forms: dict[str, dict[str, str]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and a.get("method") == "post":
+            self.action = a["action"]
+            self.forms[self.action] = {}
+        elif tag == "input" and self.action and a.get("name"):
+            if a.get("type") == "checkbox" and not self.tick:
+                return
+            self.forms[self.action][a["name"]] = a.get("value") or "y"
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.action = None
+
+
+def forms(page: str, tick: bool = True) -> dict[str, dict[str, str]]:
+    parser = _Forms(tick)
+    parser.feed(page)
+    return parser.forms
+
+
+def _api(app, token: str) -> int:
+    g.pop("_login_user", None)
+    return (
+        app.test_client()
+        .get("/api/v1/questions", headers={"Authorization": f"Bearer {token}"})
+        .status_code
+    )
+
+
+def _admin_client(app):
+    client = app.test_client()
+    page = client.get("/login").get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+    data = {"email": "admin@test.local", "password": "admin-pw", "csrf_token": csrf}
+    assert client.post("/login", data=data).status_code == 302
+    return client
+
+
+def _page(client) -> str:
+    g.pop("_login_user", None)
+    resp = client.get("/admin/users")
+    assert resp.status_code == 200
+    return resp.get_data(as_text=True)
+
+
+def _post(client, page: str, action: str, tick: bool = True) -> str:
+    """Submit the form ``action`` of ``page`` with its rendered fields; the page after."""
+    g.pop("_login_user", None)
+    resp = client.post(action, data=forms(page, tick)[action], follow_redirects=True)
+    assert resp.status_code == 200, resp.status_code
+    return resp.get_data(as_text=True)
+
+
+def _row(page: str, token_id: int) -> str:
+    row = re.search(rf'<tr id="token-{token_id}">(.*?)</tr>', page, re.S).group(1)
+    return " ".join(re.sub(r"<[^>]+>", " ", row).split())
+
+
+def test_sign_out_everywhere_revokes_the_api_tokens_and_says_so(make_app):
+    app = make_app()  # CSRF on
+    with app.app_context():
+        admin, _ = create_user("admin@test.local", "admin", password="admin-pw")
+        editor, token = create_user("editor@test.local", "editor", "editor-pw", with_token=True)
+        commit()
+        editor_id, admin_id = editor.id, admin.id
+        assert _api(app, token) == 200
+        row = db.session.scalar(db.select(ApiToken).filter_by(user_id=editor_id))
+        db.session.refresh(row)
+        created, used = row.created_at, row.last_used_at
+        assert used is not None and abs(used - utcnow()) < timedelta(minutes=1)
+        client = _admin_client(app)
+        page = _page(client)
+        zone = app.config["SOVA_TIMEZONE"]
+        from webapp.core.formats import when
+
+        assert _row(page, row.id) == (
+            f"№ {row.id} {when(created, zone)} {when(used, zone)} действует "
+            "Да, отозвать этот токен Отозвать"
+        )
+        after = _post(client, page, f"/admin/users/{editor_id}/sign-out")
+        assert "Все сеансы editor@test.local завершены, токены доступа отозваны: 1." in after
+        assert _api(app, token) == 401
+        db.session.expire_all()
+        row = db.session.get(ApiToken, row.id)
+        assert (row.revoked_by_id, row.revoked_reason) == (admin_id, "sign_out")
+        assert _row(after, row.id) == (
+            f"№ {row.id} {when(created, zone)} {when(used, zone)} отозван "
+            f"{when(row.revoked_at, zone)} (admin@test.local): выход везде"
+        )
+        # a second «Выйти везде» says there was nothing left to revoke
+        again = _post(client, after, f"/admin/users/{editor_id}/sign-out")
+        assert "Все сеансы editor@test.local завершены, токенов доступа не было." in again
+
+
+def test_the_admin_revokes_one_token_after_confirming(make_app):
+    app = make_app()  # CSRF on
+    with app.app_context():
+        create_user("admin@test.local", "admin", password="admin-pw")
+        editor, first = create_user("editor@test.local", "editor", "editor-pw", with_token=True)
+        second = issue_token(editor)
+        commit()
+        ids = [t.id for t in db.session.scalars(db.select(ApiToken).order_by(ApiToken.id))]
+        client = _admin_client(app)
+        page = _page(client)
+        action = f"/admin/tokens/{ids[0]}/revoke"
+        assert forms(page, tick=False)[action].keys() == {"csrf_token"}
+        # the box not ticked: nothing revoked
+        unconfirmed = _post(client, page, action, tick=False)
+        assert "Подтвердите отзыв токена: отметьте галочку." in unconfirmed
+        assert _api(app, first) == 200
+        # without the CSRF token: refused
+        g.pop("_login_user", None)
+        assert client.post(action, data={"confirm": "y"}).status_code == 400
+        assert _api(app, first) == 200
+        done = _post(client, unconfirmed, action)
+        assert f"Токен № {ids[0]} (editor@test.local) отозван." in done
+        assert (_api(app, first), _api(app, second)) == (401, 200)
+        assert _row(done, ids[0]).endswith("(admin@test.local): отозван администратором")
+        assert f"/admin/tokens/{ids[0]}/revoke" not in forms(done)  # nothing left to revoke
+        assert f"/admin/tokens/{ids[1]}/revoke" in forms(done)
+
+
+def test_a_new_password_and_switching_off_revoke_the_tokens(make_app):
+    app = make_app()  # CSRF on
+    with app.app_context():
+        create_user("admin@test.local", "admin", password="admin-pw")
+        editor, token = create_user("editor@test.local", "editor", "editor-pw", with_token=True)
+        commit()
+        assert _api(app, token) == 200
+        assert set_password(editor, "a new long passphrase") == 1
+        commit()
+        assert _api(app, token) == 401
+        fresh = issue_token(editor)
+        commit()
+        assert _api(app, fresh) == 200
+        client = _admin_client(app)
+        page = _page(client)
+        off = _post(client, page, f"/admin/users/{editor.id}/deactivate")
+        assert (
+            "Учётная запись editor@test.local отключена, сеансы завершены, "
+            "токены доступа отозваны: 1." in off
+        )
+        assert _api(app, fresh) == 401
+        db.session.expire_all()
+        reasons = db.session.scalars(db.select(ApiToken.revoked_reason).order_by(ApiToken.id)).all()
+        assert reasons == ["password", "deactivated"]
+        # switched on again (a direct database fix): no token comes back
+        db.session.get(User, editor.id).active = True
+        commit()
+        assert _api(app, token) == _api(app, fresh) == 401
+        # the admin cannot switch himself off: no such form, and a forged post is refused
+        admin_id = db.session.scalar(db.select(User.id).filter_by(email="admin@test.local"))
+        assert f"/admin/users/{admin_id}/deactivate" not in forms(off)
+        fields = forms(off)[f"/admin/users/{editor.id}/sign-out"] | {"confirm": "y"}
+        g.pop("_login_user", None)
+        refused = client.post(
+            f"/admin/users/{admin_id}/deactivate", data=fields, follow_redirects=True
+        )
+        assert "Свою учётную запись отключить нельзя." in refused.get_data(as_text=True)
+        assert db.session.get(User, admin_id).active
+
+
+def test_last_use_is_written_at_most_once_a_minute(app, staff):
+    _, token = staff("editor")
+    now = utcnow()
+    user_by_token(token, now=now)
+    commit()
+    row = db.session.scalar(db.select(ApiToken))
+    assert row.last_used_at == now
+    user_by_token(token, now=now + timedelta(seconds=59))
+    commit()
+    db.session.refresh(row)
+    assert row.last_used_at == now
+    user_by_token(token, now=now + timedelta(seconds=61))
+    commit()
+    db.session.refresh(row)
+    assert row.last_used_at == now + timedelta(seconds=61)
