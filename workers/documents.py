@@ -136,6 +136,12 @@ second time to take it. One ``FontConfiguration`` serves every render of a proce
 (``_font_config``; the templates declare no ``@font-face``); the bytes are the same as with
 a fresh one per render.
 
+Envelopes and host cards keep each question block (``<div class="question" id="q-S-N">``)
+on one sheet: ``break-inside: avoid`` in ``pdf.css``, and a block still taller than its
+page gets its images scaled down and is laid out again (``_keep_questions_whole``); a
+sector that runs on to a second sheet repeats its header there (running element
+``sector``). Emoji print from fontconfig's fallback to ``fonts-noto-color-emoji``.
+
 Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
 the template context check, the fetcher that refuses outside resources, the fonts and
 the render itself stay together behind that one boundary.
@@ -655,14 +661,15 @@ def _html_to_pdf(
     """
     fetcher = SafeURLFetcher(allowed_files)
     htmls = (html,) if isinstance(html, str) else html
+
+    def layout(h: str) -> Any:
+        return HTML(string=h, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher).render(
+            font_config=_font_config(), pdf_identifier=True, custom_metadata=False
+        )
+
     try:
         with _fixed_font_timestamps():
-            documents = [
-                HTML(string=h, base_url=path2url(ASSETS_DIR), url_fetcher=fetcher).render(
-                    font_config=_font_config(), pdf_identifier=True, custom_metadata=False
-                )
-                for h in htmls
-            ]
+            documents = [_keep_questions_whole(h, layout) for h in htmls]
             document = documents[0].copy([page for d in documents for page in d.pages])
             pdf = document.write_pdf(
                 pdf_identifier=True, custom_metadata=False, finisher=_serialise_once
@@ -674,6 +681,102 @@ def _html_to_pdf(
         raise DocumentRenderError(str(exc)) from cause
     log.debug("fetched %s", fetcher.fetched)
     return pdf
+
+
+# A question block of the envelopes and host cards (``<div class="question" id=…>``: its
+# number, text, handout, images, answer and author) is never split across sheets. pdf.css
+# asks for it (break-inside: avoid) and caps the images' height, which WeasyPrint honours
+# whenever the block fits a page; a block taller than its page (a long text with a big
+# image) is split all the same. Such a block gets its images scaled down until it fits:
+# each round measures how far the block runs over and lowers the max-height of its
+# images (a style rule by the block's id) by that much, then lays the document out again.
+_PX_PER_MM = 96 / 25.4  # WeasyPrint lays out in CSS pixels
+_MIN_IMAGE_PX = 15 * _PX_PER_MM  # an image is never scaled below 15 mm
+_FIT_SLACK_PX = 3 * _PX_PER_MM
+_FIT_ROUNDS = 6
+
+
+def _fragments(document: Any, tag: str, cls: str) -> dict[str, list[tuple[int, Any]]]:
+    """``{element id: [(page index, box)]}`` of the ``<tag class=cls id=…>`` elements of a
+    laid-out document, one box per page (the element's own, not an anonymous one inside)."""
+    found: dict[str, list[tuple[int, Any]]] = {}
+    for index, page in enumerate(document.pages):
+        seen_here: set[str] = set()
+        for box in page._page_box.descendants():
+            element = box.element
+            if element is None or box.element_tag != tag:
+                continue
+            ident = element.get("id")
+            if not ident or cls not in (element.get("class") or "").split():
+                continue
+            if ident not in seen_here:
+                seen_here.add(ident)
+                found.setdefault(ident, []).append((index, box))
+    return found
+
+
+def _fit_plan(document: Any) -> dict[str, float | None]:
+    """For every question block laid out on more than one page, or (the first of its
+    sector) pushed off the sheet of its sector's header (``<h1 class="sector-label"
+    id="h-N">``, block ``q-N-1``): ``{block id: new max-height of its images in px}``, or
+    ``None`` when its images are as small as allowed already or it has none (a text longer
+    than a page cannot be kept whole: it then flows on from its header)."""
+    out: dict[str, float | None] = {}
+    headers = _fragments(document, "h1", "sector-label")
+    for ident, fragments in _fragments(document, "div", "question").items():
+        first_page = document.pages[fragments[0][0]]._page_box
+        room = first_page.content_box_y() + first_page.height - fragments[0][1].position_y
+        header = headers.get("h-" + ident[2:].rsplit("-", 1)[0]) if ident.endswith("-1") else None
+        if header and header[0][0] != fragments[0][0]:  # the header left alone on its sheet
+            head_page = document.pages[header[0][0]]._page_box
+            head_box = header[0][1]
+            room = (
+                head_page.content_box_y()
+                + head_page.height
+                - (head_box.position_y + head_box.margin_height())
+            )
+        elif len(fragments) < 2:
+            continue
+        total = sum(box.margin_height() for _page, box in fragments)
+        images = [
+            b.border_height()
+            for _page, box in fragments
+            for b in box.descendants()
+            if b.element_tag == "img"
+        ]
+        largest = max(images, default=0.0)
+        if largest <= _MIN_IMAGE_PX + 0.5:
+            out[ident] = None
+            continue
+        over = total - room + _FIT_SLACK_PX
+        out[ident] = max(_MIN_IMAGE_PX, largest - over, largest * 0.5)
+    return out
+
+
+def _keep_questions_whole(html: str, layout: Callable[[str], Any]) -> Any:
+    """``layout(html)``, again with smaller images for the question blocks that ran over a
+    page (see above), at most ``_FIT_ROUNDS`` times; a block that cannot be fit flows on
+    from its header (``break-inside: auto``). Returns the WeasyPrint Document."""
+    document = layout(html)
+    caps: dict[str, float] = {}
+    flows: set[str] = set()
+    for _round in range(_FIT_ROUNDS):
+        changed = False
+        for ident, px in _fit_plan(document).items():
+            if ident in flows:
+                continue
+            if px is None or px >= caps.get(ident, float("inf")) - 0.5:
+                flows.add(ident)
+            else:
+                caps[ident] = px
+            changed = True
+        if not changed:
+            break
+        rules = "".join(
+            f"#{ident} img {{ max-height: {px:.1f}px; }}" for ident, px in sorted(caps.items())
+        ) + "".join(f"#{ident} {{ break-inside: auto; }}" for ident in sorted(flows))
+        document = layout(html.replace("</head>", f"<style>{rules}</style></head>", 1))
+    return document
 
 
 # WeasyPrint makes a FontConfiguration per render unless given one: fontconfig's

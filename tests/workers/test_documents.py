@@ -806,3 +806,164 @@ def test_templates_declare_no_font_face() -> None:
     files = sorted(ASSETS_DIR.glob("*.html")) + sorted(ASSETS_DIR.glob("*.css"))
     assert len(files) >= 5
     assert [f.name for f in files if "@font-face" in f.read_text().lower()] == []
+
+
+# --------------------------------------------------------------------------- whole blocks
+
+
+IMAGE_SIZES = {"tiny": (4, 4), "wide": (3000, 200), "tall": (200, 3000), "huge": (4000, 4000)}
+
+
+def image_files(tmp_path: Path) -> dict[str, Path]:
+    from PIL import Image
+
+    files = {}
+    for name, size in IMAGE_SIZES.items():
+        path = tmp_path / f"{name}.png"
+        Image.new("RGB", size, (200, 0, 0)).save(path)
+        files[f"{name}.png"] = path
+    return files
+
+
+def picture_question(sector: int, number: int, image: str, repeat: int = 8) -> dict:
+    return question(
+        sector,
+        number,
+        text=f"Вопрос {sector}.{number}. " + "Посмотрите на рисунок и ответьте. " * repeat,
+        handout=f"Рисунок к вопросу {sector}.{number}.",
+        image=image,
+        authors=[{"name": f"Автор {sector}.{number}", "city": "Минск"}],
+        show_text=True,
+    )
+
+
+def picture_context() -> dict:
+    """Sector 1: a tiny image; sector 4: a blitz of huge, tall and wide handout images;
+    sector 12: a blitz whose first question has a long text and a huge image, then two
+    more huge images (the envelopes of issue «Стр. 12 из 14»: the third question's
+    image and author ran on to a sheet of their own)."""
+    return {
+        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},
+        "serial": "007",
+        "sectors": [
+            {"sector": 1, "kind": "single", "questions": [picture_question(1, 1, "tiny.png")]},
+            {
+                "sector": 4,
+                "kind": "blitz",
+                "questions": [
+                    picture_question(4, 1, "huge.png"),
+                    picture_question(4, 2, "tall.png"),
+                    picture_question(4, 3, "wide.png"),
+                ],
+            },
+            {
+                "sector": 12,
+                "kind": "blitz",
+                "questions": [
+                    picture_question(12, 1, "huge.png", repeat=28),
+                    picture_question(12, 2, "huge.png"),
+                    picture_question(12, 3, "huge.png"),
+                ],
+            },
+        ],
+    }
+
+
+def pdftotext_pages(pdf: bytes, tmp_path: Path) -> list[str]:
+    """Each page's text as poppler's pdftotext reads it, whitespace collapsed."""
+    import subprocess
+
+    path = tmp_path / "read-back.pdf"
+    path.write_bytes(pdf)
+    out = subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    return [" ".join(page.split()) for page in out.split("\f")[:-1]]
+
+
+def images_on(page: pypdf.PageObject) -> int:
+    """How many raster images a page draws (``Do`` of an image XObject in its content
+    stream, or in a form XObject it draws)."""
+    from pypdf.generic import ContentStream
+
+    def count(stream, resources) -> int:
+        xobjects = resources.get("/XObject", {}) if resources else {}
+        total = 0
+        for operands, operator in ContentStream(stream, page.pdf).operations:
+            if operator != b"Do" or operands[0] not in xobjects:
+                continue
+            obj = xobjects[operands[0]].get_object()
+            if obj.get("/Subtype") == "/Image":
+                total += 1
+            elif obj.get("/Subtype") == "/Form":
+                total += count(obj, obj.get("/Resources"))
+        return total
+
+    return count(page.get_contents(), page["/Resources"])
+
+
+@pytest.mark.parametrize("template", ["envelope.html", "host_card.html"])
+def test_a_question_block_is_never_split_across_sheets(template: str, tmp_path: Path) -> None:
+    """Whatever the image size (tiny, wide, tall, huge, a long text with a huge image), each
+    sheet that holds a question's text holds its handout image, its author (and on host
+    cards its answer) and its sector's header; a sector that runs on names itself on the
+    next sheet («…, продолжение»)."""
+    context = picture_context()
+    pdf = render_pdf(template, context, allowed_files=image_files(tmp_path))
+    pages = [page_text(reader(pdf), i) for i in range(len(reader(pdf).pages))]
+    poppler = pdftotext_pages(pdf, tmp_path)
+    assert len(poppler) == len(pages)
+    header = {1: "Сектор 1 — Вопрос", 4: "Сектор 4 — Блиц", 12: "Сектор 12 — Блиц"}
+    seen = []
+    for index, (text, other) in enumerate(zip(pages, poppler, strict=True)):
+        on_page = 0
+        for sector in context["sectors"]:
+            number = sector["sector"]
+            for q in sector["questions"]:
+                key = f"{number}.{q['slot']}"
+                if f"Вопрос {key}. Посмотрите на рисунок" not in text:
+                    continue
+                on_page += 1
+                seen.append(key)
+                assert header[number] in text and header[number] in other, (index, text)
+                for piece in (f"Рисунок к вопросу {key}.", f"Автор: Автор {key}, Минск"):
+                    assert piece in text and piece in other, (index, piece, text)
+                if template == "host_card.html":
+                    assert f"Ответ: Сова {key}" in text and f"Ответ: Сова {key}" in other
+        # a sheet is never a sector header alone, nor a question's remains
+        assert on_page >= 1, (index, text)
+        # every handout box on the sheet has its image on the same sheet
+        assert images_on(reader(pdf).pages[index]) == text.count("Раздаточный материал")
+        assert text.count("Автор: Автор") == on_page, (index, text)
+    # each of the 7 questions was found whole on one sheet that names its sector
+    assert seen == ["1.1", "4.1", "4.2", "4.3", "12.1", "12.2", "12.3"]
+    assert any("Сектор 12 — Блиц, продолжение" in t for t in pages)
+
+
+def test_a_question_of_an_envelope_prints_the_emoji_a_viewer_typed(tmp_path: Path) -> None:
+    """An emoji prints its glyph from the emoji font of the stack (fonts-noto-color-emoji),
+    not an empty box: the font is embedded and the text reads back."""
+    context = game_context()
+    context["sectors"][0]["questions"][0]["text"] = "Кто кричит «Угу» 🦉 по ночам?"
+    pdf = render_pdf("envelope.html", context)
+    page = reader(pdf).pages[0]
+    fonts = page["/Resources"]["/Font"]
+    names = {str(fonts[key].get_object()["/BaseFont"]) for key in fonts}
+    assert any(name.endswith("Noto-Color-Emoji") for name in names), names
+    assert "Кто кричит «Угу» 🦉 по ночам?" in page_text(reader(pdf), 0)
+    assert "Кто кричит «Угу» 🦉 по ночам?" in pdftotext_pages(pdf, tmp_path)[0]
+
+
+def test_the_emoji_font_is_installed_everywhere_and_takes_no_digits() -> None:
+    """The emoji font comes from the Debian package the CI script and the Dockerfile
+    install; it is not named in the PDF font stacks (named there, it takes digits and
+    spaces: amounts would print in emoji-font digits), so a text without emoji embeds
+    DejaVu only (see also test_only_dejavu_fonts_are_embedded)."""
+    root = Path(__file__).resolve().parents[2]
+    for path in (root / ".ci" / "run", root / "deploy" / "Dockerfile"):
+        assert "fonts-noto-color-emoji" in path.read_text(), path
+    assert "Noto" not in (ASSETS_DIR / "pdf.css").read_text().split("*/", 1)[1]
+    context = game_context()
+    context["sectors"][0]["questions"][0]["text"] = "Приз 1 234 567,89 рубля 🦉"
+    page = reader(render_pdf("envelope.html", context)).pages[0]
+    assert "Приз 1 234 567,89 рубля 🦉" in " ".join(page.extract_text().split())
