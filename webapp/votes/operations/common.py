@@ -53,8 +53,10 @@ def signature_ok(body: bytes, signature: str | None) -> bool:
     return hmac.compare_digest(expected, (signature or "").strip().lower())
 
 
-def msisdn_key(msisdn: str) -> str | None:
-    """Keyed hash (hex) of the normalised phone number, never the number itself; None if
-    it is no phone number (:func:`webapp.domain.vote.normalise_msisdn`)."""
-    number = rules.normalise_msisdn(msisdn)
+def msisdn_key(msisdn: str, region: str = rules.DEFAULT_REGION) -> str | None:
+    """Keyed hash (hex) of the phone number's E.164 digits read in ``region`` (the season's
+    country), never the number itself; None if it is no phone number
+    (:func:`webapp.domain.vote.normalise_msisdn`). The digits are those the key was made
+    of before numbers were read by phonenumbers, so stored keys stay comparable."""
+    number = rules.normalise_msisdn(msisdn, region)
     return lookup_hash(f"msisdn:{number}") if number else None
