@@ -384,6 +384,8 @@ def _receive(conn, sms: Sms, now: datetime) -> str:
             done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
         if done:
             return done
+        if not fresh and not _vote_open(conn, vote_id):
+            continue  # the vote this process remembered has closed: look again
         known = _known(conn, vote_id, sms.message_id)
         if known:
             return known
