@@ -180,7 +180,7 @@ def tally(
     rest are repeats. So the counts do not depend on the order the messages arrived in.
     """
     out = Tally(list(candidates))
-    valid: list[tuple[tuple, str, str, int]] = []  # (gateway order, number, id, candidate)
+    valid: list[tuple[Order, str, str, int]] = []  # (gateway order, number, id, candidate)
     for msg in messages:
         mid = msg["message_id"]
         if mid in out.answers:
@@ -310,7 +310,7 @@ def _readings(msisdn: str, region: str) -> list[phonenumbers.PhoneNumber]:
     """
     out = []
     digits = "".join(ch for ch in msisdn if ch.isdigit())
-    tries = [(msisdn, region)]
+    tries: list[tuple[str, str | None]] = [(msisdn, region)]
     if digits.startswith("00"):
         tries.append(("+" + digits[2:], None))
     tries.append(("+" + digits, None))
@@ -348,9 +348,11 @@ def normalise_msisdn(msisdn: str, region: str = DEFAULT_REGION) -> str | None:
 
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
+#: A message's place in the gateway's order (:func:`gateway_order`)
+Order = tuple[bool, datetime, str]
 
 
-def gateway_order(received_at: datetime | None, message_id: str) -> tuple:
+def gateway_order(received_at: datetime | None, message_id: str) -> Order:
     """The sort key of "which message came first": the gateway's ``received_at`` (aware),
     then ``message_id`` (code-point order) — the gateway's own order, the same whatever
     order the messages reach Sova in. A message without ``received_at`` sorts last."""
