@@ -92,7 +92,13 @@ def gateway_signed(view):
 @gateway_signed
 @blp.arguments(s.SmsIn)
 @blp.response(200, s.SmsResult)
+@blp.alt_response(401, schema=ErrorBody, description="bad, missing or malformed signature")
+@blp.alt_response(413, schema=ErrorBody, description=f"body over {MAX_SMS_BODY} bytes")
 @blp.alt_response(422, schema=ValidationErrors)
+@blp.alt_response(
+    429, schema=ErrorBody, description="too many refused signatures from this address"
+)
+@blp.alt_response(503, schema=ErrorBody, description="SOVA_SMS_SECRET is not set")
 @blp.doc(
     parameters=[
         {
@@ -109,7 +115,11 @@ def vote_sms(data):
     (002_e025d5ded135c1c4.txt §3.1). ``result``: counted (the number's first valid vote),
     repeat (the number has voted), invalid (no candidate, or a name fitting two), late (no
     vote open, or sent before it opened). The same ``message_id`` again gets the same
-    answer and is counted once. 401: bad or missing signature; 503: no secret configured."""
+    answer and is counted once. A number's first valid message is the gateway's first
+    (``received_at``, then ``message_id``): an earlier one arriving later takes the counted
+    vote over, and the later one is a repeat from then on. Numbers are compared in E.164,
+    read in the season's country. 401: bad, missing or malformed signature (429 once an
+    address has sent too many); 413: a body over 4 KiB; 503: no secret configured."""
     result = ops.receive_sms(
         ops.Sms(data["message_id"], data["msisdn"], data["text"], data["received_at"])
     )
