@@ -384,11 +384,11 @@ def _receive(conn, sms: Sms, now: datetime) -> str:
             done = _insert(conn, vote_id, sms, key, now, result, candidate, only_if_open=True)
         if done:
             return done
-        if not fresh and not _vote_open(conn, vote_id):
-            continue  # the vote this process remembered has closed: look again
         known = _known(conn, vote_id, sms.message_id)
         if known:
-            return known
+            if fresh or _vote_open(conn, vote_id):
+                return known
+            continue  # an answer of the vote this process remembered, closed since
         if result == rules.COUNTED:
             # not the message id, so the number's counted vote refused it (unless the vote
             # closed meanwhile: then the settling finds no open vote either)
