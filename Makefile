@@ -16,6 +16,9 @@ unexport PYTHONDONTWRITEBYTECODE
 # make run keeps its files in the checkout's instance/ (the CLI's default is the per-user
 # data directory, ~/.local/share/sova); a SOVA_INSTANCE_PATH in the environment wins.
 run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
+# and a rehearsal secret for the SMS gateway (the §3.1 vote; refused in production): seed-demo
+# prints it with the `sova vote simulate` command; a SOVA_SMS_SECRET in the environment wins
+run: export SOVA_SMS_SECRET ?= sova-demo-sms-rehearsal
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 

@@ -52,6 +52,11 @@ def _members(value) -> list[str]:
     return [m.strip() for m in items if m and m.strip()]
 
 
+#: The SMS gateway's secret `make run` sets (development only) so that the §3.1 vote can be
+#: rehearsed with `sova vote simulate`; refused with SOVA_ENV=production (it is public).
+DEMO_SMS_SECRET = "sova-demo-sms-rehearsal"
+
+
 def load_config(test_config: dict | None = None) -> dict:
     """Return the Flask config mapping for this process.
 
@@ -73,6 +78,11 @@ def load_config(test_config: dict | None = None) -> dict:
         raise ConfigError("SOVA_SECRET_KEY is required when SOVA_ENV=production")
     if production and not keys:
         raise ConfigError("SOVA_ENCRYPTION_KEYS is required when SOVA_ENV=production")
+    if production and setting("SOVA_SMS_SECRET") == DEMO_SMS_SECRET:
+        raise ConfigError(
+            "SOVA_SMS_SECRET is the published rehearsal secret of `make run`: "
+            "set the SMS gateway's own secret when SOVA_ENV=production"
+        )
     if not secret_key:
         secret_key = _instance_secret(instance, "secret_key", lambda: secrets.token_hex(32))
     if not keys:
@@ -151,6 +161,9 @@ def load_config(test_config: dict | None = None) -> dict:
         # answers 503) and how long the hashed phone numbers are kept after closing.
         "SOVA_SMS_SECRET": setting("SOVA_SMS_SECRET") or None,
         "SOVA_VOTE_RETENTION_DAYS": int(setting("SOVA_VOTE_RETENTION_DAYS", "30")),
+        # refused SMS signatures per client address before they answer 429 (signed calls
+        # are never limited: webapp.api.votes)
+        "SOVA_SMS_REFUSED_LIMIT": setting("SOVA_SMS_REFUSED_LIMIT", "20 per minute"),
         # The time zone of pages that belong to no season (the moderation queue, a viewer's
         # status page); a season's own pages use the season's zone (webapp.core.formats).
         "SOVA_TIMEZONE": setting("SOVA_TIMEZONE", "Europe/Minsk"),

@@ -1,6 +1,8 @@
 """The pure rules of the 2009 §3.1 audience vote (webapp.domain.vote)."""
 
+import random
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -10,11 +12,14 @@ from webapp.domain.vote import (
     best_player_award,
     candidate_names,
     classify,
+    e164,
     fold,
+    gateway_order,
     log_digest,
     log_line,
     match_candidate,
     normalise_msisdn,
+    region_of,
     tally,
     winner,
 )
@@ -205,3 +210,79 @@ def test_best_player_award_without_a_vote_needs_the_representative_s_reason():
     with pytest.raises(VoteRuleError) as exc:
         best_player_award(None, [], None, "  ", "причина")
     assert exc.value.message == "не указан лучший игрок"
+
+
+# --- E.164 and the gateway's order --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["+7 916 111-22-33", "89161112233", "9161112233", "007 916 111 22 33", "8 10 7 916 111 22 33"],
+)
+def test_e164_one_russian_voter_whatever_the_spelling(spelling):
+    assert e164(spelling, "RU") == "+79161112233"
+    assert normalise_msisdn(spelling, "RU") == "79161112233"
+
+
+@pytest.mark.parametrize(
+    "spelling", ["+375 29 123-45-67", "80291234567", "291234567", "00375291234567"]
+)
+def test_e164_belarusian_numbers_in_a_belarusian_season(spelling):
+    assert e164(spelling, "BY") == "+375291234567"
+
+
+def test_e164_region_is_the_season_s_country():
+    assert (region_of("RUB"), region_of("BYN"), region_of(None)) == ("RU", "BY", "RU")
+    # a national number means another subscriber in each country
+    assert e164("80291234567", "BY") == "+375291234567"
+    assert e164("80291234567", "RU") != "+375291234567"
+    # a gateway's MSISDN (international, without +) is read as such in either country
+    assert e164("79161112233", "BY") == "+79161112233"
+    assert e164("375291234567", "RU") == "+375291234567"
+
+
+@pytest.mark.parametrize("raw", ["", "not a phone", "12", "+7916", "1234567890123456", "9" * 80])
+def test_e164_no_phone_number(raw):
+    assert e164(raw, "RU") is None
+
+
+def test_gateway_order_received_at_then_message_id():
+    t = T0
+    assert gateway_order(t, "b") < gateway_order(t + timedelta(microseconds=1), "a")
+    assert gateway_order(t, "a") < gateway_order(t, "b")
+    assert gateway_order(t, "Z") < gateway_order(t, "a")  # code points, not locale
+    # the same instant in another zone is the same moment
+    msk = t.astimezone(ZoneInfo("Europe/Moscow"))
+    assert gateway_order(msk, "a") == gateway_order(t, "a")
+    assert gateway_order(None, "a") > gateway_order(t, "z")
+
+
+def test_tally_first_is_the_gateway_s_order_in_any_arrival_order():
+    """A number's messages reach Sova out of the gateway's order: the counted one is the
+    first the gateway received (then by message id), and every arrival order gives the
+    same tally."""
+    r = T0 + timedelta(minutes=1)
+    msgs = [
+        m("x2", "A", "1", received=r + timedelta(seconds=5)),  # arrives first, sent later
+        m("x1", "A", "3", received=r),  # the gateway's first of A: counted for 3
+        m("y-b", "B", "2", received=r),  # same instant: message id decides
+        m("y-a", "B", "4", received=r),  # "y-a" < "y-b": counted for 4
+        m("z1", "C", "Друзь", received=r - timedelta(seconds=1)),  # invalid: no vote used
+        m("z2", "C", "2", received=r),  # counted for 2
+    ]
+    expected = {
+        "x1": "counted",
+        "x2": "repeat",
+        "y-a": "counted",
+        "y-b": "repeat",
+        "z1": "invalid",
+        "z2": "counted",
+    }
+    rng = random.Random(7)
+    for _ in range(20):
+        order = msgs[:]
+        rng.shuffle(order)
+        t = tally(C, order, opened_at=T0, closed_at=T0 + timedelta(minutes=10))
+        assert t.answers == expected
+        assert t.votes == {2: 1, 3: 1, 4: 1}
+        assert (t.counted, t.repeats, t.invalid, t.late) == (3, 2, 1, 0)

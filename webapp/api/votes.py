@@ -7,14 +7,20 @@ rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteEr
 from __future__ import annotations
 
 import functools
+import time
 
-from flask import abort, request
+from flask import Response, abort, current_app, make_response, request
+from flask_babel import gettext as _
+from flask_limiter.util import get_remote_address
+from limits import parse
+from werkzeug.exceptions import TooManyRequests
 
+from webapp.api import body_cap
 from webapp.api import vote_schemas as s
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
-from webapp.extensions import db
+from webapp.extensions import db, limiter
 from webapp.games.models import Game
 from webapp.votes import operations as ops
 from webapp.votes.queries import vote_json, vote_of
@@ -22,13 +28,51 @@ from webapp.votes.queries import vote_json, vote_of
 SIGNATURE_HEADER = "X-Sova-Signature"
 
 
+#: The largest callback body read (bytes): a real message — ids, a number, one SMS of at
+#: most a few hundred characters, a time — is under 1 KB. A longer one is refused 413
+#: before it is read.
+MAX_SMS_BODY = 4096
+
+#: Refused signatures one address may send (Flask-Limiter syntax, ``SOVA_SMS_REFUSED_LIMIT``)
+#: before its refusals become 429s; a correctly signed call is never counted nor limited.
+SMS_REFUSED_LIMIT = "20 per minute"
+
+
+def _refused_limit():
+    """``(strategy, item, key)`` of the per-address limit of refused signatures, or None
+    when rate limits are off (``SOVA_RATELIMIT_ENABLED=0``)."""
+    if not limiter.enabled:
+        return None
+    item = parse(current_app.config.get("SOVA_SMS_REFUSED_LIMIT") or SMS_REFUSED_LIMIT)
+    return limiter.limiter, item, get_remote_address()
+
+
+def _refused() -> Response:
+    """The answer to a bad, missing or malformed signature: 401, or 429 with
+    ``Retry-After`` once the address has sent more than the limit of them."""
+    limit = _refused_limit()
+    if limit is not None:
+        strategy, item, address = limit
+        if not strategy.hit(item, "sms-refused", address):
+            reset_at, _remaining = strategy.get_window_stats(item, "sms-refused", address)
+            exc = TooManyRequests(_("Слишком много запросов с неверной подписью."))
+            response = make_response(current_app.extensions["sova_api_error"](exc))
+            response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))
+            return response
+    abort(401, "bad or missing X-Sova-Signature")
+
+
 def gateway_signed(view):
     """Admit only a body signed by the SMS gateway (``X-Sova-Signature``: hex HMAC-SHA256
-    of the raw body under ``SOVA_SMS_SECRET``): 503 when no secret is configured, 401 for
-    a missing or wrong signature — before the body is parsed."""
+    of the raw body under ``SOVA_SMS_SECRET``), before the body is parsed: 413 for a body
+    over :data:`MAX_SMS_BODY` bytes (refused before it is read: by its Content-Length, or
+    when a chunked one grows past the cap); 503 when no secret is configured; 401 for a
+    missing, wrong or malformed signature — 429 once an address has sent more refused
+    signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited)."""
 
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
+        body_cap(wrapped)  # done already by the API's JSON guard for a JSON body
         try:
             ok = ops.signature_ok(
                 request.get_data(cache=True), request.headers.get(SIGNATURE_HEADER)
@@ -36,9 +80,10 @@ def gateway_signed(view):
         except ops.SignatureUnavailable:
             abort(503, "SOVA_SMS_SECRET is not set: the SMS callback is off")
         if not ok:
-            abort(401, "bad or missing X-Sova-Signature")
+            return _refused()
         return view(*args, **kwargs)
 
+    wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body_cap
     return wrapped
 
 
@@ -47,7 +92,13 @@ def gateway_signed(view):
 @gateway_signed
 @blp.arguments(s.SmsIn)
 @blp.response(200, s.SmsResult)
+@blp.alt_response(401, schema=ErrorBody, description="bad, missing or malformed signature")
+@blp.alt_response(413, schema=ErrorBody, description=f"body over {MAX_SMS_BODY} bytes")
 @blp.alt_response(422, schema=ValidationErrors)
+@blp.alt_response(
+    429, schema=ErrorBody, description="too many refused signatures from this address"
+)
+@blp.alt_response(503, schema=ErrorBody, description="SOVA_SMS_SECRET is not set")
 @blp.doc(
     parameters=[
         {
@@ -64,7 +115,11 @@ def vote_sms(data):
     (002_e025d5ded135c1c4.txt §3.1). ``result``: counted (the number's first valid vote),
     repeat (the number has voted), invalid (no candidate, or a name fitting two), late (no
     vote open, or sent before it opened). The same ``message_id`` again gets the same
-    answer and is counted once. 401: bad or missing signature; 503: no secret configured."""
+    answer and is counted once. A number's first valid message is the gateway's first
+    (``received_at``, then ``message_id``): an earlier one arriving later takes the counted
+    vote over, and the later one is a repeat from then on. Numbers are compared in E.164,
+    read in the season's country. 401: bad, missing or malformed signature (429 once an
+    address has sent too many); 413: a body over 4 KiB; 503: no secret configured."""
     result = ops.receive_sms(
         ops.Sms(data["message_id"], data["msisdn"], data["text"], data["received_at"])
     )

@@ -230,6 +230,24 @@ def seed_demo(archive):
             if exc.code:
                 raise
     _seed_demo_pool()
+    _print_vote_rehearsal()
+
+
+def _print_vote_rehearsal() -> None:
+    """In development with ``SOVA_SMS_SECRET`` set (``make run`` sets the rehearsal one),
+    print the secret and the ``sova vote simulate`` command that rehearses the §3.1 vote
+    against this instance (``SOVA_PUBLIC_URL``); nothing in production."""
+    from flask import current_app
+
+    secret = current_app.config.get("SOVA_SMS_SECRET")
+    if current_app.config.get("SOVA_ENV") == "production" or not secret:
+        return
+    click.echo(f"SMS gateway rehearsal secret (development only): {secret}")
+    click.echo(
+        "  open a vote on a finished 2009 game's vote page, then: "
+        f"sova vote simulate --url {current_app.config['SOVA_PUBLIC_URL']} "
+        f"--secret {secret} --total 100"
+    )
 
 
 def _seed_demo_pool() -> None:

@@ -14,7 +14,15 @@ Readings chosen (the clause says only «голосование с помощью
 
 * one counted vote per phone number per vote — the first valid message; later valid ones
   are ``repeat`` (an SMS vote where one number could vote many times would be decided by
-  whoever sends most; the issue and the contract ask for one);
+  whoever sends most; the contract asks for one);
+* "the first" is the gateway's order — ``received_at``, then ``message_id``
+  (:func:`gateway_order`) — not the order messages reach Sova: a gateway retrying in
+  parallel delivers them in any order, and a recount of its own log must give the same
+  tally (:func:`tally` sorts; the database layer lets an earlier message take the
+  number's counted vote from a later one that arrived first);
+* phone numbers are compared in E.164 (:func:`e164`, the ``phonenumbers`` library),
+  read in the season's country (:func:`region_of`): ``+7 916 111-22-33``,
+  ``89161112233``, ``9161112233`` and ``007 916 111 22 33`` are one voter;
 * an ``invalid`` message (names no candidate, or a name fitting two candidates) does not use
   up the number's vote: the viewer may send a valid one afterwards;
 * ``late``: the message reached Sova while no vote was open, or the gateway received it
@@ -32,8 +40,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+import phonenumbers
 
 from webapp.domain.text import matching_key
 
@@ -158,15 +168,19 @@ def tally(
     opened_at: datetime | None = None,
     closed_at: datetime | None = None,
 ) -> Tally:
-    """Replay a vote: ``messages`` in arrival order, dicts with ``message_id``, ``msisdn``
-    (any stable key of the number: the stored hash will do), ``text``, ``received_at``
-    (aware datetime or None) and ``arrived_at`` (aware datetime, Sova's clock).
+    """Recount a vote from its log: ``messages`` in any order, dicts with ``message_id``,
+    ``msisdn`` (any stable key of the number: its E.164 form or the stored hash),
+    ``text``, ``received_at`` (aware datetime or None) and ``arrived_at`` (aware datetime,
+    Sova's clock; None: inside the window).
 
-    A resent ``message_id`` gets its first answer and changes nothing. A message arriving
-    outside [``opened_at``, ``closed_at``) (``closed_at`` None: still open) is late.
+    A resent ``message_id`` counts once (its first copy). A message arriving outside
+    [``opened_at``, ``closed_at``) (``closed_at`` None: still open) or received before
+    ``opened_at`` is late; one naming no candidate is invalid; of a number's other
+    messages the first in the gateway's order (:func:`gateway_order`) is counted and the
+    rest are repeats. So the counts do not depend on the order the messages arrived in.
     """
     out = Tally(list(candidates))
-    counted_numbers: set[str] = set()
+    valid: list[tuple[Order, str, str, int]] = []  # (gateway order, number, id, candidate)
     for msg in messages:
         mid = msg["message_id"]
         if mid in out.answers:
@@ -178,23 +192,22 @@ def tally(
         received = msg.get("received_at")
         before = opened_at is not None and received is not None and received < opened_at
         n = match_candidate(msg.get("text") or "", out.candidates)
-        result = classify(
-            is_open=is_open,
-            before_open=before,
-            candidate=n,
-            already_counted=msg["msisdn"] in counted_numbers,
-        )
+        result = classify(is_open=is_open, before_open=before, candidate=n, already_counted=False)
         out.answers[mid] = result
-        if result == COUNTED:
-            counted_numbers.add(msg["msisdn"])
-            if n is not None:  # always: classify counts only a named candidate
-                out.votes[n] = out.votes.get(n, 0) + 1
-        elif result == REPEAT:
-            out.repeats += 1
+        if result == COUNTED and n is not None:  # always named: classify counts only that
+            valid.append((gateway_order(received, mid), msg["msisdn"], mid, n))
         elif result == INVALID:
             out.invalid += 1
         else:
             out.late += 1
+    counted_numbers: set[str] = set()
+    for _order, number, mid, n in sorted(valid, key=lambda v: v[0]):
+        if number in counted_numbers:
+            out.answers[mid] = REPEAT
+            out.repeats += 1
+        else:
+            counted_numbers.add(number)
+            out.votes[n] = out.votes.get(n, 0) + 1
     return out
 
 
@@ -271,15 +284,79 @@ def best_player_award(
     return name, True
 
 
-def normalise_msisdn(msisdn: str) -> str | None:
-    """A phone number's canonical digits: everything but digits dropped; an 11-digit Russian
-    number written with the trunk prefix 8 becomes 7 (``"8 (916) 123-45-67"`` and
-    ``"+79161234567"`` are the same subscriber). None if fewer than 5 or more than 15
-    digits remain (E.164 allows 15)."""
-    digits = re.sub(r"\D", "", msisdn or "")
-    if len(digits) == 11 and digits.startswith("8"):
-        digits = "7" + digits[1:]
-    return digits if 5 <= len(digits) <= 15 else None
+#: The region a phone number written without its country code is read in: the season's
+#: country, known by the currency its prizes are paid in (2009: RUB → Russia; 2023: BYN →
+#: Belarus).
+REGION_OF_CURRENCY = {"RUB": "RU", "BYN": "BY"}
+DEFAULT_REGION = "RU"
+
+
+def region_of(currency: str | None) -> str:
+    """The ISO 3166 region (``"RU"``, ``"BY"``) numbers of a season paid in ``currency``
+    are read in when written without a country code; ``"RU"`` for an unknown currency
+    (the vote is the 2009 book's, a Russian season)."""
+    return REGION_OF_CURRENCY.get((currency or "").upper(), DEFAULT_REGION)
+
+
+def _readings(msisdn: str, region: str) -> list[phonenumbers.PhoneNumber]:
+    """The ways ``msisdn`` can be read, most likely first, each parsed by phonenumbers:
+
+    1. as dialled in ``region`` (``+7 916 …``; the trunk prefix ``8 916 …``, ``8 10 7 …``;
+       a national number ``916 …``);
+    2. after the ITU international prefix ``00`` (``007 916 …``): dialled in Russia and
+       Belarus besides the ``8 10`` phonenumbers' metadata knows for them;
+    3. as a gateway's MSISDN, the full international number without ``+``
+       (``79161112233`` in a Belarusian season).
+    """
+    out = []
+    digits = "".join(ch for ch in msisdn if ch.isdigit())
+    tries: list[tuple[str, str | None]] = [(msisdn, region)]
+    if digits.startswith("00"):
+        tries.append(("+" + digits[2:], None))
+    tries.append(("+" + digits, None))
+    for text, reg in tries:
+        try:
+            out.append(phonenumbers.parse(text, reg))
+        except phonenumbers.NumberParseException:
+            continue
+    return out
+
+
+def e164(msisdn: str, region: str = DEFAULT_REGION) -> str | None:
+    """A phone number in E.164 (``"+79161112233"``) however it is spelt, read by the
+    ``phonenumbers`` library in ``region`` (the season's country, :func:`region_of`):
+    ``"+7 916 111-22-33"``, ``"89161112233"``, ``"9161112233"`` and ``"007 916 111 22 33"``
+    are one subscriber in Russia. Of the readings (:func:`_readings`) the first valid
+    number wins, else the first possible one (a number of a range not yet in the
+    library's metadata); None if no reading is even a possible number."""
+    if not msisdn or len(msisdn) > 64:
+        return None
+    readings = _readings(msisdn, region)
+    for check in (phonenumbers.is_valid_number, phonenumbers.is_possible_number):
+        for number in readings:
+            if check(number):
+                return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return None
+
+
+def normalise_msisdn(msisdn: str, region: str = DEFAULT_REGION) -> str | None:
+    """The digits of the number's E.164 form (:func:`e164` without ``+``):
+    ``"8 (916) 123-45-67"`` → ``"79161234567"``; None for no phone number. The key phone
+    numbers are compared (and hashed) by."""
+    number = e164(msisdn, region)
+    return number[1:] if number else None
+
+
+_NEVER = datetime.max.replace(tzinfo=UTC)
+#: A message's place in the gateway's order (:func:`gateway_order`)
+Order = tuple[bool, datetime, str]
+
+
+def gateway_order(received_at: datetime | None, message_id: str) -> Order:
+    """The sort key of "which message came first": the gateway's ``received_at`` (aware),
+    then ``message_id`` (code-point order) — the gateway's own order, the same whatever
+    order the messages reach Sova in. A message without ``received_at`` sorts last."""
+    return (received_at is None, received_at or _NEVER, message_id)
 
 
 def log_line(

@@ -67,8 +67,10 @@ def simulate(
     max_seconds,
 ):
     """Send TOTAL signed SMS votes to the open vote at URL at RATE/s and print, as JSON,
-    the tally the server must show (``expected``) and what the senders saw (``seen``).
-    Exit 2 for bad arguments, 1 if a message was given up or an answer was unexpected."""
+    the tally the server must show (``expected``) and what the senders saw (``seen``:
+    ``failures`` counts the messages given up by reason — a wrong secret, no secret on the
+    server, nothing listening at URL, …; each reason is also printed on stderr). Exit 2 for
+    bad arguments, 1 if a message was given up or an answer was unexpected."""
     from webapp.votes.simulate import endpoint, percentile, plan, send
 
     try:
@@ -92,9 +94,13 @@ def simulate(
         "answers": dict(report.answers),
         "retries": report.retries,
         "failed": report.failed,
+        "failures": dict(report.failures),
         "seconds": round(report.seconds, 2),
         "p99_ms": round(percentile(report.latencies_ms, 99) or 0, 2),
     }
     click.echo(json.dumps({"seen": seen}, ensure_ascii=False))
-    ok = report.failed == 0 and report.answers.get("401", 0) == p.badsig
+    for reason, count in report.failures.most_common():
+        click.echo(f"Не доставлено {count}: {reason}", err=True)
+    refused = report.answers.get("401", 0) + report.answers.get("429", 0)
+    ok = report.failed == 0 and refused == p.badsig
     sys.exit(0 if ok else 1)

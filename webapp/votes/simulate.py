@@ -13,9 +13,14 @@ exact whatever the order in which concurrent senders deliver:
   answer, counted once;
 * ``badsig``: a message signed with a wrong key — must get 401 and count nothing.
 
-Like the real gateway, a sender retries a message after any answer other than 200 or 401
-and after a connection error (bounded: ``retries`` attempts, with a short pause), so a
-restarted server or broker loses nothing that was acknowledged.
+Like the real gateway, a sender retries a message after an answer that may change (a 5xx
+but the 503 of a server with no SMS secret, a 429) and after a broken connection
+(bounded: ``retries`` attempts, with a short pause), so a restarted server or broker loses
+nothing that was acknowledged. What cannot succeed is not retried: a 4xx (a 401 of a
+message signed with the right secret means the secret is wrong), a 503 «SOVA_SMS_SECRET is
+not set»; a refused connection is tried :data:`REFUSED_TRIES` times, and once one message
+has given up on it the others are not sent. Each message given up is counted by its reason
+(:attr:`Report.failures`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,14 @@ from urllib.parse import urlsplit
 
 SMS_PATH = "/api/v1/votes/sms"
 MAX_TOTAL = 10_000_000
+#: Attempts of one message while the server refuses connections (nothing listens there)
+REFUSED_TRIES = 4
+
+#: The reasons a message is given up (keys of :attr:`Report.failures`)
+BAD_SIGNATURE = "401 bad signature (--secret differs from the server's SOVA_SMS_SECRET)"
+NO_SECRET = "503 SOVA_SMS_SECRET is not set on the server"
+REFUSED = "connection refused (is Sova running at --url?)"
+OUT_OF_TIME = "not sent: --max-seconds reached"
 
 
 @dataclass
@@ -157,15 +170,35 @@ def plan(
 
 @dataclass
 class Report:
-    """What the senders saw: ``answers`` (result or HTTP status → count), ``retries``,
-    ``failed`` (messages given up after all retries), ``latencies_ms`` (one per answered
-    attempt), ``seconds``."""
+    """What the senders saw: ``answers`` (result, or ``"401"``/``"429"`` for a refused
+    forged message → count), ``retries``, ``failed`` (messages given up), ``failures``
+    (reason → count of the messages given up: :data:`BAD_SIGNATURE`, :data:`NO_SECRET`,
+    :data:`REFUSED`, ``"<status> <reason>"`` of another final answer, ``"… after N
+    attempts"`` when the retries ran out), ``latencies_ms`` (one per answered attempt),
+    ``seconds``."""
 
     answers: Counter = field(default_factory=Counter)
     retries: int = 0
     failed: int = 0
+    failures: Counter = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
+
+
+def _final_reason(status: int, data: bytes) -> str | None:
+    """Why an answer other than 200 means the message can never be counted (no retry),
+    or None if a retry may succeed (a 5xx of a restarting server or a lost database, a 429)."""
+    if status == 401:
+        return BAD_SIGNATURE
+    if status == 503 and b"SOVA_SMS_SECRET" in data:
+        return NO_SECRET
+    if 400 <= status < 500 and status != 429:
+        try:
+            message = json.loads(data)["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = http.client.responses.get(status, "")
+        return f"{status} {message}".strip()
+    return None
 
 
 def endpoint(url: str) -> tuple[str, str, int, str]:
@@ -224,15 +257,23 @@ def send(
                 time.sleep(pause)
         return i
 
+    unreachable = threading.Event()  # a message gave up on a refused connection
+
     def worker() -> None:
         conn = None
         answers: Counter[str] = Counter()
-        lat, tries, failed = [], 0, 0
+        failures: Counter[str] = Counter()
+        lat, tries = [], 0
         while (i := next_index()) is not None:
             msg = messages[i]
+            reason: str | None = None
+            refused = 0
             for attempt in range(retries):
                 if time.monotonic() > deadline:
-                    failed += 1
+                    reason = OUT_OF_TIME
+                    break
+                if unreachable.is_set():
+                    reason = REFUSED
                     break
                 if attempt:
                     tries += 1
@@ -253,29 +294,45 @@ def send(
                     resp = conn.getresponse()
                     data = resp.read()
                     lat.append((time.perf_counter() - t0) * 1000)
-                except (OSError, http.client.HTTPException):
+                except ConnectionRefusedError:
+                    conn = None
+                    refused += 1
+                    if refused >= REFUSED_TRIES:
+                        unreachable.set()
+                        reason = REFUSED
+                        break
+                    continue
+                except (OSError, http.client.HTTPException) as exc:
                     if conn is not None:
                         conn.close()
                     conn = None
+                    reason = f"{type(exc).__name__} after {retries} attempts"
                     continue
                 if resp.status == 200:
                     answers[json.loads(data)["result"]] += 1
+                    reason = None
                     break
-                if resp.status == 401:
-                    answers["401"] += 1
+                if msg.expect == "badsig" and resp.status in (401, 429):
+                    answers[str(resp.status)] += 1  # a forged message refused, as it must be
+                    reason = None
                     break
                 if resp.will_close:
                     conn.close()
                     conn = None
-            else:
-                failed += 1
+                reason = _final_reason(resp.status, data)
+                if reason is not None:
+                    break
+                reason = f"{resp.status} after {retries} attempts"
+            if reason is not None:
+                failures[reason] += 1
         if conn is not None:
             conn.close()
         with lock:
             report.answers.update(answers)
             report.latencies_ms.extend(lat)
             report.retries += tries
-            report.failed += failed
+            report.failures.update(failures)
+            report.failed += sum(failures.values())
 
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, concurrency))]
     for t in threads:

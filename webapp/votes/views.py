@@ -52,6 +52,23 @@ def _can_open(game: Game) -> bool:
     )
 
 
+def rehearsal_command() -> str | None:
+    """The ``sova vote simulate`` command that rehearses the vote against THIS instance
+    (its URL as the browser reached it), or None when the callback is off (no
+    ``SOVA_SMS_SECRET``). The secret is spelt out only when it is ``make run``'s public
+    rehearsal one; otherwise the command reads it from ``$SOVA_SMS_SECRET`` on the
+    server."""
+    from webapp.config import DEMO_SMS_SECRET
+
+    secret = current_app.config.get("SOVA_SMS_SECRET")
+    if not secret:
+        return None
+    command = f"sova vote simulate --url {request.url_root.rstrip('/')} --total 100"
+    if secret == DEMO_SMS_SECRET and current_app.config.get("SOVA_ENV") != "production":
+        command += f" --secret {secret}"
+    return command
+
+
 @bp.route("/<int:game_id>/vote")
 @access("producer|host")
 def page(game_id: int):
@@ -81,6 +98,7 @@ def page(game_id: int):
         awards=awards(game.id),
         is_producer=current_staff().role in ("producer", "admin"),
         vote_rule=RULE,
+        rehearsal=rehearsal_command(),
     )
 
 

@@ -44,17 +44,23 @@ class SignatureUnavailable(Exception):
 
 def signature_ok(body: bytes, signature: str | None) -> bool:
     """True if ``signature`` is the hex HMAC-SHA256 of the raw request ``body`` under
-    ``SOVA_SMS_SECRET`` (compared in constant time, ``hmac.compare_digest``). Raises
+    ``SOVA_SMS_SECRET`` (hex in either case; compared as bytes in constant time,
+    ``hmac.compare_digest``); False for a missing or malformed one (any text). Raises
     SignatureUnavailable when no secret is configured."""
     secret = current_app.config.get("SOVA_SMS_SECRET")
     if not secret:
         raise SignatureUnavailable()
-    expected = hmac.new(secret.encode(), body, "sha256").hexdigest()
-    return hmac.compare_digest(expected, (signature or "").strip().lower())
+    expected = hmac.new(secret.encode(), body, "sha256").hexdigest().encode("ascii")
+    # bytes, not str: compare_digest refuses a str with a non-ASCII character (TypeError),
+    # and a header may carry any (Werkzeug decodes headers as Latin-1)
+    given = (signature or "").strip().lower().encode("utf-8", "replace")
+    return hmac.compare_digest(expected, given)
 
 
-def msisdn_key(msisdn: str) -> str | None:
-    """Keyed hash (hex) of the normalised phone number, never the number itself; None if
-    it is no phone number (:func:`webapp.domain.vote.normalise_msisdn`)."""
-    number = rules.normalise_msisdn(msisdn)
+def msisdn_key(msisdn: str, region: str = rules.DEFAULT_REGION) -> str | None:
+    """Keyed hash (hex) of the phone number's E.164 digits read in ``region`` (the season's
+    country), never the number itself; None if it is no phone number
+    (:func:`webapp.domain.vote.normalise_msisdn`). The digits are those the key was made
+    of before numbers were read by phonenumbers, so stored keys stay comparable."""
+    number = rules.normalise_msisdn(msisdn, region)
     return lookup_hash(f"msisdn:{number}") if number else None

@@ -12,10 +12,12 @@ from typing import Any
 
 from flask import current_app
 from sqlalchemy import bindparam, select, text
+from sqlalchemy.exc import IntegrityError
 
 from webapp.core.models import utcnow
 from webapp.domain import vote as rules
 from webapp.extensions import db
+from webapp.games.models import Game, Season
 from webapp.votes.group_commit import GroupCommit
 from webapp.votes.models import Vote, VoteMessage
 from webapp.votes.operations.common import VoteInputError, msisdn_key
@@ -36,18 +38,21 @@ class Sms:
 
 
 #: The open vote as this process last saw it, per database URL: ``(id, opened_at,
-#: candidates)``. Only a vote seen OPEN is remembered, and nothing trusts it blindly: the
+#: candidates, region)`` (``region``: where numbers are read, the season's country). Only a vote seen OPEN is remembered, and nothing trusts it blindly: the
 #: insert itself re-checks ``status = 'open'`` under the row lock, and a refused insert
 #: drops the entry and looks again (so a vote closed — or closed and followed by another —
 #: meanwhile is noticed at once). It saves one round trip per message.
-_open_cache: dict[str, tuple[int, datetime, list[str]]] = {}
+_open_cache: dict[str, tuple[int, datetime, list[str], str]] = {}
 
 
 def _latest_vote(conn):
-    """``(id, status, opened_at, candidates)`` of the latest vote (the open one, if any: a
-    vote opens only when none is open, so the open vote is always the latest), or None."""
+    """``(id, status, opened_at, candidates, currency)`` of the latest vote (the open one,
+    if any: a vote opens only when none is open, so the open vote is always the latest)
+    and its season's currency, or None."""
     return conn.execute(
-        select(Vote.id, Vote.status, Vote.opened_at, Vote.candidates)
+        select(Vote.id, Vote.status, Vote.opened_at, Vote.candidates, Season.currency)
+        .join(Game, Game.id == Vote.game_id)
+        .join(Season, Season.id == Game.season_id)
         .order_by(Vote.id.desc())
         .limit(1)
     ).first()
@@ -61,7 +66,7 @@ def _open_state(conn, fresh: bool):
     row = _latest_vote(conn)
     if row is None or row.status != "open":
         return None
-    state = (row.id, row.opened_at, list(row.candidates))
+    state = (row.id, row.opened_at, list(row.candidates), rules.region_of(row.currency))
     _open_cache[url] = state
     return state
 
@@ -209,13 +214,21 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
 
     A resent ``message_id`` (same vote) gets its stored answer and changes nothing. A
     message while no vote is open is filed ``late`` under the latest vote (not stored if no
-    vote was ever held). Raises VoteInputError for a phone number that is none.
+    vote was ever held). Raises VoteInputError for a phone number that is none (read in
+    the vote's season's country, :func:`webapp.domain.vote.e164`).
+
+    "The first" valid message of a number is the gateway's first
+    (:func:`webapp.domain.vote.gateway_order`), not Sova's: a valid message that arrives
+    after a later one of its number takes the counted vote from it (:func:`_take_over`;
+    the later one becomes a repeat), so the log's counts are at every moment a recount of
+    what has arrived, in whatever order it arrived.
 
     On PostgreSQL each statement runs in its own transaction (an autocommit connection):
     the usual path is ONE round trip (the insert), and every statement is atomic and
-    idempotent on its own, so no multi-statement transaction is needed. On SQLite the
-    statements run in the session's transaction (writers are serialised there anyway) and
-    the caller (the request edge) commits.
+    idempotent on its own, so no multi-statement transaction is needed (the take-over,
+    two statements, has a transaction of its own). On SQLite the statements run in the
+    session's transaction (writers are serialised there anyway) and the caller (the
+    request edge) commits.
 
     Why the PostgreSQL path does not wait for the edge's commit (the one documented
     exception to "one transaction per request, committed by ``webapp.core.edge``"):
@@ -224,26 +237,137 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
     docs/performance.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
     until the edge's commit, so closing would wait for whole requests rather than for one
     statement. Nothing is lost by it: the request writes nothing else, a refused input
-    (VoteInputError) is raised before any statement, and each insert is its own
+    (VoteInputError) is raised before any write, and each insert is its own
     idempotent fact (the message-id key), so a request that fails after it answers the
     same on the gateway's retry.
     """
-    key = msisdn_key(sms.msisdn)
-    if key is None:
-        raise VoteInputError({"msisdn": ["Не номер телефона."]})
     now = now or utcnow()
     if db.engine.dialect.name == "postgresql":
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            return _receive(conn, sms, key, now)
-    return _receive(db.session, sms, key, now)
+            return _receive(conn, sms, now)
+    return _receive(db.session, sms, now)
 
 
-def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
+def _key(sms: Sms, region: str) -> str:
+    """The keyed hash of the message's number read in ``region``; VoteInputError if it is
+    no phone number."""
+    key = msisdn_key(sms.msisdn, region)
+    if key is None:
+        raise VoteInputError({"msisdn": ["Не номер телефона."]})
+    return key
+
+
+def _vote_open(conn, vote_id: int) -> bool:
+    return conn.execute(select(Vote.status).where(Vote.id == vote_id)).scalar() == "open"
+
+
+#: How often one message re-reads its number's counted vote after losing a race for it
+#: (each loss means another message of the same number was settled meanwhile).
+_SETTLE_TRIES = 50
+
+
+def _counted_or_repeat(
+    conn, vote_id: int, sms: Sms, key: str, now: datetime, candidate: int | None
+) -> str | None:
+    """Settle a valid message whose number already has a counted vote (its ``counted``
+    insert was refused by ``uq_vote_counted_msisdn``): ``counted`` if it comes first in
+    the gateway's order (it takes the vote over), else ``repeat``; the stored answer if
+    its message id turned up meanwhile; None if the vote is no longer open."""
+    mine = rules.gateway_order(sms.received_at, sms.message_id)
+    for _ in range(_SETTLE_TRIES):
+        holder = conn.execute(
+            select(VoteMessage.id, VoteMessage.received_at, VoteMessage.message_id).where(
+                VoteMessage.vote_id == vote_id,
+                VoteMessage.msisdn_hash == key,
+                VoteMessage.result == rules.COUNTED,
+            )
+        ).first()
+        if holder is None:
+            done = _insert(conn, vote_id, sms, key, now, rules.COUNTED, candidate, True)
+        elif mine < rules.gateway_order(holder.received_at, holder.message_id):
+            done = _take_over(conn, vote_id, holder.id, sms, key, now, candidate)
+        else:
+            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate, True)
+        if done:
+            return done
+        known = _known(conn, vote_id, sms.message_id)
+        if known:
+            return known
+        if not _vote_open(conn, vote_id):
+            return None
+    raise RuntimeError(f"vote {vote_id}: message {sms.message_id!r} not settled")
+
+
+_DEMOTE = text("UPDATE vote_message SET result = 'repeat' WHERE id = :id AND result = 'counted'")
+
+#: The take-over on PostgreSQL as ONE statement (``conn`` is in autocommit, so one
+#: statement is one transaction): lock the vote row ``FOR KEY SHARE`` if it is open (as
+#: every insert does, so closing waits for it), demote the holder if it is still counted,
+#: and insert this message counted only if the holder was demoted. No ``ON CONFLICT``: a
+#: known message id raises, and the whole statement — the demotion with it — is undone.
+_TAKE_OVER = text(
+    """
+    WITH v AS (
+        SELECT id FROM vote WHERE id = :vote_id AND status = 'open' FOR KEY SHARE
+    ), d AS (
+        UPDATE vote_message SET result = 'repeat'
+        WHERE id = :holder AND result = 'counted' AND vote_id IN (SELECT id FROM v)
+        RETURNING id
+    )
+    INSERT INTO vote_message
+        (vote_id, message_id, msisdn_hash, text, received_at, arrived_at, result, candidate)
+    SELECT :vote_id, :message_id, :msisdn_hash, :text, :received_at, :arrived_at,
+           'counted', :candidate
+    FROM d
+    RETURNING id
+    """
+).bindparams(
+    bindparam("received_at", type_=VoteMessage.received_at.type),
+    bindparam("arrived_at", type_=VoteMessage.arrived_at.type),
+)
+
+
+def _take_over(
+    conn,
+    vote_id: int,
+    holder_id: int,
+    sms: Sms,
+    key: str,
+    now: datetime,
+    candidate: int | None,
+) -> str | None:
+    """Atomically: the number's counted message ``holder_id`` (later in the gateway's
+    order) becomes a repeat and this message is stored counted. Returns ``counted``, or
+    None with nothing changed if the vote is not open, the holder was settled meanwhile,
+    or the message id is known. PostgreSQL: one statement (:data:`_TAKE_OVER`); SQLite: a
+    savepoint of the session's transaction (writers are serialised there)."""
+    row = _log_row(sms, key, now, rules.COUNTED, candidate)
+    if db.engine.dialect.name == "postgresql":
+        params = {k: v for k, v in row.items() if k != "result"}
+        try:
+            done = conn.execute(_TAKE_OVER, {"vote_id": vote_id, "holder": holder_id, **params})
+        except IntegrityError:
+            return None
+        return rules.COUNTED if done.first() is not None else None
+    savepoint = conn.begin_nested()
+    if (
+        _vote_open(conn, vote_id)
+        and conn.execute(_DEMOTE, {"id": holder_id}).rowcount == 1
+        and _insert(conn, vote_id, sms, key, now, rules.COUNTED, candidate, True)
+    ):
+        savepoint.commit()
+        return rules.COUNTED
+    savepoint.rollback()
+    return None
+
+
+def _receive(conn, sms: Sms, now: datetime) -> str:
     for fresh in (False, True):
         state = _open_state(conn, fresh)
         if state is None:
             break
-        vote_id, opened_at, candidates = state
+        vote_id, opened_at, candidates, region = state
+        key = _key(sms, region)
         if sms.received_at < opened_at:
             break  # sent before the vote opened: late
         candidate = rules.match_candidate(sms.text, candidates)
@@ -262,18 +386,18 @@ def _receive(conn, sms: Sms, key: str, now: datetime) -> str:
             return done
         known = _known(conn, vote_id, sms.message_id)
         if known:
-            return known
+            if fresh or _vote_open(conn, vote_id):
+                return known
+            continue  # an answer of the vote this process remembered, closed since
         if result == rules.COUNTED:
             # not the message id, so the number's counted vote refused it (unless the vote
-            # closed meanwhile: then this insert finds no open vote either)
-            done = _insert(conn, vote_id, sms, key, now, rules.REPEAT, candidate, only_if_open=True)
+            # closed meanwhile: then the settling finds no open vote either)
+            done = _counted_or_repeat(conn, vote_id, sms, key, now, candidate)
             if done:
                 return done
-            known = _known(conn, vote_id, sms.message_id)
-            if known:
-                return known
         # the vote is no longer open: look again (another may have opened since)
     latest = _latest_vote(conn)
+    key = _key(sms, rules.region_of(latest.currency if latest else None))
     if latest is None:
         return rules.LATE
     done = _insert(conn, latest.id, sms, key, now, rules.LATE, None, only_if_open=False)
