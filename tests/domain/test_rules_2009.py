@@ -220,3 +220,11 @@ def test_context_experts_must_be_names():
 
     with pytest.raises(ProtocolError, match="context.experts must be a list of expert names"):
         replay("2009", T, {"experts": "Анна"}, [])
+
+
+def test_a_removed_expert_is_refused_whatever_the_spelling():
+    """§1.6: «Вера Иванова» removed stays removed when the next answer writes «вера иванова»."""
+    events = [spin(1), wrong(expert="Вера Иванова"), spin(2), right(expert="вера  иванова")]
+    with pytest.raises(RuleViolation) as info:
+        replay("2009", T, {"experts": TEAM}, events)
+    assert info.value.rule == f"{R} §1.6" and info.value.event_index == 3

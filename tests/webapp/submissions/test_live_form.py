@@ -233,6 +233,9 @@ def test_every_rerendering_of_the_live_form_posts_to_live(site, monkeypatch):
     import webapp.submissions.views.submit_form as submit_form
 
     monkeypatch.setattr(submit_form, "SUBMIT_MAX_BODY", 2 * 1024 * 1024)
+    from flask_babel import refresh
+
+    refresh()  # the test's requests share one app context: the language from the cookie
     token = rendered(client.get("/live")).fields
     big = client.post(
         "/live",
@@ -274,3 +277,19 @@ def test_the_live_forms_429_and_503_pages_post_to_live(make_site):
     assert down.status_code == 503
     assert rendered(down).action == "/live"
     assert f"{QUESTION} Одиннадцатый." in html.unescape(down.get_data(as_text=True))
+
+
+def test_every_viewer_form_posts_back_to_its_own_page(site):
+    """No viewer page hands its form to another page (the live form did: ``/submit``):
+    each page's post form (not the header's) posts to the page itself, with its
+    ``?lang=``."""
+    from flask_babel import refresh
+
+    _app, client, _api, _game_id = site
+    for url in ("/submit", "/live", "/my", "/submit?lang=en", "/live?lang=be", "/my?lang=be"):
+        refresh()  # the test's requests share one app context: forget the last locale
+        page = client.get(url)
+        assert page.status_code == 200, url
+        form = RenderedForm(page.get_data(as_text=True), action=None)
+        assert form.fields.get("csrf_token"), url
+        assert (form.action or url) == url, (url, form.action)

@@ -459,7 +459,7 @@ class Game:
         if (
             self.rules.removal_rule
             and event.expert is not None
-            and event.expert in self.removed_experts
+            and any(same_name(event.expert, name) for name in self.removed_experts)
         ):
             raise self._refuse(
                 "removal",
