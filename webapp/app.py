@@ -74,14 +74,15 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-from webapp.app_lang import LANG_COOKIE, LANGUAGES  # noqa: E402
+from webapp.app_lang import LANG_COOKIE, LANGUAGES, staff_page  # noqa: E402
 
 
 def select_locale() -> str:
     """The viewer's language: ``?lang=``, then the remembered cookie, then the browser's
     Accept-Language among ru/be/en; Russian by default (also outside a request: a worker
-    or a CLI command translating a message)."""
-    if not has_request_context():
+    or a CLI command translating a message). A staff page is always Russian
+    (:func:`webapp.app_lang.staff_page`)."""
+    if not has_request_context() or staff_page():
         return "ru"
     lang = request.args.get("lang") or request.cookies.get(LANG_COOKIE)
     if lang in LANGUAGES:
@@ -128,6 +129,7 @@ def register_extensions(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+    app.jinja_env.globals["staff_page"] = staff_page
     register_formats(app)
     app.after_request(remember_language)
     login_manager.init_app(app)

@@ -2,3 +2,26 @@
 
 LANGUAGES = ("ru", "be", "en")
 LANG_COOKIE = "sova_lang"
+
+
+#: Blueprints whose staff pages are translated whole (the audience vote's page, which a
+#: guest host or the sponsor's representative may read in Belarusian or English): they keep
+#: the visitor's language and the switch.
+TRANSLATED_STAFF_BLUEPRINTS = frozenset({"votes"})
+
+
+def staff_page() -> bool:
+    """Whether this request is a Russian-only staff page: an HTML view that admits staff
+    roles only (its ``access`` declaration is neither ``"public"`` nor ``"gateway"``), not
+    the API, not of :data:`TRANSLATED_STAFF_BLUEPRINTS`. The rest of the staff interface is
+    written in Russian only, so such a page is shown in Russian whatever language the
+    visitor chose, and offers no language switch (a choice that translated a few words of
+    it made a page of two languages)."""
+    from flask import current_app, has_request_context, request
+
+    if not has_request_context() or request.endpoint is None or request.path.startswith("/api/"):
+        return False
+    if request.blueprint in TRANSLATED_STAFF_BLUEPRINTS:
+        return False
+    view = current_app.view_functions.get(request.endpoint)
+    return getattr(view, "sova_access", "public") not in ("public", "gateway")

@@ -67,14 +67,14 @@ def matches_of(author: Author) -> list[tuple[Author, str]]:
 @dataclass
 class AuthorSummary:
     """What the chief editor sees of one author row: ``links`` (its question links, each
-    with the byline as given and whether confirmed), ``prizes``, ``games`` (ids of the
-    games whose table holds one of its questions), ``address``: ``"confirmed"``,
+    with the byline as given and whether confirmed), ``prizes``, ``games`` (the games whose
+    table holds one of its questions, by id), ``address``: ``"confirmed"``,
     ``"unconfirmed"`` or ``None`` (no address; the address itself is not shown here)."""
 
     author: Author
     links: list[QuestionAuthor] = field(default_factory=list)
     prizes: list[Prize] = field(default_factory=list)
-    games: list[int] = field(default_factory=list)
+    games: list[Game] = field(default_factory=list)
     address: str | None = None
     merged_from: list[Author] = field(default_factory=list)
 
@@ -124,7 +124,8 @@ def summary(author: Author) -> AuthorSummary:
             db.select(Author).where(Author.merged_into_id == author.id).order_by(Author.id)
         ).all()
     )
-    return AuthorSummary(author, links, prizes, sorted(games_of(author.id)), address, merged_from)
+    games = [g for _id, g in sorted(games_of(author.id).items())]
+    return AuthorSummary(author, links, prizes, games, address, merged_from)
 
 
 def merges(limit: int = 50) -> list[AuthorMerge]:

@@ -209,3 +209,25 @@ def test_after_an_import_the_page_links_to_the_imported_questions(
     assert 'name="origin" type="text" value="kubok.4s"' in queue
     csv_rows, _ = _downloads(client, queue)
     assert [int(r[0]) for r in csv_rows[1:]] == made
+
+
+def test_every_page_of_all_but_the_archive(app, login, client):
+    """«Все, кроме архива» over two pages: «вперёд →» keeps the filter, and the export lists
+    both pages."""
+    for n in range(53):
+        create_question(
+            {
+                "question": f"Вопрос номер {n} о том, что было на Волге в древности?",
+                "answer": f"Ответ {n}",
+                "authors": [("Мария Лис", "Минск", None)],
+            },
+            "web",
+        )
+    commit()
+    client = login("editor")
+    shown, page = _screen(client, "status=&sort=id")
+    made = db.session.scalars(db.select(Question.id).order_by(Question.id)).all()
+    assert len(made) == 53 and shown == made  # 50 on the first page, 3 on the second
+    assert pages.listed(page) == made[:50]
+    csv_rows, xlsx_rows = _downloads(client, page)
+    assert [int(r[0]) for r in csv_rows[1:]] == made == [r[0] for r in xlsx_rows[1:]]

@@ -54,6 +54,12 @@ def test_prize_papers_are_named_for_what_they_are(app, api, played, drain, login
     assert game.label.startswith(label) and game.label.endswith(f", № {game_id}")
     for url in ("/prizes/", "/prizes/dashboard", f"/prizes/{prize.id}"):
         assert game.label in client.get(url).get_data(as_text=True), url
+    author_page = (
+        login("chief_editor").get(f"/editor/authors/{prize.author_id}").get_data(as_text=True)
+    )
+    assert f"<li>№ {prize.id}, {game.label}</li>" in author_page  # its prizes
+    assert f'<ul class="games"><li>{game.label}</li></ul>' in author_page  # its games
+    client = login("accountant")
     doc_id = int(links[0].rsplit("/", 1)[1])
     resp = api("get", f"/api/v1/documents/{doc_id}", role="accountant")
     assert resp.status_code == 200
