@@ -536,9 +536,9 @@ class Season:
     def _cite(self, c2023: str, c2009: str) -> str:
         return f"{self.file} {c2023 if self.ruleset == '2023' else c2009}"
 
-    def _refuse(
-        self, c2023: str, c2009: str, message: str, ru: str | None = None
-    ) -> SeasonViolation:
+    def _refuse(self, c2023: str, c2009: str, message: str, ru: str) -> SeasonViolation:
+        """The refusal of the current event: ``message`` (English) and ``ru`` (Russian) say
+        what is wrong with it; the clause is ``c2023`` or ``c2009`` of this season's book."""
         return SeasonViolation(self.index, self._cite(c2023, c2009), message, ru)
 
     @property
@@ -1158,7 +1158,7 @@ class Season:
                 raise self._refuse(
                     "§4.1",
                     "§2.6",
-                    f"the {part} series has no {kind.replace('_', ' ')}: it has "
+                    f"the {part} series has no {_KIND_EN[kind].split(' ', 1)[1]}: it has "
                     f"{_shape_en(s.qualifying, s.closing)}",
                     f"в {gen} серии нет игры вида «{_KIND_RU[kind]}»: в ней "
                     f"{_shape_ru(s.qualifying, s.closing)}",
@@ -1182,6 +1182,21 @@ class Season:
                     f"{s.qualifying_played} из {_qualifying_gen_ru(s.qualifying)} {gen} серии",
                 )
             clause = ("§4.10", "§2.18") if kind == "year_final" else ("§4.1", "§2.6")
+            if (kind == "series_final" and s.final_played) or (
+                kind == "special" and s.special_played
+            ):
+                played_ru = (
+                    f"финал {gen} серии уже сыгран"
+                    if kind == "series_final"
+                    else f"специальная игра {gen} серии уже сыграна"
+                )
+                raise self._refuse(
+                    *clause,
+                    f"«{team}» cannot play {_KIND_EN[kind]}: the {part} series' "
+                    f"{kind.replace('_', ' ')} has been played, and {_KIND_EN[phase]} is due",
+                    f"«{team}» не может играть {_KIND_ACC_RU[kind]}: {played_ru}, теперь — "
+                    f"{_KIND_RU[phase]}",
+                )
             raise self._refuse(
                 *clause,
                 f"«{team}» cannot play {_KIND_EN[kind]} now: {_KIND_EN[phase]} of the {part} "
