@@ -280,7 +280,8 @@ class SeasonState:
     Beyond the contract's keys: ``over`` (the year final is played), ``history`` entries carry
     the ``rule`` that moved the team, ``results`` (every game), ``reserves`` (2023 §4.9.3)
     and ``sponsor`` (2009 §2.13) entered so far, ``refusing``: the teams that withdrew, between
-    two series, from the series that opens next (2023 §4.8.1, 2009 §2.3). ``to_json()`` gives the contract's keys only,
+    two series, from the series that opens next (2023 §4.8.1, 2009 §2.3), ``withdrawn``: the
+    teams that withdrew from the open (or last) series. ``to_json()`` gives the contract's keys only,
     in its order.
     """
 
@@ -299,6 +300,7 @@ class SeasonState:
     reserves: tuple[str, ...] = ()
     sponsor: str | None = None
     refusing: tuple[str, ...] = ()
+    withdrawn: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"ruleset", "series", "rating", "next", "order", "series_best", "finals",
@@ -1872,6 +1874,7 @@ class Season:
             reserves=tuple(self.reserves),
             sponsor=self.sponsor,
             refusing=tuple(self.refusing),
+            withdrawn=() if s is None else tuple(s.withdrawn),
         )
 
 
