@@ -280,7 +280,8 @@ class SeasonState:
     Beyond the contract's keys: ``over`` (the year final is played), ``history`` entries carry
     the ``rule`` that moved the team, ``results`` (every game), ``reserves`` (2023 §4.9.3)
     and ``sponsor`` (2009 §2.13) entered so far, ``refusing``: the teams that withdrew, between
-    two series, from the series that opens next (2023 §4.8.1, 2009 §2.3). ``to_json()`` gives the contract's keys only,
+    two series, from the series that opens next (2023 §4.8.1, 2009 §2.3), ``withdrawn``: the
+    teams that withdrew from the open (or last) series. ``to_json()`` gives the contract's keys only,
     in its order.
     """
 
@@ -299,6 +300,7 @@ class SeasonState:
     reserves: tuple[str, ...] = ()
     sponsor: str | None = None
     refusing: tuple[str, ...] = ()
+    withdrawn: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"ruleset", "series", "rating", "next", "order", "series_best", "finals",
@@ -536,9 +538,9 @@ class Season:
     def _cite(self, c2023: str, c2009: str) -> str:
         return f"{self.file} {c2023 if self.ruleset == '2023' else c2009}"
 
-    def _refuse(
-        self, c2023: str, c2009: str, message: str, ru: str | None = None
-    ) -> SeasonViolation:
+    def _refuse(self, c2023: str, c2009: str, message: str, ru: str) -> SeasonViolation:
+        """The refusal of the current event: ``message`` (English) and ``ru`` (Russian) say
+        what is wrong with it; the clause is ``c2023`` or ``c2009`` of this season's book."""
         return SeasonViolation(self.index, self._cite(c2023, c2009), message, ru)
 
     @property
@@ -1158,7 +1160,7 @@ class Season:
                 raise self._refuse(
                     "§4.1",
                     "§2.6",
-                    f"the {part} series has no {kind.replace('_', ' ')}: it has "
+                    f"the {part} series has no {_KIND_EN[kind].split(' ', 1)[1]}: it has "
                     f"{_shape_en(s.qualifying, s.closing)}",
                     f"в {gen} серии нет игры вида «{_KIND_RU[kind]}»: в ней "
                     f"{_shape_ru(s.qualifying, s.closing)}",
@@ -1182,6 +1184,21 @@ class Season:
                     f"{s.qualifying_played} из {_qualifying_gen_ru(s.qualifying)} {gen} серии",
                 )
             clause = ("§4.10", "§2.18") if kind == "year_final" else ("§4.1", "§2.6")
+            if (kind == "series_final" and s.final_played) or (
+                kind == "special" and s.special_played
+            ):
+                played_ru = (
+                    f"финал {gen} серии уже сыгран"
+                    if kind == "series_final"
+                    else f"специальная игра {gen} серии уже сыграна"
+                )
+                raise self._refuse(
+                    *clause,
+                    f"«{team}» cannot play {_KIND_EN[kind]}: the {part} series' "
+                    f"{kind.replace('_', ' ')} has been played, and {_KIND_EN[phase]} is due",
+                    f"«{team}» не может играть {_KIND_ACC_RU[kind]}: {played_ru}, теперь — "
+                    f"{_KIND_RU[phase]}",
+                )
             raise self._refuse(
                 *clause,
                 f"«{team}» cannot play {_KIND_EN[kind]} now: {_KIND_EN[phase]} of the {part} "
@@ -1857,6 +1874,7 @@ class Season:
             reserves=tuple(self.reserves),
             sponsor=self.sponsor,
             refusing=tuple(self.refusing),
+            withdrawn=() if s is None else tuple(s.withdrawn),
         )
 
 

@@ -218,7 +218,9 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
         data.update({"event-type": "withdraw", "event-team": team})
         return _text(client.post(action, data=data, follow_redirects=True))
 
-    assert "Событие сезона записано." in withdraw("Бялко")
+    page = withdraw("Бялко")
+    assert "Событие сезона записано." in page
+    assert '<p id="refusing">Отказались от следующей серии: Бялко.</p>' in page
     assert (
         "Событие не принято: «Бялко» уже отказалась от участия в предстоящей летней серии "
         "(п. 2.3 Правил 2009 г.)"
@@ -231,7 +233,10 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     assert run.event(doc["events"][6]).status_code == 201  # the summer series opens
     login("producer")
     games = f"/games/seasons/{run.id}/games"
-    data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), games)
+    page = _text(client.get(f"/games/seasons/{run.id}"))
+    assert '<p id="withdrawn">Отказались от этой серии: Бялко.</p>' in page
+    assert 'id="refusing"' not in page
+    data = _defaults(page, games)
     data.update({"game-team_id": str(run.team_ids["Бялко"]), "game-air_date": "2009-06-06"})
     assert data["game-kind"] == "qualifying"
     r = client.post(games, data=data, follow_redirects=True)
