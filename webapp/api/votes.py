@@ -7,6 +7,7 @@ rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteEr
 from __future__ import annotations
 
 import functools
+import logging
 import time
 
 from flask import Response, abort, current_app, make_response, request
@@ -26,6 +27,7 @@ from webapp.votes import operations as ops
 from webapp.votes.queries import vote_json, vote_of
 
 SIGNATURE_HEADER = "X-Sova-Signature"
+log = logging.getLogger(__name__)
 
 
 #: The largest callback body read (bytes): a real message — ids, a number, one SMS of at
@@ -53,8 +55,13 @@ def _refused() -> Response:
     limit = _refused_limit()
     if limit is not None:
         strategy, item, address = limit
-        if not strategy.hit(item, "sms-refused", address):
+        try:
+            allowed = strategy.hit(item, "sms-refused", address)
             reset_at, _remaining = strategy.get_window_stats(item, "sms-refused", address)
+        except Exception:  # noqa: BLE001 — the limiter's storage is down: still a 401
+            log.warning("SMS refusal limit not counted: rate-limit storage unavailable")
+            allowed = True
+        if not allowed:
             exc = TooManyRequests(_("Слишком много запросов с неверной подписью."))
             response = make_response(current_app.extensions["sova_api_error"](exc))
             response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))

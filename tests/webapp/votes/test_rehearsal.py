@@ -175,3 +175,30 @@ def test_make_run_sets_and_seed_demo_prints_the_rehearsal_secret(app):
     app.config["SOVA_ENV"] = "production"
     again = app.test_cli_runner().invoke(args=["seed-demo"])
     assert again.exit_code == 0 and "rehearsal" not in again.stdout
+
+
+@pytest.mark.parametrize(
+    "lang,words",
+    [
+        (
+            "en",
+            "Rehearsal without the SMS gateway: open the vote and run on Sova's server the "
+            "command sova vote simulate --url http://localhost --total 100 --secret "
+            f"{DEMO_SMS_SECRET}. It sends 100 signed SMS as the gateway does and prints how "
+            "many of them must be counted; the counters below show the same.",
+        ),
+        (
+            "be",
+            "Рэпетыцыя без SMS-шлюза: адкрыйце галасаванне і выканайце на серверы Савы "
+            "каманду sova vote simulate --url http://localhost --total 100 --secret "
+            f"{DEMO_SMS_SECRET}. Яна дашле 100 падпісаных SMS, як шлюз, і надрукуе, колькі з "
+            "іх павінна быць залічана; лічыльнікі ніжэй пакажуць тое ж.",
+        ),
+    ],
+)
+def test_rehearsal_hint_in_english_and_belarusian(app, client, login, finished_game, lang, words):
+    gid = finished_game()
+    login("producer")
+    page = client.get(f"/games/{gid}/vote?lang={lang}").get_data(as_text=True)
+    text = " ".join(re.sub(r"<[^>]+>", "", page).split())
+    assert words in text

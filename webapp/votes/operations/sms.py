@@ -38,8 +38,8 @@ class Sms:
 
 
 #: The open vote as this process last saw it, per database URL: ``(id, opened_at,
-#: candidates, region)`` (``region``: where numbers are read, the season's country). Only a vote seen OPEN is remembered, and nothing trusts it blindly: the
-#: insert itself re-checks ``status = 'open'`` under the row lock, and a refused insert
+#: candidates, region)`` (``region``: where numbers are read, the season's country). Only a
+#: vote seen OPEN is remembered, and nothing trusts it blindly: the insert itself re-checks ``status = 'open'`` under the row lock, and a refused insert
 #: drops the entry and looks again (so a vote closed — or closed and followed by another —
 #: meanwhile is noticed at once). It saves one round trip per message.
 _open_cache: dict[str, tuple[int, datetime, list[str], str]] = {}
@@ -225,8 +225,8 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
 
     On PostgreSQL each statement runs in its own transaction (an autocommit connection):
     the usual path is ONE round trip (the insert), and every statement is atomic and
-    idempotent on its own, so no multi-statement transaction is needed (the take-over,
-    two statements, has a transaction of its own). On SQLite the statements run in the
+    idempotent on its own, so no multi-statement transaction is needed (the take-over
+    demotes and inserts in one statement). On SQLite the statements run in the
     session's transaction (writers are serialised there anyway) and the caller (the
     request edge) commits.
 
