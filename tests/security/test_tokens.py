@@ -206,3 +206,33 @@ def test_last_use_is_written_at_most_once_a_minute(app, staff):
     commit()
     db.session.refresh(row)
     assert row.last_used_at == now + timedelta(seconds=61)
+
+
+def _round_trip(token: str) -> None:
+    """Down to 0018 (the token back in ``user.token_hash``) and up again (moved to
+    ``api_token``): the token works before and after, and ``user.token_hash`` is cleared."""
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy import text
+
+    assert user_by_token(token) is not None
+    commit()
+    db.session.remove()
+    downgrade(revision="0018_season_prize")
+    held = text('SELECT count(*) FROM "user" WHERE token_hash IS NOT NULL')
+    assert db.session.execute(held).scalar_one() == 1
+    db.session.remove()
+    upgrade(revision="heads")
+    assert db.session.execute(held).scalar_one() == 0
+    assert db.session.scalar(db.select(db.func.count()).select_from(ApiToken)) == 1
+    assert user_by_token(token).email == "editor@test.local"
+
+
+def test_the_migration_moves_each_users_token_sqlite(app, staff):
+    _round_trip(staff("editor")[1])
+
+
+def test_the_migration_moves_each_users_token_postgres(pg_app):
+    with pg_app.app_context():
+        _, token = create_user("editor@test.local", "editor", "pw", with_token=True)
+        commit()
+        _round_trip(token)
