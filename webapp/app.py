@@ -114,13 +114,13 @@ def register_extensions(app: Flask) -> None:
     app.before_request(access_before_csrf)  # a staff page's role check runs before CSRF
     csrf.init_app(app)
     limiter.init_app(app)
-    if app.config["SOVA_PROXY_COUNT"]:
-        from werkzeug.middleware.proxy_fix import ProxyFix
+    from webapp.core.proxies import TrustedProxies, parse_networks
 
-        n = app.config["SOVA_PROXY_COUNT"]
-        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
-            app.wsgi_app, x_for=n, x_proto=n, x_host=n
-        )
+    # forwarded headers only from SOVA_TRUSTED_PROXIES (webapp.core.proxies)
+    trusted = parse_networks(app.config["SOVA_TRUSTED_PROXIES"])
+    app.wsgi_app = TrustedProxies(  # type: ignore[method-assign]  # Flask's documented way
+        app.wsgi_app, trusted, int(app.config["SOVA_PROXY_COUNT"] or 0)
+    )
     babel.init_app(
         app,
         locale_selector=select_locale,

@@ -83,6 +83,16 @@ def load_config(test_config: dict | None = None) -> dict:
             "SOVA_SMS_SECRET is the published rehearsal secret of `make run`: "
             "set the SMS gateway's own secret when SOVA_ENV=production"
         )
+    trusted_setting = setting("SOVA_TRUSTED_PROXIES")
+    try:
+        from webapp.core.proxies import DEFAULT_TRUSTED, parse_networks
+
+        trusted_proxies = parse_networks(trusted_setting or DEFAULT_TRUSTED)
+        proxy_count = int(setting("SOVA_PROXY_COUNT", "0") or 0)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if trusted_setting and not proxy_count:
+        proxy_count = 1
     if not secret_key:
         secret_key = _instance_secret(instance, "secret_key", lambda: secrets.token_hex(32))
     if not keys:
@@ -127,8 +137,11 @@ def load_config(test_config: dict | None = None) -> dict:
         # Redis down must not turn /submit or /login into a 500: limits fall back to memory.
         "RATELIMIT_SWALLOW_ERRORS": True,
         "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
-        # Number of trusted reverse proxies in front of the app (nginx: 1).
-        "SOVA_PROXY_COUNT": int(setting("SOVA_PROXY_COUNT", "0") or 0),
+        # Reverse proxies (webapp.core.proxies): how many hops write X-Forwarded-* (nginx:
+        # 1), and the addresses/networks whose forwarded headers are believed (default
+        # loopback); with only the addresses given, one hop.
+        "SOVA_PROXY_COUNT": proxy_count,
+        "SOVA_TRUSTED_PROXIES": trusted_proxies,
         # A viewer who fills the form faster than this is a bot (seconds).
         "SOVA_MIN_FILL_SECONDS": int(setting("SOVA_MIN_FILL_SECONDS", "3")),
         # Off only for benchmarks from one address (SOVA_RATELIMIT_ENABLED=0).

@@ -1,7 +1,8 @@
 """Metrics, request ids, JSON logs and readiness (issue 16; docs/operations.md "Monitoring").
 
 - ``GET /metrics``: Prometheus text format (prometheus-client). Process metrics:
-  ``sova_http_requests_total{endpoint,method,status}``,
+  ``sova_http_requests_total{endpoint,method,status}`` (every label from a fixed set:
+  :func:`request_labels`),
   ``sova_http_request_duration_seconds{endpoint}`` (web), ``sova_precheck_latency_seconds``
   (from the submission to its pre-check report, observed by the worker),
   ``sova_render_duration_seconds{kind}`` (PDF rendering, worker). Read at each scrape from
@@ -15,7 +16,9 @@
   Access: only from a loopback address, or with ``Authorization: Bearer
   <SOVA_METRICS_TOKEN>``; anyone else gets 403 (the figures tell an outsider how busy the
   editors are). Behind nginx the client address is the forwarded one (``SOVA_PROXY_COUNT``),
-  so a visitor through the proxy is not "local".
+  so a visitor through the proxy is not "local"; the forwarded address is believed only
+  from ``SOVA_TRUSTED_PROXIES`` (:mod:`webapp.core.proxies`), so a client that reaches
+  gunicorn directly cannot claim one.
 - ``GET /readyz``: 200 ``{"status": "ready", "database": "ok", "broker": "ok"}`` or 503
   with ``"unavailable"`` for what is down (``/healthz`` stays the liveness probe).
 - Request ids: ``X-Request-ID`` from the client or proxy (1–64 of ``[A-Za-z0-9._-]``), else
@@ -76,6 +79,24 @@ RENDER_SECONDS = Histogram(
     ["kind"],
     buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
 )
+
+
+#: The request methods counted by name (RFC 9110 §9 and PATCH); any other is ``"other"``.
+HTTP_METHODS = frozenset(
+    {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"}
+)
+
+
+def request_labels(status: int) -> tuple[str, str, str]:
+    """``(endpoint, method, status)`` of the current request for ``sova_http_requests``,
+    each from a fixed set so that no visitor can add series: the URL rule's endpoint name
+    (``"unknown"`` when no rule matched: a 404, a 405), the method when standard
+    (:data:`HTTP_METHODS`) else ``"other"``, the status code as a string when it is a
+    valid one (100-599) else ``"other"``."""
+    rule = request.url_rule
+    endpoint = rule.endpoint if rule is not None else "unknown"
+    method = request.method if request.method in HTTP_METHODS else "other"
+    return endpoint, method, str(status) if 100 <= status <= 599 else "other"
 
 
 class RequestIdFilter(logging.Filter):
@@ -236,8 +257,8 @@ def init_observability(app: Flask) -> None:
         rid = g.get("request_id")
         if rid:
             response.headers[REQUEST_ID_HEADER] = rid
-        endpoint = request.endpoint or "unknown"
-        HTTP_REQUESTS.labels(endpoint, request.method, str(response.status_code)).inc()
+        endpoint, method, status = request_labels(response.status_code)
+        HTTP_REQUESTS.labels(endpoint, method, status).inc()
         started = g.get("request_started")
         if started is not None:
             HTTP_SECONDS.labels(endpoint).observe(time.perf_counter() - started)

@@ -374,6 +374,7 @@ class Cluster:
                 "SOVA_OUTBOX_AUTOSEND": "0",
                 "SOVA_RATELIMIT_ENABLED": "0",
                 "SOVA_PROXY_COUNT": "1",
+                "SOVA_TRUSTED_PROXIES": self.ip("front"),  # nginx, on the front host
                 "SOVA_SMTP_URL": f"smtp://{self.ip('bridge')}:{self.smtp_port}",
                 "SOVA_MAIL_LEASE_SECONDS": "10",
                 "SOVA_OWED_AFTER_SECONDS": str(OWED_AFTER),

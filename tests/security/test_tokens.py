@@ -13,7 +13,13 @@ from html.parser import HTMLParser
 from flask import g
 
 from webapp.accounts.models import ApiToken, User
-from webapp.accounts.operations import create_user, issue_token, set_password, user_by_token
+from webapp.accounts.operations import (
+    create_user,
+    issue_token,
+    set_password,
+    sign_out_everywhere,
+    user_by_token,
+)
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -206,3 +212,50 @@ def test_last_use_is_written_at_most_once_a_minute(app, staff):
     commit()
     db.session.refresh(row)
     assert row.last_used_at == now + timedelta(seconds=61)
+
+
+def _round_trip(token: str) -> None:
+    """Down to 0018 (the token back in ``user.token_hash``) and up again (moved to
+    ``api_token``): the token works before and after, and ``user.token_hash`` is cleared."""
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy import text
+
+    assert user_by_token(token) is not None
+    commit()
+    db.session.remove()
+    downgrade(revision="0018_season_prize")
+    held = text('SELECT count(*) FROM "user" WHERE token_hash IS NOT NULL')
+    assert db.session.execute(held).scalar_one() == 1
+    db.session.remove()
+    upgrade(revision="heads")
+    assert db.session.execute(held).scalar_one() == 0
+    assert db.session.scalar(db.select(db.func.count()).select_from(ApiToken)) == 1
+    assert user_by_token(token).email == "editor@test.local"
+
+
+def test_the_migration_moves_each_users_token_sqlite(app, staff):
+    _round_trip(staff("editor")[1])
+
+
+def test_the_migration_moves_each_users_token_postgres(pg_app):
+    with pg_app.app_context():
+        _, token = create_user("editor@test.local", "editor", "pw", with_token=True)
+        commit()
+        _round_trip(token)
+
+
+def test_a_revoked_user_gets_a_new_token_from_the_command_line(app, staff):
+    editor_id, old = staff("editor")
+    assert sign_out_everywhere(db.session.get(User, editor_id)) == 1
+    commit()
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["users", "token", "--email", "Editor@test.local"])
+    assert result.exit_code == 0, result.output
+    said, new = result.output.splitlines()
+    assert said == "new API token for editor@test.local (editor)"
+    assert _api(app, old) == 401 and _api(app, new) == 200
+    unknown = runner.invoke(args=["users", "token", "--email", "nobody@test.local"])
+    assert (unknown.exit_code, unknown.output) == (
+        2,
+        "Error: no active user with e-mail nobody@test.local\n",
+    )

@@ -155,3 +155,61 @@ def test_health_worker_without_a_worker_is_not_alive(app):
     out = app.test_cli_runner().invoke(args=["health", "worker", "--timeout", "0.5"])
     assert out.exit_code == 1
     assert json.loads(out.output)["alive"] is False
+
+
+def _http_series() -> set[tuple]:
+    """Every series of the request metrics in this process: ``(sample name, labels)``."""
+    return {
+        (s.name, tuple(sorted(s.labels.items())))
+        for family in REGISTRY.collect()
+        if family.name.startswith("sova_http_")
+        for s in family.samples
+    }
+
+
+def test_invented_methods_and_paths_add_no_series(app, client):
+    """10 000 anonymous requests with invented methods (``FOOBAR12``) and paths, and with
+    standard methods on invented paths, add only a handful of series, every label from a
+    fixed set (``webapp.observability.request_labels``): the endpoint a URL rule's name or
+    ``unknown``, the method a standard one or ``other``, the status code. (Before, each
+    invented method was a series of its own: 10 000 requests, thousands of series.)"""
+    import random
+    import string
+
+    from webapp.observability import HTTP_METHODS
+
+    rnd = random.Random(31)
+    before = _http_series()
+    real = ["/", "/login", "/editor/queue", "/api/v1/submissions"]
+    standard = ["GET", "POST", "DELETE"]
+
+    def word(chars: str, n: int) -> str:
+        return "".join(rnd.choices(chars, k=n))
+
+    for i in range(10_000):
+        invented = word(string.ascii_uppercase + string.digits, rnd.randint(3, 12))
+        method = rnd.choice(standard) if i % 5 == 0 else invented
+        invented_path = "/".join(
+            word(string.ascii_lowercase + string.digits + "-._", 8)
+            for _ in range(rnd.randint(1, 3))
+        )
+        # most under /api/ (a JSON 404 costs less than the error page)
+        path = rnd.choice(real) if i % 7 == 0 else f"/api/v1/{invented_path}"
+        if i % 10 == 0:
+            path = f"/{invented_path}"
+        client.open(path, method=method)
+    new = _http_series() - before
+    counted = {
+        (d["endpoint"], d["method"], d["status"])
+        for name, labels in new
+        if name == "sova_http_requests_total"
+        for d in [dict(labels)]
+    }
+    endpoints = {rule.endpoint for rule in app.url_map.iter_rules()} | {"unknown"}
+    assert {e for e, _m, _s in counted} <= endpoints
+    assert {m for _e, m, _s in counted} <= HTTP_METHODS | {"other"}
+    assert {("unknown", "other", "404"), ("unknown", "other", "405")} <= counted
+    assert len(counted) <= 16, sorted(counted)
+    # the duration histogram is labelled by endpoint only: at most the same few endpoints
+    timed = {dict(labels)["endpoint"] for _name, labels in new}
+    assert timed <= {e for e, _m, _s in counted}

@@ -35,12 +35,34 @@ def users_create(email, role, password, name, with_token):
         click.echo(token)
 
 
+@click.command("token")
+@click.option("--email", required=True)
+@with_appcontext
+def users_token(email):
+    """Issue a new API token to an existing active user and print it (shown once); the
+    user's other tokens keep working (revoke them on the staff page). Exit 2 for an
+    unknown or switched-off account."""
+    from webapp.accounts.models import User
+    from webapp.accounts.operations import issue_token
+    from webapp.extensions import db
+    from webapp.jobs import commit
+
+    user = db.session.scalar(db.select(User).filter_by(email=email.strip().lower()))
+    if user is None or not user.active:
+        fail(f"no active user with e-mail {email}")
+    token = issue_token(user)
+    commit()
+    click.echo(f"new API token for {user.email} ({user.role})")
+    click.echo(token)
+
+
 @click.group("users")
 def users():
     """Staff users."""
 
 
 users.add_command(users_create)
+users.add_command(users_token)
 
 
 @click.command("import")
