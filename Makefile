@@ -44,7 +44,7 @@ lock: | $(BIN)/python
 run: install
 	$(BIN)/sova db upgrade heads
 	$(BIN)/sova seed-demo $(if $(DEMO_ARCHIVE),--archive $(DEMO_ARCHIVE))
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sova run
+	PATH="$(abspath $(BIN)):$$PATH" exec $(BIN)/sova run --stop-with-parent
 
 ## make lint: ruff, import-linter (DESIGN.md dependency rules and each feature's layers),
 ## mypy (strict on webapp.domain, the default elsewhere; settings in pyproject.toml).
