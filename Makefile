@@ -19,7 +19,7 @@ run: export SOVA_INSTANCE_PATH ?= $(abspath instance)
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test pytest test-fast install lint lock bench fuzz clean cluster-test cluster-figures
+.PHONY: run test pytest test-fast install system-deps lint lock bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,13 @@ $(STAMP): pyproject.toml setup.py $(LOCKS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
-install: $(STAMP)
+install: system-deps $(STAMP)
+
+## make system-deps: Pango, HarfBuzz, the fonts (DejaVu, Noto Color Emoji) and chromium;
+## installed with apt-get when root, else it stops with the one command to run
+## (deploy/system-deps; SOVA_SKIP_SYSTEM_DEPS=1 skips it)
+system-deps:
+	@sh deploy/system-deps
 
 ## make lock: resolve pyproject.toml's dependencies again into the two lock files (uv)
 lock: | $(BIN)/python
