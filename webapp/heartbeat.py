@@ -20,9 +20,10 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import datetime
+from typing import cast
 
 from flask import Flask, current_app
-from sqlalchemy import create_engine, delete, insert, select, update
+from sqlalchemy import Table, create_engine, delete, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
@@ -44,9 +45,13 @@ def _engine() -> Engine:
     return create_engine(current_app.config["SQLALCHEMY_DATABASE_URI"], poolclass=NullPool)
 
 
+def _table() -> Table:
+    return cast(Table, ProcessHeartbeat.__table__)
+
+
 def write(engine: Engine, role: str, node: str, started_at: datetime, busy: int) -> None:
     """Upsert the row ``(role, node)`` with ``beat_at`` now (one transaction)."""
-    table = ProcessHeartbeat.__table__
+    table = _table()
     values = {"pid": os.getpid(), "busy": busy, "started_at": started_at, "beat_at": utcnow()}
     with engine.begin() as conn:
         key = (table.c.role == role) & (table.c.node == node)
@@ -55,7 +60,7 @@ def write(engine: Engine, role: str, node: str, started_at: datetime, busy: int)
 
 
 def remove(engine: Engine, role: str, node: str) -> None:
-    table = ProcessHeartbeat.__table__
+    table = _table()
     with engine.begin() as conn:
         conn.execute(delete(table).where((table.c.role == role) & (table.c.node == node)))
 
