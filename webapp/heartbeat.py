@@ -117,13 +117,13 @@ class Heartbeat(threading.Thread):
         with self.app.app_context():
             try:
                 write(self.engine, self.role, self.node, self.started_at, self.busy())
-            except Exception:
-                log.warning("heartbeat of %s %s not written", self.role, self.node, exc_info=True)
+            except Exception as exc:  # the database is down: said once a beat, one line
+                log.warning("heartbeat of %s %s not written: %s", self.role, self.node, exc)
             if self.on_tick is not None:
                 try:
                     self.on_tick()
-                except Exception:
-                    log.warning("heartbeat check failed; retried next beat", exc_info=True)
+                except Exception as exc:  # the broker is down: one line a beat
+                    log.warning("broker restart check failed (retried next beat): %s", exc)
 
     def run(self) -> None:
         while not self._stop_event.is_set():
