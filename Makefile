@@ -22,7 +22,7 @@ run: export SOVA_SMS_SECRET ?= sova-demo-sms-rehearsal
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test pytest test-fast install lint lock bench fuzz clean cluster-test cluster-figures
+.PHONY: run test pytest test-fast install system-deps lint lock bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,13 @@ $(STAMP): pyproject.toml setup.py $(LOCKS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
-install: $(STAMP)
+install: system-deps $(STAMP)
+
+## make system-deps: Pango, HarfBuzz, the fonts (DejaVu, Noto Color Emoji) and chromium;
+## installed with apt-get when root, else it stops with the one command to run
+## (deploy/system-deps; SOVA_SKIP_SYSTEM_DEPS=1 skips it)
+system-deps:
+	@sh deploy/system-deps
 
 ## make lock: resolve pyproject.toml's dependencies again into the two lock files (uv)
 lock: | $(BIN)/python
@@ -47,7 +53,7 @@ lock: | $(BIN)/python
 run: install
 	$(BIN)/sova db upgrade heads
 	$(BIN)/sova seed-demo $(if $(DEMO_ARCHIVE),--archive $(DEMO_ARCHIVE))
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sova run
+	PATH="$(abspath $(BIN)):$$PATH" exec $(BIN)/sova run --stop-with-parent
 
 ## make lint: ruff, import-linter (DESIGN.md dependency rules and each feature's layers),
 ## mypy (strict on webapp.domain, the default elsewhere; settings in pyproject.toml).

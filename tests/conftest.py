@@ -26,6 +26,36 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.integration)
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Say how many browser tests (tests/e2e, Chromium) were skipped and why, whenever any
+    ran or was skipped: a machine without Chromium must not pass ``make test`` silently."""
+    from collections import Counter
+
+    def e2e(report) -> bool:
+        return report.nodeid.replace("\\", "/").startswith("tests/e2e/") and report.when in (
+            "setup",
+            "call",
+        )
+
+    seen, skipped = set(), Counter()
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if not hasattr(report, "nodeid") or not e2e(report):
+                continue
+            seen.add(report.nodeid)
+            if outcome == "skipped":
+                longrepr = report.longrepr
+                reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+                skipped[reason.removeprefix("Skipped: ")] += 1
+    if not seen:
+        return
+    total = sum(skipped.values())
+    line = f"browser tests (tests/e2e): {total} of {len(seen)} skipped"
+    if skipped:
+        line += ": " + "; ".join(f"{reason} ({n})" for reason, n in skipped.most_common())
+    terminalreporter.write_line(line, yellow=bool(total), bold=bool(total))
+
+
 # --- hypothesis: no per-example deadline ----------------------------------------
 # Speed is the benchmarks' business, never a timed test's: hypothesis's default 200 ms per
 # example failed a property (tests/webapp/games/test_draw.py) on a loaded machine.

@@ -126,6 +126,6 @@ def celery_init_app(app: Flask) -> Celery:
     )
     celery.conf.update(app.config.get("CELERY", {}))
     celery.set_default()
-    celery.flask_app = app  # type: ignore[attr-defined]  # workers.lifecycle's signals
+    celery.flask_app = app  # workers.lifecycle's signals
     app.extensions["celery"] = celery
     return celery

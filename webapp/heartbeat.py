@@ -20,9 +20,10 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import datetime
+from typing import cast
 
 from flask import Flask, current_app
-from sqlalchemy import create_engine, delete, insert, select, update
+from sqlalchemy import Table, create_engine, delete, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
@@ -44,9 +45,13 @@ def _engine() -> Engine:
     return create_engine(current_app.config["SQLALCHEMY_DATABASE_URI"], poolclass=NullPool)
 
 
+def _table() -> Table:
+    return cast(Table, ProcessHeartbeat.__table__)
+
+
 def write(engine: Engine, role: str, node: str, started_at: datetime, busy: int) -> None:
     """Upsert the row ``(role, node)`` with ``beat_at`` now (one transaction)."""
-    table = ProcessHeartbeat.__table__
+    table = _table()
     values = {"pid": os.getpid(), "busy": busy, "started_at": started_at, "beat_at": utcnow()}
     with engine.begin() as conn:
         key = (table.c.role == role) & (table.c.node == node)
@@ -55,7 +60,7 @@ def write(engine: Engine, role: str, node: str, started_at: datetime, busy: int)
 
 
 def remove(engine: Engine, role: str, node: str) -> None:
-    table = ProcessHeartbeat.__table__
+    table = _table()
     with engine.begin() as conn:
         conn.execute(delete(table).where((table.c.role == role) & (table.c.node == node)))
 
@@ -112,13 +117,13 @@ class Heartbeat(threading.Thread):
         with self.app.app_context():
             try:
                 write(self.engine, self.role, self.node, self.started_at, self.busy())
-            except Exception:
-                log.warning("heartbeat of %s %s not written", self.role, self.node, exc_info=True)
+            except Exception as exc:  # the database is down: said once a beat, one line
+                log.warning("heartbeat of %s %s not written: %s", self.role, self.node, exc)
             if self.on_tick is not None:
                 try:
                     self.on_tick()
-                except Exception:
-                    log.warning("heartbeat check failed; retried next beat", exc_info=True)
+                except Exception as exc:  # the broker is down: one line a beat
+                    log.warning("broker restart check failed (retried next beat): %s", exc)
 
     def run(self) -> None:
         while not self._stop_event.is_set():

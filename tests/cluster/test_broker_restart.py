@@ -10,7 +10,7 @@ Here a real ``sova worker`` (the checkout's console script, SQLite database in a
 instance folder) runs on a private ``redis-server`` (a free port on 127.0.0.1, no
 persistence — never the machine's shared Redis). The broker is killed (SIGKILL) and started
 again empty twice; after each restart the worker answers a remote-control ping through the
-new broker (the ping ``sova health worker`` sends; the command itself once at the end), and
+new broker, ``sova health worker`` (its heartbeat in the database) says it is alive at the end, and
 after the second it runs a task sent then. The
 worker process is the same one throughout and its log has no unrecoverable error. Needs
 ``redis-server``; a few tens of seconds (slow).

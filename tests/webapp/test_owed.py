@@ -212,3 +212,34 @@ def test_a_resent_e_mail_task_sends_nothing_twice_and_leaves_in_doubt_rows_alone
         assert [r.key for r in stuck()] == [f"received:{second}"]
         assert all(r.done_at is not None for r in _rows() if r.task == "notify.received")
         assert owed_status()["mail_in_doubt"] == 1
+
+
+def test_a_broker_restart_is_noticed_once_and_its_lost_tasks_sent_at_once(make_app, redis_url):
+    """A Redis broker that lost its data (restarted empty: here its database flushed) is
+    noticed by the first check after it, and by one checker only; the tasks handed to it
+    and not done are sent again at once, however young. Slow work without a restart keeps
+    the SOVA_OWED_AFTER_SECONDS rule; a broker without the restart problem (the embedded
+    SQLAlchemy one) is never taken as restarted."""
+    import redis
+
+    from webapp.owed import BROKER_SENTINEL, after_broker_restart, broker_restarted
+
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_BROKER_URL=redis_url)
+    with app.app_context():
+        qid = _submit(app.test_client(), 3)
+        assert relay_pending() == 2
+        assert broker_restarted() is True  # first use: the sentinel is new
+        assert broker_restarted() is False  # and seen by nobody else
+        assert after_broker_restart() is None
+        assert reconcile() == {"resent": 0, "requeued": 0}  # 2 in flight, not overdue
+        redis.Redis.from_url(redis_url).flushdb()  # what a restart without persistence does
+        assert after_broker_restart() == {"resent": 2, "requeued": 0}
+        assert [(r.task, r.args, r.attempts) for r in _rows()] == [
+            ("moderation.precheck", [qid], 2),
+            ("notify.received", [qid], 2),
+        ]
+        assert redis.Redis.from_url(redis_url).exists(BROKER_SENTINEL) == 1
+        assert after_broker_restart() is None  # once
+    embedded = make_app(WTF_CSRF_ENABLED=False)
+    with embedded.app_context():
+        assert broker_restarted() is False

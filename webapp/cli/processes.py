@@ -137,32 +137,144 @@ def precheck_stale(dry_run, batch):
     click.echo(f"queued the version {PRECHECK_VERSION} pre-check for {len(ids)} question(s)")
 
 
+#: ``sova run``: seconds a process has, after the SIGTERM of a stop, to end by itself (the
+#: worker's warm shutdown finishes its running tasks) before its process group is killed.
+STOP_GRACE = 30.0
+
+
+def _relay_output(process, events) -> None:
+    """The body of honcho's per-process helper (a forked child of ``sova run``): run the
+    Procfile command and relay its output. It ignores SIGINT and SIGTERM (honcho's choice)
+    and SIGHUP too, so a closed terminal reaches only ``sova run``, which stops everything;
+    the command itself gets the default SIGHUP back before it starts."""
+    import functools
+    import signal
+
+    from honcho.process import Popen
+
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    process._child_ctor = functools.partial(
+        Popen, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    )
+    process.run(events, True)
+
+
+def run_manager(grace: float = STOP_GRACE):
+    """A honcho ``Manager`` that stops its processes the way Sova's need: on SIGINT, SIGTERM
+    or SIGHUP (or when one process exits) it sends SIGTERM to each process itself — the
+    Celery worker then makes its warm shutdown and stops its own pool (honcho's default
+    signals the whole process group: the pool processes died under the running tasks with
+    ERROR lines) — and gives them ``grace`` seconds (honcho: 5) before SIGKILL of their
+    process groups, counted from the signal even when no process has stopped yet. Every
+    Procfile command ``exec``s its program, so the process signalled is the program, not a
+    shell that would die and leave it behind."""
+    import multiprocessing
+    import signal
+    import threading
+
+    import honcho.manager
+    from honcho.compat import ProcessManager
+    from honcho.manager import Manager
+
+    honcho.manager.KILL_WAIT = grace
+
+    class Stopper(ProcessManager):
+        def terminate(self, pid):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    class RunManager(Manager):
+        def __init__(self):
+            super().__init__()
+            self._procmgr = Stopper()
+            self._deadline = None
+
+        def _start(self):
+            for name, p in self._processes.items():
+                p["process"] = multiprocessing.Process(
+                    name=name, target=_relay_output, args=(p["obj"], self.events)
+                )
+                p["process"].start()
+
+        def terminate(self):
+            if self._deadline is None:  # SIGKILL after the grace whatever happens
+                self._deadline = threading.Timer(grace, self.kill)
+                self._deadline.daemon = True
+                self._deadline.start()
+            super().terminate()
+
+        def loop(self):
+            def hang_up(_signum, _frame):
+                self._system_print("SIGHUP received\n")
+                self.returncode = 129
+                self.terminate()
+
+            signal.signal(signal.SIGHUP, hang_up)
+            try:
+                super().loop()
+            finally:
+                if self._deadline is not None:
+                    self._deadline.cancel()
+
+    return RunManager()
+
+
+def _sigterm_when_parent_ends() -> None:
+    """Linux ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: this process gets SIGTERM when its parent
+    ends (also if it already has). Elsewhere nothing."""
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 @click.command("run")
+@click.option(
+    "--grace",
+    default=STOP_GRACE,
+    show_default=True,
+    type=click.FloatRange(1, 600),
+    help="Seconds each process has to stop by itself before it is killed.",
+)
+@click.option(
+    "--stop-with-parent",
+    is_flag=True,
+    help="Stop (as on SIGTERM) when the process that started sova run ends (make run).",
+)
 @with_appcontext
-def run_all():
+def run_all(grace, stop_with_parent):
     """Web, worker and beat together (the package's Procfile + honcho); Ctrl-C stops all
     three. The processes run in the instance folder with this interpreter's ``bin`` first on
-    PATH, so they are this installation's whatever the current directory."""
+    PATH, so they are this installation's whatever the current directory. On SIGINT
+    (Ctrl-C), SIGTERM or SIGHUP every process is stopped (SIGTERM: the worker's warm
+    shutdown) and, after GRACE seconds, killed; ``sova run`` ends after them (exit 130, 143,
+    129). With --stop-with-parent (Linux), the end of the parent process (``make run``
+    stopped by a signal make does not pass on) is a SIGTERM."""
     from flask import current_app
+    from honcho.environ import expand_processes, parse_procfile
 
-    procfile = package_dir() / "Procfile"
+    procfile = parse_procfile((package_dir() / "Procfile").read_text())
     bindir = str(Path(sys.executable).parent)
     os.environ["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
     # the children build their own app: they must find the same instance folder
-    os.environ["SOVA_INSTANCE_PATH"] = current_app.config["SOVA_INSTANCE_PATH"]
-    os.execvp(
-        sys.executable,
-        [
-            sys.executable,
-            "-m",
-            "honcho",
-            "-f",
-            str(procfile),
-            "-d",
-            current_app.config["SOVA_INSTANCE_PATH"],
-            "start",
-        ],
-    )
+    instance = current_app.config["SOVA_INSTANCE_PATH"]
+    os.environ["SOVA_INSTANCE_PATH"] = instance
+    manager = run_manager(grace)
+    if stop_with_parent:
+        _sigterm_when_parent_ends()
+    for process in expand_processes(procfile.processes):  # web.1, worker.1, beat.1
+        manager.add_process(process.name, process.cmd, env=os.environ | process.env, cwd=instance)
+    manager.loop()
+    sys.exit(manager.returncode or 0)
 
 
 def _check_database() -> dict:

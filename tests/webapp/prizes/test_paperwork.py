@@ -484,3 +484,40 @@ def test_a_superseded_pending_agreement_leaves_the_owed_counts(app, api, played,
     assert db.session.get(Document, v1).status == "superseded"  # never rendered
     page = login("accountant").get(f"/prizes/{prize.id}").text
     assert "Договор дарения, версия 1 — заменён новой версией" in " ".join(page.split())
+
+
+def test_migration_marks_the_superseded_pending_documents_already_there(app, api, played):
+    """An instance upgraded with earlier versions still pending under a newer one (made
+    before documents could be superseded): the migration marks exactly those superseded,
+    and ``sova outbox status`` no longer counts them."""
+    import json
+
+    from flask_migrate import downgrade, upgrade
+
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    first = prize.agreement.document_id
+    db.session.remove()
+    downgrade(revision="0019_ops_heartbeat@-1")
+    db.session.execute(  # what re-issuing did before: a second version, the first left pending
+        db.insert(Document).values(
+            key=f"gift_agreement:prize:{prize.id}:v2",
+            kind="gift_agreement",
+            game_id=game,
+            prize_id=prize.id,
+            version=2,
+            status="pending",
+        )
+    )
+    db.session.commit()
+    upgrade(revision="heads")
+    statuses = db.session.execute(
+        db.select(Document.id, Document.version, Document.status)
+        .where(Document.prize_id == prize.id, Document.kind == "gift_agreement")
+        .order_by(Document.version)
+    ).all()
+    assert [(v, s) for _, v, s in statuses] == [(1, "superseded"), (2, "pending")]
+    assert statuses[0][0] == first
+    out = app.test_cli_runner().invoke(args=["outbox", "status"])
+    assert json.loads(out.output)["documents_pending"] == 7  # six first versions, one second
