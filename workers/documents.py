@@ -762,6 +762,11 @@ def _keep_questions_whole(html: str, layout: Callable[[str], Any]) -> Any:
     page (see above), at most ``_FIT_ROUNDS`` times; a block that cannot be fit flows on
     from its header (``break-inside: auto``). Returns the WeasyPrint Document."""
     document = layout(html)
+    # each sector (and the props list) starts a sheet: no more sheets than those, no block
+    # ran over (the common case, spared the walk over every box)
+    sheets = html.count('<section class="sector">') + html.count('<section class="props-page">')
+    if len(document.pages) <= sheets:
+        return document
     caps: dict[str, float] = {}
     flows: set[str] = set()
     for _round in range(_FIT_ROUNDS):
