@@ -520,6 +520,37 @@ def test_gift_agreement_of_a_payee_with_details_needs_no_pen() -> None:
     assert html.count('class="blank') == 2
 
 
+def test_gift_agreement_of_a_russian_payee() -> None:
+    """A Russian payee: passport series of 4 digits, INN, settlement account with BIK (the
+    fields of the payee form for RU); no identification number line."""
+    context = agreement_context()
+    context.update(currency="RUB")
+    context["author"] = {
+        "name": "Женя Пак",
+        "city": "Тверь",
+        "address": "г. Тверь, ул. Советская, 5",
+        "gender": None,
+        "document": {
+            "series": "4510",
+            "number": "123456",
+            "issued_by": "ОВД Тверского района",
+            "issued_on": "2012-09-14",
+        },
+        "personal_number": "",
+        "inn": "500100732259",
+        "account": "р/с 40817810099910004312 в банке с БИК 044525225",
+    }
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "и Женя Пак (Тверь; далее — «Одаряемый»), с другой стороны" in text
+    for line in (
+        "Паспорт: серия 4510 № 123456, выдан ОВД Тверского района 14 сентября 2012 г.",
+        "ИНН: 500100732259",
+        "Счёт: р/с 40817810099910004312 в банке с БИК 044525225",
+    ):
+        assert line in text, line
+    assert "Идентификационный номер" not in text
+
+
 def test_gift_agreement_without_representative_or_details() -> None:
     """A donor without a representative prints no «в лице» (no line to fill by pen); a
     donor without bank details gets the one line to fill."""
