@@ -70,33 +70,35 @@ dict additionally carries::
     "comment": str | None, "sources": [str], # «Источники», numbered list
   (a None / empty field prints no line).
 
-``gift_agreement.html`` -- договор дарения of an author's prize (§4.11.1)::
+``gift_agreement.html`` -- договор дарения of a prize (2023 §4.11, 2009 §1.2.2, §3)::
 
     {
       "number": "2023-0001",
       "date": "2023-03-10" | date,          # also the PDF creation date (determinism)
-      "place": "г. Минск",
-      "broadcaster": {
+      "donor": {                            # the season's donor (webapp.domain.donor)
         "name": str,                        # ЗАО «Второй национальный телеканал»
-        "address": str,
-        "unp": str | None,                  # optional key: УНП (Belarus) ...
-        "inn": str | None,                  # optional key: ИНН (Russia); None/"" prints nothing
-        "bank": str,                        # account and bank details, one string
-        "represented_by": str,              # «генерального директора Иванова И. И., ...»
-        # any other key (e.g. "place") is ignored
+        "place": str,                       # «г. Минск»: place of the agreement
+        "details": str,                     # address, УНП/ИНН, bank: lines; "" -> a blank
+        "representative": str,              # «генерального директора …»; "" -> no «в лице»
+        # any other key (e.g. "city") is ignored
       },
       "author": {"name": str, "city": str | None, "address": str | None,
-                 "gender": "masc" | "femn" | None},  # optional; None: neutral wording
-      # "" / None in place, bank, represented_by, author city/address -> a blank line to fill
-      "question": {"id": int, "text": str}, # text is cut to 300 characters + «…»; plain:
-                                            # no handout block or (img …) (the caller's
-                                            # webapp.prizes.queries.agreement_text)
-      "game": {"title": str, "date": "2023-03-04" | date},
+                 "gender": "masc" | "femn" | None,   # None: «(далее — «Одаряемый»)»
+                 # optional keys, from the payee's details (webapp.prizes.payee):
+                 "document": {"series", "number", "issued_by", "issued_on"} | None,
+                 "personal_number": str, "inn": str, "account": str},
+      # "" / None in author address, document, account -> a blank line to fill
+      "question": {"text": str,             # cut to 300 characters + «…»; plain (the
+                   "place": str},           # caller's agreement_text); «сектор 7», "" ok
+      "award": None | {"label": str, "trophy": str},  # an individual prize (question None)
+      "game": {"title": str, "date": "2023-03-04" | date, "season": str},
       "amount": Decimal,                    # 2 places max, >= 0
       "currency": "BYN" | "RUB",
-      "rule": "000_90d7c8192601ed3a.txt §4.11.1",
+      "rule": "п. 4.11.1 …",
       "version": int,                       # document version, printed in the footer
     }
+
+  Quotes inside quotes print as „…“ (the ``quoted`` filter, webapp.domain.donor.quoted).
 
 ``commission_minutes.html`` (prize commission minutes) and ``payment_register.html`` (the
 payment register for a period, landscape A4): shapes in
@@ -174,6 +176,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse, path2url
 
 from webapp.core.formats import money
+from webapp.domain.donor import quoted
 from webapp.domain.handouts import split_images
 from webapp.domain.text import ru_plural
 from webapp.resources import templates_dir
@@ -544,6 +547,7 @@ def _make_env() -> jinja2.Environment:
         authors_line=_authors_line,
         kind_label=_kind_label,
         image_parts=_image_parts,
+        quoted=quoted,
     )
     return env
 
@@ -758,6 +762,11 @@ def _keep_questions_whole(html: str, layout: Callable[[str], Any]) -> Any:
     page (see above), at most ``_FIT_ROUNDS`` times; a block that cannot be fit flows on
     from its header (``break-inside: auto``). Returns the WeasyPrint Document."""
     document = layout(html)
+    # each sector (and the props list) starts a sheet: no more sheets than those, no block
+    # ran over (the common case, spared the walk over every box)
+    sheets = html.count('<section class="sector">') + html.count('<section class="props-page">')
+    if len(document.pages) <= sheets:
+        return document
     caps: dict[str, float] = {}
     flows: set[str] = set()
     for _round in range(_FIT_ROUNDS):

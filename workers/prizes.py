@@ -35,10 +35,10 @@ def issue_agreement(prize_id: int) -> int | None:
     if prize is None or prize.agreement is None:
         return None
     agreement = prize.agreement
-    name, address = _payee_declared(prize)
+    payee = _payee(prize)
     render_document(
         agreement.document_id,
-        lambda _doc: ("gift_agreement.html", agreement_context(prize, address, name), None),
+        lambda _doc: ("gift_agreement.html", agreement_context(prize, payee), None),
     )
     if agreement.status == "pending":
         agreement.status = "issued"
@@ -48,11 +48,12 @@ def issue_agreement(prize_id: int) -> int | None:
     return agreement.document_id
 
 
-def _payee_declared(prize: Prize) -> tuple[str, str]:
-    """``(full name, address)`` the payee declared, ``("", "")`` before the details."""
-    from webapp.prizes.payee import declared
+def _payee(prize: Prize) -> dict:
+    """The payee as they declared their details (``{}`` before):
+    :func:`webapp.prizes.payee.agreement_payee`."""
+    from webapp.prizes.payee import agreement_payee
 
-    return declared(prize)
+    return agreement_payee(prize)
 
 
 @shared_task(

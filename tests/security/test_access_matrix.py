@@ -428,3 +428,9 @@ def test_the_season_prize_form_is_the_producers(app):
     }
     assert specs == {"seasons.season_prize": "producer", "seasons.season": "producer|host"}
     assert allowed_roles("producer") == {"producer", "admin"}
+
+
+def test_the_season_donor_form_is_the_producers(app):
+    """Setting the donor of the season's prizes (the season page's form) is the
+    producer's (admin too), like the prize."""
+    assert app.view_functions["seasons.season_donor"].sova_access == "producer"

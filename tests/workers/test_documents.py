@@ -88,14 +88,14 @@ def agreement_context() -> dict:
     return {
         "number": "2023-0001",
         "date": "2023-03-10",
-        "place": "г. Минск",
-        "broadcaster": {
+        "donor": {
             "name": "ЗАО «Второй национальный телеканал»",
-            "address": "220029, г. Минск, ул. Коммунистическая, 6",
-            "unp": "100000000",
-            "inn": None,
-            "bank": "р/с BY00 AAAA 0000 0000 0000 0000 0000 в ОАО «Банк», БИК AAAABY2X",
-            "represented_by": "генерального директора Петрова П. П., действующего на основании Устава",
+            "city": "Минск",
+            "place": "г.\u00a0Минск",
+            "details": "Адрес: 220029, г. Минск, ул. Коммунистическая, 6\nУНП: 100000000\n"
+            "р/с BY00 AAAA 0000 0000 0000 0000 0000 в ОАО «Банк», БИК AAAABY2X",
+            "representative": "генерального директора Петрова П. П., действующего на "
+            "основании Устава",
         },
         "author": {
             "name": "Иван Сапего",
@@ -103,8 +103,9 @@ def agreement_context() -> dict:
             "address": None,
             "gender": "masc",
         },
-        "question": {"id": 17, "text": "Внимание, в вопросе есть замены. Что это?"},
-        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04"},
+        "question": {"text": "Внимание, в вопросе есть замены. Что это?", "place": "сектор 7"},
+        "award": None,
+        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},
         "amount": Decimal("300.00"),
         "currency": "BYN",
         "rule": RULE,
@@ -444,20 +445,21 @@ def test_gift_agreement_text(agreement_pdf: bytes) -> None:
     text = page_text(pdf, 0)
     assert text.startswith("ДОГОВОР ДАРЕНИЯ № 2023-0001 г. Минск 10 марта 2023 г. ")
     assert (
-        "ЗАО «Второй национальный телеканал», именуемое в дальнейшем «Даритель», в лице "
-        "генерального директора Петрова П. П., действующего на основании Устава, с одной "
-        "стороны, и Иван Сапего (Брест — Минск), именуемый в дальнейшем «Одаряемый»"
+        "ЗАО «Второй национальный телеканал» (далее — «Даритель») в лице генерального "
+        "директора Петрова П. П., действующего на основании Устава, с одной стороны, и Иван "
+        "Сапего (Брест — Минск), именуемый в дальнейшем «Одаряемый», с другой стороны"
     ) in text
     assert (
         "1.1. Даритель безвозмездно передаёт Одаряемому денежный приз в размере "
-        "300,00 (Триста) рублей 00 копеек за вопрос № 17 «Внимание, в вопросе есть замены. "
-        "Что это?», на который Команда знатоков не дала правильного ответа в игре "
-        "«Весенняя серия, игра 2» (4 марта 2023 г.)."
+        "300,00 (Триста) рублей 00 копеек за вопрос «Внимание, в вопросе есть замены. "
+        "Что это?» (сектор 7, игра «Весенняя серия, игра 2» сезона «Сезон 2023», эфир "
+        "4 марта 2023 г.), на который Команда знатоков не дала правильного ответа."
     ) in text
+    assert "№ 17" not in text  # no database id
     assert f"1.2. Приз выплачивается на основании {RULE}." in text
     assert "УНП: 100000000" in text
     assert "ИНН" not in text
-    assert "Город: Брест — Минск Адрес:" in text
+    assert "Город: Брест — Минск Паспорт:" in text
     assert text.endswith(f"Договор № 2023-0001, версия 1 {RULE} Стр. 1 из 1")
     assert pdf.metadata["/Title"] == "Договор дарения № 2023-0001"
     assert pdf.metadata["/CreationDate"] == "D:20230310"
@@ -473,32 +475,113 @@ def test_gift_agreement_money_as_on_the_pages() -> None:
 
 
 def test_gift_agreement_neutral_wording_when_gender_unknown() -> None:
-    """Issue 17 item 9: no «именуемый(-ая)»; an author whose gender is not known is named
-    with neutral wording."""
+    """No «именуемый(-ая)»: a payee whose gender is not known is named with a neutral
+    construction."""
     context = agreement_context()
     context["author"] = {"name": "Женя Пак", "city": "Гомель", "address": None}
     text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
-    assert "и Женя Пак (Гомель), далее — «Одаряемый», с другой стороны" in text
-    assert "(-ая)" not in text
+    assert "и Женя Пак (Гомель; далее — «Одаряемый»), с другой стороны" in text
+    assert "(-ая)" not in text and "именуем" not in text.split("вместе")[0]
 
 
-def test_gift_agreement_big_amount_rub_and_blanks() -> None:
+def test_gift_agreement_of_a_payee_with_details_needs_no_pen() -> None:
+    """With the payee's details every line is printed: passport and who issued it,
+    identification number, registration address, IBAN; the only lines left are the
+    signatures. A woman's identification number (first digit 4) makes «именуемая»."""
     context = agreement_context()
-    context.update(amount=Decimal("2000"), currency="RUB", place="")
-    context["broadcaster"] = {
-        "name": "ЗАО «Второй национальный телеканал»",
-        "address": "г. Минск",
-        "unp": "",  # as webapp/config.py defaults it; "inn" key absent
-        "bank": "",
-        "represented_by": "",
-        "place": "г. Минск",
+    context["author"] = {
+        "name": "Анна Лысенко",
+        "city": "Гомель",
+        "address": "г. Гомель, ул. Советская, 1",
+        "gender": "femn",
+        "document": {
+            "series": "HB",
+            "number": "1234567",
+            "issued_by": "Советским РУВД г. Гомеля",
+            "issued_on": "2015-02-01",
+        },
+        "personal_number": "4010190A001PB9",
+        "inn": "",
+        "account": "IBAN BY13 NBRB 3600 9000 0000 2Z00 AB00",
+    }
+    pdf = render_pdf("gift_agreement.html", context)
+    text = page_text(reader(pdf), 0)
+    assert "Анна Лысенко (Гомель), именуемая в дальнейшем «Одаряемый»" in text
+    for line in (
+        "Паспорт: серия HB № 1234567, выдан Советским РУВД г. Гомеля 1 февраля 2015 г.",
+        "Идентификационный номер: 4010190A001PB9",
+        "Адрес регистрации: г. Гомель, ул. Советская, 1",
+        "Счёт: IBAN BY13 NBRB 3600 9000 0000 2Z00 AB00",
+        "/ Анна Лысенко",
+    ):
+        assert line in text, line
+    # the blank lines left: the two signatures only
+    html = render_html("gift_agreement.html", context)
+    assert html.count('class="blank') == 2
+
+
+def test_gift_agreement_of_a_russian_payee() -> None:
+    """A Russian payee: passport series of 4 digits, INN, settlement account with BIK (the
+    fields of the payee form for RU); no identification number line."""
+    context = agreement_context()
+    context.update(currency="RUB")
+    context["author"] = {
+        "name": "Женя Пак",
+        "city": "Тверь",
+        "address": "г. Тверь, ул. Советская, 5",
+        "gender": None,
+        "document": {
+            "series": "4510",
+            "number": "123456",
+            "issued_by": "ОВД Тверского района",
+            "issued_on": "2012-09-14",
+        },
+        "personal_number": "",
+        "inn": "500100732259",
+        "account": "р/с 40817810099910004312 в банке с БИК 044525225",
+    }
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "и Женя Пак (Тверь; далее — «Одаряемый»), с другой стороны" in text
+    for line in (
+        "Паспорт: серия 4510 № 123456, выдан ОВД Тверского района 14 сентября 2012 г.",
+        "ИНН: 500100732259",
+        "Счёт: р/с 40817810099910004312 в банке с БИК 044525225",
+    ):
+        assert line in text, line
+    assert "Идентификационный номер" not in text
+
+
+def test_gift_agreement_without_representative_or_details() -> None:
+    """A donor without a representative prints no «в лице» (no line to fill by pen); a
+    donor without bank details gets the one line to fill."""
+    context = agreement_context()
+    context.update(amount=Decimal("2000"), currency="RUB")
+    context["donor"] = {
+        "name": "Генеральный спонсор сезона",
+        "city": "Москва",
+        "place": "г.\u00a0Москва",
+        "details": "",
+        "representative": "",
     }
     context["author"] = {"name": "Анна Лысенко", "city": "", "address": "", "gender": "femn"}
     text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert text.startswith("ДОГОВОР ДАРЕНИЯ № 2023-0001 г. Москва 10 марта 2023 г. ")
+    assert "Генеральный спонсор сезона (далее — «Даритель»), с одной стороны" in text
+    assert "в лице" not in text
     assert "в размере 2 000,00 (Две тысячи) рублей 00 копеек за вопрос" in text
     assert "Сумма приза: 2 000,00 RUB." in text
     assert "Анна Лысенко, именуемая в дальнейшем «Одаряемый»" in text
-    assert "УНП" not in text and "ИНН" not in text
+    assert "УНП" not in text and "ИНН" not in text and "Минск" not in text
+
+
+def test_gift_agreement_has_no_quotes_inside_quotes() -> None:
+    """«ЗАО «…»» inside «…» is printed „…“: a game title and an award with quotes."""
+    context = agreement_context()
+    context["game"]["title"] = "Финал «Зимней серии»"
+    context["question"]["text"] = "Что называют «совой»?"
+    text = page_text(reader(render_pdf("gift_agreement.html", context)), 0)
+    assert "за вопрос «Что называют „совой“?» (сектор 7, игра «Финал „Зимней серии“»" in text
+    assert "««" not in text and "»»" not in text
 
 
 def test_gift_agreement_long_question_is_excerpted() -> None:
@@ -522,7 +605,7 @@ def test_user_text_is_printed_literally_and_nothing_is_fetched(http_server, capl
     agreement = agreement_context()
     agreement["question"]["text"] = " ".join(evil)
     agreement["author"] = {"name": evil[1], "city": evil[0], "address": evil[2]}
-    agreement["broadcaster"]["bank"] = evil[4]
+    agreement["donor"]["details"] = evil[4]
 
     rendered = {
         "envelope.html": render_pdf("envelope.html", game),
@@ -710,7 +793,7 @@ def test_long_word_in_a_table_cell() -> None:
     context = agreement_context()
     context["author"]["address"] = word
     pdf = reader(render_pdf("gift_agreement.html", context))
-    assert "Адрес: " + "Ж" * 10 in all_text(pdf)
+    assert "Адрес регистрации: " + "Ж" * 10 in all_text(pdf)
     lines = [line for page in pdf.pages for line in page.extract_text().split("\n")]
     # half-page-wide cell: a line of the word holds ~19 glyphs, never the whole word
     assert max(line.count("Ж") for line in lines) < 30

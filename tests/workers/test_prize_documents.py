@@ -169,3 +169,45 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
     assert db.session.get(Document, prize.agreement.signed_document_id).kind == "signed_scan"
     with pytest.raises(PrizeError):
         reissue_agreement(prize, None)
+
+
+def test_agreement_names_the_payee_as_declared_and_the_question_as_people_know_it(
+    app, api, played, drain
+):
+    """With the payee's details the agreement prints every line the payee form collects
+    (passport and who issued it, identification number, registration address, IBAN) and
+    needs no pen but for the signatures; «именуемый» agrees with the payee (the first digit
+    of the identification number); the question is named by its sector, game, season and
+    air date, not by a database id; quotes inside quotes are „…“."""
+    from webapp.prizes.payee import agreement_payee
+    from webapp.prizes.queries import agreement_context
+    from workers.documents import render_html
+
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    give_details(prize, drain)
+    prize = db.session.get(Prize, prize.id)
+    text = pdf_text(app, prize.agreement.document_id)
+    assert "версия 2" in text
+    assert (
+        "и Сапего Иван Петрович (Минск), именуемый в дальнейшем «Одаряемый», с другой стороны"
+    ) in text
+    for line in (
+        "Паспорт: серия MP № 7654321, выдан Первомайский РУВД г. Минска 1 июня 2015 г.",
+        "Идентификационный номер: 3010190A001PB9",
+        "Адрес регистрации: г. Брест, ул. Тайная, д. 17, кв. 42",
+        "Счёт: IBAN BY13 NBRB 3600 9000 0000 2Z00 AB00",
+        "/ Сапего Иван Петрович",
+        "переводом на счёт Одаряемого, указанный в разделе 4",
+    ):
+        assert line in text, line
+    title = prize.game.display_title
+    season = prize.game.season.name
+    assert f"(сектор 1, игра «{title}» сезона «{season}», эфир " in text
+    assert f"№ {prize.question_id}" not in text
+    assert "««" not in text and "»»" not in text
+    # the only lines left to fill by pen are the two signatures
+    html = render_html("gift_agreement.html", agreement_context(prize, agreement_payee(prize)))
+    assert html.count('class="blank') == 2

@@ -182,12 +182,53 @@ class PrizeAmount(fields.Field):
         super().__init__(**kwargs)
 
 
+class DonorIn(Strict):
+    """The donor of the season's prizes («Даритель» on its gift agreements, minutes and vote
+    result; ``webapp.domain.donor``)."""
+
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=300),
+        metadata={"description": "legal name", "example": "ЗАО «Второй национальный телеканал»"},
+    )
+    city = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "where its agreements are signed", "example": "Минск"},
+    )
+    details = fields.String(
+        load_default="",
+        allow_none=True,
+        validate=validate.Length(max=2000),
+        metadata={"description": "address, tax number and bank details (lines)"},
+    )
+    representative = fields.String(
+        load_default="",
+        allow_none=True,
+        validate=validate.Length(max=300),
+        metadata={
+            "description": "who signs, in the genitive, printed after «в лице» (optional)",
+            "example": "генерального директора Иванова Ивана Ивановича, действующего на "
+            "основании Устава",
+        },
+    )
+
+
 class SeasonIn(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
     ruleset = fields.String(required=True, validate=validate.OneOf(["2023", "2009"]))
     currency = fields.String(load_default=None, validate=validate.OneOf(["BYN", "RUB"]))
     timezone = fields.String(load_default=None)
     unanswered_prize = PrizeAmount(load_default=None, allow_none=True)
+    donor = fields.Nested(
+        DonorIn,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "default: the SOVA_BROADCASTER_* settings for 2023; for 2009 the "
+            "neutral «Генеральный спонсор сезона», Москва (never the 2023 broadcaster)"
+        },
+    )
 
 
 class Created(Schema):

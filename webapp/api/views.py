@@ -228,13 +228,15 @@ def decision(data, question_id):
 @blp.response(201, s.Created)
 @blp.doc(security=SECURE)
 def season(data):
-    """Create a season; prize amounts default to the rule book's."""
+    """Create a season; prize amounts default to the rule book's; ``donor`` (the party
+    named «Даритель» on the season's gift agreements) to the rule set's."""
     obj = create_season(
         data["name"],
         data["ruleset"],
         data.get("currency"),
         data.get("timezone"),
         data.get("unanswered_prize"),
+        donor=data.get("donor"),
     )
     return {"id": obj.id}
 

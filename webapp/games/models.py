@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import JSON, Date, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.filenames import file_name
@@ -47,6 +47,13 @@ class Season(Model):
     series_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
     year_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
     special_game_prize: Mapped[Decimal | None] = money_column(nullable=True)
+    # The donor of the season's prizes (webapp.domain.donor): named «Даритель» on its gift
+    # agreements, minutes and vote result. NULL name: the rule set's default
+    # (webapp.games.season_queries.season_donor), for the seasons made before it was kept.
+    donor_name: Mapped[str | None] = mapped_column(String(300))
+    donor_city: Mapped[str | None] = mapped_column(String(100))
+    donor_details: Mapped[str | None] = mapped_column(Text)
+    donor_representative: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -110,3 +110,29 @@ class SeasonPrizeForm(FlaskForm):
         "Приз за невзятый вопрос",
         validators=[DataRequired("Укажите сумму, например 1000,00."), Length(max=20)],
     )
+
+
+class SeasonDonorForm(FlaskForm):
+    """The donor of the season's prizes («Даритель» of its gift agreements, minutes and vote
+    result; webapp.domain.donor checks the values). The box confirms that the unsigned
+    agreements of the season are issued again with it."""
+
+    name = StringField(
+        "Даритель (полное наименование)",
+        validators=[DataRequired("Укажите наименование дарителя."), Length(max=300)],
+    )
+    city = StringField(
+        "Город (место заключения договоров)",
+        validators=[DataRequired("Укажите город дарителя."), Length(max=100)],
+    )
+    representative = StringField(
+        "В лице (кто подписывает, в родительном падеже; можно оставить пустым)",
+        validators=[Optional(), Length(max=300)],
+    )
+    details = TextAreaField(
+        "Реквизиты: адрес, УНП или ИНН, банковский счёт", validators=[Optional(), Length(max=2000)]
+    )
+    confirm = BooleanField(
+        "Да, договоры дарения сезона, ещё не подписанные, будут выписаны заново на этого дарителя",
+        validators=[DataRequired("Подтвердите смену дарителя: отметьте галочку.")],
+    )

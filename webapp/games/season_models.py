@@ -67,3 +67,20 @@ class SeasonPrizeChange(Model):
     new_amount: Mapped[Decimal] = money_column()
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SeasonDonorChange(Model):
+    """Audit of the producer's setting of the season's donor on the season page
+    (webapp.domain.donor): who (``by_user_id``), when (``at``, UTC), from ``old`` (the
+    donor as it was printed: ``{name, city, details, representative}``) to ``new``, and how
+    many unsigned gift agreements were issued again (``reissued``)."""
+
+    __tablename__ = "season_donor_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    old: Mapped[dict] = mapped_column(JSON)
+    new: Mapped[dict] = mapped_column(JSON)
+    reissued: Mapped[int] = mapped_column(Integer, default=0)
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

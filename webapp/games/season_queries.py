@@ -12,12 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.accounts.models import User
+from webapp.domain.donor import NEUTRAL_2009, Donor
 from webapp.domain.rules import RULESETS
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
 from webapp.games.models import Season as SeasonRow
-from webapp.games.season_models import SeasonEvent, SeasonPrizeChange, SeasonTeam
+from webapp.games.season_models import (
+    SeasonDonorChange,
+    SeasonEvent,
+    SeasonPrizeChange,
+    SeasonTeam,
+)
 
 
 def season_teams(season: SeasonRow) -> list[SeasonTeam]:
@@ -269,5 +275,59 @@ def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
         .outerjoin(User, User.id == SeasonPrizeChange.by_user_id)
         .where(SeasonPrizeChange.season_id == season.id)
         .order_by(SeasonPrizeChange.id)
+    ).all()
+    return [(change, email or "—") for change, email in rows]
+
+
+def default_donor(ruleset: str) -> Donor:
+    """The donor a new season of ``ruleset`` gets when none is given (webapp.domain.donor):
+    2023 — the ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
+    ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines); 2009 — the
+    neutral :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster."""
+    from flask import current_app
+
+    if ruleset != "2023":
+        return NEUTRAL_2009
+    b = current_app.config["SOVA_BROADCASTER"]
+    city = " ".join((b.get("place") or "").split())
+    for prefix in ("г. ", "г.\u00a0", "г."):
+        if city.startswith(prefix):
+            city = city[len(prefix) :].strip()
+            break
+    details = [
+        f"Адрес: {b['address']}" if b.get("address") else "",
+        f"УНП: {b['unp']}" if b.get("unp") else "",
+        f"ИНН: {b['inn']}" if b.get("inn") else "",
+        b.get("bank") or "",
+    ]
+    return Donor(
+        name=b.get("name") or "",
+        city=city or "Минск",
+        details="\n".join(d for d in details if d),
+        representative=b.get("represented_by") or "",
+    )
+
+
+def season_donor(season: SeasonRow) -> Donor:
+    """The donor of ``season``'s prizes as its papers name it: the one stored with the
+    season, else (a season made before donors were kept) its rule set's default."""
+    if season.donor_name:
+        return Donor(
+            name=season.donor_name,
+            city=season.donor_city or "",
+            details=season.donor_details or "",
+            representative=season.donor_representative or "",
+        )
+    return default_donor(season.ruleset)
+
+
+def donor_changes(season: SeasonRow) -> list[tuple[SeasonDonorChange, str]]:
+    """The audit of the season's donor, oldest first: ``[(change, who)]`` (``who``: the
+    user's e-mail, «—» without a user)."""
+    rows = db.session.execute(
+        db.select(SeasonDonorChange, User.email)
+        .outerjoin(User, User.id == SeasonDonorChange.by_user_id)
+        .where(SeasonDonorChange.season_id == season.id)
+        .order_by(SeasonDonorChange.id)
     ).all()
     return [(change, email or "—") for change, email in rows]

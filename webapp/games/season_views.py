@@ -14,6 +14,7 @@ from wtforms import SelectChoice
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.formats import money
+from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.season import BOOKS
@@ -21,9 +22,10 @@ from webapp.extensions import db
 from webapp.games import queries
 from webapp.games import season_queries as sq
 from webapp.games.models import SERIES_LABELS, Game, Season, Team
-from webapp.games.operations import create_game, set_unanswered_prize
+from webapp.games.operations import create_game, set_donor, set_unanswered_prize
 from webapp.games.season_events import add_event, add_new_team, add_team
 from webapp.games.season_forms import (
+    SeasonDonorForm,
     SeasonEventForm,
     SeasonGameForm,
     SeasonPrizeForm,
@@ -115,6 +117,10 @@ def season(season_id: int):
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)
+    donor = sq.season_donor(season)
+    donor_form = SeasonDonorForm(prefix="donor")
+    donor_form.name.data, donor_form.city.data = donor.name, donor.city
+    donor_form.representative.data, donor_form.details.data = donor.representative, donor.details
     return render_template(
         "games/season.html",
         season=season,
@@ -134,7 +140,41 @@ def season(season_id: int):
         prize_locked=any(g.status == "closed" for g in games),
         prize_changes=sq.prize_changes(season),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
+        donor=donor,
+        donor_neutral=donor == NEUTRAL_2009,
+        donor_form=donor_form,
+        donor_changes=sq.donor_changes(season),
+        donor_rule=DONOR_RULE[season.ruleset],
     )
+
+
+@bp.route("/games/seasons/<int:season_id>/donor", methods=["POST"])
+@access("producer")
+def season_donor(season_id: int):
+    """Set or change the donor of the season's prizes (confirmed by a box; audited; the
+    unsigned gift agreements of the season are issued again with it)."""
+    season = _season_or_404(season_id)
+    form = SeasonDonorForm(prefix="donor")
+    if form.validate_on_submit():
+        on_refusal("Даритель не изменён: ", url_for("seasons.season", season_id=season_id))
+        _season, reissued = set_donor(
+            season,
+            {
+                "name": form.name.data,
+                "city": form.city.data,
+                "representative": form.representative.data,
+                "details": form.details.data,
+            },
+            current_staff().id,
+        )
+        again = f" Договоров выписано заново: {reissued}." if reissued else ""
+        flash(
+            f"Даритель сезона: {season.donor_name}, {place(season.donor_city or '')}.{again}",
+            "success",
+        )
+    else:
+        flash("Даритель не изменён: " + _errors(form), "error")
+    return redirect(url_for("seasons.season", season_id=season_id) + "#donor")
 
 
 @bp.route("/games/seasons/<int:season_id>/prize", methods=["POST"])

@@ -406,6 +406,58 @@ def declared(prize: Prize) -> tuple[str, str]:
     return data.get("full_name") or "", data.get("address") or ""
 
 
+def by_personal_number_gender(value: str) -> str | None:
+    """The sex a BY identification number records in its first digit (1, 3, 5: a man born
+    in the 19th, 20th, 21st century; 2, 4, 6: a woman) as a grammatical gender:
+    ``"masc"`` | ``"femn"``; None for any other value."""
+    first = (value or "")[:1]
+    return {"1": "masc", "3": "masc", "5": "masc", "2": "femn", "4": "femn", "6": "femn"}.get(first)
+
+
+def agreement_payee(prize: Prize) -> dict:
+    """The payee as the gift agreement names them, from the details they declared (not
+    audited, as :func:`declared`: printed on the document the payee signs; rendered by the
+    worker). ``{}`` before the details; else::
+
+        {"name": str, "address": str,
+         "document": {"series": str, "number": str, "issued_by": str,
+                      "issued_on": "2015-02-01"},
+         "personal_number": str,   # BY identification number, "" for RU
+         "inn": str,               # RU INN when given, else ""
+         "account": str,           # «IBAN BY13 NBRB …» (BY) / «р/с 40817… в банке с БИК 04…»
+         "gender": "masc" | "femn" | None}   # from the BY identification number
+
+    (the fields of the payee form, :class:`webapp.prizes.forms.PayeeForm`)."""
+    details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
+    if details is None:
+        return {}
+    data = _load(details)
+    if data.get("iban"):
+        try:
+            account = f"IBAN {IBAN(data['iban']).formatted}"
+        except SchwiftyException:
+            account = f"IBAN {data['iban']}"
+    elif data.get("account"):
+        account = f"р/с {data['account']} в банке с БИК {data.get('bik') or ''}".strip()
+    else:
+        account = ""
+    personal = data.get("personal_number") or ""
+    return {
+        "name": data.get("full_name") or "",
+        "address": data.get("address") or "",
+        "document": {
+            "series": data.get("passport_series") or "",
+            "number": data.get("passport_number") or "",
+            "issued_by": data.get("issued_by") or "",
+            "issued_on": data.get("issued_on") or "",
+        },
+        "personal_number": personal,
+        "inn": data.get("inn") or "",
+        "account": account,
+        "gender": by_personal_number_gender(personal),
+    }
+
+
 def details_for_export(prize_ids: list[int], user_id: int | None, what: str) -> dict[int, dict]:
     """Clear-text details of several prizes for the payment register (audited ``export``
     once per prize)."""

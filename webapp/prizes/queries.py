@@ -127,24 +127,75 @@ def agreement_text(text: str) -> str:
     return plain_text(text, handout_mark=AGREEMENT_HANDOUT_MARK, image_mark=AGREEMENT_IMAGE_MARK)
 
 
-def agreement_context(prize: Prize, address: str = "", declared_name: str = "") -> dict:
-    """Context of ``templates/pdf/gift_agreement.html`` (primitives only).
+def donor_context(season) -> dict:
+    """The season's donor as the PDFs print it (primitives; webapp.domain.donor):
+    ``{"name", "city", "place": "г. Минск", "details": str (lines), "representative": str}``
+    (:func:`webapp.games.season_queries.season_donor`)."""
+    from webapp.domain.donor import place
+    from webapp.games.season_queries import season_donor
 
-    The shape of ``workers/documents.py`` (``gift_agreement.html``) plus ``award``: None
-    for a question's prize, else ``{"label": str, "trophy": str}`` for an individual prize
-    (then ``question`` is None). ``address``: the payee's address when known (from the
-    payee details), else "" (a blank line to fill in). ``declared_name``: the full name the
-    payee declared with their details (it names «Одаряемый»), else "" and the name as
-    given on the question (issue 13). ``author.gender``: ``"masc"`` | ``"femn"`` | None
-    (:func:`webapp.submissions.names.name_gender`; the preamble agrees with it). The date is the game's closing
-    date, so re-rendering gives the same text.
+    donor = season_donor(season)
+    return {**donor.to_json(), "place": place(donor.city)}
 
-    ``question.text`` is the question as a legal document quotes it (:func:`agreement_text`):
-    no handout markup, no image reference.
+
+_KIND_IN_SECTOR = {"blitz": "блица", "superblitz": "суперблица"}
+
+
+def question_place(game, question_id: int | None) -> str:
+    """Where the question was played in ``game``, as people who watched know it: «сектор 7»,
+    «вопрос 2 блица, сектор 4», «13 сектор» (2009: the live question drawn for sector 13,
+    002_e025d5ded135c1c4.txt §1.4.1); "" when the game's table does not hold it."""
+    from webapp.games.models import Envelope, EnvelopeQuestion, Sector13Draw
+
+    if question_id is None:
+        return ""
+    row = db.session.execute(
+        db.select(Envelope.sector, Envelope.kind, EnvelopeQuestion.slot)
+        .join(EnvelopeQuestion, EnvelopeQuestion.envelope_id == Envelope.id)
+        .where(EnvelopeQuestion.game_id == game.id, EnvelopeQuestion.question_id == question_id)
+    ).first()
+    if row is None:
+        drawn = db.session.scalar(
+            db.select(Sector13Draw.id).where(
+                Sector13Draw.game_id == game.id,
+                Sector13Draw.question_id == question_id,
+                Sector13Draw.cancelled_at.is_(None),
+            )
+        )
+        return "13 сектор" if drawn is not None else ""
+    sector, kind, slot = row
+    if kind in _KIND_IN_SECTOR:
+        return f"вопрос {slot} {_KIND_IN_SECTOR[kind]}, сектор {sector}"
+    if kind == "sector13":
+        return "13 сектор" if sector == 13 else f"13 сектор (сектор {sector})"
+    return f"сектор {sector}"
+
+
+def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
+    """Context of ``templates/pdf/gift_agreement.html`` (primitives only)::
+
+        {"number": "2023-0001", "date": "2023-03-10", "version": int,
+         "donor": {"name", "city", "place", "details", "representative"},  # the season's
+         "author": {"name", "city", "address", "gender": "masc" | "femn" | None,
+                    "document": {...} | None, "personal_number", "inn", "account"},
+         "question": {"text": str, "place": "вопрос 2 блица, сектор 4"} | None,
+         "award": {"label", "trophy"} | None,   # an individual prize (then question None)
+         "game": {"title", "date", "season"}, "amount": Decimal, "currency": "BYN" | "RUB",
+         "rule": "п. 4.11.1 …"}
+
+    ``payee``: :func:`webapp.prizes.payee.agreement_payee` (``{}`` before the details: the
+    name as given on the question, the byline's city, and the lines the payee fills). The
+    donor is the season's (:func:`donor_context`), never a global setting. ``author.gender``
+    comes from the payee's identification number, else from the declared name
+    (:func:`webapp.submissions.names.name_gender`), else None (neutral wording). The
+    question is named as people know it: its place on the table (:func:`question_place`),
+    the game and its air date, and its text as a legal document quotes it
+    (:func:`agreement_text`). The date is the game's closing date, so re-rendering gives the
+    same text.
     """
     agreement = prize.agreement
     assert agreement is not None  # only an issued prize's agreement is rendered
-    broadcaster = dict(current_app.config["SOVA_BROADCASTER"])
+    payee = payee or {}
     game = prize.game
     byline = prize.byline
     award = None
@@ -153,24 +204,36 @@ def agreement_context(prize: Prize, address: str = "", declared_name: str = "") 
             "label": kind_label(prize.kind),
             "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
         }
+    name = payee.get("name") or prize.payee
+    document = payee.get("document")
     return {
         "number": agreement.number,
         "date": (game.closed_at or agreement.created_at).date().isoformat(),
-        "place": broadcaster.pop("place", ""),
-        "broadcaster": broadcaster,
+        "donor": donor_context(game.season),
         "author": {
-            "name": declared_name or prize.payee,
+            "name": name,
             "city": (byline.city or "") if byline else "",
-            "address": address,
-            "gender": name_gender(declared_name or prize.payee),
+            "address": payee.get("address") or "",
+            "gender": payee.get("gender") or name_gender(name),
+            "document": dict(document) if document else None,
+            "personal_number": payee.get("personal_number") or "",
+            "inn": payee.get("inn") or "",
+            "account": payee.get("account") or "",
         },
         "question": (
-            {"id": prize.question_id, "text": agreement_text(prize.question.text)}
+            {
+                "text": agreement_text(prize.question.text),
+                "place": question_place(game, prize.question_id),
+            }
             if prize.question is not None
             else None
         ),
         "award": award,
-        "game": {"title": game.display_title, "date": game.air_date.isoformat()},
+        "game": {
+            "title": game.display_title,
+            "date": game.air_date.isoformat(),
+            "season": game.season.name,
+        },
         "amount": prize.amount,
         "currency": prize.currency,
         "rule": rule_for_print(prize.rule),
@@ -228,13 +291,13 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
             or 1
         )
     game = prize.game
-    broadcaster = current_app.config["SOVA_BROADCASTER"]
+    donor = donor_context(game.season)
     return {
         "number": minutes.number,
         "version": version,
         "date": game.air_date.isoformat(),
-        "place": broadcaster.get("place", ""),
-        "broadcaster": {"name": broadcaster["name"]},
+        "place": donor["place"],
+        "broadcaster": {"name": donor["name"]},
         "prize": {
             "label": kind_label(prize.kind),
             "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),

@@ -63,7 +63,12 @@ def result_context(vote: Vote) -> dict:
         {"game": {"title", "date", "season", "team"}, "vote_id": int,
          "candidates": [{"n", "name", "votes"}], "counted", "repeats", "invalid", "late",
          "opened_at", "closed_at", "zone": str (times shown in the season's zone),
-         "winner": str | None, "log_sha256": str, "seal": str, "rule": str}
+         "winner": str | None, "log_sha256": str, "seal": str, "rule": str,
+         "donor": {"name", "city", "place", "details", "representative"}}
+
+    ``donor``: the season's donor (the general sponsor who gives the prize, 2009 §3.1;
+    :func:`webapp.prizes.queries.donor_context`), named in the text, the signatures and
+    the stamp line.
 
     The counts are the ones frozen at close. ``seal``: a keyed hash (the app's key
     material, :func:`webapp.core.crypto.lookup_hash`) of the result's canonical JSON, so
@@ -73,6 +78,7 @@ def result_context(vote: Vote) -> dict:
     from webapp.core.crypto import lookup_hash
     from webapp.domain.vote import RULE
     from webapp.games.models import Game
+    from webapp.prizes.queries import donor_context
 
     game = db.session.get_one(Game, vote.game_id)
     zone = game.season.timezone
@@ -114,6 +120,7 @@ def result_context(vote: Vote) -> dict:
         "log_sha256": vote.log_sha256 or "",
         "seal": seal,
         "rule": RULE,
+        "donor": donor_context(game.season),
     }
 
 

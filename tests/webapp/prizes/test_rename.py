@@ -87,7 +87,7 @@ def test_a_submission_with_a_winners_email_renames_nothing(app, api, client, pla
     first_question = prize.question_id
     assert (prize.payee, prize.byline.city) == ("Автор 1", "Минск")
     before = agreement_lines(app, prize.id)
-    assert "лице , с одной стороны, и Автор 1 (Минск)," in before
+    assert "1 (Минск; далее — «Одаряемый»), с другой стороны, вместе именуемые «Стороны»," in before
 
     attacks = attack(client, api)
     assert len(attacks) == 2

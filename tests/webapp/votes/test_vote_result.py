@@ -54,8 +54,12 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     assert "Лучший игрок по итогам голосования: Ровшан Аскеров." in text
     # the 64 hex digits may wrap at the line end
     flat = text.replace(" ", "")
-    assert f"SHA-256журналаголосования:{vote['log_sha256']}Печать" in flat
+    assert f"SHA-256журналаголосования:{vote['log_sha256']}Контрольный" in flat
     assert "(Europe/Moscow)" in text and "Представитель Генерального спонсора" in text
+    # the donor is the season's (the neutral 2009 default here), never «Sova»
+    assert "Печать Sova" not in text and "Sova" not in text
+    assert "Приз лучшему игроку вручает Генеральный спонсор: Генеральный спонсор сезона" in text
+    assert "М. П. Генеральный спонсор сезона" in text
     doc = db.session.get(Document, vote["document"]["id"])
     data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
     assert doc.sha256 == hashlib.sha256(data).hexdigest()

@@ -50,6 +50,8 @@ from webapp.games.operations.seasons import (  # noqa: F401
     create_season,
     create_series,
     create_team,
+    donor_changed,
+    set_donor,
     set_unanswered_prize,
     validate_table,
 )

@@ -6,7 +6,10 @@ from __future__ import annotations
 from datetime import date
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from blinker import Namespace
+
 from webapp.core.models import utcnow
+from webapp.domain.donor import Donor, check_donor
 from webapp.domain.money import CURRENCIES
 from webapp.domain.prizes import (
     DEFAULT_SERIES_FINAL_PRIZE,
@@ -36,7 +39,13 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
-from webapp.games.season_models import SeasonPrizeChange
+from webapp.games.season_models import SeasonDonorChange, SeasonPrizeChange
+
+#: ``donor_changed.send(season, user_id=)``: the season's donor was changed on the season
+#: page (in the same transaction). A receiver (the prizes feature: games do not import it,
+#: DESIGN "Features depend one way") issues the season's unsigned gift agreements again so
+#: that they name the new donor, and returns how many it issued.
+donor_changed = Namespace().signal("sova.season-donor-changed")
 
 
 def create_season(
@@ -47,6 +56,7 @@ def create_season(
     unanswered_prize=None,
     form: bool = False,
     prize_required: bool = False,
+    donor: dict | None = None,
 ) -> Season:
     """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
@@ -56,7 +66,11 @@ def create_season(
     decimal comma and spaces are accepted). ``prize_required`` (the web form): a rule set
     whose book names no amount (2009 §1.2.2) needs ``unanswered_prize``, else its games
     could not be closed. The name must be new (two seasons of one name would look the same
-    in every dropdown). Raises GameError (Russian messages)."""
+    in every dropdown). ``donor``: ``{name, city, details?, representative?}``
+    (:func:`webapp.domain.donor.check_donor`; errors under ``donor.<field>``), by default
+    the rule set's (:func:`webapp.games.season_queries.default_donor`: the
+    ``SOVA_BROADCASTER_*`` settings for 2023, the neutral 2009 default, never the 2023
+    broadcaster for 2009). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
     name = (name or "").strip()
     if not name or len(name) > 200:
@@ -92,11 +106,27 @@ def create_season(
         and DEFAULT_UNANSWERED_PRIZE[ruleset] is None
     ):
         errors.setdefault("unanswered_prize", []).append(_prize_missing(ruleset))
+    chosen: Donor | None = None
+    if donor is not None:
+        chosen, donor_errors = check_donor(
+            donor.get("name"),
+            donor.get("city"),
+            donor.get("details") or "",
+            donor.get("representative") or "",
+        )
+        for field, messages in donor_errors.items():
+            errors.setdefault(f"donor.{field}", []).extend(messages)
     if errors:
         raise GameError(errors)
+    if chosen is None:
+        chosen = sq.default_donor(ruleset)
     season = Season(
         name=name,
         ruleset=ruleset,
+        donor_name=chosen.name,
+        donor_city=chosen.city,
+        donor_details=chosen.details,
+        donor_representative=chosen.representative,
         currency=currency,
         timezone=timezone,
         unanswered_prize=prize if prize is not None else DEFAULT_UNANSWERED_PRIZE[ruleset],
@@ -153,6 +183,45 @@ def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
     season.unanswered_prize = prize
     db.session.flush()
     return season
+
+
+def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season, int]:
+    """The producer sets or changes the donor of the season's prizes (the season page):
+    ``values`` ``{name, city, details, representative}`` checked by
+    :func:`webapp.domain.donor.check_donor` (GameError with the field's message). Audited
+    (:class:`~webapp.games.season_models.SeasonDonorChange`: who, when, before and after);
+    the season's unsigned gift agreements are issued again with the new donor
+    (:data:`donor_changed`; signed ones keep the donor they were signed with). Setting the
+    donor it already has changes and records nothing. Returns ``(season, reissued)``."""
+    donor, errors = check_donor(
+        values.get("name"),
+        values.get("city"),
+        values.get("details") or "",
+        values.get("representative") or "",
+    )
+    if errors or donor is None:
+        raise GameError({f"donor.{field}": messages for field, messages in errors.items()})
+    before = sq.season_donor(season)
+    if before == donor and season.donor_name:
+        return season, 0
+    season.donor_name, season.donor_city = donor.name, donor.city
+    season.donor_details, season.donor_representative = donor.details, donor.representative
+    db.session.flush()
+    reissued = sum(
+        int(result or 0) for _receiver, result in donor_changed.send(season, user_id=user_id)
+    )
+    db.session.add(
+        SeasonDonorChange(
+            season_id=season.id,
+            old=before.to_json(),
+            new=donor.to_json(),
+            reissued=reissued,
+            by_user_id=user_id,
+            at=utcnow(),
+        )
+    )
+    db.session.flush()
+    return season, reissued
 
 
 def validate_table(table: dict | None, ruleset: str) -> dict:

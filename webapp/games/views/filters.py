@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from flask import request
 
+from webapp.domain.donor import place
 from webapp.domain.rules import rule_reference
 from webapp.domain.topics import topic_label
 from webapp.games.models import GAME_KIND_LABELS
@@ -74,6 +75,12 @@ def game_kind_filter(kind: str) -> str:
 @bp.app_template_filter("topic_label")
 def topic_label_filter(code: str | None) -> str:
     return topic_label(code)
+
+
+@bp.app_template_filter("donor_place")
+def donor_place_filter(city: str | None) -> str:
+    """A donor's city as its papers print it: ``"Минск"`` → ``"г. Минск"``."""
+    return place(city or "")
 
 
 @bp.app_context_processor

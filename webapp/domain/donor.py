@@ -1,0 +1,108 @@
+"""The donor of a season: the party that gives the season's prizes and is named
+«Даритель» on its gift agreements, the prize commission minutes and the vote result.
+
+* 2023 (000_90d7c8192601ed3a.txt §4.11.1–§4.11.6): «Вещательная компания выплачивает» —
+  the broadcaster; Sova's default is the ``SOVA_BROADCASTER_*`` settings (the caller's).
+* 2009 (002_e025d5ded135c1c4.txt §3.1–§3.3): the prizes come «от Генерального спонсора».
+  The book names no legal entity and the 2023 broadcaster (a Belarusian company) is not
+  the Russian edition's donor, so the default is the neutral :data:`NEUTRAL_2009` («Генеральный
+  спонсор сезона», Москва), which the producer replaces on the season page; it never
+  falls back to the 2023 broadcaster.
+
+Also the typography of the papers that name the donor: :func:`quoted` («…» with inner
+quotes as „…“, never «« »») and :func:`place` («г. Минск»).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+#: The clause each rule set's donor comes from.
+DONOR_RULE = {
+    "2023": "000_90d7c8192601ed3a.txt §4.11.1",
+    "2009": "002_e025d5ded135c1c4.txt §3.1",
+}
+
+NAME_MAX, CITY_MAX, REPRESENTATIVE_MAX, DETAILS_MAX = 300, 100, 300, 2000
+
+
+@dataclass(frozen=True)
+class Donor:
+    """``name``: the legal name («ЗАО „Второй национальный телеканал“» or with «…»);
+    ``city``: where its agreements are signed («Минск», printed «г. Минск»);
+    ``representative``: who signs, in the genitive, printed after «в лице» («генерального
+    директора Иванова Ивана Ивановича, действующего на основании Устава»; "" prints no
+    «в лице …» at all, never a blank to fill); ``details``: address, tax number and bank
+    details, free text of several lines, printed under «Даритель»."""
+
+    name: str
+    city: str
+    details: str = ""
+    representative: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+#: The 2009 default (002_e025d5ded135c1c4.txt §3.1–§3.3: «приз от Генерального спонсора»).
+NEUTRAL_2009 = Donor(name="Генеральный спонсор сезона", city="Москва")
+
+
+def check_donor(
+    name: object, city: object, details: object = "", representative: object = ""
+) -> tuple[Donor | None, dict[str, list[str]]]:
+    """``(Donor, {})`` from the typed values (whitespace trimmed, a line's runs of spaces
+    kept, ``details`` keeps its lines), or ``(None, {field: [Russian message]})``: name
+    and city required, at most :data:`NAME_MAX` / :data:`CITY_MAX` /
+    :data:`DETAILS_MAX` / :data:`REPRESENTATIVE_MAX` characters, no control characters
+    (a line break only in ``details``). Never raises."""
+    errors: dict[str, list[str]] = {}
+    values = {}
+    for field, value, limit, required in (
+        ("name", name, NAME_MAX, True),
+        ("city", city, CITY_MAX, True),
+        ("details", details, DETAILS_MAX, False),
+        ("representative", representative, REPRESENTATIVE_MAX, False),
+    ):
+        text = value if isinstance(value, str) else ("" if value is None else None)
+        if text is None:
+            errors.setdefault(field, []).append("текст")
+            continue
+        if field == "details":
+            text = "\n".join(" ".join(line.split()) for line in text.strip().splitlines())
+            text = re.sub(r"\n{2,}", "\n", text)
+        else:
+            text = " ".join(text.split())
+        if required and not text:
+            errors.setdefault(field, []).append("обязательное поле")
+        elif len(text) > limit:
+            errors.setdefault(field, []).append(f"не длиннее {limit} символов")
+        elif any(ord(c) < 32 and c != "\n" or ord(c) == 127 for c in text):
+            errors.setdefault(field, []).append("недопустимые управляющие символы")
+        values[field] = text
+    if errors:
+        return None, errors
+    return Donor(**values), {}
+
+
+def place(city: str) -> str:
+    """``"Минск"`` → ``"г. Минск"`` (U+00A0 after «г.»); a city typed with «г.» already
+    is kept as typed; "" stays ""."""
+    city = " ".join((city or "").split())
+    if not city or re.match(r"^(г\.|город\b)", city, re.IGNORECASE):
+        return city
+    return f"г.\u00a0{city}"
+
+
+_INNER = re.compile(r"«([^«»]*)»")
+
+
+def quoted(text: str) -> str:
+    """``text`` in Russian quotes «…»; the «…» inside it become „…“ (never «« »»):
+    ``'ЗАО «Второй национальный телеканал»'`` → ``'«ЗАО „Второй национальный телеканал“»'``.
+    Other characters (straight quotes too) are kept as typed."""
+    inner = str(text)
+    while _INNER.search(inner):
+        inner = _INNER.sub("„\\1“", inner)
+    return f"«{inner}»"
