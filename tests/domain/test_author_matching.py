@@ -120,7 +120,7 @@ def test_one_author_per_game_counts_persons():
 
 def test_the_rule_cites_both_books():
     assert rule_reference(ONE_AUTHOR_PER_GAME["2023"]) == "п. 4.11.1 Правил сезона 2023 г."
-    assert rule_reference(ONE_AUTHOR_PER_GAME["2009"]) == "п. 1.2.2 Правил 2009 г."
+    assert rule_reference(ONE_AUTHOR_PER_GAME["2009"]) == "п. 1.2.2 Правил сезона 2009 г."
 
 
 @pytest.mark.parametrize(

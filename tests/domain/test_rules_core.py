@@ -413,7 +413,7 @@ def test_usual_plan_and_missing_multi_sectors():
 
 def test_rule_reference_names_the_book_in_russian():
     assert rule_reference("000_90d7c8192601ed3a.txt §3.5") == "п. 3.5 Правил сезона 2023 г."
-    assert rule_reference("002_e025d5ded135c1c4.txt §1.4") == "п. 1.4 Правил 2009 г."
+    assert rule_reference("002_e025d5ded135c1c4.txt §1.4") == "п. 1.4 Правил сезона 2009 г."
     assert rule_reference("other.txt §1") == "other.txt §1"  # unknown book: unchanged
     assert rule_reference("§3.5") == "§3.5" and rule_reference("") == ""
     assert split_rule("000_90d7c8192601ed3a.txt §4.11.1") == ("000_90d7c8192601ed3a.txt", "4.11.1")

@@ -269,7 +269,7 @@ def test_the_table_check_counts_a_merged_row_as_its_person(app, chief):
     assert len(qs) == 17
     assert check_table(game)["problems"] == [
         f"сектор {game.envelopes[1].sector}, вопрос 1: автор «{second.authors_display}» уже есть "
-        f"(сектор {game.envelopes[0].sector}, вопрос 1; п. 1.2.2 Правил 2009 г.)"
+        f"(сектор {game.envelopes[0].sector}, вопрос 1; п. 1.2.2 Правил сезона 2009 г.)"
     ]
 
 

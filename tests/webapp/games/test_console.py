@@ -40,7 +40,7 @@ def test_every_clause_the_engine_cites_has_russian_text():
         "(п. 3.7.1 Правил сезона 2023 г.)"
     )
     assert refusal_ru({"rule": "002_e025d5ded135c1c4.txt §1.4", "message": "x"}) == (
-        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил 2009 г.)"
+        "Сначала волчок: вопрос выбирает стрелка. (п. 1.4 Правил сезона 2009 г.)"
     )
     assert refusal_ru({"rule": None, "message": "spin.sector must be int"}) == (
         "Неверное действие: spin.sector must be int"
@@ -175,7 +175,9 @@ def test_producer_pages_for_teams_series_and_attach(login, app):
         data={"name": "Неполная", "captain": "Борис", "experts": "Борис\nВера"},
         follow_redirects=True,
     )
-    assert "Команда не создана: Знатоки: 6 разных имён" in r.get_data(as_text=True)
+    assert "Команда не создана: Знатоки: в команде 6 знатоков, а названо 2" in r.get_data(
+        as_text=True
+    )
     assert (
         client.post(
             "/games/series", data={"series-season_id": s.id, "series-part": "autumn"}

@@ -229,7 +229,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     assert check_table(game) == {
         "complete": True,
         "problems": [],
-        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил 2009 г.)"],
+        "warnings": ["в плане стола нет блица (п. 1.4.3 Правил сезона 2009 г.)"],
     }
     # the host card of the drawn question, printable on the spot
     drain()

@@ -38,7 +38,9 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     page = _text(r)
     assert "Событие сезона записано." in page
     assert "Королёва → Потапова → Стишенок → Буян → Орлова" in page
-    assert "Следующая игра: <strong>отборочная</strong>, команда <strong>Королёва</strong>" in page
+    assert (
+        "Следующая игра: <strong>отборочная</strong>, <strong>команда «Королёва»</strong>" in page
+    )
     # a refusal: Russian gist and the clause
     r = client.post(
         f"/games/seasons/{run.id}/events",
@@ -151,8 +153,8 @@ def test_close_refused_by_the_season_is_a_russian_flash(api, client, login):
     login("producer")
     page = _text(client.post(f"/prizes/close/{twin}", data={"confirm": "y"}, follow_redirects=True))
     assert (
-        "Игра не закрыта: порядок отборочных игр: первой играет низшая из первых мест "
-        "рейтинга (п. 4.8 Правил сезона 2023 г.)"
+        "Игра не закрыта: отборочные игры серии идут снизу вверх по рейтингу: первой играет "
+        "команда с последнего места, последней — с первого (п. 4.8 Правил сезона 2023 г.)"
     ) in page
     assert 'href="/games/seasons/' in _text(client.get("/games/"))
 

@@ -40,7 +40,7 @@ def test_the_season_form_requires_the_prize_of_2009_and_takes_the_book_amount_of
     )
     assert (
         "Сезон не создан: Приз за невзятый вопрос: укажите сумму: в правилах 2009 г. её нет "
-        "(п. 1.2.2 Правил 2009 г.), её назначает продюсер"
+        "(п. 1.2.2 Правил сезона 2009 г.), её назначает продюсер"
     ) in page(r)
     assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 0
     r = client.post(
@@ -58,7 +58,7 @@ def test_the_producer_sets_the_prize_on_the_season_page_and_the_game_closes(api,
     r = client.post(f"/prizes/close/{gid}", data={"confirm": "y"}, follow_redirects=True)
     assert (
         "Игра не закрыта: у сезона «Сезон 2009» не задан приз за невзятый вопрос "
-        "(в правилах 2009 г. суммы нет, п. 1.2.2 Правил 2009 г.): задайте его на странице "
+        "(в правилах 2009 г. суммы нет, п. 1.2.2 Правил сезона 2009 г.): задайте его на странице "
         "сезона (Игры → сезон «Сезон 2009» → «Приз за невзятый вопрос») и закройте игру снова"
     ) in page(r)
     assert db.session.get(Game, gid).status == "finished"
@@ -66,7 +66,7 @@ def test_the_producer_sets_the_prize_on_the_season_page_and_the_game_closes(api,
     text = page(client.get(f"/games/seasons/{season_id}"))
     assert (
         "<strong>Не задан</strong>: игры сезона не закрыть, пока продюсер не назначит сумму "
-        "(п. 1.2.2 Правил 2009 г.)."
+        "(п. 1.2.2 Правил сезона 2009 г.)."
     ) in text
     assert 'id="prize-form"' in text
     r = client.post(
@@ -84,7 +84,7 @@ def test_the_producer_sets_the_prize_on_the_season_page_and_the_game_closes(api,
     assert "Приз за невзятый вопрос: 1\u00a0000,00\u00a0RUB." in text
     assert (
         "1\u00a0000,00\u00a0RUB за каждый вопрос, на который знатоки не ответили "
-        "(п. 1.2.2 Правил 2009 г.)."
+        "(п. 1.2.2 Правил сезона 2009 г.)."
     ) in text
     assert "<td>producer@test.local</td><td>не задан</td><td>1\u00a0000,00\u00a0RUB</td>" in text
     change = db.session.scalars(db.select(SeasonPrizeChange)).one()

@@ -150,6 +150,7 @@ def test_one_time_link_encrypted_storage_audit_and_retention(
     accountant = login("accountant")
     page = accountant.get(f"/prizes/{owed.id}/payee")
     assert page.status_code == 200 and "BY13NBRB3600900000002Z00AB00" in page.text
+    assert "<tr><th>Страна</th><td>Беларусь</td></tr>" in page.text  # not the code «BY»
     audit = db.session.scalars(db.select(PersonalDataAccess)).all()
     assert [(a.user_id, a.prize_id, a.action) for a in audit] == [
         (staff("accountant")[0], owed.id, "view")

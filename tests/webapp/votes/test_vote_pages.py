@@ -55,7 +55,7 @@ def test_producer_page_candidates_and_award(app, client, login, sms, finished_ga
     assert "укажите основание" in resp.get_data(as_text=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(VoteAward)) == 0
     resp = client.post(f"/games/{gid}/vote/award", data={"chosen": "Борис"}, follow_redirects=True)
-    assert "Лучший игрок игры (п. 3.1 Правил 2009 г.): Борис." in resp.get_data(as_text=True)
+    assert "Лучший игрок игры (п. 3.1 Правил сезона 2009 г.): Борис." in resp.get_data(as_text=True)
     row = db.session.scalar(db.select(VoteAward))
     assert (row.chosen_name, row.winner_name, row.overridden, row.reason) == (
         "Борис",
@@ -148,7 +148,7 @@ def test_vote_page_in_english_and_belarusian(
     for ru in ("Голосование идёт", "Засчитано:", "Закрыть голосование", "К странице игры"):
         assert ru not in page
     assert "002_e025d5ded135c1c4.txt" not in page  # the rule book by its name (rule_ref)
-    assert "п. 3.1 Правил 2009 г." in page
+    assert "п. 3.1 Правил сезона 2009 г." in page
     # a refusal of the operations, translated (the language cookie set by ?lang=)
     refresh()
     resp = client.post(f"/games/{other}/vote/open", data={}, follow_redirects=True)

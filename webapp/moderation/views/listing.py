@@ -7,6 +7,7 @@ from flask import Response, abort, current_app, flash, redirect, render_template
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
+from webapp.domain.text import quantity
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import BulkForm, QueueFilterForm
 from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
@@ -34,6 +35,10 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
         sort=ok(form.sort) or "oldest",
     )
+
+
+#: A count of questions (:func:`webapp.domain.text.quantity`).
+QUESTIONS = ("вопрос", "вопроса", "вопросов")
 
 
 @bp.route("/queue")
@@ -100,7 +105,7 @@ def bulk():
             discard()  # the preview below is shown again; nothing of the refused run is kept
             flash(str(exc), "error")
         else:
-            flash(f"Готово: {len(ok)} вопр.", "success")
+            flash(f"Готово: {quantity(len(ok), QUESTIONS)}.", "success")
             return redirect(url_for("moderation.queue"))
     form.confirm.data = "1"
     return render_template(
