@@ -132,18 +132,24 @@ def test_no_rule_file_name_on_any_page_pdf_or_email(app, seasons, staff, sink):
     read = {"html": 0, "pdf": 0, "csv": 0}
     for role in ROLES:
         staff(role)
-    for role in (None, *ROLES):
+    pdfs: dict[str, str] = {}  # a document reads the same for every role: read it once
+    for role in (*ROLES, None):
         client = app.test_client()
         if role:
             log_in(client, role)
-        for url in urls if role else [u + q for u in urls for q in ("", "?lang=be", "?lang=en")]:
+        todo = list(urls)  # a viewer's pages are read in be and en too (appended below)
+        for url in todo:
             resp = client.get(url)
             if 300 <= resp.status_code < 400:
                 continue
+            if role is None and resp.status_code == 200 and "?" not in url:
+                todo += [f"{url}?lang=be", f"{url}?lang=en"]
             if resp.mimetype == "text/html":
                 text, kind = resp.get_data(as_text=True), "html"
             elif resp.mimetype == "application/pdf":
-                text, kind = _pdf_text(resp.data), "pdf"
+                if url not in pdfs:
+                    pdfs[url] = _pdf_text(resp.data)
+                text, kind = pdfs[url], "pdf"
             elif resp.mimetype == "text/csv":
                 text, kind = resp.get_data(as_text=True), "csv"
             else:

@@ -68,7 +68,7 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         },
         follow_redirects=True,
     )
-    assert "Игра не создана: порядок отборочных игр" in _text(r)
+    assert "Игра не создана: отборочные игры серии идут снизу вверх по рейтингу" in _text(r)
     assert "(п. 4.8 Правил сезона 2023 г.)" in _text(r)
     r = client.post(
         f"/games/seasons/{run.id}/games",
