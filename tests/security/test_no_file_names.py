@@ -66,8 +66,8 @@ def _pdf_text(data: bytes) -> str:
 @pytest.fixture
 def seasons(app, api, played, drain):
     """Both books played: a 2023 game closed with its prizes (minutes, agreements), a 2009
-    game with its audience vote closed (the result PDF); then a 2023 season whose team was
-    put out (§4.4 on the season page) and a 2009 season's games, each closed."""
+    game with its audience vote closed (the result PDF); then the spring series of a 2023
+    and of a 2009 season, every game closed, and the prize of the 2009 final."""
     import json
     from pathlib import Path
 
@@ -88,21 +88,27 @@ def seasons(app, api, played, drain):
     commit()
     data = Path(__file__).resolve().parents[1] / "domain" / "data"
     runs = []
-    for ruleset, name, prize in (("2023", "Весь сезон 2023", "300.00"), ("2009", "Весь сезон 2009", "1000.00")):  # fmt: skip
+    # the spring series of each book, to its final (2009: a team withdrawn, §2.3)
+    for ruleset, name, prize, upto in (("2023", "Весь сезон 2023", "300.00", 7), ("2009", "Весь сезон 2009", "1000.00", 6)):  # fmt: skip
         doc = json.loads((data / f"season_{ruleset}.json").read_text(encoding="utf-8"))
         run = SeasonRun(api, ruleset, name, prize)
         run.add_teams(doc["teams"])
-        run.run(doc["events"][:18])
+        run.run(doc["events"][:upto])
         runs.append(run)
-    # a prize of a season game: its agreement and the commission's minutes
-    first = runs[1].games[0][0]
-    team = runs[1].games[0][1]["team"]
-    api(
+    # the prize of the 2009 spring final's winner: its agreement and the commission's minutes
+    final, event = runs[1].games[-1]
+    assert event["kind"] == "series_final", event
+    r = api(
         "post",
-        f"/api/v1/games/{first}/prizes",
+        f"/api/v1/games/{final}/prizes",
         role="producer",
-        json={"kind": "best_player_of_series", "recipient": experts_of(team)[1]},
+        json={
+            "kind": "best_player_of_series",
+            "recipient": experts_of(event["team"])[1],
+            "team": experts_of(event["team"]),
+        },
     )
+    assert r.status_code == 201, r.json
     drain()
     commit()
     games = [closed, game_2009] + [g for run in runs for g in (run.games[0][0], run.games[-1][0])]
@@ -119,6 +125,7 @@ def seasons(app, api, played, drain):
     }
 
 
+@pytest.mark.timeout(600)  # two seasons played, then ~120 pages × 7 clients: ~1 min alone
 def test_no_rule_file_name_on_any_page_pdf_or_email(app, seasons, staff, sink):
     from webapp.extensions import db
     from webapp.submissions.models import Question

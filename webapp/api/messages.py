@@ -46,7 +46,7 @@ class Message(str):
         obj.values = values
         return obj
 
-    def format(self, *args: Any, **values: Any) -> Message:  # type: ignore[override]
+    def format(self, *args: Any, **values: Any) -> Message:
         return Message(self.msgid, {**self.values, **values})
 
     def __str__(self) -> str:
@@ -136,7 +136,8 @@ def install() -> None:
     """Put :class:`Message` texts in place of marshmallow's English defaults (idempotent);
     call before declaring schemas (a field takes its messages when it is made)."""
     for cls, messages in _FIELDS.items():
-        cls.default_error_messages = {**cls.__dict__.get("default_error_messages", {}), **messages}
+        own = cls.__dict__.get("default_error_messages", {})
+        setattr(cls, "default_error_messages", {**own, **messages})  # noqa: B010
     for cls, attrs in _VALIDATORS.items():
         for name, message in attrs.items():
             setattr(cls, name, message)
