@@ -147,6 +147,8 @@ def register_api(app: Flask) -> None:
         if exc.code == 409 and "error" in data:
             return jsonify({"error": data["error"]}), 409
         own = exc.description if exc.description != type(exc).description else None
+        if exc.code == 429:
+            own = None  # Flask-Limiter describes the limit in English («5 per 1 minute»)
         # Werkzeug's default descriptions are English: the client's language instead
         message = own or http_message(exc.code)
         return jsonify({"error": {"code": exc.code, "message": message}}), exc.code
