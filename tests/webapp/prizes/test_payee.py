@@ -263,6 +263,7 @@ def test_reminders_by_beat_send_a_fresh_link_by_mail(app, owed, drain, caplog):
     ).all() == ["prizes.send_details_link"]
     assert drain() == ["prizes.send_details_link"]
     assert "Реквизиты для выплаты приза" in caplog.text and "/prizes/details/" in caplog.text
+    assert "Ссылка действует 7 дней и один раз." in caplog.text  # 168 h: one plural helper
     links = db.session.scalars(db.select(DetailsLink).order_by(DetailsLink.id)).all()
     assert len(links) == 2 and links[0].expires_at <= links[1].created_at
     assert remind_details() == 0
