@@ -81,3 +81,25 @@ def test_the_privacy_notice_counts_days_and_hours_in_each_language(make_app):
     en = " ".join(client.get("/privacy?lang=en").text.split())
     assert "is valid for 1 hour; the details are deleted 21 days after" in en
     assert "deleted 2 days after the vote closes" in en and "at most 35 days:" in en
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [
+        (None, "Слишком длинно: 501 символ, допускается не более 500."),
+        ("be", "Занадта доўга: 502 сімвалы, дапушчаецца не больш за 500."),
+        ("en", "Too long: 501 characters, at most 500 allowed."),
+    ],
+)
+def test_a_too_long_answer_counts_its_characters_in_the_clients_language(make_app, lang, message):
+    app = make_app()  # each request in its own app context: the locale is the request's
+    body = {
+        "question": "Назовите город, где прошёл фестиваль номер один: слово слово",
+        "answer": "я" * (502 if lang == "be" else 501),
+        "authors": [{"name": "Анна", "city": "Минск"}],
+        "email": "anna@example.com",
+        "consent": True,
+    }
+    headers = {"Accept-Language": lang} if lang else {}
+    r = app.test_client().post("/api/v1/submissions", json=body, headers=headers)
+    assert (r.status_code, r.json) == (422, {"errors": {"answer": [message]}})
