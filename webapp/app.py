@@ -170,7 +170,11 @@ def register_formats(app: Flask) -> None:
     zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023».
     ``{{ q.text|question_preview|truncate(120) }}``: a question's text as one plain line for
     a list (``webapp.core.formats.question_preview``): its leading handout block reads
-    «[раздаточный материал]», an image «[изображение]», never ``(img …)``."""
+    «[раздаточный материал]», an image «[изображение]», never ``(img …)``.
+    ``{{ n|quantity("вопрос", "вопроса", "вопросов") }}`` → «1 вопрос», «20 вопросов»
+    (:func:`webapp.domain.text.quantity`, the one plural helper: three forms for Russian and
+    Belarusian, two for English). ``{{ "BY"|country_name }}`` → «Беларусь» (Babel's CLDR
+    territory name in the page's language; an unknown code is shown as is)."""
     from flask_babel import get_locale
 
     from webapp.core.formats import money, number, percent, question_preview, when
@@ -187,6 +191,19 @@ def register_formats(app: Flask) -> None:
     def when_filter(value, zone=None):
         return when(value, zone or current_app.config["SOVA_TIMEZONE"])
 
+    from webapp.domain.text import quantity
+
+    def quantity_filter(n, *forms):
+        return quantity(int(n), forms)
+
+    def country_filter(code):
+        from babel import Locale
+
+        locale = Locale.parse(str(get_locale() or "ru"))
+        return locale.territories.get(str(code or "").upper(), code or "")
+
+    app.add_template_filter(quantity_filter, "quantity")
+    app.add_template_filter(country_filter, "country_name")
     app.add_template_filter(money_filter, "money")
     app.add_template_filter(question_preview, "question_preview")
     app.add_template_filter(number_filter, "number")

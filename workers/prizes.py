@@ -9,6 +9,7 @@ from flask_babel import force_locale, gettext
 
 from webapp.core.crypto import decrypt
 from webapp.core.mail import already_sent
+from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.prizes.models import Prize
@@ -17,6 +18,9 @@ from webapp.prizes.payee import link_hours, new_link, payee_language, purge_paid
 from webapp.prizes.queries import agreement_context, minutes_context
 from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
+
+#: Days as the e-mail's language counts them (:func:`webapp.domain.text.quantity`).
+DAYS = {"ru": ("день", "дня", "дней"), "be": ("дзень", "дні", "дзён"), "en": ("day", "days")}
 
 
 @shared_task(
@@ -143,10 +147,10 @@ def send_details_link(prize_id: int) -> bool:
         body = gettext(
             "Здравствуйте!\n\nВам причитается денежный приз телевизионной игры "
             "«Что? Где? Когда?». Чтобы мы подготовили договор дарения и перевели приз, "
-            "заполните форму: %(link)s\nСсылка действует %(days)s дн. и один раз."
+            "заполните форму: %(link)s\nСсылка действует %(days)s и один раз."
             "\n\nРедакция",
             link=link,
-            days=link_hours() // 24,
+            days=quantity(link_hours() // 24, DAYS.get(language, DAYS["ru"])),
         )
     return send_mail(decrypt(prize.author.email_encrypted), subject, body, key=key)
 

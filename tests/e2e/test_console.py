@@ -65,7 +65,7 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     page.evaluate("() => { window.__noReload = true; }")
     assert page.locator("#console-sectors li").count() == 13
     assert buttons(page) == ["Волчок"]
-    assert page.locator(".score").inner_text() == "Команда «Команда Анны» 0:0 Телезрители"
+    assert page.locator(".score").inner_text() == "Команда Анны 0:0 Телезрители"
 
     press(page, "Волчок", sector=1)
     assert "Сектор 1: Вопрос" in page.locator("#console-question h2").inner_text()

@@ -44,7 +44,7 @@ def test_producer_runs_the_season_page(live_server, page, browser, season_id):
     page.get_by_role("button", name="Записать событие").click()
     expect(page.locator("main")).to_contain_text("Событие сезона записано.")
     assert page.inner_text("#order") == "Королёва → Потапова → Стишенок → Буян → Орлова"
-    assert page.inner_text("#next-game") == ("Следующая игра: отборочная, команда Королёва.")
+    assert page.inner_text("#next-game") == ("Следующая игра: отборочная, команда «Королёва».")
     assert page.locator("#rating li").all_inner_texts() == SPRING
     # the team form is gone: the initial rating is fixed by the first event
     assert page.locator("#team-form").count() == 0

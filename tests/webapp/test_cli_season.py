@@ -68,7 +68,7 @@ def test_refusal_prints_the_error_json_with_exit_2(tmp_path):
             "event": 2,
             "rule": "000_90d7c8192601ed3a.txt §4.8",
             "message": "«Орлова» plays out of turn: qualifying game 2 of the spring series is "
-            "«Потапова»'s (the lowest of the first places of the rating plays first)",
+            "«Потапова»'s (the team lowest in the rating plays first, the first place last)",
         }
     }
 

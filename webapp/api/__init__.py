@@ -2,14 +2,20 @@
 
 The API calls the same operations as the pages; errors: 422 ``{"errors": {field: [msg]}}``,
 401/403/404, 409 ``{"error": {...}}`` (a rule refusal is the game-protocol error object).
+Validation and HTTP error texts are in the client's language (``Accept-Language``: ru, be, en;
+Russian by default; :mod:`webapp.api.messages`).
 """
 
 from __future__ import annotations
 
 from flask import Flask, abort, current_app, g, jsonify, request
+from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
+from webapp.api.messages import http_message, install
 from webapp.extensions import api, csrf
+
+install()  # marshmallow's messages in the client's language, before any schema is declared
 
 
 def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
@@ -112,15 +118,21 @@ def register_api(app: Flask) -> None:
             except RecursionError:  # the decoder's own limit (~1 000 levels)
                 body, too_deep = None, True
             if too_deep:
-                message = f"Слишком глубокая вложенность JSON: больше {MAX_JSON_DEPTH} уровней."
+                message = gettext(
+                    "Слишком глубокая вложенность JSON: больше %(levels)s уровней.",
+                    levels=MAX_JSON_DEPTH,
+                )
                 return jsonify(errors={"_schema": [message]}), 422
             if body is None and request.get_data(cache=True).strip() not in (b"", b"null"):
                 # truncated or not UTF-8: invalid input, a 422 like any other (api.md), not
                 # Werkzeug's bare 400 (found by the newcomer trial)
-                return jsonify(errors={"_schema": ["Тело запроса — не JSON в UTF-8."]}), 422
+                message = gettext("Тело запроса — не JSON в UTF-8.")
+                return jsonify(errors={"_schema": [message]}), 422
             bad = surrogate_fields(body)
             if bad:
-                message = "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
+                message = gettext(
+                    "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
+                )
                 return jsonify(errors={path: [message] for path in bad}), 422
         return None
 
@@ -147,7 +159,12 @@ def register_api(app: Flask) -> None:
             return jsonify({"errors": data["errors"]}), 422
         if exc.code == 409 and "error" in data:
             return jsonify({"error": data["error"]}), 409
-        return jsonify({"error": {"code": exc.code, "message": exc.description}}), exc.code
+        own = exc.description if exc.description != type(exc).description else None
+        if exc.code == 429:
+            own = None  # Flask-Limiter describes the limit in English («5 per 1 minute»)
+        # Werkzeug's default descriptions are English: the client's language instead
+        message = own or http_message(exc.code)
+        return jsonify({"error": {"code": exc.code, "message": message}}), exc.code
 
     api.handle_http_exception = handle
     app.extensions["sova_api_error"] = handle

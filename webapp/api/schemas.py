@@ -5,6 +5,8 @@ from collections.abc import Mapping
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
+from webapp.api.messages import NUL, Message
+
 #: Ids in requests: a database Integer primary key (larger values cannot name a row and
 #: overflow SQLite; found by schemathesis, issue 7).
 ID = validate.Range(min=1, max=2**31 - 1)
@@ -33,7 +35,7 @@ class Strict(Schema):
         if isinstance(data, Mapping):  # a JSON object, or webargs' query MultiDictProxy
             bad = sorted({str(k) for k, v in data.items() if _has_nul(v) or _has_nul(k)})
             if bad:
-                raise ValidationError({k: ["Недопустимый символ NUL."] for k in bad})
+                raise ValidationError({k: [NUL] for k in bad})
         return data
 
 
@@ -235,7 +237,7 @@ class Created(Schema):
     id = fields.Integer(required=True)
 
 
-SECTOR = validate.Range(min=1, max=13, error="a sector 1..13 or null")
+SECTOR = validate.Range(min=1, max=13, error=Message("Номер сектора от 1 до 13 или null."))
 
 
 class TableIn(Strict):
@@ -298,7 +300,7 @@ class EnvelopesIn(Strict):
     copies = fields.Integer(
         load_default=1,
         strict=True,
-        validate=validate.Range(min=1, max=20, error="an integer 1..20"),
+        validate=validate.Range(min=1, max=20, error=Message("Целое число от 1 до 20.")),
     )
 
 

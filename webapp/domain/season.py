@@ -1252,11 +1252,11 @@ class Season:
                     "§4.8",
                     "§4.8",
                     f"«{team}» plays out of turn: qualifying game {number} of the {part} "
-                    f"series is «{due}»'s (the lowest of the first places of the rating "
-                    "plays first)",
+                    f"series is «{due}»'s (the team lowest in the rating plays first, the "
+                    "first place last)",
                     f"«{team}» играет не в свою очередь: {number}-ю отборочную игру {gen} "
-                    f"серии играет «{due}», а первой играет команда с низшего из первых мест "
-                    "рейтинга",
+                    f"серии играет «{due}» (первой играет команда с последнего места рейтинга, "
+                    "последней — с первого)",
                 )
             if team != due:
                 raise self._refuse(

@@ -22,8 +22,11 @@ __all__ = [
     "has_control_chars",
     "matching_key",
     "normalise",
+    "plural",
+    "quantity",
     "ru_plural",
     "stress_caps_to_acute",
+    "team_phrase",
 ]
 
 COMBINING_ACUTE = "\u0301"
@@ -47,6 +50,42 @@ def ru_plural(n: int, forms: tuple[str, str, str]) -> str:
     if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
         return forms[1]
     return forms[2]
+
+
+def plural(n: int, forms: tuple[str, ...]) -> str:
+    """The form of a noun for ``n`` — the one plural helper of every page, PDF and message.
+    Three forms (one, few, many) are Russian or Belarusian (CLDR's rule for both, as
+    :func:`ru_plural`): ``plural(21, ("вопрос", "вопроса", "вопросов"))`` → ``"вопрос"``,
+    ``plural(3, ("дзень", "дні", "дзён"))`` → ``"дні"``; two forms (one, other) are English:
+    ``plural(1, ("day", "days"))`` → ``"day"``, 0 and 2 → ``"days"``. ``ValueError`` for
+    another number of forms."""
+    if len(forms) == 2:
+        return forms[0] if n == 1 else forms[1]
+    if len(forms) == 3:
+        return ru_plural(n, (forms[0], forms[1], forms[2]))
+    raise ValueError(f"plural: 2 (English) or 3 (Russian, Belarusian) forms, not {len(forms)}")
+
+
+def quantity(n: int, forms: tuple[str, ...]) -> str:
+    """``n`` and its noun (:func:`plural`): ``quantity(1, ("вопрос", "вопроса", "вопросов"))``
+    → ``"1 вопрос"``, 20 → ``"20 вопросов"``; ``quantity(2, ("hour", "hours"))`` →
+    ``"2 hours"``."""
+    return f"{n} {plural(n, forms)}"
+
+
+def team_phrase(name: str, *, capital: bool = False, quotes: bool = True) -> str:
+    """A team named in a sentence: ``"Королёва"`` → ``"команда «Королёва»"`` (``capital``:
+    ``"Команда «Королёва»"``; ``quotes=False``: ``"команда Королёва"``); a name that already
+    says it is a team (starts with «команда», any case) is not prefixed again:
+    ``"Команда Евгения Стихина"`` → ``"Команда Евгения Стихина"`` (never «команда Команда …»).
+    An empty name gives ``""``."""
+    name = (name or "").strip()
+    if not name:
+        return ""
+    if name.casefold().startswith("команда"):
+        return name
+    word = "Команда" if capital else "команда"
+    return f"{word} «{name}»" if quotes else f"{word} {name}"
 
 
 def normalise(s: str) -> str:

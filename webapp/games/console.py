@@ -3,7 +3,8 @@ and the Russian wording of the engine's refusals (keyed by the clause the engine
 
 Shape of :func:`console_payload` (JSON-able)::
 
-    {"game": {"id", "title", "status", "ruleset", "team": name | None},
+    {"game": {"id", "title", "status", "ruleset", "team": name | None,
+              "team_label": "Команда «Королёва»" | "Команда Анны" | "Знатоки"},
      "start_refusal": None | "Игру нельзя начать: …",   # operations.start_refusal; no actions then
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
@@ -11,7 +12,8 @@ Shape of :func:`console_payload` (JSON-able)::
                         "text", "handout", "answer", "accepted", "comment", "option",
                         "parts": {"text": [part…], "handout": [part…]},
                         "handout_image": stored file | None,
-                        "draw": None | {"seed", "candidates": int, "question_id",
+                        "draw": None | {"seed", "candidates": int,
+                                        "candidates_text": "3 вопроса", "question_id",
                                         "card": None | {"document_id", "status"}}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "answer_modes": ["discussed", "early"],  # webapp.domain.rules.answer_modes
@@ -33,6 +35,7 @@ import re
 
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
+from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
 from webapp.games.operations import (
     current_draw,
@@ -231,6 +234,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
             draw = {
                 "seed": row.seed,
                 "candidates": len(row.candidates),
+                "candidates_text": quantity(len(row.candidates), ("вопрос", "вопроса", "вопросов")),
                 "question_id": row.question_id,
                 "card": sector13_card(row),
             }
@@ -290,13 +294,15 @@ def console_payload(game: Game) -> dict:
             }
         )
     last = game.events[-1] if game.events else None
+    team = game.team_row.name if game.team_row else (game.team or None)
     return {
         "game": {
             "id": game.id,
             "title": game.display_title,
             "status": game.status,
             "ruleset": game.season.ruleset,
-            "team": game.team_row.name if game.team_row else (game.team or None),
+            "team": team,
+            "team_label": team_phrase(team, capital=True) if team else "Знатоки",
         },
         "start_refusal": refused_start,
         "score": state["score"],

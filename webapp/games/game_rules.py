@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from webapp.domain.rules import RULESETS, RuleViolation, Table, check_plan
+from webapp.domain.rules import RULESETS, RuleViolation, Table, check_plan, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, GameEventAudit
 
@@ -20,7 +20,8 @@ PLAN_RU = {
 
 
 def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
-    """``{field: [Russian message with the clause]}`` for a table plan
+    """``{field: [Russian message with the clause as a person reads it]}`` (``"… (п. 1.3
+    Правил сезона 2009 г.)"``, :func:`webapp.domain.rules.cite`) for a table plan
     ``{"blitz", "superblitz", "sector13"}`` (already distinct sectors 1..13) that the rule
     book refuses (:func:`webapp.domain.rules.check_plan`), else ``{}``."""
     try:
@@ -35,7 +36,7 @@ def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
             else "table.sector13"
         )
         key = field.split(".")[1] if field != "table.sector13" else "table"
-        return {field: [f"{PLAN_RU[key]} ({clause})"]}
+        return {field: [f"{PLAN_RU[key]} ({cite(clause)})"]}
     return {}
 
 

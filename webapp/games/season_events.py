@@ -15,6 +15,7 @@ from typing import Any
 from webapp.core.models import utcnow
 from webapp.domain.rules import ProtocolError, rule_reference
 from webapp.domain.season import SeasonViolation
+from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games import season_queries as sq
 from webapp.games.models import Game, Season, Team
@@ -35,7 +36,10 @@ REFUSALS_RU = {
     "§4.6": "в специальной игре играет команда вне рейтинга",
     "§4.7.1": "финал серии играет первая команда рейтинга",
     "§4.7.2": "команда сыграла финал серии и уже вышла в зимнюю серию",
-    "§4.8": "порядок отборочных игр: первой играет низшая из первых мест рейтинга",
+    "§4.8": (
+        "отборочные игры серии идут снизу вверх по рейтингу: "
+        "первой играет команда с последнего места, последней — с первого"
+    ),
     "§4.8.1": "команда отказывается от серии до своей первой игры в ней",
     "§4.9": "зимний рейтинг формируется по правилам",
     "§4.9.3": "резервные команды — только для зимней серии",
@@ -112,7 +116,7 @@ def add_team(season: Season, team: Team) -> SeasonTeam:
             rule=None,
         )
     if sq.team_of_season(season, team.id) is not None:
-        raise SeasonConflict(f"команда «{team.name}» уже в сезоне", event=None, rule=None)
+        raise SeasonConflict(f"{team_phrase(team.name)} уже в сезоне", event=None, rule=None)
     last = (
         db.session.scalar(
             db.select(db.func.max(SeasonTeam.position)).where(SeasonTeam.season_id == season.id)
@@ -236,7 +240,7 @@ def check_new_game(season: Season, kind: str, team: Team | None) -> None:
         return
     if sq.team_of_season(season, team.id) is None:
         raise SeasonConflict(
-            f"команда «{team.name}» не из сезона «{season.name}»", event=None, rule=None
+            f"{team_phrase(team.name)} не из сезона «{season.name}»", event=None, rule=None
         )
     eng = sq.engine(season)
     kind = sq.season_kind(season.ruleset, kind, team.name, eng)

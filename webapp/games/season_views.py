@@ -18,6 +18,7 @@ from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.season import BOOKS
+from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games import queries
 from webapp.games import season_queries as sq
@@ -216,7 +217,7 @@ def season_team(season_id: int):
                 form.captain.data or "",
                 (form.experts.data or "").splitlines(),
             )
-        flash(f"Команда «{row.team.name}» — в рейтинге сезона.", "success")
+        flash(f"{team_phrase(row.team.name, capital=True)} — в рейтинге сезона.", "success")
     else:
         flash("Команда не добавлена: " + _errors(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))

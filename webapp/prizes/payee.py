@@ -41,7 +41,7 @@ from webapp.app_lang import LANGUAGES
 from webapp.core.crypto import decrypt, encrypt, lookup_hash
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
-from webapp.domain.text import has_control_chars, normalise
+from webapp.domain.text import has_control_chars, normalise, quantity
 from webapp.extensions import db
 from webapp.prizes.forms import PAYEE_LABELS
 from webapp.prizes.models import (
@@ -59,6 +59,8 @@ TAX_STATUSES = {
     "non_resident": "не является налоговым резидентом страны выплаты",
 }
 _LINK_SALT = "sova-payee-details"
+#: Days as a count (:func:`webapp.domain.text.quantity`).
+DAYS = ("день", "дня", "дней")
 
 
 class PayeeError(OperationError, ValueError):
@@ -503,7 +505,12 @@ def purge_paid_details(today: date | None = None) -> int:
         .where(Prize.paid_on.is_not(None), Prize.paid_on <= limit)
     ).all()
     for details in rows:
-        audit(None, "delete", details.prize_id, f"хранение {retention_days()} дн. истекло")
+        audit(
+            None,
+            "delete",
+            details.prize_id,
+            f"срок хранения истёк ({quantity(retention_days(), DAYS)})",
+        )
         db.session.delete(details)
     db.session.flush()
     return len(rows)

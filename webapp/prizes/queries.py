@@ -7,11 +7,11 @@ import os
 from blinker import Namespace
 from flask import current_app
 
-from webapp.accounts.models import User
+from webapp.accounts.models import ROLE_LABELS, User
 from webapp.core.models import Document
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
-from webapp.domain.rules import split_rule
+from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
 from webapp.submissions.names import name_gender
@@ -59,13 +59,21 @@ def history(prize_id: int) -> list[PrizeStatusChange]:
 
 
 def user_names(user_ids) -> dict[int, str]:
-    """Who made a status change, for the prize's history: ``{user id: "Имя (e-mail)"}``
-    (just the e-mail for a user without a name). Unknown ids are left out."""
+    """Who made a status change, for the prize's history: ``{user id: str}`` — a person's
+    name and role in Russian, ``"Ирина Ковалёва, бухгалтер (irina@example.org)"``; a user
+    without a name of their own (none, or the e-mail's local part that
+    :func:`webapp.accounts.operations.create_user` puts there) by role:
+    ``"бухгалтер (accountant@sova.local)"``. Unknown ids are left out."""
     ids = {i for i in user_ids if i is not None}
     if not ids:
         return {}
     users = db.session.scalars(db.select(User).where(User.id.in_(ids))).all()
-    return {u.id: f"{u.name} ({u.email})" if u.name else u.email for u in users}
+    out = {}
+    for u in users:
+        role = ROLE_LABELS.get(u.role, u.role)
+        named = u.name and u.name != u.email.split("@")[0]
+        out[u.id] = f"{u.name}, {role} ({u.email})" if named else f"{role} ({u.email})"
+    return out
 
 
 #: Russian names of the prize's documents (``Document.kind``) on the prize page.
@@ -84,16 +92,10 @@ DOCUMENT_STATUS_LABELS = {
 }
 
 
-RULE_BOOKS = {
-    "000_90d7c8192601ed3a.txt": "Положения о телевизионном проекте (правила сезона 2023 года)",
-    "002_e025d5ded135c1c4.txt": "Правил игры «Что? Где? Когда?» 2009 года",
-}
-
-
 def rule_for_print(rule: str) -> str:
-    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 Положения о … 2023 года"``."""
-    source, clause = split_rule(rule)
-    return f"п. {clause} {RULE_BOOKS.get(source, source)}" if clause else rule
+    """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 Положения о … 2023 года"``
+    (:func:`webapp.domain.rules.cite`, the paper style)."""
+    return cite(rule, style="paper")
 
 
 def kind_label(kind: str) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -32,12 +31,13 @@ from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
 from webapp.core.spreadsheet import append_safe, safe_row
+from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.jobs import enqueue
 from webapp.prizes import payee
 from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
-from webapp.prizes.queries import RULE_BOOKS, kind_label
+from webapp.prizes.queries import kind_label
 
 HEADER = [
     "№",
@@ -85,19 +85,10 @@ def _check_period(start: date, end: date) -> None:
         raise RegisterError(["Начало периода позже его конца."])
 
 
-_RULE_YEARS = {
-    source: m.group(0)
-    for source, title in RULE_BOOKS.items()
-    if (m := re.search(r"(19|20)\d\d", title))
-}
-
-
 def rule_short(rule: str) -> str:
     """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 (2023)"`` (the rule book's
-    year); anything else unchanged."""
-    source, _, clause = rule.partition(" §")
-    year = _RULE_YEARS.get(source)
-    return f"п. {clause} ({year})" if clause and year else rule
+    year, :func:`webapp.domain.rules.cite`); anything else unchanged."""
+    return cite(rule, style="column")
 
 
 def shown(row: dict) -> dict:

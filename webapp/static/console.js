@@ -77,7 +77,7 @@
 
   function render(c) {
     byId("console-score").textContent = c.score;
-    byId("console-team").textContent = c.game.team ? "Команда «" + c.game.team + "»" : "Знатоки";
+    byId("console-team").textContent = c.game.team_label;
     var start = byId("console-start");
     start.textContent = c.start_refusal || "";
     start.hidden = !c.start_refusal;
@@ -122,7 +122,7 @@
         q.appendChild(h);
       }
       if (cur.draw) {
-        var d = el("p", {"class": "draw"}, "Жеребьёвка: " + cur.draw.candidates + " вопрос(ов) до вращения, зерно ");
+        var d = el("p", {"class": "draw"}, "Жеребьёвка: " + cur.draw.candidates_text + " до вращения, зерно ");
         d.appendChild(el("code", {}, cur.draw.seed));
         d.appendChild(document.createTextNode("."));
         var card = cur.draw.card;

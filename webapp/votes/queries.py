@@ -60,10 +60,11 @@ def _shown(at: datetime | None, zone: str) -> str:
 def result_context(vote: Vote) -> dict:
     """The context of ``templates/pdf/vote_result.html`` (primitives only)::
 
-        {"game": {"title", "date", "season", "team"}, "vote_id": int,
+        {"game": {"title", "date", "season", "team": "команда «Королёва»" or ""}, "vote_id": int,
          "candidates": [{"n", "name", "votes"}], "counted", "repeats", "invalid", "late",
          "opened_at", "closed_at", "zone": str (times shown in the season's zone),
-         "winner": str | None, "log_sha256": str, "seal": str, "rule": str,
+         "winner": str | None, "log_sha256": str, "seal": str,
+         "rule": "п. 3.1 Правил сезона 2009 г." (webapp.domain.rules.cite),
          "donor": {"name", "city", "place", "details", "representative"}}
 
     ``donor``: the season's donor (the general sponsor who gives the prize, 2009 §3.1;
@@ -76,6 +77,8 @@ def result_context(vote: Vote) -> dict:
     import json
 
     from webapp.core.crypto import lookup_hash
+    from webapp.domain.rules import cite
+    from webapp.domain.text import team_phrase
     from webapp.domain.vote import RULE
     from webapp.games.models import Game
     from webapp.prizes.queries import donor_context
@@ -105,7 +108,7 @@ def result_context(vote: Vote) -> dict:
             "title": game.display_title,
             "date": game.air_date.isoformat(),
             "season": game.season.name,
-            "team": game.team or (game.team_row.name if game.team_row else ""),
+            "team": team_phrase(game.team or (game.team_row.name if game.team_row else "")),
         },
         "vote_id": vote.id,
         "candidates": candidates,
@@ -119,7 +122,7 @@ def result_context(vote: Vote) -> dict:
         "winner": vote.candidates[vote.winner - 1] if vote.winner else None,
         "log_sha256": vote.log_sha256 or "",
         "seal": seal,
-        "rule": RULE,
+        "rule": cite(RULE),
         "donor": donor_context(game.season),
     }
 

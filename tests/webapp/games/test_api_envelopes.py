@@ -24,12 +24,12 @@ def game(app):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"copies": 0}, "an integer 1..20"),
-        ({"copies": 21}, "an integer 1..20"),
-        ({"copies": "3"}, "Not a valid integer."),
-        ({"copies": 2.5}, "Not a valid integer."),
-        ({"copies": True}, "Not a valid integer."),
-        ({"copies": None}, "Field may not be null."),
+        ({"copies": 0}, "Целое число от 1 до 20."),
+        ({"copies": 21}, "Целое число от 1 до 20."),
+        ({"copies": "3"}, "Ожидается целое число."),
+        ({"copies": 2.5}, "Ожидается целое число."),
+        ({"copies": True}, "Ожидается целое число."),
+        ({"copies": None}, "Поле не может быть null."),
     ],
 )
 def test_bad_copies_are_422_and_print_nothing(game, api, body, message):

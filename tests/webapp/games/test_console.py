@@ -175,7 +175,9 @@ def test_producer_pages_for_teams_series_and_attach(login, app):
         data={"name": "Неполная", "captain": "Борис", "experts": "Борис\nВера"},
         follow_redirects=True,
     )
-    assert "Команда не создана: Знатоки: 6 разных имён" in r.get_data(as_text=True)
+    assert "Команда не создана: Знатоки: в команде 6 знатоков, а названо 2" in r.get_data(
+        as_text=True
+    )
     assert (
         client.post(
             "/games/series", data={"series-season_id": s.id, "series-part": "autumn"}

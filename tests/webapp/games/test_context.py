@@ -43,7 +43,10 @@ def test_team_needs_six_distinct_experts_and_a_captain_among_them(app):
         create_team("", "Яков", ["А", "Б", "Б"])
     assert exc.value.errors == {
         "name": ["от 1 до 200 символов"],
-        "experts": ["6 разных имён"],
+        "experts": [
+            "каждый знаток — один раз, а повторены: Б",
+            "в команде 6 знатоков, а названо 2",
+        ],
         "captain": ["капитан — один из шести знатоков"],
     }
     t = h.team()

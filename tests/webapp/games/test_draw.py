@@ -104,6 +104,7 @@ def test_spin_on_sector13_draws_among_earlier_live_questions(app):
     assert current["draw"] == {
         "seed": draw.seed,
         "candidates": 3,
+        "candidates_text": "3 вопроса",
         "question_id": drawn.id,
         "card": {"document_id": card.id, "status": "pending"},
     }
@@ -260,6 +261,7 @@ def test_live_question_from_the_form_to_the_authors_prize(app, client, api, drai
     )
     page = host.get(f"/games/{game_id}/console").get_data(as_text=True)
     assert f'Карточка ведущего: <a href="/games/documents/{card.id}">скачать PDF</a>.' in page
+    assert "Жеребьёвка: 1 вопрос до вращения, зерно" in page  # one plural helper, no «(ов)»
     assert host.get(f"/games/documents/{card.id}").data == pdf.data
     payload = host.get(f"/games/{game_id}/console", headers={"Accept": "application/json"}).json
     assert payload["console"]["current"]["draw"]["card"] == {

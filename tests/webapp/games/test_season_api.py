@@ -93,7 +93,7 @@ def test_game_out_of_the_order_is_refused_at_creation_4_8(api):
             "event": 1,
             "rule": f"{R23} §4.8",
             "message": "«Орлова» plays out of turn: qualifying game 1 of the spring series is "
-            "«Королёва»'s (the lowest of the first places of the rating plays first)",
+            "«Королёва»'s (the team lowest in the rating plays first, the first place last)",
         }
     }
     r = run.create_game("series_final", "Королёва")
@@ -197,7 +197,7 @@ def test_2009_table_plan_is_refused_at_creation(api):
     assert r.json == {
         "errors": {
             "table.sector13": [
-                f"по правилам 2009 вопросы из Интернета играют в 13-м секторе ({R09} §1.3)"
+                "по правилам 2009 вопросы из Интернета играют в 13-м секторе (п. 1.3 Правил сезона 2009 г.)"
             ]
         }
     }
@@ -207,7 +207,7 @@ def test_2009_table_plan_is_refused_at_creation(api):
         "errors": {
             "table.blitz": [
                 "по правилам 2009 блиц — один из двенадцати секторов с письмами, не 13-й "
-                f"({R09} §1.4.3)"
+                "(п. 1.4.3 Правил сезона 2009 г.)"
             ]
         }
     }

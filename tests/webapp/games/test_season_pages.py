@@ -38,7 +38,9 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     page = _text(r)
     assert "Событие сезона записано." in page
     assert "Королёва → Потапова → Стишенок → Буян → Орлова" in page
-    assert "Следующая игра: <strong>отборочная</strong>, команда <strong>Королёва</strong>" in page
+    assert (
+        "Следующая игра: <strong>отборочная</strong>, <strong>команда «Королёва»</strong>" in page
+    )
     # a refusal: Russian gist and the clause
     r = client.post(
         f"/games/seasons/{run.id}/events",
@@ -68,8 +70,8 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     )
     assert (
         "Игра не создана: «Орлова» играет не в свою очередь: 1-ю отборочную игру весенней "
-        "серии играет «Королёва», а первой играет команда с низшего из первых мест рейтинга "
-        "(п. 4.8 Правил сезона 2023 г.)"
+        "серии играет «Королёва» (первой играет команда с последнего места рейтинга, "
+        "последней — с первого) (п. 4.8 Правил сезона 2023 г.)"
     ) in _text(r)
     r = client.post(
         f"/games/seasons/{run.id}/games",

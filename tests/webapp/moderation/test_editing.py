@@ -194,12 +194,16 @@ def test_bulk_preview_then_commit(app, login, client, staff):
     login("editor")
     page = client.post("/editor/bulk", data={"decision": "approve", "ids": [str(a.id), str(b.id)]})
     text = page.get_data(as_text=True)
-    assert "Одобрить: 2 вопр." in text and "Подтвердить для 2 вопр." in text
+    assert "Одобрить: 2 вопроса</h1>" in text and "Подтвердить для 2 вопросов</button>" in text
+    one = client.post("/editor/bulk", data={"decision": "approve", "ids": [str(a.id)]}).text
+    assert "Одобрить: 1 вопрос</h1>" in one and "Подтвердить для 1 вопроса</button>" in one
+    assert "вопр." not in text + one
     assert db.session.get(Question, a.id).status == "in_review"
     resp = client.post(
         "/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}", "confirm": "1"}
     )
     assert resp.status_code == 302
+    assert "Готово: 2 вопроса." in client.get(resp.headers["Location"]).text
     db.session.expire_all()
     assert [db.session.get(Question, i).status for i in (a.id, b.id)] == ["approved"] * 2
 

@@ -284,7 +284,7 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "Скан подписанного договора, версия 1 — <a" in page
     assert "Договор дарения, версия 2 — <a" in page
     assert "gift_agreement" not in page and "signed_scan" not in page
-    assert "<td>accountant (accountant@test.local)</td>" in page
+    assert "<td>бухгалтер (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
     # Newcomer QA: the producer saw «Нет документов.»; the agreement and the scan carry
     # personal data (accountants only), so they are listed with who opens them, no link.

@@ -150,6 +150,7 @@ def test_one_time_link_encrypted_storage_audit_and_retention(
     accountant = login("accountant")
     page = accountant.get(f"/prizes/{owed.id}/payee")
     assert page.status_code == 200 and "BY13NBRB3600900000002Z00AB00" in page.text
+    assert "<tr><th>Страна</th><td>Беларусь</td></tr>" in page.text  # not the code «BY»
     audit = db.session.scalars(db.select(PersonalDataAccess)).all()
     assert [(a.user_id, a.prize_id, a.action) for a in audit] == [
         (staff("accountant")[0], owed.id, "view")
@@ -262,6 +263,7 @@ def test_reminders_by_beat_send_a_fresh_link_by_mail(app, owed, drain, caplog):
     ).all() == ["prizes.send_details_link"]
     assert drain() == ["prizes.send_details_link"]
     assert "Реквизиты для выплаты приза" in caplog.text and "/prizes/details/" in caplog.text
+    assert "Ссылка действует 7 дней и один раз." in caplog.text  # 168 h: one plural helper
     links = db.session.scalars(db.select(DetailsLink).order_by(DetailsLink.id)).all()
     assert len(links) == 2 and links[0].expires_at <= links[1].created_at
     assert remind_details() == 0

@@ -721,7 +721,10 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
             for i in range(6)
         ]
         assert [r.status_code for r in api] == [201] * 5 + [429]
-        assert api[-1].get_json()["error"]["code"] == 429
+        assert api[-1].get_json()["error"] == {
+            "code": 429,
+            "message": "Слишком много запросов: повторите позже.",
+        }
         assert 1 <= int(api[-1].headers["Retry-After"]) <= 61
 
 

@@ -52,6 +52,12 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     assert "Недействительные сообщения (нет кандидата или имя подходит двум): 0." in text
     assert "Опоздавшие сообщения (вне времени голосования): 0." in text
     assert "Лучший игрок по итогам голосования: Ровшан Аскеров." in text
+    # the team named once («Команда 2009», not «команда Команда 2009»), the clause as people
+    # read it (no rule book file name, also in the running footer)
+    assert "Сезон 2009, Команда 2009." in text and "команда Команда" not in text
+    assert "Основание: п. 3.1 Правил сезона 2009 г." in text
+    assert "Голосование № 1 п. 3.1 Правил сезона 2009 г." in text
+    assert ".txt" not in text and "e025d5ded135c1c4" not in text
     # the 64 hex digits may wrap at the line end
     flat = text.replace(" ", "")
     assert f"SHA-256журналаголосования:{vote['log_sha256']}Контрольный" in flat

@@ -26,7 +26,7 @@ from .game import (
     replay,
 )
 from .protocol import FORMAT, load_protocol
-from .rulesets import RULESETS, RuleSet, rule_reference, split_rule
+from .rulesets import RULESETS, RuleSet, cite, rule_reference, split_rule
 from .table import Table, check_plan, missing_multi, next_unplayed, usual_plan
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "answer_modes",
     "can_pass_without_decisive",
     "check_plan",
+    "cite",
     "load_protocol",
     "missing_multi",
     "new_game",

@@ -165,19 +165,49 @@ RULESET_2009 = RuleSet(
 RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009": RULESET_2009})
 """Rule sets by name (the ``ruleset`` field of the protocol): ``"2023"`` and ``"2009"``."""
 
+RULESETS_BY_FILE: Mapping[str, RuleSet] = MappingProxyType({r.file: r for r in RULESETS.values()})
+
 LIVE_SECTOR13_RULESETS: tuple[str, ...] = tuple(
     name for name, rules in RULESETS.items() if rules.sector13_pool == "live"
 )
 """Names of the rule sets whose sector 13 takes viewers' questions during the broadcast
 (002_e025d5ded135c1c4.txt §1.4.1): the ``/live`` form is open for their live games."""
 
-BOOK_NAMES_RU: Mapping[str, str] = MappingProxyType(
+BOOK_NAMES: Mapping[str, Mapping[str, str]] = MappingProxyType(
     {
-        RULESET_2023.file: "Правил сезона 2023 г.",
-        RULESET_2009.file: "Правил сезона 2009 г.",
+        "ru": MappingProxyType(
+            {RULESET_2023.file: "Правил сезона 2023 г.", RULESET_2009.file: "Правил сезона 2009 г."}
+        ),
+        "be": MappingProxyType(
+            {
+                RULESET_2023.file: "Правілаў сезона 2023 г.",
+                RULESET_2009.file: "Правілаў сезона 2009 г.",
+            }
+        ),
+        "en": MappingProxyType(
+            {
+                RULESET_2023.file: "of the 2023 season rules",
+                RULESET_2009.file: "of the 2009 season rules",
+            }
+        ),
     }
 )
+"""Each rule book as a reader names it after the clause number, by language (``"ru"``,
+``"be"``, ``"en"``): Russian and Belarusian in the genitive («п. 3.1 Правил сезона 2009 г.»),
+English as «clause 3.1 of the 2009 season rules»."""
+
+BOOK_NAMES_RU: Mapping[str, str] = BOOK_NAMES["ru"]
 """Short Russian name of each rule book (genitive, after «п. 3.5») for staff pages."""
+
+_CLAUSE_WORD = MappingProxyType({"ru": "п.", "be": "п.", "en": "clause"})
+
+BOOK_TITLES_RU: Mapping[str, str] = MappingProxyType(
+    {
+        RULESET_2023.file: "Положения о телевизионном проекте (правила сезона 2023 года)",
+        RULESET_2009.file: "Правил игры «Что? Где? Когда?» 2009 года",
+    }
+)
+"""Each rule book's full Russian title (genitive), as a signed paper names it."""
 
 
 def split_rule(rule: str) -> tuple[str, str]:
@@ -187,11 +217,35 @@ def split_rule(rule: str) -> tuple[str, str]:
     return (source, clause) if clause else (rule, "")
 
 
-def rule_reference(rule: str) -> str:
-    """A citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
-    ``"п. 3.5 Правил сезона 2023 г."``, ``"002_e025d5ded135c1c4.txt §1.4"`` →
-    ``"п. 1.4 Правил сезона 2009 г."``; a citation of an unknown book or without a clause is
+def cite(rule: str | None, lang: str = "ru", style: str = "page") -> str:
+    """A citation as a person reads it — the one form for every page, PDF, e-mail and
+    human-readable error (the machine-readable ``rule`` fields of the JSON contracts keep the
+    ``"<file> §<clause>"`` form):
+
+    - ``"002_e025d5ded135c1c4.txt §3.1"`` → ``"п. 3.1 Правил сезона 2009 г."``;
+    - ``"000_90d7c8192601ed3a.txt §4.4"`` → ``"п. 4.4 Правил сезона 2023 г."``;
+    - ``lang="be"`` → ``"п. 4.4 Правілаў сезона 2023 г."``; ``lang="en"`` →
+      ``"clause 4.4 of the 2023 season rules"`` (another language reads as Russian);
+    - a range ``"… §4.11.2–§4.11.5"`` → ``"п. 4.11.2–4.11.5 …"``;
+    - ``style="paper"`` (agreements, minutes: the book's full title, Russian) →
+      ``"п. 4.11.1 Положения о телевизионном проекте (правила сезона 2023 года)"``;
+      ``style="column"`` (a register's narrow column) → ``"п. 4.11.1 (2023)"``.
+
+    ``None`` or ``""`` gives ``""``; a citation of an unknown book or without a clause is
     returned unchanged (never raises)."""
     source, clause = split_rule(rule or "")
-    book = BOOK_NAMES_RU.get(source)
-    return f"п. {clause} {book}" if clause and book else rule
+    lang = lang if lang in BOOK_NAMES else "ru"
+    book = BOOK_NAMES[lang].get(source)
+    if not (clause and book):
+        return rule or ""
+    clause = clause.replace("§", "")
+    if style == "paper":
+        return f"п. {clause} {BOOK_TITLES_RU[source]}"
+    if style == "column":
+        return f"п. {clause} ({RULESETS_BY_FILE[source].name})"
+    return f"{_CLAUSE_WORD[lang]} {clause} {book}"
+
+
+def rule_reference(rule: str) -> str:
+    """The Russian :func:`cite` (kept under this name for its callers)."""
+    return cite(rule)

@@ -19,6 +19,7 @@ from webapp.domain.prizes import (
     UNANSWERED_RULE,
 )
 from webapp.domain.rules import RULESETS, rule_reference
+from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.games import season_queries as sq
 from webapp.games.models import (
@@ -256,6 +257,10 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     return plan
 
 
+#: Experts as a count (:func:`webapp.domain.text.quantity`).
+EXPERTS = ("знаток", "знатока", "знатоков")
+
+
 def create_team(name: str, captain: str, experts: list[str]) -> Team:
     """A team of experts: ``experts`` is six distinct names (blank entries ignored), the
     ``captain`` one of them (000_90d7c8192601ed3a.txt §3.4.2, §3.4.3). Raises GameError."""
@@ -269,8 +274,15 @@ def create_team(name: str, captain: str, experts: list[str]) -> Team:
         errors.setdefault("name", []).append("недопустимые управляющие символы")
     elif db.session.scalar(db.select(Team.id).where(Team.name == name)) is not None:
         errors.setdefault("name", []).append("команда с таким названием уже есть")
-    if len(names) != TEAM_SIZE or len(set(names)) != TEAM_SIZE:
-        errors.setdefault("experts", []).append(f"{TEAM_SIZE} разных имён")
+    repeated = list(dict.fromkeys(n for n in names if names.count(n) > 1))
+    if repeated:
+        errors.setdefault("experts", []).append(
+            "каждый знаток — один раз, а повторены: " + ", ".join(repeated)
+        )
+    if len(set(names)) != TEAM_SIZE:
+        errors.setdefault("experts", []).append(
+            f"в команде {quantity(TEAM_SIZE, EXPERTS)}, а названо {len(set(names))}"
+        )
     if any(len(n) > 100 for n in names):
         errors.setdefault("experts", []).append("имя — не длиннее 100 символов")
     if any(bad_line_chars(n) for n in names) or bad_line_chars(captain):

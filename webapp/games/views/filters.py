@@ -7,9 +7,11 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from flask import request
+from flask_babel import get_locale
 
 from webapp.domain.donor import place
-from webapp.domain.rules import rule_reference
+from webapp.domain.rules import cite
+from webapp.domain.text import team_phrase
 from webapp.domain.topics import topic_label
 from webapp.games.models import GAME_KIND_LABELS
 from webapp.games.operations import status_label
@@ -42,11 +44,20 @@ def game_state_filter(game) -> str:
     return f"{label} и заблокирован" if game.status == "ready" else f"{label}, стол заблокирован"
 
 
+@bp.app_template_filter("cite")
 @bp.app_template_filter("rule_ref")
 def rule_ref_filter(rule: str | None) -> str:
-    """A rule citation as staff read it: ``"000_90d7c8192601ed3a.txt §3.5"`` →
-    ``"п. 3.5 Правил сезона 2023 г."`` (``webapp.domain.rules.rule_reference``)."""
-    return rule_reference(rule or "")
+    """A rule citation as a person reads it, in the page's language:
+    ``"000_90d7c8192601ed3a.txt §3.5"`` → ``"п. 3.5 Правил сезона 2023 г."``
+    (``webapp.domain.rules.cite``); ``""`` for None."""
+    return cite(rule, str(get_locale() or "ru"))
+
+
+@bp.app_template_filter("team_phrase")
+def team_phrase_filter(name: str | None, capital: bool = False, quotes: bool = True) -> str:
+    """A team in a sentence: «команда «Королёва»», but «Команда Евгения Стихина» as is
+    (:func:`webapp.domain.text.team_phrase`)."""
+    return team_phrase(name or "", capital=capital, quotes=quotes)
 
 
 #: The seasons' time zones (the rule sets': ``RuleSet.timezone``) as staff read them.

@@ -9,6 +9,7 @@ from wtforms import SelectChoice
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.domain.rules import RULESETS, usual_plan
+from webapp.domain.text import team_phrase
 from webapp.games import queries, season_queries
 from webapp.games.forms import AttachForm, GameForm, SeasonForm, SeriesForm, TeamForm
 from webapp.games.models import SERIES_LABELS
@@ -69,7 +70,7 @@ def teams():
 
         on_refusal(respond=refused)
         team = create_team(form.name.data, form.captain.data, form.experts.data.splitlines())
-        flash(f"Команда «{team.name}» создана.", "success")
+        flash(f"{team_phrase(team.name, capital=True)} создана.", "success")
         return redirect(url_for("games.teams"))
     elif form.is_submitted():
         flash("Команда не создана: " + _form_errors(form), "error")

@@ -11,6 +11,7 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
 from webapp.core.filenames import file_name, send_bytes
+from webapp.domain.text import quantity
 from webapp.moderation import export, queries, stats
 from webapp.moderation.forms import STATUS_LABELS, BulkForm, QueueFilterForm
 from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
@@ -53,6 +54,8 @@ def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str
     form = QueueFilterForm(formdata=args)
     keep = {k: v for k, v in args.items() if k != "page" and (v != "" or k == "status")}
     return form, queue_filter(form), keep
+#: A count of questions (:func:`webapp.domain.text.quantity`).
+QUESTIONS = ("вопрос", "вопроса", "вопросов")
 
 
 @bp.route("/queue")
@@ -114,7 +117,7 @@ def bulk():
             discard()  # the preview below is shown again; nothing of the refused run is kept
             flash(str(exc), "error")
         else:
-            flash(f"Готово: {len(ok)} вопр.", "success")
+            flash(f"Готово: {quantity(len(ok), QUESTIONS)}.", "success")
             return redirect(url_for("moderation.queue"))
     form.confirm.data = "1"
     return render_template(

@@ -9,10 +9,11 @@ from datetime import date
 from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from webapp.core.errors import OperationError
-from webapp.domain.text import has_control_chars, normalise
+from webapp.domain.text import has_control_chars, normalise, quantity
 
 # Field limits in characters (after normalisation). The form, the API and imports share them.
 LIMITS = {
@@ -25,6 +26,13 @@ LIMITS = {
     "handout": 2000,
     "name": 200,
     "city": 200,
+}
+
+#: Characters as each language counts them (:func:`webapp.domain.text.quantity`).
+CHARACTERS = {
+    "ru": ("символ", "символа", "символов"),
+    "be": ("сімвал", "сімвалы", "сімвалаў"),
+    "en": ("character", "characters"),
 }
 
 
@@ -93,8 +101,8 @@ def clean_text(
     if limit and len(text) > limit:
         errors.setdefault(name, []).append(
             _(
-                "Слишком длинно: %(n)s символов, допускается не более %(limit)s.",
-                n=len(text),
+                "Слишком длинно: %(n)s, допускается не более %(limit)s.",
+                n=quantity(len(text), CHARACTERS.get(str(get_locale()), CHARACTERS["ru"])),
                 limit=limit,
             )
         )
