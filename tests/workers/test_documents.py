@@ -298,7 +298,7 @@ def test_context_accepts_dates_decimals_tuples() -> None:
     context["extra"] = ({"n": 1, "ok": True, "none": None, "d": Decimal("1.00")},)
     html = render_html("gift_agreement.html", context)
     assert "10 марта 2023\u00a0г." in html
-    assert "(4 марта 2023\u00a0г.)" in html
+    assert "эфир 4 марта 2023\u00a0г.)" in html
 
 
 def test_context_must_be_dict() -> None:
