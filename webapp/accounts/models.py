@@ -79,7 +79,7 @@ REVOKE_REASONS = {
 
 
 class ApiToken(Model):
-    """An API bearer token of a staff user (migration 0019_trust_tokens). Only the SHA-256
+    """An API bearer token of a staff user (migration 0022_api_tokens). Only the SHA-256
     of the token is stored (``token_hash``); ``created_at``; ``last_used_at``: the last
     request it authenticated (UTC, to the minute: written at most once a minute,
     :data:`webapp.accounts.operations.TOUCH_EVERY`); ``revoked_at``/``revoked_by_id``/

@@ -54,6 +54,8 @@ def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str
     form = QueueFilterForm(formdata=args)
     keep = {k: v for k, v in args.items() if k != "page" and (v != "" or k == "status")}
     return form, queue_filter(form), keep
+
+
 #: A count of questions (:func:`webapp.domain.text.quantity`).
 QUESTIONS = ("вопрос", "вопроса", "вопросов")
 

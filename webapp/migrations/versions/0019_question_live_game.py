@@ -4,13 +4,13 @@
 2009 sector 13), the game that was live when it arrived; NULL for every other question and
 for every existing row. The sector-13 draw of a game takes only its own live questions.
 
-Revision ID: 0019_live2009_question_live_game
+Revision ID: 0019_question_live_game
 Revises: 0018_season_prize
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019_live2009_question_live_game"
+revision = "0019_question_live_game"
 down_revision = "0018_season_prize"
 branch_labels = None
 depends_on = None

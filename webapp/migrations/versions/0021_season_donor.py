@@ -7,14 +7,14 @@ their rule set's default (``webapp.games.season_queries.season_donor``: the
 for 2009). ``season_donor_change``: one row per change made on the season page — who, when,
 the donor before and after, and how many unsigned agreements were issued again.
 
-Revision ID: 0019_paper_season_donor
-Revises: 0018_season_prize
+Revision ID: 0021_season_donor
+Revises: 0020_heartbeat
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019_paper_season_donor"
-down_revision = "0018_season_prize"
+revision = "0021_season_donor"
+down_revision = "0020_heartbeat"
 branch_labels = None
 depends_on = None
 

@@ -6,14 +6,14 @@ creation, never used as far as we know); ``user.token_hash`` is then cleared and
 read. The column itself stays: SQLite cannot drop a UNIQUE column in place, and a batch
 copy of ``user`` would have to drop a table that other tables' foreign keys point to.
 
-Revision ID: 0019_trust_tokens
-Revises: 0018_season_prize
+Revision ID: 0022_api_tokens
+Revises: 0021_season_donor
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019_trust_tokens"
-down_revision = "0018_season_prize"
+revision = "0022_api_tokens"
+down_revision = "0021_season_donor"
 branch_labels = None
 depends_on = None
 

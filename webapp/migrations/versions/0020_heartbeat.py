@@ -6,14 +6,14 @@ node), its ``beat_at`` refreshed every few seconds (``sova health``).
 ``document.status`` gains ``superseded``: a pending version of a prize's document for which
 a newer version of the same kind exists is never rendered; existing ones are marked so.
 
-Revision ID: 0019_ops_heartbeat
-Revises: 0018_season_prize
+Revision ID: 0020_heartbeat
+Revises: 0019_question_live_game
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019_ops_heartbeat"
-down_revision = "0018_season_prize"
+revision = "0020_heartbeat"
+down_revision = "0019_question_live_game"
 branch_labels = None
 depends_on = None
 
