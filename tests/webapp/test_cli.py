@@ -97,7 +97,8 @@ def test_game_replay_honours_the_protocols_rules(tmp_path):
     """A protocol's ``rules`` (2023 §4.12.1): 6:3 is not over when the game goes to 7, and a
     bad parameter is refused at load with exit 2."""
     events = []
-    for sector, correct in zip((1, 2, 3, 5, 6, 8, 9, 11, 12), [True, False] * 3 + [True] * 3):
+    results = [True, False] * 3 + [True] * 3
+    for sector, correct in zip((1, 2, 3, 5, 6, 8, 9, 11, 12), results, strict=True):
         events += [{"type": "spin", "sector": sector}, {"type": "answer", "correct": correct}]
     protocol = {
         "format": "sova.game-protocol/1",

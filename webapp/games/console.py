@@ -36,6 +36,7 @@ from webapp.games.operations import (
     current_draw,
     draw_card,
     game_context,
+    game_rules,
     game_state,
     start_refusal,
 )
@@ -254,8 +255,9 @@ def console_payload(game: Game) -> dict:
     state = game_state(game)
     events = [e.payload for e in game.events]
     context = game_context(game)
-    allowed = allowed_actions(game.season.ruleset, game.table, context, events)
-    modes = answer_modes(game.season.ruleset, game.table, context, events)
+    rules = game_rules(game)  # 2023 §4.12.1: the game's own parameters
+    allowed = allowed_actions(game.season.ruleset, game.table, context, events, rules)
+    modes = answer_modes(game.season.ruleset, game.table, context, events, rules)
     refused_start = start_refusal(game)
     current = _current(game, state, allowed)
     played = {r["sector"] for r in state["rounds"]}

@@ -13,6 +13,7 @@ from typing import Any
 
 from webapp.accounts.models import User
 from webapp.domain.rules import RULESETS
+from webapp.domain.rules.parameters import defaults
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
@@ -101,6 +102,8 @@ EMPTY_STATE_KEYS = (
     "next",
     "order",
     "series_best",
+    "rules",
+    "amendments",
     "finals",
     "winter",
     "out",
@@ -119,12 +122,21 @@ def state_json(season: SeasonRow) -> dict[str, Any]:
             "next": None,
             "order": None,
             "series_best": None,
+            "rules": defaults(season.ruleset),
+            "amendments": [],
             "finals": [],
             "winter": [],
             "out": [],
             "history": [],
         }
     return engine(season).state().to_json()
+
+
+def game_rules_now(season: SeasonRow) -> dict[str, Any]:
+    """The amended parameters in force in ``season`` now that a game takes when its first
+    event is recorded (2023 §4.12.1): those that differ from the book's, ``{}`` when none
+    do or the season has no teams (``SeasonState.game_rules``)."""
+    return engine(season).state().game_rules() if managed(season) else {}
 
 
 def state(season: SeasonRow) -> SeasonState | None:
