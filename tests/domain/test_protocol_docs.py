@@ -44,7 +44,7 @@ def test_the_doc_has_both_formats_and_is_linked() -> None:
         assert f"`{name}`" in text
     for event in ("spin", "sector13_option", "decisive_round", "extra_minute", "club_help",
                   "credit_minute", "answer", "red_card", "series", "game", "withdraw",
-                  "rematch", "decline_winter", "enter"):  # fmt: skip
+                  "rematch", "decline_winter", "enter", "amend"):  # fmt: skip
         assert f"| `{event}` |" in text, event
     root = DOC.parents[1]
     assert "docs/protocols.md" in (root / "README.md").read_text("utf-8")
