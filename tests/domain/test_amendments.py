@@ -318,7 +318,7 @@ def test_amend_refusal_is_in_russian_for_the_staff_pages():
     with pytest.raises(SeasonViolation) as info:
         season.apply(amend(decisive_round=False), 0)
     assert info.value.ru == (
-        "изменение правил не принято: в правилах 2009 г. параметра decisive_round нет: "
+        "изменение правил не принято: в правилах 2009 г. нет параметра «решающий раунд»: "
         "изменить его нельзя"
     )
     assert season.state().rules == {"points_to_win": 6, "club_help": 11}

@@ -16,6 +16,7 @@ from webapp.core.edge import on_refusal
 from webapp.core.formats import money
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
+from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.season import BOOKS
 from webapp.extensions import db
 from webapp.games import queries
@@ -53,6 +54,15 @@ def _team_choices(season: Season) -> list[SelectChoice]:
     names = [st.team.name for st in sq.season_teams(season)]
     others = [t.name for t in queries.teams() if t.name not in names]
     return [SelectChoice(n, n) for n in names + others]
+
+
+def _parameter_choices(season: Season) -> list[SelectChoice]:
+    """The parameters the season's rule book lets an amendment change (2023 §4.12.1)."""
+    return [
+        SelectChoice(name, p.label_ru)
+        for name, p in PARAMETERS.items()
+        if season.ruleset in p.defaults
+    ]
 
 
 def _finals_view(season: Season, state) -> list[dict]:
@@ -93,6 +103,7 @@ def season(season_id: int):
     ]
     event_form = SeasonEventForm(prefix="event")
     event_form.team.choices = _team_choices(season)
+    event_form.parameter.choices = _parameter_choices(season)
     game_form = SeasonGameForm(prefix="game")
     game_form.team_id.choices = [
         SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
@@ -133,6 +144,8 @@ def season(season_id: int):
         prize_form=prize_form,
         prize_locked=any(g.status == "closed" for g in games),
         prize_changes=sq.prize_changes(season),
+        rules_in_force=sq.rules_view(season, state),
+        amendments=sq.amendments_view(season, state, events),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
     )
 
@@ -189,6 +202,7 @@ def season_event(season_id: int):
     season = _season_or_404(season_id)
     form = SeasonEventForm(prefix="event")
     form.team.choices = _team_choices(season)
+    form.parameter.choices = _parameter_choices(season)
     if form.validate_on_submit():
         # a refusal: the Russian gist of the clause and the clause (SeasonConflict's str)
         on_refusal("Событие не принято: ", url_for("seasons.season", season_id=season_id))

@@ -51,10 +51,12 @@ class Parameter:
     ``kind``: ``int`` or ``bool``; ``low``/``high``: the inclusive range of an int (``high``
     ``None`` = no upper bound); ``defaults``: the book's value by rule-set name (a book absent
     here does not have the parameter); ``clauses``: the clause it comes from, by rule-set name;
-    ``changes``: what it changes, in English (``docs/rules.md`` repeats it).
+    ``changes``: what it changes, in English (``docs/rules.md`` repeats it); ``label_ru``: its
+    name on the staff and public pages (Russian).
     """
 
     name: str
+    label_ru: str
     kind: type
     low: int | None
     high: int | None
@@ -72,13 +74,13 @@ class Parameter:
             if not isinstance(value, bool):
                 raise ParameterError(
                     f"{self.name} must be true or false, got {value!r}",
-                    f"{self.name}: нужно true или false, получено {value!r}",
+                    f"{self.label_ru}: нужно «да» или «нет», получено {value!r}",
                 )
             return value
         if not isinstance(value, int) or isinstance(value, bool):
             raise ParameterError(
                 f"{self.name} must be a whole number, got {value!r}",
-                f"{self.name}: нужно целое число, получено {value!r}",
+                f"{self.label_ru}: нужно целое число, получено {value!r}",
             )
         if (self.low is not None and value < self.low) or (
             self.high is not None and value > self.high
@@ -91,7 +93,7 @@ class Parameter:
             )
             raise ParameterError(
                 f"{self.name} must be {bounds}, got {value}",
-                f"{self.name}: допустимо {bounds_ru}, получено {value}",
+                f"{self.label_ru}: допустимо {bounds_ru}, получено {value}",
             )
         return value
 
@@ -102,6 +104,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
         for p in (
             Parameter(
                 name="points_to_win",
+                label_ru="очков для победы в игре",
                 kind=int,
                 low=1,
                 high=12,
@@ -113,6 +116,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             ),
             Parameter(
                 name="club_help",
+                label_ru="«Помощь Клуба» за игру, раз",
                 kind=int,
                 low=0,
                 high=None,
@@ -123,6 +127,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             ),
             Parameter(
                 name="decisive_round",
+                label_ru="решающий раунд",
                 kind=bool,
                 low=None,
                 high=None,
@@ -132,6 +137,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             ),
             Parameter(
                 name="credit_minute",
+                label_ru="«Минута в кредит»",
                 kind=bool,
                 low=None,
                 high=None,
@@ -141,6 +147,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             ),
             Parameter(
                 name="losses_to_out",
+                label_ru="поражений до выбытия из сезона",
                 kind=int,
                 low=1,
                 high=None,
@@ -186,12 +193,13 @@ def check_values(ruleset: str, values: Any) -> dict[str, int | bool]:
         if parameter is None:
             raise ParameterError(
                 f"unknown parameter {name!r}; amendable: {', '.join(PARAMETERS)}",
-                f"неизвестный параметр {name!r}; изменять можно: {', '.join(PARAMETERS)}",
+                f"неизвестный параметр {name!r}; изменять можно: "
+                + ", ".join(f"«{p.label_ru}»" for p in PARAMETERS.values()),
             )
         if book not in parameter.defaults:
             raise ParameterError(
                 f"the {book} rule book has no {name}: it cannot be amended",
-                f"в правилах {book} г. параметра {name} нет: изменить его нельзя",
+                f"в правилах {book} г. нет параметра «{parameter.label_ru}»: изменить его нельзя",
             )
         checked[name] = parameter.check(value)
     return checked
