@@ -266,4 +266,12 @@ def public(season_id: int):
     """The viewers' season page: standings and results of the aired games."""
     season = _season_or_404(season_id)
     state, results = aired_state(season)
-    return render_template("games/season_public.html", season=season, state=state, results=results)
+    events = sq.stored_events(season)
+    amended = [] if state is None else [(a, events[a.event].created_at) for a in state.amendments]
+    return render_template(
+        "games/season_public.html",
+        season=season,
+        state=state,
+        results=results,
+        amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
+    )

@@ -300,3 +300,26 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
             "note": "Ведущий объявил в эфире: игра до 7 очков",
         }
     ]
+    # the viewers' page: the rules in force and the amendment with its date, in three languages
+    from webapp.core.formats import when
+    from webapp.extensions import db
+    from webapp.games.season_models import SeasonEvent
+
+    stored = db.session.scalar(
+        db.select(SeasonEvent).where(SeasonEvent.season_id == run.id, SeasonEvent.seq == 2)
+    )
+    day = when(stored.created_at, "Europe/Minsk")
+    assert f"<td>{day}</td>" in row  # the staff page's row: when it was recorded
+    refresh()
+    page = _text(client.get(f"/season/{run.id}"))
+    assert "<li>Очков для победы в игре: 7</li>" in page
+    assert "<li>Решающий раунд: есть</li>" in page
+    assert (
+        f"<li>{day}: Очков для победы в игре — 7 (Ведущий объявил в эфире: игра до 7 очков)</li>"
+    ) in page
+    refresh()
+    en = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "en"}))
+    assert "<li>Points to win a game: 7</li>" in en and "<li>Decisive round: yes</li>" in en
+    refresh()
+    be = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "be"}))
+    assert "<li>Ачкоў для перамогі ў гульні: 7</li>" in be
