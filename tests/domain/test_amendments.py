@@ -12,6 +12,7 @@ from webapp.domain.rules import (
     ProtocolError,
     RuleViolation,
     allowed_actions,
+    answer_modes,
     load_protocol,
     load_protocol_rules,
     replay,
@@ -111,6 +112,11 @@ def test_seven_three_finishes_a_game_to_seven_and_six_three_does_not():
     state6 = replay("2023", NO13, None, six, rules={"points_to_win": 7})
     assert (state6["score"], state6["finished"], state6["winner"]) == ("6:3", False, None)
     assert allowed_actions("2023", NO13, None, six, rules={"points_to_win": 7}) == ["spin"]
+    spun = [*six, spin(12)]
+    assert answer_modes("2023", NO13, None, spun, rules={"points_to_win": 7}) == [
+        "discussed",
+        "early",
+    ]
     # under the book's own rules the same 6:3 is over, and a further spin is refused
     assert replay("2023", NO13, None, six)["finished"] is True
     with pytest.raises(RuleViolation) as info:

@@ -3,7 +3,8 @@ and the Russian wording of the engine's refusals (keyed by the clause the engine
 
 Shape of :func:`console_payload` (JSON-able)::
 
-    {"game": {"id", "title", "status", "ruleset", "team": name | None},
+    {"game": {"id", "title", "status", "ruleset", "team": name | None,
+              "rules": [{"label", "value"}]},   # the game's own rules that differ (§4.12.1)
      "start_refusal": None | "Игру нельзя начать: …",   # operations.start_refusal; no actions then
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
+from webapp.domain.rules.parameters import PARAMETERS
 from webapp.games.models import Game
 from webapp.games.operations import (
     current_draw,
@@ -250,6 +252,13 @@ def sector13_card(draw) -> dict | None:
     return {"document_id": doc.id, "status": doc.status} if doc is not None else None
 
 
+def _shown(value: int | bool) -> str:
+    """A rule parameter's value on the console: «да»/«нет» for a switch, else the number."""
+    if isinstance(value, bool):
+        return "да" if value else "нет"
+    return str(value)
+
+
 def console_payload(game: Game) -> dict:
     """The console's view of ``game``, derived by replaying its events (shape above)."""
     state = game_state(game)
@@ -281,6 +290,11 @@ def console_payload(game: Game) -> dict:
             "status": game.status,
             "ruleset": game.season.ruleset,
             "team": game.team_row.name if game.team_row else (game.team or None),
+            # 2023 §4.12.1: the game's own rules where they differ from the book's
+            "rules": [
+                {"label": PARAMETERS[name].label_ru, "value": _shown(value)}
+                for name, value in rules.items()
+            ],
         },
         "start_refusal": refused_start,
         "score": state["score"],

@@ -223,7 +223,7 @@ def test_2009_table_plan_is_refused_at_creation(api):
     assert create({"blitz": 4, "superblitz": 5, "sector13": 13}).status_code == 201
 
 
-def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api):
+def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, login):
     """2023 §4.12.1: ``amend`` is a producer's event; a game takes the rules in force at its
     first event and keeps them in its protocol, so every stored game replays as before."""
     from webapp.domain.rules import load_protocol, load_protocol_rules, replay
@@ -271,6 +271,12 @@ def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api):
             refused = run.event({"type": "amend", "set": {"credit_minute": False}})
             assert refused.status_code == 409 and refused.json["error"]["rule"] is None
     assert (state["score"], state["finished"]) == ("7:3", True)
+    # the host's console says the game's rules differ from the book's
+    page = login("host").get(f"/games/{waiting}/console").get_data(as_text=True)
+    assert (
+        '<p id="console-rules" class="note">Правила этой игры изменены (п. 4.12.1 Правил '
+        "сезона 2023 г.): очков для победы в игре — 7.</p>"
+    ) in page
     assert api("post", f"/api/v1/games/{waiting}/close", role="producer").status_code == 200
     season = run.state()
     assert season["rating"] == ["Потапова", "Королёва", "Орлова", "Буян", "Стишенок"]

@@ -741,7 +741,7 @@ def answer_modes(
     game (a right answer; the verdict never changes which modes are accepted). Raises like
     :func:`replay` when ``events`` themselves are refused or malformed.
     """
-    game = _replay_game(ruleset, table, context, events)
+    game = _replay_game(ruleset, table, context, events, rules)
     modes = []
     for mode, early in (("discussed", False), ("early", True)):
         trial = game.clone()

@@ -207,6 +207,8 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     )
     game.events.remove(last)
     db.session.delete(last)
+    if not game.events:  # 2023 §4.12.1: the rules are taken again at the new first event
+        game.rules = None
     state = game_state(game)
     game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
     db.session.flush()
