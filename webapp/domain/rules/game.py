@@ -409,7 +409,8 @@ class Game:
         rnd.aids.append(EXTRA_MINUTE)
 
     def _on_club_help(self, event: Event) -> None:
-        """Rule 000 §3.7, §3.7.1 / 002 §1.7: club help while behind; 2023: once a game and not
+        """Rule 000 §3.7, §3.7.1 / 002 §1.7: club help while behind; 2023: once a game (as many
+        times as an amended ``club_help`` allows, §4.12.1; 2009: no limit, read as 11) and not
         in blitz, superblitz, sector 13 or the decisive round; 2009: not in blitz, superblitz."""
         rnd, question = self._require_question()
         if rnd.decisive:
@@ -419,15 +420,9 @@ class Game:
         if self.club_help_count >= self.rules.club_help_uses:
             uses = self.rules.club_help_uses
             topic = "club_help_once" if "club_help_once" in self.rules.clauses else "club_help"
+            why = {0: "club help is not given in this game", 1: "club help is taken once a game"}
             raise self._refuse(
-                topic,
-                "club help is taken once a game"
-                if uses == 1
-                else (
-                    "club help is not given in this game"
-                    if uses == 0
-                    else (f"club help is taken at most {uses} times a game")
-                ),
+                topic, why.get(uses, f"club help is taken at most {uses} times a game")
             )
         if CLUB_HELP in question.aids:
             raise self._refuse("club_help", "club help was already given on this question")
