@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from webapp.domain.rules import ProtocolError, RuleViolation, load_protocol, replay
+from webapp.domain.rules import (
+    ProtocolError,
+    RuleViolation,
+    load_protocol,
+    load_protocol_rules,
+    replay,
+)
 from webapp.domain.season import replay_season
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocols.md"
@@ -26,7 +32,7 @@ def run(data: dict) -> dict:
     """What the replay command prints for ``data`` (state or ``{"error": …}``)."""
     try:
         if data["format"] == "sova.game-protocol/1":
-            return replay(*load_protocol(data))
+            return replay(*load_protocol(data), rules=load_protocol_rules(data))
         return replay_season(data).to_json()
     except (RuleViolation, ProtocolError) as exc:
         return exc.to_json()
@@ -38,7 +44,7 @@ def test_the_doc_has_both_formats_and_is_linked() -> None:
         assert f"`{name}`" in text
     for event in ("spin", "sector13_option", "decisive_round", "extra_minute", "club_help",
                   "credit_minute", "answer", "red_card", "series", "game", "withdraw",
-                  "rematch", "decline_winter", "enter"):  # fmt: skip
+                  "rematch", "decline_winter", "enter", "amend"):  # fmt: skip
         assert f"| `{event}` |" in text, event
     root = DOC.parents[1]
     assert "docs/protocols.md" in (root / "README.md").read_text("utf-8")

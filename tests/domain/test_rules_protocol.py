@@ -43,7 +43,7 @@ def test_load_protocol_fills_the_table_and_context_is_optional():
         ({"table": {"blitz": "7"}}, "table.blitz"),
         ({"table": {"blitz": 7, "triple": 3}}, "unknown"),
         ({"context": {"series_best": "6-1"}}, "series_best"),
-        ({"context": {"series_best": "9:1"}}, "series_best"),
+        ({"context": {"series_best": "13:1"}}, "series_best"),
         ({"context": {"sector13_options_used": ["two"]}}, "sector13_options_used"),
         ({"context": {"sector13_options_used": "one"}}, "sector13_options_used"),
         ({"context": {"sector13_options_used": ["one", "one"]}}, "repeats"),

@@ -87,6 +87,74 @@ def test_game_replay_command(tmp_path):
     assert error["event"] == 3 and error["rule"].startswith("000_90d7c8192601ed3a.txt")
 
 
+def _sova(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", *args], capture_output=True, text=True
+    )
+
+
+def test_game_replay_honours_the_protocols_rules(tmp_path):
+    """A protocol's ``rules`` (2023 §4.12.1): 6:3 is not over when the game goes to 7, and a
+    bad parameter is refused at load with exit 2."""
+    events = []
+    results = [True, False] * 3 + [True] * 3
+    for sector, correct in zip((1, 2, 3, 5, 6, 8, 9, 11, 12), results, strict=True):
+        events += [{"type": "spin", "sector": sector}, {"type": "answer", "correct": correct}]
+    protocol = {
+        "format": "sova.game-protocol/1",
+        "ruleset": "2023",
+        "rules": {"points_to_win": 7},
+        "table": {"blitz": 7, "superblitz": 10, "sector13": None},
+        "events": events,
+    }
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    run = _sova("game", "replay", str(path))
+    assert run.returncode == 0, run.stderr
+    state = json.loads(run.stdout)
+    assert (state["score"], state["finished"], state["winner"]) == ("6:3", False, None)
+    del protocol["rules"]
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    state = json.loads(_sova("game", "replay", str(path)).stdout)
+    assert (state["score"], state["finished"], state["winner"]) == ("6:3", True, "experts")
+    protocol["rules"] = {"points_to_win": 13}
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    run = _sova("game", "replay", str(path))
+    assert run.returncode == 2
+    assert json.loads(run.stdout) == {
+        "error": {
+            "event": None,
+            "rule": None,
+            "message": "rules: points_to_win must be 1..12, got 13",
+        }
+    }
+
+
+def test_rules_show_prints_the_parameters_as_json():
+    run = _sova("rules", "show", "2023")
+    assert run.returncode == 0, run.stderr
+    table = json.loads(run.stdout)
+    assert table["ruleset"] == "2023"
+    assert [
+        (p["name"], p["type"], p["range"], p["default"], p["clause"]) for p in table["parameters"]
+    ] == [
+        ("points_to_win", "int", [1, 12], 6, "000_90d7c8192601ed3a.txt §3.2, §3.10"),
+        ("club_help", "int", [0, None], 1, "000_90d7c8192601ed3a.txt §3.7"),
+        ("decisive_round", "bool", [False, True], True, "000_90d7c8192601ed3a.txt §3.6"),
+        ("credit_minute", "bool", [False, True], True, "000_90d7c8192601ed3a.txt §3.8"),
+        ("losses_to_out", "int", [1, None], 2, "000_90d7c8192601ed3a.txt §4.4"),
+    ]
+    table = json.loads(_sova("rules", "show", "2009").stdout)
+    assert [(p["name"], p["default"], p["clause"]) for p in table["parameters"]] == [
+        ("points_to_win", 6, "002_e025d5ded135c1c4.txt §1.8"),
+        ("club_help", 11, "002_e025d5ded135c1c4.txt §1.7"),
+    ]
+    run = _sova("rules", "show", "2011")
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr == "Error: unknown ruleset '2011'; expected one of 2009, 2023\n"
+
+
 def test_outbox_status_and_relay_on_sqlite(app, client):
     """`sova outbox status` counts what waits; `relay_forever` (the body of `sova outbox
     relay`) sends it to the broker and marks it sent; bad options exit with code 2."""

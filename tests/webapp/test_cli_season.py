@@ -104,9 +104,9 @@ def test_refusal_prints_the_error_json_with_exit_2(tmp_path):
         ),
         (
             '{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A"],'
-            ' "events": [{"type": "game", "kind": "qualifying", "team": "A", "score": "7:1"}]}',
+            ' "events": [{"type": "game", "kind": "qualifying", "team": "A", "score": "13:1"}]}',
             0,
-            'score must be "E:V" with 0..6 a side',
+            'score must be "E:V" with 0..12 a side',
         ),
         (
             '{"format": "sova.season-protocol/1", "ruleset": "2009", "teams": ["A", "A"],'
@@ -124,3 +124,42 @@ def test_malformed_input_is_an_error_json_with_exit_2(content, event, message, t
     assert output["error"]["event"] == event
     assert output["error"]["rule"] is None
     assert output["error"]["message"].startswith(message), output
+
+
+def test_amendment_replays_and_its_refusal_cites_4_12_1(tmp_path):
+    """2023 §4.12.1: the amended points target holds from the next event on; an amendment of a
+    parameter the 2009 book does not have is refused with exit 2."""
+    document = {
+        "format": "sova.season-protocol/1",
+        "ruleset": "2023",
+        "teams": ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"],
+        "events": [
+            {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"},
+            {"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"},
+            {"type": "amend", "set": {"points_to_win": 7}, "note": "объявил ведущий"},
+            {"type": "game", "kind": "qualifying", "team": "Потапова", "score": "7:3"},
+        ],
+    }
+    path = tmp_path / "season.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    code, state = sova_season_replay(path, tmp_path)
+    assert code == 0
+    assert state["rating"] == ["Потапова", "Королёва", "Орлова", "Буян", "Стишенок"]
+    assert state["rules"]["points_to_win"] == 7
+    assert state["amendments"] == [
+        {"event": 2, "set": {"points_to_win": 7}, "note": "объявил ведущий"}
+    ]
+    document["ruleset"] = "2009"
+    document["events"][0]["qualifying"] = 3
+    document["events"][2]["set"] = {"losses_to_out": 3}
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    code, output = sova_season_replay(path, tmp_path)
+    assert code == 2
+    assert output == {
+        "error": {
+            "event": 2,
+            "rule": "000_90d7c8192601ed3a.txt §4.12.1",
+            "message": "the amendment is refused: the 2009 rule book has no losses_to_out: "
+            "it cannot be amended",
+        }
+    }

@@ -15,6 +15,7 @@ from marshmallow import Schema, fields, validate
 
 from webapp.api.schemas import ErrorBody, Strict, ValidationErrors
 from webapp.core.access import access, current_staff
+from webapp.domain.season import EVENT_TYPES
 from webapp.extensions import db
 from webapp.games import season_queries
 from webapp.games.models import Season, Team
@@ -33,12 +34,25 @@ MAX_ID = 2**31 - 1
 
 class SeasonEventIn(Schema):
     """One event of ``sova.season-protocol/1`` (``series``, ``withdraw``, ``rematch``,
-    ``decline_winter``, ``enter``); the season engine checks the fields."""
+    ``decline_winter``, ``enter``, ``amend``); the season engine checks the fields. ``amend``
+    (2023 §4.12.1): ``set`` ``{parameter: value}`` (``sova rules show``), ``note`` what was
+    announced, by whom."""
 
     class Meta:
         unknown = "include"
 
-    type = fields.String(required=True)
+    type = fields.String(
+        required=True,
+        metadata={"enum": [t for t in EVENT_TYPES if t != "game"]},
+    )
+    set = fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "amend: the parameters and their new values (§4.12.1)"},
+    )
+    note = fields.String(
+        validate=validate.Length(max=1000),
+        metadata={"description": "amend: what was announced, by whom"},
+    )
 
 
 class SeasonStateOut(Schema):
@@ -55,6 +69,8 @@ class SeasonStateOut(Schema):
     next = fields.Dict(allow_none=True)
     order = fields.List(fields.String(), allow_none=True)
     series_best = fields.Dict(allow_none=True)
+    rules = fields.Dict()
+    amendments = fields.List(fields.Dict())
     finals = fields.List(fields.Dict())
     winter = fields.List(fields.String())
     out = fields.List(fields.Dict())

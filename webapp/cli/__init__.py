@@ -59,6 +59,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "webapp.cli.maintenance:restore_cmd",
         "Replace the database and the documents and uploads folders by a backup's.",
     ),
+    "rules": (
+        "webapp.cli.replay:rules",
+        "The rule sets' amendable parameters (2023 §4.12.1).",
+    ),
     "run": (
         "webapp.cli.processes:run_all",
         "Web, worker and beat together (the package's Procfile + honcho); Ctrl-C stops all three.",

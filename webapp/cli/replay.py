@@ -1,5 +1,5 @@
-"""``sova game replay`` and ``sova season replay``: a protocol in, its state out; no app,
-no configuration, nothing written."""
+"""``sova game replay`` and ``sova season replay``: a protocol in, its state out; ``sova rules
+show``: the amendable parameters of a rule set. No app, no configuration, nothing written."""
 
 from __future__ import annotations
 
@@ -42,9 +42,12 @@ def _replay(protocol, replay) -> None:
 def game_replay(protocol):
     """Replay a ``sova.game-protocol/1`` file: the state as JSON (exit 0), or the refusal
     as JSON (exit 2). Needs no database."""
-    from webapp.domain.rules import load_protocol, replay
+    from webapp.domain.rules import load_protocol, load_protocol_rules, replay
 
-    _replay(protocol, lambda data: replay(*load_protocol(data)))
+    _replay(
+        protocol,
+        lambda data: replay(*load_protocol(data), rules=load_protocol_rules(data)),
+    )
 
 
 @click.group("season")
@@ -60,3 +63,24 @@ def season_replay(protocol):
     from webapp.domain.season import replay_season
 
     _replay(protocol, lambda data: replay_season(data).to_json())
+
+
+@click.group("rules")
+def rules():
+    """The rule sets' amendable parameters (2023 §4.12.1)."""
+
+
+@rules.command("show")
+@click.argument("ruleset")
+def rules_show(ruleset):
+    """Print RULESET's (``2023`` or ``2009``) amendable parameters as JSON: name, type, range
+    ``[low, high]``, default, clause (``shared/contracts/season-protocol.md``, "Amendable
+    parameters"); an unknown rule set: message on stderr, exit 2. Needs no database."""
+    from webapp.cli import fail
+    from webapp.domain.rules.parameters import ParameterError, describe
+
+    try:
+        table = describe(ruleset)
+    except ParameterError as exc:
+        fail(exc.message)
+    click.echo(json.dumps(table, ensure_ascii=False, indent=2))

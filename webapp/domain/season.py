@@ -37,6 +37,7 @@ from typing import Any, NoReturn
 
 from webapp.domain.rules.errors import ProtocolError, RuleViolation
 from webapp.domain.rules.game import can_pass_without_decisive
+from webapp.domain.rules.parameters import AMEND_CLAUSE, ParameterError, check_values, defaults
 from webapp.domain.text import ru_plural
 
 FORMAT = "sova.season-protocol/1"
@@ -47,11 +48,12 @@ BOOKS = {"2023": "000_90d7c8192601ed3a.txt", "2009": "002_e025d5ded135c1c4.txt"}
 PARTS = ("spring", "summer", "autumn", "winter")
 CLOSINGS = ("series_final", "special", "year_final", "none")
 KINDS = ("qualifying", "series_final", "special", "year_final", "rematch")
-EVENT_TYPES = ("series", "game", "withdraw", "rematch", "decline_winter", "enter")
+EVENT_TYPES = ("series", "game", "withdraw", "rematch", "decline_winter", "enter", "amend")
 ENTER_AS = ("reserve", "sponsor")
 
 WIN = 6
-_SCORE_RE = re.compile(r"^(\d):(\d)$")
+MAX_POINTS = 12  # the highest points_to_win an amendment may set (2023 §4.12.1)
+_SCORE_RE = re.compile(r"^(\d{1,2}):(\d{1,2})$")
 
 # 2023 §4.1: what each series consists of, (qualifying games, closing game).
 SERIES_SHAPES_2023 = {
@@ -180,8 +182,9 @@ class Result:
 
     @property
     def won(self) -> bool:
-        """The experts won (they reached 6 points)."""
-        return self.experts == WIN
+        """The experts won (they reached 6 points, or the amended ``points_to_win``: a
+        finished game's winner is the side ahead)."""
+        return self.experts > self.viewers
 
     @property
     def score(self) -> str:
@@ -301,10 +304,14 @@ class SeasonState:
     sponsor: str | None = None
     refusing: tuple[str, ...] = ()
     withdrawn: tuple[str, ...] = ()
+    rules: dict[str, Any] = field(default_factory=dict)
+    amendments: tuple[Amendment, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"ruleset", "series", "rating", "next", "order", "series_best", "finals",
-        "winter", "out", "history"}`` exactly as in ``season-protocol.md``."""
+        """``{"ruleset", "series", "rating", "next", "order", "series_best", "rules",
+        "amendments", "finals", "winter", "out", "history"}`` exactly as in
+        ``season-protocol.md`` (``rules``: every amendable parameter in force, 2023 §4.12.1;
+        ``amendments``: ``[{"event", "set", "note"}]``)."""
         best = self.series_best
         return {
             "ruleset": self.ruleset,
@@ -313,17 +320,39 @@ class SeasonState:
             "next": None if self.next is None else self.next.to_json(),
             "order": None if self.order is None else list(self.order),
             "series_best": None if best is None else {"team": best.team, "score": best.score},
+            "rules": dict(self.rules),
+            "amendments": [a.to_json() for a in self.amendments],
             "finals": [f.to_json() for f in self.finals],
             "winter": list(self.winter),
             "out": [o.to_json() for o in self.out],
             "history": [m.to_json() for m in self.history],
         }
 
+    def game_rules(self) -> dict[str, Any]:
+        """The amended parameters in force that the next game takes (2023 §4.12.1): only those
+        that differ from the book's values (``{}`` when none do), for the game protocol's
+        ``rules``."""
+        book = defaults(self.ruleset)
+        return {k: v for k, v in self.rules.items() if book.get(k) != v}
+
     def game_context(self) -> dict[str, Any]:
         """The season's part of the next game's context (``game-protocol.md``):
         ``{"series_best": "E:V" or None}`` — 2023 §3.6, ``None`` where nobody is to be beaten
         (series final, year final, special game, the first game of a series, 2009)."""
         return {"series_best": None if self.series_best is None else self.series_best.score}
+
+
+@dataclass(frozen=True)
+class Amendment:
+    """One accepted ``amend`` event (2023 §4.12.1): ``event`` (its index), ``set`` (the
+    parameters it changed, ``{name: value}``), ``note`` (what was announced, by whom)."""
+
+    event: int
+    set: dict[str, Any]
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.event, "set": dict(self.set), "note": self.note}
 
 
 # --------------------------------------------------------------------------- parsing
@@ -345,6 +374,8 @@ class Event:
     rounds_lost: int | None = None
     granted: bool | None = None
     enter_as: str | None = None
+    set: dict[str, Any] | None = None
+    note: str | None = None
 
 
 def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: bool = True) -> Any:
@@ -368,12 +399,14 @@ def _team_name(raw: dict[str, Any], index: int) -> str:
 
 
 def parse_score(text: Any, index: int | None = None) -> tuple[int, int]:
-    """``"E:V"`` (experts first, 0..6 each) → ``(E, V)``; :class:`ProtocolError` otherwise.
-    Whether the score ends a game is a rule (2023 §3.10, 2009 §1.8), checked at replay."""
+    """``"E:V"`` (experts first, 0..12 each: six, or an amended ``points_to_win``, 2023
+    §4.12.1) → ``(E, V)``; :class:`ProtocolError` otherwise. Whether the score ends a game is
+    a rule (2023 §3.10, 2009 §1.8, as amended), checked at replay."""
     match = _SCORE_RE.match(text) if isinstance(text, str) else None
-    if match is None or int(match.group(1)) > WIN or int(match.group(2)) > WIN:
+    if match is None or int(match.group(1)) > MAX_POINTS or int(match.group(2)) > MAX_POINTS:
         raise ProtocolError(
-            f'score must be "E:V" with 0..6 a side, such as "6:3"; got {text!r}', index
+            f'score must be "E:V" with 0..{MAX_POINTS} a side, such as "6:3"; got {text!r}',
+            index,
         )
     return int(match.group(1)), int(match.group(2))
 
@@ -436,6 +469,12 @@ def parse_event(raw: Any, index: int) -> Event:
                 f"enter.as must be one of {', '.join(ENTER_AS)}; got {enter_as!r}", index
             )
         return Event(type=kind, team=_team_name(raw, index), enter_as=enter_as)
+    if kind == "amend":
+        changes = _typed(raw, "set", dict, index)
+        if not changes:
+            raise ProtocolError("amend.set must name at least one parameter", index)
+        note = _typed(raw, "note", str, index, required=False) or ""
+        return Event(type=kind, set=dict(changes), note=note)
     return Event(type=kind, team=_team_name(raw, index))  # withdraw, decline_winter
 
 
@@ -524,6 +563,9 @@ class Season:
         self.last_final: Result | None = None  # set right after a series final (2009)
         self.over = False
         self.index = -1
+        # 2023 §4.12.1: the amendable parameters in force (replaced, never changed in place)
+        self.rules: dict[str, Any] = defaults(ruleset)
+        self.amendments: list[Amendment] = []
 
     @classmethod
     def start(cls, ruleset: str, teams: Iterable[str]) -> Season:
@@ -560,10 +602,21 @@ class Season:
         self.rating = [t for t in self.rating if t != team]
         self.winter = [t for t in self.winter if t != team]
 
+    @property
+    def target(self) -> int:
+        """The points that win a game now: 6 (2023 §3.10, 2009 §1.8) or as amended (§4.12.1)."""
+        points: int = self.rules["points_to_win"]
+        return points
+
     def _refuse_if_out(self, team: str) -> None:
         rule = self._out_rule(team)
         if rule is not None:
-            if rule.endswith("§4.4"):
+            if rule.endswith("§4.4") and self.losses.get(team, 0) != 2:
+                n = self.losses.get(team, 0)  # an amended losses_to_out (§4.12.1)
+                en = f"«{team}» lost {n} games of the season and is out"
+                ru = f"«{team}» проиграла {n} " + ru_plural(n, ("игру", "игры", "игр"))
+                ru += " в сезоне и выбыла из него"
+            elif rule.endswith("§4.4"):
                 en = f"«{team}» lost its second game of the season and is out"
                 ru = f"«{team}» проиграла вторую игру в сезоне и выбыла из него"
             elif rule.endswith("§2.11"):
@@ -974,7 +1027,7 @@ class Season:
             rating.insert(max(rating.index(r.team) for r in better) + 1, result.team)
             clause = "§4.5.2"
         if any(r.margin == result.margin for r in earlier):
-            clause = "§4.5.4" if result.margin == WIN else "§4.5.3"
+            clause = "§4.5.4" if result.won and result.viewers == 0 else "§4.5.3"
         self.rating = rating
         return clause
 
@@ -1269,9 +1322,11 @@ class Season:
                     f"{s.qualifying} мест рейтинга, {number}-ю — «{due}»",
                 )
             if decisive_round:
+                self._refuse_if_abolished()
                 best = self._series_best()
                 if best is None or all(
-                    can_pass_without_decisive(v, (best.experts, best.viewers)) for v in range(WIN)
+                    can_pass_without_decisive(v, (best.experts, best.viewers), self.target)
+                    for v in range(self.target)
                 ):
                     raise self._refuse(
                         "§3.6",
@@ -1324,6 +1379,17 @@ class Season:
                     f"«{team}» не может играть финал года: первая в рейтинге зимней серии — "
                     f"«{first}»",
                 )
+
+    def _refuse_if_abolished(self) -> None:
+        """2023 §4.12.1: a decisive round after an amendment set ``decisive_round`` false."""
+        if not self.rules.get("decisive_round", False):
+            event = next(a.event for a in reversed(self.amendments) if "decisive_round" in a.set)
+            raise SeasonViolation(
+                self.index,
+                AMEND_CLAUSE,
+                f"the decisive round (§3.6) was abolished by the amendment of event {event}",
+                f"решающий раунд (п. 3.6) отменён изменением правил (событие {event})",
+            )
 
     def _check_2009(self, kind: str, team: str, decisive_round: bool) -> None:
         s = self.series
@@ -1443,21 +1509,24 @@ class Season:
         assert kind is not None and team is not None and score is not None
         self._known(team)
         experts, viewers = score
-        if (experts == WIN) == (viewers == WIN):
+        win = self.target
+        if (experts == win) == (viewers == win) or max(experts, viewers) > win:
+            points = ru_plural(win, ("очка", "очков", "очков"))
             raise self._refuse(
                 "§3.10",
                 "§1.8",
                 f"{experts}:{viewers} is not the score of a finished game: the game goes to "
-                "6 points",
-                f"{experts}:{viewers} — не счёт законченной игры: игра идёт до 6 очков",
+                f"{win} points",
+                f"{experts}:{viewers} — не счёт законченной игры: игра идёт до {win} {points}",
             )
-        if event.decisive_round and self.is2023 and score not in ((WIN, 0), (0, WIN)):
+        if event.decisive_round and self.is2023 and score not in ((win, 0), (0, win)):
             raise self._refuse(
                 "§3.6",
                 "§3.6",
-                f"{experts}:{viewers} cannot end a game with a decisive round: it ends 6:0 or 0:6",
+                f"{experts}:{viewers} cannot end a game with a decisive round: it ends "
+                f"{win}:0 or 0:{win}",
                 f"{experts}:{viewers} не может быть счётом игры с решающим раундом: она "
-                "заканчивается 6:0 или 0:6",
+                f"заканчивается {win}:0 или 0:{win}",
             )
         self.check_game(kind, team, event.decisive_round)
         s = self.series
@@ -1533,7 +1602,7 @@ class Season:
             rule = "§4.10" if self.is2023 else "§2.18"
         if self.is2023 and not result.won and kind in ("qualifying", "series_final"):
             self.losses[team] = self.losses.get(team, 0) + 1
-            if self.losses[team] >= 2:  # §4.4
+            if self.losses[team] >= self.rules["losses_to_out"]:  # §4.4 (as amended, §4.12.1)
                 self._put_out(team, f"{self.file} §4.4")
                 rule = "§4.4"
         return rule
@@ -1851,6 +1920,24 @@ class Season:
         else:
             self.sponsor = team
 
+    def _on_amend(self, event: Event) -> None:
+        """2023 §4.12.1: the rules change during the project. From the next event on the
+        parameters of ``event.set`` take their values; what was played before keeps its rules
+        (a game's own rules travel in its protocol). Refused (§4.12.1): an unknown parameter,
+        one the book does not have, a wrong type or a value out of range
+        (:func:`webapp.domain.rules.parameters.check_values`)."""
+        try:
+            changes = check_values(self.ruleset, event.set)
+        except ParameterError as error:
+            raise SeasonViolation(
+                self.index,
+                AMEND_CLAUSE,
+                f"the amendment is refused: {error.message}",
+                f"изменение правил не принято: {error.ru}",
+            ) from None
+        self.rules = {**self.rules, **changes}
+        self.amendments.append(Amendment(self.index, changes, event.note or ""))
+
     # ----------------------------------------------------------------- state
 
     def state(self) -> SeasonState:
@@ -1875,6 +1962,8 @@ class Season:
             sponsor=self.sponsor,
             refusing=tuple(self.refusing),
             withdrawn=() if s is None else tuple(s.withdrawn),
+            rules=dict(self.rules),
+            amendments=tuple(self.amendments),
         )
 
 
@@ -1897,6 +1986,7 @@ def to_json(state: SeasonState) -> dict[str, Any]:
 __all__ = [
     "BOOKS",
     "FORMAT",
+    "Amendment",
     "Event",
     "Final",
     "Move",

@@ -4,7 +4,8 @@ and the Russian wording of the engine's refusals (keyed by the clause the engine
 Shape of :func:`console_payload` (JSON-able)::
 
     {"game": {"id", "title", "status", "ruleset", "team": name | None,
-              "team_label": "Команда «Королёва»" | "Команда Анны" | "Знатоки"},
+              "team_label": "Команда «Королёва»" | "Команда Анны" | "Знатоки",
+              "rules": [{"label", "value"}]},   # the game's own rules that differ (§4.12.1)
      "start_refusal": None | "Игру нельзя начать: …",   # operations.start_refusal; no actions then
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
      "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
@@ -35,12 +36,14 @@ import re
 
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
+from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
 from webapp.games.operations import (
     current_draw,
     draw_card,
     game_context,
+    game_rules,
     game_state,
     start_refusal,
 )
@@ -271,13 +274,21 @@ def sector13_card(draw) -> dict | None:
     return {"document_id": doc.id, "status": doc.status} if doc is not None else None
 
 
+def _shown(value: int | bool) -> str:
+    """A rule parameter's value on the console: «да»/«нет» for a switch, else the number."""
+    if isinstance(value, bool):
+        return "да" if value else "нет"
+    return str(value)
+
+
 def console_payload(game: Game) -> dict:
     """The console's view of ``game``, derived by replaying its events (shape above)."""
     state = game_state(game)
     events = [e.payload for e in game.events]
     context = game_context(game)
-    allowed = allowed_actions(game.season.ruleset, game.table, context, events)
-    modes = answer_modes(game.season.ruleset, game.table, context, events)
+    rules = game_rules(game)  # 2023 §4.12.1: the game's own parameters
+    allowed = allowed_actions(game.season.ruleset, game.table, context, events, rules)
+    modes = answer_modes(game.season.ruleset, game.table, context, events, rules)
     refused_start = start_refusal(game)
     current = _current(game, state, allowed)
     played = {r["sector"] for r in state["rounds"]}
@@ -303,6 +314,11 @@ def console_payload(game: Game) -> dict:
             "ruleset": game.season.ruleset,
             "team": team,
             "team_label": team_phrase(team, capital=True) if team else "Знатоки",
+            # 2023 §4.12.1: the game's own rules where they differ from the book's
+            "rules": [
+                {"label": PARAMETERS[name].label_ru, "value": _shown(value)}
+                for name, value in rules.items()
+            ],
         },
         "start_refusal": refused_start,
         "score": state["score"],

@@ -107,6 +107,10 @@ class Game(Model):
     table_blitz: Mapped[int | None] = mapped_column(Integer)
     table_superblitz: Mapped[int | None] = mapped_column(Integer)
     table_sector13: Mapped[int | None] = mapped_column(Integer)
+    # 2023 §4.12.1: the amended parameters the game took from its season when its first event
+    # was recorded ({parameter: value}, only those that differ from the book's; {} = the
+    # book's rules); NULL until then (``webapp.games.operations.play.game_rules``).
+    rules: Mapped[dict | None] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(20), default="draft")
     # The table is locked (completeness checked) before envelopes are printed.
     table_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -185,7 +185,7 @@ def _store(season: Season, payload: dict, user_id: int | None, game: Game | None
 
 def add_event(season: Season, payload: Any, user_id: int | None):
     """Store one producer's event of ``season-protocol.md`` (``series``, ``withdraw``,
-    ``rematch``, ``decline_winter``, ``enter``) if the season engine accepts it after the
+    ``rematch``, ``decline_winter``, ``enter``, ``amend``) if the season engine accepts it after the
     stored events. Returns the new :class:`~webapp.domain.season.SeasonState`. A ``game``
     event is refused: a game's result is added by closing the game. ``enter`` names an
     existing team, which joins the season. Raises SeasonConflict (the engine's error object
@@ -194,7 +194,29 @@ def add_event(season: Season, payload: Any, user_id: int | None):
         raise SeasonConflict("событие — объект JSON", event=None, rule=None)
     if payload.get("type") == "game":
         raise SeasonConflict("результат игры добавляется закрытием игры", event=None, rule=None)
+    if payload.get("type") == "amend":
+        _refuse_amend_mid_game(season)
     return _store(season, dict(payload), user_id)
+
+
+def _refuse_amend_mid_game(season: Season) -> None:
+    """2023 §4.12.1 in the product: the rules change between games. A game keeps the rules in
+    force at its first event, and its result enters the season under the rules in force when
+    it closes; so an amendment is refused (SeasonConflict, ``rule`` None) while a game of the
+    season has events and is not closed yet."""
+    playing = db.session.scalar(
+        db.select(Game.id)
+        .where(Game.season_id == season.id, Game.status.in_(("live", "finished")))
+        .order_by(Game.id)
+        .limit(1)
+    )
+    if playing is not None:
+        raise SeasonConflict(
+            f"игра {playing} уже идёт по действующим правилам: изменение правил объявляется "
+            "между играми, когда она будет закрыта",
+            event=None,
+            rule=None,
+        )
 
 
 def result_event(game: Game, game_state: dict, eng) -> dict:

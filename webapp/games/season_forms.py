@@ -14,7 +14,10 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
+from webapp.domain.rules.parameters import PARAMETERS
 from webapp.games.forms import PLAN_HELP
+
+_YES_NO = {"да": True, "нет": False}
 
 EVENT_TYPES = [
     ("series", "Открыть серию"),
@@ -22,6 +25,7 @@ EVENT_TYPES = [
     ("rematch", "Просьба о переигровке (2009)"),
     ("decline_winter", "Отказ от места в зимней серии (2009)"),
     ("enter", "Ввести команду (резерв 2023 / спонсор 2009)"),
+    ("amend", "Изменение правил (п. 4.12.1)"),
 ]
 PARTS = [("spring", "Весенняя"), ("summer", "Летняя"), ("autumn", "Осенняя"), ("winter", "Зимняя")]
 CLOSINGS = [
@@ -67,9 +71,51 @@ class SeasonEventForm(FlaskForm):
             SelectChoice("sponsor", "команда спонсора (2009 §2.13)"),
         ],
     )
+    # 2023 §4.12.1: an amendment (choices: the season's parameters, set by the view)
+    parameter = SelectField("Что меняется", choices=[], validate_choice=False)
+    value = StringField(
+        "Новое значение",
+        validators=[Optional(), Length(max=20)],
+        description="целое число; для решающего раунда и «Минуты в кредит» — «да» или «нет»",
+    )
+    note = StringField("Что объявлено и кем", validators=[Optional(), Length(max=1000)])
+    confirm = BooleanField("Подтверждаю: правила меняются со следующего события сезона")
+
+    def validate(self, extra_validators=None) -> bool:
+        """The fields of the chosen event; an amendment needs its parameter, a value of the
+        parameter's type (whole number, or «да»/«нет») and the confirmation."""
+        if not super().validate(extra_validators):
+            return False
+        if self.type.data != "amend":
+            return True
+        parameter = PARAMETERS.get(self.parameter.data or "")
+        if parameter is None:
+            self.parameter.errors = ["Выберите, что меняется."]
+            return False
+        text = (self.value.data or "").strip().lower()
+        if parameter.kind is bool:
+            if text not in _YES_NO:
+                self.value.errors = ["Укажите «да» или «нет»."]
+                return False
+            self.amended_value: int | bool = _YES_NO[text]
+        else:
+            if not text.lstrip("-").isdigit():
+                self.value.errors = ["Укажите целое число."]
+                return False
+            self.amended_value = int(text)
+        if not self.confirm.data:
+            self.confirm.errors = ["Подтвердите изменение правил."]
+            return False
+        return True
 
     def payload(self) -> dict:
         kind = self.type.data
+        if kind == "amend":
+            return {
+                "type": "amend",
+                "set": {self.parameter.data: self.amended_value},
+                "note": (self.note.data or "").strip(),
+            }
         if kind == "series":
             return {
                 "type": "series",

@@ -14,6 +14,7 @@ from typing import Any
 from webapp.accounts.models import User
 from webapp.domain.donor import NEUTRAL_2009, Donor
 from webapp.domain.rules import RULESETS
+from webapp.domain.rules.parameters import PARAMETERS, defaults
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
@@ -107,6 +108,8 @@ EMPTY_STATE_KEYS = (
     "next",
     "order",
     "series_best",
+    "rules",
+    "amendments",
     "finals",
     "winter",
     "out",
@@ -125,12 +128,21 @@ def state_json(season: SeasonRow) -> dict[str, Any]:
             "next": None,
             "order": None,
             "series_best": None,
+            "rules": defaults(season.ruleset),
+            "amendments": [],
             "finals": [],
             "winter": [],
             "out": [],
             "history": [],
         }
     return engine(season).state().to_json()
+
+
+def game_rules_now(season: SeasonRow) -> dict[str, Any]:
+    """The amended parameters in force in ``season`` now that a game takes when its first
+    event is recorded (2023 §4.12.1): those that differ from the book's, ``{}`` when none
+    do or the season has no teams (``SeasonState.game_rules``)."""
+    return engine(season).state().game_rules() if managed(season) else {}
 
 
 def state(season: SeasonRow) -> SeasonState | None:
@@ -331,3 +343,54 @@ def donor_changes(season: SeasonRow) -> list[tuple[SeasonDonorChange, str]]:
         .order_by(SeasonDonorChange.id)
     ).all()
     return [(change, email or "—") for change, email in rows]
+
+
+def _shown(value: Any) -> str:
+    """A parameter's value as the pages show it: «да»/«нет» for a switch, else the number."""
+    if isinstance(value, bool):
+        return "да" if value else "нет"
+    return str(value)
+
+
+def rules_view(season: SeasonRow, state: SeasonState | None) -> list[dict[str, Any]]:
+    """The rules in force (2023 §4.12.1) for the season pages: ``[{"label", "value",
+    "book", "changed"}]`` in the order of ``sova rules show`` (``value``/``book`` shown as
+    text; ``changed``: differs from the book's)."""
+    book = defaults(season.ruleset)
+    now = state.rules if state is not None else book
+    return [
+        {
+            "label": PARAMETERS[name].label_ru,
+            "value": _shown(now.get(name, value)),
+            "book": _shown(value),
+            "changed": now.get(name, value) != value,
+        }
+        for name, value in book.items()
+    ]
+
+
+def amendments_view(
+    season: SeasonRow, state: SeasonState | None, events: list[SeasonEvent]
+) -> list[dict[str, Any]]:
+    """Each accepted amendment (2023 §4.12.1), oldest first: ``[{"event", "at" (UTC, when it
+    was recorded), "who" (e-mail, «—» without a user), "changes": [(label, value)],
+    "note"}]``; ``events`` are the season's stored events (index ``i`` is ``events[i]``)."""
+    if state is None:
+        return []
+    emails = dict(db.session.execute(db.select(User.id, User.email)).all())
+    out = []
+    for amendment in state.amendments:
+        stored = events[amendment.event]
+        out.append(
+            {
+                "event": amendment.event,
+                "at": stored.created_at,
+                "who": emails.get(stored.by_user_id, "—"),
+                "changes": [
+                    (PARAMETERS[name].label_ru, _shown(value))
+                    for name, value in amendment.set.items()
+                ],
+                "note": amendment.note,
+            }
+        )
+    return out

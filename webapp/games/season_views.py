@@ -17,6 +17,7 @@ from webapp.core.formats import money
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
+from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.season import BOOKS
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
@@ -58,6 +59,15 @@ def _team_choices(season: Season) -> list[SelectChoice]:
     return [SelectChoice(n, n) for n in names + others]
 
 
+def _parameter_choices(season: Season) -> list[SelectChoice]:
+    """The parameters the season's rule book lets an amendment change (2023 §4.12.1)."""
+    return [
+        SelectChoice(name, p.label_ru)
+        for name, p in PARAMETERS.items()
+        if season.ruleset in p.defaults
+    ]
+
+
 def _finals_view(season: Season, state) -> list[dict]:
     """Each final played, with its game and the prize kinds it gives (2023 §4.11.2–4.11.5,
     2009 §3.2–3.3): the kinds depend on the final's kind and on whether the team won."""
@@ -96,6 +106,7 @@ def season(season_id: int):
     ]
     event_form = SeasonEventForm(prefix="event")
     event_form.team.choices = _team_choices(season)
+    event_form.parameter.choices = _parameter_choices(season)
     game_form = SeasonGameForm(prefix="game")
     game_form.team_id.choices = [
         SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
@@ -140,6 +151,8 @@ def season(season_id: int):
         prize_form=prize_form,
         prize_locked=any(g.status == "closed" for g in games),
         prize_changes=sq.prize_changes(season),
+        rules_in_force=sq.rules_view(season, state),
+        amendments=sq.amendments_view(season, state, events),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
         donor=donor,
         donor_neutral=donor == NEUTRAL_2009,
@@ -230,6 +243,7 @@ def season_event(season_id: int):
     season = _season_or_404(season_id)
     form = SeasonEventForm(prefix="event")
     form.team.choices = _team_choices(season)
+    form.parameter.choices = _parameter_choices(season)
     if form.validate_on_submit():
         # a refusal: the Russian gist of the clause and the clause (SeasonConflict's str)
         on_refusal("Событие не принято: ", url_for("seasons.season", season_id=season_id))
@@ -293,4 +307,12 @@ def public(season_id: int):
     """The viewers' season page: standings and results of the aired games."""
     season = _season_or_404(season_id)
     state, results = aired_state(season)
-    return render_template("games/season_public.html", season=season, state=state, results=results)
+    events = sq.stored_events(season)
+    amended = [] if state is None else [(a, events[a.event].created_at) for a in state.amendments]
+    return render_template(
+        "games/season_public.html",
+        season=season,
+        state=state,
+        results=results,
+        amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
+    )

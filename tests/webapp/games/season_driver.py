@@ -26,7 +26,7 @@ def game_events(score: str, decisive: bool = False) -> list[dict]:
     experts, viewers = (int(x) for x in score.split(":"))
     if decisive:
         points = ["V"] * 3 + ["E"] * 5
-    elif experts == 6:
+    elif experts > viewers:  # the winner's points last (6, or an amended target)
         points = ["V"] * viewers + ["E"] * experts
     else:
         points = ["E"] * experts + ["V"] * viewers

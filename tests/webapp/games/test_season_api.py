@@ -4,6 +4,7 @@ adds its result; a game the season's rules do not allow now is refused with the 
 
 from __future__ import annotations
 
+from tests.webapp.games import helpers as h
 from tests.webapp.games.season_driver import SeasonRun, game_events
 
 R23 = "000_90d7c8192601ed3a.txt"
@@ -35,6 +36,14 @@ def test_state_after_the_series_opens_is_exact(api):
             "next": {"kind": "qualifying", "team": "Королёва"},
             "order": ["Королёва", "Потапова", "Стишенок", "Буян", "Орлова"],
             "series_best": None,
+            "rules": {
+                "points_to_win": 6,
+                "club_help": 1,
+                "decisive_round": True,
+                "credit_minute": True,
+                "losses_to_out": 2,
+            },
+            "amendments": [],
             "finals": [],
             "winter": [],
             "out": [],
@@ -212,3 +221,79 @@ def test_2009_table_plan_is_refused_at_creation(api):
         }
     }
     assert create({"blitz": 4, "superblitz": 5, "sector13": 13}).status_code == 201
+
+
+def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, login):
+    """2023 §4.12.1: ``amend`` is a producer's event; a game takes the rules in force at its
+    first event and keeps them in its protocol, so every stored game replays as before."""
+    from webapp.domain.rules import load_protocol, load_protocol_rules, replay
+
+    run = _spring(api)
+    run.run([OPEN, {"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"}])
+    # a game created before the amendment but not started takes the new rules at its start
+    r = run.create_game("qualifying", "Потапова")
+    assert r.status_code == 201
+    waiting = r.json["id"]
+    before = {gid: api("get", f"/api/v1/games/{gid}", role="host").json for gid, _ in run.games}
+    amend = {"type": "amend", "set": {"points_to_win": 7}, "note": "объявил ведущий в эфире"}
+    r = run.event(amend)
+    assert r.status_code == 201, r.json
+    assert r.json["state"]["rules"] == {
+        "points_to_win": 7,
+        "club_help": 1,
+        "decisive_round": True,
+        "credit_minute": True,
+        "losses_to_out": 2,
+    }
+    assert r.json["state"]["amendments"] == [
+        {"event": 2, "set": {"points_to_win": 7}, "note": "объявил ведущий в эфире"}
+    ]
+    # refused by the parameter table: 409 citing §4.12.1, nothing stored
+    r = run.event({"type": "amend", "set": {"losses_to_out": 0}, "note": ""})
+    assert r.status_code == 409
+    assert r.json == {
+        "error": {
+            "event": 3,
+            "rule": f"{R23} §4.12.1",
+            "message": "the amendment is refused: losses_to_out must be 1 or more, got 0",
+        }
+    }
+    # Потапова's game goes to 7
+    h.approved_questions_more(17)
+    assert api("post", f"/api/v1/games/{waiting}/assign", role="producer").status_code == 200
+    state = None
+    for n, ev in enumerate(game_events("7:3")):
+        r = api("post", f"/api/v1/games/{waiting}/events", role="host", json=ev)
+        assert r.status_code == 201, (ev, r.json)
+        state = r.json["state"]
+        if n == 0:
+            # a game under way: a second amendment waits until it is closed
+            refused = run.event({"type": "amend", "set": {"credit_minute": False}})
+            assert refused.status_code == 409 and refused.json["error"]["rule"] is None
+    assert (state["score"], state["finished"]) == ("7:3", True)
+    # the host's console says the game's rules differ from the book's
+    page = login("host").get(f"/games/{waiting}/console").get_data(as_text=True)
+    assert (
+        '<p id="console-rules" class="note">Правила этой игры изменены (п. 4.12.1 Правил '
+        "сезона 2023 г.): очков для победы в игре — 7.</p>"
+    ) in page
+    assert api("post", f"/api/v1/games/{waiting}/close", role="producer").status_code == 200
+    season = run.state()
+    assert season["rating"] == ["Потапова", "Королёва", "Орлова", "Буян", "Стишенок"]
+    assert [h_["score"] for h_ in season["history"]] == ["6:3", "7:3"]
+    # every stored game: the same state as before the amendment, and its exported protocol
+    # replays (as ``sova game replay`` does) to the state the product shows
+    for gid, _ in run.games:
+        after = api("get", f"/api/v1/games/{gid}", role="host").json
+        assert after["state"] == before[gid]["state"]
+        assert "rules" not in after["protocol"]
+    new = api("get", f"/api/v1/games/{waiting}", role="host").json
+    assert new["protocol"]["rules"] == {"points_to_win": 7}
+    for game in [*before.values(), new]:
+        data = game["protocol"]
+        assert replay(*load_protocol(data), rules=load_protocol_rules(data)) == game["state"]
+    # the OpenAPI document lists the event
+    doc = api("get", "/api/v1/openapi.json").json
+    schema = doc["components"]["schemas"]["SeasonEventIn"]
+    assert "amend" in schema["properties"]["type"]["enum"]
+    assert set(schema["properties"]) >= {"type", "set", "note"}

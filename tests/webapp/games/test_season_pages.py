@@ -246,3 +246,82 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
         "Игра не создана: «Бялко» отказалась от участия в летней серии и в ней не играет "
         "(п. 2.3 Правил 2009 г.)"
     ) in _text(r)
+
+
+def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
+    """2023 §4.12.1: the producer announces a rule change with the event form the page renders
+    (parameter, value, what was announced, confirmation); the page lists the rules in force
+    and the amendment with its time and who recorded it; a bad value is refused in Russian
+    with the clause."""
+    from tests.webapp.games.test_attach_form import _defaults
+
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(SPRING)
+    assert run.event(OPEN).status_code == 201
+    login("producer")
+    action = f"/games/seasons/{run.id}/events"
+    page = _text(client.get(f"/games/seasons/{run.id}"))
+    assert '<tr><td colspan="5">Правила не менялись.</td></tr>' in page
+    assert "<tr><td>очков для победы в игре</td><td>6</td><td>6</td></tr>" in page
+
+    def amend(value: str, confirm: bool) -> str:
+        data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), action)
+        data.update(
+            {
+                "event-type": "amend",
+                "event-parameter": "points_to_win",
+                "event-value": value,
+                "event-note": "Ведущий объявил в эфире: игра до 7 очков",
+            }
+        )
+        data.pop(
+            "event-confirm", None
+        )  # the parser takes every checkbox; a browser only a ticked one
+        if confirm:
+            data["event-confirm"] = "y"
+        return _text(client.post(action, data=data, follow_redirects=True))
+
+    assert "Подтвердите изменение правил." in amend("7", confirm=False)
+    assert "Укажите целое число." in amend("семь", confirm=True)
+    assert (
+        "Событие не принято: изменение правил не принято: очков для победы в игре: допустимо "
+        "от 1 до 12, получено 13 (п. 4.12.1 Правил сезона 2023 г.)"
+    ) in amend("13", confirm=True)
+    page = amend("7", confirm=True)
+    assert "Событие сезона записано." in page
+    assert '<tr class="changed"><td>очков для победы в игре</td><td>7</td><td>6</td></tr>' in page
+    row = page[page.index('<table id="amendments">') :]
+    row = row[: row.index("</table>")]
+    assert "<td>1</td>" in row and "<td>producer@test.local</td>" in row
+    assert "<td>очков для победы в игре: 7</td>" in row
+    assert "<td>Ведущий объявил в эфире: игра до 7 очков</td>" in row
+    assert run.state()["amendments"] == [
+        {
+            "event": 1,
+            "set": {"points_to_win": 7},
+            "note": "Ведущий объявил в эфире: игра до 7 очков",
+        }
+    ]
+    # the viewers' page: the rules in force and the amendment with its date, in three languages
+    from webapp.core.formats import when
+    from webapp.extensions import db
+    from webapp.games.season_models import SeasonEvent
+
+    stored = db.session.scalar(
+        db.select(SeasonEvent).where(SeasonEvent.season_id == run.id, SeasonEvent.seq == 2)
+    )
+    day = when(stored.created_at, "Europe/Minsk")
+    assert f"<td>{day}</td>" in row  # the staff page's row: when it was recorded
+    refresh()
+    page = _text(client.get(f"/season/{run.id}"))
+    assert "<li>Очков для победы в игре: 7</li>" in page
+    assert "<li>Решающий раунд: есть</li>" in page
+    assert (
+        f"<li>{day}: Очков для победы в игре — 7 (Ведущий объявил в эфире: игра до 7 очков)</li>"
+    ) in page
+    refresh()
+    en = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "en"}))
+    assert "<li>Points to win a game: 7</li>" in en and "<li>Decisive round: yes</li>" in en
+    refresh()
+    be = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "be"}))
+    assert "<li>Ачкоў для перамогі ў гульні: 7</li>" in be

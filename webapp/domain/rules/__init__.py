@@ -10,6 +10,8 @@ Public API::
 
     state = replay(ruleset, table, context, events)        # dict, or RuleViolation / ProtocolError
     ruleset, table, context, events = load_protocol(data)  # validates "sova.game-protocol/1"
+    rules = load_protocol_rules(data)                      # its amended parameters (§4.12.1)
+    replay(ruleset, table, context, events, rules=rules)   # replayed under them
     allowed_actions(ruleset, table, context, events)       # ["spin", "decisive_round"], [] when over
     answer_modes(ruleset, table, context, events)          # ["discussed", "early"] (§3.5, §3.8.4)
     check_plan(Table(...), RULESETS["2009"])               # 2009 §1.3, §1.4.2–§1.4.3 (RuleViolation)
@@ -25,14 +27,17 @@ from .game import (
     new_game,
     replay,
 )
-from .protocol import FORMAT, load_protocol
+from .parameters import PARAMETERS, ParameterError
+from .protocol import FORMAT, load_protocol, load_protocol_rules
 from .rulesets import RULESETS, RuleSet, cite, rule_reference, split_rule
 from .table import Table, check_plan, missing_multi, next_unplayed, usual_plan
 
 __all__ = [
     "FORMAT",
+    "PARAMETERS",
     "RULESETS",
     "Game",
+    "ParameterError",
     "ProtocolError",
     "RuleSet",
     "RuleViolation",
@@ -43,6 +48,7 @@ __all__ = [
     "check_plan",
     "cite",
     "load_protocol",
+    "load_protocol_rules",
     "missing_multi",
     "new_game",
     "next_unplayed",

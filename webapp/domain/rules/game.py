@@ -27,6 +27,7 @@ from .protocol import (
     parse_context,
     parse_event,
     parse_events,
+    parse_rules,
     parse_ruleset,
     parse_table,
 )
@@ -147,6 +148,7 @@ class Game:
     decided_by: str | None = None
     extra_minutes_held: int = 0
     club_help_used: bool = False
+    club_help_count: int = 0
     credit: str = CREDIT_NONE
     credit_taken: bool = False
     credit_forced: bool = False
@@ -174,15 +176,21 @@ class Game:
         return f"{self.experts}:{self.viewers}"
 
     @property
+    def target(self) -> int:
+        """The points that win the game: six (rule §3.10 / §1.8), or as amended
+        (000_90d7c8192601ed3a.txt §4.12.1, ``points_to_win``)."""
+        return self.rules.points_to_win
+
+    @property
     def finished(self) -> bool:
-        """A side has six points (rule §3.10 / §1.8)."""
-        return WINNING_SCORE in (self.experts, self.viewers)
+        """A side has the winning points (rule §3.10 / §1.8)."""
+        return self.target in (self.experts, self.viewers)
 
     @property
     def winner(self) -> str | None:
-        if self.experts == WINNING_SCORE:
+        if self.experts == self.target:
             return EXPERTS
-        if self.viewers == WINNING_SCORE:
+        if self.viewers == self.target:
             return VIEWERS
         return None
 
@@ -335,14 +343,19 @@ class Game:
         """Rule 000 §3.6: at the experts' five points, only if they cannot pass the series best
         without it; the score becomes 0:0 and the next spin's round is the decisive round."""
         if not self.rules.decisive_round:
+            if "decisive_round" in self.rules.amended_values:  # 000 §4.12.1
+                raise self._refuse(
+                    "decisive", "the decisive round was abolished for this game (§4.12.1)"
+                )
             raise self._refuse("decisive", "the game goes to 6 points; there is no decisive round")
         lost = self._close_lost_multi_for("decisive round asked for")
         if self.decisive_pending:
             raise self._refuse("decisive", "the decisive round was already granted: spin")
-        if self.experts != 5:
+        if self.experts != self.target - 1:
+            points = "five points" if self.target == WINNING_SCORE else f"{self.target - 1} points"
             raise self._refuse(
                 "decisive",
-                f"a decisive round only at the experts' five points (score {self.score})",
+                f"a decisive round only at the experts' {points} (score {self.score})",
             )
         best = self.context.series_best
         if best is None:
@@ -351,11 +364,11 @@ class Game:
                 "no series best result is known (context.series_best): there is no leader "
                 "the experts could fail to pass without a decisive round",
             )
-        if can_pass_without_decisive(self.viewers, best):
+        if can_pass_without_decisive(self.viewers, best, self.target):
             raise self._refuse(
                 "decisive",
                 f"the experts can still pass the series best {best[0]}:{best[1]} without a "
-                f"decisive round (winning the next round gives 6:{self.viewers})",
+                f"decisive round (winning the next round gives {self.target}:{self.viewers})",
             )
         if lost is not None:
             lost.closed = True
@@ -397,15 +410,21 @@ class Game:
         rnd.aids.append(EXTRA_MINUTE)
 
     def _on_club_help(self, event: Event) -> None:
-        """Rule 000 §3.7, §3.7.1 / 002 §1.7: club help while behind; 2023: once a game and not
+        """Rule 000 §3.7, §3.7.1 / 002 §1.7: club help while behind; 2023: once a game (as many
+        times as an amended ``club_help`` allows, §4.12.1; 2009: no limit, read as 11) and not
         in blitz, superblitz, sector 13 or the decisive round; 2009: not in blitz, superblitz."""
         rnd, question = self._require_question()
         if rnd.decisive:
             raise self._refuse("club_help", "club help does not apply to the decisive round")
         if rnd.kind in self.rules.club_help_excluded:
             raise self._refuse("club_help", f"club help does not apply to {rnd.kind}")
-        if self.rules.club_help_once and self.club_help_used:
-            raise self._refuse("club_help_once", "club help is taken once a game")
+        if self.club_help_count >= self.rules.club_help_uses:
+            uses = self.rules.club_help_uses
+            topic = "club_help_once" if "club_help_once" in self.rules.clauses else "club_help"
+            why = {0: "club help is not given in this game", 1: "club help is taken once a game"}
+            raise self._refuse(
+                topic, why.get(uses, f"club help is taken at most {uses} times a game")
+            )
         if CLUB_HELP in question.aids:
             raise self._refuse("club_help", "club help was already given on this question")
         if CREDIT_MINUTE in question.aids:
@@ -417,6 +436,7 @@ class Game:
                 "club_help", f"club help only while the experts are behind (score {self.score})"
             )
         self.club_help_used = True
+        self.club_help_count += 1
         question.aids.append(CLUB_HELP)
         rnd.aids.append(CLUB_HELP)
 
@@ -424,6 +444,10 @@ class Game:
         """Rule 000 §3.8, §3.8.2, §3.8.3: a minute on credit at viewers 5, experts at most 4;
         not in sector 13; once a game."""
         if not self.rules.credit_minute:
+            if "credit_minute" in self.rules.amended_values:  # 000 §4.12.1
+                raise self._refuse(
+                    "credit", "the minute on credit was abolished for this game (§4.12.1)"
+                )
             raise self._refuse("credit", "one minute per question; there is no minute on credit")
         rnd, question = self._require_question()
         self._refuse_if_lost_multi(rnd, "minute on credit")
@@ -433,11 +457,12 @@ class Game:
             raise self._refuse(
                 "credit_repay", "the minute on credit is granted once a game (it must be repaid)"
             )
-        if not (self.viewers == 5 and self.experts <= 4):
+        short = self.target - 1  # 5 of 6 (§3.8); one point short of an amended target
+        if not (self.viewers == short and self.experts <= short - 1):
             raise self._refuse(
                 "credit",
-                "a minute on credit only when the viewers have 5 points and the experts at "
-                f"most 4 (score {self.score})",
+                f"a minute on credit only when the viewers have {short} points and the experts "
+                f"at most {short - 1} (score {self.score})",
             )
         self.credit_taken = True
         rnd.credit_used = True
@@ -542,8 +567,9 @@ class Game:
 
     def _round_won_by(self, rnd: Round, side: str) -> None:
         rnd.winner = side
-        if rnd.decisive:  # §3.6: 6:0 or 0:6
-            self.experts, self.viewers = (6, 0) if side == EXPERTS else (0, 6)
+        if rnd.decisive:  # §3.6: 6:0 or 0:6 (the amended target: N:0 or 0:N)
+            win = self.target
+            self.experts, self.viewers = (win, 0) if side == EXPERTS else (0, win)
             self.decided_by = "decisive_round"
         else:
             if side == EXPERTS:
@@ -561,7 +587,8 @@ class Game:
                 self.credit = CREDIT_REPAID  # §3.8.3: all three answered without discussion
             if rnd.credit_used:
                 self.credit = CREDIT_OUTSTANDING  # §3.8.3: won on credit, must repay
-        if self.credit == CREDIT_OUTSTANDING and (self.experts, self.viewers) == (5, 5):
+        short = self.target - 1
+        if self.credit == CREDIT_OUTSTANDING and (self.experts, self.viewers) == (short, short):
             self.credit_forced = True  # §3.8.4
 
     # ----------------------------------------------------------------- output
@@ -598,19 +625,20 @@ class Game:
         }
 
 
-def can_pass_without_decisive(viewers: int, series_best: tuple[int, int]) -> bool:
-    """Whether experts at 5 points (against ``viewers``) can still pass the series best
-    without a decisive round (rule 000_90d7c8192601ed3a.txt §3.6).
+def can_pass_without_decisive(
+    viewers: int, series_best: tuple[int, int], points_to_win: int = WINNING_SCORE
+) -> bool:
+    """Whether experts one point short of ``points_to_win`` (5 of 6; against ``viewers``) can
+    still pass the series best without a decisive round (rule 000_90d7c8192601ed3a.txt §3.6).
 
     The best they can do without it is to win the next round: ``6:viewers``. Results rank by
     score difference (§4.5.2) and an equal result ranks the later team higher (§4.5.3), so
     ``6:viewers`` passes a winning ``6:b`` when ``viewers <= b``; any win passes a best result
-    that is not a win.
+    that is not a win. With an amended target (§4.12.1) the same comparison of differences:
+    ``points_to_win - viewers >= best_experts - best_viewers``.
     """
     best_experts, best_viewers = series_best
-    if best_experts < WINNING_SCORE:
-        return True
-    return viewers <= best_viewers
+    return points_to_win - viewers >= best_experts - best_viewers
 
 
 def same_name(a: str, b: str) -> bool:
@@ -623,18 +651,21 @@ def same_name(a: str, b: str) -> bool:
     return fold(a) == fold(b)
 
 
-def new_game(ruleset: str, table: Any, context: Any) -> Game:
-    """A game before its first event; validates ``ruleset``, ``table`` and ``context``
+def new_game(ruleset: str, table: Any, context: Any, rules: Any = None) -> Game:
+    """A game before its first event; validates ``ruleset``, ``table``, ``context`` and
+    ``rules`` (the amendable parameters in force for this game, 000_90d7c8192601ed3a.txt
+    §4.12.1: ``{parameter: value}``, partial or ``None`` = the book's values)
     (:class:`ProtocolError`) and the table plan against the rule book (:func:`check_plan`:
     :class:`RuleViolation` with ``event_index=None``)."""
     name = parse_ruleset(ruleset)
     plan = parse_table(table)
     check_plan(plan, RULESETS[name])
-    return Game(rules=RULESETS[name], table=plan, context=parse_context(context))
+    book = RULESETS[name].amended(parse_rules(name, rules))
+    return Game(rules=book, table=plan, context=parse_context(context))
 
 
-def _replay_game(ruleset: str, table: Any, context: Any, events: Any) -> Game:
-    game = new_game(ruleset, table, context)
+def _replay_game(ruleset: str, table: Any, context: Any, events: Any, rules: Any = None) -> Game:
+    game = new_game(ruleset, table, context, rules)
     for index, event in enumerate(parse_events(events)):
         game.apply(event, index)
     return game
@@ -645,8 +676,10 @@ def replay(
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
+    rules: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Replay ``events`` of a game under ``ruleset`` (``"2023"`` or ``"2009"``) and return
+    """Replay ``events`` of a game under ``ruleset`` (``"2023"`` or ``"2009"``) with the
+    amendable parameters ``rules`` in force (``None`` = the book's; §4.12.1) and return
     the derived state, the contract's "Output of sova game replay"::
 
         {"ruleset", "score": "E:V", "finished", "winner": "experts"|"viewers"|None,
@@ -661,7 +694,7 @@ def replay(
     Raises :class:`RuleViolation` (first refused event, with its clause) or
     :class:`ProtocolError` (malformed input).
     """
-    return _replay_game(ruleset, table, context, events).to_json()
+    return _replay_game(ruleset, table, context, events, rules).to_json()
 
 
 def _candidates(kind: str) -> list[dict[str, Any]]:
@@ -682,6 +715,7 @@ def allowed_actions(
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
+    rules: dict[str, Any] | None = None,
 ) -> list[str]:
     """Event types the rules allow after ``events``, in the order
     ``spin, decisive_round, sector13_option, answer, club_help, credit_minute, extra_minute,
@@ -689,7 +723,7 @@ def allowed_actions(
     that type would be accepted (``spin`` at any sector, ``answer`` right or early…).
     Raises like :func:`replay` when ``events`` themselves are refused or malformed.
     """
-    game = _replay_game(ruleset, table, context, events)
+    game = _replay_game(ruleset, table, context, events, rules)
     if game.finished:
         return []
     order = (
@@ -721,6 +755,7 @@ def answer_modes(
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
+    rules: dict[str, Any] | None = None,
 ) -> list[str]:
     """How an answer may be given now: a sublist of ``["discussed", "early"]`` — after the
     discussion minute, or early (without it); ``[]`` when no answer is accepted. An early
@@ -730,7 +765,7 @@ def answer_modes(
     game (a right answer; the verdict never changes which modes are accepted). Raises like
     :func:`replay` when ``events`` themselves are refused or malformed.
     """
-    game = _replay_game(ruleset, table, context, events)
+    game = _replay_game(ruleset, table, context, events, rules)
     modes = []
     for mode, early in (("discussed", False), ("early", True)):
         trial = game.clone()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ProtocolError
+from .parameters import PARAMETERS, ParameterError, check_values
 from .rulesets import RULESETS, SECTOR13_OPTIONS
 from .table import Table
 
@@ -29,7 +30,7 @@ EVENT_TYPES = (
     "red_card",
 )
 
-_SCORE_RE = re.compile(r"^(\d):(\d)$")
+_SCORE_RE = re.compile(r"^(\d{1,2}):(\d{1,2})$")
 
 
 @dataclass(frozen=True)
@@ -109,15 +110,34 @@ def parse_table(table: Any) -> Table:
     return Table(**values)
 
 
+_MAX_POINTS = PARAMETERS["points_to_win"].high or 6
+
+
 def parse_score(text: Any, what: str) -> tuple[int, int]:
-    """``"E:V"`` (experts first, each 0..6) → ``(E, V)``."""
+    """``"E:V"`` (experts first, each 0..12: six, or an amended ``points_to_win``, §4.12.1)
+    → ``(E, V)``."""
     match = _SCORE_RE.match(text) if isinstance(text, str) else None
     if match is None:
         raise ProtocolError(f'{what} must be a score "E:V" such as "6:1", got {text!r}')
     experts, viewers = int(match.group(1)), int(match.group(2))
-    if experts > 6 or viewers > 6:
-        raise ProtocolError(f"{what} must be a score with at most 6 points a side, got {text!r}")
+    if experts > _MAX_POINTS or viewers > _MAX_POINTS:
+        raise ProtocolError(
+            f"{what} must be a score with at most {_MAX_POINTS} points a side, got {text!r}"
+        )
     return experts, viewers
+
+
+def parse_rules(ruleset: str, rules: Any) -> dict[str, int | bool]:
+    """A protocol's optional ``rules`` (``{parameter: value}``, 000_90d7c8192601ed3a.txt
+    §4.12.1): ``None`` → ``{}``; otherwise checked against the rule set's amendable
+    parameters (:mod:`webapp.domain.rules.parameters`) and returned as given (partial: the
+    book's values for the rest). An unknown parameter or a bad value: :class:`ProtocolError`."""
+    if rules is None:
+        return {}
+    try:
+        return check_values(ruleset, rules)
+    except ParameterError as error:
+        raise ProtocolError(f"rules: {error.message}") from None
 
 
 def parse_context(context: Any) -> Context:
@@ -232,9 +252,12 @@ def load_protocol(
     ready for :func:`replay`.
 
     ``data`` is the parsed JSON object: ``{"format": "sova.game-protocol/1", "ruleset":
-    "2023"|"2009", "table": {...}, "context": {...}|null (optional), "events": [...]}``.
-    The table comes back with all three keys; context and events come back as given.
-    Raises :class:`ProtocolError` for anything malformed; rules are not checked here.
+    "2023"|"2009", "rules": {...} (optional), "table": {...}, "context": {...}|null
+    (optional), "events": [...]}``. The table comes back with all three keys; context and
+    events come back as given; ``rules`` is validated here (:func:`parse_rules`) and read with
+    :func:`load_protocol_rules` (the tuple stays four long for the callers that replay under
+    the book's own rules). Raises :class:`ProtocolError` for anything malformed; the rules of
+    the game are not checked here.
     """
     if not isinstance(data, dict):
         raise ProtocolError(f"a protocol must be a JSON object, got {type(data).__name__}")
@@ -244,9 +267,16 @@ def load_protocol(
         if key not in data:
             raise ProtocolError(f"protocol needs {key!r}")
     ruleset = parse_ruleset(data["ruleset"])
+    parse_rules(ruleset, data.get("rules"))
     table = parse_table(data["table"])
     context = data.get("context")
     parse_context(context)
     events = data["events"]
     parse_events(events)
     return ruleset, table.to_json(), context, events
+
+
+def load_protocol_rules(data: Any) -> dict[str, int | bool]:
+    """The checked ``rules`` of a protocol already accepted by :func:`load_protocol`
+    (``{}`` when absent): pass them as ``replay(..., rules=...)``."""
+    return parse_rules(parse_ruleset(data["ruleset"]), data.get("rules"))

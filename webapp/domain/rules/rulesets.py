@@ -10,7 +10,7 @@ The engine (:mod:`webapp.domain.rules.game`) asks a :class:`RuleSet` for a switc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 SINGLE = "single"
@@ -44,6 +44,11 @@ class RuleSet:
     series, where his qualifying game is that rematch (002_e025d5ded135c1c4.txt §2.10; True in
     2009, not in 2023); ``audience_vote`` — the best player of each game is chosen by the
     viewers' SMS vote (002_e025d5ded135c1c4.txt §3.1; True in 2009, not in 2023).
+
+    Amendable (000_90d7c8192601ed3a.txt §4.12.1, :meth:`amended`): ``points_to_win`` (6 in
+    both books), ``club_help_uses`` (club help a game: 1 in 2023, §3.7; 11 — never binding —
+    in 2009, §1.7), ``decisive_round``, ``credit_minute``; ``amended_values`` holds what was
+    amended (``{}`` for the book's own rules).
     """
 
     name: str
@@ -65,9 +70,27 @@ class RuleSet:
     off_table_after_hint: bool
     series_rematch: bool
     audience_vote: bool
+    points_to_win: int = 6
+    club_help_uses: int = 1
+    amended_values: Mapping[str, int | bool] = field(default_factory=lambda: MappingProxyType({}))
 
     def __deepcopy__(self, memo: dict[int, object]) -> RuleSet:
         return self  # immutable: a copied game shares its rule set
+
+    def amended(self, values: Mapping[str, int | bool] | None) -> RuleSet:
+        """This rule set with the amendable parameters of ``values`` (000_….txt §4.12.1;
+        :mod:`webapp.domain.rules.parameters`) in force: ``points_to_win``, ``club_help``
+        (uses a game), ``decisive_round``, ``credit_minute``; a season-only parameter
+        (``losses_to_out``) is kept in ``amended_values`` only. ``values`` must be checked
+        (:func:`~webapp.domain.rules.parameters.check_values`); ``None``/``{}`` → ``self``."""
+        if not values:
+            return self
+        fields: dict[str, object] = {"amended_values": MappingProxyType(dict(values))}
+        for name, value in values.items():
+            target = {"club_help": "club_help_uses"}.get(name, name)
+            if target in ("points_to_win", "club_help_uses", "decisive_round", "credit_minute"):
+                fields[target] = value
+        return replace(self, **fields)  # type: ignore[arg-type]
 
     def cite(self, topic: str) -> str:
         """``"<file> §<clause>"`` for ``topic``; ``KeyError`` for a topic the book lacks."""
@@ -120,6 +143,8 @@ RULESET_2023 = RuleSet(
     off_table_after_hint=True,  # §3.7.3
     series_rematch=False,
     audience_vote=False,
+    points_to_win=6,  # §3.2, §3.10
+    club_help_uses=1,  # §3.7: «один раз»
 )
 
 RULESET_2009 = RuleSet(
@@ -160,6 +185,8 @@ RULESET_2009 = RuleSet(
     off_table_after_hint=False,
     series_rematch=True,  # §2.10
     audience_vote=True,  # §3.1
+    points_to_win=6,  # §1.8
+    club_help_uses=11,  # §1.7 has no limit a game; a game has at most 11 rounds
 )
 
 RULESETS: Mapping[str, RuleSet] = MappingProxyType({"2023": RULESET_2023, "2009": RULESET_2009})

@@ -35,6 +35,7 @@ from webapp.games.operations.draw import (  # noqa: F401
 from webapp.games.operations.play import (  # noqa: F401
     _difference,
     game_context,
+    game_rules,
     game_state,
     import_protocol,
     protocol,

@@ -5,7 +5,14 @@ from the database), recording and undoing events, the protocol file export and i
 from __future__ import annotations
 
 from webapp.core.models import utcnow
-from webapp.domain.rules import RULESETS, ProtocolError, RuleViolation, load_protocol, replay
+from webapp.domain.rules import (
+    RULESETS,
+    ProtocolError,
+    RuleViolation,
+    load_protocol,
+    load_protocol_rules,
+    replay,
+)
 from webapp.extensions import db
 from webapp.games.models import (
     Game,
@@ -23,7 +30,25 @@ def game_state(game: Game, extra: dict | None = None) -> dict:
     events = [e.payload for e in game.events]
     if extra is not None:
         events.append(extra)
-    return replay(game.season.ruleset, game.table, game_context(game), events)
+    return replay(
+        game.season.ruleset, game.table, game_context(game), events, rules=game_rules(game)
+    )
+
+
+def game_rules(game: Game) -> dict:
+    """The amendable parameters this game is played under (000_90d7c8192601ed3a.txt
+    §4.12.1), ``{parameter: value}`` where they differ from the book's: the ones it took
+    when its first event was recorded (``game.rules``), or — before that — the ones in force
+    in its season now (:func:`webapp.games.season_queries.game_rules_now`); ``{}`` for a game
+    whose events were recorded before games kept their rules (the book's: nothing was
+    amendable then)."""
+    from webapp.games import season_queries
+
+    if game.rules is not None:
+        return dict(game.rules)
+    if game.events:  # recorded before games kept their rules: nothing was amendable then
+        return {}
+    return season_queries.game_rules_now(game.season)
 
 
 def sector13_options_used(game: Game) -> list[str]:
@@ -78,7 +103,11 @@ def series_best(game: Game) -> str | None:
     for other in earlier:
         context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
         state = replay(
-            other.season.ruleset, other.table, context, [e.payload for e in other.events]
+            other.season.ruleset,
+            other.table,
+            context,
+            [e.payload for e in other.events],
+            rules=game_rules(other),
         )
         if state["finished"] and (best is None or _difference(state["score"]) > _difference(best)):
             best = state["score"]
@@ -101,10 +130,13 @@ def game_context(game: Game) -> dict:
 
 
 def protocol(game: Game) -> dict:
-    """The game as a ``sova.game-protocol/1`` file (with its computed context)."""
+    """The game as a ``sova.game-protocol/1`` file (with its computed context, and its own
+    ``rules`` where they differ from the book's, 2023 §4.12.1)."""
+    rules = game_rules(game)
     return {
         "format": "sova.game-protocol/1",
         "ruleset": game.season.ruleset,
+        **({"rules": rules} if rules else {}),
         "table": game.table,
         "context": game_context(game),
         "events": [e.payload for e in game.events],
@@ -124,6 +156,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         )
     if not isinstance(event, dict):
         raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
+    rules = game_rules(game)
     try:
         state = game_state(game, extra=event)
     except RuleViolation as exc:
@@ -132,6 +165,8 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     except ProtocolError as exc:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
+    if game.rules is None:  # 2023 §4.12.1: the game keeps the rules in force at its start
+        game.rules = rules
     seq = len(game.events) + 1
     now = utcnow()
     game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
@@ -174,6 +209,8 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     )
     game.events.remove(last)
     db.session.delete(last)
+    if not game.events:  # 2023 §4.12.1: the rules are taken again at the new first event
+        game.rules = None
     state = game_state(game)
     game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
     db.session.flush()
@@ -210,6 +247,14 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
     if table != game.table:
         raise GameConflict(
             f"стол в файле {table} не совпадает со столом игры {game.table}", event=None, rule=None
+        )
+    rules = load_protocol_rules(data)
+    if rules != game_rules(game):
+        raise GameConflict(
+            f"правила в файле {rules} не совпадают с правилами игры {game_rules(game)} "
+            "(п. 4.12.1 Правил сезона 2023 г.)",
+            event=None,
+            rule=None,
         )
     state = game_state(game)
     for event in events:

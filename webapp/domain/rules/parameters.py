@@ -1,0 +1,234 @@
+"""The amendable parameters of the rule sets (000_90d7c8192601ed3a.txt §4.12.1).
+
+«4.12.1. В течение срока проведения Проекта правила Игры могут изменяться, дополняться и
+корректироваться.» The producer may change a few numbers and switches of the rules during a
+season (the season event ``amend``, ``shared/contracts/season-protocol.md``); both engines read
+them from the rules in force: the game engine (:mod:`webapp.domain.rules.game`) through
+:meth:`RuleSet.amended`, the season engine through its own ``rules`` mapping.
+
+Pure and standard library only. Public API::
+
+    PARAMETERS                          # {name: Parameter}, in the order they are listed
+    defaults("2023")                    # {"points_to_win": 6, "club_help": 1, ...}
+    check_values("2023", {"points_to_win": 7})   # the checked values, or ParameterError
+    describe("2023")                    # what ``sova rules show 2023`` prints
+    AMEND_CLAUSE                        # "000_90d7c8192601ed3a.txt §4.12.1"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+FILES = MappingProxyType({"2023": "000_90d7c8192601ed3a.txt", "2009": "002_e025d5ded135c1c4.txt"})
+
+AMEND_CLAUSE = "000_90d7c8192601ed3a.txt §4.12.1"
+"""The clause an amendment (and its refusal) cites, in a season of either book: the 2009 book
+has no clause of its own on changing the rules, and the amendment event is the 2023 one."""
+
+MAX_ROUNDS_2009 = 11
+"""The most rounds a 2009 game can have (6 + 5, §1.8): a club-help limit this high never binds,
+which is how the engine reads §1.7 (club help on any question while behind, no limit a game)."""
+
+
+class ParameterError(ValueError):
+    """An amendment the parameter table refuses: unknown parameter, a parameter the rule book
+    does not have, a value of the wrong type or out of range. ``message`` is English (what is
+    wrong), ``ru`` the same in Russian for the staff pages."""
+
+    def __init__(self, message: str, ru: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.ru = ru
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One amendable parameter.
+
+    ``kind``: ``int`` or ``bool``; ``low``/``high``: the inclusive range of an int (``high``
+    ``None`` = no upper bound); ``defaults``: the book's value by rule-set name (a book absent
+    here does not have the parameter); ``clauses``: the clause it comes from, by rule-set name;
+    ``changes``: what it changes, in English (``docs/rules.md`` repeats it); ``label_ru``: its
+    name on the staff and public pages (Russian).
+    """
+
+    name: str
+    label_ru: str
+    kind: type
+    low: int | None
+    high: int | None
+    defaults: Mapping[str, int | bool]
+    clauses: Mapping[str, str]
+    changes: str
+
+    def range_json(self) -> list[Any]:
+        """``[low, high]`` (``high`` ``None`` = unbounded); ``[false, true]`` for a bool."""
+        return [False, True] if self.kind is bool else [self.low, self.high]
+
+    def check(self, value: Any) -> int | bool:
+        """``value`` if it has this parameter's type and range, else :class:`ParameterError`."""
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ParameterError(
+                    f"{self.name} must be true or false, got {value!r}",
+                    f"{self.label_ru}: нужно «да» или «нет», получено {value!r}",
+                )
+            return value
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ParameterError(
+                f"{self.name} must be a whole number, got {value!r}",
+                f"{self.label_ru}: нужно целое число, получено {value!r}",
+            )
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            bounds = f"{self.low}..{self.high}" if self.high is not None else f"{self.low} or more"
+            bounds_ru = (
+                f"от {self.low} до {self.high}"
+                if self.high is not None
+                else f"не меньше {self.low}"
+            )
+            raise ParameterError(
+                f"{self.name} must be {bounds}, got {value}",
+                f"{self.label_ru}: допустимо {bounds_ru}, получено {value}",
+            )
+        return value
+
+
+PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
+    {
+        p.name: p
+        for p in (
+            Parameter(
+                name="points_to_win",
+                label_ru="очков для победы в игре",
+                kind=int,
+                low=1,
+                high=12,
+                defaults=MappingProxyType({"2023": 6, "2009": 6}),
+                clauses=MappingProxyType({"2023": "§3.2, §3.10", "2009": "§1.8"}),
+                changes="the points that win a game (and so the finished scores the season "
+                "accepts, the decisive round's and the minute on credit's score conditions, "
+                "which the engine reads as «one point short of it»)",
+            ),
+            Parameter(
+                name="club_help",
+                label_ru="«Помощь Клуба» за игру, раз",
+                kind=int,
+                low=0,
+                high=None,
+                defaults=MappingProxyType({"2023": 1, "2009": MAX_ROUNDS_2009}),
+                clauses=MappingProxyType({"2023": "§3.7", "2009": "§1.7"}),
+                changes="how many times a game the experts may take club help (0: never); "
+                "once a question and only while behind stays as the book says",
+            ),
+            Parameter(
+                name="decisive_round",
+                label_ru="решающий раунд",
+                kind=bool,
+                low=None,
+                high=None,
+                defaults=MappingProxyType({"2023": True}),
+                clauses=MappingProxyType({"2023": "§3.6"}),
+                changes="whether the experts may ask for the decisive round",
+            ),
+            Parameter(
+                name="credit_minute",
+                label_ru="«Минута в кредит»",
+                kind=bool,
+                low=None,
+                high=None,
+                defaults=MappingProxyType({"2023": True}),
+                clauses=MappingProxyType({"2023": "§3.8"}),
+                changes="whether the experts may ask for the minute on credit",
+            ),
+            Parameter(
+                name="losses_to_out",
+                label_ru="поражений до выбытия из сезона",
+                kind=int,
+                low=1,
+                high=None,
+                defaults=MappingProxyType({"2023": 2}),
+                clauses=MappingProxyType({"2023": "§4.4"}),
+                changes="the lost games (qualifying or series final) that put a team out of "
+                "the season",
+            ),
+        )
+    }
+)
+"""Every amendable parameter, in the order ``sova rules show`` lists them."""
+
+
+def _book(ruleset: str) -> str:
+    if ruleset not in FILES:
+        raise ParameterError(
+            f"unknown ruleset {ruleset!r}; expected one of 2009, 2023",
+            f"неизвестный свод правил {ruleset!r}; допустимы 2009, 2023",
+        )
+    return ruleset
+
+
+def defaults(ruleset: str) -> dict[str, int | bool]:
+    """The book's values of every parameter the rule set has: ``{name: value}``."""
+    book = _book(ruleset)
+    return {name: p.defaults[book] for name, p in PARAMETERS.items() if book in p.defaults}
+
+
+def check_values(ruleset: str, values: Any) -> dict[str, int | bool]:
+    """Check ``values`` (``{parameter: value, …}``, possibly partial) against the rule set's
+    table and return them as a new dict. :class:`ParameterError` names the first fault: not an
+    object, an unknown parameter, a parameter the book does not have, a wrong type or range."""
+    book = _book(ruleset)
+    if not isinstance(values, dict):
+        raise ParameterError(
+            f"the rules must be an object {{parameter: value}}, got {type(values).__name__}",
+            f"правила задаются объектом {{параметр: значение}}, получено {type(values).__name__}",
+        )
+    checked: dict[str, int | bool] = {}
+    for name, value in values.items():
+        parameter = PARAMETERS.get(name)
+        if parameter is None:
+            raise ParameterError(
+                f"unknown parameter {name!r}; amendable: {', '.join(PARAMETERS)}",
+                f"неизвестный параметр {name!r}; изменять можно: "
+                + ", ".join(f"«{p.label_ru}»" for p in PARAMETERS.values()),
+            )
+        if book not in parameter.defaults:
+            raise ParameterError(
+                f"the {book} rule book has no {name}: it cannot be amended",
+                f"в правилах {book} г. нет параметра «{parameter.label_ru}»: изменить его нельзя",
+            )
+        checked[name] = parameter.check(value)
+    return checked
+
+
+def in_force(ruleset: str, values: Any = None) -> dict[str, int | bool]:
+    """The book's values overlaid with ``values`` (checked as :func:`check_values` does)."""
+    return {**defaults(ruleset), **check_values(ruleset, values or {})}
+
+
+def describe(ruleset: str) -> dict[str, Any]:
+    """What ``sova rules show RULESET`` prints: ``{"ruleset", "file", "clause" (§4.12.1),
+    "parameters": [{"name", "type": "int"|"bool", "range": [low, high], "default",
+    "clause": "<file> §…", "changes"}]}``; :class:`ParameterError` for an unknown rule set."""
+    book = _book(ruleset)
+    return {
+        "ruleset": book,
+        "file": FILES[book],
+        "clause": AMEND_CLAUSE,
+        "parameters": [
+            {
+                "name": p.name,
+                "type": p.kind.__name__,
+                "range": p.range_json(),
+                "default": p.defaults[book],
+                "clause": f"{FILES[book]} {p.clauses[book]}",
+                "changes": p.changes,
+            }
+            for p in PARAMETERS.values()
+            if book in p.defaults
+        ],
+    }

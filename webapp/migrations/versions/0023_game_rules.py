@@ -1,0 +1,27 @@
+"""a game keeps the rules in force when its first event was recorded (2023 §4.12.1)
+
+``game.rules``: the amendable parameters the game took from its season (JSON
+``{parameter: value}``, only those that differ from the rule book's; ``{}`` = the book's);
+NULL for a game with no event yet. Games recorded before this revision stay NULL and are
+replayed under the book's rules (nothing was amendable then).
+
+Revision ID: 0023_game_rules
+Revises: 0022_api_tokens
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0023_game_rules"
+down_revision = "0022_api_tokens"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    with op.batch_alter_table("game") as batch:
+        batch.add_column(sa.Column("rules", sa.JSON(), nullable=True))
+
+
+def downgrade():
+    with op.batch_alter_table("game") as batch:
+        batch.drop_column("rules")
