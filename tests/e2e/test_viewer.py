@@ -33,7 +33,7 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     received = smtp_sink[1]
     assert len(received) == 1
     body = received[0].get_payload(decode=True).decode()
-    # the e-mailed link confirms the address (issue 13) and opens the status page
+    # the e-mailed link confirms the address and opens the status page
     link = re.search(r"http://\S+(/confirm/\S+)", body).group(1)
     page.goto(live_server.url + link)
     assert page.url.split("?")[0] == status_url

@@ -1,4 +1,4 @@
-"""Issue 17 item 1: packet images. The real Kubok packet (../shared/data/chgk) refers to
+"""Packet images. The real Kubok packet (../shared/data/chgk) refers to
 seven image files by ``(img …)``; they come with it in a folder or a zip (``sova import``,
 the editors' import page), a missing one fails the pre-check and blocks the table's lock, the
 editor attaches it on the question page, and the envelopes and host cards print the images

@@ -95,7 +95,7 @@ def test_envelopes_and_host_cards_print_the_note_not_the_name(game, drain):
 
 
 def test_the_note_agrees_with_the_author_gender(game):
-    """Issue 17 item 9: «нет её согласия» for a woman, «нет его согласия» for a man, neutral
+    """«нет её согласия» for a woman, «нет его согласия» for a man, neutral
     wording when the name does not tell (pymorphy3 reads the given name)."""
     g, qs = game
     qs[1].authors[0].name = "Анна Лысенко"  # the name as given on this question

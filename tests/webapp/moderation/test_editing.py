@@ -1,5 +1,5 @@
 """Revisions, comments, the second editor's sign-off, rejection templates with the e-mail
-preview, bulk decisions, exports (CSV, XLSX, 4s round trip) and statistics (issue 4)."""
+preview, bulk decisions, exports (CSV, XLSX, 4s round trip) and statistics."""
 
 from __future__ import annotations
 

@@ -229,7 +229,7 @@ def test_dashboard_counts_and_overdue(app, api, played, drain, login):
 
 def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain, login):
     """QA 18: a «scan» that only starts like a PDF is refused; so is «signed» before the
-    payee's details are received (issue 6: details received → agreement issued → signed)."""
+    payee's details are received (details received → agreement issued → signed)."""
     import pytest
     from PIL import Image
 

@@ -1,4 +1,4 @@
-"""Viewers (issue 3): languages, tricky input stored exactly, images, double clicks,
+"""Viewers: languages, tricky input stored exactly, images, double clicks,
 honeypot, rate limit, expired CSRF, "my questions" links and withdrawal, e-mail."""
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     with app.test_request_context():
         token = my_link_token(author)
     assert client.get(f"/my/{token}").status_code == 302
-    # issue 13: an address typed into the form proves nothing; the question shows only
+    # an address typed into the form proves nothing; the question shows only
     # once its e-mailed confirmation link was opened
     page = client.get("/my/questions").get_data(as_text=True)
     assert FORM["question"] not in page and "Вопросов пока нет." in page
@@ -311,7 +311,7 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     mail = received[0]
     assert mail["To"] == "petr@example.com"
     body = mail.get_payload(decode=True).decode()
-    # the link confirms the address (issue 13) and opens the status page
+    # the link confirms the address and opens the status page
     link = next(w for w in body.split() if "/confirm/" in w)
     resp = client.get(link[link.index("/confirm/") :])
     assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
@@ -484,7 +484,7 @@ def test_withdrawing_twice_says_already_withdrawn(client, app):
     author_id = q.authors[0].author_id
     from webapp.submissions.operations import confirm_authorship
 
-    assert confirm_authorship(q, author_id)  # the e-mailed link (issue 13)
+    assert confirm_authorship(q, author_id)  # the e-mailed link
     withdraw(q, author_id)
     db.session.commit()
     try:
@@ -689,7 +689,7 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
         ]
         new = [r.status_code for r in answers]
         assert new == [302] * 4 + [429]  # the double click counted once
-        # The 429 says when the 5/minute window lets the viewer in again (issue 19: no
+        # The 429 says when the 5/minute window lets the viewer in again (no
         # X-RateLimit-* headers on the other answers, a Redis round trip per limit).
         assert 1 <= int(answers[-1].headers["Retry-After"]) <= 61
         assert not [h for h in answers[0].headers.keys() if h.lower().startswith("x-ratelimit")]
