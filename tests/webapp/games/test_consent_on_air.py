@@ -1,4 +1,4 @@
-"""The host names an author on air only with consent (QA finding 4): envelopes and host cards
+"""The host names an author on air only with consent: envelopes and host cards
 print the name and city for ``consent_on_air`` or a letter / partner question, and a note for
 the host otherwise (pypdf text of the real PDFs)."""
 
