@@ -68,7 +68,7 @@ _hypothesis_settings.load_profile("sova")
 
 # --- shared test data --------------------------------------------------------
 # Real packets and other data live in the folder "shared" next to the repo
-# checkout (e.g. /work/main -> /work/shared). Tests skip without it, except on
+# checkout (``<checkout>/../shared``). Tests skip without it, except on
 # CI (CI=true), where its absence is a failure.
 
 SHARED_DIR = Path(__file__).resolve().parents[1] / ".." / "shared"

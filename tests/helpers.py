@@ -133,7 +133,7 @@ COMMISSION = [
 ]
 
 #: ``make_app`` overrides of the prizes tests: CSRF off, the prize commission's members;
-#: the sources sign-off is issue 4's, not tested there.
+#: the sources sign-off belongs to moderation, not tested there.
 PRIZE_APP = {
     "WTF_CSRF_ENABLED": False,
     "SOVA_PRIZE_COMMISSION": COMMISSION,
@@ -339,7 +339,7 @@ def install_wheel(tmp: Path) -> tuple[Path, Path]:
     return venv, wheel
 
 
-# --- packet images (issue 17) -------------------------------------------------------------
+# --- packet images -------------------------------------------------------------
 
 #: The real Kubok packet of ../shared (it refers to seven image files, none of which is kept
 #: there) and a distinct size for each of its images, in packet order.

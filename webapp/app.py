@@ -151,7 +151,7 @@ def register_extensions(app: Flask) -> None:
     @login_manager.user_loader
     def load_user(session_id: str):
         # "<id>:<session_version>": an ended session (logout, password change, an
-        # admin's "sign out everywhere") is anonymous from then on (issue 13)
+        # admin's "sign out everywhere") is anonymous from then on
         return user_for_session(session_id)
 
     @app.before_request

@@ -130,7 +130,7 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_LOG_FORMAT": setting("SOVA_LOG_FORMAT", "text"),
         "RATELIMIT_STORAGE_URI": setting("SOVA_REDIS_URL") or "memory://",
         # No X-RateLimit-* headers on every limited response: writing them costs a Redis
-        # round trip per limit (a third of the limiter's work on POST /submit, issue 19)
+        # round trip per limit (a third of the limiter's work on POST /submit)
         # and no page or contract reads them. A 429 still says when to come back
         # (Retry-After, webapp.security.retry_after).
         "RATELIMIT_HEADERS_ENABLED": False,
@@ -194,7 +194,7 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_VOTE_GROUP_COMMIT": setting("SOVA_VOTE_GROUP_COMMIT", "1") != "0",
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
-        # Staff sessions end after a working day without a request (issue 13): the signed
+        # Staff sessions end after a working day without a request: the signed
         # cookie's timestamp is checked on the server (max_age) and renewed by each request.
         "PERMANENT_SESSION_LIFETIME": timedelta(
             hours=float(setting("SOVA_STAFF_SESSION_HOURS", "10"))

@@ -1,4 +1,4 @@
-"""Metrics, request ids, JSON logs and readiness (issue 16; docs/operations.md "Monitoring").
+"""Metrics, request ids, JSON logs and readiness (docs/operations.md "Monitoring").
 
 - ``GET /metrics``: Prometheus text format (prometheus-client). Process metrics:
   ``sova_http_requests_total{endpoint,method,status}`` (every label from a fixed set:

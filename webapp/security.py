@@ -1,4 +1,4 @@
-"""HTTP security controls, wired by :func:`init_security` (``docs/security.md``, issue 7).
+"""HTTP security controls, wired by :func:`init_security` (``docs/security.md``).
 
 - Security headers (Flask-Talisman): a Content-Security-Policy whose ``script-src`` is
   ``'self'`` only (no inline script may run), ``frame-ancestors 'none'`` and
@@ -113,7 +113,7 @@ def init_security(app: Flask) -> None:
     def ids_in_range(_endpoint, values):
         """An ``<int:…>`` URL part beyond a database integer cannot name a row, nor can a
         text part with a NUL (``%00``, which PostgreSQL refuses in a query): 404, before the
-        database sees it (SQLite overflows past 2**63-1; found by schemathesis and QA)."""
+        database sees it (SQLite overflows past 2**63-1)."""
         if values and any(
             (isinstance(v, int) and not 0 <= v <= MAX_ID) or (isinstance(v, str) and "\x00" in v)
             for v in values.values()
@@ -171,7 +171,7 @@ def db_unavailable_response(exc: BaseException):
         body = jsonify({"error": {"code": 503, "message": DB_UNAVAILABLE}})
     elif form_page is not None and request.method == "POST":
         # a form whose text must not be lost (the viewer's question): the form again, with
-        # what was typed and the message (issue 13); registered by its blueprint
+        # what was typed and the message; registered by its blueprint
         body = form_page()
     else:
         body = render_template_string(_RETRY_PAGE, message=DB_UNAVAILABLE)

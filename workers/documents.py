@@ -593,7 +593,7 @@ def _fixed_font_timestamps() -> Iterator[None]:
 
 
 def _with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
-    """``fn(*args)``, its frames on a frame-stack chunk of their own (issue 19).
+    """``fn(*args)``, its frames on a frame-stack chunk of their own.
 
     CPython 3.11 keeps Python frames on per-thread chunks of 16 KiB, each mapped from the
     OS when a call goes past the end of the last one and unmapped as soon as that call

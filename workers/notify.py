@@ -253,7 +253,7 @@ def _locale(language: str | None) -> str:
 def received(question_id: int) -> bool:
     """Tell the first author the question arrived, with the link that confirms the
     address and opens the status page (``/confirm/<token>``: only the address's owner
-    gets it, so only they can put the question in their «Мои вопросы», issue 13). Ledger
+    gets it, so only they can put the question in their «Мои вопросы»). Ledger
     key ``received:<question id>``: once per question, however often the task runs."""
     from webapp.submissions.links import confirm_token
 

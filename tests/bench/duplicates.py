@@ -5,7 +5,7 @@ lines (one object per figure) and exits 0; it needs ``../shared/data/chgk/`` (ex
 message without it). The quality test (``tests/webapp/moderation/test_duplicates.py``)
 uses :func:`labelled_pairs` from here.
 
-Labelled set (issue 4, «Quality»): positives are the 75 questions of the two copies of the
+Labelled set: positives are the 75 questions of the two copies of the
 Kubok packet and seven generated variants of a fixed sample of real questions (ё/е, quote
 styles, Latin homoglyphs, stress marks, a reordered sentence, a typo, a changed last
 clause); as many negatives: pairs of *different* real questions with the same answer, then
@@ -377,7 +377,7 @@ def synthetic(texts: list[str], size: int, rng: random.Random) -> list[str]:
 def emit(**fields) -> None:
     """One JSON line: ``{"bench": "duplicates", "figure": ..., ..., "loadavg": [1, 5, 15
     min]}`` (times in seconds or ms as named; wall-clock unless ``cpu_`` says otherwise;
-    the machine's load beside every figure, issue 19)."""
+    the machine's load beside every figure)."""
     line = {"bench": "duplicates", **fields, "loadavg": [round(x, 2) for x in os.getloadavg()]}
     print(json.dumps(line, ensure_ascii=False), flush=True)
 
@@ -534,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpu_mean_ms=round(statistics.mean(base_cpu), 1),
                 speedup_vs_index_p95=round(statistics.mean(base) / max(p95, 1e-6), 1),
             )
-            # the pair of issue 19: Sova's lookup and its anchor (the brute force a
+            # the pair: Sova's lookup and its anchor (the brute force a
             # developer would write with rapidfuzz), CPU time, from this one run
             emit(
                 figure="pair",

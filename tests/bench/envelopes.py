@@ -1,4 +1,4 @@
-"""Envelope rendering benchmark (issues 5, 19): ``python -m tests.bench.envelopes``, JSON lines.
+"""Envelope rendering benchmark: ``python -m tests.bench.envelopes``, JSON lines.
 
 A 13-sector 2023 game (blitz, superblitz, sector 13: 17 questions of realistic length) on a
 fresh SQLite database with the real migrations. For the envelopes and the host cards, three
@@ -20,7 +20,7 @@ path pays for another's garbage); resetting the document to "pending" (so the id
 task renders again) happens before, outside the measured call. Each run is measured in CPU
 time of this process (``time.process_time``: the figure a shared machine disturbs least)
 and in wall-clock time. Reported per document: the CPU medians with their spread (min,
-max), the overhead ``(sova − weasyprint) / weasyprint`` of the CPU medians (issue 19 target
+max), the overhead ``(sova − weasyprint) / weasyprint`` of the CPU medians (target
 ≤ 5 %), the median and spread of the per-round ratios ``sova / weasyprint`` (the two runs of
 a round are seconds apart, so a load that drifts over the bench moves both), the same
 against ``weasyprint_fonts``, the kernel's part of the CPU time (``*_sys_s``), the PDF sizes

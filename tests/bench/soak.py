@@ -1,4 +1,4 @@
-"""Soak: viewers submit for minutes against the real web server and worker pool (issue 7 "Load").
+"""Soak: viewers submit for minutes against the real web server and worker pool.
 
 ``python -m tests.bench.soak [--count 10000 --seconds 600 --clients 16 --web-workers 4
 --concurrency 4 | --quick]`` (``make bench`` runs the full size). Starts, in a temporary folder:

@@ -1,6 +1,6 @@
 """`python -m tests.bench.submit`: the viewer's full ``POST /submit`` path against its anchor,
-the same form written the textbook way (issue 19, "Speed measured against what people
-would otherwise use"), in the same run.
+the same form written the textbook way (what people
+would otherwise use), in the same run.
 
 Sova: gunicorn with 2 workers on PostgreSQL and Redis, deployed as in production: the
 request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
@@ -76,7 +76,7 @@ QUESTION = (
 #: Sova's minimum fill time during the run (its default); the bench waits this long after
 #: loading the page before the first submission, as a person would.
 MIN_FILL_SECONDS = 3
-#: Issue 19's targets for the pair at 64 clients.
+#: The targets for the pair at 64 clients.
 TARGETS = {
     "clients": 64,
     "throughput_ratio_min": 1.5,
@@ -92,7 +92,7 @@ SALT = random.randrange(1, 0xFFFF)
 
 
 def emit(name: str, **values) -> None:
-    """One JSON line, with the machine's load average (issue 19)."""
+    """One JSON line, with the machine's load average."""
     line = {"bench": name, **values, "loadavg": [round(x, 2) for x in os.getloadavg()]}
     print(json.dumps(line, ensure_ascii=False), flush=True)
 

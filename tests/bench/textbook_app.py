@@ -1,4 +1,4 @@
-"""The anchor of ``python -m tests.bench.submit`` (issue 19): the viewer form as a Flask
+"""The anchor of ``python -m tests.bench.submit``: the viewer form as a Flask
 developer would write it from the tutorials, never part of the product.
 
 Flask-WTF (CSRF on) with the fields of Sova's viewer form (``SubmitForm``: question,

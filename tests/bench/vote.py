@@ -1,5 +1,5 @@
 """`python -m tests.bench.vote`: the 2009 §3.1 SMS vote callback at broadcast burst, against
-``GET /healthz`` on the same server in the same run (issue 18, "Scale and exactness").
+``GET /healthz`` on the same server in the same run.
 
 gunicorn (2 gthread workers, ``--threads`` each) on PostgreSQL, Redis as broker; a finished
 2009 game whose vote is opened through the API. The load is the gateway simulator

@@ -1,4 +1,4 @@
-"""The cluster test (issue 16): Sova on four hosts made of network namespaces, with faults.
+"""The cluster test: Sova on four hosts made of network namespaces, with faults.
 
 The hosts (:mod:`tests.cluster.hosts`): **data** (private PostgreSQL and Redis), **app1** and
 **app2** (gunicorn, a Celery worker and the outbox relay each, from the installed wheel; beat

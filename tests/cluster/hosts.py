@@ -1,4 +1,4 @@
-"""The cluster test's hosts (issue 16): network namespaces, their processes, supervision.
+"""The cluster test's hosts: network namespaces, their processes, supervision.
 
 :class:`Cluster` makes the hosts (``ip netns``; each has one veth on a bridge private to the
 test, addresses in ``10.231.<n>.0/24`` picked free at start): **data** (a private PostgreSQL

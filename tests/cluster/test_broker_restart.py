@@ -1,4 +1,4 @@
-"""A Celery worker outlives its Redis broker restarting empty (issue 16).
+"""A Celery worker outlives its Redis broker restarting empty.
 
 In a clean-clone run of the cluster test a worker died on the Redis restart ("Unrecoverable
 error: AttributeError 'NoneType' object has no attribute 'hostname'": Celery's gossip step

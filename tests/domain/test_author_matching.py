@@ -1,4 +1,4 @@
-"""Issue 17.3, the pure part: authors matched across spellings, and "no author twice in one
+"""One author per person, the pure part: authors matched across spellings, and "no author twice in one
 game" counted on persons (``webapp.domain.authors``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""webapp.domain.handouts: image references and the handout printed once (issue 17)."""
+"""webapp.domain.handouts: image references and the handout printed once."""
 
 from __future__ import annotations
 

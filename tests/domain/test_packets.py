@@ -336,7 +336,7 @@ def test_parse_authors(text, expected):
     assert parse_authors(text) == expected
 
 
-# Issue 20: authors as packets write them. Real lines first (file cited), then written ones.
+# Authors as packets write them. Real lines first (file cited), then written ones.
 KUBOK = f"{PECHENY}/Kubok_knyagini_Olgi-2015.docx.canon"
 ESTONIA = f"{PECHENY}/Shkolny_Chemp_Estonii-2014_(48v).docx.canon"
 BKD = f"{PECHENY}/bkd_2021_all.txt.canon"

@@ -1,5 +1,5 @@
-"""docs/protocols.md describes both protocol formats for a clone without ../shared (issue 17
-item 10); its examples are real: every ``<!-- example: X-in -->`` file replays to its
+"""docs/protocols.md describes both protocol formats for a clone without ../shared;
+its examples are real: every ``<!-- example: X-in -->`` file replays to its
 ``X-out`` state or refusal, through the same code as ``sova game replay`` /
 ``sova season replay``."""
 

@@ -1,4 +1,4 @@
-"""The question state machine (issue 4): every allowed and every forbidden transition."""
+"""The question state machine: every allowed and every forbidden transition."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 17.3 in Chromium (CSRF on): the chief editor sees the Kubok packet's two Shahlovs
+"""One author per person in Chromium (CSRF on): the chief editor sees the Kubok packet's two Shahlovs
 suggested, previews and confirms their merge, then confirms a question's author line from
-the question page (issue 13 item 1's button)."""
+the question page (the author-line confirmation button)."""
 
 from __future__ import annotations
 

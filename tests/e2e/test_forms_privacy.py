@@ -1,4 +1,4 @@
-"""Issue 17 item 9 in Chromium: the payee form shows the chosen country's fields only and a
+"""Forms and privacy in Chromium: the payee form shows the chosen country's fields only and a
 date picker; the consent checkbox links to the privacy notice (ru/be/en) with this
 instance's retention figures; the owl is an image, not an emoji; /favicon.ico is served."""
 

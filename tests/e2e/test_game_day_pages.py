@@ -1,4 +1,4 @@
-"""Issue 17 items 5, 7 and 8 in headless Debian Chromium: the console refuses to start a game
+"""Game-day pages in headless Debian Chromium: the console refuses to start a game
 whose envelopes were never printed until the producer confirms (audited); the game page
 turns «готовится» into «скачать PDF» without a reload; editors reach import, letters and
 partner questions from the header, and the queue's filters fold away."""

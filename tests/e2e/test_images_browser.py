@@ -1,4 +1,4 @@
-"""Issue 17 item 1 in Chromium: an editor imports the real Kubok packet with a zip of its
+"""Packet images in Chromium: an editor imports the real Kubok packet with a zip of its
 images (all but one) on the import page, sees the images on the question pages, the
 missing one as a failed pre-check, and attaches it with the question page's form."""
 

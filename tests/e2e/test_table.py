@@ -1,6 +1,6 @@
 """The editor adjusts the table by drag-and-drop in headless Chromium (``static/table.js``:
 HTML5 drag events → the same swap endpoint as the no-JS form), then sets a topic and sees
-the completeness check warn about it (issue 5: table builder)."""
+the completeness check warn about it (table builder)."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     received = smtp_sink[1]
     assert len(received) == 1
     body = received[0].get_payload(decode=True).decode()
-    # the e-mailed link confirms the address (issue 13) and opens the status page
+    # the e-mailed link confirms the address and opens the status page
     link = re.search(r"http://\S+(/confirm/\S+)", body).group(1)
     page.goto(live_server.url + link)
     assert page.url.split("?")[0] == status_url
@@ -50,7 +50,7 @@ def test_honeypot_is_invisible_to_people(live_server, page):
 
 
 def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
-    """QA: a file over the server's 8 MB request cap got a bare 413 and the typed text was
+    """A file over the server's 8 MB request cap got a bare 413 and the typed text was
     lost. The page refuses an image over 5 MB as soon as it is chosen (in the page's
     language), empties the file input, and the question goes without it."""
     page = phone_page
@@ -65,7 +65,7 @@ def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     page.set_input_files(
         "#handout_image",
         files=[
-            # over the page's 5 MB and the server's 8 MB request cap (the QA case)
+            # over the page's 5 MB and the server's 8 MB request cap (the case of a bare 413)
             {"name": "map.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 8_500_000}
         ],
     )

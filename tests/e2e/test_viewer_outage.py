@@ -1,4 +1,4 @@
-"""Issue 13 item 5: a database outage must not lose the viewer's text. The database of the
+"""A database outage must not lose the viewer's text. The database of the
 live server really becomes unreachable (its SQLite file is replaced by a directory and the
 pool is emptied: every connection fails with "unable to open database file"); the submit
 form comes back as a 503 with the text kept and a clear message, in Chromium."""

@@ -1,4 +1,4 @@
-"""Stored XSS (issue 7 "Hostile input"): viewer text full of markup, shown on every page that
+"""Stored XSS: viewer text full of markup, shown on every page that
 shows viewer text — the author's status page, the editor queue and question page, the host
 console (server-rendered and re-rendered by console.js from JSON) — in headless Chromium.
 

@@ -1,4 +1,4 @@
-"""Fault tests (issue 7 "Faults"): real PostgreSQL, Redis and Celery worker processes.
+"""Fault tests: real PostgreSQL, Redis and Celery worker processes.
 
 Each test says what it kills and asserts counts read back from the database. The machine's
 shared Redis (6379) and PostgreSQL (5432) are never stopped: the broker here is a private
@@ -458,7 +458,7 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
             "post", f"/api/v1/questions/{qid}/decision", "editor", json={"decision": "approve"}
         )
         assert resp.status_code == 200, resp.get_json()
-    with app.app_context():  # the second editor's sources sign-off (issue 4)
+    with app.app_context():  # the second editor's sources sign-off
         from webapp.moderation.operations import sign_off
         from webapp.submissions.models import Question
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 4: a parallel burst of wrong guesses against a real gunicorn with four
+"""A parallel burst of wrong guesses against a real gunicorn with four
 workers (separate processes) on PostgreSQL is counted exactly, no more than the threshold
 of passwords are checked, and the right password after the limit is refused. Once with
 the database counter (atomic UPDATE … RETURNING), once with Redis (INCR, own DB number).

@@ -1,4 +1,4 @@
-"""Observability with real processes (issue 16): gunicorn with two workers in
+"""Observability with real processes: gunicorn with two workers in
 prometheus-client's multiprocess mode adds up the requests of both in /metrics; a request id
 sent with a submission shows in the JSON log lines of the real Celery worker that runs its
 tasks."""

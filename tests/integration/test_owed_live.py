@@ -1,4 +1,4 @@
-"""Owed work with a real worker (issue 16): the relay hands pre-checks, e-mails and a
+"""Owed work with a real worker: the relay hands pre-checks, e-mails and a
 document to a private Redis, Redis restarts empty, and the reconciliation
 (:func:`webapp.owed.reconcile`, the beat's ``outbox.reconcile``) gets every one of them done
 exactly once; a worker killed mid-task is replaced by the reconciliation, not by the broker's

@@ -1,4 +1,4 @@
-"""Issue 13 item 7, Done means: ``sova seed-demo`` beside a running worker.
+"""``sova seed-demo`` beside a running worker.
 
 ``seed-demo`` imports the demo pool as submissions (each queues ``moderation.precheck``,
 sent to Redis at the commit: ``SOVA_OUTBOX_AUTOSEND=1``) and then pre-checks every question

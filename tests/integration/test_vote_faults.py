@@ -1,4 +1,4 @@
-"""Issue 18, "nothing acknowledged is lost": a burst of signed SMS votes through gunicorn on
+"""Nothing acknowledged is lost: a burst of signed SMS votes through gunicorn on
 PostgreSQL; inside the burst (placed by message count, not by time) both gunicorn workers
 are SIGKILLed in turn (their requests and keep-alive connections die) and the private Redis
 is killed and started again. The gateway simulator retries every non-2xx and every broken

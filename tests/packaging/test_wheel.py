@@ -1,4 +1,4 @@
-"""Sova installed the way services are deployed: the wheel, not the checkout (issue 12).
+"""Sova installed the way services are deployed: the wheel, not the checkout.
 
 Builds the wheel (from the sdist, as a registry would), installs it with the runtime lock into
 a fresh virtual environment in a temporary folder, and from an empty current directory, with
@@ -14,7 +14,7 @@ Slow (a wheel build and an install: about a minute with a warm uv cache); select
 the build backend and any wheel not yet in uv's cache. It runs in the full run
 (``tests.helpers.full_run``: on CI, ``CI=true`` as ``.ci/run`` sets, or with
 ``SOVA_TEST_FULL=1``); a local ``make test`` skips it with that reason, as it skips the tests
-that need PostgreSQL and Redis (issue 15: ``make test`` in two minutes without services).
+that need PostgreSQL and Redis (``make test`` in two minutes without services).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
         (mail,) = wait_for(confirmation, 180, what="the confirmation e-mail")
         text = mail.get_payload(decode=True).decode(mail.get_content_charset() or "utf-8")
         assert "Мы получили ваш вопрос" in text
-        # the link of the «received» e-mail confirms the authorship (issue 13) and then
+        # the link of the «received» e-mail confirms the authorship and then
         # opens the status page
         base_url = submitted["status_url"].split("/status/")[0]
         assert f"{base_url}/confirm/" in text

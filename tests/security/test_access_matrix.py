@@ -1,4 +1,4 @@
-"""The access matrix, generated from the URL map (issue 7 "Hostile input", DESIGN "Security").
+"""The access matrix, generated from the URL map (DESIGN "Security").
 
 Every endpoint × every method it accepts × every role × anonymous. The expected answer is the
 declaration next to each view, ``@access("…")`` (``view.sova_access``, see
@@ -15,8 +15,8 @@ wrong role would mean the view validated first).
 
 The editors' pages (``REAL_OBJECT_PREFIXES``) are also called on a real question (and each
 export format): there an admitted role must get **200 or 302** (the view did its work, it was
-not merely let in); this is the moderation queue's own 91-case role matrix of issue 4, folded
-in here (issue 15). Pages are called with a session cookie from
+not merely let in); this is the moderation queue's own 91-case role matrix, folded
+in here. Pages are called with a session cookie from
 ``POST /login`` (one client per role), the API with the role's bearer token. A view without a
 declaration fails :func:`test_every_view_declares_access`; new views are covered automatically.
 """
@@ -44,7 +44,7 @@ SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
 GATEWAY_SECRET = "matrix-gateway-secret"
 
 #: Endpoints (by prefix) also called with real URL arguments, where an admitted role must get
-#: 200 or 302: the editors' pages and the chief editor's author pages (issue 17.3), on the
+#: 200 or 302: the editors' pages and the chief editor's author pages, on the
 #: seeded question and its author (``real_urls``).
 REAL_OBJECT_PREFIXES = ("moderation.", "authors.")
 
@@ -254,7 +254,7 @@ def test_the_editors_pages_declare_their_roles(app):
 
 
 def test_the_author_pages_are_the_chief_editors(app):
-    """Issue 17.3: matches, merges and author confirmations show and change author data, so
+    """Matches, merges and author confirmations show and change author data, so
     blind moderation keeps them from editors: every author page is ``chief_editor`` (and
     admin)."""
     specs = {
@@ -271,7 +271,7 @@ def test_the_author_pages_are_the_chief_editors(app):
 
 
 def test_privacy_notice_and_favicon_answer_everyone(matrix_app, role_clients):
-    """The public pages of issue 17 item 9 on real content: the privacy notice and the owl
+    """The public pages on real content: the privacy notice and the owl
     favicon answer 200 to every role and to anonymous visitors (the generated matrix only
     checks that nobody is refused), and they are the only ``pages.*`` endpoints."""
     specs = {

@@ -1,4 +1,4 @@
-"""Schemathesis against ``/api/v1/openapi.json`` (issue 7 "Hostile input").
+"""Schemathesis against ``/api/v1/openapi.json`` (hostile input).
 
 Every operation of the published OpenAPI document gets generated requests (valid and
 invalid bodies, queries and path values) through the Flask app in-process (WSGI), with an

@@ -1,4 +1,4 @@
-"""Security controls of webapp.security and the login lock-out (issue 7, ``docs/security.md``)."""
+"""Security controls of webapp.security and the login lock-out (``docs/security.md``)."""
 
 from __future__ import annotations
 

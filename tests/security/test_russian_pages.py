@@ -1,4 +1,4 @@
-"""Every staff page speaks Russian (issue 17 item 4): each staff role logs in and walks every
+"""Every staff page speaks Russian: each staff role logs in and walks every
 GET page of the generated URL map — with real URL arguments (a closed 2023 game with its
 prizes, a 2009 game with a closed audience vote, a question in review, the staff list) and
 with ids that do not exist (the 404 page), plus the pages it may not open (the 403 page) —

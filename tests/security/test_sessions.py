@@ -1,4 +1,4 @@
-"""Issue 13 item 3: a copied session cookie must not survive logout, a password change or
+"""A copied session cookie must not survive logout, a password change or
 an admin's "sign out everywhere"; staff sessions end after a working day idle."""
 
 from __future__ import annotations

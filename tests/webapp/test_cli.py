@@ -236,7 +236,7 @@ def test_precheck_stale_requeues_questions_without_a_current_report(app, client,
 
 
 def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
-    """QA 16: ``sova seed-demo`` (run by every ``make run``) makes a pool a 2023 table can be
+    """``sova seed-demo`` (run by every ``make run``) makes a pool a 2023 table can be
     filled from — approved and signed off through the moderation operations — and a second
     run lists the demo users instead of printing nothing, and adds nothing."""
     from webapp.moderation.models import QuestionSignoff

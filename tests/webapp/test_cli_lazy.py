@@ -117,7 +117,7 @@ def test_unknown_or_missing_command_reads_as_the_eager_groups(args):
     ids=["outbox-status", "import"],
 )
 def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path, args):
-    """Noticed in stop 24: ``sova outbox status`` on a fresh instance (no ``sova db
+    """``sova outbox status`` on a fresh instance (no ``sova db
     upgrade`` yet) printed SQLAlchemy's traceback; ``sova import`` printed the raw
     SQLAlchemy error (newcomer trial). Now one line and exit code 2."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}

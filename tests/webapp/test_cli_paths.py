@@ -1,5 +1,5 @@
-"""The ``sova`` console script leaves the current directory alone (issue 12,
-contracts/api.md "Configuration"): replay-style commands build no app, read no configuration
+"""The ``sova`` console script leaves the current directory alone
+(contracts/api.md "Configuration"): replay-style commands build no app, read no configuration
 and write nothing; other commands use SOVA_INSTANCE_PATH, else the per-user data directory,
 and say which on stderr; bad input is a message and exit code 2 with nothing written.
 

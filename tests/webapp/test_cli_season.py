@@ -77,7 +77,7 @@ def test_refusal_prints_the_error_json_with_exit_2(tmp_path):
     ("content", "event", "message"),
     [
         ("{not json", None, "not JSON"),
-        ("[" * 5000 + "]" * 5000, None, "not JSON: nested too deeply"),  # QA: a traceback
+        ("[" * 5000 + "]" * 5000, None, "not JSON: nested too deeply"),  # was a traceback
         (
             '{"format": "sova.game-protocol/1", "ruleset": "2023", "teams": ["A"], "events": []}',
             None,

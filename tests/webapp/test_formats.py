@@ -1,4 +1,4 @@
-"""Money and times as every page prints them (issue 17 item 9): «1 800,00 BYN» with
+"""Money and times as every page prints them: «1 800,00 BYN» with
 no-break spaces (Babel's ru pattern), times in the season's zone (Europe/Minsk for the 2023
 book, Europe/Moscow for 2009), one date format (``webapp.core.formats``)."""
 

@@ -1,4 +1,4 @@
-"""Observability (issue 16): request ids into the outbox, /metrics (content and who may read
+"""Observability: request ids into the outbox, /metrics (content and who may read
 it), /readyz, JSON logs, ``sova health relay|worker``. The multi-process exposition under
 gunicorn and the request id in a real worker's log: tests/integration/test_observability_live.py."""
 

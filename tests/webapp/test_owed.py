@@ -1,4 +1,4 @@
-"""Owed work lives in the database (issue 16): ``done_at`` on outbox rows, the reconciler
+"""Owed work lives in the database: ``done_at`` on outbox rows, the reconciler
 (``outbox.reconcile`` / ``sova outbox reconcile``), ``sova outbox status`` and requesting a
 document again. SQLite, the in-memory broker, tasks run in-process; the same with a real
 worker and a Redis restarted empty is tests/integration/test_owed_live.py."""

@@ -1,4 +1,4 @@
-"""Issue 17 item 1: packet images. The real Kubok packet (../shared/data/chgk) refers to
+"""Packet images. The real Kubok packet (../shared/data/chgk) refers to
 seven image files by ``(img …)``; they come with it in a folder or a zip (``sova import``,
 the editors' import page), a missing one fails the pre-check and blocks the table's lock, the
 editor attaches it on the question page, and the envelopes and host cards print the images
@@ -529,7 +529,7 @@ def test_staff_previews_mark_the_handout_and_show_no_image_reference(
 def test_the_duplicate_comparison_marks_the_handout_and_shows_no_image_reference(
     app, kubok, login, client
 ):
-    """QA (second newcomer pass): the question page's «Возможные повторы» compared the raw
+    """The question page's «Возможные повторы» compared the raw
     texts, «[Раздаточный материал: (img …)] Автор вопроса…» on both sides."""
     from webapp.moderation.operations import precheck
     from webapp.submissions.operations import create_question

@@ -130,7 +130,7 @@ def test_anonymous_staff_page_redirects_to_login(client):
     ],
 )
 def test_login_form_failing_validation_answers_422(client, staff, data, message):
-    """QA 21: an empty or overlong login field is a validation error (422), not 200."""
+    """An empty or overlong login field is a validation error (422), not 200."""
     staff("editor")
     resp = client.post("/login", data=data)
     assert resp.status_code == 422
@@ -144,7 +144,7 @@ def test_login_wrong_password_still_answers_401(client, staff):
 
 
 def test_weasyprint_loggers_are_quiet_in_task_processes(app):
-    """QA 21: beat and worker logged every WeasyPrint layout step (INFO) — held at WARNING."""
+    """Beat and worker logged every WeasyPrint layout step (INFO) — held at WARNING."""
     import logging
 
     from webapp.celery import celery_init_app

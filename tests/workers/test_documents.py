@@ -466,7 +466,7 @@ def test_gift_agreement_text(agreement_pdf: bytes) -> None:
 
 
 def test_gift_agreement_money_as_on_the_pages() -> None:
-    """Issue 17 item 9: «1 800,00 BYN» with no-break spaces (grouping and before the code,
+    """«1 800,00 BYN» with no-break spaces (grouping and before the code,
     Babel's ru pattern), so the amount never wraps away from its currency."""
     context = agreement_context()
     context.update(amount=Decimal("1800"), currency="BYN")
@@ -923,7 +923,7 @@ def picture_question(sector: int, number: int, image: str, repeat: int = 8) -> d
 def picture_context() -> dict:
     """Sector 1: a tiny image; sector 4: a blitz of huge, tall and wide handout images;
     sector 12: a blitz whose first question has a long text and a huge image, then two
-    more huge images (the envelopes of issue «Стр. 12 из 14»: the third question's
+    more huge images (the envelopes that printed «Стр. 12 из 14»: the third question's
     image and author ran on to a sheet of their own)."""
     return {
         "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},

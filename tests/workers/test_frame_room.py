@@ -1,5 +1,5 @@
 """``workers.documents._with_frame_room``: a render's frames on a chunk of their own
-(issue 19; docs/performance.md, «Envelope rendering»)."""
+(docs/performance.md, «Envelope rendering»)."""
 
 from __future__ import annotations
 

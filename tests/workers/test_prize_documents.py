@@ -139,7 +139,7 @@ def test_status_flow_recorded_who_and_when(app, api, played, drain, staff):
         mark_paid(prize, date(2024, 1, 10), "77", accountant)  # not signed yet
     with pytest.raises(PrizeError):
         mark_signed(prize, b"not a pdf", "scan.pdf", accountant)
-    with pytest.raises(PrizeError):  # no payee details yet (QA 18)
+    with pytest.raises(PrizeError):  # no payee details yet
         mark_signed(prize, scan_pdf(), "scan.pdf", accountant)
     give_details(prize, drain)
     prize = db.session.get(Prize, prize.id)

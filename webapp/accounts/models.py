@@ -49,7 +49,7 @@ class User(UserMixin, Model):
     failed_logins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Part of the login session's id (get_id): bumped by logout, a password change or an
-    # admin's "sign out everywhere", so every older session cookie stops working (issue 13).
+    # admin's "sign out everywhere", so every older session cookie stops working.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     def get_id(self) -> str:  # flask-login: stored in the session as ``_user_id``

@@ -55,7 +55,7 @@ def surrogate_fields(data, prefix: str = "") -> list[str]:
 
 #: The deepest nesting of arrays and objects an API body may have. The deepest body of the
 #: contracts (a game protocol's event) is 3 levels; Python's JSON decoder and our walkers
-#: recurse, so a body of ~1 000 levels was a RecursionError and a 500 (found by QA).
+#: recurse, so a body of ~1 000 levels was a RecursionError and a 500.
 MAX_JSON_DEPTH = 32
 
 
@@ -108,7 +108,7 @@ def register_api(app: Flask) -> None:
     @app.before_request
     def api_json_guard():
         """422 for a JSON body that does not parse, is nested deeper than MAX_JSON_DEPTH or
-        has a lone surrogate escape in any string (found by QA: the last two reached code
+        has a lone surrogate escape in any string (the last two used to reach code
         that could not take them and became a 500)."""
         if request.path.startswith("/api/") and request.is_json:
             body_cap(current_app.view_functions.get(request.endpoint or ""))
@@ -139,7 +139,7 @@ def register_api(app: Flask) -> None:
     @app.before_request
     def api_bearer_only():
         """The API authenticates by bearer token only (contracts/api.md): a staff session
-        cookie is ignored under /api/, because the API is CSRF-exempt (issue 7)."""
+        cookie is ignored under /api/, because the API is CSRF-exempt."""
         if request.path.startswith("/api/"):
             from webapp.extensions import login_manager
 

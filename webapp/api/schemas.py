@@ -8,7 +8,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, vali
 from webapp.api.messages import NUL, Message
 
 #: Ids in requests: a database Integer primary key (larger values cannot name a row and
-#: overflow SQLite; found by schemathesis, issue 7).
+#: overflow SQLite).
 ID = validate.Range(min=1, max=2**31 - 1)
 
 
@@ -24,8 +24,7 @@ def _has_nul(value) -> bool:
 
 class Strict(Schema):
     """Base of every input schema: unknown fields are dropped; a NUL character anywhere is a
-    422 (PostgreSQL text cannot hold it and SQLite cuts SQL at it; found by schemathesis,
-    issue 7)."""
+    422 (PostgreSQL text cannot hold it and SQLite cuts SQL at it)."""
 
     class Meta:
         unknown = EXCLUDE
@@ -67,7 +66,7 @@ class SubmissionIn(Strict):
         fields.Nested(AuthorIn), required=True, validate=validate.Length(min=1, max=10)
     )
     email = fields.String(required=True)
-    # JSON true or false only: "yes", 1 or "on" are not a viewer's consent (found by QA)
+    # JSON true or false only: "yes", 1 or "on" are not a viewer's consent
     consent = JsonBoolean(required=True)
     language = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["ru", "be", "en"])
@@ -143,7 +142,7 @@ class QuestionPage(Schema):
 
 
 class QuestionQuery(Strict):
-    """Queue filters (issue 4): as on the editor's queue page."""
+    """Queue filters: as on the editor's queue page."""
 
     status = fields.String(load_default=None)
     channel = fields.String(load_default=None)
@@ -416,7 +415,7 @@ class ValidationErrors(Schema):
 
 
 class ApiError(Schema):
-    """Every API error body (the default error response of the OpenAPI document, issue 7):
+    """Every API error body (the default error response of the OpenAPI document):
     ``{"error": {"code": int, "message": str, …}}`` (401/403/404/409/429/503; a rule refusal
     carries the game-protocol error object) or 422 ``{"errors": {field: [message]}}``."""
 

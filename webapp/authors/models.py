@@ -1,4 +1,4 @@
-"""The audit of author merges (issue 17 item 3)."""
+"""The audit of author merges."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 confirmation that a question's author line is its author. Flush only; the request edge
 commits.
 
-Trust (issue 13): a match is only *suggested*; nothing merges by itself. The merge is the
+Trust: a match is only *suggested*; nothing merges by itself. The merge is the
 chief editor's explicit action, audited (:class:`AuthorMerge`). It moves question links
 and prizes — the money follows the surviving row, and the prize's e-mails go to the
 survivor's address — so a survivor with an *unconfirmed* address is refused: anyone can
@@ -144,7 +144,7 @@ def plan_merge(source_id: int, target_id: int) -> MergePlan:
 
 
 def merge_authors(source_id: int, target_id: int, user_id: int) -> AuthorMerge:
-    """Merge author ``source_id`` into ``target_id`` (the chief editor's action, issue 17.3).
+    """Merge author ``source_id`` into ``target_id`` (the chief editor's action).
 
     Moves every question link of ``source`` (each keeps the name and city as given on its
     question, and its confirmation: an unconfirmed link stays unconfirmed) and every prize
@@ -206,7 +206,7 @@ def merge_authors(source_id: int, target_id: int, user_id: int) -> AuthorMerge:
 
 def confirm_author(question: Question, position: int, user_id: int) -> QuestionAuthor:
     """The chief editor confirms that the author line at ``position`` of ``question`` is
-    its author row (issue 13: :func:`webapp.submissions.operations.confirm_authorship`
+    its author row (:func:`webapp.submissions.operations.confirm_authorship`
     with the editor as witness; the question's history records it). From then on the
     question shows in that author's «Мои вопросы», and the row's address counts as
     confirmed for matching. Idempotent. AuthorError when there is no such author line.

@@ -25,7 +25,7 @@ def confirmed_ids(author_ids=None) -> set[int]:
 
 def address_confirmed(author: Author) -> bool:
     """Whether ``author`` has an address and it is confirmed: the author has a confirmed
-    question link (issue 13: an address typed into a form proves nothing by itself)."""
+    question link (an address typed into a form proves nothing by itself)."""
     return author.email_hash is not None and bool(confirmed_ids([author.id]))
 
 

@@ -1,6 +1,6 @@
-"""The chief editor's author pages (issue 17 item 3): likely matches, one author, the
-merge (preview, then the audited merge), and the confirmation of a question's author line
-(issue 13 item 1). Blind moderation: author data is for chief editors (and admins) only,
+"""The chief editor's author pages: likely matches, one author, the
+merge (preview, then the audited merge), and the confirmation of a question's author line.
+Blind moderation: author data is for chief editors (and admins) only,
 like the reveal on the question page (``webapp.moderation.views.sees_authors``)."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def _replay(protocol, replay) -> None:
     try:
         data = json.load(protocol)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        # RecursionError: ~1 000 nested arrays, the decoder's limit (found by QA: a traceback)
+        # RecursionError: ~1 000 nested arrays, the decoder's limit (was a traceback)
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         error = {"event": None, "rule": None, "message": f"not JSON: {why}"}
         click.echo(json.dumps({"error": error}, ensure_ascii=False))

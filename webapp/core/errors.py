@@ -4,7 +4,7 @@ An operation (``webapp.<feature>.operations``) raises a subclass when bad input 
 state of the data refuses the action. It never commits; the request edge
 (:mod:`webapp.core.edge`) rolls the transaction back and turns the refusal into the
 answer: under ``/api/`` ``422 {"errors": {field: [message]}}`` or ``409 {"error": {...}}``
-(``/work/shared/contracts/api.md``), on a page the flash message and redirect (or
+(``shared/contracts/api.md``), on a page the flash message and redirect (or
 re-rendered form) the view declared with :func:`webapp.core.edge.on_refusal`.
 """
 

@@ -1,4 +1,4 @@
-"""How pages and documents print money and times (issue 17 item 9): one place, Babel's
+"""How pages and documents print money and times: one place, Babel's
 CLDR patterns, used by the Jinja filters ``money`` and ``when`` (registered in
 ``webapp.app``) and by the PDF templates (``workers/documents.py``).
 

@@ -1,4 +1,4 @@
-"""Pessimistic disconnect handling that costs nothing under load (issue 3, the load target).
+"""Pessimistic disconnect handling that costs nothing under load (the load target).
 
 SQLAlchemy's ``pool_pre_ping`` sends a ping before *every* checkout: one more round trip per
 request, about an eighth of a viewer submission's time in the web process. A connection

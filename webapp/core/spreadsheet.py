@@ -1,4 +1,4 @@
-"""Spreadsheet formula injection guard, one helper for every CSV/XLSX export (issue 13).
+"""Spreadsheet formula injection guard, one helper for every CSV/XLSX export.
 
 A cell whose text a spreadsheet would read as a formula (OWASP "CSV injection"): the first
 character that is not a space is ``=``, ``+``, ``-``, ``@`` or their full-width forms

@@ -1,4 +1,4 @@
-"""One author per person (issue 17 item 3): matching authors across spellings, and the rule
+"""One author per person: matching authors across spellings, and the rule
 "no author twice in one game" on the person behind the author rows. Pure: standard library.
 
 A packet may write one man «Дмитрий Шахлов (Рига)» on one question and «Дмитрий Шахлов» on
@@ -8,7 +8,7 @@ decides (the merge is an explicit, audited action: ``webapp.authors.operations``
 row keeps pointing at the surviving one (``author.merged_into_id``), so the rule of the
 game (:func:`repeated_authors`) counts persons, not rows.
 
-Reading of "e-mail when present" (issue 13: an address typed into a form proves nothing):
+Reading of "e-mail when present" (an address typed into a form proves nothing):
 only a *confirmed* address counts — one whose owner followed the e-mailed confirmation link
 (or an editor confirmed the author on a question). Two rows never share an address (the
 intake finds the author by it), so a confirmed address is a veto, not a match: two rows
@@ -72,7 +72,7 @@ def fold_name(text: str | None) -> str:
 def payee_may_be_author(author_name: str | None, declared_full_name: str | None) -> bool:
     """Whether the full name a payee declared with their details can be the author's name
     as the question gave it (a warning for the accountant before the agreement is signed,
-    not a refusal: the agreement names the payee as declared, issue 13).
+    not a refusal: the agreement names the payee as declared).
 
     Every word of the folded author name (:func:`fold_name`) must be a word of the declared
     name, which may add a patronymic and put the surname first; a one-letter word of the

@@ -1,6 +1,6 @@
 """The life of a viewer question as an explicit state machine (pure: standard library only).
 
-Issue «Editorial moderation» (issue 4): ``received → prechecked → in_review → approved /
+Editorial moderation: ``received → prechecked → in_review → approved /
 rejected → assigned → played → answered / unanswered → archived``; ``withdrawn`` by the
 author while nothing has been decided for a game. Every allowed change is listed in
 :data:`TRANSITIONS`; anything else raises :class:`ForbiddenTransition`.

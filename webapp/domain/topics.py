@@ -1,6 +1,6 @@
 """The controlled vocabulary of question topics (pure: standard library only).
 
-Issue 5 asks the table fill for «varied cities and topics»: a question may carry one topic
+The table fill asks for «varied cities and topics»: a question may carry one topic
 code from :data:`TOPICS` (or none — imported and freshly received questions have none until
 an editor sets it). Codes are stored in ``question.topic``; labels are the Russian names the
 staff pages show.

@@ -18,7 +18,7 @@ from webapp.domain.topics import TOPICS
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
 
-#: What each table-plan field means (issue 17): the help text under the field.
+#: What each table-plan field means: the help text under the field.
 PLAN_HELP = {
     "blitz": "Номер сектора (1–13), где лежат три вопроса блица: команда отвечает на каждый "
     "за 20 секунд. Пусто — блица в игре нет, в секторе будет один вопрос.",
@@ -107,7 +107,7 @@ class ActionForm(FlaskForm):
 
 class AllowStartForm(FlaskForm):
     """The producer lets the console start a game whose table is not locked or whose
-    envelopes were not rendered (issue 17 item 5; audited with the reason)."""
+    envelopes were not rendered (audited with the reason)."""
 
     confirm = BooleanField(
         "Да, начать игру без заблокированного стола и напечатанных конвертов",
@@ -121,7 +121,7 @@ class AllowStartForm(FlaskForm):
 
 class CloseGameForm(FlaskForm):
     """Close a finished game (irreversible: prizes and numbered gift agreements are created);
-    the box must be ticked (issue 17)."""
+    the box must be ticked."""
 
     confirm = BooleanField(
         "Да, закрыть игру: будут начислены призы и выданы номера "

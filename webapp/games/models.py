@@ -199,7 +199,7 @@ class Envelope(Model):
 
 
 class EnvelopeReserve(Model):
-    """The one reserve question of a sector (issue 5: «one reserve per sector»), put in when
+    """The one reserve question of a sector («one reserve per sector»), put in when
     a question of the sector has to be replaced. It stays ``approved`` in the pool (it is
     not in an envelope) but no other open game's fill takes it."""
 
@@ -286,7 +286,7 @@ class Sector13Draw(Model):
 
 class PrintedCopy(Model):
     """One printed copy of a game's envelopes or host cards: its serial is printed in every
-    page footer, so a leaked sheet is traced to its copy (issue 5). ``serial``:
+    page footer, so a leaked sheet is traced to its copy. ``serial``:
     ``"<game>-E<nn>"`` (envelopes) or ``"<game>-H<nn>"`` (host cards)."""
 
     __tablename__ = "printed_copy"

@@ -83,7 +83,7 @@ def props_list(game: Game, images: dict[str, Path] | None = None) -> list[dict]:
     """The props list of the game: what the studio must prepare, per question in table
     order — handout text or image (``[{"sector", "number", "what"}]``; ``number`` is the
     question's position in a blitz, else None). A handout that is only an image reference
-    is an image, not a text (issue 17)."""
+    is an image, not a text."""
     items = []
     for env in game.envelopes:
         many = len(env.questions) > 1
@@ -165,7 +165,7 @@ def envelope_context(
             q = eq.question
             item = {
                 "slot": eq.slot,
-                # the handout prints once, in its box (issue 17)
+                # the handout prints once, in its box
                 "text": without_leading_handout(q.text, q.handout),
                 "handout": q.handout,
                 "image": q.handout_image if q.handout_image in images else None,
@@ -288,8 +288,8 @@ def live_candidates(spun_at, since=None, game_id: int | None = None) -> list[int
     and, when ``since`` is given, not before ``since`` (their server timestamp
     ``created_at``, UTC; 002_e025d5ded135c1c4.txt §1.4.1 «поступивших … к этому моменту»,
     §1.3 «поступившие по Интернету во время игры») and passed the fast lane: ``approved`` by
-    an editor with the sources signed off — the same bar as every envelope question (issue 4;
-    ``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
+    an editor with the sources signed off — the same bar as every envelope question
+    (``signed_off_ids``). A question still in moderation, rejected, withdrawn or already in a
     game (``assigned`` and later) is not a candidate. With ``game_id``, a question the
     ``/live`` form recorded as sent during another game (``live_game_id``) is not one
     either. Sorted."""

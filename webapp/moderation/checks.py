@@ -1,4 +1,4 @@
-"""Content pre-checks of a question (issue 4, «Pre-checks»): language, obscene words, the
+"""Content pre-checks of a question: language, obscene words, the
 author's own surname or city in the text, a handout referred to but missing.
 
 Pure functions over strings (no database, no Flask): ``run_checks`` in
@@ -36,7 +36,7 @@ __all__ = [
 
 # --- language -----------------------------------------------------------------------------
 
-#: Languages a question may be written in (issue 4: «language (Russian / Belarusian / other)»).
+#: Languages a question may be written in («language (Russian / Belarusian / other)»).
 LANGUAGES_OK = ("ru", "be")
 _LANGUAGE_NAMES = {
     "ru": "русский",

@@ -1,5 +1,5 @@
 """Duplicate detection against the whole archive: MinHash LSH in the database, re-ranked
-with rapidfuzz (issue 4, «Duplicate detection that scales»; figures in docs/performance.md).
+with rapidfuzz (duplicate detection that scales; figures in docs/performance.md).
 
 How a lookup works:
 
@@ -13,7 +13,7 @@ How a lookup works:
    Besides the bands, every run of ``WINDOW`` words starting at a multiple of ``WINDOW`` in
    the leading half of the key is one more bucket (:func:`window_keys`): an old question
    whose last clause was replaced (a new twist, word-set Jaccard often near 1/3) still
-   shares its leading windows with the original (issue 19).
+   shares its leading windows with the original.
 3. The buckets live in the table ``duplicate_bucket`` (bucket, question_id): every process
    sees the same index and nothing is rebuilt on restart. Archive imports, edits and every
    question past intake are indexed in their own transaction by a flush hook; a new
@@ -49,7 +49,7 @@ from webapp.moderation.models import DuplicateBucket
 from webapp.submissions.models import Question
 
 # Bump when the key, the shingles or the LSH parameters change, then run
-# ``rebuild_index()`` (Celery task ``moderation.reindex``). Version 2 (issue 19) added the
+# ``rebuild_index()`` (Celery task ``moderation.reindex``). Version 2 added the
 # leading-window buckets and left the band buckets as they were (their salt stays
 # ``BAND_FORMAT``): a version-1 index keeps answering, without the window buckets of the
 # questions indexed before the upgrade, until ``moderation.reindex`` has run.
@@ -60,7 +60,7 @@ ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first, a
-# window counting WINDOW_WEIGHT). 40 (issue 19, was 100): at 500 000 questions every
+# window counting WINDOW_WEIGHT). 40 (was 100): at 500 000 questions every
 # labelled positive ranks 10th or better, and the top five of 999 of the bench's 1000
 # lookups score as with every candidate re-ranked (30: 994, 20: 958).
 MAX_LSH_CANDIDATES = 40
@@ -70,7 +70,7 @@ MAX_BUCKET_ROWS = 300
 DUPLICATE_THRESHOLD = 70.0
 MAX_CANDIDATES = 5
 # Statuses whose questions a new one is compared against: the archive, the intake, the pool
-# and everything played (issue 4: «candidates from the archive, the intake and the
+# and everything played («candidates from the archive, the intake and the
 # approved pool»). Rejected and withdrawn questions are indexed but not reported.
 COMPARED_STATUSES = (
     "archived",
@@ -240,7 +240,7 @@ def window_keys(key: str) -> list[int]:
 
     Why: «last clause replaced» keeps at least the leading half of the text, so the
     original and the variant share these exact windows even when their word sets do not
-    share a MinHash band (issue 19: 13 of the 15 misses were never candidates)."""
+    share a MinHash band (13 of the 15 misses were never candidates)."""
     words = key.split()
     end = max(WINDOW, round(len(words) * WINDOW_SPAN))
     out = []
@@ -294,7 +294,7 @@ def lead_similarity(a: str, b: str) -> float:
     both keys (that share of the shorter key's length) + the rest × ``ratio`` of the whole
     keys — so never below ``ratio`` when the leading parts agree better than the whole.
 
-    Tuned on the labelled set of issue 4 (tests/bench/duplicates.py): every «last clause
+    Tuned on the labelled set (tests/bench/duplicates.py): every «last clause
     replaced» variant scores ≥ 74.5, while all but three negatives stay below 70.
     Returns ``ratio(a, b)`` when it is the larger (different leading parts)."""
     whole = fuzz.ratio(a, b)
@@ -312,7 +312,7 @@ def index_rows(question_id: int, key: str) -> list[dict]:
 # ON CONFLICT DO NOTHING (PostgreSQL, SQLite ≥ 3.24): two pre-checks of one question at
 # once (a resent task beside the first, `sova seed-demo` beside a running worker) both
 # find no rows and both insert them; the second now adds nothing instead of failing on
-# the primary key (issue 13).
+# the primary key.
 _INSERT_QMARK = (
     "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
 )
@@ -439,7 +439,7 @@ def _sync_fulltext(session: Session) -> None:
 #: The weight of a shared leading window against a shared band in the candidates' order:
 #: five equal words at the same offset say more than three equal MinHash values (often
 #: common words). With 2, the labelled positives rank at most 10th among 500 000
-#: questions (most shared buckets first), against 33rd with 1 (issue 19).
+#: questions (most shared buckets first), against 33rd with 1.
 WINDOW_WEIGHT = 2
 
 
@@ -453,7 +453,7 @@ def _candidates_sql(
     20–30 buckets, and formatting the statement each time cost a fifth of its own run."""
     # Each bucket gives at most MAX_BUCKET_ROWS questions (smallest ids first): a bucket
     # shared by thousands (a common opening, a band of common words) says little, and
-    # reading all its rows made the slowest lookups (issue 19).
+    # reading all its rows made the slowest lookups.
     # Only placeholders and integer constants are formatted in; every value is bound.
     arms = " UNION ALL ".join(
         f"SELECT question_id, {1 if i < bands else WINDOW_WEIGHT:d} AS w FROM"  # noqa: S608

@@ -1,6 +1,6 @@
 """Exports: the queue as CSV / XLSX (no author data: blind moderation) and approved
 questions as a chgksuite 4s packet that ``webapp.domain.packets.parse_4s`` reads back to
-the same fields (issue 4)."""
+the same fields."""
 
 from __future__ import annotations
 

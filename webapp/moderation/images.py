@@ -1,4 +1,4 @@
-"""An editor attaches an image to a question (issue 17): the file of one of its
+"""An editor attaches an image to a question: the file of one of its
 ``(img name)`` references, or an image handout of its own.
 
 The image is verified and re-encoded by :func:`webapp.submissions.images.store_image`

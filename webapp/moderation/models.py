@@ -70,7 +70,7 @@ class DuplicateBucket(Model):
 
 class QuestionClaim(Model):
     """An editor working on a question: one claim per question (primary key), valid until
-    ``expires_at`` (UTC); an expired claim may be taken by anyone (issue 4, «Claiming»)."""
+    ``expires_at`` (UTC); an expired claim may be taken by anyone."""
 
     __tablename__ = "question_claim"
 
@@ -133,7 +133,7 @@ class QuestionComment(Model):
 
 class QuestionSignoff(Model):
     """The second editor's «источники проверены» on an approved question: required before
-    the question can enter an envelope (issue 4). One per question; the signer is not the
+    the question can enter an envelope. One per question; the signer is not the
     editor who approved it. Dropped when the question leaves ``approved`` by a new
     decision or an edit."""
 

@@ -193,7 +193,7 @@ def question(question_id: int) -> Question | None:
 
 def signed_off_ids():
     """SELECT of the ids of questions with the second editor's sources sign-off: the only
-    approved questions that may enter an envelope (issue 4). For ``games``' pool query:
+    approved questions that may enter an envelope. For ``games``' pool query:
     ``Question.id.in_(signed_off_ids())``. With ``SOVA_REQUIRE_SIGNOFF = False`` in the app
     config (default True; a transition switch for fixtures written before the rule) it
     selects every question id instead."""

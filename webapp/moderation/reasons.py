@@ -1,4 +1,4 @@
-"""Rejection reasons the editors pick from, in Russian and Belarusian (issue 4), and the
+"""Rejection reasons the editors pick from, in Russian and Belarusian, and the
 decision e-mail the author receives (previewed before it is sent)."""
 
 from __future__ import annotations

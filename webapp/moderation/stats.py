@@ -1,5 +1,5 @@
 """The editors' statistics page: intake per day and channel, acceptance rate, by city,
-time to decision (issue 4). Viewer questions only (the imported archive is left out)."""
+time to decision. Viewer questions only (the imported archive is left out)."""
 
 from __future__ import annotations
 

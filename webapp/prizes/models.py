@@ -77,7 +77,7 @@ class Prize(Model):
 
     @property
     def byline(self) -> Byline | None:
-        """The author as given on the prize's question (issue 13: a later submission with
+        """The author as given on the prize's question (a later submission with
         the same e-mail changes nothing here); for a best-author prize (no question) the
         author as first given; None for a prize without an author."""
         if self.author is None:

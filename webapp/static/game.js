@@ -1,4 +1,4 @@
-/* Game page: live status of the game's documents (issue 17 item 7).
+/* Game page: live status of the game's documents.
  * While a document is «готовится», poll documents.json (webapp/games/views.py::documents_json,
  * same role checks as the page) every few seconds and re-render the list, so «готовится»
  * turns into «скачать PDF» without a reload. Stops when nothing is pending. No inline

@@ -1,4 +1,4 @@
-// Keyboard shortcuts of the editor pages (issue 4). No inline scripts: the CSP forbids them.
+// Keyboard shortcuts of the editor pages. No inline scripts: the CSP forbids them.
 // An element with data-shortcut="x" is clicked (a button) or followed (a link) on key x.
 // Keys typed into form fields are ignored; Ctrl/Alt/Meta combinations are left alone.
 (function () {

@@ -18,7 +18,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 MAX_BYTES = 5 * 1024 * 1024
 #: Largest image accepted at all (its header is read before any pixel is decoded).
 MAX_PIXELS = 40_000_000
-#: Pixels decoded at most (issue 13: a 154 KB PNG of 6300×6300 cost ~600 MB per worker).
+#: Pixels decoded at most (a 154 KB PNG of 6300×6300 cost ~600 MB per worker).
 #: JPEG decodes scaled down by the decoder itself (``draft``) to fit; PNG and WebP cannot
 #: be decoded scaled, so above this they are refused with a message.
 DECODE_PIXELS = 16_000_000

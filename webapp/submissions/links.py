@@ -43,7 +43,7 @@ CONFIRM_SALT = "confirm-author"
 
 def confirm_token(question_id: int, author_id: int) -> str:
     """A signed token for ``/confirm/<token>``: mailed only to the address given with the
-    question, it proves that the address's owner sent it (issue 13)."""
+    question, it proves that the address's owner sent it."""
     return signer(CONFIRM_SALT).dumps({"q": question_id, "a": author_id})
 
 

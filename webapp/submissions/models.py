@@ -33,7 +33,7 @@ class Author(Model):
     """A viewer who sends questions. ``email_hash`` (keyed hash of the normalised address)
     makes one author per address; the address itself is stored encrypted
     (``email_encrypted``, Fernet). ``name``/``city``: as given the first time; a later
-    submission never changes them (issue 13), and nothing printed reads them: envelopes,
+    submission never changes them, and nothing printed reads them: envelopes,
     prizes and documents read the per-question byline (:class:`QuestionAuthor`)."""
 
     __tablename__ = "author"
@@ -46,7 +46,7 @@ class Author(Model):
     # Bumped when a "my questions" link is used: each link works once.
     link_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # Issue 17.3: set when an editor merged this row into another (the same person): its
+    # Set when an editor merged this row into another (the same person): its
     # questions and prizes moved there; the row stays (the audit, a later submission with
     # its address), and "no author twice in one game" counts it as the surviving author.
     merged_into_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
@@ -96,9 +96,9 @@ class Question(Model):
     idempotency_key: Mapped[str | None] = mapped_column(String(64), unique=True)
     postmark_date: Mapped[date | None] = mapped_column(Date)
     letter_scan: Mapped[str | None] = mapped_column(String(200))
-    # Topic code of webapp.domain.topics.TOPICS (issue 5: varied topics); None = not set.
+    # Topic code of webapp.domain.topics.TOPICS (varied topics); None = not set.
     topic: Mapped[str | None] = mapped_column(String(20))
-    # Issue 20: the author line of an imported packet exactly as written (``@`` / ``Автор:``),
+    # The author line of an imported packet exactly as written (``@`` / ``Автор:``),
     # kept beside the parsed ``authors``; None when the authors were given as fields.
     author_line: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
@@ -161,7 +161,7 @@ class Byline:
 class QuestionAuthor(Model):
     """Authorship, ordered: position 0 is the first author (who gets the odd kopeck).
 
-    ``name``/``city``: the author as given with THIS question (issue 13): no later
+    ``name``/``city``: the author as given with THIS question: no later
     submission changes what this question, its envelopes, prizes and agreement say.
     ``confirmed_at``: when the link to the author (the person behind an e-mail address)
     was confirmed, by the e-mailed confirmation link or by an editor; None = unconfirmed.
@@ -239,7 +239,7 @@ def set_status(
 ) -> None:
     """Change ``question.status`` and record the change (who, when, from, to, why).
 
-    Only the changes of ``webapp.domain.question_states.TRANSITIONS`` are allowed (issue 4:
+    Only the changes of ``webapp.domain.question_states.TRANSITIONS`` are allowed (an
     explicit state machine); anything else raises ``ForbiddenTransition`` (a ValueError)
     and nothing is changed.
     """

@@ -113,7 +113,7 @@ def name_gender(name: str | None) -> str | None:
     ``"femn"`` for «Анна Лысенко», ``"masc"`` for «Иван Сапего»; None when the first given
     name is of either gender («Женя Пак») or there is none («A. Smith», a team, None).
     Pages and documents then agree with the person («нет её согласия», «именуемая») or use
-    neutral wording (issue 17 item 9). Never raises."""
+    neutral wording. Never raises."""
     if not name:
         return None
     morph = _morph()

@@ -1,4 +1,4 @@
-"""Static public pages (issue 17 item 9): the privacy notice ``/privacy`` (ru/be/en; what is
+"""Static public pages: the privacy notice ``/privacy`` (ru/be/en; what is
 kept, why, for how long — the retention settings of this instance — and how to ask for
 deletion) and the owl favicon ``/favicon.ico``."""
 

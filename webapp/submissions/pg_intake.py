@@ -1,4 +1,4 @@
-"""PostgreSQL: a viewer's new question written in one statement (issue 3, the load target).
+"""PostgreSQL: a viewer's new question written in one statement (for the load target).
 
 The ORM writes a submission as five statements (author upsert, question, author link,
 status record, outbox rows), each a round trip with the unit of work's bookkeeping around
@@ -6,14 +6,14 @@ it. Here the same rows are written by one data-modifying ``WITH`` statement: Pos
 runs the inserts together and returns the new question's id and its outbox ids. The
 statement is built from the tables' SQLAlchemy Core objects, and the question's column
 values come from :func:`webapp.submissions.operations.question_values`, the one column
-list the ORM path uses too (issue 15); ``tests/webapp/submissions/test_pg_intake.py``
+list the ORM path uses too; ``tests/webapp/submissions/test_pg_intake.py``
 compares both paths column by column. SQLite (the embedded default) keeps the ORM path:
 it has no data-modifying ``WITH`` and its full-text table is kept in step by the ORM flush
 hook.
 
 A repeated idempotency key inserts nothing (``ON CONFLICT (idempotency_key) DO NOTHING``,
 which also waits for a first click still being committed) and the statement returns no row.
-The author found by e-mail is never renamed (issue 13): ``ON CONFLICT (email_hash)``
+The author found by e-mail is never renamed: ``ON CONFLICT (email_hash)``
 only returns its id; the name and city as given go on the question's author link.
 """
 

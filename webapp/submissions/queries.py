@@ -19,7 +19,7 @@ PUBLIC_STATUS = {
     "approved": "accepted",
     "assigned": "accepted",
     "rejected": "not_accepted",
-    "used": "used",  # history rows written before the state machine (issue 4)
+    "used": "used",  # history rows written before the state machine
     "played": "used",
     "answered": "used",
     "unanswered": "used",

@@ -1,5 +1,5 @@
-"""Group commit for the SMS callback's hottest write (issue 18 "Design for it (e.g. batching
-writes)"; figures in docs/performance.md).
+"""Group commit for the SMS callback's hottest write (designed for the
+broadcast burst; figures in docs/performance.md).
 
 Each gunicorn worker process serves several callbacks at once (gthread threads). Instead of
 one INSERT — one transaction, one WAL flush — per message, the requests that arrive while a

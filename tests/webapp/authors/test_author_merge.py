@@ -1,7 +1,7 @@
-"""Issue 17.3 "One author per person": the Kubok packet writes Дмитрий Шахлов both «(Рига)» and
+"""One author per person: the Kubok packet writes Дмитрий Шахлов both «(Рига)» and
 without a city; the two author rows are suggested to the chief editor, merged (audited;
 questions, prizes and consents follow), and "no author twice in one game" holds on the
-merged person. Trust (issue 13): a match is only suggested, a survivor with an unconfirmed
+merged person. Trust: a match is only suggested, a survivor with an unconfirmed
 address is refused, an unconfirmed address never moves."""
 
 from __future__ import annotations

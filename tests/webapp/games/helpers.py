@@ -15,7 +15,7 @@ EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефи
 
 
 def _signer_id() -> int:
-    """An editor who signs the sources off (moderation's four-eyes rule, issue 4)."""
+    """An editor who signs the sources off (moderation's four-eyes rule)."""
     from webapp.accounts.models import User
     from webapp.accounts.operations import create_user
 

@@ -79,7 +79,7 @@ def test_openapi_documents_the_optional_copies(app, client):
 
 
 def test_asking_again_queues_a_lost_request_only_once_it_is_overdue(game, api):
-    """Issue 16: the first request's tasks were handed to the broker and lost (Redis
+    """The first request's tasks were handed to the broker and lost (Redis
     restarted empty). Asking again at once queues nothing; once the request is overdue
     (``SOVA_OWED_AFTER_SECONDS``), asking again queues each still-pending document again."""
     from datetime import timedelta

@@ -1,4 +1,4 @@
-"""The host names an author on air only with consent (QA finding 4): envelopes and host cards
+"""The host names an author on air only with consent: envelopes and host cards
 print the name and city for ``consent_on_air`` or a letter / partner question, and a note for
 the host otherwise (pypdf text of the real PDFs)."""
 
@@ -95,7 +95,7 @@ def test_envelopes_and_host_cards_print_the_note_not_the_name(game, drain):
 
 
 def test_the_note_agrees_with_the_author_gender(game):
-    """Issue 17 item 9: «нет её согласия» for a woman, «нет его согласия» for a man, neutral
+    """«нет её согласия» for a woman, «нет его согласия» for a man, neutral
     wording when the name does not tell (pymorphy3 reads the given name)."""
     g, qs = game
     qs[1].authors[0].name = "Анна Лысенко"  # the name as given on this question

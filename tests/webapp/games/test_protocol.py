@@ -83,7 +83,7 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
         follow_redirects=True,
     )
     assert "это не JSON в UTF-8" in resp.get_data(as_text=True)
-    resp = client.post(  # QA: 5 000 nested arrays were a RecursionError and a 500
+    resp = client.post(  # 5 000 nested arrays were a RecursionError and a 500
         f"/games/{g.id}/protocol",
         data={"file": (io.BytesIO(b"[" * 5000 + b"]" * 5000), "p.json")},
         content_type="multipart/form-data",

@@ -1,4 +1,4 @@
-"""QA findings 1, 6, 9, 11, 12, 17, 19 on game-day pages and the API: one money parser for
+"""Game-day pages and the API: one money parser for
 the season form and the API, Russian messages and status labels on staff pages, undo on a
 closed game, envelopes of a closed game, the editor's table page, odd names and dates."""
 

@@ -1,4 +1,4 @@
-"""Issue 17 items 4, 5 and 7 below the browser: the table-fill refusal and the error pages in
+"""Game-day pages below the browser: the table-fill refusal and the error pages in
 Russian, the console's start check and the producer's audited confirmation, the game page's
 documents JSON (role checks), the closed game's outcomes in Russian."""
 

@@ -294,7 +294,7 @@ NO_MULTI = {"blitz": None, "superblitz": None, "sector13": 13}
     ],
 )
 def test_a_plan_without_blitz_or_superblitz_warns_but_locks(app, ruleset, warnings):
-    # issue 17: 13 single questions used to pass as a full 2023 table without a word
+    # 13 single questions used to pass as a full 2023 table without a word
     h.approved_questions(30)
     h.approved_questions(2, channel="partner")
     season = h.season(ruleset)

@@ -1,4 +1,4 @@
-"""Question topics (issue 5: «varied cities and topics»): the controlled vocabulary, the
+"""Question topics («varied cities and topics»): the controlled vocabulary, the
 fill's preference for a new topic, the completeness check's warning, the editor's edit on
 the table page, and the read-only ``topic`` of the API question."""
 
@@ -13,7 +13,7 @@ from webapp.games.operations import GameError, assign_envelopes, check_table, se
 from webapp.moderation.models import QuestionRevision
 
 SINGLES = {"blitz": None, "superblitz": None, "sector13": None}
-#: the completeness check's warnings on a 2023 plan without blitz and superblitz (issue 17)
+#: the completeness check's warnings on a 2023 plan without blitz and superblitz
 NO_MULTI = [
     "в плане стола нет блица (п. 3.4.1 Правил сезона 2023 г.)",
     "в плане стола нет суперблица (п. 3.4.2 Правил сезона 2023 г.)",

@@ -1,4 +1,4 @@
-"""Issue 13 item 8: blind moderation. An editor who may not see author data must not learn
+"""Blind moderation. An editor who may not see author data must not learn
 how many questions each city sent: no city filter in the queue (a typed ``city=`` is
 ignored) and no statistics by city; a chief editor keeps both."""
 

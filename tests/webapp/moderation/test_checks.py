@@ -1,4 +1,4 @@
-"""Content pre-checks (issue 4, «Pre-checks»): language, obscene words, the author's own
+"""Content pre-checks: language, obscene words, the author's own
 surname or city in the text, a handout referred to but missing — as pure functions
 (``webapp.moderation.checks``) and through ``precheck`` (stored report, flags, queue
 filter, the editor's page)."""

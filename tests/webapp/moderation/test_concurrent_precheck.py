@@ -1,4 +1,4 @@
-"""Issue 13 item 7: two pre-checks of one question at once must be harmless. On
+"""Two pre-checks of one question at once must be harmless. On
 PostgreSQL, the second transaction's duplicate-index rows wait for the first's and, once it
 commits, add nothing (ON CONFLICT DO NOTHING) instead of failing with an IntegrityError
 (which made ``sova seed-demo`` fail beside a running worker). Skipped without
@@ -103,7 +103,7 @@ def test_two_prechecks_of_one_question_at_once(pg_app):
 
 
 def test_two_reports_of_one_question_at_once(pg_app):
-    """Item 7's last race: the first pre-check has written its report (not yet committed)
+    """The last race: the first pre-check has written its report (not yet committed)
     when a second one starts. The second waits on the question's row lock and, once the
     first commits, finds the report: one report, no IntegrityError on
     ``moderation_report (question_id, version)``, the status moved once."""

@@ -1,5 +1,5 @@
 """The duplicate index (MinHash LSH in the database, re-ranked with rapidfuzz) and its
-quality on the labelled set built from ../shared/data/chgk/ (issue 4)."""
+quality on the labelled set built from ../shared/data/chgk/."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_index_written_with_the_question_and_kept_in_step(app):
         (
             "В\u00a0начале XI века языческое святилище на острове Рюген было посвящено богу "
             "Свентовиту. Назовите остров, где стоял его храм &#232;.",
-            99.5,  # the twist score: the leading 60 % agree exactly (99.2 before issue 19)
+            99.5,  # the twist score: the leading 60 % agree exactly (99.2 with the earlier index)
         ),
         (
             "Назовите остров, где стоял его храм. В начале XI века языческое святилище на "
@@ -107,7 +107,7 @@ def test_variants_found_with_exact_scores(app, variant, score):
 
 
 def test_a_new_last_clause_is_found_through_the_leading_windows(app):
-    """An old question with a new twist (issue 19): no MinHash band in common, ratio 66.7
+    """An old question with a new twist: no MinHash band in common, ratio 66.7
     and token_sort_ratio 63.1 (below 70), found by its leading windows with the twist
     score 0.4 × 100 (leading 60 %) + 0.6 × 66.7 = 80.0."""
     q = add(ARCHIVE)
@@ -157,7 +157,7 @@ def test_a_new_process_uses_the_persisted_index(make_app, app):
 @pytest.mark.slow
 def test_quality_on_the_labelled_set(app, shared_dir):
     """recall ≥ 0.995 and precision ≥ 0.995 at the editors' threshold (70), the reworded
-    last clause included (issue 19)."""
+    last clause included."""
     from tests.bench.duplicates import insert_archive, labelled_pairs, quality
 
     corpus, pairs = labelled_pairs(shared_dir / "data" / "chgk")

@@ -1,5 +1,5 @@
 """Revisions, comments, the second editor's sign-off, rejection templates with the e-mail
-preview, bulk decisions, exports (CSV, XLSX, 4s round trip) and statistics (issue 4)."""
+preview, bulk decisions, exports (CSV, XLSX, 4s round trip) and statistics."""
 
 from __future__ import annotations
 
@@ -336,7 +336,7 @@ def test_bulk_skips_questions_claimed_by_another_editor(app, staff):
 
 
 def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, client):
-    """QA 9: the approving editor's own sign-off is refused in Russian; the pre-check rows
+    """The approving editor's own sign-off is refused in Russian; the pre-check rows
     are named in Russian, not by their codes."""
     q = make(4)
     login("editor")

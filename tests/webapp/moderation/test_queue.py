@@ -1,5 +1,5 @@
 """The editors' queue: filters, search, sorting, pages, claiming (two editors at once),
-blind moderation with audited reveals, shortcuts (issue 4). Who may open which editors'
+blind moderation with audited reveals, shortcuts. Who may open which editors'
 page is checked by the generated access matrix, on a real question:
 tests/security/test_access_matrix.py::test_matrix_editors_pages_on_a_real_question."""
 

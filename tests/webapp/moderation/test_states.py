@@ -1,4 +1,4 @@
-"""The state machine enforced on real questions (issue 4: «a forbidden transition is a clear
+"""The state machine enforced on real questions («a forbidden transition is a clear
 error», «every change recorded»)."""
 
 from __future__ import annotations

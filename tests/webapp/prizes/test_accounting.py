@@ -80,7 +80,7 @@ def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):
     assert rows[0][0] == "Реестр выплат призов за 01.02.2024–29.02.2024"
     assert rows[1][:6] == ["№", "Договор", "Получатель", "Приз", "Основание", "Сумма"]
     body = rows[2:]
-    # newcomer QA: the clause and the status as the PDF prints them, not the file name/code
+    # the clause and the status as the PDF prints them, not the file name/code
     assert [r[4] for r in body[:2]] == ["п. 4.11.1 (2023)", "п. 4.11.1 (2023)"]
     assert [(r[1], r[2], Decimal(str(r[5])), r[6], r[7], r[9], r[10]) for r in body[:2]] == [
         (
@@ -228,8 +228,8 @@ def test_dashboard_counts_and_overdue(app, api, played, drain, login):
 
 
 def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain, login):
-    """QA 18: a «scan» that only starts like a PDF is refused; so is «signed» before the
-    payee's details are received (issue 6: details received → agreement issued → signed)."""
+    """A «scan» that only starts like a PDF is refused; so is «signed» before the
+    payee's details are received (details received → agreement issued → signed)."""
     import pytest
     from PIL import Image
 
@@ -280,13 +280,13 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     db.session.expire_all()
     assert db.session.get(Prize, prize.id).status == "signed"
     page = client.get(f"/prizes/{prize.id}").get_data(as_text=True)
-    # QA 9, 17: documents and the history's «Кто» in Russian, by name, not by code or id.
+    # Documents and the history's «Кто» in Russian, by name, not by code or id.
     assert "Скан подписанного договора, версия 1 — <a" in page
     assert "Договор дарения, версия 2 — <a" in page
     assert "gift_agreement" not in page and "signed_scan" not in page
     assert "<td>бухгалтер (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
-    # Newcomer QA: the producer saw «Нет документов.»; the agreement and the scan carry
+    # The producer used to see «Нет документов.»; the agreement and the scan carry
     # personal data (accountants only), so they are listed with who opens them, no link.
     page = login("producer").get(f"/prizes/{prize.id}").get_data(as_text=True)
     assert "<li>Договор дарения, версия 1 (открывает бухгалтер)</li>" in page
@@ -303,7 +303,7 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
 def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
     app, api, played, drain, login
 ):
-    """Newcomer QA: «Оплачен» with 01.01.2030 and ``<b>ПП</b>-77`` was recorded at once and
+    """«Оплачен» with 01.01.2030 and ``<b>ПП</b>-77`` was recorded at once and
     cannot be corrected. A payment date after today (the season's zone) or before the game,
     a number with markup and a missing confirmation are refused; messages read as
     sentences; a refusal by status says what must happen first."""

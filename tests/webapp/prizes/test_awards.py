@@ -305,7 +305,7 @@ def test_award_page_for_producer(app, login, played):
     assert count(Prize) == 1
     history = db.session.scalars(db.select(PrizeStatusChange)).all()
     assert [(h.from_status, h.to_status) for h in history] == [(None, "owed")]
-    # the rule shows as staff read it, on the award page and the prize page (issue 17)
+    # the rule shows as staff read it, on the award page and the prize page
     prize = db.session.scalars(db.select(Prize)).one()
     for url in (f"/prizes/games/{game}/award", f"/prizes/{prize.id}"):
         text = client.get(url).text
@@ -314,7 +314,7 @@ def test_award_page_for_producer(app, login, played):
 
 
 def test_closing_a_game_on_the_page_asks_for_confirmation(app, login, played):
-    # issue 17: closing creates prizes and numbered agreements — never on a bare click
+    # closing creates prizes and numbered agreements — never on a bare click
     game = played("qualifying", VIEWERS_WIN)
     client = login("producer")
     page = client.get(f"/games/{game}").text

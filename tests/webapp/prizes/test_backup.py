@@ -1,4 +1,4 @@
-"""The restore drill (issue 16): a game played and closed, its gift agreements rendered;
+"""The restore drill: a game played and closed, its gift agreements rendered;
 ``sova backup``; the database and the folders destroyed; ``sova restore``; every question,
 prize, agreement and document row and every file byte-identical. Damaged, altered,
 unsigned or foreign archives, and archives of another backup key: a clear message, exit 2,

@@ -1,4 +1,4 @@
-"""Issue 13 item 2: formula injection in the payment register and every other export. A
+"""Formula injection in the payment register and every other export. A
 payee's full name typed into the public one-time details form must be a text cell in the
 register's XLSX (read back with openpyxl: data type ``s``, never ``f``) and must not start
 a formula in its CSV; the editors' queue export goes through the same helper

@@ -302,7 +302,7 @@ def test_details_link_mailed_once_per_request(app, owed, login, drain):
 
 
 def test_control_characters_refused_bidi_removed():
-    """QA 7: control characters are refused as on the question form; bidi marks removed."""
+    """Control characters are refused as on the question form; bidi marks removed."""
     with pytest.raises(payee.PayeeError) as exc:
         payee.validate(payee_input(full_name="Жанна\x07 Жукова\u202e", address="г. Минск\x00"))
     assert exc.value.errors == {
@@ -315,7 +315,7 @@ def test_control_characters_refused_bidi_removed():
 
 
 def test_details_page_in_the_viewers_language(app, client, owed):
-    """QA 8: with the «be» cookie the details page, its labels and every error are
+    """With the «be» cookie the details page, its labels and every error are
     Belarusian and name the field (no English WTForms text)."""
     from flask_babel import refresh
 
@@ -401,7 +401,7 @@ def test_keys_rehash_after_a_new_secret_key(app, owed, client):
 def test_details_link_in_the_payee_language_and_the_form_switchable(
     app, client, owed, login, drain, caplog
 ):
-    """Newcomer QA: an author who wrote in Belarusian got the details request in Russian
+    """An author who wrote in Belarusian got the details request in Russian
     and the form opened in Russian. The e-mail follows the question's stored language and
     its link (``?lang=be``) opens the form in Belarusian; the language links still switch."""
     import re
@@ -433,7 +433,7 @@ def test_details_link_in_the_payee_language_and_the_form_switchable(
 
 
 def test_accountant_is_warned_when_the_declared_name_is_not_the_authors(app, client, owed, login):
-    """QA (newcomer pass): a payee declared «Сапего Иван Петрович» for the prize of «Автор 1»
+    """A payee declared «Сапего Иван Петрович» for the prize of «Автор 1»
     and the agreement named him with no warning. The accountant now sees the mismatch (the
     declared name is personal data: the producer's page shows neither name nor warning);
     a declared name that can be the author's (another word order, a patronymic) is quiet."""

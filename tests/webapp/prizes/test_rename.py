@@ -1,4 +1,4 @@
-"""Issue 13 item 1: anyone could rename a prize winner by submitting with the winner's
+"""Anyone could rename a prize winner by submitting with the winner's
 e-mail. A submission never changes what earlier questions, prizes and documents say about
 their author; identity across questions only by the e-mailed confirmation link.
 

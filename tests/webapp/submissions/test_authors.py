@@ -1,4 +1,4 @@
-"""Issue 20: authors as quiz packets write them, through ``sova import``, the editors' import
+"""Authors as quiz packets write them, through ``sova import``, the editors' import
 page and the API; the line as written is kept beside the parsed authors; a credited
 co-author is stored in the nominative and paid, an editor named in a credit is not."""
 

@@ -1,4 +1,4 @@
-"""Issue 20: every packet of ``../shared/data/chgk/`` imported by ``sova import``, each
+"""Every packet of ``../shared/data/chgk/`` imported by ``sova import``, each
 question's authors compared with chgksuite's reading of the same file.
 
 chgksuite (a dev dependency) does not split an author line: its reading of a question's

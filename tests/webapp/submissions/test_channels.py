@@ -42,7 +42,7 @@ def test_partner_question_and_bad_letter(login, client):
 
 
 def test_a_refused_letter_leaves_no_scan(login, client, app, tmp_path):
-    """QA: the scan is written before the letter is checked; a refused letter (a control
+    """The scan is written before the letter is checked; a refused letter (a control
     character in the answer) removes it again, a stored one keeps it."""
     from PIL import Image
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 6: memory amplification by images. A 6300×6300 PNG compresses to a few
+"""Memory amplification by images. A 6300×6300 PNG compresses to a few
 hundred KB but cost ~600 MB of peak memory per worker. The image path's peak resident
 memory is measured in a fresh subprocess (``resource.getrusage`` ``ru_maxrss``: Pillow's
 pixel buffers are C allocations that tracemalloc cannot see) and must stay under

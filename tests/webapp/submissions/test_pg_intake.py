@@ -213,7 +213,7 @@ def test_the_stored_values_of_a_web_submission(pg_app):
 @pytest.mark.parametrize("co_author", [True, False])
 def test_a_repeated_key_returns_the_first_question_and_writes_nothing(pg_app, co_author):
     """Alone (one statement in autocommit) or with a co-author (a transaction rolled back):
-    the repeat neither adds an author nor renames the first one (found by QA: the lone
+    the repeat neither adds an author nor renames the first one (the lone
     statement used to upsert the author even when the question was a repeat)."""
 
     def web(name: str, email: str) -> SubmissionInput:
@@ -257,7 +257,7 @@ def test_a_repeated_key_returns_the_first_question_and_writes_nothing(pg_app, co
 
 
 def test_a_returning_viewer_is_one_author_and_each_question_keeps_its_name(pg_app):
-    """Issue 13: the address finds the one author row, which is never renamed; each
+    """The address finds the one author row, which is never renamed; each
     question's link carries the name as given with it, unconfirmed."""
     a = submissions()["web"]
     b = submissions()["web"]

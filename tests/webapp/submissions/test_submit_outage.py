@@ -1,4 +1,4 @@
-"""Issue 13 item 5 without a browser: a body over the request limit (an image over 5 MB,
+"""Without a browser: a body over the request limit (an image over 5 MB,
 JavaScript off) is the form again with the text and the size message, not a bare 413; a
 real database outage (the SQLite file replaced by a directory) is the form with the text
 as a 503."""

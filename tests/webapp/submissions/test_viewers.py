@@ -1,4 +1,4 @@
-"""Viewers (issue 3): languages, tricky input stored exactly, images, double clicks,
+"""Viewers: languages, tricky input stored exactly, images, double clicks,
 honeypot, rate limit, expired CSRF, "my questions" links and withdrawal, e-mail."""
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     with app.test_request_context():
         token = my_link_token(author)
     assert client.get(f"/my/{token}").status_code == 302
-    # issue 13: an address typed into the form proves nothing; the question shows only
+    # an address typed into the form proves nothing; the question shows only
     # once its e-mailed confirmation link was opened
     page = client.get("/my/questions").get_data(as_text=True)
     assert FORM["question"] not in page and "Вопросов пока нет." in page
@@ -311,7 +311,7 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     mail = received[0]
     assert mail["To"] == "petr@example.com"
     body = mail.get_payload(decode=True).decode()
-    # the link confirms the address (issue 13) and opens the status page
+    # the link confirms the address and opens the status page
     link = next(w for w in body.split() if "/confirm/" in w)
     resp = client.get(link[link.index("/confirm/") :])
     assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
@@ -355,7 +355,7 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
     assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")
 
 
-# --- QA findings 2, 3, 5, 10, 12, 14, 20 ---------------------------------------------------
+# --- the viewer pages: languages, messages and refusals -----------------------------------
 
 
 def languages_stored(app) -> list[str]:
@@ -368,7 +368,7 @@ def languages_stored(app) -> list[str]:
 
 
 def test_unknown_language_code_is_never_stored(make_app):
-    """QA 2: ?lang=zz or an edited cookie falls back to the page's real language."""
+    """?lang=zz or an edited cookie falls back to the page's real language."""
     app = make_app(WTF_CSRF_ENABLED=False)
     client = app.test_client()
     assert client.post("/submit?lang=zz", data=FORM).status_code == 302
@@ -385,7 +385,7 @@ def test_unknown_language_code_is_never_stored(make_app):
 
 
 def test_lang_choice_survives_the_post(make_app):
-    """QA 3: /submit?lang=be in an English browser: errors, status page and the stored
+    """/submit?lang=be in an English browser: errors, status page and the stored
     question stay Belarusian (cookie remembered; the form posts back with ?lang=be)."""
     app = make_app(WTF_CSRF_ENABLED=False)
     client = app.test_client()
@@ -402,7 +402,7 @@ def test_lang_choice_survives_the_post(make_app):
 
 
 def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
-    """QA 3: /my asked from a Belarusian page sends the link e-mail in Belarusian, though
+    """/my asked from a Belarusian page sends the link e-mail in Belarusian, though
     the author's question was sent in Russian."""
     url, received = smtp_sink
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
@@ -423,7 +423,7 @@ def test_my_link_mail_in_the_page_language(make_app, smtp_sink):
 
 
 def test_too_fast_says_why(make_app):
-    """QA 5: the minimum-fill-time refusal explains itself."""
+    """The minimum-fill-time refusal explains itself."""
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_MIN_FILL_SECONDS=60)
     with app.app_context():
         client = app.test_client()
@@ -458,7 +458,7 @@ def png_header_only(width: int, height: int) -> bytes:
 
 
 def test_image_errors_in_belarusian_and_pixel_bomb(client):
-    """QA 10: image errors follow the page's language; a pixel bomb is «too big»."""
+    """Image errors follow the page's language; a pixel bomb is «too big»."""
 
     def post(raw: bytes, name: str) -> str:
         resp = client.post(
@@ -476,7 +476,7 @@ def test_image_errors_in_belarusian_and_pixel_bomb(client):
 
 
 def test_withdrawing_twice_says_already_withdrawn(client, app):
-    """QA 12: a second withdrawal is «already withdrawn», not «already in a game»."""
+    """A second withdrawal is «already withdrawn», not «already in a game»."""
     from webapp.submissions.operations import SubmissionError, withdraw
 
     client.post("/submit", data=FORM)
@@ -484,7 +484,7 @@ def test_withdrawing_twice_says_already_withdrawn(client, app):
     author_id = q.authors[0].author_id
     from webapp.submissions.operations import confirm_authorship
 
-    assert confirm_authorship(q, author_id)  # the e-mailed link (issue 13)
+    assert confirm_authorship(q, author_id)  # the e-mailed link
     withdraw(q, author_id)
     db.session.commit()
     try:
@@ -496,7 +496,7 @@ def test_withdrawing_twice_says_already_withdrawn(client, app):
 
 
 def test_bad_email_listed_with_the_other_errors(client):
-    """QA 14: a bad address shows in the first round, with every other mistake."""
+    """A bad address shows in the first round, with every other mistake."""
     resp = client.post(
         "/submit?lang=be",
         data=dict(
@@ -515,7 +515,7 @@ def test_bad_email_listed_with_the_other_errors(client):
 
 
 def test_rate_limit_counts_only_stored_questions(make_app):
-    """QA 20: failed validations cost nothing; an empty e-mail is not a shared bucket."""
+    """Failed validations cost nothing; an empty e-mail is not a shared bucket."""
     app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
     client = app.test_client()
     with app.app_context():
@@ -672,7 +672,7 @@ def test_uploads_orphans_lists_and_removes_only_old_unreferenced_files(client, a
 
 
 def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
-    """QA: the repeats of a double click do not count toward the limit; the per-address
+    """The repeats of a double click do not count toward the limit; the per-address
     limit (10/hour) keys on the normalised address, so three spellings of one mailbox are
     one bucket; the JSON API has the same limits (5/minute per address of the client)."""
     app = make_app(WTF_CSRF_ENABLED=False, RATELIMIT_ENABLED=True)
@@ -689,7 +689,7 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
         ]
         new = [r.status_code for r in answers]
         assert new == [302] * 4 + [429]  # the double click counted once
-        # The 429 says when the 5/minute window lets the viewer in again (issue 19: no
+        # The 429 says when the 5/minute window lets the viewer in again (no
         # X-RateLimit-* headers on the other answers, a Redis round trip per limit).
         assert 1 <= int(answers[-1].headers["Retry-After"]) <= 61
         assert not [h for h in answers[0].headers.keys() if h.lower().startswith("x-ratelimit")]
@@ -730,7 +730,7 @@ def test_limits_count_new_questions_and_one_mailbox_however_spelt(make_app):
 
 @pytest.mark.parametrize("path", ["/api/v1/submissions", "/api/v1/games", "/api/v1/votes/sms"])
 def test_deeply_nested_or_broken_json_is_a_422_never_a_500(client, path):
-    """QA: 5 000 nested arrays were a RecursionError in the API's body check and a 500 on
+    """5 000 nested arrays were a RecursionError in the API's body check and a 500 on
     every POST; 33 levels are already refused, 32 get past the check (to the schema)."""
     message = "Слишком глубокая вложенность JSON: больше 32 уровней."
     for depth in (5000, 33):
@@ -747,7 +747,7 @@ def test_deeply_nested_or_broken_json_is_a_422_never_a_500(client, path):
 
 
 def test_bad_unicode_and_nul_are_4xx_never_500(client, api):
-    """QA: a lone surrogate escape in the API's JSON (\\ud800) and a NUL in a status link
+    """A lone surrogate escape in the API's JSON (\\ud800) and a NUL in a status link
     reached the database driver (a 500 on PostgreSQL): now a 422 naming the field, a 404."""
     resp = api(
         "post",

@@ -1,4 +1,4 @@
-"""Starting a game on the console (issue 17 item 5): the first event is accepted only when
+"""Starting a game on the console: the first event is accepted only when
 the table is locked and its envelopes were rendered — what the host reads and what the
 experts open is then the same locked table — or when the producer confirmed starting
 without them (audited: a ``GameEventAudit`` row with action ``start_ok``)."""

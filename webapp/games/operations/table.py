@@ -95,7 +95,7 @@ def _city(author) -> str:
 
 def _persons(q: Question) -> set[int]:
     """The persons behind ``q``'s authors: an author row merged into another counts as the
-    surviving one (``Author.person_id``, issue 17.3)."""
+    surviving one (``Author.person_id``)."""
     return {qa.author.person_id for qa in q.authors}
 
 
@@ -446,7 +446,7 @@ def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
 def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
     """Put approved question ``question_id`` in ``(sector, slot)`` (slot 0: the reserve); the
     question there goes back to the pool. The new question must be approved with its sources
-    signed off (moderation, issue 4), not in this game,
+    signed off (moderation), not in this game,
     not a reserve of another open game, and by authors not yet in this game. GameError
     otherwise; GameConflict when the table is locked or the game is playing."""
     _editable(game)
@@ -506,7 +506,7 @@ TOPIC_EDITABLE = ("received", "prechecked", "in_review", "approved", "rejected",
 def set_topic(question_id: int, topic: str | None, user_id: int | None) -> Question:
     """Set the topic of question ``question_id`` to a code of
     :data:`webapp.domain.topics.TOPICS`, or clear it (``None`` / ``""``) — the editor's edit
-    on the table page (issue 5: varied topics). Allowed until the question is played, also
+    on the table page (varied topics). Allowed until the question is played, also
     on a locked table (the topic is not printed). The change is kept as a
     ``QuestionRevision`` (``{"topic": old code or ""}`` → ``{"topic": new}``); the sources
     sign-off stays. Returns the question; GameError for an unknown question or topic, or a
@@ -569,7 +569,7 @@ MULTI_LABELS = {"blitz": "блица", "superblitz": "суперблица"}
 
 
 def plan_warnings(game: Game) -> list[str]:
-    """Warnings on the game's table plan (issue 17): a 2023 or 2009 plan without a blitz or
+    """Warnings on the game's table plan: a 2023 or 2009 plan without a blitz or
     superblitz (``webapp.domain.rules.missing_multi``), e.g. ``"в плане стола нет блица
     (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
     "may be" on the table."""
@@ -604,7 +604,7 @@ def check_table(game: Game) -> dict:
     sector 13 not from the partner pool while approved partner questions are waiting; a 2023 or
     2009 plan without a blitz or superblitz (:func:`plan_warnings`, first); a topic
     on more than one envelope question (reserves not counted), e.g. ``"тема «История»
-    повторяется: сектор 2, вопрос 1; сектор 7, вопрос 1"`` (issue 5: varied topics)."""
+    повторяется: сектор 2, вопрос 1; сектор 7, вопрос 1"`` (varied topics)."""
     problems: list[str] = []
     warnings: list[str] = plan_warnings(game)
     if not game.envelopes:
@@ -641,7 +641,7 @@ def check_table(game: Game) -> dict:
         if not (q.answer or "").strip():
             problems.append(f"{where}: у вопроса №{q.id} нет ответа")
         for name in missing_images(image_refs(q.text, q.handout, q.comment), q.image_files):
-            # issue 17: an envelope printed without its handout image is a wrong envelope
+            # an envelope printed without its handout image is a wrong envelope
             (problems if placed.slot else warnings).append(
                 f"{where}: у вопроса №{q.id} нет файла изображения {name}"
             )

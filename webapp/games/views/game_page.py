@@ -91,7 +91,7 @@ def documents_json(game_id: int):
 @access("producer")
 def allow_start_view(game_id: int):
     """The producer lets the console start the game without a locked table or rendered
-    envelopes (audited with the reason; issue 17 item 5)."""
+    envelopes (audited with the reason)."""
     game = _game_or_404(game_id)
     form = AllowStartForm()
     if form.validate_on_submit():
@@ -158,7 +158,7 @@ def protocol_import(game_id: int):
     except (UnicodeDecodeError, ValueError):
         flash("Протокол не загружен: это не JSON в UTF-8.", "error")
         return redirect(url_for("games.game", game_id=game_id))
-    except RecursionError:  # ~1 000 nested arrays: the decoder's limit (found by QA: a 500)
+    except RecursionError:  # ~1 000 nested arrays: the decoder's limit (was a 500)
         flash("Протокол не загружен: слишком глубокая вложенность JSON.", "error")
         return redirect(url_for("games.game", game_id=game_id))
 

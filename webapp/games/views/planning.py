@@ -23,7 +23,7 @@ def index():
     season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
     game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
-    # the form starts from the usual plan (issue 17); both rule sets share it, so the season
+    # the form starts from the usual plan; both rule sets share it, so the season
     # chosen in the form does not change it (webapp.domain.rules.usual_plan)
     plan = usual_plan(RULESETS["2023"])
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz

@@ -86,7 +86,7 @@ def table_replace(game_id: int):
 @bp.route("/<int:game_id>/table/topic", methods=["POST"])
 @access("editor+|producer")
 def table_topic(game_id: int):
-    """Set or clear the topic of a question (issue 5: varied topics; also on a locked table,
+    """Set or clear the topic of a question (varied topics; also on a locked table,
     the topic is not printed)."""
     _game_or_404(game_id)
     form = TopicForm(prefix="topic")

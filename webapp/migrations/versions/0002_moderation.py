@@ -1,4 +1,4 @@
-"""moderation: the duplicate index; question statuses of the state machine (issue 4)
+"""moderation: the duplicate index; question statuses of the state machine
 
 Revision ID: 0002_moderation
 Revises: 0001
@@ -104,7 +104,7 @@ def upgrade():
     elif bind.dialect.name == "postgresql":
         op.execute("CREATE INDEX ix_question_fulltext ON question USING gin "
                    "(to_tsvector('russian', coalesce(text, '') || ' ' || coalesce(answer, '')))")
-    # "used" (played) becomes the outcome the game recorded (state machine of issue 4).
+    # "used" (played) becomes the outcome the game recorded (the question state machine).
     for outcome in ("answered", "unanswered"):
         op.execute(sa.text(
             "UPDATE question SET status = :outcome WHERE status = 'used' AND id IN "

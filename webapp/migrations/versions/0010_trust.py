@@ -1,4 +1,4 @@
-"""trust (issue 13): the author as given on each question; staff session versions
+"""trust: the author as given on each question; staff session versions
 
 ``question_author`` gets ``name``/``city`` (the byline as typed with that question, copied
 from the author row for existing questions) and ``confirmed_at`` (a link confirmed by the

@@ -1,6 +1,6 @@
 """packet images: the images a question's text refers to by file name
 
-``question_image`` (issue 17): one row per ``(img name)`` / ``(pic: name)`` reference of a
+``question_image``: one row per ``(img name)`` / ``(pic: name)`` reference of a
 question whose file came with its packet or was attached by an editor; ``file`` is the
 stored re-encoding under ``<instance>/uploads``.
 

@@ -1,4 +1,4 @@
-"""one author per person (issue 17 item 3): ``author.merged_into_id`` and the merge audit
+"""one author per person: ``author.merged_into_id`` and the merge audit
 
 ``author.merged_into_id``: the author row an editor merged this one into (the same person
 written two ways); NULL for every existing row. ``author_merge``: one row per merge — who

@@ -61,7 +61,7 @@ def status_label(status: str | None) -> str:
     return STATUS_NAMES.get(status or "", status or "—")
 
 
-# An editor's claim on a question lapses after this long without renewal (issue 4).
+# An editor's claim on a question lapses after this long without renewal.
 CLAIM_TTL = timedelta(minutes=15)
 
 

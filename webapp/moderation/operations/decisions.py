@@ -140,7 +140,7 @@ def approver_of(question: Question) -> int | None:
 
 def sign_off(question: Question, user_id: int) -> QuestionSignoff:
     """Record the second editor's «источники проверены». Only for an approved question and
-    not by the editor who approved it (issue 4: «a second editor's sign-off»). Idempotent
+    not by the editor who approved it («a second editor's sign-off»). Idempotent
     for the same signer. Each new sign-off also writes a ModerationAudit row
     (``sign_off``). Raises ModerationError. Flushes only."""
     if question.status != "approved":

@@ -22,7 +22,7 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
     """The question's authors for a chief editor: ``[{"name", "city", "email", "credit",
     "position", "author_id", "confirmed"}]`` (e-mail decrypted, None when unknown;
     ``credit``: a credited co-author's phrase as written in the packet, else None;
-    ``confirmed``: the link to the author row is confirmed, issue 13). Blind moderation hides them from editors; every reveal
+    ``confirmed``: the link to the author row is confirmed). Blind moderation hides them from editors; every reveal
     writes a ModerationAudit row (``reveal_authors``). Flushes only."""
     db.session.add(
         ModerationAudit(
@@ -33,7 +33,7 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
     return [
         {
             "name": qa.name,
-            "city": qa.city,  # as given on this question (issue 13)
+            "city": qa.city,  # as given on this question
             "email": decrypt(qa.author.email_encrypted) if qa.author.email_encrypted else None,
             "credit": qa.credit,
             "position": qa.position,
@@ -47,7 +47,7 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
 def correct_author(
     question: Question, position: int, name: str, city: str | None, user_id: int
 ) -> bool:
-    """A chief editor corrects an author read from a packet or a letter (issue 20): e.g. a
+    """A chief editor corrects an author read from a packet or a letter: e.g. a
     credited co-author's name put in the nominative wrongly by pymorphy3, or a city.
 
     ``position``: the author's place on the question (``QuestionAuthor.position``).
@@ -86,7 +86,7 @@ def correct_author(
     if any((qa.name, qa.city, qa.author.email_hash) == (name, city, None) for qa in others):
         raise ModerationError("этот автор уже указан в вопросе")
     link.author_id = upsert_author(name, city, None)
-    link.name, link.city = name, city  # the byline printed on envelopes (issue 13)
+    link.name, link.city = name, city  # the byline printed on envelopes
     db.session.add(
         ModerationAudit(
             question_id=question.id, user_id=user_id, action="correct_author", at=utcnow()

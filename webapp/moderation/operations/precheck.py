@@ -37,7 +37,7 @@ def run_checks(question: Question) -> list[dict]:
 
     Completeness and lengths (``question_present``, ``answer_present``, ``question_length``,
     ``answer_length``, ``author_present``, ``sources_present``), then the content checks of
-    ``webapp.moderation.checks`` (issue 4, «Pre-checks»):
+    ``webapp.moderation.checks`` (the pre-checks):
 
     * ``language`` — fails unless the question (text and answer) is Russian or Belarusian;
       the message always names the detected language («язык: белорусский»);

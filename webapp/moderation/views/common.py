@@ -58,7 +58,7 @@ def marked_diff(a: str, b: str) -> tuple[Markup, Markup]:
 
 def sees_authors() -> bool:
     """Blind moderation: only a chief editor (and an admin) may see author data, including
-    how many questions each city sent (issue 13: the city filter and the statistics by
+    how many questions each city sent (the city filter and the statistics by
     city told an editor that)."""
     user = current_staff()
     return user is not None and user.role in ("chief_editor", "admin")

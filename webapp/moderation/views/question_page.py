@@ -192,7 +192,7 @@ def reveal(question_id: int):
 @bp.route("/questions/<int:question_id>/authors/<int:position>", methods=["POST"])
 @access("chief_editor")
 def correct(question_id: int, position: int):
-    """Correct one author read from a packet or a letter (issue 20: a credited co-author's
+    """Correct one author read from a packet or a letter (a credited co-author's
     nominative, a city); shown again with the authors revealed (audited)."""
     q = _question_or_404(question_id)
     form = AuthorForm()

@@ -95,7 +95,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
                     reason=f"не сыгран в игре {game.id}: возвращён в пул",
                 )
             else:
-                # issue 4's state machine: assigned → played → answered / unanswered.
+                # the question state machine: assigned → played → answered / unanswered.
                 q.aired_on = game.air_date
                 set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
                 set_status(

@@ -63,7 +63,7 @@ def mark_signed(prize: Prize, scan: bytes, filename: str, user_id: int | None) -
     """Store the scan of the signed agreement and mark the prize ``signed``.
 
     ``scan``: a PDF, PNG or JPEG of at most 10 MB that really opens as one
-    (:func:`scan_format`). The payee's details must have been received (issue 6: owed →
+    (:func:`scan_format`). The payee's details must have been received (owed →
     details requested → details received → agreement issued → signed): the agreement the
     payee signs carries their passport data and address. Raises PrizeError for a wrong
     file, missing details or a status that cannot become ``signed``.

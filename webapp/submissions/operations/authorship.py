@@ -16,7 +16,7 @@ WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")
 
 def withdraw(question: Question, author_id: int) -> Question:
     """The author withdraws a question not yet in a game (only by a confirmed link: an
-    address typed into the form proves nothing, issue 13). Raises SubmissionError."""
+    address typed into the form proves nothing). Raises SubmissionError."""
     if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
         raise SubmissionError({"question": [_("Это не ваш вопрос.")]})
     if question.status == "withdrawn":

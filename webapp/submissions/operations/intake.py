@@ -33,14 +33,14 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
     and city). Without an e-mail (paper letters, imports) a new author row is made per
     name+city.
 
-    An existing author is never renamed (issue 13: an address typed into a form proves
+    An existing author is never renamed (an address typed into a form proves
     nothing; the name and city as given go on the question's link, :class:`QuestionAuthor`).
     With an e-mail it is one statement, ``INSERT … ON CONFLICT (email_hash) DO UPDATE SET
     email_hash = excluded.email_hash RETURNING id`` (PostgreSQL and SQLite; the update sets
     the key to itself only so that an existing row's id is returned): two concurrent first
     submissions from one address make one author.
 
-    A row without e-mail that an editor merged into another (issue 17.3) gives the
+    A row without e-mail that an editor merged into another gives the
     surviving author's id: the next packet writing «Дмитрий Шахлов» links to the person.
     A row found by e-mail is returned as it is, merged or not (the game rule counts it as
     its person, ``Author.person_id``).
@@ -85,7 +85,7 @@ def question_values(
 ) -> dict:
     """Every column of a new Question (but ``id``) from validated fields: the one column
     list of both intake paths (the ORM's :func:`create_question` and PostgreSQL's
-    :func:`webapp.submissions.pg_intake.insert_received`, issue 15). ``columns``: further
+    :func:`webapp.submissions.pg_intake.insert_received`). ``columns``: further
     Question column values (``idempotency_key=…``). Raises TypeError on an unknown column.
     """
     known = {c.key for c in Question.__table__.c} - {"id"}

@@ -49,7 +49,7 @@ def import_packet(
     stays missing: its question fails the pre-check (``images_missing``).
 
     Each question keeps its author line as written (``author_line``) beside the parsed
-    authors (:func:`import_authors`; issue 20).
+    authors (:func:`import_authors`).
     ``as_``: ``"archive"`` (status ``archived``, duplicate detection only) or
     ``"submissions"`` (status ``received``, pre-check queued, channel ``import`` or the
     given one, e.g. ``mail``). ``progress``: optional callable(n) after each question.

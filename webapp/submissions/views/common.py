@@ -10,7 +10,7 @@ from flask_babel import gettext as _
 bp = Blueprint("submissions", __name__)
 
 
-SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read (issue 13)
+SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read
 
 
 def status_labels() -> dict[str, str]:

@@ -69,7 +69,7 @@ def my_questions():
     from webapp.submissions.forms_my import WithdrawForm
     from webapp.submissions.models import QuestionAuthor
 
-    # only confirmed links: anyone can type this address into the form (issue 13)
+    # only confirmed links: anyone can type this address into the form
     questions = db.session.scalars(
         db.select(Question)
         .join(QuestionAuthor)

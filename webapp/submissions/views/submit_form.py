@@ -106,7 +106,7 @@ def submission_from(
 def counts_toward_limit(response) -> bool:
     """Rate limits count only submissions that were stored (the redirect to the status
     page, or the API's 201), not a viewer correcting mistakes (422), a bot page, or the
-    repeat of a double click (``g.sova_new_question`` False; found by QA)."""
+    repeat of a double click (``g.sova_new_question`` False)."""
     return response.status_code in (201, 302) and g.get("sova_new_question", False)
 
 
