@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flask import Flask, abort, current_app, g, jsonify, request
 from flask_babel import gettext
+from flask_limiter.errors import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from webapp.api.messages import http_message, install
@@ -160,7 +161,7 @@ def register_api(app: Flask) -> None:
         if exc.code == 409 and "error" in data:
             return jsonify({"error": data["error"]}), 409
         own = exc.description if exc.description != type(exc).description else None
-        if exc.code == 429:
+        if isinstance(exc, RateLimitExceeded):
             own = None  # Flask-Limiter describes the limit in English («5 per 1 minute»)
         # Werkzeug's default descriptions are English: the client's language instead
         message = own or http_message(exc.code)

@@ -375,5 +375,6 @@ def test_an_untitled_game_is_named_by_its_air_date_in_the_house_format(app, logi
     h.commit()
     assert g.display_title == "Игра 30.11.2026"
     text = page(login("producer").get(f"/games/{g.id}"))
-    assert "<h1>Игра 30.11.2026 <small>(черновик)</small></h1>" in text
+    assert g.label.startswith("Игра 30.11.2026 — ")  # then kind, team, season, number
+    assert f"<h1>{g.label} <small>(черновик)</small></h1>" in text
     assert "2026-11-30" not in text

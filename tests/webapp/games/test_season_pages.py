@@ -225,12 +225,12 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     assert '<p id="refusing">Отказались от следующей серии: Бялко.</p>' in page
     assert (
         "Событие не принято: «Бялко» уже отказалась от участия в предстоящей летней серии "
-        "(п. 2.3 Правил 2009 г.)"
+        "(п. 2.3 Правил сезона 2009 г.)"
     ) in withdraw("Бялко")
     assert (
         "Событие не принято: «Козлов» не может отказаться от участия в предстоящей летней "
         "серии: места в ней у неё нет — она выиграла финал серии и покинула ТРК ради места в "
-        "зимней серии (п. 2.12 Правил 2009 г.)"
+        "зимней серии (п. 2.12 Правил сезона 2009 г.)"
     ) in withdraw("Козлов")
     assert run.event(doc["events"][6]).status_code == 201  # the summer series opens
     login("producer")
@@ -244,7 +244,7 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     r = client.post(games, data=data, follow_redirects=True)
     assert (
         "Игра не создана: «Бялко» отказалась от участия в летней серии и в ней не играет "
-        "(п. 2.3 Правил 2009 г.)"
+        "(п. 2.3 Правил сезона 2009 г.)"
     ) in _text(r)
 
 

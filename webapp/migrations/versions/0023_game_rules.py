@@ -18,10 +18,10 @@ depends_on = None
 
 
 def upgrade():
-    with op.batch_alter_table("game") as batch:
-        batch.add_column(sa.Column("rules", sa.JSON(), nullable=True))
+    op.add_column("game", sa.Column("rules", sa.JSON(), nullable=True))
 
 
 def downgrade():
-    with op.batch_alter_table("game") as batch:
-        batch.drop_column("rules")
+    # a plain DROP COLUMN (SQLite 3.35+, PostgreSQL): batch mode would copy and drop the
+    # table ``game``, which SQLite refuses while other rows refer to it
+    op.drop_column("game", "rules")
