@@ -20,6 +20,10 @@ from webapp.submissions.models import Author, Question, QuestionAuthor, Question
 
 @pytest.fixture
 def fixed(app):
+    return build(app)
+
+
+def build(app):
     """Nine questions around local midnights; returns (today, yesterday) as local dates."""
     zone = ZoneInfo(app.config["SOVA_TIMEZONE"])
     today = utcnow().astimezone(zone).date()
@@ -79,7 +83,16 @@ def fixed(app):
 
 
 def test_summary_figures(fixed):
-    today, _ = fixed
+    check_figures(*fixed)
+
+
+@pytest.mark.integration
+def test_summary_figures_on_postgresql(pg_app):
+    """The same figures from PostgreSQL's own date arithmetic."""
+    check_figures(*build(pg_app))
+
+
+def check_figures(today, _yesterday):
     day = lambda n: today - timedelta(days=n)  # noqa: E731
     s = stats.summary(30)
     assert s["intake"] == [
