@@ -4,6 +4,7 @@ one author's questions, prizes and games, and the merge audit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import and_, case, func, not_, or_, select
 from sqlalchemy.orm import aliased
@@ -75,7 +76,7 @@ def _pairs_statement(author_id: int | None = None):
     )
     if author_id is not None:
         stmt = stmt.where(or_(a.id == author_id, b.id == author_id))
-    name_order = a.name_key
+    name_order: Any = a.name_key
     if db.session.get_bind().dialect.name == "postgresql":
         name_order = a.name_key.collate("C")  # Python's order of strings (code points)
     return stmt.order_by(name_order, a.id, b.id)
