@@ -49,10 +49,12 @@ def queue_rows(items: Iterable, reports: dict, zone: str = DEFAULT_ZONE) -> list
     rows = []
     for q in items:
         r = reports.get(q.id)
-        failed = "; ".join(
-            CHECK_LABELS.get(c["name"], c["name"]) for c in (r.checks if r else []) if not c["ok"]
-        )
-        score = r.duplicates[0]["score"] if r and r.duplicates else ""
+        failed, score = "", ""
+        if r is not None:
+            failed = "; ".join(
+                CHECK_LABELS.get(c["name"], c["name"]) for c in r.checks if not c["ok"]
+            )
+            score = r.duplicates[0]["score"] if r.duplicates else ""
         rows.append(
             [
                 q.id,
@@ -88,9 +90,18 @@ def minute_format(zone: str = DEFAULT_ZONE) -> Callable[[datetime], str]:
     return fmt
 
 
-def csv_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
+#: The columns of a queue row that hold what people typed (question … handout): the only
+#: ones the formula guard must see; the others are Sova's own labels, numbers and dates.
+TYPED_COLUMNS = slice(4, 11)
+
+
+def csv_chunks(
+    batches: Iterable[Sequence[Sequence]], typed: slice | None = None
+) -> Iterator[bytes]:
     """UTF-8 CSV with BOM (Excel opens Cyrillic correctly): the BOM and the header row,
-    then one chunk per batch of rows (each cell through ``safe_row``), as they come."""
+    then one chunk per batch of rows, as they come. Each cell goes through ``safe_cell``;
+    with ``typed`` (a slice of the row, :data:`TYPED_COLUMNS` for :func:`queue_rows`) only
+    those cells do: the rest are Sova's own values."""
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(QUEUE_COLUMNS)
@@ -98,7 +109,13 @@ def csv_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
     for rows in batches:
         buf.seek(0)
         buf.truncate()
-        writer.writerows(safe_row(row) for row in rows)
+        if typed is None:
+            writer.writerows(safe_row(row) for row in rows)
+        else:
+            for row in rows:
+                row = list(row)
+                row[typed] = safe_row(row[typed])
+                writer.writerow(row)
         yield buf.getvalue().encode("utf-8")
 
 

@@ -145,7 +145,7 @@ def export_queue(fmt: str):
             yield export.queue_rows(items, queries.export_reports([q.id for q in items]), zone)
 
     if fmt == "csv":  # Werkzeug adds the charset
-        return send_stream(export.csv_chunks(batches()), name, "text/csv")
+        return send_stream(export.csv_chunks(batches(), export.TYPED_COLUMNS), name, "text/csv")
     return send_stream(
         export.xlsx_chunks(batches()),
         name,
