@@ -4,9 +4,13 @@ one author's questions, prizes and games, and the merge audit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, case, func, not_, or_, select
+from sqlalchemy.orm import aliased
 
 from webapp.authors.models import AuthorMerge
-from webapp.domain.authors import AuthorKey, Match, match, suggest
+from webapp.domain.authors import AuthorKey, Match
 from webapp.extensions import db
 from webapp.games.models import EnvelopeQuestion, EnvelopeReserve, Game
 from webapp.prizes.models import Prize
@@ -29,39 +33,91 @@ def address_confirmed(author: Author) -> bool:
     return author.email_hash is not None and bool(confirmed_ids([author.id]))
 
 
-def _key(author: Author, confirmed: set[int]) -> AuthorKey:
-    """The domain's view of a row: the address hash only when confirmed."""
-    email = author.email_hash if author.id in confirmed else None
-    return AuthorKey(author.id, author.name, author.city, email)
+#: Likely pairs per page of the chief editor's list.
+PAIRS_PER_PAGE = 50
 
 
-def _live_authors() -> list[Author]:
-    """Every author row not merged into another, by id."""
-    return list(
-        db.session.scalars(
-            db.select(Author).where(Author.merged_into_id.is_(None)).order_by(Author.id)
-        ).all()
+def _pairs_statement(author_id: int | None = None):
+    """The SELECT of likely pairs (:func:`webapp.domain.authors.match`, in SQL on the
+    folded keys): two rows not merged, ``a.id < b.id``, the same non-empty ``name_key``
+    (an index: each row meets only the rows of its own name), the same ``city_key`` or one
+    of them empty, and not two confirmed addresses (rows never share an address). Columns:
+    both rows' id, name, city, email_hash, confirmed flag, and the reason; ordered as
+    :func:`webapp.domain.authors.suggest` orders (folded name, code-point order; ids).
+    ``author_id``: only the pairs of that row."""
+    a, b = aliased(Author), aliased(Author)
+    confirmed = select(QuestionAuthor.author_id).where(QuestionAuthor.confirmed_at.is_not(None))
+    a_confirmed = a.id.in_(confirmed)
+    b_confirmed = b.id.in_(confirmed)
+    stmt = (
+        select(
+            a.id,
+            a.name,
+            a.city,
+            a.email_hash,
+            a_confirmed,
+            b.id,
+            b.name,
+            b.city,
+            b.email_hash,
+            b_confirmed,
+            case((and_(a.city_key != "", b.city_key != ""), "name_city"), else_="name_no_city"),
+        )
+        .join(b, and_(b.name_key == a.name_key, b.id > a.id))
+        .where(
+            a.merged_into_id.is_(None),
+            b.merged_into_id.is_(None),
+            a.name_key != "",
+            or_(a.city_key == b.city_key, a.city_key == "", b.city_key == ""),
+            not_(
+                and_(a.email_hash.is_not(None), b.email_hash.is_not(None), a_confirmed, b_confirmed)
+            ),
+        )
+    )
+    if author_id is not None:
+        stmt = stmt.where(or_(a.id == author_id, b.id == author_id))
+    name_order: Any = a.name_key
+    if db.session.get_bind().dialect.name == "postgresql":
+        name_order = a.name_key.collate("C")  # Python's order of strings (code points)
+    return stmt.order_by(name_order, a.id, b.id)
+
+
+def _match(row) -> Match:
+    """A :class:`Match` from a row of :func:`_pairs_statement` (the address hash only
+    when confirmed, as matching sees it)."""
+    (a_id, a_name, a_city, a_mail, a_ok, b_id, b_name, b_city, b_mail, b_ok, reason) = row
+    return Match(
+        AuthorKey(a_id, a_name, a_city, a_mail if a_ok else None),
+        AuthorKey(b_id, b_name, b_city, b_mail if b_ok else None),
+        reason,
     )
 
 
 def suggestions() -> list[Match]:
-    """Likely pairs among the authors not merged (:func:`webapp.domain.authors.suggest`)."""
-    authors = _live_authors()
-    confirmed = confirmed_ids()
-    return suggest(_key(a, confirmed) for a in authors)
+    """Every likely pair among the authors not merged, as
+    :func:`webapp.domain.authors.suggest` finds them."""
+    return [_match(r) for r in db.session.execute(_pairs_statement())]
+
+
+def suggestions_page(page: int = 1, per_page: int = PAIRS_PER_PAGE) -> tuple[list[Match], int, int]:
+    """One page of :func:`suggestions`: (pairs, page clamped to 1..pages, pages)."""
+    stmt = _pairs_statement()
+    total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    pages = max(1, -(-(total or 0) // per_page))
+    page = min(max(1, page), pages)
+    rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page))
+    return [_match(r) for r in rows], page, pages
 
 
 def matches_of(author: Author) -> list[tuple[Author, str]]:
     """The authors not merged that are likely the same person as ``author``, with the
     reason (:func:`webapp.domain.authors.match`), by id."""
-    confirmed = confirmed_ids()
-    me = _key(author, confirmed)
-    out = []
-    for other in _live_authors():
-        reason = match(me, _key(other, confirmed))
-        if reason is not None:
-            out.append((other, reason))
-    return out
+    others = {}
+    for m in map(_match, db.session.execute(_pairs_statement(author.id))):
+        other = m.b if m.a.id == author.id else m.a
+        others[other.id] = m.reason
+    rows = db.session.scalars(select(Author).where(Author.id.in_(list(others)))).all()
+    return [(o, others[o.id]) for o in sorted(rows, key=lambda o: o.id)]
 
 
 @dataclass

@@ -22,10 +22,14 @@ bp = Blueprint("authors", __name__, url_prefix="/editor/authors")
 @bp.route("/")
 @access("chief_editor")
 def index():
-    """Likely matches among the authors not merged, and the latest merges."""
+    """Likely matches among the authors not merged (``PAIRS_PER_PAGE`` pairs a page,
+    ``?page=``), and the latest merges."""
+    matches, page, pages = queries.suggestions_page(request.args.get("page", 1, type=int))
     return render_template(
         "authors/index.html",
-        matches=queries.suggestions(),
+        matches=matches,
+        page=page,
+        pages=pages,
         reasons=REASONS_RU,
         merges=queries.merges(),
         form=MergeForm(formdata=None),

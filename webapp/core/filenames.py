@@ -2,14 +2,18 @@
 2026-12-05.pdf», «Очередь вопросов — на рассмотрении — 2026-12-02.csv». The name travels
 in ``Content-Disposition`` as RFC 6266 ``filename*`` (UTF-8) with an ASCII ``filename``
 fallback: Flask's ``send_file(download_name=…)`` writes both; :func:`send_bytes` does it for
-a file made in memory."""
+a file made in memory, :func:`send_stream` for a file made as it is sent."""
 
 from __future__ import annotations
 
 import io
 import re
+import unicodedata
+from collections.abc import Iterator
+from urllib.parse import quote
 
-from flask import send_file
+from flask import Response, send_file, stream_with_context
+from werkzeug.datastructures import Headers
 
 #: Characters no file name may hold on common systems (path separators, Windows' reserved
 #: ones, control characters): each becomes a space.
@@ -30,3 +34,30 @@ def send_bytes(data: bytes, name: str, mimetype: str, *, attachment: bool = True
     return send_file(
         io.BytesIO(data), mimetype=mimetype, as_attachment=attachment, download_name=name
     )
+
+
+def disposition(name: str, *, attachment: bool = True) -> str:
+    """The ``Content-Disposition`` value for a file ``name``, as Werkzeug's ``send_file``
+    writes it: ``attachment; filename="…"`` for an ASCII name; else the ASCII fallback
+    (NFKD, other characters dropped) and ``filename*=UTF-8''…`` (RFC 5987)."""
+    try:
+        name.encode("ascii")
+    except UnicodeEncodeError:
+        simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+        names = {"filename": simple, "filename*": "UTF-8''" + quote(name, safe="!#$&+-.^_`|~")}
+    else:
+        names = {"filename": name}
+    headers = Headers()
+    headers.set("Content-Disposition", "attachment" if attachment else "inline", **names)
+    return headers["Content-Disposition"]
+
+
+def send_stream(chunks: Iterator[bytes], name: str, mimetype: str, *, attachment: bool = True):
+    """A response whose body is ``chunks`` (a generator of ``bytes``), sent as they come
+    (no ``Content-Length``), with the request context kept for the generator
+    (``stream_with_context``: it may read the database), named as :func:`send_bytes` names
+    a file and, like it, ``Cache-Control: no-cache``."""
+    resp = Response(stream_with_context(chunks), mimetype=mimetype)
+    resp.headers["Content-Disposition"] = disposition(name, attachment=attachment)
+    resp.cache_control.no_cache = True
+    return resp

@@ -7,11 +7,17 @@ starts with a tab, carriage return or line feed. Such a cell gets a leading apos
 so it is shown as text and never evaluated; in XLSX it is also typed a string cell
 (openpyxl otherwise stores a value starting with ``=`` as a formula). Numbers, dates,
 Decimal and None pass unchanged.
+
+The cells are typed while each row is built (:func:`safe_cells`), so the same helper
+serves openpyxl's write-only worksheets (the streamed exports) and ordinary ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ERROR_CODES
 
 #: First characters (after leading spaces) that start a formula.
 FORMULA_STARTS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
@@ -34,10 +40,36 @@ def safe_row(row: Iterable) -> list:
     return [safe_cell(v) for v in row]
 
 
-def append_safe(ws, row: Iterable) -> None:
-    """Append ``row`` to the openpyxl worksheet ``ws`` through :func:`safe_cell`, every
-    text cell typed as a string (data type ``s``), never a formula."""
-    ws.append(safe_row(row))
-    for cell in ws[ws.max_row]:
-        if isinstance(cell.value, str):
-            cell.data_type = "s"
+def safe_cells(ws, row: Iterable, number_formats: Mapping[int, str] | None = None) -> list:
+    """The values of ``row`` for ``ws.append`` (a write-only worksheet or an ordinary one),
+    typed while the row is built: each value goes through :func:`safe_cell`, so no text
+    starts with ``=`` and openpyxl types it a string (data type ``s``); a text openpyxl
+    would take for an error code (``#N/A``, ``#REF!``…) becomes a cell typed ``s``
+    explicitly; an empty text is an empty cell (``None``: what a spreadsheet reads back of
+    an empty string cell, and no cell to write). Numbers, dates and ``None`` pass as they
+    are. ``number_formats`` maps a
+    0-based column to a number format (``{5: "#,##0.00"}``); that column's value becomes a
+    cell with the format, empty or not. One pass over the row: the 50 000th row costs what
+    the first does (no read-back of the sheet's last row); plain values, not cells, where
+    openpyxl's own typing is right (a cell per value costs twice the time in write-only
+    mode)."""
+    out: list = []
+    for i, value in enumerate(row):
+        value = safe_cell(value) if value != "" else None  # "" reads back as an empty cell
+        fmt = number_formats.get(i) if number_formats else None
+        text = isinstance(value, str)
+        if fmt is not None or (text and value in ERROR_CODES):
+            cell = WriteOnlyCell(ws, value)
+            if text:
+                cell.data_type = "s"
+            if fmt is not None:
+                cell.number_format = fmt
+            value = cell
+        out.append(value)
+    return out
+
+
+def append_safe(ws, row: Iterable, number_formats: Mapping[int, str] | None = None) -> None:
+    """Append ``row`` to the openpyxl worksheet ``ws`` (write-only or ordinary) as
+    :func:`safe_cells`: every text cell a string, never a formula."""
+    ws.append(safe_cells(ws, row, number_formats))

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from openpyxl import Workbook
 
-from webapp.core.formats import DEFAULT_ZONE, when
+from webapp.core.formats import DEFAULT_ZONE
 from webapp.core.spreadsheet import append_safe, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
 from webapp.moderation.operations.common import CHECK_LABELS, status_label
@@ -40,20 +43,24 @@ def queue_rows(items: Iterable, reports: dict, zone: str = DEFAULT_ZONE) -> list
     """One row per question in :data:`QUEUE_COLUMNS` order (status and channel as the pages
     name them, the time received «04.03.2023 15:00» in ``zone``, ``sources`` one per line,
     the failed checks' Russian names separated by «; », the best duplicate candidate's score
-    or empty)."""
+    or empty). ``items``: questions or rows with their attributes; ``reports``: ``{question
+    id: report or row with checks and duplicates}``."""
+    received = minute_format(zone)
     rows = []
     for q in items:
         r = reports.get(q.id)
-        failed = "; ".join(
-            CHECK_LABELS.get(c["name"], c["name"]) for c in (r.checks if r else []) if not c["ok"]
-        )
-        score = r.duplicates[0]["score"] if r and r.duplicates else ""
+        failed, score = "", ""
+        if r is not None:
+            failed = "; ".join(
+                CHECK_LABELS.get(c["name"], c["name"]) for c in r.checks if not c["ok"]
+            )
+            score = r.duplicates[0]["score"] if r.duplicates else ""
         rows.append(
             [
                 q.id,
                 status_label(q.status),
                 CHANNEL_LABELS.get(q.channel, q.channel),
-                when(q.created_at, zone),
+                received(q.created_at),
                 q.text,
                 q.answer,
                 q.accepted or "",
@@ -68,26 +75,92 @@ def queue_rows(items: Iterable, reports: dict, zone: str = DEFAULT_ZONE) -> list
     return rows
 
 
-def to_csv(rows: Sequence[Sequence]) -> bytes:
-    """UTF-8 CSV with BOM (Excel opens Cyrillic correctly), header row first."""
+def minute_format(zone: str = DEFAULT_ZONE) -> Callable[[datetime], str]:
+    """A function giving an aware datetime as ``webapp.core.formats.when`` does
+    («04.03.2023 15:00» in ``zone``, its numeric pattern ``dd.MM.yyyy HH:mm``), by
+    ``strftime``: a tenth of Babel's cost, which an export pays once per row (a naive
+    datetime raises ValueError, as ``when`` does)."""
+    tz = ZoneInfo(zone)
+
+    def fmt(value: datetime) -> str:
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: times are stored and passed aware (UTC)")
+        return value.astimezone(tz).strftime("%d.%m.%Y %H:%M")
+
+    return fmt
+
+
+#: The columns of a queue row that hold what people typed (question … handout): the only
+#: ones the formula guard must see; the others are Sova's own labels, numbers and dates.
+TYPED_COLUMNS = slice(4, 11)
+
+
+def csv_chunks(
+    batches: Iterable[Sequence[Sequence]], typed: slice | None = None
+) -> Iterator[bytes]:
+    """UTF-8 CSV with BOM (Excel opens Cyrillic correctly): the BOM and the header row,
+    then one chunk per batch of rows, as they come. Each cell goes through ``safe_cell``;
+    with ``typed`` (a slice of the row, :data:`TYPED_COLUMNS` for :func:`queue_rows`) only
+    those cells do: the rest are Sova's own values."""
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(QUEUE_COLUMNS)
-    writer.writerows([safe_row(row) for row in rows])
-    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+    yield ("\ufeff" + buf.getvalue()).encode("utf-8")
+    for rows in batches:
+        buf.seek(0)
+        buf.truncate()
+        if typed is None:
+            writer.writerows(safe_row(row) for row in rows)
+        else:
+            for row in rows:
+                row = list(row)
+                row[typed] = safe_row(row[typed])
+                writer.writerow(row)
+        yield buf.getvalue().encode("utf-8")
+
+
+def to_csv(rows: Sequence[Sequence]) -> bytes:
+    """:func:`csv_chunks` of one batch, joined."""
+    return b"".join(csv_chunks([rows]))
+
+
+#: Bytes per chunk of a streamed XLSX file.
+XLSX_CHUNK = 256 * 1024
+
+
+def xlsx_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
+    """An XLSX workbook, one sheet «Очередь», header row first, in chunks of
+    :data:`XLSX_CHUNK` bytes. openpyxl's write-only mode: each row is typed as it is built
+    (``append_safe``: text cells are strings, never formulas) and written to the sheet's
+    temporary file at once, so memory stays flat; the zip is made at the end (in a
+    temporary file too) and sent from there."""
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("Очередь")
+    ws.append(list(QUEUE_COLUMNS))
+    try:
+        for rows in batches:
+            for row in rows:
+                append_safe(ws, row)
+        with tempfile.TemporaryFile() as out:
+            wb.save(out)
+            out.seek(0)
+            while block := out.read(XLSX_CHUNK):
+                yield block
+    finally:
+        _discard_sheet(ws)
+
+
+def _discard_sheet(ws) -> None:
+    """Remove a write-only sheet's temporary file when the workbook was not saved (the
+    download was abandoned or a read failed); openpyxl removes it itself on save."""
+    if not ws.closed:
+        ws.close()
+        ws._writer.cleanup()
 
 
 def to_xlsx(rows: Sequence[Sequence]) -> bytes:
-    """An XLSX workbook (openpyxl), one sheet «Очередь», header row first."""
-    wb = Workbook()
-    ws = wb.active
-    ws.title = "Очередь"
-    ws.append(list(QUEUE_COLUMNS))
-    for row in rows:
-        append_safe(ws, row)
-    out = io.BytesIO()
-    wb.save(out)
-    return out.getvalue()
+    """:func:`xlsx_chunks` of one batch, joined."""
+    return b"".join(xlsx_chunks([rows]))
 
 
 def _value(text: str) -> str:

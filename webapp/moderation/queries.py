@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import and_, func, select, text
+from sqlalchemy import Row, and_, func, select, text
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -142,6 +143,50 @@ def queue_items(f: QueueFilter) -> list[Question]:
     """Every question of the queue for ``f``, in its order, no pages (the exports): the
     same statement as :func:`queue`, so an export lists what the screen lists."""
     return list(db.session.scalars(queue_statement(f)))
+
+
+#: The columns an export prints (``webapp.moderation.export.queue_rows``): no author data
+#: (blind moderation), no relationship (status history, authors, images) loaded.
+EXPORT_COLUMNS = (
+    Question.id,
+    Question.status,
+    Question.channel,
+    Question.created_at,
+    Question.text,
+    Question.answer,
+    Question.accepted,
+    Question.rejected,
+    Question.comment,
+    Question.sources,
+    Question.handout,
+)
+#: Rows per batch of an export: one fetch of the queue's cursor and one query of the
+#: batch's reports each.
+EXPORT_BATCH = 1000
+
+
+def queue_batches(f: QueueFilter, size: int = EXPORT_BATCH) -> Iterator[Sequence[Row]]:
+    """Every question of the queue for ``f`` in its order, no pages (the exports), as lists
+    of at most ``size`` rows of :data:`EXPORT_COLUMNS` (attributes ``id``, ``status``, …):
+    the same statement as :func:`queue`, so an export lists what the screen lists. The
+    statement is read as it goes (``yield_per``: a server-side cursor on PostgreSQL), so
+    memory stays flat whatever the number of rows."""
+    stmt = queue_statement(f).with_only_columns(*EXPORT_COLUMNS).execution_options(yield_per=size)
+    yield from db.session.execute(stmt).partitions()
+
+
+def export_reports(ids: Sequence[int]) -> dict[int, Row]:
+    """The newest report per question id, as :func:`reports_for` gives it, but only its
+    ``checks`` and ``duplicates`` (rows, not ORM objects: what an export prints), one
+    query."""
+    if not ids:
+        return {}
+    rows = db.session.execute(
+        select(ModerationReport.question_id, ModerationReport.checks, ModerationReport.duplicates)
+        .where(ModerationReport.question_id.in_(ids))
+        .order_by(ModerationReport.version)
+    )
+    return {r.question_id: r for r in rows}
 
 
 def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | None, int | None]:

@@ -1,15 +1,18 @@
 """The editors' statistics page: intake per day and channel, acceptance rate, by city,
-time to decision. Viewer questions only (the imported archive is left out)."""
+time to decision. Viewer questions only (the imported archive is left out).
+
+Aggregated in the database: a fixed number of statements whatever the number of
+questions, each returning a bounded number of rows (days × channels, cities, two middle
+decisions), none returning a row per question."""
 
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
-from datetime import timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -17,50 +20,125 @@ from webapp.submissions.models import Question, QuestionAuthor, QuestionStatusCh
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
 DECIDED = ("approved", "rejected")
+NO_CITY = "—"
+
+
+def _midnights(first: date, last: date, zone: ZoneInfo) -> list[datetime]:
+    """The UTC instants of the local midnights that start ``first`` … ``last`` + 1 day."""
+    days = (last - first).days + 2
+    return [
+        datetime.combine(first + timedelta(days=i), time(0), zone).astimezone(UTC)
+        for i in range(days)
+    ]
+
+
+def _intake(since: datetime, now: datetime, zone: ZoneInfo) -> dict[tuple[date, str], int]:
+    """``{(local day, channel): count}`` of the viewer questions received since ``since``:
+    one GROUP BY over a CASE that numbers the local day by its midnights in UTC (exact in
+    any zone, summer time included), plus the rare rows dated after today (a clock ahead)
+    one by one."""
+    first = since.astimezone(zone).date()
+    bounds = _midnights(first, now.astimezone(zone).date(), zone)
+    day = case(
+        *((Question.created_at < b, i - 1) for i, b in enumerate(bounds[1:], 1)), else_=-1
+    ).label("day")
+    viewer = (Question.channel != "archive", Question.created_at >= since)
+    out: dict[tuple[date, str], int] = {}
+    for n, channel, count in db.session.execute(
+        select(day, Question.channel, func.count()).where(*viewer).group_by(day, Question.channel)
+    ):
+        if n >= 0:
+            out[(first + timedelta(days=n), channel)] = count
+    for created, channel in db.session.execute(
+        select(Question.created_at, Question.channel).where(
+            *viewer, Question.created_at >= bounds[-1]
+        )
+    ):
+        key = (created.astimezone(zone).date(), channel)
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _hours(first, created):
+    """The SQL expression of the hours between two timestamps (float)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        return func.extract("epoch", first - created) / 3600.0
+    return (func.julianday(first) - func.julianday(created)) * 24.0
+
+
+def _decisions() -> dict:
+    """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
+    (approved or rejected) of the viewer questions; the median from the one or two middle
+    decisions, computed as before from their timestamps."""
+    first = (
+        select(
+            QuestionStatusChange.question_id.label("qid"),
+            func.min(QuestionStatusChange.at).label("at"),
+        )
+        .where(QuestionStatusChange.to_status.in_(DECIDED))
+        .group_by(QuestionStatusChange.question_id)
+        .subquery()
+    )
+    decided = (
+        select(Question.created_at.label("created"), first.c.at.label("at"))
+        .join(first, first.c.qid == Question.id)
+        .where(Question.channel != "archive")
+        .subquery()
+    )
+    hours = _hours(decided.c.at, decided.c.created)
+    count, mean = db.session.execute(select(func.count(), func.avg(hours))).one()
+    if not count:
+        return {"count": 0, "median": None, "mean": None}
+    middle = db.session.execute(
+        select(decided.c.created, decided.c.at)
+        .order_by(hours)
+        .offset((count - 1) // 2)
+        .limit(2 - count % 2)
+    ).all()
+    median = statistics.mean(
+        (_aware(at) - _aware(created)).total_seconds() / 3600 for created, at in middle
+    )
+    return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
+
+
+def _aware(value: datetime) -> datetime:
+    """A timestamp read through a subquery's column as UTC-aware (SQLite gives naive UTC)."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def summary(days: int = 30) -> dict:
     """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, days
     in ``SOVA_TIMEZONE``, sorted), "channels": [str], "accepted": int, "rejected": int,
     "acceptance_rate": float 0..1 | None, "cities": [{"city", "received", "accepted"}]
-    (first author's city, most questions first), "decision_hours": {"count", "median",
-    "mean"} (hours from receipt to the first decision, 1 place; None without decisions)}``.
-    """
-    since = utcnow() - timedelta(days=days)
-    rows = db.session.execute(
-        select(Question.id, Question.created_at, Question.channel, Question.status).where(
-            Question.channel != "archive"
-        )
-    ).all()
-    intake: Counter = Counter()
+    (first author's city, «—» without one, most questions first), "decision_hours":
+    {"count", "median", "mean"} (hours from receipt to the first decision, 1 place; None
+    without decisions)}``. The intake is bounded by the dates; the decisions and the
+    cities count every viewer question."""
+    now = utcnow()
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
-    for r in rows:
-        if r.created_at >= since:
-            intake[(r.created_at.astimezone(zone).date(), r.channel)] += 1
-    accepted = sum(1 for r in rows if r.status in ACCEPTED)
-    rejected = sum(1 for r in rows if r.status == "rejected")
-    first_city = dict(
-        db.session.execute(
-            select(QuestionAuthor.question_id, QuestionAuthor.city).where(
-                QuestionAuthor.position == 0
-            )
-        ).all()
+    intake = _intake(now - timedelta(days=days), now, zone)
+    first_city = (
+        select(QuestionAuthor.city)
+        .where(QuestionAuthor.question_id == Question.id, QuestionAuthor.position == 0)
+        .order_by(QuestionAuthor.id.desc())
+        .limit(1)
+        .scalar_subquery()
+        .label("city")
     )
-    cities: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in rows:
-        city = first_city.get(r.id) or "—"
-        cities[city][0] += 1
-        cities[city][1] += r.status in ACCEPTED
-    created = {r.id: r.created_at for r in rows}
-    first_decision: dict[int, object] = {}
-    for qid, at in db.session.execute(
-        select(QuestionStatusChange.question_id, QuestionStatusChange.at)
-        .where(QuestionStatusChange.to_status.in_(DECIDED))
-        .order_by(QuestionStatusChange.at)
+    is_accepted = case((Question.status.in_(ACCEPTED), 1), else_=0)
+    is_rejected = case((Question.status == "rejected", 1), else_=0)
+    cities: dict[str, list[int]] = {}
+    accepted = rejected = 0
+    for city, received, acc, rej in db.session.execute(
+        select(first_city, func.count(), func.sum(is_accepted), func.sum(is_rejected))
+        .where(Question.channel != "archive")
+        .group_by(first_city)
     ):
-        if qid in created and qid not in first_decision:
-            first_decision[qid] = at
-    hours = [(at - created[qid]).total_seconds() / 3600 for qid, at in first_decision.items()]
+        row = cities.setdefault(city or NO_CITY, [0, 0])
+        row[0] += received
+        row[1] += int(acc or 0)
+        accepted += int(acc or 0)
+        rejected += int(rej or 0)
     return {
         "intake": [{"day": d, "channel": c, "count": n} for (d, c), n in sorted(intake.items())],
         "channels": sorted({c for _, c in intake}),
@@ -73,9 +151,5 @@ def summary(days: int = 30) -> dict:
             {"city": c, "received": v[0], "accepted": v[1]}
             for c, v in sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ],
-        "decision_hours": {
-            "count": len(hours),
-            "median": round(statistics.median(hours), 1) if hours else None,
-            "mean": round(statistics.mean(hours), 1) if hours else None,
-        },
+        "decision_hours": _decisions(),
     }

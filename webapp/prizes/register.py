@@ -25,6 +25,7 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 
 from webapp.core.errors import OperationError
@@ -158,14 +159,19 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
     row per prize (amount a number, format ``#,##0.00``; dates as dates), then
     «Итого <валюта>» rows."""
     rows, totals = register_rows(start, end, user_id)
-    wb = Workbook()
-    ws = wb.active
-    ws.title = "Реестр"
-    ws.append([f"Реестр выплат призов за {_dmy(start)}–{_dmy(end)}"])
-    ws["A1"].font = Font(bold=True)
-    ws.append(HEADER)
-    for cell in ws[2]:
-        cell.font = Font(bold=True)
+    wb = Workbook(write_only=True)  # rows typed as they are built: linear in the rows
+    ws = wb.create_sheet("Реестр")
+    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32), strict=True):
+        ws.column_dimensions[col].width = width
+    bold = Font(bold=True)
+    title = WriteOnlyCell(ws, f"Реестр выплат призов за {_dmy(start)}–{_dmy(end)}")
+    title.font = bold
+    ws.append([title])
+    header = [WriteOnlyCell(ws, h) for h in HEADER]
+    for cell in header:
+        cell.font = bold
+    ws.append(header)
+    formats = {5: "#,##0.00", 8: "DD.MM.YYYY"}
     for r in map(shown, rows):
         append_safe(
             ws,
@@ -182,15 +188,14 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
                 r["reference"],
                 r["account"],
             ],
+            formats,
         )
-        ws.cell(ws.max_row, 6).number_format = "#,##0.00"
-        ws.cell(ws.max_row, 9).number_format = "DD.MM.YYYY"
     for currency, total in totals.items():
-        ws.append(["", "", f"Итого {currency}", "", "", total, currency])
-        ws.cell(ws.max_row, 6).number_format = "#,##0.00"
-        ws.cell(ws.max_row, 3).font = Font(bold=True)
-    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32), strict=True):
-        ws.column_dimensions[col].width = width
+        label = WriteOnlyCell(ws, f"Итого {currency}")
+        label.font = bold
+        amount = WriteOnlyCell(ws, total)
+        amount.number_format = "#,##0.00"
+        ws.append(["", "", label, "", "", amount, currency])
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()

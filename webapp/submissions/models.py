@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, utcnow
+from webapp.domain.authors import fold_name
 from webapp.domain.handouts import split_images
 from webapp.domain.question_states import STATES as QUESTION_STATES
 from webapp.domain.question_states import check_transition
@@ -50,6 +61,12 @@ class Author(Model):
     # questions and prizes moved there; the row stays (the audit, a later submission with
     # its address), and "no author twice in one game" counts it as the surviving author.
     merged_into_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
+    # The name and the city folded (webapp.domain.authors.fold_name): the chief editor's
+    # likely pairs are rows with the same name_key (an index), not a fold of every row.
+    # Set from name/city on every insert and update (author_keys; a Core insert passes
+    # **author_keys(name, city) itself).
+    name_key: Mapped[str] = mapped_column(String(200), default="", server_default="", index=True)
+    city_key: Mapped[str] = mapped_column(String(200), default="", server_default="")
 
     @property
     def display(self) -> str:
@@ -156,6 +173,19 @@ class Byline:
     def display(self) -> str:
         """``"Name, City"`` as printed (city omitted when unknown)."""
         return f"{self.name}, {self.city}" if self.city else self.name
+
+
+def author_keys(name: str | None, city: str | None) -> dict[str, str]:
+    """``{"name_key", "city_key"}``: ``name`` and ``city`` folded
+    (:func:`webapp.domain.authors.fold_name`), at most 200 characters each."""
+    return {"name_key": fold_name(name)[:200], "city_key": fold_name(city)[:200]}
+
+
+@event.listens_for(Author, "before_insert")
+@event.listens_for(Author, "before_update")
+def _fold_keys(_mapper, _connection, target: Author) -> None:
+    for key, value in author_keys(target.name, target.city).items():
+        setattr(target, key, value)
 
 
 class QuestionAuthor(Model):

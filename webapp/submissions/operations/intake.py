@@ -18,7 +18,13 @@ from webapp.domain.text import matching_key
 from webapp.extensions import db
 from webapp.jobs import enqueue, track
 from webapp.submissions.images import ImageError, store_image
-from webapp.submissions.models import Author, Question, QuestionAuthor, set_status
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    author_keys,
+    set_status,
+)
 from webapp.submissions.operations.validation import (
     CONSENT_VERSION,
     SubmissionError,
@@ -50,6 +56,7 @@ def upsert_author(name: str, city: str | None, email: str | None) -> int:
         stmt = insert(Author).values(
             name=name,
             city=city,
+            **author_keys(name, city),
             email_hash=lookup_hash(email),
             email_encrypted=encrypt(email),
             link_version=0,

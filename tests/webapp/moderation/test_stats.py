@@ -1,0 +1,150 @@
+"""The editors' statistics page on fixed data: every figure of ``stats.summary`` and of the
+page, exactly. Local days are days in ``SOVA_TIMEZONE`` (a question received at 00:30 in
+Minsk is 21:30 UTC the day before); the intake counts the last ``days`` days, the decisions
+and the cities every viewer question (the archive is left out everywhere)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import insert
+
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.moderation import stats
+from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
+
+
+@pytest.fixture
+def fixed(app):
+    return build(app)
+
+
+def build(app):
+    """Nine questions around local midnights; returns (today, yesterday) as local dates."""
+    zone = ZoneInfo(app.config["SOVA_TIMEZONE"])
+    today = utcnow().astimezone(zone).date()
+    midnight = datetime.combine(today, time(0), zone)
+    author = Author(name="Мария Лис", city="Гродно")
+    db.session.add(author)
+    db.session.flush()
+    # (channel, status, created, first-author city, decisions [(to_status, hours after)])
+    spec = [
+        ("web", "approved", midnight + timedelta(minutes=30), "Гродно", [("approved", 4)]),
+        ("web", "rejected", midnight - timedelta(minutes=30), "Гродно", [("rejected", 2)]),
+        (
+            "mail",
+            "approved",
+            midnight - timedelta(days=1, minutes=30),
+            "Брест",
+            [("rejected", 1.5), ("approved", 10)],  # the first decision counts
+        ),
+        ("mail", "in_review", midnight - timedelta(days=2, hours=-12), None, []),
+        ("import", "played", midnight - timedelta(days=40), "Брест", [("approved", 7.25)]),
+        ("web", "assigned", midnight - timedelta(days=3, hours=-1), "", [("approved", 0.5)]),
+        ("api", "rejected", midnight - timedelta(days=29, hours=-2), "Минск", [("rejected", 30)]),
+        ("web", "received", midnight + timedelta(hours=1), "Гродно", []),
+        ("archive", "archived", midnight - timedelta(days=1), "Гродно", []),
+    ]
+    for i, (channel, status, created, city, decisions) in enumerate(spec, 1):
+        db.session.execute(
+            insert(Question).values(
+                id=i,
+                public_token=secrets.token_urlsafe(24),
+                text=f"Вопрос {i}",
+                answer="Ответ",
+                sources=[],
+                channel=channel,
+                status=status,
+                matching_key=f"вопрос {i}",
+                created_at=created,
+            )
+        )
+        if city is not None:
+            db.session.execute(
+                insert(QuestionAuthor).values(
+                    question_id=i, author_id=author.id, position=0, name="Мария Лис", city=city
+                )
+            )
+        for to_status, hours in decisions:
+            db.session.execute(
+                insert(QuestionStatusChange).values(
+                    question_id=i,
+                    from_status="in_review",
+                    to_status=to_status,
+                    at=created + timedelta(hours=hours),
+                )
+            )
+    db.session.commit()
+    return today, today - timedelta(days=1)
+
+
+def test_summary_figures(fixed):
+    check_figures(*fixed)
+
+
+@pytest.mark.integration
+def test_summary_figures_on_postgresql(pg_app):
+    """The same figures from PostgreSQL's own date arithmetic."""
+    check_figures(*build(pg_app))
+
+
+def check_figures(today, _yesterday):
+    day = lambda n: today - timedelta(days=n)  # noqa: E731
+    s = stats.summary(30)
+    assert s["intake"] == [
+        {"day": day(29), "channel": "api", "count": 1},
+        {"day": day(3), "channel": "web", "count": 1},
+        {"day": day(2), "channel": "mail", "count": 2},
+        {"day": day(1), "channel": "web", "count": 1},
+        {"day": today, "channel": "web", "count": 2},
+    ]
+    assert s["channels"] == ["api", "mail", "web"]
+    assert (s["accepted"], s["rejected"], s["acceptance_rate"]) == (4, 2, 0.667)
+    assert s["cities"] == [
+        {"city": "Гродно", "received": 3, "accepted": 1},
+        {"city": "Брест", "received": 2, "accepted": 2},
+        {"city": "—", "received": 2, "accepted": 1},
+        {"city": "Минск", "received": 1, "accepted": 0},
+    ]
+    # first decisions after 0.5, 1.5, 2, 4, 7.25 and 30 hours
+    assert s["decision_hours"] == {"count": 6, "median": 3.0, "mean": 7.5}
+    wide = stats.summary(60)
+    assert wide["intake"][0] == {"day": day(40), "channel": "import", "count": 1}
+    assert wide["intake"][1:] == s["intake"] and wide["channels"] == [
+        "api",
+        "import",
+        "mail",
+        "web",
+    ]
+    assert {k: v for k, v in wide.items() if k not in ("intake", "channels")} == {
+        k: v for k, v in s.items() if k not in ("intake", "channels")
+    }
+    assert stats.summary(1)["intake"][-1] == {"day": today, "channel": "web", "count": 2}
+
+
+def test_the_page_shows_the_figures(fixed, login):
+    today, _ = fixed
+    page = login("chief_editor").get("/editor/stats").get_data(as_text=True)
+    rows = [
+        (today - timedelta(days=29), "приложение", 1),
+        (today - timedelta(days=3), "сайт", 1),
+        (today - timedelta(days=2), "письмо", 2),
+        (today - timedelta(days=1), "сайт", 1),
+        (today, "сайт", 2),
+    ]
+    for d, channel, n in rows:
+        assert f"<tr><td>{d:%d.%m.%Y}</td><td>{channel}</td><td>{n}</td></tr>" in page
+    assert page.count("</td></tr>") == len(rows) + 4  # and the four cities
+    assert "Принято: 4, отклонено: 2, доля принятых:\n  66,7\u00a0%." in page
+    assert "медиана 3,0,\n  среднее 7,5 (решений: 6)." in page
+    for city, received, accepted in (
+        ("Гродно", 3, 1),
+        ("Брест", 2, 2),
+        ("—", 2, 1),
+        ("Минск", 1, 0),
+    ):
+        assert f"<tr><td>{city}</td><td>{received}</td><td>{accepted}</td></tr>" in page
