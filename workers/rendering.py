@@ -20,8 +20,9 @@ def render_document(document_id: int | None, build) -> Document | None:
     ``(template, context, allowed_files or None)`` for :func:`workers.documents.render_pdf`.
 
     Idempotent: a ready document whose file still has its SHA-256 is left alone, and a
-    superseded one is never rendered. The file
-    is written to a temporary name and renamed, so a killed worker leaves no half PDF.
+    superseded one is never rendered. ``build`` only reads; the render itself runs outside
+    a transaction (the session is committed before it), so it holds no database lock. The
+    file is written to a temporary name and renamed, so a killed worker leaves no half PDF.
     """
     doc = db.session.get(Document, document_id)
     if doc is None or doc.status == "superseded":  # a newer version is the one rendered
@@ -30,11 +31,18 @@ def render_document(document_id: int | None, build) -> Document | None:
     if doc.status == "ready" and doc.path and (root / doc.path).is_file():
         if hashlib.sha256((root / doc.path).read_bytes()).hexdigest() == doc.sha256:
             return doc
+    kind = doc.kind
     try:
         template, context, allowed_files = build(doc)
+        # The render (tens of seconds for many copies) runs outside any transaction: on
+        # SQLite every transaction holds the database's write lock from its start (BEGIN
+        # IMMEDIATE), and a render inside one kept the web, the other tasks and the
+        # processes' heartbeats waiting until they failed with «database is locked». Only
+        # reads happened so far; this commit writes nothing of its own.
+        db.session.commit()
         started = time.perf_counter()
         pdf = render_pdf(template, context, allowed_files=allowed_files)
-        RENDER_SECONDS.labels(doc.kind).observe(time.perf_counter() - started)
+        RENDER_SECONDS.labels(kind).observe(time.perf_counter() - started)
     except Exception as exc:
         # Recorded for the producer's page; the task fails loudly in the worker log.
         db.session.rollback()
@@ -42,6 +50,9 @@ def render_document(document_id: int | None, build) -> Document | None:
         doc.status, doc.error = "failed", f"{type(exc).__name__}: {exc}"[:500]
         db.session.commit()
         raise
+    doc = db.session.get_one(Document, document_id)
+    if doc.status == "superseded":  # a newer version was made while this one rendered
+        return doc
     rel = f"{doc.kind}/{doc.key.replace(':', '_')}.pdf"
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
