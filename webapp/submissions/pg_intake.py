@@ -42,7 +42,13 @@ from webapp.core.models import OutboxMessage, utcnow
 from webapp.core.request_id import current_request_id
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
-from webapp.submissions.models import Author, Question, QuestionAuthor, QuestionStatusChange
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    author_keys,
+)
 
 
 def _table(model: type) -> Table:
@@ -67,8 +73,9 @@ def _statement(upsert_first: bool):
     (its row is never updated: ``DO UPDATE`` sets ``email_hash`` to itself only so that
     ``RETURNING`` gives the id of an existing row too); else ``:a_id`` is that author's id.
     Parameters: the question's columns (by column name), ``at``, ``a_name``, ``a_city``,
-    ``a_email_hash``, ``a_email_encrypted`` or ``a_id``, ``more_ids``/``more_names``/
-    ``more_cities`` (co-authors, in order) and ``tasks``.
+    ``a_email_hash``, ``a_email_encrypted``, ``a_name_key``, ``a_city_key``
+    (:func:`~webapp.submissions.models.author_keys`) or ``a_id``, ``more_ids``/
+    ``more_names``/``more_cities`` (co-authors, in order) and ``tasks``.
     """
     qt, at_, qat = _table(Question), _table(Author), _table(QuestionAuthor)
     sct, obt = _table(QuestionStatusChange), _table(OutboxMessage)
@@ -83,7 +90,16 @@ def _statement(upsert_first: bool):
     )
     if upsert_first:
         new = insert(at_).from_select(
-            ["name", "city", "email_hash", "email_encrypted", "link_version", "created_at"],
+            [
+                "name",
+                "city",
+                "email_hash",
+                "email_encrypted",
+                "link_version",
+                "created_at",
+                "name_key",
+                "city_key",
+            ],
             select(
                 _param(at_.c.name, "a_name"),
                 _param(at_.c.city, "a_city"),
@@ -91,6 +107,8 @@ def _statement(upsert_first: bool):
                 _param(at_.c.email_encrypted, "a_email_encrypted"),
                 literal_column("0", Integer),
                 at,
+                _param(at_.c.name_key, "a_name_key"),
+                _param(at_.c.city_key, "a_city_key"),
             ).select_from(q),
         )
         a = (
@@ -222,7 +240,13 @@ def insert_received(
     if first_author_id is None:
         if not email:
             raise ValueError("the first author has no e-mail: pass first_author_id")
-        params.update(a_email_hash=lookup_hash(email), a_email_encrypted=encrypt(email))
+        keys = author_keys(name, city)  # the merge page's pair keys (the ORM sets them itself)
+        params.update(
+            a_email_hash=lookup_hash(email),
+            a_email_encrypted=encrypt(email),
+            a_name_key=keys["name_key"],
+            a_city_key=keys["city_key"],
+        )
     else:
         params["a_id"] = first_author_id
     statement = _statement(first_author_id is None)

@@ -165,6 +165,9 @@ def test_the_one_statement_writes_the_rows_of_the_orm(pg_app, shape):
     orm_id = through("orm", submissions()[shape], 2)
     pg, orm = snapshot(pg_id), snapshot(orm_id)
     assert unnumbered(pg, 1) == unnumbered(orm, 2)
+    keys = "SELECT a.name_key, a.city_key FROM question_author qa JOIN author a ON a.id = qa.author_id WHERE qa.question_id = :i ORDER BY qa.position"  # noqa: E501
+    pg_keys, orm_keys = (db.session.execute(sa.text(keys), {"i": i}).all() for i in (pg_id, orm_id))
+    assert pg_keys == orm_keys and all(k for k, _ in pg_keys)  # the merge page's pair keys
     assert pg["history"] == [(None, "received", None, None)]
     tasks = ["moderation.precheck"] + (["notify.received"] if shape in ("web", "api") else [])
     assert pg["outbox"] == [(t, [pg_id], None, 0) for t in tasks]
