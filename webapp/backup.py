@@ -45,6 +45,7 @@ import hmac
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -340,7 +341,8 @@ def _dump_database(work: Path) -> tuple[str, Path]:
 
 
 #: The archive name in a destination folder (a ``datetime.strftime`` pattern, UTC).
-ARCHIVE_NAME = "sova-backup-%Y%m%dT%H%M%SZ.tar.gz.enc"
+ARCHIVE_SUFFIX = ".tar.gz.enc"
+ARCHIVE_NAME = "sova-backup-%Y%m%dT%H%M%SZ" + ARCHIVE_SUFFIX
 #: The name of archives made before backups were encrypted (still pruned).
 PLAIN_ARCHIVE_NAME = "sova-backup-%Y%m%dT%H%M%SZ.tar.gz"
 
@@ -372,8 +374,10 @@ def _destination(dest: str | Path, stamp: datetime) -> tuple[Path, Path | None]:
     """``(archive path, folder or None)`` for ``sova backup DEST``: an existing folder, or
     a name ending in ``/`` (the folder is created, with its parents), gets
     ``sova-backup-<UTC time>.tar.gz.enc`` in it; any other name is the archive's own, in an
-    existing folder. A missing name without a suffix (``backups``) is refused: it reads as a
-    folder, and a file of that name would hide the backup."""
+    existing folder, ending in ``.tar.gz.enc`` (``FILE.tar`` is refused: the archive is
+    encrypted, and a ``.tar`` name would promise a plain tar). A missing name without a
+    suffix (``backups``) is refused: it reads as a folder, and a file of that name would
+    hide the backup."""
     text = str(dest)
     path = Path(dest)
     if text.endswith(("/", os.sep)) or path.is_dir():
@@ -386,6 +390,13 @@ def _destination(dest: str | Path, stamp: datetime) -> tuple[Path, Path | None]:
         raise BackupError(
             f"{path} does not exist: to back up into a new folder, end it with a slash "
             f"({path}/); to name the archive, give it a suffix ({path}.tar.gz.enc)"
+        )
+    if not path.name.endswith(ARCHIVE_SUFFIX):
+        stem = re.sub(r"(\.tar)?(\.gz|\.tgz)?(\.enc)?$", "", path.name) or "backup"
+        raise BackupError(
+            f"{path}: an archive's name ends in {ARCHIVE_SUFFIX} (a gzip-compressed tar, "
+            f"encrypted; it cannot be opened as {path.suffix or 'a plain file'}): give "
+            f"{path.with_name(stem + ARCHIVE_SUFFIX)}"
         )
     return path, None
 

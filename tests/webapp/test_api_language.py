@@ -152,3 +152,28 @@ def test_validation_messages_in_the_clients_language(api_app, lang):
     }
     r = _call(app, lang, "post", "/api/v1/submissions", json=body)
     assert (r.status_code, r.json) == (422, {"errors": SUBMISSION_422[lang]})
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_json_body_sent_as_text_plain_is_said_not_to_be_json(api_app, lang):
+    """A JSON body under ``Content-Type: text/plain``: 422 saying the body was not read as
+    JSON (not «Обязательное поле.» for every field)."""
+    app, tokens = api_app
+    message = {
+        "ru": "Тело запроса не прочитано как JSON: укажите заголовок "
+        "Content-Type: application/json.",
+        "be": "Цела запыту не прачытана як JSON: пазначце загаловак "
+        "Content-Type: application/json.",
+        "en": "The request body was not read as JSON: send the header "
+        "Content-Type: application/json.",
+    }
+    r = _call(
+        app,
+        lang,
+        "post",
+        "/api/v1/seasons",
+        tokens["producer"],
+        data='{"name": "Сезон 2027", "ruleset": "2023"}'.encode(),
+        content_type="text/plain",
+    )
+    assert (r.status_code, r.json) == (422, {"errors": {"_schema": [message[lang or "ru"]]}})

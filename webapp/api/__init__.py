@@ -108,9 +108,26 @@ def register_api(app: Flask) -> None:
 
     @app.before_request
     def api_json_guard():
-        """422 for a JSON body that does not parse, is nested deeper than MAX_JSON_DEPTH or
-        has a lone surrogate escape in any string (the last two used to reach code
+        """422 for a body sent under a Content-Type other than JSON, a JSON body that does
+        not parse, is nested deeper than MAX_JSON_DEPTH or has a lone surrogate escape in
+        any string (the last two used to reach code
         that could not take them and became a 500)."""
+        if (
+            request.path.startswith("/api/")
+            and not request.is_json
+            and request.method in ("POST", "PUT", "PATCH")
+            and request.content_length != 0
+        ):
+            body_cap(current_app.view_functions.get(request.endpoint or ""))
+            if not request.get_data(cache=True).strip():
+                return None
+            # a body under another Content-Type (text/plain, a form) is not read as JSON:
+            # say so, instead of «Обязательное поле.» for every field (newcomer trial)
+            message = gettext(
+                "Тело запроса не прочитано как JSON: укажите заголовок "
+                "Content-Type: application/json."
+            )
+            return jsonify(errors={"_schema": [message]}), 422
         if request.path.startswith("/api/") and request.is_json:
             body_cap(current_app.view_functions.get(request.endpoint or ""))
             try:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import abort, current_app, g, send_file, url_for
+from flask import abort, current_app, g, url_for
 from flask_smorest import Blueprint
 from sqlalchemy.orm import lazyload
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
 from webapp.core.access import access, current_staff
+from webapp.core.filenames import send_path
 from webapp.core.models import Document
 from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
@@ -507,4 +508,4 @@ def document(document_id):
     if not path.is_file():
         abort(404)
     name = prize_queries.document_file_name(doc, path.suffix.lstrip(".") or "pdf")
-    return send_file(path, mimetype="application/pdf", download_name=name)
+    return send_path(path, name, "application/pdf", attachment=False)

@@ -66,7 +66,7 @@ def _refused() -> Response:
             response = make_response(current_app.extensions["sova_api_error"](exc))
             response.headers["Retry-After"] = str(max(1, int(reset_at - time.time())))
             return response
-    abort(401, "bad or missing X-Sova-Signature")
+    abort(401, _("Неверная или отсутствующая подпись %(header)s.", header=SIGNATURE_HEADER))
 
 
 def gateway_signed(view):
@@ -85,7 +85,10 @@ def gateway_signed(view):
                 request.get_data(cache=True), request.headers.get(SIGNATURE_HEADER)
             )
         except ops.SignatureUnavailable:
-            abort(503, "SOVA_SMS_SECRET is not set: the SMS callback is off")
+            abort(
+                503,
+                _("SOVA_SMS_SECRET не задан: приём SMS выключен."),
+            )
         if not ok:
             return _refused()
         return view(*args, **kwargs)

@@ -1,8 +1,9 @@
 """Names of the files people download, saying what each file is: «Конверты — игра 12 —
 2026-12-05.pdf», «Очередь вопросов — на рассмотрении — 2026-12-02.csv». The name travels
 in ``Content-Disposition`` as RFC 6266 ``filename*`` (UTF-8) with an ASCII ``filename``
-fallback: Flask's ``send_file(download_name=…)`` writes both; :func:`send_bytes` does it for
-a file made in memory, :func:`send_stream` for a file made as it is sent."""
+fallback transliterated from Cyrillic (:func:`ascii_name`: «Konverty - igra 12 -
+2026-12-05.pdf»); :func:`send_bytes` sends a file made in memory, :func:`send_path` one on
+disk, :func:`send_stream` a file made as it is sent."""
 
 from __future__ import annotations
 
@@ -28,22 +29,71 @@ def file_name(*parts: object, ext: str) -> str:
     return " — ".join(t for t in texts if t)[:180] + "." + ext.lstrip(".")
 
 
+#: Russian and Belarusian letters in Latin (no installed library transliterates; the
+#: scheme follows the passport one, ICAO Doc 9303, with ``ў`` → ``w``). Upper-case letters
+#: are derived: ``Щ`` → ``Shch``.
+_CYRILLIC = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіў",
+        "a b v g d e e zh z i i k l m n o p r s t u f kh ts ch sh shch ie y  e iu ia i w".split(
+            " "
+        ),
+        strict=True,
+    )
+)
+_TRANSLIT = {ord(k): v for k, v in _CYRILLIC.items()} | {
+    ord(k.upper()): v.capitalize() for k, v in _CYRILLIC.items()
+}
+#: Dashes become a hyphen; guillemets and typographic quotes are dropped.
+_TRANSLIT |= {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
+_TRANSLIT |= {ord(c): "" for c in "«»„“”‘’"}
+
+
+def ascii_name(name: str) -> str:
+    """The plain-ASCII fallback of a file ``name`` (for ``filename=``): Cyrillic letters
+    transliterated, dashes as ``-``, accents stripped (NFKD), other non-ASCII characters
+    dropped, runs of spaces one, no space before the extension. «Конверты — игра 12 —
+    2026-12-05.pdf» → «Konverty - igra 12 - 2026-12-05.pdf»; a name with nothing left
+    becomes ``file.ext``."""
+    text = unicodedata.normalize("NFKD", name.translate(_TRANSLIT))
+    text = text.translate(_TRANSLIT).encode("ascii", "ignore").decode("ascii")
+    stem, dot, ext = text.rpartition(".")
+    if not dot:
+        stem, ext = text, ""
+    stem = " ".join(_UNSAFE.sub(" ", stem).split()).strip(" -")
+    return (stem or "file") + (dot + ext if ext else "")
+
+
+def _named(resp: Response, name: str, attachment: bool) -> Response:
+    resp.headers["Content-Disposition"] = disposition(name, attachment=attachment)
+    return resp
+
+
 def send_bytes(data: bytes, name: str, mimetype: str, *, attachment: bool = True):
     """A response with ``data`` as the file ``name`` (``Content-Disposition: attachment;
-    filename="…"; filename*=UTF-8''…``; ``inline`` when not ``attachment``)."""
-    return send_file(
+    filename="…"; filename*=UTF-8''…``, the ASCII one by :func:`ascii_name`; ``inline``
+    when not ``attachment``)."""
+    resp = send_file(
         io.BytesIO(data), mimetype=mimetype, as_attachment=attachment, download_name=name
     )
+    return _named(resp, name, attachment)
+
+
+def send_path(path, name: str, mimetype: str | None = None, *, attachment: bool = True):
+    """As :func:`send_bytes` for a file on disk at ``path`` (``send_file`` with
+    conditional requests)."""
+    resp = send_file(path, mimetype=mimetype, as_attachment=attachment, download_name=name)
+    return _named(resp, name, attachment)
 
 
 def disposition(name: str, *, attachment: bool = True) -> str:
     """The ``Content-Disposition`` value for a file ``name``, as Werkzeug's ``send_file``
-    writes it: ``attachment; filename="…"`` for an ASCII name; else the ASCII fallback
-    (NFKD, other characters dropped) and ``filename*=UTF-8''…`` (RFC 5987)."""
+    lays it out: ``attachment; filename="…"`` for an ASCII name; else the ASCII fallback
+    (:func:`ascii_name`) and ``filename*=UTF-8''…`` (RFC 5987, the exact name)."""
     try:
         name.encode("ascii")
     except UnicodeEncodeError:
-        simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+        simple = ascii_name(name)
         names = {"filename": simple, "filename*": "UTF-8''" + quote(name, safe="!#$&+-.^_`|~")}
     else:
         names = {"filename": name}

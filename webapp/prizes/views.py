@@ -12,7 +12,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    send_file,
     url_for,
 )
 from wtforms import SelectChoice
@@ -20,7 +19,7 @@ from wtforms import SelectChoice
 from webapp.app_lang import LANGUAGES
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
-from webapp.core.filenames import file_name, send_bytes
+from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
@@ -304,7 +303,7 @@ def document(document_id: int):
     if not path.is_file():
         abort(404)
     name = queries.document_file_name(doc, path.suffix.lstrip(".") or "pdf")
-    return send_file(path, as_attachment=False, download_name=name)
+    return send_path(path, name, attachment=False)
 
 
 @bp.route("/dashboard")
@@ -370,7 +369,9 @@ def details_form(token: str):
     link = payee_ops.open_link(token)
     if link is None:
         return render_template("prizes/details_done.html", ok=False), 410
-    form = PayeeForm()
+    # the country opens on the season's: a RUB prize (2009 rules) is paid in Russia
+    prize = db.session.get(Prize, link.prize_id)
+    form = PayeeForm(country="RU" if prize is not None and prize.currency == "RUB" else "BY")
     errors: dict[str, list[str]] = {}
     if form.validate_on_submit():
         data = payee_ops.PayeeInput(

@@ -13,6 +13,20 @@ def vote():
     """The 2009 §3.1 audience vote."""
 
 
+#: Printed on stderr when every accepted message was answered ``late``.
+NO_OPEN_VOTE = (
+    "Голосование в этой игре не открыто: все сообщения засчитаны как поздние (late). "
+    "Откройте голосование и повторите."
+)
+
+
+def all_late(answers) -> bool:
+    """True when the server answered ``late`` to every message it accepted (refused
+    forged ones, ``"401"``/``"429"``, aside) and to at least one: no vote was open."""
+    accepted = {k: n for k, n in answers.items() if k not in ("401", "429") and n}
+    return bool(accepted) and set(accepted) == {"late"}
+
+
 @vote.command("simulate")
 @click.option(
     "--url",
@@ -70,7 +84,8 @@ def simulate(
     the tally the server must show (``expected``) and what the senders saw (``seen``:
     ``failures`` counts the messages given up by reason — a wrong secret, no secret on the
     server, nothing listening at URL, …; each reason is also printed on stderr). Exit 2 for
-    bad arguments, 1 if a message was given up or an answer was unexpected."""
+    bad arguments, 1 if a message was given up or an answer was unexpected — among them
+    every answer ``late``: no vote is open for the game (:data:`NO_OPEN_VOTE` on stderr)."""
     from webapp.votes.simulate import endpoint, percentile, plan, send
 
     try:
@@ -103,4 +118,7 @@ def simulate(
         click.echo(f"Не доставлено {count}: {reason}", err=True)
     refused = report.answers.get("401", 0) + report.answers.get("429", 0)
     ok = report.failed == 0 and refused == p.badsig
+    if all_late(report.answers):
+        click.echo(NO_OPEN_VOTE, err=True)
+        ok = False
     sys.exit(0 if ok else 1)

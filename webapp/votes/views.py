@@ -16,7 +16,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    send_file,
     url_for,
 )
 from flask_babel import gettext as _
@@ -25,6 +24,7 @@ from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.filenames import send_path
 from webapp.core.models import Document
 from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.vote import RULE
@@ -168,7 +168,7 @@ def result(game_id: int):
     if not path.is_file():
         abort(404)
     name = game_document_file_name(doc) or f"vote-{vote.id}.pdf"
-    return send_file(path, mimetype="application/pdf", download_name=name)
+    return send_path(path, name, "application/pdf", attachment=False)
 
 
 @bp.route("/<int:game_id>/vote/award", methods=["POST"])

@@ -242,9 +242,9 @@ def test_restore_drill_sqlite(app, api, played, drain, tmp_path):
 
 def test_restore_asks_before_replacing(app, tmp_path):
     runner = app.test_cli_runner()
-    made = runner.invoke(args=["backup", str(tmp_path / "b.tar.gz")])
+    made = runner.invoke(args=["backup", str(tmp_path / "b.tar.gz.enc")])
     assert made.exit_code == 0, made.output
-    declined = runner.invoke(args=["restore", str(tmp_path / "b.tar.gz")], input="n\n")
+    declined = runner.invoke(args=["restore", str(tmp_path / "b.tar.gz.enc")], input="n\n")
     assert declined.exit_code == 1 and "Replace this instance's database" in declined.output
     assert "Aborted" in declined.output
 
@@ -331,3 +331,16 @@ def test_restore_needs_the_backup_key_kept_apart(app, make_app, tmp_path):
         )
         assert result.exit_code == 0, result.output
         db.session.remove()
+
+
+def test_backup_under_a_name_not_ending_in_tar_gz_enc_is_refused(app, tmp_path):
+    """``sova backup FILE.tar`` would put the encrypted archive under a plain tar's name:
+    refused (exit 2) with the name to give; nothing is written."""
+    result = app.test_cli_runner().invoke(args=["backup", str(tmp_path / "FILE.tar")])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {tmp_path}/FILE.tar: an archive's name ends in .tar.gz.enc (a gzip-compressed "
+        f"tar, encrypted; it cannot be opened as .tar): give {tmp_path}/FILE.tar.gz.enc\n"
+    )
+    assert not (tmp_path / "FILE.tar").exists()
+    assert not list(tmp_path.glob("*.tar*")) and not list(tmp_path.glob(".*partial"))

@@ -43,8 +43,8 @@ def test_restore_drill_postgresql(app, api, played, drain, tmp_path):
 def test_a_sqlite_backup_is_refused_by_a_postgresql_instance(app, make_app, tmp_path):
     sqlite_app = make_app(WTF_CSRF_ENABLED=False)
     with sqlite_app.app_context():
-        made = sqlite_app.test_cli_runner().invoke(args=["backup", str(tmp_path / "s.tar.gz")])
+        made = sqlite_app.test_cli_runner().invoke(args=["backup", str(tmp_path / "s.tar.gz.enc")])
         assert made.exit_code == 0, made.output
-    result = app.test_cli_runner().invoke(args=["restore", "--yes", str(tmp_path / "s.tar.gz")])
+    result = app.test_cli_runner().invoke(args=["restore", "--yes", str(tmp_path / "s.tar.gz.enc")])
     assert result.exit_code == 2
     assert "the archive holds a sqlite database; this instance runs on postgresql" in result.output

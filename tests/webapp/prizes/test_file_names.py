@@ -15,11 +15,12 @@ from webapp.prizes.operations import mark_signed
 
 
 def disposition(name: str, kind: str = "inline") -> str:
-    """The exact header Flask writes for a non-ASCII ``name`` (ASCII letters kept in the
-    plain ``filename`` fallback, the whole name in ``filename*``)."""
-    import unicodedata
+    """The exact header sent for a non-ASCII ``name``: the transliterated plain
+    ``filename`` fallback (its values are asserted in :func:`test_ascii_fallback_reads_well`),
+    the whole name in ``filename*``."""
+    from webapp.core.filenames import ascii_name
 
-    simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    simple = ascii_name(name)
     quoted = quote(name, safe="!#$&+-.^_`|~")
     return f"{kind}; filename=\"{simple}\"; filename*=UTF-8''{quoted}"
 
@@ -49,6 +50,10 @@ def test_prize_papers_are_named_for_what_they_are(app, api, played, drain, login
     ]
     resp = client.get(links[0])
     assert resp.headers["Content-Disposition"] == disposition(names[0])
+    assert (
+        f'filename="Dogovor dareniia {number} - priz {prize.id} - igra {game_id} - {day}.pdf"'
+        in (resp.headers["Content-Disposition"])
+    )
     # the prize lists name the game so that another of the same day is not mistaken for it
     label = f"Игра {game.air_date.strftime('%d.%m.%Y')} — отборочная, "
     assert game.label.startswith(label) and game.label.endswith(f", № {game_id}")
@@ -70,3 +75,33 @@ def parse(header: str) -> str:
     from werkzeug.http import parse_options_header
 
     return parse_options_header(header)[1]["filename"]
+
+
+def test_ascii_fallback_reads_well(app, login):
+    """The plain ``filename=`` is the name in Latin letters, never a run of spaces."""
+    from webapp.core.filenames import ascii_name
+    from webapp.core.filenames import disposition as sent
+
+    assert ascii_name("Конверты — игра 12 — 2026-12-05.pdf") == (
+        "Konverty - igra 12 - 2026-12-05.pdf"
+    )
+    assert ascii_name("Очередь вопросов — на рассмотрении — 2026-12-02.csv") == (
+        "Ochered voprosov - na rassmotrenii - 2026-12-02.csv"
+    )
+    assert ascii_name("Шчыльнасць «Ўсё» — 1.pdf") == "Shchylnasts Wse - 1.pdf"
+    assert ascii_name("№ 1.pdf") == "No 1.pdf" and ascii_name("—.pdf") == "file.pdf"
+    assert sent("Конверты — игра 12 — 2026-12-05.pdf", attachment=True) == (
+        'attachment; filename="Konverty - igra 12 - 2026-12-05.pdf"; '
+        "filename*=UTF-8''%D0%9A%D0%BE%D0%BD%D0%B2%D0%B5%D1%80%D1%82%D1%8B%20%E2%80%94%20"
+        "%D0%B8%D0%B3%D1%80%D0%B0%2012%20%E2%80%94%202026-12-05.pdf"
+    )
+    # the queue export, downloaded from the page
+    from tests.webapp.moderation.test_editing import make
+
+    make(1)
+    from webapp.jobs import commit as _commit
+
+    _commit()
+    resp = login("editor").get("/editor/export.csv?status=in_review")
+    header = resp.headers["Content-Disposition"]
+    assert 'attachment; filename="Ochered voprosov - na rassmotrenii - ' in header

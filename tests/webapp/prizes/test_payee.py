@@ -462,3 +462,36 @@ def test_accountant_is_warned_when_the_declared_name_is_not_the_authors(app, cli
     )
     page = login("accountant").get(f"/prizes/{owed.id}").get_data(as_text=True)
     assert "не совпадает с автором" not in page
+
+
+def test_details_form_opens_on_the_seasons_country(app, api, client, played, drain):
+    """A 2009 (RUB) prize's form opens on «Россия»; a 2023 (BYN) prize's on «Беларусь»."""
+    import re
+
+    from tests.helpers import EXPERTS_WIN
+
+    byn = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{byn}/close", role="producer")
+    rub = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
+    api(
+        "post",
+        f"/api/v1/games/{rub}/prizes",
+        role="producer",
+        json={
+            "kind": "best_player_of_series",
+            "recipient": "Ровшан Аскеров",
+            "team": ["Ровшан Аскеров"],
+        },
+    )
+    drain()
+    prizes = db.session.scalars(db.select(Prize).order_by(Prize.id)).all()
+    chosen = {}
+    for prize in (prizes[0], prizes[-1]):
+        token = payee.new_link(prize)
+        commit()
+        page = client.get(f"/prizes/details/{token}").get_data(as_text=True)
+        select = re.search(r'<select[^>]*name="country".*?</select>', page, re.S).group(0)
+        chosen[prize.currency] = re.findall(r'<option selected value="(\w+)">', select) or (
+            re.findall(r'<option[^>]*value="(\w+)"[^>]*selected', select)
+        )
+    assert chosen == {"BYN": ["BY"], "RUB": ["RU"]}

@@ -293,3 +293,25 @@ def test_every_viewer_form_posts_back_to_its_own_page(site):
         form = RenderedForm(page.get_data(as_text=True), action=None)
         assert form.fields.get("csrf_token"), url
         assert (form.action or url) == url, (url, form.action)
+
+
+def test_a_huge_question_text_is_the_fields_length_error_with_the_rest_kept(site):
+    """480 000 characters of question (under 1 MB, no image) sent with the form /submit
+    renders: 422 with the question's length error, the other fields kept (not the 413
+    page «Отправка слишком большая» with every field emptied)."""
+    _app, client, _api, _game_id = site
+    form = rendered(client.get("/submit"))
+    huge = "Очень длинный вопрос. " * 21_819  # 480 018 characters
+    assert 480_000 <= len(huge) and len(huge.encode()) < 1024 * 1024
+    resp = client.post(
+        form.action or "/submit",
+        data=form.filled(dict(TYPED, question=huge)),
+        content_type="multipart/form-data",
+    )
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422, page[:300]
+    assert "Допускается от 20 до 3000 символов." in page
+    assert "Отправка слишком большая" not in page
+    again = rendered(resp)
+    kept = {k: again.fields[k] for k in ("answer", "name", "city", "email")}
+    assert kept == {k: TYPED[k] for k in ("answer", "name", "city", "email")}

@@ -82,3 +82,22 @@ def test_simulate_cli_bad_arguments_exit_2(app):
         args=["vote", "simulate", "--url", "ftp://x", "--secret", "s", "--total", "5"]
     )
     assert result.exit_code == 2 and "not an http(s) URL" in result.output
+
+
+@SQLITE
+def test_simulate_cli_says_no_vote_is_open(app, server, finished_game):
+    """With no vote open every message is answered ``late``: the simulator says so on
+    stderr and exits 1 (the tally cannot match)."""
+    finished_game()
+    result = app.test_cli_runner().invoke(
+        args=["vote", "simulate", "--url", server, "--secret", SECRET, "--rate", "0"]
+        + ["--total", "3", "--repeats", "0", "--invalid", "0", "--resent", "0"]
+        + ["--badsig", "0", "--seed", "1"]
+    )
+    seen = json.loads(result.stdout.splitlines()[1])["seen"]
+    assert seen["answers"] == {"late": 3}
+    assert result.stderr.strip() == (
+        "Голосование в этой игре не открыто: все сообщения засчитаны как поздние (late). "
+        "Откройте голосование и повторите."
+    )
+    assert result.exit_code == 1

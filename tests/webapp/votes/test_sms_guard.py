@@ -44,7 +44,9 @@ def test_malformed_signature_is_401(app, client, finished_game, api, signature):
     open_vote(api, finished_game())
     resp = post(client, sms_body("m1", "+79160000001", "1"), signature)
     assert resp.status_code == 401, resp.data
-    assert resp.json == {"error": {"code": 401, "message": "bad or missing X-Sova-Signature"}}
+    assert resp.json == {
+        "error": {"code": 401, "message": "Неверная или отсутствующая подпись X-Sova-Signature."}
+    }
     assert db.session.scalar(db.select(db.func.count()).select_from(VoteMessage)) == 0
 
 
@@ -107,3 +109,33 @@ def test_forged_calls_are_limited_per_address_signed_ones_never(limited_app):
         good = sms_body(f"g{i}", f"+7916000{i:04d}", "1")
         resp = post(client, good, sign(good))
         assert resp.status_code == 200 and resp.json == {"result": "late"}
+
+
+def test_refusals_in_the_gateways_language(make_app):
+    """The 401 and 503 messages are Russian by default, Belarusian or English by
+    ``Accept-Language`` (each request in its own app context, as in production)."""
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=SECRET)
+    body = sms_body("m1", "+79160000001", "1")
+    expected_401 = {
+        None: "Неверная или отсутствующая подпись X-Sova-Signature.",
+        "be": "Няправільны подпіс X-Sova-Signature або яго няма.",
+        "en": "Bad or missing X-Sova-Signature signature.",
+    }
+    for lang, message in expected_401.items():
+        headers = {"X-Sova-Signature": "0" * 64} | ({"Accept-Language": lang} if lang else {})
+        resp = app.test_client().post(
+            SMS, data=body, content_type="application/json", headers=headers
+        )
+        assert (resp.status_code, resp.json) == (401, {"error": {"code": 401, "message": message}})
+    off = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET="")
+    expected_503 = {
+        None: "SOVA_SMS_SECRET не задан: приём SMS выключен.",
+        "be": "SOVA_SMS_SECRET не зададзены: прыём SMS выключаны.",
+        "en": "SOVA_SMS_SECRET is not set: the SMS callback is off.",
+    }
+    for lang, message in expected_503.items():
+        headers = {"X-Sova-Signature": sign(body)} | ({"Accept-Language": lang} if lang else {})
+        resp = off.test_client().post(
+            SMS, data=body, content_type="application/json", headers=headers
+        )
+        assert (resp.status_code, resp.json) == (503, {"error": {"code": 503, "message": message}})

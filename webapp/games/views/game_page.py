@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from flask import abort, current_app, flash, jsonify, redirect, render_template, send_file, url_for
+from flask import abort, current_app, flash, jsonify, redirect, render_template, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
-from webapp.core.filenames import file_name, send_bytes
+from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
@@ -191,9 +191,9 @@ def document(document_id: int):
     path = Path(current_app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
     if not path.is_file():
         abort(404)
-    return send_file(
+    return send_path(
         path,
-        mimetype="application/pdf",
-        as_attachment=False,
-        download_name=game_document_file_name(doc) or file_name(f"Документ {doc.id}", ext="pdf"),
+        game_document_file_name(doc) or file_name(f"Документ {doc.id}", ext="pdf"),
+        "application/pdf",
+        attachment=False,
     )

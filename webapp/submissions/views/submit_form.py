@@ -222,9 +222,12 @@ def _submit_body_limit() -> None:
     off). Set before any other ``before_request`` function: the rate limit's e-mail key
     and the CSRF check read the form before the view runs, and under the app's 8 MB
     ``MAX_CONTENT_LENGTH`` a body of 8–64 MB was a 413 with the text lost (found by the
-    newcomer trial)."""
+    newcomer trial). A text field may be as long as the body (``max_form_memory_size``;
+    Werkzeug's default refuses a field over 500 KB with a 413): a pasted 480 000-character
+    question is the field's length error with the other fields kept."""
     if request.endpoint in VIEWER_FORMS:
         request.max_content_length = SUBMIT_MAX_BODY
+        request.max_form_memory_size = SUBMIT_MAX_BODY
 
 
 @bp.record_once
