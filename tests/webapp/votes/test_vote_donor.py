@@ -47,7 +47,6 @@ def test_the_vote_result_names_the_donor_set_on_the_season_page(
     assert "Sova" not in text and "Второй национальный" not in text
 
 
-
 def _page_texts(data: bytes) -> list[str]:
     import io
 
