@@ -126,10 +126,10 @@ MINUTES_1 = [
     "1.",
     "2.",
     "3.",
-    "Протокол № 2023-К-0001,",
-    "версия 1",
-    "п. 4.11.2 Положения о телевизионном проекте (правила",
-    "сезона 2023 года)",
+    # the serial on one line, never «версия» and its number apart (the clause between)
+    "Протокол № 2023-К-0001, версия 1 п. 4.11.2 Положения о",
+    "телевизионном проекте",
+    "(правила сезона 2023 года)",
     "Стр. 1 из 1",
 ]
 
@@ -174,7 +174,7 @@ def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, dra
     v1_again, v2 = minutes_docs(first)
     assert (v1_again.id, v2.version, v2.key) == (v1.id, 2, f"commission_minutes:prize:{first}:v2")
     assert pdf_lines(doc_bytes(app, v2.id)) == [
-        "версия 2" if line == "версия 1" else line for line in MINUTES_1
+        line.replace(", версия 1 ", ", версия 2 ") for line in MINUTES_1
     ]
     assert minutes_numbers()[0] == (first, "2023-К-0001", 1)
     no_minutes = client.post("/prizes/999999/reissue-minutes")
@@ -394,10 +394,10 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         "Счёт:",
         "подпись представителя Дарителя, М. П.",
         "/ Автор 1",
-        "Договор № 2023-0001,",
-        "версия 1",
-        "п. 4.11.1 Положения о телевизионном проекте (правила",
-        "сезона 2023 года)",
+        # the serial on one line, never «версия» and its number apart (the clause between)
+        "Договор № 2023-0001, версия 1 п. 4.11.1 Положения о",
+        "телевизионном проекте",
+        "(правила сезона 2023 года)",
         "Стр. 1 из 1",
     ]
     # Version 2 names the payee as they declared themselves with their details, every
@@ -443,10 +443,10 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         "подпись представителя Дарителя, М. П.",
         "/ Сапего Иван",
         "Петрович",
-        "Договор № 2023-0001,",
-        "версия 2",
-        "п. 4.11.1 Положения о телевизионном проекте (правила",
-        "сезона 2023 года)",
+        # the serial on one line, never «версия» and its number apart (the clause between)
+        "Договор № 2023-0001, версия 2 п. 4.11.1 Положения о",
+        "телевизионном проекте",
+        "(правила сезона 2023 года)",
         "Стр. 1 из 1",
     ]
 
