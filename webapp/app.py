@@ -209,6 +209,9 @@ def register_formats(app: Flask) -> None:
     app.add_template_filter(number_filter, "number")
     app.add_template_filter(percent_filter, "percent")
     app.add_template_filter(when_filter, "when")
+    from webapp.domain.donor import quoted
+
+    app.add_template_filter(quoted, "quoted")  # «…» with inner «» as „“
 
 
 def register_blueprints(app: Flask) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.core.filenames import file_name
 from webapp.core.formats import when
 from webapp.core.models import UTCDateTime, money_column, utcnow
+from webapp.domain.donor import quoted
 from webapp.extensions import Model
 from webapp.submissions.models import Question
 
@@ -162,9 +163,10 @@ class Game(Model):
     @property
     def distinction(self) -> str:
         """What tells the game from another of the same day: its kind, team, season and
-        number, «отборочная, Команда Анны, сезон «2026», № 12» (no team: left out)."""
+        number, «отборочная, Команда Анны, сезон «2026», № 12» (no team: left out; a name with
+        «» of its own prints them as „“: сезон «Сезон „Весна“»)."""
         parts = [GAME_KIND_LABELS.get(self.kind, self.kind), self.team_name]
-        parts.append(f"сезон «{self.season.name}»" if self.season else "")
+        parts.append(f"сезон {quoted(self.season.name)}" if self.season else "")
         return ", ".join(p for p in parts if p) + f", № {self.id}"
 
     @property

@@ -135,6 +135,22 @@ def named_on_air(q) -> bool:
     return bool(q.consent_on_air) or q.channel in CONSENT_CHANNELS
 
 
+def sector13_note(ruleset: str) -> str:
+    """What the envelope and host card of sector 13 say when its question is drawn live:
+    2009, «Вопрос 13 сектора выбирает компьютер …» with the clause
+    (002_e025d5ded135c1c4.txt §1.4.1, read as people cite it); "" for a season whose
+    sector 13 holds a question from the packet (2023)."""
+    from webapp.domain.rules import RULESETS, cite
+
+    rules = RULESETS[ruleset]
+    if not rules.sector13_drawn_at_spin:
+        return ""
+    return (
+        "Вопрос 13 сектора выбирает компьютер среди вопросов, присланных телезрителями "
+        f"во время прямого эфира, в момент раскрутки волчка ({cite(rules.cite('sector13'))})."
+    )
+
+
 def envelope_context(
     game: Game,
     with_answers: bool,
@@ -185,7 +201,11 @@ def envelope_context(
                     show_text=True,
                 )
             questions.append(item)
-        sectors.append({"sector": env.sector, "kind": env.kind, "questions": questions})
+        sector: dict = {"sector": env.sector, "kind": env.kind, "questions": questions}
+        note = sector13_note(game.season.ruleset) if env.kind == "sector13" else ""
+        if note and not questions:
+            sector["note"] = note
+        sectors.append(sector)
     context = {
         "game": {
             "title": game.display_title,

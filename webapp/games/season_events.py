@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.core.models import utcnow
+from webapp.domain.donor import quoted
 from webapp.domain.rules import ProtocolError, rule_reference
 from webapp.domain.season import SeasonViolation
 from webapp.domain.text import team_phrase
@@ -110,7 +111,7 @@ def add_team(season: Season, team: Team) -> SeasonTeam:
     _lock(season)
     if sq.stored_events(season):
         raise SeasonConflict(
-            f"у сезона «{season.name}» уже есть события: начальный рейтинг "
+            f"у сезона {quoted(season.name)} уже есть события: начальный рейтинг "
             "не меняется (новая команда входит событием «enter»)",
             event=None,
             rule=None,
@@ -139,7 +140,7 @@ def _store(season: Season, payload: dict, user_id: int | None, game: Game | None
     _lock(season)
     if not sq.managed(season):
         raise SeasonConflict(
-            f"у сезона «{season.name}» нет команд: сначала составьте начальный рейтинг",
+            f"у сезона {quoted(season.name)} нет команд: сначала составьте начальный рейтинг",
             event=None,
             rule=None,
         )
@@ -244,7 +245,7 @@ def add_game_result(game: Game, game_state: dict, user_id: int | None) -> None:
         return
     if sq.team_of_season(season, game.team_id) is None:
         raise SeasonConflict(
-            f"игра {game.id} сезона «{season.name}» без команды сезона: "
+            f"игра {game.id} сезона {quoted(season.name)} без команды сезона: "
             "выберите команду, чтобы результат вошёл в рейтинг",
             event=None,
             rule=None,
@@ -262,7 +263,7 @@ def check_new_game(season: Season, kind: str, team: Team | None) -> None:
         return
     if sq.team_of_season(season, team.id) is None:
         raise SeasonConflict(
-            f"{team_phrase(team.name)} не из сезона «{season.name}»", event=None, rule=None
+            f"{team_phrase(team.name)} не из сезона {quoted(season.name)}", event=None, rule=None
         )
     eng = sq.engine(season)
     kind = sq.season_kind(season.ruleset, kind, team.name, eng)

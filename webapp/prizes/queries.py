@@ -182,7 +182,7 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
                     "document": {...} | None, "personal_number", "inn", "account"},
          "question": {"text": str, "place": "вопрос 2 блица, сектор 4"} | None,
          "award": {"label", "trophy"} | None,   # an individual prize (then question None)
-         "game": {"title", "date", "season"}, "amount": Decimal, "currency": "BYN" | "RUB",
+         "game": {"title", "named", "date", "season"}, "amount": Decimal, "currency": "BYN" | "RUB",
          "rule": "п. 4.11.1 …"}
 
     ``payee``: :func:`webapp.prizes.payee.agreement_payee` (``{}`` before the details: the
@@ -233,6 +233,7 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
         "award": award,
         "game": {
             "title": game.display_title,
+            "named": game.title or "",
             "date": game.air_date.isoformat(),
             "season": game.season.name,
         },
@@ -268,7 +269,7 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
         {"number": "2023-К-0001", "version": 1, "date": "2023-12-30", "place": str,
          "broadcaster": {"name": str}, "prize": {"label": str, "trophy": str,
          "amount": Decimal | None, "currency": "BYN" | "RUB"}, "winner": str,
-         "game": {"title": str, "date": "2023-12-30"}, "rule": "п. 4.11.4 …",
+         "game": {"title": str, "named": str, "date": "2023-12-30"}, "rule": "п. 4.11.4 …",
          "members": [str]}
 
     ``number``: the season's gapless number taken when the minutes were first issued
@@ -307,7 +308,11 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
             "currency": prize.currency,
         },
         "winner": prize.payee,
-        "game": {"title": game.display_title, "date": game.air_date.isoformat()},
+        "game": {
+            "title": game.display_title,
+            "named": game.title or "",
+            "date": game.air_date.isoformat(),
+        },
         "rule": rule_for_print(prize.rule),
         "members": members,
     }

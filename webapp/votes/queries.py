@@ -60,12 +60,16 @@ def _shown(at: datetime | None, zone: str) -> str:
 def result_context(vote: Vote) -> dict:
     """The context of ``templates/pdf/vote_result.html`` (primitives only)::
 
-        {"game": {"title", "date", "season", "team": "команда «Королёва»" or ""}, "vote_id": int,
+        {"game": {"title", "named", "date", "season", "team": "команда «Королёва»" or ""},
+         "vote_id": int,
          "candidates": [{"n", "name", "votes"}], "counted", "repeats", "invalid", "late",
          "opened_at", "closed_at", "zone": str (times shown in the season's zone),
          "winner": str | None, "log_sha256": str, "seal": str,
          "rule": "п. 3.1 Правил сезона 2009 г." (webapp.domain.rules.cite),
          "donor": {"name", "city", "place", "details", "representative"}}
+
+    ``game.named``: the game's own title, "" for an untitled game (whose ``title``, «Игра
+    02.12.2026», is never put in quotes after the word «Игра»).
 
     ``donor``: the season's donor (the general sponsor who gives the prize, 2009 §3.1;
     :func:`webapp.prizes.queries.donor_context`), named in the text, the signatures and
@@ -106,6 +110,7 @@ def result_context(vote: Vote) -> dict:
     return {
         "game": {
             "title": game.display_title,
+            "named": game.title or "",
             "date": game.air_date.isoformat(),
             "season": game.season.name,
             "team": team_phrase(game.team or (game.team_row.name if game.team_row else "")),

@@ -55,7 +55,9 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     # the team named once («Команда 2009», not «команда Команда 2009»), the clause as people
     # read it (no rule book file name, also in the running footer)
     assert "Сезон 2009, Команда 2009." in text and "команда Команда" not in text
-    assert "Основание: п. 3.1 Правил сезона 2009 г." in text
+    assert "Основание: п. 3.1 Правил сезона 2009 г." in text and "г.." not in text
+    # an untitled game: its date, not «Игра «Игра 01.03.2023»»
+    assert "Игра «Игра" not in text and "Игра 1 марта 2023 г., Сезон 2009" in text
     assert "Голосование № 1 п. 3.1 Правил сезона 2009 г." in text
     assert ".txt" not in text and "e025d5ded135c1c4" not in text
     # the 64 hex digits may wrap at the line end

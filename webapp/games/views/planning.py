@@ -8,6 +8,7 @@ from wtforms import SelectChoice
 
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
+from webapp.domain.donor import quoted
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.text import team_phrase
 from webapp.games import queries, season_queries
@@ -128,7 +129,7 @@ def new_season():
             form=True,
             prize_required=True,
         )
-        flash(f"Сезон «{season.name}» создан.", "success")
+        flash(f"Сезон {quoted(season.name)} создан.", "success")
     else:
         flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v), "error")
     return redirect(url_for("games.index"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webapp.core.models import utcnow
+from webapp.domain.donor import quoted
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     AWARD_RULES,
@@ -63,9 +64,9 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     season = game.season
     if season.unanswered_prize is None:
         raise GameConflict(
-            f"у сезона «{season.name}» не задан приз за невзятый вопрос "
+            f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос "
             f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(UNANSWERED_RULE[season.ruleset])}): "
-            f"задайте его на странице сезона (Игры → сезон «{season.name}» → "
+            f"задайте его на странице сезона (Игры → сезон {quoted(season.name)} → "
             "«Приз за невзятый вопрос») и закройте игру снова"
         )
     state = game_state(game)
