@@ -180,8 +180,22 @@ def after_broker_restart() -> dict | None:
     lost with it, so it is sent again at once (:func:`reconcile` with ``lost_before`` now,
     in rounds until none is left) instead of after ``SOVA_OWED_AFTER_SECONDS``. Returns the
     counts, None when the broker did not restart. A task that was running on a worker at the
-    restart may run once more (tasks are idempotent; an e-mail keeps its ledger key)."""
-    if not broker_restarted():
+    restart may run once more (tasks are idempotent; an e-mail keeps its ledger key).
+
+    A process's first check only makes the sentinel when it is missing: a broker this
+    process has not seen yet is new to it, not restarted (a worker starting on a fresh
+    Redis resent the tasks just handed to it, so each ran twice). Only a process that has
+    seen the sentinel takes its loss for a restart; the running workers and the beat are
+    such processes. A restart while none of them runs is caught by the
+    ``SOVA_OWED_AFTER_SECONDS`` rule."""
+    from flask import current_app
+
+    seen = current_app.extensions.setdefault("sova_broker_seen", set())
+    url = current_app.config["SOVA_BROKER_URL"]
+    restarted = broker_restarted()
+    first_sight = url not in seen
+    seen.add(url)
+    if not restarted or first_sight:
         return None
     cutoff, total = utcnow(), {"resent": 0, "requeued": 0}
     while True:

@@ -14,6 +14,7 @@ from flask_limiter.errors import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from webapp.api.messages import http_message, install
+from webapp.core.access import allowed_roles, refuse
 from webapp.extensions import api, csrf
 
 install()  # marshmallow's messages in the client's language, before any schema is declared
@@ -118,7 +119,11 @@ def register_api(app: Flask) -> None:
             and request.method in ("POST", "PUT", "PATCH")
             and request.content_length != 0
         ):
-            body_cap(current_app.view_functions.get(request.endpoint or ""))
+            view = current_app.view_functions.get(request.endpoint or "")
+            spec = getattr(view, "sova_access", None)
+            if spec is not None:  # a staff endpoint answers who may call it first: 401/403
+                refuse(allowed_roles(spec), api=True)
+            body_cap(view)
             if not request.get_data(cache=True).strip():
                 return None
             # a body under another Content-Type (text/plain, a form) is not read as JSON:
