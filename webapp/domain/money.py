@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
 CURRENCIES = ("BYN", "RUB")
+#: The country (ISO 3166) whose season is paid in each currency: 2023 Belarus, 2009 Russia.
+COUNTRY_OF_CURRENCY = {"BYN": "BY", "RUB": "RU"}
 CENT = Decimal("0.01")
 #: Integer digits a stored amount may have: the columns are ``Numeric(12, 2)``.
 MAX_INTEGER_DIGITS = 10

@@ -45,6 +45,7 @@ from typing import Any
 
 import phonenumbers
 
+from webapp.domain.money import COUNTRY_OF_CURRENCY
 from webapp.domain.text import matching_key
 
 RULE = "002_e025d5ded135c1c4.txt §3.1"
@@ -287,7 +288,6 @@ def best_player_award(
 #: The region a phone number written without its country code is read in: the season's
 #: country, known by the currency its prizes are paid in (2009: RUB → Russia; 2023: BYN →
 #: Belarus).
-REGION_OF_CURRENCY = {"RUB": "RU", "BYN": "BY"}
 DEFAULT_REGION = "RU"
 
 
@@ -295,7 +295,7 @@ def region_of(currency: str | None) -> str:
     """The ISO 3166 region (``"RU"``, ``"BY"``) numbers of a season paid in ``currency``
     are read in when written without a country code; ``"RU"`` for an unknown currency
     (the vote is the 2009 book's, a Russian season)."""
-    return REGION_OF_CURRENCY.get((currency or "").upper(), DEFAULT_REGION)
+    return COUNTRY_OF_CURRENCY.get((currency or "").upper(), DEFAULT_REGION)
 
 
 def _readings(msisdn: str, region: str) -> list[phonenumbers.PhoneNumber]:

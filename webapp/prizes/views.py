@@ -22,6 +22,7 @@ from webapp.core.edge import discard, on_refusal
 from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
+from webapp.domain.money import COUNTRY_OF_CURRENCY
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
 from webapp.domain.rules import RULESETS, rule_reference
 from webapp.extensions import db, limiter
@@ -371,7 +372,7 @@ def details_form(token: str):
         return render_template("prizes/details_done.html", ok=False), 410
     # the country opens on the season's: a RUB prize (2009 rules) is paid in Russia
     prize = db.session.get(Prize, link.prize_id)
-    form = PayeeForm(country="RU" if prize is not None and prize.currency == "RUB" else "BY")
+    form = PayeeForm(country=COUNTRY_OF_CURRENCY.get(prize.currency, "BY") if prize else "BY")
     errors: dict[str, list[str]] = {}
     if form.validate_on_submit():
         data = payee_ops.PayeeInput(
