@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from html.parser import HTMLParser
 
 from flask import g
 
+from tests.forms import page_forms
 from webapp.accounts.models import ApiToken, User
 from webapp.accounts.operations import (
     create_user,
@@ -25,34 +25,15 @@ from webapp.extensions import db
 from webapp.jobs import commit
 
 
-class _Forms(HTMLParser):
+def forms(page: str, tick: bool = True) -> dict[str, dict[str, str]]:
     """``{action: {field: value}}`` of a page's POST forms, as a browser submits them with
     every checkbox ticked (``tick``) or none."""
-
-    def __init__(self, tick: bool):
-        super().__init__()
-        self.tick, self.action = tick, None
-        self.forms: dict[str, dict[str, str]] = {}
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form" and a.get("method") == "post":
-            self.action = a["action"]
-            self.forms[self.action] = {}
-        elif tag == "input" and self.action and a.get("name"):
-            if a.get("type") == "checkbox" and not self.tick:
-                return
-            self.forms[self.action][a["name"]] = a.get("value") or "y"
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self.action = None
-
-
-def forms(page: str, tick: bool = True) -> dict[str, dict[str, str]]:
-    parser = _Forms(tick)
-    parser.feed(page)
-    return parser.forms
+    return {
+        f.action: {k: v for k, v in f.fields.items() if k not in f.checkboxes}
+        | (f.when_ticked if tick else {})
+        for f in page_forms(page)
+        if f.method == "post" and f.action
+    }
 
 
 def _api(app, token: str) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import io
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pypdf
 
+from tests.forms import Form, page_forms
 from tests.helpers import VIEWERS_WIN
 from webapp.core.models import Document
 from webapp.extensions import db
@@ -43,50 +43,11 @@ def pdf_text(app, doc_id: int) -> str:
     return " ".join(text.replace("\u00a0", " ").split())
 
 
-class RenderedForm(HTMLParser):
-    """The form ``<form id=…>`` of a page as a browser would submit it: its ``action`` and
-    every named input (checkboxes only when checked), textarea and select with its value."""
-
-    def __init__(self, form_id: str):
-        super().__init__()
-        self.form_id, self.inside, self.action = form_id, False, None
-        self.fields: dict[str, str] = {}
-        self.checkboxes: list[str] = []
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form" and a.get("id") == self.form_id:
-            self.inside, self.action = True, a.get("action")
-        elif self.inside and tag == "input" and a.get("name"):
-            if a.get("type") == "checkbox":
-                self.checkboxes.append(a["name"])
-                if "checked" in a:
-                    self.fields[a["name"]] = a.get("value", "y")
-            else:
-                self.fields[a["name"]] = a.get("value") or ""
-        elif self.inside and tag == "textarea":
-            self._textarea = a["name"]
-            self.fields[a["name"]] = ""
-
-    def handle_data(self, data):
-        if self._textarea:
-            self.fields[self._textarea] += data
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self.inside = False
-        elif tag == "textarea" and self._textarea:
-            # the browser drops the one newline that follows <textarea>
-            self.fields[self._textarea] = self.fields[self._textarea].removeprefix("\n")
-            self._textarea = None
-
-
-def rendered_form(text: str, form_id: str) -> RenderedForm:
-    form = RenderedForm(form_id)
-    form.feed(text)
-    assert form.action, f"no form #{form_id}"
-    return form
+def rendered_form(text: str, form_id: str) -> Form:
+    """The form ``<form id=…>`` of a page as a browser would submit it."""
+    found = [f for f in page_forms(text) if f.attrs.get("id") == form_id]
+    assert found and found[0].action, f"no form #{form_id}"
+    return found[0]
 
 
 def test_the_api_takes_the_donor_and_defaults_to_the_rule_set(api):

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import html
 import io
-from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import pytest
 
+from tests.forms import Form, page_forms
 from tests.helpers import drain_outbox
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
@@ -33,45 +33,24 @@ TYPED = {
 TICKED = ("consent", "age_confirmed")
 
 
-class RenderedForm(HTMLParser):
+class RenderedForm:
     """The page's first ``<form method="post">`` with an ``action`` (with ``action=None``:
     the first one, with or without; never the header's logout): ``action`` and what a browser sends
     (``fields``: every named input's value — hidden ones included — and every textarea's
     text; ``checkboxes``: names of the checkboxes, sent only when ticked)."""
 
     def __init__(self, page: str, action: str | None = ""):
-        super().__init__(convert_charrefs=True)
-        self._want = action
-        self.action: str | None = None
-        self.fields: dict[str, str] = {}
-        self.checkboxes: set[str] = set()
-        self._inside = self._done = False
-        self._textarea: str | None = None
-        self.feed(page)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form" and not self._done and (a.get("method") or "").lower() == "post":
-            if a.get("action") != "/logout" and (self._want is None or "action" in a):
-                self._inside, self.action = True, a.get("action")
-        elif self._inside and tag == "input" and a.get("name"):
-            if a.get("type") == "checkbox":
-                self.checkboxes.add(a["name"])
-            elif a.get("type") != "file":
-                self.fields[a["name"]] = a.get("value") or ""
-        elif self._inside and tag == "textarea":
-            self._textarea = a["name"]
-            self.fields[a["name"]] = ""
-
-    def handle_data(self, data):
-        if self._textarea:
-            self.fields[self._textarea] += data
-
-    def handle_endtag(self, tag):
-        if tag == "textarea":
-            self._textarea = None
-        elif tag == "form" and self._inside:
-            self._inside, self._done = False, True
+        found = [
+            f
+            for f in page_forms(page)
+            if f.method == "post"
+            and f.action != "/logout"
+            and (action is None or f.action is not None)
+        ]
+        form = found[0] if found else Form({})
+        self.action = form.action
+        self.fields = {k: v for k, v in form.fields.items() if k not in form.checkboxes}
+        self.checkboxes = set(form.checkboxes)
 
     def filled(self, typed: dict[str, str], ticked=TICKED) -> dict[str, str]:
         """What the browser sends after the viewer typed ``typed`` and ticked ``ticked``:
