@@ -377,7 +377,12 @@ def amendments_view(
     "note"}]``; ``events`` are the season's stored events (index ``i`` is ``events[i]``)."""
     if state is None:
         return []
-    emails = dict(db.session.execute(db.select(User.id, User.email)).all())
+    authors = {events[a.event].by_user_id for a in state.amendments} - {None}
+    emails = dict(
+        db.session.execute(db.select(User.id, User.email).where(User.id.in_(authors))).all()
+        if authors
+        else []
+    )
     out = []
     for amendment in state.amendments:
         stored = events[amendment.event]
