@@ -279,16 +279,22 @@ def final_of_game(game: Game, form=None) -> dict[str, Any] | None:
     return {**info, "label": f"{kind}: «{info['team']}», {info['score']}, {verdict}"}
 
 
-def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
-    """The audit of the season's prize per unanswered question, oldest first:
-    ``[(change, who)]`` (``who``: the user's e-mail, «—» without a user)."""
+def _audit(model: Any, season: SeasonRow) -> list[tuple[Any, str]]:
+    """The rows of an audit table of ``season`` (``model``: a change with ``season_id`` and
+    ``by_user_id``), oldest first: ``[(change, who)]`` (``who``: the user's e-mail, «—»
+    without a user)."""
     rows = db.session.execute(
-        db.select(SeasonPrizeChange, User.email)
-        .outerjoin(User, User.id == SeasonPrizeChange.by_user_id)
-        .where(SeasonPrizeChange.season_id == season.id)
-        .order_by(SeasonPrizeChange.id)
+        db.select(model, User.email)
+        .outerjoin(User, User.id == model.by_user_id)
+        .where(model.season_id == season.id)
+        .order_by(model.id)
     ).all()
     return [(change, email or "—") for change, email in rows]
+
+
+def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
+    """The audit of the season's prize per unanswered question (:func:`_audit`)."""
+    return _audit(SeasonPrizeChange, season)
 
 
 def default_donor(ruleset: str) -> Donor:
@@ -334,15 +340,8 @@ def season_donor(season: SeasonRow) -> Donor:
 
 
 def donor_changes(season: SeasonRow) -> list[tuple[SeasonDonorChange, str]]:
-    """The audit of the season's donor, oldest first: ``[(change, who)]`` (``who``: the
-    user's e-mail, «—» without a user)."""
-    rows = db.session.execute(
-        db.select(SeasonDonorChange, User.email)
-        .outerjoin(User, User.id == SeasonDonorChange.by_user_id)
-        .where(SeasonDonorChange.season_id == season.id)
-        .order_by(SeasonDonorChange.id)
-    ).all()
-    return [(change, email or "—") for change, email in rows]
+    """The audit of the season's donor (:func:`_audit`)."""
+    return _audit(SeasonDonorChange, season)
 
 
 def _shown(value: Any) -> str:
