@@ -34,7 +34,7 @@ from workers.documents import (
     safe_url_fetcher,
 )
 
-# this module tests the rendering itself: every render is a real one (tests/conftest.py)
+# this module tests the rendering itself: every render is a real one (tests/fixtures/speedups.py)
 pytestmark = pytest.mark.fresh_render
 
 RULE = "000_90d7c8192601ed3a.txt §4.11.1"

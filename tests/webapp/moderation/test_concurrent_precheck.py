@@ -2,7 +2,7 @@
 PostgreSQL, the second transaction's duplicate-index rows wait for the first's and, once it
 commits, add nothing (ON CONFLICT DO NOTHING) instead of failing with an IntegrityError
 (which made ``sova seed-demo`` fail beside a running worker). Skipped without
-SOVA_TEST_DATABASE_URL; fails under CI=true. The app is the shared ``pg_app`` (tests/conftest.py);
+SOVA_TEST_DATABASE_URL; fails under CI=true. The app is the shared ``pg_app`` (tests/fixtures/services.py);
 each thread pushes its own app context, so each has its own session."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The prizes tests' ``app`` (``tests.helpers.PRIZE_APP``) and ``drain`` (without the
-authors' e-mails); games played to the end: the ``played`` fixture of tests/conftest.py."""
+authors' e-mails); games played to the end: the ``played`` fixture of tests/fixtures/games.py."""
 
 from __future__ import annotations
 
