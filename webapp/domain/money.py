@@ -75,7 +75,7 @@ def parse_amount(value: object, *, form: bool = False) -> Decimal:
 
 def split_equally(amount: Decimal, parts: int) -> list[Decimal]:
     """Split ``amount`` (Decimal, 2 places) into ``parts`` shares to the kopeck; the odd
-    kopecks go to the first share(s) — the first author (issue: prizes and paperwork).
+    kopecks go to the first share(s) — the first author.
 
     >>> split_equally(Decimal("300.00"), 3)
     [Decimal('100.00'), Decimal('100.00'), Decimal('100.00')]

@@ -106,7 +106,7 @@ class Question(Model):
     consent_version: Mapped[str | None] = mapped_column(String(20))
     # Set by games when the question is played: the author sees "used" only after it.
     aired_on: Mapped[date | None] = mapped_column(Date)
-    # Viewer intake (issue: viewers): consents, handout image, idempotency, paper letters.
+    # Viewer intake: consents, handout image, idempotency, paper letters.
     consent_on_air: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     age_confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     handout_image: Mapped[str | None] = mapped_column(String(200))  # file under instance/uploads

@@ -11,7 +11,7 @@ from blinker import Namespace
 from webapp.extensions import db
 from webapp.submissions.models import Question, QuestionAuthor
 
-# What the author sees for each internal status (issue: honest status, no game leaks).
+# What the author sees for each internal status: honest, and no game leaks.
 PUBLIC_STATUS = {
     "received": "received",
     "prechecked": "in_review",

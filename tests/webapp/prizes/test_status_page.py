@@ -1,5 +1,5 @@
 """The author's status page after a game: played, prize owed, paid — in that order and
-only once the game has aired (issue: viewers, "Status the author sees")."""
+only once the game has aired."""
 
 from __future__ import annotations
 
