@@ -10,14 +10,24 @@ import pytest
 # --- markers -------------------------------------------------------------------
 # ``e2e`` and ``integration`` by directory, ``integration`` also for every test that asks for
 # a real PostgreSQL or Redis (``pg_url``, ``pg_app``, ``redis_url``); ``slow`` is set on the
-# tests themselves. ``make test`` runs all; ``make test-fast`` deselects the three.
+# tests themselves. The full run (CI=true, as ``.ci/run`` sets, or SOVA_TEST_FULL=1) runs
+# all; a local ``make test`` skips the ``slow`` ones, saying so (each covers at length what
+# a fast test covers in small: the properties' many examples, the 100 000-glyph renders,
+# the live health and ``sova run`` processes, the crawl of every page for file names);
+# ``make test-fast`` also deselects ``e2e`` and ``integration``.
 
 TESTS_DIR = Path(__file__).resolve().parent
 SERVICE_FIXTURES = {"pg_url", "pg_app", "redis_url"}
+SLOW_SKIPPED = "slow: runs in the full run (CI=true or SOVA_TEST_FULL=1)"
 
 
 def pytest_collection_modifyitems(config, items):
+    from tests.helpers import full_run
+
+    skip_slow = None if full_run() else pytest.mark.skip(reason=SLOW_SKIPPED)
     for item in items:
+        if skip_slow is not None and item.get_closest_marker("slow"):
+            item.add_marker(skip_slow)
         parts = item.path.resolve().relative_to(TESTS_DIR).parts
         if parts[0] == "e2e":
             item.add_marker(pytest.mark.e2e)
