@@ -1,0 +1,465 @@
+"""The engine that replays a season's events under its rule book.
+
+:class:`Season` keeps the state a replay derives (rating, the open series, finals, winter
+places, teams out, history, the amendable parameters in force) and applies one event at a
+time. What every book shares is here: the order of the series and their phases, a team out
+plays no more, refused events change nothing, entering teams, amendments (2023 §4.12.1);
+games and withdrawals have their own modules (:mod:`.games`, :mod:`.withdrawals`). What
+differs is asked of ``self.book``, the season's :class:`~.rulebook.RuleBook` found in the
+registry (:data:`.books.BOOK_CLASSES`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
+
+from webapp.domain.rules.errors import ProtocolError
+from webapp.domain.rules.parameters import AMEND_CLAUSE, ParameterError, check_values
+
+from . import games, withdrawals
+from .books import BOOK_CLASSES
+from .events import FORMAT, PARTS, Event, check_names, parse_event
+from .rulebook import RuleBook
+from .state import (
+    Amendment,
+    Final,
+    Move,
+    NextGame,
+    OpenSeries,
+    Out,
+    Result,
+    SeasonState,
+    SeasonViolation,
+    SeriesState,
+)
+from .words import (
+    PART_NOM_RU,
+    PART_RU,
+    names,
+    names_and,
+    qualifying_gen_ru,
+    teams_ru,
+)
+
+
+def _unknown_ruleset(ruleset: Any) -> ProtocolError:
+    return ProtocolError(
+        f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(BOOK_CLASSES))}"
+    )
+
+
+def load_season(document: Any) -> tuple[str, list[str], list[Event]]:
+    """Validate a season protocol's shape and return ``(ruleset, teams, events)``.
+
+    ``document`` is the parsed JSON object ``{"format": "sova.season-protocol/1",
+    "ruleset": "2023"|"2009", "teams": [name…], "events": [...]}``. Raises
+    :class:`ProtocolError` for anything malformed; rules are not checked here (team names
+    in events are checked at replay, where ``enter`` events have added their teams).
+    """
+    if not isinstance(document, dict):
+        raise ProtocolError(f"a season protocol is a JSON object, got {type(document).__name__}")
+    if document.get("format") != FORMAT:
+        raise ProtocolError(f"format must be {FORMAT!r}, got {document.get('format')!r}")
+    ruleset = document.get("ruleset")
+    if ruleset not in BOOK_CLASSES:
+        raise _unknown_ruleset(ruleset)
+    teams = document.get("teams")
+    if not isinstance(teams, list):
+        raise ProtocolError("teams must be a list of team names, first place first")
+    teams = check_names(teams, "teams", None)
+    events = document.get("events")
+    if not isinstance(events, list):
+        raise ProtocolError("events must be a list")
+    return ruleset, teams, [parse_event(raw, i) for i, raw in enumerate(events)]
+
+
+class Season:
+    """A season being replayed. Build with :meth:`start`, feed events with :meth:`apply`
+    (raw JSON objects or parsed :class:`Event`), read :meth:`state`."""
+
+    def __init__(self, ruleset: str, teams: Sequence[str]) -> None:
+        self.ruleset = ruleset
+        self.book: RuleBook = BOOK_CLASSES[ruleset]()
+        self.file = self.book.file
+        self.teams: list[str] = list(teams)  # every team known, in the order it came
+        self.initial: tuple[str, ...] = tuple(teams)
+        self.rating: list[str] = list(teams)
+        self.series: OpenSeries | None = None
+        self.parts: list[str] = []
+        self.losses: dict[str, int] = {}
+        self.out: list[Out] = []
+        self.winter: list[str] = []
+        self.finals: list[Final] = []
+        self.final_results: list[Result] = []
+        self.history: list[Move] = []
+        self.results: list[Result] = []
+        self.reserves: list[str] = []
+        self.sponsor: str | None = None
+        self.rematch_pending: str | None = None
+        # 2023 §4.8.1, 2009 §2.3: teams that refused the coming series, between two series
+        self.refusing: list[str] = []
+        self.last_final: Result | None = None  # set right after a series final (2009)
+        self.over = False
+        self.index = -1
+        # 2023 §4.12.1: the amendable parameters in force (replaced, never changed in place)
+        self.rules: dict[str, Any] = self.book.parameters()
+        self.amendments: list[Amendment] = []
+
+    @classmethod
+    def start(cls, ruleset: str, teams: Iterable[str]) -> Season:
+        """A season before its first event: ``teams`` is the initial rating, first place
+        first (2023 §4.2, 2009 §2.1)."""
+        if ruleset not in BOOK_CLASSES:
+            raise _unknown_ruleset(ruleset)
+        return cls(ruleset, check_names(list(teams), "teams", None))
+
+    # ----------------------------------------------------------------- helpers
+
+    def refuse(self, clause: str, message: str, ru: str) -> SeasonViolation:
+        """The refusal of the current event: ``message`` (English) and ``ru`` (Russian) say
+        what is wrong with it; ``clause`` (``"§4.4"``) is of this season's book."""
+        return SeasonViolation(self.index, f"{self.file} {clause}", message, ru)
+
+    def refuse_for(self, topic: str, message: str, ru: str) -> SeasonViolation:
+        """:meth:`refuse` citing the book's clause of a shared ``topic`` (``RuleBook.clauses``)."""
+        return self.refuse(self.book.clauses[topic], message, ru)
+
+    def out_rule(self, team: str) -> str | None:
+        """The clause that put ``team`` out of the season, or ``None``."""
+        return next((o.rule for o in self.out if o.team == team), None)
+
+    def known(self, team: str) -> str:
+        """``team``, if the season knows it; else a :class:`ProtocolError`."""
+        if team not in self.teams:
+            raise ProtocolError(f"unknown team «{team}»", self.index)
+        return team
+
+    def put_out(self, team: str, clause: str) -> None:
+        """``team`` is out of the season under ``clause`` and leaves every rating."""
+        self.out.append(Out(team=team, rule=f"{self.file} {clause}", event=self.index))
+        self.rating = [t for t in self.rating if t != team]
+        self.winter = [t for t in self.winter if t != team]
+
+    @property
+    def target(self) -> int:
+        """The points that win a game now: 6 (2023 §3.10, 2009 §1.8) or as amended (§4.12.1)."""
+        points: int = self.rules["points_to_win"]
+        return points
+
+    def refuse_if_out(self, team: str) -> None:
+        """Refuse any event of a team that is out of the season, saying why it is out."""
+        rule = self.out_rule(team)
+        if rule is not None:
+            raise SeasonViolation(self.index, rule, *self.book.out_reason(self, team, rule))
+
+    def refuse_withdrawn(self, team: str, clause: str) -> None:
+        """Refuse a game of a team that withdrew from the open series."""
+        s = self.series
+        assert s is not None
+        if team in s.withdrawn:
+            raise self.refuse(
+                clause,
+                f"«{team}» withdrew from the {s.part} series and plays no game in it",
+                f"«{team}» отказалась от участия в {PART_RU[s.part]} серии и в ней не играет",
+            )
+
+    def phase(self) -> str:
+        """What the season waits for: ``"series"`` (a series to open), ``"qualifying"``,
+        ``"series_final"``, ``"special"``, ``"year_final"``, or ``"over"``."""
+        if self.over:
+            return "over"
+        s = self.series
+        if s is None:
+            return "series"
+        if s.qualifying_played < s.qualifying:
+            return "qualifying"
+        if s.closing == "series_final" and not s.final_played:
+            return "series_final"
+        if s.closing == "special" and not s.special_played:
+            return "special"
+        if s.part == "winter" and not s.year_final_played:
+            return "year_final"
+        return "series"
+
+    def available(self) -> list[str]:
+        """Teams of the open series' rating that may still play in it (not withdrawn)."""
+        s = self.series
+        assert s is not None
+        return [t for t in self.rating if t not in s.withdrawn]
+
+    def finalist(self) -> str | None:
+        """2023 §4.7.1 / 2009 §2.9: the first place of the rating among the teams that did not
+        withdraw from the series (a withdrawal is from the whole series, final included)."""
+        available = self.available()
+        return available[0] if available else None
+
+    def series_best(self) -> Result | None:
+        """2023 §3.6: the team that played earlier in this series and is first in the rating
+        now, with its result; ``None`` when the next game is not a qualifying game, when the
+        first place has not played in this series yet, and in a book without a decisive round
+        (2009)."""
+        s = self.series
+        if not self.book.decisive_round or s is None or self.phase() != "qualifying":
+            return None
+        if not self.rating:
+            return None
+        return next((r for r in s.results if r.team == self.rating[0]), None)
+
+    def next_game(self) -> NextGame | None:
+        """Who plays next and of which kind, where the rules decide it (``None`` where a
+        person does: a series to open, a special game's team, 2009 qualifying choices)."""
+        phase = self.phase()
+        if phase == "qualifying":
+            return self.book.next_qualifying(self)
+        if phase == "series_final":
+            team = self.finalist()
+            return None if team is None else NextGame("series_final", team)
+        if phase == "year_final":
+            return NextGame("year_final", self.rating[0]) if self.rating else None
+        return None
+
+    def too_few(self, have: int, need: int, withdrawing: str | None) -> tuple[str, str] | None:
+        """``have`` teams for ``need`` qualifying games of the open series: ``None`` when
+        enough, else why not, ``(English, Russian)``, naming the ``withdrawing`` team (or, if
+        ``None``, the series being opened)."""
+        s = self.series
+        assert s is not None
+        part, gen = s.part, PART_RU[s.part]
+        if have >= need:
+            return None
+        if withdrawing is not None:
+            return (
+                f"«{withdrawing}» cannot withdraw from the {part} series: without it, "
+                f"{have} teams of the rating are left for {need} qualifying games",
+                f"«{withdrawing}» не может отказаться от участия в {gen} серии: без неё для "
+                f"{qualifying_gen_ru(need)} останется {teams_ru(have)} рейтинга",
+            )
+        refused_en = refused_ru = ""
+        if s.withdrawn:
+            refused_en = f" ({names_and(s.withdrawn)} withdrew from it)"
+            refused_ru = f"; отказались: {names(s.withdrawn)}"
+        return (
+            f"not enough teams for the {part} series: {need} qualifying games need {need} "
+            f"teams of the rating, {have} can play{refused_en}",
+            f"не хватает команд: для {qualifying_gen_ru(need)} нужно {teams_ru(need)} "
+            f"рейтинга, сыграть могут {have}{refused_ru}",
+        )
+
+    def _snapshot(self) -> dict[str, Any]:
+        """A copy of the mutable state, cheap: the values inside are immutable."""
+        saved = {
+            key: (value.copy() if isinstance(value, list | dict) else value)
+            for key, value in self.__dict__.items()
+        }
+        if self.series is not None:
+            saved["series"] = dataclasses.replace(
+                self.series,
+                order=None if self.series.order is None else list(self.series.order),
+                results=list(self.series.results),
+                withdrawn=list(self.series.withdrawn),
+            )
+        return saved
+
+    # ----------------------------------------------------------------- events
+
+    def apply(self, event: Event | dict[str, Any], index: int) -> None:
+        """Apply one event (at 0-based ``index`` of the event list). Raises
+        :class:`SeasonViolation` or :class:`ProtocolError`; the season is then unchanged."""
+        if not isinstance(event, Event):
+            event = parse_event(event, index)
+        saved = self._snapshot()
+        self.index = index
+        try:
+            getattr(self, f"_on_{event.type}")(event)
+        except (SeasonViolation, ProtocolError):
+            self.__dict__ = saved  # a refused event changes nothing
+            raise
+        if event.type == "series" or (event.type == "game" and event.kind != "series_final"):
+            self.last_final = None
+
+    def _on_series(self, event: Event) -> None:
+        part, qualifying, closing = event.part, event.qualifying, event.closing
+        assert part is not None and qualifying is not None and closing is not None
+        nom = PART_NOM_RU[part]
+        if self.over:
+            raise self.refuse_for(
+                "year_final",
+                f"the {part} series cannot open: the year final is played and the season is over",
+                f"{nom} серия не открывается: финал года сыгран, сезон окончен",
+            )
+        phase = self.phase()
+        if phase != "series":
+            s = self.series
+            assert s is not None
+            left = s.qualifying - s.qualifying_played
+            left_en, left_ru = {
+                "qualifying": (
+                    f"none of its {s.qualifying} qualifying games is played yet"
+                    if s.qualifying_played == 0
+                    else f"{left} of its {s.qualifying} qualifying games are still to be played",
+                    f"ни одна из {qualifying_gen_ru(s.qualifying)} ещё не сыграна"
+                    if s.qualifying_played == 0
+                    else f"не сыграно {left} из {qualifying_gen_ru(s.qualifying)}",
+                ),
+                "series_final": ("its series final is still to be played", "не сыгран её финал"),
+                "special": (
+                    "its special game is still to be played",
+                    "не сыграна её специальная игра",
+                ),
+                "year_final": ("the year final is still to be played", "не сыгран финал года"),
+            }[phase]
+            raise self.refuse_for(
+                "series_shape",
+                f"the {part} series cannot open: the {s.part} series is not over ({left_en})",
+                f"{nom} серия не открывается: {PART_NOM_RU[s.part]} серия ещё не окончена "
+                f"— {left_ru}",
+            )
+        expected = PARTS[len(self.parts)]
+        if part != expected:
+            if part in self.parts:
+                en = f"the {part} series has been opened already; the {expected} series is next"
+                ru = f"{nom} серия уже открывалась; следующая — {PART_NOM_RU[expected]}"
+            else:
+                en = (
+                    f"the {part} series cannot open yet: the {expected} series comes first "
+                    "(spring, summer, autumn, winter)"
+                )
+                ru = (
+                    f"{nom} серия ещё не может открыться: сначала {PART_NOM_RU[expected]}; "
+                    "порядок серий — весенняя, летняя, осенняя, зимняя"
+                )
+            raise self.refuse_for("series_sequence", en, ru)
+        if event.teams is not None:
+            for team in event.teams:
+                self.known(team)
+        rating, need_clause = self.book.form(self, part, qualifying, closing, event.teams)
+        # 2023 §4.8.1, 2009 §2.3: the refusals made between the series apply to this one; a
+        # team its rating does not include was not to play in it, and its refusal lapses
+        self.series = OpenSeries(
+            part=part,
+            qualifying=qualifying,
+            closing=closing,
+            opened_rating=tuple(rating),
+            withdrawn=[t for t in self.refusing if t in rating],
+        )
+        self.refusing = []
+        self.parts.append(part)
+        self.rating = rating
+        if self.rematch_pending is not None:  # 2009 §2.10: granted after the last final
+            self.series.rematch_team = self.rematch_pending
+            self.rematch_pending = None
+        short = self.book.shortage(self, None)
+        if short:
+            raise self.refuse(need_clause, *short)
+        self.book.reorder(self)
+
+    # ----------------------------------------------------------------- games and withdrawals
+
+    def check_game(
+        self, kind: str, team: str, decisive_round: bool = False, index: int | None = None
+    ) -> None:
+        """Refuse (:class:`SeasonViolation`) a game of ``kind`` by ``team`` that the rules do
+        not allow now, before it is played (the producer proposing the next game); the clause
+        says why. ``index``: the event index to report (default: the last event applied; pass
+        the length of the event list for a game not yet recorded). Does not change the season
+        (:func:`.games.check_game`).
+        """
+        games.check_game(self, kind, team, decisive_round, index)
+
+    def _on_game(self, event: Event) -> None:
+        games.on_game(self, event)
+
+    def _on_withdraw(self, event: Event) -> None:
+        withdrawals.on_withdraw(self, event)
+
+    def refuse_no_place(self, team: str, part: str, coming: bool = False) -> NoReturn:
+        """Refuse the withdrawal of ``team``, which has no place in the ``part`` series
+        (:func:`.withdrawals.refuse_no_place`)."""
+        withdrawals.refuse_no_place(self, team, part, coming)
+
+    # ----------------------------------------------------------------- the other events
+
+    def _on_rematch(self, event: Event) -> None:
+        self.book.rematch(self, self.known(event.team or ""), event)
+
+    def _on_decline_winter(self, event: Event) -> None:
+        self.book.decline_winter(self, self.known(event.team or ""))
+
+    def _on_enter(self, event: Event) -> None:
+        team = event.team or ""
+        if team in self.teams:
+            raise ProtocolError(f"team «{team}» is already in the season", self.index)
+        self.book.check_entry(self, team, event.enter_as)
+        if "winter" in self.parts:
+            raise self.refuse_for(
+                "winter_rating",
+                f"«{team}» enters too late: the winter rating was formed when the winter "
+                "series opened",
+                f"«{team}» входит слишком поздно: рейтинг зимней серии сформирован при её открытии",
+            )
+        self.book.enter(self, team)
+        self.teams.append(team)
+
+    def _on_amend(self, event: Event) -> None:
+        """2023 §4.12.1: the rules change during the project. From the next event on the
+        parameters of ``event.set`` take their values; what was played before keeps its rules
+        (a game's own rules travel in its protocol). Refused (§4.12.1): an unknown parameter,
+        one the book does not have, a wrong type or a value out of range
+        (:func:`webapp.domain.rules.parameters.check_values`)."""
+        try:
+            changes = check_values(self.ruleset, event.set)
+        except ParameterError as error:
+            raise SeasonViolation(
+                self.index,
+                AMEND_CLAUSE,
+                f"the amendment is refused: {error.message}",
+                f"изменение правил не принято: {error.ru}",
+            ) from None
+        self.rules = {**self.rules, **changes}
+        self.amendments.append(Amendment(self.index, changes, event.note or ""))
+
+    # ----------------------------------------------------------------- state
+
+    def state(self) -> SeasonState:
+        """The derived :class:`SeasonState` now."""
+        s = self.series
+        return SeasonState(
+            ruleset=self.ruleset,
+            series=None
+            if s is None
+            else SeriesState(s.part, s.qualifying_played, s.qualifying, s.closing),
+            rating=tuple(self.rating),
+            next=self.next_game(),
+            order=None if s is None or s.order is None else tuple(s.order),
+            series_best=self.series_best(),
+            finals=tuple(self.finals),
+            winter=tuple(self.winter),
+            out=tuple(self.out),
+            history=tuple(self.history),
+            over=self.over,
+            results=tuple(self.results),
+            reserves=tuple(self.reserves),
+            sponsor=self.sponsor,
+            refusing=tuple(self.refusing),
+            withdrawn=() if s is None else tuple(s.withdrawn),
+            rules=dict(self.rules),
+            amendments=tuple(self.amendments),
+        )
+
+
+def replay_season(document: Any) -> SeasonState:
+    """Replay a ``sova.season-protocol/1`` document (the parsed JSON object) and return its
+    :class:`SeasonState`. Raises :class:`ProtocolError` (malformed; all events are checked
+    for shape first) or :class:`SeasonViolation` (the first event the rules refuse)."""
+    ruleset, teams, events = load_season(document)
+    season = Season.start(ruleset, teams)
+    for index, event in enumerate(events):
+        season.apply(event, index)
+    return season.state()
+
+
+def to_json(state: SeasonState) -> dict[str, Any]:
+    """``state.to_json()``: the contract's output of ``sova season replay``."""
+    return state.to_json()

@@ -1,0 +1,176 @@
+"""What a rule book tells the season engine: the base class :class:`RuleBook`.
+
+The engine (:mod:`.engine`) replays what every book shares — series open in order and close
+with their closing game, a game's score is checked, a refused event changes nothing, a team
+that is out plays no more, amendments (2023 §4.12.1). Where the books differ it asks the
+season's book: its clauses for the shared refusals (:attr:`RuleBook.clauses`), how a series'
+rating is formed, who plays next, where a result moves a team, which game a team may play and
+the events a book has or lacks (a 2009 rematch, a 2023 reserve team).
+
+A book is a subclass holding only those answers (``book2023.Book2023``,
+``book2009.Book2009``), stateless: every hook takes the :class:`~.engine.Season` being
+replayed and reads or moves its state. The registry (:mod:`.books`, ``BOOK_CLASSES``) maps
+the protocol's ``ruleset`` to its class. The defaults below are those of a book that lacks
+the feature (no rematch, no entering teams, no decisive round…); the hooks without one must
+be given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
+
+from webapp.domain.rules.parameters import defaults
+
+from .events import Event
+from .state import NextGame, Result
+
+if TYPE_CHECKING:
+    from .engine import Season
+
+TOPICS = (
+    "year_final",  # the year final: who plays it, and nothing after it (2023 §4.10, 2009 §2.18)
+    "series_sequence",  # the series open in order (2023 §4.1, 2009 §2.5)
+    "series_shape",  # what a series consists of (2023 §4.1, 2009 §2.6)
+    "withdraw",  # giving up a series (2023 §4.8.1, 2009 §2.3)
+    "not_listed",  # a team with no place in the series' list (2023 §4.8.1, 2009 §2.4)
+    "winter_rating",  # the winter rating formed anew (2023 §4.9, 2009 §2.13)
+    "game_end",  # the score of a finished game (2023 §3.10, 2009 §1.8)
+)
+"""The topics every book's :attr:`RuleBook.clauses` names: the engine's shared refusals."""
+
+
+class RuleBook:
+    """One rule book's season rules. Subclass it, fill :attr:`name`, :attr:`file`,
+    :attr:`clauses` and the hooks, and add one line to ``books.BOOK_CLASSES``."""
+
+    name: ClassVar[str]
+    """The protocol's ``ruleset`` (``"2023"``)."""
+    file: ClassVar[str]
+    """The rule-book file every clause is cited from (``"000_90d7c8192601ed3a.txt"``)."""
+    clauses: ClassVar[Mapping[str, str]]
+    """Topic (:data:`TOPICS`, and the book's own) → clause (``"§4.1"``)."""
+    decisive_round: ClassVar[bool] = False
+    """A qualifying game may end with a decisive round (2023 §3.6): ``series_best`` is kept
+    and a decisive game's score must be a whitewash."""
+
+    # ----------------------------------------------------------------- the rules in force
+
+    def parameters(self) -> dict[str, int | bool]:
+        """The amendable parameters and the book's values (2023 §4.12.1)."""
+        return defaults(self.name)
+
+    # ----------------------------------------------------------------- series
+
+    def form(
+        self,
+        season: Season,
+        part: str,
+        qualifying: int,
+        closing: str,
+        named: tuple[str, ...] | None,
+    ) -> tuple[list[str], str]:
+        """The rating of the ``part`` series being opened (refusing a shape or a ``named``
+        list the book does not allow) and the clause a shortage of its teams cites."""
+        raise NotImplementedError
+
+    def reorder(self, season: Season) -> None:
+        """After the series opens and after a withdrawal: fix the qualifying order, where the
+        book has one (``season.series.order``)."""
+
+    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str] | None:
+        """Why the open series cannot fill its qualifying games, ``(English, Russian)``, or
+        ``None`` (``withdrawing``: the team whose withdrawal is checked)."""
+        raise NotImplementedError
+
+    def next_qualifying(self, season: Season) -> NextGame | None:
+        """Who plays the next qualifying game, where the book decides it."""
+        return None
+
+    # ----------------------------------------------------------------- games
+
+    def refuse_kind(self, season: Season, kind: str) -> None:
+        """Refuse a kind of game the book does not have (a rematch, a special game)."""
+
+    def check_off_phase(self, season: Season, kind: str, team: str) -> None:
+        """Refuse, with the book's own clause, a game of a kind that is not due now, before
+        the engine's shared refusals do."""
+
+    def check_game(self, season: Season, kind: str, team: str, decisive_round: bool) -> None:
+        """Refuse the game of ``kind`` by ``team`` that the book forbids now: the kind is
+        the one due (or a qualifying game in the qualifying phase)."""
+        raise NotImplementedError
+
+    def place(self, season: Season, result: Result) -> str:
+        """Move the team of a qualifying (or rematch) ``result`` in the rating; return the
+        clause applied."""
+        raise NotImplementedError
+
+    def final(self, season: Season, result: Result) -> str:
+        """Record a series final's ``result`` (winter places, rating); return the clause."""
+        raise NotImplementedError
+
+    def after_game(self, season: Season, result: Result, rule: str) -> str:
+        """After any game: what it does beyond its kind (a team out by its losses); returns
+        the clause that moved the team (``rule`` unless this changes it)."""
+        return rule
+
+    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str]:
+        """Why ``team``, put out under ``rule``, may not play: ``(English, Russian)``."""
+        return (
+            f"«{team}» is out of the season",
+            f"«{team}» выбыла из сезона",
+        )
+
+    # ----------------------------------------------------------------- withdrawals
+
+    def check_withdraw(self, season: Season, team: str) -> None:
+        """Refuse a withdrawal from the open series for a reason of the book's own."""
+
+    def withdrawn(self, season: Season, team: str) -> None:
+        """``team`` has withdrawn from the open series: move it where the book says."""
+
+    def shortage_clause(self, season: Season) -> str:
+        """The clause a withdrawal that leaves too few teams cites."""
+        return self.clauses["series_shape"]
+
+    def no_place(self, season: Season, team: str, head: str, head_ru: str) -> None:
+        """Refuse the withdrawal of ``team``, which has no place in the series, for a reason
+        of the book's own (``head``: the refusal's first words)."""
+
+    def coming(self, season: Season, team: str, coming: str) -> tuple[list[str], int, str]:
+        """Between two series, ``team`` refuses the ``coming`` one: refuse what the book
+        forbids, else return the teams that could play it, the fewest qualifying games it
+        allows and the clause a shortage cites."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- the book's own events
+
+    def rematch(self, season: Season, team: str, event: Event) -> None:
+        """A ``rematch`` event (2009 §2.10); refused by a book without rematches."""
+        raise season.refuse(
+            self.clauses["series_shape"],
+            f"a rematch is not an event of the {self.name} rules",
+            f"переигровки (матча-реванша) в правилах {self.name} нет",
+        )
+
+    def decline_winter(self, season: Season, team: str) -> None:
+        """A ``decline_winter`` event (2009 §2.12); refused by a book without it."""
+        raise season.refuse(
+            self.clauses["winter_rating"],
+            f"giving up a winter place is not an event of the {self.name} rules",
+            f"отказа от места в зимней серии в правилах {self.name} нет",
+        )
+
+    def check_entry(self, season: Season, team: str, enter_as: str | None) -> None:
+        """Refuse an ``enter`` event of a kind the book lacks; a book no team enters
+        refuses every one."""
+        raise season.refuse(
+            self.clauses["winter_rating"],
+            f"«{team}» cannot enter: no team joins a season of the {self.name} rules",
+            f"«{team}» не может войти в сезон: по правилам {self.name} команды не входят",
+        )
+
+    def enter(self, season: Season, team: str) -> None:
+        """Register ``team`` as it enters (refusing what the book forbids); the engine adds it
+        to ``season.teams`` then."""
