@@ -1,0 +1,321 @@
+"""A game's packet (``GET /api/v1/games/{id}/packet``, ``sova export``): a 2023 game played
+through the API — a lost blitz, an image handout (a viewer's upload and an imported
+packet's image), a text handout, two authors, an author without consent, «» and — in the
+text — read back through chgksuite's own readers (``parse_4s``, the db.chgk.info lexer
+``chgk_parse_db``) with every field equal to what Sova holds."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+from flask import current_app
+
+from tests.webapp.games import helpers as h
+from webapp.domain.handouts import leading_handout_span
+from webapp.domain.text import normalise
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.games.operations import assign_envelopes
+from webapp.submissions.models import Author, QuestionAuthor, QuestionImage
+
+ANON = "Автор пожелал остаться неизвестным"
+TABLE = {"blitz": 4, "superblitz": None, "sector13": None}
+#: sector 4 (blitz): right, wrong (its third question is never asked); the others one answer
+#: each; the experts win 6:2 on sector 8. Play order: 1, 2, 4, 3, 5, 6, 7, 8.
+EVENTS = [
+    ("spin", 1, [True]),
+    ("spin", 2, [False]),
+    ("spin", 4, [True, False]),
+    ("spin", 3, [True]),
+    ("spin", 5, [True]),
+    ("spin", 6, [True]),
+    ("spin", 7, [True]),
+    ("spin", 8, [True]),
+]
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+    b"\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7\x35\x81"
+    b"\x84\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def _oracles():
+    if os.environ.get("CI") != "true":
+        pytest.importorskip("chgksuite")
+    from chgksuite.common import DummyLogger
+    from chgksuite.composer.chgksuite_parser import parse_4s
+    from chgksuite.parser_db import chgk_parse_db
+
+    return {
+        "4s": lambda text: parse_4s(text, logger=DummyLogger()),
+        "db": lambda text: chgk_parse_db(text, logger=DummyLogger()),
+    }
+
+
+def _value(v):
+    """chgksuite's str / [items] / [preamble, [items]], each string normalised as Sova
+    stores text (trailing spaces on lines dropped)."""
+    if isinstance(v, str):
+        return normalise(v)
+    return [_value(x) for x in v]
+
+
+def read_back(fmt: str, text: str) -> list[dict]:
+    """chgksuite's reading of the packet: each question's fields, a leading
+    ``[Раздаточный материал: …]`` block of the question (how db.chgk.info writes a handout)
+    split off into ``handout`` as Sova keeps it."""
+    structure = _oracles()[fmt](text)
+    out = []
+    for kind, q in structure:
+        if kind != "Question" or "question" not in q:  # a db "Тур:" opens an empty one
+            continue
+        fields = {k: _value(v) for k, v in q.items() if k != "number"}
+        question = fields["question"]
+        if isinstance(question, str):
+            span = leading_handout_span(question)
+            if span is not None:
+                assert "handout" not in fields
+                fields["handout"] = span[0]
+                fields["question"] = question[span[1] :].lstrip("\n")
+        out.append(fields)
+    return out
+
+
+@pytest.fixture
+def played(app, api):
+    """The game through the API (host's events, producer's close); its questions set up
+    after the fill as each case needs. Returns (game id, {sector: [question, …]})."""
+    h.approved_questions(15)
+    g = h.game(h.season(), table=TABLE, status="draft")
+    assign_envelopes(g)
+    qs = {e.sector: [eq.question for eq in e.questions] for e in g.envelopes}
+    uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+
+    # sector 1: «» and — in the text, two authors who agreed to be named, every field
+    q = qs[1][0]
+    q.text = "Персонаж «Мастера и Маргариты» — кто он?\nНазовите его."
+    q.answer = "Воланд"
+    q.accepted = "Мессир"
+    q.rejected = "Сатана"
+    q.comment = "Булгаков — о «князе тьмы»."
+    q.sources = ["М. Булгаков. Мастер и Маргарита.", "https://ru.wikipedia.org/wiki/Воланд"]
+    q.consent_on_air = True
+    q.authors.append(QuestionAuthor(author=Author(name="Ольга Соавтор", city="Гомель"), position=1))
+    # sector 2: a text handout; the author did not agree to be named
+    q = qs[2][0]
+    q.handout = "Раз — два — «три»"
+    q.text = "Перед вами раздаточный материал. Что пропущено?"
+    q.consent_on_air = False
+    # sector 3: a viewer's uploaded handout image
+    q = qs[3][0]
+    (uploads / "u1a2b3.png").write_bytes(PNG)
+    q.handout_image = "u1a2b3.png"
+    q.consent_on_air = True
+    # sector 5: a question of an imported packet, its image in the text
+    q = qs[5][0]
+    (uploads / "s9f8e7.png").write_bytes(PNG + b"5")
+    q.channel = "import"
+    q.text = "[Раздаточный материал:(img kubok-01.png)]\nЧто изображено на снимке?"
+    q.handout = "(img kubok-01.png)"
+    q.images.append(QuestionImage(name="kubok-01.png", file="s9f8e7.png"))
+    q.author_line = "Иван Сапего (Брест — Минск), при участии Анны Бойко (Минск)"
+    # the blitz: its first author named, its second not; a comment on the second
+    b1, b2, _b3 = qs[4]
+    b1.consent_on_air = True
+    b1.text, b1.answer = "Блиц-вопрос «один»?", "Один"
+    b2.text, b2.answer, b2.comment = "Блиц-вопрос — два?", "Два", "Комментарий ко второму."
+    for sector in (6, 7, 8):
+        qs[sector][0].consent_on_air = True
+    h.startable(g)
+    h.commit()
+
+    def call(method, path, role, **kw):
+        r = api(method, path, role=role, **kw)
+        assert r.status_code in (200, 201), r.json
+        return r
+
+    for _, sector, answers in EVENTS:
+        call(
+            "post", f"/api/v1/games/{g.id}/events", "host", json={"type": "spin", "sector": sector}
+        )
+        for correct in answers:
+            call(
+                "post",
+                f"/api/v1/games/{g.id}/events",
+                "host",
+                json={"type": "answer", "correct": correct},
+            )
+    call("post", f"/api/v1/games/{g.id}/close", "producer")
+    return g.id, qs
+
+
+def expected(qs) -> list[dict]:
+    """What Sova holds, field by field, in the order asked (the packet's rules:
+    webapp.domain.packets.write_4s)."""
+    b1, b2, _ = qs[4]
+
+    def single(q, author, **extra):
+        fields = {"question": q.text, "answer": q.answer, "author": author}
+        fields.update(extra)
+        return fields
+
+    return [
+        {
+            "question": "Персонаж «Мастера и Маргариты» — кто он?\nНазовите его.",
+            "answer": "Воланд",
+            "zachet": "Мессир",
+            "nezachet": "Сатана",
+            "comment": "Булгаков — о «князе тьмы».",
+            "source": [
+                "М. Булгаков. Мастер и Маргарита.",
+                "https://ru.wikipedia.org/wiki/Воланд",
+            ],
+            "author": f"{qs[1][0].authors[0].name} ({qs[1][0].authors[0].city}), "
+            "Ольга Соавтор (Гомель)",
+        },
+        single(qs[2][0], ANON, handout="Раз — два — «три»"),
+        {
+            "question": ["Блиц.", ["Блиц-вопрос «один»?", "Блиц-вопрос — два?"]],
+            "answer": ["Один", "Два"],
+            "comment": "2. Комментарий ко второму.",
+            "author": f"1. {b1.authors[0].name} ({b1.authors[0].city})\n2. {ANON}",
+        },
+        single(
+            qs[3][0],
+            f"{qs[3][0].authors[0].name} ({qs[3][0].authors[0].city})",
+            handout=f"(img handout_{qs[3][0].id}.png)",
+        ),
+        {
+            "question": "Что изображено на снимке?",
+            "handout": "(img kubok_01.png)",
+            "answer": qs[5][0].answer,
+            "author": "Иван Сапего (Брест — Минск), при участии Анны Бойко (Минск)",
+        },
+        *(
+            single(qs[s][0], f"{qs[s][0].authors[0].name} ({qs[s][0].authors[0].city})")
+            for s in (6, 7, 8)
+        ),
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["4s", "db"])
+def test_the_packet_reads_back_through_chgksuite(played, api, tmp_path, monkeypatch, fmt):
+    game_id, qs = played
+    r = api("get", f"/api/v1/games/{game_id}/packet?format={fmt}", role="host")
+    assert r.status_code == 200
+    assert r.mimetype == "application/zip"
+    ext = {"4s": "4s", "db": "txt"}[fmt]
+    game = db.session.get(Game, game_id)
+    name = f"Пакет — игра {game_id} — {game.air_date.isoformat()}"
+    assert "filename*=UTF-8''" in r.headers["Content-Disposition"]
+    with zipfile.ZipFile(io.BytesIO(r.data)) as zf:
+        assert sorted(zf.namelist()) == sorted(
+            [f"{name}.{ext}", f"handout_{qs[3][0].id}.png", "kubok_01.png"]
+        )
+        assert zf.read(f"handout_{qs[3][0].id}.png") == PNG
+        assert zf.read("kubok_01.png") == PNG + b"5"
+        zf.extractall(tmp_path)
+        text = zf.read(f"{name}.{ext}").decode("utf-8")
+    # chgksuite's db reader fetches a (pic: …) file it does not find beside it: here all are
+    monkeypatch.chdir(tmp_path)
+    assert read_back(fmt, text) == expected(qs)
+    assert "Блиц-вопрос" in text and qs[4][2].text not in text  # the unasked one stays out
+    assert str(qs[4][2].authors[0].name) not in text
+    # Sova's own readers agree on the questions and their order
+    from webapp.domain.packets import parse_4s, parse_db
+
+    ours = (parse_4s if fmt == "4s" else parse_db)(text)
+    assert [q.answer for q in ours.questions] == [
+        "Воланд",
+        qs[2][0].answer,
+        "1. Один\n2. Два",
+        qs[3][0].answer,
+        qs[5][0].answer,
+        *(qs[s][0].answer for s in (6, 7, 8)),
+    ]
+    assert ours.title == f"{game.season.name} — {game.display_title}"
+
+
+def test_the_packet_is_for_staff_of_the_contract(played, api, client):
+    game_id, _ = played
+    url = f"/api/v1/games/{game_id}/packet?format=4s"
+    assert api("get", url, role="producer").status_code == 200
+    assert api("get", url, role="admin").status_code == 200
+    for role in ("editor", "chief_editor", "accountant"):
+        assert api("get", url, role=role).status_code == 403
+    assert client.get(url).status_code == 401
+    assert client.get(f"/api/v1/games/{game_id}/packet").status_code == 401
+    r = api("get", f"/api/v1/games/{game_id}/packet?format=docx", role="host")
+    assert (r.status_code, r.json) == (422, {"errors": {"format": ["Must be one of: 4s, db."]}})
+    assert api("get", "/api/v1/games/999999/packet?format=4s", role="host").status_code == 404
+
+
+def test_a_game_without_a_question_asked_has_no_packet(app, api):
+    h.approved_questions(15)
+    g = h.game(h.season(), table=TABLE, status="draft")
+    assign_envelopes(g)
+    h.commit()
+    r = api("get", f"/api/v1/games/{g.id}/packet?format=db", role="producer")
+    assert r.status_code == 409
+    assert r.json["error"]["message"] == f"игра {g.id}: ни один вопрос ещё не задан — пакет пуст"
+
+
+def test_plain_text_without_images(app, api):
+    """A game whose asked questions have no image: the packet is the text itself."""
+    h.approved_questions(15)
+    g = h.game(h.season(), table=TABLE, status="draft")
+    assign_envelopes(g)
+    h.startable(g)
+    h.commit()
+    for body in ({"type": "spin", "sector": 1}, {"type": "answer", "correct": False}):
+        assert (
+            api("post", f"/api/v1/games/{g.id}/events", role="host", json=body).status_code == 201
+        )
+    r = api("get", f"/api/v1/games/{g.id}/packet?format=4s", role="host")
+    assert r.status_code == 200
+    assert r.mimetype == "text/plain"
+    assert r.mimetype_params == {"charset": "utf-8"}
+    q = next(e for e in db.session.get(Game, g.id).envelopes if e.sector == 1).questions[0].question
+    assert r.get_data(as_text=True) == (
+        f"### {g.season.name} — {g.display_title}\n\n? {q.text}\n! {q.answer}\n@ {ANON}\n"
+    )
+
+
+def test_cli_exports_a_game_and_a_season(played, app, tmp_path, monkeypatch):
+    game_id, qs = played
+    runner = app.test_cli_runner()
+    game = db.session.get(Game, game_id)
+    out = tmp_path / "game.zip"
+    result = runner.invoke(args=["export", "game", str(game_id), "--format", "db", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(out) as zf:
+        assert len(zf.namelist()) == 3
+    # to standard output: the text alone
+    result = runner.invoke(args=["export", "game", str(game_id), "--format", "4s"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"### {game.season.name} — {game.display_title}\n")
+    assert "note: the packet has images; -o FILE writes them in a zip" in result.stderr
+    # a season: its games that are over, one tour each, in play order
+    result = runner.invoke(
+        args=["export", "season", str(game.season_id), "--format", "4s", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(out) as zf:
+        text = zf.read(f"Пакет — сезон {game.season.name}.4s").decode("utf-8")
+        zf.extractall(tmp_path / "season")
+    assert text.startswith(f"### {game.season.name}\n\n## {game.display_title}\n\n? ")
+    monkeypatch.chdir(tmp_path / "season")
+    assert read_back("4s", text) == expected(qs)
+    for args, message in (
+        (["game", "999999", "--format", "4s"], "Error: no game 999999"),
+        (["season", "999999", "--format", "db"], "Error: no season 999999"),
+    ):
+        result = runner.invoke(args=["export", *args])
+        assert (result.exit_code, result.stderr.strip()) == (2, message)
+    result = runner.invoke(args=["export", "game", str(game_id), "--format", "docx"])
+    assert result.exit_code == 2
