@@ -414,11 +414,17 @@ def _may_read_packet(game: Game) -> bool:
         }
     ]
 )
-@blp.response(
-    200,
-    content_type="text/plain",
-    description="the packet (UTF-8 text); `application/zip` (the text and its images) when "
-    "the questions have images",
+@blp.doc(
+    responses={
+        "200": {
+            "description": "the packet: UTF-8 text, or a zip of the text and its images when "
+            "the questions have images",
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                "application/zip": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    }
 )
 @blp.alt_response(409, schema=s.ErrorBody)
 @blp.alt_response(422, schema=s.ValidationErrors)
