@@ -131,6 +131,16 @@ def played(app, api):
     b2.text, b2.answer, b2.comment = "Блиц-вопрос — два?", "Два", "Комментарий ко второму."
     for sector in (6, 7, 8):
         qs[sector][0].consent_on_air = True
+    # sector 6: a credited co-author, printed by the phrase as written
+    qs[6][0].authors.append(
+        QuestionAuthor(
+            author=Author(name="Дарья Третья", city="Лида"),
+            position=1,
+            name="Дарья Третья",
+            city="Лида",
+            credit="при участии Дарьи Третьей (Лида)",
+        )
+    )
     h.startable(g)
     h.commit()
 
@@ -196,9 +206,14 @@ def expected(qs) -> list[dict]:
             "answer": qs[5][0].answer,
             "author": "Иван Сапего (Брест — Минск), при участии Анны Бойко (Минск)",
         },
+        single(
+            qs[6][0],
+            f"{qs[6][0].authors[0].name} ({qs[6][0].authors[0].city}), "
+            "при участии Дарьи Третьей (Лида)",
+        ),
         *(
             single(qs[s][0], f"{qs[s][0].authors[0].name} ({qs[s][0].authors[0].city})")
-            for s in (6, 7, 8)
+            for s in (7, 8)
         ),
     ]
 
@@ -336,3 +351,71 @@ def test_image_names_a_packet_can_write(tmp_path):
     assert _renamed("См. (img w=5cm x-1.png) и (img y.png)", {"x-1.png": "x_1.png"}) == (
         "См. (img w=5cm x_1.png) и (img y.png)"
     )
+
+
+def _play(api, game_id: int, rounds) -> None:
+    """``rounds``: ``[(sector, [correct, …])]``, the host's spins and answers in order."""
+    for sector, answers in rounds:
+        bodies = [{"type": "spin", "sector": sector}]
+        bodies += [{"type": "answer", "correct": c} for c in answers]
+        for body in bodies:
+            r = api("post", f"/api/v1/games/{game_id}/events", role="host", json=body)
+            assert r.status_code == 201, r.json
+
+
+def test_a_season_packet_has_its_games_in_play_order(app, api, tmp_path, monkeypatch):
+    """Two games, the later made first; a superblitz won; one image name in both games for
+    two different files; a game not played stays out."""
+    season = h.season()
+    uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+    games = {}
+    for day in (8, 1, 15):
+        h.approved_questions_more(20)
+        g = h.game(
+            season,
+            day=day,
+            table={"blitz": None, "superblitz": 9, "sector13": None},
+            status="draft",
+        )
+        assign_envelopes(g)
+        first = next(e for e in g.envelopes if e.sector == 1).questions[0].question
+        first.text = f"[Раздаточный материал:(img kubok.png)]\nИгра {day}: что на снимке?"
+        first.handout = "(img kubok.png)"
+        (uploads / f"k{day}.png").write_bytes(PNG + bytes([day]))
+        first.images.append(QuestionImage(name="kubok.png", file=f"k{day}.png"))
+        h.startable(g)
+        games[day] = (g.id, first.id)
+    h.commit()
+    # the 8th: 6:0 with the superblitz won; the 1st: 0:6; the 15th is never played
+    _play(
+        api,
+        games[8][0],
+        [(1, [True]), (9, [True, True, True]), *((s, [True]) for s in range(2, 6))],
+    )
+    _play(api, games[1][0], [(s, [False]) for s in range(1, 7)])
+    result = app.test_cli_runner().invoke(
+        args=["export", "season", str(season.id), "--format", "db", "-o", str(tmp_path / "s.zip")]
+    )
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(tmp_path / "s.zip") as zf:
+        zf.extractall(tmp_path)
+        names = sorted(zf.namelist())
+        text = zf.read(f"Пакет — сезон {season.name}.txt").decode("utf-8")
+    later_image = f"{games[8][1]}_kubok.png"
+    assert names == sorted([f"Пакет — сезон {season.name}.txt", "kubok.png", later_image])
+    assert (tmp_path / "kubok.png").read_bytes() == PNG + bytes([1])  # the first game aired
+    assert (tmp_path / later_image).read_bytes() == PNG + bytes([8])
+    monkeypatch.chdir(tmp_path)
+    got = read_back("db", text)
+    assert len(got) == 6 + 6  # the 1st: six rounds; the 8th: six rounds, the superblitz one
+    assert [q["handout"] for q in got if "handout" in q] == [
+        "(img kubok.png)",
+        f"(img {later_image})",
+    ]
+    assert got[0]["question"] == "Игра 1: что на снимке?"
+    assert got[6]["question"] == "Игра 8: что на снимке?"
+    assert got[7]["question"][0] == "Суперблиц."
+    assert len(got[7]["question"][1]) == len(got[7]["answer"]) == 3
+    tours = [line for line in text.split("\n\n") if line.startswith("Тур:")]
+    assert tours == ["Тур:\nИгра 01.03.2023", "Тур:\nИгра 08.03.2023"]
