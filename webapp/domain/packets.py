@@ -1140,7 +1140,8 @@ def write_4s(title: str | None, tours: Sequence[PacketTour]) -> str:
       separated by one blank line and numbered by the reader in packet order.
     * A field's lines follow its marker line; blank lines inside a field are dropped (a
       blank line ends a question); a line whose first word is a marker or that starts with
-      ``-`` is joined to the line before it (:func:`_4s_safe`).
+      ``-`` is joined to the line before it (:func:`_4s_safe`). (A field whose *first* line
+      starts with ``- `` loses that hyphen to a 4s reader: the format cannot say otherwise.)
     * Several sources: a ``- `` list after the ``^`` line; one source: on the ``^`` line.
     * A blitz / superblitz round (:class:`PacketItem` with several parts): ``? Блиц.`` /
       ``? Суперблиц.`` and the parts as a ``- `` list; the answers as a ``- `` list after a
@@ -1193,17 +1194,18 @@ def _db_pics(text: str) -> str:
 
 
 def _db_lines(text: str | None, lists: bool) -> list[str]:
-    """One db field's lines: the first as is, each further line indented by three spaces
-    (a new line to the reader; an unindented one is joined with a space). In fields where
+    """One db field's lines (leading spaces dropped: indentation is the format's own): the
+    first as is, each further line indented by three spaces (a new line to the reader; an
+    unindented one is joined with a space). In fields where
     ``   1. …`` is a list item (``lists``: question, answer, sources) a further line that
     starts with ``N. `` is written unindented, i.e. joined to the line before. Lines are
     joined as for 4s first (:func:`_4s_safe`): :func:`parse_db` reads db text through 4s."""
     out: list[str] = []
-    for line in _4s_safe(_lines(_db_pics(text or ""))):
+    for line in _4s_safe([x.lstrip() for x in _lines(_db_pics(text or ""))]):
         if not out:
             out.append(line)
         elif lists and _DB_ITEM_LIKE.match(line.lstrip()):
-            out.append(line.lstrip())
+            out.append(line)
         else:
             out.append("   " + line)
     return out
