@@ -419,3 +419,36 @@ def test_a_season_packet_has_its_games_in_play_order(app, api, tmp_path, monkeyp
     assert len(got[7]["question"][1]) == len(got[7]["answer"]) == 3
     tours = [line for line in text.split("\n\n") if line.startswith("Тур:")]
     assert tours == ["Тур:\nИгра 01.03.2023", "Тур:\nИгра 08.03.2023"]
+
+
+def test_the_shared_lost_blitz_game(app, api):
+    """``tests/game_data.py``'s 3:6 game: nine rounds in play order; the blitz of sector 4 is
+    one question of its two asked parts, its third never asked is not in the packet."""
+    from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
+
+    h.approved_questions(15)
+    g = h.game(h.season(), table=TABLE, status="draft")
+    assign_envelopes(g)
+    h.startable(g)
+    h.commit()
+    for body in LOSE_3_6_WITH_LOST_BLITZ:
+        assert (
+            api("post", f"/api/v1/games/{g.id}/events", role="host", json=body).status_code == 201
+        )
+    assert api("post", f"/api/v1/games/{g.id}/close", role="producer").status_code == 200
+    r = api("get", f"/api/v1/games/{g.id}/packet?format=4s", role="producer")
+    assert r.status_code == 200
+    by_sector = {e.sector: [eq.question for eq in e.questions] for e in g.envelopes}
+    got = read_back("4s", r.get_data(as_text=True))
+    played = [1, 2, 4, 13, 5, 6, 7, 8, 9]
+    assert len(got) == len(played)
+    for fields, sector in zip(got, played, strict=True):
+        if sector == 4:
+            first, second, third = by_sector[4]
+            assert fields["question"] == ["Блиц.", [first.text, second.text]]
+            assert fields["answer"] == [first.answer, second.answer]
+            assert fields["author"] == ANON  # both without consent: one line
+            assert third.status == "approved"  # back in the pool, not published
+        else:
+            q = by_sector[sector][0]
+            assert (fields["question"], fields["answer"]) == (q.text, q.answer)
