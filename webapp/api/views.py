@@ -10,6 +10,7 @@ from sqlalchemy.orm import lazyload
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
+from webapp.api.messages import Message
 from webapp.core.access import access, allowed_roles, current_staff, refuse
 from webapp.core.filenames import send_bytes, send_path
 from webapp.core.models import Document
@@ -439,7 +440,12 @@ def packet(game_id):
         refuse(allowed_roles(PACKET_ROLES), api=True)
     fmt = request.args.get("format")
     if fmt not in FORMATS:  # after the role check: nothing is told to a stranger
-        raise ApiError(422, errors={"format": ["Must be one of: 4s, db."]})
+        message = (
+            Message("Обязательное поле.")
+            if fmt is None
+            else Message("Допустимые значения: {choices}.", {"choices": "4s, db"})
+        )
+        raise ApiError(422, errors={"format": [str(message)]})
     made = game_packet(game, fmt, uploads_folder())
     return send_bytes(made.data, made.name, made.mimetype)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from flask import current_app
+from flask_babel import refresh
 
 from tests.webapp.games import helpers as h
 from webapp.domain.handouts import leading_handout_span
@@ -266,7 +267,18 @@ def test_the_packet_is_for_staff_of_the_contract(played, api, client):
     assert client.get(url).status_code == 401
     assert client.get(f"/api/v1/games/{game_id}/packet").status_code == 401
     r = api("get", f"/api/v1/games/{game_id}/packet?format=docx", role="host")
-    assert (r.status_code, r.json) == (422, {"errors": {"format": ["Must be one of: 4s, db."]}})
+    assert (r.status_code, r.json) == (
+        422,
+        {"errors": {"format": ["Допустимые значения: 4s, db."]}},
+    )
+    refresh()  # the requests share this test's app context, and Flask-Babel caches on it
+    r = api(
+        "get", f"/api/v1/games/{game_id}/packet", role="host", headers={"Accept-Language": "en"}
+    )
+    assert (r.status_code, r.json) == (
+        422,
+        {"errors": {"format": ["Missing data for required field."]}},
+    )
     assert api("get", "/api/v1/games/999999/packet?format=4s", role="host").status_code == 404
 
 
