@@ -397,8 +397,9 @@ PACKET_ROLES = "producer|host"
 
 
 def _may_read_packet(game: Game) -> bool:
-    """Whether the caller may read ``game``'s packet: a staff role of
-    :data:`PACKET_ROLES`. (The place for the public reading of an aired game.)"""
+    """Whether the caller may read ``game``'s packet: a staff role of :data:`PACKET_ROLES`.
+    The one place that decides it: the public reading of a game once it has aired belongs
+    here, beside the staff check."""
     user = current_staff()
     return user is not None and user.role in (allowed_roles(PACKET_ROLES) or ())
 

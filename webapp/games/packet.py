@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from webapp.core.filenames import file_name
+from webapp.domain.donor import quoted
 from webapp.domain.handouts import image_spans, leading_handout_span
 from webapp.domain.packets import (
     ANONYMOUS_AUTHOR,
@@ -217,6 +218,6 @@ def season_packet(season: Season, fmt: Literal["4s", "db"], uploads: Path) -> Pa
         if tour.items:
             tours.append(tour)
     if not tours:
-        raise GameConflict(f"в сезоне «{season.name}» нет сыгранных игр — пакет пуст")
+        raise GameConflict(f"в сезоне {quoted(season.name)} нет сыгранных игр — пакет пуст")
     text = FORMATS[fmt][1](season.name, tours)
     return _packet_file(("Пакет", f"сезон {season.name}"), fmt, text, images)

@@ -290,6 +290,17 @@ def test_a_game_without_a_question_asked_has_no_packet(app, api):
     r = api("get", f"/api/v1/games/{g.id}/packet?format=db", role="producer")
     assert r.status_code == 409
     assert r.json["error"]["message"] == f"игра {g.id}: ни один вопрос ещё не задан — пакет пуст"
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["export", "game", str(g.id), "--format", "4s"])
+    assert (result.exit_code, result.stderr.strip()) == (
+        2,
+        f"Error: игра {g.id}: ни один вопрос ещё не задан — пакет пуст",
+    )
+    result = runner.invoke(args=["export", "season", str(g.season_id), "--format", "4s"])
+    assert (result.exit_code, result.stderr.strip()) == (
+        2,
+        f"Error: в сезоне «{g.season.name}» нет сыгранных игр — пакет пуст",
+    )
 
 
 def test_plain_text_without_images(app, api):
