@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import abort, current_app, g, url_for
+from flask import abort, current_app, g, request, url_for
 from flask_smorest import Blueprint
 from sqlalchemy.orm import lazyload
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
-from webapp.core.access import access, current_staff
-from webapp.core.filenames import send_path
+from webapp.api.messages import Message
+from webapp.core.access import access, allowed_roles, current_staff, refuse
+from webapp.core.filenames import send_bytes, send_path
 from webapp.core.models import Document
 from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
@@ -26,6 +27,7 @@ from webapp.games.operations import (
     request_draw,
     request_envelopes,
 )
+from webapp.games.packet import FORMATS, game_packet
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import decide, sign_off
@@ -388,6 +390,65 @@ def game(game_id):
         "state": game_state(game),
         "protocol": protocol(game),
     }
+
+
+#: Who may read a game's packet before it is published (contracts/api.md).
+PACKET_ROLES = "producer|host"
+
+
+def _may_read_packet(game: Game) -> bool:
+    """Whether the caller may read ``game``'s packet: a staff role of :data:`PACKET_ROLES`.
+    The one place that decides it: the public reading of a game once it has aired belongs
+    here, beside the staff check."""
+    user = current_staff()
+    return user is not None and user.role in (allowed_roles(PACKET_ROLES) or ())
+
+
+@blp.route("/games/<int:game_id>/packet")
+@access("public", api=True)  # the view decides: _may_read_packet
+@blp.doc(
+    parameters=[
+        {
+            "in": "query",
+            "name": "format",
+            "required": True,
+            "schema": {"type": "string", "enum": ["4s", "db"]},
+        }
+    ]
+)
+@blp.doc(
+    responses={
+        "200": {
+            "description": "the packet: UTF-8 text, or a zip of the text and its images when "
+            "the questions have images",
+            "content": {
+                "text/plain": {"schema": {"type": "string"}},
+                "application/zip": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    }
+)
+@blp.alt_response(409, schema=s.ErrorBody)
+@blp.alt_response(422, schema=s.ValidationErrors)
+@blp.doc(security=SECURE)
+def packet(game_id):
+    """The game's questions as they were asked, in order (answers, accepted answers,
+    comments, sources, handouts, the authors who agreed to be named): chgksuite 4s
+    (``format=4s``) or the db.chgk.info text (``format=db``); a zip of the text and its
+    image files when the questions have images. 409 when nothing was asked yet."""
+    game = _game(game_id)
+    if not _may_read_packet(game):
+        refuse(allowed_roles(PACKET_ROLES), api=True)
+    fmt = request.args.get("format")
+    if fmt not in FORMATS:  # after the role check: nothing is told to a stranger
+        message = (
+            Message("Обязательное поле.")
+            if fmt is None
+            else Message("Допустимые значения: {choices}.", {"choices": "4s, db"})
+        )
+        raise ApiError(422, errors={"format": [str(message)]})
+    made = game_packet(game, fmt, uploads_folder())
+    return send_bytes(made.data, made.name, made.mimetype)
 
 
 @blp.route("/games/<int:game_id>/close", methods=["POST"])

@@ -36,6 +36,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "<instance>/backup_key, made on first use: keep a copy apart from the archives).",
     ),
     "beat": ("webapp.cli.processes:beat", "Run Celery beat (the outbox sweeper)."),
+    "export": (
+        "webapp.games.cli:export",
+        "Packets of the questions as they were asked (chgksuite 4s or db.chgk.info text).",
+    ),
     "game": ("webapp.cli.replay:game", "Games."),
     "health": (
         "webapp.cli.processes:health",

@@ -1,4 +1,5 @@
-"""Question packets: parsing the 4s and db.chgk.info text formats (pure: stdlib only).
+"""Question packets: parsing and writing the 4s and db.chgk.info text formats (pure:
+stdlib only).
 
 Two input formats are understood:
 
@@ -44,6 +45,11 @@ through as a stand-alone element); a marker after leading spaces is still a
 marker. ``@``/``/`` lines outside any question (theme authors in «Своя игра»
 packets) go to ``meta["extra"]``, as chgksuite keeps them outside questions.
 
+Writing (:func:`write_4s`, :func:`write_db`) is the other direction: the questions of
+a game as they were asked, in a packet that chgksuite and this module read back with the
+same field values; the rules the writers follow are in their docstrings and in
+:class:`AskedQuestion`.
+
 Size (over 500 lines, on purpose): one grammar for both packet formats (4s and
 db.chgk.info), its error type and its round trip; split across modules the grammar's
 markers and their handling would no longer read top to bottom.
@@ -62,8 +68,12 @@ from webapp.domain.handouts import image_spans, leading_handout_span
 from webapp.domain.text import COMBINING_ACUTE, has_control_chars, normalise, stress_caps_to_acute
 
 __all__ = [
+    "ANONYMOUS_AUTHOR",
+    "AskedQuestion",
     "AuthorRef",
     "Packet",
+    "PacketItem",
+    "PacketTour",
     "PACKET_ERROR_CODES",
     "PacketError",
     "ParsedQuestion",
@@ -73,6 +83,8 @@ __all__ = [
     "parse_authors",
     "parse_db",
     "parse_packet",
+    "write_4s",
+    "write_db",
 ]
 
 
@@ -981,3 +993,293 @@ def parse_packet(text: str) -> Packet:
     if detect_format(text) == "db":
         return parse_db(text)
     return parse_4s(text)
+
+
+# --- writing ------------------------------------------------------------------------
+
+#: The author line of a question whose authors did not agree to be named.
+ANONYMOUS_AUTHOR = "Автор пожелал остаться неизвестным"
+
+#: The first line of a blitz / superblitz question, before its numbered parts.
+_PREAMBLES = {"blitz": "Блиц.", "superblitz": "Суперблиц."}
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """One question as it was asked, in Sova's own fields (glossary: question, answer,
+    accepted, rejected, comment, sources, handout) plus the ``authors`` line as printed.
+
+    ``handout`` is a handout that is *not* already written at the head of ``text``: a
+    question imported from a packet keeps its ``[Раздаточный материал: …]`` block in the
+    text (the caller passes ``None`` then), a viewer's question has it apart. Image
+    references are ``(img name)`` in any field, ``name`` being the file written beside
+    the packet."""
+
+    text: str
+    answer: str
+    accepted: str | None = None
+    rejected: str | None = None
+    comment: str | None = None
+    sources: tuple[str, ...] = ()
+    handout: str | None = None
+    authors: str | None = None
+
+
+@dataclass(frozen=True)
+class PacketItem:
+    """One numbered question of a packet: a single question (one part), or a blitz /
+    superblitz round (``kind`` ``"blitz"`` / ``"superblitz"``; anything else is a single
+    question) with the parts that were asked, in order."""
+
+    parts: tuple[AskedQuestion, ...]
+    kind: str = "single"
+
+
+@dataclass(frozen=True)
+class PacketTour:
+    """A run of questions under one heading (``##`` in 4s, ``Тур:`` in db): one game of a
+    season's packet. ``title`` None: no heading (a one-game packet)."""
+
+    title: str | None
+    items: tuple[PacketItem, ...]
+
+
+def _lines(text: str | None) -> list[str]:
+    """The non-blank lines of ``text`` (neither format has a blank line inside a field:
+    it ends the field), without trailing spaces."""
+    return [line.rstrip() for line in normalise(text or "").split("\n") if line.strip()]
+
+
+def _numbered(values: list[str | None]) -> str | None:
+    """Per-part values of a multi-part question as one field: ``"N. value"`` lines for the
+    parts that have one (N = the part's number); None when no part has one."""
+    lines = [f"{n}. {v}" for n, v in enumerate(values, 1) if v]
+    return "\n".join(lines) or None
+
+
+def _combined(item: PacketItem) -> dict[str, Any]:
+    """The fields of ``item`` as the packet writes them: ``question`` and ``answer`` as a
+    list of parts (one per asked question) with the ``preamble`` of a blitz; ``accepted``,
+    ``rejected``, ``comment`` and ``handout`` as :func:`_numbered` lines; ``sources`` all
+    parts' sources in order (each once); ``authors`` one line when every part has the same,
+    else numbered lines."""
+    parts = item.parts
+    if len(parts) == 1:
+        p = parts[0]
+        preamble = _PREAMBLES.get(item.kind)
+        return {
+            "preamble": preamble,
+            "question": [p.text],
+            "answer": [p.answer],
+            "accepted": p.accepted or None,
+            "rejected": p.rejected or None,
+            "comment": p.comment or None,
+            "handout": p.handout or None,
+            "sources": [x for x in p.sources if x],
+            "authors": p.authors or None,
+        }
+    sources: list[str] = []
+    for p in parts:
+        sources.extend(x for x in p.sources if x and x not in sources)
+    authors = {p.authors for p in parts}
+    return {
+        "preamble": _PREAMBLES.get(item.kind, ""),
+        "question": [p.text for p in parts],
+        "answer": [p.answer for p in parts],
+        "accepted": _numbered([p.accepted for p in parts]),
+        "rejected": _numbered([p.rejected for p in parts]),
+        "comment": _numbered([p.comment for p in parts]),
+        "handout": _numbered([p.handout for p in parts]),
+        "sources": sources,
+        "authors": parts[0].authors if len(authors) == 1 else _numbered([p.authors for p in parts]),
+    }
+
+
+# 4s --------------------------------------------------------------------------------
+
+
+def _4s_safe(lines: list[str]) -> list[str]:
+    """Lines of one 4s field: a line after the first whose first word is a 4s marker, or
+    that starts with ``-`` (a list item to a 4s reader), is joined to the line before it
+    with a space — 4s has no way to write such a line."""
+    out: list[str] = []
+    for line in lines:
+        words = line.split()
+        if out and (words[0] in _MARKERS or line.lstrip().startswith("-")):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
+def _4s_field(marker: str, text: str | None) -> list[str]:
+    lines = _4s_safe(_lines(text))
+    if not lines:
+        return []
+    return [f"{marker} {lines[0]}", *lines[1:]]
+
+
+def _4s_list(marker: str, preamble: str | None, items: list[str]) -> list[str]:
+    """A field of several items: ``marker preamble`` (or the marker alone), then ``- item``
+    lines (an item's own further lines follow it)."""
+    out = [f"{marker} {preamble}" if preamble else marker]
+    for item in items:
+        lines = _4s_safe(_lines(item))
+        if lines:
+            out.append(f"- {lines[0]}")
+            out.extend(lines[1:])
+    return out
+
+
+def write_4s(title: str | None, tours: Sequence[PacketTour]) -> str:
+    """The packet in chgksuite's 4s format (UTF-8 text, LF line ends, ends with a newline).
+
+    * ``### title``, then each tour's ``## title`` (when it has one) before its questions.
+    * A question: ``? question``, ``> handout``, ``! answer``, ``= accepted``, ``!=
+      rejected``, ``/ comment``, ``^ sources``, ``@ authors`` (the fields it has), questions
+      separated by one blank line and numbered by the reader in packet order.
+    * A field's lines follow its marker line; blank lines inside a field are dropped (a
+      blank line ends a question); a line whose first word is a marker or that starts with
+      ``-`` is joined to the line before it (:func:`_4s_safe`). (A field whose *first* line
+      starts with ``- `` loses that hyphen to a 4s reader: the format cannot say otherwise.)
+    * Several sources: a ``- `` list after the ``^`` line; one source: on the ``^`` line.
+    * A blitz / superblitz round (:class:`PacketItem` with several parts): ``? Блиц.`` /
+      ``? Суперблиц.`` and the parts as a ``- `` list; the answers as a ``- `` list after a
+      lone ``!``; ``accepted``, ``rejected``, ``comment``, ``handout`` as ``N. value`` lines
+      for the parts that have one; the parts' sources in one list (each once); the authors
+      once when every part has the same line, else as ``N. line`` lines. A round of which
+      one question was asked: the preamble line, then that question (one ``- `` item is
+      plain text to a 4s reader).
+    """
+    out: list[str] = []
+    if title:
+        out += [f"### {' '.join(title.split())}", ""]
+    for tour in tours:
+        if tour.title:
+            out += [f"## {' '.join(tour.title.split())}", ""]
+        for item in tour.items:
+            f = _combined(item)
+            if len(f["question"]) > 1 or f["preamble"]:
+                out += _4s_list("?", f["preamble"], f["question"])
+            else:
+                out += _4s_field("?", f["question"][0])
+            out += _4s_field(">", f["handout"])  # after "?": a ">" that opens a block is
+            # no question's field to chgksuite
+            if len(f["answer"]) > 1:
+                out += _4s_list("!", None, f["answer"])
+            else:
+                out += _4s_field("!", f["answer"][0])
+            out += _4s_field("=", f["accepted"])
+            out += _4s_field("!=", f["rejected"])
+            out += _4s_field("/", f["comment"])
+            if len(f["sources"]) > 1:
+                out += _4s_list("^", None, f["sources"])
+            else:
+                out += _4s_field("^", f["sources"][0] if f["sources"] else None)
+            out += _4s_field("@", f["authors"])
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+# db.chgk.info ------------------------------------------------------------------------
+
+_DB_ITEM_LIKE = re.compile(r"\d+\.\s")
+
+
+def _db_pics(text: str) -> str:
+    """``(img [options] name)`` → ``(pic: name)`` (db.chgk.info names no options)."""
+    for start, end, name in reversed(image_spans(text)):
+        text = f"{text[:start]}(pic: {name}){text[end:]}"
+    return text
+
+
+def _db_lines(text: str | None, lists: bool) -> list[str]:
+    """One db field's lines (leading spaces dropped: indentation is the format's own): the
+    first as is, each further line indented by three spaces (a new line to the reader; an
+    unindented one is joined with a space). In fields where
+    ``   1. …`` is a list item (``lists``: question, answer, sources) a further line that
+    starts with ``N. `` is written unindented, i.e. joined to the line before. Lines are
+    joined as for 4s first (:func:`_4s_safe`): :func:`parse_db` reads db text through 4s."""
+    out: list[str] = []
+    for line in _4s_safe([x.lstrip() for x in _lines(_db_pics(text or ""))]):
+        if not out:
+            out.append(line)
+        elif lists and _DB_ITEM_LIKE.match(line.lstrip()):
+            out.append(line)
+        else:
+            out.append("   " + line)
+    return out
+
+
+def _db_items(items: list[str]) -> list[str]:
+    out: list[str] = []
+    for n, item in enumerate(items, 1):
+        lines = _db_lines(item, lists=True)
+        if lines:
+            out.append(f"   {n}. {lines[0]}")
+            out.extend(lines[1:])
+    return out
+
+
+def write_db(title: str | None, tours: Sequence[PacketTour]) -> str:
+    """The packet in the db.chgk.info text format (UTF-8 text, LF line ends).
+
+    * ``Чемпионат:`` with the title, then each tour's ``Тур:`` (when it has a title); every
+      header on its own line, its text on the lines after it, fields separated by one
+      blank line; questions ``Вопрос N:`` numbered 1.. through the whole packet.
+    * Fields: ``Вопрос N:`` (a handout apart from the text first, as ``   <раздатка>`` …
+      ``   </раздатка>`` lines), ``Ответ:``, ``Зачет:``, ``Незачет:``, ``Комментарий:``,
+      ``Источник:``, ``Автор:``.
+    * A field's first line is written as is, each further line indented by three spaces
+      (db.chgk.info's new line; :func:`_db_lines`); blank lines inside a field are dropped.
+    * Images: ``(img name)`` is written ``(pic: name)``, the file beside the packet.
+    * Several sources: ``   1. …`` lines; one source: plain text.
+    * A blitz / superblitz round: ``Блиц.`` / ``Суперблиц.`` and the parts as ``   1. …``
+      lines, the answers as ``   1. …`` lines, the other fields as for 4s
+      (:func:`write_4s`). A round of which one question was asked: the preamble line, then
+      that question on a line of its own.
+
+    Readers of this format (chgksuite, :func:`parse_db`) apply db.chgk.info's typography:
+    straight quotes become «», `` - `` an em dash, a capital vowel inside a lower-case word a
+    stress mark, ``%xx`` runs in URLs are decoded, spaces before a line end are dropped. Text
+    that already follows it («», —, U+0301, decoded URLs) reads back unchanged.
+    """
+    out: list[str] = []
+    if title:
+        out += ["Чемпионат:", " ".join(title.split()), ""]
+    number = 0
+    for tour in tours:
+        if tour.title:
+            out += ["Тур:", " ".join(tour.title.split()), ""]
+        for item in tour.items:
+            number += 1
+            f = _combined(item)
+            out.append(f"Вопрос {number}:")
+            handout = _db_lines(f["handout"], lists=False)
+            if len(f["question"]) > 1:
+                question = [f["preamble"], *_db_items(f["question"])]
+            elif f["preamble"]:
+                question = _db_lines(f"{f['preamble']}\n{f['question'][0]}", lists=True)
+            else:
+                question = _db_lines(f["question"][0], lists=True)
+            if handout:  # the text starts on a new line after the handout's closing tag
+                out += ["   <раздатка>", *("   " + x.lstrip() for x in handout), "   </раздатка>"]
+                question[0] = "   " + question[0]
+            out += question
+            out.append("")
+            if len(f["answer"]) > 1:
+                out += ["Ответ:", *_db_items(f["answer"]), ""]
+            else:
+                out += ["Ответ:", *_db_lines(f["answer"][0], lists=True), ""]
+            for label, key in (("Зачет:", "accepted"), ("Незачет:", "rejected")):
+                if f[key]:
+                    out += [label, *_db_lines(f[key], lists=False), ""]
+            if f["comment"]:
+                out += ["Комментарий:", *_db_lines(f["comment"], lists=False), ""]
+            if len(f["sources"]) > 1:
+                out += ["Источник:", *_db_items(f["sources"]), ""]
+            elif f["sources"]:
+                out += ["Источник:", *_db_lines(f["sources"][0], lists=True), ""]
+            if f["authors"]:
+                out += ["Автор:", *_db_lines(f["authors"], lists=False), ""]
+    return "\n".join(out).rstrip("\n") + "\n\n"
