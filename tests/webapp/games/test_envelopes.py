@@ -4,6 +4,7 @@ stress marks, the question on the host card, and no text outside the page (pypdf
 from __future__ import annotations
 
 import io
+from functools import cache
 from pathlib import Path
 
 import pypdf
@@ -25,6 +26,7 @@ MM = 72 / 25.4
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
 
 
+@cache
 def _font(base_font: str) -> ImageFont.FreeTypeFont:
     """The system DejaVu file of a PDF font name (``ABCDEF+DejaVuSerif-Bold``)."""
     name = base_font.lstrip("/").split("+", 1)[-1]  # "DejaVu-Sans-Bold"
@@ -95,8 +97,11 @@ def text_of(reader, index):
     return " ".join(reader.pages[index].extract_text().split())
 
 
-def test_copies_serials_images_props_and_stress_marks(game, drain):
+def test_copies_serials_images_props_stress_marks_and_the_trim_box(game, drain):
+    """One render of two copies (a few seconds of WeasyPrint: the 3 000-letter word and the
+    long lists) for every check of the printed set."""
     pdfs = rendered(drain, game, copies=2)
+    no_text_outside_the_trim_box(pdfs)
     env, host = pdfs["envelopes"], pdfs["host_cards"]
     assert len(env.pages) >= 26  # 13 sectors per copy (the long sector may take more)
     per_copy = len(env.pages) // 2
@@ -133,8 +138,7 @@ def test_copies_serials_images_props_and_stress_marks(game, drain):
     assert (copy.copy_no, db.session.get(Document, copy.document_id).kind) == (2, "host_cards")
 
 
-def test_no_text_outside_the_trim_box(game, drain):
-    pdfs = rendered(drain, game, copies=1)
+def no_text_outside_the_trim_box(pdfs) -> None:
     for reader in pdfs.values():
         for page in reader.pages:
             for x, right, y, text in fragments(page):
@@ -148,7 +152,7 @@ def test_no_text_outside_the_trim_box(game, drain):
         for reader in [pdfs["envelopes"]]
         for i in range(len(reader.pages))
     )
-    assert long_word.count("Щ") == 3000
+    assert long_word.count("Щ") == 3000 * 2  # once per copy
 
 
 def test_copies_are_checked(game):
