@@ -16,6 +16,8 @@ Every public surface asks here, and nowhere else:
 - :func:`published_questions` ``(now=None) -> Select[(EnvelopeQuestion, Game)]``: the
   questions asked in published games (outcome ``answered``/``unanswered``), held-back ones
   left out, newest air first, then by sector and slot;
+- :func:`public_game_or_404` ``(game_id, now=None) -> Game``: a public page's game, else
+  ``404`` (staff of any role see every game);
 - :func:`question_published` ``(question, now=None) -> bool``: the question was asked in a
   published game (whether or not it is held back: its author's own pages still show the
   author what became of it);
@@ -74,6 +76,20 @@ def published_questions(now: datetime | None = None) -> Select:
         )
         .order_by(Game.air_at.desc(), Game.id.desc(), Envelope.sector, EnvelopeQuestion.slot)
     )
+
+
+def public_game_or_404(game_id: int, now: datetime | None = None) -> Game:
+    """For a public page about one game: the game if it is published at ``now``, or if
+    the caller has a staff role (any: staff see every game); else ``abort(404)``, the
+    same answer as for a game that does not exist."""
+    from flask import abort
+
+    from webapp.core.access import current_staff
+
+    game = db.session.get(Game, game_id)
+    if game is None or not (is_published(game, now) or current_staff() is not None):
+        abort(404)
+    return game
 
 
 def played_in(question: Question) -> Game | None:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from werkzeug.exceptions import NotFound
 
 from tests.forms import page_forms
 from tests.helpers import PRIZE_APP, VIEWERS_WIN
@@ -21,6 +22,7 @@ from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.publication import (
     is_published,
+    public_game_or_404,
     published_games,
     published_questions,
     question_public,
@@ -88,6 +90,10 @@ def test_a_game_recorded_ahead_is_hidden_until_it_airs(app, client, api, played,
     prize = db.session.scalars(db.select(Prize).order_by(Prize.id)).first()
     question, author_id = prize.question, prize.author_id
     assert (game.status, is_published(game)) == ("closed", False)
+    db.session.commit()  # end the test's read transaction: SQLite locks while it is open
+    with app.app_context(), app.test_request_context():  # a public page: 404 without a role
+        with pytest.raises(NotFound):
+            public_game_or_404(game_id)
     assert game_id not in [g.id for g in db.session.scalars(published_games())]
     assert db.session.execute(published_questions()).all() == []
 
@@ -108,6 +114,9 @@ def test_a_game_recorded_ahead_is_hidden_until_it_airs(app, client, api, played,
     assert game.air_at == datetime(2023, 12, 30, 18, 0, tzinfo=UTC)
     assert is_published(game) and not is_published(game, datetime(2023, 12, 30, 17, tzinfo=UTC))
     assert db.session.scalars(published_games()).all() == [game]
+    db.session.commit()
+    with app.app_context(), app.test_request_context():
+        assert public_game_or_404(game_id).id == game_id
     after = _surfaces(app, question.public_token, author_id)
     assert after["api"] == ["received", "in_review", "accepted", "used", "prize_owed"]
     assert "Сыгран в игре" in after["status"] and "Вам положен денежный приз" in after["status"]
