@@ -102,6 +102,9 @@ def test_a_game_recorded_ahead_is_hidden_until_it_airs(app, client, api, played,
     for page in (before["status"], before["my"]):
         assert "Принят редакцией" in page
         assert "Сыгран в игре" not in page and "Вам положен денежный приз" not in page
+    # the accountant cannot ask the author for payment details yet: the e-mail would say
+    # before the broadcast that the question was not answered
+    assert _request_details(client, login, prize.id) == "owed"
     # staff still see the game, with its air time in the season's zone (the API calls
     # above, on the same client with a bearer token, ended its page session)
     login("producer")
@@ -122,6 +125,16 @@ def test_a_game_recorded_ahead_is_hidden_until_it_airs(app, client, api, played,
     assert "Сыгран в игре" in after["status"] and "Вам положен денежный приз" in after["status"]
     assert "Вам положен денежный приз" in after["my"]  # «Мои вопросы»: the latest status
     assert question_public(question)
+    assert _request_details(client, login, prize.id) == "details_requested"
+
+
+def _request_details(client, login, prize_id: int) -> str:
+    """The accountant presses «Запросить реквизиты» on the prize page; the prize's status."""
+    login("accountant")
+    form = _form(client, f"/prizes/{prize_id}", f"/prizes/{prize_id}/request-details")
+    client.post(form.action, data=form.fields)
+    db.session.expire_all()
+    return db.session.get(Prize, prize_id).status
 
 
 def test_an_editor_holds_back_an_aired_question(app, client, api, played, login, staff):
