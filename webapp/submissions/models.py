@@ -104,7 +104,8 @@ class Question(Model):
     origin: Mapped[str | None] = mapped_column(String(300))  # packet file and number
     rejection_reason: Mapped[str | None] = mapped_column(Text)
     consent_version: Mapped[str | None] = mapped_column(String(20))
-    # Set by games when the question is played: the author sees "used" only after it.
+    # Set by games when the question is played (the game's date). What the author sees is
+    # decided by the game's publication (closed and aired: webapp.games.publication).
     aired_on: Mapped[date | None] = mapped_column(Date)
     # Viewer intake (issue: viewers): consents, handout image, idempotency, paper letters.
     consent_on_air: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
