@@ -46,7 +46,9 @@ def upgrade():
             season, season.c.id == game.c.season_id
         )
     ).all()
-    update = sa.update(game).where(game.c.id == sa.bindparam("row_id")).values(air_at=sa.bindparam("at"))
+    update = (
+        sa.update(game).where(game.c.id == sa.bindparam("row_id")).values(air_at=sa.bindparam("at"))
+    )
     batch = []
     for r in rows:
         air_date = r.air_date
