@@ -253,6 +253,17 @@ class GameIn(Strict):
         validate=validate.OneOf(["qualifying", "series_final", "year_final", "special"]),
     )
     date = fields.Date(required=True)
+    air_at = fields.DateTime(
+        format="iso",
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "when the game airs, ISO 8601; without an offset it is read in the "
+            "season's time zone (Europe/Minsk for 2023, Europe/Moscow for 2009); default: "
+            "`date` at 00:00 in that zone",
+            "example": "2023-12-30T21:00:00+03:00",
+        },
+    )
     team = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     title = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200))
     table = fields.Nested(TableIn, required=True)
@@ -334,9 +345,32 @@ class StateOut(Schema):
     state = fields.Dict()
 
 
+class AirIn(Strict):
+    air_at = fields.DateTime(
+        format="iso",
+        required=True,
+        metadata={
+            "description": "when the game airs, ISO 8601; without an offset it is read in the "
+            "season's time zone",
+            "example": "2023-12-30T21:00:00+03:00",
+        },
+    )
+
+
+class AirOut(Schema):
+    id = fields.Integer(required=True)
+    air_at = fields.String(
+        required=True,
+        metadata={"description": "ISO 8601 in the season's time zone, with its offset"},
+    )
+
+
 class GameOut(Schema):
     id = fields.Integer()
     status = fields.String()
+    air_at = fields.String(
+        metadata={"description": "when the game airs: ISO 8601 in the season's time zone"}
+    )
     state = fields.Dict()
     protocol = fields.Dict()
 

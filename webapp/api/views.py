@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, g, request, url_for
 from flask_smorest import Blueprint
@@ -26,6 +27,7 @@ from webapp.games.operations import (
     record_event,
     request_draw,
     request_envelopes,
+    set_air_time,
 )
 from webapp.games.packet import FORMATS, game_packet
 from webapp.games.views import DOCUMENT_ROLES
@@ -261,8 +263,28 @@ def games(data):
         title=data.get("title"),
         team_id=data.get("team_id"),
         series_id=data.get("series_id"),
+        air_at=data.get("air_at"),
     )
     return {"id": game.id}
+
+
+def _air_at(game: Game) -> str:
+    """The game's air time, ISO 8601 in its season's time zone with the offset."""
+    return game.air_at.astimezone(ZoneInfo(game.season.timezone)).isoformat()
+
+
+@blp.route("/games/<int:game_id>", methods=["PATCH"])
+@access("producer", api=True)
+@blp.arguments(s.AirIn)
+@blp.response(200, s.AirOut)
+@blp.alt_response(422, schema=s.ValidationErrors)
+@blp.doc(security=SECURE)
+def game_air(data, game_id):
+    """Set when the game airs (``air_at``; without an offset, in the season's time zone).
+    Its questions, answers, outcomes and authors are public once it is closed and this time
+    has passed; a later time hides them again."""
+    game = set_air_time(_game(game_id), data["air_at"])
+    return {"id": game.id, "air_at": _air_at(game)}
 
 
 def _game(game_id: int) -> Game:
@@ -387,6 +409,7 @@ def game(game_id):
     return {
         "id": game.id,
         "status": game.status,
+        "air_at": _air_at(game),
         "state": game_state(game),
         "protocol": protocol(game),
     }

@@ -1,10 +1,12 @@
 """Producer and host forms."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
     DateField,
+    DateTimeLocalField,
     HiddenField,
     IntegerField,
     SelectChoice,
@@ -196,4 +198,15 @@ class TopicForm(FlaskForm):
             *(SelectChoice(k, v) for k, v in TOPICS.items()),
         ],
         validators=[Optional()],
+    )
+
+
+class AirTimeForm(FlaskForm):
+    """When the game airs, in the season's time zone (``webapp.games.publication``: its
+    questions are public once it is closed and this time has passed)."""
+
+    air_at = DateTimeLocalField(
+        _l("Время эфира (по часовому поясу сезона)"),
+        format=["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"],
+        validators=[DataRequired(_l("Укажите дату и время эфира."))],
     )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -102,6 +103,11 @@ class Game(Model):
     kind: Mapped[str] = mapped_column(String(20))
     title: Mapped[str] = mapped_column(String(200), default="")
     air_date: Mapped[date] = mapped_column(Date)
+    # When the game airs (aware, stored UTC; entered and shown in the season's zone): the
+    # game is public once it is closed and this time has passed
+    # (:func:`webapp.games.publication.is_published`). Default: ``air_date`` at 00:00 in
+    # the season's zone (:func:`default_air_at`; the rule books name no air hour).
+    air_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     team: Mapped[str | None] = mapped_column(String(200))
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), index=True)
     series_id: Mapped[int | None] = mapped_column(ForeignKey("series.id"), index=True)
@@ -180,6 +186,12 @@ class Game(Model):
         """A downloaded file's name for this game: «Конверты — игра 12 — 2026-12-05.pdf»
         (``what`` says what the file is; :func:`webapp.core.filenames.file_name`)."""
         return file_name(what, f"игра {self.id}", self.air_date.isoformat(), ext=ext)
+
+
+def default_air_at(air_date: date, zone: str) -> datetime:
+    """A game's air time when none is given: ``air_date`` at 00:00 in the season's time
+    zone ``zone``, as an aware UTC datetime (neither rule book names an air hour)."""
+    return datetime.combine(air_date, time(0), tzinfo=ZoneInfo(zone)).astimezone(UTC)
 
 
 class Envelope(Model):

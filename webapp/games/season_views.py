@@ -5,15 +5,13 @@ results of the games that have aired, ru/be/en)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from zoneinfo import ZoneInfo
-
 from flask import Blueprint, flash, redirect, render_template, url_for
 from wtforms import SelectChoice
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.formats import money
+from webapp.core.models import utcnow
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
@@ -25,6 +23,7 @@ from webapp.games import queries
 from webapp.games import season_queries as sq
 from webapp.games.models import SERIES_LABELS, Game, Season, Team
 from webapp.games.operations import create_game, set_donor, set_unanswered_prize
+from webapp.games.publication import is_published
 from webapp.games.season_events import add_event, add_new_team, add_team
 from webapp.games.season_forms import (
     SeasonDonorForm,
@@ -283,17 +282,18 @@ def season_game(season_id: int):
 
 def aired_state(season: Season):
     """The season as viewers may see it: the replay stops before the first game result whose
-    game has not aired yet (its air date is after today in the season's time zone), so the
-    standings reveal nothing about a game before its broadcast. Returns ``(state, results)``
-    with ``results`` = ``[(Result, Game)]`` of the aired games; ``(None, [])`` without teams."""
+    game is not published (:func:`webapp.games.publication.is_published`: closed and its air
+    time passed), so the standings reveal nothing about a game before its broadcast — not
+    even that it was played or when. Returns ``(state, results)`` with ``results`` =
+    ``[(Result, Game)]`` of the aired games; ``(None, [])`` without teams."""
     if not sq.managed(season):
         return None, []
-    today = datetime.now(ZoneInfo(season.timezone)).date()
+    now = utcnow()
     links = sq.game_links(season)
     stop = None
     for e in sq.stored_events(season):
         game = links.get(e.seq - 1)
-        if game is not None and game.air_date > today:
+        if game is not None and not is_published(game, now):
             stop = e.seq
             break
     eng = sq.engine(season, before_seq=stop)

@@ -4,7 +4,15 @@ filters (GET, no CSRF: reading changes nothing)."""
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
-from wtforms import HiddenField, IntegerField, SelectChoice, SelectField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    IntegerField,
+    SelectChoice,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import (
     AnyOf,
     DataRequired,
@@ -133,6 +141,23 @@ class AuthorForm(FlaskForm):
 
     name = StringField("Имя", validators=[DataRequired(), NoControlChars(), Length(max=200)])
     city = StringField("Город", validators=[Optional(), NoControlChars(), Length(max=200)])
+
+
+class HoldBackForm(FlaskForm):
+    """Hold back a question asked on air: a reason and a confirmation (audited)."""
+
+    reason = TextAreaField(
+        _l("Причина (например, претензия правообладателя)"),
+        validators=[
+            DataRequired(_l("Укажите причину.")),
+            NoControlChars(),
+            Length(max=1000, message=_l("Причина — не длиннее 1000 символов.")),
+        ],
+    )
+    confirm = BooleanField(
+        _l("Подтверждаю: вопрос больше не будет виден зрителям"),
+        validators=[DataRequired(_l("Подтвердите, что вопрос нужно придержать."))],
+    )
 
 
 class CommentForm(FlaskForm):

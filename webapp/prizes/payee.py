@@ -27,6 +27,7 @@ import re
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
+from zoneinfo import ZoneInfo
 
 from flask import current_app
 from flask_babel import gettext as _
@@ -43,6 +44,7 @@ from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, normalise, quantity
 from webapp.extensions import db
+from webapp.games.publication import is_published
 from webapp.prizes.forms import PAYEE_LABELS
 from webapp.prizes.models import (
     STATUS_LABELS,
@@ -283,7 +285,15 @@ def new_link(prize: Prize) -> str:
 
 def request_details(prize: Prize, user_id: int | None) -> str:
     """Ask the payee for details: status ``details_requested`` (recorded) and a new link
-    token (returned). Raises PrizeError if the prize has no cash or is paid already."""
+    token (returned). Raises PrizeError if the prize has no cash or is paid already, or
+    its game is not published yet (the e-mail would tell the author, before the broadcast,
+    that the question was not answered: ``webapp.games.publication``)."""
+    if not is_published(prize.game):
+        at = prize.game.air_at.astimezone(ZoneInfo(prize.game.season.timezone))
+        raise PrizeError(
+            f"игра ещё не вышла в эфир (эфир {at:%d.%m.%Y %H:%M}): реквизиты запрашиваются "
+            "после эфира"
+        )
     if prize.amount is None:
         raise PrizeError(f"приз {prize.id} без денежной суммы: реквизиты не нужны")
     if prize.status not in ("owed", "details_requested", "agreement_issued"):

@@ -104,7 +104,8 @@ class Question(Model):
     origin: Mapped[str | None] = mapped_column(String(300))  # packet file and number
     rejection_reason: Mapped[str | None] = mapped_column(Text)
     consent_version: Mapped[str | None] = mapped_column(String(20))
-    # Set by games when the question is played: the author sees "used" only after it.
+    # Set by games when the question is played (the game's date). What the author sees is
+    # decided by the game's publication (closed and aired: webapp.games.publication).
     aired_on: Mapped[date | None] = mapped_column(Date)
     # Viewer intake: consents, handout image, idempotency, paper letters.
     consent_on_air: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
@@ -122,6 +123,12 @@ class Question(Model):
     # A live question (channel ``live``, the ``/live`` form): the game that was live when it
     # arrived (2009 sector 13, 002_e025d5ded135c1c4.txt §1.3); None for every other question.
     live_game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), index=True)
+    # An editor held the question back after its game aired (a legal complaint, say): it
+    # never appears on a public surface (``webapp.games.publication``); who, when, why.
+    # Audited as ``ModerationAudit`` action ``hold_back``.
+    held_back_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    held_back_by: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    held_back_reason: Mapped[str | None] = mapped_column(Text)
 
     authors: Mapped[list[QuestionAuthor]] = relationship(
         order_by="QuestionAuthor.position", cascade="all, delete-orphan", lazy="selectin"

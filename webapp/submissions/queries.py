@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import datetime
 from operator import itemgetter
 
 from blinker import Namespace
@@ -57,29 +57,39 @@ def by_token(token: str) -> Question | None:
 # e.g. prizes' ``prize_owed`` and ``paid``.
 public_events = Namespace().signal("sova.question-public-events")
 
+# Whether a question's game has aired (the embargo, ``webapp.games.publication``), asked
+# the same way: ``published.send(question, now=now)``; a receiver returns True when the
+# game the question was asked in is published at ``now``. No receiver: never aired.
+published = Namespace().signal("sova.question-published")
 
-def public_history(question: Question, today: date | None = None) -> list[dict]:
+
+def has_aired(question: Question, now: datetime | None = None) -> bool:
+    """True if the game ``question`` was asked in is published at ``now`` (closed, its air
+    time passed: :func:`webapp.games.publication.question_published`)."""
+    return any(result for _receiver, result in published.send(question, now=now))
+
+
+def public_history(question: Question, now: datetime | None = None) -> list[dict]:
     """The author's view of the history: ``[{"status": str, "at": datetime}]``, oldest first.
 
     Internal steps that would reveal the game (``assigned``) are shown as ``accepted``;
     ``used`` — and every event other features add through :data:`public_events` (prize
-    owed, paid) — appears only once the game has aired (``question.aired_on`` before
-    ``today``). Consecutive repeats are merged.
+    owed, paid) — appears only once the game is published (:func:`has_aired`: closed and
+    its air time before ``now``). Consecutive repeats are merged.
     """
-    aired = question.aired_on
-    has_aired = aired is not None and aired < (today or date.today())
+    aired = has_aired(question, now)
     events = [
         {"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
         for c in question.history
     ]
-    if has_aired:
+    if aired:
         for _receiver, extra in public_events.send(question):
             events.extend(extra or [])
     events.sort(key=itemgetter("at"))
     out: list[dict] = []
     for event in events:
         status = event["status"]
-        if status == "used" and not has_aired:
+        if status == "used" and not aired:
             status = "accepted"
         if out and out[-1]["status"] == status:
             continue

@@ -3,7 +3,7 @@ only once the game has aired."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 from tests.helpers import VIEWERS_WIN
 from webapp.extensions import db
@@ -28,7 +28,7 @@ def test_prize_owed_then_paid_on_the_status_page(app, api, played, client):
     page = client.get(f"/status/{question.public_token}").get_data(as_text=True)
     assert "Вам положен денежный приз" in page and "Приз выплачен" in page
     assert [h["status"] for h in public_history(question)][-3:] == ["used", "prize_owed", "paid"]
-    # before the air date nothing of the game shows, prizes included
+    # before the air time nothing of the game shows, prizes included
     assert "prize_owed" not in [
-        h["status"] for h in public_history(question, today=date(2023, 12, 1))
+        h["status"] for h in public_history(question, now=datetime(2023, 12, 1, tzinfo=UTC))
     ]

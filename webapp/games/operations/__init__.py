@@ -52,6 +52,7 @@ from webapp.games.operations.seasons import (  # noqa: F401
     create_series,
     create_team,
     donor_changed,
+    set_air_time,
     set_donor,
     set_unanswered_prize,
     validate_table,

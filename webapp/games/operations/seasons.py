@@ -3,7 +3,7 @@ series (before its first event)."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from blinker import Namespace
@@ -30,6 +30,7 @@ from webapp.games.models import (
     Season,
     Series,
     Team,
+    default_air_at,
 )
 from webapp.games.operations.common import (
     FIRST_AIR_YEAR,
@@ -372,12 +373,16 @@ def create_game(
     title: str | None = None,
     team_id: int | None = None,
     series_id: int | None = None,
+    air_at: datetime | None = None,
 ) -> Game:
     """A game of a season with its table plan; optionally of a team (``team_id``; ``team``
     stays a free string and defaults to the team's name) and a series of the same season
     (default in a season kept by the engine: the series open now, which the game counts in).
     ``air_date`` in 1975..2100; ``team`` and ``title`` without control characters
-    (:func:`bad_line_chars`). Raises GameError (unknown season, kind, team, series…)."""
+    (:func:`bad_line_chars`). ``air_at``: when the game airs (aware; a naive time is read
+    in the season's zone), default ``air_date`` at 00:00 in the season's zone
+    (:func:`webapp.games.models.default_air_at`). Raises GameError (unknown season, kind,
+    team, series…)."""
     errors: dict[str, list[str]] = {}
     season = db.session.get(Season, season_id) if isinstance(season_id, int) else None
     if season is None:
@@ -391,6 +396,8 @@ def create_game(
         errors.setdefault("date", []).append(
             f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
         )
+    if air_at is not None and season is not None:
+        air_at = _air_time(air_at, season, errors)
     team = (team or "").strip() or None
     if team is not None and bad_line_chars(team):
         errors.setdefault("team", []).append("недопустимые управляющие символы")
@@ -411,6 +418,7 @@ def create_game(
         season_id=season.id,
         kind=kind,
         air_date=air_date,
+        air_at=air_at or default_air_at(air_date, season.timezone),
         team=(team or None),
         team_id=team_row.id if team_row else None,
         series_id=series.id if series else None,
@@ -422,5 +430,31 @@ def create_game(
         created_at=utcnow(),
     )
     db.session.add(game)
+    db.session.flush()
+    return game
+
+
+def _air_time(at: datetime, season: Season, errors: dict) -> datetime | None:
+    """``at`` as an aware UTC datetime (a naive one is read in ``season``'s zone), or None
+    with a message in ``errors["air_at"]`` when its year is outside 1975..2100."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=ZoneInfo(season.timezone))
+    if not FIRST_AIR_YEAR <= at.astimezone(ZoneInfo(season.timezone)).year <= LAST_AIR_YEAR:
+        errors.setdefault("air_at", []).append(
+            f"время эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
+        )
+        return None
+    return at.astimezone(UTC)
+
+
+def set_air_time(game: Game, at: datetime) -> Game:
+    """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
+    public once it is closed and this time has passed (``webapp.games.publication``); a
+    later time hides it again. Raises GameError (``air_at``) for a year outside 1975..2100."""
+    errors: dict[str, list[str]] = {}
+    value = _air_time(at, game.season, errors)
+    if errors:
+        raise GameError(errors)
+    game.air_at = value
     db.session.flush()
     return game

@@ -33,6 +33,7 @@ from webapp.games.views.filters import (  # noqa: F401
     topic_label_filter,
 )
 from webapp.games.views.game_page import (  # noqa: F401
+    air_time,
     allow_start_view,
     assign,
     document,

@@ -7,6 +7,7 @@ from flask import Blueprint, request
 
 from webapp.core.access import current_staff
 from webapp.extensions import db
+from webapp.games import publication as _publication  # noqa: F401  (connects the embargo)
 from webapp.games import queries
 from webapp.games.models import Game
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, flash, jsonify, redirect, render_template, url_for
+from flask_babel import gettext as _
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
@@ -16,7 +18,14 @@ from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
 from webapp.games import queries, season_queries
 from webapp.games.console import refusal_ru
-from webapp.games.forms import ActionForm, AllowStartForm, CloseGameForm, PrintForm, ProtocolForm
+from webapp.games.forms import (
+    ActionForm,
+    AirTimeForm,
+    AllowStartForm,
+    CloseGameForm,
+    PrintForm,
+    ProtocolForm,
+)
 from webapp.games.operations import (
     allow_start,
     fill_table,
@@ -24,9 +33,11 @@ from webapp.games.operations import (
     import_protocol,
     protocol,
     request_envelopes,
+    set_air_time,
     start_confirmation,
     start_refusal,
 )
+from webapp.games.publication import is_published
 from webapp.games.queries import game_document_file_name
 from webapp.games.views.common import (
     DOCUMENT_LABELS,
@@ -62,7 +73,28 @@ def game(game_id: int):
         download_text=download_text,
         start_confirmation=start_confirmation(game),
         allow_start_form=AllowStartForm(),
+        air_form=AirTimeForm(
+            formdata=None, air_at=game.air_at.astimezone(ZoneInfo(game.season.timezone))
+        ),
+        published=is_published(game),
     )
+
+
+@bp.route("/<int:game_id>/air-time", methods=["POST"])
+@access("producer")
+def air_time(game_id: int):
+    """Set when the game airs, typed in the season's time zone (the embargo:
+    ``webapp.games.publication``)."""
+    game = _game_or_404(game_id)
+    form = AirTimeForm()
+    back = url_for("games.game", game_id=game_id)
+    if form.validate_on_submit():
+        on_refusal(_("Время эфира не изменено: "), back)
+        set_air_time(game, form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)))
+        flash(_("Время эфира сохранено."), "success")
+    else:
+        flash(_("Время эфира не изменено: ") + _form_errors(form), "error")
+    return redirect(back)
 
 
 @bp.route("/<int:game_id>/documents.json")

@@ -40,12 +40,14 @@ from webapp.moderation.operations.decisions import (  # noqa: F401
 )
 from webapp.moderation.operations.editing import (  # noqa: F401
     _ATTR,
+    AIRED_STATUSES,
     EDITABLE,
     EDITABLE_STATUSES,
     _field_text,
     add_comment,
     correct_author,
     edit_question,
+    hold_back,
     reveal_authors,
 )
 from webapp.moderation.operations.precheck import (  # noqa: F401

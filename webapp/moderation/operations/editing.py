@@ -170,3 +170,36 @@ def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
     db.session.add(comment)
     db.session.flush()
     return comment
+
+
+#: A question's statuses once it was asked on air: only such a question may be held back.
+AIRED_STATUSES = ("played", "answered", "unanswered")
+#: The longest reason of a hold-back.
+HOLD_BACK_REASON_MAX = 1000
+
+
+def hold_back(question: Question, user_id: int, reason: str) -> Question:
+    """Hold back a question asked on air (a legal complaint, say): it never appears on a
+    public surface again (``webapp.games.publication``), though its game does; its author's
+    own pages and its prize are unchanged. Sets ``held_back_at``/``held_back_by``/
+    ``held_back_reason`` and writes a ModerationAudit row ``hold_back``. Raises
+    ModerationError (nothing written) when the question was not asked on air, is already
+    held back, or the reason is empty or longer than 1000 characters. Flushes only."""
+    reason = normalise(reason or "").strip()
+    if question.status not in AIRED_STATUSES:
+        raise ModerationError("Придержать можно только вопрос, заданный в эфире.")
+    if question.held_back_at is not None:
+        raise ModerationError("Вопрос уже придержан.")
+    if not reason:
+        raise ModerationError("Укажите причину.")
+    if len(reason) > HOLD_BACK_REASON_MAX:
+        raise ModerationError(f"Причина — не длиннее {HOLD_BACK_REASON_MAX} символов.")
+    now = utcnow()
+    question.held_back_at = now
+    question.held_back_by = user_id
+    question.held_back_reason = reason
+    db.session.add(
+        ModerationAudit(question_id=question.id, user_id=user_id, action="hold_back", at=now)
+    )
+    db.session.flush()
+    return question

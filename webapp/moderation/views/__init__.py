@@ -36,6 +36,7 @@ from webapp.moderation.views.question_page import (  # noqa: F401
     comment,
     correct,
     edit,
+    hold_back_view,
     question,
     release_question,
     reveal,

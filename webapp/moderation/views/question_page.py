@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
@@ -20,8 +21,10 @@ from webapp.moderation.forms import (
     CommentForm,
     DecisionForm,
     EditForm,
+    HoldBackForm,
 )
 from webapp.moderation.operations import (
+    AIRED_STATUSES,
     CHECK_LABELS,
     ModerationError,
     add_comment,
@@ -32,6 +35,7 @@ from webapp.moderation.operations import (
     decision_applies,
     edit_question,
     full_reason,
+    hold_back,
     release,
     reveal_authors,
     sign_off,
@@ -90,6 +94,8 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         comments=queries.comments(q.id),
         signoff=queries.signoff(q.id),
         comment_form=CommentForm(formdata=None),
+        hold_back_form=HoldBackForm(formdata=None),
+        can_hold_back=q.status in AIRED_STATUSES and q.held_back_at is None,
         author_form=AuthorForm(formdata=None),
         edit_form=edit_form
         or EditForm(
@@ -301,3 +307,21 @@ def signoff(question_id: int):
     sign_off(q, current_staff().id)
     flash("Источники проверены: вопрос может попасть в конверт.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
+
+
+@bp.route("/questions/<int:question_id>/hold-back", methods=["POST"])
+@access("editor+")
+def hold_back_view(question_id: int):
+    """Hold back a question asked on air (reason and confirmation; audited): it never
+    appears on a public surface again."""
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = HoldBackForm()
+    if not form.validate_on_submit():
+        errors = [str(e) for field in (form.reason, form.confirm) for e in field.errors]
+        flash(_("Вопрос не придержан: ") + ("; ".join(errors) or _("форма устарела.")), "error")
+        return redirect(back)
+    on_refusal(_("Вопрос не придержан: "), back)
+    hold_back(q, current_staff().id, form.reason.data)
+    flash(_("Вопрос придержан: зрители его больше не увидят."), "success")
+    return redirect(back)
