@@ -30,6 +30,7 @@ from webapp.games.operations import (
     set_air_time,
 )
 from webapp.games.packet import FORMATS, game_packet
+from webapp.games.publication import is_published
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import decide, sign_off
@@ -419,12 +420,16 @@ def game(game_id):
 PACKET_ROLES = "producer|host"
 
 
-def _may_read_packet(game: Game) -> bool:
-    """Whether the caller may read ``game``'s packet: a staff role of :data:`PACKET_ROLES`.
-    The one place that decides it: the public reading of a game once it has aired belongs
-    here, beside the staff check."""
+def _may_read_packet(game: Game) -> bool | None:
+    """Who may read ``game``'s packet (the one place that decides it): ``True`` for a staff
+    role of :data:`PACKET_ROLES` (every question asked), ``None`` for anyone once the game is
+    published (:func:`webapp.games.publication.is_published`; without the held-back
+    questions), else ``False``: another staff role gets 403, anyone else 404, as if the
+    game did not exist."""
     user = current_staff()
-    return user is not None and user.role in (allowed_roles(PACKET_ROLES) or ())
+    if user is not None and user.role in (allowed_roles(PACKET_ROLES) or ()):
+        return True
+    return None if is_published(game) else False
 
 
 @blp.route("/games/<int:game_id>/packet")
@@ -460,7 +465,10 @@ def packet(game_id):
     (``format=4s``) or the db.chgk.info text (``format=db``); a zip of the text and its
     image files when the questions have images. 409 when nothing was asked yet."""
     game = _game(game_id)
-    if not _may_read_packet(game):
+    reader = _may_read_packet(game)
+    if reader is False:
+        if current_staff() is None:  # before the air: the game does not exist for them
+            abort(404)
         refuse(allowed_roles(PACKET_ROLES), api=True)
     fmt = request.args.get("format")
     if fmt not in FORMATS:  # after the role check: nothing is told to a stranger
@@ -470,7 +478,7 @@ def packet(game_id):
             else Message("Допустимые значения: {choices}.", {"choices": "4s, db"})
         )
         raise ApiError(422, errors={"format": [str(message)]})
-    made = game_packet(game, fmt, uploads_folder())
+    made = game_packet(game, fmt, uploads_folder(), public=reader is None)
     return send_bytes(made.data, made.name, made.mimetype)
 
 

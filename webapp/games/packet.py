@@ -151,9 +151,10 @@ def _asked(q: Question, images: _Images) -> AskedQuestion:
     )
 
 
-def asked_questions(game: Game) -> list[tuple[str, list[Question]]]:
+def asked_questions(game: Game, public: bool = False) -> list[tuple[str, list[Question]]]:
     """``[(round kind, [question asked, in slot order])]`` of ``game``, one entry per
-    played round in play order (``kind``: single, blitz, superblitz, sector13)."""
+    played round in play order (``kind``: single, blitz, superblitz, sector13). ``public``:
+    without the questions an editor held back after the air (``Question.held_back_at``)."""
     by_key = {(env.sector, eq.slot): eq.question for env in game.envelopes for eq in env.questions}
     out = []
     for r in game_state(game)["rounds"]:
@@ -162,14 +163,16 @@ def asked_questions(game: Game) -> list[tuple[str, list[Question]]]:
             for q in r["questions"]
             if q.get("asked") and (r["sector"], q["slot"]) in by_key
         ]
+        if public:
+            asked = [q for q in asked if q.held_back_at is None]
         if asked:
             out.append((r["kind"], asked))
     return out
 
 
-def _tour(game: Game, images: _Images, title: str | None) -> PacketTour:
+def _tour(game: Game, images: _Images, title: str | None, public: bool = False) -> PacketTour:
     items = []
-    for kind, questions in asked_questions(game):
+    for kind, questions in asked_questions(game, public):
         parts = tuple(_asked(q, images) for q in questions)
         items.append(PacketItem(parts, kind if kind in ("blitz", "superblitz") else "single"))
     return PacketTour(title, tuple(items))
@@ -190,12 +193,15 @@ def _packet_file(
     return PacketFile(file_name(*parts, ext="zip"), "application/zip", buffer.getvalue(), text)
 
 
-def game_packet(game: Game, fmt: Literal["4s", "db"], uploads: Path) -> PacketFile:
+def game_packet(
+    game: Game, fmt: Literal["4s", "db"], uploads: Path, public: bool = False
+) -> PacketFile:
     """The packet of one game (the file's name «Пакет — игра 12 — 2026-12-05.4s», a zip of
-    the same name with the images when there are any). Raises :class:`GameConflict` when no
-    question of the game has been asked yet."""
+    the same name with the images when there are any); ``public`` (a reader without a
+    staff role, once the game is published): without the held-back questions. Raises
+    :class:`GameConflict` when no question of the game has been asked yet."""
     images = _Images(uploads)
-    tour = _tour(game, images, None)
+    tour = _tour(game, images, None, public)
     if not tour.items:
         raise GameConflict(f"игра {game.id}: ни один вопрос ещё не задан — пакет пуст")
     title = f"{game.season.name} — {game.display_title}"

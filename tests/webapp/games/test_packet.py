@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from flask import current_app
 from flask_babel import refresh
 
 from tests.webapp.games import helpers as h
+from webapp.core.models import utcnow
 from webapp.domain.handouts import leading_handout_span
 from webapp.domain.text import normalise
 from webapp.extensions import db
@@ -257,15 +259,34 @@ def test_the_packet_reads_back_through_chgksuite(played, api, tmp_path, monkeypa
     assert ours.title == f"{game.season.name} — {game.display_title}"
 
 
-def test_the_packet_is_for_staff_of_the_contract(played, api, client):
-    game_id, _ = played
+def test_the_packet_is_for_staff_before_the_air_and_public_after(played, api, client):
+    """Contract: «producer, host; public once aired … Before the game has aired: staff
+    only; 404 for anyone else». After the air a reader without a staff role gets the packet
+    without the questions an editor held back."""
+    game_id, qs = played
+    game = db.session.get(Game, game_id)
+    game.air_at = utcnow() + timedelta(days=1)  # closed, airs tomorrow
+    h.commit()
     url = f"/api/v1/games/{game_id}/packet?format=4s"
     assert api("get", url, role="producer").status_code == 200
     assert api("get", url, role="admin").status_code == 200
     for role in ("editor", "chief_editor", "accountant"):
         assert api("get", url, role=role).status_code == 403
-    assert client.get(url).status_code == 401
-    assert client.get(f"/api/v1/games/{game_id}/packet").status_code == 401
+    assert client.get(url).status_code == 404  # as if the game did not exist
+    assert client.get(f"/api/v1/games/{game_id}/packet").status_code == 404
+    held = qs[7][0]
+    held.held_back_at, held.held_back_reason = utcnow(), "жалоба правообладателя"
+    game.air_at = utcnow() - timedelta(minutes=1)  # aired
+    h.commit()
+    public = client.get(url)
+    assert public.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(public.data)) as zf:
+        text = next(zf.read(n) for n in zf.namelist() if n.endswith(".4s")).decode()
+    assert held.text not in text and qs[8][0].text in text
+    staff = api("get", url, role="host")
+    with zipfile.ZipFile(io.BytesIO(staff.data)) as zf:
+        text = next(zf.read(n) for n in zf.namelist() if n.endswith(".4s")).decode()
+    assert held.text in text  # staff read every question asked
     r = api("get", f"/api/v1/games/{game_id}/packet?format=docx", role="host")
     assert (r.status_code, r.json) == (
         422,
