@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, tuple_
+from sqlalchemy import and_, or_, select, tuple_
 
 from webapp.extensions import db
 
@@ -100,6 +100,26 @@ def page(
     if not items:
         return page(stmt, keys, ident, key_of, per_page)
     return Page(items, _id(items[0], ident), _id(items[-1], ident) if more else None)
+
+
+def key_of_columns(keys: Sequence[Key], ident):
+    """The ``key_of`` of :func:`page` for keys that are columns of the table of ``ident``:
+    one SELECT of those columns by id."""
+
+    def key_of(row_id: int):
+        stmt = select(*(k.expr for k in keys)).where(ident == row_id)
+        return db.session.execute(stmt).first()
+
+    return key_of
+
+
+def args(request_args) -> dict[str, int | None]:
+    """``after`` and ``before`` of a request's query arguments (integers; anything else
+    is no cursor): ``page(..., **keyset.args(request.args))``."""
+    return {
+        "after": request_args.get("after", type=int),
+        "before": request_args.get("before", type=int),
+    }
 
 
 def neighbours(stmt, keys: Sequence[Key], values: Sequence) -> tuple[Any, Any]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import Row, and_, func, select, text
+from sqlalchemy import Row, and_, func, literal_column, select, text
+from sqlalchemy.orm import lazyload
 
 from webapp.core import keyset
 from webapp.core.keyset import Key, Page
@@ -75,15 +76,22 @@ def _fts_match(words: str) -> str:
     return " ".join('"' + w.replace('"', '""') + '"' for w in words.split())
 
 
+#: The full-text document on PostgreSQL, word for word the expression of its indexes
+#: (migrations 0002 and 0025): an expression index serves only the same expression.
+PG_DOCUMENT = literal_column(
+    "to_tsvector('russian', coalesce(question.text, '') || ' ' || coalesce(question.answer, ''))"
+)
+#: «Not archived», word for word the predicate of the partial indexes (migration 0025;
+#: a bound parameter in its place would keep either database from using them).
+NOT_ARCHIVED = text("question.status <> 'archived'")
+
+
 def _search(stmt, words: str):
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
-        doc = func.to_tsvector(
-            text("'russian'"),
-            func.coalesce(Question.text, "") + " " + func.coalesce(Question.answer, ""),
-        )
-        return stmt.where(doc.op("@@")(func.plainto_tsquery(text("'russian'"), words)))
+        query = func.plainto_tsquery(literal_column("'russian'"), words)
+        return stmt.where(PG_DOCUMENT.op("@@")(query))
     ids = text("SELECT rowid FROM question_fts WHERE question_fts MATCH :fts").bindparams(
         fts=_fts_match(words)
     )
@@ -111,8 +119,10 @@ def _filtered(f: QueueFilter):
     stmt = _with_report(select(Question, ModerationReport))
     if f.status:
         stmt = stmt.where(Question.status == f.status)
-    else:
-        stmt = stmt.where(Question.status != "archived")
+    if f.status != "archived":
+        # repeated beside a status of its own: what lets a search take the partial
+        # full-text index of the questions not archived
+        stmt = stmt.where(NOT_ARCHIVED)
     if f.channel:
         stmt = stmt.where(Question.channel == f.channel)
     if f.city:
@@ -186,9 +196,13 @@ def queue_page(
 ) -> Page:
     """The queue page for ``f``: the first, the one after the question ``after`` or the
     one before the question ``before`` (keyset pagination: ``webapp.core.keyset.page``);
-    its items are questions. Two statements at most, whatever the page."""
+    its items are questions. Two statements at most, whatever the page: the page lists no
+    author, status history or image, so those are loaded only if asked for."""
+    stmt = _filtered(f).options(
+        lazyload(Question.authors), lazyload(Question.history), lazyload(Question.images)
+    )
     return keyset.page(
-        _filtered(f), _keys(f), Question.id, _key_of(f), per_page, after=after, before=before
+        stmt, _keys(f), Question.id, _key_of(f), per_page, after=after, before=before
     )
 
 
