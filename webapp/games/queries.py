@@ -34,7 +34,7 @@ def games_page(
     season_id: int | None = None,
     after: int | None = None,
     before: int | None = None,
-    per_page: int = GAMES_PAGE,
+    per_page: int | None = None,
 ) -> Page:
     """A page of the games (keyset: ``webapp.core.keyset.page``), newest air date first; of
     one season: in the order they air. Neither the events nor the envelopes are loaded (a
@@ -44,7 +44,9 @@ def games_page(
     if season_id is not None:
         stmt, keys = stmt.where(Game.season_id == season_id), AIR_ORDER
     key_of = keyset.key_of_columns(keys, Game.id)
-    return keyset.page(stmt, keys, Game.id, key_of, per_page, after=after, before=before)
+    return keyset.page(
+        stmt, keys, Game.id, key_of, per_page or GAMES_PAGE, after=after, before=before
+    )
 
 
 def season_has_closed_game(season_id: int) -> bool:

@@ -192,7 +192,7 @@ def queue_page(
     f: QueueFilter,
     after: int | None = None,
     before: int | None = None,
-    per_page: int = PAGE_SIZE,
+    per_page: int | None = None,
 ) -> Page:
     """The queue page for ``f``: the first, the one after the question ``after`` or the
     one before the question ``before`` (keyset pagination: ``webapp.core.keyset.page``);
@@ -202,7 +202,7 @@ def queue_page(
         lazyload(Question.authors), lazyload(Question.history), lazyload(Question.images)
     )
     return keyset.page(
-        stmt, _keys(f), Question.id, _key_of(f), per_page, after=after, before=before
+        stmt, _keys(f), Question.id, _key_of(f), per_page or PAGE_SIZE, after=after, before=before
     )
 
 

@@ -62,7 +62,7 @@ def prizes_page(
     game_id: int | None = None,
     after: int | None = None,
     before: int | None = None,
-    per_page: int = PRIZES_PAGE,
+    per_page: int | None = None,
 ) -> Page:
     """A page of the prizes (of one game), in id order (keyset: ``webapp.core.keyset.page``).
     Loads what the list prints — the game with its season and team, the author, the
@@ -78,7 +78,9 @@ def prizes_page(
     if game_id is not None:
         stmt = stmt.where(Prize.game_id == game_id)
     key_of = keyset.key_of_columns(PRIZE_ORDER, Prize.id)
-    return keyset.page(stmt, PRIZE_ORDER, Prize.id, key_of, per_page, after=after, before=before)
+    return keyset.page(
+        stmt, PRIZE_ORDER, Prize.id, key_of, per_page or PRIZES_PAGE, after=after, before=before
+    )
 
 
 def history(prize_id: int) -> list[PrizeStatusChange]:
