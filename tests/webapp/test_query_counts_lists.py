@@ -5,22 +5,20 @@ rows are already several pages; on SQLite, and on PostgreSQL with SOVA_TEST_DATA
 
 from __future__ import annotations
 
-from datetime import date, timedelta
-from decimal import Decimal
-
 import pytest
 from flask import g
 
 from tests.query_count import statements
 from tests.scale_data import add_questions
+from tests.webapp.list_data import add_games_and_prizes
 from webapp.extensions import db
 from webapp.games import queries as game_queries
 from webapp.games.models import Game, Season
 from webapp.moderation import queries
 from webapp.moderation.queries import QueueFilter
 from webapp.prizes import queries as prize_queries
-from webapp.prizes.models import GiftAgreement, Prize
-from webapp.submissions.models import Question, QuestionAuthor
+from webapp.prizes.models import Prize
+from webapp.submissions.models import Question
 
 PER_PAGE = 5
 
@@ -33,49 +31,8 @@ def small_pages(monkeypatch):
 
 
 def grow(n: int) -> None:
-    """``n`` more questions, and ``n`` more games of the first season, each with a prize to
-    the author of one of the new questions (every other with its gift agreement)."""
-    qids = add_questions(n, seed=n)
-    season = db.session.scalar(db.select(Season).order_by(Season.id))
-    if season is None:
-        season = Season(name="2026", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
-        db.session.add(season)
-        db.session.flush()
-    authors = dict(
-        db.session.execute(
-            db.select(QuestionAuthor.question_id, QuestionAuthor.author_id).where(
-                QuestionAuthor.question_id.in_(qids)
-            )
-        ).all()
-    )
-    start = db.session.scalar(db.select(db.func.count(Game.id)))
-    for k, qid in enumerate(qids):
-        game = Game(
-            season_id=season.id,
-            kind="qualifying",
-            air_date=date(2026, 1, 3) + timedelta(days=start + k),
-            status="closed",
-        )
-        db.session.add(game)
-        db.session.flush()
-        prize = Prize(
-            game_id=game.id,
-            question_id=qid,
-            author_id=authors[qid],
-            kind="unanswered_question",
-            amount=Decimal("100.00"),
-            currency="BYN",
-            rule="000_90d7c8192601ed3a.txt §4.2",
-        )
-        db.session.add(prize)
-        db.session.flush()
-        if k % 2:
-            db.session.add(
-                GiftAgreement(
-                    prize_id=prize.id, season_id=season.id, seq=prize.id, number=f"Д-{prize.id}"
-                )
-            )
-    db.session.commit()
+    """``n`` more questions, and ``n`` more games with a prize each (``list_data``)."""
+    add_games_and_prizes(add_questions(n, seed=n))
 
 
 def urls() -> dict[str, tuple[str, str]]:
