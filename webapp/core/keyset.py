@@ -113,13 +113,19 @@ def key_of_columns(keys: Sequence[Key], ident):
     return key_of
 
 
+#: The largest id a cursor may name (a larger number is no row's: no cursor, rather than
+#: a number the database refuses to compare with an integer column).
+MAX_ID = 2**31 - 1
+
+
 def args(request_args) -> dict[str, int | None]:
-    """``after`` and ``before`` of a request's query arguments (integers; anything else
-    is no cursor): ``page(..., **keyset.args(request.args))``."""
-    return {
-        "after": request_args.get("after", type=int),
-        "before": request_args.get("before", type=int),
-    }
+    """``after`` and ``before`` of a request's query arguments (ids 1..:data:`MAX_ID`;
+    anything else is no cursor): ``page(..., **keyset.args(request.args))``."""
+    out: dict[str, int | None] = {}
+    for name in ("after", "before"):
+        value = request_args.get(name, type=int)
+        out[name] = value if value is not None and 0 < value <= MAX_ID else None
+    return out
 
 
 def neighbours(stmt, keys: Sequence[Key], values: Sequence) -> tuple[Any, Any]:

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from wtforms import SelectChoice
 
+from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.formats import money
@@ -122,11 +123,7 @@ def season(season_id: int):
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
     # 50 a page, in the order they air (keyset: «следующая →» / «← предыдущая»)
-    games = queries.games_page(
-        season.id,
-        after=request.args.get("after", type=int),
-        before=request.args.get("before", type=int),
-    )
+    games = queries.games_page(season.id, **keyset.args(request.args))
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)

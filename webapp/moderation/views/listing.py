@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
+from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
 from webapp.core.filenames import file_name, send_bytes, send_stream
@@ -69,11 +70,7 @@ QUESTIONS = ("вопрос", "вопроса", "вопросов")
 @access("editor+")
 def queue():
     form, f, keep = queue_request()
-    page = queries.queue_page(
-        f,
-        after=request.args.get("after", type=int),
-        before=request.args.get("before", type=int),
-    )
+    page = queries.queue_page(f, **keyset.args(request.args))
     items = page.items
     ids = [q.id for q in items]
     # filters the editor set (not the defaults): the folded filters open then
