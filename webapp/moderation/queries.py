@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from flask import current_app
-from sqlalchemy import Row, and_, func, literal_column, select, text
+from sqlalchemy import ColumnElement, Row, and_, func, literal_column, select, text
 from sqlalchemy.orm import lazyload
 
 from webapp.core import keyset
@@ -78,7 +79,7 @@ def _fts_match(words: str) -> str:
 
 #: The full-text document on PostgreSQL, word for word the expression of its indexes
 #: (migrations 0002 and 0025): an expression index serves only the same expression.
-PG_DOCUMENT = literal_column(
+PG_DOCUMENT: ColumnElement[Any] = literal_column(
     "to_tsvector('russian', coalesce(question.text, '') || ' ' || coalesce(question.answer, ''))"
 )
 #: «Not archived», word for word the predicate of the partial indexes (migration 0025;
