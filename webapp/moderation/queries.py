@@ -207,10 +207,12 @@ def queue_page(
     )
 
 
-def queue_count(f: QueueFilter, cap: int = COUNT_CAP) -> int:
+def queue_count(f: QueueFilter, cap: int | None = None) -> int:
     """How many questions the queue of ``f`` lists, counted up to ``cap + 1`` (more than
-    ``cap``: ``cap + 1``), so a count never reads every match of a search."""
-    inner = _filtered(f).with_only_columns(Question.id).limit(cap + 1).subquery()
+    ``cap``, default :data:`COUNT_CAP`: ``cap + 1``), so a count never reads every match of
+    a search."""
+    limit = (cap or COUNT_CAP) + 1
+    inner = _filtered(f).with_only_columns(Question.id).limit(limit).subquery()
     return db.session.scalar(select(func.count()).select_from(inner)) or 0
 
 
