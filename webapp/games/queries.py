@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sqlalchemy.orm import lazyload
+
+from webapp.core import keyset
+from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.extensions import db
@@ -18,12 +22,37 @@ def seasons() -> list[Season]:
     return list(db.session.scalars(db.select(Season).order_by(Season.id.desc())).all())
 
 
-def games(limit: int = 200) -> list[Game]:
-    return list(
-        db.session.scalars(
-            db.select(Game).order_by(Game.air_date.desc(), Game.id.desc()).limit(limit)
-        ).all()
+#: Games a page of a list (the games' index, a season's page).
+GAMES_PAGE = 50
+#: The games' index: the newest air date first.
+NEWEST_FIRST = (Key(Game.air_date, desc=True), Key(Game.id, desc=True))
+#: A season's page: in the order they air.
+AIR_ORDER = (Key(Game.air_date), Key(Game.id))
+
+
+def games_page(
+    season_id: int | None = None,
+    after: int | None = None,
+    before: int | None = None,
+    per_page: int | None = None,
+) -> Page:
+    """A page of the games (keyset: ``webapp.core.keyset.page``), newest air date first; of
+    one season: in the order they air. Neither the events nor the envelopes are loaded (a
+    list shows neither): two statements at most, whatever the number of games."""
+    stmt = db.select(Game).options(lazyload(Game.events), lazyload(Game.envelopes))
+    keys = NEWEST_FIRST
+    if season_id is not None:
+        stmt, keys = stmt.where(Game.season_id == season_id), AIR_ORDER
+    key_of = keyset.key_of_columns(keys, Game.id)
+    return keyset.page(
+        stmt, keys, Game.id, key_of, per_page or GAMES_PAGE, after=after, before=before
     )
+
+
+def season_has_closed_game(season_id: int) -> bool:
+    """Whether a game of the season is closed (its prizes are awarded)."""
+    stmt = db.select(Game.id).where(Game.season_id == season_id, Game.status == "closed")
+    return db.session.scalar(stmt.limit(1)) is not None
 
 
 def game(game_id: int) -> Game | None:

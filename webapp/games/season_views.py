@@ -5,9 +5,10 @@ results of the games that have aired, ru/be/en)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from wtforms import SelectChoice
 
+from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.formats import money
@@ -21,7 +22,7 @@ from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games import queries
 from webapp.games import season_queries as sq
-from webapp.games.models import SERIES_LABELS, Game, Season, Team
+from webapp.games.models import SERIES_LABELS, Season, Team
 from webapp.games.operations import create_game, set_donor, set_unanswered_prize
 from webapp.games.publication import is_published
 from webapp.games.season_events import add_event, add_new_team, add_team
@@ -120,11 +121,8 @@ def season(season_id: int):
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
-    games = list(
-        db.session.scalars(
-            db.select(Game).where(Game.season_id == season.id).order_by(Game.air_date, Game.id)
-        ).all()
-    )
+    # 50 a page, in the order they air (keyset: «следующая →» / «← предыдущая»)
+    games = queries.games_page(season.id, **keyset.args(request.args))
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)
@@ -148,7 +146,7 @@ def season(season_id: int):
         event_form=event_form,
         game_form=game_form,
         prize_form=prize_form,
-        prize_locked=any(g.status == "closed" for g in games),
+        prize_locked=queries.season_has_closed_game(season.id),
         prize_changes=sq.prize_changes(season),
         rules_in_force=sq.rules_view(season, state),
         amendments=sq.amendments_view(season, state, events),

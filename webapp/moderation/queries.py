@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from flask import current_app
-from sqlalchemy import Row, and_, func, select, text
+from sqlalchemy import ColumnElement, Row, and_, func, literal_column, select, text
+from sqlalchemy.orm import lazyload
 
+from webapp.core import keyset
+from webapp.core.keyset import Key, Page
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation.models import (
@@ -22,16 +26,22 @@ from webapp.moderation.models import (
 from webapp.submissions.models import Question, QuestionAuthor
 
 PAGE_SIZE = 50
-SORTS = {
-    "oldest": (Question.created_at, Question.id),
-    "newest": (Question.created_at.desc(), Question.id.desc()),
+#: The queue's orders as keyset keys (``webapp.core.keyset``), the id last: a total order, so
+#: a page is found by the (sort key, id) of the row next to it.
+SORT_KEYS: dict[str, tuple[Key, ...]] = {
+    "oldest": (Key(Question.created_at), Key(Question.id)),
+    "newest": (Key(Question.created_at, desc=True), Key(Question.id, desc=True)),
     "duplicate": (
-        func.coalesce(ModerationReport.top_score, 0).desc(),
-        Question.created_at,
-        Question.id,
+        Key(func.coalesce(ModerationReport.top_score, 0), desc=True),
+        Key(Question.created_at),
+        Key(Question.id),
     ),
-    "id": (Question.id,),
+    "id": (Key(Question.id),),
 }
+SORTS = {name: tuple(keyset.order_by(keys)) for name, keys in SORT_KEYS.items()}
+#: The queue page counts its questions up to this many («больше 1 000» beyond): counting
+#: every match of a search in a large archive is what made the last pages slow.
+COUNT_CAP = 1000
 
 
 @dataclass(frozen=True)
@@ -67,34 +77,53 @@ def _fts_match(words: str) -> str:
     return " ".join('"' + w.replace('"', '""') + '"' for w in words.split())
 
 
+#: The full-text document on PostgreSQL, word for word the expression of its indexes
+#: (migrations 0002 and 0025): an expression index serves only the same expression.
+PG_DOCUMENT: ColumnElement[Any] = literal_column(
+    "to_tsvector('russian', coalesce(question.text, '') || ' ' || coalesce(question.answer, ''))"
+)
+#: «Not archived», word for word the predicate of the partial indexes (migration 0025;
+#: a bound parameter in its place would keep either database from using them).
+NOT_ARCHIVED = text("question.status <> 'archived'")
+
+
 def _search(stmt, words: str):
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
-        doc = func.to_tsvector(
-            text("'russian'"),
-            func.coalesce(Question.text, "") + " " + func.coalesce(Question.answer, ""),
-        )
-        return stmt.where(doc.op("@@")(func.plainto_tsquery(text("'russian'"), words)))
+        query = func.plainto_tsquery(literal_column("'russian'"), words)
+        return stmt.where(PG_DOCUMENT.op("@@")(query))
     ids = text("SELECT rowid FROM question_fts WHERE question_fts MATCH :fts").bindparams(
         fts=_fts_match(words)
     )
     return stmt.where(Question.id.in_(ids))
 
 
-def queue_statement(f: QueueFilter):
-    """The SELECT of (Question, ModerationReport | None) for a filter, sorted."""
-    stmt = select(Question, ModerationReport).outerjoin(
+def _with_report(stmt):
+    """``stmt`` joined to each question's report of the current pre-check version, if any."""
+    return stmt.outerjoin(
         ModerationReport,
         and_(
             ModerationReport.question_id == Question.id,
             ModerationReport.version == PRECHECK_VERSION,
         ),
     )
+
+
+def queue_statement(f: QueueFilter):
+    """The SELECT of (Question, ModerationReport | None) for a filter, sorted."""
+    return _filtered(f).order_by(*SORTS.get(f.sort, SORTS["oldest"]))
+
+
+def _filtered(f: QueueFilter):
+    """The SELECT of (Question, ModerationReport | None) for a filter, unsorted."""
+    stmt = _with_report(select(Question, ModerationReport))
     if f.status:
         stmt = stmt.where(Question.status == f.status)
-    else:
-        stmt = stmt.where(Question.status != "archived")
+    if f.status != "archived":
+        # repeated beside a status of its own: what lets a search take the partial
+        # full-text index of the questions not archived
+        stmt = stmt.where(NOT_ARCHIVED)
     if f.channel:
         stmt = stmt.where(Question.channel == f.channel)
     if f.city:
@@ -118,7 +147,7 @@ def queue_statement(f: QueueFilter):
         stmt = _search(stmt, f.search)
     if f.origin:
         stmt = stmt.where(Question.origin.startswith(f"{f.origin}#", autoescape=True))
-    return stmt.order_by(*SORTS.get(f.sort, SORTS["oldest"]))
+    return stmt
 
 
 def queue(
@@ -128,8 +157,10 @@ def queue(
     per_page: int = PAGE_SIZE,
     filters: QueueFilter | None = None,
 ) -> tuple[list[Question], int]:
-    """Questions for editors (oldest first by default). Returns (items, pages); ``page``
-    is clamped to 1..pages. ``filters`` overrides ``status``/``channel``."""
+    """Questions for editors (oldest first by default) by numbered pages, as the API gives
+    them. Returns (items, pages); ``page`` is clamped to 1..pages. ``filters`` overrides
+    ``status``/``channel``. A ``COUNT(*)`` and an ``OFFSET``: the queue page uses
+    :func:`queue_page` instead."""
     f = filters or QueueFilter(status=status, channel=channel)
     stmt = queue_statement(f)
     total = db.session.scalar(select(func.count()).select_from(stmt.subquery()))
@@ -137,6 +168,57 @@ def queue(
     page = min(max(1, page), pages)
     rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page)).all()
     return [r[0] for r in rows], pages
+
+
+def _keys(f: QueueFilter) -> tuple[Key, ...]:
+    return SORT_KEYS.get(f.sort, SORT_KEYS["oldest"])
+
+
+def _key_of(f: QueueFilter, within: bool = False):
+    """``id -> the sort key of that question in f's order`` (None: no such question; with
+    ``within``, also when the question is not in the queue of ``f``), one statement."""
+    keys = _keys(f)
+
+    def key_of(question_id: int):
+        if within:
+            stmt = _filtered(f).with_only_columns(*(k.expr for k in keys))
+        else:
+            stmt = _with_report(select(*(k.expr for k in keys)).select_from(Question))
+        return db.session.execute(stmt.where(Question.id == question_id)).first()
+
+    return key_of
+
+
+def queue_page(
+    f: QueueFilter,
+    after: int | None = None,
+    before: int | None = None,
+    per_page: int | None = None,
+) -> Page:
+    """The queue page for ``f``: the first, the one after the question ``after`` or the
+    one before the question ``before`` (keyset pagination: ``webapp.core.keyset.page``);
+    its items are questions. Two statements at most, whatever the page: the page lists no
+    author, status history or image, so those are loaded only if asked for."""
+    stmt = _filtered(f).options(
+        lazyload(Question.authors), lazyload(Question.history), lazyload(Question.images)
+    )
+    return keyset.page(
+        stmt, _keys(f), Question.id, _key_of(f), per_page or PAGE_SIZE, after=after, before=before
+    )
+
+
+def queue_count(f: QueueFilter, cap: int | None = None) -> int:
+    """How many questions the queue of ``f`` lists, counted up to ``cap + 1`` (more than
+    ``cap``, default :data:`COUNT_CAP`: ``cap + 1``), so a count never reads every match of
+    a search."""
+    limit = (cap or COUNT_CAP) + 1
+    inner = _filtered(f).with_only_columns(Question.id).limit(limit).subquery()
+    return db.session.scalar(select(func.count()).select_from(inner)) or 0
+
+
+def first_id(f: QueueFilter) -> int | None:
+    """The id of the first question of the queue of ``f`` (None: it is empty)."""
+    return db.session.scalar(queue_statement(f).with_only_columns(Question.id).limit(1))
 
 
 def queue_items(f: QueueFilter) -> list[Question]:
@@ -191,13 +273,15 @@ def export_reports(ids: Sequence[int]) -> dict[int, Row]:
 
 def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | None, int | None]:
     """The previous and next question ids around ``question`` in the queue order of ``f``
-    (the default queue: in review, oldest first)."""
+    (the default queue: in review, oldest first); a question not in that queue has no
+    previous one and the queue's first as its next. Found by the question's sort key
+    (keyset: the row just before it and the row just after it), three statements of one
+    row each, whatever the length of the queue."""
     f = f or QueueFilter()
-    ids = list(db.session.scalars(queue_statement(f).with_only_columns(Question.id)))
-    if question.id not in ids:
-        return None, (ids[0] if ids else None)
-    i = ids.index(question.id)
-    return (ids[i - 1] if i else None), (ids[i + 1] if i + 1 < len(ids) else None)
+    own = _key_of(f, within=True)(question.id)
+    if own is None:
+        return None, first_id(f)
+    return keyset.neighbours(_filtered(f).with_only_columns(Question.id), _keys(f), own)
 
 
 def claims_for(ids: list[int]) -> dict[int, QuestionClaim]:

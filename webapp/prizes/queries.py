@@ -6,14 +6,19 @@ import os
 
 from blinker import Namespace
 from flask import current_app
+from sqlalchemy.orm import defaultload
 
 from webapp.accounts.models import ROLE_LABELS, User
+from webapp.core import keyset
+from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.domain.rules import cite
 from webapp.extensions import db
+from webapp.games.models import Game
 from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
+from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
 
 # The 2009 §3.1 best player is chosen by the audience vote, a later feature (votes depend on
@@ -45,6 +50,37 @@ def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]
     if status:
         stmt = stmt.where(Prize.status == status)
     return list(db.session.scalars(stmt).all())
+
+
+#: Prizes a page of the prizes' list.
+PRIZES_PAGE = 50
+#: The prizes' list: in id order (the order they were awarded).
+PRIZE_ORDER = (Key(Prize.id),)
+
+
+def prizes_page(
+    game_id: int | None = None,
+    after: int | None = None,
+    before: int | None = None,
+    per_page: int | None = None,
+) -> Page:
+    """A page of the prizes (of one game), in id order (keyset: ``webapp.core.keyset.page``).
+    Loads what the list prints — the game with its season and team, the author, the
+    question with its authors (the payee's byline), the agreement — and not the games'
+    events and envelopes nor the questions' history and images: a fixed number of
+    statements whatever the number of prizes."""
+    stmt = db.select(Prize).options(
+        defaultload(Prize.game).lazyload(Game.events),
+        defaultload(Prize.game).lazyload(Game.envelopes),
+        defaultload(Prize.question).lazyload(Question.history),
+        defaultload(Prize.question).lazyload(Question.images),
+    )
+    if game_id is not None:
+        stmt = stmt.where(Prize.game_id == game_id)
+    key_of = keyset.key_of_columns(PRIZE_ORDER, Prize.id)
+    return keyset.page(
+        stmt, PRIZE_ORDER, Prize.id, key_of, per_page or PRIZES_PAGE, after=after, before=before
+    )
 
 
 def history(prize_id: int) -> list[PrizeStatusChange]:

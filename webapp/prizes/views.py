@@ -17,6 +17,7 @@ from flask import (
 from wtforms import SelectChoice
 
 from webapp.app_lang import LANGUAGES
+from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.filenames import file_name, send_bytes, send_path
@@ -83,7 +84,9 @@ def _labels():
 @access("producer|accountant")
 def index():
     game_id = request.args.get("game_id", type=int)
-    return render_template("prizes/index.html", prizes=queries.prizes(game_id=game_id))
+    page = queries.prizes_page(game_id=game_id, **keyset.args(request.args))
+    keep = {} if game_id is None else {"game_id": game_id}
+    return render_template("prizes/index.html", prizes=page, keep=keep)
 
 
 @bp.route("/close/<int:game_id>", methods=["POST"])

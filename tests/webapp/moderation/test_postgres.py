@@ -44,3 +44,58 @@ def test_search_duplicates_and_claims_on_postgresql(pg_app):
 
     downgrade(revision="0002_moderation@-1")
     upgrade(revision="heads")
+
+
+def test_a_search_in_the_queue_reads_the_full_text_index_of_the_submissions(pg_app):
+    """Nine questions in ten archived: a search among the questions not archived takes the
+    partial full-text index of the questions not archived (``ix_question_fulltext_live``,
+    migration 0025), also in the generic plan of a prepared statement (the statement's
+    literal ``status <> 'archived'`` proves the index's predicate), and a search within one
+    status never reads the whole table's index; both find what they should."""
+    import sqlalchemy as sa
+
+    from tests.scale_data import add_questions
+    from webapp.moderation import queries
+
+    add_questions(400, seed=4)
+    db.session.execute(sa.text("UPDATE question SET status = 'archived' WHERE id % 10 <> 0"))
+    commit()
+    db.session.connection().exec_driver_sql("ANALYZE question")
+    commit()
+    # «… основан в 1040 году?»: question 40 only, in review (tests.scale_data.MIX)
+    for f, index in (
+        (queries.QueueFilter(status=None, search="1040"), "ix_question_fulltext_live"),
+        (queries.QueueFilter(status="in_review", search="1040"), None),
+    ):
+        plan = generic_plan(queries.queue_statement(f).limit(51))
+        assert index is None or index in plan, plan
+        assert "ix_question_fulltext " not in plan.replace("\n", " ") + " ", plan
+        assert [q.id for q in queries.queue_items(f)] == [40]
+
+
+def generic_plan(stmt) -> str:
+    """EXPLAIN of ``stmt`` as a prepared statement with its parameters, in the plan
+    PostgreSQL gives once it stops planning each call anew (``force_generic_plan``; a
+    driver prepares a statement run often): a partial index serves it only when the
+    statement writes out the index's predicate, not when a parameter stands in it. Scans
+    other than by index are turned off (on a few hundred rows a plain scan is cheaper)."""
+    import sqlalchemy as sa
+    from sqlalchemy.dialects import postgresql
+
+    dialect = postgresql.dialect(paramstyle="numeric_dollar")
+    compiled = stmt.compile(dialect=dialect)
+    values = [compiled.params[name] for name in compiled.positiontup]
+    literals = [
+        str(sa.literal(v).compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+        for v in values
+    ]
+    connection = db.session.connection()
+    for setting in ("enable_seqscan = off", "enable_indexscan = off"):
+        connection.exec_driver_sql(f"SET LOCAL {setting}")
+    connection.exec_driver_sql("SET LOCAL plan_cache_mode = force_generic_plan")
+    connection.exec_driver_sql(f"PREPARE queue_search AS {compiled}")
+    rows = connection.exec_driver_sql(f"EXPLAIN EXECUTE queue_search({', '.join(literals)})")
+    plan = "\n".join(r[0] for r in rows)
+    connection.exec_driver_sql("DEALLOCATE queue_search")
+    commit()
+    return plan

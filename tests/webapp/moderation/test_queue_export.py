@@ -103,12 +103,12 @@ def varied(app, staff):
 
 
 def _screen(client, query: str) -> tuple[list[int], str]:
-    """Every question number the queue lists for ``query`` (following «вперёд →»), and the
+    """Every question number the queue lists for ``query`` (following «следующая →»), and the
     first page."""
     first = page = client.get("/editor/queue?" + query).get_data(as_text=True)
     shown = pages.listed(page)
-    while any(t == "вперёд →" for t, _ in pages.parse(page).links):
-        page = client.get(pages.link(page, "вперёд →")).get_data(as_text=True)
+    while any(t == "следующая →" for t, _ in pages.parse(page).links):
+        page = client.get(pages.link(page, "следующая →")).get_data(as_text=True)
         shown += pages.listed(page)
     return shown, first
 
@@ -217,7 +217,7 @@ def test_after_an_import_the_page_links_to_the_imported_questions(
 
 
 def test_every_page_of_all_but_the_archive(app, login, client):
-    """«Все, кроме архива» over two pages: «вперёд →» keeps the filter, and the export lists
+    """«Все, кроме архива» over two pages: «следующая →» keeps the filter, and the export lists
     both pages."""
     for n in range(53):
         create_question(

@@ -3,9 +3,10 @@ team and series."""
 
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, url_for
+from flask import flash, redirect, render_template, request, url_for
 from wtforms import SelectChoice
 
+from webapp.core import keyset
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.domain.donor import quoted
@@ -34,7 +35,7 @@ def index():
     return render_template(
         "games/index.html",
         seasons=queries.seasons(),
-        games=queries.games(),
+        games=queries.games_page(**keyset.args(request.args)),
         season_form=season_form,
         game_form=game_form,
         series_form=series_form,

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 
+from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
 from webapp.core.filenames import file_name, send_bytes, send_stream
@@ -42,6 +43,11 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
     )
 
 
+#: The query arguments that say which page, not what is listed (``page``: the numbered
+#: pages of old links, now ignored).
+PAGING = ("page", "after", "before")
+
+
 def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str]]:
     """The queue's filters as the request gives them, for the screen and its exports alike:
     (the filter form, the filter, the query arguments that repeat the filter in a link —
@@ -52,7 +58,7 @@ def queue_request() -> tuple[QueueFilterForm, queries.QueueFilter, dict[str, str
     if "status" not in args:
         args["status"] = "in_review"
     form = QueueFilterForm(formdata=args)
-    keep = {k: v for k, v in args.items() if k != "page" and (v != "" or k == "status")}
+    keep = {k: v for k, v in args.items() if k not in PAGING and (v != "" or k == "status")}
     return form, queue_filter(form), keep
 
 
@@ -64,21 +70,21 @@ QUESTIONS = ("вопрос", "вопроса", "вопросов")
 @access("editor+")
 def queue():
     form, f, keep = queue_request()
-    page = request.args.get("page", 1, type=int)
-    items, pages = queries.queue(page=page, filters=f)
-    page = min(max(1, page), pages)
+    page = queries.queue_page(f, **keyset.args(request.args))
+    items = page.items
     ids = [q.id for q in items]
     # filters the editor set (not the defaults): the folded filters open then
     defaults = {"status": "in_review", "sort": "oldest"}
     filters_set = sum(
-        1 for k, v in request.args.items() if k != "page" and v not in ("", defaults.get(k, ""))
+        1 for k, v in request.args.items() if k not in PAGING and v not in ("", defaults.get(k, ""))
     )
     return render_template(
         "moderation/queue.html",
         filters_set=filters_set,
         items=items,
-        pages=pages,
         page=page,
+        total=queries.queue_count(f),
+        cap=queries.COUNT_CAP,
         form=form,
         reports=queries.reports_for(ids),
         claims=queries.claims_for(ids),

@@ -146,9 +146,9 @@ def question(question_id: int):
         flash(
             "Вопрос одобрен." if form.decision.data == "approve" else "Вопрос отклонён.", "success"
         )
-        nxt, _ = queries.queue(status="in_review", per_page=1)
-        if nxt:
-            return redirect(url_for("moderation.question", question_id=nxt[0].id))
+        nxt = queries.first_id(queries.QueueFilter())
+        if nxt is not None:
+            return redirect(url_for("moderation.question", question_id=nxt))
         return redirect(url_for("moderation.queue"))
     return _render_question(q, form), 422 if form.is_submitted() else 200
 
