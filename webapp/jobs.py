@@ -25,6 +25,26 @@ from webapp.extensions import db
 log = logging.getLogger("sova.jobs")
 _PENDING_KEY = "sova_outbox_pending"
 
+#: The outbox's own periodic tasks (``workers.outbox``): resend what the fast path did not
+#: send, and what the broker lost (:func:`webapp.owed.reconcile`). The features declare
+#: theirs in ``webapp/<feature>/tasks.py``; the beat's schedule is assembled from all of
+#: them (``webapp.celery.beat_schedule``).
+SWEEP = "outbox.sweep"
+RECONCILE = "outbox.reconcile"
+TASKS = (SWEEP, RECONCILE)
+
+
+def beat(config) -> dict[str, dict]:
+    """The outbox's beat entries: the sweep every 30 s, the reconciliation every
+    ``SOVA_RECONCILE_SECONDS`` (60)."""
+    return {
+        "outbox-sweep": {"task": SWEEP, "schedule": timedelta(seconds=30)},
+        "outbox-reconcile": {
+            "task": RECONCILE,
+            "schedule": timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60))),
+        },
+    }
+
 
 def enqueue(name: str, *ids: int) -> OutboxMessage:
     """Request task ``name`` with primary-key arguments ``ids`` (ints) after commit.
