@@ -1,10 +1,12 @@
 """Celery bound to the Flask app (Flask's Celery pattern, Superset's settings).
 
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
-idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s and
-reconciles owed work (``outbox.reconcile``, :func:`webapp.owed.reconcile`) every
-``SOVA_RECONCILE_SECONDS`` (60). Every task that returns marks its outbox row done
-(:func:`webapp.jobs.mark_done`), so the database knows what the broker lost.
+idempotent tasks; prefetch 1; time limits. Every task runs in the task edge
+(:class:`SovaTask`): committed when it returns, rolled back when it raises; a task that
+returns marks its outbox row done (:func:`webapp.jobs.mark_done`), so the database knows
+what the broker lost. The beat's schedule (:func:`beat_schedule`) is the outbox's entries
+(the sweep every 30 s, ``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``) and each
+feature's ``BEAT`` (:data:`FEATURE_TASKS`).
 """
 
 from __future__ import annotations

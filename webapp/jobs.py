@@ -180,7 +180,7 @@ def _unsent(limit: int, cutoff=None) -> list:
 def sweep(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
     """Resend unsent rows older than ``older_than``; the beat runs it every 30 s."""
     n = send(_unsent(limit, utcnow() - older_than))
-    db.session.commit()
+    db.session.commit()  # the broker has them: save the "sent" markers now
     return n
 
 
@@ -248,8 +248,10 @@ def _after_rollback(session: Session) -> None:
 def commit() -> None:
     """Commit the current transaction, then send the tasks it queued (fast path).
 
-    The single commit point of a request, a task or a CLI command. A broker error after
-    the commit is logged; the rows stay for the sweeper, the data is already safe.
+    What the three edges call: a request's (``webapp.core.edge``), a task's
+    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.cli.transaction``). A broker
+    error after the commit is logged; the rows stay for the sweeper, the data is already
+    safe.
     """
     pending = db.session.info.get(_PENDING_KEY)
     if pending:

@@ -132,6 +132,9 @@ def reconcile(
     now = utcnow()
     lost = _lost(lost_before or now - owed_after(), limit)
     resent = send(lost)
+    # Both commits are kept on purpose: the broker has the resent messages now, so their
+    # "sent" markers are saved at once, whatever happens to step 2; and this also runs
+    # outside any edge (a heartbeat's thread, :func:`after_broker_restart`).
     db.session.commit()
     requeued = _domain_owed(now, lookback, limit)
     for task, ident in requeued:

@@ -133,3 +133,16 @@ def test_a_real_task_whose_render_fails_keeps_only_the_failure(app, monkeypatch)
     assert committed(Document) == 1  # not the stray one
     failed = db.session.get(Document, doc_id)
     assert (failed.status, failed.error) == ("failed", "RuntimeError: the fonts are gone")
+
+
+def test_on_postgresql_a_task_that_raises_leaves_nothing_and_one_that_returns_commits(pg_app):
+    returns, raises, retries = _tasks(pg_app)
+    with pytest.raises(ValueError):
+        raises(6)
+    with pytest.raises(Retry):
+        retries(7)
+    assert committed(Document) == 0
+    assert committed(OutboxMessage) == 0
+    returns(8)
+    assert committed(Document, Document.key == "edge:returns:8") == 1
+    assert committed(OutboxMessage) == 1
