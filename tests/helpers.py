@@ -58,7 +58,8 @@ class CachedBuilderRule(_WerkzeugRule):
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
     """Run every unsent outbox message in-process with the real task functions (unit tests
-    have no worker). Messages whose task name starts with a prefix in ``skip`` are only
+    have no worker), each through the task edge (``webapp.celery.SovaTask``: committed when
+    it returns, rolled back when it raises). Messages whose task name starts with a prefix in ``skip`` are only
     marked sent. Returns the task names run, in order."""
     import workers.tasks  # noqa: F401  (registers the tasks)
     from webapp.core.models import OutboxMessage, utcnow
@@ -80,7 +81,7 @@ def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
             db.session.commit()
             if skip and task.startswith(skip):
                 continue
-            celery.tasks[task].run(*args)
+            celery.tasks[task](*args)  # through the task edge: commits, or rolls back
             ran.append(task)
 
 

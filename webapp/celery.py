@@ -1,16 +1,17 @@
 """Celery bound to the Flask app (Flask's Celery pattern, Superset's settings).
 
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
-idempotent tasks; prefetch 1; time limits; the beat sweeps the outbox every 30 s and
-reconciles owed work (``outbox.reconcile``, :func:`webapp.owed.reconcile`) every
-``SOVA_RECONCILE_SECONDS`` (60). Every task that returns marks its outbox row done
-(:func:`webapp.jobs.mark_done`), so the database knows what the broker lost.
+idempotent tasks; prefetch 1; time limits. Every task runs in the task edge
+(:class:`SovaTask`): committed when it returns, rolled back when it raises; a task that
+returns marks its outbox row done (:func:`webapp.jobs.mark_done`), so the database knows
+what the broker lost. The beat's schedule (:func:`beat_schedule`) is the outbox's entries
+(the sweep every 30 s, ``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``) and each
+feature's ``BEAT`` (:data:`FEATURE_TASKS`).
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from celery import Celery, Task
 from flask import Flask
@@ -41,38 +42,105 @@ def quiet_library_loggers() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+class SovaTask(Task):
+    """The task edge, as :mod:`webapp.core.edge` is the request edge: one transaction per
+    task run. The body runs in the Flask app's context (the caller's when there is one);
+    when it returns, the session is committed (:func:`webapp.jobs.commit`, which also
+    sends the tasks it queued) and its outbox row is marked done
+    (:func:`webapp.jobs.mark_done`); when it raises — an error, a time limit, or the
+    ``Retry`` of ``self.retry()``/``autoretry_for`` — the session is rolled back and the
+    exception goes on to Celery, so a failed or retried run leaves nothing written. Task
+    bodies therefore only flush; a body commits only where a commit in the middle is the
+    point, and says why there (``workers.rendering``, ``workers.moderation.precheck``,
+    ``workers.prizes.send_details_link``). The request id the web request put in the
+    message's headers is this run's (``webapp.core.request_id``)."""
+
+    def __call__(self, *args, **kwargs):
+        from flask import has_app_context
+
+        from webapp.core.request_id import REQUEST_ID, clean_request_id
+
+        request = self.request
+        rid = clean_request_id(
+            getattr(request, "sova_request_id", None)
+            or (getattr(request, "headers", None) or {}).get("sova_request_id")
+        )
+        token = REQUEST_ID.set(rid) if rid else None
+        try:
+            if has_app_context():
+                return self._in_transaction(args, kwargs)
+            with self.app.flask_app.app_context():
+                return self._in_transaction(args, kwargs)
+        finally:
+            if token is not None:
+                REQUEST_ID.reset(token)
+
+    def _in_transaction(self, args, kwargs):
+        from webapp.extensions import db
+        from webapp.jobs import commit, mark_done
+
+        try:
+            result = self.run(*args, **kwargs)
+            commit()
+        except BaseException:
+            try:
+                db.session.rollback()
+            except Exception:  # the connection is gone: the exception below says more
+                logging.getLogger("sova.tasks").warning(
+                    "task %s: rollback failed", self.name, exc_info=True
+                )
+            raise
+        mark_done(self.request.id)  # the outbox row is done: nothing owed
+        return result
+
+
+#: The modules where each feature declares its task names and periodic tasks: ``TASKS``
+#: (the names ``workers`` defines for it, also what ``webapp.jobs.enqueue`` is given) and
+#: ``BEAT`` (Celery beat entries). A feature with tasks adds its module here.
+FEATURE_TASKS = (
+    "webapp.submissions.tasks",
+    "webapp.moderation.tasks",
+    "webapp.games.tasks",
+    "webapp.prizes.tasks",
+    "webapp.votes.tasks",
+)
+
+
+def feature_task_modules() -> list:
+    """The modules of :data:`FEATURE_TASKS`, imported."""
+    from importlib import import_module
+
+    return [import_module(name) for name in FEATURE_TASKS]
+
+
+def task_names() -> set[str]:
+    """Every task name Sova defines: the outbox's (``webapp.jobs.TASKS``) and each
+    feature's ``TASKS``."""
+    from webapp.jobs import TASKS
+
+    return set(TASKS).union(*(module.TASKS for module in feature_task_modules()))
+
+
+def beat_schedule(config) -> dict[str, dict]:
+    """The beat's schedule: the outbox's entries (``webapp.jobs.beat``) and each feature's
+    ``BEAT``. Raises ValueError when two declare the same entry name."""
+    from webapp.jobs import beat
+
+    schedule = beat(config)
+    for module in feature_task_modules():
+        twice = schedule.keys() & module.BEAT.keys()
+        if twice:
+            raise ValueError(f"beat entries declared twice: {sorted(twice)} ({module.__name__})")
+        schedule.update(module.BEAT)
+    return schedule
+
+
 def celery_init_app(app: Flask) -> Celery:
     """Create the Celery app for ``app`` and store it in ``app.extensions["celery"]``.
     Also quiets the WeasyPrint loggers (:func:`quiet_library_loggers`)."""
     quiet_library_loggers()
 
-    class FlaskTask(Task):
-        def __call__(self, *args, **kwargs):
-            from flask import has_app_context
-
-            from webapp.core.request_id import REQUEST_ID, clean_request_id
-            from webapp.jobs import mark_done
-
-            request = self.request
-            rid = clean_request_id(
-                getattr(request, "sova_request_id", None)
-                or (getattr(request, "headers", None) or {}).get("sova_request_id")
-            )
-            token = REQUEST_ID.set(rid) if rid else None
-            try:
-                if has_app_context():
-                    result = self.run(*args, **kwargs)
-                    mark_done(request.id)
-                    return result
-                with app.app_context():
-                    result = self.run(*args, **kwargs)
-                    mark_done(request.id)  # the outbox row is done: nothing owed
-                    return result
-            finally:
-                if token is not None:
-                    REQUEST_ID.reset(token)
-
-    celery = Celery(app.name, task_cls=FlaskTask)
+    celery = Celery(app.name, task_cls=SovaTask)
     broker = app.config["SOVA_BROKER_URL"]
     celery.conf.update(
         broker_url=broker,
@@ -104,22 +172,7 @@ def celery_init_app(app: Flask) -> Celery:
         if broker.startswith(("redis", "rediss"))
         else {},
         worker_hijack_root_logger=False,
-        beat_schedule={
-            "outbox-sweep": {"task": "outbox.sweep", "schedule": timedelta(seconds=30)},
-            "outbox-reconcile": {
-                "task": "outbox.reconcile",
-                "schedule": timedelta(seconds=float(app.config.get("SOVA_RECONCILE_SECONDS", 60))),
-            },
-            "prizes-remind-details": {
-                "task": "prizes.remind_details",
-                "schedule": timedelta(hours=24),
-            },
-            "prizes-purge-payee-details": {
-                "task": "prizes.purge_payee_details",
-                "schedule": timedelta(hours=24),
-            },
-            "votes-purge-numbers": {"task": "votes.purge_numbers", "schedule": timedelta(hours=24)},
-        },
+        beat_schedule=beat_schedule(app.config),
         beat_schedule_filename=str(
             __import__("pathlib").Path(app.config["SOVA_INSTANCE_PATH"]) / "celerybeat-schedule"
         ),

@@ -25,6 +25,26 @@ from webapp.extensions import db
 log = logging.getLogger("sova.jobs")
 _PENDING_KEY = "sova_outbox_pending"
 
+#: The outbox's own periodic tasks (``workers.outbox``): resend what the fast path did not
+#: send, and what the broker lost (:func:`webapp.owed.reconcile`). The features declare
+#: theirs in ``webapp/<feature>/tasks.py``; the beat's schedule is assembled from all of
+#: them (``webapp.celery.beat_schedule``).
+SWEEP = "outbox.sweep"
+RECONCILE = "outbox.reconcile"
+TASKS = (SWEEP, RECONCILE)
+
+
+def beat(config) -> dict[str, dict]:
+    """The outbox's beat entries: the sweep every 30 s, the reconciliation every
+    ``SOVA_RECONCILE_SECONDS`` (60)."""
+    return {
+        "outbox-sweep": {"task": SWEEP, "schedule": timedelta(seconds=30)},
+        "outbox-reconcile": {
+            "task": RECONCILE,
+            "schedule": timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60))),
+        },
+    }
+
 
 def enqueue(name: str, *ids: int) -> OutboxMessage:
     """Request task ``name`` with primary-key arguments ``ids`` (ints) after commit.
@@ -160,7 +180,7 @@ def _unsent(limit: int, cutoff=None) -> list:
 def sweep(older_than: timedelta = timedelta(seconds=30), limit: int = 500) -> int:
     """Resend unsent rows older than ``older_than``; the beat runs it every 30 s."""
     n = send(_unsent(limit, utcnow() - older_than))
-    db.session.commit()
+    db.session.commit()  # the broker has them: save the "sent" markers now
     return n
 
 
@@ -228,8 +248,10 @@ def _after_rollback(session: Session) -> None:
 def commit() -> None:
     """Commit the current transaction, then send the tasks it queued (fast path).
 
-    The single commit point of a request, a task or a CLI command. A broker error after
-    the commit is logged; the rows stay for the sweeper, the data is already safe.
+    What the three edges call: a request's (``webapp.core.edge``), a task's
+    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.cli.transaction``). A broker
+    error after the commit is logged; the rows stay for the sweeper, the data is already
+    safe.
     """
     pending = db.session.info.get(_PENDING_KEY)
     if pending:

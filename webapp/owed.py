@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from webapp.core.models import OutboxMessage, utcnow
 from webapp.extensions import db
+from webapp.games import tasks as games_tasks
 from webapp.jobs import (
     SENT_COLUMNS,
     commit,
@@ -24,17 +25,13 @@ from webapp.jobs import (
     owed_after,
     send,
 )
+from webapp.moderation import tasks as moderation_tasks
+from webapp.prizes import tasks as prizes_tasks
 
-#: Document kind → (task that renders it, the Document attribute the task takes).
-DOCUMENT_TASKS = {
-    "envelopes": ("games.render_envelopes", "id"),
-    "host_cards": ("games.render_envelopes", "id"),
-    "sector13_card": ("games.render_envelopes", "id"),
-    "gift_agreement": ("prizes.issue_agreement", "prize_id"),
-    "commission_minutes": ("prizes.render_minutes", "prize_id"),
-    "payment_register": ("prizes.render_register", "id"),
-}
-PRECHECK_TASK = "moderation.precheck"
+#: Document kind → (task that renders it, the Document attribute the task takes), as each
+#: feature declares it (``webapp/<feature>/tasks.py``).
+DOCUMENT_TASKS = {**games_tasks.DOCUMENT_TASKS, **prizes_tasks.DOCUMENT_TASKS}
+PRECHECK_TASK = moderation_tasks.PRECHECK
 
 
 def _unrequested(kind_rows, open_rows) -> list[tuple[str, int]]:
@@ -135,6 +132,9 @@ def reconcile(
     now = utcnow()
     lost = _lost(lost_before or now - owed_after(), limit)
     resent = send(lost)
+    # Both commits are kept on purpose: the broker has the resent messages now, so their
+    # "sent" markers are saved at once, whatever happens to step 2; and this also runs
+    # outside any edge (a heartbeat's thread, :func:`after_broker_restart`).
     db.session.commit()
     requeued = _domain_owed(now, lookback, limit)
     for task, ident in requeued:

@@ -10,9 +10,9 @@ from flask import current_app
 
 from webapp.core.models import Document
 from webapp.extensions import db
+from webapp.games import tasks
 from webapp.games.models import Game
 from webapp.games.queries import envelope_context, handout_files, printed_copies
-from webapp.jobs import commit
 from workers.rendering import render_document
 
 TEMPLATES = {
@@ -45,7 +45,7 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
 
 
 @shared_task(
-    name="games.render_envelopes",
+    name=tasks.RENDER_ENVELOPES,
     ignore_result=True,
     acks_late=True,
     soft_time_limit=120,
@@ -56,5 +56,4 @@ def render_envelopes(document_id: int) -> int | None:
     as ``allowed_files`` (idempotent; see :func:`workers.rendering.render_document`)."""
     if render_document(document_id, game_documents) is None:
         return None
-    commit()
     return document_id

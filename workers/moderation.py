@@ -6,6 +6,7 @@ from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.jobs import commit
+from webapp.moderation import tasks
 from webapp.moderation.duplicates import ensure_indexed, rebuild_index
 from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
@@ -14,26 +15,30 @@ from webapp.submissions.models import Question, QuestionStatusChange
 from workers.notify import send_mail
 
 
-@shared_task(name="moderation.precheck", ignore_result=True, acks_late=True)
+@shared_task(name=tasks.PRECHECK, ignore_result=True, acks_late=True)
 def precheck(question_id: int) -> int | None:
     """Pre-check question ``question_id``; idempotent (one report per check version).
     Returns the report id, or None when the question is gone.
 
     Two transactions: the question joins the duplicate index first (committed, so a
-    near-identical question pre-checked at the same moment sees it), then the checks run.
+    near-identical question pre-checked at the same moment sees it), then the checks run
+    (committed by the task edge, ``webapp.celery.SovaTask``).
     """
     if ensure_indexed(question_id):
+        # Kept on purpose: the index rows must be visible to the other pre-checks before
+        # this one's checks run (two near-identical questions pre-checked at the same
+        # moment then find each other), so they get a transaction of their own.
         commit()
     report = precheck_op(question_id)
     new = report is not None and report in db.session.new
-    commit()
+    db.session.flush()  # the new report's id, returned below
     question = db.session.get(Question, question_id) if new else None
     if question is not None:  # from the question's arrival to its report, once per question
         PRECHECK_LATENCY.observe((utcnow() - question.created_at).total_seconds())
     return report.id if report else None
 
 
-@shared_task(name="moderation.notify_decision", ignore_result=True, acks_late=True)
+@shared_task(name=tasks.NOTIFY_DECISION, ignore_result=True, acks_late=True)
 def notify_decision(question_id: int) -> bool:
     """E-mail the first author the editors' decision (the same text the editor previewed:
     ``webapp.moderation.reasons.decision_email``). False when there is nobody to write to
@@ -58,10 +63,8 @@ def notify_decision(question_id: int) -> bool:
     )
 
 
-@shared_task(name="moderation.reindex", ignore_result=True, acks_late=True)
+@shared_task(name=tasks.REINDEX, ignore_result=True, acks_late=True)
 def reindex() -> int:
     """Rebuild the duplicate index (after ``duplicates.INDEX_VERSION`` changes). Returns the
     number of questions indexed; running it twice gives the same index."""
-    count = rebuild_index()
-    commit()
-    return count
+    return rebuild_index()

@@ -34,6 +34,7 @@ from webapp.app_lang import LANGUAGES
 from webapp.core import mail as ledger
 from webapp.core.crypto import decrypt
 from webapp.extensions import db
+from webapp.submissions import tasks
 from webapp.submissions.models import Question
 
 log = logging.getLogger("sova.notify")
@@ -243,7 +244,7 @@ def _locale(language: str | None) -> str:
 
 
 @shared_task(
-    name="notify.received",
+    name=tasks.RECEIVED,
     ignore_result=True,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),
@@ -272,11 +273,11 @@ def received(question_id: int) -> bool:
         )
         subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
         body = render_template("emails/received.txt", link=link)
-    return send_mail(to, subject, body, key=key, task="notify.received", args=[question_id])
+    return send_mail(to, subject, body, key=key, task=tasks.RECEIVED, args=[question_id])
 
 
 @shared_task(
-    name="notify.my_link",
+    name=tasks.MY_LINK,
     ignore_result=True,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),

@@ -12,6 +12,7 @@ from webapp.core.mail import already_sent
 from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.jobs import commit
+from webapp.prizes import tasks
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
 from webapp.prizes.payee import link_hours, new_link, payee_language, purge_paid_details
@@ -24,7 +25,7 @@ DAYS = {"ru": ("день", "дня", "дней"), "be": ("дзень", "дні",
 
 
 @shared_task(
-    name="prizes.issue_agreement",
+    name=tasks.ISSUE_AGREEMENT,
     ignore_result=True,
     acks_late=True,
     soft_time_limit=120,
@@ -48,7 +49,6 @@ def issue_agreement(prize_id: int) -> int | None:
         agreement.status = "issued"
     if prize.status in ("owed", "details_requested", "details_received"):
         change_status(prize, "agreement_issued", None, f"договор {agreement.number} выписан")
-    commit()
     return agreement.document_id
 
 
@@ -61,7 +61,7 @@ def _payee(prize: Prize) -> dict:
 
 
 @shared_task(
-    name="prizes.render_minutes",
+    name=tasks.RENDER_MINUTES,
     ignore_result=True,
     acks_late=True,
     soft_time_limit=120,
@@ -84,12 +84,11 @@ def render_minutes(prize_id: int) -> int | None:
     render_document(
         doc.id, lambda d: ("commission_minutes.html", minutes_context(prize, d.version), None)
     )
-    commit()
     return doc.id
 
 
 @shared_task(
-    name="prizes.render_register",
+    name=tasks.RENDER_REGISTER,
     ignore_result=True,
     acks_late=True,
     soft_time_limit=300,
@@ -107,12 +106,11 @@ def render_register(document_id: int) -> int | None:
     if doc is None or doc.kind != REGISTER_PDF:
         return None
     render_document(doc.id, lambda d: ("payment_register.html", register_pdf_context(d), None))
-    commit()
     return doc.id
 
 
 @shared_task(
-    name="prizes.send_details_link",
+    name=tasks.SEND_DETAILS_LINK,
     ignore_result=True,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),
@@ -138,6 +136,9 @@ def send_details_link(prize_id: int) -> bool:
     ):
         return False
     token = new_link(prize)
+    # Kept on purpose: the link must be in the database before the e-mail that carries
+    # its token leaves (a link e-mailed and then rolled back would not open). A retry
+    # after a failed send makes a fresh link and expires this one.
     commit()
     base = current_app.config.get("SOVA_PUBLIC_URL")
     language = payee_language(prize)
@@ -155,7 +156,7 @@ def send_details_link(prize_id: int) -> bool:
     return send_mail(decrypt(prize.author.email_encrypted), subject, body, key=key)
 
 
-@shared_task(name="prizes.remind_details", ignore_result=True)
+@shared_task(name=tasks.REMIND_DETAILS, ignore_result=True)
 def remind_details() -> int:
     """Beat: every prize waiting for details longer than ``SOVA_DETAILS_REMIND_DAYS``
     (default 3) since its last link gets a new link by e-mail (``prizes.send_details_link``
@@ -174,16 +175,13 @@ def remind_details() -> int:
             db.select(db.func.max(DetailsLink.created_at)).where(DetailsLink.prize_id == prize.id)
         )
         if last is None or last < limit:
-            enqueue("prizes.send_details_link", prize.id)
+            enqueue(tasks.SEND_DETAILS_LINK, prize.id)
             queued += 1
-    commit()
     return queued
 
 
-@shared_task(name="prizes.purge_payee_details", ignore_result=True)
+@shared_task(name=tasks.PURGE_PAYEE_DETAILS, ignore_result=True)
 def purge_payee_details() -> int:
     """Beat: delete payee details ``SOVA_PAYEE_RETENTION_DAYS`` days after payment (the
     agreement is kept). Returns how many were deleted."""
-    deleted = purge_paid_details()
-    commit()
-    return deleted
+    return purge_paid_details()

@@ -23,6 +23,8 @@ def render_document(document_id: int | None, build) -> Document | None:
     superseded one is never rendered. ``build`` only reads; the render itself runs outside
     a transaction (the session is committed before it), so it holds no database lock. The
     file is written to a temporary name and renamed, so a killed worker leaves no half PDF.
+    Flushes the ready row; the caller's task edge commits it. A failed render is committed
+    as ``failed`` before the exception goes on.
     """
     doc = db.session.get(Document, document_id)
     if doc is None or doc.status == "superseded":  # a newer version is the one rendered
@@ -38,13 +40,17 @@ def render_document(document_id: int | None, build) -> Document | None:
         # SQLite every transaction holds the database's write lock from its start (BEGIN
         # IMMEDIATE), and a render inside one kept the web, the other tasks and the
         # processes' heartbeats waiting until they failed with «database is locked». Only
-        # reads happened so far; this commit writes nothing of its own.
+        # reads happened so far; this commit writes nothing of its own. Kept on purpose:
+        # the one commit in the middle of a render task; the task edge
+        # (webapp.celery.SovaTask) commits the file's row after the render.
         db.session.commit()
         started = time.perf_counter()
         pdf = render_pdf(template, context, allowed_files=allowed_files)
         RENDER_SECONDS.labels(kind).observe(time.perf_counter() - started)
     except Exception as exc:
-        # Recorded for the producer's page; the task fails loudly in the worker log.
+        # Recorded for the producer's page; the task fails loudly in the worker log. Kept
+        # on purpose: the task raises, and the task edge (webapp.celery.SovaTask) rolls
+        # back what a raising task wrote, so the failure is committed here, on its own.
         db.session.rollback()
         doc = db.session.get_one(Document, document_id)
         doc.status, doc.error = "failed", f"{type(exc).__name__}: {exc}"[:500]

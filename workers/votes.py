@@ -4,7 +4,7 @@ hashes."""
 from celery import shared_task
 
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.votes import tasks
 from webapp.votes.models import Vote
 from webapp.votes.operations import purge_numbers as purge
 from webapp.votes.queries import result_context
@@ -12,7 +12,7 @@ from workers.rendering import render_document
 
 
 @shared_task(
-    name="votes.render_result",
+    name=tasks.RENDER_RESULT,
     ignore_result=True,
     acks_late=True,
     soft_time_limit=120,
@@ -27,14 +27,11 @@ def render_result(vote_id: int) -> int | None:
     if vote is None or vote.status != "closed" or vote.document_id is None:
         return None
     render_document(vote.document_id, lambda _doc: ("vote_result.html", result_context(vote), None))
-    commit()
     return vote.document_id
 
 
-@shared_task(name="votes.purge_numbers", ignore_result=True)
+@shared_task(name=tasks.PURGE_NUMBERS, ignore_result=True)
 def purge_numbers() -> int:
     """Beat (daily): delete the phone-number hashes of votes closed more than
     ``SOVA_VOTE_RETENTION_DAYS`` ago. Returns how many votes were purged."""
-    n = purge()
-    commit()
-    return n
+    return purge()

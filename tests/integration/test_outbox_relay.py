@@ -206,11 +206,11 @@ def test_the_request_leaves_the_duplicate_index_to_the_precheck(relay_env):
             )
 
         assert (rows(first), rows(second)) == (0, 0)
-        precheck.run(first)
+        precheck(first)
         assert (rows(first), rows(second)) == (21, 0)
-        precheck.run(first)
+        precheck(first)
         assert rows(first) == 21
-        precheck.run(second)
+        precheck(second)
         assert rows(second) == 21
         report = db.session.scalar(sa.select(ModerationReport).filter_by(question_id=second))
         assert [(d["question_id"], d["score"]) for d in report.duplicates] == [(first, 100.0)]

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
+from webapp.accounts.operations import AccountError
 from webapp.cli import NO_TABLES, fail, missing_schema
+from webapp.cli.transaction import transactional
 from webapp.resources import package_dir
 
 
@@ -20,16 +22,13 @@ from webapp.resources import package_dir
 @click.option("--name", default="")
 @click.option("--token", "with_token", is_flag=True, help="print an API token (shown once)")
 @with_appcontext
+@transactional(AccountError)
 def users_create(email, role, password, name, with_token):
-    """Create a staff user."""
-    from webapp.accounts.operations import AccountError, create_user
-    from webapp.jobs import commit
+    """Create a staff user. Exit 2 when the account is refused (the e-mail is taken, the
+    role unknown …); nothing is written then."""
+    from webapp.accounts.operations import create_user
 
-    try:
-        user, token = create_user(email, role, password=password, name=name, with_token=with_token)
-    except AccountError as exc:
-        fail(str(exc))
-    commit()
+    user, token = create_user(email, role, password=password, name=name, with_token=with_token)
     click.echo(f"created user {user.email} ({user.role})")
     if token:
         click.echo(token)
@@ -38,6 +37,7 @@ def users_create(email, role, password, name, with_token):
 @click.command("token")
 @click.option("--email", required=True)
 @with_appcontext
+@transactional()
 def users_token(email):
     """Issue a new API token to an existing active user and print it (shown once); the
     user's other tokens keep working (revoke them on the staff page). Exit 2 for an
@@ -45,13 +45,11 @@ def users_token(email):
     from webapp.accounts.models import User
     from webapp.accounts.operations import issue_token
     from webapp.extensions import db
-    from webapp.jobs import commit
 
     user = db.session.scalar(db.select(User).filter_by(email=email.strip().lower()))
     if user is None or not user.active:
         fail(f"no active user with e-mail {email}")
     token = issue_token(user)
-    commit()
     click.echo(f"new API token for {user.email} ({user.role})")
     click.echo(token)
 
@@ -77,6 +75,7 @@ users.add_command(users_token)
     help="A folder or zip with the packets' images ((img …) / (pic: …) files).",
 )
 @with_appcontext
+@transactional()
 def import_cmd(files, as_, channel, images_path):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
@@ -166,6 +165,8 @@ def _import_one(path: Path, packet, as_, channel, images) -> int | None:
             )
             n_images = sum(len(q.images) for q in made)
             missing = missing_refs(made)
+            # Kept on purpose: one transaction per file, so a bad file further on does not
+            # take the good ones with it (the command's edge commits only what is left).
             commit()
         except Exception as exc:
             db.session.rollback()
@@ -202,6 +203,7 @@ def _demo_email(role: str) -> str:
     "(default: the package's sample packet)",
 )
 @with_appcontext
+@transactional()
 def seed_demo(archive):
     """Prepare a demo instance; safe to run again (``make run`` runs it every time).
 
@@ -219,7 +221,6 @@ def seed_demo(archive):
     from webapp.accounts.models import User
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.submissions.models import Question
 
     if db.session.scalar(db.select(db.func.count()).select_from(User)) == 0:
@@ -228,7 +229,6 @@ def seed_demo(archive):
             email = _demo_email(role)
             create_user(email, role, password=f"{role}-demo")
             click.echo(f"  {role:13} {email:28} {role}-demo")
-        commit()
     else:
         existing = db.session.scalars(
             db.select(User)
@@ -276,7 +276,6 @@ def _seed_demo_pool() -> None:
     """The approved, signed-off demo pool of :func:`seed_demo` (see there)."""
     from webapp.accounts.models import User
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.moderation.operations import decide, precheck, sign_off
     from webapp.submissions.models import Question
     from webapp.submissions.operations import import_packet
@@ -297,12 +296,10 @@ def _seed_demo_pool() -> None:
     made = import_packet(
         read_packet_file(DEMO_POOL), as_="submissions", channel="import", origin=origin
     )
-    commit()
     for question in made:
         precheck(question.id)
         decide(question, "approve", editor.id)
         sign_off(question, chief.id)
-        commit()
     click.echo(
         f"Demo pool: {len(made)} questions from {origin} approved by {editor.email} "
         f"and signed off by {chief.email} — enough for «Заполнить стол»."

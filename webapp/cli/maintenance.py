@@ -9,6 +9,8 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.cli import fail
+from webapp.cli.transaction import transactional
+from webapp.core.mail import MailError
 
 
 @click.group("mail")
@@ -51,17 +53,13 @@ def mail_stuck(minutes):
 @mail.command("resend")
 @click.argument("key")
 @with_appcontext
+@transactional(MailError)
 def mail_resend(key):
     """Queue the task of a stuck e-mail again (same Message-ID). Exit 2: unknown key,
     already sent, or no recorded task."""
-    from webapp.core.mail import MailError, resend
-    from webapp.jobs import commit
+    from webapp.core.mail import resend
 
-    try:
-        row = resend(key)
-    except MailError as exc:
-        fail(str(exc))
-    commit()
+    row = resend(key)
     click.echo(
         f"queued {row.task}{''.join(f' {a}' for a in row.args or [])} for {key} "
         f"(Message-ID {row.message_id})"
@@ -71,17 +69,13 @@ def mail_resend(key):
 @mail.command("mark-sent")
 @click.argument("key")
 @with_appcontext
+@transactional(MailError)
 def mail_mark_sent(key):
     """Record a stuck e-mail as sent (found delivered in the mail server's log). Exit 2:
     unknown key or already sent."""
-    from webapp.core.mail import MailError, mark_sent_by_operator
-    from webapp.jobs import commit
+    from webapp.core.mail import mark_sent_by_operator
 
-    try:
-        mark_sent_by_operator(key)
-    except MailError as exc:
-        fail(str(exc))
-    commit()
+    mark_sent_by_operator(key)
     click.echo(f"marked {key} as sent")
 
 

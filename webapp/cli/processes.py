@@ -12,6 +12,7 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.cli import announce_instance
+from webapp.cli.transaction import transactional
 from webapp.resources import package_dir
 
 
@@ -114,6 +115,7 @@ def precheck():
     help="Questions queued per transaction.",
 )
 @with_appcontext
+@transactional()
 def precheck_stale(dry_run, batch):
     """Queue `moderation.precheck` again for every question in review without a report of
     the current check version (run after an upgrade that changes the checks)."""
@@ -122,6 +124,7 @@ def precheck_stale(dry_run, batch):
     from webapp.jobs import commit, enqueue
     from webapp.moderation.models import PRECHECK_VERSION
     from webapp.moderation.queries import stale_precheck_ids
+    from webapp.moderation.tasks import PRECHECK
 
     ids = stale_precheck_ids()
     if dry_run:
@@ -131,7 +134,10 @@ def precheck_stale(dry_run, batch):
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]
             for qid in chunk:
-                enqueue("moderation.precheck", qid)
+                enqueue(PRECHECK, qid)
+            # Kept on purpose: one transaction per batch keeps the progress of a long run
+            # (an interrupted run has queued whole batches; running it again queues the
+            # rest, pre-checks being idempotent) and sends each batch to the broker.
             commit()
             bar.update(len(chunk))
     click.echo(f"queued the version {PRECHECK_VERSION} pre-check for {len(ids)} question(s)")

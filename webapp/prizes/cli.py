@@ -8,6 +8,7 @@ import click
 from flask.cli import with_appcontext
 from sqlalchemy.exc import IntegrityError
 
+from webapp.cli.transaction import transactional
 from webapp.core.crypto import (
     InvalidToken,
     decrypt,
@@ -17,7 +18,6 @@ from webapp.core.crypto import (
     rotate,
 )
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes.models import PayeeDetails
 from webapp.prizes.payee import lookup_hashes
 from webapp.submissions.models import Author
@@ -39,6 +39,7 @@ def generate():
 
 @keys.command("rotate")
 @with_appcontext
+@transactional()
 def rotate_cmd():
     """Re-encrypt every stored token under the first key of SOVA_ENCRYPTION_KEYS.
 
@@ -59,20 +60,19 @@ def rotate_cmd():
             counts[f"{model.__tablename__}.{attr}"] = n
         db.session.flush()
     except InvalidToken:
-        db.session.rollback()
         click.echo(
             f"error: a token in {model.__tablename__}.{attr} (id {row.id}) cannot be "
             "decrypted with any key of SOVA_ENCRYPTION_KEYS; nothing was changed",
             err=True,
         )
         raise SystemExit(2) from None
-    commit()
     for name, n in counts.items():
         click.echo(f"{name}: {n} re-encrypted")
 
 
 @keys.command("rehash")
 @with_appcontext
+@transactional()
 def rehash_cmd():
     """Recompute the keyed look-up hashes under the current SOVA_SECRET_KEY.
 
@@ -99,7 +99,7 @@ def rehash_cmd():
                 counts["payee_details.personal_number_hash/account_hash"] += 1
         db.session.flush()
     except (InvalidToken, IntegrityError) as exc:
-        db.session.rollback()
+        db.session.rollback()  # before reading ``row`` below: the flush failed
         what = (
             "cannot be decrypted with any key of SOVA_ENCRYPTION_KEYS"
             if isinstance(exc, InvalidToken)
@@ -112,6 +112,5 @@ def rehash_cmd():
         )
         click.echo(f"error: a stored value{where} {what}; nothing was changed", err=True)
         raise SystemExit(2) from None
-    commit()
     for name, n in counts.items():
         click.echo(f"{name}: {n} rehashed")

@@ -39,6 +39,7 @@ from webapp.prizes import payee
 from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
 from webapp.prizes.queries import kind_label
+from webapp.prizes.tasks import RENDER_REGISTER
 
 HEADER = [
     "№",
@@ -258,7 +259,7 @@ def request_register_pdf(start: date, end: date) -> Document:
     )
     db.session.add(doc)
     db.session.flush()
-    enqueue("prizes.render_register", doc.id)
+    enqueue(RENDER_REGISTER, doc.id)
     return doc
 
 

@@ -57,6 +57,7 @@ from webapp.prizes.operations import (
     reissue_agreement,
     reissue_minutes,
 )
+from webapp.prizes.tasks import SEND_DETAILS_LINK
 from webapp.submissions.models import Question
 
 bp = Blueprint("prizes", __name__, url_prefix="/prizes")
@@ -334,7 +335,7 @@ def request_details(prize_id: int):
     if mailed:
         from webapp.jobs import enqueue
 
-        enqueue("prizes.send_details_link", p.id)
+        enqueue(SEND_DETAILS_LINK, p.id)
     link = url_for(
         "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
     )

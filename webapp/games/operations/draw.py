@@ -17,6 +17,7 @@ from webapp.games.models import (
     Sector13Draw,
 )
 from webapp.games.queries import current_draw, live_candidates
+from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.jobs import enqueue
 from webapp.submissions.models import Question, set_status
 
@@ -111,7 +112,7 @@ def draw_sector13(
                 created_at=utcnow(),
             )
         )
-        enqueue("games.render_envelopes", doc.id)
+        enqueue(RENDER_ENVELOPES, doc.id)
     db.session.flush()
     return draw
 

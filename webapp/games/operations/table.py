@@ -28,6 +28,7 @@ from webapp.games.models import (
     PrintedCopy,
 )
 from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
+from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import status_label as question_status_label
@@ -753,8 +754,8 @@ def request_envelopes(
                     )
                 )
             db.session.flush()
-            enqueue("games.render_envelopes", doc.id)
+            enqueue(RENDER_ENVELOPES, doc.id)
         elif doc.status == "pending":  # asked again: queue it if the earlier request is lost
-            request_again("games.render_envelopes", doc.id, since=doc.created_at)
+            request_again(RENDER_ENVELOPES, doc.id, since=doc.created_at)
         docs.append(doc)
     return docs

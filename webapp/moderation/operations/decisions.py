@@ -14,6 +14,7 @@ from webapp.moderation.models import (
 )
 from webapp.moderation.operations.common import ModerationError, claim_holder, release, status_label
 from webapp.moderation.reasons import REJECTION_REASONS, reason_text
+from webapp.moderation.tasks import NOTIFY_DECISION
 from webapp.submissions.models import Question, set_status
 
 #: What an editor's decision does to a question, said when it is refused as a repeat.
@@ -72,7 +73,7 @@ def decide(
     question.rejection_reason = (reason or None) if target == "rejected" else None
     set_status(question, target, by_user_id=user_id, reason=reason or None)
     if notify:
-        enqueue("moderation.notify_decision", question.id)
+        enqueue(NOTIFY_DECISION, question.id)
     db.session.flush()
     return question
 

@@ -21,6 +21,7 @@ from webapp.prizes.models import (
     Prize,
     PrizeStatusChange,
 )
+from webapp.prizes.tasks import ISSUE_AGREEMENT
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
 #: owed → paid → closed (or owed → closed for a prize without cash, 2009 §3.1).
@@ -204,5 +205,5 @@ def _number_agreement(prize: Prize, season: Season) -> GiftAgreement:
     )
     db.session.add(agreement)
     db.session.flush()
-    enqueue("prizes.issue_agreement", prize.id)
+    enqueue(ISSUE_AGREEMENT, prize.id)
     return agreement

@@ -20,6 +20,7 @@ from webapp.prizes.operations.common import (
     agreement_prefix,
     next_minutes_seq,
 )
+from webapp.prizes.tasks import ISSUE_AGREEMENT, RENDER_MINUTES
 
 
 def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:
@@ -47,7 +48,7 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
     )
     db.session.add(minutes)
     _document(COMMISSION_MINUTES, prize)
-    enqueue("prizes.render_minutes", prize.id)
+    enqueue(RENDER_MINUTES, prize.id)
     return minutes
 
 
@@ -73,7 +74,7 @@ def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     if minutes is None:
         raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
     doc = _document(COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES))
-    enqueue("prizes.render_minutes", prize.id)
+    enqueue(RENDER_MINUTES, prize.id)
     return doc
 
 
@@ -89,5 +90,5 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
     doc = _document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
     agreement.document_id = doc.id
     agreement.status = "pending"
-    enqueue("prizes.issue_agreement", prize.id)
+    enqueue(ISSUE_AGREEMENT, prize.id)
     return doc

@@ -32,6 +32,7 @@ from webapp.submissions.operations.validation import (
     validate,
 )
 from webapp.submissions.pg_intake import insert_received
+from webapp.submissions.tasks import PRECHECK, RECEIVED
 
 
 def upsert_author(name: str, city: str | None, email: str | None) -> int:
@@ -202,7 +203,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
                 image = store_image(data.handout_image, uploads)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc
-        tasks = ["moderation.precheck"] + (["notify.received"] if clean["authors"][0][2] else [])
+        tasks = [PRECHECK] + ([RECEIVED] if clean["authors"][0][2] else [])
         columns = dict(
             consent_version=CONSENT_VERSION if data.consent else None,
             language=data.language,

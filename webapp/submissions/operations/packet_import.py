@@ -11,6 +11,7 @@ from webapp.jobs import enqueue
 from webapp.submissions.models import Question
 from webapp.submissions.operations.intake import create_question
 from webapp.submissions.operations.validation import LIMITS
+from webapp.submissions.tasks import PRECHECK
 
 
 def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
@@ -76,7 +77,7 @@ def import_packet(
             clean, channel=channel, status=status, origin=f"{origin}#{pq.number}"[:300]
         )
         if as_ == "submissions":
-            enqueue("moderation.precheck", q.id)
+            enqueue(PRECHECK, q.id)
         made.append(q)
         if progress:
             progress(1)

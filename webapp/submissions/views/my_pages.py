@@ -14,6 +14,7 @@ from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question
 from webapp.submissions.operations import author_by_email, withdraw
 from webapp.submissions.queries import public_history
+from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views.common import bp, status_labels
 from webapp.submissions.views.submit_form import viewer_language
 
@@ -36,7 +37,7 @@ def my_request():
         author = author_by_email(form.email.data)
         if author is not None:
             # the page's language travels as its index in LANGUAGES (tasks take ints)
-            enqueue("notify.my_link", author.id, LANGUAGES.index(viewer_language()))
+            enqueue(MY_LINK, author.id, LANGUAGES.index(viewer_language()))
         # the same answer whether or not the address is known (no enumeration)
         flash(
             _("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."), "success"

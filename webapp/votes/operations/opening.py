@@ -19,6 +19,7 @@ from webapp.jobs import enqueue
 from webapp.votes.models import Vote
 from webapp.votes.operations.common import RESULT_DOCUMENT, VoteError, VoteInputError
 from webapp.votes.queries import live_counts, log_lines
+from webapp.votes.tasks import RENDER_RESULT
 
 # --- open and close -----------------------------------------------------------------------
 
@@ -122,6 +123,6 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     db.session.add(doc)
     db.session.flush()
     vote.document_id = doc.id
-    enqueue("votes.render_result", vote.id)
+    enqueue(RENDER_RESULT, vote.id)
     db.session.flush()
     return vote
