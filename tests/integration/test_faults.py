@@ -1082,6 +1082,7 @@ print("ok", role)
 """
 
 
+@pytest.mark.slow
 def test_sqlite_web_and_worker_writing_at_once_never_locks(tmp_path):
     """Kills nothing; two processes (web requests and worker-style writes) run 500 mixed
     transactions each on one SQLite file. No "database is locked", exact row counts."""

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_gunicorn_workers_share_one_metrics_exposition(tmp_path):
     from flask_migrate import upgrade
 

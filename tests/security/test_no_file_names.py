@@ -125,6 +125,7 @@ def seasons(app, api, played, drain):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)  # two seasons played, then ~120 pages × 7 clients: ~1 min alone
 def test_no_rule_file_name_on_any_page_pdf_or_email(app, seasons, staff, sink):
     from webapp.extensions import db

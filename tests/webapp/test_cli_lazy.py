@@ -116,6 +116,7 @@ def test_unknown_or_missing_command_reads_as_the_eager_groups(args):
     ],
     ids=["outbox-status", "import"],
 )
+@pytest.mark.slow
 def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path, args):
     """``sova outbox status`` on a fresh instance (no ``sova db
     upgrade`` yet) printed SQLAlchemy's traceback; ``sova import`` printed the raw

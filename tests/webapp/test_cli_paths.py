@@ -127,6 +127,7 @@ def test_help_lists_sovas_commands_without_flask_options(place):
     assert tree(cwd) == [] and tree(home) == []
 
 
+@pytest.mark.slow
 def test_commands_default_to_the_per_user_data_directory_and_say_so(place):
     cwd, home, _env = place
     instance = home / ".local" / "share" / "sova"
@@ -151,6 +152,7 @@ def test_commands_default_to_the_per_user_data_directory_and_say_so(place):
     assert {"secret_key", "encryption_keys", "sova.sqlite"} <= set(os.listdir(instance))
 
 
+@pytest.mark.slow
 def test_sova_instance_path_wins_and_is_announced(place, tmp_path):
     cwd, home, _env = place
     instance = tmp_path / "inst"
@@ -161,6 +163,7 @@ def test_sova_instance_path_wins_and_is_announced(place, tmp_path):
     assert tree(cwd) == [] and tree(home) == []
 
 
+@pytest.mark.slow
 def test_instance_folder_that_cannot_be_created_exit_2_writes_nothing(place, tmp_path):
     cwd, home, _env = place
     blocker = tmp_path / "blocker"
@@ -176,6 +179,7 @@ def test_instance_folder_that_cannot_be_created_exit_2_writes_nothing(place, tmp
     assert tree(cwd) == [] and tree(home) == []
 
 
+@pytest.mark.slow
 def test_production_without_secrets_exit_2_writes_nothing(place, tmp_path):
     cwd, home, _env = place
     run = sova(

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "system-deps"
 
@@ -63,6 +65,7 @@ def test_nothing_missing_is_silent(tmp_path):
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
 
 
+@pytest.mark.slow
 def test_make_test_says_how_many_browser_tests_it_skipped_and_why():
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env["PATH"] = str(Path(sys.executable).parent)  # no chromium on it

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from prometheus_client import REGISTRY
 
 from webapp.core.models import OutboxMessage
@@ -110,6 +111,7 @@ def test_readyz_checks_the_database_and_the_broker(make_app):
     assert "sova_broker_up 0.0" in metrics.get("/metrics").get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_json_logs_carry_the_request_id(tmp_path):
     script = "\n".join(
         [
@@ -167,6 +169,7 @@ def _http_series() -> set[tuple]:
     }
 
 
+@pytest.mark.slow
 def test_invented_methods_and_paths_add_no_series(app, client):
     """10 000 anonymous requests with invented methods (``FOOBAR12``) and paths, and with
     standard methods on invented paths, add only a handful of series, every label from a

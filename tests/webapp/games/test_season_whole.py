@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.webapp.games.season_driver import SeasonRun, experts_of
+
+pytestmark = pytest.mark.slow  # whole seasons through the API: the full run (the season engine and the season API have fast tests)
 
 DATA = Path(__file__).resolve().parents[2] / "domain" / "data"
 R23 = "000_90d7c8192601ed3a.txt"

@@ -238,6 +238,7 @@ def test_every_page_of_all_but_the_archive(app, login, client):
     assert [int(r[0]) for r in csv_rows[1:]] == made == [r[0] for r in xlsx_rows[1:]]
 
 
+@pytest.mark.slow
 def test_an_export_of_thousands_is_the_screen_row_for_row(app, login, client):
     """2 625 questions listed (3 000 made, the archived eighth left out), sorted by duplicate
     score: the streamed CSV and XLSX hold the screen's questions in the screen's order

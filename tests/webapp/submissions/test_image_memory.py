@@ -25,6 +25,8 @@ from pathlib import Path
 from webapp.app import create_app
 from webapp.submissions.images import ImageError, store_image
 
+pytestmark = pytest.mark.slow  # memory bounds of images at full size: the full run
+
 data = Path(sys.argv[1]).read_bytes()
 app = create_app({"TESTING": True, "SOVA_INSTANCE_PATH": sys.argv[2],
                   "SOVA_BROKER_URL": "memory://"})
