@@ -218,7 +218,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
     from webapp.authors.views import bp as authors_bp
-    from webapp.games.season_views import bp as seasons_bp
+    from webapp.games.season.views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp

@@ -132,9 +132,9 @@ def agreement_text(text: str) -> str:
 def donor_context(season) -> dict:
     """The season's donor as the PDFs print it (primitives; webapp.domain.donor):
     ``{"name", "city", "place": "г. Минск", "details": str (lines), "representative": str}``
-    (:func:`webapp.games.season_queries.season_donor`)."""
+    (:func:`webapp.games.season.queries.season_donor`)."""
     from webapp.domain.donor import place
-    from webapp.games.season_queries import season_donor
+    from webapp.games.season.queries import season_donor
 
     donor = season_donor(season)
     return {**donor.to_json(), "place": place(donor.city)}

@@ -141,7 +141,7 @@ def award(game_id: int):
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
-        from webapp.games.season_queries import final_of_game
+        from webapp.games.season.queries import final_of_game
 
         final = final_of_game(game, form)  # the season's word: which final, which team won it
         return render_template(

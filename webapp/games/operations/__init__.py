@@ -1,9 +1,12 @@
-"""Writes for game day, one room per seam: :mod:`.seasons` (seasons, teams, series, games),
-:mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
+"""Writes for game day, one room per seam: :mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
 protocol file), :mod:`.draw` (the 2009 sector-13 draw); :mod:`.common` holds the refusals
-and labels they share. Reads live in :mod:`webapp.games.queries`.
+and labels they share, :mod:`.start` the start permission. Reads live in
+:mod:`webapp.games.queries`; seasons, teams, series and creating a game live in the season's
+room (:mod:`webapp.games.season.operations`), which builds on this package, never the other
+way.
 
-Every name is re-exported here, so ``from webapp.games.operations import X`` keeps working.
+The public names are re-exported here (``from webapp.games.operations import X``); a private
+helper is imported from its submodule.
 Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI command does.
 """
 
@@ -43,18 +46,6 @@ from webapp.games.operations.play import (  # noqa: F401
     sector13_options_used,
     series_best,
     undo_last_event,
-)
-from webapp.games.operations.seasons import (  # noqa: F401
-    _team_and_series,
-    attach,
-    create_game,
-    create_season,
-    create_series,
-    create_team,
-    donor_changed,
-    set_donor,
-    set_unanswered_prize,
-    validate_table,
 )
 from webapp.games.operations.start import (  # noqa: F401
     START_OK,

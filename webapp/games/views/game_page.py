@@ -14,7 +14,7 @@ from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
-from webapp.games import queries, season_queries
+from webapp.games import queries
 from webapp.games.console import refusal_ru
 from webapp.games.forms import ActionForm, AllowStartForm, CloseGameForm, PrintForm, ProtocolForm
 from webapp.games.operations import (
@@ -28,6 +28,7 @@ from webapp.games.operations import (
     start_refusal,
 )
 from webapp.games.queries import game_document_file_name
+from webapp.games.season import queries as season_queries
 from webapp.games.views.common import (
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,

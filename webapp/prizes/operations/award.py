@@ -70,7 +70,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
             "«Приз за невзятый вопрос») и закройте игру снова"
         )
     state = game_state(game)
-    from webapp.games.season_events import add_game_result
+    from webapp.games.season.events import add_game_result
 
     add_game_result(game, state, user_id)  # the season's result, same transaction (409)
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}

@@ -1,5 +1,6 @@
 """Seasons, teams, series and games: creating them and attaching a game to its team and
-series (before its first event)."""
+series (before its first event). A new game and a changed team pass the season's rules first
+(:func:`webapp.games.season.refusals.check_new_game`). Operations only flush."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from webapp.domain.prizes import (
 from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.text import quantity
 from webapp.extensions import db
-from webapp.games import season_queries as sq
+from webapp.games.game_rules import plan_errors
 from webapp.games.models import (
     GAME_KINDS,
     SERIES_PARTS,
@@ -40,7 +41,9 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
-from webapp.games.season_models import SeasonDonorChange, SeasonPrizeChange
+from webapp.games.season import queries as sq
+from webapp.games.season.models import SeasonDonorChange, SeasonPrizeChange
+from webapp.games.season.refusals import check_new_game
 
 #: ``donor_changed.send(season, user_id=)``: the season's donor was changed on the season
 #: page (in the same transaction). A receiver (the prizes feature: games do not import it,
@@ -69,7 +72,7 @@ def create_season(
     could not be closed. The name must be new (two seasons of one name would look the same
     in every dropdown). ``donor``: ``{name, city, details?, representative?}``
     (:func:`webapp.domain.donor.check_donor`; errors under ``donor.<field>``), by default
-    the rule set's (:func:`webapp.games.season_queries.default_donor`: the
+    the rule set's (:func:`webapp.games.season.queries.default_donor`: the
     ``SOVA_BROADCASTER_*`` settings for 2023, the neutral 2009 default, never the 2023
     broadcaster for 2009). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
@@ -152,7 +155,7 @@ def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
     into the season page: a decimal comma and spaces are accepted; 2009 §1.2.2 names no
     amount, 2023 §4.11.1 names 300,00). Only while no game of the season is closed: the
     closed games' prizes were made with the amount (GameConflict). Each change is audited
-    (:class:`~webapp.games.season_models.SeasonPrizeChange`: who, when, old → new). Setting
+    (:class:`~webapp.games.season.models.SeasonPrizeChange`: who, when, old → new). Setting
     the amount it already has changes and records nothing. Raises GameError."""
     errors: dict[str, list[str]] = {}
     prize = _money(amount, "unanswered_prize", errors, form=True)
@@ -190,7 +193,7 @@ def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season
     """The producer sets or changes the donor of the season's prizes (the season page):
     ``values`` ``{name, city, details, representative}`` checked by
     :func:`webapp.domain.donor.check_donor` (GameError with the field's message). Audited
-    (:class:`~webapp.games.season_models.SeasonDonorChange`: who, when, before and after);
+    (:class:`~webapp.games.season.models.SeasonDonorChange`: who, when, before and after);
     the season's unsigned gift agreements are issued again with the new donor
     (:data:`donor_changed`; signed ones keep the donor they were signed with). Setting the
     donor it already has changes and records nothing. Returns ``(season, reissued)``."""
@@ -249,8 +252,6 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     if unknown:
         errors.setdefault("table", []).append(f"неизвестные ключи: {', '.join(sorted(unknown))}")
     if not errors and ruleset in RULESETS:
-        from webapp.games.game_rules import plan_errors
-
         errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)
@@ -352,8 +353,6 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     team, series = _team_and_series(game.season, team_id, series_id, errors)
     if errors:
         raise GameError(errors)
-    from webapp.games.season_events import check_new_game
-
     check_new_game(game.season, game.kind, team)  # the season's rules (SeasonConflict)
     game.team_id = team.id if team else None
     game.series_id = series.id if series else None
@@ -400,8 +399,6 @@ def create_game(
         raise GameError(errors)
     assert season is not None  # else errors named season_id
     plan = validate_table(table, season.ruleset)
-    from webapp.games.season_events import check_new_game
-
     check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
