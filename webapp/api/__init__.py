@@ -8,11 +8,12 @@ Russian by default; :mod:`webapp.api.messages`).
 
 from __future__ import annotations
 
-from flask import Flask, abort, current_app, g, jsonify, request
+from flask import Flask, current_app, g, jsonify, request
 from flask_babel import gettext
 from flask_limiter.errors import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
+from webapp.api.body import body_cap
 from webapp.api.messages import http_message, install
 from webapp.core.access import allowed_roles, refuse
 from webapp.extensions import api, csrf
@@ -73,18 +74,6 @@ def json_depth(data) -> int:
             deepest = max(deepest, depth + 1)
             stack.extend((item, depth + 1) for item in value)
     return deepest
-
-
-def body_cap(view) -> None:
-    """Apply the view's cap on the request body (its ``max_body`` attribute, bytes; the SMS
-    callback has one) before anything reads the body: 413 for a larger Content-Length, and
-    a chunked body is cut off with 413 when it grows past the cap. No cap: nothing."""
-    cap = getattr(view, "max_body", None)
-    if cap is None:
-        return
-    if request.content_length is not None and request.content_length > cap:
-        abort(413)
-    request.max_content_length = cap
 
 
 def register_api(app: Flask) -> None:

@@ -7,7 +7,7 @@ A package by topic (this module re-exports every name, so callers import from
 ``webapp.submissions.operations``): ``validation`` (the limits, the inputs, the field
 checks), ``intake`` (writing a submission: :func:`receive`, the idempotency key, the
 PostgreSQL and ORM paths), ``authorship`` (confirming and withdrawing by the author),
-``packet_import`` (storing a parsed packet).
+``packet_import`` (storing a parsed packet, the editors' upload of a packet and its images).
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ from webapp.submissions.operations.intake import (  # noqa: F401
     upsert_author,
 )
 from webapp.submissions.operations.packet_import import (  # noqa: F401
+    UploadResult,
     import_authors,
     import_packet,
+    import_upload,
 )
 from webapp.submissions.operations.validation import (  # noqa: F401
     CONSENT_VERSION,
