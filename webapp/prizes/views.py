@@ -47,7 +47,6 @@ from webapp.prizes.forms import (
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
     PrizeError,
-    _unanswered,
     award_prize,
     close_game,
     close_prize,
@@ -55,6 +54,7 @@ from webapp.prizes.operations import (
     mark_signed,
     reissue_agreement,
     reissue_minutes,
+    unanswered_questions,
 )
 from webapp.submissions.models import Question
 
@@ -106,7 +106,7 @@ def _author_choices(game) -> list[SelectChoice]:
     if game.status not in ("finished", "closed"):
         return []
     choices: dict[int, str] = {}
-    for question_id, _authors in _unanswered(game, game_state(game)):
+    for question_id, _authors in unanswered_questions(game, game_state(game)):
         question = db.session.get(Question, question_id)
         for byline in question.author_list if question else []:
             choices.setdefault(byline.id, byline.display)  # as given on the question

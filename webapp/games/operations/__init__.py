@@ -13,7 +13,6 @@ Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI c
 from __future__ import annotations
 
 from webapp.games.operations.common import (  # noqa: F401
-    _BIDI_CONTROLS,
     FIELD_LABELS,
     FIRST_AIR_YEAR,
     LAST_AIR_YEAR,
@@ -21,13 +20,11 @@ from webapp.games.operations.common import (  # noqa: F401
     STATUS_LABELS,
     GameConflict,
     GameError,
-    _money,
     bad_line_chars,
     status_label,
 )
 from webapp.games.operations.draw import (  # noqa: F401
     SECTOR13_CARD,
-    _cancel_draw,
     air_day_start,
     draw_card,
     draw_sector13,
@@ -36,7 +33,6 @@ from webapp.games.operations.draw import (  # noqa: F401
     sector13_card_key,
 )
 from webapp.games.operations.play import (  # noqa: F401
-    _difference,
     game_context,
     game_rules,
     game_state,
@@ -59,17 +55,6 @@ from webapp.games.operations.table import (  # noqa: F401
     MAX_COPIES,
     TOPIC_EDITABLE,
     FillReport,
-    _check_slot,
-    _city,
-    _editable,
-    _envelope,
-    _Picker,
-    _Placed,
-    _pool,
-    _reserved_elsewhere,
-    _set_slot,
-    _slot_question,
-    _table_questions,
     assign_envelopes,
     check_table,
     fill_table,
@@ -84,4 +69,3 @@ from webapp.games.operations.table import (  # noqa: F401
     unlock_table,
     use_reserve,
 )
-from webapp.games.queries import current_draw, live_candidates  # noqa: F401,E402  (moved reads)

@@ -3,7 +3,7 @@
 One submission is one transaction: the Question, its Authors (one per normalised e-mail),
 the status record and two outbox messages (``moderation.precheck``, ``notify.received``).
 
-A package by topic (this module re-exports every name, so callers import from
+A package by topic (this module re-exports the public names, so callers import from
 ``webapp.submissions.operations``): ``validation`` (the limits, the inputs, the field
 checks), ``intake`` (writing a submission: :func:`receive`, the idempotency key, the
 PostgreSQL and ORM paths), ``authorship`` (confirming and withdrawing by the author),
@@ -20,11 +20,6 @@ from webapp.submissions.operations.authorship import (  # noqa: F401
 )
 from webapp.submissions.operations.intake import (  # noqa: F401
     Received,
-    _by_idempotency_key,
-    _discard_uploads,
-    _earlier,
-    _receive_orm,
-    _receive_pg,
     create_question,
     question_values,
     receive,
