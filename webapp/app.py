@@ -1,4 +1,7 @@
-"""The application factory: ``create_app(test_config=None)`` in small ``register_*`` steps."""
+"""The application factory: ``create_app(test_config=None)`` in small ``register_*`` steps.
+
+Each step imports the features it wires when the app is made, not when this module is
+imported; no feature imports this module, so those imports hide no cycle."""
 
 from __future__ import annotations
 

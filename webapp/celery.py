@@ -15,6 +15,9 @@ from datetime import timedelta
 from celery import Celery, Task
 from flask import Flask
 
+from webapp.core.request_id import REQUEST_ID, clean_request_id
+from webapp.jobs import mark_done
+
 #: Seconds a message taken by a worker stays invisible to the others before the Redis
 #: transport restores it (a worker killed mid-task). Must exceed the longest hard time
 #: limit (``prizes.render_register``: 360 s) and the longest retry countdown held by a
@@ -49,9 +52,6 @@ def celery_init_app(app: Flask) -> Celery:
     class FlaskTask(Task):
         def __call__(self, *args, **kwargs):
             from flask import has_app_context
-
-            from webapp.core.request_id import REQUEST_ID, clean_request_id
-            from webapp.jobs import mark_done
 
             request = self.request
             rid = clean_request_id(

@@ -20,6 +20,7 @@ from sqlalchemy import Integer, bindparam, event, text, update
 from sqlalchemy.orm import Session
 
 from webapp.core.models import OutboxMessage, utcnow
+from webapp.core.request_id import current_request_id
 from webapp.extensions import db
 
 log = logging.getLogger("sova.jobs")
@@ -34,7 +35,6 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     """
     if not all(isinstance(i, int) for i in ids):
         raise TypeError("tasks take primary keys (int) only")
-    from webapp.core.request_id import current_request_id
 
     msg = OutboxMessage(
         task=name, args=list(ids), created_at=utcnow(), request_id=current_request_id()

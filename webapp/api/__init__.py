@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from webapp.api.body import body_cap
 from webapp.api.messages import http_message, install
 from webapp.core.access import allowed_roles, refuse
-from webapp.extensions import api, csrf
+from webapp.extensions import api, csrf, login_manager
 
 install()  # marshmallow's messages in the client's language, before any schema is declared
 
@@ -77,6 +77,8 @@ def json_depth(data) -> int:
 
 
 def register_api(app: Flask) -> None:
+    # Imported here, not at the top: the schemas must be declared after install() above has
+    # put marshmallow's messages in place, and the views declare them when imported.
     from webapp.api import schemas
     from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
     from webapp.api.views import blp
@@ -153,8 +155,6 @@ def register_api(app: Flask) -> None:
         """The API authenticates by bearer token only (contracts/api.md): a staff session
         cookie is ignored under /api/, because the API is CSRF-exempt."""
         if request.path.startswith("/api/"):
-            from webapp.extensions import login_manager
-
             # flask-login reads the request's user from g._login_user before the session
             g._login_user = login_manager.anonymous_user()
 

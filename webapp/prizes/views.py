@@ -29,8 +29,11 @@ from webapp.extensions import db, limiter
 from webapp.games.forms import CloseGameForm
 from webapp.games.models import Game
 from webapp.games.operations import game_state
+from webapp.games.season.queries import final_of_game
+from webapp.jobs import enqueue
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
+from webapp.prizes import register as reg
 from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
     COUNTRY_FIELDS,
@@ -141,7 +144,6 @@ def award(game_id: int):
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
-        from webapp.games.season.queries import final_of_game
 
         final = final_of_game(game, form)  # the season's word: which final, which team won it
         return render_template(
@@ -329,8 +331,6 @@ def request_details(prize_id: int):
     token = payee_ops.request_details(p, current_staff().id)
     mailed = p.author is not None and bool(p.author.email_encrypted)
     if mailed:
-        from webapp.jobs import enqueue
-
         enqueue("prizes.send_details_link", p.id)
     link = url_for(
         "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
@@ -428,8 +428,6 @@ def details_form(token: str):
 def register():
     """The payment register for a period: the form, or the XLSX / CSV download (audited
     export of the payees' accounts)."""
-    from webapp.prizes import register as reg
-
     form = RegisterForm(request.args)
     if request.args and form.validate():
         try:
@@ -465,8 +463,6 @@ def register():
 def register_pdf():
     """Queue the PDF of the payment register for a period (rendered by the worker; listed
     on the register page with a download link once ready)."""
-    from webapp.prizes import register as reg
-
     form = RegisterPdfForm()
     if not form.validate_on_submit():
         flash("PDF не заказан: " + form_errors(form), "error")
@@ -483,7 +479,6 @@ def register_pdf():
 @access("accountant")
 def import_paid():
     """Import a bank's paid list (CSV): all lines or none."""
-    from webapp.prizes import register as reg
 
     form = PaidListForm()
     if not form.validate_on_submit():

@@ -14,6 +14,7 @@ from webapp.domain.rules import (
     replay,
 )
 from webapp.extensions import db
+from webapp.games.game_rules import off_table_context, team_experts_context
 from webapp.games.models import (
     Game,
     GameEvent,
@@ -116,8 +117,6 @@ def game_context(game: Game) -> dict:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
     :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3) — plus
     ``off_table`` (2023 §3.7.3) and ``experts`` (2009 §1.6) when they apply."""
-    from webapp.games.game_rules import off_table_context, team_experts_context
-
     return {
         "series_best": series_best(game),
         "sector13_options_used": sector13_options_used(game),

@@ -11,6 +11,7 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.formats import question_preview
+from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.forms import (
@@ -21,6 +22,8 @@ from webapp.moderation.forms import (
     DecisionForm,
     EditForm,
 )
+from webapp.moderation.images import attach_image as attach
+from webapp.moderation.images import image_choices
 from webapp.moderation.operations import (
     CHECK_LABELS,
     ModerationError,
@@ -53,8 +56,6 @@ def _revision_diffs(q) -> list[dict]:
 
 
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
-    from webapp.domain.handouts import without_leading_handout
-    from webapp.moderation.images import image_choices
 
     report = queries.latest_report(q.id)
     attach_form = AttachImageForm(formdata=None)
@@ -221,9 +222,6 @@ def _question_or_404(question_id: int) -> Question:
 def attach_image(question_id: int):
     """Attach an image to the question (the file of one of its references, or its handout
     image); back to the question page with a message."""
-    from webapp.moderation.images import attach_image as attach
-    from webapp.moderation.images import image_choices
-
     q = _question_or_404(question_id)
     back = url_for("moderation.question", question_id=q.id)
     form = AttachImageForm()

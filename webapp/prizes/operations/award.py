@@ -24,6 +24,7 @@ from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state, status_label
+from webapp.games.season.events import add_game_result
 from webapp.prizes.models import (
     Prize,
 )
@@ -70,7 +71,6 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
             "«Приз за невзятый вопрос») и закройте игру снова"
         )
     state = game_state(game)
-    from webapp.games.season.events import add_game_result
 
     add_game_result(game, state, user_id)  # the season's result, same transaction (409)
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
