@@ -1,4 +1,7 @@
-"""The application factory: ``create_app(test_config=None)`` in small ``register_*`` steps."""
+"""The application factory: ``create_app(test_config=None)`` in small ``register_*`` steps.
+
+Each step imports the features it wires when the app is made, not when this module is
+imported; no feature imports this module, so those imports hide no cycle."""
 
 from __future__ import annotations
 
@@ -218,7 +221,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
     from webapp.authors.views import bp as authors_bp
-    from webapp.games.season_views import bp as seasons_bp
+    from webapp.games.season.views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp

@@ -16,6 +16,9 @@ import logging
 from celery import Celery, Task
 from flask import Flask
 
+from webapp.core.request_id import REQUEST_ID, clean_request_id
+from webapp.jobs import mark_done
+
 #: Seconds a message taken by a worker stays invisible to the others before the Redis
 #: transport restores it (a worker killed mid-task). Must exceed the longest hard time
 #: limit (``prizes.render_register``: 360 s) and the longest retry countdown held by a
@@ -58,8 +61,6 @@ class SovaTask(Task):
     def __call__(self, *args, **kwargs):
         from flask import has_app_context
 
-        from webapp.core.request_id import REQUEST_ID, clean_request_id
-
         request = self.request
         rid = clean_request_id(
             getattr(request, "sova_request_id", None)
@@ -77,7 +78,7 @@ class SovaTask(Task):
 
     def _in_transaction(self, args, kwargs):
         from webapp.extensions import db
-        from webapp.jobs import commit, mark_done
+        from webapp.jobs import commit
 
         try:
             result = self.run(*args, **kwargs)

@@ -15,6 +15,8 @@ from pathlib import Path
 from cryptography.fernet import Fernet
 from platformdirs import user_data_dir
 
+from webapp.core.proxies import DEFAULT_TRUSTED, parse_networks
+
 
 class ConfigError(RuntimeError):
     """A required setting is missing or malformed (raised at start-up, never later)."""
@@ -85,8 +87,6 @@ def load_config(test_config: dict | None = None) -> dict:
         )
     trusted_setting = setting("SOVA_TRUSTED_PROXIES")
     try:
-        from webapp.core.proxies import DEFAULT_TRUSTED, parse_networks
-
         trusted_proxies = parse_networks(trusted_setting or DEFAULT_TRUSTED)
         proxy_count = int(setting("SOVA_PROXY_COUNT", "0") or 0)
     except ValueError as exc:

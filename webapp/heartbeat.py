@@ -28,6 +28,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
 from webapp.core.models import ProcessHeartbeat, utcnow
+from webapp.extensions import db
 
 log = logging.getLogger("sova.heartbeat")
 
@@ -68,8 +69,6 @@ def remove(engine: Engine, role: str, node: str) -> None:
 def read(role: str | None = None) -> list[dict]:
     """``[{"role", "node", "pid", "busy", "started_at", "age_seconds"}]`` of every row (of
     ``role``), freshest first, through the app's session (read only)."""
-    from webapp.extensions import db
-
     query = select(ProcessHeartbeat).order_by(ProcessHeartbeat.beat_at.desc())
     if role:
         query = query.where(ProcessHeartbeat.role == role)

@@ -20,6 +20,7 @@ from sqlalchemy import Integer, bindparam, event, text, update
 from sqlalchemy.orm import Session
 
 from webapp.core.models import OutboxMessage, utcnow
+from webapp.core.request_id import current_request_id
 from webapp.extensions import db
 
 log = logging.getLogger("sova.jobs")
@@ -54,7 +55,6 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     """
     if not all(isinstance(i, int) for i in ids):
         raise TypeError("tasks take primary keys (int) only")
-    from webapp.core.request_id import current_request_id
 
     msg = OutboxMessage(
         task=name, args=list(ids), created_at=utcnow(), request_id=current_request_id()
@@ -249,7 +249,7 @@ def commit() -> None:
     """Commit the current transaction, then send the tasks it queued (fast path).
 
     What the three edges call: a request's (``webapp.core.edge``), a task's
-    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.cli.transaction``). A broker
+    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.core.transaction``). A broker
     error after the commit is logged; the rows stay for the sweeper, the data is already
     safe.
     """

@@ -52,6 +52,8 @@ from prometheus_client.core import GaugeMetricFamily
 
 from webapp.core.access import access
 from webapp.core.request_id import REQUEST_ID, clean_request_id, current_request_id
+from webapp.extensions import db
+from webapp.owed import owed_status
 
 __all__ = ["REQUEST_ID", "clean_request_id", "current_request_id", "init_observability"]
 
@@ -135,7 +137,6 @@ class OwedCollector:
     """Gauges read at scrape time from the database and the broker."""
 
     def collect(self):
-        from webapp.owed import owed_status
 
         owed = GaugeMetricFamily(
             "sova_owed", "Owed work read from the database (sova outbox status)", labels=["what"]
@@ -144,8 +145,6 @@ class OwedCollector:
             for what, value in owed_status().items():
                 owed.add_metric([what], float(value))
         except Exception:  # the database is down: /readyz says so; no figures
-            from webapp.extensions import db
-
             db.session.rollback()
             log.warning("metrics: owed work unreadable", exc_info=True)
         yield owed
@@ -223,8 +222,6 @@ def metrics_text() -> bytes:
 def readiness() -> tuple[dict, bool]:
     """``({"database": "ok"|"unavailable", "broker": …}, all ok)``."""
     from sqlalchemy import text
-
-    from webapp.extensions import db
 
     state = {}
     try:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from webapp.core.models import OutboxMessage, utcnow
+from webapp.core.mail import MailLog
+from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
 from webapp.games import tasks as games_tasks
 from webapp.jobs import (
@@ -27,6 +28,7 @@ from webapp.jobs import (
 )
 from webapp.moderation import tasks as moderation_tasks
 from webapp.prizes import tasks as prizes_tasks
+from webapp.submissions.models import Question
 
 #: Document kind → (task that renders it, the Document attribute the task takes), as each
 #: feature declares it (``webapp/<feature>/tasks.py``).
@@ -50,9 +52,6 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
     """Questions still ``received`` (no pre-check report) and documents still ``pending``,
     made between ``lookback`` and the timeout ago, whose request is not in the outbox
     (made before it existed, or handled without effect): ``[(task, id)]``."""
-    from webapp.core.models import Document
-    from webapp.submissions.models import Question
-
     cutoff, since = now - owed_after(), now - lookback
     questions = [
         (PRECHECK_TASK, qid, created)
@@ -220,10 +219,6 @@ def owed_status() -> dict:
     questions without their pre-check report; ``documents_pending``; ``mail_sending``:
     e-mails claimed and not sent, not in doubt; ``mail_in_doubt``: e-mails whose delivery
     is in doubt (``sova mail stuck``)."""
-    from webapp.core.mail import MailLog
-    from webapp.core.models import Document
-    from webapp.submissions.models import Question
-
     now = utcnow()
     cutoff = now - owed_after()
     count = db.func.count

@@ -78,13 +78,8 @@ def spread(values: list[float], digits: int = 3) -> list[float]:
 def _seed(app) -> tuple[int, dict[str, int]]:
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
-    from webapp.games.operations import (
-        assign_envelopes,
-        create_game,
-        create_season,
-        lock_table,
-        request_envelopes,
-    )
+    from webapp.games.operations import assign_envelopes, lock_table, request_envelopes
+    from webapp.games.season.operations import create_game, create_season
     from webapp.jobs import commit
     from webapp.moderation.models import QuestionSignoff
     from webapp.submissions.models import Author, Question, QuestionAuthor

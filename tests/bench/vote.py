@@ -154,7 +154,7 @@ def prepare(url: str, instance: Path) -> tuple[int, str]:
     from webapp.accounts.operations import create_user
     from webapp.app import create_app
     from webapp.extensions import db
-    from webapp.games.operations import create_game, create_season, create_team
+    from webapp.games.season.operations import create_game, create_season, create_team
     from webapp.jobs import commit
 
     app = create_app(

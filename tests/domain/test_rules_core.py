@@ -444,7 +444,7 @@ def test_audience_vote_per_rule_book():
 
 def test_decisive_round_per_rule_book():
     """2023 §3.6: a decisive round (and so the series' best score to pass, read by
-    ``season_queries.series_best``); 2009 §1.8: the game goes to 6 points, no decisive round."""
+    ``webapp.games.season.queries.series_best``); 2009 §1.8: the game goes to 6 points, no decisive round."""
     from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
 
     assert (RULESET_2023.decisive_round, RULESET_2009.decisive_round) == (True, False)

@@ -15,7 +15,7 @@ SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "�
 @pytest.fixture
 def season_id(live_server):
     from tests.webapp.games import helpers as h
-    from webapp.games.season_events import add_new_team
+    from webapp.games.season.events import add_new_team
     from webapp.jobs import commit
 
     with live_server.app.app_context():

@@ -29,7 +29,7 @@ EXPERTS = [
 @pytest.fixture
 def game_id(live_server):
     from tests.webapp.games import helpers as h
-    from webapp.games.operations import create_team
+    from webapp.games.season.operations import create_team
     from webapp.jobs import commit
 
     live_server.app.config["SOVA_SMS_SECRET"] = SECRET

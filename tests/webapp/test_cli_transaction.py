@@ -1,4 +1,4 @@
-"""The command edge (``webapp.cli.transaction.transactional``): a CLI command that writes
+"""The command edge (``webapp.core.transaction.transactional``): a CLI command that writes
 is one transaction, committed when it ends well; a refusal is rolled back and ends with its
 message and exit code 2, nothing written."""
 
@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from webapp.accounts.models import User
 from webapp.cli import fail
-from webapp.cli.transaction import transactional
+from webapp.core.transaction import transactional
 from webapp.core.models import OutboxMessage
 from webapp.extensions import db
 from webapp.jobs import enqueue

@@ -8,14 +8,15 @@ Russian by default; :mod:`webapp.api.messages`).
 
 from __future__ import annotations
 
-from flask import Flask, abort, current_app, g, jsonify, request
+from flask import Flask, current_app, g, jsonify, request
 from flask_babel import gettext
 from flask_limiter.errors import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
+from webapp.api.body import body_cap
 from webapp.api.messages import http_message, install
 from webapp.core.access import allowed_roles, refuse
-from webapp.extensions import api, csrf
+from webapp.extensions import api, csrf, login_manager
 
 install()  # marshmallow's messages in the client's language, before any schema is declared
 
@@ -75,19 +76,9 @@ def json_depth(data) -> int:
     return deepest
 
 
-def body_cap(view) -> None:
-    """Apply the view's cap on the request body (its ``max_body`` attribute, bytes; the SMS
-    callback has one) before anything reads the body: 413 for a larger Content-Length, and
-    a chunked body is cut off with 413 when it grows past the cap. No cap: nothing."""
-    cap = getattr(view, "max_body", None)
-    if cap is None:
-        return
-    if request.content_length is not None and request.content_length > cap:
-        abort(413)
-    request.max_content_length = cap
-
-
 def register_api(app: Flask) -> None:
+    # Imported here, not at the top: the schemas must be declared after install() above has
+    # put marshmallow's messages in place, and the views declare them when imported.
     from webapp.api import schemas
     from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
     from webapp.api.views import blp
@@ -164,8 +155,6 @@ def register_api(app: Flask) -> None:
         """The API authenticates by bearer token only (contracts/api.md): a staff session
         cookie is ignored under /api/, because the API is CSRF-exempt."""
         if request.path.startswith("/api/"):
-            from webapp.extensions import login_manager
-
             # flask-login reads the request's user from g._login_user before the session
             g._login_user = login_manager.anonymous_user()
 

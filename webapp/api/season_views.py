@@ -17,10 +17,11 @@ from webapp.api.schemas import ErrorBody, Strict, ValidationErrors
 from webapp.core.access import access, current_staff
 from webapp.domain.season import EVENT_TYPES
 from webapp.extensions import db
-from webapp.games import season_queries
 from webapp.games.models import Season, Team
-from webapp.games.operations import GameError, create_team
-from webapp.games.season_events import add_event, add_new_team, add_team
+from webapp.games.operations import GameError
+from webapp.games.season import queries as season_queries
+from webapp.games.season.events import add_event, add_new_team, add_team
+from webapp.games.season.operations import create_team
 
 blp = Blueprint(
     "api_seasons",

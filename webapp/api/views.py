@@ -19,8 +19,6 @@ from webapp.extensions import db, limiter
 from webapp.games import queries as game_queries
 from webapp.games.models import Game
 from webapp.games.operations import (
-    create_game,
-    create_season,
     fill_table,
     game_state,
     protocol,
@@ -31,6 +29,7 @@ from webapp.games.operations import (
 )
 from webapp.games.packet import FORMATS, game_packet
 from webapp.games.publication import is_published
+from webapp.games.season.operations import create_game, create_season
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import decide, sign_off

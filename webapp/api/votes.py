@@ -16,8 +16,8 @@ from flask_limiter.util import get_remote_address
 from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
-from webapp.api import body_cap
 from webapp.api import vote_schemas as s
+from webapp.api.body import body_cap
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
@@ -93,7 +93,7 @@ def gateway_signed(view):
             return _refused()
         return view(*args, **kwargs)
 
-    wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body_cap
+    wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body.body_cap
     return wrapped
 
 

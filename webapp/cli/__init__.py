@@ -6,7 +6,7 @@ for a command that needs it: one decorated with ``with_appcontext``).
 Replay-style commands (``sova game replay``) take no ``with_appcontext``: they build no app,
 read no configuration and write nothing. Bad input ends with a message on stderr and exit
 code 2; nothing of it is written. A command that writes is one transaction
-(:func:`webapp.cli.transaction.transactional`, under ``with_appcontext``).
+(:func:`webapp.core.transaction.transactional`, under ``with_appcontext``).
 
 The commands live in this package's modules: ``content`` (users, import, seed-demo),
 ``replay`` (game and season replay), ``processes`` (worker, beat, run, outbox, precheck,

@@ -11,7 +11,7 @@ from flask.cli import with_appcontext
 
 from webapp.accounts.operations import AccountError
 from webapp.cli import NO_TABLES, fail, missing_schema
-from webapp.cli.transaction import transactional
+from webapp.core.transaction import transactional
 from webapp.resources import package_dir
 
 

@@ -9,7 +9,7 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.cli import fail
-from webapp.cli.transaction import transactional
+from webapp.core.transaction import transactional
 from webapp.core.mail import MailError
 
 

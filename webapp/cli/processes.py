@@ -12,7 +12,7 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.cli import announce_instance
-from webapp.cli.transaction import transactional
+from webapp.core.transaction import transactional
 from webapp.resources import package_dir
 
 

@@ -34,6 +34,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp.core.errors import OperationError
 from webapp.extensions import db
+from webapp.jobs import commit
 
 #: A view's answer to a refusal: called with the error, after the rollback.
 Respond = Callable[[OperationError], Any]
@@ -90,8 +91,6 @@ def run(view: Callable[[], Any]) -> Any:
     4xx after :func:`keep`), roll back when it raises, answers 4xx/5xx or called
     :func:`discard`; an OperationError becomes :func:`refusal_response`. Returns the
     response object."""
-    from webapp.jobs import commit  # jobs imports the models; the edge sits above them
-
     try:
         rv = view()
     except OperationError as exc:

@@ -30,6 +30,8 @@ from babel import Locale
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal, format_percent
 
+from webapp.domain.handouts import plain_text
+
 __all__ = ["DEFAULT_ZONE", "NBSP", "money", "number", "percent", "when"]
 
 NBSP = "\u00a0"
@@ -111,7 +113,5 @@ def question_preview(text: str | None) -> str:
     «[раздаточный материал]», any other image reference «[изображение]» (in the page's
     language), never ``(img …)`` (``webapp.domain.handouts.plain_text``)."""
     from flask_babel import gettext as _
-
-    from webapp.domain.handouts import plain_text
 
     return plain_text(text, handout_mark=_("[раздаточный материал]"), image_mark=_("[изображение]"))

@@ -41,6 +41,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import Model, db
+from webapp.jobs import commit, enqueue
 
 OUTBOX_KEY_PART = ":outbox:"
 """Marks a key made from the outbox message id (``workers.notify.outbox_key``)."""
@@ -114,7 +115,6 @@ def _lease() -> timedelta:
 
 
 def _commit() -> None:
-    from webapp.jobs import commit
 
     commit()
 
@@ -298,8 +298,6 @@ def resend(key: str) -> MailLog:
     from the outbox message (``…:outbox:<id>``): the new outbox message makes a new key and
     row, so this row becomes ``resent`` (closed). Raises MailError for an unknown key, a
     row already sent or resent, or one without a recorded task."""
-    from webapp.jobs import enqueue
-
     row = _row(key)
     _refuse_done(row)
     if not row.task:

@@ -39,14 +39,8 @@ from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_re
 from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
-from webapp.games.operations import (
-    current_draw,
-    draw_card,
-    game_context,
-    game_rules,
-    game_state,
-    start_refusal,
-)
+from webapp.games.operations import draw_card, game_context, game_rules, game_state, start_refusal
+from webapp.games.queries import current_draw
 
 SECTOR_LABELS = {
     "single": "Вопрос",

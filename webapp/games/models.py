@@ -51,7 +51,7 @@ class Season(Model):
     special_game_prize: Mapped[Decimal | None] = money_column(nullable=True)
     # The donor of the season's prizes (webapp.domain.donor): named «Даритель» on its gift
     # agreements, minutes and vote result. NULL name: the rule set's default
-    # (webapp.games.season_queries.season_donor), for the seasons made before it was kept.
+    # (webapp.games.season.queries.season_donor), for the seasons made before it was kept.
     donor_name: Mapped[str | None] = mapped_column(String(300))
     donor_city: Mapped[str | None] = mapped_column(String(100))
     donor_details: Mapped[str | None] = mapped_column(Text)

@@ -11,6 +11,7 @@ from webapp.core import keyset
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
+from webapp.domain.rules import RULESETS, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.queries import signed_off_ids
@@ -169,8 +170,6 @@ def sector13_note(ruleset: str) -> str:
     2009, «Вопрос 13 сектора выбирает компьютер …» with the clause
     (002_e025d5ded135c1c4.txt §1.4.1, read as people cite it); "" for a season whose
     sector 13 holds a question from the packet (2023)."""
-    from webapp.domain.rules import RULESETS, cite
-
     rules = RULESETS[ruleset]
     if not rules.sector13_drawn_at_spin:
         return ""

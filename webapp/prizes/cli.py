@@ -8,7 +8,7 @@ import click
 from flask.cli import with_appcontext
 from sqlalchemy.exc import IntegrityError
 
-from webapp.cli.transaction import transactional
+from webapp.core.transaction import transactional
 from webapp.core.crypto import (
     InvalidToken,
     decrypt,

@@ -53,7 +53,7 @@ from webapp.prizes.models import (
     PersonalDataAccess,
     Prize,
 )
-from webapp.prizes.operations import PrizeError, change_status
+from webapp.prizes.operations import PrizeError, change_status, reissue_agreement
 from webapp.submissions.queries import latest_language
 
 TAX_STATUSES = {
@@ -365,8 +365,6 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
     if prize.status in ("owed", "details_requested", "agreement_issued"):
         change_status(prize, "details_received", None, "реквизиты получены по ссылке")
     if prize.agreement is not None and prize.status == "details_received":
-        from webapp.prizes.operations import reissue_agreement
-
         reissue_agreement(prize, None)
     return prize
 

@@ -10,14 +10,18 @@ from sqlalchemy.orm import defaultload
 
 from webapp.accounts.models import ROLE_LABELS, User
 from webapp.core import keyset
+from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
-from webapp.core.models import Document
+from webapp.core.models import Document, utcnow
+from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.domain.rules import cite
 from webapp.extensions import db
-from webapp.games.models import Game
-from webapp.prizes.models import CommissionMinutes, Prize, PrizeStatusChange
+from webapp.games.models import Envelope, EnvelopeQuestion, Game, Sector13Draw
+from webapp.games.queries import game_document_file_name
+from webapp.games.season.queries import season_donor
+from webapp.prizes.models import CommissionMinutes, GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
 
@@ -168,10 +172,7 @@ def agreement_text(text: str) -> str:
 def donor_context(season) -> dict:
     """The season's donor as the PDFs print it (primitives; webapp.domain.donor):
     ``{"name", "city", "place": "г. Минск", "details": str (lines), "representative": str}``
-    (:func:`webapp.games.season_queries.season_donor`)."""
-    from webapp.domain.donor import place
-    from webapp.games.season_queries import season_donor
-
+    (:func:`webapp.games.season.queries.season_donor`)."""
     donor = season_donor(season)
     return {**donor.to_json(), "place": place(donor.city)}
 
@@ -183,8 +184,6 @@ def question_place(game, question_id: int | None) -> str:
     """Where the question was played in ``game``, as people who watched know it: «сектор 7»,
     «вопрос 2 блица, сектор 4», «13 сектор» (2009: the live question drawn for sector 13,
     002_e025d5ded135c1c4.txt §1.4.1); "" when the game's table does not hold it."""
-    from webapp.games.models import Envelope, EnvelopeQuestion, Sector13Draw
-
     if question_id is None:
         return ""
     row = db.session.execute(
@@ -370,8 +369,6 @@ def dashboard() -> list[dict]:
     """Per season and game: ``{"season", "game_id", "game", "owed", "issued", "signed",
     "paid"}`` counts (owed: owed/details_*; issued: agreement_issued; paid: paid/closed)
     and ``totals``: ``{currency: Decimal}`` of the amounts not yet paid."""
-    from webapp.games.models import Game
-
     rows: dict[int, dict] = {}
     for p in db.session.scalars(db.select(Prize).join(Game).order_by(Game.air_date, Prize.id)):
         row = rows.setdefault(
@@ -394,8 +391,6 @@ def dashboard() -> list[dict]:
 def overdue(days: int, now=None) -> list[Prize]:
     """Cash prizes not paid ``days`` days after they became owed (oldest first)."""
     from datetime import timedelta
-
-    from webapp.core.models import utcnow
 
     limit = (now or utcnow()) - timedelta(days=days)
     return list(
@@ -425,10 +420,6 @@ def document_file_name(doc: Document, ext: str = "pdf") -> str:
     version «Договор дарения 2023-0001 (версия 2) — …»), a
     game's (:func:`webapp.games.queries.game_document_file_name`), the payment register
     «Реестр выплат — 2026-11-01 — 2026-11-30.pdf»; else «Документ 5.pdf»."""
-    from webapp.core.filenames import file_name
-    from webapp.games.queries import game_document_file_name
-    from webapp.prizes.models import GiftAgreement
-
     if doc.kind == "payment_register":
         _kind, start, end, version = (doc.key.split(":") + ["", "", ""])[:4]
         again = f"версия {version[1:]}" if version not in ("", "v1") else ""

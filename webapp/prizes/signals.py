@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.games.operations import donor_changed
+from webapp.games.season.operations import donor_changed
 from webapp.prizes.models import Prize, PrizeStatusChange
 from webapp.prizes.operations import reissue_agreement
 from webapp.submissions.models import Question

@@ -30,8 +30,11 @@ from webapp.extensions import db, limiter
 from webapp.games.forms import CloseGameForm
 from webapp.games.models import Game
 from webapp.games.operations import game_state
+from webapp.games.season.queries import final_of_game
+from webapp.jobs import enqueue
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
+from webapp.prizes import register as reg
 from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
     COUNTRY_FIELDS,
@@ -48,7 +51,6 @@ from webapp.prizes.forms import (
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
     PrizeError,
-    _unanswered,
     award_prize,
     close_game,
     close_prize,
@@ -56,6 +58,7 @@ from webapp.prizes.operations import (
     mark_signed,
     reissue_agreement,
     reissue_minutes,
+    unanswered_questions,
 )
 from webapp.prizes.tasks import SEND_DETAILS_LINK
 from webapp.submissions.models import Question
@@ -110,7 +113,7 @@ def _author_choices(game) -> list[SelectChoice]:
     if game.status not in ("finished", "closed"):
         return []
     choices: dict[int, str] = {}
-    for question_id, _authors in _unanswered(game, game_state(game)):
+    for question_id, _authors in unanswered_questions(game, game_state(game)):
         question = db.session.get(Question, question_id)
         for byline in question.author_list if question else []:
             choices.setdefault(byline.id, byline.display)  # as given on the question
@@ -145,7 +148,6 @@ def award(game_id: int):
 
     def page(status: int):
         awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
-        from webapp.games.season_queries import final_of_game
 
         final = final_of_game(game, form)  # the season's word: which final, which team won it
         return render_template(
@@ -333,8 +335,6 @@ def request_details(prize_id: int):
     token = payee_ops.request_details(p, current_staff().id)
     mailed = p.author is not None and bool(p.author.email_encrypted)
     if mailed:
-        from webapp.jobs import enqueue
-
         enqueue(SEND_DETAILS_LINK, p.id)
     link = url_for(
         "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
@@ -432,8 +432,6 @@ def details_form(token: str):
 def register():
     """The payment register for a period: the form, or the XLSX / CSV download (audited
     export of the payees' accounts)."""
-    from webapp.prizes import register as reg
-
     form = RegisterForm(request.args)
     if request.args and form.validate():
         try:
@@ -469,8 +467,6 @@ def register():
 def register_pdf():
     """Queue the PDF of the payment register for a period (rendered by the worker; listed
     on the register page with a download link once ready)."""
-    from webapp.prizes import register as reg
-
     form = RegisterPdfForm()
     if not form.validate_on_submit():
         flash("PDF не заказан: " + form_errors(form), "error")
@@ -487,7 +483,6 @@ def register_pdf():
 @access("accountant")
 def import_paid():
     """Import a bank's paid list (CSV): all lines or none."""
-    from webapp.prizes import register as reg
 
     form = PaidListForm()
     if not form.validate_on_submit():

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from webapp.votes.simulate import endpoint, percentile, plan, send
+
 
 @click.group("vote")
 def vote():
@@ -86,8 +88,6 @@ def simulate(
     server, nothing listening at URL, …; each reason is also printed on stderr). Exit 2 for
     bad arguments, 1 if a message was given up or an answer was unexpected — among them
     every answer ``late``: no vote is open for the game (:data:`NO_OPEN_VOTE` on stderr)."""
-    from webapp.votes.simulate import endpoint, percentile, plan, send
-
     try:
         endpoint(url)
         p = plan(

@@ -7,9 +7,15 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 
+from webapp.core.crypto import lookup_hash
 from webapp.core.models import Document
 from webapp.domain import vote as rules
+from webapp.domain.rules import cite
+from webapp.domain.text import team_phrase
+from webapp.domain.vote import RULE
 from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.prizes.queries import donor_context
 from webapp.votes.models import Vote, VoteAward, VoteMessage
 
 
@@ -79,13 +85,6 @@ def result_context(vote: Vote) -> dict:
     material, :func:`webapp.core.crypto.lookup_hash`) of the result's canonical JSON, so
     Sova can tell a genuine document's figures from altered ones."""
     import json
-
-    from webapp.core.crypto import lookup_hash
-    from webapp.domain.rules import cite
-    from webapp.domain.text import team_phrase
-    from webapp.domain.vote import RULE
-    from webapp.games.models import Game
-    from webapp.prizes.queries import donor_context
 
     game = db.session.get_one(Game, vote.game_id)
     zone = game.season.timezone

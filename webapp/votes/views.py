@@ -22,6 +22,7 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 from wtforms import SelectChoice
 
+from webapp.config import DEMO_SMS_SECRET
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.filenames import send_path
@@ -58,8 +59,6 @@ def rehearsal_command() -> str | None:
     ``SOVA_SMS_SECRET``). The secret is spelt out only when it is ``make run``'s public
     rehearsal one; otherwise the command reads it from ``$SOVA_SMS_SECRET`` on the
     server."""
-    from webapp.config import DEMO_SMS_SECRET
-
     secret = current_app.config.get("SOVA_SMS_SECRET")
     if not secret:
         return None

@@ -7,7 +7,7 @@ from datetime import date
 
 from webapp.extensions import db
 from webapp.games.models import Season
-from webapp.games.operations import create_game, create_season, create_series, create_team
+from webapp.games.season.operations import create_game, create_season, create_series, create_team
 from webapp.jobs import commit
 from webapp.submissions.models import Author, Question, QuestionAuthor
 

@@ -15,7 +15,7 @@ def _migrate_games_down_and_up() -> dict[int, datetime]:
     from flask_migrate import downgrade, upgrade
 
     from webapp.games.models import Game
-    from webapp.games.operations import create_game, create_season
+    from webapp.games.season.operations import create_game, create_season
 
     table = {"blitz": None, "superblitz": None, "sector13": None}
     minsk = create_game(create_season("М", "2023").id, "qualifying", date(2023, 12, 30), table)

@@ -9,15 +9,8 @@ import pytest
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
 from webapp.games.models import GameEventAudit
-from webapp.games.operations import (
-    GameConflict,
-    GameError,
-    attach,
-    create_game,
-    create_team,
-    game_context,
-    record_event,
-)
+from webapp.games.operations import GameConflict, GameError, game_context, record_event
+from webapp.games.season.operations import attach, create_game, create_team
 
 WIN_6_2 = [
     {"type": "spin", "sector": 1},

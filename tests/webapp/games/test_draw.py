@@ -25,12 +25,11 @@ from webapp.games.operations import (
     assign_envelopes,
     check_table,
     draw_sector13,
-    live_candidates,
     record_event,
     repeat_draw,
     undo_last_event,
 )
-from webapp.games.queries import printed_copies
+from webapp.games.queries import live_candidates, printed_copies
 from webapp.moderation.models import QuestionSignoff
 from webapp.submissions.models import Question
 

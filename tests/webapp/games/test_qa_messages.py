@@ -14,14 +14,8 @@ from tests.webapp.games import helpers as h
 from webapp.domain.money import MoneyError, parse_amount
 from webapp.extensions import db
 from webapp.games.models import Game, Season, Team
-from webapp.games.operations import (
-    GameConflict,
-    GameError,
-    create_game,
-    create_team,
-    record_event,
-    request_envelopes,
-)
+from webapp.games.operations import GameConflict, GameError, record_event, request_envelopes
+from webapp.games.season.operations import create_game, create_team
 
 TABLE = {"blitz": None, "superblitz": None, "sector13": None}
 

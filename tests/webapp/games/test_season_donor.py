@@ -18,7 +18,7 @@ from tests.helpers import VIEWERS_WIN
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.models import Season
-from webapp.games.season_models import SeasonDonorChange
+from webapp.games.season.models import SeasonDonorChange
 from webapp.prizes.models import Prize
 
 DONOR = {

@@ -305,7 +305,7 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
     # the viewers' page: the rules in force and the amendment with its date, in three languages
     from webapp.core.formats import when
     from webapp.extensions import db
-    from webapp.games.season_models import SeasonEvent
+    from webapp.games.season.models import SeasonEvent
 
     stored = db.session.scalar(
         db.select(SeasonEvent).where(SeasonEvent.season_id == run.id, SeasonEvent.seq == 2)

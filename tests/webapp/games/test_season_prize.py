@@ -12,7 +12,7 @@ from tests.webapp.games import helpers as h
 from tests.webapp.games.season_driver import SeasonRun, game_events
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.games.season_models import SeasonPrizeChange
+from webapp.games.season.models import SeasonPrizeChange
 
 
 def page(response) -> str:

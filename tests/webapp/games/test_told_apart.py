@@ -15,7 +15,8 @@ from tests.webapp.games.helpers import EXPERTS
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.games.operations import assign_envelopes, create_team, lock_table, request_envelopes
+from webapp.games.operations import assign_envelopes, lock_table, request_envelopes
+from webapp.games.season.operations import create_team
 
 
 def _two_games_of_one_day():

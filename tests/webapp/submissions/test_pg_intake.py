@@ -17,7 +17,7 @@ from webapp.core.crypto import decrypt
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.submissions import operations
-from webapp.submissions.operations import AuthorInput, SubmissionInput
+from webapp.submissions.operations import AuthorInput, SubmissionInput, intake
 
 QUESTION = (
     "Какой город называют северной\u00a0столицей России? Назовите его одним "
@@ -137,7 +137,7 @@ def through(path: str, data: SubmissionInput, n: int) -> int:
         postmark_date=data.postmark_date,
         letter_scan=data.letter_scan,
     )
-    receive = operations._receive_pg if path == "pg" else operations._receive_orm
+    receive = intake._receive_pg if path == "pg" else intake._receive_orm
     made = receive(clean, data.channel, tasks, columns)
     commit()
     return made.id

@@ -86,7 +86,7 @@ def finished_game(app):
     """``finished_game(ruleset="2009", day=1)`` → id of a finished game of a season of that
     rule set whose team's experts are EXPERTS."""
     from tests.webapp.games.helpers import game, season
-    from webapp.games.operations import create_team
+    from webapp.games.season.operations import create_team
     from webapp.jobs import commit
 
     made = {}

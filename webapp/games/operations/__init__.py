@@ -1,16 +1,19 @@
-"""Writes for game day, one room per seam: :mod:`.seasons` (seasons, teams, series, games),
-:mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
+"""Writes for game day, one room per seam: :mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
 protocol file), :mod:`.draw` (the 2009 sector-13 draw); :mod:`.common` holds the refusals
-and labels they share. Reads live in :mod:`webapp.games.queries`.
+and labels they share, :mod:`.start` the start permission. Reads live in
+:mod:`webapp.games.queries`; seasons, teams, series and creating a game live in the season's
+room (:mod:`webapp.games.season.operations`), which builds on this package, never the other
+way.
 
-Every name is re-exported here, so ``from webapp.games.operations import X`` keeps working.
+The public names are re-exported here (``from webapp.games.operations import X``); a private
+helper is imported from its submodule.
 Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI command does.
 """
 
 from __future__ import annotations
 
+from webapp.games.operations.air import air_time_utc, set_air_time  # noqa: F401
 from webapp.games.operations.common import (  # noqa: F401
-    _BIDI_CONTROLS,
     FIELD_LABELS,
     FIRST_AIR_YEAR,
     LAST_AIR_YEAR,
@@ -18,13 +21,11 @@ from webapp.games.operations.common import (  # noqa: F401
     STATUS_LABELS,
     GameConflict,
     GameError,
-    _money,
     bad_line_chars,
     status_label,
 )
 from webapp.games.operations.draw import (  # noqa: F401
     SECTOR13_CARD,
-    _cancel_draw,
     air_day_start,
     draw_card,
     draw_sector13,
@@ -33,7 +34,6 @@ from webapp.games.operations.draw import (  # noqa: F401
     sector13_card_key,
 )
 from webapp.games.operations.play import (  # noqa: F401
-    _difference,
     game_context,
     game_rules,
     game_state,
@@ -43,19 +43,6 @@ from webapp.games.operations.play import (  # noqa: F401
     sector13_options_used,
     series_best,
     undo_last_event,
-)
-from webapp.games.operations.seasons import (  # noqa: F401
-    _team_and_series,
-    attach,
-    create_game,
-    create_season,
-    create_series,
-    create_team,
-    donor_changed,
-    set_air_time,
-    set_donor,
-    set_unanswered_prize,
-    validate_table,
 )
 from webapp.games.operations.start import (  # noqa: F401
     START_OK,
@@ -69,17 +56,6 @@ from webapp.games.operations.table import (  # noqa: F401
     MAX_COPIES,
     TOPIC_EDITABLE,
     FillReport,
-    _check_slot,
-    _city,
-    _editable,
-    _envelope,
-    _Picker,
-    _Placed,
-    _pool,
-    _reserved_elsewhere,
-    _set_slot,
-    _slot_question,
-    _table_questions,
     assign_envelopes,
     check_table,
     fill_table,
@@ -94,4 +70,3 @@ from webapp.games.operations.table import (  # noqa: F401
     unlock_table,
     use_reserve,
 )
-from webapp.games.queries import current_draw, live_candidates  # noqa: F401,E402  (moved reads)

@@ -9,13 +9,16 @@ from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
 from webapp.core.models import Document, utcnow
+from webapp.domain.rules.rulesets import RULESETS, rule_reference
 from webapp.extensions import db
+from webapp.games.game_rules import game_started_at
 from webapp.games.models import (
     EnvelopeQuestion,
     Game,
     PrintedCopy,
     Sector13Draw,
 )
+from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.queries import current_draw, live_candidates
 from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.jobs import enqueue
@@ -70,7 +73,6 @@ def draw_sector13(
     existing = current_draw(game)
     if existing is not None:
         return existing
-    from webapp.games.game_rules import game_started_at
 
     candidates = live_candidates(spun_at, since=game_started_at(game, spun_at), game_id=game.id)
     seed = seed or secrets.token_hex(16)
@@ -151,10 +153,6 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
     :class:`GameConflict` (409) for a game whose rule set takes sector 13 from elsewhere
     (2023: the partner, §3.3), a game not being played (status other than ``live``), or an
     empty pool (nothing is written then)."""
-    from webapp.domain.rules.rulesets import RULESETS, rule_reference
-    from webapp.games.game_rules import game_started_at
-    from webapp.games.operations.common import GameConflict, status_label
-
     rules = RULESETS[game.season.ruleset]
     if not rules.sector13_drawn_at_spin:
         rule = rules.cite("table")

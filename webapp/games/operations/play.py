@@ -14,6 +14,7 @@ from webapp.domain.rules import (
     replay,
 )
 from webapp.extensions import db
+from webapp.games.game_rules import off_table_context, team_experts_context
 from webapp.games.models import (
     Game,
     GameEvent,
@@ -22,6 +23,7 @@ from webapp.games.models import (
 from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.operations.draw import _cancel_draw, draw_sector13
 from webapp.games.queries import chronological, played_before, team_payloads_before
+from webapp.games.season import queries as season_queries
 
 
 def game_state(game: Game, extra: dict | None = None) -> dict:
@@ -39,11 +41,9 @@ def game_rules(game: Game) -> dict:
     """The amendable parameters this game is played under (000_90d7c8192601ed3a.txt
     §4.12.1), ``{parameter: value}`` where they differ from the book's: the ones it took
     when its first event was recorded (``game.rules``), or — before that — the ones in force
-    in its season now (:func:`webapp.games.season_queries.game_rules_now`); ``{}`` for a game
+    in its season now (:func:`webapp.games.season.queries.game_rules_now`); ``{}`` for a game
     whose events were recorded before games kept their rules (the book's: nothing was
     amendable then)."""
-    from webapp.games import season_queries
-
     if game.rules is not None:
         return dict(game.rules)
     if game.events:  # recorded before games kept their rules: nothing was amendable then
@@ -83,9 +83,7 @@ def series_best(game: Game) -> str | None:
     earlier game's score is its replay under its own context, computed in play order.
     Only for a qualifying game: a series final, special game or year final has nobody to
     pass (§3.6 with §4.6, §4.7.1, §4.10). A season kept by the season engine (it has teams)
-    takes it from the season state instead: :func:`webapp.games.season_queries.series_best`."""
-    from webapp.games import season_queries
-
+    takes it from the season state instead: :func:`webapp.games.season.queries.series_best`."""
     if season_queries.managed(game.season):
         return season_queries.series_best(game)
     if game.series_id is None or game.kind != "qualifying":
@@ -119,8 +117,6 @@ def game_context(game: Game) -> dict:
     ``{"series_best": "E:V" | None, "sector13_options_used": [option…]}`` — see
     :func:`series_best` (2023 §3.6) and :func:`sector13_options_used` (2023 §3.4.3) — plus
     ``off_table`` (2023 §3.7.3) and ``experts`` (2009 §1.6) when they apply."""
-    from webapp.games.game_rules import off_table_context, team_experts_context
-
     return {
         "series_best": series_best(game),
         "sector13_options_used": sector13_options_used(game),

@@ -16,7 +16,7 @@ from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.rules import ProtocolError
 from webapp.extensions import db
-from webapp.games import queries, season_queries
+from webapp.games import queries
 from webapp.games.console import refusal_ru
 from webapp.games.forms import (
     ActionForm,
@@ -39,6 +39,7 @@ from webapp.games.operations import (
 )
 from webapp.games.publication import is_published
 from webapp.games.queries import game_document_file_name
+from webapp.games.season import queries as season_queries
 from webapp.games.views.common import (
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,

@@ -12,10 +12,17 @@ from webapp.core.edge import on_refusal
 from webapp.domain.donor import quoted
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.text import team_phrase
-from webapp.games import queries, season_queries
+from webapp.games import queries
 from webapp.games.forms import AttachForm, GameForm, SeasonForm, SeriesForm, TeamForm
 from webapp.games.models import SERIES_LABELS
-from webapp.games.operations import attach, create_game, create_season, create_series, create_team
+from webapp.games.season import queries as season_queries
+from webapp.games.season.operations import (
+    attach,
+    create_game,
+    create_season,
+    create_series,
+    create_team,
+)
 from webapp.games.views.common import _form_errors, _game_or_404, bp
 
 
@@ -97,7 +104,7 @@ def attach_game(game_id: int):
 def _attach_form(game, series=None) -> AttachForm:
     """The team and series form, starting from the game's team (its row, or the team of
     that name when only the free-text name is set) and ``series``, the series the season
-    counts it in (``season_queries.counted_series``, computed here when not given), so that
+    counts it in (``webapp.games.season.queries.counted_series``, computed here when not given), so that
     saving it unchanged detaches nothing."""
     teams = queries.teams()
     team_id = game.team_id

@@ -1,6 +1,6 @@
 """Writes for moderation: the pre-check report and the editor's decision.
 
-A package by topic (this module re-exports every name, so callers import from
+A package by topic (this module re-exports the public names, so callers import from
 ``webapp.moderation.operations``): ``common`` (labels, errors, claims), ``editing``,
 ``precheck``, ``decisions``.
 """
@@ -27,7 +27,6 @@ from webapp.moderation.operations.common import (  # noqa: F401
     status_label,
 )
 from webapp.moderation.operations.decisions import (  # noqa: F401
-    _drop_signoff,
     approver_of,
     bulk_decide,
     bulk_preview,
@@ -39,11 +38,8 @@ from webapp.moderation.operations.decisions import (  # noqa: F401
     signoff_preview,
 )
 from webapp.moderation.operations.editing import (  # noqa: F401
-    _ATTR,
-    AIRED_STATUSES,
     EDITABLE,
     EDITABLE_STATUSES,
-    _field_text,
     add_comment,
     correct_author,
     edit_question,
@@ -51,7 +47,6 @@ from webapp.moderation.operations.editing import (  # noqa: F401
     reveal_authors,
 )
 from webapp.moderation.operations.precheck import (  # noqa: F401
-    _flags,
     duplicate_candidates,
     handout_check,
     images_check,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
-from webapp.domain.text import matching_key, normalise
+from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
 from webapp.moderation.models import (
     ModerationAudit,
@@ -15,7 +15,7 @@ from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, s
 from webapp.moderation.operations.decisions import _drop_signoff
 from webapp.moderation.operations.precheck import refresh_images_check
 from webapp.submissions.models import Question
-from webapp.submissions.operations import LIMITS, MIN_QUESTION
+from webapp.submissions.operations import LIMITS, MIN_QUESTION, upsert_author
 
 
 def reveal_authors(question: Question, user_id: int) -> list[dict]:
@@ -59,9 +59,6 @@ def correct_author(
     (its authors may be owed a prize), the author gave an e-mail (a viewer names
     themselves), the name is empty, too long or has control characters, or the corrected
     author is already another author of the question. Flushes only."""
-    from webapp.domain.text import has_control_chars
-    from webapp.submissions.operations import upsert_author
-
     if question.status not in EDITABLE_STATUSES + ("archived",):
         raise ModerationError(
             f"вопрос в статусе «{status_label(question.status)}»: авторов не исправить"

@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.formats import question_preview
+from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.forms import (
@@ -23,8 +24,9 @@ from webapp.moderation.forms import (
     EditForm,
     HoldBackForm,
 )
+from webapp.moderation.images import attach_image as attach
+from webapp.moderation.images import image_choices
 from webapp.moderation.operations import (
-    AIRED_STATUSES,
     CHECK_LABELS,
     ModerationError,
     add_comment,
@@ -40,6 +42,7 @@ from webapp.moderation.operations import (
     reveal_authors,
     sign_off,
 )
+from webapp.moderation.operations.editing import AIRED_STATUSES
 from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
 from webapp.moderation.views.common import SHORTCUTS, bp, marked_diff
 from webapp.submissions.models import Question
@@ -57,8 +60,6 @@ def _revision_diffs(q) -> list[dict]:
 
 
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
-    from webapp.domain.handouts import without_leading_handout
-    from webapp.moderation.images import image_choices
 
     report = queries.latest_report(q.id)
     attach_form = AttachImageForm(formdata=None)
@@ -227,9 +228,6 @@ def _question_or_404(question_id: int) -> Question:
 def attach_image(question_id: int):
     """Attach an image to the question (the file of one of its references, or its handout
     image); back to the question page with a message."""
-    from webapp.moderation.images import attach_image as attach
-    from webapp.moderation.images import image_choices
-
     q = _question_or_404(question_id)
     back = url_for("moderation.question", question_id=q.id)
     form = AttachImageForm()

@@ -3,7 +3,7 @@
 Operations only flush; the view, task or command that calls them commits once
 (``webapp.jobs.commit``). Every status change is recorded in ``PrizeStatusChange``.
 
-A package by topic (this module re-exports every name, so callers import from
+A package by topic (this module re-exports the public names, so callers import from
 ``webapp.prizes.operations``): ``common``, ``award`` (closing a game, individual prizes),
 ``documents`` (minutes, re-issued agreements), ``payment`` (scan, paid, closed).
 """
@@ -11,21 +11,15 @@ A package by topic (this module re-exports every name, so callers import from
 from __future__ import annotations
 
 from webapp.prizes.operations.award import (  # noqa: F401
-    _award_key,
-    _season_amount,
-    _unanswered,
     award_prize,
     close_game,
     prizes_of,
+    unanswered_questions,
 )
 from webapp.prizes.operations.common import (  # noqa: F401
     NO_AGREEMENT_TRANSITIONS,
     TRANSITIONS,
     PrizeError,
-    _document,
-    _new_prize,
-    _number_agreement,
-    _record,
     agreement_prefix,
     change_status,
     next_agreement_seq,

@@ -24,6 +24,7 @@ from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state, status_label
+from webapp.games.season.events import add_game_result
 from webapp.prizes.models import (
     Prize,
 )
@@ -33,7 +34,7 @@ from webapp.prizes.queries import best_player_awarded, vote_for_best_player
 from webapp.submissions.models import Author, set_status
 
 
-def _unanswered(game: Game, state: dict) -> list[tuple[int, list[int]]]:
+def unanswered_questions(game: Game, state: dict) -> list[tuple[int, list[int]]]:
     """``[(question_id, [author_id in authorship order])]`` of the game's unanswered
     questions, from the replayed ``state``."""
     keys = {(u["sector"], u["slot"]) for u in state["unanswered"]}
@@ -70,7 +71,6 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
             "«Приз за невзятый вопрос») и закройте игру снова"
         )
     state = game_state(game)
-    from webapp.games.season_events import add_game_result
 
     add_game_result(game, state, user_id)  # the season's result, same transaction (409)
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
@@ -107,7 +107,9 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
                     + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
                 )
     entitlements = unanswered_question_prizes(
-        season.ruleset, _unanswered(game, state), Money(season.unanswered_prize, season.currency)
+        season.ruleset,
+        unanswered_questions(game, state),
+        Money(season.unanswered_prize, season.currency),
     )
     for ent in entitlements:
         prize = _new_prize(
@@ -227,7 +229,7 @@ def award_prize(
             author = db.session.get(Author, author_id) if author_id is not None else None
             if author is None:
                 raise PrizeRefused(rule.rule, "не выбран автор вопроса")
-            authors = [a for _q, ids in _unanswered(game, game_state(game)) for a in ids]
+            authors = [a for _q, ids in unanswered_questions(game, game_state(game)) for a in ids]
             awards = [
                 award_to_author(
                     kind,

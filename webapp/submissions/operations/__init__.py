@@ -3,11 +3,11 @@
 One submission is one transaction: the Question, its Authors (one per normalised e-mail),
 the status record and two outbox messages (``moderation.precheck``, ``notify.received``).
 
-A package by topic (this module re-exports every name, so callers import from
+A package by topic (this module re-exports the public names, so callers import from
 ``webapp.submissions.operations``): ``validation`` (the limits, the inputs, the field
 checks), ``intake`` (writing a submission: :func:`receive`, the idempotency key, the
 PostgreSQL and ORM paths), ``authorship`` (confirming and withdrawing by the author),
-``packet_import`` (storing a parsed packet).
+``packet_import`` (storing a parsed packet, the editors' upload of a packet and its images).
 """
 
 from __future__ import annotations
@@ -20,19 +20,16 @@ from webapp.submissions.operations.authorship import (  # noqa: F401
 )
 from webapp.submissions.operations.intake import (  # noqa: F401
     Received,
-    _by_idempotency_key,
-    _discard_uploads,
-    _earlier,
-    _receive_orm,
-    _receive_pg,
     create_question,
     question_values,
     receive,
     upsert_author,
 )
 from webapp.submissions.operations.packet_import import (  # noqa: F401
+    UploadResult,
     import_authors,
     import_packet,
+    import_upload,
 )
 from webapp.submissions.operations.validation import (  # noqa: F401
     CONSENT_VERSION,

@@ -1,16 +1,32 @@
 """Storing a parsed packet (:class:`webapp.domain.packets.Packet`) as archive questions or
-submissions, its authors and images. Flushes only; the caller commits once per file."""
+submissions, its authors and images, and the editors' upload of a packet file or zip
+(:func:`import_upload`). Flushes only; the caller commits once per file. Reading a packet's
+files and images is below, in :mod:`webapp.submissions.packet_files` and
+:mod:`webapp.submissions.packet_images`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from flask_babel import gettext as _
+
+from webapp.domain.packets import PacketError
 from webapp.domain.text import normalise
 from webapp.extensions import db
 from webapp.jobs import enqueue
 from webapp.submissions.models import Question
+from webapp.submissions.names import nominative_authors
 from webapp.submissions.operations.intake import create_question
 from webapp.submissions.operations.validation import LIMITS
+from webapp.submissions.packet_files import read_packet_bytes
+from webapp.submissions.packet_images import (
+    BundleError,
+    attach_packet_images,
+    missing_refs,
+    packet_error_text,
+    read_bundle,
+)
 from webapp.submissions.tasks import PRECHECK
 
 
@@ -20,8 +36,6 @@ def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
     co-author's genitive name in the nominative (:mod:`webapp.submissions.names`), names
     and cities cut to the form's limits, and one person named twice on a line (same name
     and city) kept once, at the first place."""
-    from webapp.submissions.names import nominative_authors
-
     rows: list[tuple[str, str | None, None, str | None]] = []
     seen = set()
     for a in nominative_authors(authors):
@@ -82,9 +96,70 @@ def import_packet(
         if progress:
             progress(1)
     if images:
-        from webapp.submissions.packet_images import attach_packet_images
-
         assert uploads is not None  # images need the uploads folder
         attach_packet_images(made, images, uploads)
         db.session.flush()
     return made
+
+
+@dataclass
+class UploadResult:
+    """What :func:`import_upload` did: ``error`` (why nothing was imported; in the images
+    zip when ``error_in_images``) or ``message`` for the editor, ``missing`` the referenced
+    image names without a file."""
+
+    error: str | None = None
+    error_in_images: bool = False
+    message: str = ""
+    missing: list[str] = field(default_factory=list)
+
+
+def import_upload(
+    name: str,
+    data: bytes,
+    images_zip: bytes | None,
+    *,
+    as_: str,
+    channel: str | None,
+    uploads: Path,
+) -> UploadResult:
+    """The editors' import page: ``data`` is a packet text or a zip with the packet and
+    its images (file ``name``), ``images_zip`` an optional zip of images. Imports in the
+    caller's transaction (:func:`import_packet`); a bad
+    packet, zip or image gives ``error`` and writes nothing (the caller's answer is a 4xx,
+    which rolls back)."""
+    images: dict[str, bytes] = {}
+    if images_zip is not None:
+        try:
+            images = read_bundle(images_zip).images
+        except BundleError as exc:
+            return UploadResult(error=str(exc), error_in_images=True)
+    try:
+        if name.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+            bundle = read_bundle(data)
+            if bundle.packet is None:
+                raise BundleError(_("В архиве нет файла пакета (.4s или .txt)."))
+            images = {**images, **bundle.images}
+            packet_name, packet_data = bundle.packet
+            packet = read_packet_bytes(packet_data, packet_name)
+        else:
+            packet = read_packet_bytes(data, name)
+        made = import_packet(
+            packet, as_=as_, channel=channel, origin=name, images=images, uploads=uploads
+        )
+    except PacketError as exc:
+        return UploadResult(error=packet_error_text(exc, name))
+    except (BundleError, ValueError) as exc:
+        return UploadResult(error=str(exc))
+    missing = missing_refs(made)
+    message = _("%(name)s: импортировано вопросов — %(n)s.", name=name, n=len(made))
+    attached = sum(len(q.images) for q in made)
+    if attached:
+        message += " " + _("Изображений приложено: %(n)s.", n=attached)
+    if missing:
+        message += " " + _(
+            "Нет файлов изображений (%(n)s): %(names)s — приложите их к вопросам.",
+            n=len(missing),
+            names=", ".join(missing),
+        )
+    return UploadResult(message=message, missing=missing)

@@ -10,8 +10,9 @@ from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.extensions import db, limiter
 from webapp.jobs import enqueue
+from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
-from webapp.submissions.models import Author, Question
+from webapp.submissions.models import Author, Question, QuestionAuthor
 from webapp.submissions.operations import author_by_email, withdraw
 from webapp.submissions.queries import public_history
 from webapp.submissions.tasks import MY_LINK
@@ -30,7 +31,6 @@ from webapp.submissions.views.submit_form import viewer_language
 )
 @access("public")
 def my_request():
-    from webapp.submissions.forms_my import MyLinkForm
 
     form = MyLinkForm()
     if form.validate_on_submit():
@@ -67,8 +67,6 @@ def my_questions():
     author_id = session.get("author_id")
     if not author_id:
         return redirect(url_for("submissions.my_request"))
-    from webapp.submissions.forms_my import WithdrawForm
-    from webapp.submissions.models import QuestionAuthor
 
     # only confirmed links: anyone can type this address into the form
     questions = db.session.scalars(
@@ -89,7 +87,6 @@ def my_questions():
 @bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
 @access("public")
 def my_withdraw(question_id: int):
-    from webapp.submissions.forms_my import WithdrawForm
 
     author_id = session.get("author_id")
     question = db.session.get(Question, question_id)

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, send_from_directory, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
+from webapp.submissions.forms import IMPORT_MAX_BYTES, LetterForm, PacketUploadForm
+from webapp.submissions.images import ImageError, store_image
 from webapp.submissions.models import CHANNEL_LABELS
-from webapp.submissions.operations import AuthorInput, SubmissionError, SubmissionInput, receive
+from webapp.submissions.operations import (
+    AuthorInput,
+    SubmissionError,
+    SubmissionInput,
+    import_upload,
+    receive,
+)
 from webapp.submissions.views.common import bp, uploads_folder
 
 # --- staff: handout images ------------------------------------------------------------
@@ -19,8 +27,6 @@ from webapp.submissions.views.common import bp, uploads_folder
 @access("editor+|producer|host")
 def upload(name: str):
     """A viewer's handout image, to staff only (never from the web root)."""
-    from flask import send_from_directory
-
     if not current_staff() or "/" in name or name.startswith("."):
         abort(404)
     return send_from_directory(uploads_folder(), name)
@@ -34,9 +40,6 @@ def upload(name: str):
 def new_letter():
     """An editor types in a paper letter (channel ``mail``, postmark date, scan) or a
     partner's question (channel ``partner``); the same pipeline as the web form."""
-    from webapp.submissions.forms import LetterForm
-    from webapp.submissions.images import ImageError, store_image
-
     form = LetterForm()
     if not form.is_submitted() and request.args.get("channel") in ("mail", "partner"):
         form.channel.data = request.args["channel"]  # the header's «Вопрос партнёра» link
@@ -79,9 +82,6 @@ def new_letter():
 def upload_packet():
     """Import a 4s / db.chgk.info packet from the browser (one transaction): a packet text,
     or a zip with the packet and its images, and optionally a zip of images."""
-    from webapp.submissions.forms import IMPORT_MAX_BYTES, PacketUploadForm
-    from webapp.submissions.packet_images import import_upload
-
     request.max_content_length = 2 * IMPORT_MAX_BYTES + 1024 * 1024
     form = PacketUploadForm()
     if form.validate_on_submit():

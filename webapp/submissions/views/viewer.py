@@ -10,6 +10,7 @@ from webapp.core.access import access
 from webapp.extensions import db, limiter
 from webapp.submissions.links import read_confirm_token
 from webapp.submissions.models import Question
+from webapp.submissions.operations import confirm_authorship
 from webapp.submissions.queries import by_token, public_history
 from webapp.submissions.views.common import bp, status_labels
 
@@ -63,7 +64,6 @@ def confirm(token: str):
     data = read_confirm_token(token)
     if data is None:
         return render_template("submissions/my_expired.html"), 410
-    from webapp.submissions.operations import confirm_authorship
 
     question = db.session.get(Question, data.get("q"))
     if question is None or not confirm_authorship(question, data.get("a")):

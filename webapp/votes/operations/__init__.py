@@ -12,7 +12,7 @@ FOR KEY SHARE … ON CONFLICT DO NOTHING RETURNING``. The ``FOR KEY SHARE`` lock
 SQLite serialises writers anyway) makes closing wait for the inserts in flight and makes
 the inserts that come after see the vote closed, so the frozen result equals the log.
 
-A package by step (this module re-exports every name, so callers import from
+A package by step (this module re-exports the public names, so callers import from
 ``webapp.votes.operations``): ``common`` (the errors, the gateway's signature),
 ``opening`` (open, close), ``sms`` (one SMS), ``award`` (the award, the purge).
 """
@@ -20,7 +20,6 @@ A package by step (this module re-exports every name, so callers import from
 from __future__ import annotations
 
 from webapp.votes.operations.award import (  # noqa: F401
-    _missing_award,
     purge_numbers,
     record_award,
 )
@@ -33,26 +32,11 @@ from webapp.votes.operations.common import (  # noqa: F401
     signature_ok,
 )
 from webapp.votes.operations.opening import (  # noqa: F401
-    _lock,
     close_vote,
     open_vote,
 )
 from webapp.votes.operations.sms import (  # noqa: F401
-    _BATCH_INSERT,
-    _COLUMNS,
-    _INSERTS,
     Sms,
-    _flush_batch,
-    _groups,
-    _insert,
-    _insert_batched,
-    _insert_statement,
-    _known,
-    _latest_vote,
-    _log_row,
-    _open_cache,
-    _open_state,
-    _receive,
     receive_sms,
 )
 from webapp.votes.queries import log_lines  # noqa: F401  (imported from here before the split)

@@ -11,6 +11,7 @@ from sqlalchemy import select, update
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.games.models import Game
+from webapp.prizes.operations import PrizeError, award_prize
 from webapp.votes.models import Vote, VoteAward, VoteMessage
 from webapp.votes.operations.common import VoteError
 
@@ -25,8 +26,6 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
     the same on every page) and returns the kept decision (VoteAward: who, when, winner,
     chosen, reason; written by ``webapp.votes.signals``). Raises VoteError for an open
     vote, a choice the rules refuse or a prize refusal; nothing is written then."""
-    from webapp.prizes.operations import PrizeError, award_prize
-
     if vote.status != "closed":
         raise VoteError(_("сначала закройте голосование"))
     game = db.session.get_one(Game, vote.game_id)

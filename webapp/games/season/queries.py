@@ -19,7 +19,7 @@ from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
 from webapp.games.models import Season as SeasonRow
-from webapp.games.season_models import (
+from webapp.games.season.models import (
     SeasonDonorChange,
     SeasonEvent,
     SeasonPrizeChange,

@@ -1,9 +1,10 @@
 """Seasons, teams, series and games: creating them and attaching a game to its team and
-series (before its first event)."""
+series (before its first event). A new game and a changed team pass the season's rules first
+(:func:`webapp.games.season.refusals.check_new_game`). Operations only flush."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from blinker import Namespace
@@ -21,7 +22,7 @@ from webapp.domain.prizes import (
 from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.text import quantity
 from webapp.extensions import db
-from webapp.games import season_queries as sq
+from webapp.games.game_rules import plan_errors
 from webapp.games.models import (
     GAME_KINDS,
     SERIES_PARTS,
@@ -32,6 +33,7 @@ from webapp.games.models import (
     Team,
     default_air_at,
 )
+from webapp.games.operations.air import air_time_utc
 from webapp.games.operations.common import (
     FIRST_AIR_YEAR,
     LAST_AIR_YEAR,
@@ -41,7 +43,9 @@ from webapp.games.operations.common import (
     _money,
     bad_line_chars,
 )
-from webapp.games.season_models import SeasonDonorChange, SeasonPrizeChange
+from webapp.games.season import queries as sq
+from webapp.games.season.models import SeasonDonorChange, SeasonPrizeChange
+from webapp.games.season.refusals import check_new_game
 
 #: ``donor_changed.send(season, user_id=)``: the season's donor was changed on the season
 #: page (in the same transaction). A receiver (the prizes feature: games do not import it,
@@ -70,7 +74,7 @@ def create_season(
     could not be closed. The name must be new (two seasons of one name would look the same
     in every dropdown). ``donor``: ``{name, city, details?, representative?}``
     (:func:`webapp.domain.donor.check_donor`; errors under ``donor.<field>``), by default
-    the rule set's (:func:`webapp.games.season_queries.default_donor`: the
+    the rule set's (:func:`webapp.games.season.queries.default_donor`: the
     ``SOVA_BROADCASTER_*`` settings for 2023, the neutral 2009 default, never the 2023
     broadcaster for 2009). Raises GameError (Russian messages)."""
     errors: dict[str, list[str]] = {}
@@ -153,7 +157,7 @@ def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
     into the season page: a decimal comma and spaces are accepted; 2009 §1.2.2 names no
     amount, 2023 §4.11.1 names 300,00). Only while no game of the season is closed: the
     closed games' prizes were made with the amount (GameConflict). Each change is audited
-    (:class:`~webapp.games.season_models.SeasonPrizeChange`: who, when, old → new). Setting
+    (:class:`~webapp.games.season.models.SeasonPrizeChange`: who, when, old → new). Setting
     the amount it already has changes and records nothing. Raises GameError."""
     errors: dict[str, list[str]] = {}
     prize = _money(amount, "unanswered_prize", errors, form=True)
@@ -191,7 +195,7 @@ def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season
     """The producer sets or changes the donor of the season's prizes (the season page):
     ``values`` ``{name, city, details, representative}`` checked by
     :func:`webapp.domain.donor.check_donor` (GameError with the field's message). Audited
-    (:class:`~webapp.games.season_models.SeasonDonorChange`: who, when, before and after);
+    (:class:`~webapp.games.season.models.SeasonDonorChange`: who, when, before and after);
     the season's unsigned gift agreements are issued again with the new donor
     (:data:`donor_changed`; signed ones keep the donor they were signed with). Setting the
     donor it already has changes and records nothing. Returns ``(season, reissued)``."""
@@ -250,8 +254,6 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     if unknown:
         errors.setdefault("table", []).append(f"неизвестные ключи: {', '.join(sorted(unknown))}")
     if not errors and ruleset in RULESETS:
-        from webapp.games.game_rules import plan_errors
-
         errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)
@@ -353,8 +355,6 @@ def attach(game: Game, team_id: int | None, series_id: int | None) -> Game:
     team, series = _team_and_series(game.season, team_id, series_id, errors)
     if errors:
         raise GameError(errors)
-    from webapp.games.season_events import check_new_game
-
     check_new_game(game.season, game.kind, team)  # the season's rules (SeasonConflict)
     game.team_id = team.id if team else None
     game.series_id = series.id if series else None
@@ -397,7 +397,7 @@ def create_game(
             f"дата эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
         )
     if air_at is not None and season is not None:
-        air_at = _air_time(air_at, season, errors)
+        air_at = air_time_utc(air_at, season, errors)
     team = (team or "").strip() or None
     if team is not None and bad_line_chars(team):
         errors.setdefault("team", []).append("недопустимые управляющие символы")
@@ -407,8 +407,6 @@ def create_game(
         raise GameError(errors)
     assert season is not None  # else errors named season_id
     plan = validate_table(table, season.ruleset)
-    from webapp.games.season_events import check_new_game
-
     check_new_game(season, kind, team_row)  # the season's rules (SeasonConflict)
     if not team and team_row is not None:
         team = team_row.name
@@ -430,31 +428,5 @@ def create_game(
         created_at=utcnow(),
     )
     db.session.add(game)
-    db.session.flush()
-    return game
-
-
-def _air_time(at: datetime, season: Season, errors: dict) -> datetime | None:
-    """``at`` as an aware UTC datetime (a naive one is read in ``season``'s zone), or None
-    with a message in ``errors["air_at"]`` when its year is outside 1975..2100."""
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=ZoneInfo(season.timezone))
-    if not FIRST_AIR_YEAR <= at.astimezone(ZoneInfo(season.timezone)).year <= LAST_AIR_YEAR:
-        errors.setdefault("air_at", []).append(
-            f"время эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
-        )
-        return None
-    return at.astimezone(UTC)
-
-
-def set_air_time(game: Game, at: datetime) -> Game:
-    """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
-    public once it is closed and this time has passed (``webapp.games.publication``); a
-    later time hides it again. Raises GameError (``air_at``) for a year outside 1975..2100."""
-    errors: dict[str, list[str]] = {}
-    value = _air_time(at, game.season, errors)
-    if errors:
-        raise GameError(errors)
-    game.air_at = value
     db.session.flush()
     return game

@@ -21,18 +21,18 @@ from webapp.domain.season import BOOKS
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games import queries
-from webapp.games import season_queries as sq
 from webapp.games.models import SERIES_LABELS, Season, Team
-from webapp.games.operations import create_game, set_donor, set_unanswered_prize
 from webapp.games.publication import is_published
-from webapp.games.season_events import add_event, add_new_team, add_team
-from webapp.games.season_forms import (
+from webapp.games.season import queries as sq
+from webapp.games.season.events import add_event, add_new_team, add_team
+from webapp.games.season.forms import (
     SeasonDonorForm,
     SeasonEventForm,
     SeasonGameForm,
     SeasonPrizeForm,
     SeasonTeamForm,
 )
+from webapp.games.season.operations import create_game, set_donor, set_unanswered_prize
 
 bp = Blueprint("seasons", __name__)
 

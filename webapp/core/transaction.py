@@ -5,8 +5,14 @@ and per task. Commands only flush; :func:`transactional` commits."""
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from webapp.extensions import db
+from webapp.jobs import commit
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -25,13 +31,13 @@ def transactional(*refusals: type[Exception]) -> Callable[[_F], _F]:
     rest.
     """
 
+    def fail(message: str) -> NoReturn:  # as webapp.cli.fail says it
+        click.echo(f"Error: {message}", err=True)
+        sys.exit(2)
+
     def decorate(command: _F) -> _F:
         @functools.wraps(command)
         def run(*args: Any, **kwargs: Any) -> Any:
-            from webapp.cli import fail
-            from webapp.extensions import db
-            from webapp.jobs import commit
-
             try:
                 result = command(*args, **kwargs)
             except refusals as exc:

@@ -1,0 +1,37 @@
+"""When a game airs (``Game.air_at``): entered in the season's zone, stored in UTC. The
+game is public once it is closed and this time has passed (:mod:`webapp.games.publication`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from webapp.extensions import db
+from webapp.games.models import Game, Season
+from webapp.games.operations.common import FIRST_AIR_YEAR, LAST_AIR_YEAR, GameError
+
+
+def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
+    """``at`` as an aware UTC datetime (a naive one is read in ``season``'s zone), or None
+    with a message in ``errors["air_at"]`` when its year is outside 1975..2100."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=ZoneInfo(season.timezone))
+    if not FIRST_AIR_YEAR <= at.astimezone(ZoneInfo(season.timezone)).year <= LAST_AIR_YEAR:
+        errors.setdefault("air_at", []).append(
+            f"время эфира — с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR} год"
+        )
+        return None
+    return at.astimezone(UTC)
+
+
+def set_air_time(game: Game, at: datetime) -> Game:
+    """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
+    public once it is closed and this time has passed (``webapp.games.publication``); a
+    later time hides it again. Raises GameError (``air_at``) for a year outside 1975..2100."""
+    errors: dict[str, list[str]] = {}
+    value = air_time_utc(at, game.season, errors)
+    if errors or value is None:
+        raise GameError(errors)
+    game.air_at = value
+    db.session.flush()
+    return game
