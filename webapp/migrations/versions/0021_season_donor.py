@@ -2,7 +2,7 @@
 
 ``season.donor_name``, ``donor_city``, ``donor_details``, ``donor_representative``: the
 party that gives the season's prizes («Даритель»). Existing seasons keep NULL: they print
-their rule set's default (``webapp.games.season_queries.season_donor``: the
+their rule set's default (``webapp.games.season.queries.season_donor``: the
 ``SOVA_BROADCASTER_*`` settings for 2023, the neutral «Генеральный спонсор сезона», Москва,
 for 2009). ``season_donor_change``: one row per change made on the season page — who, when,
 the donor before and after, and how many unsigned agreements were issued again.
