@@ -12,6 +12,7 @@ from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games import tasks
 from webapp.games.models import Game
+from webapp.games.operations import rules_note
 from webapp.games.queries import envelope_context, handout_files, printed_copies
 from workers.rendering import render_document
 
@@ -41,6 +42,8 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
         images=images,
         only_sectors=only,
     )
+    if document.kind != "envelopes":  # the host reads the game's own rules (2023 §4.12.1)
+        context["rules_note"] = rules_note(game)
     return TEMPLATES[document.kind], context, images
 
 

@@ -9,8 +9,8 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.cli import fail
-from webapp.core.transaction import transactional
 from webapp.core.mail import MailError
+from webapp.core.transaction import transactional
 
 
 @click.group("mail")

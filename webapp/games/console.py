@@ -36,10 +36,16 @@ import re
 
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
-from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
-from webapp.games.operations import draw_card, game_context, game_rules, game_state, start_refusal
+from webapp.games.operations import (
+    draw_card,
+    game_context,
+    game_rules,
+    game_state,
+    rules_shown,
+    start_refusal,
+)
 from webapp.games.queries import current_draw
 
 SECTOR_LABELS = {
@@ -268,13 +274,6 @@ def sector13_card(draw) -> dict | None:
     return {"document_id": doc.id, "status": doc.status} if doc is not None else None
 
 
-def _shown(value: int | bool) -> str:
-    """A rule parameter's value on the console: «да»/«нет» for a switch, else the number."""
-    if isinstance(value, bool):
-        return "да" if value else "нет"
-    return str(value)
-
-
 def console_payload(game: Game) -> dict:
     """The console's view of ``game``, derived by replaying its events (shape above)."""
     state = game_state(game)
@@ -309,10 +308,7 @@ def console_payload(game: Game) -> dict:
             "team": team,
             "team_label": team_phrase(team, capital=True) if team else "Знатоки",
             # 2023 §4.12.1: the game's own rules where they differ from the book's
-            "rules": [
-                {"label": PARAMETERS[name].label_ru, "value": _shown(value)}
-                for name, value in rules.items()
-            ],
+            "rules": rules_shown(game),
         },
         "start_refusal": refused_start,
         "score": state["score"],

@@ -8,7 +8,6 @@ import click
 from flask.cli import with_appcontext
 from sqlalchemy.exc import IntegrityError
 
-from webapp.core.transaction import transactional
 from webapp.core.crypto import (
     InvalidToken,
     decrypt,
@@ -17,6 +16,7 @@ from webapp.core.crypto import (
     needs_rotation,
     rotate,
 )
+from webapp.core.transaction import transactional
 from webapp.extensions import db
 from webapp.prizes.models import PayeeDetails
 from webapp.prizes.payee import lookup_hashes

@@ -4,6 +4,10 @@ adds its result; a game the season's rules do not allow now is refused with the 
 
 from __future__ import annotations
 
+import io
+
+import pypdf
+
 from tests.webapp.games import helpers as h
 from tests.webapp.games.season_driver import SeasonRun, game_events
 
@@ -223,7 +227,7 @@ def test_2009_table_plan_is_refused_at_creation(api):
     assert create({"blitz": 4, "superblitz": 5, "sector13": 13}).status_code == 201
 
 
-def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, login):
+def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, login, drain):
     """2023 §4.12.1: ``amend`` is a producer's event; a game takes the rules in force at its
     first event and keeps them in its protocol, so every stored game replays as before."""
     from webapp.domain.rules import load_protocol, load_protocol_rules, replay
@@ -261,6 +265,22 @@ def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, l
     # Потапова's game goes to 7
     h.approved_questions_more(17)
     assert api("post", f"/api/v1/games/{waiting}/assign", role="producer").status_code == 200
+    # the host cards print the rules the game will take; the envelopes (read by the
+    # experts) do not
+    note = (
+        "Правила этой игры изменены (п. 4.12.1 Правил сезона 2023 г.): очков для победы в игре — 7."
+    )
+    r = api("post", f"/api/v1/games/{waiting}/envelopes", role="producer", json={"copies": 1})
+    assert r.status_code == 202, r.json
+    drain()
+    printed = {}
+    for doc in api("get", f"/api/v1/games/{waiting}/documents", role="producer").json["items"]:
+        pdf = api("get", doc["url"], role="producer")
+        assert pdf.status_code == 200
+        reader = pypdf.PdfReader(io.BytesIO(pdf.data))
+        printed[doc["kind"]] = " ".join(reader.pages[0].extract_text().split())
+    assert note in printed["host_cards"]
+    assert "Правила этой игры" not in printed["envelopes"]
     state = None
     for n, ev in enumerate(game_events("7:3")):
         r = api("post", f"/api/v1/games/{waiting}/events", role="host", json=ev)

@@ -40,6 +40,8 @@ from webapp.games.operations.play import (  # noqa: F401
     import_protocol,
     protocol,
     record_event,
+    rules_note,
+    rules_shown,
     sector13_options_used,
     series_best,
     undo_last_event,

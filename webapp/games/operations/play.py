@@ -13,6 +13,8 @@ from webapp.domain.rules import (
     load_protocol_rules,
     replay,
 )
+from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS
+from webapp.domain.rules.rulesets import cite
 from webapp.extensions import db
 from webapp.games.game_rules import off_table_context, team_experts_context
 from webapp.games.models import (
@@ -49,6 +51,37 @@ def game_rules(game: Game) -> dict:
     if game.events:  # recorded before games kept their rules: nothing was amendable then
         return {}
     return season_queries.game_rules_now(game.season)
+
+
+def rules_shown(game: Game) -> list[dict[str, str]]:
+    """The game's own rules where they differ from the book's (000_90d7c8192601ed3a.txt
+    §4.12.1, :func:`game_rules`) as the console and the host cards print them:
+    ``[{"label": Russian label, "value": «да»/«нет» for a switch, else the number}]``, in
+    the parameters' order; ``[]`` when the game plays by the book."""
+    rules = game_rules(game)
+    return [
+        {"label": p.label_ru, "value": _shown(rules[name])}
+        for name, p in PARAMETERS.items()
+        if name in rules
+    ]
+
+
+def rules_note(game: Game) -> str:
+    """One sentence for the host: «Правила этой игры изменены (п. 4.12.1 Правил сезона
+    2023 г.): Очков для победы — 7.»; ``""`` when the game plays by the book."""
+    shown = rules_shown(game)
+    if not shown:
+        return ""
+    items = "; ".join(f"{r['label']} — {r['value']}" for r in shown)
+    return f"Правила этой игры изменены ({cite(AMEND_CLAUSE)}): {items}."
+
+
+def _shown(value: int | bool) -> str:
+    """A rule parameter's value as a person reads it: «да»/«нет» for a switch, else the
+    number."""
+    if isinstance(value, bool):
+        return "да" if value else "нет"
+    return str(value)
 
 
 def sector13_options_used(game: Game) -> list[str]:
