@@ -25,7 +25,7 @@ class SeasonViolation(RuleViolation):
     "message": …}}``. ``ru``: the same fault in Russian for the staff pages (``"«Потапова»
     уже играла в весенней серии и отказаться от неё больше не может"``); every refusal of the
     engine carries one (None only from code outside it; the pages then show the clause's gist,
-    ``webapp.games.console.REFUSALS_RU``).
+    ``webapp.games.season.refusals.REFUSALS_RU``).
     """
 
     def __init__(
