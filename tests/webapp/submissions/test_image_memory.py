@@ -17,6 +17,8 @@ import pytest
 from PIL import Image
 
 BOUND_MB = 120
+pytestmark = pytest.mark.slow  # memory bounds of images at full size: the full run
+
 SIDE = 6300
 
 PROBE = r"""
@@ -24,8 +26,6 @@ import json, resource, sys
 from pathlib import Path
 from webapp.app import create_app
 from webapp.submissions.images import ImageError, store_image
-
-pytestmark = pytest.mark.slow  # memory bounds of images at full size: the full run
 
 data = Path(sys.argv[1]).read_bytes()
 app = create_app({"TESTING": True, "SOVA_INSTANCE_PATH": sys.argv[2],
