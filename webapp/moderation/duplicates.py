@@ -359,6 +359,30 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
         connection.exec_driver_sql(sql, rows)
 
 
+def index_new(connection, pairs: Sequence[tuple[int, str]]) -> None:
+    """Index questions that have no rows yet (``(question_id, matching_key)``, e.g. a
+    batch of the archive's bulk import, :mod:`webapp.moderation.bulk_import`): the rows
+    of :func:`_write`. On PostgreSQL by ``COPY`` (no ``ON CONFLICT`` there: a question's
+    own rows are made distinct first); elsewhere as :func:`_write`."""
+    if connection.dialect.name != "postgresql":
+        _write(connection, pairs, replace=False)
+        return
+    rows = _rows(list(pairs))
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        with cursor.copy(
+            "COPY duplicate_bucket (bucket, question_id) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int8", "int4"])
+            previous = None
+            for row in rows:  # sorted: a repeated row is next to its twin
+                if row != previous:
+                    copy.write_row(row)
+                previous = row
+    finally:
+        cursor.close()
+
+
 #: New questions in this status are indexed by their pre-check (:func:`ensure_indexed`),
 #: not by the flush hook: the viewer's request stays short.
 INTAKE_STATUS = "received"
