@@ -251,24 +251,30 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (5 if args.quick else 20)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL")
     for archive, submissions in sizes(args.sizes, args.quick):
-        tmp = Path(tempfile.mkdtemp(prefix="sova-bench-scale-"))
-        if not base:
-            run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
-            continue
-        import sqlalchemy as sa
-
-        name = f"sova_bench_scale_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-        try:
-            url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
-            run("postgresql", url, archive, submissions, repeat, tmp)
-        finally:
-            with admin.connect() as conn:
-                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
+        with tempfile.TemporaryDirectory(prefix="sova-bench-scale-") as folder:
+            one_size(base, archive, submissions, repeat, Path(folder))
     return 0
+
+
+def one_size(base: str | None, archive: int, submissions: int, repeat: int, tmp: Path) -> None:
+    """One size on SQLite (a file in ``tmp``, removed with it) or, with ``base``, on a new
+    PostgreSQL database dropped afterwards."""
+    if not base:
+        run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
+        return
+    import sqlalchemy as sa
+
+    name = f"sova_bench_scale_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+        run("postgresql", url, archive, submissions, repeat, tmp)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 if __name__ == "__main__":
