@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Callable
 
 __all__ = [
     "COMBINING_ACUTE",
@@ -240,16 +241,16 @@ def _drop_char(c: str) -> bool:
     return cat[0] == "S" and cat not in _KEEP_SYMBOL_CATEGORIES
 
 
-class _CharMap(dict):
+class _CharMap(dict[str, str]):
     """What a per-character rule of :func:`matching_key` makes of each character,
     computed on the character's first use, then remembered."""
 
-    def __init__(self, rule) -> None:
+    def __init__(self, rule: Callable[[str], str]) -> None:
         super().__init__()
         self.rule = rule
 
     def __missing__(self, c: str) -> str:
-        value = self.rule(c)
+        value: str = self.rule(c)
         self[c] = value
         return value
 

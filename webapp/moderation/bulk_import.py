@@ -41,8 +41,8 @@ from webapp.submissions.models import (
 
 #: Questions per batch: bounds the memory of a file of any size (a few MB a batch).
 BATCH = 2000
-#: Names per ``IN (…)`` of the author lookup (SQLite's variable limit is far above).
-NAMES_PER_SELECT = 500
+#: Values per ``IN (…)`` (author names, question ids; SQLite's variable limit is far above).
+VALUES_PER_IN = 500
 STATUS = "archived"
 #: SQLite's page cache for the import's connection (KiB, negative as the PRAGMA takes it).
 SQLITE_CACHE_KIB = -262144
@@ -135,8 +135,12 @@ def _attach(ids: list[int], images, uploads) -> tuple[int, list[str]]:
     ``attach_packet_images``, on these few questions loaded): ``(attached, missing)``."""
     from webapp.submissions.packet_images import attach_packet_images, missing_refs
 
-    made = db.session.scalars(select(Question).where(Question.id.in_(ids)).order_by(Question.id))
-    made = list(made)
+    made: list[Question] = []
+    for lo in range(0, len(ids), VALUES_PER_IN):  # a bounded IN (…) each
+        part = ids[lo : lo + VALUES_PER_IN]
+        made.extend(
+            db.session.scalars(select(Question).where(Question.id.in_(part)).order_by(Question.id))
+        )
     if images:
         assert uploads is not None  # images need the uploads folder
         attach_packet_images(made, images, uploads)
@@ -163,11 +167,11 @@ class _Authors:
     def _find(self, pairs: list[tuple[str, str | None]]) -> None:
         pending = set(pairs)
         names = sorted({name for name, _ in pairs})
-        for lo in range(0, len(names), NAMES_PER_SELECT):
+        for lo in range(0, len(names), VALUES_PER_IN):
             rows = db.session.execute(
                 select(Author.id, Author.name, Author.city, Author.merged_into_id)
                 .where(
-                    Author.name.in_(names[lo : lo + NAMES_PER_SELECT]),
+                    Author.name.in_(names[lo : lo + VALUES_PER_IN]),
                     Author.email_hash.is_(None),
                 )
                 .order_by(Author.id)
