@@ -130,3 +130,56 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000) -> list[int]:
             )
         db.session.commit()
     return ids
+
+
+#: Syllables of the generated archive's words (a vocabulary of a few thousand words, as a
+#: real archive's duplicate index sees it).
+_SYLLABLES = (
+    "ба ве гор да ель жи за ин ка ло ми но па ро са ту фе ха цы че ша эр юн ям "
+    "ост ран ски ной мир дом лес вол гра стол"
+).split()
+_FIRST = ("Анна", "Пётр", "Мария", "Иван", "Ольга", "Дмитрий", "Елена", "Сергей", "Ксения")
+_LAST = ("Смирнов", "Волков", "Орлов", "Кудрявцев", "Шахлов", "Сапего", "Ким", "Лысенко")
+_PACKET_CITIES = ("Минск", "Гомель", "Брест", "Москва", "Казань", None)
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3)))
+
+
+def archive_packet(n: int, seed: int = 1) -> str:
+    """A chgksuite 4s packet of ``n`` archive questions, seeded: texts of 15–45 words from a
+    vocabulary of a few thousand, answers, every third an accepted answer, comments,
+    sources, one or two authors from a pool of 72 name+city pairs (some without a city),
+    every tenth question a near copy of an earlier one (a duplicate for the index). Fast:
+    about 20 µs a question."""
+    rng = random.Random(seed)
+    vocab = [_word(rng) for _ in range(4000)]
+    people = [
+        (f"{first} {last}", city)
+        for first in _FIRST
+        for last in _LAST
+        for city in (_PACKET_CITIES[(len(first) + len(last)) % len(_PACKET_CITIES)],)
+    ]
+    lines = ["### Архив: сгенерированный пакет", ""]
+    texts: list[str] = []
+    for i in range(1, n + 1):
+        if texts and i % 10 == 0:
+            text = rng.choice(texts) + f" {rng.choice(vocab)}"
+        else:
+            words = rng.choices(vocab, k=rng.randint(15, 45))
+            text = f"{' '.join(words).capitalize()} {i}?"
+            texts.append(text)
+        lines.append(f"? {text}")
+        lines.append(f"! {rng.choice(vocab).capitalize()}.")
+        if i % 3 == 0:
+            lines.append(f"= {rng.choice(vocab).capitalize()}.")
+        if i % 2 == 0:
+            lines.append(f"/ {' '.join(rng.choices(vocab, k=12)).capitalize()}.")
+        lines.append(f"^ https://example.org/{seed}/{i}")
+        authors = rng.sample(people, rng.choice((1, 1, 1, 2)))
+        lines.append(
+            "@ " + ", ".join(f"{name} ({city})" if city else name for name, city in authors)
+        )
+        lines.append("")
+    return "\n".join(lines)

@@ -211,3 +211,56 @@ def test_matching_key_idempotent_property(s):
 def test_normalise_idempotent_property(s):
     once = normalise(s)
     assert normalise(once) == once
+
+
+def test_has_control_chars_is_the_category_rule_on_every_code_point():
+    """The regular expression equals «category Cc or Cs, but \\n and \\t» everywhere."""
+    import sys
+
+    rule = [
+        c
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) in ("Cc", "Cs") and chr(c) not in "\n\t"
+    ]
+    assert [c for c in range(sys.maxunicode + 1) if has_control_chars(chr(c))] == rule
+
+
+def _matching_key_per_character(s: str) -> str:
+    """:func:`matching_key` as it was written first, one Python step per character: the
+    fast paths (a look-up per distinct character, texts without a capital vowel inside a
+    word or without both scripts returned early) must give the same keys."""
+    import html
+
+    from webapp.domain import text as t
+
+    for _ in range(5):
+        unescaped = html.unescape(s)
+        if unescaped == s:
+            break
+        s = unescaped
+    s = t._MD_ESCAPE.sub(r"\1", s)
+    s = unicodedata.normalize("NFKC", s)
+    s = "".join(c for c in s if unicodedata.category(c) != "Cf")
+    s = t._CYR_WORD.sub(lambda m: t._stress_word(m.group(0)), s)
+    s = unicodedata.normalize("NFD", s)
+    s = "".join(c for c in s if c not in t._STRESS_MARKS)
+    s = unicodedata.normalize("NFC", s)
+    s = s.casefold().replace("ё", "е")
+    s = unicodedata.normalize("NFKC", s)
+    s = "".join(" " if t._drop_char(c) else c for c in s)
+    s = t._WORD.sub(lambda m: t._fold_homoglyphs(m.group(0)), s)
+    return " ".join(s.split())
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("аАеЕоОиИыЫёЁяЯxХaAkKсCcйЙэтТ-«»—.,!? ’'&;\\_$€№Мак")
+            + ["\u0301", "\u0300", "\u00ad", "\u200b", "\u00a0", "é", "ﬁ", "Ａ"]
+        ),
+        max_size=40,
+    )
+    | st.text(max_size=20)
+)
+def test_matching_key_equals_the_per_character_rules(s):
+    assert matching_key(s) == _matching_key_per_character(s)

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from webapp.accounts.models import User
 from webapp.cli import fail
-from webapp.core.transaction import transactional
 from webapp.core.models import OutboxMessage
+from webapp.core.transaction import transactional
 from webapp.extensions import db
 from webapp.jobs import enqueue
 

@@ -74,15 +74,21 @@ users.add_command(users_token)
     default=None,
     help="A folder or zip with the packets' images ((img …) / (pic: …) files).",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar per file on stderr (default: when stderr is a terminal).",
+)
 @with_appcontext
 @transactional()
-def import_cmd(files, as_, channel, images_path):
+def import_cmd(files, as_, channel, images_path, progress=None):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
     A FILE may be a zip holding one packet text and its images. ``--images`` gives a folder
     or zip of images for every FILE. One transaction per file; a bad file (or a bad image)
     is reported and nothing of it kept (exit 2 after the other files are done); referenced
-    images without a file are listed (their questions fail the pre-check)."""
+    images without a file are listed (their questions fail the pre-check). ``--as
+    archive`` writes in batches (:mod:`webapp.moderation.bulk_import`: the same rows)."""
     from webapp.domain.packets import PacketError
     from webapp.submissions.packet_images import BundleError, read_bundle
 
@@ -107,7 +113,7 @@ def import_cmd(files, as_, channel, images_path):
                 click.echo(f"Error: {path}: {exc}", err=True)
             failed += 1
             continue
-        made = _import_one(path, packet, as_, channel, images)
+        made = _import_one(path, packet, as_, channel, images, progress)
         if made is None:
             failed += 1
             continue
@@ -134,9 +140,10 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
     return read_packet_bytes(bundle.packet[1], bundle.packet[0]), {**shared, **bundle.images}
 
 
-def _import_one(path: Path, packet, as_, channel, images) -> int | None:
+def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int | None:
     """Import one parsed packet in one transaction; the number of questions, or None
-    after printing why it failed (nothing kept)."""
+    after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
+    when stderr is a terminal)."""
     from flask import current_app
     from tqdm import tqdm
 
@@ -151,20 +158,33 @@ def _import_one(path: Path, packet, as_, channel, images) -> int | None:
         desc=path.name,
         unit="q",
         file=sys.stderr,
-        disable=not sys.stderr.isatty(),
+        disable=not (sys.stderr.isatty() if progress is None else progress),
     ) as bar:
         try:
-            made = import_packet(
-                packet,
-                as_=as_,
-                channel=channel,
-                origin=path.name,
-                progress=bar.update,
-                images=images,
-                uploads=uploads,
-            )
-            n_images = sum(len(q.images) for q in made)
-            missing = missing_refs(made)
+            if as_ == "archive":  # the bulk path: the same rows, batches instead of objects
+                from webapp.moderation.bulk_import import import_archive
+
+                done = import_archive(
+                    packet,
+                    channel=channel,
+                    origin=path.name,
+                    progress=bar.update,
+                    images=images,
+                    uploads=uploads,
+                )
+                count, n_images, missing = len(done.ids), done.images, done.missing
+            else:
+                made = import_packet(
+                    packet,
+                    as_=as_,
+                    channel=channel,
+                    origin=path.name,
+                    progress=bar.update,
+                    images=images,
+                    uploads=uploads,
+                )
+                count, n_images = len(made), sum(len(q.images) for q in made)
+                missing = missing_refs(made)
             # Kept on purpose: one transaction per file, so a bad file further on does not
             # take the good ones with it (the command's edge commits only what is left).
             commit()
@@ -174,12 +194,12 @@ def _import_one(path: Path, packet, as_, channel, images) -> int | None:
                 fail(NO_TABLES)
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
-    click.echo(f"{path.name}: imported {len(made)} questions as {as_}")
+    click.echo(f"{path.name}: imported {count} questions as {as_}")
     if n_images or missing:
         click.echo(f"{path.name}: {n_images} image(s) attached")
     if missing:
         click.echo(f"{path.name}: no file for {len(missing)} image(s): {', '.join(missing)}")
-    return len(made)
+    return count
 
 
 DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Callable
 
 __all__ = [
     "COMBINING_ACUTE",
@@ -38,7 +39,7 @@ _FORMAT_CHARS = (
     + [chr(c) for c in range(0x202A, 0x202F)]  # LRE, RLE, PDF, LRO, RLO
     + [chr(c) for c in range(0x2066, 0x206A)]  # LRI, RLI, FSI, PDI
 )
-_FORMAT_TABLE = dict.fromkeys(map(ord, _FORMAT_CHARS))
+_FORMAT_RE = re.compile("[" + "".join(_FORMAT_CHARS) + "]")
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
@@ -99,7 +100,7 @@ def normalise(s: str) -> str:
     """
     s = s.replace("\r\n", "\n").replace("\r", "\n")
     s = unicodedata.normalize("NFC", s)
-    s = s.translate(_FORMAT_TABLE)
+    s = _FORMAT_RE.sub("", s)
     return _TRAILING_SPACES.sub("", s)
 
 
@@ -110,7 +111,13 @@ def has_control_chars(s: str) -> bool:
     (``\\r`` counts as a control character: call :func:`normalise` first if CRLF
     line ends are acceptable.)
     """
-    return any(unicodedata.category(c) in ("Cc", "Cs") and c not in "\n\t" for c in s)
+    return _CONTROL.search(s) is not None
+
+
+# Category Cc (C0 and C1 controls, DEL) but "\n" and "\t", and Cs (lone surrogates): one
+# regular expression instead of a category look-up per character (the parser checks every
+# packet's whole text). Equal to the category rule on every code point (tested).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def fold_stress(s: str) -> str:
@@ -158,7 +165,19 @@ def stress_caps_to_acute(s: str) -> str:
     capitals next to another capital (``"ДНКа"``) and ``Мак…`` names are
     left alone. Same rule chgksuite applies when it converts the db format.
     """
+    if not _CAPITAL_INSIDE.search(s):
+        return s  # no capital vowel after a Cyrillic letter: no word would change
     return _CYR_WORD.sub(lambda m: _stress_word(m.group(0)), s)
+
+
+# Where a word can change (:func:`_stress_word`): a lower-case letter then a capital
+# vowel, or a word's first letter then a capital vowel not followed by another capital.
+# Texts with neither (most, all-caps words like «ЭТИ» included) are returned at once.
+_VOWELS = "".join(sorted(_STRESSABLE))
+_CAPITAL_INSIDE = re.compile(
+    f"[{_CYR_LOWER}][{_VOWELS}]"
+    f"|(?<![{_CYR_LOWER}{_CYR_UPPER}])[{_CYR_LOWER}{_CYR_UPPER}][{_VOWELS}](?![{_CYR_UPPER}])"
+)
 
 
 # --- matching key -----------------------------------------------------------
@@ -222,6 +241,38 @@ def _drop_char(c: str) -> bool:
     return cat[0] == "S" and cat not in _KEEP_SYMBOL_CATEGORIES
 
 
+class _CharMap(dict[str, str]):
+    """What a per-character rule of :func:`matching_key` makes of each character,
+    computed on the character's first use, then remembered."""
+
+    def __init__(self, rule: Callable[[str], str]) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, c: str) -> str:
+        value: str = self.rule(c)
+        self[c] = value
+        return value
+
+    def apply(self, s: str) -> str:
+        """``s`` with every character replaced by the rule's string: one look-up per
+        distinct character and one ``str.replace`` per character that changes, instead
+        of a Python step per character of every text."""
+        for c in set(s):
+            new = self[c]
+            if new != c:
+                s = s.replace(c, new)
+        return s
+
+
+#: Format characters (category Cf) deleted.
+_NO_FORMAT = _CharMap(lambda c: "" if unicodedata.category(c) == "Cf" else c)
+#: Punctuation and symbols (but currency signs) turned into spaces.
+_SPACED = _CharMap(lambda c: " " if _drop_char(c) else c)
+_LATIN_LOWER = re.compile("[a-z]")
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
 def matching_key(s: str) -> str:
     """Return a folded key of ``s`` for duplicate search (never store or show it).
 
@@ -248,16 +299,18 @@ def matching_key(s: str) -> str:
         s = unescaped
     s = _MD_ESCAPE.sub(r"\1", s)
     s = unicodedata.normalize("NFKC", s)
-    s = "".join(c for c in s if unicodedata.category(c) != "Cf")
+    s = _NO_FORMAT.apply(s)
     s = stress_caps_to_acute(s)
     # NFD so that precomposed accented letters ("á" typed for a stressed "а")
     # lose their stress mark too; NFC afterwards recomposes "й", "ё".
     s = unicodedata.normalize("NFD", s)
-    s = "".join(c for c in s if c not in _STRESS_MARKS)
+    for mark in _STRESS_MARKS:
+        s = s.replace(mark, "")
     s = unicodedata.normalize("NFC", s)
     s = s.casefold().replace("ё", "е")
     # NFKC again: casefold can produce decomposed sequences.
     s = unicodedata.normalize("NFKC", s)
-    s = "".join(" " if _drop_char(c) else c for c in s)
-    s = _WORD.sub(lambda m: _fold_homoglyphs(m.group(0)), s)
+    s = _SPACED.apply(s)
+    if _LATIN_LOWER.search(s) and _CYRILLIC.search(s):  # else no word mixes the scripts
+        s = _WORD.sub(lambda m: _fold_homoglyphs(m.group(0)), s)
     return " ".join(s.split())

@@ -322,22 +322,51 @@ _INSERT_FORMAT = (
 
 
 def _rows(pairs: list[tuple[int, str]]) -> list[tuple[int, int]]:
-    """The ``(bucket, question_id)`` rows of the pairs, sorted by bucket (vectorised per
-    batch: :func:`signatures`, :func:`band_keys`). A question's buckets are distinct but
-    for a 64-bit collision, which ``ON CONFLICT DO NOTHING`` absorbs."""
+    """The ``(bucket, question_id)`` rows of the pairs, sorted by bucket, distinct
+    (:func:`_row_arrays` as tuples)."""
+    bucket, owner = _row_arrays(pairs)
+    return list(zip(bucket.tolist(), owner.tolist(), strict=True))
+
+
+def _window_arrays(pairs: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The :func:`window_keys` of every pair as ``(bucket, question_id)`` int64 arrays:
+    the digests joined and read by numpy at once (little-endian signed, as
+    ``window_keys`` reads each)."""
+    blake2b = hashlib.blake2b
+    digests: list[bytes] = []
+    owners: list[int] = []
+    for qid, key in pairs:
+        if not key:
+            continue
+        words = key.split()
+        end = min(max(WINDOW, round(len(words) * WINDOW_SPAN)), len(words))
+        for start in range(0, end - WINDOW + 1, WINDOW):
+            text = f"{start}:" + " ".join(words[start : start + WINDOW])
+            digests.append(
+                blake2b(text.encode("utf-8"), digest_size=8, person=b"sova-window").digest()
+            )
+            owners.append(qid)
+    bucket = np.frombuffer(b"".join(digests), dtype="<i8").astype(np.int64)
+    return bucket, np.asarray(owners, dtype=np.int64)
+
+
+def _row_arrays(pairs: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the pairs as two int64 arrays ``(bucket, question_id)`` sorted by
+    bucket then id, vectorised per batch (:func:`signatures`, :func:`band_keys`,
+    :func:`_window_arrays`); a question's buckets are distinct but for a 64-bit collision
+    of a window with a band, kept once."""
     positions, sigs = signatures([key for _, key in pairs])
     if not len(positions):
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     qids = np.asarray([qid for qid, _ in pairs], dtype=np.int64)[positions]
-    extra = [(w, qid) for qid, key in pairs if key for w in window_keys(key)]
-    bucket = band_keys(sigs).reshape(-1)
-    owner = np.repeat(qids, BANDS)
-    if extra:
-        more = np.asarray(extra, dtype=np.int64)
-        bucket = np.concatenate([bucket, more[:, 0]])
-        owner = np.concatenate([owner, more[:, 1]])
+    more, more_owner = _window_arrays(pairs)
+    bucket = np.concatenate([band_keys(sigs).reshape(-1), more])
+    owner = np.concatenate([np.repeat(qids, BANDS), more_owner])
     order = np.lexsort((owner, bucket))
-    return list(zip(bucket[order].tolist(), owner[order].tolist(), strict=True))
+    bucket, owner = bucket[order], owner[order]
+    keep = np.ones(len(bucket), dtype=bool)
+    keep[1:] = (bucket[1:] != bucket[:-1]) | (owner[1:] != owner[:-1])
+    return bucket[keep], owner[keep]
 
 
 def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
@@ -357,6 +386,18 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
     if rows:
         sql = _INSERT_QMARK if connection.dialect.paramstyle == "qmark" else _INSERT_FORMAT
         connection.exec_driver_sql(sql, rows)
+
+
+def index_new(connection, pairs: Sequence[tuple[int, str]]) -> None:
+    """Index questions that have no rows yet (``(question_id, matching_key)``, e.g. a
+    batch of the archive's bulk import, :mod:`webapp.moderation.bulk_import`): the rows
+    of :func:`_write`. On PostgreSQL by binary ``COPY`` (:func:`_insert_rows`; no ``ON
+    CONFLICT`` there: a question's own rows are made distinct first); elsewhere as
+    :func:`_write`."""
+    if connection.dialect.name != "postgresql":
+        _write(connection, pairs, replace=False)
+        return
+    _insert_rows(connection.connection.driver_connection, False, *_row_arrays(list(pairs)))
 
 
 #: New questions in this status are indexed by their pre-check (:func:`ensure_indexed`),
@@ -594,15 +635,22 @@ def rebuild_index(batch: int = 20000) -> int:
     """Rebuild the whole index from the questions' matching keys (after INDEX_VERSION
     changes). Flushes only; the caller commits. Returns the number of questions indexed.
 
+    Per batch of ``batch`` questions (keyset order by id): the keys read on the DB-API
+    cursor, the rows computed vectorised (:func:`_row_arrays`), written without a Python
+    object per row where the driver allows (:func:`_insert_rows`: binary ``COPY`` on
+    PostgreSQL). The table is emptied first, so no ``ON CONFLICT`` is needed.
+
     On SQLite the secondary index of ``duplicate_bucket`` (``question_id``) is dropped for
     the rebuild and created again from its own ``CREATE INDEX`` text at the end, in the
     same transaction (SQLite's DDL is transactional: a crash or a rollback leaves the old
     index and its B-tree as they were): one sort at the end instead of an insert into a
     second B-tree per row. PostgreSQL keeps its index (dropping it would lock the table
     against lookups until the commit)."""
+    db.session.flush()
     connection = db.session.connection()
     secondary: list[str] = []
-    if connection.dialect.name == "sqlite":
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
         # 256 MiB page cache for this connection: the index B-trees stay in memory.
         connection.exec_driver_sql("PRAGMA cache_size = -262144")
         found = connection.exec_driver_sql(
@@ -613,19 +661,64 @@ def rebuild_index(batch: int = 20000) -> int:
             connection.exec_driver_sql(f'DROP INDEX "{name}"')
             secondary.append(sql)
     connection.execute(delete(DuplicateBucket))
+    raw = connection.connection.driver_connection
     done, last = 0, 0
-    while True:
-        rows = db.session.execute(
-            select(Question.id, Question.matching_key)
-            .where(Question.id > last)
-            .order_by(Question.id)
-            .limit(batch)
-        ).all()
-        if not rows:
-            break
-        _write(connection, rows, replace=False)  # rows: (id, matching_key) tuples
-        done += len(rows)
-        last = rows[-1].id
+    while pairs := _read_keys(raw, sqlite, last, batch):
+        _insert_rows(raw, sqlite, *_row_arrays(pairs))
+        done += len(pairs)
+        last = pairs[-1][0]
     for sql in secondary:
         connection.exec_driver_sql(sql)
     return done
+
+
+def _read_keys(raw, sqlite: bool, after: int, batch: int) -> list[tuple[int, str]]:
+    """``(id, matching_key)`` of the next ``batch`` questions after id ``after``, on the
+    DB-API cursor and fetched at once."""
+    mark = "?" if sqlite else "%s"
+    cursor = raw.cursor()
+    try:
+        cursor.execute(
+            f"SELECT id, matching_key FROM question WHERE id > {mark}"  # noqa: S608
+            f" ORDER BY id LIMIT {mark}",
+            (after, batch),
+        )
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def _insert_rows(raw, sqlite: bool, bucket: np.ndarray, owner: np.ndarray) -> None:
+    """Insert distinct new rows: the DB-API's ``executemany`` on SQLite, one binary
+    ``COPY`` built by numpy on PostgreSQL (no Python step per row)."""
+    if not len(bucket):
+        return
+    cursor = raw.cursor()
+    try:
+        if sqlite:
+            cursor.executemany(
+                "INSERT INTO duplicate_bucket (bucket, question_id) VALUES (?, ?)",
+                zip(bucket.tolist(), owner.tolist(), strict=True),
+            )
+        else:
+            with cursor.copy(_COPY_BINARY) as copy:
+                copy.write(_copy_rows(bucket, owner))
+    finally:
+        cursor.close()
+
+
+#: PostgreSQL: binary COPY of ``(int8 bucket, int4 question_id)`` rows.
+_COPY_BINARY = "COPY duplicate_bucket (bucket, question_id) FROM STDIN (FORMAT BINARY)"
+_PGCOPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags 0, no extension
+_PGCOPY_ROW = np.dtype(
+    [("fields", ">i2"), ("blen", ">i4"), ("bucket", ">i8"), ("qlen", ">i4"), ("qid", ">i4")]
+)
+
+
+def _copy_rows(bucket: np.ndarray, owner: np.ndarray) -> bytes:
+    """The rows in PostgreSQL's binary COPY format (header, one tuple per row: two fields,
+    each its length and its big-endian value; trailer), built by numpy in one step."""
+    rows = np.empty(len(bucket), dtype=_PGCOPY_ROW)
+    rows["fields"], rows["blen"], rows["qlen"] = 2, 8, 4
+    rows["bucket"], rows["qid"] = bucket, owner
+    return _PGCOPY_HEADER + rows.tobytes() + b"\xff\xff"

@@ -240,3 +240,40 @@ def test_word_cache_emptied_when_full_keeps_signatures_exact(monkeypatch):
     positions, sigs = duplicates.signatures([key, matching_key(other), key])
     assert positions.tolist() == [0, 1, 2]
     assert sigs[0].tolist() == sigs[2].tolist() == expected
+
+
+def _index_rows() -> list[tuple[int, int]]:
+    return sorted(db.session.execute(db.text("SELECT bucket, question_id FROM duplicate_bucket")))
+
+
+def _rebuild_keeps_the_index() -> None:
+    """300 generated archive questions (every tenth a near copy of an earlier one) and a
+    few made by the ORM: the rows the import and the flush hook wrote, those a rebuild
+    writes in batches of 64, and each question's own :func:`duplicates.buckets` are the
+    same rows; every lookup answers the same before and after."""
+    from tests.scale_data import archive_packet
+    from webapp.domain.packets import parse_packet
+    from webapp.moderation.bulk_import import import_archive
+
+    import_archive(parse_packet(archive_packet(300, seed=4)), origin="a.4s")
+    add(ARCHIVE)
+    add("Какой город основал Ярослав Мудрый на Волге?", answer="Ярославль")
+    commit()
+    keys = dict(db.session.execute(db.select(Question.id, Question.matching_key)).all())
+    expected = sorted((b, qid) for qid, key in keys.items() for b in duplicates.buckets(key))
+    assert _index_rows() == expected and len(expected) > 20 * len(keys)
+    probes = [keys[qid] for qid in sorted(keys)[::7]]
+    before = [duplicates.find_duplicates(key) for key in probes]
+    assert sum(len(found) > 1 for found in before) >= 3  # the near copies are found
+    assert duplicates.rebuild_index(batch=64) == len(keys) == 302
+    commit()
+    assert _index_rows() == expected
+    assert [duplicates.find_duplicates(key) for key in probes] == before
+
+
+def test_rebuild_writes_the_rows_each_question_has(app):
+    _rebuild_keeps_the_index()
+
+
+def test_rebuild_writes_the_rows_each_question_has_on_postgresql(pg_app):
+    _rebuild_keeps_the_index()

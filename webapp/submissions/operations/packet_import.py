@@ -46,6 +46,24 @@ def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:
     return rows
 
 
+def clean_fields(pq) -> dict:
+    """A parsed packet question (:class:`webapp.domain.packets.ParsedQuestion`) as the
+    validated fields :func:`create_question` takes: texts normalised and stripped, the
+    authors as :func:`import_authors` gives them, the author line as written. Shared by
+    the ORM path and the archive's bulk path (:mod:`webapp.moderation.bulk_import`)."""
+    return {
+        "question": normalise(pq.question).strip(),
+        "answer": normalise(pq.answer).strip(),
+        "accepted": normalise(pq.accepted).strip() if pq.accepted else None,
+        "rejected": normalise(pq.rejected).strip() if pq.rejected else None,
+        "comment": normalise(pq.comment).strip() if pq.comment else None,
+        "handout": normalise(pq.handout).strip() if pq.handout else None,
+        "sources": [normalise(s).strip() for s in pq.sources],
+        "authors": import_authors(pq.authors),
+        "author_line": pq.author_text,
+    }
+
+
 def import_packet(
     packet,
     as_: str,
@@ -76,19 +94,8 @@ def import_packet(
     channel = channel or ("archive" if as_ == "archive" else "import")
     made = []
     for pq in packet.questions:
-        clean = {
-            "question": normalise(pq.question).strip(),
-            "answer": normalise(pq.answer).strip(),
-            "accepted": normalise(pq.accepted).strip() if pq.accepted else None,
-            "rejected": normalise(pq.rejected).strip() if pq.rejected else None,
-            "comment": normalise(pq.comment).strip() if pq.comment else None,
-            "handout": normalise(pq.handout).strip() if pq.handout else None,
-            "sources": [normalise(s).strip() for s in pq.sources],
-            "authors": import_authors(pq.authors),
-            "author_line": pq.author_text,
-        }
         q = create_question(
-            clean, channel=channel, status=status, origin=f"{origin}#{pq.number}"[:300]
+            clean_fields(pq), channel=channel, status=status, origin=f"{origin}#{pq.number}"[:300]
         )
         if as_ == "submissions":
             enqueue(PRECHECK, q.id)

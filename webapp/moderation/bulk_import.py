@@ -1,0 +1,306 @@
+"""The archive import's bulk path (``sova import FILE… --as archive``): a packet's rows
+written a batch at a time with Core statements instead of one ORM object per question.
+
+The rows are those of the ORM path (:func:`webapp.submissions.operations.import_packet`
+with ``as_="archive"``), column for column (``tests/webapp/submissions/test_bulk_import.py``
+imports one packet both ways and compares every table): the question (every column from
+:func:`~webapp.submissions.operations.question_values`), its author links (authors found
+as :func:`~webapp.submissions.operations.upsert_author` finds them, new ones made with
+their folded keys), its first status record, its duplicate index rows
+(:func:`~webapp.moderation.duplicates.index_new`) and, on SQLite, its full-text row; the
+images a question refers to are attached as the ORM path attaches them.
+
+How: per batch of :data:`BATCH` questions, the authors not seen yet in one ``SELECT`` (and
+the missing ones in one multi-row ``INSERT … RETURNING``); on PostgreSQL the question ids
+from the sequence in one statement and every table filled by ``COPY`` (psycopg's
+``cursor.copy``); on SQLite multi-row ``INSERT … RETURNING`` for the questions and the
+DB-API ``executemany`` for the rest. Flushes only; the caller commits once per file, so a
+file that fails leaves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import Table, insert, select
+
+from webapp.core.models import utcnow
+from webapp.domain.handouts import image_refs
+from webapp.domain.question_states import check_transition
+from webapp.extensions import db
+from webapp.moderation.duplicates import index_new
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    author_keys,
+)
+from webapp.submissions.operations.intake import question_values
+from webapp.submissions.operations.packet_import import clean_fields
+from webapp.submissions.packet_images import attach_packet_images, missing_refs
+
+#: Questions per batch: bounds the memory of a file of any size (a few MB a batch).
+BATCH = 2000
+#: Values per ``IN (…)`` (author names, question ids; SQLite's variable limit is far above).
+VALUES_PER_IN = 500
+STATUS = "archived"
+#: SQLite's page cache for the import's connection (KiB, negative as the PRAGMA takes it).
+SQLITE_CACHE_KIB = -262144
+
+
+@dataclass
+class ArchiveImport:
+    """What :func:`import_archive` wrote: the new question ids (in the packet's order),
+    the number of images attached and the referenced image names without a file."""
+
+    ids: list[int] = field(default_factory=list)
+    images: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def _table(model: type) -> Table:
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
+
+def import_archive(
+    packet,
+    channel: str | None = None,
+    origin: str = "",
+    progress: Callable[[int], Any] | None = None,
+    images: dict[str, bytes] | None = None,
+    uploads: Path | None = None,
+) -> ArchiveImport:
+    """Store a parsed packet (:class:`webapp.domain.packets.Packet`) as archive questions
+    (status ``archived``, channel ``archive`` or the given one), as ``import_packet(…,
+    as_="archive")`` would. ``progress``: optional callable(n) after each batch of n
+    questions. ``images``/``uploads``: as for ``import_packet`` (a bad image raises its
+    ``BundleError``). Flushes only; the caller commits."""
+
+    check_transition(None, STATUS)  # the state machine's first step, as set_status checks
+    channel = channel or "archive"
+    db.session.flush()
+    connection = db.session.connection()
+    writer = (
+        _PgWriter(connection) if connection.dialect.name == "postgresql" else _Writer(connection)
+    )
+    authors = _Authors()
+    done = ArchiveImport()
+    with_refs: list[int] = []
+    questions = packet.questions
+    for lo in range(0, len(questions), BATCH):
+        chunk = questions[lo : lo + BATCH]
+        cleaned = [clean_fields(pq) for pq in chunk]
+        values = [
+            question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
+            for c, pq in zip(cleaned, chunk, strict=True)
+        ]
+        author_ids = authors.resolve([c["authors"] for c in cleaned])
+        ids = writer.questions(values)
+        links, history = [], []
+        now = utcnow()
+        for qid, c in zip(ids, cleaned, strict=True):
+            for pos, (name, city, _email, credit) in enumerate(c["authors"]):
+                links.append((qid, author_ids[name, city], pos, name, city, None, credit))
+            history.append((qid, None, STATUS, now, None, None))
+        writer.links(links)
+        writer.history(history)
+        writer.fulltext(
+            [(qid, v["text"] or "", v["answer"] or "") for qid, v in zip(ids, values, strict=True)]
+        )
+        writer.index([(qid, v["matching_key"]) for qid, v in zip(ids, values, strict=True)])
+        with_refs.extend(_referring(ids, values))
+        done.ids.extend(ids)
+        if progress:
+            progress(len(chunk))
+    if with_refs:
+        done.images, done.missing = _attach(with_refs, images, uploads)
+    return done
+
+
+def _referring(ids: Sequence[int], values: Sequence[dict]) -> list[int]:
+    """The ids of the questions whose text, handout or comment refers to an image."""
+
+    return [
+        qid
+        for qid, v in zip(ids, values, strict=True)
+        if image_refs(v["text"], v["handout"], v["comment"])
+    ]
+
+
+def _attach(ids: list[int], images, uploads) -> tuple[int, list[str]]:
+    """Attach the images the questions ``ids`` refer to (the ORM path's
+    ``attach_packet_images``, on these few questions loaded): ``(attached, missing)``."""
+
+    made: list[Question] = []
+    for lo in range(0, len(ids), VALUES_PER_IN):  # a bounded IN (…) each
+        part = ids[lo : lo + VALUES_PER_IN]
+        made.extend(
+            db.session.scalars(select(Question).where(Question.id.in_(part)).order_by(Question.id))
+        )
+    if images:
+        assert uploads is not None  # images need the uploads folder
+        attach_packet_images(made, images, uploads)
+        db.session.flush()
+    return sum(len(q.images) for q in made), missing_refs(made)
+
+
+class _Authors:
+    """``(name, city)`` → author id, as :func:`upsert_author` answers without an e-mail:
+    the first row (smallest id) with that name and city and no e-mail, or the author it
+    was merged into; a new row for a pair not found. Remembered for the whole file."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str | None], int] = {}
+
+    def resolve(self, per_question: Iterable[list[tuple]]) -> dict[tuple[str, str | None], int]:
+        wanted = {(a[0], a[1]) for authors in per_question for a in authors}
+        todo = sorted(wanted - self.known.keys(), key=lambda p: (p[0], p[1] or ""))
+        if todo:
+            self._find(todo)
+            self._make([p for p in todo if p not in self.known])
+        return self.known
+
+    def _find(self, pairs: list[tuple[str, str | None]]) -> None:
+        pending = set(pairs)
+        names = sorted({name for name, _ in pairs})
+        for lo in range(0, len(names), VALUES_PER_IN):
+            rows = db.session.execute(
+                select(Author.id, Author.name, Author.city, Author.merged_into_id)
+                .where(
+                    Author.name.in_(names[lo : lo + VALUES_PER_IN]),
+                    Author.email_hash.is_(None),
+                )
+                .order_by(Author.id)
+            )
+            for aid, name, city, merged in rows:
+                if (name, city) in pending:
+                    pending.discard((name, city))
+                    self.known[name, city] = merged or aid
+
+    def _make(self, pairs: list[tuple[str, str | None]]) -> None:
+        if not pairs:
+            return
+        now = utcnow()
+        rows = [
+            {
+                "name": name,
+                "city": city,
+                "link_version": 0,
+                "created_at": now,
+                **author_keys(name, city),
+            }
+            for name, city in pairs
+        ]
+        new = db.session.execute(
+            insert(Author).returning(Author.id, sort_by_parameter_order=True), rows
+        ).scalars()
+        self.known.update(zip(pairs, new, strict=True))
+
+
+_LINK_COLUMNS = ("question_id", "author_id", "position", "name", "city", "confirmed_at", "credit")
+_HISTORY_COLUMNS = ("question_id", "from_status", "to_status", "at", "by_user_id", "reason")
+
+
+class _Writer:
+    """SQLite (and any other database): multi-row ``INSERT … RETURNING`` for the questions,
+    Core ``executemany`` for the links and status records, the DB-API's for the full-text
+    rows and the duplicate index."""
+
+    def __init__(self, connection) -> None:
+        self.connection = connection
+        self.next_id: int | None = None
+        if connection.dialect.name == "sqlite":
+            # 256 MiB page cache for this connection: the index B-trees stay in memory
+            connection.exec_driver_sql(f"PRAGMA cache_size = {SQLITE_CACHE_KIB}")
+
+    def questions(self, values: list[dict]) -> list[int]:
+        """The file's first question alone (``INSERT … RETURNING id``); the rest with the
+        ids that follow it, by ``executemany``: SQLite gives a new row the largest id + 1,
+        and from that first insert on this transaction holds the database's write lock,
+        so no one else takes those ids. (SQLAlchemy's ``RETURNING`` for many rows in order
+        runs one statement per row on SQLite.)"""
+        ids: list[int] = []
+        if self.next_id is None:
+            first = self.connection.execute(
+                insert(Question).returning(Question.id), values[0]
+            ).scalar_one()
+            ids, values, self.next_id = [first], values[1:], first + 1
+        if values:
+            more = range(self.next_id, self.next_id + len(values))
+            self.connection.execute(
+                insert(Question), [{**v, "id": qid} for qid, v in zip(more, values, strict=True)]
+            )
+            ids.extend(more)
+            self.next_id += len(values)
+        return ids
+
+    def links(self, rows: list[tuple]) -> None:
+        if rows:
+            self.connection.execute(
+                insert(QuestionAuthor), [dict(zip(_LINK_COLUMNS, r, strict=True)) for r in rows]
+            )
+
+    def history(self, rows: list[tuple]) -> None:
+        self.connection.execute(
+            insert(QuestionStatusChange),
+            [dict(zip(_HISTORY_COLUMNS, r, strict=True)) for r in rows],
+        )
+
+    def fulltext(self, rows: list[tuple[int, str, str]]) -> None:
+        if self.connection.dialect.name == "sqlite":
+            self.connection.exec_driver_sql(
+                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)", rows
+            )
+
+    def index(self, pairs: list[tuple[int, str]]) -> None:
+        index_new(self.connection, pairs)
+
+
+class _PgWriter(_Writer):
+    """PostgreSQL: the question ids from the table's sequence in one statement, then
+    ``COPY … FROM STDIN`` for every table (the values bound as SQLAlchemy binds them:
+    JSON, booleans, UTC times)."""
+
+    def __init__(self, connection) -> None:
+        super().__init__(connection)
+        dialect = connection.dialect
+        self.columns = [c for c in _table(Question).c if c.key != "id"]
+        self.processors = [
+            c.type.dialect_impl(dialect).bind_processor(dialect) for c in self.columns
+        ]
+
+    def _copy(self, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
+        cursor = self.connection.connection.driver_connection.cursor()
+        try:
+            names = ", ".join(f'"{c}"' for c in columns)
+            with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:  # noqa: S608
+                for row in rows:
+                    copy.write_row(row)
+        finally:
+            cursor.close()
+
+    def questions(self, values: list[dict]) -> list[int]:
+        ids = sorted(
+            self.connection.exec_driver_sql(
+                "SELECT nextval(pg_get_serial_sequence('question', 'id'))"
+                " FROM generate_series(1, %s)",
+                (len(values),),
+            ).scalars()
+        )
+        pairs = list(zip(self.columns, self.processors, strict=True))
+        rows = (
+            (qid, *[p(v[c.key]) if p else v[c.key] for c, p in pairs])
+            for qid, v in zip(ids, values, strict=True)
+        )
+        self._copy("question", ["id", *[c.name for c in self.columns]], rows)
+        return ids
+
+    def links(self, rows: list[tuple]) -> None:
+        self._copy("question_author", _LINK_COLUMNS, rows)
+
+    def history(self, rows: list[tuple]) -> None:
+        self._copy("question_status_change", _HISTORY_COLUMNS, rows)
