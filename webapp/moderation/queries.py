@@ -67,7 +67,11 @@ def _fts_match(words: str) -> str:
     return " ".join('"' + w.replace('"', '""') + '"' for w in words.split())
 
 
-def _search(stmt, words: str):
+def fulltext(stmt, words: str):
+    """``stmt`` (a select that reads ``Question``) narrowed to the questions whose text or
+    answer hold every word of ``words``: the ``russian`` text search configuration on
+    PostgreSQL (word forms: «годом» finds «год»), FTS5 on SQLite (whole words as typed).
+    The editors' queue and the public archive search the same way."""
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
@@ -115,7 +119,7 @@ def queue_statement(f: QueueFilter):
     if f.newer_than_days is not None:
         stmt = stmt.where(Question.created_at >= now - timedelta(days=f.newer_than_days))
     if f.search:
-        stmt = _search(stmt, f.search)
+        stmt = fulltext(stmt, f.search)
     if f.origin:
         stmt = stmt.where(Question.origin.startswith(f"{f.origin}#", autoescape=True))
     return stmt.order_by(*SORTS.get(f.sort, SORTS["oldest"]))
