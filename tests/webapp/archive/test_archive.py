@@ -143,3 +143,43 @@ def test_an_author_who_did_not_agree_has_no_page(app, api, played, client):
     page = client.get(f"/archive/authors/{asked[1].authors[0].author_id}")
     assert page.status_code == 200
     assert "<h1>Автор 2, Минск</h1>" in page.get_data(as_text=True)
+
+
+def my_questions(app, question: Question, author_id: int) -> str:
+    """«Мои вопросы» of ``author_id``, opened by the e-mailed links (the confirmation
+    link puts the question there, then the one-time «my» link)."""
+    from webapp.submissions.links import confirm_token, my_link_token
+    from webapp.submissions.models import Author
+
+    viewer = app.test_client()
+    assert viewer.get(f"/confirm/{confirm_token(question.id, author_id)}").status_code == 302
+    link = my_link_token(db.session.get(Author, author_id))
+    assert viewer.get(f"/my/{link}").status_code == 302
+    return viewer.get("/my/questions").get_data(as_text=True)
+
+
+def test_my_questions_show_the_outcome_and_prize_once_aired(app, api, played):
+    game_id, asked = aired_game(api, played)
+    question, author_id = asked[1], asked[1].authors[0].author_id
+    game = db.session.get(Game, game_id)
+    aired_at, game.air_at = game.air_at, utcnow() + timedelta(days=1)
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире" not in page and "/archive/games/" not in page
+    assert "Ваш приз" not in page
+
+    game = db.session.get(Game, game_id)
+    game.air_at = aired_at
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире: знатоки не ответили." in page
+    assert "Ваш приз: 300,00\xa0BYN." in page
+    assert f'<a href="/archive/games/{game_id}#q{question.id}">Игра в архиве</a>' in page
+
+    # held back after the air: the author still learns the outcome, the archive has no link
+    question = db.session.get(Question, question.id)
+    question.held_back_at = utcnow()
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире: знатоки не ответили." in page
+    assert "Игра в архиве" not in page
