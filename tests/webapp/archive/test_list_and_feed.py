@@ -57,3 +57,36 @@ def test_the_feed_escapes_what_titles_hold(app, client):
     )
     assert entries[0].find(f"{ATOM}updated").text == "2023-03-02T18:00:00+00:00"
     assert root.find(f"{ATOM}updated").text == "2023-03-02T18:00:00+00:00"
+
+
+def test_handout_images_are_served_once_aired(app, client):
+    """The handout image and an image the text names are shown and served once the game
+    has aired; before, and for a name the question does not hold, ``404``."""
+    from pathlib import Path
+
+    from webapp.core.models import utcnow
+    from webapp.submissions.models import QuestionImage
+
+    uploads = Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+    for name in ("hand.png", "map.png", "other.png"):
+        (uploads / name).write_bytes(b"\x89PNG\r\n\x1a\n" + name.encode())
+    season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+    db.session.add(season)
+    (q,) = closed_game(season, datetime(2023, 3, 1, 18, tzinfo=UTC), ["Что на карте? (img карта)"])
+    q.handout_image = "hand.png"
+    q.images.append(QuestionImage(name="карта", file="map.png"))
+    db.session.commit()
+    game_id = db.session.scalar(db.select(Game.id))
+    page = client.get(f"/archive/games/{game_id}").get_data(as_text=True)
+    for name in ("hand.png", "map.png"):
+        url = f"/archive/questions/{q.id}/images/{name}"
+        assert f'src="{url}"' in page
+        assert client.get(url).data == b"\x89PNG\r\n\x1a\n" + name.encode()
+    assert client.get(f"/archive/questions/{q.id}/images/other.png").status_code == 404
+    game = db.session.get(Game, game_id)
+    game.status = "finished"  # not closed: not published
+    db.session.commit()
+    assert client.get(f"/archive/questions/{q.id}/images/map.png").status_code == 404
+    assert client.get(f"/archive/games/{game_id}").status_code == 404
+    assert utcnow() > game.air_at  # aired: the 404s above are the status alone
