@@ -14,7 +14,11 @@ from decimal import Decimal
 
 from webapp.extensions import db
 from webapp.games.models import EnvelopeQuestion, Game
-from webapp.games.publication import published_games, published_questions
+from webapp.games.publication import (
+    is_published,
+    published_games,
+    published_questions,
+)
 from webapp.games.queries import named_on_air
 from webapp.moderation.queries import fulltext
 from webapp.prizes.models import Prize
@@ -139,7 +143,7 @@ def game_questions(game: Game, now: datetime | None = None) -> list[Asked]:
     """The published questions of ``game`` in the order asked: by round, then by slot
     (a blitz's parts «3.1», «3.2», «3.3»); held-back questions left out. Empty for a game
     that is not published at ``now`` (a staff member's preview shows no question)."""
-    rows = db.session.execute(published_questions(now).where(Game.id == game.id)).all()
+    rows = list(db.session.execute(published_questions(now).where(Game.id == game.id)).all())
     order = rounds_order(game)
     sectors = {e.id: e for e in game.envelopes}
     sized = {e.id: len(e.questions) for e in game.envelopes}
@@ -216,26 +220,18 @@ def _archive_entry(question: Question, author_id: int, now: datetime | None = No
     merged into it for this question, or None; ``public``: not held back, so the archive
     shows it); None before the air."""
     row = db.session.execute(
-        published_questions(now)
-        .order_by(None)
-        .where(EnvelopeQuestion.question_id == question.id)
+        db.select(EnvelopeQuestion, Game)
+        .join(Game, Game.id == EnvelopeQuestion.game_id)
+        .where(
+            EnvelopeQuestion.question_id == question.id,
+            EnvelopeQuestion.outcome.in_(("answered", "unanswered")),
+        )
+        .order_by(Game.air_at.desc())
         .limit(1)
     ).first()
-    held_back = False
-    if row is None:
-        from webapp.games.publication import played_in, question_published
-
-        if question.held_back_at is None or not question_published(question, now):
-            return None
-        game = played_in(question)
-        eq = db.session.scalar(
-            db.select(EnvelopeQuestion).where(
-                EnvelopeQuestion.question_id == question.id, EnvelopeQuestion.game_id == game.id
-            )
-        )
-        held_back = True
-    else:
-        eq, game = row
+    if row is None or not is_published(row[1], now):
+        return None
+    eq, game = row
     amount = db.session.scalar(
         db.select(db.func.sum(Prize.amount)).where(
             Prize.kind == QUESTION_PRIZE,
@@ -249,5 +245,5 @@ def _archive_entry(question: Question, author_id: int, now: datetime | None = No
         "outcome": eq.outcome,
         "prize": amount if eq.outcome == "unanswered" else None,
         "currency": game.season.currency,
-        "public": not held_back,
+        "public": question.held_back_at is None,
     }
