@@ -19,7 +19,7 @@ from flask_babel import gettext as _
 from webapp.archive import queries
 from webapp.core.access import access
 from webapp.core.models import utcnow
-from webapp.extensions import db
+from webapp.extensions import db, limiter
 from webapp.games.publication import public_game_or_404, question_public
 from webapp.submissions.models import Question
 from webapp.submissions.views import uploads_folder
@@ -81,9 +81,11 @@ def game(game_id: int):
 
 
 @bp.route("/search")
+@limiter.limit("60/minute")
 @access("public")
 def search():
-    """Full-text search over the aired questions (text and answer)."""
+    """Full-text search over the aired questions (text and answer); 60 searches a minute
+    per address (each is a query of the whole archive)."""
     words = request.args.get("q", "").strip()[:200]
     items = queries.search(words) if words else []
     return render_template("archive/search.html", words=words, items=items)
