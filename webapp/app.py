@@ -220,6 +220,7 @@ def register_formats(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.archive.views import bp as archive_bp
     from webapp.authors.views import bp as authors_bp
     from webapp.games.season.views import bp as seasons_bp
     from webapp.games.views import bp as games_bp
@@ -241,6 +242,7 @@ def register_blueprints(app: Flask) -> None:
         authors_bp,
         live_bp,
         votes_bp,
+        archive_bp,
     ):
         app.register_blueprint(bp)
     register_api(app)

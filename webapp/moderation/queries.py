@@ -78,16 +78,20 @@ def _fts_match(words: str) -> str:
 
 
 #: The full-text document on PostgreSQL, word for word the expression of its indexes
-#: (migrations 0002 and 0025): an expression index serves only the same expression.
+#: (migrations 0002 and 0026): an expression index serves only the same expression.
 PG_DOCUMENT: ColumnElement[Any] = literal_column(
     "to_tsvector('russian', coalesce(question.text, '') || ' ' || coalesce(question.answer, ''))"
 )
-#: «Not archived», word for word the predicate of the partial indexes (migration 0025;
+#: «Not archived», word for word the predicate of the partial indexes (migration 0026;
 #: a bound parameter in its place would keep either database from using them).
 NOT_ARCHIVED = text("question.status <> 'archived'")
 
 
-def _search(stmt, words: str):
+def fulltext(stmt, words: str):
+    """``stmt`` (a select that reads ``Question``) narrowed to the questions whose text or
+    answer hold every word of ``words``: the ``russian`` text search configuration on
+    PostgreSQL (word forms: «годом» finds «год»), FTS5 on SQLite (whole words as typed).
+    The editors' queue and the public archive search the same way."""
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
@@ -144,7 +148,7 @@ def _filtered(f: QueueFilter):
     if f.newer_than_days is not None:
         stmt = stmt.where(Question.created_at >= now - timedelta(days=f.newer_than_days))
     if f.search:
-        stmt = _search(stmt, f.search)
+        stmt = fulltext(stmt, f.search)
     if f.origin:
         stmt = stmt.where(Question.origin.startswith(f"{f.origin}#", autoescape=True))
     return stmt

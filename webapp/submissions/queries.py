@@ -63,6 +63,23 @@ public_events = Namespace().signal("sova.question-public-events")
 published = Namespace().signal("sova.question-published")
 
 
+# What «Мои вопросы» shows of a question once its game has aired (the archive answers,
+# ``webapp.archive.queries``): ``archive_entries.send(question, author_id=…, now=…)``; a
+# receiver returns ``{"game_id", "outcome", "prize", "currency", "public"}`` or None.
+archive_entries = Namespace().signal("sova.question-archive-entry")
+
+
+def archive_entry(question: Question, author_id: int, now: datetime | None = None) -> dict | None:
+    """What the viewer ``author_id`` may see of ``question``'s game once it has aired: the
+    game's id (its page in the archive), the outcome (``answered``/``unanswered``), the
+    viewer's prize (Decimal or None) and its currency, and ``public`` (False: held back,
+    not in the archive); None before the air (or when no receiver is connected)."""
+    for _receiver, result in archive_entries.send(question, author_id=author_id, now=now):
+        if result:
+            return result
+    return None
+
+
 def has_aired(question: Question, now: datetime | None = None) -> bool:
     """True if the game ``question`` was asked in is published at ``now`` (closed, its air
     time passed: :func:`webapp.games.publication.question_published`)."""

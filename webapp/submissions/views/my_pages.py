@@ -14,7 +14,7 @@ from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor
 from webapp.submissions.operations import author_by_email, withdraw
-from webapp.submissions.queries import public_history
+from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views.common import bp, status_labels
 from webapp.submissions.views.submit_form import viewer_language
@@ -79,6 +79,8 @@ def my_questions():
         "submissions/my_questions.html",
         questions=questions,
         history={q.id: public_history(q) for q in questions},
+        # once a question's game has aired: the game, the outcome, the viewer's prize
+        aired={q.id: archive_entry(q, author_id) for q in questions},
         labels=status_labels(),
         form=WithdrawForm(),
     )

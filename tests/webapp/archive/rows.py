@@ -1,0 +1,46 @@
+"""Rows of the archive's tests: a closed game with asked questions, written directly (the
+games ``played`` through the API are in ``test_archive``; these are for PostgreSQL and the
+browser, where a short fixed text matters more than the path it took)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from webapp.extensions import db
+from webapp.games.models import Envelope, EnvelopeQuestion, Game, Season
+from webapp.submissions.models import Question
+
+
+def closed_game(
+    season: Season, air_at: datetime, texts: list[str], answer: str = "Ответ"
+) -> list[Question]:
+    """A closed game airing at ``air_at`` whose sectors 1.. held ``texts``, all asked."""
+    game = Game(
+        season=season, kind="qualifying", air_date=air_at.date(), air_at=air_at, status="closed"
+    )
+    db.session.add(game)
+    db.session.flush()
+    out = []
+    for sector, text in enumerate(texts, start=1):
+        q = Question(
+            public_token=secrets.token_urlsafe(16),
+            text=text,
+            answer=answer,
+            channel="web",
+            status="unanswered",
+        )
+        envelope = Envelope(game_id=game.id, sector=sector, kind="single")
+        db.session.add_all([q, envelope])
+        db.session.flush()
+        db.session.add(
+            EnvelopeQuestion(
+                envelope_id=envelope.id,
+                game_id=game.id,
+                question_id=q.id,
+                slot=1,
+                outcome="unanswered",
+            )
+        )
+        out.append(q)
+    return out

@@ -1,0 +1,185 @@
+"""The public archive (``/archive``): aired games, a game's questions in the order asked,
+the search, an author's page, the Atom feed; and «Мои вопросы» once a game has aired.
+
+A game played and closed (``played`` + ``close``; its date 30.12.2023, so it has aired),
+then moved to tomorrow: it vanishes from every archive surface, and comes back once its
+air time is in the past again. A held-back question never shows."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import timedelta
+
+import pytest
+
+from tests.helpers import PRIZE_APP, VIEWERS_WIN
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.games.models import EnvelopeQuestion, Game
+from webapp.submissions.models import Question
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@pytest.fixture
+def app(make_app):
+    """The prizes' settings (the commission that closing a game names)."""
+    app = make_app(**PRIZE_APP)
+    with app.app_context():
+        yield app
+
+
+def aired_game(api, played) -> tuple[int, list[Question]]:
+    """A game the viewers won 0:6 (six unanswered questions, sectors 1..6), closed: it
+    aired on 30.12.2023. The authors of its first two questions agreed to be named (the
+    box «Даю согласие, чтобы моё имя и город назвали в эфире»). Returns the game's id and
+    its asked questions in the order asked."""
+    game_id = played("qualifying", VIEWERS_WIN)
+    assert api("post", f"/api/v1/games/{game_id}/close", role="producer").status_code == 200
+    asked = db.session.scalars(
+        db.select(Question)
+        .join(EnvelopeQuestion, EnvelopeQuestion.question_id == Question.id)
+        .where(EnvelopeQuestion.game_id == game_id, EnvelopeQuestion.outcome == "unanswered")
+        .order_by(Question.id)
+    ).all()
+    for q in asked[:2]:
+        q.consent_on_air = True
+    db.session.commit()
+    return game_id, list(asked)
+
+
+def surfaces(viewer, game_id: int, author_id: int) -> dict:
+    """Every archive surface as a visitor without a role sees it."""
+    feed = viewer.get("/archive/feed.atom")
+    assert feed.status_code == 200 and feed.mimetype == "application/atom+xml"
+    root = ET.fromstring(feed.data)
+    return {
+        "list": viewer.get("/archive").get_data(as_text=True),
+        "game": viewer.get(f"/archive/games/{game_id}").status_code,
+        "search": viewer.get("/archive/search?q=фестиваль").get_data(as_text=True),
+        "author": viewer.get(f"/archive/authors/{author_id}").status_code,
+        "feed": [e.find(f"{ATOM}link").get("href") for e in root.iter(f"{ATOM}entry")],
+    }
+
+
+def test_a_game_airing_tomorrow_is_absent_from_every_surface_until_it_airs(app, api, played):
+    game_id, asked = aired_game(api, played)
+    author_id = asked[0].authors[0].author_id
+    viewer = app.test_client()
+    game = db.session.get(Game, game_id)
+    aired_at = game.air_at
+    game.air_at = utcnow() + timedelta(days=1)  # recorded ahead: it airs tomorrow
+    db.session.commit()
+
+    before = surfaces(viewer, game_id, author_id)
+    assert f"/archive/games/{game_id}" not in before["list"]
+    assert "В архиве пока нет игр." in before["list"]
+    assert before["game"] == 404
+    assert "Найдено: 0" in before["search"] and "фестиваль номер" not in before["search"]
+    assert before["author"] == 404
+    assert before["feed"] == []
+    image = viewer.get(f"/archive/questions/{asked[0].id}/images/x.png")
+    assert image.status_code == 404
+
+    game = db.session.get(Game, game_id)
+    game.air_at = aired_at
+    db.session.commit()
+    after = surfaces(viewer, game_id, author_id)
+    assert f'href="/archive/games/{game_id}"' in after["list"]
+    assert "Игра 30 декабря 2023\u202fг." in after["list"]
+    assert after["game"] == 200
+    assert "Найдено: 6" in after["search"]
+    assert after["author"] == 200
+    assert after["feed"] == [f"http://localhost/archive/games/{game_id}"]
+
+
+def test_the_game_page(app, api, played, client):
+    game_id, asked = aired_game(api, played)
+    page = client.get(f"/archive/games/{game_id}").get_data(as_text=True)
+    # the six questions in the order asked (sectors 1..6 spun in turn), answers hidden
+    positions = [page.index(f'id="q{q.id}"') for q in asked]
+    assert positions == sorted(positions)
+    for n in range(1, 7):
+        assert f"<h2>Вопрос {n}</h2>" in page
+    assert page.count("<details") == 6
+    assert page.count("<summary>Показать ответ</summary>") == 6
+    assert page.count("<dt>Ответ</dt><dd>Ленинград</dd>") == 6
+    assert page.count("Знатоки не ответили.") == 6
+    assert "Приз автору: 300,00\xa0BYN." in page
+    assert page.count("Автор пожелал остаться неизвестным") == 4
+    first = asked[0].authors
+    assert [a.name for a in first] == ["Автор 1", "Соавтор 1"]
+    assert (
+        f'<a href="/archive/authors/{first[0].author_id}">Автор 1</a> (Минск), '
+        f'<a href="/archive/authors/{first[1].author_id}">Соавтор 1</a> (Брест)'
+    ) in page
+    assert '<meta name="description" content="Вопросы телезрителей игры' in page
+    assert "<title>Игра 30 декабря 2023\u202fг. — Архив вопросов" in page
+
+
+def test_a_held_back_question_is_absent(app, api, played, client):
+    game_id, asked = aired_game(api, played)
+    held = asked[0]
+    held.held_back_at = utcnow()
+    held.held_back_reason = "Претензия правообладателя"
+    db.session.commit()
+    page = client.get(f"/archive/games/{game_id}").get_data(as_text=True)
+    assert f'id="q{held.id}"' not in page and page.count("<details") == 5
+    assert "<h2>Вопрос 1</h2>" in page and "<h2>Вопрос 6</h2>" not in page
+    found = client.get("/archive/search?q=фестиваль").get_data(as_text=True)
+    assert "Найдено: 5" in found and f'id="q{held.id}"' not in found
+    # its author's page: the other named question only (the co-author had only this one)
+    author = held.authors[0].author_id
+    assert client.get(f"/archive/authors/{author}").status_code == 404
+    other = asked[1].authors[0].author_id
+    page = client.get(f"/archive/authors/{other}").get_data(as_text=True)
+    assert "Сыгранных вопросов в архиве: 1" in page
+    assert client.get(f"/archive/questions/{held.id}/images/x.png").status_code == 404
+
+
+def test_an_author_who_did_not_agree_has_no_page(app, api, played, client):
+    _game_id, asked = aired_game(api, played)
+    assert client.get(f"/archive/authors/{asked[2].authors[0].author_id}").status_code == 404
+    page = client.get(f"/archive/authors/{asked[1].authors[0].author_id}")
+    assert page.status_code == 200
+    assert "<h1>Автор 2, Минск</h1>" in page.get_data(as_text=True)
+
+
+def my_questions(app, question: Question, author_id: int) -> str:
+    """«Мои вопросы» of ``author_id``, opened by the e-mailed links (the confirmation
+    link puts the question there, then the one-time «my» link)."""
+    from webapp.submissions.links import confirm_token, my_link_token
+    from webapp.submissions.models import Author
+
+    viewer = app.test_client()
+    assert viewer.get(f"/confirm/{confirm_token(question.id, author_id)}").status_code == 302
+    link = my_link_token(db.session.get(Author, author_id))
+    assert viewer.get(f"/my/{link}").status_code == 302
+    return viewer.get("/my/questions").get_data(as_text=True)
+
+
+def test_my_questions_show_the_outcome_and_prize_once_aired(app, api, played):
+    game_id, asked = aired_game(api, played)
+    question, author_id = asked[1], asked[1].authors[0].author_id
+    game = db.session.get(Game, game_id)
+    aired_at, game.air_at = game.air_at, utcnow() + timedelta(days=1)
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире" not in page and "/archive/games/" not in page
+    assert "Ваш приз" not in page
+
+    game = db.session.get(Game, game_id)
+    game.air_at = aired_at
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире: знатоки не ответили." in page
+    assert "Ваш приз: 300,00\xa0BYN." in page
+    assert f'<a href="/archive/games/{game_id}#q{question.id}">Игра в архиве</a>' in page
+
+    # held back after the air: the author still learns the outcome, the archive has no link
+    question = db.session.get(Question, question.id)
+    question.held_back_at = utcnow()
+    db.session.commit()
+    page = my_questions(app, question, author_id)
+    assert "Вопрос задан в эфире: знатоки не ответили." in page
+    assert "Игра в архиве" not in page

@@ -1,0 +1,92 @@
+"""The archive's list is paged newest first; the Atom feed is well-formed XML whatever a
+game's title holds."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+
+from tests.webapp.archive.rows import closed_game
+from webapp.archive import queries
+from webapp.extensions import db
+from webapp.games.models import Game, Season
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def _games(n: int) -> list[int]:
+    """``n`` aired games, one a day from 1 March 2023, each with one question; their ids."""
+    season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+    db.session.add(season)
+    for day in range(1, n + 1):
+        closed_game(season, datetime(2023, 3, day, 18, tzinfo=UTC), [f"Вопрос дня {day}"])
+    db.session.commit()
+    return list(db.session.scalars(db.select(Game.id).order_by(Game.air_at)))
+
+
+def test_the_list_is_paged_newest_first(app, client, monkeypatch):
+    ids = _games(3)
+    monkeypatch.setattr(queries, "PAGE_SIZE", 2)
+    first = client.get("/archive").get_data(as_text=True)
+    second = client.get("/archive?page=2").get_data(as_text=True)
+    assert first.index(f"/archive/games/{ids[2]}") < first.index(f"/archive/games/{ids[1]}")
+    assert f"/archive/games/{ids[0]}" not in first and "Страница 1 из 2" in first
+    assert '<a rel="next" href="/archive?page=2">' in first
+    assert f"/archive/games/{ids[0]}" in second and f"/archive/games/{ids[2]}" not in second
+    assert "<title>Архив вопросов — страница 2 —" in second
+    # a page past the end, or not a number: the nearest page
+    assert f"/archive/games/{ids[0]}" in client.get("/archive?page=9").get_data(as_text=True)
+    assert f"/archive/games/{ids[2]}" in client.get("/archive?page=x").get_data(as_text=True)
+
+
+def test_the_feed_escapes_what_titles_hold(app, client):
+    ids = _games(2)
+    game = db.session.get(Game, ids[1])
+    game.title = 'Финал <b>года</b> & «"кубок"»'
+    game.team = "Команда <Анны>"
+    db.session.commit()
+    resp = client.get("/archive/feed.atom")
+    root = ET.fromstring(resp.data)
+    entries = list(root.iter(f"{ATOM}entry"))
+    assert [e.find(f"{ATOM}title").text for e in entries] == [
+        'Финал <b>года</b> & «"кубок"»',
+        "Игра 1 марта 2023\u202fг.",
+    ]
+    assert entries[0].find(f"{ATOM}summary").text == (
+        "Команда: Команда <Анны>. Вопросов телезрителей в эфире: 1."
+    )
+    assert entries[0].find(f"{ATOM}updated").text == "2023-03-02T18:00:00+00:00"
+    assert root.find(f"{ATOM}updated").text == "2023-03-02T18:00:00+00:00"
+
+
+def test_handout_images_are_served_once_aired(app, client):
+    """The handout image and an image the text names are shown and served once the game
+    has aired; before, and for a name the question does not hold, ``404``."""
+    from pathlib import Path
+
+    from webapp.core.models import utcnow
+    from webapp.submissions.models import QuestionImage
+
+    uploads = Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+    for name in ("hand.png", "map.png", "other.png"):
+        (uploads / name).write_bytes(b"\x89PNG\r\n\x1a\n" + name.encode())
+    season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+    db.session.add(season)
+    (q,) = closed_game(season, datetime(2023, 3, 1, 18, tzinfo=UTC), ["Что на карте? (img карта)"])
+    q.handout_image = "hand.png"
+    q.images.append(QuestionImage(name="карта", file="map.png"))
+    db.session.commit()
+    game_id = db.session.scalar(db.select(Game.id))
+    page = client.get(f"/archive/games/{game_id}").get_data(as_text=True)
+    for name in ("hand.png", "map.png"):
+        url = f"/archive/questions/{q.id}/images/{name}"
+        assert f'src="{url}"' in page
+        assert client.get(url).data == b"\x89PNG\r\n\x1a\n" + name.encode()
+    assert client.get(f"/archive/questions/{q.id}/images/other.png").status_code == 404
+    game = db.session.get(Game, game_id)
+    game.status = "finished"  # not closed: not published
+    db.session.commit()
+    assert client.get(f"/archive/questions/{q.id}/images/map.png").status_code == 404
+    assert client.get(f"/archive/games/{game_id}").status_code == 404
+    assert utcnow() > game.air_at  # aired: the 404s above are the status alone

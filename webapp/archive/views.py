@@ -1,0 +1,158 @@
+"""The public archive: ``/archive`` (the aired games, newest first), ``/archive/games/<id>``
+(a game's questions in the order asked, answers behind «Показать ответ»), ``/archive/search``,
+``/archive/authors/<id>`` (an author who agreed to be named), ``/archive/feed.atom`` (the
+newly aired games) and the handout images of aired questions.
+
+Russian by default, Belarusian and English (the viewer's language, as ``/submit``). A game
+that has not aired and a held-back question appear nowhere (``webapp.archive.queries`` reads
+only through :mod:`webapp.games.publication`).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from flask import Blueprint, Response, abort, render_template, request, send_from_directory, url_for
+from flask_babel import format_date
+from flask_babel import gettext as _
+
+from webapp.archive import queries
+from webapp.core.access import access
+from webapp.core.models import utcnow
+from webapp.extensions import db, limiter
+from webapp.games.publication import public_game_or_404, question_public
+from webapp.submissions.models import Question
+from webapp.submissions.views import uploads_folder
+
+bp = Blueprint("archive", __name__, url_prefix="/archive")
+
+ATOM = "http://www.w3.org/2005/Atom"
+
+
+def game_title(game) -> str:
+    """The game's public name: its title, else «Игра 30 декабря 2023 г.» in the page's
+    language (the air date in the season's zone)."""
+    if game.title:
+        return game.title
+    return _("Игра %(date)s", date=format_date(air_day(game), "long"))
+
+
+def air_day(game):
+    """The air date in the season's time zone."""
+    from zoneinfo import ZoneInfo
+
+    return game.air_at.astimezone(ZoneInfo(game.season.timezone)).date()
+
+
+@bp.app_context_processor
+def _archive_helpers():
+    return {"archive_game_title": game_title, "archive_air_day": air_day}
+
+
+def _page_arg() -> int:
+    try:
+        return int(request.args.get("page", "1"))
+    except ValueError:
+        return 1
+
+
+@bp.route("")
+@access("public")
+def index():
+    """The aired games, newest first, ``PAGE_SIZE`` a page."""
+    games, page, pages = queries.games_page(_page_arg())
+    return render_template(
+        "archive/index.html",
+        games=games,
+        counts=queries.question_counts([g.id for g in games]),
+        page=page,
+        pages=pages,
+    )
+
+
+@bp.route("/games/<int:game_id>")
+@access("public")
+def game(game_id: int):
+    """One aired game: its questions in the order asked (404 before the air, except to
+    staff, who see the page without its questions)."""
+    g = public_game_or_404(game_id)
+    items = queries.game_questions(g)
+    return render_template("archive/game.html", game=g, items=items)
+
+
+@bp.route("/search")
+@limiter.limit("60/minute")
+@access("public")
+def search():
+    """Full-text search over the aired questions (text and answer); 60 searches a minute
+    per address (each is a query of the whole archive)."""
+    words = request.args.get("q", "").strip()[:200]
+    items = queries.search(words) if words else []
+    return render_template("archive/search.html", words=words, items=items)
+
+
+@bp.route("/authors/<int:author_id>")
+@access("public")
+def author(author_id: int):
+    """An author's aired questions, only those whose authors may be named on air."""
+    items = queries.author_questions(author_id)
+    if not items:
+        abort(404)
+    return render_template(
+        "archive/author.html",
+        items=items,
+        author_id=author_id,
+        byline=queries.author_byline(author_id, items),
+    )
+
+
+@bp.route("/questions/<int:question_id>/images/<name>")
+@access("public")
+def image(question_id: int, name: str):
+    """A handout image of an aired question that is not held back (404 otherwise)."""
+    q = db.session.get(Question, question_id)
+    if q is None or not question_public(q):
+        abort(404)
+    if name not in {*q.image_files.values(), q.handout_image}:
+        abort(404)
+    return send_from_directory(uploads_folder(), name, max_age=24 * 3600)
+
+
+@bp.route("/feed.atom")
+@access("public")
+def feed():
+    """An Atom feed of the newest aired games (built with ``xml.etree``: every text is
+    escaped by the serializer)."""
+    games = queries.feed_games()
+    ET.register_namespace("", ATOM)
+
+    def sub(parent, tag, text=None, **attrs):
+        el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
+        if text is not None:
+            el.text = text
+        return el
+
+    root = ET.Element(f"{{{ATOM}}}feed")
+    sub(root, "title", _("Архив вопросов телезрителей «Что? Где? Когда?»"))
+    sub(root, "id", url_for("archive.feed", _external=True))
+    sub(root, "link", href=url_for("archive.feed", _external=True), rel="self")
+    sub(root, "link", href=url_for("archive.index", _external=True))
+    updated = games[0].air_at if games else utcnow()
+    sub(root, "updated", updated.isoformat())
+    sub(sub(root, "author"), "name", _("Сова"))
+    counts = queries.question_counts([g.id for g in games])
+    for g in games:
+        entry = sub(root, "entry")
+        link = url_for("archive.game", game_id=g.id, _external=True)
+        sub(entry, "title", game_title(g))
+        sub(entry, "id", link)
+        sub(entry, "link", href=link)
+        sub(entry, "updated", g.air_at.isoformat())
+        sub(entry, "published", g.air_at.isoformat())
+        n = counts.get(g.id, 0)
+        summary = _("Вопросов телезрителей в эфире: %(n)s.", n=n)
+        if g.team_name:
+            summary = _("Команда: %(team)s.", team=g.team_name) + " " + summary
+        sub(entry, "summary", summary)
+    body = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return Response(body, mimetype="application/atom+xml")
