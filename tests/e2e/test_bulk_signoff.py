@@ -55,3 +55,15 @@ def test_select_all_and_sign_off_the_sources(live_server, page, approved):
             db.select(QuestionSignoff.question_id).order_by(QuestionSignoff.question_id)
         ).all()
     assert signed == approved
+
+
+def test_shortcuts_follow_the_physical_key_on_a_russian_keyboard(live_server, page, approved):
+    """J opens the queue's first question and Q goes back to the queue on a Russian layout
+    too, where those keys type «о» and «й» (``static/moderation.js`` reads ``event.code``)."""
+    live_server.login(page, "editor")
+    page.goto(f"{live_server.url}/editor/queue?status=approved")
+    press = "key => document.dispatchEvent(new KeyboardEvent('keydown', key))"
+    page.evaluate(press, {"key": "о", "code": "KeyJ", "bubbles": True})
+    page.wait_for_url(f"**/editor/questions/{approved[0]}")
+    page.evaluate(press, {"key": "й", "code": "KeyQ", "bubbles": True})
+    page.wait_for_url("**/editor/queue")

@@ -184,7 +184,7 @@ def _packet_file(
     name = file_name(*parts, ext=FORMATS[fmt][0])
     data = text.encode("utf-8")
     if not images.files:
-        return PacketFile(name, "text/plain; charset=utf-8", data, text)
+        return PacketFile(name, "text/plain", data, text)  # Werkzeug adds "; charset=utf-8"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(name, data)

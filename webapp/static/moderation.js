@@ -12,7 +12,10 @@
       return;
     }
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
-    var element = document.querySelector('[data-shortcut="' + key + '"]');
+    // the physical key on any layout: J on a Russian keyboard types «о», its code is KeyJ
+    var code = /^Key[A-Z]$/.test(event.code || "") ? event.code.slice(3).toLowerCase() : null;
+    var element = document.querySelector('[data-shortcut="' + key + '"]') ||
+      (code && document.querySelector('[data-shortcut="' + code + '"]'));
     if (!element) {
       return;
     }

@@ -216,6 +216,8 @@ def test_air_time_through_the_api(app, api):
     )
     assert resp.status_code == 200
     assert resp.json == {"id": typed, "air_at": "2009-03-02T21:00:00+03:00"}
+    db.session.expire_all()
+    assert db.session.get(Game, typed).air_date.isoformat() == "2009-03-02"  # one date
     assert api("patch", f"/api/v1/games/{typed}", role="host", json={}).status_code == 403
     bad = api("patch", f"/api/v1/games/{typed}", role="producer", json={"air_at": "завтра"})
     assert bad.status_code == 422 and list(bad.json["errors"]) == ["air_at"]
@@ -223,3 +225,22 @@ def test_air_time_through_the_api(app, api):
         "patch", f"/api/v1/games/{typed}", role="producer", json={"air_at": "2200-01-01T00:00"}
     )
     assert far.status_code == 422 and list(far.json["errors"]) == ["air_at"]
+
+
+@pytest.mark.parametrize("typed", ["", "abc", "2023-02-30T10:00"])
+def test_a_wrong_air_time_on_the_game_page_is_a_message(app, client, api, login, typed):
+    """The producer types no date, a word or a day that does not exist: the game page says
+    what is wrong and keeps the air time (it answered 500 for these)."""
+    season = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "С", "ruleset": "2023"}
+    ).json["id"]
+    body = {"season_id": season, "kind": "qualifying", "date": "2023-09-09", "table": {}}
+    game_id = api("post", "/api/v1/games", role="producer", json=body).json["id"]
+    login("producer")
+    form = _form(client, f"/games/{game_id}", f"/games/{game_id}/air-time")
+    resp = client.post(form.action, data={**form.fields, "air_at": typed})
+    assert resp.status_code == 302
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Время эфира не изменено: " in page
+    db.session.expire_all()
+    assert db.session.get(Game, game_id).air_at == datetime(2023, 9, 8, 21, 0, tzinfo=UTC)

@@ -27,11 +27,14 @@ def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
 def set_air_time(game: Game, at: datetime) -> Game:
     """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
     public once it is closed and this time has passed (``webapp.games.publication``); a
-    later time hides it again. Raises GameError (``air_at``) for a year outside 1975..2100."""
+    later time hides it again. The game's ``air_date`` becomes the day of ``at`` in the
+    season's zone. Raises GameError (``air_at``) for a year outside 1975..2100."""
     errors: dict[str, list[str]] = {}
     value = air_time_utc(at, game.season, errors)
     if errors or value is None:
         raise GameError(errors)
     game.air_at = value
+    # the game's day of air follows: one date on the pages, the lists' order and the files
+    game.air_date = value.astimezone(ZoneInfo(game.season.timezone)).date()
     db.session.flush()
     return game

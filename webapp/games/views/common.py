@@ -61,7 +61,9 @@ def _game_or_404(game_id: int) -> Game:
 
 
 def _form_errors(form) -> str:
-    return "; ".join(e for v in form.errors.values() for e in v)
+    """The form's error messages in one line for a flash: «Укажите название; Перечислите …»
+    (each message a str — WTForms' own are lazy strings — without its closing full stop)."""
+    return "; ".join(str(e).rstrip(".") for v in form.errors.values() for e in v)
 
 
 def _wants_json() -> bool:
