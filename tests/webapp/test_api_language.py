@@ -177,3 +177,19 @@ def test_a_json_body_sent_as_text_plain_is_said_not_to_be_json(api_app, lang):
         content_type="text/plain",
     )
     assert (r.status_code, r.json) == (422, {"errors": {"_schema": [message[lang or "ru"]]}})
+
+
+def test_an_unknown_prize_status_is_a_422(api):
+    """``GET /api/v1/prizes?status=…`` takes only the prize statuses (it answered an empty
+    200 list for a typo)."""
+    r = api("get", "/api/v1/prizes?status=zzz", role="accountant")
+    assert r.status_code == 422
+    assert r.json == {
+        "errors": {
+            "status": [
+                "Допустимые значения: owed, details_requested, details_received, "
+                "agreement_issued, signed, paid, closed."
+            ]
+        }
+    }
+    assert api("get", "/api/v1/prizes?status=owed", role="accountant").json == {"items": []}

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
 from webapp.api.messages import NUL, Message
+from webapp.prizes.models import PRIZE_STATUSES
 
 #: Ids in requests: a database Integer primary key (larger values cannot name a row and
 #: overflow SQLite).
@@ -437,7 +438,7 @@ class PrizeList(Schema):
 
 class PrizeQuery(Strict):
     game_id = fields.Integer(load_default=None, validate=ID)
-    status = fields.String(load_default=None)
+    status = fields.String(load_default=None, validate=validate.OneOf(PRIZE_STATUSES))
 
 
 class ErrorBody(Schema):
