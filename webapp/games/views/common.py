@@ -61,9 +61,11 @@ def _game_or_404(game_id: int) -> Game:
 
 
 def _form_errors(form) -> str:
-    """The form's error messages in one line for a flash: «Укажите название; Перечислите …»
-    (each message a str — WTForms' own are lazy strings — without its closing full stop)."""
-    return "; ".join(str(e).rstrip(".") for v in form.errors.values() for e in v)
+    """The form's error messages in one line for a flash: «Укажите название; перечислите
+    шесть знатоков.» (each message a str — WTForms' own are lazy strings —, one full stop at
+    the end, none before a semicolon)."""
+    messages = [str(e).rstrip(".") for v in form.errors.values() for e in v]
+    return "; ".join(messages) + "." if messages else ""
 
 
 def _wants_json() -> bool:
