@@ -182,6 +182,22 @@ def test_queue_page_filters(three, login, client):
     assert "Not a valid integer value." in page or "Неверное" in page or "целое" in page
 
 
+def test_an_unknown_status_lists_the_default_in_review(three, login, client, staff):
+    """``?status=bogus`` (a hand-edited link) says the choice is wrong and lists what no
+    status lists, «На рассмотрении» — not «Все, кроме архива», which only an empty status
+    means; the CSV export follows the screen."""
+    login("editor")
+    decide(three[1], "approve", staff("editor")[0])
+    commit()
+    page = client.get("/editor/queue?status=bogus").get_data(as_text=True)
+    default = client.get("/editor/queue").get_data(as_text=True)
+    every = client.get("/editor/queue?status=").get_data(as_text=True)
+    assert "Полоцк" not in page and "Полоцк" not in default and "Полоцк" in every
+    assert "Князь Игорь" in page and "Князь Игорь" in default
+    csv = client.get("/editor/export.csv?status=bogus").get_data(as_text=True)
+    assert "Полоцк" not in csv and "Князь Игорь" in csv
+
+
 def test_archive_questions_are_not_in_the_default_lists(app, three):
     create_question(
         {

@@ -29,8 +29,11 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
     def ok(field):
         return None if field.errors or field.data in (None, "") else field.data
 
+    # an unknown status (a hand-edited link) is the default «На рассмотрении», as with none;
+    # only the empty one means «Все, кроме архива»
+    status = "in_review" if form.status.errors else ok(form.status)
     return queries.QueueFilter(
-        status=ok(form.status),
+        status=status,
         channel=ok(form.channel),
         city=(form.city.data or "").strip() or None if not form.city.errors else None,
         flag=ok(form.flag),
