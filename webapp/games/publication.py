@@ -116,7 +116,9 @@ def question_public(question: Question, now: datetime | None = None) -> bool:
 
 
 @published.connect
-def _question_published(question: Question, now: datetime | None = None) -> bool:
+def _question_published(question: Question, now: datetime | None = None) -> datetime | None:
     """Answers ``webapp.submissions.queries.published`` (the author's status page, «Мои
-    вопросы», the status API): :func:`question_published`."""
-    return question_published(question, now)
+    вопросы», the status API): the air time (UTC) of the game ``question`` was asked in
+    when that game is published at ``now`` (:func:`question_published`), else None."""
+    game = played_in(question)
+    return game.air_at if game is not None and is_published(game, now) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from operator import itemgetter
+from typing import Any
 
 from blinker import Namespace
 
@@ -58,8 +59,9 @@ def by_token(token: str) -> Question | None:
 public_events = Namespace().signal("sova.question-public-events")
 
 # Whether a question's game has aired (the embargo, ``webapp.games.publication``), asked
-# the same way: ``published.send(question, now=now)``; a receiver returns True when the
-# game the question was asked in is published at ``now``. No receiver: never aired.
+# the same way: ``published.send(question, now=now)``; a receiver returns the air time of
+# the game the question was asked in when that game is published at ``now``, else None.
+# No receiver: never aired.
 published = Namespace().signal("sova.question-published")
 
 
@@ -80,10 +82,17 @@ def archive_entry(question: Question, author_id: int, now: datetime | None = Non
     return None
 
 
+def aired_at(question: Question, now: datetime | None = None) -> datetime | None:
+    """The air time (UTC) of the game ``question`` was asked in, if that game is published
+    at ``now`` (closed, its air time passed: :func:`webapp.games.publication.question_published`);
+    else None."""
+    times = [result for _receiver, result in published.send(question, now=now) if result]
+    return max(times) if times else None
+
+
 def has_aired(question: Question, now: datetime | None = None) -> bool:
-    """True if the game ``question`` was asked in is published at ``now`` (closed, its air
-    time passed: :func:`webapp.games.publication.question_published`)."""
-    return any(result for _receiver, result in published.send(question, now=now))
+    """True if the game ``question`` was asked in is published at ``now`` (:func:`aired_at`)."""
+    return aired_at(question, now) is not None
 
 
 def public_history(question: Question, now: datetime | None = None) -> list[dict]:
@@ -92,16 +101,21 @@ def public_history(question: Question, now: datetime | None = None) -> list[dict
     Internal steps that would reveal the game (``assigned``) are shown as ``accepted``;
     ``used`` — and every event other features add through :data:`public_events` (prize
     owed, paid) — appears only once the game is published (:func:`has_aired`: closed and
-    its air time before ``now``). Consecutive repeats are merged.
+    its air time before ``now``), dated no earlier than the air: a game recorded ahead was
+    closed before it aired, and the author sees it played on the day of the broadcast.
+    Consecutive repeats are merged.
     """
-    aired = has_aired(question, now)
-    events = [
+    aired = aired_at(question, now)
+    events: list[dict[str, Any]] = [
         {"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
         for c in question.history
     ]
     if aired:
-        for _receiver, extra in public_events.send(question):
-            events.extend(extra or [])
+        extras = [e for _receiver, extra in public_events.send(question) for e in extra or []]
+        events.extend({**e, "at": max(e["at"], aired)} for e in extras)
+        for event in events:
+            if event["status"] == "used":
+                event["at"] = max(event["at"], aired)
     events.sort(key=itemgetter("at"))
     out: list[dict] = []
     for event in events:
