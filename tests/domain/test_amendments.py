@@ -334,3 +334,16 @@ def test_amend_without_set_is_malformed():
     with pytest.raises(ProtocolError) as info:
         replay_season(doc("2023", SPRING, [{"type": "amend", "set": {}}]))
     assert info.value.message == "amend.set must name at least one parameter"
+
+
+def test_an_amendment_that_changes_nothing():
+    """2023 §4.12.1: every value already in force, of the same type — no change."""
+    from webapp.domain.rules.parameters import in_force, unchanged
+
+    now = in_force("2023", {"points_to_win": 7})
+    assert unchanged(now, {"points_to_win": 7}) is True
+    assert unchanged(now, {"points_to_win": 7, "club_help": 1}) is True
+    assert unchanged(now, {"points_to_win": 6}) is False
+    assert unchanged(now, {"points_to_win": 7, "credit_minute": False}) is False
+    assert unchanged(now, {"club_help": True}) is False  # 1 in force, a switch given
+    assert unchanged(now, {}) is False and unchanged(now, "7") is False

@@ -252,6 +252,19 @@ def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, l
     assert r.json["state"]["amendments"] == [
         {"event": 2, "set": {"points_to_win": 7}, "note": "объявил ведущий в эфире"}
     ]
+    # the same amendment again changes nothing: refused citing §4.12.1, nothing stored
+    again = run.event(amend)
+    assert (again.status_code, again.json) == (
+        409,
+        {
+            "error": {
+                "event": None,
+                "rule": f"{R23} §4.12.1",
+                "message": "правила не меняются: очков для победы в игре — уже 7 "
+                "(п. 4.12.1 Правил сезона 2023 г.)",
+            }
+        },
+    )
     # refused by the parameter table: 409 citing §4.12.1, nothing stored
     r = run.event({"type": "amend", "set": {"losses_to_out": 0}, "note": ""})
     assert r.status_code == 409

@@ -210,6 +210,23 @@ def in_force(ruleset: str, values: Any = None) -> dict[str, int | bool]:
     return {**defaults(ruleset), **check_values(ruleset, values or {})}
 
 
+def unchanged(in_force_now: Mapping[str, Any], values: Any) -> bool:
+    """Whether the amendment ``values`` (``{parameter: value}``, not empty) changes nothing:
+    each parameter already has that value, of the same type, in ``in_force_now`` (the rules
+    in force, :func:`in_force`). 000_90d7c8192601ed3a.txt §4.12.1 lets the rules «изменяться,
+    дополняться и корректироваться»: an amendment that changes nothing is no amendment, and
+    recorded it would be listed among the season's changes as one. False for anything that
+    is not such a mapping (:func:`check_values` refuses it)."""
+    if not isinstance(values, Mapping) or not values:
+        return False
+    return all(
+        name in in_force_now
+        and type(in_force_now[name]) is type(value)
+        and in_force_now[name] == value
+        for name, value in values.items()
+    )
+
+
 def describe(ruleset: str) -> dict[str, Any]:
     """What ``sova rules show RULESET`` prints: ``{"ruleset", "file", "clause" (§4.12.1),
     "parameters": [{"name", "type": "int"|"bool", "range": [low, high], "default",

@@ -15,10 +15,13 @@ from typing import Any
 from webapp.core.models import utcnow
 from webapp.domain.donor import quoted
 from webapp.domain.rules import ProtocolError
+from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS, unchanged
+from webapp.domain.rules.rulesets import cite
 from webapp.domain.season import SeasonViolation
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games.models import Game, Season, Team
+from webapp.games.operations.play import _shown
 from webapp.games.season import queries as sq
 from webapp.games.season.models import SeasonEvent, SeasonTeam
 from webapp.games.season.operations import create_series, create_team
@@ -125,7 +128,23 @@ def add_event(season: Season, payload: Any, user_id: int | None):
         raise SeasonConflict("результат игры добавляется закрытием игры", event=None, rule=None)
     if payload.get("type") == "amend":
         _refuse_amend_mid_game(season)
+        _refuse_amend_that_changes_nothing(season, payload.get("set"))
     return _store(season, dict(payload), user_id)
+
+
+def _refuse_amend_that_changes_nothing(season: Season, values: Any) -> None:
+    """2023 §4.12.1: an amendment whose every value is already in force
+    (:func:`webapp.domain.rules.parameters.unchanged`) is refused (SeasonConflict citing
+    §4.12.1): recorded, the season's list of changes would show it as a change."""
+    state = sq.state(season)
+    if state is None or not unchanged(state.rules, values):
+        return
+    named = "; ".join(
+        f"{PARAMETERS[name].label_ru} — уже {_shown(value)}" for name, value in values.items()
+    )
+    raise SeasonConflict(
+        f"правила не меняются: {named} ({cite(AMEND_CLAUSE)})", event=None, rule=AMEND_CLAUSE
+    )
 
 
 def _refuse_amend_mid_game(season: Season) -> None:
