@@ -14,7 +14,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 from webapp.domain.topics import TOPICS
 
@@ -61,7 +61,7 @@ class GameForm(FlaskForm):
         ],
     )
     title = StringField("Название", validators=[Optional(), Length(max=200)])
-    air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату.")])
+    air_date = DateField("Дата эфира", validators=[InputRequired("Укажите дату.")])
     team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
     blitz = IntegerField("Сектор блица", validators=SECTOR, description=PLAN_HELP["blitz"])
     superblitz = IntegerField(

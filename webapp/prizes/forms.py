@@ -11,7 +11,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, Optional
 from wtforms.widgets import DateInput
 
 
@@ -47,7 +47,7 @@ class PaidForm(FlaskForm):
     """Mark a prize paid (irreversible: a recorded payment has no correction); the box must
     be ticked, as for closing a game. Date and number are checked by ``check_payment``."""
 
-    paid_on = DateField("Дата оплаты", validators=[DataRequired("Укажите дату оплаты.")])
+    paid_on = DateField("Дата оплаты", validators=[InputRequired("Укажите дату оплаты.")])
     reference = StringField(
         "Номер платёжного поручения",
         validators=[

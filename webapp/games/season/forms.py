@@ -12,7 +12,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 from webapp.domain.rules.parameters import PARAMETERS
 from webapp.games.forms import PLAN_HELP
@@ -135,7 +135,7 @@ class SeasonGameForm(FlaskForm):
 
     kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
     team_id = SelectField("Команда", coerce=int)
-    air_date = DateField("Дата эфира", validators=[DataRequired("Укажите дату эфира.")])
+    air_date = DateField("Дата эфира", validators=[InputRequired("Укажите дату эфира.")])
     blitz = IntegerField(
         "Сектор блица", validators=[Optional(), NumberRange(1, 13)], description=PLAN_HELP["blitz"]
     )
