@@ -3,7 +3,7 @@ season's page, the prizes' list) and of their query counts."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from webapp.extensions import db
@@ -30,10 +30,12 @@ def add_games_and_prizes(qids: list[int]) -> None:
     )
     start = db.session.scalar(db.select(db.func.count(Game.id)))
     for k, qid in enumerate(qids):
+        day = date(2026, 1, 3) + timedelta(days=start + k)
         game = Game(
             season_id=season.id,
             kind="qualifying",
-            air_date=date(2026, 1, 3) + timedelta(days=start + k),
+            air_date=day,
+            air_at=datetime.combine(day, time(), tzinfo=UTC),  # NOT NULL on PostgreSQL
             status="closed",
         )
         db.session.add(game)
