@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -91,7 +92,9 @@ def fulltext(stmt, words: str):
     """``stmt`` (a select that reads ``Question``) narrowed to the questions whose text or
     answer hold every word of ``words``: the ``russian`` text search configuration on
     PostgreSQL (word forms: «годом» finds «год»), FTS5 on SQLite (whole words as typed).
-    The editors' queue and the public archive search the same way."""
+    The editors' queue and the public archive search the same way. Control characters
+    (NUL, which neither database takes in a query) separate words like spaces."""
+    words = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in words)
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
