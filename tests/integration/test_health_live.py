@@ -68,6 +68,18 @@ def _writable(database: str) -> bool:
         conn.close()
 
 
+def _running_soon(env, seconds: float = 4.0) -> bool:
+    """Whether the worker's heartbeat says a task is running (``busy`` 1) within
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        _code, out = _health(env, "worker")
+        if out.get("busy") == 1:
+            return True
+        time.sleep(0.3)
+    return False
+
+
 def _health(env, *args) -> tuple[int, dict]:
     run = subprocess.run(
         [SOVA, "health", *args], env=env, capture_output=True, text=True, timeout=120
@@ -135,7 +147,8 @@ def test_health_is_true_while_the_worker_renders(app, api, played, broker, tmp_p
         [child] = _children(worker.pid)
         probe = Celery("probe", broker=broker_url)
         try:
-            for prize_id in agreements:  # until one is caught mid-render
+            # until one is caught mid-render, each a little later after it is received
+            for prize_id, pause in zip(agreements, (0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8), strict=True):
                 with warnings.catch_warnings():  # kombu's SQLAlchemy transport uses noload
                     warnings.simplefilter("ignore", DeprecationWarning)
                     task = probe.send_task("prizes.issue_agreement", args=[prize_id]).id
@@ -145,10 +158,16 @@ def test_health_is_true_while_the_worker_renders(app, api, played, broker, tmp_p
                     "the task",
                     every=0.01,
                 )
+                time.sleep(pause)  # the child takes the task a moment after «received»
                 os.kill(child, signal.SIGSTOP)  # frozen mid-render: a render as long as we need
                 # caught in the layout, not in the instant it writes (a child frozen inside
-                # a SQLite write would lock every writer: no real render does that)
-                if f"[{task}] succeeded" not in log_path.read_text() and _writable(database):
+                # a SQLite write would lock every writer: no real render does that), and
+                # after it took the task (frozen before, the task is received, not running)
+                if (
+                    f"[{task}] succeeded" not in log_path.read_text()
+                    and _writable(database)
+                    and _running_soon(env)
+                ):
                     break
                 os.kill(child, signal.SIGCONT)
             else:
