@@ -308,7 +308,7 @@ def console_payload(game: Game) -> dict:
             "team": team,
             "team_label": team_phrase(team, capital=True) if team else "Знатоки",
             # 2023 §4.12.1: the game's own rules where they differ from the book's
-            "rules": rules_shown(game),
+            "rules": rules_shown(game, rules),
         },
         "start_refusal": refused_start,
         "score": state["score"],

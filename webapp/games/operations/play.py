@@ -53,14 +53,15 @@ def game_rules(game: Game) -> dict:
     return season_queries.game_rules_now(game.season)
 
 
-def rules_shown(game: Game) -> list[dict[str, str]]:
+def rules_shown(game: Game, rules: dict | None = None) -> list[dict[str, str]]:
     """The game's own rules where they differ from the book's (000_90d7c8192601ed3a.txt
     §4.12.1, :func:`game_rules`) as the console and the host cards print them:
     ``[{"label": Russian label, "value": «да»/«нет» for a switch, else the number}]``, in
-    the parameters' order; ``[]`` when the game plays by the book."""
-    rules = game_rules(game)
+    the parameters' order; ``[]`` when the game plays by the book. ``rules``: the game's
+    rules when the caller has them already."""
+    rules = game_rules(game) if rules is None else rules
     return [
-        {"label": p.label_ru, "value": _shown(rules[name])}
+        {"label": p.label_ru, "value": shown_value(rules[name])}
         for name, p in PARAMETERS.items()
         if name in rules
     ]
@@ -76,7 +77,7 @@ def rules_note(game: Game) -> str:
     return f"Правила этой игры изменены ({cite(AMEND_CLAUSE)}): {items}."
 
 
-def _shown(value: int | bool) -> str:
+def shown_value(value: int | bool) -> str:
     """A rule parameter's value as a person reads it: «да»/«нет» for a switch, else the
     number."""
     if isinstance(value, bool):

@@ -21,7 +21,7 @@ from webapp.domain.season import SeasonViolation
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games.models import Game, Season, Team
-from webapp.games.operations.play import _shown
+from webapp.games.operations.play import shown_value
 from webapp.games.season import queries as sq
 from webapp.games.season.models import SeasonEvent, SeasonTeam
 from webapp.games.season.operations import create_series, create_team
@@ -140,7 +140,7 @@ def _refuse_amend_that_changes_nothing(season: Season, values: Any) -> None:
     if state is None or not unchanged(state.rules, values):
         return
     named = "; ".join(
-        f"{PARAMETERS[name].label_ru} — уже {_shown(value)}" for name, value in values.items()
+        f"{PARAMETERS[name].label_ru} — уже {shown_value(value)}" for name, value in values.items()
     )
     raise SeasonConflict(
         f"правила не меняются: {named} ({cite(AMEND_CLAUSE)})", event=None, rule=AMEND_CLAUSE
