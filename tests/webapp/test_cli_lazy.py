@@ -29,7 +29,15 @@ GAME = {
 }
 
 #: The only parts of Sova those three commands may import, besides ``webapp.domain.*``.
-LIGHT = {"webapp", "webapp.cli", "webapp.cli_entry", "webapp.cli.replay", "webapp.domain"}
+LIGHT = {
+    "webapp",
+    "webapp.cli",
+    "webapp.cli_entry",
+    "webapp.cli.replay",
+    "webapp.core",  # an empty package
+    "webapp.core.refusal",  # fail(): click and sys only
+    "webapp.domain",
+}
 #: Third-party packages they must not import.
 HEAVY = ("flask_migrate", "alembic", "sqlalchemy", "flask_sqlalchemy", "celery")
 

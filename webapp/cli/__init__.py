@@ -22,9 +22,11 @@ import sys
 from collections.abc import Mapping
 from importlib import import_module
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
+
+from webapp.core.refusal import fail
 
 #: Sova's commands: name → ("module:attribute" of the click command, the first sentence of
 #: its help as ``sova --help`` lists it, before shortening to the terminal's width). A new
@@ -85,12 +87,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Run a Celery worker (and nothing else; ``webapp.celery.WORKER_FLAGS``).",
     ),
 }
-
-
-def fail(message: str) -> NoReturn:
-    """Print ``message`` to stderr and exit with code 2."""
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(2)
 
 
 #: What a command says when the database has no Sova tables (:func:`missing_schema`).

@@ -5,12 +5,10 @@ and per task. Commands only flush; :func:`transactional` commits."""
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
-import click
-
+from webapp.core.refusal import fail
 from webapp.extensions import db
 from webapp.jobs import commit
 
@@ -22,7 +20,7 @@ def transactional(*refusals: type[Exception]) -> Callable[[_F], _F]:
     with code 0), sending the tasks it queued (:func:`webapp.jobs.commit`); roll back when
     it raises. An exception of a type in ``refusals`` (the operation saying no, e.g.
     ``AccountError``) is a refusal: rolled back, its message on stderr, exit code 2
-    (:func:`webapp.cli.fail`); so is the command's own :func:`webapp.cli.fail` (or any
+    (:func:`webapp.core.refusal.fail`); so is the command's own :func:`webapp.cli.fail` (or any
     non-zero exit). Any other exception is rolled back and goes on.
 
     Put it below ``@with_appcontext`` (it needs the app's session). A command that must
@@ -30,10 +28,6 @@ def transactional(*refusals: type[Exception]) -> Callable[[_F], _F]:
     pre-checks) still commits there itself and says why; the decorator then commits the
     rest.
     """
-
-    def fail(message: str) -> NoReturn:  # as webapp.cli.fail says it
-        click.echo(f"Error: {message}", err=True)
-        sys.exit(2)
 
     def decorate(command: _F) -> _F:
         @functools.wraps(command)

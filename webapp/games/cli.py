@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
+from webapp.core.refusal import fail
 from webapp.extensions import db
 
 
@@ -54,8 +54,7 @@ def _run(make):
     try:
         made = make(Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads")
     except GameConflict as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+        fail(str(exc))
     finally:
         db.session.rollback()  # an export writes nothing
     return made
@@ -73,8 +72,7 @@ def export_game(game_id, fmt, output):
 
     game = db.session.get(Game, game_id)
     if game is None:
-        click.echo(f"Error: no game {game_id}", err=True)
-        sys.exit(2)
+        fail(f"no game {game_id}")
     _write(_run(lambda uploads: game_packet(game, fmt, uploads)), output)
 
 
@@ -90,6 +88,5 @@ def export_season(season_id, fmt, output):
 
     season = db.session.get(Season, season_id)
     if season is None:
-        click.echo(f"Error: no season {season_id}", err=True)
-        sys.exit(2)
+        fail(f"no season {season_id}")
     _write(_run(lambda uploads: season_packet(season, fmt, uploads)), output)
