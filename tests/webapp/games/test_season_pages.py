@@ -23,6 +23,8 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
     run.add_teams(SPRING)
     login("producer")
+    before = _text(client.get(f"/games/seasons/{run.id}"))
+    assert 'id="team-form"' in before and "Начальный рейтинг закрыт" not in before
     r = client.post(
         f"/games/seasons/{run.id}/events",
         data={
@@ -37,6 +39,13 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
     )
     page = _text(r)
     assert "Событие сезона записано." in page
+    # the initial rating is closed now: the page says why and how a team still enters
+    assert 'id="team-form"' not in page
+    assert (
+        "Начальный рейтинг закрыт: у сезона уже есть события, и каждое из них проверено по "
+        "этому рейтингу. Команда входит в сезон позже событием «Ввести команду (резерв 2023 / "
+        "спонсор 2009)» ниже"
+    ) in page
     assert "Королёва → Потапова → Стишенок → Буян → Орлова" in page
     assert (
         "Следующая игра: <strong>отборочная</strong>, <strong>команда «Королёва»</strong>" in page

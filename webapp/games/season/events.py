@@ -43,7 +43,7 @@ def add_team(season: Season, team: Team) -> SeasonTeam:
     if sq.stored_events(season):
         raise SeasonConflict(
             f"у сезона {quoted(season.name)} уже есть события: начальный рейтинг "
-            "не меняется (новая команда входит событием «enter»)",
+            "не меняется (новая команда входит событием «Ввести команду»)",
             event=None,
             rule=None,
         )
