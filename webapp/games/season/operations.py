@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from blinker import Namespace
 
 from webapp.core.models import utcnow
-from webapp.domain.donor import Donor, check_donor
+from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.money import CURRENCIES
 from webapp.domain.prizes import (
     DEFAULT_SERIES_FINAL_PRIZE,
@@ -336,6 +336,19 @@ def _team_and_series(
     return team, series
 
 
+def _season_team_named(season: Season, name: str, errors: dict[str, list[str]]) -> Team | None:
+    """The team of ``season``'s rating called ``name`` (case and «ё» as written), else an
+    error on ``team`` naming the season."""
+    for st in sq.season_teams(season):
+        if st.team.name == name:
+            return st.team
+    errors.setdefault("team", []).append(
+        f"{quoted(name)} не в рейтинге сезона {quoted(season.name)}: "
+        "игру сезона играет команда из его рейтинга"
+    )
+    return None
+
+
 def _open_series(season: Season) -> Series | None:
     """The Series row of the series open in a season kept by the engine (a new game counts
     in it), else None."""
@@ -403,6 +416,10 @@ def create_game(
         errors.setdefault("team", []).append("недопустимые управляющие символы")
     if title and bad_line_chars(title):
         errors.setdefault("title", []).append("недопустимые управляющие символы")
+    if team is not None and team_row is None and season is not None and sq.managed(season):
+        # a team named in a season kept by the engine is that season's team, checked by its
+        # rules like a team chosen from the list (not a free string beside the engine)
+        team_row = _season_team_named(season, team, errors)
     if errors:
         raise GameError(errors)
     assert season is not None  # else errors named season_id

@@ -1,0 +1,50 @@
+"""The «Новая игра» form on the games page: in a season kept by the engine (one with a
+rating of teams), a team typed there is the season's team and its game is checked by the
+season's rules, as the season page's own form does; a name outside the rating is refused."""
+
+from __future__ import annotations
+
+from tests.forms import page_forms
+from tests.webapp.games.season_driver import SeasonRun
+from webapp.extensions import db
+from webapp.games.models import Game
+
+TEAMS = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
+
+
+def _new_game_form(client, season_id: int, team: str) -> tuple[str, dict[str, str]]:
+    """The games page's «Новая игра» form as a browser sends it, for ``season_id`` and
+    ``team``, an air date typed in."""
+    page = client.get("/games/").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.action == "/games/new"]
+    data = dict(form.fields)
+    assert "game-season_id" in data and "game-team" in data
+    data.update({"game-season_id": str(season_id), "game-team": team})
+    data["game-air_date"] = "2023-03-04"
+    return form.action, data
+
+
+def test_a_season_game_from_the_games_page_obeys_the_season(api, client, login):
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    run.add_teams(TEAMS)
+    run.event({"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"})
+    login("producer")
+
+    action, data = _new_game_form(client, run.id, "Знатоки из ниоткуда")
+    page = client.post(action, data=data, follow_redirects=True).get_data(as_text=True)
+    assert (
+        "Игра не создана: Команда знатоков: «Знатоки из ниоткуда» не в рейтинге сезона «Сезон 2023»: "
+        "игру сезона играет команда из его рейтинга"
+    ) in page
+
+    action, data = _new_game_form(client, run.id, "Орлова")
+    page = client.post(action, data=data, follow_redirects=True).get_data(as_text=True)
+    assert "Игра не создана: «Орлова» играет не в свою очередь" in page
+    assert "(п. 4.8 Правил сезона 2023 г.)" in page
+
+    action, data = _new_game_form(client, run.id, "Королёва")
+    r = client.post(action, data=data)
+    assert r.status_code == 302
+    game_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    game = db.session.get(Game, game_id)
+    assert (game.team, game.team_id) == ("Королёва", run.team_ids["Королёва"])
