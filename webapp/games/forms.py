@@ -177,7 +177,7 @@ class PrintForm(FlaskForm):
 
     copies = IntegerField(
         "Экземпляров",
-        default=2,
+        default=1,
         validators=[
             DataRequired("Укажите число экземпляров."),
             NumberRange(1, 20, "От 1 до 20 экземпляров."),

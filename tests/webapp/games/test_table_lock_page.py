@@ -13,6 +13,7 @@ from tests.webapp.moderation import pages
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.operations import assign_envelopes
+from webapp.games.queries import game_copies
 
 
 def _table_game():
@@ -66,3 +67,18 @@ def test_an_editor_who_locks_stays_on_the_table_page(login):
     assert (resp.status_code, resp.headers["Location"]) == (302, f"/games/{game_id}/table")
     table = client.get(resp.headers["Location"]).get_data(as_text=True)
     assert "Стол заблокирован: можно печатать конверты." in table
+
+
+def test_the_print_button_untouched_prints_one_copy_as_the_api_does(login):
+    """The form's «Экземпляров» starts at 1, the API's default: pressing the button as the
+    page renders it queues one copy of the envelopes and one of the host cards."""
+    game_id = _table_game()
+    client = login("producer")
+    _lock(client, game_id)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    form = pages.form(page, action=f"/games/{game_id}/envelopes")
+    assert ("copies", "1") in form["fields"]
+    client.post(form["action"], data=MultiDict(form["fields"]))
+    db.session.expire_all()
+    serials = [c.serial for c in game_copies(game_id)]
+    assert serials == [f"{game_id}-E01", f"{game_id}-H01"]
