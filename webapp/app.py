@@ -77,7 +77,7 @@ def _sqlite_begin(conn) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-from webapp.app_lang import LANG_COOKIE, LANGUAGES, staff_page  # noqa: E402
+from webapp.app_lang import LANG_COOKIE, LANGUAGES, per_render, staff_page  # noqa: E402
 
 
 def select_locale() -> str:
@@ -206,11 +206,11 @@ def register_formats(app: Flask) -> None:
         return locale.territories.get(str(code or "").upper(), code or "")
 
     app.add_template_filter(quantity_filter, "quantity")
-    app.add_template_filter(country_filter, "country_name")
-    app.add_template_filter(money_filter, "money")
-    app.add_template_filter(question_preview, "question_preview")
-    app.add_template_filter(number_filter, "number")
-    app.add_template_filter(percent_filter, "percent")
+    app.add_template_filter(per_render(country_filter), "country_name")
+    app.add_template_filter(per_render(money_filter), "money")
+    app.add_template_filter(per_render(question_preview), "question_preview")
+    app.add_template_filter(per_render(number_filter), "number")
+    app.add_template_filter(per_render(percent_filter), "percent")
     app.add_template_filter(when_filter, "when")
     from webapp.domain.donor import quoted
 

@@ -1,5 +1,12 @@
 """Languages of the UI: Russian (default), Belarusian, English."""
 
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from jinja2 import pass_context
+
 LANGUAGES = ("ru", "be", "en")
 LANG_COOKIE = "sova_lang"
 
@@ -25,3 +32,22 @@ def staff_page() -> bool:
         return False
     view = current_app.view_functions.get(request.endpoint)
     return getattr(view, "sova_access", "public") not in ("public", "gateway")
+
+
+def per_render(filter_: Callable[..., str]) -> Callable[..., str]:
+    """A template filter that reads the request's language (Flask-Babel's ``get_locale``),
+    made to run at every render.
+
+    Jinja's optimizer evaluates a filter applied to literals once, when it compiles the
+    template (``{{ "002_….txt §3.1"|rule_ref }}``, ``{{ "BY"|country_name }}``), and the
+    compiled template is cached for the process: the first visitor's language would then be
+    printed for everyone (an English page citing «п. 3.1 Правил сезона 2009 г.»). A filter
+    that takes the context is never folded (``jinja2.pass_context``); this wrapper takes it
+    and drops it."""
+
+    @pass_context
+    @functools.wraps(filter_)
+    def run(_context, *args, **kwargs):
+        return filter_(*args, **kwargs)
+
+    return run

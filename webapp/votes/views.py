@@ -18,6 +18,7 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 from wtforms import SelectChoice
@@ -27,7 +28,7 @@ from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.filenames import send_path
 from webapp.core.models import Document
-from webapp.domain.rules import RULESETS, rule_reference
+from webapp.domain.rules import RULESETS, cite
 from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -188,7 +189,7 @@ def award(game_id: int):
     flash(
         _(
             "Лучший игрок игры (%(rule)s): %(name)s.",
-            rule=rule_reference(RULE),
+            rule=cite(RULE, str(get_locale() or "ru")),
             name=row.chosen_name,
         ),
         "success",

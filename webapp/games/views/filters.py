@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from flask import request
 from flask_babel import get_locale
 
+from webapp.app_lang import per_render
 from webapp.domain.donor import place
 from webapp.domain.rules import cite
 from webapp.domain.text import team_phrase
@@ -46,6 +47,7 @@ def game_state_filter(game) -> str:
 
 @bp.app_template_filter("cite")
 @bp.app_template_filter("rule_ref")
+@per_render
 def rule_ref_filter(rule: str | None) -> str:
     """A rule citation as a person reads it, in the page's language:
     ``"000_90d7c8192601ed3a.txt §3.5"`` → ``"п. 3.5 Правил сезона 2023 г."``
