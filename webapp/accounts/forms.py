@@ -1,5 +1,6 @@
 """Staff forms: login; the admin's token revocation and account switch-off."""
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField
 from wtforms.validators import DataRequired, Length
@@ -9,17 +10,17 @@ class LoginForm(FlaskForm):
     """E-mail (≤ 254 characters) and password (≤ 200); a failing form answers 422."""
 
     email = EmailField(
-        "Электронная почта",
+        _l("Электронная почта"),
         validators=[
-            DataRequired("Укажите почту."),
-            Length(max=254, message="Почта не длиннее 254 символов."),
+            DataRequired(_l("Укажите почту.")),
+            Length(max=254, message=_l("Почта не длиннее 254 символов.")),
         ],
     )
     password = PasswordField(
-        "Пароль",
+        _l("Пароль"),
         validators=[
-            DataRequired("Укажите пароль."),
-            Length(max=200, message="Пароль не длиннее 200 символов."),
+            DataRequired(_l("Укажите пароль.")),
+            Length(max=200, message=_l("Пароль не длиннее 200 символов.")),
         ],
     )
 

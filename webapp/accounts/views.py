@@ -16,6 +16,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
@@ -91,8 +92,11 @@ def login():
         except AccountLocked:
             keep()  # the refused attempt is recorded (the lock-out counts it)
             form.form_errors.append(
-                f"Вход временно заблокирован после нескольких неудачных попыток. "
-                f"Попробуйте через {minutes} мин."
+                _(
+                    "Вход временно заблокирован после нескольких неудачных попыток. "
+                    "Попробуйте через %(minutes)s мин.",
+                    minutes=minutes,
+                )
             )
             return render_template("accounts/login.html", form=form), 429
         keep()  # a failed attempt (401) is recorded too
@@ -103,7 +107,7 @@ def login():
                 _safe_next(request.args.get("next"))
                 or url_for(HOME_BY_ROLE.get(user.role, "submissions.index"))
             )
-        form.form_errors.append("Неверная почта или пароль.")
+        form.form_errors.append(_("Неверная почта или пароль."))
         code = 401
     elif form.is_submitted():
         code = 422
