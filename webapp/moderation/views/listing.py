@@ -84,13 +84,15 @@ def queue():
         1 for k, v in request.args.items() if k not in PAGING and v not in ("", defaults.get(k, ""))
     )
     total = queries.queue_count(f)
-    # more rows than a request streams: the page offers the worker's export instead
-    big = total > queries.COUNT_CAP and export_jobs.too_big(f)
+    # more rows than a request streams: the page offers the worker's export instead (the
+    # count above is exact up to its cap; past it, counted again up to the limit)
+    limit = export_jobs.inline_rows()
+    big = total > limit if total <= queries.COUNT_CAP else export_jobs.too_big(f)
     return render_template(
         "moderation/queue.html",
         filters_set=filters_set,
         big_export=big,
-        inline_rows=export_jobs.inline_rows(),
+        inline_rows=limit,
         export_form=ExportForm(formdata=None),
         items=items,
         page=page,
