@@ -298,3 +298,21 @@ def test_the_worker_export_on_postgresql(pg_app, monkeypatch):
     href = pages.link(client.get(progress).get_data(as_text=True), "Скачать файл")
     rows = _rows(client.get(href).get_data(), "csv")
     assert [int(r[0]) for r in rows[1:]] == expected
+
+
+def test_a_ready_job_whose_file_is_gone_says_so_and_a_new_run_writes_it(app, seven, login, client):
+    """A restored backup holds no exports: the page says the file is gone (no link, the
+    file 404); the task run again (its message redelivered) writes it anew."""
+    client = login("editor")
+    progress = _ask(client, "status=", "csv")
+    drain_outbox(app, skip=("moderation.precheck",))
+    job = db.session.scalars(db.select(ExportJob)).one()
+    href = pages.link(client.get(progress).get_data(as_text=True), "Скачать файл")
+    data = client.get(href).get_data()
+    job_path(job).unlink()
+    page = client.get(progress).get_data(as_text=True)
+    assert "Срок хранения файла истёк" in page and "Скачать файл" not in page
+    assert client.get(progress + "/status").get_json()["status"] == "expired"
+    assert client.get(href).status_code == 404
+    assert app.extensions["celery"].tasks["moderation.export_queue"](job.id) == "ready"
+    assert client.get(href).get_data() == data

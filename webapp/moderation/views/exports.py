@@ -47,16 +47,17 @@ def _job(job_id: int):
 
 
 def _status(job) -> dict:
-    """What the progress page and its JSON say of ``job``."""
-    total = job.total
+    """What the progress page and its JSON say of ``job`` (a ready job whose file is gone —
+    a restored backup holds no exports — is expired)."""
+    total, status = job.total, job.status
+    if status == "ready" and not export_jobs.job_path(job).is_file():
+        status = "expired"
     return {
-        "status": job.status,
+        "status": status,
         "done": job.done,
         "total": total,
-        "percent": (100 * job.done // total if total else (100 if job.status == "ready" else 0)),
-        "download": (
-            url_for("moderation.export_file", job_id=job.id) if job.status == "ready" else None
-        ),
+        "percent": (100 * job.done // total if total else (100 if status == "ready" else 0)),
+        "download": url_for("moderation.export_file", job_id=job.id) if status == "ready" else None,
     }
 
 
@@ -86,7 +87,7 @@ def export_file(job_id: int):
     """The export's file, while it is kept (404 before it is ready and after it expired)."""
     job = _job(job_id)
     path = export_jobs.job_path(job)
-    if job.status != "ready" or not path.is_file():
+    if _status(job)["status"] != "ready":
         abort(404)
     resp = send_path(path, job.download_name, MIMETYPES[job.fmt])
     resp.headers["Cache-Control"] = "private, no-store"
