@@ -180,6 +180,11 @@ def load_config(test_config: dict | None = None) -> dict:
         # The time zone of pages that belong to no season (the moderation queue, a viewer's
         # status page); a season's own pages use the season's zone (webapp.core.formats).
         "SOVA_TIMEZONE": setting("SOVA_TIMEZONE", "Europe/Minsk"),
+        # The queue's exports: up to this many rows the file is streamed in the request;
+        # more are written by the worker (a progress page, then a download link), and its
+        # file is deleted this many hours after it is ready.
+        "SOVA_EXPORT_INLINE_ROWS": int(setting("SOVA_EXPORT_INLINE_ROWS", "50000")),
+        "SOVA_EXPORT_KEEP_HOURS": int(setting("SOVA_EXPORT_KEEP_HOURS", "24")),
         # `sova backup FOLDER` deletes that folder's archives older than this (0: keep all);
         # the privacy notice (/privacy) states it.
         "SOVA_BACKUP_RETENTION_DAYS": int(setting("SOVA_BACKUP_RETENTION_DAYS", "35")),

@@ -8,6 +8,8 @@ from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation import tasks
 from webapp.moderation.duplicates import ensure_indexed, rebuild_index
+from webapp.moderation.export_jobs import purge_exports as purge_exports_op
+from webapp.moderation.export_jobs import run_export
 from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
 from webapp.observability import PRECHECK_LATENCY
@@ -68,3 +70,25 @@ def reindex() -> int:
     """Rebuild the duplicate index (after ``duplicates.INDEX_VERSION`` changes). Returns the
     number of questions indexed; running it twice gives the same index."""
     return rebuild_index()
+
+
+@shared_task(
+    name=tasks.EXPORT_QUEUE,
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=1800,  # ≈ 200 µs of CPU a row (XLSX): half a million rows in minutes
+    time_limit=1860,
+)
+def export_queue(job_id: int) -> str | None:
+    """Write the file of queue export job ``job_id`` (``webapp.moderation.export_jobs``),
+    committing its progress after every batch. Idempotent: a ready file is not written
+    again. Returns the job's status (None: no such job)."""
+    job = run_export(job_id)
+    return job.status if job is not None else None
+
+
+@shared_task(name=tasks.PURGE_EXPORTS, ignore_result=True)
+def purge_exports() -> int:
+    """Beat (hourly): delete the files of the queue exports past their expiry. Returns how
+    many expired."""
+    return purge_exports_op()

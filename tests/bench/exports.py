@@ -6,7 +6,10 @@ format: rows, bytes, p50 and the spread (s, wall), the p50 of the CPU time of th
 process (s: Sova's own work, the SQLite engine included, PostgreSQL's server not; on a
 shared machine the wall time mostly says how busy the other processes kept the cores),
 the targets (50 000 rows: CSV ≤ 3 s, XLSX
-≤ 10 s) and the process's peak memory so far.
+≤ 10 s) and the process's peak memory so far. Then the same rows through the worker's path
+(``export_worker_csv`` / ``export_worker_xlsx``: the task's body writing the file under the
+instance folder, its progress committed per batch), as an export of more than
+``SOVA_EXPORT_INLINE_ROWS`` rows runs.
 
 Always on SQLite (a temporary file); also on PostgreSQL when ``SOVA_BENCH_DATABASE_URL``
 or ``SOVA_TEST_DATABASE_URL`` is set (a fresh database, dropped afterwards), as the other
@@ -100,6 +103,47 @@ def run(backend: str, url: str, rows: int, repeat: int, tmp: Path) -> None:
             peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             loadavg=round(os.getloadavg()[0], 2),
         )
+    run_worker(backend, app, repeat)
+
+
+def run_worker(backend: str, app, repeat: int) -> None:
+    """The worker's path (``moderation.export_queue``'s body, ``export_jobs.run_export``):
+    the same 50 000 rows written to the instance folder, the progress committed after
+    each batch; an editor's job per run, p50 of wall and CPU as above."""
+    from webapp.accounts.models import User
+    from webapp.extensions import db
+    from webapp.jobs import commit
+    from webapp.moderation.export_jobs import job_path, request_export, run_export
+    from webapp.moderation.queries import QueueFilter
+
+    with app.app_context():
+        editor = db.session.scalar(db.select(User.id).filter_by(role="editor"))
+        for fmt in ("csv", "xlsx"):
+            times, cpu, size, rows = [], [], 0, 0
+            for _ in range(repeat):
+                job = request_export(editor, fmt, QueueFilter(status=None), f"bench.{fmt}")
+                commit()
+                t, c = time.perf_counter(), time.process_time()
+                job = run_export(job.id)
+                commit()
+                times.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
+                assert job.status == "ready", job.status
+                size, rows = job_path(job).stat().st_size, job.total
+                job_path(job).unlink()
+            emit(
+                f"export_worker_{fmt}",
+                backend=backend,
+                rows=rows,
+                bytes=size,
+                p50_s=round(statistics.median(times), 3),
+                min_s=round(min(times), 3),
+                max_s=round(max(times), 3),
+                cpu_p50_s=round(statistics.median(cpu), 3),
+                peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                loadavg=round(os.getloadavg()[0], 2),
+            )
+            db.session.remove()
 
 
 def rows_listed(fmt: str, client) -> int:

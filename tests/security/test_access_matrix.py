@@ -57,14 +57,16 @@ def sample_url(rule) -> str:
     return _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
 
 
-def real_urls(rule, question_id: int, author_id: int = 0) -> list[str]:
+def real_urls(rule, question_id: int, author_id: int = 0, job_id: int = 0) -> list[str]:
     """The rule's path with real arguments: the seeded question's id, its first author
-    (position 0, author row ``author_id``), every export format."""
+    (position 0, author row ``author_id``), every export format, the editor's finished
+    export job ``job_id``."""
     values = {
         "question_id": [str(question_id)],
         "position": ["0"],
         "fmt": ["csv", "xlsx"],
         "author_id": [str(author_id)],
+        "job_id": [str(job_id)],
     }
     urls = [rule.rule]
     for match in _ARG.finditer(rule.rule):
@@ -117,19 +119,23 @@ def expectation_failure(
 
 @pytest.fixture
 def matrix_app(make_app):
-    """An app (CSRF off) with one user per role and one pre-checked question in review
-    (``SOVA_TEST_QUESTION``); no app context stays pushed, so each test request has its own
+    """An app (CSRF off) with one user per role, one pre-checked question in review
+    (``SOVA_TEST_QUESTION``) and the editor's queue export written by the worker
+    (``SOVA_TEST_EXPORT_JOB``: the editor, a chief editor and an admin may see it); no app
+    context stays pushed, so each test request has its own
     ``g`` (flask-login caches the user there) exactly as in production."""
     from webapp.accounts.operations import create_user
     from webapp.jobs import commit
+    from webapp.moderation.export_jobs import request_export, run_export
     from webapp.moderation.operations import precheck
+    from webapp.moderation.queries import QueueFilter
     from webapp.submissions.operations import create_question
 
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=GATEWAY_SECRET)
-    tokens = {}
+    tokens, users = {}, {}
     with app.app_context():
         for role in ROLES:
-            _, tokens[role] = create_user(
+            users[role], tokens[role] = create_user(
                 f"{role}@test.local", role, password=f"{role}-pw", with_token=True
             )
         question = create_question(
@@ -145,6 +151,11 @@ def matrix_app(make_app):
         precheck(question.id)
         commit()
         app.config["SOVA_TEST_QUESTION"] = question.id
+        job = request_export(users["editor"].id, "csv", QueueFilter(), "Очередь.csv")
+        commit()
+        run_export(job.id)
+        commit()
+        app.config["SOVA_TEST_EXPORT_JOB"] = job.id
         app.config["SOVA_TEST_AUTHOR"] = question.authors[0].author_id
     app.config["SOVA_TEST_TOKENS"] = tokens
     return app
@@ -198,12 +209,13 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
     page."""
     question_id = matrix_app.config["SOVA_TEST_QUESTION"]
     author_id = matrix_app.config["SOVA_TEST_AUTHOR"]
+    job_id = matrix_app.config["SOVA_TEST_EXPORT_JOB"]
     failures, urls = [], set()
     for rule in sorted(matrix_app.url_map.iter_rules(), key=lambda r: r.rule):
         if not rule.endpoint.startswith(REAL_OBJECT_PREFIXES):
             continue
         spec = matrix_app.view_functions[rule.endpoint].sova_access
-        for url in real_urls(rule, question_id, author_id):
+        for url in real_urls(rule, question_id, author_id, job_id):
             for method in (m for m in METHODS if m in rule.methods):
                 urls.add((method, url))
                 for role, (client, _) in role_clients.items():
@@ -231,6 +243,10 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("GET", "/editor/export.csv"),
         ("GET", "/editor/export.xlsx"),
         ("GET", "/editor/export/approved.4s"),
+        ("POST", "/editor/exports"),
+        ("GET", f"/editor/exports/{job_id}"),
+        ("GET", f"/editor/exports/{job_id}/status"),
+        ("GET", f"/editor/exports/{job_id}/file"),
         ("GET", "/editor/stats"),
         ("GET", "/editor/authors/"),
         ("GET", f"/editor/authors/{author_id}"),

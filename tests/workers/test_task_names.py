@@ -18,6 +18,8 @@ NAMES = {
     "moderation.precheck",
     "moderation.notify_decision",
     "moderation.reindex",
+    "moderation.export_queue",
+    "moderation.purge_exports",
     "notify.received",
     "notify.my_link",
     "games.render_envelopes",
@@ -48,6 +50,7 @@ def test_the_beat_runs_each_features_entries(app):
     assert {name: (e["task"], e["schedule"]) for name, e in schedule.items()} == {
         "outbox-sweep": ("outbox.sweep", timedelta(seconds=30)),
         "outbox-reconcile": ("outbox.reconcile", timedelta(seconds=60)),
+        "moderation-purge-exports": ("moderation.purge_exports", timedelta(hours=1)),
         "prizes-remind-details": ("prizes.remind_details", timedelta(hours=24)),
         "prizes-purge-payee-details": ("prizes.purge_payee_details", timedelta(hours=24)),
         "votes-purge-numbers": ("votes.purge_numbers", timedelta(hours=24)),

@@ -9,6 +9,7 @@ import io
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import IO
 from zoneinfo import ZoneInfo
 
 from openpyxl import Workbook
@@ -39,13 +40,20 @@ QUEUE_COLUMNS = (
 )
 
 
-def queue_rows(items: Iterable, reports: dict, zone: str = DEFAULT_ZONE) -> list[list]:
+def queue_rows(
+    items: Iterable,
+    reports: dict,
+    zone: str = DEFAULT_ZONE,
+    received: Callable[[datetime], object] | None = None,
+) -> list[list]:
     """One row per question in :data:`QUEUE_COLUMNS` order (status and channel as the pages
-    name them, the time received «04.03.2023 15:00» in ``zone``, ``sources`` one per line,
-    the failed checks' Russian names separated by «; », the best duplicate candidate's score
-    or empty). ``items``: questions or rows with their attributes; ``reports``: ``{question
-    id: report or row with checks and duplicates}``."""
-    received = minute_format(zone)
+    name them, the time received in ``zone`` — «04.03.2023 15:00» by default, or what
+    ``received`` makes of it: :func:`local_minute` for a spreadsheet's date cell —,
+    ``sources`` one per line, the failed checks' Russian names separated by «; », the best
+    duplicate candidate's score — a number — or empty). ``items``: questions or rows with
+    their attributes; ``reports``: ``{question id: report or row with checks and
+    duplicates}``."""
+    received = received or minute_format(zone)
     rows = []
     for q in items:
         r = reports.get(q.id)
@@ -90,6 +98,25 @@ def minute_format(zone: str = DEFAULT_ZONE) -> Callable[[datetime], str]:
     return fmt
 
 
+def local_minute(zone: str = DEFAULT_ZONE) -> Callable[[datetime], datetime]:
+    """A function giving an aware datetime as the wall-clock minute in ``zone``, naive (a
+    spreadsheet's date cell has no zone): the date and time the pages show
+    («04.03.2023 15:00»), seconds dropped. A naive datetime raises ValueError."""
+    tz = ZoneInfo(zone)
+
+    def local(value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: times are stored and passed aware (UTC)")
+        return value.astimezone(tz).replace(second=0, microsecond=0, tzinfo=None)
+
+    return local
+
+
+#: The «Получен» column of a queue row (0-based) and its XLSX number format: a real date
+#: cell, shown as the pages show it.
+RECEIVED_COLUMN = 3
+RECEIVED_FORMAT = "dd.mm.yyyy hh:mm"
+
 #: The columns of a queue row that hold what people typed (question … handout): the only
 #: ones the formula guard must see; the others are Sova's own labels, numbers and dates.
 TYPED_COLUMNS = slice(4, 11)
@@ -131,23 +158,37 @@ XLSX_CHUNK = 256 * 1024
 def xlsx_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
     """An XLSX workbook, one sheet «Очередь», header row first, in chunks of
     :data:`XLSX_CHUNK` bytes. openpyxl's write-only mode: each row is typed as it is built
-    (``append_safe``: text cells are strings, never formulas) and written to the sheet's
-    temporary file at once, so memory stays flat; the zip is made at the end (in a
-    temporary file too) and sent from there."""
+    (``append_safe``: text cells are strings, never formulas; the time received a date
+    cell in :data:`RECEIVED_FORMAT` when the rows hold datetimes, :func:`local_minute`)
+    and written to the sheet's temporary file at once, so memory stays flat; the zip is
+    made at the end (in a temporary file too) and sent from there."""
+    with tempfile.TemporaryFile() as out:
+        write_xlsx(out, batches)
+        out.seek(0)
+        while block := out.read(XLSX_CHUNK):
+            yield block
+
+
+def write_xlsx(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
+    """Write the workbook of :func:`xlsx_chunks` to the binary file ``out``."""
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("Очередь")
     ws.append(list(QUEUE_COLUMNS))
+    formats = {RECEIVED_COLUMN: RECEIVED_FORMAT}
     try:
         for rows in batches:
             for row in rows:
-                append_safe(ws, row)
-        with tempfile.TemporaryFile() as out:
-            wb.save(out)
-            out.seek(0)
-            while block := out.read(XLSX_CHUNK):
-                yield block
+                append_safe(ws, row, formats)
+        wb.save(out)
     finally:
         _discard_sheet(ws)
+
+
+def write_csv(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
+    """Write the CSV of :func:`csv_chunks` (typed columns :data:`TYPED_COLUMNS`) to the
+    binary file ``out``."""
+    for chunk in csv_chunks(batches, TYPED_COLUMNS):
+        out.write(chunk)
 
 
 def _discard_sheet(ws) -> None:

@@ -235,3 +235,11 @@ class AttachImageForm(FlaskForm):
             FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
         ],
     )
+
+
+class ExportForm(FlaskForm):
+    """Ask the worker for a queue export too large for a request: the format (one form per
+    format, the format hidden); the filters are the query arguments of the form's
+    ``action``, as the queue's links carry them."""
+
+    fmt = HiddenField(validators=[DataRequired(), AnyOf(("csv", "xlsx"))])

@@ -144,3 +144,36 @@ class QuestionSignoff(Model):
     )
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+#: The states of an export job (:class:`ExportJob`): queued, being written, the file is
+#: there, the task failed, the file was deleted after ``expires_at``.
+EXPORT_STATUSES = ("pending", "running", "ready", "failed", "expired")
+
+
+class ExportJob(Model):
+    """An export of the queue too large to stream in a request (more than
+    ``SOVA_EXPORT_INLINE_ROWS`` rows), written by the worker (``moderation.export_queue``).
+    The database, not the broker, knows its state: ``status`` (:data:`EXPORT_STATUSES`),
+    ``done`` of ``total`` rows written so far (the progress bar), the error of a failed run.
+    ``filters``: the queue's query arguments when it was asked for (the same filters and
+    order as the screen). The file is ``<instance>/exports/<token>.<fmt>``: the name is
+    generated (``token``: 32 hex digits), never the user's; ``download_name`` is what the
+    browser saves it as. Only ``user_id`` (the editor who asked) and chief editors may
+    download it; it is deleted after ``expires_at`` (beat ``moderation.purge_exports``)."""
+
+    __tablename__ = "export_job"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    fmt: Mapped[str] = mapped_column(String(8))
+    filters: Mapped[dict] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    download_name: Mapped[str] = mapped_column(String(255))
+    error: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True, index=True)

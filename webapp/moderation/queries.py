@@ -264,6 +264,23 @@ def queue_batches(f: QueueFilter, size: int = EXPORT_BATCH) -> Iterator[Sequence
     yield from db.session.execute(stmt).partitions()
 
 
+def queue_ids(f: QueueFilter) -> list[int]:
+    """The ids of every question of the queue for ``f``, in its order (the same statement
+    as :func:`queue_batches`): the worker's export reads the rows by these, batch by batch,
+    committing its progress between batches (a cursor would not outlive a commit)."""
+    return list(db.session.scalars(queue_statement(f).with_only_columns(Question.id)))
+
+
+def export_rows(ids: Sequence[int]) -> list[Row]:
+    """The rows of :data:`EXPORT_COLUMNS` of the questions ``ids``, in the order of
+    ``ids`` (a question deleted meanwhile is left out), one query."""
+    if not ids:
+        return []
+    rows = db.session.execute(select(*EXPORT_COLUMNS).where(Question.id.in_(ids)))
+    by_id = {r.id: r for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
 def export_reports(ids: Sequence[int]) -> dict[int, Row]:
     """The newest report per question id, as :func:`reports_for` gives it, but only its
     ``checks`` and ``duplicates`` (rows, not ORM objects: what an export prints), one

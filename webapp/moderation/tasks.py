@@ -2,6 +2,8 @@
 (``webapp.jobs.enqueue``) and the worker that defines them (``workers.moderation``). Stored
 in outbox rows and read by the reconciliation (``webapp.owed``): never rename one."""
 
+from datetime import timedelta
+
 from webapp.submissions.tasks import PRECHECK
 
 #: The editors' decision e-mailed to the first author (after a decision is committed).
@@ -9,7 +11,14 @@ NOTIFY_DECISION = "moderation.notify_decision"
 #: Rebuild the duplicate index after its version changes.
 REINDEX = "moderation.reindex"
 
+#: Write the file of a queue export too large for a request (its ExportJob id).
+EXPORT_QUEUE = "moderation.export_queue"
+#: Beat: delete the files of expired queue exports.
+PURGE_EXPORTS = "moderation.purge_exports"
+
 #: The tasks of this feature the worker runs (``workers.moderation``).
-TASKS = (PRECHECK, NOTIFY_DECISION, REINDEX)
-#: Periodic tasks (Celery beat entries, name → entry): none.
-BEAT: dict[str, dict] = {}
+TASKS = (PRECHECK, NOTIFY_DECISION, REINDEX, EXPORT_QUEUE, PURGE_EXPORTS)
+#: Periodic tasks (Celery beat entries, name → entry): the expired exports, hourly.
+BEAT: dict[str, dict] = {
+    "moderation-purge-exports": {"task": PURGE_EXPORTS, "schedule": timedelta(hours=1)}
+}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 
 import pytest
 from openpyxl import load_workbook
@@ -275,7 +276,11 @@ def test_an_export_of_thousands_is_the_screen_row_for_row(app, login, client):
         assert row[11] == ("источники" if failed else "")
         score = r.duplicates[0]["score"] if r and r.duplicates else ""
         assert row[12] == str(score)
-        assert [str(v) if v is not None else "" for v in cells] == row
+        assert isinstance(cells[3], datetime)  # a date cell, the minute the page shows
+        assert [
+            v.strftime("%d.%m.%Y %H:%M") if isinstance(v, datetime) else str(v)
+            for v in (v if v is not None else "" for v in cells)
+        ] == row
     ws = load_workbook(io.BytesIO(client.get(pages.link(page, "XLSX")).get_data()))["Очередь"]
     tricky = [c for row in ws.iter_rows(min_row=2) for c in row[4:6] if c.value[:1] in "'#"]
     assert {c.value for c in tricky} >= {"'=1+1", "#N/A", "'+7 029 123", "'@SUM(A1)"}

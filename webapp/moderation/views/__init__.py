@@ -6,7 +6,8 @@ A package by screen (this module re-exports every name, so callers import from
 endpoints ``moderation.<function>``): ``common`` (the blueprint, its template filters, the
 shortcuts, the marked diff, who sees authors), ``listing`` (the queue, bulk decisions, the
 exports, the statistics), ``question_page`` (one question: decisions, claims, the reveal,
-authors, images, edits, comments, the sign-off), ``signoffs`` (the sign-off of a selection)."""
+authors, images, edits, comments, the sign-off), ``signoffs`` (the sign-off of a selection),
+``exports`` (the exports the worker writes: the request, the progress, the download)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,17 @@ from webapp.moderation.views.common import (  # noqa: F401
     question_status_filter,
     sees_authors,
 )
+from webapp.moderation.views.exports import (  # noqa: F401
+    export_file,
+    export_job,
+    export_job_status,
+    export_request,
+)
 from webapp.moderation.views.listing import (  # noqa: F401
     _parse_ids,
     bulk,
     export_4s,
+    export_name,
     export_queue,
     queue,
     queue_filter,

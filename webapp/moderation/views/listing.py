@@ -7,14 +7,16 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
 from webapp.core.filenames import file_name, send_bytes, send_stream
+from webapp.core.formats import number
 from webapp.domain.text import quantity
-from webapp.moderation import export, queries, stats
-from webapp.moderation.forms import STATUS_LABELS, BulkForm, QueueFilterForm
+from webapp.moderation import export, export_jobs, queries, stats
+from webapp.moderation.forms import STATUS_LABELS, BulkForm, ExportForm, QueueFilterForm
 from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
 from webapp.moderation.views.common import SHORTCUTS, bp, sees_authors
 
@@ -81,12 +83,20 @@ def queue():
     filters_set = sum(
         1 for k, v in request.args.items() if k not in PAGING and v not in ("", defaults.get(k, ""))
     )
+    total = queries.queue_count(f)
+    # more rows than a request streams: the page offers the worker's export instead (the
+    # count above is exact up to its cap; past it, counted again up to the limit)
+    limit = export_jobs.inline_rows()
+    big = total > limit if total <= queries.COUNT_CAP else export_jobs.too_big(f)
     return render_template(
         "moderation/queue.html",
         filters_set=filters_set,
+        big_export=big,
+        inline_rows=limit,
+        export_form=ExportForm(formdata=None),
         items=items,
         page=page,
-        total=queries.queue_count(f),
+        total=total,
         cap=queries.COUNT_CAP,
         form=form,
         reports=queries.reports_for(ids),
@@ -149,14 +159,26 @@ def export_queue(fmt: str):
     written as they come, so the time and memory grow linearly with the rows."""
     if fmt not in ("csv", "xlsx"):
         abort(404)
-    _form, f, _keep = queue_request()
+    _form, f, keep = queue_request()
+    if export_jobs.too_big(f):
+        flash(
+            _(
+                "В выгрузке больше %(n)s строк: подготовьте файл в фоне кнопкой на странице"
+                " очереди.",
+                n=number(export_jobs.inline_rows(), 0),
+            ),
+            "error",
+        )
+        return redirect(url_for("moderation.queue", **keep))
     zone = current_app.config["SOVA_TIMEZONE"]
-    status = "все, кроме архива" if f.status is None else STATUS_LABELS.get(f.status, f.status)
-    name = file_name("Очередь вопросов", status.lower(), _today(), ext=fmt)
+    name = export_name(f, fmt)
+    # XLSX: the time received is a date cell (in the pages' zone); CSV: the pages' text
+    received = export.local_minute(zone) if fmt == "xlsx" else None
 
     def batches():
         for items in queries.queue_batches(f):
-            yield export.queue_rows(items, queries.export_reports([q.id for q in items]), zone)
+            ids = [q.id for q in items]
+            yield export.queue_rows(items, queries.export_reports(ids), zone, received)
 
     if fmt == "csv":  # Werkzeug adds the charset
         return send_stream(export.csv_chunks(batches(), export.TYPED_COLUMNS), name, "text/csv")
@@ -165,6 +187,13 @@ def export_queue(fmt: str):
         name,
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     )
+
+
+def export_name(f: queries.QueueFilter, fmt: str) -> str:
+    """The file name of an export of the queue of ``f``: «Очередь вопросов», the status as
+    the filter names it, today's date."""
+    status = "все, кроме архива" if f.status is None else STATUS_LABELS.get(f.status, f.status)
+    return file_name("Очередь вопросов", status.lower(), _today(), ext=fmt)
 
 
 def _today() -> str:
