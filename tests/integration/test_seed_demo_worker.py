@@ -4,7 +4,7 @@
 sent to Redis at the commit: ``SOVA_OUTBOX_AUTOSEND=1``) and then pre-checks every question
 itself, while a real Celery worker on the same PostgreSQL database pre-checks the same
 questions from the queue. Two pre-checks of one question at once must be harmless: exit 0,
-the 20 demo questions approved and signed off, one report each, each question's duplicate
+the 50 demo questions approved and signed off, one report each, each question's duplicate
 index exactly what one pre-check writes; a second run adds nothing. Needs
 SOVA_TEST_DATABASE_URL and SOVA_TEST_REDIS_URL (skipped without them, failed under CI=true).
 """
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SOVA = Path(sys.executable).parent / "sova"
-POOL_SIZE = 20  # questions in webapp/demo/demo_pool.4s
+POOL_SIZE = 50  # questions in webapp/demo/demo_pool.4s
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_seed_demo_beside_a_running_worker_builds_the_whole_pool(worker_env, pg_
     env, log_path = worker_env
     first = seed_demo(env)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "Demo pool: 20 questions from demo_pool.4s approved by editor@sova.local" in (
+    assert "Demo pool: 50 questions from demo_pool.4s approved by editor@sova.local" in (
         first.stdout
     )
 

@@ -136,7 +136,7 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
     assert f"sova: instance folder {instance} (per-user data directory)" in upgraded.stderr
     assert (instance / "sova.sqlite").is_file()
     seeded = cli("seed-demo").stdout
-    assert "Demo pool: 20 questions from demo_pool.4s approved" in seeded
+    assert "Demo pool: 50 questions from demo_pool.4s approved" in seeded
     assert "sample_packet.4s: imported 10 questions as archive" in seeded
     tokens = {}
     for role in ("editor", "chief_editor", "producer", "host"):

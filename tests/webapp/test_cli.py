@@ -251,18 +251,18 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
         "  chief_editor  chief-editor@sova.local      chief_editor-demo",
     ]
     assert lines[-1] == (
-        "Demo pool: 20 questions from demo_pool.4s approved by "
+        "Demo pool: 50 questions from demo_pool.4s approved by "
         "editor@sova.local and signed off by chief-editor@sova.local — "
         "enough for «Заполнить стол»."
     )
     pool = db.session.scalars(
         db.select(Question).where(Question.channel == "import").order_by(Question.id)
     ).all()
-    assert [q.status for q in pool] == ["approved"] * 20
+    assert [q.status for q in pool] == ["approved"] * 50
     assert [[h.to_status for h in q.history] for q in pool[:1]] == [
         ["received", "prechecked", "in_review", "approved"]
     ]
-    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 20
+    assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 50
     archived = count("archived")
 
     again = runner.invoke(args=["seed-demo"])
@@ -276,7 +276,7 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
         "  accountant    accountant@sova.local        accountant-demo",
         "  admin         admin@sova.local             admin-demo",
     ]
-    assert (count("approved"), count("archived")) == (20, archived)
+    assert (count("approved"), count("archived")) == (50, archived)
 
     season = api(
         "post",
@@ -298,3 +298,21 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
     filled = api("post", f"/api/v1/games/{game}/assign", role="producer")
     assert filled.status_code == 200, filled.json
     assert sorted(len(s["question_ids"]) for s in filled.json["sectors"]) == [1] * 11 + [3, 3]
+    # and a second game of the demo fills too (one author per game: the 17 of the first
+    # game's table are still approved, so the second takes the other authors' questions)
+    second = api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2024-01-06",
+            "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
+        },
+    ).json["id"]
+    refilled = api("post", f"/api/v1/games/{second}/assign", role="producer")
+    assert refilled.status_code == 200, refilled.json
+    first_ids = {i for s in filled.json["sectors"] for i in s["question_ids"]}
+    second_ids = {i for s in refilled.json["sectors"] for i in s["question_ids"]}
+    assert len(second_ids) == 17 and not first_ids & second_ids
