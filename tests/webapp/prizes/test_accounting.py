@@ -8,6 +8,7 @@ import io
 from datetime import date, datetime
 from decimal import Decimal
 
+import markupsafe
 import openpyxl
 from werkzeug.http import parse_options_header
 
@@ -286,6 +287,9 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "gift_agreement" not in page and "signed_scan" not in page
     assert "<td>бухгалтер (accountant@test.local)</td>" in page
     assert "<td>система</td>" in page
+    # the first line says which game's closing owed it, as the pages name the game
+    game = db.session.get(Prize, prize.id).game
+    assert f"<td>игра закрыта: {markupsafe.escape(game.label)}</td>" in page
     # The producer used to see «Нет документов.»; the agreement and the scan carry
     # personal data (accountants only), so they are listed with who opens them, no link.
     page = login("producer").get(f"/prizes/{prize.id}").get_data(as_text=True)

@@ -115,7 +115,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
         prize = _new_prize(
             game,
             user_id,
-            f"игра {game.id} закрыта",
+            f"игра закрыта: {game.label}",
             question_id=ent.question_key,
             author_id=ent.author_key,
             kind=ent.kind,
