@@ -1,9 +1,10 @@
-"""Staff forms: login; the admin's token revocation and account switch-off."""
+"""Staff forms: login, a new password (one's own, or set by the admin); the admin's token
+revocation and account switch-off."""
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, EqualTo, Length
 
 
 class LoginForm(FlaskForm):
@@ -40,4 +41,55 @@ class DeactivateForm(FlaskForm):
     confirm = BooleanField(
         "Да, отключить",
         validators=[DataRequired("Подтвердите отключение: отметьте галочку.")],
+    )
+
+
+#: The shortest password a staff member may choose (OWASP ASVS 2.1.1: at least 12
+#: characters); the longest, as the login form takes it.
+PASSWORD_MIN, PASSWORD_MAX = 12, 200
+
+
+def _new_password_fields(cls):
+    """The two new-password fields of both password forms."""
+    cls.new = PasswordField(
+        "Новый пароль",
+        validators=[
+            DataRequired("Придумайте новый пароль."),
+            Length(
+                PASSWORD_MIN,
+                PASSWORD_MAX,
+                f"Новый пароль — от {PASSWORD_MIN} до {PASSWORD_MAX} символов.",
+            ),
+        ],
+    )
+    cls.repeat = PasswordField(
+        "Новый пароль ещё раз",
+        validators=[
+            DataRequired("Повторите новый пароль."),
+            EqualTo("new", "Пароли не совпадают."),
+        ],
+    )
+    return cls
+
+
+@_new_password_fields
+class PasswordChangeForm(FlaskForm):
+    """A staff member's own new password: the current one, the new one twice."""
+
+    current = PasswordField(
+        "Текущий пароль",
+        validators=[
+            DataRequired("Укажите текущий пароль."),
+            Length(max=PASSWORD_MAX, message=f"Пароль не длиннее {PASSWORD_MAX} символов."),
+        ],
+    )
+
+
+@_new_password_fields
+class PasswordSetForm(FlaskForm):
+    """The admin sets a staff member's password (a forgotten one): twice, and the box."""
+
+    confirm = BooleanField(
+        "Да, задать пароль: сеансы сотрудника завершатся, его токены доступа будут отозваны",
+        validators=[DataRequired("Подтвердите: отметьте галочку.")],
     )

@@ -313,3 +313,33 @@ def user_by_token(token: str, now: datetime | None = None) -> User | None:
         )
         set_committed_value(row, "last_used_at", now)
     return row.user
+
+
+def change_password(
+    user: User,
+    current: str,
+    new: str,
+    *,
+    threshold: int = LOCKOUT_THRESHOLD,
+    duration: timedelta = LOCKOUT_DURATION,
+) -> int:
+    """``user`` chooses a new password: ``current`` is checked as a login attempt (counted
+    by the lock-out: :func:`authenticate`, so the form cannot be used to guess it), then
+    :func:`set_password` — every session ends and every API token is revoked. Returns the
+    number of tokens revoked; flushes. Raises :class:`AccountLocked` while locked, and
+    :class:`AccountError` for a wrong current password (the attempt is counted: the
+    caller keeps it), a new one equal to the current one or to the e-mail."""
+    if authenticate(user.email, current, threshold=threshold, duration=duration) is None:
+        raise AccountError("текущий пароль неверен")
+    if new == current:
+        raise AccountError("новый пароль совпадает с текущим")
+    return reset_password(user, new, by=user)
+
+
+def reset_password(user: User, new: str, by: User) -> int:
+    """``by`` (the user, or the admin for a forgotten password) gives ``user`` the password
+    ``new``: :func:`set_password` (sessions end, tokens revoked; returns how many).
+    Raises :class:`AccountError` when it is the account's e-mail."""
+    if new.strip().lower() == user.email:
+        raise AccountError("пароль не может совпадать с адресом почты")
+    return set_password(user, new, by=by)

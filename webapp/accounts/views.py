@@ -20,15 +20,24 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
 
-from webapp.accounts.forms import DeactivateForm, LoginForm, RevokeTokenForm
+from webapp.accounts.forms import (
+    DeactivateForm,
+    LoginForm,
+    PasswordChangeForm,
+    PasswordSetForm,
+    RevokeTokenForm,
+)
 from webapp.accounts.models import ROLE_LABELS, ApiToken, User
 from webapp.accounts.operations import (
     LOCKOUT_DURATION,
     LOCKOUT_THRESHOLD,
+    AccountError,
     AccountLocked,
     authenticate,
+    change_password,
     deactivate,
     end_sessions,
+    reset_password,
     revoke_token,
     sign_out_everywhere,
 )
@@ -141,6 +150,7 @@ def users():
         form=FlaskForm(),
         revoke_form=RevokeTokenForm(),
         deactivate_form=DeactivateForm(),
+        password_form=lambda user: PasswordSetForm(prefix=f"password-{user.id}"),
     )
 
 
@@ -195,3 +205,70 @@ def revoke_token_view(token_id: int):
     else:
         flash(f"Токен № {token.id} уже был отозван.", "error")
     return redirect(url_for("accounts.users"))
+
+
+def _lockout() -> tuple[int, timedelta]:
+    """The lock-out's threshold and duration, as the login page applies them."""
+    minutes = int(
+        current_app.config.get("SOVA_LOGIN_LOCKOUT_MINUTES", LOCKOUT_DURATION.total_seconds() // 60)
+    )
+    threshold = int(current_app.config.get("SOVA_LOGIN_MAX_FAILURES", LOCKOUT_THRESHOLD))
+    return threshold, timedelta(minutes=minutes)
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+@access("editor|chief_editor|producer|host|accountant")
+@limiter.limit(login_rate_limit, methods=["POST"])
+def password():
+    """A staff member's own new password (the current one, the new one twice, at least
+    12 characters). The current password counts as a login attempt (the lock-out applies:
+    429 while locked). On success every session ends and every API token is revoked
+    (``set_password``); this browser is signed in again with the new session. 422 for a
+    form that fails, 401 for a wrong current password."""
+    form = PasswordChangeForm()
+    code = 200
+    if form.validate_on_submit():
+        threshold, duration = _lockout()
+        user = current_user._get_current_object()
+        try:
+            n = change_password(
+                user, form.current.data, form.new.data, threshold=threshold, duration=duration
+            )
+        except AccountLocked:
+            keep()  # the attempt is counted
+            form.form_errors.append(
+                "Смена пароля временно заблокирована после нескольких неверных паролей. "
+                f"Попробуйте через {int(duration.total_seconds() // 60)} мин."
+            )
+            return render_template("accounts/password.html", form=form), 429
+        except AccountError as exc:
+            keep()  # a wrong current password is a counted attempt
+            form.form_errors.append(f"Пароль не изменён: {exc}.")
+            return render_template("accounts/password.html", form=form), 401
+        login_user(user)  # the new session version: this browser stays signed in
+        flash(f"Пароль изменён. Другие сеансы завершены, {_tokens_said(n)}", "success")
+        return redirect(url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
+    if form.is_submitted():
+        code = 422
+    return render_template("accounts/password.html", form=form), code
+
+
+@bp.route("/admin/users/<int:user_id>/password", methods=["POST"], endpoint="set_password")
+@access("admin")
+def set_password_view(user_id: int):
+    """The admin sets a staff member's password (a forgotten one): the new password twice
+    and the confirmation box (CSRF). The member's sessions end and API tokens are revoked;
+    hand the password over in person and let them choose their own at «Сменить пароль»."""
+    user = db.get_or_404(User, user_id)
+    form = PasswordSetForm(prefix=f"password-{user.id}")
+    if not form.validate_on_submit():
+        errors = "; ".join(e for v in form.errors.values() for e in v)
+        flash(f"Пароль {user.email} не задан: {errors}", "error")
+        return redirect(url_for("accounts.users") + f"#user-{user.id}")
+    try:
+        n = reset_password(user, form.new.data, by=current_user._get_current_object())
+    except AccountError as exc:
+        flash(f"Пароль {user.email} не задан: {exc}.", "error")
+    else:
+        flash(f"Пароль {user.email} задан, его сеансы завершены, {_tokens_said(n)}", "success")
+    return redirect(url_for("accounts.users") + f"#user-{user.id}")
