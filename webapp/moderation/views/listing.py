@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
@@ -169,7 +170,8 @@ def export_queue(fmt: str):
             ),
             "error",
         )
-        return redirect(url_for("moderation.queue", **keep))
+        back: dict[str, Any] = dict(keep)
+        return redirect(url_for("moderation.queue", **back))
     zone = current_app.config["SOVA_TIMEZONE"]
     name = export_name(f, fmt)
     # XLSX: the time received is a date cell (in the pages' zone); CSV: the pages' text
