@@ -151,12 +151,13 @@ def key_of_columns(keys: Sequence[Key], ident):
 MAX_ID = 2**31 - 1
 
 
-def args(request_args) -> dict[str, int | None]:
+def args(request_args, prefix: str = "") -> dict[str, int | None]:
     """``after`` and ``before`` of a request's query arguments (ids 1..:data:`MAX_ID`;
-    anything else is no cursor): ``page(..., **keyset.args(request.args))``."""
+    anything else is no cursor): ``page(..., **keyset.args(request.args))``. A second list
+    on the same page reads its own, named with a ``prefix`` (``seasons_after``)."""
     out: dict[str, int | None] = {}
     for name in ("after", "before"):
-        value = request_args.get(name, type=int)
+        value = request_args.get(prefix + name, type=int)
         out[name] = value if value is not None and 0 < value <= MAX_ID else None
     return out
 
