@@ -19,8 +19,14 @@ from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
 
 
-def seasons() -> list[Season]:
-    return list(db.session.scalars(db.select(Season).order_by(Season.id.desc())).all())
+def seasons(limit: int | None = None) -> list[Season]:
+    """The seasons, the newest first (``limit``: only that many)."""
+    return list(db.session.scalars(db.select(Season).order_by(Season.id.desc()).limit(limit)))
+
+
+#: The seasons the games' index offers in its forms (a new game, a new series): the
+#: newest ones, so the page does not grow with the years (the forms' POST accepts any).
+SEASON_CHOICES = 20
 
 
 #: Seasons a page of the games' index.

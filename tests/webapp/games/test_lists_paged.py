@@ -103,6 +103,7 @@ def test_the_seasons_on_the_games_index_by_pages(app, login, monkeypatch):
 
     monkeypatch.setattr(queries, "SEASONS_PAGE", 5)
     monkeypatch.setattr(queries, "GAMES_PAGE", 5)
+    monkeypatch.setattr(queries, "SEASON_CHOICES", 5)
     add_games_and_prizes(add_questions(7, seed=14))  # the first season, 7 games
     for year in range(2, 13):
         db.session.add(
@@ -132,7 +133,11 @@ def test_the_seasons_on_the_games_index_by_pages(app, login, monkeypatch):
         url = pages.link(seasons_part(page), NEXT)
         assert url.endswith("#seasons") and "seasons_after=" in url
     assert forward == [newest[:5], newest[5:10], newest[10:]]
-    assert PREV not in seasons_part(open_("/games/"))
+    first = open_("/games/")
+    assert PREV not in seasons_part(first)
+    # the new game's form offers the newest seasons only (the page stays the same size)
+    select = re.search(r'<select[^>]*name="game-season_id".*?</select>', first, re.S).group(0)
+    assert [int(n) for n in re.findall(r'<option[^>]*value="(\d+)"', select)] == newest[:5]
     back = [forward[-1]]
     while PREV in seasons_part(page):
         page = open_(pages.link(seasons_part(page), PREV))

@@ -37,7 +37,9 @@ def index():
     seasons = queries.seasons_page(**keyset.args(request.args, prefix="seasons_"))
     at_games = {k: v for k, v in request.args.items() if k in ("after", "before")}
     at_seasons = {k: v for k, v in request.args.items() if k in ("seasons_after", "seasons_before")}
-    game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    game_form.season_id.choices = [
+        SelectChoice(s.id, s.name) for s in queries.seasons(limit=queries.SEASON_CHOICES)
+    ]
     # the form starts from the usual plan; both rule sets share it, so the season
     # chosen in the form does not change it (webapp.domain.rules.usual_plan)
     plan = usual_plan(RULESETS["2023"])
