@@ -1,4 +1,4 @@
-"""`python -m tests.bench.staff_lists [--sizes 10000,50000] [--repeat K]`: the queue «по
+"""`python -m tests.bench.staff_lists [--quick] [--sizes 10000,50000] [--repeat K]`: the queue «по
 повторам» and the games' index (its seasons) at a given number of viewer questions.
 
 Per size a fresh database (SQLite, or PostgreSQL with ``SOVA_BENCH_DATABASE_URL``, as
@@ -144,12 +144,15 @@ def one_size(base: str | None, n: int, repeat: int, tmp: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,50000", help="questions, comma-separated")
-    parser.add_argument("--repeat", type=int, default=20, help="requests per page")
+    parser.add_argument("--repeat", type=int, default=None, help="requests per page")
+    parser.add_argument("--quick", action="store_true", help="2 000 questions, 5 requests")
     args = parser.parse_args(argv)
+    sizes = "2000" if args.quick else args.sizes
+    repeat = args.repeat or (5 if args.quick else 20)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL")
-    for n in (int(x) for x in args.sizes.split(",")):
+    for n in (int(x) for x in sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="sova-bench-lists-") as folder:
-            one_size(base, n, args.repeat, Path(folder))
+            one_size(base, n, repeat, Path(folder))
     return 0
 
 
