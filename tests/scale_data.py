@@ -77,6 +77,8 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000) -> list[int]:
                     "status": status,
                     "matching_key": text.lower(),
                     "created_at": created,
+                    # the pre-check's copy of its report's top_score (below)
+                    "duplicate_score": 50.5 + qid % 50 if qid % 12 == 0 else 0.0,
                 }
             )
             city = CITIES[qid % len(CITIES)]

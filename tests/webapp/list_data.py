@@ -12,6 +12,21 @@ from webapp.prizes.models import GiftAgreement, Prize
 from webapp.submissions.models import QuestionAuthor
 
 
+def add_seasons(n: int) -> None:
+    """``n`` more seasons (the games' index lists them, newest first). Commits."""
+    start = db.session.scalar(db.select(db.func.count(Season.id)))
+    for k in range(n):
+        db.session.add(
+            Season(
+                name=f"Сезон {start + k + 1}",
+                ruleset="2023",
+                currency="BYN",
+                timezone="Europe/Minsk",
+            )
+        )
+    db.session.commit()
+
+
 def add_games_and_prizes(qids: list[int]) -> None:
     """One more game of the first season (made if need be) per question id, a day apart,
     closed, each with a prize for an unanswered question to the question's first author

@@ -1,6 +1,6 @@
 """The paged lists send as many SQL statements with 300 rows as with 30: the queue's first,
 middle and last page, a search, the question page (its previous and next), the games'
-index, a season's page and the prizes' list. The page sizes are made small (5) so that 30
+index (its games and its seasons), a season's page and the prizes' list. The page sizes are made small (5) so that 30
 rows are already several pages; on SQLite, and on PostgreSQL with SOVA_TEST_DATABASE_URL."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from flask import g
 
 from tests.query_count import statements
 from tests.scale_data import add_questions
-from tests.webapp.list_data import add_games_and_prizes
+from tests.webapp.list_data import add_games_and_prizes, add_seasons
 from webapp.extensions import db
 from webapp.games import queries as game_queries
 from webapp.games.models import Game, Season
@@ -27,12 +27,15 @@ PER_PAGE = 5
 def small_pages(monkeypatch):
     monkeypatch.setattr(queries, "PAGE_SIZE", PER_PAGE)
     monkeypatch.setattr(game_queries, "GAMES_PAGE", PER_PAGE)
+    monkeypatch.setattr(game_queries, "SEASONS_PAGE", PER_PAGE)
     monkeypatch.setattr(prize_queries, "PRIZES_PAGE", PER_PAGE)
 
 
 def grow(n: int) -> None:
-    """``n`` more questions, and ``n`` more games with a prize each (``list_data``)."""
+    """``n`` more questions, ``n`` more games with a prize each and ``n`` more seasons
+    (``list_data``)."""
     add_games_and_prizes(add_questions(n, seed=n))
+    add_seasons(n)
 
 
 def urls() -> dict[str, tuple[str, str]]:
@@ -42,11 +45,18 @@ def urls() -> dict[str, tuple[str, str]]:
     review = [q.id for q in queries.queue_items(QueueFilter())]
     # in review with a report naming one likely duplicate (tests.scale_data: every twelfth)
     reported = [qid for qid in review if qid % 12 == 0]
+    # «по повторам» reads a page from a cursor by one statement per key at most (the rest
+    # of the cursor's score, then the lower scores: ``keyset.seek``), so its cursors sit
+    # where both sizes need the same: inside the long run without a duplicate, and on the
+    # last question with one (each of its score alone: the page steps to the next score)
+    by_score = [q.id for q in queries.queue_items(QueueFilter(status=None, sort="duplicate"))]
+    last_scored = [qid for qid in by_score if qid % 12 == 0][-1]
     games = list(
         db.session.scalars(db.select(Game.id).order_by(Game.air_date.desc(), Game.id.desc()))
     )
     prizes = list(db.session.scalars(db.select(Prize.id).order_by(Prize.id)))
-    season = db.session.scalar(db.select(Season.id))
+    season = db.session.scalar(db.select(Season.id).order_by(Season.id))
+    seasons = list(db.session.scalars(db.select(Season.id).order_by(Season.id.desc())))
     search = "status=in_review&q=%D0%92%D0%BE%D0%BB%D0%B3%D0%B5"  # «Волге»
     editor = {
         "queue, first page": "/editor/queue?status=",
@@ -56,11 +66,21 @@ def urls() -> dict[str, tuple[str, str]]:
         "queue, search": f"/editor/queue?{search}",
         "queue, search, next page": f"/editor/queue?{search}&after={review[7]}",
         "queue, by duplicate score": f"/editor/queue?status=&sort=duplicate&after={every[9]}",
+        "queue, by duplicate score, first page": "/editor/queue?sort=duplicate",
+        "queue, by duplicate score, a page back": (
+            f"/editor/queue?status=&sort=duplicate&before={by_score[len(by_score) // 2]}"
+        ),
+        "queue, by duplicate score, across scores": (
+            f"/editor/queue?status=&sort=duplicate&after={last_scored}"
+        ),
         "question page": f"/editor/questions/{reported[len(reported) // 2]}",
     }
     producer = {
         "games": "/games/",
         "games, last page": f"/games/?after={games[-2]}",
+        "games, seasons' middle page": f"/games/?seasons_after={seasons[len(seasons) // 2]}",
+        "games, seasons' last page": f"/games/?seasons_after={seasons[-2]}",
+        "games, seasons' page back": f"/games/?after={games[3]}&seasons_before={seasons[-3]}",
         "season": f"/games/seasons/{season}",
         "season, middle page": f"/games/seasons/{season}?after={games[len(games) // 2]}",
         "prizes": "/prizes/",
@@ -106,6 +126,7 @@ def check(app) -> None:
     small = counts(client_for)
     grow(270)
     assert db.session.scalar(db.select(db.func.count(Game.id))) == 300
+    assert db.session.scalar(db.select(db.func.count(Season.id))) == 301
     big = counts(client_for)
     assert big == small
     assert all(n > 0 for n in small.values())

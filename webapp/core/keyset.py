@@ -52,6 +52,39 @@ def beyond(keys: Sequence[Key], values: Sequence, reverse: bool = False):
     return or_(*terms)
 
 
+def uniform(keys: Sequence[Key]) -> bool:
+    """Whether every key runs the same way (one row-value comparison seeks the order)."""
+    return len({k.desc for k in keys}) == 1
+
+
+def seek(stmt, keys: Sequence[Key], values: Sequence, limit: int, reverse: bool = False) -> list:
+    """The first ``limit`` rows of ``stmt`` after ``values`` in the order of ``keys``
+    (``reverse``: the rows before them, nearest first), as :func:`_rows` gives them.
+
+    Keys that run one way: one statement (:func:`beyond`). Keys that do not (the score
+    descending, then the id ascending): the expansion ``k1 > a OR (k1 = a AND k2 > b)`` is
+    no range of an index, so a database reads it by scanning the order from its start and
+    dropping the rows before the cursor — a page far down costs the whole way there (and
+    SQLite seeks a row value only by its first column, which is the same when that column
+    repeats). Its terms are read one by one instead, the last first (the rows of the
+    cursor's own ``k1 = a``, in its order, come before every row of ``k1 > a``), each an
+    equality prefix and a range of an index on the keys (with their directions): at most
+    one statement per key, until ``limit`` rows are found."""
+    if uniform(keys):
+        sought = stmt.where(beyond(keys, values, reverse)).order_by(*order_by(keys, reverse))
+        return _rows(sought.limit(limit))
+    rows: list = []
+    for i in reversed(range(len(keys))):
+        key = keys[i]
+        step = key.expr < values[i] if key.desc != reverse else key.expr > values[i]
+        term = and_(*(keys[j].expr == values[j] for j in range(i)), step)
+        order = order_by(keys[i:], reverse)
+        rows += _rows(stmt.where(term).order_by(*order).limit(limit - len(rows)))
+        if len(rows) >= limit:
+            break
+    return rows
+
+
 @dataclass(frozen=True)
 class Page:
     """A page of a list: its ``items`` and the cursors of its neighbours — ``before`` for
@@ -77,8 +110,9 @@ def page(
     ``after`` or the page before the row ``before``. ``ident`` is the id column, ``key_of``
     a function ``id -> the key values of that row (a sequence) or None`` (one statement).
 
-    Two statements at most (the cursor's key, the page; the first page one), whatever the
-    page: one more row than the page is read to know whether a page follows. A cursor whose
+    Two statements at most (the cursor's key, the page; the first page one) when the keys
+    run one way, one more per key otherwise (:func:`seek`), whatever the page: one more
+    row than the page is read to know whether a page follows. A cursor whose
     row is gone, or a page before that would not be full (rows left the list meanwhile),
     gives the first page."""
     cursor, reverse = (before, True) if before is not None else (after, False)
@@ -88,8 +122,7 @@ def page(
         more = len(rows) > per_page
         items = rows[:per_page]
         return Page(items, None, _id(items[-1], ident) if more else None)
-    sought = stmt.where(beyond(keys, values, reverse)).order_by(*order_by(keys, reverse))
-    rows = _rows(sought.limit(per_page + 1))
+    rows = seek(stmt, keys, values, per_page + 1, reverse)
     more = len(rows) > per_page
     items = rows[:per_page]
     if reverse:
@@ -118,25 +151,23 @@ def key_of_columns(keys: Sequence[Key], ident):
 MAX_ID = 2**31 - 1
 
 
-def args(request_args) -> dict[str, int | None]:
+def args(request_args, prefix: str = "") -> dict[str, int | None]:
     """``after`` and ``before`` of a request's query arguments (ids 1..:data:`MAX_ID`;
-    anything else is no cursor): ``page(..., **keyset.args(request.args))``."""
+    anything else is no cursor): ``page(..., **keyset.args(request.args))``. A second list
+    on the same page reads its own, named with a ``prefix`` (``seasons_after``)."""
     out: dict[str, int | None] = {}
     for name in ("after", "before"):
-        value = request_args.get(name, type=int)
+        value = request_args.get(prefix + name, type=int)
         out[name] = value if value is not None and 0 < value <= MAX_ID else None
     return out
 
 
 def neighbours(stmt, keys: Sequence[Key], values: Sequence) -> tuple[Any, Any]:
     """The rows just before and just after the key ``values`` in the order of ``keys``
-    (None at either end): two statements of one row each."""
-    prev = db.session.execute(
-        stmt.where(beyond(keys, values, True)).order_by(*order_by(keys, True)).limit(1)
-    ).first()
-    nxt = db.session.execute(
-        stmt.where(beyond(keys, values)).order_by(*order_by(keys)).limit(1)
-    ).first()
+    (None at either end): two statements of one row each (keys that do not run one way:
+    up to one per key each, :func:`seek`)."""
+    prev = seek(stmt, keys, values, 1, reverse=True)
+    nxt = seek(stmt, keys, values, 1)
     return (prev[0] if prev else None), (nxt[0] if nxt else None)
 
 

@@ -19,8 +19,37 @@ from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
 
 
-def seasons() -> list[Season]:
-    return list(db.session.scalars(db.select(Season).order_by(Season.id.desc())).all())
+def seasons(limit: int | None = None) -> list[Season]:
+    """The seasons, the newest first (``limit``: only that many)."""
+    return list(db.session.scalars(db.select(Season).order_by(Season.id.desc()).limit(limit)))
+
+
+#: The seasons the games' index offers in its forms (a new game, a new series): the
+#: newest ones, so the page does not grow with the years (the forms' POST accepts any).
+SEASON_CHOICES = 20
+
+
+#: Seasons a page of the games' index.
+SEASONS_PAGE = 20
+#: The seasons' list: the newest first.
+SEASONS_ORDER = (Key(Season.id, desc=True),)
+
+
+def seasons_page(
+    after: int | None = None, before: int | None = None, per_page: int | None = None
+) -> Page:
+    """A page of the seasons, the newest first (keyset: ``webapp.core.keyset.page``): two
+    statements at most, whatever the number of seasons."""
+    key_of = keyset.key_of_columns(SEASONS_ORDER, Season.id)
+    return keyset.page(
+        db.select(Season),
+        SEASONS_ORDER,
+        Season.id,
+        key_of,
+        per_page or SEASONS_PAGE,
+        after=after,
+        before=before,
+    )
 
 
 #: Games a page of a list (the games' index, a season's page).

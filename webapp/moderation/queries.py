@@ -32,11 +32,9 @@ PAGE_SIZE = 50
 SORT_KEYS: dict[str, tuple[Key, ...]] = {
     "oldest": (Key(Question.created_at), Key(Question.id)),
     "newest": (Key(Question.created_at, desc=True), Key(Question.id, desc=True)),
-    "duplicate": (
-        Key(func.coalesce(ModerationReport.top_score, 0), desc=True),
-        Key(Question.created_at),
-        Key(Question.id),
-    ),
+    # «по повторам»: the best duplicate score first (the pre-check's copy on the question,
+    # read from its index: migration 0027), then the oldest question
+    "duplicate": (Key(Question.duplicate_score, desc=True), Key(Question.id)),
     "id": (Key(Question.id),),
 }
 SORTS = {name: tuple(keyset.order_by(keys)) for name, keys in SORT_KEYS.items()}
@@ -300,7 +298,8 @@ def neighbours(question: Question, f: QueueFilter | None = None) -> tuple[int | 
     (the default queue: in review, oldest first); a question not in that queue has no
     previous one and the queue's first as its next. Found by the question's sort key
     (keyset: the row just before it and the row just after it), three statements of one
-    row each, whatever the length of the queue."""
+    row each (five at most in the order «по повторам», whose keys run both ways:
+    ``keyset.seek``), whatever the length of the queue."""
     f = f or QueueFilter()
     own = _key_of(f, within=True)(question.id)
     if own is None:

@@ -9,6 +9,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Date,
+    Float,
     ForeignKey,
     Integer,
     String,
@@ -120,6 +121,12 @@ class Question(Model):
     # kept beside the parsed ``authors``; None when the authors were given as fields.
     author_line: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    # The best similarity (0..100) of a likely duplicate found by the question's pre-check
+    # of the current version (``ModerationReport.top_score``; 0 before its pre-check or
+    # without candidates), copied here by the pre-check so that the queue's «по повторам»
+    # order reads an index of the question table (migration 0027): (status, this
+    # descending, id) and the same of the questions not archived.
+    duplicate_score: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
     # A live question (channel ``live``, the ``/live`` form): the game that was live when it
     # arrived (2009 sector 13, 002_e025d5ded135c1c4.txt §1.3); None for every other question.
     live_game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), index=True)

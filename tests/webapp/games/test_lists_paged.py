@@ -93,3 +93,67 @@ def test_season_prize_locked_by_a_closed_game_on_another_page(app, login):
     assert f'href="/games/{last.id}"' not in locked  # not on the first page
     assert LOCKED in locked and 'id="prize-form"' not in locked
     assert LOCKED not in open_ and 'id="prize-form"' in open_
+
+
+def test_the_seasons_on_the_games_index_by_pages(app, login, monkeypatch):
+    """12 seasons, 5 a page, the newest first: «следующая →» under «Сезоны» to the end
+    lists each season once, «← предыдущая» comes back; the games' own pages (7 games, 5 a
+    page) keep the seasons' page and the seasons' links keep the games' page."""
+    from webapp.games import queries
+
+    monkeypatch.setattr(queries, "SEASONS_PAGE", 5)
+    monkeypatch.setattr(queries, "GAMES_PAGE", 5)
+    monkeypatch.setattr(queries, "SEASON_CHOICES", 5)
+    add_games_and_prizes(add_questions(7, seed=14))  # the first season, 7 games
+    for year in range(2, 13):
+        db.session.add(
+            Season(name=f"Сезон {year}", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+        )
+    db.session.commit()
+    newest = list(db.session.scalars(db.select(Season.id).order_by(Season.id.desc())))
+    assert len(newest) == 12
+    client = login("producer")
+    listed = r'<li><a href="/games/seasons/(\d+)">'
+
+    def open_(url: str) -> str:
+        g.pop("_login_user", None)
+        resp = client.get(url)
+        assert resp.status_code == 200, url
+        return resp.get_data(as_text=True)
+
+    def seasons_part(html: str) -> str:
+        return html.split('<h2 id="seasons">Сезоны</h2>')[1]
+
+    forward, url = [], "/games/"
+    while True:
+        page = open_(url)
+        forward.append([int(n) for n in re.findall(listed, page)])
+        if NEXT not in seasons_part(page):
+            break
+        url = pages.link(seasons_part(page), NEXT)
+        assert url.endswith("#seasons") and "seasons_after=" in url
+    assert forward == [newest[:5], newest[5:10], newest[10:]]
+    first = open_("/games/")
+    assert PREV not in seasons_part(first)
+    # the new game's form offers the newest seasons only (the page stays the same size)
+    select = re.search(r'<select[^>]*name="game-season_id".*?</select>', first, re.S).group(0)
+    assert [int(n) for n in re.findall(r'<option[^>]*value="(\d+)"', select)] == newest[:5]
+    back = [forward[-1]]
+    while PREV in seasons_part(page):
+        page = open_(pages.link(seasons_part(page), PREV))
+        back.append([int(n) for n in re.findall(listed, page)])
+    assert back == forward[::-1]
+
+    # the games' «следующая →» on the seasons' second page keeps the seasons where they are
+    second = open_(pages.link(seasons_part(open_("/games/")), NEXT))
+    games_part = second.split('<h2 id="seasons">')[0]
+    both = open_(pages.link(games_part, NEXT))
+    assert [int(n) for n in re.findall(listed, both)] == newest[5:10]
+    games = [int(n) for n in re.findall(r'<tr><td>(\d+)</td><td><a href="/games/\d+"', both)]
+    assert len(games) == 2  # the second page of the 7 games
+    back_to_first = open_(pages.link(seasons_part(both), PREV))
+    assert [int(n) for n in re.findall(listed, back_to_first)] == newest[:5]
+    again = [
+        int(n) for n in re.findall(r'<tr><td>(\d+)</td><td><a href="/games/\d+"', back_to_first)
+    ]
+    assert again == games

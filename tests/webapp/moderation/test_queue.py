@@ -87,6 +87,14 @@ def test_duplicate_score_filter_and_sort(three):
     f = QueueFilter(min_score=90)
     assert ids(f) == [dup.id]
     assert ids(QueueFilter(sort="duplicate"))[0] == dup.id
+    # the pre-check copies its report's best score to the question (the order's index)
+    report = queries.latest_report(dup.id)
+    assert report.top_score >= 90
+    assert db.session.get(Question, dup.id).duplicate_score == report.top_score
+    assert [db.session.get(Question, q.id).duplicate_score for q in three] == [0.0, 0.0, 0.0]
+    precheck(dup.id)  # once more: the same report, the same score
+    commit()
+    assert db.session.get(Question, dup.id).duplicate_score == report.top_score
 
 
 def test_full_text_search(three):

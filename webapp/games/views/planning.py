@@ -31,7 +31,15 @@ from webapp.games.views.common import _form_errors, _game_or_404, bp
 def index():
     season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
-    game_form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
+    # two paged lists on one page: the games (``after``/``before``) and the seasons
+    # (``seasons_after``/``seasons_before``); each one's links keep the other's place
+    games = queries.games_page(**keyset.args(request.args))
+    seasons = queries.seasons_page(**keyset.args(request.args, prefix="seasons_"))
+    at_games = {k: v for k, v in request.args.items() if k in ("after", "before")}
+    at_seasons = {k: v for k, v in request.args.items() if k in ("seasons_after", "seasons_before")}
+    game_form.season_id.choices = [
+        SelectChoice(s.id, s.name) for s in queries.seasons(limit=queries.SEASON_CHOICES)
+    ]
     # the form starts from the usual plan; both rule sets share it, so the season
     # chosen in the form does not change it (webapp.domain.rules.usual_plan)
     plan = usual_plan(RULESETS["2023"])
@@ -41,8 +49,10 @@ def index():
     series_form.season_id.choices = game_form.season_id.choices
     return render_template(
         "games/index.html",
-        seasons=queries.seasons(),
-        games=queries.games_page(**keyset.args(request.args)),
+        seasons=seasons,
+        at_games=at_games,
+        at_seasons=at_seasons,
+        games=games,
         season_form=season_form,
         game_form=game_form,
         series_form=series_form,

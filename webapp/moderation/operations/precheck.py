@@ -207,6 +207,8 @@ def precheck(question_id: int) -> ModerationReport | None:
             top_score=max((d["score"] for d in found), default=0.0),
         )
         db.session.add(report)
+    # the queue's «по повторам» order reads the score from the question (its index)
+    question.duplicate_score = report.top_score or 0.0
     if question.status == "received":
         set_status(question, "prechecked")
     if question.status == "prechecked":

@@ -100,7 +100,8 @@ def question_values(
     if set(columns) - known:
         raise TypeError(f"not question columns: {sorted(set(columns) - known)}")
     values = dict.fromkeys(known)
-    values.update(consent_on_air=False, age_confirmed=False)
+    # a new question has no pre-check yet: its duplicate score is 0 (the queue's order)
+    values.update(consent_on_air=False, age_confirmed=False, duplicate_score=0.0)
     values.update(columns)
     values.update(
         public_token=secrets.token_urlsafe(24),  # 192 bits
