@@ -17,15 +17,15 @@ rest of the cursor's score, then the lower scores). Filled from the reports of p
 version 3 (the version when this migration was written; a question without one keeps 0,
 as the queue sorted it before).
 
-Revision ID: 0027_duplicate_order
-Revises: 0026_queue_keyset_indexes
+Revision ID: 0028_duplicate_order
+Revises: 0027_export_jobs
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0027_duplicate_order"
-down_revision = "0026_queue_keyset_indexes"
+revision = "0028_duplicate_order"
+down_revision = "0027_export_jobs"
 branch_labels = None
 depends_on = None
 
