@@ -306,10 +306,17 @@ def teams() -> list[Team]:
     return list(db.session.scalars(db.select(Team).order_by(Team.name)).all())
 
 
-def all_series() -> list[Series]:
-    """Every series, newest season first."""
+def series_of(season_ids: list[int]) -> list[Series]:
+    """The series of these seasons, newest season first (one statement; a page lists the
+    series of the seasons it shows, not every series there is)."""
+    if not season_ids:
+        return []
     return list(
-        db.session.scalars(db.select(Series).order_by(Series.season_id.desc(), Series.id)).all()
+        db.session.scalars(
+            db.select(Series)
+            .where(Series.season_id.in_(season_ids))
+            .order_by(Series.season_id.desc(), Series.id)
+        ).all()
     )
 
 

@@ -56,7 +56,7 @@ def index():
         season_form=season_form,
         game_form=game_form,
         series_form=series_form,
-        series=queries.all_series(),
+        series=queries.series_of([s.id for s in seasons.items]),
         series_labels=SERIES_LABELS,
     )
 
@@ -127,9 +127,7 @@ def _attach_form(game, series=None) -> AttachForm:
         SelectChoice(t.id, t.name) for t in teams
     ]
     form.series_id.choices = [SelectChoice(0, "— нет —")] + [
-        SelectChoice(x.id, x.display_name)
-        for x in queries.all_series()
-        if x.season_id == game.season_id
+        SelectChoice(x.id, x.display_name) for x in queries.series_of([game.season_id])
     ]
     return form
 
