@@ -714,8 +714,10 @@ def _replace_postgresql(connection, raw, bucket: np.ndarray, owner: np.ndarray) 
     the names the schema has (``duplicate_bucket_pkey``, ``ix_duplicate_bucket_question_id``,
     ``duplicate_bucket_question_id_fkey``). Until the ``DROP``, lookups read the old table
     undisturbed; from it to the commit (the renames: moments) they wait for its lock and
-    then read the new table. Adding the foreign key holds a lock on ``question`` that
-    lets reads through and holds writes back while the join runs (a few seconds)."""
+    then read the new table; so does every statement reading ``question`` (dropping a
+    table whose foreign key points at ``question`` takes its ``ACCESS EXCLUSIVE`` lock).
+    Adding the foreign key holds a lock on ``question`` that lets reads through and holds
+    writes back from the join (a few seconds) to the commit."""
     run = connection.exec_driver_sql
     run(f"DROP TABLE IF EXISTS {_PG_BUILD}")
     run(f"CREATE TABLE {_PG_BUILD} (bucket BIGINT NOT NULL, question_id INTEGER NOT NULL)")
