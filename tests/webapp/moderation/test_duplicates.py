@@ -277,3 +277,85 @@ def test_rebuild_writes_the_rows_each_question_has(app):
 
 def test_rebuild_writes_the_rows_each_question_has_on_postgresql(pg_app):
     _rebuild_keeps_the_index()
+
+
+def _bucket_schema() -> list[str]:
+    """The indexes and constraints of ``duplicate_bucket`` by name (sorted)."""
+    if db.session.connection().dialect.name == "sqlite":
+        return sorted(
+            db.session.scalars(
+                db.text(
+                    "SELECT coalesce(sql, name) FROM sqlite_master"
+                    " WHERE tbl_name = 'duplicate_bucket'"
+                )
+            )
+        )
+    return sorted(
+        db.session.scalars(
+            db.text(
+                "SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint"
+                " WHERE conrelid = 'duplicate_bucket'::regclass"
+                " UNION ALL SELECT indexdef FROM pg_indexes WHERE tablename = 'duplicate_bucket'"
+            )
+        )
+    )
+
+
+def _rebuild_swaps_whole_or_not_at_all() -> None:
+    """A rebuild that is rolled back leaves the old rows and the table as it was; while it
+    runs another connection reads the old rows (SQLite) or waits for the swap (PostgreSQL:
+    the lock of the dropped table), never a half-built index; committed, its rows are those
+    the incremental path (import, flush hook) writes for the same keys, and the table
+    keeps its indexes, constraints and the cascade from ``question``."""
+    from tests.scale_data import archive_packet
+    from webapp.domain.packets import parse_packet
+    from webapp.moderation.bulk_import import import_archive
+
+    import_archive(parse_packet(archive_packet(200, seed=9)), origin="a.4s")
+    add(ARCHIVE)
+    commit()
+    schema = _bucket_schema()
+    incremental = set(_index_rows())
+    keys = dict(db.session.execute(db.select(Question.id, Question.matching_key)).all())
+    assert incremental == {(b, qid) for qid, key in keys.items() for b in duplicates.buckets(key)}
+    # the keys change behind the flush hook: a rebuild writes other rows
+    db.session.execute(
+        db.update(Question).values(matching_key=Question.matching_key + " и ещё слово")
+    )
+    assert duplicates.rebuild_index(batch=50) == 201
+    rebuilt = set(_index_rows())
+    assert rebuilt != incremental
+    assert rebuilt == {
+        (b, qid) for qid, key in keys.items() for b in duplicates.buckets(key + " и ещё слово")
+    }
+    other = db.engine.raw_connection()  # a reader of its own (no BEGIN IMMEDIATE)
+    try:
+        cursor = other.cursor()
+        if db.engine.dialect.name == "sqlite":
+            cursor.execute("SELECT bucket, question_id FROM duplicate_bucket")
+            assert set(map(tuple, cursor.fetchall())) == incremental
+        else:
+            cursor.execute("SET lock_timeout = '200ms'")
+            with pytest.raises(Exception, match="lock timeout"):
+                cursor.execute("SELECT count(*) FROM duplicate_bucket")
+    finally:
+        other.close()
+    db.session.rollback()
+    assert set(_index_rows()) == incremental
+    assert _bucket_schema() == schema
+    # committed: the same rows as the incremental path, the same schema, the cascade
+    assert duplicates.rebuild_index(batch=64) == 201
+    commit()
+    assert set(_index_rows()) == incremental
+    assert _bucket_schema() == schema
+    db.session.execute(db.delete(Question).where(Question.id == max(keys)))
+    commit()
+    assert {qid for _, qid in _index_rows()} == set(keys) - {max(keys)}
+
+
+def test_rebuild_swaps_whole_or_not_at_all(app):
+    _rebuild_swaps_whole_or_not_at_all()
+
+
+def test_rebuild_swaps_whole_or_not_at_all_on_postgresql(pg_app):
+    _rebuild_swaps_whole_or_not_at_all()
