@@ -104,7 +104,7 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
     from webapp.accounts.operations import create_user
     from webapp.domain.packets import parse_packet
     from webapp.extensions import db
-    from webapp.games.operations import create_game, create_season
+    from webapp.games.season.operations import create_game, create_season
     from webapp.jobs import commit
     from webapp.moderation import duplicates
     from webapp.moderation.bulk_import import import_archive
