@@ -27,8 +27,9 @@ import resource
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
+
+from tests.bench.databases import scratch_postgres
 
 TARGETS = {"csv": 3.0, "xlsx": 10.0}  # seconds for 50 000 rows
 
@@ -169,19 +170,8 @@ def main() -> int:
     run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", args.rows, args.repeat, tmp)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL") or os.environ.get("SOVA_TEST_DATABASE_URL")
     if base:
-        import sqlalchemy as sa
-
-        name = f"sova_bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-        try:
-            url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+        with scratch_postgres(base, "exports") as url:
             run("postgresql", url, args.rows, args.repeat, tmp / "pg")
-        finally:
-            with admin.connect() as conn:
-                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
     else:
         emit("export_postgresql", skipped="SOVA_BENCH_DATABASE_URL / SOVA_TEST_DATABASE_URL unset")
     return 0

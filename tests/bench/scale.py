@@ -34,8 +34,9 @@ import os
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
+
+from tests.bench.databases import scratch_postgres
 
 FULL_SIZES = ((10_000, 2_000), (100_000, 10_000), (500_000, 50_000))
 QUICK_SIZES = ((2_000, 200),)
@@ -262,19 +263,8 @@ def one_size(base: str | None, archive: int, submissions: int, repeat: int, tmp:
     if not base:
         run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
         return
-    import sqlalchemy as sa
-
-    name = f"sova_bench_scale_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+    with scratch_postgres(base, "scale") as url:
         run("postgresql", url, archive, submissions, repeat, tmp)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 if __name__ == "__main__":

@@ -20,9 +20,9 @@ import os
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
+from tests.bench.databases import scratch_postgres
 from tests.bench.scale import CHIEF, PRODUCER, _server_cpu, client_of, emit, make_app
 
 SEASONS_PER_QUESTION = 25
@@ -126,19 +126,8 @@ def one_size(base: str | None, n: int, repeat: int, tmp: Path) -> None:
     if not base:
         run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", n, repeat, tmp)
         return
-    import sqlalchemy as sa
-
-    name = f"sova_bench_lists_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        url = sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
+    with scratch_postgres(base, "lists") as url:
         run("postgresql", url, n, repeat, tmp)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -284,34 +284,28 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
         role="producer",
         json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
     ).json["id"]
-    game = api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={
-            "season_id": season,
-            "kind": "qualifying",
-            "date": "2023-12-30",
-            "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
-        },
-    ).json["id"]
-    filled = api("post", f"/api/v1/games/{game}/assign", role="producer")
+
+    def filled_game(day: str):
+        """A 2023 game on ``day``, its table filled from the pool (the answer)."""
+        game = api(
+            "post",
+            "/api/v1/games",
+            role="producer",
+            json={
+                "season_id": season,
+                "kind": "qualifying",
+                "date": day,
+                "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
+            },
+        ).json["id"]
+        return api("post", f"/api/v1/games/{game}/assign", role="producer")
+
+    filled = filled_game("2023-12-30")
     assert filled.status_code == 200, filled.json
     assert sorted(len(s["question_ids"]) for s in filled.json["sectors"]) == [1] * 11 + [3, 3]
     # and a second game of the demo fills too (one author per game: the 17 of the first
     # game's table are still approved, so the second takes the other authors' questions)
-    second = api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={
-            "season_id": season,
-            "kind": "qualifying",
-            "date": "2024-01-06",
-            "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
-        },
-    ).json["id"]
-    refilled = api("post", f"/api/v1/games/{second}/assign", role="producer")
+    refilled = filled_game("2024-01-06")
     assert refilled.status_code == 200, refilled.json
     first_ids = {i for s in filled.json["sectors"] for i in s["question_ids"]}
     second_ids = {i for s in refilled.json["sectors"] for i in s["question_ids"]}

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from tests.helpers import drain_outbox
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
-from tests.webapp.moderation.test_queue_export import _screen
+from tests.webapp.moderation.test_queue_export import _screen, pg_editor_queue
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation import queries
@@ -276,23 +276,9 @@ def test_the_xlsx_received_is_a_date_cell_in_the_pages_zone(app, login, client):
 def test_the_worker_export_on_postgresql(pg_app, monkeypatch):
     """On PostgreSQL, in batches of 500 with the progress committed between them: 1 313 of
     1 500 questions listed, every one once, in the queue's order."""
-    from tests.scale_data import add_questions
-    from webapp.accounts.operations import create_user
-
     monkeypatch.setattr(queries, "EXPORT_BATCH", 500)
     pg_app.config["SOVA_EXPORT_INLINE_ROWS"] = 1000
-    add_questions(1500, seed=5)
-    create_user("pg-editor@test.local", "editor", password="pg-editor-pw")
-    db.session.commit()
-    client = pg_app.test_client()
-    resp = client.post("/login", data={"email": "pg-editor@test.local", "password": "pg-editor-pw"})
-    assert resp.status_code == 302
-    expected = db.session.scalars(
-        db.select(Question.id)
-        .where(Question.status != "archived")
-        .order_by(Question.created_at, Question.id)
-    ).all()
-    assert len(expected) == 1313
+    client, expected = pg_editor_queue(pg_app)
     progress = _ask(client, "status=", "csv")
     assert drain_outbox(pg_app, skip=("moderation.precheck",)) == ["moderation.export_queue"]
     href = pages.link(client.get(progress).get_data(as_text=True), "Скачать файл")

@@ -292,6 +292,15 @@ def test_a_streamed_export_on_postgresql_reads_every_batch(pg_app):
     """On PostgreSQL the export reads a server-side cursor in batches of 1 000, with each
     batch's reports read in between: 1 313 of 1 500 questions listed, every one once, in
     the queue's order, the same in CSV and XLSX."""
+    client, expected = pg_editor_queue(pg_app)
+    page = client.get("/editor/queue?status=").get_data(as_text=True)
+    csv_rows, xlsx_rows = _downloads(client, page)
+    assert [int(r[0]) for r in csv_rows[1:]] == expected == [r[0] for r in xlsx_rows[1:]]
+
+
+def pg_editor_queue(pg_app):
+    """1 500 generated questions on PostgreSQL, 1 313 of them not archived, and an editor's
+    client: ``(client, the ids the queue lists by default, in its order)``."""
     from webapp.accounts.operations import create_user
 
     add_questions(1500, seed=5)
@@ -306,6 +315,4 @@ def test_a_streamed_export_on_postgresql_reads_every_batch(pg_app):
         .order_by(Question.created_at, Question.id)
     ).all()
     assert len(expected) == 1313
-    page = client.get("/editor/queue?status=").get_data(as_text=True)
-    csv_rows, xlsx_rows = _downloads(client, page)
-    assert [int(r[0]) for r in csv_rows[1:]] == expected == [r[0] for r in xlsx_rows[1:]]
+    return client, expected
