@@ -2,7 +2,9 @@
 
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField
-from wtforms.validators import AnyOf, DataRequired, NumberRange, Optional
+from wtforms.validators import AnyOf, DataRequired, Optional
+
+from webapp.core.fields import NumberRange
 
 MAX_ID = 2**31 - 1
 

@@ -14,8 +14,9 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
+from webapp.core.fields import NumberRange
 from webapp.domain.topics import TOPICS
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]

@@ -13,15 +13,9 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import (
-    AnyOf,
-    DataRequired,
-    Length,
-    NumberRange,
-    Optional,
-    ValidationError,
-)
+from wtforms.validators import AnyOf, DataRequired, Length, Optional, ValidationError
 
+from webapp.core.fields import NumberRange
 from webapp.domain.question_states import STATES
 from webapp.domain.text import has_control_chars
 from webapp.moderation.reasons import REASON_LABELS

@@ -12,8 +12,9 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
+from webapp.core.fields import NumberRange
 from webapp.domain.rules.parameters import PARAMETERS
 from webapp.games.forms import PLAN_HELP
 
