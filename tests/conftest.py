@@ -3,9 +3,20 @@ kind of object: the app, users, played games, services, shared data, speed-ups).
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# --- bytecode: written, whatever the calling environment says ------------------------
+# With PYTHONDONTWRITEBYTECODE set (some shells and sandboxes set it; the Makefile unexports
+# it for `make test`, a bare `pytest` keeps it), pytest rewrote the assertions of every test
+# module again in each xdist worker (7 of a worker's 12 CPU s of collection), and every
+# process the tests start (a `sova` command, a worker, gunicorn) compiled Sova from source.
+# The test modules imported after this line and those processes keep their bytecode.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # --- markers -------------------------------------------------------------------
 # ``e2e`` and ``integration`` by directory, ``integration`` also for every test that asks for
