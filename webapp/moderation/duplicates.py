@@ -677,7 +677,10 @@ def _replace_sqlite(connection, raw, bucket: np.ndarray, owner: np.ndarray) -> N
     DDL is transactional, and in WAL mode readers keep the last committed schema and rows
     until the commit. Dropping first lets the new rows reuse the old pages (the file does
     not grow by a second index). A 256 MiB page cache for this connection keeps the
-    B-trees being written in memory."""
+    B-trees being written in memory. The table made again is the one the migrations made
+    (since ``0029_duplicate_bucket_sqlite``: ``WITHOUT ROWID``, no foreign key, so the
+    insert looks up no question); the trigger deleting a question's rows belongs to
+    ``question`` and is not dropped with it."""
     connection.exec_driver_sql("PRAGMA cache_size = -262144")
     found = connection.exec_driver_sql(
         "SELECT type, sql FROM sqlite_master WHERE tbl_name = 'duplicate_bucket'"

@@ -58,6 +58,10 @@ class DuplicateBucket(Model):
     Rows are written in the question's own transaction by a flush hook, or, for a viewer's
     new question, by its pre-check task (``duplicates.ensure_indexed``), so every web
     process and worker sees the same index and a restart rebuilds nothing.
+
+    The foreign key is PostgreSQL's; on SQLite (migration ``0029_duplicate_bucket_sqlite``)
+    the table has none and is ``WITHOUT ROWID``, and the trigger
+    ``duplicate_bucket_question_deleted`` on ``question`` deletes a deleted question's rows.
     """
 
     __tablename__ = "duplicate_bucket"

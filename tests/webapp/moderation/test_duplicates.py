@@ -359,3 +359,58 @@ def test_rebuild_swaps_whole_or_not_at_all(app):
 
 def test_rebuild_swaps_whole_or_not_at_all_on_postgresql(pg_app):
     _rebuild_swaps_whole_or_not_at_all()
+
+
+def _sqlite_bucket_definition() -> tuple[str, list[str]]:
+    """``duplicate_bucket``'s ``CREATE TABLE`` text and the triggers on ``question``."""
+    table = db.session.scalar(
+        db.text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'duplicate_bucket'")
+    )
+    triggers = db.session.scalars(
+        db.text(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'question'"
+            " ORDER BY name"
+        )
+    ).all()
+    return table, triggers
+
+
+def test_sqlite_index_has_a_trigger_for_the_cascade_and_keeps_it_through_rebuilds(app):
+    """SQLite: ``duplicate_bucket`` has no foreign key (the rebuild's insert looks up no
+    question); deleting a question deletes its rows by the trigger, before and after a
+    rebuild, which keeps the table's definition and the trigger; the flush hook, the
+    archive import's ``index_new`` and the pre-check's ``ensure_indexed`` still write."""
+    from tests.scale_data import archive_packet
+    from webapp.domain.packets import parse_packet
+    from webapp.moderation.bulk_import import import_archive
+
+    table, triggers = _sqlite_bucket_definition()
+    assert "FOREIGN KEY" not in table.upper() and table.endswith(") WITHOUT ROWID")
+    assert triggers == ["duplicate_bucket_question_deleted"]
+    assert db.session.scalar(db.text("PRAGMA foreign_keys")) == 1  # other keys still checked
+    import_archive(parse_packet(archive_packet(30, seed=2)), origin="a.4s")  # index_new
+    hooked = add(ARCHIVE)  # the flush hook
+    received = add("Какой город основал Ярослав Мудрый на Волге?", "received", "Ярославль")
+    assert buckets_of(received.id) == []  # indexed by its pre-check, not the hook
+    assert duplicates.ensure_indexed(received.id) is True
+    assert duplicates.ensure_indexed(received.id) is False
+    commit()
+    keys = dict(db.session.execute(db.select(Question.id, Question.matching_key)).all())
+    assert len(keys) == 32
+    assert _index_rows() == sorted(
+        (b, qid) for qid, key in keys.items() for b in duplicates.buckets(key)
+    )
+    db.session.execute(db.delete(Question).where(Question.id == hooked.id))
+    commit()
+    assert buckets_of(hooked.id) == [] and buckets_of(received.id) != []
+    assert duplicates.rebuild_index(batch=10) == 31
+    commit()
+    assert _sqlite_bucket_definition() == (table, triggers)
+    assert _bucket_indexes() == ["ix_duplicate_bucket_question_id"]
+    db.session.delete(db.session.get(Question, received.id))
+    commit()
+    assert buckets_of(received.id) == []
+    assert {qid for _, qid in _index_rows()} == set(keys) - {hooked.id, received.id}
+    # the incremental path after a rebuild
+    again = add("В каком году Ярослав Мудрый основал город на Волге?", answer="1010")
+    assert buckets_of(again.id) == sorted(duplicates.buckets(again.matching_key))
