@@ -59,9 +59,8 @@ def test_the_documented_api_walkthrough_plays_a_game_to_its_prizes(server):
     url, tokens = server
     env = {"PATH": "/usr/bin:/bin", "SOVA": url, "PRODUCER": tokens["producer"]}
     env["HOST"] = tokens["host"]
-    run = subprocess.run(
-        ["bash", "-c", _walkthrough()], capture_output=True, text=True, env=env, timeout=120
-    )
+    script = _walkthrough()
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "17"
@@ -72,3 +71,16 @@ def test_the_documented_api_walkthrough_plays_a_game_to_its_prizes(server):
         "owed S<season>-0001",
         "owed S<season>-0002",
     ]
+    # run again: a season of its own name; the pool (50) fills this second table too
+    again = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[:2] == ["17", "1:2 finished=false"]
+    # a refusal stops it with the server's answer: a token that is no token
+    refused = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**env, "PRODUCER": "not-a-token"},
+    )
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert '{"error":{"code":401' in refused.stderr.replace(" ", "")

@@ -154,3 +154,19 @@ def test_weasyprint_loggers_are_quiet_in_task_processes(app):
     assert logging.getLogger("weasyprint.progress").getEffectiveLevel() == logging.WARNING
     assert logging.getLogger("weasyprint").level == logging.WARNING
     assert not logging.getLogger("weasyprint.progress").isEnabledFor(logging.INFO)
+
+
+@pytest.mark.parametrize(
+    "role,url",
+    [
+        ("accountant", "/prizes/?game_id=99999999999999999999"),
+        ("accountant", "/prizes/?game_id=-1&after=99999999999999999999"),
+        ("producer", "/games/?seasons_after=99999999999999999999&before=1e9"),
+        ("editor", "/editor/queue?after=99999999999999999999"),
+    ],
+)
+def test_a_hand_typed_huge_id_filters_nothing(client, login, role, url):
+    """An id past the database's integer in a query argument is no filter (it overflowed
+    SQLite's INTEGER: a 500 on the prizes list)."""
+    login(role)
+    assert client.get(url).status_code == 200

@@ -39,9 +39,9 @@ def users_create(email, role, password, name, with_token):
 @with_appcontext
 @transactional()
 def users_token(email):
-    """Issue a new API token to an existing active user and print it (shown once); the
-    user's other tokens keep working (revoke them on the staff page). Exit 2 for an
-    unknown or switched-off account."""
+    """Issue a new API token to an existing active user and print it (shown once; alone on
+    stdout, what it is on stderr); the user's other tokens keep working (revoke them on the
+    staff page). Exit 2 for an unknown or switched-off account."""
     from webapp.accounts.models import User
     from webapp.accounts.operations import issue_token
     from webapp.extensions import db
@@ -50,7 +50,8 @@ def users_token(email):
     if user is None or not user.active:
         fail(f"no active user with e-mail {email}")
     token = issue_token(user)
-    click.echo(f"new API token for {user.email} ({user.role})")
+    # the token alone on stdout, so that `TOKEN=$(sova users token --email E)` takes it
+    click.echo(f"new API token for {user.email} ({user.role})", err=True)
     click.echo(token)
 
 

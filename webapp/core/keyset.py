@@ -151,15 +151,19 @@ def key_of_columns(keys: Sequence[Key], ident):
 MAX_ID = 2**31 - 1
 
 
+def id_arg(request_args, name: str) -> int | None:
+    """The query argument ``name`` as a row id (1..:data:`MAX_ID`), else None: a hand-typed
+    ``?game_id=99999999999999999999`` filters nothing instead of overflowing the database's
+    integer."""
+    value = request_args.get(name, type=int)
+    return value if value is not None and 0 < value <= MAX_ID else None
+
+
 def args(request_args, prefix: str = "") -> dict[str, int | None]:
     """``after`` and ``before`` of a request's query arguments (ids 1..:data:`MAX_ID`;
     anything else is no cursor): ``page(..., **keyset.args(request.args))``. A second list
     on the same page reads its own, named with a ``prefix`` (``seasons_after``)."""
-    out: dict[str, int | None] = {}
-    for name in ("after", "before"):
-        value = request_args.get(prefix + name, type=int)
-        out[name] = value if value is not None and 0 < value <= MAX_ID else None
-    return out
+    return {name: id_arg(request_args, prefix + name) for name in ("after", "before")}
 
 
 def neighbours(stmt, keys: Sequence[Key], values: Sequence) -> tuple[Any, Any]:

@@ -87,7 +87,7 @@ def _labels():
 @bp.route("/")
 @access("producer|accountant")
 def index():
-    game_id = request.args.get("game_id", type=int)
+    game_id = keyset.id_arg(request.args, "game_id")
     page = queries.prizes_page(game_id=game_id, **keyset.args(request.args))
     keep = {} if game_id is None else {"game_id": game_id}
     return render_template("prizes/index.html", prizes=page, keep=keep)
