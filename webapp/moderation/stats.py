@@ -75,19 +75,16 @@ def _decisions(since: datetime) -> dict:
     """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
     (approved or rejected) of the viewer questions received since ``since``; the median
     from the one or two middle decisions, computed as before from their timestamps."""
-    first = (
+    # the window's viewer questions first (the partial index), then their first decision
+    # each (the status changes by question): nothing outside the window is read
+    decided = (
         select(
-            QuestionStatusChange.question_id.label("qid"),
+            Question.created_at.label("created"),
             func.min(QuestionStatusChange.at).label("at"),
         )
-        .where(QuestionStatusChange.to_status.in_(DECIDED))
-        .group_by(QuestionStatusChange.question_id)
-        .subquery()
-    )
-    decided = (
-        select(Question.created_at.label("created"), first.c.at.label("at"))
-        .join(first, first.c.qid == Question.id)
-        .where(VIEWER, Question.created_at >= since)
+        .join(QuestionStatusChange, QuestionStatusChange.question_id == Question.id)
+        .where(VIEWER, Question.created_at >= since, QuestionStatusChange.to_status.in_(DECIDED))
+        .group_by(Question.id, Question.created_at)
         .subquery()
     )
     hours = _hours(decided.c.at, decided.c.created)
