@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from tests.bench.databases import scratch_postgres
+from tests.bench.figures import percentile
 
 FULL_SIZES = ((10_000, 2_000), (100_000, 10_000), (500_000, 50_000))
 QUICK_SIZES = ((2_000, 200),)
@@ -230,7 +231,7 @@ def measure(app, size: dict, ids: dict, repeat: int) -> None:
             status=resp.status_code,
             bytes=size_now or body,
             p50_ms=round(statistics.median(times), 1),
-            p95_ms=round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
+            p95_ms=round(percentile(times, 95), 1),
             cpu_p50_ms=round(statistics.median(cpu), 1),
             repeat=repeat,
         )

@@ -32,18 +32,11 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests.bench.figures import percentile
 from tests.helpers import free_port
 from webapp.celery import WORKER_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def percentile(values: list[float], p: float) -> float | None:
-    if not values:
-        return None
-    values = sorted(values)
-    k = max(0, min(len(values) - 1, round(p / 100 * (len(values) - 1))))
-    return values[k]
 
 
 def tree_pids(pid: int) -> list[int]:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from tests.bench.databases import scratch_postgres
+from tests.bench.figures import percentile
 from tests.bench.scale import CHIEF, PRODUCER, _server_cpu, client_of, emit, make_app
 
 SEASONS_PER_QUESTION = 25
@@ -104,7 +105,7 @@ def measure(app, size: dict, urls: dict[str, str], repeat: int) -> None:
                 status=resp.status_code,
                 bytes=len(resp.data),
                 p50_ms=round(statistics.median(times), 1),
-                p95_ms=round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
+                p95_ms=round(percentile(times, 95), 1),
                 cpu_p50_ms=round(statistics.median(cpu), 1),
                 server_cpu_p50_ms=round(statistics.median(server), 1) if server else None,
                 repeat=repeat,
