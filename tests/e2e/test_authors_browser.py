@@ -9,6 +9,10 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
 from playwright.sync_api import expect  # noqa: E402
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
+
 KUBOK = "data/chgk/peczony__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon"
 
 

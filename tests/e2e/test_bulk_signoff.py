@@ -8,6 +8,9 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
 from playwright.sync_api import expect  # noqa: E402
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def approved(live_server):

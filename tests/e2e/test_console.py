@@ -155,6 +155,7 @@ def game_2009(live_server):
     return gid
 
 
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_the_console_links_the_drawn_questions_host_card(live_server, page, game_2009):
     """2009: the spin lands on 13, the draw fills the envelope and queues its host card; the
     console (re-rendered by console.js) says the card is being prepared, and once the
@@ -202,6 +203,7 @@ def handout_game(live_server):
     return gid
 
 
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_the_console_shows_the_handout_once_as_an_image(live_server, page, handout_game):
     """console.js renders the question after the spin: «Раздаточный материал» once, with
     the image (its real 60 px width loaded from /uploads), the text without the block."""

@@ -11,6 +11,9 @@ from playwright.sync_api import expect  # noqa: E402
 
 from tests.helpers import VIEWERS_WIN  # noqa: E402
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def details_token(app, api, played, drain):

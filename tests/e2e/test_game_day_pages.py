@@ -10,6 +10,10 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")
 from playwright.sync_api import expect  # noqa: E402
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
+
 REFUSED = (
     "Игру нельзя начать: стол не заблокирован и конверты не напечатаны. Продюсер блокирует "
     "стол и печатает конверты на странице игры — или там же разрешает начать без них."

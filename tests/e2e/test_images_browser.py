@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import zipfile
 
+import pytest
+
 from tests.helpers import KUBOK, KUBOK_IMAGES, KUBOK_PREFIX, image_bytes
+
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
 
 PREFIX = KUBOK_PREFIX
 REFS = KUBOK_IMAGES

@@ -9,6 +9,10 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")
 from playwright.sync_api import expect  # noqa: E402  (after the skip: playwright may be absent)
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
+
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 
 

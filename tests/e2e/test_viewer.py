@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 
 def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     page = phone_page
@@ -49,6 +51,7 @@ def test_honeypot_is_invisible_to_people(live_server, page):
     assert page.locator("#question").is_visible()
 
 
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     """A file over the server's 8 MB request cap got a bare 413 and the typed text was
     lost. The page refuses an image over 5 MB as soon as it is chosen (in the page's

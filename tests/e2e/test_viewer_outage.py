@@ -8,6 +8,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
+
 QUESTION = "Какой город называют северной столицей России? Назовите его одним словом."
 
 

@@ -15,6 +15,10 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")
 from playwright.sync_api import expect  # noqa: E402
 
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
+
+
 SECRET = "e2e-gateway-secret"
 EXPERTS = [
     "Александр Друзь",
