@@ -140,8 +140,10 @@ class Question(Model):
     authors: Mapped[list[QuestionAuthor]] = relationship(
         order_by="QuestionAuthor.position", cascade="all, delete-orphan", lazy="selectin"
     )
+    # Loaded when read (one question's page, its API record, a decision's undo): every
+    # question a list, a game or a render loaded used to bring its whole history along.
     history: Mapped[list[QuestionStatusChange]] = relationship(
-        order_by="QuestionStatusChange.id", cascade="all, delete-orphan", lazy="selectin"
+        order_by="QuestionStatusChange.id", cascade="all, delete-orphan", lazy="select"
     )
     images: Mapped[list[QuestionImage]] = relationship(
         order_by="QuestionImage.id", cascade="all, delete-orphan", lazy="selectin"
