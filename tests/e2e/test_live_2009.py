@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.webapp.games import helpers as h
+
+# Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
+pytestmark = pytest.mark.slow
 
 QUESTION = "Вопрос из интернета во время эфира: что светит ночью, но не греет?"
 

@@ -44,6 +44,7 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     assert width <= 390  # nothing overflows the phone screen
 
 
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_honeypot_is_invisible_to_people(live_server, page):
     page.goto(f"{live_server.url}/submit")
     box = page.locator("#website").bounding_box()

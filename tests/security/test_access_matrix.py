@@ -423,7 +423,7 @@ def test_gateway_endpoints_are_declared_and_admit_a_signed_call(matrix_app):
     assert resp.status_code == 401
 
 
-def test_the_game_day_endpoints_of_issue_17_declare_their_roles(app):
+def test_the_game_day_endpoints_declare_their_roles(app):
     """The game page's live document status is the game page's (producer, host); only the
     producer confirms a start without printed envelopes (the generated matrix above checks
     that the code enforces both)."""

@@ -194,11 +194,15 @@ def page_urls(app, values: dict) -> list[str]:
 
 def test_every_staff_page_is_in_russian(app, walk_data, staff):
     """Each role × each page (with real and with missing objects); only HTML is read (PDF,
-    CSV, JSON downloads are not pages)."""
+    CSV, JSON downloads are not pages). A local run (not the full run) reads each page as
+    the first role it admits and every refusal page, not every role's copy of a page."""
+    from tests.helpers import full_run
+
     urls = page_urls(app, walk_data)
     urls.append("/games/1/assign")  # a form's address opened in the browser: 405
     found: dict[str, set[str]] = {}
     seen = 0
+    read: set[str] = set()  # pages read as an admitted role (local run: not again)
     for role in ROLES:
         staff(role)
     _staff_named_in_russian()
@@ -206,7 +210,11 @@ def test_every_staff_page_is_in_russian(app, walk_data, staff):
         client = app.test_client()
         log_in(client, role)
         for url in urls:
+            if url in read and not full_run():
+                continue
             resp = client.get(url)
+            if resp.status_code not in (401, 403):
+                read.add(url)
             # a redirect's body is never shown (the browser follows it); the target is walked
             if resp.mimetype != "text/html" or 300 <= resp.status_code < 400:
                 continue
@@ -215,4 +223,4 @@ def test_every_staff_page_is_in_russian(app, walk_data, staff):
                 found.setdefault(word, set()).add(f"{url} ({role}, {resp.status_code})")
     report = [f"{w!r}: {sorted(where)[:3]}" for w, where in sorted(found.items())]
     assert report == [], "\n".join(report)
-    assert seen > 200
+    assert seen > (200 if full_run() else 150)  # pages read
