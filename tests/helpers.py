@@ -29,31 +29,54 @@ def examples(n: int) -> int:
     return n if full_run() else max(10, n // 4)
 
 
-# --- URL rules whose builders are compiled once per process -----------------
+# --- URL rules compiled once per process ----------------------------------------
 
 from werkzeug.routing import Rule as _WerkzeugRule  # noqa: E402
 
-_BUILDERS: dict[tuple, object] = {}
+_COMPILED: dict[tuple, tuple] = {}
 
 
 class CachedBuilderRule(_WerkzeugRule):
-    """Werkzeug's URL rule, with the URL builder it compiles (Python source built from the
-    rule, then ``compile()``: over half of ``create_app``'s 80 ms, and the suite makes an
-    app per test) kept per process for rules of the same text, parts and default keys.
-    The builder reads the converters from the rule it is bound to, so two apps' rules
-    share the compiled function and nothing else. A rule with a default for one of its
-    own variables is compiled as before (its builder holds the converted default).
-    ``tests/test_helpers.py`` checks that every URL of the app builds the same with it."""
+    """Werkzeug's URL rule, compiled once per process for rules of the same text, options,
+    defaults and map settings: the parsed parts, the converters and the two URL builders
+    (Python source built from the rule, then ``compile()``). Compiling every rule again was
+    most of ``create_app``'s time, and the suite makes an app per test. A later rule of
+    the same key takes the same parts, converter objects (they keep nothing of the map
+    they were made for but a reference) and builder functions, bound to itself: the
+    builders read the converters from the rule they are bound to.
+    ``tests/test_helpers.py`` checks that every URL of the app builds and matches the same
+    with it."""
 
-    def _compile_builder(self, append_unknown: bool = True):  # type: ignore[override]
-        defaults = self.defaults or {}
-        if {data for is_dynamic, data in self._trace if is_dynamic} & defaults.keys():
-            return super()._compile_builder(append_unknown)
-        key = (self.rule, tuple(self._trace), tuple(sorted(defaults)), append_unknown)
-        builder = _BUILDERS.get(key)
-        if builder is None:
-            builder = _BUILDERS[key] = super()._compile_builder(append_unknown)
-        return builder  # type: ignore[return-value]
+    def compile(self) -> None:
+        m = self.map
+        assert m is not None, "rule not bound"
+        key = (
+            self.rule,
+            self.merge_slashes,
+            self.host,
+            self.subdomain,
+            m.host_matching,
+            tuple(sorted(m.converters.items())),
+            tuple(sorted((k, repr(v)) for k, v in (self.defaults or {}).items())),
+        )
+        hit = _COMPILED.get(key)
+        if hit is None:
+            super().compile()
+            _COMPILED[key] = (
+                tuple(self._parts),
+                tuple(self._trace),
+                self._converters,
+                frozenset(self.arguments),
+                self._build.__func__,  # type: ignore[attr-defined]
+                self._build_unknown.__func__,  # type: ignore[attr-defined]
+            )
+            return
+        parts, trace, converters, arguments, build, build_unknown = hit
+        self._parts, self._trace = list(parts), list(trace)
+        self._converters = dict(converters)
+        self.arguments.update(arguments)
+        self._build = build.__get__(self, None)
+        self._build_unknown = build_unknown.__get__(self, None)
 
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
