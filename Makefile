@@ -66,12 +66,13 @@ lint: install
 ## make test: install, then lint (ruff, import-linter, mypy) and every test at the same
 ## time (make -j2: lint's one process runs while the tests' processes wait on browsers and
 ## subprocesses); fails if either fails. The tests are spread over TEST_WORKERS
-## pytest-xdist processes (auto: one per core, at most 4).
+## pytest-xdist processes (auto: one per core, at most 4; a worker that runs out of tests
+## takes queued ones from the other, so no core idles at the end).
 ## Integration tests need SOVA_TEST_DATABASE_URL and SOVA_TEST_REDIS_URL (see .ci/run);
 ## without them they are skipped with the reason shown. Worker gwN uses Redis database
 ## (SOVA_TEST_REDIS_URL's number + N).
 TEST_WORKERS ?= auto
-PYTEST_XDIST := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
+PYTEST_XDIST := -n $(TEST_WORKERS) --maxprocesses 4 --dist worksteal
 test: install
 	@$(MAKE) --no-print-directory -j2 lint pytest
 
