@@ -35,6 +35,11 @@ document rendered during the backup may be missing from the folders, and is rend
 by the reconciliation after a restore, since its row is still ``pending`` in that case —
 or it is listed but missing: see docs/operations.md "Backups"). Stop web, workers, relay
 and beat before a restore.
+
+Over 500 lines on purpose: one archive format, written and read here: the header, the
+chunk layout and nonces, the manifest and its signature are shared by :func:`backup`,
+:func:`verify` and :func:`restore`; split, the format's private details would become public
+names of several modules.
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ def json_depth(data) -> int:
 def register_api(app: Flask) -> None:
     # Imported here, not at the top: the schemas must be declared after install() above has
     # put marshmallow's messages in place, and the views declare them when imported.
+    from webapp.api import game_views as _game_views  # noqa: F401  (its routes join blp)
     from webapp.api import schemas
     from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
     from webapp.api.views import blp
