@@ -43,6 +43,7 @@ from webapp.accounts.operations import (
 )
 from webapp.core.access import access
 from webapp.core.edge import keep
+from webapp.core.fields import errors_line
 from webapp.extensions import db, limiter
 from webapp.security import login_rate_limit
 
@@ -262,8 +263,7 @@ def set_password_view(user_id: int):
     user = db.get_or_404(User, user_id)
     form = PasswordSetForm(prefix=f"password-{user.id}")
     if not form.validate_on_submit():
-        errors = "; ".join(e for v in form.errors.values() for e in v)
-        flash(f"Пароль {user.email} не задан: {errors}", "error")
+        flash(f"Пароль {user.email} не задан: {errors_line(form)}", "error")
         return redirect(url_for("accounts.users") + f"#user-{user.id}")
     try:
         n = reset_password(user, form.new.data, by=current_user._get_current_object())

@@ -55,7 +55,8 @@ def refuse(roles: set[str] | None, api: bool = False):
             abort(401)
         from flask import redirect, url_for
 
-        return redirect(url_for("accounts.login", next=request.full_path))
+        # the path and its query; Werkzeug's ``full_path`` ends in a bare «?» when there is none
+        return redirect(url_for("accounts.login", next=request.full_path.removesuffix("?")))
     if user.role not in roles:
         abort(403)
     return None

@@ -61,12 +61,6 @@ class PaidForm(FlaskForm):
     )
 
 
-def form_errors(form: FlaskForm) -> str:
-    """The form's messages as one text: each is a sentence of its own (``"Укажите дату
-    оплаты. Укажите номер платёжного поручения."``)."""
-    return " ".join(e for es in form.errors.values() for e in es)
-
-
 PAYEE_LABELS = {
     "full_name": _l("Фамилия, имя, отчество"),
     "country": _l("Паспорт и счёт"),

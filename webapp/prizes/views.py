@@ -20,6 +20,7 @@ from webapp.app_lang import LANGUAGES
 from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
+from webapp.core.fields import errors_line
 from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
@@ -46,7 +47,6 @@ from webapp.prizes.forms import (
     RegisterForm,
     RegisterPdfForm,
     SignedForm,
-    form_errors,
 )
 from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
@@ -263,7 +263,7 @@ def signed(prize_id: int):
     p = _prize_or_404(prize_id)
     form = SignedForm()
     if not form.validate_on_submit():
-        flash("Скан не принят: " + form_errors(form), "error")
+        flash("Скан не принят: " + errors_line(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     upload = form.scan.data
     _on_refusal(p)
@@ -277,7 +277,7 @@ def paid(prize_id: int):
     p = _prize_or_404(prize_id)
     form = PaidForm()
     if not form.validate_on_submit():
-        flash("Оплата не отмечена: " + form_errors(form), "error")
+        flash("Оплата не отмечена: " + errors_line(form), "error")
         return redirect(url_for("prizes.prize", prize_id=p.id))
     on_refusal("Оплата не отмечена: ", url_for("prizes.prize", prize_id=p.id))
     mark_paid(p, form.paid_on.data, form.reference.data, current_staff().id)
@@ -469,7 +469,7 @@ def register_pdf():
     on the register page with a download link once ready)."""
     form = RegisterPdfForm()
     if not form.validate_on_submit():
-        flash("PDF не заказан: " + form_errors(form), "error")
+        flash("PDF не заказан: " + errors_line(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("PDF не заказан: ", url_for("prizes.register"))
     doc = reg.request_register_pdf(form.start.data, form.end.data)
@@ -486,7 +486,7 @@ def import_paid():
 
     form = PaidListForm()
     if not form.validate_on_submit():
-        flash("Файл не принят: " + form_errors(form), "error")
+        flash("Файл не принят: " + errors_line(form), "error")
         return redirect(url_for("prizes.register"))
     on_refusal("Ничего не отмечено: ", url_for("prizes.register"))
     marked = reg.import_paid_list(form.paid_list.data.read(), current_staff().id)

@@ -48,3 +48,17 @@ def test_a_season_game_from_the_games_page_obeys_the_season(api, client, login):
     game_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
     game = db.session.get(Game, game_id)
     assert (game.team, game.team_id) == ("Королёва", run.team_ids["Королёва"])
+
+
+def test_bad_sectors_are_named_by_their_fields(api, client, login):
+    """Two sectors out of range: each message names its field, once each, one full stop."""
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    login("producer")
+    action, data = _new_game_form(client, run.id, "")
+    data.update({"game-blitz": "0", "game-superblitz": "14", "game-sector13": "abc"})
+    page = client.post(action, data=data, follow_redirects=True).get_data(as_text=True)
+    assert (
+        "Игра не создана: Сектор блица: сектор от 1 до 13; Сектор суперблица: сектор от 1 до 13; "
+        "13 сектор: неверное целое число."
+    ) in page
+    assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0

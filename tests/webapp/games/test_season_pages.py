@@ -291,7 +291,7 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
         return _text(client.post(action, data=data, follow_redirects=True))
 
     assert "Подтвердите изменение правил." in amend("7", confirm=False)
-    assert "Укажите целое число." in amend("семь", confirm=True)
+    assert "Событие не принято: Новое значение: укажите целое число." in amend("семь", confirm=True)
     assert (
         "Событие не принято: изменение правил не принято: очков для победы в игре: допустимо "
         "от 1 до 12, получено 13 (п. 4.12.1 Правил сезона 2023 г.)"

@@ -74,7 +74,7 @@ def test_the_producer_sets_the_prize_on_the_season_page_and_the_game_closes(api,
         data={"prize-unanswered_prize": ""},
         follow_redirects=True,
     )
-    assert "Приз не изменён: Укажите сумму, например 1000,00." in page(r)
+    assert "Приз не изменён: Приз за невзятый вопрос: укажите сумму, например 1000,00." in page(r)
     r = client.post(
         f"/games/seasons/{season_id}/prize",
         data={"prize-unanswered_prize": "1 000,00"},

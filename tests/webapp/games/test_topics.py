@@ -152,13 +152,16 @@ def test_table_page_sets_the_topic_without_javascript(app, login, api):
         data={"topic-question_id": q.id, "topic-topic": "cooking"},
     )
     assert r.status_code == 409
-    assert r.json["error"] == "Тема не изменена: Неверный вариант."
+    assert r.json["error"] == "Тема не изменена: Тема: неверный вариант."
     r = client.post(
         f"/games/{g.id}/table/topic",
         headers={"Accept": "application/json"},
         data={"topic-question_id": 2**40, "topic-topic": "art"},
     )
-    assert (r.status_code, r.json["error"]) == (409, "Тема не изменена: Нет такого вопроса.")
+    assert (r.status_code, r.json["error"]) == (
+        409,
+        "Тема не изменена: № вопроса: нет такого вопроса.",
+    )
     db.session.expire_all()
     assert db.session.get(type(q), q.id).topic == "geography"
     # the API shows the topic read-only on the question

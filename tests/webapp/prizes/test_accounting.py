@@ -336,7 +336,7 @@ def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
 
     today = datetime.now(ZoneInfo("Europe/Moscow")).date()
     assert (
-        "Оплата не отмечена: Укажите дату оплаты. Укажите номер платёжного поручения. "
+        "Оплата не отмечена: Укажите дату оплаты; Укажите номер платёжного поручения; "
         "Подтвердите оплату: отметьте галочку." in pay(owl.id)
     )
     assert "Оплата не отмечена: Подтвердите оплату: отметьте галочку." in pay(

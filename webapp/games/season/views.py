@@ -11,6 +11,7 @@ from wtforms import SelectChoice
 from webapp.core import keyset
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.core.models import utcnow
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
@@ -47,10 +48,6 @@ KIND_LABELS = {
 
 def _season_or_404(season_id: int) -> Season:
     return db.get_or_404(Season, season_id)
-
-
-def _errors(form) -> str:
-    return "; ".join(e for v in form.errors.values() for e in v)
 
 
 def _team_choices(season: Season) -> list[SelectChoice]:
@@ -184,7 +181,7 @@ def season_donor(season_id: int):
             "success",
         )
     else:
-        flash("Даритель не изменён: " + _errors(form), "error")
+        flash("Даритель не изменён: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id) + "#donor")
 
 
@@ -203,7 +200,7 @@ def season_prize(season_id: int):
             "success",
         )
     else:
-        flash("Приз не изменён: " + _errors(form), "error")
+        flash("Приз не изменён: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
 
 
@@ -229,7 +226,7 @@ def season_team(season_id: int):
             )
         flash(f"{team_phrase(row.team.name, capital=True)} — в рейтинге сезона.", "success")
     else:
-        flash("Команда не добавлена: " + _errors(form), "error")
+        flash("Команда не добавлена: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
 
 
@@ -247,7 +244,7 @@ def season_event(season_id: int):
         add_event(season, form.payload(), current_staff().id)
         flash("Событие сезона записано.", "success")
     else:
-        flash("Событие не принято: " + _errors(form), "error")
+        flash("Событие не принято: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
 
 
@@ -274,7 +271,7 @@ def season_game(season_id: int):
         flash("Игра создана.", "success")
         return redirect(url_for("games.game", game_id=game.id))
     else:
-        flash("Игра не создана: " + _errors(form), "error")
+        flash("Игра не создана: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
 
 

@@ -15,7 +15,6 @@ from webapp.games.views.common import (  # noqa: F401
     DOCUMENT_ROLES,
     DOWNLOAD_TEXT,
     _downloadable_documents,
-    _form_errors,
     _game_or_404,
     _wants_json,
     bp,

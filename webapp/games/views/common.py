@@ -1,5 +1,5 @@
 """The games blueprint and what its pages share: the documents' labels and roles, load-or-404,
-form errors, the JSON-or-HTML choice."""
+the JSON-or-HTML choice."""
 
 from __future__ import annotations
 
@@ -58,14 +58,6 @@ def _game_or_404(game_id: int) -> Game:
     """The game or 404 (ids beyond the column's range never get here:
     ``webapp.security.ids_in_range``)."""
     return db.get_or_404(Game, game_id)
-
-
-def _form_errors(form) -> str:
-    """The form's error messages in one line for a flash: «Укажите название; перечислите
-    шесть знатоков.» (each message a str — WTForms' own are lazy strings —, one full stop at
-    the end, none before a semicolon)."""
-    messages = [str(e).rstrip(".") for v in form.errors.values() for e in v]
-    return "; ".join(messages) + "." if messages else ""
 
 
 def _wants_json() -> bool:

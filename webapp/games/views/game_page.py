@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
 from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.models import Document
 from webapp.domain.rules import ProtocolError
@@ -44,7 +45,6 @@ from webapp.games.views.common import (
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,
     _downloadable_documents,
-    _form_errors,
     _game_or_404,
     bp,
     download_text,
@@ -94,7 +94,7 @@ def air_time(game_id: int):
         set_air_time(game, form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)))
         flash(_("Время эфира сохранено."), "success")
     else:
-        flash(_("Время эфира не изменено: ") + _form_errors(form), "error")
+        flash(_("Время эфира не изменено: ") + errors_line(form), "error")
     return redirect(back)
 
 
@@ -132,7 +132,7 @@ def allow_start_view(game_id: int):
         allow_start(game, current_staff().id, form.reason.data)
         flash("Ведущий может начать игру без напечатанных конвертов.", "success")
     else:
-        flash("Не разрешено: " + _form_errors(form), "error")
+        flash("Не разрешено: " + errors_line(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -163,7 +163,7 @@ def envelopes(game_id: int):
         request_envelopes(game, user_id=current_staff().id, copies=form.copies.data)
         flash("Конверты поставлены в очередь на печать.", "success")
     else:
-        flash("Конверты не поставлены в очередь: " + _form_errors(form), "error")
+        flash("Конверты не поставлены в очередь: " + errors_line(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -184,7 +184,7 @@ def protocol_import(game_id: int):
     game = _game_or_404(game_id)
     form = ProtocolForm()
     if not form.validate_on_submit():
-        flash("Протокол не загружен: " + _form_errors(form), "error")
+        flash("Протокол не загружен: " + errors_line(form), "error")
         return redirect(url_for("games.game", game_id=game_id))
     try:
         data = json.loads(form.file.data.read().decode("utf-8"))

@@ -7,10 +7,11 @@ from flask import flash, jsonify, redirect, render_template, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
 from webapp.games.console import console_payload, refusal_ru
 from webapp.games.forms import ActionForm, EventForm
 from webapp.games.operations import record_event, start_refusal, undo_last_event
-from webapp.games.views.common import _form_errors, _game_or_404, _wants_json, bp
+from webapp.games.views.common import _game_or_404, _wants_json, bp
 
 
 def _console_reply(game, error: dict | None = None, status: int = 200):
@@ -55,7 +56,7 @@ def console(game_id: int):
         record_event(game, _event_from_form(form), current_staff().id)
         return _console_reply(game)
     if form.is_submitted():
-        error = {"rule": None, "message": _form_errors(form) or "неполная форма"}
+        error = {"rule": None, "message": errors_line(form) or "неполная форма"}
         return _console_reply(game, error, 422)
     payload = console_payload(game)
     if _wants_json():

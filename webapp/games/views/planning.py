@@ -9,6 +9,7 @@ from wtforms import SelectChoice
 from webapp.core import keyset
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
 from webapp.domain.donor import quoted
 from webapp.domain.rules import RULESETS, usual_plan
 from webapp.domain.text import team_phrase
@@ -23,7 +24,7 @@ from webapp.games.season.operations import (
     create_series,
     create_team,
 )
-from webapp.games.views.common import _form_errors, _game_or_404, bp
+from webapp.games.views.common import _game_or_404, bp
 
 
 @bp.route("/")
@@ -72,7 +73,7 @@ def new_series():
         series = create_series(form.season_id.data, form.part.data)
         flash(f"{series.display_name}: серия есть.", "success")
     else:
-        flash("Серия не создана: " + _form_errors(form), "error")
+        flash("Серия не создана: " + errors_line(form), "error")
     return redirect(url_for("games.index"))
 
 
@@ -92,7 +93,7 @@ def teams():
         flash(f"{team_phrase(team.name, capital=True)} создана.", "success")
         return redirect(url_for("games.teams"))
     elif form.is_submitted():
-        flash("Команда не создана: " + _form_errors(form), "error")
+        flash("Команда не создана: " + errors_line(form), "error")
     return render_template("games/teams.html", teams=queries.teams(), form=form)
 
 
@@ -107,7 +108,7 @@ def attach_game(game_id: int):
         attach(game, form.team_id.data or None, form.series_id.data or None)
         flash("Команда и серия игры сохранены.", "success")
     else:
-        flash("Не сохранено: " + _form_errors(form), "error")
+        flash("Не сохранено: " + errors_line(form), "error")
     return redirect(url_for("games.game", game_id=game_id))
 
 
@@ -147,7 +148,7 @@ def new_season():
         )
         flash(f"Сезон {quoted(season.name)} создан.", "success")
     else:
-        flash("Сезон не создан: " + "; ".join(e for v in form.errors.values() for e in v), "error")
+        flash("Сезон не создан: " + errors_line(form), "error")
     return redirect(url_for("games.index"))
 
 
@@ -172,5 +173,5 @@ def new_game():
         )
         return redirect(url_for("games.game", game_id=game.id))
     else:
-        flash("Игра не создана: " + "; ".join(e for v in form.errors.values() for e in v), "error")
+        flash("Игра не создана: " + errors_line(form), "error")
     return redirect(url_for("games.index"))

@@ -6,6 +6,7 @@ from flask import flash, jsonify, redirect, render_template, request, url_for
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.games.forms import ActionForm, ReplaceForm, SwapForm, TopicForm
 from webapp.games.operations import (
@@ -19,7 +20,7 @@ from webapp.games.operations import (
     unlock_table,
     use_reserve,
 )
-from webapp.games.views.common import _form_errors, _game_or_404, _wants_json, bp
+from webapp.games.views.common import _game_or_404, _wants_json, bp
 
 
 @bp.route("/<int:game_id>/table")
@@ -56,7 +57,7 @@ def table_swap(game_id: int):
     game = _game_or_404(game_id)
     form = SwapForm(prefix="swap")
     if not form.validate_on_submit():
-        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+        return _table_reply(game_id, "Не изменено: " + errors_line(form))
     on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
     swap_slots(
         game,
@@ -72,7 +73,7 @@ def table_replace(game_id: int):
     game = _game_or_404(game_id)
     form = ReplaceForm(prefix="replace")
     if not form.validate_on_submit():
-        return _table_reply(game_id, "Не изменено: " + _form_errors(form))
+        return _table_reply(game_id, "Не изменено: " + errors_line(form))
     on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
     if form.use_reserve.data:
         use_reserve(game, form.sector.data, form.slot.data or 0)
@@ -91,7 +92,7 @@ def table_topic(game_id: int):
     _game_or_404(game_id)
     form = TopicForm(prefix="topic")
     if not form.validate_on_submit():
-        return _table_reply(game_id, "Тема не изменена: " + _form_errors(form))
+        return _table_reply(game_id, "Тема не изменена: " + errors_line(form))
     on_refusal(respond=lambda exc: _table_reply(game_id, f"Тема не изменена: {exc}"))
     q = set_topic(form.question_id.data, form.topic.data or None, current_staff().id)
     return _table_reply(game_id, ok=f"Тема вопроса №{q.id}: {topic_label(q.topic) or 'не задана'}.")
