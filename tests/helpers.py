@@ -111,6 +111,31 @@ def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
 # --- a viewer's submission through the API -----------------------------------
 
 
+def api_season(api, name: str, ruleset: str, **fields) -> int:
+    """``POST /api/v1/seasons`` as the producer (``api`` is the fixture of
+    tests/fixtures/users.py) → the new season's id; ``fields``: the other keys of the body
+    (``currency``, ``unanswered_prize``, …)."""
+    r = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": name, "ruleset": ruleset, **fields},
+    )
+    assert r.status_code == 201, r.json
+    return r.json["id"]
+
+
+def api_game(api, season_id: int, day: str, table: dict, kind: str = "qualifying"):
+    """``POST /api/v1/games`` as the producer → the response (201 with the id, or the
+    refusal the caller checks); ``table``: ``{"blitz", "superblitz", "sector13"}``."""
+    return api(
+        "post",
+        "/api/v1/games",
+        role="producer",
+        json={"season_id": season_id, "kind": kind, "date": day, "table": table},
+    )
+
+
 def submission(n: int, **fields) -> dict:
     """A valid ``POST /api/v1/submissions`` body, unique by ``n`` (question text, author,
     e-mail, so no two are duplicates of each other); ``fields`` replace its keys."""

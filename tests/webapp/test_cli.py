@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from tests.helpers import api_game, api_season
 from webapp.extensions import db
 from webapp.submissions.models import Question
 
@@ -278,26 +279,12 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
     ]
     assert (count("approved"), count("archived")) == (50, archived)
 
-    season = api(
-        "post",
-        "/api/v1/seasons",
-        role="producer",
-        json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
-    ).json["id"]
+    season = api_season(api, "Сезон 2023", "2023", currency="BYN")
 
     def filled_game(day: str):
         """A 2023 game on ``day``, its table filled from the pool (the answer)."""
-        game = api(
-            "post",
-            "/api/v1/games",
-            role="producer",
-            json={
-                "season_id": season,
-                "kind": "qualifying",
-                "date": day,
-                "table": {"blitz": 3, "superblitz": 7, "sector13": 13},
-            },
-        ).json["id"]
+        table = {"blitz": 3, "superblitz": 7, "sector13": 13}
+        game = api_game(api, season, day, table).json["id"]
         return api("post", f"/api/v1/games/{game}/assign", role="producer")
 
     filled = filled_game("2023-12-30")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-from tests.helpers import submission, submit
+from tests.helpers import api_game, api_season, submission, submit
 from webapp.extensions import db
 from webapp.prizes.models import Prize
 from webapp.submissions.models import Question
@@ -80,23 +80,9 @@ def test_full_pipeline_through_api(app, client, api, drain):
             json={"decision": "sign_off"},
         )  # a second editor checked the sources
         assert r.status_code == 200
-    season = api(
-        "post",
-        "/api/v1/seasons",
-        role="producer",
-        json={"name": "Сезон 2023", "ruleset": "2023", "currency": "BYN"},
-    ).json["id"]
-    game = api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={
-            "season_id": season,
-            "kind": "qualifying",
-            "date": "2023-03-04",
-            "table": {"blitz": 4, "superblitz": None, "sector13": None},
-        },
-    ).json["id"]
+    season = api_season(api, "Сезон 2023", "2023", currency="BYN")
+    table = {"blitz": 4, "superblitz": None, "sector13": None}
+    game = api_game(api, season, "2023-03-04", table).json["id"]
     sectors = api("post", f"/api/v1/games/{game}/assign", role="producer").json["sectors"]
     assert [len(s["question_ids"]) for s in sectors] == [1, 1, 1, 3] + [1] * 9
     events = LOSE_3_6_WITH_LOST_BLITZ

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import date
 
+from tests.helpers import api_game, api_season
 from webapp.extensions import db
 from webapp.games.models import Season
 from webapp.games.season.operations import create_game, create_season, create_series, create_team
@@ -128,23 +129,9 @@ def api_game_2009(api) -> int:
     """Through the API as the producer: a 2009 season (1 000,00 RUB per unanswered
     question) and its qualifying game of 2009-03-01 (superblitz in sector 5, sector 13 in
     13, no blitz). Returns the game id."""
-    season_id = api(
-        "post",
-        "/api/v1/seasons",
-        role="producer",
-        json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"},
-    ).json["id"]
-    return api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={
-            "season_id": season_id,
-            "kind": "qualifying",
-            "date": "2009-03-01",
-            "table": {"blitz": None, "superblitz": 5, "sector13": 13},
-        },
-    ).json["id"]
+    season_id = api_season(api, "Сезон 2009", "2009", unanswered_prize="1000.00")
+    table = {"blitz": None, "superblitz": 5, "sector13": 13}
+    return api_game(api, season_id, "2009-03-01", table).json["id"]
 
 
 def startable(g) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 
+from tests.helpers import api_game, api_season
 from tests.webapp.games.test_attach_form import _defaults
 from webapp.domain.rules import RULESETS, cite
 
@@ -22,12 +23,7 @@ def test_cite_in_each_language():
 
 
 def test_a_2009_plan_refused_on_the_game_form_cites_the_clause_as_people_read_it(api, login):
-    season = api(
-        "post",
-        "/api/v1/seasons",
-        role="producer",
-        json={"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1000.00"},
-    ).json["id"]
+    season = api_season(api, "Сезон 2009", "2009", unanswered_prize="1000.00")
     client = login("producer")
     page = client.get("/games/").get_data(as_text=True)
     data = _defaults(page, "/games/new")
@@ -49,17 +45,7 @@ def test_a_2009_plan_refused_on_the_game_form_cites_the_clause_as_people_read_it
     ) in text
     assert not re.search(r"\.txt|e025d5ded135c1c4", text)
     # the API's 422 is read by a person too; a 409's "rule" stays the contract's citation
-    r = api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={
-            "season_id": season,
-            "kind": "qualifying",
-            "date": "2009-03-01",
-            "table": {"blitz": None, "superblitz": 5, "sector13": 7},
-        },
-    )
+    r = api_game(api, season, "2009-03-01", {"blitz": None, "superblitz": 5, "sector13": 7})
     assert r.json["errors"]["table.sector13"] == [
         "по правилам 2009 вопросы из Интернета играют в 13-м секторе (п. 1.3 Правил сезона 2009 г.)"
     ]
