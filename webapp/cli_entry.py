@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from webapp.cli import COMMANDS, NO_TABLES, LazyGroup, announce_instance, fail, missing_schema
+from webapp.cli import (
+    COMMANDS,
+    LazyGroup,
+    announce_instance,
+    fail,
+    missing_schema,
+    no_tables_message,
+)
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -83,7 +90,7 @@ def main() -> None:
         if not missing_schema(exc):
             raise
         orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
-        fail(f"{NO_TABLES} ({type(orig).__name__}: {str(orig).splitlines()[0]})")
+        fail(no_tables_message(f"{type(orig).__name__}: {str(orig).splitlines()[0]}"))
 
 
 if __name__ == "__main__":

@@ -133,7 +133,10 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
 
     upgraded = cli("db", "upgrade", "heads")
     instance = home / ".local" / "share" / "sova"
-    assert f"sova: instance folder {instance} (per-user data directory)" in upgraded.stderr
+    assert (
+        f"sova: instance folder {instance} "
+        "(per-user data directory; it does not exist yet, so it starts empty)"
+    ) in upgraded.stderr
     assert (instance / "sova.sqlite").is_file()
     seeded = cli("seed-demo").stdout
     assert "Demo pool: 50 questions from demo_pool.4s approved" in seeded

@@ -131,11 +131,14 @@ def test_help_lists_sovas_commands_without_flask_options(place):
 def test_commands_default_to_the_per_user_data_directory_and_say_so(place):
     cwd, home, _env = place
     instance = home / ".local" / "share" / "sova"
-    for args in (("db", "upgrade", "heads"), ("outbox", "status")):
+    for args, new in (
+        (("db", "upgrade", "heads"), "; it does not exist yet, so it starts empty"),
+        (("outbox", "status"), ""),
+    ):
         run = sova(place, *args)
         assert run.returncode == 0, run.stderr
         assert run.stderr.splitlines()[0] == (
-            f"sova: instance folder {instance} (per-user data directory)"
+            f"sova: instance folder {instance} (per-user data directory{new})"
         )
     assert json.loads(run.stdout) == {
         "waiting": 0,
@@ -158,9 +161,35 @@ def test_sova_instance_path_wins_and_is_announced(place, tmp_path):
     instance = tmp_path / "inst"
     run = sova(place, "db", "upgrade", "heads", SOVA_INSTANCE_PATH=str(instance))
     assert run.returncode == 0, run.stderr
-    assert run.stderr.splitlines()[0] == f"sova: instance folder {instance} (SOVA_INSTANCE_PATH)"
+    assert run.stderr.splitlines()[0] == (
+        f"sova: instance folder {instance} "
+        "(SOVA_INSTANCE_PATH; it does not exist yet, so it starts empty)"
+    )
     assert (instance / "sova.sqlite").is_file()
     assert tree(cwd) == [] and tree(home) == []
+    again = sova(place, "outbox", "status", SOVA_INSTANCE_PATH=str(instance))
+    assert again.stderr.splitlines()[0] == f"sova: instance folder {instance} (SOVA_INSTANCE_PATH)"
+
+
+def test_export_on_a_new_per_user_instance_says_it_is_empty_and_where_make_run_keeps_one(place):
+    """Run from a checkout without SOVA_INSTANCE_PATH, ``sova export`` reads the per-user
+    instance: it says the folder is new and empty, and the refusal says how to reach the
+    instance ``make run`` keeps (exit 2, no traceback)."""
+    _cwd, home, _env = place
+    instance = home / ".local" / "share" / "sova"
+    run = sova(place, "export", "game", "1", "--format", "4s")
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.splitlines()
+    assert lines[0] == (
+        f"sova: instance folder {instance} "
+        "(per-user data directory; it does not exist yet, so it starts empty)"
+    )
+    assert lines[-1] == (
+        "Error: the database has no Sova tables yet; run `sova db upgrade` first "
+        "(OperationalError: no such table: game); the instance folder is "
+        f"{instance} (per-user data directory): to use the instance `make run` keeps in a "
+        "checkout, set SOVA_INSTANCE_PATH to that checkout's instance/ folder"
+    )
 
 
 @pytest.mark.slow

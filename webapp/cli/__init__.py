@@ -108,12 +108,32 @@ def missing_schema(exc: BaseException) -> bool:
 
 def announce_instance() -> Path:
     """Say on stderr which instance folder this command uses and why (``SOVA_INSTANCE_PATH``
-    or the per-user data directory), and return it. Creates nothing."""
+    or the per-user data directory), and return it. Creates nothing. A folder that does not
+    exist yet is said to be new and empty: a command run from a checkout without
+    ``SOVA_INSTANCE_PATH`` (``make run`` sets it to the checkout's ``instance/``) would
+    otherwise read an empty instance without a word."""
     from webapp.config import instance_path
 
     path, source = instance_path()
-    click.echo(f"sova: instance folder {path} ({source})", err=True)
+    new = "" if path.exists() else "; it does not exist yet, so it starts empty"
+    click.echo(f"sova: instance folder {path} ({source}{new})", err=True)
     return path
+
+
+def no_tables_message(detail: str) -> str:
+    """The refusal of a command run on a database without Sova's tables: :data:`NO_TABLES`,
+    the database's own words (``detail``), the instance folder in use and, when it came from
+    the per-user default, where ``make run`` keeps its instance."""
+    from webapp.config import instance_path
+
+    path, source = instance_path()
+    hint = f"; the instance folder is {path} ({source})"
+    if "SOVA_INSTANCE_PATH" not in source:
+        hint += (
+            ": to use the instance `make run` keeps in a checkout, set "
+            "SOVA_INSTANCE_PATH to that checkout's instance/ folder"
+        )
+    return f"{NO_TABLES} ({detail}){hint}"
 
 
 def import_command(import_path: str) -> click.Command:
@@ -189,5 +209,6 @@ __all__ = [
     "import_command",
     "NO_TABLES",
     "missing_schema",
+    "no_tables_message",
     "register_commands",
 ]

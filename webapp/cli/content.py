@@ -10,7 +10,7 @@ import click
 from flask.cli import with_appcontext
 
 from webapp.accounts.operations import AccountError
-from webapp.cli import NO_TABLES, fail, missing_schema
+from webapp.cli import fail, missing_schema, no_tables_message
 from webapp.core.transaction import transactional
 from webapp.resources import package_dir
 
@@ -192,7 +192,7 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
         except Exception as exc:
             db.session.rollback()
             if missing_schema(exc):  # as every other command says it (newcomer trial)
-                fail(NO_TABLES)
+                fail(no_tables_message(f"{type(exc.orig).__name__}: {exc.orig}"))
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
     click.echo(f"{path.name}: imported {count} questions as {as_}")
