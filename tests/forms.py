@@ -96,3 +96,52 @@ def page_forms(html: str) -> list[Form]:
     parser = _Forms()
     parser.feed(html)
     return parser.forms
+
+
+def fresh_request() -> None:
+    """Forget what a shared app context cached for the last request (its user, its CSRF
+    token), so that the next request is another browser's or a new one."""
+    from flask import g
+
+    g.pop("_login_user", None)
+    g.pop("csrf_token", None)
+
+
+def signed_in(app, email: str, password: str, https: bool = False):
+    """A test client signed in through the login form as it renders (CSRF token included),
+    or None when the login was refused; ``https``: its requests come through a proxy that says
+    they came over HTTPS (production redirects plain HTTP; the app must trust one proxy hop)."""
+    client = app.test_client()
+    if https:
+        client.environ_base["HTTP_X_FORWARDED_PROTO"] = "https"  # as nginx says it
+        # Flask-WTF checks an HTTPS form's Referer against the host (WTF_CSRF_SSL_STRICT)
+        client.environ_base["HTTP_REFERER"] = "https://localhost/"
+    fresh_request()
+    page = client.get("/login").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.method == "post" and "password" in f.fields]
+    data = {**form.fields, "email": email, "password": password}
+    fresh_request()
+    resp = client.post("/login", data=data)
+    return client if resp.status_code == 302 else None
+
+
+def get_page(client, url: str) -> str:
+    """The text of ``url`` (asserting a 200), as another request."""
+    fresh_request()
+    resp = client.get(url)
+    assert resp.status_code == 200, resp.status_code
+    return resp.get_data(as_text=True)
+
+
+def submit_form(client, page: str, form_id: str, url: str, tick: bool = False, **typed):
+    """Submit the form ``id=form_id`` of ``page`` (found at ``url``) with ``typed`` fields
+    filled in (a prefixed form's prefix is added); ``tick`` ticks its checkboxes. A form
+    without ``action`` posts to its page, as a browser does."""
+    (form,) = [f for f in page_forms(page) if f.attrs.get("id") == form_id]
+    data = {k: v for k, v in form.fields.items() if k not in form.checkboxes}
+    if tick:
+        data |= form.when_ticked
+    prefix = next((k[: -len("csrf_token")] for k in data if k.endswith("csrf_token")), "")
+    data |= {prefix + k: v for k, v in typed.items()}
+    fresh_request()
+    return client.post(form.action or url, data=data)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from flask import g
-
-from tests.forms import page_forms
+from tests.forms import fresh_request as _fresh
+from tests.forms import get_page as _get
+from tests.forms import signed_in as _signed_in
+from tests.forms import submit_form
 from webapp.accounts.operations import create_user
 from webapp.jobs import commit
 
@@ -17,43 +18,8 @@ NEW = "совсем-новый-пароль-1"
 PAGE = "/account/password"
 
 
-def _fresh() -> None:
-    """Forget what the shared app context cached for the last request (its user, its CSRF
-    token): each request here is another browser's or a new one."""
-    g.pop("_login_user", None)
-    g.pop("csrf_token", None)
-
-
-def _signed_in(app, email: str, password: str):
-    """A browser signed in through the login form as it renders (CSRF token included)."""
-    client = app.test_client()
-    _fresh()
-    page = client.get("/login").get_data(as_text=True)
-    (form,) = [f for f in page_forms(page) if f.method == "post" and "password" in f.fields]
-    data = {**form.fields, "email": email, "password": password}
-    _fresh()
-    resp = client.post("/login", data=data)
-    return client if resp.status_code == 302 else None
-
-
-def _get(client, url: str) -> str:
-    _fresh()
-    resp = client.get(url)
-    assert resp.status_code == 200, resp.status_code
-    return resp.get_data(as_text=True)
-
-
 def _submit(client, page: str, form_id: str, tick: bool = False, url: str = PAGE, **typed):
-    """Submit the form ``id=form_id`` of ``page`` (found at ``url``) with ``typed`` fields
-    filled in; a form without ``action`` posts to its page, as a browser does."""
-    (form,) = [f for f in page_forms(page) if f.attrs.get("id") == form_id]
-    data = {k: v for k, v in form.fields.items() if k not in form.checkboxes}
-    if tick:
-        data |= form.when_ticked
-    prefix = next((k[: -len("csrf_token")] for k in data if k.endswith("csrf_token")), "")
-    data |= {prefix + k: v for k, v in typed.items()}
-    _fresh()
-    return client.post(form.action or url, data=data)
+    return submit_form(client, page, form_id, url, tick, **typed)
 
 
 def _api(app, token: str) -> int:

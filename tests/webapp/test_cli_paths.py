@@ -239,3 +239,28 @@ def test_console_script_module_has_no_import_cycle():
     assert not imported & {"webapp.app", "webapp.cli_entry", "webapp"}
     assert "__import__(" not in source
     assert cli.name == "sova"
+
+
+@pytest.mark.slow
+def test_seed_demo_is_refused_in_production_and_writes_no_account(place, tmp_path):
+    """The demo accounts' passwords are published (README): a production instance never
+    gets them, whatever the order of commands."""
+    from cryptography.fernet import Fernet
+
+    production = {
+        "SOVA_ENV": "production",
+        "SOVA_SECRET_KEY": "k" * 64,
+        "SOVA_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "SOVA_INSTANCE_PATH": str(tmp_path / "inst"),
+    }
+    assert sova(place, "db", "upgrade", "heads", **production).returncode == 0
+    run = sova(place, "seed-demo", **production)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        "Error: seed-demo is refused when SOVA_ENV=production: its accounts' passwords are "
+        "published; create staff with `sova users create` or the admin's «Сотрудники» page"
+    )
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "inst" / "sova.sqlite") as con:
+        assert con.execute('SELECT count(*) FROM "user"').fetchone() == (0,)

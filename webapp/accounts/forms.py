@@ -3,8 +3,17 @@ revocation and account switch-off."""
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, EmailField, PasswordField
-from wtforms.validators import DataRequired, EqualTo, Length
+from wtforms import (
+    BooleanField,
+    EmailField,
+    PasswordField,
+    SelectChoice,
+    SelectField,
+    StringField,
+)
+from wtforms.validators import DataRequired, Email, EqualTo, Length
+
+from webapp.accounts.models import ROLE_LABELS
 
 
 class LoginForm(FlaskForm):
@@ -93,3 +102,38 @@ class PasswordSetForm(FlaskForm):
         "Да, задать пароль: сеансы сотрудника завершатся, его токены доступа будут отозваны",
         validators=[DataRequired("Подтвердите: отметьте галочку.")],
     )
+
+
+class StaffInviteForm(FlaskForm):
+    """The admin's «Новый сотрудник»: e-mail, name and role; the account gets an invitation
+    link instead of a password."""
+
+    email = EmailField(
+        "Электронная почта",
+        validators=[
+            DataRequired("Укажите почту."),
+            Length(max=254, message="Почта не длиннее 254 символов."),
+            Email("Это не адрес электронной почты.", check_deliverability=False),
+        ],
+    )
+    name = StringField(
+        "Имя и фамилия",
+        validators=[
+            DataRequired("Укажите имя и фамилию."),
+            Length(max=200, message="Имя не длиннее 200 символов."),
+        ],
+    )
+    role = SelectField(
+        "Роль",
+        choices=[SelectChoice(code, label) for code, label in ROLE_LABELS.items()],
+        validators=[DataRequired("Выберите роль.")],
+    )
+
+
+class RenewInvitationForm(FlaskForm):
+    """A new invitation link for an account without a password (the older links stop)."""
+
+
+@_new_password_fields
+class InvitationAcceptForm(FlaskForm):
+    """The invitee's first password, twice."""

@@ -24,6 +24,16 @@ ROLE_LABELS = {
 }
 
 
+#: The domain of the demo staff accounts ``sova seed-demo`` creates (``editor@sova.local``…):
+#: a reserved name (RFC 6762 ``.local``) no real mailbox has. Production refuses them.
+DEMO_DOMAIN = "sova.local"
+
+
+def is_demo_email(email: str) -> bool:
+    """Whether ``email`` is one of the demo staff accounts' addresses (:data:`DEMO_DOMAIN`)."""
+    return (email or "").strip().lower().endswith("@" + DEMO_DOMAIN)
+
+
 def token_digest(token: str) -> str:
     """SHA-256 hex of an API token (the token itself is never stored)."""
     return hashlib.sha256(token.encode()).hexdigest()

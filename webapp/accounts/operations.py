@@ -8,9 +8,16 @@ from datetime import datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask import current_app
+from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlalchemy.orm.attributes import set_committed_value
 
-from webapp.accounts.models import REVOKE_REASONS, ROLES, ApiToken, User, token_digest
+from webapp.accounts.models import (
+    REVOKE_REASONS,
+    ROLES,
+    ApiToken,
+    User,
+    token_digest,
+)
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
@@ -261,6 +268,77 @@ def set_password(user: User, password: str, by: User | None = None) -> int:
     db.session.flush()
     end_sessions(user)
     return revoke_tokens(user, "password", by)
+
+
+#: How long a staff invitation link works (until the invitee's first password, at most).
+INVITATION_DAYS = 7
+_INVITATION_SALT = "sova.staff-invitation"
+
+
+def _invitation_serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.secret_key, salt=_INVITATION_SALT)
+
+
+def invitation_token(user: User) -> str:
+    """A signed one-time invitation for ``user`` (itsdangerous, the app's secret key):
+    ``{"u": id, "v": session_version}``. It stops working after :data:`INVITATION_DAYS`,
+    and as soon as the account's session version moves on — the invitee's first password,
+    a new invitation, «Задать пароль», «Выйти везде» — so a link works once."""
+    return _invitation_serializer().dumps({"u": user.id, "v": user.session_version or 0})
+
+
+def invite_user(email: str, role: str, name: str, by: User) -> tuple[User, str]:
+    """The admin's «Новый сотрудник»: a staff account without a password (nobody can log in
+    to it yet) and its invitation token (:func:`invitation_token`). Raises
+    :class:`AccountError` (in Russian: the page shows it) for an unknown role or a taken
+    e-mail (the form refuses what is not an address, ``.local`` ones included: no demo
+    account is made this way); flushes."""
+    email = (email or "").strip().lower()
+    if role not in ROLES:
+        raise AccountError("такой роли нет")
+    if db.session.scalar(db.select(User).filter_by(email=email)):
+        raise AccountError(f"сотрудник с почтой {email} уже есть")
+    user, _ = create_user(email, role, name=name.strip())
+    return user, invitation_token(user)
+
+
+def renew_invitation(user: User) -> str:
+    """A new invitation link for an account that has no password yet: the older links stop
+    working (:func:`end_sessions` moves the version on). Raises :class:`AccountError` for
+    an account with a password (use «Задать пароль») or a switched-off one; flushes."""
+    if user.password_hash or not user.active:
+        raise AccountError("приглашение — только для учётной записи без пароля")
+    end_sessions(user)
+    return invitation_token(user)
+
+
+def user_for_invitation(token: str) -> User | None:
+    """The account a working invitation ``token`` is for, or None: a bad signature, older
+    than :data:`INVITATION_DAYS`, a version that moved on, a password set already, or a
+    switched-off account."""
+    try:
+        data = _invitation_serializer().loads(token, max_age=INVITATION_DAYS * 86400)
+    except BadData:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("u"), int):
+        return None
+    user = db.session.get(User, data["u"])
+    if (
+        user is None
+        or not user.active
+        or user.password_hash
+        or (user.session_version or 0) != data.get("v")
+    ):
+        return None
+    return user
+
+
+def accept_invitation(user: User, password: str) -> None:
+    """The invitee's first password (:func:`set_password`: the version moves on, so the
+    link is spent). Raises :class:`AccountError` when it is the account's e-mail."""
+    if password.strip().lower() == user.email:
+        raise AccountError("пароль не может совпадать с адресом почты")
+    set_password(user, password)
 
 
 def user_for_session(session_id: str) -> User | None:

@@ -22,24 +22,32 @@ from flask_wtf import FlaskForm
 
 from webapp.accounts.forms import (
     DeactivateForm,
+    InvitationAcceptForm,
     LoginForm,
     PasswordChangeForm,
     PasswordSetForm,
+    RenewInvitationForm,
     RevokeTokenForm,
+    StaffInviteForm,
 )
-from webapp.accounts.models import ROLE_LABELS, ApiToken, User
+from webapp.accounts.models import ROLE_LABELS, ApiToken, User, is_demo_email
 from webapp.accounts.operations import (
+    INVITATION_DAYS,
     LOCKOUT_DURATION,
     LOCKOUT_THRESHOLD,
     AccountError,
     AccountLocked,
+    accept_invitation,
     authenticate,
     change_password,
     deactivate,
     end_sessions,
+    invite_user,
+    renew_invitation,
     reset_password,
     revoke_token,
     sign_out_everywhere,
+    user_for_invitation,
 )
 from webapp.core.access import access
 from webapp.core.edge import keep
@@ -110,6 +118,13 @@ def login():
             )
             return render_template("accounts/login.html", form=form), 429
         keep()  # a failed attempt (401) is recorded too
+        if (
+            user is not None
+            and is_demo_email(user.email)
+            and current_app.config.get("SOVA_ENV") == "production"
+        ):
+            # the demo passwords are printed in the README: never a way into a real instance
+            user = None
         if user is not None:
             session.permanent = True  # ends after PERMANENT_SESSION_LIFETIME idle
             login_user(user)
@@ -142,6 +157,16 @@ def users():
     """Staff accounts: «Выйти везде» (every session ends and every API token is revoked),
     «Отключить», and each API token with its creation, last use and revocation (who, when,
     why), «Отозвать» for a working one."""
+    return _users_page()
+
+
+def _users_page(
+    invite_form: StaffInviteForm | None = None,
+    invitation: tuple[User, str] | None = None,
+    code: int = 200,
+):
+    """The «Сотрудники» page; ``invitation`` (the account, its link) is shown once, on the
+    answer to the form that made it, and is never stored in the session."""
     staff = db.session.scalars(
         db.select(User).options(db.selectinload(User.tokens)).order_by(User.role, User.email)
     ).all()
@@ -151,8 +176,83 @@ def users():
         form=FlaskForm(),
         revoke_form=RevokeTokenForm(),
         deactivate_form=DeactivateForm(),
+        invite_form=invite_form or StaffInviteForm(),
+        renew_form=RenewInvitationForm(),
+        invitation=invitation,
+        invitation_days=INVITATION_DAYS,
         password_form=lambda user: PasswordSetForm(prefix=f"password-{user.id}"),
+    ), code
+
+
+def _invitation_link(token: str) -> str:
+    """The invitation's absolute link, on the public address e-mailed links use."""
+    return current_app.config["SOVA_PUBLIC_URL"].rstrip("/") + url_for(
+        "accounts.invitation", token=token
     )
+
+
+@bp.route("/admin/users/new", methods=["POST"], endpoint="invite")
+@access("admin")
+def invite_view():
+    """«Новый сотрудник» (CSRF): an account with the chosen role and no password, and its
+    one-time invitation link (:data:`INVITATION_DAYS` days), shown once on the answer for
+    the admin to hand over. 422 with the form's errors, nothing created, on bad input."""
+    form = StaffInviteForm()
+    if not form.validate_on_submit():
+        flash(f"Сотрудник не добавлен: {errors_line(form)}", "error")
+        return _users_page(invite_form=form, code=422)
+    try:
+        user, token = invite_user(form.email.data, form.role.data, form.name.data, by=current_user)
+    except AccountError as exc:
+        flash(f"Сотрудник не добавлен: {exc}.", "error")
+        return _users_page(invite_form=form, code=422)
+    return _users_page(invitation=(user, _invitation_link(token)))
+
+
+@bp.route("/admin/users/<int:user_id>/invitation", methods=["POST"], endpoint="renew_invitation")
+@access("admin")
+def renew_invitation_view(user_id: int):
+    """A new invitation link for an account without a password (a lost or expired one);
+    the older links stop working. CSRF."""
+    user = db.get_or_404(User, user_id)
+    if not RenewInvitationForm().validate_on_submit():
+        abort(400)
+    try:
+        token = renew_invitation(user)
+    except AccountError as exc:
+        flash(f"Приглашение не выдано: {exc}.", "error")
+        return redirect(url_for("accounts.users") + f"#user-{user.id}")
+    return _users_page(invitation=(user, _invitation_link(token)))
+
+
+@bp.route("/account/invitation/<token>", methods=["GET", "POST"])
+@access("public")
+@limiter.limit(login_rate_limit, methods=["POST"])
+def invitation(token: str):
+    """The invitee's page: a first password, twice (12–200 characters, not the e-mail);
+    then the link is spent and this browser is signed in. A bad, spent or expired link
+    answers 404 with what to do; a form that fails answers 422."""
+    user = user_for_invitation(token)
+    if user is None:
+        return (
+            render_template(
+                "accounts/invitation.html", form=None, user=None, invitation_days=INVITATION_DAYS
+            ),
+            404,
+        )
+    form = InvitationAcceptForm()
+    if form.validate_on_submit():
+        try:
+            accept_invitation(user, form.new.data)
+        except AccountError as exc:
+            form.form_errors.append(f"Пароль не задан: {exc}.")
+            return render_template("accounts/invitation.html", form=form, user=user), 422
+        session.permanent = True
+        login_user(user)
+        flash(f"Добро пожаловать, {user.name}: пароль задан, вы вошли в Сову.", "success")
+        return redirect(url_for(HOME_BY_ROLE.get(user.role, "submissions.index")))
+    code = 422 if form.is_submitted() else 200
+    return render_template("accounts/invitation.html", form=form, user=user), code
 
 
 def _tokens_said(n: int) -> str:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import click
+from flask import current_app
 from flask.cli import with_appcontext
 
 from webapp.accounts.operations import AccountError
@@ -145,7 +146,6 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
     """Import one parsed packet in one transaction; the number of questions, or None
     after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
     when stderr is a terminal)."""
-    from flask import current_app
     from tqdm import tqdm
 
     from webapp.extensions import db
@@ -212,7 +212,9 @@ SAMPLE_ARCHIVE = package_dir() / "submissions" / "sample_packet.4s"
 
 
 def _demo_email(role: str) -> str:
-    return f"{role.replace('_', '-')}@sova.local"
+    from webapp.accounts.models import DEMO_DOMAIN
+
+    return f"{role.replace('_', '-')}@{DEMO_DOMAIN}"
 
 
 @click.command("seed-demo")
@@ -244,6 +246,11 @@ def seed_demo(archive):
     from webapp.extensions import db
     from webapp.submissions.models import Question
 
+    if current_app.config.get("SOVA_ENV") == "production":
+        fail(
+            "seed-demo is refused when SOVA_ENV=production: its accounts' passwords are "
+            "published; create staff with `sova users create` or the admin's «Сотрудники» page"
+        )
     if db.session.scalar(db.select(db.func.count()).select_from(User)) == 0:
         click.echo("Demo staff users (password = role name + '-demo'):")
         for role in DEMO_ROLES:
