@@ -2,7 +2,14 @@
 
 import pytest
 
-from webapp.domain.rules import FORMAT, ProtocolError, RuleViolation, load_protocol, replay
+from webapp.domain.rules import (
+    FORMAT,
+    ProtocolError,
+    RuleViolation,
+    allowed_actions,
+    load_protocol,
+    replay,
+)
 
 TABLE = {"blitz": 7, "superblitz": 10, "sector13": 13}
 GOOD = {
@@ -85,6 +92,11 @@ def test_missing_keys():
         ({"type": "answer", "correct": True, "expert": " "}, "expert"),
         ({"type": "sector13_option"}, "option"),
         ({"type": "sector13_option", "option": "two"}, "option"),
+        ({"type": "minute"}, "событию minute нужно поле «action»"),
+        ({"type": "minute", "action": "pause"}, "minute.action — одно из: start, stop"),
+        ({"type": "minute", "action": "start", "at": "20:00"}, "minute.at — время ISO 8601"),
+        ({"type": "minute", "action": "stop", "at": "2026-12-05T20:00:00"}, "со смещением"),
+        ({"type": "minute", "action": "stop", "at": 1733428800}, "minute.at: нужен тип str"),
     ],
 )
 def test_malformed_event(event, words):
@@ -129,3 +141,29 @@ def test_rule_violation_json():
             "message": "club help only while behind",
         }
     }
+
+
+MINUTE = [
+    {"type": "minute", "action": "start", "at": "2026-12-05T20:00:00+03:00"},
+    {"type": "minute", "action": "stop", "at": "2026-12-05T20:01:00+03:00"},
+]
+
+
+def test_minute_taps_change_nothing_the_rules_derive_and_are_never_refused():
+    """The contract's ``minute`` (the host's taps): the rules ignore it, before the first
+    spin, inside a round, between rounds and after the game is over alike."""
+    to_six = [
+        ev
+        for sector in (1, 2, 3, 4, 5, 6)
+        for ev in ({"type": "spin", "sector": sector}, {"type": "answer", "correct": True})
+    ]
+    plain = replay("2023", TABLE, None, to_six)
+    tapped = [MINUTE[0], to_six[0], *MINUTE, *to_six[1:], MINUTE[0]]
+    assert plain["finished"] is True and plain["score"] == "6:0"
+    assert replay("2023", TABLE, None, tapped) == plain
+    assert replay("2009", TABLE, None, [to_six[0], MINUTE[0], to_six[1], MINUTE[1]]) == (
+        replay("2009", TABLE, None, to_six[:2])
+    )
+    assert allowed_actions("2023", TABLE, None, [to_six[0], MINUTE[0]]) == allowed_actions(
+        "2023", TABLE, None, [to_six[0]]
+    )

@@ -276,7 +276,9 @@ _INVITATION_SALT = "sova.staff-invitation"
 
 
 def _invitation_serializer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.secret_key, salt=_INVITATION_SALT)
+    secret = current_app.secret_key
+    assert secret  # create_app always sets one (generated into the instance at worst)
+    return URLSafeTimedSerializer(secret, salt=_INVITATION_SALT)
 
 
 def invitation_token(user: User) -> str:

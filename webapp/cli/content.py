@@ -191,8 +191,9 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
             commit()
         except Exception as exc:
             db.session.rollback()
-            if missing_schema(exc):  # as every other command says it (newcomer trial)
-                fail(no_tables_message(f"{type(exc.orig).__name__}: {exc.orig}"))
+            if missing_schema(exc):  # as every other command says it
+                orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
+                fail(no_tables_message(f"{type(orig).__name__}: {str(orig).splitlines()[0]}"))
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
     click.echo(f"{path.name}: imported {count} questions as {as_}")

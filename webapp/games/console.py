@@ -63,7 +63,9 @@ EVENT_LABELS = {
     "credit_minute": "Минута в кредит",
     "extra_minute": "Дополнительная минута",
     "red_card": "Красная карточка",
+    "minute": "Минута обсуждения",
 }
+MINUTE_LABELS = {"start": "пошла", "stop": "остановлена"}
 OPTION_LABELS = {
     "six": "Шестеро, 10 секунд",
     "three": "Трое, 20 секунд",
@@ -166,6 +168,8 @@ def _event_label(payload: dict) -> str:
         return f"{label}: {verdict}{early}{expert}"
     if payload.get("type") == "sector13_option":
         return f"{label}: {OPTION_LABELS.get(payload.get('option') or '', payload.get('option'))}"
+    if payload.get("type") == "minute":
+        return f"{label}: {MINUTE_LABELS.get(payload.get('action') or '', payload.get('action'))}"
     return label
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from .errors import RuleViolation
 from .protocol import (
     EVENT_TYPES,
+    UNRULED_EVENT_TYPES,
     Context,
     Event,
     parse_context,
@@ -155,6 +156,7 @@ class Game:
     removed_experts: list[str] = field(default_factory=list)
     off_table: list[str] | None = None  # 2023 §3.7.3: None = as the context says
     red_cards: list[dict[str, str | None]] = field(default_factory=list)
+    minutes: list[dict[str, object]] = field(default_factory=list)
     event_index: int = 0
 
     def clone(self) -> Game:
@@ -166,6 +168,7 @@ class Game:
             removed_experts=list(self.removed_experts),
             off_table=None if self.off_table is None else list(self.off_table),
             red_cards=[dict(c) for c in self.red_cards],
+            minutes=[dict(m) for m in self.minutes],
         )
 
     # ----------------------------------------------------------------- queries
@@ -277,6 +280,9 @@ class Game:
         :class:`RuleViolation` citing the clause that forbids it; on a refusal the game must
         be discarded (it may be partly changed)."""
         self.event_index = index
+        if event.type in UNRULED_EVENT_TYPES:  # no rule speaks of them: never refused
+            getattr(self, f"_on_{event.type}")(event)
+            return
         if self.finished:
             raise self._refuse(
                 "game_end", f"the game is over ({self.winner} won {self.score}): nothing may follow"
@@ -541,6 +547,18 @@ class Game:
                 "removal rule removes the player of the team who answered",
             )
 
+    def _on_minute(self, event: Event) -> None:
+        """The host's tap when the discussion minute starts or stops (game protocol,
+        ``minute``): kept with the round in play for the broadcast graphics and the reading
+        time; no rule of either book reads it, so it changes no score and is never refused."""
+        self.minutes.append(
+            {
+                "round": len(self.rounds),
+                "action": event.action,
+                "at": event.at.isoformat() if event.at else None,
+            }
+        )
+
     def _on_red_card(self, event: Event) -> None:
         """Rule 000 §3.9: a hint was caught, the team loses the right to answer: the viewers
         get the point and the question counts as unanswered. (2009 has no hint clause; the
@@ -736,7 +754,7 @@ def allowed_actions(
         "extra_minute",
         "red_card",
     )
-    assert set(order) == set(EVENT_TYPES)
+    assert set(order) == set(EVENT_TYPES) - UNRULED_EVENT_TYPES
     allowed = []
     for kind in order:
         for raw in _candidates(kind):

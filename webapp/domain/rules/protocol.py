@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from .errors import ProtocolError
@@ -28,7 +29,13 @@ EVENT_TYPES = (
     "credit_minute",
     "answer",
     "red_card",
+    "minute",
 )
+
+#: Events the rules ignore: they are recorded and replayed, never refused at any point of
+#: the game (the host's taps when the discussion minute starts and stops).
+UNRULED_EVENT_TYPES = frozenset({"minute"})
+MINUTE_ACTIONS = ("start", "stop")
 
 _SCORE_RE = re.compile(r"^(\d{1,2}):(\d{1,2})$")
 
@@ -73,6 +80,8 @@ class Event:
     early: bool = False
     expert: str | None = None
     team: str | None = None
+    action: str | None = None
+    at: datetime | None = None
 
 
 def parse_ruleset(ruleset: Any) -> str:
@@ -235,7 +244,33 @@ def parse_event(raw: Any, index: int) -> Event:
         if (expert is not None and not expert.strip()) or (team is not None and not team.strip()):
             raise ProtocolError("red_card.expert и red_card.team — непустые имена", index)
         return Event(type=kind, expert=expert, team=team)
+    if kind == "minute":
+        return _parse_minute(raw, index)
     return Event(type=kind)
+
+
+def _parse_minute(raw: dict[str, Any], index: int) -> Event:
+    """``{"type": "minute", "action": "start"|"stop", "at": ISO 8601 with an offset}``
+    (``at`` optional in a file: the console's operation sets it from the server's clock)."""
+    action = _field(raw, "action", str, index, required=True)
+    if action not in MINUTE_ACTIONS:
+        raise ProtocolError(
+            f"minute.action — одно из: {', '.join(MINUTE_ACTIONS)}; получено {action!r}", index
+        )
+    text = _field(raw, "at", str, index, required=False)
+    at = None
+    if text is not None:
+        try:
+            at = datetime.fromisoformat(text)
+        except ValueError:
+            at = None
+        if at is None or at.tzinfo is None:
+            raise ProtocolError(
+                f"minute.at — время ISO 8601 со смещением (2026-12-05T20:00:00+03:00); "
+                f"получено {text!r}",
+                index,
+            )
+    return Event(type="minute", action=action, at=at)
 
 
 def parse_events(events: Any) -> list[Event]:

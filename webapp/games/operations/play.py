@@ -173,6 +173,19 @@ def protocol(game: Game) -> dict:
     }
 
 
+def _minute_on_the_server_clock(game: Game, event: dict) -> dict:
+    """A ``minute`` tap as recorded: ``at`` is this server's clock (UTC, with its offset),
+    whatever the console sent, so that the broadcast graphics' countdown never follows a
+    browser's clock. Refused before the first spin: the minute is a question's."""
+    if not game.events or not any(e.payload.get("type") == "spin" for e in game.events):
+        raise GameConflict(
+            "минута обсуждения отмечается по вопросу: сначала вращение волчка",
+            event=len(game.events),
+            rule=None,
+        )
+    return {**event, "at": utcnow().isoformat()}
+
+
 def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
 
@@ -186,6 +199,8 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         )
     if not isinstance(event, dict):
         raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
+    if event.get("type") == "minute":
+        event = _minute_on_the_server_clock(game, event)
     rules = game_rules(game)
     try:
         state = game_state(game, extra=event)
