@@ -228,3 +228,77 @@ def test_the_console_shows_the_handout_once_as_an_image(live_server, page, hando
     assert "(img" not in shown and "Kubok" not in shown
     assert question.locator("blockquote").inner_text() == "Автор вопроса сравнил Прагу с рыбой."
     assert page.evaluate("() => window.__noReload === true")  # rendered by console.js
+
+
+@pytest.fixture
+def hint_games(live_server):
+    """Two 2023 games of «Команда Анны» (h.EXPERTS), 1 and 8 March, tables filled and
+    startable on the console; returns their ids."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        season, team = h.season(), h.team()
+        ids = []
+        for day in (1, 8):
+            h.approved_questions_more(15) if ids else h.approved_questions(15)
+            table = {"blitz": 4, "superblitz": None, "sector13": 13}
+            g = h.game(season, day, team_=team, table=table, status="draft")
+            assign_envelopes(g)
+            h.startable(g)
+            ids.append(g.id)
+        commit()
+    return ids
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_red_card_names_the_hinter_and_the_next_game_keeps_him_off(
+    live_server, page, hint_games
+):
+    """2023 §3.7.3 in Chromium: the host names who hinted from the team's list with the
+    keyboard alone; in the team's next game the console shows him off the table, citing the
+    clause, and he cannot be chosen as answering until the team's right answer."""
+    first, second = hint_games
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{first}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    press(page, "Волчок", sector=1)
+    card = page.locator(
+        "#console-actions form",
+        has=page.get_by_role("button", name="Красная карточка", exact=True),
+    )
+    pick = card.get_by_label("Подсказал")
+    pick.focus()
+    for _ in range(3):  # не указан → Анна → Борис → Вера
+        page.keyboard.press("ArrowDown")
+    assert pick.input_value() == "Вера"
+    page.keyboard.press("Tab")  # to the card's button
+    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
+        page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
+    assert score(page) == "0:1"
+    assert page.locator("#console-undo button").inner_text() == (
+        "Отменить: Красная карточка: подсказал Вера"
+    )
+    assert page.evaluate("() => window.__noReload === true")
+
+    page.goto(f"{live_server.url}/games/{second}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    off = "не за столом (подсказка, п. 3.7.3 Правил сезона 2023 г.): Вера"
+    assert off in page.locator("#console-extras").inner_text()
+    press(page, "Волчок", sector=1)  # the answer forms now come from console.js
+    right = page.locator(
+        "#console-actions form", has=page.get_by_role("button", name="Верно", exact=True)
+    )
+    who = right.get_by_label("Отвечал")
+    vera = who.locator("option[value='Вера']")
+    assert vera.inner_text() == "Вера (не за столом, п. 3.7.3 Правил сезона 2023 г.)"
+    assert vera.is_disabled()
+    who.select_option("Анна")
+    press(page, "Верно")
+    assert score(page) == "1:0"
+    assert "не за столом" not in page.locator("#console-extras").inner_text()
+    press(page, "Волчок", sector=2)
+    assert page.locator("#console-actions select[name=expert]").count() == 1  # the red card's
+    assert page.evaluate("() => window.__noReload === true")
