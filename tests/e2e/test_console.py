@@ -64,6 +64,11 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     page.goto(f"{live_server.url}/games/{game_id}/console")
     page.evaluate("() => { window.__noReload = true; }")
     assert page.locator("#console-sectors li").count() == 13
+    # each sector numbered once: by its own label, not by the list's marker too
+    first = page.locator("#console-sectors li").first
+    assert first.evaluate("li => getComputedStyle(li).listStyleType") == "none"
+    assert first.inner_text() == "1 Вопрос"
+    assert "Знатоки : Телезрители" not in page.locator("#console").inner_text()
     assert buttons(page) == ["Волчок"]
     assert page.locator(".score").inner_text() == "Команда Анны 0:0 Телезрители"
 
