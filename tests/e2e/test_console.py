@@ -307,3 +307,58 @@ def test_the_red_card_names_the_hinter_and_the_next_game_keeps_him_off(
     press(page, "Волчок", sector=2)
     assert page.locator("#console-actions select[name=expert]").count() == 1  # the red card's
     assert page.evaluate("() => window.__noReload === true")
+
+
+@pytest.fixture
+def game_2009_at_5(live_server):
+    """A 2009 game of «Команда Анны», envelopes filled, startable, the viewers at 0:5."""
+    from tests.helpers import VIEWERS_WIN
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, record_event
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(
+            h.season("2009"),
+            table={"blitz": None, "superblitz": 9, "sector13": 13},
+            team_=h.team(),
+            status="draft",
+        )
+        assign_envelopes(g)
+        h.startable(g)
+        for event in VIEWERS_WIN[:-2]:
+            record_event(g, event, None)
+        gid = g.id
+        commit()
+    return gid
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_vote_button_follows_the_game_after_an_undo(live_server, page, game_2009_at_5):
+    """2009 §3.1: «Открыть голосование» is offered once the game is over; when the host
+    undoes the last answer on the console (no reload), the game is live again and the
+    button goes at once, and it comes back when the game ends again."""
+    from playwright.sync_api import expect
+
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{game_2009_at_5}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    # the once-a-second poll stops after its first round: what the panel shows now follows
+    # the console's events alone
+    with page.expect_response(lambda r: "tally.json" in r.url):
+        pass
+    page.evaluate("() => { window.setTimeout = function () { return 0; }; }")
+    open_vote = page.locator("#vote-controls").get_by_role("button", name="Открыть голосование")
+    expect(open_vote).to_have_count(0)
+    press(page, "Волчок", sector=6)
+    press(page, "Неверно")
+    assert score(page) == "0:6"
+    expect(open_vote).to_have_count(1)
+    with page.expect_response(lambda r: "/undo" in r.url):
+        page.locator("#console-undo button").click()
+    page.wait_for_function("() => document.getElementById('console-score').textContent === '0:5'")
+    expect(open_vote).to_have_count(0)
+    press(page, "Неверно")
+    expect(open_vote).to_have_count(1)
+    assert page.evaluate("() => window.__noReload === true")

@@ -188,7 +188,11 @@
     }).then(function (resp) {
       return resp.json().then(function (body) { return {status: resp.status, body: body}; });
     }).then(function (r) {
-      if (r.body && r.body.console) { render(r.body.console); }
+      if (r.body && r.body.console) {
+        render(r.body.console);
+        // the vote panel (vote.js) re-reads whether the vote may be opened (2009 §3.1)
+        document.dispatchEvent(new CustomEvent("sova:console-changed"));
+      }
       showMessage(r.body && r.body.error ? "Отказано: " + r.body.error.text : "");
     }).catch(function () {
       showMessage("Нет связи с сервером: событие не записано. Повторите.");
