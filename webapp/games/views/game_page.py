@@ -91,11 +91,28 @@ def air_time(game_id: int):
     back = url_for("games.game", game_id=game_id)
     if form.validate_on_submit():
         on_refusal(_("Время эфира не изменено: "), back)
-        set_air_time(game, form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)))
-        flash(_("Время эфира сохранено."), "success")
+        agreements = set_air_time(
+            game,
+            form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)),
+            current_staff().id,
+        )
+        flash(_("Время эфира сохранено.") + _agreements_note(agreements), "success")
+        if agreements["signed"]:
+            flash(
+                f"Подписанные договоры дарения ({agreements['signed']}) называют прежнюю "
+                "дату эфира: подписанный договор не переписывается.",
+                "warning",
+            )
     else:
         flash(_("Время эфира не изменено: ") + errors_line(form), "error")
     return redirect(back)
+
+
+def _agreements_note(agreements: dict[str, int]) -> str:
+    """« Договоров дарения выписано заново с новой датой эфира: 3.» or ""."""
+    if not agreements["reissued"]:
+        return ""
+    return f" Договоров дарения выписано заново с новой датой эфира: {agreements['reissued']}."
 
 
 @bp.route("/<int:game_id>/documents.json")
