@@ -57,13 +57,16 @@ from webapp.games.views.planning import _attach_form
 def game(game_id: int):
     game = _game_or_404(game_id)
     counted = season_queries.counted_series(game)  # replays the season once for the page
+    state = game_state(game)
     return render_template(
         "games/game.html",
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
         documents=_downloadable_documents(game.id),
-        state=game_state(game),
+        state=state,
+        # before the irreversible close: each question's outcome and the prizes owed
+        close_preview=queries.close_preview(game, state) if game.status == "finished" else None,
         attach_form=_attach_form(game, counted),
         counted_series=counted,
         protocol_form=ProtocolForm(),
