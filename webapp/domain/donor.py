@@ -95,7 +95,7 @@ DONOR_FIELD_LABELS = {
 }
 
 
-def donor_difference(old: dict, new: dict) -> list[tuple[str, str, str]]:
+def donor_difference(old: dict[str, str], new: dict[str, str]) -> list[tuple[str, str, str]]:
     """What a change of the donor changed, for its log: ``[(label, before, after)]`` for
     each field of :class:`Donor` whose value differs between the audit's ``old`` and
     ``new`` (``{name, city, details, representative}``; a missing key reads as ""), in
