@@ -64,6 +64,11 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     page.goto(f"{live_server.url}/games/{game_id}/console")
     page.evaluate("() => { window.__noReload = true; }")
     assert page.locator("#console-sectors li").count() == 13
+    # each sector numbered once: by its own label, not by the list's marker too
+    first = page.locator("#console-sectors li").first
+    assert first.evaluate("li => getComputedStyle(li).listStyleType") == "none"
+    assert first.inner_text() == "1 Вопрос"
+    assert "Знатоки : Телезрители" not in page.locator("#console").inner_text()
     assert buttons(page) == ["Волчок"]
     assert page.locator(".score").inner_text() == "Команда Анны 0:0 Телезрители"
 
@@ -228,3 +233,132 @@ def test_the_console_shows_the_handout_once_as_an_image(live_server, page, hando
     assert "(img" not in shown and "Kubok" not in shown
     assert question.locator("blockquote").inner_text() == "Автор вопроса сравнил Прагу с рыбой."
     assert page.evaluate("() => window.__noReload === true")  # rendered by console.js
+
+
+@pytest.fixture
+def hint_games(live_server):
+    """Two 2023 games of «Команда Анны» (h.EXPERTS), 1 and 8 March, tables filled and
+    startable on the console; returns their ids."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        season, team = h.season(), h.team()
+        ids = []
+        for day in (1, 8):
+            h.approved_questions_more(15) if ids else h.approved_questions(15)
+            table = {"blitz": 4, "superblitz": None, "sector13": 13}
+            g = h.game(season, day, team_=team, table=table, status="draft")
+            assign_envelopes(g)
+            h.startable(g)
+            ids.append(g.id)
+        commit()
+    return ids
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_red_card_names_the_hinter_and_the_next_game_keeps_him_off(
+    live_server, page, hint_games
+):
+    """2023 §3.7.3 in Chromium: the host names who hinted from the team's list with the
+    keyboard alone; in the team's next game the console shows him off the table, citing the
+    clause, and he cannot be chosen as answering until the team's right answer."""
+    first, second = hint_games
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{first}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    press(page, "Волчок", sector=1)
+    card = page.locator(
+        "#console-actions form",
+        has=page.get_by_role("button", name="Красная карточка", exact=True),
+    )
+    pick = card.get_by_label("Подсказал")
+    pick.focus()
+    for _ in range(3):  # не указан → Анна → Борис → Вера
+        page.keyboard.press("ArrowDown")
+    assert pick.input_value() == "Вера"
+    page.keyboard.press("Tab")  # to the card's button
+    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
+        page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
+    assert score(page) == "0:1"
+    assert page.locator("#console-undo button").inner_text() == (
+        "Отменить: Красная карточка: подсказал Вера"
+    )
+    assert page.evaluate("() => window.__noReload === true")
+
+    page.goto(f"{live_server.url}/games/{second}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    off = "не за столом (подсказка, п. 3.7.3 Правил сезона 2023 г.): Вера"
+    assert off in page.locator("#console-extras").inner_text()
+    press(page, "Волчок", sector=1)  # the answer forms now come from console.js
+    right = page.locator(
+        "#console-actions form", has=page.get_by_role("button", name="Верно", exact=True)
+    )
+    who = right.get_by_label("Отвечал")
+    vera = who.locator("option[value='Вера']")
+    assert vera.inner_text() == "Вера (не за столом, п. 3.7.3 Правил сезона 2023 г.)"
+    assert vera.is_disabled()
+    who.select_option("Анна")
+    press(page, "Верно")
+    assert score(page) == "1:0"
+    assert "не за столом" not in page.locator("#console-extras").inner_text()
+    press(page, "Волчок", sector=2)
+    assert page.locator("#console-actions select[name=expert]").count() == 1  # the red card's
+    assert page.evaluate("() => window.__noReload === true")
+
+
+@pytest.fixture
+def game_2009_at_5(live_server):
+    """A 2009 game of «Команда Анны», envelopes filled, startable, the viewers at 0:5."""
+    from tests.helpers import VIEWERS_WIN
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, record_event
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(
+            h.season("2009"),
+            table={"blitz": None, "superblitz": 9, "sector13": 13},
+            team_=h.team(),
+            status="draft",
+        )
+        assign_envelopes(g)
+        h.startable(g)
+        for event in VIEWERS_WIN[:-2]:
+            record_event(g, event, None)
+        gid = g.id
+        commit()
+    return gid
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_vote_button_follows_the_game_after_an_undo(live_server, page, game_2009_at_5):
+    """2009 §3.1: «Открыть голосование» is offered once the game is over; when the host
+    undoes the last answer on the console (no reload), the game is live again and the
+    button goes at once, and it comes back when the game ends again."""
+    from playwright.sync_api import expect
+
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{game_2009_at_5}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    # the once-a-second poll stops after its first round: what the panel shows now follows
+    # the console's events alone
+    with page.expect_response(lambda r: "tally.json" in r.url):
+        pass
+    page.evaluate("() => { window.setTimeout = function () { return 0; }; }")
+    open_vote = page.locator("#vote-controls").get_by_role("button", name="Открыть голосование")
+    expect(open_vote).to_have_count(0)
+    press(page, "Волчок", sector=6)
+    press(page, "Неверно")
+    assert score(page) == "0:6"
+    expect(open_vote).to_have_count(1)
+    with page.expect_response(lambda r: "/undo" in r.url):
+        page.locator("#console-undo button").click()
+    page.wait_for_function("() => document.getElementById('console-score').textContent === '0:5'")
+    expect(open_vote).to_have_count(0)
+    press(page, "Неверно")
+    expect(open_vote).to_have_count(1)
+    assert page.evaluate("() => window.__noReload === true")

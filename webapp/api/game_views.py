@@ -95,8 +95,10 @@ def _air_at(game: Game) -> str:
 def game_air(data, game_id):
     """Set when the game airs (``air_at``; without an offset, in the season's time zone).
     Its questions, answers, outcomes and authors are public once it is closed and this time
-    has passed; a later time hides them again."""
-    game = set_air_time(_game(game_id), data["air_at"])
+    has passed; a later time hides them again. A new air date issues the game's unsigned
+    gift agreements again with it."""
+    game = _game(game_id)
+    set_air_time(game, data["air_at"], current_staff().id)  # re-issues unsigned agreements
     return {"id": game.id, "air_at": _air_at(game)}
 
 

@@ -86,6 +86,29 @@ def check_donor(
     return Donor(**values), {}
 
 
+#: The donor's fields as the season page's change log names them, in the form's order.
+DONOR_FIELD_LABELS = {
+    "name": "Даритель",
+    "city": "Город",
+    "representative": "В лице",
+    "details": "Реквизиты",
+}
+
+
+def donor_difference(old: dict[str, str], new: dict[str, str]) -> list[tuple[str, str, str]]:
+    """What a change of the donor changed, for its log: ``[(label, before, after)]`` for
+    each field of :class:`Donor` whose value differs between the audit's ``old`` and
+    ``new`` (``{name, city, details, representative}``; a missing key reads as ""), in
+    :data:`DONOR_FIELD_LABELS`' order; an empty value reads «не указано». ``[]`` when
+    nothing differs."""
+    out = []
+    for field, label in DONOR_FIELD_LABELS.items():
+        before, after = str(old.get(field) or ""), str(new.get(field) or "")
+        if before != after:
+            out.append((label, before or "не указано", after or "не указано"))
+    return out
+
+
 def place(city: str) -> str:
     """``"Минск"`` → ``"г. Минск"`` (U+00A0 after «г.»); a city typed with «г.» already
     is kept as typed; "" stays ""."""

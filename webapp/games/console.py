@@ -18,7 +18,8 @@ Shape of :func:`console_payload` (JSON-able)::
                                         "card": None | {"document_id", "status"}}},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "answer_modes": ["discussed", "early"],  # webapp.domain.rules.answer_modes
-     "actions": [{"type", "label", "fields": {...}, "style"}],   # one big button each
+     "actions": [{"type", "label", "fields": {...}, "style",   # one big button each
+                  "expert_pick"?: {"label", "choices": [{"name", "disabled", "note"}]}}],
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
      "last_event": None | {"seq", "type", "label"}}
@@ -35,7 +36,7 @@ from __future__ import annotations
 import re
 
 from webapp.domain.handouts import without_leading_handout
-from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, rule_reference
+from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, cite, rule_reference
 from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
 from webapp.games.operations import (
@@ -166,6 +167,8 @@ def _event_label(payload: dict) -> str:
         early = ", досрочно" if payload.get("early") else ""
         expert = f" ({payload['expert']})" if payload.get("expert") else ""
         return f"{label}: {verdict}{early}{expert}"
+    if payload.get("type") == "red_card" and payload.get("expert"):
+        return f"{label}: подсказал {payload['expert']}"
     if payload.get("type") == "sector13_option":
         return f"{label}: {OPTION_LABELS.get(payload.get('option') or '', payload.get('option'))}"
     if payload.get("type") == "minute":
@@ -173,11 +176,65 @@ def _event_label(payload: dict) -> str:
     return label
 
 
-def _actions(allowed: list[str], current: dict | None, modes: list[str]) -> list[dict]:
+def expert_picks(game: Game, off_table: list[str]) -> dict[str, dict]:
+    """The «who» lists of the 2023 hint clause (000_90d7c8192601ed3a.txt §3.7.3: the expert
+    who hinted starts his team's next game off the table until its right answer), by event
+    type: ``{"red_card": pick, "answer"?: pick}``, each pick
+    ``{"label", "choices": [{"name", "disabled": bool, "note": str}]}`` over the team's
+    experts (``game.team_row.experts``), sent as the event's ``expert``. The red card names
+    who hinted; the answer names who answered only while someone is off the table
+    (``off_table``, from the replay), and those experts are shown but cannot be chosen, the
+    note citing the clause. ``{}`` under 2009 (no such clause) or without a team's experts."""
+    ruleset = RULESETS[game.season.ruleset]
+    experts = [n for n in (game.team_row.experts or []) if n.strip()] if game.team_row else []
+    if not ruleset.off_table_after_hint or not experts:
+        return {}
+    picks = {
+        "red_card": {
+            "label": "Подсказал",
+            "choices": [{"name": n, "disabled": False, "note": ""} for n in experts],
+        }
+    }
+    if off_table:
+        note = f" (не за столом, {cite(ruleset.cite('off_table'))})"
+        picks["answer"] = {
+            "label": "Отвечал",
+            "choices": [
+                {"name": n, "disabled": n in off_table, "note": note if n in off_table else ""}
+                for n in experts
+            ],
+        }
+    return picks
+
+
+def hinter_refusal(game: Game, event: dict) -> str | None:
+    """The console names who hinted from the team's list (:func:`expert_picks`): a red card
+    naming anyone else (a hand-made form) is refused, in Russian, so that §3.7.3 keeps the
+    right expert off the table; None when the event is fine. (The API may also name a
+    hinter of another team with ``team``, ``contracts/game-protocol.md``.)"""
+    expert = event.get("expert")
+    if event.get("type") != "red_card" or expert is None:
+        return None
+    pick = expert_picks(game, []).get("red_card")
+    names = [c["name"] for c in pick["choices"]] if pick else []
+    if expert in names:
+        return None
+    if not names:
+        return (
+            "подсказавшего знатока называют только в игре команды со списком знатоков "
+            "по правилам 2023 г. (п. 3.7.3 Правил сезона 2023 г.)"
+        )
+    return f"«{expert}» — не знаток этой команды (знатоки: {', '.join(names)}): выберите из списка"
+
+
+def _actions(
+    allowed: list[str], current: dict | None, modes: list[str], picks: dict | None = None
+) -> list[dict]:
     """One big button per accepted event (a spin needs the sector: a form with a number).
     The answer buttons follow ``modes`` (``webapp.domain.rules.answer_modes``): the «досрочно»
     box only when both an early and a discussed answer are accepted; when only an early one
-    is (§3.8.4), the buttons send ``early`` themselves and say so."""
+    is (§3.8.4), the buttons send ``early`` themselves and say so. ``picks``
+    (:func:`expert_picks`): the «who» list an event type's form carries."""
     out: list[dict] = []
     only_early = modes == ["early"]
     early_fields = {"early": "y"} if only_early else {}
@@ -219,6 +276,9 @@ def _actions(allowed: list[str], current: dict | None, modes: list[str]) -> list
                 )
         else:
             out.append({"type": kind, "label": EVENT_LABELS[kind], "fields": {}, "style": ""})
+    for action in out:
+        if picks and action["type"] in picks:
+            action["expert_pick"] = picks[action["type"]]
     return out
 
 
@@ -322,7 +382,9 @@ def console_payload(game: Game) -> dict:
         "current": current,
         "allowed": allowed,
         "answer_modes": modes,
-        "actions": [] if refused_start else _actions(allowed, current, modes),
+        "actions": []
+        if refused_start
+        else _actions(allowed, current, modes, expert_picks(game, state.get("off_table", []))),
         "extra_minutes_held": state["extra_minutes_held"],
         "credit": state["credit"],
         "removed_experts": state["removed_experts"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 from sqlalchemy.orm import lazyload
@@ -11,6 +12,8 @@ from webapp.core import keyset
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
+from webapp.domain.money import Money
+from webapp.domain.prizes import UNANSWERED_RULE, unanswered_question_prizes
 from webapp.domain.rules import RULESETS, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
@@ -422,3 +425,93 @@ def game_document_file_name(doc: Document, ext: str = "pdf") -> str | None:
     if doc.version and doc.version > 1:
         what = f"{what} (версия {doc.version})"
     return game.file_name(what, ext)
+
+
+#: A question's outcome when its game closes, as the producer reads it before closing.
+OUTCOME_LABELS = {
+    "answered": "взят знатоками",
+    "unanswered": "не взят: автору положен приз",
+    "unasked": "не сыгран: вернётся в пул",
+}
+
+
+def envelope_outcomes(game: Game, state: dict) -> list[tuple]:
+    """Each envelope question of ``game`` with its outcome from the replayed ``state``, in
+    the envelopes' order: ``[(sector, slot, EnvelopeQuestion, "answered"|"unanswered"|"unasked")]``
+    — ``unanswered``: asked and not answered right (its authors are owed the prize, 2023
+    §4.11.1, 2009 §1.2.2); ``answered``; ``unasked``: never asked. Closing the game stores
+    these (``prizes.operations.close_game``) and the game page previews them."""
+    unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
+    played_sectors = {r["sector"] for r in state["rounds"]}
+    asked = {
+        (r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"] if q.get("asked")
+    }
+    out = []
+    for env in game.envelopes:
+        for eq in env.questions:
+            key = (env.sector, eq.slot)
+            if key in unanswered:
+                outcome = "unanswered"
+            elif env.sector in played_sectors and key in asked:
+                outcome = "answered"
+            else:
+                outcome = "unasked"
+            out.append((env.sector, eq.slot, eq, outcome))
+    return out
+
+
+def close_preview(game: Game, state: dict) -> dict:
+    """What closing the finished ``game`` will do, before the producer confirms it::
+
+        {"questions": [{"sector", "slot", "question_id", "outcome", "label"}],
+         "prizes": [{"sector", "slot", "question_id", "author": "Name, City",
+                     "amount": Decimal}],
+         "total": Decimal | None, "currency": "BYN" | "RUB",
+         "rule": "п. 4.11.1 Правил сезона 2023 г."}
+
+    ``prizes``: one row per author share of each unanswered question
+    (:func:`webapp.domain.prizes.unanswered_question_prizes`, the computation closing
+    uses), ``[]`` and ``total`` None while the season has no prize amount (closing is then
+    refused)."""
+    season = game.season
+    rows = sorted(envelope_outcomes(game, state), key=lambda row: row[:2])  # table order
+    questions = [
+        {
+            "sector": sector,
+            "slot": slot,
+            "question_id": eq.question.id,
+            "outcome": outcome,
+            "label": OUTCOME_LABELS[outcome],
+        }
+        for sector, slot, eq, outcome in rows
+    ]
+    prizes: list[dict] = []
+    total = None
+    if season.unanswered_prize is not None:
+        placed = {eq.question.id: (sector, slot, eq.question) for sector, slot, eq, _ in rows}
+        owed = [
+            (eq.question.id, [qa.author_id for qa in eq.question.authors])
+            for _s, _slot, eq, outcome in rows
+            if outcome == "unanswered"
+        ]
+        prize = Money(season.unanswered_prize, season.currency)
+        for ent in unanswered_question_prizes(season.ruleset, owed, prize):
+            sector, slot, question = placed[ent.question_key]
+            byline = next((a for a in question.author_list if a.id == ent.author_key), None)
+            prizes.append(
+                {
+                    "sector": sector,
+                    "slot": slot,
+                    "question_id": question.id,
+                    "author": byline.display if byline else str(ent.author_key),
+                    "amount": ent.money.amount,
+                }
+            )
+        total = sum((p["amount"] for p in prizes), start=Decimal("0.00"))
+    return {
+        "questions": questions,
+        "prizes": prizes,
+        "total": total,
+        "currency": season.currency,
+        "rule": cite(UNANSWERED_RULE[season.ruleset]),
+    }

@@ -5,12 +5,14 @@ What the author's status page shows of prizes (``public_events`` of submissions)
 page shows both only after the game's air date.
 
 A season's new donor (``donor_changed`` of games): the season's unsigned gift agreements
-are issued again so that they name it."""
+are issued again so that they name it. A game's new air date (``air_date_changed`` of
+games): its unsigned gift agreements are issued again so that they print it."""
 
 from __future__ import annotations
 
 from webapp.extensions import db
 from webapp.games.models import Game, Season
+from webapp.games.operations import air_date_changed
 from webapp.games.season.operations import donor_changed
 from webapp.prizes.models import Prize, PrizeStatusChange
 from webapp.prizes.operations import reissue_agreement
@@ -59,3 +61,23 @@ def reissue_for_new_donor(season: Season, user_id: int | None = None) -> int:
             reissue_agreement(prize, user_id)
             count += 1
     return count
+
+
+@air_date_changed.connect
+def reissue_for_new_air_date(game: Game, user_id: int | None = None) -> dict[str, int]:
+    """Issue a new version of every unsigned gift agreement of ``game`` (they print its air
+    date); a signed agreement keeps the date it was signed with and is only counted, so
+    the producer is told. Returns ``{"reissued": n, "signed": m}``."""
+    prizes = db.session.scalars(
+        db.select(Prize).where(Prize.game_id == game.id).order_by(Prize.id)
+    ).all()
+    counts = {"reissued": 0, "signed": 0}
+    for prize in prizes:
+        if prize.agreement is None:
+            continue
+        if prize.status in UNSIGNED:
+            reissue_agreement(prize, user_id)
+            counts["reissued"] += 1
+        else:
+            counts["signed"] += 1
+    return counts

@@ -71,6 +71,19 @@
         form.appendChild(who);
       }
     }
+    if (a.expert_pick) {
+      // 2023 §3.7.3: who hinted (red card) / who answered while a hinter is off the table
+      var lbl = el("label", {}, a.expert_pick.label + " ");
+      var sel = el("select", {name: "expert"});
+      sel.appendChild(el("option", {value: ""}, "не указан"));
+      a.expert_pick.choices.forEach(function (e) {
+        var o = {value: e.name};
+        if (e.disabled) { o.disabled = ""; }
+        sel.appendChild(el("option", o, e.name + e.note));
+      });
+      lbl.appendChild(sel);
+      form.appendChild(lbl);
+    }
     form.appendChild(el("button", {type: "submit", "class": a.style || "", "data-type": a.type}, a.label));
     return form;
   }
@@ -175,7 +188,11 @@
     }).then(function (resp) {
       return resp.json().then(function (body) { return {status: resp.status, body: body}; });
     }).then(function (r) {
-      if (r.body && r.body.console) { render(r.body.console); }
+      if (r.body && r.body.console) {
+        render(r.body.console);
+        // the vote panel (vote.js) re-reads whether the vote may be opened (2009 §3.1)
+        document.dispatchEvent(new CustomEvent("sova:console-changed"));
+      }
       showMessage(r.body && r.body.error ? "Отказано: " + r.body.error.text : "");
     }).catch(function () {
       showMessage("Нет связи с сервером: событие не записано. Повторите.");

@@ -7,7 +7,9 @@
   var root = document.getElementById("vote-panel");
   if (!root || !window.fetch || root.dataset.live) { return; }
   root.dataset.live = "1";
-  var lastState = null;
+  // the state the page was rendered in ("none:true" …), so the first poll redraws the
+  // controls too when the game changed in between
+  var lastState = root.dataset.state || null;
   // the page's words, translated by the template (data-t-*): the script has none of its own
   var t = {
     none: root.dataset.tNone, open: root.dataset.tOpen, closed: root.dataset.tClosed,
@@ -73,12 +75,17 @@
     lastState = state;
   }
 
-  function poll() {
-    fetch(root.dataset.tallyUrl, {headers: {Accept: "application/json"}, credentials: "same-origin"})
+  function refresh() {
+    return fetch(root.dataset.tallyUrl, {headers: {Accept: "application/json"}, credentials: "same-origin"})
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (data) { if (data) { render(data); } })
-      .catch(function () { /* next poll retries */ })
-      .then(function () { window.setTimeout(poll, 1000); });
+      .catch(function () { /* next poll retries */ });
   }
+  function poll() {
+    refresh().then(function () { window.setTimeout(poll, 1000); });
+  }
+  // the host console (console.js) says when an event was recorded or undone: whether the
+  // vote may be opened follows the game at once, not at the next poll
+  document.addEventListener("sova:console-changed", function () { refresh(); });
   poll();
 }());

@@ -104,3 +104,18 @@ def test_a_game_without_a_stored_series_shows_and_keeps_the_series_it_counts_in(
     db.session.expire_all()
     game = db.session.get(Game, gid)
     assert (game.team_id, game.series_id) == (run.team_ids["Королёва"], _spring(run))
+
+
+def test_the_team_list_offers_only_the_games_season_teams(api, login):
+    """Only a season's teams may play its games (season.refusals.check_new_game): the game
+    page's team list offers them, by name, and not the teams of another season."""
+    import re
+
+    other = SeasonRun(api, "2023", "Другой сезон 2023", "300.00")
+    other.add_teams(["Чужая", "Дальняя"])
+    run, gid, client = _season_game(api, login)
+    page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
+    form = page.split(f'action="/games/{gid}/attach"', 1)[1].split("</form>", 1)[0]
+    select = form.split('name="team_id"', 1)[1].split("</select>", 1)[0]
+    offered = re.findall(r"<option[^>]*>([^<]*)</option>", select)
+    assert offered == ["— нет —", *sorted(SPRING)]

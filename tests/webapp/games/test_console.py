@@ -51,6 +51,8 @@ def test_console_without_javascript(login, ready_game):
     client = login("host")
     page = client.get(f"/games/{ready_game}/console").get_data(as_text=True)
     assert page.count('data-sector="') == 13
+    # the score line names both sides already: no second «Знатоки : Телезрители.» legend
+    assert "Знатоки : Телезрители" not in page
     assert 'src="/static/console.js"' in page and "<script>" not in page
     assert re.findall(r'data-type="(\w+)"', page) == ["spin"]
     assert "Вопрос номер" not in page  # nothing to read before the spin

@@ -128,7 +128,14 @@ def test_a_2009_agreement_names_the_season_donor_set_on_the_season_page(
     text = page(r)
     assert "Даритель сезона: ООО «Игра-ТВ», г.\u00a0Москва. Договоров выписано заново: 7." in text
     assert "Даритель не указан:" not in text
-    assert "<td>producer@test.local</td><td>Генеральный спонсор сезона, Москва</td>" in text
+    # the log names only what changed (the city stayed), each field with its old and new value
+    assert (
+        "<td>producer@test.local</td><td>Даритель: Генеральный спонсор сезона<br>"
+        "В лице: не указано<br>Реквизиты: не указано</td><td>Даритель: ООО «Игра-ТВ»<br>"
+        f"В лице: {DONOR['representative']}<br>Реквизиты: Адрес: 119021, г. Москва, "
+        "ул. Тимура Фрунзе, 11<br>ИНН 7704000000<br>р/с 40702810900000000001 в ПАО "
+        "«Сбербанк», БИК 044525225</td><td>7</td>"
+    ) in text
     change = db.session.scalars(db.select(SeasonDonorChange)).one()
     assert (change.season_id, change.by_user_id, change.reissued) == (
         season_id,
@@ -159,6 +166,14 @@ def test_a_2009_agreement_names_the_season_donor_set_on_the_season_page(
     # the same donor again changes and records nothing
     r = client.post(form.action, data={**fields, "donor-confirm": "y"}, follow_redirects=True)
     assert db.session.scalar(db.select(db.func.count()).select_from(SeasonDonorChange)) == 1
+    # only the signatory changes: the log shows that, not the same name twice
+    signatory = "директора Петрова Петра Петровича, действующего на основании доверенности № 5"
+    r = client.post(
+        form.action,
+        data={**fields, "donor-representative": signatory, "donor-confirm": "y"},
+        follow_redirects=True,
+    )
+    assert f"<td>В лице: {DONOR['representative']}</td><td>В лице: {signatory}</td>" in page(r)
 
 
 def test_only_the_producer_sets_the_donor(api, login):

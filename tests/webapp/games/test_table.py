@@ -3,6 +3,7 @@ completeness check and lock (envelopes print only from a locked table)."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -162,7 +163,9 @@ def test_swap_replace_use_reserve_and_author_rule(app):
     }
     with pytest.raises(GameError) as exc:
         replace_slot(g, 6, 1, ids(envs[7])[0])
-    assert exc.value.errors == {"question_id": ["нет такого одобренного вопроса"]}
+    assert exc.value.errors == {
+        "question_id": [f"вопрос №{ids(envs[7])[0]} уже на столе этой игры: сектор 7, вопрос 1"]
+    }
     with pytest.raises(GameError) as exc:
         swap_slots(g, (1, 1), (4, 4))
     assert exc.value.errors == {"slot": ["0 (резерв) или 1..3"]}
@@ -388,3 +391,43 @@ def test_a_placed_question_without_its_handout_warns_and_locks(app, login, tmp_p
     attach_image(q, HANDOUT, png.getvalue(), tmp_path, None)
     assert check_table(g)["warnings"] == []
     assert lock_table(g, None)["complete"] is True
+
+
+def test_replace_form_says_which_question_cannot_be_put_and_why(login):
+    """«Заменить» on the table page, sent as the page renders it: a number that names no
+    question, a question already on this table, one on another game's table and one out of
+    the pool each get their own reason; nothing changes."""
+    from tests.forms import page_forms
+
+    h.approved_questions(30)
+    table = {"blitz": None, "superblitz": None, "sector13": None}
+    g = h.game(h.season(), table=table, status="draft")
+    assign_envelopes(g)
+    other = h.game(h.season(), 2, table=table, status="draft")
+    envs = {e.sector: e for e in g.envelopes}
+    h.approved_questions_more(13)
+    assign_envelopes(other)
+    theirs = next(e for e in other.envelopes if e.sector == 5).questions[0].question.id
+    ours = ids(envs[7])[0]
+    rejected = h.approved_questions_more(1)[0]
+    rejected.status = "rejected"
+    h.commit()
+    before = {e.sector: ids(e) for e in g.envelopes}
+    client = login("producer")
+    page = client.get(f"/games/{g.id}/table").get_data(as_text=True)
+    form = next(f for f in page_forms(page) if f.action == f"/games/{g.id}/table/replace")
+    for number, reason in (
+        ("999999", "вопроса №999999 нет"),
+        (str(ours), f"вопрос №{ours} уже на столе этой игры: сектор 7, вопрос 1"),
+        (str(theirs), f"вопрос №{theirs} уже на столе игры №{other.id}: сектор 5, вопрос 1"),
+        (
+            str(rejected.id),
+            f"вопрос №{rejected.id} не в пуле одобренных: он в статусе «отклонён»",
+        ),
+    ):
+        fields = {**form.fields, "replace-sector": "3", "replace-question_id": number}
+        r = client.post(form.action, data=fields, follow_redirects=True)
+        text = html.unescape(r.get_data(as_text=True))
+        assert f"Не изменено: № вопроса: {reason}" in text, number
+    db.session.expire_all()
+    assert {e.sector: ids(e) for e in db.session.get(Game, g.id).envelopes} == before

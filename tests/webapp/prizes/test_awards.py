@@ -330,3 +330,52 @@ def test_closing_a_game_on_the_page_asks_for_confirmation(app, login, played):
     db.session.expire_all()
     assert db.session.get(Game, game).status == "closed"
     assert count(Prize) == 7
+
+
+def test_the_game_page_previews_the_outcomes_and_prizes_before_closing(app, login, played):
+    """Before the irreversible close the producer sees each question's outcome and every
+    prize owed (author, amount, total), the same as closing then records; the close is the
+    rendered form with its confirmation ticked."""
+    import re
+
+    from tests.forms import page_forms
+
+    game = played("qualifying", VIEWERS_WIN)
+    client = login("producer")
+    page = client.get(f"/games/{game}").text
+    preview = page.split('<section id="close-preview">', 1)[1].split("</section>", 1)[0]
+    assert "Закрытие нельзя отменить" in preview and "(п. 4.11.1 Правил сезона 2023 г.)" in preview
+
+    def rows(table_id: str) -> list[list[str]]:
+        body = preview.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+        return [
+            re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body)[1:]
+        ]
+
+    outcomes = rows("close-outcomes")
+    assert [(r[0], r[1], r[3]) for r in outcomes] == [
+        (str(s), "1", "не взят: автору положен приз") for s in range(1, 7)
+    ] + [(str(s), "1", "не сыгран: вернётся в пул") for s in range(7, 14)]
+    prizes = rows("close-prizes")
+    *owed, total = prizes
+    assert len(owed) == 7  # six unanswered questions; the first has two co-authors
+    assert [r[0] for r in owed] == ["1", "1", "2", "3", "4", "5", "6"]
+
+    form = next(f for f in page_forms(page) if f.attrs.get("id") == "close-game")
+    r = client.post(form.action, data={**form.fields, "confirm": "y"}, follow_redirects=True)
+    assert "Игра закрыта. Призов: 7." in r.text
+    db.session.expire_all()
+    closed = db.session.scalars(db.select(Prize).order_by(Prize.id)).all()
+    shown = [(r[2], r[3].replace("\xa0", " ")) for r in owed]
+    assert shown == [
+        (
+            next(a.display for a in p.question.author_list if a.id == p.author_id),
+            f"{p.amount:.2f} {p.currency}".replace(".", ","),
+        )
+        for p in closed
+    ]
+    assert sum(p.amount for p in closed) == Decimal("1800.00")  # 6 × 300,00 BYN
+    assert total == ["Всего призов: 7", "1\xa0800,00\xa0BYN"]
+    # closed: no preview any more
+    assert 'id="close-preview"' not in client.get(f"/games/{game}").text

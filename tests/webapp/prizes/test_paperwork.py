@@ -556,3 +556,44 @@ def test_migration_marks_the_superseded_pending_documents_already_there(app, api
     assert statuses[0][0] == first
     out = app.test_cli_runner().invoke(args=["outbox", "status"])
     assert json.loads(out.output)["documents_pending"] == 7  # six first versions, one second
+
+
+def test_a_new_air_date_issues_the_unsigned_agreements_again(app, api, played, drain, login):
+    """The agreements print the game's air date. The producer moves the air time to another
+    day on the game page: every agreement not yet signed gets a new version with the new
+    date; a signed one keeps the date it was signed with, and the page says so."""
+    from tests.forms import page_forms
+
+    game = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game}/close", role="producer")
+    drain()
+    signed, *unsigned = db.session.scalars(db.select(Prize).order_by(Prize.id)).all()
+    give_details(signed, drain)
+    mark_signed(db.session.get(Prize, signed.id), scan_pdf(), "s.pdf", None)
+    commit()
+    client = login("producer")
+    page = client.get(f"/games/{game}").get_data(as_text=True)
+    form = next(f for f in page_forms(page) if f.action == f"/games/{game}/air-time")
+    # the same day at another hour: the agreements' date stays, nothing is issued again
+    r = client.post(form.action, data={**form.fields, "air_at": "2023-12-30T22:00"})
+    assert r.status_code == 302 and drain() == []
+    r = client.post(
+        form.action, data={**form.fields, "air_at": "2024-01-06T21:00"}, follow_redirects=True
+    )
+    text = r.get_data(as_text=True)
+    assert (
+        f"Время эфира сохранено. Договоров дарения выписано заново с новой датой эфира: "
+        f"{len(unsigned)}." in text
+    )
+    assert (
+        "Подписанные договоры дарения (1) называют прежнюю дату эфира: подписанный договор "
+        "не переписывается." in text
+    )
+    assert set(drain()) == {"prizes.issue_agreement"}
+    db.session.expire_all()
+    for prize in unsigned:
+        doc = db.session.get(Prize, prize.id).agreement.document_id
+        lines = " ".join(pdf_lines(doc_bytes(app, doc)))
+        assert "эфир 6 января 2024 г.)" in lines and "30 декабря 2023" not in lines
+    kept = db.session.get(Prize, signed.id).agreement.document_id
+    assert "эфир 30 декабря 2023 г.)" in " ".join(pdf_lines(doc_bytes(app, kept)))

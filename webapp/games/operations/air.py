@@ -6,9 +6,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from blinker import Namespace
+
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations.common import FIRST_AIR_YEAR, LAST_AIR_YEAR, GameError
+
+#: Sent with the game whose air date (the day, which its gift agreements print) changed,
+#: and ``user_id``; receivers return ``{"reissued": int, "signed": int}`` (the prizes
+#: feature: unsigned agreements issued again, signed ones that keep the old date).
+air_date_changed = Namespace().signal("sova.game-air-date-changed")
 
 
 def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
@@ -24,17 +31,28 @@ def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
     return at.astimezone(UTC)
 
 
-def set_air_time(game: Game, at: datetime) -> Game:
+def set_air_time(game: Game, at: datetime, user_id: int | None = None) -> dict[str, int]:
     """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
     public once it is closed and this time has passed (``webapp.games.publication``); a
     later time hides it again. The game's ``air_date`` becomes the day of ``at`` in the
-    season's zone. Raises GameError (``air_at``) for a year outside 1975..2100."""
+    season's zone; when that day changes, :data:`air_date_changed` is sent, so the gift
+    agreements not yet signed are issued again with the new date. Returns
+    ``{"reissued": n, "signed": m}``: agreements issued again, signed agreements that keep
+    the date they were signed with (both 0 when the day stayed). Raises GameError
+    (``air_at``) for a year outside 1975..2100."""
     errors: dict[str, list[str]] = {}
     value = air_time_utc(at, game.season, errors)
     if errors or value is None:
         raise GameError(errors)
     game.air_at = value
     # the game's day of air follows: one date on the pages, the lists' order and the files
-    game.air_date = value.astimezone(ZoneInfo(game.season.timezone)).date()
+    day = value.astimezone(ZoneInfo(game.season.timezone)).date()
+    changed = day != game.air_date
+    game.air_date = day
     db.session.flush()
-    return game
+    agreements = {"reissued": 0, "signed": 0}
+    if changed:
+        for _receiver, result in air_date_changed.send(game, user_id=user_id):
+            for key in agreements:
+                agreements[key] += int((result or {}).get(key, 0))
+    return agreements

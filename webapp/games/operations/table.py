@@ -455,12 +455,15 @@ def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
     _check_slot(env, slot, game.season.ruleset)
     q = db.session.get(Question, question_id) if isinstance(question_id, int) else None
     errors: dict[str, list[str]] = {}
-    if q is None or q.status != "approved":
-        errors["question_id"] = ["нет такого одобренного вопроса"]
+    here = next((x for x in _table_questions(game) if q is not None and x.question is q), None)
+    if q is None:
+        errors["question_id"] = [f"вопроса №{question_id} нет"]
+    elif here is not None:
+        errors["question_id"] = [f"вопрос №{q.id} уже на столе этой игры: {_where(here)}"]
+    elif q.status != "approved":
+        errors["question_id"] = [_not_in_pool(q)]
     elif db.session.scalar(signed_off_ids().where(QuestionSignoff.question_id == q.id)) is None:
         errors["question_id"] = ["источники вопроса ещё не проверены вторым редактором"]
-    elif q.id in {x.question.id for x in _table_questions(game)}:
-        errors["question_id"] = ["этот вопрос уже на столе"]
     elif (
         db.session.scalar(_reserved_elsewhere(game).where(EnvelopeReserve.question_id == q.id))
         is not None
@@ -483,6 +486,23 @@ def replace_slot(game: Game, sector: int, slot: int, question_id: int) -> None:
     if errors:
         raise GameError(errors)
     _set_slot(game, env, slot, q)
+
+
+def _not_in_pool(q: Question) -> str:
+    """Why question ``q`` (not ``approved``) cannot be put on a table: on another game's
+    table (which game and where), or its status."""
+    other = db.session.execute(
+        db.select(EnvelopeQuestion.game_id, Envelope.sector, EnvelopeQuestion.slot)
+        .join(Envelope, Envelope.id == EnvelopeQuestion.envelope_id)
+        .where(EnvelopeQuestion.question_id == q.id)
+        .limit(1)
+    ).first()
+    if q.status == "assigned" and other is not None:
+        return (
+            f"вопрос №{q.id} уже на столе игры №{other.game_id}: "
+            f"сектор {other.sector}, вопрос {other.slot}"
+        )
+    return f"вопрос №{q.id} не в пуле одобренных: он в статусе «{question_status_label(q.status)}»"
 
 
 def use_reserve(game: Game, sector: int, slot: int) -> None:

@@ -10,7 +10,7 @@ from flask import request
 from flask_babel import get_locale
 
 from webapp.app_lang import per_render
-from webapp.domain.donor import place
+from webapp.domain.donor import donor_difference, place
 from webapp.domain.rules import cite
 from webapp.domain.text import team_phrase
 from webapp.domain.topics import topic_label
@@ -94,6 +94,13 @@ def topic_label_filter(code: str | None) -> str:
 def donor_place_filter(city: str | None) -> str:
     """A donor's city as its papers print it: ``"Минск"`` → ``"г. Минск"``."""
     return place(city or "")
+
+
+@bp.app_template_filter("donor_difference")
+def donor_difference_filter(change) -> list[tuple[str, str, str]]:
+    """A donor change's changed fields ``[(label, before, after)]``
+    (:func:`webapp.domain.donor.donor_difference`)."""
+    return donor_difference(change.old or {}, change.new or {})
 
 
 @bp.app_context_processor

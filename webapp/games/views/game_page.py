@@ -57,13 +57,16 @@ from webapp.games.views.planning import _attach_form
 def game(game_id: int):
     game = _game_or_404(game_id)
     counted = season_queries.counted_series(game)  # replays the season once for the page
+    state = game_state(game)
     return render_template(
         "games/game.html",
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
         documents=_downloadable_documents(game.id),
-        state=game_state(game),
+        state=state,
+        # before the irreversible close: each question's outcome and the prizes owed
+        close_preview=queries.close_preview(game, state) if game.status == "finished" else None,
         attach_form=_attach_form(game, counted),
         counted_series=counted,
         protocol_form=ProtocolForm(),
@@ -91,11 +94,28 @@ def air_time(game_id: int):
     back = url_for("games.game", game_id=game_id)
     if form.validate_on_submit():
         on_refusal(_("Время эфира не изменено: "), back)
-        set_air_time(game, form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)))
-        flash(_("Время эфира сохранено."), "success")
+        agreements = set_air_time(
+            game,
+            form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)),
+            current_staff().id,
+        )
+        flash(_("Время эфира сохранено.") + _agreements_note(agreements), "success")
+        if agreements["signed"]:
+            flash(
+                f"Подписанные договоры дарения ({agreements['signed']}) называют прежнюю "
+                "дату эфира: подписанный договор не переписывается.",
+                "warning",
+            )
     else:
         flash(_("Время эфира не изменено: ") + errors_line(form), "error")
     return redirect(back)
+
+
+def _agreements_note(agreements: dict[str, int]) -> str:
+    """« Договоров дарения выписано заново с новой датой эфира: 3.» or ""."""
+    if not agreements["reissued"]:
+        return ""
+    return f" Договоров дарения выписано заново с новой датой эфира: {agreements['reissued']}."
 
 
 @bp.route("/<int:game_id>/documents.json")

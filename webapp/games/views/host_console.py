@@ -8,7 +8,7 @@ from flask import flash, jsonify, redirect, render_template, url_for
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
-from webapp.games.console import console_payload, refusal_ru
+from webapp.games.console import console_payload, hinter_refusal, refusal_ru
 from webapp.games.forms import ActionForm, EventForm
 from webapp.games.operations import record_event, start_refusal, undo_last_event
 from webapp.games.views.common import _game_or_404, _wants_json, bp
@@ -37,6 +37,8 @@ def _event_from_form(form: EventForm) -> dict:
             event["expert"] = form.expert.data
     elif form.type.data == "sector13_option":
         event["option"] = form.option.data
+    elif form.type.data == "red_card" and form.expert.data:
+        event["expert"] = form.expert.data  # 2023 §3.7.3: who hinted
     return event
 
 
@@ -52,8 +54,12 @@ def console(game_id: int):
         refused = start_refusal(game)
         if refused is not None:
             return _console_reply(game, {"rule": None, "message": refused, "start": True}, 409)
+        event = _event_from_form(form)
+        wrong_hinter = hinter_refusal(game, event)
+        if wrong_hinter is not None:
+            return _console_reply(game, {"rule": None, "message": wrong_hinter}, 422)
         on_refusal(respond=lambda exc: _console_reply(game, exc.error, 409))
-        record_event(game, _event_from_form(form), current_staff().id)
+        record_event(game, event, current_staff().id)
         return _console_reply(game)
     if form.is_submitted():
         error = {"rule": None, "message": errors_line(form) or "неполная форма"}

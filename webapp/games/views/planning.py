@@ -116,8 +116,18 @@ def _attach_form(game, series=None) -> AttachForm:
     """The team and series form, starting from the game's team (its row, or the team of
     that name when only the free-text name is set) and ``series``, the series the season
     counts it in (``webapp.games.season.queries.counted_series``, computed here when not given), so that
-    saving it unchanged detaches nothing."""
-    teams = queries.teams()
+    saving it unchanged detaches nothing. The teams offered are the game's season's
+    (its rating and the teams that entered it, by name) when the season is kept by the
+    engine, since only they may play it (``season.refusals.check_new_game``); a season
+    without a rating has no roster, so it offers every team."""
+    if season_queries.managed(game.season):
+        teams = sorted(
+            (st.team for st in season_queries.season_teams(game.season)), key=lambda t: t.name
+        )
+        if game.team_row is not None and game.team_row not in teams:
+            teams.append(game.team_row)  # kept, so that saving unchanged detaches nothing
+    else:
+        teams = queries.teams()
     team_id = game.team_id
     if team_id is None and game.team:
         team_id = next((t.id for t in teams if t.name == game.team), None)

@@ -24,6 +24,7 @@ from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations import GameConflict, game_state, status_label
+from webapp.games.queries import envelope_outcomes
 from webapp.games.season.events import add_game_result
 from webapp.prizes.models import (
     Prize,
@@ -73,39 +74,27 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     state = game_state(game)
 
     add_game_result(game, state, user_id)  # the season's result, same transaction (409)
-    unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
-    played_sectors = {r["sector"] for r in state["rounds"]}
-    asked = {
-        (r["sector"], q["slot"]) for r in state["rounds"] for q in r["questions"] if q.get("asked")
-    }
-    for env in game.envelopes:
-        for eq in env.questions:
-            key = (env.sector, eq.slot)
-            q = eq.question
-            if key in unanswered:
-                eq.outcome = "unanswered"
-            elif env.sector in played_sectors and key in asked:
-                eq.outcome = "answered"
-            else:
-                eq.outcome = "unasked"
-            if eq.outcome == "unasked":
-                set_status(
-                    q,
-                    "approved",
-                    by_user_id=user_id,
-                    reason=f"не сыгран в игре {game.id}: возвращён в пул",
-                )
-            else:
-                # the question state machine: assigned → played → answered / unanswered.
-                q.aired_on = game.air_date
-                set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
-                set_status(
-                    q,
-                    eq.outcome,
-                    by_user_id=user_id,
-                    reason=f"игра {game.id}: "
-                    + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
-                )
+    for _sector, _slot, eq, outcome in envelope_outcomes(game, state):
+        q = eq.question
+        eq.outcome = outcome
+        if eq.outcome == "unasked":
+            set_status(
+                q,
+                "approved",
+                by_user_id=user_id,
+                reason=f"не сыгран в игре {game.id}: возвращён в пул",
+            )
+        else:
+            # the question state machine: assigned → played → answered / unanswered.
+            q.aired_on = game.air_date
+            set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
+            set_status(
+                q,
+                eq.outcome,
+                by_user_id=user_id,
+                reason=f"игра {game.id}: "
+                + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
+            )
     entitlements = unanswered_question_prizes(
         season.ruleset,
         unanswered_questions(game, state),
