@@ -151,8 +151,9 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
     ``seq`` 0: drawn on request, not at a recorded spin — undoing an event never cancels it)
     among the live questions sent during this game and approved. Raises
     :class:`GameConflict` (409) for a game whose rule set takes sector 13 from elsewhere
-    (2023: the partner, §3.3), a game not being played (status other than ``live``), or an
-    empty pool (nothing is written then)."""
+    (2023: the partner, §3.3), a game not being played (status other than ``live``), an
+    empty pool (nothing is written then), or a game whose spin on sector 13 found the pool
+    empty (the draw in force drew nothing: sector 13 was passed over, §1.4.1 with §1.4)."""
     rules = RULESETS[game.season.ruleset]
     if not rules.sector13_drawn_at_spin:
         rule = rules.cite("table")
@@ -173,7 +174,14 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
         now = utcnow()
         if live_candidates(now, since=game_started_at(game, now), game_id=game.id):
             draw = draw_sector13(game, 0, now, user_id)
-    if draw is None or draw.question_id is None:
+    if draw is not None and draw.question_id is None:
+        raise GameConflict(
+            f"игра {game.id}: 13 сектор уже выпал, и жеребьёвке не из чего было выбирать — "
+            "он пропущен, играл следующий по часовой стрелке сектор; 13 сектор выпадает не "
+            f"более 1 раза за игру ({rule_reference(rule)})",
+            rule=rule,
+        )
+    if draw is None:
         raise GameConflict(
             f"игра {game.id}: среди вопросов, присланных во время игры, нет одобренного "
             f"редакторами с проверенными источниками — жеребьёвке не из чего выбирать "
