@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import random
@@ -525,3 +526,52 @@ def test_an_unmarked_spin_on_an_empty_sector13_takes_no_answer(app, login, api):
     assert (r.status_code, r.json["error"]["rule"]) == (409, "002_e025d5ded135c1c4.txt §1.4.1")
     assert r.json["error"]["message"].startswith("в 13 секторе нет вопроса: очко за ")
     assert api("get", f"/api/v1/games/{g.id}", role="host").json["state"]["score"] == "1:0"
+
+
+EMPTY_POOL_WARNING = (
+    "Пул 13 сектора пуст: ни один вопрос, присланный зрителями во время этой игры, ещё не "
+    "одобрен редактором с проверенными вторым редактором источниками. Вопросы приходят через "
+    "форму «Вопрос в 13 сектор во время игры», как только на пульте записано первое событие; "
+    "редакторы разбирают их в очереди, канал «во время игры». Если волчок укажет на 13 "
+    "сектор, пока пул пуст, 13 сектор пропускается и играет следующий по часовой стрелке "
+    "сектор (п. 1.4.1 Правил сезона 2009 г.)."
+)
+
+
+def test_the_game_page_warns_while_the_sector13_pool_is_empty(app, login):
+    """The producer's game page of a 2009 game: before the game (and during it, until a
+    live question passes the lane) the sector-13 pool is empty — a warning that says what
+    the editors do and what a spin on 13 then does (§1.4.1); with questions in the pool it
+    counts them; once sector 13 has fallen, or for a 2023 game, it says nothing."""
+    g = _game_2009()
+    g23 = h.game(h.season("2023"), day=2)
+    h.commit()
+    client = login("producer")
+
+    def pool_line(game_id):
+        page = client.get(f"/games/{game_id}").get_data(as_text=True)
+        found = re.findall(r'<p id="sector13-pool" class="([^"]*)">([^<]*)</p>', page)
+        return [(css, html.unescape(text)) for css, text in found]
+
+    assert pool_line(g.id) == [("flash error", EMPTY_POOL_WARNING)]  # before the game
+    early = h.approved_questions(1, channel="live")[0]  # sent before the game: not its pool
+    start = _begin(g)
+    h.commit()
+    assert pool_line(g.id) == [("flash error", EMPTY_POOL_WARNING)]
+    during = h.approved_questions(2, channel="live")
+    for k, q in enumerate(during):
+        q.created_at = start + timedelta(microseconds=k + 1)
+    early.created_at = start - timedelta(seconds=1)
+    h.commit()
+    assert pool_line(g.id) == [
+        (
+            "hint",
+            "В пуле 13 сектора 2 вопроса: одобрены редакторами, источники проверены — при "
+            "вращении на 13 сектор компьютер выберет один из них (п. 1.4.1 Правил сезона "
+            "2009 г.).",
+        )
+    ]
+    record_event(g, {"type": "spin", "sector": 13}, None)
+    h.commit()
+    assert pool_line(g.id) == []  # sector 13 has fallen
+    assert pool_line(g23.id) == []
