@@ -517,6 +517,20 @@ def test_an_unmarked_spin_on_an_empty_sector13_takes_no_answer(app, login, api):
         "В 13 секторе нет вопроса: отмените вращение и запишите его снова — пустой 13 сектор "
         "пропускается (п. 1.4.1 Правил сезона 2009 г.)." in page
     )
+    r = client.post(  # sent anyway, as console.js would: refused in Russian, with the clause
+        f"/games/{g.id}/console",
+        data={
+            "csrf_token": page_forms(page)[0].fields["csrf_token"],
+            "type": "answer",
+            "correct": "false",
+        },
+        headers={"Accept": "application/json"},
+    )
+    assert (r.status_code, r.json["error"]["text"]) == (
+        409,
+        "В 13 секторе нет вопроса, и очко за него не начисляется: отмените вращение и "
+        "запишите его снова — пустой 13 сектор пропускается. (п. 1.4.1 Правил сезона 2009 г.)",
+    )
     r = api(
         "post",
         f"/api/v1/games/{g.id}/events",
