@@ -51,7 +51,7 @@ def test_the_doc_has_both_formats_and_is_linked() -> None:
     assert "(protocols.md)" in (root / "docs" / "rules.md").read_text("utf-8")
 
 
-@pytest.mark.parametrize("name", ["game", "season", "season-refusal"])
+@pytest.mark.parametrize("name", ["game", "game-empty13", "season", "season-refusal"])
 def test_every_example_replays_to_what_the_doc_shows(name: str) -> None:
     found = examples()
     assert run(found[f"{name}-in"]) == found[f"{name}-out"]

@@ -3,7 +3,7 @@ removal rule, club help; what 2009 lacks (decisive round, minute on credit, sect
 
 import pytest
 
-from webapp.domain.rules import RuleViolation, allowed_actions, replay
+from webapp.domain.rules import ProtocolError, RuleViolation, allowed_actions, replay
 
 R = "002_e025d5ded135c1c4.txt"
 T = {"blitz": 4, "superblitz": 10, "sector13": 13}
@@ -228,3 +228,69 @@ def test_a_removed_expert_is_refused_whatever_the_spelling():
     with pytest.raises(RuleViolation) as info:
         replay("2009", T, {"experts": TEAM}, events)
     assert info.value.rule == f"{R} §1.6" and info.value.event_index == 3
+
+
+def empty13(sector=13):
+    """A spin whose 2009 draw found no live question (Sova's protocol extension)."""
+    return {"type": "spin", "sector": sector, "sector13_empty": True}
+
+
+def test_an_empty_sector13_passes_to_the_next_sector_and_scores_nothing():
+    """§1.4.1 with §1.4: an arrow on sector 13 whose draw found no live question plays the
+    next sector clockwise; sector 13 is out for the game; no point for a question that does
+    not exist."""
+    s = state([empty13()])
+    assert s["score"] == "0:0" and s["unanswered"] == []
+    assert s["rounds"] == [
+        {
+            "n": 1,
+            "arrow": 13,
+            "sector": 1,
+            "kind": "single",
+            "winner": None,
+            "questions": [{"slot": 1, "asked": False, "correct": False, "early": False}],
+            "aids": [],
+            "sector13_empty": True,
+        }
+    ]
+    s = state([empty13(), wrong(), spin(13), right()])
+    assert s["score"] == "1:1"
+    assert [(r["arrow"], r["sector"], r["kind"]) for r in s["rounds"]] == [
+        (13, 1, "single"),
+        (13, 2, "single"),  # sector 13 fell once (§1.4.1): the arrow passes over it
+    ]
+    assert s["unanswered"] == [{"sector": 1, "slot": 1}]
+
+
+def test_an_empty_sector13_reached_clockwise_passes_on_too():
+    """The arrow on played sector 12 moves on to sector 13 (§1.4); empty, it passes to 1."""
+    s = state([spin(12), right(), empty13(12)])
+    assert [(r["arrow"], r["sector"]) for r in s["rounds"]] == [(12, 12), (12, 1)]
+    assert s["rounds"][-1]["sector13_empty"] is True
+
+
+def test_sector13_empty_only_on_a_spin_that_lands_on_it():
+    error = refused([empty13(5)], "§1.4.1")
+    assert error.message == (
+        "sector13_empty is said only of a spin that lands on sector 13 (this one lands on sector 5)"
+    )
+    refused([spin(13), right(), empty13()], "§1.4.1")  # sector 13 was played: lands on 1
+    with pytest.raises(RuleViolation) as info:
+        replay("2023", T, None, [empty13()])
+    assert info.value.rule == "000_90d7c8192601ed3a.txt §3.3"
+
+
+def test_a_spin_without_the_mark_still_plays_sector13():
+    """Without the mark a spin on 13 plays sector 13 as before (a protocol recorded before
+    the extension, or a draw that found a question)."""
+    s = state([spin(13), wrong()])
+    assert s["rounds"][0]["sector"] == 13 and "sector13_empty" not in s["rounds"][0]
+
+
+def test_sector13_empty_must_be_a_bool():
+    with pytest.raises(ProtocolError) as info:
+        state([{"type": "spin", "sector": 13, "sector13_empty": "yes"}])
+    assert (info.value.event_index, info.value.message) == (
+        0,
+        "spin.sector13_empty: нужен тип bool, получено 'yes'",
+    )

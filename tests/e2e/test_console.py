@@ -179,6 +179,88 @@ def test_the_console_links_the_drawn_questions_host_card(live_server, page, game
 
 
 @pytest.fixture
+def game_2009_empty(live_server):
+    """A 2009 game (superblitz in 5, sector 13 in 13), table locked, its first round played
+    (1:0), and one live question sent during it still in the editors' review: the sector-13
+    pool is empty. Returns ``(game id, the text of sector 2's question)``."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, lock_table, record_event
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(
+            h.season("2009"), table={"blitz": None, "superblitz": 5, "sector13": 13}, status="draft"
+        )
+        assign_envelopes(g)
+        lock_table(g, None)
+        record_event(g, {"type": "spin", "sector": 1}, None)
+        record_event(g, {"type": "answer", "correct": True}, None)
+        commit()
+        h.approved_questions(1, channel="live")[0].status = "in_review"
+        sector2 = next(e for e in g.envelopes if e.sector == 2).questions[0].question.text
+        gid = g.id
+        commit()
+    return gid, sector2
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_console_passes_over_an_empty_sector13(live_server, page, game_2009_empty):
+    """2009 §1.4.1 with §1.4: the arrow on sector 13 while no live question has passed the
+    fast lane; console.js re-renders the round in sector 2 with its real question and the
+    reading cited, sector 13 «пуст», never «(в конверте нет вопроса)»; «Неверно» gives the
+    viewers their point for sector 2's question. A sector-13 round recorded without a
+    question (an old, unmarked spin) offers no «Верно»/«Неверно» at all."""
+    game_id, sector2 = game_2009_empty
+    live_server.login(page, "host")
+    page.goto(f"{live_server.url}/games/{game_id}/console")
+    page.evaluate("() => { window.__noReload = true; }")
+    press(page, "Волчок", sector=13)
+    assert page.locator("#console-question h2").inner_text() == "Сектор 2: Вопрос"
+    assert page.locator("#console-question p.sector13-notice").inner_text() == (
+        "13 сектор пуст: к моменту вращения ни один вопрос зрителей не одобрен редакторами с "
+        "проверенными источниками — компьютеру не из чего выбирать. 13 сектор выпал и больше в "
+        "этой игре не играет; вопрос задаётся из следующего по часовой стрелке сектора 2 "
+        "(п. 1.4.1 Правил сезона 2009 г.; п. 1.4 Правил сезона 2009 г.)."
+    )
+    assert page.locator("#console-question blockquote").inner_text() == sector2
+    assert "нет вопроса" not in page.locator("#console-question").inner_text()
+    assert page.locator('#console-sectors li[data-sector="13"] .mark').inner_text() == "пуст"
+    assert page.locator("#console-message").is_hidden()
+    press(page, "Неверно")
+    assert score(page) == "1:1"
+    assert page.locator("#console-question").inner_text() == ""
+    assert page.evaluate("() => window.__noReload === true")  # console.js rendered it all
+
+    from webapp.core.models import utcnow
+    from webapp.extensions import db
+    from webapp.games.models import Game, GameEvent
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():  # an old game: a spin on 13 stored unmarked
+        g = db.session.get(Game, game_id)
+        for event in list(g.events[2:]):
+            g.events.remove(event)
+            db.session.delete(event)
+        db.session.flush()
+        g.events.append(
+            GameEvent(seq=3, payload={"type": "spin", "sector": 13}, created_at=utcnow())
+        )
+        commit()
+    page.goto(f"{live_server.url}/games/{game_id}/console")
+    assert buttons(page) == []
+    assert page.locator("#console-question p.sector13-notice").inner_text() == (
+        "В 13 секторе нет вопроса: отмените вращение и запишите его снова — пустой 13 сектор "
+        "пропускается (п. 1.4.1 Правил сезона 2009 г.)."
+    )
+    page.locator("#console-undo button").click()  # the host undoes it and spins again
+    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
+    press(page, "Волчок", sector=13)
+    assert page.locator("#console-question h2").inner_text() == "Сектор 2: Вопрос"
+    assert buttons(page)[:2] == ["Верно", "Неверно"]
+
+
+@pytest.fixture
 def handout_game(live_server):
     """A 2023 game whose sector-1 question is like the Kubok packet's Prague question: a
     leading handout block with an image reference, its file attached; table locked."""

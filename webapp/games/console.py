@@ -8,14 +8,16 @@ Shape of :func:`console_payload` (JSON-able)::
               "rules": [{"label", "value"}]},   # the game's own rules that differ (§4.12.1)
      "start_refusal": None | "Игру нельзя начать: …",   # operations.start_refusal; no actions then
      "score": "E:V", "finished": bool, "winner": "experts"|"viewers"|None,
-     "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool}],
+     "sectors": [{"sector": 1..13, "kind", "label", "played": bool, "current": bool,
+                  "empty": bool}],   # empty: a 2009 sector 13 passed over (§1.4.1)
      "current": None | {"sector", "kind", "label", "slot", "slots", "decisive": bool,
                         "text", "handout", "answer", "accepted", "comment", "option",
                         "parts": {"text": [part…], "handout": [part…]},
                         "handout_image": stored file | None,
                         "draw": None | {"seed", "candidates": int,
                                         "candidates_text": "3 вопроса", "question_id",
-                                        "card": None | {"document_id", "status"}}},
+                                        "card": None | {"document_id", "status"}},
+                        "notice": None | "13 сектор пуст: … (п. 1.4.1 …)"},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "answer_modes": ["discussed", "early"],  # webapp.domain.rules.answer_modes
      "actions": [{"type", "label", "fields": {...}, "style",   # one big button each
@@ -23,6 +25,10 @@ Shape of :func:`console_payload` (JSON-able)::
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
      "last_event": None | {"seq", "type", "label"}}
+
+``current.notice`` says why the round is played where it is when the arrow landed on an
+empty 2009 sector 13 (:func:`sector13_notice`); a 2009 sector-13 round with no drawn
+question (recorded before empty spins were marked) offers no answer, only the undo.
 
 ``current.text`` is the question without a leading ``[Раздаточный материал: …]`` block that
 repeats ``handout`` (shown once, under «Раздаточный материал», as the envelope prints it);
@@ -47,6 +53,7 @@ from webapp.games.operations import (
     rules_shown,
     start_refusal,
 )
+from webapp.games.operations.play import QUESTION_EVENTS
 from webapp.games.queries import current_draw
 
 SECTOR_LABELS = {
@@ -136,6 +143,17 @@ REFUSAL_PATTERNS_RU = (
         re.compile(r"^(?P<expert>.+) is not one of the team's experts \((?P<experts>.*)\):"),
         "«{expert}» — не знаток этой команды (знатоки: {experts}). По правилу удаления "
         "уходит из-за стола игрок команды, который отвечал: выберите его из списка.",
+    ),
+    (  # operations.play.record_event: a sector-13 round recorded without a question
+        f"{R09} §1.4.1",
+        re.compile(r"^в 13 секторе нет вопроса: "),
+        "В 13 секторе нет вопроса, и очко за него не начисляется: отмените вращение и "
+        "запишите его снова — пустой 13 сектор пропускается.",
+    ),
+    (  # operations.play.record_event: an empty sector 13 claimed while the draw found one
+        f"{R09} §1.4.1",
+        re.compile(r"^13 сектор не пуст: "),
+        "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют.",
     ),
 )
 
@@ -282,6 +300,25 @@ def _actions(
     return out
 
 
+def sector13_notice(game: Game, sector: int) -> str:
+    """What the host reads when the arrow landed on an empty 2009 sector 13 and the round is
+    played in ``sector`` instead (002_e025d5ded135c1c4.txt §1.4.1 with §1.4; reading in
+    ``docs/rules.md``)."""
+    rules = RULESETS[game.season.ruleset]
+    return (
+        "13 сектор пуст: к моменту вращения ни один вопрос зрителей не одобрен редакторами "
+        "с проверенными источниками — компьютеру не из чего выбирать. 13 сектор выпал и "
+        "больше в этой игре не играет; вопрос задаётся из следующего по часовой стрелке "
+        f"сектора {sector} ({cite(rules.cite('sector13'))}; {cite(rules.cite('spin'))})."
+    )
+
+
+NO_SECTOR13_QUESTION = (
+    "В 13 секторе нет вопроса: отмените вращение и запишите его снова — пустой 13 сектор "
+    "пропускается ({rule})."
+)
+
+
 def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
     """The question the host reads now: the first unasked question of the open round."""
     if not state["rounds"] or not ({"answer", "sector13_option", "red_card"} & set(allowed)):
@@ -324,10 +361,28 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
         "accepted": q.accepted if q else None,
         "comment": q.comment if q else None,
         "draw": draw,
+        "notice": _notice(game, rnd, q),
         "option": next(
             (a.split(":", 1)[1] for a in rnd["aids"] if a.startswith("sector13_option:")), None
         ),
     }
+
+
+def _notice(game: Game, rnd: dict, q) -> str | None:
+    """The current round's :func:`sector13_notice`, or the 2009 sector-13 round without a
+    question (:data:`NO_SECTOR13_QUESTION`), or None."""
+    if rnd.get("sector13_empty"):
+        return sector13_notice(game, rnd["sector"])
+    if _no_live_question(game, rnd, q):
+        rule = RULESETS[game.season.ruleset].cite("sector13")
+        return NO_SECTOR13_QUESTION.format(rule=cite(rule))
+    return None
+
+
+def _no_live_question(game: Game, rnd: dict, q) -> bool:
+    """A round in the 2009 sector 13 (drawn at the spin) that holds no question."""
+    rules = RULESETS[game.season.ruleset]
+    return rnd["kind"] == "sector13" and rules.sector13_drawn_at_spin and q is None
 
 
 def sector13_card(draw) -> dict | None:
@@ -348,7 +403,12 @@ def console_payload(game: Game) -> dict:
     modes = answer_modes(game.season.ruleset, game.table, context, events, rules)
     refused_start = start_refusal(game)
     current = _current(game, state, allowed)
+    if current is not None and current["text"] is None and current["kind"] == "sector13":
+        if _no_live_question(game, state["rounds"][-1], None):
+            allowed = [kind for kind in allowed if kind not in QUESTION_EVENTS]
     played = {r["sector"] for r in state["rounds"]}
+    # 2009 §1.4.1: an empty sector 13 fell and is out for the game, though nobody played it
+    empty = {game.table["sector13"] for r in state["rounds"] if r.get("sector13_empty")}
     sectors = []
     for sector in range(1, 14):
         kind = game.sector_kind(sector)
@@ -357,8 +417,9 @@ def console_payload(game: Game) -> dict:
                 "sector": sector,
                 "kind": kind,
                 "label": SECTOR_LABELS[kind],
-                "played": sector in played,
+                "played": sector in played or sector in empty,
                 "current": bool(current and current["sector"] == sector),
+                "empty": sector in empty,
             }
         )
     last = game.events[-1] if game.events else None

@@ -113,7 +113,7 @@
       var li = el("li", {"class": "sector" + (s.played ? " played" : "") + (s.current ? " current" : ""), "data-sector": String(s.sector)});
       li.appendChild(el("strong", {}, String(s.sector)));
       li.appendChild(document.createTextNode(" " + s.label));
-      if (s.played) { li.appendChild(document.createTextNode(" ")); li.appendChild(el("span", {"class": "mark"}, "✓ сыгран")); }
+      if (s.played) { li.appendChild(document.createTextNode(" ")); li.appendChild(el("span", {"class": "mark"}, s.empty ? "пуст" : "✓ сыгран")); }
       sectors.appendChild(li);
     });
 
@@ -151,6 +151,8 @@
         }
         q.appendChild(d);
       }
+      // 2009 §1.4.1: why the round is not in sector 13 (console_payload's "notice")
+      if (cur.notice) { q.appendChild(el("p", {"class": "note sector13-notice", role: "status"}, cur.notice)); }
       var bq = el("blockquote", {"class": "question-text"});
       if (cur.text) { appendParts(bq, cur.parts.text); } else { bq.textContent = "(в конверте нет вопроса)"; }
       q.appendChild(bq);

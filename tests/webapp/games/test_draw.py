@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import random
 import re
+import subprocess
+import sys
 from collections import Counter
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -13,13 +17,14 @@ import pypdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.forms import page_forms
 from tests.helpers import examples
 from tests.webapp.games import helpers as h
 from tests.webapp.prizes.test_file_names import disposition
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.games.console import console_payload
-from webapp.games.models import Game, GameEventAudit, Sector13Draw
+from webapp.games.models import Game, GameEvent, GameEventAudit, Sector13Draw
 from webapp.games.operations import (
     air_day_start,
     assign_envelopes,
@@ -334,3 +339,253 @@ def test_the_draw_takes_only_the_live_questions_of_its_own_game(app, api):
     record_event(g, {"type": "spin", "sector": 13}, None)  # the spin keeps the API's draw
     rows = db.session.scalars(db.select(Sector13Draw)).all()
     assert [(d.seq, d.question_id, d.seed) for d in rows] == [(0, mine.id, r.json["seed"])]
+
+
+def _host(app, login):
+    """A browser of its own for the host (the API's bearer calls share ``login``'s client
+    and would end its session)."""
+    login("host")
+    host = app.test_client()
+    r = host.post("/login", data={"email": "host@test.local", "password": "host-pw"})
+    assert r.status_code == 302
+    return host
+
+
+def _console_form(page: str, button: str):
+    """The console's form holding the big button ``button`` (as the page renders it)."""
+    return next(
+        f
+        for f in page_forms(page)
+        if f.fields.get("type") == {"Волчок": "spin"}.get(button, "answer")
+        and (
+            button == "Волчок" or f.fields.get("correct") == {"Верно": "true"}.get(button, "false")
+        )
+    )
+
+
+EMPTY_13_NOTICE = (
+    "13 сектор пуст: к моменту вращения ни один вопрос зрителей не одобрен редакторами с "
+    "проверенными источниками — компьютеру не из чего выбирать. 13 сектор выпал и больше в "
+    "этой игре не играет; вопрос задаётся из следующего по часовой стрелке сектора 2 "
+    "(п. 1.4.1 Правил сезона 2009 г.; п. 1.4 Правил сезона 2009 г.)."
+)
+
+
+def test_a_spin_on_an_empty_sector13_plays_the_next_sector(app, login, api):
+    """§1.4.1 with §1.4 («Readings» 13): the host's spin on 13 while no live question has
+    passed the fast lane (one still in review) passes over sector 13 to the next unplayed
+    sector clockwise; the console says why, with both clauses, and asks that sector's real
+    question; «Неверно» scores the viewers' point for it, never for sector 13; the draw API
+    answers 409 with the clause; sector 13 does not fall again."""
+    g = _game_2009()
+    _begin(g)  # sector 1 played, 1:0
+    waiting = h.approved_questions(1, channel="live")[0]
+    waiting.status = "in_review"
+    sector2 = next(e for e in g.envelopes if e.sector == 2).questions[0].question
+    h.commit()
+    client = _host(app, login)
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    spin = _console_form(page, "Волчок")
+    r = client.post(spin.action, data={**spin.fields, "sector": "13"})
+    assert r.status_code == 302
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    assert "Сектор 2: Вопрос" in page and EMPTY_13_NOTICE in page
+    assert sector2.text in page and "(в конверте нет вопроса)" not in page
+    assert re.search(r"<strong>13</strong> 13 сектор <span class=\"mark\">пуст</span>", page)
+    db.session.expire_all()
+    game = db.session.get(Game, g.id)
+    assert game.events[-1].payload == {"type": "spin", "sector": 13, "sector13_empty": True}
+    draw = db.session.scalars(db.select(Sector13Draw)).one()
+    assert (draw.candidates, draw.question_id, draw.cancelled_at) == ([], None, None)
+    wrong = _console_form(page, "Неверно")
+    r = client.post(wrong.action, data=wrong.fields, follow_redirects=True)
+    assert r.request.path == f"/games/{g.id}/console" and "Отказано" not in r.get_data(as_text=True)
+    db.session.expire_all()
+    state = api("get", f"/api/v1/games/{g.id}", role="producer").json["state"]
+    assert state["score"] == "1:1"
+    assert state["unanswered"] == [{"sector": 2, "slot": 1}]
+    # sector 13 fell once: a later arrow on it passes on to sector 3, a real question
+    r = api(
+        "post", f"/api/v1/games/{g.id}/events", role="host", json={"type": "spin", "sector": 13}
+    )
+    assert r.status_code == 201, r.json
+    assert [(x["arrow"], x["sector"], x["kind"]) for x in r.json["state"]["rounds"][-2:]] == [
+        (13, 2, "single"),
+        (13, 3, "single"),
+    ]
+    # the draw API gives the same answer, citing the clause
+    r = api("post", f"/api/v1/games/{g.id}/draw", role="producer")
+    assert (r.status_code, r.json["error"]["rule"], r.json["error"]["message"]) == (
+        409,
+        "002_e025d5ded135c1c4.txt §1.4.1",
+        f"игра {g.id}: 13 сектор уже выпал, и жеребьёвке не из чего было выбирать — он "
+        "пропущен, играл следующий по часовой стрелке сектор; 13 сектор выпадает не более 1 "
+        "раза за игру (п. 1.4.1 Правил сезона 2009 г.)",
+    )
+    assert db.session.scalar(db.select(db.func.count()).select_from(Sector13Draw)) == 1
+
+
+def test_the_api_spin_on_an_empty_sector13_and_its_undo(app, api):
+    """``POST /api/v1/games/{id}/events``: the server marks the spin itself; the host's undo
+    cancels the empty draw, so a spin once a question has passed the lane draws it; a spin
+    claiming an empty sector 13 while the draw finds a question is refused (409, §1.4.1) and
+    leaves nothing written."""
+    g = _game_2009()
+    start = _begin(g)
+    h.commit()
+
+    def event(body):
+        return api("post", f"/api/v1/games/{g.id}/events", role="host", json=body)
+
+    r = event({"type": "spin", "sector": 13})
+    assert r.status_code == 201, r.json
+    last = r.json["state"]["rounds"][-1]
+    assert (last["arrow"], last["sector"], last["sector13_empty"]) == (13, 2, True)
+    db.session.expire_all()
+    undo_last_event(db.session.get(Game, g.id))  # the host's «Отменить»
+    live = h.approved_questions(1, channel="live")[0]
+    live.created_at = start + timedelta(microseconds=1)
+    h.commit()
+    r = event({"type": "spin", "sector": 13, "sector13_empty": True})
+    assert r.status_code == 409
+    assert r.json["error"] == {
+        "event": 2,
+        "rule": "002_e025d5ded135c1c4.txt §1.4.1",
+        "message": "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют "
+        "(п. 1.4.1 Правил сезона 2009 г.)",
+    }
+    db.session.expire_all()
+    assert (
+        db.session.scalar(
+            db.select(db.func.count())
+            .select_from(Sector13Draw)
+            .where(Sector13Draw.cancelled_at.is_(None))
+        )
+        == 0
+    )
+    assert db.session.get(Question, live.id).status == "approved"
+    r = event({"type": "spin", "sector": 13})
+    assert r.status_code == 201
+    last = r.json["state"]["rounds"][-1]
+    assert (last["sector"], last["kind"], "sector13_empty" in last) == (13, "sector13", False)
+    assert db.session.get(Question, live.id).status == "assigned"
+
+
+def test_the_protocol_of_an_empty_sector13_replays_the_same_in_sova_game_replay(app, api, tmp_path):
+    """The game's exported protocol carries the mark, so ``sova game replay`` derives the
+    same state as the server (the same round in sector 2, the same score)."""
+    g = _game_2009()
+    _begin(g)
+    h.commit()
+    api("post", f"/api/v1/games/{g.id}/events", role="host", json={"type": "spin", "sector": 13})
+    r = api(
+        "post",
+        f"/api/v1/games/{g.id}/events",
+        role="host",
+        json={"type": "answer", "correct": False},
+    )
+    server = r.json["state"]
+    body = api("get", f"/api/v1/games/{g.id}", role="host").json
+    assert body["protocol"]["events"][2] == {"type": "spin", "sector": 13, "sector13_empty": True}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(body["protocol"]), encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "webapp.cli_entry", "game", "replay", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == server
+    assert (server["score"], server["unanswered"]) == ("1:1", [{"sector": 2, "slot": 1}])
+    assert server["rounds"][-1]["sector13_empty"] is True
+
+
+def test_an_unmarked_spin_on_an_empty_sector13_takes_no_answer(app, login, api):
+    """A sector-13 round without a question recorded before spins were marked (an old
+    event): the console offers no «Верно»/«Неверно», says what to do with the clause, and an
+    answer sent anyway is refused (409, §1.4.1) — no point for a question that does not
+    exist."""
+    g = _game_2009()
+    _begin(g)
+    g.events.append(GameEvent(seq=3, payload={"type": "spin", "sector": 13}, created_at=utcnow()))
+    h.commit()
+    client = _host(app, login)
+    page = client.get(f"/games/{g.id}/console").get_data(as_text=True)
+    assert "(в конверте нет вопроса)" in page
+    assert re.findall(r'data-type="(\w+)"', page) == []
+    assert (
+        "В 13 секторе нет вопроса: отмените вращение и запишите его снова — пустой 13 сектор "
+        "пропускается (п. 1.4.1 Правил сезона 2009 г.)." in page
+    )
+    r = client.post(  # sent anyway, as console.js would: refused in Russian, with the clause
+        f"/games/{g.id}/console",
+        data={
+            "csrf_token": page_forms(page)[0].fields["csrf_token"],
+            "type": "answer",
+            "correct": "false",
+        },
+        headers={"Accept": "application/json"},
+    )
+    assert (r.status_code, r.json["error"]["text"]) == (
+        409,
+        "В 13 секторе нет вопроса, и очко за него не начисляется: отмените вращение и "
+        "запишите его снова — пустой 13 сектор пропускается. (п. 1.4.1 Правил сезона 2009 г.)",
+    )
+    r = api(
+        "post",
+        f"/api/v1/games/{g.id}/events",
+        role="host",
+        json={"type": "answer", "correct": False},
+    )
+    assert (r.status_code, r.json["error"]["rule"]) == (409, "002_e025d5ded135c1c4.txt §1.4.1")
+    assert r.json["error"]["message"].startswith("в 13 секторе нет вопроса: очко за ")
+    assert api("get", f"/api/v1/games/{g.id}", role="host").json["state"]["score"] == "1:0"
+
+
+EMPTY_POOL_WARNING = (
+    "Пул 13 сектора пуст: ни один вопрос, присланный зрителями во время этой игры, ещё не "
+    "одобрен редактором с проверенными вторым редактором источниками. Вопросы приходят через "
+    "форму «Вопрос в 13 сектор во время игры», как только на пульте записано первое событие; "
+    "редакторы разбирают их в очереди, канал «во время игры». Если волчок укажет на 13 "
+    "сектор, пока пул пуст, 13 сектор пропускается и играет следующий по часовой стрелке "
+    "сектор (п. 1.4.1 Правил сезона 2009 г.)."
+)
+
+
+def test_the_game_page_warns_while_the_sector13_pool_is_empty(app, login):
+    """The producer's game page of a 2009 game: before the game (and during it, until a
+    live question passes the lane) the sector-13 pool is empty — a warning that says what
+    the editors do and what a spin on 13 then does (§1.4.1); with questions in the pool it
+    counts them; once sector 13 has fallen, or for a 2023 game, it says nothing."""
+    g = _game_2009()
+    g23 = h.game(h.season("2023"), day=2)
+    h.commit()
+    client = login("producer")
+
+    def pool_line(game_id):
+        page = client.get(f"/games/{game_id}").get_data(as_text=True)
+        found = re.findall(r'<p id="sector13-pool" class="([^"]*)">([^<]*)</p>', page)
+        return [(css, html.unescape(text)) for css, text in found]
+
+    assert pool_line(g.id) == [("flash error", EMPTY_POOL_WARNING)]  # before the game
+    early = h.approved_questions(1, channel="live")[0]  # sent before the game: not its pool
+    start = _begin(g)
+    h.commit()
+    assert pool_line(g.id) == [("flash error", EMPTY_POOL_WARNING)]
+    during = h.approved_questions(2, channel="live")
+    for k, q in enumerate(during):
+        q.created_at = start + timedelta(microseconds=k + 1)
+    early.created_at = start - timedelta(seconds=1)
+    h.commit()
+    assert pool_line(g.id) == [
+        (
+            "hint",
+            "В пуле 13 сектора 2 вопроса: одобрены редакторами, источники проверены — при "
+            "вращении на 13 сектор компьютер выберет один из них (п. 1.4.1 Правил сезона "
+            "2009 г.).",
+        )
+    ]
+    record_event(g, {"type": "spin", "sector": 13}, None)
+    h.commit()
+    assert pool_line(g.id) == []  # sector 13 has fallen
+    assert pool_line(g23.id) == []

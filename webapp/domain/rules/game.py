@@ -85,6 +85,8 @@ class Round:
 
     ``winner`` is set as soon as the round is decided (a blitz is lost at its first wrong
     answer); ``closed`` when no more answers may come. ``option`` is the 2023 sector-13 option.
+    ``sector13_empty``: the arrow landed on an empty 2009 sector 13 and this round is played
+    in the next sector clockwise (002 §1.4.1, §1.4; :meth:`Game._pass_over_empty_sector13`).
     """
 
     n: int
@@ -98,6 +100,7 @@ class Round:
     closed: bool = False
     option: str | None = None
     credit_used: bool = False
+    sector13_empty: bool = False
 
     @property
     def multi(self) -> bool:
@@ -128,6 +131,8 @@ class Round:
         }
         if self.decisive:
             out["decisive"] = True
+        if self.sector13_empty:
+            out["sector13_empty"] = True
         return out
 
 
@@ -299,6 +304,8 @@ class Game:
             )
         lost = self._close_lost_multi_for("spin")
         sector = next_unplayed(arrow, self.played)
+        if event.sector13_empty:
+            sector = self._pass_over_empty_sector13(sector)
         if sector is None:  # unreachable: a game ends within 11 rounds
             raise self._refuse("spin", "every sector has been played")
         if lost is not None:
@@ -313,10 +320,34 @@ class Game:
                 kind=kind,
                 decisive=self.decisive_pending,
                 questions=questions,
+                sector13_empty=event.sector13_empty,
             )
         )
         self.played.add(sector)
         self.decisive_pending = False
+
+    def _pass_over_empty_sector13(self, sector: int | None) -> int | None:
+        """Rule 002 §1.4.1 with §1.4, for a spin marked ``sector13_empty`` (the computer's
+        draw found no live question that passed the fast lane): the arrow «выбирает»
+        sector 13, which has now fallen its once a game, but it holds no question, so it
+        counts as a sector that cannot be played — out for the rest of the game — and the
+        round is played in the next unplayed sector clockwise, as for a played sector
+        (§1.4). ``sector``: where the arrow's spin lands; returns the sector played
+        instead. Refused (§1.4.1) when the spin does not land on sector 13; refused under a
+        rule book whose sector 13 is laid on the table beforehand (2023 §3.3)."""
+        if not self.rules.sector13_drawn_at_spin:
+            raise self._refuse(
+                "table",
+                "sector 13 holds a question laid on the table before the game: it is never empty",
+            )
+        if sector is None or self.table.kind_of(sector) != SECTOR13:
+            raise self._refuse(
+                "sector13",
+                "sector13_empty is said only of a spin that lands on sector 13 "
+                f"(this one lands on sector {sector})",
+            )
+        self.played.add(sector)
+        return next_unplayed(sector, self.played)
 
     def _on_sector13_option(self, event: Event) -> None:
         """Rule 000 §3.4.3 (and §3.6.2 in the decisive round): the way to play sector 13,
@@ -703,7 +734,8 @@ def replay(
         {"ruleset", "score": "E:V", "finished", "winner": "experts"|"viewers"|None,
          "decided_by": "rounds"|"decisive_round"|None,
          "rounds": [{"n", "arrow", "sector", "kind", "winner", "questions": [{"slot",
-                     "asked", "correct", "early"}], "aids", ("decisive": True)}],
+                     "asked", "correct", "early"}], "aids", ("decisive": True),
+                     ("sector13_empty": True)}],
          "unanswered": [{"sector", "slot"}], "unasked": [{"sector", "slot"}],
          "extra_minutes_held", "credit": "none"|"outstanding"|"repaid", "removed_experts"}
 

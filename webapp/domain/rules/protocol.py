@@ -82,6 +82,7 @@ class Event:
     team: str | None = None
     action: str | None = None
     at: datetime | None = None
+    sector13_empty: bool = False
 
 
 def parse_ruleset(ruleset: Any) -> str:
@@ -220,7 +221,14 @@ def parse_event(raw: Any, index: int) -> Event:
             f"неизвестный тип события {kind!r}; допустимы: {', '.join(EVENT_TYPES)}", index
         )
     if kind == "spin":
-        return Event(type=kind, sector=_field(raw, "sector", int, index, required=True))
+        # Sova's extension (docs/protocols.md): the 2009 draw found no live question, so
+        # the empty sector 13 is passed over (002_e025d5ded135c1c4.txt §1.4.1, §1.4)
+        empty = _field(raw, "sector13_empty", bool, index, required=False) or False
+        return Event(
+            type=kind,
+            sector=_field(raw, "sector", int, index, required=True),
+            sector13_empty=empty,
+        )
     if kind == "sector13_option":
         option = _field(raw, "option", str, index, required=True)
         if option not in SECTOR13_OPTIONS:

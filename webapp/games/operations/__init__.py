@@ -32,6 +32,7 @@ from webapp.games.operations.draw import (  # noqa: F401
     repeat_draw,
     request_draw,
     sector13_card_key,
+    sector13_pool,
 )
 from webapp.games.operations.play import (  # noqa: F401
     game_context,

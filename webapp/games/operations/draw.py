@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.rules.rulesets import RULESETS, rule_reference
+from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.games.game_rules import game_started_at
 from webapp.games.models import (
@@ -151,8 +152,9 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
     ``seq`` 0: drawn on request, not at a recorded spin — undoing an event never cancels it)
     among the live questions sent during this game and approved. Raises
     :class:`GameConflict` (409) for a game whose rule set takes sector 13 from elsewhere
-    (2023: the partner, §3.3), a game not being played (status other than ``live``), or an
-    empty pool (nothing is written then)."""
+    (2023: the partner, §3.3), a game not being played (status other than ``live``), an
+    empty pool (nothing is written then), or a game whose spin on sector 13 found the pool
+    empty (the draw in force drew nothing: sector 13 was passed over, §1.4.1 with §1.4)."""
     rules = RULESETS[game.season.ruleset]
     if not rules.sector13_drawn_at_spin:
         rule = rules.cite("table")
@@ -173,7 +175,14 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
         now = utcnow()
         if live_candidates(now, since=game_started_at(game, now), game_id=game.id):
             draw = draw_sector13(game, 0, now, user_id)
-    if draw is None or draw.question_id is None:
+    if draw is not None and draw.question_id is None:
+        raise GameConflict(
+            f"игра {game.id}: 13 сектор уже выпал, и жеребьёвке не из чего было выбирать — "
+            "он пропущен, играл следующий по часовой стрелке сектор; 13 сектор выпадает не "
+            f"более 1 раза за игру ({rule_reference(rule)})",
+            rule=rule,
+        )
+    if draw is None:
         raise GameConflict(
             f"игра {game.id}: среди вопросов, присланных во время игры, нет одобренного "
             f"редакторами с проверенными источниками — жеребьёвке не из чего выбирать "
@@ -181,3 +190,39 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
             rule=rule,
         )
     return draw
+
+
+def sector13_pool(game: Game, now: datetime | None = None) -> dict | None:
+    """What the game page says of the 2009 sector-13 pool before sector 13 falls:
+    ``{"candidates": int, "text": Russian sentence citing §1.4.1}`` — the live questions the
+    draw would choose among at ``now`` (:func:`live_candidates` sent during this game, from
+    its first event, that passed the fast lane; none before the game begins). None when the
+    rule set takes sector 13 from elsewhere (2023 §3.3), the table has no sector 13, the game
+    is over (status other than draft, ready, live) or its draw is made (sector 13 has fallen
+    its once a game, §1.4.1). An empty pool is the warning: a spin on sector 13 then passes
+    it over to the next sector clockwise (§1.4.1 with §1.4, ``docs/rules.md`` «Readings» 13).
+    """
+    rules = RULESETS[game.season.ruleset]
+    if not rules.sector13_drawn_at_spin or game.table_sector13 is None:
+        return None
+    if game.status not in ("draft", "ready", "live") or current_draw(game) is not None:
+        return None
+    now = now or utcnow()
+    count = len(live_candidates(now, since=game_started_at(game, now), game_id=game.id))
+    rule = rule_reference(rules.cite("sector13"))
+    if count:
+        pool = quantity(count, ("вопрос", "вопроса", "вопросов"))
+        return {
+            "candidates": count,
+            "text": f"В пуле 13 сектора {pool}: одобрены редакторами, источники проверены — "
+            f"при вращении на 13 сектор компьютер выберет один из них ({rule}).",
+        }
+    return {
+        "candidates": 0,
+        "text": "Пул 13 сектора пуст: ни один вопрос, присланный зрителями во время этой "
+        "игры, ещё не одобрен редактором с проверенными вторым редактором источниками. "
+        "Вопросы приходят через форму «Вопрос в 13 сектор во время игры», как только на "
+        "пульте записано первое событие; редакторы разбирают их в очереди, канал «во время "
+        "игры». Если волчок укажет на 13 сектор, пока пул пуст, 13 сектор пропускается и "
+        f"играет следующий по часовой стрелке сектор ({rule}).",
+    }

@@ -24,7 +24,12 @@ from webapp.games.models import (
 )
 from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.operations.draw import _cancel_draw, draw_sector13
-from webapp.games.queries import chronological, played_before, team_payloads_before
+from webapp.games.queries import (
+    chronological,
+    current_draw,
+    played_before,
+    team_payloads_before,
+)
 from webapp.games.season import queries as season_queries
 
 
@@ -189,6 +194,13 @@ def _minute_on_the_server_clock(game: Game, event: dict) -> dict:
 def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
 
+    A 2009 spin that lands on sector 13 makes the computer's draw
+    (:func:`~webapp.games.operations.draw.draw_sector13`, §1.4.1); when it finds no live
+    question the event is stored with ``"sector13_empty": true`` (Sova's protocol extension,
+    ``docs/protocols.md``) and the round is played in the next sector clockwise (§1.4), so
+    no point is ever scored for a question that does not exist. The server decides that
+    field: a spin that says ``sector13_empty`` while the draw found a question is refused.
+
     Returns the new state. Raises GameConflict carrying the protocol error object
     (``{"event", "rule", "message"}``) on a refusal or a malformed event; nothing is stored.
     """
@@ -202,34 +214,80 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
     if event.get("type") == "minute":
         event = _minute_on_the_server_clock(game, event)
     rules = game_rules(game)
-    try:
-        state = game_state(game, extra=event)
-    except RuleViolation as exc:
-        error = exc.to_json()["error"]
-        raise GameConflict(error.pop("message"), **error) from exc
-    except ProtocolError as exc:
-        error = exc.to_json()["error"]
-        raise GameConflict(error.pop("message"), **error) from exc
-    if game.rules is None:  # 2023 §4.12.1: the game keeps the rules in force at its start
-        game.rules = rules
+    state = _replayed(game, event)
     seq = len(game.events) + 1
     now = utcnow()
+    if _lands_on_live_sector13(game, event):
+        # 2009 §1.4.1: the computer draws at the spin; with nothing to draw, sector 13 is
+        # passed over (§1.4) and the stored event says so, so every replay agrees
+        draw = draw_sector13(game, seq, now, user_id)
+        empty = draw.question_id is None
+        if event.get("sector13_empty") and not empty:
+            rule = RULESETS[game.season.ruleset].cite("sector13")
+            raise GameConflict(
+                "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют "
+                f"({cite(rule)})",
+                event=len(game.events),
+                rule=rule,
+            )
+        event = {k: v for k, v in event.items() if k != "sector13_empty"}
+        if empty:
+            event["sector13_empty"] = True
+        state = _replayed(game, event)
+    elif event.get("type") in QUESTION_EVENTS and _live_sector13_without_question(game, state):
+        rule = RULESETS[game.season.ruleset].cite("sector13")
+        raise GameConflict(
+            "в 13 секторе нет вопроса: очко за несуществующий вопрос не начисляется — "
+            f"отмените вращение и запишите его снова, пустой 13 сектор пропускается ({cite(rule)})",
+            event=len(game.events),
+            rule=rule,
+        )
+    if game.rules is None:  # 2023 §4.12.1: the game keeps the rules in force at its start
+        game.rules = rules
     game.events.append(GameEvent(seq=seq, payload=event, by_user_id=user_id, created_at=now))
     db.session.add(
         GameEventAudit(
             game_id=game.id, action="record", seq=seq, payload=event, by_user_id=user_id, at=now
         )
     )
-    if (
-        RULESETS[game.season.ruleset].sector13_drawn_at_spin
-        and event.get("type") == "spin"
-        and state["rounds"]
-        and state["rounds"][-1]["kind"] == "sector13"
-    ):
-        draw_sector13(game, seq, now, user_id)
     game.status = "finished" if state["finished"] else "live"
     db.session.flush()
     return state
+
+
+def _replayed(game: Game, event: dict) -> dict:
+    """The state after the recorded events and ``event``, or :class:`GameConflict` carrying
+    the protocol error object (``{"event", "rule", "message"}``) of a refusal."""
+    try:
+        return game_state(game, extra=event)
+    except (RuleViolation, ProtocolError) as exc:
+        error = exc.to_json()["error"]
+        raise GameConflict(error.pop("message"), **error) from exc
+
+
+#: The events that settle or help with the question in play.
+QUESTION_EVENTS = frozenset({"answer", "club_help", "extra_minute", "red_card"})
+
+
+def _live_sector13_without_question(game: Game, state: dict) -> bool:
+    """Whether the round in play is a 2009 sector 13 (drawn at the spin, §1.4.1) whose draw
+    holds no question — a spin recorded before empty spins were marked ``sector13_empty``."""
+    if not (RULESETS[game.season.ruleset].sector13_drawn_at_spin and state["rounds"]):
+        return False
+    if state["rounds"][-1]["kind"] != "sector13":
+        return False
+    draw = current_draw(game)
+    return draw is None or draw.question_id is None
+
+
+def _lands_on_live_sector13(game: Game, event: dict) -> bool:
+    """Whether ``event`` (already accepted by the replay) is a spin of a game whose sector 13
+    is drawn at the spin (2009 §1.4.1) that lands on sector 13 — the arrow's own sector or
+    the first unplayed one clockwise from it (§1.4) — whatever its ``sector13_empty`` says."""
+    if not (RULESETS[game.season.ruleset].sector13_drawn_at_spin and event.get("type") == "spin"):
+        return False
+    bare = {k: v for k, v in event.items() if k != "sector13_empty"}
+    return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"
 
 
 def undo_last_event(game: Game, user_id: int | None = None) -> dict:

@@ -34,6 +34,7 @@ from webapp.games.operations import (
     import_protocol,
     protocol,
     request_envelopes,
+    sector13_pool,
     set_air_time,
     start_confirmation,
     start_refusal,
@@ -81,6 +82,7 @@ def game(game_id: int):
             formdata=None, air_at=game.air_at.astimezone(ZoneInfo(game.season.timezone))
         ),
         published=is_published(game),
+        sector13_pool=sector13_pool(game),  # 2009 §1.4.1: warns of an empty pool
     )
 
 
