@@ -9,7 +9,7 @@ object, an unknown event type, a missing or mistyped field, a score that is not 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from webapp.domain.rules.errors import ProtocolError
@@ -19,7 +19,18 @@ FORMAT = "sova.season-protocol/1"
 PARTS = ("spring", "summer", "autumn", "winter")
 CLOSINGS = ("series_final", "special", "year_final", "none")
 KINDS = ("qualifying", "series_final", "special", "year_final", "rematch")
-EVENT_TYPES = ("series", "game", "withdraw", "rematch", "decline_winter", "enter", "amend")
+EVENT_TYPES = (
+    "series",
+    "game",
+    "withdraw",
+    "rematch",
+    "decline_winter",
+    "enter",
+    "amend",
+    "start",
+)
+"""The contract's event types, and ``start``: Sova's extension (``docs/protocols.md``), the
+recorded starting point of a season Sova joins under way."""
 ENTER_AS = ("reserve", "sponsor")
 
 WIN = 6
@@ -45,6 +56,13 @@ class Event:
     enter_as: str | None = None
     set: dict[str, Any] | None = None
     note: str | None = None
+    # start (Sova's extension): the rating the series opened with, every game so far (each a
+    # ``game`` Event with its ``part``), the winter places kept, a rematch, the sponsor
+    rating: tuple[str, ...] | None = None
+    results: tuple[Event, ...] = ()
+    winter: tuple[str, ...] | None = None
+    rematch: str | None = None
+    sponsor: str | None = None
 
 
 def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: bool = True) -> Any:
@@ -90,43 +108,15 @@ def parse_event(raw: Any, index: int) -> Event:
             f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}", index
         )
     if kind == "series":
-        part = raw.get("part")
-        if part not in PARTS:
-            raise ProtocolError(
-                f"series.part must be one of {', '.join(PARTS)}; got {part!r}", index
-            )
-        qualifying = _typed(raw, "qualifying", int, index)
-        if qualifying < 1:
-            raise ProtocolError(f"series.qualifying must be at least 1, got {qualifying}", index)
-        closing = raw.get("closing")
-        if closing not in CLOSINGS:
-            raise ProtocolError(
-                f"series.closing must be one of {', '.join(CLOSINGS)}; got {closing!r}", index
-            )
+        part, qualifying, closing = _series_shape(raw, "series", index)
         teams = _typed(raw, "teams", list, index, required=False)
         if teams is not None:
             teams = tuple(check_names(teams, "series.teams", index))
         return Event(type=kind, part=part, qualifying=qualifying, closing=closing, teams=teams)
     if kind == "game":
-        game_kind = raw.get("kind")
-        if game_kind not in KINDS:
-            raise ProtocolError(
-                f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}", index
-            )
-        team = _team_name(raw, index)
-        score = parse_score(_typed(raw, "score", str, index), index)
-        decisive = _typed(raw, "decisive_round", bool, index, required=False) or False
-        rounds_lost = _typed(raw, "rounds_lost", int, index, required=False)
-        if rounds_lost is not None and rounds_lost < 0:
-            raise ProtocolError(f"game.rounds_lost must be 0 or more, got {rounds_lost}", index)
-        return Event(
-            type=kind,
-            kind=game_kind,
-            team=team,
-            score=score,
-            decisive_round=decisive,
-            rounds_lost=rounds_lost,
-        )
+        return _parse_game(raw, index)
+    if kind == "start":
+        return _parse_start(raw, index)
     if kind == "rematch":
         return Event(
             type=kind, team=_team_name(raw, index), granted=_typed(raw, "granted", bool, index)
@@ -145,6 +135,101 @@ def parse_event(raw: Any, index: int) -> Event:
         note = _typed(raw, "note", str, index, required=False) or ""
         return Event(type=kind, set=dict(changes), note=note)
     return Event(type=kind, team=_team_name(raw, index))  # withdraw, decline_winter
+
+
+def _series_shape(raw: dict[str, Any], what: str, index: int) -> tuple[str, int, str]:
+    """``(part, qualifying, closing)`` of a ``series`` or ``start`` event."""
+    part = raw.get("part")
+    if part not in PARTS:
+        raise ProtocolError(f"{what}.part must be one of {', '.join(PARTS)}; got {part!r}", index)
+    qualifying = _typed(raw, "qualifying", int, index)
+    if qualifying < 1:
+        raise ProtocolError(f"{what}.qualifying must be at least 1, got {qualifying}", index)
+    closing = raw.get("closing")
+    if closing not in CLOSINGS:
+        raise ProtocolError(
+            f"{what}.closing must be one of {', '.join(CLOSINGS)}; got {closing!r}", index
+        )
+    return part, qualifying, closing
+
+
+def _parse_game(raw: dict[str, Any], index: int) -> Event:
+    game_kind = raw.get("kind")
+    if game_kind not in KINDS:
+        raise ProtocolError(
+            f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}", index
+        )
+    team = _team_name(raw, index)
+    score = parse_score(_typed(raw, "score", str, index), index)
+    decisive = _typed(raw, "decisive_round", bool, index, required=False) or False
+    rounds_lost = _typed(raw, "rounds_lost", int, index, required=False)
+    if rounds_lost is not None and rounds_lost < 0:
+        raise ProtocolError(f"game.rounds_lost must be 0 or more, got {rounds_lost}", index)
+    return Event(
+        type="game",
+        kind=game_kind,
+        team=team,
+        score=score,
+        decisive_round=decisive,
+        rounds_lost=rounds_lost,
+    )
+
+
+def _optional_name(raw: dict[str, Any], name: str, index: int) -> str | None:
+    value = _typed(raw, name, str, index, required=False)
+    if value is not None and not value.strip():
+        raise ProtocolError(f"start.{name} must be a non-empty team name", index)
+    return value
+
+
+def _parse_start(raw: dict[str, Any], index: int) -> Event:
+    """Sova's ``start`` event (``docs/protocols.md``): ``part``, ``qualifying``, ``closing``
+    of the series Sova starts at; ``rating`` (names, first place first); ``results``: the
+    games so far, oldest first, each ``{"part", "kind", "team", "score", "decisive_round"?}``
+    (parts in season order, none after ``part``); optional ``winter`` (names), ``rematch``
+    and ``sponsor`` (a name), ``note`` (free text)."""
+    part, qualifying, closing = _series_shape(raw, "start", index)
+    rating = tuple(check_names(_typed(raw, "rating", list, index), "start.rating", index))
+    entries = _typed(raw, "results", list, index, required=False) or []
+    results: list[Event] = []
+    last = 0
+    for j, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ProtocolError(f"start.results[{j}] is a JSON object, got {entry!r}", index)
+        played = entry.get("part")
+        if played not in PARTS or PARTS.index(played) > PARTS.index(part):
+            raise ProtocolError(
+                f"start.results[{j}].part must be one of "
+                f"{', '.join(PARTS[: PARTS.index(part) + 1])}; got {played!r}",
+                index,
+            )
+        if PARTS.index(played) < last:
+            raise ProtocolError(
+                f"start.results[{j}]: the results go oldest first, and the {played} series "
+                f"comes before the {PARTS[last]} series",
+                index,
+            )
+        last = PARTS.index(played)
+        try:
+            game = _parse_game({**entry, "type": "game"}, index)
+        except ProtocolError as error:
+            raise ProtocolError(f"start.results[{j}]: {error.message}", index) from None
+        results.append(replace(game, part=played))
+    winter = _typed(raw, "winter", list, index, required=False)
+    if winter is not None:
+        winter = tuple(check_names(winter, "start.winter", index)) if winter else ()
+    return Event(
+        type="start",
+        part=part,
+        qualifying=qualifying,
+        closing=closing,
+        rating=rating,
+        results=tuple(results),
+        winter=winter,
+        rematch=_optional_name(raw, "rematch", index),
+        sponsor=_optional_name(raw, "sponsor", index),
+        note=_typed(raw, "note", str, index, required=False) or "",
+    )
 
 
 def check_names(names: list[Any], what: str, index: int | None) -> list[str]:

@@ -169,6 +169,7 @@ def on_game(season: Season, event: Event) -> None:
         decisive_round=event.decisive_round,
         part=s.part,
         rounds_lost=event.rounds_lost,
+        seq=season.seq,
     )
     rule = _apply_game(season, result)
     season.results.append(result)
