@@ -398,3 +398,23 @@ def amendments_view(
             }
         )
     return out
+
+
+def start_view(season: SeasonRow, events: list[SeasonEvent]) -> dict[str, Any] | None:
+    """The season's recorded starting point (Sova's ``start`` event, ``docs/protocols.md``),
+    or None: ``{"event" (its index), "at" (UTC, when it was recorded), "who" (e-mail, «—»
+    without a user), "part", "games" (how many games so far it records), "note"}``."""
+    for index, stored in enumerate(events):
+        payload = stored.payload
+        if payload.get("type") != "start":
+            continue
+        user = db.session.get(User, stored.by_user_id) if stored.by_user_id else None
+        return {
+            "event": index,
+            "at": stored.created_at,
+            "who": user.email if user is not None else "—",
+            "part": payload.get("part"),
+            "games": len(payload.get("results") or []),
+            "note": payload.get("note") or "",
+        }
+    return None

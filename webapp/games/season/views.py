@@ -31,6 +31,7 @@ from webapp.games.season.forms import (
     SeasonEventForm,
     SeasonGameForm,
     SeasonPrizeForm,
+    SeasonStartForm,
     SeasonTeamForm,
 )
 from webapp.games.season.operations import create_game, set_donor, set_unanswered_prize
@@ -123,6 +124,7 @@ def season(season_id: int):
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)
+    start_form = SeasonStartForm(prefix="start")
     donor = sq.season_donor(season)
     donor_form = SeasonDonorForm(prefix="donor")
     donor_form.name.data, donor_form.city.data = donor.name, donor.city
@@ -153,7 +155,30 @@ def season(season_id: int):
         donor_form=donor_form,
         donor_changes=sq.donor_changes(season),
         donor_rule=DONOR_RULE[season.ruleset],
+        start_form=start_form,
+        start=sq.start_view(season, events),
+        # Sova's start comes first; only amendments may precede it (docs/protocols.md)
+        can_start=state is not None and all(e.payload.get("type") == "amend" for e in events),
     )
+
+
+@bp.route("/games/seasons/<int:season_id>/start", methods=["POST"])
+@access("producer")
+def season_start(season_id: int):
+    """Sova's ``start`` event: the starting point of a season joined under way (the rating the
+    current series opened with, the games so far…), checked by the season engine, stored
+    with who recorded it and when."""
+    season = _season_or_404(season_id)
+    form = SeasonStartForm(prefix="start")
+    form.names = [st.team.name for st in sq.season_teams(season)]
+    back = url_for("seasons.season", season_id=season_id) + "#start"
+    if form.validate_on_submit():
+        on_refusal("Начальная точка не принята: ", back)
+        add_event(season, form.payload(), current_staff().id)
+        flash("Начальная точка сезона записана: сезон ведётся в Сове с неё.", "success")
+    else:
+        flash("Начальная точка не принята: " + errors_line(form), "error")
+    return redirect(back)
 
 
 @bp.route("/games/seasons/<int:season_id>/donor", methods=["POST"])
