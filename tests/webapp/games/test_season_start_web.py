@@ -73,7 +73,7 @@ def test_the_producer_starts_a_season_under_way_with_the_rendered_form(api, clie
     ) in submit(**{"start-rating": "Орлова\nБуян\nСтишенок\nАнтипов\nКоролёва"})
     refused = submit(**{"start-results": GAMES.replace("Королёва; 6:1", "Орлова; 6:1")})
     assert (
-        "Начальная точка не принята: игра № 6 из сыгранных (осенней серия): «Орлова» играет не "
+        "Начальная точка не принята: игра № 6 из сыгранных (осенняя серия): «Орлова» играет не "
         "в свою очередь: 1-ю отборочную игру осенней серии играет «Королёва»"
     ) in refused
     assert "Подтвердите начальную точку сезона." in submit(**{"start-confirm": ""})

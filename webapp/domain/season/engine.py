@@ -477,7 +477,7 @@ class Season:
                     self.index,
                     error.rule,
                     f"game {seq} of the results so far ({part} series): {error.message}",
-                    f"игра № {seq} из сыгранных ({PART_RU[part]} серия): {error.ru}",
+                    f"игра № {seq} из сыгранных ({PART_NOM_RU[part]} серия): {error.ru}",
                 ) from None
             finally:
                 self.seq = 0
@@ -489,7 +489,7 @@ class Season:
         kind, team, score, part = raw.kind, raw.team, raw.score, raw.part
         assert kind is not None and team is not None and score is not None and part is not None
         game_en = f"game {seq} of the results so far («{team}», {part} series)"
-        game_ru = f"игра № {seq} из сыгранных («{team}», {PART_RU[part]} серия)"
+        game_ru = f"игра № {seq} из сыгранных («{team}», {PART_NOM_RU[part]} серия)"
         rule = self.out_rule(team)
         if rule is not None:
             en, ru = self.book.out_reason(self, team, rule)
