@@ -17,7 +17,7 @@ from webapp.core.models import utcnow
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
-from webapp.domain.rules.parameters import PARAMETERS
+from webapp.domain.rules.parameters import PARAMETERS, rules_clauses, shown_rules
 from webapp.domain.season import BOOKS
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
@@ -89,6 +89,13 @@ def _finals_view(season: Season, state) -> list[dict]:
     return out
 
 
+def _rules_cited(season: Season, state) -> list[str]:
+    """The clauses the «Правила сезона» heading cites: 2023 §4.12.1; under 2009, which has no
+    clause on changing the rules, the 2009 clauses of the parameters shown."""
+    rules = shown_rules(season.ruleset, state.rules if state is not None else {})
+    return rules_clauses(season.ruleset, rules)
+
+
 @bp.route("/games/seasons/<int:season_id>")
 @access("producer|host")
 def season(season_id: int):
@@ -148,6 +155,7 @@ def season(season_id: int):
         prize_locked=queries.season_has_closed_game(season.id),
         prize_changes=sq.prize_changes(season),
         rules_in_force=sq.rules_view(season, state),
+        rules_cited=_rules_cited(season, state),
         amendments=sq.amendments_view(season, state, events),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
         donor=donor,
@@ -334,5 +342,6 @@ def public(season_id: int):
         season=season,
         state=state,
         results=results,
+        rules={} if state is None else shown_rules(season.ruleset, state.rules),
         amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
     )
