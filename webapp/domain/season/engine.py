@@ -428,9 +428,9 @@ class Season:
             )
         for team in (*event.rating, *(r.team or "" for r in event.results)):
             self.known(team)
-        for team in (*(event.winter or ()), event.rematch, event.sponsor):
-            if team is not None:
-                self.known(team)
+        for named in (*(event.winter or ()), event.rematch, event.sponsor):
+            if named is not None:
+                self.known(named)
         now = PARTS.index(part)
         earlier = [r for r in event.results if r.part != part]
         for seq, raw in enumerate(earlier, start=1):

@@ -176,7 +176,7 @@ def _parse_game(raw: dict[str, Any], index: int) -> Event:
 
 
 def _optional_name(raw: dict[str, Any], name: str, index: int) -> str | None:
-    value = _typed(raw, name, str, index, required=False)
+    value: str | None = _typed(raw, name, str, index, required=False)
     if value is not None and not value.strip():
         raise ProtocolError(f"start.{name} must be a non-empty team name", index)
     return value
