@@ -1,7 +1,8 @@
 """Sova's ``start`` event: a season joined under way (``docs/protocols.md``, «start»).
 
 The exactness check cuts each whole season of ``tests/domain/data`` at every series opening
-and after each of that series' games, writes what was known at that point as one ``start``
+and after each of that series' games and withdrawals (2023 §4.8.1: «Стишенок» in autumn;
+2009 §2.3: «Бялко» in spring), writes what was known at that point as one ``start``
 event, and replays the rest of the season after it: every state that follows is the one the
 whole season's replay gives (the games before the cut are in ``results``, not ``history``).
 """
@@ -43,6 +44,7 @@ def _cuts(document: dict[str, Any]):
         assert opened.series is not None
         current: list[dict[str, Any]] = []
         for k in range(i + 1, len(events) + 1):
+            entries = [{"part": event["part"], "withdraw": t} for t in before.refusing]
             start = {
                 "type": "start",
                 "part": event["part"],
@@ -50,6 +52,7 @@ def _cuts(document: dict[str, Any]):
                 "closing": event["closing"],
                 "rating": list(opened.series.opened_rating),
                 "results": [_result(r) for r in before.results]
+                + entries
                 + [{**g, "part": event["part"]} for g in current],
                 "winter": list(before.winter),
                 "note": "записано при переходе на Сову",
@@ -61,9 +64,12 @@ def _cuts(document: dict[str, Any]):
             for g in start["results"]:
                 g.pop("type", None)
             yield k, start, before.teams, events[k:]
-            if k == len(events) or events[k]["type"] != "game":
+            if k == len(events) or events[k]["type"] not in ("game", "withdraw"):
                 break
-            current.append(events[k])
+            if events[k]["type"] == "withdraw":
+                current.append({"withdraw": events[k]["team"]})
+            else:
+                current.append(events[k])
 
 
 @pytest.mark.parametrize("name", ["season_2023.json", "season_2009.json"])
@@ -90,7 +96,7 @@ def test_a_season_started_at_any_series_replays_exactly(name):
             }, (k, n, e)
         assert season.over == full.over
         assert [_result(r) for r in season.results] == [_result(r) for r in full.results]
-    assert cuts == {"season_2023.json": 22, "season_2009.json": 17}[name]
+    assert cuts == {"season_2023.json": 29, "season_2009.json": 22}[name]
 
 
 T23 = ["Орлова", "Свинтицкий", "Буян", "Наталевич", "Стишенок", "Антипов", "Потапова"]
@@ -178,14 +184,14 @@ def test_autumn_start_2023_winter_out_order_and_the_next_game():
                 ]
             },
             f"{R23} §4.8",
-            "game 6 of the results so far (autumn series): «Орлова» plays out of turn: "
+            "line 6 of the results so far (autumn series): «Орлова» plays out of turn: "
             "qualifying game 1 of the autumn series is «Наталевич»'s (the team lowest in the "
             "rating plays first, the first place last)",
         ),
         (
             {"results": [{"part": "spring", "kind": "qualifying", "team": "Буян", "score": "6:6"}]},
             f"{R23} §3.10",
-            "game 1 of the results so far («Буян», spring series): 6:6 is not the score of a "
+            "line 1 of the results so far («Буян», spring series): 6:6 is not the score of a "
             "finished game",
         ),
     ],

@@ -73,9 +73,25 @@ def test_the_producer_starts_a_season_under_way_with_the_rendered_form(api, clie
     ) in submit(**{"start-rating": "Орлова\nБуян\nСтишенок\nАнтипов\nКоролёва"})
     refused = submit(**{"start-results": GAMES.replace("Королёва; 6:1", "Орлова; 6:1")})
     assert (
-        "Начальная точка не принята: игра № 6 из сыгранных (осенняя серия): «Орлова» играет не "
+        "Начальная точка не принята: строка 6 сыгранного (осенняя серия): «Орлова» играет не "
         "в свою очередь: 1-ю отборочную игру осенней серии играет «Королёва»"
     ) in refused
+    assert (
+        "Начальная точка не принята: Сыгранные игры: строка 1: отказ записывается только от "
+        "серии, с которой сезон ведётся в Сове."
+    ) in submit(**{"start-results": "весенняя; отказ; Стишенок\n" + GAMES})
+    # 2023 §4.8.1: «Стишенок» withdrew from the autumn series before its first game
+    assert (
+        "Начальная точка не принята: строка 6 сыгранного (осенняя серия): «Стишенок» не может "
+        "отказаться от участия в осенней серии: без неё для 5 отборочных игр останется 4 "
+        "команды рейтинга (п. 4.8 Правил сезона 2023 г.)"
+    ) in submit(
+        **{
+            "start-results": GAMES.replace(
+                "осенняя; отборочная; Королёва; 6:1", "осенняя; отказ; Стишенок"
+            )
+        }
+    )
     assert "Подтвердите начальную точку сезона." in submit(**{"start-confirm": ""})
     assert run.state()["series"] is None  # nothing stored by a refusal
     login("producer")  # the API's calls sign the page's session out

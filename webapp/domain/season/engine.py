@@ -412,7 +412,8 @@ class Season:
         rematches) without moving the rating, which is given: ``event.rating`` is the rating
         the ``part`` series opened with (2023 §4.2, §4.9; 2009 §2.4, §2.13). The series then
         opens with it as the book opens a series (its shape, §4.1 / §2.6, §2.15–§2.16; the
-        qualifying order, §4.8) and its games so far are replayed by the book's rules, so
+        qualifying order, §4.8) and its games and withdrawals so far (2023 §4.8.1, 2009 §2.3)
+        are replayed in their order by the book's rules, so
         the state after ``start`` is the one a replay of the whole season would give. Only
         ``amend`` events may come before it."""
         part = event.part
@@ -471,13 +472,16 @@ class Season:
         for seq, raw in enumerate(current, start=len(earlier) + 1):
             self.seq = seq
             try:
-                games.on_game(self, raw)
+                if raw.type == "withdraw":  # 2023 §4.8.1, 2009 §2.3, in its place
+                    withdrawals.on_withdraw(self, raw)
+                else:
+                    games.on_game(self, raw)
             except SeasonViolation as error:
                 raise SeasonViolation(
                     self.index,
                     error.rule,
-                    f"game {seq} of the results so far ({part} series): {error.message}",
-                    f"игра № {seq} из сыгранных ({PART_NOM_RU[part]} серия): {error.ru}",
+                    f"line {seq} of the results so far ({part} series): {error.message}",
+                    f"строка {seq} сыгранного ({PART_NOM_RU[part]} серия): {error.ru}",
                 ) from None
             finally:
                 self.seq = 0
@@ -488,8 +492,8 @@ class Season:
         what it leaves (:meth:`RuleBook.earlier`)."""
         kind, team, score, part = raw.kind, raw.team, raw.score, raw.part
         assert kind is not None and team is not None and score is not None and part is not None
-        game_en = f"game {seq} of the results so far («{team}», {part} series)"
-        game_ru = f"игра № {seq} из сыгранных («{team}», {PART_NOM_RU[part]} серия)"
+        game_en = f"line {seq} of the results so far («{team}», {part} series)"
+        game_ru = f"строка {seq} сыгранного («{team}», {PART_NOM_RU[part]} серия)"
         rule = self.out_rule(team)
         if rule is not None:
             en, ru = self.book.out_reason(self, team, rule)

@@ -186,7 +186,8 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
     """Sova's ``start`` event (``docs/protocols.md``): ``part``, ``qualifying``, ``closing``
     of the series Sova starts at; ``rating`` (names, first place first); ``results``: the
     games so far, oldest first, each ``{"part", "kind", "team", "score", "decisive_round"?}``
-    (parts in season order, none after ``part``); optional ``winter`` (names), ``rematch``
+    (parts in season order, none after ``part``), and in the series Sova starts at its
+    withdrawals in their place, ``{"part", "withdraw": team}`` (a ``withdraw`` Event); optional ``winter`` (names), ``rematch``
     and ``sponsor`` (a name), ``note`` (free text)."""
     part, qualifying, closing = _series_shape(raw, "start", index)
     rating = tuple(check_names(_typed(raw, "rating", list, index), "start.rating", index))
@@ -210,6 +211,16 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
                 index,
             )
         last = PARTS.index(played)
+        if "withdraw" in entry:  # a withdrawal from the series Sova starts at, in its place
+            team = entry["withdraw"]
+            if played != part or not isinstance(team, str) or not team.strip():
+                raise ProtocolError(
+                    f'start.results[{j}]: a withdrawal names a team ("withdraw") and is '
+                    f"from the {part} series, where Sova starts",
+                    index,
+                )
+            results.append(Event(type="withdraw", team=team, part=played))
+            continue
         try:
             game = _parse_game({**entry, "type": "game"}, index)
         except ProtocolError as error:

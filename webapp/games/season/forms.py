@@ -199,6 +199,7 @@ START_KINDS = {
     "переигровка": "rematch",
 }
 START_DECISIVE = "рр"
+START_WITHDRAW = "отказ"
 
 
 class SeasonStartForm(FlaskForm):
@@ -228,7 +229,8 @@ class SeasonStartForm(FlaskForm):
         description="все игры сезона до этой точки, по порядку, по одной в строке: "
         "серия; вид игры; команда; счёт знатоки:телезрители; «РР», если был "
         "решающий раунд — например: весенняя; отборочная; Потапова; 4:6. Виды игр: "
-        "отборочная, финал серии, специальная, финал года, переигровка.",
+        "отборочная, финал серии, специальная, финал года, переигровка. Отказ команды от "
+        "текущей серии — в своём месте среди её игр: осенняя; отказ; Стишенок.",
     )
     winter = TextAreaField(
         "Сохранили место в зимней серии (правила 2009 г., п. 2.12; по команде в строке)",
@@ -291,15 +293,19 @@ class SeasonStartForm(FlaskForm):
     def _games(self) -> bool:
         current = [v for v, _ in PARTS].index(self.part.data)
         last = 0
-        for n, line in enumerate((self.results.data or "").splitlines(), start=1):
-            if not line.strip():
-                continue
+        lines = [line for line in (self.results.data or "").splitlines() if line.strip()]
+        for n, line in enumerate(lines, start=1):
             cells = [c.strip() for c in line.split(";")]
             where = f"Строка {n}"
+            if len(cells) == 3 and cells[1].lower() == START_WITHDRAW:
+                if not self._withdrawal(where, cells, current):
+                    return False
+                last = current
+                continue
             if len(cells) not in (4, 5) or (len(cells) == 5 and cells[4].lower() != START_DECISIVE):
                 self.results.errors.append(
                     f"{where}: нужно «серия; вид игры; команда; счёт» и, если был решающий "
-                    "раунд, «; РР»."
+                    "раунд, «; РР»; отказ команды от текущей серии — «серия; отказ; команда»."
                 )
                 return False
             part = START_PARTS.get(cells[0].lower())
@@ -336,6 +342,22 @@ class SeasonStartForm(FlaskForm):
             if len(cells) == 5:
                 game["decisive_round"] = True
             self.games.append(game)
+        return True
+
+    def _withdrawal(self, where: str, cells: list[str], current: int) -> bool:
+        """«серия; отказ; команда»: a team withdrew from the series Sova starts at (2023
+        §4.8.1, 2009 §2.3), in its place among the games."""
+        part = START_PARTS.get(cells[0].lower())
+        team = self._team(cells[2])
+        faults = []
+        if part is None or [v for v, _ in PARTS].index(part) != current:
+            faults.append("отказ записывается только от серии, с которой сезон ведётся в Сове")
+        if team is None:
+            faults.append(f"«{cells[2]}» нет среди команд сезона")
+        if faults:
+            self.results.errors.append(f"{where}: " + "; ".join(faults) + ".")
+            return False
+        self.games.append({"part": part, "withdraw": team})
         return True
 
     def payload(self) -> dict:
