@@ -105,6 +105,11 @@ def test_the_producer_starts_a_season_under_way_with_the_rendered_form(api, clie
     assert state["next"] == {"kind": "qualifying", "team": "Антипов"}
     assert state["winter"] == ["Буян", "Свинтицкий"]
     assert state["out"] == [{"team": "Потапова", "rule": f"{R23} §4.4"}]
+    # the viewers' page shows the standings and the results so far (aired before Sova)
+    public = _page(client.get(f"/season/{run.id}"))
+    rows = " ".join(public[public.index('<table id="results">') :].split())
+    assert "<td></td> <td>финал серии</td> <td>Буян</td><td>6:2</td>" in rows
+    assert "<td></td> <td>отборочная</td> <td>Королёва</td><td>6:1</td>" in rows
     # the season goes on from it: the game the rules want next is created, another refused
     assert run.create_game("qualifying", "Антипов").status_code == 201
     assert run.create_game("qualifying", "Орлова").status_code == 409
