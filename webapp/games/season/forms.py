@@ -19,6 +19,7 @@ from wtforms.validators import DataRequired, InputRequired, Length, Optional
 from webapp.core.fields import NumberRange
 from webapp.domain.rules.game import same_name
 from webapp.domain.rules.parameters import PARAMETERS
+from webapp.domain.season import MAX_POINTS
 from webapp.games.forms import PLAN_HELP
 
 _YES_NO = {"да": True, "нет": False}
@@ -331,7 +332,7 @@ class SeasonStartForm(FlaskForm):
                 )
             if team is None:
                 faults.append(f"«{cells[2]}» нет среди команд сезона")
-            if not _SCORE.match(score):
+            if not _SCORE.match(score) or max(map(int, score.split(":"))) > MAX_POINTS:
                 faults.append(f"счёт «{cells[3]}» — пишите знатоки:телезрители, например 6:3")
             if faults:
                 self.results.errors.append(f"{where}: " + "; ".join(faults) + ".")
