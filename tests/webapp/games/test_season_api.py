@@ -78,6 +78,14 @@ def test_refusals_are_409_with_the_clause_and_store_nothing(api):
             "из 5 отборочных игр ещё не сыграна (п. 4.1 Правил сезона 2023 г.)",
         }
     }
+    # malformed events are refused in Russian too (rule null)
+    r = run.event({"type": "withdraw", "team": "Нет такой"})
+    assert (r.status_code, r.json) == (
+        409,
+        {"error": {"event": 1, "rule": None, "message": "команды «Нет такой» нет в сезоне"}},
+    )
+    r = run.event({"type": "amend", "set": {}, "note": ""})
+    assert r.json["error"]["message"] == "изменение правил не названо: поле «set» пусто"
     # a result only comes from closing a game
     r = run.event({"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"})
     assert r.status_code == 409 and r.json["error"]["rule"] is None

@@ -134,7 +134,9 @@ class Season:
     def known(self, team: str) -> str:
         """``team``, if the season knows it; else a :class:`ProtocolError`."""
         if team not in self.teams:
-            raise ProtocolError(f"unknown team «{team}»", self.index)
+            raise ProtocolError(
+                f"unknown team «{team}»", self.index, ru=f"команды «{team}» нет в сезоне"
+            )
         return team
 
     def put_out(self, team: str, clause: str) -> None:
@@ -393,7 +395,11 @@ class Season:
     def _on_enter(self, event: Event) -> None:
         team = event.team or ""
         if team in self.teams:
-            raise ProtocolError(f"team «{team}» is already in the season", self.index)
+            raise ProtocolError(
+                f"team «{team}» is already in the season",
+                self.index,
+                ru=f"команда «{team}» уже в сезоне",
+            )
         self.book.check_entry(self, team, event.enter_as)
         if "winter" in self.parts:
             raise self.refuse_for(

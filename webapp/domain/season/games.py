@@ -41,7 +41,9 @@ def check_game(
         season.index = index
     if kind not in KINDS:
         raise ProtocolError(
-            f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}", season.index
+            f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}",
+            season.index,
+            ru=f"вид игры — один из: {', '.join(KINDS)}; получено {kind!r}",
         )
     season.known(team)
     game_en, game_ru = (

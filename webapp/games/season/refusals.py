@@ -89,12 +89,13 @@ def conflict(exc: SeasonViolation | ProtocolError) -> SeasonConflict:
     Russian text the staff pages show (:func:`refusal_ru`: the fault and the clause as
     «п. 4.12.1 Правил сезона 2023 г.»), as every other refusal of an operation is written
     (``docs/api.md``, «The language of error texts»); ``rule`` keeps the contract's form.
-    Malformed input (ProtocolError) has no Russian text and keeps the engine's message."""
+    Malformed input (a ProtocolError, ``rule`` None) gives its own Russian text where it has
+    one (the season's events do)."""
     error = exc.to_json()["error"]
     ru = getattr(exc, "ru", None)
     message = error.pop("message")
-    if error.get("rule") and ru is not None:
-        message = refusal_ru({**error, "message": message}, ru)
+    if ru is not None:
+        message = refusal_ru({**error, "message": ru}, ru)
     return SeasonConflict(message, ru=ru, **error)
 
 
