@@ -35,7 +35,8 @@ MAX_ID = 2**31 - 1
 
 class SeasonEventIn(Schema):
     """One event of ``sova.season-protocol/1`` (``series``, ``withdraw``, ``rematch``,
-    ``decline_winter``, ``enter``, ``amend``); the season engine checks the fields. ``amend``
+    ``decline_winter``, ``enter``, ``amend``, and Sova's ``start``: the starting point of a
+    season joined under way, ``docs/protocols.md``); the season engine checks the fields. ``amend``
     (2023 §4.12.1): ``set`` ``{parameter: value}`` (``sova rules show``), ``note`` what was
     announced, by whom."""
 

@@ -42,7 +42,8 @@ def test_a_season_game_from_the_games_page_obeys_the_season(api, client, login):
     assert "Игра не создана: «Орлова» играет не в свою очередь" in page
     assert "(п. 4.8 Правил сезона 2023 г.)" in page
 
-    action, data = _new_game_form(client, run.id, "Королёва")
+    # the season's team typed in lower case, with a double space: the same team
+    action, data = _new_game_form(client, run.id, " королёва ")
     r = client.post(action, data=data)
     assert r.status_code == 302
     game_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])

@@ -74,10 +74,18 @@ def test_refusals_are_409_with_the_clause_and_store_nothing(api):
         "error": {
             "event": 1,
             "rule": f"{R23} §4.1",
-            "message": "the summer series cannot open: the spring series is not over (none of "
-            "its 5 qualifying games is played yet)",
+            "message": "летняя серия не открывается: весенняя серия ещё не окончена — ни одна "
+            "из 5 отборочных игр ещё не сыграна (п. 4.1 Правил сезона 2023 г.)",
         }
     }
+    # malformed events are refused in Russian too (rule null)
+    r = run.event({"type": "withdraw", "team": "Нет такой"})
+    assert (r.status_code, r.json) == (
+        409,
+        {"error": {"event": 1, "rule": None, "message": "команды «Нет такой» нет в сезоне"}},
+    )
+    r = run.event({"type": "amend", "set": {}, "note": ""})
+    assert r.json["error"]["message"] == "изменение правил не названо: поле «set» пусто"
     # a result only comes from closing a game
     r = run.event({"type": "game", "kind": "qualifying", "team": "Королёва", "score": "6:3"})
     assert r.status_code == 409 and r.json["error"]["rule"] is None
@@ -105,8 +113,9 @@ def test_game_out_of_the_order_is_refused_at_creation_4_8(api):
         "error": {
             "event": 1,
             "rule": f"{R23} §4.8",
-            "message": "«Орлова» plays out of turn: qualifying game 1 of the spring series is "
-            "«Королёва»'s (the team lowest in the rating plays first, the first place last)",
+            "message": "«Орлова» играет не в свою очередь: 1-ю отборочную игру весенней серии "
+            "играет «Королёва» (первой играет команда с последнего места рейтинга, последней — "
+            "с первого) (п. 4.8 Правил сезона 2023 г.)",
         }
     }
     r = run.create_game("series_final", "Королёва")
@@ -272,7 +281,8 @@ def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, l
         "error": {
             "event": 3,
             "rule": f"{R23} §4.12.1",
-            "message": "the amendment is refused: losses_to_out must be 1 or more, got 0",
+            "message": "изменение правил не принято: поражений до выбытия из сезона: допустимо "
+            "не меньше 1, получено 0 (п. 4.12.1 Правил сезона 2023 г.)",
         }
     }
     # Потапова's game goes to 7

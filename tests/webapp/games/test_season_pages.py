@@ -334,3 +334,36 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
     refresh()
     be = _text(client.get(f"/season/{run.id}", headers={"Accept-Language": "be"}))
     assert "<li>Ачкоў для перамогі ў гульні: 7</li>" in be
+
+
+def test_a_2009_season_shows_only_what_its_book_has_and_cites_it(api, client, login):
+    """The 2009 book names no limit of club help a game (§1.7, which the engine reads as 11)
+    and has no clause on changing the rules: its pages do not show «Помощь Клуба … 11», and
+    the staff heading cites the 2009 clauses of what it shows, not 2023 §4.12.1. Once an
+    amendment sets club help, both pages show it."""
+    run = SeasonRun(api, "2009", "Сезон 2009", "1000.00")
+    run.add_teams(["Друзь", "Козлов", "Поташев", "Бялко"])
+    login("producer")
+    page = _text(client.get(f"/games/seasons/{run.id}"))
+    assert "<h2>Правила сезона (п. 1.8 Правил сезона 2009 г.)</h2>" in page
+    assert "4.12.1 Правил сезона 2023" not in page[: page.index('<table id="amendments">')]
+    assert "<tr><td>очков для победы в игре</td><td>6</td><td>6</td></tr>" in page
+    assert "<td>«Помощь Клуба» за игру, раз</td>" not in page
+    refresh()
+    public = _text(client.get(f"/season/{run.id}"))
+    assert '<ul id="rules"><li>Очков для победы в игре: 6</li></ul>' in public
+    assert "Помощь Клуба" not in public
+    r = run.event({"type": "amend", "set": {"club_help": 2}, "note": "объявлено в эфире"})
+    assert r.status_code == 201, r.json
+    login("producer")
+    page = _text(client.get(f"/games/seasons/{run.id}"))
+    assert (
+        "<h2>Правила сезона (п. 1.8 Правил сезона 2009 г.; п. 1.7 Правил сезона 2009 г.)</h2>"
+    ) in page
+    assert (
+        '<tr class="changed"><td>«Помощь Клуба» за игру, раз</td><td>2</td><td>без ограничения</td>'
+        in page
+    )
+    refresh()
+    public = _text(client.get(f"/season/{run.id}"))
+    assert "<li>«Помощь Клуба» за игру, раз: 2</li>" in public

@@ -17,7 +17,7 @@ Pure and standard library only. Public API::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -31,6 +31,13 @@ has no clause of its own on changing the rules, and the amendment event is the 2
 MAX_ROUNDS_2009 = 11
 """The most rounds a 2009 game can have (6 + 5, §1.8): a club-help limit this high never binds,
 which is how the engine reads §1.7 (club help on any question while behind, no limit a game)."""
+
+
+BOOK_SILENT = frozenset({("2009", "club_help")})
+"""``(ruleset, parameter)`` whose book value is only the engine's reading of a book that names
+no number (2009 §1.7: club help while behind, no limit a game, read as
+:data:`MAX_ROUNDS_2009`): the pages show such a parameter only once an amendment gives it a
+value of its own (:func:`shown_rules`)."""
 
 
 class ParameterError(ValueError):
@@ -249,3 +256,28 @@ def describe(ruleset: str) -> dict[str, Any]:
             if book in p.defaults
         ],
     }
+
+
+def shown_rules(ruleset: str, rules: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of ``rules`` (``{name: value}`` in force) a page shows for a season of
+    ``ruleset``: every one, except a :data:`BOOK_SILENT` one still at the book's value."""
+    book = defaults(ruleset)
+    return {
+        name: value
+        for name, value in rules.items()
+        if (ruleset, name) not in BOOK_SILENT or value != book.get(name)
+    }
+
+
+def rules_clauses(ruleset: str, names: Iterable[str]) -> list[str]:
+    """The clauses a page of a ``ruleset`` season cites for its rules in force: 2023 the
+    clause that lets them change (:data:`AMEND_CLAUSE`); a book without such a clause (2009)
+    the clauses of the parameters ``names`` it shows (``["002_….txt §1.8"]``)."""
+    if AMEND_CLAUSE.startswith(FILES[ruleset] + " "):
+        return [AMEND_CLAUSE]
+    out: list[str] = []
+    for name in names:
+        for clause in PARAMETERS[name].clauses[ruleset].split(", "):
+            if f"{FILES[ruleset]} {clause}" not in out:
+                out.append(f"{FILES[ruleset]} {clause}")
+    return out

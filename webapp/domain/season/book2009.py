@@ -18,7 +18,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from .events import Event
+from .events import PARTS, Event
 from .rulebook import RuleBook
 from .state import NextGame, Result
 from .words import PART_NOM_RU, PART_RU, names, names_and, qualifying_ru, shape_en, shape_ru
@@ -43,6 +43,7 @@ class Book2009(RuleBook):
             "withdraw": "§2.3",
             "not_listed": "§2.4",
             "winter_rating": "§2.13",
+            "finalist": "§2.12",  # through to the winter series (Sova's start)
             "game_end": "§1.8",
         }
     )
@@ -61,39 +62,13 @@ class Book2009(RuleBook):
         anew (§2.13) and shaped by its teams (§2.15–§2.16). A shortage cites §2.6."""
         gen = PART_RU[part]
         if part != "winter":
-            if (qualifying, closing) != SERIES_SHAPE_2009:
-                raise season.refuse(
-                    "§2.6",
-                    f"the {part} series has 3 qualifying games and a series final, "
-                    f"not {shape_en(qualifying, closing)}",
-                    f"в {gen} серии — 3 отборочные игры и финал серии, "
-                    f"а не {shape_ru(qualifying, closing)}",
-                )
+            self.check_shape(season, part, qualifying, closing, len(season.rating))
             rating = list(season.rating)  # §2.4: the rating goes on
             clause = "§2.4"
         else:
             rating = self._form_winter(season)
             clause = "§2.13"
-            n = len(rating)
-            if n >= 4:
-                if qualifying != n or closing not in ("none", "year_final"):
-                    raise season.refuse(
-                        "§2.15",
-                        f"the winter series has {n} qualifying games and no series final, "
-                        f"not {shape_en(qualifying, closing)}: all {n} teams are in, so the "
-                        "final of the winter series is cancelled",
-                        f"в зимней серии — {qualifying_ru(n)} без финала серии, а не "
-                        f"{shape_ru(qualifying, closing)}: право играть получили все {n} "
-                        "команды, и финал Зимней серии отменён",
-                    )
-            elif (qualifying, closing) != SERIES_SHAPE_2009:
-                raise season.refuse(
-                    "§2.16",
-                    "the winter series has 3 qualifying games and a series final, not "
-                    f"{shape_en(qualifying, closing)}: three teams are in",
-                    "в зимней серии — 3 отборочные игры и финал серии, а не "
-                    f"{shape_ru(qualifying, closing)}: право играть получили 3 команды",
-                )
+            self.check_shape(season, part, qualifying, closing, len(rating))
         if named is not None and list(named) != rating:
             raise season.refuse(
                 clause,
@@ -103,13 +78,50 @@ class Book2009(RuleBook):
             )
         return rating, "§2.6"
 
+    def check_shape(
+        self, season: Season, part: str, qualifying: int, closing: str, teams: int
+    ) -> None:
+        """§2.6: 3 qualifying games and a series final; in winter (``teams`` in its rating)
+        as many qualifying games as teams and no final from four teams on (§2.15), else 3
+        and a final (§2.16)."""
+        if part != "winter":
+            if (qualifying, closing) != SERIES_SHAPE_2009:
+                raise season.refuse(
+                    "§2.6",
+                    f"the {part} series has 3 qualifying games and a series final, "
+                    f"not {shape_en(qualifying, closing)}",
+                    f"в {PART_RU[part]} серии — 3 отборочные игры и финал серии, "
+                    f"а не {shape_ru(qualifying, closing)}",
+                )
+            return
+        n = teams
+        if n >= 4:
+            if qualifying != n or closing not in ("none", "year_final"):
+                raise season.refuse(
+                    "§2.15",
+                    f"the winter series has {n} qualifying games and no series final, "
+                    f"not {shape_en(qualifying, closing)}: all {n} teams are in, so the "
+                    "final of the winter series is cancelled",
+                    f"в зимней серии — {qualifying_ru(n)} без финала серии, а не "
+                    f"{shape_ru(qualifying, closing)}: право играть получили все {n} "
+                    "команды, и финал Зимней серии отменён",
+                )
+        elif (qualifying, closing) != SERIES_SHAPE_2009:
+            raise season.refuse(
+                "§2.16",
+                "the winter series has 3 qualifying games and a series final, not "
+                f"{shape_en(qualifying, closing)}: three teams are in",
+                "в зимней серии — 3 отборочные игры и финал серии, а не "
+                f"{shape_ru(qualifying, closing)}: право играть получили 3 команды",
+            )
+
     def _form_winter(self, season: Season) -> list[str]:
         """§2.13–§2.14, §2.17: the finals' winners (better score first, the earlier win on a
         tie), the first (and second) places of the rating at the end of the autumn final when
         fewer than three teams would play, the sponsor's team last."""
         # a team that declined a place (§2.12) and won a later final: the later win counts
         latest = {r.team: r for r in season.final_results if r.won and r.team in season.winter}
-        winners = sorted(latest.values(), key=lambda r: (-r.margin, r.event))
+        winners = sorted(latest.values(), key=lambda r: (-r.margin, r.order))
         head = [r.team for r in winners]
         size = len(head) + (1 if season.sponsor is not None else 0)
         topups: list[str] = []
@@ -496,6 +508,68 @@ class Book2009(RuleBook):
             season.last_final = None
             return
         raise season.refuse("§2.12", en, ru)
+
+    # ----------------------------------------------------------------- a season joined under way
+
+    def earlier(self, season: Season, result: Result) -> None:
+        """§2.12: the winner of a spring, summer or autumn final has a winter place; §2.11: a
+        lost rematch puts the team out."""
+        if result.kind == "series_final" and result.won and result.part != "winter":
+            if result.team not in season.winter:
+                season.winter.append(result.team)
+        if result.kind == "rematch" and not result.won:
+            season.put_out(result.team, "§2.11")
+
+    def start_winter(self, season: Season, given: tuple[str, ...] | None) -> None:
+        """§2.12: a final's winner may have given its winter place up; a ``given`` list names
+        the winners that kept it (default: all of them)."""
+        if given is None:
+            return
+        for team in given:
+            if team not in season.winter:
+                raise season.refuse(
+                    "§2.12",
+                    f"«{team}» has no winter place: it won no spring, summer or autumn final "
+                    "so far",
+                    f"у «{team}» нет места в зимней серии: она не выигрывала финал весенней, "
+                    "летней или осенней серии",
+                )
+        season.winter = [t for t in season.winter if t in given]
+
+    def start_rematch(self, season: Season, team: str, part: str) -> None:
+        """§2.10: the loser of the final of the series just before ``part`` was granted a
+        rematch, played in ``part`` (summer or autumn: a series with qualifying games of this
+        rating)."""
+        final = season.final_results[-1] if season.final_results else None
+        previous = PARTS[PARTS.index(part) - 1] if part != "spring" else None
+        if final is None or final.part != previous or final.team != team or final.won:
+            raise season.refuse(
+                "§2.10",
+                f"«{team}» has no rematch in the {part} series: it did not lose the final of "
+                "the series just before it",
+                f"у «{team}» нет Матча-реванша в {PART_RU[part]} серии: она не проигрывала "
+                "финал предыдущей серии",
+            )
+        if part == "winter":
+            raise season.refuse(
+                "§2.10",
+                f"«{team}» cannot have a rematch in the winter series: no series with "
+                "qualifying games of this rating follows the autumn final",
+                f"Матч-реванша «{team}» в зимней серии нет: после финала осенней серии нет "
+                "серии с отборочными играми этого рейтинга",
+            )
+        season.rematch_pending = team
+
+    def start_sponsor(self, season: Season, team: str, part: str, rating: tuple[str, ...]) -> None:
+        """§2.13: the sponsor's team joins the winter rating, last."""
+        if part != "winter" or not rating or rating[-1] != team:
+            raise season.refuse(
+                "§2.13",
+                f"«{team}» cannot be the sponsor's team here: it joins the winter rating, last",
+                f"«{team}» не может быть командой спонсора здесь: она входит в рейтинг зимней "
+                "серии последней",
+            )
+        season.sponsor = team
 
     def check_entry(self, season: Season, team: str, enter_as: str | None) -> None:
         """§2.13: the sponsor's team joins the winter rating; the 2009 rules have no reserve."""

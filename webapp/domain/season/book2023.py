@@ -57,6 +57,7 @@ class Book2023(RuleBook):
             "withdraw": "§4.8.1",
             "not_listed": "§4.8.1",
             "winter_rating": "§4.9",
+            "finalist": "§4.7.2",  # through to the winter series (Sova's start)
             "game_end": "§3.10",
             "decisive": "§3.6",
             "special": "§4.6",
@@ -76,6 +77,15 @@ class Book2023(RuleBook):
     ) -> tuple[list[str], str]:
         """§4.1 (the shapes), §4.2.1–§4.2.3 and §4.9 (the rating); a shortage cites §4.8,
         in winter §4.9.3."""
+        self.check_shape(season, part, qualifying, closing, 0)
+        rating = self._form(season, part, qualifying, named)
+        return rating, "§4.9.3" if part == "winter" else "§4.8"
+
+    def check_shape(
+        self, season: Season, part: str, qualifying: int, closing: str, teams: int
+    ) -> None:
+        """§4.1: autumn and winter have 4 qualifying games and a special game or 5 and a
+        final; spring and summer 5 and a final."""
         shapes = SERIES_SHAPES_2023[part]
         if (qualifying, closing) not in shapes:
             most = max(q for q, _c in shapes)
@@ -88,8 +98,6 @@ class Book2023(RuleBook):
                 + " или ".join(shape_ru(q, c) for q, c in shapes)
                 + f" (отборочных игр не больше {most}), а не {shape_ru(qualifying, closing)}",
             )
-        rating = self._form(season, part, qualifying, named)
-        return rating, "§4.9.3" if part == "winter" else "§4.8"
 
     def _last_result(self, season: Season, team: str, kinds: tuple[str, ...]) -> Result | None:
         return next(
@@ -145,7 +153,7 @@ class Book2023(RuleBook):
             for team in eligible:
                 result = self._last_result(season, team, ("qualifying",))
                 (without if result is None else with_result).append((team, result))
-            with_result.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, tr[1].event))
+            with_result.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, tr[1].order))
             rating = self._bottom(season, [t for t, _ in with_result] + [t for t, _ in without])
             clause = "§4.2.3"
         else:  # winter, §4.9
@@ -175,7 +183,7 @@ class Book2023(RuleBook):
         for team in autumn:
             result = self._last_result(season, team, KINDS)
             (unranked if result is None else ranked).append((team, result))
-        ranked.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, -tr[1].event))
+        ranked.sort(key=lambda tr: (-int(tr[1].won), -tr[1].margin, tuple(-i for i in tr[1].order)))
         pool = head + [t for t, _ in ranked] + [t for t, _ in unranked]
 
         def fill(teams: list[str], skip: list[str]) -> list[str]:
@@ -445,6 +453,30 @@ class Book2023(RuleBook):
         ]
         need = min(q for q, _c in SERIES_SHAPES_2023[coming])
         return candidates, need, "§4.9.3" if coming == "winter" else "§4.8"
+
+    # ----------------------------------------------------------------- a season joined under way
+
+    def earlier(self, season: Season, result: Result) -> None:
+        """§4.7.2: a series finalist is through to the winter series; §4.4: a lost
+        qualifying game or final counts towards ``losses_to_out``."""
+        if result.kind == "series_final" and result.team not in season.winter:
+            season.winter.append(result.team)
+        self.after_game(season, result, "")
+
+    def start_winter(self, season: Season, given: tuple[str, ...] | None) -> None:
+        """§4.7.2: every finalist of a series so far is through to winter, none gives it up;
+        a ``given`` list must name exactly them."""
+        if given is not None and set(given) != set(season.winter):
+            raise season.refuse(
+                "§4.7.2",
+                f"the winter places given, {names(given)}, are not the series finalists so "
+                f"far: {names(season.winter) or 'none'}",
+                f"в зимнюю серию выходят финалисты сыгранных серий — "
+                f"{names(season.winter) or 'пока никто'}, а не {names(given) or 'никто'}",
+            )
+
+    def start_rematch(self, season: Season, team: str, part: str) -> None:
+        raise self._no_rematch(season)
 
     # ----------------------------------------------------------------- the book's own events
 

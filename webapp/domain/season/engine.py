@@ -106,6 +106,7 @@ class Season:
         # 2023 §4.12.1: the amendable parameters in force (replaced, never changed in place)
         self.rules: dict[str, Any] = self.book.parameters()
         self.amendments: list[Amendment] = []
+        self.seq = 0  # the place of a game among the results a ``start`` event replays
 
     @classmethod
     def start(cls, ruleset: str, teams: Iterable[str]) -> Season:
@@ -133,7 +134,9 @@ class Season:
     def known(self, team: str) -> str:
         """``team``, if the season knows it; else a :class:`ProtocolError`."""
         if team not in self.teams:
-            raise ProtocolError(f"unknown team «{team}»", self.index)
+            raise ProtocolError(
+                f"unknown team «{team}»", self.index, ru=f"команды «{team}» нет в сезоне"
+            )
         return team
 
     def put_out(self, team: str, clause: str) -> None:
@@ -278,6 +281,8 @@ class Season:
             raise
         if event.type == "series" or (event.type == "game" and event.kind != "series_final"):
             self.last_final = None
+        if event.type == "start" and self.results and self.results[-1].kind != "series_final":
+            self.last_final = None
 
     def _on_series(self, event: Event) -> None:
         part, qualifying, closing = event.part, event.qualifying, event.closing
@@ -390,7 +395,11 @@ class Season:
     def _on_enter(self, event: Event) -> None:
         team = event.team or ""
         if team in self.teams:
-            raise ProtocolError(f"team «{team}» is already in the season", self.index)
+            raise ProtocolError(
+                f"team «{team}» is already in the season",
+                self.index,
+                ru=f"команда «{team}» уже в сезоне",
+            )
         self.book.check_entry(self, team, event.enter_as)
         if "winter" in self.parts:
             raise self.refuse_for(
@@ -401,6 +410,139 @@ class Season:
             )
         self.book.enter(self, team)
         self.teams.append(team)
+
+    def _on_start(self, event: Event) -> None:
+        """Sova's ``start`` event (``docs/protocols.md``): the season joined under way, at
+        the opening of ``event.part`` or during it. The earlier series are recorded as they
+        ended — their games (finals, winter places, 2023 §4.4 losses, 2009 §2.11 lost
+        rematches) without moving the rating, which is given: ``event.rating`` is the rating
+        the ``part`` series opened with (2023 §4.2, §4.9; 2009 §2.4, §2.13). The series then
+        opens with it as the book opens a series (its shape, §4.1 / §2.6, §2.15–§2.16; the
+        qualifying order, §4.8) and its games and withdrawals so far (2023 §4.8.1, 2009 §2.3)
+        are replayed in their order by the book's rules, so
+        the state after ``start`` is the one a replay of the whole season would give. Only
+        ``amend`` events may come before it."""
+        part = event.part
+        assert part is not None and event.qualifying is not None and event.closing is not None
+        assert event.rating is not None
+        if self.parts or self.results or self.refusing or self.reserves or self.sponsor:
+            raise self.refuse_for(
+                "series_sequence",
+                "the starting point of a season joined under way comes before any other event "
+                "(only an amendment of the rules may precede it)",
+                "начальная точка сезона записывается до всех других событий (раньше неё может "
+                "быть только изменение правил)",
+            )
+        for team in (*event.rating, *(r.team or "" for r in event.results)):
+            self.known(team)
+        for named in (*(event.winter or ()), event.rematch, event.sponsor):
+            if named is not None:
+                self.known(named)
+        now = PARTS.index(part)
+        earlier = [r for r in event.results if r.part != part]
+        for seq, raw in enumerate(earlier, start=1):
+            self._earlier_result(raw, seq)
+        self.book.start_winter(self, event.winter)
+        if event.rematch is not None:
+            self.book.start_rematch(self, event.rematch, part)
+        if event.sponsor is not None:
+            self.book.start_sponsor(self, event.sponsor, part, event.rating)
+        rating = list(event.rating)
+        for team in rating:
+            self.refuse_if_out(team)
+            if part != "winter" and team in self.winter:
+                raise self.refuse(
+                    self.book.clauses.get("finalist", self.book.clauses["winter_rating"]),
+                    f"«{team}» cannot be in the rating of the {part} series: it is through to "
+                    "the winter series",
+                    f"«{team}» не может быть в рейтинге {PART_RU[part]} серии: она уже вышла в "
+                    "зимнюю серию",
+                )
+        self.book.check_shape(self, part, event.qualifying, event.closing, len(rating))
+        self.parts = list(PARTS[: now + 1])
+        self.rating = rating
+        self.series = OpenSeries(
+            part=part,
+            qualifying=event.qualifying,
+            closing=event.closing,
+            opened_rating=tuple(rating),
+        )
+        if self.rematch_pending is not None:  # 2009 §2.10
+            self.series.rematch_team = self.rematch_pending
+            self.rematch_pending = None
+        short = self.book.shortage(self, None)
+        if short:
+            raise self.refuse(self.book.shortage_clause(self), *short)
+        self.book.reorder(self)
+        current = [r for r in event.results if r.part == part]
+        for seq, raw in enumerate(current, start=len(earlier) + 1):
+            self.seq = seq
+            try:
+                if raw.type == "withdraw":  # 2023 §4.8.1, 2009 §2.3, in its place
+                    withdrawals.on_withdraw(self, raw)
+                else:
+                    games.on_game(self, raw)
+            except SeasonViolation as error:
+                raise SeasonViolation(
+                    self.index,
+                    error.rule,
+                    f"line {seq} of the results so far ({part} series): {error.message}",
+                    f"строка {seq} сыгранного ({PART_NOM_RU[part]} серия): {error.ru}",
+                ) from None
+            finally:
+                self.seq = 0
+
+    def _earlier_result(self, raw: Event, seq: int) -> None:
+        """One game of a series before the one Sova starts at: its team must still be in the
+        season, its kind one the book has, its score a finished game's; the book records
+        what it leaves (:meth:`RuleBook.earlier`)."""
+        kind, team, score, part = raw.kind, raw.team, raw.score, raw.part
+        assert kind is not None and team is not None and score is not None and part is not None
+        game_en = f"line {seq} of the results so far («{team}», {part} series)"
+        game_ru = f"строка {seq} сыгранного («{team}», {PART_NOM_RU[part]} серия)"
+        rule = self.out_rule(team)
+        if rule is not None:
+            en, ru = self.book.out_reason(self, team, rule)
+            raise SeasonViolation(self.index, rule, f"{game_en}: {en}", f"{game_ru}: {ru}")
+        self.book.refuse_kind(self, kind)
+        if kind == "year_final":
+            raise self.refuse_for(
+                "year_final",
+                f"{game_en}: the year final closes the winter series",
+                f"{game_ru}: финал года завершает зимнюю серию",
+            )
+        experts, viewers = score
+        win = self.target
+        if (experts == win) == (viewers == win) or max(experts, viewers) > win:
+            raise self.refuse_for(
+                "game_end",
+                f"{game_en}: {experts}:{viewers} is not the score of a finished game",
+                f"{game_ru}: {experts}:{viewers} — не счёт законченной игры",
+            )
+        if kind == "series_final" and any(
+            r.part == part and r.kind == "series_final" for r in self.results
+        ):
+            raise self.refuse_for(
+                "series_shape",
+                f"{game_en}: the {part} series has one series final",
+                f"{game_ru}: финал {PART_RU[part]} серии один",
+            )
+        result = Result(
+            event=self.index,
+            team=team,
+            kind=kind,
+            experts=experts,
+            viewers=viewers,
+            decisive_round=raw.decisive_round,
+            part=part,
+            rounds_lost=raw.rounds_lost,
+            seq=seq,
+        )
+        self.results.append(result)
+        if kind == "series_final":
+            self.finals.append(Final(part, team, result.score, result.won, self.index))
+            self.final_results.append(result)
+        self.book.earlier(self, result)
 
     def _on_amend(self, event: Event) -> None:
         """2023 §4.12.1: the rules change during the project. From the next event on the

@@ -41,7 +41,9 @@ def check_game(
         season.index = index
     if kind not in KINDS:
         raise ProtocolError(
-            f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}", season.index
+            f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}",
+            season.index,
+            ru=f"вид игры — один из: {', '.join(KINDS)}; получено {kind!r}",
         )
     season.known(team)
     game_en, game_ru = (
@@ -169,6 +171,7 @@ def on_game(season: Season, event: Event) -> None:
         decisive_round=event.decisive_round,
         part=s.part,
         rounds_lost=event.rounds_lost,
+        seq=season.seq,
     )
     rule = _apply_game(season, result)
     season.results.append(result)

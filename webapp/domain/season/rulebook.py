@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from webapp.domain.rules.parameters import defaults
 
 from .events import Event
-from .state import NextGame, Result
+from .state import NextGame, Result, SeasonViolation
 
 if TYPE_CHECKING:
     from .engine import Season
@@ -72,6 +72,13 @@ class RuleBook:
     ) -> tuple[list[str], str]:
         """The rating of the ``part`` series being opened (refusing a shape or a ``named``
         list the book does not allow) and the clause a shortage of its teams cites."""
+        raise NotImplementedError
+
+    def check_shape(
+        self, season: Season, part: str, qualifying: int, closing: str, teams: int
+    ) -> None:
+        """Refuse a ``part`` series of ``qualifying`` games and ``closing`` that the book does
+        not have (``teams``: how many teams its rating holds)."""
         raise NotImplementedError
 
     def reorder(self, season: Season) -> None:
@@ -144,15 +151,42 @@ class RuleBook:
         allows and the clause a shortage cites."""
         raise NotImplementedError
 
-    # ----------------------------------------------------------------- the book's own events
+    # ----------------------------------------------------------------- a season joined under way
 
-    def rematch(self, season: Season, team: str, event: Event) -> None:
-        """A ``rematch`` event (2009 §2.10); refused by a book without rematches."""
-        raise season.refuse(
+    def earlier(self, season: Season, result: Result) -> None:
+        """Sova's ``start``: record what ``result``, a game of a series before the one Sova
+        starts at, leaves for the rest of the season (winter places, a team out); the engine
+        has added it to ``season.results`` (and a final to ``season.finals``). The rating is
+        not moved: the ``start`` event gives it."""
+        raise NotImplementedError
+
+    def start_winter(self, season: Season, given: tuple[str, ...] | None) -> None:
+        """Sova's ``start``: the winter places the finals so far gave (``season.winter``),
+        checked against the ``given`` list where there is one."""
+        raise NotImplementedError
+
+    def start_rematch(self, season: Season, team: str, part: str) -> None:
+        """Sova's ``start``: ``team``'s rematch is due in the ``part`` series (2009 §2.10);
+        refused by a book without rematches."""
+        raise self.rematch_refusal(season)
+
+    def rematch_refusal(self, season: Season) -> SeasonViolation:
+        return season.refuse(
             self.clauses["series_shape"],
             f"a rematch is not an event of the {self.name} rules",
             f"переигровки (матча-реванша) в правилах {self.name} нет",
         )
+
+    def start_sponsor(self, season: Season, team: str, part: str, rating: tuple[str, ...]) -> None:
+        """Sova's ``start``: ``team`` is the sponsor's team (2009 §2.13); refused by a book
+        without one."""
+        self.check_entry(season, team, "sponsor")
+
+    # ----------------------------------------------------------------- the book's own events
+
+    def rematch(self, season: Season, team: str, event: Event) -> None:
+        """A ``rematch`` event (2009 §2.10); refused by a book without rematches."""
+        raise self.rematch_refusal(season)
 
     def decline_winter(self, season: Season, team: str) -> None:
         """A ``decline_winter`` event (2009 §2.12); refused by a book without it."""

@@ -43,7 +43,9 @@ class Result:
     """One finished game of the season.
 
     ``event``: index of its event; ``kind``: one of :data:`KINDS`; ``experts``/``viewers``:
-    final score (one side has 6); ``part``: the series it was played in.
+    final score (one side has 6); ``part``: the series it was played in; ``seq``: its place
+    (1, 2, …) among the results a ``start`` event records, all of one event index (0 for a
+    ``game`` event); :attr:`order` sorts results as they were played.
     """
 
     event: int
@@ -54,6 +56,12 @@ class Result:
     decisive_round: bool
     part: str
     rounds_lost: int | None = None
+    seq: int = 0
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """``(event, seq)``: earlier games sort first, those of one ``start`` event by ``seq``."""
+        return (self.event, self.seq)
 
     @property
     def won(self) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from webapp.core.models import utcnow
 from webapp.domain.donor import quoted
 from webapp.domain.rules import ProtocolError
+from webapp.domain.rules.game import same_name
 from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS, unchanged
 from webapp.domain.rules.rulesets import cite
 from webapp.domain.season import SeasonViolation
@@ -109,7 +110,7 @@ def _store(season: Season, payload: dict, user_id: int | None, game: Game | None
         db.session.add(
             SeasonTeam(season_id=season.id, team_id=entering.id, position=None, created_at=utcnow())
         )
-    if payload.get("type") == "series":
+    if payload.get("type") in ("series", "start"):
         create_series(season.id, payload["part"])  # the games of the series link to it
     db.session.flush()
     return eng.state()
@@ -117,8 +118,10 @@ def _store(season: Season, payload: dict, user_id: int | None, game: Game | None
 
 def add_event(season: Season, payload: Any, user_id: int | None):
     """Store one producer's event of ``season-protocol.md`` (``series``, ``withdraw``,
-    ``rematch``, ``decline_winter``, ``enter``, ``amend``) if the season engine accepts it after the
-    stored events. Returns the new :class:`~webapp.domain.season.SeasonState`. A ``game``
+    ``rematch``, ``decline_winter``, ``enter``, ``amend``, and Sova's ``start``: the starting
+    point of a season joined under way, ``docs/protocols.md``) if the season engine accepts it
+    after the stored events. A team is named as the season lists it, case and runs of spaces
+    aside (:func:`canonical_names`). Returns the new :class:`~webapp.domain.season.SeasonState`. A ``game``
     event is refused: a game's result is added by closing the game. ``enter`` names an
     existing team, which joins the season. Raises SeasonConflict (the engine's error object
     for a refusal by the rules); nothing is stored then."""
@@ -129,7 +132,34 @@ def add_event(season: Season, payload: Any, user_id: int | None):
     if payload.get("type") == "amend":
         _refuse_amend_mid_game(season)
         _refuse_amend_that_changes_nothing(season, payload.get("set"))
-    return _store(season, dict(payload), user_id)
+    return _store(season, canonical_names(season, dict(payload)), user_id)
+
+
+def canonical_names(season: Season, payload: dict) -> dict:
+    """``payload`` with each team name that is one of the season's teams spelt otherwise
+    (Unicode NFC, case and runs of white space aside: :func:`same_name`; «ё» and «е» stay
+    different letters, as in the names of the teams' captains) replaced by the season's
+    spelling, so the engine, which compares names exactly, finds the team. A name of no team
+    of the season is left as written (the engine refuses it)."""
+    names = [st.team.name for st in sq.season_teams(season)]
+
+    def fix(name: Any) -> Any:
+        if not isinstance(name, str):
+            return name
+        return next((n for n in names if same_name(n, name)), name)
+
+    out = dict(payload)
+    for key in ("team", "rematch", "sponsor"):
+        if key in out:
+            out[key] = fix(out[key])
+    for key in ("teams", "rating", "winter"):
+        if isinstance(out.get(key), list):
+            out[key] = [fix(n) for n in out[key]]
+    if isinstance(out.get("results"), list):
+        out["results"] = [
+            {**r, "team": fix(r.get("team"))} if isinstance(r, dict) else r for r in out["results"]
+        ]
+    return out
 
 
 def _refuse_amend_that_changes_nothing(season: Season, values: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
@@ -15,10 +17,13 @@ from wtforms import (
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
 from webapp.core.fields import NumberRange
+from webapp.domain.rules.game import same_name
 from webapp.domain.rules.parameters import PARAMETERS
+from webapp.domain.season import MAX_POINTS
 from webapp.games.forms import PLAN_HELP
 
 _YES_NO = {"да": True, "нет": False}
+_SCORE = re.compile(r"^\d{1,2}:\d{1,2}$")
 
 EVENT_TYPES = [
     ("series", "Открыть серию"),
@@ -183,3 +188,194 @@ class SeasonDonorForm(FlaskForm):
         "Да, договоры дарения сезона, ещё не подписанные, будут выписаны заново на этого дарителя",
         validators=[DataRequired("Подтвердите смену дарителя: отметьте галочку.")],
     )
+
+
+#: The words a producer writes in a line of the games so far (Russian, lower case).
+START_PARTS = {label.lower(): value for value, label in PARTS}
+START_KINDS = {
+    "отборочная": "qualifying",
+    "финал серии": "series_final",
+    "специальная": "special",
+    "финал года": "year_final",
+    "переигровка": "rematch",
+}
+START_DECISIVE = "рр"
+START_WITHDRAW = "отказ"
+
+
+class SeasonStartForm(FlaskForm):
+    """Sova's ``start`` event (``docs/protocols.md``): where a season joined under way stands.
+    The teams are named as the season lists them (case and runs of spaces aside:
+    :func:`webapp.domain.rules.game.same_name`); ``names`` (the season's team names) is set
+    by the view before :meth:`validate`. :meth:`payload` gives the event."""
+
+    part = SelectField(
+        "Серия, с которой сезон ведётся в Сове",
+        choices=[SelectChoice(v, label) for v, label in PARTS],
+    )
+    qualifying = IntegerField(
+        "Отборочных игр в ней",
+        validators=[InputRequired("Укажите число отборочных игр."), NumberRange(1, 12)],
+    )
+    closing = SelectField(
+        "Завершающая игра серии", choices=[SelectChoice(v, label) for v, label in CLOSINGS]
+    )
+    rating = TextAreaField(
+        "Рейтинг серии при её открытии (по команде в строке, первое место — первым)",
+        validators=[DataRequired("Укажите рейтинг серии."), Length(max=3000)],
+    )
+    results = TextAreaField(
+        "Сыгранные игры",
+        validators=[Optional(), Length(max=20000)],
+        description="все игры сезона до этой точки, по порядку, по одной в строке: "
+        "серия; вид игры; команда; счёт знатоки:телезрители; «РР», если был "
+        "решающий раунд — например: весенняя; отборочная; Потапова; 4:6. Виды игр: "
+        "отборочная, финал серии, специальная, финал года, переигровка. Отказ команды от "
+        "текущей серии — в своём месте среди её игр: осенняя; отказ; Стишенок.",
+    )
+    winter = TextAreaField(
+        "Сохранили место в зимней серии (правила 2009 г., п. 2.12; по команде в строке)",
+        validators=[Optional(), Length(max=3000)],
+        description="пусто — все победители финалов серий",
+    )
+    rematch = StringField(
+        "Матч-реванш в этой серии (правила 2009 г., п. 2.10)",
+        validators=[Optional(), Length(max=200)],
+    )
+    sponsor = StringField(
+        "Команда спонсора (правила 2009 г., п. 2.13)", validators=[Optional(), Length(max=200)]
+    )
+    note = StringField(
+        "Откуда данные", validators=[DataRequired("Укажите, откуда данные."), Length(max=1000)]
+    )
+    confirm = BooleanField(
+        "Подтверждаю: сезон ведётся в Сове с этой точки, и её уже не изменить",
+        validators=[DataRequired("Подтвердите начальную точку сезона.")],
+    )
+
+    names: list[str] = []
+
+    def _team(self, text: str) -> str | None:
+        return next((n for n in self.names if same_name(n, text)), None)
+
+    def _teams(self, field, lines: list[str]) -> list[str] | None:
+        found: list[str] = []
+        for line in lines:
+            team = self._team(line)
+            if team is None:
+                field.errors.append(f"«{line}» нет среди команд сезона.")
+                return None
+            if team in found:
+                field.errors.append(f"«{team}» названа дважды.")
+                return None
+            found.append(team)
+        return found
+
+    def validate(self, extra_validators=None) -> bool:
+        """Each line of the games: its series (not after the chosen one, in season order),
+        kind, a team of the season and a score «E:V»; the teams of the rating, the winter
+        places, the rematch and the sponsor are teams of the season."""
+        if not super().validate(extra_validators):
+            return False
+        lines = [line.strip() for line in (self.rating.data or "").splitlines() if line.strip()]
+        self.rating_teams = self._teams(self.rating, lines)
+        winter = [line.strip() for line in (self.winter.data or "").splitlines() if line.strip()]
+        self.winter_teams = self._teams(self.winter, winter) if winter else None
+        self.games: list[dict] = []
+        ok = self.rating_teams is not None and (not winter or self.winter_teams is not None)
+        ok = self._games() and ok
+        for field in (self.rematch, self.sponsor):
+            text = (field.data or "").strip()
+            if text and self._team(text) is None:
+                field.errors.append(f"«{text}» нет среди команд сезона.")
+                ok = False
+        return ok
+
+    def _games(self) -> bool:
+        current = [v for v, _ in PARTS].index(self.part.data)
+        last = 0
+        lines = [line for line in (self.results.data or "").splitlines() if line.strip()]
+        for n, line in enumerate(lines, start=1):
+            cells = [c.strip() for c in line.split(";")]
+            where = f"Строка {n}"
+            if len(cells) == 3 and cells[1].lower() == START_WITHDRAW:
+                if not self._withdrawal(where, cells, current):
+                    return False
+                last = current
+                continue
+            if len(cells) not in (4, 5) or (len(cells) == 5 and cells[4].lower() != START_DECISIVE):
+                self.results.errors.append(
+                    f"{where}: нужно «серия; вид игры; команда; счёт» и, если был решающий "
+                    "раунд, «; РР»; отказ команды от текущей серии — «серия; отказ; команда»."
+                )
+                return False
+            part = START_PARTS.get(cells[0].lower())
+            kind = START_KINDS.get(cells[1].lower())
+            team = self._team(cells[2])
+            score = cells[3].replace(" ", "")
+            faults = []
+            if part is None:
+                faults.append(f"серия «{cells[0]}» — пишите весенняя, летняя, осенняя или зимняя")
+            elif [v for v, _ in PARTS].index(part) > current:
+                faults.append(
+                    f"{cells[0].lower()} серия идёт после той, с которой сезон ведётся в Сове"
+                )
+            elif [v for v, _ in PARTS].index(part) < last:
+                faults.append(
+                    f"игры — по порядку серий, а {cells[0].lower()} серия идёт раньше "
+                    "предыдущей строки"
+                )
+            if kind is None:
+                faults.append(
+                    f"вид игры «{cells[1]}» — пишите отборочная, финал серии, специальная, "
+                    "финал года или переигровка"
+                )
+            if team is None:
+                faults.append(f"«{cells[2]}» нет среди команд сезона")
+            if not _SCORE.match(score) or max(map(int, score.split(":"))) > MAX_POINTS:
+                faults.append(f"счёт «{cells[3]}» — пишите знатоки:телезрители, например 6:3")
+            if faults:
+                self.results.errors.append(f"{where}: " + "; ".join(faults) + ".")
+                return False
+            assert part is not None
+            last = [v for v, _ in PARTS].index(part)
+            game = {"part": part, "kind": kind, "team": team, "score": score}
+            if len(cells) == 5:
+                game["decisive_round"] = True
+            self.games.append(game)
+        return True
+
+    def _withdrawal(self, where: str, cells: list[str], current: int) -> bool:
+        """«серия; отказ; команда»: a team withdrew from the series Sova starts at (2023
+        §4.8.1, 2009 §2.3), in its place among the games."""
+        part = START_PARTS.get(cells[0].lower())
+        team = self._team(cells[2])
+        faults = []
+        if part is None or [v for v, _ in PARTS].index(part) != current:
+            faults.append("отказ записывается только от серии, с которой сезон ведётся в Сове")
+        if team is None:
+            faults.append(f"«{cells[2]}» нет среди команд сезона")
+        if faults:
+            self.results.errors.append(f"{where}: " + "; ".join(faults) + ".")
+            return False
+        self.games.append({"part": part, "withdraw": team})
+        return True
+
+    def payload(self) -> dict:
+        """The ``start`` event of the validated form."""
+        event: dict = {
+            "type": "start",
+            "part": self.part.data,
+            "qualifying": self.qualifying.data,
+            "closing": self.closing.data,
+            "rating": self.rating_teams,
+            "results": self.games,
+            "note": (self.note.data or "").strip(),
+        }
+        if self.winter_teams is not None:
+            event["winter"] = self.winter_teams
+        for name in ("rematch", "sponsor"):
+            text = (getattr(self, name).data or "").strip()
+            if text:
+                event[name] = self._team(text)
+        return event

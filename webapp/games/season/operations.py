@@ -20,6 +20,7 @@ from webapp.domain.prizes import (
     UNANSWERED_RULE,
 )
 from webapp.domain.rules import RULESETS, rule_reference
+from webapp.domain.rules.game import same_name
 from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.games.game_rules import plan_errors
@@ -337,10 +338,12 @@ def _team_and_series(
 
 
 def _season_team_named(season: Season, name: str, errors: dict[str, list[str]]) -> Team | None:
-    """The team of ``season``'s rating called ``name`` (case and «ё» as written), else an
-    error on ``team`` naming the season."""
+    """The team of ``season``'s rating called ``name``, else an error on ``team`` naming the
+    season. Names are compared as :func:`same_name` does: Unicode NFC, case and runs of white
+    space aside («королёва» is «Королёва»); «ё» and «е» stay different letters (the teams
+    are named after their captains, and a surname is spelt with one or the other)."""
     for st in sq.season_teams(season):
-        if st.team.name == name:
+        if same_name(st.team.name, name):
             return st.team
     errors.setdefault("team", []).append(
         f"{quoted(name)} не в рейтинге сезона {quoted(season.name)}: "
@@ -420,6 +423,8 @@ def create_game(
         # a team named in a season kept by the engine is that season's team, checked by its
         # rules like a team chosen from the list (not a free string beside the engine)
         team_row = _season_team_named(season, team, errors)
+        if team_row is not None:
+            team = team_row.name  # the season's spelling
     if errors:
         raise GameError(errors)
     assert season is not None  # else errors named season_id

@@ -14,7 +14,7 @@ from typing import Any
 from webapp.accounts.models import User
 from webapp.domain.donor import NEUTRAL_2009, Donor
 from webapp.domain.rules import RULESETS
-from webapp.domain.rules.parameters import PARAMETERS, defaults
+from webapp.domain.rules.parameters import BOOK_SILENT, PARAMETERS, defaults, shown_rules
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
@@ -354,17 +354,20 @@ def _shown(value: Any) -> str:
 def rules_view(season: SeasonRow, state: SeasonState | None) -> list[dict[str, Any]]:
     """The rules in force (2023 §4.12.1) for the season pages: ``[{"label", "value",
     "book", "changed"}]`` in the order of ``sova rules show`` (``value``/``book`` shown as
-    text; ``changed``: differs from the book's)."""
+    text; ``changed``: differs from the book's), only what the season's book has
+    (:func:`~webapp.domain.rules.parameters.shown_rules`: 2009 club help once amended)."""
     book = defaults(season.ruleset)
-    now = state.rules if state is not None else book
+    now = shown_rules(season.ruleset, state.rules if state is not None else book)
     return [
         {
             "label": PARAMETERS[name].label_ru,
-            "value": _shown(now.get(name, value)),
-            "book": _shown(value),
-            "changed": now.get(name, value) != value,
+            "value": _shown(now[name]),
+            # a number the book does not name is not shown as the book's (2009 §1.7)
+            "book": "без ограничения" if (season.ruleset, name) in BOOK_SILENT else _shown(value),
+            "changed": now[name] != value,
         }
         for name, value in book.items()
+        if name in now
     ]
 
 
@@ -398,3 +401,23 @@ def amendments_view(
             }
         )
     return out
+
+
+def start_view(season: SeasonRow, events: list[SeasonEvent]) -> dict[str, Any] | None:
+    """The season's recorded starting point (Sova's ``start`` event, ``docs/protocols.md``),
+    or None: ``{"event" (its index), "at" (UTC, when it was recorded), "who" (e-mail, «—»
+    without a user), "part", "games" (how many games so far it records), "note"}``."""
+    for index, stored in enumerate(events):
+        payload = stored.payload
+        if payload.get("type") != "start":
+            continue
+        user = db.session.get(User, stored.by_user_id) if stored.by_user_id else None
+        return {
+            "event": index,
+            "at": stored.created_at,
+            "who": user.email if user is not None else "—",
+            "part": payload.get("part"),
+            "games": len(payload.get("results") or []),
+            "note": payload.get("note") or "",
+        }
+    return None

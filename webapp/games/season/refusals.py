@@ -85,8 +85,18 @@ def refusal_ru(error: dict, ru: str | None = None) -> str:
 
 
 def conflict(exc: SeasonViolation | ProtocolError) -> SeasonConflict:
+    """The engine's refusal as a SeasonConflict whose ``message`` (the API's 409 body) is the
+    Russian text the staff pages show (:func:`refusal_ru`: the fault and the clause as
+    «п. 4.12.1 Правил сезона 2023 г.»), as every other refusal of an operation is written
+    (``docs/api.md``, «The language of error texts»); ``rule`` keeps the contract's form.
+    Malformed input (a ProtocolError, ``rule`` None) gives its own Russian text where it has
+    one (the season's events do)."""
     error = exc.to_json()["error"]
-    return SeasonConflict(error.pop("message"), ru=getattr(exc, "ru", None), **error)
+    ru = getattr(exc, "ru", None)
+    message = error.pop("message")
+    if ru is not None:
+        message = refusal_ru({**error, "message": ru}, ru)
+    return SeasonConflict(message, ru=ru, **error)
 
 
 def check_new_game(season: Season, kind: str, team: Team | None) -> None:

@@ -17,7 +17,7 @@ from webapp.core.models import utcnow
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import RULESETS, usual_plan
-from webapp.domain.rules.parameters import PARAMETERS
+from webapp.domain.rules.parameters import PARAMETERS, rules_clauses, shown_rules
 from webapp.domain.season import BOOKS
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
@@ -31,6 +31,7 @@ from webapp.games.season.forms import (
     SeasonEventForm,
     SeasonGameForm,
     SeasonPrizeForm,
+    SeasonStartForm,
     SeasonTeamForm,
 )
 from webapp.games.season.operations import create_game, set_donor, set_unanswered_prize
@@ -88,6 +89,13 @@ def _finals_view(season: Season, state) -> list[dict]:
     return out
 
 
+def _rules_cited(season: Season, state) -> list[str]:
+    """The clauses the «Правила сезона» heading cites: 2023 §4.12.1; under 2009, which has no
+    clause on changing the rules, the 2009 clauses of the parameters shown."""
+    rules = shown_rules(season.ruleset, state.rules if state is not None else {})
+    return rules_clauses(season.ruleset, rules)
+
+
 @bp.route("/games/seasons/<int:season_id>")
 @access("producer|host")
 def season(season_id: int):
@@ -123,6 +131,7 @@ def season(season_id: int):
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)
+    start_form = SeasonStartForm(prefix="start")
     donor = sq.season_donor(season)
     donor_form = SeasonDonorForm(prefix="donor")
     donor_form.name.data, donor_form.city.data = donor.name, donor.city
@@ -146,6 +155,7 @@ def season(season_id: int):
         prize_locked=queries.season_has_closed_game(season.id),
         prize_changes=sq.prize_changes(season),
         rules_in_force=sq.rules_view(season, state),
+        rules_cited=_rules_cited(season, state),
         amendments=sq.amendments_view(season, state, events),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
         donor=donor,
@@ -153,7 +163,30 @@ def season(season_id: int):
         donor_form=donor_form,
         donor_changes=sq.donor_changes(season),
         donor_rule=DONOR_RULE[season.ruleset],
+        start_form=start_form,
+        start=sq.start_view(season, events),
+        # Sova's start comes first; only amendments may precede it (docs/protocols.md)
+        can_start=state is not None and all(e.payload.get("type") == "amend" for e in events),
     )
+
+
+@bp.route("/games/seasons/<int:season_id>/start", methods=["POST"])
+@access("producer")
+def season_start(season_id: int):
+    """Sova's ``start`` event: the starting point of a season joined under way (the rating the
+    current series opened with, the games so far…), checked by the season engine, stored
+    with who recorded it and when."""
+    season = _season_or_404(season_id)
+    form = SeasonStartForm(prefix="start")
+    form.names = [st.team.name for st in sq.season_teams(season)]
+    back = url_for("seasons.season", season_id=season_id) + "#start"
+    if form.validate_on_submit():
+        on_refusal("Начальная точка не принята: ", back)
+        add_event(season, form.payload(), current_staff().id)
+        flash("Начальная точка сезона записана: сезон ведётся в Сове с неё.", "success")
+    else:
+        flash("Начальная точка не принята: " + errors_line(form), "error")
+    return redirect(back)
 
 
 @bp.route("/games/seasons/<int:season_id>/donor", methods=["POST"])
@@ -309,5 +342,6 @@ def public(season_id: int):
         season=season,
         state=state,
         results=results,
+        rules={} if state is None else shown_rules(season.ruleset, state.rules),
         amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
     )
