@@ -13,8 +13,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from openpyxl import load_workbook
+from werkzeug.datastructures import MultiDict
 from werkzeug.http import parse_options_header
 
+from tests.webapp.moderation import pages
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -481,3 +483,53 @@ def test_the_queue_export_speaks_russian(app, login, client):
     assert row[:4] == [str(q.id), "на рассмотрении", "импорт пакета", "04.03.2023 15:00"]
     assert row[11] == "источники"
     assert "in_review" not in text and ",import," not in text
+
+
+def test_the_bulk_rejection_preview_shows_the_reason_the_authors_read(app, login, client):
+    """The queue's own selection form, «Отклонить» with a template reason: the preview
+    quotes the text each author will read (in the question's language), and the
+    confirmation stores exactly that."""
+    ru, be = make(21), make(22, language="be")
+    login("editor")
+    queue = client.get("/editor/queue").get_data(as_text=True)
+    form = pages.form(queue, id="bulk")
+    fields = [(k, v) for k, v in form["fields"] if k not in ("decision", "reason_key")]
+    data = [*fields, ("decision", "reject"), ("reason_key", "too_easy")]
+    data += [("ids", str(ru.id)), ("ids", str(be.id))]
+    assert pages.button(queue, "Показать, что изменится")["formaction"] is None
+    html = client.post(form["action"], data=MultiDict(data)).get_data(as_text=True)
+    assert "<h1>Отклонить: 2 вопроса</h1>" in html
+    assert "<h2>Причина в письме авторам</h2>" in html
+    assert (
+        '<blockquote class="bulk-reason">Ответ на вопрос слишком очевиден для знатоков.'
+        '</blockquote><p class="hint">по-русски: 1 вопрос</p>'
+    ) in html
+    assert (
+        '<blockquote class="bulk-reason">Адказ на пытанне занадта відавочны для знаўцаў.'
+        '</blockquote><p class="hint">по-белорусски: 1 вопрос</p>'
+    ) in html
+    confirm = pages.form(html, action="/editor/bulk")
+    assert client.post(confirm["action"], data=MultiDict(confirm["fields"])).status_code == 302
+    db.session.expire_all()
+    assert [db.session.get(Question, q.id).rejection_reason for q in (ru, be)] == [
+        "Ответ на вопрос слишком очевиден для знатоков.",
+        "Адказ на пытанне занадта відавочны для знаўцаў.",
+    ]
+
+
+def test_the_bulk_rejection_preview_of_one_language_quotes_the_reason_once(app, login, client):
+    a, b = make(23), make(24)
+    login("editor")
+    html = client.post(
+        "/editor/bulk",
+        data={"decision": "reject", "reason_key": "duplicate", "ids": f"{a.id} {b.id}"},
+    ).get_data(as_text=True)
+    assert html.count('<blockquote class="bulk-reason">') == 1
+    assert (
+        '<blockquote class="bulk-reason">Вопрос с таким же фактом уже был сыгран или уже есть'
+        " в нашей базе.</blockquote>\n"
+    ) in html
+    approve = client.post(
+        "/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}"}
+    ).get_data(as_text=True)
+    assert "Причина в письме авторам" not in approve
