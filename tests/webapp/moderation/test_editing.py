@@ -227,7 +227,7 @@ def test_csv_and_xlsx_exports(app, login, client):
         in (resp.headers["Content-Disposition"])
     )
     assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"  # one charset
-    rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
+    rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig")), delimiter=";"))
     assert rows[0] == [
         "№",
         "Статус",
@@ -478,11 +478,11 @@ def test_the_queue_export_speaks_russian(app, login, client):
     commit()
     login("editor")
     text = client.get("/editor/export.csv?status=in_review").get_data().decode("utf-8-sig")
-    header, row = list(csv.reader(io.StringIO(text)))
+    header, row = list(csv.reader(io.StringIO(text), delimiter=";"))
     assert header[:4] == ["№", "Статус", "Канал", "Получен"]
     assert row[:4] == [str(q.id), "на рассмотрении", "импорт пакета", "04.03.2023 15:00"]
     assert row[11] == "источники"
-    assert "in_review" not in text and ",import," not in text
+    assert "in_review" not in text and ";import;" not in text
 
 
 def test_the_bulk_rejection_preview_shows_the_reason_the_authors_read(app, login, client):
@@ -533,3 +533,29 @@ def test_the_bulk_rejection_preview_of_one_language_quotes_the_reason_once(app, 
         "/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}"}
     ).get_data(as_text=True)
     assert "Причина в письме авторам" not in approve
+
+
+def test_the_queue_csv_opens_in_russian_excel_as_columns(app, login, client):
+    """The CSV behind the queue page's «CSV» link is the payment register's dialect: `;`
+    between cells and a decimal comma in the duplicate score (with `,` and «87.5»
+    Russian-locale Excel showed one column of text)."""
+    from datetime import UTC
+
+    q = make(25)
+    q.created_at = datetime(2023, 3, 4, 12, 0, tzinfo=UTC)
+    report = db.session.scalars(db.select(ModerationReport).filter_by(question_id=q.id)).one()
+    report.duplicates = [{"question_id": 1, "score": 87.5, "status": "approved"}]
+    commit()
+    login("editor")
+    page = client.get("/editor/queue").get_data(as_text=True)
+    raw = client.get(pages.link(page, "CSV")).get_data().decode("utf-8")
+    header, row, end = raw.split("\r\n")
+    assert header == (
+        "\ufeff№;Статус;Канал;Получен;Вопрос;Ответ;Зачёт;Незачёт;Комментарий;Источники;"
+        "Раздаточный материал;Замечания проверки;Сходство с повтором, %"
+    )
+    assert row == (
+        f"{q.id};на рассмотрении;сайт;04.03.2023 15:00;{q.text};Новогрудок;;;;"
+        "https://example.org/m;;;87,5"
+    )
+    assert end == ""
