@@ -50,6 +50,7 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
         newer_than_days=ok(form.newer_than_days),
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
         origin=(form.origin.data or "").strip() or None if not form.origin.errors else None,
+        signoff=ok(form.signoff),
         sort=ok(form.sort) or "oldest",
     )
 
