@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from functools import lru_cache
+from zoneinfo import ZoneInfo
 
 from babel import support
+from flask import current_app
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -23,7 +26,7 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.i18n import messages_path
-from wtforms.validators import DataRequired, Email, Length, Optional
+from wtforms.validators import DataRequired, Email, Length, Optional, ValidationError
 
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
@@ -153,6 +156,23 @@ class LetterForm(QuestionFields):
             FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
         ],
     )
+
+    def validate_postmark_date(self, field: DateField) -> None:
+        """A postmark is no later than today (:func:`letter_today`): a date to come
+        («2030-02-14») is a typing error. A Russian message (a staff page)."""
+        today = letter_today()
+        if field.data is not None and field.data > today:
+            raise ValidationError(
+                f"Дата штемпеля {field.data:%d.%m.%Y} ещё не наступила (сегодня "
+                f"{today:%d.%m.%Y}): укажите дату с конверта."
+            )
+
+
+def letter_today() -> date:
+    """Today's date in ``SOVA_TIMEZONE``, the latest possible postmark: a letter belongs to
+    no season when it is typed in, and that is the zone of the pages without a season (the
+    2023 season's Europe/Minsk by default; Europe/Moscow where the 2009 book is played)."""
+    return datetime.now(ZoneInfo(current_app.config["SOVA_TIMEZONE"])).date()
 
 
 #: Bytes of an uploaded packet or images zip at most (the request's own limit is raised to

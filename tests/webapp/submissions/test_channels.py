@@ -168,3 +168,36 @@ def test_live_questions_only_while_a_2009_game_is_live(client, api):
     assert resp.status_code == 302
     q = db.session.scalars(db.select(Question)).one()
     assert q.channel == "live" and q.created_at.tzinfo is not None
+
+
+def test_a_postmark_still_to_come_is_refused(app, login, client):
+    """The letter form as the page renders it, with a postmark of tomorrow in the pages'
+    zone (SOVA_TIMEZONE, Europe/Minsk): refused with a Russian message, nothing stored;
+    today's postmark is taken."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from tests.forms import page_forms
+
+    login("editor")
+    today = datetime.now(ZoneInfo(app.config["SOVA_TIMEZONE"])).date()
+    tomorrow = today + timedelta(days=1)
+    page = client.get("/editor/letters/new").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if "postmark_date" in f.fields]
+    typed = {k: v for k, v in LETTER.items() if k in form.fields or k == "postmark_date"}
+    resp = client.post(
+        form.action or "/editor/letters/new",
+        data={**form.fields, **typed, "postmark_date": tomorrow.isoformat()},
+    )
+    assert resp.status_code == 422
+    assert (
+        f"Дата штемпеля {tomorrow:%d.%m.%Y} ещё не наступила (сегодня {today:%d.%m.%Y}): "
+        "укажите дату с конверта." in resp.get_data(as_text=True)
+    )
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+    resp = client.post(
+        form.action or "/editor/letters/new",
+        data={**form.fields, **typed, "postmark_date": today.isoformat()},
+    )
+    assert resp.status_code == 302
+    assert db.session.scalars(db.select(Question.postmark_date)).one() == today
