@@ -214,3 +214,6 @@ class PacketUploadForm(FlaskForm):
             SelectChoice("partner", _l("партнёр (13 сектор)")),
         ],
     )
+    # offered once the page has said the packet's questions are there already (a staff
+    # page: Russian only, like its warning)
+    again = BooleanField("Импортировать ещё раз, хотя эти вопросы уже есть в базе")

@@ -193,11 +193,19 @@ PACKET = """### Пакет для проверки
 def test_after_an_import_the_page_links_to_the_imported_questions(
     varied, login, client, as_, status
 ):
-    """The import page's form, then its link to the queue: exactly the packet's questions."""
+    """The import page's form, then its link to the queue: exactly the packet's questions
+    (one of them has the text of a question in the queue already: the page says so first,
+    and the packet goes in once «again» is ticked)."""
     client = login("editor")
     page = client.get("/editor/import").get_data(as_text=True)
     fields = dict(pages.form(page, enctype="multipart/form-data")["fields"])
     fields.update(packet=(io.BytesIO(PACKET.encode()), "kubok.4s"), as_=as_)
+    resp = client.post("/editor/import", data=fields, content_type="multipart/form-data")
+    assert resp.status_code == 409
+    page = resp.get_data(as_text=True)
+    assert "Вопросов файла «kubok.4s» уже в базе: 1 из 2 (тот же текст вопроса)." in page
+    fields = dict(pages.form(page, enctype="multipart/form-data")["fields"])
+    fields.update(packet=(io.BytesIO(PACKET.encode()), "kubok.4s"), as_=as_, again="y")
     resp = client.post("/editor/import", data=fields, content_type="multipart/form-data")
     assert resp.status_code == 302
     page = client.get(resp.headers["Location"]).get_data(as_text=True)

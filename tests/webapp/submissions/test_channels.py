@@ -201,3 +201,65 @@ def test_a_postmark_still_to_come_is_refused(app, login, client):
     )
     assert resp.status_code == 302
     assert db.session.scalars(db.select(Question.postmark_date)).one() == today
+
+
+def test_a_packet_imported_again_is_a_choice(login, client, shared_dir):
+    """The import page's own form, the same packet twice: the second time nothing is
+    imported and the page says how many of its questions are there already, offering the
+    box «import again»; ticked (the file chosen again), the packet goes in once more."""
+    from tests.forms import page_forms
+
+    login("editor")
+    raw = (shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt").read_bytes()
+
+    def send(page: str, **extra):
+        (form,) = [f for f in page_forms(page) if f.attrs.get("enctype") == "multipart/form-data"]
+        data = {**form.fields, "as_": "archive", **extra}
+        data["packet"] = (io.BytesIO(raw), "balt09-1.txt")
+        return client.post(
+            form.action or "/editor/import", data=data, content_type="multipart/form-data"
+        )
+
+    def count() -> int:
+        return db.session.scalar(db.select(db.func.count()).select_from(Question))
+
+    page = client.get("/editor/import").get_data(as_text=True)
+    assert 'name="again"' not in page
+    first = send(page)
+    assert first.status_code == 302 and count() == 36
+    page = client.get(first.headers["Location"]).get_data(as_text=True)
+    again = send(page)
+    html = again.get_data(as_text=True)
+    assert again.status_code == 409
+    assert (
+        "<p>Вопросов файла «balt09-1.txt» уже в базе: 36 из 36 (тот же текст вопроса). "
+        "Ничего не импортировано.</p>" in html
+    )
+    assert count() == 36
+    (form,) = [f for f in page_forms(html) if f.attrs.get("enctype") == "multipart/form-data"]
+    assert "again" in form.checkboxes and "again" not in form.fields
+    assert "Импортировать ещё раз, хотя эти вопросы уже есть в базе</label>" in html
+    resp = send(html, again=form.when_ticked["again"])
+    assert resp.status_code == 302
+    assert "balt09-1.txt: импортировано вопросов — 36." in client.get(
+        resp.headers["Location"]
+    ).get_data(as_text=True)
+    assert count() == 72
+
+
+def test_cli_import_of_a_packet_already_there_says_so_first(app, shared_dir):
+    """``sova import`` of a packet already imported: a warning on stderr with how many of
+    its questions are there, before it is imported again (the contract's exit 2 is for a
+    bad file only)."""
+    packet = str(shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt")
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["import", packet, "--as", "archive"])
+    assert first.exit_code == 0 and first.stderr == ""
+    result = runner.invoke(args=["import", packet, "--as", "archive"])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"Warning: {packet}: 36 of 36 questions are already in the database (the same "
+        "question text); importing them again.\n"
+    )
+    assert "balt09-1.txt: imported 36 questions as archive" in result.stdout
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 72

@@ -94,7 +94,18 @@ def upload_packet():
             as_=form.as_.data,
             channel=form.channel.data,
             uploads=uploads_folder(),
+            again=bool(form.again.data),
         )
+        if result.already is not None:
+            # nothing was imported: the page says how many are there and offers «again»
+            # (the browser cannot keep the chosen file: it is chosen again)
+            return render_template(
+                "submissions/upload.html",
+                form=form,
+                imported=None,
+                already=result.already,
+                name=name,
+            ), 409
         if result.error:
             discard()  # nothing of a refused packet is kept (its questions were flushed)
             field = form.images if result.error_in_images else form.packet
