@@ -24,6 +24,7 @@ declaration fails :func:`test_every_view_declares_access`; new views are covered
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -120,7 +121,7 @@ def expectation_failure(
 @pytest.fixture
 def matrix_app(make_app):
     """An app (CSRF off) with one user per role, one pre-checked question in review
-    (``SOVA_TEST_QUESTION``) and the editor's queue export written by the worker
+    (``SOVA_TEST_QUESTION``, with a letter's scan in PDF) and the editor's queue export written by the worker
     (``SOVA_TEST_EXPORT_JOB``: the editor, a chief editor and an admin may see it); no app
     context stays pushed, so each test request has its own
     ``g`` (flask-login caches the user there) exactly as in production."""
@@ -130,6 +131,7 @@ def matrix_app(make_app):
     from webapp.moderation.operations import precheck
     from webapp.moderation.queries import QueueFilter
     from webapp.submissions.operations import create_question
+    from webapp.submissions.scans import store_scan
 
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=GATEWAY_SECRET)
     tokens, users = {}, {}
@@ -147,6 +149,9 @@ def matrix_app(make_app):
             },
             "web",
         )
+        question.letter_scan = store_scan(
+            _blank_pdf(), Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+        )
         commit()
         precheck(question.id)
         commit()
@@ -159,6 +164,19 @@ def matrix_app(make_app):
         app.config["SOVA_TEST_AUTHOR"] = question.authors[0].author_id
     app.config["SOVA_TEST_TOKENS"] = tokens
     return app
+
+
+def _blank_pdf() -> bytes:
+    """A one-page PDF (a letter's scan)."""
+    import io
+
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=100, height=100)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def log_in(client, role: str) -> None:
@@ -232,6 +250,7 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("POST", f"{q}/claim"),
         ("POST", f"{q}/release"),
         ("POST", f"{q}/reveal"),
+        ("POST", f"{q}/letter-scan"),
         ("POST", f"{q}/authors/0"),
         ("POST", f"{q}/edit"),
         ("POST", f"{q}/comments"),
@@ -263,7 +282,12 @@ def test_the_editors_pages_declare_their_roles(app):
         for r in app.url_map.iter_rules()
         if r.endpoint.startswith("moderation.")
     }
-    chief_only = {"moderation.reveal", "moderation.correct", "moderation.export_4s"}
+    chief_only = {
+        "moderation.reveal",
+        "moderation.correct",
+        "moderation.export_4s",
+        "moderation.letter_scan",
+    }
     assert {e for e, s in specs.items() if s == "chief_editor"} == chief_only
     assert all(s == "editor+" for e, s in specs.items() if e not in chief_only)
     assert allowed_roles("chief_editor") == {"chief_editor", "admin"}

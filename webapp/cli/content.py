@@ -90,7 +90,10 @@ def import_cmd(files, as_, channel, images_path, progress=None):
     or zip of images for every FILE. One transaction per file; a bad file (or a bad image)
     is reported and nothing of it kept (exit 2 after the other files are done); referenced
     images without a file are listed (their questions fail the pre-check). ``--as
-    archive`` writes in batches (:mod:`webapp.moderation.bulk_import`: the same rows)."""
+    archive`` writes in batches (:mod:`webapp.moderation.bulk_import`: the same rows). A
+    packet whose questions are stored already (the same question texts) is announced on
+    stderr with how many of how many before it is imported again (the contract's exit 2 is
+    for a bad file only, so a script that imports a packet twice still succeeds)."""
     from webapp.domain.packets import PacketError
     from webapp.submissions.packet_images import BundleError, read_bundle
 
@@ -145,14 +148,27 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
 def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int | None:
     """Import one parsed packet in one transaction; the number of questions, or None
     after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
-    when stderr is a terminal)."""
+    when stderr is a terminal). A packet whose questions are stored already is announced
+    first (a warning on stderr: how many of how many)."""
     from tqdm import tqdm
 
     from webapp.extensions import db
     from webapp.jobs import commit
-    from webapp.submissions.operations import import_packet
+    from webapp.submissions.operations import already_there, import_packet
     from webapp.submissions.packet_images import missing_refs
 
+    try:
+        already = already_there(packet)
+    except Exception as exc:
+        if missing_schema(exc):  # as every other command says it (newcomer trial)
+            fail(NO_TABLES)
+        raise
+    if already is not None:
+        click.echo(
+            f"Warning: {path}: {already.present} of {already.total} questions are already in "
+            "the database (the same question text); importing them again.",
+            err=True,
+        )
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     with tqdm(
         total=len(packet.questions),

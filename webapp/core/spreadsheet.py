@@ -10,11 +10,20 @@ Decimal and None pass unchanged.
 
 The cells are typed while each row is built (:func:`safe_cells`), so the same helper
 serves openpyxl's write-only worksheets (the streamed exports) and ordinary ones.
+
+Every CSV Sova writes (the payment register, the editors' queue) uses one dialect,
+:func:`csv_writer`: UTF-8 with BOM (:data:`BOM`, written by the caller once), ``;``
+separated, CRLF line ends, numbers with a decimal comma and no thousands separator
+(:func:`decimal_comma`) — what a Russian-locale spreadsheet opens as columns and numbers
+(with ``,`` and a decimal point it shows one column of text).
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import IO, Any
 
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ERROR_CODES
@@ -73,3 +82,36 @@ def append_safe(ws, row: Iterable, number_formats: Mapping[int, str] | None = No
     """Append ``row`` to the openpyxl worksheet ``ws`` (write-only or ordinary) as
     :func:`safe_cells`: every text cell a string, never a formula."""
     ws.append(safe_cells(ws, row, number_formats))
+
+
+#: The byte order mark a CSV starts with, so that Excel reads it as UTF-8.
+BOM = "\ufeff"
+
+
+class RussianCsv(csv.excel):
+    """The CSV dialect of a Russian-locale spreadsheet: ``;`` between cells (the comma is
+    its decimal separator), CRLF line ends, quotes where needed."""
+
+    delimiter = ";"
+    lineterminator = "\r\n"
+
+
+def csv_writer(out: IO[str]) -> Any:
+    """A ``csv.writer`` of :class:`RussianCsv` on the text stream ``out``."""
+    return csv.writer(out, dialect=RussianCsv)
+
+
+def decimal_comma(value: Decimal | float | int | None, places: int | None = None) -> str:
+    """A number as a Russian-locale spreadsheet reads one: a decimal comma, no thousands
+    separator (``Decimal("2000")``, 2 places → ``"2000,00"``; ``87.5`` → ``"87,5"``;
+    ``100.0`` → ``"100"``). ``places``: exactly that many decimals (money); None: as few as
+    the value needs (a float's trailing ``.0`` dropped). None → ``""``."""
+    if value is None or value == "":
+        return ""
+    if places is not None:
+        text = f"{Decimal(str(value)):.{places}f}"
+    elif isinstance(value, float) and value.is_integer():
+        text = str(int(value))
+    else:
+        text = str(value)
+    return text.replace(".", ",")

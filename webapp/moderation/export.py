@@ -4,18 +4,18 @@ the same fields."""
 
 from __future__ import annotations
 
-import csv
 import io
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from decimal import Decimal
 from typing import IO
 from zoneinfo import ZoneInfo
 
 from openpyxl import Workbook
 
 from webapp.core.formats import DEFAULT_ZONE
-from webapp.core.spreadsheet import append_safe, safe_row
+from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
 from webapp.moderation.operations.common import CHECK_LABELS, status_label
 from webapp.submissions.models import CHANNEL_LABELS
@@ -122,25 +122,33 @@ RECEIVED_FORMAT = "dd.mm.yyyy hh:mm"
 TYPED_COLUMNS = slice(4, 11)
 
 
+def _commas(row: Sequence) -> list:
+    """``row`` with its fractional numbers (the duplicate score) as the CSV writes them:
+    a decimal comma (``webapp.core.spreadsheet.decimal_comma``)."""
+    return [decimal_comma(v) if isinstance(v, float | Decimal) else v for v in row]
+
+
 def csv_chunks(
     batches: Iterable[Sequence[Sequence]], typed: slice | None = None
 ) -> Iterator[bytes]:
-    """UTF-8 CSV with BOM (Excel opens Cyrillic correctly): the BOM and the header row,
-    then one chunk per batch of rows, as they come. Each cell goes through ``safe_cell``;
-    with ``typed`` (a slice of the row, :data:`TYPED_COLUMNS` for :func:`queue_rows`) only
-    those cells do: the rest are Sova's own values."""
+    """The CSV of the payment register's dialect (``webapp.core.spreadsheet.csv_writer``:
+    UTF-8 with BOM, ``;`` separated, a decimal comma — what Russian-locale Excel opens as
+    columns and numbers): the BOM and the header row, then one chunk per batch of rows, as
+    they come. Each cell goes through ``safe_cell``; with ``typed`` (a slice of the row,
+    :data:`TYPED_COLUMNS` for :func:`queue_rows`) only those cells do: the rest are Sova's
+    own values."""
     buf = io.StringIO()
-    writer = csv.writer(buf)
+    writer = csv_writer(buf)
     writer.writerow(QUEUE_COLUMNS)
-    yield ("\ufeff" + buf.getvalue()).encode("utf-8")
+    yield (BOM + buf.getvalue()).encode("utf-8")
     for rows in batches:
         buf.seek(0)
         buf.truncate()
         if typed is None:
-            writer.writerows(safe_row(row) for row in rows)
+            writer.writerows(_commas(safe_row(row)) for row in rows)
         else:
             for row in rows:
-                row = list(row)
+                row = _commas(row)
                 row[typed] = safe_row(row[typed])
                 writer.writerow(row)
         yield buf.getvalue().encode("utf-8")

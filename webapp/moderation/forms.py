@@ -212,6 +212,16 @@ class QueueFilterForm(FlaskForm):
     origin = StringField(
         "Из пакета (файл)", validators=[Optional(), NoControlChars(), Length(max=100)]
     )
+    signoff = SelectField(
+        "Источники",
+        choices=[
+            SelectChoice("", "все"),
+            SelectChoice("pending", "ещё не проверены вторым редактором"),
+            SelectChoice("done", "проверены"),
+        ],
+        default="",
+        validators=[Optional()],
+    )
     sort = SelectField("Порядок", choices=SORT_LABELS, default="oldest", validators=[Optional()])
 
 

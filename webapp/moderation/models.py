@@ -89,8 +89,9 @@ class QuestionClaim(Model):
 class ModerationAudit(Model):
     """Who saw what they normally may not: a chief editor revealing a question's authors
     (name, city, e-mail) in blind moderation, or correcting one; and the second editor's
-    sign-off of a question's sources. ``action``: ``"reveal_authors"``, ``"correct_author"``
-    or ``"sign_off"``."""
+    sign-off of a question's sources; a chief editor downloading a paper letter's scan (it
+    shows the author's name and address). ``action``: ``"reveal_authors"``,
+    ``"correct_author"``, ``"sign_off"`` or ``"letter_scan"``."""
 
     __tablename__ = "moderation_audit"
 

@@ -50,7 +50,9 @@ class QueueFilter:
     duplicate score 0..100; ``older_than_days`` / ``newer_than_days``: age in whole days;
     ``search``: full-text words (all must occur; FTS5 on SQLite, ``russian`` on
     PostgreSQL); ``origin``: the file name of an imported packet (its questions' origin is
-    «name#number»); ``sort``: a key of :data:`SORTS`."""
+    «name#number»); ``signoff``: ``"pending"`` the questions whose sources no second
+    editor has signed off yet (what «Источники проверены…» still has to do), ``"done"``
+    those signed off, None either; ``sort``: a key of :data:`SORTS`."""
 
     status: str | None = "in_review"
     channel: str | None = None
@@ -61,6 +63,7 @@ class QueueFilter:
     newer_than_days: int | None = None
     search: str | None = None
     origin: str | None = None
+    signoff: str | None = None
     sort: str = "oldest"
 
 
@@ -152,7 +155,16 @@ def _filtered(f: QueueFilter):
         stmt = fulltext(stmt, f.search)
     if f.origin:
         stmt = stmt.where(Question.origin.startswith(f"{f.origin}#", autoescape=True))
+    if f.signoff in SIGNOFF_STATES:
+        signed = select(QuestionSignoff.question_id)
+        stmt = stmt.where(
+            Question.id.in_(signed) if f.signoff == "done" else Question.id.not_in(signed)
+        )
     return stmt
+
+
+#: The values of the queue's sources filter (:attr:`QueueFilter.signoff`).
+SIGNOFF_STATES = ("pending", "done")
 
 
 def queue(

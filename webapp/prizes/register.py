@@ -31,7 +31,7 @@ from openpyxl.styles import Font
 from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
-from webapp.core.spreadsheet import append_safe, safe_row
+from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
 from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.jobs import enqueue
@@ -203,14 +203,15 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
 
 
 def _comma(amount: Decimal) -> str:
-    return f"{amount:.2f}".replace(".", ",")
+    """An amount as the CSV writes it: ``2000,00`` (:func:`decimal_comma`, 2 places)."""
+    return decimal_comma(amount, 2)
 
 
 def register_csv(start: date, end: date, user_id: int | None) -> bytes:
     """The register as CSV (see the module's dialect) with «Итого <валюта>» rows."""
     rows, totals = register_rows(start, end, user_id)
     buf = io.StringIO()
-    w = csv.writer(buf, delimiter=";", lineterminator="\r\n")
+    w = csv_writer(buf)
     w.writerow(HEADER)
     for r in map(shown, rows):
         w.writerow(
@@ -232,7 +233,7 @@ def register_csv(start: date, end: date, user_id: int | None) -> bytes:
         )
     for currency, total in totals.items():
         w.writerow(["", "", f"Итого {currency}", "", "", _comma(total), currency, "", "", "", ""])
-    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+    return (BOM + buf.getvalue()).encode("utf-8")
 
 
 REGISTER_PDF = "payment_register"

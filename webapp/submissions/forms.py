@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from functools import lru_cache
+from zoneinfo import ZoneInfo
 
 from babel import support
+from flask import current_app
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -23,10 +26,11 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.i18n import messages_path
-from wtforms.validators import DataRequired, Email, Length, Optional
+from wtforms.validators import DataRequired, Email, Length, Optional, ValidationError
 
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
+from webapp.submissions.scans import MAX_PDF_BYTES
 
 REQUIRED = _l("Заполните это поле.")
 
@@ -145,14 +149,36 @@ class LetterForm(QuestionFields):
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     email = EmailField(_l("Электронная почта"), validators=[Optional(), Length(max=254)])
     postmark_date = DateField(_l("Дата почтового штемпеля"), validators=[Optional()])
+    # a staff page: Russian only. The content decides what the file is
+    # (webapp.submissions.scans); the name's suffix and the size only sort out a wrong
+    # choice early (an image is held to 5 MB there)
     scan = FileField(
-        _l("Скан письма (JPEG, PNG, WebP)"),
+        "Скан письма (JPEG, PNG, WebP или PDF)",
         validators=[
             Optional(),
-            FileAllowed(["jpg", "jpeg", "png", "webp"], _l("Допускаются только JPEG, PNG и WebP.")),
-            FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
+            FileAllowed(
+                ["jpg", "jpeg", "png", "webp", "pdf"], "Допускаются только JPEG, PNG, WebP и PDF."
+            ),
+            FileSize(MAX_PDF_BYTES, message="Скан больше 10 МБ."),
         ],
     )
+
+    def validate_postmark_date(self, field: DateField) -> None:
+        """A postmark is no later than today (:func:`letter_today`): a date to come
+        («2030-02-14») is a typing error. A Russian message (a staff page)."""
+        today = letter_today()
+        if field.data is not None and field.data > today:
+            raise ValidationError(
+                f"Дата штемпеля {field.data:%d.%m.%Y} ещё не наступила (сегодня "
+                f"{today:%d.%m.%Y}): укажите дату с конверта."
+            )
+
+
+def letter_today() -> date:
+    """Today's date in ``SOVA_TIMEZONE``, the latest possible postmark: a letter belongs to
+    no season when it is typed in, and that is the zone of the pages without a season (the
+    2023 season's Europe/Minsk by default; Europe/Moscow where the 2009 book is played)."""
+    return datetime.now(ZoneInfo(current_app.config["SOVA_TIMEZONE"])).date()
 
 
 #: Bytes of an uploaded packet or images zip at most (the request's own limit is raised to
@@ -194,3 +220,6 @@ class PacketUploadForm(FlaskForm):
             SelectChoice("partner", _l("партнёр (13 сектор)")),
         ],
     )
+    # offered once the page has said the packet's questions are there already (a staff
+    # page: Russian only, like its warning)
+    again = BooleanField("Импортировать ещё раз, хотя эти вопросы уже есть в базе")

@@ -31,6 +31,25 @@ PUBLIC_STATUS = {
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]+")
 
+#: Texts per ``IN (…)`` of :func:`texts_present` (far below SQLite's parameter limit).
+TEXTS_PER_QUERY = 500
+
+
+def texts_present(texts: list[str]) -> int:
+    """How many of the distinct question ``texts`` some stored question (any status, the
+    archive too) has word for word: a packet imported again is found by its texts, whatever
+    its file is called. One statement per :data:`TEXTS_PER_QUERY` texts."""
+    wanted = sorted(set(texts))
+    found = 0
+    for i in range(0, len(wanted), TEXTS_PER_QUERY):
+        chunk = wanted[i : i + TEXTS_PER_QUERY]
+        found += len(
+            db.session.scalars(
+                db.select(Question.text).where(Question.text.in_(chunk)).distinct()
+            ).all()
+        )
+    return found
+
 
 def latest_language(author_id: int) -> str | None:
     """The stored language code (``ru``/``be``/``en``, as the page it was sent from) of the

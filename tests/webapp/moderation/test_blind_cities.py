@@ -50,3 +50,23 @@ def test_editors_get_no_city_counts(app, client, login):
     assert rows(page) == 3
     stats = chief.get("/editor/stats").get_data(as_text=True)
     assert "По городам" in stats and "<td>Пинск</td><td>3</td>" in stats
+
+
+def test_the_guide_promises_editors_only_the_filters_their_page_has(app, login):
+    """docs/guide.md listed «city» among every editor's filters; the queue's filter form
+    gives it to the chief editor only (blind moderation, docs/security.md)."""
+    from pathlib import Path
+
+    from tests.webapp.moderation import pages
+
+    def labels(role: str) -> list[str]:
+        page = login(role).get("/editor/queue").get_data(as_text=True)
+        names = [name for name, _ in pages.form(page, role="search")["fields"]]
+        return [re.search(rf'<label for="{n}">([^<]*)', page).group(1) for n in names]
+
+    assert "Город автора" not in labels("editor")
+    assert "Город автора" in labels("chief_editor")
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "guide.md").read_text()
+    editors = " ".join(guide.split("## Editors", 1)[1].split("## Producers", 1)[0].split())
+    assert "Filter by status, channel, city" not in editors
+    assert "The author's city is a filter of the chief editor's (and the admin's) only" in editors

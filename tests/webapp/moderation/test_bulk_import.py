@@ -206,9 +206,13 @@ def test_import_shows_a_progress_bar_on_stderr_when_asked(app, tmp_path):
     bar = shown.stderr.replace("\r", "\n")
     assert "archive.4s:   0%" in bar and "0/25" in bar
     assert "archive.4s: 100%" in bar and "25/25" in bar
-    # not a terminal (as here) and not asked: no bar
+    # not a terminal (as here) and not asked: no bar (the same packet again: only the
+    # warning that says so)
     quiet = runner.invoke(args=["import", str(packet), "--as", "archive"])
-    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert quiet.exit_code == 0 and quiet.stderr == (
+        f"Warning: {packet}: 25 of 25 questions are already in the database (the same "
+        "question text); importing them again.\n"
+    )
     assert db.session.scalar(sa.select(sa.func.count()).select_from(Question)) == 50
 
 

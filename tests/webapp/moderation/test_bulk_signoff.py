@@ -131,3 +131,59 @@ def test_the_approver_cannot_sign_off_a_selection_of_their_own(approved, login, 
     )
     assert resp.status_code == 200  # the preview again, nothing signed off
     assert db.session.scalar(db.select(db.func.count()).select_from(QuestionSignoff)) == 0
+
+
+def test_more_than_a_page_is_signed_off_page_by_page(app, login, client, staff):
+    """55 approved questions, 50 a page: the queue's «Источники: ещё не проверены вторым
+    редактором» filter lists those left to sign off; after the first page is signed off the
+    queue comes back with the filter kept and lists the other five, then none; the filter
+    «проверены» lists all 55."""
+    chief = staff("chief_editor")[0]
+    made = []
+    for i in range(55):
+        q = make(
+            f"Вопрос номер {i} о реке, на которой стоит древний город Полоцк?",
+            "Двина",
+            "Минск",
+            "web",
+            days_old=60 - i,
+        )
+        decide(q, "approve", chief)
+        made.append(q.id)
+    commit()
+    client = login("editor")
+    search = pages.form(client.get("/editor/queue").get_data(as_text=True), role="search")
+    assert ("signoff", "") in search["fields"]
+    query = pages.filled(search["fields"], status="approved", signoff="pending")
+    page = client.get(f"/editor/queue?{query}").get_data(as_text=True)
+    assert pages.listed(page) == made[:50]
+    assert "Вопросов: 55" in page
+    assert '<option selected value="pending">ещё не проверены вторым редактором</option>' in page
+
+    preview = _select_all_and_press(client, page, "Источники проверены…").get_data(as_text=True)
+    confirm = pages.form(preview, action="/editor/signoffs")
+    resp = client.post(confirm["action"], data=MultiDict(confirm["fields"]))
+    assert resp.headers["Location"] == "/editor/queue?status=approved&signoff=pending"
+    page = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Источники проверены: 50 вопросов; они могут попасть в конверт." in page
+    assert pages.listed(page) == made[50:]
+    assert "Вопросов: 5" in page
+
+    preview = _select_all_and_press(client, page, "Источники проверены…").get_data(as_text=True)
+    assert "<h1>Источники проверены: 5 вопросов</h1>" in preview
+    confirm = pages.form(preview, action="/editor/signoffs")
+    page = client.post(
+        confirm["action"], data=MultiDict(confirm["fields"]), follow_redirects=True
+    ).get_data(as_text=True)
+    assert pages.listed(page) == [] and "Вопросов нет." in page
+    db.session.expire_all()
+    signed = db.session.scalars(db.select(QuestionSignoff.question_id)).all()
+    assert sorted(signed) == made
+
+    done = client.get(
+        f"/editor/queue?{pages.filled(search['fields'], status='approved', signoff='done')}"
+    )
+    html = done.get_data(as_text=True)
+    assert pages.listed(html) == made[:50] and "Вопросов: 55" in html
+    nxt = client.get(pages.link(html, "следующая →")).get_data(as_text=True)
+    assert pages.listed(nxt) == made[50:]

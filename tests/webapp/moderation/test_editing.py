@@ -13,8 +13,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from openpyxl import load_workbook
+from werkzeug.datastructures import MultiDict
 from werkzeug.http import parse_options_header
 
+from tests.webapp.moderation import pages
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
 from webapp.jobs import commit
@@ -225,7 +227,7 @@ def test_csv_and_xlsx_exports(app, login, client):
         in (resp.headers["Content-Disposition"])
     )
     assert resp.headers["Content-Type"] == "text/csv; charset=utf-8"  # one charset
-    rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
+    rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig")), delimiter=";"))
     assert rows[0] == [
         "№",
         "Статус",
@@ -476,8 +478,84 @@ def test_the_queue_export_speaks_russian(app, login, client):
     commit()
     login("editor")
     text = client.get("/editor/export.csv?status=in_review").get_data().decode("utf-8-sig")
-    header, row = list(csv.reader(io.StringIO(text)))
+    header, row = list(csv.reader(io.StringIO(text), delimiter=";"))
     assert header[:4] == ["№", "Статус", "Канал", "Получен"]
     assert row[:4] == [str(q.id), "на рассмотрении", "импорт пакета", "04.03.2023 15:00"]
     assert row[11] == "источники"
-    assert "in_review" not in text and ",import," not in text
+    assert "in_review" not in text and ";import;" not in text
+
+
+def test_the_bulk_rejection_preview_shows_the_reason_the_authors_read(app, login, client):
+    """The queue's own selection form, «Отклонить» with a template reason: the preview
+    quotes the text each author will read (in the question's language), and the
+    confirmation stores exactly that."""
+    ru, be = make(21), make(22, language="be")
+    login("editor")
+    queue = client.get("/editor/queue").get_data(as_text=True)
+    form = pages.form(queue, id="bulk")
+    fields = [(k, v) for k, v in form["fields"] if k not in ("decision", "reason_key")]
+    data = [*fields, ("decision", "reject"), ("reason_key", "too_easy")]
+    data += [("ids", str(ru.id)), ("ids", str(be.id))]
+    assert pages.button(queue, "Показать, что изменится")["formaction"] is None
+    html = client.post(form["action"], data=MultiDict(data)).get_data(as_text=True)
+    assert "<h1>Отклонить: 2 вопроса</h1>" in html
+    assert "<h2>Причина в письме авторам</h2>" in html
+    assert (
+        '<blockquote class="bulk-reason">Ответ на вопрос слишком очевиден для знатоков.'
+        '</blockquote><p class="hint">по-русски: 1 вопрос</p>'
+    ) in html
+    assert (
+        '<blockquote class="bulk-reason">Адказ на пытанне занадта відавочны для знаўцаў.'
+        '</blockquote><p class="hint">по-белорусски: 1 вопрос</p>'
+    ) in html
+    confirm = pages.form(html, action="/editor/bulk")
+    assert client.post(confirm["action"], data=MultiDict(confirm["fields"])).status_code == 302
+    db.session.expire_all()
+    assert [db.session.get(Question, q.id).rejection_reason for q in (ru, be)] == [
+        "Ответ на вопрос слишком очевиден для знатоков.",
+        "Адказ на пытанне занадта відавочны для знаўцаў.",
+    ]
+
+
+def test_the_bulk_rejection_preview_of_one_language_quotes_the_reason_once(app, login, client):
+    a, b = make(23), make(24)
+    login("editor")
+    html = client.post(
+        "/editor/bulk",
+        data={"decision": "reject", "reason_key": "duplicate", "ids": f"{a.id} {b.id}"},
+    ).get_data(as_text=True)
+    assert html.count('<blockquote class="bulk-reason">') == 1
+    assert (
+        '<blockquote class="bulk-reason">Вопрос с таким же фактом уже был сыгран или уже есть'
+        " в нашей базе.</blockquote>\n"
+    ) in html
+    approve = client.post(
+        "/editor/bulk", data={"decision": "approve", "ids": f"{a.id} {b.id}"}
+    ).get_data(as_text=True)
+    assert "Причина в письме авторам" not in approve
+
+
+def test_the_queue_csv_opens_in_russian_excel_as_columns(app, login, client):
+    """The CSV behind the queue page's «CSV» link is the payment register's dialect: `;`
+    between cells and a decimal comma in the duplicate score (with `,` and «87.5»
+    Russian-locale Excel showed one column of text)."""
+    from datetime import UTC
+
+    q = make(25)
+    q.created_at = datetime(2023, 3, 4, 12, 0, tzinfo=UTC)
+    report = db.session.scalars(db.select(ModerationReport).filter_by(question_id=q.id)).one()
+    report.duplicates = [{"question_id": 1, "score": 87.5, "status": "approved"}]
+    commit()
+    login("editor")
+    page = client.get("/editor/queue").get_data(as_text=True)
+    raw = client.get(pages.link(page, "CSV")).get_data().decode("utf-8")
+    header, row, end = raw.split("\r\n")
+    assert header == (
+        "\ufeff№;Статус;Канал;Получен;Вопрос;Ответ;Зачёт;Незачёт;Комментарий;Источники;"
+        "Раздаточный материал;Замечания проверки;Сходство с повтором, %"
+    )
+    assert row == (
+        f"{q.id};на рассмотрении;сайт;04.03.2023 15:00;{q.text};Новогрудок;;;;"
+        "https://example.org/m;;;87,5"
+    )
+    assert end == ""

@@ -61,7 +61,7 @@ def seven(app):
 
 def _rows(data: bytes, fmt: str) -> list[list]:
     if fmt == "csv":
-        return list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+        return list(csv.reader(io.StringIO(data.decode("utf-8-sig")), delimiter=";"))
     ws = load_workbook(io.BytesIO(data))["Очередь"]
     return [[c.value for c in row] for row in ws.iter_rows()]
 
@@ -269,7 +269,8 @@ def test_the_xlsx_received_is_a_date_cell_in_the_pages_zone(app, login, client):
     assert row[3].number_format == "dd.mm.yyyy hh:mm"
     assert row[12].value == 87.5 and row[12].data_type == "n"
     text = client.get(pages.link(page, "CSV")).get_data().decode("utf-8-sig")
-    assert list(csv.reader(io.StringIO(text)))[1][3] == "04.03.2023 15:00"
+    row = list(csv.reader(io.StringIO(text), delimiter=";"))[1]
+    assert row[3] == "04.03.2023 15:00"
 
 
 @pytest.mark.integration

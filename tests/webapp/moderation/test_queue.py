@@ -192,9 +192,86 @@ def test_queue_page_filters(three, login, client):
     query = pages.filled(form["fields"], q="Бородин", min_score="abc")
     page = client.get(f"/editor/queue?{query}").get_data(as_text=True)
     assert "Князь Игорь" in page and "Полоцк" not in page
-    # one message, the field's own: not a second one about a range the person never gave
-    errors = re.findall(r'class="error">Сходство с повтором от, %: ([^<]*)', page)
-    assert errors == ["Неверное целое число."]
+    # one message, the field's own: not a second one about a range the person never gave;
+    # under its own box and tied to it, not run into the next filter's label
+    errors = re.findall(r'<p class="error" id="([a-z_]+)-error">([^<]*)</p>', page)
+    assert errors == [("min_score", "Неверное целое число.")]
+    assert 'aria-describedby="min_score-error" aria-invalid="true"' in page
+    shown = " ".join(text for tag, text in _texts(page, "queue-filters"))
+    assert "Неверное целое число. Старше, дней" in shown
+
+
+def _texts(html: str, within: str) -> list[tuple[str, str]]:
+    """The text of each block element inside the element of id ``within``, as a reader
+    sees them one after another: ``[(tag, text)]``."""
+    from html.parser import HTMLParser
+
+    blocks = ("div", "p", "label", "summary")
+
+    class Texts(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depth, self.out = 0, []
+
+        def handle_starttag(self, tag, attrs):
+            if self.depth or dict(attrs).get("id") == within:
+                self.depth += tag not in ("input", "option")
+                if tag in blocks:
+                    self.out.append([tag, ""])
+
+        def handle_endtag(self, tag):
+            if self.depth and tag not in ("input", "option"):
+                self.depth -= 1
+
+        def handle_data(self, data):
+            if self.depth and self.out and data.strip():
+                self.out[-1][1] = (self.out[-1][1] + " " + data.strip()).strip()
+
+    t = Texts()
+    t.feed(html)
+    return [(tag, text) for tag, text in t.out if text]
+
+
+def _unlabelled(html: str) -> list[str]:
+    """The form controls of a page a screen reader cannot name (what Lighthouse's «Form
+    elements have associated labels» lists): each visible ``input``, ``select`` and
+    ``textarea`` needs a ``<label for>`` of its id, an enclosing ``<label>`` or an
+    ``aria-label``."""
+    from html.parser import HTMLParser
+
+    class Controls(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.controls, self.fors, self.in_label = [], set(), 0
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "label":
+                self.in_label += 1
+                if a.get("for"):
+                    self.fors.add(a["for"])
+            elif tag in ("input", "select", "textarea"):
+                if a.get("type") in ("hidden", "submit", "button"):
+                    return
+                if not (self.in_label or a.get("aria-label")):
+                    self.controls.append(a.get("id") or f"{tag} name={a.get('name')}")
+
+        def handle_endtag(self, tag):
+            if tag == "label":
+                self.in_label -= 1
+
+    c = Controls()
+    c.feed(html)
+    return [x for x in c.controls if x not in c.fors]
+
+
+def test_every_form_control_of_the_queue_has_a_label(three, login, client):
+    """The selection's «Действие» select had none (Lighthouse: accessibility 96)."""
+    for role in ("editor", "chief_editor"):
+        login(role)
+        page = client.get("/editor/queue?min_score=abc").get_data(as_text=True)
+        assert _unlabelled(page) == []
+        assert '<label for="decision">Действие</label> <select id="decision"' in page
 
 
 def test_an_unknown_status_lists_the_default_in_review(three, login, client, staff):

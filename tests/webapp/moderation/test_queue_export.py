@@ -15,7 +15,7 @@ from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
 from webapp.core.formats import when
-from webapp.core.spreadsheet import safe_cell
+from webapp.core.spreadsheet import decimal_comma, safe_cell
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation.models import ModerationReport
@@ -118,7 +118,7 @@ def _downloads(client, page: str) -> tuple[list[list[str]], list[list]]:
     """The CSV's and the XLSX's rows (header first) behind the page's own export links."""
     resp = client.get(pages.link(page, "CSV"))
     assert resp.status_code == 200
-    csv_rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig"))))
+    csv_rows = list(csv.reader(io.StringIO(resp.get_data().decode("utf-8-sig")), delimiter=";"))
     resp = client.get(pages.link(page, "XLSX"))
     assert resp.status_code == 200
     ws = load_workbook(io.BytesIO(resp.get_data()))["Очередь"]
@@ -193,11 +193,19 @@ PACKET = """### Пакет для проверки
 def test_after_an_import_the_page_links_to_the_imported_questions(
     varied, login, client, as_, status
 ):
-    """The import page's form, then its link to the queue: exactly the packet's questions."""
+    """The import page's form, then its link to the queue: exactly the packet's questions
+    (one of them has the text of a question in the queue already: the page says so first,
+    and the packet goes in once «again» is ticked)."""
     client = login("editor")
     page = client.get("/editor/import").get_data(as_text=True)
     fields = dict(pages.form(page, enctype="multipart/form-data")["fields"])
     fields.update(packet=(io.BytesIO(PACKET.encode()), "kubok.4s"), as_=as_)
+    resp = client.post("/editor/import", data=fields, content_type="multipart/form-data")
+    assert resp.status_code == 409
+    page = resp.get_data(as_text=True)
+    assert "Вопросов файла «kubok.4s» уже в базе: 1 из 2 (тот же текст вопроса)." in page
+    fields = dict(pages.form(page, enctype="multipart/form-data")["fields"])
+    fields.update(packet=(io.BytesIO(PACKET.encode()), "kubok.4s"), as_=as_, again="y")
     resp = client.post("/editor/import", data=fields, content_type="multipart/form-data")
     assert resp.status_code == 302
     page = client.get(resp.headers["Location"]).get_data(as_text=True)
@@ -275,10 +283,14 @@ def test_an_export_of_thousands_is_the_screen_row_for_row(app, login, client):
         failed = r is not None and not r.checks[0]["ok"]
         assert row[11] == ("источники" if failed else "")
         score = r.duplicates[0]["score"] if r and r.duplicates else ""
-        assert row[12] == str(score)
+        assert row[12] == decimal_comma(score)  # the register's CSV dialect: «87,5»
         assert isinstance(cells[3], datetime)  # a date cell, the minute the page shows
         assert [
-            v.strftime("%d.%m.%Y %H:%M") if isinstance(v, datetime) else str(v)
+            v.strftime("%d.%m.%Y %H:%M")
+            if isinstance(v, datetime)
+            else decimal_comma(v)
+            if isinstance(v, float)
+            else str(v)
             for v in (v if v is not None else "" for v in cells)
         ] == row
     ws = load_workbook(io.BytesIO(client.get(pages.link(page, "XLSX")).get_data()))["Очередь"]

@@ -168,3 +168,229 @@ def test_live_questions_only_while_a_2009_game_is_live(client, api):
     assert resp.status_code == 302
     q = db.session.scalars(db.select(Question)).one()
     assert q.channel == "live" and q.created_at.tzinfo is not None
+
+
+def test_a_postmark_still_to_come_is_refused(app, login, client):
+    """The letter form as the page renders it, with a postmark of tomorrow in the pages'
+    zone (SOVA_TIMEZONE, Europe/Minsk): refused with a Russian message, nothing stored;
+    today's postmark is taken."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from tests.forms import page_forms
+
+    login("editor")
+    today = datetime.now(ZoneInfo(app.config["SOVA_TIMEZONE"])).date()
+    tomorrow = today + timedelta(days=1)
+    page = client.get("/editor/letters/new").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if "postmark_date" in f.fields]
+    typed = {k: v for k, v in LETTER.items() if k in form.fields or k == "postmark_date"}
+    resp = client.post(
+        form.action or "/editor/letters/new",
+        data={**form.fields, **typed, "postmark_date": tomorrow.isoformat()},
+    )
+    assert resp.status_code == 422
+    assert (
+        f"Дата штемпеля {tomorrow:%d.%m.%Y} ещё не наступила (сегодня {today:%d.%m.%Y}): "
+        "укажите дату с конверта." in resp.get_data(as_text=True)
+    )
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+    resp = client.post(
+        form.action or "/editor/letters/new",
+        data={**form.fields, **typed, "postmark_date": today.isoformat()},
+    )
+    assert resp.status_code == 302
+    assert db.session.scalars(db.select(Question.postmark_date)).one() == today
+
+
+def test_a_packet_imported_again_is_a_choice(login, client, shared_dir):
+    """The import page's own form, the same packet twice: the second time nothing is
+    imported and the page says how many of its questions are there already, offering the
+    box «import again»; ticked (the file chosen again), the packet goes in once more."""
+    from tests.forms import page_forms
+
+    login("editor")
+    raw = (shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt").read_bytes()
+
+    def send(page: str, **extra):
+        (form,) = [f for f in page_forms(page) if f.attrs.get("enctype") == "multipart/form-data"]
+        data = {**form.fields, "as_": "archive", **extra}
+        data["packet"] = (io.BytesIO(raw), "balt09-1.txt")
+        return client.post(
+            form.action or "/editor/import", data=data, content_type="multipart/form-data"
+        )
+
+    def count() -> int:
+        return db.session.scalar(db.select(db.func.count()).select_from(Question))
+
+    page = client.get("/editor/import").get_data(as_text=True)
+    assert 'name="again"' not in page
+    first = send(page)
+    assert first.status_code == 302 and count() == 36
+    page = client.get(first.headers["Location"]).get_data(as_text=True)
+    again = send(page)
+    html = again.get_data(as_text=True)
+    assert again.status_code == 409
+    assert (
+        "<p>Вопросов файла «balt09-1.txt» уже в базе: 36 из 36 (тот же текст вопроса). "
+        "Ничего не импортировано.</p>" in html
+    )
+    assert count() == 36
+    (form,) = [f for f in page_forms(html) if f.attrs.get("enctype") == "multipart/form-data"]
+    assert "again" in form.checkboxes and "again" not in form.fields
+    assert "Импортировать ещё раз, хотя эти вопросы уже есть в базе</label>" in html
+    resp = send(html, again=form.when_ticked["again"])
+    assert resp.status_code == 302
+    assert "balt09-1.txt: импортировано вопросов — 36." in client.get(
+        resp.headers["Location"]
+    ).get_data(as_text=True)
+    assert count() == 72
+
+
+def test_cli_import_of_a_packet_already_there_says_so_first(app, shared_dir):
+    """``sova import`` of a packet already imported: a warning on stderr with how many of
+    its questions are there, before it is imported again (the contract's exit 2 is for a
+    bad file only)."""
+    packet = str(shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt")
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["import", packet, "--as", "archive"])
+    assert first.exit_code == 0 and first.stderr == ""
+    result = runner.invoke(args=["import", packet, "--as", "archive"])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"Warning: {packet}: 36 of 36 questions are already in the database (the same "
+        "question text); importing them again.\n"
+    )
+    assert "balt09-1.txt: imported 36 questions as archive" in result.stdout
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 72
+
+
+def _pdf(pages: int = 1, *, js: bool = False) -> bytes:
+    """A real PDF made with pypdf; ``js``: with a document script (opened → runs), an
+    attached HTML file and a link annotation running JavaScript, as a crafted file has."""
+    from pypdf import PdfWriter
+    from pypdf.actions import JavaScript
+    from pypdf.annotations import Link
+    from pypdf.generic import DictionaryObject, NameObject, TextStringObject
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=200, height=200)
+    if js:
+        writer.add_open_action(JavaScript("app.alert('scan');"))
+        writer.add_attachment("evil.html", b"<script>alert(1)</script>")
+        link = Link(rect=(10, 10, 100, 100), url="https://example.org/")
+        link[NameObject("/A")] = DictionaryObject(
+            {
+                NameObject("/S"): NameObject("/JavaScript"),
+                NameObject("/JS"): TextStringObject("app.alert('link');"),
+            }
+        )
+        writer.add_annotation(page_number=0, annotation=link)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _send_letter(client, data: bytes, name: str):
+    """The letter form as the page renders it, with the scan file ``name``."""
+    from tests.forms import page_forms
+
+    page = client.get("/editor/letters/new").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if "postmark_date" in f.fields]
+    typed = {k: v for k, v in LETTER.items() if k in form.fields or k == "postmark_date"}
+    return client.post(
+        form.action or "/editor/letters/new",
+        data={**form.fields, **typed, "scan": (io.BytesIO(data), name)},
+        content_type="multipart/form-data",
+    )
+
+
+def test_a_pdf_scan_is_checked_cleaned_and_stored_0600(login, client, tmp_path):
+    """A PDF scan through the letter page: stored as a fresh PDF of its pages only (no
+    script, attachment, annotation or open action), mode 0600, under a random name."""
+    from pypdf import PdfReader
+
+    login("editor")
+    page = client.get("/editor/letters/new").get_data(as_text=True)
+    assert "Скан письма (JPEG, PNG, WebP или PDF)" in page
+    assert 'accept="image/jpeg,image/png,image/webp,application/pdf,.pdf"' in page
+    crafted = _pdf(2, js=True)
+    assert b"/JavaScript" in crafted and b"/EmbeddedFiles" in crafted
+    resp = _send_letter(client, crafted, "письмо.pdf")
+    assert resp.status_code == 302
+    q = db.session.scalars(db.select(Question)).one()
+    assert q.letter_scan.startswith("letters/") and q.letter_scan.endswith(".pdf")
+    stored = tmp_path / "instance" / "uploads" / q.letter_scan
+    assert stored.stat().st_mode & 0o777 == 0o600
+    data = stored.read_bytes()
+    assert data.startswith(b"%PDF-")
+    for word in (b"/JavaScript", b"/JS", b"/EmbeddedFiles", b"/OpenAction", b"/Annots", b"/AA"):
+        assert word not in data, word
+    reader = PdfReader(io.BytesIO(data))
+    assert len(reader.pages) == 2
+    assert "/Names" not in reader.trailer["/Root"]
+
+
+def test_a_scan_that_is_not_what_it_says_is_refused(login, client, tmp_path):
+    """The content decides: HTML named .pdf, a file that only starts like a PDF, an
+    encrypted PDF, a PDF over 10 MB are refused on the field; nothing is stored."""
+    from pypdf import PdfWriter
+
+    login("editor")
+    locked = PdfWriter()
+    locked.add_blank_page(width=100, height=100)
+    locked.encrypt("secret")
+    buf = io.BytesIO()
+    locked.write(buf)
+    cases = [
+        (b"<html><script>alert(1)</script></html>", "scan.pdf", "Файл не открывается как PDF."),
+        (b"%PDF-1.7\n<script>alert(1)</script>", "scan.pdf", "Файл не открывается как PDF."),
+        (buf.getvalue(), "scan.pdf", "PDF зашифрован: загрузите скан без пароля."),
+        (b"%PDF-1.7\n" + b"0" * (10 * 1024 * 1024), "scan.pdf", "Скан больше 10 МБ."),
+        (_pdf(), "scan.html", "Допускаются только JPEG, PNG, WebP и PDF."),
+    ]
+    for data, name, message in cases:
+        resp = _send_letter(client, data, name)
+        html = resp.get_data(as_text=True)
+        assert resp.status_code == 422, name
+        assert f'<p class="error" id="scan-error">{message}</p>' in html, message
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+    letters = tmp_path / "instance" / "uploads" / "letters"
+    assert not letters.exists() or list(letters.iterdir()) == []
+
+
+def test_the_pdf_scan_is_a_download_for_the_chief_editor_only(login, client, staff):
+    """The question page's button (chief editor: the scan shows the author) downloads the
+    PDF as an attachment of type application/pdf, sandboxed, never inline; audited. An
+    editor sees no button and is refused."""
+    from werkzeug.datastructures import MultiDict
+
+    from tests.forms import page_forms
+    from webapp.moderation.models import ModerationAudit
+
+    login("editor")
+    assert _send_letter(client, _pdf(), "письмо.pdf").status_code == 302
+    q = db.session.scalars(db.select(Question)).one()
+    url = f"/editor/questions/{q.id}/letter-scan"
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    assert "Скан письма" not in page and url not in page
+    assert client.post(url).status_code == 403
+
+    login("chief_editor")
+    page = client.get(f"/editor/questions/{q.id}").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.action == url]
+    assert "Скачать скан письма (PDF)</button>" in page
+    resp = client.post(form.action, data=MultiDict(list(form.fields.items())))
+    assert resp.status_code == 200
+    assert resp.headers["Content-Type"] == "application/pdf"
+    assert resp.headers["Content-Disposition"].startswith("attachment;")
+    assert "filename*=UTF-8''" in resp.headers["Content-Disposition"]
+    assert resp.headers["X-Content-Type-Options"] == "nosniff"
+    csp = [d.strip() for d in resp.headers["Content-Security-Policy"].split(";")]
+    assert csp == ["sandbox", "default-src 'none'"]
+    assert resp.get_data().startswith(b"%PDF-")
+    audit = db.session.scalars(db.select(ModerationAudit)).all()
+    assert [(a.question_id, a.user_id, a.action) for a in audit] == [
+        (q.id, staff("chief_editor")[0], "letter_scan")
+    ]

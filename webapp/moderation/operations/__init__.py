@@ -44,6 +44,7 @@ from webapp.moderation.operations.editing import (  # noqa: F401
     correct_author,
     edit_question,
     hold_back,
+    open_letter_scan,
     reveal_authors,
 )
 from webapp.moderation.operations.precheck import (  # noqa: F401

@@ -44,6 +44,20 @@ def reveal_authors(question: Question, user_id: int) -> list[dict]:
     ]
 
 
+def open_letter_scan(question: Question, user_id: int) -> str:
+    """The path (under the uploads folder) of the question's letter scan, for a chief
+    editor: the scan shows the author's name and address, so blind moderation keeps it from
+    editors and every download writes a ModerationAudit row (``letter_scan``). ModerationError
+    when the question has no scan. Flushes only."""
+    if not question.letter_scan:
+        raise ModerationError(f"у вопроса № {question.id} нет скана письма")
+    db.session.add(
+        ModerationAudit(question_id=question.id, user_id=user_id, action="letter_scan", at=utcnow())
+    )
+    db.session.flush()
+    return question.letter_scan
+
+
 def correct_author(
     question: Question, position: int, name: str, city: str | None, user_id: int
 ) -> bool:

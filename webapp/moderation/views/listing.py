@@ -18,7 +18,12 @@ from webapp.core.formats import number
 from webapp.domain.text import quantity
 from webapp.moderation import export, export_jobs, queries, stats
 from webapp.moderation.forms import STATUS_LABELS, BulkForm, ExportForm, QueueFilterForm
-from webapp.moderation.operations import ModerationError, bulk_decide, bulk_preview
+from webapp.moderation.operations import (
+    ModerationError,
+    bulk_decide,
+    bulk_preview,
+    full_reason,
+)
 from webapp.moderation.views.common import SHORTCUTS, bp, sees_authors
 
 
@@ -45,6 +50,7 @@ def queue_filter(form: QueueFilterForm) -> queries.QueueFilter:
         newer_than_days=ok(form.newer_than_days),
         search=(form.q.data or "").strip() or None if not form.q.errors else None,
         origin=(form.origin.data or "").strip() or None if not form.origin.errors else None,
+        signoff=ok(form.signoff),
         sort=ok(form.sort) or "oldest",
     )
 
@@ -148,7 +154,33 @@ def bulk():
         ok=ok,
         refused=refused,
         ids=" ".join(str(q.id) for q in ok),
+        reasons=bulk_reasons(ok, form.reason_key.data) if form.decision.data == "reject" else [],
     )
+
+
+#: How the bulk preview names the language of a reason's text.
+REASON_LANGUAGES = {"ru": "по-русски", "be": "по-белорусски"}
+
+
+def bulk_reasons(questions: list, reason_key: str | None) -> list[tuple[str, str, str]]:
+    """The reason the authors of ``questions`` will read in their rejection e-mail
+    (``operations.full_reason``: the template's text in each question's language), one
+    entry per distinct text: ``[(language label, text, «3 вопроса»)]`` in the order
+    first met. Empty without a (known) template key."""
+    if not reason_key:
+        return []
+    found: dict[str, tuple[str, int]] = {}
+    for q in questions:
+        try:
+            text = full_reason(q, reason_key, None)
+        except ModerationError:
+            return []
+        if text:
+            lang = "be" if q.language == "be" else "ru"
+            found[text] = (lang, found.get(text, (lang, 0))[1] + 1)
+    return [
+        (REASON_LANGUAGES[lang], text, quantity(n, QUESTIONS)) for text, (lang, n) in found.items()
+    ]
 
 
 @bp.route("/export.<fmt>")

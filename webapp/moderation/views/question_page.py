@@ -11,6 +11,7 @@ from flask_babel import gettext as _
 
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
+from webapp.core.filenames import file_name, send_path
 from webapp.core.formats import question_preview
 from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
@@ -38,6 +39,7 @@ from webapp.moderation.operations import (
     edit_question,
     full_reason,
     hold_back,
+    open_letter_scan,
     release,
     reveal_authors,
     sign_off,
@@ -46,6 +48,7 @@ from webapp.moderation.operations.editing import AIRED_STATUSES
 from webapp.moderation.reasons import REASON_LABELS, REJECTION_REASONS, decision_email
 from webapp.moderation.views.common import SHORTCUTS, bp, marked_diff
 from webapp.submissions.models import Question
+from webapp.submissions.scans import MEDIA_TYPES
 
 
 def _revision_diffs(q) -> list[dict]:
@@ -194,6 +197,37 @@ def reveal(question_id: int):
         abort(400)
     revealed = reveal_authors(q, current_staff().id)
     return _render_question(q, DecisionForm(formdata=None), revealed=revealed)
+
+
+@bp.route("/questions/<int:question_id>/letter-scan", methods=["POST"])
+@access("chief_editor")
+def letter_scan(question_id: int):
+    """A paper letter's scan (:mod:`webapp.submissions.scans`), for a chief editor (it shows
+    the author: blind moderation), each download audited (``open_letter_scan``); a POST
+    button with CSRF, like the reveal. A PDF always as a download (``application/pdf``,
+    ``attachment``, and a sandboxing CSP, below, should a browser open it anyway: it is
+    never rendered inline), an image inline with its own type (``nosniff`` on every response
+    keeps the browser to it). 404 for a question without a scan or a file gone."""
+    q = queries.question(question_id)
+    if q is None or not q.letter_scan:
+        abort(404)
+    if not ButtonForm().validate_on_submit():
+        abort(400)
+    path = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads" / q.letter_scan
+    suffix = path.suffix.lower()
+    if suffix not in MEDIA_TYPES or not path.is_file():
+        abort(404)
+    open_letter_scan(q, current_staff().id)
+    pdf = suffix == ".pdf"
+    name = file_name("Скан письма", f"вопрос {q.id}", ext=suffix)
+    resp = send_path(path, name, MEDIA_TYPES[suffix], attachment=pdf)
+    resp.headers["Cache-Control"] = "private, no-store"
+    return resp
+
+
+#: Flask-Talisman's per-view options: a scan opened anyway (a browser that ignores the
+#: attachment) is sandboxed — no script, no form, no request of its own.
+letter_scan.talisman_view_options = {"content_security_policy": "sandbox; default-src 'none'"}
 
 
 @bp.route("/questions/<int:question_id>/authors/<int:position>", methods=["POST"])

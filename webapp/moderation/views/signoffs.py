@@ -14,6 +14,11 @@ from webapp.moderation.operations import ModerationError, bulk_sign_off, signoff
 from webapp.moderation.views.common import bp
 from webapp.moderation.views.listing import _parse_ids
 
+#: The queue the second editor works through: approved questions whose sources nobody has
+#: signed off yet. After a sign-off it lists the next ones (its first page again holds
+#: only what is left), so a selection of more than a page is signed off page by page.
+TO_SIGN_OFF = {"status": "approved", "signoff": "pending"}
+
 #: The forms of «вопрос» after a number (one, few, many).
 QUESTION_FORMS = ("вопрос", "вопроса", "вопросов")
 
@@ -34,7 +39,7 @@ def bulk_signoff():
     ids = _parse_ids(" ".join(request.form.getlist("ids")))
     if ids is None:
         flash("Отметьте вопросы (не больше 1000).", "error")
-        return redirect(url_for("moderation.queue", status="approved"))
+        return redirect(url_for("moderation.queue", **TO_SIGN_OFF))
     user_id = current_staff().id
     ok, refused = signoff_preview(ids, user_id)
     if request.form.get("confirm") == "1" and ok and not refused:
@@ -48,7 +53,7 @@ def bulk_signoff():
                 f"Источники проверены: {questions(len(ok))}; они могут попасть в конверт.",
                 "success",
             )
-            return redirect(url_for("moderation.queue", status="approved"))
+            return redirect(url_for("moderation.queue", **TO_SIGN_OFF))
         ok, refused = signoff_preview(ids, user_id)
     return render_template(
         "moderation/bulk_signoff.html",
@@ -58,4 +63,5 @@ def bulk_signoff():
         ids=" ".join(str(q.id) for q in ok),
         ok_count=questions(len(ok)),
         refused_count=questions(len(refused)),
+        back=url_for("moderation.queue", **TO_SIGN_OFF),
     )

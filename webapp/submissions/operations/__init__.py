@@ -26,7 +26,9 @@ from webapp.submissions.operations.intake import (  # noqa: F401
     upsert_author,
 )
 from webapp.submissions.operations.packet_import import (  # noqa: F401
+    AlreadyThere,
     UploadResult,
+    already_there,
     import_authors,
     import_packet,
     import_upload,

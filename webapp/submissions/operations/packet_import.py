@@ -27,6 +27,7 @@ from webapp.submissions.packet_images import (
     packet_error_text,
     read_bundle,
 )
+from webapp.submissions.queries import texts_present
 from webapp.submissions.tasks import PRECHECK
 
 
@@ -109,16 +110,37 @@ def import_packet(
     return made
 
 
+@dataclass(frozen=True)
+class AlreadyThere:
+    """A packet some of whose questions are stored already (:func:`already_there`):
+    ``present`` of its ``total`` distinct question texts."""
+
+    present: int
+    total: int
+
+
+def already_there(packet) -> AlreadyThere | None:
+    """Whether the parsed ``packet``'s questions are in the database already, word for
+    word as an import stores them (:func:`clean_fields`): None when none is, else how many
+    of how many. Asked before importing, so that importing one packet twice is a choice
+    (the import page asks again, ``sova import`` wants ``--again``), never a slip."""
+    texts = [clean_fields(pq)["question"] for pq in packet.questions]
+    present = texts_present(texts)
+    return AlreadyThere(present, len(set(texts))) if present else None
+
+
 @dataclass
 class UploadResult:
     """What :func:`import_upload` did: ``error`` (why nothing was imported; in the images
-    zip when ``error_in_images``) or ``message`` for the editor, ``missing`` the referenced
-    image names without a file."""
+    zip when ``error_in_images``), ``already`` (nothing imported: the packet's questions
+    are there already and the editor did not ask to import them again) or ``message`` for
+    the editor, ``missing`` the referenced image names without a file."""
 
     error: str | None = None
     error_in_images: bool = False
     message: str = ""
     missing: list[str] = field(default_factory=list)
+    already: AlreadyThere | None = None
 
 
 def import_upload(
@@ -129,12 +151,14 @@ def import_upload(
     as_: str,
     channel: str | None,
     uploads: Path,
+    again: bool = False,
 ) -> UploadResult:
     """The editors' import page: ``data`` is a packet text or a zip with the packet and
     its images (file ``name``), ``images_zip`` an optional zip of images. Imports in the
     caller's transaction (:func:`import_packet`); a bad
     packet, zip or image gives ``error`` and writes nothing (the caller's answer is a 4xx,
-    which rolls back)."""
+    which rolls back). Unless ``again``, a packet whose questions are stored already
+    (:func:`already_there`) is not imported: ``already`` says how many are there."""
     images: dict[str, bytes] = {}
     if images_zip is not None:
         try:
@@ -151,6 +175,9 @@ def import_upload(
             packet = read_packet_bytes(packet_data, packet_name)
         else:
             packet = read_packet_bytes(data, name)
+        already = None if again else already_there(packet)
+        if already is not None:
+            return UploadResult(already=already)
         made = import_packet(
             packet, as_=as_, channel=channel, origin=name, images=images, uploads=uploads
         )

@@ -9,7 +9,7 @@ from flask import abort, flash, redirect, render_template, request, send_from_di
 from webapp.core.access import access, current_staff
 from webapp.core.edge import discard
 from webapp.submissions.forms import IMPORT_MAX_BYTES, LetterForm, PacketUploadForm
-from webapp.submissions.images import ImageError, store_image
+from webapp.submissions.images import ImageError
 from webapp.submissions.models import CHANNEL_LABELS
 from webapp.submissions.operations import (
     AuthorInput,
@@ -18,6 +18,7 @@ from webapp.submissions.operations import (
     import_upload,
     receive,
 )
+from webapp.submissions.scans import MAX_PDF_BYTES, store_scan
 from webapp.submissions.views.common import bp, uploads_folder
 
 # --- staff: handout images ------------------------------------------------------------
@@ -40,6 +41,8 @@ def upload(name: str):
 def new_letter():
     """An editor types in a paper letter (channel ``mail``, postmark date, scan) or a
     partner's question (channel ``partner``); the same pipeline as the web form."""
+    # a PDF scan may be up to 10 MB, more than the app's request limit
+    request.max_content_length = MAX_PDF_BYTES + 1024 * 1024
     form = LetterForm()
     if not form.is_submitted() and request.args.get("channel") in ("mail", "partner"):
         form.channel.data = request.args["channel"]  # the header's «Вопрос партнёра» link
@@ -59,8 +62,9 @@ def new_letter():
         )
         try:
             if form.scan.data and getattr(form.scan.data, "filename", ""):
-                scan = store_image(form.scan.data.read(), uploads_folder() / "letters")
-                data.letter_scan = f"letters/{scan}"  # removed by receive() if refused
+                # removed by receive() if the letter is refused
+                scan = form.scan.data
+                data.letter_scan = store_scan(scan.read(), uploads_folder(), scan.filename)
             question = receive(data, uploads=uploads_folder())
         except ImageError as exc:
             form.scan.errors = [str(exc)]
@@ -94,7 +98,18 @@ def upload_packet():
             as_=form.as_.data,
             channel=form.channel.data,
             uploads=uploads_folder(),
+            again=bool(form.again.data),
         )
+        if result.already is not None:
+            # nothing was imported: the page says how many are there and offers «again»
+            # (the browser cannot keep the chosen file: it is chosen again)
+            return render_template(
+                "submissions/upload.html",
+                form=form,
+                imported=None,
+                already=result.already,
+                name=name,
+            ), 409
         if result.error:
             discard()  # nothing of a refused packet is kept (its questions were flushed)
             field = form.images if result.error_in_images else form.packet
