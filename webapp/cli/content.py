@@ -160,8 +160,9 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
     try:
         already = already_there(packet)
     except Exception as exc:
-        if missing_schema(exc):  # as every other command says it (newcomer trial)
-            fail(NO_TABLES)
+        if missing_schema(exc):  # as every other command says it
+            orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
+            fail(no_tables_message(f"{type(orig).__name__}: {str(orig).splitlines()[0]}"))
         raise
     if already is not None:
         click.echo(
