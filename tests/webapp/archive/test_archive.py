@@ -256,3 +256,56 @@ def test_a_question_sent_with_someone_elses_address_is_not_on_their_page(app, ap
     page = viewer.get(f"/archive/authors/{victim.author_id}").get_data(as_text=True)
     assert "Сыгранных вопросов в архиве: 2" in page
     assert "<h1>Самозванец Подменный, Гродно</h1>" in page  # the newest confirmed name
+
+
+def test_withdrawing_changes_only_at_the_air_never_at_the_assignment_or_the_game(app, api, played):
+    """«Мои вопросы» shows a question the same way — «принят», with «Отозвать вопрос» — while
+    it is approved, once it is in a game's envelope and once it was asked in a game
+    recorded ahead: the author cannot tell that a game took it. The button, as the page
+    renders it, is then refused with a message that says nothing about games, and the
+    question stays as it was. Only at the air does the page change (the outcome, no
+    button)."""
+    import re
+
+    from tests.forms import page_forms
+    from webapp.submissions.links import my_link_token
+    from webapp.submissions.models import Author
+
+    game_id, asked = aired_game(api, played)
+    question, author_id = asked[1], asked[1].authors[0].author_id
+    game = db.session.get(Game, game_id)
+    aired_at, game.air_at = game.air_at, utcnow() + timedelta(days=1)  # recorded ahead
+    db.session.commit()
+    viewer = app.test_client()
+    link = my_link_token(db.session.get(Author, author_id))
+    assert viewer.get(f"/my/{link}").status_code == 302
+
+    def shown(page: str) -> str:
+        (article,) = [a for a in page.split('<article class="my-question">') if question.text in a]
+        return re.sub(r'name="csrf_token" value="[^"]*"', "", article.split("</article>")[0])
+
+    def as_it_is_now(status: str) -> str:
+        db.session.get(Question, question.id).status = status
+        db.session.commit()
+        return shown(viewer.get("/my/questions").get_data(as_text=True))
+
+    approved = as_it_is_now("approved")
+    assert "Отозвать вопрос" in approved and "Принят" in approved
+    assert as_it_is_now("assigned") == approved  # in a game's envelope
+    assert as_it_is_now("unanswered") == approved  # asked in the game, not yet aired
+
+    as_it_is_now("assigned")
+    page = viewer.get("/my/questions").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.action.endswith(f"/{question.id}/withdraw")]
+    refused = viewer.post(form.action, data=form.fields, follow_redirects=True)
+    flashes = re.findall(r'<div class="flash error" role="status">([^<]*)</div>', refused.text)
+    assert flashes == ["Этот вопрос уже нельзя отозвать."]  # not a word of a game
+    assert db.session.get(Question, question.id).status == "assigned"
+
+    as_it_is_now("unanswered")
+    game = db.session.get(Game, game_id)
+    game.air_at = aired_at  # the broadcast: now the page may change
+    db.session.commit()
+    aired = shown(viewer.get("/my/questions").get_data(as_text=True))
+    assert "Отозвать вопрос" not in aired
+    assert "Вопрос задан в эфире: знатоки не ответили." in aired
