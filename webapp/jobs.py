@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import time
 from datetime import datetime, timedelta
 from functools import cache
@@ -75,11 +76,44 @@ def _celery():
     return current_app.extensions.get("celery")
 
 
+#: The key Sova keeps in a Redis broker's database: the broker's *epoch*, a random token
+#: made by the first process that finds the key missing (Redis restarted without
+#: persistence, was flushed, or is new). Gone means the broker lost its data.
+BROKER_EPOCH_KEY = "sova:broker-epoch"
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+@cache
+def _redis(url: str):
+    """One client (and connection pool) per broker URL and process; redis-py's pool makes
+    new connections in a forked child, so a pool process never shares a socket."""
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+
+def broker_epoch() -> str | None:
+    """The current epoch of a Redis broker (32 hex digits): :data:`BROKER_EPOCH_KEY`, made
+    now (``SET NX``, in the same ``MULTI`` as its ``GET``) when missing. None for brokers
+    that keep their messages (the embedded SQLAlchemy one). Raises the client's error when
+    Redis cannot be reached."""
+    url = current_app.config["SOVA_BROKER_URL"]
+    if not url.startswith(_REDIS_SCHEMES):
+        return None
+    with _redis(url).pipeline(transaction=True) as pipe:
+        pipe.set(BROKER_EPOCH_KEY, secrets.token_hex(16), nx=True)
+        pipe.get(BROKER_EPOCH_KEY)
+        _, epoch = pipe.execute()
+    return epoch.decode()
+
+
 def send(messages: list) -> int:
     """Send outbox rows to the broker and mark them sent; returns how many were sent.
 
     ``messages``: rows with ``id``, ``task``, ``args`` and ``attempts`` (OutboxMessage
-    objects or plain rows of those columns).
+    objects or plain rows of those columns). Each row sent records the broker's epoch
+    (:func:`broker_epoch`, read before the batch is handed over), so that a broker that
+    loses its data is noticed by the rows it lost (:func:`after_broker_restart`).
 
     One pooled producer (one broker connection) serves the whole batch, and on Redis the
     messages go in one pipeline (kombu's ``Producer.batch``: one round trip instead of one
@@ -93,7 +127,9 @@ def send(messages: list) -> int:
         return 0
     celery = _celery()
     sent_ids: list[int] = []
+    epoch = None
     try:
+        epoch = broker_epoch()
         with celery.producer_pool.acquire(block=True, timeout=5) as producer:
             with producer.batch(max_size=len(messages)):
                 for msg in messages:
@@ -117,7 +153,7 @@ def send(messages: list) -> int:
         db.session.execute(
             update(OutboxMessage)
             .where(OutboxMessage.id.in_(sent_ids))
-            .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1),
+            .values(sent_at=utcnow(), attempts=OutboxMessage.attempts + 1, broker_epoch=epoch),
             execution_options={"synchronize_session": False},
         )
     return len(sent_ids)
@@ -217,14 +253,21 @@ def relay_forever(interval: float = 0.05, limit: int = 500, rounds: int | None =
     ``rounds``: stop after that many polls (tests); None runs until killed. Returns the
     number of messages sent. Database or broker errors are logged and retried. Each
     successful poll touches the heartbeat file (:func:`heartbeat_path`, at most once a
-    second): ``sova health relay`` fails when it is older than 30 s.
+    second): ``sova health relay`` fails when it is older than 30 s. Every
+    ``SOVA_HEARTBEAT_SECONDS`` (10), as the workers and the beat do, it also sends again
+    what a Redis broker lost by restarting empty (:func:`after_broker_restart`).
     """
     total, done = 0, 0
     beat = heartbeat_path("relay")
     last_beat = 0.0
+    every = float(current_app.config.get("SOVA_HEARTBEAT_SECONDS", 10))
+    last_epoch_check = -every
     while rounds is None or done < rounds:
         done += 1
         try:
+            if time.monotonic() - last_epoch_check >= every:
+                last_epoch_check = time.monotonic()
+                total += after_broker_restart(limit)
             n = relay_pending(limit)
             if time.monotonic() - last_beat >= 1.0:  # alive and the database answered
                 beat.touch()
@@ -283,6 +326,63 @@ def owed_after() -> timedelta:
 
 def max_attempts() -> int:
     return int(current_app.config.get("SOVA_OWED_MAX_ATTEMPTS", 10))
+
+
+def after_broker_restart(limit: int = 500) -> int:
+    """Send again at once, in batches of ``limit``, every outbox row handed to a Redis
+    broker and not done whose recorded epoch (``outbox_message.broker_epoch``) is not the
+    broker's current one (:func:`broker_epoch`): the broker lost its data since (restarted
+    without persistence, flushed), and those tasks with it. Returns how many were sent.
+
+    Any process may call it whenever it likes, whatever order the broker and the processes
+    restarted in: the database, not the process, remembers which epoch each task went to.
+    The workers and the beat call it at every heartbeat (``webapp.heartbeat``,
+    ``SOVA_HEARTBEAT_SECONDS``) and the relay as often (:func:`relay_forever`). A resent row
+    records the new epoch, so it is sent once however many processes notice together (on
+    PostgreSQL the rows are locked ``FOR UPDATE SKIP LOCKED``). Rows that were handed to
+    the new broker are never resent; rows without an epoch (another broker, or handed
+    over before epochs were recorded) and rows without attempts left are left to
+    :func:`webapp.owed.reconcile`. A task that was running on a worker at the restart may
+    run once more (tasks are idempotent; an e-mail keeps its ledger key). Commits; raises
+    the client's error when Redis cannot be reached (the heartbeat logs it and tries
+    again at its next beat)."""
+    epoch = broker_epoch()
+    if epoch is None:
+        return 0
+    om = OutboxMessage
+    query = (
+        db.select(*SENT_COLUMNS)
+        .where(
+            om.done_at.is_(None),
+            om.sent_at.is_not(None),
+            om.broker_epoch.is_not(None),
+            om.broker_epoch != epoch,
+            om.attempts < max_attempts(),
+        )
+        .order_by(om.id)
+        .limit(limit)
+    )
+    if db.engine.dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    total = 0
+    try:
+        while True:
+            lost = list(db.session.execute(query).all())
+            sent = send(lost)
+            db.session.commit()  # the broker has them: save the new epoch at once
+            total += sent
+            if sent < limit:
+                break
+    finally:
+        db.session.rollback()  # nothing left open (SQLite would hold its lock)
+    if total:
+        log.warning(
+            "broker restarted empty (epoch now %s): %d task(s) handed to it and not done"
+            " sent again",
+            epoch,
+            total,
+        )
+    return total
 
 
 def mark_done(task_id: str | None) -> bool:

@@ -108,9 +108,7 @@ def _lost(cutoff, limit: int) -> list:
     return list(db.session.execute(query).all())
 
 
-def reconcile(
-    limit: int = 500, lookback: timedelta = timedelta(hours=48), lost_before=None
-) -> dict:
+def reconcile(limit: int = 500, lookback: timedelta = timedelta(hours=48)) -> dict:
     """The beat job ``outbox.reconcile``: send again what the broker lost.
 
     1. Outbox rows sent more than :func:`owed_after` ago and not done (Redis restarted
@@ -122,18 +120,17 @@ def reconcile(
     2. Questions still ``received`` and documents still ``pending`` that are overdue and
        have no request in the outbox get a new one (:func:`enqueue`).
 
-    ``lost_before``: in step 1, take every row sent before this moment as lost, however
-    young (:func:`after_broker_restart`: the broker lost them all at once).
+    A Redis broker that restarted empty is noticed sooner, by the epoch each row records
+    (:func:`webapp.jobs.after_broker_restart`).
 
     Idempotent tasks make a resend of work that was only slow harmless. Commits; returns
     ``{"resent": n, "requeued": n}``.
     """
     now = utcnow()
-    lost = _lost(lost_before or now - owed_after(), limit)
+    lost = _lost(now - owed_after(), limit)
     resent = send(lost)
     # Both commits are kept on purpose: the broker has the resent messages now, so their
-    # "sent" markers are saved at once, whatever happens to step 2; and this also runs
-    # outside any edge (a heartbeat's thread, :func:`after_broker_restart`).
+    # "sent" markers are saved at once, whatever happens to step 2.
     db.session.commit()
     requeued = _domain_owed(now, lookback, limit)
     for task, ident in requeued:
@@ -146,67 +143,6 @@ def reconcile(
             len(requeued),
         )
     return {"resent": resent, "requeued": len(requeued)}
-
-
-#: The key Sova keeps in a Redis broker's database: gone means the broker lost its data
-#: (restarted without persistence, flushed, or new).
-BROKER_SENTINEL = "sova:broker-alive"
-
-
-def broker_restarted() -> bool:
-    """On a Redis broker, whether the broker's data is new since the last check: ``SET NX``
-    of :data:`BROKER_SENTINEL`, True when this call made it (Redis restarted empty, was
-    flushed, or is new). Atomic, so of several processes checking at once exactly one sees
-    True. Other brokers (the embedded SQLAlchemy one keeps its messages): always False.
-    Raises the client's error when Redis cannot be reached."""
-    from flask import current_app
-
-    url = current_app.config["SOVA_BROKER_URL"]
-    if not url.startswith(("redis://", "rediss://", "unix://")):
-        return False
-    import redis
-
-    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-    try:
-        return bool(client.set(BROKER_SENTINEL, utcnow().isoformat(), nx=True))
-    finally:
-        client.close()
-
-
-def after_broker_restart() -> dict | None:
-    """Called at every heartbeat of a worker and of the beat (``webapp.heartbeat``): when
-    :func:`broker_restarted`, every task handed to the broker before now and not done was
-    lost with it, so it is sent again at once (:func:`reconcile` with ``lost_before`` now,
-    in rounds until none is left) instead of after ``SOVA_OWED_AFTER_SECONDS``. Returns the
-    counts, None when the broker did not restart. A task that was running on a worker at the
-    restart may run once more (tasks are idempotent; an e-mail keeps its ledger key).
-
-    A process's first check only makes the sentinel when it is missing: a broker this
-    process has not seen yet is new to it, not restarted (a worker starting on a fresh
-    Redis resent the tasks just handed to it, so each ran twice). Only a process that has
-    seen the sentinel takes its loss for a restart; the running workers and the beat are
-    such processes. A restart while none of them runs is caught by the
-    ``SOVA_OWED_AFTER_SECONDS`` rule."""
-    from flask import current_app
-
-    seen = current_app.extensions.setdefault("sova_broker_seen", set())
-    url = current_app.config["SOVA_BROKER_URL"]
-    restarted = broker_restarted()
-    first_sight = url not in seen
-    seen.add(url)
-    if not restarted or first_sight:
-        return None
-    cutoff, total = utcnow(), {"resent": 0, "requeued": 0}
-    while True:
-        counts = reconcile(lost_before=cutoff)
-        total = {k: total[k] + counts[k] for k in total}
-        if counts["resent"] < 500:
-            break
-    log.warning(
-        "broker restarted empty: %d task(s) handed to it and not done sent again",
-        total["resent"],
-    )
-    return total
 
 
 def owed_status() -> dict:

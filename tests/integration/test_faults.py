@@ -828,8 +828,8 @@ def test_redis_restarted_empty_redoes_owed_work_within_90_seconds(faults):
     """Kills: the broker (our private redis-server, SIGKILL, started again empty) while it
     holds 50 relayed pre-checks and their 50 e-mails that no worker has done (the worker
     frozen, SIGSTOP, as a busy one would be). With the default settings (owed after 600 s,
-    heartbeat every 10 s) the worker's next heartbeat notices the broker's data is gone
-    (``webapp.owed.after_broker_restart``) and sends them again at once: every question is
+    heartbeat every 10 s) the worker's next heartbeat finds a new broker epoch
+    (``webapp.jobs.after_broker_restart``) and sends them again at once: every question is
     pre-checked exactly once and every outbox row is done within 90 s of the restart (the
     time is printed; docs/operations.md "What is owed"). Without the check nothing would
     be redone before 600 s."""

@@ -214,32 +214,44 @@ def test_a_resent_e_mail_task_sends_nothing_twice_and_leaves_in_doubt_rows_alone
         assert owed_status()["mail_in_doubt"] == 1
 
 
-def test_a_broker_restart_is_noticed_once_and_its_lost_tasks_sent_at_once(make_app, redis_url):
-    """A Redis broker that lost its data (restarted empty: here its database flushed) is
-    noticed by the first check after it, and by one checker only; the tasks handed to it
-    and not done are sent again at once, however young. Slow work without a restart keeps
-    the SOVA_OWED_AFTER_SECONDS rule; a broker without the restart problem (the embedded
-    SQLAlchemy one) is never taken as restarted."""
+def test_a_broker_that_lost_its_data_has_its_lost_tasks_sent_again_at_once(make_app, redis_url):
+    """Each row handed to a Redis broker records the broker's epoch (``sova:broker-epoch``).
+    After the broker lost its data (restarted empty: here its database flushed), a process
+    started after the loss, which never saw the old broker (a worker restarted with it),
+    sends again at once every row handed to the old epoch and not done, however young; and
+    only once, since the resent rows record the new epoch. Done rows, rows handed to the new
+    broker and a broker that keeps its messages (the embedded SQLAlchemy one) are left
+    alone."""
     import redis
 
-    from webapp.owed import BROKER_SENTINEL, after_broker_restart, broker_restarted
+    from webapp.jobs import BROKER_EPOCH_KEY, after_broker_restart, broker_epoch
 
+    broker = redis.Redis.from_url(redis_url)
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_BROKER_URL=redis_url)
     with app.app_context():
-        qid = _submit(app.test_client(), 3)
-        assert relay_pending() == 2
-        assert after_broker_restart() is None  # first sight: the sentinel is made, no restart
-        assert broker_restarted() is False  # and seen by every later check
-        assert after_broker_restart() is None
+        first = _submit(app.test_client(), 3)
+        assert relay_pending() == 2  # the first send makes the epoch
+        old = broker.get(BROKER_EPOCH_KEY).decode()
+        assert [r.broker_epoch for r in _rows()] == [old, old]
+        assert after_broker_restart() == 0  # nothing lost
         assert reconcile() == {"resent": 0, "requeued": 0}  # 2 in flight, not overdue
-        redis.Redis.from_url(redis_url).flushdb()  # what a restart without persistence does
-        assert after_broker_restart() == {"resent": 2, "requeued": 0}
-        assert [(r.task, r.args, r.attempts) for r in _rows()] == [
-            ("moderation.precheck", [qid], 2),
-            ("notify.received", [qid], 2),
+        assert mark_done(f"outbox-{_rows()[0].id}-1") is True  # the pre-check ran
+        broker.flushdb()  # what a restart without persistence does
+    restarted = make_app(WTF_CSRF_ENABLED=False, SOVA_BROKER_URL=redis_url)
+    with restarted.app_context():
+        second = _submit(restarted.test_client(), 4)
+        assert relay_pending() == 2  # handed to the new broker: a new epoch
+        new = broker.get(BROKER_EPOCH_KEY).decode()
+        assert new != old and broker_epoch() == new
+        assert after_broker_restart() == 1  # the first question's e-mail
+        assert [(r.task, r.args, r.attempts, r.broker_epoch) for r in _rows()] == [
+            ("moderation.precheck", [first], 1, old),
+            ("notify.received", [first], 2, new),
+            ("moderation.precheck", [second], 1, new),
+            ("notify.received", [second], 1, new),
         ]
-        assert redis.Redis.from_url(redis_url).exists(BROKER_SENTINEL) == 1
-        assert after_broker_restart() is None  # once
+        assert after_broker_restart() == 0  # once
     embedded = make_app(WTF_CSRF_ENABLED=False)
     with embedded.app_context():
-        assert broker_restarted() is False
+        assert broker_epoch() is None
+        assert after_broker_restart() == 0

@@ -181,28 +181,34 @@ def _person_ids(author_id: int) -> list[int]:
 
 def author_questions(author_id: int, now: datetime | None = None) -> list[Asked]:
     """The published questions of the person ``author_id`` (a merged row: none) that
-    name their authors (:func:`webapp.games.queries.named_on_air`), newest air first.
+    name their authors (:func:`webapp.games.queries.named_on_air`) and that are credited
+    to this person (:attr:`QuestionAuthor.credited`: the link confirmed, by the e-mailed
+    link or an editor, or a row without an address), newest air first. A question sent
+    with this person's address under another name is not theirs until they confirm it.
     Empty: the archive has no page for this person."""
     author = db.session.get(Author, author_id)
     if author is None or author.merged_into_id is not None:
         return []
-    stmt = published_questions(now).where(
-        Question.id.in_(
-            db.select(QuestionAuthor.question_id).where(
-                QuestionAuthor.author_id.in_(_person_ids(author_id))
-            )
+    credited = (
+        db.select(QuestionAuthor.question_id)
+        .join(Author, Author.id == QuestionAuthor.author_id)
+        .where(
+            QuestionAuthor.author_id.in_(_person_ids(author_id)),
+            QuestionAuthor.confirmed_at.is_not(None) | Author.email_hash.is_(None),
         )
     )
+    stmt = published_questions(now).where(Question.id.in_(credited))
     return [a for a in _asked(db.session.execute(stmt).all()) if a.named]
 
 
 def author_byline(author_id: int, items: list[Asked]) -> str:
-    """The person's name and city as given with their newest aired question («Анна
-    Королёва, Минск»)."""
+    """The person's name and city as given with their newest aired question credited to
+    them (:func:`author_questions`: never a name someone else typed with their address),
+    «Анна Королёва, Минск»."""
     ids = set(_person_ids(author_id))
     for item in items:
         for qa in item.authors:
-            if qa.author_id in ids:
+            if qa.author_id in ids and qa.credited:
                 return qa.byline.display
     return ""
 

@@ -5,7 +5,8 @@ newly aired games) and the handout images of aired questions.
 
 Russian by default, Belarusian and English (the viewer's language, as ``/submit``). A game
 that has not aired and a held-back question appear nowhere (``webapp.archive.queries`` reads
-only through :mod:`webapp.games.publication`).
+only through :mod:`webapp.games.publication`), and leave shared caches within
+:data:`MAX_AGE` seconds (:func:`_revalidate`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import xml.etree.ElementTree as ET
 from flask import Blueprint, Response, abort, render_template, request, send_from_directory, url_for
 from flask_babel import format_date
 from flask_babel import gettext as _
+from flask_login import current_user
 
 from webapp.archive import queries
 from webapp.core.access import access
@@ -27,6 +29,35 @@ from webapp.submissions.views import uploads_folder
 bp = Blueprint("archive", __name__, url_prefix="/archive")
 
 ATOM = "http://www.w3.org/2005/Atom"
+
+#: Seconds a shared cache (a proxy, a CDN) may serve an archive response without asking
+#: again: a question held back, or a game whose air time moved later, is gone from every
+#: cache within this time. Each response carries an ETag, so asking again costs a 304.
+MAX_AGE = 60
+
+
+@bp.after_request
+def _revalidate(resp: Response) -> Response:
+    """Every archive response (pages, search, feed, images, and their 404s): an ETag, with
+    ``If-None-Match`` answered ``304``; ``Cache-Control: public, max-age=60``
+    (:data:`MAX_AGE`) for a visitor who sends no cookie and chose no language in the
+    address, what a shared cache may keep for everyone; else ``private, no-cache`` (a staff
+    member's preview of a game not yet aired, a chosen language: never in a shared cache,
+    and the browser asks again each time). ``Vary: Accept-Language, Cookie``: the page's
+    language comes from either."""
+    if resp.status_code not in (200, 304, 404):
+        return resp
+    if resp.status_code == 200 and not resp.direct_passthrough and "ETag" not in resp.headers:
+        resp.add_etag()
+        resp.make_conditional(request)
+    shared = not request.cookies and "lang" not in request.args
+    if shared and not current_user.is_authenticated:
+        resp.headers["Cache-Control"] = f"public, max-age={MAX_AGE}"
+    else:
+        resp.headers["Cache-Control"] = "private, no-cache"
+    resp.headers.pop("Expires", None)  # send_file's, from its own max-age
+    resp.vary.update(("Accept-Language", "Cookie"))
+    return resp
 
 
 def game_title(game) -> str:
@@ -115,7 +146,7 @@ def image(question_id: int, name: str):
         abort(404)
     if name not in {*q.image_files.values(), q.handout_image}:
         abort(404)
-    return send_from_directory(uploads_folder(), name, max_age=24 * 3600)
+    return send_from_directory(uploads_folder(), name, max_age=MAX_AGE)
 
 
 @bp.route("/feed.atom")

@@ -59,8 +59,12 @@ class OutboxMessage(Model):
     ``done_at``: the task returned (set by the worker, :func:`webapp.jobs.mark_done`); a
     row sent but not done after ``SOVA_OWED_AFTER_SECONDS`` is owed work that the broker
     lost (restarted empty, worker killed) and is sent again by ``outbox.reconcile``.
-    ``attempts``: how many times it was handed to the broker. ``request_id``: the HTTP
-    request (or task) that queued it, sent along as the task header ``sova_request_id``.
+    ``attempts``: how many times it was handed to the broker. ``broker_epoch``: the epoch of
+    the Redis broker it was last handed to (:func:`webapp.jobs.broker_epoch`; None on a
+    broker that keeps its messages): a row not done whose epoch is no longer the broker's
+    was lost with the broker's data and is sent again at once
+    (:func:`webapp.jobs.after_broker_restart`). ``request_id``: the HTTP request (or task)
+    that queued it, sent along as the task header ``sova_request_id``.
     """
 
     __tablename__ = "outbox_message"
@@ -72,6 +76,7 @@ class OutboxMessage(Model):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    broker_epoch: Mapped[str | None] = mapped_column(String(32))
     request_id: Mapped[str | None] = mapped_column(String(64))
 
 

@@ -242,6 +242,17 @@ class QuestionAuthor(Model):
     def byline(self) -> Byline:
         return Byline(self.author_id, self.name, self.city, self.author.email_encrypted)
 
+    @property
+    def credited(self) -> bool:
+        """Whether this question counts as the author row's own in public (the archive's
+        author page and its links): the link was confirmed (the e-mailed link, or an
+        editor), or the row has no address (a co-author, a letter, an import: a row found
+        by its own name and city, so the name as given is the row's). An unconfirmed link
+        to a row with an address is only what someone typed into the form: anyone can
+        type another person's address (the same test in SQL:
+        ``webapp.archive.queries.author_questions``)."""
+        return self.confirmed_at is not None or self.author.email_hash is None
+
 
 class QuestionImage(Model):
     """An image a question's text refers to by file name (``(img name)`` / ``(pic: name)``,

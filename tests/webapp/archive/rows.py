@@ -16,22 +16,34 @@ def closed_game(
     season: Season, air_at: datetime, texts: list[str], answer: str = "Ответ"
 ) -> list[Question]:
     """A closed game airing at ``air_at`` whose sectors 1.. held ``texts``, all asked."""
-    game = Game(
-        season=season, kind="qualifying", air_date=air_at.date(), air_at=air_at, status="closed"
-    )
-    db.session.add(game)
-    db.session.flush()
-    out = []
-    for sector, text in enumerate(texts, start=1):
-        q = Question(
+    questions = [
+        Question(
             public_token=secrets.token_urlsafe(16),
             text=text,
             answer=answer,
             channel="web",
             status="unanswered",
         )
+        for text in texts
+    ]
+    db.session.add_all(questions)
+    db.session.flush()
+    asked_in_closed_game(season, air_at, questions)
+    return questions
+
+
+def asked_in_closed_game(season: Season, air_at: datetime, questions: list[Question]) -> Game:
+    """A closed game airing at ``air_at`` whose sectors 1.. held ``questions`` (stored
+    ones), each asked and not answered."""
+    game = Game(
+        season=season, kind="qualifying", air_date=air_at.date(), air_at=air_at, status="closed"
+    )
+    db.session.add(game)
+    db.session.flush()
+    for sector, q in enumerate(questions, start=1):
+        q.status = "unanswered"
         envelope = Envelope(game_id=game.id, sector=sector, kind="single")
-        db.session.add_all([q, envelope])
+        db.session.add(envelope)
         db.session.flush()
         db.session.add(
             EnvelopeQuestion(
@@ -42,5 +54,4 @@ def closed_game(
                 outcome="unanswered",
             )
         )
-        out.append(q)
-    return out
+    return game

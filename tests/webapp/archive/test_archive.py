@@ -32,8 +32,13 @@ def app(make_app):
 def aired_game(api, played) -> tuple[int, list[Question]]:
     """A game the viewers won 0:6 (six unanswered questions, sectors 1..6), closed: it
     aired on 30.12.2023. The authors of its first two questions agreed to be named (the
-    box «Даю согласие, чтобы моё имя и город назвали в эфире»). Returns the game's id and
-    its asked questions in the order asked."""
+    box «Даю согласие, чтобы моё имя и город назвали в эфире») and confirmed that they
+    wrote them (the e-mailed confirmation link). Returns the game's id and its asked
+    questions in the order asked."""
+    from flask import current_app
+
+    from webapp.submissions.links import confirm_token
+
     game_id = played("qualifying", VIEWERS_WIN)
     assert api("post", f"/api/v1/games/{game_id}/close", role="producer").status_code == 200
     asked = db.session.scalars(
@@ -45,6 +50,10 @@ def aired_game(api, played) -> tuple[int, list[Question]]:
     for q in asked[:2]:
         q.consent_on_air = True
     db.session.commit()
+    author = current_app.test_client()
+    for q in asked[:2]:
+        link = f"/confirm/{confirm_token(q.id, q.authors[0].author_id)}"
+        assert author.get(link).status_code == 302
     return game_id, list(asked)
 
 
@@ -189,3 +198,114 @@ def test_my_questions_show_the_outcome_and_prize_once_aired(app, api, played):
     page = my_questions(app, question, author_id)
     assert "Вопрос задан в эфире: знатоки не ответили." in page
     assert "Игра в архиве" not in page
+
+
+def test_a_question_sent_with_someone_elses_address_is_not_on_their_page(app, api, played):
+    """Someone who knows only an author's e-mail address sends a question with it under
+    another name, ticking the on-air consent; it is approved and aired. The archive names
+    «Самозванец Подменный» with that question, as it was asked, but neither lists it on
+    the author's page nor lets it rename the page or link there: only authorship the
+    author confirmed through the e-mailed link counts («Мои вопросы» ignores it too).
+    Once the author confirms it, it is theirs."""
+    from datetime import UTC, datetime
+
+    from tests.forms import page_forms
+    from tests.webapp.archive.rows import asked_in_closed_game
+    from webapp.submissions.links import confirm_token
+
+    game_id, asked = aired_game(api, played)
+    victim = asked[1].authors[0]
+    assert victim.confirmed_at is not None
+    impostor = app.test_client()
+    (form,) = [
+        f
+        for f in page_forms(impostor.get("/submit").get_data(as_text=True))
+        if f.action == "/submit"
+    ]
+    typed = {
+        "question": "Какой город называли северной столицей задолго до революции?",
+        "answer": "Петербург",
+        "name": "Самозванец Подменный",
+        "city": "Гродно",
+        "email": "author2@example.com",  # the author's address, nothing more
+    }
+    ticked = dict.fromkeys(("consent", "consent_on_air", "age_confirmed"), "y")
+    fields = {k: v for k, v in form.fields.items() if k not in form.checkboxes}
+    assert impostor.post("/submit", data={**fields, **typed, **ticked}).status_code == 302
+    sent = db.session.scalars(db.select(Question).order_by(Question.id.desc())).first()
+    assert sent.consent_on_air and sent.authors[0].author_id == victim.author_id
+    assert sent.authors[0].confirmed_at is None
+    game = db.session.get(Game, game_id)
+    other = asked_in_closed_game(game.season, datetime(2024, 1, 6, 18, tzinfo=UTC), [sent])
+    db.session.commit()
+
+    viewer = app.test_client()
+    page = viewer.get(f"/archive/authors/{victim.author_id}").get_data(as_text=True)
+    assert "<h1>Автор 2, Минск</h1>" in page
+    assert "Сыгранных вопросов в архиве: 1" in page
+    assert "Самозванец" not in page and "северной столицей" not in page
+    aired = viewer.get(f"/archive/games/{other.id}").get_data(as_text=True)
+    assert "Автор:\n    Самозванец Подменный (Гродно)" in aired
+    assert f"/archive/authors/{victim.author_id}" not in aired
+    found = viewer.get("/archive/search?q=северной").get_data(as_text=True)
+    assert "Самозванец Подменный (Гродно)" in found
+    assert f"/archive/authors/{victim.author_id}" not in found
+
+    # the author confirms it (the link went to their address): now it is on their page
+    assert viewer.get(f"/confirm/{confirm_token(sent.id, victim.author_id)}").status_code == 302
+    page = viewer.get(f"/archive/authors/{victim.author_id}").get_data(as_text=True)
+    assert "Сыгранных вопросов в архиве: 2" in page
+    assert "<h1>Самозванец Подменный, Гродно</h1>" in page  # the newest confirmed name
+
+
+def test_withdrawing_changes_only_at_the_air_never_at_the_assignment_or_the_game(app, api, played):
+    """«Мои вопросы» shows a question the same way — «принят», with «Отозвать вопрос» — while
+    it is approved, once it is in a game's envelope and once it was asked in a game
+    recorded ahead: the author cannot tell that a game took it. The button, as the page
+    renders it, is then refused with a message that says nothing about games, and the
+    question stays as it was. Only at the air does the page change (the outcome, no
+    button)."""
+    import re
+
+    from tests.forms import page_forms
+    from webapp.submissions.links import my_link_token
+    from webapp.submissions.models import Author
+
+    game_id, asked = aired_game(api, played)
+    question, author_id = asked[1], asked[1].authors[0].author_id
+    game = db.session.get(Game, game_id)
+    aired_at, game.air_at = game.air_at, utcnow() + timedelta(days=1)  # recorded ahead
+    db.session.commit()
+    viewer = app.test_client()
+    link = my_link_token(db.session.get(Author, author_id))
+    assert viewer.get(f"/my/{link}").status_code == 302
+
+    def shown(page: str) -> str:
+        (article,) = [a for a in page.split('<article class="my-question">') if question.text in a]
+        return re.sub(r'name="csrf_token" value="[^"]*"', "", article.split("</article>")[0])
+
+    def as_it_is_now(status: str) -> str:
+        db.session.get(Question, question.id).status = status
+        db.session.commit()
+        return shown(viewer.get("/my/questions").get_data(as_text=True))
+
+    approved = as_it_is_now("approved")
+    assert "Отозвать вопрос" in approved and "Принят" in approved
+    assert as_it_is_now("assigned") == approved  # in a game's envelope
+    assert as_it_is_now("unanswered") == approved  # asked in the game, not yet aired
+
+    as_it_is_now("assigned")
+    page = viewer.get("/my/questions").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.action.endswith(f"/{question.id}/withdraw")]
+    refused = viewer.post(form.action, data=form.fields, follow_redirects=True)
+    flashes = re.findall(r'<div class="flash error" role="status">([^<]*)</div>', refused.text)
+    assert flashes == ["Этот вопрос уже нельзя отозвать."]  # not a word of a game
+    assert db.session.get(Question, question.id).status == "assigned"
+
+    as_it_is_now("unanswered")
+    game = db.session.get(Game, game_id)
+    game.air_at = aired_at  # the broadcast: now the page may change
+    db.session.commit()
+    aired = shown(viewer.get("/my/questions").get_data(as_text=True))
+    assert "Отозвать вопрос" not in aired
+    assert "Вопрос задан в эфире: знатоки не ответили." in aired

@@ -90,3 +90,64 @@ def test_handout_images_are_served_once_aired(app, client):
     assert client.get(f"/archive/questions/{q.id}/images/map.png").status_code == 404
     assert client.get(f"/archive/games/{game_id}").status_code == 404
     assert utcnow() > game.air_at  # aired: the 404s above are the status alone
+
+
+def test_archive_responses_revalidate_so_hold_back_and_a_later_air_time_leave_caches(
+    app, client, login
+):
+    """Every archive response a visitor without cookies gets may be kept by a shared cache
+    for 60 s only (``Cache-Control: public, max-age=60``, an ETag, ``304`` to a matching
+    ``If-None-Match``; the handout image was kept a day). A cache asking again after a
+    question was held back, or after its game's air time moved later, gets ``404``, not
+    ``304``. A staff member's preview of a game not yet aired and a page in a chosen
+    language are never for a shared cache (``private, no-cache``)."""
+    from datetime import timedelta
+    from pathlib import Path
+
+    from webapp.core.models import utcnow
+
+    uploads = Path(app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+    (uploads / "hand.png").write_bytes(b"\x89PNG\r\n\x1a\nhand")
+    season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+    db.session.add(season)
+    (q,) = closed_game(season, datetime(2023, 3, 1, 18, tzinfo=UTC), ["Что на раздатке?"])
+    q.handout_image = "hand.png"
+    db.session.commit()
+    game_id = db.session.scalar(db.select(Game.id))
+    image = f"/archive/questions/{q.id}/images/hand.png"
+    game_page = f"/archive/games/{game_id}"
+    viewer = app.test_client()
+    etags = {}
+    for url in (game_page, image, "/archive", "/archive/feed.atom", "/archive/search?q=раздатке"):
+        resp = viewer.get(url)
+        assert resp.status_code == 200, url
+        assert resp.headers["Cache-Control"] == "public, max-age=60", url
+        assert "Expires" not in resp.headers
+        assert {"Accept-Language", "Cookie"} <= set(resp.vary), url
+        etags[url] = resp.headers["ETag"]
+        again = viewer.get(url, headers={"If-None-Match": etags[url]})
+        assert (again.status_code, again.data) == (304, b""), url
+        assert again.headers["Cache-Control"] == "public, max-age=60"
+
+    q = db.session.get(type(q), q.id)
+    q.held_back_at = utcnow()
+    q.held_back_reason = "Претензия правообладателя"
+    db.session.commit()
+    resp = viewer.get(image, headers={"If-None-Match": etags[image]})
+    assert (resp.status_code, resp.headers["Cache-Control"]) == (404, "public, max-age=60")
+
+    game = db.session.get(Game, game_id)
+    game.air_at = utcnow() + timedelta(days=1)  # the broadcast moved to tomorrow
+    db.session.commit()
+    resp = viewer.get(game_page, headers={"If-None-Match": etags[game_page]})
+    assert (resp.status_code, resp.headers["Cache-Control"]) == (404, "public, max-age=60")
+    feed = viewer.get("/archive/feed.atom", headers={"If-None-Match": etags["/archive/feed.atom"]})
+    assert feed.status_code == 200 and f"/archive/games/{game_id}" not in feed.get_data(
+        as_text=True
+    )
+
+    preview = login("producer").get(game_page)  # staff see the game before its air
+    assert (preview.status_code, preview.headers["Cache-Control"]) == (200, "private, no-cache")
+    chosen = viewer.get("/archive?lang=en")
+    assert chosen.headers["Cache-Control"] == "private, no-cache"

@@ -17,6 +17,7 @@ from webapp.submissions.operations.authorship import (  # noqa: F401
     author_by_email,
     confirm_authorship,
     withdraw,
+    withdraw_offered,
 )
 from webapp.submissions.operations.intake import (  # noqa: F401
     Received,

@@ -3,6 +3,8 @@ withdrawing a question, finding the author by e-mail. Flushes only."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from flask_babel import gettext as _
 
 from webapp.core.crypto import lookup_hash
@@ -10,19 +12,44 @@ from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.submissions.models import Author, Question, QuestionStatusChange, set_status
 from webapp.submissions.operations.validation import SubmissionError, normalise_email
+from webapp.submissions.queries import has_aired
 
+#: Statuses a question can be withdrawn from: nothing decided for a game yet.
 WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")
+#: Statuses in which «Мои вопросы» offers «Отозвать вопрос» until the game airs: the
+#: author sees such a question as accepted until then (``PUBLIC_STATUS``), so the button
+#: must not vanish when it goes into a game's envelope or is asked in a game recorded
+#: ahead; a withdrawal then is refused with :func:`no_longer_withdrawable`.
+OFFERED_UNTIL_AIR = (*WITHDRAWABLE, "assigned", "played", "answered", "unanswered")
+
+
+def no_longer_withdrawable() -> str:
+    """The refusal of a withdrawal once a game took the question (or an editor rejected
+    it): neutral, it says nothing about games."""
+    return _("Этот вопрос уже нельзя отозвать.")
+
+
+def withdraw_offered(question: Question, now: datetime | None = None) -> bool:
+    """Whether «Мои вопросы» shows «Отозвать вопрос» for ``question`` at ``now``: in
+    :data:`WITHDRAWABLE`, or in :data:`OFFERED_UNTIL_AIR` while its game has not aired
+    (:func:`webapp.submissions.queries.has_aired`, the embargo). The button changes only
+    at the air, never at the assignment or the game."""
+    if question.status in WITHDRAWABLE:
+        return True
+    return question.status in OFFERED_UNTIL_AIR and not has_aired(question, now)
 
 
 def withdraw(question: Question, author_id: int) -> Question:
     """The author withdraws a question not yet in a game (only by a confirmed link: an
-    address typed into the form proves nothing). Raises SubmissionError."""
+    address typed into the form proves nothing). Raises SubmissionError; the refusal of a
+    question a game took is :func:`no_longer_withdrawable`, the same as for any other
+    status that cannot be withdrawn."""
     if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
         raise SubmissionError({"question": [_("Это не ваш вопрос.")]})
     if question.status == "withdrawn":
         raise SubmissionError({"question": [_("Вопрос уже отозван.")]})
     if question.status not in WITHDRAWABLE:
-        raise SubmissionError({"question": [_("Вопрос уже в игре и не может быть отозван.")]})
+        raise SubmissionError({"question": [no_longer_withdrawable()]})
     set_status(question, "withdrawn", reason="отозван автором")
     db.session.flush()
     return question

@@ -13,7 +13,7 @@ from webapp.jobs import enqueue
 from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor
-from webapp.submissions.operations import author_by_email, withdraw
+from webapp.submissions.operations import author_by_email, withdraw, withdraw_offered
 from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views.common import bp, status_labels
@@ -82,6 +82,8 @@ def my_questions():
         # once a question's game has aired: the game, the outcome, the viewer's prize
         aired={q.id: archive_entry(q, author_id) for q in questions},
         labels=status_labels(),
+        # «Отозвать вопрос» changes only at the air, never when a game takes the question
+        offered={q.id: withdraw_offered(q) for q in questions},
         form=WithdrawForm(),
     )
 
