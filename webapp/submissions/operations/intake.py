@@ -17,7 +17,7 @@ from webapp.core.models import utcnow
 from webapp.domain.text import matching_key
 from webapp.extensions import db
 from webapp.jobs import enqueue, track
-from webapp.submissions.images import ImageError, store_image
+from webapp.submissions.images import ImageError, adopt_kept_image, store_image
 from webapp.submissions.models import (
     Author,
     Question,
@@ -187,9 +187,11 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     and the caller's ``commit()`` then only relays its outbox rows.
     ``uploads``: folder for the handout image; the files stored for this submission (the
     handout image, ``data.letter_scan`` under ``uploads``) are removed again when it is
-    refused, fails or is a repeat. Raises SubmissionError.
+    refused, fails or is a repeat. A kept image (``data.handout_image_kept``) is copied
+    among the uploads (the kept file itself stays: the caller removes it once committed).
+    Raises SubmissionError.
     """
-    if data.idempotency_key and data.handout_image:
+    if data.idempotency_key and (data.handout_image or data.handout_image_kept):
         # Look first, so that a double click does not store the image twice. Without an
         # image the unique key itself catches the repeat (one round trip less).
         existing = _by_idempotency_key(data.idempotency_key)
@@ -198,10 +200,14 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     image = None
     try:
         clean = validate(data, require_email=data.channel in ("web", "api"))
-        if data.handout_image:
+        if data.handout_image or data.handout_image_kept:
             try:
                 assert uploads is not None  # a handout image needs the uploads folder
-                image = store_image(data.handout_image, uploads)
+                if data.handout_image:
+                    image = store_image(data.handout_image, uploads)
+                else:
+                    assert data.handout_image_kept is not None
+                    image = adopt_kept_image(uploads, data.handout_image_kept)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc
         tasks = [PRECHECK] + ([RECEIVED] if clean["authors"][0][2] else [])
