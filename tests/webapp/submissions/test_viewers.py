@@ -116,6 +116,30 @@ def test_minimum_fill_time(make_app):
         assert count() == 0
 
 
+def test_an_error_page_does_not_restart_the_minimum_fill_time(make_app):
+    """The minimum counts from the form's first opening: a viewer who fixes a mistake
+    within the minimum of the error page, but after it from the first page, is not a
+    robot (the error page's start time used to be its own)."""
+    import time
+
+    from tests.forms import page_forms
+
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_MIN_FILL_SECONDS=2)
+    client = app.test_client()
+    with app.app_context():
+        first = page_forms(client.get("/submit").get_data(as_text=True))[-1]
+        opened = time.monotonic()
+        time.sleep(1.2)
+        refused = client.post(first.action, data={**first.fields, **FORM, "answer": ""})
+        assert refused.status_code == 422
+        again = page_forms(refused.get_data(as_text=True))[-1]
+        assert again.fields["started"] == first.fields["started"]
+        time.sleep(max(0.0, 2.1 - (time.monotonic() - opened)))
+        sent = client.post(again.action, data={**again.fields, **FORM})
+        assert sent.status_code == 302, sent.get_data(as_text=True)[:300]
+        assert count() == 1
+
+
 def png_with_gps(size=(40, 30)) -> bytes:
     img = Image.new("RGB", size, (200, 30, 30))
     exif = Image.Exif()

@@ -66,21 +66,38 @@ def form_endpoint() -> str:
     return request.endpoint if request.endpoint in VIEWER_FORMS else "submissions.submit"
 
 
+#: Seconds a form's signed start time is read (a page left open longer starts anew).
+FORM_STARTED_AGE = 86400
+
+
+def _started_at(form: SubmitForm) -> float | None:
+    """When the viewer first opened this form (seconds since the epoch): the signed
+    ``started`` field, if Sova signed it less than :data:`FORM_STARTED_AGE` ago; else None."""
+    try:
+        started = signer("form-started").loads(form.started.data or "", max_age=FORM_STARTED_AGE)
+    except BadSignature:
+        return None
+    return float(started) if isinstance(started, int | float) else None
+
+
 def _fresh_form_fields(form: SubmitForm) -> None:
-    form.started.data = signer("form-started").dumps(time.time())
+    """The anti-bot fields of a page of the form: the start time stays the first opening's
+    (an error page does not start the minimum fill time again), and the idempotency key
+    stays the form's."""
+    if _started_at(form) is None:
+        form.started.data = signer("form-started").dumps(time.time())
     if not form.idempotency_key.data:
         form.idempotency_key.data = secrets.token_urlsafe(24)
 
 
 def _too_fast(form: SubmitForm) -> bool:
+    """Sent less than ``SOVA_MIN_FILL_SECONDS`` (default 3) after the form was first
+    opened, or without a valid start time: a robot's timing."""
     minimum = current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)
     if not minimum:
         return False
-    try:
-        started = signer("form-started").loads(form.started.data or "", max_age=86400)
-    except BadSignature:
-        return True
-    return time.time() - float(started) < minimum
+    started = _started_at(form)
+    return started is None or time.time() - started < minimum
 
 
 def viewer_language() -> str:
