@@ -338,7 +338,8 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     # the link confirms the address and opens the status page
     link = next(w for w in body.split() if "/confirm/" in w)
     resp = client.get(link[link.index("/confirm/") :])
-    assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
+    assert resp.status_code == 302
+    assert resp.headers["Location"].endswith(f"/status/{token}?lang=ru")  # the e-mail's language
     with app.app_context():
         assert db.session.scalar(db.select(QuestionAuthor.confirmed_at)) is not None
 
@@ -374,6 +375,65 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
     )
     body = received[0].get_payload(decode=True).decode()
     assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")
+
+
+def test_belarusian_email_links_open_in_belarusian_in_a_ru_by_browser(make_app, smtp_sink):
+    """The links of a Belarusian viewer's e-mails (the confirmation, «Мои вопросы») carry
+    the language, as the payee's link does: opened in a browser that asks for ``ru-BY``
+    (Accept-Language alone picked Russian), the pages are Belarusian. The confirmation
+    says so, each time the link is opened (it works many times)."""
+    from urllib.parse import urlsplit
+
+    from tests.helpers import drain_outbox
+
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    viewer = app.test_client()
+    assert viewer.post("/submit?lang=be", data=FORM).status_code == 302
+    assert viewer.post("/my?lang=be", data={"email": FORM["email"]}).status_code == 302
+    with app.app_context():
+        assert drain_outbox(app) == ["moderation.precheck", "notify.received", "notify.my_link"]
+    links = [
+        urlsplit(re.search(r"http://\S+", m.get_payload(decode=True).decode()).group(0))
+        for m in received
+    ]
+    assert [(u.path.split("/")[1], u.query) for u in links] == [
+        ("confirm", "lang=be"),
+        ("my", "lang=be"),
+    ]
+    ru_by = {"Accept-Language": "ru-BY,ru;q=0.9,en;q=0.5"}
+    confirmed = "Адрас пацверджаны: гэтае пытанне цяпер ёсць у раздзеле «Мае пытанні»."
+    for _ in range(2):
+        browser = app.test_client()  # another browser: no language chosen before
+        page = browser.get(
+            f"{links[0].path}?{links[0].query}", headers=ru_by, follow_redirects=True
+        )
+        text = page.get_data(as_text=True)
+        assert page.status_code == 200 and 'lang="be"' in text
+        assert confirmed in text and "Ваша пытанне" in text
+    browser = app.test_client()
+    page = browser.get(f"{links[1].path}?{links[1].query}", headers=ru_by, follow_redirects=True)
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'lang="be"' in text
+    assert "<h1>Мае пытанні</h1>" in text and FORM["question"] in text
+
+
+def test_a_bad_confirmation_link_says_how_long_it_works(make_app):
+    """A bad or too old confirmation link says what that link is: 90 days, any number of
+    times (it said «действует сутки и только один раз», the «Мои вопросы» link's terms)."""
+    client = make_app(WTF_CSRF_ENABLED=False).test_client()
+    resp = client.get("/confirm/not-a-signed-token")
+    assert resp.status_code == 410
+    page = resp.get_data(as_text=True)
+    assert "<h1>Ссылка подтверждения не действует</h1>" in page
+    assert (
+        "Ссылка из письма «Ваш вопрос получен» действует 90 дней, и открывать её можно "
+        "сколько угодно раз. Эта ссылка неполная или устарела: скопируйте её из письма "
+        "целиком."
+    ) in page
+    assert "сутки" not in page
+    page = client.get("/confirm/not-a-signed-token?lang=be").get_data(as_text=True)
+    assert "дзейнічае 90 дзён" in page
 
 
 # --- the viewer pages: languages, messages and refusals -----------------------------------

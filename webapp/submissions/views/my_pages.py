@@ -58,7 +58,10 @@ def my_open(token: str):
         return render_template("submissions/my_expired.html"), 410
     author.link_version += 1  # one-time
     session["author_id"] = author.id
-    return redirect(url_for("submissions.my_questions"))
+    lang = request.args.get("lang")  # the e-mail's language
+    return redirect(
+        url_for("submissions.my_questions", **({"lang": lang} if lang in LANGUAGES else {}))
+    )
 
 
 @bp.route("/my/questions")
