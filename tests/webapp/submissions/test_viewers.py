@@ -310,6 +310,43 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     assert db.session.get(Question, q.id).status == "withdrawn"
 
 
+def test_withdrawing_asks_for_confirmation_first(client, app):
+    """«Отозвать вопрос» cannot be undone: the list's button opens «Отозвать вопрос?»
+    (the question and what withdrawing means); only its own button withdraws."""
+    from tests.forms import page_forms
+    from webapp.submissions.links import confirm_token
+    from webapp.submissions.views import my_link_token
+
+    client.post("/submit", data=FORM)
+    q = only_question()
+    author = db.session.scalars(db.select(Author)).one()
+    with app.test_request_context():
+        confirm, link = confirm_token(q.id, author.id), my_link_token(author)
+    assert client.get(f"/confirm/{confirm}").status_code == 302
+    assert client.get(f"/my/{link}").status_code == 302
+    listed = page_forms(client.get("/my/questions").get_data(as_text=True))
+    button = next(f for f in listed if f.action == f"/my/questions/{q.id}/withdraw")
+    assert button.method == "get"
+    asked = client.get(button.action, query_string=button.fields)
+    assert asked.status_code == 200
+    page = asked.get_data(as_text=True)
+    assert "<h1>Отозвать вопрос?</h1>" in page and FORM["question"] in page
+    assert (
+        "Отозванный вопрос редакция больше не рассматривает, и в игру он не попадёт. "
+        "Отменить это нельзя: чтобы предложить вопрос снова, пришлите его заново."
+    ) in page
+    assert "Нет, вернуться к моим вопросам" in page
+    db.session.expire_all()
+    assert db.session.get(Question, q.id).status == "received"  # nothing withdrawn yet
+    (sure,) = [f for f in page_forms(page) if f.method == "post" and "withdraw" in f.action]
+    done = client.post(sure.action, data=sure.fields, follow_redirects=True)
+    assert "Вопрос отозван." in done.get_data(as_text=True)
+    db.session.expire_all()
+    assert db.session.get(Question, q.id).status == "withdrawn"
+    # withdrawn: the page is not offered again (back to the list)
+    assert client.get(button.action).status_code == 302
+
+
 def test_unknown_address_gets_the_same_answer(client, drain):
     resp = client.post("/my", data={"email": "nobody@example.com"}, follow_redirects=True)
     assert "Если этот адрес есть у нас" in resp.get_data(as_text=True)

@@ -13,7 +13,7 @@ from webapp.jobs import enqueue
 from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor
-from webapp.submissions.operations import author_by_email, withdraw
+from webapp.submissions.operations import WITHDRAWABLE, author_by_email, withdraw
 from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views.common import bp, status_labels
@@ -89,14 +89,24 @@ def my_questions():
     )
 
 
-@bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
+@bp.route("/my/questions/<int:question_id>/withdraw", methods=["GET", "POST"])
 @access("public")
 def my_withdraw(question_id: int):
-
+    """GET: «Отозвать вопрос?» — the question, what withdrawing means (it cannot be undone)
+    and the button that does it (the list's «Отозвать вопрос» only leads here). POST: the
+    withdrawal (:func:`withdraw`), then the list with a message."""
     author_id = session.get("author_id")
     question = db.session.get(Question, question_id)
     if not author_id or question is None:
         abort(404)
+    if request.method == "GET":
+        if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
+            abort(404)
+        if question.status not in WITHDRAWABLE:
+            return redirect(url_for("submissions.my_questions"))
+        return render_template(
+            "submissions/withdraw_confirm.html", question=question, form=WithdrawForm()
+        )
     if WithdrawForm().validate_on_submit():
 
         def refused(exc):
