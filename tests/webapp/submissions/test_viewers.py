@@ -140,6 +140,29 @@ def test_an_error_page_does_not_restart_the_minimum_fill_time(make_app):
         assert count() == 1
 
 
+def test_text_past_the_limit_is_refused_with_a_message_never_cut(client):
+    """No field carries ``maxlength`` (a browser cuts a pasted text there without a word);
+    the limit is the counter's (``data-max``) and the server's: a question of 3 096
+    characters comes back whole, with the message."""
+    from tests.forms import page_forms
+
+    page = client.get("/submit").get_data(as_text=True)
+    tags = re.findall(r"<(?:textarea|input)\b[^>]*>", page)
+    assert tags and not [t for t in tags if "maxlength" in t]
+    (question,) = [t for t in tags if 'name="question"' in t]
+    assert 'data-max="3000"' in question and 'data-counter="1"' in question
+    (form,) = [f for f in page_forms(page) if f.action == "/submit"]
+    long = "Очень длинный вопрос про северную столицу. " * 72
+    assert len(long) == 3096
+    resp = client.post(form.action, data={**form.fields, **FORM, "question": long})
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    assert "Вопрос: Допускается от 20 до 3000 символов." in page
+    (again,) = [f for f in page_forms(page) if f.action == "/submit"]
+    assert again.fields["question"] == long
+    assert count() == 0
+
+
 def png_with_gps(size=(40, 30)) -> bytes:
     img = Image.new("RGB", size, (200, 30, 30))
     exif = Image.Exif()
