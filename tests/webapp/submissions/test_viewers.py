@@ -99,6 +99,38 @@ def test_double_click_gives_one_question(client):
         assert db.session.scalar(db.select(db.func.count()).select_from(model)) == n, model
 
 
+def test_a_resend_of_the_same_form_is_the_same_question(client):
+    """The back button after sending can bring the form back fetched anew (a new
+    idempotency key) with the viewer's text kept by the browser: sending it again is the
+    question already received (the same status page), not a second one. A changed answer
+    or another author is another question."""
+    from tests.forms import page_forms
+
+    def form_page() -> dict:
+        page = client.get("/submit").get_data(as_text=True)
+        (form,) = [f for f in page_forms(page) if f.action == "/submit"]
+        return form.fields
+
+    first_page, back_page = form_page(), form_page()
+    assert first_page["idempotency_key"] != back_page["idempotency_key"]
+    first = client.post("/submit", data={**first_page, **FORM})
+    again = client.post("/submit", data={**back_page, **FORM})
+    assert first.status_code == again.status_code == 302
+    assert again.headers["Location"] == first.headers["Location"]
+    assert count() == 1
+    from webapp.core.models import OutboxMessage
+
+    assert count(OutboxMessage) == 2  # the resend queued nothing (no second e-mail)
+    other = client.post("/submit", data={**form_page(), **FORM, "answer": "Петербург"})
+    assert other.status_code == 302 and other.headers["Location"] != first.headers["Location"]
+    coauthor = client.post("/submit", data={**form_page(), **FORM, "name": "Анна Иванова"})
+    assert coauthor.headers["Location"] not in (
+        first.headers["Location"],
+        other.headers["Location"],
+    )
+    assert count() == 3
+
+
 def test_honeypot_stores_nothing(client):
     resp = client.post("/submit", data=dict(FORM, website="http://spam.example"))
     assert resp.status_code == 200 and count() == 0
