@@ -16,7 +16,7 @@ from webapp.submissions.models import Author, Question, QuestionAuthor
 from webapp.submissions.operations import WITHDRAWABLE, author_by_email, withdraw
 from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
-from webapp.submissions.views.common import bp, status_labels
+from webapp.submissions.views.common import bp, lang_arg, status_labels
 from webapp.submissions.views.submit_form import viewer_language
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
@@ -58,10 +58,7 @@ def my_open(token: str):
         return render_template("submissions/my_expired.html"), 410
     author.link_version += 1  # one-time
     session["author_id"] = author.id
-    lang = request.args.get("lang")  # the e-mail's language
-    return redirect(
-        url_for("submissions.my_questions", **({"lang": lang} if lang in LANGUAGES else {}))
-    )
+    return redirect(url_for("submissions.my_questions", **lang_arg()))  # the e-mail's language
 
 
 @bp.route("/my/questions")

@@ -15,7 +15,7 @@ from webapp.submissions.links import CONFIRM_LINK_AGE, read_confirm_token
 from webapp.submissions.models import Question
 from webapp.submissions.operations import confirm_authorship
 from webapp.submissions.queries import by_token, public_history
-from webapp.submissions.views.common import bp, status_labels
+from webapp.submissions.views.common import bp, lang_arg, status_labels
 
 
 @bp.route("/")
@@ -73,7 +73,7 @@ def confirm(token: str):
         forms = CONFIRM_DAYS.get(str(get_locale()), CONFIRM_DAYS["ru"])
         return render_template("submissions/confirm_expired.html", days=quantity(days, forms)), 410
     flash(_("Адрес подтверждён: этот вопрос теперь есть в разделе «Мои вопросы»."), "success")
-    return redirect(url_for("submissions.status", token=question.public_token, **_lang()))
+    return redirect(url_for("submissions.status", token=question.public_token, **lang_arg()))
 
 
 #: Days as each language counts them (:func:`webapp.domain.text.quantity`).
@@ -82,10 +82,3 @@ CONFIRM_DAYS = {
     "be": ("дзень", "дні", "дзён"),
     "en": ("day", "days"),
 }
-
-
-def _lang() -> dict[str, str]:
-    """``{"lang": code}`` when this request chose a language (an e-mailed link's
-    ``?lang=``), so the page it redirects to keeps it; else ``{}``."""
-    lang = request.args.get("lang")
-    return {"lang": lang} if lang in LANGUAGES else {}
