@@ -142,3 +142,21 @@ def test_a_new_file_replaces_the_kept_one_and_a_forged_token_is_ignored(site):
     assert send(client, form, TYPED).status_code == 302
     assert viewer_question().handout_image is None
     assert client.get(f"/submit/image/{name}").status_code == 404
+
+
+def test_kept_images_older_than_a_day_are_purged(site):
+    """A kept image whose form was never sent again is removed after 24 hours (by the
+    next image kept); a younger one stays."""
+    import os
+    import time
+
+    app, client, _api, _game_id = site
+    first = send(client, rendered(client.get("/submit")), dict(TYPED, answer=""), jpeg())
+    (old,) = (uploads(app) / "pending").iterdir()
+    day_ago = time.time() - 24 * 3600 - 60
+    os.utime(old, (day_ago, day_ago))
+    other = send(client, rendered(client.get("/submit")), dict(TYPED, answer=""), jpeg())
+    assert other.status_code == 422 and kept_src(other.get_data(as_text=True))
+    (young,) = (uploads(app) / "pending").iterdir()
+    assert young != old and not old.exists()
+    assert client.get(kept_src(first.get_data(as_text=True))).status_code == 404
