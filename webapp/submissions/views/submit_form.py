@@ -181,11 +181,11 @@ def submission_from(
     form: SubmitForm,
     channel: str = "web",
     live_game_id: int | None = None,
-    kept_image: str | None = None,
+    kept: str | None = None,
 ) -> SubmissionInput:
-    """The submission of a validated form; ``kept_image``: the name of its kept handout
-    image (:func:`_keep_handout_image`), which then stands for the attached file."""
-    upload = None if kept_image else form.handout_image.data
+    """The submission of a validated form; ``kept``: the name of its kept handout image
+    (:func:`_keep_handout_image`), which then stands for the attached file."""
+    upload = None if kept else form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
     authors += [
         AuthorInput(name=c.form.name.data, city=c.form.city.data)
@@ -206,7 +206,7 @@ def submission_from(
         age_confirmed=form.age_confirmed.data,
         idempotency_key=form.idempotency_key.data or None,
         handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
-        handout_image_kept=kept_image,
+        handout_image_kept=kept,
         language=viewer_language(),
         channel=channel,
         live_game_id=live_game_id,
