@@ -267,9 +267,15 @@ def received(question_id: int) -> bool:
         return False
     to = decrypt(q.authors[0].author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
-    with current_app.test_request_context(base_url=base), force_locale(_locale(q.language)):
+    language = _locale(q.language)
+    with current_app.test_request_context(base_url=base), force_locale(language):
+        # the link carries the e-mail's language: the page opens in it whatever the
+        # browser's Accept-Language says (a ru-BY browser would get Russian)
         link = url_for(
-            "submissions.confirm", _external=True, token=confirm_token(q.id, q.authors[0].author_id)
+            "submissions.confirm",
+            _external=True,
+            token=confirm_token(q.id, q.authors[0].author_id),
+            lang=language,
         )
         subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
         body = render_template("emails/received.txt", link=link)
@@ -301,8 +307,11 @@ def my_link(author_id: int, language: int | None = None) -> bool:
     latest = latest_language(author.id)
     if language is not None and 0 <= language < len(LANGUAGES):
         latest = LANGUAGES[language]
-    with current_app.test_request_context(base_url=base), force_locale(_locale(latest)):
-        link = url_for("submissions.my_open", token=my_link_token(author), _external=True)
+    locale = _locale(latest)
+    with current_app.test_request_context(base_url=base), force_locale(locale):
+        link = url_for(
+            "submissions.my_open", token=my_link_token(author), lang=locale, _external=True
+        )
         subject = gettext("Ваши вопросы — «Что? Где? Когда?»")
         body = render_template("emails/my_link.txt", link=link)
     return send_mail(

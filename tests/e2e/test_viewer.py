@@ -85,3 +85,64 @@ def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     page.set_input_files("#handout_image", files=[])
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r"/status/[\w-]+\?new=1"))
+
+
+@pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
+def test_the_image_stays_on_the_phone_across_an_error_and_the_back_button(live_server, phone_page):
+    """On a phone: a JPEG attached to a question too short comes back shown (loaded, in
+    the unfolded handout block, within the screen), with the note and the remove box; a
+    question over the limit is not cut (the counter turns red); the corrected question,
+    sent without attaching the file again, has the image; the back button and a second
+    send give the same status page, one question."""
+    import io
+
+    from PIL import Image
+
+    from webapp.extensions import db
+    from webapp.submissions.models import Question
+
+    out = io.BytesIO()
+    Image.new("RGB", (800, 600), (30, 120, 60)).save(out, format="JPEG")
+    page = phone_page
+    page.goto(f"{live_server.url}/submit")
+    page.fill("#question", "Короткий")
+    page.fill("#answer", "Минск")
+    page.fill("#name", "Алесь Мароз")
+    page.fill("#email", "ales@example.by")
+    page.check("#consent")
+    page.check("#age_confirmed")
+    page.locator("details", has=page.locator("#handout_image")).locator("summary").click()
+    page.set_input_files(
+        "#handout_image",
+        files=[{"name": "map.jpg", "mimeType": "image/jpeg", "buffer": out.getvalue()}],
+    )
+    page.click("button[type=submit]")
+    page.wait_for_selector("#error-summary")
+    kept = page.locator("#kept-image img")
+    assert kept.is_visible()
+    assert page.evaluate("document.querySelector('#kept-image img').naturalWidth") == 800
+    assert "прыкладаць яе нанова не трэба" in page.locator("#kept-image").inner_text()  # be-BY
+    assert page.locator("#handout_image_remove").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    box = kept.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390
+    long = "Очень длинный вопрос про северную столицу. " * 72
+    page.fill("#question", long)
+    assert len(page.input_value("#question")) == 3096  # not cut at 3000
+    counter = page.locator("#question ~ .counter")
+    assert counter.inner_text() == "3096 / 3000" and "over" in counter.get_attribute("class")
+    page.fill("#question", "Какой город называют столицей Беларуси? Назовите его.")
+    assert "over" not in counter.get_attribute("class")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/status/[\w-]+\?new=1"))
+    status_url = page.url
+    with live_server.app.app_context():
+        (q,) = db.session.scalars(db.select(Question)).all()
+        assert q.handout_image and q.handout_image.endswith(".jpg")
+    page.go_back()
+    page.wait_for_selector("button[type=submit]:enabled")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/status/[\w-]+"))
+    assert page.url.split("?")[0] == status_url.split("?")[0]
+    with live_server.app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 1

@@ -29,6 +29,7 @@ Every public surface asks here, and nowhere else:
 from __future__ import annotations
 
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select
 
@@ -118,7 +119,10 @@ def question_public(question: Question, now: datetime | None = None) -> bool:
 @published.connect
 def _question_published(question: Question, now: datetime | None = None) -> datetime | None:
     """Answers ``webapp.submissions.queries.published`` (the author's status page, «Мои
-    вопросы», the status API): the air time (UTC) of the game ``question`` was asked in
-    when that game is published at ``now`` (:func:`question_published`), else None."""
+    вопросы», the status API): the air time of the game ``question`` was asked in, in its
+    season's zone (the instant is the stored UTC one), when that game is published at
+    ``now`` (:func:`question_published`), else None."""
     game = played_in(question)
-    return game.air_at if game is not None and is_published(game, now) else None
+    if game is None or game.air_at is None or not is_published(game, now):
+        return None
+    return game.air_at.astimezone(ZoneInfo(game.season.timezone))

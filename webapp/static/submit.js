@@ -2,13 +2,18 @@
 (function () {
   var summary = document.getElementById('error-summary');
   if (summary) { summary.focus(); }
+  // The limit is not maxlength (a browser cuts a pasted text there without a word): the
+  // counter turns red past it, and the server refuses the text with a message.
   document.querySelectorAll('[data-counter]').forEach(function (el) {
-    var max = parseInt(el.getAttribute('maxlength'), 10);
+    var max = parseInt(el.getAttribute('data-max'), 10);
     var out = document.createElement('small');
     out.className = 'counter';
     out.setAttribute('aria-live', 'polite');
     el.insertAdjacentElement('afterend', out);
-    var update = function () { out.textContent = el.value.length + ' / ' + max; };
+    var update = function () {
+      out.textContent = el.value.length + ' / ' + max;
+      out.classList.toggle('over', el.value.length > max);
+    };
     el.addEventListener('input', update);
     update();
   });

@@ -87,7 +87,8 @@ class SubmitForm(QuestionFields):
     """Every field of a viewer's question; the operation re-checks everything.
 
     ``website`` is a honeypot (must stay empty); ``started`` carries a signed start time for
-    the minimum fill time; ``idempotency_key`` makes a double click one question.
+    the minimum fill time; ``idempotency_key`` makes a double click one question;
+    ``handout_upload`` names the image kept from an earlier send of the form.
     """
 
     handout_image = FileField(
@@ -98,6 +99,10 @@ class SubmitForm(QuestionFields):
             FileSize(MAX_BYTES, message=_l("Изображение больше 5 МБ.")),
         ],
     )
+    # the signed token of the image kept from an earlier send of this form, and the
+    # viewer's choice to drop it (webapp.submissions.views.submit_form)
+    handout_upload = HiddenField()
+    handout_image_remove = BooleanField(_l("Убрать это изображение из вопроса"))
     name = StringField(_l("Имя и фамилия"), validators=[DataRequired(REQUIRED), _len("name")])
     city = StringField(_l("Город"), validators=[Optional(), _len("city")])
     coauthors = FieldList(FormField(CoauthorForm), min_entries=2, max_entries=5)

@@ -2,14 +2,24 @@
 
 Accepted: JPEG, PNG, WebP up to 5 MB (``MAX_BYTES``) and 40 megapixels. The stored file is
 a fresh encoding of the pixels only (no EXIF, GPS, ICC text chunks), named by a random
-token, under ``<instance>/uploads`` (outside the web root; served to staff only).
+token, under ``<instance>/uploads`` (outside the web root; served to staff only), readable by
+Sova's own user only (0600).
+
+A viewer's image on a form that comes back with an error is *kept*: stored the same way under
+``<instance>/uploads/pending`` (:func:`keep_image`), named to the viewer's page only by a
+signed token (``webapp.submissions.views.submit_form``), copied among the uploads when the
+question is stored (:func:`adopt_kept_image`) and removed then, or after
+:data:`KEPT_IMAGE_AGE` by the next :func:`keep_image` (:func:`purge_kept_images`).
 """
 
 from __future__ import annotations
 
 import io
 import math
+import os
+import re
 import secrets
+import time
 from pathlib import Path
 
 from flask_babel import gettext as _
@@ -25,6 +35,12 @@ DECODE_PIXELS = 16_000_000
 #: Longest side of the stored image (a handout printed on an A4 envelope card).
 MAX_SIDE = 4096
 FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
+#: The folder of kept images, under the uploads folder.
+PENDING = "pending"
+#: Seconds a kept image lives (the form's own life: its signed start time is read 24 h).
+KEPT_IMAGE_AGE = 24 * 3600
+#: A stored file's name: 128 random bits in hex and the format's suffix, nothing else.
+STORED_NAME = re.compile(r"[0-9a-f]{32}\.(?:jpg|png|webp)")
 
 
 class ImageError(ValueError):
@@ -81,7 +97,74 @@ def store_image(data: bytes, folder: Path) -> str:
         raise ImageError(too_big) from exc
     except (UnidentifiedImageError, OSError) as exc:
         raise ImageError(_("Файл не является изображением JPEG, PNG или WebP.")) from exc
+    return _write_private(folder, FORMATS[fmt], out.getvalue())
+
+
+def _write_private(folder: Path, suffix: str, data: bytes) -> str:
+    """Write ``data`` to a new file ``<random>.<suffix>`` in ``folder`` (made if missing),
+    mode 0600 (personal data: only Sova's own user reads it); returns the file's name."""
     folder.mkdir(parents=True, exist_ok=True)
-    name = f"{secrets.token_hex(16)}.{FORMATS[fmt]}"
-    (folder / name).write_bytes(out.getvalue())
+    name = f"{secrets.token_hex(16)}.{suffix}"
+    fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     return name
+
+
+def keep_image(data: bytes, uploads: Path) -> str:
+    """Verify and store a viewer's image while its form is corrected
+    (:func:`store_image` into ``uploads/pending``); returns the kept file's name. Removes
+    the kept images older than :data:`KEPT_IMAGE_AGE` first. Raises ImageError."""
+    purge_kept_images(uploads)
+    return store_image(data, uploads / PENDING)
+
+
+def kept_image_path(uploads: Path, name: str | None) -> Path | None:
+    """The kept image ``name`` (a stored name, :data:`STORED_NAME`; anything else, a path
+    included, is None) under ``uploads/pending`` if it still exists, else None."""
+    if not name or not STORED_NAME.fullmatch(name):
+        return None
+    path = uploads / PENDING / name
+    return path if path.is_file() else None
+
+
+def adopt_kept_image(uploads: Path, name: str) -> str:
+    """Copy the kept image ``name`` among the uploads under a new name (0600) and return
+    that name; the kept file stays until :func:`discard_kept_image` (a form refused later
+    still shows it). A fresh name per copy: a repeat's clean-up never removes the file of
+    the first question. Raises ImageError when the kept image is gone (purged)."""
+    path = kept_image_path(uploads, name)
+    try:
+        data = path.read_bytes() if path is not None else None
+    except FileNotFoundError:
+        data = None
+    if data is None:
+        raise ImageError(
+            _("Приложенное изображение больше не хранится. Приложите его, пожалуйста, ещё раз.")
+        )
+    return _write_private(uploads, name.rsplit(".", 1)[1], data)
+
+
+def discard_kept_image(uploads: Path, name: str | None) -> None:
+    """Remove the kept image ``name`` (nothing if it is not a kept image's name)."""
+    path = kept_image_path(uploads, name)
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def purge_kept_images(uploads: Path, older_than: float = KEPT_IMAGE_AGE) -> int:
+    """Remove the kept images last written more than ``older_than`` seconds ago; returns
+    how many."""
+    folder = uploads / PENDING
+    if not folder.is_dir():
+        return 0
+    cutoff = time.time() - older_than
+    removed = 0
+    for path in folder.iterdir():
+        try:
+            if path.is_file() and path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:  # removed meanwhile by another request
+            continue
+    return removed

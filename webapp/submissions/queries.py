@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
 
@@ -115,33 +115,41 @@ def has_aired(question: Question, now: datetime | None = None) -> bool:
 
 
 def public_history(question: Question, now: datetime | None = None) -> list[dict]:
-    """The author's view of the history: ``[{"status": str, "at": datetime}]``, oldest first.
+    """The author's view of the history: ``[{"status": str, "at": datetime (UTC),
+    "air_date": date or None}]``, in the order it happened.
 
     Internal steps that would reveal the game (``assigned``) are shown as ``accepted``;
     ``used`` — and every event other features add through :data:`public_events` (prize
     owed, paid) — appears only once the game is published (:func:`has_aired`: closed and
-    its air time before ``now``), dated no earlier than the air: a game recorded ahead was
-    closed before it aired, and the author sees it played on the day of the broadcast.
-    Consecutive repeats are merged.
+    its air time before ``now``). ``used`` is dated by the game's air time, and its
+    ``air_date`` is that day in the season's zone: the author sees the question played on
+    the day of the broadcast, not when the game was played or closed (a game recorded
+    ahead, a live game closed after midnight). The added events are dated no earlier than
+    the air. Consecutive repeats are merged; ``air_date`` is None on every other entry.
     """
     aired = aired_at(question, now)
     events: list[dict[str, Any]] = [
-        {"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at}
+        {"status": PUBLIC_STATUS.get(c.to_status, c.to_status), "at": c.at, "order": c.at}
         for c in question.history
     ]
     if aired:
         extras = [e for _receiver, extra in public_events.send(question) for e in extra or []]
-        events.extend({**e, "at": max(e["at"], aired)} for e in extras)
-        for event in events:
-            if event["status"] == "used":
-                event["at"] = max(event["at"], aired)
-    events.sort(key=itemgetter("at"))
+        events.extend({**e, "order": e["at"], "at": max(e["at"], aired)} for e in extras)
+    events.sort(key=itemgetter("order"))
     out: list[dict] = []
     for event in events:
-        status = event["status"]
+        status, at = event["status"], event["at"]
         if status == "used" and not aired:
             status = "accepted"
+        elif status == "used":
+            at = aired
         if out and out[-1]["status"] == status:
             continue
-        out.append({"status": status, "at": event["at"]})
+        out.append(
+            {
+                "status": status,
+                "at": at.astimezone(UTC),
+                "air_date": aired.date() if aired and status == "used" else None,
+            }
+        )
     return out

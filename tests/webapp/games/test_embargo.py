@@ -123,6 +123,8 @@ def test_a_game_recorded_ahead_is_hidden_until_it_airs(app, client, api, played,
     after = _surfaces(app, question.public_token, author_id)
     assert after["api"] == ["received", "in_review", "accepted", "used", "prize_owed"]
     assert "Сыгран в игре" in after["status"] and "Вам положен денежный приз" in after["status"]
+    # played on the day it aired (the season's zone), not when the game was played or closed
+    assert "<li>Сыгран в игре — 30.12.2023</li>" in after["status"]
     assert "Вам положен денежный приз" in after["my"]  # «Мои вопросы»: the latest status
     assert question_public(question)
     assert _request_details(client, login, prize.id) == "details_requested"

@@ -99,6 +99,38 @@ def test_double_click_gives_one_question(client):
         assert db.session.scalar(db.select(db.func.count()).select_from(model)) == n, model
 
 
+def test_a_resend_of_the_same_form_is_the_same_question(client):
+    """The back button after sending can bring the form back fetched anew (a new
+    idempotency key) with the viewer's text kept by the browser: sending it again is the
+    question already received (the same status page), not a second one. A changed answer
+    or another author is another question."""
+    from tests.forms import page_forms
+
+    def form_page() -> dict:
+        page = client.get("/submit").get_data(as_text=True)
+        (form,) = [f for f in page_forms(page) if f.action == "/submit"]
+        return form.fields
+
+    first_page, back_page = form_page(), form_page()
+    assert first_page["idempotency_key"] != back_page["idempotency_key"]
+    first = client.post("/submit", data={**first_page, **FORM})
+    again = client.post("/submit", data={**back_page, **FORM})
+    assert first.status_code == again.status_code == 302
+    assert again.headers["Location"] == first.headers["Location"]
+    assert count() == 1
+    from webapp.core.models import OutboxMessage
+
+    assert count(OutboxMessage) == 2  # the resend queued nothing (no second e-mail)
+    other = client.post("/submit", data={**form_page(), **FORM, "answer": "Петербург"})
+    assert other.status_code == 302 and other.headers["Location"] != first.headers["Location"]
+    coauthor = client.post("/submit", data={**form_page(), **FORM, "name": "Анна Иванова"})
+    assert coauthor.headers["Location"] not in (
+        first.headers["Location"],
+        other.headers["Location"],
+    )
+    assert count() == 3
+
+
 def test_honeypot_stores_nothing(client):
     resp = client.post("/submit", data=dict(FORM, website="http://spam.example"))
     assert resp.status_code == 200 and count() == 0
@@ -114,6 +146,53 @@ def test_minimum_fill_time(make_app):
         assert resp.status_code == 422
         assert FORM["question"] in resp.get_data(as_text=True)
         assert count() == 0
+
+
+def test_an_error_page_does_not_restart_the_minimum_fill_time(make_app):
+    """The minimum counts from the form's first opening: a viewer who fixes a mistake
+    within the minimum of the error page, but after it from the first page, is not a
+    robot (the error page's start time used to be its own)."""
+    import time
+
+    from tests.forms import page_forms
+
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_MIN_FILL_SECONDS=2)
+    client = app.test_client()
+    with app.app_context():
+        first = page_forms(client.get("/submit").get_data(as_text=True))[-1]
+        opened = time.monotonic()
+        time.sleep(1.2)
+        refused = client.post(first.action, data={**first.fields, **FORM, "answer": ""})
+        assert refused.status_code == 422
+        again = page_forms(refused.get_data(as_text=True))[-1]
+        assert again.fields["started"] == first.fields["started"]
+        time.sleep(max(0.0, 2.1 - (time.monotonic() - opened)))
+        sent = client.post(again.action, data={**again.fields, **FORM})
+        assert sent.status_code == 302, sent.get_data(as_text=True)[:300]
+        assert count() == 1
+
+
+def test_text_past_the_limit_is_refused_with_a_message_never_cut(client):
+    """No field carries ``maxlength`` (a browser cuts a pasted text there without a word);
+    the limit is the counter's (``data-max``) and the server's: a question of 3 096
+    characters comes back whole, with the message."""
+    from tests.forms import page_forms
+
+    page = client.get("/submit").get_data(as_text=True)
+    tags = re.findall(r"<(?:textarea|input)\b[^>]*>", page)
+    assert tags and not [t for t in tags if "maxlength" in t]
+    (question,) = [t for t in tags if 'name="question"' in t]
+    assert 'data-max="3000"' in question and 'data-counter="1"' in question
+    (form,) = [f for f in page_forms(page) if f.action == "/submit"]
+    long = "Очень длинный вопрос про северную столицу. " * 72
+    assert len(long) == 3096
+    resp = client.post(form.action, data={**form.fields, **FORM, "question": long})
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    assert "Вопрос: Допускается от 20 до 3000 символов." in page
+    (again,) = [f for f in page_forms(page) if f.action == "/submit"]
+    assert again.fields["question"] == long
+    assert count() == 0
 
 
 def png_with_gps(size=(40, 30)) -> bytes:
@@ -286,6 +365,43 @@ def test_my_questions_link_is_one_time_and_withdraws(client, app, drain):
     assert db.session.get(Question, q.id).status == "withdrawn"
 
 
+def test_withdrawing_asks_for_confirmation_first(client, app):
+    """«Отозвать вопрос» cannot be undone: the list's button opens «Отозвать вопрос?»
+    (the question and what withdrawing means); only its own button withdraws."""
+    from tests.forms import page_forms
+    from webapp.submissions.links import confirm_token
+    from webapp.submissions.views import my_link_token
+
+    client.post("/submit", data=FORM)
+    q = only_question()
+    author = db.session.scalars(db.select(Author)).one()
+    with app.test_request_context():
+        confirm, link = confirm_token(q.id, author.id), my_link_token(author)
+    assert client.get(f"/confirm/{confirm}").status_code == 302
+    assert client.get(f"/my/{link}").status_code == 302
+    listed = page_forms(client.get("/my/questions").get_data(as_text=True))
+    button = next(f for f in listed if f.action == f"/my/questions/{q.id}/withdraw")
+    assert button.method == "get"
+    asked = client.get(button.action, query_string=button.fields)
+    assert asked.status_code == 200
+    page = asked.get_data(as_text=True)
+    assert "<h1>Отозвать вопрос?</h1>" in page and FORM["question"] in page
+    assert (
+        "Отозванный вопрос редакция больше не рассматривает, и в игру он не попадёт. "
+        "Отменить это нельзя: чтобы предложить вопрос снова, пришлите его заново."
+    ) in page
+    assert "Нет, вернуться к моим вопросам" in page
+    db.session.expire_all()
+    assert db.session.get(Question, q.id).status == "received"  # nothing withdrawn yet
+    (sure,) = [f for f in page_forms(page) if f.method == "post" and "withdraw" in f.action]
+    done = client.post(sure.action, data=sure.fields, follow_redirects=True)
+    assert "Вопрос отозван." in done.get_data(as_text=True)
+    db.session.expire_all()
+    assert db.session.get(Question, q.id).status == "withdrawn"
+    # withdrawn: the page is not offered again (back to the list)
+    assert client.get(button.action).status_code == 302
+
+
 def test_unknown_address_gets_the_same_answer(client, drain):
     resp = client.post("/my", data={"email": "nobody@example.com"}, follow_redirects=True)
     assert "Если этот адрес есть у нас" in resp.get_data(as_text=True)
@@ -314,7 +430,8 @@ def test_confirmation_email_via_real_smtp(make_app, smtp_sink):
     # the link confirms the address and opens the status page
     link = next(w for w in body.split() if "/confirm/" in w)
     resp = client.get(link[link.index("/confirm/") :])
-    assert resp.status_code == 302 and resp.headers["Location"].endswith(f"/status/{token}")
+    assert resp.status_code == 302
+    assert resp.headers["Location"].endswith(f"/status/{token}?lang=ru")  # the e-mail's language
     with app.app_context():
         assert db.session.scalar(db.select(QuestionAuthor.confirmed_at)) is not None
 
@@ -350,6 +467,65 @@ def test_email_in_the_viewers_language(make_app, smtp_sink):
     )
     body = received[0].get_payload(decode=True).decode()
     assert body.startswith("Добры дзень!\n\nМы атрымалі ваша пытанне")
+
+
+def test_belarusian_email_links_open_in_belarusian_in_a_ru_by_browser(make_app, smtp_sink):
+    """The links of a Belarusian viewer's e-mails (the confirmation, «Мои вопросы») carry
+    the language, as the payee's link does: opened in a browser that asks for ``ru-BY``
+    (Accept-Language alone picked Russian), the pages are Belarusian. The confirmation
+    says so, each time the link is opened (it works many times)."""
+    from urllib.parse import urlsplit
+
+    from tests.helpers import drain_outbox
+
+    url, received = smtp_sink
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMTP_URL=url)
+    viewer = app.test_client()
+    assert viewer.post("/submit?lang=be", data=FORM).status_code == 302
+    assert viewer.post("/my?lang=be", data={"email": FORM["email"]}).status_code == 302
+    with app.app_context():
+        assert drain_outbox(app) == ["moderation.precheck", "notify.received", "notify.my_link"]
+    links = [
+        urlsplit(re.search(r"http://\S+", m.get_payload(decode=True).decode()).group(0))
+        for m in received
+    ]
+    assert [(u.path.split("/")[1], u.query) for u in links] == [
+        ("confirm", "lang=be"),
+        ("my", "lang=be"),
+    ]
+    ru_by = {"Accept-Language": "ru-BY,ru;q=0.9,en;q=0.5"}
+    confirmed = "Адрас пацверджаны: гэтае пытанне цяпер ёсць у раздзеле «Мае пытанні»."
+    for _ in range(2):
+        browser = app.test_client()  # another browser: no language chosen before
+        page = browser.get(
+            f"{links[0].path}?{links[0].query}", headers=ru_by, follow_redirects=True
+        )
+        text = page.get_data(as_text=True)
+        assert page.status_code == 200 and 'lang="be"' in text
+        assert confirmed in text and "Ваша пытанне" in text
+    browser = app.test_client()
+    page = browser.get(f"{links[1].path}?{links[1].query}", headers=ru_by, follow_redirects=True)
+    text = page.get_data(as_text=True)
+    assert page.status_code == 200 and 'lang="be"' in text
+    assert "<h1>Мае пытанні</h1>" in text and FORM["question"] in text
+
+
+def test_a_bad_confirmation_link_says_how_long_it_works(make_app):
+    """A bad or too old confirmation link says what that link is: 90 days, any number of
+    times (it said «действует сутки и только один раз», the «Мои вопросы» link's terms)."""
+    client = make_app(WTF_CSRF_ENABLED=False).test_client()
+    resp = client.get("/confirm/not-a-signed-token")
+    assert resp.status_code == 410
+    page = resp.get_data(as_text=True)
+    assert "<h1>Ссылка подтверждения не действует</h1>" in page
+    assert (
+        "Ссылка из письма «Ваш вопрос получен» действует 90 дней, и открывать её можно "
+        "сколько угодно раз. Эта ссылка неполная или устарела: скопируйте её из письма "
+        "целиком."
+    ) in page
+    assert "сутки" not in page
+    page = client.get("/confirm/not-a-signed-token?lang=be").get_data(as_text=True)
+    assert "дзейнічае 90 дзён" in page
 
 
 # --- the viewer pages: languages, messages and refusals -----------------------------------

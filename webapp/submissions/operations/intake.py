@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -17,7 +18,7 @@ from webapp.core.models import utcnow
 from webapp.domain.text import matching_key
 from webapp.extensions import db
 from webapp.jobs import enqueue, track
-from webapp.submissions.images import ImageError, store_image
+from webapp.submissions.images import ImageError, adopt_kept_image, store_image
 from webapp.submissions.models import (
     Author,
     Question,
@@ -179,7 +180,8 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     ``notify.received`` queued in the same transaction; the caller commits. A repeated
     ``idempotency_key`` (a double click) returns the question made the first time and
     writes nothing: the repeat is found by the key's unique index, and the session is
-    rolled back (the submission must be the whole transaction when a key is given).
+    rolled back (the submission must be the whole transaction when a key is given). So
+    does a resend of the same viewer's form under another key (:func:`_resend_of`).
     On PostgreSQL the rows are written by one statement (:mod:`pg_intake`), elsewhere by
     the ORM (:func:`create_question`); the rows are the same. When that statement is the
     whole transaction (one author, with an e-mail, no image, and the session has not begun
@@ -187,9 +189,11 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     and the caller's ``commit()`` then only relays its outbox rows.
     ``uploads``: folder for the handout image; the files stored for this submission (the
     handout image, ``data.letter_scan`` under ``uploads``) are removed again when it is
-    refused, fails or is a repeat. Raises SubmissionError.
+    refused, fails or is a repeat. A kept image (``data.handout_image_kept``) is copied
+    among the uploads (the kept file itself stays: the caller removes it once committed).
+    Raises SubmissionError.
     """
-    if data.idempotency_key and data.handout_image:
+    if data.idempotency_key and (data.handout_image or data.handout_image_kept):
         # Look first, so that a double click does not store the image twice. Without an
         # image the unique key itself catches the repeat (one round trip less).
         existing = _by_idempotency_key(data.idempotency_key)
@@ -198,10 +202,17 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     image = None
     try:
         clean = validate(data, require_email=data.channel in ("web", "api"))
-        if data.handout_image:
+        resent = _resend_of(clean, data.channel)
+        if resent is not None:  # the back button's resend: nothing is stored yet
+            return resent
+        if data.handout_image or data.handout_image_kept:
             try:
                 assert uploads is not None  # a handout image needs the uploads folder
-                image = store_image(data.handout_image, uploads)
+                if data.handout_image:
+                    image = store_image(data.handout_image, uploads)
+                else:
+                    assert data.handout_image_kept is not None
+                    image = adopt_kept_image(uploads, data.handout_image_kept)
             except ImageError as exc:
                 raise SubmissionError({"handout_image": [str(exc)]}) from exc
         tasks = [PRECHECK] + ([RECEIVED] if clean["authors"][0][2] else [])
@@ -224,6 +235,54 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     if not made.created:  # a double click: the first submission keeps its own files
         _discard_uploads(uploads, image, data.letter_scan)
     return made
+
+
+#: Channels of the viewer's form (``/submit``, ``/live``), where a resend of the same form
+#: is the question it sent (:func:`_resend_of`).
+FORM_CHANNELS = ("web", "live")
+#: How long after a question a resend of its form returns it (the form's own life: its
+#: signed start time is read 24 hours).
+RESEND_WINDOW = timedelta(hours=24)
+
+
+def _resend_of(clean: dict, channel: str) -> Received | None:
+    """The question that this submission from the viewer's form sends again, else None.
+
+    The back button after a question was sent can bring the form back with its text but a
+    new idempotency key (a page fetched again keeps what was typed, not its hidden
+    fields), so the key alone does not catch the resend. The same form is: the same
+    channel (:data:`FORM_CHANNELS`), the same address, first author's name and city,
+    question and answer (as cleaned), sent within :data:`RESEND_WINDOW` and not
+    withdrawn. Read in the session's transaction if it has begun one, else on a
+    connection of its own, so that the submission can still be the whole transaction (the
+    autocommit path of PostgreSQL)."""
+    name, city, email = clean["authors"][0][:3]
+    if channel not in FORM_CHANNELS or not email:
+        return None
+    stmt = (
+        db.select(Question.id, Question.public_token)
+        .join(QuestionAuthor, QuestionAuthor.question_id == Question.id)
+        .join(Author, Author.id == QuestionAuthor.author_id)
+        .where(
+            Author.email_hash == lookup_hash(email),
+            QuestionAuthor.position == 0,
+            QuestionAuthor.name == name,
+            QuestionAuthor.city.is_not_distinct_from(city),
+            Question.channel == channel,
+            Question.text == clean["question"],
+            Question.answer == clean["answer"],
+            Question.status != "withdrawn",
+            Question.created_at >= utcnow() - RESEND_WINDOW,
+        )
+        .order_by(Question.id)
+        .limit(1)
+    )
+    if db.session().get_transaction() is not None:
+        row = db.session.execute(stmt).first()
+    else:
+        with db.engine.connect() as conn:
+            row = conn.execute(stmt).first()
+    return Received(row.id, row.public_token, created=False) if row is not None else None
 
 
 def _discard_uploads(uploads: Path | None, *names: str | None) -> None:

@@ -82,6 +82,9 @@ class SubmissionInput:
     age_confirmed: bool = False
     idempotency_key: str | None = None
     handout_image: bytes | None = None  # raw upload; verified and re-encoded
+    # or: a viewer's image kept while the form was corrected (a name under uploads/pending,
+    # already verified and re-encoded: webapp.submissions.images.keep_image)
+    handout_image_kept: str | None = None
     postmark_date: date | None = None  # paper letters (channel "mail")
     letter_scan: str | None = None  # the stored scan of a paper letter, under uploads/
     live_game_id: int | None = None  # channel "live": the game live when it was sent

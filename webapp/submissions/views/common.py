@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from flask import Blueprint, current_app
+from flask import Blueprint, current_app, request
 from flask_babel import gettext as _
+
+from webapp.app_lang import LANGUAGES
 
 bp = Blueprint("submissions", __name__)
 
@@ -29,3 +32,10 @@ def status_labels() -> dict[str, str]:
 
 def uploads_folder() -> Path:
     return Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
+
+
+def lang_arg() -> dict[str, Any]:
+    """``{"lang": code}`` when this request chose a language (an e-mailed link's
+    ``?lang=``), for the ``url_for`` of the page it redirects to; else ``{}``."""
+    lang = request.args.get("lang")
+    return {"lang": lang} if lang in LANGUAGES else {}

@@ -16,7 +16,7 @@ from webapp.submissions.models import Author, Question, QuestionAuthor
 from webapp.submissions.operations import author_by_email, withdraw, withdraw_offered
 from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
-from webapp.submissions.views.common import bp, status_labels
+from webapp.submissions.views.common import bp, lang_arg, status_labels
 from webapp.submissions.views.submit_form import viewer_language
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
@@ -58,7 +58,7 @@ def my_open(token: str):
         return render_template("submissions/my_expired.html"), 410
     author.link_version += 1  # one-time
     session["author_id"] = author.id
-    return redirect(url_for("submissions.my_questions"))
+    return redirect(url_for("submissions.my_questions", **lang_arg()))  # the e-mail's language
 
 
 @bp.route("/my/questions")
@@ -88,14 +88,24 @@ def my_questions():
     )
 
 
-@bp.route("/my/questions/<int:question_id>/withdraw", methods=["POST"])
+@bp.route("/my/questions/<int:question_id>/withdraw", methods=["GET", "POST"])
 @access("public")
 def my_withdraw(question_id: int):
-
+    """GET: «Отозвать вопрос?» — the question, what withdrawing means (it cannot be undone)
+    and the button that does it (the list's «Отозвать вопрос» only leads here). POST: the
+    withdrawal (:func:`withdraw`), then the list with a message."""
     author_id = session.get("author_id")
     question = db.session.get(Question, question_id)
     if not author_id or question is None:
         abort(404)
+    if request.method == "GET":
+        if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
+            abort(404)
+        if not withdraw_offered(question):
+            return redirect(url_for("submissions.my_questions"))
+        return render_template(
+            "submissions/withdraw_confirm.html", question=question, form=WithdrawForm()
+        )
     if WithdrawForm().validate_on_submit():
 
         def refused(exc):

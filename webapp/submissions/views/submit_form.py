@@ -12,7 +12,17 @@ import secrets
 import time
 from typing import Any
 
-from flask import current_app, g, make_response, redirect, render_template, request, url_for
+from flask import (
+    abort,
+    current_app,
+    g,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
@@ -26,7 +36,15 @@ from webapp.extensions import db, limiter
 from webapp.jobs import commit
 from webapp.security import retry_after
 from webapp.submissions.forms import SubmitForm
-from webapp.submissions.images import MAX_BYTES
+from webapp.submissions.images import (
+    KEPT_IMAGE_AGE,
+    MAX_BYTES,
+    PENDING,
+    ImageError,
+    discard_kept_image,
+    keep_image,
+    kept_image_path,
+)
 from webapp.submissions.links import signer
 from webapp.submissions.models import Question
 from webapp.submissions.operations import (
@@ -48,21 +66,38 @@ def form_endpoint() -> str:
     return request.endpoint if request.endpoint in VIEWER_FORMS else "submissions.submit"
 
 
+#: Seconds a form's signed start time is read (a page left open longer starts anew).
+FORM_STARTED_AGE = 86400
+
+
+def _started_at(form: SubmitForm) -> float | None:
+    """When the viewer first opened this form (seconds since the epoch): the signed
+    ``started`` field, if Sova signed it less than :data:`FORM_STARTED_AGE` ago; else None."""
+    try:
+        started = signer("form-started").loads(form.started.data or "", max_age=FORM_STARTED_AGE)
+    except BadSignature:
+        return None
+    return float(started) if isinstance(started, int | float) else None
+
+
 def _fresh_form_fields(form: SubmitForm) -> None:
-    form.started.data = signer("form-started").dumps(time.time())
+    """The anti-bot fields of a page of the form: the start time stays the first opening's
+    (an error page does not start the minimum fill time again), and the idempotency key
+    stays the form's."""
+    if _started_at(form) is None:
+        form.started.data = signer("form-started").dumps(time.time())
     if not form.idempotency_key.data:
         form.idempotency_key.data = secrets.token_urlsafe(24)
 
 
 def _too_fast(form: SubmitForm) -> bool:
+    """Sent less than ``SOVA_MIN_FILL_SECONDS`` (default 3) after the form was first
+    opened, or without a valid start time: a robot's timing."""
     minimum = current_app.config.get("SOVA_MIN_FILL_SECONDS", 3)
     if not minimum:
         return False
-    try:
-        started = signer("form-started").loads(form.started.data or "", max_age=86400)
-    except BadSignature:
-        return True
-    return time.time() - float(started) < minimum
+    started = _started_at(form)
+    return started is None or time.time() - started < minimum
 
 
 def viewer_language() -> str:
@@ -73,10 +108,84 @@ def viewer_language() -> str:
     return lang if lang in LANGUAGES else "ru"
 
 
-def submission_from(
-    form: SubmitForm, channel: str = "web", live_game_id: int | None = None
-) -> SubmissionInput:
+KEPT_IMAGE_SALT = "kept-image"
+
+
+def kept_image_token(name: str, form_key: str) -> str:
+    """The signed token of the hidden field ``handout_upload``: the kept image ``name``,
+    bound to the form's ``idempotency_key``. The page never carries a path: a token names a
+    file only if Sova signed it."""
+    return signer(KEPT_IMAGE_SALT).dumps({"f": name, "k": form_key})
+
+
+def kept_image_name(token: str | None, form_key: str | None = None) -> str | None:
+    """The kept image a token names (:func:`kept_image_token`): signed by Sova, younger
+    than ``images.KEPT_IMAGE_AGE``, of this form (``form_key``; None: any form) and
+    still stored; else None."""
+    if not token:
+        return None
+    try:
+        data = signer(KEPT_IMAGE_SALT).loads(token, max_age=KEPT_IMAGE_AGE)
+    except BadSignature:
+        return None
+    if not isinstance(data, dict) or (form_key is not None and data.get("k") != form_key):
+        return None
+    name = data.get("f")
+    if not isinstance(name, str) or kept_image_path(uploads_folder(), name) is None:
+        return None
+    return name
+
+
+def _keep_handout_image(form: SubmitForm) -> str | None:
+    """The handout image of this send, kept server-side so that an error page does not
+    lose it: a newly attached file (verified, re-encoded and kept; it replaces the one
+    kept before; a bad file is the field's error), else the image kept from an earlier
+    send unless the viewer ticked «убрать». Sets the form's ``handout_upload`` to the
+    kept image's token (empty without one) and returns its name."""
+    uploads = uploads_folder()
+    if not form.idempotency_key.data:  # the kept image is bound to the form's key
+        form.idempotency_key.data = secrets.token_urlsafe(24)
+    key = form.idempotency_key.data
+    kept = kept_image_name(form.handout_upload.data, key)
     upload = form.handout_image.data
+    if upload and getattr(upload, "filename", "") and not form.handout_image.errors:
+        try:
+            new = keep_image(upload.read(), uploads)
+        except ImageError as exc:
+            form.handout_image.errors = [*form.handout_image.errors, str(exc)]
+        else:
+            discard_kept_image(uploads, kept)
+            kept = new
+    elif form.handout_image_remove.data and kept:
+        discard_kept_image(uploads, kept)
+        kept = None
+    form.handout_image_remove.data = False
+    form.handout_upload.data = kept_image_token(kept, key) if kept else ""
+    return kept
+
+
+@bp.route("/submit/image/<token>")
+@access("public")
+def kept_image(token: str):
+    """The image kept on the viewer's form (``<img>`` of the form page), to whoever holds
+    its token (only that page has it); 404 for any other token. Never cached."""
+    name = kept_image_name(token)
+    if name is None:
+        abort(404)
+    response = send_from_directory(uploads_folder() / PENDING, name, max_age=0)
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
+
+
+def submission_from(
+    form: SubmitForm,
+    channel: str = "web",
+    live_game_id: int | None = None,
+    kept: str | None = None,
+) -> SubmissionInput:
+    """The submission of a validated form; ``kept``: the name of its kept handout image
+    (:func:`_keep_handout_image`), which then stands for the attached file."""
+    upload = None if kept else form.handout_image.data
     authors = [AuthorInput(name=form.name.data, city=form.city.data)]
     authors += [
         AuthorInput(name=c.form.name.data, city=c.form.city.data)
@@ -97,6 +206,7 @@ def submission_from(
         age_confirmed=form.age_confirmed.data,
         idempotency_key=form.idempotency_key.data or None,
         handout_image=upload.read() if upload and getattr(upload, "filename", "") else None,
+        handout_image_kept=kept,
         language=viewer_language(),
         channel=channel,
         live_game_id=live_game_id,
@@ -139,6 +249,9 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None, endpoint: 
     _fresh_form_fields(form)
     lang: dict[str, Any] = {"lang": viewer_language()} if request.args.get("lang") else {}
     action = url_for(endpoint, **lang)
+    token = form.handout_upload.data
+    if not kept_image_name(token, form.idempotency_key.data):
+        token = form.handout_upload.data = ""
     return render_template(
         "submissions/submit.html",
         form=form,
@@ -146,6 +259,7 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None, endpoint: 
         action=action,
         live=VIEWER_FORMS.get(endpoint) == "live",
         image_max_bytes=MAX_BYTES,
+        kept_image=url_for("submissions.kept_image", token=token) if token else None,
     ), code
 
 
@@ -165,7 +279,8 @@ def submit():
 
 def handle_form(channel: str, live_game_id: int | None = None):
     """The viewer form's GET and POST on the current page (:func:`form_endpoint`): the
-    honeypot, the too-fast check, validation, :func:`receive` with ``channel`` (and
+    honeypot, validation, the handout image kept for an error page
+    (:func:`_keep_handout_image`), the too-fast check, :func:`receive` with ``channel`` (and
     ``live_game_id`` for a live question), the one commit, then the redirect to the
     status page; the form again (422) on any error."""
     form = SubmitForm()
@@ -173,7 +288,9 @@ def handle_form(channel: str, live_game_id: int | None = None):
         return form_page(form, 200)
     if form.website.data:  # honeypot: a bot; pretend all is well, store nothing
         return render_template("submissions/thanks_bot.html"), 200
-    if form.validate():
+    valid = form.validate()
+    kept = _keep_handout_image(form)  # before any answer: an error page keeps the image
+    if valid and not form.handout_image.errors:
         if _too_fast(form):
             return form_page(
                 form,
@@ -187,7 +304,7 @@ def handle_form(channel: str, live_game_id: int | None = None):
             )
         try:
             question = receive(
-                submission_from(form, channel, live_game_id), uploads=uploads_folder()
+                submission_from(form, channel, live_game_id, kept), uploads=uploads_folder()
             )
             g.sova_new_question = question.created
         except SubmissionError as exc:
@@ -212,6 +329,7 @@ def handle_form(channel: str, live_game_id: int | None = None):
                 if again is None:
                     raise
                 token = again.public_token
+            discard_kept_image(uploads_folder(), kept)  # the question has its own copy
             return redirect(url_for("submissions.status", token=token, new=1))
     return form_page(form, 422)
 

@@ -3,16 +3,19 @@ authorship link."""
 
 from __future__ import annotations
 
-from flask import abort, current_app, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
+from flask_babel import gettext as _
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access
+from webapp.domain.text import quantity
 from webapp.extensions import db, limiter
-from webapp.submissions.links import read_confirm_token
+from webapp.submissions.links import CONFIRM_LINK_AGE, read_confirm_token
 from webapp.submissions.models import Question
 from webapp.submissions.operations import confirm_authorship
 from webapp.submissions.queries import by_token, public_history
-from webapp.submissions.views.common import bp, status_labels
+from webapp.submissions.views.common import bp, lang_arg, status_labels
 
 
 @bp.route("/")
@@ -60,12 +63,22 @@ def status(token: str):
 def confirm(token: str):
     """The e-mailed link of a new question: confirms that the question is by the owner of
     the address (its link to the author), so it shows in their «Мои вопросы»; then the
-    question's status page. Valid ``links.CONFIRM_LINK_AGE``; repeating it changes nothing."""
+    question's status page, saying so, in the e-mail's language (its ``?lang=``). Valid
+    ``links.CONFIRM_LINK_AGE``, as often as opened (repeating it changes nothing); a bad
+    or older link: 410, a page that says how long the link works."""
     data = read_confirm_token(token)
-    if data is None:
-        return render_template("submissions/my_expired.html"), 410
+    question = db.session.get(Question, data.get("q")) if data is not None else None
+    if question is None or not confirm_authorship(question, data.get("a") if data else None):
+        days = CONFIRM_LINK_AGE // 86400
+        forms = CONFIRM_DAYS.get(str(get_locale()), CONFIRM_DAYS["ru"])
+        return render_template("submissions/confirm_expired.html", days=quantity(days, forms)), 410
+    flash(_("Адрес подтверждён: этот вопрос теперь есть в разделе «Мои вопросы»."), "success")
+    return redirect(url_for("submissions.status", token=question.public_token, **lang_arg()))
 
-    question = db.session.get(Question, data.get("q"))
-    if question is None or not confirm_authorship(question, data.get("a")):
-        return render_template("submissions/my_expired.html"), 410
-    return redirect(url_for("submissions.status", token=question.public_token))
+
+#: Days as each language counts them (:func:`webapp.domain.text.quantity`).
+CONFIRM_DAYS = {
+    "ru": ("день", "дня", "дней"),
+    "be": ("дзень", "дні", "дзён"),
+    "en": ("day", "days"),
+}
