@@ -254,18 +254,51 @@ def _locale(language: str | None) -> str:
 def received(question_id: int) -> bool:
     """Tell the first author the question arrived, with the link that confirms the
     address and opens the status page (``/confirm/<token>``: only the address's owner
-    gets it, so only they can put the question in their «Мои вопросы»). Ledger
-    key ``received:<question id>``: once per question, however often the task runs."""
+    gets it, so only they can put the question in their «Мои вопросы»). A co-author the
+    sender typed in with an address of their own (the API) gets their own link: opening
+    it is their consent to be credited with their name and city
+    (:attr:`webapp.submissions.models.QuestionAuthor.typed_in`). Ledger keys
+    ``received:<question id>`` and ``received:<question id>:<author id>``: each once per
+    question, however often the task runs. True when anything was sent now."""
+    from webapp.submissions.models import TYPED_IN_CHANNELS
+
+    q = db.session.get(Question, question_id)
+    if q is None or not q.authors:
+        return False
+    sent = False
+    first = q.authors[0]
+    if first.author.email_encrypted:
+        sent |= _confirm_mail(
+            q,
+            first,
+            f"received:{question_id}",
+            lambda: gettext("Ваш вопрос получен — «Что? Где? Когда?»"),
+            "emails/received.txt",
+        )
+    if q.channel in TYPED_IN_CHANNELS:
+        for qa in q.authors[1:]:
+            if qa.author.email_encrypted:
+                sent |= _confirm_mail(
+                    q,
+                    qa,
+                    f"received:{question_id}:{qa.author_id}",
+                    lambda: gettext("Вас назвали соавтором вопроса — «Что? Где? Когда?»"),
+                    "emails/coauthor.txt",
+                    sender=first.name,
+                )
+    return sent
+
+
+def _confirm_mail(q, qa, key: str, subject, template: str, sender: str = "") -> bool:
+    """E-mail ``qa``'s author the link that confirms ``q`` is theirs (``/confirm/…``, in
+    the question's language), once per ``key``; ``subject``: a callable that says it in
+    the e-mail's language."""
     from webapp.submissions.links import confirm_token
 
-    key = f"received:{question_id}"
     if ledger.already_sent(key):
         log.info("mail %s: already sent (or in doubt, see `sova mail stuck`); not sent", key)
         return False
-    q = db.session.get(Question, question_id)
-    if q is None or not q.authors or not q.authors[0].author.email_encrypted:
-        return False
-    to = decrypt(q.authors[0].author.email_encrypted)
+    to = decrypt(qa.author.email_encrypted)
     base = current_app.config.get("SOVA_PUBLIC_URL")
     language = _locale(q.language)
     with current_app.test_request_context(base_url=base), force_locale(language):
@@ -274,12 +307,12 @@ def received(question_id: int) -> bool:
         link = url_for(
             "submissions.confirm",
             _external=True,
-            token=confirm_token(q.id, q.authors[0].author_id),
+            token=confirm_token(q.id, qa.author_id),
             lang=language,
         )
-        subject = gettext("Ваш вопрос получен — «Что? Где? Когда?»")
-        body = render_template("emails/received.txt", link=link)
-    return send_mail(to, subject, body, key=key, task=tasks.RECEIVED, args=[question_id])
+        body = render_template(template, link=link, sender=sender)
+        said = subject()
+    return send_mail(to, said, body, key=key, task=tasks.RECEIVED, args=[q.id])
 
 
 @shared_task(

@@ -22,7 +22,7 @@ from webapp.games.publication import (
 from webapp.games.queries import named_on_air
 from webapp.moderation.queries import fulltext
 from webapp.prizes.models import Prize
-from webapp.submissions.models import Author, Question, QuestionAuthor
+from webapp.submissions.models import TYPED_IN_CHANNELS, Author, Question, QuestionAuthor
 from webapp.submissions.queries import archive_entries
 
 #: Games per page of ``/archive``; questions found at most by one search; feed entries.
@@ -183,18 +183,21 @@ def author_questions(author_id: int, now: datetime | None = None) -> list[Asked]
     """The published questions of the person ``author_id`` (a merged row: none) that
     name their authors (:func:`webapp.games.queries.named_on_air`) and that are credited
     to this person (:attr:`QuestionAuthor.credited`: the link confirmed, by the e-mailed
-    link or an editor, or a row without an address), newest air first. A question sent
+    link or an editor, or a row without an address that no sender typed in as a
+    co-author), newest air first. A question sent
     with this person's address under another name is not theirs until they confirm it.
     Empty: the archive has no page for this person."""
     author = db.session.get(Author, author_id)
     if author is None or author.merged_into_id is not None:
         return []
+    typed_in = (QuestionAuthor.position > 0) & Question.channel.in_(TYPED_IN_CHANNELS)
     credited = (
         db.select(QuestionAuthor.question_id)
         .join(Author, Author.id == QuestionAuthor.author_id)
+        .join(Question, Question.id == QuestionAuthor.question_id)
         .where(
             QuestionAuthor.author_id.in_(_person_ids(author_id)),
-            QuestionAuthor.confirmed_at.is_not(None) | Author.email_hash.is_(None),
+            QuestionAuthor.confirmed_at.is_not(None) | (Author.email_hash.is_(None) & ~typed_in),
         )
     )
     stmt = published_questions(now).where(Question.id.in_(credited))

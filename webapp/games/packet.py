@@ -122,7 +122,8 @@ def author_line(q: Question) -> str | None:
     if not named_on_air(q):
         return ANONYMOUS_AUTHOR
     return ", ".join(
-        qa.credit or (f"{qa.name} ({qa.city})" if qa.city else qa.name) for qa in q.authors
+        qa.credit or (f"{qa.name} ({qa.public_city})" if qa.public_city else qa.name)
+        for qa in q.authors
     )
 
 

@@ -246,7 +246,8 @@ def envelope_context(
                 "handout": q.handout,
                 "image": q.handout_image if q.handout_image in images else None,
                 "images": {name: f for name, f in q.image_files.items() if f in images},
-                "authors": [{"name": a.name, "city": a.city} for a in q.author_list],
+                # a co-author typed into a viewer form: the name only (QuestionAuthor.typed_in)
+                "authors": [{"name": a.name, "city": a.public_city} for a in q.authors],
             }
             if not named_on_air(q):  # no consent: no name or city, a note for the host
                 item["authors"] = []

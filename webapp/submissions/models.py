@@ -204,6 +204,12 @@ def _fold_keys(_mapper, _connection, target: Author) -> None:
         setattr(target, key, value)
 
 
+#: Channels where the person who sends a question types its other authors in (the web
+#: form, the API, the live form): a co-author's name and city there are the sender's word,
+#: not the co-author's consent (:attr:`QuestionAuthor.typed_in`).
+TYPED_IN_CHANNELS = ("web", "api", "live")
+
+
 class QuestionAuthor(Model):
     """Authorship, ordered: position 0 is the first author (who gets the odd kopeck).
 
@@ -228,6 +234,9 @@ class QuestionAuthor(Model):
     # (Горки)»); the author row holds the nominative name. None for the other authors.
     credit: Mapped[str | None] = mapped_column(Text)
     author: Mapped[Author] = relationship(lazy="joined")
+    # the question is in the session whenever its authors are (a many-to-one by primary
+    # key is taken from the identity map, no query)
+    question: Mapped[Question] = relationship(viewonly=True, lazy="select")
 
     def __init__(self, **kwargs):
         """``author=`` without ``name``/``city`` takes the author row's (letters, imports,
@@ -249,9 +258,30 @@ class QuestionAuthor(Model):
         editor), or the row has no address (a co-author, a letter, an import: a row found
         by its own name and city, so the name as given is the row's). An unconfirmed link
         to a row with an address is only what someone typed into the form: anyone can
-        type another person's address (the same test in SQL:
+        type another person's address; nor is a co-author typed into a viewer form
+        (:attr:`typed_in`) until they confirm (the same test in SQL:
         ``webapp.archive.queries.author_questions``)."""
-        return self.confirmed_at is not None or self.author.email_hash is None
+        return self.confirmed_at is not None or (
+            self.author.email_hash is None and not self.typed_in
+        )
+
+    @property
+    def typed_in(self) -> bool:
+        """A co-author the sender typed into a viewer form (:data:`TYPED_IN_CHANNELS`, not
+        the first author) who has not confirmed the question through their own e-mailed
+        link: only the sender ticked the consents, so in public such a co-author is
+        credited by name only, as the sender wrote it — no city, no author page."""
+        return (
+            self.position > 0
+            and self.confirmed_at is None
+            and self.question.channel in TYPED_IN_CHANNELS
+        )
+
+    @property
+    def public_city(self) -> str | None:
+        """The city to publish with this author's name (the archive, the packet, the host
+        card): none for a :attr:`typed_in` co-author."""
+        return None if self.typed_in else self.city
 
 
 class QuestionImage(Model):

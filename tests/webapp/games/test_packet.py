@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -108,7 +108,14 @@ def played(app, api):
     q.comment = "Булгаков — о «князе тьмы»."
     q.sources = ["М. Булгаков. Мастер и Маргарита.", "https://ru.wikipedia.org/wiki/Воланд"]
     q.consent_on_air = True
-    q.authors.append(QuestionAuthor(author=Author(name="Ольга Соавтор", city="Гомель"), position=1))
+    # a co-author who confirmed through her own link: her city is published too
+    q.authors.append(
+        QuestionAuthor(
+            author=Author(name="Ольга Соавтор", city="Гомель"),
+            position=1,
+            confirmed_at=datetime(2023, 12, 1, tzinfo=UTC),
+        )
+    )
     # sector 2: a text handout; the author did not agree to be named
     q = qs[2][0]
     q.handout = "Раз — два — «три»"
