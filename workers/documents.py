@@ -123,9 +123,13 @@ Fonts come from fontconfig (system ``fonts-dejavu-core``): nothing is downloaded
 
 Layout and determinism
 ======================
-A4 with 3 mm bleed and crop/cross marks (MediaBox = A4 + bleed, TrimBox = A4), "DejaVu
-Serif" text and "DejaVu Sans" headings, footer: copy serial / season (or agreement number,
-version / rule), «Стр. N из M». ``overflow-wrap: anywhere`` everywhere, no automatic
+Plain A4 (210×297 mm) for the papers an office printer prints and people sign
+(agreements, minutes, registers, vote results); envelopes and host cards (the printer's
+sheets, ``@page trim`` in ``pdf.css``) keep 3 mm bleed and crop/cross marks (MediaBox = A4
++ bleed, 216×303 mm; TrimBox = A4). "DejaVu Serif" text and "DejaVu Sans" headings,
+footer: copy serial / season (or agreement number, version / rule), «Стр. N из M». Every
+page of the vote result also carries, at its top, the game, the totals and the control
+code (the running element ``paper``), and its signatures print on the sheet of the totals. ``overflow-wrap: anywhere`` everywhere, no automatic
 hyphenation (hosts read the text aloud; amounts and names must extract exactly). Runs of
 more than 60 non-space characters get an invisible U+200B every 2 characters (see
 ``_break_long_runs``): WeasyPrint is quadratic on unbreakable words. Amount figures in the

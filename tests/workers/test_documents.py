@@ -391,6 +391,28 @@ def test_envelope_metadata_and_crop_marks(envelope_pdf: bytes) -> None:
     assert float(page.mediabox.width) == pytest.approx(595.28 + 2 * bleed, abs=0.01)
 
 
+def test_signed_papers_are_plain_a4_and_the_printers_sheets_keep_their_marks() -> None:
+    """An agreement is plain A4 (210×297 mm, no bleed, no crop marks), which an office
+    printer prints as it is; envelopes and host cards keep the 3 mm bleed (216×303 mm)."""
+
+    def sizes(template: str, context: dict) -> set[tuple[float, float, float, float]]:
+        return {
+            tuple(
+                round(float(v) * 25.4 / 72, 1)
+                for v in (p.mediabox.width, p.mediabox.height, p.trimbox.width, p.trimbox.height)
+            )
+            for p in reader(render_pdf(template, context)).pages
+        }
+
+    assert sizes("gift_agreement.html", agreement_context()) == {(210.0, 297.0, 210.0, 297.0)}
+    assert sizes("envelope.html", game_context()) == {(216.0, 303.0, 210.0, 297.0)}
+    host = game_context()
+    for sector in host["sectors"]:
+        for q in sector["questions"]:
+            q.update(answer="Ответ", accepted=None, rejected=None, comment=None, sources=[])
+    assert sizes("host_card.html", host) == {(216.0, 303.0, 210.0, 297.0)}
+
+
 def test_only_dejavu_fonts_are_embedded(agreement_pdf: bytes) -> None:
     pdf = reader(agreement_pdf)
     names = set()
