@@ -10,6 +10,8 @@ The PDF (``templates/pdf/payment_register.html``) is rendered by the worker task
 ``payment_register:<start>:<end>:v<n>``, one new version per request). It carries no
 decrypted payee details (names as recorded on the prize, no accounts), so a file kept on
 disk outlives no personal data the retention job deletes; it is not a personal-data export.
+Every format names the payee as the agreement does (:attr:`Prize.paper_payee`: the full
+name declared with the details, kept on the prize).
 
 CSV dialect (both ways): UTF-8 with BOM, ``;`` separated, amounts with a decimal comma
 (``2000,00``) and no thousands separator, dates ``ДД.ММ.ГГГГ`` — what a Russian-locale
@@ -114,7 +116,11 @@ def register_rows(
     "status", "paid_on": date | None, "reference", "account"}``. With ``accounts`` (the
     XLSX / CSV exports) the payee's full name and account come from the encrypted details
     and the export is audited per prize; without (the PDF) the name is the one recorded on
-    the prize and ``account`` is "". Raises RegisterError for ``start > end``."""
+    the prize and ``account`` is "". Either way the payee is named as on the agreement:
+    the declared full name (:attr:`Prize.paper_payee`; for a prize whose details came before
+    the name was kept on it, the declared name read from the details, not audited, as for
+    the agreement: :func:`webapp.prizes.payee.declared`), else the name on the question.
+    Raises RegisterError for ``start > end``."""
     _check_period(start, end)
     prizes = db.session.scalars(
         db.select(Prize)
@@ -135,11 +141,14 @@ def register_rows(
     totals: dict = {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
+        name = p.payee_name or d.get("full_name")
+        if not name and not accounts:
+            name = payee.declared(p)[0]
         rows.append(
             {
                 "n": n,
                 "number": p.agreement.number if p.agreement else "",
-                "payee": d.get("full_name") or p.payee,
+                "payee": name or p.payee,
                 "prize": kind_label(p.kind),
                 "rule": p.rule,
                 "amount": p.amount,

@@ -63,11 +63,22 @@ def agreement_prefix(season: Season) -> str:
 
 
 def next_agreement_seq(season: Season) -> int:
-    """The next gap-free number of the season. The season row is locked (``FOR UPDATE`` on
-    PostgreSQL; SQLite writers are serialised by ``BEGIN IMMEDIATE``)."""
-    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    """The next gap-free number of the season's series (:func:`agreement_prefix`): one
+    series per prefix, shared by every season whose name holds the same year («Сезон 2023»
+    and «Сезон 2023, осень» number 2023-0001, 2023-0002, … together), so that a number is
+    never issued twice (``uq_gift_agreement_number``). The rows of the seasons whose name
+    holds the prefix are locked (``FOR UPDATE`` on PostgreSQL; SQLite writers are
+    serialised by ``BEGIN IMMEDIATE``)."""
+    prefix = agreement_prefix(season)
+    db.session.execute(
+        db.select(Season.id)
+        .where(db.or_(Season.id == season.id, Season.name.contains(prefix, autoescape=True)))
+        .with_for_update()
+    )
     current = db.session.scalar(
-        db.select(db.func.max(GiftAgreement.seq)).where(GiftAgreement.season_id == season.id)
+        db.select(db.func.max(GiftAgreement.seq)).where(
+            GiftAgreement.number.startswith(f"{prefix}-", autoescape=True)
+        )
     )
     return (current or 0) + 1
 

@@ -1,0 +1,50 @@
+"""the payee's declared name on the prize; an agreement number unique for ever
+
+``prize.payee_name``: the full name the payee declared with their details, stored in clear
+when the details arrive and kept after the details are deleted (the signed agreement names
+the payee so), so that every paper of a prize — agreement, minutes, the register's PDF,
+XLSX and CSV — names the same person. Prizes whose details arrived before this revision
+keep NULL and their papers read the name from the details while they are kept.
+
+``uq_gift_agreement_number``: an agreement number is unique across all seasons (two
+seasons whose names hold the same year share the number series, see
+``webapp.prizes.operations.common.next_agreement_seq``). A database that already holds a
+number twice is refused with the numbers listed: a printed, signed number is not changed
+by a migration.
+
+Revision ID: 0031_papers_payee_name_agreement_number
+Revises: 0030_viewer_questions_index
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0031_papers_payee_name_agreement_number"
+down_revision = "0030_viewer_questions_index"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.add_column("prize", sa.Column("payee_name", sa.String(length=300), nullable=True))
+    twice = (
+        op.get_bind()
+        .execute(
+            sa.text(
+                "SELECT number FROM gift_agreement GROUP BY number HAVING count(*) > 1 "
+                "ORDER BY number"
+            )
+        )
+        .scalars()
+        .all()
+    )
+    if twice:
+        raise RuntimeError(
+            "gift_agreement numbers issued twice (settle them by hand first): " + ", ".join(twice)
+        )
+    op.create_index("uq_gift_agreement_number", "gift_agreement", ["number"], unique=True)
+
+
+def downgrade():
+    op.drop_index("uq_gift_agreement_number", table_name="gift_agreement")
+    op.drop_column("prize", "payee_name")
