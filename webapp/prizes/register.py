@@ -24,7 +24,7 @@ import csv
 import io
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -34,6 +34,7 @@ from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
 from webapp.core.spreadsheet import append_safe, safe_row
+from webapp.domain.money import MoneyError, parse_amount
 from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.jobs import enqueue
@@ -393,12 +394,11 @@ def parse_paid_list(data: bytes) -> list[PaidLine]:
             continue
         row = {c: raw[j].strip() for j, c in enumerate(cols) if c and j < len(raw)}
         try:
-            amount = Decimal(
-                row.get("amount", "").replace(" ", "").replace("\u00a0", "").replace(",", ".")
-            )
-            if amount != amount.quantize(Decimal("0.01")) or amount <= 0:
-                raise InvalidOperation
-        except InvalidOperation:
+            # the money rules of every form (webapp.domain.money): digits, no exponent
+            amount = parse_amount(row.get("amount", ""), form=True)
+            if amount <= 0:
+                raise MoneyError("Сумма должна быть больше нуля.")
+        except MoneyError:
             errors.append(f"строка {i}: неверная сумма «{row.get('amount', '')}»")
             continue
         try:
