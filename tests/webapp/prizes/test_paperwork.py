@@ -173,6 +173,10 @@ def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, dra
     drain()
     [v1] = minutes_docs(first)
     assert pdf_lines(doc_bytes(app, v1.id)) == MINUTES_1
+    # plain A4 (210×297 mm): no bleed or crop marks for an office printer to shrink or crop
+    (page,) = pypdf.PdfReader(io.BytesIO(doc_bytes(app, v1.id))).pages
+    size = (float(page.mediabox.width), float(page.mediabox.height))
+    assert tuple(round(v / 72 * 25.4) for v in size) == (210, 297)
     second_lines = pdf_lines(doc_bytes(app, minutes_docs(second)[0].id))
     assert second_lines[0] == "ПРОТОКОЛ № 2023-К-0002"
     assert "2. Обладатель приза: Максим Поташев." in second_lines
