@@ -156,8 +156,9 @@ class GiftAgreement(Model):
 
 class CommissionMinutes(Model):
     """Number of the prize commission's minutes (протокол комиссии по денежным выигрышам)
-    of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered per
-    season without gaps: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``).
+    of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered without
+    gaps in the series of the season's year prefix, shared by the seasons whose names hold
+    that year: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``), unique for ever.
 
     Taken once, in the transaction that first issues the minutes (the season row is locked,
     as for :class:`GiftAgreement`); every later render or version of the minutes prints the
@@ -168,6 +169,7 @@ class CommissionMinutes(Model):
     __table_args__ = (
         UniqueConstraint("season_id", "seq", name="uq_commission_minutes_seq"),
         UniqueConstraint("season_id", "number", name="uq_commission_minutes_number"),
+        Index("uq_commission_minutes_number_ever", "number", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -690,3 +690,22 @@ def test_agreement_numbers_are_unique_across_seasons_of_one_year(app, api, playe
     with pytest.raises(IntegrityError):
         db.session.flush()
     db.session.rollback()
+
+
+def test_minutes_numbers_are_unique_across_seasons_of_one_year(app, api, played, drain):
+    """The prize commission minutes of «Сезон 2023» and «Сезон 2023, осень» share the
+    series 2023-К: the second season's minutes are 2023-К-0002, never 2023-К-0001 again."""
+    spring = played("series_final", EXPERTS_WIN)
+    autumn = played("year_final", EXPERTS_WIN, name="Сезон 2023, осень")
+    for game, kind in ((spring, "best_participant_of_series"), (autumn, "best_expert_of_year")):
+        r = api(
+            "post",
+            f"/api/v1/games/{game}/prizes",
+            role="producer",
+            json={"kind": kind, "recipient": "Илья Новиков", "team": TEAM},
+        )
+        assert r.status_code == 201, r.json
+    assert [(n, s) for _prize, n, s in minutes_numbers()] == [
+        ("2023-К-0001", 1),
+        ("2023-К-0002", 2),
+    ]
