@@ -8,10 +8,10 @@ details; each export is audited per prize (``PersonalDataAccess`` ``export``).
 The PDF (``templates/pdf/payment_register.html``) is rendered by the worker task
 ``prizes.render_register`` into a ``Document`` of kind ``payment_register`` (key
 ``payment_register:<start>:<end>:v<n>``, one new version per request). It carries no
-decrypted payee details (names as recorded on the prize, no accounts), so a file kept on
-disk outlives no personal data the retention job deletes; it is not a personal-data export.
-Every format names the payee as the agreement does (:attr:`Prize.paper_payee`: the full
-name declared with the details, kept on the prize).
+payee details but the name (no accounts), so a file kept on disk outlives no personal data
+the retention job deletes; it is not a personal-data export. Every format names the payee
+as the agreement does (:attr:`Prize.paper_payee`: the full name declared with the details,
+kept on the prize).
 
 CSV dialect (both ways): UTF-8 with BOM, ``;`` separated, amounts with a decimal comma
 (``2000,00``) and no thousands separator, dates ``ДД.ММ.ГГГГ`` — what a Russian-locale
@@ -319,7 +319,7 @@ def register_pdf_context(doc: Document) -> dict:
                    "reference": str}],
          "totals": [{"currency": "BYN", "amount": Decimal("450.00"), "count": 2}]}
 
-    Rows and totals as :func:`register_rows` without accounts (nothing decrypted, nothing
+    Rows and totals as :func:`register_rows` without accounts (no account, nothing
     audited). Raises ValueError for a document that is not a register PDF.
     """
     start, end = register_period(doc)
