@@ -123,9 +123,13 @@ Fonts come from fontconfig (system ``fonts-dejavu-core``): nothing is downloaded
 
 Layout and determinism
 ======================
-A4 with 3 mm bleed and crop/cross marks (MediaBox = A4 + bleed, TrimBox = A4), "DejaVu
-Serif" text and "DejaVu Sans" headings, footer: copy serial / season (or agreement number,
-version / rule), «Стр. N из M». ``overflow-wrap: anywhere`` everywhere, no automatic
+Plain A4 (210×297 mm) for the papers an office printer prints and people sign
+(agreements, minutes, registers, vote results); envelopes and host cards (the printer's
+sheets, ``@page trim`` in ``pdf.css``) keep 3 mm bleed and crop/cross marks (MediaBox = A4
++ bleed, 216×303 mm; TrimBox = A4). "DejaVu Serif" text and "DejaVu Sans" headings,
+footer: copy serial / season (or agreement number, version / rule), «Стр. N из M». Every
+page of the vote result also carries, at its top, the game, the totals and the control
+code (the running element ``paper``), and its signatures print on the sheet of the totals. ``overflow-wrap: anywhere`` everywhere, no automatic
 hyphenation (hosts read the text aloud; amounts and names must extract exactly). Runs of
 more than 60 non-space characters get an invisible U+200B every 2 characters (see
 ``_break_long_runs``): WeasyPrint is quadratic on unbreakable words. Amount figures in the
@@ -479,10 +483,32 @@ def _break_long_runs(text: str) -> str:
     return _LONG_RUN_RE.sub(chop, text)
 
 
+# A number sign or an abbreviation stays on the line of the number or name it introduces
+# («№ 12», «д. 5», «ул. Ленина», «п. 4.11.1», «г. Минск»): the space after it becomes a
+# no-break space (Russian typesetting; an address or a clause split across lines is misread).
+_BOUND_BEFORE_RE = re.compile(
+    r"(?<![\w.])(№|§|[дгпс]\.|пп\.|ул\.|пр\.|пр-т|кв\.|корп\.|стр\.|ст\.|пер\.|пл\.|оф\.|т\.|"
+    r"им\.|р/с|БИК|УНП|ИНН) (?=\S)",
+    re.IGNORECASE,
+)
+
+
+# A person's initials stay with the surname and with each other («Петров П. П.»).
+_INITIAL_RE = re.compile(r"(?<=\w) (?=[А-ЯЁA-Z]\.(?!\w))")
+
+
+def _bind_abbreviations(text: str) -> str:
+    """``"г. Минск, ул. Ленина, д. 5"`` -> the same with U+00A0 after «г.», «ул.», «д.»;
+    ``"Петров П. П."`` -> U+00A0 before each initial."""
+    text = _BOUND_BEFORE_RE.sub(lambda m: m.group(1) + NBSP, text)
+    return _INITIAL_RE.sub(NBSP, text)
+
+
 def _finalize(value: object) -> object:
-    """Applied by Jinja to every ``{{ expression }}`` before escaping."""
+    """Applied by Jinja to every ``{{ expression }}`` before escaping: no-break spaces
+    after «№», «д.» and the like (:func:`_bind_abbreviations`), break points in long runs."""
     if type(value) is str:  # not Markup: template-made HTML is left alone
-        return _break_long_runs(value)
+        return _break_long_runs(_bind_abbreviations(value))
     return value
 
 

@@ -133,6 +133,15 @@ def test_the_rule_cites_both_books():
         ("М. Соколов", "Соколов Иван", False),  # the initial fits no declared word
         ("Максим Соколов", "", True),  # nothing declared yet
         ("Максим Соколов", None, True),
+        # Belarusian spellings of the Russian declared name: і/и, ў/у, ы/и, the apostrophe
+        ("Дзмітрый Аўсянік", "Авсяник Дзмитрий Иванович", True),
+        ("Алесь Мурашкевіч", "Мурашкевич Алесь", True),
+        ("Сымон Шыла", "Шила Симон", True),
+        ("Мар'я Сабаль", "Сабаль Марья", True),
+        ("Yanka Sabal", "Сабаль Янка", True),  # a Latin spelling
+        # another given name is another person: Янка is Иван in Russian, but Sova cannot know
+        ("Янка Купалавіч", "Купалович Иван Доминикович", False),
+        ("Дзмітрый Аўсянік", "Авсяник Андрей", False),
     ],
 )
 def test_payee_may_be_author(author, declared, expected):

@@ -391,6 +391,28 @@ def test_envelope_metadata_and_crop_marks(envelope_pdf: bytes) -> None:
     assert float(page.mediabox.width) == pytest.approx(595.28 + 2 * bleed, abs=0.01)
 
 
+def test_signed_papers_are_plain_a4_and_the_printers_sheets_keep_their_marks() -> None:
+    """An agreement is plain A4 (210×297 mm, no bleed, no crop marks), which an office
+    printer prints as it is; envelopes and host cards keep the 3 mm bleed (216×303 mm)."""
+
+    def sizes(template: str, context: dict) -> set[tuple[float, float, float, float]]:
+        return {
+            tuple(
+                round(float(v) * 25.4 / 72, 1)
+                for v in (p.mediabox.width, p.mediabox.height, p.trimbox.width, p.trimbox.height)
+            )
+            for p in reader(render_pdf(template, context)).pages
+        }
+
+    assert sizes("gift_agreement.html", agreement_context()) == {(210.0, 297.0, 210.0, 297.0)}
+    assert sizes("envelope.html", game_context()) == {(216.0, 303.0, 210.0, 297.0)}
+    host = game_context()
+    for sector in host["sectors"]:
+        for q in sector["questions"]:
+            q.update(answer="Ответ", accepted=None, rejected=None, comment=None, sources=[])
+    assert sizes("host_card.html", host) == {(216.0, 303.0, 210.0, 297.0)}
+
+
 def test_only_dejavu_fonts_are_embedded(agreement_pdf: bytes) -> None:
     pdf = reader(agreement_pdf)
     names = set()
@@ -512,12 +534,37 @@ def test_gift_agreement_of_a_payee_with_details_needs_no_pen() -> None:
         "Идентификационный номер: 4010190A001PB9",
         "Адрес регистрации: г. Гомель, ул. Советская, 1",
         "Счёт: IBAN BY13 NBRB 3600 9000 0000 2Z00 AB00",
-        "/ Анна Лысенко",
+        "Анна Лысенко подпись Одаряемого",
     ):
         assert line in text, line
     # the blank lines left: the two signatures only
     html = render_html("gift_agreement.html", context)
     assert html.count('class="blank') == 2
+
+
+def test_gift_agreement_names_the_donors_signer_and_keeps_numbers_with_their_signs() -> None:
+    """The donor's representative is named under the donor's signature line, as in the
+    preamble; «д. 5», «№ 12», «г. Минск» and initials never break across lines (U+00A0)."""
+    context = agreement_context()
+    context["author"].update(
+        address="г. Минск, ул. Янки Купалы, д. 5, кв. 12",
+        document={"series": "MP", "number": "12", "issued_by": "РУВД", "issued_on": ""},
+    )
+    text = " ".join(page_text(reader(render_pdf("gift_agreement.html", context)), 0).split())
+    signer = (
+        "ЗАО «Второй национальный телеканал» в лице генерального директора Петрова П. П., "
+        "действующего на основании Устава"
+    )
+    assert text.replace("\u00a0", " ").count(signer) == 1  # the preamble says «(далее …) в лице»
+    assert f"{signer} подпись представителя Дарителя, М. П." in text.replace("\u00a0", " ")
+    html = render_html("gift_agreement.html", context)
+    for bound in (
+        "г.\u00a0Минск, ул.\u00a0Янки Купалы, д.\u00a05, кв.\u00a012",
+        "серия MP №\u00a012",
+        "ДОГОВОР ДАРЕНИЯ №\u00a02023-0001",
+        "Петрова\u00a0П.\u00a0П.",
+    ):
+        assert bound in html.replace("&nbsp;", "\u00a0"), bound
 
 
 def test_gift_agreement_of_a_russian_payee() -> None:

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
+from webapp.api.body import NumberLiteral
 from webapp.api.messages import NUL, Message
 from webapp.prizes.models import PRIZE_STATUSES
 
@@ -175,13 +176,18 @@ class PrizeAmount(fields.Field):
     """A prize amount as a string (``"300.00"``) or a JSON number; passed through as is and
     checked by :func:`webapp.domain.money.parse_amount` in the operation (the same rules as
     the web form: finite, ≥ 0, at most 2 decimals and 10 integer digits), whose message
-    comes back as 422 ``{"errors": {"unanswered_prize": [...]}}``."""
+    comes back as 422 ``{"errors": {"unanswered_prize": [...]}}``. A JSON number is passed
+    on as the client wrote it (``webapp.api.body.NumberLiteral``), so ``1e5`` is refused
+    like the string ``"1e5"``."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("metadata", {}).update(
             {"type": ["string", "number"], "example": "300.00"}
         )
         super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return value.literal if isinstance(value, NumberLiteral) else value
 
 
 class DonorIn(Strict):

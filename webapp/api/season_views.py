@@ -10,9 +10,9 @@ request edge (``webapp.core.edge``): 409 ``{error}`` / 422 ``{errors}``.
 
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
+from webapp.api.body import Blueprint
 from webapp.api.schemas import ErrorBody, Strict, ValidationErrors
 from webapp.core.access import access, current_staff
 from webapp.domain.season import EVENT_TYPES

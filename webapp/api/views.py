@@ -5,10 +5,10 @@ Each endpoint declares its access (``@access``) like every page."""
 from __future__ import annotations
 
 from flask import abort, g, url_for
-from flask_smorest import Blueprint
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
+from webapp.api.body import Blueprint
 from webapp.core.access import access, current_staff
 from webapp.extensions import limiter
 from webapp.moderation import queries as mod_queries

@@ -35,6 +35,7 @@ __all__ = [
     "person",
     "repeated_authors",
     "suggest",
+    "translit_key",
 ]
 
 ONE_AUTHOR_PER_GAME: Mapping[str, str] = MappingProxyType(
@@ -69,6 +70,44 @@ def fold_name(text: str | None) -> str:
     return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
 
 
+_APOSTROPHES = re.compile("['ʼ’`]")
+
+# One key per sound for the letters the Cyrillic alphabets of the authors (Russian,
+# Belarusian, Ukrainian) and their Latin spellings write differently: «Дзмітрый» and
+# «Дзмитрый», «Алеў» and «Алеу», «Yanka» and «Янка» fold alike. Letters that are the same
+# in every alphabet map to themselves' Latin reading.
+_TRANSLIT = str.maketrans(
+    {
+        **dict(zip("абгдзклмнопрстф", "abgdzklmnoprstf", strict=True)),
+        **{c: "i" for c in "иіїйыjy"},
+        # Belarusian ў stands for Russian у and в alike (Дзмітрыеў/Дмитриев, Аўсянік/Авсяник)
+        **{c: "u" for c in "уўвwv"},
+        **{c: "e" for c in "еэєё"},
+        **{c: "" for c in "ъь'ʼ’"},
+        "ґ": "g",
+        "h": "g",
+        "ж": "zh",
+        "х": "kh",
+        "ц": "ts",
+        "ч": "ch",
+        "ш": "sh",
+        "щ": "shch",
+        "ю": "iu",
+        "я": "ia",
+        "x": "ks",
+        "c": "ts",
+        "q": "k",
+    }
+)
+
+
+def translit_key(word: str) -> str:
+    """A folded word (:func:`fold_name`) as one key for its Russian, Belarusian, Ukrainian
+    and Latin spellings: ``"дзмітрыеў"`` and ``"дзмитриев"`` → ``"dzmitrieu"``;
+    ``"янка"`` and ``"yanka"`` → ``"ianka"``. Never raises."""
+    return word.translate(_TRANSLIT)
+
+
 def payee_may_be_author(author_name: str | None, declared_full_name: str | None) -> bool:
     """Whether the full name a payee declared with their details can be the author's name
     as the question gave it (a warning for the accountant before the agreement is signed,
@@ -76,15 +115,22 @@ def payee_may_be_author(author_name: str | None, declared_full_name: str | None)
 
     Every word of the folded author name (:func:`fold_name`) must be a word of the declared
     name, which may add a patronymic and put the surname first; a one-letter word of the
-    author name (an initial) matches a declared word starting with it. Nothing declared
-    yet (empty) → True.
+    author name (an initial) matches a declared word starting with it. Words compare on
+    their transliteration key (:func:`translit_key`), so a Belarusian spelling (і/и, ў/у,
+    ы/и, the apostrophe) or a Latin one matches the Russian. Nothing declared yet (empty) →
+    True.
     ``("Максим Соколов", "Соколов Максим Петрович")`` → True; ``("М. Соколов", "Соколов
     Максим")`` → True; ``("Максим Соколов", "Максим Мерзляков")`` → False;
     ``("Пётр Ёлкин", "ЕЛКИН ПЕТР")`` → True."""
-    declared = fold_name(declared_full_name).split()
+
+    def keys(name: str | None) -> list[str]:
+        # the apostrophe is a letter's mark inside a word («Мар'я»), not a break
+        return [translit_key(w) for w in fold_name(_APOSTROPHES.sub("", name or "")).split()]
+
+    declared = keys(declared_full_name)
     if not declared:
         return True
-    for word in fold_name(author_name).split():
+    for word in keys(author_name):
         if len(word) == 1:
             if not any(d.startswith(word) for d in declared):
                 return False

@@ -14,6 +14,10 @@ CENT = Decimal("0.01")
 MAX_INTEGER_DIGITS = 10
 #: Thousands separators a person may type in a form: space, no-break and narrow no-break space.
 _GROUP_SPACES = re.compile(r"[ \u00a0\u202f]")
+#: An amount written out in digits: an optional sign, digits, an optional fraction — no
+#: exponent («1e5» is 100 000 to Python's Decimal, a typo or a trick to a person).
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_EXPONENT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][+-]?[0-9]+")
 
 
 class MoneyError(ValueError):
@@ -44,8 +48,10 @@ def parse_amount(value: object, *, form: bool = False) -> Decimal:
     most 10 integer digits (the ``Numeric(12, 2)`` columns). The form also accepts a decimal
     comma and spaces as thousands separators, as every page writes money (``"2 000,00"``).
 
-    ``value``: str, int or float (a JSON number; never bool). Returns the Decimal quantized
-    to 2 places (``Decimal("300.00")``). Raises MoneyError with a Russian message for a
+    ``value``: str, int or float (a JSON number; never bool). The amount is written out in
+    digits: exponent notation (``"1e5"``, a float that prints as ``1e+20``) is refused in
+    both, as anything else Decimal reads but a person would not write (``"١٠٠"``).
+    Returns the Decimal quantized to 2 places (``Decimal("300.00")``). Raises MoneyError with a Russian message for a
     person (staff pages are Russian).
 
     >>> parse_amount("2 000,50", form=True)
@@ -58,12 +64,16 @@ def parse_amount(value: object, *, form: bool = False) -> Decimal:
     text = str(value).strip()
     if form:
         text = _GROUP_SPACES.sub("", text).replace(",", ".")
+    if _EXPONENT.fullmatch(text):
+        raise MoneyError("Сумма цифрами, без степени: например 100000,00, а не 1e5.")
     try:
         amount = Decimal(text)
     except InvalidOperation:
         raise MoneyError("Не сумма: введите число, например 300,00.") from None
     if not amount.is_finite():
         raise MoneyError("Сумма должна быть конечным числом.")
+    if not _PLAIN_NUMBER.fullmatch(text):
+        raise MoneyError("Не сумма: введите число, например 300,00.")
     if amount < 0:
         raise MoneyError("Сумма не может быть отрицательной.")
     if amount >= Decimal(10) ** MAX_INTEGER_DIGITS:

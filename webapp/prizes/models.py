@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Date, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import Date, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, money_column, utcnow
@@ -56,6 +56,9 @@ class Prize(Model):
     question_id: Mapped[int | None] = mapped_column(ForeignKey("question.id"))
     author_id: Mapped[int | None] = mapped_column(ForeignKey("author.id"), index=True)
     recipient_name: Mapped[str | None] = mapped_column(String(200))
+    #: The full name the payee declared with their details (clear text, kept after the
+    #: details are deleted: the signed agreement names the payee so); None before.
+    payee_name: Mapped[str | None] = mapped_column(String(300))
     kind: Mapped[str] = mapped_column(String(40))
     amount: Mapped[Decimal | None] = money_column(nullable=True)
     currency: Mapped[str] = mapped_column(String(3))
@@ -98,6 +101,13 @@ class Prize(Model):
         byline = self.byline
         return byline.name if byline is not None else self.recipient_name or ""
 
+    @property
+    def paper_payee(self) -> str:
+        """The payee as every paper of the prize names them (the agreement, the minutes,
+        the register in every format): the name declared with the details
+        (:attr:`payee_name`), else :attr:`payee`."""
+        return self.payee_name or self.payee
+
 
 class PrizeStatusChange(Model):
     """One change of a prize's status: ``from_status`` (None at creation) → ``to_status``,
@@ -115,15 +125,21 @@ class PrizeStatusChange(Model):
 
 
 class GiftAgreement(Model):
-    """Договор дарения for one prize, numbered per season without gaps: ``2023-0001``.
+    """Договор дарения for one prize: ``2023-0001``, the series of the season's year,
+    numbered without gaps across the seasons whose names hold that year
+    (:func:`webapp.prizes.operations.common.next_agreement_seq`); a number is unique for
+    ever (``uq_gift_agreement_number``).
 
-    The number is taken in the closing (or awarding) transaction (``seq`` unique per
-    season), so a re-render keeps it; ``document_id`` points to the rendered PDF (the
+    The number is taken in the closing (or awarding) transaction, so a re-render keeps it; ``document_id`` points to the rendered PDF (the
     latest version); ``signed_document_id`` to the uploaded scan of the signed copy.
     """
 
     __tablename__ = "gift_agreement"
-    __table_args__ = (UniqueConstraint("season_id", "seq"), UniqueConstraint("season_id", "number"))
+    __table_args__ = (
+        UniqueConstraint("season_id", "seq"),
+        UniqueConstraint("season_id", "number"),
+        Index("uq_gift_agreement_number", "number", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     prize_id: Mapped[int] = mapped_column(ForeignKey("prize.id"), unique=True)
@@ -140,8 +156,9 @@ class GiftAgreement(Model):
 
 class CommissionMinutes(Model):
     """Number of the prize commission's minutes (протокол комиссии по денежным выигрышам)
-    of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered per
-    season without gaps: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``).
+    of one Crystal Owl prize (000_90d7c8192601ed3a.txt §4.11.2–§4.11.5), numbered without
+    gaps in the series of the season's year prefix, shared by the seasons whose names hold
+    that year: ``2023-К-0001`` (``<season prefix>-К-<seq:04d>``), unique for ever.
 
     Taken once, in the transaction that first issues the minutes (the season row is locked,
     as for :class:`GiftAgreement`); every later render or version of the minutes prints the
@@ -152,6 +169,7 @@ class CommissionMinutes(Model):
     __table_args__ = (
         UniqueConstraint("season_id", "seq", name="uq_commission_minutes_seq"),
         UniqueConstraint("season_id", "number", name="uq_commission_minutes_number"),
+        Index("uq_commission_minutes_number_ever", "number", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

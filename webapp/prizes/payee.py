@@ -344,7 +344,8 @@ def lookup_hashes(clean: dict) -> tuple[str, str]:
 def submit_details(token: str, data: PayeeInput) -> Prize:
     """Store the payee's details from the one-time link ``token``: validated, encrypted,
     the link used up (a conditional UPDATE: two concurrent submissions cannot both win),
-    the prize ``details_received``; the agreement is re-issued with the address.
+    the prize ``details_received`` and its ``payee_name`` the declared full name (what every
+    paper of the prize names); the agreement is re-issued with the address.
     Raises PayeeError (bad fields; the link stays usable) or PrizeError (bad or used link).
     """
     link = open_link(token)
@@ -366,6 +367,8 @@ def submit_details(token: str, data: PayeeInput) -> Prize:
     details.encrypted = encrypt(json.dumps(clean, ensure_ascii=False, sort_keys=True))
     details.personal_number_hash, details.account_hash = lookup_hashes(clean)
     details.received_at = utcnow()
+    # the name every paper of the prize prints, kept after the details are deleted
+    prize.payee_name = clean["full_name"]
     db.session.flush()
     if prize.status in ("owed", "details_requested", "agreement_issued"):
         change_status(prize, "details_received", None, "реквизиты получены по ссылке")

@@ -241,7 +241,7 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
             "label": kind_label(prize.kind),
             "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
         }
-    name = payee.get("name") or prize.payee
+    name = payee.get("name") or prize.paper_payee
     document = payee.get("document")
     return {
         "number": agreement.number,
@@ -342,7 +342,7 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
             "amount": prize.amount,
             "currency": prize.currency,
         },
-        "winner": prize.payee,
+        "winner": prize.paper_payee,
         "game": {
             "title": game.display_title,
             "named": game.title or "",

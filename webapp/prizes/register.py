@@ -8,8 +8,10 @@ details; each export is audited per prize (``PersonalDataAccess`` ``export``).
 The PDF (``templates/pdf/payment_register.html``) is rendered by the worker task
 ``prizes.render_register`` into a ``Document`` of kind ``payment_register`` (key
 ``payment_register:<start>:<end>:v<n>``, one new version per request). It carries no
-decrypted payee details (names as recorded on the prize, no accounts), so a file kept on
-disk outlives no personal data the retention job deletes; it is not a personal-data export.
+payee details but the name (no accounts), so a file kept on disk outlives no personal data
+the retention job deletes; it is not a personal-data export. Every format names the payee
+as the agreement does (:attr:`Prize.paper_payee`: the full name declared with the details,
+kept on the prize).
 
 CSV dialect (both ways): UTF-8 with BOM, ``;`` separated, amounts with a decimal comma
 (``2000,00``) and no thousands separator, dates ``ДД.ММ.ГГГГ`` — what a Russian-locale
@@ -22,7 +24,7 @@ import csv
 import io
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -32,6 +34,7 @@ from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
 from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
+from webapp.domain.money import MoneyError, parse_amount
 from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.jobs import enqueue
@@ -114,7 +117,11 @@ def register_rows(
     "status", "paid_on": date | None, "reference", "account"}``. With ``accounts`` (the
     XLSX / CSV exports) the payee's full name and account come from the encrypted details
     and the export is audited per prize; without (the PDF) the name is the one recorded on
-    the prize and ``account`` is "". Raises RegisterError for ``start > end``."""
+    the prize and ``account`` is "". Either way the payee is named as on the agreement:
+    the declared full name (:attr:`Prize.paper_payee`; for a prize whose details came before
+    the name was kept on it, the declared name read from the details, not audited, as for
+    the agreement: :func:`webapp.prizes.payee.declared`), else the name on the question.
+    Raises RegisterError for ``start > end``."""
     _check_period(start, end)
     prizes = db.session.scalars(
         db.select(Prize)
@@ -135,11 +142,14 @@ def register_rows(
     totals: dict = {}
     for n, p in enumerate(prizes, 1):
         d = details.get(p.id) or {}
+        name = p.payee_name or d.get("full_name")
+        if not name and not accounts:
+            name = payee.declared(p)[0]
         rows.append(
             {
                 "n": n,
                 "number": p.agreement.number if p.agreement else "",
-                "payee": d.get("full_name") or p.payee,
+                "payee": name or p.payee,
                 "prize": kind_label(p.kind),
                 "rule": p.rule,
                 "amount": p.amount,
@@ -310,7 +320,7 @@ def register_pdf_context(doc: Document) -> dict:
                    "reference": str}],
          "totals": [{"currency": "BYN", "amount": Decimal("450.00"), "count": 2}]}
 
-    Rows and totals as :func:`register_rows` without accounts (nothing decrypted, nothing
+    Rows and totals as :func:`register_rows` without accounts (no account, nothing
     audited). Raises ValueError for a document that is not a register PDF.
     """
     start, end = register_period(doc)
@@ -385,12 +395,11 @@ def parse_paid_list(data: bytes) -> list[PaidLine]:
             continue
         row = {c: raw[j].strip() for j, c in enumerate(cols) if c and j < len(raw)}
         try:
-            amount = Decimal(
-                row.get("amount", "").replace(" ", "").replace("\u00a0", "").replace(",", ".")
-            )
-            if amount != amount.quantize(Decimal("0.01")) or amount <= 0:
-                raise InvalidOperation
-        except InvalidOperation:
+            # the money rules of every form (webapp.domain.money): digits, no exponent
+            amount = parse_amount(row.get("amount", ""), form=True)
+            if amount <= 0:
+                raise MoneyError("Сумма должна быть больше нуля.")
+        except MoneyError:
             errors.append(f"строка {i}: неверная сумма «{row.get('amount', '')}»")
             continue
         try:

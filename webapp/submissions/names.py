@@ -108,16 +108,33 @@ def nominative_authors(authors: Sequence[AuthorRef]) -> list[AuthorRef]:
     ]
 
 
+#: Letters of Belarusian (and Ukrainian) that Russian does not write, and the apostrophe
+#: inside a word («Мар'я»): a name spelt with them is not Russian.
+_NOT_RUSSIAN = re.compile(r"[іІїЇўЎєЄґҐ]|\w['ʼ’]\w")
+#: Given names that the show's two languages give to people of either gender: Belarusian
+#: «Янка» is a man (Иван; Янка Купала), Russian «Янка» a woman (Яна). pymorphy3 knows only
+#: the Russian reading.
+_EITHER_GENDER_ACROSS_LANGUAGES = frozenset({"янка"})
+
+
 def name_gender(name: str | None) -> str | None:
     """The grammatical gender of a person named ``name`` (in the nominative, as stored):
     ``"femn"`` for «Анна Лысенко», ``"masc"`` for «Иван Сапего»; None when the first given
     name is of either gender («Женя Пак») or there is none («A. Smith», a team, None).
     Pages and documents then agree with the person («нет её согласия», «именуемая») or use
-    neutral wording. Never raises."""
-    if not name:
+    neutral wording. Never raises.
+
+    The reading is pymorphy3's Russian dictionary (the only one Sova has; there is none
+    for Belarusian), so it is not asked where it would guess: a name spelt in Belarusian
+    (і, ў, an apostrophe: «Мікола Лынькоў») and a given name whose gender differs between
+    Belarusian and Russian («Янка») give None — neutral wording until the payee's
+    identification number tells (``webapp.prizes.payee.by_personal_number_gender``)."""
+    if not name or _NOT_RUSSIAN.search(name):
         return None
     morph = _morph()
     for word in _WORD.findall(name):
+        if word.lower().replace("ё", "е") in _EITHER_GENDER_ACROSS_LANGUAGES:
+            return None
         genders = {
             p.tag.gender
             for p in morph.parse(word)

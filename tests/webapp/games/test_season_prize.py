@@ -140,3 +140,58 @@ def test_a_second_season_of_the_same_name_is_refused(login, api):
         {"errors": {"name": ["сезон с таким названием уже есть"]}},
     )
     assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 1
+
+
+def test_money_in_exponent_notation_is_refused_by_the_forms_and_the_api(api, login):
+    """«1e5» is 100 000 to Python's Decimal; a person types 100 000,00. The season form as
+    the page renders it, the season page's prize form and the API (a string or a JSON
+    number) refuse it and store nothing."""
+    from tests.forms import page_forms
+
+    client = login("producer")
+    forms = page_forms(client.get("/games/").text)
+    (form,) = [f for f in forms if f.action == "/games/seasons"]
+    r = client.post(
+        form.action,
+        data={
+            **form.fields,
+            "season-name": "Сезон 2009",
+            "season-ruleset": "2009",
+            "season-unanswered_prize": "1e5",
+        },
+        follow_redirects=True,
+    )
+    assert (
+        "Сезон не создан: Приз за невзятый вопрос: Сумма цифрами, без степени: например "
+        "100000,00, а не 1e5."
+    ) in page(r)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 0
+    refusal = {"errors": {"unanswered_prize": ["Сумма цифрами, без степени: например "
+                                               "100000,00, а не 1e5."]}}  # fmt: skip
+    for body in (
+        '{"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": 1e5}',
+        '{"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": 1.5E+3}',
+        '{"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": "1e5"}',
+    ):
+        r = api("post", "/api/v1/seasons", role="producer", data=body,
+                content_type="application/json")  # fmt: skip
+        assert (r.status_code, r.json) == (422, refusal), body
+    assert db.session.scalar(db.select(db.func.count()).select_from(Season)) == 0
+    # a JSON number in digits is still a number
+    r = api("post", "/api/v1/seasons", role="producer", data=(
+        '{"name": "Сезон 2009", "ruleset": "2009", "unanswered_prize": 1500.5}'
+    ), content_type="application/json")  # fmt: skip
+    assert r.status_code == 201, r.json
+    season = db.session.scalars(db.select(Season)).one()
+    assert season.unanswered_prize == Decimal("1500.50")
+    client = login("producer")
+    (form,) = [
+        f
+        for f in page_forms(client.get(f"/games/seasons/{season.id}").text)
+        if f.action == f"/games/seasons/{season.id}/prize"
+    ]
+    r = client.post(
+        form.action, data={**form.fields, "prize-unanswered_prize": "2E3"}, follow_redirects=True
+    )
+    assert "Приз не изменён: Приз за невзятый вопрос: Сумма цифрами, без степени" in page(r)
+    assert db.session.get(Season, season.id).unanswered_prize == Decimal("1500.50")

@@ -169,6 +169,9 @@ def test_import_bank_paid_list_all_or_nothing(app, api, played, drain, login):
         )
         == 0
     )
+    # an amount in exponent notation is no amount (1.5e2 would be 150)
+    exponent = upload("Договор;Сумма;Дата;Номер п/п\n2023-0001;1.5e2;01.02.2024;11\n")
+    assert "строка 2: неверная сумма «1.5e2»" in exponent.text
     future = upload("Договор;Сумма;Дата;Номер п/п\n2023-0001;150,00;01.01.2030;<b>11</b>\n")
     assert "строка 2: номер платёжного поручения не может содержать знаки" in future.text
     future = upload("Договор;Сумма;Дата;Номер п/п\n2023-0001;150,00;01.01.2030;11\n")

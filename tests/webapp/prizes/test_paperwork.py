@@ -55,6 +55,23 @@ def pdf_lines(data: bytes) -> list[str]:
     ]
 
 
+def pdftotext_words(data: bytes) -> list[tuple[str, float, float]]:
+    """``(word, xMin, xMax)`` in points of every word of a one-page PDF, as poppler's
+    ``pdftotext -bbox`` places them."""
+    import re
+    import subprocess
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run(
+            ["pdftotext", "-bbox", f.name, "-"], check=True, capture_output=True, text=True
+        ).stdout
+    box = r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)"[^>]*>([^<]*)</word>'
+    return [(word, float(x0), float(x1)) for x0, x1, word in re.findall(box, out)]
+
+
 def doc_bytes(app, doc_id: int) -> bytes:
     doc = db.session.get(Document, doc_id)
     assert doc.status == "ready", doc.error
@@ -156,6 +173,10 @@ def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, dra
     drain()
     [v1] = minutes_docs(first)
     assert pdf_lines(doc_bytes(app, v1.id)) == MINUTES_1
+    # plain A4 (210×297 mm): no bleed or crop marks for an office printer to shrink or crop
+    (page,) = pypdf.PdfReader(io.BytesIO(doc_bytes(app, v1.id))).pages
+    size = (float(page.mediabox.width), float(page.mediabox.height))
+    assert tuple(round(v / 72 * 25.4) for v in size) == (210, 297)
     second_lines = pdf_lines(doc_bytes(app, minutes_docs(second)[0].id))
     assert second_lines[0] == "ПРОТОКОЛ № 2023-К-0002"
     assert "2. Обладатель приза: Максим Поташев." in second_lines
@@ -257,21 +278,33 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
         "Реестр выплат призов за период с 1 февраля 2024 г. по 29 февраля 2024 г.",
         f"Сформирован {made} Призы, оплаченные за период, и подписанные, ожидающие оплаты.",
         "№ Договор Получатель Приз Основание Сумма Статус Оплачен Номер п/п",
-        "1 2023-0001 Автор 1 Приз автору неотвеченного вопроса п. 4.11.1 (2023) 150,00 BYN "
-        "выплачен 01.02.2024 п/п 1",
+        # the payee as the agreement and the XLSX/CSV name them: declared with the details
+        "1 2023-0001 Сапего Иван Петрович Приз автору неотвеченного",
+        "вопроса",
+        "п. 4.11.1 (2023) 150,00 BYN выплачен 01.02.2024 п/п 1",
         "2 — Ровшан Аскеров Лучший игрок серии п. 3.2 (2009) 300 000,00 RUB выплачен "
         "10.02.2024 п/п 3",
-        "3 2023-0003 Автор 2 Приз автору неотвеченного вопроса п. 4.11.1 (2023) 300,00 BYN "
-        "договор подписан — —",
+        "3 2023-0003 Жуков Павел Олегович Приз автору неотвеченного",
+        "вопроса",
+        "п. 4.11.1 (2023) 300,00 BYN договор подписан — —",
         "Итого BYN: 450,00 (строк: 2)",
         "Итого RUB: 300 000,00 (строк: 1)",
         f"Реестр выплат, версия 1 Сформирован {made} Стр. 1 из 1",
     ]
-    # No decrypted payee details in the file (the name on the prize, no account), so the
-    # PDF is no personal-data export: nothing audited, nothing the retention job misses.
+    # No account and nothing decrypted for it (the name is kept on the prize), so the PDF
+    # is no personal-data export: nothing audited, nothing the retention job misses.
     text = " ".join(pdf_lines(pdf.data))
-    assert "Сапего" not in text and "BY13NBRB" not in text
+    assert "BY13NBRB" not in text and "BY20" not in text
     assert db.session.scalar(db.select(db.func.count()).select_from(PersonalDataAccess)) == audited
+    # plain A4 landscape (297×210 mm, no bleed); the clause stays inside its cell: every
+    # word of «п. 4.11.1 (2023)» ends left of the «Сумма» column's text (its cell padding)
+    (page,) = pypdf.PdfReader(io.BytesIO(pdf.data)).pages
+    size = (float(page.mediabox.width), float(page.mediabox.height))
+    assert tuple(round(v / 72 * 25.4) for v in size) == (297, 210)
+    words = pdftotext_words(pdf.data)
+    amount_left = next(x0 for word, x0, _x1 in words if word == "Сумма")
+    clause = [x1 for word, _x0, x1 in words if word in ("4.11.1", "(2023)", "3.2", "(2009)")]
+    assert len(clause) == 6 and max(clause) < amount_left - 1.5 / 25.4 * 72
     assert login("producer").get(f"/prizes/documents/{doc.id}").status_code == 403
     # Another request for the period is a new version (a snapshot of its moment).
     client = login("accountant")
@@ -392,8 +425,11 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         "Паспорт:",
         "Адрес регистрации:",
         "Счёт:",
+        # each signer named under their signature line
+        "ЗАО «Второй национальный телеканал»",
         "подпись представителя Дарителя, М. П.",
-        "/ Автор 1",
+        "Автор 1",
+        "подпись Одаряемого",
         # the serial on one line, never «версия» and its number apart (the clause between)
         "Договор № 2023-0001, версия 1 п. 4.11.1 Положения о",
         "телевизионном проекте",
@@ -436,13 +472,16 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         "2015 г.",
         "Идентификационный номер:",
         "3010190A001PB9",
-        "Адрес регистрации: г. Брест, ул. Тайная, д.",
-        "17, кв. 42",
+        # «д. 17» on one line (a no-break space after «д.»)
+        "Адрес регистрации: г. Брест, ул. Тайная,",
+        "д. 17, кв. 42",
         "Счёт: IBAN BY13 NBRB 3600 9000 0000",
         "2Z00 AB00",
+        "ЗАО «Второй национальный телеканал»",
         "подпись представителя Дарителя, М. П.",
-        "/ Сапего Иван",
-        "Петрович",
+        # the payee's name whole, on a line of its own under the signature line
+        "Сапего Иван Петрович",
+        "подпись Одаряемого",
         # the serial on one line, never «версия» and its number apart (the clause between)
         "Договор № 2023-0001, версия 2 п. 4.11.1 Положения о",
         "телевизионном проекте",
@@ -597,3 +636,117 @@ def test_a_new_air_date_issues_the_unsigned_agreements_again(app, api, played, d
         assert "эфир 6 января 2024 г.)" in lines and "30 декабря 2023" not in lines
     kept = db.session.get(Prize, signed.id).agreement.document_id
     assert "эфир 30 декабря 2023 г.)" in " ".join(pdf_lines(doc_bytes(app, kept)))
+
+
+def test_every_paper_of_a_prize_names_the_declared_payee(app, api, played, drain, login):
+    """The question credits «Автор 1»; the payee declares «Купалович Иван Доминикович». The
+    agreement, the register's PDF, XLSX and CSV all name the declared payee, and the PDF
+    still does after the details are deleted by the retention job."""
+    import csv
+
+    import openpyxl
+
+    prizes = setup_prizes(api, played, drain)
+    give_details(prizes[0], drain, full_name="Купалович Иван Доминикович")
+    db.session.expire_all()
+    prize = db.session.get(Prize, prizes[0].id)
+    assert (prize.payee, prize.payee_name) == ("Автор 1", "Купалович Иван Доминикович")
+    agreement = " ".join(pdf_lines(doc_bytes(app, prize.agreement.document_id)))
+    assert "Купалович Иван Доминикович (" in agreement and "Автор 1" not in agreement
+    mark_signed(prize, scan_pdf(), "s.pdf", None)
+    mark_paid(prize, date(2024, 2, 1), "п/п 1", None)
+    commit()
+    client = login("accountant")
+    period = "start=2024-02-01&end=2024-02-29"
+    sheet = openpyxl.load_workbook(
+        io.BytesIO(client.get(f"/prizes/register?{period}&format=xlsx").data)
+    ).active
+    assert [r[2] for r in sheet.iter_rows(min_row=3, max_row=3, values_only=True)] == [
+        "Купалович Иван Доминикович"
+    ]
+    lines = list(
+        csv.reader(
+            io.StringIO(client.get(f"/prizes/register?{period}&format=csv").text.lstrip("\ufeff")),
+            delimiter=";",
+        )
+    )
+    assert lines[1][2] == "Купалович Иван Доминикович"
+
+    def register_pdf_text() -> str:
+        client.post("/prizes/register/pdf", data={"start": "2024-02-01", "end": "2024-02-29"})
+        drain()
+        doc = db.session.scalars(
+            db.select(Document)
+            .where(Document.kind == "payment_register")
+            .order_by(Document.id.desc())
+        ).first()
+        return " ".join(pdf_lines(doc_bytes(app, doc.id)))
+
+    text = register_pdf_text()
+    assert "1 2023-0001 Купалович Иван Доминикович Приз автору" in text
+    assert "Автор 1" not in text
+    assert payee.purge_paid_details(date(2025, 1, 1)) == 1
+    commit()
+    text = register_pdf_text()
+    assert "1 2023-0001 Купалович Иван Доминикович Приз автору" in text
+    assert "Автор 1" not in text
+
+
+def test_agreement_numbers_are_unique_across_seasons_of_one_year(app, api, played, drain):
+    """«Сезон 2023» and «Сезон 2023 №2» share the series 2023: the second season's
+    agreements go on from the first's, never 2023-0001 again; the database refuses a
+    number twice whatever the season."""
+    import pytest
+    from sqlalchemy.exc import IntegrityError
+
+    first = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{first}/close", role="producer")
+    second = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{second}/close", role="producer")
+    drain()
+    seasons = [db.session.get(Game, g).season for g in (first, second)]
+    assert [s.name for s in seasons] == ["Сезон 2023", "Сезон 2023 №2"]
+    numbers = {
+        s.name: db.session.scalars(
+            db.select(GiftAgreement.number)
+            .where(GiftAgreement.season_id == s.id)
+            .order_by(GiftAgreement.id)
+        ).all()
+        for s in seasons
+    }
+    count = len(numbers["Сезон 2023"])
+    assert count and numbers["Сезон 2023"] == [f"2023-{n:04d}" for n in range(1, count + 1)]
+    assert numbers["Сезон 2023 №2"] == [
+        f"2023-{n:04d}" for n in range(count + 1, count + 1 + len(numbers["Сезон 2023 №2"]))
+    ]
+    taken = db.session.scalars(db.select(GiftAgreement).order_by(GiftAgreement.id)).first()
+    other = db.session.scalars(
+        db.select(Prize).where(Prize.game_id == second).order_by(Prize.id)
+    ).first()
+    db.session.delete(other.agreement)
+    db.session.flush()
+    db.session.add(
+        GiftAgreement(prize_id=other.id, season_id=seasons[1].id, seq=1, number=taken.number)
+    )
+    with pytest.raises(IntegrityError):
+        db.session.flush()
+    db.session.rollback()
+
+
+def test_minutes_numbers_are_unique_across_seasons_of_one_year(app, api, played, drain):
+    """The prize commission minutes of «Сезон 2023» and «Сезон 2023, осень» share the
+    series 2023-К: the second season's minutes are 2023-К-0002, never 2023-К-0001 again."""
+    spring = played("series_final", EXPERTS_WIN)
+    autumn = played("year_final", EXPERTS_WIN, name="Сезон 2023, осень")
+    for game, kind in ((spring, "best_participant_of_series"), (autumn, "best_expert_of_year")):
+        r = api(
+            "post",
+            f"/api/v1/games/{game}/prizes",
+            role="producer",
+            json={"kind": kind, "recipient": "Илья Новиков", "team": TEAM},
+        )
+        assert r.status_code == 201, r.json
+    assert [(n, s) for _prize, n, s in minutes_numbers()] == [
+        ("2023-К-0001", 1),
+        ("2023-К-0002", 2),
+    ]

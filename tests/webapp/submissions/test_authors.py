@@ -13,7 +13,7 @@ from webapp.domain.money import Money
 from webapp.domain.prizes import unanswered_question_prizes
 from webapp.extensions import db
 from webapp.submissions.models import Question
-from webapp.submissions.names import credit_case, nominative_name
+from webapp.submissions.names import credit_case, name_gender, nominative_name
 
 PECHENY = "data/chgk/alexander-pecheny__chgksuite"
 
@@ -342,3 +342,22 @@ def test_written_packet_through_sova_import_on_postgresql(make_app, pg_url, tmp_
         assert qs[2].author_line == "Пётр Волков (Казань), " + CREDIT3
         db.session.remove()
         db.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("name", "gender"),
+    [
+        ("Анна Лысенко", "femn"),
+        ("Иван Сапего", "masc"),
+        ("Купалович Иван Доминикович", "masc"),
+        ("Женя Пак", None),  # either gender
+        # pymorphy3 reads Russian only: Belarusian «Янка» (Иван) is no woman, and a name
+        # spelt in Belarusian is not guessed («Мікола» read as Russian is feminine)
+        ("Янка Купалавіч", None),
+        ("Янка Купалович", None),
+        ("Мікола Лынькоў", None),
+        ("Мар'я Сабаль", None),
+    ],
+)
+def test_name_gender(name, gender):
+    assert name_gender(name) == gender

@@ -41,7 +41,11 @@ def test_the_vote_result_names_the_donor_set_on_the_season_page(
         "Приз лучшему игроку вручает Генеральный спонсор: ПАО «МТС», г. Москва, в лице "
         "генерального директора Козлова Бориса Петровича, действующего на основании Устава."
     ) in text
-    assert "Представитель Генерального спонсора (ПАО «МТС»)" in text
+    # the representative named at the signature line too
+    assert (
+        "Представитель Генерального спонсора (ПАО «МТС», в лице генерального директора "
+        "Козлова Бориса Петровича, действующего на основании Устава)"
+    ) in text
     assert "М. П. ПАО «МТС»" in text
     assert "Контрольный код итогов:" in text
     assert "Sova" not in text and "Второй национальный" not in text
@@ -89,7 +93,12 @@ def test_the_signature_block_stays_on_one_page(app, api, sms, finished_game, dra
     drain()
     context = result_context(db.session.get(Vote, vote["id"]))
     assert context["donor"]["name"] == name
-    lines = ("Ведущий", "Продюсер", f"Представитель Генерального спонсора ({name})", "М. П.")
+    lines = (
+        "Ведущий",
+        "Продюсер",
+        f"Представитель Генерального спонсора ({name}, в лице генерального директора",
+        "М. П.",
+    )
     split_before = False
     for n in range(1, 13):
         candidates = [
@@ -100,5 +109,8 @@ def test_the_signature_block_stays_on_one_page(app, api, sms, finished_game, dra
         assert all(len(h) == 1 for h in holding), (n, holding)
         assert len({h[0] for h in holding}) == 1, (n, holding)
         assert "Основание:" in pages[holding[0][0]] or "Подписи" in pages[0], n
+        # the signatures' sheet carries the totals and the control code in its body
+        assert "Засчитано голосов: 1." in pages[holding[0][0]], n
+        assert "Контрольный код итогов:" in pages[holding[0][0]], n
         split_before = split_before or holding[0][0] > 0
     assert split_before  # some of these layouts really run past the first sheet

@@ -87,6 +87,79 @@ def test_result_pdf_text(app, api, sms, finished_game, drain, login):
     assert api("get", f"/api/v1/games/{gid}/vote", role="host").json["vote"]["late"] == 1
 
 
+def pdftotext_pages(app, doc_id: int) -> list[str]:
+    """Each page's text as poppler's pdftotext reads it (U+200B break points and no-break
+    spaces removed, whitespace collapsed)."""
+    import subprocess
+
+    from webapp.core.models import Document
+    from webapp.extensions import db
+
+    doc = db.session.get(Document, doc_id)
+    path = Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+    out = subprocess.run(["pdftotext", str(path), "-"], check=True, capture_output=True, text=True)
+    pages = out.stdout.split("\f")[:-1]  # pdftotext ends every page with a form feed
+    return [" ".join(p.replace("\u200b", "").replace("\u00a0", " ").split()) for p in pages]
+
+
+#: Fourteen candidates: the table of votes pushes the totals and signatures to a 2nd page.
+MANY = [f"Знаток {name}" for name in (
+    "Аскеров", "Друзь", "Поташев", "Новиков", "Блинов", "Ким", "Козлов", "Макаров",
+    "Мерзляков", "Седых", "Бурда", "Алешин", "Евдокимов", "Семушин",
+)]  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_every_page_of_a_two_page_result_names_game_totals_and_control_code(
+    app, api, sms, finished_game, drain
+):
+    gid = finished_game()
+    open_vote(api, gid, MANY)
+    sms("a", "+79160000001", "3")
+    sms("b", "+79160000002", "3")
+    sms("c", "+79160000002", "1")  # repeat
+    sms("d", "+79160000003", "никто")  # invalid
+    vote = close_vote(api, gid).json["vote"]
+    assert drain() == ["votes.render_result"]
+    from webapp.extensions import db
+    from webapp.votes.models import Vote
+    from webapp.votes.queries import result_context
+
+    seal = result_context(db.session.get(Vote, vote["id"]))["seal"]
+    pages = pdftotext_pages(app, vote["document"]["id"])
+    assert len(pages) == 2
+    head = (
+        f"Итоги голосования № {vote['id']}. Игра 1 марта 2023 г., Сезон 2009. Засчитано "
+        "голосов: 2, повторных: 1, недействительных: 1, опоздавших: 0. Лучший игрок: "
+        f"Знаток Поташев. Контрольный код: {seal}"
+    )
+    for n, page in enumerate(pages, 1):
+        # the seal's 64 hex digits may wrap at the line end: compared without spaces
+        assert head.replace(" ", "") in page.replace(" ", ""), n
+        assert f"Стр. {n} из 2" in page and f"Голосование № {vote['id']}" in page
+    assert "Знаток Семушин 0" in pages[0] and "Подписи" not in pages[0]
+    # the signatures print with the totals, the control code and the clause, never alone
+    signed = pages[1]
+    for line in (
+        "Засчитано голосов: 2.",
+        "Повторные сообщения с того же номера (не засчитаны): 1.",
+        "Недействительные сообщения (нет кандидата или имя подходит двум): 1.",
+        "Лучший игрок по итогам голосования: Знаток Поташев.",
+        "Основание: п. 3.1 Правил сезона 2009 г. Подписи Ведущий Продюсер",
+    ):
+        assert line in signed, line
+    assert f"Контрольныйкодитогов:{seal}" in signed.replace(" ", "")
+    # plain A4 (210×297 mm): no bleed or crop marks for an office printer to shrink or crop
+    from webapp.core.models import Document
+
+    doc = db.session.get(Document, vote["document"]["id"])
+    data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
+    assert {
+        (round(float(p.mediabox.width) * 25.4 / 72), round(float(p.mediabox.height) * 25.4 / 72))
+        for p in pypdf.PdfReader(io.BytesIO(data)).pages
+    } == {(210, 297)}
+
+
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_award_prefilled_with_winner_and_override_needs_reason(app, api, sms, finished_game):
     from webapp.extensions import db

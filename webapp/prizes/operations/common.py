@@ -62,23 +62,44 @@ def agreement_prefix(season: Season) -> str:
     return m.group(0) if m else f"S{season.id}"
 
 
+def _lock_series(season: Season) -> str:
+    """Lock the rows of the seasons that share ``season``'s number prefix
+    (:func:`agreement_prefix`; a superset: every season whose name holds it) and return the
+    prefix. ``FOR UPDATE`` on PostgreSQL; SQLite writers are serialised by
+    ``BEGIN IMMEDIATE``."""
+    prefix = agreement_prefix(season)
+    db.session.execute(
+        db.select(Season.id)
+        .where(db.or_(Season.id == season.id, Season.name.contains(prefix, autoescape=True)))
+        .with_for_update()
+    )
+    return prefix
+
+
 def next_agreement_seq(season: Season) -> int:
-    """The next gap-free number of the season. The season row is locked (``FOR UPDATE`` on
-    PostgreSQL; SQLite writers are serialised by ``BEGIN IMMEDIATE``)."""
-    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    """The next gap-free number of the season's series (:func:`agreement_prefix`): one
+    series per prefix, shared by every season whose name holds the same year («Сезон 2023»
+    and «Сезон 2023, осень» number 2023-0001, 2023-0002, … together), so that a number is
+    never issued twice (``uq_gift_agreement_number``). The series is locked
+    (:func:`_lock_series`)."""
+    prefix = _lock_series(season)
     current = db.session.scalar(
-        db.select(db.func.max(GiftAgreement.seq)).where(GiftAgreement.season_id == season.id)
+        db.select(db.func.max(GiftAgreement.seq)).where(
+            GiftAgreement.number.startswith(f"{prefix}-", autoescape=True)
+        )
     )
     return (current or 0) + 1
 
 
 def next_minutes_seq(season: Season) -> int:
-    """The next gap-free number of the season's prize commission minutes; the season row is
-    locked as in :func:`next_agreement_seq`."""
-    db.session.execute(db.select(Season.id).where(Season.id == season.id).with_for_update())
+    """The next gap-free number of the prize commission minutes of the season's series
+    (``2023-К-0001``), shared like the agreements' (:func:`next_agreement_seq`) but in its
+    own sequence, so that a number is never issued twice
+    (``uq_commission_minutes_number_ever``)."""
+    prefix = _lock_series(season)
     current = db.session.scalar(
         db.select(db.func.max(CommissionMinutes.seq)).where(
-            CommissionMinutes.season_id == season.id
+            CommissionMinutes.number.startswith(f"{prefix}-К-", autoescape=True)
         )
     )
     return (current or 0) + 1

@@ -27,9 +27,9 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
     """Number the prize commission's minutes of ``prize`` (a Crystal Owl prize, 2023
     §4.11.2–§4.11.5) and queue their first rendering (``prizes.render_minutes``).
 
-    The number (``<season prefix>-К-<seq:04d>``, e.g. ``2023-К-0001``) is the season's next
-    one without gaps, taken in the caller's transaction (season row locked) and kept for
-    good. Idempotent: minutes already numbered are returned as they are (no new number, no
+    The number (``<season prefix>-К-<seq:04d>``, e.g. ``2023-К-0001``) is the next one
+    without gaps of the season's year series (:func:`next_minutes_seq`), taken in the
+    caller's transaction (the series locked) and kept for good. Idempotent: minutes already numbered are returned as they are (no new number, no
     new document, nothing queued).
     """
     existing = db.session.scalar(
