@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -44,6 +43,7 @@ from webapp.accounts.operations import (
 from webapp.core.access import access
 from webapp.core.edge import keep
 from webapp.core.fields import errors_line
+from webapp.core.redirects import local_path
 from webapp.extensions import db, limiter
 from webapp.security import login_rate_limit
 
@@ -64,16 +64,6 @@ HOME_BY_ROLE = {
     "accountant": "prizes.index",
     "admin": "moderation.queue",
 }
-
-
-def _safe_next(target: str | None) -> str | None:
-    """Only same-site relative paths (no open redirect)."""
-    if not target:
-        return None
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return None
-    return target
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -114,7 +104,7 @@ def login():
             session.permanent = True  # ends after PERMANENT_SESSION_LIFETIME idle
             login_user(user)
             return redirect(
-                _safe_next(request.args.get("next"))
+                local_path(request.args.get("next"))
                 or url_for(HOME_BY_ROLE.get(user.role, "submissions.index"))
             )
         form.form_errors.append(_("Неверная почта или пароль."))

@@ -7,6 +7,7 @@ from flask import abort, current_app, redirect, render_template, request, url_fo
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access
+from webapp.core.redirects import local_path
 from webapp.extensions import db, limiter
 from webapp.submissions.links import read_confirm_token
 from webapp.submissions.models import Question
@@ -24,13 +25,11 @@ def index():
 @bp.route("/lang/<code>")
 @access("public")
 def set_language(code: str):
-    """Remember the viewer's language (cookie, one year) and go back."""
+    """Remember the viewer's language (cookie, one year) and go back to ``next`` when it is a
+    path of this site (:func:`webapp.core.redirects.local_path`), else to the home page."""
     if code not in LANGUAGES:
         abort(404)
-    target = request.args.get("next", "/")
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
-    resp = redirect(target)
+    resp = redirect(local_path(request.args.get("next")) or "/")
     resp.set_cookie(
         LANG_COOKIE,
         code,
