@@ -2,12 +2,13 @@
 revocation and account switch-off."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField
 from wtforms.validators import DataRequired, EqualTo, Length
 
+from webapp.core.fields import SovaForm
 
-class LoginForm(FlaskForm):
+
+class LoginForm(SovaForm):
     """E-mail (≤ 254 characters) and password (≤ 200); a failing form answers 422."""
 
     email = EmailField(
@@ -26,7 +27,7 @@ class LoginForm(FlaskForm):
     )
 
 
-class RevokeTokenForm(FlaskForm):
+class RevokeTokenForm(SovaForm):
     """Revoke one API token (admin): the box must be ticked."""
 
     confirm = BooleanField(
@@ -35,7 +36,7 @@ class RevokeTokenForm(FlaskForm):
     )
 
 
-class DeactivateForm(FlaskForm):
+class DeactivateForm(SovaForm):
     """Switch a staff account off (admin): the box must be ticked."""
 
     confirm = BooleanField(
@@ -73,7 +74,7 @@ def _new_password_fields(cls):
 
 
 @_new_password_fields
-class PasswordChangeForm(FlaskForm):
+class PasswordChangeForm(SovaForm):
     """A staff member's own new password: the current one, the new one twice."""
 
     current = PasswordField(
@@ -86,7 +87,7 @@ class PasswordChangeForm(FlaskForm):
 
 
 @_new_password_fields
-class PasswordSetForm(FlaskForm):
+class PasswordSetForm(SovaForm):
     """The admin sets a staff member's password (a forgotten one): twice, and the box."""
 
     confirm = BooleanField(

@@ -11,6 +11,7 @@ from flask import current_app
 from sqlalchemy.orm.attributes import set_committed_value
 
 from webapp.accounts.models import REVOKE_REASONS, ROLES, ApiToken, User, token_digest
+from webapp.core.chars import code_point, forbidden_in_password
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
@@ -52,10 +53,20 @@ def create_user(
         raise AccountError(f"a user with e-mail {email} exists already")
     user = User(email=email, role=role, name=name or email.split("@")[0])
     if password:
+        _check_password_chars(password)
         user.password_hash = _hasher.hash(password)
     db.session.add(user)
     db.session.flush()
     return user, issue_token(user) if with_token else None
+
+
+def _check_password_chars(password: str) -> None:
+    """Refuse (:class:`AccountError`) a password holding a control character (BEL, TAB, LF,
+    …) or another character text may not hold (:func:`webapp.core.chars.forbidden_in_password`):
+    no keyboard types one, so it came from a paste or a script and locks its owner out."""
+    c = forbidden_in_password(password)
+    if c is not None:
+        raise AccountError(f"пароль содержит недопустимый символ {code_point(c)}")
 
 
 def issue_token(user: User) -> str:
@@ -256,7 +267,9 @@ def end_sessions(user: User) -> None:
 def set_password(user: User, password: str, by: User | None = None) -> int:
     """Set a new password (argon2id), end all of the user's sessions and revoke their API
     tokens (reason ``password``: whoever knew the old password may have made or copied
-    one). Returns the number of tokens revoked; flushes."""
+    one). Returns the number of tokens revoked; flushes. Raises :class:`AccountError` for a
+    password holding a control character (:func:`_check_password_chars`)."""
+    _check_password_chars(password)
     user.password_hash = _hasher.hash(password)
     db.session.flush()
     end_sessions(user)

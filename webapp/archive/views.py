@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 
 from webapp.archive import queries
 from webapp.core.access import access
+from webapp.core.chars import xml_safe
 from webapp.core.models import utcnow
 from webapp.extensions import db, limiter
 from webapp.games.publication import public_game_or_404, question_public
@@ -122,14 +123,17 @@ def image(question_id: int, name: str):
 @access("public")
 def feed():
     """An Atom feed of the newest aired games (built with ``xml.etree``: every text is
-    escaped by the serializer)."""
+    escaped by the serializer, and stripped of what XML 1.0 cannot hold by
+    :func:`webapp.core.chars.xml_safe`, so one stored U+FFFE never breaks the feed)."""
     games = queries.feed_games()
     ET.register_namespace("", ATOM)
 
     def sub(parent, tag, text=None, **attrs):
+        # the last guard: no character that XML 1.0 cannot hold, whatever was stored
+        attrs = {name: xml_safe(value) for name, value in attrs.items()}
         el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
         if text is not None:
-            el.text = text
+            el.text = xml_safe(text)
         return el
 
     root = ET.Element(f"{{{ATOM}}}feed")

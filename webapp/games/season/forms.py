@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     DateField,
@@ -14,7 +13,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from webapp.core.fields import NumberRange
+from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.rules.parameters import PARAMETERS
 from webapp.games.forms import PLAN_HELP
 
@@ -43,7 +42,7 @@ KINDS = [
 ]
 
 
-class SeasonTeamForm(FlaskForm):
+class SeasonTeamForm(SovaForm):
     """A team joins the initial rating: an existing one, or a new one (six experts)."""
 
     team_id = SelectField("Команда", coerce=int, validators=[Optional()])
@@ -54,7 +53,7 @@ class SeasonTeamForm(FlaskForm):
     captain = StringField("Капитан (один из шести)", validators=[Optional(), Length(max=100)])
 
 
-class SeasonEventForm(FlaskForm):
+class SeasonEventForm(SovaForm):
     """One producer's event of ``season-protocol.md``; only the fields of its type count."""
 
     type = SelectField("Событие", choices=[SelectChoice(v, label) for v, label in EVENT_TYPES])
@@ -131,7 +130,7 @@ class SeasonEventForm(FlaskForm):
         return {"type": kind, "team": self.team.data}
 
 
-class SeasonGameForm(FlaskForm):
+class SeasonGameForm(SovaForm):
     """A new game proposed from the season state (kind and team from ``next``)."""
 
     kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
@@ -150,7 +149,7 @@ class SeasonGameForm(FlaskForm):
     )
 
 
-class SeasonPrizeForm(FlaskForm):
+class SeasonPrizeForm(SovaForm):
     """The season's cash prize per unanswered question (2009 §1.2.2 names no amount)."""
 
     unanswered_prize = StringField(
@@ -159,7 +158,7 @@ class SeasonPrizeForm(FlaskForm):
     )
 
 
-class SeasonDonorForm(FlaskForm):
+class SeasonDonorForm(SovaForm):
     """The donor of the season's prizes («Даритель» of its gift agreements, minutes and vote
     result; webapp.domain.donor checks the values). The box confirms that the unsigned
     agreements of the season are issued again with it."""
