@@ -76,7 +76,7 @@ DEVICE_MAX_AGE = 365 * 24 * 3600
 
 
 def _device_serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.secret_key, salt=DEVICE_SALT)
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=DEVICE_SALT)
 
 
 def _device() -> dict:

@@ -53,7 +53,7 @@ class CheckedText:
             else:
                 kwargs["validators"] = [*(kwargs.get("validators") or ()), check]
             unbound_field = UnboundField(cls, *args, name=unbound_field.name, **kwargs)
-        return super().bind_field(form, unbound_field, options)  # type: ignore[misc]
+        return super().bind_field(form, unbound_field, options)
 
 
 class SovaForm(FlaskForm):
