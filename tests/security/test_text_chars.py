@@ -188,4 +188,10 @@ def test_a_password_with_a_control_character_is_refused(app, login):
     )
     assert result.exit_code == 2
     assert "пароль содержит недопустимый символ U+0007" in result.output
+    result = app.test_cli_runner().invoke(
+        args=["users", "create", "--email", "bel@test.local", "--role", "editor"]
+        + ["--name", "Анна\ufffe"]
+    )
+    assert result.exit_code == 2
+    assert "недопустимый символ U+FFFE в имени или адресе" in result.output
     assert db.session.scalar(db.select(User).filter_by(email="bel@test.local")) is None

@@ -20,7 +20,7 @@ from webapp.accounts.models import (
     User,
     token_digest,
 )
-from webapp.core.chars import code_point, forbidden_in_password
+from webapp.core.chars import code_point, forbidden, forbidden_in_password
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
@@ -51,7 +51,8 @@ def create_user(
 ) -> tuple[User, str | None]:
     """Create a staff user. Returns (user, token or None); the token is shown once.
 
-    Raises AccountError for an unknown role or an e-mail already used.
+    Raises AccountError for an unknown role, an e-mail already used, or a name, address
+    or password holding a character no text may hold (:mod:`webapp.core.chars`).
     """
     email = email.strip().lower()
     if role not in ROLES:
@@ -60,6 +61,8 @@ def create_user(
         raise AccountError(f"not an e-mail address: {email!r}")
     if db.session.scalar(db.select(User).filter_by(email=email)):
         raise AccountError(f"a user with e-mail {email} exists already")
+    if (c := forbidden(name) or forbidden(email)) is not None:
+        raise AccountError(f"недопустимый символ {code_point(c)} в имени или адресе")
     user = User(email=email, role=role, name=name or email.split("@")[0])
     if password:
         _check_password_chars(password)
