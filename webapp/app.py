@@ -8,7 +8,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from flask import Flask, current_app, g, has_request_context, render_template, request
+from flask import (
+    Flask,
+    abort,
+    current_app,
+    g,
+    has_request_context,
+    render_template,
+    request,
+)
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.exceptions import HTTPException
@@ -159,10 +167,18 @@ def register_extensions(app: Flask) -> None:
 
     @app.before_request
     def api_token():
+        """The API's caller (``g.api_user``) from ``Authorization: Bearer <token>``. A
+        credential that is presented and not valid (revoked, unknown, of a switched-off
+        account, another scheme) is refused with 401 on every API endpoint, public ones
+        too: a client that meant to be someone is told so, never served as anonymous."""
         g.api_user = None
+        if not request.path.startswith("/api/") or "Authorization" not in request.headers:
+            return
         header = request.headers.get("Authorization", "")
-        if request.path.startswith("/api/") and header.startswith("Bearer "):
+        if header.startswith("Bearer "):
             g.api_user = user_by_token(header[7:].strip())
+        if g.api_user is None:
+            abort(401)
 
 
 def register_formats(app: Flask) -> None:

@@ -188,14 +188,19 @@ def queue_lengths(timeout: float = 2.0) -> dict[str, int]:
     return out
 
 
-def _metrics_allowed() -> bool:
+def _metrics_token_ok() -> bool:
+    """Whether the request's ``Authorization: Bearer`` is the metrics token (constant time)."""
     token = current_app.config.get("SOVA_METRICS_TOKEN")
     auth = request.headers.get("Authorization", "")
-    if (
+    return bool(
         token
         and auth.startswith("Bearer ")
         and hmac.compare_digest(auth[7:].encode(), str(token).encode())
-    ):
+    )
+
+
+def _metrics_allowed() -> bool:
+    if _metrics_token_ok():
         return True
     try:
         return ipaddress.ip_address(request.remote_addr or "").is_loopback
@@ -270,7 +275,11 @@ def init_observability(app: Flask) -> None:
     @access("public")
     def metrics():
         """Prometheus metrics (see module doc); loopback or the metrics token only: 403
-        otherwise (declared public: the guard is the network, not a staff role)."""
+        otherwise (declared public: the guard is the network, not a staff role). A
+        credential that is presented and not the token is 401, from anywhere."""
+        if "Authorization" in request.headers and not _metrics_token_ok():
+            body = {"error": {"code": 401, "message": "metrics: invalid token"}}
+            return jsonify(body), 401, {"WWW-Authenticate": "Bearer"}
         if not _metrics_allowed():
             return jsonify({"error": {"code": 403, "message": "metrics: forbidden"}}), 403
         return Response(metrics_text(), mimetype=CONTENT_TYPE_LATEST)

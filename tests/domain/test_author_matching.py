@@ -131,6 +131,13 @@ def test_the_rule_cites_both_books():
         ("Пётр Ёлкин", "ЕЛКИН ПЕТР", True),  # case and ё
         ("Максим Соколов", "Максим Мерзляков", False),  # another surname
         ("М. Соколов", "Соколов Иван", False),  # the initial fits no declared word
+        ("Пётр Иванов", "Иванов Пётр Анна Победитель", False),  # two more names
+        ("Пётр Иванов", "Иванов Иванов", False),  # one declared word for each author word
+        ("Пётр Иванов", '=HYPERLINK("http://x.example";"Иванов Пётр")', False),  # a formula
+        ("Пётр Иванов", "+Иванов Пётр", False),
+        ("Пётр Иванов", "Иванов Пётр (победитель)", False),
+        ("Николай Римский-Корсаков", "Римский-Корсаков Николай Андреевич", True),
+        ("Мар'ян Д’Арк", "Д’Арк Мар'ян", True),
         ("Максим Соколов", "", True),  # nothing declared yet
         ("Максим Соколов", None, True),
         # Belarusian spellings of the Russian declared name: і/и, ў/у, ы/и, the apostrophe

@@ -86,8 +86,10 @@ def live_server(make_app):
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    app.config["SOVA_PUBLIC_URL"] = url  # absolute links point at this server
     try:
-        yield LiveServer(url=f"http://127.0.0.1:{server.server_port}", app=app)
+        yield LiveServer(url=url, app=app)
     finally:
         server.shutdown()
         thread.join(timeout=5)

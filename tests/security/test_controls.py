@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
-from webapp.accounts.models import User
+from webapp.accounts.models import LoginLock, User
 from webapp.accounts.operations import LOCKOUT_THRESHOLD
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -22,6 +22,14 @@ CSP = (
 def _user(email: str) -> User:
     db.session.expire_all()
     return db.session.scalar(db.select(User).filter_by(email=email))
+
+
+def _lock(email: str, source: str = "addr:127.0.0.1") -> LoginLock | None:
+    """The lock-out row of the account from ``source`` (the test client's address)."""
+    db.session.expire_all()
+    return db.session.scalar(
+        db.select(LoginLock).join(User).filter(User.email == email, LoginLock.source == source)
+    )
 
 
 @pytest.mark.parametrize(
@@ -88,13 +96,13 @@ def test_login_lockout_after_exactly_five_failures(client, staff, app):
     for attempt in range(1, 5):
         resp = client.post("/login", data={"email": email, "password": "wrong"})
         assert resp.status_code == 401, attempt
-        assert _user(email).failed_logins == attempt
-        assert _user(email).locked_until is None
+        assert _lock(email).failures == attempt
+        assert _lock(email).locked_until is None
     resp = client.post("/login", data={"email": email, "password": "wrong"})  # 5th
     assert resp.status_code == 401
-    user = _user(email)
-    assert user.failed_logins == 5  # kept while locked: a parallel burst stays counted
-    lock = user.locked_until - utcnow()
+    row = _lock(email)
+    assert row.failures == 5  # kept while locked: a parallel burst stays counted
+    lock = row.locked_until - utcnow()
     assert timedelta(minutes=14, seconds=50) < lock <= timedelta(minutes=15)
     # now even the right password is refused
     resp = client.post("/login", data={"email": email, "password": "editor-pw"})
@@ -108,18 +116,58 @@ def test_lock_expires_and_success_resets_count(client, staff):
     email = "host@test.local"
     for _ in range(3):
         client.post("/login", data={"email": email, "password": "wrong"})
-    assert _user(email).failed_logins == 3
+    assert _lock(email).failures == 3
     assert client.post("/login", data={"email": email, "password": "host-pw"}).status_code == 302
-    assert _user(email).failed_logins == 0
+    assert _lock(email) is None  # nothing counted any more
     # an expired lock no longer blocks
+    client.post("/logout")
+    client.delete_cookie("sova_device")  # counted by the address again, as a new browser
+    for _ in range(5):
+        client.post("/login", data={"email": email, "password": "wrong"})
+    assert client.post("/login", data={"email": email, "password": "host-pw"}).status_code == 429
     db.session.execute(
-        sa.update(User)
-        .where(User.email == email)
+        sa.update(LoginLock)
+        .where(LoginLock.source == "addr:127.0.0.1")
         .values(locked_until=utcnow() - timedelta(seconds=1))
     )
     db.session.commit()
-    client.post("/logout")
     assert client.post("/login", data={"email": email, "password": "host-pw"}).status_code == 302
+
+
+def test_an_attacker_locks_out_their_own_address_and_browser_not_the_host(app, staff):
+    """Anyone who knows the host's e-mail could lock the host out for 15 minutes before a
+    live game (five wrong passwords locked the account). Now the attacker's address is
+    locked, and a forged device cookie does not help them; the host signs in from another
+    address, and from their own browser (it signed in before) even behind the attacker's
+    address (one office, one NAT)."""
+    staff("host")
+    email, right = "host@test.local", {"email": "host@test.local", "password": "host-pw"}
+    attacker, office, home = "203.0.113.9", "198.51.100.7", "192.0.2.44"
+
+    def post(client, address, data):
+        return client.post("/login", data=data, environ_base={"REMOTE_ADDR": address})
+
+    own = app.test_client()  # the host's browser signs in once, days before
+    assert post(own, office, right).status_code == 302
+    assert own.get_cookie("sova_device").http_only is True
+    own.post("/logout")
+
+    intruder = app.test_client()
+    for _ in range(5):
+        assert post(intruder, attacker, {"email": email, "password": "guess"}).status_code == 401
+    assert post(intruder, attacker, right).status_code == 429  # their address: locked
+    intruder.set_cookie("sova_device", "forged.value")
+    assert post(intruder, attacker, right).status_code == 429  # a forged device: the address
+    assert _lock(email, f"addr:{attacker}").locked_until is not None
+
+    assert post(app.test_client(), home, right).status_code == 302  # another address
+    assert post(own, attacker, right).status_code == 302  # the host's browser, same address
+    # the host's browser keeps its own count: five failures lock that browser only
+    own.post("/logout")
+    for _ in range(5):
+        assert post(own, office, {"email": email, "password": "typo"}).status_code == 401
+    assert post(own, office, right).status_code == 429
+    assert post(app.test_client(), office, right).status_code == 302  # the office's address
 
 
 def test_unknown_email_records_nothing(client, staff):

@@ -241,3 +241,25 @@ def test_a_revoked_user_gets_a_new_token_from_the_command_line(app, staff):
         2,
         "Error: no active user with e-mail nobody@test.local\n",
     )
+
+
+def test_a_presented_token_that_is_not_valid_is_401_on_public_endpoints_too(app, staff, client):
+    """A revoked, unknown or malformed credential is refused (401 and the API's message),
+    also where an anonymous caller is admitted (a submission's status, a new submission):
+    it was served as anonymous. Without a header the public endpoint still answers."""
+    from webapp.accounts.operations import revoke_tokens
+
+    user_id, token = staff("editor")
+    revoke_tokens(db.session.get(User, user_id), "sign_out")
+    commit()
+    message = "Нужен действующий API-токен: заголовок «Authorization: Bearer <токен>»."
+    for header in (f"Bearer {token}", "Bearer not-a-token", "Bearer ", "Basic ZWRpdG9yOnB3"):
+        for method, path in (
+            ("get", "/api/v1/submissions/no-such"),
+            ("post", "/api/v1/submissions"),
+        ):
+            resp = getattr(client, method)(path, headers={"Authorization": header}, json={})
+            assert resp.status_code == 401, (header, path)
+            assert resp.get_json() == {"error": {"code": 401, "message": message}}
+    assert client.get("/api/v1/submissions/no-such").status_code == 404
+    assert client.post("/api/v1/submissions", json={}).status_code == 422

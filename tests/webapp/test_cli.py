@@ -297,3 +297,17 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
     first_ids = {i for s in filled.json["sectors"] for i in s["question_ids"]}
     second_ids = {i for s in refilled.json["sectors"] for i in s["question_ids"]}
     assert len(second_ids) == 17 and not first_ids & second_ids
+
+
+def test_a_packet_with_a_noncharacter_is_refused_and_nothing_kept(app, tmp_path):
+    """A packet is an input too: a question holding U+FFFE (no XML, no paper takes it) fails
+    its file with the shared message, as the form and the API refuse it."""
+    bad = tmp_path / "nonchar.4s"
+    bad.write_text(
+        "? Какой город называют северной столицей\ufffe России?\n! Санкт-Петербург\n",
+        encoding="utf-8",
+    )
+    result = app.test_cli_runner().invoke(args=["import", str(bad), "--as", "archive"])
+    assert result.exit_code == 2, result.output
+    assert "nonchar.4s" in result.output and "line 1" in result.output and "U+FFFE" in result.output
+    assert count() == 0

@@ -43,7 +43,7 @@ def test_submit_form_stores_and_redirects_to_status(client, drain):
         ({"question": "Очень длинный вопрос. " * 200}, "question", "Допускается от 20 до 3000"),
         ({"consent": ""}, "consent", "Без согласия на обработку персональных данных"),
         ({"email": "not-an-address"}, "email", "Неверный адрес электронной почты"),
-        ({"answer": "\x07звонок"}, "answer", "недопустимые управляющие символы"),
+        ({"answer": "\x07звонок"}, "answer", "Недопустимый символ U+0007: удалите его."),
     ],
 )
 def test_bad_input_comes_back_with_message_and_text_kept(client, change, field, message):

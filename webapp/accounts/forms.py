@@ -2,7 +2,6 @@
 revocation and account switch-off."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     EmailField,
@@ -14,9 +13,10 @@ from wtforms import (
 from wtforms.validators import DataRequired, Email, EqualTo, Length
 
 from webapp.accounts.models import ROLE_LABELS
+from webapp.core.fields import SovaForm
 
 
-class LoginForm(FlaskForm):
+class LoginForm(SovaForm):
     """E-mail (≤ 254 characters) and password (≤ 200); a failing form answers 422."""
 
     email = EmailField(
@@ -35,7 +35,7 @@ class LoginForm(FlaskForm):
     )
 
 
-class RevokeTokenForm(FlaskForm):
+class RevokeTokenForm(SovaForm):
     """Revoke one API token (admin): the box must be ticked."""
 
     confirm = BooleanField(
@@ -44,7 +44,7 @@ class RevokeTokenForm(FlaskForm):
     )
 
 
-class DeactivateForm(FlaskForm):
+class DeactivateForm(SovaForm):
     """Switch a staff account off (admin): the box must be ticked."""
 
     confirm = BooleanField(
@@ -82,7 +82,7 @@ def _new_password_fields(cls):
 
 
 @_new_password_fields
-class PasswordChangeForm(FlaskForm):
+class PasswordChangeForm(SovaForm):
     """A staff member's own new password: the current one, the new one twice."""
 
     current = PasswordField(
@@ -95,7 +95,7 @@ class PasswordChangeForm(FlaskForm):
 
 
 @_new_password_fields
-class PasswordSetForm(FlaskForm):
+class PasswordSetForm(SovaForm):
     """The admin sets a staff member's password (a forgotten one): twice, and the box."""
 
     confirm = BooleanField(
@@ -104,7 +104,7 @@ class PasswordSetForm(FlaskForm):
     )
 
 
-class StaffInviteForm(FlaskForm):
+class StaffInviteForm(SovaForm):
     """The admin's «Новый сотрудник»: e-mail, name and role; the account gets an invitation
     link instead of a password."""
 
@@ -130,10 +130,10 @@ class StaffInviteForm(FlaskForm):
     )
 
 
-class RenewInvitationForm(FlaskForm):
+class RenewInvitationForm(SovaForm):
     """A new invitation link for an account without a password (the older links stop)."""
 
 
 @_new_password_fields
-class InvitationAcceptForm(FlaskForm):
+class InvitationAcceptForm(SovaForm):
     """The invitee's first password, twice."""

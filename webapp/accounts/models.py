@@ -41,9 +41,9 @@ def token_digest(token: str) -> str:
 
 class User(UserMixin, Model):
     """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
-    ``tokens``: the API bearer tokens issued to them (:class:`ApiToken`); ``failed_logins``
-    and ``locked_until``: the login lock-out state (migration 0005_security). (The table's
-    old ``token_hash`` column is no longer read: migration 0019 moved it to ``api_token``.)"""
+    ``tokens``: the API bearer tokens issued to them (:class:`ApiToken`); the login
+    lock-out state is per source, in :class:`LoginLock`. (The table's old ``token_hash``
+    column is no longer read: migration 0019 moved it to ``api_token``.)"""
 
     __tablename__ = "user"
 
@@ -54,10 +54,6 @@ class User(UserMixin, Model):
     password_hash: Mapped[str | None] = mapped_column(String(200))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    # login lock-out (webapp.accounts.operations.authenticate): consecutive failed
-    # password checks since the last success or lock, and the end of the current lock.
-    failed_logins: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Part of the login session's id (get_id): bumped by logout, a password change or an
     # admin's "sign out everywhere", so every older session cookie stops working.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -77,6 +73,23 @@ class User(UserMixin, Model):
         back_populates="user",
         order_by="ApiToken.id",
     )
+
+
+class LoginLock(Model):
+    """The login lock-out state of one account from one source (migration
+    0031_secure_login_lock; :func:`webapp.accounts.operations.authenticate`): ``source`` is
+    ``"addr:<client address>"``, or ``"device:<digest>"`` for a browser that signed in to
+    this account before (its device cookie); ``failures``: the attempts counted since the
+    last success or expired lock; ``locked_until``: the end of the current lock (aware UTC).
+    The account itself is never locked: its owner signs in from another address or a
+    trusted device while an attacker's source is locked."""
+
+    __tablename__ = "login_lock"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), primary_key=True)
+    source: Mapped[str] = mapped_column(String(80), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 #: Why a token stopped working (``ApiToken.revoked_reason``), as the staff page says it.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
@@ -15,16 +17,18 @@ from webapp.accounts.models import (
     REVOKE_REASONS,
     ROLES,
     ApiToken,
+    LoginLock,
     User,
     token_digest,
 )
+from webapp.core.chars import code_point, forbidden, forbidden_in_password
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
 _hasher = PasswordHasher()  # argon2id, memory-hard
 
 
-#: Consecutive failed password checks that lock an account (OWASP ASVS 2.2.1).
+#: Consecutive failed password checks that lock an account's source (OWASP ASVS 2.2.1).
 LOCKOUT_THRESHOLD = 5
 #: How long a lock lasts.
 LOCKOUT_DURATION = timedelta(minutes=15)
@@ -48,7 +52,8 @@ def create_user(
 ) -> tuple[User, str | None]:
     """Create a staff user. Returns (user, token or None); the token is shown once.
 
-    Raises AccountError for an unknown role or an e-mail already used.
+    Raises AccountError for an unknown role, an e-mail already used, or a name, address
+    or password holding a character no text may hold (:mod:`webapp.core.chars`).
     """
     email = email.strip().lower()
     if role not in ROLES:
@@ -57,12 +62,24 @@ def create_user(
         raise AccountError(f"not an e-mail address: {email!r}")
     if db.session.scalar(db.select(User).filter_by(email=email)):
         raise AccountError(f"a user with e-mail {email} exists already")
+    if (c := forbidden(name) or forbidden(email)) is not None:
+        raise AccountError(f"недопустимый символ {code_point(c)} в имени или адресе")
     user = User(email=email, role=role, name=name or email.split("@")[0])
     if password:
+        _check_password_chars(password)
         user.password_hash = _hasher.hash(password)
     db.session.add(user)
     db.session.flush()
     return user, issue_token(user) if with_token else None
+
+
+def _check_password_chars(password: str) -> None:
+    """Refuse (:class:`AccountError`) a password holding a control character (BEL, TAB, LF,
+    …) or another character text may not hold (:func:`webapp.core.chars.forbidden_in_password`):
+    no keyboard types one, so it came from a paste or a script and locks its owner out."""
+    c = forbidden_in_password(password)
+    if c is not None:
+        raise AccountError(f"пароль содержит недопустимый символ {code_point(c)}")
 
 
 def issue_token(user: User) -> str:
@@ -144,67 +161,120 @@ def _redis():
     return clients[url]
 
 
-def _attempt_key(user: User) -> str:
-    return f"sova:login-attempts:{user.id}"
+def _attempt_key(user: User, source: str) -> str:
+    return f"sova:login-attempts:{user.id}:{source}"
 
 
-def count_attempt(user: User, window: timedelta) -> int:
-    """Count one login attempt of ``user`` BEFORE its password is checked, atomically, and
-    return its number since the last success or expired lock: Redis ``INCR`` (the key
-    lives ``window``) when ``SOVA_REDIS_URL`` is set, else ``UPDATE … SET failed_logins =
-    failed_logins + 1 RETURNING failed_logins`` (PostgreSQL and SQLite). Concurrent
-    attempts get distinct numbers, so no more than the threshold are ever checked."""
+#: The longest ``LoginLock.source`` (an IPv6 address fits with room to spare).
+SOURCE_MAX = 80
+
+
+def login_source(address: str | None, device: str | None = None) -> str:
+    """Where a login attempt comes from, as its lock-out is keyed (:class:`LoginLock`):
+    ``"device:<digest>"`` for a browser that carries this account's device cookie (``device``
+    is the cookie's nonce, already checked against the account), else ``"addr:<client
+    address>"`` (``"addr:?"`` when unknown)."""
+    if device:
+        return "device:" + hashlib.sha256(device.encode()).hexdigest()[:40]
+    return f"addr:{address or '?'}"[:SOURCE_MAX]
+
+
+def _upsert():
+    """The dialect's ``INSERT`` with ``ON CONFLICT`` (PostgreSQL, SQLite)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(LoginLock)
+
+
+def count_attempt(user: User, source: str, window: timedelta) -> int:
+    """Count one login attempt of ``user`` from ``source`` BEFORE its password is checked,
+    atomically, and return its number since the source's last success or expired lock:
+    Redis ``INCR`` (the key lives ``window``) when ``SOVA_REDIS_URL`` is set, else
+    ``INSERT … ON CONFLICT DO UPDATE SET failures = failures + 1 RETURNING failures``
+    (PostgreSQL and SQLite). Concurrent attempts get distinct numbers, so no more than the
+    threshold are ever checked."""
     client = _redis()
     if client is not None:
         pipe = client.pipeline()
-        pipe.incr(_attempt_key(user))
-        pipe.expire(_attempt_key(user), int(window.total_seconds()) or 1)
+        pipe.incr(_attempt_key(user, source))
+        pipe.expire(_attempt_key(user, source), int(window.total_seconds()) or 1)
         n = int(pipe.execute()[0])
-        # shown to admins, the highest number wins; Redis decides
+        # shown to admins and tests, the highest number wins; Redis decides
+        stmt = _upsert().values(user_id=user.id, source=source, failures=n)
         db.session.execute(
-            db.update(User)
-            .where(User.id == user.id)
-            .values(failed_logins=db.case((User.failed_logins < n, n), else_=User.failed_logins)),
+            stmt.on_conflict_do_update(
+                index_elements=["user_id", "source"],
+                set_={"failures": db.case((LoginLock.failures < n, n), else_=LoginLock.failures)},
+            ),
             execution_options={"synchronize_session": False},
         )
         return n
+    stmt = _upsert().values(user_id=user.id, source=source, failures=1)
     return db.session.execute(
-        db.update(User)
-        .where(User.id == user.id)
-        .values(failed_logins=User.failed_logins + 1)
-        .returning(User.failed_logins),
+        stmt.on_conflict_do_update(
+            index_elements=["user_id", "source"],
+            set_={"failures": LoginLock.failures + 1},
+        ).returning(LoginLock.failures),
         execution_options={"synchronize_session": False},
     ).scalar_one()
 
 
-def reset_attempts(user: User) -> None:
-    """Forget the attempt count (a success, an expired lock, an admin's unlock)."""
+def reset_attempts(user: User, source: str | None = None) -> None:
+    """Forget the attempt count of ``user`` from ``source`` (a success, an expired lock), or
+    from every source (None: an admin's unlock)."""
     client = _redis()
+    rows = db.delete(LoginLock).where(LoginLock.user_id == user.id)
+    if source is not None:
+        rows = rows.where(LoginLock.source == source)
     if client is not None:
-        client.delete(_attempt_key(user))
-    db.session.execute(
-        db.update(User).where(User.id == user.id).values(failed_logins=0, locked_until=None),
-        execution_options={"synchronize_session": False},
-    )
+        sources = [source] if source is not None else _sources(user)
+        for one in sources:
+            client.delete(_attempt_key(user, one))
+    db.session.execute(rows, execution_options={"synchronize_session": False})
+
+
+def _sources(user: User) -> list[str]:
+    return list(db.session.scalars(db.select(LoginLock.source).filter_by(user_id=user.id)))
+
+
+def lock_state(user: User, source: str) -> LoginLock | None:
+    """The lock-out row of ``user`` from ``source`` as stored now, or None."""
+    return db.session.execute(
+        db.select(LoginLock)
+        .filter_by(user_id=user.id, source=source)
+        .execution_options(populate_existing=True)
+    ).scalar_one_or_none()
 
 
 def authenticate(
     email: str,
     password: str,
     *,
+    address: str | None = None,
+    devices: Mapping[int, str] | None = None,
     threshold: int = LOCKOUT_THRESHOLD,
     duration: timedelta = LOCKOUT_DURATION,
     now: datetime | None = None,
 ) -> User | None:
     """The active user with this e-mail and password, or None; flushes the lock-out state.
 
+    The lock-out is per account *and source* (:func:`login_source`: the client's
+    ``address``, or — when ``devices``, the browser's device cookie as ``{user id: nonce}``,
+    names this account — the device that signed in to it before): failures from one source lock that
+    source only, so someone who knows a staff e-mail locks out their own address and
+    browser, never the account's owner elsewhere or on their own trusted browser (a lock of
+    the account was a denial of service before a live game).
+
     Each attempt (also one while locked) is counted before anything is checked
-    (:func:`count_attempt`, atomic): only attempts numbered 1..``threshold`` have their password checked; the
-    ``threshold``-th failure, and any attempt numbered above it (a parallel burst), set
-    ``locked_until = now + duration``. While locked, even the right password is refused
-    with :class:`AccountLocked` (the password is still hashed, so timing says nothing).
-    A success resets the count; so does the first attempt after the lock expired.
-    Unknown e-mails cost one hash and record nothing (the per-address rate limit in
+    (:func:`count_attempt`, atomic): only attempts numbered 1..``threshold`` from a source
+    have their password checked; the ``threshold``-th failure, and any attempt numbered
+    above it (a parallel burst), set the source's ``locked_until = now + duration``. While
+    locked, even the right password from that source is refused with
+    :class:`AccountLocked` (the password is still hashed, so timing says nothing). A success
+    resets the source's count; so does the first attempt after its lock expired. Unknown
+    e-mails cost one hash and record nothing (the per-address rate limit in
     :mod:`webapp.security` covers them). The caller commits (also on failure, so that the
     count is kept).
     """
@@ -213,39 +283,41 @@ def authenticate(
     if user is None:
         check_password(None, password)
         return None
-    seen_lock = user.locked_until
+    source = login_source(address, (devices or {}).get(user.id))
+    state = lock_state(user, source)
+    seen_lock = state.locked_until if state is not None else None
     if seen_lock is not None and seen_lock <= now:  # expired: one request resets it
         gone = db.session.execute(
-            db.update(User)
-            .where(User.id == user.id, User.locked_until == seen_lock)
-            .values(failed_logins=0, locked_until=None),
+            db.delete(LoginLock).where(
+                LoginLock.user_id == user.id,
+                LoginLock.source == source,
+                LoginLock.locked_until == seen_lock,
+            ),
             execution_options={"synchronize_session": False},
         )
         if gone.rowcount == 1:  # type: ignore[attr-defined]  # a CursorResult at run time
             client = _redis()
             if client is not None:
-                client.delete(_attempt_key(user))
-    n = count_attempt(user, duration)  # every attempt, also while locked
+                client.delete(_attempt_key(user, source))
+    n = count_attempt(user, source, duration)  # every attempt, also while locked
     if seen_lock is not None and seen_lock > now:
         check_password(None, password)
         raise AccountLocked(seen_lock)
     if n > threshold:  # beyond the limit: not even checked
         check_password(None, password)
-        _lock(user, now + duration)
+        _lock(user, source, now + duration)
         raise AccountLocked(now + duration)
     if user.active and check_password(user, password):
-        reset_attempts(user)
-        db.session.refresh(user)
+        reset_attempts(user, source)
         return user
     if n == threshold:
-        _lock(user, now + duration)
-    db.session.refresh(user)
+        _lock(user, source, now + duration)
     return None
 
 
-def _lock(user: User, until: datetime) -> None:
+def _lock(user: User, source: str, until: datetime) -> None:
     db.session.execute(
-        db.update(User).where(User.id == user.id).values(locked_until=until),
+        db.update(LoginLock).filter_by(user_id=user.id, source=source).values(locked_until=until),
         execution_options={"synchronize_session": False},
     )
 
@@ -263,7 +335,9 @@ def end_sessions(user: User) -> None:
 def set_password(user: User, password: str, by: User | None = None) -> int:
     """Set a new password (argon2id), end all of the user's sessions and revoke their API
     tokens (reason ``password``: whoever knew the old password may have made or copied
-    one). Returns the number of tokens revoked; flushes."""
+    one). Returns the number of tokens revoked; flushes. Raises :class:`AccountError` for a
+    password holding a control character (:func:`_check_password_chars`)."""
+    _check_password_chars(password)
     user.password_hash = _hasher.hash(password)
     db.session.flush()
     end_sessions(user)
@@ -357,9 +431,8 @@ def user_for_session(session_id: str) -> User | None:
 
 
 def unlock(user: User) -> None:
-    """Lift a lock-out (admin action); flushes."""
+    """Lift every lock-out of ``user``, from every source (admin action); flushes."""
     reset_attempts(user)
-    db.session.refresh(user)
 
 
 #: How stale ``ApiToken.last_used_at`` may get before a request writes it again: one
@@ -400,16 +473,27 @@ def change_password(
     current: str,
     new: str,
     *,
+    address: str | None = None,
+    devices: Mapping[int, str] | None = None,
     threshold: int = LOCKOUT_THRESHOLD,
     duration: timedelta = LOCKOUT_DURATION,
 ) -> int:
-    """``user`` chooses a new password: ``current`` is checked as a login attempt (counted
-    by the lock-out: :func:`authenticate`, so the form cannot be used to guess it), then
+    """``user`` chooses a new password: ``current`` is checked as a login attempt from
+    ``address``/``devices`` (counted by the lock-out: :func:`authenticate`, so the form
+    cannot be used to guess it), then
     :func:`set_password` — every session ends and every API token is revoked. Returns the
     number of tokens revoked; flushes. Raises :class:`AccountLocked` while locked, and
     :class:`AccountError` for a wrong current password (the attempt is counted: the
     caller keeps it), a new one equal to the current one or to the e-mail."""
-    if authenticate(user.email, current, threshold=threshold, duration=duration) is None:
+    checked = authenticate(
+        user.email,
+        current,
+        address=address,
+        devices=devices,
+        threshold=threshold,
+        duration=duration,
+    )
+    if checked is None:
         raise AccountError("текущий пароль неверен")
     if new == current:
         raise AccountError("новый пароль совпадает с текущим")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -19,6 +19,7 @@ from flask import (
 from flask_babel import gettext as _
 from flask_login import current_user, login_user, logout_user
 from flask_wtf import FlaskForm
+from itsdangerous import BadSignature, URLSafeSerializer
 
 from webapp.accounts.forms import (
     DeactivateForm,
@@ -52,6 +53,7 @@ from webapp.accounts.operations import (
 from webapp.core.access import access
 from webapp.core.edge import keep
 from webapp.core.fields import errors_line
+from webapp.core.redirects import local_path
 from webapp.extensions import db, limiter
 from webapp.security import login_rate_limit
 
@@ -74,14 +76,61 @@ HOME_BY_ROLE = {
 }
 
 
-def _safe_next(target: str | None) -> str | None:
-    """Only same-site relative paths (no open redirect)."""
-    if not target:
-        return None
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return None
-    return target
+#: The device cookie: a browser that signed in to an account before (OWASP «device
+#: cookies»). Signed with the app's secret key: ``{"n": nonce, "u": [user ids]}``.
+DEVICE_COOKIE = "sova_device"
+DEVICE_SALT = "sova-device"
+DEVICE_MAX_AGE = 365 * 24 * 3600
+
+
+def _device_serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=DEVICE_SALT)
+
+
+def _device() -> dict:
+    """This browser's device cookie, checked (``{"n": nonce, "u": [user ids]}``), or ``{}``
+    when it has none or a forged one."""
+    raw = request.cookies.get(DEVICE_COOKIE)
+    if not raw:
+        return {}
+    try:
+        data = _device_serializer().loads(raw)
+    except BadSignature:
+        return {}
+    ok = (
+        isinstance(data, dict)
+        and isinstance(data.get("n"), str)
+        and isinstance(data.get("u"), list)
+    )
+    return data if ok else {}
+
+
+def login_origin() -> tuple[str | None, dict[int, str]]:
+    """``(address, devices)`` of this login attempt for
+    :func:`webapp.accounts.operations.authenticate`: the client's address (behind a trusted
+    proxy, the forwarded one) and ``{user id: device nonce}`` for every account this browser
+    signed in to before."""
+    device = _device()
+    ids = [i for i in device.get("u", []) if isinstance(i, int)]
+    return request.remote_addr, {i: device["n"] for i in ids}
+
+
+def trust_device(response, user: User):
+    """Remember on ``response`` that this browser signed in to ``user`` (the device cookie,
+    one year, HttpOnly): its later attempts are counted as this device's, apart from any
+    address an attacker locks."""
+    device = _device()
+    nonce = device.get("n") or secrets.token_urlsafe(16)
+    users = [i for i in device.get("u", []) if isinstance(i, int) and i != user.id][-9:]
+    response.set_cookie(
+        DEVICE_COOKIE,
+        _device_serializer().dumps({"n": nonce, "u": [*users, user.id]}),
+        max_age=DEVICE_MAX_AGE,
+        samesite="Lax",
+        secure=current_app.config["SESSION_COOKIE_SECURE"],
+        httponly=True,
+    )
+    return response
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -89,9 +138,12 @@ def _safe_next(target: str | None) -> str | None:
 @limiter.limit(login_rate_limit, methods=["POST"])
 def login():
     """Staff login. 302 on success; 422 when the form fails validation (an empty or
-    overlong field); 401 wrong e-mail/password; 429 when the account is
-    locked (``SOVA_LOGIN_MAX_FAILURES`` failures in a row, default 5, lock
-    ``SOVA_LOGIN_LOCKOUT_MINUTES``, default 15) or the address exceeds the rate limit."""
+    overlong field); 401 wrong e-mail/password; 429 when this source of attempts on the
+    account is locked (``SOVA_LOGIN_MAX_FAILURES`` failures in a row, default 5, lock
+    ``SOVA_LOGIN_LOCKOUT_MINUTES``, default 15; the source is the client's address, or this
+    browser when it signed in to the account before: :func:`login_origin`) or the address
+    exceeds the rate limit. A success marks this browser as the account's device
+    (:func:`trust_device`)."""
     form = LoginForm()
     code = 200
     if form.validate_on_submit():
@@ -100,10 +152,13 @@ def login():
                 "SOVA_LOGIN_LOCKOUT_MINUTES", LOCKOUT_DURATION.total_seconds() // 60
             )
         )
+        address, devices = login_origin()
         try:
             user = authenticate(
                 form.email.data,
                 form.password.data,
+                address=address,
+                devices=devices,
                 threshold=int(current_app.config.get("SOVA_LOGIN_MAX_FAILURES", LOCKOUT_THRESHOLD)),
                 duration=timedelta(minutes=minutes),
             )
@@ -128,9 +183,12 @@ def login():
         if user is not None:
             session.permanent = True  # ends after PERMANENT_SESSION_LIFETIME idle
             login_user(user)
-            return redirect(
-                _safe_next(request.args.get("next"))
-                or url_for(HOME_BY_ROLE.get(user.role, "submissions.index"))
+            return trust_device(
+                redirect(
+                    local_path(request.args.get("next"))
+                    or url_for(HOME_BY_ROLE.get(user.role, "submissions.index"))
+                ),
+                user,
             )
         form.form_errors.append(_("Неверная почта или пароль."))
         code = 401
@@ -331,9 +389,16 @@ def password():
     if form.validate_on_submit():
         threshold, duration = _lockout()
         user = current_user._get_current_object()
+        address, devices = login_origin()
         try:
             n = change_password(
-                user, form.current.data, form.new.data, threshold=threshold, duration=duration
+                user,
+                form.current.data,
+                form.new.data,
+                address=address,
+                devices=devices,
+                threshold=threshold,
+                duration=duration,
             )
         except AccountLocked:
             keep()  # the attempt is counted

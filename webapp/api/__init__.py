@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 from webapp.api.body import body_cap
 from webapp.api.messages import http_message, install
 from webapp.core.access import allowed_roles, refuse
+from webapp.core.chars import code_point, forbidden
 from webapp.extensions import api, csrf, login_manager
 
 install()  # marshmallow's messages in the client's language, before any schema is declared
@@ -36,13 +37,16 @@ def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
     return out
 
 
-def surrogate_fields(data, prefix: str = "") -> list[str]:
-    """Dotted paths (``"authors.0.name"``) of the strings in parsed JSON ``data`` that hold a
-    lone UTF-16 surrogate (U+D800–U+DFFF: valid as a JSON escape ``\\ud800``, but no
-    character; the database cannot store it). Keys are checked too."""
+def unfit_fields(data, prefix: str = "") -> dict[str, str]:
+    """Dotted paths (``"authors.0.name"``) of the strings in parsed JSON ``data`` (keys
+    too) that hold a character user text may not hold (:func:`webapp.core.chars.forbidden`:
+    a lone UTF-16 surrogate — valid as a JSON escape ``\\ud800``, but no character —, a
+    control but TAB/LF/CR, a noncharacter such as U+FFFE, a bidi override), each with the
+    first such character."""
     if isinstance(data, str):
-        return [prefix or "_schema"] if any("\ud800" <= c <= "\udfff" for c in data) else []
-    found: list[str] = []
+        c = forbidden(data)
+        return {prefix or "_schema": c} if c is not None else {}
+    found: dict[str, str] = {}
     items = (
         data.items()
         if isinstance(data, dict)
@@ -50,10 +54,17 @@ def surrogate_fields(data, prefix: str = "") -> list[str]:
     )
     for key, value in items:
         path = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(key, str) and surrogate_fields(key):
-            found.append(path)
-        found += surrogate_fields(value, path)
+        if isinstance(key, str) and forbidden(key) is not None:
+            found[path] = forbidden(key) or ""
+        found.update(unfit_fields(value, path))
     return found
+
+
+def unfit_message(c: str) -> str:
+    """The 422 message for character ``c`` of :func:`unfit_fields`, in the client's language."""
+    if "\ud800" <= c <= "\udfff":
+        return gettext("Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff).")
+    return gettext("Недопустимый символ %(code)s: удалите его.", code=code_point(c))
 
 
 #: The deepest nesting of arrays and objects an API body may have. The deepest body of the
@@ -102,9 +113,10 @@ def register_api(app: Flask) -> None:
     @app.before_request
     def api_json_guard():
         """422 for a body sent under a Content-Type other than JSON, a JSON body that does
-        not parse, is nested deeper than MAX_JSON_DEPTH or has a lone surrogate escape in
-        any string (the last two used to reach code
-        that could not take them and became a 500)."""
+        not parse, is nested deeper than MAX_JSON_DEPTH or has a character user text may not
+        hold in any string (:func:`unfit_fields`: a nested body and a lone surrogate used to
+        reach code that could not take them and became a 500; a U+FFFE in a team name made
+        the Atom feed invalid XML)."""
         if (
             request.path.startswith("/api/")
             and not request.is_json
@@ -143,12 +155,9 @@ def register_api(app: Flask) -> None:
                 # Werkzeug's bare 400 (found by the newcomer trial)
                 message = gettext("Тело запроса — не JSON в UTF-8.")
                 return jsonify(errors={"_schema": [message]}), 422
-            bad = surrogate_fields(body)
+            bad = unfit_fields(body)
             if bad:
-                message = gettext(
-                    "Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."
-                )
-                return jsonify(errors={path: [message] for path in bad}), 422
+                return jsonify(errors={p: [unfit_message(c)] for p, c in bad.items()}), 422
         return None
 
     @app.before_request

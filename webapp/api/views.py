@@ -4,12 +4,13 @@ Each endpoint declares its access (``@access``) like every page."""
 
 from __future__ import annotations
 
-from flask import abort, g, url_for
+from flask import abort, g
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
 from webapp.api.body import Blueprint
 from webapp.core.access import access, current_staff
+from webapp.core.links import public_url
 from webapp.extensions import limiter
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import decide, sign_off
@@ -83,7 +84,7 @@ def submit(data):
     return {
         "id": qid,
         "token": token,
-        "status_url": url_for("submissions.status", token=token, _external=True),
+        "status_url": public_url("submissions.status", token=token),
     }
 
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from flask import Blueprint, Response, abort, render_template, request, send_from_directory, url_for
+from flask import Blueprint, Response, abort, render_template, request, send_from_directory
 from flask_babel import format_date
 from flask_babel import gettext as _
 from flask_login import current_user
 
 from webapp.archive import queries
 from webapp.core.access import access
+from webapp.core.chars import xml_safe
+from webapp.core.links import public_url
 from webapp.core.models import utcnow
 from webapp.extensions import db, limiter
 from webapp.games.publication import public_game_or_404, question_public
@@ -153,28 +155,31 @@ def image(question_id: int, name: str):
 @access("public")
 def feed():
     """An Atom feed of the newest aired games (built with ``xml.etree``: every text is
-    escaped by the serializer)."""
+    escaped by the serializer, and stripped of what XML 1.0 cannot hold by
+    :func:`webapp.core.chars.xml_safe`, so one stored U+FFFE never breaks the feed)."""
     games = queries.feed_games()
     ET.register_namespace("", ATOM)
 
     def sub(parent, tag, text=None, **attrs):
+        # the last guard: no character that XML 1.0 cannot hold, whatever was stored
+        attrs = {name: xml_safe(value) for name, value in attrs.items()}
         el = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
         if text is not None:
-            el.text = text
+            el.text = xml_safe(text)
         return el
 
     root = ET.Element(f"{{{ATOM}}}feed")
     sub(root, "title", _("Архив вопросов телезрителей «Что? Где? Когда?»"))
-    sub(root, "id", url_for("archive.feed", _external=True))
-    sub(root, "link", href=url_for("archive.feed", _external=True), rel="self")
-    sub(root, "link", href=url_for("archive.index", _external=True))
+    sub(root, "id", public_url("archive.feed"))
+    sub(root, "link", href=public_url("archive.feed"), rel="self")
+    sub(root, "link", href=public_url("archive.index"))
     updated = games[0].air_at if games else utcnow()
     sub(root, "updated", updated.isoformat())
     sub(sub(root, "author"), "name", _("Сова"))
     counts = queries.question_counts([g.id for g in games])
     for g in games:
         entry = sub(root, "entry")
-        link = url_for("archive.game", game_id=g.id, _external=True)
+        link = public_url("archive.game", game_id=g.id)
         sub(entry, "title", game_title(g))
         sub(entry, "id", link)
         sub(entry, "link", href=link)

@@ -1,15 +1,14 @@
 """Forms of the author pages (CSRF on every POST, Flask-WTF)."""
 
-from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField
 from wtforms.validators import AnyOf, DataRequired, Optional
 
-from webapp.core.fields import NumberRange
+from webapp.core.fields import NumberRange, SovaForm
 
 MAX_ID = 2**31 - 1
 
 
-class MergeForm(FlaskForm):
+class MergeForm(SovaForm):
     """Merge author ``source`` into ``target`` (the survivor); ``confirm`` = ``"1"`` after
     the preview, else the page only shows what would move."""
 
@@ -20,5 +19,5 @@ class MergeForm(FlaskForm):
     confirm = HiddenField(validators=[Optional(), AnyOf(["1"])])
 
 
-class ButtonForm(FlaskForm):
+class ButtonForm(SovaForm):
     """A POST button (confirm an author line): the CSRF token is its only field."""

@@ -12,6 +12,7 @@ from webapp.authors.forms import ButtonForm, MergeForm
 from webapp.authors.operations import AuthorError, confirm_author, merge_authors, plan_merge
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
+from webapp.core.redirects import local_path
 from webapp.domain.authors import REASONS_RU
 from webapp.extensions import db
 from webapp.submissions.models import Author, Question
@@ -97,7 +98,7 @@ def confirm(question_id: int, position: int):
         abort(404)
     if not ButtonForm().validate_on_submit():
         abort(400)
-    back = request.form.get("next") or ""
+    back = local_path(request.form.get("next")) or ""
     if not back.startswith("/editor/"):
         back = url_for("moderation.question", question_id=q.id)
     on_refusal("Автор не подтверждён: ", back)

@@ -1,11 +1,75 @@
-"""Form validators and the one-line error message shared by the features' forms (WTForms)."""
+"""Form validators and the one-line error message shared by the features' forms (WTForms),
+and the base forms every form of Sova derives from (:class:`SovaForm`, :class:`TextForm`),
+which check the characters of every text field (:mod:`webapp.core.chars`)."""
 
 from __future__ import annotations
 
 import re
 
-from wtforms import validators
-from wtforms.validators import StopValidation
+from flask_babel import gettext
+from flask_wtf import FlaskForm
+from wtforms import Form, PasswordField, StringField, validators
+from wtforms.fields.core import UnboundField
+from wtforms.validators import StopValidation, ValidationError
+
+from webapp.core.chars import code_point, forbidden, forbidden_in_password
+
+
+def text_chars(form, field) -> None:
+    """Validator: the field's text holds no character user text may not hold
+    (:func:`webapp.core.chars.forbidden`: controls but TAB/LF/CR, noncharacters such as
+    U+FFFE, lone surrogates, bidi embedding/override/isolate controls). The message, in the
+    page's language, names the character: «Недопустимый символ U+FFFE: удалите его.»"""
+    c = forbidden(field.data) if isinstance(field.data, str) else None
+    if c is not None:
+        raise ValidationError(
+            gettext("Недопустимый символ %(code)s: удалите его.", code=code_point(c))
+        )
+
+
+def password_chars(form, field) -> None:
+    """Validator of a password field: no control character at all (TAB, LF, CR, BEL, …) and
+    nothing :func:`text_chars` refuses (:func:`webapp.core.chars.forbidden_in_password`)."""
+    c = forbidden_in_password(field.data) if isinstance(field.data, str) else None
+    if c is not None:
+        raise ValidationError(
+            gettext("Пароль не может содержать символ %(code)s (управляющий).", code=code_point(c))
+        )
+
+
+class CheckedText:
+    """A form's ``Meta`` mixin: every text field (a ``StringField`` and its kinds: text area,
+    e-mail, hidden, password) gets :func:`text_chars` (a password :func:`password_chars`)
+    after its own validators, when the form binds it — so no form of Sova takes text that
+    cannot be stored, printed or written into the feed, whoever declares its fields."""
+
+    def bind_field(self, form, unbound_field, options):
+        cls = unbound_field.field_class
+        if issubclass(cls, StringField):
+            check = password_chars if issubclass(cls, PasswordField) else text_chars
+            args, kwargs = list(unbound_field.args), dict(unbound_field.kwargs)
+            if len(args) > 1:  # validators given by position (label, validators)
+                args[1] = [*(args[1] or ()), check]
+            else:
+                kwargs["validators"] = [*(kwargs.get("validators") or ()), check]
+            unbound_field = UnboundField(cls, *args, name=unbound_field.name, **kwargs)
+        return super().bind_field(form, unbound_field, options)
+
+
+class SovaForm(FlaskForm):
+    """The base of every page form (Flask-WTF: CSRF): its text fields are checked by
+    :class:`CheckedText`."""
+
+    class Meta(CheckedText):
+        pass
+
+
+class TextForm(Form):
+    """The base of a form nested in a :class:`SovaForm` (``FormField``, no CSRF of its own):
+    its text fields are checked by :class:`CheckedText` too."""
+
+    class Meta(CheckedText):
+        pass
 
 
 class NumberRange(validators.NumberRange):

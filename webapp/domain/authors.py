@@ -108,35 +108,55 @@ def translit_key(word: str) -> str:
     return word.translate(_TRANSLIT)
 
 
+#: What a person's declared full name may hold besides letters (and their combining
+#: marks), digits (an author named as the question gave it, «Автор 1») and spaces: a hyphen (Римский-Корсаков), an apostrophe (Д'Артаньян, Мар'ян), a
+#: full stop (an initial).
+NAME_MARKS = frozenset("-'’.")
+
+
 def payee_may_be_author(author_name: str | None, declared_full_name: str | None) -> bool:
     """Whether the full name a payee declared with their details can be the author's name
     as the question gave it (a warning for the accountant before the agreement is signed,
     not a refusal: the agreement names the payee as declared).
 
     Every word of the folded author name (:func:`fold_name`) must be a word of the declared
-    name, which may add a patronymic and put the surname first; a one-letter word of the
-    author name (an initial) matches a declared word starting with it. Words compare on
-    their transliteration key (:func:`translit_key`), so a Belarusian spelling (і/и, ў/у,
-    ы/и, the apostrophe) or a Latin one matches the Russian. Nothing declared yet (empty) →
-    True.
+    name, each matching a declared word of its own; a one-letter word of the author name (an
+    initial) matches a declared word starting with it. The declared name may put the surname
+    first and add **one** word, the patronymic — a second added word is another name
+    («Иванов Пётр Анна Победитель» is not «Пётр Иванов»). Words compare on their
+    transliteration key (:func:`translit_key`), so a Belarusian spelling (і/и, ў/у, ы/и,
+    the apostrophe) or a Latin one matches the Russian. The declared name holds only
+    letters, digits, spaces and :data:`NAME_MARKS`: anything else (``=``, ``(``, ``@``,
+    ``"``, a spreadsheet formula) is no name. Nothing declared yet (empty) → True.
     ``("Максим Соколов", "Соколов Максим Петрович")`` → True; ``("М. Соколов", "Соколов
     Максим")`` → True; ``("Максим Соколов", "Максим Мерзляков")`` → False;
-    ``("Пётр Ёлкин", "ЕЛКИН ПЕТР")`` → True."""
+    ``("Пётр Ёлкин", "ЕЛКИН ПЕТР")`` → True; ``("Пётр Иванов", "Иванов Пётр Анна
+    Победитель")`` → False; ``("Пётр Иванов", '=HYPERLINK("http://x";"Иванов Пётр")')`` →
+    False."""
+    if not declared_full_name or not declared_full_name.strip():
+        return True
+    if any(
+        not (c.isalnum() or c.isspace() or c in NAME_MARKS or unicodedata.category(c)[0] == "M")
+        for c in declared_full_name
+    ):
+        return False
 
     def keys(name: str | None) -> list[str]:
         # the apostrophe is a letter's mark inside a word («Мар'я»), not a break
         return [translit_key(w) for w in fold_name(_APOSTROPHES.sub("", name or "")).split()]
 
     declared = keys(declared_full_name)
-    if not declared:
-        return True
+    unmatched = list(range(len(declared)))
     for word in keys(author_name):
-        if len(word) == 1:
-            if not any(d.startswith(word) for d in declared):
-                return False
-        elif word not in declared:
+        fits = [
+            i
+            for i in unmatched
+            if (declared[i].startswith(word) if len(word) == 1 else declared[i] == word)
+        ]
+        if not fits:
             return False
-    return True
+        unmatched.remove(fits[0])
+    return len(unmatched) <= 1
 
 
 @dataclass(frozen=True)

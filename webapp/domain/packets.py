@@ -169,6 +169,7 @@ class PacketError(ValueError):
 #: The ``code`` of each :class:`PacketError` the readers raise.
 PACKET_ERROR_CODES = (
     "control_chars",  # binary or control characters
+    "unfit_char",  # params: code ('U+FFFE'): a character no text may hold (webapp.core.chars)
     "no_question",  # a 4s block without a '?' line
     "no_answer",  # a question without a '!' line
     "outside_field",  # 4s text that starts with no marker

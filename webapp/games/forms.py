@@ -1,7 +1,6 @@
 """Producer and host forms."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
@@ -16,7 +15,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from webapp.core.fields import NumberRange
+from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.topics import TOPICS
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
@@ -33,7 +32,7 @@ PLAN_HELP = {
 }
 
 
-class SeasonForm(FlaskForm):
+class SeasonForm(SovaForm):
     name = StringField(
         "Название сезона", validators=[DataRequired("Укажите название."), Length(max=200)]
     )
@@ -50,7 +49,7 @@ class SeasonForm(FlaskForm):
     )
 
 
-class GameForm(FlaskForm):
+class GameForm(SovaForm):
     season_id = SelectField("Сезон", coerce=int)
     kind = SelectField(
         "Вид игры",
@@ -71,7 +70,7 @@ class GameForm(FlaskForm):
     sector13 = IntegerField("13 сектор", validators=SECTOR, description=PLAN_HELP["sector13"])
 
 
-class TeamForm(FlaskForm):
+class TeamForm(SovaForm):
     """A team: name, six experts (one per line), the captain among them."""
 
     name = StringField("Команда", validators=[DataRequired("Укажите название."), Length(max=200)])
@@ -84,7 +83,7 @@ class TeamForm(FlaskForm):
     )
 
 
-class SeriesForm(FlaskForm):
+class SeriesForm(SovaForm):
     season_id = SelectField("Сезон", coerce=int)
     part = SelectField(
         "Серия",
@@ -97,18 +96,18 @@ class SeriesForm(FlaskForm):
     )
 
 
-class AttachForm(FlaskForm):
+class AttachForm(SovaForm):
     """Attach a game to a team and a series (0 = none)."""
 
     team_id = SelectField("Команда", coerce=int)
     series_id = SelectField("Серия", coerce=int)
 
 
-class ActionForm(FlaskForm):
+class ActionForm(SovaForm):
     """A bare CSRF-protected POST (assign, render, close, undo)."""
 
 
-class AllowStartForm(FlaskForm):
+class AllowStartForm(SovaForm):
     """The producer lets the console start a game whose table is not locked or whose
     envelopes were not rendered (audited with the reason)."""
 
@@ -122,7 +121,7 @@ class AllowStartForm(FlaskForm):
     )
 
 
-class CloseGameForm(FlaskForm):
+class CloseGameForm(SovaForm):
     """Close a finished game (irreversible: prizes and numbered gift agreements are created);
     the box must be ticked."""
 
@@ -133,7 +132,7 @@ class CloseGameForm(FlaskForm):
     )
 
 
-class EventForm(FlaskForm):
+class EventForm(SovaForm):
     """One host event; fields as in ``contracts/game-protocol.md``."""
 
     type = HiddenField(validators=[DataRequired()])
@@ -149,7 +148,7 @@ SLOT = [NumberRange(0, 3, "Ячейка от 0 (резерв) до 3.")]
 QUESTION_ID = [NumberRange(1, 2**31 - 1, "Нет такого вопроса.")]
 
 
-class SwapForm(FlaskForm):
+class SwapForm(SovaForm):
     """Swap two table slots (no-JS counterpart of drag-and-drop); slot 0 is the reserve."""
 
     sector_a = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
@@ -158,7 +157,7 @@ class SwapForm(FlaskForm):
     slot_b = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
 
 
-class ReplaceForm(FlaskForm):
+class ReplaceForm(SovaForm):
     """Put an approved question (by number) into a slot, or the sector's reserve."""
 
     sector = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
@@ -167,13 +166,13 @@ class ReplaceForm(FlaskForm):
     use_reserve = BooleanField("Взять резерв сектора")
 
 
-class ProtocolForm(FlaskForm):
+class ProtocolForm(SovaForm):
     """Upload a ``sova.game-protocol/1`` file (JSON) into a game with no events."""
 
     file = FileField("Файл протокола (.json)", validators=[FileRequired("Выберите файл.")])
 
 
-class PrintForm(FlaskForm):
+class PrintForm(SovaForm):
     """Queue the envelopes and host cards: how many copies of each (distinct serials)."""
 
     copies = IntegerField(
@@ -186,7 +185,7 @@ class PrintForm(FlaskForm):
     )
 
 
-class TopicForm(FlaskForm):
+class TopicForm(SovaForm):
     """Set or clear a question's topic (``webapp.domain.topics.TOPICS``) on the table page."""
 
     question_id = IntegerField(
@@ -202,7 +201,7 @@ class TopicForm(FlaskForm):
     )
 
 
-class AirTimeForm(FlaskForm):
+class AirTimeForm(SovaForm):
     """When the game airs, in the season's time zone (``webapp.games.publication``: its
     questions are public once it is closed and this time has passed)."""
 

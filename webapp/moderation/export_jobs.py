@@ -121,7 +121,10 @@ def run_export(job_id: int) -> ExportJob | None:
                 db.session.commit()  # the progress (see above)
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as out:
+        # 0600 like uploads and documents: personal data for the asking editor, not for
+        # every account on the host (a fresh file: an old one would keep its mode)
+        tmp.unlink(missing_ok=True)
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
             (export.write_xlsx if job.fmt == "xlsx" else export.write_csv)(out, batches())
         os.replace(tmp, path)
     except Exception as exc:

@@ -2,7 +2,6 @@
 filters (GET, no CSRF: reading changes nothing)."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import (
     BooleanField,
@@ -15,7 +14,7 @@ from wtforms import (
 )
 from wtforms.validators import AnyOf, DataRequired, Length, Optional, ValidationError
 
-from webapp.core.fields import NumberRange
+from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.question_states import STATES
 from webapp.domain.text import has_control_chars
 from webapp.moderation.reasons import REASON_LABELS
@@ -92,7 +91,7 @@ REASON_REQUIRED = "Укажите причину отклонения (шабл�
 BULK_REASON_REQUIRED = "Для отклонения выберите причину из шаблона: авторы прочтут её в письме."
 
 
-class DecisionForm(FlaskForm):
+class DecisionForm(SovaForm):
     """Approve / reject. A rejection takes a template reason (``reason_key``) and/or a free
     text, at least one of them (:data:`REASON_REQUIRED`); ``preview`` shows the author's
     e-mail instead of deciding."""
@@ -109,7 +108,7 @@ class DecisionForm(FlaskForm):
             raise ValidationError(REASON_REQUIRED)
 
 
-class EditForm(FlaskForm):
+class EditForm(SovaForm):
     """An editor's edit of the question fields (each change kept as a revision)."""
 
     question = TextAreaField(
@@ -130,14 +129,14 @@ class EditForm(FlaskForm):
     )
 
 
-class AuthorForm(FlaskForm):
+class AuthorForm(SovaForm):
     """A chief editor's correction of one author read from a packet or a letter."""
 
     name = StringField("Имя", validators=[DataRequired(), NoControlChars(), Length(max=200)])
     city = StringField("Город", validators=[Optional(), NoControlChars(), Length(max=200)])
 
 
-class HoldBackForm(FlaskForm):
+class HoldBackForm(SovaForm):
     """Hold back a question asked on air: a reason and a confirmation (audited)."""
 
     reason = TextAreaField(
@@ -154,13 +153,13 @@ class HoldBackForm(FlaskForm):
     )
 
 
-class CommentForm(FlaskForm):
+class CommentForm(SovaForm):
     text = TextAreaField(
         "Комментарий редакции", validators=[DataRequired(), NoControlChars(), Length(max=3000)]
     )
 
 
-class BulkForm(FlaskForm):
+class BulkForm(SovaForm):
     """Bulk approve / reject of the checked questions; ``confirm`` empty shows the preview
     (how many and which), ``confirm == "1"`` commits."""
 
@@ -178,11 +177,11 @@ class BulkForm(FlaskForm):
     confirm = HiddenField(default="")
 
 
-class ButtonForm(FlaskForm):
+class ButtonForm(SovaForm):
     """A POST button (claim, release, reveal): the CSRF token is its only field."""
 
 
-class QueueFilterForm(FlaskForm):
+class QueueFilterForm(SovaForm):
     """The queue's GET filters; invalid values are reported and ignored."""
 
     class Meta:
@@ -225,7 +224,7 @@ class QueueFilterForm(FlaskForm):
     sort = SelectField("Порядок", choices=SORT_LABELS, default="oldest", validators=[Optional()])
 
 
-class AttachImageForm(FlaskForm):
+class AttachImageForm(SovaForm):
     """An editor attaches an image to a question (``webapp.moderation.images``): the file
     of one of its ``(img …)`` references, or its handout image. ``ref`` choices are set
     per question (``image_choices``)."""
@@ -241,7 +240,7 @@ class AttachImageForm(FlaskForm):
     )
 
 
-class ExportForm(FlaskForm):
+class ExportForm(SovaForm):
     """Ask the worker for a queue export too large for a request: the format (one form per
     format, the format hidden); the filters are the query arguments of the form's
     ``action``, as the queue's links carry them."""

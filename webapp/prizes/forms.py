@@ -1,7 +1,6 @@
 """Forms of the prizes pages (Flask-WTF: CSRF on every one)."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
     BooleanField,
@@ -14,12 +13,14 @@ from wtforms import (
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 from wtforms.widgets import DateInput
 
+from webapp.core.fields import SovaForm
 
-class ActionForm(FlaskForm):
+
+class ActionForm(SovaForm):
     """A button-only POST (CSRF token only)."""
 
 
-class AwardForm(FlaskForm):
+class AwardForm(SovaForm):
     """Award an individual prize after a game (choices filled by the view)."""
 
     kind = SelectField("Приз", validators=[DataRequired("Выберите приз.")])
@@ -37,13 +38,13 @@ class AwardForm(FlaskForm):
     )
 
 
-class SignedForm(FlaskForm):
+class SignedForm(SovaForm):
     scan = FileField(
         "Скан подписанного договора (PDF, PNG, JPEG)", validators=[FileRequired("Приложите скан.")]
     )
 
 
-class PaidForm(FlaskForm):
+class PaidForm(SovaForm):
     """Mark a prize paid (irreversible: a recorded payment has no correction); the box must
     be ticked, as for closing a game. Date and number are checked by ``check_payment``."""
 
@@ -95,7 +96,7 @@ COUNTRY_FIELDS = {
 }
 
 
-class PayeeForm(FlaskForm):
+class PayeeForm(SovaForm):
     """The payee's passport and bank details (validated in ``webapp.prizes.payee``).
 
     Viewer-facing: labels and messages follow the page's language (Flask-Babel). The
@@ -137,7 +138,7 @@ class PayeeForm(FlaskForm):
     )
 
 
-class RegisterForm(FlaskForm):
+class RegisterForm(SovaForm):
     """Period of the payment register (GET form: no CSRF needed for a download)."""
 
     class Meta:
@@ -150,14 +151,14 @@ class RegisterForm(FlaskForm):
     )
 
 
-class RegisterPdfForm(FlaskForm):
+class RegisterPdfForm(SovaForm):
     """Period of a payment register PDF to render (POST: it creates a document)."""
 
     start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
     end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
 
 
-class PaidListForm(FlaskForm):
+class PaidListForm(SovaForm):
     paid_list = FileField(
         "Выписка банка об оплате (CSV: Договор;Сумма;Дата;Номер п/п)",
         validators=[FileRequired("Приложите файл.")],

@@ -22,6 +22,7 @@ from webapp.core.access import access, current_staff
 from webapp.core.edge import discard, on_refusal
 from webapp.core.fields import errors_line
 from webapp.core.filenames import file_name, send_bytes, send_path
+from webapp.core.links import public_url
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
 from webapp.domain.money import COUNTRY_OF_CURRENCY
@@ -336,9 +337,7 @@ def request_details(prize_id: int):
     mailed = p.author is not None and bool(p.author.email_encrypted)
     if mailed:
         enqueue(SEND_DETAILS_LINK, p.id)
-    link = url_for(
-        "prizes.details_form", token=token, lang=payee_ops.payee_language(p), _external=True
-    )
+    link = public_url("prizes.details_form", token=token, lang=payee_ops.payee_language(p))
     return render_template("prizes/link.html", prize=p, link=None if mailed else link)
 
 

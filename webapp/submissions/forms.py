@@ -10,14 +10,12 @@ from babel import support
 from flask import current_app
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired, FileSize
 from wtforms import (
     BooleanField,
     DateField,
     EmailField,
     FieldList,
-    Form,
     FormField,
     HiddenField,
     SelectChoice,
@@ -28,6 +26,7 @@ from wtforms import (
 from wtforms.i18n import messages_path
 from wtforms.validators import DataRequired, Email, Length, Optional, ValidationError
 
+from webapp.core.fields import SovaForm, TextForm
 from webapp.submissions.images import MAX_BYTES
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
 from webapp.submissions.scans import MAX_PDF_BYTES
@@ -45,7 +44,7 @@ def _len(name: str, minimum: int = -1) -> Length:
     )
 
 
-class CoauthorForm(Form):
+class CoauthorForm(TextForm):
     """One co-author: name and city (both optional; an empty row is ignored)."""
 
     name = StringField(_l("Имя и фамилия соавтора"), validators=[Optional(), _len("name")])
@@ -59,7 +58,7 @@ def wtforms_translations(locale: str) -> support.NullTranslations:
     return support.Translations.load(messages_path(), [locale], domain="wtforms")
 
 
-class QuestionFields(FlaskForm):
+class QuestionFields(SovaForm):
     """The quiz fields every intake form shares (glossary: question, answer, accepted
     answers, comment, sources, handout); lengths from ``operations.LIMITS``."""
 
@@ -192,7 +191,7 @@ IMPORT_MAX_BYTES = 40 * 1024 * 1024
 TOO_BIG = _l("Файл больше %(n)s МБ.", n=IMPORT_MAX_BYTES // (1024 * 1024))
 
 
-class PacketUploadForm(FlaskForm):
+class PacketUploadForm(SovaForm):
     """A 4s or db.chgk.info packet uploaded by an editor (``sova import`` on the web)."""
 
     packet = FileField(

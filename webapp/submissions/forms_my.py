@@ -1,12 +1,13 @@
 """Forms of the author's "my questions" pages."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import EmailField
 from wtforms.validators import DataRequired, Email, Length
 
+from webapp.core.fields import SovaForm
 
-class MyLinkForm(FlaskForm):
+
+class MyLinkForm(SovaForm):
     email = EmailField(
         _l("Электронная почта, с которой вы присылали вопросы"),
         validators=[
@@ -19,5 +20,5 @@ class MyLinkForm(FlaskForm):
     )
 
 
-class WithdrawForm(FlaskForm):
+class WithdrawForm(SovaForm):
     """A bare CSRF-protected POST."""

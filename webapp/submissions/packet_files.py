@@ -12,6 +12,7 @@ import codecs
 import os
 from pathlib import Path
 
+from webapp.core.chars import code_point, forbidden
 from webapp.domain.packets import Packet, PacketError, parse_packet
 
 __all__ = [
@@ -99,6 +100,23 @@ def decode_packet_bytes(data: bytes) -> tuple[str, str]:
     return candidates[encoding], encoding
 
 
+def _check_chars(text: str) -> None:
+    """Refuse a packet holding a character no text of Sova may hold
+    (:func:`webapp.core.chars.forbidden`: a noncharacter such as U+FFFE, a C1 control, a
+    bidi override), with its line: :class:`PacketError` ``unfit_char`` (``params["code"]``:
+    ``"U+FFFE"``). Run after the parser, which names other control characters itself."""
+    bad = forbidden(text)
+    if bad is not None:
+        line = text[: text.index(bad)].count("\n") + 1
+        point = code_point(bad)
+        raise PacketError(
+            f"character {point} cannot be stored or printed",
+            line,
+            code="unfit_char",
+            params={"code": point},
+        )
+
+
 def read_packet_file(path: str | os.PathLike[str], max_bytes: int = MAX_PACKET_BYTES) -> Packet:
     """Read and parse a packet file (4s or db.chgk.info format, format detected).
 
@@ -128,6 +146,7 @@ def read_packet_bytes(data: bytes, filename: str, max_bytes: int = MAX_PACKET_BY
     try:
         text, encoding = decode_packet_bytes(data)
         packet = parse_packet(text)
+        _check_chars(text)
     except PacketError as exc:
         raise exc.with_filename(filename) from exc
     packet.meta["encoding"] = encoding

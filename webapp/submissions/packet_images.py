@@ -255,6 +255,11 @@ def _packet_problem(exc: PacketError) -> str:
         return _("в пакете нет ни одного вопроса (строк, начинающихся с «?»).")
     if code == "control_chars":
         return _("двоичные или управляющие символы: это не текстовый пакет.")
+    if code == "unfit_char":
+        return _(
+            "недопустимый символ %(code)s: его нельзя сохранить и напечатать.",
+            code=exc.params.get("code", ""),
+        )
     if code == "db_outside_field":
         return _(
             "текст вне полей вопроса: блок должен начинаться с заголовка, например "

@@ -1,25 +1,26 @@
 """Forms of the vote pages (host and producer)."""
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, SelectField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
+from webapp.core.fields import SovaForm
 
-class OpenVoteForm(FlaskForm):
+
+class OpenVoteForm(SovaForm):
     candidates = TextAreaField(
         _l("Кандидаты, по одному в строке (номер — порядок строки)"), validators=[Length(max=5000)]
     )
 
 
-class CloseVoteForm(FlaskForm):
+class CloseVoteForm(SovaForm):
     confirm = BooleanField(
         _l("Да, закрыть голосование: приём SMS прекратится, итог будет зафиксирован"),
         validators=[DataRequired(_l("Подтвердите закрытие."))],
     )
 
 
-class VoteAwardForm(FlaskForm):
+class VoteAwardForm(SovaForm):
     chosen = SelectField(_l("Лучший игрок"), validate_choice=False)
     reason = TextAreaField(
         _l(

@@ -27,6 +27,7 @@ from webapp.config import DEMO_SMS_SECRET
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.filenames import send_path
+from webapp.core.links import public_root
 from webapp.core.models import Document
 from webapp.domain.rules import RULESETS, cite
 from webapp.domain.vote import RULE
@@ -63,7 +64,7 @@ def rehearsal_command() -> str | None:
     secret = current_app.config.get("SOVA_SMS_SECRET")
     if not secret:
         return None
-    command = f"sova vote simulate --url {request.url_root.rstrip('/')} --total 100"
+    command = f"sova vote simulate --url {public_root()} --total 100"
     if secret == DEMO_SMS_SECRET and current_app.config.get("SOVA_ENV") != "production":
         command += f" --secret {secret}"
     return command

@@ -59,6 +59,23 @@ def test_the_feed_escapes_what_titles_hold(app, client):
     assert root.find(f"{ATOM}updated").text == "2023-03-02T18:00:00+00:00"
 
 
+def test_the_feed_stays_xml_whatever_was_stored(app, client):
+    """A team name stored with U+FFFE and a title with a C1 control and a right-to-left override
+    (text stored before every input refused them) made the feed invalid XML for every
+    reader: the writer leaves them out."""
+    ids = _games(1)
+    game = db.session.get(Game, ids[0])
+    game.title = "Финал\x85 года\u202e"
+    game.team = "Знатоки\ufffe"
+    db.session.commit()
+    resp = client.get("/archive/feed.atom")
+    (entry,) = ET.fromstring(resp.data).iter(f"{ATOM}entry")
+    assert entry.find(f"{ATOM}title").text == "Финал года"
+    assert entry.find(f"{ATOM}summary").text == (
+        "Команда: Знатоки. Вопросов телезрителей в эфире: 1."
+    )
+
+
 def test_handout_images_are_served_once_aired(app, client):
     """The handout image and an image the text names are shown and served once the game
     has aired; before, and for a name the question does not hold, ``404``."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+import stat
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
@@ -115,6 +117,16 @@ def test_a_large_export_through_the_page_the_worker_and_the_link(app, seven, log
     )
     rows = _rows(resp.get_data(), fmt)
     assert [int(r[0]) for r in rows[1:]] == shown
+    assert (
+        resp.headers["Content-Type"]
+        == {
+            "csv": "text/csv; charset=utf-8",
+            "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        }[fmt]
+    )
+    # the file on the server is the asking editor's business only, as uploads and documents
+    (written,) = (Path(app.config["SOVA_INSTANCE_PATH"]) / "exports").iterdir()
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
     for row in rows[1:]:
         q = db.session.get(Question, int(row[0]))
         assert (row[4], row[5]) == (q.text, q.answer)

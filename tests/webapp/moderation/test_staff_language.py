@@ -56,3 +56,23 @@ def test_the_translated_vote_page_keeps_the_switch(login, client):
     assert '<html lang="en">' in page and SWITCH in page and "<strong>Eng</strong>" in page
     page = _get(client, f"/games/{game_id}")  # the game page is not translated: Russian
     assert '<html lang="ru">' in page and SWITCH not in page
+
+
+def test_a_staff_404_is_russian_after_the_public_switch(login, client):
+    """A staff address that matches no page (a mistyped ``/editor/…``) answered its 404 in
+    the language chosen with the public ``/lang/en``: it is a staff page, in Russian, for
+    anyone; under a section that also has public pages (``/prizes/…``: the payee's form)
+    for a signed-in staff member; a public address keeps the visitor's language."""
+    _get(client, "/lang/en?next=/")
+    for url in ("/editor/nope", "/editor/queue/x", "/admin/nope"):
+        page = _get(client, url)
+        assert page.startswith('<!doctype html>\n<html lang="ru">'), url
+        assert "<h1>Страница не найдена (404)</h1>" in page and SWITCH not in page, url
+    page = _get(client, "/prizes/nope")
+    assert "<h1>Page not found (404)</h1>" in page  # anonymous: perhaps a payee
+    client = login("editor")
+    for url in ("/editor/nope", "/prizes/nope", "/games/nope"):
+        page = _get(client, url)
+        assert "<h1>Страница не найдена (404)</h1>" in page, url
+    page = _get(client, "/archive/nope")
+    assert "<h1>Page not found (404)</h1>" in page and SWITCH in page

@@ -345,7 +345,7 @@ def test_details_page_in_the_viewers_language(app, client, owed):
     assert "Выберыце краіну: Беларусь або Расія." in page
     assert "Выберыце падатковы статус." in page and "Not a valid choice" not in page
     page = post(full_name="Жанна\x07 Жукова")
-    assert "Поле «Прозвішча, імя, імя па бацьку» змяшчае недапушчальныя кіроўныя сімвалы." in page
+    assert "Недапушчальны сімвал U+0007: выдаліце яго." in page
     assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0
 
 
@@ -462,6 +462,18 @@ def test_accountant_is_warned_when_the_declared_name_is_not_the_authors(app, cli
     )
     page = login("accountant").get(f"/prizes/{owed.id}").get_data(as_text=True)
     assert "не совпадает с автором" not in page
+    # the author's words and two more names, or a spreadsheet formula: warned
+    from markupsafe import escape
+
+    for declared in ("Автор 1 Анна Победитель", '=HYPERLINK("http://x.example";"Автор 1")'):
+        client.get("/logout")
+        token = payee.new_link(db.session.get(Prize, owed.id))
+        commit()
+        form = {**BY_FORM, "full_name": declared}
+        assert client.post(f"/prizes/details/{token}", data=form).status_code == 200
+        page = login("accountant").get(f"/prizes/{owed.id}").get_data(as_text=True)
+        shown = escape(declared)  # as the page prints it
+        assert f"ФИО в реквизитах получателя «{shown}» не совпадает" in page, declared
 
 
 def test_details_form_opens_on_the_seasons_country(app, api, client, played, drain):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
     DateField,
@@ -16,7 +15,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from webapp.core.fields import NumberRange
+from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.rules.game import same_name
 from webapp.domain.rules.parameters import PARAMETERS
 from webapp.domain.season import MAX_POINTS
@@ -48,7 +47,7 @@ KINDS = [
 ]
 
 
-class SeasonTeamForm(FlaskForm):
+class SeasonTeamForm(SovaForm):
     """A team joins the initial rating: an existing one, or a new one (six experts)."""
 
     team_id = SelectField("Команда", coerce=int, validators=[Optional()])
@@ -59,7 +58,7 @@ class SeasonTeamForm(FlaskForm):
     captain = StringField("Капитан (один из шести)", validators=[Optional(), Length(max=100)])
 
 
-class SeasonEventForm(FlaskForm):
+class SeasonEventForm(SovaForm):
     """One producer's event of ``season-protocol.md``; only the fields of its type count."""
 
     type = SelectField("Событие", choices=[SelectChoice(v, label) for v, label in EVENT_TYPES])
@@ -136,7 +135,7 @@ class SeasonEventForm(FlaskForm):
         return {"type": kind, "team": self.team.data}
 
 
-class SeasonGameForm(FlaskForm):
+class SeasonGameForm(SovaForm):
     """A new game proposed from the season state (kind and team from ``next``)."""
 
     kind = SelectField("Вид игры", choices=[SelectChoice(v, label) for v, label in KINDS])
@@ -155,7 +154,7 @@ class SeasonGameForm(FlaskForm):
     )
 
 
-class SeasonPrizeForm(FlaskForm):
+class SeasonPrizeForm(SovaForm):
     """The season's cash prize per unanswered question (2009 §1.2.2 names no amount)."""
 
     unanswered_prize = StringField(
@@ -164,7 +163,7 @@ class SeasonPrizeForm(FlaskForm):
     )
 
 
-class SeasonDonorForm(FlaskForm):
+class SeasonDonorForm(SovaForm):
     """The donor of the season's prizes («Даритель» of its gift agreements, minutes and vote
     result; webapp.domain.donor checks the values). The box confirms that the unsigned
     agreements of the season are issued again with it."""
@@ -203,7 +202,7 @@ START_DECISIVE = "рр"
 START_WITHDRAW = "отказ"
 
 
-class SeasonStartForm(FlaskForm):
+class SeasonStartForm(SovaForm):
     """Sova's ``start`` event (``docs/protocols.md``): where a season joined under way stands.
     The teams are named as the season lists them (case and runs of spaces aside:
     :func:`webapp.domain.rules.game.same_name`); ``names`` (the season's team names) is set

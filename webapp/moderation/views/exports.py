@@ -16,9 +16,9 @@ from webapp.moderation.forms import ExportForm
 from webapp.moderation.views.common import bp
 from webapp.moderation.views.listing import export_name, queue_request
 
-#: The download's media type per format.
+#: The download's media type per format (Werkzeug adds «; charset=utf-8» to a text type).
 MIMETYPES = {
-    "csv": "text/csv; charset=utf-8",
+    "csv": "text/csv",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 

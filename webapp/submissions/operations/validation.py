@@ -12,6 +12,7 @@ from email_validator import EmailNotValidError, validate_email
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
+from webapp.core.chars import code_point, forbidden
 from webapp.core.errors import OperationError
 from webapp.domain.text import has_control_chars, normalise, quantity
 
@@ -94,10 +95,15 @@ def clean_text(
     value: str | None, name: str, errors: dict, required: bool = False, limit_key: str | None = None
 ) -> str | None:
     """Normalise one text field (NFC, format characters removed); record errors for
-    control characters, emptiness and length. Returns the clean text or None."""
+    control characters and anything else :func:`webapp.core.chars.forbidden` refuses
+    (noncharacters: every intake path, packets included), emptiness and length. Returns the clean text or None."""
     text = normalise(value or "").strip()
     if has_control_chars(text):
         errors.setdefault(name, []).append(_("Поле содержит недопустимые управляющие символы."))
+    elif (c := forbidden(text)) is not None:  # a noncharacter (U+FFFE), a C1 control …
+        errors.setdefault(name, []).append(
+            _("Недопустимый символ %(code)s: удалите его.", code=code_point(c))
+        )
     if required and not text:
         errors.setdefault(name, []).append(_("Заполните это поле."))
     limit = LIMITS.get(limit_key or name)

@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 
 from webapp.app_lang import LANG_COOKIE, LANGUAGES
 from webapp.core.access import access
+from webapp.core.redirects import local_path
 from webapp.domain.text import quantity
 from webapp.extensions import db, limiter
 from webapp.submissions.links import CONFIRM_LINK_AGE, read_confirm_token
@@ -27,13 +28,11 @@ def index():
 @bp.route("/lang/<code>")
 @access("public")
 def set_language(code: str):
-    """Remember the viewer's language (cookie, one year) and go back."""
+    """Remember the viewer's language (cookie, one year) and go back to ``next`` when it is a
+    path of this site (:func:`webapp.core.redirects.local_path`), else to the home page."""
     if code not in LANGUAGES:
         abort(404)
-    target = request.args.get("next", "/")
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
-    resp = redirect(target)
+    resp = redirect(local_path(request.args.get("next")) or "/")
     resp.set_cookie(
         LANG_COOKIE,
         code,

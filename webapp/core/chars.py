@@ -1,0 +1,67 @@
+"""Which characters text typed by a person may hold: the one check behind every text input
+(the forms' fields, ``webapp.core.fields``; every string of an API body, ``webapp.api``),
+and the last guard of what Sova writes as XML (the Atom feed).
+
+Refused in any user text (:func:`forbidden`): characters that can never be valid in XML 1.0
+or printed on paper — C0 controls other than TAB, LF and CR, DEL and the C1 controls
+(U+0080–U+009F), lone UTF-16 surrogates (U+D800–U+DFFF), the Unicode noncharacters
+(U+FDD0–U+FDEF and the last two code points of every plane, U+FFFE, U+FFFF, U+1FFFE, …) —
+and the bidirectional embedding, override and isolate controls (U+202A–U+202E,
+U+2066–U+2069), which reorder what a reader sees of the text around them («Trojan
+Source»). A password holds no control character at all (:func:`forbidden_in_password`): not
+even TAB, LF or CR, which no keyboard types into a password field.
+
+XML 1.0 (Fifth Edition) §2.2 ``Char`` excludes the C0 controls, surrogates, U+FFFE and
+U+FFFF; the rest of the list is «discouraged» there (§2.2 note) and has no glyph on paper.
+"""
+
+from __future__ import annotations
+
+#: The controls XML 1.0 and paper take: TAB, LF, CR.
+WHITESPACE_CONTROLS = frozenset("\t\n\r")
+
+#: The bidirectional formatting characters that embed, override or isolate.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _refused(c: str) -> bool:
+    n = ord(c)
+    return (
+        (n < 0x20 and c not in WHITESPACE_CONTROLS)
+        or 0x7F <= n <= 0x9F
+        or 0xD800 <= n <= 0xDFFF
+        or 0xFDD0 <= n <= 0xFDEF
+        or (n & 0xFFFE) == 0xFFFE
+        or c in BIDI_CONTROLS
+    )
+
+
+def forbidden(text: str | None) -> str | None:
+    """The first character of ``text`` that user text may not hold (see the module), or
+    None when there is none (None and ``""`` hold none)."""
+    if not text:
+        return None
+    if text.isascii() and text.isprintable():  # the common case, without the loop
+        return None
+    return next((c for c in text if _refused(c)), None)
+
+
+def forbidden_in_password(password: str | None) -> str | None:
+    """The first character a password may not hold: :func:`forbidden`'s, and TAB, LF, CR."""
+    if not password:
+        return None
+    return next((c for c in password if c in WHITESPACE_CONTROLS or _refused(c)), None)
+
+
+def code_point(c: str) -> str:
+    """``"U+FFFE"``: how a message names a character (at least four hex digits)."""
+    return f"U+{ord(c):04X}"
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters :func:`forbidden` refuses: the last guard of a
+    writer of XML (the Atom feed), so that text stored before the inputs refused them, or
+    reaching the writer by any other way, never makes the document invalid."""
+    if forbidden(text) is None:
+        return text
+    return "".join(c for c in text if not _refused(c))
