@@ -77,7 +77,7 @@ class User(UserMixin, Model):
 
 class LoginLock(Model):
     """The login lock-out state of one account from one source (migration
-    0031_secure_login_lock; :func:`webapp.accounts.operations.authenticate`): ``source`` is
+    0033_login_lock; :func:`webapp.accounts.operations.authenticate`): ``source`` is
     ``"addr:<client address>"``, or ``"device:<digest>"`` for a browser that signed in to
     this account before (its device cookie); ``failures``: the attempts counted since the
     last success or expired lock; ``locked_until``: the end of the current lock (aware UTC).
