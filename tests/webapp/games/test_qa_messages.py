@@ -251,7 +251,7 @@ def test_console_unknown_event_type_is_russian(login):
     assert r.json["error"]["text"] == (
         "Неверное действие: неизвестный тип события 'bogus'; допустимы: spin, "
         "sector13_option, decisive_round, extra_minute, club_help, credit_minute, answer, "
-        "red_card"
+        "red_card, minute"
     )
 
 
