@@ -418,8 +418,9 @@ def refusal_text(violation: RuleViolation, language: str = "ru") -> str:
     season rules)"``. A violation without a worded code (raised outside the engine) reads
     as its own ``message``."""
     lang = language if language in LANGUAGES else "ru"
-    if violation.code in WORDING:
-        sentence = refusal_sentence(violation.code, violation.params, lang)
+    code = violation.code
+    if code is not None and code in WORDING:
+        sentence = refusal_sentence(code, violation.params, lang)
     else:
         sentence = violation.message
     reference = cite(violation.rule, lang)
