@@ -88,6 +88,27 @@ def test_game_replay_command(tmp_path):
     assert error["event"] == 3 and error["rule"].startswith("000_90d7c8192601ed3a.txt")
 
 
+def test_game_replay_prints_the_engines_english_refusal_as_the_contract_shows(tmp_path):
+    """``sova game replay`` prints the refusal's error JSON byte for byte as
+    ``contracts/game-protocol.md`` shows it: the engine's English ``message`` and no other
+    key (a person's wording, ``webapp.domain.rules.refusal_text``, is for the pages and the
+    API)."""
+    protocol = {
+        "format": "sova.game-protocol/1",
+        "ruleset": "2023",
+        "table": {"blitz": 7, "superblitz": None, "sector13": 13},
+        "events": [{"type": "spin", "sector": 1}, {"type": "club_help"}],
+    }
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    run = _sova("game", "replay", str(path))
+    assert run.returncode == 2
+    assert run.stdout == (
+        '{"error": {"event": 1, "rule": "000_90d7c8192601ed3a.txt §3.7.1", "message": '
+        '"club help only while the experts are behind (score 0:0)"}}\n'
+    )
+
+
 def _sova(*args):
     return subprocess.run(
         [sys.executable, "-m", "webapp.cli_entry", *args], capture_output=True, text=True

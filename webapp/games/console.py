@@ -1,5 +1,6 @@
 """The host console's view model: the JSON state the page and ``static/console.js`` render,
-and the Russian wording of the engine's refusals (keyed by the clause the engine cites).
+and a refusal as the host reads it (:func:`refusal_ru`; the wording of the engine's
+refusals lives with the rule books, ``webapp.domain.rules.refusals``).
 
 Shape of :func:`console_payload` (JSON-able)::
 
@@ -39,10 +40,8 @@ repeats ``handout`` (shown once, under «Раздаточный материал
 
 from __future__ import annotations
 
-import re
-
 from webapp.domain.handouts import without_leading_handout
-from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, cite, rule_reference
+from webapp.domain.rules import RULESETS, allowed_actions, answer_modes, cite
 from webapp.domain.text import quantity, team_phrase
 from webapp.games.models import Game
 from webapp.games.operations import (
@@ -80,100 +79,21 @@ OPTION_LABELS = {
     "one": "Один знаток, минута",
 }
 
-# The engine's refusal, in Russian, by the clause it cites (rule book file + clause).
-# The clause itself is always shown next to the text.
-R23 = "000_90d7c8192601ed3a.txt"
-R09 = "002_e025d5ded135c1c4.txt"
-REFUSALS_RU = {
-    f"{R23} §3.7.3": "Этот знаток подсказывал (красная карточка) и начинает игру не за столом: "
-    "он вернётся после правильного ответа команды.",
-    f"{R23} §3.2": "Сначала нужно закончить вопрос, который сейчас разыгрывается.",
-    f"{R23} §3.2.1": "Счёт так не меняется.",
-    f"{R23} §3.3": "На столе 13 секторов: укажите сектор от 1 до 13.",
-    f"{R23} §3.4": "Сначала волчок: вопрос выбирает стрелка.",
-    f"{R23} §3.4.1": "Идёт блиц: сначала доиграйте его три вопроса.",
-    f"{R23} §3.4.2": "Идёт суперблиц: сначала доиграйте его три вопроса.",
-    f"{R23} §3.4.3": "13 сектор: сначала выбор варианта (каждый вариант — один раз за цикл); "
-    "помощь клуба и дополнительная минута здесь не действуют.",
-    f"{R23} §3.5": "Дополнительная минута: её нет у команды, или она уже взята на этот вопрос "
-    "(в блице — только на один вопрос); досрочный ответ — только без обсуждения.",
-    f"{R23} §3.5.1": "Досрочный ответ в блице и суперблице не даёт дополнительной минуты.",
-    f"{R23} §3.6": "Решающий раунд — только при пяти очках знатоков, между раундами и если "
-    "без него команда уже не может обойти лучший результат серии.",
-    f"{R23} §3.6.1": "Решающий раунд в блице: знаток отвечает на три вопроса.",
-    f"{R23} §3.6.2": "Решающий раунд в 13 секторе: только оставшиеся у команды варианты.",
-    f"{R23} §3.7": "Помощь клуба — один раз за игру.",
-    f"{R23} §3.7.1": "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
-    "не в блице, суперблице, 13 секторе и решающем раунде.",
-    f"{R23} §3.8": "Минута в кредит — только при счёте телезрителей 5 и у знатоков не больше 4, "
-    "один раз за игру.",
-    f"{R23} §3.8.1": "Минута в кредит берётся после основной минуты, дополнительной минуты "
-    "или помощи клуба — не раньше.",
-    f"{R23} §3.8.2": "Минута в кредит не действует в 13 секторе.",
-    f"{R23} §3.8.3": "Кредит возвращается ответом без обсуждения.",
-    f"{R23} §3.8.4": "При счёте 5:5 и невозвращённом кредите ведущий забирает минуту "
-    "обсуждения: ответ только досрочный, без дополнительной минуты.",
-    f"{R23} §3.8.5": "Кредит можно вернуть и в решающем раунде.",
-    f"{R23} §3.9": "Красная карточка: команда лишается права ответа на этот вопрос.",
-    f"{R23} §3.10": "Игра окончена: одна из команд набрала шесть очков.",
-    f"{R09} §1.2": "Одна минута на вопрос; сначала закончите текущий вопрос. Минуты в кредит "
-    "в этих правилах нет.",
-    f"{R09} §1.2.1": "Счёт так не меняется.",
-    f"{R09} §1.2.3": "Правильность ответа определяет ведущий.",
-    f"{R09} §1.3": "На столе 13 секторов: укажите сектор от 1 до 13.",
-    f"{R09} §1.4": "Сначала волчок: вопрос выбирает стрелка.",
-    f"{R09} §1.4.1": "13 сектор играет не больше одного раза за игру; вопрос выбирает "
-    "компьютер, вариантов нет.",
-    f"{R09} §1.4.2": "Идёт суперблиц: сначала доиграйте его три вопроса.",
-    f"{R09} §1.4.3": "Идёт блиц: сначала доиграйте его три вопроса.",
-    f"{R09} §1.5": "Дополнительной минуты у команды нет, или она уже взята на этот вопрос; "
-    "досрочный ответ — только без обсуждения.",
-    f"{R09} §1.6": "Этот знаток удалён из-за стола до следующего верного ответа команды.",
-    f"{R09} §1.7": "Помощь клуба — только когда знатоки проигрывают, после минуты обсуждения, "
-    "не в блице и суперблице.",
-    f"{R09} §1.8": "Игра идёт до шести очков; решающего раунда в этих правилах нет.",
-}
-
-
-#: Refusals that share a clause with another refusal, told apart by the engine's message:
-#: ``(clause, pattern of the English message, Russian text with the pattern's groups)``.
-REFUSAL_PATTERNS_RU = (
-    (
-        f"{R09} §1.6",
-        re.compile(r"^(?P<expert>.+) is not one of the team's experts \((?P<experts>.*)\):"),
-        "«{expert}» — не знаток этой команды (знатоки: {experts}). По правилу удаления "
-        "уходит из-за стола игрок команды, который отвечал: выберите его из списка.",
-    ),
-    (  # operations.play.record_event: a sector-13 round recorded without a question
-        f"{R09} §1.4.1",
-        re.compile(r"^в 13 секторе нет вопроса: "),
-        "В 13 секторе нет вопроса, и очко за него не начисляется: отмените вращение и "
-        "запишите его снова — пустой 13 сектор пропускается.",
-    ),
-    (  # operations.play.record_event: an empty sector 13 claimed while the draw found one
-        f"{R09} §1.4.1",
-        re.compile(r"^13 сектор не пуст: "),
-        "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют.",
-    ),
-)
-
 
 def refusal_ru(error: dict) -> str:
-    """The refusal as the host reads it: Russian text for the cited clause, then the clause
-    as staff read it (``"Помощь клуба — … (п. 3.7.1 Правил сезона 2023 г.)"``,
-    ``webapp.domain.rules.rule_reference``; the JSON ``error.rule`` keeps the citation). A refusal without a clause
-    (malformed input) or with an unmapped clause falls back to the engine's message."""
+    """The refusal as the host reads it. A refusal by the rules (``error.rule`` set) is
+    already the person's Russian sentence with its clause — the engine's through
+    ``webapp.domain.rules.refusal_text`` (``"Помощь клуба — только когда знатоки
+    проигрывают (счёт 3:3). (п. 3.7.1 Правил сезона 2023 г.)"``), the operations' written
+    so — and is shown as it is, its first letter capital; the JSON ``error.rule`` keeps the
+    citation. The console's own refusal to start says its reason; anything else (malformed
+    input, ``rule`` None) is «Неверное действие: …»."""
+    message = str(error.get("message", ""))
     if error.get("start"):  # the console's own refusal to start (operations.start_refusal)
-        return str(error.get("message", ""))
-    rule = error.get("rule")
-    text = REFUSALS_RU.get(rule) if rule else None
-    for clause, pattern, russian in REFUSAL_PATTERNS_RU:
-        match = pattern.match(str(error.get("message", ""))) if rule == clause else None
-        if match:
-            text = russian.format(**match.groupdict())
-    if text is None:
-        text = f"Неверное действие: {error.get('message', '')}"
-    return f"{text} ({rule_reference(rule)})" if rule else text
+        return message
+    if error.get("rule"):
+        return message[:1].upper() + message[1:]
+    return f"Неверное действие: {message}"
 
 
 def _event_label(payload: dict) -> str:

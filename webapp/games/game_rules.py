@@ -28,14 +28,9 @@ def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
         check_plan(Table(**plan), RULESETS[ruleset])
     except RuleViolation as exc:
         clause = exc.rule or ""
-        field = (
-            "table.blitz"
-            if exc.message.startswith("the blitz")
-            else "table.superblitz"
-            if exc.message.startswith("the superblitz")
-            else "table.sector13"
-        )
-        key = field.split(".")[1] if field != "table.sector13" else "table"
+        # the refusal's code says which sector is misplaced (webapp.domain.rules.refusals)
+        kind = exc.params.get("kind") if exc.code == "plan_multi_on_13" else None
+        field, key = (f"table.{kind}", kind) if kind else ("table.sector13", "table")
         return {field: [f"{PLAN_RU[key]} ({cite(clause)})"]}
     return {}
 

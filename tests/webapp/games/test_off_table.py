@@ -187,14 +187,14 @@ def test_the_console_names_the_hinter_and_the_next_game_keeps_him_off(login):
     assert refused.status_code == 409
     assert refused.json["error"]["rule"] == f"{R23} §3.7.3"
     assert refused.json["error"]["text"] == (
-        "Этот знаток подсказывал (красная карточка) и начинает игру не за столом: он "
-        "вернётся после правильного ответа команды. (п. 3.7.3 Правил сезона 2023 г.)"
+        "Знаток «Вера» подсказывал (красная карточка) и начинает эту игру не за столом: "
+        "вернётся за стол после верного ответа команды. (п. 3.7.3 Правил сезона 2023 г.)"
     )
     assert refused.json["console"]["events"] == 1
     # without JavaScript the flash says the same
     client.post(right.action, data={**right.fields, "expert": "Вера"})
     html = client.get(f"/games/{second}/console").get_data(as_text=True)
-    assert "Отказано: Этот знаток подсказывал (красная карточка)" in html
+    assert "Отказано: Знаток «Вера» подсказывал (красная карточка)" in html
     ok = client.post(right.action, data={**right.fields, "expert": "Анна"}, headers=JSON)
     assert ok.status_code == 200 and ok.json["console"]["off_table"] == []
     spin, _ = _form(client, second, "spin")

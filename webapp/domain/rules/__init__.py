@@ -15,6 +15,7 @@ Public API::
     allowed_actions(ruleset, table, context, events)       # ["spin", "decisive_round"], [] when over
     answer_modes(ruleset, table, context, events)          # ["discussed", "early"] (§3.5, §3.8.4)
     check_plan(Table(...), RULESETS["2009"])               # 2009 §1.3, §1.4.2–§1.4.3 (RuleViolation)
+    refusal_text(violation, "be")                          # a RuleViolation in a person's words
     RULESETS                                               # {"2023": RuleSet, "2009": RuleSet}
 """
 
@@ -29,6 +30,7 @@ from .game import (
 )
 from .parameters import PARAMETERS, ParameterError
 from .protocol import FORMAT, load_protocol, load_protocol_rules
+from .refusals import refusal_text
 from .rulesets import RULESETS, RuleSet, cite, rule_reference, split_rule
 from .table import Table, check_plan, missing_multi, next_unplayed, usual_plan
 
@@ -52,6 +54,7 @@ __all__ = [
     "missing_multi",
     "new_game",
     "next_unplayed",
+    "refusal_text",
     "replay",
     "rule_reference",
     "split_rule",

@@ -14,15 +14,29 @@ class RuleViolation(Exception):
     what the rules refuse is outside the events: a table plan, 002_e025d5ded135c1c4.txt §1.3),
     ``rule`` cites the clause that forbids it (``"000_90d7c8192601ed3a.txt §3.7.1"``),
     ``message`` says why in plain English (``"club help only while the experts are behind
-    (score 3:3)"``).
+    (score 3:3)"``; the contract's error JSON and ``sova game replay`` print it).
+    ``code`` names the refusal (``"club_help_not_behind"``) and ``params`` its values as plain
+    data (``{"score": "3:3"}``: str, int, or a list of str); a person reads the refusal in
+    their language through :func:`webapp.domain.rules.refusals.refusal_text`, whose wording
+    table holds every code. ``code`` is ``None`` only for a refusal raised outside the rule
+    books' engine (the text then falls back to ``message``).
     """
 
-    def __init__(self, event_index: int | None, rule: str, message: str) -> None:
+    def __init__(
+        self,
+        event_index: int | None,
+        rule: str,
+        message: str,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         prefix = f"event {event_index}: " if event_index is not None else ""
         super().__init__(f"{prefix}{message} ({rule})")
         self.event_index = event_index
         self.rule = rule
         self.message = message
+        self.code = code
+        self.params: dict[str, Any] = dict(params or {})
 
     def to_json(self) -> dict[str, Any]:
         """``{"error": {"event": i or None, "rule": "000_….txt §3.x", "message": "…"}}``."""

@@ -228,8 +228,11 @@ class Game:
 
     # ----------------------------------------------------------------- refusals
 
-    def _refuse(self, topic: str, message: str) -> RuleViolation:
-        return RuleViolation(self.event_index, self.rules.cite(topic), message)
+    def _refuse(self, topic: str, code: str, message: str, **params: Any) -> RuleViolation:
+        """The refusal of the current event: ``topic``'s clause of this book, the refusal's
+        ``code`` and ``params`` (its wording: :mod:`.refusals`) and the English ``message``
+        the protocol's error JSON prints."""
+        return RuleViolation(self.event_index, self.rules.cite(topic), message, code, params)
 
     def _kind_topic(self, rnd: Round) -> str:
         return {SINGLE: "question", SECTOR13: "sector13"}.get(rnd.kind, rnd.kind)
@@ -239,43 +242,67 @@ class Game:
         arrow has picked one (§3.4 / §1.4), nor before the sector-13 option (§3.4.3)."""
         rnd = self.current
         if rnd is None:
-            why = (
-                "the decisive round was granted: spin first"
-                if self.decisive_pending
-                else ("no question is in play: spin first")
-            )
-            raise self._refuse("spin", why)
+            if self.decisive_pending:
+                raise self._refuse(
+                    "spin", "decisive_spin_first", "the decisive round was granted: spin first"
+                )
+            raise self._refuse("spin", "spin_first", "no question is in play: spin first")
         if self._awaiting_option(rnd):
-            raise self._refuse("sector13", "sector 13: the team must first choose how to play it")
+            raise self._refuse(
+                "sector13",
+                "sector13_option_first",
+                "sector 13: the team must first choose how to play it",
+            )
         question = rnd.current_question()
         assert question is not None  # an open round always has a question to ask
         return rnd, question
 
-    def _refuse_if_lost_multi(self, rnd: Round, what: str) -> None:
+    def _refuse_if_lost_multi(self, rnd: Round, aid: str) -> None:
+        """``aid``: the event type refused (``"extra_minute"``, ``"credit_minute"``)."""
         if rnd.multi and rnd.winner is not None:
+            what = aid.replace("credit_minute", "minute on credit").replace("_", " ")
             raise self._refuse(
-                rnd.kind, f"no {what}: the {rnd.kind} is already lost (all three must be right)"
+                rnd.kind,
+                "multi_lost",
+                f"no {what}: the {rnd.kind} is already lost (all three must be right)",
+                aid=aid,
+                kind=rnd.kind,
             )
 
-    def _close_lost_multi_for(self, what: str) -> Round | None:
+    def _close_lost_multi_for(self, action: str) -> Round | None:
         """Between rounds, or a lost blitz/superblitz still open (it closes now, its remaining
-        questions unasked); any other round in play refuses ``what``."""
+        questions unasked); any other round in play refuses ``action`` (the event type:
+        ``"spin"``, ``"decisive_round"``)."""
         rnd = self.current
         if rnd is None:
             return None
+        what = {"decisive_round": "decisive round asked for"}.get(action, action)
         if self._awaiting_option(rnd):
-            raise self._refuse("sector13", "sector 13: the team must first choose how to play it")
+            raise self._refuse(
+                "sector13",
+                "sector13_option_first",
+                "sector 13: the team must first choose how to play it",
+            )
         if rnd.multi and rnd.winner is not None:
             return rnd
         if rnd.multi:
+            answered = sum(q.asked for q in rnd.questions)
             raise self._refuse(
                 rnd.kind,
+                "multi_in_play",
                 f"{what} while the {rnd.kind} in sector {rnd.sector} is in play "
-                f"({sum(q.asked for q in rnd.questions)} of 3 questions answered)",
+                f"({answered} of 3 questions answered)",
+                action=action,
+                kind=rnd.kind,
+                sector=rnd.sector,
+                answered=answered,
             )
         raise self._refuse(
             self._kind_topic(rnd),
+            "question_in_play",
             f"{what} while the question of sector {rnd.sector} is in play: it must be answered",
+            action=action,
+            sector=rnd.sector,
         )
 
     # ----------------------------------------------------------------- events
@@ -290,7 +317,11 @@ class Game:
             return
         if self.finished:
             raise self._refuse(
-                "game_end", f"the game is over ({self.winner} won {self.score}): nothing may follow"
+                "game_end",
+                "game_over",
+                f"the game is over ({self.winner} won {self.score}): nothing may follow",
+                winner=self.winner,
+                score=self.score,
             )
         getattr(self, f"_on_{event.type}")(event)
 
@@ -300,14 +331,17 @@ class Game:
         assert arrow is not None
         if arrow not in SECTORS:
             raise self._refuse(
-                "table", f"the table has sectors 1..13; the arrow cannot point at {arrow}"
+                "table",
+                "no_such_sector",
+                f"the table has sectors 1..13; the arrow cannot point at {arrow}",
+                sector=arrow,
             )
         lost = self._close_lost_multi_for("spin")
         sector = next_unplayed(arrow, self.played)
         if event.sector13_empty:
             sector = self._pass_over_empty_sector13(sector)
         if sector is None:  # unreachable: a game ends within 11 rounds
-            raise self._refuse("spin", "every sector has been played")
+            raise self._refuse("spin", "all_sectors_played", "every sector has been played")
         if lost is not None:
             lost.closed = True
         kind = self.table.kind_of(sector)
@@ -338,13 +372,16 @@ class Game:
         if not self.rules.sector13_drawn_at_spin:
             raise self._refuse(
                 "table",
+                "sector13_never_empty",
                 "sector 13 holds a question laid on the table before the game: it is never empty",
             )
         if sector is None or self.table.kind_of(sector) != SECTOR13:
             raise self._refuse(
                 "sector13",
+                "sector13_empty_elsewhere",
                 "sector13_empty is said only of a spin that lands on sector 13 "
                 f"(this one lands on sector {sector})",
+                sector=sector,
             )
         self.played.add(sector)
         return next_unplayed(sector, self.played)
@@ -355,23 +392,29 @@ class Game:
         if not self.rules.sector13_options:
             raise self._refuse(
                 "sector13",
+                "sector13_no_options",
                 "sector 13 plays a viewer question sent over the Internet; there are no options",
             )
         rnd = self.current
         if rnd is None or rnd.kind != SECTOR13 or rnd.option is not None:
             raise self._refuse(
                 "sector13",
+                "sector13_option_not_now",
                 "a sector 13 option is chosen right after a spin that lands on sector 13",
             )
         option = event.option
         assert option is not None
         available = self.context.sector13_options_available()
         if option not in available:
+            others = [o for o in SECTOR13_OPTIONS if o != option]
             raise self._refuse(
                 "decisive_sector13" if rnd.decisive else "sector13",
+                "sector13_option_used",
                 f"option {option!r} was used already; it returns only after "
-                f"{' and '.join(o for o in SECTOR13_OPTIONS if o != option)} "
-                f"(available: {', '.join(available)})",
+                f"{' and '.join(others)} (available: {', '.join(available)})",
+                option=option,
+                others=others,
+                available=list(available),
             )
         rnd.option = option
         rnd.aids.append(f"sector13_option:{option}")
@@ -382,30 +425,45 @@ class Game:
         if not self.rules.decisive_round:
             if "decisive_round" in self.rules.amended_values:  # 000 §4.12.1
                 raise self._refuse(
-                    "decisive", "the decisive round was abolished for this game (§4.12.1)"
+                    "decisive",
+                    "decisive_abolished",
+                    "the decisive round was abolished for this game (§4.12.1)",
                 )
-            raise self._refuse("decisive", "the game goes to 6 points; there is no decisive round")
-        lost = self._close_lost_multi_for("decisive round asked for")
+            raise self._refuse(
+                "decisive",
+                "no_decisive_round",
+                "the game goes to 6 points; there is no decisive round",
+            )
+        lost = self._close_lost_multi_for("decisive_round")
         if self.decisive_pending:
-            raise self._refuse("decisive", "the decisive round was already granted: spin")
+            raise self._refuse(
+                "decisive", "decisive_granted", "the decisive round was already granted: spin"
+            )
         if self.experts != self.target - 1:
             points = "five points" if self.target == WINNING_SCORE else f"{self.target - 1} points"
             raise self._refuse(
                 "decisive",
+                "decisive_not_at_short",
                 f"a decisive round only at the experts' {points} (score {self.score})",
+                points=self.target - 1,
+                score=self.score,
             )
         best = self.context.series_best
         if best is None:
             raise self._refuse(
                 "decisive",
+                "decisive_no_series_best",
                 "no series best result is known (context.series_best): there is no leader "
                 "the experts could fail to pass without a decisive round",
             )
         if can_pass_without_decisive(self.viewers, best, self.target):
             raise self._refuse(
                 "decisive",
+                "decisive_not_needed",
                 f"the experts can still pass the series best {best[0]}:{best[1]} without a "
                 f"decisive round (winning the next round gives {self.target}:{self.viewers})",
+                best=f"{best[0]}:{best[1]}",
+                win=f"{self.target}:{self.viewers}",
             )
         if lost is not None:
             lost.closed = True
@@ -415,30 +473,46 @@ class Game:
     def _on_extra_minute(self, event: Event) -> None:
         """Rule 000 §3.5 / 002 §1.5: spend a held extra minute on the current question."""
         rnd, question = self._require_question()
-        self._refuse_if_lost_multi(rnd, "extra minute")
+        self._refuse_if_lost_multi(rnd, EXTRA_MINUTE)
         if rnd.decisive:
-            raise self._refuse("decisive", "no extra minute in the decisive round")
+            raise self._refuse(
+                "decisive", "extra_minute_decisive", "no extra minute in the decisive round"
+            )
         if rnd.kind == SECTOR13 and self.rules.sector13_no_aids:
-            raise self._refuse("sector13", "the extra minute rule does not apply in sector 13")
+            raise self._refuse(
+                "sector13",
+                "extra_minute_sector13",
+                "the extra minute rule does not apply in sector 13",
+            )
         if self.extra_minutes_held == 0:
             raise self._refuse(
-                "early", "the experts hold no extra minute (a right early answer earns one)"
+                "early",
+                "extra_minute_none_held",
+                "the experts hold no extra minute (a right early answer earns one)",
             )
         if EXTRA_MINUTE in question.aids:
-            raise self._refuse("early", "one extra minute per question")
+            raise self._refuse("early", "extra_minute_again", "one extra minute per question")
         if self.rules.extra_minute_one_per_blitz and rnd.multi and EXTRA_MINUTE in rnd.aids:
             raise self._refuse(
-                "early", f"in a {rnd.kind} the extra minute serves only one of the three questions"
+                "early",
+                "extra_minute_once_per_multi",
+                f"in a {rnd.kind} the extra minute serves only one of the three questions",
+                kind=rnd.kind,
             )
         if CLUB_HELP in question.aids:
-            raise self._refuse("club_help", "after club help the experts must answer")
+            raise self._refuse(
+                "club_help", "answer_after_club_help", "after club help the experts must answer"
+            )
         if CREDIT_MINUTE in question.aids:
             raise self._refuse(
-                "credit_order", "the minute on credit comes after the extra minute, not before"
+                "credit_order",
+                "credit_before_extra_minute",
+                "the minute on credit comes after the extra minute, not before",
             )
         if self._credit_forced_now():
             raise self._refuse(
                 "credit_forced",
+                "credit_forced_no_aid",
                 "at 5:5 with the minute on credit not repaid the host takes the discussion "
                 "minute: this question is answered without discussion",
             )
@@ -452,25 +526,47 @@ class Game:
         in blitz, superblitz, sector 13 or the decisive round; 2009: not in blitz, superblitz."""
         rnd, question = self._require_question()
         if rnd.decisive:
-            raise self._refuse("club_help", "club help does not apply to the decisive round")
+            raise self._refuse(
+                "club_help",
+                "club_help_decisive",
+                "club help does not apply to the decisive round",
+            )
         if rnd.kind in self.rules.club_help_excluded:
-            raise self._refuse("club_help", f"club help does not apply to {rnd.kind}")
+            raise self._refuse(
+                "club_help",
+                "club_help_not_here",
+                f"club help does not apply to {rnd.kind}",
+                kind=rnd.kind,
+            )
         if self.club_help_count >= self.rules.club_help_uses:
             uses = self.rules.club_help_uses
             topic = "club_help_once" if "club_help_once" in self.rules.clauses else "club_help"
-            why = {0: "club help is not given in this game", 1: "club help is taken once a game"}
+            if uses == 0:
+                raise self._refuse(topic, "club_help_none", "club help is not given in this game")
+            if uses == 1:
+                raise self._refuse(topic, "club_help_once", "club help is taken once a game")
             raise self._refuse(
-                topic, why.get(uses, f"club help is taken at most {uses} times a game")
+                topic,
+                "club_help_used_up",
+                f"club help is taken at most {uses} times a game",
+                uses=uses,
             )
         if CLUB_HELP in question.aids:
-            raise self._refuse("club_help", "club help was already given on this question")
+            raise self._refuse(
+                "club_help", "club_help_again", "club help was already given on this question"
+            )
         if CREDIT_MINUTE in question.aids:
             raise self._refuse(
-                "credit_order", "the minute on credit comes after club help, not before"
+                "credit_order",
+                "credit_before_club_help",
+                "the minute on credit comes after club help, not before",
             )
         if self.experts >= self.viewers:
             raise self._refuse(
-                "club_help", f"club help only while the experts are behind (score {self.score})"
+                "club_help",
+                "club_help_not_behind",
+                f"club help only while the experts are behind (score {self.score})",
+                score=self.score,
             )
         self.club_help_used = True
         self.club_help_count += 1
@@ -483,23 +579,37 @@ class Game:
         if not self.rules.credit_minute:
             if "credit_minute" in self.rules.amended_values:  # 000 §4.12.1
                 raise self._refuse(
-                    "credit", "the minute on credit was abolished for this game (§4.12.1)"
+                    "credit",
+                    "credit_abolished",
+                    "the minute on credit was abolished for this game (§4.12.1)",
                 )
-            raise self._refuse("credit", "one minute per question; there is no minute on credit")
+            raise self._refuse(
+                "credit",
+                "no_credit_minute",
+                "one minute per question; there is no minute on credit",
+            )
         rnd, question = self._require_question()
-        self._refuse_if_lost_multi(rnd, "minute on credit")
+        self._refuse_if_lost_multi(rnd, CREDIT_MINUTE)
         if rnd.kind == SECTOR13:
-            raise self._refuse("credit_sector13", "no minute on credit in sector 13")
+            raise self._refuse(
+                "credit_sector13", "credit_sector13", "no minute on credit in sector 13"
+            )
         if self.credit_taken:
             raise self._refuse(
-                "credit_repay", "the minute on credit is granted once a game (it must be repaid)"
+                "credit_repay",
+                "credit_once",
+                "the minute on credit is granted once a game (it must be repaid)",
             )
         short = self.target - 1  # 5 of 6 (§3.8); one point short of an amended target
         if not (self.viewers == short and self.experts <= short - 1):
             raise self._refuse(
                 "credit",
+                "credit_not_now",
                 f"a minute on credit only when the viewers have {short} points and the experts "
                 f"at most {short - 1} (score {self.score})",
+                viewers=short,
+                experts=short - 1,
+                score=self.score,
             )
         self.credit_taken = True
         rnd.credit_used = True
@@ -515,8 +625,10 @@ class Game:
         if event.expert is not None and event.expert in self.experts_off_table:
             raise self._refuse(
                 "off_table",
+                "off_table",
                 f"{event.expert} hinted (a red card) and starts this game off the table: "
                 "he returns only after the team's right answer",
+                expert=event.expert,
             )
         if (
             self.rules.removal_rule
@@ -525,18 +637,23 @@ class Game:
         ):
             raise self._refuse(
                 "removal",
+                "removed",
                 f"{event.expert} was removed after a wrong answer and may not answer until "
                 "the team's next right answer",
+                expert=event.expert,
             )
         if event.early and question.aids:
             raise self._refuse(
                 "early",
+                "early_after_aid",
                 "an early answer is given without the discussion minute, but "
                 f"{', '.join(question.aids)} was already used on this question",
+                aids=list(question.aids),
             )
         if not event.early and self._credit_forced_now():
             raise self._refuse(
                 "credit_forced",
+                "credit_forced_early",
                 "at 5:5 with the minute on credit not repaid the host takes the discussion "
                 "minute: the answer must be early",
             )
@@ -574,8 +691,11 @@ class Game:
         if not any(same_name(expert, name) for name in experts):
             raise self._refuse(
                 "removal",
+                "not_team_expert",
                 f"{expert} is not one of the team's experts ({', '.join(experts)}): the "
                 "removal rule removes the player of the team who answered",
+                expert=expert,
+                experts=list(experts),
             )
 
     def _on_minute(self, event: Event) -> None:

@@ -73,6 +73,8 @@ def check_plan(table: Table, rules: RuleSet) -> None:
             None,
             rules.cite("table"),
             f"the Internet questions are in sector 13, not in sector {table.sector13}",
+            "plan_sector13_elsewhere",
+            {"sector": table.sector13},
         )
     for kind, topic in ((BLITZ, "blitz"), (SUPERBLITZ, "superblitz")):
         if getattr(table, kind) == 13:
@@ -80,6 +82,8 @@ def check_plan(table: Table, rules: RuleSet) -> None:
                 None,
                 rules.cite(topic),
                 f"the {kind} is one of the twelve sectors of posted questions, not sector 13",
+                "plan_multi_on_13",
+                {"kind": kind},
             )
 
 

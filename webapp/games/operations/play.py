@@ -11,6 +11,7 @@ from webapp.domain.rules import (
     RuleViolation,
     load_protocol,
     load_protocol_rules,
+    refusal_text,
     replay,
 )
 from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS
@@ -257,10 +258,20 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
 
 def _replayed(game: Game, event: dict) -> dict:
     """The state after the recorded events and ``event``, or :class:`GameConflict` carrying
-    the protocol error object (``{"event", "rule", "message"}``) of a refusal."""
+    the protocol error object of a refusal: ``{"event", "rule", "message"}``, where a refusal
+    by the rules has the Russian text with its clause as ``message``
+    (:func:`webapp.domain.rules.refusal_text`: «Помощь клуба — … (п. 3.7.1 Правил сезона
+    2023 г.)») and adds its ``code`` and ``params`` (``docs/api.md``); a malformed event
+    keeps the engine's message, ``rule`` None."""
     try:
         return game_state(game, extra=event)
-    except (RuleViolation, ProtocolError) as exc:
+    except RuleViolation as exc:
+        error = exc.to_json()["error"]
+        error.pop("message")
+        raise GameConflict(
+            refusal_text(exc, "ru"), **error, code=exc.code, params=exc.params
+        ) from exc
+    except ProtocolError as exc:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
 
