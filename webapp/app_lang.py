@@ -19,7 +19,8 @@ TRANSLATED_STAFF_BLUEPRINTS = frozenset({"votes"})
 
 def staff_page() -> bool:
     """Whether this request is a Russian-only staff page: an HTML view that admits staff
-    roles only (its ``access`` declaration is neither ``"public"`` nor ``"gateway"``), not
+    roles only (its ``access`` declaration is none of ``"public"``, ``"gateway"``,
+    ``"broadcast"``), not
     the API, not of :data:`TRANSLATED_STAFF_BLUEPRINTS`. The rest of the staff interface is
     written in Russian only, so such a page is shown in Russian whatever language the
     visitor chose, and offers no language switch (a choice that translated a few words of
@@ -31,7 +32,7 @@ def staff_page() -> bool:
     if request.blueprint in TRANSLATED_STAFF_BLUEPRINTS:
         return False
     view = current_app.view_functions.get(request.endpoint)
-    return getattr(view, "sova_access", "public") not in ("public", "gateway")
+    return getattr(view, "sova_access", "public") not in ("public", "gateway", "broadcast")
 
 
 def per_render(filter_: Callable[..., str]) -> Callable[..., str]:

@@ -153,9 +153,9 @@ def _slot_in_play(round_: Mapping[str, Any]) -> int:
     not asked while the round is undecided, else the last asked (the round's result names
     it); 1 when nothing was asked yet."""
     questions: Sequence[Mapping[str, Any]] = round_["questions"]
-    asked = [q["slot"] for q in questions if q["asked"]]
+    asked = [int(q["slot"]) for q in questions if q["asked"]]
     if round_["winner"] is None:
-        waiting = [q["slot"] for q in questions if not q["asked"]]
+        waiting = [int(q["slot"]) for q in questions if not q["asked"]]
         if waiting:
             return waiting[0]
     return asked[-1] if asked else 1
