@@ -233,3 +233,23 @@ def test_a_closed_games_feed_is_closed(game, api, client):
     refused = api("post", f"/api/v1/games/{game.id}/broadcast-tokens", role="producer")
     assert refused.status_code == 409
     assert "закрыта" in refused.json["error"]["message"]
+
+
+def test_the_overlay_speaks_the_games_language_and_escapes_names(api, client):
+    """A 2009 game's overlay is Russian whatever the browser asks; a team's name is text,
+    never markup, in the page and in the row it carries."""
+    from webapp.games.season.operations import create_team
+
+    team = create_team('Команда <script>alert("x")</script>', "Анна", h.EXPERTS)
+    g = h.game(h.season("2009"), team_=team, status="ready")
+    h.commit()
+    key = api("post", f"/api/v1/games/{g.id}/broadcast-tokens", role="producer").json["token"]
+    r = client.get(f"/onair/{g.id}?key={key}", headers={"Accept-Language": "be,en;q=0.5"})
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert '<html lang="ru">' in html
+    assert '<span class="label">Знатоки</span>' in html
+    assert '<span class="label">Телезрители</span>' in html
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+    assert r.headers["Cache-Control"] == "no-store"
