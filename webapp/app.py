@@ -242,6 +242,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.games.views import bp as games_bp
     from webapp.live.views import bp as live_bp
     from webapp.moderation.views import bp as moderation_bp
+    from webapp.onair.views import bp as onair_bp
     from webapp.prizes.views import bp as prizes_bp
     from webapp.submissions.pages import bp as pages_bp
     from webapp.submissions.views import bp as submissions_bp
@@ -259,6 +260,7 @@ def register_blueprints(app: Flask) -> None:
         live_bp,
         votes_bp,
         archive_bp,
+        onair_bp,
     ):
         app.register_blueprint(bp)
     register_api(app)

@@ -19,11 +19,12 @@ TRANSLATED_STAFF_BLUEPRINTS = frozenset({"votes"})
 
 def staff_page() -> bool:
     """Whether this request is a Russian-only staff page: an HTML view that admits staff
-    roles only (its ``access`` declaration is neither ``"public"`` nor ``"gateway"``), not
-    the API, not of :data:`TRANSLATED_STAFF_BLUEPRINTS` — or, when no page matched the
-    address (a 404 or 405 page), an address in a section of staff pages
+    roles only (its ``access`` declaration is none of ``"public"``, ``"gateway"``,
+    ``"broadcast"``), not the API, not of :data:`TRANSLATED_STAFF_BLUEPRINTS` — or, when no
+    page matched the address (a 404 or 405 page), an address in a section of staff pages
     (:func:`staff_sections`): ``/editor/…`` mistyped is a staff 404, in Russian; under a
-    section that also has public pages (``/prizes/…``) for a signed-in staff member only. The rest of the staff interface is
+    section that also has public pages (``/prizes/…``) for a signed-in staff member only.
+    The rest of the staff interface is
     written in Russian only, so such a page is shown in Russian whatever language the
     visitor chose, and offers no language switch (a choice that translated a few words of
     it made a page of two languages)."""
@@ -41,7 +42,7 @@ def staff_page() -> bool:
     if request.blueprint in TRANSLATED_STAFF_BLUEPRINTS:
         return False
     view = current_app.view_functions.get(request.endpoint)
-    return getattr(view, "sova_access", "public") not in ("public", "gateway")
+    return getattr(view, "sova_access", "public") not in ("public", "gateway", "broadcast")
 
 
 def staff_sections(app) -> dict[str, bool]:
@@ -60,7 +61,9 @@ def staff_sections(app) -> dict[str, bool]:
             view = app.view_functions.get(rule.endpoint)
             blueprint = rule.endpoint.rpartition(".")[0]
             spec = getattr(view, "sova_access", "public")
-            if spec in ("public", "gateway") or blueprint in TRANSLATED_STAFF_BLUEPRINTS:
+            if spec in ("public", "gateway", "broadcast") or (
+                blueprint in TRANSLATED_STAFF_BLUEPRINTS
+            ):
                 other.add(first)
             else:
                 staff.add(first)

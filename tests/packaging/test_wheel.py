@@ -73,6 +73,8 @@ def test_wheel_carries_the_run_time_files(installed):
         "sova_templates/pdf/pdf.css",
         "sova_templates/pdf/host_card.html",
         "webapp/static/sova.css",
+        "webapp/static/onair/overlay.ograf.json",
+        "webapp/static/onair/graphic.mjs",
         "webapp/translations/be/LC_MESSAGES/messages.mo",
         "webapp/translations/en/LC_MESSAGES/messages.po",
         "webapp/migrations/env.py",

@@ -91,6 +91,7 @@ def register_api(app: Flask) -> None:
     # Imported here, not at the top: the schemas must be declared after install() above has
     # put marshmallow's messages in place, and the views declare them when imported.
     from webapp.api import game_views as _game_views  # noqa: F401  (its routes join blp)
+    from webapp.api import onair_views as _onair_views  # noqa: F401  (its routes join blp)
     from webapp.api import schemas
     from webapp.api import votes as _votes  # noqa: F401  (its routes join blp)
     from webapp.api.views import blp
@@ -100,7 +101,13 @@ def register_api(app: Flask) -> None:
     api.init_app(
         app,
         spec_kwargs={
-            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "components": {
+                "securitySchemes": {
+                    "bearer": {"type": "http", "scheme": "bearer"},
+                    # a game's broadcast token (webapp.onair): vMix sends no headers
+                    "broadcastKey": {"type": "apiKey", "in": "query", "name": "key"},
+                }
+            },
         },
     )
     api.register_blueprint(blp)

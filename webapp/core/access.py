@@ -3,7 +3,9 @@
 Access strings: ``"public"``, a role name, ``"editor+"`` (editor, chief_editor, admin),
 or several joined by ``|`` (``"producer|host"``). ``admin`` may do everything.
 ``"gateway"``: no user at all — the caller is a machine that signs each request (the SMS
-gateway's HMAC, checked by the view itself before anything else; unsigned → 401). Each view
+gateway's HMAC, checked by the view itself before anything else; unsigned → 401).
+``"broadcast"``: no user either — the caller presents a game's broadcast token, checked by the
+view itself (``webapp.onair``; missing, wrong, revoked or another game's → 401). Each view
 carries its declaration as ``view.sova_access`` so the access-matrix test can read it
 from the URL map; a view without one fails that test. Deny by default.
 """
@@ -17,12 +19,13 @@ from flask_login import current_user
 
 EDITOR_PLUS = ("editor", "chief_editor", "admin")
 GATEWAY = "gateway"
+BROADCAST = "broadcast"
 
 
 def allowed_roles(spec: str) -> set[str] | None:
     """The set of roles an access string admits; None means public (or ``"gateway"``:
-    admitted by signature, not by role)."""
-    if spec in ("public", GATEWAY):
+    admitted by signature, not by role; ``"broadcast"``: by a game's broadcast token)."""
+    if spec in ("public", GATEWAY, BROADCAST):
         return None
     roles: set[str] = {"admin"}
     for part in spec.split("|"):

@@ -21,7 +21,8 @@ Shape of :func:`console_payload` (JSON-able)::
                         "notice": None | "13 сектор пуст: … (п. 1.4.1 …)"},
      "allowed": ["spin", …],                 # webapp.domain.rules.allowed_actions
      "answer_modes": ["discussed", "early"],  # webapp.domain.rules.answer_modes
-     "actions": [{"type", "label", "fields": {...}, "style",   # one big button each
+     "actions": [{"type", "label", "fields": {...}, "style",   # one big button each (the
+                                             # minute taps after the answer buttons)
                   "expert_pick"?: {"label", "choices": [{"name", "disabled", "note"}]}}],
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
@@ -73,6 +74,12 @@ EVENT_LABELS = {
     "minute": "Минута обсуждения",
 }
 MINUTE_LABELS = {"start": "пошла", "stop": "остановлена"}
+#: The host's optional minute taps (game protocol ``minute``), next to the answer buttons
+#: while a question is open: they anchor the broadcast graphics' countdown.
+MINUTE_TAPS = (
+    {"type": "minute", "label": "Минута пошла", "fields": {"minute": "start"}, "style": "minute"},
+    {"type": "minute", "label": "Минута стоп", "fields": {"minute": "stop"}, "style": "minute"},
+)
 OPTION_LABELS = {
     "six": "Шестеро, 10 секунд",
     "three": "Трое, 20 секунд",
@@ -207,6 +214,7 @@ def _actions(
                     "early_option": len(modes) == 2,
                 }
             )
+            out.extend(dict(tap) for tap in MINUTE_TAPS)
         elif kind == "sector13_option":
             for option, label in OPTION_LABELS.items():
                 out.append(

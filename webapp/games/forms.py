@@ -140,6 +140,7 @@ class EventForm(SovaForm):
     correct = HiddenField()
     early = BooleanField("Досрочный ответ")
     option = HiddenField()
+    minute = HiddenField()  # a ``minute`` tap's action: start | stop
     expert = StringField("Отвечал (знаток)", validators=[Optional(), Length(max=100)])
 
 

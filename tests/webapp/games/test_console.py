@@ -114,7 +114,13 @@ def test_console_without_javascript(login, ready_game):
     page = client.get(f"/games/{ready_game}/console").get_data(as_text=True)
     assert "Сектор 4: Блиц, вопрос 1 из 3" in page
     assert page.count('class="question-text"') == 1  # only the current sub-question
-    assert re.findall(r'data-type="(\w+)"', page) == ["answer", "answer", "red_card"]
+    assert re.findall(r'data-type="(\w+)"', page) == [
+        "answer",
+        "answer",
+        "minute",
+        "minute",
+        "red_card",
+    ]
     assert "Отменить: Волчок: сектор 4" in page
     # a refused event: Russian text and its clause, nothing recorded
     resp = client.post(

@@ -6,6 +6,7 @@ gives the same state)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -66,3 +67,49 @@ def test_minute_taps_are_stamped_by_the_server_and_replay_the_same(app, api, log
     )
     assert replayed.returncode == 0, replayed.stderr
     assert json.loads(replayed.stdout) == answered.json["state"]
+
+
+def test_the_console_taps_the_minute_next_to_the_answer_buttons(app, login):
+    """The host's two taps, one form each, as the console page renders them: offered only
+    while a question is open, right after the answer buttons; each records a ``minute``
+    event stamped by the server."""
+    from tests.forms import page_forms
+    from webapp.extensions import db
+    from webapp.games.models import GameEvent
+    from webapp.games.operations import assign_envelopes
+
+    h.approved_questions(15)
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": 13}, status="draft")
+    assign_envelopes(g)
+    h.startable(g)
+    h.commit()
+    client = login("host")
+    url = f"/games/{g.id}/console"
+
+    def minute_forms(page):
+        return [f for f in page_forms(page) if f.fields.get("type") == "minute"]
+
+    assert minute_forms(client.get(url).get_data(as_text=True)) == []  # before the spin
+    assert client.post(url, data={"type": "spin", "sector": "3"}).status_code == 302
+    page = client.get(url).get_data(as_text=True)
+    start, stop = minute_forms(page)
+    assert (start.fields["minute"], stop.fields["minute"]) == ("start", "stop")
+    buttons = re.findall(r'data-type="(\w+)">([^<]+)</button>', page)
+    assert buttons[:4] == [
+        ("answer", "Верно"),
+        ("answer", "Неверно"),
+        ("minute", "Минута пошла"),
+        ("minute", "Минута стоп"),
+    ]
+    before = datetime.now(UTC)
+    assert client.post(start.action, data=start.fields).status_code == 302
+    assert client.post(stop.action, data=stop.fields).status_code == 302
+    events = db.session.scalars(
+        db.select(GameEvent.payload).where(GameEvent.game_id == g.id).order_by(GameEvent.seq)
+    ).all()
+    taps = [e for e in events if e["type"] == "minute"]
+    assert [t["action"] for t in taps] == ["start", "stop"]
+    assert datetime.fromisoformat(taps[0]["at"]) >= before - timedelta(seconds=1)
+    assert "Отменить: Минута обсуждения: остановлена" in client.get(url).get_data(as_text=True)
+    assert client.post(url, data={"type": "answer", "correct": "true"}).status_code == 302
+    assert minute_forms(client.get(url).get_data(as_text=True)) == []  # the round is over

@@ -37,6 +37,8 @@ def _event_from_form(form: EventForm) -> dict:
             event["expert"] = form.expert.data
     elif form.type.data == "sector13_option":
         event["option"] = form.option.data
+    elif form.type.data == "minute":  # the server stamps ``at`` (operations.play)
+        event["action"] = form.minute.data
     elif form.type.data == "red_card" and form.expert.data:
         event["expert"] = form.expert.data  # 2023 §3.7.3: who hinted
     return event

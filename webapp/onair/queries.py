@@ -1,0 +1,107 @@
+"""Reading the on-air feed: the row of a game at this moment and the broadcast token a
+request presents."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from webapp.accounts.models import token_digest
+from webapp.domain.onair import Asked, GameCard, onair_row
+from webapp.extensions import db
+from webapp.games.models import Game, GameEventAudit
+from webapp.games.operations import game_state
+from webapp.games.operations.table import GAME_LANGUAGE
+from webapp.games.queries import current_draw, named_on_air
+from webapp.onair.models import BroadcastToken
+
+
+def token_for(game_id: int, token: str | None) -> BroadcastToken | None:
+    """The live broadcast token ``token`` (the secret as presented) of game ``game_id``, or
+    None: unknown, revoked, or another game's (the caller answers 401 to all three alike)."""
+    if not token:
+        return None
+    row = db.session.scalar(
+        db.select(BroadcastToken).where(BroadcastToken.token_hash == token_digest(token))
+    )
+    if row is None or row.revoked_at is not None or row.game_id != game_id:
+        return None
+    return row
+
+
+def tokens(game_id: int) -> list[BroadcastToken]:
+    """The game's broadcast tokens, newest first (revoked ones too: the audit)."""
+    return list(
+        db.session.scalars(
+            db.select(BroadcastToken)
+            .where(BroadcastToken.game_id == game_id)
+            .order_by(BroadcastToken.id.desc())
+        )
+    )
+
+
+#: The console's audit actions that change a game's events (the audit keeps others too,
+#: such as the producer's permission to start without envelopes).
+CHANGES = ("record", "undo")
+
+
+def revision(game: Game) -> int:
+    """The feed's revision of ``game``: every recorded and every undone event (the console's
+    audit rows, which are never deleted, so an undo counts up too), plus one once the game is
+    closed. It only grows."""
+    count = db.session.scalar(
+        db.select(db.func.count())
+        .select_from(GameEventAudit)
+        .where(GameEventAudit.game_id == game.id, GameEventAudit.action.in_(CHANGES))
+    )
+    return int(count or 0) + (1 if game.status == "closed" else 0)
+
+
+def _asked(q) -> Asked:
+    return Asked(
+        names=tuple(a.name for a in q.author_list),
+        cities=tuple(a.city or "" for a in q.author_list),
+        named=named_on_air(q),
+    )
+
+
+def _table(game: Game, state: dict) -> dict[tuple[int, int], Asked]:
+    """``{(sector, slot): Asked}`` of the game's table, and the drawn question of a 2009
+    sector 13 at ``(sector, 1)`` (§1.4.1: drawn at the spin, in no envelope)."""
+    out = {(e.sector, eq.slot): _asked(eq.question) for e in game.envelopes for eq in e.questions}
+    if state["rounds"] and state["rounds"][-1]["kind"] == "sector13":
+        draw = current_draw(game)
+        if draw is not None and draw.question is not None:
+            out[(state["rounds"][-1]["sector"], 1)] = _asked(draw.question)
+    return out
+
+
+def _prize(game: Game) -> str:
+    """The prize at stake for an unanswered question (2023 §4.11.1, 2009 §1.2.2): the
+    season's amount with its currency, ``"300.00 BYN"``; ``""`` when the season has none."""
+    amount = game.season.unanswered_prize
+    return f"{amount:.2f} {game.season.currency}" if amount is not None else ""
+
+
+def row(game: Game) -> dict:
+    """The on-air row of ``game`` now (:func:`webapp.domain.onair.onair_row`), from the
+    same replay ``GET /api/v1/games/{id}`` and the console read."""
+    state = game_state(game)
+    card = GameCard(
+        status=game.status,
+        game=game.display_title,
+        season=game.season.name,
+        language=GAME_LANGUAGE.get(game.season.ruleset, "ru"),
+        team=game.team_name,
+        captain=game.team_row.captain if game.team_row else "",
+        prize=_prize(game),
+        zone=game.season.timezone,
+    )
+    events = [e.payload for e in game.events]
+    return onair_row(card, state, events, _table(game, state), revision(game))
+
+
+def etag(row_: dict) -> str:
+    """The entity tag of a row: the SHA-256 of its canonical JSON (first 32 hex digits)."""
+    body = json.dumps(row_, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(body).hexdigest()[:32]

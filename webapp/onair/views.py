@@ -1,0 +1,247 @@
+"""The on-air pages: the overlay page, its OGraf manifest, and the producer's broadcast
+tokens on the game page (``contracts/api.md``, «On air»). The JSON source and the push
+stream are API routes (:mod:`webapp.api.onair_views`) built from :func:`feed_game`,
+:func:`json_feed` and :func:`stream_feed` here.
+
+Transport (``docs/operations.md``, «Эфирная графика»): gunicorn runs sync workers
+(``deploy/gunicorn.conf.py``: one request per worker), so no feed request waits for a
+change. The JSON source answers at once (``304`` when the row's ``ETag`` is the client's);
+the stream answers at once with the rows newer than ``Last-Event-ID`` and a ``retry:`` of
+:data:`RETRY_MS`, and ends, so ``EventSource`` comes back for the next change — a bounded
+lifetime of one database read, never an idle worker.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
+from flask_babel import force_locale, gettext
+
+from webapp.core.access import BROADCAST, access, current_staff
+from webapp.core.edge import on_refusal
+from webapp.core.fields import errors_line
+from webapp.extensions import db
+from webapp.games.models import Game
+from webapp.onair import queries
+from webapp.onair.forms import RevokeForm, TokenForm
+from webapp.onair.operations import create_token, revoke_token
+
+bp = Blueprint("onair", __name__)
+
+#: Milliseconds an ``EventSource`` waits before it asks the stream again.
+RETRY_MS = 250
+#: How long a browser or a proxy may keep an answer of the feed: never (it changes live).
+NO_STORE = "no-store"
+#: Every feed answer: never stored; readable by graphics on another origin (an OGraf
+#: renderer, a CasparCG template served elsewhere) — the key is in the URL, no cookie is
+#: ever read, so allowing any origin gives nothing a key-holder does not have already.
+FEED_HEADERS = {"Cache-Control": NO_STORE, "Access-Control-Allow-Origin": "*"}
+
+
+def presented_key() -> str | None:
+    """The broadcast token the request presents: the query's ``key`` (vMix sends no
+    headers) or ``Authorization: Bearer``."""
+    key = request.args.get("key")
+    if key:
+        return key
+    header = request.headers.get("Authorization", "")
+    return header[7:].strip() if header.startswith("Bearer ") else None
+
+
+def feed_game(game_id: int) -> Game:
+    """The game whose feed the request may read, or 401: the token must be a live (not
+    revoked) broadcast token of this very game. A game that does not exist answers 401
+    too, so a token-less caller learns nothing of which games exist."""
+    token = queries.token_for(game_id, presented_key())
+    if token is None:
+        abort(401)
+    game = db.session.get(Game, game_id)
+    if game is None:
+        abort(401)
+    return game
+
+
+def json_feed(game: Game) -> Response:
+    """vMix's JSON data source: ``[row]`` with its ``ETag``; ``304`` without a body when
+    ``If-None-Match`` names the current one."""
+    row = queries.row(game)
+    tag = queries.etag(row)
+    if request.if_none_match.contains(tag):
+        response = Response(status=304)
+    else:
+        response = jsonify([row])
+    response.set_etag(tag)
+    response.headers.update(FEED_HEADERS)
+    return response
+
+
+def _last_event_id() -> int:
+    """The revision the client has: ``Last-Event-ID`` (an EventSource's reconnection), else
+    the query's ``last_id`` (a first connection that has a row already), else -1."""
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_id") or ""
+    try:
+        return int(raw)
+    except ValueError:
+        return -1
+
+
+def stream_feed(game: Game) -> Response:
+    """The push stream (Server-Sent Events) of the game's rows: ``retry:`` and, when the
+    row's revision is newer than the client's, one event ``row`` whose ``id`` is the
+    revision and whose ``data`` is the row's JSON; then the answer ends (module doc). Once
+    the game is closed and the client has its last row, ``204``: EventSource stops."""
+    row = queries.row(game)
+    last = _last_event_id()
+    if row["status"] == "closed" and last >= row["revision"]:
+        return Response(status=204, headers=FEED_HEADERS)
+    body = f"retry: {RETRY_MS}\n\n"
+    if row["revision"] > last:
+        data = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        body += f"id: {row['revision']}\nevent: row\ndata: {data}\n\n"
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={**FEED_HEADERS, "X-Accel-Buffering": "no"},
+    )
+
+
+def overlay_texts(language: str) -> dict[str, str]:
+    """The overlay's words in the game's language (``ru`` | ``be``), whatever the visitor's
+    browser says: the picture is the broadcast's."""
+    with force_locale(language):
+        return {
+            "experts": gettext("Знатоки"),
+            "viewers": gettext("Телезрители"),
+            "round": gettext("Раунд"),
+            "sector": gettext("Сектор"),
+            "regular": gettext("Вопрос"),
+            "blitz": gettext("Блиц"),
+            "superblitz": gettext("Суперблиц"),
+            "sector13": gettext("13 сектор"),
+            "author": gettext("Автор вопроса"),
+            "prize": gettext("Приз"),
+            "expert": gettext("Отвечает"),
+            "won_experts": gettext("Очко знатокам"),
+            "won_viewers": gettext("Очко телезрителям"),
+            "minute": gettext("Минута обсуждения"),
+        }
+
+
+@bp.route("/onair/<int:game_id>")
+@access(BROADCAST)
+def overlay(game_id: int):
+    """The overlay page (1920×1080, transparent): the row as the server has it now, kept
+    current by ``static/onair.js`` from the stream; the server's clock is on the page, so
+    the minute's countdown is the server's, not the graphics machine's."""
+    game = feed_game(game_id)
+    row = queries.row(game)
+    key = presented_key() or ""
+    now = datetime.now(UTC)
+    return (
+        render_template(
+            "onair/overlay.html",
+            row=row,
+            texts=overlay_texts(row["language"]),
+            stream_url=url_for("api.onair_stream", game_id=game.id, key=key),
+            server_now_ms=int(now.timestamp() * 1000),
+        ),
+        200,
+        {"Cache-Control": NO_STORE},
+    )
+
+
+@bp.route("/onair/<int:game_id>/overlay.ograf.json")
+@access("public")
+def manifest(game_id: int):
+    """The overlay's EBU OGraf v1 manifest (``static/onair/overlay.ograf.json``: the same
+    for every game; the game, the server and the token are the graphic's data)."""
+    return _shared_file("overlay.ograf.json", "application/json")
+
+
+@bp.route("/onair/<int:game_id>/graphic.mjs")
+@access("public")
+def graphic(game_id: int):
+    """The OGraf graphic the manifest names as ``main`` (resolved next to the manifest)."""
+    return _shared_file("graphic.mjs", "text/javascript")
+
+
+def _shared_file(name: str, mimetype: str) -> Response:
+    """A file of ``static/onair/`` that an OGraf controller or renderer on another origin
+    reads (public: it holds no game's data)."""
+    response = send_from_directory(
+        Path(current_app.static_folder or "") / "onair", name, mimetype=mimetype
+    )
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+# --- the producer's broadcast tokens (on the game page) -------------------------------------
+
+
+def token_section(game: Game) -> dict:
+    """What the game page's «Графика эфира» section (``onair/_game_section.html``) shows:
+    ``{"tokens": [BroadcastToken], "form": TokenForm, "revoke_form": RevokeForm}``."""
+    return {"tokens": queries.tokens(game.id), "form": TokenForm(), "revoke_form": RevokeForm()}
+
+
+@bp.app_context_processor
+def onair_on_the_game_page() -> dict:
+    """``onair_section(game)`` for the game page, which lies below this feature and so
+    includes the section's template instead of importing it."""
+    return {"onair_section": token_section}
+
+
+@bp.route("/games/<int:game_id>/broadcast-tokens", methods=["POST"])
+@access("producer")
+def create(game_id: int):
+    """Make a broadcast token and show it once, with the feed's addresses."""
+    game = db.get_or_404(Game, game_id)
+    back = url_for("games.game", game_id=game.id) + "#onair"
+    on_refusal(flash_prefix="Ключ эфира не создан: ", redirect_to=back)
+    form = TokenForm()
+    if not form.validate_on_submit():
+        flash(f"Ключ эфира не создан: {errors_line(form)}", "error")
+        return redirect(back)
+    token, secret = create_token(game, form.label.data, current_staff().id)
+    return render_template(
+        "onair/token.html", game=game, token=token, secret=secret, urls=feed_urls(game.id, secret)
+    )
+
+
+@bp.route("/games/<int:game_id>/broadcast-tokens/<int:token_id>/revoke", methods=["POST"])
+@access("producer")
+def revoke(game_id: int, token_id: int):
+    """Revoke a broadcast token: every read with it fails from now on."""
+    game = db.get_or_404(Game, game_id)
+    back = url_for("games.game", game_id=game.id) + "#onair"
+    on_refusal(flash_prefix="Ключ не отозван: ", redirect_to=back)
+    if not RevokeForm().validate_on_submit():
+        abort(400)
+    revoke_token(game, token_id, current_staff().id)
+    flash("Ключ эфира отозван: графика с ним больше не читает игру.", "success")
+    return redirect(back)
+
+
+def feed_urls(game_id: int, secret: str) -> dict[str, str]:
+    """The feed's absolute addresses for a token: ``{json, stream, overlay, manifest}``."""
+    return {
+        "json": url_for("api.onair_json", game_id=game_id, key=secret, _external=True),
+        "stream": url_for("api.onair_stream", game_id=game_id, key=secret, _external=True),
+        "overlay": url_for("onair.overlay", game_id=game_id, key=secret, _external=True),
+        "manifest": url_for("onair.manifest", game_id=game_id, _external=True),
+    }

@@ -1,0 +1,86 @@
+// The OGraf v1 graphic of Sova's on-air feed (overlay.ograf.json): a custom element an
+// OGraf renderer loads. Its data (updateAction): {server, game, key} — Sova's address, the
+// game's id and a broadcast token. It follows the game's stream (Server-Sent Events) and
+// shows the score, the sector, the question's author and the minute's countdown, in the
+// game's language. The feed's answers carry Access-Control-Allow-Origin, so a renderer on
+// another origin may read them.
+const TEXTS = {
+  ru: { experts: "Знатоки", viewers: "Телезрители", round: "Раунд", sector: "Сектор",
+        regular: "Вопрос", blitz: "Блиц", superblitz: "Суперблиц", sector13: "13 сектор",
+        author: "Автор вопроса", expert: "Отвечает", minute: "Минута обсуждения" },
+  be: { experts: "Знаўцы", viewers: "Тэлегледачы", round: "Раўнд", sector: "Сектар",
+        regular: "Пытанне", blitz: "Бліц", superblitz: "Супербліц", sector13: "13 сектар",
+        author: "Аўтар пытання", expert: "Адказвае", minute: "Хвіліна абмеркавання" },
+};
+
+class SovaOnAir extends HTMLElement {
+  async load(params) {
+    if (params.renderType !== "realtime") {
+      return { statusCode: 400, statusMessage: "Only realtime rendering is supported" };
+    }
+    this.style.cssText = "position:absolute;inset:0;width:1920px;height:1080px;" +
+      "font-family:'PT Sans',Arial,sans-serif;color:#fff;display:none";
+    this.box = (css) => {
+      const el = document.createElement("div");
+      el.style.cssText = "position:absolute;padding:14px 28px;font-size:36px;" +
+        "background:rgba(12,22,48,0.86);border-left:8px solid #d9a441;" + css;
+      this.appendChild(el);
+      return el;
+    };
+    this.score = this.box("left:60px;top:60px;font-size:44px");
+    this.sector = this.box("left:120px;bottom:250px");
+    this.author = this.box("left:120px;bottom:130px");
+    this.minute = this.box("right:80px;top:60px;font-size:56px");
+    this.row = null;
+    this.timer = setInterval(() => this.tick(), 200);
+    if (params.data) { this.connect(params.data); }
+    return { statusCode: 200 };
+  }
+  async dispose() {
+    clearInterval(this.timer);
+    if (this.source) { this.source.close(); }
+    this.innerHTML = "";
+  }
+  async updateAction(params) { this.connect(params.data || {}); }
+  async playAction() { this.style.display = "block"; return { statusCode: 200 }; }
+  async stopAction() { this.style.display = "none"; return { statusCode: 200 }; }
+  async customAction() { return { statusCode: 404 }; }
+
+  connect(data) {
+    if (!data.server || !data.game || !data.key) { return; }
+    if (this.source) { this.source.close(); }
+    const base = String(data.server).replace(/\/$/, "");
+    const url = `${base}/api/v1/games/${encodeURIComponent(data.game)}/onair/stream?key=${encodeURIComponent(data.key)}`;
+    this.source = new EventSource(url);
+    this.source.addEventListener("row", (event) => {
+      const row = JSON.parse(event.data);
+      if (!this.row || row.revision > this.row.revision) { this.render(row); }
+    });
+  }
+
+  render(row) {
+    this.row = row;
+    const t = TEXTS[row.language] || TEXTS.ru;
+    this.score.textContent = `${t.experts} ${row.score_experts} : ${row.score_viewers} ${t.viewers}`;
+    this.sector.style.display = row.sector ? "block" : "none";
+    this.sector.textContent = `${t.round} ${row.round} · ${t.sector} ${row.sector} · ` +
+      `${t[row.sector_kind] || ""}${row.prize ? " · " + row.prize : ""}` +
+      `${row.expert ? " · " + t.expert + ": " + row.expert : ""}`;
+    this.author.style.display = row.author ? "block" : "none";
+    this.author.textContent = `${t.author}: ${row.author}${row.city ? ", " + row.city : ""}`;
+    this.tick();
+  }
+
+  tick() {
+    const row = this.row;
+    if (!row || !row.minute_running || !row.minute_ends_at) {
+      if (this.minute) { this.minute.style.display = "none"; }
+      return;
+    }
+    const left = Math.max(0, Math.ceil((Date.parse(row.minute_ends_at) - Date.now()) / 1000));
+    this.minute.style.display = "block";
+    this.minute.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  }
+}
+
+export default SovaOnAir;
