@@ -59,8 +59,9 @@ def revision(game: Game) -> int:
 
 def _asked(q) -> Asked:
     return Asked(
-        names=tuple(a.name for a in q.author_list),
-        cities=tuple(a.city or "" for a in q.author_list),
+        names=tuple(a.name for a in q.authors),
+        # a co-author typed into a viewer form: the name only (QuestionAuthor.typed_in)
+        cities=tuple(a.public_city or "" for a in q.authors),
         named=named_on_air(q),
     )
 
