@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp.config import load_config
 from webapp.core import edge
+from webapp.core.access import BROADCAST
 from webapp.core.pool import install_idle_ping
 from webapp.extensions import babel, csrf, db, limiter, login_manager, migrate
 from webapp.resources import package_dir, templates_dir
@@ -170,10 +171,14 @@ def register_extensions(app: Flask) -> None:
         """The API's caller (``g.api_user``) from ``Authorization: Bearer <token>``. A
         credential that is presented and not valid (revoked, unknown, of a switched-off
         account, another scheme) is refused with 401 on every API endpoint, public ones
-        too: a client that meant to be someone is told so, never served as anonymous."""
+        too: a client that meant to be someone is told so, never served as anonymous. The
+        on-air feed's endpoints take their own per-game broadcast token there instead."""
         g.api_user = None
         if not request.path.startswith("/api/") or "Authorization" not in request.headers:
             return
+        view = app.view_functions.get(request.endpoint or "")
+        if getattr(view, "sova_access", None) == BROADCAST:
+            return  # a broadcast token is no staff token: the feed's view checks it
         header = request.headers.get("Authorization", "")
         if header.startswith("Bearer "):
             g.api_user = user_by_token(header[7:].strip())

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import Length, Optional
 
+from webapp.core.fields import SovaForm
 from webapp.onair.operations import LABEL_MAX
 
 
-class TokenForm(FlaskForm):
+class TokenForm(SovaForm):
     """A new broadcast token: ``label``, the producer's name for it (optional)."""
 
     label = StringField(
@@ -18,5 +18,5 @@ class TokenForm(FlaskForm):
     )
 
 
-class RevokeForm(FlaskForm):
+class RevokeForm(SovaForm):
     """Revoke one broadcast token (the token is in the URL; the form carries the CSRF token)."""
