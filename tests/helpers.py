@@ -125,15 +125,17 @@ def api_season(api, name: str, ruleset: str, **fields) -> int:
     return r.json["id"]
 
 
-def api_game(api, season_id: int, day: str, table: dict, kind: str = "qualifying"):
+def api_game(
+    api, season_id: int, day: str, table: dict, kind: str = "qualifying", air_at: str | None = None
+):
     """``POST /api/v1/games`` as the producer → the response (201 with the id, or the
-    refusal the caller checks); ``table``: ``{"blitz", "superblitz", "sector13"}``."""
-    return api(
-        "post",
-        "/api/v1/games",
-        role="producer",
-        json={"season_id": season_id, "kind": kind, "date": day, "table": table},
-    )
+    refusal the caller checks); ``table``: ``{"blitz", "superblitz", "sector13"}``;
+    ``air_at``: the air time given with it (ISO 8601, the season's zone without an
+    offset), else none (nothing of the game is published until one is given)."""
+    body = {"season_id": season_id, "kind": kind, "date": day, "table": table}
+    if air_at is not None:
+        body["air_at"] = air_at
+    return api("post", "/api/v1/games", role="producer", json=body)
 
 
 def submission(n: int, **fields) -> dict:

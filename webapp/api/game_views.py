@@ -225,6 +225,9 @@ def game(game_id):
         "id": game.id,
         "status": game.status,
         "air_at": _air_at(game),
+        # false: no air time was given, ``air_at`` is the day's 00:00 placeholder and
+        # nothing of the game is published until one is
+        "air_time_given": bool(game.air_time_given),
         "state": game_state(game),
         "protocol": protocol(game),
     }

@@ -378,6 +378,12 @@ class GameOut(Schema):
     air_at = fields.String(
         metadata={"description": "when the game airs: ISO 8601 in the season's time zone"}
     )
+    air_time_given = fields.Boolean(
+        metadata={
+            "description": "false: no air time was given (air_at is 00:00 of the game's day, "
+            "a placeholder) and nothing of the game is published until one is"
+        }
+    )
     state = fields.Dict()
     protocol = fields.Dict()
 

@@ -6,7 +6,17 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy import true as sa_true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.filenames import file_name
@@ -105,9 +115,12 @@ class Game(Model):
     air_date: Mapped[date] = mapped_column(Date)
     # When the game airs (aware, stored UTC; entered and shown in the season's zone): the
     # game is public once it is closed and this time has passed
-    # (:func:`webapp.games.publication.is_published`). Default: ``air_date`` at 00:00 in
-    # the season's zone (:func:`default_air_at`; the rule books name no air hour).
+    # (:func:`webapp.games.publication.is_published`). A game created without one holds
+    # ``air_date`` at 00:00 in the season's zone (:func:`default_air_at`; the rule books
+    # name no air hour) with ``air_time_given`` false, and nothing of it is published until
+    # the producer gives the time: games are often recorded ahead of an evening broadcast.
     air_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    air_time_given: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())
     team: Mapped[str | None] = mapped_column(String(200))
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"), index=True)
     series_id: Mapped[int | None] = mapped_column(ForeignKey("series.id"), index=True)

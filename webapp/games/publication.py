@@ -44,13 +44,22 @@ ASKED = ("answered", "unanswered")
 
 
 def is_published(game: Game, now: datetime | None = None) -> bool:
-    """True if ``game`` is closed and its air time is at or before ``now``."""
-    return game.status == "closed" and game.air_at is not None and game.air_at <= (now or utcnow())
+    """True if ``game`` is closed, the producer gave its air time (``air_time_given``: a
+    game created without one is never public on a placeholder hour) and that time is at or
+    before ``now``."""
+    return (
+        game.status == "closed"
+        and bool(game.air_time_given)
+        and game.air_at is not None
+        and game.air_at <= (now or utcnow())
+    )
 
 
 def _published(now: datetime | None):
     """The SQL condition of :func:`is_published` on ``Game``."""
-    return db.and_(Game.status == "closed", Game.air_at <= (now or utcnow()))
+    return db.and_(
+        Game.status == "closed", Game.air_time_given.is_(True), Game.air_at <= (now or utcnow())
+    )
 
 
 def published_games(now: datetime | None = None) -> Select:

@@ -109,6 +109,7 @@ class SeasonRun:
                 "season_id": self.id,
                 "kind": kind,
                 "date": self.day.isoformat(),
+                "air_at": f"{self.day.isoformat()}T00:00:00",  # given: public once closed
                 "team_id": self.team_ids[team],
                 "table": TABLE,
             },

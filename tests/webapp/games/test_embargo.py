@@ -206,9 +206,9 @@ def test_air_time_through_the_api(app, api):
     typed = api(
         "post", "/api/v1/games", role="producer", json={**body, "air_at": "2009-03-01T22:30"}
     ).json["id"]
-    assert api("get", f"/api/v1/games/{default}", role="host").json["air_at"] == (
-        "2009-03-01T00:00:00+03:00"
-    )
+    got = api("get", f"/api/v1/games/{default}", role="host").json
+    assert (got["air_at"], got["air_time_given"]) == ("2009-03-01T00:00:00+03:00", False)
+    assert api("get", f"/api/v1/games/{typed}", role="host").json["air_time_given"] is True
     assert db.session.get(Game, typed).air_at == datetime(2009, 3, 1, 19, 30, tzinfo=UTC)
     resp = api(
         "patch",
@@ -246,3 +246,37 @@ def test_a_wrong_air_time_on_the_game_page_is_a_message(app, client, api, login,
     assert "Время эфира не изменено: " in page
     db.session.expire_all()
     assert db.session.get(Game, game_id).air_at == datetime(2023, 9, 8, 21, 0, tzinfo=UTC)
+
+
+def test_a_game_without_an_air_time_is_never_public_until_one_is_given(
+    app, client, api, played, login
+):
+    """A game created without an air time holds 00:00 of its day as a placeholder: closed,
+    and that hour long past, it stays private, and the game page says why; once the
+    producer gives the time on the game page, it is public."""
+    season = api(
+        "post", "/api/v1/seasons", role="producer", json={"name": "С", "ruleset": "2023"}
+    ).json["id"]
+    body = {"season_id": season, "kind": "qualifying", "date": "2023-09-09", "table": {}}
+    game_id = api("post", "/api/v1/games", role="producer", json=body).json["id"]
+    game = db.session.get(Game, game_id)
+    game.status = "closed"  # played and closed long ago (the embargo reads only this)
+    db.session.commit()
+    assert game.air_at == datetime(2023, 9, 8, 21, 0, tzinfo=UTC)  # 00:00 in Minsk
+    assert not is_published(game)
+    assert game_id not in [g.id for g in db.session.scalars(published_games())]
+    assert app.test_client().get(f"/archive/games/{game_id}").status_code == 404
+    login("producer")
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert (
+        "Время эфира не задано: пока его не зададут, ничего из этой игры не будет "
+        "опубликовано (игры часто записывают заранее)."
+    ) in page
+    _set_air_time(client, game_id, "2023-09-09T20:30")
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    assert game.air_time_given and is_published(game)
+    assert app.test_client().get(f"/archive/games/{game_id}").status_code == 200
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Время эфира не задано" not in page
+    assert "Игра опубликована: её вопросы, ответы и авторы видны зрителям." in page

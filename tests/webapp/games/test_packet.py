@@ -273,6 +273,7 @@ def test_the_packet_is_for_staff_before_the_air_and_public_after(played, api, cl
     game_id, qs = played
     game = db.session.get(Game, game_id)
     game.air_at = utcnow() + timedelta(days=1)  # closed, airs tomorrow
+    game.air_time_given = True
     h.commit()
     url = f"/api/v1/games/{game_id}/packet?format=4s"
     assert api("get", url, role="producer").status_code == 200

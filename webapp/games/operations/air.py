@@ -45,6 +45,7 @@ def set_air_time(game: Game, at: datetime, user_id: int | None = None) -> dict[s
     if errors or value is None:
         raise GameError(errors)
     game.air_at = value
+    game.air_time_given = True
     # the game's day of air follows: one date on the pages, the lists' order and the files
     day = value.astimezone(ZoneInfo(game.season.timezone)).date()
     changed = day != game.air_date

@@ -439,6 +439,7 @@ def create_game(
         kind=kind,
         air_date=air_date,
         air_at=air_at or default_air_at(air_date, season.timezone),
+        air_time_given=air_at is not None,
         team=(team or None),
         team_id=team_row.id if team_row else None,
         series_id=series.id if series else None,

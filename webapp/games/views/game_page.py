@@ -79,7 +79,11 @@ def game(game_id: int):
         start_confirmation=start_confirmation(game),
         allow_start_form=AllowStartForm(),
         air_form=AirTimeForm(
-            formdata=None, air_at=game.air_at.astimezone(ZoneInfo(game.season.timezone))
+            formdata=None,
+            # no placeholder hour offered as if it were the air time
+            air_at=game.air_at.astimezone(ZoneInfo(game.season.timezone))
+            if game.air_time_given
+            else None,
         ),
         published=is_published(game),
         sector13_pool=sector13_pool(game),  # 2009 §1.4.1: warns of an empty pool
