@@ -90,10 +90,21 @@ class SubmissionStatus(Schema):
     history = fields.List(fields.Nested(HistoryItem), required=True)
 
 
+class CheckWord(Schema):
+    """One word an editors' aid lists: ``answer_leak``'s ``{word, found, where, intended}``
+    (the answer's folded word, the text's word as written, the field, marked intended)."""
+
+    word = fields.String()
+    found = fields.String()
+    where = fields.String()
+    intended = fields.Boolean()
+
+
 class Check(Schema):
     name = fields.String()
     ok = fields.Boolean()
     message = fields.String()
+    words = fields.List(fields.Nested(CheckWord))  # the editors' aids: answer_leak
 
 
 class Duplicate(Schema):

@@ -80,6 +80,7 @@ FLAG_CHOICES = [
     SelectChoice("author_in_text", "автор в тексте"),
     SelectChoice("handout_missing", "нет раздатки"),
     SelectChoice("images_missing", "нет изображения"),
+    SelectChoice("answer_leak", "слова ответа в вопросе"),
     SelectChoice("lang_ru", "язык: русский"),
     SelectChoice("lang_be", "язык: белорусский"),
     SelectChoice("lang_other", "язык: другой"),
@@ -180,6 +181,13 @@ class BulkForm(FlaskForm):
 
 class ButtonForm(FlaskForm):
     """A POST button (claim, release, reveal): the CSRF token is its only field."""
+
+
+class LeakMarkForm(FlaskForm):
+    """«Так задумано» on one answer word of the pre-check's ``answer_leak`` row: ``word``
+    is the answer's folded word the report lists."""
+
+    word = HiddenField(validators=[DataRequired(), Length(max=100)])
 
 
 class QueueFilterForm(FlaskForm):

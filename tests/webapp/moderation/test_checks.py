@@ -303,7 +303,7 @@ def test_precheck_stores_the_content_checks(app):
         "и хуй кто его узнает. Назовите его."
     )
     report = report_of(q)
-    assert report.version == 3
+    assert report.version == 4
     assert report.checks[6:] == [
         {"name": "language", "ok": True, "message": "язык: русский"},
         {"name": "obscene_words", "ok": False, "message": "нецензурные слова: хуй"},
@@ -318,6 +318,12 @@ def test_precheck_stores_the_content_checks(app):
             "message": "текст ссылается на раздаточный материал («Перед вами»), но его нет",
         },
         {"name": "images_missing", "ok": True, "message": ""},  # no image is referred to
+        {
+            "name": "answer_leak",
+            "ok": False,
+            "message": "слова ответа в тексте: «Гомеле» (вопрос)",
+            "words": [{"word": "гомель", "found": "Гомеле", "where": "вопрос", "intended": False}],
+        },
     ]
     assert [c["name"] for c in report.checks[:6]] == [
         "question_present",
@@ -328,7 +334,7 @@ def test_precheck_stores_the_content_checks(app):
         "sources_present",
     ]
     assert all(c["ok"] for c in report.checks[:6])
-    assert report.flags == " obscene_words author_in_text handout_missing lang_ru "
+    assert report.flags == " obscene_words author_in_text handout_missing answer_leak lang_ru "
 
 
 def test_precheck_clean_belarusian_and_other_language(app):
@@ -349,8 +355,15 @@ def test_precheck_clean_belarusian_and_other_language(app):
         {"name": "author_in_text", "ok": True, "message": ""},
         {"name": "handout_missing", "ok": True, "message": ""},
         {"name": "images_missing", "ok": True, "message": ""},
+        # the prince's name is the answer's root: a hint the editor marks as intended
+        {
+            "name": "answer_leak",
+            "ok": False,
+            "message": "слова ответа в тексте: «Барыс» (вопрос)",
+            "words": [{"word": "барысаў", "found": "Барыс", "where": "вопрос", "intended": False}],
+        },
     ]
-    assert report_of(be).flags == " lang_be "
+    assert report_of(be).flags == " answer_leak lang_be "
     assert report_of(en).checks[6] == {
         "name": "language",
         "ok": False,
@@ -393,4 +406,4 @@ def test_editor_page_and_queue_show_the_checks(app, login, client):
     queue_page = client.get("/editor/queue?flag=handout_missing").get_data(as_text=True)
     assert '<option selected value="handout_missing">нет раздатки</option>' in queue_page
     assert f'href="/editor/questions/{q.id}"' in queue_page
-    assert '<span class="bad">2 замеч.</span>' in queue_page
+    assert '<span class="bad">3 замеч.</span>' in queue_page  # with the answer in the text

@@ -44,14 +44,17 @@ from webapp.moderation.operations.editing import (  # noqa: F401
     correct_author,
     edit_question,
     hold_back,
+    mark_leak_intended,
     reveal_authors,
 )
 from webapp.moderation.operations.precheck import (  # noqa: F401
     duplicate_candidates,
     handout_check,
     images_check,
+    leak_check,
     precheck,
     question_language,
     refresh_images_check,
+    refresh_leak_check,
     run_checks,
 )

@@ -7,13 +7,18 @@ from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
 from webapp.moderation.models import (
+    LeakMark,
     ModerationAudit,
     QuestionComment,
     QuestionRevision,
 )
 from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, status_label
 from webapp.moderation.operations.decisions import _drop_signoff
-from webapp.moderation.operations.precheck import refresh_images_check
+from webapp.moderation.operations.precheck import (
+    leak_check,
+    refresh_images_check,
+    refresh_leak_check,
+)
 from webapp.submissions.models import Question
 from webapp.submissions.operations import LIMITS, MIN_QUESTION, upsert_author
 
@@ -155,7 +160,34 @@ def edit_question(
     db.session.flush()
     if {"question", "handout", "comment"} & set(after):
         refresh_images_check(question)  # a reference may have come or gone
+    if {"question", "answer", "handout"} & set(after):
+        refresh_leak_check(question)  # the answer's words may have come or gone
     return revision
+
+
+def mark_leak_intended(question: Question, user_id: int, word: str) -> LeakMark:
+    """An editor's «так задумано» on one answer word the pre-check found in the question
+    (``answer_leak``): a :class:`LeakMark` and a ModerationAudit row ``leak_intended``; the
+    latest report's ``answer_leak`` row is checked again, so the hit is listed as intended
+    and, once every hit is, the check passes. ``word``: the answer's folded word as the
+    report lists it (``words[].word``). Raises ModerationError (nothing written) when the
+    answer's words are not found in the question now, or the word is already marked.
+    Flushes only."""
+    row = leak_check(question)
+    hit = next((w for w in row["words"] if w["word"] == word), None)
+    if hit is None:
+        raise ModerationError(f"слово «{word}» ответа в тексте вопроса не найдено")
+    if hit["intended"]:
+        raise ModerationError(f"слово «{word}» уже отмечено: так задумано")
+    now = utcnow()
+    mark = LeakMark(question_id=question.id, word=word, user_id=user_id, at=now)
+    db.session.add(mark)
+    db.session.add(
+        ModerationAudit(question_id=question.id, user_id=user_id, action="leak_intended", at=now)
+    )
+    db.session.flush()
+    refresh_leak_check(question)
+    return mark
 
 
 def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:

@@ -15,6 +15,7 @@ from webapp.core.formats import question_preview
 from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
 from webapp.moderation import queries
+from webapp.moderation.aids import highlight
 from webapp.moderation.forms import (
     AttachImageForm,
     AuthorForm,
@@ -23,6 +24,7 @@ from webapp.moderation.forms import (
     DecisionForm,
     EditForm,
     HoldBackForm,
+    LeakMarkForm,
 )
 from webapp.moderation.images import attach_image as attach
 from webapp.moderation.images import image_choices
@@ -38,6 +40,7 @@ from webapp.moderation.operations import (
     edit_question,
     full_reason,
     hold_back,
+    mark_leak_intended,
     release,
     reveal_authors,
     sign_off,
@@ -59,9 +62,25 @@ def _revision_diffs(q) -> list[dict]:
     return out
 
 
+def _leak_row(report) -> dict | None:
+    """The report's ``answer_leak`` row (None in a report from before the check)."""
+    return next((c for c in report.checks if c["name"] == "answer_leak"), None) if report else None
+
+
+def _highlighted(parts: list[dict], found: list[str]) -> list[dict]:
+    """``parts`` (``Question.image_parts``) with each text part's ``pieces``: the text cut
+    at the leaked words (``webapp.moderation.aids.highlight``), which the page marks."""
+    return [{**p, "pieces": highlight(p["text"], found)} if "text" in p else p for p in parts]
+
+
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
 
     report = queries.latest_report(q.id)
+    leak = _leak_row(report)
+    leaked = {
+        where: [w["found"] for w in leak["words"] if w["where"] == where] if leak else []
+        for where in ("вопрос", "раздаточный материал")
+    }
     attach_form = AttachImageForm(formdata=None)
     attach_form.ref.choices = image_choices(q)
     duplicates = []
@@ -115,10 +134,14 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         attach_form=attach_form,
         # the handout once, under «Раздаточный материал», as the envelope prints it
         parts={
-            "text": q.image_parts(without_leading_handout(q.text, q.handout)),
-            "handout": q.image_parts(q.handout),
+            "text": _highlighted(
+                q.image_parts(without_leading_handout(q.text, q.handout)), leaked["вопрос"]
+            ),
+            "handout": _highlighted(q.image_parts(q.handout), leaked["раздаточный материал"]),
             "comment": q.image_parts(q.comment),
         },
+        leak=leak,
+        leak_form=LeakMarkForm(formdata=None),
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
         reason_labels=REASON_LABELS,
     )
@@ -278,6 +301,23 @@ def edit(question_id: int):
     )
     flash("Правка сохранена." if rev else "Изменений нет.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
+
+
+@bp.route("/questions/<int:question_id>/leaks", methods=["POST"])
+@access("editor+")
+def mark_leak(question_id: int):
+    """«Так задумано» on one answer word found in the question (audited); back to the
+    question page with a message."""
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = LeakMarkForm()
+    if not form.validate_on_submit():
+        flash("Отметка не сохранена: форма устарела, обновите страницу.", "error")
+        return redirect(back)
+    on_refusal("Отметка не сохранена: ", back)
+    mark_leak_intended(q, current_staff().id, form.word.data)
+    flash(f"Слово «{form.word.data}» отмечено: так задумано.", "success")
+    return redirect(back)
 
 
 @bp.route("/questions/<int:question_id>/comments", methods=["POST"])

@@ -1,0 +1,239 @@
+"""The editors' aids of the pre-check: the answer's words in the question
+(``answer_leak``) — the pure check (``webapp.moderation.aids``), its figures on the real
+edited packets of ../shared/data, the stored report, the question page's highlight and
+the audited «Так задумано»."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.aids import edited_questions, flagged, planted_recall
+from tests.forms import get_page, submit_form
+from webapp.extensions import db
+from webapp.jobs import commit
+from webapp.moderation import queries
+from webapp.moderation.aids import answer_leaks, answer_words, highlight
+from webapp.moderation.models import PRECHECK_VERSION, LeakMark, ModerationAudit, ModerationReport
+from webapp.moderation.operations import ModerationError, edit_question, mark_leak_intended
+from webapp.moderation.operations import precheck as run_precheck
+from webapp.moderation.queries import QueueFilter
+from webapp.submissions.operations import create_question
+
+# --- the answer's words -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        ("Кошка.", ["кошка"]),
+        # editorial words, bracketed parts (nested too) and function words are left out
+        ("[Любое] слово со смыслом «кошка» (Мурка).", ["кошка"]),
+        ("Rathergate [слово Rathergate, где буквы th [ти эйч] написаны иначе]", ["rathergate"]),
+        ("Мастер и Маргарита", ["мастер", "маргарита"]),
+        ("Этот самый год", []),
+        # the noun after an adjective names the kind of thing asked, its adjective is looked for
+        ("Большое Солёное озеро", ["большое", "соленое"]),
+        ("Полярная звезда", ["полярная"]),
+        # a compound is one word; a stress mark is folded
+        ("Рыба-молот", ["рыба-молот"]),
+        ("Му́ррен", ["муррен"]),
+        # only the first line: a packet's later lines are a stray comment
+        ("Ганди.\nисточник: убийство", ["ганди"]),
+        # Belarusian
+        ("Гэта слова «кот»", ["кот"]),
+    ],
+)
+def test_answer_words(answer, words):
+    assert answer_words(answer) == words
+
+
+def found(answer, question, handout=None):
+    return [
+        (h.word, h.found, h.where)
+        for h in answer_leaks(answer, {"вопрос": question, "раздаточный материал": handout})
+    ]
+
+
+def test_inflected_derived_and_handout_leaks():
+    # inflected (by lemma)
+    assert found("Кошка", "Мы видим двух кошек и собаку.") == [("кошка", "кошек", "вопрос")]
+    # derived (by stem): an adjective of a name, a root's adjective by a suffix
+    assert found("Пушкин", "В пушкинском музее хранится ОН.") == [
+        ("пушкин", "пушкинском", "вопрос")
+    ]
+    assert found("Царь", "Назовите царский подарок.") == [("царь", "царский", "вопрос")]
+    assert found("Альбом", "Это был альбомный лист.") == [("альбом", "альбомный", "вопрос")]
+    # in the handout; a stress mark neither hides nor makes a hit
+    assert found("Муррен", "Кто ОН?", handout="Де́ннис Му́ррена") == [
+        ("муррен", "Му́ррена", "раздаточный материал")
+    ]
+    # Belarusian letters read as Russian
+    assert found("Мінск", "Гэты горад — Мінск.") == [("мінск", "Мінск", "вопрос")]
+
+
+def test_what_is_not_a_leak():
+    # capitals stand for what the answer replaces: «ЭТИ ОСТРОВА» for «Гавайские острова»
+    assert found("Гавайские острова", "Налёт японцев на ЭТИ ОСТРОВА.") == []
+    # short stems are not continued by chance: «пол» of «поло» is not «поля»
+    assert found("Поло", "Игра шла на поле у реки.") == []
+    assert found("Царь", "Кот оставил царапину.") == []
+    # function words, editorial words
+    assert found("Это любое слово", "Это любое слово здесь.") == []
+    assert found("Кошка", "") == []
+
+
+def test_highlight_cuts_the_text_at_the_found_words():
+    assert highlight("Кот и кошки, Кошки!", ["кошки"]) == [
+        ("Кот и ", False),
+        ("кошки", True),
+        (", ", False),
+        ("Кошки", True),
+        ("!", False),
+    ]
+    assert highlight("Де́ннис Му́ррена", ["Муррена"]) == [("Де́ннис ", False), ("Му́ррена", True)]
+    assert highlight("", ["x"]) == []
+
+
+# --- on the real edited packets -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def edited(shared_dir):
+    questions = edited_questions(shared_dir / "data" / "chgk")
+    assert len(questions) == 1901
+    return questions
+
+
+def test_false_alarms_on_the_real_edited_packets(edited):
+    # Every hit in a packet as edited and asked was left in on purpose: a false alarm.
+    alarms = [q for q in edited if flagged(q)]
+    assert len(alarms) * 100 <= 2 * len(edited), len(alarms)
+
+
+def test_planted_leaks_are_found(edited):
+    recall = planted_recall(edited)
+    for kind, r in recall.items():
+        assert r.planted >= 600, kind
+        assert r.share >= 0.95, (kind, r.share, r.missed[:10])
+
+
+# --- through precheck, the page, marks ------------------------------------------------------
+
+
+def make(text, answer, handout=None):
+    q = create_question(
+        {
+            "question": text,
+            "answer": answer,
+            "handout": handout,
+            "sources": ["https://example.org/s"],
+            "authors": [("Мария Лисовская", "Брест", "m@example.com")],
+        },
+        "web",
+    )
+    commit()
+    run_precheck(q.id)
+    commit()
+    return q
+
+
+def leak_row(q):
+    report = db.session.scalar(
+        db.select(ModerationReport).filter_by(question_id=q.id, version=PRECHECK_VERSION)
+    )
+    db.session.refresh(report)
+    return next(c for c in report.checks if c["name"] == "answer_leak"), report
+
+
+def test_precheck_stores_the_leak_and_the_queue_filters_by_it(app):
+    q = make(
+        "Две кошки сидели на крыше, а третья смотрела на НЕЁ снизу. Кого она ждала?",
+        "Кошку",
+        handout="Кошачий хвост",
+    )
+    clean = make("Назовите город, где в 1889 году построили башню высотой 300 метров.", "Париж")
+    row, report = leak_row(q)
+    assert row == {
+        "name": "answer_leak",
+        "ok": False,
+        "message": "слова ответа в тексте: «кошки» (вопрос)",
+        "words": [{"word": "кошку", "found": "кошки", "where": "вопрос", "intended": False}],
+    }
+    assert " answer_leak " in report.flags
+    assert leak_row(clean)[0] == {"name": "answer_leak", "ok": True, "message": "", "words": []}
+    items, _ = queries.queue(filters=QueueFilter(flag="answer_leak"))
+    assert [i.id for i in items] == [q.id]
+
+
+def test_an_edit_of_the_answer_checks_again(app, staff):
+    q = make("Две кошки сидели на крыше. Кого они ждали?", "Собаку")
+    assert leak_row(q)[0]["ok"] is True
+    edit_question(q, staff("editor")[0], {"answer": "Кошку"})
+    commit()
+    row, report = leak_row(q)
+    assert row["ok"] is False and row["words"][0]["found"] == "кошки"
+    assert " answer_leak " in report.flags
+    edit_question(q, staff("editor")[0], {"question": "Две собаки сидели на крыше. Кого ждали?"})
+    commit()
+    row, report = leak_row(q)
+    assert row == {"name": "answer_leak", "ok": True, "message": "", "words": []}
+    assert " answer_leak " not in report.flags
+
+
+def test_question_page_highlights_and_marks_a_hit_intended(app, login, client, staff):
+    q = make(
+        "Пушкинский музей хранит ЕГО портрет. Назовите поэта, чей портрет там хранится.",
+        "Пушкин",
+        handout="Портрет Пушкина",
+    )
+    login("editor")
+    url = f"/editor/questions/{q.id}"
+    page = get_page(client, url)
+    assert '<mark class="leak">Пушкинский</mark> музей хранит ЕГО портрет.' in page
+    assert 'Портрет <mark class="leak">Пушкина</mark>' in page
+    assert (
+        '<li class="bad">слова ответа в вопросе: слова ответа в тексте: «Пушкинский» (вопрос), '
+        "«Пушкина» (раздаточный материал)"
+    ) in page
+    resp = submit_form(client, page, "leak-1", url)
+    assert resp.status_code == 302
+    page = get_page(client, url)
+    assert "Слово «пушкин» отмечено: так задумано." in page
+    assert ('<li class="ok">слова ответа в вопросе: ок (так задумано: Пушкинский, Пушкина)') in page
+    assert "— слово ответа «пушкин»: так задумано</li>" in page
+    assert 'id="leak-1"' not in page  # nothing left to mark
+    # the highlight stays: the editor still sees where the word is
+    assert '<mark class="leak">Пушкинский</mark>' in page
+    (mark,) = db.session.scalars(db.select(LeakMark).filter_by(question_id=q.id)).all()
+    assert (mark.word, mark.user_id) == ("пушкин", staff("editor")[0])
+    audit = db.session.scalars(
+        db.select(ModerationAudit.action).filter_by(question_id=q.id, user_id=staff("editor")[0])
+    ).all()
+    assert audit == ["leak_intended"]
+    row, report = leak_row(q)
+    assert row["ok"] is True and all(w["intended"] for w in row["words"])
+    assert " answer_leak " not in report.flags
+
+
+def test_marking_a_word_that_is_not_a_hit_is_refused(app, staff):
+    q = make("Две кошки сидели на крыше. Кого они ждали?", "Кошку")
+    with pytest.raises(ModerationError, match="слово «собака» ответа в тексте вопроса не найдено"):
+        mark_leak_intended(q, staff("editor")[0], "собака")
+    mark_leak_intended(q, staff("editor")[0], "кошку")
+    with pytest.raises(ModerationError, match="уже отмечено"):
+        mark_leak_intended(q, staff("editor")[0], "кошку")
+
+
+def test_the_api_carries_the_leak_words(app, api):
+    q = make("Две кошки сидели на крыше. Кого они ждали?", "Кошку")
+    resp = api("get", f"/api/v1/questions/{q.id}", role="editor")
+    assert resp.status_code == 200
+    (row,) = [c for c in resp.json["precheck"]["checks"] if c["name"] == "answer_leak"]
+    assert row == {
+        "name": "answer_leak",
+        "ok": False,
+        "message": "слова ответа в тексте: «кошки» (вопрос)",
+        "words": [{"word": "кошку", "found": "кошки", "where": "вопрос", "intended": False}],
+    }
+    listed = api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]
+    assert [c["name"] for c in listed[0]["precheck"]["checks"]][-1] == "answer_leak"
