@@ -105,6 +105,7 @@ class Check(Schema):
     ok = fields.Boolean()
     message = fields.String()
     words = fields.List(fields.Nested(CheckWord))  # the editors' aids: answer_leak
+    seconds = fields.Float()  # reading_time: the host's estimated reading, seconds
 
 
 class Duplicate(Schema):

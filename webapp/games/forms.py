@@ -202,6 +202,19 @@ class TopicForm(FlaskForm):
     )
 
 
+class ReadingBudgetForm(FlaskForm):
+    """The producer's budget for reading the episode's questions aloud, in minutes and
+    seconds (both empty: no budget)."""
+
+    minutes = IntegerField(
+        "Бюджет на чтение вопросов: минут",
+        validators=[Optional(), NumberRange(0, 120, "Минут: от 0 до 120.")],
+    )
+    seconds = IntegerField(
+        "секунд", validators=[Optional(), NumberRange(0, 59, "Секунд: от 0 до 59.")]
+    )
+
+
 class AirTimeForm(FlaskForm):
     """When the game airs, in the season's time zone (``webapp.games.publication``: its
     questions are public once it is closed and this time has passed)."""

@@ -121,6 +121,9 @@ class Game(Model):
     status: Mapped[str] = mapped_column(String(20), default="draft")
     # The table is locked (completeness checked) before envelopes are printed.
     table_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # the producer's budget for reading the episode's questions aloud, whole seconds
+    # (None: no budget); the table builder sets the estimate against it
+    reading_budget_seconds: Mapped[int | None] = mapped_column(Integer)
     table_locked_by: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -14,9 +14,11 @@ from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.domain.money import Money
 from webapp.domain.prizes import UNANSWERED_RULE, unanswered_question_prizes
+from webapp.domain.reading import reading_seconds, seconds_label
 from webapp.domain.rules import RULESETS, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
+from webapp.moderation.checks import has_handout
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
@@ -259,6 +261,7 @@ def envelope_context(
                     comment=q.comment,
                     sources=list(q.sources or []),
                     show_text=True,
+                    reading=seconds_label(question_reading(q)),
                 )
             questions.append(item)
         sector: dict = {"sector": env.sector, "kind": env.kind, "questions": questions}
@@ -515,3 +518,24 @@ def close_preview(game: Game, state: dict) -> dict:
         "currency": season.currency,
         "rule": cite(UNANSWERED_RULE[season.ruleset]),
     }
+
+
+def question_reading(q: Question) -> Decimal:
+    """The seconds the host takes to read ``q`` aloud, as the pre-check's
+    ``reading_time`` estimates them (``webapp.domain.reading.reading_seconds``; the
+    handout's note when it has one)."""
+    return reading_seconds(q.text, handout=has_handout(q.handout, q.handout_image, [q.text]))
+
+
+def reading_plan(game: Game) -> dict:
+    """The time to read the game's placed questions aloud (reserves not counted):
+    ``{"sectors": {sector: Decimal seconds}, "total": Decimal, "budget": int | None
+    (the producer's, whole seconds), "over": Decimal | None (seconds past the budget)}``."""
+    sectors = {
+        env.sector: sum((question_reading(eq.question) for eq in env.questions), Decimal(0))
+        for env in game.envelopes
+    }
+    total = sum(sectors.values(), Decimal(0))
+    budget = game.reading_budget_seconds
+    over = total - budget if budget is not None and total > budget else None
+    return {"sectors": sectors, "total": total, "budget": budget, "over": over}

@@ -53,6 +53,8 @@ SORT_LABELS = [
     SelectChoice("oldest", "Сначала старые"),
     SelectChoice("newest", "Сначала новые"),
     SelectChoice("duplicate", "По сходству с повтором"),
+    SelectChoice("reading", "Сначала долгие в чтении"),
+    SelectChoice("reading_short", "Сначала короткие в чтении"),
     SelectChoice("id", "По номеру"),
 ]
 CHANNEL_CHOICES = [

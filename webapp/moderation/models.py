@@ -22,7 +22,7 @@ from webapp.extensions import Model
 # 2: LSH index, similarity = max(token_sort_ratio, ratio)
 # 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
 #    handout_missing; flags carry the language as lang_ru / lang_be / lang_other
-# 4: the editors' aids (webapp.moderation.aids): answer_leak
+# 4: the editors' aids (webapp.moderation.aids): answer_leak, reading_time
 PRECHECK_VERSION = 4
 
 

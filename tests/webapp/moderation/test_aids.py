@@ -236,4 +236,55 @@ def test_the_api_carries_the_leak_words(app, api):
         "words": [{"word": "кошку", "found": "кошки", "where": "вопрос", "intended": False}],
     }
     listed = api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]
-    assert [c["name"] for c in listed[0]["precheck"]["checks"]][-1] == "answer_leak"
+    assert [c["name"] for c in listed[0]["precheck"]["checks"]][-2:] == [
+        "answer_leak",
+        "reading_time",
+    ]
+    assert listed[0]["precheck"]["checks"][-1]["seconds"] == 3.3  # 15 syllables
+
+
+# --- reading time ---------------------------------------------------------------------------
+
+# 15 syllables, counted by hand (tests/domain/test_reading.py): 3.3 s at 4.5 a second
+SKORINA = "Назовите город, где родился Франциск Скорина."
+
+
+def test_precheck_stores_the_reading_time_and_the_queue_sorts_by_it(app, login, client):
+    short = make(SKORINA, "Полоцк")
+    long = make(" ".join([SKORINA] * 3), "Полоцк")  # 45 syllables: 10.0 s
+    with_handout = make(SKORINA, "Полоцк", handout="Карта")  # + «Внимание, раздаточный материал»
+    row = next(c for c in leak_row(short)[1].checks if c["name"] == "reading_time")
+    assert row == {"name": "reading_time", "ok": True, "message": "≈ 3 с", "seconds": 3.3}
+    assert [db.session.get(type(q), q.id).reading_seconds for q in (short, long, with_handout)] == [
+        3.3,
+        10.0,
+        6.0,  # (15 + 12) / 4.5
+    ]
+
+    def ids(sort):
+        items, _ = queries.queue(filters=QueueFilter(sort=sort))
+        return [q.id for q in items]
+
+    assert ids("reading") == [long.id, with_handout.id, short.id]
+    assert ids("reading_short") == [short.id, with_handout.id, long.id]
+    login("editor")
+    page = get_page(client, "/editor/queue?sort=reading")
+    assert '<option selected value="reading">Сначала долгие в чтении</option>' in page
+    assert [c for c in page.split('<td class="reading">')[1:]][0].startswith("10 с</td>")
+    # the column's heading turns the order round
+    assert (
+        '<a href="/editor/queue?sort=reading_short&amp;status=in_review" '
+        'title="Упорядочить по времени чтения">Чтение</a>'
+    ) in page
+    assert '<li class="ok">время чтения: ок (≈ 10 с)</li>' in get_page(
+        client, f"/editor/questions/{long.id}"
+    )
+
+
+def test_an_edit_of_the_text_reads_it_again(app, staff):
+    q = make(SKORINA, "Полоцк")
+    edit_question(q, staff("editor")[0], {"question": " ".join([SKORINA] * 3)})
+    commit()
+    row, report = leak_row(q)
+    reading = next(c for c in report.checks if c["name"] == "reading_time")
+    assert reading["seconds"] == 10.0 and q.reading_seconds == 10.0

@@ -324,6 +324,8 @@ def test_precheck_stores_the_content_checks(app):
             "message": "слова ответа в тексте: «Гомеле» (вопрос)",
             "words": [{"word": "гомель", "found": "Гомеле", "where": "вопрос", "intended": False}],
         },
+        # 49 syllables («1999»: 12) at 4.5 a second; no handout, so no note
+        {"name": "reading_time", "ok": True, "message": "≈ 11 с", "seconds": 10.9},
     ]
     assert [c["name"] for c in report.checks[:6]] == [
         "question_present",
@@ -362,6 +364,8 @@ def test_precheck_clean_belarusian_and_other_language(app):
             "message": "слова ответа в тексте: «Барыс» (вопрос)",
             "words": [{"word": "барысаў", "found": "Барыс", "where": "вопрос", "intended": False}],
         },
+        # 23 syllables of the question and 12 of the handout's note, at 4.5 a second
+        {"name": "reading_time", "ok": True, "message": "≈ 8 с", "seconds": 7.8},
     ]
     assert report_of(be).flags == " answer_leak lang_be "
     assert report_of(en).checks[6] == {

@@ -361,6 +361,7 @@ def test_sign_off_refusal_and_check_rows_are_russian_on_the_page(app, login, cli
         "раздаточный материал",
         "изображения",
         "слова ответа в вопросе",
+        "время чтения",
     ]
     assert "question_present" not in page
 

@@ -65,6 +65,7 @@ from webapp.games.operations.table import (  # noqa: F401
     missing_image_files,
     replace_slot,
     request_envelopes,
+    set_reading_budget,
     set_topic,
     slots_for,
     swap_slots,

@@ -31,6 +31,7 @@ FIELD_LABELS = {
     "donor.details": "Реквизиты дарителя",
     "donor.representative": "В лице",
     "table": "Стол",
+    "reading_budget_seconds": "Бюджет на чтение",
     "table.blitz": "Сектор блица",
     "table.superblitz": "Сектор суперблица",
     "table.sector13": "13 сектор",

@@ -54,7 +54,9 @@ from webapp.moderation.operations.precheck import (  # noqa: F401
     leak_check,
     precheck,
     question_language,
+    reading_check,
     refresh_images_check,
     refresh_leak_check,
+    refresh_reading_check,
     run_checks,
 )

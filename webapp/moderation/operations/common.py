@@ -54,6 +54,7 @@ CHECK_LABELS = {
     "handout_missing": "раздаточный материал",
     "images_missing": "изображения",
     "answer_leak": "слова ответа в вопросе",
+    "reading_time": "время чтения",
 }
 
 

@@ -18,6 +18,7 @@ from webapp.moderation.operations.precheck import (
     leak_check,
     refresh_images_check,
     refresh_leak_check,
+    refresh_reading_check,
 )
 from webapp.submissions.models import Question
 from webapp.submissions.operations import LIMITS, MIN_QUESTION, upsert_author
@@ -162,6 +163,8 @@ def edit_question(
         refresh_images_check(question)  # a reference may have come or gone
     if {"question", "answer", "handout"} & set(after):
         refresh_leak_check(question)  # the answer's words may have come or gone
+    if {"question", "handout"} & set(after):
+        refresh_reading_check(question)
     return revision
 
 

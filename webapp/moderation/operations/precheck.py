@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from webapp.core.models import utcnow
 from webapp.domain.handouts import image_refs, missing_images
+from webapp.domain.reading import reading_seconds, seconds_label
 from webapp.extensions import db
 from webapp.moderation import aids
 from webapp.moderation import checks as content_checks
@@ -56,10 +57,12 @@ def run_checks(question: Question) -> list[dict]:
     then the editors' aids of ``webapp.moderation.aids``:
 
     * ``answer_leak`` — the main answer's words found in the question or its handout
-      (:func:`leak_check`; ``words``: ``[{"word", "found", "where", "intended"}]``).
+      (:func:`leak_check`; ``words``: ``[{"word", "found", "where", "intended"}]``);
+    * ``reading_time`` — never fails: the estimated seconds the host reads the question
+      aloud (:func:`reading_check`; ``seconds``).
 
-    ``message`` is ``""`` for a passed check, except ``language`` and an ``answer_leak``
-    whose hits are all marked intended.
+    ``message`` is ``""`` for a passed check, except ``language``, ``reading_time`` and an
+    ``answer_leak`` whose hits are all marked intended.
     """
     checks = []
 
@@ -115,7 +118,37 @@ def run_checks(question: Question) -> list[dict]:
     checks.append(handout_check(question))
     checks.append(images_check(question))
     checks.append(leak_check(question))
+    checks.append(reading_check(question))
     return checks
+
+
+def reading_check(question: Question) -> dict:
+    """The ``reading_time`` row of :func:`run_checks`: ``seconds`` (float, one decimal) the
+    host takes to read the question aloud, and the handout's note when it has one
+    (``webapp.domain.reading.reading_seconds`` at the default pace); always passed, with
+    the note «≈ 23 с»."""
+    seconds = reading_seconds(question.text, handout=_has_handout(question))
+    return {
+        "name": "reading_time",
+        "ok": True,
+        "message": f"≈ {seconds_label(seconds)}",
+        "seconds": float(seconds),
+    }
+
+
+def _has_handout(question: Question) -> bool:
+    return content_checks.has_handout(question.handout, question.handout_image, [question.text])
+
+
+def refresh_reading_check(question: Question) -> None:
+    """Re-run :func:`reading_check` (after an edit of the question or its handout): the
+    question's ``reading_seconds`` and its latest report's row."""
+    row = reading_check(question)
+    question.reading_seconds = row["seconds"]
+    report = _latest_report(question.id)
+    if report is not None:
+        _replace_rows(report, [row])
+    db.session.flush()
 
 
 def leak_check(question: Question) -> dict:
@@ -264,6 +297,9 @@ def precheck(question_id: int) -> ModerationReport | None:
         db.session.add(report)
     # the queue's «по повторам» order reads the score from the question (its index)
     question.duplicate_score = report.top_score or 0.0
+    question.reading_seconds = next(
+        (c["seconds"] for c in report.checks if c["name"] == "reading_time"), 0.0
+    )
     if question.status == "received":
         set_status(question, "prechecked")
     if question.status == "prechecked":
