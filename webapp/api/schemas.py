@@ -98,13 +98,14 @@ class CheckWord(Schema):
     found = fields.String()
     where = fields.String()
     intended = fields.Boolean()
+    suggestion = fields.String(allow_none=True)  # names_to_stress: the dictionary's form
 
 
 class Check(Schema):
     name = fields.String()
     ok = fields.Boolean()
     message = fields.String()
-    words = fields.List(fields.Nested(CheckWord))  # the editors' aids: answer_leak
+    words = fields.List(fields.Nested(CheckWord))  # answer_leak, names_to_stress
     seconds = fields.Float()  # reading_time: the host's estimated reading, seconds
 
 

@@ -280,3 +280,83 @@ def highlight(text: str, found: Iterable[str]) -> list[tuple[str, bool]]:
     if last < len(text or ""):
         pieces.append((text[last:], False))
     return pieces
+
+
+# --- names to stress ----------------------------------------------------------------------
+
+STRESS_MARK = "\u0301"
+#: Known Russian homographs, as written without a stress mark: the host must be told
+#: which one is meant (за́мок / замо́к, му́ка / мука́, а́тлас / атла́с…).
+HOMOGRAPHS = frozenset(
+    """
+    замок замка замке замку замки замков мука муки муку мукой атлас атласа атласе атласом
+    орган органа органе органы органов хлопок хлопка кирка кирки кирку ирис ириса ирисы
+    полки белки стрелки стрелками духи духов парить пропасть ворона вороны сорока сороки
+    трусы угольный уже потом занятой
+    """.split()
+)
+_NAME_TAGS = {"Name", "Surn", "Patr", "Geox", "Orgn"}
+_SENTENCE_END = re.compile(r"[.!?…]\s*$")
+_VOWEL = re.compile(r"[аеёиоуыэюяі]", re.IGNORECASE)
+
+
+def vowels(word: str) -> list[int]:
+    """The indexes in ``word`` of its Cyrillic vowel letters (one per syllable):
+    ``vowels("Муррен")`` → ``[1, 4]``."""
+    return [m.start() for m in _VOWEL.finditer(word)]
+
+
+def with_stress(word: str, vowel: int) -> str:
+    """``word`` with a stress mark after its ``vowel``-th vowel (0-based):
+    ``with_stress("Муррен", 0)`` → ``"Му́ррен"``. ``IndexError`` past its last vowel."""
+    at = vowels(word)[vowel] + 1
+    return word[:at] + STRESS_MARK + word[at:]
+
+
+def stress_vowel(marked: str) -> int | None:
+    """Which vowel (0-based) of ``marked`` carries its stress mark, or None:
+    ``stress_vowel("Му́ррен")`` → 0."""
+    at = marked.find(STRESS_MARK)
+    if at <= 0:
+        return None
+    found = [i for i, v in enumerate(vowels(marked)) if v == at - 1]
+    return found[0] if found else None
+
+
+def names_to_stress(text: str) -> list[str]:
+    """The words of ``text`` the host may stress wrongly, as written, each once, in order:
+    words of two syllables or more, in Cyrillic, without a stress mark, that are
+
+    * proper names: capitalised (not in capitals) and either known to the Russian
+      dictionary as a name, surname, patronymic, place or organisation (pymorphy3's tags
+      Name, Surn, Patr, Geox, Orgn), or unknown to it and not the first word of a
+      sentence (a foreign or rare name: «Муррен»; the first word of a sentence cannot be
+      told from an ordinary word by its capital, Belarusian ones included);
+    * known homographs (:data:`HOMOGRAPHS`: «замок», «мука», «атлас»).
+
+    ``"Фильм снял Деннис Муррен в замке."`` → ``["Деннис", "Муррен", ...]``."""
+    out: list[str] = []
+    text = text or ""
+    for m in WORD.finditer(text):
+        word = m.group(0)
+        if STRESS_MARK in word or word in out or len(vowels(word)) < 2:
+            continue
+        key = word_key(word)
+        if key in HOMOGRAPHS:
+            out.append(word)
+            continue
+        if not (word[0].isupper() and not word.isupper()) or "-" in word:
+            continue
+        folded = key.translate(_BE_TO_RU)
+        morph = _morph()
+        if morph.word_is_known(folded):
+            if _NAME_TAGS & set(morph.parse(folded)[0].tag.grammemes):
+                out.append(word)
+        elif not _sentence_start(text, m.start()):
+            out.append(word)
+    return out
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t«\"'(—–-")
+    return not before or before.endswith("\n") or _SENTENCE_END.search(before) is not None

@@ -13,7 +13,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import AnyOf, DataRequired, Length, Optional, ValidationError
+from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, Optional, ValidationError
 
 from webapp.core.fields import NumberRange
 from webapp.domain.question_states import STATES
@@ -83,6 +83,7 @@ FLAG_CHOICES = [
     SelectChoice("handout_missing", "нет раздатки"),
     SelectChoice("images_missing", "нет изображения"),
     SelectChoice("answer_leak", "слова ответа в вопросе"),
+    SelectChoice("names_to_stress", "нет ударения в имени"),
     SelectChoice("lang_ru", "язык: русский"),
     SelectChoice("lang_be", "язык: белорусский"),
     SelectChoice("lang_other", "язык: другой"),
@@ -183,6 +184,14 @@ class BulkForm(FlaskForm):
 
 class ButtonForm(FlaskForm):
     """A POST button (claim, release, reveal): the CSRF token is its only field."""
+
+
+class StressForm(FlaskForm):
+    """One click per syllable: the stress mark on the ``vowel``-th vowel (0-based) of
+    ``word`` (as written in the question) — the button clicked sends ``vowel``."""
+
+    word = HiddenField(validators=[DataRequired(), Length(max=100)])
+    vowel = IntegerField(validators=[InputRequired(), NumberRange(0, 30)])
 
 
 class LeakMarkForm(FlaskForm):

@@ -22,7 +22,7 @@ from webapp.extensions import Model
 # 2: LSH index, similarity = max(token_sort_ratio, ratio)
 # 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
 #    handout_missing; flags carry the language as lang_ru / lang_be / lang_other
-# 4: the editors' aids (webapp.moderation.aids): answer_leak, reading_time
+# 4: the editors' aids (webapp.moderation.aids): answer_leak, reading_time, names_to_stress
 PRECHECK_VERSION = 4
 
 
@@ -153,6 +153,22 @@ class LeakMark(Model):
     )
     word: Mapped[str] = mapped_column(String(100))
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class StressEntry(Model):
+    """The shared stress dictionary, grown from the editors' marks: a word as an editor
+    stressed it (``marked``: «Му́ррен») under its folded form (``key``: «муррен»,
+    ``webapp.moderation.aids.word_key``). The pre-check's ``names_to_stress`` offers it for
+    the same word, and for its forms that start with it (``Муррена``), in later
+    questions. The latest mark of a word wins."""
+
+    __tablename__ = "stress_entry"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(100), unique=True)
+    marked: Mapped[str] = mapped_column(String(120))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -102,3 +102,42 @@ def test_the_host_card_prints_the_reading_time(app, drain):
         check=True,
     ).stdout
     assert "Чтение" not in env_text  # the players' envelope says nothing of it
+
+
+def test_the_host_card_prints_the_editors_stress_marks(app, drain, staff):
+    """«Деннис Муррен» marked by an editor (one click per syllable) prints «Де́ннис Му́ррен»
+    on the host card and in the envelope."""
+    from webapp.moderation.models import QuestionSignoff
+    from webapp.moderation.operations import add_stress, precheck
+
+    qs = h.approved_questions(13)
+    q = qs[0]
+    q.text = "Этот фильм в 1999 году снял Деннис Муррен. Назовите фильм."
+    h.commit()
+    precheck(q.id)
+    editor = staff("editor")[0]
+    add_stress(q, editor, "Деннис", 0)
+    add_stress(q, editor, "Муррен", 0)
+    # the edit dropped the sources sign-off: a second editor signs again
+    db.session.add(QuestionSignoff(question_id=q.id, user_id=h._signer_id()))
+    h.commit()
+    g = h.game(
+        h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"
+    )
+    assign_envelopes(g)
+    lock_table(g, None)
+    h.commit()
+    docs = request_envelopes(g, copies=1)
+    h.commit()
+    drain()
+    db.session.expire_all()
+    texts = {}
+    for d in docs:
+        doc = db.session.get(Document, d.id)
+        assert doc.status == "ready", doc.error
+        path = Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+        texts[doc.kind] = subprocess.run(
+            ["pdftotext", "-raw", str(path), "-"], capture_output=True, text=True, check=True
+        ).stdout
+    assert "Де\u0301ннис Му\u0301ррен" in texts["host_cards"]
+    assert "Де\u0301ннис Му\u0301ррен" in texts["envelopes"]

@@ -12,9 +12,28 @@ from tests.forms import get_page, submit_form
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation import queries
-from webapp.moderation.aids import answer_leaks, answer_words, highlight
-from webapp.moderation.models import PRECHECK_VERSION, LeakMark, ModerationAudit, ModerationReport
-from webapp.moderation.operations import ModerationError, edit_question, mark_leak_intended
+from webapp.moderation.aids import (
+    answer_leaks,
+    answer_words,
+    highlight,
+    names_to_stress,
+    stress_vowel,
+    vowels,
+    with_stress,
+)
+from webapp.moderation.models import (
+    PRECHECK_VERSION,
+    LeakMark,
+    ModerationAudit,
+    ModerationReport,
+    StressEntry,
+)
+from webapp.moderation.operations import (
+    ModerationError,
+    add_stress,
+    edit_question,
+    mark_leak_intended,
+)
 from webapp.moderation.operations import precheck as run_precheck
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.operations import create_question
@@ -236,11 +255,12 @@ def test_the_api_carries_the_leak_words(app, api):
         "words": [{"word": "кошку", "found": "кошки", "where": "вопрос", "intended": False}],
     }
     listed = api("get", "/api/v1/questions?status=in_review", role="editor").json["items"]
-    assert [c["name"] for c in listed[0]["precheck"]["checks"]][-2:] == [
+    assert [c["name"] for c in listed[0]["precheck"]["checks"]][-3:] == [
         "answer_leak",
         "reading_time",
+        "names_to_stress",
     ]
-    assert listed[0]["precheck"]["checks"][-1]["seconds"] == 3.3  # 15 syllables
+    assert listed[0]["precheck"]["checks"][-2]["seconds"] == 3.3  # 15 syllables
 
 
 # --- reading time ---------------------------------------------------------------------------
@@ -288,3 +308,93 @@ def test_an_edit_of_the_text_reads_it_again(app, staff):
     row, report = leak_row(q)
     reading = next(c for c in report.checks if c["name"] == "reading_time")
     assert reading["seconds"] == 10.0 and q.reading_seconds == 10.0
+
+
+# --- names to stress ------------------------------------------------------------------------
+
+MURREN = "Этот фильм в 1999 году снял Деннис Муррен. Назовите фильм."
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (MURREN, ["Деннис", "Муррен"]),
+        # names the dictionary knows, a homograph; capitals, one syllable and marks are not
+        (
+            "Он жил в Гомеле у Ивана Петровича, в замке. ОНА — Ли.",
+            ["Гомеле", "Ивана", "Петровича", "замке"],
+        ),
+        ("Снял его Де\u0301ннис Му\u0301ррен.", []),
+        # the first word of a sentence is told by the dictionary only (Belarusian too)
+        ("Паводле легенды, гэты горад заснаваў князь Барыс.", ["Барыс"]),
+        ("Муррен пришёл.", []),
+    ],
+)
+def test_names_to_stress(text, words):
+    assert names_to_stress(text) == words
+
+
+def test_stress_marks_by_vowel():
+    assert vowels("Муррен") == [1, 4]
+    assert with_stress("Муррен", 0) == "Му\u0301ррен"
+    assert with_stress("Муррен", 1) == "Мурре\u0301н"
+    assert stress_vowel("Мурре\u0301н") == 1 and stress_vowel("Муррен") is None
+
+
+def stress_row(q):
+    return next(c for c in leak_row(q)[1].checks if c["name"] == "names_to_stress")
+
+
+def test_marks_on_the_question_page_grow_the_stress_dictionary(app, login, client, staff):
+    q = make(MURREN, "Фильм")
+    key_before = db.session.get(type(q), q.id).matching_key
+    assert stress_row(q) == {
+        "name": "names_to_stress",
+        "ok": False,
+        "message": "без ударения: Деннис, Муррен",
+        "words": [
+            {"word": "Деннис", "suggestion": None},
+            {"word": "Муррен", "suggestion": None},
+        ],
+    }
+    login("editor")
+    url = f"/editor/questions/{q.id}"
+    page = get_page(client, url)
+    # one button per syllable
+    assert (
+        '<button type="submit" name="vowel" value="0">Му\u0301ррен</button>'
+        '<button type="submit" name="vowel" value="1">Мурре\u0301н</button>'
+    ) in page
+    assert submit_form(client, page, "stress-1", url, vowel="0").status_code == 302
+    page = get_page(client, url)
+    assert "Ударение поставлено: Де\u0301ннис." in page
+    submit_form(client, page, "stress-1", url, vowel="0")  # Муррен is the only one left
+    q = db.session.get(type(q), q.id)
+    db.session.refresh(q)
+    assert q.text == "Этот фильм в 1999 году снял Де\u0301ннис Му\u0301ррен. Назовите фильм."
+    assert q.matching_key == key_before  # a stress mark is kept out of the matching key
+    assert stress_row(q) == {"name": "names_to_stress", "ok": True, "message": "", "words": []}
+    assert len(queries.revisions(q.id)) == 2  # each click an edit, kept
+    # the next question naming Муррен is offered the mark, in another form too
+    nxt = make("Фильмы снимал и Муррен, и его брат; критики хвалили Муррена.", "Фильм")
+    assert stress_row(nxt)["words"] == [
+        {"word": "Муррен", "suggestion": "Му\u0301ррен"},
+        {"word": "Муррена", "suggestion": "Му\u0301ррена"},
+    ]
+    assert stress_row(nxt)["message"] == (
+        "без ударения: Муррен (в словаре: Му\u0301ррен), Муррена (в словаре: Му\u0301ррена)"
+    )
+    page = get_page(client, f"/editor/questions/{nxt.id}")
+    assert "Муррен — в словаре: Му\u0301ррен:" in page
+    assert (
+        '<button type="submit" name="vowel" value="0" class="primary">Му\u0301ррен</button>' in page
+    )
+
+
+def test_a_stress_mark_on_a_word_not_in_the_text_is_refused(app, staff):
+    q = make(MURREN, "Фильм")
+    with pytest.raises(ModerationError, match="слова «Смит» без ударения в тексте вопроса нет"):
+        add_stress(q, staff("editor")[0], "Смит", 0)
+    with pytest.raises(ModerationError, match="нет 3-го слога"):
+        add_stress(q, staff("editor")[0], "Муррен", 2)
+    assert db.session.scalar(db.select(db.func.count()).select_from(StressEntry)) == 0

@@ -326,6 +326,12 @@ def test_precheck_stores_the_content_checks(app):
         },
         # 49 syllables («1999»: 12) at 4.5 a second; no handout, so no note
         {"name": "reading_time", "ok": True, "message": "≈ 11 с", "seconds": 10.9},
+        {
+            "name": "names_to_stress",
+            "ok": False,
+            "message": "без ударения: Гомеле",
+            "words": [{"word": "Гомеле", "suggestion": None}],
+        },
     ]
     assert [c["name"] for c in report.checks[:6]] == [
         "question_present",
@@ -336,7 +342,10 @@ def test_precheck_stores_the_content_checks(app):
         "sources_present",
     ]
     assert all(c["ok"] for c in report.checks[:6])
-    assert report.flags == " obscene_words author_in_text handout_missing answer_leak lang_ru "
+    assert (
+        report.flags
+        == " obscene_words author_in_text handout_missing answer_leak names_to_stress lang_ru "
+    )
 
 
 def test_precheck_clean_belarusian_and_other_language(app):
@@ -366,8 +375,14 @@ def test_precheck_clean_belarusian_and_other_language(app):
         },
         # 23 syllables of the question and 12 of the handout's note, at 4.5 a second
         {"name": "reading_time", "ok": True, "message": "≈ 8 с", "seconds": 7.8},
+        {
+            "name": "names_to_stress",
+            "ok": False,
+            "message": "без ударения: Барыс",
+            "words": [{"word": "Барыс", "suggestion": None}],
+        },
     ]
-    assert report_of(be).flags == " answer_leak lang_be "
+    assert report_of(be).flags == " answer_leak names_to_stress lang_be "
     assert report_of(en).checks[6] == {
         "name": "language",
         "ok": False,
@@ -410,4 +425,5 @@ def test_editor_page_and_queue_show_the_checks(app, login, client):
     queue_page = client.get("/editor/queue?flag=handout_missing").get_data(as_text=True)
     assert '<option selected value="handout_missing">нет раздатки</option>' in queue_page
     assert f'href="/editor/questions/{q.id}"' in queue_page
-    assert '<span class="bad">3 замеч.</span>' in queue_page  # with the answer in the text
+    # with the answer in the text, and «Гомеле» without a stress mark
+    assert '<span class="bad">4 замеч.</span>' in queue_page

@@ -41,6 +41,7 @@ from webapp.moderation.operations.editing import (  # noqa: F401
     EDITABLE,
     EDITABLE_STATUSES,
     add_comment,
+    add_stress,
     correct_author,
     edit_question,
     hold_back,
@@ -58,5 +59,8 @@ from webapp.moderation.operations.precheck import (  # noqa: F401
     refresh_images_check,
     refresh_leak_check,
     refresh_reading_check,
+    refresh_stress_check,
     run_checks,
+    stress_check,
+    stress_suggestion,
 )

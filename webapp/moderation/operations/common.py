@@ -55,6 +55,7 @@ CHECK_LABELS = {
     "images_missing": "изображения",
     "answer_leak": "слова ответа в вопросе",
     "reading_time": "время чтения",
+    "names_to_stress": "ударения",
 }
 
 

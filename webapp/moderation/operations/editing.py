@@ -6,11 +6,13 @@ from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
+from webapp.moderation import aids
 from webapp.moderation.models import (
     LeakMark,
     ModerationAudit,
     QuestionComment,
     QuestionRevision,
+    StressEntry,
 )
 from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, status_label
 from webapp.moderation.operations.decisions import _drop_signoff
@@ -19,6 +21,7 @@ from webapp.moderation.operations.precheck import (
     refresh_images_check,
     refresh_leak_check,
     refresh_reading_check,
+    refresh_stress_check,
 )
 from webapp.submissions.models import Question
 from webapp.submissions.operations import LIMITS, MIN_QUESTION, upsert_author
@@ -165,6 +168,8 @@ def edit_question(
         refresh_leak_check(question)  # the answer's words may have come or gone
     if {"question", "handout"} & set(after):
         refresh_reading_check(question)
+    if "question" in after:
+        refresh_stress_check(question)
     return revision
 
 
@@ -235,3 +240,33 @@ def hold_back(question: Question, user_id: int, reason: str) -> Question:
     )
     db.session.flush()
     return question
+
+
+def add_stress(question: Question, user_id: int, word: str, vowel: int) -> str:
+    """An editor's stress mark, one click per syllable: the ``vowel``-th vowel (0-based) of
+    ``word`` (as written in the question, without a mark) is stressed in every occurrence of
+    the word in the question's text — an edit, kept as a revision — and the marked word
+    joins the shared stress dictionary (:class:`StressEntry`; the latest mark of a word
+    wins), which offers it in later questions. Returns the marked word («Му́ррен»). Raises
+    ModerationError (nothing written) when the word is not in the text without a mark, or
+    has no such vowel. Flushes only."""
+    marks = aids.vowels(word)
+    if not 0 <= vowel < len(marks):
+        raise ModerationError(f"в слове «{word}» нет {vowel + 1}-го слога")
+    found = [m for m in aids.WORD.finditer(question.text) if m.group(0) == word]
+    if not found:
+        raise ModerationError(f"слова «{word}» без ударения в тексте вопроса нет")
+    marked = aids.with_stress(word, vowel)
+    text = question.text
+    for m in reversed(found):
+        text = text[: m.start()] + marked + text[m.end() :]
+    edit_question(question, user_id, {"question": text})
+    key = aids.word_key(word)
+    entry = db.session.scalar(db.select(StressEntry).filter_by(key=key))
+    if entry is None:
+        entry = StressEntry(key=key)
+        db.session.add(entry)
+    entry.marked, entry.user_id, entry.at = marked, user_id, utcnow()
+    db.session.flush()
+    refresh_stress_check(question)  # the dictionary now knows the word
+    return marked

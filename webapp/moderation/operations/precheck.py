@@ -17,6 +17,7 @@ from webapp.moderation.models import (
     PRECHECK_VERSION,
     LeakMark,
     ModerationReport,
+    StressEntry,
 )
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import LIMITS, MIN_QUESTION
@@ -59,7 +60,9 @@ def run_checks(question: Question) -> list[dict]:
     * ``answer_leak`` — the main answer's words found in the question or its handout
       (:func:`leak_check`; ``words``: ``[{"word", "found", "where", "intended"}]``);
     * ``reading_time`` — never fails: the estimated seconds the host reads the question
-      aloud (:func:`reading_check`; ``seconds``).
+      aloud (:func:`reading_check`; ``seconds``);
+    * ``names_to_stress`` — proper names, foreign words and homographs in the question
+      without a stress mark (:func:`stress_check`; ``words``: ``[{"word", "suggestion"}]``).
 
     ``message`` is ``""`` for a passed check, except ``language``, ``reading_time`` and an
     ``answer_leak`` whose hits are all marked intended.
@@ -119,7 +122,58 @@ def run_checks(question: Question) -> list[dict]:
     checks.append(images_check(question))
     checks.append(leak_check(question))
     checks.append(reading_check(question))
+    checks.append(stress_check(question))
     return checks
+
+
+def stress_check(question: Question) -> dict:
+    """The ``names_to_stress`` row of :func:`run_checks`: the question's words the host may
+    stress wrongly (``webapp.moderation.aids.names_to_stress``), each ``{"word": as written,
+    "suggestion": the stress dictionary's marked form or None}``; failed while there is one:
+    «без ударения: Деннис, Муррен (в словаре: Му́ррен)»."""
+    words: list[dict] = [
+        {"word": w, "suggestion": stress_suggestion(w)} for w in aids.names_to_stress(question.text)
+    ]
+    message = ""
+    if words:
+        message = "без ударения: " + ", ".join(
+            f"{w['word']}" + (f" (в словаре: {w['suggestion']})" if w["suggestion"] else "")
+            for w in words
+        )
+    return {"name": "names_to_stress", "ok": not words, "message": message, "words": words}
+
+
+def stress_suggestion(word: str) -> str | None:
+    """The stress dictionary's form of ``word``: its own entry («Муррен» → «Му́ррен»), else
+    the entry of the longest start of it of at least four letters that leaves at most three
+    letters of ending and is stressed within that start («Муррена» → «Му́ррена»), the
+    mark put on the same vowel; None without one."""
+    key = aids.word_key(word)
+    starts = [key[:n] for n in range(max(4, len(key) - 3), len(key) + 1)]
+    entries = {
+        e.key: e.marked
+        for e in db.session.scalars(db.select(StressEntry).where(StressEntry.key.in_(starts)))
+    }
+    for start in reversed(starts):
+        marked = entries.get(start)
+        if marked is None:
+            continue
+        vowel = aids.stress_vowel(marked)
+        if (
+            vowel is not None
+            and aids.vowels(word)[vowel : vowel + 1]
+            and (aids.vowels(word)[vowel] < len(start))
+        ):
+            return aids.with_stress(word, vowel)
+    return None
+
+
+def refresh_stress_check(question: Question) -> None:
+    """Re-run :func:`stress_check` in the question's latest report (after an edit of the
+    text or a stress mark added). No report yet: nothing to do."""
+    report = _latest_report(question.id)
+    if report is not None:
+        _replace_rows(report, [stress_check(question)])
 
 
 def reading_check(question: Question) -> dict:

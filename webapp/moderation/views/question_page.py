@@ -15,7 +15,7 @@ from webapp.core.formats import question_preview
 from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
 from webapp.moderation import queries
-from webapp.moderation.aids import highlight
+from webapp.moderation.aids import highlight, stress_vowel, vowels, with_stress
 from webapp.moderation.forms import (
     AttachImageForm,
     AuthorForm,
@@ -25,6 +25,7 @@ from webapp.moderation.forms import (
     EditForm,
     HoldBackForm,
     LeakMarkForm,
+    StressForm,
 )
 from webapp.moderation.images import attach_image as attach
 from webapp.moderation.images import image_choices
@@ -32,6 +33,7 @@ from webapp.moderation.operations import (
     CHECK_LABELS,
     ModerationError,
     add_comment,
+    add_stress,
     claim,
     claim_holder,
     correct_author,
@@ -71,6 +73,23 @@ def _highlighted(parts: list[dict], found: list[str]) -> list[dict]:
     """``parts`` (``Question.image_parts``) with each text part's ``pieces``: the text cut
     at the leaked words (``webapp.moderation.aids.highlight``), which the page marks."""
     return [{**p, "pieces": highlight(p["text"], found)} if "text" in p else p for p in parts]
+
+
+def _stress_choices(report) -> dict[str, list[dict]]:
+    """For each word of the report's ``names_to_stress`` row, its stressed spellings, one
+    per syllable: ``{"Муррен": [{"vowel": 0, "marked": "Му́ррен", "suggested": True}, …]}``
+    (``suggested``: the stress dictionary's choice)."""
+    row = (
+        next((c for c in report.checks if c["name"] == "names_to_stress"), None) if report else None
+    )
+    out = {}
+    for w in row["words"] if row else []:
+        suggested = stress_vowel(w["suggestion"]) if w.get("suggestion") else None
+        out[w["word"]] = [
+            {"vowel": i, "marked": with_stress(w["word"], i), "suggested": i == suggested}
+            for i in range(len(vowels(w["word"])))
+        ]
+    return out
 
 
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
@@ -142,6 +161,8 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         },
         leak=leak,
         leak_form=LeakMarkForm(formdata=None),
+        stress_form=StressForm(formdata=None),
+        stress_choices=_stress_choices(report),
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
         reason_labels=REASON_LABELS,
     )
@@ -317,6 +338,27 @@ def mark_leak(question_id: int):
     on_refusal("Отметка не сохранена: ", back)
     mark_leak_intended(q, current_staff().id, form.word.data)
     flash(f"Слово «{form.word.data}» отмечено: так задумано.", "success")
+    return redirect(back)
+
+
+@bp.route("/questions/<int:question_id>/stress", methods=["POST"])
+@access("editor+")
+def stress(question_id: int):
+    """One click per syllable: the stress mark on the word in the question's text (an edit,
+    kept as a revision) and in the shared stress dictionary."""
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = StressForm()
+    if not form.validate_on_submit():
+        flash("Ударение не поставлено: форма устарела, обновите страницу.", "error")
+        return redirect(back)
+    holder = claim_holder(q.id)
+    if holder is not None and holder != current_staff().id:
+        flash("Вопрос взят другим редактором.", "error")
+        return redirect(back)
+    on_refusal("Ударение не поставлено: ", back)
+    marked = add_stress(q, current_staff().id, form.word.data, form.vowel.data)
+    flash(f"Ударение поставлено: {marked}.", "success")
     return redirect(back)
 
 
