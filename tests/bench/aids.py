@@ -17,6 +17,12 @@ twice):
 
 tests/webapp/moderation/test_aids.py holds the figures to the issue's bar (at most 2 false
 alarms per 100 questions, at least 95 % of planted leaks found); docs/guide.md quotes them.
+
+The reading time (``reading_time``) on the readings the console recorded in the instance's
+database (``sova``'s configuration: ``SOVA_DATABASE_URL`` or the instance path): per host,
+the mean absolute error of the estimate at the default pace and at the host's pace
+calibrated on their other readings (leave one out, so a reading never calibrates its own
+estimate). An instance without recorded readings reports none.
 Output: one JSON object per line.
 """
 
@@ -140,7 +146,62 @@ def planted_recall(questions: list[Edited]) -> dict[str, Recall]:
     return out
 
 
+def reading_errors() -> list[dict]:
+    """Per host of the instance's recorded games: ``{"host", "readings", "mae_default",
+    "mae_calibrated"}`` (seconds, one decimal)."""
+    from decimal import Decimal
+
+    from webapp.app import create_app
+    from webapp.domain.reading import (
+        DEFAULT_SYLLABLES_PER_SECOND,
+        calibrated_rate,
+        mean_absolute_error,
+    )
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.games.operations import recorded_readings
+
+    app = create_app()
+    out = []
+    with app.app_context():
+        by_host: dict = {}
+        for game in db.session.scalars(db.select(Game).where(Game.events.any())):
+            for host, reading in recorded_readings(game):
+                by_host.setdefault(host, []).append(reading)
+        for host, readings in sorted(by_host.items(), key=lambda kv: kv[0] or 0):
+            errors = [
+                abs(
+                    Decimal(r.syllables) / calibrated_rate(readings[:i] + readings[i + 1 :])
+                    - r.seconds
+                )
+                for i, r in enumerate(readings)
+            ]
+            out.append(
+                {
+                    "host": host,
+                    "readings": len(readings),
+                    "mae_default": str(mean_absolute_error(readings, DEFAULT_SYLLABLES_PER_SECOND)),
+                    "mae_calibrated": str(
+                        (sum(errors, Decimal(0)) / len(errors)).quantize(Decimal("0.1"))
+                    ),
+                }
+            )
+    return out
+
+
 def main() -> int:
+    try:
+        hosts = reading_errors()
+    except Exception as exc:  # no database configured or reachable: say so, go on
+        print(json.dumps({"bench": "aids", "check": "reading_time", "error": str(exc)}))
+    else:
+        print(
+            json.dumps(
+                {"bench": "aids", "check": "reading_time", "metric": "mae_seconds", "hosts": hosts},
+                ensure_ascii=False,
+            ),
+            flush=True,
+        )
     if not (SHARED / PACKETS).is_dir():
         print(f"no test data at {SHARED}", file=sys.stderr)
         return 0

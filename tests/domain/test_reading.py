@@ -10,6 +10,9 @@ import pytest
 from webapp.domain.reading import (
     DEFAULT_SYLLABLES_PER_SECOND,
     HANDOUT_NOTE,
+    Reading,
+    calibrated_rate,
+    mean_absolute_error,
     number_syllables,
     reading_seconds,
     seconds_label,
@@ -66,3 +69,16 @@ def test_exact_estimates_at_the_default_pace():
 )
 def test_seconds_label(seconds, label):
     assert seconds_label(seconds) == label
+
+
+def test_a_hosts_pace_is_calibrated_from_five_readings_on():
+    readings = [Reading(45, Decimal("9.0"))] * 4
+    assert calibrated_rate(readings) == DEFAULT_SYLLABLES_PER_SECOND  # four: not yet
+    readings = [*readings, Reading(90, Decimal("18.0")), Reading(30, Decimal("0"))]
+    assert calibrated_rate(readings) == Decimal("5.00")  # 270 syllables in 54 s
+    assert calibrated_rate([Reading(100, Decimal("30"))] * 5) == Decimal("3.33")
+    # the estimate's error on the recorded readings: 45 / 4.5 = 10 s against 9 s four times,
+    # 90 / 4.5 = 20 s against 18 s once: (4 × 1 + 2) / 5
+    assert mean_absolute_error(readings[:5], DEFAULT_SYLLABLES_PER_SECOND) == Decimal("1.2")
+    assert mean_absolute_error(readings[:5], Decimal("5.00")) == Decimal("0.0")
+    assert mean_absolute_error([], Decimal("5")) is None

@@ -14,11 +14,17 @@ read the handout itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 __all__ = [
     "DEFAULT_SYLLABLES_PER_SECOND",
     "HANDOUT_NOTE",
+    "MIN_CALIBRATION_READINGS",
+    "Reading",
+    "calibrated_rate",
+    "mean_absolute_error",
     "number_syllables",
     "reading_seconds",
     "seconds_label",
@@ -109,3 +115,46 @@ def seconds_label(seconds: Decimal | float | int) -> str:
     if not minutes:
         return f"{rest} с"
     return f"{minutes} мин {rest} с" if rest else f"{minutes} мин"
+
+
+#: A host's pace is calibrated from this many recorded readings or more; with fewer it
+#: stays :data:`DEFAULT_SYLLABLES_PER_SECOND`.
+MIN_CALIBRATION_READINGS = 5
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading the console recorded: the question's ``syllables`` (with the handout's
+    note, as :func:`reading_seconds` counts them) and the ``seconds`` from the spin to the
+    host's tap that starts the minute (the game protocol's ``minute`` start, on the
+    server's clock: the reading has ended)."""
+
+    syllables: int
+    seconds: Decimal
+
+
+def calibrated_rate(
+    readings: Sequence[Reading],
+    default: Decimal = DEFAULT_SYLLABLES_PER_SECOND,
+    minimum: int = MIN_CALIBRATION_READINGS,
+) -> Decimal:
+    """A host's pace from their recorded readings, syllables a second to two decimal
+    places, half up: all their syllables over all their seconds (a long question weighs
+    more, as it should); readings of no time or no syllables are left out. ``default``
+    with fewer than ``minimum`` usable readings. 100 syllables in 20 s → ``Decimal("5.00")``."""
+    usable = [r for r in readings if r.seconds > 0 and r.syllables > 0]
+    if len(usable) < minimum:
+        return default
+    seconds = sum((r.seconds for r in usable), Decimal(0))
+    rate = Decimal(sum(r.syllables for r in usable)) / seconds
+    return rate.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def mean_absolute_error(readings: Sequence[Reading], rate: Decimal) -> Decimal | None:
+    """The mean of ``|syllables / rate − seconds|`` over ``readings``, seconds to one
+    decimal place (None without readings): how far the estimate at ``rate`` is from what
+    the console recorded."""
+    if not readings:
+        return None
+    total = sum((abs(Decimal(r.syllables) / rate - r.seconds) for r in readings), Decimal(0))
+    return (total / len(readings)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)

@@ -215,6 +215,13 @@ class ReadingBudgetForm(FlaskForm):
     )
 
 
+class GameHostForm(FlaskForm):
+    """The episode's host (``choices``: ``games.operations.host_choices``, set by the
+    view); «—» names none."""
+
+    host_user_id = SelectField("Ведущий выпуска", choices=[], validate_choice=True)
+
+
 class AirTimeForm(FlaskForm):
     """When the game airs, in the season's time zone (``webapp.games.publication``: its
     questions are public once it is closed and this time has passed)."""

@@ -5,6 +5,7 @@ producer's budget for the episode (the page and its form), and the host card's �
 from __future__ import annotations
 
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 
 from tests.forms import get_page, submit_form
@@ -141,3 +142,61 @@ def test_the_host_card_prints_the_editors_stress_marks(app, drain, staff):
         ).stdout
     assert "Де\u0301ннис Му\u0301ррен" in texts["host_cards"]
     assert "Де\u0301ннис Му\u0301ррен" in texts["envelopes"]
+
+
+def test_the_hosts_own_games_calibrate_the_estimate(app, login, client, drain, staff):
+    """Five readings the console recorded (spin, then the minute started 9 s later, on the
+    server's clock) make the host's pace 45 / 9 = 5 syllables a second: the next game they
+    host is estimated at it on the table builder and the host cards."""
+    from datetime import UTC, datetime, timedelta
+
+    from webapp.games.models import GameEvent
+    from webapp.games.operations import host_pace, recorded_readings
+
+    host = staff("host")[0]
+    played = reading_game()
+    start = datetime(2023, 3, 1, 19, 0, tzinfo=UTC)
+    events = []
+    for n, sector in enumerate((1, 2, 3, 4, 5)):
+        spun = start + timedelta(minutes=3 * n)
+        ended = spun + timedelta(seconds=9)
+        events += [
+            ({"type": "spin", "sector": sector}, spun),
+            ({"type": "minute", "action": "start", "at": ended.isoformat()}, ended),
+            ({"type": "answer", "correct": True}, ended + timedelta(seconds=70)),
+        ]
+    for seq, (payload, at) in enumerate(events, start=1):
+        played.events.append(GameEvent(seq=seq, payload=payload, by_user_id=host, created_at=at))
+    h.commit()
+    assert [(who, r.syllables, r.seconds) for who, r in recorded_readings(played)] == [
+        (host, 45, Decimal("9.0"))
+    ] * 5
+    assert host_pace(host) == {"rate": Decimal("5.00"), "readings": 5, "calibrated": True}
+
+    nxt = reading_game()
+    login("producer")
+    url = f"/games/{nxt.id}/table"
+    page = get_page(client, url)
+    assert "по темпу 4,5 слога в секунду: по умолчанию, ведущий выпуска не назначен." in page
+    assert '<td id="reading-total" class="reading">2 мин 10 с</td>' in page  # 13 × 10 s
+    submit_form(client, page, "game-host", url, **{"host-host_user_id": str(host)})
+    page = get_page(client, url)
+    assert "Ведущий выпуска: host." in page  # the host user's name
+    assert "по темпу 5,00 слога в секунду: темп ведущего по его записанным чтениям (5)." in page
+    assert '<td class="reading" data-sector="1">9 с</td>' in page
+    assert '<td id="reading-total" class="reading">1 мин 57 с</td>' in page  # 13 × 9 s
+    lock_table(db.session.get(Game, nxt.id), None)
+    h.commit()
+    docs = request_envelopes(db.session.get(Game, nxt.id), copies=1)
+    h.commit()
+    drain()
+    db.session.expire_all()
+    card = next(db.session.get(Document, d.id) for d in docs if d.kind == "host_cards")
+    assert card.status == "ready", card.error
+    text = subprocess.run(
+        ["pdftotext", str(Path(app.config["SOVA_DOCUMENTS_PATH"]) / card.path), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert text.count("Чтение ≈ 9 с") == 13

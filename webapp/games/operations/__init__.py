@@ -33,6 +33,13 @@ from webapp.games.operations.draw import (  # noqa: F401
     request_draw,
     sector13_card_key,
 )
+from webapp.games.operations.pace import (  # noqa: F401
+    game_rate,
+    host_choices,
+    host_pace,
+    recorded_readings,
+    set_game_host,
+)
 from webapp.games.operations.play import (  # noqa: F401
     game_context,
     game_rules,

@@ -9,12 +9,22 @@ from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.domain.reading import seconds_label
 from webapp.domain.topics import TOPICS, topic_label
-from webapp.games.forms import ActionForm, ReadingBudgetForm, ReplaceForm, SwapForm, TopicForm
+from webapp.games.forms import (
+    ActionForm,
+    GameHostForm,
+    ReadingBudgetForm,
+    ReplaceForm,
+    SwapForm,
+    TopicForm,
+)
 from webapp.games.operations import (
     GameError,
     check_table,
+    host_choices,
+    host_pace,
     lock_table,
     replace_slot,
+    set_game_host,
     set_reading_budget,
     set_topic,
     swap_slots,
@@ -32,6 +42,7 @@ def table(game_id: int):
     """The table builder: plan, questions and reserves per sector, the completeness check,
     swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
     game = _game_or_404(game_id)
+    pace = host_pace(game.host_user_id)
     return render_template(
         "games/table.html",
         game=game,
@@ -41,13 +52,41 @@ def table(game_id: int):
         replace_form=ReplaceForm(prefix="replace"),
         form=ActionForm(),
         topics=TOPICS,
-        reading=reading_plan(game),
+        reading=reading_plan(game, pace["rate"]),
+        pace=pace,
+        host_form=_host_form(game),
         budget_form=ReadingBudgetForm(
             prefix="budget",
             formdata=None,
             data=_budget_data(game),
         ),
         sets_budget=current_staff().role in ("producer", "admin"),
+    )
+
+
+def _host_form(game, formdata=None) -> GameHostForm:
+    form = GameHostForm(prefix="host", formdata=formdata)
+    form.host_user_id.choices = host_choices()
+    if formdata is None:
+        form.host_user_id.data = str(game.host_user_id or "")
+    return form
+
+
+@bp.route("/<int:game_id>/table/host", methods=["POST"])
+@access("producer")
+def table_host(game_id: int):
+    """The producer names the episode's host: the reading time is then estimated at that
+    host's pace, calibrated from their recorded games."""
+    game = _game_or_404(game_id)
+    form = _host_form(game, formdata=request.form)
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Ведущий не назначен: " + errors_line(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Ведущий не назначен: {exc}"))
+    chosen = form.host_user_id.data
+    set_game_host(game, int(chosen) if chosen else None)
+    label = dict(host_choices()).get(chosen or "", "—")
+    return _table_reply(
+        game_id, ok=f"Ведущий выпуска: {label}." if chosen else "Ведущий выпуска не назначен."
     )
 
 
