@@ -236,6 +236,9 @@ def register_formats(app: Flask) -> None:
     from webapp.domain.donor import quoted
 
     app.add_template_filter(quoted, "quoted")  # «…» with inner «» as „“
+    from webapp.domain.reading import seconds_label
+
+    app.add_template_filter(seconds_label, "reading_label")  # staff pages: «23 с»
 
 
 def register_blueprints(app: Flask) -> None:

@@ -13,6 +13,7 @@ from webapp.extensions import db
 from webapp.games import tasks
 from webapp.games.models import Game
 from webapp.games.operations import rules_note
+from webapp.games.operations.pace import game_rate
 from webapp.games.queries import envelope_context, handout_files, printed_copies
 from workers.rendering import render_document
 
@@ -41,6 +42,7 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
         copies=serials or None,
         images=images,
         only_sectors=only,
+        reading_rate=game_rate(game),
     )
     if document.kind != "envelopes":  # the host reads the game's own rules (2023 §4.12.1)
         context["rules_note"] = rules_note(game)

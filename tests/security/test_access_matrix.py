@@ -259,6 +259,8 @@ def test_matrix_editors_pages_on_a_real_question(matrix_app, role_clients):
         ("POST", f"{q}/sign-off"),
         ("POST", f"{q}/images"),
         ("POST", f"{q}/hold-back"),
+        ("POST", f"{q}/leaks"),
+        ("POST", f"{q}/stress"),
         ("POST", "/editor/bulk"),
         ("POST", "/editor/signoffs"),
         ("GET", "/editor/export.csv"),

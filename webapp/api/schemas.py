@@ -91,10 +91,23 @@ class SubmissionStatus(Schema):
     history = fields.List(fields.Nested(HistoryItem), required=True)
 
 
+class CheckWord(Schema):
+    """One word an editors' aid lists: ``answer_leak``'s ``{word, found, where, intended}``
+    (the answer's folded word, the text's word as written, the field, marked intended)."""
+
+    word = fields.String()
+    found = fields.String()
+    where = fields.String()
+    intended = fields.Boolean()
+    suggestion = fields.String(allow_none=True)  # names_to_stress: the dictionary's form
+
+
 class Check(Schema):
     name = fields.String()
     ok = fields.Boolean()
     message = fields.String()
+    words = fields.List(fields.Nested(CheckWord))  # answer_leak, names_to_stress
+    seconds = fields.Float()  # reading_time: the host's estimated reading, seconds
 
 
 class Duplicate(Schema):

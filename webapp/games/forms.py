@@ -202,6 +202,26 @@ class TopicForm(SovaForm):
     )
 
 
+class ReadingBudgetForm(SovaForm):
+    """The producer's budget for reading the episode's questions aloud, in minutes and
+    seconds (both empty: no budget)."""
+
+    minutes = IntegerField(
+        "Бюджет на чтение вопросов: минут",
+        validators=[Optional(), NumberRange(0, 120, "Минут: от 0 до 120.")],
+    )
+    seconds = IntegerField(
+        "секунд", validators=[Optional(), NumberRange(0, 59, "Секунд: от 0 до 59.")]
+    )
+
+
+class GameHostForm(SovaForm):
+    """The episode's host (``choices``: ``games.operations.host_choices``, set by the
+    view); «—» names none."""
+
+    host_user_id = SelectField("Ведущий выпуска", choices=[], validate_choice=True)
+
+
 class AirTimeForm(SovaForm):
     """When the game airs, in the season's time zone (``webapp.games.publication``: its
     questions are public once it is closed and this time has passed)."""

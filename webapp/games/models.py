@@ -134,6 +134,12 @@ class Game(Model):
     status: Mapped[str] = mapped_column(String(20), default="draft")
     # The table is locked (completeness checked) before envelopes are printed.
     table_locked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # the producer's budget for reading the episode's questions aloud, whole seconds
+    # (None: no budget); the table builder sets the estimate against it
+    reading_budget_seconds: Mapped[int | None] = mapped_column(Integer)
+    # who hosts the episode (a «host» user, named by the producer): the reading time is
+    # estimated at that host's pace, calibrated from their recorded games
+    host_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     table_locked_by: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

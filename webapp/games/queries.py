@@ -14,9 +14,17 @@ from webapp.core.models import Document
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.domain.money import Money
 from webapp.domain.prizes import UNANSWERED_RULE, unanswered_question_prizes
+from webapp.domain.reading import (
+    DEFAULT_SYLLABLES_PER_SECOND,
+    HANDOUT_NOTE,
+    reading_seconds,
+    seconds_label,
+    syllables,
+)
 from webapp.domain.rules import RULESETS, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
+from webapp.moderation.checks import has_handout
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
@@ -218,6 +226,7 @@ def envelope_context(
     copies: list[str] | None = None,
     images: dict[str, Path] | None = None,
     only_sectors: set[int] | None = None,
+    reading_rate: Decimal = DEFAULT_SYLLABLES_PER_SECOND,
 ) -> dict:
     """Context of ``templates/pdf/envelope.html`` (``with_answers`` False) or
     ``host_card.html`` (True): primitives only, see ``workers/documents.py``. With
@@ -230,7 +239,9 @@ def envelope_context(
     («Имя автора в эфире не называть: нет её согласия.», :func:`no_consent_note`). ``text`` is
     the question without a leading ``[Раздаточный материал: …]`` block that repeats ``handout``
     (printed once, in the handout box); ``images`` maps each image reference of the question
-    to its allowed file (the templates print the image in place of ``(img name)``)."""
+    to its allowed file (the templates print the image in place of ``(img name)``). Host
+    cards print each question's ``reading`` time at ``reading_rate`` (the game's host's
+    pace)."""
     sectors = []
     images = images or {}
     for env in game.envelopes:
@@ -260,6 +271,7 @@ def envelope_context(
                     comment=q.comment,
                     sources=list(q.sources or []),
                     show_text=True,
+                    reading=seconds_label(question_reading(q, reading_rate)),
                 )
             questions.append(item)
         sector: dict = {"sector": env.sector, "kind": env.kind, "questions": questions}
@@ -516,3 +528,35 @@ def close_preview(game: Game, state: dict) -> dict:
         "currency": season.currency,
         "rule": cite(UNANSWERED_RULE[season.ruleset]),
     }
+
+
+def _with_handout(q: Question) -> bool:
+    return has_handout(q.handout, q.handout_image, [q.text])
+
+
+def question_syllables(q: Question) -> int:
+    """The syllables the host reads for ``q``: its text and, with a handout, the note
+    (``webapp.domain.reading``)."""
+    return syllables(q.text) + (syllables(HANDOUT_NOTE) if _with_handout(q) else 0)
+
+
+def question_reading(q: Question, rate: Decimal = DEFAULT_SYLLABLES_PER_SECOND) -> Decimal:
+    """The seconds the host takes to read ``q`` aloud at ``rate`` syllables a second, as
+    the pre-check's ``reading_time`` estimates them at the default pace
+    (``webapp.domain.reading.reading_seconds``; the handout's note when it has one)."""
+    return reading_seconds(q.text, handout=_with_handout(q), rate=rate)
+
+
+def reading_plan(game: Game, rate: Decimal = DEFAULT_SYLLABLES_PER_SECOND) -> dict:
+    """The time to read the game's placed questions aloud at ``rate`` (the game's host's
+    pace: ``games.operations.pace.game_rate``), reserves not counted:
+    ``{"sectors": {sector: Decimal seconds}, "total": Decimal, "budget": int | None
+    (the producer's, whole seconds), "over": Decimal | None (seconds past the budget)}``."""
+    sectors = {
+        env.sector: sum((question_reading(eq.question, rate) for eq in env.questions), Decimal(0))
+        for env in game.envelopes
+    }
+    total = sum(sectors.values(), Decimal(0))
+    budget = game.reading_budget_seconds
+    over = total - budget if budget is not None and total > budget else None
+    return {"sectors": sectors, "total": total, "budget": budget, "over": over}

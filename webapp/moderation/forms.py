@@ -12,7 +12,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import AnyOf, DataRequired, Length, Optional, ValidationError
+from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, Optional, ValidationError
 
 from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.question_states import STATES
@@ -52,6 +52,8 @@ SORT_LABELS = [
     SelectChoice("oldest", "Сначала старые"),
     SelectChoice("newest", "Сначала новые"),
     SelectChoice("duplicate", "По сходству с повтором"),
+    SelectChoice("reading", "Сначала долгие в чтении"),
+    SelectChoice("reading_short", "Сначала короткие в чтении"),
     SelectChoice("id", "По номеру"),
 ]
 CHANNEL_CHOICES = [
@@ -79,6 +81,8 @@ FLAG_CHOICES = [
     SelectChoice("author_in_text", "автор в тексте"),
     SelectChoice("handout_missing", "нет раздатки"),
     SelectChoice("images_missing", "нет изображения"),
+    SelectChoice("answer_leak", "слова ответа в вопросе"),
+    SelectChoice("names_to_stress", "нет ударения в имени"),
     SelectChoice("lang_ru", "язык: русский"),
     SelectChoice("lang_be", "язык: белорусский"),
     SelectChoice("lang_other", "язык: другой"),
@@ -179,6 +183,21 @@ class BulkForm(SovaForm):
 
 class ButtonForm(SovaForm):
     """A POST button (claim, release, reveal): the CSRF token is its only field."""
+
+
+class StressForm(SovaForm):
+    """One click per syllable: the stress mark on the ``vowel``-th vowel (0-based) of
+    ``word`` (as written in the question) — the button clicked sends ``vowel``."""
+
+    word = HiddenField(validators=[DataRequired(), Length(max=100)])
+    vowel = IntegerField(validators=[InputRequired(), NumberRange(0, 30)])
+
+
+class LeakMarkForm(SovaForm):
+    """«Так задумано» on one answer word of the pre-check's ``answer_leak`` row: ``word``
+    is the answer's folded word the report lists."""
+
+    word = HiddenField(validators=[DataRequired(), Length(max=100)])
 
 
 class QueueFilterForm(SovaForm):

@@ -22,7 +22,8 @@ from webapp.extensions import Model
 # 2: LSH index, similarity = max(token_sort_ratio, ratio)
 # 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
 #    handout_missing; flags carry the language as lang_ru / lang_be / lang_other
-PRECHECK_VERSION = 3
+# 4: the editors' aids (webapp.moderation.aids): answer_leak, reading_time, names_to_stress
+PRECHECK_VERSION = 4
 
 
 class ModerationReport(Model):
@@ -88,10 +89,11 @@ class QuestionClaim(Model):
 
 class ModerationAudit(Model):
     """Who saw what they normally may not: a chief editor revealing a question's authors
-    (name, city, e-mail) in blind moderation, or correcting one; and the second editor's
+    (name, city, e-mail) in blind moderation, or correcting one; the second editor's
     sign-off of a question's sources; a chief editor downloading a paper letter's scan (it
-    shows the author's name and address). ``action``: ``"reveal_authors"``,
-    ``"correct_author"``, ``"sign_off"`` or ``"letter_scan"``."""
+    shows the author's name and address); an editor marking an answer leak as intended
+    (:class:`LeakMark`). ``action``: ``"reveal_authors"``, ``"correct_author"``,
+    ``"sign_off"``, ``"letter_scan"`` or ``"leak_intended"``."""
 
     __tablename__ = "moderation_audit"
 
@@ -134,6 +136,41 @@ class QuestionComment(Model):
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     text: Mapped[str] = mapped_column(Text)
+
+
+class LeakMark(Model):
+    """An editor's «так задумано» on one answer word the pre-check found in the question
+    (``answer_leak``): the hit stays listed, marked intended, and no longer fails the
+    check. ``word``: the answer's word, folded (``webapp.moderation.aids.word_key``). One
+    per (question, word); each mark is also a ``leak_intended`` :class:`ModerationAudit`
+    row."""
+
+    __tablename__ = "leak_mark"
+    __table_args__ = (UniqueConstraint("question_id", "word"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    word: Mapped[str] = mapped_column(String(100))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class StressEntry(Model):
+    """The shared stress dictionary, grown from the editors' marks: a word as an editor
+    stressed it (``marked``: «Му́ррен») under its folded form (``key``: «муррен»,
+    ``webapp.moderation.aids.word_key``). The pre-check's ``names_to_stress`` offers it for
+    the same word, and for its forms that start with it (``Муррена``), in later
+    questions. The latest mark of a word wins."""
+
+    __tablename__ = "stress_entry"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(100), unique=True)
+    marked: Mapped[str] = mapped_column(String(120))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class QuestionSignoff(Model):

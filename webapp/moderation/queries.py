@@ -35,6 +35,9 @@ SORT_KEYS: dict[str, tuple[Key, ...]] = {
     # «по повторам»: the best duplicate score first (the pre-check's copy on the question,
     # read from its index: migration 0027), then the oldest question
     "duplicate": (Key(Question.duplicate_score, desc=True), Key(Question.id)),
+    # the pre-check's reading time, copied onto the question
+    "reading": (Key(Question.reading_seconds, desc=True), Key(Question.id)),
+    "reading_short": (Key(Question.reading_seconds), Key(Question.id)),
     "id": (Key(Question.id),),
 }
 SORTS = {name: tuple(keyset.order_by(keys)) for name, keys in SORT_KEYS.items()}

@@ -127,6 +127,9 @@ class Question(Model):
     # order reads an index of the question table (migration 0027): (status, this
     # descending, id) and the same of the questions not archived.
     duplicate_score: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    # the pre-check's reading_time (seconds, one decimal; 0 before the pre-check), for the
+    # queue's «по времени чтения» order
+    reading_seconds: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
     # A live question (channel ``live``, the ``/live`` form): the game that was live when it
     # arrived (2009 sector 13, 002_e025d5ded135c1c4.txt §1.3); None for every other question.
     live_game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), index=True)

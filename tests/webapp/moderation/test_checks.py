@@ -303,7 +303,7 @@ def test_precheck_stores_the_content_checks(app):
         "и хуй кто его узнает. Назовите его."
     )
     report = report_of(q)
-    assert report.version == 3
+    assert report.version == 4
     assert report.checks[6:] == [
         {"name": "language", "ok": True, "message": "язык: русский"},
         {"name": "obscene_words", "ok": False, "message": "нецензурные слова: хуй"},
@@ -318,6 +318,20 @@ def test_precheck_stores_the_content_checks(app):
             "message": "текст ссылается на раздаточный материал («Перед вами»), но его нет",
         },
         {"name": "images_missing", "ok": True, "message": ""},  # no image is referred to
+        {
+            "name": "answer_leak",
+            "ok": False,
+            "message": "слова ответа в тексте: «Гомеле» (вопрос)",
+            "words": [{"word": "гомель", "found": "Гомеле", "where": "вопрос", "intended": False}],
+        },
+        # 49 syllables («1999»: 12) at 4.5 a second; no handout, so no note
+        {"name": "reading_time", "ok": True, "message": "≈ 11 с", "seconds": 10.9},
+        {
+            "name": "names_to_stress",
+            "ok": False,
+            "message": "без ударения: Гомеле",
+            "words": [{"word": "Гомеле", "suggestion": None}],
+        },
     ]
     assert [c["name"] for c in report.checks[:6]] == [
         "question_present",
@@ -328,7 +342,10 @@ def test_precheck_stores_the_content_checks(app):
         "sources_present",
     ]
     assert all(c["ok"] for c in report.checks[:6])
-    assert report.flags == " obscene_words author_in_text handout_missing lang_ru "
+    assert (
+        report.flags
+        == " obscene_words author_in_text handout_missing answer_leak names_to_stress lang_ru "
+    )
 
 
 def test_precheck_clean_belarusian_and_other_language(app):
@@ -349,8 +366,23 @@ def test_precheck_clean_belarusian_and_other_language(app):
         {"name": "author_in_text", "ok": True, "message": ""},
         {"name": "handout_missing", "ok": True, "message": ""},
         {"name": "images_missing", "ok": True, "message": ""},
+        # the prince's name is the answer's root: a hint the editor marks as intended
+        {
+            "name": "answer_leak",
+            "ok": False,
+            "message": "слова ответа в тексте: «Барыс» (вопрос)",
+            "words": [{"word": "барысаў", "found": "Барыс", "where": "вопрос", "intended": False}],
+        },
+        # 23 syllables of the question and 12 of the handout's note, at 4.5 a second
+        {"name": "reading_time", "ok": True, "message": "≈ 8 с", "seconds": 7.8},
+        {
+            "name": "names_to_stress",
+            "ok": False,
+            "message": "без ударения: Барыс",
+            "words": [{"word": "Барыс", "suggestion": None}],
+        },
     ]
-    assert report_of(be).flags == " lang_be "
+    assert report_of(be).flags == " answer_leak names_to_stress lang_be "
     assert report_of(en).checks[6] == {
         "name": "language",
         "ok": False,
@@ -393,4 +425,5 @@ def test_editor_page_and_queue_show_the_checks(app, login, client):
     queue_page = client.get("/editor/queue?flag=handout_missing").get_data(as_text=True)
     assert '<option selected value="handout_missing">нет раздатки</option>' in queue_page
     assert f'href="/editor/questions/{q.id}"' in queue_page
-    assert '<span class="bad">2 замеч.</span>' in queue_page
+    # with the answer in the text, and «Гомеле» without a stress mark
+    assert '<span class="bad">4 замеч.</span>' in queue_page

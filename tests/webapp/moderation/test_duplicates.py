@@ -140,7 +140,7 @@ def test_precheck_stores_ranked_candidates(app):
     precheck(new.id)
     commit()
     report = db.session.scalar(db.select(ModerationReport).filter_by(question_id=new.id))
-    assert report.version == 3  # PRECHECK_VERSION (3: content checks)
+    assert report.version == 4  # PRECHECK_VERSION (4: the editors' aids)
     assert report.duplicates == [{"question_id": old.id, "score": 99.2, "status": "archived"}]
 
 

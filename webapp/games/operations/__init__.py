@@ -34,6 +34,13 @@ from webapp.games.operations.draw import (  # noqa: F401
     sector13_card_key,
     sector13_pool,
 )
+from webapp.games.operations.pace import (  # noqa: F401
+    game_rate,
+    host_choices,
+    host_pace,
+    recorded_readings,
+    set_game_host,
+)
 from webapp.games.operations.play import (  # noqa: F401
     game_context,
     game_rules,
@@ -66,6 +73,7 @@ from webapp.games.operations.table import (  # noqa: F401
     missing_image_files,
     replace_slot,
     request_envelopes,
+    set_reading_budget,
     set_topic,
     slots_for,
     swap_slots,

@@ -31,6 +31,8 @@ FIELD_LABELS = {
     "donor.details": "Реквизиты дарителя",
     "donor.representative": "В лице",
     "table": "Стол",
+    "reading_budget_seconds": "Бюджет на чтение",
+    "host_user_id": "Ведущий",
     "table.blitz": "Сектор блица",
     "table.superblitz": "Сектор суперблица",
     "table.sector13": "13 сектор",

@@ -779,3 +779,14 @@ def request_envelopes(
             request_again(RENDER_ENVELOPES, doc.id, since=doc.created_at)
         docs.append(doc)
     return docs
+
+
+def set_reading_budget(game: Game, seconds: int | None) -> Game:
+    """The producer's budget for reading the episode's questions aloud, whole seconds
+    (None clears it); the table builder sets ``games.queries.reading_plan`` against it.
+    Raises GameError for a negative budget. Flushes only."""
+    if seconds is not None and seconds < 0:
+        raise GameError({"reading_budget_seconds": ["не может быть отрицательным"]})
+    game.reading_budget_seconds = seconds
+    db.session.flush()
+    return game

@@ -7,19 +7,32 @@ from flask import flash, jsonify, redirect, render_template, request, url_for
 from webapp.core.access import access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
+from webapp.domain.reading import seconds_label
 from webapp.domain.topics import TOPICS, topic_label
-from webapp.games.forms import ActionForm, ReplaceForm, SwapForm, TopicForm
+from webapp.games.forms import (
+    ActionForm,
+    GameHostForm,
+    ReadingBudgetForm,
+    ReplaceForm,
+    SwapForm,
+    TopicForm,
+)
 from webapp.games.operations import (
     GameError,
     check_table,
+    host_choices,
+    host_pace,
     lock_table,
     replace_slot,
+    set_game_host,
+    set_reading_budget,
     set_topic,
     swap_slots,
     table_plan,
     unlock_table,
     use_reserve,
 )
+from webapp.games.queries import reading_plan
 from webapp.games.views.common import _game_or_404, _wants_json, bp
 
 
@@ -29,6 +42,7 @@ def table(game_id: int):
     """The table builder: plan, questions and reserves per sector, the completeness check,
     swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
     game = _game_or_404(game_id)
+    pace = host_pace(game.host_user_id)
     return render_template(
         "games/table.html",
         game=game,
@@ -38,6 +52,70 @@ def table(game_id: int):
         replace_form=ReplaceForm(prefix="replace"),
         form=ActionForm(),
         topics=TOPICS,
+        reading=reading_plan(game, pace["rate"]),
+        pace=pace,
+        host_form=_host_form(game),
+        budget_form=ReadingBudgetForm(
+            prefix="budget",
+            formdata=None,
+            data=_budget_data(game),
+        ),
+        sets_budget=current_staff().role in ("producer", "admin"),
+    )
+
+
+def _host_form(game, formdata=None) -> GameHostForm:
+    form = GameHostForm(prefix="host", formdata=formdata)
+    form.host_user_id.choices = host_choices()
+    if formdata is None:
+        form.host_user_id.data = str(game.host_user_id or "")
+    return form
+
+
+@bp.route("/<int:game_id>/table/host", methods=["POST"])
+@access("producer")
+def table_host(game_id: int):
+    """The producer names the episode's host: the reading time is then estimated at that
+    host's pace, calibrated from their recorded games."""
+    game = _game_or_404(game_id)
+    form = _host_form(game, formdata=request.form)
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Ведущий не назначен: " + errors_line(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Ведущий не назначен: {exc}"))
+    chosen = form.host_user_id.data
+    set_game_host(game, int(chosen) if chosen else None)
+    label = dict(host_choices()).get(chosen or "", "—")
+    return _table_reply(
+        game_id, ok=f"Ведущий выпуска: {label}." if chosen else "Ведущий выпуска не назначен."
+    )
+
+
+def _budget_data(game) -> dict:
+    budget = game.reading_budget_seconds
+    if budget is None:
+        return {}
+    minutes, seconds = divmod(budget, 60)
+    return {"minutes": minutes, "seconds": seconds}
+
+
+@bp.route("/<int:game_id>/table/budget", methods=["POST"])
+@access("producer")
+def table_budget(game_id: int):
+    """The producer's budget for reading the episode's questions aloud (minutes and
+    seconds; both empty clears it)."""
+    game = _game_or_404(game_id)
+    form = ReadingBudgetForm(prefix="budget")
+    if not form.validate_on_submit():
+        return _table_reply(game_id, "Бюджет не изменён: " + errors_line(form))
+    on_refusal(respond=lambda exc: _table_reply(game_id, f"Бюджет не изменён: {exc}"))
+    minutes, seconds = form.minutes.data, form.seconds.data
+    budget = None if minutes is None and seconds is None else (minutes or 0) * 60 + (seconds or 0)
+    set_reading_budget(game, budget)
+    return _table_reply(
+        game_id,
+        ok="Бюджет на чтение снят."
+        if budget is None
+        else f"Бюджет на чтение: {seconds_label(budget)}.",
     )
 
 

@@ -53,6 +53,9 @@ CHECK_LABELS = {
     "author_in_text": "анонимность",
     "handout_missing": "раздаточный материал",
     "images_missing": "изображения",
+    "answer_leak": "слова ответа в вопросе",
+    "reading_time": "время чтения",
+    "names_to_stress": "ударения",
 }
 
 

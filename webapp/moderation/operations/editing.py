@@ -6,14 +6,23 @@ from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.domain.text import has_control_chars, matching_key, normalise
 from webapp.extensions import db
+from webapp.moderation import aids
 from webapp.moderation.models import (
+    LeakMark,
     ModerationAudit,
     QuestionComment,
     QuestionRevision,
+    StressEntry,
 )
 from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, status_label
 from webapp.moderation.operations.decisions import _drop_signoff
-from webapp.moderation.operations.precheck import refresh_images_check
+from webapp.moderation.operations.precheck import (
+    leak_check,
+    refresh_images_check,
+    refresh_leak_check,
+    refresh_reading_check,
+    refresh_stress_check,
+)
 from webapp.submissions.models import Question
 from webapp.submissions.operations import LIMITS, MIN_QUESTION, upsert_author
 
@@ -169,7 +178,38 @@ def edit_question(
     db.session.flush()
     if {"question", "handout", "comment"} & set(after):
         refresh_images_check(question)  # a reference may have come or gone
+    if {"question", "answer", "handout"} & set(after):
+        refresh_leak_check(question)  # the answer's words may have come or gone
+    if {"question", "handout"} & set(after):
+        refresh_reading_check(question)
+    if "question" in after:
+        refresh_stress_check(question)
     return revision
+
+
+def mark_leak_intended(question: Question, user_id: int, word: str) -> LeakMark:
+    """An editor's «так задумано» on one answer word the pre-check found in the question
+    (``answer_leak``): a :class:`LeakMark` and a ModerationAudit row ``leak_intended``; the
+    latest report's ``answer_leak`` row is checked again, so the hit is listed as intended
+    and, once every hit is, the check passes. ``word``: the answer's folded word as the
+    report lists it (``words[].word``). Raises ModerationError (nothing written) when the
+    answer's words are not found in the question now, or the word is already marked.
+    Flushes only."""
+    row = leak_check(question)
+    hit = next((w for w in row["words"] if w["word"] == word), None)
+    if hit is None:
+        raise ModerationError(f"слово «{word}» ответа в тексте вопроса не найдено")
+    if hit["intended"]:
+        raise ModerationError(f"слово «{word}» уже отмечено: так задумано")
+    now = utcnow()
+    mark = LeakMark(question_id=question.id, word=word, user_id=user_id, at=now)
+    db.session.add(mark)
+    db.session.add(
+        ModerationAudit(question_id=question.id, user_id=user_id, action="leak_intended", at=now)
+    )
+    db.session.flush()
+    refresh_leak_check(question)
+    return mark
 
 
 def add_comment(question: Question, user_id: int, text: str) -> QuestionComment:
@@ -214,3 +254,33 @@ def hold_back(question: Question, user_id: int, reason: str) -> Question:
     )
     db.session.flush()
     return question
+
+
+def add_stress(question: Question, user_id: int, word: str, vowel: int) -> str:
+    """An editor's stress mark, one click per syllable: the ``vowel``-th vowel (0-based) of
+    ``word`` (as written in the question, without a mark) is stressed in every occurrence of
+    the word in the question's text — an edit, kept as a revision — and the marked word
+    joins the shared stress dictionary (:class:`StressEntry`; the latest mark of a word
+    wins), which offers it in later questions. Returns the marked word («Му́ррен»). Raises
+    ModerationError (nothing written) when the word is not in the text without a mark, or
+    has no such vowel. Flushes only."""
+    marks = aids.vowels(word)
+    if not 0 <= vowel < len(marks):
+        raise ModerationError(f"в слове «{word}» нет {vowel + 1}-го слога")
+    found = [m for m in aids.WORD.finditer(question.text) if m.group(0) == word]
+    if not found:
+        raise ModerationError(f"слова «{word}» без ударения в тексте вопроса нет")
+    marked = aids.with_stress(word, vowel)
+    text = question.text
+    for m in reversed(found):
+        text = text[: m.start()] + marked + text[m.end() :]
+    edit_question(question, user_id, {"question": text})
+    key = aids.word_key(word)
+    entry = db.session.scalar(db.select(StressEntry).filter_by(key=key))
+    if entry is None:
+        entry = StressEntry(key=key)
+        db.session.add(entry)
+    entry.marked, entry.user_id, entry.at = marked, user_id, utcnow()
+    db.session.flush()
+    refresh_stress_check(question)  # the dictionary now knows the word
+    return marked

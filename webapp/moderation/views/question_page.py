@@ -16,6 +16,7 @@ from webapp.core.formats import question_preview
 from webapp.domain.handouts import without_leading_handout
 from webapp.extensions import db
 from webapp.moderation import queries
+from webapp.moderation.aids import highlight, stress_vowel, vowels, with_stress
 from webapp.moderation.forms import (
     AttachImageForm,
     AuthorForm,
@@ -24,6 +25,8 @@ from webapp.moderation.forms import (
     DecisionForm,
     EditForm,
     HoldBackForm,
+    LeakMarkForm,
+    StressForm,
 )
 from webapp.moderation.images import attach_image as attach
 from webapp.moderation.images import image_choices
@@ -31,6 +34,7 @@ from webapp.moderation.operations import (
     CHECK_LABELS,
     ModerationError,
     add_comment,
+    add_stress,
     claim,
     claim_holder,
     correct_author,
@@ -39,6 +43,7 @@ from webapp.moderation.operations import (
     edit_question,
     full_reason,
     hold_back,
+    mark_leak_intended,
     open_letter_scan,
     release,
     reveal_authors,
@@ -62,9 +67,42 @@ def _revision_diffs(q) -> list[dict]:
     return out
 
 
+def _leak_row(report) -> dict | None:
+    """The report's ``answer_leak`` row (None in a report from before the check)."""
+    return next((c for c in report.checks if c["name"] == "answer_leak"), None) if report else None
+
+
+def _highlighted(parts: list[dict], found: list[str]) -> list[dict]:
+    """``parts`` (``Question.image_parts``) with each text part's ``pieces``: the text cut
+    at the leaked words (``webapp.moderation.aids.highlight``), which the page marks."""
+    return [{**p, "pieces": highlight(p["text"], found)} if "text" in p else p for p in parts]
+
+
+def _stress_choices(report) -> dict[str, list[dict]]:
+    """For each word of the report's ``names_to_stress`` row, its stressed spellings, one
+    per syllable: ``{"Муррен": [{"vowel": 0, "marked": "Му́ррен", "suggested": True}, …]}``
+    (``suggested``: the stress dictionary's choice)."""
+    row = (
+        next((c for c in report.checks if c["name"] == "names_to_stress"), None) if report else None
+    )
+    out = {}
+    for w in row["words"] if row else []:
+        suggested = stress_vowel(w["suggestion"]) if w.get("suggestion") else None
+        out[w["word"]] = [
+            {"vowel": i, "marked": with_stress(w["word"], i), "suggested": i == suggested}
+            for i in range(len(vowels(w["word"])))
+        ]
+    return out
+
+
 def _render_question(q, form, revealed=None, email=None, edit_form=None):
 
     report = queries.latest_report(q.id)
+    leak = _leak_row(report)
+    leaked = {
+        where: [w["found"] for w in leak["words"] if w["where"] == where] if leak else []
+        for where in ("вопрос", "раздаточный материал")
+    }
     attach_form = AttachImageForm(formdata=None)
     attach_form.ref.choices = image_choices(q)
     duplicates = []
@@ -118,10 +156,16 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         attach_form=attach_form,
         # the handout once, under «Раздаточный материал», as the envelope prints it
         parts={
-            "text": q.image_parts(without_leading_handout(q.text, q.handout)),
-            "handout": q.image_parts(q.handout),
+            "text": _highlighted(
+                q.image_parts(without_leading_handout(q.text, q.handout)), leaked["вопрос"]
+            ),
+            "handout": _highlighted(q.image_parts(q.handout), leaked["раздаточный материал"]),
             "comment": q.image_parts(q.comment),
         },
+        leak=leak,
+        leak_form=LeakMarkForm(formdata=None),
+        stress_form=StressForm(formdata=None),
+        stress_choices=_stress_choices(report),
         missing_images=[r for r, _label in attach_form.ref.choices if r and r not in q.image_files],
         reason_labels=REASON_LABELS,
     )
@@ -312,6 +356,44 @@ def edit(question_id: int):
     )
     flash("Правка сохранена." if rev else "Изменений нет.", "success")
     return redirect(url_for("moderation.question", question_id=q.id))
+
+
+@bp.route("/questions/<int:question_id>/leaks", methods=["POST"])
+@access("editor+")
+def mark_leak(question_id: int):
+    """«Так задумано» on one answer word found in the question (audited); back to the
+    question page with a message."""
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = LeakMarkForm()
+    if not form.validate_on_submit():
+        flash("Отметка не сохранена: форма устарела, обновите страницу.", "error")
+        return redirect(back)
+    on_refusal("Отметка не сохранена: ", back)
+    mark_leak_intended(q, current_staff().id, form.word.data)
+    flash(f"Слово «{form.word.data}» отмечено: так задумано.", "success")
+    return redirect(back)
+
+
+@bp.route("/questions/<int:question_id>/stress", methods=["POST"])
+@access("editor+")
+def stress(question_id: int):
+    """One click per syllable: the stress mark on the word in the question's text (an edit,
+    kept as a revision) and in the shared stress dictionary."""
+    q = _question_or_404(question_id)
+    back = url_for("moderation.question", question_id=q.id)
+    form = StressForm()
+    if not form.validate_on_submit():
+        flash("Ударение не поставлено: форма устарела, обновите страницу.", "error")
+        return redirect(back)
+    holder = claim_holder(q.id)
+    if holder is not None and holder != current_staff().id:
+        flash("Вопрос взят другим редактором.", "error")
+        return redirect(back)
+    on_refusal("Ударение не поставлено: ", back)
+    marked = add_stress(q, current_staff().id, form.word.data, form.vowel.data)
+    flash(f"Ударение поставлено: {marked}.", "success")
+    return redirect(back)
 
 
 @bp.route("/questions/<int:question_id>/comments", methods=["POST"])

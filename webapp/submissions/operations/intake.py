@@ -102,7 +102,10 @@ def question_values(
         raise TypeError(f"not question columns: {sorted(set(columns) - known)}")
     values = dict.fromkeys(known)
     # a new question has no pre-check yet: its duplicate score is 0 (the queue's order)
-    values.update(consent_on_air=False, age_confirmed=False, duplicate_score=0.0)
+    # and its reading time 0 (the queue's order by it)
+    values.update(
+        consent_on_air=False, age_confirmed=False, duplicate_score=0.0, reading_seconds=0.0
+    )
     values.update(columns)
     values.update(
         public_token=secrets.token_urlsafe(24),  # 192 bits
