@@ -3,6 +3,7 @@
 Revision ID: 0005_security
 Revises: 0004_prizes
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -14,8 +15,9 @@ depends_on = None
 
 def upgrade():
     with op.batch_alter_table("user") as batch:
-        batch.add_column(sa.Column("failed_logins", sa.Integer(), nullable=False,
-                                   server_default="0"))
+        batch.add_column(
+            sa.Column("failed_logins", sa.Integer(), nullable=False, server_default="0")
+        )
         batch.add_column(sa.Column("locked_until", sa.DateTime(timezone=True), nullable=True))
 
 

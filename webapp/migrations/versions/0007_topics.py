@@ -3,6 +3,7 @@
 Revision ID: 0007_topics
 Revises: 0006_viewers
 """
+
 import sqlalchemy as sa
 from alembic import op
 

@@ -8,6 +8,7 @@ and resending the whole history at the first reconciliation would be a storm.
 Revision ID: 0014_owed
 Revises: 0013_vote
 """
+
 import sqlalchemy as sa
 from alembic import op
 

@@ -15,17 +15,18 @@ branch_labels = None
 depends_on = None
 
 
+# ALTER TABLE … ADD / DROP COLUMN on both databases (SQLite 3.35+): a batch rebuild of
+# ``question`` or ``game`` on SQLite drops the table, which the foreign keys pointing at it
+# refuse.
+
+
 def upgrade():
-    with op.batch_alter_table("question") as batch:
-        batch.add_column(
-            sa.Column("reading_seconds", sa.Float(), nullable=False, server_default="0")
-        )
-    with op.batch_alter_table("game") as batch:
-        batch.add_column(sa.Column("reading_budget_seconds", sa.Integer(), nullable=True))
+    op.add_column(
+        "question", sa.Column("reading_seconds", sa.Float(), nullable=False, server_default="0")
+    )
+    op.add_column("game", sa.Column("reading_budget_seconds", sa.Integer(), nullable=True))
 
 
 def downgrade():
-    with op.batch_alter_table("game") as batch:
-        batch.drop_column("reading_budget_seconds")
-    with op.batch_alter_table("question") as batch:
-        batch.drop_column("reading_seconds")
+    op.drop_column("game", "reading_budget_seconds")
+    op.drop_column("question", "reading_seconds")
