@@ -183,6 +183,7 @@ from webapp.core.formats import money
 from webapp.domain.donor import quoted
 from webapp.domain.handouts import split_images
 from webapp.domain.text import ru_plural
+from webapp.domain.typography import typeset
 from webapp.resources import templates_dir
 
 _T = TypeVar("_T")
@@ -483,32 +484,12 @@ def _break_long_runs(text: str) -> str:
     return _LONG_RUN_RE.sub(chop, text)
 
 
-# A number sign or an abbreviation stays on the line of the number or name it introduces
-# («№ 12», «д. 5», «ул. Ленина», «п. 4.11.1», «г. Минск»): the space after it becomes a
-# no-break space (Russian typesetting; an address or a clause split across lines is misread).
-_BOUND_BEFORE_RE = re.compile(
-    r"(?<![\w.])(№|§|[дгпс]\.|пп\.|ул\.|пр\.|пр-т|кв\.|корп\.|стр\.|ст\.|пер\.|пл\.|оф\.|т\.|"
-    r"им\.|р/с|БИК|УНП|ИНН) (?=\S)",
-    re.IGNORECASE,
-)
-
-
-# A person's initials stay with the surname and with each other («Петров П. П.»).
-_INITIAL_RE = re.compile(r"(?<=\w) (?=[А-ЯЁA-Z]\.(?!\w))")
-
-
-def _bind_abbreviations(text: str) -> str:
-    """``"г. Минск, ул. Ленина, д. 5"`` -> the same with U+00A0 after «г.», «ул.», «д.»;
-    ``"Петров П. П."`` -> U+00A0 before each initial."""
-    text = _BOUND_BEFORE_RE.sub(lambda m: m.group(1) + NBSP, text)
-    return _INITIAL_RE.sub(NBSP, text)
-
-
 def _finalize(value: object) -> object:
-    """Applied by Jinja to every ``{{ expression }}`` before escaping: no-break spaces
-    after «№», «д.» and the like (:func:`_bind_abbreviations`), break points in long runs."""
+    """Applied by Jinja to every ``{{ expression }}`` before escaping: Russian typesetting
+    (:func:`webapp.domain.typography.typeset`: quotation marks, dashes, no-break spaces
+    after «№», «д.», one-letter words and before units), break points in long runs."""
     if type(value) is str:  # not Markup: template-made HTML is left alone
-        return _break_long_runs(_bind_abbreviations(value))
+        return _break_long_runs(typeset(value))
     return value
 
 

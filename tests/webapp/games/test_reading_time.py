@@ -200,3 +200,37 @@ def test_the_hosts_own_games_calibrate_the_estimate(app, login, client, drain, s
         check=True,
     ).stdout
     assert text.count("Чтение ≈ 9 с") == 13
+
+
+def test_the_host_card_and_envelope_are_typeset(app, drain):
+    """Every printed text goes through webapp.domain.typography.typeset: read back from the
+    host card and the envelope, a quotation inside a quotation prints in „лапки“ and a
+    hyphen between words as an em dash."""
+    qs = h.approved_questions(13)
+    q = qs[0]
+    q.text = "Роман «Мастер и «Маргарита»» - в доме № 12, за 5 км от вокзала. Назовите город."
+    h.commit()
+    g = h.game(
+        h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"
+    )
+    assign_envelopes(g)
+    lock_table(g, None)
+    h.commit()
+    docs = request_envelopes(g, copies=1)
+    h.commit()
+    drain()
+    db.session.expire_all()
+    for d in docs:
+        doc = db.session.get(Document, d.id)
+        assert doc.status == "ready", doc.error
+        path = Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path
+        text = subprocess.run(
+            ["pdftotext", "-raw", str(path), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        # pdftotext reads a no-break space back as a space: the quotes and the dash are
+        # what can be seen here (the no-break spaces: tests/domain/test_typography.py)
+        flat = " ".join(text.replace("\u00a0", " ").split())
+        assert "Роман «Мастер и „Маргарита“» — в доме № 12, за 5 км от вокзала." in flat, (
+            doc.kind,
+            flat,
+        )
