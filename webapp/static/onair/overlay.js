@@ -9,7 +9,12 @@
   if (!root) { return; }
   var texts = JSON.parse(root.dataset.texts);
   var row = JSON.parse(root.dataset.row);
-  var offset = Number(root.dataset.serverNow) - Date.now();  // server minus this machine
+  // server minus this machine, taken at the moment the page's answer began to arrive (the
+  // server read its clock just before): the time the page then took to load and run this
+  // script would otherwise count as clock skew and add up to a second to the countdown
+  var nav = (performance.getEntriesByType && performance.getEntriesByType("navigation")[0]) || null;
+  var received = nav && nav.responseStart ? performance.timeOrigin + nav.responseStart : Date.now();
+  var offset = Number(root.dataset.serverNow) - received;
 
   function $(id) { return document.getElementById(id); }
   function setText(id, text) { var el = $(id); if (el.textContent !== text) { el.textContent = text; } }
