@@ -47,9 +47,11 @@ def test_the_admin_invites_an_editor_who_sets_a_password_once(make_app):
             name="Алеся Новая",
             role="editor",
         )
-        assert made.status_code == 200
-        shown = made.get_data(as_text=True)
+        # post/redirect/get: the staff page shows the link once; a reload shows it no more
+        assert made.status_code == 302 and made.headers["Location"] == "/admin/users#invitation"
+        shown = get_page(admin, USERS)
         assert "Приглашение для new.editor@ctv.by" in shown
+        assert "<td>Алеся Новая</td><td>new.editor@ctv.by</td>" in shown
         link = _link(shown)
         user = db.session.scalar(db.select(User).filter_by(email="new.editor@ctv.by"))
         assert (user.role, user.name, user.password_hash) == ("editor", "Алеся Новая", None)
@@ -103,17 +105,19 @@ def test_a_new_link_stops_the_older_and_bad_input_creates_nothing(make_app):
         )
         assert db.session.scalar(db.select(db.func.count()).select_from(User)) == 1
 
-        first = _link(
-            submit_form(
-                admin, page, "invite-form", USERS, email="host@ctv.by", name="Ведущий", role="host"
-            ).get_data(as_text=True)
+        made = submit_form(
+            admin, page, "invite-form", USERS, email="host@ctv.by", name="Ведущий", role="host"
         )
+        assert made.status_code == 302
+        first = _link(get_page(admin, USERS))
+
         staff = get_page(admin, USERS)
         user_id = db.session.scalar(db.select(User.id).filter_by(email="host@ctv.by"))
         renew = [f for f in page_forms(staff) if f.action == f"/admin/users/{user_id}/invitation"]
         assert len(renew) == 1
         fresh_request()
-        second = _link(admin.post(renew[0].action, data=renew[0].fields).get_data(as_text=True))
+        assert admin.post(renew[0].action, data=renew[0].fields).status_code == 302
+        second = _link(get_page(admin, USERS))
         assert second != first
         fresh_request()
         assert app.test_client().get(first).status_code == 404

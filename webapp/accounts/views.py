@@ -215,7 +215,21 @@ def users():
     """Staff accounts: «Выйти везде» (every session ends and every API token is revoked),
     «Отключить», and each API token with its creation, last use and revocation (who, when,
     why), «Отозвать» for a working one."""
-    return _users_page()
+    shown = session.pop("sova_invitation", None)  # made by the last POST, shown once
+    invitation = None
+    if isinstance(shown, dict):
+        invited = db.session.get(User, shown.get("user_id"))
+        if invited is not None:
+            invitation = (invited, str(shown.get("link", "")))
+    return _users_page(invitation=invitation)
+
+
+def _show_invitation_once(user: User, token: str):
+    """Post/redirect/get: the link goes to the staff page in the session (signed, this
+    admin's browser only) and is shown by the next GET alone, so a reload neither posts
+    the form again nor shows the link twice."""
+    session["sova_invitation"] = {"user_id": user.id, "link": _invitation_link(token)}
+    return redirect(url_for("accounts.users") + "#invitation")
 
 
 def _users_page(
@@ -253,8 +267,9 @@ def _invitation_link(token: str) -> str:
 @access("admin")
 def invite_view():
     """«Новый сотрудник» (CSRF): an account with the chosen role and no password, and its
-    one-time invitation link (:data:`INVITATION_DAYS` days), shown once on the answer for
-    the admin to hand over. 422 with the form's errors, nothing created, on bad input."""
+    one-time invitation link (:data:`INVITATION_DAYS` days), shown once on the staff page
+    the answer redirects to, for the admin to hand over. 422 with the form's errors,
+    nothing created, on bad input."""
     form = StaffInviteForm()
     if not form.validate_on_submit():
         flash(f"Сотрудник не добавлен: {errors_line(form)}", "error")
@@ -264,7 +279,7 @@ def invite_view():
     except AccountError as exc:
         flash(f"Сотрудник не добавлен: {exc}.", "error")
         return _users_page(invite_form=form, code=422)
-    return _users_page(invitation=(user, _invitation_link(token)))
+    return _show_invitation_once(user, token)
 
 
 @bp.route("/admin/users/<int:user_id>/invitation", methods=["POST"], endpoint="renew_invitation")
@@ -280,7 +295,7 @@ def renew_invitation_view(user_id: int):
     except AccountError as exc:
         flash(f"Приглашение не выдано: {exc}.", "error")
         return redirect(url_for("accounts.users") + f"#user-{user.id}")
-    return _users_page(invitation=(user, _invitation_link(token)))
+    return _show_invitation_once(user, token)
 
 
 @bp.route("/account/invitation/<token>", methods=["GET", "POST"])
