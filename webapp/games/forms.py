@@ -180,7 +180,9 @@ class PrintForm(SovaForm):
         "Экземпляров",
         default=1,
         validators=[
-            DataRequired("Укажите число экземпляров."),
+            # InputRequired, not DataRequired: a typed «0» is a number out of range, not
+            # an empty field
+            InputRequired("Укажите число экземпляров."),
             NumberRange(1, 20, "От 1 до 20 экземпляров."),
         ],
     )

@@ -113,7 +113,8 @@
       var li = el("li", {"class": "sector" + (s.played ? " played" : "") + (s.current ? " current" : ""), "data-sector": String(s.sector)});
       li.appendChild(el("strong", {}, String(s.sector)));
       li.appendChild(document.createTextNode(" " + s.label));
-      if (s.played) { li.appendChild(document.createTextNode(" ")); li.appendChild(el("span", {"class": "mark"}, s.empty ? "пуст" : "✓ сыгран")); }
+      // the sector whose question is open is «в игре», not yet «сыгран»
+      if (s.played) { li.appendChild(document.createTextNode(" ")); li.appendChild(el("span", {"class": "mark"}, s.empty ? "пуст" : (s.current ? "в игре" : "✓ сыгран"))); }
       sectors.appendChild(li);
     });
 

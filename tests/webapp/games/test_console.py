@@ -348,3 +348,26 @@ def test_api_refuses_an_answer_naming_someone_outside_the_team(api, app):
     }
     protocol = api("get", f"/api/v1/games/{g.id}", role="host").json["protocol"]
     assert protocol["context"]["experts"] == h.EXPERTS
+
+
+def test_the_sector_in_play_is_in_play_not_played(login):
+    """While its question is open the sector reads «в игре»; once answered, «✓ сыгран»."""
+    from webapp.games.operations import record_event
+
+    g = h.game(h.season(), status="ready")
+    h.startable(g)
+    record_event(g, {"type": "spin", "sector": 3}, None)
+    h.commit()
+    host = login("host")
+
+    def mark(sector: int) -> str:
+        page = host.get(f"/games/{g.id}/console").get_data(as_text=True)
+        item = re.search(rf'data-sector="{sector}".*?</li>', page, re.S)
+        assert item is not None, page
+        found = re.search(r'<span class="mark">([^<]*)</span>', item.group(0))
+        return found.group(1) if found else ""
+
+    assert mark(3) == "в игре"
+    record_event(g, {"type": "answer", "correct": True}, None)
+    h.commit()
+    assert mark(3) == "✓ сыгран"

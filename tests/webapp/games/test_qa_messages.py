@@ -255,6 +255,31 @@ def test_console_unknown_event_type_is_russian(login):
     )
 
 
+def test_a_spin_without_its_sector_is_asked_for_in_the_hosts_words(login):
+    """The console's spin form sent with its sector box left empty: the host reads what to
+    do, not the protocol's «событию spin нужно поле «sector»»; nothing is recorded."""
+    from tests.forms import page_forms
+
+    g = h.game(h.season(), status="ready")
+    h.startable(g)
+    h.commit()
+    host = login("host")
+    page = host.get(f"/games/{g.id}/console").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.fields.get("type") == "spin"]
+    r = host.post(
+        form.action or f"/games/{g.id}/console",
+        data={**form.fields, "sector": ""},
+        headers={"Accept": "application/json"},
+    )
+    assert r.status_code == 422
+    assert r.json["error"]["text"] == (
+        "Неверное действие: укажите сектор, на который указала стрелка: от 1 до 13"
+    )
+    assert "spin" not in r.json["error"]["text"]
+    db.session.expire_all()
+    assert db.session.get(type(g), g.id).events == []
+
+
 def test_undo_on_a_closed_game_says_it_is_closed(login):
     g = h.game(h.season(), status="ready")
     record_event(g, {"type": "spin", "sector": 3}, None)

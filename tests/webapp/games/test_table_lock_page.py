@@ -82,3 +82,18 @@ def test_the_print_button_untouched_prints_one_copy_as_the_api_does(login):
     db.session.expire_all()
     serials = [c.serial for c in game_copies(game_id)]
     assert serials == [f"{game_id}-E01", f"{game_id}-H01"]
+
+
+def test_zero_copies_is_out_of_range_not_missing(login):
+    """«0» typed into «Экземпляров» is a number out of range («От 1 до 20 экземпляров.»),
+    as 21 and −1 are, not an empty field."""
+    game_id = _table_game()
+    client = login("producer")
+    _lock(client, game_id)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    form = pages.form(page, action=f"/games/{game_id}/envelopes")
+    fields = [(k, "0" if k == "copies" else v) for k, v in form["fields"]]
+    resp = client.post(form["action"], data=MultiDict(fields), follow_redirects=True)
+    text = resp.get_data(as_text=True)
+    assert "От 1 до 20 экземпляров." in text and "Укажите число экземпляров." not in text
+    assert game_copies(game_id) == []

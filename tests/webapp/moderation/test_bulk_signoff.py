@@ -187,3 +187,16 @@ def test_more_than_a_page_is_signed_off_page_by_page(app, login, client, staff):
     assert pages.listed(html) == made[:50] and "Вопросов: 55" in html
     nxt = client.get(pages.link(html, "следующая →")).get_data(as_text=True)
     assert pages.listed(nxt) == made[50:]
+
+
+def test_the_question_page_offers_the_approver_no_sign_off_button(approved, login, client):
+    """The chief editor approved the first question: its page says another editor signs
+    its sources off, with no button he could only be refused by; the editor, who did not
+    approve it, gets the button."""
+    chief = login("chief_editor")
+    page = chief.get(f"/editor/questions/{approved[0]}").get_data(as_text=True)
+    assert "вы одобрили этот вопрос, его источники проверяет другой редактор." in page
+    assert f'action="/editor/questions/{approved[0]}/sign-off"' not in page
+    editor = login("editor")
+    page = editor.get(f"/editor/questions/{approved[0]}").get_data(as_text=True)
+    assert f'action="/editor/questions/{approved[0]}/sign-off"' in page

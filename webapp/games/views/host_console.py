@@ -57,6 +57,11 @@ def console(game_id: int):
         if refused is not None:
             return _console_reply(game, {"rule": None, "message": refused, "start": True}, 409)
         event = _event_from_form(form)
+        if event["type"] == "spin" and event.get("sector") is None:
+            # a spin without its sector is the host's slip, said in the host's words (the
+            # protocol's own message names the event type)
+            message = "укажите сектор, на который указала стрелка: от 1 до 13"
+            return _console_reply(game, {"rule": None, "message": message}, 422)
         wrong_hinter = hinter_refusal(game, event)
         if wrong_hinter is not None:
             return _console_reply(game, {"rule": None, "message": wrong_hinter}, 422)

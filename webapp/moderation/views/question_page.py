@@ -35,6 +35,7 @@ from webapp.moderation.operations import (
     ModerationError,
     add_comment,
     add_stress,
+    approver_of,
     claim,
     claim_holder,
     correct_author,
@@ -135,6 +136,8 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
         revisions=_revision_diffs(q),
         comments=queries.comments(q.id),
         signoff=queries.signoff(q.id),
+        # the approver may not sign his own question's sources off: no button he cannot use
+        approved_by_me=q.status == "approved" and approver_of(q) == current_staff().id,
         comment_form=CommentForm(formdata=None),
         hold_back_form=HoldBackForm(formdata=None),
         can_hold_back=q.status in AIRED_STATUSES and q.held_back_at is None,
