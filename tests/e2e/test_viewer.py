@@ -56,7 +56,8 @@ def test_honeypot_is_invisible_to_people(live_server, page):
 def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     """A file over the server's 8 MB request cap got a bare 413 and the typed text was
     lost. The page refuses an image over 5 MB as soon as it is chosen (in the page's
-    language), empties the file input, and the question goes without it."""
+    language) and empties the file input; the next «Отправить» stops to show why, and the
+    question goes without the image only when sent again."""
     page = phone_page
     page.goto(f"{live_server.url}/lang/be?next=/submit")
     page.fill("#question", "Які горад называюць сталіцай Беларусі? Назавіце яго.")
@@ -73,8 +74,16 @@ def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
             {"name": "map.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8" + b"0" * 8_500_000}
         ],
     )
-    assert page.locator("#handout_image-size").inner_text() == "Выява большая за 5 МБ."
+    assert page.locator("#handout_image-size").inner_text() == (
+        "Выява большая за 5 МБ: выберыце файл меншы. Каб даслаць пытанне без выявы, "
+        "націсніце «Адправіць» яшчэ раз."
+    )
     assert page.evaluate("document.getElementById('handout_image').files.length") == 0
+    # «Отправить» right after the refusal does not send the question without its image
+    # silently: the page stays, the message in view
+    page.click("button[type=submit]")
+    page.wait_for_timeout(500)
+    assert page.url.endswith("/submit") and page.locator("#handout_image-size").is_visible()
     page.set_input_files(
         "#handout_image",
         files=[

@@ -26,6 +26,7 @@
       var box = document.getElementById(input.id + '-size');
       if (file && file.size > max) {
         input.value = '';
+        input.setAttribute('data-refused', '1');  // the next «Отправить» stops to say so
         if (!box) {
           box = document.createElement('p');
           box.className = 'error';
@@ -34,14 +35,28 @@
           input.insertAdjacentElement('afterend', box);
         }
         box.textContent = input.getAttribute('data-too-big');
-      } else if (box) {
-        box.remove();
+      } else {
+        input.removeAttribute('data-refused');
+        if (box) { box.remove(); }
       }
     });
   });
   var form = document.querySelector('form[enctype="multipart/form-data"]');
   if (form) {
-    form.addEventListener('submit', function () {
+    form.addEventListener('submit', function (event) {
+      // a refused image: the first «Отправить» shows why (the fold opened, the message in
+      // view) instead of sending the question silently without it; a second one sends
+      var refused = form.querySelector('input[type=file][data-refused]');
+      if (refused) {
+        refused.removeAttribute('data-refused');
+        var fold = refused.closest('details');
+        if (fold) { fold.open = true; }
+        var said = document.getElementById(refused.id + '-size');
+        (said || refused).scrollIntoView({block: 'center'});
+        refused.focus();
+        event.preventDefault();
+        return;
+      }
       var b = form.querySelector('button[type=submit]');
       if (b) { setTimeout(function () { b.disabled = true; }, 0); }
     });
