@@ -87,43 +87,35 @@ def upgrade():
         sa.PrimaryKeyConstraint("question_id"),
     )
     with op.batch_alter_table("moderation_report", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("flags", sa.String(length=500), nullable=False, server_default=" ")
-        )
-        batch_op.add_column(sa.Column("top_score", sa.Float(), nullable=False, server_default="0"))
+        batch_op.add_column(sa.Column("flags", sa.String(length=500), nullable=False,
+                                      server_default=" "))
+        batch_op.add_column(sa.Column("top_score", sa.Float(), nullable=False,
+                                      server_default="0"))
         batch_op.create_index("ix_moderation_report_top_score", ["top_score"], unique=False)
     # Full-text search: FTS5 on SQLite (kept in step by the moderation flush hook, not by
     # triggers, which a batch rebuild of "question" would drop), the "russian" text search
     # configuration over an expression index on PostgreSQL.
     bind = op.get_bind()
     if bind.dialect.name == "sqlite":
-        op.execute(
-            "CREATE VIRTUAL TABLE question_fts USING fts5("
-            "text, answer, tokenize = 'unicode61 remove_diacritics 2')"
-        )
-        op.execute(
-            "INSERT INTO question_fts (rowid, text, answer) SELECT id, text, answer FROM question"
-        )
+        op.execute("CREATE VIRTUAL TABLE question_fts USING fts5("
+                   "text, answer, tokenize = 'unicode61 remove_diacritics 2')")
+        op.execute("INSERT INTO question_fts (rowid, text, answer) "
+                   "SELECT id, text, answer FROM question")
     elif bind.dialect.name == "postgresql":
-        op.execute(
-            "CREATE INDEX ix_question_fulltext ON question USING gin "
-            "(to_tsvector('russian', coalesce(text, '') || ' ' || coalesce(answer, '')))"
-        )
+        op.execute("CREATE INDEX ix_question_fulltext ON question USING gin "
+                   "(to_tsvector('russian', coalesce(text, '') || ' ' || coalesce(answer, '')))")
     # "used" (played) becomes the outcome the game recorded (the question state machine).
     for outcome in ("answered", "unanswered"):
-        op.execute(
-            sa.text(
-                "UPDATE question SET status = :outcome WHERE status = 'used' AND id IN "
-                "(SELECT question_id FROM envelope_question WHERE outcome = :outcome)"
-            ).bindparams(outcome=outcome)
-        )
+        op.execute(sa.text(
+            "UPDATE question SET status = :outcome WHERE status = 'used' AND id IN "
+            "(SELECT question_id FROM envelope_question WHERE outcome = :outcome)"
+        ).bindparams(outcome=outcome))
     op.execute("UPDATE question SET status = 'played' WHERE status = 'used'")
     # Index the questions that already exist (same code as the flush hook).
     from webapp.moderation.duplicates import index_rows
 
-    table = sa.table(
-        "duplicate_bucket", sa.column("bucket", sa.BigInteger), sa.column("question_id", sa.Integer)
-    )
+    table = sa.table("duplicate_bucket", sa.column("bucket", sa.BigInteger),
+                     sa.column("question_id", sa.Integer))
     rows = []
     for qid, key in bind.execute(sa.text("SELECT id, matching_key FROM question")):
         rows += index_rows(qid, key or "")
@@ -135,9 +127,8 @@ def upgrade():
 
 
 def downgrade():
-    op.execute(
-        "UPDATE question SET status = 'used' WHERE status IN ('played', 'answered', 'unanswered')"
-    )
+    op.execute("UPDATE question SET status = 'used' "
+               "WHERE status IN ('played', 'answered', 'unanswered')")
     op.execute("UPDATE question SET status = 'in_review' WHERE status = 'prechecked'")
     bind = op.get_bind()
     if bind.dialect.name == "sqlite":

@@ -4,7 +4,6 @@ draws, printed copies
 Revision ID: 0003_gameday
 Revises: 0002_moderation
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -55,10 +54,10 @@ def upgrade():
         sa.Column("payload", sa.JSON(), nullable=False),
         sa.Column("by_user_id", sa.Integer(), nullable=True),
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["game.id"], name="fk_game_event_audit_game_id", ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(["by_user_id"], ["user.id"], name="fk_game_event_audit_by_user_id"),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_game_event_audit_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["by_user_id"], ["user.id"],
+                                name="fk_game_event_audit_by_user_id"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_game_event_audit_game_id", "game_event_audit", ["game_id"])
@@ -68,18 +67,12 @@ def upgrade():
         sa.Column("envelope_id", sa.Integer(), nullable=False),
         sa.Column("game_id", sa.Integer(), nullable=False),
         sa.Column("question_id", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["envelope_id"],
-            ["envelope.id"],
-            name="fk_envelope_reserve_envelope_id",
-            ondelete="CASCADE",
-        ),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["game.id"], name="fk_envelope_reserve_game_id", ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(
-            ["question_id"], ["question.id"], name="fk_envelope_reserve_question_id"
-        ),
+        sa.ForeignKeyConstraint(["envelope_id"], ["envelope.id"],
+                                name="fk_envelope_reserve_envelope_id", ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_envelope_reserve_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"],
+                                name="fk_envelope_reserve_question_id"),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("envelope_id", name="uq_envelope_reserve_envelope_id"),
         sa.UniqueConstraint("game_id", "question_id", name="uq_envelope_reserve_game_question"),
@@ -97,12 +90,10 @@ def upgrade():
         sa.Column("question_id", sa.Integer(), nullable=True),
         sa.Column("by_user_id", sa.Integer(), nullable=True),
         sa.Column("cancelled_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["game.id"], name="fk_sector13_draw_game_id", ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(
-            ["question_id"], ["question.id"], name="fk_sector13_draw_question_id"
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_sector13_draw_game_id",
+                                ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["question_id"], ["question.id"],
+                                name="fk_sector13_draw_question_id"),
         sa.ForeignKeyConstraint(["by_user_id"], ["user.id"], name="fk_sector13_draw_by_user_id"),
         sa.PrimaryKeyConstraint("id"),
     )
@@ -115,12 +106,10 @@ def upgrade():
         sa.Column("copy_no", sa.Integer(), nullable=False),
         sa.Column("serial", sa.String(length=40), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["document_id"], ["document.id"], name="fk_printed_copy_document_id", ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["game.id"], name="fk_printed_copy_game_id", ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["document_id"], ["document.id"],
+                                name="fk_printed_copy_document_id", ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name="fk_printed_copy_game_id",
+                                ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("document_id", "copy_no", name="uq_printed_copy_document_copy"),
         sa.UniqueConstraint("serial", name="uq_printed_copy_serial"),

@@ -3,7 +3,6 @@
 Revision ID: 0004_prizes
 Revises: 0003_gameday
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -16,23 +15,21 @@ depends_on = None
 def upgrade():
     with op.batch_alter_table("prize", schema=None) as batch_op:
         batch_op.alter_column("author_id", existing_type=sa.Integer(), nullable=True)
-        batch_op.alter_column(
-            "amount", existing_type=sa.Numeric(precision=12, scale=2), nullable=True
-        )
+        batch_op.alter_column("amount", existing_type=sa.Numeric(precision=12, scale=2),
+                              nullable=True)
         batch_op.add_column(sa.Column("recipient_name", sa.String(length=200), nullable=True))
         batch_op.add_column(sa.Column("trophy", sa.String(length=40), nullable=True))
         batch_op.add_column(sa.Column("award_key", sa.String(length=300), nullable=True))
         batch_op.add_column(sa.Column("paid_on", sa.Date(), nullable=True))
-        batch_op.add_column(sa.Column("payment_reference", sa.String(length=100), nullable=True))
-        batch_op.add_column(
-            sa.Column("status_changed_at", sa.DateTime(timezone=True), nullable=True)
-        )
+        batch_op.add_column(sa.Column("payment_reference", sa.String(length=100),
+                                      nullable=True))
+        batch_op.add_column(sa.Column("status_changed_at", sa.DateTime(timezone=True),
+                                      nullable=True))
         batch_op.create_unique_constraint("uq_prize_award_key", ["award_key"])
     with op.batch_alter_table("gift_agreement", schema=None) as batch_op:
         batch_op.add_column(sa.Column("signed_document_id", sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(
-            "fk_gift_agreement_signed_document", "document", ["signed_document_id"], ["id"]
-        )
+        batch_op.create_foreign_key("fk_gift_agreement_signed_document", "document",
+                                    ["signed_document_id"], ["id"])
     op.create_table(
         "prize_status_change",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -59,9 +56,8 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("prize_id"),
     )
-    op.create_index(
-        "ix_payee_details_personal_number_hash", "payee_details", ["personal_number_hash"]
-    )
+    op.create_index("ix_payee_details_personal_number_hash", "payee_details",
+                    ["personal_number_hash"])
     op.create_index("ix_payee_details_account_hash", "payee_details", ["account_hash"])
     op.create_table(
         "details_link",
@@ -105,10 +101,8 @@ def downgrade():
         batch_op.drop_constraint("fk_gift_agreement_signed_document", type_="foreignkey")
         batch_op.drop_column("signed_document_id")
     # Individual prizes have no author or no amount: they cannot survive the old schema.
-    op.execute(
-        "DELETE FROM gift_agreement WHERE prize_id IN "
-        "(SELECT id FROM prize WHERE author_id IS NULL OR amount IS NULL)"
-    )
+    op.execute("DELETE FROM gift_agreement WHERE prize_id IN "
+               "(SELECT id FROM prize WHERE author_id IS NULL OR amount IS NULL)")
     op.execute("DELETE FROM prize WHERE author_id IS NULL OR amount IS NULL")
     with op.batch_alter_table("prize", schema=None) as batch_op:
         batch_op.drop_constraint("uq_prize_award_key", type_="unique")
@@ -118,7 +112,6 @@ def downgrade():
         batch_op.drop_column("award_key")
         batch_op.drop_column("trophy")
         batch_op.drop_column("recipient_name")
-        batch_op.alter_column(
-            "amount", existing_type=sa.Numeric(precision=12, scale=2), nullable=False
-        )
+        batch_op.alter_column("amount", existing_type=sa.Numeric(precision=12, scale=2),
+                              nullable=False)
         batch_op.alter_column("author_id", existing_type=sa.Integer(), nullable=False)

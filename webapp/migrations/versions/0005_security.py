@@ -3,7 +3,6 @@
 Revision ID: 0005_security
 Revises: 0004_prizes
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -15,9 +14,8 @@ depends_on = None
 
 def upgrade():
     with op.batch_alter_table("user") as batch:
-        batch.add_column(
-            sa.Column("failed_logins", sa.Integer(), nullable=False, server_default="0")
-        )
+        batch.add_column(sa.Column("failed_logins", sa.Integer(), nullable=False,
+                                   server_default="0"))
         batch.add_column(sa.Column("locked_until", sa.DateTime(timezone=True), nullable=True))
 
 

@@ -3,7 +3,6 @@
 Revision ID: 0007_topics
 Revises: 0006_viewers
 """
-
 import sqlalchemy as sa
 from alembic import op
 

@@ -3,7 +3,6 @@
 Revision ID: 0008_mail_log
 Revises: 0007_topics
 """
-
 import sqlalchemy as sa
 from alembic import op
 

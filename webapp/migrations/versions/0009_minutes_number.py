@@ -7,7 +7,6 @@ issued, in prize id order per season, so existing minutes keep a stable number f
 Revision ID: 0009_minutes_number
 Revises: 0008_mail_log
 """
-
 import re
 from datetime import UTC, datetime
 
@@ -46,38 +45,25 @@ def upgrade():
     # Minutes issued before this revision printed a placeholder number: give each one the
     # season's next number, oldest prize first.
     bind = op.get_bind()
-    rows = bind.execute(
-        sa.text(
-            "SELECT DISTINCT p.id, s.id, s.name FROM document d "
-            "JOIN prize p ON p.id = d.prize_id JOIN game g ON g.id = p.game_id "
-            "JOIN season s ON s.id = g.season_id "
-            "WHERE d.kind = 'commission_minutes' ORDER BY s.id, p.id"
-        )
-    ).all()
+    rows = bind.execute(sa.text(
+        "SELECT DISTINCT p.id, s.id, s.name FROM document d "
+        "JOIN prize p ON p.id = d.prize_id JOIN game g ON g.id = p.game_id "
+        "JOIN season s ON s.id = g.season_id "
+        "WHERE d.kind = 'commission_minutes' ORDER BY s.id, p.id")).all()
     seqs: dict[int, int] = {}
-    table = sa.table(
-        "commission_minutes",
-        sa.column("prize_id", sa.Integer),
-        sa.column("season_id", sa.Integer),
-        sa.column("seq", sa.Integer),
-        sa.column("number", sa.String),
-        sa.column("created_at", sa.DateTime(timezone=True)),
-    )
+    table = sa.table("commission_minutes", sa.column("prize_id", sa.Integer),
+                     sa.column("season_id", sa.Integer), sa.column("seq", sa.Integer),
+                     sa.column("number", sa.String),
+                     sa.column("created_at", sa.DateTime(timezone=True)))
     now = datetime.now(UTC)
     if bind.dialect.name == "sqlite":  # as webapp.core.models.UTCDateTime stores it
         now = now.replace(tzinfo=None)
     values = []
     for prize_id, season_id, season_name in rows:
         seq = seqs[season_id] = seqs.get(season_id, 0) + 1
-        values.append(
-            {
-                "prize_id": prize_id,
-                "season_id": season_id,
-                "seq": seq,
-                "number": f"{_prefix(season_id, season_name)}-К-{seq:04d}",
-                "created_at": now,
-            }
-        )
+        values.append({"prize_id": prize_id, "season_id": season_id, "seq": seq,
+                       "number": f"{_prefix(season_id, season_name)}-К-{seq:04d}",
+                       "created_at": now})
     if values:
         op.bulk_insert(table, values)
 

@@ -9,7 +9,6 @@ e-mailed link or an editor; existing links count as confirmed, as they were show
 Revision ID: 0010_trust
 Revises: 0009_minutes_number
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -28,15 +27,13 @@ def upgrade():
         "UPDATE question_author SET name = (SELECT a.name FROM author a "
         "WHERE a.id = question_author.author_id), city = (SELECT a.city FROM author a "
         "WHERE a.id = question_author.author_id), confirmed_at = (SELECT q.created_at "
-        "FROM question q WHERE q.id = question_author.question_id)"
-    )
+        "FROM question q WHERE q.id = question_author.question_id)")
     with op.batch_alter_table("question_author") as batch:
         batch.alter_column("name", existing_type=sa.String(length=200), nullable=False)
     # plain ADD/DROP COLUMN (SQLite ≥ 3.35 has both): a batch copy of "user" would have to
     # drop a table that other tables' foreign keys point to
-    op.add_column(
-        "user", sa.Column("session_version", sa.Integer(), nullable=False, server_default="0")
-    )
+    op.add_column("user", sa.Column("session_version", sa.Integer(), nullable=False,
+                                    server_default="0"))
 
 
 def downgrade():

@@ -8,7 +8,6 @@ state is derived by replaying them (``webapp.domain.season``); nothing else is s
 Revision ID: 0011_season_events
 Revises: 0010_trust
 """
-
 import sqlalchemy as sa
 from alembic import op
 

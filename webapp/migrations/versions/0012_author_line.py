@@ -9,7 +9,6 @@ NULL for the others). Questions imported before keep NULL: their packets are not
 Revision ID: 0012_author_line
 Revises: 0011_season_events
 """
-
 import sqlalchemy as sa
 from alembic import op
 

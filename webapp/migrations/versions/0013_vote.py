@@ -3,7 +3,6 @@
 Revision ID: 0013_vote
 Revises: 0012_author_line
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -44,14 +43,9 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_vote_game_id", "vote", ["game_id"])
-    op.create_index(
-        "uq_vote_one_open",
-        "vote",
-        ["status"],
-        unique=True,
-        sqlite_where=sa.text("status = 'open'"),
-        postgresql_where=sa.text("status = 'open'"),
-    )
+    op.create_index("uq_vote_one_open", "vote", ["status"], unique=True,
+                    sqlite_where=sa.text("status = 'open'"),
+                    postgresql_where=sa.text("status = 'open'"))
     op.create_table(
         "vote_message",
         sa.Column("id", BigId, nullable=False),
@@ -67,14 +61,9 @@ def upgrade():
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("vote_id", "message_id", name="uq_vote_message_id"),
     )
-    op.create_index(
-        "uq_vote_counted_msisdn",
-        "vote_message",
-        ["vote_id", "msisdn_hash"],
-        unique=True,
-        sqlite_where=sa.text("result = 'counted'"),
-        postgresql_where=sa.text("result = 'counted'"),
-    )
+    op.create_index("uq_vote_counted_msisdn", "vote_message", ["vote_id", "msisdn_hash"],
+                    unique=True, sqlite_where=sa.text("result = 'counted'"),
+                    postgresql_where=sa.text("result = 'counted'"))
     op.create_index("ix_vote_message_tally", "vote_message", ["vote_id", "result", "candidate"])
     op.create_table(
         "vote_award",

@@ -8,7 +8,6 @@ and resending the whole history at the first reconciliation would be a storm.
 Revision ID: 0014_owed
 Revises: 0013_vote
 """
-
 import sqlalchemy as sa
 from alembic import op
 

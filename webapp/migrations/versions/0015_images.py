@@ -7,7 +7,6 @@ stored re-encoding under ``<instance>/uploads``.
 Revision ID: 0015_images
 Revises: 0014_owed
 """
-
 import sqlalchemy as sa
 from alembic import op
 

@@ -7,7 +7,6 @@ written two ways); NULL for every existing row. ``author_merge``: one row per me
 Revision ID: 0016_author_merge
 Revises: 0015_images
 """
-
 import sqlalchemy as sa
 from alembic import op
 

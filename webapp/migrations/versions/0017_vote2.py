@@ -8,7 +8,6 @@ the game page lists them.
 Revision ID: 0017_vote2
 Revises: 0016_author_merge
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -24,11 +23,7 @@ def upgrade():
         batch_op.alter_column("vote_id", existing_type=sa.Integer(), nullable=True)
         batch_op.create_index(batch_op.f("ix_vote_award_game_id"), ["game_id"], unique=False)
         batch_op.create_foreign_key(
-            batch_op.f("fk_vote_award_game_id_game"),
-            "game",
-            ["game_id"],
-            ["id"],
-            ondelete="CASCADE",
+            batch_op.f("fk_vote_award_game_id_game"), "game", ["game_id"], ["id"], ondelete="CASCADE"
         )
     op.execute(
         "UPDATE vote_award SET game_id = (SELECT vote.game_id FROM vote WHERE vote.id = vote_award.vote_id)"

@@ -6,7 +6,6 @@ page — who (``by_user_id``), when (``at``), the old amount (NULL: not set) and
 Revision ID: 0018_season_prize
 Revises: 0017_vote2
 """
-
 import sqlalchemy as sa
 from alembic import op
 

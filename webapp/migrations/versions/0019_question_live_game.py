@@ -7,7 +7,6 @@ for every existing row. The sector-13 draw of a game takes only its own live que
 Revision ID: 0019_question_live_game
 Revises: 0018_season_prize
 """
-
 import sqlalchemy as sa
 from alembic import op
 

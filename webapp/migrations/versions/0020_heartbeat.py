@@ -9,7 +9,6 @@ a newer version of the same kind exists is never rendered; existing ones are mar
 Revision ID: 0020_heartbeat
 Revises: 0019_question_live_game
 """
-
 import sqlalchemy as sa
 from alembic import op
 

@@ -10,7 +10,6 @@ the donor before and after, and how many unsigned agreements were issued again.
 Revision ID: 0021_season_donor
 Revises: 0020_heartbeat
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -26,7 +25,9 @@ def upgrade():
     op.add_column("season", sa.Column("donor_name", sa.String(length=300), nullable=True))
     op.add_column("season", sa.Column("donor_city", sa.String(length=100), nullable=True))
     op.add_column("season", sa.Column("donor_details", sa.Text(), nullable=True))
-    op.add_column("season", sa.Column("donor_representative", sa.String(length=300), nullable=True))
+    op.add_column(
+        "season", sa.Column("donor_representative", sa.String(length=300), nullable=True)
+    )
     op.create_table(
         "season_donor_change",
         sa.Column("id", sa.Integer(), nullable=False),

@@ -9,7 +9,6 @@ copy of ``user`` would have to drop a table that other tables' foreign keys poin
 Revision ID: 0022_api_tokens
 Revises: 0021_season_donor
 """
-
 import sqlalchemy as sa
 from alembic import op
 
@@ -39,7 +38,7 @@ def upgrade():
     )
     op.create_index("ix_api_token_user_id", "api_token", ["user_id"])
     op.execute(
-        "INSERT INTO api_token (user_id, token_hash, created_at) "
+        'INSERT INTO api_token (user_id, token_hash, created_at) '
         'SELECT id, token_hash, created_at FROM "user" WHERE token_hash IS NOT NULL'
     )
     op.execute('UPDATE "user" SET token_hash = NULL')

@@ -8,7 +8,6 @@ replayed under the book's rules (nothing was amendable then).
 Revision ID: 0023_game_rules
 Revises: 0022_api_tokens
 """
-
 import sqlalchemy as sa
 from alembic import op
 
