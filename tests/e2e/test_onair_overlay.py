@@ -158,3 +158,99 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
     assert shown["score"] == "3:2"
     assert overlay.evaluate("() => window.__noReload === true")  # fed by the stream
     graphics.close()
+
+
+def _play(live_server, game_id: int, *events: dict, status: str | None = None) -> None:
+    """Record ``events`` on the game as the console does (and set its ``status``)."""
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.games.operations.play import record_event
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        game = db.session.get(Game, game_id)
+        for event in events:
+            record_event(game, event, None)
+        if status:
+            game.status = status
+        commit()
+
+
+def _graphics(browser):
+    """A fresh English browser (as the graphics machine's) of the overlay's size."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    return context, page
+
+
+def shows_nothing(overlay) -> bool:
+    """Every pixel of the overlay is transparent: over the programme it draws nothing."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    picture = Image.open(BytesIO(overlay.screenshot(omit_background=True))).convert("RGBA")
+    return picture.size == (1920, 1080) and picture.getchannel("A").getextrema() == (0, 0)
+
+
+SHOWN = """() => ['score', 'sector', 'author', 'minute'].filter(
+    (id) => !document.getElementById(id).hidden)"""
+
+
+def test_a_refused_key_draws_nothing_and_a_revoked_overlay_clears(
+    live_server, browser, page, onair_game
+):
+    """A wrong key: a 401 that is a transparent, empty page (its note only the title), not
+    the site's error page over the programme. An overlay on air whose key the producer
+    revokes on the game page hides every graphic instead of freezing, and a reload of it
+    is the same empty page."""
+    game_id, key, authors = onair_game
+    graphics, overlay = _graphics(browser)
+    answer = overlay.goto(f"{live_server.url}/onair/{game_id}?key=badkey")
+    assert answer.status == 401
+    assert overlay.title() == "Ключ эфира не действует (401): графика пуста"
+    assert overlay.evaluate("() => document.body.innerText") == ""
+    assert shows_nothing(overlay)
+
+    _play(live_server, game_id, {"type": "spin", "sector": 1})
+    assert overlay.goto(f"{live_server.url}/onair/{game_id}?key={key}").status == 200
+    assert overlay.evaluate(SHOWN) == ["score", "sector", "author"]
+    assert overlay.locator("#author-name").inner_text() == authors[(1, 1)]
+    # the decimal comma of Sova's pages (the JSON row keeps the contract's point)
+    assert overlay.locator("#prize").inner_text() == "300,00\u00a0BYN"
+    assert not shows_nothing(overlay)
+
+    live_server.login(page, "producer")
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.locator("#onair-tokens").get_by_role("button", name="Отозвать").click()
+    page.wait_for_load_state("load")
+    assert "отозван" in page.locator("#onair-tokens").inner_text()
+    overlay.wait_for_function("() => document.getElementById('onair').dataset.refused === 'true'")
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+
+    assert overlay.reload().status == 401
+    assert shows_nothing(overlay)
+    graphics.close()
+
+
+def test_a_closed_games_graphics_close(live_server, browser, onair_game):
+    """The guide: «after the game is closed its graphics close too». The overlay, fed by the
+    stream, hides the score and the author's lower third on the row that says «closed»;
+    opened afterwards it shows nothing either."""
+    game_id, key, authors = onair_game
+    _play(live_server, game_id, {"type": "spin", "sector": 1}, {"type": "answer", "correct": True})
+    graphics, overlay = _graphics(browser)
+    overlay.goto(f"{live_server.url}/onair/{game_id}?key={key}")
+    assert overlay.evaluate(SHOWN) == ["score", "sector", "author"]
+    assert overlay.locator("#author-name").inner_text() == authors[(1, 1)]
+
+    _play(live_server, game_id, status="closed")
+    overlay_shows(overlay, 3)  # two events and the closing
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+    overlay.reload()
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+    graphics.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 from flask import (
@@ -35,6 +36,7 @@ from flask_babel import force_locale, gettext
 from webapp.core.access import BROADCAST, access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
+from webapp.core.formats import money
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.onair import queries
@@ -142,13 +144,28 @@ def overlay_texts(language: str) -> dict[str, str]:
         }
 
 
+def shown_prize(prize: str, language: str) -> str:
+    """The row's prize (``"300.00 BYN"``, the contract's decimal point) as the overlay
+    shows it, the way Sova's pages print money in ``language``: ``"300,00\u00a0BYN"``;
+    ``""`` stays ``""``. ``static/onair/overlay.js`` does the same for streamed rows."""
+    amount, _, currency = prize.partition(" ")
+    return money(Decimal(amount), currency or None, locale=language) if amount else ""
+
+
 @bp.route("/onair/<int:game_id>")
 @access(BROADCAST)
 def overlay(game_id: int):
     """The overlay page (1920×1080, transparent): the row as the server has it now, kept
     current by ``static/onair.js`` from the stream; the server's clock is on the page, so
-    the minute's countdown is the server's, not the graphics machine's."""
-    game = feed_game(game_id)
+    the minute's countdown is the server's, not the graphics machine's. Without a live key
+    of this game: 401 with ``onair/refused.html``, a transparent page that draws nothing
+    (the operator's note is only its title)."""
+    token = queries.token_for(game_id, presented_key())
+    game = db.session.get(Game, game_id) if token is not None else None
+    if game is None:
+        # still 401, but nothing drawn: the graphics' browser composites this page over
+        # the programme picture, so an error page would cover the broadcast
+        return render_template("onair/refused.html"), 401, {"Cache-Control": NO_STORE}
     row = queries.row(game)
     key = presented_key() or ""
     now = datetime.now(UTC)
@@ -156,6 +173,7 @@ def overlay(game_id: int):
         render_template(
             "onair/overlay.html",
             row=row,
+            prize=shown_prize(row["prize"], row["language"]),
             texts=overlay_texts(row["language"]),
             stream_url=url_for("api.onair_stream", game_id=game.id, key=key),
             server_now_ms=int(now.timestamp() * 1000),

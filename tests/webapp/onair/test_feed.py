@@ -136,6 +136,13 @@ def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
         for path in (f"/api/v1/games/{game.id}/onair.json", f"/onair/{game.id}"):
             r = client.get(f"{path}?key={key}")
             assert r.status_code == 401, (path, key)
+    # the overlay's refusal is drawn over the programme: an empty page, its note the title
+    refused = client.get(f"/onair/{game.id}?key=badkey", headers={"Accept-Language": "en"})
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 401
+    assert "<title>Ключ эфира не действует (401): графика пуста</title>" in html
+    assert '<body class="onair"></body>' in html
+    assert "Login" not in html and "<header" not in html and "<nav" not in html
     # a staff login is no broadcast token
     r = api("get", f"/api/v1/games/{game.id}/onair.json", role="producer")
     assert r.status_code == 401
@@ -218,7 +225,8 @@ def test_walking_a_game_no_feed_shows_what_is_not_yet_said(game, api, client):
     # an unchanged game: the stream answers at once with its retry and no event
     assert _stream(client, game.id, key, last=revision).get_data(as_text=True) == "retry: 250\n\n"
     assert row["expert"] == "Борис" and row["author"] == named[(7, 1)]
-    assert row["prize"] == "300.00 BYN"
+    assert row["prize"] == "300.00 BYN"  # the contract's point; the overlay's comma:
+    assert '<span id="prize">300,00\u00a0BYN</span>' in overlay
 
 
 def test_a_closed_games_feed_is_closed(game, api, client):
@@ -230,6 +238,10 @@ def test_a_closed_games_feed_is_closed(game, api, client):
     (row,) = client.get(f"/api/v1/games/{game.id}/onair.json?key={key}").json
     assert (row["status"], row["revision"]) == ("closed", 1)
     assert _stream(client, game.id, key, last=1).status_code == 204
+    # its graphics close too (the guide): the overlay page hides every lower third
+    html = client.get(f"/onair/{game.id}?key={key}").get_data(as_text=True)
+    for graphic in ("score", "sector", "author", "minute"):
+        assert re.search(rf'<section [^>]*id="{graphic}" hidden', html), graphic
     refused = api("post", f"/api/v1/games/{game.id}/broadcast-tokens", role="producer")
     assert refused.status_code == 409
     assert "закрыта" in refused.json["error"]["message"]
