@@ -42,8 +42,9 @@ def _token_by_page(client, game_id: int) -> str:
     url = f"/games/{game_id}"
     page = get_page(client, url)
     made = submit_form(client, page, "onair-create", url, label="vMix, аппаратная")
-    assert made.status_code == 200
-    html = made.get_data(as_text=True)
+    assert made.status_code == 302  # post/redirect/get: a reload re-posts nothing
+    assert "key=" not in made.headers["Location"]  # the secret is never in an address
+    html = get_page(client, made.headers["Location"])
     return re.search(r'<code id="onair-key">([^<]+)</code>', html).group(1)
 
 
@@ -120,6 +121,34 @@ def test_a_token_from_the_game_page_reads_the_feed_and_is_stored_hashed(game, lo
         f"/onair/{game.id}?key={secret}",
     ):
         assert anonymous.get(path).status_code == 401, path
+
+
+def test_the_new_key_is_shown_once_and_a_reload_makes_no_second_key(game, login):
+    """The «Ключ эфира создан» page comes after a redirect: reloading it re-posts nothing, so
+    no second key is made, and it shows the key no more; the key leaves no trace in the
+    session once shown."""
+    producer = login("producer")
+    url = f"/games/{game.id}"
+    made = submit_form(producer, get_page(producer, url), "onair-create", url, label="титры")
+    shown_at = made.headers["Location"]
+    first = producer.get(shown_at)
+    assert first.status_code == 200
+    assert first.headers["Cache-Control"] == "no-store"
+    secret = re.search(r'<code id="onair-key">([^<]+)</code>', first.get_data(as_text=True))[1]
+    with producer.session_transaction() as kept:
+        assert secret not in json.dumps(dict(kept))
+
+    reload = producer.get(shown_at)  # the browser's reload: the same GET
+    assert reload.status_code == 302
+    assert reload.headers["Location"].endswith(f"/games/{game.id}#onair")
+    page = get_page(producer, url)
+    assert secret not in reload.get_data(as_text=True) + page
+    assert (
+        "Ключ эфира показывается один раз, сразу после создания; повторно его не показать. "
+        "Если адрес не сохранён, отзовите этот ключ и создайте новый." in page
+    )
+    tokens = db.session.scalars(db.select(BroadcastToken).filter_by(game_id=game.id)).all()
+    assert [t.label for t in tokens] == ["титры"]
 
 
 def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
