@@ -2,7 +2,8 @@
 plays a game (a red card, a blitz, sector 13, an early answer) and after every click the
 overlay — fed by the stream, never reloaded — shows exactly the console's state; a reload
 of the overlay in the middle of a round comes back to the same picture and the same
-remaining minute (± 1 s)."""
+remaining minute (± 1 s). A wrong or revoked key, or a closed game, leaves the overlay and
+the OGraf graphic drawing nothing (every pixel transparent)."""
 
 from __future__ import annotations
 
@@ -253,4 +254,64 @@ def test_a_closed_games_graphics_close(live_server, browser, onair_game):
     overlay.reload()
     assert overlay.evaluate(SHOWN) == []
     assert shows_nothing(overlay)
+    graphics.close()
+
+
+def test_the_ograf_graphic_clears_on_a_revoked_key_and_a_closed_game(
+    live_server, browser, onair_game
+):
+    """The OGraf graphic (graphic.mjs) in a renderer's page behaves as the overlay page: the
+    prize with the decimal comma; every box hidden once its key is revoked, and, on a new
+    key, once the game is closed."""
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.jobs import commit
+    from webapp.onair.models import BroadcastToken
+    from webapp.onair.operations import create_token, revoke_token
+
+    game_id, key, authors = onair_game
+    _play(live_server, game_id, {"type": "spin", "sector": 1})
+    graphics, renderer = _graphics(browser)
+    renderer.goto(f"{live_server.url}/onair/{game_id}/overlay.ograf.json")
+    renderer.set_content("<!doctype html><body style='margin:0;background:transparent'></body>")
+    renderer.evaluate(
+        """async ([server, game, key]) => {
+            const { default: Graphic } = await import(`${server}/onair/${game}/graphic.mjs`);
+            customElements.define("sova-onair", Graphic);
+            const graphic = document.createElement("sova-onair");
+            document.body.appendChild(graphic);
+            await graphic.load({renderType: "realtime", data: {server, game, key}});
+            await graphic.playAction();
+            window.graphic = graphic;
+        }""",
+        [live_server.url, game_id, key],
+    )
+    boxes = """() => [...window.graphic.children]
+        .filter((box) => box.style.display !== 'none').map((box) => box.textContent)"""
+    renderer.wait_for_function("() => window.graphic.row !== null")
+    score, sector, author = renderer.evaluate(boxes)
+    assert score == "Знаўцы 0 : 0 Тэлегледачы"
+    assert sector == "Раўнд 1 · Сектар 1 · Пытанне · 300,00\u00a0BYN"
+    assert author.startswith(f"Аўтар пытання: {authors[(1, 1)]}")
+
+    with live_server.app.app_context():
+        game = db.session.get(Game, game_id)
+        (token,) = db.session.scalars(db.select(BroadcastToken).filter_by(game_id=game_id))
+        revoke_token(game, token.id, None)
+        _token, new_key = create_token(game, "OGraf", None)
+        commit()
+    renderer.wait_for_function("() => window.graphic.dataset.refused === 'true'")
+    assert renderer.evaluate(boxes) == []
+    assert shows_nothing(renderer)
+
+    renderer.evaluate(
+        "([server, game, key]) => window.graphic.updateAction({data: {server, game, key}})",
+        [live_server.url, game_id, new_key],
+    )
+    renderer.wait_for_function("() => window.graphic.row !== null")
+    assert len(renderer.evaluate(boxes)) == 3
+    _play(live_server, game_id, status="closed")
+    renderer.wait_for_function("() => window.graphic.row.status === 'closed'")
+    assert renderer.evaluate(boxes) == []
+    assert shows_nothing(renderer)
     graphics.close()
