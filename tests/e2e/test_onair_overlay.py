@@ -2,7 +2,8 @@
 plays a game (a red card, a blitz, sector 13, an early answer) and after every click the
 overlay — fed by the stream, never reloaded — shows exactly the console's state; a reload
 of the overlay in the middle of a round comes back to the same picture and the same
-remaining minute (± 1 s)."""
+remaining minute (± 1 s). A wrong or revoked key, or a closed game, leaves the overlay and
+the OGraf graphic drawing nothing (every pixel transparent)."""
 
 from __future__ import annotations
 
@@ -157,4 +158,160 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
     assert shown["result"] == "Ачко знаўцам"
     assert shown["score"] == "3:2"
     assert overlay.evaluate("() => window.__noReload === true")  # fed by the stream
+    graphics.close()
+
+
+def _play(live_server, game_id: int, *events: dict, status: str | None = None) -> None:
+    """Record ``events`` on the game as the console does (and set its ``status``)."""
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.games.operations.play import record_event
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        game = db.session.get(Game, game_id)
+        for event in events:
+            record_event(game, event, None)
+        if status:
+            game.status = status
+        commit()
+
+
+def _graphics(browser):
+    """A fresh English browser (as the graphics machine's) of the overlay's size."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    return context, page
+
+
+def shows_nothing(overlay) -> bool:
+    """Every pixel of the overlay is transparent: over the programme it draws nothing."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    picture = Image.open(BytesIO(overlay.screenshot(omit_background=True))).convert("RGBA")
+    return picture.size == (1920, 1080) and picture.getchannel("A").getextrema() == (0, 0)
+
+
+SHOWN = """() => ['score', 'sector', 'author', 'minute'].filter(
+    (id) => !document.getElementById(id).hidden)"""
+
+
+def test_a_refused_key_draws_nothing_and_a_revoked_overlay_clears(
+    live_server, browser, page, onair_game
+):
+    """A wrong key: a 401 that is a transparent, empty page (its note only the title), not
+    the site's error page over the programme. An overlay on air whose key the producer
+    revokes on the game page hides every graphic instead of freezing, and a reload of it
+    is the same empty page."""
+    game_id, key, authors = onair_game
+    graphics, overlay = _graphics(browser)
+    answer = overlay.goto(f"{live_server.url}/onair/{game_id}?key=badkey")
+    assert answer.status == 401
+    assert overlay.title() == "Ключ эфира не действует (401): графика пуста"
+    assert overlay.evaluate("() => document.body.innerText") == ""
+    assert shows_nothing(overlay)
+
+    _play(live_server, game_id, {"type": "spin", "sector": 1})
+    assert overlay.goto(f"{live_server.url}/onair/{game_id}?key={key}").status == 200
+    assert overlay.evaluate(SHOWN) == ["score", "sector", "author"]
+    assert overlay.locator("#author-name").inner_text() == authors[(1, 1)]
+    # the decimal comma of Sova's pages (the JSON row keeps the contract's point)
+    assert overlay.locator("#prize").inner_text() == "300,00\u00a0BYN"
+    assert not shows_nothing(overlay)
+
+    live_server.login(page, "producer")
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.locator("#onair-tokens").get_by_role("button", name="Отозвать").click()
+    page.wait_for_load_state("load")
+    assert "отозван" in page.locator("#onair-tokens").inner_text()
+    overlay.wait_for_function("() => document.getElementById('onair').dataset.refused === 'true'")
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+
+    assert overlay.reload().status == 401
+    assert shows_nothing(overlay)
+    graphics.close()
+
+
+def test_a_closed_games_graphics_close(live_server, browser, onair_game):
+    """The guide: «after the game is closed its graphics close too». The overlay, fed by the
+    stream, hides the score and the author's lower third on the row that says «closed»;
+    opened afterwards it shows nothing either."""
+    game_id, key, authors = onair_game
+    _play(live_server, game_id, {"type": "spin", "sector": 1}, {"type": "answer", "correct": True})
+    graphics, overlay = _graphics(browser)
+    overlay.goto(f"{live_server.url}/onair/{game_id}?key={key}")
+    assert overlay.evaluate(SHOWN) == ["score", "sector", "author"]
+    assert overlay.locator("#author-name").inner_text() == authors[(1, 1)]
+
+    _play(live_server, game_id, status="closed")
+    overlay_shows(overlay, 3)  # two events and the closing
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+    overlay.reload()
+    assert overlay.evaluate(SHOWN) == []
+    assert shows_nothing(overlay)
+    graphics.close()
+
+
+def test_the_ograf_graphic_clears_on_a_revoked_key_and_a_closed_game(
+    live_server, browser, onair_game
+):
+    """The OGraf graphic (graphic.mjs) in a renderer's page behaves as the overlay page: the
+    prize with the decimal comma; every box hidden once its key is revoked, and, on a new
+    key, once the game is closed."""
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.jobs import commit
+    from webapp.onair.models import BroadcastToken
+    from webapp.onair.operations import create_token, revoke_token
+
+    game_id, key, authors = onair_game
+    _play(live_server, game_id, {"type": "spin", "sector": 1})
+    graphics, renderer = _graphics(browser)
+    renderer.goto(f"{live_server.url}/onair/{game_id}/overlay.ograf.json")
+    renderer.set_content("<!doctype html><body style='margin:0;background:transparent'></body>")
+    renderer.evaluate(
+        """async ([server, game, key]) => {
+            const { default: Graphic } = await import(`${server}/onair/${game}/graphic.mjs`);
+            customElements.define("sova-onair", Graphic);
+            const graphic = document.createElement("sova-onair");
+            document.body.appendChild(graphic);
+            await graphic.load({renderType: "realtime", data: {server, game, key}});
+            await graphic.playAction();
+            window.graphic = graphic;
+        }""",
+        [live_server.url, game_id, key],
+    )
+    boxes = """() => [...window.graphic.children]
+        .filter((box) => box.style.display !== 'none').map((box) => box.textContent)"""
+    renderer.wait_for_function("() => window.graphic.row !== null")
+    score, sector, author = renderer.evaluate(boxes)
+    assert score == "Знаўцы 0 : 0 Тэлегледачы"
+    assert sector == "Раўнд 1 · Сектар 1 · Пытанне · 300,00\u00a0BYN"
+    assert author.startswith(f"Аўтар пытання: {authors[(1, 1)]}")
+
+    with live_server.app.app_context():
+        game = db.session.get(Game, game_id)
+        (token,) = db.session.scalars(db.select(BroadcastToken).filter_by(game_id=game_id))
+        revoke_token(game, token.id, None)
+        _token, new_key = create_token(game, "OGraf", None)
+        commit()
+    renderer.wait_for_function("() => window.graphic.dataset.refused === 'true'")
+    assert renderer.evaluate(boxes) == []
+    assert shows_nothing(renderer)
+
+    renderer.evaluate(
+        "([server, game, key]) => window.graphic.updateAction({data: {server, game, key}})",
+        [live_server.url, game_id, new_key],
+    )
+    renderer.wait_for_function("() => window.graphic.row !== null")
+    assert len(renderer.evaluate(boxes)) == 3
+    _play(live_server, game_id, status="closed")
+    renderer.wait_for_function("() => window.graphic.row.status === 'closed'")
+    assert renderer.evaluate(boxes) == []
+    assert shows_nothing(renderer)
     graphics.close()

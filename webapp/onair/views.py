@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 from flask import (
@@ -28,6 +29,7 @@ from flask import (
     render_template,
     request,
     send_from_directory,
+    session,
     url_for,
 )
 from flask_babel import force_locale, gettext
@@ -35,10 +37,12 @@ from flask_babel import force_locale, gettext
 from webapp.core.access import BROADCAST, access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
+from webapp.core.formats import money
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.onair import queries
 from webapp.onair.forms import RevokeForm, TokenForm
+from webapp.onair.models import BroadcastToken
 from webapp.onair.operations import create_token, revoke_token
 
 bp = Blueprint("onair", __name__)
@@ -47,6 +51,8 @@ bp = Blueprint("onair", __name__)
 RETRY_MS = 250
 #: How long a browser or a proxy may keep an answer of the feed: never (it changes live).
 NO_STORE = "no-store"
+#: The session's key holding a key just made until its one display (``created``).
+NEW_KEY = "onair_new_key"
 #: Every feed answer: never stored; readable by graphics on another origin (an OGraf
 #: renderer, a CasparCG template served elsewhere) — the key is in the URL, no cookie is
 #: ever read, so allowing any origin gives nothing a key-holder does not have already.
@@ -142,13 +148,28 @@ def overlay_texts(language: str) -> dict[str, str]:
         }
 
 
+def shown_prize(prize: str, language: str) -> str:
+    """The row's prize (``"300.00 BYN"``, the contract's decimal point) as the overlay
+    shows it, the way Sova's pages print money in ``language``: ``"300,00\u00a0BYN"``;
+    ``""`` stays ``""``. ``static/onair/overlay.js`` does the same for streamed rows."""
+    amount, _, currency = prize.partition(" ")
+    return money(Decimal(amount), currency or None, locale=language) if amount else ""
+
+
 @bp.route("/onair/<int:game_id>")
 @access(BROADCAST)
 def overlay(game_id: int):
     """The overlay page (1920×1080, transparent): the row as the server has it now, kept
     current by ``static/onair.js`` from the stream; the server's clock is on the page, so
-    the minute's countdown is the server's, not the graphics machine's."""
-    game = feed_game(game_id)
+    the minute's countdown is the server's, not the graphics machine's. Without a live key
+    of this game: 401 with ``onair/refused.html``, a transparent page that draws nothing
+    (the operator's note is only its title)."""
+    token = queries.token_for(game_id, presented_key())
+    game = db.session.get(Game, game_id) if token is not None else None
+    if game is None:
+        # still 401, but nothing drawn: the graphics' browser composites this page over
+        # the programme picture, so an error page would cover the broadcast
+        return render_template("onair/refused.html"), 401, {"Cache-Control": NO_STORE}
     row = queries.row(game)
     key = presented_key() or ""
     now = datetime.now(UTC)
@@ -156,6 +177,7 @@ def overlay(game_id: int):
         render_template(
             "onair/overlay.html",
             row=row,
+            prize=shown_prize(row["prize"], row["language"]),
             texts=overlay_texts(row["language"]),
             stream_url=url_for("api.onair_stream", game_id=game.id, key=key),
             server_now_ms=int(now.timestamp() * 1000),
@@ -218,8 +240,41 @@ def create(game_id: int):
         flash(f"Ключ эфира не создан: {errors_line(form)}", "error")
         return redirect(back)
     token, secret = create_token(game, form.label.data, current_staff().id)
-    return render_template(
-        "onair/token.html", game=game, token=token, secret=secret, urls=feed_urls(game.id, secret)
+    # post/redirect/get, so a reload makes no second key. Until its one display the secret
+    # rides in the session cookie, which Flask signs (it cannot be forged or swapped) and
+    # only the producer's browser holds (HttpOnly, Secure in production); the server keeps
+    # only the token's hash and logs no cookie. The display pops it.
+    session[NEW_KEY] = {"game": game.id, "token": token.id, "secret": secret}
+    return redirect(url_for("onair.created", game_id=game.id, token_id=token.id))
+
+
+@bp.route("/games/<int:game_id>/broadcast-tokens/<int:token_id>")
+@access("producer")
+def created(game_id: int, token_id: int):
+    """The key just made (``create``), with the feed's addresses: shown once, to the
+    producer who made it. Any later visit (a reload) finds it gone and goes back to the
+    game page with a notice; it never makes a key."""
+    game = db.get_or_404(Game, game_id)
+    new = session.pop(NEW_KEY, None)
+    token = db.session.get(BroadcastToken, token_id)
+    if not new or (new["game"], new["token"]) != (game.id, token_id) or token is None:
+        flash(
+            "Ключ эфира показывается один раз, сразу после создания; повторно его не "
+            "показать. Если адрес не сохранён, отзовите этот ключ и создайте новый.",
+            "error",
+        )
+        return redirect(url_for("games.game", game_id=game.id) + "#onair")
+    secret = new["secret"]
+    return (
+        render_template(
+            "onair/token.html",
+            game=game,
+            token=token,
+            secret=secret,
+            urls=feed_urls(game.id, secret),
+        ),
+        200,
+        {"Cache-Control": NO_STORE},
     )
 
 

@@ -42,8 +42,9 @@ def _token_by_page(client, game_id: int) -> str:
     url = f"/games/{game_id}"
     page = get_page(client, url)
     made = submit_form(client, page, "onair-create", url, label="vMix, аппаратная")
-    assert made.status_code == 200
-    html = made.get_data(as_text=True)
+    assert made.status_code == 302  # post/redirect/get: a reload re-posts nothing
+    assert "key=" not in made.headers["Location"]  # the secret is never in an address
+    html = get_page(client, made.headers["Location"])
     return re.search(r'<code id="onair-key">([^<]+)</code>', html).group(1)
 
 
@@ -122,6 +123,34 @@ def test_a_token_from_the_game_page_reads_the_feed_and_is_stored_hashed(game, lo
         assert anonymous.get(path).status_code == 401, path
 
 
+def test_the_new_key_is_shown_once_and_a_reload_makes_no_second_key(game, login):
+    """The «Ключ эфира создан» page comes after a redirect: reloading it re-posts nothing, so
+    no second key is made, and it shows the key no more; the key leaves no trace in the
+    session once shown."""
+    producer = login("producer")
+    url = f"/games/{game.id}"
+    made = submit_form(producer, get_page(producer, url), "onair-create", url, label="титры")
+    shown_at = made.headers["Location"]
+    first = producer.get(shown_at)
+    assert first.status_code == 200
+    assert first.headers["Cache-Control"] == "no-store"
+    secret = re.search(r'<code id="onair-key">([^<]+)</code>', first.get_data(as_text=True))[1]
+    with producer.session_transaction() as kept:
+        assert secret not in json.dumps(dict(kept))
+
+    reload = producer.get(shown_at)  # the browser's reload: the same GET
+    assert reload.status_code == 302
+    assert reload.headers["Location"].endswith(f"/games/{game.id}#onair")
+    page = get_page(producer, url)
+    assert secret not in reload.get_data(as_text=True) + page
+    assert (
+        "Ключ эфира показывается один раз, сразу после создания; повторно его не показать. "
+        "Если адрес не сохранён, отзовите этот ключ и создайте новый." in page
+    )
+    tokens = db.session.scalars(db.select(BroadcastToken).filter_by(game_id=game.id)).all()
+    assert [t.label for t in tokens] == ["титры"]
+
+
 def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
     other = h.game(game.season, 2, status="ready")
     h.commit()
@@ -136,6 +165,13 @@ def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
         for path in (f"/api/v1/games/{game.id}/onair.json", f"/onair/{game.id}"):
             r = client.get(f"{path}?key={key}")
             assert r.status_code == 401, (path, key)
+    # the overlay's refusal is drawn over the programme: an empty page, its note the title
+    refused = client.get(f"/onair/{game.id}?key=badkey", headers={"Accept-Language": "en"})
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 401
+    assert "<title>Ключ эфира не действует (401): графика пуста</title>" in html
+    assert '<body class="onair"></body>' in html
+    assert "Login" not in html and "<header" not in html and "<nav" not in html
     # a staff login is no broadcast token
     r = api("get", f"/api/v1/games/{game.id}/onair.json", role="producer")
     assert r.status_code == 401
@@ -218,7 +254,8 @@ def test_walking_a_game_no_feed_shows_what_is_not_yet_said(game, api, client):
     # an unchanged game: the stream answers at once with its retry and no event
     assert _stream(client, game.id, key, last=revision).get_data(as_text=True) == "retry: 250\n\n"
     assert row["expert"] == "Борис" and row["author"] == named[(7, 1)]
-    assert row["prize"] == "300.00 BYN"
+    assert row["prize"] == "300.00 BYN"  # the contract's point; the overlay's comma:
+    assert '<span id="prize">300,00\u00a0BYN</span>' in overlay
 
 
 def test_a_closed_games_feed_is_closed(game, api, client):
@@ -230,6 +267,10 @@ def test_a_closed_games_feed_is_closed(game, api, client):
     (row,) = client.get(f"/api/v1/games/{game.id}/onair.json?key={key}").json
     assert (row["status"], row["revision"]) == ("closed", 1)
     assert _stream(client, game.id, key, last=1).status_code == 204
+    # its graphics close too (the guide): the overlay page hides every lower third
+    html = client.get(f"/onair/{game.id}?key={key}").get_data(as_text=True)
+    for graphic in ("score", "sector", "author", "minute"):
+        assert re.search(rf'<section [^>]*id="{graphic}" hidden', html), graphic
     refused = api("post", f"/api/v1/games/{game.id}/broadcast-tokens", role="producer")
     assert refused.status_code == 409
     assert "закрыта" in refused.json["error"]["message"]
