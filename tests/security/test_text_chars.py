@@ -168,6 +168,57 @@ def test_the_viewer_form_refuses_a_question_starting_with_a_bidi_override(client
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
 
 
+def test_the_viewer_form_names_every_bad_character_and_the_comments_maximum(client):
+    """The form as the page renders it, posted with a question holding U+202E, BEL twice and
+    U+FFFE and a comment of 3001 characters: one message under the question names each bad
+    character once, in the order typed; the comment's says only its maximum (it has no
+    minimum); in Russian, Belarusian and English; nothing stored."""
+    import re
+
+    from markupsafe import escape
+
+    from webapp.extensions import db
+    from webapp.submissions.models import Question
+
+    for lang, chars, longest in (
+        (
+            "ru",
+            "Недопустимые символы U+202E, U+0007, U+FFFE: удалите их.",
+            "Не длиннее 3000 символов.",
+        ),
+        (
+            "be",
+            "Недапушчальныя сімвалы U+202E, U+0007, U+FFFE: выдаліце іх.",
+            "Не даўжэй за 3000 сімвалаў.",
+        ),
+        (
+            "en",
+            "Invalid characters U+202E, U+0007, U+FFFE: please remove them.",
+            "No longer than 3000 characters.",
+        ),
+    ):
+        refresh()  # the test's requests share one app context: forget the last locale
+        page = client.get(f"/submit?lang={lang}").get_data(as_text=True)
+        (form,) = [f for f in page_forms(page) if f.method == "post"]
+        data = {
+            **form.fields,
+            "question": "\u202eКакой город\x07 называют северной\x07 столицей\ufffe России?",
+            "answer": "Санкт-Петербург",
+            "comment": "к" * 3001,
+            "name": "Пётр Иванов",
+            "email": "petr@example.com",
+            "consent": "y",
+            "age_confirmed": "y",
+        }
+        refresh()
+        resp = client.post(form.action, data=data)
+        text = resp.get_data(as_text=True)
+        assert resp.status_code == 422, lang
+        under = dict(re.findall(r'<p class="error" id="(\w+)-error">([^<]*)</p>', text))
+        assert under == {"question": str(escape(chars)), "comment": longest}, lang
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+
+
 def test_a_password_with_a_control_character_is_refused(app, login):
     """The own-password form refuses a new password with BEL (U+0007); the command
     ``sova users create`` exits 2 for one, and creates nobody."""

@@ -46,6 +46,14 @@ def forbidden(text: str | None) -> str | None:
     return next((c for c in text if _refused(c)), None)
 
 
+def all_forbidden(text: str | None) -> list[str]:
+    """Every distinct character of ``text`` that user text may not hold (see the module), in
+    the order of their first appearance (``[]`` when there is none)."""
+    if forbidden(text) is None:
+        return []
+    return list(dict.fromkeys(c for c in text or "" if _refused(c)))
+
+
 def forbidden_in_password(password: str | None) -> str | None:
     """The first character a password may not hold: :func:`forbidden`'s, and TAB, LF, CR."""
     if not password:

@@ -12,18 +12,27 @@ from wtforms import Form, PasswordField, StringField, validators
 from wtforms.fields.core import UnboundField
 from wtforms.validators import StopValidation, ValidationError
 
-from webapp.core.chars import code_point, forbidden, forbidden_in_password
+from webapp.core.chars import all_forbidden, code_point, forbidden_in_password
 
 
 def text_chars(form, field) -> None:
     """Validator: the field's text holds no character user text may not hold
     (:func:`webapp.core.chars.forbidden`: controls but TAB/LF/CR, noncharacters such as
-    U+FFFE, lone surrogates, bidi embedding/override/isolate controls). The message, in the
-    page's language, names the character: «Недопустимый символ U+FFFE: удалите его.»"""
-    c = forbidden(field.data) if isinstance(field.data, str) else None
-    if c is not None:
+    U+FFFE, lone surrogates, bidi embedding/override/isolate controls). One message, in the
+    page's language, names every distinct such character in the order they appear, so that
+    one correction removes them all: «Недопустимый символ U+FFFE: удалите его.»,
+    «Недопустимые символы U+202E, U+0007, U+FFFE: удалите их.»"""
+    found = all_forbidden(field.data) if isinstance(field.data, str) else []
+    if len(found) == 1:
         raise ValidationError(
-            gettext("Недопустимый символ %(code)s: удалите его.", code=code_point(c))
+            gettext("Недопустимый символ %(code)s: удалите его.", code=code_point(found[0]))
+        )
+    if found:
+        raise ValidationError(
+            gettext(
+                "Недопустимые символы %(codes)s: удалите их.",
+                codes=", ".join(code_point(c) for c in found),
+            )
         )
 
 

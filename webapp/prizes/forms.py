@@ -10,7 +10,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, InputRequired, Length, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, Optional, StopValidation
 from wtforms.widgets import DateInput
 
 from webapp.core.fields import SovaForm
@@ -138,14 +138,37 @@ class PayeeForm(SovaForm):
     )
 
 
+class _ValidDate:
+    """Validator of a ``DateField``, after ``InputRequired``: a value typed that is no date
+    (``2023-13-45``, ``x``) gets ``message`` (naming the field) instead of WTForms' own
+    «Неверное значение даты.», which does not say which of two dates is wrong."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __call__(self, form, field) -> None:
+        if field.process_errors:
+            field.errors[:] = []
+            raise StopValidation(self.message)
+
+
+def _period(what: str) -> list:
+    """The validators of one end of a register's period (``what``: «начало», «конец»):
+    given, and a real date; the years are bounded by ``register._check_period``."""
+    return [
+        InputRequired(f"Укажите {what} периода."),
+        _ValidDate(f"{what.capitalize()} периода: неверная дата."),
+    ]
+
+
 class RegisterForm(SovaForm):
     """Period of the payment register (GET form: no CSRF needed for a download)."""
 
     class Meta:
         csrf = False
 
-    start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
-    end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
+    start = DateField("С", validators=_period("начало"))
+    end = DateField("По", validators=_period("конец"))
     format = SelectField(
         "Формат", choices=[SelectChoice("xlsx", "XLSX"), SelectChoice("csv", "CSV")]
     )
@@ -154,8 +177,8 @@ class RegisterForm(SovaForm):
 class RegisterPdfForm(SovaForm):
     """Period of a payment register PDF to render (POST: it creates a document)."""
 
-    start = DateField("С", validators=[DataRequired("Укажите начало периода.")])
-    end = DateField("По", validators=[DataRequired("Укажите конец периода.")])
+    start = DateField("С", validators=_period("начало"))
+    end = DateField("По", validators=_period("конец"))
 
 
 class PaidListForm(SovaForm):

@@ -37,6 +37,7 @@ from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma,
 from webapp.domain.money import MoneyError, parse_amount
 from webapp.domain.rules import cite
 from webapp.extensions import db
+from webapp.games.operations import FIRST_AIR_YEAR, LAST_AIR_YEAR
 from webapp.jobs import enqueue
 from webapp.prizes import payee
 from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
@@ -86,6 +87,22 @@ def _dmy(d: date | None) -> str:
 
 
 def _check_period(start: date, end: date) -> None:
+    """Refuse (RegisterError) a period whose ends fall outside the show's years, as its air
+    dates do (``FIRST_AIR_YEAR`` .. ``LAST_AIR_YEAR``: 1975..2100; ``0001-01-01`` or
+    ``9999-12-31`` is a typo, not a period any prize was paid in), or that starts after its
+    end."""
+    outside = [
+        f"{what} {d.day:02d}.{d.month:02d}.{d.year:04d}"  # %Y does not pad year 1 to 0001
+        for what, d in (("начало", start), ("конец", end))
+        if not FIRST_AIR_YEAR <= d.year <= LAST_AIR_YEAR
+    ]
+    if outside:
+        raise RegisterError(
+            [
+                f"Период реестра — в годах передачи, с {FIRST_AIR_YEAR} по {LAST_AIR_YEAR}: "
+                f"{', '.join(outside)}."
+            ]
+        )
     if start > end:
         raise RegisterError(["Начало периода позже его конца."])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from flask import (
@@ -376,54 +377,53 @@ def details_form(token: str):
     # the country opens on the season's: a RUB prize (2009 rules) is paid in Russia
     prize = db.session.get(Prize, link.prize_id)
     form = PayeeForm(country=COUNTRY_OF_CURRENCY.get(prize.currency, "BY") if prize else "BY")
-    errors: dict[str, list[str]] = {}
     if form.validate_on_submit():
-        data = payee_ops.PayeeInput(
-            **{
-                name: form[name].data or ""
-                for name in (
-                    "full_name",
-                    "country",
-                    "passport_series",
-                    "passport_number",
-                    "issued_by",
-                    "issued_on",
-                    "personal_number",
-                    "inn",
-                    "address",
-                    "iban",
-                    "account",
-                    "bik",
-                    "tax_status",
-                )
-            }
-        )
         # a refusal answers 422 (the form again) or 410: the edge rolls back either way
         try:
-            payee_ops.submit_details(token, data)
+            payee_ops.submit_details(token, _payee_input(form))
         except payee_ops.PayeeError as exc:
-            errors = exc.errors
+            _show_payee_errors(form, exc.errors)
         except PrizeError:
             return render_template("prizes/details_done.html", ok=False), 410
         else:
             return render_template("prizes/details_done.html", ok=True)
     elif form.is_submitted():
-        errors = form.errors
-    status = 422 if errors else 200
+        # the form's own checks (characters, lengths) refused some fields: the details'
+        # checks still run on the rest, so that one answer names every bad field
+        try:
+            payee_ops.validate(_payee_input(form))
+        except payee_ops.PayeeError as exc:
+            _show_payee_errors(form, exc.errors)
     resp = current_app.make_response(
         (
-            render_template(
-                "prizes/details_form.html",
-                form=form,
-                errors=errors,
-                country_fields=COUNTRY_FIELDS,
-            ),
-            status,
+            render_template("prizes/details_form.html", form=form, country_fields=COUNTRY_FIELDS),
+            422 if form.errors else 200,
         )
     )
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["Referrer-Policy"] = "no-referrer"
     return resp
+
+
+def _payee_input(form: PayeeForm) -> payee_ops.PayeeInput:
+    """What the payee typed in ``form``, as ``payee.validate`` takes it (a field left out of
+    the request, e.g. the other country's, is ``""``)."""
+    return payee_ops.PayeeInput(
+        **{f.name: form[f.name].data or "" for f in dataclasses.fields(payee_ops.PayeeInput)}
+    )
+
+
+def _show_payee_errors(form: PayeeForm, errors: dict[str, list[str]]) -> None:
+    """Put the messages of ``payee.validate`` (field name → messages) on their fields, under
+    which the page shows them. A field the form's own checks refused already keeps only
+    their message: its bad character or length is what the payee must fix first (the details'
+    check would say the same character again)."""
+    for name, messages in errors.items():
+        field = form._fields.get(name)
+        if field is None:
+            form.form_errors.extend(messages)
+        elif not field.errors:
+            field.errors = list(messages)
 
 
 @bp.route("/register")

@@ -35,13 +35,14 @@ REQUIRED = _l("Заполните это поле.")
 
 
 def _len(name: str, minimum: int = -1) -> Length:
-    return Length(
-        min=minimum,
-        max=LIMITS[name],
-        message=_l(
-            "Допускается от %(min)s до %(max)s символов.", min=max(minimum, 0), max=LIMITS[name]
-        ),
-    )
+    """The length check of field ``name`` (at most ``LIMITS[name]`` characters, at least
+    ``minimum``; -1 or 0: no minimum). Its message says only the maximum when there is no
+    minimum: «Не длиннее 3000 символов.», else «Допускается от 20 до 3000 символов.»."""
+    if minimum <= 0:
+        message = _l("Не длиннее %(max)s символов.", max=LIMITS[name])
+    else:
+        message = _l("Допускается от %(min)s до %(max)s символов.", min=minimum, max=LIMITS[name])
+    return Length(min=minimum, max=LIMITS[name], message=message)
 
 
 class CoauthorForm(TextForm):

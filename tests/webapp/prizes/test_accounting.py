@@ -378,3 +378,48 @@ def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
     db.session.expire_all()
     owl = db.session.get(Prize, owl.id)
     assert (owl.status, owl.paid_on, owl.payment_reference) == ("paid", today, "ПП-77")
+
+
+def test_register_period_says_which_date_is_wrong_and_bounds_the_years(app, login):
+    """The register's forms as the page renders them: dates that are no dates say so for
+    each end (not «Укажите …», they were given); a period 01.01.0001–31.12.9999 is refused
+    for the download and for the PDF (the show's years, 1975..2100), and no PDF is queued."""
+    from tests.forms import page_forms
+    from webapp.core.models import Document
+
+    client = login("accountant")
+    page = client.get("/prizes/register").text
+    (download,) = [f for f in page_forms(page) if f.method == "get"]
+    (pdf,) = [f for f in page_forms(page) if f.action == "/prizes/register/pdf"]
+
+    r = client.get(
+        "/prizes/register", query_string={**download.fields, "start": "2023-13-45", "end": "x"}
+    )
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    errors = [str(markupsafe.Markup(e).unescape()) for e in _errors(r.text)]
+    assert errors == ["Начало периода: неверная дата.", "Конец периода: неверная дата."]
+    assert "Укажите" not in r.text
+
+    r = client.get(
+        "/prizes/register",
+        query_string={**download.fields, "start": "0001-01-01", "end": "9999-12-31"},
+    )
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    years = (
+        "Период реестра — в годах передачи, с 1975 по 2100: начало 01.01.0001, конец 31.12.9999."
+    )
+    assert markupsafe.escape(years) in r.text
+
+    r = client.post(
+        pdf.action,
+        data={**pdf.fields, "start": "0001-01-01", "end": "9999-12-31"},
+        follow_redirects=True,
+    )
+    assert markupsafe.escape(f"PDF не заказан: {years}") in r.text
+    assert db.session.scalar(db.select(db.func.count()).select_from(Document)) == 0
+
+
+def _errors(page: str) -> list[str]:
+    import re
+
+    return re.findall(r'<p class="error">([^<]*)</p>', page)

@@ -507,3 +507,62 @@ def test_details_form_opens_on_the_seasons_country(app, api, client, played, dra
             re.findall(r'<option[^>]*value="(\w+)"[^>]*selected', select)
         )
     assert chosen == {"BYN": ["BY"], "RUB": ["RU"]}
+
+
+def _field_box(page: str, name: str) -> str:
+    """The ``<div class="field …">`` of the payee form's field ``name`` (up to the next
+    field's box), as the page renders it."""
+    import re
+
+    boxes = re.split(r'(?=<div class="field)', page)
+    (box,) = [b for b in boxes if re.search(rf'\sname="{name}"', b)]
+    return box
+
+
+def test_details_form_says_every_bad_field_at_once_under_the_field(app, client, owed):
+    """Belarus details with a control character in «Кем выдан», a date to come, an
+    identification number with a bad check digit and a short IBAN: one submission of the
+    rendered form answers all four, each under its own field (aria-invalid, described by
+    its message) and in the summary naming the field; what was typed is kept."""
+    from markupsafe import escape
+
+    from tests.forms import get_page, page_forms, submit_form
+
+    token = payee.request_details(owed, None)
+    commit()
+    url = f"/prizes/details/{token}"
+    typed = {
+        **BY_FORM,
+        "issued_by": "РУВД\x07",
+        "issued_on": "2099-01-01",
+        "personal_number": "1234567A001PB1",
+        "iban": "BY00XXXX",
+    }
+    resp = submit_form(client, get_page(client, url), "payee-form", url, **typed)
+    assert resp.status_code == 422
+    page = resp.get_data(as_text=True)
+    expected = {
+        "issued_by": ("Кем выдан", "Недопустимый символ U+0007: удалите его."),
+        "issued_on": ("Дата выдачи паспорта", "Неверная дата выдачи паспорта."),
+        "personal_number": (
+            "Идентификационный номер (Беларусь)",
+            "Идентификационный номер: 14 знаков (например, 3010190A001PB9) с верной "
+            "контрольной цифрой.",
+        ),
+        "iban": ("Счёт IBAN (Беларусь, BY…)", "Неверный IBAN (проверьте контрольные цифры)."),
+    }
+    summary = page.split('id="error-summary"', 1)[1].split("</div>", 1)[0]
+    assert summary.count("<li>") == 4
+    for name, (label, message) in expected.items():
+        box = _field_box(page, name)
+        assert f'<p class="error" id="{name}-error">{escape(message)}</p>' in box, name
+        assert 'aria-invalid="true"' in box and f'aria-describedby="{name}-error"' in box
+        assert f'<a href="#{name}">{escape(label)}: {escape(message)}</a>' in summary, name
+    for name in ("full_name", "passport_series", "passport_number", "address", "tax_status"):
+        assert 'class="error"' not in _field_box(page, name), name
+    # what was typed comes back, the rest of the form untouched
+    (form,) = [f for f in page_forms(page) if f.attrs.get("id") == "payee-form"]
+    assert {k: form.fields[k] for k in typed if k in form.fields} == {
+        k: v for k, v in typed.items() if k in form.fields
+    }
+    assert db.session.scalar(db.select(db.func.count()).select_from(PayeeDetails)) == 0
