@@ -165,8 +165,9 @@ def test_refusal_as_json_is_409_with_russian_text(login, ready_game):
     assert r.json["error"]["text"].endswith("(п. 3.7.1 Правил сезона 2023 г.)")
     assert r.json["console"]["events"] == 1
     assert "club_help" not in r.json["console"]["allowed"]
-    r = post(client, ready_game, type="spin")  # a spin with no sector: refused, not stored
-    assert r.status_code == 409 and r.json["error"]["rule"] is None
+    r = post(client, ready_game, type="spin")  # a spin with no sector: the host's slip (422)
+    assert r.status_code == 422 and r.json["error"]["rule"] is None
+    assert r.json["console"]["events"] == 1  # not stored
     r = post(client, ready_game, type="")
     assert r.status_code == 422 and r.json["console"]["events"] == 1
 

@@ -108,7 +108,8 @@ class SovaOnAir extends HTMLElement {
       if (this.minute) { this.minute.style.display = "none"; }
       return;
     }
-    const left = Math.max(0, Math.ceil((Date.parse(row.minute_ends_at) - Date.now()) / 1000));
+    // never more than a minute (a discussion minute is the longest there is)
+    const left = Math.min(60, Math.max(0, Math.ceil((Date.parse(row.minute_ends_at) - Date.now()) / 1000)));
     this.minute.style.display = "block";
     this.minute.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
   }

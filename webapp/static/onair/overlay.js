@@ -63,7 +63,9 @@
       minute.hidden = true;
       return;
     }
-    var left = Math.max(0, Math.ceil((Date.parse(row.minute_ends_at) - (Date.now() + offset)) / 1000));
+    // never more than a minute: an offset measured late (a loaded machine) errs only toward
+    // an earlier server clock, which would show «1:01» at the minute's start
+    var left = Math.min(60, Math.max(0, Math.ceil((Date.parse(row.minute_ends_at) - (Date.now() + offset)) / 1000)));
     minute.hidden = false;
     minute.classList.toggle("over", left === 0);
     setText("minute-left", String(Math.floor(left / 60)) + ":" + String(left % 60).padStart(2, "0"));
