@@ -293,6 +293,11 @@ def request_details(prize: Prize, user_id: int | None) -> str:
     token (returned). Raises PrizeError if the prize has no cash or is paid already, or
     its game is not published yet (the e-mail would tell the author, before the broadcast,
     that the question was not answered: ``webapp.games.publication``)."""
+    if not prize.game.air_time_given:
+        raise PrizeError(
+            "время эфира игры не задано: пока продюсер не задаст его на странице игры, игра "
+            "не публикуется, а реквизиты запрашиваются только после эфира"
+        )
     if not is_published(prize.game):
         at = prize.game.air_at.astimezone(ZoneInfo(prize.game.season.timezone))
         raise PrizeError(

@@ -280,3 +280,25 @@ def test_a_game_without_an_air_time_is_never_public_until_one_is_given(
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Время эфира не задано" not in page
     assert "Игра опубликована: её вопросы, ответы и авторы видны зрителям." in page
+
+
+def test_details_of_a_game_without_an_air_time_are_refused_saying_why(
+    app, client, api, played, login
+):
+    """The accountant's «Запросить реквизиты» for a prize of a game whose air time was never
+    given says so (not a past placeholder date) and changes nothing."""
+    game_id = played("qualifying", VIEWERS_WIN)
+    assert api("post", f"/api/v1/games/{game_id}/close", role="producer").status_code == 200
+    game = db.session.get(Game, game_id)
+    game.air_time_given = False
+    db.session.commit()
+    prize = db.session.scalars(db.select(Prize).order_by(Prize.id)).first()
+    login("accountant")
+    form = _form(client, f"/prizes/{prize.id}", f"/prizes/{prize.id}/request-details")
+    page = client.post(form.action, data=form.fields, follow_redirects=True).get_data(as_text=True)
+    assert (
+        "время эфира игры не задано: пока продюсер не задаст его на странице игры, игра не "
+        "публикуется, а реквизиты запрашиваются только после эфира"
+    ) in page
+    db.session.expire_all()
+    assert db.session.get(Prize, prize.id).status == "owed"
