@@ -35,8 +35,8 @@ _UNITS = (
     "|млн|млрд|р\\.|к\\.|лет|год|года|век|в\\.|вв\\."
 )
 _NUMBER_UNIT_RE = re.compile(rf"(\d) (?=(?:{_UNITS})(?![\w]))")
-_SHORTHAND_RE = re.compile(r"\b(т\.) (?=[екдп]\.)|\b(и) (?=т\. [дп]\.)", re.IGNORECASE)
-# «№ 12», «§ 3», «д. 5», «ул. Ленина», «п. 4.11.1», «г. Минск», bank details' labels
+# «№ 12», «§ 3», «д. 5», «ул. Ленина», «п. 4.11.1», «г. Минск», bank details' labels; «т.»
+# keeps «т. е.», «т. д.» whole, and «и» of «и т. д.» is a one-letter word
 _BOUND_BEFORE_RE = re.compile(
     r"(?<![\w.])(№|§|[дгпс]\.|пп\.|ул\.|пр\.|пр-т|кв\.|корп\.|стр\.|ст\.|пер\.|пл\.|оф\.|т\.|"
     r"им\.|р/с|БИК|УНП|ИНН) (?=\S)",
@@ -76,7 +76,6 @@ def typeset(text: str) -> str:
         return text
     text = quotes(text)
     text = _DASH_RE.sub(NBSP + "— ", text)
-    text = _SHORTHAND_RE.sub(lambda m: (m.group(1) or m.group(2)) + NBSP, text)
     text = _BOUND_BEFORE_RE.sub(lambda m: m.group(1) + NBSP, text)
     text = _INITIAL_RE.sub(NBSP, text)
     text = _INITIAL_BEFORE_RE.sub(lambda m: m.group(1) + NBSP, text)

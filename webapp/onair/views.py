@@ -160,7 +160,7 @@ def shown_prize(prize: str, language: str) -> str:
 @access(BROADCAST)
 def overlay(game_id: int):
     """The overlay page (1920×1080, transparent): the row as the server has it now, kept
-    current by ``static/onair.js`` from the stream; the server's clock is on the page, so
+    current by ``static/onair/overlay.js`` from the stream; the server's clock is on the page, so
     the minute's countdown is the server's, not the graphics machine's. Without a live key
     of this game: 401 with ``onair/refused.html``, a transparent page that draws nothing
     (the operator's note is only its title)."""
