@@ -1,0 +1,84 @@
+"""What a rule book is to Sova: :class:`Book`, the one object every layer asks.
+
+A caller asks a capability (``book.audience_vote``, ``book.live_sector13``) or a value
+(``book.currency``), never the book's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from webapp.domain.donor import Donor
+from webapp.domain.rules.rulesets import RuleSet
+from webapp.domain.season.rulebook import RuleBook
+
+
+@dataclass(frozen=True)
+class Book:
+    """One rule book.
+
+    ``name``: the protocols' ``ruleset`` (``"2023"``); ``file``: the rule-book file every
+    clause is cited from; ``rules``: the game rule set (:class:`RuleSet`); ``season``: the
+    season rule book (a :class:`RuleBook` subclass); ``game_languages``: the languages a
+    question placed by the automatic fill may be in; ``donor_rule``: the clause the season's
+    donor comes from; ``default_donor``: the donor before the producer names one (``None``:
+    the broadcaster of the settings); ``unanswered_rule``: the clause of the author's prize
+    for an unanswered question; ``default_prizes``: the book's default amounts by the
+    season's amount (``"unanswered"``, ``"series_final"``, ``"year_final"``,
+    ``"special_game"``; ``None``: the book names none); ``names``: the book as a reader
+    names it after a clause number, by language (genitive); ``title_ru``: its full Russian
+    title (genitive) for signed papers.
+    """
+
+    name: str
+    file: str
+    rules: RuleSet
+    season: type[RuleBook]
+    game_languages: tuple[str, ...]
+    donor_rule: str
+    default_donor: Donor | None
+    unanswered_rule: str
+    default_prizes: Mapping[str, Decimal | None]
+    names: Mapping[str, str]
+    title_ru: str
+
+    @property
+    def currency(self) -> str:
+        """ISO 4217 code prizes are paid in."""
+        return self.rules.currency
+
+    @property
+    def timezone(self) -> str:
+        """IANA zone the book's broadcasts air in."""
+        return self.rules.timezone
+
+    @property
+    def audience_vote(self) -> bool:
+        """The viewers choose each game's best player by SMS."""
+        return self.rules.audience_vote
+
+    @property
+    def live_sector13(self) -> bool:
+        """Sector 13's question is drawn at the spin among viewers' live questions."""
+        return self.rules.sector13_pool == "live"
+
+    @property
+    def credit_minute(self) -> bool:
+        """A team may take a minute on credit."""
+        return self.rules.credit_minute
+
+    @property
+    def off_table_after_hint(self) -> bool:
+        """A hinting expert starts his team's next game off the table."""
+        return self.rules.off_table_after_hint
+
+    @property
+    def series_rematch(self) -> bool:
+        """The loser of a series final may be granted a rematch."""
+        return self.rules.series_rematch
+
+    def cite(self, topic: str) -> str:
+        """``"<file> §<clause>"`` of a game topic (``KeyError`` for one the book lacks)."""
+        return self.rules.cite(topic)
