@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from webapp.domain.books import BOOKS
 from webapp.domain.packets import parse_packet
 from webapp.domain.rules import replay
 from webapp.domain.text import matching_key
@@ -79,7 +80,9 @@ def main() -> None:
         if sector == 8:
             break
     lat = timed(
-        lambda: replay("2023", {"blitz": None, "superblitz": None, "sector13": None}, {}, events),
+        lambda: replay(
+            BOOKS["2023"], {"blitz": None, "superblitz": None, "sector13": None}, {}, events
+        ),
         200,
     )
     emit("replay_game", events=len(events), us_median=round(statistics.median(lat) * 1e6, 1))

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from webapp.domain.books import replay_season
 from webapp.domain.rules import ProtocolError
-from webapp.domain.season import FORMAT, SeasonViolation, replay_season
+from webapp.domain.season import FORMAT, SeasonViolation
 
 DATA = Path(__file__).parent / "data"
 R23 = "000_90d7c8192601ed3a.txt"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.domain.season_helpers import R09, R23, doc, final, q, refusal, series, state
+from webapp.domain.books import BOOKS, replay_season
 from webapp.domain.rules import (
     FORMAT,
     ProtocolError,
@@ -18,7 +19,6 @@ from webapp.domain.rules import (
     replay,
 )
 from webapp.domain.rules.parameters import ParameterError, check_values, defaults, describe
-from webapp.domain.season import replay_season
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 AMEND = f"{R23} §4.12.1"
@@ -50,18 +50,18 @@ def amend(**values):
 
 
 def test_defaults_of_each_book():
-    assert defaults("2023") == {
+    assert defaults(BOOKS["2023"]) == {
         "points_to_win": 6,
         "club_help": 1,
         "decisive_round": True,
         "credit_minute": True,
         "losses_to_out": 2,
     }
-    assert defaults("2009") == {"points_to_win": 6, "club_help": 11}
+    assert defaults(BOOKS["2009"]) == {"points_to_win": 6, "club_help": 11}
 
 
 def test_describe_lists_name_type_range_default_clause():
-    table = describe("2023")
+    table = describe(BOOKS["2023"])
     assert (table["ruleset"], table["file"], table["clause"]) == ("2023", R23, AMEND)
     rows = {p["name"]: p for p in table["parameters"]}
     assert list(rows) == [
@@ -79,7 +79,10 @@ def test_describe_lists_name_type_range_default_clause():
     }
     assert rows["losses_to_out"]["range"] == [1, None]
     assert rows["decisive_round"]["range"] == [False, True]
-    assert [p["clause"] for p in describe("2009")["parameters"]] == [f"{R09} §1.8", f"{R09} §1.7"]
+    assert [p["clause"] for p in describe(BOOKS["2009"])["parameters"]] == [
+        f"{R09} §1.8",
+        f"{R09} §1.7",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -97,7 +100,7 @@ def test_describe_lists_name_type_range_default_clause():
 )
 def test_check_values_refuses(ruleset, values, message):
     with pytest.raises(ParameterError) as info:
-        check_values(ruleset, values)
+        check_values(BOOKS[ruleset], values)
     assert message in info.value.message
 
 
@@ -106,30 +109,30 @@ def test_check_values_refuses(ruleset, values, message):
 
 def test_seven_three_finishes_a_game_to_seven_and_six_three_does_not():
     seven = rounds([True, False, True, False, True, False, True, True, True, True])
-    state7 = replay("2023", NO13, None, seven, rules={"points_to_win": 7})
+    state7 = replay(BOOKS["2023"], NO13, None, seven, rules={"points_to_win": 7})
     assert (state7["score"], state7["finished"], state7["winner"]) == ("7:3", True, "experts")
     six = seven[:-2]
-    state6 = replay("2023", NO13, None, six, rules={"points_to_win": 7})
+    state6 = replay(BOOKS["2023"], NO13, None, six, rules={"points_to_win": 7})
     assert (state6["score"], state6["finished"], state6["winner"]) == ("6:3", False, None)
-    assert allowed_actions("2023", NO13, None, six, rules={"points_to_win": 7}) == ["spin"]
+    assert allowed_actions(BOOKS["2023"], NO13, None, six, rules={"points_to_win": 7}) == ["spin"]
     spun = [*six, spin(12)]
-    assert answer_modes("2023", NO13, None, spun, rules={"points_to_win": 7}) == [
+    assert answer_modes(BOOKS["2023"], NO13, None, spun, rules={"points_to_win": 7}) == [
         "discussed",
         "early",
     ]
     # under the book's own rules the same 6:3 is over, and a further spin is refused
-    assert replay("2023", NO13, None, six)["finished"] is True
+    assert replay(BOOKS["2023"], NO13, None, six)["finished"] is True
     with pytest.raises(RuleViolation) as info:
-        replay("2023", NO13, None, seven)
+        replay(BOOKS["2023"], NO13, None, seven)
     assert (info.value.event_index, info.value.rule) == (18, f"{R23} §3.10")
 
 
 def test_decisive_round_abolished_in_a_game():
     events = rounds([True] * 5 + [False] * 3) + [{"type": "decisive_round"}]
     context = {"series_best": "6:2"}
-    assert replay("2023", NO13, context, events)["score"] == "0:0"  # the book: granted
+    assert replay(BOOKS["2023"], NO13, context, events)["score"] == "0:0"  # the book: granted
     with pytest.raises(RuleViolation) as info:
-        replay("2023", NO13, context, events, rules={"decisive_round": False})
+        replay(BOOKS["2023"], NO13, context, events, rules={"decisive_round": False})
     assert info.value.to_json() == {
         "error": {
             "event": 16,
@@ -142,7 +145,7 @@ def test_decisive_round_abolished_in_a_game():
 def test_decisive_round_to_seven_at_six_points_ends_seven_nil():
     events = rounds([True] * 6 + [False] * 3) + [{"type": "decisive_round"}]
     events += [spin(13), answer(True)]
-    out = replay("2023", NO13, {"series_best": "7:2"}, events, rules={"points_to_win": 7})
+    out = replay(BOOKS["2023"], NO13, {"series_best": "7:2"}, events, rules={"points_to_win": 7})
     assert (out["score"], out["decided_by"]) == ("7:0", "decisive_round")
 
 
@@ -150,21 +153,21 @@ def test_club_help_uses_a_game():
     club = {"type": "club_help"}
     events = rounds([False]) + [spin(2), club, answer(False), spin(3), club]
     with pytest.raises(RuleViolation) as info:
-        replay("2023", NO13, None, events)
+        replay(BOOKS["2023"], NO13, None, events)
     assert (info.value.event_index, info.value.rule) == (6, f"{R23} §3.7")
     assert info.value.message == "club help is taken once a game"
-    assert replay("2023", NO13, None, events, rules={"club_help": 2})["score"] == "0:2"
+    assert replay(BOOKS["2023"], NO13, None, events, rules={"club_help": 2})["score"] == "0:2"
     with pytest.raises(RuleViolation) as info:
-        replay("2009", NO13, None, events[:4], rules={"club_help": 0})
+        replay(BOOKS["2009"], NO13, None, events[:4], rules={"club_help": 0})
     assert (info.value.event_index, info.value.rule) == (3, f"{R09} §1.7")
     assert info.value.message == "club help is not given in this game"
 
 
 def test_minute_on_credit_abolished_in_a_game():
     events = rounds([False] * 5) + [spin(12), {"type": "credit_minute"}]
-    assert replay("2023", NO13, None, events)["rounds"][-1]["aids"] == ["credit_minute"]
+    assert replay(BOOKS["2023"], NO13, None, events)["rounds"][-1]["aids"] == ["credit_minute"]
     with pytest.raises(RuleViolation) as info:
-        replay("2023", NO13, None, events, rules={"credit_minute": False})
+        replay(BOOKS["2023"], NO13, None, events, rules={"credit_minute": False})
     assert (info.value.rule, info.value.message) == (
         f"{R23} §3.8",
         "the minute on credit was abolished for this game (§4.12.1)",
@@ -179,23 +182,23 @@ def test_protocol_rules_validated_at_load_and_applied():
         "table": NO13,
         "events": rounds([True] * 6),
     }
-    ruleset, table, context, events = load_protocol(data)
-    assert load_protocol_rules(data) == {"points_to_win": 7}
+    book, table, context, events = load_protocol(data, BOOKS)
+    assert load_protocol_rules(data, BOOKS) == {"points_to_win": 7}
     assert (
-        replay(ruleset, table, context, events, rules=load_protocol_rules(data))["finished"]
+        replay(book, table, context, events, rules=load_protocol_rules(data, BOOKS))["finished"]
         is False
     )
-    assert load_protocol_rules({**data, "rules": None}) == {}
+    assert load_protocol_rules({**data, "rules": None}, BOOKS) == {}
     for rules, message in (
         ({"points_to_win": 0}, "rules: points_to_win must be 1..12, got 0"),
         ({"sector13": 1}, "rules: unknown parameter 'sector13'"),
         ([7], "rules: the rules must be an object {parameter: value}, got list"),
     ):
         with pytest.raises(ProtocolError) as info:
-            load_protocol({**data, "rules": rules})
+            load_protocol({**data, "rules": rules}, BOOKS)
         assert info.value.message.startswith(message)
     with pytest.raises(ProtocolError) as info:
-        load_protocol({**data, "ruleset": "2009", "rules": {"credit_minute": False}})
+        load_protocol({**data, "ruleset": "2009", "rules": {"credit_minute": False}}, BOOKS)
     assert info.value.message == (
         "rules: the 2009 rule book has no credit_minute: it cannot be amended"
     )
@@ -320,7 +323,7 @@ def test_amend_refusals_cite_4_12_1(ruleset, values, message):
 def test_amend_refusal_is_in_russian_for_the_staff_pages():
     from webapp.domain.season import Season, SeasonViolation
 
-    season = Season.start("2009", SPRING)
+    season = Season.start(BOOKS["2009"], SPRING)
     with pytest.raises(SeasonViolation) as info:
         season.apply(amend(decisive_round=False), 0)
     assert info.value.ru == (
@@ -340,7 +343,7 @@ def test_an_amendment_that_changes_nothing():
     """2023 §4.12.1: every value already in force, of the same type — no change."""
     from webapp.domain.rules.parameters import in_force, unchanged
 
-    now = in_force("2023", {"points_to_win": 7})
+    now = in_force(BOOKS["2023"], {"points_to_win": 7})
     assert unchanged(now, {"points_to_win": 7}) is True
     assert unchanged(now, {"points_to_win": 7, "club_help": 1}) is True
     assert unchanged(now, {"points_to_win": 6}) is False

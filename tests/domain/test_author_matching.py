@@ -17,7 +17,7 @@ from webapp.domain.authors import (
     repeated_authors,
     suggest,
 )
-from webapp.domain.rules import rule_reference
+from webapp.domain.books import rule_reference
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ see yet."""
 
 from __future__ import annotations
 
+from webapp.domain.books import BOOKS
 from webapp.domain.onair import Asked, GameCard, discussion_seconds, onair_row
 from webapp.domain.rules import replay
 
@@ -29,7 +30,7 @@ QUESTIONS = {
 
 
 def _row(events, status="live"):
-    state = replay("2023", TABLE, None, events)
+    state = replay(BOOKS["2023"], TABLE, None, events)
     card = GameCard(**{**CARD.__dict__, "status": status})
     return onair_row(card, state, events, QUESTIONS, revision=len(events))
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from webapp.domain.books import BOOKS, replay_season
 from webapp.domain.rules import (
     ProtocolError,
     RuleViolation,
@@ -18,7 +19,6 @@ from webapp.domain.rules import (
     load_protocol_rules,
     replay,
 )
-from webapp.domain.season import replay_season
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocols.md"
 _EXAMPLE = re.compile(r"<!-- example: ([\w-]+) -->\n```json\n(.*?)\n```", re.DOTALL)
@@ -32,7 +32,7 @@ def run(data: dict) -> dict:
     """What the replay command prints for ``data`` (state or ``{"error": …}``)."""
     try:
         if data["format"] == "sova.game-protocol/1":
-            return replay(*load_protocol(data), rules=load_protocol_rules(data))
+            return replay(*load_protocol(data, BOOKS), rules=load_protocol_rules(data, BOOKS))
         return replay_season(data).to_json()
     except (RuleViolation, ProtocolError) as exc:
         return exc.to_json()

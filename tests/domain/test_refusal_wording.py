@@ -1,4 +1,4 @@
-"""The game engine's refusals in the people's words (``webapp.domain.rules.refusals``): every
+"""The game engine's refusals in the people's words (``webapp.domain.rules.refusals`` and each book's own wording): every
 code the engine can raise has its sentence in Russian, Belarusian and English, with the
 placeholders its raiser fills; a real refusal reads as a person reads it, while the English
 ``message`` and the error JSON of ``sova game replay`` stay as the contract shows."""
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from webapp.domain.rules import RuleViolation, refusal_text, replay
+from webapp.domain.books import BOOKS, refusal_text
+from webapp.domain.rules import RuleViolation, replay
 from webapp.domain.rules.refusals import LANGUAGES, TERM_PARAMS, TERMS, WORDING
 
 RULES = Path(__file__).resolve().parents[2] / "webapp" / "domain" / "rules"
@@ -46,18 +47,23 @@ def _raised_codes() -> dict[str, set[str]]:
 
 
 def test_every_code_the_engine_raises_is_worded_in_three_languages() -> None:
+    """A code is worded once: in the shared wording, or in the one book that raises it."""
     raised = _raised_codes()
-    assert set(raised) == set(WORDING)  # no code without wording, no wording never raised
+    own = [set(b.rules.wording) for b in BOOKS.values()]
+    assert not set(WORDING) & set().union(*own)  # a book's own code is not also shared
+    assert not set.intersection(*own)  # nor worded by two books
+    wording = {**WORDING, **{c: w for b in BOOKS.values() for c, w in b.rules.wording.items()}}
+    assert set(raised) == set(wording)  # no code without wording, no wording never raised
     for code, params in raised.items():
-        assert set(WORDING[code]) == set(LANGUAGES), code
+        assert set(wording[code]) == set(LANGUAGES), code
         placeholders = {
-            lang: {f for _, f, _, _ in string.Formatter().parse(WORDING[code][lang]) if f}
+            lang: {f for _, f, _, _ in string.Formatter().parse(wording[code][lang]) if f}
             for lang in LANGUAGES
         }
         assert placeholders["ru"] == placeholders["be"] == placeholders["en"], code
         assert placeholders["ru"] <= params, code
         for lang in LANGUAGES:
-            assert WORDING[code][lang].strip() and "  " not in WORDING[code][lang], code
+            assert wording[code][lang].strip() and "  " not in wording[code][lang], code
 
 
 def test_every_term_is_worded_in_three_languages() -> None:
@@ -68,7 +74,7 @@ def test_every_term_is_worded_in_three_languages() -> None:
 
 def _refusal(ruleset: str, events: list[dict], context: dict | None = None) -> RuleViolation:
     with pytest.raises(RuleViolation) as info:
-        replay(ruleset, TABLE, context, events)
+        replay(BOOKS[ruleset], TABLE, context, events)
     return info.value
 
 
@@ -164,7 +170,7 @@ def test_a_sentence_that_starts_with_a_term_is_capitalised() -> None:
 
 def test_a_table_plan_refusal_has_its_code() -> None:
     with pytest.raises(RuleViolation) as info:
-        replay("2009", {"blitz": 13, "superblitz": None, "sector13": None}, None, [])
+        replay(BOOKS["2009"], {"blitz": 13, "superblitz": None, "sector13": None}, None, [])
     exc = info.value
     assert (exc.event_index, exc.code, exc.params) == (None, "plan_multi_on_13", {"kind": "blitz"})
     assert refusal_text(exc) == (

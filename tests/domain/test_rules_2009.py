@@ -3,6 +3,7 @@ removal rule, club help; what 2009 lacks (decisive round, minute on credit, sect
 
 import pytest
 
+from webapp.domain.books import BOOKS
 from webapp.domain.rules import ProtocolError, RuleViolation, allowed_actions, replay
 
 R = "002_e025d5ded135c1c4.txt"
@@ -32,14 +33,14 @@ def wrong(early=False, expert=None):
 
 def refused(events, clause, table=T):
     with pytest.raises(RuleViolation) as info:
-        replay("2009", table, None, events)
+        replay(BOOKS["2009"], table, None, events)
     assert info.value.rule == f"{R} {clause}", info.value.message
     assert info.value.event_index == len(events) - 1
     return info.value
 
 
 def state(events, table=T):
-    return replay("2009", table, None, events)
+    return replay(BOOKS["2009"], table, None, events)
 
 
 def test_sector13_at_most_once_a_game():
@@ -78,7 +79,7 @@ def test_table_plan_2009_is_checked(table, clause, message):
     """§1.3: the 13th sector holds the Internet questions; §1.4.2–§1.4.3: the superblitz and
     the blitz are among the other twelve. Refused before any event (``event`` null)."""
     with pytest.raises(RuleViolation) as info:
-        replay("2009", table, None, [])
+        replay(BOOKS["2009"], table, None, [])
     assert info.value.to_json() == {
         "error": {"event": None, "rule": f"{R} {clause}", "message": message}
     }
@@ -91,7 +92,7 @@ def test_table_plan_2009_without_sector13_plays_13_as_a_single_question():
 
 def test_table_plan_2023_may_put_the_blitz_in_sector_13():
     """2023 §3.4.1: "one of the thirteen sectors" may be the blitz; the plan check is 2009's."""
-    s = replay("2023", {"blitz": 13, "superblitz": None, "sector13": 7}, None, [spin(13)])
+    s = replay(BOOKS["2023"], {"blitz": 13, "superblitz": None, "sector13": 7}, None, [spin(13)])
     assert s["rounds"][0]["kind"] == "blitz"
 
 
@@ -162,7 +163,7 @@ def test_no_decisive_round():
     for sector in (1, 2, 3, 5, 6):
         events += [spin(sector), right()]
     refused(events + [{"type": "decisive_round"}], "§1.8")
-    assert "decisive_round" not in allowed_actions("2009", T, {"series_best": "6:0"}, events)
+    assert "decisive_round" not in allowed_actions(BOOKS["2009"], T, {"series_best": "6:0"}, events)
 
 
 def test_no_minute_on_credit():
@@ -173,9 +174,9 @@ def test_no_minute_on_credit():
 
 
 def test_allowed_actions_2009():
-    assert allowed_actions("2009", T, None, []) == ["spin"]
-    assert allowed_actions("2009", T, None, [spin(13)]) == ["answer", "red_card"]
-    assert allowed_actions("2009", T, None, [spin(1), wrong(True), spin(13)]) == [
+    assert allowed_actions(BOOKS["2009"], T, None, []) == ["spin"]
+    assert allowed_actions(BOOKS["2009"], T, None, [spin(13)]) == ["answer", "red_card"]
+    assert allowed_actions(BOOKS["2009"], T, None, [spin(1), wrong(True), spin(13)]) == [
         "answer",
         "club_help",
         "red_card",
@@ -192,26 +193,28 @@ def test_the_answering_expert_is_one_of_the_teams_experts():
     protocol without the team's experts, checks nothing."""
     context = {"experts": TEAM}
     with pytest.raises(RuleViolation) as info:
-        replay("2009", T, context, [spin(1), wrong(expert="Вася Пупкин")])
+        replay(BOOKS["2009"], T, context, [spin(1), wrong(expert="Вася Пупкин")])
     assert (info.value.rule, info.value.event_index, info.value.message) == (
         f"{R} §1.6",
         1,
         "Вася Пупкин is not one of the team's experts (Анна, Борис, Вера Иванова, Глеб, "
         "Дина, Ефим): the removal rule removes the player of the team who answered",
     )
-    ok = replay("2009", T, context, [spin(1), wrong(expert="вера  ИВАНОВА"), spin(2), wrong()])
+    ok = replay(
+        BOOKS["2009"], T, context, [spin(1), wrong(expert="вера  ИВАНОВА"), spin(2), wrong()]
+    )
     assert (ok["removed_experts"], ok["score"]) == (["вера  ИВАНОВА"], "0:2")
-    assert replay("2009", T, None, [spin(1), wrong(expert="Вася Пупкин")])["removed_experts"] == [
-        "Вася Пупкин"
-    ]
+    assert replay(BOOKS["2009"], T, None, [spin(1), wrong(expert="Вася Пупкин")])[
+        "removed_experts"
+    ] == ["Вася Пупкин"]
     # a right answer is refused too: the removal rule needs to know who is at the table
     with pytest.raises(RuleViolation):
-        replay("2009", T, context, [spin(1), right(expert="Вася Пупкин")])
+        replay(BOOKS["2009"], T, context, [spin(1), right(expert="Вася Пупкин")])
 
 
 def test_2023_does_not_check_the_answering_expert():
     """2023 has no removal rule: the name an answer carries is not checked against the team."""
-    s = replay("2023", T, {"experts": TEAM}, [spin(1), wrong(expert="Вася Пупкин")])
+    s = replay(BOOKS["2023"], T, {"experts": TEAM}, [spin(1), wrong(expert="Вася Пупкин")])
     assert s["score"] == "0:1"
 
 
@@ -219,14 +222,14 @@ def test_context_experts_must_be_names():
     from webapp.domain.rules import ProtocolError
 
     with pytest.raises(ProtocolError, match="context.experts must be a list of expert names"):
-        replay("2009", T, {"experts": "Анна"}, [])
+        replay(BOOKS["2009"], T, {"experts": "Анна"}, [])
 
 
 def test_a_removed_expert_is_refused_whatever_the_spelling():
     """§1.6: «Вера Иванова» removed stays removed when the next answer writes «вера иванова»."""
     events = [spin(1), wrong(expert="Вера Иванова"), spin(2), right(expert="вера  иванова")]
     with pytest.raises(RuleViolation) as info:
-        replay("2009", T, {"experts": TEAM}, events)
+        replay(BOOKS["2009"], T, {"experts": TEAM}, events)
     assert info.value.rule == f"{R} §1.6" and info.value.event_index == 3
 
 
@@ -276,7 +279,7 @@ def test_sector13_empty_only_on_a_spin_that_lands_on_it():
     )
     refused([spin(13), right(), empty13()], "§1.4.1")  # sector 13 was played: lands on 1
     with pytest.raises(RuleViolation) as info:
-        replay("2023", T, None, [empty13()])
+        replay(BOOKS["2023"], T, None, [empty13()])
     assert info.value.rule == "000_90d7c8192601ed3a.txt §3.3"
 
 

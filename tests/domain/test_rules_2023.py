@@ -3,6 +3,7 @@ the minute on credit, sector 13 options, the decisive round."""
 
 import pytest
 
+from webapp.domain.books import BOOKS
 from webapp.domain.rules import (
     RuleViolation,
     allowed_actions,
@@ -48,14 +49,14 @@ def play(results, sectors=(1, 2, 3, 5, 6, 7, 8, 9, 11, 12)):
 
 def refused(events, clause, context=None, table=T):
     with pytest.raises(RuleViolation) as info:
-        replay("2023", table, context, events)
+        replay(BOOKS["2023"], table, context, events)
     assert info.value.rule == f"{R} {clause}", info.value.message
     assert info.value.event_index == len(events) - 1
     return info.value
 
 
 def state(events, context=None, table=T):
-    return replay("2023", table, context, events)
+    return replay(BOOKS["2023"], table, context, events)
 
 
 # --------------------------------------------------------------------------- §3.5 early answer
@@ -212,7 +213,7 @@ def test_forced_repayment_at_5_5():
     events = AT_4_5 + [spin(11), CREDIT, right()]
     s = state(events, table=NO13)
     assert s["score"] == "5:5" and s["credit"] == "outstanding"
-    assert allowed_actions("2023", NO13, None, events + [spin(12)]) == ["answer", "red_card"]
+    assert allowed_actions(BOOKS["2023"], NO13, None, events + [spin(12)]) == ["answer", "red_card"]
     refused(events + [spin(12), right()], "§3.8.4", table=NO13)
     final = state(events + [spin(12), right(early=True)], table=NO13)
     assert final["credit"] == "repaid" and final["winner"] == "experts"
@@ -263,7 +264,7 @@ def test_no_credit_in_a_lost_blitz():
 
 def test_sector13_needs_an_option_first():
     refused([spin(13), right()], "§3.4.3")
-    assert allowed_actions("2023", T, None, [spin(13)]) == ["sector13_option"]
+    assert allowed_actions(BOOKS["2023"], T, None, [spin(13)]) == ["sector13_option"]
 
 
 def test_sector13_option_only_after_a_spin_on_it():
@@ -337,7 +338,7 @@ def test_decisive_round_won():
     context = {"series_best": "6:1"}
     events = play("EEEEEVV") + [DECISIVE]
     assert state(events, context)["score"] == "0:0"
-    assert allowed_actions("2023", T, context, events) == ["spin"]
+    assert allowed_actions(BOOKS["2023"], T, context, events) == ["spin"]
     refused(events + [DECISIVE], "§3.6", context=context)
     refused(events + [right()], "§3.4", context=context)
     s = state(events + [spin(8), right()], context)
@@ -407,13 +408,13 @@ def test_decisive_round_closes_a_lost_blitz():
 
 def test_allowed_actions_at_five():
     context = {"series_best": "6:1"}
-    assert allowed_actions("2023", T, context, play("EEEEEVV")) == ["spin", "decisive_round"]
-    assert allowed_actions("2023", T, context, play("EEEEEV")) == ["spin"]
+    assert allowed_actions(BOOKS["2023"], T, context, play("EEEEEVV")) == ["spin", "decisive_round"]
+    assert allowed_actions(BOOKS["2023"], T, context, play("EEEEEV")) == ["spin"]
 
 
 def test_allowed_actions_while_behind():
     events = [spin(1), right(True), spin(2), wrong(), spin(3), wrong(), spin(5)]
-    assert allowed_actions("2023", T, None, events) == [
+    assert allowed_actions(BOOKS["2023"], T, None, events) == [
         "answer",
         "club_help",
         "extra_minute",
@@ -425,9 +426,9 @@ def test_answer_modes_follow_the_aids_and_the_forced_repayment():
     """§3.5: an early answer only without the discussion minute, so not after club help or
     the extra minute; §3.8.4: at 5:5 with the credit outstanding only an early one."""
     behind = [spin(1), right(True), spin(2), wrong(), spin(3), wrong(), spin(5)]
-    assert answer_modes("2023", T, None, behind) == ["discussed", "early"]
-    assert answer_modes("2023", T, None, behind + [CLUB]) == ["discussed"]
-    assert answer_modes("2023", T, None, behind + [EXTRA]) == ["discussed"]
+    assert answer_modes(BOOKS["2023"], T, None, behind) == ["discussed", "early"]
+    assert answer_modes(BOOKS["2023"], T, None, behind + [CLUB]) == ["discussed"]
+    assert answer_modes(BOOKS["2023"], T, None, behind + [EXTRA]) == ["discussed"]
     forced = AT_4_5 + [spin(11), CREDIT, right(), spin(12)]
-    assert answer_modes("2023", NO13, None, forced) == ["early"]
-    assert answer_modes("2023", T, None, behind[:-1]) == []  # no question on the table
+    assert answer_modes(BOOKS["2023"], NO13, None, forced) == ["early"]
+    assert answer_modes(BOOKS["2023"], T, None, behind[:-1]) == []  # no question on the table

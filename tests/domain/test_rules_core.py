@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.rules import (
-    RULESETS,
     ProtocolError,
     RuleViolation,
     Table,
@@ -17,7 +17,6 @@ from webapp.domain.rules import (
     missing_multi,
     next_unplayed,
     replay,
-    rule_reference,
     split_rule,
     usual_plan,
 )
@@ -59,7 +58,7 @@ def q(slot, asked=True, correct=False, early=False):
 
 def refusal(ruleset, table, events, context=None):
     with pytest.raises(RuleViolation) as info:
-        replay(ruleset, table, context, events)
+        replay(BOOKS[ruleset], table, context, events)
     return info.value
 
 
@@ -92,7 +91,7 @@ def single(n, arrow, sector, won):
 
 def test_experts_lose_3_6_with_one_blitz_lost():
     """§3.2.1, §3.2.2, §3.4, §3.4.1, §3.10 of 000_90d7c8192601ed3a.txt."""
-    state = replay("2023", BLITZ4, None, LOST_3_6)
+    state = replay(BOOKS["2023"], BLITZ4, None, LOST_3_6)
     assert state == {
         "ruleset": "2023",
         "score": "3:6",
@@ -146,7 +145,7 @@ def test_experts_win_6_2_in_2009():
         (10, True),
     ]:
         events += [spin(sector), right() if ok else wrong()]
-    state = replay("2009", BLITZ4, None, events)
+    state = replay(BOOKS["2009"], BLITZ4, None, events)
     assert state["score"] == "6:2"
     assert state["finished"] is True
     assert state["winner"] == "experts"
@@ -157,7 +156,7 @@ def test_experts_win_6_2_in_2009():
 
 
 def test_empty_game():
-    state = replay("2023", NO_SPECIALS, None, [])
+    state = replay(BOOKS["2023"], NO_SPECIALS, None, [])
     assert set(state) == OUTPUT_KEYS
     assert state["score"] == "0:0"
     assert state["finished"] is False
@@ -167,7 +166,7 @@ def test_empty_game():
 
 
 def test_round_in_progress_is_unsettled():
-    state = replay("2023", NO_SPECIALS, None, [spin(6)])
+    state = replay(BOOKS["2023"], NO_SPECIALS, None, [spin(6)])
     assert state["rounds"] == [
         {
             "n": 1,
@@ -182,9 +181,9 @@ def test_round_in_progress_is_unsettled():
 
 
 def test_rulesets_registry():
-    assert set(RULESETS) == {"2023", "2009"}
-    assert RULESETS["2023"].file == R2023
-    assert RULESETS["2009"].file == R2009
+    assert set(BOOKS) == {"2023", "2009"}
+    assert BOOKS["2023"].rules.file == R2023
+    assert BOOKS["2009"].rules.file == R2009
 
 
 # --------------------------------------------------------------------------- the arrow
@@ -208,13 +207,13 @@ def test_next_unplayed(arrow, played, expected):
 @pytest.mark.parametrize("ruleset", ["2023", "2009"])
 def test_wrap_around_13_to_1(ruleset):
     events = [spin(13), right(), spin(1), wrong(), spin(13), right()]
-    state = replay(ruleset, NO_SPECIALS, None, events)
+    state = replay(BOOKS[ruleset], NO_SPECIALS, None, events)
     assert [(r["arrow"], r["sector"]) for r in state["rounds"]] == [(13, 13), (1, 1), (13, 2)]
 
 
 def test_arrow_on_played_sector_lands_on_the_blitz():
     events = [spin(3), right(), spin(3)]
-    state = replay("2023", BLITZ4, None, events)
+    state = replay(BOOKS["2023"], BLITZ4, None, events)
     assert state["rounds"][1]["sector"] == 4
     assert state["rounds"][1]["kind"] == "blitz"
 
@@ -228,7 +227,7 @@ def test_arrow_on_played_sector_lands_on_the_blitz():
     ],
 )
 def test_kinds_2009(table, sector, kind):
-    state = replay("2009", table, None, [spin(sector)])
+    state = replay(BOOKS["2009"], table, None, [spin(sector)])
     assert state["rounds"][0]["kind"] == kind
 
 
@@ -239,7 +238,7 @@ def test_kinds_2009(table, sector, kind):
 @pytest.mark.parametrize("ruleset", ["2023", "2009"])
 def test_blitz_won_with_three_right(ruleset, kind):
     table = {**NO_SPECIALS, kind: 4}
-    state = replay(ruleset, table, None, [spin(4), right(), right(), right()])
+    state = replay(BOOKS[ruleset], table, None, [spin(4), right(), right(), right()])
     assert state["score"] == "1:0"
     assert state["rounds"][0]["winner"] == "experts"
     assert state["rounds"][0]["questions"] == [
@@ -248,11 +247,13 @@ def test_blitz_won_with_three_right(ruleset, kind):
         q(3, correct=True),
     ]
     assert state["unasked"] == []
-    assert allowed_actions(ruleset, table, None, [spin(4), right(), right(), right()]) == ["spin"]
+    assert allowed_actions(BOOKS[ruleset], table, None, [spin(4), right(), right(), right()]) == [
+        "spin"
+    ]
 
 
 def test_blitz_lost_at_first_wrong_scores_at_once():
-    state = replay("2023", BLITZ4, None, [spin(4), wrong()])
+    state = replay(BOOKS["2023"], BLITZ4, None, [spin(4), wrong()])
     assert state["score"] == "0:1"
     assert state["rounds"][0]["winner"] == "viewers"
     assert state["unanswered"] == [{"sector": 4, "slot": 1}]
@@ -263,16 +264,16 @@ def test_lost_blitz_may_take_its_remaining_answers():
     """The contract: a blitz ends when three answers are given; a later right answer does not
     change the score, a later wrong one is one more unanswered question."""
     events = [spin(4), wrong(), right(), wrong()]
-    state = replay("2023", BLITZ4, None, events)
+    state = replay(BOOKS["2023"], BLITZ4, None, events)
     assert state["score"] == "0:1"
     assert state["rounds"][0]["questions"] == [q(1), q(2, correct=True), q(3)]
     assert state["unanswered"] == [{"sector": 4, "slot": 1}, {"sector": 4, "slot": 3}]
     assert state["unasked"] == []
-    assert allowed_actions("2023", BLITZ4, None, events) == ["spin"]
+    assert allowed_actions(BOOKS["2023"], BLITZ4, None, events) == ["spin"]
 
 
 def test_lost_blitz_closed_by_next_spin_leaves_questions_unasked():
-    state = replay("2023", BLITZ4, None, [spin(4), wrong(), spin(4)])
+    state = replay(BOOKS["2023"], BLITZ4, None, [spin(4), wrong(), spin(4)])
     assert state["unasked"] == [{"sector": 4, "slot": 2}, {"sector": 4, "slot": 3}]
     assert state["rounds"][1]["sector"] == 5
 
@@ -282,14 +283,14 @@ def test_lost_blitz_that_ends_the_game_leaves_questions_unasked():
     for sector in (1, 2, 3, 5, 6):
         events += [spin(sector), wrong()]
     events += [spin(4), right(), wrong()]
-    state = replay("2023", BLITZ4, None, events)
+    state = replay(BOOKS["2023"], BLITZ4, None, events)
     assert state["score"] == "0:6"
     assert state["finished"] is True
     assert state["unasked"] == [{"sector": 4, "slot": 3}]
 
 
 def test_allowed_after_lost_blitz():
-    assert allowed_actions("2023", BLITZ4, None, [spin(4), wrong()]) == [
+    assert allowed_actions(BOOKS["2023"], BLITZ4, None, [spin(4), wrong()]) == [
         "spin",
         "answer",
         "red_card",
@@ -301,7 +302,7 @@ def test_allowed_after_lost_blitz():
 
 def test_red_card_gives_the_point_to_the_viewers():
     """000_90d7c8192601ed3a.txt §3.9."""
-    state = replay("2023", NO_SPECIALS, None, [spin(2), {"type": "red_card"}])
+    state = replay(BOOKS["2023"], NO_SPECIALS, None, [spin(2), {"type": "red_card"}])
     assert state["score"] == "0:1"
     assert state["rounds"][0]["winner"] == "viewers"
     assert state["rounds"][0]["questions"] == [q(1)]
@@ -309,14 +310,14 @@ def test_red_card_gives_the_point_to_the_viewers():
 
 
 def test_red_card_loses_a_blitz():
-    state = replay("2023", BLITZ4, None, [spin(4), right(), {"type": "red_card"}, spin(1)])
+    state = replay(BOOKS["2023"], BLITZ4, None, [spin(4), right(), {"type": "red_card"}, spin(1)])
     assert state["score"] == "0:1"
     assert state["unanswered"] == [{"sector": 4, "slot": 2}]
     assert state["unasked"] == [{"sector": 4, "slot": 3}]
 
 
 def test_red_card_in_2009_is_the_hosts_ruling():
-    state = replay("2009", NO_SPECIALS, None, [spin(2), {"type": "red_card"}])
+    state = replay(BOOKS["2009"], NO_SPECIALS, None, [spin(2), {"type": "red_card"}])
     assert state["score"] == "0:1"
 
 
@@ -329,10 +330,10 @@ def test_game_ends_at_six(ruleset, clause, winner_right):
     events = []
     for sector in range(1, 7):
         events += [spin(sector), right() if winner_right else wrong()]
-    state = replay(ruleset, NO_SPECIALS, None, events)
+    state = replay(BOOKS[ruleset], NO_SPECIALS, None, events)
     assert state["finished"] is True
     assert state["score"] == ("6:0" if winner_right else "0:6")
-    assert allowed_actions(ruleset, NO_SPECIALS, None, events) == []
+    assert allowed_actions(BOOKS[ruleset], NO_SPECIALS, None, events) == []
     for extra in (spin(7), right(), {"type": "red_card"}, {"type": "club_help"}):
         error = refusal(ruleset, NO_SPECIALS, events + [extra])
         assert error.event_index == 12
@@ -381,28 +382,29 @@ def test_refused_spin_message_names_the_sector():
 
 def test_wrong_field_type_is_a_protocol_error_not_a_refusal():
     with pytest.raises(ProtocolError):
-        replay("2023", NO_SPECIALS, None, [{"type": "spin", "sector": "3"}])
+        replay(BOOKS["2023"], NO_SPECIALS, None, [{"type": "spin", "sector": "3"}])
 
 
 def test_replay_does_not_modify_its_input():
     events = [spin(4), right()]
     table = dict(BLITZ4)
-    replay("2023", table, None, events)
+    replay(BOOKS["2023"], table, None, events)
     assert events == [spin(4), right()]
     assert table == BLITZ4
 
 
 def test_sector13_pool_per_rule_book():
     """2023 §3.3: a partner's question laid beforehand; 2009 §1.4.1: drawn live at the spin."""
-    from webapp.domain.rules.rulesets import LIVE_SECTOR13_RULESETS, RULESET_2009, RULESET_2023
+    from webapp.domain.books.b2009.rules import RULESET_2009
+    from webapp.domain.books.b2023.rules import RULESET_2023
 
     assert (RULESET_2023.sector13_pool, RULESET_2023.sector13_drawn_at_spin) == ("partner", False)
     assert (RULESET_2009.sector13_pool, RULESET_2009.sector13_drawn_at_spin) == ("live", True)
-    assert LIVE_SECTOR13_RULESETS == ("2009",)
+    assert [name for name, book in BOOKS.items() if book.live_sector13] == ["2009"]
 
 
 def test_usual_plan_and_missing_multi_sectors():
-    for rules in RULESETS.values():
+    for rules in (book.rules for book in BOOKS.values()):
         plan = usual_plan(rules)
         assert plan.to_json() == {"blitz": 11, "superblitz": 12, "sector13": 13}
         check_plan(plan, rules)  # the usual plan is legal under its book
@@ -422,7 +424,8 @@ def test_rule_reference_names_the_book_in_russian():
 def test_off_table_after_hint_per_rule_book():
     """2023 §3.7.3: a hinting expert of a season team starts his team's next game off the
     table; the 2009 book has no such clause."""
-    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+    from webapp.domain.books.b2009.rules import RULESET_2009
+    from webapp.domain.books.b2023.rules import RULESET_2023
 
     assert (RULESET_2023.off_table_after_hint, RULESET_2009.off_table_after_hint) == (True, False)
 
@@ -430,14 +433,16 @@ def test_off_table_after_hint_per_rule_book():
 def test_series_rematch_per_rule_book():
     """2009 §2.10: the loser of a series final may be granted a rematch in the next series;
     the 2023 book has none."""
-    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+    from webapp.domain.books.b2009.rules import RULESET_2009
+    from webapp.domain.books.b2023.rules import RULESET_2023
 
     assert (RULESET_2023.series_rematch, RULESET_2009.series_rematch) == (False, True)
 
 
 def test_audience_vote_per_rule_book():
     """2009 §3.1: the viewers choose the best player of each game by SMS; 2023 has no vote."""
-    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+    from webapp.domain.books.b2009.rules import RULESET_2009
+    from webapp.domain.books.b2023.rules import RULESET_2023
 
     assert (RULESET_2023.audience_vote, RULESET_2009.audience_vote) == (False, True)
 
@@ -445,6 +450,7 @@ def test_audience_vote_per_rule_book():
 def test_decisive_round_per_rule_book():
     """2023 §3.6: a decisive round (and so the series' best score to pass, read by
     ``webapp.games.season.queries.series_best``); 2009 §1.8: the game goes to 6 points, no decisive round."""
-    from webapp.domain.rules.rulesets import RULESET_2009, RULESET_2023
+    from webapp.domain.books.b2009.rules import RULESET_2009
+    from webapp.domain.books.b2023.rules import RULESET_2023
 
     assert (RULESET_2023.decisive_round, RULESET_2009.decisive_round) == (True, False)

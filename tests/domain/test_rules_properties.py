@@ -8,13 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import examples
-from webapp.domain.rules import (
-    RULESETS,
-    ProtocolError,
-    RuleViolation,
-    allowed_actions,
-    replay,
-)
+from webapp.domain.books import BOOKS
+from webapp.domain.rules import ProtocolError, RuleViolation, allowed_actions, replay
 
 pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
@@ -92,19 +87,19 @@ def check_state(state, ruleset):
 def games(draw):
     """A random game: ``(ruleset, table, context, events, refusals)``; every event is legal,
     ``refusals`` are the events tried on the way and refused."""
-    ruleset = draw(st.sampled_from(sorted(RULESETS)))
+    ruleset = draw(st.sampled_from(sorted(BOOKS)))
     table = draw(tables(ruleset))
     context = draw(contexts())
     events, refusals = [], []
     for _ in range(80):
-        allowed = allowed_actions(ruleset, table, context, events)
+        allowed = allowed_actions(BOOKS[ruleset], table, context, events)
         if not allowed:
             break
         # mostly an allowed type, sometimes anything (to provoke refusals)
         pool = allowed if draw(st.integers(0, 4)) else EVENT_TYPES
         event = event_of(draw, draw(st.sampled_from(pool)))
         try:
-            replay(ruleset, table, context, events + [event])
+            replay(BOOKS[ruleset], table, context, events + [event])
         except RuleViolation as error:
             refusals.append((len(events), error))
             continue
@@ -117,23 +112,23 @@ def games(draw):
 def test_legal_games_never_crash_and_stay_in_bounds(game):
     ruleset, table, context, events, _ = game
     for n in range(len(events) + 1):
-        check_state(replay(ruleset, table, context, events[:n]), ruleset)
+        check_state(replay(BOOKS[ruleset], table, context, events[:n]), ruleset)
 
 
 @SETTINGS
 @given(games())
 def test_replay_is_deterministic(game):
     ruleset, table, context, events, _ = game
-    first = replay(ruleset, table, context, events)
-    assert replay(ruleset, table, context, list(events)) == first
-    assert replay(ruleset, dict(table), context, json.loads(json.dumps(events))) == first
+    first = replay(BOOKS[ruleset], table, context, events)
+    assert replay(BOOKS[ruleset], table, context, list(events)) == first
+    assert replay(BOOKS[ruleset], dict(table), context, json.loads(json.dumps(events))) == first
 
 
 @SETTINGS
 @given(games())
 def test_every_refusal_cites_a_clause(game):
     ruleset, _, _, _, refusals = game
-    file = RULESETS[ruleset].file
+    file = BOOKS[ruleset].rules.file
     for index, error in refusals:
         assert error.event_index == index
         assert CLAUSE.match(error.rule), error.rule
@@ -146,14 +141,14 @@ def test_every_refusal_cites_a_clause(game):
 @given(games(), st.data())
 def test_a_finished_game_accepts_nothing(game, data):
     ruleset, table, context, events, _ = game
-    state = replay(ruleset, table, context, events)
+    state = replay(BOOKS[ruleset], table, context, events)
     if not state["finished"]:
-        assert allowed_actions(ruleset, table, context, events)
+        assert allowed_actions(BOOKS[ruleset], table, context, events)
         return
-    assert allowed_actions(ruleset, table, context, events) == []
+    assert allowed_actions(BOOKS[ruleset], table, context, events) == []
     event = event_of(data.draw, data.draw(st.sampled_from(EVENT_TYPES)))
     try:
-        replay(ruleset, table, context, events + [event])
+        replay(BOOKS[ruleset], table, context, events + [event])
     except RuleViolation as error:
         assert error.event_index == len(events)
         assert error.rule.endswith("§3.10" if ruleset == "2023" else "§1.8")
@@ -166,7 +161,7 @@ def test_a_finished_game_accepts_nothing(game, data):
 def test_allowed_actions_are_accepted(game):
     """Every listed type has an accepted event; every unlisted type is refused."""
     ruleset, table, context, events, _ = game
-    allowed = allowed_actions(ruleset, table, context, events)
+    allowed = allowed_actions(BOOKS[ruleset], table, context, events)
     for kind in EVENT_TYPES:
         variants = {
             "spin": [{"type": kind, "sector": s} for s in range(1, 14)],
@@ -180,7 +175,7 @@ def test_allowed_actions_are_accepted(game):
         accepted = 0
         for event in variants:
             try:
-                replay(ruleset, table, context, events + [event])
+                replay(BOOKS[ruleset], table, context, events + [event])
                 accepted += 1
             except RuleViolation:
                 pass
@@ -191,7 +186,7 @@ def test_allowed_actions_are_accepted(game):
 @given(games())
 def test_unanswered_and_unasked_match_the_rounds(game):
     ruleset, table, context, events, _ = game
-    state = replay(ruleset, table, context, events)
+    state = replay(BOOKS[ruleset], table, context, events)
     asked_wrong = [
         {"sector": r["sector"], "slot": q["slot"]}
         for r in state["rounds"]
@@ -209,7 +204,7 @@ def test_unanswered_and_unasked_match_the_rounds(game):
 
 @settings(max_examples=examples(200), deadline=None)
 @given(
-    st.sampled_from(sorted(RULESETS)),
+    st.sampled_from(sorted(BOOKS)),
     st.lists(
         st.one_of(
             st.fixed_dictionaries({"type": st.sampled_from(EVENT_TYPES)}),
@@ -224,7 +219,7 @@ def test_unanswered_and_unasked_match_the_rounds(game):
 def test_arbitrary_event_lists_are_refused_cleanly(ruleset, events):
     table = {"blitz": 4, "superblitz": 10, "sector13": 13}
     try:
-        check_state(replay(ruleset, table, None, events), ruleset)
+        check_state(replay(BOOKS[ruleset], table, None, events), ruleset)
     except RuleViolation as error:
         assert CLAUSE.match(error.rule)
         assert 0 <= error.event_index < len(events)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from webapp.domain.books import BOOKS
 from webapp.domain.rules import (
     FORMAT,
     ProtocolError,
@@ -22,16 +23,16 @@ GOOD = {
 
 
 def test_load_protocol_returns_what_replay_takes():
-    ruleset, table, context, events = load_protocol(GOOD)
+    book, table, context, events = load_protocol(GOOD, BOOKS)
     assert FORMAT == GOOD["format"]
-    assert (ruleset, table, context, events) == ("2023", TABLE, GOOD["context"], GOOD["events"])
-    assert replay(ruleset, table, context, events)["score"] == "0:1"
+    assert (book, table, context, events) == (BOOKS["2023"], TABLE, GOOD["context"], GOOD["events"])
+    assert replay(book, table, context, events)["score"] == "0:1"
 
 
 def test_load_protocol_fills_the_table_and_context_is_optional():
     data = {**GOOD, "table": {"blitz": 2}}
     del data["context"]
-    ruleset, table, context, events = load_protocol(data)
+    ruleset, table, context, events = load_protocol(data, BOOKS)
     assert table == {"blitz": 2, "superblitz": None, "sector13": None}
     assert context is None
 
@@ -60,7 +61,7 @@ def test_load_protocol_fills_the_table_and_context_is_optional():
 )
 def test_malformed_protocol(change, words):
     with pytest.raises(ProtocolError) as info:
-        load_protocol({**GOOD, **change})
+        load_protocol({**GOOD, **change}, BOOKS)
     assert words in str(info.value)
     assert info.value.to_json()["error"]["rule"] is None
 
@@ -70,9 +71,9 @@ def test_missing_keys():
         data = dict(GOOD)
         del data[key]
         with pytest.raises(ProtocolError, match=key):
-            load_protocol(data)
+            load_protocol(data, BOOKS)
     with pytest.raises(ProtocolError):
-        load_protocol([GOOD])
+        load_protocol([GOOD], BOOKS)
 
 
 @pytest.mark.parametrize(
@@ -102,7 +103,7 @@ def test_missing_keys():
 def test_malformed_event(event, words):
     events = [{"type": "spin", "sector": 3}, event]
     with pytest.raises(ProtocolError) as info:
-        replay("2023", TABLE, None, events)
+        replay(BOOKS["2023"], TABLE, None, events)
     assert words in str(info.value)
     assert info.value.event_index == 1
     assert info.value.to_json() == {
@@ -114,22 +115,22 @@ def test_malformed_events_are_found_before_rules_are_applied():
     """A malformed event anywhere is a ProtocolError even after a refused one."""
     events = [{"type": "answer", "correct": True}, {"type": "jump"}]
     with pytest.raises(ProtocolError):
-        replay("2023", TABLE, None, events)
+        replay(BOOKS["2023"], TABLE, None, events)
 
 
 def test_protocol_error_is_a_value_error():
     with pytest.raises(ValueError):
-        replay("1999", TABLE, None, [])
+        load_protocol({**GOOD, "ruleset": "1999"}, BOOKS)
 
 
 def test_unknown_event_fields_are_ignored():
     events = [{"type": "spin", "sector": 3, "at": "2023-05-01T20:00:00Z"}]
-    assert replay("2023", TABLE, None, events)["rounds"][0]["sector"] == 3
+    assert replay(BOOKS["2023"], TABLE, None, events)["rounds"][0]["sector"] == 3
 
 
 def test_early_defaults_to_false_and_may_be_null():
     events = [{"type": "spin", "sector": 3}, {"type": "answer", "correct": True, "early": None}]
-    assert replay("2023", TABLE, None, events)["rounds"][0]["questions"][0]["early"] is False
+    assert replay(BOOKS["2023"], TABLE, None, events)["rounds"][0]["questions"][0]["early"] is False
 
 
 def test_rule_violation_json():
@@ -157,13 +158,13 @@ def test_minute_taps_change_nothing_the_rules_derive_and_are_never_refused():
         for sector in (1, 2, 3, 4, 5, 6)
         for ev in ({"type": "spin", "sector": sector}, {"type": "answer", "correct": True})
     ]
-    plain = replay("2023", TABLE, None, to_six)
+    plain = replay(BOOKS["2023"], TABLE, None, to_six)
     tapped = [MINUTE[0], to_six[0], *MINUTE, *to_six[1:], MINUTE[0]]
     assert plain["finished"] is True and plain["score"] == "6:0"
-    assert replay("2023", TABLE, None, tapped) == plain
-    assert replay("2009", TABLE, None, [to_six[0], MINUTE[0], to_six[1], MINUTE[1]]) == (
-        replay("2009", TABLE, None, to_six[:2])
+    assert replay(BOOKS["2023"], TABLE, None, tapped) == plain
+    assert replay(BOOKS["2009"], TABLE, None, [to_six[0], MINUTE[0], to_six[1], MINUTE[1]]) == (
+        replay(BOOKS["2009"], TABLE, None, to_six[:2])
     )
-    assert allowed_actions("2023", TABLE, None, [to_six[0], MINUTE[0]]) == allowed_actions(
-        "2023", TABLE, None, [to_six[0]]
+    assert allowed_actions(BOOKS["2023"], TABLE, None, [to_six[0], MINUTE[0]]) == allowed_actions(
+        BOOKS["2023"], TABLE, None, [to_six[0]]
     )

@@ -18,7 +18,8 @@ from tests.domain.season_helpers import (
     state,
     withdraw,
 )
-from webapp.domain.season import SeasonViolation, replay_season
+from webapp.domain.books import replay_season
+from webapp.domain.season import SeasonViolation
 
 FIVE = ["Друзь", "Козлов", "Поташев", "Бялко", "Гришин"]
 ABCDE = ["A", "B", "C", "D", "E"]

@@ -19,7 +19,8 @@ from tests.domain.season_helpers import (
     state,
     withdraw,
 )
-from webapp.domain.season import Season, SeasonViolation, replay_season
+from webapp.domain.books import BOOKS, replay_season
+from webapp.domain.season import Season, SeasonViolation
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 TEN = [
@@ -707,7 +708,7 @@ def test_a_sponsor_is_not_a_2023_team_4_9_3():
 
 
 def test_step_by_step_check_game_and_context():
-    season = Season.start("2023", SPRING)
+    season = Season.start(BOOKS["2023"], SPRING)
     season.apply(series("spring", 5, "series_final"), 0)
     season.apply(q("Королёва", "6:3"), 1)
     assert season.state().game_context() == {"series_best": "6:3"}
@@ -851,7 +852,7 @@ def test_a_rematch_does_not_exist_under_the_2023_rules_4_1():
 
 
 def test_series_best_is_null_before_any_game_that_is_not_a_qualifying_one_3_6():
-    season = Season.start("2023", TEN)
+    season = Season.start(BOOKS["2023"], TEN)
     seen = {"qualifying": 0, "other": 0}
     for index, event in enumerate(events_2023()):
         season.apply(event, index)

@@ -16,15 +16,10 @@ from hypothesis import strategies as st
 
 from tests.domain.season_helpers import doc
 from tests.helpers import examples
+from webapp.domain.books import BOOKS, replay_season
+from webapp.domain.books.b2023.season import SERIES_SHAPES_2023
 from webapp.domain.rules import ProtocolError
-from webapp.domain.season import (
-    BOOKS,
-    PARTS,
-    SERIES_SHAPES_2023,
-    Season,
-    SeasonViolation,
-    replay_season,
-)
+from webapp.domain.season import PARTS, Season, SeasonViolation
 
 pytestmark = pytest.mark.slow  # hypothesis runs: seconds each
 
@@ -230,7 +225,7 @@ def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
 def _play(data: Draw, ruleset: str, chaos: bool = True) -> tuple[list[str], list[dict], Season]:
     size = data.integer(5, 10) if ruleset == "2023" else data.integer(3, 6)
     teams = [f"T{i}" for i in range(1, size + 1)]
-    season = Season.start(ruleset, teams)
+    season = Season.start(BOOKS[ruleset], teams)
     events: list[dict] = []
     for _ in range(70):
         if chaos and data.integer(0, 5) == 0:

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from tests.domain.season_helpers import R09, R23, doc, load, refusal, state
+from webapp.domain.books import BOOKS, replay_season
 from webapp.domain.rules import ProtocolError
-from webapp.domain.season import Season, replay_season
+from webapp.domain.season import Season
 
 COMPARED = ("ruleset", "series", "rating", "next", "order", "series_best", "rules")
 COMPARED += ("finals", "winter", "out")
@@ -35,10 +36,10 @@ def _cuts(document: dict[str, Any]):
     for i, event in enumerate(events):
         if event["type"] != "series":
             continue
-        before = Season.start(document["ruleset"], document["teams"])
+        before = Season.start(BOOKS[document["ruleset"]], document["teams"])
         for j, e in enumerate(events[:i]):
             before.apply(e, j)
-        opened = Season.start(document["ruleset"], document["teams"])
+        opened = Season.start(BOOKS[document["ruleset"]], document["teams"])
         for j, e in enumerate(events[: i + 1]):
             opened.apply(e, j)
         assert opened.series is not None
@@ -75,7 +76,7 @@ def _cuts(document: dict[str, Any]):
 @pytest.mark.parametrize("name", ["season_2023.json", "season_2009.json"])
 def test_a_season_started_at_any_series_replays_exactly(name):
     document = load(name)
-    full = Season.start(document["ruleset"], document["teams"])
+    full = Season.start(BOOKS[document["ruleset"]], document["teams"])
     after: list[dict[str, Any]] = []
     for j, e in enumerate(document["events"]):
         full.apply(e, j)
@@ -83,7 +84,7 @@ def test_a_season_started_at_any_series_replays_exactly(name):
     cuts = 0
     for k, start, teams, rest in _cuts(document):
         cuts += 1
-        season = Season.start(document["ruleset"], teams)
+        season = Season.start(BOOKS[document["ruleset"]], teams)
         season.apply(start, 0)
         assert {key: season.state().to_json()[key] for key in COMPARED} == {
             key: after[k - 1][key] for key in COMPARED

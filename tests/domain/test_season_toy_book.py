@@ -1,7 +1,7 @@
 """Adding a rule book to the season engine is one module and one registry line.
 
 The toy book below lives in this test alone: a :class:`RuleBook` subclass (what a new
-``webapp/domain/season/bookNNNN.py`` would hold) and one line in ``BOOK_CLASSES``. The engine
+``webapp/domain/books/bNNNN/season.py`` would hold) and one line in the registry. The engine
 then replays a season under it — series in order, its own shapes, order, moves and year
 final, the shared refusals citing its clauses, the events it lacks refused — with no other
 change.
@@ -14,20 +14,21 @@ to 3 points; §7 withdrawals are refused.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 import pytest
 
 from tests.domain.season_helpers import doc, q, series
+from webapp.domain.books import BOOKS
 from webapp.domain.rules import ProtocolError
 from webapp.domain.season import (
-    BOOK_CLASSES,
-    BOOKS,
     NextGame,
     Result,
     RuleBook,
     Season,
+    SeasonBook,
     SeasonViolation,
     replay_season,
 )
@@ -84,9 +85,12 @@ class ToyBook(RuleBook):
         raise season.refuse("§7", "no withdrawals", "без отказов")
 
 
+TOY_BOOKS: Mapping[str, SeasonBook] = {**BOOKS, "toy": ToyBook}  # the one registry line
+
+
 @pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(BOOK_CLASSES, "toy", ToyBook)  # the one registry line
+def toy() -> Mapping[str, SeasonBook]:
+    return TOY_BOOKS
 
 
 TEAMS = ["Альфа", "Бета", "Гамма"]
@@ -106,9 +110,9 @@ def season_events() -> list[dict[str, Any]]:
     ]
 
 
-def test_a_toy_book_plays_a_tiny_season(toy: None) -> None:
-    assert BOOKS["toy"] == "toy.txt"
-    state = replay_season(doc("toy", TEAMS, season_events()))
+def test_a_toy_book_plays_a_tiny_season(toy: Mapping[str, SeasonBook]) -> None:
+    assert toy["toy"] is ToyBook and ToyBook.file == "toy.txt"
+    state = replay_season(doc("toy", TEAMS, season_events()), toy)
     assert state.over
     assert state.to_json() == {
         "ruleset": "toy",
@@ -140,11 +144,13 @@ def test_a_toy_book_plays_a_tiny_season(toy: None) -> None:
 
 def refused(events: list[dict[str, Any]]) -> tuple[int | None, str, str]:
     with pytest.raises(SeasonViolation) as info:
-        replay_season(doc("toy", TEAMS, events))
+        replay_season(doc("toy", TEAMS, events), TOY_BOOKS)
     return info.value.event_index, info.value.rule, info.value.message
 
 
-def test_the_toy_books_own_rules_and_the_shared_refusals_cite_its_clauses(toy: None) -> None:
+def test_the_toy_books_own_rules_and_the_shared_refusals_cite_its_clauses(
+    toy: Mapping[str, SeasonBook],
+) -> None:
     events = season_events()
     assert refused([series("spring", 2, "none")]) == (
         0,
@@ -174,8 +180,8 @@ def test_the_toy_books_own_rules_and_the_shared_refusals_cite_its_clauses(toy: N
     assert refused([{"type": "enter", "team": "Дельта", "as": "reserve"}])[:2] == (0, "toy.txt §2")
 
 
-def test_step_by_step_under_the_toy_book(toy: None) -> None:
-    season = Season.start("toy", TEAMS)
+def test_step_by_step_under_the_toy_book(toy: Mapping[str, SeasonBook]) -> None:
+    season = Season.start(toy["toy"], TEAMS)
     season.apply(series("spring", 1, "none"), 0)
     assert season.next_game() == NextGame("qualifying", "Гамма")
     season.check_game("qualifying", "Гамма", index=1)
@@ -185,4 +191,4 @@ def test_step_by_step_under_the_toy_book(toy: None) -> None:
 
 def test_without_the_registry_line_the_toy_book_is_unknown() -> None:
     with pytest.raises(ProtocolError, match="unknown ruleset 'toy'; expected one of 2009, 2023"):
-        replay_season(doc("toy", TEAMS, []))
+        replay_season(doc("toy", TEAMS, []), BOOKS)

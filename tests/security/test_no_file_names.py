@@ -19,11 +19,11 @@ from tests.security.test_access_matrix import log_in
 from tests.security.test_russian_pages import page_urls
 from tests.webapp.games.season_driver import SeasonRun, experts_of
 from webapp.accounts.models import ROLES
-from webapp.domain.rules import RULESETS
+from webapp.domain.books import BOOKS
 
 #: What must never be read: the extension and each book's file name without it.
 FORBIDDEN = re.compile(
-    r"\.txt\b|" + "|".join(re.escape(r.file.removesuffix(".txt")) for r in RULESETS.values())
+    r"\.txt\b|" + "|".join(re.escape(r.file.removesuffix(".txt")) for r in BOOKS.values())
 )
 
 SEASON_2023 = {

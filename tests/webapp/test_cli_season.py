@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.domain.season import replay_season
+from webapp.domain.books import replay_season
 
 DATA = Path(__file__).resolve().parent.parent / "domain" / "data"
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from webapp.authors.queries import address_confirmed, confirmed_ids, games_of, q
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME
-from webapp.domain.rules import rule_reference
+from webapp.domain.books import rule_reference
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.prizes.models import Prize, PrizeStatusChange

@@ -42,11 +42,12 @@ def _replay(protocol, replay) -> None:
 def game_replay(protocol):
     """Replay a ``sova.game-protocol/1`` file: the state as JSON (exit 0), or the refusal
     as JSON (exit 2). Needs no database."""
+    from webapp.domain.books import BOOKS
     from webapp.domain.rules import load_protocol, load_protocol_rules, replay
 
     _replay(
         protocol,
-        lambda data: replay(*load_protocol(data), rules=load_protocol_rules(data)),
+        lambda data: replay(*load_protocol(data, BOOKS), rules=load_protocol_rules(data, BOOKS)),
     )
 
 
@@ -60,7 +61,7 @@ def season():
 def season_replay(protocol):
     """Replay a ``sova.season-protocol/1`` file: the state as JSON (exit 0), or the refusal
     as JSON (exit 2). Needs no database; reads no configuration."""
-    from webapp.domain.season import replay_season
+    from webapp.domain.books import replay_season
 
     _replay(protocol, lambda data: replay_season(data).to_json())
 
@@ -77,10 +78,10 @@ def rules_show(ruleset):
     ``[low, high]``, default, clause (``shared/contracts/season-protocol.md``, "Amendable
     parameters"); an unknown rule set: message on stderr, exit 2. Needs no database."""
     from webapp.cli import fail
-    from webapp.domain.rules.parameters import ParameterError, describe
+    from webapp.domain.books import BOOKS
+    from webapp.domain.rules.parameters import describe
 
-    try:
-        table = describe(ruleset)
-    except ParameterError as exc:
-        fail(exc.message)
+    if ruleset not in BOOKS:
+        fail(f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(BOOKS))}")
+    table = describe(BOOKS[ruleset])
     click.echo(json.dumps(table, ensure_ascii=False, indent=2))

@@ -11,6 +11,7 @@ from sqlalchemy.orm import lazyload
 from webapp.core import keyset
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
+from webapp.domain.books import BOOKS, cite
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.domain.money import Money
 from webapp.domain.prizes import UNANSWERED_RULE, unanswered_question_prizes
@@ -21,7 +22,6 @@ from webapp.domain.reading import (
     seconds_label,
     syllables,
 )
-from webapp.domain.rules import RULESETS, cite
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
 from webapp.moderation.checks import has_handout
@@ -210,7 +210,7 @@ def sector13_note(ruleset: str) -> str:
     2009, «Вопрос 13 сектора выбирает компьютер …» with the clause
     (002_e025d5ded135c1c4.txt §1.4.1, read as people cite it); "" for a season whose
     sector 13 holds a question from the packet (2023)."""
-    rules = RULESETS[ruleset]
+    rules = BOOKS[ruleset].rules
     if not rules.sector13_drawn_at_spin:
         return ""
     return (

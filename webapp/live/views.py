@@ -13,7 +13,7 @@ from flask import Blueprint, render_template
 from flask_wtf.csrf import CSRFError
 
 from webapp.core.access import access
-from webapp.domain.rules.rulesets import LIVE_SECTOR13_RULESETS
+from webapp.domain.books import BOOKS
 from webapp.extensions import db, limiter
 from webapp.games.models import Game, Season
 from webapp.submissions.views import counts_toward_limit, csrf_expired
@@ -28,7 +28,10 @@ def live_game() -> Game | None:
     return db.session.scalar(
         db.select(Game)
         .join(Season)
-        .where(Game.status == "live", Season.ruleset.in_(LIVE_SECTOR13_RULESETS))
+        .where(
+            Game.status == "live",
+            Season.ruleset.in_([n for n, b in BOOKS.items() if b.live_sector13]),
+        )
         .order_by(Game.id.desc())
     )
 

@@ -13,10 +13,10 @@ from webapp.core import keyset
 from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document, utcnow
+from webapp.domain.books import cite
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
-from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.games.models import Envelope, EnvelopeQuestion, Game, Sector13Draw
 from webapp.games.queries import game_document_file_name

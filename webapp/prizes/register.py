@@ -34,8 +34,8 @@ from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document, utcnow
 from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
+from webapp.domain.books import cite
 from webapp.domain.money import MoneyError, parse_amount
-from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.games.operations import FIRST_AIR_YEAR, LAST_AIR_YEAR
 from webapp.jobs import enqueue

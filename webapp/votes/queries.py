@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import Document
 from webapp.domain import vote as rules
-from webapp.domain.rules import cite
+from webapp.domain.books import cite
 from webapp.domain.text import team_phrase
 from webapp.domain.vote import RULE
 from webapp.extensions import db

@@ -9,11 +9,11 @@ import re
 
 from tests.helpers import api_game, api_season
 from tests.webapp.games.test_attach_form import _defaults
-from webapp.domain.rules import RULESETS, cite
+from webapp.domain.books import BOOKS, cite
 
 
 def test_cite_in_each_language():
-    r09, r23 = RULESETS["2009"].file, RULESETS["2023"].file
+    r09, r23 = BOOKS["2009"].rules.file, BOOKS["2023"].rules.file
     assert cite(f"{r09} §3.1") == "п. 3.1 Правил сезона 2009 г."
     assert cite(f"{r23} §4.4") == "п. 4.4 Правил сезона 2023 г."
     assert cite(f"{r23} §4.4", "be") == "п. 4.4 Правілаў сезона 2023 г."

@@ -239,6 +239,7 @@ def test_2009_table_plan_is_refused_at_creation(api):
 def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, login, drain):
     """2023 §4.12.1: ``amend`` is a producer's event; a game takes the rules in force at its
     first event and keeps them in its protocol, so every stored game replays as before."""
+    from webapp.domain.books import BOOKS
     from webapp.domain.rules import load_protocol, load_protocol_rules, replay
 
     run = _spring(api)
@@ -334,7 +335,10 @@ def test_amendment_through_the_api_and_every_stored_game_replays_the_same(api, l
     assert new["protocol"]["rules"] == {"points_to_win": 7}
     for game in [*before.values(), new]:
         data = game["protocol"]
-        assert replay(*load_protocol(data), rules=load_protocol_rules(data)) == game["state"]
+        assert (
+            replay(*load_protocol(data, BOOKS), rules=load_protocol_rules(data, BOOKS))
+            == game["state"]
+        )
     # the OpenAPI document lists the event
     doc = api("get", "/api/v1/openapi.json").json
     schema = doc["components"]["schemas"]["SeasonEventIn"]

@@ -1,16 +1,28 @@
 """The rule books Sova plays: one :class:`~.base.Book` per book, found in :data:`BOOKS`.
 
-Everything that differs between rule books is reached through a book: its game rule set, its
-season rule book, its prize rules, its amendable parameters, its languages, its donor, its
-names. The engines are handed a book; nothing outside this package compares a book's name.
+Everything that differs between rule books lives in the book's package (``b2023/``,
+``b2009/``): its game rule set and the wording of the refusals only it raises (``rules.py``),
+its season rule book (``season.py``), its prizes, donor, languages and names (``__init__``).
+The engines (``webapp.domain.rules``, ``webapp.domain.season``) are handed a book and never
+import this package; nothing outside it compares a book's name.
 
-Adding a book is one folder beside the others and one line in :data:`BOOKS`.
+Adding a book is one folder beside the others and one line in :data:`BOOKS`. This package
+also holds what needs every book at once: a citation as a person reads it (:func:`cite`,
+which book a rule-book file is) and a game refusal in a person's words
+(:func:`refusal_text`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
+
+from webapp.domain.rules.errors import RuleViolation
+from webapp.domain.rules.refusals import LANGUAGES, WORDING, worded
+from webapp.domain.rules.rulesets import split_rule
+from webapp.domain.season.engine import replay_season as _replay_season
+from webapp.domain.season.state import SeasonState
 
 from .b2009 import BOOK as BOOK_2009
 from .b2023 import BOOK as BOOK_2023
@@ -26,4 +38,78 @@ def book(name: str) -> Book:
     return BOOKS[name]
 
 
-__all__ = ["BOOKS", "Book", "book"]
+def book_of_file(file: str) -> Book | None:
+    """The book whose rule-book file is ``file`` (``"000_90d7c8192601ed3a.txt"``), or None."""
+    return next((b for b in BOOKS.values() if b.file == file), None)
+
+
+_CLAUSE_WORD = MappingProxyType({"ru": "п.", "be": "п.", "en": "clause"})
+
+
+def cite(rule: str | None, lang: str = "ru", style: str = "page") -> str:
+    """A citation as a person reads it — the one form for every page, PDF, e-mail and
+    human-readable error (the machine-readable ``rule`` fields of the JSON contracts keep the
+    ``"<file> §<clause>"`` form):
+
+    - ``"002_e025d5ded135c1c4.txt §3.1"`` → ``"п. 3.1 Правил сезона 2009 г."``;
+    - ``"000_90d7c8192601ed3a.txt §4.4"`` → ``"п. 4.4 Правил сезона 2023 г."``;
+    - ``lang="be"`` → ``"п. 4.4 Правілаў сезона 2023 г."``; ``lang="en"`` →
+      ``"clause 4.4 of the 2023 season rules"`` (another language reads as Russian);
+    - a range ``"… §4.11.2–§4.11.5"`` → ``"п. 4.11.2–4.11.5 …"``;
+    - ``style="paper"`` (agreements, minutes: the book's full title, Russian) →
+      ``"п. 4.11.1 Положения о телевизионном проекте (правила сезона 2023 года)"``;
+      ``style="column"`` (a register's narrow column) → ``"п. 4.11.1 (2023)"``.
+
+    The book's names come from the book (:attr:`Book.names`, :attr:`Book.title_ru`). ``None``
+    or ``""`` gives ``""``; a citation of an unknown book or without a clause is returned
+    unchanged (never raises)."""
+    source, clause = split_rule(rule or "")
+    lang = lang if lang in _CLAUSE_WORD else "ru"
+    found = book_of_file(source)
+    if not (clause and found):
+        return rule or ""
+    clause = clause.replace("§", "")
+    if style == "paper":
+        return f"п. {clause} {found.title_ru}"
+    if style == "column":
+        return f"п. {clause} ({found.name})"
+    return f"{_CLAUSE_WORD[lang]} {clause} {found.names[lang]}"
+
+
+def rule_reference(rule: str) -> str:
+    """The Russian :func:`cite` (kept under this name for its callers)."""
+    return cite(rule)
+
+
+def refusal_text(violation: RuleViolation, language: str = "ru") -> str:
+    """What a person reads of a game engine's refusal: the sentence of its code in
+    ``language`` — the book's own wording (:attr:`RuleSet.wording`) over the shared one —
+    then the clause as pages cite it (:func:`cite`): ``"Помощь клуба — только когда знатоки
+    проигрывают (счёт 3:3). (п. 3.7.1 Правил сезона 2023 г.)"``; in English ``"Club help
+    only while the experts are behind (score 3:3). (clause 3.7.1 of the 2023 season
+    rules)"``. A violation without a worded code (raised outside the engine) reads as its
+    own ``message``."""
+    lang = language if language in LANGUAGES else "ru"
+    found = book_of_file(split_rule(violation.rule or "")[0])
+    wording = WORDING if found is None else {**WORDING, **found.rules.wording}
+    sentence = worded(violation, lang, wording)
+    reference = cite(violation.rule, lang)
+    return f"{sentence} ({reference})" if reference else sentence
+
+
+def replay_season(document: Any) -> SeasonState:
+    """Replay a ``sova.season-protocol/1`` document under the book of its ``ruleset``
+    (``webapp.domain.season.replay_season`` handed :data:`BOOKS`)."""
+    return _replay_season(document, BOOKS)
+
+
+__all__ = [
+    "BOOKS",
+    "Book",
+    "book",
+    "book_of_file",
+    "cite",
+    "refusal_text",
+    "replay_season",
+    "rule_reference",
+]

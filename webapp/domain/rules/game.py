@@ -29,16 +29,16 @@ from .protocol import (
     parse_event,
     parse_events,
     parse_rules,
-    parse_ruleset,
     parse_table,
 )
 from .rulesets import (
     MULTI_KINDS,
-    RULESETS,
     SECTOR13,
     SECTOR13_OPTIONS,
     SINGLE,
+    HasRules,
     RuleSet,
+    rule_set,
 )
 from .table import SECTORS, Table, check_plan, next_unplayed
 
@@ -820,34 +820,38 @@ def same_name(a: str, b: str) -> bool:
     return fold(a) == fold(b)
 
 
-def new_game(ruleset: str, table: Any, context: Any, rules: Any = None) -> Game:
-    """A game before its first event; validates ``ruleset``, ``table``, ``context`` and
+Book = RuleSet | HasRules
+"""What the engine is handed: a book's game :class:`RuleSet`, or a book holding one."""
+
+
+def new_game(book: Book, table: Any, context: Any, rules: Any = None) -> Game:
+    """A game of ``book`` before its first event; validates ``table``, ``context`` and
     ``rules`` (the amendable parameters in force for this game, 000_90d7c8192601ed3a.txt
     §4.12.1: ``{parameter: value}``, partial or ``None`` = the book's values)
     (:class:`ProtocolError`) and the table plan against the rule book (:func:`check_plan`:
     :class:`RuleViolation` with ``event_index=None``)."""
-    name = parse_ruleset(ruleset)
+    own = rule_set(book)
     plan = parse_table(table)
-    check_plan(plan, RULESETS[name])
-    book = RULESETS[name].amended(parse_rules(name, rules))
-    return Game(rules=book, table=plan, context=parse_context(context))
+    check_plan(plan, own)
+    amended = own.amended(parse_rules(own, rules))
+    return Game(rules=amended, table=plan, context=parse_context(context))
 
 
-def _replay_game(ruleset: str, table: Any, context: Any, events: Any, rules: Any = None) -> Game:
-    game = new_game(ruleset, table, context, rules)
+def _replay_game(book: Book, table: Any, context: Any, events: Any, rules: Any = None) -> Game:
+    game = new_game(book, table, context, rules)
     for index, event in enumerate(parse_events(events)):
         game.apply(event, index)
     return game
 
 
 def replay(
-    ruleset: str,
+    book: Book,
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
     rules: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Replay ``events`` of a game under ``ruleset`` (``"2023"`` or ``"2009"``) with the
+    """Replay ``events`` of a game under ``book`` (``BOOKS["2023"]``, or its rule set) with the
     amendable parameters ``rules`` in force (``None`` = the book's; §4.12.1) and return
     the derived state, the contract's "Output of sova game replay"::
 
@@ -864,7 +868,7 @@ def replay(
     Raises :class:`RuleViolation` (first refused event, with its clause) or
     :class:`ProtocolError` (malformed input).
     """
-    return _replay_game(ruleset, table, context, events, rules).to_json()
+    return _replay_game(book, table, context, events, rules).to_json()
 
 
 def _candidates(kind: str) -> list[dict[str, Any]]:
@@ -881,7 +885,7 @@ def _candidates(kind: str) -> list[dict[str, Any]]:
 
 
 def allowed_actions(
-    ruleset: str,
+    book: Book,
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
@@ -893,7 +897,7 @@ def allowed_actions(
     that type would be accepted (``spin`` at any sector, ``answer`` right or early…).
     Raises like :func:`replay` when ``events`` themselves are refused or malformed.
     """
-    game = _replay_game(ruleset, table, context, events, rules)
+    game = _replay_game(book, table, context, events, rules)
     if game.finished:
         return []
     order = (
@@ -921,7 +925,7 @@ def allowed_actions(
 
 
 def answer_modes(
-    ruleset: str,
+    book: Book,
     table: dict[str, int | None],
     context: dict[str, Any] | None,
     events: list[dict[str, Any]],
@@ -935,7 +939,7 @@ def answer_modes(
     game (a right answer; the verdict never changes which modes are accepted). Raises like
     :func:`replay` when ``events`` themselves are refused or malformed.
     """
-    game = _replay_game(ruleset, table, context, events, rules)
+    game = _replay_game(book, table, context, events, rules)
     modes = []
     for mode, early in (("discussed", False), ("early", True)):
         trial = game.clone()

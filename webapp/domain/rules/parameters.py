@@ -6,12 +6,17 @@ season (the season event ``amend``, ``shared/contracts/season-protocol.md``); bo
 them from the rules in force: the game engine (:mod:`webapp.domain.rules.game`) through
 :meth:`RuleSet.amended`, the season engine through its own ``rules`` mapping.
 
+A book's values of the parameters and their clauses are the book's own
+(:attr:`RuleSet.parameters`, :attr:`RuleSet.parameter_clauses`, in its package); this module
+holds what every book shares: the parameters themselves and the checks. Every function is
+handed the book (its :class:`RuleSet`, or a book holding one), never its name.
+
 Pure and standard library only. Public API::
 
     PARAMETERS                          # {name: Parameter}, in the order they are listed
-    defaults("2023")                    # {"points_to_win": 6, "club_help": 1, ...}
-    check_values("2023", {"points_to_win": 7})   # the checked values, or ParameterError
-    describe("2023")                    # what ``sova rules show 2023`` prints
+    defaults(book)                      # {"points_to_win": 6, "club_help": 1, ...}
+    check_values(book, {"points_to_win": 7})   # the checked values, or ParameterError
+    describe(book)                      # what ``sova rules show 2023`` prints
     AMEND_CLAUSE                        # "000_90d7c8192601ed3a.txt §4.12.1"
 """
 
@@ -22,22 +27,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-FILES = MappingProxyType({"2023": "000_90d7c8192601ed3a.txt", "2009": "002_e025d5ded135c1c4.txt"})
+from .rulesets import HasRules, RuleSet, rule_set
 
 AMEND_CLAUSE = "000_90d7c8192601ed3a.txt §4.12.1"
 """The clause an amendment (and its refusal) cites, in a season of either book: the 2009 book
 has no clause of its own on changing the rules, and the amendment event is the 2023 one."""
-
-MAX_ROUNDS_2009 = 11
-"""The most rounds a 2009 game can have (6 + 5, §1.8): a club-help limit this high never binds,
-which is how the engine reads §1.7 (club help on any question while behind, no limit a game)."""
-
-
-BOOK_SILENT = frozenset({("2009", "club_help")})
-"""``(ruleset, parameter)`` whose book value is only the engine's reading of a book that names
-no number (2009 §1.7: club help while behind, no limit a game, read as
-:data:`MAX_ROUNDS_2009`): the pages show such a parameter only once an amendment gives it a
-value of its own (:func:`shown_rules`)."""
 
 
 class ParameterError(ValueError):
@@ -56,9 +50,7 @@ class Parameter:
     """One amendable parameter.
 
     ``kind``: ``int`` or ``bool``; ``low``/``high``: the inclusive range of an int (``high``
-    ``None`` = no upper bound); ``defaults``: the book's value by rule-set name (a book absent
-    here does not have the parameter); ``clauses``: the clause it comes from, by rule-set name;
-    ``changes``: what it changes, in English (``docs/rules.md`` repeats it); ``label_ru``: its
+    ``None`` = no upper bound); ``changes``: what it changes, in English (``docs/rules.md`` repeats it); ``label_ru``: its
     name on the staff and public pages (Russian).
     """
 
@@ -67,8 +59,6 @@ class Parameter:
     kind: type
     low: int | None
     high: int | None
-    defaults: Mapping[str, int | bool]
-    clauses: Mapping[str, str]
     changes: str
 
     def range_json(self) -> list[Any]:
@@ -115,8 +105,6 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
                 kind=int,
                 low=1,
                 high=12,
-                defaults=MappingProxyType({"2023": 6, "2009": 6}),
-                clauses=MappingProxyType({"2023": "§3.2, §3.10", "2009": "§1.8"}),
                 changes="the points that win a game (and so the finished scores the season "
                 "accepts, the decisive round's and the minute on credit's score conditions, "
                 "which the engine reads as «one point short of it»)",
@@ -127,8 +115,6 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
                 kind=int,
                 low=0,
                 high=None,
-                defaults=MappingProxyType({"2023": 1, "2009": MAX_ROUNDS_2009}),
-                clauses=MappingProxyType({"2023": "§3.7", "2009": "§1.7"}),
                 changes="how many times a game the experts may take club help (0: never); "
                 "once a question and only while behind stays as the book says",
             ),
@@ -138,8 +124,6 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
                 kind=bool,
                 low=None,
                 high=None,
-                defaults=MappingProxyType({"2023": True}),
-                clauses=MappingProxyType({"2023": "§3.6"}),
                 changes="whether the experts may ask for the decisive round",
             ),
             Parameter(
@@ -148,8 +132,6 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
                 kind=bool,
                 low=None,
                 high=None,
-                defaults=MappingProxyType({"2023": True}),
-                clauses=MappingProxyType({"2023": "§3.8"}),
                 changes="whether the experts may ask for the minute on credit",
             ),
             Parameter(
@@ -158,8 +140,6 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
                 kind=int,
                 low=1,
                 high=None,
-                defaults=MappingProxyType({"2023": 2}),
-                clauses=MappingProxyType({"2023": "§4.4"}),
                 changes="the lost games (qualifying or series final) that put a team out of "
                 "the season",
             ),
@@ -169,26 +149,20 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
 """Every amendable parameter, in the order ``sova rules show`` lists them."""
 
 
-def _book(ruleset: str) -> str:
-    if ruleset not in FILES:
-        raise ParameterError(
-            f"unknown ruleset {ruleset!r}; expected one of 2009, 2023",
-            f"неизвестный свод правил {ruleset!r}; допустимы 2009, 2023",
-        )
-    return ruleset
+Book = RuleSet | HasRules
+"""What the functions below take: a book's game rule set, or a book holding one."""
 
 
-def defaults(ruleset: str) -> dict[str, int | bool]:
-    """The book's values of every parameter the rule set has: ``{name: value}``."""
-    book = _book(ruleset)
-    return {name: p.defaults[book] for name, p in PARAMETERS.items() if book in p.defaults}
+def defaults(book: Book) -> dict[str, int | bool]:
+    """The book's values of every parameter it has: ``{name: value}``."""
+    return dict(rule_set(book).parameters)
 
 
-def check_values(ruleset: str, values: Any) -> dict[str, int | bool]:
-    """Check ``values`` (``{parameter: value, …}``, possibly partial) against the rule set's
+def check_values(book: Book, values: Any) -> dict[str, int | bool]:
+    """Check ``values`` (``{parameter: value, …}``, possibly partial) against the book's
     table and return them as a new dict. :class:`ParameterError` names the first fault: not an
     object, an unknown parameter, a parameter the book does not have, a wrong type or range."""
-    book = _book(ruleset)
+    rules = rule_set(book)
     if not isinstance(values, dict):
         raise ParameterError(
             f"the rules must be an object {{parameter: value}}, got {type(values).__name__}",
@@ -203,18 +177,18 @@ def check_values(ruleset: str, values: Any) -> dict[str, int | bool]:
                 f"неизвестный параметр {name!r}; изменять можно: "
                 + ", ".join(f"«{p.label_ru}»" for p in PARAMETERS.values()),
             )
-        if book not in parameter.defaults:
+        if name not in rules.parameters:
             raise ParameterError(
-                f"the {book} rule book has no {name}: it cannot be amended",
-                f"в правилах {book} г. нет параметра «{parameter.label_ru}»: изменить его нельзя",
+                f"the {rules.name} rule book has no {name}: it cannot be amended",
+                f"в правилах {rules.name} г. нет параметра «{parameter.label_ru}»: изменить его нельзя",
             )
         checked[name] = parameter.check(value)
     return checked
 
 
-def in_force(ruleset: str, values: Any = None) -> dict[str, int | bool]:
+def in_force(book: Book, values: Any = None) -> dict[str, int | bool]:
     """The book's values overlaid with ``values`` (checked as :func:`check_values` does)."""
-    return {**defaults(ruleset), **check_values(ruleset, values or {})}
+    return {**defaults(book), **check_values(book, values or {})}
 
 
 def unchanged(in_force_now: Mapping[str, Any], values: Any) -> bool:
@@ -234,50 +208,52 @@ def unchanged(in_force_now: Mapping[str, Any], values: Any) -> bool:
     )
 
 
-def describe(ruleset: str) -> dict[str, Any]:
+def describe(book: Book) -> dict[str, Any]:
     """What ``sova rules show RULESET`` prints: ``{"ruleset", "file", "clause" (§4.12.1),
     "parameters": [{"name", "type": "int"|"bool", "range": [low, high], "default",
-    "clause": "<file> §…", "changes"}]}``; :class:`ParameterError` for an unknown rule set."""
-    book = _book(ruleset)
+    "clause": "<file> §…", "changes"}]}``."""
+    rules = rule_set(book)
     return {
-        "ruleset": book,
-        "file": FILES[book],
+        "ruleset": rules.name,
+        "file": rules.file,
         "clause": AMEND_CLAUSE,
         "parameters": [
             {
                 "name": p.name,
                 "type": p.kind.__name__,
                 "range": p.range_json(),
-                "default": p.defaults[book],
-                "clause": f"{FILES[book]} {p.clauses[book]}",
+                "default": rules.parameters[p.name],
+                "clause": f"{rules.file} {rules.parameter_clauses[p.name]}",
                 "changes": p.changes,
             }
             for p in PARAMETERS.values()
-            if book in p.defaults
+            if p.name in rules.parameters
         ],
     }
 
 
-def shown_rules(ruleset: str, rules: Mapping[str, Any]) -> dict[str, Any]:
+def shown_rules(book: Book, rules: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters of ``rules`` (``{name: value}`` in force) a page shows for a season of
-    ``ruleset``: every one, except a :data:`BOOK_SILENT` one still at the book's value."""
-    book = defaults(ruleset)
+    ``book``: every one, except one of the book's silent parameters
+    (:attr:`RuleSet.silent_parameters`) still at the book's value."""
+    own = rule_set(book)
     return {
         name: value
         for name, value in rules.items()
-        if (ruleset, name) not in BOOK_SILENT or value != book.get(name)
+        if name not in own.silent_parameters or value != own.parameters.get(name)
     }
 
 
-def rules_clauses(ruleset: str, names: Iterable[str]) -> list[str]:
-    """The clauses a page of a ``ruleset`` season cites for its rules in force: 2023 the
+def rules_clauses(book: Book, names: Iterable[str]) -> list[str]:
+    """The clauses a page of a season of ``book`` cites for its rules in force: 2023 the
     clause that lets them change (:data:`AMEND_CLAUSE`); a book without such a clause (2009)
     the clauses of the parameters ``names`` it shows (``["002_….txt §1.8"]``)."""
-    if AMEND_CLAUSE.startswith(FILES[ruleset] + " "):
+    own = rule_set(book)
+    if AMEND_CLAUSE.startswith(own.file + " "):
         return [AMEND_CLAUSE]
     out: list[str] = []
     for name in names:
-        for clause in PARAMETERS[name].clauses[ruleset].split(", "):
-            if f"{FILES[ruleset]} {clause}" not in out:
-                out.append(f"{FILES[ruleset]} {clause}")
+        for clause in own.parameter_clauses[name].split(", "):
+            if f"{own.file} {clause}" not in out:
+                out.append(f"{own.file} {clause}")
     return out

@@ -9,14 +9,18 @@ Everything here is about *shape* (types, fields, known names) and raises
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import ProtocolError
 from .parameters import PARAMETERS, ParameterError, check_values
-from .rulesets import RULESETS, SECTOR13_OPTIONS
+from .rulesets import SECTOR13_OPTIONS, HasRules, RuleSet
 from .table import Table
+
+B = TypeVar("B", bound="RuleSet | HasRules")
+"""A book as the caller's registry holds it (a :class:`RuleSet`, or a book holding one)."""
 
 FORMAT = "sova.game-protocol/1"
 
@@ -85,13 +89,14 @@ class Event:
     sector13_empty: bool = False
 
 
-def parse_ruleset(ruleset: Any) -> str:
-    """The rule-set name, checked against :data:`RULESETS`."""
-    if not isinstance(ruleset, str) or ruleset not in RULESETS:
+def parse_ruleset(ruleset: Any, books: Mapping[str, B]) -> B:
+    """The book of the protocol's ``ruleset`` in ``books`` (the registry the caller holds:
+    the engine never looks a book up by itself); :class:`ProtocolError` for a name it lacks."""
+    if not isinstance(ruleset, str) or ruleset not in books:
         raise ProtocolError(
-            f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(RULESETS))}"
+            f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(books))}"
         )
-    return ruleset
+    return books[ruleset]
 
 
 def parse_table(table: Any) -> Table:
@@ -137,7 +142,7 @@ def parse_score(text: Any, what: str) -> tuple[int, int]:
     return experts, viewers
 
 
-def parse_rules(ruleset: str, rules: Any) -> dict[str, int | bool]:
+def parse_rules(book: RuleSet | HasRules, rules: Any) -> dict[str, int | bool]:
     """A protocol's optional ``rules`` (``{parameter: value}``, 000_90d7c8192601ed3a.txt
     §4.12.1): ``None`` → ``{}``; otherwise checked against the rule set's amendable
     parameters (:mod:`webapp.domain.rules.parameters`) and returned as given (partial: the
@@ -145,7 +150,7 @@ def parse_rules(ruleset: str, rules: Any) -> dict[str, int | bool]:
     if rules is None:
         return {}
     try:
-        return check_values(ruleset, rules)
+        return check_values(book, rules)
     except ParameterError as error:
         raise ProtocolError(f"rules: {error.message}") from None
 
@@ -289,10 +294,10 @@ def parse_events(events: Any) -> list[Event]:
 
 
 def load_protocol(
-    data: Any,
-) -> tuple[str, dict[str, int | None], dict[str, Any] | None, list[dict[str, Any]]]:
-    """Validate a protocol file's content and return ``(ruleset, table, context, events)``,
-    ready for :func:`replay`.
+    data: Any, books: Mapping[str, B]
+) -> tuple[B, dict[str, int | None], dict[str, Any] | None, list[dict[str, Any]]]:
+    """Validate a protocol file's content and return ``(book, table, context, events)``,
+    ready for :func:`replay`: ``book`` is the one of its ``ruleset`` in ``books``.
 
     ``data`` is the parsed JSON object: ``{"format": "sova.game-protocol/1", "ruleset":
     "2023"|"2009", "rules": {...} (optional), "table": {...}, "context": {...}|null
@@ -309,17 +314,19 @@ def load_protocol(
     for key in ("ruleset", "table", "events"):
         if key not in data:
             raise ProtocolError(f"protocol needs {key!r}")
-    ruleset = parse_ruleset(data["ruleset"])
-    parse_rules(ruleset, data.get("rules"))
+    book = parse_ruleset(data["ruleset"], books)
+    parse_rules(book, data.get("rules"))
     table = parse_table(data["table"])
     context = data.get("context")
     parse_context(context)
     events = data["events"]
     parse_events(events)
-    return ruleset, table.to_json(), context, events
+    return book, table.to_json(), context, events
 
 
-def load_protocol_rules(data: Any) -> dict[str, int | bool]:
-    """The checked ``rules`` of a protocol already accepted by :func:`load_protocol`
-    (``{}`` when absent): pass them as ``replay(..., rules=...)``."""
-    return parse_rules(parse_ruleset(data["ruleset"]), data.get("rules"))
+def load_protocol_rules(
+    data: Any, books: Mapping[str, RuleSet | HasRules]
+) -> dict[str, int | bool]:
+    """The checked ``rules`` of a protocol already accepted by :func:`load_protocol` with the
+    same ``books`` (``{}`` when absent): pass them as ``replay(..., rules=...)``."""
+    return parse_rules(parse_ruleset(data["ruleset"], books), data.get("rules"))

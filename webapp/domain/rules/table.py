@@ -60,13 +60,13 @@ def check_plan(table: Table, rules: RuleSet) -> None:
     ``event_index=None``; the shape — sectors 1..13, distinct — is checked by
     ``protocol.parse_table``).
 
-    2009 (002_e025d5ded135c1c4.txt): the Internet questions are in the 13th sector (§1.3), so
+    A book with ``plan_sector13_fixed`` (2009, 002_e025d5ded135c1c4.txt): the Internet questions are in the 13th sector (§1.3), so
     ``sector13`` is 13 when the plan places it; the superblitz (§1.4.2) and the blitz (§1.4.3)
     are one of the other twelve, never sector 13. ``sector13: null`` stays allowed (the game
     protocol lets any of the three be null: a table without live questions plays sector 13 as
     a single question). 2023 (§3.3, §3.4.1–§3.4.2): any distinct sectors; nothing more to check.
     """
-    if rules.name != "2009":
+    if not rules.plan_sector13_fixed:
         return
     if table.sector13 is not None and table.sector13 != 13:
         raise RuleViolation(
@@ -108,6 +108,6 @@ def missing_multi(table: Table, rules: RuleSet) -> tuple[str, ...]:
     002_e025d5ded135c1c4.txt §1.4.2–§1.4.3): a warning for the producer, not a refusal — the
     books say the sector "may be" on the table, so a plan without one stays legal.
     """
-    if rules.name not in ("2023", "2009"):
+    if not rules.warns_missing_multi:
         return ()
     return tuple(kind for kind in (BLITZ, SUPERBLITZ) if getattr(table, kind) is None)

@@ -2,23 +2,23 @@
 
 Pure Python, standard library only. A season is its ordered event list
 (``shared/contracts/season-protocol.md``, format ``sova.season-protocol/1``); its state is
-what :func:`replay_season` derives from the events under a rule book:
-
-- ``"2023"``: ``000_90d7c8192601ed3a.txt`` §4.1–§4.10 (Belarusian edition), :mod:`.book2023`;
-- ``"2009"``: ``002_e025d5ded135c1c4.txt`` §2.1–§2.18 (Russian edition), :mod:`.book2009`.
+what :func:`replay_season` derives from the events under a rule book, handed to the engine
+(this package never imports the books): ``webapp.domain.books.b2023.season`` (2023,
+``000_90d7c8192601ed3a.txt`` §4.1–§4.10) and ``webapp.domain.books.b2009.season`` (2009,
+``002_e025d5ded135c1c4.txt`` §2.1–§2.18) hold what differs.
 
 The package: :mod:`.events` (the event types, parsing), :mod:`.state` (the derived state and
 :class:`SeasonViolation`), :mod:`.engine` (:class:`Season`, the replay every book shares),
-:mod:`.rulebook` (:class:`RuleBook`, what a book answers), one module per book holding only
-what differs, and :mod:`.books` (the registry ``BOOK_CLASSES``: ``ruleset`` → book class).
+:mod:`.rulebook` (:class:`RuleBook`, what a book answers; each book subclasses it in its own
+package).
 
-Public API::
+Public API (``books``: the registry ``webapp.domain.books.BOOKS``; ``book``: one of them)::
 
-    state = replay_season(document)       # SeasonState; SeasonViolation / ProtocolError
+    state = replay_season(document, books)  # SeasonState; SeasonViolation / ProtocolError
     state.to_json()                        # the contract's "Output of sova season replay"
     state.game_context()                   # {"series_best": "6:3" | None} for the game engine
-    ruleset, teams, events = load_season(document)   # shape only (ProtocolError)
-    season = Season.start(ruleset, teams)  # step by step: season.apply(raw_event, index)
+    book, teams, events = load_season(document, books)   # shape only (ProtocolError)
+    season = Season.start(book, teams)     # step by step: season.apply(raw_event, index)
     season.check_game(kind, team)          # would this team's game of this kind be allowed now?
 
 Errors: :class:`SeasonViolation` (a :class:`~webapp.domain.rules.RuleViolation`: an event the
@@ -28,10 +28,7 @@ Both give ``{"error": {"event", "rule", "message"}}`` through ``to_json()``. The
 where a clause reads two ways are in ``docs/rules.md`` ("The season").
 """
 
-from .book2009 import SERIES_SHAPE_2009, Book2009
-from .book2023 import SERIES_SHAPES_2023, Book2023
-from .books import BOOK_CLASSES, BOOKS
-from .engine import Season, load_season, replay_season, to_json
+from .engine import HasSeason, Season, SeasonBook, load_season, replay_season, to_json
 from .events import (
     CLOSINGS,
     ENTER_AS,
@@ -60,8 +57,8 @@ from .state import (
 )
 
 __all__ = [
-    "BOOKS",
-    "BOOK_CLASSES",
+    "HasSeason",
+    "SeasonBook",
     "CLOSINGS",
     "ENTER_AS",
     "EVENT_TYPES",
@@ -69,12 +66,8 @@ __all__ = [
     "KINDS",
     "MAX_POINTS",
     "PARTS",
-    "SERIES_SHAPES_2023",
-    "SERIES_SHAPE_2009",
     "WIN",
     "Amendment",
-    "Book2009",
-    "Book2023",
     "Event",
     "Final",
     "Move",

@@ -5,21 +5,21 @@ places, teams out, history, the amendable parameters in force) and applies one e
 time. What every book shares is here: the order of the series and their phases, a team out
 plays no more, refused events change nothing, entering teams, amendments (2023 §4.12.1);
 games and withdrawals have their own modules (:mod:`.games`, :mod:`.withdrawals`). What
-differs is asked of ``self.book``, the season's :class:`~.rulebook.RuleBook` found in the
-registry (:data:`.books.BOOK_CLASSES`).
+differs is asked of ``self.book``, the season's :class:`~.rulebook.RuleBook`: the engine is
+handed the book (or, for a protocol document, the registry to find it in), never looks one up
+by itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NoReturn, Protocol
 
 from webapp.domain.rules.errors import ProtocolError
 from webapp.domain.rules.parameters import AMEND_CLAUSE, ParameterError, check_values
 
 from . import games, withdrawals
-from .books import BOOK_CLASSES
 from .events import FORMAT, PARTS, Event, check_names, parse_event
 from .rulebook import RuleBook
 from .state import (
@@ -44,14 +44,26 @@ from .words import (
 )
 
 
-def _unknown_ruleset(ruleset: Any) -> ProtocolError:
-    return ProtocolError(
-        f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(BOOK_CLASSES))}"
-    )
+class HasSeason(Protocol):
+    """A book as the season engine takes it: anything holding its season rule book class."""
+
+    @property
+    def season(self) -> type[RuleBook]: ...
 
 
-def load_season(document: Any) -> tuple[str, list[str], list[Event]]:
-    """Validate a season protocol's shape and return ``(ruleset, teams, events)``.
+SeasonBook = HasSeason | type[RuleBook]
+"""What :class:`Season` is built from: a book holding a :class:`RuleBook` class, or the class."""
+
+
+def _rule_book(book: SeasonBook) -> RuleBook:
+    return book() if isinstance(book, type) else book.season()
+
+
+def load_season(
+    document: Any, books: Mapping[str, SeasonBook]
+) -> tuple[SeasonBook, list[str], list[Event]]:
+    """Validate a season protocol's shape and return ``(book, teams, events)``, the book of
+    its ``ruleset`` found in ``books`` (the registry the caller holds).
 
     ``document`` is the parsed JSON object ``{"format": "sova.season-protocol/1",
     "ruleset": "2023"|"2009", "teams": [name…], "events": [...]}``. Raises
@@ -63,8 +75,10 @@ def load_season(document: Any) -> tuple[str, list[str], list[Event]]:
     if document.get("format") != FORMAT:
         raise ProtocolError(f"format must be {FORMAT!r}, got {document.get('format')!r}")
     ruleset = document.get("ruleset")
-    if ruleset not in BOOK_CLASSES:
-        raise _unknown_ruleset(ruleset)
+    if not isinstance(ruleset, str) or ruleset not in books:
+        raise ProtocolError(
+            f"unknown ruleset {ruleset!r}; expected one of {', '.join(sorted(books))}"
+        )
     teams = document.get("teams")
     if not isinstance(teams, list):
         raise ProtocolError("teams must be a list of team names, first place first")
@@ -72,16 +86,16 @@ def load_season(document: Any) -> tuple[str, list[str], list[Event]]:
     events = document.get("events")
     if not isinstance(events, list):
         raise ProtocolError("events must be a list")
-    return ruleset, teams, [parse_event(raw, i) for i, raw in enumerate(events)]
+    return books[ruleset], teams, [parse_event(raw, i) for i, raw in enumerate(events)]
 
 
 class Season:
     """A season being replayed. Build with :meth:`start`, feed events with :meth:`apply`
     (raw JSON objects or parsed :class:`Event`), read :meth:`state`."""
 
-    def __init__(self, ruleset: str, teams: Sequence[str]) -> None:
-        self.ruleset = ruleset
-        self.book: RuleBook = BOOK_CLASSES[ruleset]()
+    def __init__(self, book: SeasonBook, teams: Sequence[str]) -> None:
+        self.book: RuleBook = _rule_book(book)
+        self.ruleset = self.book.name
         self.file = self.book.file
         self.teams: list[str] = list(teams)  # every team known, in the order it came
         self.initial: tuple[str, ...] = tuple(teams)
@@ -109,12 +123,10 @@ class Season:
         self.seq = 0  # the place of a game among the results a ``start`` event replays
 
     @classmethod
-    def start(cls, ruleset: str, teams: Iterable[str]) -> Season:
-        """A season before its first event: ``teams`` is the initial rating, first place
-        first (2023 §4.2, 2009 §2.1)."""
-        if ruleset not in BOOK_CLASSES:
-            raise _unknown_ruleset(ruleset)
-        return cls(ruleset, check_names(list(teams), "teams", None))
+    def start(cls, book: SeasonBook, teams: Iterable[str]) -> Season:
+        """A season of ``book`` before its first event: ``teams`` is the initial rating,
+        first place first (2023 §4.2, 2009 §2.1)."""
+        return cls(book, check_names(list(teams), "teams", None))
 
     # ----------------------------------------------------------------- helpers
 
@@ -551,7 +563,12 @@ class Season:
         one the book does not have, a wrong type or a value out of range
         (:func:`webapp.domain.rules.parameters.check_values`)."""
         try:
-            changes = check_values(self.ruleset, event.set)
+            if self.book.game_rules is None:
+                raise ParameterError(
+                    f"the {self.ruleset} rule book has no amendable parameters",
+                    f"в правилах {self.ruleset} нет изменяемых параметров",
+                )
+            changes = check_values(self.book.game_rules, event.set)
         except ParameterError as error:
             raise SeasonViolation(
                 self.index,
@@ -588,15 +605,17 @@ class Season:
             withdrawn=() if s is None else tuple(s.withdrawn),
             rules=dict(self.rules),
             amendments=tuple(self.amendments),
+            book_rules=self.book.parameters(),
         )
 
 
-def replay_season(document: Any) -> SeasonState:
-    """Replay a ``sova.season-protocol/1`` document (the parsed JSON object) and return its
-    :class:`SeasonState`. Raises :class:`ProtocolError` (malformed; all events are checked
-    for shape first) or :class:`SeasonViolation` (the first event the rules refuse)."""
-    ruleset, teams, events = load_season(document)
-    season = Season.start(ruleset, teams)
+def replay_season(document: Any, books: Mapping[str, SeasonBook]) -> SeasonState:
+    """Replay a ``sova.season-protocol/1`` document (the parsed JSON object) under the book
+    of its ``ruleset`` in ``books`` and return its :class:`SeasonState`. Raises
+    :class:`ProtocolError` (malformed; all events are checked for shape first) or
+    :class:`SeasonViolation` (the first event the rules refuse)."""
+    book, teams, events = load_season(document, books)
+    season = Season.start(book, teams)
     for index, event in enumerate(events):
         season.apply(event, index)
     return season.state()

@@ -7,10 +7,11 @@ season's book: its clauses for the shared refusals (:attr:`RuleBook.clauses`), h
 rating is formed, who plays next, where a result moves a team, which game a team may play and
 the events a book has or lacks (a 2009 rematch, a 2023 reserve team).
 
-A book is a subclass holding only those answers (``book2023.Book2023``,
-``book2009.Book2009``), stateless: every hook takes the :class:`~.engine.Season` being
-replayed and reads or moves its state. The registry (:mod:`.books`, ``BOOK_CLASSES``) maps
-the protocol's ``ruleset`` to its class. The defaults below are those of a book that lacks
+A book is a subclass holding only those answers, kept in its book's package
+(``webapp.domain.books.b2023.season.Book2023``, ``webapp.domain.books.b2009.season.Book2009``),
+stateless: every hook takes the :class:`~.engine.Season` being replayed and reads or moves its
+state. The engine is handed the book; the registry ``webapp.domain.books.BOOKS`` maps the
+protocol's ``ruleset`` to it. The defaults below are those of a book that lacks
 the feature (no rematch, no entering teams, no decisive round…); the hooks without one must
 be given.
 """
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from webapp.domain.rules.parameters import defaults
+from webapp.domain.rules.rulesets import RuleSet
 
 from .events import Event
 from .state import NextGame, Result, SeasonViolation
@@ -41,8 +43,8 @@ TOPICS = (
 
 
 class RuleBook:
-    """One rule book's season rules. Subclass it, fill :attr:`name`, :attr:`file`,
-    :attr:`clauses` and the hooks, and add one line to ``books.BOOK_CLASSES``."""
+    """One rule book's season rules. Subclass it in the book's package, fill :attr:`name`,
+    :attr:`file`, :attr:`clauses`, :attr:`game_rules` and the hooks."""
 
     name: ClassVar[str]
     """The protocol's ``ruleset`` (``"2023"``)."""
@@ -50,6 +52,9 @@ class RuleBook:
     """The rule-book file every clause is cited from (``"000_90d7c8192601ed3a.txt"``)."""
     clauses: ClassVar[Mapping[str, str]]
     """Topic (:data:`TOPICS`, and the book's own) → clause (``"§4.1"``)."""
+    game_rules: ClassVar[RuleSet | None] = None
+    """The book's game rule set, whose amendable parameters the season starts from (a book
+    without one overrides :meth:`parameters`)."""
     decisive_round: ClassVar[bool] = False
     """A qualifying game may end with a decisive round (2023 §3.6): ``series_best`` is kept
     and a decisive game's score must be a whitewash."""
@@ -58,7 +63,9 @@ class RuleBook:
 
     def parameters(self) -> dict[str, int | bool]:
         """The amendable parameters and the book's values (2023 §4.12.1)."""
-        return defaults(self.name)
+        if self.game_rules is None:
+            return {}
+        return defaults(self.game_rules)
 
     # ----------------------------------------------------------------- series
 

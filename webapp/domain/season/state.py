@@ -3,7 +3,7 @@ contract's "Output of sova season replay"), the open series as the engine keeps 
 replays (:class:`OpenSeries`), and the refusal :class:`SeasonViolation`.
 
 Every value here is the same under every rule book; a book decides how the values move
-(:mod:`.book2023`, :mod:`.book2009`).
+(each book's ``season`` module in ``webapp.domain.books``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.domain.rules.errors import RuleViolation
-from webapp.domain.rules.parameters import defaults
 
 
 class SeasonViolation(RuleViolation):
@@ -189,6 +188,8 @@ class SeasonState:
     withdrawn: tuple[str, ...] = ()
     rules: dict[str, Any] = field(default_factory=dict)
     amendments: tuple[Amendment, ...] = ()
+    book_rules: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The book's own values of the amendable parameters (what :meth:`game_rules` leaves out)."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"ruleset", "series", "rating", "next", "order", "series_best", "rules",
@@ -215,8 +216,7 @@ class SeasonState:
         """The amended parameters in force that the next game takes (2023 §4.12.1): only those
         that differ from the book's values (``{}`` when none do), for the game protocol's
         ``rules``."""
-        book = defaults(self.ruleset)
-        return {k: v for k, v in self.rules.items() if book.get(k) != v}
+        return {k: v for k, v in self.rules.items() if self.book_rules.get(k) != v}
 
     def game_context(self) -> dict[str, Any]:
         """The season's part of the next game's context (``game-protocol.md``):

@@ -12,6 +12,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from webapp.accounts.models import User
+from webapp.domain.books import BOOKS
 from webapp.domain.reading import (
     DEFAULT_SYLLABLES_PER_SECOND,
     MIN_CALIBRATION_READINGS,
@@ -43,7 +44,7 @@ def recorded_readings(game: Game) -> list[tuple[int | None, Reading]]:
         if kind != "minute" or event.payload.get("action") != "start" or spin is None:
             continue
         state = replay(
-            game.season.ruleset,
+            BOOKS[game.season.ruleset],
             game.table,
             game_context(game),
             payloads[:index],

@@ -5,17 +5,15 @@ from the database), recording and undoing events, the protocol file export and i
 from __future__ import annotations
 
 from webapp.core.models import utcnow
+from webapp.domain.books import BOOKS, cite, refusal_text
 from webapp.domain.rules import (
-    RULESETS,
     ProtocolError,
     RuleViolation,
     load_protocol,
     load_protocol_rules,
-    refusal_text,
     replay,
 )
 from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS
-from webapp.domain.rules.rulesets import cite
 from webapp.extensions import db
 from webapp.games.game_rules import off_table_context, team_experts_context
 from webapp.games.models import (
@@ -41,7 +39,7 @@ def game_state(game: Game, extra: dict | None = None) -> dict:
     if extra is not None:
         events.append(extra)
     return replay(
-        game.season.ruleset, game.table, game_context(game), events, rules=game_rules(game)
+        BOOKS[game.season.ruleset], game.table, game_context(game), events, rules=game_rules(game)
     )
 
 
@@ -97,7 +95,7 @@ def sector13_options_used(game: Game) -> list[str]:
     использовать в следующих играх, пока не выберет два других»). Read from the recorded
     ``sector13_option`` events (each was accepted by the engine), in play order. ``[]``
     without a team or under 2009 (no options, 002_e025d5ded135c1c4.txt §1.4.1)."""
-    if game.team_id is None or not RULESETS[game.season.ruleset].sector13_options:
+    if game.team_id is None or not BOOKS[game.season.ruleset].rules.sector13_options:
         return []
     used: list[str] = []
     for payload in team_payloads_before(game):
@@ -141,7 +139,7 @@ def series_best(game: Game) -> str | None:
     for other in earlier:
         context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
         state = replay(
-            other.season.ruleset,
+            BOOKS[other.season.ruleset],
             other.table,
             context,
             [e.payload for e in other.events],
@@ -224,7 +222,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         draw = draw_sector13(game, seq, now, user_id)
         empty = draw.question_id is None
         if event.get("sector13_empty") and not empty:
-            rule = RULESETS[game.season.ruleset].cite("sector13")
+            rule = BOOKS[game.season.ruleset].rules.cite("sector13")
             raise GameConflict(
                 "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют "
                 f"({cite(rule)})",
@@ -236,7 +234,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
             event["sector13_empty"] = True
         state = _replayed(game, event)
     elif event.get("type") in QUESTION_EVENTS and _live_sector13_without_question(game, state):
-        rule = RULESETS[game.season.ruleset].cite("sector13")
+        rule = BOOKS[game.season.ruleset].rules.cite("sector13")
         raise GameConflict(
             "в 13 секторе нет вопроса: очко за несуществующий вопрос не начисляется — "
             f"отмените вращение и запишите его снова, пустой 13 сектор пропускается ({cite(rule)})",
@@ -283,7 +281,7 @@ QUESTION_EVENTS = frozenset({"answer", "club_help", "extra_minute", "red_card"})
 def _live_sector13_without_question(game: Game, state: dict) -> bool:
     """Whether the round in play is a 2009 sector 13 (drawn at the spin, §1.4.1) whose draw
     holds no question — a spin recorded before empty spins were marked ``sector13_empty``."""
-    if not (RULESETS[game.season.ruleset].sector13_drawn_at_spin and state["rounds"]):
+    if not (BOOKS[game.season.ruleset].rules.sector13_drawn_at_spin and state["rounds"]):
         return False
     if state["rounds"][-1]["kind"] != "sector13":
         return False
@@ -295,7 +293,9 @@ def _lands_on_live_sector13(game: Game, event: dict) -> bool:
     """Whether ``event`` (already accepted by the replay) is a spin of a game whose sector 13
     is drawn at the spin (2009 §1.4.1) that lands on sector 13 — the arrow's own sector or
     the first unplayed one clockwise from it (§1.4) — whatever its ``sector13_empty`` says."""
-    if not (RULESETS[game.season.ruleset].sector13_drawn_at_spin and event.get("type") == "spin"):
+    if not (
+        BOOKS[game.season.ruleset].rules.sector13_drawn_at_spin and event.get("type") == "spin"
+    ):
         return False
     bare = {k: v for k, v in event.items() if k != "sector13_empty"}
     return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"
@@ -348,7 +348,8 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
             rule=None,
         )
     try:
-        ruleset, table, _context, events = load_protocol(data)
+        book, table, _context, events = load_protocol(data, BOOKS)
+        ruleset = book.name
     except ProtocolError as exc:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
@@ -362,7 +363,7 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
         raise GameConflict(
             f"стол в файле {table} не совпадает со столом игры {game.table}", event=None, rule=None
         )
-    rules = load_protocol_rules(data)
+    rules = load_protocol_rules(data, BOOKS)
     if rules != game_rules(game):
         raise GameConflict(
             f"правила в файле {rules} не совпадают с правилами игры {game_rules(game)} "

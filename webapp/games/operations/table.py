@@ -14,9 +14,10 @@ from pathlib import Path
 
 from webapp.core.models import Document, utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
+from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.handouts import image_refs, missing_images
 from webapp.domain.languages import LANGUAGE_NAMES_RU, fits_game, text_language
-from webapp.domain.rules import RULESETS, Table, missing_multi, rule_reference
+from webapp.domain.rules import Table, missing_multi
 from webapp.domain.text import ru_plural
 from webapp.domain.topics import TOPICS, topic_label
 from webapp.extensions import db
@@ -41,7 +42,7 @@ def slots_for(kind: str, ruleset: str = "2023") -> int:
     (000_90d7c8192601ed3a.txt §3.4.1, §3.4.2; 002_e025d5ded135c1c4.txt §1.4.2, §1.4.3);
     none for a 2009 sector 13, whose question the computer draws among the live questions at
     the spin (002 §1.4.1, :func:`draw_sector13`)."""
-    if kind == "sector13" and RULESETS[ruleset].sector13_drawn_at_spin:
+    if kind == "sector13" and BOOKS[ruleset].rules.sector13_drawn_at_spin:
         return 0
     return 3 if kind in ("blitz", "superblitz") else 1
 
@@ -60,7 +61,7 @@ def table_plan(game: Game) -> list[dict]:
         kind = game.sector_kind(sector)
         pool = "main"
         if kind == "sector13":
-            pool = RULESETS[ruleset].sector13_pool
+            pool = BOOKS[ruleset].rules.sector13_pool
         plan.append(
             {"sector": sector, "kind": kind, "slots": slots_for(kind, ruleset), "pool": pool}
         )
@@ -328,7 +329,7 @@ def fill_table(game: Game, uploads: Path | None = None) -> FillReport:
             available=needed - short,
             passed_over=report.passed_over,
         )
-    partner_rule = rule_reference(RULESETS[game.season.ruleset].cite("table"))
+    partner_rule = rule_reference(BOOKS[game.season.ruleset].rules.cite("table"))
     for sector in from_main:
         report.warnings.append(
             f"{_sector13_name(sector)}: в пуле партнёров нет подходящего одобренного "
@@ -594,7 +595,7 @@ def plan_warnings(game: Game) -> list[str]:
     superblitz (``webapp.domain.rules.missing_multi``), e.g. ``"в плане стола нет блица
     (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
     "may be" on the table."""
-    rules = RULESETS[game.season.ruleset]
+    rules = BOOKS[game.season.ruleset].rules
     table = Table(
         blitz=game.table_blitz, superblitz=game.table_superblitz, sector13=game.table_sector13
     )

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.core.models import utcnow
+from webapp.domain.books import cite
 from webapp.domain.donor import quoted
 from webapp.domain.rules import ProtocolError
 from webapp.domain.rules.game import same_name
 from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS, unchanged
-from webapp.domain.rules.rulesets import cite
 from webapp.domain.season import SeasonViolation
 from webapp.domain.text import team_phrase
 from webapp.extensions import db

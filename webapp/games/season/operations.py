@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from blinker import Namespace
 
 from webapp.core.models import utcnow
+from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.money import CURRENCIES
 from webapp.domain.prizes import (
@@ -19,7 +20,6 @@ from webapp.domain.prizes import (
     DEFAULT_YEAR_FINAL_PRIZE,
     UNANSWERED_RULE,
 )
-from webapp.domain.rules import RULESETS, rule_reference
 from webapp.domain.rules.game import same_name
 from webapp.domain.text import quantity
 from webapp.extensions import db
@@ -87,10 +87,10 @@ def create_season(
     elif db.session.scalar(db.select(Season.id).where(Season.name == name)) is not None:
         # two seasons of one name could not be told apart in the dropdowns
         errors.setdefault("name", []).append("сезон с таким названием уже есть")
-    if ruleset not in RULESETS:
+    if ruleset not in BOOKS:
         errors.setdefault("ruleset", []).append("«2023» или «2009»")
         raise GameError(errors)
-    rules = RULESETS[ruleset]
+    rules = BOOKS[ruleset].rules
     default_currency, default_tz = rules.currency, rules.timezone
     currency = currency or default_currency
     if currency not in CURRENCIES:
@@ -254,7 +254,7 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     unknown = set(table) - set(plan)
     if unknown:
         errors.setdefault("table", []).append(f"неизвестные ключи: {', '.join(sorted(unknown))}")
-    if not errors and ruleset in RULESETS:
+    if not errors and ruleset in BOOKS:
         errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)

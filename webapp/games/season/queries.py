@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.accounts.models import User
+from webapp.domain.books import BOOKS
 from webapp.domain.donor import NEUTRAL_2009, Donor
-from webapp.domain.rules import RULESETS
-from webapp.domain.rules.parameters import BOOK_SILENT, PARAMETERS, defaults, shown_rules
+from webapp.domain.rules.parameters import PARAMETERS, defaults, shown_rules
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
@@ -95,8 +95,8 @@ def engine(season: SeasonRow, before_seq: int | None = None) -> Season:
     ``before_seq`` when given). The stored events were each accepted when stored, so a
     replay does not refuse them (it would raise the engine's error if the rules changed)."""
     events = [e for e in stored_events(season) if before_seq is None or e.seq < before_seq]
-    _ruleset, teams, parsed = load_season(document(season, events))
-    eng = Season.start(season.ruleset, teams)
+    book, teams, parsed = load_season(document(season, events), BOOKS)
+    eng = Season.start(book, teams)
     for index, event in enumerate(parsed):
         eng.apply(event, index)
     return eng
@@ -128,7 +128,7 @@ def state_json(season: SeasonRow) -> dict[str, Any]:
             "next": None,
             "order": None,
             "series_best": None,
-            "rules": defaults(season.ruleset),
+            "rules": defaults(BOOKS[season.ruleset]),
             "amendments": [],
             "finals": [],
             "winter": [],
@@ -161,7 +161,7 @@ def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
     (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
     s = eng.series
     if (
-        RULESETS[ruleset].series_rematch
+        BOOKS[ruleset].rules.series_rematch
         and kind == "qualifying"
         and s is not None
         and s.rematch_team is not None
@@ -178,7 +178,7 @@ def series_best(game: Game) -> str | None:
     stood before this game's result — only for a qualifying game; ``None`` in a series
     final, a special game, the year final (nobody is to be passed: §3.6 with §4.6, §4.7.1,
     §4.10) and under 2009 (no decisive round)."""
-    if game.kind != "qualifying" or not RULESETS[game.season.ruleset].decisive_round:
+    if game.kind != "qualifying" or not BOOKS[game.season.ruleset].rules.decisive_round:
         return None
     own = game_event(game)
     eng = engine(game.season, before_seq=own.seq if own is not None else None)
@@ -356,14 +356,16 @@ def rules_view(season: SeasonRow, state: SeasonState | None) -> list[dict[str, A
     "book", "changed"}]`` in the order of ``sova rules show`` (``value``/``book`` shown as
     text; ``changed``: differs from the book's), only what the season's book has
     (:func:`~webapp.domain.rules.parameters.shown_rules`: 2009 club help once amended)."""
-    book = defaults(season.ruleset)
-    now = shown_rules(season.ruleset, state.rules if state is not None else book)
+    book = defaults(BOOKS[season.ruleset])
+    now = shown_rules(BOOKS[season.ruleset], state.rules if state is not None else book)
     return [
         {
             "label": PARAMETERS[name].label_ru,
             "value": _shown(now[name]),
             # a number the book does not name is not shown as the book's (2009 §1.7)
-            "book": "без ограничения" if (season.ruleset, name) in BOOK_SILENT else _shown(value),
+            "book": "без ограничения"
+            if name in BOOKS[season.ruleset].rules.silent_parameters
+            else _shown(value),
             "changed": now[name] != value,
         }
         for name, value in book.items()

@@ -7,8 +7,9 @@ and call :func:`check_new_game`) and above its reads (:mod:`.queries` replays th
 
 from __future__ import annotations
 
+from webapp.domain.books import rule_reference
 from webapp.domain.donor import quoted
-from webapp.domain.rules import ProtocolError, rule_reference
+from webapp.domain.rules import ProtocolError
 from webapp.domain.season import SeasonViolation
 from webapp.domain.text import team_phrase
 from webapp.games.models import Season, Team

@@ -14,11 +14,11 @@ from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.core.models import utcnow
+from webapp.domain.books import BOOKS
 from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
-from webapp.domain.rules import RULESETS, usual_plan
+from webapp.domain.rules import usual_plan
 from webapp.domain.rules.parameters import PARAMETERS, rules_clauses, shown_rules
-from webapp.domain.season import BOOKS
 from webapp.domain.text import team_phrase
 from webapp.extensions import db
 from webapp.games import queries
@@ -62,7 +62,7 @@ def _parameter_choices(season: Season) -> list[SelectChoice]:
     return [
         SelectChoice(name, p.label_ru)
         for name, p in PARAMETERS.items()
-        if season.ruleset in p.defaults
+        if name in BOOKS[season.ruleset].rules.parameters
     ]
 
 
@@ -92,8 +92,8 @@ def _finals_view(season: Season, state) -> list[dict]:
 def _rules_cited(season: Season, state) -> list[str]:
     """The clauses the «Правила сезона» heading cites: 2023 §4.12.1; under 2009, which has no
     clause on changing the rules, the 2009 clauses of the parameters shown."""
-    rules = shown_rules(season.ruleset, state.rules if state is not None else {})
-    return rules_clauses(season.ruleset, rules)
+    rules = shown_rules(BOOKS[season.ruleset], state.rules if state is not None else {})
+    return rules_clauses(BOOKS[season.ruleset], rules)
 
 
 @bp.route("/games/seasons/<int:season_id>")
@@ -122,7 +122,7 @@ def season(season_id: int):
             (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
         )
         game_form.team_id.data = nxt
-    plan = usual_plan(RULESETS[season.ruleset])
+    plan = usual_plan(BOOKS[season.ruleset].rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
@@ -140,7 +140,7 @@ def season(season_id: int):
         "games/season.html",
         season=season,
         state=state,
-        book=BOOKS[season.ruleset],
+        book=BOOKS[season.ruleset].file,
         teams=sq.season_teams(season),
         events=events,
         links=links,
@@ -342,6 +342,6 @@ def public(season_id: int):
         season=season,
         state=state,
         results=results,
-        rules={} if state is None else shown_rules(season.ruleset, state.rules),
+        rules={} if state is None else shown_rules(BOOKS[season.ruleset], state.rules),
         amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
     )

@@ -10,8 +10,8 @@ from flask import request
 from flask_babel import get_locale
 
 from webapp.app_lang import per_render
+from webapp.domain.books import cite
 from webapp.domain.donor import donor_difference, place
-from webapp.domain.rules import cite
 from webapp.domain.text import team_phrase
 from webapp.domain.topics import topic_label
 from webapp.games.models import GAME_KIND_LABELS

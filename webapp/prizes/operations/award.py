@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webapp.core.models import utcnow
+from webapp.domain.books import rule_reference
 from webapp.domain.donor import quoted
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
@@ -19,7 +20,6 @@ from webapp.domain.prizes import (
     special_game_prizes,
     unanswered_question_prizes,
 )
-from webapp.domain.rules import rule_reference
 from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season

@@ -1,4 +1,6 @@
-"""The 2009 rule book (``002_e025d5ded135c1c4.txt``) as one :class:`~.base.Book`."""
+"""The 2009 rule book (``002_e025d5ded135c1c4.txt``, the Russian edition) as one
+:class:`~webapp.domain.books.base.Book`: its game (:mod:`.rules`), its season (:mod:`.season`),
+its prizes, donor, languages and names."""
 
 from __future__ import annotations
 
@@ -13,10 +15,10 @@ from webapp.domain.prizes.book import (
     DEFAULT_YEAR_FINAL_PRIZE,
     UNANSWERED_RULE,
 )
-from webapp.domain.rules.rulesets import BOOK_NAMES, BOOK_TITLES_RU, RULESET_2009
-from webapp.domain.season.book2009 import Book2009
 
-from .base import Book
+from ..base import Book
+from .rules import RULESET_2009
+from .season import Book2009
 
 BOOK = Book(
     name="2009",
@@ -35,6 +37,12 @@ BOOK = Book(
             "special_game": DEFAULT_SPECIAL_GAME_PRIZE["2009"],
         }
     ),
-    names=MappingProxyType({lang: names[RULESET_2009.file] for lang, names in BOOK_NAMES.items()}),
-    title_ru=BOOK_TITLES_RU[RULESET_2009.file],
+    names=MappingProxyType(
+        {
+            "ru": "Правил сезона 2009 г.",
+            "be": "Правілаў сезона 2009 г.",
+            "en": "of the 2009 season rules",
+        }
+    ),
+    title_ru="Правил игры «Что? Где? Когда?» 2009 года",
 )

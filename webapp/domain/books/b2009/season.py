@@ -5,7 +5,7 @@ qualifying games and a final a series (§2.6), teams choosing their game (§2.3:
 person's), a win first and a loss last (§2.7–§2.8), the series final's winner leaving the
 rating for winter (§2.12) and its loser asking for a rematch (§2.10–§2.11), the winter rating
 of the finals' winners and the sponsor's team (§2.13–§2.17), no decisive round (§1.8). The
-shared replay is :mod:`.engine`; the readings are indexed in ``docs/rules.md`` ("The season").
+shared replay is :mod:`webapp.domain.season.engine`; the readings are indexed in ``docs/rules.md`` ("The season").
 
 (Just over 500 lines on purpose: this book has three events of its own — the rematch, the
 declined winter place, the sponsor's team — each with its refusals in English and Russian, and
@@ -18,13 +18,23 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from .events import PARTS, Event
-from .rulebook import RuleBook
-from .state import NextGame, Result
-from .words import PART_NOM_RU, PART_RU, names, names_and, qualifying_ru, shape_en, shape_ru
+from webapp.domain.season.events import PARTS, Event
+from webapp.domain.season.rulebook import RuleBook
+from webapp.domain.season.state import NextGame, Result
+from webapp.domain.season.words import (
+    PART_NOM_RU,
+    PART_RU,
+    names,
+    names_and,
+    qualifying_ru,
+    shape_en,
+    shape_ru,
+)
+
+from .rules import RULESET_2009
 
 if TYPE_CHECKING:
-    from .engine import Season
+    from webapp.domain.season.engine import Season
 
 # §2.6: each series has three qualifying games and a series final (winter: §2.15–2.17).
 SERIES_SHAPE_2009 = (3, "series_final")
@@ -34,7 +44,8 @@ class Book2009(RuleBook):
     """The 2009 book (``"2009"``)."""
 
     name = "2009"
-    file = "002_e025d5ded135c1c4.txt"
+    file = RULESET_2009.file
+    game_rules = RULESET_2009
     clauses = MappingProxyType(
         {
             "year_final": "§2.18",

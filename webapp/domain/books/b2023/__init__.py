@@ -1,4 +1,6 @@
-"""The 2023 rule book (``000_90d7c8192601ed3a.txt``) as one :class:`~.base.Book`."""
+"""The 2023 rule book (``000_90d7c8192601ed3a.txt``, the Belarusian edition) as one
+:class:`~webapp.domain.books.base.Book`: its game (:mod:`.rules`), its season (:mod:`.season`),
+its prizes, donor, languages and names."""
 
 from __future__ import annotations
 
@@ -13,10 +15,10 @@ from webapp.domain.prizes.book import (
     DEFAULT_YEAR_FINAL_PRIZE,
     UNANSWERED_RULE,
 )
-from webapp.domain.rules.rulesets import BOOK_NAMES, BOOK_TITLES_RU, RULESET_2023
-from webapp.domain.season.book2023 import Book2023
 
-from .base import Book
+from ..base import Book
+from .rules import RULESET_2023
+from .season import Book2023
 
 BOOK = Book(
     name="2023",
@@ -35,6 +37,12 @@ BOOK = Book(
             "special_game": DEFAULT_SPECIAL_GAME_PRIZE["2023"],
         }
     ),
-    names=MappingProxyType({lang: names[RULESET_2023.file] for lang, names in BOOK_NAMES.items()}),
-    title_ru=BOOK_TITLES_RU[RULESET_2023.file],
+    names=MappingProxyType(
+        {
+            "ru": "Правил сезона 2023 г.",
+            "be": "Правілаў сезона 2023 г.",
+            "en": "of the 2023 season rules",
+        }
+    ),
+    title_ru="Положения о телевизионном проекте (правила сезона 2023 года)",
 )

@@ -4,7 +4,7 @@ What only this book says: the series' shapes (§4.1), each series' rating formed
 (§4.2.1–§4.2.3, the winter one §4.9), the qualifying order from the lowest place (§4.8), a
 win placed by its score difference (§4.5), a finalist straight to winter (§4.7.2), out after
 the second lost game (§4.4, amendable: ``losses_to_out``), reserve teams (§4.9.3), the series
-best and its decisive round (§3.6). The shared replay is :mod:`.engine`; the readings are
+best and its decisive round (§3.6). The shared replay is :mod:`webapp.domain.season.engine`; the readings are
 indexed in ``docs/rules.md`` ("The season").
 """
 
@@ -15,12 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from webapp.domain.rules.game import can_pass_without_decisive
 from webapp.domain.rules.parameters import AMEND_CLAUSE
-from webapp.domain.text import ru_plural
-
-from .events import KINDS, Event
-from .rulebook import RuleBook
-from .state import NextGame, Result, SeasonViolation
-from .words import (
+from webapp.domain.season.events import KINDS, Event
+from webapp.domain.season.rulebook import RuleBook
+from webapp.domain.season.state import NextGame, Result, SeasonViolation
+from webapp.domain.season.words import (
     KIND_EN,
     KIND_RU,
     PART_RU,
@@ -31,9 +29,12 @@ from .words import (
     shape_ru,
     teams_ru,
 )
+from webapp.domain.text import ru_plural
+
+from .rules import RULESET_2023
 
 if TYPE_CHECKING:
-    from .engine import Season
+    from webapp.domain.season.engine import Season
 
 # §4.1: what each series consists of, (qualifying games, closing game).
 SERIES_SHAPES_2023 = {
@@ -48,7 +49,8 @@ class Book2023(RuleBook):
     """The 2023 book (``"2023"``)."""
 
     name = "2023"
-    file = "000_90d7c8192601ed3a.txt"
+    file = RULESET_2023.file
+    game_rules = RULESET_2023
     clauses = MappingProxyType(
         {
             "year_final": "§4.10",
