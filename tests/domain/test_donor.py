@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, Donor, check_donor, place, quoted
+from webapp.domain.books import BOOKS
+from webapp.domain.donor import Donor, check_donor, place, quoted
 
 
 def test_check_donor_trims_and_keeps_the_lines_of_the_details() -> None:
@@ -32,9 +33,11 @@ def test_check_donor_refuses_with_the_field(values, field, message) -> None:
 
 
 def test_the_2009_default_is_never_the_2023_broadcaster() -> None:
-    assert NEUTRAL_2009 == Donor("Генеральный спонсор сезона", "Москва")
-    assert "телеканал" not in NEUTRAL_2009.name and NEUTRAL_2009.city != "Минск"
-    assert DONOR_RULE == {
+    neutral = BOOKS["2009"].default_donor
+    assert neutral == Donor("Генеральный спонсор сезона", "Москва")
+    assert "телеканал" not in neutral.name and neutral.city != "Минск"
+    assert BOOKS["2023"].default_donor is None  # the broadcaster of the settings
+    assert {name: book.donor_rule for name, book in BOOKS.items()} == {
         "2023": "000_90d7c8192601ed3a.txt §4.11.1",
         "2009": "002_e025d5ded135c1c4.txt §3.1",
     }

@@ -1,13 +1,9 @@
 """The donor of a season: the party that gives the season's prizes and is named
 «Даритель» on its gift agreements, the prize commission minutes and the vote result.
 
-* 2023 (000_90d7c8192601ed3a.txt §4.11.1–§4.11.6): «Вещательная компания выплачивает» —
-  the broadcaster; Sova's default is the ``SOVA_BROADCASTER_*`` settings (the caller's).
-* 2009 (002_e025d5ded135c1c4.txt §3.1–§3.3): the prizes come «от Генерального спонсора».
-  The book names no legal entity and the 2023 broadcaster (a Belarusian company) is not
-  the Russian edition's donor, so the default is the neutral :data:`NEUTRAL_2009` («Генеральный
-  спонсор сезона», Москва), which the producer replaces on the season page; it never
-  falls back to the 2023 broadcaster.
+Which donor a book names, and its clause, is the book's (``Book.donor_rule``,
+``Book.default_donor`` in ``webapp.domain.books``): 2023 the broadcaster (Sova's default is the
+``SOVA_BROADCASTER_*`` settings, the caller's), 2009 a neutral general sponsor.
 
 Also the typography of the papers that name the donor: :func:`quoted` («…» with inner
 quotes as „…“, never «« »») and :func:`place` («г. Минск»).
@@ -17,12 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-
-#: The clause each rule set's donor comes from.
-DONOR_RULE = {
-    "2023": "000_90d7c8192601ed3a.txt §4.11.1",
-    "2009": "002_e025d5ded135c1c4.txt §3.1",
-}
 
 NAME_MAX, CITY_MAX, REPRESENTATIVE_MAX, DETAILS_MAX = 300, 100, 300, 2000
 
@@ -43,10 +33,6 @@ class Donor:
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)
-
-
-#: The 2009 default (002_e025d5ded135c1c4.txt §3.1–§3.3: «приз от Генерального спонсора»).
-NEUTRAL_2009 = Donor(name="Генеральный спонсор сезона", city="Москва")
 
 
 def check_donor(

@@ -19,7 +19,7 @@ no Cyrillic letter but Latin ones is English, and a text with neither sign is un
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from types import MappingProxyType
 
 #: Letters of one Cyrillic alphabet and not the other.
@@ -34,11 +34,6 @@ RUSSIAN_WORDS = frozenset(
 BELARUSIAN_WORDS = frozenset(
     "што гэта як яго яе калі дзе ён яна яны быў або толькі гэты гэтая гэтыя каб ад "
     "таксама яшчэ ўжо можна".split()
-)
-
-#: The languages each rule set's games are played in (the reading above).
-GAME_LANGUAGES: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"2023": ("be", "ru"), "2009": ("ru",)}
 )
 
 #: Russian names of the languages, in the prepositional case («на русском»).
@@ -75,7 +70,8 @@ def text_language(*texts: str | None) -> str | None:
     return None
 
 
-def fits_game(language: str | None, ruleset: str) -> bool:
+def fits_game(language: str | None, game_languages: Collection[str]) -> bool:
     """True when a question in ``language`` (None: unknown) may be placed by the automatic
-    fill of a game under ``ruleset`` (:data:`GAME_LANGUAGES`; an unknown language fits)."""
-    return language is None or language in GAME_LANGUAGES.get(ruleset, (language,))
+    fill of a game whose book plays in ``game_languages`` (``Book.game_languages``: the
+    reading above); an unknown language fits."""
+    return language is None or language in game_languages

@@ -226,7 +226,7 @@ def _passed_over(game: Game, pool: list[Question], uploads: Path | None) -> tupl
         language = question_language(q)
         if missing:
             images.append((q.id, missing))
-        elif not fits_game(language, ruleset):
+        elif not fits_game(language, BOOKS[ruleset].game_languages):
             languages.setdefault(language, []).append(q.id)
         else:
             keep.append(q)

@@ -13,7 +13,7 @@ from typing import Any
 
 from webapp.accounts.models import User
 from webapp.domain.books import BOOKS
-from webapp.domain.donor import NEUTRAL_2009, Donor
+from webapp.domain.donor import Donor
 from webapp.domain.rules.parameters import PARAMETERS, defaults, shown_rules
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
@@ -301,11 +301,12 @@ def default_donor(ruleset: str) -> Donor:
     """The donor a new season of ``ruleset`` gets when none is given (webapp.domain.donor):
     2023 — the ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
     ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines); 2009 — the
-    neutral :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster."""
+    book's neutral default (``Book.default_donor``), never the 2023 broadcaster."""
     from flask import current_app
 
-    if ruleset != "2023":
-        return NEUTRAL_2009
+    neutral = BOOKS[ruleset].default_donor
+    if neutral is not None:
+        return neutral
     b = current_app.config["SOVA_BROADCASTER"]
     city = " ".join((b.get("place") or "").split())
     for prefix in ("г. ", "г.\u00a0", "г."):

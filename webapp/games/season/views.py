@@ -15,7 +15,7 @@ from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.core.models import utcnow
 from webapp.domain.books import BOOKS
-from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009, place
+from webapp.domain.donor import place
 from webapp.domain.prizes import UNANSWERED_RULE, awards_available
 from webapp.domain.rules import usual_plan
 from webapp.domain.rules.parameters import PARAMETERS, rules_clauses, shown_rules
@@ -159,10 +159,10 @@ def season(season_id: int):
         amendments=sq.amendments_view(season, state, events),
         unanswered_rule=UNANSWERED_RULE[season.ruleset],
         donor=donor,
-        donor_neutral=donor == NEUTRAL_2009,
+        donor_neutral=donor == BOOKS["2009"].default_donor,
         donor_form=donor_form,
         donor_changes=sq.donor_changes(season),
-        donor_rule=DONOR_RULE[season.ruleset],
+        donor_rule=BOOKS[season.ruleset].donor_rule,
         start_form=start_form,
         start=sq.start_view(season, events),
         # Sova's start comes first; only amendments may precede it (docs/protocols.md)

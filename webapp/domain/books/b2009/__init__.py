@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from webapp.domain.donor import DONOR_RULE, NEUTRAL_2009
-from webapp.domain.languages import GAME_LANGUAGES
+from webapp.domain.donor import Donor
 from webapp.domain.prizes.book import (
     DEFAULT_SERIES_FINAL_PRIZE,
     DEFAULT_SPECIAL_GAME_PRIZE,
@@ -20,14 +19,21 @@ from ..base import Book
 from .rules import RULESET_2009
 from .season import Book2009
 
+NEUTRAL_DONOR = Donor(name="Генеральный спонсор сезона", city="Москва")
+"""The donor before the producer names one (§3.1–§3.3: the prizes come «от Генерального
+спонсора»). The book names no legal entity and the 2023 broadcaster, a Belarusian company, is
+not the Russian edition's donor: a neutral placeholder the season page flags, never the
+broadcaster."""
+
 BOOK = Book(
     name="2009",
     file=RULESET_2009.file,
     rules=RULESET_2009,
     season=Book2009,
-    game_languages=GAME_LANGUAGES["2009"],
-    donor_rule=DONOR_RULE["2009"],
-    default_donor=NEUTRAL_2009,
+    # neither book names a language: the Russian edition's games are in Russian
+    game_languages=("ru",),
+    donor_rule=f"{RULESET_2009.file} §3.1",
+    default_donor=NEUTRAL_DONOR,
     unanswered_rule=UNANSWERED_RULE["2009"],
     default_prizes=MappingProxyType(
         {

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from webapp.domain.donor import DONOR_RULE
-from webapp.domain.languages import GAME_LANGUAGES
 from webapp.domain.prizes.book import (
     DEFAULT_SERIES_FINAL_PRIZE,
     DEFAULT_SPECIAL_GAME_PRIZE,
@@ -25,9 +23,10 @@ BOOK = Book(
     file=RULESET_2023.file,
     rules=RULESET_2023,
     season=Book2023,
-    game_languages=GAME_LANGUAGES["2023"],
-    donor_rule=DONOR_RULE["2023"],
-    default_donor=None,
+    # neither book names a language: the Belarusian edition's viewers write either
+    game_languages=("be", "ru"),
+    donor_rule=f"{RULESET_2023.file} §4.11.1",  # «Вещательная компания выплачивает»
+    default_donor=None,  # the broadcaster: the caller's settings
     unanswered_rule=UNANSWERED_RULE["2023"],
     default_prizes=MappingProxyType(
         {
