@@ -22,7 +22,7 @@ PLAN_RU = {
 
 def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
     """``{field: [Russian message with the clause as a person reads it]}`` (``"… (п. 1.3
-    Правил сезона 2009 г.)"``, :func:`webapp.domain.rules.cite`) for a table plan
+    Правил сезона 2009 г.)"``, :func:`webapp.domain.books.cite`) for a table plan
     ``{"blitz", "superblitz", "sector13"}`` (already distinct sectors 1..13) that the rule
     book refuses (:func:`webapp.domain.rules.check_plan`), else ``{}``."""
     try:

@@ -134,7 +134,7 @@ DOCUMENT_STATUS_LABELS = {
 
 def rule_for_print(rule: str) -> str:
     """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 Положения о … 2023 года"``
-    (:func:`webapp.domain.rules.cite`, the paper style)."""
+    (:func:`webapp.domain.books.cite`, the paper style)."""
     return cite(rule, style="paper")
 
 

@@ -109,7 +109,7 @@ def _check_period(start: date, end: date) -> None:
 
 def rule_short(rule: str) -> str:
     """``"000_90d7c8192601ed3a.txt §4.11.1"`` → ``"п. 4.11.1 (2023)"`` (the rule book's
-    year, :func:`webapp.domain.rules.cite`); anything else unchanged."""
+    year, :func:`webapp.domain.books.cite`); anything else unchanged."""
     return cite(rule, style="column")
 
 

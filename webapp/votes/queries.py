@@ -71,7 +71,7 @@ def result_context(vote: Vote) -> dict:
          "candidates": [{"n", "name", "votes"}], "counted", "repeats", "invalid", "late",
          "opened_at", "closed_at", "zone": str (times shown in the season's zone),
          "winner": str | None, "log_sha256": str, "seal": str,
-         "rule": "п. 3.1 Правил сезона 2009 г." (webapp.domain.rules.cite),
+         "rule": "п. 3.1 Правил сезона 2009 г." (webapp.domain.books.cite),
          "donor": {"name", "city", "place", "details", "representative"}}
 
     ``game.named``: the game's own title, "" for an untitled game (whose ``title``, «Игра

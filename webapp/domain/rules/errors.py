@@ -17,8 +17,8 @@ class RuleViolation(Exception):
     (score 3:3)"``; the contract's error JSON and ``sova game replay`` print it).
     ``code`` names the refusal (``"club_help_not_behind"``) and ``params`` its values as plain
     data (``{"score": "3:3"}``: str, int, or a list of str); a person reads the refusal in
-    their language through :func:`webapp.domain.rules.refusals.refusal_text`, whose wording
-    table holds every code. ``code`` is ``None`` only for a refusal raised outside the rule
+    their language through :func:`webapp.domain.books.refusal_text`, whose wording
+    (shared, or the book's own) holds every code. ``code`` is ``None`` only for a refusal raised outside the rule
     books' engine (the text then falls back to ``message``).
     """
 

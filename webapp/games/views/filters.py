@@ -51,7 +51,7 @@ def game_state_filter(game) -> str:
 def rule_ref_filter(rule: str | None) -> str:
     """A rule citation as a person reads it, in the page's language:
     ``"000_90d7c8192601ed3a.txt §3.5"`` → ``"п. 3.5 Правил сезона 2023 г."``
-    (``webapp.domain.rules.cite``); ``""`` for None."""
+    (``webapp.domain.books.cite``); ``""`` for None."""
     return cite(rule, str(get_locale() or "ru"))
 
 
