@@ -10,10 +10,10 @@ Both skip when Chromium or Playwright is missing, and fail under CI=true.
 The full run (CI=true or SOVA_TEST_FULL=1) runs every browser test. A local ``make test``
 runs the browser smoke only, the tests without the ``slow`` marker: the Belarusian viewer on
 a phone (test_viewer), a whole game on the host's console (test_console) and viewer markup
-that never runs, console.js's re-rendering included (test_xss). The others (each 1-8 s of
-Chromium, about 90 s together) drive pages whose forms and views the fast tests already
-submit as rendered; they stay in the full run for what only a browser shows (scripts, drag
-and drop, the no-JS fallbacks).
+that never runs, the console's parts swapped in by console.js included (test_xss). The
+others (each 1-8 s of Chromium, about 90 s together) drive pages whose forms and views the
+fast tests already submit as rendered; they stay in the full run for what only a browser
+shows (scripts, drag and drop, the no-JS fallbacks).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The host plays a full game on the console in headless Debian Chromium: a blitz, club help,
 an action the rules refuse that the console does not offer — to 6, without a page reload
-(console.js re-renders from the JSON state)."""
+(console.js puts in place the parts the server renders after each action)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def buttons(page) -> list[str]:
 
 
 def press(page, label: str, *, early: bool = False, sector: int | None = None) -> None:
-    """Press the big button ``label`` (in the form holding it) and wait for the re-render."""
+    """Press the big button ``label`` (in the form holding it) and wait for the parts
+    the server answers with to be in place."""
     form = page.locator(
         "#console-actions form", has=page.get_by_role("button", name=label, exact=True)
     )
@@ -163,7 +164,7 @@ def game_2009(live_server):
 @pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_the_console_links_the_drawn_questions_host_card(live_server, page, game_2009):
     """2009: the spin lands on 13, the draw fills the envelope and queues its host card; the
-    console (re-rendered by console.js) says the card is being prepared, and once the
+    console (its parts put in place by console.js) says the card is being prepared, and once the
     worker has rendered it, links the PDF."""
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{game_2009}/console")
@@ -207,7 +208,7 @@ def game_2009_empty(live_server):
 @pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_the_console_passes_over_an_empty_sector13(live_server, page, game_2009_empty):
     """2009 §1.4.1 with §1.4: the arrow on sector 13 while no live question has passed the
-    fast lane; console.js re-renders the round in sector 2 with its real question and the
+    fast lane; the console shows the round in sector 2 with its real question and the
     reading cited, sector 13 «пуст», never «(в конверте нет вопроса)»; «Неверно» gives the
     viewers their point for sector 2's question. A sector-13 round recorded without a
     question (an old, unmarked spin) offers no «Верно»/«Неверно» at all."""
@@ -230,7 +231,7 @@ def test_the_console_passes_over_an_empty_sector13(live_server, page, game_2009_
     press(page, "Неверно")
     assert score(page) == "1:1"
     assert page.locator("#console-question").inner_text() == ""
-    assert page.evaluate("() => window.__noReload === true")  # console.js rendered it all
+    assert page.evaluate("() => window.__noReload === true")  # no reload: parts swapped in place
 
     from webapp.core.models import utcnow
     from webapp.extensions import db
@@ -292,7 +293,7 @@ def handout_game(live_server):
 
 @pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
 def test_the_console_shows_the_handout_once_as_an_image(live_server, page, handout_game):
-    """console.js renders the question after the spin: «Раздаточный материал» once, with
+    """The question part the server answers with after the spin: «Раздаточный материал» once, with
     the image (its real 60 px width loaded from /uploads), the text without the block."""
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{handout_game}/console")
@@ -314,7 +315,7 @@ def test_the_console_shows_the_handout_once_as_an_image(live_server, page, hando
     assert shown.count("Раздаточный материал") == 1
     assert "(img" not in shown and "Kubok" not in shown
     assert question.locator("blockquote").inner_text() == "Автор вопроса сравнил Прагу с рыбой."
-    assert page.evaluate("() => window.__noReload === true")  # rendered by console.js
+    assert page.evaluate("() => window.__noReload === true")  # swapped in place, no reload
 
 
 @pytest.fixture
@@ -374,7 +375,7 @@ def test_the_red_card_names_the_hinter_and_the_next_game_keeps_him_off(
     page.evaluate("() => { window.__noReload = true; }")
     off = "не за столом (подсказка, п. 3.7.3 Правил сезона 2023 г.): Вера"
     assert off in page.locator("#console-extras").inner_text()
-    press(page, "Волчок", sector=1)  # the answer forms now come from console.js
+    press(page, "Волчок", sector=1)  # the answer forms now come in the spin's answer
     right = page.locator(
         "#console-actions form", has=page.get_by_role("button", name="Верно", exact=True)
     )

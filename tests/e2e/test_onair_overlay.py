@@ -50,7 +50,7 @@ def onair_game(live_server):
 
 
 def console_state(page) -> dict:
-    """The console's own JSON state (what console.js renders)."""
+    """The console's own JSON state (what its parts are rendered from)."""
     return page.evaluate("""async () => {
         const root = document.getElementById('console');
         const r = await fetch(root.dataset.url, {headers: {'Accept': 'application/json'}});

@@ -1,6 +1,7 @@
 """Stored XSS: viewer text full of markup, shown on every page that
 shows viewer text — the author's status page, the editor queue and question page, the host
-console (server-rendered and re-rendered by console.js from JSON) — in headless Chromium.
+console (the page, then the parts the server renders after a spin, put in place by
+console.js) — in headless Chromium.
 
 Passes when no payload runs (``window.__xss`` stays unset, no dialog opens, no injected
 element exists) and the payload is shown literally (so escaping worked, not only the CSP).
@@ -105,13 +106,22 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{gid}/console")
     assert page.evaluate("() => window.__xss === undefined")
+    page.evaluate("() => { window.__noReload = true; }")
     form = page.locator(
         "#console-actions form", has=page.get_by_role("button", name="Волчок", exact=True)
     )
     form.locator("input[name=sector]").fill("1")
-    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
+    with page.expect_response(
+        lambda r: "/console" in r.url and r.request.method == "POST"
+    ) as answer:
         form.get_by_role("button", name="Волчок", exact=True).click()
     page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
-    _assert_inert(page, "host console after a spin (console.js)", dialogs)
+    # the question's part arrives as HTML rendered by the server, escaped there, and
+    # console.js puts it in place without reloading the page
+    fragment = answer.value.json()["html"]["console-question"]
+    assert "&lt;script&gt;window.__xss=" in fragment and "<script>" not in fragment
+    _assert_inert(page, "host console after a spin (parts swapped in by console.js)", dialogs)
+    assert page.evaluate("() => window.__noReload === true")
+    assert MARK in page.locator("#console-question blockquote").inner_text()
     page.reload()
     _assert_inert(page, "host console (server-rendered)", dialogs)

@@ -478,7 +478,7 @@ def test_the_console_shows_the_handout_once_with_its_image(app, kubok_game, logi
     assert "(img" not in shown and PREFIX not in shown
     text = shown.split('<blockquote class="question-text">', 1)[1].split("</blockquote>")[0]
     assert text.startswith("Автор вопроса сравнил Прагу")
-    # the JSON console.js renders: the text without the block, the handout as an image
+    # the console's JSON state: the text without the block, the handout as an image
     c = client.get(f"/games/{g.id}/console", headers={"Accept": "application/json"}).json
     current = c["console"]["current"]
     assert current["text"].startswith("Автор вопроса сравнил Прагу")

@@ -1,5 +1,6 @@
-"""The host console's view model: the JSON state the page and ``static/console.js`` render,
-and a refusal as the host reads it (:func:`refusal_ru`; the wording of the engine's
+"""The host console's view model: the state its parts are rendered from
+(``templates/games/_console.html``, for the page and for the parts answered after each
+action), and a refusal as the host reads it (:func:`refusal_ru`; the wording of the engine's
 refusals lives with the rule books, ``webapp.domain.rules.refusals``).
 
 Shape of :func:`console_payload` (JSON-able)::

@@ -1,4 +1,5 @@
-"""The host console page: forms without JavaScript, JSON for console.js, undo audited."""
+"""The host console page: forms without JavaScript, the parts and state as JSON for
+console.js, undo audited."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from webapp.extensions import db
 from webapp.games.console import refusal_ru
 from webapp.games.models import GameEventAudit
 from webapp.games.operations import assign_envelopes
+from webapp.games.views.host_console import PARTS
 
 JSON = {"Accept": "application/json"}
 
@@ -152,6 +154,64 @@ def test_console_json_plays_a_blitz_and_shows_sub_questions(login, ready_game):
     c = post(client, ready_game, type="answer", correct="true").json["console"]
     assert (c["score"], c["current"], c["allowed"]) == ("1:0", None, ["spin"])
     assert c["last_event"] == {"seq": 4, "type": "answer", "label": "Ответ: верно"}
+
+
+def _part(html: str, part: str) -> str:
+    """The element ``id=part`` of ``html`` (its outermost tag closed at the first closing tag
+    of its own name that is not nested), CSRF token values blanked: each render signs anew."""
+    start = html.index(f'id="{part}"')
+    start = html.rindex("<", 0, start)
+    tag = re.match(r"<(\w+)", html[start:]).group(1)
+    depth, pos = 0, start
+    for m in re.finditer(rf"<(/?){tag}\b", html[start:]):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            pos = start + m.end() + html[start + m.end() :].index(">") + 1
+            break
+    return re.sub(r'name="csrf_token" value="[^"]*"', 'name="csrf_token" value=""', html[start:pos])
+
+
+def test_the_parts_answered_after_an_event_are_the_pages_own(login, ready_game):
+    """One template: after an event the script is sent the HTML of the parts that changed,
+    each the same as that part of the page rendered afterwards; the parts it already shows
+    (named by their digests) are not sent again, and a refusal sends its message only."""
+    client = login("host")
+    url = f"/games/{ready_game}/console"
+    page = client.get(url).get_data(as_text=True)
+    shown = re.search(r'data-digests="([^"]+)"', page).group(1)
+    spin = _action(page, "spin")
+    headers = {**JSON, "X-Console-Parts": shown}
+    r = client.post(spin.action, data={**spin.fields, "sector": "4"}, headers=headers)
+    assert r.status_code == 200
+    html = r.json["html"]
+    assert sorted(html) == [
+        "console-actions",
+        "console-question",
+        "console-sectors",
+        "console-undo",
+    ]
+    after = client.get(url).get_data(as_text=True)
+    for part, fragment in html.items():
+        assert _part(fragment, part) == _part(after, part)
+    assert "Сектор 4: Блиц, вопрос 1 из 3" in html["console-question"]
+    assert '<span class="mark">в игре</span>' in _part(after, "console-sectors")
+
+    shown = " ".join(f"{p}={d}" for p, d in r.json["digests"].items())
+    assert 'data-type="club_help"' not in after  # 0:0: not offered; sent as a stale tablet
+    r = client.post(url, data={"type": "club_help"}, headers={**JSON, "X-Console-Parts": shown})
+    assert r.status_code == 409
+    assert list(r.json["html"]) == ["console-message"]
+    assert r.json["html"]["console-message"] == (
+        '<div id="console-message" class="flash error" role="alert">Отказано: '
+        + r.json["error"]["text"]
+        + "</div>"
+    )
+    assert r.json["error"]["text"].endswith("(п. 3.7.1 Правил сезона 2023 г.)")
+    # without the digests (an old page) every part is sent
+    r = client.post(f"/games/{ready_game}/undo", headers=JSON)
+    assert sorted(r.json["html"]) == sorted(PARTS)
+    message = r.json["html"]["console-message"]
+    assert message == '<div id="console-message" class="flash error" role="alert" hidden></div>'
 
 
 def test_refusal_as_json_is_409_with_russian_text(login, ready_game):

@@ -70,6 +70,12 @@ class Book:
         return self.rules.credit_minute
 
     @property
+    def answering_expert_named(self) -> bool:
+        """A wrong answer removes the expert who gave it from the table, so the host names
+        who answered."""
+        return self.rules.removal_rule
+
+    @property
     def off_table_after_hint(self) -> bool:
         """A hinting expert starts his team's next game off the table."""
         return self.rules.off_table_after_hint
