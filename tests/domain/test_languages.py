@@ -4,7 +4,7 @@ the moderation pre-check names it and the table fill passes a question over by i
 Real Belarusian: Kupala's «А хто там ідзе?», the opening of the Belarusian Wikipedia article
 on Minsk, questions in the style of the Belarusian championship. The texts under
 «a statistical detector disagreed» are those a trigram model restricted to eleven
-languages (the pre-check's former detector) read otherwise: a Russian question quoting a
+languages (lingua, low-accuracy mode) reads otherwise: a Russian question quoting a
 Belarusian phrase as Ukrainian, short Belarusian without «і» or «ў» as Russian, a short
 English question as German."""
 
