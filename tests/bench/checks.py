@@ -95,6 +95,7 @@ def emit(**fields) -> None:
 
 
 def corpus() -> None:
+    from webapp.domain.languages import text_language
     from webapp.moderation import checks
 
     qs = questions()
@@ -102,7 +103,7 @@ def corpus() -> None:
     languages: collections.Counter = collections.Counter()
     obscene, leaks, references, missing = [], [], 0, []
     for q in qs:
-        languages[checks.detect_language(f"{q['text']}\n{q['answer']}")] += 1
+        languages[text_language(q["text"], q["answer"], q["handout"])] += 1
         words = checks.obscene_words(
             "\n".join(t or "" for t in (q["text"], q["answer"], q["comment"], q["handout"]))
         )

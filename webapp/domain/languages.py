@@ -12,8 +12,11 @@ it there by hand).
 
 The language of a text is read from the letters only one of the two Cyrillic alphabets has:
 Belarusian «і», «ў» (and no «и», «щ», «ъ»); Russian «и», «щ», «ъ» (and no «і», «ў»). A
-Russian text quoting a Belarusian word stays Russian (the letters are counted), a text with
-no Cyrillic letter but Latin ones is English, and a text with neither sign is unknown.
+Russian text quoting a Belarusian word stays Russian (the letters are counted). Ukrainian is
+told by its own letters «ї», «є», «ґ» with none of the letters it lacks («ы», «э», «ъ», «ё»,
+«ў»); a text with no Cyrillic letter but Latin ones is English, and a text with neither sign
+is unknown. This one reading serves both the moderation pre-check (its «language» check and
+the queue's language filter) and the table fill.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from types import MappingProxyType
 #: Letters of one Cyrillic alphabet and not the other.
 BELARUSIAN_ONLY = frozenset("іўІЎ")
 RUSSIAN_ONLY = frozenset("иъщИЪЩ")
+#: Letters of Ukrainian alone, and the Cyrillic letters Ukrainian lacks.
+UKRAINIAN_ONLY = frozenset("їєґЇЄҐ")
+NOT_UKRAINIAN = frozenset("ыэъёўЫЭЪЁЎ")
 
 #: Short words of one language and not the other (lower case), counted like the letters.
 RUSSIAN_WORDS = frozenset(
@@ -38,16 +44,19 @@ BELARUSIAN_WORDS = frozenset(
 
 #: Russian names of the languages, in the prepositional case («на русском»).
 LANGUAGE_NAMES_RU: Mapping[str, str] = MappingProxyType(
-    {"ru": "русском", "be": "белорусском", "en": "английском"}
+    {"ru": "русском", "be": "белорусском", "uk": "украинском", "en": "английском"}
 )
 
 
 def text_language(*texts: str | None) -> str | None:
-    """``"be"``, ``"ru"``, ``"en"`` or None (unknown) for the texts together: the language
-    whose own letters and short words (:data:`RUSSIAN_WORDS`, :data:`BELARUSIAN_WORDS`) are
-    more frequent; ``"en"`` when there is no Cyrillic letter but a Latin one; None when
-    neither tells (no letters, or as many of each)."""
+    """``"be"``, ``"ru"``, ``"uk"``, ``"en"`` or None (unknown) for the texts together:
+    ``"uk"`` when a letter of Ukrainian alone (:data:`UKRAINIAN_ONLY`) appears and none it
+    lacks (:data:`NOT_UKRAINIAN`); else the language whose own letters and short words
+    (:data:`RUSSIAN_WORDS`, :data:`BELARUSIAN_WORDS`) are more frequent; ``"en"`` when there
+    is no Cyrillic letter but a Latin one; None when neither tells (no letters, or as many
+    of each)."""
     be = ru = cyrillic = latin = 0
+    ukrainian = not_ukrainian = False
     for text in texts:
         for word in re.findall(r"[^\W\d_]+", (text or "").lower()):
             be += word in BELARUSIAN_WORDS
@@ -57,10 +66,14 @@ def text_language(*texts: str | None) -> str | None:
                 be += 1
             elif char in RUSSIAN_ONLY:
                 ru += 1
+            ukrainian = ukrainian or char in UKRAINIAN_ONLY
+            not_ukrainian = not_ukrainian or char in NOT_UKRAINIAN
             if "\u0400" <= char <= "\u04ff":
                 cyrillic += 1
             elif char.isascii() and char.isalpha():
                 latin += 1
+    if ukrainian and not not_ukrainian:
+        return "uk"
     if be > ru:
         return "be"
     if ru > be:

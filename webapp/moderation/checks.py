@@ -3,10 +3,11 @@ author's own surname or city in the text, a handout referred to but missing.
 
 Pure functions over strings (no database, no Flask): ``run_checks`` in
 ``webapp.moderation.operations`` feeds them the question's fields and stores each result
-as ``{"name", "ok", "message"}`` in ``ModerationReport.checks``. Everything runs offline:
-the language models ship inside ``lingua-language-detector`` and the Russian morphology
-dictionary (OpenCorpora) inside ``pymorphy3-dicts-ru``; nothing is downloaded at run time.
-The detector and the analyser are built once per process, on first use.
+as ``{"name", "ok", "message"}`` in ``ModerationReport.checks``. A question's language is
+read by the one reading the table fill uses too (:func:`webapp.domain.languages.text_language`);
+this module names it. Everything runs offline: the Russian morphology dictionary
+(OpenCorpora) ships inside ``pymorphy3-dicts-ru``; nothing is downloaded at run time. The
+analyser is built once per process, on first use.
 
 Words are taken from :func:`webapp.domain.text.matching_key` (case, ``ё``/``е``, stress
 marks and Latin/Cyrillic look-alikes folded), so ``«хУй»``, ``«xуй»`` with a Latin ``x`` and
@@ -26,7 +27,6 @@ __all__ = [
     "LANGUAGES_OK",
     "MIN_LEAK_LETTERS",
     "author_leaks",
-    "detect_language",
     "handout_reference",
     "has_handout",
     "is_obscene",
@@ -43,74 +43,12 @@ _LANGUAGE_NAMES = {
     "be": "белорусский",
     "uk": "украинский",
     "en": "английский",
-    "pl": "польский",
-    "lt": "литовский",
-    "lv": "латышский",
-    "de": "немецкий",
-    "fr": "французский",
-    "es": "испанский",
-    "it": "итальянский",
 }
 
 
-@cache
-def _detector():
-    # Only the languages our questions are written in and those they are most often
-    # confused with or written in by mistake (Belarus's neighbours, the usual foreign
-    # ones). Low-accuracy mode (trigram models only, loaded per alphabet on first use):
-    # about 20 MB of memory for Cyrillic and Latin texts, where every n-gram model of just
-    # four languages takes about 190 MB; on questions (sentences of ≥ 20 characters) it
-    # tells Belarusian from Russian and Ukrainian in our tests
-    # (tests/webapp/moderation/test_checks.py). pymorphy3 adds about 25 MB.
-    from lingua import Language, LanguageDetectorBuilder
-
-    return (
-        LanguageDetectorBuilder.from_languages(
-            Language.RUSSIAN,
-            Language.BELARUSIAN,
-            Language.UKRAINIAN,
-            Language.ENGLISH,
-            Language.POLISH,
-            Language.LITHUANIAN,
-            Language.LATVIAN,
-            Language.GERMAN,
-            Language.FRENCH,
-            Language.SPANISH,
-            Language.ITALIAN,
-        )
-        .with_low_accuracy_mode()
-        .build()
-    )
-
-
-def detect_language(text: str) -> str | None:
-    """The language of ``text`` as an ISO 639-1 code (``"ru"``, ``"be"``, ``"uk"``, ``"en"``,
-    ``"pl"``, ``"lt"``, ``"lv"``, ``"de"``, ``"fr"``, ``"es"``, ``"it"``), or None when there
-    is nothing to tell it by (no letters). Uses lingua restricted to those languages, so a
-    text in any other language comes out as the nearest of them; the check treats
-    everything but ``"ru"`` and ``"be"`` as «other» (:data:`LANGUAGES_OK`). Ukrainian and
-    Belarusian are only chosen for a text with at least one letter of their own (``і``,
-    ``ї``, ``є``, ``ґ`` / ``і``, ``ў``); otherwise the next most likely language wins."""
-    if not re.search(r"[^\W\d_]", text or ""):
-        return None
-    letters = set((text or "").lower())
-    for value in _detector().compute_language_confidence_values(text):
-        code = value.language.iso_code_639_1.name.lower()
-        if not (_ALPHABET_MARKS.get(code, letters) & letters):
-            continue  # a Ukrainian or Belarusian text without a single letter of its own
-        return code
-    return None
-
-
-# Letters every Ukrainian / Belarusian sentence has and Russian lacks. Short Russian texts
-# with capitalised replacement words («ОН порекомендовал…», «ОНА — дура.») come out as
-# Ukrainian or Belarusian in low-accuracy mode: 9 of the 3,376 «Своя игра» questions of
-# ../shared/data/chgk/ before this rule, none after it.
-_ALPHABET_MARKS = {"uk": set("іїєґ"), "be": set("іў")}
-
-
 def language_name(code: str | None) -> str:
-    """Russian name of a language code from :func:`detect_language` (for messages)."""
+    """Russian name of a language code of :func:`webapp.domain.languages.text_language`
+    (for messages)."""
     return _LANGUAGE_NAMES.get(code or "", "не определён")
 
 

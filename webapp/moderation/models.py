@@ -23,7 +23,9 @@ from webapp.extensions import Model
 # 3: content checks (webapp.moderation.checks): language, obscene_words, author_in_text,
 #    handout_missing; flags carry the language as lang_ru / lang_be / lang_other
 # 4: the editors' aids (webapp.moderation.aids): answer_leak, reading_time, names_to_stress
-PRECHECK_VERSION = 4
+# 5: the language read by webapp.domain.languages.text_language (also the table fill's),
+#    from the text, answer and handout
+PRECHECK_VERSION = 5
 
 
 class ModerationReport(Model):

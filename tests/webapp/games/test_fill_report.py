@@ -10,7 +10,6 @@ import html
 import re
 
 from tests.webapp.games import helpers as h
-from webapp.domain.languages import text_language
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.submissions.models import Question, QuestionImage
@@ -39,15 +38,6 @@ def _defective() -> dict[str, Question]:
 
 def _placed(sectors) -> set[int]:
     return {i for s in sectors for i in s["question_ids"]}
-
-
-def test_text_language_reads_the_alphabet():
-    assert text_language("Які горад называюць сталіцай Беларусі?", "Мінск") == "be"
-    assert text_language("Какой город называют столицей? Назовите его.") == "ru"
-    assert text_language("Что значит «Перад вамі» на белорусском?") == "ru"
-    assert text_language("What is the capital?") == "en"
-    assert text_language("Вопрос номер 1?", "Ответ 1") is None
-    assert text_language("Што гэта?", "Гэта — кубак") == "be"
 
 
 def test_the_api_fill_passes_over_missing_images_and_warns_on_sector13(app, api):

@@ -12,7 +12,6 @@ from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.checks import (
     author_leaks,
-    detect_language,
     handout_reference,
     has_handout,
     is_obscene,
@@ -22,57 +21,6 @@ from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
 from webapp.moderation.operations import precheck
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.operations import create_question
-
-# --- language -----------------------------------------------------------------------------
-
-# Real Belarusian: Kupala's «А хто там ідзе?», the opening of the Belarusian Wikipedia
-# article on Minsk, a question in the style of the Belarusian championship.
-BELARUSIAN = [
-    "А хто там ідзе, а хто там ідзе ў агромністай такой грамадзе? — Беларусы.",
-    "Мінск — сталіца Рэспублікі Беларусь, палітычны, эканамічны і культурны цэнтр краіны.",
-    "У 1517 годзе Францыск Скарына выдаў у Празе «Псалтыр». Назавіце горад, дзе ён нарадзіўся.",
-    "Паводле легенды, гэты горад заснаваў князь Барыс. Як ён называецца?",
-]
-RUSSIAN = [
-    "По легенде, этот город основал князь Борис. Как он называется?",
-    "В 1517 году Франциск Скорина издал в Праге «Псалтирь». Назовите город, где он родился.",
-    # Russian about Belarus, with Belarusian names in it
-    "Какой композитор написал оперу «Князь Игорь», оставшуюся незаконченной?",
-    "Назовите реку, на которой стоит Полоцк, древнейший город Беларуси.",
-    # short, with capitalised replacement words: lingua alone says Ukrainian / Belarusian
-    "ОН порекомендовал Роберту Фицрою пригласить Чарльза Дарвина на «Бигль».",
-    "Одно из ЕЕ прозвищ — графиня Дракула.",
-    "ОНА — дура.",
-]
-
-
-@pytest.mark.parametrize("text", BELARUSIAN)
-def test_belarusian_is_told_from_russian(text):
-    assert detect_language(text) == "be"
-
-
-@pytest.mark.parametrize("text", RUSSIAN)
-def test_russian(text):
-    assert detect_language(text) == "ru"
-
-
-@pytest.mark.parametrize(
-    ("text", "code"),
-    [
-        ("За легендою, це місто заснував князь Борис. Як воно називається?", "uk"),
-        ("According to legend, this city was founded by Prince Boris. Name it.", "en"),
-        ("Według legendy to miasto założył książę Borys. Jak się nazywa?", "pl"),
-        ("Der Legende nach wurde diese Stadt von Fürst Boris gegründet. Wie heißt sie?", "de"),
-    ],
-)
-def test_other_languages(text, code):
-    assert detect_language(text) == code
-
-
-def test_no_letters_no_language():
-    assert detect_language("1517 — 2026?") is None
-    assert detect_language("") is None
-
 
 # --- obscene words --------------------------------------------------------------------------
 
@@ -303,7 +251,7 @@ def test_precheck_stores_the_content_checks(app):
         "и хуй кто его узнает. Назовите его."
     )
     report = report_of(q)
-    assert report.version == 4
+    assert report.version == 5
     assert report.checks[6:] == [
         {"name": "language", "ok": True, "message": "язык: русский"},
         {"name": "obscene_words", "ok": False, "message": "нецензурные слова: хуй"},
@@ -389,6 +337,28 @@ def test_precheck_clean_belarusian_and_other_language(app):
         "message": "язык: английский",
     }
     assert report_of(en).flags == " language lang_other "
+
+
+def test_precheck_reads_the_language_the_table_fill_reads(app):
+    from webapp.moderation.operations import question_language
+
+    # a Belarusian phrase quoted in a Russian question: Russian for the editor and the fill
+    quoting = make("Что значит «Перад вамі» на белорусском? Ответьте по-русски.", answer="Вот")
+    # short Belarusian without «і» or «ў», its handout Belarusian too
+    short = make("Што гэта?", answer="Кубак", handout="Гэта — кубак")
+    assert report_of(quoting).checks[6] == {
+        "name": "language",
+        "ok": True,
+        "message": "язык: русский",
+    }
+    assert report_of(short).checks[6] == {
+        "name": "language",
+        "ok": True,
+        "message": "язык: белорусский",
+    }
+    assert (question_language(quoting), question_language(short)) == ("ru", "be")
+    assert report_of(quoting).flags.endswith(" lang_ru ")
+    assert report_of(short).flags.endswith(" lang_be ")
 
 
 def test_queue_filters_by_the_new_flags(app):

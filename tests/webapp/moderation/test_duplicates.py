@@ -140,7 +140,7 @@ def test_precheck_stores_ranked_candidates(app):
     precheck(new.id)
     commit()
     report = db.session.scalar(db.select(ModerationReport).filter_by(question_id=new.id))
-    assert report.version == 4  # PRECHECK_VERSION (4: the editors' aids)
+    assert report.version == 5  # PRECHECK_VERSION (5: the one language reading)
     assert report.duplicates == [{"question_id": old.id, "score": 99.2, "status": "archived"}]
 
 

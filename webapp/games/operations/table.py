@@ -16,7 +16,7 @@ from webapp.core.models import Document, utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
 from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.handouts import image_refs, missing_images
-from webapp.domain.languages import LANGUAGE_NAMES_RU, fits_game, text_language
+from webapp.domain.languages import LANGUAGE_NAMES_RU, fits_game
 from webapp.domain.rules import Table, missing_multi
 from webapp.domain.text import ru_plural
 from webapp.domain.topics import TOPICS, topic_label
@@ -32,6 +32,7 @@ from webapp.games.operations.common import SECTORS, GameConflict, GameError, sta
 from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
+from webapp.moderation.operations import question_language
 from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import reports_for, signed_off_ids
 from webapp.submissions.models import Question, set_status
@@ -175,12 +176,6 @@ def missing_image_files(q: Question, uploads: Path | None) -> list[str]:
         if q.handout_image and not (uploads / q.handout_image).is_file():
             missing.append("раздаточный материал")
     return missing
-
-
-def question_language(q: Question) -> str | None:
-    """The language of ``q`` as read from its question and answer
-    (:func:`webapp.domain.languages.text_language`; None when they do not tell)."""
-    return text_language(q.text, q.answer, q.handout)
 
 
 @dataclass

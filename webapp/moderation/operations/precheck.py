@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from webapp.core.models import utcnow
 from webapp.domain.handouts import image_refs, missing_images
+from webapp.domain.languages import text_language
 from webapp.domain.reading import reading_seconds, seconds_label
 from webapp.extensions import db
 from webapp.moderation import aids
@@ -300,10 +301,11 @@ def _replace_rows(report: ModerationReport, rows: list[dict]) -> None:
 
 
 def question_language(question: Question) -> str | None:
-    """The detected language of the question's text and answer: an ISO 639-1 code
-    (``"ru"``, ``"be"``, ``"uk"``, ``"en"``, …) or None without letters
-    (``webapp.moderation.checks.detect_language``)."""
-    return content_checks.detect_language(f"{question.text}\n{question.answer}")
+    """The language of the question as read from its text, answer and handout: ``"ru"``,
+    ``"be"``, ``"uk"``, ``"en"`` or None when they do not tell
+    (:func:`webapp.domain.languages.text_language`). The pre-check and the table fill both
+    read it here, so that an editor and a producer are told the same language."""
+    return text_language(question.text, question.answer, question.handout)
 
 
 def _flags(checks: list[dict], language: str | None) -> str:
