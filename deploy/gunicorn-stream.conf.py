@@ -11,7 +11,7 @@ bind = os.environ.get("SOVA_STREAM_BIND", "127.0.0.1:8001")
 worker_class = "gthread"
 # one process: one Redis subscription and one replay per change for all its streams
 workers = int(os.environ.get("SOVA_STREAM_WORKERS", 1))
-# the streams one process holds at once (a thread each: ~100 KB of memory, no CPU while
+# the streams one process holds at once (a thread each: its stack, no CPU while
 # idle); a connection beyond them waits in the backlog until a stream ends
 threads = int(os.environ.get("SOVA_STREAM_THREADS", 256))
 worker_connections = threads

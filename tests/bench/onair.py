@@ -149,9 +149,7 @@ def poller(base: str, game_id: int, key: str, counts: dict, stop: threading.Even
         stop.wait(0.25)
 
 
-def play(
-    base: str, stream_base: str, producer: Api, host: Api, streams: int, pollers: int
-) -> dict:
+def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, pollers: int) -> dict:
     """One game under ``streams`` stream clients and ``pollers`` polling clients."""
     tag = f"{time.time_ns()}"
     status, season = producer.call(

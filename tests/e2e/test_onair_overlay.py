@@ -75,7 +75,12 @@ def overlay_shows(overlay, events: int) -> dict:
 
 #: The overlay's names of the sector kinds (the console's ``current.kind``), by language.
 KINDS = {
-    "be": {"single": "Пытанне", "blitz": "Бліц", "superblitz": "Супербліц", "sector13": "13 сектар"},
+    "be": {
+        "single": "Пытанне",
+        "blitz": "Бліц",
+        "superblitz": "Супербліц",
+        "sector13": "13 сектар",
+    },
     "ru": {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц", "sector13": "13 сектор"},
 }
 

@@ -17,7 +17,6 @@ the row's ``ETag`` is the client's).
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -128,8 +127,8 @@ def stream_feed(game: Game, token: BroadcastToken) -> Response:
         app = current_app._get_current_object()  # type: ignore[attr-defined]
         # the body runs after this request's context has ended (its session gave its
         # connection back); it reads the database in short contexts of its own
-        body = live.held(app, game.id, token.id, last)
-        return Response(body, mimetype="text/event-stream", headers=headers)
+        held = live.held(app, game.id, token.id, last)
+        return Response(held, mimetype="text/event-stream", headers=headers)
     body = f"retry: {live.RETRY_MS}\n\n"
     if row["revision"] > last:
         body += live.event_text(row)
