@@ -1,9 +1,10 @@
 """gunicorn settings of the on-air stream service (docs/operations.md, «Эфирная графика»):
 `gunicorn -c /etc/sova/gunicorn-stream.conf.py "webapp:create_app()"`, behind nginx's route
-of `/api/v1/games/<id>/onair/stream` (deploy/nginx.conf). The same app as the web; only the
-worker class differs: `gthread`, so a held stream (an overlay waiting for the next row)
-holds one thread of this service waiting on a condition — no web sync worker, no database
-connection — and a change wakes every stream of the game at once."""
+of the on-air feed, `/api/v1/games/<id>/onair/stream` and `…/onair.json` (deploy/nginx.conf).
+The same app as the web; only the worker class differs: `gthread`, so a held stream (an
+overlay waiting for the next row) holds one thread of this service waiting on a condition —
+no web sync worker, no database connection — and a change wakes every stream of the game at
+once; vMix's polls are answered here too, never queued before the host's taps on the web."""
 
 import os
 

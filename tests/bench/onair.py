@@ -5,9 +5,11 @@ workers, ``SOVA_WEB_WORKERS=2``) and the stream service on gunicorn with
 ``deploy/gunicorn-stream.conf.py`` (``gthread``), the web's commits reaching the streams
 through Redis pub/sub — on PostgreSQL and Redis when ``SOVA_BENCH_DATABASE_URL`` (or
 ``SOVA_TEST_DATABASE_URL``: a fresh database, dropped afterwards) and
-``SOVA_BENCH_REDIS_URL`` (or ``SOVA_TEST_REDIS_URL``) are set; otherwise on SQLite without
-Redis, where the streams go to the web's sync workers, which answer at once with a
-``retry:`` (``"transport": "retry"``). The demo pool (``sova seed-demo``), a 2023 game
+``SOVA_BENCH_REDIS_URL`` (or ``SOVA_TEST_REDIS_URL``) are set — the graphics clients then
+ask the stream service, as nginx routes them (``deploy/nginx.conf``), and the host the web;
+otherwise on SQLite without Redis, where every client asks the web's sync workers, whose
+stream answers at once with a ``retry:`` (``"transport": "retry"``). The graphics clients
+run in a process of their own (their threads never hold the timer's interpreter lock). The demo pool (``sova seed-demo``), a 2023 game
 played through the API as the host's console plays it: a spin, the minute's two taps and an
 answer per round, eleven rounds (44 events). The game is played twice: once with one stream
 client only (idle), once with 50 stream clients (an ``EventSource``: one held connection
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -149,6 +152,34 @@ def poller(base: str, game_id: int, key: str, counts: dict, stop: threading.Even
         stop.wait(0.25)
 
 
+def graphics(base, game_id, key, streams, pollers, ready, stop, results) -> None:
+    """The graphics clients (a process of their own): ``streams`` stream clients and
+    ``pollers`` polling clients, ``ready`` once each has had a second to connect, until
+    ``stop``; puts ``(seen, counts)`` on ``results``."""
+    halt = threading.Event()
+    seen: list[dict] = [{} for _ in range(streams)]
+    counts: dict = {}
+    threads = [
+        threading.Thread(target=stream_client, args=(base, game_id, key, s, halt), daemon=True)
+        for s in seen
+    ] + [
+        threading.Thread(target=poller, args=(base, game_id, key, counts, halt), daemon=True)
+        for _ in range(pollers)
+    ]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    ready.set()
+    stop.wait()
+    halt.set()
+    # a held stream's client notices the stop at its next line; it is a daemon thread,
+    # so none is waited for long (its figures are in ``seen`` already)
+    deadline = time.monotonic() + 2.0
+    for t in threads:
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
+    results.put(([dict(c) for c in seen], dict(counts)))
+
+
 def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, pollers: int) -> dict:
     """One game under ``streams`` stream clients and ``pollers`` polling clients."""
     tag = f"{time.time_ns()}"
@@ -170,21 +201,17 @@ def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, po
     assert status == 201, token
     key = token["token"]
 
-    stop = threading.Event()
-    seen: list[dict] = [{} for _ in range(streams)]
-    counts: dict = {}
-    threads = [
-        threading.Thread(
-            target=stream_client, args=(stream_base, game_id, key, s, stop), daemon=True
-        )
-        for s in seen
-    ] + [
-        threading.Thread(target=poller, args=(base, game_id, key, counts, stop), daemon=True)
-        for _ in range(pollers)
-    ]
-    for t in threads:
-        t.start()
-    time.sleep(1.0)  # every client has asked once
+    # the graphics clients run in a process of their own, as on their own machines: their
+    # threads never share an interpreter lock with the host's timed requests
+    spawn = multiprocessing.get_context("spawn")
+    ready, stop, results = spawn.Event(), spawn.Event(), spawn.Queue()
+    clients = spawn.Process(
+        target=graphics,
+        args=(stream_base, game_id, key, streams, pollers, ready, stop, results),
+        daemon=True,
+    )
+    clients.start()
+    assert ready.wait(timeout=120), "the graphics clients did not start"
     posts, reads, answered = [], [], []
     for n, event in enumerate(game_events(), start=1):
         start = time.monotonic()
@@ -199,11 +226,8 @@ def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, po
         time.sleep(0.3)  # the host's pace is seconds; this is enough for every client
     time.sleep(1.0)
     stop.set()
-    # a held stream's client notices the stop at its next line; it is a daemon thread,
-    # so none is waited for long (its figures are in ``seen`` already)
-    deadline = time.monotonic() + 2.0
-    for t in threads:
-        t.join(timeout=max(0.0, deadline - time.monotonic()))
+    seen, counts = results.get(timeout=60)
+    clients.join(timeout=30)
     delays, missed = [], 0
     for client in seen:
         for revision, done in answered:

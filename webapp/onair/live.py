@@ -127,6 +127,7 @@ class Seen:
     live: frozenset[int] = frozenset()
     watchers: int = 0
     at: float = 0.0
+    text: str = ""
 
 
 @dataclass
@@ -162,7 +163,7 @@ class Hub:
             if not ok:
                 return None
             seen = self.games[game_id]
-            return Seen(seen.seq, seen.row, seen.live)
+            return Seen(seen.seq, seen.row, seen.live, text=seen.text)
 
     def refresh(self, game_id: int, older_than: float = 0.0) -> None:
         """Build ``game_id``'s row and live token ids once, if a stream here watches it
@@ -183,6 +184,8 @@ class Hub:
             if seen is not None:
                 seen.seq += 1
                 seen.row, seen.live, seen.at = row, live, time.monotonic()
+                # the event's text once for all the game's streams here
+                seen.text = event_text(row) if row is not None else ""
                 self.cond.notify_all()
 
     def refresh_logged(self, game_id: int, older_than: float = 0.0) -> None:
@@ -222,6 +225,12 @@ class Hub:
 _hub_lock = threading.Lock()
 
 
+def row_cache(app: Flask) -> queries.RowCache:
+    """This process's latest rows for ``app`` (the polls' and the hub's)."""
+    with _hub_lock:
+        return app.extensions.setdefault("sova.onair.rows", queries.RowCache())
+
+
 def hub(app: Flask) -> Hub:
     """This process's hub for ``app``, started at the first held stream."""
     with _hub_lock:
@@ -233,7 +242,9 @@ def hub(app: Flask) -> Hub:
 
 
 def read(game_id: int) -> tuple[dict | None, frozenset[int]]:
-    """The game's row (None: the game is gone) and the ids of its live broadcast tokens."""
+    """The game's row (None: the game is gone) and the ids of its live broadcast tokens;
+    the row also goes to the process's :func:`row_cache`, so polls of this change here
+    reuse it."""
     game = db.session.get(Game, game_id)
     if game is None:
         return None, frozenset()
@@ -242,7 +253,9 @@ def read(game_id: int) -> tuple[dict | None, frozenset[int]]:
             BroadcastToken.game_id == game_id, BroadcastToken.revoked_at.is_(None)
         )
     )
-    return queries.row(game), frozenset(live)
+    row = queries.row(game)
+    row_cache(current_app._get_current_object()).put(game, row)  # type: ignore[attr-defined]
+    return row, frozenset(live)
 
 
 # --- the held stream ------------------------------------------------------------------------
@@ -267,13 +280,14 @@ def held(app: Flask, game_id: int, token_id: int, last: int) -> Iterator[str]:
                 row, live = read(game_id)
             finally:
                 db.session.remove()
+        text = event_text(row) if row is not None else ""
         ends = time.monotonic() + HOLD_SECONDS
         while True:
             if row is None or token_id not in live:
                 return
             if row["revision"] > last:
                 last = row["revision"]
-                yield event_text(row)
+                yield text
             if row["status"] == "closed":
                 return
             left = ends - time.monotonic()
@@ -281,7 +295,7 @@ def held(app: Flask, game_id: int, token_id: int, last: int) -> Iterator[str]:
                 return
             seen = shared.wait(game_id, seq, min(CHECK_SECONDS, left))
             if seen is not None:
-                seq, row, live = seen.seq, seen.row, seen.live
+                seq, row, live, text = seen.seq, seen.row, seen.live, seen.text
                 continue
             # quiet: the game is read again (once for all its streams here), in case an
             # announcement was lost; the comment keeps the proxy's read timeout away

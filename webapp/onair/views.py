@@ -90,8 +90,9 @@ def feed_token(game_id: int) -> tuple[Game, BroadcastToken]:
 
 def json_feed(game: Game) -> Response:
     """vMix's JSON data source: ``[row]`` with its ``ETag``; ``304`` without a body when
-    ``If-None-Match`` names the current one."""
-    row = queries.row(game)
+    ``If-None-Match`` names the current one. The row may be this process's of the last
+    second (:func:`webapp.onair.queries.polled_row`)."""
+    row = queries.polled_row(game, live.row_cache(current_app._get_current_object()))  # type: ignore[attr-defined]
     tag = queries.etag(row)
     if request.if_none_match.contains(tag):
         response = Response(status=304)
