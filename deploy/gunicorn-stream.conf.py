@@ -15,7 +15,8 @@ workers = int(os.environ.get("SOVA_STREAM_WORKERS", 1))
 # the streams one process holds at once (a thread each: its stack, no CPU while
 # idle); a connection beyond them waits in the backlog until a stream ends
 threads = int(os.environ.get("SOVA_STREAM_THREADS", 256))
-worker_connections = threads
+# room beyond the threads for kept-alive connections waiting for their next request
+worker_connections = threads + 64
 # a held stream ends by itself within webapp.onair.live.HOLD_SECONDS (EventSource
 # reconnects); gthread's main thread keeps the heartbeat, so `timeout` does not cut streams
 timeout = 30

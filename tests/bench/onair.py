@@ -307,9 +307,11 @@ def main() -> None:
             "SOVA_RATELIMIT_ENABLED": "0",
             "SOVA_PUBLIC_URL": base,
             "SOVA_BIND": f"127.0.0.1:{port}",
-            "SOVA_WEB_WORKERS": "2",
+            "SOVA_WEB_WORKERS": os.environ.get("SOVA_WEB_WORKERS", "2"),
             "SOVA_STREAM_BIND": f"127.0.0.1:{stream_port}",
         }
+        if os.environ.get("SOVA_STREAM_WORKERS"):  # else deploy/gunicorn-stream.conf.py's
+            env["SOVA_STREAM_WORKERS"] = os.environ["SOVA_STREAM_WORKERS"]
         stream_base, database, transport = base, "sqlite", "retry"
         if pg and redis_url:
             env["SOVA_DATABASE_URL"] = stack.enter_context(scratch_postgres(pg, "onair"))
