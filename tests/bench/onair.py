@@ -1,12 +1,20 @@
 """`python -m tests.bench.onair`: the on-air feed under its graphics clients.
 
-Sova served as in production (gunicorn with ``deploy/gunicorn.conf.py``: sync workers) on a
-SQLite instance of its own, the demo pool (``sova seed-demo``), a 2023 game played through
-the API as the host's console plays it: a spin, the minute's two taps and an answer per
-round, eleven rounds (44 events). The game is played twice: once with one stream client
-only (idle), once with 50 stream clients (an ``EventSource``'s loop: the stream answers at
-once and ends, the client asks again after ``retry``) and 10 clients polling ``onair.json``
-every 250 ms with ``If-None-Match`` (vMix). Prints JSON lines:
+Sova served as deployed: the web on gunicorn with ``deploy/gunicorn.conf.py`` (sync
+workers, ``SOVA_WEB_WORKERS=2``) and the stream service on gunicorn with
+``deploy/gunicorn-stream.conf.py`` (``gthread``), the web's commits reaching the streams
+through Redis pub/sub — on PostgreSQL and Redis when ``SOVA_BENCH_DATABASE_URL`` (or
+``SOVA_TEST_DATABASE_URL``: a fresh database, dropped afterwards) and
+``SOVA_BENCH_REDIS_URL`` (or ``SOVA_TEST_REDIS_URL``) are set — the graphics clients then
+ask the stream service, as nginx routes them (``deploy/nginx.conf``), and the host the web;
+otherwise on SQLite without Redis, where every client asks the web's sync workers, whose
+stream answers at once with a ``retry:`` (``"transport": "retry"``). The graphics clients
+run in a process of their own (their threads never hold the timer's interpreter lock). The demo pool (``sova seed-demo``), a 2023 game
+played through the API as the host's console plays it: a spin, the minute's two taps and an
+answer per round, eleven rounds (44 events). The game is played twice: once with one stream
+client only (idle), once with 50 stream clients (an ``EventSource``: one held connection
+reading every event, reconnecting with ``Last-Event-ID`` after a ``retry:``) and 10 clients
+polling ``onair.json`` every 250 ms with ``If-None-Match`` (vMix). Prints JSON lines:
 
 * ``onair_event``: the host's event (``POST /api/v1/games/{id}/events``) p50/p95 in ms,
   idle and under the clients, and their ratio (the console must not slow down);
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -32,8 +41,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 
+from tests.bench.databases import scratch_postgres
 from tests.bench.figures import percentile
 from tests.helpers import free_port, wait_for
 
@@ -94,8 +105,9 @@ def game_events() -> list[dict]:
 
 
 def stream_client(base: str, game_id: int, key: str, seen: dict, stop: threading.Event):
-    """An EventSource's loop: ask, read every row, wait ``retry``, ask again with the last
-    revision; ``seen[revision]`` = the first moment (monotonic) this client had it."""
+    """An EventSource: connect, read every event as it arrives (a held stream sends many,
+    one that answers at once ends after its rows), wait ``retry``, connect again with the
+    last revision; ``seen[revision]`` = the first moment (monotonic) this client had it."""
     last = -1
     while not stop.is_set():
         url = f"{base}/api/v1/games/{game_id}/onair/stream?key={key}"
@@ -107,12 +119,14 @@ def stream_client(base: str, game_id: int, key: str, seen: dict, stop: threading
             with urllib.request.urlopen(req, timeout=30) as resp:
                 if resp.status == 204:
                     return
-                for raw in resp.read().decode().split("\n\n"):
-                    fields = dict(line.split(": ", 1) for line in raw.splitlines() if ": " in line)
-                    if "retry" in fields:
-                        retry = int(fields["retry"]) / 1000
-                    if "id" in fields:  # an event ``row``: its id is the revision
-                        revision = int(fields["id"])
+                for raw in resp:  # one line at a time, as it comes
+                    if stop.is_set():
+                        return
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("retry: "):
+                        retry = int(line[7:]) / 1000
+                    elif line.startswith("id: "):  # an event ``row``: its id is the revision
+                        revision = int(line[4:])
                         seen.setdefault(revision, time.monotonic())
                         last = max(last, revision)
         except (OSError, ValueError):
@@ -138,7 +152,35 @@ def poller(base: str, game_id: int, key: str, counts: dict, stop: threading.Even
         stop.wait(0.25)
 
 
-def play(base: str, producer: Api, host: Api, streams: int, pollers: int) -> dict:
+def graphics(base, game_id, key, streams, pollers, ready, stop, results) -> None:
+    """The graphics clients (a process of their own): ``streams`` stream clients and
+    ``pollers`` polling clients, ``ready`` once each has had a second to connect, until
+    ``stop``; puts ``(seen, counts)`` on ``results``."""
+    halt = threading.Event()
+    seen: list[dict] = [{} for _ in range(streams)]
+    counts: dict = {}
+    threads = [
+        threading.Thread(target=stream_client, args=(base, game_id, key, s, halt), daemon=True)
+        for s in seen
+    ] + [
+        threading.Thread(target=poller, args=(base, game_id, key, counts, halt), daemon=True)
+        for _ in range(pollers)
+    ]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    ready.set()
+    stop.wait()
+    halt.set()
+    # a held stream's client notices the stop at its next line; it is a daemon thread,
+    # so none is waited for long (its figures are in ``seen`` already)
+    deadline = time.monotonic() + 2.0
+    for t in threads:
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
+    results.put(([dict(c) for c in seen], dict(counts)))
+
+
+def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, pollers: int) -> dict:
     """One game under ``streams`` stream clients and ``pollers`` polling clients."""
     tag = f"{time.time_ns()}"
     status, season = producer.call(
@@ -159,19 +201,17 @@ def play(base: str, producer: Api, host: Api, streams: int, pollers: int) -> dic
     assert status == 201, token
     key = token["token"]
 
-    stop = threading.Event()
-    seen: list[dict] = [{} for _ in range(streams)]
-    counts: dict = {}
-    threads = [
-        threading.Thread(target=stream_client, args=(base, game_id, key, s, stop), daemon=True)
-        for s in seen
-    ] + [
-        threading.Thread(target=poller, args=(base, game_id, key, counts, stop), daemon=True)
-        for _ in range(pollers)
-    ]
-    for t in threads:
-        t.start()
-    time.sleep(1.0)  # every client has asked once
+    # the graphics clients run in a process of their own, as on their own machines: their
+    # threads never share an interpreter lock with the host's timed requests
+    spawn = multiprocessing.get_context("spawn")
+    ready, stop, results = spawn.Event(), spawn.Event(), spawn.Queue()
+    clients = spawn.Process(
+        target=graphics,
+        args=(stream_base, game_id, key, streams, pollers, ready, stop, results),
+        daemon=True,
+    )
+    clients.start()
+    assert ready.wait(timeout=120), "the graphics clients did not start"
     posts, reads, answered = [], [], []
     for n, event in enumerate(game_events(), start=1):
         start = time.monotonic()
@@ -186,8 +226,8 @@ def play(base: str, producer: Api, host: Api, streams: int, pollers: int) -> dic
         time.sleep(0.3)  # the host's pace is seconds; this is enough for every client
     time.sleep(1.0)
     stop.set()
-    for t in threads:
-        t.join(timeout=35)
+    seen, counts = results.get(timeout=60)
+    clients.join(timeout=30)
     delays, missed = [], 0
     for client in seen:
         for revision, done in answered:
@@ -201,13 +241,64 @@ def play(base: str, producer: Api, host: Api, streams: int, pollers: int) -> dic
     return {"posts": posts, "reads": reads, "delays": delays, "missed": missed, "counts": counts}
 
 
+def serve(conf: str, env: dict, cwd: str) -> subprocess.Popen:
+    """gunicorn with ``deploy/<conf>`` serving the app, in a process group of its own."""
+    bindir = Path(sys.executable).parent
+    return subprocess.Popen(
+        [
+            str(bindir / "gunicorn"),
+            "-c",
+            str(ROOT / "deploy" / conf),
+            "--access-logfile",
+            "/dev/null",
+            "webapp:create_app()",
+        ],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def ready(base: str) -> bool:
+    try:
+        urllib.request.urlopen(f"{base}/healthz", timeout=1)
+        return True
+    except OSError:
+        return False
+
+
+def measure(env: dict, tmp: str, base: str, stream_base: str, streams: int, pollers: int):
+    """The idle and the loaded game on the served app: ``(idle, loaded)``."""
+    sova(env, "db", "upgrade", "heads")
+    sova(env, "seed-demo")
+    producer = Api(base, sova(env, "users", "token", "--email", "producer@sova.local").strip())
+    host = Api(base, sova(env, "users", "token", "--email", "host@sova.local").strip())
+    servers = [serve("gunicorn.conf.py", env, tmp)]
+    if stream_base != base:
+        servers.append(serve("gunicorn-stream.conf.py", env, tmp))
+    try:
+        wait_for(lambda: ready(base) and ready(stream_base), timeout=60, what="gunicorn")
+        idle = play(base, stream_base, producer, host, 1, 0)
+        loaded = play(base, stream_base, producer, host, streams, pollers)
+    finally:
+        for server in servers:
+            os.killpg(server.pid, signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
+    return idle, loaded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     streams, pollers = (10, 2) if args.quick else (50, 10)
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
+    pg = os.environ.get("SOVA_BENCH_DATABASE_URL") or os.environ.get("SOVA_TEST_DATABASE_URL")
+    redis_url = os.environ.get("SOVA_BENCH_REDIS_URL") or os.environ.get("SOVA_TEST_REDIS_URL")
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        port, stream_port = free_port(), free_port()
         base = f"http://127.0.0.1:{port}"
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("SOVA_")},
@@ -216,48 +307,26 @@ def main() -> None:
             "SOVA_RATELIMIT_ENABLED": "0",
             "SOVA_PUBLIC_URL": base,
             "SOVA_BIND": f"127.0.0.1:{port}",
+            "SOVA_WEB_WORKERS": os.environ.get("SOVA_WEB_WORKERS", "2"),
+            "SOVA_STREAM_BIND": f"127.0.0.1:{stream_port}",
         }
-        sova(env, "db", "upgrade", "heads")
-        sova(env, "seed-demo")
-        producer = Api(base, sova(env, "users", "token", "--email", "producer@sova.local").strip())
-        host = Api(base, sova(env, "users", "token", "--email", "host@sova.local").strip())
-        bindir = Path(sys.executable).parent
-        web = subprocess.Popen(
-            [
-                str(bindir / "gunicorn"),
-                "-c",
-                str(ROOT / "deploy" / "gunicorn.conf.py"),
-                "--access-logfile",
-                "/dev/null",
-                "webapp:create_app()",
-            ],
-            env=env,
-            cwd=tmp,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-
-            def ready() -> bool:
-                try:
-                    urllib.request.urlopen(f"{base}/healthz", timeout=1)
-                    return True
-                except OSError:
-                    return False
-
-            wait_for(ready, timeout=60, what="gunicorn")
-            idle = play(base, producer, host, 1, 0)
-            loaded = play(base, producer, host, streams, pollers)
-        finally:
-            os.killpg(web.pid, signal.SIGTERM)
-            web.wait(timeout=30)
+        if os.environ.get("SOVA_STREAM_WORKERS"):  # else deploy/gunicorn-stream.conf.py's
+            env["SOVA_STREAM_WORKERS"] = os.environ["SOVA_STREAM_WORKERS"]
+        stream_base, database, transport = base, "sqlite", "retry"
+        if pg and redis_url:
+            env["SOVA_DATABASE_URL"] = stack.enter_context(scratch_postgres(pg, "onair"))
+            env["SOVA_REDIS_URL"] = redis_url
+            stream_base = f"http://127.0.0.1:{stream_port}"
+            database, transport = "postgresql+redis", "held"
+        idle, loaded = measure(env, tmp, base, stream_base, streams, pollers)
 
     def p(values, q):
         return round(percentile(values, q), 1) if values else None
 
     emit(
         "onair_event",
+        database=database,
+        transport=transport,
         clients={"stream": streams, "poll": pollers},
         idle_p50_ms=p(idle["posts"], 50),
         idle_p95_ms=p(idle["posts"], 95),

@@ -73,8 +73,21 @@ def overlay_shows(overlay, events: int) -> dict:
     }""")
 
 
-def test_the_overlay_follows_the_console(live_server, browser, page, onair_game):
-    game_id, key, authors = onair_game
+#: The overlay's names of the sector kinds (the console's ``current.kind``), by language.
+KINDS = {
+    "be": {
+        "single": "Пытанне",
+        "blitz": "Бліц",
+        "superblitz": "Супербліц",
+        "sector13": "13 сектар",
+    },
+    "ru": {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц", "sector13": "13 сектор"},
+}
+
+
+def _open_overlay(live_server, browser, page, game_id: int, key: str):
+    """The host's console in ``page`` and, beside it, the overlay in a graphics browser (a
+    fresh English one, full HD), fed by the stream only from here on."""
     live_server.login(page, "host")
     page.goto(f"{live_server.url}/games/{game_id}/console")
     graphics = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-US")
@@ -82,7 +95,7 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
     overlay.set_default_timeout(15000)
     overlay.goto(f"{live_server.url}/onair/{game_id}?key={key}")
     overlay.evaluate("() => { window.__noReload = true; }")
-    # transparent, full HD, in the game's language (2023: Belarusian), whatever the browser's
+    # transparent and full HD, whatever the browser's
     assert overlay.evaluate("() => getComputedStyle(document.body).backgroundColor") == (
         "rgba(0, 0, 0, 0)"
     )
@@ -90,7 +103,12 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
         1920,
         1080,
     ]
-    assert overlay.locator("#score .experts .label").inner_text().lower() == "знаўцы"
+    return graphics, overlay
+
+
+def _checker(page, overlay, language: str):
+    """``check(author)``: the overlay shows exactly the console's state now (score, sector,
+    its kind) and ``author`` as the question's author; returns what it shows."""
 
     def check(expected_author: str = "") -> dict:
         c = console_state(page)
@@ -99,16 +117,41 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
         current = c["current"]
         if current is not None:
             assert shown["sector"] == current["sector"]
-            assert (
-                shown["kind"]
-                == {
-                    "single": "Пытанне",
-                    "blitz": "Бліц",
-                    "sector13": "13 сектар",
-                }[current["kind"]]
-            )
+            assert shown["kind"] == KINDS[language][current["kind"]]
         assert shown["author"] == expected_author
         return shown
+
+    return check
+
+
+def seconds(text: str) -> int:
+    m, s = (int(x) for x in re.fullmatch(r"(\d+):(\d\d)", text).groups())
+    return m * 60 + s
+
+
+def _refresh_keeps_the_minute(overlay, check, author: str) -> None:
+    """A refresh of the overlay mid-round (OBS does it): the same picture and the same
+    remaining minute (± 1 s)."""
+    before_shown = check(author)
+    before = overlay.locator("#minute-left").inner_text()
+    overlay.reload()
+    overlay.wait_for_function("() => document.getElementById('minute-left').textContent !== ''")
+    after = overlay.locator("#minute-left").inner_text()
+    overlay.evaluate("() => { window.__noReload = true; }")  # from here on, the stream only
+    assert abs(seconds(before) - seconds(after)) <= 1
+    after_shown = check(author)
+    assert {k: v for k, v in after_shown.items() if k != "minute"} == {
+        k: v for k, v in before_shown.items() if k != "minute"
+    }
+
+
+def test_the_overlay_follows_the_console(live_server, browser, page, onair_game):
+    """A whole 2023 game (Belarusian graphics): a red card, a blitz, sector 13 with its
+    option, an early answer, up to the experts' sixth point."""
+    game_id, key, authors = onair_game
+    graphics, overlay = _open_overlay(live_server, browser, page, game_id, key)
+    assert overlay.locator("#score .experts .label").inner_text().lower() == "знаўцы"
+    check = _checker(page, overlay, "be")
 
     check()
     press(page, "Волчок", sector=1)
@@ -116,19 +159,8 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
     press(page, "Минута пошла")
     shown = check(authors[(1, 1)])
     assert shown["minute"] in ("1:00", "0:59")
-    # a refresh mid-round: the same picture and the same remaining minute (± 1 s)
     page.wait_for_timeout(1500)
-    before = overlay.locator("#minute-left").inner_text()
-    overlay.reload()
-    overlay.wait_for_function("() => document.getElementById('minute-left').textContent !== ''")
-    after = overlay.locator("#minute-left").inner_text()
-    overlay.evaluate("() => { window.__noReload = true; }")  # from here on, the stream only
-
-    def seconds(text: str) -> int:
-        m, s = (int(x) for x in re.fullmatch(r"(\d+):(\d\d)", text).groups())
-        return m * 60 + s
-
-    assert abs(seconds(before) - seconds(after)) <= 1
+    _refresh_keeps_the_minute(overlay, check, authors[(1, 1)])
     assert check(authors[(1, 1)])["minute"] != ""
     press(page, "Неверно")
     assert check(authors[(1, 1)])["minute"] == ""
@@ -157,6 +189,111 @@ def test_the_overlay_follows_the_console(live_server, browser, page, onair_game)
     shown = check(authors[(5, 1)])
     assert shown["result"] == "Ачко знаўцам"
     assert shown["score"] == "3:2"
+    for sector in (6, 7, 8):  # to the experts' sixth point: the game is over
+        press(page, "Волчок", sector=sector)
+        check(authors[(sector, 1)])
+        press(page, "Верно")
+        shown = check(authors[(sector, 1)])
+    assert shown["score"] == "6:2"
+    assert console_state(page)["finished"]
+    assert overlay.evaluate("() => window.__noReload === true")  # fed by the stream
+    graphics.close()
+
+
+@pytest.fixture
+def onair_game_2009(live_server):
+    """A 2009 game of «Команда Анны» (blitz in 4, superblitz in 9, sector 13 in 13: drawn at
+    the spin from the questions sent during the game, §1.4.1) whose authors all agreed to be
+    named except sector 2's; the producer made a broadcast token. Returns ``(game id, token,
+    {(sector, slot): author})``."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.jobs import commit
+    from webapp.onair.operations import create_token
+
+    with live_server.app.app_context():
+        h.approved_questions(20)
+        g = h.game(
+            h.season("2009"),
+            table={"blitz": 4, "superblitz": 9, "sector13": 13},
+            status="draft",
+            team_=h.team(),
+        )
+        assign_envelopes(g)
+        authors = {}
+        for env in g.envelopes:
+            for eq in env.questions:
+                eq.question.consent_on_air = env.sector != 2
+                authors[(env.sector, eq.slot)] = eq.question.author_list[0].name
+        lock_table(g, None)
+        h.startable(g)
+        _token, secret = create_token(g, "титры", None)
+        gid = g.id
+        commit()
+    return gid, secret, authors
+
+
+def _a_viewer_sends_a_live_question(live_server) -> str:
+    """A question sent during the game, approved, its author consenting: the one candidate
+    of sector 13's draw (2009 §1.3, §1.4.1). Returns its author's name."""
+    from tests.webapp.games import helpers as h
+    from webapp.jobs import commit
+
+    with live_server.app.app_context():
+        (q,) = h.approved_questions_more(1, channel="live")
+        q.consent_on_air = True
+        name = q.author_list[0].name
+        commit()
+    return name
+
+
+def test_the_overlay_follows_a_2009_game(live_server, browser, page, onair_game_2009):
+    """A whole 2009 game (Russian graphics): a red card, a blitz, sector 13 drawn at the
+    spin, an early answer, up to the experts' sixth point; a refresh mid-round."""
+    game_id, key, authors = onair_game_2009
+    graphics, overlay = _open_overlay(live_server, browser, page, game_id, key)
+    assert overlay.locator("#score .experts .label").inner_text().lower() == "знатоки"
+    check = _checker(page, overlay, "ru")
+
+    check()
+    press(page, "Волчок", sector=1)
+    check(authors[(1, 1)])
+    press(page, "Неверно")
+    assert check(authors[(1, 1)])["result"] == "Очко телезрителям"
+
+    press(page, "Волчок", sector=2)  # its author gave no consent: never named
+    check("")
+    press(page, "Красная карточка")
+    assert check("")["score"] == "0:2"
+
+    press(page, "Волчок", sector=4)  # the blitz
+    for slot in (1, 2, 3):
+        check(authors[(4, slot)])
+        press(page, "Верно")
+    check(authors[(4, 3)])
+
+    drawn = _a_viewer_sends_a_live_question(live_server)
+    press(page, "Волчок", sector=13)  # the draw at the spin takes the live question
+    check(drawn)
+    press(page, "Минута пошла")
+    assert check(drawn)["minute"] in ("1:00", "0:59")
+    page.wait_for_timeout(1500)
+    _refresh_keeps_the_minute(overlay, check, drawn)
+    press(page, "Верно")
+    check(drawn)
+
+    press(page, "Волчок", sector=5)
+    press(page, "Верно", early=True)
+    shown = check(authors[(5, 1)])
+    assert shown["result"] == "Очко знатокам"
+    assert shown["score"] == "3:2"
+    for sector in (6, 7, 8):
+        press(page, "Волчок", sector=sector)
+        check(authors[(sector, 1)])
+        press(page, "Верно")
+        shown = check(authors[(sector, 1)])
+    assert shown["score"] == "6:2"
+    assert console_state(page)["finished"]
     assert overlay.evaluate("() => window.__noReload === true")  # fed by the stream
     graphics.close()
 

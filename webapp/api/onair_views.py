@@ -12,7 +12,7 @@ from webapp.core.access import BROADCAST, access, current_staff
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.onair.operations import LABEL_MAX, create_token, revoke_token
-from webapp.onair.views import feed_game, feed_urls, json_feed, stream_feed
+from webapp.onair.views import feed_game, feed_token, feed_urls, json_feed, stream_feed
 
 
 class TokenIn(Schema):
@@ -77,6 +77,7 @@ def onair_json(game_id):
 @access(BROADCAST, api=True)
 @blp.doc(security=[{"broadcastKey": []}])
 def onair_stream(game_id):
-    """The rows as Server-Sent Events (``event: row``, ``id``: the revision), answered at
-    once with a ``retry:`` so EventSource asks again (``docs/operations.md``)."""
-    return stream_feed(feed_game(game_id))
+    """The rows as Server-Sent Events (``event: row``, ``id``: the revision), held open and
+    pushed as they change by the stream service, answered at once with a ``retry:`` by a
+    sync worker (``docs/operations.md``, «Эфирная графика»)."""
+    return stream_feed(*feed_token(game_id))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
 
 from webapp.accounts.models import token_digest
 from webapp.domain.onair import Asked, GameCard, onair_row
@@ -82,6 +84,47 @@ def _prize(game: Game) -> str:
     season's amount with its currency, ``"300.00 BYN"``; ``""`` when the season has none."""
     amount = game.season.unanswered_prize
     return f"{amount:.2f} {game.season.currency}" if amount is not None else ""
+
+
+#: Seconds a process may answer a poll with the row it built for the same revision and
+#: status of the game: what changes the row without an event (an author's consent, the
+#: team's name) shows within this time, and ten vMix inputs polling every 250 ms cost two
+#: small queries a poll and one replay per change, not a replay a poll.
+POLLED_ROW_SECONDS = 1.0
+
+
+class RowCache:
+    """A process's latest rows by game (the app's ``sova.onair.rows``): filled by the polls
+    and by the stream hub's builds (:mod:`webapp.onair.live`); one build at a time, so
+    polls that miss together wait for one replay instead of making one each."""
+
+    def __init__(self) -> None:
+        self.rows: dict[int, tuple[int, str, float, dict]] = {}
+        self.building = threading.Lock()
+
+    def put(self, game: Game, row_: dict) -> None:
+        self.rows[game.id] = (row_["revision"], game.status, time.monotonic(), row_)
+
+    def fresh(self, game: Game, revision_: int) -> dict | None:
+        hit = self.rows.get(game.id)
+        if hit is None or (hit[0], hit[1]) != (revision_, game.status):
+            return None
+        return hit[3] if time.monotonic() - hit[2] < POLLED_ROW_SECONDS else None
+
+
+def polled_row(game: Game, cache: RowCache) -> dict:
+    """:func:`row` for a polling client: ``cache``'s row of the same game, revision and
+    status if younger than :data:`POLLED_ROW_SECONDS`, else a new one."""
+    now_revision = revision(game)
+    found = cache.fresh(game, now_revision)
+    if found is not None:
+        return found
+    with cache.building:
+        found = cache.fresh(game, now_revision)
+        if found is None:
+            found = row(game)
+            cache.put(game, found)
+    return found
 
 
 def row(game: Game) -> dict:

@@ -3,17 +3,20 @@ tokens on the game page (``contracts/api.md``, «On air»). The JSON source and 
 stream are API routes (:mod:`webapp.api.onair_views`) built from :func:`feed_game`,
 :func:`json_feed` and :func:`stream_feed` here.
 
-Transport (``docs/operations.md``, «Эфирная графика»): gunicorn runs sync workers
-(``deploy/gunicorn.conf.py``: one request per worker), so no feed request waits for a
-change. The JSON source answers at once (``304`` when the row's ``ETag`` is the client's);
-the stream answers at once with the rows newer than ``Last-Event-ID`` and a ``retry:`` of
-:data:`RETRY_MS`, and ends, so ``EventSource`` comes back for the next change — a bounded
-lifetime of one database read, never an idle worker.
+Transport (``docs/operations.md``, «Эфирная графика»): the stream is held open and pushes
+every new row (:mod:`webapp.onair.live`) when the server runs requests in threads
+(``wsgi.multithread``: the stream service ``deploy/gunicorn-stream.conf.py``, gunicorn's
+``gthread`` workers behind nginx's route, or the threaded development server of ``sova
+run``), where an idle stream holds a thread waiting on a condition and no database
+connection. A single-threaded server (the web's sync workers, reached without that route)
+answers at once instead: the rows newer than ``Last-Event-ID`` and a ``retry:`` of
+:data:`~webapp.onair.live.RETRY_MS`, then it ends and ``EventSource`` asks again, so no
+sync worker ever waits for a change. The JSON source always answers at once (``304`` when
+the row's ``ETag`` is the client's).
 """
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -40,15 +43,13 @@ from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.onair import queries
+from webapp.onair import live, queries
 from webapp.onair.forms import RevokeForm, TokenForm
 from webapp.onair.models import BroadcastToken
 from webapp.onair.operations import create_token, revoke_token
 
 bp = Blueprint("onair", __name__)
 
-#: Milliseconds an ``EventSource`` waits before it asks the stream again.
-RETRY_MS = 250
 #: How long a browser or a proxy may keep an answer of the feed: never (it changes live).
 NO_STORE = "no-store"
 #: The session's key holding a key just made until its one display (``created``).
@@ -70,22 +71,28 @@ def presented_key() -> str | None:
 
 
 def feed_game(game_id: int) -> Game:
-    """The game whose feed the request may read, or 401: the token must be a live (not
-    revoked) broadcast token of this very game. A game that does not exist answers 401
-    too, so a token-less caller learns nothing of which games exist."""
+    """The game whose feed the request may read, or 401 (:func:`feed_token`)."""
+    return feed_token(game_id)[0]
+
+
+def feed_token(game_id: int) -> tuple[Game, BroadcastToken]:
+    """The game whose feed the request may read and the token read with, or 401: the token
+    must be a live (not revoked) broadcast token of this very game. A game that does not
+    exist answers 401 too, so a token-less caller learns nothing of which games exist."""
     token = queries.token_for(game_id, presented_key())
     if token is None:
         abort(401)
     game = db.session.get(Game, game_id)
     if game is None:
         abort(401)
-    return game
+    return game, token
 
 
 def json_feed(game: Game) -> Response:
     """vMix's JSON data source: ``[row]`` with its ``ETag``; ``304`` without a body when
-    ``If-None-Match`` names the current one."""
-    row = queries.row(game)
+    ``If-None-Match`` names the current one. The row may be this process's of the last
+    second (:func:`webapp.onair.queries.polled_row`)."""
+    row = queries.polled_row(game, live.row_cache(current_app._get_current_object()))  # type: ignore[attr-defined]
     tag = queries.etag(row)
     if request.if_none_match.contains(tag):
         response = Response(status=304)
@@ -106,24 +113,27 @@ def _last_event_id() -> int:
         return -1
 
 
-def stream_feed(game: Game) -> Response:
-    """The push stream (Server-Sent Events) of the game's rows: ``retry:`` and, when the
-    row's revision is newer than the client's, one event ``row`` whose ``id`` is the
-    revision and whose ``data`` is the row's JSON; then the answer ends (module doc). Once
-    the game is closed and the client has its last row, ``204``: EventSource stops."""
+def stream_feed(game: Game, token: BroadcastToken) -> Response:
+    """The push stream (Server-Sent Events) of the game's rows: each row an event ``row``
+    whose ``id`` is the revision and whose ``data`` is the row's JSON, only rows newer than
+    the client's. Held open on a threaded server (:func:`webapp.onair.live.held`), else
+    answered at once with a ``retry:`` (module doc). Once the game is closed and the client
+    has its last row, ``204``: EventSource stops."""
     row = queries.row(game)
     last = _last_event_id()
     if row["status"] == "closed" and last >= row["revision"]:
         return Response(status=204, headers=FEED_HEADERS)
-    body = f"retry: {RETRY_MS}\n\n"
+    headers = {**FEED_HEADERS, "X-Accel-Buffering": "no"}
+    if request.environ.get("wsgi.multithread"):
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        # the body runs after this request's context has ended (its session gave its
+        # connection back); it reads the database in short contexts of its own
+        held = live.held(app, game.id, token.id, last)
+        return Response(held, mimetype="text/event-stream", headers=headers)
+    body = f"retry: {live.RETRY_MS}\n\n"
     if row["revision"] > last:
-        data = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
-        body += f"id: {row['revision']}\nevent: row\ndata: {data}\n\n"
-    return Response(
-        body,
-        mimetype="text/event-stream",
-        headers={**FEED_HEADERS, "X-Accel-Buffering": "no"},
-    )
+        body += live.event_text(row)
+    return Response(body, mimetype="text/event-stream", headers=headers)
 
 
 def overlay_texts(language: str) -> dict[str, str]:

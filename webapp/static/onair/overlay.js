@@ -1,6 +1,7 @@
 // The broadcast overlay (templates/onair/overlay.html): shows the on-air row the server
-// rendered, takes every newer row from the stream (Server-Sent Events, event «row»; the
-// stream answers at once and EventSource reconnects after its «retry»), and counts the
+// rendered, takes every newer row from the stream (Server-Sent Events, event «row»: held
+// open, each row pushed as it is committed; when it ends EventSource reconnects after its
+// «retry»), and counts the
 // minute down to minute_ends_at on the server's clock (data-server-now at render, so the
 // graphics machine's own clock does not matter). Once the row says «closed», or the feed
 // refuses the key (401: revoked), every graphic is hidden: the page then draws nothing.
