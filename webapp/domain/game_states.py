@@ -16,7 +16,7 @@ the undo of one, the table filled again): :func:`check_transition` accepts it.
   ended the game (``webapp.games.operations.play.undo_last_event``).
 * ``finished → closed``: the producer closes the played game; the questions get their
   outcomes and the unanswered ones owe their authors the prize (2023 §4.11.1, 2009 §1.2.2),
-  ``webapp.games.operations.close.close_game``. A closed game is final: nothing of it is
+  ``webapp.games.close.close_game``. A closed game is final: nothing of it is
   recorded or undone, and only a closed game is ever public.
 """
 

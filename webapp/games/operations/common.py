@@ -7,7 +7,9 @@ import unicodedata
 from decimal import Decimal
 
 from webapp.core.errors import OperationError
+from webapp.domain.game_states import InvalidTransition, check_transition
 from webapp.domain.money import MoneyError, parse_amount
+from webapp.games.models import Game
 
 SECTORS = range(1, 14)
 
@@ -59,6 +61,18 @@ FIELD_LABELS = {
 def status_label(status: str) -> str:
     """The Russian label of a game status code (``"draft"`` → ``"черновик"``)."""
     return STATUS_LABELS.get(status, status)
+
+
+def move_game(game: Game, to: str) -> None:
+    """Set ``game``'s status to ``to`` through the game's state machine
+    (:mod:`webapp.domain.game_states`): the one place a game's status changes (staying in
+    its status changes nothing). Raises GameConflict (409) with the machine's refusal for
+    a change it does not allow."""
+    try:
+        check_transition(game.status, to)
+    except InvalidTransition as exc:
+        raise GameConflict(f"игра {game.id}: {exc.message}") from exc
+    game.status = to
 
 
 class GameError(OperationError, ValueError):

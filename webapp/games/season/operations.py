@@ -11,6 +11,7 @@ from blinker import Namespace
 
 from webapp.core.models import utcnow
 from webapp.domain.donor import Donor, check_donor, quoted
+from webapp.domain.game_states import INITIAL_STATE
 from webapp.domain.money import CURRENCIES
 from webapp.domain.prizes import (
     DEFAULT_SERIES_FINAL_PRIZE,
@@ -447,7 +448,7 @@ def create_game(
         table_blitz=plan["blitz"],
         table_superblitz=plan["superblitz"],
         table_sector13=plan["sector13"],
-        status="draft",
+        status=INITIAL_STATE,
         created_at=utcnow(),
     )
     db.session.add(game)
