@@ -39,7 +39,6 @@ from webapp.jobs import enqueue
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import register as reg
-from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
     COUNTRY_FIELDS,
     ActionForm,

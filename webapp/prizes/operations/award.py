@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from webapp.core.signals import best_player_awarded
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     AWARD_RULES,
@@ -25,7 +26,7 @@ from webapp.prizes.models import (
 )
 from webapp.prizes.operations.common import PrizeError, _new_prize, _number_agreement
 from webapp.prizes.operations.documents import issue_minutes
-from webapp.prizes.queries import best_player_awarded, vote_for_best_player
+from webapp.prizes.queries import vote_for_best_player
 from webapp.submissions.models import Author
 
 
@@ -118,7 +119,7 @@ def award_prize(
     winner, anyone else (or deciding a tie) only with the sponsor's representative's
     ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
     The team defaults to the vote's candidates; the decision is kept for the audit
-    (:data:`~webapp.prizes.queries.best_player_awarded`, the prize's history note).
+    (``best_player_awarded`` of ``webapp.core.signals``, the prize's history note).
 
     Idempotent: awarding the same prize to the same person again returns the existing
     prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
