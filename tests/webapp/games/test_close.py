@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import webapp
 from tests.helpers import VIEWERS_WIN
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
@@ -76,3 +80,14 @@ def test_every_status_change_goes_through_the_state_machine(app, played):
     assert game.status == "closed"
     move_game(game, "closed")  # no change
     assert game.status == "closed"
+
+
+def test_no_code_sets_a_games_status_but_move_game():
+    root = Path(webapp.__file__).parent
+    setters = [
+        (str(path.relative_to(root)), line.strip())
+        for path in sorted(root.rglob("*.py"))
+        for line in path.read_text("utf-8").splitlines()
+        if re.search(r"\bgame\.status\s*=[^=]", line)
+    ]
+    assert setters == [("games/operations/common.py", "game.status = to")]  # in move_game

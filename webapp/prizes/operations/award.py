@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webapp.core.signals import best_player_awarded
+from webapp.domain.donor import quoted
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     AWARD_RULES,
@@ -51,6 +52,8 @@ def owed_on_close(game: Game, state: dict | None, user_id: int | None) -> list[P
     before) nothing is made. Returns the game's unanswered-question prizes."""
     if state is not None:
         season = game.season
+        if season.unanswered_prize is None:  # games' close refuses such a season first
+            raise PrizeError(f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос")
         entitlements = unanswered_question_prizes(
             season.ruleset,
             unanswered_questions(game, state),
