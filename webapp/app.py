@@ -48,6 +48,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
     register_extensions(app)
     register_blueprints(app)
+    register_signals()
     register_errors(app)
     register_cli(app)
     from webapp.celery import celery_init_app
@@ -244,6 +245,7 @@ def register_formats(app: Flask) -> None:
 def register_blueprints(app: Flask) -> None:
     from webapp.accounts.views import bp as accounts_bp
     from webapp.api import register_api
+    from webapp.archive.viewer import bp as viewer_bp
     from webapp.archive.views import bp as archive_bp
     from webapp.authors.views import bp as authors_bp
     from webapp.games.season.views import bp as seasons_bp
@@ -268,10 +270,24 @@ def register_blueprints(app: Flask) -> None:
         live_bp,
         votes_bp,
         archive_bp,
+        viewer_bp,
         onair_bp,
     ):
         app.register_blueprint(bp)
     register_api(app)
+
+
+def register_signals() -> None:
+    """Connect the receivers of the signals in the catalogue (:mod:`webapp.core.signals`).
+    Blinker keeps one connection per receiver, so a second app connects nothing new."""
+    from webapp.core import signals
+    from webapp.prizes.receivers import reissue_for_new_air_date, reissue_for_new_donor
+    from webapp.votes.receivers import game_vote, keep_decision
+
+    signals.air_date_changed.connect(reissue_for_new_air_date)
+    signals.donor_changed.connect(reissue_for_new_donor)
+    signals.best_player_vote.connect(game_vote)
+    signals.best_player_awarded.connect(keep_decision)
 
 
 def register_errors(app: Flask) -> None:

@@ -342,9 +342,7 @@ def my_link(author_id: int, language: int | None = None) -> bool:
         latest = LANGUAGES[language]
     locale = _locale(latest)
     with current_app.test_request_context(base_url=base), force_locale(locale):
-        link = url_for(
-            "submissions.my_open", token=my_link_token(author), lang=locale, _external=True
-        )
+        link = url_for("viewer.my_open", token=my_link_token(author), lang=locale, _external=True)
         subject = gettext("Ваши вопросы — «Что? Где? Когда?»")
         body = render_template("emails/my_link.txt", link=link)
     return send_mail(

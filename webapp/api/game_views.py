@@ -18,6 +18,7 @@ from webapp.core.filenames import send_bytes, send_path
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games import queries as game_queries
+from webapp.games.close import close_game
 from webapp.games.models import Game
 from webapp.games.operations import (
     fill_table,
@@ -33,7 +34,7 @@ from webapp.games.publication import is_published
 from webapp.games.season.operations import create_game, create_season
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.prizes import queries as prize_queries
-from webapp.prizes.operations import award_prize, close_game
+from webapp.prizes.operations import award_prize, owed_on_close
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.views import uploads_folder
 
@@ -307,7 +308,7 @@ def packet(game_id):
 def close(game_id):
     """Close a finished game; closing twice returns the same prizes."""
     game = _game(game_id)
-    prizes = close_game(game, current_staff().id)
+    prizes = close_game(game, current_staff().id, owed_on_close)
     return {
         "prizes": [
             {

@@ -9,13 +9,14 @@ from werkzeug.exceptions import HTTPException
 
 from webapp.api import schemas as s
 from webapp.api.body import Blueprint
+from webapp.archive.history import public_history
 from webapp.core.access import access, current_staff
 from webapp.core.links import public_url
 from webapp.extensions import limiter
 from webapp.moderation import queries as mod_queries
 from webapp.moderation.operations import decide, sign_off
 from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
-from webapp.submissions.queries import by_token, public_history
+from webapp.submissions.queries import by_token
 from webapp.submissions.views import api_email_limit_key, counts_toward_limit
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Sova API v1")
@@ -84,7 +85,7 @@ def submit(data):
     return {
         "id": qid,
         "token": token,
-        "status_url": public_url("submissions.status", token=token),
+        "status_url": public_url("viewer.status", token=token),
     }
 
 

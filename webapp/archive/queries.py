@@ -23,7 +23,6 @@ from webapp.games.queries import named_on_air
 from webapp.moderation.queries import fulltext
 from webapp.prizes.models import Prize
 from webapp.submissions.models import TYPED_IN_CHANNELS, Author, Question, QuestionAuthor
-from webapp.submissions.queries import archive_entries
 
 #: Games per page of ``/archive``; questions found at most by one search; feed entries.
 PAGE_SIZE = 20
@@ -221,10 +220,9 @@ def feed_games(now: datetime | None = None) -> list[Game]:
     return list(db.session.scalars(published_games(now).limit(FEED_SIZE)))
 
 
-@archive_entries.connect
-def _archive_entry(question: Question, author_id: int, now: datetime | None = None) -> dict | None:
-    """Answers ``webapp.submissions.queries.archive_entries`` for «Мои вопросы»: for a
-    question asked in a published game, ``{"game_id", "outcome", "prize", "currency",
+def archive_entry(question: Question, author_id: int, now: datetime | None = None) -> dict | None:
+    """What «Мои вопросы» shows the viewer ``author_id`` of ``question``: for a question
+    asked in a published game, ``{"game_id", "outcome", "prize", "currency",
     "public"}`` (``prize``: the sum of the prizes of the viewer ``author_id`` and the rows
     merged into it for this question, or None; ``public``: not held back, so the archive
     shows it); None before the air."""

@@ -23,6 +23,7 @@ from webapp.core.filenames import file_name
 from webapp.core.formats import when
 from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.domain.donor import quoted
+from webapp.domain.game_states import STATES
 from webapp.extensions import Model
 from webapp.submissions.models import Question
 
@@ -36,9 +37,9 @@ GAME_KIND_LABELS = {
     "year_final": "финал года",
     "special": "специальная игра",
 }
-# draft: table being built; ready: envelopes assigned; live: events recorded;
-# finished: the rules engine says the game is over; closed: outcomes and prizes made.
-GAME_STATUSES = ("draft", "ready", "live", "finished", "closed")
+#: A game's statuses, in the order of its life; the changes allowed between them are
+#: the state machine's (:mod:`webapp.domain.game_states`).
+GAME_STATUSES = STATES
 SECTOR_KINDS = ("single", "blitz", "superblitz", "sector13")
 
 

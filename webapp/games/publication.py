@@ -21,7 +21,9 @@ Every public surface asks here, and nowhere else:
 - :func:`question_published` ``(question, now=None) -> bool``: the question was asked in a
   published game (whether or not it is held back: its author's own pages still show the
   author what became of it);
-- :func:`question_public` ``(question, now=None) -> bool``: published and not held back.
+- :func:`question_public` ``(question, now=None) -> bool``: published and not held back;
+- :func:`played_in` ``(question) -> Game | None``: the game a question was asked in (a
+  question's public history, ``webapp.archive.history``, asks it with :func:`is_published`).
 
 ``now``: an aware datetime (default: the current time, UTC).
 """
@@ -29,7 +31,6 @@ Every public surface asks here, and nowhere else:
 from __future__ import annotations
 
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select
 
@@ -37,7 +38,6 @@ from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.games.models import EnvelopeQuestion, Game
 from webapp.submissions.models import Question
-from webapp.submissions.queries import published
 
 #: The outcomes of a question that was asked on air (``unasked`` ones went back to the pool).
 ASKED = ("answered", "unanswered")
@@ -123,15 +123,3 @@ def question_published(question: Question, now: datetime | None = None) -> bool:
 def question_public(question: Question, now: datetime | None = None) -> bool:
     """True if ``question`` was asked in a game published at ``now`` and is not held back."""
     return question.held_back_at is None and question_published(question, now)
-
-
-@published.connect
-def _question_published(question: Question, now: datetime | None = None) -> datetime | None:
-    """Answers ``webapp.submissions.queries.published`` (the author's status page, «Мои
-    вопросы», the status API): the air time of the game ``question`` was asked in, in its
-    season's zone (the instant is the stored UTC one), when that game is published at
-    ``now`` (:func:`question_published`), else None."""
-    game = played_in(question)
-    if game is None or game.air_at is None or not is_published(game, now):
-        return None
-    return game.air_at.astimezone(ZoneInfo(game.season.timezone))

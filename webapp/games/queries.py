@@ -453,7 +453,7 @@ def envelope_outcomes(game: Game, state: dict) -> list[tuple]:
     the envelopes' order: ``[(sector, slot, EnvelopeQuestion, "answered"|"unanswered"|"unasked")]``
     — ``unanswered``: asked and not answered right (its authors are owed the prize, 2023
     §4.11.1, 2009 §1.2.2); ``answered``; ``unasked``: never asked. Closing the game stores
-    these (``prizes.operations.close_game``) and the game page previews them."""
+    these (``webapp.games.close.close_game``) and the game page previews them."""
     unanswered = {(u["sector"], u["slot"]) for u in state["unanswered"]}
     played_sectors = {r["sector"] for r in state["rounds"]}
     asked = {

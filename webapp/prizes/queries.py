@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 
-from blinker import Namespace
 from flask import current_app
 from sqlalchemy.orm import defaultload
 
@@ -14,6 +13,7 @@ from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document, utcnow
 from webapp.domain.books import cite
+from webapp.core.signals import best_player_vote
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
@@ -25,21 +25,11 @@ from webapp.prizes.models import CommissionMinutes, GiftAgreement, Prize, PrizeS
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
 
-# The 2009 §3.1 best player is chosen by the audience vote, a later feature (votes depend on
-# prizes, not the other way round: DESIGN, a back-edge uses a signal).
-# ``best_player_vote.send(game)``: a receiver returns the game's vote as
-# ``{"vote_id": int, "status": "open" | "closed", "candidates": [names], "winner": n | None}``
-# or None (no vote held). ``best_player_awarded.send(game, prize=, vote_id=, winner_name=,
-# chosen=, overridden=, reason=, user_id=)``: a new best_player_of_game prize was made
-# (the votes feature keeps the decision for the audit, ``VoteAward``), in the same
-# transaction.
-_signals = Namespace()
-best_player_vote = _signals.signal("sova.best-player-vote")
-best_player_awarded = _signals.signal("sova.best-player-awarded")
-
 
 def vote_for_best_player(game) -> dict | None:
-    """The game's audience vote as :data:`best_player_vote`'s receiver gives it, or None."""
+    """The game's audience vote (the 2009 §3.1 best player is chosen by it, a later feature
+    that builds on prizes) as the receiver of ``best_player_vote``
+    (``webapp.core.signals``) gives it, or None."""
     for _receiver, vote in best_player_vote.send(game):
         if vote is not None:
             return vote

@@ -30,6 +30,7 @@ from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.money import COUNTRY_OF_CURRENCY
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
 from webapp.extensions import db, limiter
+from webapp.games.close import close_game
 from webapp.games.forms import CloseGameForm
 from webapp.games.models import Game
 from webapp.games.operations import game_state
@@ -38,7 +39,6 @@ from webapp.jobs import enqueue
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import register as reg
-from webapp.prizes import signals as _signals  # noqa: F401  (connects the status-page events)
 from webapp.prizes.forms import (
     COUNTRY_FIELDS,
     ActionForm,
@@ -54,10 +54,10 @@ from webapp.prizes.models import STATUS_LABELS, Prize
 from webapp.prizes.operations import (
     PrizeError,
     award_prize,
-    close_game,
     close_prize,
     mark_paid,
     mark_signed,
+    owed_on_close,
     reissue_agreement,
     reissue_minutes,
     unanswered_questions,
@@ -104,7 +104,7 @@ def close(game_id: int):
     form = CloseGameForm()
     if form.validate_on_submit():
         on_refusal("Игра не закрыта: ", url_for("games.game", game_id=game_id))
-        prizes = close_game(game, current_staff().id)
+        prizes = close_game(game, current_staff().id, owed_on_close)
         flash(f"Игра закрыта. Призов: {len(prizes)}.", "success")
     else:
         flash("Игра не закрыта: " + "; ".join(e for v in form.errors.values() for e in v), "error")

@@ -35,7 +35,6 @@ from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.queries import game_document_file_name
 from webapp.votes import operations as ops
-from webapp.votes import signals as _signals  # noqa: F401  (connects the best-player rules)
 from webapp.votes.forms import CloseVoteForm, OpenVoteForm, VoteAwardForm
 from webapp.votes.queries import awards, open_vote, vote_json, vote_of
 

@@ -1,6 +1,6 @@
 """Writes for game day, one room per seam: :mod:`.table` (the table and its envelopes), :mod:`.play` (the console's events, the
 protocol file), :mod:`.draw` (the 2009 sector-13 draw); :mod:`.common` holds the refusals
-and labels they share, :mod:`.start` the start permission. Reads live in
+and labels they share and :func:`move_game`, the one change of a game's status, :mod:`.start` the start permission. Reads live in
 :mod:`webapp.games.queries`; seasons, teams, series and creating a game live in the season's
 room (:mod:`webapp.games.season.operations`), which builds on this package, never the other
 way.
@@ -12,7 +12,7 @@ Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI c
 
 from __future__ import annotations
 
-from webapp.games.operations.air import air_date_changed, air_time_utc, set_air_time  # noqa: F401
+from webapp.games.operations.air import air_time_utc, set_air_time  # noqa: F401
 from webapp.games.operations.common import (  # noqa: F401
     FIELD_LABELS,
     FIRST_AIR_YEAR,
@@ -22,6 +22,7 @@ from webapp.games.operations.common import (  # noqa: F401
     GameConflict,
     GameError,
     bad_line_chars,
+    move_game,
     status_label,
 )
 from webapp.games.operations.draw import (  # noqa: F401

@@ -6,16 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from blinker import Namespace
-
+from webapp.core.signals import air_date_changed
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations.common import FIRST_AIR_YEAR, LAST_AIR_YEAR, GameError
-
-#: Sent with the game whose air date (the day, which its gift agreements print) changed,
-#: and ``user_id``; receivers return ``{"reissued": int, "signed": int}`` (the prizes
-#: feature: unsigned agreements issued again, signed ones that keep the old date).
-air_date_changed = Namespace().signal("sova.game-air-date-changed")
 
 
 def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
@@ -35,7 +29,7 @@ def set_air_time(game: Game, at: datetime, user_id: int | None = None) -> dict[s
     """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
     public once it is closed and this time has passed (``webapp.games.publication``); a
     later time hides it again. The game's ``air_date`` becomes the day of ``at`` in the
-    season's zone; when that day changes, :data:`air_date_changed` is sent, so the gift
+    season's zone; when that day changes, ``air_date_changed`` is sent (``webapp.core.signals``), so the gift
     agreements not yet signed are issued again with the new date. Returns
     ``{"reissued": n, "signed": m}``: agreements issued again, signed agreements that keep
     the date they were signed with (both 0 when the day stayed). Raises GameError

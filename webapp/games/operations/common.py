@@ -7,7 +7,9 @@ import unicodedata
 from decimal import Decimal
 
 from webapp.core.errors import OperationError
+from webapp.domain.game_states import InvalidTransition, check_transition
 from webapp.domain.money import MoneyError, parse_amount
+from webapp.games.models import Game
 
 SECTORS = range(1, 14)
 
@@ -82,6 +84,18 @@ class GameConflict(OperationError, RuntimeError):
 
     def __init__(self, message: str, **extra):
         super().__init__(message, error={**extra, "message": message})
+
+
+def move_game(game: Game, to: str) -> None:
+    """Set ``game``'s status to ``to`` through the game's state machine
+    (:mod:`webapp.domain.game_states`): the one place a game's status changes (staying in
+    its status changes nothing). Raises GameConflict (409) with the machine's refusal for
+    a change it does not allow."""
+    try:
+        check_transition(game.status, to)
+    except InvalidTransition as exc:
+        raise GameConflict(f"игра {game.id}: {exc.message}") from exc
+    game.status = to
 
 
 #: Air dates a game may have: «Что? Где? Когда?» first aired in 1975; 2100 bounds typos.

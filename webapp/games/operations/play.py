@@ -21,7 +21,7 @@ from webapp.games.models import (
     GameEvent,
     GameEventAudit,
 )
-from webapp.games.operations.common import GameConflict, status_label
+from webapp.games.operations.common import GameConflict, move_game, status_label
 from webapp.games.operations.draw import _cancel_draw, draw_sector13
 from webapp.games.queries import (
     chronological,
@@ -249,7 +249,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
             game_id=game.id, action="record", seq=seq, payload=event, by_user_id=user_id, at=now
         )
     )
-    game.status = "finished" if state["finished"] else "live"
+    move_game(game, "finished" if state["finished"] else "live")
     db.session.flush()
     return state
 
@@ -326,7 +326,7 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     if not game.events:  # 2023 §4.12.1: the rules are taken again at the new first event
         game.rules = None
     state = game_state(game)
-    game.status = "finished" if state["finished"] else ("live" if game.events else "ready")
+    move_game(game, "finished" if state["finished"] else ("live" if game.events else "ready"))
     db.session.flush()
     return state
 

@@ -28,7 +28,13 @@ from webapp.games.models import (
     Game,
     PrintedCopy,
 )
-from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
+from webapp.games.operations.common import (
+    SECTORS,
+    GameConflict,
+    GameError,
+    move_game,
+    status_label,
+)
 from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
@@ -351,7 +357,7 @@ def fill_table(game: Game, uploads: Path | None = None) -> FillReport:
                 )
         if q is not None:
             env.reserve = EnvelopeReserve(game_id=game.id, question=q)
-    game.status = "ready"
+    move_game(game, "ready")
     db.session.flush()
     return report
 

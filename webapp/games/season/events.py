@@ -4,7 +4,7 @@ Every event is checked by the season engine (``webapp.domain.season``) against t
 the stored events before it is stored; a refusal stores nothing and carries the engine's
 error object ``{"event", "rule", "message"}``. The closing of a game adds its result in the
 same transaction (:func:`add_game_result`, called by
-:func:`webapp.prizes.operations.close_game`); the producer adds the other events
+:func:`webapp.games.close.close_game`); the producer adds the other events
 (:func:`add_event`). Operations only flush; the caller commits once.
 """
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from blinker import Namespace
-
 from webapp.core.models import utcnow
 from webapp.domain.books import BOOKS, rule_reference
+from webapp.core.signals import donor_changed
 from webapp.domain.donor import Donor, check_donor, quoted
+from webapp.domain.game_states import INITIAL_STATE
 from webapp.domain.money import CURRENCIES
 from webapp.domain.prizes import (
     DEFAULT_SERIES_FINAL_PRIZE,
@@ -47,12 +47,6 @@ from webapp.games.operations.common import (
 from webapp.games.season import queries as sq
 from webapp.games.season.models import SeasonDonorChange, SeasonPrizeChange
 from webapp.games.season.refusals import check_new_game
-
-#: ``donor_changed.send(season, user_id=)``: the season's donor was changed on the season
-#: page (in the same transaction). A receiver (the prizes feature: games do not import it,
-#: DESIGN "Features depend one way") issues the season's unsigned gift agreements again so
-#: that they name the new donor, and returns how many it issued.
-donor_changed = Namespace().signal("sova.season-donor-changed")
 
 
 def create_season(
@@ -198,7 +192,7 @@ def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season
     :func:`webapp.domain.donor.check_donor` (GameError with the field's message). Audited
     (:class:`~webapp.games.season.models.SeasonDonorChange`: who, when, before and after);
     the season's unsigned gift agreements are issued again with the new donor
-    (:data:`donor_changed`; signed ones keep the donor they were signed with). Setting the
+    (``donor_changed`` of ``webapp.core.signals``; signed ones keep the donor they were signed with). Setting the
     donor it already has changes and records nothing. Returns ``(season, reissued)``."""
     donor, errors = check_donor(
         values.get("name"),
@@ -447,7 +441,7 @@ def create_game(
         table_blitz=plan["blitz"],
         table_superblitz=plan["superblitz"],
         table_sector13=plan["sector13"],
-        status="draft",
+        status=INITIAL_STATE,
         created_at=utcnow(),
     )
     db.session.add(game)

@@ -1,10 +1,10 @@
-"""Writes of the prizes feature: closing a game, individual prizes, statuses, paperwork.
+"""Writes of the prizes feature: what a closed game owes, individual prizes, statuses, paperwork.
 
 Operations only flush; the view, task or command that calls them commits once
 (``webapp.jobs.commit``). Every status change is recorded in ``PrizeStatusChange``.
 
 A package by topic (this module re-exports the public names, so callers import from
-``webapp.prizes.operations``): ``common``, ``award`` (closing a game, individual prizes),
+``webapp.prizes.operations``): ``common``, ``award`` (what a closed game owes, individual prizes),
 ``documents`` (minutes, re-issued agreements), ``payment`` (scan, paid, closed).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from webapp.prizes.operations.award import (  # noqa: F401
     award_prize,
-    close_game,
+    owed_on_close,
     prizes_of,
     unanswered_questions,
 )

@@ -1,4 +1,4 @@
-"""Closing a game (the unanswered questions' prizes) and awarding the individual prizes."""
+"""What a closed game owes (the unanswered questions' prizes) and the individual prizes."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 from webapp.core.models import utcnow
 from webapp.domain.books import rule_reference
+from webapp.core.signals import best_player_awarded
 from webapp.domain.donor import quoted
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     AWARD_RULES,
     COMMISSION_MINUTES,
     GIFT_AGREEMENT,
-    UNANSWERED_RULE,
     Award,
     PrizeRefused,
     award_to_author,
@@ -23,16 +23,14 @@ from webapp.domain.prizes import (
 from webapp.domain.vote import VoteRuleError, best_player_award
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.games.operations import GameConflict, game_state, status_label
-from webapp.games.queries import envelope_outcomes
-from webapp.games.season.events import add_game_result
+from webapp.games.operations import game_state
 from webapp.prizes.models import (
     Prize,
 )
 from webapp.prizes.operations.common import PrizeError, _new_prize, _number_agreement
 from webapp.prizes.operations.documents import issue_minutes
-from webapp.prizes.queries import best_player_awarded, vote_for_best_player
-from webapp.submissions.models import Author, set_status
+from webapp.prizes.queries import vote_for_best_player
+from webapp.submissions.models import Author
 
 
 def unanswered_questions(game: Game, state: dict) -> list[tuple[int, list[int]]]:
@@ -47,75 +45,35 @@ def unanswered_questions(game: Game, state: dict) -> list[tuple[int, list[int]]]
     ]
 
 
-def close_game(game: Game, user_id: int | None) -> list[Prize]:
-    """Close a finished game (idempotent: closing twice returns the same prizes).
-
-    Every envelope question gets its outcome from the replay: ``unanswered`` (asked, not
-    answered right: its authors are owed the prize — 2023 §4.11.1, 2009 §1.2.2),
-    ``answered``, or ``unasked`` (never asked — back to the approved pool). Played
-    questions go ``played`` → ``answered`` / ``unanswered`` with the air date. One Prize per author share, one
-    GiftAgreement per prize numbered ``<year>-0001`` without gaps, and
-    ``prizes.issue_agreement`` queued for each. Raises GameConflict.
-    """
-    if game.status == "closed":
-        return prizes_of(game, kind="unanswered_question")
-    if game.status != "finished":
-        raise GameConflict(
-            f"игра {game.id} — {status_label(game.status)}: закрыть можно только сыгранную игру"
+def owed_on_close(game: Game, state: dict | None, user_id: int | None) -> list[Prize]:
+    """What a closed game owes, as games' close asks it (:func:`webapp.games.close.close_game`,
+    which hands the final replayed ``state`` while it closes the game): one Prize per author
+    share of each unanswered question (2023 §4.11.1, 2009 §1.2.2) at the season's amount,
+    one GiftAgreement per prize numbered ``<year>-0001`` without gaps, and
+    ``prizes.issue_agreement`` queued for each. With ``state`` None (the game was closed
+    before) nothing is made. Returns the game's unanswered-question prizes."""
+    if state is not None:
+        season = game.season
+        if season.unanswered_prize is None:  # games' close refuses such a season first
+            raise PrizeError(f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос")
+        entitlements = unanswered_question_prizes(
+            season.ruleset,
+            unanswered_questions(game, state),
+            Money(season.unanswered_prize, season.currency),
         )
-    season = game.season
-    if season.unanswered_prize is None:
-        raise GameConflict(
-            f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос "
-            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(UNANSWERED_RULE[season.ruleset])}): "
-            f"задайте его на странице сезона (Игры → сезон {quoted(season.name)} → "
-            "«Приз за невзятый вопрос») и закройте игру снова"
-        )
-    state = game_state(game)
-
-    add_game_result(game, state, user_id)  # the season's result, same transaction (409)
-    for _sector, _slot, eq, outcome in envelope_outcomes(game, state):
-        q = eq.question
-        eq.outcome = outcome
-        if eq.outcome == "unasked":
-            set_status(
-                q,
-                "approved",
-                by_user_id=user_id,
-                reason=f"не сыгран в игре {game.id}: возвращён в пул",
+        for ent in entitlements:
+            prize = _new_prize(
+                game,
+                user_id,
+                f"игра закрыта: {game.label}",
+                question_id=ent.question_key,
+                author_id=ent.author_key,
+                kind=ent.kind,
+                amount=ent.money.amount,
+                currency=ent.money.currency,
+                rule=ent.rule,
             )
-        else:
-            # the question state machine: assigned → played → answered / unanswered.
-            q.aired_on = game.air_date
-            set_status(q, "played", by_user_id=user_id, reason=f"сыгран в игре {game.id}")
-            set_status(
-                q,
-                eq.outcome,
-                by_user_id=user_id,
-                reason=f"игра {game.id}: "
-                + ("не отвечен" if eq.outcome == "unanswered" else "отвечен"),
-            )
-    entitlements = unanswered_question_prizes(
-        season.ruleset,
-        unanswered_questions(game, state),
-        Money(season.unanswered_prize, season.currency),
-    )
-    for ent in entitlements:
-        prize = _new_prize(
-            game,
-            user_id,
-            f"игра закрыта: {game.label}",
-            question_id=ent.question_key,
-            author_id=ent.author_key,
-            kind=ent.kind,
-            amount=ent.money.amount,
-            currency=ent.money.currency,
-            rule=ent.rule,
-        )
-        _number_agreement(prize, season)
-    game.status = "closed"
-    game.closed_at = utcnow()
-    db.session.flush()
+            _number_agreement(prize, season)
     return prizes_of(game, kind="unanswered_question")
 
 
@@ -166,7 +124,7 @@ def award_prize(
     winner, anyone else (or deciding a tie) only with the sponsor's representative's
     ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
     The team defaults to the vote's candidates; the decision is kept for the audit
-    (:data:`~webapp.prizes.queries.best_player_awarded`, the prize's history note).
+    (``best_player_awarded`` of ``webapp.core.signals``, the prize's history note).
 
     Idempotent: awarding the same prize to the same person again returns the existing
     prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for

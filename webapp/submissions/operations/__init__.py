@@ -13,11 +13,11 @@ PostgreSQL and ORM paths), ``authorship`` (confirming and withdrawing by the aut
 from __future__ import annotations
 
 from webapp.submissions.operations.authorship import (  # noqa: F401
+    OFFERED_UNTIL_AIR,
     WITHDRAWABLE,
     author_by_email,
     confirm_authorship,
     withdraw,
-    withdraw_offered,
 )
 from webapp.submissions.operations.intake import (  # noqa: F401
     Received,

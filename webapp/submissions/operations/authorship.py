@@ -3,8 +3,6 @@ withdrawing a question, finding the author by e-mail. Flushes only."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from flask_babel import gettext as _
 
 from webapp.core.crypto import lookup_hash
@@ -12,12 +10,12 @@ from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.submissions.models import Author, Question, QuestionStatusChange, set_status
 from webapp.submissions.operations.validation import SubmissionError, normalise_email
-from webapp.submissions.queries import has_aired
 
 #: Statuses a question can be withdrawn from: nothing decided for a game yet.
 WITHDRAWABLE = ("received", "prechecked", "in_review", "approved")
-#: Statuses in which «Мои вопросы» offers «Отозвать вопрос» until the game airs: the
-#: author sees such a question as accepted until then (``PUBLIC_STATUS``), so the button
+#: Statuses in which «Мои вопросы» offers «Отозвать вопрос» until the game airs
+#: (``webapp.archive.history.withdraw_offered``): the author sees such a question as
+#: accepted until then (``webapp.archive.history.PUBLIC_STATUS``), so the button
 #: must not vanish when it goes into a game's envelope or is asked in a game recorded
 #: ahead; a withdrawal then is refused with :func:`no_longer_withdrawable`.
 OFFERED_UNTIL_AIR = (*WITHDRAWABLE, "assigned", "played", "answered", "unanswered")
@@ -27,16 +25,6 @@ def no_longer_withdrawable() -> str:
     """The refusal of a withdrawal once a game took the question (or an editor rejected
     it): neutral, it says nothing about games."""
     return _("Этот вопрос уже нельзя отозвать.")
-
-
-def withdraw_offered(question: Question, now: datetime | None = None) -> bool:
-    """Whether «Мои вопросы» shows «Отозвать вопрос» for ``question`` at ``now``: in
-    :data:`WITHDRAWABLE`, or in :data:`OFFERED_UNTIL_AIR` while its game has not aired
-    (:func:`webapp.submissions.queries.has_aired`, the embargo). The button changes only
-    at the air, never at the assignment or the game."""
-    if question.status in WITHDRAWABLE:
-        return True
-    return question.status in OFFERED_UNTIL_AIR and not has_aired(question, now)
 
 
 def withdraw(question: Question, author_id: int) -> Question:

@@ -1,12 +1,13 @@
-"""Viewer pages: the submission form, the status page, "my questions", the live form,
-and the editors' intake of paper letters and packets.
+"""Viewer pages: the submission form, the authorship link, the live form, and the editors'
+intake of paper letters and packets (the status page and «Мои вопросы» read a question's
+public history, so they live in the archive's room: ``webapp.archive.viewer``).
 
 A package by screen (this module re-exports every name, so callers import from
 ``webapp.submissions.views``; every module adds its routes and handlers to the one
 blueprint ``bp``, endpoints ``submissions.<function>``): ``common`` (the blueprint, the
-status labels, the uploads folder), ``submit_form`` (the submission form, its rate-limit
-keys, its 413/CSRF/429/503 pages), ``viewer`` (the index, the language, the status page,
-the authorship link), ``my_pages`` ("my questions"), ``staff`` (handout images, paper
+uploads folder, the language of a redirect), ``submit_form`` (the submission form, its rate-limit
+keys, its 413/CSRF/429/503 pages), ``viewer`` (the index, the language, the authorship
+link), ``staff`` (handout images, paper
 letters, packet upload)."""
 
 from __future__ import annotations
@@ -16,14 +17,8 @@ from webapp.submissions.operations import normalise_email
 from webapp.submissions.views.common import (  # noqa: F401
     SUBMIT_MAX_BODY,
     bp,
-    status_labels,
+    lang_arg,
     uploads_folder,
-)
-from webapp.submissions.views.my_pages import (  # noqa: F401
-    my_open,
-    my_questions,
-    my_request,
-    my_withdraw,
 )
 from webapp.submissions.views.staff import (  # noqa: F401
     new_letter,
@@ -51,7 +46,6 @@ from webapp.submissions.views.viewer import (  # noqa: F401
     confirm,
     index,
     set_language,
-    status,
 )
 
 __all__ = ["bp", "my_link_token", "normalise_email"]

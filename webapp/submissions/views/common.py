@@ -1,4 +1,5 @@
-"""The submissions blueprint and what its pages share: the status labels, the uploads folder."""
+"""The submissions blueprint and what its pages share: the uploads folder, the language of a
+redirect."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, request
-from flask_babel import gettext as _
 
 from webapp.app_lang import LANGUAGES
 
@@ -14,20 +14,6 @@ bp = Blueprint("submissions", __name__)
 
 
 SUBMIT_MAX_BODY = 64 * 1024 * 1024  # bytes of a submit form's body read
-
-
-def status_labels() -> dict[str, str]:
-    return {
-        "received": _("Получен"),
-        "in_review": _("На рассмотрении редакции"),
-        "accepted": _("Принят редакцией"),
-        "not_accepted": _("Не принят"),
-        "used": _("Сыгран в игре"),
-        "prize_owed": _("Вам положен денежный приз"),
-        "paid": _("Приз выплачен"),
-        "withdrawn": _("Отозван автором"),
-        "archived": _("В архиве"),
-    }
 
 
 def uploads_folder() -> Path:

@@ -330,7 +330,7 @@ def handle_form(channel: str, live_game_id: int | None = None):
                     raise
                 token = again.public_token
             discard_kept_image(uploads_folder(), kept)  # the question has its own copy
-            return redirect(url_for("submissions.status", token=token, new=1))
+            return redirect(url_for("viewer.status", token=token, new=1))
     return form_page(form, 422)
 
 

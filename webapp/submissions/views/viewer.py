@@ -1,5 +1,4 @@
-"""The viewer's pages besides the form: the index, the language, the status page, the
-authorship link."""
+"""The viewer's pages besides the form: the index, the language, the authorship link."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ from webapp.extensions import db, limiter
 from webapp.submissions.links import CONFIRM_LINK_AGE, read_confirm_token
 from webapp.submissions.models import Question
 from webapp.submissions.operations import confirm_authorship
-from webapp.submissions.queries import by_token, public_history
-from webapp.submissions.views.common import bp, lang_arg, status_labels
+from webapp.submissions.views.common import bp, lang_arg
 
 
 @bp.route("/")
@@ -44,18 +42,6 @@ def set_language(code: str):
     return resp
 
 
-@bp.route("/status/<token>")
-@access("public")
-def status(token: str):
-    question = by_token(token)
-    if question is None:
-        abort(404)
-    history = public_history(question)
-    return render_template(
-        "submissions/status.html", question=question, history=history, labels=status_labels()
-    )
-
-
 @bp.route("/confirm/<token>")
 @limiter.limit("30/hour")
 @access("public")
@@ -72,7 +58,7 @@ def confirm(token: str):
         forms = CONFIRM_DAYS.get(str(get_locale()), CONFIRM_DAYS["ru"])
         return render_template("submissions/confirm_expired.html", days=quantity(days, forms)), 410
     flash(_("Адрес подтверждён: этот вопрос теперь есть в разделе «Мои вопросы»."), "success")
-    return redirect(url_for("submissions.status", token=question.public_token, **lang_arg()))
+    return redirect(url_for("viewer.status", token=question.public_token, **lang_arg()))
 
 
 #: Days as each language counts them (:func:`webapp.domain.text.quantity`).

@@ -24,7 +24,7 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
     Awards the prize (``webapp.prizes.operations.award_prize``, kind
     ``best_player_of_game``, whose rules — ``webapp.domain.vote.best_player_award`` — are
     the same on every page) and returns the kept decision (VoteAward: who, when, winner,
-    chosen, reason; written by ``webapp.votes.signals``). Raises VoteError for an open
+    chosen, reason; written by ``webapp.votes.receivers``). Raises VoteError for an open
     vote, a choice the rules refuse or a prize refusal; nothing is written then."""
     if vote.status != "closed":
         raise VoteError(_("сначала закройте голосование"))

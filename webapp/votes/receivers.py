@@ -1,5 +1,6 @@
-"""The votes feature's answers to the prizes feature's best-player signals (a back-edge:
-votes depend on prizes, DESIGN "Features depend one way"): whichever page awards the 2009
+"""The votes feature's answers to the prizes feature's best-player signals
+(``best_player_vote``, ``best_player_awarded`` of ``webapp.core.signals``, connected by
+``webapp.app.register_signals``; votes build on prizes): whichever page awards the 2009
 §3.1 best player of a game (``/prizes/games/<id>/award``, the API, the vote page), the
 rules see the game's vote and the decision is kept in ``VoteAward`` (audit)."""
 
@@ -7,12 +8,10 @@ from __future__ import annotations
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.prizes.queries import best_player_awarded, best_player_vote
 from webapp.votes.models import VoteAward
 from webapp.votes.queries import vote_of
 
 
-@best_player_vote.connect
 def game_vote(game) -> dict | None:
     """``{"vote_id", "status", "candidates", "winner"}`` of ``game``'s vote, or None."""
     vote = vote_of(game.id)
@@ -26,7 +25,6 @@ def game_vote(game) -> dict | None:
     }
 
 
-@best_player_awarded.connect
 def keep_decision(
     game,
     *,

@@ -1,11 +1,17 @@
-""" "My questions": a one-time e-mail link, no passwords; the list and withdrawing a question."""
+"""The author's own pages, beside the archive: a question's status page (``/status/<token>``)
+and «Мои вопросы» (``/my``: a one-time e-mail link, no passwords; the list and withdrawing a
+question). Blueprint ``viewer``. What they show of a question is its public history
+(:mod:`webapp.archive.history`) and, once its game has aired, its archive entry
+(:func:`webapp.archive.queries.archive_entry`)."""
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
 from webapp.app_lang import LANGUAGES
+from webapp.archive.history import public_history, withdraw_offered
+from webapp.archive.queries import archive_entry
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.extensions import db, limiter
@@ -13,11 +19,41 @@ from webapp.jobs import enqueue
 from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor
-from webapp.submissions.operations import author_by_email, withdraw, withdraw_offered
-from webapp.submissions.queries import archive_entry, public_history
+from webapp.submissions.operations import author_by_email, withdraw
+from webapp.submissions.queries import by_token
 from webapp.submissions.tasks import MY_LINK
-from webapp.submissions.views.common import bp, lang_arg, status_labels
-from webapp.submissions.views.submit_form import viewer_language
+from webapp.submissions.views import lang_arg, viewer_language
+
+bp = Blueprint("viewer", __name__)
+
+
+def status_labels() -> dict[str, str]:
+    """The author's words for each public status (:data:`webapp.archive.history.PUBLIC_STATUS`)
+    and prize event."""
+    return {
+        "received": _("Получен"),
+        "in_review": _("На рассмотрении редакции"),
+        "accepted": _("Принят редакцией"),
+        "not_accepted": _("Не принят"),
+        "used": _("Сыгран в игре"),
+        "prize_owed": _("Вам положен денежный приз"),
+        "paid": _("Приз выплачен"),
+        "withdrawn": _("Отозван автором"),
+        "archived": _("В архиве"),
+    }
+
+
+@bp.route("/status/<token>")
+@access("public")
+def status(token: str):
+    question = by_token(token)
+    if question is None:
+        abort(404)
+    history = public_history(question)
+    return render_template(
+        "submissions/status.html", question=question, history=history, labels=status_labels()
+    )
+
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
 
@@ -42,7 +78,7 @@ def my_request():
         flash(
             _("Если этот адрес есть у нас, мы отправили на него ссылку на ваши вопросы."), "success"
         )
-        return redirect(url_for("submissions.my_request"))
+        return redirect(url_for("viewer.my_request"))
     return render_template("submissions/my_request.html", form=form)
 
 
@@ -58,7 +94,7 @@ def my_open(token: str):
         return render_template("submissions/my_expired.html"), 410
     author.link_version += 1  # one-time
     session["author_id"] = author.id
-    return redirect(url_for("submissions.my_questions", **lang_arg()))  # the e-mail's language
+    return redirect(url_for("viewer.my_questions", **lang_arg()))  # the e-mail's language
 
 
 @bp.route("/my/questions")
@@ -66,7 +102,7 @@ def my_open(token: str):
 def my_questions():
     author_id = session.get("author_id")
     if not author_id:
-        return redirect(url_for("submissions.my_request"))
+        return redirect(url_for("viewer.my_request"))
 
     # only confirmed links: anyone can type this address into the form
     questions = db.session.scalars(
@@ -102,7 +138,7 @@ def my_withdraw(question_id: int):
         if author_id not in {qa.author_id for qa in question.authors if qa.confirmed_at}:
             abort(404)
         if not withdraw_offered(question):
-            return redirect(url_for("submissions.my_questions"))
+            return redirect(url_for("viewer.my_questions"))
         return render_template(
             "submissions/withdraw_confirm.html", question=question, form=WithdrawForm()
         )
@@ -110,9 +146,9 @@ def my_withdraw(question_id: int):
 
         def refused(exc):
             flash("; ".join(m for ms in exc.errors.values() for m in ms), "error")
-            return redirect(url_for("submissions.my_questions"))
+            return redirect(url_for("viewer.my_questions"))
 
         on_refusal(respond=refused)
         withdraw(question, author_id)
         flash(_("Вопрос отозван."), "success")
-    return redirect(url_for("submissions.my_questions"))
+    return redirect(url_for("viewer.my_questions"))

@@ -1,0 +1,32 @@
+"""The signal catalogue: every signal is declared in ``webapp.core.signals`` and its
+receivers are connected by the app's register step, not by importing a module."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import webapp
+from webapp.core import signals
+from webapp.prizes.receivers import reissue_for_new_air_date, reissue_for_new_donor
+from webapp.votes.receivers import game_vote, keep_decision
+
+
+def test_no_signal_is_declared_outside_the_catalogue():
+    root = Path(webapp.__file__).parent
+    declared = [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if re.search(r"\bNamespace\(|\.signal\(\"", path.read_text("utf-8"))
+    ]
+    assert declared == ["core/signals.py"]
+
+
+def test_the_app_connects_each_signal_to_its_receivers(app):
+    def receivers(signal) -> list:
+        return list(signal.receivers_for(object()))  # every receiver: none is per sender
+
+    assert receivers(signals.air_date_changed) == [reissue_for_new_air_date]
+    assert receivers(signals.donor_changed) == [reissue_for_new_donor]
+    assert receivers(signals.best_player_vote) == [game_vote]
+    assert receivers(signals.best_player_awarded) == [keep_decision]
