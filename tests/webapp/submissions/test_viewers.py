@@ -701,16 +701,16 @@ def test_rate_limit_counts_only_stored_questions(make_app):
             for i in range(6)
         ]
         assert stored == [302] * 5 + [429]
-        from webapp.submissions.views import _email_key
+        from webapp.submissions.views import email_key
 
         with app.test_request_context(
             "/submit", method="POST", data={"email": ""}, environ_base={"REMOTE_ADDR": "10.0.0.7"}
         ):
-            assert _email_key() == "email-ip:10.0.0.7"
+            assert email_key() == "email-ip:10.0.0.7"
         with app.test_request_context(
             "/submit", method="POST", data={"email": " Petr@Example.com"}
         ):
-            assert _email_key() == "email:petr@example.com"
+            assert email_key() == "email:petr@example.com"
 
 
 def test_messages_outside_a_request_are_russian(app):

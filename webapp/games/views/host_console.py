@@ -11,12 +11,12 @@ from webapp.core.fields import errors_line
 from webapp.games.console import console_payload, hinter_refusal, refusal_ru
 from webapp.games.forms import ActionForm, EventForm
 from webapp.games.operations import record_event, start_refusal, undo_last_event
-from webapp.games.views.common import _game_or_404, _wants_json, bp
+from webapp.games.views.common import bp, game_or_404, wants_json
 
 
 def _console_reply(game, error: dict | None = None, status: int = 200):
     """JSON for the script (``{"ok", "console", "error"?}``) or a redirect for a form."""
-    if _wants_json():
+    if wants_json():
         body = {"ok": error is None, "console": console_payload(game)}
         if error is not None:
             body["error"] = {**error, "text": refusal_ru(error)}
@@ -50,7 +50,7 @@ def console(game_id: int):
     """The host console (tablet). GET: the page, or the JSON state for the script. POST: one
     event (form fields of ``EventForm``); refused events change nothing and are explained in
     Russian with the clause. The state is always the replay of the recorded events."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = EventForm()
     if form.validate_on_submit():
         refused = start_refusal(game)
@@ -72,7 +72,7 @@ def console(game_id: int):
         error = {"rule": None, "message": errors_line(form) or "неполная форма"}
         return _console_reply(game, error, 422)
     payload = console_payload(game)
-    if _wants_json():
+    if wants_json():
         return jsonify({"ok": True, "console": payload})
     return render_template(
         "games/console.html", game=game, c=payload, form=form, action_form=ActionForm()
@@ -83,11 +83,11 @@ def console(game_id: int):
 @access("host")
 def undo(game_id: int):
     """Undo the last event (audited: who, when, which event)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
     on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)}, 409))
     undo_last_event(game, current_staff().id)
-    if not _wants_json():
+    if not wants_json():
         flash("Последнее событие отменено.", "success")
     return _console_reply(game)

@@ -29,7 +29,7 @@ from webapp.games.season.events import add_game_result
 from webapp.prizes.models import (
     Prize,
 )
-from webapp.prizes.operations.common import PrizeError, _new_prize, _number_agreement
+from webapp.prizes.operations.common import PrizeError, new_prize, number_agreement
 from webapp.prizes.operations.documents import issue_minutes
 from webapp.prizes.queries import best_player_awarded, vote_for_best_player
 from webapp.submissions.models import Author, set_status
@@ -101,7 +101,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
         Money(season.unanswered_prize, season.currency),
     )
     for ent in entitlements:
-        prize = _new_prize(
+        prize = new_prize(
             game,
             user_id,
             f"игра закрыта: {game.label}",
@@ -112,7 +112,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
             currency=ent.money.currency,
             rule=ent.rule,
         )
-        _number_agreement(prize, season)
+        number_agreement(prize, season)
     game.status = "closed"
     game.closed_at = utcnow()
     db.session.flush()
@@ -252,7 +252,7 @@ def award_prize(
         note = f"присуждён: {rule.label}"
         if overridden:
             note = f"{note}; решение представителя Генерального спонсора: {reason.strip()}"
-        prize = _new_prize(
+        prize = new_prize(
             game,
             user_id,
             note[:300],
@@ -268,7 +268,7 @@ def award_prize(
         if COMMISSION_MINUTES in award.paperwork:
             issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
-            _number_agreement(prize, season)
+            number_agreement(prize, season)
         if kind == "best_player_of_game":
             best_player_awarded.send(
                 game,

@@ -229,7 +229,7 @@ def _email_bucket(typed: str) -> str:
     return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
 
 
-def _email_key() -> str:
+def email_key() -> str:
     """:func:`_email_bucket` of the form's ``email`` field."""
     return _email_bucket(request.form.get("email", ""))
 
@@ -268,7 +268,7 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None, endpoint: 
 @limiter.limit(
     "10/hour",
     methods=["POST"],
-    key_func=lambda: _email_key(),
+    key_func=lambda: email_key(),
     deduct_when=lambda r: counts_toward_limit(r),
 )
 @access("public")

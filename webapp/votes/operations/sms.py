@@ -45,6 +45,12 @@ class Sms:
 _open_cache: dict[str, tuple[int, datetime, list[str], str]] = {}
 
 
+def forget_open_votes() -> None:
+    """Forget the open vote of every database this process saw: for a database replaced
+    under the same URL, whose votes the remembered ones are not."""
+    _open_cache.clear()
+
+
 def _latest_vote(conn):
     """``(id, status, opened_at, candidates, currency)`` of the latest vote (the open one,
     if any: a vote opens only when none is open, so the open vote is always the latest)
