@@ -430,11 +430,6 @@ def user_for_session(session_id: str) -> User | None:
     return user
 
 
-def unlock(user: User) -> None:
-    """Lift every lock-out of ``user``, from every source (admin action); flushes."""
-    reset_attempts(user)
-
-
 #: How stale ``ApiToken.last_used_at`` may get before a request writes it again: one
 #: write a minute per token, not one per request.
 TOUCH_EVERY = timedelta(minutes=1)

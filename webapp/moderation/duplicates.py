@@ -551,14 +551,6 @@ def _candidates(
     return [(r[0], r[1], r[2]) for r in rows]
 
 
-def candidate_ids(
-    key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
-) -> list[int]:
-    """Ids of questions sharing at least one bucket with ``key``, most shared buckets
-    first (a window counts ``WINDOW_WEIGHT``; ties: smaller id first), at most ``limit``."""
-    return [r[0] for r in _candidates(key, exclude_id, None, limit)]
-
-
 def scores(key: str, others: Sequence[str], cutoff: float = 0.0) -> np.ndarray:
     """:func:`similarity` of ``key`` with each of ``others`` (float64, 0..100; equal to
     the loop), where it is at least ``cutoff``; 0.0 where it is below. rapidfuzz

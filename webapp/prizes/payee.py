@@ -413,15 +413,10 @@ def reveal(prize: Prize, user_id: int) -> dict | None:
     return _load(details)
 
 
-def address_of(prize: Prize) -> str:
-    """The payee's address for the gift agreement (not audited: printed on the document
-    the payee signs; rendered by the worker), or ""."""
-    return declared(prize)[1]
-
-
 def declared(prize: Prize) -> tuple[str, str]:
     """``(full name, address)`` as the payee declared them with their details, for the
-    gift agreement (not audited, as :func:`address_of`), or ``("", "")`` before."""
+    gift agreement (not audited: printed on the document the payee signs, rendered by the
+    worker), or ``("", "")`` before."""
     details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
     if details is None:
         return "", ""
