@@ -148,9 +148,8 @@ page gets its images scaled down and is laid out again (``_keep_questions_whole`
 sector that runs on to a second sheet repeats its header there (running element
 ``sector``). Emoji print from fontconfig's fallback to ``fonts-noto-color-emoji``.
 
-Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
-the template context check, the fetcher that refuses outside resources, the fonts and
-the render itself stay together behind that one boundary.
+The only module that imports WeasyPrint: the template context check, the fetcher that
+refuses outside resources, the fonts and the render itself stay behind that one boundary.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ Web, worker, relay and beat are **supervised** as the systemd units in deploy/ a
 :attr:`Cluster.restarts` records it (host, role, exit code, last error line). A host killed
 on purpose (:meth:`Cluster.kill_host`) stays down until :meth:`Cluster.app_up`.
 
-Over 500 lines on purpose: one class owns every host, process and the teardown that must
-remove them all (splitting it would spread the cleanup invariants over several modules).
+One class owns every host, process and the teardown that must remove them all, so the
+clean-up has one place to be right in.
 """
 
 from __future__ import annotations

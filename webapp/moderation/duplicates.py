@@ -26,9 +26,9 @@ How a lookup works:
    :func:`similarity` (:func:`scores`, vectorised) and those at or above
    ``DUPLICATE_THRESHOLD`` are returned.
 
-Over 500 lines on purpose: the signature, the bucket format, the index writes and the
-lookup's statement and re-rank are one index format (``INDEX_VERSION``); split, a change
-to one side could silently stop matching the rows the other side wrote.
+The signature, the bucket format, the index writes and the lookup's statement and re-rank
+are one index format (``INDEX_VERSION``): a change to one side that the other does not
+follow silently stops matching the rows already written.
 """
 
 from __future__ import annotations

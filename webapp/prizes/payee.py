@@ -18,10 +18,9 @@ Formats validated (country ``BY`` or ``RU``):
   ``0`` + BIK digits 5–6);
 * RU INN (optional) — ``python-stdnum`` (``stdnum.ru.inn``).
 
-Over 500 lines on purpose: this module is the boundary of the payees' personal data. Their
-validation, encryption, one-time links, audited reading and deletion stay in one place so
-that no other module ever holds a decrypted value (split, the clear values would travel
-between modules as public names).
+This module is the boundary of the payees' personal data: their validation, encryption,
+one-time links, audited reading and deletion live here, so that no other module ever holds
+a decrypted value.
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 pool, swaps and replacements, topics, the completeness check, the lock and the envelope
 print request.
 
-Over 500 lines on purpose: every operation on the table shares the private helpers of the
-placed questions (``_Placed``, ``_where``, ``_set_slot``, ``_table_questions``) and the rule
-"no author twice in one game" (``_persons``, ``one_author_rule``); split, they would be
-imported across modules as public names."""
+Every operation on the table shares the helpers of the placed questions (``_Placed``,
+``_where``, ``_set_slot``, ``_table_questions``) and the rule "no author twice in one game"
+(``_persons``, ``one_author_rule``)."""
 
 from __future__ import annotations
 
