@@ -609,7 +609,7 @@ def with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
     chunk's end falls inside that recursion, every crossing costs an ``mmap``, up to 4 page
     faults and a ``munmap``. Where the end falls depends only on how deep the caller's
     stack is: the same render of the envelopes took 1 700 to 5 500 page faults and up to
-    10 % more CPU from one caller depth to the next (measured: docs/performance.md).
+    10 % more CPU from one caller depth to the next (measured: docs/performance-history.md).
     This frame declares a value stack of ``_FRAME_ROOM_SLOTS`` pointers it never uses (the
     code object's ``co_stacksize``, raised below; the interpreter only reserves the
     slots): its frame gets a 128 KiB chunk of its own and ``fn``'s frames fill the untouched

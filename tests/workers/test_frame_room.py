@@ -1,5 +1,5 @@
 """``workers.documents.with_frame_room``: a render's frames on a chunk of their own
-(docs/performance.md, «Envelope rendering»)."""
+(docs/performance-history.md, «Envelope rendering»)."""
 
 from __future__ import annotations
 

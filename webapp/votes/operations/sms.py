@@ -240,7 +240,7 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
     exception to "one transaction per request, committed by ``webapp.core.edge``"):
     through the session the message would cost a BEGIN, the insert and a COMMIT (psycopg
     sends each on its own) instead of one round trip on the hottest path (the 20 000-message burst, see
-    docs/performance.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
+    docs/performance-history.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
     until the edge's commit, so closing would wait for whole requests rather than for one
     statement. Nothing is lost by it: the request writes nothing else, a refused input
     (VoteInputError) is raised before any write, and each insert is its own
