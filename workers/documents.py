@@ -1,6 +1,6 @@
 """PDF documents of Sova: envelopes, host cards, gift agreements (договоры дарения).
 
-This is the ONLY module of the project that imports WeasyPrint (see DESIGN.md, "Documents").
+This is the ONLY module of the project that imports WeasyPrint (``shared/DESIGN.md``, "Documents").
 
 Public API
 ==========
