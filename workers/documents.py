@@ -642,8 +642,7 @@ def render_pdf(
     copies = context.get("copies") or []
     if len(copies) > 1:
         # each printed copy laid out as a document of its own, then their pages joined: each
-        # copy's pages count from 1 to its own total (one PDF of two copies said «Стр. 14
-        # из 26» on the second copy's first page; found by the newcomer trial)
+        # copy's pages count from 1 to its own total, not on from the copy before
         html: str | tuple[str, ...] = tuple(
             render_html(template, {**context, "copies": [serial], "serial": serial})
             for serial in copies

@@ -60,9 +60,9 @@ ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first, a
-# window counting WINDOW_WEIGHT). 40 (was 100): at 500 000 questions every
-# labelled positive ranks 10th or better, and the top five of 999 of the bench's 1000
-# lookups score as with every candidate re-ranked (30: 994, 20: 958).
+# window counting WINDOW_WEIGHT): enough that at 500 000 questions every labelled
+# positive is among them and the top five are those of re-ranking every candidate
+# (docs/performance-history.md, «Duplicate detection»).
 MAX_LSH_CANDIDATES = 40
 # Rows read per bucket on a lookup (see ``_candidates``).
 MAX_BUCKET_ROWS = 300

@@ -667,8 +667,8 @@ def check_table(game: Game) -> dict:
             )
         handout = _failed_check(reports.get(q.id), "handout_missing")
         if handout is not None:
-            # the newcomer's report: an envelope printed without the handout its text
-            # refers to; the check reads words, so it warns (an editor may know better)
+            # an envelope must not print without the handout its text refers to; the check
+            # reads words, so it warns (an editor may know better)
             warnings.append(f"{where}: вопрос №{q.id} — {handout}")
     for r in repeated_authors(
         [(_where(x), [(a.id, a.display) for a in x.question.author_list]) for x in table],
