@@ -91,8 +91,15 @@ def private(name: str) -> bool:
 
 def crossings(path: Path) -> Iterator[str]:
     """Every private name this file takes from another module of ours."""
-    module = module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    label = str(path.relative_to(ROOT))
+    source = path.read_text(encoding="utf-8")
+    yield from crossings_in(source, module_name(path), path.name == "__init__.py", label)
+
+
+def crossings_in(source: str, module: str, is_package: bool, label: str) -> Iterator[str]:
+    """Every private name the source of ``module`` takes from another module of ours, each
+    as ``label:line: what``."""
+    tree = ast.parse(source, filename=label)
     aliases: dict[str, str] = {}  # local name -> a module of ours it is bound to
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -103,14 +110,14 @@ def crossings(path: Path) -> Iterator[str]:
                     else:
                         aliases.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
         elif isinstance(node, ast.ImportFrom):
-            source = resolve(module, path.name == "__init__.py", node.level, node.module)
-            if not ours(source) or source == module:
+            source_module = resolve(module, is_package, node.level, node.module)
+            if not ours(source_module) or source_module == module:
                 continue
             for alias in node.names:
                 if private(alias.name):
-                    yield f"{path.relative_to(ROOT)}:{node.lineno}: from {source} import {alias.name}"
+                    yield f"{label}:{node.lineno}: from {source_module} import {alias.name}"
                 else:
-                    aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
+                    aliases[alias.asname or alias.name] = f"{source_module}.{alias.name}"
     for node in ast.walk(tree):
         # monkeypatch.setattr(module, "_name", …): a private patched from outside
         if (
@@ -126,7 +133,7 @@ def crossings(path: Path) -> Iterator[str]:
             and is_module(aliases[node.args[0].id])
         ):
             target = aliases[node.args[0].id]
-            yield f"{path.relative_to(ROOT)}:{node.lineno}: setattr {target}.{node.args[1].value}"
+            yield f"{label}:{node.lineno}: setattr {target}.{node.args[1].value}"
         if isinstance(node, ast.Attribute) and private(node.attr):
             chain: list[str] = []
             value: ast.expr = node.value
@@ -136,7 +143,7 @@ def crossings(path: Path) -> Iterator[str]:
             if isinstance(value, ast.Name) and value.id in aliases:
                 target = ".".join([aliases[value.id], *reversed(chain)])
                 if target != module and is_module(target):
-                    yield f"{path.relative_to(ROOT)}:{node.lineno}: {target}.{node.attr}"
+                    yield f"{label}:{node.lineno}: {target}.{node.attr}"
 
 
 def is_module(name: str) -> bool:
