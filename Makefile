@@ -56,11 +56,14 @@ run: install
 	PATH="$(abspath $(BIN)):$$PATH" exec $(BIN)/sova run --stop-with-parent
 
 ## make lint: ruff, import-linter (DESIGN.md dependency rules and each feature's layers),
-## mypy (strict on webapp.domain, the default elsewhere; settings in pyproject.toml).
+## tools/check_imports.py (no import circle, type-checking imports included; no private
+## name imported across modules), mypy (strict on webapp.domain, the default elsewhere;
+## settings in pyproject.toml).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/python tools/check_imports.py
 	$(BIN)/mypy
 
 ## make test: install, then lint (ruff, import-linter, mypy) and every test at the same

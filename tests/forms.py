@@ -98,6 +98,12 @@ def page_forms(html: str) -> list[Form]:
     return parser.forms
 
 
+def form_fields(html: str, action: str) -> dict[str, str]:
+    """What a browser sends untouched for the form of ``html`` posting to ``action``."""
+    (form,) = [f for f in page_forms(html) if f.action == action]
+    return dict(form.fields)
+
+
 def fresh_request() -> None:
     """Forget what a shared app context cached for the last request (its user, its CSRF
     token), so that the next request is another browser's or a new one."""

@@ -1,8 +1,8 @@
 """The benchmarks that drive the application's own code (``make bench``) still run: each
 one's ``--quick`` size as a process, every line a JSON object naming its figure, no page
 answering an error.
-They import the features inside their functions, so a moved function broke ``make bench``
-without failing any test (the scale bench named ``create_game`` where it no longer was)."""
+They import the features inside their functions, so a moved function would break ``make
+bench`` without failing any other test."""
 
 from __future__ import annotations
 

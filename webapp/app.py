@@ -74,9 +74,9 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     # Reads through a memory map of the database file (up to SQLITE_MMAP_BYTES): pages come
     # from the OS page cache, shared by every connection and process, instead of being
-    # copied into each connection's own 2 MB cache. A duplicate lookup at 500 000 questions
-    # (a 1 GB file) read its index pages anew on every lookup: CPU p95 1.5-2.2 -> 1.0-1.24 ms
-    # (docs/performance.md, «Duplicate detection»). Address space, not memory: nothing is
+    # copied into each connection's own 2 MB cache, where a duplicate lookup on a large
+    # archive would read its index pages anew every time (docs/performance-history.md,
+    # «Duplicate detection»). Address space, not memory: nothing is
     # read until used, and the kernel drops clean pages under pressure.
     cur.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
     cur.close()

@@ -36,10 +36,9 @@ by the reconciliation after a restore, since its row is still ``pending`` in tha
 or it is listed but missing: see docs/operations.md "Backups"). Stop web, workers, relay
 and beat before a restore.
 
-Over 500 lines on purpose: one archive format, written and read here: the header, the
-chunk layout and nonces, the manifest and its signature are shared by :func:`backup`,
-:func:`verify` and :func:`restore`; split, the format's private details would become public
-names of several modules.
+One archive format, written and read here: the header, the chunk layout and nonces, the
+manifest and its signature are shared by :func:`backup`, :func:`verify` and
+:func:`restore`.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def cli(ctx: click.Context) -> None:
     SOVA_INSTANCE_PATH, else in the per-user data directory (~/.local/share/sova); the
     command says which on stderr. Configuration: SOVA_* environment variables
     (docs/operations.md)."""
-    from flask.cli import ScriptInfo  # Flask alone (~80 ms), not the app or its features
+    from flask.cli import ScriptInfo  # Flask alone, not the app or its features
 
     ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
 

@@ -238,7 +238,6 @@ def load_config(test_config: dict | None = None) -> dict:
 
 #: Settings of every PostgreSQL connection. ``jit=off``: the server's JIT compiles a
 #: statement whose estimated cost passes ``jit_above_cost``, and Sova's statements are short
-#: reads that the compilation only slows: the editors' statistics at 100 000 archive and
-#: 50 000 viewer questions took 446 ms with it and 89 ms without (the first-author cities;
-#: docs/performance.md, «Cost as the archive grows»).
+#: reads that the compilation only slows (the editors' statistics most:
+#: docs/performance-history.md, «Cost as the archive grows»).
 POSTGRESQL_OPTIONS = "-c jit=off"

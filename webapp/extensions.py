@@ -35,9 +35,9 @@ class DeferredDocApi(Api):
     (``/api/v1/openapi.json``, ``flask openapi print``) instead of while the app is made.
 
     Building it (the spec object, a default response per HTTP status, each view's
-    marshmallow schemas turned into JSON Schema) was about 20 ms of the app factory's
-    27 ms, paid by every process start (each gunicorn worker, each ``sova`` command) and
-    every test app, for a document few of them ever read. The steps are the ones
+    marshmallow schemas turned into JSON Schema) is most of the app factory's work, and
+    every process start (each gunicorn worker, each ``sova`` command) and every test app
+    would pay it for a document few of them ever read. The steps are the ones
     flask-smorest takes, in the same order (``tests/webapp/test_openapi_doc.py`` compares
     the document with its eager build). Threads reading ``spec`` at once wait for the one
     building it; the steps' own reads of ``spec`` in that thread see the document so far."""

@@ -60,7 +60,6 @@ __all__ = ["REQUEST_ID", "clean_request_id", "current_request_id", "init_observa
 log = logging.getLogger("sova.observability")
 
 REQUEST_ID_HEADER = "X-Request-ID"
-TASK_HEADER = "sova_request_id"
 
 HTTP_REQUESTS = Counter(
     "sova_http_requests",

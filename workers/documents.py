@@ -1,6 +1,6 @@
 """PDF documents of Sova: envelopes, host cards, gift agreements (договоры дарения).
 
-This is the ONLY module of the project that imports WeasyPrint (see DESIGN.md, "Documents").
+This is the ONLY module of the project that imports WeasyPrint (``shared/DESIGN.md``, "Documents").
 
 Public API
 ==========
@@ -148,9 +148,8 @@ page gets its images scaled down and is laid out again (``_keep_questions_whole`
 sector that runs on to a second sheet repeats its header there (running element
 ``sector``). Emoji print from fontconfig's fallback to ``fonts-noto-color-emoji``.
 
-Size (over 500 lines, on purpose): the only module that imports WeasyPrint (DESIGN.md):
-the template context check, the fetcher that refuses outside resources, the fonts and
-the render itself stay together behind that one boundary.
+The only module that imports WeasyPrint: the template context check, the fetcher that
+refuses outside resources, the fonts and the render itself stay behind that one boundary.
 """
 
 from __future__ import annotations
@@ -559,7 +558,8 @@ def _make_env() -> jinja2.Environment:
     return env
 
 
-_ENV = _make_env()
+#: The one Jinja environment of the printed documents (autoescape forced on every template).
+TEMPLATE_ENV = _make_env()
 
 
 def render_html(template: str, context: dict) -> str:
@@ -574,7 +574,7 @@ def render_html(template: str, context: dict) -> str:
     if type(context) is not dict:
         raise TypeError(f"context must be a dict, not {type(context).__name__}")
     _check_context(context, "context")
-    return _ENV.get_template(template).render(context)
+    return TEMPLATE_ENV.get_template(template).render(context)
 
 
 # Without libharfbuzz-subset, WeasyPrint subsets fonts with fontTools, which stamps the
@@ -582,7 +582,7 @@ def render_html(template: str, context: dict) -> str:
 # second apart differ. fontTools honours SOURCE_DATE_EPOCH (reproducible builds), so it is
 # set to a fixed value around each render unless the process already sets it. The lock
 # keeps threads from racing on os.environ.
-_FONT_EPOCH = "946684800"  # 2000-01-01T00:00:00Z
+FONT_EPOCH = "946684800"  # 2000-01-01T00:00:00Z
 _RENDER_LOCK = threading.Lock()
 
 
@@ -592,14 +592,14 @@ def _fixed_font_timestamps() -> Iterator[None]:
         if "SOURCE_DATE_EPOCH" in os.environ:
             yield
             return
-        os.environ["SOURCE_DATE_EPOCH"] = _FONT_EPOCH
+        os.environ["SOURCE_DATE_EPOCH"] = FONT_EPOCH
         try:
             yield
         finally:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-def _with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
+def with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
     """``fn(*args)``, its frames on a frame-stack chunk of their own.
 
     CPython 3.11 keeps Python frames on per-thread chunks of 16 KiB, each mapped from the
@@ -609,7 +609,7 @@ def _with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
     chunk's end falls inside that recursion, every crossing costs an ``mmap``, up to 4 page
     faults and a ``munmap``. Where the end falls depends only on how deep the caller's
     stack is: the same render of the envelopes took 1 700 to 5 500 page faults and up to
-    10 % more CPU from one caller depth to the next (measured: docs/performance.md).
+    10 % more CPU from one caller depth to the next (measured: docs/performance-history.md).
     This frame declares a value stack of ``_FRAME_ROOM_SLOTS`` pointers it never uses (the
     code object's ``co_stacksize``, raised below; the interpreter only reserves the
     slots): its frame gets a 128 KiB chunk of its own and ``fn``'s frames fill the untouched
@@ -620,7 +620,7 @@ def _with_frame_room(fn: Callable[..., _T], *args: Any) -> _T:
 
 
 _FRAME_ROOM_SLOTS = 8192  # 64 KiB of pointers; a render's deepest recursion needs < 32 KiB
-_with_frame_room.__code__ = _with_frame_room.__code__.replace(co_stacksize=_FRAME_ROOM_SLOTS)
+with_frame_room.__code__ = with_frame_room.__code__.replace(co_stacksize=_FRAME_ROOM_SLOTS)
 
 
 def render_pdf(
@@ -642,22 +642,21 @@ def render_pdf(
     copies = context.get("copies") or []
     if len(copies) > 1:
         # each printed copy laid out as a document of its own, then their pages joined: each
-        # copy's pages count from 1 to its own total (one PDF of two copies said «Стр. 14
-        # из 26» on the second copy's first page; found by the newcomer trial)
+        # copy's pages count from 1 to its own total, not on from the copy before
         html: str | tuple[str, ...] = tuple(
             render_html(template, {**context, "copies": [serial], "serial": serial})
             for serial in copies
         )
     else:
         html = render_html(template, context)
-    pdf = _with_frame_room(_html_to_pdf, html, allowed_files)
+    pdf = with_frame_room(html_to_pdf, html, allowed_files)
     log.info(
         "rendered %s: %d bytes, sha256 %s", template, len(pdf), hashlib.sha256(pdf).hexdigest()
     )
     return pdf
 
 
-def _html_to_pdf(
+def html_to_pdf(
     html: str | tuple[str, ...], allowed_files: Mapping[str, Path] | None = None
 ) -> bytes:
     """WeasyPrint step of ``render_pdf``: trusted HTML (already escaped) -> PDF bytes.
@@ -805,21 +804,21 @@ def _keep_questions_whole(html: str, layout: Callable[[str], Any]) -> Any:
 # Released at exit (atexit runs before the interpreter tears down the modules): left to the
 # interpreter's final clean-up, its Pango font map was freed after the libraries it needs
 # and the process ended with a segmentation fault (seen with the render task in an app).
-_FONT_CONFIG: tuple[int, FontConfiguration] | None = None
+FONT_CONFIG: tuple[int, FontConfiguration] | None = None
 
 
 def _font_config() -> FontConfiguration:
     """The process's ``FontConfiguration``; call with ``_RENDER_LOCK`` held."""
-    global _FONT_CONFIG
-    if _FONT_CONFIG is None or _FONT_CONFIG[0] != os.getpid():
-        _FONT_CONFIG = (os.getpid(), FontConfiguration())
-    return _FONT_CONFIG[1]
+    global FONT_CONFIG
+    if FONT_CONFIG is None or FONT_CONFIG[0] != os.getpid():
+        FONT_CONFIG = (os.getpid(), FontConfiguration())
+    return FONT_CONFIG[1]
 
 
 @atexit.register
 def _release_font_config() -> None:
-    global _FONT_CONFIG
-    _FONT_CONFIG = None
+    global FONT_CONFIG
+    FONT_CONFIG = None
     gc.collect()
 
 

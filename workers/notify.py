@@ -43,14 +43,14 @@ SMTP_TIMEOUT = 30  # seconds per SMTP operation
 _OUTBOX_TASK_ID = re.compile(r"^outbox-(\d+)-\d+$")
 
 
-class _Fenced(Exception):
+class Fenced(Exception):
     """This attempt lost its claim before the end of data (another attempt took over)."""
 
 
 class _Transport(smtplib.SMTP):
     """:class:`smtplib.SMTP` whose DATA phase pauses after the message body: the
     end-of-data indicator is written only if ``before_end_of_data()`` returns True (else
-    :class:`_Fenced` is raised and the caller drops the connection). Records
+    :class:`Fenced` is raised and the caller drops the connection). Records
     ``end_of_data_sent`` (the indicator may have reached the server) and ``final_reply``
     (``(code, text)`` of the server's answer to it)."""
 
@@ -72,14 +72,16 @@ class _Transport(smtplib.SMTP):
             body += b"\r\n"
         self.send(body)
         if self.before_end_of_data is not None and not self.before_end_of_data():
-            raise _Fenced
+            raise Fenced
         self.end_of_data_sent = True
         self.send(b".\r\n")
         self.final_reply = self.getreply()
         return self.final_reply
 
 
-def _message(to: str, subject: str, body: str, message_id: str | None) -> EmailMessage:
+def build_message(to: str, subject: str, body: str, message_id: str | None) -> EmailMessage:
+    """The plain-text e-mail to ``to`` from ``SOVA_MAIL_FROM``, dated now, with
+    ``message_id`` when given (the id the sent-mail ledger claimed for it)."""
     msg = EmailMessage()
     msg["From"] = current_app.config.get("SOVA_MAIL_FROM", "sova@localhost")
     msg["To"], msg["Subject"] = to, subject
@@ -90,7 +92,9 @@ def _message(to: str, subject: str, body: str, message_id: str | None) -> EmailM
     return msg
 
 
-def _connect(url: str, **kwargs) -> _Transport:
+def smtp_connect(url: str, **kwargs) -> _Transport:
+    """A connection to the SMTP server of ``url`` (``smtp://user:password@host:port``),
+    logged in when the URL names a user; ``kwargs`` go to the transport."""
     parts = urlsplit(url)
     smtp = _Transport(parts.hostname, parts.port or 25, timeout=SMTP_TIMEOUT, **kwargs)
     if parts.username:
@@ -170,7 +174,7 @@ def send_mail(
     if claimed is None:
         log.info("mail %s: already sent (or in doubt, see `sova mail stuck`); not sent", key)
         return False
-    msg = _message(to, subject, body, claimed.message_id)
+    msg = build_message(to, subject, body, claimed.message_id)
     url = current_app.config.get("SOVA_SMTP_URL")
     if not url:
         log.info(
@@ -184,9 +188,9 @@ def send_mail(
         return True
     smtp = None
     try:
-        smtp = _connect(url, before_end_of_data=lambda: ledger.mark_end_of_data(claimed))
+        smtp = smtp_connect(url, before_end_of_data=lambda: ledger.mark_end_of_data(claimed))
         smtp.send_message(msg)
-    except _Fenced:
+    except Fenced:
         assert smtp is not None  # fenced at the end of data, after the connection
         smtp.close()  # no end of data: the server drops the transaction
         log.warning(
@@ -224,12 +228,12 @@ def send_mail(
 
 
 def _send_unrecorded(to: str, subject: str, body: str) -> bool:
-    msg = _message(to, subject, body, None)
+    msg = build_message(to, subject, body, None)
     url = current_app.config.get("SOVA_SMTP_URL")
     if not url:
         log.info("e-mail (no SMTP configured) to=%s subject=%s\n%s", to, subject, body)
         return True
-    smtp = _connect(url)
+    smtp = smtp_connect(url)
     try:
         smtp.send_message(msg)
     finally:

@@ -74,9 +74,9 @@ def flagged(q: Edited) -> list:
 
 def inflected(word: str) -> str | None:
     """Another form of the lexeme of ``word`` (``кошка`` → ``кошки``), or None."""
-    from webapp.moderation.aids import _morph
+    from webapp.moderation.aids import morph_analyzer
 
-    parse = _morph().parse(word)[0]
+    parse = morph_analyzer().parse(word)[0]
     for form in parse.lexeme:
         candidate = form.word.replace("ё", "е")
         if candidate != word and len(candidate) >= len(word) - 1:
@@ -88,9 +88,9 @@ def derived(word: str) -> str | None:
     """A dictionary lemma made from the normal form of ``word`` without its final vowel by
     one of :data:`PLANT_SUFFIXES` and not a form of ``word`` (``альбом`` → ``альбомный``),
     or None."""
-    from webapp.moderation.aids import _morph
+    from webapp.moderation.aids import morph_analyzer
 
-    morph = _morph()
+    morph = morph_analyzer()
     lemma = morph.parse(word)[0].normal_form.replace("ё", "е")
     base = lemma.rstrip("аяоеьйыиу")
     if len(base) < 3:

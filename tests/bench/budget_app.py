@@ -1,6 +1,6 @@
 """The Sova app plus two endpoints that exist only for ``python -m tests.bench.submit
 --budget`` (never in the product): they split the cost of ``POST /submit`` into what any
-form POST costs and what storing the question costs (docs/performance.md, «The budget»).
+form POST costs and what storing the question costs (docs/performance-history.md, «The budget»).
 
 - ``POST /bench/redirect``: reads nothing of the body, answers 302 (the WSGI, Flask,
   security-header and redirect cost of a POST with the browser's body);

@@ -142,7 +142,7 @@ def corpus() -> None:
 def dictionary() -> None:
     from webapp.moderation import checks
 
-    morph = checks._morph()
+    morph = checks.morph_analyzer()
     started = time.perf_counter()
     lexemes: dict[str, set[str]] = collections.defaultdict(set)
     forms = 0

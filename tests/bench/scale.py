@@ -85,7 +85,7 @@ def make_app(url: str, tmp: Path):
     return app
 
 
-def _server_cpu() -> float | None:
+def server_cpu() -> float | None:
     """CPU seconds of this session's PostgreSQL server process (None elsewhere)."""
     from webapp.extensions import db
 
@@ -114,14 +114,14 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
 
     size = {"backend": backend, "archive": archive, "submissions": submissions}
     with app.app_context():
-        duplicates._datasketch()  # its import (scipy) is not the import's work
+        duplicates.datasketch_hashing()  # its import (scipy) is not the import's work
         t, c = time.perf_counter(), time.process_time()
         packet = parse_packet(archive_packet(archive))
-        server = _server_cpu()
+        server = server_cpu()
         import_archive(packet, origin="archive.4s")
         commit()
         wall, cpu = time.perf_counter() - t, time.process_time() - c
-        after = _server_cpu()
+        after = server_cpu()
         emit(
             "import",
             **size,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tests.bench.databases import scratch_postgres
 from tests.bench.figures import percentile
-from tests.bench.scale import CHIEF, PRODUCER, _server_cpu, client_of, emit, make_app
+from tests.bench.scale import CHIEF, PRODUCER, client_of, emit, make_app, server_cpu
 
 SEASONS_PER_QUESTION = 25
 
@@ -88,12 +88,12 @@ def measure(app, size: dict, urls: dict[str, str], repeat: int) -> None:
             assert first.status_code == 200, (url, first.status_code)
             times, cpu, server = [], [], []
             for _ in range(repeat):
-                s0 = _server_cpu()
+                s0 = server_cpu()
                 t, c = time.perf_counter(), time.process_time()
                 resp = client.get(url)
                 times.append((time.perf_counter() - t) * 1000)
                 cpu.append((time.process_time() - c) * 1000)
-                s1 = _server_cpu()
+                s1 = server_cpu()
                 if s0 is not None and s1 is not None:
                     server.append((s1 - s0) * 1000)
             times.sort()

@@ -19,8 +19,8 @@ Web, worker, relay and beat are **supervised** as the systemd units in deploy/ a
 :attr:`Cluster.restarts` records it (host, role, exit code, last error line). A host killed
 on purpose (:meth:`Cluster.kill_host`) stays down until :meth:`Cluster.app_up`.
 
-Over 500 lines on purpose: one class owns every host, process and the teardown that must
-remove them all (splitting it would spread the cleanup invariants over several modules).
+One class owns every host, process and the teardown that must remove them all, so the
+clean-up has one place to be right in.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def run(*cmd: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     return done
 
 
-def _tool(name: str) -> str:
+def system_tool(name: str) -> str:
     """``name`` on PATH, else in /usr/sbin or /sbin (root's tools when PATH lacks them)."""
     for found in (shutil.which(name), f"/usr/sbin/{name}", f"/sbin/{name}"):
         if found and os.access(found, os.X_OK):
@@ -69,7 +69,7 @@ def _tool(name: str) -> str:
 def missing_tools() -> list[str]:
     """What this machine lacks for the cluster test (empty: it can run)."""
     need = ["ip", "nginx", "redis-server", "redis-cli", "runuser"]
-    missing = [t for t in need if not os.access(_tool(t), os.X_OK)]
+    missing = [t for t in need if not os.access(system_tool(t), os.X_OK)]
     if not sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
         missing.append("postgresql server")
     if os.geteuid() != 0:
@@ -91,7 +91,7 @@ def wait_for(predicate, timeout: float, what: str, every: float = 0.5):
 
 
 def _free_subnet() -> int:
-    used = run(_tool("ip"), "-o", "addr").stdout
+    used = run(system_tool("ip"), "-o", "addr").stdout
     for n in random.sample(range(20, 250), 230):
         if f"10.231.{n}." not in used:
             return n
@@ -173,10 +173,10 @@ class Cluster:
     # --- network ----------------------------------------------------------------------
     def in_ns(self, host: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
         """``cmd`` run to its end in ``host``'s namespace."""
-        return run(_tool("ip"), "netns", "exec", self.ns(host), *cmd, check=check)
+        return run(system_tool("ip"), "netns", "exec", self.ns(host), *cmd, check=check)
 
     def network_up(self) -> None:
-        ip = _tool("ip")
+        ip = system_tool("ip")
         run(ip, "link", "add", self.bridge, "type", "bridge")
         run(ip, "addr", "add", f"{self.ip('bridge')}/24", "dev", self.bridge)
         run(ip, "link", "set", self.bridge, "up")
@@ -205,9 +205,9 @@ class Cluster:
     ) -> subprocess.Popen:
         """Start ``cmd`` in ``host``'s namespace (log ``<tmp>/<host>-<name>.log``); roles in
         :data:`SUPERVISED` are restarted when they exit (:meth:`_supervise`)."""
-        prefix = [_tool("ip"), "netns", "exec", self.ns(host)]
+        prefix = [system_tool("ip"), "netns", "exec", self.ns(host)]
         if user:
-            prefix += [_tool("runuser"), "-u", user, "--"]
+            prefix += [system_tool("runuser"), "-u", user, "--"]
         env = env or os.environ.copy()
         with self.lock, open(self.tmp / f"{host}-{name}.log", "ab") as out:
             proc = subprocess.Popen(
@@ -283,7 +283,7 @@ class Cluster:
             pids = [
                 int(p)
                 for p in run(
-                    _tool("ip"), "netns", "pids", self.ns(host), check=False
+                    system_tool("ip"), "netns", "pids", self.ns(host), check=False
                 ).stdout.split()
             ]
             for pid in pids:
@@ -304,7 +304,9 @@ class Cluster:
         self.pg_dir.mkdir()
         shutil.chown(self.pg_dir, "postgres", "postgres")
         initdb = (str(self.pg_bin / "initdb"), "-D", str(self.pg_dir / "data"), "--no-sync")
-        run(_tool("runuser"), "-u", "postgres", "--", *initdb, "-A", "trust", "-U", "postgres")
+        run(
+            system_tool("runuser"), "-u", "postgres", "--", *initdb, "-A", "trust", "-U", "postgres"
+        )
         with open(self.pg_dir / "data" / "pg_hba.conf", "a") as hba:
             hba.write(f"host all all 10.231.{self.net}.0/24 trust\n")
         self.pg_ctl("start")
@@ -321,7 +323,7 @@ class Cluster:
         data, logfile = str(self.pg_dir / "data"), str(self.pg_dir / "log")
         self.in_ns(
             "data",
-            *(_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "pg_ctl")),
+            *(system_tool("runuser"), "-u", "postgres", "--", str(self.pg_bin / "pg_ctl")),
             *("-D", data, "-w", "-l", logfile, "-o", options, *extra, action),
         )
 
@@ -436,7 +438,7 @@ class Cluster:
     def sova(self, *args: str) -> str:
         """``sova ARGS`` on app1 (the installed console script); its stdout."""
         return run(
-            _tool("ip"),
+            system_tool("ip"),
             "netns",
             "exec",
             self.ns("app1"),
@@ -481,7 +483,7 @@ http {{
   }}
 }}
 """)
-        self.spawn("front", "nginx", [_tool("nginx"), "-c", str(conf)])
+        self.spawn("front", "nginx", [system_tool("nginx"), "-c", str(conf)])
 
     def smtp_up(self) -> None:
         from aiosmtpd.controller import Controller
@@ -509,7 +511,7 @@ http {{
             self.supervisor.join(10)
         with self.lock:
             for ns in self.made_ns:
-                pids = run(_tool("ip"), "netns", "pids", ns, check=False).stdout.split()
+                pids = run(system_tool("ip"), "netns", "pids", ns, check=False).stdout.split()
                 for pid in pids:
                     try:
                         os.kill(int(pid), signal.SIGKILL)
@@ -522,7 +524,7 @@ http {{
                     pass
         if self.pg_dir.exists():
             run(
-                _tool("runuser"),
+                system_tool("runuser"),
                 "-u",
                 "postgres",
                 "--",
@@ -535,10 +537,10 @@ http {{
                 check=False,
             )
         for ns in self.made_ns:
-            run(_tool("ip"), "netns", "del", ns, check=False)
-        run(_tool("ip"), "link", "del", self.bridge, check=False)
+            run(system_tool("ip"), "netns", "del", ns, check=False)
+        run(system_tool("ip"), "link", "del", self.bridge, check=False)
         for i in range(len(self.HOSTS)):
-            run(_tool("ip"), "link", "del", f"{self.tag}o{i}", check=False)
+            run(system_tool("ip"), "link", "del", f"{self.tag}o{i}", check=False)
         if self.smtp is not None:
             self.smtp.stop()
         if os.environ.get("SOVA_CLUSTER_KEEP") != "1":

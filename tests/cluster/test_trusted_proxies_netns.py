@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.hosts import _tool, run, wait_for
+from tests.cluster.hosts import run, system_tool, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -45,12 +45,14 @@ print(json.dumps(out))
 
 
 def _statuses(ns: str, calls: list[tuple[str, dict]]) -> list[int]:
-    done = run(_tool("ip"), "netns", "exec", ns, sys.executable, "-c", CLIENT, json.dumps(calls))
+    done = run(
+        system_tool("ip"), "netns", "exec", ns, sys.executable, "-c", CLIENT, json.dumps(calls)
+    )
     return json.loads(done.stdout)
 
 
 def _subnet() -> int:
-    used = run(_tool("ip"), "-o", "addr").stdout
+    used = run(system_tool("ip"), "-o", "addr").stdout
     for n in random.sample(range(20, 250), 230):
         if f"10.232.{n}." not in used:
             return n
@@ -60,9 +62,9 @@ def _subnet() -> int:
 @pytest.fixture
 def two_hosts():
     """``{"app": (namespace, address), "outsider": (…)}``; removed afterwards."""
-    if os.geteuid() != 0 or not os.access(_tool("ip"), os.X_OK):
+    if os.geteuid() != 0 or not os.access(system_tool("ip"), os.X_OK):
         pytest.skip("needs root and iproute2 (network namespaces)")
-    ip, n = _tool("ip"), _subnet()
+    ip, n = system_tool("ip"), _subnet()
     tag = f"svp{os.getpid() % 100000}"
     hosts = {"app": (f"{tag}-app", f"10.232.{n}.1"), "outsider": (f"{tag}-out", f"10.232.{n}.2")}
     made: list[str] = []
@@ -100,7 +102,7 @@ def _gunicorn(ns: str, port: int, instance: Path, log, **settings) -> subprocess
         **settings,
     )
     return subprocess.Popen(
-        [_tool("ip"), "netns", "exec", ns, str(BIN / "gunicorn"), "-c"]
+        [system_tool("ip"), "netns", "exec", ns, str(BIN / "gunicorn"), "-c"]
         + [str(ROOT / "deploy" / "gunicorn.conf.py"), "webapp:create_app()"],
         env=env,
         cwd=instance,

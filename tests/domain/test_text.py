@@ -238,17 +238,17 @@ def _matching_key_per_character(s: str) -> str:
         if unescaped == s:
             break
         s = unescaped
-    s = t._MD_ESCAPE.sub(r"\1", s)
+    s = t.MD_ESCAPE.sub(r"\1", s)
     s = unicodedata.normalize("NFKC", s)
     s = "".join(c for c in s if unicodedata.category(c) != "Cf")
-    s = t._CYR_WORD.sub(lambda m: t._stress_word(m.group(0)), s)
+    s = t.CYR_WORD.sub(lambda m: t.stress_word(m.group(0)), s)
     s = unicodedata.normalize("NFD", s)
-    s = "".join(c for c in s if c not in t._STRESS_MARKS)
+    s = "".join(c for c in s if c not in t.STRESS_MARKS)
     s = unicodedata.normalize("NFC", s)
     s = s.casefold().replace("ё", "е")
     s = unicodedata.normalize("NFKC", s)
-    s = "".join(" " if t._drop_char(c) else c for c in s)
-    s = t._WORD.sub(lambda m: t._fold_homoglyphs(m.group(0)), s)
+    s = "".join(" " if t.drop_char(c) else c for c in s)
+    s = t.WORD.sub(lambda m: t.fold_homoglyphs(m.group(0)), s)
     return " ".join(s.split())
 
 

@@ -1,6 +1,6 @@
 """Lighthouse (mobile profile, Debian's Chromium) on the archive: the list and a game page
 score at least 95 in performance, accessibility, best practices and SEO. Slow (a Lighthouse
-run is ~20 s of CPU) and needs ``npx lighthouse``: skipped without it. The scores measured
+run takes seconds of CPU) and needs ``npx lighthouse``: skipped without it. The scores measured
 are in docs/performance.md."""
 
 from __future__ import annotations

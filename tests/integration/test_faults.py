@@ -287,7 +287,7 @@ def in_review_changes(app, qid: int) -> int:
 # --- worker faults -------------------------------------------------------------------------
 
 
-def _blocked_precheck(app, workers, redis_server, worker_args):
+def blocked_precheck(app, workers, redis_server, worker_args):
     """Submit one question while the pre-check table is locked by this test, so the task is
     caught mid-transaction in a worker; returns (question id, the lock's connection)."""
     import sqlalchemy as sa
@@ -312,7 +312,7 @@ def test_worker_sigkilled_during_precheck_runs_it_again_exactly_once(faults):
     """Kills: the worker process group (SIGKILL) while a pre-check is inside its transaction.
     Then a fresh worker gets the unacknowledged message after the visibility timeout."""
     app, workers, redis_server = faults
-    qid, lock, tx, proc = _blocked_precheck(app, workers, redis_server, {})
+    qid, lock, tx, proc = blocked_precheck(app, workers, redis_server, {})
     workers.kill(proc)
     tx.rollback()
     lock.close()
@@ -330,7 +330,7 @@ def test_task_outliving_the_visibility_timeout_has_its_effect_once(faults):
     the broker hands the same message to the worker's second process while the first still
     runs. Both finish; the database keeps one report."""
     app, workers, redis_server = faults
-    qid, lock, tx, _ = _blocked_precheck(app, workers, redis_server, {"concurrency": 2})
+    qid, lock, tx, _ = blocked_precheck(app, workers, redis_server, {"concurrency": 2})
     time.sleep(3 * VISIBILITY_TIMEOUT)
     tx.rollback()
     lock.close()

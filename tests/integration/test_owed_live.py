@@ -16,7 +16,7 @@ from datetime import date
 import pytest
 
 from tests.integration.test_faults import (  # noqa: F401  (fixtures used by name)
-    _blocked_precheck,
+    blocked_precheck,
     faults,
     in_review_changes,
     private_redis,
@@ -137,7 +137,7 @@ def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(faults, smtp_s
     url, received = smtp_sink
     workers.env["SOVA_SMTP_URL"] = url
     app.config["SOVA_OWED_AFTER_SECONDS"] = OWED_AFTER
-    qid, lock, tx, proc = _blocked_precheck(
+    qid, lock, tx, proc = blocked_precheck(
         app, workers, redis_server, {"visibility_timeout": PRODUCTION_VISIBILITY}
     )
     workers.kill(proc)

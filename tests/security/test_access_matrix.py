@@ -49,13 +49,14 @@ GATEWAY_SECRET = "matrix-gateway-secret"
 #: seeded question and its author (``real_urls``).
 REAL_OBJECT_PREFIXES = ("moderation.", "authors.")
 
-_ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
+#: A Flask route argument, `<converter(options):name>`: the converter in group 1, the name in 2.
+ROUTE_ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 def sample_url(rule) -> str:
     """The rule's path with each argument replaced by a sample value (see SAMPLE_ARGS)."""
-    return _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
+    return ROUTE_ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
 
 
 def real_urls(rule, question_id: int, author_id: int = 0, job_id: int = 0) -> list[str]:
@@ -70,7 +71,7 @@ def real_urls(rule, question_id: int, author_id: int = 0, job_id: int = 0) -> li
         "job_id": [str(job_id)],
     }
     urls = [rule.rule]
-    for match in _ARG.finditer(rule.rule):
+    for match in ROUTE_ARG.finditer(rule.rule):
         urls = [u.replace(match.group(0), v) for u in urls for v in values[match.group(2)]]
     return urls
 

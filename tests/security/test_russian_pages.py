@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 import pytest
 
 from tests.helpers import EXPERTS_WIN, PRIZE_APP, VIEWERS_WIN, drain_outbox
-from tests.security.test_access_matrix import _ARG, SAMPLE_ARGS, log_in
+from tests.security.test_access_matrix import ROUTE_ARG, SAMPLE_ARGS, log_in
 from webapp.accounts.models import ROLES
 
 #: Latin-script words a Russian page may show, each for a reason: codes of file formats,
@@ -185,9 +185,9 @@ def page_urls(app, values: dict) -> list[str]:
         if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static")):
             continue
         real = [rule.rule]
-        for m in _ARG.finditer(rule.rule):
+        for m in ROUTE_ARG.finditer(rule.rule):
             real = [u.replace(m.group(0), str(v)) for u in real for v in values.get(m.group(2), [])]
-        sample = _ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
+        sample = ROUTE_ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
         urls.extend(dict.fromkeys([*real, sample]))
     return urls
 

@@ -126,9 +126,8 @@ def test_unknown_or_missing_command_reads_as_the_eager_groups(args):
 )
 @pytest.mark.slow
 def test_a_command_on_a_database_without_tables_says_to_upgrade(tmp_path, args):
-    """``sova outbox status`` on a fresh instance (no ``sova db
-    upgrade`` yet) printed SQLAlchemy's traceback; ``sova import`` printed the raw
-    SQLAlchemy error (newcomer trial). Now one line and exit code 2."""
+    """``sova outbox status`` or ``sova import`` on a fresh instance (no ``sova db upgrade``
+    yet) says so in one line and exits 2, not with SQLAlchemy's traceback or raw error."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}
     env["SOVA_INSTANCE_PATH"] = str(tmp_path / "instance")
     run = subprocess.run(

@@ -311,14 +311,14 @@ def test_only_editors_attach_images(app, kubok, login, client):
 
 def _approve(questions: list[Question]) -> None:
     """Approve and sign off (two editors) the imported, pre-checked questions."""
-    from tests.webapp.games.helpers import _signer_id
+    from tests.webapp.games.helpers import signer_id
     from webapp.accounts.operations import create_user
 
     approver, _ = create_user("approver@test.local", "editor", password="approver-pw")
     db.session.flush()
     for q in questions:
         decide(q, "approve", approver.id, None)
-        db.session.add(QuestionSignoff(question_id=q.id, user_id=_signer_id()))
+        db.session.add(QuestionSignoff(question_id=q.id, user_id=signer_id()))
     db.session.flush()
 
 
@@ -448,12 +448,12 @@ def _editor(email: str) -> int:
 def _prague_in_sector_2(app, g, picks) -> Question:
     """The Prague question (handout block with …_001.png, the photo …_001.jpeg in its
     comment) approved into sector 2 of the Kubok table, which is then locked."""
-    from tests.webapp.games.helpers import _signer_id
+    from tests.webapp.games.helpers import signer_id
 
     prague = by_text("Автор вопроса сравнил Прагу")
     precheck(prague.id)
     decide(prague, "approve", _editor("approver2@test.local"), None)
-    db.session.add(QuestionSignoff(question_id=prague.id, user_id=_signer_id()))
+    db.session.add(QuestionSignoff(question_id=prague.id, user_id=signer_id()))
     replace_slot(g, 2, 1, prague.id)
     attach_image(picks[3], MISSING, image_bytes(MISSING), uploads(app), None)
     lock_table(g, None)

@@ -138,7 +138,7 @@ def test_unknown_game_and_bad_game_input(app, api):
     )
     assert resp.status_code == 422
     assert {"kind", "date", "table.blitz"} <= set(resp.json["errors"])
-    resp = api(  # newcomer trial: 1.5 was read as season 1 and the game created (201)
+    resp = api(  # 1.5 is not season 1: refused, no game created
         "post",
         "/api/v1/games",
         role="producer",

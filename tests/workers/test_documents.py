@@ -334,7 +334,7 @@ def test_autoescape_is_forced_for_every_template() -> None:
     html = render_html("envelope.html", context)
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt;" in html
     assert "<script>" not in html
-    assert documents._ENV.autoescape is True
+    assert documents.TEMPLATE_ENV.autoescape is True
 
 
 # --------------------------------------------------------------------------- envelopes
@@ -709,7 +709,7 @@ def test_raw_html_resources_are_refused(http_server, caplog, markup: str, refuse
     caplog.set_level(logging.WARNING, logger="sova.documents")
     html = f'<html><head><link rel="stylesheet" href="pdf.css"></head><body>{markup}</body></html>'
     with pytest.raises(ResourceRefused):
-        documents._html_to_pdf(html)
+        documents.html_to_pdf(html)
     assert http_server.requests == []
     messages = [r.getMessage() for r in caplog.records if r.name == "sova.documents"]
     assert any(m.startswith(f"refused to fetch {refused}: ") for m in messages), messages
@@ -721,7 +721,7 @@ def test_allowed_file_is_served(tmp_path: Path) -> None:
     image = tmp_path / "handout.png"
     Image.new("RGB", (4, 4), (200, 0, 0)).save(image)
     html = '<html><body><img src="sova-file:handout-17.png"></body></html>'
-    pdf = reader(documents._html_to_pdf(html, {"handout-17.png": image}))
+    pdf = reader(documents.html_to_pdf(html, {"handout-17.png": image}))
     xobjects = pdf.pages[0]["/Resources"]["/XObject"]
     assert [xobjects[k].get_object()["/Subtype"] for k in xobjects] == ["/Image"]
 
@@ -882,7 +882,7 @@ def test_render_is_weasyprint_own_output(monkeypatch, envelope_pdf: bytes) -> No
     from weasyprint.text.fonts import FontConfiguration
     from weasyprint.urls import path2url
 
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", documents._FONT_EPOCH)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", documents.FONT_EPOCH)
     for template, context, pdf in (
         ("envelope.html", game_context(), envelope_pdf),
         ("host_card.html", game_context(), render_pdf("host_card.html", game_context())),
@@ -910,9 +910,9 @@ def test_pdf_identifier_is_derived_from_the_content(
 
 
 def _render_in_forked_child(_: int) -> tuple[bytes, bool, bool]:
-    inherited = documents._FONT_CONFIG
+    inherited = documents.FONT_CONFIG
     pdf = render_pdf("envelope.html", game_context())
-    made = documents._FONT_CONFIG
+    made = documents.FONT_CONFIG
     assert inherited is not None and made is not None
     return pdf, made[0] == os.getpid(), made[1] is not inherited[1]
 
@@ -922,7 +922,7 @@ def test_forked_worker_makes_its_own_font_configuration(envelope_pdf: bytes) -> 
     objects of its parent, makes its own and renders the same bytes."""
     import multiprocessing
 
-    assert documents._FONT_CONFIG is not None  # the fixture rendered in this process
+    assert documents.FONT_CONFIG is not None  # the fixture rendered in this process
     with multiprocessing.get_context("fork").Pool(1) as pool:
         pdf, own_pid, new_config = pool.map(_render_in_forked_child, [0])[0]
     assert (own_pid, new_config) == (True, True)

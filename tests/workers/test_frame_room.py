@@ -1,5 +1,5 @@
-"""``workers.documents._with_frame_room``: a render's frames on a chunk of their own
-(docs/performance.md, «Envelope rendering»)."""
+"""``workers.documents.with_frame_room``: a render's frames on a chunk of their own
+(docs/performance-history.md, «Envelope rendering»)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import resource
 
 import pytest
 
-from workers.documents import _with_frame_room
+from workers.documents import with_frame_room
 
 
 def _down(n: int) -> int:
@@ -44,10 +44,10 @@ def test_a_recursion_crossing_a_chunk_end_maps_pages_each_time_without_the_room(
 
 def test_with_the_room_the_same_recursion_faults_a_few_pages_at_any_depth():
     # The room is mapped once per call: its first pages, and no more at any depth.
-    assert _worst_faults(lambda: _with_frame_room(_oscillate)) <= 40
+    assert _worst_faults(lambda: with_frame_room(_oscillate)) <= 40
 
 
 def test_the_room_passes_arguments_results_and_errors_through():
-    assert _with_frame_room(lambda a, b: (a, b), 1, "x") == (1, "x")
+    assert with_frame_room(lambda a, b: (a, b), 1, "x") == (1, "x")
     with pytest.raises(ZeroDivisionError):
-        _with_frame_room(lambda: 1 / 0)
+        with_frame_room(lambda: 1 / 0)

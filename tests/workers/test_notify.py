@@ -282,14 +282,14 @@ def test_refused_connection_releases_the_claim(make_app):
 def test_without_the_end_of_data_the_server_keeps_nothing(mail_app, sink):
     """The premise of the protocol, against a real server: a connection dropped after the
     whole body but before the end-of-data indicator delivers nothing (RFC 5321 §3.8)."""
-    from workers.notify import _connect, _Fenced, _message
+    from workers.notify import Fenced, build_message, smtp_connect
 
-    smtp = _connect(sink.url, before_end_of_data=lambda: False)
-    with pytest.raises(_Fenced):
-        smtp.send_message(_message("x@example.org", "Тема", "Текст", "<1@localhost>"))
+    smtp = smtp_connect(sink.url, before_end_of_data=lambda: False)
+    with pytest.raises(Fenced):
+        smtp.send_message(build_message("x@example.org", "Тема", "Текст", "<1@localhost>"))
     smtp.close()
-    smtp = _connect(sink.url)  # the server is still fine: a later message arrives
-    smtp.send_message(_message("x@example.org", "Вторая", "Текст", "<2@localhost>"))
+    smtp = smtp_connect(sink.url)  # the server is still fine: a later message arrives
+    smtp.send_message(build_message("x@example.org", "Вторая", "Текст", "<2@localhost>"))
     smtp.quit()
     assert [m["Message-ID"] for m in sink.messages] == ["<2@localhost>"]
 

@@ -42,8 +42,9 @@ def token_digest(token: str) -> str:
 class User(UserMixin, Model):
     """A staff member. ``role``: one of :data:`ROLES`; ``password_hash``: argon2id;
     ``tokens``: the API bearer tokens issued to them (:class:`ApiToken`); the login
-    lock-out state is per source, in :class:`LoginLock`. (The table's old ``token_hash``
-    column is no longer read: migration 0019 moved it to ``api_token``.)"""
+    lock-out state is per source, in :class:`LoginLock`. The ``user`` table's ``token_hash``
+    column is left unmapped: the tokens are rows of ``api_token`` (migration
+    ``0022_api_tokens``)."""
 
     __tablename__ = "user"
 

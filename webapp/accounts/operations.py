@@ -25,7 +25,9 @@ from webapp.core.chars import code_point, forbidden, forbidden_in_password
 from webapp.core.models import utcnow
 from webapp.extensions import db
 
-_hasher = PasswordHasher()  # argon2id, memory-hard
+#: The one argon2id hasher (memory-hard) of staff passwords; the tests swap in the
+#: cheapest parameters (tests/fixtures/speedups.py).
+PASSWORD_HASHER = PasswordHasher()
 
 
 #: Consecutive failed password checks that lock an account's source (OWASP ASVS 2.2.1).
@@ -67,7 +69,7 @@ def create_user(
     user = User(email=email, role=role, name=name or email.split("@")[0])
     if password:
         _check_password_chars(password)
-        user.password_hash = _hasher.hash(password)
+        user.password_hash = PASSWORD_HASHER.hash(password)
     db.session.add(user)
     db.session.flush()
     return user, issue_token(user) if with_token else None
@@ -139,10 +141,10 @@ def deactivate(user: User, by: User | None = None) -> int:
 def check_password(user: User | None, password: str) -> bool:
     """True when ``password`` matches the user's argon2 hash (constant-time verify)."""
     if user is None or not user.password_hash:
-        _hasher.hash(password or "x")  # same cost whether or not the user exists
+        PASSWORD_HASHER.hash(password or "x")  # same cost whether or not the user exists
         return False
     try:
-        return _hasher.verify(user.password_hash, password)
+        return PASSWORD_HASHER.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
 
@@ -338,7 +340,7 @@ def set_password(user: User, password: str, by: User | None = None) -> int:
     one). Returns the number of tokens revoked; flushes. Raises :class:`AccountError` for a
     password holding a control character (:func:`_check_password_chars`)."""
     _check_password_chars(password)
-    user.password_hash = _hasher.hash(password)
+    user.password_hash = PASSWORD_HASHER.hash(password)
     db.session.flush()
     end_sessions(user)
     return revoke_tokens(user, "password", by)
@@ -428,11 +430,6 @@ def user_for_session(session_id: str) -> User | None:
     if user is None or not user.active or (user.session_version or 0) != int(version):
         return None
     return user
-
-
-def unlock(user: User) -> None:
-    """Lift every lock-out of ``user``, from every source (admin action); flushes."""
-    reset_attempts(user)
 
 
 #: How stale ``ApiToken.last_used_at`` may get before a request writes it again: one

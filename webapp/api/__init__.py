@@ -138,7 +138,7 @@ def register_api(app: Flask) -> None:
             if not request.get_data(cache=True).strip():
                 return None
             # a body under another Content-Type (text/plain, a form) is not read as JSON:
-            # say so, instead of «Обязательное поле.» for every field (newcomer trial)
+            # say so, instead of «Обязательное поле.» for every field
             message = gettext(
                 "Тело запроса не прочитано как JSON: укажите заголовок "
                 "Content-Type: application/json."
@@ -159,7 +159,7 @@ def register_api(app: Flask) -> None:
                 return jsonify(errors={"_schema": [message]}), 422
             if body is None and request.get_data(cache=True).strip() not in (b"", b"null"):
                 # truncated or not UTF-8: invalid input, a 422 like any other (api.md), not
-                # Werkzeug's bare 400 (found by the newcomer trial)
+                # Werkzeug's bare 400
                 message = gettext("Тело запроса — не JSON в UTF-8.")
                 return jsonify(errors={"_schema": [message]}), 422
             bad = unfit_fields(body)

@@ -260,7 +260,7 @@ SECTOR = validate.Range(min=1, max=13, error=Message("Номер сектора 
 
 
 class TableIn(Strict):
-    # strict: a JSON number with a fraction (7.5) is an error, not sector 7 (newcomer trial)
+    # strict: a JSON number with a fraction (7.5) is an error, not sector 7
     blitz = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)
     superblitz = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)
     sector13 = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SECTOR)

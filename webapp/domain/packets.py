@@ -50,9 +50,8 @@ a game as they were asked, in a packet that chgksuite and this module read back 
 same field values; the rules the writers follow are in their docstrings and in
 :class:`AskedQuestion`.
 
-Size (over 500 lines, on purpose): one grammar for both packet formats (4s and
-db.chgk.info), its error type and its round trip; split across modules the grammar's
-markers and their handling would no longer read top to bottom.
+One grammar for both packet formats (4s and db.chgk.info), its error type and its round
+trip: a marker and its handling read top to bottom, for both directions.
 """
 
 from __future__ import annotations

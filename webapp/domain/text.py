@@ -130,13 +130,17 @@ def fold_stress(s: str) -> str:
 
 _CYR_LOWER = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
 _CYR_UPPER = _CYR_LOWER.upper()
-_CYR_WORD = re.compile(f"[{_CYR_LOWER}{_CYR_UPPER}]+")
+#: A run of Russian letters: the unit a capital-vowel stress mark is read in.
+CYR_WORD = re.compile(f"[{_CYR_LOWER}{_CYR_UPPER}]+")
 _STRESSABLE = set("АОУЫЭЯЕЮИ")
 # "МакАртур", "О'Нил": a capital after these prefixes is a name, not stress.
 _NOT_STRESS_PREFIXES = {"Мак", "мак", "О'", "о’", "О’", "о'"}
 
 
-def _stress_word(word: str) -> str:
+def stress_word(word: str) -> str:
+    """``word`` with each capital vowel inside it (the way viewers mark stress, «вОдка»)
+    made a lower-case vowel with a combining acute; names such as «МакАртур» and all-caps
+    words are left as they are."""
     if len(word) < 2 or word.upper() == word:
         return word  # one letter or an all-caps word ("ИКС", "ОН"): not stress
     out: list[str] = [word[0]]
@@ -167,10 +171,10 @@ def stress_caps_to_acute(s: str) -> str:
     """
     if not _CAPITAL_INSIDE.search(s):
         return s  # no capital vowel after a Cyrillic letter: no word would change
-    return _CYR_WORD.sub(lambda m: _stress_word(m.group(0)), s)
+    return CYR_WORD.sub(lambda m: stress_word(m.group(0)), s)
 
 
-# Where a word can change (:func:`_stress_word`): a lower-case letter then a capital
+# Where a word can change (:func:`stress_word`): a lower-case letter then a capital
 # vowel, or a word's first letter then a capital vowel not followed by another capital.
 # Texts with neither (most, all-caps words like «ЭТИ» included) are returned at once.
 _VOWELS = "".join(sorted(_STRESSABLE))
@@ -211,9 +215,12 @@ _CYRILLIC_TO_LATIN = str.maketrans(
         "ѕ": "s",
     }
 )
-_WORD = re.compile(r"[^\W\d_]+")
-_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_STRESS_MARKS = {"\u0300", "\u0301", "\u0341"}
+#: A run of letters of any script: the unit homoglyphs are folded in.
+WORD = re.compile(r"[^\W\d_]+")
+#: A Markdown backslash escape of a punctuation character.
+MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+#: The combining accents a stress mark is typed with.
+STRESS_MARKS = {"\u0300", "\u0301", "\u0341"}
 _KEEP_SYMBOL_CATEGORIES = {"Sc"}  # currency signs carry meaning: keep them
 
 
@@ -221,7 +228,7 @@ def _is_cyrillic(c: str) -> bool:
     return "\u0400" <= c <= "\u04ff"
 
 
-def _fold_homoglyphs(word: str) -> str:
+def fold_homoglyphs(word: str) -> str:
     """Fold look-alikes in a word mixing Cyrillic and Latin letters (lower case) into the
     word's majority script: Latin ones into a mostly-Cyrillic word (ties go to Cyrillic),
     Cyrillic ones into a mostly-Latin word. A single-script word is returned as is."""
@@ -234,7 +241,8 @@ def _fold_homoglyphs(word: str) -> str:
     return word.translate(_CYRILLIC_TO_LATIN)
 
 
-def _drop_char(c: str) -> bool:
+def drop_char(c: str) -> bool:
+    """Whether a matching key drops ``c``: punctuation and symbols, except currency signs."""
     cat = unicodedata.category(c)
     if cat[0] == "P":
         return True
@@ -268,7 +276,7 @@ class _CharMap(dict[str, str]):
 #: Format characters (category Cf) deleted.
 _NO_FORMAT = _CharMap(lambda c: "" if unicodedata.category(c) == "Cf" else c)
 #: Punctuation and symbols (but currency signs) turned into spaces.
-_SPACED = _CharMap(lambda c: " " if _drop_char(c) else c)
+_SPACED = _CharMap(lambda c: " " if drop_char(c) else c)
 _LATIN_LOWER = re.compile("[a-z]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 
@@ -297,14 +305,14 @@ def matching_key(s: str) -> str:
         if unescaped == s:
             break
         s = unescaped
-    s = _MD_ESCAPE.sub(r"\1", s)
+    s = MD_ESCAPE.sub(r"\1", s)
     s = unicodedata.normalize("NFKC", s)
     s = _NO_FORMAT.apply(s)
     s = stress_caps_to_acute(s)
     # NFD so that precomposed accented letters ("á" typed for a stressed "а")
     # lose their stress mark too; NFC afterwards recomposes "й", "ё".
     s = unicodedata.normalize("NFD", s)
-    for mark in _STRESS_MARKS:
+    for mark in STRESS_MARKS:
         s = s.replace(mark, "")
     s = unicodedata.normalize("NFC", s)
     s = s.casefold().replace("ё", "е")
@@ -312,5 +320,5 @@ def matching_key(s: str) -> str:
     s = unicodedata.normalize("NFKC", s)
     s = _SPACED.apply(s)
     if _LATIN_LOWER.search(s) and _CYRILLIC.search(s):  # else no word mixes the scripts
-        s = _WORD.sub(lambda m: _fold_homoglyphs(m.group(0)), s)
+        s = WORD.sub(lambda m: fold_homoglyphs(m.group(0)), s)
     return " ".join(s.split())

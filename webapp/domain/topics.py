@@ -8,7 +8,7 @@ staff pages show.
 
 from __future__ import annotations
 
-__all__ = ["TOPICS", "is_topic", "topic_label"]
+__all__ = ["TOPICS", "topic_label"]
 
 #: code → Russian label, in the order the select lists show them.
 TOPICS: dict[str, str] = {
@@ -25,11 +25,6 @@ TOPICS: dict[str, str] = {
     "everyday": "Быт",
     "other": "Другое",
 }
-
-
-def is_topic(code: object) -> bool:
-    """True if ``code`` is one of the :data:`TOPICS` codes."""
-    return isinstance(code, str) and code in TOPICS
 
 
 def topic_label(code: str | None) -> str:

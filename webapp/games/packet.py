@@ -75,7 +75,7 @@ class PacketFile:
 
 
 @dataclass
-class _Images:
+class PacketImages:
     """The image files of one packet: ``files`` maps a packet name to its stored path."""
 
     uploads: Path
@@ -100,7 +100,7 @@ class _Images:
         return path if path.is_file() else None
 
 
-def _renamed(text: str | None, names: dict[str, str]) -> str | None:
+def renamed_references(text: str | None, names: dict[str, str]) -> str | None:
     """``text`` with each ``(img … name)`` reference's file name replaced by ``names[name]``."""
     if not text:
         return text
@@ -127,7 +127,7 @@ def author_line(q: Question) -> str | None:
     )
 
 
-def _asked(q: Question, images: _Images) -> AskedQuestion:
+def _asked(q: Question, images: PacketImages) -> AskedQuestion:
     names: dict[str, str] = {}
     for ref_name, file in q.image_files.items():
         path = images.stored(file)
@@ -141,13 +141,13 @@ def _asked(q: Question, images: _Images) -> AskedQuestion:
         name = images.add(q.id, f"handout_{q.id}{upload.suffix.lower()}", upload)
         handout = f"{handout}\n(img {name})" if handout else f"(img {name})"
     return AskedQuestion(
-        text=_renamed(q.text, names) or "",
-        answer=_renamed(q.answer, names) or "",
-        accepted=_renamed(q.accepted, names),
-        rejected=_renamed(q.rejected, names),
-        comment=_renamed(q.comment, names),
+        text=renamed_references(q.text, names) or "",
+        answer=renamed_references(q.answer, names) or "",
+        accepted=renamed_references(q.accepted, names),
+        rejected=renamed_references(q.rejected, names),
+        comment=renamed_references(q.comment, names),
         sources=tuple(s for s in (q.sources or []) if s),
-        handout=_renamed(handout, names),
+        handout=renamed_references(handout, names),
         authors=author_line(q),
     )
 
@@ -171,7 +171,7 @@ def asked_questions(game: Game, public: bool = False) -> list[tuple[str, list[Qu
     return out
 
 
-def _tour(game: Game, images: _Images, title: str | None, public: bool = False) -> PacketTour:
+def _tour(game: Game, images: PacketImages, title: str | None, public: bool = False) -> PacketTour:
     items = []
     for kind, questions in asked_questions(game, public):
         parts = tuple(_asked(q, images) for q in questions)
@@ -180,7 +180,7 @@ def _tour(game: Game, images: _Images, title: str | None, public: bool = False) 
 
 
 def _packet_file(
-    parts: tuple[str, ...], fmt: Literal["4s", "db"], text: str, images: _Images
+    parts: tuple[str, ...], fmt: Literal["4s", "db"], text: str, images: PacketImages
 ) -> PacketFile:
     name = file_name(*parts, ext=FORMATS[fmt][0])
     data = text.encode("utf-8")
@@ -201,7 +201,7 @@ def game_packet(
     the same name with the images when there are any); ``public`` (a reader without a
     staff role, once the game is published): without the held-back questions. Raises
     :class:`GameConflict` when no question of the game has been asked yet."""
-    images = _Images(uploads)
+    images = PacketImages(uploads)
     tour = _tour(game, images, None, public)
     if not tour.items:
         raise GameConflict(f"игра {game.id}: ни один вопрос ещё не задан — пакет пуст")
@@ -214,7 +214,7 @@ def season_packet(season: Season, fmt: Literal["4s", "db"], uploads: Path) -> Pa
     """The packet of a season: its games that are over (finished or closed), in play order
     (air date, then id), each a tour headed by its title and team. Raises
     :class:`GameConflict` when no game of the season is over."""
-    images = _Images(uploads)
+    images = PacketImages(uploads)
     games = chronological(
         db.select(Game).where(Game.season_id == season.id, Game.status.in_(("finished", "closed")))
     )

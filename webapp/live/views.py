@@ -17,7 +17,7 @@ from webapp.domain.books import BOOKS
 from webapp.extensions import db, limiter
 from webapp.games.models import Game, Season
 from webapp.submissions.views import counts_toward_limit, csrf_expired
-from webapp.submissions.views.submit_form import _email_key, handle_form
+from webapp.submissions.views.submit_form import email_key, handle_form
 
 bp = Blueprint("live", __name__)
 
@@ -41,7 +41,7 @@ def live_game() -> Game | None:
 @limiter.limit(
     "10/hour",
     methods=["POST"],
-    key_func=lambda: _email_key(),
+    key_func=lambda: email_key(),
     deduct_when=lambda r: counts_toward_limit(r),
 )
 @access("public")

@@ -89,7 +89,9 @@ _BE_TO_RU = str.maketrans({"і": "и", "ў": "у"})
 
 
 @cache
-def _morph():
+def morph_analyzer():
+    """The process's pymorphy3 analyser, made once, at the first use rather than at import
+    (loading its dictionaries is work a process that parses no word should not do)."""
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer()
@@ -114,7 +116,7 @@ def _analysis(key: str) -> tuple[frozenset[str], str, bool]:
     """``(normal forms, Snowball stem, is a function word)`` of one folded word; Belarusian
     letters are read as their Russian counterparts (``і`` → ``и``, ``ў`` → ``у``)."""
     folded = key.translate(_BE_TO_RU)
-    parses = _morph().parse(folded)
+    parses = morph_analyzer().parse(folded)
     lemmas = frozenset({folded} | {p.normal_form.replace("ё", "е") for p in parses})
     first = parses[0] if parses else None
     stop = (
@@ -164,7 +166,7 @@ def answer_words(answer: str) -> list[str]:
 
 
 def _first_tag(key: str):
-    parses = _morph().parse(key.translate(_BE_TO_RU))
+    parses = morph_analyzer().parse(key.translate(_BE_TO_RU))
     return parses[0].tag if parses else None
 
 
@@ -348,7 +350,7 @@ def names_to_stress(text: str) -> list[str]:
         if not (word[0].isupper() and not word.isupper()) or "-" in word:
             continue
         folded = key.translate(_BE_TO_RU)
-        morph = _morph()
+        morph = morph_analyzer()
         if morph.word_is_known(folded):
             if _NAME_TAGS & set(morph.parse(folded)[0].tag.grammemes):
                 out.append(word)

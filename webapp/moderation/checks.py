@@ -129,7 +129,9 @@ _SLANG = {"Slng", "Infr"}
 
 
 @cache
-def _morph():
+def morph_analyzer():
+    """The process's pymorphy3 analyser, made once, at the first use rather than at import
+    (loading its dictionaries is work a process that parses no word should not do)."""
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer()
@@ -175,7 +177,7 @@ def is_obscene(word: str) -> bool:
     w = words[0]
     if len(w) < 3 or not _root_match(w):
         return False
-    morph = _morph()
+    morph = morph_analyzer()
     if not morph.word_is_known(w):
         return True
     # A dictionary word: obscene when one of its analyses is marked slang/informal or has
@@ -238,7 +240,7 @@ def _lemmas(word: str, only: str | None = None) -> frozenset[str]:
     """The word itself and the normal forms pymorphy3 gives it (``гомеле`` → ``гомель``);
     with ``only`` (a grammeme: ``"Geox"``, ``"Surn"``) just the analyses carrying it, so
     that the city «Николаев» is not taken for the name «Николай» (its genitive plural)."""
-    parses = _morph().parse(word)
+    parses = morph_analyzer().parse(word)
     if only is not None:
         parses = [p for p in parses if only in p.tag.grammemes]
     return frozenset({word} | {p.normal_form.replace("ё", "е") for p in parses})
@@ -256,7 +258,7 @@ def _surname_words(name: str) -> list[str]:
     :data:`MIN_LEAK_LETTERS` letters that the dictionary does not take for a given name or
     patronymic only (``"Мария Лисовская"`` → ``["лисовская"]``)."""
     out = []
-    morph = _morph()
+    morph = morph_analyzer()
     for word in matching_key(name).split():
         if len(word) < MIN_LEAK_LETTERS or not word.isalpha():
             continue

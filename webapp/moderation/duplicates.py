@@ -26,9 +26,9 @@ How a lookup works:
    :func:`similarity` (:func:`scores`, vectorised) and those at or above
    ``DUPLICATE_THRESHOLD`` are returned.
 
-Over 500 lines on purpose: the signature, the bucket format, the index writes and the
-lookup's statement and re-rank are one index format (``INDEX_VERSION``); split, a change
-to one side could silently stop matching the rows the other side wrote.
+The signature, the bucket format, the index writes and the lookup's statement and re-rank
+are one index format (``INDEX_VERSION``): a change to one side that the other does not
+follow silently stops matching the rows already written.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ ROWS = 3
 NUM_PERM = BANDS * ROWS
 MINHASH_SEED = 1
 # Questions sharing buckets that are re-ranked per lookup (most shared buckets first, a
-# window counting WINDOW_WEIGHT). 40 (was 100): at 500 000 questions every
-# labelled positive ranks 10th or better, and the top five of 999 of the bench's 1000
-# lookups score as with every candidate re-ranked (30: 994, 20: 958).
+# window counting WINDOW_WEIGHT): enough that at 500 000 questions every labelled
+# positive is among them and the top five are those of re-ranking every candidate
+# (docs/performance-history.md, «Duplicate detection»).
 MAX_LSH_CANDIDATES = 40
 # Rows read per bucket on a lookup (see ``_candidates``).
 MAX_BUCKET_ROWS = 300
@@ -88,7 +88,7 @@ MINHASH_SCHEME = "affine32"  # datasketch 2 hashing scheme (fixed: part of the i
 
 
 @functools.cache
-def _datasketch() -> tuple[np.ndarray, np.ndarray, Any]:
+def datasketch_hashing() -> tuple[np.ndarray, np.ndarray, Any]:
     """``(a, b, sha1_hash32)``: datasketch's permutations for ``NUM_PERM``, ``MINHASH_SEED``
     and ``MINHASH_SCHEME`` as two uint32 arrays of ``NUM_PERM``, and its 32-bit SHA-1 word
     hash. datasketch is imported here, at the first signature, not with this module: its
@@ -109,12 +109,12 @@ def shingles(key: str) -> set[bytes]:
     return {w.encode("utf-8") for w in key.split()}
 
 
-# The permuted hash values of the words seen so far: row ``_WORD_INDEX[word]`` of
-# ``_WORD_MATRIX`` (grown by doubling, emptied past ``_WORD_CACHE_MAX`` words; a
+# The permuted hash values of the words seen so far: row ``WORD_INDEX[word]`` of
+# ``WORD_MATRIX`` (grown by doubling, emptied past ``WORD_CACHE_MAX`` words; a
 # vocabulary is far smaller than an archive). Read and written under ``_WORD_LOCK``.
-_WORD_INDEX: dict[str, int] = {}
-_WORD_MATRIX = np.zeros((1024, NUM_PERM), dtype=np.uint32)
-_WORD_CACHE_MAX = 500_000
+WORD_INDEX: dict[str, int] = {}
+WORD_MATRIX = np.zeros((1024, NUM_PERM), dtype=np.uint32)
+WORD_CACHE_MAX = 500_000
 _WORD_LOCK = threading.Lock()
 
 
@@ -134,29 +134,29 @@ def _word_rows(words: list[str]) -> np.ndarray:
     32-bit hash, MurmurHash3 pre-mix, ``a × h + b`` mod 2³²), computed in one vectorised
     step for the words not yet cached, then gathered in one step. Equal to datasketch
     (tested)."""
-    global _WORD_MATRIX
+    global WORD_MATRIX
     with _WORD_LOCK:
-        index = _WORD_INDEX
+        index = WORD_INDEX
         missing = [w for w in dict.fromkeys(words) if w not in index]
         if missing:
-            perm_a, perm_b, sha1_hash32 = _datasketch()
-            if len(index) + len(missing) > _WORD_CACHE_MAX:
+            perm_a, perm_b, sha1_hash32 = datasketch_hashing()
+            if len(index) + len(missing) > WORD_CACHE_MAX:
                 index.clear()
                 missing = list(dict.fromkeys(words))
             start, end = len(index), len(index) + len(missing)
-            if end > len(_WORD_MATRIX):
-                grown = np.zeros((max(end, 2 * len(_WORD_MATRIX)), NUM_PERM), dtype=np.uint32)
-                grown[:start] = _WORD_MATRIX[:start]
-                _WORD_MATRIX = grown
+            if end > len(WORD_MATRIX):
+                grown = np.zeros((max(end, 2 * len(WORD_MATRIX)), NUM_PERM), dtype=np.uint32)
+                grown[:start] = WORD_MATRIX[:start]
+                WORD_MATRIX = grown
             hv = np.fromiter(
                 (sha1_hash32(w.encode("utf-8")) for w in missing),
                 dtype=np.uint32,
                 count=len(missing),
             )
-            _WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * perm_a + perm_b
+            WORD_MATRIX[start:end] = _fmix32(hv)[:, None] * perm_a + perm_b
             index.update(zip(missing, range(start, end), strict=True))
         rows = np.fromiter(map(index.__getitem__, words), dtype=np.intp, count=len(words))
-        return _WORD_MATRIX[rows]
+        return WORD_MATRIX[rows]
 
 
 def signature(key: str) -> np.ndarray | None:
@@ -549,14 +549,6 @@ def _candidates(
     finally:
         cursor.close()
     return [(r[0], r[1], r[2]) for r in rows]
-
-
-def candidate_ids(
-    key: str, exclude_id: int | None = None, limit: int = MAX_LSH_CANDIDATES
-) -> list[int]:
-    """Ids of questions sharing at least one bucket with ``key``, most shared buckets
-    first (a window counts ``WINDOW_WEIGHT``; ties: smaller id first), at most ``limit``."""
-    return [r[0] for r in _candidates(key, exclude_id, None, limit)]
 
 
 def scores(key: str, others: Sequence[str], cutoff: float = 0.0) -> np.ndarray:

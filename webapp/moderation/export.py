@@ -154,11 +154,6 @@ def csv_chunks(
         yield buf.getvalue().encode("utf-8")
 
 
-def to_csv(rows: Sequence[Sequence]) -> bytes:
-    """:func:`csv_chunks` of one batch, joined."""
-    return b"".join(csv_chunks([rows]))
-
-
 #: Bytes per chunk of a streamed XLSX file.
 XLSX_CHUNK = 256 * 1024
 
@@ -205,11 +200,6 @@ def _discard_sheet(ws) -> None:
     if not ws.closed:
         ws.close()
         ws._writer.cleanup()
-
-
-def to_xlsx(rows: Sequence[Sequence]) -> bytes:
-    """:func:`xlsx_chunks` of one batch, joined."""
-    return b"".join(xlsx_chunks([rows]))
 
 
 def _value(text: str) -> str:

@@ -24,8 +24,8 @@ from webapp.submissions.models import CHANNEL_LABELS
 
 class NoControlChars:
     """Refuse a field holding a C0/C1 control character other than a line end or a tab (a
-    NUL, say: SQLite's full-text search failed on it with a 500, PostgreSQL refuses it in
-    text; found by the newcomer trial). The viewer form and the API refuse them too."""
+    NUL, say: SQLite's full-text search fails on it with a 500, PostgreSQL refuses it in
+    text). The viewer form and the API refuse them too."""
 
     message = _l("Поле содержит недопустимые управляющие символы.")
 

@@ -18,10 +18,9 @@ Formats validated (country ``BY`` or ``RU``):
   ``0`` + BIK digits 5–6);
 * RU INN (optional) — ``python-stdnum`` (``stdnum.ru.inn``).
 
-Over 500 lines on purpose: this module is the boundary of the payees' personal data. Their
-validation, encryption, one-time links, audited reading and deletion stay in one place so
-that no other module ever holds a decrypted value (split, the clear values would travel
-between modules as public names).
+This module is the boundary of the payees' personal data: their validation, encryption,
+one-time links, audited reading and deletion live here, so that no other module ever holds
+a decrypted value.
 """
 
 from __future__ import annotations
@@ -413,15 +412,10 @@ def reveal(prize: Prize, user_id: int) -> dict | None:
     return _load(details)
 
 
-def address_of(prize: Prize) -> str:
-    """The payee's address for the gift agreement (not audited: printed on the document
-    the payee signs; rendered by the worker), or ""."""
-    return declared(prize)[1]
-
-
 def declared(prize: Prize) -> tuple[str, str]:
     """``(full name, address)`` as the payee declared them with their details, for the
-    gift agreement (not audited, as :func:`address_of`), or ``("", "")`` before."""
+    gift agreement (not audited: printed on the document the payee signs, rendered by the
+    worker), or ``("", "")`` before."""
     details = db.session.scalar(db.select(PayeeDetails).where(PayeeDetails.prize_id == prize.id))
     if details is None:
         return "", ""

@@ -1,5 +1,5 @@
 /* Game page: live status of the game's documents.
- * While a document is «готовится», poll documents.json (webapp/games/views.py::documents_json,
+ * While a document is «готовится», poll documents.json (webapp/games/views/game_page.py::documents_json,
  * same role checks as the page) every few seconds and re-render the list, so «готовится»
  * turns into «скачать PDF» without a reload. Stops when nothing is pending. No inline
  * script: CSP-safe. Without this file the page is the same, only static. */

@@ -13,8 +13,8 @@ class MyLinkForm(SovaForm):
         validators=[
             DataRequired(_l("Заполните это поле.")),
             Length(max=254),
-            # a typo is said at once (newcomer trial: «x» got «мы отправили ссылку»); it
-            # tells nothing of which addresses Sova knows
+            # a typo is said at once rather than answered «мы отправили ссылку»; it tells
+            # nothing of which addresses Sova knows
             Email(_l("Неверный адрес электронной почты."), check_deliverability=False),
         ],
     )

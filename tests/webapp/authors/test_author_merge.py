@@ -64,7 +64,7 @@ def links(author: Author) -> list[tuple[int, str, str | None, bool]]:
 
 def approve(*questions: Question) -> None:
     """Approved with the sources signed off: ready for a game's table."""
-    signer = h._signer_id()
+    signer = h.signer_id()
     for q in questions:
         q.status = "approved"
         db.session.add(QuestionSignoff(question_id=q.id, user_id=signer))

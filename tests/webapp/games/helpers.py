@@ -8,6 +8,7 @@ from datetime import date
 from tests.helpers import api_game, api_season
 from webapp.extensions import db
 from webapp.games.models import Season
+from webapp.games.operations import assign_envelopes, lock_table
 from webapp.games.season.operations import create_game, create_season, create_series, create_team
 from webapp.jobs import commit
 from webapp.submissions.models import Author, Question, QuestionAuthor
@@ -15,7 +16,7 @@ from webapp.submissions.models import Author, Question, QuestionAuthor
 EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
 
 
-def _signer_id() -> int:
+def signer_id() -> int:
     """An editor who signs the sources off (moderation's four-eyes rule)."""
     from webapp.accounts.models import User
     from webapp.accounts.operations import create_user
@@ -32,7 +33,7 @@ def approved_questions(n: int, channel: str = "web") -> list[Question]:
     («Автор k, Город k»)."""
     from webapp.moderation.models import QuestionSignoff
 
-    signer = _signer_id()
+    signer = signer_id()
     out = []
     for k in range(1, n + 1):
         author = Author(name=f"Автор {k}", city=f"Город {k}")
@@ -63,7 +64,7 @@ def approved_questions_more(n: int, channel: str = "web") -> list:
     ones this helper made before (for many games in one test)."""
     from webapp.moderation.models import QuestionSignoff
 
-    signer = _signer_id()
+    signer = signer_id()
     out = []
     for k in range(_MADE[0] + 1, _MADE[0] + n + 1):
         author = Author(name=f"Автор {k}", city=f"Город {k % 7}")
@@ -141,3 +142,48 @@ def startable(g) -> None:
     from webapp.games.operations import allow_start
 
     allow_start(g, None, "проверка пульта без печати конвертов")
+
+
+def filled_game(locked: bool = False):
+    """A draft game of a new season whose table (a four-question blitz) is filled from 20
+    approved questions; ``locked``: its table locked too."""
+    approved_questions(20)
+    g = game(season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft")
+    assign_envelopes(g)
+    if locked:
+        lock_table(g, None)
+    commit()
+    return g
+
+
+def live_site(app):
+    """A 2009 game that is live (its table filled from 15 approved questions, one spin
+    played through the API): ``(app, client, api, game_id)``, where ``api(method, path, role,
+    **kwargs)`` calls the API with a token of a user of ``role``, made on first use."""
+    from webapp.accounts.operations import create_user
+    from webapp.games.models import Game
+
+    client = app.test_client()
+    tokens: dict[str, str] = {}
+
+    def api(method: str, path: str, role: str, **kwargs):
+        if role not in tokens:
+            _user, tokens[role] = create_user(
+                f"{role}@live.local", role, password=f"{role}-pw", with_token=True
+            )
+            commit()
+        headers = {"Authorization": f"Bearer {tokens[role]}"}
+        return getattr(client, method)(path, headers=headers, **kwargs)
+
+    game_id = api_game_2009(api)
+    game = db.session.get(Game, game_id)
+    approved_questions(15)
+    assign_envelopes(game)
+    startable(game)
+    commit()
+    resp = api(
+        "post", f"/api/v1/games/{game_id}/events", "host", json={"type": "spin", "sector": 1}
+    )
+    assert resp.status_code == 201, resp.json
+    assert db.session.get(Game, game_id).status == "live"
+    return app, client, api, game_id

@@ -5,8 +5,8 @@ a browser sends it, detaches nothing."""
 from __future__ import annotations
 
 import html
-from html.parser import HTMLParser
 
+from tests.forms import form_fields
 from tests.webapp.games.season_driver import SeasonRun
 from webapp.extensions import db
 from webapp.games.models import Game, Series
@@ -14,40 +14,6 @@ from webapp.jobs import commit
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 OPEN = {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"}
-
-
-class _Form(HTMLParser):
-    """What a browser submits for the form ``action``: each input's value and each select's
-    selected option (the first one when none is selected)."""
-
-    def __init__(self, action: str):
-        super().__init__()
-        self.action, self.inside, self.select = action, False, None
-        self.data: dict[str, str] = {}
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form":
-            self.inside = a.get("action") == self.action
-        elif self.inside and tag == "input" and a.get("name"):
-            self.data[a["name"]] = a.get("value", "")
-        elif self.inside and tag == "select":
-            self.select = a["name"]
-        elif self.inside and tag == "option" and self.select:
-            if "selected" in a or self.select not in self.data:
-                self.data[self.select] = a["value"]
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self.inside = False
-        elif tag == "select":
-            self.select = None
-
-
-def _defaults(page: str, action: str) -> dict[str, str]:
-    parser = _Form(action)
-    parser.feed(page)
-    return parser.data
 
 
 def _season_game(api, login) -> tuple[SeasonRun, int, object]:
@@ -79,7 +45,7 @@ def test_a_season_game_keeps_its_team_and_series_when_the_form_is_saved_unchange
     assert (game.team_id, game.series_id) == (run.team_ids["Королёва"], _spring(run))
     page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
     assert "Команда: Королёва. Серия: Весенняя серия — Сезон 2023." in page
-    sent = _defaults(page, f"/games/{gid}/attach")
+    sent = form_fields(page, f"/games/{gid}/attach")
     assert sent == {"team_id": str(run.team_ids["Королёва"]), "series_id": str(_spring(run))}
     r = client.post(f"/games/{gid}/attach", data=sent, follow_redirects=True)
     assert "Команда и серия игры сохранены." in html.unescape(r.get_data(as_text=True))
@@ -98,7 +64,7 @@ def test_a_game_without_a_stored_series_shows_and_keeps_the_series_it_counts_in(
     commit()
     page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
     assert "Команда: Королёва. Серия: Весенняя серия — Сезон 2023." in page
-    sent = _defaults(page, f"/games/{gid}/attach")
+    sent = form_fields(page, f"/games/{gid}/attach")
     assert sent["series_id"] == str(_spring(run))
     client.post(f"/games/{gid}/attach", data=sent)
     db.session.expire_all()

@@ -118,7 +118,7 @@ def test_copies_serials_images_props_and_stress_marks(game, drain):
     assert f"Экземпляр № {game.id}-E01" in text_of(env, per_copy - 1)
     assert f"Экземпляр № {game.id}-E02" in text_of(env, per_copy)
     assert f"Экземпляр № {game.id}-E02" in text_of(env, len(env.pages) - 1)
-    # each copy counts its own pages (newcomer trial: copy E02 began «Стр. 14 из 26»)
+    # each copy counts its own pages, from «Стр. 1» of its first
     for index in (0, per_copy):
         assert f"Стр. 1 из {per_copy}" in text_of(env, index)
     for index in (per_copy - 1, len(env.pages) - 1):

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from tests.webapp.games import helpers as h
-from tests.webapp.games.test_start_and_status import _filled
 from tests.webapp.moderation import pages
 from tests.webapp.prizes.test_file_names import disposition
 from webapp.games.operations import request_envelopes
 
 
 def test_envelopes_and_host_cards_are_named_for_the_game(login, drain):
-    g = _filled(locked=True)
+    g = h.filled_game(locked=True)
     request_envelopes(g)
     h.commit()
     drain()

@@ -391,16 +391,16 @@ def test_cli_exports_a_game_and_a_season(played, app, tmp_path, monkeypatch):
 def test_image_names_a_packet_can_write(tmp_path):
     """A name db.chgk.info cannot write gets "_" for its other characters; a name already
     taken by another file gets the question's id in front; references follow."""
-    from webapp.games.packet import _Images, _renamed
+    from webapp.games.packet import PacketImages, renamed_references
 
     a, b = tmp_path / "a.png", tmp_path / "b.png"
-    images = _Images(tmp_path)
+    images = PacketImages(tmp_path)
     assert images.add(7, "фото 1.png", a) == "фото_1.png"  # letters of any script are \w
     assert images.add(8, "фото 1.png", a) == "фото_1.png"  # the same file: the same name
     assert images.add(9, "фото_1.png", b) == "9_фото_1.png"
     assert images.add(10, "x-1.png", b) == "x_1.png"
     assert images.files == {"фото_1.png": a, "9_фото_1.png": b, "x_1.png": b}
-    assert _renamed("См. (img w=5cm x-1.png) и (img y.png)", {"x-1.png": "x_1.png"}) == (
+    assert renamed_references("См. (img w=5cm x-1.png) и (img y.png)", {"x-1.png": "x_1.png"}) == (
         "См. (img w=5cm x_1.png) и (img y.png)"
     )
 

@@ -91,7 +91,7 @@ def test_import_checks_every_event_and_writes_nothing_on_a_refusal(app, login):
     )
     assert resp.status_code == 200
     assert "Протокол не загружен: слишком глубокая вложенность JSON." in resp.get_data(as_text=True)
-    resp = client.post(  # newcomer trial: the engine's English message on a Russian page
+    resp = client.post(  # a Russian page says the refusal in Russian, not the engine's English
         f"/games/{g.id}/protocol",
         data={
             "file": (io.BytesIO(b'{"format": "sova.game-protocol/1", "ruleset": "2023"}'), "p.json")

@@ -120,7 +120,7 @@ def test_the_host_card_prints_the_editors_stress_marks(app, drain, staff):
     add_stress(q, editor, "Деннис", 0)
     add_stress(q, editor, "Муррен", 0)
     # the edit dropped the sources sign-off: a second editor signs again
-    db.session.add(QuestionSignoff(question_id=q.id, user_id=h._signer_id()))
+    db.session.add(QuestionSignoff(question_id=q.id, user_id=h.signer_id()))
     h.commit()
     g = h.game(
         h.season(), table={"blitz": None, "superblitz": None, "sector13": None}, status="draft"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 import re
 
+from tests.forms import form_fields
 from tests.helpers import api_game, api_season
-from tests.webapp.games.test_attach_form import _defaults
 from webapp.domain.books import BOOKS, cite
 
 
@@ -26,7 +26,7 @@ def test_a_2009_plan_refused_on_the_game_form_cites_the_clause_as_people_read_it
     season = api_season(api, "Сезон 2009", "2009", unanswered_prize="1000.00")
     client = login("producer")
     page = client.get("/games/").get_data(as_text=True)
-    data = _defaults(page, "/games/new")
+    data = form_fields(page, "/games/new")
     assert "game-sector13" in data and "game-season_id" in data, data
     data.update(
         {

@@ -212,7 +212,7 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     import json
     from pathlib import Path
 
-    from tests.webapp.games.test_attach_form import _defaults
+    from tests.forms import form_fields
 
     doc = json.loads(
         (Path(__file__).parents[2] / "domain/data/season_2009.json").read_text(encoding="utf-8")
@@ -224,7 +224,7 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     action = f"/games/seasons/{run.id}/events"
 
     def withdraw(team: str) -> str:
-        data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), action)
+        data = form_fields(_text(client.get(f"/games/seasons/{run.id}")), action)
         assert data["event-type"] == "series"  # the form as rendered, then the person's choice
         data.update({"event-type": "withdraw", "event-team": team})
         return _text(client.post(action, data=data, follow_redirects=True))
@@ -247,7 +247,7 @@ def test_a_withdrawal_between_two_series_through_the_rendered_form_2_3(api, clie
     page = _text(client.get(f"/games/seasons/{run.id}"))
     assert '<p id="withdrawn">Отказались от этой серии: Бялко.</p>' in page
     assert 'id="refusing"' not in page
-    data = _defaults(page, games)
+    data = form_fields(page, games)
     data.update({"game-team_id": str(run.team_ids["Бялко"]), "game-air_date": "2009-06-06"})
     assert data["game-kind"] == "qualifying"
     r = client.post(games, data=data, follow_redirects=True)
@@ -262,7 +262,7 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
     (parameter, value, what was announced, confirmation); the page lists the rules in force
     and the amendment with its time and who recorded it; a bad value is refused in Russian
     with the clause."""
-    from tests.webapp.games.test_attach_form import _defaults
+    from tests.forms import form_fields
 
     run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
     run.add_teams(SPRING)
@@ -274,7 +274,7 @@ def test_an_amendment_through_the_rendered_form_4_12_1(api, client, login):
     assert "<tr><td>очков для победы в игре</td><td>6</td><td>6</td></tr>" in page
 
     def amend(value: str, confirm: bool) -> str:
-        data = _defaults(_text(client.get(f"/games/seasons/{run.id}")), action)
+        data = form_fields(_text(client.get(f"/games/seasons/{run.id}")), action)
         data.update(
             {
                 "event-type": "amend",

@@ -8,7 +8,7 @@ from tests.helpers import VIEWERS_WIN
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
 from webapp.games.models import GameEventAudit
-from webapp.games.operations import assign_envelopes, lock_table, start_refusal
+from webapp.games.operations import start_refusal
 
 JSON = {"Accept": "application/json"}
 
@@ -48,18 +48,8 @@ def test_closed_game_shows_outcomes_in_russian(login, api, played):
         assert f"<strong>{code}</strong>" not in text
 
 
-def _filled(locked: bool = False):
-    h.approved_questions(20)
-    g = h.game(h.season(), table={"blitz": 4, "superblitz": None, "sector13": None}, status="draft")
-    assign_envelopes(g)
-    if locked:
-        lock_table(g, None)
-    h.commit()
-    return g
-
-
 def test_start_needs_a_locked_printed_table_or_the_producers_confirmation(login):
-    g = _filled()
+    g = h.filled_game()
     host = login("host")
     r = host.post(f"/games/{g.id}/console", data={"type": "spin", "sector": "1"}, headers=JSON)
     assert r.status_code == 409
@@ -89,7 +79,7 @@ def test_a_locked_table_without_rendered_envelopes_is_refused_and_nothing_to_con
 ):
     from webapp.games.operations import GameConflict, allow_start, request_envelopes
 
-    g = _filled(locked=True)
+    g = h.filled_game(locked=True)
     assert start_refusal(g) == (
         "Игру нельзя начать: конверты ещё не напечатаны (их PDF не готов). Продюсер блокирует "
         "стол и печатает конверты на странице игры — или там же разрешает начать без них."
@@ -109,7 +99,7 @@ def test_a_locked_table_without_rendered_envelopes_is_refused_and_nothing_to_con
 def test_documents_json_for_the_game_page(login, drain):
     from webapp.games.operations import request_envelopes
 
-    g = _filled(locked=True)
+    g = h.filled_game(locked=True)
     request_envelopes(g)
     h.commit()
     client = login("host")

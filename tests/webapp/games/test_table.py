@@ -357,9 +357,9 @@ def test_api_table_semantics_unchanged_by_the_form_default(app, api):
 
 
 def test_a_placed_question_without_its_handout_warns_and_locks(app, login, tmp_path):
-    """Newcomer's report: a question whose pre-check flagged a missing handout («Перад
-    вамі») was placed in sector 9; the check said only «Стол полный.» and the envelope
-    printed without a handout. A warning (the check reads words), not a refusal."""
+    """A placed question whose pre-check flagged a missing handout («Перад вамі») is named
+    by the table check, not just «Стол полный.», so the envelope does not print without
+    it. A warning (the check reads words), not a refusal."""
     import io
 
     from PIL import Image

@@ -114,3 +114,14 @@ def filled(fields: list[tuple[str, str]], **values) -> str:
 def listed(html: str) -> list[int]:
     """The question numbers the queue page lists, in its order."""
     return parse(html).listed
+
+
+def screen(client, query: str) -> tuple[list[int], str]:
+    """Every question number the queue lists for ``query`` (following «следующая →»), and the
+    first page."""
+    first = page = client.get("/editor/queue?" + query).get_data(as_text=True)
+    shown = listed(page)
+    while any(t == "следующая →" for t, _ in parse(page).links):
+        page = client.get(link(page, "следующая →")).get_data(as_text=True)
+        shown += listed(page)
+    return shown, first

@@ -229,13 +229,13 @@ def test_word_cache_emptied_when_full_keeps_signatures_exact(monkeypatch):
     key = matching_key(ARCHIVE)
     expected = duplicates.signature(key).tolist()
     # a cache of 25 words: the 19 words of the key fit, the next key's overflow it
-    monkeypatch.setattr(duplicates, "_WORD_CACHE_MAX", 25)
-    monkeypatch.setattr(duplicates, "_WORD_INDEX", {})  # restored with its own matrix
-    monkeypatch.setattr(duplicates, "_WORD_MATRIX", np.zeros((4, duplicates.NUM_PERM), "uint32"))
+    monkeypatch.setattr(duplicates, "WORD_CACHE_MAX", 25)
+    monkeypatch.setattr(duplicates, "WORD_INDEX", {})  # restored with its own matrix
+    monkeypatch.setattr(duplicates, "WORD_MATRIX", np.zeros((4, duplicates.NUM_PERM), "uint32"))
     assert duplicates.signature(key).tolist() == expected
     other = "Какой город основал Ярослав Мудрый на Волге в одиннадцатом веке"
     assert duplicates.signature(matching_key(other)) is not None
-    assert len(duplicates._WORD_INDEX) <= 25
+    assert len(duplicates.WORD_INDEX) <= 25
     assert duplicates.signature(key).tolist() == expected
     positions, sigs = duplicates.signatures([key, matching_key(other), key])
     assert positions.tolist() == [0, 1, 2]

@@ -96,10 +96,9 @@ def test_edit_comment_and_diff_on_the_page(app, login, client):
 def test_a_control_character_is_a_field_error_in_the_edit_and_ignored_in_the_search(
     app, login, client
 ):
-    """Newcomer trial: the edit form saved a NUL into the question (PostgreSQL refuses it
-    in text), and `?q=%00` in the queue's search was a 500 (SQLite's full-text search).
-    Now the edit is refused with the field's error and the text kept; the search ignores
-    the field and says why. CRLF line ends, as browsers post them, are fine."""
+    """A NUL (PostgreSQL refuses it in text; SQLite's full-text search fails on it): the
+    edit is refused with the field's error and the text kept; `?q=%00` in the queue's
+    search is ignored, and the page says why. CRLF line ends, as browsers post them, are fine."""
     q = make()
     login("editor")
     edited = "Правка с NUL \x00 внутри: назовите столицу, где правил король Миндовг."
@@ -375,8 +374,8 @@ def _history(q: Question) -> list[tuple[str, str | None]]:
 
 
 def test_a_rejection_from_the_page_needs_a_reason(app, login, client, drain):
-    """Newcomer's report: a rejection without a reason was accepted and the author's
-    e-mail went out with none (docs/guide.md: authors are told the editors' reason)."""
+    """A rejection without a reason is refused: the author's e-mail must carry one
+    (docs/guide.md: authors are told the editors' reason)."""
     q = make(4)
     login("editor")
     resp = client.post(f"/editor/questions/{q.id}", data={"decision": "reject", "reason": "  "})
@@ -390,8 +389,8 @@ def test_a_rejection_from_the_page_needs_a_reason(app, login, client, drain):
 
 
 def test_rejecting_a_rejected_question_is_refused_and_not_offered(app, login, client, drain):
-    """Newcomer's report: a second «Отклонить» with a typed reason said «Вопрос отклонён.»
-    but recorded nothing and lost the reason."""
+    """A second «Отклонить» is refused and not offered, rather than saying «Вопрос
+    отклонён.» while recording nothing and losing the typed reason."""
     q = make(5)
     login("editor")
     resp = client.post(
@@ -454,8 +453,8 @@ def test_bulk_rejection_needs_a_template_reason(app, login, client):
 
 
 def test_one_question_has_a_singular_status_label(app, login, client, staff):
-    """Newcomer's report: «Вопрос № 97 (Отклонены, сайт)»; the plural labels are the
-    queue filter's."""
+    """One question's status is singular («отклонён», not «Отклонены»); the plural labels
+    are the queue filter's."""
     q = make(8)
     decide(q, "reject", staff("editor")[0], "Повтор.")
     commit()
@@ -470,7 +469,8 @@ def test_one_question_has_a_singular_status_label(app, login, client, staff):
 
 
 def test_the_queue_export_speaks_russian(app, login, client):
-    """Newcomer's report: ``id,status,channel,created_at,…`` and ``in_review``, ``import``."""
+    """The export's header and values are Russian, not ``id,status,channel,created_at,…``
+    nor codes such as ``in_review``, ``import``."""
     from datetime import UTC, datetime
 
     q = make(9)

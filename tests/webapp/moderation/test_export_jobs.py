@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from tests.helpers import drain_outbox
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
-from tests.webapp.moderation.test_queue_export import _screen, pg_editor_queue
+from tests.webapp.moderation.test_queue_export import pg_editor_queue
 from webapp.extensions import db
 from webapp.jobs import commit
 from webapp.moderation import queries
@@ -88,7 +88,7 @@ def test_a_large_export_through_the_page_the_worker_and_the_link(app, seven, log
     the same file as the request streams when the limit allows it."""
     client = login("editor")
     query = "status=&sort=newest"
-    shown, _page = _screen(client, query)
+    shown, _page = pages.screen(client, query)
     assert len(shown) == 7
     progress = _ask(client, query, fmt)
     assert re.fullmatch(r"/editor/exports/\d+", progress)

@@ -103,17 +103,6 @@ def varied(app, staff):
     return {k: q.id for k, q in made.items()}
 
 
-def _screen(client, query: str) -> tuple[list[int], str]:
-    """Every question number the queue lists for ``query`` (following «следующая →»), and the
-    first page."""
-    first = page = client.get("/editor/queue?" + query).get_data(as_text=True)
-    shown = pages.listed(page)
-    while any(t == "следующая →" for t, _ in pages.parse(page).links):
-        page = client.get(pages.link(page, "следующая →")).get_data(as_text=True)
-        shown += pages.listed(page)
-    return shown, first
-
-
 def _downloads(client, page: str) -> tuple[list[list[str]], list[list]]:
     """The CSV's and the XLSX's rows (header first) behind the page's own export links."""
     resp = client.get(pages.link(page, "CSV"))
@@ -155,7 +144,7 @@ def test_export_lists_what_the_screen_lists(varied, login, client, role, values,
     client = login(role)
     search = pages.form(client.get("/editor/queue").get_data(as_text=True), role="search")
     assert search["method"] == "get"
-    shown, page = _screen(client, pages.filled(search["fields"], **values))
+    shown, page = pages.screen(client, pages.filled(search["fields"], **values))
     if expected is None:  # newest first
         expected = ["mir", "nesvizh", "kremlin", "volga", "polatsk", "igor", "polotsk", "yaroslavl"]
     assert shown == [varied[k] for k in expected]
@@ -171,7 +160,7 @@ def test_export_lists_what_the_screen_lists(varied, login, client, role, values,
 def test_an_editor_cannot_export_by_city(varied, login, client):
     """Blind moderation: an editor's screen and export ignore the author's city alike."""
     client = login("editor")
-    shown, page = _screen(client, "status=&city=Минск")
+    shown, page = pages.screen(client, "status=&city=Минск")
     assert len(shown) == 8
     csv_rows, xlsx_rows = _downloads(client, page)
     assert [int(r[0]) for r in csv_rows[1:]] == shown == [r[0] for r in xlsx_rows[1:]]
@@ -239,7 +228,7 @@ def test_every_page_of_all_but_the_archive(app, login, client):
         )
     commit()
     client = login("editor")
-    shown, page = _screen(client, "status=&sort=id")
+    shown, page = pages.screen(client, "status=&sort=id")
     made = db.session.scalars(db.select(Question.id).order_by(Question.id)).all()
     assert len(made) == 53 and shown == made  # 50 on the first page, 3 on the second
     assert pages.listed(page) == made[:50]
@@ -255,7 +244,7 @@ def test_an_export_of_thousands_is_the_screen_row_for_row(app, login, client):
     formula or an error code a string cell in XLSX."""
     add_questions(3000, seed=3)
     client = login("editor")
-    shown, page = _screen(client, "status=&sort=duplicate")
+    shown, page = pages.screen(client, "status=&sort=duplicate")
     assert len(shown) == 2625
     csv_rows, xlsx_rows = _downloads(client, page)
     assert [int(r[0]) for r in csv_rows[1:]] == shown == [r[0] for r in xlsx_rows[1:]]

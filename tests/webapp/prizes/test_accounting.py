@@ -300,8 +300,8 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "<li>Договор дарения, версия 2 (открывает бухгалтер)</li>" in page
     assert "<li>Скан подписанного договора, версия 1 (открывает бухгалтер)</li>" in page
     assert "Нет документов" not in page and "/prizes/documents/" not in page
-    # Second newcomer pass: the admin's game page listed «signed_scan: скачать PDF» (a code,
-    # and the scan may be an image)
+    # the admin's game page names the signed scan in Russian (not its code «signed_scan»)
+    # and does not call it a PDF: the scan may be an image
     page = login("admin").get(f"/games/{prize.game_id}").get_data(as_text=True)
     assert "Скан подписанного договора:" in page and ">скачать скан</a>" in page
     assert "signed_scan" not in page.split('id="game-documents"', 1)[1].split("</ul>", 1)[0]

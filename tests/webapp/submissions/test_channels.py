@@ -113,7 +113,8 @@ def test_broken_packet_upload_writes_nothing(login, client):
 
 
 def test_packet_parse_error_is_russian_with_the_file_named_once(login, client):
-    """Newcomer's report: «bad.4s: bad.4s, line 1: text outside any field: …» in English."""
+    """A packet's parse error is said in Russian, not as «bad.4s: bad.4s, line 1: text
+    outside any field: …»."""
     login("editor")
     resp = client.post(
         "/editor/import",

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests.webapp.games import helpers as h
 from tests.webapp.submissions.test_live_form import (
     QUESTION,
     TYPED,
     RenderedForm,
-    _site,
     rendered,
     viewer_question,
 )
@@ -33,10 +33,10 @@ KEPT_NOTE = (
 @pytest.fixture
 def site(make_app):
     """A deployed-like app (CSRF on) with a live 2009 game: ``(app, client, api, game_id)``
-    (:func:`tests.webapp.submissions.test_live_form._site`)."""
+    (:func:`tests.webapp.games.helpers.live_site`)."""
     app = make_app()
     with app.app_context():
-        yield _site(app)
+        yield h.live_site(app)
 
 
 def jpeg(size=(64, 48), colour=(20, 90, 200)) -> bytes:

@@ -18,8 +18,6 @@ from tests.forms import Form, page_forms
 from tests.helpers import drain_outbox
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
-from webapp.games.operations import assign_envelopes
-from webapp.jobs import commit
 from webapp.submissions.models import Question
 
 QUESTION = "Вопрос из интернета во время эфира: что светит ночью, но не греет?"
@@ -82,7 +80,7 @@ def make_site(make_app):
         def make(**config):
             app = make_app(**config)
             stack.enter_context(app.app_context())
-            return _site(app)
+            return h.live_site(app)
 
         yield make
 
@@ -90,38 +88,6 @@ def make_site(make_app):
 @pytest.fixture
 def site(make_site):
     return make_site()
-
-
-def _site(app):
-    from webapp.accounts.operations import create_user
-
-    client = app.test_client()
-    if True:
-        tokens: dict[str, str] = {}
-
-        def api(method: str, path: str, role: str, **kwargs):
-            if role not in tokens:
-                _user, tokens[role] = create_user(
-                    f"{role}@live.local", role, password=f"{role}-pw", with_token=True
-                )
-                commit()
-            headers = {"Authorization": f"Bearer {tokens[role]}"}
-            return getattr(client, method)(path, headers=headers, **kwargs)
-
-        game_id = h.api_game_2009(api)
-        from webapp.games.models import Game
-
-        game = db.session.get(Game, game_id)
-        h.approved_questions(15)
-        assign_envelopes(game)
-        h.startable(game)
-        commit()
-        resp = api(
-            "post", f"/api/v1/games/{game_id}/events", "host", json={"type": "spin", "sector": 1}
-        )
-        assert resp.status_code == 201, resp.json
-        assert db.session.get(Game, game_id).status == "live"
-        return app, client, api, game_id
 
 
 def test_the_rendered_live_form_reaches_the_live_lane_and_the_draw(site):

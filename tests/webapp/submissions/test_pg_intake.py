@@ -137,7 +137,7 @@ def through(path: str, data: SubmissionInput, n: int) -> int:
         postmark_date=data.postmark_date,
         letter_scan=data.letter_scan,
     )
-    receive = intake._receive_pg if path == "pg" else intake._receive_orm
+    receive = intake.receive_pg if path == "pg" else intake.receive_orm
     made = receive(clean, data.channel, tasks, columns)
     commit()
     return made.id

@@ -151,7 +151,7 @@ def test_minimum_fill_time(make_app):
 def test_an_error_page_does_not_restart_the_minimum_fill_time(make_app):
     """The minimum counts from the form's first opening: a viewer who fixes a mistake
     within the minimum of the error page, but after it from the first page, is not a
-    robot (the error page's start time used to be its own)."""
+    robot (the error page's own start time does not count)."""
     import time
 
     from tests.forms import page_forms
@@ -255,9 +255,9 @@ def _token(page: str) -> str:
 
 
 def test_with_csrf_and_limits_on_an_image_of_8_to_64_mb_keeps_the_text(make_app):
-    """Newcomer trial: the rate limit's e-mail key and the CSRF check read the form before
-    the view raised the body limit to 64 MB, so a 9 MB image (JavaScript off) was a 413
-    with the text lost. Now the field error of any image over 5 MB, text kept."""
+    """The rate limit's e-mail key and the CSRF check read the form before the view, so the
+    body limit is raised before them: a 9 MB image (JavaScript off, over the app's
+    ``MAX_CONTENT_LENGTH``) is the field error of any image over 5 MB, text kept, not a 413."""
     app = make_app(RATELIMIT_ENABLED=True)  # CSRF on, as deployed
     client = app.test_client()
     with app.app_context():
@@ -268,9 +268,9 @@ def test_with_csrf_and_limits_on_an_image_of_8_to_64_mb_keeps_the_text(make_app)
 
 
 def test_the_429_page_can_be_sent_again(make_app):
-    """Newcomer trial: the 429 page had no CSRF token, so sending it again once the limit
-    had passed was a 400 («Страница была открыта слишком долго»). Its token works: sent
-    from another address (whose limit is not used up), the same page is stored."""
+    """The 429 page carries a CSRF token, so sending it again once the limit has passed is
+    not a 400 («Страница была открыта слишком долго»): sent from another address (whose
+    limit is not used up), the same page is stored."""
     app = make_app(RATELIMIT_ENABLED=True)  # CSRF on
     client = app.test_client()
     with app.app_context():
@@ -406,7 +406,7 @@ def test_unknown_address_gets_the_same_answer(client, drain):
     resp = client.post("/my", data={"email": "nobody@example.com"}, follow_redirects=True)
     assert "Если этот адрес есть у нас" in resp.get_data(as_text=True)
     assert drain() == []
-    for typo in ("x", "a\x00@b.c", "petr@"):  # newcomer trial: a typo was «sent» too
+    for typo in ("x", "a\x00@b.c", "petr@"):  # a typo is refused, not «sent»
         page = client.post("/my", data={"email": typo}).get_data(as_text=True)
         assert "Неверный адрес электронной почты." in page
         assert "Если этот адрес есть у нас" not in page
@@ -701,16 +701,16 @@ def test_rate_limit_counts_only_stored_questions(make_app):
             for i in range(6)
         ]
         assert stored == [302] * 5 + [429]
-        from webapp.submissions.views import _email_key
+        from webapp.submissions.views import email_key
 
         with app.test_request_context(
             "/submit", method="POST", data={"email": ""}, environ_base={"REMOTE_ADDR": "10.0.0.7"}
         ):
-            assert _email_key() == "email-ip:10.0.0.7"
+            assert email_key() == "email-ip:10.0.0.7"
         with app.test_request_context(
             "/submit", method="POST", data={"email": " Petr@Example.com"}
         ):
-            assert _email_key() == "email:petr@example.com"
+            assert email_key() == "email:petr@example.com"
 
 
 def test_messages_outside_a_request_are_russian(app):
@@ -916,7 +916,7 @@ def test_deeply_nested_or_broken_json_is_a_422_never_a_500(client, path):
         assert resp.get_json() == {"errors": {"_schema": [message]}}
     for broken in ('{"question": "обрыв', b'{"q": "\xff"}'):  # truncated; not UTF-8
         resp = client.post(path, data=broken, content_type="application/json")
-        assert resp.status_code == 422, broken  # was Werkzeug's 400 (newcomer trial)
+        assert resp.status_code == 422, broken  # invalid input, not Werkzeug's bare 400
         assert resp.get_json() == {"errors": {"_schema": ["Тело запроса — не JSON в UTF-8."]}}
     resp = client.post(path, data="[" * 32 + "]" * 32, content_type="application/json")
     assert resp.get_json() != {"errors": {"_schema": [message]}}

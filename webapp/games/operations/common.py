@@ -110,7 +110,7 @@ def bad_line_chars(text: str | None) -> bool:
     return any(unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS for c in text or "")
 
 
-def _money(value, field: str, errors: dict, form: bool = False) -> Decimal | None:
+def amount_or_error(value, field: str, errors: dict, form: bool = False) -> Decimal | None:
     """The amount in ``value`` (:func:`webapp.domain.money.parse_amount`; ``form``: typed by
     a person), or None when empty; a bad amount is added to ``errors[field]``."""
     if value is None or (isinstance(value, str) and not value.strip()):

@@ -120,7 +120,7 @@ def draw_sector13(
     return draw
 
 
-def _cancel_draw(game: Game, seq: int) -> None:
+def cancel_draw(game: Game, seq: int) -> None:
     """Undoing the spin of a draw cancels it: the drawn question leaves the envelope (back to
     ``approved``, a candidate again) and its host card is dropped unless it was already
     rendered (a rendered card stays listed: its serial may be on a printed sheet)."""

@@ -22,7 +22,7 @@ from webapp.games.models import (
     GameEventAudit,
 )
 from webapp.games.operations.common import GameConflict, move_game, status_label
-from webapp.games.operations.draw import _cancel_draw, draw_sector13
+from webapp.games.operations.draw import cancel_draw, draw_sector13
 from webapp.games.queries import (
     chronological,
     current_draw,
@@ -310,7 +310,7 @@ def undo_last_event(game: Game, user_id: int | None = None) -> dict:
     if not game.events:
         raise GameConflict("отменять нечего: событий ещё нет")
     last = game.events[-1]
-    _cancel_draw(game, last.seq)
+    cancel_draw(game, last.seq)
     db.session.add(
         GameEventAudit(
             game_id=game.id,

@@ -2,10 +2,9 @@
 pool, swaps and replacements, topics, the completeness check, the lock and the envelope
 print request.
 
-Over 500 lines on purpose: every operation on the table shares the private helpers of the
-placed questions (``_Placed``, ``_where``, ``_set_slot``, ``_table_questions``) and the rule
-"no author twice in one game" (``_persons``, ``one_author_rule``); split, they would be
-imported across modules as public names."""
+Every operation on the table shares the helpers of the placed questions (``_Placed``,
+``_where``, ``_set_slot``, ``_table_questions``) and the rule "no author twice in one game"
+(``_persons``, ``one_author_rule``)."""
 
 from __future__ import annotations
 
@@ -670,8 +669,8 @@ def check_table(game: Game) -> dict:
             )
         handout = _failed_check(reports.get(q.id), "handout_missing")
         if handout is not None:
-            # the newcomer's report: an envelope printed without the handout its text
-            # refers to; the check reads words, so it warns (an editor may know better)
+            # an envelope must not print without the handout its text refers to; the check
+            # reads words, so it warns (an editor may know better)
             warnings.append(f"{where}: вопрос №{q.id} — {handout}")
     for r in repeated_authors(
         [(_where(x), [(a.id, a.display) for a in x.question.author_list]) for x in table],

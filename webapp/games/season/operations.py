@@ -41,7 +41,7 @@ from webapp.games.operations.common import (
     SECTORS,
     GameConflict,
     GameError,
-    _money,
+    amount_or_error,
     bad_line_chars,
 )
 from webapp.games.season import queries as sq
@@ -99,7 +99,7 @@ def create_season(
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         errors.setdefault("timezone", []).append(f"неизвестный часовой пояс «{timezone}»")
-    prize = _money(unanswered_prize, "unanswered_prize", errors, form=form)
+    prize = amount_or_error(unanswered_prize, "unanswered_prize", errors, form=form)
     if (
         prize_required
         and prize is None
@@ -155,7 +155,7 @@ def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
     (:class:`~webapp.games.season.models.SeasonPrizeChange`: who, when, old → new). Setting
     the amount it already has changes and records nothing. Raises GameError."""
     errors: dict[str, list[str]] = {}
-    prize = _money(amount, "unanswered_prize", errors, form=True)
+    prize = amount_or_error(amount, "unanswered_prize", errors, form=True)
     if prize is None and not errors:
         errors["unanswered_prize"] = ["укажите сумму, например 1000,00"]
     if errors:

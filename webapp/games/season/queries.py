@@ -102,21 +102,6 @@ def engine(season: SeasonRow, before_seq: int | None = None) -> Season:
     return eng
 
 
-EMPTY_STATE_KEYS = (
-    "series",
-    "rating",
-    "next",
-    "order",
-    "series_best",
-    "rules",
-    "amendments",
-    "finals",
-    "winter",
-    "out",
-    "history",
-)
-
-
 def state_json(season: SeasonRow) -> dict[str, Any]:
     """The contract's derived state (``season-protocol.md`` "Output of sova season
     replay"). A season without teams yet: the same keys, empty."""

@@ -14,15 +14,14 @@ from webapp.games.views.common import (  # noqa: F401
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,
     DOWNLOAD_TEXT,
-    _downloadable_documents,
-    _game_or_404,
-    _wants_json,
     bp,
     download_text,
+    downloadable_documents,
+    game_or_404,
+    wants_json,
 )
 from webapp.games.views.filters import (  # noqa: F401
     TIMEZONE_LABELS,
-    _request_args,
     game_kind_filter,
     game_status_filter,
     rule_ref_filter,
@@ -43,13 +42,11 @@ from webapp.games.views.game_page import (  # noqa: F401
     protocol_import,
 )
 from webapp.games.views.host_console import (  # noqa: F401
-    _console_reply,
-    _event_from_form,
     console,
     undo,
 )
 from webapp.games.views.planning import (  # noqa: F401
-    _attach_form,
+    attach_form_for,
     attach_game,
     index,
     new_game,
@@ -58,7 +55,6 @@ from webapp.games.views.planning import (  # noqa: F401
     teams,
 )
 from webapp.games.views.table_builder import (  # noqa: F401
-    _table_reply,
     table,
     table_lock,
     table_replace,

@@ -47,20 +47,20 @@ DOCUMENT_ROLES = {
 }
 
 
-def _downloadable_documents(game_id: int) -> list:
+def downloadable_documents(game_id: int) -> list:
     """The game's documents (``queries.documents``) of the kinds the current staff role may
     download (``DOCUMENT_ROLES``): what the game page and its live status list."""
     role = current_staff().role
     return [d for d in queries.documents(game_id) if role in DOCUMENT_ROLES.get(d.kind, {"admin"})]
 
 
-def _game_or_404(game_id: int) -> Game:
+def game_or_404(game_id: int) -> Game:
     """The game or 404 (ids beyond the column's range never get here:
     ``webapp.security.ids_in_range``)."""
     return db.get_or_404(Game, game_id)
 
 
-def _wants_json() -> bool:
+def wants_json() -> bool:
     """The console's script asks for JSON (``Accept: application/json``); forms get HTML."""
     best = request.accept_mimetypes.best_match(["text/html", "application/json"])
     return best == "application/json" and "text/html" not in request.accept_mimetypes.values()

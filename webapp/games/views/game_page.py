@@ -45,18 +45,18 @@ from webapp.games.season import queries as season_queries
 from webapp.games.views.common import (
     DOCUMENT_LABELS,
     DOCUMENT_ROLES,
-    _downloadable_documents,
-    _game_or_404,
     bp,
     download_text,
+    downloadable_documents,
+    game_or_404,
 )
-from webapp.games.views.planning import _attach_form
+from webapp.games.views.planning import attach_form_for
 
 
 @bp.route("/<int:game_id>")
 @access("producer|host")
 def game(game_id: int):
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     counted = season_queries.counted_series(game)  # replays the season once for the page
     state = game_state(game)
     return render_template(
@@ -64,11 +64,11 @@ def game(game_id: int):
         game=game,
         form=ActionForm(),
         close_form=CloseGameForm(),
-        documents=_downloadable_documents(game.id),
+        documents=downloadable_documents(game.id),
         state=state,
         # before the irreversible close: each question's outcome and the prizes owed
         close_preview=queries.close_preview(game, state) if game.status == "finished" else None,
-        attach_form=_attach_form(game, counted),
+        attach_form=attach_form_for(game, counted),
         counted_series=counted,
         protocol_form=ProtocolForm(),
         print_form=PrintForm(),
@@ -95,7 +95,7 @@ def game(game_id: int):
 def air_time(game_id: int):
     """Set when the game airs, typed in the season's time zone (the embargo:
     ``webapp.games.publication``)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = AirTimeForm()
     back = url_for("games.game", game_id=game_id)
     if form.validate_on_submit():
@@ -131,7 +131,7 @@ def documents_json(game_id: int):
     ``{"documents": [{"id", "kind", "label", "status", "url", "download"}], "pending": bool}``; only the
     kinds the caller's role may download, as on the page; ``url`` is set once the PDF is
     ready."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     docs = [
         {
             "id": d.id,
@@ -141,7 +141,7 @@ def documents_json(game_id: int):
             "url": url_for("games.document", document_id=d.id) if d.status == "ready" else None,
             "download": download_text(d.kind),
         }
-        for d in _downloadable_documents(game.id)
+        for d in downloadable_documents(game.id)
     ]
     return jsonify({"documents": docs, "pending": any(d["status"] == "pending" for d in docs)})
 
@@ -151,7 +151,7 @@ def documents_json(game_id: int):
 def allow_start_view(game_id: int):
     """The producer lets the console start the game without a locked table or rendered
     envelopes (audited with the reason)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = AllowStartForm()
     if form.validate_on_submit():
         on_refusal("Не разрешено: ", url_for("games.game", game_id=game_id))
@@ -165,7 +165,7 @@ def allow_start_view(game_id: int):
 @bp.route("/<int:game_id>/assign", methods=["POST"])
 @access("producer")
 def assign(game_id: int):
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     if ActionForm().validate_on_submit():
         on_refusal("Не удалось заполнить стол: ", url_for("games.game", game_id=game_id))
         report = fill_table(game, Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads")
@@ -182,7 +182,7 @@ def assign(game_id: int):
 @access("producer")
 def envelopes(game_id: int):
     """Queue the envelope and host-card PDFs of a locked table, N copies of each."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = PrintForm()
     if form.validate_on_submit():
         on_refusal("Конверты не поставлены в очередь: ", url_for("games.game", game_id=game_id))
@@ -197,7 +197,7 @@ def envelopes(game_id: int):
 @access("producer|host")
 def protocol_file(game_id: int):
     """Download the game as a ``sova.game-protocol/1`` file (``sova game replay`` reads it)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     response = jsonify(protocol(game))
     name = game.file_name("Протокол игры", "json")
     return send_bytes(response.get_data(), name, "application/json")
@@ -207,7 +207,7 @@ def protocol_file(game_id: int):
 @access("producer|host")
 def protocol_import(game_id: int):
     """Import a protocol file into a game with no events; every event is checked."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = ProtocolForm()
     if not form.validate_on_submit():
         flash("Протокол не загружен: " + errors_line(form), "error")

@@ -19,7 +19,7 @@ from webapp.games.console import console_payload, hinter_refusal, refusal_ru
 from webapp.games.forms import ActionForm, EventForm
 from webapp.games.models import Game
 from webapp.games.operations import record_event, start_refusal, undo_last_event
-from webapp.games.views.common import _game_or_404, _wants_json, bp
+from webapp.games.views.common import bp, game_or_404, wants_json
 
 #: The console's parts, by element id: each is a macro of ``games/_console.html`` (the id
 #: without «console-»), the unit the page is built from and the script replaces.
@@ -75,7 +75,7 @@ def _console_reply(game, error: dict | None = None, status: int = 200):
     what the script shows (the state stays for scripts that read it, not for the page).
     For a form: a redirect, a refusal flashed."""
     message = "Отказано: " + refusal_ru(error) if error is not None else ""
-    if _wants_json():
+    if wants_json():
         c = console_payload(game)
         parts = console_parts(game, c, message)
         digests = part_digests(parts)
@@ -118,7 +118,7 @@ def console(game_id: int):
     """The host console (tablet). GET: the page, or the JSON state for the script. POST: one
     event (form fields of ``EventForm``); refused events change nothing and are explained in
     Russian with the clause. The state is always the replay of the recorded events."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = EventForm()
     if form.validate_on_submit():
         refused = start_refusal(game)
@@ -140,7 +140,7 @@ def console(game_id: int):
         error = {"rule": None, "message": errors_line(form) or "неполная форма"}
         return _console_reply(game, error, 422)
     payload = console_payload(game)
-    if _wants_json():
+    if wants_json():
         return jsonify({"ok": True, "console": payload})
     parts = console_parts(game, payload)
     return render_template(
@@ -159,11 +159,11 @@ def console(game_id: int):
 @access("host")
 def undo(game_id: int):
     """Undo the last event (audited: who, when, which event)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
     on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)}, 409))
     undo_last_event(game, current_staff().id)
-    if not _wants_json():
+    if not wants_json():
         flash("Последнее событие отменено.", "success")
     return _console_reply(game)

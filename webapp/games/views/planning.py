@@ -25,7 +25,7 @@ from webapp.games.season.operations import (
     create_series,
     create_team,
 )
-from webapp.games.views.common import _game_or_404, bp
+from webapp.games.views.common import bp, game_or_404
 
 
 @bp.route("/")
@@ -102,8 +102,8 @@ def teams():
 @access("producer")
 def attach_game(game_id: int):
     """Set a game's team and series (before its first event)."""
-    game = _game_or_404(game_id)
-    form = _attach_form(game)
+    game = game_or_404(game_id)
+    form = attach_form_for(game)
     if form.validate_on_submit():
         on_refusal("Не сохранено: ", url_for("games.game", game_id=game_id))
         attach(game, form.team_id.data or None, form.series_id.data or None)
@@ -113,7 +113,7 @@ def attach_game(game_id: int):
     return redirect(url_for("games.game", game_id=game_id))
 
 
-def _attach_form(game, series=None) -> AttachForm:
+def attach_form_for(game, series=None) -> AttachForm:
     """The team and series form, starting from the game's team (its row, or the team of
     that name when only the free-text name is set) and ``series``, the series the season
     counts it in (``webapp.games.season.queries.counted_series``, computed here when not given), so that

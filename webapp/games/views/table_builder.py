@@ -33,7 +33,7 @@ from webapp.games.operations import (
     use_reserve,
 )
 from webapp.games.queries import reading_plan
-from webapp.games.views.common import _game_or_404, _wants_json, bp
+from webapp.games.views.common import bp, game_or_404, wants_json
 
 
 @bp.route("/<int:game_id>/table")
@@ -41,7 +41,7 @@ from webapp.games.views.common import _game_or_404, _wants_json, bp
 def table(game_id: int):
     """The table builder: plan, questions and reserves per sector, the completeness check,
     swap/replace forms (``static/table.js`` adds drag-and-drop on top of them)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     pace = host_pace(game.host_user_id)
     return render_template(
         "games/table.html",
@@ -77,7 +77,7 @@ def _host_form(game, formdata=None) -> GameHostForm:
 def table_host(game_id: int):
     """The producer names the episode's host: the reading time is then estimated at that
     host's pace, calibrated from their recorded games."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = _host_form(game, formdata=request.form)
     if not form.validate_on_submit():
         return _table_reply(game_id, "Ведущий не назначен: " + errors_line(form))
@@ -103,7 +103,7 @@ def _budget_data(game) -> dict:
 def table_budget(game_id: int):
     """The producer's budget for reading the episode's questions aloud (minutes and
     seconds; both empty clears it)."""
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = ReadingBudgetForm(prefix="budget")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Бюджет не изменён: " + errors_line(form))
@@ -120,7 +120,7 @@ def table_budget(game_id: int):
 
 
 def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
-    if _wants_json():
+    if wants_json():
         return jsonify({"ok": error is None, "error": error}), (200 if error is None else 409)
     if error:
         flash(error, "error")
@@ -132,7 +132,7 @@ def _table_reply(game_id: int, error: str | None = None, ok: str | None = None):
 @bp.route("/<int:game_id>/table/swap", methods=["POST"])
 @access("editor+|producer")
 def table_swap(game_id: int):
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = SwapForm(prefix="swap")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Не изменено: " + errors_line(form))
@@ -148,7 +148,7 @@ def table_swap(game_id: int):
 @bp.route("/<int:game_id>/table/replace", methods=["POST"])
 @access("editor+|producer")
 def table_replace(game_id: int):
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     form = ReplaceForm(prefix="replace")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Не изменено: " + errors_line(form))
@@ -167,7 +167,7 @@ def table_replace(game_id: int):
 def table_topic(game_id: int):
     """Set or clear the topic of a question (varied topics; also on a locked table,
     the topic is not printed)."""
-    _game_or_404(game_id)
+    game_or_404(game_id)
     form = TopicForm(prefix="topic")
     if not form.validate_on_submit():
         return _table_reply(game_id, "Тема не изменена: " + errors_line(form))
@@ -179,7 +179,7 @@ def table_topic(game_id: int):
 @bp.route("/<int:game_id>/table/lock", methods=["POST"])
 @access("editor+|producer")
 def table_lock(game_id: int):
-    game = _game_or_404(game_id)
+    game = game_or_404(game_id)
     if not ActionForm().validate_on_submit():
         return _table_reply(game_id, "Форма устарела, повторите.")
     on_refusal(respond=lambda exc: _table_reply(game_id, f"Не изменено: {exc}"))
@@ -187,7 +187,7 @@ def table_lock(game_id: int):
         unlock_table(game)
     else:
         lock_table(game, current_staff().id)
-        if not _wants_json() and current_staff().role in ("producer", "admin"):
+        if not wants_json() and current_staff().role in ("producer", "admin"):
             # the producer prints next: the game page says the table is locked beside the
             # print button (no second message at the top of the page)
             return redirect(url_for("games.game", game_id=game_id, _anchor="print"))

@@ -69,7 +69,7 @@ def decide(
     if holder is not None and holder != user_id:
         raise ModerationError(f"вопрос № {question.id} взят другим редактором")
     release(question.id, user_id)
-    _drop_signoff(question.id)
+    drop_signoff(question.id)
     question.rejection_reason = (reason or None) if target == "rejected" else None
     set_status(question, target, by_user_id=user_id, reason=reason or None)
     if notify:
@@ -198,5 +198,7 @@ def bulk_sign_off(ids: list[int], user_id: int) -> list[Question]:
     return ok
 
 
-def _drop_signoff(question_id: int) -> None:
+def drop_signoff(question_id: int) -> None:
+    """Forget the second editor's sign-off of a question whose text or status changes: the
+    sign-off vouches for the sources of the text that was read, not of a later one."""
     db.session.execute(delete(QuestionSignoff).where(QuestionSignoff.question_id == question_id))

@@ -15,7 +15,7 @@ from webapp.moderation.models import (
     StressEntry,
 )
 from webapp.moderation.operations.common import FIELD_LABELS, ModerationError, status_label
-from webapp.moderation.operations.decisions import _drop_signoff
+from webapp.moderation.operations.decisions import drop_signoff
 from webapp.moderation.operations.precheck import (
     leak_check,
     refresh_images_check,
@@ -174,7 +174,7 @@ def edit_question(
         question_id=question.id, user_id=user_id, at=utcnow(), before=before, after=after
     )
     db.session.add(revision)
-    _drop_signoff(question.id)
+    drop_signoff(question.id)
     db.session.flush()
     if {"question", "handout", "comment"} & set(after):
         refresh_images_check(question)  # a reference may have come or gone

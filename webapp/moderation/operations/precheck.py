@@ -30,7 +30,7 @@ def duplicate_candidates(question: Question, limit: int = MAX_CANDIDATES) -> lis
     Returns ``[{"question_id": int, "score": float 0..100 (1 place), "status": str}]``,
     best first, scores ≥ ``DUPLICATE_THRESHOLD``. Uses the persisted MinHash LSH index
     re-ranked with rapidfuzz (``webapp.moderation.duplicates``; figures in
-    docs/performance.md, «Duplicate detection»).
+    docs/performance-history.md, «Duplicate detection»).
     """
     if not question.matching_key:
         return []

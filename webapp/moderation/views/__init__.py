@@ -26,19 +26,16 @@ from webapp.moderation.views.exports import (  # noqa: F401
     export_request,
 )
 from webapp.moderation.views.listing import (  # noqa: F401
-    _parse_ids,
     bulk,
     export_4s,
     export_name,
     export_queue,
+    parse_ids,
     queue,
     queue_filter,
     statistics,
 )
 from webapp.moderation.views.question_page import (  # noqa: F401
-    _question_or_404,
-    _render_question,
-    _revision_diffs,
     attach_image,
     claim_question,
     comment,

@@ -116,7 +116,9 @@ def queue():
     )
 
 
-def _parse_ids(raw: str) -> list[int] | None:
+def parse_ids(raw: str) -> list[int] | None:
+    """The question ids of a bulk form (separated by spaces or commas), or None when a token
+    is not a number, none is given, or more than 1000 are: the bulk pages' one reading."""
     try:
         ids = [int(x) for x in raw.replace(",", " ").split()]
     except ValueError:
@@ -130,7 +132,7 @@ def bulk():
     """Bulk approve / reject: first a preview (how many and which), then the commit."""
     form = BulkForm()
     raw = " ".join(request.form.getlist("ids"))
-    ids = _parse_ids(raw) if form.validate_on_submit() else None
+    ids = parse_ids(raw) if form.validate_on_submit() else None
     if form.reason_key.errors:
         flash(form.reason_key.errors[0], "error")
         return redirect(url_for("moderation.queue"))

@@ -12,7 +12,7 @@ from webapp.domain.text import ru_plural
 from webapp.moderation.forms import ButtonForm
 from webapp.moderation.operations import ModerationError, bulk_sign_off, signoff_preview
 from webapp.moderation.views.common import bp
-from webapp.moderation.views.listing import _parse_ids
+from webapp.moderation.views.listing import parse_ids
 
 #: The queue the second editor works through: approved questions whose sources nobody has
 #: signed off yet. After a sign-off it lists the next ones (its first page again holds
@@ -36,7 +36,7 @@ def bulk_signoff():
     form = ButtonForm()
     if not form.validate_on_submit():
         abort(400)
-    ids = _parse_ids(" ".join(request.form.getlist("ids")))
+    ids = parse_ids(" ".join(request.form.getlist("ids")))
     if ids is None:
         flash("Отметьте вопросы (не больше 1000).", "error")
         return redirect(url_for("moderation.queue", **TO_SIGN_OFF))

@@ -27,7 +27,7 @@ from webapp.games.operations import game_state
 from webapp.prizes.models import (
     Prize,
 )
-from webapp.prizes.operations.common import PrizeError, _new_prize, _number_agreement
+from webapp.prizes.operations.common import PrizeError, new_prize, number_agreement
 from webapp.prizes.operations.documents import issue_minutes
 from webapp.prizes.queries import vote_for_best_player
 from webapp.submissions.models import Author
@@ -62,7 +62,7 @@ def owed_on_close(game: Game, state: dict | None, user_id: int | None) -> list[P
             Money(season.unanswered_prize, season.currency),
         )
         for ent in entitlements:
-            prize = _new_prize(
+            prize = new_prize(
                 game,
                 user_id,
                 f"игра закрыта: {game.label}",
@@ -73,7 +73,7 @@ def owed_on_close(game: Game, state: dict | None, user_id: int | None) -> list[P
                 currency=ent.money.currency,
                 rule=ent.rule,
             )
-            _number_agreement(prize, season)
+            number_agreement(prize, season)
     return prizes_of(game, kind="unanswered_question")
 
 
@@ -210,7 +210,7 @@ def award_prize(
         note = f"присуждён: {rule.label}"
         if overridden:
             note = f"{note}; решение представителя Генерального спонсора: {reason.strip()}"
-        prize = _new_prize(
+        prize = new_prize(
             game,
             user_id,
             note[:300],
@@ -226,7 +226,7 @@ def award_prize(
         if COMMISSION_MINUTES in award.paperwork:
             issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
-            _number_agreement(prize, season)
+            number_agreement(prize, season)
         if kind == "best_player_of_game":
             best_player_awarded.send(
                 game,

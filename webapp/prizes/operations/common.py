@@ -173,7 +173,9 @@ def _record(prize: Prize, from_status: str | None, to: str, user_id: int | None,
     db.session.flush()
 
 
-def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
+def new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
+    """A new ``owed`` prize of ``game`` with ``fields``, flushed, its first status change
+    recorded (by ``user_id``, with ``note``): the one way every award makes a prize."""
     prize = Prize(game_id=game.id, status="owed", created_at=utcnow(), **fields)
     db.session.add(prize)
     db.session.flush()
@@ -181,7 +183,7 @@ def _new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
     return prize
 
 
-def _document(kind: str, prize: Prize, version: int = 1) -> Document:
+def prize_document(kind: str, prize: Prize, version: int = 1) -> Document:
     """A new pending Document of ``kind`` for ``prize``, version ``version``. Earlier versions
     of that kind and prize still ``pending`` become ``superseded``: only the newest version
     is rendered, so they are owed by nobody (``sova outbox status``)."""
@@ -211,10 +213,10 @@ def _document(kind: str, prize: Prize, version: int = 1) -> Document:
     return doc
 
 
-def _number_agreement(prize: Prize, season: Season) -> GiftAgreement:
+def number_agreement(prize: Prize, season: Season) -> GiftAgreement:
     """Take the season's next number for ``prize`` and queue its rendering."""
     seq = next_agreement_seq(season)
-    doc = _document(GIFT_AGREEMENT, prize)
+    doc = prize_document(GIFT_AGREEMENT, prize)
     agreement = GiftAgreement(
         prize_id=prize.id,
         season_id=season.id,

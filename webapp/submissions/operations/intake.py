@@ -231,7 +231,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
             live_game_id=data.live_game_id,
         )
         postgres = db.session.get_bind().dialect.name == "postgresql"
-        made = (_receive_pg if postgres else _receive_orm)(clean, data.channel, tasks, columns)
+        made = (receive_pg if postgres else receive_orm)(clean, data.channel, tasks, columns)
     except BaseException:
         _discard_uploads(uploads, image, data.letter_scan)
         raise
@@ -305,8 +305,9 @@ def _earlier(key: str | None) -> Received | None:
     return Received(existing.id, existing.public_token, created=False) if existing else None
 
 
-def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
-    """One statement (one more per author without e-mail or co-author)."""
+def receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
+    """Store a received question on PostgreSQL: one statement (one more per author without
+    e-mail or co-author). Gives what :func:`receive_orm` gives for the same input."""
     first = clean["authors"][0]
     first_id = None if first[2] else upsert_author(*first)
     more = [upsert_author(*a) for a in clean["authors"][1:]]
@@ -335,8 +336,9 @@ def _receive_pg(clean: dict, channel: str, tasks: list[str], columns: dict) -> R
     return Received(new.id, new.public_token)
 
 
-def _receive_orm(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
-    """The ORM unit of work (SQLite)."""
+def receive_orm(clean: dict, channel: str, tasks: list[str], columns: dict) -> Received:
+    """Store a received question through the ORM's unit of work (SQLite), the reference
+    :func:`receive_pg` must agree with."""
     try:
         q = create_question(clean, channel=channel, **columns)
     except IntegrityError:

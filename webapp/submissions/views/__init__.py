@@ -26,14 +26,10 @@ from webapp.submissions.views.staff import (  # noqa: F401
     upload_packet,
 )
 from webapp.submissions.views.submit_form import (  # noqa: F401
-    _email_bucket,
-    _email_key,
-    _fresh_form_fields,
-    _register_outage_form,
-    _too_fast,
     api_email_limit_key,
     counts_toward_limit,
     csrf_expired,
+    email_key,
     form_page,
     outage_form,
     submission_from,

@@ -229,7 +229,7 @@ def _email_bucket(typed: str) -> str:
     return f"email:{email}" if email else f"email-ip:{get_remote_address()}"
 
 
-def _email_key() -> str:
+def email_key() -> str:
     """:func:`_email_bucket` of the form's ``email`` field."""
     return _email_bucket(request.form.get("email", ""))
 
@@ -268,7 +268,7 @@ def form_page(form: SubmitForm, code: int, notice: str | None = None, endpoint: 
 @limiter.limit(
     "10/hour",
     methods=["POST"],
-    key_func=lambda: _email_key(),
+    key_func=lambda: email_key(),
     deduct_when=lambda r: counts_toward_limit(r),
 )
 @access("public")
@@ -339,8 +339,7 @@ def _submit_body_limit() -> None:
     an image over 5 MB is a field error with the text kept, not a bare 413 (JavaScript
     off). Set before any other ``before_request`` function: the rate limit's e-mail key
     and the CSRF check read the form before the view runs, and under the app's 8 MB
-    ``MAX_CONTENT_LENGTH`` a body of 8–64 MB was a 413 with the text lost (found by the
-    newcomer trial). A text field may be as long as the body (``max_form_memory_size``;
+    ``MAX_CONTENT_LENGTH`` a larger body would be a 413 with the text lost. A text field may be as long as the body (``max_form_memory_size``;
     Werkzeug's default refuses a field over 500 KB with a 413): a pasted 480 000-character
     question is the field's length error with the other fields kept."""
     if request.endpoint in VIEWER_FORMS:
@@ -356,8 +355,8 @@ def _register_body_limit(state) -> None:
 def outage_form():
     """The submit form again after a database outage (503): the viewer's text kept, the
     message says nothing was saved. Called by ``webapp.security``'s 503 handler. Like every
-    page of the form this one shows, it carries a fresh CSRF token: sending it again works
-    (found by the newcomer trial: without the token the next send was a 400)."""
+    page of the form this one shows, it carries a fresh CSRF token, so sending it again
+    works rather than failing the CSRF check with a 400."""
     form = SubmitForm()  # not validated: only re-rendered with a fresh token
     page, _code = form_page(
         form,

@@ -45,6 +45,12 @@ class Sms:
 _open_cache: dict[str, tuple[int, datetime, list[str], str]] = {}
 
 
+def forget_open_votes() -> None:
+    """Forget the open vote of every database this process saw: for a database replaced
+    under the same URL, whose votes the remembered ones are not."""
+    _open_cache.clear()
+
+
 def _latest_vote(conn):
     """``(id, status, opened_at, candidates, currency)`` of the latest vote (the open one,
     if any: a vote opens only when none is open, so the open vote is always the latest)
@@ -234,7 +240,7 @@ def receive_sms(sms: Sms, now: datetime | None = None) -> str:
     exception to "one transaction per request, committed by ``webapp.core.edge``"):
     through the session the message would cost a BEGIN, the insert and a COMMIT (psycopg
     sends each on its own) instead of one round trip on the hottest path (the 20 000-message burst, see
-    docs/performance.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
+    docs/performance-history.md) — and the ``FOR KEY SHARE`` row lock on the vote would be held
     until the edge's commit, so closing would wait for whole requests rather than for one
     statement. Nothing is lost by it: the request writes nothing else, a refused input
     (VoteInputError) is raised before any write, and each insert is its own
