@@ -5,7 +5,6 @@ from celery import shared_task
 from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import tasks
 from webapp.moderation.duplicates import ensure_indexed, rebuild_index
 from webapp.moderation.export_jobs import purge_exports as purge_exports_op
@@ -14,6 +13,7 @@ from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
 from webapp.observability import PRECHECK_LATENCY
 from webapp.submissions.models import Question, QuestionStatusChange
+from webapp.tasks.outbox import commit
 from workers.notify import send_mail
 
 
@@ -24,7 +24,7 @@ def precheck(question_id: int) -> int | None:
 
     Two transactions: the question joins the duplicate index first (committed, so a
     near-identical question pre-checked at the same moment sees it), then the checks run
-    (committed by the task edge, ``webapp.celery.SovaTask``).
+    (committed by the task edge, ``webapp.tasks.celery.SovaTask``).
     """
     if ensure_indexed(question_id):
         # Kept on purpose: the index rows must be visible to the other pre-checks before

@@ -11,12 +11,12 @@ from webapp.core.crypto import decrypt
 from webapp.core.mail import already_sent
 from webapp.domain.text import quantity
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes import tasks
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
 from webapp.prizes.payee import link_hours, new_link, payee_language, purge_paid_details
 from webapp.prizes.queries import agreement_context, minutes_context
+from webapp.tasks.outbox import commit
 from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
 
@@ -164,8 +164,8 @@ def remind_details() -> int:
     from datetime import timedelta
 
     from webapp.core.models import utcnow
-    from webapp.jobs import enqueue
     from webapp.prizes.models import DetailsLink
+    from webapp.tasks.outbox import enqueue
 
     days = int(current_app.config.get("SOVA_DETAILS_REMIND_DAYS", 3))
     limit = utcnow() - timedelta(days=days)

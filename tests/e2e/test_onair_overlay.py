@@ -24,8 +24,8 @@ def onair_game(live_server):
     ``(game id, token, {(sector, slot): author})``."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
     from webapp.onair.operations import create_token
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(15)
@@ -166,7 +166,7 @@ def _play(live_server, game_id: int, *events: dict, status: str | None = None) -
     from webapp.extensions import db
     from webapp.games.models import Game
     from webapp.games.operations.play import record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         game = db.session.get(Game, game_id)
@@ -265,9 +265,9 @@ def test_the_ograf_graphic_clears_on_a_revoked_key_and_a_closed_game(
     key, once the game is closed."""
     from webapp.extensions import db
     from webapp.games.models import Game
-    from webapp.jobs import commit
     from webapp.onair.models import BroadcastToken
     from webapp.onair.operations import create_token, revoke_token
+    from webapp.tasks.outbox import commit
 
     game_id, key, authors = onair_game
     _play(live_server, game_id, {"type": "spin", "sector": 1})

@@ -1,5 +1,5 @@
 """Task names and periodic tasks, declared by each feature (``webapp/<feature>/tasks.py``)
-and by the outbox (``webapp.jobs``): the worker defines exactly those, the beat runs the
+and by the outbox (``webapp.tasks.outbox``): the worker defines exactly those, the beat runs the
 schedule they declare, and the names stay what in-flight outbox rows hold."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from webapp.celery import beat_schedule, task_names
+from webapp.tasks.celery import beat_schedule, task_names
 
 #: The names outbox rows and the reconciliation already use: renaming one would orphan
 #: every row queued under the old name.
@@ -70,7 +70,7 @@ def test_two_features_declaring_one_beat_entry_is_an_error(monkeypatch):
 
 def test_every_pending_document_kind_has_its_rendering_task():
     from webapp.core.models import Document
-    from webapp.owed import DOCUMENT_TASKS
+    from webapp.tasks.owed import DOCUMENT_TASKS
 
     assert {kind: task for kind, (task, _attr) in DOCUMENT_TASKS.items()} == {
         "envelopes": "games.render_envelopes",

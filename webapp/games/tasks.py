@@ -1,6 +1,6 @@
-"""The games feature's task names, shared by what requests them (``webapp.jobs.enqueue``)
+"""The games feature's task names, shared by what requests them (``webapp.tasks.outbox.enqueue``)
 and the worker that defines them (``workers.games``). Stored in outbox rows and read by the
-reconciliation (``webapp.owed``): never rename one."""
+reconciliation (``webapp.tasks.owed``): never rename one."""
 
 #: Render an envelopes, host-cards or sector-13 card Document (its id).
 RENDER_ENVELOPES = "games.render_envelopes"
@@ -8,7 +8,7 @@ RENDER_ENVELOPES = "games.render_envelopes"
 #: The tasks of this feature the worker runs (``workers.games``).
 TASKS = (RENDER_ENVELOPES,)
 #: Document kind → (the task that renders it, the Document attribute the task takes): how
-#: the reconciliation (``webapp.owed``) requests a document still pending.
+#: the reconciliation (``webapp.tasks.owed``) requests a document still pending.
 DOCUMENT_TASKS = {
     "envelopes": (RENDER_ENVELOPES, "id"),
     "host_cards": (RENDER_ENVELOPES, "id"),

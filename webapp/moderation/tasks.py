@@ -1,6 +1,6 @@
 """The moderation feature's task names, shared by what requests them
-(``webapp.jobs.enqueue``) and the worker that defines them (``workers.moderation``). Stored
-in outbox rows and read by the reconciliation (``webapp.owed``): never rename one."""
+(``webapp.tasks.outbox.enqueue``) and the worker that defines them (``workers.moderation``). Stored
+in outbox rows and read by the reconciliation (``webapp.tasks.owed``): never rename one."""
 
 from datetime import timedelta
 

@@ -38,12 +38,12 @@ from webapp.domain.money import MoneyError, parse_amount
 from webapp.domain.rules import cite
 from webapp.extensions import db
 from webapp.games.operations import FIRST_AIR_YEAR, LAST_AIR_YEAR
-from webapp.jobs import enqueue
 from webapp.prizes import payee
 from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
 from webapp.prizes.queries import kind_label
 from webapp.prizes.tasks import RENDER_REGISTER
+from webapp.tasks.outbox import enqueue
 
 HEADER = [
     "№",

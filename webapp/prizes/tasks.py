@@ -1,6 +1,6 @@
 """The prizes feature's task names and periodic tasks, shared by what requests them
-(``webapp.jobs.enqueue``, the beat) and the worker that defines them (``workers.prizes``).
-Stored in outbox rows and read by the reconciliation (``webapp.owed``): never rename one."""
+(``webapp.tasks.outbox.enqueue``, the beat) and the worker that defines them (``workers.prizes``).
+Stored in outbox rows and read by the reconciliation (``webapp.tasks.owed``): never rename one."""
 
 from datetime import timedelta
 

@@ -1,7 +1,7 @@
-"""The tasks the submissions feature requests (``webapp.jobs.enqueue``) by name, shared
+"""The tasks the submissions feature requests (``webapp.tasks.outbox.enqueue``) by name, shared
 with the worker that defines them (``workers.notify``, ``workers.moderation``): the web
 never imports ``workers``. A name is stored in outbox rows and read by the reconciliation
-(``webapp.owed``): never rename one.
+(``webapp.tasks.owed``): never rename one.
 
 ``PRECHECK`` is the moderation feature's task, declared here because a question's arrival
 requests it and this feature may not import moderation (the features' layers);

@@ -9,8 +9,8 @@ from tests.helpers import api_game, api_season
 from webapp.extensions import db
 from webapp.games.models import Season
 from webapp.games.season.operations import create_game, create_season, create_series, create_team
-from webapp.jobs import commit
 from webapp.submissions.models import Author, Question, QuestionAuthor
+from webapp.tasks.outbox import commit
 
 EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
 

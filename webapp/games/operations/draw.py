@@ -22,8 +22,8 @@ from webapp.games.models import (
 from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.queries import current_draw, live_candidates
 from webapp.games.tasks import RENDER_ENVELOPES
-from webapp.jobs import enqueue
 from webapp.submissions.models import Question, set_status
+from webapp.tasks.outbox import enqueue
 
 
 def repeat_draw(seed: str, candidates: list[int]) -> int | None:

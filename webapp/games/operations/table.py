@@ -29,11 +29,11 @@ from webapp.games.models import (
 )
 from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
 from webapp.games.tasks import RENDER_ENVELOPES
-from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import reports_for, signed_off_ids
 from webapp.submissions.models import Question, set_status
+from webapp.tasks.outbox import enqueue, request_again
 
 
 def slots_for(kind: str, ruleset: str = "2023") -> int:
@@ -736,7 +736,7 @@ def request_envelopes(
     ``copies`` (1..20): printed copies of each document, each with its own serial
     (:class:`PrintedCopy`); fixed when the documents are first requested. A document still
     pending is queued again when its earlier request is overdue
-    (:func:`webapp.jobs.request_again`). A closed game prints nothing more (GameConflict)."""
+    (:func:`webapp.tasks.outbox.request_again`). A closed game prints nothing more (GameConflict)."""
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
         raise GameError({"copies": [f"от 1 до {MAX_COPIES}"]})
     if game.status == "closed":

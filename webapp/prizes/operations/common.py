@@ -13,7 +13,6 @@ from webapp.domain.prizes import (
 )
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.jobs import enqueue
 from webapp.prizes.models import (
     STATUS_LABELS,
     CommissionMinutes,
@@ -22,6 +21,7 @@ from webapp.prizes.models import (
     PrizeStatusChange,
 )
 from webapp.prizes.tasks import ISSUE_AGREEMENT
+from webapp.tasks.outbox import enqueue
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
 #: owed → paid → closed (or owed → closed for a prize without cash, 2009 §3.1).

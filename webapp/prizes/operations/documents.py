@@ -9,7 +9,6 @@ from webapp.domain.prizes import (
 )
 from webapp.extensions import db
 from webapp.games.models import Season
-from webapp.jobs import enqueue
 from webapp.prizes.models import (
     CommissionMinutes,
     Prize,
@@ -21,6 +20,7 @@ from webapp.prizes.operations.common import (
     next_minutes_seq,
 )
 from webapp.prizes.tasks import ISSUE_AGREEMENT, RENDER_MINUTES
+from webapp.tasks.outbox import enqueue
 
 
 def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:

@@ -9,7 +9,6 @@ from webapp.app_lang import LANGUAGES
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.extensions import db, limiter
-from webapp.jobs import enqueue
 from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor
@@ -18,6 +17,7 @@ from webapp.submissions.queries import archive_entry, public_history
 from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views.common import bp, lang_arg, status_labels
 from webapp.submissions.views.submit_form import viewer_language
+from webapp.tasks.outbox import enqueue
 
 # --- "my questions": a one-time e-mail link, no passwords -----------------------------
 

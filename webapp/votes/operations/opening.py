@@ -15,7 +15,7 @@ from webapp.domain import vote as rules
 from webapp.domain.rules import RULESETS
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.jobs import enqueue
+from webapp.tasks.outbox import enqueue
 from webapp.votes.models import Vote
 from webapp.votes.operations.common import RESULT_DOCUMENT, VoteError, VoteInputError
 from webapp.votes.queries import live_counts, log_lines

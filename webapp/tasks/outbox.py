@@ -27,10 +27,10 @@ from webapp.extensions import db
 log = logging.getLogger("sova.jobs")
 _PENDING_KEY = "sova_outbox_pending"
 
-#: The outbox's own periodic tasks (``workers.outbox``): resend what the fast path did not
-#: send, and what the broker lost (:func:`webapp.owed.reconcile`). The features declare
+#: The outbox's own periodic tasks (``webapp.tasks.sweeps``): resend what the fast path did not
+#: send, and what the broker lost (:func:`webapp.tasks.owed.reconcile`). The features declare
 #: theirs in ``webapp/<feature>/tasks.py``; the beat's schedule is assembled from all of
-#: them (``webapp.celery.beat_schedule``).
+#: them (``webapp.tasks.celery.beat_schedule``).
 SWEEP = "outbox.sweep"
 RECONCILE = "outbox.reconcile"
 TASKS = (SWEEP, RECONCILE)
@@ -292,7 +292,7 @@ def commit() -> None:
     """Commit the current transaction, then send the tasks it queued (fast path).
 
     What the three edges call: a request's (``webapp.core.edge``), a task's
-    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.core.transaction``). A broker
+    (``webapp.tasks.celery.SovaTask``) and a CLI command's (``webapp.core.transaction``). A broker
     error after the commit is logged; the rows stay for the sweeper, the data is already
     safe.
     """
@@ -336,13 +336,13 @@ def after_broker_restart(limit: int = 500) -> int:
 
     Any process may call it whenever it likes, whatever order the broker and the processes
     restarted in: the database, not the process, remembers which epoch each task went to.
-    The workers and the beat call it at every heartbeat (``webapp.heartbeat``,
+    The workers and the beat call it at every heartbeat (``webapp.tasks.heartbeat``,
     ``SOVA_HEARTBEAT_SECONDS``) and the relay as often (:func:`relay_forever`). A resent row
     records the new epoch, so it is sent once however many processes notice together (on
     PostgreSQL the rows are locked ``FOR UPDATE SKIP LOCKED``). Rows that were handed to
     the new broker are never resent; rows without an epoch (another broker, or handed
     over before epochs were recorded) and rows without attempts left are left to
-    :func:`webapp.owed.reconcile`. A task that was running on a worker at the restart may
+    :func:`webapp.tasks.owed.reconcile`. A task that was running on a worker at the restart may
     run once more (tasks are idempotent; an e-mail keeps its ledger key). Commits; raises
     the client's error when Redis cannot be reached (the heartbeat logs it and tries
     again at its next beat)."""

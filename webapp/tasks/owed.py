@@ -1,11 +1,11 @@
 """Owed work: what the database knows is still to be done, and the beat job that gets the
 broker to do it (``outbox.reconcile``, ``sova outbox reconcile``, ``sova outbox status``).
 
-The outbox rows (:mod:`webapp.jobs`) carry ``done_at``, set by the worker when a task
-returns (:func:`webapp.jobs.mark_done`); a row handed to the broker and not done after
-:func:`webapp.jobs.owed_after` was lost (Redis restarted empty, a worker killed mid-task).
-Kept apart from :mod:`webapp.jobs` because it reads the features' tables (questions,
-documents, the mail ledger), and every feature imports ``webapp.jobs``.
+The outbox rows (:mod:`webapp.tasks.outbox`) carry ``done_at``, set by the worker when a task
+returns (:func:`webapp.tasks.outbox.mark_done`); a row handed to the broker and not done after
+:func:`webapp.tasks.outbox.owed_after` was lost (Redis restarted empty, a worker killed mid-task).
+Kept apart from :mod:`webapp.tasks.outbox` because it reads the features' tables (questions,
+documents, the mail ledger), and every feature imports ``webapp.tasks.outbox``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from webapp.core.mail import MailLog
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
 from webapp.games import tasks as games_tasks
-from webapp.jobs import (
+from webapp.moderation import tasks as moderation_tasks
+from webapp.prizes import tasks as prizes_tasks
+from webapp.submissions.models import Question
+from webapp.tasks.outbox import (
     SENT_COLUMNS,
     commit,
     enqueue,
@@ -26,9 +29,6 @@ from webapp.jobs import (
     owed_after,
     send,
 )
-from webapp.moderation import tasks as moderation_tasks
-from webapp.prizes import tasks as prizes_tasks
-from webapp.submissions.models import Question
 
 #: Document kind → (task that renders it, the Document attribute the task takes), as each
 #: feature declares it (``webapp/<feature>/tasks.py``).
@@ -121,7 +121,7 @@ def reconcile(limit: int = 500, lookback: timedelta = timedelta(hours=48)) -> di
        have no request in the outbox get a new one (:func:`enqueue`).
 
     A Redis broker that restarted empty is noticed sooner, by the epoch each row records
-    (:func:`webapp.jobs.after_broker_restart`).
+    (:func:`webapp.tasks.outbox.after_broker_restart`).
 
     Idempotent tasks make a resend of work that was only slow harmless. Commits; returns
     ``{"resent": n, "requeued": n}``.
