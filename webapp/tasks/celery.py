@@ -4,9 +4,9 @@ JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` wi
 idempotent tasks; prefetch 1; time limits. Every task runs in the task edge
 (:class:`SovaTask`): committed when it returns, rolled back when it raises; a task that
 returns marks its outbox row done (:func:`webapp.tasks.outbox.mark_done`), so the database knows
-what the broker lost. The beat's schedule (:func:`beat_schedule`) is the outbox's entries
-(the sweep every 30 s, ``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``) and each
-feature's ``BEAT`` (:data:`FEATURE_TASKS`).
+what the broker lost. The beat's schedule is every task declared with one
+(:func:`webapp.tasks.registry.beat_schedule`): the outbox's sweep every 30 s and
+``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``, and the features' entries.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from flask import Flask
 
 from webapp.core.request_id import REQUEST_ID, clean_request_id
 from webapp.tasks.outbox import mark_done
+from webapp.tasks.registry import beat_schedule
 
 #: Seconds a message taken by a worker stays invisible to the others before the Redis
 #: transport restores it (a worker killed mid-task). Must exceed the longest hard time
@@ -95,47 +96,6 @@ class SovaTask(Task):
         return result
 
 
-#: The modules where each feature declares its task names and periodic tasks: ``TASKS``
-#: (the names ``workers`` defines for it, also what ``webapp.tasks.outbox.enqueue`` is given) and
-#: ``BEAT`` (Celery beat entries). A feature with tasks adds its module here.
-FEATURE_TASKS = (
-    "webapp.submissions.tasks",
-    "webapp.moderation.tasks",
-    "webapp.games.tasks",
-    "webapp.prizes.tasks",
-    "webapp.votes.tasks",
-)
-
-
-def feature_task_modules() -> list:
-    """The modules of :data:`FEATURE_TASKS`, imported."""
-    from importlib import import_module
-
-    return [import_module(name) for name in FEATURE_TASKS]
-
-
-def task_names() -> set[str]:
-    """Every task name Sova defines: the outbox's (``webapp.tasks.outbox.TASKS``) and each
-    feature's ``TASKS``."""
-    from webapp.tasks.outbox import TASKS
-
-    return set(TASKS).union(*(module.TASKS for module in feature_task_modules()))
-
-
-def beat_schedule(config) -> dict[str, dict]:
-    """The beat's schedule: the outbox's entries (``webapp.tasks.outbox.beat``) and each feature's
-    ``BEAT``. Raises ValueError when two declare the same entry name."""
-    from webapp.tasks.outbox import beat
-
-    schedule = beat(config)
-    for module in feature_task_modules():
-        twice = schedule.keys() & module.BEAT.keys()
-        if twice:
-            raise ValueError(f"beat entries declared twice: {sorted(twice)} ({module.__name__})")
-        schedule.update(module.BEAT)
-    return schedule
-
-
 def celery_init_app(app: Flask) -> Celery:
     """Create the Celery app for ``app`` and store it in ``app.extensions["celery"]``.
     Also quiets the WeasyPrint loggers (:func:`quiet_library_loggers`)."""
@@ -180,6 +140,6 @@ def celery_init_app(app: Flask) -> Celery:
     )
     celery.conf.update(app.config.get("CELERY", {}))
     celery.set_default()
-    celery.flask_app = app  # webapp.tasks.lifecycle's signals
+    celery.flask_app = app  # the process signals of webapp.tasks.lifecycle
     app.extensions["celery"] = celery
     return celery

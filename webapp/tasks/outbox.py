@@ -23,29 +23,23 @@ from sqlalchemy.orm import Session
 from webapp.core.models import OutboxMessage, utcnow
 from webapp.core.request_id import current_request_id
 from webapp.extensions import db
+from webapp.tasks.registry import declare
 
 log = logging.getLogger("sova.jobs")
 _PENDING_KEY = "sova_outbox_pending"
 
-#: The outbox's own periodic tasks (``webapp.tasks.sweeps``): resend what the fast path did not
-#: send, and what the broker lost (:func:`webapp.tasks.owed.reconcile`). The features declare
-#: theirs in ``webapp/<feature>/tasks.py``; the beat's schedule is assembled from all of
-#: them (``webapp.tasks.celery.beat_schedule``).
-SWEEP = "outbox.sweep"
-RECONCILE = "outbox.reconcile"
-TASKS = (SWEEP, RECONCILE)
+
+def reconcile_every(config) -> timedelta:
+    """``SOVA_RECONCILE_SECONDS`` (60): how often the beat runs ``outbox.reconcile``."""
+    return timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60)))
 
 
-def beat(config) -> dict[str, dict]:
-    """The outbox's beat entries: the sweep every 30 s, the reconciliation every
-    ``SOVA_RECONCILE_SECONDS`` (60)."""
-    return {
-        "outbox-sweep": {"task": SWEEP, "schedule": timedelta(seconds=30)},
-        "outbox-reconcile": {
-            "task": RECONCILE,
-            "schedule": timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60))),
-        },
-    }
+#: The outbox's own periodic tasks (their bodies: ``webapp.tasks.sweeps``): resend what the
+#: fast path did not send, every 30 s, and what the broker lost
+#: (:func:`webapp.tasks.owed.reconcile`). The features declare theirs in
+#: ``webapp/<feature>/tasks.py`` (``webapp.tasks.registry``).
+SWEEP = declare("outbox.sweep", body="webapp.tasks.sweeps", schedule=timedelta(seconds=30))
+RECONCILE = declare("outbox.reconcile", body="webapp.tasks.sweeps", schedule=reconcile_every)
 
 
 def enqueue(name: str, *ids: int) -> OutboxMessage:

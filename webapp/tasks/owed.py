@@ -15,10 +15,8 @@ from datetime import timedelta
 from webapp.core.mail import MailLog
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
-from webapp.games import tasks as games_tasks
-from webapp.moderation import tasks as moderation_tasks
-from webapp.prizes import tasks as prizes_tasks
 from webapp.submissions.models import Question
+from webapp.submissions.tasks import PRECHECK
 from webapp.tasks.outbox import (
     SENT_COLUMNS,
     commit,
@@ -29,11 +27,7 @@ from webapp.tasks.outbox import (
     owed_after,
     send,
 )
-
-#: Document kind → (task that renders it, the Document attribute the task takes), as each
-#: feature declares it (``webapp/<feature>/tasks.py``).
-DOCUMENT_TASKS = {**games_tasks.DOCUMENT_TASKS, **prizes_tasks.DOCUMENT_TASKS}
-PRECHECK_TASK = moderation_tasks.PRECHECK
+from webapp.tasks.registry import document_tasks
 
 
 def _unrequested(kind_rows, open_rows) -> list[tuple[str, int]]:
@@ -54,7 +48,7 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
     (made before it existed, or handled without effect): ``[(task, id)]``."""
     cutoff, since = now - owed_after(), now - lookback
     questions = [
-        (PRECHECK_TASK, qid, created)
+        (PRECHECK, qid, created)
         for qid, created in db.session.execute(
             db.select(Question.id, Question.created_at)
             .where(
@@ -66,25 +60,26 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
             .limit(limit)
         ).all()
     ]
+    rendering = document_tasks()
     docs = []
     for ident, kind, prize_id, created in db.session.execute(
         db.select(Document.id, Document.kind, Document.prize_id, Document.created_at)
         .where(
             Document.status == "pending",
-            Document.kind.in_(DOCUMENT_TASKS),
+            Document.kind.in_(rendering),
             Document.created_at <= cutoff,
             Document.created_at >= since,
         )
         .order_by(Document.id)
         .limit(limit)
     ).all():
-        task, attr = DOCUMENT_TASKS[kind]
+        task, attr = rendering[kind]
         arg = ident if attr == "id" else prize_id
         if arg is not None:
             docs.append((task, arg, created))
     if not questions and not docs:
         return []
-    tasks = {PRECHECK_TASK} | {t for t, _, _ in docs}
+    tasks = {PRECHECK} | {t for t, _, _ in docs}
     open_rows = open_requests(tasks, since - timedelta(minutes=1))
     owed = _unrequested(questions + docs, open_rows)
     return list(dict.fromkeys(owed))  # two documents of one prize: one request
