@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webapp.core.documents import Owner, request_document
 from webapp.core.models import Document, utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
 from webapp.domain.handouts import image_refs, missing_images
@@ -28,12 +29,10 @@ from webapp.games.models import (
     PrintedCopy,
 )
 from webapp.games.operations.common import SECTORS, GameConflict, GameError, status_label
-from webapp.games.tasks import RENDER_ENVELOPES
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import status_label as question_status_label
 from webapp.moderation.queries import reports_for, signed_off_ids
 from webapp.submissions.models import Question, set_status
-from webapp.tasks.outbox import enqueue, request_again
 
 
 def slots_for(kind: str, ruleset: str = "2023") -> int:
@@ -749,19 +748,8 @@ def request_envelopes(
         lock_table(game, user_id)
     docs = []
     for kind in ("envelopes", "host_cards"):
-        key = f"{kind}:game:{game.id}:v1"
-        doc = db.session.scalar(db.select(Document).filter_by(key=key))
-        if doc is None:
-            doc = Document(
-                key=key,
-                kind=kind,
-                game_id=game.id,
-                version=1,
-                status="pending",
-                created_at=utcnow(),
-            )
-            db.session.add(doc)
-            db.session.flush()
+        doc, made = request_document(kind, f"{kind}:game:{game.id}:v1", Owner(game_id=game.id))
+        if made:
             letter = "E" if kind == "envelopes" else "H"
             for n in range(1, copies + 1):
                 db.session.add(
@@ -774,9 +762,6 @@ def request_envelopes(
                     )
                 )
             db.session.flush()
-            enqueue(RENDER_ENVELOPES, doc.id)
-        elif doc.status == "pending":  # asked again: queue it if the earlier request is lost
-            request_again(RENDER_ENVELOPES, doc.id, since=doc.created_at)
         docs.append(doc)
     return docs
 

@@ -15,12 +15,10 @@ from webapp.prizes.models import (
 )
 from webapp.prizes.operations.common import (
     PrizeError,
-    _document,
     agreement_prefix,
     next_minutes_seq,
+    request_prize_document,
 )
-from webapp.prizes.tasks import ISSUE_AGREEMENT, RENDER_MINUTES
-from webapp.tasks.outbox import enqueue
 
 
 def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:
@@ -47,8 +45,7 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
         created_at=utcnow(),
     )
     db.session.add(minutes)
-    _document(COMMISSION_MINUTES, prize)
-    enqueue(RENDER_MINUTES, prize.id)
+    request_prize_document(COMMISSION_MINUTES, prize)
     return minutes
 
 
@@ -73,8 +70,9 @@ def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     )
     if minutes is None:
         raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
-    doc = _document(COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES))
-    enqueue(RENDER_MINUTES, prize.id)
+    doc = request_prize_document(
+        COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES)
+    )
     return doc
 
 
@@ -87,8 +85,7 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     if prize.status in ("signed", "paid", "closed"):
         raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
-    doc = _document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
+    doc = request_prize_document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
     agreement.document_id = doc.id
     agreement.status = "pending"
-    enqueue(ISSUE_AGREEMENT, prize.id)
     return doc
