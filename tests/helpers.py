@@ -81,7 +81,7 @@ class CachedBuilderRule(_WerkzeugRule):
 
 def drain_outbox(app, skip: tuple[str, ...] = ()) -> list[str]:
     """Run every unsent outbox message in-process with the real task functions (unit tests
-    have no worker), each through the task edge (``webapp.celery.SovaTask``: committed when
+    have no worker), each through the task edge (``webapp.tasks.celery.SovaTask``: committed when
     it returns, rolled back when it raises). Messages whose task name starts with a prefix in ``skip`` are only
     marked sent. Returns the task names run, in order."""
     import workers.tasks  # noqa: F401  (registers the tasks)
@@ -227,8 +227,8 @@ def give_details(prize, drain, **over) -> None:
     one-time link (the agreement is re-issued with the address; ``drain`` renders it)."""
     from flask import current_app
 
-    from webapp.jobs import commit
     from webapp.prizes import payee
+    from webapp.tasks.outbox import commit
 
     token = payee.request_details(prize, None)
     commit()
@@ -331,9 +331,9 @@ def restore_sqlite_app(app, saved: dict, tmp_path: Path, also: Sequence = ()) ->
 
 def celery_worker(env: dict, log) -> subprocess.Popen:
     """A real Celery worker process (solo pool, INFO log to ``log``, an open file) of the
-    checkout's ``workers.app`` with the deployed flags (``webapp.celery.WORKER_FLAGS``), in
+    checkout's ``workers.app`` with the deployed flags (``webapp.tasks.celery.WORKER_FLAGS``), in
     its own session so a test can stop its whole group."""
-    from webapp.celery import WORKER_FLAGS
+    from webapp.tasks.celery import WORKER_FLAGS
 
     return subprocess.Popen(
         [

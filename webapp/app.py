@@ -51,7 +51,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_signals()
     register_errors(app)
     register_cli(app)
-    from webapp.celery import celery_init_app
+    from webapp.tasks.celery import celery_init_app
 
     celery_init_app(app)
     logging.basicConfig(level=logging.INFO)

@@ -115,13 +115,13 @@ def load_config(test_config: dict | None = None) -> dict:
         "SOVA_REDIS_URL": setting("SOVA_REDIS_URL"),
         "SOVA_SMTP_URL": setting("SOVA_SMTP_URL"),
         "SOVA_MAIL_LEASE_SECONDS": float(setting("SOVA_MAIL_LEASE_SECONDS", "60")),
-        # Owed work (webapp.owed.reconcile): a task handed to the broker and not done after
+        # Owed work (webapp.tasks.owed.reconcile): a task handed to the broker and not done after
         # this many seconds is sent again (at most SOVA_OWED_MAX_ATTEMPTS times in all);
         # the beat checks every SOVA_RECONCILE_SECONDS.
         "SOVA_OWED_AFTER_SECONDS": float(setting("SOVA_OWED_AFTER_SECONDS", "600")),
         "SOVA_OWED_MAX_ATTEMPTS": int(setting("SOVA_OWED_MAX_ATTEMPTS", "10")),
         "SOVA_RECONCILE_SECONDS": float(setting("SOVA_RECONCILE_SECONDS", "60")),
-        # Workers and the beat write a heartbeat row this often (webapp.heartbeat; read by
+        # Workers and the beat write a heartbeat row this often (webapp.tasks.heartbeat; read by
         # `sova health`), and check then whether a Redis broker restarted empty.
         "SOVA_HEARTBEAT_SECONDS": float(setting("SOVA_HEARTBEAT_SECONDS", "10")),
         # Monitoring (webapp.observability): /metrics from loopback or with this bearer

@@ -7,7 +7,7 @@
   (from the submission to its pre-check report, observed by the worker),
   ``sova_render_duration_seconds{kind}`` (PDF rendering, worker). Read at each scrape from
   the database and the broker: ``sova_owed{what}`` (the fields of
-  :func:`webapp.owed.owed_status`: outbox backlog, overdue and given-up tasks, questions
+  :func:`webapp.tasks.owed.owed_status`: outbox backlog, overdue and given-up tasks, questions
   without a pre-check, documents pending, e-mails sending and **in doubt**),
   ``sova_queue_length{queue}`` and ``sova_broker_up``. With ``PROMETHEUS_MULTIPROC_DIR``
   set (gunicorn, Celery prefork; the same folder for web and worker on one host, emptied
@@ -53,7 +53,7 @@ from prometheus_client.core import GaugeMetricFamily
 from webapp.core.access import access
 from webapp.core.request_id import REQUEST_ID, clean_request_id, current_request_id
 from webapp.extensions import db
-from webapp.owed import owed_status
+from webapp.tasks.owed import owed_status
 
 __all__ = ["REQUEST_ID", "clean_request_id", "current_request_id", "init_observability"]
 

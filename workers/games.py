@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
-from celery import shared_task
 from flask import current_app
 
 from webapp.core.models import Document
@@ -15,6 +14,7 @@ from webapp.games.models import Game
 from webapp.games.operations import rules_note
 from webapp.games.operations.pace import game_rate
 from webapp.games.queries import envelope_context, handout_files, printed_copies
+from webapp.tasks.registry import task
 from workers.rendering import render_document
 
 TEMPLATES = {
@@ -49,9 +49,8 @@ def game_documents(document: Document) -> tuple[str, dict, dict[str, Path]]:
     return TEMPLATES[document.kind], context, images
 
 
-@shared_task(
-    name=tasks.RENDER_ENVELOPES,
-    ignore_result=True,
+@task(
+    tasks.RENDER_ENVELOPES,
     acks_late=True,
     soft_time_limit=120,
     time_limit=180,

@@ -1,11 +1,8 @@
 """Moderation tasks (thin wrappers over ``webapp.moderation.operations``)."""
 
-from celery import shared_task
-
 from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import tasks
 from webapp.moderation.duplicates import ensure_indexed, rebuild_index
 from webapp.moderation.export_jobs import purge_exports as purge_exports_op
@@ -14,17 +11,19 @@ from webapp.moderation.operations import precheck as precheck_op
 from webapp.moderation.reasons import decision_email
 from webapp.observability import PRECHECK_LATENCY
 from webapp.submissions.models import Question, QuestionStatusChange
+from webapp.tasks.outbox import commit
+from webapp.tasks.registry import task
 from workers.notify import send_mail
 
 
-@shared_task(name=tasks.PRECHECK, ignore_result=True, acks_late=True)
+@task(tasks.PRECHECK, acks_late=True)
 def precheck(question_id: int) -> int | None:
     """Pre-check question ``question_id``; idempotent (one report per check version).
     Returns the report id, or None when the question is gone.
 
     Two transactions: the question joins the duplicate index first (committed, so a
     near-identical question pre-checked at the same moment sees it), then the checks run
-    (committed by the task edge, ``webapp.celery.SovaTask``).
+    (committed by the task edge, ``webapp.tasks.celery.SovaTask``).
     """
     if ensure_indexed(question_id):
         # Kept on purpose: the index rows must be visible to the other pre-checks before
@@ -40,7 +39,7 @@ def precheck(question_id: int) -> int | None:
     return report.id if report else None
 
 
-@shared_task(name=tasks.NOTIFY_DECISION, ignore_result=True, acks_late=True)
+@task(tasks.NOTIFY_DECISION, acks_late=True)
 def notify_decision(question_id: int) -> bool:
     """E-mail the first author the editors' decision (the same text the editor previewed:
     ``webapp.moderation.reasons.decision_email``). False when there is nobody to write to
@@ -65,16 +64,15 @@ def notify_decision(question_id: int) -> bool:
     )
 
 
-@shared_task(name=tasks.REINDEX, ignore_result=True, acks_late=True)
+@task(tasks.REINDEX, acks_late=True)
 def reindex() -> int:
     """Rebuild the duplicate index (after ``duplicates.INDEX_VERSION`` changes). Returns the
     number of questions indexed; running it twice gives the same index."""
     return rebuild_index()
 
 
-@shared_task(
-    name=tasks.EXPORT_QUEUE,
-    ignore_result=True,
+@task(
+    tasks.EXPORT_QUEUE,
     acks_late=True,
     soft_time_limit=1800,  # ≈ 200 µs of CPU a row (XLSX): half a million rows in minutes
     time_limit=1860,
@@ -87,7 +85,7 @@ def export_queue(job_id: int) -> str | None:
     return job.status if job is not None else None
 
 
-@shared_task(name=tasks.PURGE_EXPORTS, ignore_result=True)
+@task(tasks.PURGE_EXPORTS)
 def purge_exports() -> int:
     """Beat (hourly): delete the files of the queue exports past their expiry. Returns how
     many expired."""

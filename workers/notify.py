@@ -26,7 +26,7 @@ from email.message import EmailMessage
 from email.utils import formatdate
 from urllib.parse import unquote, urlsplit
 
-from celery import current_task, shared_task
+from celery import current_task
 from flask import current_app, render_template, url_for
 from flask_babel import force_locale, gettext
 
@@ -36,6 +36,7 @@ from webapp.core.crypto import decrypt
 from webapp.extensions import db
 from webapp.submissions import tasks
 from webapp.submissions.models import Question
+from webapp.tasks.registry import task
 
 log = logging.getLogger("sova.notify")
 
@@ -247,9 +248,8 @@ def _locale(language: str | None) -> str:
     return language if language in LANGUAGES else "ru"
 
 
-@shared_task(
-    name=tasks.RECEIVED,
-    ignore_result=True,
+@task(
+    tasks.RECEIVED,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),
     retry_backoff=30,
@@ -319,9 +319,8 @@ def _confirm_mail(q, qa, key: str, subject, template: str, sender: str = "") -> 
     return send_mail(to, said, body, key=key, task=tasks.RECEIVED, args=[q.id])
 
 
-@shared_task(
-    name=tasks.MY_LINK,
-    ignore_result=True,
+@task(
+    tasks.MY_LINK,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),
     retry_backoff=30,

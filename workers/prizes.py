@@ -3,7 +3,6 @@ here, never in web)."""
 
 import smtplib
 
-from celery import shared_task
 from flask import current_app, url_for
 from flask_babel import force_locale, gettext
 
@@ -11,12 +10,13 @@ from webapp.core.crypto import decrypt
 from webapp.core.mail import already_sent
 from webapp.domain.text import quantity
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes import tasks
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status
 from webapp.prizes.payee import link_hours, new_link, payee_language, purge_paid_details
 from webapp.prizes.queries import agreement_context, minutes_context
+from webapp.tasks.outbox import commit
+from webapp.tasks.registry import task
 from workers.notify import outbox_key, send_mail
 from workers.rendering import render_document
 
@@ -24,9 +24,8 @@ from workers.rendering import render_document
 DAYS = {"ru": ("день", "дня", "дней"), "be": ("дзень", "дні", "дзён"), "en": ("day", "days")}
 
 
-@shared_task(
-    name=tasks.ISSUE_AGREEMENT,
-    ignore_result=True,
+@task(
+    tasks.ISSUE_AGREEMENT,
     acks_late=True,
     soft_time_limit=120,
     time_limit=180,
@@ -60,9 +59,8 @@ def _payee(prize: Prize) -> dict:
     return agreement_payee(prize)
 
 
-@shared_task(
-    name=tasks.RENDER_MINUTES,
-    ignore_result=True,
+@task(
+    tasks.RENDER_MINUTES,
     acks_late=True,
     soft_time_limit=120,
     time_limit=180,
@@ -87,9 +85,8 @@ def render_minutes(prize_id: int) -> int | None:
     return doc.id
 
 
-@shared_task(
-    name=tasks.RENDER_REGISTER,
-    ignore_result=True,
+@task(
+    tasks.RENDER_REGISTER,
     acks_late=True,
     soft_time_limit=300,
     time_limit=360,
@@ -109,9 +106,8 @@ def render_register(document_id: int) -> int | None:
     return doc.id
 
 
-@shared_task(
-    name=tasks.SEND_DETAILS_LINK,
-    ignore_result=True,
+@task(
+    tasks.SEND_DETAILS_LINK,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),
     retry_backoff=30,
@@ -156,7 +152,7 @@ def send_details_link(prize_id: int) -> bool:
     return send_mail(decrypt(prize.author.email_encrypted), subject, body, key=key)
 
 
-@shared_task(name=tasks.REMIND_DETAILS, ignore_result=True)
+@task(tasks.REMIND_DETAILS)
 def remind_details() -> int:
     """Beat: every prize waiting for details longer than ``SOVA_DETAILS_REMIND_DAYS``
     (default 3) since its last link gets a new link by e-mail (``prizes.send_details_link``
@@ -164,8 +160,8 @@ def remind_details() -> int:
     from datetime import timedelta
 
     from webapp.core.models import utcnow
-    from webapp.jobs import enqueue
     from webapp.prizes.models import DetailsLink
+    from webapp.tasks.outbox import enqueue
 
     days = int(current_app.config.get("SOVA_DETAILS_REMIND_DAYS", 3))
     limit = utcnow() - timedelta(days=days)
@@ -180,7 +176,7 @@ def remind_details() -> int:
     return queued
 
 
-@shared_task(name=tasks.PURGE_PAYEE_DETAILS, ignore_result=True)
+@task(tasks.PURGE_PAYEE_DETAILS)
 def purge_payee_details() -> int:
     """Beat: delete payee details ``SOVA_PAYEE_RETENTION_DAYS`` days after payment (the
     agreement is kept). Returns how many were deleted."""

@@ -42,14 +42,14 @@ def render_document(document_id: int | None, build) -> Document | None:
         # processes' heartbeats waiting until they failed with «database is locked». Only
         # reads happened so far; this commit writes nothing of its own. Kept on purpose:
         # the one commit in the middle of a render task; the task edge
-        # (webapp.celery.SovaTask) commits the file's row after the render.
+        # (webapp.tasks.celery.SovaTask) commits the file's row after the render.
         db.session.commit()
         started = time.perf_counter()
         pdf = render_pdf(template, context, allowed_files=allowed_files)
         RENDER_SECONDS.labels(kind).observe(time.perf_counter() - started)
     except Exception as exc:
         # Recorded for the producer's page; the task fails loudly in the worker log. Kept
-        # on purpose: the task raises, and the task edge (webapp.celery.SovaTask) rolls
+        # on purpose: the task raises, and the task edge (webapp.tasks.celery.SovaTask) rolls
         # back what a raising task wrote, so the failure is committed here, on its own.
         db.session.rollback()
         doc = db.session.get_one(Document, document_id)

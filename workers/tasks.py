@@ -1,4 +1,6 @@
-"""Imports every task module so that the worker registers them by name, and the process
-signals (``workers.lifecycle``: heartbeat, broker-restart check)."""
+"""Imports every task module so that the worker registers them by name (the features' and
+the outbox's own, ``webapp.tasks.sweeps``), and the process
+signals (``webapp.tasks.lifecycle``: heartbeat, broker-restart check)."""
 
-from workers import games, lifecycle, moderation, notify, outbox, prizes, votes  # noqa: F401
+from webapp.tasks import lifecycle, sweeps  # noqa: F401
+from workers import games, moderation, notify, prizes, votes  # noqa: F401

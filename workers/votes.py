@@ -1,9 +1,8 @@
 """Audience-vote tasks (2009 §3.1): the signed result PDF and the beat purge of phone-number
 hashes."""
 
-from celery import shared_task
-
 from webapp.extensions import db
+from webapp.tasks.registry import task
 from webapp.votes import tasks
 from webapp.votes.models import Vote
 from webapp.votes.operations import purge_numbers as purge
@@ -11,9 +10,8 @@ from webapp.votes.queries import result_context
 from workers.rendering import render_document
 
 
-@shared_task(
-    name=tasks.RENDER_RESULT,
-    ignore_result=True,
+@task(
+    tasks.RENDER_RESULT,
     acks_late=True,
     soft_time_limit=120,
     time_limit=180,
@@ -30,7 +28,7 @@ def render_result(vote_id: int) -> int | None:
     return vote.document_id
 
 
-@shared_task(name=tasks.PURGE_NUMBERS, ignore_result=True)
+@task(tasks.PURGE_NUMBERS)
 def purge_numbers() -> int:
     """Beat (daily): delete the phone-number hashes of votes closed more than
     ``SOVA_VOTE_RETENTION_DAYS`` ago. Returns how many votes were purged."""

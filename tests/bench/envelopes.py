@@ -80,9 +80,9 @@ def _seed(app) -> tuple[int, dict[str, int]]:
     from webapp.extensions import db
     from webapp.games.operations import assign_envelopes, lock_table, request_envelopes
     from webapp.games.season.operations import create_game, create_season
-    from webapp.jobs import commit
     from webapp.moderation.models import QuestionSignoff
     from webapp.submissions.models import Author, Question, QuestionAuthor
+    from webapp.tasks.outbox import commit
 
     signer, _ = create_user("bench@sova.local", "editor", password="bench-pw")
     db.session.flush()

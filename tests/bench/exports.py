@@ -63,7 +63,7 @@ def run(backend: str, url: str, rows: int, repeat: int, tmp: Path) -> None:
     from tests.scale_data import add_questions
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     app = make_app(url, tmp)
     with app.app_context():
@@ -113,9 +113,9 @@ def run_worker(backend: str, app, repeat: int) -> None:
     each batch; an editor's job per run, p50 of wall and CPU as above."""
     from webapp.accounts.models import User
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.moderation.export_jobs import job_path, request_export, run_export
     from webapp.moderation.queries import QueueFilter
+    from webapp.tasks.outbox import commit
 
     with app.app_context():
         editor = db.session.scalar(db.select(User.id).filter_by(role="editor"))

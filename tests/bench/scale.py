@@ -107,10 +107,10 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
     from webapp.domain.packets import parse_packet
     from webapp.extensions import db
     from webapp.games.season.operations import create_game, create_season
-    from webapp.jobs import commit
     from webapp.moderation import duplicates
     from webapp.moderation.bulk_import import import_archive
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import commit
 
     size = {"backend": backend, "archive": archive, "submissions": submissions}
     with app.app_context():

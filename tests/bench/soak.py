@@ -34,7 +34,7 @@ from pathlib import Path
 
 from tests.bench.figures import percentile
 from tests.helpers import free_port
-from webapp.celery import WORKER_FLAGS
+from webapp.tasks.celery import WORKER_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         # wait for the pool to finish pre-checking (sweep once, as beat would)
         from datetime import timedelta
 
-        from webapp.jobs import sweep
+        from webapp.tasks.outbox import sweep
 
         wait_until = time.monotonic() + max(120, args.seconds)
         swept = False

@@ -54,8 +54,8 @@ def build(app, n: int) -> dict[str, str]:
     from tests.scale_data import add_questions
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.moderation import queries
+    from webapp.tasks.outbox import commit
 
     with app.app_context():
         add_questions(n, seed=11)

@@ -155,7 +155,7 @@ def prepare(url: str, instance: Path) -> tuple[int, str]:
     from webapp.app import create_app
     from webapp.extensions import db
     from webapp.games.season.operations import create_game, create_season, create_team
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     app = create_app(
         {

@@ -392,7 +392,7 @@ class Cluster:
     def app_up(self, host: str) -> None:
         """Start web, worker and relay on ``host`` (and beat on app1), the command lines of
         deploy/systemd; the host's metrics folder is cleared first (as at boot)."""
-        from webapp.celery import WORKER_FLAGS
+        from webapp.tasks.celery import WORKER_FLAGS
 
         env = self.app_env(host)
         prom = Path(env["PROMETHEUS_MULTIPROC_DIR"])

@@ -3,7 +3,7 @@
 In a clean-clone run of the cluster test a worker died on the Redis restart ("Unrecoverable
 error: AttributeError 'NoneType' object has no attribute 'hostname'": Celery's gossip step
 closing its channel on a connection already dropped, celery/kombu#582). ``sova worker``
-now runs with ``webapp.celery.WORKER_FLAGS`` (no gossip, mingle or event heartbeat) and
+now runs with ``webapp.tasks.celery.WORKER_FLAGS`` (no gossip, mingle or event heartbeat) and
 retries the broker for ever (``broker_connection_max_retries=None``).
 
 Here a real ``sova worker`` (the checkout's console script, SQLite database in a temporary

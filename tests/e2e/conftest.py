@@ -59,7 +59,7 @@ class LiveServer:
         from webapp.accounts.models import User
         from webapp.accounts.operations import create_user
         from webapp.extensions import db
-        from webapp.jobs import commit
+        from webapp.tasks.outbox import commit
 
         email = f"{role}@e2e.local"
         with self.app.app_context():

@@ -19,7 +19,7 @@ def game_id(live_server):
     from tests.webapp.archive.rows import closed_game
     from webapp.extensions import db
     from webapp.games.models import Game, Season
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")

@@ -18,8 +18,8 @@ def approved(live_server):
     from tests.webapp.moderation.test_queue import make
     from webapp.accounts.models import User
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.moderation.operations import decide
+    from webapp.tasks.outbox import commit
 
     live_server.staff("chief_editor")
     texts = [

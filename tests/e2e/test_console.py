@@ -15,7 +15,7 @@ def game_id(live_server):
     producer let the console start it without printing the envelopes."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)
@@ -141,7 +141,7 @@ def game_2009(live_server):
     sent during it, approved and signed off: the only candidate of the sector-13 draw."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table, record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)
@@ -186,7 +186,7 @@ def game_2009_empty(live_server):
     pool is empty. Returns ``(game id, the text of sector 2's question)``."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table, record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)
@@ -236,7 +236,7 @@ def test_the_console_passes_over_an_empty_sector13(live_server, page, game_2009_
     from webapp.core.models import utcnow
     from webapp.extensions import db
     from webapp.games.models import Game, GameEvent
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():  # an old game: a spin on 13 stored unmarked
         g = db.session.get(Game, game_id)
@@ -270,8 +270,8 @@ def handout_game(live_server):
     from tests.helpers import KUBOK_PREFIX, image_bytes
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
     from webapp.moderation.images import attach_image
+    from webapp.tasks.outbox import commit
 
     name = f"{KUBOK_PREFIX}001.png"
     with live_server.app.app_context():
@@ -324,7 +324,7 @@ def hint_games(live_server):
     startable on the console; returns their ids."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         season, team = h.season(), h.team()
@@ -398,7 +398,7 @@ def game_2009_at_5(live_server):
     from tests.helpers import VIEWERS_WIN
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)

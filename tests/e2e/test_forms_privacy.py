@@ -19,9 +19,9 @@ pytestmark = pytest.mark.slow
 def details_token(app, api, played, drain):
     """A one-time payee-details link of the first prize of a closed 2023 game."""
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.prizes import payee
     from webapp.prizes.models import Prize
+    from webapp.tasks.outbox import commit
 
     game = played("qualifying", VIEWERS_WIN)
     assert api("post", f"/api/v1/games/{game}/close", role="producer").status_code == 200

@@ -25,7 +25,7 @@ def filled_game(live_server):
     """A 2023 game whose table is filled but neither locked nor printed."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)
@@ -105,7 +105,7 @@ def test_game_page_turns_pending_documents_into_links_without_reload(
     from webapp.extensions import db
     from webapp.games.models import Game
     from webapp.games.operations import lock_table
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         lock_table(db.session.get(Game, filled_game), None)

@@ -22,7 +22,7 @@ def _live_2009_game(app) -> int:
     """A 2009 game with a filled table whose first round has been played (status live)."""
     from webapp.extensions import db
     from webapp.games.operations import assign_envelopes, record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with app.app_context():
         game = h.game(h.season("2009"), table={"blitz": None, "superblitz": 5, "sector13": 13})
@@ -42,9 +42,9 @@ def test_a_live_question_sent_in_the_browser_reaches_the_live_lane_and_the_draw(
     from webapp.extensions import db
     from webapp.games.models import Game, Sector13Draw
     from webapp.games.operations import record_event
-    from webapp.jobs import commit
     from webapp.moderation.operations import decide, sign_off
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import commit
 
     game_id = _live_2009_game(live_server.app)
     page.goto(f"{live_server.url}/live")

@@ -24,8 +24,8 @@ def onair_game(live_server):
     ``(game id, token, {(sector, slot): author})``."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
     from webapp.onair.operations import create_token
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(15)
@@ -208,7 +208,7 @@ def onair_game_2009(live_server):
     {(sector, slot): author})``."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
     from webapp.onair.operations import create_token
 
     with live_server.app.app_context():
@@ -237,7 +237,7 @@ def _a_viewer_sends_a_live_question(live_server) -> str:
     """A question sent during the game, approved, its author consenting: the one candidate
     of sector 13's draw (2009 §1.3, §1.4.1). Returns its author's name."""
     from tests.webapp.games import helpers as h
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         (q,) = h.approved_questions_more(1, channel="live")
@@ -303,7 +303,7 @@ def _play(live_server, game_id: int, *events: dict, status: str | None = None) -
     from webapp.extensions import db
     from webapp.games.models import Game
     from webapp.games.operations.play import record_event
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         game = db.session.get(Game, game_id)
@@ -402,9 +402,9 @@ def test_the_ograf_graphic_clears_on_a_revoked_key_and_a_closed_game(
     key, once the game is closed."""
     from webapp.extensions import db
     from webapp.games.models import Game
-    from webapp.jobs import commit
     from webapp.onair.models import BroadcastToken
     from webapp.onair.operations import create_token, revoke_token
+    from webapp.tasks.outbox import commit
 
     game_id, key, authors = onair_game
     _play(live_server, game_id, {"type": "spin", "sector": 1})

@@ -21,7 +21,7 @@ def game_id(live_server):
     """A 2023 table of 13 single sectors, filled, each question 10 seconds long."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(26)

@@ -20,7 +20,7 @@ SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "�
 def season_id(live_server):
     from tests.webapp.games import helpers as h
     from webapp.games.season.events import add_new_team
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         season = h.season()

@@ -19,7 +19,7 @@ def game_id(live_server):
     already has the topic «История»."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, set_topic
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(26)

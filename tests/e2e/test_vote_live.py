@@ -34,7 +34,7 @@ EXPERTS = [
 def game_id(live_server):
     from tests.webapp.games import helpers as h
     from webapp.games.season.operations import create_team
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     live_server.app.config["SOVA_SMS_SECRET"] = SECRET
     with live_server.app.app_context():

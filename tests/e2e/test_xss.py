@@ -46,8 +46,8 @@ def test_viewer_markup_never_runs_on_status_queue_question_and_console(live_serv
     from webapp.extensions import db
     from webapp.games.models import EnvelopeQuestion
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.jobs import commit
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import commit
 
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

@@ -31,7 +31,7 @@ def server(make_app):
     from webapp.accounts.models import User
     from webapp.accounts.operations import issue_token
     from webapp.extensions import db
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     app = make_app()
     seeded = app.test_cli_runner().invoke(args=["seed-demo"])

@@ -19,7 +19,7 @@ and started again empty, and:
 In every order each question is pre-checked exactly once and every outbox row is done
 within 90 s of the broker coming back (the time is printed; docs/operations.md «What is
 owed»). Only the broker's epoch, recorded on each outbox row
-(``webapp.jobs.after_broker_restart``), tells the processes started after the loss what
+(``webapp.tasks.outbox.after_broker_restart``), tells the processes started after the loss what
 was lost: before it, those orders waited for the 600 s rule (620 to 650 s).
 """
 
@@ -46,7 +46,7 @@ from tests.integration.test_faults import (  # noqa: F401  (fixtures used by nam
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-PRODUCTION_VISIBILITY = 900  # webapp.celery.VISIBILITY_TIMEOUT
+PRODUCTION_VISIBILITY = 900  # webapp.tasks.celery.VISIBILITY_TIMEOUT
 QUESTIONS = 10
 SOVA = str(Path(sys.executable).parent / "sova")
 
@@ -92,7 +92,7 @@ def _start_relay(workers: Workers) -> subprocess.Popen:
 def _heartbeats(app) -> set[tuple[str, int]]:
     """``{(role, pid)}`` of the processes whose heartbeat row is fresh."""
     from webapp.extensions import db
-    from webapp.heartbeat import read
+    from webapp.tasks.heartbeat import read
 
     with app.app_context():
         try:

@@ -345,8 +345,8 @@ def test_rolled_back_transaction_never_runs_its_task(faults):
     outbox keeps nothing and the task never runs, also after a sweep."""
     from webapp.core.models import OutboxMessage
     from webapp.extensions import db
-    from webapp.jobs import enqueue, sweep
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import enqueue, sweep
 
     app, workers, _ = faults
     workers.start()
@@ -412,8 +412,8 @@ def test_worker_sigkilled_while_rendering_envelopes_and_agreements(faults):
     from webapp.accounts.operations import create_user
     from webapp.core.models import Document
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
+    from webapp.tasks.outbox import commit
 
     app, workers, redis_server = faults
     client = app.test_client()
@@ -782,7 +782,7 @@ def test_redis_stopped_while_viewers_submit_loses_nothing(faults):
 
     from webapp.core.models import OutboxMessage
     from webapp.extensions import db
-    from webapp.jobs import sweep
+    from webapp.tasks.outbox import sweep
 
     app, workers, redis_server = faults
     workers.start()
@@ -829,13 +829,13 @@ def test_redis_restarted_empty_redoes_owed_work_within_90_seconds(faults):
     holds 50 relayed pre-checks and their 50 e-mails that no worker has done (the worker
     frozen, SIGSTOP, as a busy one would be). With the default settings (owed after 600 s,
     heartbeat every 10 s) the worker's next heartbeat finds a new broker epoch
-    (``webapp.jobs.after_broker_restart``) and sends them again at once: every question is
+    (``webapp.tasks.outbox.after_broker_restart``) and sends them again at once: every question is
     pre-checked exactly once and every outbox row is done within 90 s of the restart (the
     time is printed; docs/operations.md "What is owed"). Without the check nothing would
     be redone before 600 s."""
     from webapp.core.models import OutboxMessage
     from webapp.extensions import db
-    from webapp.heartbeat import read
+    from webapp.tasks.heartbeat import read
 
     app, workers, redis_server = faults
     assert app.config["SOVA_OWED_AFTER_SECONDS"] == 600
@@ -1047,7 +1047,7 @@ SQLITE_WRITER = r"""
 import sys, random
 from webapp.app import create_app
 from webapp.extensions import db
-from webapp.jobs import commit, enqueue
+from webapp.tasks.outbox import commit, enqueue
 from webapp.core.models import OutboxMessage, utcnow
 
 role, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

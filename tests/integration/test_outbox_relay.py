@@ -158,7 +158,7 @@ def test_a_row_locked_by_another_sender_is_skipped(relay_env, redis_url):
     """Two senders at once (the relay and the sweeper): a row one of them holds is not
     sent by the other (``FOR UPDATE SKIP LOCKED``), so no task is published twice."""
     from webapp.extensions import db
-    from webapp.jobs import relay_pending
+    from webapp.tasks.outbox import relay_pending
 
     app, env = relay_env
     post(app, 1)

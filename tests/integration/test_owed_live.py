@@ -1,6 +1,6 @@
 """Owed work with a real worker: the relay hands pre-checks, e-mails and a
 document to a private Redis, Redis restarts empty, and the workers, finding another broker epoch, get every one
-of them done exactly once (the reconciliation, :func:`webapp.owed.reconcile`, then finds
+of them done exactly once (the reconciliation, :func:`webapp.tasks.owed.reconcile`, then finds
 nothing owed); a worker killed mid-task is replaced by the reconciliation, not by the broker's
 visibility timeout (the workers here run with the production 900 s).
 
@@ -42,13 +42,13 @@ def _db(app, fn):
 
 
 def _status(app) -> dict:
-    from webapp.owed import owed_status
+    from webapp.tasks.owed import owed_status
 
     return _db(app, lambda db: owed_status())
 
 
 def _reconcile(app) -> dict:
-    from webapp.owed import reconcile
+    from webapp.tasks.owed import reconcile
 
     return _db(app, lambda db: reconcile())
 
@@ -61,8 +61,8 @@ def _queued(redis_server) -> int:
 
 def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(faults, smtp_sink):  # noqa: F811  (the imported fixture)
     from webapp.core.models import Document
-    from webapp.jobs import commit
     from webapp.prizes.register import request_register_pdf
+    from webapp.tasks.outbox import commit
 
     app, workers, redis_server = faults
     url, received = smtp_sink
@@ -94,7 +94,7 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(f
     redis_server.start()
     assert _queued(redis_server) == 0
     # the workers' first heartbeat finds another broker epoch and resends what is owed at
-    # once (webapp.jobs.after_broker_restart): no reconciliation is waited for
+    # once (webapp.tasks.outbox.after_broker_restart): no reconciliation is waited for
     workers.start(visibility_timeout=PRODUCTION_VISIBILITY)
 
     def doc_status(db):

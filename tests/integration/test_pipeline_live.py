@@ -74,10 +74,10 @@ def test_import_precheck_approve_game_close_and_pdfs(live, shared_dir, tmp_path)
     from webapp.core.models import Document
     from webapp.extensions import db
     from webapp.games.models import EnvelopeQuestion
-    from webapp.jobs import commit
     from webapp.moderation.models import ModerationReport
     from webapp.prizes.models import Prize
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import commit
 
     app = live
     tokens = {}

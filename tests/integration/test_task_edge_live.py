@@ -1,4 +1,4 @@
-"""The task edge in a real worker (``webapp.celery.SovaTask``) on PostgreSQL and Redis: a
+"""The task edge in a real worker (``webapp.tasks.celery.SovaTask``) on PostgreSQL and Redis: a
 task that returns is committed and its outbox row marked done; a task that raises is rolled
 back and its row stays owed (for ``outbox.reconcile``), keeping only the failure the render
 commits on purpose (``workers.rendering``). The fixtures of tests/integration/test_faults.py."""
@@ -18,9 +18,9 @@ pytestmark = pytest.mark.integration
 def test_a_worker_commits_a_task_that_returns_and_keeps_one_that_raises_owed(faults):  # noqa: F811
     from webapp.core.models import Document, OutboxMessage, utcnow
     from webapp.extensions import db
-    from webapp.jobs import commit, enqueue
     from webapp.prizes.register import REGISTER_PDF, request_register_pdf
     from webapp.prizes.tasks import RENDER_REGISTER
+    from webapp.tasks.outbox import commit, enqueue
 
     app, workers, _redis = faults
     with app.app_context():

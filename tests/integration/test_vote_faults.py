@@ -63,7 +63,7 @@ def test_worker_killed_and_redis_restarted_mid_burst_tally_exact(pg_url, private
     from webapp.app import create_app
     from webapp.extensions import db
     from webapp.games.season.operations import create_game, create_season, create_team
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     env = dict(
         os.environ,

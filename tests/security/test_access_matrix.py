@@ -129,12 +129,12 @@ def matrix_app(make_app):
     context stays pushed, so each test request has its own
     ``g`` (flask-login caches the user there) exactly as in production."""
     from webapp.accounts.operations import create_user
-    from webapp.jobs import commit
     from webapp.moderation.export_jobs import request_export, run_export
     from webapp.moderation.operations import precheck
     from webapp.moderation.queries import QueueFilter
     from webapp.submissions.operations import create_question
     from webapp.submissions.scans import store_scan
+    from webapp.tasks.outbox import commit
 
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_SMS_SECRET=GATEWAY_SECRET)
     tokens, users = {}, {}
@@ -349,7 +349,7 @@ def csrf_log_in(app, role: str):
     """A client of an app with CSRF on, signed in as ``role`` through the login form the
     page renders (its CSRF token included)."""
     from webapp.accounts.operations import create_user
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     with app.app_context():
         create_user(f"{role}@test.local", role, password=f"{role}-pw")

@@ -30,7 +30,7 @@ def api_schema(make_app):
     """The app's own OpenAPI document bound to the app (WSGI), on a seeded database."""
     from webapp.accounts.operations import create_user
     from webapp.extensions import db
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     # with no gateway secret the SMS callback answers 503 by contract (a server "error");
     # with one, every unsigned generated request must get 401

@@ -74,8 +74,8 @@ def seasons(app, api, played, drain):
     from webapp.core.models import Document
     from webapp.extensions import db
     from webapp.games.models import Game
-    from webapp.jobs import commit
     from webapp.prizes.models import Prize
+    from webapp.tasks.outbox import commit
     from webapp.votes.operations import close_vote, open_vote
 
     closed = played("qualifying", VIEWERS_WIN, name="Сезон 2023")

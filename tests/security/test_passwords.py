@@ -12,7 +12,7 @@ from tests.forms import get_page as _get
 from tests.forms import signed_in as _signed_in
 from tests.forms import submit_form
 from webapp.accounts.operations import create_user
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 NEW = "совсем-новый-пароль-1"
 PAGE = "/account/password"

@@ -134,9 +134,9 @@ def walk_data(app, api, played, drain, client):
     from webapp.core.models import Document
     from webapp.extensions import db
     from webapp.games.models import Game
-    from webapp.jobs import commit
     from webapp.prizes.models import Prize
     from webapp.submissions.models import Question
+    from webapp.tasks.outbox import commit
     from webapp.votes.operations import close_vote, open_vote
 
     closed = played("qualifying", VIEWERS_WIN, name="Сезон 2023")
@@ -170,7 +170,7 @@ def _staff_named_in_russian() -> None:
     local part, «producer»): give them Russian names, as an office would."""
     from webapp.accounts.models import ROLE_LABELS, User
     from webapp.extensions import db
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     for user in db.session.scalars(db.select(User)):
         user.name = f"{ROLE_LABELS.get(user.role, 'сотрудник').capitalize()} Тестов"

@@ -10,7 +10,7 @@ from flask import g
 from webapp.accounts.models import User
 from webapp.accounts.operations import set_password
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 
 def copy_cookie(app, source, name="session"):

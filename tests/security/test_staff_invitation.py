@@ -13,7 +13,7 @@ from tests.forms import fresh_request, get_page, page_forms, signed_in, submit_f
 from webapp.accounts.models import User
 from webapp.accounts.operations import create_user
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 USERS = "/admin/users"
 PASSWORD = "пароль-нового-редактора"

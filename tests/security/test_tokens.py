@@ -22,7 +22,7 @@ from webapp.accounts.operations import (
 )
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 
 def forms(page: str, tick: bool = True) -> dict[str, dict[str, str]]:

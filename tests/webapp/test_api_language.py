@@ -89,7 +89,7 @@ def api_app(make_app):
     """An app whose requests each push their own app context (no test-wide context), and
     the bearer tokens of an editor and a producer."""
     from webapp.accounts.operations import create_user
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     app = make_app(WTF_CSRF_ENABLED=False)
     with app.app_context():

@@ -183,7 +183,7 @@ def test_outbox_status_and_relay_on_sqlite(app, client):
     import json
 
     from webapp.extensions import db
-    from webapp.jobs import relay_forever
+    from webapp.tasks.outbox import relay_forever
 
     resp = client.post(
         "/submit",

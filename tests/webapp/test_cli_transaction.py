@@ -14,7 +14,7 @@ from webapp.cli import fail
 from webapp.core.models import OutboxMessage
 from webapp.core.transaction import transactional
 from webapp.extensions import db
-from webapp.jobs import enqueue
+from webapp.tasks.outbox import enqueue
 
 
 class Refused(ValueError):

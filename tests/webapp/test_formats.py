@@ -12,8 +12,8 @@ import pytest
 from tests.helpers import VIEWERS_WIN
 from webapp.core.formats import money, number, percent, when
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes.models import Prize, PrizeStatusChange
+from webapp.tasks.outbox import commit
 
 NB = "\u00a0"
 

@@ -62,7 +62,7 @@ def test_metrics_counts_requests_and_reads_owed_work(app, client):
     assert 'sova_queue_length{queue="celery"} 0.0' in text  # nothing handed over yet
     assert "sova_broker_up 1.0" in text
     assert "sova_http_request_duration_seconds_bucket" in text
-    from webapp.jobs import relay_pending
+    from webapp.tasks.outbox import relay_pending
 
     assert relay_pending() == 2
     text = client.get("/metrics").get_data(as_text=True)
@@ -138,7 +138,7 @@ def test_json_logs_carry_the_request_id(tmp_path):
 
 
 def test_health_relay_reads_the_heartbeat(app):
-    from webapp.jobs import heartbeat_path, relay_forever
+    from webapp.tasks.outbox import heartbeat_path, relay_forever
 
     runner = app.test_cli_runner()
     missing = runner.invoke(args=["health", "relay"])

@@ -11,8 +11,8 @@ from datetime import timedelta
 from tests.helpers import submit
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
-from webapp.jobs import commit, mark_done, relay_pending, request_again
-from webapp.owed import owed_status, reconcile
+from webapp.tasks.outbox import commit, mark_done, relay_pending, request_again
+from webapp.tasks.owed import owed_status, reconcile
 
 
 def _submit(client, n: int) -> int:
@@ -136,7 +136,7 @@ def test_requesting_a_document_again_queues_it_only_when_overdue(app):
     )
     db.session.add(doc)
     db.session.flush()
-    from webapp.jobs import enqueue
+    from webapp.tasks.outbox import enqueue
 
     enqueue("games.render_envelopes", doc.id)
     commit()
@@ -224,7 +224,7 @@ def test_a_broker_that_lost_its_data_has_its_lost_tasks_sent_again_at_once(make_
     alone."""
     import redis
 
-    from webapp.jobs import BROKER_EPOCH_KEY, after_broker_restart, broker_epoch
+    from webapp.tasks.outbox import BROKER_EPOCH_KEY, after_broker_restart, broker_epoch
 
     broker = redis.Redis.from_url(redis_url)
     app = make_app(WTF_CSRF_ENABLED=False, SOVA_BROKER_URL=redis_url)

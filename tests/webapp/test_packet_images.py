@@ -20,11 +20,11 @@ from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.operations import GameConflict, assign_envelopes, lock_table, request_envelopes
 from webapp.games.operations.table import check_table, replace_slot
-from webapp.jobs import commit
 from webapp.moderation.images import HANDOUT, ImageAttachError, attach_image
 from webapp.moderation.models import ModerationReport, QuestionSignoff
 from webapp.moderation.operations import decide, precheck
 from webapp.submissions.models import Question, QuestionImage
+from webapp.tasks.outbox import commit
 
 PREFIX = KUBOK_PREFIX
 REFS = KUBOK_IMAGES

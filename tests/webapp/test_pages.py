@@ -147,7 +147,7 @@ def test_weasyprint_loggers_are_quiet_in_task_processes(app):
     """Beat and worker logged every WeasyPrint layout step (INFO) — held at WARNING."""
     import logging
 
-    from webapp.celery import celery_init_app
+    from webapp.tasks.celery import celery_init_app
 
     logging.getLogger("weasyprint.progress").setLevel(logging.INFO)
     celery_init_app(app)

@@ -134,7 +134,7 @@ def check(app) -> None:
 
 def _login(client, role: str) -> None:
     from webapp.accounts.operations import create_user
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     create_user(f"{role}@count.local", role, password=f"{role}-pw")
     commit()

@@ -22,7 +22,6 @@ from tests.helpers import (
 )
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes.models import GiftAgreement, Prize, PrizeStatusChange
 from webapp.prizes.operations import (
     PrizeError,
@@ -31,6 +30,7 @@ from webapp.prizes.operations import (
     mark_signed,
     reissue_agreement,
 )
+from webapp.tasks.outbox import commit
 from workers.prizes import issue_agreement
 
 

@@ -1,4 +1,4 @@
-"""The task edge (``webapp.celery.SovaTask``): one transaction per task run, as the request
+"""The task edge (``webapp.tasks.celery.SovaTask``): one transaction per task run, as the request
 edge gives one per request. A task that returns has its writes committed and its outbox
 row marked done; a task that raises (an error, or the ``Retry`` of ``self.retry()``) leaves
 nothing written and nothing queued, and its outbox row stays owed."""
@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
-from webapp.jobs import commit, enqueue
+from webapp.tasks.outbox import commit, enqueue
 
 
 def committed(model, *where) -> int:

@@ -1,6 +1,7 @@
-"""Task names and periodic tasks, declared by each feature (``webapp/<feature>/tasks.py``)
-and by the outbox (``webapp.jobs``): the worker defines exactly those, the beat runs the
-schedule they declare, and the names stay what in-flight outbox rows hold."""
+"""Task names and periodic tasks, declared once by each feature (``webapp/<feature>/tasks.py``)
+and by the outbox (``webapp.tasks.outbox``) through ``webapp.tasks.registry``: the worker
+defines exactly those, the beat runs the schedule they declare, and the names stay what
+in-flight outbox rows hold."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from webapp.celery import beat_schedule, task_names
+from webapp.tasks.registry import beat_schedule, declare, task, task_names
 
 #: The names outbox rows and the reconciliation already use: renaming one would orphan
 #: every row queued under the old name.
@@ -60,19 +61,34 @@ def test_the_beat_runs_each_features_entries(app):
     )
 
 
-def test_two_features_declaring_one_beat_entry_is_an_error(monkeypatch):
-    from webapp.votes import tasks as votes
+def test_a_name_declared_twice_otherwise_is_an_error():
+    with pytest.raises(ValueError, match="votes.purge_numbers"):
+        declare("votes.purge_numbers", body="workers.prizes", schedule=timedelta(hours=24))
+    assert beat_schedule({})["votes-purge-numbers"]["schedule"] == timedelta(hours=24)
 
-    monkeypatch.setitem(votes.BEAT, "prizes-remind-details", votes.BEAT["votes-purge-numbers"])
-    with pytest.raises(ValueError, match="prizes-remind-details"):
-        beat_schedule({})
+
+def test_a_document_kind_has_one_rendering_task():
+    with pytest.raises(ValueError, match="gift_agreement"):
+        declare("prizes.render_twice", body="workers.prizes", renders=("gift_agreement",))
+    assert "prizes.render_twice" not in task_names()
+
+
+def test_a_body_registers_only_under_its_declaration():
+    with pytest.raises(LookupError, match="prizes.undeclared"):
+        task("prizes.undeclared")
+    with pytest.raises(ValueError, match="declared with its body in workers.votes"):
+
+        @task("votes.purge_numbers")
+        def purge_numbers() -> int:  # pragma: no cover - refused before it is registered
+            return 0
 
 
 def test_every_pending_document_kind_has_its_rendering_task():
     from webapp.core.models import Document
-    from webapp.owed import DOCUMENT_TASKS
+    from webapp.tasks.registry import document_tasks, renderer
 
-    assert {kind: task for kind, (task, _attr) in DOCUMENT_TASKS.items()} == {
+    DOCUMENT_TASKS = document_tasks()
+    assert {kind: name for kind, (name, _attr) in DOCUMENT_TASKS.items()} == {
         "envelopes": "games.render_envelopes",
         "host_cards": "games.render_envelopes",
         "sector13_card": "games.render_envelopes",
@@ -81,3 +97,6 @@ def test_every_pending_document_kind_has_its_rendering_task():
         "payment_register": "prizes.render_register",
     }
     assert all(hasattr(Document, attr) for _task, attr in DOCUMENT_TASKS.values())
+    # the vote's result is rendered from the vote's id, which its Document row does not hold
+    assert renderer("vote_result").name == "votes.render_result"
+    assert "vote_result" not in DOCUMENT_TASKS

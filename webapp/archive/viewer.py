@@ -15,7 +15,6 @@ from webapp.archive.queries import archive_entry
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.extensions import db, limiter
-from webapp.jobs import enqueue
 from webapp.submissions.forms_my import MyLinkForm, WithdrawForm
 from webapp.submissions.links import read_my_link
 from webapp.submissions.models import Author, Question, QuestionAuthor

@@ -84,7 +84,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vote": ("webapp.votes.cli:vote", "The 2009 §3.1 audience vote."),
     "worker": (
         "webapp.cli.processes:worker",
-        "Run a Celery worker (and nothing else; ``webapp.celery.WORKER_FLAGS``).",
+        "Run a Celery worker (and nothing else; ``webapp.tasks.celery.WORKER_FLAGS``).",
     ),
 }
 

@@ -153,9 +153,9 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
     from tqdm import tqdm
 
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.submissions.operations import already_there, import_packet
     from webapp.submissions.packet_images import missing_refs
+    from webapp.tasks.outbox import commit
 
     try:
         already = already_there(packet)

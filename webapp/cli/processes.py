@@ -19,8 +19,8 @@ from webapp.resources import package_dir
 @click.command("worker")
 @click.option("--concurrency", default=2, show_default=True)
 def worker(concurrency):
-    """Run a Celery worker (and nothing else; ``webapp.celery.WORKER_FLAGS``)."""
-    from webapp.celery import WORKER_FLAGS
+    """Run a Celery worker (and nothing else; ``webapp.tasks.celery.WORKER_FLAGS``)."""
+    from webapp.tasks.celery import WORKER_FLAGS
 
     announce_instance()
     os.execvp(
@@ -73,7 +73,7 @@ def outbox():
 def outbox_relay(interval, batch):
     """Send committed outbox messages to the broker until stopped (run it beside the web
     server with SOVA_OUTBOX_AUTOSEND=0, so requests end at their commit)."""
-    from webapp.jobs import relay_forever
+    from webapp.tasks.outbox import relay_forever
 
     click.echo(f"outbox relay: polling every {interval}s, up to {batch} messages a poll")
     relay_forever(interval=interval, limit=batch)
@@ -84,8 +84,8 @@ def outbox_relay(interval, batch):
 def outbox_status():
     """Print what is owed (JSON): outbox rows waiting for the broker, tasks handed over
     and not done (in flight, overdue, given up), questions without their pre-check,
-    documents pending, e-mails being sent and in doubt (webapp.owed.owed_status)."""
-    from webapp.owed import owed_status
+    documents pending, e-mails being sent and in doubt (webapp.tasks.owed.owed_status)."""
+    from webapp.tasks.owed import owed_status
 
     click.echo(json.dumps(owed_status()))
 
@@ -95,7 +95,7 @@ def outbox_status():
 def outbox_reconcile():
     """Once, now: send again the tasks the broker lost and queue overdue owed work (what
     the beat's ``outbox.reconcile`` does every minute). Prints the counts (JSON)."""
-    from webapp.owed import reconcile
+    from webapp.tasks.owed import reconcile
 
     click.echo(json.dumps(reconcile()))
 
@@ -121,10 +121,10 @@ def precheck_stale(dry_run, batch):
     the current check version (run after an upgrade that changes the checks)."""
     from tqdm import tqdm
 
-    from webapp.jobs import commit, enqueue
     from webapp.moderation.models import PRECHECK_VERSION
     from webapp.moderation.queries import stale_precheck_ids
     from webapp.moderation.tasks import PRECHECK
+    from webapp.tasks.outbox import commit, enqueue
 
     ids = stale_precheck_ids()
     if dry_run:
@@ -312,7 +312,7 @@ def _check_broker(timeout: float) -> dict:
 def _check_beats(role: str, max_age: float, node: str | None = None) -> dict:
     """Heartbeat rows of ``role`` (``worker``/``beat``): ok when one (``node``'s, if given)
     is younger than ``max_age`` seconds."""
-    from webapp.heartbeat import read
+    from webapp.tasks.heartbeat import read
 
     try:
         rows = read(role)
@@ -331,7 +331,7 @@ def _check_beats(role: str, max_age: float, node: str | None = None) -> dict:
 def _relay_beat(max_age: float) -> dict:
     import time
 
-    from webapp.jobs import heartbeat_path
+    from webapp.tasks.outbox import heartbeat_path
 
     path = heartbeat_path("relay")
     age = time.time() - path.stat().st_mtime if path.exists() else None

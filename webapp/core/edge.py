@@ -1,7 +1,7 @@
 """The request edge: the one place that commits, rolls back and answers a refusal.
 
 Modelled on Indico's ``RH.process``: :func:`run` calls the view; when it returns, the
-transaction is committed (through :func:`webapp.jobs.commit`, which also relays the outbox
+transaction is committed (through :func:`webapp.tasks.outbox.commit`, which also relays the outbox
 messages the request queued); when it raises, the transaction is rolled back. An
 :class:`~webapp.core.errors.OperationError` (an operation's refusal) is answered here:
 
@@ -34,7 +34,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp.core.errors import OperationError
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 #: A view's answer to a refusal: called with the error, after the rollback.
 Respond = Callable[[OperationError], Any]

@@ -41,7 +41,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from webapp.core.crypto import lookup_hash
 from webapp.core.models import UTCDateTime, utcnow
 from webapp.extensions import Model, db
-from webapp.jobs import commit, enqueue
+from webapp.tasks.outbox import commit, enqueue
 
 OUTBOX_KEY_PART = ":outbox:"
 """Marks a key made from the outbox message id (``workers.notify.outbox_key``)."""

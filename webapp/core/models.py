@@ -54,16 +54,16 @@ class OutboxMessage(Model):
     """A task requested inside a business transaction; sent to Celery only after commit.
 
     ``task``: a Celery task name (``"moderation.precheck"``); ``args``: a JSON list of
-    primary keys. The relay (:mod:`webapp.jobs`) marks ``sent_at``; the beat sweeper
+    primary keys. The relay (:mod:`webapp.tasks.outbox`) marks ``sent_at``; the beat sweeper
     resends rows still unsent. Tasks are idempotent, so a resend is harmless.
-    ``done_at``: the task returned (set by the worker, :func:`webapp.jobs.mark_done`); a
+    ``done_at``: the task returned (set by the worker, :func:`webapp.tasks.outbox.mark_done`); a
     row sent but not done after ``SOVA_OWED_AFTER_SECONDS`` is owed work that the broker
     lost (restarted empty, worker killed) and is sent again by ``outbox.reconcile``.
     ``attempts``: how many times it was handed to the broker. ``broker_epoch``: the epoch of
-    the Redis broker it was last handed to (:func:`webapp.jobs.broker_epoch`; None on a
+    the Redis broker it was last handed to (:func:`webapp.tasks.outbox.broker_epoch`; None on a
     broker that keeps its messages): a row not done whose epoch is no longer the broker's
     was lost with the broker's data and is sent again at once
-    (:func:`webapp.jobs.after_broker_restart`). ``request_id``: the HTTP request (or task)
+    (:func:`webapp.tasks.outbox.after_broker_restart`). ``request_id``: the HTTP request (or task)
     that queued it, sent along as the task header ``sova_request_id``.
     """
 

@@ -1,5 +1,5 @@
 """The request id of the running HTTP request or task (a context variable), kept apart from
-:mod:`webapp.observability` so that :mod:`webapp.jobs` and the features can read it without
+:mod:`webapp.observability` so that :mod:`webapp.tasks.outbox` and the features can read it without
 importing the metrics (which read every feature's tables)."""
 
 from __future__ import annotations

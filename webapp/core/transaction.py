@@ -1,5 +1,5 @@
 """The command edge: one transaction per CLI command that writes, as the request edge
-(``webapp.core.edge``) and the task edge (``webapp.celery.SovaTask``) give one per request
+(``webapp.core.edge``) and the task edge (``webapp.tasks.celery.SovaTask``) give one per request
 and per task. Commands only flush; :func:`transactional` commits."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from typing import Any, TypeVar
 
 from webapp.core.refusal import fail
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def transactional(*refusals: type[Exception]) -> Callable[[_F], _F]:
     """Run the decorated command in one transaction: commit when it returns (or exits
-    with code 0), sending the tasks it queued (:func:`webapp.jobs.commit`); roll back when
+    with code 0), sending the tasks it queued (:func:`webapp.tasks.outbox.commit`); roll back when
     it raises. An exception of a type in ``refusals`` (the operation saying no, e.g.
     ``AccountError``) is a refusal: rolled back, its message on stderr, exit code 2
     (:func:`webapp.core.refusal.fail`); so is the command's own :func:`webapp.cli.fail` (or any

@@ -1,18 +1,12 @@
-"""The games feature's task names, shared by what requests them (``webapp.jobs.enqueue``)
-and the worker that defines them (``workers.games``). Stored in outbox rows and read by the
-reconciliation (``webapp.owed``): never rename one."""
+"""The games feature's tasks (``webapp.tasks.registry``): requested by name through the
+outbox (``webapp.tasks.outbox.enqueue``), their bodies in ``workers.games``. Stored in
+outbox rows and read by the reconciliation (``webapp.tasks.owed``): never rename one."""
+
+from webapp.tasks.registry import declare
 
 #: Render an envelopes, host-cards or sector-13 card Document (its id).
-RENDER_ENVELOPES = "games.render_envelopes"
-
-#: The tasks of this feature the worker runs (``workers.games``).
-TASKS = (RENDER_ENVELOPES,)
-#: Document kind → (the task that renders it, the Document attribute the task takes): how
-#: the reconciliation (``webapp.owed``) requests a document still pending.
-DOCUMENT_TASKS = {
-    "envelopes": (RENDER_ENVELOPES, "id"),
-    "host_cards": (RENDER_ENVELOPES, "id"),
-    "sector13_card": (RENDER_ENVELOPES, "id"),
-}
-#: Periodic tasks (Celery beat entries, name → entry): none.
-BEAT: dict[str, dict] = {}
+RENDER_ENVELOPES = declare(
+    "games.render_envelopes",
+    body="workers.games",
+    renders=("envelopes", "host_cards", "sector13_card"),
+)

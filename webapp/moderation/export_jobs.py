@@ -21,9 +21,9 @@ from sqlalchemy import select
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.jobs import enqueue
 from webapp.moderation import export, queries, tasks
 from webapp.moderation.models import ExportJob
+from webapp.tasks.outbox import enqueue
 
 #: The formats of the queue's exports.
 FORMATS = ("csv", "xlsx")
@@ -106,7 +106,7 @@ def run_export(job_id: int) -> ExportJob | None:
         ids = queries.queue_ids(queries.QueueFilter(**job.filters))
         job.status, job.total, job.done, job.error = "running", len(ids), 0, None
         # Kept on purpose: the commits of this task are its progress, which the editor's
-        # page reads while the file is written (the task edge, webapp.celery.SovaTask,
+        # page reads while the file is written (the task edge, webapp.tasks.celery.SovaTask,
         # commits the ready row at the end).
         db.session.commit()
 

@@ -1,24 +1,22 @@
-"""The moderation feature's task names, shared by what requests them
-(``webapp.jobs.enqueue``) and the worker that defines them (``workers.moderation``). Stored
-in outbox rows and read by the reconciliation (``webapp.owed``): never rename one."""
+"""The moderation feature's tasks (``webapp.tasks.registry``): requested by name through
+the outbox (``webapp.tasks.outbox.enqueue``) or run by the beat, their bodies in
+``workers.moderation``. Stored in outbox rows and read by the reconciliation
+(``webapp.tasks.owed``): never rename one."""
 
 from datetime import timedelta
 
 from webapp.submissions.tasks import PRECHECK
+from webapp.tasks.registry import declare
+
+__all__ = ["EXPORT_QUEUE", "NOTIFY_DECISION", "PRECHECK", "PURGE_EXPORTS", "REINDEX"]
 
 #: The editors' decision e-mailed to the first author (after a decision is committed).
-NOTIFY_DECISION = "moderation.notify_decision"
+NOTIFY_DECISION = declare("moderation.notify_decision", body="workers.moderation")
 #: Rebuild the duplicate index after its version changes.
-REINDEX = "moderation.reindex"
-
+REINDEX = declare("moderation.reindex", body="workers.moderation")
 #: Write the file of a queue export too large for a request (its ExportJob id).
-EXPORT_QUEUE = "moderation.export_queue"
-#: Beat: delete the files of expired queue exports.
-PURGE_EXPORTS = "moderation.purge_exports"
-
-#: The tasks of this feature the worker runs (``workers.moderation``).
-TASKS = (PRECHECK, NOTIFY_DECISION, REINDEX, EXPORT_QUEUE, PURGE_EXPORTS)
-#: Periodic tasks (Celery beat entries, name → entry): the expired exports, hourly.
-BEAT: dict[str, dict] = {
-    "moderation-purge-exports": {"task": PURGE_EXPORTS, "schedule": timedelta(hours=1)}
-}
+EXPORT_QUEUE = declare("moderation.export_queue", body="workers.moderation")
+#: Beat, hourly: delete the files of expired queue exports.
+PURGE_EXPORTS = declare(
+    "moderation.purge_exports", body="workers.moderation", schedule=timedelta(hours=1)
+)

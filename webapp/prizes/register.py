@@ -30,20 +30,19 @@ from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 
+from webapp.core.documents import Owner, request_document
 from webapp.core.errors import OperationError
 from webapp.core.formats import money
-from webapp.core.models import Document, utcnow
+from webapp.core.models import Document
 from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
 from webapp.domain.books import cite
 from webapp.domain.money import MoneyError, parse_amount
 from webapp.extensions import db
 from webapp.games.operations import FIRST_AIR_YEAR, LAST_AIR_YEAR
-from webapp.jobs import enqueue
 from webapp.prizes import payee
 from webapp.prizes.models import STATUS_LABELS, GiftAgreement, Prize
 from webapp.prizes.operations import PrizeError, mark_paid
 from webapp.prizes.queries import kind_label
-from webapp.prizes.tasks import RENDER_REGISTER
 
 HEADER = [
     "№",
@@ -278,16 +277,7 @@ def request_register_pdf(start: date, end: date) -> Document:
         .select_from(Document)
         .where(Document.kind == REGISTER_PDF, Document.key.startswith(prefix))
     )
-    doc = Document(
-        key=f"{prefix}{version}",
-        kind=REGISTER_PDF,
-        version=version,
-        status="pending",
-        created_at=utcnow(),
-    )
-    db.session.add(doc)
-    db.session.flush()
-    enqueue(RENDER_REGISTER, doc.id)
+    doc, _made = request_document(REGISTER_PDF, f"{prefix}{version}", Owner(), version=version)
     return doc
 
 

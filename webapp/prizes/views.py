@@ -35,7 +35,6 @@ from webapp.games.forms import CloseGameForm
 from webapp.games.models import Game
 from webapp.games.operations import game_state
 from webapp.games.season.queries import final_of_game
-from webapp.jobs import enqueue
 from webapp.prizes import payee as payee_ops
 from webapp.prizes import queries
 from webapp.prizes import register as reg
@@ -64,6 +63,7 @@ from webapp.prizes.operations import (
 )
 from webapp.prizes.tasks import SEND_DETAILS_LINK
 from webapp.submissions.models import Question
+from webapp.tasks.outbox import enqueue
 
 bp = Blueprint("prizes", __name__, url_prefix="/prizes")
 

@@ -10,8 +10,8 @@ from webapp.extensions import db
 from webapp.games.models import Season
 from webapp.games.operations import assign_envelopes, lock_table
 from webapp.games.season.operations import create_game, create_season, create_series, create_team
-from webapp.jobs import commit
 from webapp.submissions.models import Author, Question, QuestionAuthor
+from webapp.tasks.outbox import commit
 
 EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
 

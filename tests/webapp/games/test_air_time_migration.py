@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import sqlalchemy as sa
 
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 
 def _migrate_games_down_and_up() -> dict[int, datetime]:

@@ -86,7 +86,7 @@ def test_asking_again_queues_a_lost_request_only_once_it_is_overdue(game, api):
 
     from webapp.core.models import OutboxMessage, utcnow
     from webapp.extensions import db
-    from webapp.jobs import relay_pending
+    from webapp.tasks.outbox import relay_pending
 
     def queued():
         return [

@@ -10,7 +10,7 @@ from tests.forms import form_fields
 from tests.webapp.games.season_driver import SeasonRun
 from webapp.extensions import db
 from webapp.games.models import Game, Series
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
 OPEN = {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation.operations import ClaimConflict, claim
+from webapp.tasks.outbox import commit
 
 
 def claim_race(app, question_id: int, user_ids: list[int]) -> list[str]:

@@ -10,7 +10,6 @@ import pytest
 from tests.bench.aids import edited_questions, flagged, planted_recall
 from tests.forms import get_page, submit_form
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.aids import (
     answer_leaks,
@@ -37,6 +36,7 @@ from webapp.moderation.operations import (
 from webapp.moderation.operations import precheck as run_precheck
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 # --- the answer's words -----------------------------------------------------------------------
 

@@ -8,8 +8,8 @@ import re
 
 from tests.helpers import submit
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.submissions.models import Question, set_status
+from webapp.tasks.outbox import commit
 
 
 def send(client, n: int, city: str) -> None:

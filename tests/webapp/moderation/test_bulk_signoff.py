@@ -10,11 +10,11 @@ from werkzeug.datastructures import MultiDict
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation.models import ModerationAudit, QuestionSignoff
 from webapp.moderation.operations import decide, sign_off
 from webapp.moderation.views.signoffs import questions
 from webapp.submissions.models import Question
+from webapp.tasks.outbox import commit
 
 TEXTS = [
     ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль"),

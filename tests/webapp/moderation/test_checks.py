@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.checks import (
     author_leaks,
@@ -21,6 +20,7 @@ from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
 from webapp.moderation.operations import precheck
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 # --- obscene words --------------------------------------------------------------------------
 

@@ -22,8 +22,8 @@ QUESTION = (
 
 def _received(pg_app) -> int:
     """The id of a viewer's question received through the API (committed, not pre-checked)."""
-    from webapp.jobs import commit
     from webapp.submissions.operations import AuthorInput, SubmissionInput, receive
+    from webapp.tasks.outbox import commit
 
     with pg_app.app_context():
         qid = receive(
@@ -107,9 +107,9 @@ def test_two_reports_of_one_question_at_once(pg_app):
     when a second one starts. The second waits on the question's row lock and, once the
     first commits, finds the report: one report, no IntegrityError on
     ``moderation_report (question_id, version)``, the status moved once."""
-    from webapp.jobs import commit
     from webapp.moderation.duplicates import ensure_indexed
     from webapp.moderation.operations import precheck as precheck_op
+    from webapp.tasks.outbox import commit
     from workers.moderation import precheck
 
     qid = _received(pg_app)

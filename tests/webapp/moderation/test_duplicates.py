@@ -8,12 +8,12 @@ import pytest
 
 from webapp.domain.text import matching_key
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import duplicates
 from webapp.moderation.models import DuplicateBucket, ModerationReport
 from webapp.moderation.operations import precheck
 from webapp.submissions.models import Question
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 ARCHIVE = (
     "В начале XI века языческое святилище на острове Рюген было посвящено богу "

@@ -19,7 +19,6 @@ from werkzeug.http import parse_options_header
 from tests.webapp.moderation import pages
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import export, stats
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import (
@@ -35,6 +34,7 @@ from webapp.moderation.operations import (
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 SAMPLE = Path(__file__).resolve().parents[3] / "webapp" / "submissions" / "sample_packet.4s"
 

@@ -23,11 +23,11 @@ from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
 from tests.webapp.moderation.test_queue_export import pg_editor_queue
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.export_jobs import job_path
 from webapp.moderation.models import ExportJob, ModerationReport
 from webapp.submissions.models import Question
+from webapp.tasks.outbox import commit
 
 TEXTS = [
     ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль", "web", 9),

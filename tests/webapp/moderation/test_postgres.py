@@ -5,7 +5,7 @@ SOVA_TEST_DATABASE_URL; fails under CI=true)."""
 from __future__ import annotations
 
 from webapp.extensions import db
-from webapp.jobs import commit
+from webapp.tasks.outbox import commit
 
 
 def test_search_duplicates_and_claims_on_postgresql(pg_app):

@@ -14,13 +14,13 @@ from tests.webapp.moderation import pages
 from tests.webapp.moderation.claims import claim_race
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.models import ModerationAudit, QuestionClaim
 from webapp.moderation.operations import ClaimConflict, ModerationError, claim, decide, precheck
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.models import Question
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 TEXTS = [
     ("Какой город основал Ярослав Мудрый на Волге в XI веке?", "Ярославль", "Гомель", "web"),

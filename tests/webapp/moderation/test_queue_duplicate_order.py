@@ -16,9 +16,9 @@ from flask import g
 from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.queries import QueueFilter
+from webapp.tasks.outbox import commit
 
 NEXT, PREV = "следующая →", "← предыдущая"
 

@@ -17,12 +17,12 @@ from tests.webapp.moderation.test_queue import make
 from webapp.core.formats import when
 from webapp.core.spreadsheet import decimal_comma, safe_cell
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation.models import ModerationReport
 from webapp.moderation.operations import decide
 from webapp.moderation.operations.common import status_label
 from webapp.submissions.models import CHANNEL_LABELS, Question
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 BELARUSIAN = (
     "Які беларускі горад стаіць на беразе Дзвіны і лічыцца найстаражытнейшым у краіне?",

@@ -10,10 +10,10 @@ import pytest
 from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation import queries
 from webapp.moderation.queries import QueueFilter
 from webapp.submissions.models import Question
+from webapp.tasks.outbox import commit
 
 NEXT, PREV = "следующая →", "← предыдущая"
 

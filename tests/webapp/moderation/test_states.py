@@ -7,10 +7,10 @@ import pytest
 
 from webapp.domain.question_states import ForbiddenTransition
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.moderation.operations import ModerationError, decide, precheck
 from webapp.submissions.models import Question, set_status
 from webapp.submissions.operations import create_question
+from webapp.tasks.outbox import commit
 
 CLEAN = {
     "question": "Какой город основал Ярослав Мудрый на Волге в XI веке?",

@@ -14,9 +14,9 @@ from werkzeug.http import parse_options_header
 
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes.models import PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
+from webapp.tasks.outbox import commit
 
 #: Two more payees (Belarusian passports), for prizes that are signed: a prize is signed
 #: only once its payee's details are received.

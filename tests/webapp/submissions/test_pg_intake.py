@@ -15,9 +15,9 @@ import sqlalchemy as sa
 
 from webapp.core.crypto import decrypt
 from webapp.extensions import db
-from webapp.jobs import commit
 from webapp.submissions import operations
 from webapp.submissions.operations import AuthorInput, SubmissionInput, intake
+from webapp.tasks.outbox import commit
 
 QUESTION = (
     "Какой город называют северной\u00a0столицей России? Назовите его одним "

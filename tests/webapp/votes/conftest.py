@@ -87,7 +87,7 @@ def finished_game(app):
     rule set whose team's experts are EXPERTS."""
     from tests.webapp.games.helpers import game, season
     from webapp.games.season.operations import create_team
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
 
     made = {}
 

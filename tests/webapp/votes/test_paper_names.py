@@ -22,7 +22,7 @@ def test_a_season_name_with_quotes_prints_inner_quotes(app, finished_game, login
     from webapp.extensions import db
     from webapp.games.models import Game
     from webapp.games.queries import envelope_context
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
     from workers.documents import render_pdf
 
     gid = finished_game()
@@ -48,7 +48,7 @@ def test_sector_13_of_2009_says_how_its_question_comes_and_no_empty_props_page(a
     from webapp.extensions import db
     from webapp.games.models import Envelope, Game
     from webapp.games.queries import envelope_context
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
     from workers.documents import render_pdf
 
     gid = finished_game()

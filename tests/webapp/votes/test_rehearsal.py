@@ -130,7 +130,7 @@ def test_vote_page_without_a_secret_says_sms_are_not_accepted(make_app):
     with app.app_context():
         from tests.webapp.games.helpers import game, season
         from webapp.accounts.operations import create_user
-        from webapp.jobs import commit
+        from webapp.tasks.outbox import commit
 
         g = game(season("2009"), 1, status="finished")
         gid = g.id

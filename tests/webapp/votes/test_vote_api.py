@@ -255,7 +255,7 @@ def test_close_freezes_result_and_log_digest(app, api, sms, finished_game):
 
 def test_purge_after_retention(app, api, sms, finished_game):
     from webapp.extensions import db
-    from webapp.jobs import commit
+    from webapp.tasks.outbox import commit
     from webapp.votes.models import Vote, VoteMessage
     from webapp.votes.operations import purge_numbers
 

@@ -163,8 +163,8 @@ def test_every_page_of_a_two_page_result_names_game_totals_and_control_code(
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_award_prefilled_with_winner_and_override_needs_reason(app, api, sms, finished_game):
     from webapp.extensions import db
-    from webapp.jobs import commit
     from webapp.prizes.models import Prize
+    from webapp.tasks.outbox import commit
     from webapp.votes.models import Vote
     from webapp.votes.operations import VoteError, record_award
 

@@ -8,6 +8,7 @@ import secrets
 from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
+from webapp.core.documents import Owner, request_document
 from webapp.core.models import Document, utcnow
 from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.text import quantity
@@ -21,8 +22,6 @@ from webapp.games.models import (
 )
 from webapp.games.operations.common import GameConflict, status_label
 from webapp.games.queries import current_draw, live_candidates
-from webapp.games.tasks import RENDER_ENVELOPES
-from webapp.jobs import enqueue
 from webapp.submissions.models import Question, set_status
 
 
@@ -96,16 +95,9 @@ def draw_sector13(
         set_status(
             q, "assigned", by_user_id=user_id, reason=f"жеребьёвка 13 сектора, игра {game.id}"
         )
-        doc = Document(
-            key=sector13_card_key(draw),
-            kind=SECTOR13_CARD,
-            game_id=game.id,
-            version=1,
-            status="pending",
-            created_at=utcnow(),
+        doc, _made = request_document(
+            SECTOR13_CARD, sector13_card_key(draw), Owner(game_id=game.id)
         )
-        db.session.add(doc)
-        db.session.flush()
         db.session.add(
             PrintedCopy(
                 document_id=doc.id,
@@ -115,7 +107,6 @@ def draw_sector13(
                 created_at=utcnow(),
             )
         )
-        enqueue(RENDER_ENVELOPES, doc.id)
     db.session.flush()
     return draw
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webapp.core.documents import Owner, request_document
 from webapp.core.models import Document, utcnow
 from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
 from webapp.domain.books import BOOKS, rule_reference
@@ -34,8 +35,6 @@ from webapp.games.operations.common import (
     move_game,
     status_label,
 )
-from webapp.games.tasks import RENDER_ENVELOPES
-from webapp.jobs import enqueue, request_again
 from webapp.moderation.models import ModerationReport, QuestionRevision, QuestionSignoff
 from webapp.moderation.operations import question_language
 from webapp.moderation.operations import status_label as question_status_label
@@ -737,7 +736,7 @@ def request_envelopes(
     ``copies`` (1..20): printed copies of each document, each with its own serial
     (:class:`PrintedCopy`); fixed when the documents are first requested. A document still
     pending is queued again when its earlier request is overdue
-    (:func:`webapp.jobs.request_again`). A closed game prints nothing more (GameConflict)."""
+    (:func:`webapp.tasks.outbox.request_again`). A closed game prints nothing more (GameConflict)."""
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
         raise GameError({"copies": [f"от 1 до {MAX_COPIES}"]})
     if game.status == "closed":
@@ -750,19 +749,8 @@ def request_envelopes(
         lock_table(game, user_id)
     docs = []
     for kind in ("envelopes", "host_cards"):
-        key = f"{kind}:game:{game.id}:v1"
-        doc = db.session.scalar(db.select(Document).filter_by(key=key))
-        if doc is None:
-            doc = Document(
-                key=key,
-                kind=kind,
-                game_id=game.id,
-                version=1,
-                status="pending",
-                created_at=utcnow(),
-            )
-            db.session.add(doc)
-            db.session.flush()
+        doc, made = request_document(kind, f"{kind}:game:{game.id}:v1", Owner(game_id=game.id))
+        if made:
             letter = "E" if kind == "envelopes" else "H"
             for n in range(1, copies + 1):
                 db.session.add(
@@ -775,9 +763,6 @@ def request_envelopes(
                     )
                 )
             db.session.flush()
-            enqueue(RENDER_ENVELOPES, doc.id)
-        elif doc.status == "pending":  # asked again: queue it if the earlier request is lost
-            request_again(RENDER_ENVELOPES, doc.id, since=doc.created_at)
         docs.append(doc)
     return docs
 

@@ -7,7 +7,6 @@ from sqlalchemy import delete
 from webapp.core.models import utcnow
 from webapp.domain.question_states import can_transition
 from webapp.extensions import db
-from webapp.jobs import enqueue
 from webapp.moderation.models import (
     ModerationAudit,
     QuestionSignoff,
@@ -16,6 +15,7 @@ from webapp.moderation.operations.common import ModerationError, claim_holder, r
 from webapp.moderation.reasons import REJECTION_REASONS, reason_text
 from webapp.moderation.tasks import NOTIFY_DECISION
 from webapp.submissions.models import Question, set_status
+from webapp.tasks.outbox import enqueue
 
 #: What an editor's decision does to a question, said when it is refused as a repeat.
 _ALREADY = {"approved": "уже одобрен", "rejected": "уже отклонён"}

@@ -1,7 +1,7 @@
 """Writes of the prizes feature: what a closed game owes, individual prizes, statuses, paperwork.
 
 Operations only flush; the view, task or command that calls them commits once
-(``webapp.jobs.commit``). Every status change is recorded in ``PrizeStatusChange``.
+(``webapp.tasks.outbox.commit``). Every status change is recorded in ``PrizeStatusChange``.
 
 A package by topic (this module re-exports the public names, so callers import from
 ``webapp.prizes.operations``): ``common``, ``award`` (what a closed game owes, individual prizes),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from webapp.core.documents import Owner, request_document
 from webapp.core.errors import OperationError
 from webapp.core.models import Document, utcnow
 from webapp.domain.prizes import (
@@ -13,7 +14,6 @@ from webapp.domain.prizes import (
 )
 from webapp.extensions import db
 from webapp.games.models import Game, Season
-from webapp.jobs import enqueue
 from webapp.prizes.models import (
     STATUS_LABELS,
     CommissionMinutes,
@@ -21,7 +21,6 @@ from webapp.prizes.models import (
     Prize,
     PrizeStatusChange,
 )
-from webapp.prizes.tasks import ISSUE_AGREEMENT
 
 #: Allowed status changes. A prize without a gift agreement (2023 §4.11.6, 2009 §3) goes
 #: owed → paid → closed (or owed → closed for a prize without cash, 2009 §3.1).
@@ -183,10 +182,11 @@ def new_prize(game: Game, user_id: int | None, note: str, **fields) -> Prize:
     return prize
 
 
-def prize_document(kind: str, prize: Prize, version: int = 1) -> Document:
-    """A new pending Document of ``kind`` for ``prize``, version ``version``. Earlier versions
-    of that kind and prize still ``pending`` become ``superseded``: only the newest version
-    is rendered, so they are owed by nobody (``sova outbox status``)."""
+def request_prize_document(kind: str, prize: Prize, version: int = 1) -> Document:
+    """The pending Document of ``kind`` for ``prize``, version ``version``, its rendering
+    queued (:func:`webapp.core.documents.request_document`). Earlier versions of that kind
+    and prize still ``pending`` become ``superseded``: only the newest version is rendered,
+    so they are owed by nobody (``sova outbox status``)."""
     if version > 1:
         db.session.execute(
             db.update(Document)
@@ -199,24 +199,19 @@ def prize_document(kind: str, prize: Prize, version: int = 1) -> Document:
             .values(status="superseded")
             .execution_options(synchronize_session="fetch")
         )
-    doc = Document(
-        key=f"{kind}:prize:{prize.id}:v{version}",
-        kind=kind,
-        game_id=prize.game_id,
-        prize_id=prize.id,
+    doc, _made = request_document(
+        kind,
+        f"{kind}:prize:{prize.id}:v{version}",
+        Owner(game_id=prize.game_id, prize_id=prize.id),
         version=version,
-        status="pending",
-        created_at=utcnow(),
     )
-    db.session.add(doc)
-    db.session.flush()
     return doc
 
 
 def number_agreement(prize: Prize, season: Season) -> GiftAgreement:
     """Take the season's next number for ``prize`` and queue its rendering."""
     seq = next_agreement_seq(season)
-    doc = prize_document(GIFT_AGREEMENT, prize)
+    doc = request_prize_document(GIFT_AGREEMENT, prize)
     agreement = GiftAgreement(
         prize_id=prize.id,
         season_id=season.id,
@@ -228,5 +223,4 @@ def number_agreement(prize: Prize, season: Season) -> GiftAgreement:
     )
     db.session.add(agreement)
     db.session.flush()
-    enqueue(ISSUE_AGREEMENT, prize.id)
     return agreement

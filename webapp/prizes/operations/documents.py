@@ -9,7 +9,6 @@ from webapp.domain.prizes import (
 )
 from webapp.extensions import db
 from webapp.games.models import Season
-from webapp.jobs import enqueue
 from webapp.prizes.models import (
     CommissionMinutes,
     Prize,
@@ -18,9 +17,8 @@ from webapp.prizes.operations.common import (
     PrizeError,
     agreement_prefix,
     next_minutes_seq,
-    prize_document,
+    request_prize_document,
 )
-from webapp.prizes.tasks import ISSUE_AGREEMENT, RENDER_MINUTES
 
 
 def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinutes:
@@ -47,8 +45,7 @@ def issue_minutes(prize: Prize, season: Season | None = None) -> CommissionMinut
         created_at=utcnow(),
     )
     db.session.add(minutes)
-    prize_document(COMMISSION_MINUTES, prize)
-    enqueue(RENDER_MINUTES, prize.id)
+    request_prize_document(COMMISSION_MINUTES, prize)
     return minutes
 
 
@@ -73,8 +70,9 @@ def reissue_minutes(prize: Prize, user_id: int | None) -> Document:
     )
     if minutes is None:
         raise PrizeError(f"у приза {prize.id} нет протокола комиссии")
-    doc = prize_document(COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES))
-    enqueue(RENDER_MINUTES, prize.id)
+    doc = request_prize_document(
+        COMMISSION_MINUTES, prize, _next_version(prize, COMMISSION_MINUTES)
+    )
     return doc
 
 
@@ -87,8 +85,7 @@ def reissue_agreement(prize: Prize, user_id: int | None) -> Document:
         raise PrizeError(f"у приза {prize.id} нет договора дарения")
     if prize.status in ("signed", "paid", "closed"):
         raise PrizeError(f"договор {agreement.number} уже подписан: новая версия не выпускается")
-    doc = prize_document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
+    doc = request_prize_document(GIFT_AGREEMENT, prize, _next_version(prize, GIFT_AGREEMENT))
     agreement.document_id = doc.id
     agreement.status = "pending"
-    enqueue(ISSUE_AGREEMENT, prize.id)
     return doc

@@ -17,7 +17,6 @@ from webapp.core.crypto import encrypt, lookup_hash
 from webapp.core.models import utcnow
 from webapp.domain.text import matching_key
 from webapp.extensions import db
-from webapp.jobs import enqueue, track
 from webapp.submissions.images import ImageError, adopt_kept_image, store_image
 from webapp.submissions.models import (
     Author,
@@ -34,6 +33,7 @@ from webapp.submissions.operations.validation import (
 )
 from webapp.submissions.pg_intake import insert_received
 from webapp.submissions.tasks import PRECHECK, RECEIVED
+from webapp.tasks.outbox import enqueue, track
 
 
 def upsert_author(name: str, city: str | None, email: str | None) -> int:

@@ -14,7 +14,6 @@ from flask_babel import gettext as _
 from webapp.domain.packets import PacketError
 from webapp.domain.text import normalise
 from webapp.extensions import db
-from webapp.jobs import enqueue
 from webapp.submissions.models import Question
 from webapp.submissions.names import nominative_authors
 from webapp.submissions.operations.intake import create_question
@@ -29,6 +28,7 @@ from webapp.submissions.packet_images import (
 )
 from webapp.submissions.queries import texts_present
 from webapp.submissions.tasks import PRECHECK
+from webapp.tasks.outbox import enqueue
 
 
 def import_authors(authors) -> list[tuple[str, str | None, None, str | None]]:

@@ -33,7 +33,6 @@ from sqlalchemy.exc import IntegrityError
 from webapp.app_lang import LANGUAGES
 from webapp.core.access import access
 from webapp.extensions import db, limiter
-from webapp.jobs import commit
 from webapp.security import retry_after
 from webapp.submissions.forms import SubmitForm
 from webapp.submissions.images import (
@@ -55,6 +54,7 @@ from webapp.submissions.operations import (
     receive,
 )
 from webapp.submissions.views.common import SUBMIT_MAX_BODY, bp, uploads_folder
+from webapp.tasks.outbox import commit
 
 #: Endpoints whose page is the viewer's submission form → the channel its questions get.
 VIEWER_FORMS = {"submissions.submit": "web", "live.live": "live"}

@@ -2,7 +2,7 @@
 purge of phone-number hashes. Operations flush and raise an
 :class:`~webapp.core.errors.OperationError` (VoteError 409, VoteInputError 422) to refuse;
 the caller commits: the request edge (``webapp.core.edge``) for a request, the task for a
-worker (``webapp.jobs.commit``). The one write that does not wait for that commit is the
+worker (``webapp.tasks.outbox.commit``). The one write that does not wait for that commit is the
 SMS insert on PostgreSQL (:func:`receive_sms`, reason there).
 
 Counting one SMS (:func:`receive_sms`) takes no lock in Python and needs no read-modify-

@@ -10,16 +10,15 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from webapp.core.models import Document, utcnow
+from webapp.core.documents import Owner, request_document
+from webapp.core.models import utcnow
 from webapp.domain import vote as rules
 from webapp.domain.books import BOOKS
 from webapp.extensions import db
 from webapp.games.models import Game
-from webapp.jobs import enqueue
 from webapp.votes.models import Vote
 from webapp.votes.operations.common import RESULT_DOCUMENT, VoteError, VoteInputError
 from webapp.votes.queries import live_counts, log_lines
-from webapp.votes.tasks import RENDER_RESULT
 
 # --- open and close -----------------------------------------------------------------------
 
@@ -113,16 +112,12 @@ def close_vote(game: Game, user_id: int | None, now: datetime | None = None) -> 
     # with game_id: the game page lists it among the game's documents (download
     # games.document, roles in webapp.games.views.DOCUMENT_ROLES: producer, host); the vote
     # page links it too (votes.result)
-    doc = Document(
-        key=f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
-        kind=RESULT_DOCUMENT,
-        game_id=vote.game_id,
-        version=1,
-        status="pending",
+    doc, _made = request_document(
+        RESULT_DOCUMENT,
+        f"{RESULT_DOCUMENT}:vote:{vote.id}:v1",
+        Owner(game_id=vote.game_id),
+        task_arg=vote.id,
     )
-    db.session.add(doc)
-    db.session.flush()
     vote.document_id = doc.id
-    enqueue(RENDER_RESULT, vote.id)
     db.session.flush()
     return vote

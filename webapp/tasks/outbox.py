@@ -23,29 +23,23 @@ from sqlalchemy.orm import Session
 from webapp.core.models import OutboxMessage, utcnow
 from webapp.core.request_id import current_request_id
 from webapp.extensions import db
+from webapp.tasks.registry import declare
 
 log = logging.getLogger("sova.jobs")
 _PENDING_KEY = "sova_outbox_pending"
 
-#: The outbox's own periodic tasks (``workers.outbox``): resend what the fast path did not
-#: send, and what the broker lost (:func:`webapp.owed.reconcile`). The features declare
-#: theirs in ``webapp/<feature>/tasks.py``; the beat's schedule is assembled from all of
-#: them (``webapp.celery.beat_schedule``).
-SWEEP = "outbox.sweep"
-RECONCILE = "outbox.reconcile"
-TASKS = (SWEEP, RECONCILE)
+
+def reconcile_every(config) -> timedelta:
+    """``SOVA_RECONCILE_SECONDS`` (60): how often the beat runs ``outbox.reconcile``."""
+    return timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60)))
 
 
-def beat(config) -> dict[str, dict]:
-    """The outbox's beat entries: the sweep every 30 s, the reconciliation every
-    ``SOVA_RECONCILE_SECONDS`` (60)."""
-    return {
-        "outbox-sweep": {"task": SWEEP, "schedule": timedelta(seconds=30)},
-        "outbox-reconcile": {
-            "task": RECONCILE,
-            "schedule": timedelta(seconds=float(config.get("SOVA_RECONCILE_SECONDS", 60))),
-        },
-    }
+#: The outbox's own periodic tasks (their bodies: ``webapp.tasks.sweeps``): resend what the
+#: fast path did not send, every 30 s, and what the broker lost
+#: (:func:`webapp.tasks.owed.reconcile`). The features declare theirs in
+#: ``webapp/<feature>/tasks.py`` (``webapp.tasks.registry``).
+SWEEP = declare("outbox.sweep", body="webapp.tasks.sweeps", schedule=timedelta(seconds=30))
+RECONCILE = declare("outbox.reconcile", body="webapp.tasks.sweeps", schedule=reconcile_every)
 
 
 def enqueue(name: str, *ids: int) -> OutboxMessage:
@@ -292,7 +286,7 @@ def commit() -> None:
     """Commit the current transaction, then send the tasks it queued (fast path).
 
     What the three edges call: a request's (``webapp.core.edge``), a task's
-    (``webapp.celery.SovaTask``) and a CLI command's (``webapp.core.transaction``). A broker
+    (``webapp.tasks.celery.SovaTask``) and a CLI command's (``webapp.core.transaction``). A broker
     error after the commit is logged; the rows stay for the sweeper, the data is already
     safe.
     """
@@ -336,13 +330,13 @@ def after_broker_restart(limit: int = 500) -> int:
 
     Any process may call it whenever it likes, whatever order the broker and the processes
     restarted in: the database, not the process, remembers which epoch each task went to.
-    The workers and the beat call it at every heartbeat (``webapp.heartbeat``,
+    The workers and the beat call it at every heartbeat (``webapp.tasks.heartbeat``,
     ``SOVA_HEARTBEAT_SECONDS``) and the relay as often (:func:`relay_forever`). A resent row
     records the new epoch, so it is sent once however many processes notice together (on
     PostgreSQL the rows are locked ``FOR UPDATE SKIP LOCKED``). Rows that were handed to
     the new broker are never resent; rows without an epoch (another broker, or handed
     over before epochs were recorded) and rows without attempts left are left to
-    :func:`webapp.owed.reconcile`. A task that was running on a worker at the restart may
+    :func:`webapp.tasks.owed.reconcile`. A task that was running on a worker at the restart may
     run once more (tasks are idempotent; an e-mail keeps its ledger key). Commits; raises
     the client's error when Redis cannot be reached (the heartbeat logs it and tries
     again at its next beat)."""

@@ -1,11 +1,11 @@
 """Owed work: what the database knows is still to be done, and the beat job that gets the
 broker to do it (``outbox.reconcile``, ``sova outbox reconcile``, ``sova outbox status``).
 
-The outbox rows (:mod:`webapp.jobs`) carry ``done_at``, set by the worker when a task
-returns (:func:`webapp.jobs.mark_done`); a row handed to the broker and not done after
-:func:`webapp.jobs.owed_after` was lost (Redis restarted empty, a worker killed mid-task).
-Kept apart from :mod:`webapp.jobs` because it reads the features' tables (questions,
-documents, the mail ledger), and every feature imports ``webapp.jobs``.
+The outbox rows (:mod:`webapp.tasks.outbox`) carry ``done_at``, set by the worker when a task
+returns (:func:`webapp.tasks.outbox.mark_done`); a row handed to the broker and not done after
+:func:`webapp.tasks.outbox.owed_after` was lost (Redis restarted empty, a worker killed mid-task).
+Kept apart from :mod:`webapp.tasks.outbox` because it reads the features' tables (questions,
+documents, the mail ledger), and every feature imports ``webapp.tasks.outbox``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from datetime import timedelta
 from webapp.core.mail import MailLog
 from webapp.core.models import Document, OutboxMessage, utcnow
 from webapp.extensions import db
-from webapp.games import tasks as games_tasks
-from webapp.jobs import (
+from webapp.submissions.models import Question
+from webapp.submissions.tasks import PRECHECK
+from webapp.tasks.outbox import (
     SENT_COLUMNS,
     commit,
     enqueue,
@@ -26,14 +27,7 @@ from webapp.jobs import (
     owed_after,
     send,
 )
-from webapp.moderation import tasks as moderation_tasks
-from webapp.prizes import tasks as prizes_tasks
-from webapp.submissions.models import Question
-
-#: Document kind → (task that renders it, the Document attribute the task takes), as each
-#: feature declares it (``webapp/<feature>/tasks.py``).
-DOCUMENT_TASKS = {**games_tasks.DOCUMENT_TASKS, **prizes_tasks.DOCUMENT_TASKS}
-PRECHECK_TASK = moderation_tasks.PRECHECK
+from webapp.tasks.registry import document_tasks
 
 
 def _unrequested(kind_rows, open_rows) -> list[tuple[str, int]]:
@@ -54,7 +48,7 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
     (made before it existed, or handled without effect): ``[(task, id)]``."""
     cutoff, since = now - owed_after(), now - lookback
     questions = [
-        (PRECHECK_TASK, qid, created)
+        (PRECHECK, qid, created)
         for qid, created in db.session.execute(
             db.select(Question.id, Question.created_at)
             .where(
@@ -66,25 +60,26 @@ def _domain_owed(now, lookback: timedelta, limit: int) -> list[tuple[str, int]]:
             .limit(limit)
         ).all()
     ]
+    rendering = document_tasks()
     docs = []
     for ident, kind, prize_id, created in db.session.execute(
         db.select(Document.id, Document.kind, Document.prize_id, Document.created_at)
         .where(
             Document.status == "pending",
-            Document.kind.in_(DOCUMENT_TASKS),
+            Document.kind.in_(rendering),
             Document.created_at <= cutoff,
             Document.created_at >= since,
         )
         .order_by(Document.id)
         .limit(limit)
     ).all():
-        task, attr = DOCUMENT_TASKS[kind]
+        task, attr = rendering[kind]
         arg = ident if attr == "id" else prize_id
         if arg is not None:
             docs.append((task, arg, created))
     if not questions and not docs:
         return []
-    tasks = {PRECHECK_TASK} | {t for t, _, _ in docs}
+    tasks = {PRECHECK} | {t for t, _, _ in docs}
     open_rows = open_requests(tasks, since - timedelta(minutes=1))
     owed = _unrequested(questions + docs, open_rows)
     return list(dict.fromkeys(owed))  # two documents of one prize: one request
@@ -121,7 +116,7 @@ def reconcile(limit: int = 500, lookback: timedelta = timedelta(hours=48)) -> di
        have no request in the outbox get a new one (:func:`enqueue`).
 
     A Redis broker that restarted empty is noticed sooner, by the epoch each row records
-    (:func:`webapp.jobs.after_broker_restart`).
+    (:func:`webapp.tasks.outbox.after_broker_restart`).
 
     Idempotent tasks make a resend of work that was only slow harmless. Commits; returns
     ``{"resent": n, "requeued": n}``.

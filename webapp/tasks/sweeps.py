@@ -1,19 +1,18 @@
 """The beat's safety nets: resend outbox messages the fast path did not send, and tasks the
 broker lost (``outbox.reconcile``)."""
 
-from celery import shared_task
+from webapp.tasks import outbox, owed
+from webapp.tasks.registry import task
 
-from webapp import jobs, owed
 
-
-@shared_task(name=jobs.SWEEP, ignore_result=True)
+@task(outbox.SWEEP)
 def sweep() -> int:
     """Send unsent outbox rows older than 30 s; returns how many were sent."""
-    return jobs.sweep()
+    return outbox.sweep()
 
 
-@shared_task(name=jobs.RECONCILE, ignore_result=True)
+@task(outbox.RECONCILE)
 def reconcile() -> dict:
     """Send again what was handed to the broker but never done, and queue overdue owed
-    work that has no request (:func:`webapp.owed.reconcile`); returns the counts."""
+    work that has no request (:func:`webapp.tasks.owed.reconcile`); returns the counts."""
     return owed.reconcile()

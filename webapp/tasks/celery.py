@@ -3,10 +3,10 @@
 JSON only; tasks take primary keys; ``acks_late`` + ``reject_on_worker_lost`` with
 idempotent tasks; prefetch 1; time limits. Every task runs in the task edge
 (:class:`SovaTask`): committed when it returns, rolled back when it raises; a task that
-returns marks its outbox row done (:func:`webapp.jobs.mark_done`), so the database knows
-what the broker lost. The beat's schedule (:func:`beat_schedule`) is the outbox's entries
-(the sweep every 30 s, ``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``) and each
-feature's ``BEAT`` (:data:`FEATURE_TASKS`).
+returns marks its outbox row done (:func:`webapp.tasks.outbox.mark_done`), so the database knows
+what the broker lost. The beat's schedule is every task declared with one
+(:func:`webapp.tasks.registry.beat_schedule`): the outbox's sweep every 30 s and
+``outbox.reconcile`` every ``SOVA_RECONCILE_SECONDS``, and the features' entries.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from celery import Celery, Task
 from flask import Flask
 
 from webapp.core.request_id import REQUEST_ID, clean_request_id
-from webapp.jobs import mark_done
+from webapp.tasks.outbox import mark_done
+from webapp.tasks.registry import beat_schedule
 
 #: Seconds a message taken by a worker stays invisible to the others before the Redis
 #: transport restores it (a worker killed mid-task). Must exceed the longest hard time
@@ -48,9 +49,9 @@ def quiet_library_loggers() -> None:
 class SovaTask(Task):
     """The task edge, as :mod:`webapp.core.edge` is the request edge: one transaction per
     task run. The body runs in the Flask app's context (the caller's when there is one);
-    when it returns, the session is committed (:func:`webapp.jobs.commit`, which also
+    when it returns, the session is committed (:func:`webapp.tasks.outbox.commit`, which also
     sends the tasks it queued) and its outbox row is marked done
-    (:func:`webapp.jobs.mark_done`); when it raises — an error, a time limit, or the
+    (:func:`webapp.tasks.outbox.mark_done`); when it raises — an error, a time limit, or the
     ``Retry`` of ``self.retry()``/``autoretry_for`` — the session is rolled back and the
     exception goes on to Celery, so a failed or retried run leaves nothing written. Task
     bodies therefore only flush; a body commits only where a commit in the middle is the
@@ -78,7 +79,7 @@ class SovaTask(Task):
 
     def _in_transaction(self, args, kwargs):
         from webapp.extensions import db
-        from webapp.jobs import commit
+        from webapp.tasks.outbox import commit
 
         try:
             result = self.run(*args, **kwargs)
@@ -93,47 +94,6 @@ class SovaTask(Task):
             raise
         mark_done(self.request.id)  # the outbox row is done: nothing owed
         return result
-
-
-#: The modules where each feature declares its task names and periodic tasks: ``TASKS``
-#: (the names ``workers`` defines for it, also what ``webapp.jobs.enqueue`` is given) and
-#: ``BEAT`` (Celery beat entries). A feature with tasks adds its module here.
-FEATURE_TASKS = (
-    "webapp.submissions.tasks",
-    "webapp.moderation.tasks",
-    "webapp.games.tasks",
-    "webapp.prizes.tasks",
-    "webapp.votes.tasks",
-)
-
-
-def feature_task_modules() -> list:
-    """The modules of :data:`FEATURE_TASKS`, imported."""
-    from importlib import import_module
-
-    return [import_module(name) for name in FEATURE_TASKS]
-
-
-def task_names() -> set[str]:
-    """Every task name Sova defines: the outbox's (``webapp.jobs.TASKS``) and each
-    feature's ``TASKS``."""
-    from webapp.jobs import TASKS
-
-    return set(TASKS).union(*(module.TASKS for module in feature_task_modules()))
-
-
-def beat_schedule(config) -> dict[str, dict]:
-    """The beat's schedule: the outbox's entries (``webapp.jobs.beat``) and each feature's
-    ``BEAT``. Raises ValueError when two declare the same entry name."""
-    from webapp.jobs import beat
-
-    schedule = beat(config)
-    for module in feature_task_modules():
-        twice = schedule.keys() & module.BEAT.keys()
-        if twice:
-            raise ValueError(f"beat entries declared twice: {sorted(twice)} ({module.__name__})")
-        schedule.update(module.BEAT)
-    return schedule
 
 
 def celery_init_app(app: Flask) -> Celery:
@@ -180,6 +140,6 @@ def celery_init_app(app: Flask) -> Celery:
     )
     celery.conf.update(app.config.get("CELERY", {}))
     celery.set_default()
-    celery.flask_app = app  # workers.lifecycle's signals
+    celery.flask_app = app  # the process signals of webapp.tasks.lifecycle
     app.extensions["celery"] = celery
     return celery

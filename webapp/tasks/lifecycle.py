@@ -2,10 +2,10 @@
 
 A pool process disposes the database pool it inherited (connections are never shared
 across a fork). The worker's and the beat's main process run a heartbeat thread
-(``webapp.heartbeat``: a row in the database every ``SOVA_HEARTBEAT_SECONDS``, read by
+(``webapp.tasks.heartbeat``: a row in the database every ``SOVA_HEARTBEAT_SECONDS``, read by
 ``sova health``; each beat also sends again what a Redis broker lost by restarting
-empty, ``webapp.jobs.after_broker_restart``); a warm shutdown stops it and deletes the row. The
-Flask app is the one the Celery app was made for (``webapp.celery.celery_init_app``).
+empty, ``webapp.tasks.outbox.after_broker_restart``); a warm shutdown stops it and deletes the row. The
+Flask app is the one the Celery app was made for (``webapp.tasks.celery.celery_init_app``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import socket
 from celery import current_app as current_celery
 from celery.signals import beat_init, worker_process_init, worker_ready, worker_shutdown
 
-from webapp.heartbeat import Heartbeat
-from webapp.jobs import after_broker_restart
+from webapp.tasks.heartbeat import Heartbeat
+from webapp.tasks.outbox import after_broker_restart
 
 _heartbeats: list[Heartbeat] = []
 

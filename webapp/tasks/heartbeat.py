@@ -7,7 +7,7 @@ running to the process's row. The prefork pool renders PDFs in child processes, 
 heartbeat goes on while every child is busy, and it says the truth whatever the broker
 (the embedded SQLAlchemy broker has no remote control, and a Redis broker that restarts
 drops remote-control pings). The same tick sends again what a Redis broker lost by
-restarting empty (:func:`webapp.jobs.after_broker_restart`).
+restarting empty (:func:`webapp.tasks.outbox.after_broker_restart`).
 
 Each write uses a connection of its own (an engine without a pool): nothing the thread
 opens is inherited by a pool process forked later.
