@@ -208,8 +208,8 @@ def onair_game_2009(live_server):
     {(sector, slot): author})``."""
     from tests.webapp.games import helpers as h
     from webapp.games.operations import assign_envelopes, lock_table
-    from webapp.tasks.outbox import commit
     from webapp.onair.operations import create_token
+    from webapp.tasks.outbox import commit
 
     with live_server.app.app_context():
         h.approved_questions(20)

@@ -22,6 +22,7 @@ from webapp.submissions.operations import author_by_email, withdraw
 from webapp.submissions.queries import by_token
 from webapp.submissions.tasks import MY_LINK
 from webapp.submissions.views import lang_arg, viewer_language
+from webapp.tasks.outbox import enqueue
 
 bp = Blueprint("viewer", __name__)
 

@@ -12,8 +12,8 @@ from webapp.core import keyset
 from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document, utcnow
-from webapp.domain.books import cite
 from webapp.core.signals import best_player_vote
+from webapp.domain.books import cite
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS

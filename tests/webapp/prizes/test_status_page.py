@@ -12,7 +12,6 @@ from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import change_status, mark_paid
-from webapp.submissions.queries import public_history
 from webapp.tasks.outbox import commit
 
 

@@ -18,9 +18,7 @@ from tests.forms import Form, page_forms
 from tests.helpers import drain_outbox
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
-from webapp.games.operations import assign_envelopes
 from webapp.submissions.models import Question
-from webapp.tasks.outbox import commit
 
 QUESTION = "Вопрос из интернета во время эфира: что светит ночью, но не греет?"
 TYPED = {

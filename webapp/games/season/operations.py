@@ -8,8 +8,8 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import utcnow
-from webapp.domain.books import BOOKS, rule_reference
 from webapp.core.signals import donor_changed
+from webapp.domain.books import BOOKS, rule_reference
 from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.game_states import INITIAL_STATE
 from webapp.domain.money import CURRENCIES

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webapp.core.models import utcnow
-from webapp.domain.books import rule_reference
 from webapp.core.signals import best_player_awarded
 from webapp.domain.donor import quoted
 from webapp.domain.money import Money
