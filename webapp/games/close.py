@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from webapp.core.models import utcnow
-from webapp.domain.donor import quoted
 from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.donor import quoted
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.operations import GameConflict, game_state, move_game, status_label
