@@ -24,7 +24,9 @@ polling ``onair.json`` every 250 ms with ``If-None-Match`` (vMix). Prints JSON l
   that event, p50/p95 over every client and event (the overlay's delay);
 * ``onair_polls``: the polling clients' answers (200 and 304 counts).
 
-``--quick``: 10 stream and 2 polling clients. Needs gunicorn (in the dev lock).
+``--quick``: 10 stream and 2 polling clients; ``--polls-on-web``: the polling clients ask
+the web instead of the stream service (the comparison in ``docs/performance.md``). Needs
+gunicorn (in the dev lock).
 """
 
 from __future__ import annotations
