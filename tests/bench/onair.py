@@ -24,7 +24,9 @@ polling ``onair.json`` every 250 ms with ``If-None-Match`` (vMix). Prints JSON l
   that event, p50/p95 over every client and event (the overlay's delay);
 * ``onair_polls``: the polling clients' answers (200 and 304 counts).
 
-``--quick``: 10 stream and 2 polling clients. Needs gunicorn (in the dev lock).
+``--quick``: 10 stream and 2 polling clients; ``--polls-on-web``: the polling clients ask
+the web instead of the stream service (the comparison in ``docs/performance.md``). Needs
+gunicorn (in the dev lock).
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ def poller(base: str, game_id: int, key: str, counts: dict, stop: threading.Even
         stop.wait(0.25)
 
 
-def graphics(base, game_id, key, streams, pollers, ready, stop, results) -> None:
+def graphics(base, poll_base, game_id, key, streams, pollers, ready, stop, results) -> None:
     """The graphics clients (a process of their own): ``streams`` stream clients and
     ``pollers`` polling clients, ``ready`` once each has had a second to connect, until
     ``stop``; puts ``(seen, counts)`` on ``results``."""
@@ -163,7 +165,7 @@ def graphics(base, game_id, key, streams, pollers, ready, stop, results) -> None
         threading.Thread(target=stream_client, args=(base, game_id, key, s, halt), daemon=True)
         for s in seen
     ] + [
-        threading.Thread(target=poller, args=(base, game_id, key, counts, halt), daemon=True)
+        threading.Thread(target=poller, args=(poll_base, game_id, key, counts, halt), daemon=True)
         for _ in range(pollers)
     ]
     for t in threads:
@@ -180,7 +182,15 @@ def graphics(base, game_id, key, streams, pollers, ready, stop, results) -> None
     results.put(([dict(c) for c in seen], dict(counts)))
 
 
-def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, pollers: int) -> dict:
+def play(
+    base: str,
+    stream_base: str,
+    poll_base: str,
+    producer: Api,
+    host: Api,
+    streams: int,
+    pollers: int,
+) -> dict:
     """One game under ``streams`` stream clients and ``pollers`` polling clients."""
     tag = f"{time.time_ns()}"
     status, season = producer.call(
@@ -207,7 +217,7 @@ def play(base: str, stream_base: str, producer: Api, host: Api, streams: int, po
     ready, stop, results = spawn.Event(), spawn.Event(), spawn.Queue()
     clients = spawn.Process(
         target=graphics,
-        args=(stream_base, game_id, key, streams, pollers, ready, stop, results),
+        args=(stream_base, poll_base, game_id, key, streams, pollers, ready, stop, results),
         daemon=True,
     )
     clients.start()
@@ -269,7 +279,9 @@ def ready(base: str) -> bool:
         return False
 
 
-def measure(env: dict, tmp: str, base: str, stream_base: str, streams: int, pollers: int):
+def measure(
+    env: dict, tmp: str, base: str, stream_base: str, poll_base: str, streams: int, pollers: int
+):
     """The idle and the loaded game on the served app: ``(idle, loaded)``."""
     sova(env, "db", "upgrade", "heads")
     sova(env, "seed-demo")
@@ -280,8 +292,8 @@ def measure(env: dict, tmp: str, base: str, stream_base: str, streams: int, poll
         servers.append(serve("gunicorn-stream.conf.py", env, tmp))
     try:
         wait_for(lambda: ready(base) and ready(stream_base), timeout=60, what="gunicorn")
-        idle = play(base, stream_base, producer, host, 1, 0)
-        loaded = play(base, stream_base, producer, host, streams, pollers)
+        idle = play(base, stream_base, poll_base, producer, host, 1, 0)
+        loaded = play(base, stream_base, poll_base, producer, host, streams, pollers)
     finally:
         for server in servers:
             os.killpg(server.pid, signal.SIGTERM)
@@ -293,6 +305,11 @@ def measure(env: dict, tmp: str, base: str, stream_base: str, streams: int, poll
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--polls-on-web",
+        action="store_true",
+        help="the polling clients ask the web's sync workers, not the stream service",
+    )
     args = parser.parse_args()
     streams, pollers = (10, 2) if args.quick else (50, 10)
     pg = os.environ.get("SOVA_BENCH_DATABASE_URL") or os.environ.get("SOVA_TEST_DATABASE_URL")
@@ -318,7 +335,8 @@ def main() -> None:
             env["SOVA_REDIS_URL"] = redis_url
             stream_base = f"http://127.0.0.1:{stream_port}"
             database, transport = "postgresql+redis", "held"
-        idle, loaded = measure(env, tmp, base, stream_base, streams, pollers)
+        poll_base = base if args.polls_on_web else stream_base
+        idle, loaded = measure(env, tmp, base, stream_base, poll_base, streams, pollers)
 
     def p(values, q):
         return round(percentile(values, q), 1) if values else None
@@ -327,6 +345,7 @@ def main() -> None:
         "onair_event",
         database=database,
         transport=transport,
+        polls_on="web" if args.polls_on_web or stream_base == base else "stream service",
         clients={"stream": streams, "poll": pollers},
         idle_p50_ms=p(idle["posts"], 50),
         idle_p95_ms=p(idle["posts"], 95),
