@@ -10,16 +10,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from blinker import Namespace
 
 from webapp.core.models import utcnow
+from webapp.domain.books import BOOKS, Book, book
 from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.money import CURRENCIES
-from webapp.domain.prizes import (
-    DEFAULT_SERIES_FINAL_PRIZE,
-    DEFAULT_SPECIAL_GAME_PRIZE,
-    DEFAULT_UNANSWERED_PRIZE,
-    DEFAULT_YEAR_FINAL_PRIZE,
-    UNANSWERED_RULE,
-)
-from webapp.domain.rules import RULESETS, rule_reference
+from webapp.domain.rules import rule_reference
 from webapp.domain.rules.game import same_name
 from webapp.domain.text import quantity
 from webapp.extensions import db
@@ -65,7 +59,7 @@ def create_season(
     prize_required: bool = False,
     donor: dict | None = None,
 ) -> Season:
-    """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
+    """A season playing by ``ruleset`` (a name in :data:`~webapp.domain.books.BOOKS`). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
     question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
     ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
@@ -87,11 +81,11 @@ def create_season(
     elif db.session.scalar(db.select(Season.id).where(Season.name == name)) is not None:
         # two seasons of one name could not be told apart in the dropdowns
         errors.setdefault("name", []).append("сезон с таким названием уже есть")
-    if ruleset not in RULESETS:
-        errors.setdefault("ruleset", []).append("«2023» или «2009»")
+    if ruleset not in BOOKS:
+        errors.setdefault("ruleset", []).append(" или ".join(f"«{name}»" for name in BOOKS))
         raise GameError(errors)
-    rules = RULESETS[ruleset]
-    default_currency, default_tz = rules.currency, rules.timezone
+    played = book(ruleset)
+    default_currency, default_tz = played.currency, played.timezone
     currency = currency or default_currency
     if currency not in CURRENCIES:
         errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))
@@ -110,9 +104,9 @@ def create_season(
         prize_required
         and prize is None
         and "unanswered_prize" not in errors
-        and DEFAULT_UNANSWERED_PRIZE[ruleset] is None
+        and played.default_prizes["unanswered"] is None
     ):
-        errors.setdefault("unanswered_prize", []).append(_prize_missing(ruleset))
+        errors.setdefault("unanswered_prize", []).append(_prize_missing(played))
     chosen: Donor | None = None
     if donor is not None:
         chosen, donor_errors = check_donor(
@@ -136,20 +130,20 @@ def create_season(
         donor_representative=chosen.representative,
         currency=currency,
         timezone=timezone,
-        unanswered_prize=prize if prize is not None else DEFAULT_UNANSWERED_PRIZE[ruleset],
-        series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
-        year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
-        special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset],
+        unanswered_prize=prize if prize is not None else played.default_prizes["unanswered"],
+        series_final_prize=played.default_prizes["series_final"],
+        year_final_prize=played.default_prizes["year_final"],
+        special_game_prize=played.default_prizes["special_game"],
     )
     db.session.add(season)
     db.session.flush()
     return season
 
 
-def _prize_missing(ruleset: str) -> str:
+def _prize_missing(played: Book) -> str:
     return (
-        f"укажите сумму: в правилах {ruleset} г. её нет "
-        f"({rule_reference(UNANSWERED_RULE[ruleset])}), её назначает продюсер"
+        f"укажите сумму: в правилах {played.name} г. её нет "
+        f"({rule_reference(played.unanswered_rule)}), её назначает продюсер"
     )
 
 
@@ -254,7 +248,7 @@ def validate_table(table: dict | None, ruleset: str) -> dict:
     unknown = set(table) - set(plan)
     if unknown:
         errors.setdefault("table", []).append(f"неизвестные ключи: {', '.join(sorted(unknown))}")
-    if not errors and ruleset in RULESETS:
+    if not errors and ruleset in BOOKS:
         errors.update(plan_errors(plan, ruleset))  # 2009 §1.3, §1.4.2–1.4.3 (check_plan)
     if errors:
         raise GameError(errors)

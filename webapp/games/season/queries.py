@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.accounts.models import User
-from webapp.domain.donor import NEUTRAL_2009, Donor
-from webapp.domain.rules import RULESETS
+from webapp.domain.books import book
+from webapp.domain.donor import Donor
 from webapp.domain.rules.parameters import BOOK_SILENT, PARAMETERS, defaults, shown_rules
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
 from webapp.extensions import db
@@ -161,7 +161,7 @@ def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
     (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
     s = eng.series
     if (
-        RULESETS[ruleset].series_rematch
+        book(ruleset).rules.series_rematch
         and kind == "qualifying"
         and s is not None
         and s.rematch_team is not None
@@ -178,7 +178,7 @@ def series_best(game: Game) -> str | None:
     stood before this game's result — only for a qualifying game; ``None`` in a series
     final, a special game, the year final (nobody is to be passed: §3.6 with §4.6, §4.7.1,
     §4.10) and under 2009 (no decisive round)."""
-    if game.kind != "qualifying" or not RULESETS[game.season.ruleset].decisive_round:
+    if game.kind != "qualifying" or not book(game.season.ruleset).rules.decisive_round:
         return None
     own = game_event(game)
     eng = engine(game.season, before_seq=own.seq if own is not None else None)
@@ -304,8 +304,9 @@ def default_donor(ruleset: str) -> Donor:
     neutral :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster."""
     from flask import current_app
 
-    if ruleset != "2023":
-        return NEUTRAL_2009
+    neutral = book(ruleset).default_donor
+    if neutral is not None:
+        return neutral
     b = current_app.config["SOVA_BROADCASTER"]
     city = " ".join((b.get("place") or "").split())
     for prefix in ("г. ", "г.\u00a0", "г."):

@@ -10,8 +10,9 @@ from webapp.core import keyset
 from webapp.core.access import access
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
+from webapp.domain.books import BOOKS
 from webapp.domain.donor import quoted
-from webapp.domain.rules import RULESETS, usual_plan
+from webapp.domain.rules import usual_plan
 from webapp.domain.text import team_phrase
 from webapp.games import queries
 from webapp.games.forms import AttachForm, GameForm, SeasonForm, SeriesForm, TeamForm
@@ -41,9 +42,9 @@ def index():
     game_form.season_id.choices = [
         SelectChoice(s.id, s.name) for s in queries.seasons(limit=queries.SEASON_CHOICES)
     ]
-    # the form starts from the usual plan; both rule sets share it, so the season
+    # the form starts from the usual plan; every book shares it, so the season
     # chosen in the form does not change it (webapp.domain.rules.usual_plan)
-    plan = usual_plan(RULESETS["2023"])
+    plan = usual_plan(next(iter(BOOKS.values())).rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     series_form = SeriesForm(prefix="series")

@@ -11,7 +11,6 @@ from webapp.domain.prizes import (
     AWARD_RULES,
     COMMISSION_MINUTES,
     GIFT_AGREEMENT,
-    UNANSWERED_RULE,
     Award,
     PrizeRefused,
     award_to_author,
@@ -67,7 +66,7 @@ def close_game(game: Game, user_id: int | None) -> list[Prize]:
     if season.unanswered_prize is None:
         raise GameConflict(
             f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос "
-            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(UNANSWERED_RULE[season.ruleset])}): "
+            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(season.book.unanswered_rule)}): "
             f"задайте его на странице сезона (Игры → сезон {quoted(season.name)} → "
             "«Приз за невзятый вопрос») и закройте игру снова"
         )
