@@ -29,7 +29,6 @@ from webapp.core.edge import on_refusal
 from webapp.core.filenames import send_path
 from webapp.core.links import public_root
 from webapp.core.models import Document
-from webapp.domain.books import book
 from webapp.domain.rules import cite
 from webapp.domain.vote import RULE
 from webapp.extensions import db
@@ -49,7 +48,7 @@ def _game_or_404(game_id: int) -> Game:
 
 def _can_open(game: Game) -> bool:
     return (
-        book(game.season.ruleset).rules.audience_vote
+        game.season.book.audience_vote
         and game.status in ("finished", "closed")
         and vote_of(game.id) is None
         and open_vote() is None

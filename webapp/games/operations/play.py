@@ -5,7 +5,6 @@ from the database), recording and undoing events, the protocol file export and i
 from __future__ import annotations
 
 from webapp.core.models import utcnow
-from webapp.domain.books import book
 from webapp.domain.rules import (
     ProtocolError,
     RuleViolation,
@@ -97,7 +96,7 @@ def sector13_options_used(game: Game) -> list[str]:
     использовать в следующих играх, пока не выберет два других»). Read from the recorded
     ``sector13_option`` events (each was accepted by the engine), in play order. ``[]``
     without a team or under 2009 (no options, 002_e025d5ded135c1c4.txt §1.4.1)."""
-    if game.team_id is None or not book(game.season.ruleset).rules.sector13_options:
+    if game.team_id is None or not game.season.book.sector13_options:
         return []
     used: list[str] = []
     for payload in team_payloads_before(game):
@@ -224,7 +223,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         draw = draw_sector13(game, seq, now, user_id)
         empty = draw.question_id is None
         if event.get("sector13_empty") and not empty:
-            rule = book(game.season.ruleset).rules.cite("sector13")
+            rule = game.season.book.rules.cite("sector13")
             raise GameConflict(
                 "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют "
                 f"({cite(rule)})",
@@ -236,7 +235,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
             event["sector13_empty"] = True
         state = _replayed(game, event)
     elif event.get("type") in QUESTION_EVENTS and _live_sector13_without_question(game, state):
-        rule = book(game.season.ruleset).rules.cite("sector13")
+        rule = game.season.book.rules.cite("sector13")
         raise GameConflict(
             "в 13 секторе нет вопроса: очко за несуществующий вопрос не начисляется — "
             f"отмените вращение и запишите его снова, пустой 13 сектор пропускается ({cite(rule)})",
@@ -283,7 +282,7 @@ QUESTION_EVENTS = frozenset({"answer", "club_help", "extra_minute", "red_card"})
 def _live_sector13_without_question(game: Game, state: dict) -> bool:
     """Whether the round in play is a 2009 sector 13 (drawn at the spin, §1.4.1) whose draw
     holds no question — a spin recorded before empty spins were marked ``sector13_empty``."""
-    if not (book(game.season.ruleset).rules.sector13_drawn_at_spin and state["rounds"]):
+    if not (game.season.book.sector13_drawn_at_spin and state["rounds"]):
         return False
     if state["rounds"][-1]["kind"] != "sector13":
         return False
@@ -295,7 +294,7 @@ def _lands_on_live_sector13(game: Game, event: dict) -> bool:
     """Whether ``event`` (already accepted by the replay) is a spin of a game whose sector 13
     is drawn at the spin (2009 §1.4.1) that lands on sector 13 — the arrow's own sector or
     the first unplayed one clockwise from it (§1.4) — whatever its ``sector13_empty`` says."""
-    if not (book(game.season.ruleset).rules.sector13_drawn_at_spin and event.get("type") == "spin"):
+    if not (game.season.book.sector13_drawn_at_spin and event.get("type") == "spin"):
         return False
     bare = {k: v for k, v in event.items() if k != "sector13_empty"}
     return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"

@@ -325,7 +325,7 @@ def fill_table(game: Game, uploads: Path | None = None) -> FillReport:
             available=needed - short,
             passed_over=report.passed_over,
         )
-    partner_rule = rule_reference(book(game.season.ruleset).rules.cite("table"))
+    partner_rule = rule_reference(game.season.book.rules.cite("table"))
     for sector in from_main:
         report.warnings.append(
             f"{_sector13_name(sector)}: в пуле партнёров нет подходящего одобренного "
@@ -591,7 +591,7 @@ def plan_warnings(game: Game) -> list[str]:
     superblitz (``webapp.domain.rules.missing_multi``), e.g. ``"в плане стола нет блица
     (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
     "may be" on the table."""
-    rules = book(game.season.ruleset).rules
+    rules = game.season.book.rules
     table = Table(
         blitz=game.table_blitz, superblitz=game.table_superblitz, sector13=game.table_sector13
     )

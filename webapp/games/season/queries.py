@@ -161,7 +161,7 @@ def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
     (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
     s = eng.series
     if (
-        book(ruleset).rules.series_rematch
+        book(ruleset).series_rematch
         and kind == "qualifying"
         and s is not None
         and s.rematch_team is not None
@@ -178,7 +178,7 @@ def series_best(game: Game) -> str | None:
     stood before this game's result — only for a qualifying game; ``None`` in a series
     final, a special game, the year final (nobody is to be passed: §3.6 with §4.6, §4.7.1,
     §4.10) and under 2009 (no decisive round)."""
-    if game.kind != "qualifying" or not book(game.season.ruleset).rules.decisive_round:
+    if game.kind != "qualifying" or not game.season.book.decisive_round:
         return None
     own = game_event(game)
     eng = engine(game.season, before_seq=own.seq if own is not None else None)

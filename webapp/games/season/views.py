@@ -14,7 +14,6 @@ from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.core.models import utcnow
-from webapp.domain.books import book
 from webapp.domain.donor import place
 from webapp.domain.prizes import awards_available
 from webapp.domain.rules import usual_plan
@@ -122,7 +121,7 @@ def season(season_id: int):
             (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
         )
         game_form.team_id.data = nxt
-    plan = usual_plan(book(season.ruleset).rules)
+    plan = usual_plan(season.book.rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
