@@ -7,11 +7,14 @@ A caller asks a capability (``book.audience_vote``, ``book.live_sector13``) or a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from types import MappingProxyType
 
 from webapp.domain.donor import Donor
-from webapp.domain.rules.rulesets import RuleSet
+from webapp.domain.rules.errors import RuleViolation
+from webapp.domain.rules.refusals import refusal_text
+from webapp.domain.rules.rulesets import RuleSet, split_rule
 from webapp.domain.season.rulebook import RuleBook
 
 #: The country a book's broadcasts air in, by their IANA zone (the season form's choice).
@@ -32,7 +35,9 @@ class Book:
     season's amount (``"unanswered"``, ``"series_final"``, ``"year_final"``,
     ``"special_game"``; ``None``: the book names none); ``names``: the book as a reader
     names it after a clause number, by language (genitive); ``title_ru``: its full Russian
-    title (genitive) for signed papers.
+    title (genitive) for signed papers; ``wording``: the game refusals the book words its own
+    way, by the engine's refusal code and language (``{params}`` filled in as the shared
+    wording's), the shared wording of ``webapp.domain.rules.refusals`` for the rest.
     """
 
     name: str
@@ -46,6 +51,7 @@ class Book:
     default_prizes: Mapping[str, Decimal | None]
     names: Mapping[str, str]
     title_ru: str
+    wording: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def currency(self) -> str:
@@ -127,3 +133,19 @@ class Book:
     def cite(self, topic: str) -> str:
         """``"<file> §<clause>"`` of a game topic (``KeyError`` for one the book lacks)."""
         return self.rules.cite(topic)
+
+    def refusal(self, violation: RuleViolation, language: str = "ru") -> str:
+        """What a person reads of the engine's refusal under this book: the book's own
+        sentence of its code (:attr:`wording`) and the clause named after :attr:`names`, else
+        the shared :func:`~webapp.domain.rules.refusals.refusal_text`."""
+        own = self.wording.get(violation.code or "", {})
+        lang = language if language in own else "ru"
+        if lang not in own:
+            return refusal_text(violation, language)
+        text = own[lang].format(**violation.params)
+        text = text[:1].upper() + text[1:]
+        source, clause = split_rule(violation.rule or "")
+        if source == self.file and clause and lang in self.names:
+            word = "clause" if lang == "en" else "п."
+            text = f"{text} ({word} {clause.replace('§', '')} {self.names[lang]})"
+        return text

@@ -10,7 +10,6 @@ from webapp.domain.rules import (
     RuleViolation,
     load_protocol,
     load_protocol_rules,
-    refusal_text,
     replay,
 )
 from webapp.domain.rules.parameters import AMEND_CLAUSE, PARAMETERS
@@ -259,7 +258,7 @@ def _replayed(game: Game, event: dict) -> dict:
     """The state after the recorded events and ``event``, or :class:`GameConflict` carrying
     the protocol error object of a refusal: ``{"event", "rule", "message"}``, where a refusal
     by the rules has the Russian text with its clause as ``message``
-    (:func:`webapp.domain.rules.refusal_text`: «Помощь клуба — … (п. 3.7.1 Правил сезона
+    (the season's book's :meth:`~webapp.domain.books.Book.refusal`: «Помощь клуба — … (п. 3.7.1 Правил сезона
     2023 г.)») and adds its ``code`` and ``params`` (``docs/api.md``); a malformed event
     keeps the engine's message, ``rule`` None."""
     try:
@@ -268,7 +267,7 @@ def _replayed(game: Game, event: dict) -> dict:
         error = exc.to_json()["error"]
         error.pop("message")
         raise GameConflict(
-            refusal_text(exc, "ru"), **error, code=exc.code, params=exc.params
+            game.season.book.refusal(exc, "ru"), **error, code=exc.code, params=exc.params
         ) from exc
     except ProtocolError as exc:
         error = exc.to_json()["error"]
