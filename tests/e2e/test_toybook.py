@@ -79,7 +79,9 @@ def test_a_toy_game_on_the_console_closed_with_its_prize(live_server, page, brow
         game_id = g.id
         commit()
 
-    host = browser.new_page()
+    host_context = browser.new_context(locale="ru-RU")
+    host = host_context.new_page()
+    host.set_default_timeout(15000)
     live_server.login(host, "host")
     host.goto(f"{live_server.url}/games/{game_id}/console")
     for sector in (1, 2, 3):
@@ -106,7 +108,7 @@ def test_a_toy_game_on_the_console_closed_with_its_prize(live_server, page, brow
     assert refused[1]["text"] == (
         "Игрушечная игра уже сыграна со счётом 0:3, волчок отдыхает (п. 7.23 Игрушечных правил)"
     )
-    host.close()
+    host_context.close()
 
     page.goto(f"{live_server.url}/games/{game_id}")
     page.locator("#close-game input[type=checkbox]").check()
