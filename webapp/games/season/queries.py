@@ -299,9 +299,10 @@ def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
 
 def default_donor(ruleset: str) -> Donor:
     """The donor a new season of ``ruleset`` gets when none is given (webapp.domain.donor):
-    2023 — the ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
-    ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines); 2009 — the
-    neutral :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster."""
+    the book's ``default_donor`` when it names one (2009: the neutral
+    :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster), else the
+    ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
+    ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines)."""
     from flask import current_app
 
     neutral = book(ruleset).default_donor
