@@ -95,4 +95,5 @@ pytest_plugins = [
     "tests.fixtures.users",
     "tests.fixtures.games",
     "tests.fixtures.services",
+    "tests.fixtures.books",
 ]

@@ -1,12 +1,13 @@
 """Marshmallow schemas of API v1 (``shared/contracts/api.md``); they also make the
 OpenAPI document at ``/api/v1/openapi.json``."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, pre_load, validate
 
 from webapp.api.body import NumberLiteral
 from webapp.api.messages import NUL, Message
+from webapp.domain.books import BOOKS
 from webapp.prizes.models import PRIZE_STATUSES
 
 #: Ids in requests: a database Integer primary key (larger values cannot name a row and
@@ -22,6 +23,41 @@ def _has_nul(value) -> bool:
     if isinstance(value, list | tuple):
         return any(_has_nul(v) for v in value)
     return False
+
+
+class OneOfLive(validate.OneOf):
+    """``OneOf`` whose choices are read when a value is checked (and when the OpenAPI
+    document is built), so a rule book registered after import is one of them."""
+
+    def __init__(self, values: Callable[[], Iterable[str]]) -> None:
+        self._values = values
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self._values()))
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        """The choices are always read from ``values``."""
+
+    @property
+    def choices_text(self) -> str:
+        return ", ".join(self.choices)
+
+    @choices_text.setter
+    def choices_text(self, _: object) -> None:
+        """Built from :attr:`choices`."""
+
+
+def book_names() -> Iterable[str]:
+    """Every registered rule book's ``ruleset`` name."""
+    return BOOKS.keys()
+
+
+def book_currencies() -> Iterable[str]:
+    """The currencies the registered rule books pay prizes in."""
+    return (b.currency for b in BOOKS.values())
 
 
 class Strict(Schema):
@@ -237,8 +273,8 @@ class DonorIn(Strict):
 
 class SeasonIn(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    ruleset = fields.String(required=True, validate=validate.OneOf(["2023", "2009"]))
-    currency = fields.String(load_default=None, validate=validate.OneOf(["BYN", "RUB"]))
+    ruleset = fields.String(required=True, validate=OneOfLive(book_names))
+    currency = fields.String(load_default=None, validate=OneOfLive(book_currencies))
     timezone = fields.String(load_default=None)
     unanswered_prize = PrizeAmount(load_default=None, allow_none=True)
     donor = fields.Nested(

@@ -18,7 +18,6 @@ from webapp.authors.models import AuthorMerge
 from webapp.authors.queries import address_confirmed, confirmed_ids, games_of, question_links
 from webapp.core.errors import OperationError
 from webapp.core.models import utcnow
-from webapp.domain.authors import ONE_AUTHOR_PER_GAME
 from webapp.domain.books import rule_reference
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -56,7 +55,7 @@ class MergePlan:
 
 def _rule(game: Game) -> str:
     """«п. 4.11.1 Правил сезона 2023 г.» (or the 2009 clause) for ``game``'s rule set."""
-    return rule_reference(ONE_AUTHOR_PER_GAME[game.season.ruleset])
+    return rule_reference(game.season.book.one_author_rule)
 
 
 def _author(author_id: int) -> Author | None:

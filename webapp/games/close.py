@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from webapp.core.models import utcnow
-from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.books import rule_reference
 from webapp.domain.donor import quoted
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -48,7 +48,7 @@ def close_game(game: Game, user_id: int | None, owed: Owed[T]) -> list[T]:
     if season.unanswered_prize is None:
         raise GameConflict(
             f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос "
-            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(BOOKS[season.ruleset].unanswered_rule)}): "
+            f"(в правилах {season.ruleset} г. суммы нет, {rule_reference(season.book.unanswered_rule)}): "
             f"задайте его на странице сезона (Игры → сезон {quoted(season.name)} → "
             "«Приз за невзятый вопрос») и закройте игру снова"
         )

@@ -132,7 +132,7 @@ def expert_picks(game: Game, off_table: list[str]) -> dict[str, dict]:
     who hinted; the answer names who answered only while someone is off the table
     (``off_table``, from the replay), and those experts are shown but cannot be chosen, the
     note citing the clause. ``{}`` under 2009 (no such clause) or without a team's experts."""
-    ruleset = BOOKS[game.season.ruleset].rules
+    ruleset = game.season.book.rules
     experts = [n for n in (game.team_row.experts or []) if n.strip()] if game.team_row else []
     if not ruleset.off_table_after_hint or not experts:
         return {}
@@ -234,7 +234,7 @@ def sector13_notice(game: Game, sector: int) -> str:
     """What the host reads when the arrow landed on an empty 2009 sector 13 and the round is
     played in ``sector`` instead (002_e025d5ded135c1c4.txt §1.4.1 with §1.4; reading in
     ``docs/rules.md``)."""
-    rules = BOOKS[game.season.ruleset].rules
+    rules = game.season.book.rules
     return (
         "13 сектор пуст: к моменту вращения ни один вопрос зрителей не одобрен редакторами "
         "с проверенными источниками — компьютеру не из чего выбирать. 13 сектор выпал и "
@@ -261,7 +261,7 @@ def _current(game: Game, state: dict, allowed: list[str]) -> dict | None:
     eq = next((q for q in envelope.questions if q.slot == slot), None) if envelope else None
     q = eq.question if eq else None
     draw = None
-    if rnd["kind"] == "sector13" and BOOKS[game.season.ruleset].rules.sector13_drawn_at_spin:
+    if rnd["kind"] == "sector13" and game.season.book.sector13_drawn_at_spin:
         row = current_draw(game)
         if row is not None:
             q = q or row.question
@@ -304,14 +304,14 @@ def _notice(game: Game, rnd: dict, q) -> str | None:
     if rnd.get("sector13_empty"):
         return sector13_notice(game, rnd["sector"])
     if _no_live_question(game, rnd, q):
-        rule = BOOKS[game.season.ruleset].rules.cite("sector13")
+        rule = game.season.book.rules.cite("sector13")
         return NO_SECTOR13_QUESTION.format(rule=cite(rule))
     return None
 
 
 def _no_live_question(game: Game, rnd: dict, q) -> bool:
     """A round in the 2009 sector 13 (drawn at the spin) that holds no question."""
-    rules = BOOKS[game.season.ruleset].rules
+    rules = game.season.book.rules
     return rnd["kind"] == "sector13" and rules.sector13_drawn_at_spin and q is None
 
 

@@ -16,6 +16,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
 from webapp.core.fields import NumberRange, SovaForm
+from webapp.domain.books import BOOKS
 from webapp.domain.topics import TOPICS
 
 SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
@@ -38,10 +39,7 @@ class SeasonForm(SovaForm):
     )
     ruleset = SelectField(
         "Правила",
-        choices=[
-            SelectChoice("2023", "2023 (Беларусь, BYN)"),
-            SelectChoice("2009", "2009 (Россия, RUB)"),
-        ],
+        choices=lambda: [SelectChoice(b.name, b.choice_ru) for b in BOOKS.values()],
     )
     unanswered_prize = StringField(
         "Приз за невзятый вопрос (2023: пусто — 300,00 по правилам; 2009: обязательно)",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from webapp.domain.books import BOOKS, cite
+from webapp.domain.books import book, cite
 from webapp.domain.rules import RuleViolation, Table, check_plan
 from webapp.extensions import db
 from webapp.games.models import Game, GameEvent, GameEventAudit
@@ -26,7 +26,7 @@ def plan_errors(plan: dict, ruleset: str) -> dict[str, list[str]]:
     ``{"blitz", "superblitz", "sector13"}`` (already distinct sectors 1..13) that the rule
     book refuses (:func:`webapp.domain.rules.check_plan`), else ``{}``."""
     try:
-        check_plan(Table(**plan), BOOKS[ruleset].rules)
+        check_plan(Table(**plan), book(ruleset).rules)
     except RuleViolation as exc:
         clause = exc.rule or ""
         # the refusal's code says which sector is misplaced (webapp.domain.rules.refusals)
@@ -62,7 +62,7 @@ def experts_off_table(game: Game) -> list[str]:
     when it has none), so they start this game off the table. ``[]`` without a team, under
     2009 or when nobody hinted. Names as recorded, in the order of the cards, each once.
     Reads only the event payloads of those games (this runs at every console event)."""
-    if game.team_id is None or not BOOKS[game.season.ruleset].rules.off_table_after_hint:
+    if game.team_id is None or not game.season.book.off_table_after_hint:
         return []
     team = game.team_row.name if game.team_row is not None else game.team
     before = _before(game.air_date, game.id)
@@ -106,7 +106,7 @@ def team_experts_context(game: Game) -> dict:
     """The ``context`` key ``{"experts": [name…]}`` of a game whose rule set removes the
     player who answered wrong (2009, 002_e025d5ded135c1c4.txt §1.6: an answer may name only
     one of the team's experts), with the game's team and its experts; else ``{}``."""
-    if not BOOKS[game.season.ruleset].rules.removal_rule or game.team_row is None:
+    if not game.season.book.names_answerer or game.team_row is None:
         return {}
     experts = [name for name in game.team_row.experts or [] if name.strip()]
     return {"experts": experts} if experts else {}

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.core.filenames import file_name
 from webapp.core.formats import when
 from webapp.core.models import UTCDateTime, money_column, utcnow
+from webapp.domain.books import Book, book
 from webapp.domain.donor import quoted
 from webapp.domain.game_states import STATES
 from webapp.extensions import Model
@@ -68,6 +69,11 @@ class Season(Model):
     donor_details: Mapped[str | None] = mapped_column(Text)
     donor_representative: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    @property
+    def book(self) -> Book:
+        """The rule book the season plays by: what pages and operations ask, never its name."""
+        return book(self.ruleset)
 
 
 class Team(Model):

@@ -11,10 +11,10 @@ from sqlalchemy.orm import lazyload
 from webapp.core import keyset
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document
-from webapp.domain.books import BOOKS, cite
+from webapp.domain.books import book, cite
 from webapp.domain.handouts import image_refs, strip_images, without_leading_handout
 from webapp.domain.money import Money
-from webapp.domain.prizes import UNANSWERED_RULE, unanswered_question_prizes
+from webapp.domain.prizes import unanswered_question_prizes
 from webapp.domain.reading import (
     DEFAULT_SYLLABLES_PER_SECOND,
     HANDOUT_NOTE,
@@ -210,7 +210,7 @@ def sector13_note(ruleset: str) -> str:
     2009, «Вопрос 13 сектора выбирает компьютер …» with the clause
     (002_e025d5ded135c1c4.txt §1.4.1, read as people cite it); "" for a season whose
     sector 13 holds a question from the packet (2023)."""
-    rules = BOOKS[ruleset].rules
+    rules = book(ruleset).rules
     if not rules.sector13_drawn_at_spin:
         return ""
     return (
@@ -526,7 +526,7 @@ def close_preview(game: Game, state: dict) -> dict:
         "prizes": prizes,
         "total": total,
         "currency": season.currency,
-        "rule": cite(UNANSWERED_RULE[season.ruleset]),
+        "rule": cite(season.book.unanswered_rule),
     }
 
 

@@ -22,16 +22,18 @@ from webapp.submissions.views.submit_form import email_key, handle_form
 bp = Blueprint("live", __name__)
 
 
+def live_sector13_books() -> list[str]:
+    """The ``ruleset`` names of the books whose sector 13 takes viewers' questions live."""
+    return [b.name for b in BOOKS.values() if b.live_sector13]
+
+
 def live_game() -> Game | None:
     """The game being played now (status ``live``) under a rule set whose sector 13 takes
     the viewers' questions live (2009, 002_e025d5ded135c1c4.txt §1.4.1), or None."""
     return db.session.scalar(
         db.select(Game)
         .join(Season)
-        .where(
-            Game.status == "live",
-            Season.ruleset.in_([n for n, b in BOOKS.items() if b.live_sector13]),
-        )
+        .where(Game.status == "live", Season.ruleset.in_(live_sector13_books()))
         .order_by(Game.id.desc())
     )
 

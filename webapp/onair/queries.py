@@ -13,7 +13,6 @@ from webapp.domain.onair import Asked, GameCard, onair_row
 from webapp.extensions import db
 from webapp.games.models import Game, GameEventAudit
 from webapp.games.operations import game_state
-from webapp.games.operations.table import GAME_LANGUAGE
 from webapp.games.queries import current_draw, named_on_air
 from webapp.onair.models import BroadcastToken
 
@@ -135,7 +134,7 @@ def row(game: Game) -> dict:
         status=game.status,
         game=game.display_title,
         season=game.season.name,
-        language=GAME_LANGUAGE.get(game.season.ruleset, "ru"),
+        language=game.season.book.game_language,
         team=game.team_name,
         captain=game.team_row.captain if game.team_row else "",
         prize=_prize(game),

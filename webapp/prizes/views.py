@@ -26,7 +26,7 @@ from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.links import public_url
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
-from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.books import rule_reference
 from webapp.domain.money import COUNTRY_OF_CURRENCY
 from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
 from webapp.extensions import db, limiter
@@ -138,11 +138,7 @@ def award(game_id: int):
     ]
     form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
     # 2009 §3.1: the best player of the game is the audience vote's winner — pre-filled
-    vote = (
-        queries.vote_for_best_player(game)
-        if BOOKS[game.season.ruleset].rules.audience_vote
-        else None
-    )
+    vote = queries.vote_for_best_player(game) if game.season.book.audience_vote else None
     vote_winner = vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
     if request.method == "GET" and vote and vote["status"] == "closed":
         if any(r.kind == "best_player_of_game" for r in available):

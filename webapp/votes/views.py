@@ -29,7 +29,7 @@ from webapp.core.edge import on_refusal
 from webapp.core.filenames import send_path
 from webapp.core.links import public_root
 from webapp.core.models import Document
-from webapp.domain.books import BOOKS, cite
+from webapp.domain.books import cite
 from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -47,7 +47,7 @@ def _game_or_404(game_id: int) -> Game:
 
 def _can_open(game: Game) -> bool:
     return (
-        BOOKS[game.season.ruleset].rules.audience_vote
+        game.season.book.audience_vote
         and game.status in ("finished", "closed")
         and vote_of(game.id) is None
         and open_vote() is None

@@ -28,9 +28,29 @@ from .b2009 import BOOK as BOOK_2009
 from .b2023 import BOOK as BOOK_2023
 from .base import Book
 
-BOOKS: Mapping[str, Book] = MappingProxyType({"2023": BOOK_2023, "2009": BOOK_2009})
+_BOOKS: dict[str, Book] = {"2023": BOOK_2023, "2009": BOOK_2009}
+
+BOOKS: Mapping[str, Book] = MappingProxyType(_BOOKS)
 """Every rule book a season may be played under, by its ``ruleset`` name (the protocols'
-``ruleset`` field)."""
+``ruleset`` field), in the order the forms offer them. Read-only: :func:`register` adds one."""
+
+_OWN = frozenset(_BOOKS)
+
+
+def register(new: Book) -> None:
+    """Add ``new`` to :data:`BOOKS`, offered after the others (``ValueError`` when its name
+    is taken). Sova's own books are registered above; this is how a book defined elsewhere
+    (a test's) joins them, and :func:`unregister` takes it out again."""
+    if new.name in _BOOKS:
+        raise ValueError(f"a rule book named {new.name!r} is already registered")
+    _BOOKS[new.name] = new
+
+
+def unregister(name: str) -> None:
+    """Take the book ``name`` added by :func:`register` out of :data:`BOOKS` again."""
+    if name in _OWN:
+        raise ValueError(f"the rule book {name!r} is Sova's own")
+    del _BOOKS[name]
 
 
 def book(name: str) -> Book:
@@ -111,5 +131,7 @@ __all__ = [
     "cite",
     "refusal_text",
     "replay_season",
+    "register",
     "rule_reference",
+    "unregister",
 ]

@@ -14,6 +14,9 @@ from webapp.domain.donor import Donor
 from webapp.domain.rules.rulesets import RuleSet
 from webapp.domain.season.rulebook import RuleBook
 
+#: The country a book's broadcasts air in, by their IANA zone (the season form's choice).
+_COUNTRIES_RU: Mapping[str, str] = {"Europe/Minsk": "Беларусь", "Europe/Moscow": "Россия"}
+
 
 @dataclass(frozen=True)
 class Book:
@@ -29,7 +32,8 @@ class Book:
     season's amount (``"unanswered"``, ``"series_final"``, ``"year_final"``,
     ``"special_game"``; ``None``: the book names none); ``names``: the book as a reader
     names it after a clause number, by language (genitive); ``title_ru``: its full Russian
-    title (genitive) for signed papers.
+    title (genitive) for signed papers. The refusals a book words its own way are its rule
+    set's (:attr:`RuleSet.wording`), read by :func:`webapp.domain.books.refusal_text`.
     """
 
     name: str
@@ -55,6 +59,22 @@ class Book:
         return self.rules.timezone
 
     @property
+    def game_language(self) -> str:
+        """The language a game is first played in (the first of :attr:`game_languages`)."""
+        return self.game_languages[0]
+
+    @property
+    def choice_ru(self) -> str:
+        """The book as the season form offers it: «2023 (Беларусь, BYN)»; the country is the
+        one its broadcasts' time zone lies in, left out for a zone not named here."""
+        country = _COUNTRIES_RU.get(self.timezone)
+        return (
+            f"{self.name} ({country}, {self.currency})"
+            if country
+            else f"{self.name} ({self.currency})"
+        )
+
+    @property
     def audience_vote(self) -> bool:
         """The viewers choose each game's best player by SMS."""
         return self.rules.audience_vote
@@ -70,10 +90,24 @@ class Book:
         return self.rules.credit_minute
 
     @property
-    def answering_expert_named(self) -> bool:
-        """A wrong answer removes the expert who gave it from the table, so the host names
-        who answered."""
+    def sector13_options(self) -> bool:
+        """The team chooses how sector 13 is played (the options of the 2023 book)."""
+        return self.rules.sector13_options
+
+    @property
+    def decisive_round(self) -> bool:
+        """A qualifying game one point short may be decided by a decisive round."""
+        return self.rules.decisive_round
+
+    @property
+    def names_answerer(self) -> bool:
+        """The host names the expert who answered, since a wrong answer may remove him."""
         return self.rules.removal_rule
+
+    @property
+    def sector13_drawn_at_spin(self) -> bool:
+        """Sector 13's question is drawn only when the top lands on it."""
+        return self.rules.sector13_drawn_at_spin
 
     @property
     def off_table_after_hint(self) -> bool:
@@ -84,6 +118,12 @@ class Book:
     def series_rematch(self) -> bool:
         """The loser of a series final may be granted a rematch."""
         return self.rules.series_rematch
+
+    @property
+    def one_author_rule(self) -> str:
+        """The clause behind "no author twice in one game": the author's prize per unanswered
+        question (:attr:`unanswered_rule`; the reading of ``webapp.domain.authors``)."""
+        return self.unanswered_rule
 
     def cite(self, topic: str) -> str:
         """``"<file> §<clause>"`` of a game topic (``KeyError`` for one the book lacks)."""

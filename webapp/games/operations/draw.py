@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from webapp.core.documents import Owner, request_document
 from webapp.core.models import Document, utcnow
-from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.books import rule_reference
 from webapp.domain.text import quantity
 from webapp.extensions import db
 from webapp.games.game_rules import game_started_at
@@ -146,7 +146,7 @@ def request_draw(game: Game, user_id: int | None) -> Sector13Draw:
     (2023: the partner, §3.3), a game not being played (status other than ``live``), an
     empty pool (nothing is written then), or a game whose spin on sector 13 found the pool
     empty (the draw in force drew nothing: sector 13 was passed over, §1.4.1 with §1.4)."""
-    rules = BOOKS[game.season.ruleset].rules
+    rules = game.season.book.rules
     if not rules.sector13_drawn_at_spin:
         rule = rules.cite("table")
         raise GameConflict(
@@ -193,7 +193,7 @@ def sector13_pool(game: Game, now: datetime | None = None) -> dict | None:
     its once a game, §1.4.1). An empty pool is the warning: a spin on sector 13 then passes
     it over to the next sector clockwise (§1.4.1 with §1.4, ``docs/rules.md`` «Readings» 13).
     """
-    rules = BOOKS[game.season.ruleset].rules
+    rules = game.season.book.rules
     if not rules.sector13_drawn_at_spin or game.table_sector13 is None:
         return None
     if game.status not in ("draft", "ready", "live") or current_draw(game) is not None:

@@ -95,7 +95,7 @@ def sector13_options_used(game: Game) -> list[str]:
     использовать в следующих играх, пока не выберет два других»). Read from the recorded
     ``sector13_option`` events (each was accepted by the engine), in play order. ``[]``
     without a team or under 2009 (no options, 002_e025d5ded135c1c4.txt §1.4.1)."""
-    if game.team_id is None or not BOOKS[game.season.ruleset].rules.sector13_options:
+    if game.team_id is None or not game.season.book.sector13_options:
         return []
     used: list[str] = []
     for payload in team_payloads_before(game):
@@ -222,7 +222,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         draw = draw_sector13(game, seq, now, user_id)
         empty = draw.question_id is None
         if event.get("sector13_empty") and not empty:
-            rule = BOOKS[game.season.ruleset].rules.cite("sector13")
+            rule = game.season.book.rules.cite("sector13")
             raise GameConflict(
                 "13 сектор не пуст: жеребьёвка выбрала вопрос зрителей, его и играют "
                 f"({cite(rule)})",
@@ -234,7 +234,7 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
             event["sector13_empty"] = True
         state = _replayed(game, event)
     elif event.get("type") in QUESTION_EVENTS and _live_sector13_without_question(game, state):
-        rule = BOOKS[game.season.ruleset].rules.cite("sector13")
+        rule = game.season.book.rules.cite("sector13")
         raise GameConflict(
             "в 13 секторе нет вопроса: очко за несуществующий вопрос не начисляется — "
             f"отмените вращение и запишите его снова, пустой 13 сектор пропускается ({cite(rule)})",
@@ -258,7 +258,7 @@ def _replayed(game: Game, event: dict) -> dict:
     """The state after the recorded events and ``event``, or :class:`GameConflict` carrying
     the protocol error object of a refusal: ``{"event", "rule", "message"}``, where a refusal
     by the rules has the Russian text with its clause as ``message``
-    (:func:`webapp.domain.rules.refusal_text`: «Помощь клуба — … (п. 3.7.1 Правил сезона
+    (:func:`webapp.domain.books.refusal_text`: «Помощь клуба — … (п. 3.7.1 Правил сезона
     2023 г.)») and adds its ``code`` and ``params`` (``docs/api.md``); a malformed event
     keeps the engine's message, ``rule`` None."""
     try:
@@ -281,7 +281,7 @@ QUESTION_EVENTS = frozenset({"answer", "club_help", "extra_minute", "red_card"})
 def _live_sector13_without_question(game: Game, state: dict) -> bool:
     """Whether the round in play is a 2009 sector 13 (drawn at the spin, §1.4.1) whose draw
     holds no question — a spin recorded before empty spins were marked ``sector13_empty``."""
-    if not (BOOKS[game.season.ruleset].rules.sector13_drawn_at_spin and state["rounds"]):
+    if not (game.season.book.sector13_drawn_at_spin and state["rounds"]):
         return False
     if state["rounds"][-1]["kind"] != "sector13":
         return False
@@ -293,9 +293,7 @@ def _lands_on_live_sector13(game: Game, event: dict) -> bool:
     """Whether ``event`` (already accepted by the replay) is a spin of a game whose sector 13
     is drawn at the spin (2009 §1.4.1) that lands on sector 13 — the arrow's own sector or
     the first unplayed one clockwise from it (§1.4) — whatever its ``sector13_empty`` says."""
-    if not (
-        BOOKS[game.season.ruleset].rules.sector13_drawn_at_spin and event.get("type") == "spin"
-    ):
+    if not (game.season.book.sector13_drawn_at_spin and event.get("type") == "spin"):
         return False
     bare = {k: v for k, v in event.items() if k != "sector13_empty"}
     return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from webapp.core.documents import Owner, request_document
 from webapp.core.models import Document, utcnow
-from webapp.domain.authors import ONE_AUTHOR_PER_GAME, repeated_authors
-from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.authors import repeated_authors
+from webapp.domain.books import BOOKS, book, rule_reference
 from webapp.domain.handouts import image_refs, missing_images
 from webapp.domain.languages import LANGUAGE_NAMES_RU, fits_game
 from webapp.domain.rules import Table, missing_multi
@@ -42,12 +42,12 @@ from webapp.moderation.queries import reports_for, signed_off_ids
 from webapp.submissions.models import Question, set_status
 
 
-def slots_for(kind: str, ruleset: str = "2023") -> int:
+def slots_for(kind: str, ruleset: str) -> int:
     """Questions in an envelope: three for blitz and superblitz, one otherwise
     (000_90d7c8192601ed3a.txt §3.4.1, §3.4.2; 002_e025d5ded135c1c4.txt §1.4.2, §1.4.3);
     none for a 2009 sector 13, whose question the computer draws among the live questions at
     the spin (002 §1.4.1, :func:`draw_sector13`)."""
-    if kind == "sector13" and BOOKS[ruleset].rules.sector13_drawn_at_spin:
+    if kind == "sector13" and book(ruleset).sector13_drawn_at_spin:
         return 0
     return 3 if kind in ("blitz", "superblitz") else 1
 
@@ -66,7 +66,7 @@ def table_plan(game: Game) -> list[dict]:
         kind = game.sector_kind(sector)
         pool = "main"
         if kind == "sector13":
-            pool = BOOKS[ruleset].rules.sector13_pool
+            pool = book(ruleset).rules.sector13_pool
         plan.append(
             {"sector": sector, "kind": kind, "slots": slots_for(kind, ruleset), "pool": pool}
         )
@@ -119,7 +119,7 @@ def _merged_into(questions) -> dict[int, int]:
 def one_author_rule(game: Game) -> str:
     """The clause of "no author twice in one game" for the game's rule set, as staff read
     it: «п. 4.11.1 Правил сезона 2023 г.» (``webapp.domain.authors.ONE_AUTHOR_PER_GAME``)."""
-    return rule_reference(ONE_AUTHOR_PER_GAME[game.season.ruleset])
+    return rule_reference(game.season.book.one_author_rule)
 
 
 class _Picker:
@@ -242,7 +242,7 @@ def _passed_over(game: Game, pool: list[Question], uploads: Path | None) -> tupl
                 + ", ".join(f"№{i} ({', '.join(names)})" for i, names in images),
             }
         )
-    game_language = LANGUAGE_NAMES_RU[GAME_LANGUAGE[ruleset]]
+    game_language = LANGUAGE_NAMES_RU[book(ruleset).game_language]
     for language, ids in sorted(languages.items(), key=lambda item: item[0] or ""):
         n = len(ids)
         report.append(
@@ -261,10 +261,6 @@ def _passed_over(game: Game, pool: list[Question], uploads: Path | None) -> tupl
 def _sector13_name(sector: int) -> str:
     """«13 сектор», or «13 сектор (сектор 7)» when the plan put it elsewhere."""
     return "13 сектор" if sector == 13 else f"13 сектор (сектор {sector})"
-
-
-#: The language named in the language message: the game's first language.
-GAME_LANGUAGE = {"2023": "be", "2009": "ru"}
 
 
 def assign_envelopes(game: Game, uploads: Path | None = None) -> Game:
@@ -328,7 +324,7 @@ def fill_table(game: Game, uploads: Path | None = None) -> FillReport:
             available=needed - short,
             passed_over=report.passed_over,
         )
-    partner_rule = rule_reference(BOOKS[game.season.ruleset].rules.cite("table"))
+    partner_rule = rule_reference(game.season.book.rules.cite("table"))
     for sector in from_main:
         report.warnings.append(
             f"{_sector13_name(sector)}: в пуле партнёров нет подходящего одобренного "
@@ -594,7 +590,7 @@ def plan_warnings(game: Game) -> list[str]:
     superblitz (``webapp.domain.rules.missing_multi``), e.g. ``"в плане стола нет блица
     (п. 3.4.1 Правил сезона 2023 г.)"`` — a warning, not a refusal: the book says the sector
     "may be" on the table."""
-    rules = BOOKS[game.season.ruleset].rules
+    rules = game.season.book.rules
     table = Table(
         blitz=game.table_blitz, superblitz=game.table_superblitz, sector13=game.table_sector13
     )

@@ -9,17 +9,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import utcnow
 from webapp.core.signals import donor_changed
-from webapp.domain.books import BOOKS, rule_reference
+from webapp.domain.books import BOOKS, Book, book, rule_reference
 from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.game_states import INITIAL_STATE
 from webapp.domain.money import CURRENCIES
-from webapp.domain.prizes import (
-    DEFAULT_SERIES_FINAL_PRIZE,
-    DEFAULT_SPECIAL_GAME_PRIZE,
-    DEFAULT_UNANSWERED_PRIZE,
-    DEFAULT_YEAR_FINAL_PRIZE,
-    UNANSWERED_RULE,
-)
 from webapp.domain.rules.game import same_name
 from webapp.domain.text import quantity
 from webapp.extensions import db
@@ -59,7 +52,7 @@ def create_season(
     prize_required: bool = False,
     donor: dict | None = None,
 ) -> Season:
-    """A season playing by ``ruleset`` ("2023" | "2009"). Currency and time zone default
+    """A season playing by ``ruleset`` (a name in :data:`~webapp.domain.books.BOOKS`). Currency and time zone default
     to the rule book's (BYN / Europe/Minsk; RUB / Europe/Moscow); the prize per unanswered
     question defaults to 300.00 for 2023 (000_90d7c8192601ed3a.txt §4.11.1); a given
     ``currency`` must be the rule book's. ``unanswered_prize``: str/int/float parsed by
@@ -82,10 +75,10 @@ def create_season(
         # two seasons of one name could not be told apart in the dropdowns
         errors.setdefault("name", []).append("сезон с таким названием уже есть")
     if ruleset not in BOOKS:
-        errors.setdefault("ruleset", []).append("«2023» или «2009»")
+        errors.setdefault("ruleset", []).append(" или ".join(f"«{name}»" for name in BOOKS))
         raise GameError(errors)
-    rules = BOOKS[ruleset].rules
-    default_currency, default_tz = rules.currency, rules.timezone
+    played = book(ruleset)
+    default_currency, default_tz = played.currency, played.timezone
     currency = currency or default_currency
     if currency not in CURRENCIES:
         errors.setdefault("currency", []).append(" или ".join(f"«{c}»" for c in CURRENCIES))
@@ -104,9 +97,9 @@ def create_season(
         prize_required
         and prize is None
         and "unanswered_prize" not in errors
-        and DEFAULT_UNANSWERED_PRIZE[ruleset] is None
+        and played.default_prizes["unanswered"] is None
     ):
-        errors.setdefault("unanswered_prize", []).append(_prize_missing(ruleset))
+        errors.setdefault("unanswered_prize", []).append(_prize_missing(played))
     chosen: Donor | None = None
     if donor is not None:
         chosen, donor_errors = check_donor(
@@ -130,20 +123,20 @@ def create_season(
         donor_representative=chosen.representative,
         currency=currency,
         timezone=timezone,
-        unanswered_prize=prize if prize is not None else DEFAULT_UNANSWERED_PRIZE[ruleset],
-        series_final_prize=DEFAULT_SERIES_FINAL_PRIZE[ruleset],
-        year_final_prize=DEFAULT_YEAR_FINAL_PRIZE[ruleset],
-        special_game_prize=DEFAULT_SPECIAL_GAME_PRIZE[ruleset],
+        unanswered_prize=prize if prize is not None else played.default_prizes["unanswered"],
+        series_final_prize=played.default_prizes["series_final"],
+        year_final_prize=played.default_prizes["year_final"],
+        special_game_prize=played.default_prizes["special_game"],
     )
     db.session.add(season)
     db.session.flush()
     return season
 
 
-def _prize_missing(ruleset: str) -> str:
+def _prize_missing(played: Book) -> str:
     return (
-        f"укажите сумму: в правилах {ruleset} г. её нет "
-        f"({rule_reference(UNANSWERED_RULE[ruleset])}), её назначает продюсер"
+        f"укажите сумму: в правилах {played.name} г. её нет "
+        f"({rule_reference(played.unanswered_rule)}), её назначает продюсер"
     )
 
 

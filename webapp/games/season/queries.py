@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.accounts.models import User
-from webapp.domain.books import BOOKS
+from webapp.domain.books import BOOKS, book
 from webapp.domain.donor import Donor
 from webapp.domain.rules.parameters import PARAMETERS, defaults, shown_rules
 from webapp.domain.season import FORMAT, Season, SeasonState, load_season
@@ -146,7 +146,7 @@ def season_kind(ruleset: str, kind: str, team: str | None, eng: Season) -> str:
     (002_e025d5ded135c1c4.txt §2.10), which is its ``rematch``."""
     s = eng.series
     if (
-        BOOKS[ruleset].rules.series_rematch
+        book(ruleset).series_rematch
         and kind == "qualifying"
         and s is not None
         and s.rematch_team is not None
@@ -163,7 +163,7 @@ def series_best(game: Game) -> str | None:
     stood before this game's result — only for a qualifying game; ``None`` in a series
     final, a special game, the year final (nobody is to be passed: §3.6 with §4.6, §4.7.1,
     §4.10) and under 2009 (no decisive round)."""
-    if game.kind != "qualifying" or not BOOKS[game.season.ruleset].rules.decisive_round:
+    if game.kind != "qualifying" or not game.season.book.decisive_round:
         return None
     own = game_event(game)
     eng = engine(game.season, before_seq=own.seq if own is not None else None)
@@ -284,12 +284,13 @@ def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
 
 def default_donor(ruleset: str) -> Donor:
     """The donor a new season of ``ruleset`` gets when none is given (webapp.domain.donor):
-    2023 — the ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
-    ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines); 2009 — the
-    book's neutral default (``Book.default_donor``), never the 2023 broadcaster."""
+    the book's ``default_donor`` when it names one (2009: the neutral
+    :data:`~webapp.domain.donor.NEUTRAL_2009`, never the 2023 broadcaster), else the
+    ``SOVA_BROADCASTER_*`` settings (name, the city of ``_PLACE`` without «г.»,
+    ``_REPRESENTATIVE``, and address, УНП, ИНН and bank as the details' lines)."""
     from flask import current_app
 
-    neutral = BOOKS[ruleset].default_donor
+    neutral = book(ruleset).default_donor
     if neutral is not None:
         return neutral
     b = current_app.config["SOVA_BROADCASTER"]

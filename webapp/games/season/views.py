@@ -16,7 +16,7 @@ from webapp.core.formats import money
 from webapp.core.models import utcnow
 from webapp.domain.books import BOOKS
 from webapp.domain.donor import place
-from webapp.domain.prizes import UNANSWERED_RULE, awards_available
+from webapp.domain.prizes import awards_available
 from webapp.domain.rules import usual_plan
 from webapp.domain.rules.parameters import PARAMETERS, rules_clauses, shown_rules
 from webapp.domain.text import team_phrase
@@ -122,7 +122,7 @@ def season(season_id: int):
             (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
         )
         game_form.team_id.data = nxt
-    plan = usual_plan(BOOKS[season.ruleset].rules)
+    plan = usual_plan(season.book.rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     links = sq.game_links(season)
@@ -140,7 +140,7 @@ def season(season_id: int):
         "games/season.html",
         season=season,
         state=state,
-        book=BOOKS[season.ruleset].file,
+        book=season.book,
         teams=sq.season_teams(season),
         events=events,
         links=links,
@@ -157,12 +157,12 @@ def season(season_id: int):
         rules_in_force=sq.rules_view(season, state),
         rules_cited=_rules_cited(season, state),
         amendments=sq.amendments_view(season, state, events),
-        unanswered_rule=UNANSWERED_RULE[season.ruleset],
+        unanswered_rule=season.book.unanswered_rule,
         donor=donor,
-        donor_neutral=donor == BOOKS["2009"].default_donor,
+        donor_neutral=donor == season.book.default_donor,
         donor_form=donor_form,
         donor_changes=sq.donor_changes(season),
-        donor_rule=BOOKS[season.ruleset].donor_rule,
+        donor_rule=season.book.donor_rule,
         start_form=start_form,
         start=sq.start_view(season, events),
         # Sova's start comes first; only amendments may precede it (docs/protocols.md)

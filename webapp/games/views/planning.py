@@ -42,9 +42,9 @@ def index():
     game_form.season_id.choices = [
         SelectChoice(s.id, s.name) for s in queries.seasons(limit=queries.SEASON_CHOICES)
     ]
-    # the form starts from the usual plan; both rule sets share it, so the season
+    # the form starts from the usual plan; every book shares it, so the season
     # chosen in the form does not change it (webapp.domain.rules.usual_plan)
-    plan = usual_plan(BOOKS["2023"].rules)
+    plan = usual_plan(next(iter(BOOKS.values())).rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
     series_form = SeriesForm(prefix="series")

@@ -13,7 +13,6 @@ from sqlalchemy.exc import IntegrityError
 from webapp.core.documents import Owner, request_document
 from webapp.core.models import utcnow
 from webapp.domain import vote as rules
-from webapp.domain.books import BOOKS
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.votes.models import Vote
@@ -37,7 +36,7 @@ def open_vote(
     current = db.session.scalar(select(Vote).where(Vote.status == "open"))
     if current is not None and current.game_id == game.id:
         return current
-    if not BOOKS[game.season.ruleset].rules.audience_vote:
+    if not game.season.book.audience_vote:
         raise VoteError(
             _("зрительское голосование за лучшего игрока есть только в правилах 2009 года")
         )

@@ -1,0 +1,82 @@
+"""A third rule book, defined only here: the proof that a book is one folder and one
+registry line (``docs/architecture.md``, "Adding a rule book").
+
+The toy book plays a shorter game (three points win it), words two refusals its own way, pays
+its viewers 150,00 RUB per unanswered question and a series final 500,00, and airs in
+Yekaterinburg. Its season is the 2023 season's shape under the toy book's own name and
+clauses. :func:`tests.fixtures.books.toy_book` registers it for a test's duration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from types import MappingProxyType
+
+from webapp.domain.season.book2023 import Book2023
+
+from webapp.domain.books import Book
+from webapp.domain.rules.rulesets import RULESET_2023
+
+NAME = "toy"
+FILE = "toy_rules.txt"
+
+RULES = replace(
+    RULESET_2023,
+    name=NAME,
+    file=FILE,
+    currency="RUB",
+    timezone="Asia/Yekaterinburg",
+    clauses=MappingProxyType(
+        {topic: f"§7.{n}" for n, topic in enumerate(RULESET_2023.clauses, start=1)}
+    ),
+    points_to_win=3,
+    credit_minute=False,
+)
+"""The toy game: 2023's table and aids, three points to win, no minute on credit."""
+
+
+class ToySeason(Book2023):
+    """The toy season: 2023's series under the toy book's name and clauses."""
+
+    name = NAME
+    file = FILE
+    clauses = MappingProxyType({topic: f"§8.{n}" for n, topic in enumerate(Book2023.clauses, 1)})
+
+
+TOY = Book(
+    name=NAME,
+    file=FILE,
+    rules=RULES,
+    season=ToySeason,
+    game_languages=("ru",),
+    donor_rule=f"{FILE} §9.1",
+    default_donor=None,
+    unanswered_rule=f"{FILE} §9.2",
+    default_prizes=MappingProxyType(
+        {
+            "unanswered": Decimal("150.00"),
+            "series_final": Decimal("500.00"),
+            "year_final": None,
+            "special_game": None,
+        }
+    ),
+    names=MappingProxyType(
+        {"ru": "Игрушечных правил", "be": "Цацачных правілаў", "en": "of the toy rules"}
+    ),
+    title_ru="Игрушечных правил «Что? Где? Когда?»",
+    wording=MappingProxyType(
+        {
+            "club_help_not_behind": MappingProxyType(
+                {
+                    "ru": "Клуб подсказывает лишь отстающим, а сейчас {score}",
+                    "en": "The club prompts only the side behind, and it is {score}",
+                }
+            ),
+            "game_over": MappingProxyType(
+                {"ru": "Игрушечная игра уже сыграна со счётом {score}, волчок отдыхает"}
+            ),
+        }
+    ),
+)
+"""The toy book, as :func:`~webapp.domain.books.register` takes it."""
