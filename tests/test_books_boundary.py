@@ -24,14 +24,6 @@ QUOTED = rf"""['"`]{NAME}['"`]"""
 #: Where the books themselves live, and the stored data: never read.
 EXEMPT = ("webapp/domain/books/", "webapp/migrations/")
 
-#: Comparisons that stand until their files' owners move them into the book, by file: the
-#: number found. Any other file with one fails, and so does an entry no longer true.
-PENDING = {
-    "webapp/domain/rules/table.py": 2,
-    "webapp/static/console.js": 2,
-    "templates/games/console.html": 3,
-}
-
 
 def _is_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value in BOOK_NAMES
@@ -126,12 +118,7 @@ def test_nothing_outside_the_books_compares_a_books_name():
         lines = uses(rel, path.read_text(encoding="utf-8"))
         if lines:
             found[rel] = lines
-    unexpected = {rel: lines for rel, lines in found.items() if rel not in PENDING}
-    assert not unexpected, (
-        f"a book's name compared or looked up (ask the book instead): {unexpected}"
-    )
-    stale = {rel: n for rel, n in PENDING.items() if len(found.get(rel, ())) != n}
-    assert not stale, f"PENDING is no longer true (found {found}): {stale}"
+    assert not found, f"a book's name compared or looked up (ask the book instead): {found}"
 
 
 def test_the_checks_find_a_planted_comparison():

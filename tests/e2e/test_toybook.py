@@ -52,17 +52,14 @@ def test_the_producer_chooses_the_toy_book_on_the_season_form(live_server, page,
         assert str(season.unanswered_prize) == "150.00"
 
 
-# The game engine still finds its rule set by name in its own table, so the toy game cannot
-# start; handed the season's book, it plays it and this passes.
-@pytest.mark.xfail(strict=True, reason="the game engine looks its rule set up by name")
 def test_a_toy_game_on_the_console_closed_with_its_prize(live_server, page, browser, toy_book):
     import pypdf
-    from webapp.jobs import commit
 
     from tests.webapp.games import helpers as h
     from webapp.extensions import db
     from webapp.games.models import Season
     from webapp.games.operations import assign_envelopes, lock_table
+    from webapp.tasks.outbox import commit
 
     season_id = choose_the_toy_book(live_server, page)
     with live_server.app.app_context():

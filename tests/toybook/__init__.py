@@ -13,10 +13,9 @@ from dataclasses import replace
 from decimal import Decimal
 from types import MappingProxyType
 
-from webapp.domain.season.book2023 import Book2023
-
 from webapp.domain.books import Book
-from webapp.domain.rules.rulesets import RULESET_2023
+from webapp.domain.books.b2023.rules import RULESET_2023
+from webapp.domain.books.b2023.season import Book2023
 
 NAME = "toy"
 FILE = "toy_rules.txt"
@@ -32,8 +31,28 @@ RULES = replace(
     ),
     points_to_win=3,
     credit_minute=False,
+    wording=MappingProxyType(
+        {
+            **RULESET_2023.wording,
+            "club_help_not_behind": MappingProxyType(
+                {
+                    "ru": "Клуб подсказывает лишь отстающим, а сейчас {score}",
+                    "be": "Клуб падказвае толькі тым, хто адстае, а зараз {score}",
+                    "en": "The club prompts only the side behind, and it is {score}",
+                }
+            ),
+            "game_over": MappingProxyType(
+                {
+                    "ru": "Игрушечная игра уже сыграна со счётом {score}, волчок отдыхает",
+                    "be": "Цацачная гульня ўжо згуляная з лікам {score}, ваўчок адпачывае",
+                    "en": "The toy game is over at {score}, the top is resting",
+                }
+            ),
+        }
+    ),
 )
-"""The toy game: 2023's table and aids, three points to win, no minute on credit."""
+"""The toy game: 2023's table and aids, three points to win, no minute on credit, two
+refusals in its own words."""
 
 
 class ToySeason(Book2023):
@@ -65,18 +84,5 @@ TOY = Book(
         {"ru": "Игрушечных правил", "be": "Цацачных правілаў", "en": "of the toy rules"}
     ),
     title_ru="Игрушечных правил «Что? Где? Когда?»",
-    wording=MappingProxyType(
-        {
-            "club_help_not_behind": MappingProxyType(
-                {
-                    "ru": "Клуб подсказывает лишь отстающим, а сейчас {score}",
-                    "en": "The club prompts only the side behind, and it is {score}",
-                }
-            ),
-            "game_over": MappingProxyType(
-                {"ru": "Игрушечная игра уже сыграна со счётом {score}, волчок отдыхает"}
-            ),
-        }
-    ),
 )
 """The toy book, as :func:`~webapp.domain.books.register` takes it."""

@@ -11,7 +11,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pypdf
-import pytest
 
 from tests.forms import get_page, page_forms, submit_form
 from tests.helpers import VIEWERS_WIN
@@ -71,14 +70,6 @@ def test_the_api_refuses_a_book_nobody_registered(api):
     assert r.json["errors"]["ruleset"] == ["Допустимые значения: 2023, 2009."]
 
 
-# The game engine still finds its rule set by name in its own table (``RULESETS``), so it
-# refuses the toy game's first event; handed the season's book, it plays it and this passes.
-ENGINE_BY_NAME = pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="the game engine looks its rule set up by name"
-)
-
-
-@ENGINE_BY_NAME
 def test_a_toy_game_through_the_api(toy_book, app, api, played, drain):
     spec = api("get", "/api/v1/openapi.json", role="producer").json
     assert spec["components"]["schemas"]["SeasonIn"]["properties"]["ruleset"]["enum"] == [
