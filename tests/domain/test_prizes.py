@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from webapp.domain.books import BOOKS
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     Award,
@@ -31,7 +32,9 @@ MINUTES = ("commission_minutes", "gift_agreement")
 
 def test_unanswered_2023_300_each_and_co_authors_split_to_the_kopeck():
     out = unanswered_question_prizes(
-        "2023", [(1, [10]), (2, [11, 12, 13]), (3, [])], Money(Decimal("100.00"), "BYN")
+        BOOKS["2023"].unanswered_rule,
+        [(1, [10]), (2, [11, 12, 13]), (3, [])],
+        Money(Decimal("100.00"), "BYN"),
     )
     assert [(e.question_key, e.author_key, e.money.amount) for e in out] == [
         (1, 10, Decimal("100.00")),
@@ -40,12 +43,16 @@ def test_unanswered_2023_300_each_and_co_authors_split_to_the_kopeck():
         (2, 13, Decimal("33.33")),
     ]
     assert {e.rule for e in out} == {"000_90d7c8192601ed3a.txt §4.11.1"}
-    out = unanswered_question_prizes("2023", [(5, [7])], Money(Decimal("300.00"), "BYN"))
+    out = unanswered_question_prizes(
+        BOOKS["2023"].unanswered_rule, [(5, [7])], Money(Decimal("300.00"), "BYN")
+    )
     assert out[0].money == Money(Decimal("300.00"), "BYN")
 
 
 def test_unanswered_2009_season_amount():
-    out = unanswered_question_prizes("2009", [(5, [7, 8])], Money(Decimal("41000.00"), "RUB"))
+    out = unanswered_question_prizes(
+        BOOKS["2009"].unanswered_rule, [(5, [7, 8])], Money(Decimal("41000.00"), "RUB")
+    )
     assert [(e.author_key, e.money) for e in out] == [
         (7, Money(Decimal("20500.00"), "RUB")),
         (8, Money(Decimal("20500.00"), "RUB")),

@@ -92,11 +92,15 @@ def test_a_toy_game_through_the_api(toy_book, app, api, played, drain):
     r = api("post", f"/api/v1/games/{game}/close", role="producer")
     assert r.status_code == 200, r.json
     prizes = r.json["prizes"]
+    # 150,00 to a sole author, 75,00 to each of two co-authors
     assert {(p["kind"], p["amount"], p["currency"], p["rule"]) for p in prizes} == {
-        ("unanswered_question", "150.00", "RUB", "toy_rules.txt §9.2")
+        ("unanswered_question", "150.00", "RUB", "toy_rules.txt §9.2"),
+        ("unanswered_question", "75.00", "RUB", "toy_rules.txt §9.2"),
     }
     drain()
-    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    prize = db.session.scalar(
+        db.select(Prize).where(Prize.amount == Decimal("150.00")).order_by(Prize.id)
+    )
     text = pdf_text(app, prize.agreement.document_id)
     assert text.startswith("ДОГОВОР ДАРЕНИЯ № ")
     assert "150,00 (Сто пятьдесят) рублей 00 копеек" in text

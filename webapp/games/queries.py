@@ -508,7 +508,7 @@ def close_preview(game: Game, state: dict) -> dict:
             if outcome == "unanswered"
         ]
         prize = Money(season.unanswered_prize, season.currency)
-        for ent in unanswered_question_prizes(season.ruleset, owed, prize):
+        for ent in unanswered_question_prizes(season.book.unanswered_rule, owed, prize):
             sector, slot, question = placed[ent.question_key]
             byline = next((a for a in question.author_list if a.id == ent.author_key), None)
             prizes.append(

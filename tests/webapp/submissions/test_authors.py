@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 
+from webapp.domain.books import BOOKS
 from webapp.domain.money import Money
 from webapp.domain.prizes import unanswered_question_prizes
 from webapp.extensions import db
@@ -79,7 +80,9 @@ def test_import_kubok_editorial_credit_is_not_an_author(app, shared_dir):
     assert rows(by_line["Иван Сапего (Брест — Минск)"]) == [("Иван Сапего", "Брест — Минск", None)]
     # who is paid follows the parsed authors: the editor is no payee
     shares = unanswered_question_prizes(
-        "2023", [(q2.id, [qa.author_id for qa in q2.authors])], Money(Decimal("100.01"), "BYN")
+        BOOKS["2023"].unanswered_rule,
+        [(q2.id, [qa.author_id for qa in q2.authors])],
+        Money(Decimal("100.01"), "BYN"),
     )
     assert [
         (db.session.get(type(q2.authors[0].author), e.author_key).name, e.money.amount)
@@ -161,7 +164,9 @@ def test_written_packet_through_sova_import(app, tmp_path):
     # a credited co-author shares the prize
     q3 = qs[2]
     shares = unanswered_question_prizes(
-        "2009", [(q3.id, [qa.author_id for qa in q3.authors])], Money(Decimal("1000"), "RUB")
+        BOOKS["2009"].unanswered_rule,
+        [(q3.id, [qa.author_id for qa in q3.authors])],
+        Money(Decimal("1000"), "RUB"),
     )
     assert [(e.author_key, e.money.amount) for e in shares] == [
         (q3.authors[0].author_id, Decimal("500.00")),

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from webapp.domain.money import Money, split_equally
 from webapp.domain.prizes.book import (
     AWARD_RULES,
-    UNANSWERED_RULE,
     Award,
     AwardRule,
     Entitlement,
@@ -19,18 +18,18 @@ from webapp.domain.prizes.book import (
 
 
 def unanswered_question_prizes(
-    ruleset: str, unanswered: list[tuple[int, list[int]]], prize: Money
+    rule: str, unanswered: list[tuple[int, list[int]]], prize: Money
 ) -> list[Entitlement]:
     """Rule 000_90d7c8192601ed3a.txt §4.11.1 (2023) and 002_e025d5ded135c1c4.txt §1.2.2
     (2009): the author of every question the experts did not answer right is owed the cash
     prize; co-authors share it equally to the kopeck, the odd kopeck to the first author.
 
+    ``rule``: the clause of the season's book that owes the prize (``Book.unanswered_rule``,
+    ``"000_90d7c8192601ed3a.txt §4.11.1"``), carried by every entitlement;
     ``unanswered``: ``[(question_key, [author_key, …] in authorship order)]``.
     Returns one Entitlement per author per unanswered question (a question without
-    authors gives none). Raises ValueError for an unknown rule set.
+    authors gives none).
     """
-    if ruleset not in UNANSWERED_RULE:
-        raise ValueError(f"unknown rule set {ruleset!r}")
     out = []
     for question_key, authors in unanswered:
         if not authors:
@@ -44,7 +43,7 @@ def unanswered_question_prizes(
                     author_key,
                     "unanswered_question",
                     Money(share, prize.currency),
-                    UNANSWERED_RULE[ruleset],
+                    rule,
                 )
             )
     return out

@@ -1,12 +1,11 @@
-"""The prizes of both rule books as data: the clauses, the rule-book default amounts, the
-trophies, the documents a payment needs, one :class:`AwardRule` per individual prize
+"""The prizes of both rule books as data (each book's clause of the unanswered-question
+prize and its default amounts are the book's: ``webapp.domain.books``): the trophies, the documents a payment needs, one :class:`AwardRule` per individual prize
 (:data:`AWARD_RULES`), and the results the functions of :mod:`.awards` return
 (:class:`Entitlement`, :class:`Award`) or raise (:class:`PrizeRefused`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from webapp.domain.money import Money
 
@@ -14,25 +13,6 @@ R2023 = "000_90d7c8192601ed3a.txt"
 
 
 R2009 = "002_e025d5ded135c1c4.txt"
-
-
-UNANSWERED_RULE = {
-    "2023": f"{R2023} §4.11.1",
-    "2009": f"{R2009} §1.2.2",
-}
-
-
-DEFAULT_UNANSWERED_PRIZE = {"2023": Decimal("300.00"), "2009": None}
-
-
-#: Rule-book defaults of the season's amounts: series final, year final, special game.
-DEFAULT_SERIES_FINAL_PRIZE = {"2023": Decimal("2000.00"), "2009": Decimal("300000.00")}
-
-
-DEFAULT_YEAR_FINAL_PRIZE = {"2023": Decimal("2000.00"), "2009": Decimal("1000000.00")}
-
-
-DEFAULT_SPECIAL_GAME_PRIZE = {"2023": Decimal("200.00"), "2009": None}
 
 
 SMALL_CRYSTAL_OWL = "small_crystal_owl"

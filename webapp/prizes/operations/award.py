@@ -55,7 +55,7 @@ def owed_on_close(game: Game, state: dict | None, user_id: int | None) -> list[P
         if season.unanswered_prize is None:  # games' close refuses such a season first
             raise PrizeError(f"у сезона {quoted(season.name)} не задан приз за невзятый вопрос")
         entitlements = unanswered_question_prizes(
-            season.ruleset,
+            season.book.unanswered_rule,
             unanswered_questions(game, state),
             Money(season.unanswered_prize, season.currency),
         )

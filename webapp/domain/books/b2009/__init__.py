@@ -4,16 +4,10 @@ its prizes, donor, languages and names."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from types import MappingProxyType
 
 from webapp.domain.donor import Donor
-from webapp.domain.prizes.book import (
-    DEFAULT_SERIES_FINAL_PRIZE,
-    DEFAULT_SPECIAL_GAME_PRIZE,
-    DEFAULT_UNANSWERED_PRIZE,
-    DEFAULT_YEAR_FINAL_PRIZE,
-    UNANSWERED_RULE,
-)
 
 from ..base import Book
 from .rules import RULESET_2009
@@ -34,13 +28,13 @@ BOOK = Book(
     game_languages=("ru",),
     donor_rule=f"{RULESET_2009.file} §3.1",
     default_donor=NEUTRAL_DONOR,
-    unanswered_rule=UNANSWERED_RULE["2009"],
+    unanswered_rule=f"{RULESET_2009.file} §1.2.2",
     default_prizes=MappingProxyType(
         {
-            "unanswered": DEFAULT_UNANSWERED_PRIZE["2009"],
-            "series_final": DEFAULT_SERIES_FINAL_PRIZE["2009"],
-            "year_final": DEFAULT_YEAR_FINAL_PRIZE["2009"],
-            "special_game": DEFAULT_SPECIAL_GAME_PRIZE["2009"],
+            "unanswered": None,
+            "series_final": Decimal("300000.00"),
+            "year_final": Decimal("1000000.00"),
+            "special_game": None,
         }
     ),
     names=MappingProxyType(

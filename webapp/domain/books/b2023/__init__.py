@@ -4,15 +4,8 @@ its prizes, donor, languages and names."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from types import MappingProxyType
-
-from webapp.domain.prizes.book import (
-    DEFAULT_SERIES_FINAL_PRIZE,
-    DEFAULT_SPECIAL_GAME_PRIZE,
-    DEFAULT_UNANSWERED_PRIZE,
-    DEFAULT_YEAR_FINAL_PRIZE,
-    UNANSWERED_RULE,
-)
 
 from ..base import Book
 from .rules import RULESET_2023
@@ -27,13 +20,13 @@ BOOK = Book(
     game_languages=("be", "ru"),
     donor_rule=f"{RULESET_2023.file} §4.11.1",  # «Вещательная компания выплачивает»
     default_donor=None,  # the broadcaster: the caller's settings
-    unanswered_rule=UNANSWERED_RULE["2023"],
+    unanswered_rule=f"{RULESET_2023.file} §4.11.1",
     default_prizes=MappingProxyType(
         {
-            "unanswered": DEFAULT_UNANSWERED_PRIZE["2023"],
-            "series_final": DEFAULT_SERIES_FINAL_PRIZE["2023"],
-            "year_final": DEFAULT_YEAR_FINAL_PRIZE["2023"],
-            "special_game": DEFAULT_SPECIAL_GAME_PRIZE["2023"],
+            "unanswered": Decimal("300.00"),
+            "series_final": Decimal("2000.00"),
+            "year_final": Decimal("2000.00"),
+            "special_game": Decimal("200.00"),
         }
     ),
     names=MappingProxyType(
