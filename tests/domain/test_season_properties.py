@@ -296,7 +296,7 @@ def test_arbitrary_event_lists_end_in_a_state_or_a_cited_refusal(ruleset, data):
     try:
         replay_season(doc(ruleset, teams, events))
     except SeasonViolation as exc:
-        assert CLAUSE.match(exc.rule) and exc.rule.startswith(BOOKS[ruleset])
+        assert CLAUSE.match(exc.rule) and exc.rule.startswith(BOOKS[ruleset].file)
         assert 0 <= exc.event_index < len(events)
         _check_refusal(exc)
     except ProtocolError as exc:
