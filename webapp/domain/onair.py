@@ -44,9 +44,6 @@ FEED_STATUS = {
     "closed": "closed",
 }
 
-R23 = "000_90d7c8192601ed3a.txt"
-R09 = "002_e025d5ded135c1c4.txt"
-
 #: Seconds of discussion per question (2023 §3.2, 2009 §1.2: «за одну минуту»).
 MINUTE = 60
 #: Blitz and superblitz: 20 seconds a question (2023 §3.4.1, §3.4.2; 2009 §1.4.2, §1.4.3).

@@ -42,7 +42,7 @@ repeats ``handout`` (shown once, under «Раздаточный материал
 
 from __future__ import annotations
 
-from webapp.domain.books import BOOKS, cite
+from webapp.domain.books import cite
 from webapp.domain.handouts import without_leading_handout
 from webapp.domain.rules import allowed_actions, answer_modes
 from webapp.domain.text import quantity, team_phrase
@@ -329,8 +329,8 @@ def console_payload(game: Game) -> dict:
     events = [e.payload for e in game.events]
     context = game_context(game)
     rules = game_rules(game)  # 2023 §4.12.1: the game's own parameters
-    allowed = allowed_actions(BOOKS[game.season.ruleset], game.table, context, events, rules)
-    modes = answer_modes(BOOKS[game.season.ruleset], game.table, context, events, rules)
+    allowed = allowed_actions(game.season.book, game.table, context, events, rules)
+    modes = answer_modes(game.season.book, game.table, context, events, rules)
     refused_start = start_refusal(game)
     current = _current(game, state, allowed)
     if current is not None and current["text"] is None and current["kind"] == "sector13":

@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 
 from tests.webapp.games import helpers as h
+from webapp.domain.books import BOOKS
 from webapp.domain.money import MoneyError, parse_amount
 from webapp.extensions import db
 from webapp.games.models import Game, Season, Team
@@ -182,7 +183,7 @@ def test_api_season_currency_is_the_rule_books(api, ruleset, currency, message):
         json={
             "name": "Сезон",
             "ruleset": ruleset,
-            "currency": "BYN" if ruleset == "2023" else "RUB",
+            "currency": BOOKS[ruleset].currency,
         },
     )
     assert ok.status_code == 201

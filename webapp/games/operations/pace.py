@@ -12,7 +12,6 @@ from datetime import datetime
 from decimal import Decimal
 
 from webapp.accounts.models import User
-from webapp.domain.books import BOOKS
 from webapp.domain.reading import (
     DEFAULT_SYLLABLES_PER_SECOND,
     MIN_CALIBRATION_READINGS,
@@ -44,7 +43,7 @@ def recorded_readings(game: Game) -> list[tuple[int | None, Reading]]:
         if kind != "minute" or event.payload.get("action") != "start" or spin is None:
             continue
         state = replay(
-            BOOKS[game.season.ruleset],
+            game.season.book,
             game.table,
             game_context(game),
             payloads[:index],

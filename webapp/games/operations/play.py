@@ -38,9 +38,7 @@ def game_state(game: Game, extra: dict | None = None) -> dict:
     events = [e.payload for e in game.events]
     if extra is not None:
         events.append(extra)
-    return replay(
-        BOOKS[game.season.ruleset], game.table, game_context(game), events, rules=game_rules(game)
-    )
+    return replay(game.season.book, game.table, game_context(game), events, rules=game_rules(game))
 
 
 def game_rules(game: Game) -> dict:
@@ -139,7 +137,7 @@ def series_best(game: Game) -> str | None:
     for other in earlier:
         context = {"series_best": best, "sector13_options_used": sector13_options_used(other)}
         state = replay(
-            BOOKS[other.season.ruleset],
+            other.season.book,
             other.table,
             context,
             [e.payload for e in other.events],
@@ -347,13 +345,12 @@ def import_protocol(game: Game, data, user_id: int | None) -> dict:
         )
     try:
         book, table, _context, events = load_protocol(data, BOOKS)
-        ruleset = book.name
     except ProtocolError as exc:
         error = exc.to_json()["error"]
         raise GameConflict(error.pop("message"), **error) from exc
-    if ruleset != game.season.ruleset:
+    if book is not game.season.book:
         raise GameConflict(
-            f"файл — по правилам {ruleset}, а игра — по правилам {game.season.ruleset}",
+            f"файл — по правилам {book.name}, а игра — по правилам {game.season.ruleset}",
             event=None,
             rule=None,
         )

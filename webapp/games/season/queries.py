@@ -113,7 +113,7 @@ def state_json(season: SeasonRow) -> dict[str, Any]:
             "next": None,
             "order": None,
             "series_best": None,
-            "rules": defaults(BOOKS[season.ruleset]),
+            "rules": defaults(season.book),
             "amendments": [],
             "finals": [],
             "winter": [],
@@ -343,15 +343,15 @@ def rules_view(season: SeasonRow, state: SeasonState | None) -> list[dict[str, A
     "book", "changed"}]`` in the order of ``sova rules show`` (``value``/``book`` shown as
     text; ``changed``: differs from the book's), only what the season's book has
     (:func:`~webapp.domain.rules.parameters.shown_rules`: 2009 club help once amended)."""
-    book = defaults(BOOKS[season.ruleset])
-    now = shown_rules(BOOKS[season.ruleset], state.rules if state is not None else book)
+    book = defaults(season.book)
+    now = shown_rules(season.book, state.rules if state is not None else book)
     return [
         {
             "label": PARAMETERS[name].label_ru,
             "value": _shown(now[name]),
             # a number the book does not name is not shown as the book's (2009 §1.7)
             "book": "без ограничения"
-            if name in BOOKS[season.ruleset].rules.silent_parameters
+            if name in season.book.rules.silent_parameters
             else _shown(value),
             "changed": now[name] != value,
         }

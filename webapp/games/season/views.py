@@ -14,7 +14,6 @@ from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.core.formats import money
 from webapp.core.models import utcnow
-from webapp.domain.books import BOOKS
 from webapp.domain.donor import place
 from webapp.domain.prizes import awards_available
 from webapp.domain.rules import usual_plan
@@ -62,7 +61,7 @@ def _parameter_choices(season: Season) -> list[SelectChoice]:
     return [
         SelectChoice(name, p.label_ru)
         for name, p in PARAMETERS.items()
-        if name in BOOKS[season.ruleset].rules.parameters
+        if name in season.book.rules.parameters
     ]
 
 
@@ -92,8 +91,8 @@ def _finals_view(season: Season, state) -> list[dict]:
 def _rules_cited(season: Season, state) -> list[str]:
     """The clauses the «Правила сезона» heading cites: 2023 §4.12.1; under 2009, which has no
     clause on changing the rules, the 2009 clauses of the parameters shown."""
-    rules = shown_rules(BOOKS[season.ruleset], state.rules if state is not None else {})
-    return rules_clauses(BOOKS[season.ruleset], rules)
+    rules = shown_rules(season.book, state.rules if state is not None else {})
+    return rules_clauses(season.book, rules)
 
 
 @bp.route("/games/seasons/<int:season_id>")
@@ -342,6 +341,6 @@ def public(season_id: int):
         season=season,
         state=state,
         results=results,
-        rules={} if state is None else shown_rules(BOOKS[season.ruleset], state.rules),
+        rules={} if state is None else shown_rules(season.book, state.rules),
         amendments=amended,  # 2023 §4.12.1: [(Amendment, recorded at UTC)]
     )
