@@ -96,4 +96,5 @@ pytest_plugins = [
     "tests.fixtures.games",
     "tests.fixtures.services",
     "tests.fixtures.books",
+    "tests.fixtures.faults",
 ]

@@ -3,7 +3,7 @@ broker and Sova's processes restart in, at the default settings (owed after 600 
 heartbeat every 10 s).
 
 Each order starts from the same state: a real worker and a real beat (``celery worker`` /
-``celery beat`` of :data:`tests.integration.test_faults.worker_celery`, with the
+``celery beat`` of :data:`tests.fixtures.faults.worker_celery`, with the
 production visibility timeout) on PostgreSQL and a private ``redis-server``; the worker is
 frozen (SIGSTOP, as a busy one would be) while 10 viewers submit, so the broker holds their
 10 pre-checks and 10 e-mails, relayed and not done. Then the broker is killed (SIGKILL)
@@ -34,15 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_faults import (  # noqa: F401  (fixtures used by name)
-    ROOT,
-    Workers,
-    faults,
-    private_redis,
-    report_counts,
-    submit_fault,
-    wait_for,
-)
+from tests.fixtures.faults import ROOT, Workers, report_counts, submit_fault
+from tests.helpers import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -79,7 +72,7 @@ def _start_beat(workers: Workers) -> subprocess.Popen:
         "-m",
         "celery",
         "-A",
-        "tests.integration.test_faults:worker_celery",
+        "tests.fixtures.faults:worker_celery",
         "beat",
         "--loglevel=INFO",
     )
@@ -125,7 +118,7 @@ ORDERS = ("broker alone", "broker, then worker and beat", "worker and beat, then
 
 
 @pytest.mark.parametrize("order", ORDERS)
-def test_owed_work_resumes_within_90_seconds_whatever_the_restart_order(faults, order):  # noqa: F811  (the imported fixture)
+def test_owed_work_resumes_within_90_seconds_whatever_the_restart_order(faults, order):
     app, workers, redis_server = faults
     assert app.config["SOVA_OWED_AFTER_SECONDS"] == 600
     assert app.config.get("SOVA_HEARTBEAT_SECONDS", 10) == 10

@@ -5,13 +5,8 @@ shared Redis (6379) and PostgreSQL (5432) are never stopped: the broker here is 
 ``redis-server`` and the restart test runs its own PostgreSQL cluster, each on a free port
 picked at start (two suites may run at once); both are stopped in the fixtures' teardown. Skipped without
 SOVA_TEST_DATABASE_URL / SOVA_TEST_REDIS_URL (the conftest fixtures), failed under CI=true.
-
-The worker processes load :data:`worker_celery` from this module (``celery -A
-tests.integration.test_faults:worker_celery``): the normal app with the Redis
-``visibility_timeout`` shortened to ``SOVA_FAULT_VISIBILITY_TIMEOUT`` seconds, so that a
-message of a killed worker is delivered again within the test, and the e-mail claim lease
-(``SOVA_MAIL_LEASE_SECONDS``) shortened to ``MAIL_LEASE`` seconds, so that the re-delivered
-e-mail task need not wait for the killed worker's claim to expire.
+The private broker, the worker processes and the app they share are the fixtures of
+``tests/fixtures/faults.py``.
 """
 
 from __future__ import annotations
@@ -29,283 +24,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.faults import (
+    ROOT,
+    VISIBILITY_TIMEOUT,
+    Workers,
+    blocked_precheck,
+    in_review_changes,
+    port_free,
+    report_counts,
+    submit_fault,
+)
 from tests.game_data import LOSE_3_6_WITH_LOST_BLITZ
-from tests.helpers import free_port, submit, wait_for
+from tests.helpers import free_port, wait_for
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
-VISIBILITY_TIMEOUT = 4  # seconds
-MAIL_LEASE = 2  # seconds: a killed worker's e-mail claim is over before its message returns
-
-
-def __getattr__(name: str):
-    """``worker_celery``: the Celery app of a fault-test worker process (see module doc)."""
-    if name != "worker_celery":
-        raise AttributeError(name)
-    from webapp.app import create_app
-
-    timeout = int(os.environ.get("SOVA_FAULT_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT))
-    app = create_app(
-        {
-            "SOVA_MAIL_LEASE_SECONDS": MAIL_LEASE,
-            "CELERY": {
-                "broker_transport_options": {
-                    "visibility_timeout": timeout,
-                    "polling_interval": 0.2,
-                    # kombu sweeps for expired unacked messages every interval × throttle seconds
-                    # (10 × 10 by default) and a SIGKILLed worker may die holding the sweep's mutex
-                    # (300 s by default): scale both to the short test timeout.
-                    "unacked_restore_interval": 1,
-                    "unacked_restore_throttle": 1,
-                    "unacked_mutex_expire": timeout,
-                }
-            },
-        }
-    )
-    import workers.tasks  # noqa: F401  (registers every task)
-
-    return app.extensions["celery"]
-
-
-# --- helpers -------------------------------------------------------------------------------
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) != 0
-
-
-class PrivateRedis:
-    """A redis-server of our own on a free port, in memory only; ``stop()``/``start()``
-    (a restart keeps the port)."""
-
-    def __init__(self, tmp: Path):
-        self.tmp, self.proc, self.port = tmp, None, free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        import redis
-
-        assert port_free(self.port), f"port {self.port} is taken"
-        self.proc = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.tmp),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis.from_url(self.url)
-
-        def up():
-            try:
-                return client.ping()
-            except redis.ConnectionError:
-                return False
-
-        wait_for(up, 10, "private redis up")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()  # SIGKILL: the outage is abrupt
-            self.proc.wait(10)
-        self.proc = None
-
-    def unacked(self) -> int:
-        import redis
-
-        return redis.Redis.from_url(self.url).hlen("unacked")
-
-
-@pytest.fixture
-def private_redis(tmp_path, redis_url):
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
-    server = PrivateRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
-
-
-class Workers:
-    """Real ``celery worker`` processes for the app under test (killed in teardown)."""
-
-    def __init__(self, env: dict, tmp: Path):
-        self.env, self.tmp, self.procs, self.logs = env, tmp, [], []
-
-    def start(self, concurrency: int = 1, visibility_timeout: int = VISIBILITY_TIMEOUT):
-        n = len(self.procs)
-        env = dict(self.env, SOVA_FAULT_VISIBILITY_TIMEOUT=str(visibility_timeout))
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "tests.integration.test_faults:worker_celery",
-                "worker",
-                "--pool=prefork",
-                f"--concurrency={concurrency}",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"fault{n}@%h",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=self._log(self.tmp / f"worker{n}.log"),
-            start_new_session=True,
-        )
-        self.procs.append(proc)
-        return proc
-
-    def _log(self, path: Path):
-        log = open(path, "w")  # closed by stop_all
-        self.logs.append(log)
-        return log
-
-    @staticmethod
-    def kill(proc) -> None:
-        """SIGKILL the worker and its pool children at once (no warm shutdown, no ack)."""
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-
-    def stop_all(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    self.kill(proc)
-        for log in self.logs:
-            log.close()
-
-
-@pytest.fixture
-def faults(pg_url, private_redis, tmp_path):
-    """An app (in this process, outbox auto-send on) and a worker factory, both on PostgreSQL
-    ``pg_url`` and the private Redis broker."""
-    from flask_migrate import upgrade
-
-    from webapp.app import create_app
-    from webapp.extensions import db
-
-    env = dict(
-        os.environ,
-        SOVA_DATABASE_URL=pg_url,
-        SOVA_BROKER_URL=private_redis.url,
-        SOVA_REDIS_URL=private_redis.url,
-        SOVA_INSTANCE_PATH=str(tmp_path / "instance"),
-        SOVA_RATELIMIT_ENABLED="0",
-    )
-    app = create_app(
-        {k: v for k, v in env.items() if k.startswith("SOVA_")}
-        | {
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "CELERY": {"broker_transport_options": {"visibility_timeout": VISIBILITY_TIMEOUT}},
-        }
-    )
-    with app.app_context():
-        upgrade(revision="heads")
-    workers = Workers(env, tmp_path)
-    try:
-        yield app, workers, private_redis
-    finally:
-        workers.stop_all()
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-
-
-def fault_submission(i: int) -> dict:
-    return {
-        "question": f"Вопрос отказоустойчивости номер {i}: что выдержит падение брокера?",
-        "answer": f"Ответ {i}",
-        "authors": [{"name": f"Автор {i}", "city": "Минск"}],
-        "email": f"viewer{i}@example.org",
-        "consent": True,
-    }
-
-
-def submit_fault(client, i: int):
-    """Submits question ``i``; the response unchecked (201, or 503 during an outage)."""
-    return submit(client, fault_submission(i), expect=None)
-
-
-def report_counts(app, ids: list[int]) -> dict[int, int]:
-    """``{question id: number of pre-check reports}`` read from the database."""
-    import sqlalchemy as sa
-
-    from webapp.extensions import db
-    from webapp.moderation.models import ModerationReport
-
-    with app.app_context():
-        rows = db.session.execute(
-            sa.select(ModerationReport.question_id, sa.func.count())
-            .where(ModerationReport.question_id.in_(ids))
-            .group_by(ModerationReport.question_id)
-        ).all()
-        db.session.remove()
-    counts = {i: 0 for i in ids}
-    counts.update({qid: n for qid, n in rows})
-    return counts
-
-
-def in_review_changes(app, qid: int) -> int:
-    from webapp.extensions import db
-    from webapp.submissions.models import QuestionStatusChange
-
-    with app.app_context():
-        n = db.session.scalar(
-            db.select(db.func.count())
-            .select_from(QuestionStatusChange)
-            .where(
-                QuestionStatusChange.question_id == qid,
-                QuestionStatusChange.to_status == "in_review",
-            )
-        )
-        db.session.remove()
-    return n
-
-
 # --- worker faults -------------------------------------------------------------------------
-
-
-def blocked_precheck(app, workers, redis_server, worker_args):
-    """Submit one question while the pre-check table is locked by this test, so the task is
-    caught mid-transaction in a worker; returns (question id, the lock's connection)."""
-    import sqlalchemy as sa
-
-    from webapp.extensions import db
-
-    with app.app_context():
-        engine = db.engine
-    lock = engine.connect()
-    tx = lock.begin()
-    lock.execute(sa.text("LOCK TABLE moderation_report IN ACCESS EXCLUSIVE MODE"))
-    proc = workers.start(**worker_args)
-    resp = submit_fault(app.test_client(), 1)
-    assert resp.status_code == 201, resp.get_json()
-    qid = resp.get_json()["id"]
-    wait_for(lambda: redis_server.unacked() == 1, 60, "the worker to take the pre-check")
-    time.sleep(0.5)  # it is now blocked on the lock, inside its transaction
-    return qid, lock, tx, proc
 
 
 def test_worker_sigkilled_during_precheck_runs_it_again_exactly_once(faults):

@@ -91,7 +91,7 @@ def _health(env, *args) -> tuple[int, dict]:
 def test_health_is_true_while_the_worker_renders(app, api, played, broker, tmp_path):
     from celery import Celery
 
-    from tests.integration.test_faults import PrivateRedis
+    from tests.fixtures.faults import PrivateRedis
 
     game = played("qualifying", VIEWERS_WIN)
     assert api("post", f"/api/v1/games/{game}/close", role="producer").status_code == 200

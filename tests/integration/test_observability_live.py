@@ -15,12 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_faults import (  # noqa: F401  (fixtures used by name)
-    faults,
-    free_port,
-    private_redis,
-    wait_for,
-)
+from tests.helpers import free_port, wait_for
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +84,7 @@ def test_gunicorn_workers_share_one_metrics_exposition(tmp_path):
         proc.wait(20)
 
 
-def test_request_id_follows_a_submission_into_the_worker_log(faults):  # noqa: F811
+def test_request_id_follows_a_submission_into_the_worker_log(faults):
     app, workers, _ = faults
     workers.env["SOVA_LOG_FORMAT"] = "json"
     workers.env.pop("SOVA_SMTP_URL", None)  # the e-mail is written to the log

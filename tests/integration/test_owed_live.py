@@ -5,7 +5,7 @@ nothing owed); a worker killed mid-task is replaced by the reconciliation, not b
 visibility timeout (the workers here run with the production 900 s).
 
 PostgreSQL (a fresh database), a private ``redis-server`` on a free port, real ``celery
-worker`` processes and an aiosmtpd sink: the fixtures of tests/integration/test_faults.py.
+worker`` processes and an aiosmtpd sink: the fixtures of tests/fixtures/faults.py.
 """
 
 from __future__ import annotations
@@ -15,15 +15,8 @@ from datetime import date
 
 import pytest
 
-from tests.integration.test_faults import (  # noqa: F401  (fixtures used by name)
-    blocked_precheck,
-    faults,
-    in_review_changes,
-    private_redis,
-    report_counts,
-    submit_fault,
-    wait_for,
-)
+from tests.fixtures.faults import blocked_precheck, in_review_changes, report_counts, submit_fault
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -59,7 +52,7 @@ def _queued(redis_server) -> int:
     return redis.Redis.from_url(redis_server.url).llen("celery")
 
 
-def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(faults, smtp_sink):  # noqa: F811  (the imported fixture)
+def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(faults, smtp_sink):
     from webapp.core.models import Document
     from webapp.prizes.register import request_register_pdf
     from webapp.tasks.outbox import commit
@@ -129,7 +122,7 @@ def test_redis_restarted_empty_after_the_handover_everything_runs_exactly_once(f
     }
 
 
-def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(faults, smtp_sink):  # noqa: F811  (the imported fixture)
+def test_worker_killed_mid_task_is_replaced_by_the_reconciliation(faults, smtp_sink):
     """Kills: the worker (SIGKILL of its process group) inside a pre-check's transaction.
     The broker would hand the message back only after 900 s; the reconciliation sends it
     again once overdue and a fresh worker runs it: one report, one e-mail."""

@@ -1,7 +1,7 @@
 """The task edge in a real worker (``webapp.tasks.celery.SovaTask``) on PostgreSQL and Redis: a
 task that returns is committed and its outbox row marked done; a task that raises is rolled
 back and its row stays owed (for ``outbox.reconcile``), keeping only the failure the render
-commits on purpose (``workers.rendering``). The fixtures of tests/integration/test_faults.py."""
+commits on purpose (``workers.rendering``). The fixtures of tests/fixtures/faults.py."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from datetime import date
 import pytest
 
 from tests.helpers import wait_for
-from tests.integration.test_faults import faults, private_redis  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.integration
 
 
-def test_a_worker_commits_a_task_that_returns_and_keeps_one_that_raises_owed(faults):  # noqa: F811
+def test_a_worker_commits_a_task_that_returns_and_keeps_one_that_raises_owed(faults):
     from webapp.core.models import Document, OutboxMessage, utcnow
     from webapp.extensions import db
     from webapp.prizes.register import REGISTER_PDF, request_register_pdf

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_faults import PrivateRedis, free_port, wait_for
+from tests.fixtures.faults import PrivateRedis
+from tests.helpers import free_port, wait_for
 from webapp.votes.simulate import plan, send
 
 ROOT = Path(__file__).resolve().parents[2]
