@@ -10,23 +10,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import timedelta
 
-import pytest
-
-from tests.helpers import PRIZE_APP, VIEWERS_WIN
+from tests.helpers import VIEWERS_WIN
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.games.models import EnvelopeQuestion, Game
 from webapp.submissions.models import Question
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-
-
-@pytest.fixture
-def app(make_app):
-    """The prizes' settings (the commission that closing a game names)."""
-    app = make_app(**PRIZE_APP)
-    with app.app_context():
-        yield app
 
 
 def aired_game(api, played) -> tuple[int, list[Question]]:

@@ -11,7 +11,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from tests.security.test_russian_pages import VisibleText, latin_words
-from tests.webapp.archive.test_archive import aired_game, app, my_questions  # noqa: F401
+from tests.webapp.archive.test_archive import aired_game, my_questions
 from webapp.extensions import db
 from webapp.resources import package_dir
 

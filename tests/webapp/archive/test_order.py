@@ -7,7 +7,6 @@ import re
 from datetime import UTC, datetime
 
 from tests.webapp.archive.rows import closed_game
-from tests.webapp.archive.test_archive import app  # noqa: F401  (the prizes' settings)
 from webapp.extensions import db
 from webapp.games.models import Envelope, EnvelopeQuestion, Game, Season
 

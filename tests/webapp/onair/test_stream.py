@@ -12,7 +12,6 @@ import time
 import pytest
 
 from tests.webapp.games import helpers as h
-from tests.webapp.onair.test_feed import game  # noqa: F401 (the fixture)
 
 #: Seconds a pushed row may take here (the bench measures the real delay).
 WITHIN = 3.0
