@@ -37,7 +37,9 @@ class DeferredDocApi(Api):
     Building it (the spec object, a default response per HTTP status, each view's
     marshmallow schemas turned into JSON Schema) is most of the app factory's work, and
     every process start (each gunicorn worker, each ``sova`` command) and every test app
-    would pay it for a document few of them ever read. The steps are the ones
+    would pay it for a document few of them ever read (measured: docs/performance-history.md,
+    the OpenAPI document built when first read). It defers flask-smorest's private
+    ``_init_spec``, the one step that builds the spec object. The steps are the ones
     flask-smorest takes, in the same order (``tests/webapp/test_openapi_doc.py`` compares
     the document with its eager build). Threads reading ``spec`` at once wait for the one
     building it; the steps' own reads of ``spec`` in that thread see the document so far."""

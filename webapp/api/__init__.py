@@ -87,6 +87,18 @@ def json_depth(data) -> int:
     return deepest
 
 
+#: The OpenAPI document's extra parts: how a caller proves who it is.
+SPEC_KWARGS = {
+    "components": {
+        "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer"},
+            # a game's broadcast token (webapp.onair): vMix sends no headers
+            "broadcastKey": {"type": "apiKey", "in": "query", "name": "key"},
+        }
+    },
+}
+
+
 def register_api(app: Flask) -> None:
     # Imported here, not at the top: the schemas must be declared after install() above has
     # put marshmallow's messages in place, and the views declare them when imported.
@@ -98,18 +110,7 @@ def register_api(app: Flask) -> None:
 
     # the documented default error body is the one `handle` below really sends
     api.ERROR_SCHEMA = schemas.ApiError
-    api.init_app(
-        app,
-        spec_kwargs={
-            "components": {
-                "securitySchemes": {
-                    "bearer": {"type": "http", "scheme": "bearer"},
-                    # a game's broadcast token (webapp.onair): vMix sends no headers
-                    "broadcastKey": {"type": "apiKey", "in": "query", "name": "key"},
-                }
-            },
-        },
-    )
+    api.init_app(app, spec_kwargs=SPEC_KWARGS)
     api.register_blueprint(blp)
     csrf.exempt(blp)
     from webapp.api.season_views import blp as season_blp
