@@ -25,7 +25,7 @@ from webapp.core.request_id import current_request_id
 from webapp.extensions import db
 from webapp.tasks.registry import declare
 
-log = logging.getLogger("sova.jobs")
+log = logging.getLogger("sova.outbox")
 _PENDING_KEY = "sova_outbox_pending"
 
 

@@ -3,7 +3,7 @@
 A Redis broker that restarts empty gets a new epoch (the key ``sova:broker-epoch``, made by
 the first process that finds it missing); a row handed over and not done whose epoch is not
 the broker's current one was lost with it and is sent again at once by whichever process
-sees the new epoch first (``webapp.jobs.after_broker_restart``). Rows handed over before
+sees the new epoch first (``webapp.tasks.outbox.after_broker_restart``). Rows handed over before
 this revision have no epoch: if one of them was lost, the 600 s owed-after rule sends it.
 
 Revision ID: 0031_broker_epoch
