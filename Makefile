@@ -66,7 +66,7 @@ lint: install
 	$(BIN)/python tools/check_imports.py
 	$(BIN)/mypy
 
-## make test: install, then lint (ruff, import-linter, mypy) and every test at the same
+## make test: install, then lint (ruff, import-linter, the import check, mypy) and every test at the same
 ## time (make -j2: lint's one process runs while the tests' processes wait on browsers and
 ## subprocesses); fails if either fails. The tests are spread over TEST_WORKERS
 ## pytest-xdist processes (auto: one per core, at most 4; a worker that runs out of tests
