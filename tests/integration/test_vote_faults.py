@@ -16,27 +16,12 @@ import urllib.request
 from datetime import date
 from pathlib import Path
 
-import pytest
-
-from tests.fixtures.faults import PrivateRedis
 from tests.helpers import free_port, wait_for
 from webapp.votes.simulate import plan, send
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "fault-gateway-secret"
 EXPERTS = ["Анна", "Борис", "Вера", "Глеб", "Дина", "Ефим"]
-
-
-@pytest.fixture
-def private_redis(tmp_path, redis_url):
-    import shutil
-
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
-    server = PrivateRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
 
 
 def _children(pid: int) -> list[int]:
