@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
-from webapp.domain.books import BOOKS
+from webapp.domain.books import BOOKS, award_label, trophy_label
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     Award,
@@ -16,6 +17,7 @@ from webapp.domain.prizes import (
     award_to_each_expert,
     award_to_expert,
     awards_available,
+    awards_of,
     unanswered_question_prizes,
 )
 
@@ -334,3 +336,62 @@ def test_awards_available():
     assert [r.kind for r in awards_available(BOOKS["2009"], "qualifying", "viewers")] == [
         "best_player_of_game"
     ]
+
+
+def test_each_book_declares_its_prizes_and_the_amounts_they_pay():
+    assert {name: list(b.awards) for name, b in BOOKS.items()} == {
+        "2023": [
+            "best_participant_of_series",
+            "best_author_of_series",
+            "best_expert_of_year",
+            "best_author_of_year",
+            "special_game_expert",
+        ],
+        "2009": ["best_player_of_game", "best_player_of_series", "best_player_of_year"],
+    }
+    assert {
+        name: {k: (a.default, a.label("en")) for k, a in b.amounts.items()}
+        for name, b in BOOKS.items()
+    } == {
+        "2023": {
+            "series_final": (Decimal("2000.00"), "Series final prize (Small Crystal Owl)"),
+            "year_final": (Decimal("2000.00"), "Year final prize (Big Crystal Owl)"),
+            "special_game": (Decimal("200.00"), "Reward to each expert of a special game"),
+        },
+        "2009": {
+            "series_final": (Decimal("300000.00"), "Best player of the series (Crystal Owl)"),
+            "year_final": (Decimal("1000000.00"), "Best player of the year (Diamond Owl)"),
+        },
+    }
+    assert (BOOKS["2023"].unanswered_prize, BOOKS["2009"].unanswered_prize) == (
+        Decimal("300.00"),
+        None,
+    )
+    # what differs between prizes is the rule's, never its kind's name
+    assert [k for b in BOOKS.values() for k, r in b.awards.items() if r.decided_by_vote] == [
+        "best_player_of_game"
+    ]
+    assert [k for b in BOOKS.values() for k, r in b.awards.items() if r.one_per_person] == [
+        "special_game_expert"
+    ]
+    assert [trophy_label(k) for k in ("small_crystal_owl", "diamond_owl", None, "x")] == [
+        "Малая Хрустальная Сова",
+        "Бриллиантовая сова",
+        "",
+        "",
+    ]
+    assert award_label("best_player_of_year") == "Лучший игрок года"
+    assert award_label("unknown") == "unknown"
+
+
+def test_a_book_s_prizes_are_checked_when_declared():
+    rule = BOOKS["2023"].awards["special_game_expert"]
+    with pytest.raises(ValueError, match="prize kind 'special_game_expert' given twice"):
+        awards_of(rule, rule)
+    with pytest.raises(ValueError, match="unknown recipient 'jury' of prize 'x'"):
+        replace(rule, kind="x", recipient="jury")
+    with pytest.raises(PrizeRefused) as exc:
+        award_to_expert(
+            rule, game_kind="special", winner=None, recipient="И", team=["И"], prize=None
+        )
+    assert str(exc.value) == "приз «Вознаграждение участнику специальной игры» вручается не знатоку"

@@ -63,9 +63,15 @@ def test_the_season_form_offers_the_toy_book_and_the_season_takes_its_values(toy
     assert season.unanswered_prize == Decimal("150.00")
     # the amounts of its individual prizes are the book's: its own Toy Owl's, nothing else
     assert season.prize_amounts == [("toy_owl", Decimal("250.00"))]
+    # a season made before its book gave a prize has no row of its amount: the book's default
+    season.amount_rows.clear()
+    db.session.flush()
+    assert season.prize_amount("toy_owl") == Decimal("250.00")
+    season.set_prize_amount("toy_owl", Decimal("260.00"))
+    db.session.commit()
     page = get_page(client, f"/games/seasons/{season.id}")
     assert (
-        '<li data-amount="toy_owl">Игрушечная сова лучшему знатоку финала: 250,00\xa0RUB'
+        '<li data-amount="toy_owl">Игрушечная сова лучшему знатоку финала: 260,00\xa0RUB'
         " (п. 9.3 Игрушечных правил)</li>"
     ) in html.unescape(page)
     assert season.book is toy_book

@@ -80,8 +80,13 @@ class Season(Model):
 
     def prize_amount(self, key: str) -> Decimal | None:
         """The season's amount ``key`` of its book's individual prizes (``"series_final"``),
-        None when not set."""
-        return next((r.amount for r in self.amount_rows if r.key == key), None)
+        None when not set. A season made before its book gave a prize paying ``key`` has no
+        row of it: the book's default then, so a new prize needs no migration of old seasons."""
+        row = next((r for r in self.amount_rows if r.key == key), None)
+        if row is not None:
+            return row.amount
+        amount = self.book.amounts.get(key)
+        return amount.default if amount is not None else None
 
     def set_prize_amount(self, key: str, amount: Decimal | None) -> None:
         """Set the amount ``key`` (a row of :class:`SeasonAmount`, made when missing)."""

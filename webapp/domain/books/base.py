@@ -63,14 +63,6 @@ class Book:
                 out.setdefault(award.amount.key, award.amount)
         return out
 
-    @property
-    def default_prizes(self) -> Mapping[str, Decimal | None]:
-        """The book's default amounts: ``"unanswered"`` (:attr:`unanswered_prize`) and each
-        of :attr:`amounts` by its key (``None``: the book names none)."""
-        return {"unanswered": self.unanswered_prize} | {
-            key: amount.default for key, amount in self.amounts.items()
-        }
-
     def trophy_label(self, key: str | None) -> str:
         """The Russian label of the trophy ``key`` one of the book's prizes hands (``""``
         for None or a key none of them has)."""

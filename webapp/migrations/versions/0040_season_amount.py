@@ -35,11 +35,12 @@ def upgrade():
         sa.PrimaryKeyConstraint("season_id", "amount_key", name="pk_season_amount"),
     )
     for key, column in COLUMNS.items():
-        # a NULL column is an amount the book names none of: no row (prize_amount is None)
+        # every season keeps every value, NULL included: a row holding NULL is an amount
+        # not set (the prize is refused), not the book's default a missing row falls back to
         op.execute(
             sa.text(
                 f"INSERT INTO season_amount (season_id, amount_key, amount) "  # noqa: S608
-                f"SELECT id, :key, {column} FROM season WHERE {column} IS NOT NULL"
+                f"SELECT id, :key, {column} FROM season"
             ).bindparams(key=key)
         )
     # plain DROP COLUMN (SQLite >= 3.35, PostgreSQL): no batch rebuild of "season", which
