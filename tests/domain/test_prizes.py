@@ -3,27 +3,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
-from webapp.domain.books import BOOKS
+from webapp.domain.books import BOOKS, award_label, trophy_label
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
     Award,
     PrizeRefused,
     award_to_author,
+    award_to_each_expert,
+    award_to_expert,
     awards_available,
-    best_author_of_series,
-    best_author_of_year,
-    best_expert_of_year,
-    best_participant_of_series,
-    best_player_of_game,
-    best_player_of_series,
-    best_player_of_year,
-    special_game_prizes,
+    awards_of,
     unanswered_question_prizes,
 )
+
+A2023 = BOOKS["2023"].awards
+A2009 = BOOKS["2009"].awards
 
 BYN2000 = Money(Decimal("2000.00"), "BYN")
 TEAM = ["Алёна Повышева", "Илья Новиков", "Максим Поташев"]
@@ -61,8 +60,13 @@ def test_unanswered_2009_season_amount():
 
 
 def test_4_11_2_best_participant_of_winning_team():
-    award = best_participant_of_series(
-        winner="experts", recipient="  илья  новиков ", team=TEAM, prize=BYN2000
+    award = award_to_expert(
+        A2023["best_participant_of_series"],
+        game_kind="series_final",
+        winner="experts",
+        recipient="  илья  новиков ",
+        team=TEAM,
+        prize=BYN2000,
     )
     assert award == Award(
         "best_participant_of_series",
@@ -77,8 +81,13 @@ def test_4_11_2_best_participant_of_winning_team():
 
 def test_4_11_2_refuses_someone_not_of_the_winning_team_and_a_lost_final():
     with pytest.raises(PrizeRefused) as exc:
-        best_participant_of_series(
-            winner="experts", recipient="Автор Зрителей", team=TEAM, prize=BYN2000
+        award_to_expert(
+            A2023["best_participant_of_series"],
+            game_kind="series_final",
+            winner="experts",
+            recipient="Автор Зрителей",
+            team=TEAM,
+            prize=BYN2000,
         )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.2"
     assert str(exc.value) == (
@@ -86,13 +95,22 @@ def test_4_11_2_refuses_someone_not_of_the_winning_team_and_a_lost_final():
         " приз вручается только её участнику"
     )
     with pytest.raises(PrizeRefused) as exc:
-        best_participant_of_series(winner="viewers", recipient=TEAM[0], team=TEAM, prize=BYN2000)
+        award_to_expert(
+            A2023["best_participant_of_series"],
+            game_kind="series_final",
+            winner="viewers",
+            recipient=TEAM[0],
+            team=TEAM,
+            prize=BYN2000,
+        )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.2"
     assert "выиграли знатоки" in str(exc.value)
 
 
 def test_4_11_3_best_author_must_be_an_unanswered_question_author():
-    award = best_author_of_series(
+    award = award_to_author(
+        A2023["best_author_of_series"],
+        game_kind="series_final",
         winner="viewers",
         author_key=11,
         author_name="Иван Сапего",
@@ -109,7 +127,9 @@ def test_4_11_3_best_author_must_be_an_unanswered_question_author():
         MINUTES,
     )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_series(
+        award_to_author(
+            A2023["best_author_of_series"],
+            game_kind="series_final",
             winner="viewers",
             author_key=99,
             author_name="Чужой",
@@ -121,7 +141,9 @@ def test_4_11_3_best_author_must_be_an_unanswered_question_author():
         "«Чужой» не автор ни одного вопроса, на который знатоки не ответили в этой финальной игре"
     )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_series(
+        award_to_author(
+            A2023["best_author_of_series"],
+            game_kind="series_final",
             winner="experts",
             author_key=11,
             author_name="Иван Сапего",
@@ -132,8 +154,13 @@ def test_4_11_3_best_author_must_be_an_unanswered_question_author():
 
 
 def test_4_11_4_and_4_11_5_year_final():
-    award = best_expert_of_year(
-        winner="experts", recipient="Максим Поташев", team=TEAM, prize=BYN2000
+    award = award_to_expert(
+        A2023["best_expert_of_year"],
+        game_kind="year_final",
+        winner="experts",
+        recipient="Максим Поташев",
+        team=TEAM,
+        prize=BYN2000,
     )
     assert (award.kind, award.recipient, award.money, award.trophy, award.rule) == (
         "best_expert_of_year",
@@ -142,8 +169,14 @@ def test_4_11_4_and_4_11_5_year_final():
         "big_crystal_owl",
         "000_90d7c8192601ed3a.txt §4.11.4",
     )
-    award = best_author_of_year(
-        winner="viewers", author_key=3, author_name="А. Б.", unanswered_authors=[3], prize=BYN2000
+    award = award_to_author(
+        A2023["best_author_of_year"],
+        game_kind="year_final",
+        winner="viewers",
+        author_key=3,
+        author_name="А. Б.",
+        unanswered_authors=[3],
+        prize=BYN2000,
     )
     assert (award.kind, award.author_key, award.money, award.trophy, award.rule) == (
         "best_author_of_year",
@@ -153,7 +186,9 @@ def test_4_11_4_and_4_11_5_year_final():
         "000_90d7c8192601ed3a.txt §4.11.5",
     )
     with pytest.raises(PrizeRefused) as exc:
-        best_author_of_year(
+        award_to_author(
+            A2023["best_author_of_year"],
+            game_kind="year_final",
             winner="viewers",
             author_key=4,
             author_name="В. Г.",
@@ -163,8 +198,7 @@ def test_4_11_4_and_4_11_5_year_final():
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.5"
     with pytest.raises(PrizeRefused) as exc:
         award_to_author(
-            "best_author_of_year",
-            ruleset="2023",
+            A2023["best_author_of_year"],
             game_kind="series_final",
             winner="viewers",
             author_key=3,
@@ -180,9 +214,10 @@ def test_4_11_4_and_4_11_5_year_final():
 
 
 def test_4_11_6_special_game_200_to_each_expert():
-    out = special_game_prizes(
-        ruleset="2023",
+    out = award_to_each_expert(
+        A2023["special_game_expert"],
         game_kind="special",
+        winner="viewers",
         team=TEAM + ["илья новиков", " "],
         prize=Money(Decimal("200.00"), "BYN"),
     )
@@ -190,14 +225,25 @@ def test_4_11_6_special_game_200_to_each_expert():
         (name, Decimal("200.00"), "BYN", "000_90d7c8192601ed3a.txt §4.11.6") for name in TEAM
     ]
     with pytest.raises(PrizeRefused) as exc:
-        special_game_prizes(
-            ruleset="2023", game_kind="qualifying", team=TEAM, prize=Money(Decimal("200.00"), "BYN")
+        award_to_each_expert(
+            A2023["special_game_expert"],
+            game_kind="qualifying",
+            winner=None,
+            team=TEAM,
+            prize=Money(Decimal("200.00"), "BYN"),
         )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.6"
 
 
 def test_2009_best_player_of_game_recorded_without_amount():
-    award = best_player_of_game(recipient="Александр Друзь", team=["Александр Друзь"])
+    award = award_to_expert(
+        A2009["best_player_of_game"],
+        game_kind="qualifying",
+        winner="viewers",
+        recipient="Александр Друзь",
+        team=["Александр Друзь"],
+        prize=None,
+    )
     assert award == Award(
         "best_player_of_game",
         "Александр Друзь",
@@ -211,8 +257,13 @@ def test_2009_best_player_of_game_recorded_without_amount():
 
 def test_2009_crystal_and_diamond_owl():
     rub = Money(Decimal("300000.00"), "RUB")
-    award = best_player_of_series(
-        winner="experts", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=rub
+    award = award_to_expert(
+        A2009["best_player_of_series"],
+        game_kind="series_final",
+        winner="experts",
+        recipient="Ровшан Аскеров",
+        team=["Ровшан Аскеров"],
+        prize=rub,
     )
     assert (award.money, award.trophy, award.rule) == (
         rub,
@@ -220,8 +271,13 @@ def test_2009_crystal_and_diamond_owl():
         "002_e025d5ded135c1c4.txt §3.2",
     )
     million = Money(Decimal("1000000.00"), "RUB")
-    award = best_player_of_year(
-        winner="experts", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=million
+    award = award_to_expert(
+        A2009["best_player_of_year"],
+        game_kind="year_final",
+        winner="experts",
+        recipient="Ровшан Аскеров",
+        team=["Ровшан Аскеров"],
+        prize=million,
     )
     assert (award.money, award.trophy, award.rule) == (
         million,
@@ -229,37 +285,113 @@ def test_2009_crystal_and_diamond_owl():
         "002_e025d5ded135c1c4.txt §3.3",
     )
     with pytest.raises(PrizeRefused) as exc:
-        best_player_of_year(
-            winner="viewers", recipient="Ровшан Аскеров", team=["Ровшан Аскеров"], prize=million
+        award_to_expert(
+            A2009["best_player_of_year"],
+            game_kind="year_final",
+            winner="viewers",
+            recipient="Ровшан Аскеров",
+            team=["Ровшан Аскеров"],
+            prize=million,
         )
     assert exc.value.rule == "002_e025d5ded135c1c4.txt §3.3"
     with pytest.raises(PrizeRefused) as exc:
-        best_player_of_series(
-            winner="experts", recipient="Никто", team=["Ровшан Аскеров"], prize=rub
+        award_to_expert(
+            A2009["best_player_of_series"],
+            game_kind="series_final",
+            winner="experts",
+            recipient="Никто",
+            team=["Ровшан Аскеров"],
+            prize=rub,
         )
     assert exc.value.rule == "002_e025d5ded135c1c4.txt §3.2"
 
 
 def test_missing_season_amount_is_refused():
     with pytest.raises(PrizeRefused) as exc:
-        best_participant_of_series(winner="experts", recipient=TEAM[0], team=TEAM, prize=None)
+        award_to_expert(
+            A2023["best_participant_of_series"],
+            game_kind="series_final",
+            winner="experts",
+            recipient=TEAM[0],
+            team=TEAM,
+            prize=None,
+        )
     assert str(exc.value) == "у сезона не задана сумма приза «Лучший участник серии»"
 
 
 def test_awards_available():
-    assert [r.kind for r in awards_available("2023", "series_final", "experts")] == [
+    assert [r.kind for r in awards_available(BOOKS["2023"], "series_final", "experts")] == [
         "best_participant_of_series"
     ]
-    assert [r.kind for r in awards_available("2023", "year_final", "viewers")] == [
+    assert [r.kind for r in awards_available(BOOKS["2023"], "year_final", "viewers")] == [
         "best_author_of_year"
     ]
-    assert [r.kind for r in awards_available("2023", "special", "viewers")] == [
+    assert [r.kind for r in awards_available(BOOKS["2023"], "special", "viewers")] == [
         "special_game_expert"
     ]
-    assert [r.kind for r in awards_available("2009", "series_final", "experts")] == [
+    assert [r.kind for r in awards_available(BOOKS["2009"], "series_final", "experts")] == [
         "best_player_of_game",
         "best_player_of_series",
     ]
-    assert [r.kind for r in awards_available("2009", "qualifying", "viewers")] == [
+    assert [r.kind for r in awards_available(BOOKS["2009"], "qualifying", "viewers")] == [
         "best_player_of_game"
     ]
+
+
+def test_each_book_declares_its_prizes_and_the_amounts_they_pay():
+    assert {name: list(b.awards) for name, b in BOOKS.items()} == {
+        "2023": [
+            "best_participant_of_series",
+            "best_author_of_series",
+            "best_expert_of_year",
+            "best_author_of_year",
+            "special_game_expert",
+        ],
+        "2009": ["best_player_of_game", "best_player_of_series", "best_player_of_year"],
+    }
+    assert {
+        name: {k: (a.default, a.label("en")) for k, a in b.amounts.items()}
+        for name, b in BOOKS.items()
+    } == {
+        "2023": {
+            "series_final": (Decimal("2000.00"), "Series final prize (Small Crystal Owl)"),
+            "year_final": (Decimal("2000.00"), "Year final prize (Big Crystal Owl)"),
+            "special_game": (Decimal("200.00"), "Reward to each expert of a special game"),
+        },
+        "2009": {
+            "series_final": (Decimal("300000.00"), "Best player of the series (Crystal Owl)"),
+            "year_final": (Decimal("1000000.00"), "Best player of the year (Diamond Owl)"),
+        },
+    }
+    assert (BOOKS["2023"].unanswered_prize, BOOKS["2009"].unanswered_prize) == (
+        Decimal("300.00"),
+        None,
+    )
+    # what differs between prizes is the rule's, never its kind's name
+    assert [k for b in BOOKS.values() for k, r in b.awards.items() if r.decided_by_vote] == [
+        "best_player_of_game"
+    ]
+    assert [k for b in BOOKS.values() for k, r in b.awards.items() if r.one_per_person] == [
+        "special_game_expert"
+    ]
+    assert [trophy_label(k) for k in ("small_crystal_owl", "diamond_owl", None, "x")] == [
+        "Малая Хрустальная Сова",
+        "Бриллиантовая сова",
+        "",
+        "",
+    ]
+    assert award_label("best_player_of_year") == "Лучший игрок года"
+    assert award_label("unknown") == "unknown"
+
+
+def test_a_book_s_prizes_are_checked_when_declared():
+    rule = BOOKS["2023"].awards["special_game_expert"]
+    with pytest.raises(ValueError, match="prize kind 'special_game_expert' given twice"):
+        awards_of(rule, rule)
+    with pytest.raises(ValueError, match="unknown recipient 'jury' of prize 'x'"):
+        replace(rule, kind="x", recipient="jury")
+    with pytest.raises(PrizeRefused) as exc:
+        award_to_expert(
+            rule, game_kind="special", winner=None, recipient="И", team=["И"], prize=None
+        )
+    assert str(exc.value) == "приз «Вознаграждение участнику специальной игры» вручается не знатоку"

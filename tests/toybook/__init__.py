@@ -2,8 +2,8 @@
 registry line (``docs/architecture.md``, "Adding a rule book").
 
 The toy book plays a shorter game (three points win it), words two refusals its own way, pays
-its viewers 150,00 RUB per unanswered question and a series final 500,00, and airs in
-Yekaterinburg. Its season is the 2023 season's shape under the toy book's own name and
+its viewers 150,00 RUB per unanswered question, gives a prize of its own (the Toy Owl and
+250,00 to the best expert of a series final won, :mod:`.prizes`), and airs in Yekaterinburg. Its season is the 2023 season's shape under the toy book's own name and
 clauses. :func:`tests.fixtures.books.toy_book` registers it for a test's duration.
 """
 
@@ -13,12 +13,13 @@ from dataclasses import replace
 from decimal import Decimal
 from types import MappingProxyType
 
+from tests.toybook.prizes import AWARDS
 from webapp.domain.books import Book
 from webapp.domain.books.b2023.rules import RULESET_2023
 from webapp.domain.books.b2023.season import Book2023
 
 NAME = "toy"
-FILE = "toy_rules.txt"
+FILE = "toy_rules.txt"  # the same file tests.toybook.prizes cites
 
 RULES = replace(
     RULESET_2023,
@@ -72,14 +73,8 @@ TOY = Book(
     donor_rule=f"{FILE} §9.1",
     default_donor=None,
     unanswered_rule=f"{FILE} §9.2",
-    default_prizes=MappingProxyType(
-        {
-            "unanswered": Decimal("150.00"),
-            "series_final": Decimal("500.00"),
-            "year_final": None,
-            "special_game": None,
-        }
-    ),
+    unanswered_prize=Decimal("150.00"),
+    awards=MappingProxyType(AWARDS),
     names=MappingProxyType(
         {"ru": "Игрушечных правил", "be": "Цацачных правілаў", "en": "of the toy rules"}
     ),

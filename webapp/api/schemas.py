@@ -454,7 +454,7 @@ class PrizeOut(Schema):
 
 
 class AwardIn(Strict):
-    """An individual prize: ``kind`` (see ``webapp.domain.prizes.AWARD_RULES``), the
+    """An individual prize: ``kind`` (a key of the season's ``book.awards``), the
     expert's ``recipient`` name and the ``team`` roster, or the best author's ``author_id``;
     ``reason``: the sponsor's representative's reason when the 2009 §3.1 best player is not
     the audience vote's winner (or no vote was held)."""

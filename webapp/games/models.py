@@ -48,7 +48,9 @@ class Season(Model):
     """A season plays by one rule set (``"2023"`` → 000_90d7c8192601ed3a.txt, ``"2009"`` →
     002_e025d5ded135c1c4.txt) in its currency (BYN / RUB) and time zone.
     ``unanswered_prize``: Decimal, the season's currency, paid per unanswered question
-    (2023 §4.11.1 default 300.00; 2009 §1.2.2 names no amount: the producer sets it)."""
+    (2023 §4.11.1 default 300.00; 2009 §1.2.2 names no amount: the producer sets it).
+    The amounts of the book's individual prizes are rows of :class:`SeasonAmount`, one per
+    key of ``book.amounts`` (:meth:`prize_amount`): a book's new prize needs no column."""
 
     __tablename__ = "season"
 
@@ -58,9 +60,6 @@ class Season(Model):
     currency: Mapped[str] = mapped_column(String(3))
     timezone: Mapped[str] = mapped_column(String(64))
     unanswered_prize: Mapped[Decimal | None] = money_column(nullable=True)
-    series_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
-    year_final_prize: Mapped[Decimal | None] = money_column(nullable=True)
-    special_game_prize: Mapped[Decimal | None] = money_column(nullable=True)
     # The donor of the season's prizes (webapp.domain.donor): named «Даритель» on its gift
     # agreements, minutes and vote result. NULL name: the rule set's default
     # (webapp.games.season.queries.season_donor), for the seasons made before it was kept.
@@ -70,10 +69,49 @@ class Season(Model):
     donor_representative: Mapped[str | None] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
+    amount_rows: Mapped[list[SeasonAmount]] = relationship(
+        lazy="selectin", cascade="all, delete-orphan", order_by="SeasonAmount.key"
+    )
+
     @property
     def book(self) -> Book:
         """The rule book the season plays by: what pages and operations ask, never its name."""
         return book(self.ruleset)
+
+    def prize_amount(self, key: str) -> Decimal | None:
+        """The season's amount ``key`` of its book's individual prizes (``"series_final"``),
+        None when not set. A season made before its book gave a prize paying ``key`` has no
+        row of it: the book's default then, so a new prize needs no migration of old seasons."""
+        row = next((r for r in self.amount_rows if r.key == key), None)
+        if row is not None:
+            return row.amount
+        amount = self.book.amounts.get(key)
+        return amount.default if amount is not None else None
+
+    def set_prize_amount(self, key: str, amount: Decimal | None) -> None:
+        """Set the amount ``key`` (a row of :class:`SeasonAmount`, made when missing)."""
+        row = next((r for r in self.amount_rows if r.key == key), None)
+        if row is None:
+            self.amount_rows.append(SeasonAmount(key=key, amount=amount))
+        else:
+            row.amount = amount
+
+    @property
+    def prize_amounts(self) -> list[tuple[str, Decimal | None]]:
+        """``[(key, amount)]`` of every amount the season's book sets, in the book's order."""
+        return [(key, self.prize_amount(key)) for key in self.book.amounts]
+
+
+class SeasonAmount(Model):
+    """One amount of a season's individual prizes: ``key`` is the book's
+    (:attr:`webapp.domain.books.Book.amounts`, e.g. ``"series_final"``), ``amount`` a
+    Decimal in the season's currency (None: not set, the prize cannot be paid)."""
+
+    __tablename__ = "season_amount"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), primary_key=True)
+    key: Mapped[str] = mapped_column("amount_key", String(40), primary_key=True)
+    amount: Mapped[Decimal | None] = money_column(nullable=True)
 
 
 class Team(Model):

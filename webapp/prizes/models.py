@@ -38,11 +38,11 @@ class Prize(Model):
     """A prize owed to one person after one game.
 
     ``kind``: ``unanswered_question`` (2023 §4.11.1, 2009 §1.2.2) or an individual prize of
-    :data:`webapp.domain.prizes.AWARD_RULES` (2023 §4.11.2–§4.11.6, 2009 §3.1–§3.3).
+    the season's book (``Book.awards``: 2023 §4.11.2–§4.11.6, 2009 §3.1–§3.3).
     ``author_id``: the author (question prizes and best-author prizes), else None;
     ``recipient_name``: the person's name for individual prizes (experts have no table of
     their own here). ``amount``: Decimal in ``currency`` (the season's), None for a prize
-    without cash (2009 §3.1); ``trophy``: Crystal/Diamond Owl key or None.
+    without cash (2009 §3.1); ``trophy``: the key of the book's trophy (a Crystal or Diamond Owl) or None.
     Unique per (game, question, author, kind) for question prizes and per ``award_key``
     (``"<game>:<kind>[:<name>]"``) for individual ones: closing or awarding twice makes
     nothing new. ``paid_on``/``payment_reference``: set when paid.

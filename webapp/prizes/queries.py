@@ -13,10 +13,9 @@ from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document, utcnow
 from webapp.core.signals import best_player_vote
-from webapp.domain.books import cite
+from webapp.domain.books import award_label, cite, trophy_label
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
-from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS
 from webapp.extensions import db
 from webapp.games.models import Envelope, EnvelopeQuestion, Game, Sector13Draw
 from webapp.games.queries import game_document_file_name
@@ -132,8 +131,7 @@ def kind_label(kind: str) -> str:
     """Russian name of a prize kind."""
     if kind == "unanswered_question":
         return "Приз автору неотвеченного вопроса"
-    rule = AWARD_RULES.get(kind)
-    return rule.label if rule else kind
+    return award_label(kind)
 
 
 def document_version(document_id: int | None) -> int:
@@ -229,7 +227,7 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
     if prize.kind != "unanswered_question":
         award = {
             "label": kind_label(prize.kind),
-            "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
+            "trophy": trophy_label(prize.trophy),
         }
     name = payee.get("name") or prize.paper_payee
     document = payee.get("document")
@@ -328,7 +326,7 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
         "broadcaster": {"name": donor["name"]},
         "prize": {
             "label": kind_label(prize.kind),
-            "trophy": TROPHY_LABELS.get(prize.trophy or "", ""),
+            "trophy": trophy_label(prize.trophy),
             "amount": prize.amount,
             "currency": prize.currency,
         },

@@ -26,9 +26,9 @@ from webapp.core.filenames import file_name, send_bytes, send_path
 from webapp.core.links import public_url
 from webapp.core.models import Document
 from webapp.domain.authors import payee_may_be_author
-from webapp.domain.books import rule_reference
+from webapp.domain.books import rule_reference, trophy_label
 from webapp.domain.money import COUNTRY_OF_CURRENCY
-from webapp.domain.prizes import AWARD_RULES, TROPHY_LABELS, awards_available
+from webapp.domain.prizes import awards_available
 from webapp.extensions import db, limiter
 from webapp.games.close import close_game
 from webapp.games.forms import CloseGameForm
@@ -82,7 +82,7 @@ def _labels():
     return {
         "prize_status_labels": STATUS_LABELS,
         "prize_kind_label": queries.kind_label,
-        "trophy_labels": TROPHY_LABELS,
+        "trophy_label": trophy_label,
     }
 
 
@@ -131,7 +131,7 @@ def award(game_id: int):
     ``award_prize``)."""
     game = db.get_or_404(Game, game_id)
     winner = game_state(game)["winner"] if game.status in ("finished", "closed") else None
-    available = awards_available(game.season.ruleset, game.kind, winner)
+    available = awards_available(game.season.book, game.kind, winner)
     form = AwardForm()
     form.kind.choices = [
         SelectChoice(r.kind, f"{r.label} ({rule_reference(r.rule)})") for r in available
@@ -141,13 +141,14 @@ def award(game_id: int):
     vote = queries.vote_for_best_player(game) if game.season.book.audience_vote else None
     vote_winner = vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
     if request.method == "GET" and vote and vote["status"] == "closed":
-        if any(r.kind == "best_player_of_game" for r in available):
-            form.kind.data = "best_player_of_game"
+        voted = next((r for r in available if r.decided_by_vote), None)
+        if voted is not None:
+            form.kind.data = voted.kind
         form.recipient.data = vote_winner or ""
         form.team.data = "\n".join(vote["candidates"])
 
     def page(status: int):
-        awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in AWARD_RULES]
+        awarded = [p for p in queries.prizes(game_id=game.id) if p.kind in game.season.book.awards]
 
         final = final_of_game(game, form)  # the season's word: which final, which team won it
         return render_template(

@@ -63,6 +63,18 @@ def book_of_file(file: str) -> Book | None:
     return next((b for b in BOOKS.values() if b.file == file), None)
 
 
+def award_label(kind: str) -> str:
+    """The Russian title of the individual prize ``kind`` of whichever book has it (``kind``
+    itself when none has)."""
+    return next((b.awards[kind].label for b in BOOKS.values() if kind in b.awards), kind)
+
+
+def trophy_label(key: str | None) -> str:
+    """The Russian label of the trophy ``key`` of whichever book hands it (``""`` for None
+    or a key no book has)."""
+    return next((label for b in BOOKS.values() if (label := b.trophy_label(key))), "")
+
+
 _CLAUSE_WORD = MappingProxyType({"ru": "п.", "be": "п.", "en": "clause"})
 
 
@@ -126,6 +138,7 @@ def replay_season(document: Any) -> SeasonState:
 __all__ = [
     "BOOKS",
     "Book",
+    "award_label",
     "book",
     "book_of_file",
     "cite",
@@ -133,5 +146,6 @@ __all__ = [
     "replay_season",
     "register",
     "rule_reference",
+    "trophy_label",
     "unregister",
 ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from webapp.domain.donor import Donor
+from webapp.domain.prizes import AwardRule, PrizeAmount
 from webapp.domain.rules.rulesets import RuleSet
 from webapp.domain.season.rulebook import RuleBook
 
@@ -28,9 +29,11 @@ class Book:
     question placed by the automatic fill may be in; ``donor_rule``: the clause the season's
     donor comes from; ``default_donor``: the donor before the producer names one (``None``:
     the broadcaster of the settings); ``unanswered_rule``: the clause of the author's prize
-    for an unanswered question; ``default_prizes``: the book's default amounts by the
-    season's amount (``"unanswered"``, ``"series_final"``, ``"year_final"``,
-    ``"special_game"``; ``None``: the book names none); ``names``: the book as a reader
+    for an unanswered question; ``unanswered_prize``: the book's default amount of it
+    (``None``: the book names none, the producer sets it); ``awards``: the book's individual
+    prizes by kind (:class:`~webapp.domain.prizes.AwardRule`, declared in the book's
+    ``prizes.py``: clause, trophy, paperwork, recipient, game kind and result, the season's
+    amount with its default); ``names``: the book as a reader
     names it after a clause number, by language (genitive); ``title_ru``: its full Russian
     title (genitive) for signed papers. The refusals a book words its own way are its rule
     set's (:attr:`RuleSet.wording`), read by :func:`webapp.domain.books.refusal_text`.
@@ -44,9 +47,29 @@ class Book:
     donor_rule: str
     default_donor: Donor | None
     unanswered_rule: str
-    default_prizes: Mapping[str, Decimal | None]
+    unanswered_prize: Decimal | None
+    awards: Mapping[str, AwardRule]
     names: Mapping[str, str]
     title_ru: str
+
+    @property
+    def amounts(self) -> Mapping[str, PrizeAmount]:
+        """The amounts a season of the book sets for its individual prizes, by key, in the
+        order of the prizes that pay them (two prizes may pay one amount: 2023 §4.11.2 and
+        §4.11.3 both pay the series final's)."""
+        out: dict[str, PrizeAmount] = {}
+        for award in self.awards.values():
+            if award.amount is not None:
+                out.setdefault(award.amount.key, award.amount)
+        return out
+
+    def trophy_label(self, key: str | None) -> str:
+        """The Russian label of the trophy ``key`` one of the book's prizes hands (``""``
+        for None or a key none of them has)."""
+        return next(
+            (a.trophy.label for a in self.awards.values() if a.trophy and a.trophy.key == key),
+            "",
+        )
 
     @property
     def currency(self) -> str:

@@ -1,39 +1,17 @@
-"""The prizes of both rule books as data (each book's clause of the unanswered-question
-prize and its default amounts are the book's: ``webapp.domain.books``): the trophies, the documents a payment needs, one :class:`AwardRule` per individual prize
-(:data:`AWARD_RULES`), and the results the functions of :mod:`.awards` return
-(:class:`Entitlement`, :class:`Award`) or raise (:class:`PrizeRefused`)."""
+"""The shapes of a rule book's prizes (each book declares its own in its package,
+``webapp.domain.books.<book>.prizes``; this engine is handed them): a trophy, a season's
+amount, one :class:`AwardRule` per individual prize, the documents a payment needs, and the
+results the functions of :mod:`.awards` return (:class:`Entitlement`, :class:`Award`) or
+raise (:class:`PrizeRefused`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Protocol
 
 from webapp.domain.money import Money
-
-R2023 = "000_90d7c8192601ed3a.txt"
-
-
-R2009 = "002_e025d5ded135c1c4.txt"
-
-
-SMALL_CRYSTAL_OWL = "small_crystal_owl"
-
-
-BIG_CRYSTAL_OWL = "big_crystal_owl"
-
-
-CRYSTAL_OWL = "crystal_owl"
-
-
-DIAMOND_OWL = "diamond_owl"
-
-
-TROPHY_LABELS = {
-    SMALL_CRYSTAL_OWL: "Малая Хрустальная Сова",
-    BIG_CRYSTAL_OWL: "Большая Хрустальная Сова",
-    CRYSTAL_OWL: "Хрустальная Сова",
-    DIAMOND_OWL: "Бриллиантовая сова",
-}
-
 
 GIFT_AGREEMENT = "gift_agreement"
 
@@ -41,132 +19,86 @@ GIFT_AGREEMENT = "gift_agreement"
 COMMISSION_MINUTES = "commission_minutes"
 
 
+#: Who receives an individual prize: one expert of the experts' team, one author of a
+#: question the experts did not answer in that game, or every expert of the team.
+RECIPIENTS = ("team", "author", "each_expert")
+
+
+@dataclass(frozen=True)
+class Trophy:
+    """A trophy handed with a prize: ``key`` is stored with the prize, ``label`` is Russian."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PrizeAmount:
+    """A cash amount a season sets for its individual prizes: ``key`` names it in the
+    season's amounts (``"series_final"``), ``default`` is the book's (None: the book names
+    none), ``labels`` by language (``ru``, ``be``, ``en``)."""
+
+    key: str
+    default: Decimal | None
+    labels: Mapping[str, str]
+
+    def label(self, lang: str = "ru") -> str:
+        """The label in ``lang`` (Russian for a language not given)."""
+        return self.labels.get(lang) or self.labels["ru"]
+
+
 @dataclass(frozen=True)
 class AwardRule:
     """One individual prize of a rule book.
 
-    ``kind``: the prize kind stored with the prize; ``ruleset``: ``"2023"``/``"2009"``;
+    ``kind``: the prize kind stored with the prize; ``rule``: the clause;
     ``game_kind``: the game kind that gives it (``series_final``, ``year_final``,
     ``special``, or None for every game); ``winner``: the side that must have won
-    (``"experts"``/``"viewers"``) or None; ``recipient``: ``"team"`` (an expert of the
-    experts' team) or ``"author"`` (an author of an unanswered question of that game) or
-    ``"each_expert"``; ``amount_field``: the season's column holding the amount (None: no
-    cash); ``paperwork``: documents the payment needs; ``label``: Russian title.
+    (``"experts"``/``"viewers"``) or None; ``recipient``: one of :data:`RECIPIENTS`;
+    ``amount``: the season's amount it pays (None: no cash); ``trophy``: the trophy handed
+    with it or None; ``paperwork``: documents the payment needs; ``label``: Russian title;
+    ``decided_by_vote``: the game's audience vote names the recipient (an override needs a
+    reason, ``webapp.domain.vote.best_player_award``).
     """
 
     kind: str
-    ruleset: str
     rule: str
     game_kind: str | None
     winner: str | None
     recipient: str
-    amount_field: str | None
-    trophy: str | None
+    amount: PrizeAmount | None
+    trophy: Trophy | None
     paperwork: tuple[str, ...]
     label: str
+    decided_by_vote: bool = False
+
+    def __post_init__(self) -> None:
+        if self.recipient not in RECIPIENTS:
+            raise ValueError(f"unknown recipient {self.recipient!r} of prize {self.kind!r}")
+
+    @property
+    def one_per_person(self) -> bool:
+        """Every expert gets one (``each_expert``): a game holds one such prize per person,
+        any other individual prize once per game."""
+        return self.recipient == "each_expert"
 
 
-AWARD_RULES: dict[str, AwardRule] = {
-    r.kind: r
-    for r in (
-        AwardRule(
-            "best_participant_of_series",
-            "2023",
-            f"{R2023} §4.11.2",
-            "series_final",
-            "experts",
-            "team",
-            "series_final_prize",
-            SMALL_CRYSTAL_OWL,
-            (COMMISSION_MINUTES, GIFT_AGREEMENT),
-            "Лучший участник серии",
-        ),
-        AwardRule(
-            "best_author_of_series",
-            "2023",
-            f"{R2023} §4.11.3",
-            "series_final",
-            "viewers",
-            "author",
-            "series_final_prize",
-            SMALL_CRYSTAL_OWL,
-            (COMMISSION_MINUTES, GIFT_AGREEMENT),
-            "Лучший автор вопроса серии",
-        ),
-        AwardRule(
-            "best_expert_of_year",
-            "2023",
-            f"{R2023} §4.11.4",
-            "year_final",
-            "experts",
-            "team",
-            "year_final_prize",
-            BIG_CRYSTAL_OWL,
-            (COMMISSION_MINUTES, GIFT_AGREEMENT),
-            "Лучший знаток финальной игры года",
-        ),
-        AwardRule(
-            "best_author_of_year",
-            "2023",
-            f"{R2023} §4.11.5",
-            "year_final",
-            "viewers",
-            "author",
-            "year_final_prize",
-            BIG_CRYSTAL_OWL,
-            (COMMISSION_MINUTES, GIFT_AGREEMENT),
-            "Лучший автор вопроса финальной игры года",
-        ),
-        AwardRule(
-            "special_game_expert",
-            "2023",
-            f"{R2023} §4.11.6",
-            "special",
-            None,
-            "each_expert",
-            "special_game_prize",
-            None,
-            (),
-            "Вознаграждение участнику специальной игры",
-        ),
-        AwardRule(
-            "best_player_of_game",
-            "2009",
-            f"{R2009} §3.1",
-            None,
-            None,
-            "team",
-            None,
-            None,
-            (),
-            "Лучший игрок игры (приз спонсора)",
-        ),
-        AwardRule(
-            "best_player_of_series",
-            "2009",
-            f"{R2009} §3.2",
-            "series_final",
-            "experts",
-            "team",
-            "series_final_prize",
-            CRYSTAL_OWL,
-            (),
-            "Лучший игрок серии",
-        ),
-        AwardRule(
-            "best_player_of_year",
-            "2009",
-            f"{R2009} §3.3",
-            "year_final",
-            "experts",
-            "team",
-            "year_final_prize",
-            DIAMOND_OWL,
-            (),
-            "Лучший игрок года",
-        ),
-    )
-}
+def awards_of(*rules: AwardRule) -> Mapping[str, AwardRule]:
+    """A book's individual prizes by kind, in the order given (``ValueError`` on a kind
+    given twice)."""
+    out: dict[str, AwardRule] = {}
+    for r in rules:
+        if r.kind in out:
+            raise ValueError(f"prize kind {r.kind!r} given twice")
+        out[r.kind] = r
+    return out
+
+
+class HasAwards(Protocol):
+    """What the engine asks of a rule book: its individual prizes by kind."""
+
+    @property
+    def awards(self) -> Mapping[str, AwardRule]: ...
 
 
 class PrizeRefused(ValueError):
@@ -195,8 +127,8 @@ class Award:
     """An individual prize to one person.
 
     ``recipient``: the person's name as given; ``author_key``: the caller's author id for an
-    author's prize, else None; ``money``: Money or None (§3.1 2009: no amount); ``trophy``:
-    a key of :data:`TROPHY_LABELS` or None; ``paperwork``: documents needed before paying.
+    author's prize, else None; ``money``: Money or None (a prize without cash); ``trophy``:
+    the trophy's key or None; ``paperwork``: documents needed before paying.
     """
 
     kind: str

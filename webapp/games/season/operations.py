@@ -97,7 +97,7 @@ def create_season(
         prize_required
         and prize is None
         and "unanswered_prize" not in errors
-        and played.default_prizes["unanswered"] is None
+        and played.unanswered_prize is None
     ):
         errors.setdefault("unanswered_prize", []).append(_prize_missing(played))
     chosen: Donor | None = None
@@ -123,11 +123,11 @@ def create_season(
         donor_representative=chosen.representative,
         currency=currency,
         timezone=timezone,
-        unanswered_prize=prize if prize is not None else played.default_prizes["unanswered"],
-        series_final_prize=played.default_prizes["series_final"],
-        year_final_prize=played.default_prizes["year_final"],
-        special_game_prize=played.default_prizes["special_game"],
+        unanswered_prize=prize if prize is not None else played.unanswered_prize,
     )
+    # the individual prizes' amounts: one row per amount the book's prizes pay, its default
+    for key, amount in played.amounts.items():
+        season.set_prize_amount(key, amount.default)
     db.session.add(season)
     db.session.flush()
     return season

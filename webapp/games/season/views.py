@@ -6,6 +6,7 @@ results of the games that have aired, ru/be/en)."""
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from wtforms import SelectChoice
 
 from webapp.core import keyset
@@ -82,10 +83,27 @@ def _finals_view(season: Season, state) -> list[dict]:
                 "score": r.score,
                 "won": r.won,
                 "game": links.get(r.event),
-                "prizes": awards_available(season.ruleset, r.kind, winner),
+                "prizes": awards_available(season.book, r.kind, winner),
             }
         )
     return out
+
+
+def _amounts_view(season: Season) -> list[dict]:
+    """The amounts of the book's individual prizes, as the season sets them: the book's label
+    in the page's language, the amount (None: not set), and the clauses of the prizes paying
+    it. Enumerated from the book (``book.amounts``): a new prize kind needs no page change."""
+    lang = str(get_locale() or "ru")
+    book = season.book
+    return [
+        {
+            "key": key,
+            "label": book.amounts[key].label(lang),
+            "amount": amount,
+            "rules": [a.rule for a in book.awards.values() if a.amount and a.amount.key == key],
+        }
+        for key, amount in season.prize_amounts
+    ]
 
 
 def _rules_cited(season: Season, state) -> list[str]:
@@ -157,6 +175,7 @@ def season(season_id: int):
         rules_cited=_rules_cited(season, state),
         amendments=sq.amendments_view(season, state, events),
         unanswered_rule=season.book.unanswered_rule,
+        prize_amounts=_amounts_view(season),
         donor=donor,
         donor_neutral=donor == season.book.default_donor,
         donor_form=donor_form,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from webapp.prizes.operations.award import (  # noqa: F401
     award_prize,
+    award_rule,
     owed_on_close,
     prizes_of,
     unanswered_questions,

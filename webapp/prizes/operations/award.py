@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webapp.core.signals import best_player_awarded
+from webapp.domain.books import BOOKS
 from webapp.domain.donor import quoted
 from webapp.domain.money import Money
 from webapp.domain.prizes import (
-    AWARD_RULES,
     COMMISSION_MINUTES,
     GIFT_AGREEMENT,
     Award,
+    AwardRule,
     PrizeRefused,
     award_to_author,
+    award_to_each_expert,
     award_to_expert,
-    special_game_prizes,
     unanswered_question_prizes,
 )
 from webapp.domain.vote import VoteRuleError, best_player_award
@@ -83,17 +84,37 @@ def prizes_of(game: Game, kind: str | None = None) -> list[Prize]:
     return list(db.session.scalars(stmt).all())
 
 
-def _season_amount(season: Season, field: str | None) -> Money | None:
-    if field is None:
+def _season_amount(season: Season, rule: AwardRule) -> Money | None:
+    if rule.amount is None:
         return None
-    value = getattr(season, field)
+    value = season.prize_amount(rule.amount.key)
     return None if value is None else Money(value, season.currency)
 
 
-def _award_key(game: Game, award: Award) -> str:
-    if award.kind == "special_game_expert":
+def _award_key(game: Game, rule: AwardRule, award: Award) -> str:
+    """What makes an award unique: once per game, or once per person for a prize every
+    expert gets (``AwardRule.one_per_person``)."""
+    if rule.one_per_person:
         return f"{game.id}:{award.kind}:{' '.join(award.recipient.split()).casefold()}"
     return f"{game.id}:{award.kind}"
+
+
+def award_rule(season: Season, kind: str) -> AwardRule:
+    """The individual prize ``kind`` of the season's book. PrizeError for a kind the book
+    lacks: naming the book that has it, or an unknown kind."""
+    rule = season.book.awards.get(kind)
+    if rule is not None:
+        return rule
+    owners = [b for b in BOOKS.values() if kind in b.awards]
+    if not owners:
+        raise PrizeError(f"неизвестный вид приза {kind!r}")
+    other = owners[0].awards[kind]
+    raise PrizeError(
+        f"приз «{other.label}» есть только в правилах "
+        f"{', '.join(b.name for b in owners)} года, а сезон играет по правилам "
+        f"{season.book.name} года",
+        other.rule,
+    )
 
 
 def award_prize(
@@ -108,16 +129,17 @@ def award_prize(
 ) -> list[Prize]:
     """Award an individual prize of the season's rule book after ``game``.
 
-    ``kind``: a key of ``webapp.domain.prizes.AWARD_RULES``. Experts' prizes take
-    ``recipient`` (a name) and ``team`` (the experts' names: the roster the recipient must
-    belong to; for ``special_game_expert`` every member gets the prize); best-author prizes
-    take ``author_id`` (an Author among the game's unanswered-question authors). The game's
-    winner comes from the rules engine's replay; the game must be finished or closed.
-    Amounts come from the season (``series_final_prize``, ``year_final_prize``,
-    ``special_game_prize``). Crystal Owl prizes of 2023 get a numbered gift agreement and
-    the prize commission's minutes (queued for rendering).
+    ``kind``: a key of the season's ``book.awards`` (:func:`award_rule`; the prize's
+    :class:`~webapp.domain.prizes.AwardRule` says everything that differs between prizes).
+    Experts' prizes take ``recipient`` (a name) and ``team`` (the experts' names: the roster
+    the recipient must belong to; for an ``each_expert`` prize every member gets one);
+    authors' prizes take ``author_id`` (an Author among the game's unanswered-question
+    authors). The game's winner comes from the rules engine's replay; the game must be
+    finished or closed. Amounts come from the season's amount of the rule's
+    ``amount.key`` (:meth:`Season.prize_amount`). The paperwork the rule names (2023 Crystal
+    Owls: a numbered gift agreement and the prize commission's minutes) is queued.
 
-    ``best_player_of_game`` (2009 §3.1) follows the game's audience vote, on every page
+    A prize ``decided_by_vote`` (2009 §3.1) follows the game's audience vote, on every page
     that awards it (``webapp.domain.vote.best_player_award``): after a closed vote the
     winner, anyone else (or deciding a tie) only with the sponsor's representative's
     ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
@@ -128,18 +150,16 @@ def award_prize(
     prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
     a refusal by the rule book; nothing is written then.
     """
-    rule = AWARD_RULES.get(kind)
-    if rule is None:
-        raise PrizeError(f"неизвестный вид приза {kind!r}")
+    season = game.season
+    rule = award_rule(season, kind)
     if game.status not in ("finished", "closed"):
         raise PrizeError(
             f"игра {game.id} ещё не окончена: призы присуждаются после игры", rule.rule
         )
-    season = game.season
     winner = game_state(game)["winner"]
-    prize_money = _season_amount(season, rule.amount_field)
+    prize_money = _season_amount(season, rule)
     vote, overridden = None, False
-    if kind == "best_player_of_game":
+    if rule.decided_by_vote:
         vote = vote_for_best_player(game)
         try:
             recipient, overridden = best_player_award(
@@ -155,14 +175,13 @@ def award_prize(
             team = list(vote["candidates"])
     try:
         if rule.recipient == "each_expert":
-            awards = special_game_prizes(
-                ruleset=season.ruleset, game_kind=game.kind, team=team, prize=prize_money
+            awards = award_to_each_expert(
+                rule, game_kind=game.kind, winner=winner, team=team, prize=prize_money
             )
         elif rule.recipient == "team":
             awards = [
                 award_to_expert(
-                    kind,
-                    ruleset=season.ruleset,
+                    rule,
                     game_kind=game.kind,
                     winner=winner,
                     recipient=recipient,
@@ -177,8 +196,7 @@ def award_prize(
             authors = [a for _q, ids in unanswered_questions(game, game_state(game)) for a in ids]
             awards = [
                 award_to_author(
-                    kind,
-                    ruleset=season.ruleset,
+                    rule,
                     game_kind=game.kind,
                     winner=winner,
                     author_key=author.id,
@@ -191,7 +209,7 @@ def award_prize(
         raise PrizeError(exc.message, exc.rule) from exc
     out = []
     for award in awards:
-        key = _award_key(game, award)
+        key = _award_key(game, rule, award)
         existing = db.session.scalar(db.select(Prize).where(Prize.award_key == key))
         if existing is not None:
             same = (
@@ -225,7 +243,7 @@ def award_prize(
             issue_minutes(prize, season)
         if GIFT_AGREEMENT in award.paperwork:
             number_agreement(prize, season)
-        if kind == "best_player_of_game":
+        if rule.decided_by_vote:
             best_player_awarded.send(
                 game,
                 prize=prize,

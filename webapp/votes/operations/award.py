@@ -21,18 +21,23 @@ from webapp.votes.operations.common import VoteError
 def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> VoteAward:
     """Record the §3.1 best player of the vote's game: the vote's winner, or — «в отдельных
     случаях» — another candidate chosen by the sponsor's representative with a ``reason``.
-    Awards the prize (``webapp.prizes.operations.award_prize``, kind
-    ``best_player_of_game``, whose rules — ``webapp.domain.vote.best_player_award`` — are
+    Awards the prize the book's audience vote decides (``AwardRule.decided_by_vote``, 2009
+    §3.1 ``best_player_of_game``; ``webapp.prizes.operations.award_prize``), whose rules — ``webapp.domain.vote.best_player_award`` — are
     the same on every page) and returns the kept decision (VoteAward: who, when, winner,
     chosen, reason; written by ``webapp.votes.receivers``). Raises VoteError for an open
     vote, a choice the rules refuse or a prize refusal; nothing is written then."""
     if vote.status != "closed":
         raise VoteError(_("сначала закройте голосование"))
     game = db.session.get_one(Game, vote.game_id)
+    voted = next((r for r in game.season.book.awards.values() if r.decided_by_vote), None)
+    if voted is None:
+        raise VoteError(
+            f"в правилах {game.season.book.name} г. нет приза, который решает голосование"
+        )
     try:
         made = award_prize(
             game,
-            "best_player_of_game",
+            voted.kind,
             user_id,
             recipient=chosen,
             team=list(vote.candidates),

@@ -4,12 +4,12 @@ its prizes, donor, languages and names."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from types import MappingProxyType
 
 from webapp.domain.donor import Donor
 
 from ..base import Book
+from .prizes import AWARDS
 from .rules import RULESET_2009
 from .season import Book2009
 
@@ -29,14 +29,8 @@ BOOK = Book(
     donor_rule=f"{RULESET_2009.file} §3.1",
     default_donor=NEUTRAL_DONOR,
     unanswered_rule=f"{RULESET_2009.file} §1.2.2",
-    default_prizes=MappingProxyType(
-        {
-            "unanswered": None,
-            "series_final": Decimal("300000.00"),
-            "year_final": Decimal("1000000.00"),
-            "special_game": None,
-        }
-    ),
+    unanswered_prize=None,
+    awards=MappingProxyType(AWARDS),
     names=MappingProxyType(
         {
             "ru": "Правил сезона 2009 г.",

@@ -8,6 +8,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from ..base import Book
+from .prizes import AWARDS
 from .rules import RULESET_2023
 from .season import Book2023
 
@@ -21,14 +22,8 @@ BOOK = Book(
     donor_rule=f"{RULESET_2023.file} §4.11.1",  # «Вещательная компания выплачивает»
     default_donor=None,  # the broadcaster: the caller's settings
     unanswered_rule=f"{RULESET_2023.file} §4.11.1",
-    default_prizes=MappingProxyType(
-        {
-            "unanswered": Decimal("300.00"),
-            "series_final": Decimal("2000.00"),
-            "year_final": Decimal("2000.00"),
-            "special_game": Decimal("200.00"),
-        }
-    ),
+    unanswered_prize=Decimal("300.00"),
+    awards=MappingProxyType(AWARDS),
     names=MappingProxyType(
         {
             "ru": "Правил сезона 2023 г.",
