@@ -23,7 +23,11 @@ page (as the producer), ``/editor/authors/``, ``/editor/stats``, the CSV and XLS
 and ``/healthz`` in the same run (the floor).
 
 On SQLite (a temporary file) by default; on PostgreSQL when ``SOVA_BENCH_DATABASE_URL`` is
-set (a fresh database, dropped afterwards). Never in ``make test``.
+set (a fresh database, dropped afterwards; with ``--reuse NAME`` the database
+``NAME_<archive>_<viewer questions>`` is kept, and a later run with the same option finds
+it filled and measures at once, after the migrations: a way to try a query at 500 000
+without filling it again). The viewer questions are spread over a year (the statistics'
+longest window). Never in ``make test``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from tests.bench.figures import percentile
 FULL_SIZES = ((10_000, 2_000), (100_000, 10_000), (500_000, 50_000))
 QUICK_SIZES = ((2_000, 200),)
 CHIEF = ("bench-chief@test.local", "bench-chief-pw")
+EDITOR = ("bench-editor@test.local", "bench-editor-pw")  # pages whose name ends in _editor
 PRODUCER = ("bench-producer@test.local", "bench-producer-pw")  # the game page is theirs
 
 
@@ -109,7 +114,6 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
     from webapp.games.season.operations import create_game, create_season
     from webapp.moderation import duplicates
     from webapp.moderation.bulk_import import import_archive
-    from webapp.submissions.models import Question
     from webapp.tasks.outbox import commit
 
     size = {"backend": backend, "archive": archive, "submissions": submissions}
@@ -145,26 +149,51 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
         )
         t = time.perf_counter()
         if submissions:
-            add_questions(submissions, seed=11)
+            add_questions(submissions, seed=11, days=365)
         create_user(CHIEF[0], "chief_editor", password=CHIEF[1])
         create_user(PRODUCER[0], "producer", password=PRODUCER[1])
+        create_user(EDITOR[0], "editor", password=EDITOR[1])
         season = create_season("Сезон нагрузки", "2023")
-        game = create_game(season.id, "qualifying", season_date(), None, title="Игра нагрузки")
+        create_game(season.id, "qualifying", season_date(), None, title="Игра нагрузки")
         commit()
-        game_id = game.id
-        question = db.session.scalar(
-            db.select(Question.id).where(Question.status == "in_review").order_by(Question.id)
-        ) or db.session.scalar(db.select(Question.id).order_by(Question.id))
-        token = db.session.scalar(db.select(Question.public_token).where(Question.id == question))
         if backend == "postgresql":
             # the planner's statistics, as autovacuum keeps them on a database in use: a
             # database filled a moment ago has none, and its plans are not the ones served
             db.session.execute(db.text("ANALYZE"))
             commit()
         emit("build", **size, seconds=round(time.perf_counter() - t, 1))
-        pages = db.session.scalar(db.select(db.func.count()).where(Question.status == "in_review"))
         db.session.remove()
-    return {"question": question, "game": game_id, "token": token, "in_review": pages}
+    return found(app)
+
+
+def found(app) -> dict | None:
+    """The ids the pages need, from a database :func:`build` filled (None when it holds no
+    bench user: not filled, or filled only in part)."""
+    from webapp.accounts.models import User
+    from webapp.extensions import db
+    from webapp.games.models import Game
+    from webapp.submissions.models import Author, Question, QuestionAuthor
+
+    with app.app_context():
+        if db.session.scalar(db.select(User.id).where(User.email == EDITOR[0])) is None:
+            db.session.remove()
+            return None
+        question = db.session.scalar(
+            db.select(Question.id).where(Question.status == "in_review").order_by(Question.id)
+        ) or db.session.scalar(db.select(Question.id).order_by(Question.id))
+        token = db.session.scalar(db.select(Question.public_token).where(Question.id == question))
+        game_id = db.session.scalar(db.select(Game.id).order_by(Game.id))
+        # the chief editor's page of the archive's most prolific author row
+        author = db.session.scalar(
+            db.select(QuestionAuthor.author_id)
+            .join(Author, Author.id == QuestionAuthor.author_id)
+            .where(Author.city.is_not(None))
+            .group_by(QuestionAuthor.author_id)
+            .order_by(db.func.count().desc(), QuestionAuthor.author_id)
+            .limit(1)
+        )
+        db.session.remove()
+    return {"question": question, "game": game_id, "token": token, "author": author}
 
 
 def season_date():
@@ -185,6 +214,12 @@ def pages(ids: dict) -> list[tuple[str, str]]:
         ("game_page", f"/games/{ids['game']}"),
         ("authors", "/editor/authors/"),
         ("stats", "/editor/stats"),
+        ("stats_year", "/editor/stats?days=366"),
+        ("author_page", f"/editor/authors/{ids['author']}"),
+        ("queue_city", "/editor/queue?city=Минск"),
+        ("queue_city_editor", "/editor/queue?city=Минск"),
+        ("queue_signoff", "/editor/queue?signoff=pending"),
+        ("queue_duplicate", "/editor/queue?sort=duplicate"),
         ("export_csv", "/editor/export.csv?status="),
         ("export_xlsx", "/editor/export.xlsx?status="),
         ("public_home", "/"),
@@ -202,14 +237,19 @@ def client_of(app, who: tuple[str, str] | None):
     return client
 
 
-def measure(app, size: dict, ids: dict, repeat: int) -> None:
+def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) -> None:
     clients = {
         "staff": client_of(app, CHIEF),
+        "editor": client_of(app, EDITOR),
         "producer": client_of(app, PRODUCER),
         "viewer": client_of(app, None),
     }
     for name, url in pages(ids):
+        if only and only not in name and name != "healthz":
+            continue
         who = "viewer" if name.startswith("public") else "staff"
+        if name.endswith("_editor"):
+            who = "editor"
         client = clients["producer" if name == "game_page" else who]
         first = client.get(url, buffered=False)  # warm: templates, caches
         body = sum(len(chunk) for chunk in first.response)
@@ -237,11 +277,15 @@ def measure(app, size: dict, ids: dict, repeat: int) -> None:
         )
 
 
+#: ``--only``: the pages measured (all when empty).
+ONLY: list[str] = []
+
+
 def run(backend: str, url: str, archive: int, submissions: int, repeat: int, tmp: Path) -> None:
     app = make_app(url, tmp)
     size = {"backend": backend, "archive": archive, "submissions": submissions}
-    ids = build(app, backend, archive, submissions)
-    measure(app, size, ids, repeat)
+    ids = found(app) or build(app, backend, archive, submissions)
+    measure(app, size, ids, repeat, ONLY[0] if ONLY else None)
     with app.app_context():
         from webapp.extensions import db
 
@@ -254,23 +298,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2 000 + 200 (BENCH_QUICK=1)")
     parser.add_argument("--sizes", help="archive:submissions,… (default the three sizes)")
     parser.add_argument("--repeat", type=int, default=None, help="requests per page")
+    parser.add_argument(
+        "--reuse",
+        metavar="NAME",
+        help="PostgreSQL: keep the database NAME_<archive>_<viewer> and measure it again",
+    )
+    parser.add_argument("--only", help="measure only the pages whose name holds this text")
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 20)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL")
+    ONLY[:] = [args.only] if args.only else []
     for archive, submissions in sizes(args.sizes, args.quick):
         with tempfile.TemporaryDirectory(prefix="sova-bench-scale-") as folder:
-            one_size(base, archive, submissions, repeat, Path(folder))
+            one_size(base, archive, submissions, repeat, Path(folder), args.reuse)
     return 0
 
 
-def one_size(base: str | None, archive: int, submissions: int, repeat: int, tmp: Path) -> None:
+def one_size(
+    base: str | None, archive: int, submissions: int, repeat: int, tmp: Path, reuse: str | None
+) -> None:
     """One size on SQLite (a file in ``tmp``, removed with it) or, with ``base``, on a new
-    PostgreSQL database dropped afterwards."""
+    PostgreSQL database dropped afterwards (``reuse``: kept, and taken as it is when it
+    exists)."""
+    if base and reuse:
+        url = kept_postgres(base, f"{reuse}_{archive}_{submissions}")
+        run("postgresql", url, archive, submissions, repeat, tmp)
+        return
     if not base:
         run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
         return
     with scratch_postgres(base, "scale") as url:
         run("postgresql", url, archive, submissions, repeat, tmp)
+
+
+def kept_postgres(base: str, name: str) -> str:
+    """The URL of database ``name`` on the server of ``base``, created empty when missing."""
+    import sqlalchemy as sa
+
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        exists = conn.scalar(sa.text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if not exists:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return sa.engine.make_url(base).set(database=name).render_as_string(hide_password=False)
 
 
 if __name__ == "__main__":
