@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import case, func, select, text
+from sqlalchemy import Date, case, cast, func, select, text
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -38,17 +38,28 @@ def _midnights(first: date, last: date, zone: ZoneInfo) -> list[datetime]:
 
 
 def _intake(since: datetime, now: datetime, zone: ZoneInfo) -> dict[tuple[date, str], int]:
-    """``{(local day, channel): count}`` of the viewer questions received since ``since``:
-    one GROUP BY over a CASE that numbers the local day by its midnights in UTC (exact in
-    any zone, summer time included), plus the rare rows dated after today (a clock ahead)
-    one by one."""
+    """``{(local day, channel): count}`` of the viewer questions received since ``since``,
+    one GROUP BY. PostgreSQL names each row's local day itself (``timezone()``: exact in any
+    zone, summer time included); SQLite, which knows no zone, numbers it by a CASE over the
+    UTC instants of the local midnights (a comparison per day of the window and row: fine
+    for the small databases SQLite serves), plus the rare rows dated after today (a clock
+    ahead) one by one."""
+    viewer = (VIEWER, Question.created_at >= since)
+    out: dict[tuple[date, str], int] = {}
+    if db.session.get_bind().dialect.name == "postgresql":
+        local = cast(func.timezone(zone.key, Question.created_at), Date).label("day")
+        for day, channel, count in db.session.execute(
+            select(local, Question.channel, func.count())
+            .where(*viewer)
+            .group_by(local, Question.channel)
+        ):
+            out[(day, channel)] = count
+        return out
     first = since.astimezone(zone).date()
     bounds = _midnights(first, now.astimezone(zone).date(), zone)
     day = case(
         *((Question.created_at < b, i - 1) for i, b in enumerate(bounds[1:], 1)), else_=-1
     ).label("day")
-    viewer = (VIEWER, Question.created_at >= since)
-    out: dict[tuple[date, str], int] = {}
     for n, channel, count in db.session.execute(
         select(day, Question.channel, func.count()).where(*viewer).group_by(day, Question.channel)
     ):
@@ -88,6 +99,14 @@ def _decisions(since: datetime) -> dict:
         .subquery()
     )
     hours = _hours(decided.c.at, decided.c.created)
+    if db.session.get_bind().dialect.name == "postgresql":
+        # one pass: the median as the mean of the one or two middle values, as below
+        count, mean, median = db.session.execute(
+            select(func.count(), func.avg(hours), func.percentile_cont(0.5).within_group(hours))
+        ).one()
+        if not count:
+            return {"count": 0, "median": None, "mean": None}
+        return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
     count, mean = db.session.execute(select(func.count(), func.avg(hours))).one()
     if not count:
         return {"count": 0, "median": None, "mean": None}
