@@ -20,7 +20,10 @@ time, no server in between), logged in as the chief editor, and one JSON line pe
 gives p50 and p95 (ms, wall), the CPU p50 of this process, the status and the body size:
 the queue (default, last page, a search across all statuses), a question page, the game
 page (as the producer), ``/editor/authors/``, ``/editor/stats``, the CSV and XLSX exports, the public pages
-and ``/healthz`` in the same run (the floor).
+and ``/healthz`` in the same run (the floor). After the sizes, one ``pair`` line per staff page
+and larger size: its p95 beside the same page's at the first size (10 000 by default) and
+their ratio, with each run's ``/healthz`` p50, ``ok`` when within the goal (p95 ≤ 300 ms
+and ≤ 1.5× the first size's).
 
 On SQLite (a temporary file) by default; on PostgreSQL when ``SOVA_BENCH_DATABASE_URL`` is
 set (a fresh database, dropped afterwards; with ``--reuse NAME`` the database
@@ -237,7 +240,9 @@ def client_of(app, who: tuple[str, str] | None):
     return client
 
 
-def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) -> None:
+def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) -> dict:
+    """Every page's figures (also emitted): ``{name: {"p50_ms", "p95_ms"}}``."""
+    out = {}
     clients = {
         "staff": client_of(app, CHIEF),
         "editor": client_of(app, EDITOR),
@@ -263,6 +268,7 @@ def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) ->
             times.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
         times.sort()
+        out[name] = {"p50_ms": statistics.median(times), "p95_ms": percentile(times, 95)}
         emit(
             "page",
             **size,
@@ -276,21 +282,52 @@ def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) ->
             repeat=repeat,
         )
 
+    return out
+
 
 #: ``--only``: the pages measured (all when empty).
 ONLY: list[str] = []
 
 
-def run(backend: str, url: str, archive: int, submissions: int, repeat: int, tmp: Path) -> None:
+def run(backend: str, url: str, archive: int, submissions: int, repeat: int, tmp: Path) -> dict:
     app = make_app(url, tmp)
     size = {"backend": backend, "archive": archive, "submissions": submissions}
     ids = found(app) or build(app, backend, archive, submissions)
-    measure(app, size, ids, repeat, ONLY[0] if ONLY else None)
+    figures = measure(app, size, ids, repeat, ONLY[0] if ONLY else None)
     with app.app_context():
         from webapp.extensions import db
 
         db.session.remove()
         db.engine.dispose()
+    return figures
+
+
+#: The staff pages' goal at every size: p95 at most this, and at most RATIO times the
+#: page's own p95 at the first size of the run (10 000 by default).
+STAFF_P95_MS, RATIO = 300, 1.5
+
+
+def pairs(first: tuple[int, int], first_figures: dict, size: tuple[int, int], figures: dict):
+    """One ``pair`` line per staff page of ``size``: its p95 beside the same page's at the
+    first size of the run, with ``/healthz``'s p50 of each run (the floor)."""
+    floor = (first_figures.get("healthz", {}), figures.get("healthz", {}))
+    for name, f in figures.items():
+        if name == "healthz" or name.startswith(("public", "export")) or name not in first_figures:
+            continue
+        anchor = first_figures[name]["p95_ms"]
+        ratio = f["p95_ms"] / max(anchor, 1e-6)
+        emit(
+            "pair",
+            pair=f"scale_{name}",
+            sova=f"p95 at {size[0]} + {size[1]} (ms)",
+            anchor=f"p95 at {first[0]} + {first[1]} (ms)",
+            sova_value=round(f["p95_ms"], 1),
+            anchor_value=round(anchor, 1),
+            ratio=round(ratio, 2),
+            healthz_p50_ms=round(floor[1].get("p50_ms", 0), 1),
+            anchor_healthz_p50_ms=round(floor[0].get("p50_ms", 0), 1),
+            ok=f["p95_ms"] <= STAFF_P95_MS and ratio <= RATIO,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -308,27 +345,30 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (5 if args.quick else 20)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL")
     ONLY[:] = [args.only] if args.only else []
+    first = None
     for archive, submissions in sizes(args.sizes, args.quick):
         with tempfile.TemporaryDirectory(prefix="sova-bench-scale-") as folder:
-            one_size(base, archive, submissions, repeat, Path(folder), args.reuse)
+            figures = one_size(base, archive, submissions, repeat, Path(folder), args.reuse)
+        if first is None:
+            first = ((archive, submissions), figures)
+        else:
+            pairs(*first, (archive, submissions), figures)
     return 0
 
 
 def one_size(
     base: str | None, archive: int, submissions: int, repeat: int, tmp: Path, reuse: str | None
-) -> None:
+) -> dict:
     """One size on SQLite (a file in ``tmp``, removed with it) or, with ``base``, on a new
     PostgreSQL database dropped afterwards (``reuse``: kept, and taken as it is when it
     exists)."""
     if base and reuse:
         url = kept_postgres(base, f"{reuse}_{archive}_{submissions}")
-        run("postgresql", url, archive, submissions, repeat, tmp)
-        return
+        return run("postgresql", url, archive, submissions, repeat, tmp)
     if not base:
-        run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
-        return
+        return run("sqlite", f"sqlite:///{tmp / 'bench.sqlite'}", archive, submissions, repeat, tmp)
     with scratch_postgres(base, "scale") as url:
-        run("postgresql", url, archive, submissions, repeat, tmp)
+        return run("postgresql", url, archive, submissions, repeat, tmp)
 
 
 def kept_postgres(base: str, name: str) -> str:
