@@ -160,13 +160,21 @@ def build(app, backend: str, archive: int, submissions: int) -> dict:
         create_game(season.id, "qualifying", season_date(), None, title="Игра нагрузки")
         commit()
         if backend == "postgresql":
-            # the planner's statistics, as autovacuum keeps them on a database in use: a
-            # database filled a moment ago has none, and its plans are not the ones served
-            db.session.execute(db.text("ANALYZE"))
-            commit()
+            settle()
         emit("build", **size, seconds=round(time.perf_counter() - t, 1))
         db.session.remove()
     return found(app)
+
+
+def settle() -> None:
+    """``VACUUM ANALYZE`` (PostgreSQL), as autovacuum keeps a database in use: the
+    planner's statistics (a database filled a moment ago has none, and its plans are not
+    the ones served) and the visibility map (without it an index-only scan reads the rows
+    too). Also after a reused database's migrations (their new indexes)."""
+    from webapp.extensions import db
+
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("VACUUM ANALYZE")
 
 
 def found(app) -> dict | None:
@@ -250,7 +258,7 @@ def measure(app, size: dict, ids: dict, repeat: int, only: str | None = None) ->
         "viewer": client_of(app, None),
     }
     for name, url in pages(ids):
-        if only and only not in name and name != "healthz":
+        if only and name != "healthz" and not any(part in name for part in only.split(",")):
             continue
         who = "viewer" if name.startswith("public") else "staff"
         if name.endswith("_editor"):
@@ -292,7 +300,12 @@ ONLY: list[str] = []
 def run(backend: str, url: str, archive: int, submissions: int, repeat: int, tmp: Path) -> dict:
     app = make_app(url, tmp)
     size = {"backend": backend, "archive": archive, "submissions": submissions}
-    ids = found(app) or build(app, backend, archive, submissions)
+    ids = found(app)
+    if ids is None:
+        ids = build(app, backend, archive, submissions)
+    elif backend == "postgresql":
+        with app.app_context():
+            settle()
     figures = measure(app, size, ids, repeat, ONLY[0] if ONLY else None)
     with app.app_context():
         from webapp.extensions import db
@@ -340,7 +353,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="PostgreSQL: keep the database NAME_<archive>_<viewer> and measure it again",
     )
-    parser.add_argument("--only", help="measure only the pages whose name holds this text")
+    parser.add_argument(
+        "--only",
+        help="measure only the pages whose name holds one of these texts (comma-separated)",
+    )
     args = parser.parse_args(argv)
     repeat = args.repeat or (5 if args.quick else 20)
     base = os.environ.get("SOVA_BENCH_DATABASE_URL")

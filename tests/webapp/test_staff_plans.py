@@ -21,7 +21,13 @@ from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import queries, stats
 from webapp.moderation.queries import QueueFilter
-from webapp.submissions.models import Author, Question, QuestionAuthor, author_keys
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    author_keys,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -32,7 +38,8 @@ ARCHIVE, VIEWER, NAMES, CITIES = 20_000, 2_000, 12, 25
 
 def add_archive() -> None:
     """The archive: :data:`ARCHIVE` questions received two years ago and more, each with
-    a first author of the pool (city as the row's)."""
+    a first author of the pool (city as the row's) and its status change to «archived»
+    (as the bulk import records it)."""
     pool = []
     for n in range(NAMES):
         for c in range(CITIES + 1):
@@ -70,6 +77,13 @@ def add_archive() -> None:
                     "name": pool[q % len(ids)]["name"],
                     "city": pool[q % len(ids)]["city"],
                 }
+                for q in qids
+            ],
+        )
+        db.session.execute(
+            insert(QuestionStatusChange),
+            [
+                {"question_id": q, "from_status": None, "to_status": "archived", "at": long_ago}
                 for q in qids
             ],
         )
@@ -125,6 +139,10 @@ def test_the_statistics_read_the_window_not_the_archive(shaped):
             assert "ix_question_viewer_created" in plan, plan
         # the intake names the local day itself: no comparison per day of the window
         assert "CASE" not in found[0], found[0]
+        # the first author's city by one probe, the decisions from their own index (the
+        # archive's «archived» changes are not in it)
+        assert "ix_question_author_first" in found[1], found[1]
+        assert "ix_question_status_change_decided" in found[2], found[2]
 
 
 def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):

@@ -24,7 +24,11 @@ from webapp.submissions.models import Question, QuestionAuthor, QuestionStatusCh
 VIEWER = text("question.channel <> 'archive'")
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
-DECIDED = ("approved", "rejected")
+#: The decisions, word for word the predicate of the partial index
+#: ``ix_question_status_change_decided`` (migration 0040; a literal, as :data:`VIEWER`).
+DECIDED = text("question_status_change.to_status IN ('approved', 'rejected')")
+#: The first authors, word for word the predicate of ``ix_question_author_first``.
+FIRST_AUTHOR = text("question_author.position = 0")
 NO_CITY = "—"
 
 
@@ -94,7 +98,7 @@ def _decisions(since: datetime) -> dict:
             func.min(QuestionStatusChange.at).label("at"),
         )
         .join(QuestionStatusChange, QuestionStatusChange.question_id == Question.id)
-        .where(VIEWER, Question.created_at >= since, QuestionStatusChange.to_status.in_(DECIDED))
+        .where(VIEWER, Question.created_at >= since, DECIDED)
         .group_by(Question.id, Question.created_at)
         .subquery()
     )
@@ -143,7 +147,7 @@ def summary(days: int = 30) -> dict:
     intake = _intake(since, now, zone)
     first_city = (
         select(QuestionAuthor.city)
-        .where(QuestionAuthor.question_id == Question.id, QuestionAuthor.position == 0)
+        .where(QuestionAuthor.question_id == Question.id, FIRST_AUTHOR)
         .order_by(QuestionAuthor.id.desc())
         .limit(1)
         .scalar_subquery()
