@@ -52,12 +52,12 @@ def _intake(since: datetime, now: datetime, zone: ZoneInfo) -> dict[tuple[date, 
     out: dict[tuple[date, str], int] = {}
     if db.session.get_bind().dialect.name == "postgresql":
         local = cast(func.timezone(zone.key, Question.created_at), Date).label("day")
-        for day, channel, count in db.session.execute(
+        for on, channel, count in db.session.execute(
             select(local, Question.channel, func.count())
             .where(*viewer)
             .group_by(local, Question.channel)
         ):
-            out[(day, channel)] = count
+            out[(on, channel)] = count
         return out
     first = since.astimezone(zone).date()
     bounds = _midnights(first, now.astimezone(zone).date(), zone)
