@@ -27,10 +27,11 @@ CITIES = ("Минск", "Гомель", "Брест", None, "Гродно")
 TRICKY = ('=HYPERLINK("http://evil.example")', "+7 029 123", "#N/A", "@SUM(A1)")
 
 
-def add_questions(n: int, seed: int = 1, batch: int = 5000) -> list[int]:
-    """Insert ``n`` questions (ids after the current maximum) and return their ids; every
-    third gets a report of the current pre-check version, every question a first author
-    and a status change received → its status (archived ones none). Commits."""
+def add_questions(n: int, seed: int = 1, batch: int = 5000, days: int = 60) -> list[int]:
+    """Insert ``n`` questions (ids after the current maximum) received over the last
+    ``days`` days and return their ids; every third gets a report of the current pre-check
+    version, every question a first author and a status change received → its status
+    (archived ones none). Commits."""
     from webapp.core.models import utcnow
     from webapp.extensions import db
     from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
@@ -57,7 +58,7 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000) -> list[int]:
         questions, reports, links, history, fts = [], [], [], [], []
         for qid in chunk:
             status, channel = MIX[qid % len(MIX)]
-            created = now - timedelta(days=rng.randrange(0, 60), minutes=rng.randrange(1440))
+            created = now - timedelta(days=rng.randrange(0, days), minutes=rng.randrange(1440))
             text = f"Вопрос {qid}: какой город стоит на Волге и основан в {1000 + qid % 900} году?"
             if qid % 97 == 0:
                 text = TRICKY[qid % len(TRICKY)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, case, func, not_, or_, select
+from sqlalchemy import and_, case, func, not_, or_, select, union_all
 from sqlalchemy.orm import aliased
 
 from webapp.authors.models import AuthorMerge
@@ -39,47 +39,58 @@ PAIRS_PER_PAGE = 50
 
 def _pairs_statement(author_id: int | None = None):
     """The SELECT of likely pairs (:func:`webapp.domain.authors.match`, in SQL on the
-    folded keys): two rows not merged, ``a.id < b.id``, the same non-empty ``name_key``
-    (an index: each row meets only the rows of its own name), the same ``city_key`` or one
-    of them empty, and not two confirmed addresses (rows never share an address). Columns:
-    both rows' id, name, city, email_hash, confirmed flag, and the reason; ordered as
-    :func:`webapp.domain.authors.suggest` orders (folded name, code-point order; ids).
-    ``author_id``: only the pairs of that row."""
+    folded keys): two rows not merged, ``a.id < b.id``, the same non-empty ``name_key``,
+    the same ``city_key`` or one of them empty, and not two confirmed addresses (rows never
+    share an address). Columns: both rows' id, name, city, email_hash, confirmed flag, and
+    the reason; ordered as :func:`webapp.domain.authors.suggest` orders (folded name,
+    code-point order; ids). ``author_id``: only the pairs of that row.
+
+    Three disjoint joins, put together (``UNION ALL``): the same name and the same city
+    (both empty included), and the same name where only the first or only the second city
+    is empty. Each join meets only the rows it keeps through the index on
+    ``(name_key, city_key)`` (migration 0040): one join on the name alone pairs every row
+    of a common name with every other city of it, and then throws most pairs away."""
     a, b = aliased(Author), aliased(Author)
+    # the partial index of the confirmed links (migration 0040) repeats this predicate
     confirmed = select(QuestionAuthor.author_id).where(QuestionAuthor.confirmed_at.is_not(None))
     a_confirmed = a.id.in_(confirmed)
     b_confirmed = b.id.in_(confirmed)
-    stmt = (
-        select(
-            a.id,
-            a.name,
-            a.city,
-            a.email_hash,
-            a_confirmed,
-            b.id,
-            b.name,
-            b.city,
-            b.email_hash,
-            b_confirmed,
-            case((and_(a.city_key != "", b.city_key != ""), "name_city"), else_="name_no_city"),
-        )
-        .join(b, and_(b.name_key == a.name_key, b.id > a.id))
-        .where(
-            a.merged_into_id.is_(None),
-            b.merged_into_id.is_(None),
-            a.name_key != "",
-            or_(a.city_key == b.city_key, a.city_key == "", b.city_key == ""),
-            not_(
-                and_(a.email_hash.is_not(None), b.email_hash.is_not(None), a_confirmed, b_confirmed)
-            ),
-        )
-    )
-    if author_id is not None:
-        stmt = stmt.where(or_(a.id == author_id, b.id == author_id))
     name_order: Any = a.name_key
     if db.session.get_bind().dialect.name == "postgresql":
         name_order = a.name_key.collate("C")  # Python's order of strings (code points)
-    return stmt.order_by(name_order, a.id, b.id)
+    columns = (
+        a.id,
+        a.name,
+        a.city,
+        a.email_hash,
+        a_confirmed.label("a_confirmed"),
+        b.id,
+        b.name,
+        b.city,
+        b.email_hash,
+        b_confirmed.label("b_confirmed"),
+        case((and_(a.city_key != "", b.city_key != ""), "name_city"), else_="name_no_city").label(
+            "reason"
+        ),
+        name_order.label("name_order"),
+    )
+    same_name = and_(b.name_key == a.name_key, b.id > a.id)
+    common = [
+        a.merged_into_id.is_(None),
+        b.merged_into_id.is_(None),
+        a.name_key != "",
+        not_(and_(a.email_hash.is_not(None), b.email_hash.is_not(None), a_confirmed, b_confirmed)),
+    ]
+    if author_id is not None:
+        common.append(or_(a.id == author_id, b.id == author_id))
+    branches = [
+        select(*columns).join(b, and_(same_name, b.city_key == a.city_key)),
+        select(*columns).join(b, and_(same_name, b.city_key == "")).where(a.city_key != ""),
+        select(*columns).join(b, and_(same_name, b.city_key != "")).where(a.city_key == ""),
+    ]
+    pairs = union_all(*(branch.where(*common) for branch in branches)).subquery("pairs")
+    c = list(pairs.c)
+    return select(*c[:11]).order_by(c[11], c[0], c[5])
 
 
 def _match(row) -> Match:
@@ -100,13 +111,20 @@ def suggestions() -> list[Match]:
 
 
 def suggestions_page(page: int = 1, per_page: int = PAIRS_PER_PAGE) -> tuple[list[Match], int, int]:
-    """One page of :func:`suggestions`: (pairs, page clamped to 1..pages, pages)."""
+    """One page of :func:`suggestions`: (pairs, page clamped to 1..pages, pages). The
+    pairs are found once: the total comes with the page's rows (a window count); only a
+    page past the end asks again, for the last page."""
     stmt = _pairs_statement()
-    total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
-    pages = max(1, -(-(total or 0) // per_page))
-    page = min(max(1, page), pages)
-    rows = db.session.execute(stmt.offset((page - 1) * per_page).limit(per_page))
-    return [_match(r) for r in rows], page, pages
+    counted = stmt.add_columns(func.count().over())
+    page = max(1, page)
+    rows = db.session.execute(counted.offset((page - 1) * per_page).limit(per_page)).all()
+    if not rows and page > 1:
+        total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+        pages = max(1, -(-(total or 0) // per_page))
+        return suggestions_page(pages, per_page) if total else ([], 1, 1)
+    total = rows[0][-1] if rows else 0
+    pages = max(1, -(-total // per_page))
+    return [_match(r[:-1]) for r in rows], page, pages
 
 
 def matches_of(author: Author) -> list[tuple[Author, str]]:
@@ -120,12 +138,19 @@ def matches_of(author: Author) -> list[tuple[Author, str]]:
     return [(o, others[o.id]) for o in sorted(rows, key=lambda o: o.id)]
 
 
+#: Question links per page of an author's summary (an archive's author may have thousands).
+LINKS_SHOWN = 100
+
+
 @dataclass
 class AuthorSummary:
-    """What the chief editor sees of one author row: ``links`` (its question links, each
-    with the byline as given and whether confirmed), ``prizes``, ``games`` (the games whose
-    table holds one of its questions, by id), ``address``: ``"confirmed"``,
-    ``"unconfirmed"`` or ``None`` (no address; the address itself is not shown here)."""
+    """What the chief editor sees of one author row: ``links`` (a page of its question
+    links, :data:`LINKS_SHOWN` by question id from after ``links_after``, each with the
+    byline as given and whether confirmed; ``links_total`` of them in all; ``links_more``:
+    more after this page), ``prizes``,
+    ``games`` (the games whose table holds one of its questions, by id), ``address``:
+    ``"confirmed"``, ``"unconfirmed"`` or ``None`` (no address; the address itself is not
+    shown here)."""
 
     author: Author
     links: list[QuestionAuthor] = field(default_factory=list)
@@ -133,6 +158,9 @@ class AuthorSummary:
     games: list[Game] = field(default_factory=list)
     address: str | None = None
     merged_from: list[Author] = field(default_factory=list)
+    links_total: int = 0
+    links_after: int | None = None
+    links_more: bool = False
 
 
 def games_of(author_id: int) -> dict[int, Game]:
@@ -164,9 +192,21 @@ def question_links(author_id: int) -> list[QuestionAuthor]:
     )
 
 
-def summary(author: Author) -> AuthorSummary:
-    """:class:`AuthorSummary` of ``author``."""
-    links = question_links(author.id)
+def summary(author: Author, links_after: int | None = None) -> AuthorSummary:
+    """:class:`AuthorSummary` of ``author``: its links after question ``links_after`` (the
+    first ones without), a page of them; the statements are as many whatever the links."""
+    page = (
+        db.select(QuestionAuthor)
+        .where(QuestionAuthor.author_id == author.id)
+        .order_by(QuestionAuthor.question_id)
+        .limit(LINKS_SHOWN + 1)  # one more: whether a next page exists
+    )
+    if links_after is not None:
+        page = page.where(QuestionAuthor.question_id > links_after)
+    links = list(db.session.scalars(page).all())
+    more = len(links) > LINKS_SHOWN
+    del links[LINKS_SHOWN:]
+    total = db.session.scalar(db.select(func.count()).where(QuestionAuthor.author_id == author.id))
     prizes = list(
         db.session.scalars(
             db.select(Prize).where(Prize.author_id == author.id).order_by(Prize.id)
@@ -174,14 +214,16 @@ def summary(author: Author) -> AuthorSummary:
     )
     address = None
     if author.email_hash is not None:
-        address = "confirmed" if any(link.confirmed_at for link in links) else "unconfirmed"
+        address = "confirmed" if confirmed_ids([author.id]) else "unconfirmed"
     merged_from = list(
         db.session.scalars(
             db.select(Author).where(Author.merged_into_id == author.id).order_by(Author.id)
         ).all()
     )
     games = [g for _id, g in sorted(games_of(author.id).items())]
-    return AuthorSummary(author, links, prizes, games, address, merged_from)
+    return AuthorSummary(
+        author, links, prizes, games, address, merged_from, total or 0, links_after, more
+    )
 
 
 def merges(limit: int = 50) -> list[AuthorMerge]:

@@ -47,7 +47,7 @@ def author(author_id: int):
         abort(404)
     return render_template(
         "authors/author.html",
-        s=queries.summary(a),
+        s=queries.summary(a, request.args.get("links_after", type=int)),
         matches=queries.matches_of(a) if a.merged_into_id is None else [],
         reasons=REASONS_RU,
         form=MergeForm(formdata=None),

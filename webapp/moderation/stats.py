@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import case, func, select, text
+from sqlalchemy import Date, case, cast, func, select, text
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -24,7 +24,11 @@ from webapp.submissions.models import Question, QuestionAuthor, QuestionStatusCh
 VIEWER = text("question.channel <> 'archive'")
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
-DECIDED = ("approved", "rejected")
+#: The decisions, word for word the predicate of the partial index
+#: ``ix_question_status_change_decided`` (migration 0040; a literal, as :data:`VIEWER`).
+DECIDED = text("question_status_change.to_status IN ('approved', 'rejected')")
+#: The first authors, word for word the predicate of ``ix_question_author_first``.
+FIRST_AUTHOR = text("question_author.position = 0")
 NO_CITY = "—"
 
 
@@ -38,17 +42,28 @@ def _midnights(first: date, last: date, zone: ZoneInfo) -> list[datetime]:
 
 
 def _intake(since: datetime, now: datetime, zone: ZoneInfo) -> dict[tuple[date, str], int]:
-    """``{(local day, channel): count}`` of the viewer questions received since ``since``:
-    one GROUP BY over a CASE that numbers the local day by its midnights in UTC (exact in
-    any zone, summer time included), plus the rare rows dated after today (a clock ahead)
-    one by one."""
+    """``{(local day, channel): count}`` of the viewer questions received since ``since``,
+    one GROUP BY. PostgreSQL names each row's local day itself (``timezone()``: exact in any
+    zone, summer time included); SQLite, which knows no zone, numbers it by a CASE over the
+    UTC instants of the local midnights (a comparison per day of the window and row: fine
+    for the small databases SQLite serves), plus the rare rows dated after today (a clock
+    ahead) one by one."""
+    viewer = (VIEWER, Question.created_at >= since)
+    out: dict[tuple[date, str], int] = {}
+    if db.session.get_bind().dialect.name == "postgresql":
+        local = cast(func.timezone(zone.key, Question.created_at), Date).label("day")
+        for on, channel, count in db.session.execute(
+            select(local, Question.channel, func.count())
+            .where(*viewer)
+            .group_by(local, Question.channel)
+        ):
+            out[(on, channel)] = count
+        return out
     first = since.astimezone(zone).date()
     bounds = _midnights(first, now.astimezone(zone).date(), zone)
     day = case(
         *((Question.created_at < b, i - 1) for i, b in enumerate(bounds[1:], 1)), else_=-1
     ).label("day")
-    viewer = (VIEWER, Question.created_at >= since)
-    out: dict[tuple[date, str], int] = {}
     for n, channel, count in db.session.execute(
         select(day, Question.channel, func.count()).where(*viewer).group_by(day, Question.channel)
     ):
@@ -83,11 +98,19 @@ def _decisions(since: datetime) -> dict:
             func.min(QuestionStatusChange.at).label("at"),
         )
         .join(QuestionStatusChange, QuestionStatusChange.question_id == Question.id)
-        .where(VIEWER, Question.created_at >= since, QuestionStatusChange.to_status.in_(DECIDED))
+        .where(VIEWER, Question.created_at >= since, DECIDED)
         .group_by(Question.id, Question.created_at)
         .subquery()
     )
     hours = _hours(decided.c.at, decided.c.created)
+    if db.session.get_bind().dialect.name == "postgresql":
+        # one pass: the median as the mean of the one or two middle values, as below
+        count, mean, median = db.session.execute(
+            select(func.count(), func.avg(hours), func.percentile_cont(0.5).within_group(hours))
+        ).one()
+        if not count:
+            return {"count": 0, "median": None, "mean": None}
+        return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
     count, mean = db.session.execute(select(func.count(), func.avg(hours))).one()
     if not count:
         return {"count": 0, "median": None, "mean": None}
@@ -124,7 +147,7 @@ def summary(days: int = 30) -> dict:
     intake = _intake(since, now, zone)
     first_city = (
         select(QuestionAuthor.city)
-        .where(QuestionAuthor.question_id == Question.id, QuestionAuthor.position == 0)
+        .where(QuestionAuthor.question_id == Question.id, FIRST_AUTHOR)
         .order_by(QuestionAuthor.id.desc())
         .limit(1)
         .scalar_subquery()

@@ -93,3 +93,29 @@ def test_sql_pairs_are_the_domain_pairs_on_postgresql(pg_app):
     """PostgreSQL orders the folded names by code point too (``COLLATE "C"``)."""
     many_authors()
     assert suggestions() == domain_pairs()
+
+
+def test_an_authors_page_lists_its_questions_a_hundred_at_a_time(app, login):
+    """An archive's author row may hold thousands of questions: its page lists
+    ``LINKS_SHOWN`` (100) by question id, says how many there are, and links to the next
+    hundred and back to the first."""
+    from tests.scale_data import add_questions
+
+    ids = add_questions(505, seed=3)  # five first authors, the question ids cycling them
+    author_id = db.session.scalar(
+        db.select(QuestionAuthor.author_id).where(QuestionAuthor.question_id == ids[0])
+    )
+    mine = [q for q in ids if q % 5 == ids[0] % 5]
+    assert len(mine) == 101
+    client = login("chief_editor")
+    page = client.get(f"/editor/authors/{author_id}").get_data(as_text=True)
+    listed = [int(n) for n in re.findall(r'href="/editor/questions/(\d+)"', page)]
+    assert listed == mine[:100]
+    assert "Всего вопросов: 101." in page
+    more = f"/editor/authors/{author_id}?links_after={mine[99]}"
+    assert [t for t, href in pages.parse(page).links if href == more] == ["Следующие"]
+    page = client.get(more).get_data(as_text=True)
+    assert [int(n) for n in re.findall(r'href="/editor/questions/(\d+)"', page)] == mine[100:]
+    links = pages.parse(page).links
+    assert ("С первого", f"/editor/authors/{author_id}") in links
+    assert "Следующие" not in [t for t, _ in links]

@@ -19,6 +19,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from tests.helpers import drain_outbox
+from tests.query_count import statements
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.test_queue import make
 from tests.webapp.moderation.test_queue_export import pg_editor_queue
@@ -315,3 +316,28 @@ def test_a_ready_job_whose_file_is_gone_says_so_and_a_new_run_writes_it(app, sev
     assert client.get(href).status_code == 404
     assert app.extensions["celery"].tasks["moderation.export_queue"](job.id) == "ready"
     assert client.get(href).get_data() == data
+
+
+def test_past_the_pages_count_both_exports_are_offered_and_the_click_decides(
+    app, seven, login, client, monkeypatch
+):
+    """More questions than the queue page counts (its cap, here 2) and a limit above the
+    cap (5): the page does not count on to the limit (tens of thousands of rows on every
+    page) but offers the streamed links and the worker's buttons; the streamed export
+    decides at the click: the file within the limit, else back to the buttons."""
+    monkeypatch.setattr(queries, "COUNT_CAP", 2)
+    app.config["SOVA_EXPORT_INLINE_ROWS"] = 5
+    client = login("editor")
+    with statements(db.engine) as sent:
+        page = client.get("/editor/queue?status=").get_data(as_text=True)
+    # one count, up to the cap: none on to the limit
+    assert sum("count(" in sql.lower() for sql in sent) == 1
+    assert [t for t, _ in pages.parse(page).links if t in ("CSV", "XLSX")] == ["CSV", "XLSX"]
+    assert "Если в выгрузке больше 5 строк, файл подготовит сервер в фоне." in page
+    assert pages.form(page, **{"data-export": "csv"})["method"] == "post"
+    # seven questions: more than five, so the click sends back to the buttons
+    resp = client.get("/editor/export.csv?status=")
+    assert resp.status_code == 302 and resp.headers["Location"] == "/editor/queue?status="
+    # four of «web» (within the limit): the file
+    resp = client.get("/editor/export.csv?status=&channel=web")
+    assert resp.status_code == 200 and len(_rows(resp.get_data(), "csv")) == 1 + 4

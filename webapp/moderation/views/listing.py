@@ -91,10 +91,14 @@ def queue():
         1 for k, v in request.args.items() if k not in PAGING and v not in ("", defaults.get(k, ""))
     )
     total = queries.queue_count(f)
-    # more rows than a request streams: the page offers the worker's export instead (the
-    # count above is exact up to its cap; past it, counted again up to the limit)
+    # more rows than a request streams: the page offers the worker's export instead. The
+    # count above is exact up to its cap; past it and below the limit, the page does not
+    # count again (up to the limit: tens of thousands of rows on every page) but offers
+    # both, and the streamed export decides at the click (export_queue, too_big)
     limit = export_jobs.inline_rows()
-    big = total > limit if total <= queries.COUNT_CAP else export_jobs.too_big(f)
+    big: bool | None = total > limit
+    if total > queries.COUNT_CAP and limit > queries.COUNT_CAP:
+        big = None
     return render_template(
         "moderation/queue.html",
         filters_set=filters_set,

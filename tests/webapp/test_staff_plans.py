@@ -1,0 +1,177 @@
+"""The plans of the staff pages' heaviest statements on PostgreSQL, on a database shaped
+as the real one (an archive many times the viewer questions, author rows of one name in
+many cities), in the planner's own choice (no setting turned off): the statistics of a
+year and of a month, the likely author pairs and the queue filtered by the author's city
+read neither the questions nor their author links whole, so their cost follows the
+window, the pairs or the page, not the archive."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import insert
+
+from tests.scale_data import add_questions
+from webapp.authors import queries as author_queries
+from webapp.core.models import utcnow
+from webapp.extensions import db
+from webapp.moderation import queries, stats
+from webapp.moderation.queries import QueueFilter
+from webapp.submissions.models import (
+    Author,
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    author_keys,
+)
+
+pytestmark = pytest.mark.integration
+
+#: Archive questions (as in the archive, ten times the viewer questions) and their authors:
+#: NAMES names, each in CITIES cities and once without a city.
+ARCHIVE, VIEWER, NAMES, CITIES = 20_000, 2_000, 12, 25
+
+
+def add_archive() -> None:
+    """The archive: :data:`ARCHIVE` questions received two years ago and more, each with
+    a first author of the pool (city as the row's) and its status change to «archived»
+    (as the bulk import records it)."""
+    pool = []
+    for n in range(NAMES):
+        for c in range(CITIES + 1):
+            name, city = f"Автор Архивов {n}", (f"Город {c}" if c else None)
+            pool.append({"name": name, "city": city, **author_keys(name, city)})
+    ids = list(db.session.scalars(insert(Author).returning(Author.id), pool))
+    long_ago = utcnow() - timedelta(days=730)
+    start = db.session.scalar(sa.select(sa.func.coalesce(sa.func.max(Question.id), 0)))
+    for lo in range(0, ARCHIVE, 5000):
+        qids = range(start + lo + 1, start + min(lo + 5000, ARCHIVE) + 1)
+        db.session.execute(
+            insert(Question),
+            [
+                {
+                    "id": q,
+                    "public_token": secrets.token_urlsafe(24),
+                    "text": f"Архивный вопрос {q}",
+                    "answer": "Ответ",
+                    "sources": [],
+                    "channel": "archive",
+                    "status": "archived",
+                    "matching_key": f"архивный вопрос {q}",
+                    "created_at": long_ago - timedelta(minutes=q),
+                }
+                for q in qids
+            ],
+        )
+        db.session.execute(
+            insert(QuestionAuthor),
+            [
+                {
+                    "question_id": q,
+                    "author_id": ids[q % len(ids)],
+                    "position": 0,
+                    "name": pool[q % len(ids)]["name"],
+                    "city": pool[q % len(ids)]["city"],
+                }
+                for q in qids
+            ],
+        )
+        db.session.execute(
+            insert(QuestionStatusChange),
+            [
+                {"question_id": q, "from_status": None, "to_status": "archived", "at": long_ago}
+                for q in qids
+            ],
+        )
+    db.session.commit()
+
+
+@pytest.fixture
+def shaped(pg_app):
+    add_archive()
+    add_questions(VIEWER, seed=41, days=365)
+    db.session.connection().exec_driver_sql("ANALYZE")
+    db.session.commit()
+    return pg_app
+
+
+def sent_by(fn) -> list[tuple[str, object]]:
+    """The statements (SQL, parameters) ``fn`` sends."""
+    sent: list[tuple[str, object]] = []
+
+    def record(_conn, _cursor, statement, parameters, _context, _executemany):
+        sent.append((statement, parameters))
+
+    sa.event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        fn()
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", record)
+    assert sent
+    return sent
+
+
+def plans(fn) -> list[str]:
+    """The plan of every statement ``fn`` sends (EXPLAIN, the planner's own choice)."""
+    out = []
+    for sql, parameters in sent_by(fn):
+        rows = db.session.connection().exec_driver_sql("EXPLAIN " + sql, parameters)
+        out.append("\n".join(r[0] for r in rows))
+    return out
+
+
+#: A scan of every row of the questions or of their author links (``question_author`` is
+#: matched whole, ``question`` not followed by a word character).
+WHOLE = re.compile(r"Seq Scan on (question|question_author)\b(?!_)")
+
+
+def test_the_statistics_read_the_window_not_the_archive(shaped):
+    for days in (366, 30):
+        found = plans(lambda: stats.summary(days))  # noqa: B023
+        assert len(found) == 3, found  # intake, cities, decisions (one statement each)
+        for plan in found:
+            assert not WHOLE.search(plan), plan
+            # the viewer questions by receipt time, never the archive's
+            assert "ix_question_viewer_created" in plan, plan
+        # the intake names the local day itself: no comparison per day of the window
+        assert "CASE" not in found[0], found[0]
+        # the first author's city by one probe, the decisions from their own index (the
+        # archive's «archived» changes are not in it)
+        assert "ix_question_author_first" in found[1], found[1]
+        assert "ix_question_status_change_decided" in found[2], found[2]
+
+
+def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):
+    found = plans(lambda: author_queries.suggestions_page(1))
+    assert len(found) == 1, found  # the page and its total in one statement
+    (plan,) = found
+    assert not WHOLE.search(plan), plan
+    assert "ix_question_author_confirmed" in plan, plan
+    # a row meets its partners by name *and* city, or by name among the rows without a
+    # city: never every row of its name (a hash join or the index, as the sizes say)
+    assert re.search(r"Cond: .*name_key.*city_key", plan), plan
+    assert plan.count("city_key)::text = ''::text") >= 2, plan
+    pairs, page, pages = author_queries.suggestions_page(1)
+    # per name: the city-less row with each of the 25 cities; no pair of two cities
+    assert (len(pairs), page, pages) == (50, 1, -(-(NAMES * CITIES) // 50))
+    assert {m.reason for m in pairs} == {"name_no_city"}
+
+
+def test_the_queue_by_city_reads_the_page_not_the_archive(shaped):
+    f = QueueFilter(city="Минск")
+    by_id = dict(db.session.execute(sa.select(Question.id, Question.created_at)).all())
+    found = plans(lambda: (queries.queue_page(f), queries.queue_count(f)))
+    for plan in found:
+        assert not WHOLE.search(plan), plan
+    # the figures themselves: tests.scale_data gives every fifth question Минск (id
+    # divisible by 5) and half of them in review (MIX by id modulo 8)
+    viewer = range(ARCHIVE + 1, ARCHIVE + VIEWER + 1)
+    expected = [q for q in viewer if q % 5 == 0 and q % 8 in (0, 1, 4, 7)]
+    assert queries.queue_count(f) == len(expected) == 200
+    assert [q.id for q in queries.queue_page(f).items][:3] == sorted(
+        expected, key=lambda q: (by_id[q], q)
+    )[:3]
