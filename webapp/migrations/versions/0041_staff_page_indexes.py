@@ -18,14 +18,14 @@ links, the queue's filter by the author's city
   (question_id, at)`` of the decisions only (``to_status IN ('approved', 'rejected')``: the
   first decision of each question of the window, never the archive's «archived» rows).
 
-Revision ID: 0040_staff_page_indexes
-Revises: 0039_game_host
+Revision ID: 0041_staff_page_indexes
+Revises: 0040_season_amount
 """
 
 from alembic import op
 
-revision = "0040_staff_page_indexes"
-down_revision = "0039_game_host"
+revision = "0041_staff_page_indexes"
+down_revision = "0040_season_amount"
 branch_labels = None
 depends_on = None
 
