@@ -38,6 +38,7 @@ from webapp.submissions.models import (
     QuestionAuthor,
     QuestionStatusChange,
     author_keys,
+    count_questions,
 )
 from webapp.submissions.operations.intake import question_values
 from webapp.submissions.operations.packet_import import clean_fields
@@ -108,6 +109,8 @@ def import_archive(
             history.append((qid, None, STATUS, now, None, None))
         writer.links(links)
         writer.history(history)
+        if channel != "archive":  # the statistics' day counts, in this transaction
+            count_questions(connection, ids)
         writer.fulltext(
             [(qid, v["text"] or "", v["answer"] or "") for qid, v in zip(ids, values, strict=True)]
         )

@@ -8,15 +8,20 @@ decisions), none returning a row per question."""
 from __future__ import annotations
 
 import statistics
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import Date, case, cast, func, select, text
+from sqlalchemy import func, select, text
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.submissions.models import Question, QuestionAuthor, QuestionStatusChange
+from webapp.submissions.models import (
+    Question,
+    QuestionAuthor,
+    QuestionStatusChange,
+    ViewerQuestionDay,
+)
 
 #: The viewer questions (not the imported archive), word for word the predicate of the
 #: partial index ``ix_question_viewer_created`` (migration 0030): a database takes a partial
@@ -30,53 +35,6 @@ DECIDED = text("question_status_change.to_status IN ('approved', 'rejected')")
 #: The first authors, word for word the predicate of ``ix_question_author_first``.
 FIRST_AUTHOR = text("question_author.position = 0")
 NO_CITY = "—"
-
-
-def _midnights(first: date, last: date, zone: ZoneInfo) -> list[datetime]:
-    """The UTC instants of the local midnights that start ``first`` … ``last`` + 1 day."""
-    days = (last - first).days + 2
-    return [
-        datetime.combine(first + timedelta(days=i), time(0), zone).astimezone(UTC)
-        for i in range(days)
-    ]
-
-
-def _intake(since: datetime, now: datetime, zone: ZoneInfo) -> dict[tuple[date, str], int]:
-    """``{(local day, channel): count}`` of the viewer questions received since ``since``,
-    one GROUP BY. PostgreSQL names each row's local day itself (``timezone()``: exact in any
-    zone, summer time included); SQLite, which knows no zone, numbers it by a CASE over the
-    UTC instants of the local midnights (a comparison per day of the window and row: fine
-    for the small databases SQLite serves), plus the rare rows dated after today (a clock
-    ahead) one by one."""
-    viewer = (VIEWER, Question.created_at >= since)
-    out: dict[tuple[date, str], int] = {}
-    if db.session.get_bind().dialect.name == "postgresql":
-        local = cast(func.timezone(zone.key, Question.created_at), Date).label("day")
-        for on, channel, count in db.session.execute(
-            select(local, Question.channel, func.count())
-            .where(*viewer)
-            .group_by(local, Question.channel)
-        ):
-            out[(on, channel)] = count
-        return out
-    first = since.astimezone(zone).date()
-    bounds = _midnights(first, now.astimezone(zone).date(), zone)
-    day = case(
-        *((Question.created_at < b, i - 1) for i, b in enumerate(bounds[1:], 1)), else_=-1
-    ).label("day")
-    for n, channel, count in db.session.execute(
-        select(day, Question.channel, func.count()).where(*viewer).group_by(day, Question.channel)
-    ):
-        if n >= 0:
-            out[(first + timedelta(days=n), channel)] = count
-    for created, channel in db.session.execute(
-        select(Question.created_at, Question.channel).where(
-            *viewer, Question.created_at >= bounds[-1]
-        )
-    ):
-        key = (created.astimezone(zone).date(), channel)
-        out[key] = out.get(key, 0) + 1
-    return out
 
 
 def _hours(first, created):
@@ -131,20 +89,10 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def summary(days: int = 30) -> dict:
-    """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, days
-    in ``SOVA_TIMEZONE``, sorted), "channels": [str], "accepted": int, "rejected": int,
-    "acceptance_rate": float 0..1 | None, "cities": [{"city", "received", "accepted"}]
-    (first author's city, «—» without one, most questions first), "decision_hours":
-    {"count", "median", "mean"} (hours from receipt to the first decision, 1 place; None
-    without decisions)}``. Every figure counts the viewer questions received in the last
-    ``days`` days (the page's «За последние, дней»): each statement reads them through the
-    partial index of the viewer questions by receipt time (``ix_question_viewer_created``),
-    so the page's cost follows the window, not the archive."""
-    now = utcnow()
-    zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
-    since = now - timedelta(days=days)
-    intake = _intake(since, now, zone)
+def _first_day(since: datetime, cut: datetime) -> tuple[dict, dict]:
+    """The window's first, partial local day (``since`` … ``cut``, the next local
+    midnight), question by question: ``({channel: count}, {(city or "", status): count})``
+    (at most a day's questions, through the partial index of the viewer questions)."""
     first_city = (
         select(QuestionAuthor.city)
         .where(QuestionAuthor.question_id == Question.id, FIRST_AUTHOR)
@@ -153,20 +101,64 @@ def summary(days: int = 30) -> dict:
         .scalar_subquery()
         .label("city")
     )
-    is_accepted = case((Question.status.in_(ACCEPTED), 1), else_=0)
-    is_rejected = case((Question.status == "rejected", 1), else_=0)
+    intake: dict[str, int] = {}
+    cities: dict[tuple[str, str], int] = {}
+    for channel, status, city, count in db.session.execute(
+        select(Question.channel, Question.status, first_city, func.count())
+        .where(VIEWER, Question.created_at >= since, Question.created_at < cut)
+        .group_by(Question.channel, Question.status, first_city)
+    ):
+        intake[channel] = intake.get(channel, 0) + count
+        key = (city or "", status)
+        cities[key] = cities.get(key, 0) + count
+    return intake, cities
+
+
+def summary(days: int = 30) -> dict:
+    """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, days
+    in ``SOVA_TIMEZONE``, sorted), "channels": [str], "accepted": int, "rejected": int,
+    "acceptance_rate": float 0..1 | None, "cities": [{"city", "received", "accepted"}]
+    (first author's city, «—» without one, most questions first), "decision_hours":
+    {"count", "median", "mean"} (hours from receipt to the first decision, 1 place; None
+    without decisions)}``. Every figure counts the viewer questions received in the last
+    ``days`` days (the page's «За последние, дней»).
+
+    The whole local days of the window (from the first midnight after ``now - days``,
+    and any day after today: a clock ahead) are read from the day counts
+    (:class:`~webapp.submissions.models.ViewerQuestionDay`: a few rows per day, however
+    many questions); the partial first day question by question; the time to decision
+    question by question (a median needs every value)."""
+    now = utcnow()
+    zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
+    since = now - timedelta(days=days)
+    first = since.astimezone(zone).date()
+    cut = datetime.combine(first + timedelta(days=1), time(0), zone).astimezone(UTC)
+    head_intake, head_cities = _first_day(since, cut)
+    intake = {(first, c): n for c, n in head_intake.items()}
+    counted = (ViewerQuestionDay.day > first, ViewerQuestionDay.count > 0)
+    for on, channel, count in db.session.execute(
+        select(ViewerQuestionDay.day, ViewerQuestionDay.channel, func.sum(ViewerQuestionDay.count))
+        .where(*counted)
+        .group_by(ViewerQuestionDay.day, ViewerQuestionDay.channel)
+    ):
+        intake[(on, channel)] = int(count)
+    by_city = dict(head_cities)
+    for city, status, count in db.session.execute(
+        select(ViewerQuestionDay.city, ViewerQuestionDay.status, func.sum(ViewerQuestionDay.count))
+        .where(*counted)
+        .group_by(ViewerQuestionDay.city, ViewerQuestionDay.status)
+    ):
+        by_city[(city, status)] = by_city.get((city, status), 0) + int(count)
     cities: dict[str, list[int]] = {}
     accepted = rejected = 0
-    for city, received, acc, rej in db.session.execute(
-        select(first_city, func.count(), func.sum(is_accepted), func.sum(is_rejected))
-        .where(VIEWER, Question.created_at >= since)
-        .group_by(first_city)
-    ):
+    for (city, status), count in by_city.items():
         row = cities.setdefault(city or NO_CITY, [0, 0])
-        row[0] += received
-        row[1] += int(acc or 0)
-        accepted += int(acc or 0)
-        rejected += int(rej or 0)
+        row[0] += count
+        if status in ACCEPTED:
+            row[1] += count
+            accepted += count
+        elif status == "rejected":
+            rejected += count
     return {
         "intake": [{"day": d, "channel": c, "count": n} for (d, c), n in sorted(intake.items())],
         "channels": sorted({c for _, c in intake}),

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
+from flask import current_app
 from sqlalchemy import (
+    Date,
     Integer,
     String,
     Table,
@@ -40,6 +42,7 @@ from sqlalchemy import (
     true,
     union_all,
 )
+from sqlalchemy import cast as cast_
 from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by, insert
 
 from webapp.core.crypto import encrypt, lookup_hash
@@ -52,6 +55,7 @@ from webapp.submissions.models import (
     Question,
     QuestionAuthor,
     QuestionStatusChange,
+    ViewerQuestionDay,
     author_keys,
 )
 
@@ -190,8 +194,28 @@ def _statement(upsert_first: bool):
         .returning(obt.c.id)
         .cte("ob")
     )
+    # the statistics' day count (:class:`ViewerQuestionDay`): + 1 on the question's local
+    # day, channel, status and first author's city, in the same statement
+    dt = _table(ViewerQuestionDay)
+    channel = _param(qt.c.channel)
+    count = insert(dt).from_select(
+        ["day", "channel", "status", "city", "count"],
+        select(
+            cast_(func.timezone(bindparam("zone", type_=String), at), Date),
+            channel,
+            _param(qt.c.status),
+            func.coalesce(_param(qat.c.city, "a_city"), ""),
+            literal_column("1", Integer),
+        )
+        .select_from(q)
+        .where(channel != "archive"),
+    )
+    day = count.on_conflict_do_update(
+        index_elements=[dt.c.day, dt.c.channel, dt.c.status, dt.c.city],
+        set_={"count": dt.c.count + count.excluded.count},
+    ).cte("day")
     outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
-    return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc)
+    return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc, day)
 
 
 @dataclass(frozen=True)
@@ -241,6 +265,7 @@ def insert_received(
         "more_cities": [a[1] for a in authors[1:]],
         "tasks": tasks,
         "request_id": current_request_id(),
+        "zone": current_app.config["SOVA_TIMEZONE"],
     }
     if first_author_id is None:
         if not email:
