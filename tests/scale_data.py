@@ -41,6 +41,7 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000, days: int = 60) -> l
         QuestionAuthor,
         QuestionStatusChange,
         count_questions,
+        note_decisions,
     )
 
     rng = random.Random(seed)
@@ -132,8 +133,11 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000, days: int = 60) -> l
             db.session.connection().exec_driver_sql(
                 "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)", fts
             )
-        # Core inserts pass no flush hook: the statistics' day counts, as a writer keeps them
+        # Core inserts pass no flush hook: the statistics' day counts and first decisions
         count_questions(db.session.connection(), [q["id"] for q in questions])
+        note_decisions(
+            db.session.connection(), [(h["question_id"], h["to_status"], h["at"]) for h in history]
+        )
         db.session.commit()
     return ids
 

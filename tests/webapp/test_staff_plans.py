@@ -148,9 +148,9 @@ def test_the_statistics_read_the_window_not_the_archive(shaped):
         for plan in found[1:3]:
             assert "viewer_question_day" in plan, plan
             assert not QUESTIONS.search(plan), plan
-        # the decisions from their own index (the archive's «archived» changes are not in it)
-        assert "ix_question_viewer_created" in found[3], found[3]
-        assert "ix_question_status_change_decided" in found[3], found[3]
+        # the decisions: the window's decided viewer questions, one range of their own index
+        assert "ix_question_viewer_decided" in found[3], found[3]
+        assert "question_status_change" not in found[3], found[3]
 
 
 def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):

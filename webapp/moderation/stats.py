@@ -19,7 +19,6 @@ from webapp.extensions import db
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
-    QuestionStatusChange,
     ViewerQuestionDay,
 )
 
@@ -29,9 +28,9 @@ from webapp.submissions.models import (
 VIEWER = text("question.channel <> 'archive'")
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
-#: The decisions, word for word the predicate of the partial index
-#: ``ix_question_status_change_decided`` (migration 0040; a literal, as :data:`VIEWER`).
-DECIDED = text("question_status_change.to_status IN ('approved', 'rejected')")
+#: The decided questions, word for word the second predicate of the partial index
+#: ``ix_question_viewer_decided`` (migration 0042; a literal, as :data:`VIEWER`).
+DECIDED = text("question.first_decision_at IS NOT NULL")
 #: The first authors, word for word the predicate of ``ix_question_author_first``.
 FIRST_AUTHOR = text("question_author.position = 0")
 NO_CITY = "—"
@@ -46,47 +45,37 @@ def _hours(first, created):
 
 def _decisions(since: datetime) -> dict:
     """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
-    (approved or rejected) of the viewer questions received since ``since``; the median
+    (approved or rejected) of the viewer questions received since ``since``: each
+    question's first decision is kept on it (``Question.first_decision_at``), so the
+    window's decided questions are one range of ``ix_question_viewer_decided``; the median
     from the one or two middle decisions, computed as before from their timestamps."""
-    # the window's viewer questions first (the partial index), then their first decision
-    # each (the status changes by question): nothing outside the window is read
-    decided = (
-        select(
-            Question.created_at.label("created"),
-            func.min(QuestionStatusChange.at).label("at"),
-        )
-        .join(QuestionStatusChange, QuestionStatusChange.question_id == Question.id)
-        .where(VIEWER, Question.created_at >= since, DECIDED)
-        .group_by(Question.id, Question.created_at)
-        .subquery()
-    )
-    hours = _hours(decided.c.at, decided.c.created)
+    window = (VIEWER, Question.created_at >= since, DECIDED)
+    hours = _hours(Question.first_decision_at, Question.created_at)
     if db.session.get_bind().dialect.name == "postgresql":
         # one pass: the median as the mean of the one or two middle values, as below
         count, mean, median = db.session.execute(
-            select(func.count(), func.avg(hours), func.percentile_cont(0.5).within_group(hours))
+            select(
+                func.count(), func.avg(hours), func.percentile_cont(0.5).within_group(hours)
+            ).where(*window)
         ).one()
         if not count:
             return {"count": 0, "median": None, "mean": None}
         return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
-    count, mean = db.session.execute(select(func.count(), func.avg(hours))).one()
+    count, mean = db.session.execute(select(func.count(), func.avg(hours)).where(*window)).one()
     if not count:
         return {"count": 0, "median": None, "mean": None}
     middle = db.session.execute(
-        select(decided.c.created, decided.c.at)
+        select(Question.created_at, Question.first_decision_at)
+        .where(*window)
         .order_by(hours)
         .offset((count - 1) // 2)
         .limit(2 - count % 2)
     ).all()
+    # ``at`` is never None here: the window holds decided questions only
     median = statistics.mean(
-        (_aware(at) - _aware(created)).total_seconds() / 3600 for created, at in middle
+        (at - created).total_seconds() / 3600 for created, at in middle if at is not None
     )
     return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
-
-
-def _aware(value: datetime) -> datetime:
-    """A timestamp read through a subquery's column as UTC-aware (SQLite gives naive UTC)."""
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _first_day(since: datetime, cut: datetime) -> tuple[dict, dict]:
@@ -127,7 +116,8 @@ def summary(days: int = 30) -> dict:
     and any day after today: a clock ahead) are read from the day counts
     (:class:`~webapp.submissions.models.ViewerQuestionDay`: a few rows per day, however
     many questions); the partial first day question by question; the time to decision
-    question by question (a median needs every value)."""
+    from each decided question's first decision, kept on it (a median needs every value:
+    one range of ``ix_question_viewer_decided``)."""
     now = utcnow()
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     since = now - timedelta(days=days)

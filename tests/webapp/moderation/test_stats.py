@@ -21,6 +21,7 @@ from webapp.submissions.models import (
     QuestionAuthor,
     QuestionStatusChange,
     count_questions,
+    note_decisions,
 )
 
 
@@ -84,8 +85,17 @@ def build(app):
                     at=created + timedelta(hours=hours),
                 )
             )
-    # Core inserts pass no flush hook: the statistics' day counts, as a writer keeps them
+    # Core inserts pass no flush hook: the statistics' day counts and first decisions, as a
+    # writer keeps them
     count_questions(db.session.connection(), range(1, len(spec) + 1))
+    note_decisions(
+        db.session.connection(),
+        [
+            (i, to_status, created + timedelta(hours=hours))
+            for i, (_c, _s, created, _city, decisions) in enumerate(spec, 1)
+            for to_status, hours in decisions
+        ],
+    )
     db.session.commit()
     return today, today - timedelta(days=1)
 

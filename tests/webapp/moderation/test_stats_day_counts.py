@@ -4,13 +4,14 @@ reached through the state machine, decisions, a first author's city corrected, a
 first author, a merge, a question deleted, one moved to another day, a packet imported
 under a viewer channel, viewer submissions through the real intake: the one-statement
 intake on PostgreSQL, the ORM elsewhere) the page's figures for every window equal those
-of the per-question computation (:func:`per_question`, the statistics before the day
-counts: the test's oracle), and the rows equal a recount from scratch (as migration 0042
-fills them)."""
+of the per-question computation (:func:`per_question` and :func:`decisions`, the
+statistics before the day counts: the test's oracle), and the rows equal a recount from
+scratch (as migration 0042 fills them)."""
 
 from __future__ import annotations
 
 import secrets
+import statistics
 from collections import Counter
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -26,6 +27,7 @@ from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
+    QuestionStatusChange,
     ViewerQuestionDay,
     day_keys,
     set_status,
@@ -90,11 +92,37 @@ def stored() -> dict:
     }
 
 
+def decisions(days: int) -> dict:
+    """The time to decision question by question from the status history (the oracle):
+    each viewer question's earliest change to approved or rejected."""
+    since = utcnow() - timedelta(days=days)
+    first: dict[int, tuple[datetime, datetime]] = {}
+    for qid, created, at in db.session.execute(
+        select(Question.id, Question.created_at, QuestionStatusChange.at)
+        .join(QuestionStatusChange, QuestionStatusChange.question_id == Question.id)
+        .where(
+            Question.channel != "archive",
+            Question.created_at >= since,
+            QuestionStatusChange.to_status.in_(("approved", "rejected")),
+        )
+    ):
+        if qid not in first or at < first[qid][1]:
+            first[qid] = (created, at)
+    hours = sorted((at - created).total_seconds() / 3600 for created, at in first.values())
+    if not hours:
+        return {"count": 0, "median": None, "mean": None}
+    return {
+        "count": len(hours),
+        "median": round(statistics.median(hours), 1),
+        "mean": round(statistics.fmean(hours), 1),
+    }
+
+
 def assert_exact() -> None:
     assert stored() == recount()
     for days in WINDOWS:
         figures = stats.summary(days)
-        figures.pop("decision_hours")
+        assert figures.pop("decision_hours") == decisions(days), days
         assert figures == per_question(days), days
 
 

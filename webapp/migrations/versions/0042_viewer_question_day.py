@@ -1,6 +1,12 @@
 """the statistics' day counts: ``viewer_question_day`` (local day in ``SOVA_TIMEZONE``,
 channel, status, first author's city → how many viewer questions), filled from the
-questions as they are
+questions as they are; each question's first decision, ``question.first_decision_at``,
+with the viewer questions' index of it
+
+``question.first_decision_at``: the earliest of the question's status changes to
+``approved`` or ``rejected``, filled from the history; ``ix_question_viewer_decided``
+``question (created_at, first_decision_at)`` of the decided viewer questions (partial): the
+statistics' time to decision (count, mean, median of the window) from this index alone.
 
 The statistics page (``webapp.moderation.stats``) reads a long window's whole days from
 these rows instead of every question and its first author; the writers keep them in step
@@ -40,6 +46,17 @@ def upgrade():
         sa.Column("city", sa.String(200), nullable=False),
         sa.Column("count", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("day", "channel", "status", "city"),
+    )
+    op.add_column("question", sa.Column("first_decision_at", sa.DateTime(timezone=True)))
+    op.execute(
+        "UPDATE question SET first_decision_at = (SELECT min(c.at) FROM question_status_change c "
+        "WHERE c.question_id = question.id AND c.to_status IN ('approved', 'rejected')) "
+        "WHERE id IN (SELECT question_id FROM question_status_change "
+        "WHERE to_status IN ('approved', 'rejected'))"
+    )
+    op.execute(
+        "CREATE INDEX ix_question_viewer_decided ON question (created_at, first_decision_at) "
+        "WHERE channel <> 'archive' AND first_decision_at IS NOT NULL"
     )
     zone = current_app.config["SOVA_TIMEZONE"]
     bind = op.get_bind()
@@ -84,3 +101,6 @@ def upgrade():
 
 def downgrade():
     op.drop_table("viewer_question_day")
+    op.execute("DROP INDEX ix_question_viewer_decided")
+    # a plain ALTER on SQLite too (3.35+): no rebuild of the question table
+    op.execute("ALTER TABLE question DROP COLUMN first_decision_at")
