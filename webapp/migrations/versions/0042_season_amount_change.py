@@ -4,15 +4,15 @@
 (``amount_key``), who (``by_user_id``), when (``at``), the old amount (NULL: not set) and the
 new one.
 
-Revision ID: 0041_season_amount_change
-Revises: 0040_season_amount
+Revision ID: 0042_season_amount_change
+Revises: 0041_staff_page_indexes
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0041_season_amount_change"
-down_revision = "0040_season_amount"
+revision = "0042_season_amount_change"
+down_revision = "0041_staff_page_indexes"
 branch_labels = None
 depends_on = None
 
