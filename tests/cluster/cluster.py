@@ -507,13 +507,17 @@ def write_docs(figures: dict) -> None:
         reason = r["reason"].replace("|", "/")
         lines.append(f"| restart at {r['at']} s | {r['what']} (exit {r['exit']}: {reason}) |")
     air = figures["onair"]
+
+    def ms(values: list[float]) -> str:
+        return ", ".join(str(v) for v in values)
+
     lines += [
         f"| on air: overlays held through nginx | {air['overlays']} |",
-        f"| on air: the spin's delay to each overlay (ms) | {air['spin_delay_ms']} |",
+        f"| on air: the spin's delay to each overlay (ms) | {ms(air['spin_delay_ms'])} |",
         "| on air: app2 killed, overlays that connected again | "
         f"{air['overlays_reconnected_after_app2_killed']} |",
         "| on air: the next answer's delay to each overlay (ms) | "
-        f"{air['answer_after_app2_killed_delay_ms']} |",
+        f"{ms(air['answer_after_app2_killed_delay_ms'])} |",
         f"| on air: overlays that missed it | {air['overlays_missed_the_answer']} |",
     ]
     lines.append(f"| whole run, wheel build included (s) | {figures['total_seconds']} |")
