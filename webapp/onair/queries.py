@@ -109,8 +109,9 @@ def _prize(game: Game) -> str:
 
 #: Seconds a process may reuse the row it built for the same revision and status of the
 #: game: what changes the row without an event (an author's consent, the team's name) shows
-#: within this time, and ten vMix inputs polling every 250 ms plus fifty overlays cost one
-#: small statement a request and one replay per change, not a replay a request.
+#: within this time, and ten vMix inputs polling every 250 ms plus fifty overlays cost two
+#: small statements a request (:func:`webapp.onair.views.open_feed`) and one replay per
+#: change, not a replay a request.
 POLLED_ROW_SECONDS = 1.0
 
 
