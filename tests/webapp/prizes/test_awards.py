@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -379,3 +381,16 @@ def test_the_game_page_previews_the_outcomes_and_prizes_before_closing(app, logi
     assert total == ["Всего призов: 7", "1\xa0800,00\xa0BYN"]
     # closed: no preview any more
     assert 'id="close-preview"' not in client.get(f"/games/{game}").text
+
+
+def test_the_best_player_is_not_awarded_without_the_game_s_vote_handed_in(app, played):
+    """The vote belongs to the votes feature, above prizes: every caller hands it in
+    (``webapp.votes.queries.best_player_vote``); forgetting it fails loudly, writing
+    nothing, instead of awarding as if no vote had been held."""
+    from webapp.prizes.operations import award_prize
+
+    game_id = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
+    game = db.session.get(Game, game_id)
+    with pytest.raises(TypeError, match="needs the game's vote handed in"):
+        award_prize(game, "best_player_of_game", None, recipient="Ровшан Аскеров", team=TEAM)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 0
