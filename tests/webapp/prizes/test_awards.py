@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -412,3 +414,16 @@ def test_a_prize_pays_the_amount_the_season_page_set_and_keeps_it(app, api, logi
     set_series_final("3 000,00")
     db.session.expire_all()
     assert db.session.scalars(db.select(Prize.amount)).all() == [Decimal("2500.00")]
+
+
+def test_the_best_player_is_not_awarded_without_the_game_s_vote_handed_in(app, played):
+    """The vote belongs to the votes feature, above prizes: every caller hands it in
+    (``webapp.votes.queries.best_player_vote``); forgetting it fails loudly, writing
+    nothing, instead of awarding as if no vote had been held."""
+    from webapp.prizes.operations import award_prize
+
+    game_id = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
+    game = db.session.get(Game, game_id)
+    with pytest.raises(TypeError, match="needs the game's vote handed in"):
+        award_prize(game, "best_player_of_game", None, recipient="Ровшан Аскеров", team=TEAM)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 0
