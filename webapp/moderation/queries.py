@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, Row, and_, func, literal_column, select, text
+from sqlalchemy import ColumnElement, Row, Text, and_, cast, func, literal_column, select, text
 from sqlalchemy.orm import lazyload
 
 from webapp.core import keyset
@@ -248,7 +248,9 @@ def queue_items(f: QueueFilter) -> list[Question]:
 
 
 #: The columns an export prints (``webapp.moderation.export.queue_rows``): no author data
-#: (blind moderation), no relationship (status history, authors, images) loaded.
+#: (blind moderation), no relationship (status history, authors, images) loaded. The
+#: sources as their stored JSON text (``sources_json``): the export decodes only the rows
+#: that have some (``export.source_lines``), not every row through the column's type.
 EXPORT_COLUMNS = (
     Question.id,
     Question.status,
@@ -259,7 +261,7 @@ EXPORT_COLUMNS = (
     Question.accepted,
     Question.rejected,
     Question.comment,
-    Question.sources,
+    cast(Question.sources, Text).label("sources_json"),
     Question.handout,
 )
 #: Rows per batch of an export: one fetch of the queue's cursor and one query of the
@@ -296,12 +298,18 @@ def export_rows(ids: Sequence[int]) -> list[Row]:
 
 def export_reports(ids: Sequence[int]) -> dict[int, Row]:
     """The newest report per question id, as :func:`reports_for` gives it, but only its
-    ``checks`` and ``duplicates`` (rows, not ORM objects: what an export prints), one
-    query."""
+    ``checks`` and ``duplicates``, as their stored JSON text (``checks_json``,
+    ``duplicates_json``: rows, not ORM objects, and nothing decoded here — an older
+    version's report is read and dropped, and the export decodes only what it prints:
+    ``export.failed_checks``, ``export.top_score``), one query."""
     if not ids:
         return {}
     rows = db.session.execute(
-        select(ModerationReport.question_id, ModerationReport.checks, ModerationReport.duplicates)
+        select(
+            ModerationReport.question_id,
+            cast(ModerationReport.checks, Text).label("checks_json"),
+            cast(ModerationReport.duplicates, Text).label("duplicates_json"),
+        )
         .where(ModerationReport.question_id.in_(ids))
         .order_by(ModerationReport.version)
     )
