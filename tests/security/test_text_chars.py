@@ -68,13 +68,13 @@ def test_what_user_text_may_hold(c):
 
 def test_the_scan_refuses_exactly_the_rule_on_every_code_point():
     """``forbidden`` scans by one regular expression (a packet file is megabytes): on every
-    code point it answers as the rule written character by character (``_refused``), also
+    code point it answers as the rule written character by character (``refused``), also
     with the character behind harmless text."""
-    from webapp.core.chars import _refused
+    from webapp.core.chars import refused
 
     for n in range(0x110000):
         c = chr(n)
-        assert (forbidden(f"Вопрос {c}") == c) is _refused(c), hex(n)
+        assert (forbidden(f"Вопрос {c}") == c) is refused(c), hex(n)
     assert all_forbidden("a\x00b\ufffe c\x00") == ["\x00", "\ufffe"]
     assert xml_safe("a\x00b\u202ec") == "abc"
 

@@ -4,6 +4,7 @@ the demo (``sova seed-demo``)."""
 from __future__ import annotations
 
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -97,7 +98,6 @@ def import_cmd(files, as_, channel, images_path, progress=None):
     packet whose questions are stored already (the same question texts) is announced on
     stderr with how many of how many before it is imported again (the contract's exit 2 is
     for a bad file only, so a script that imports a packet twice still succeeds)."""
-    from webapp.domain.packets import PacketError
     from webapp.submissions.packet_images import BundleError, read_bundle
 
     shared: dict[str, bytes] = {}
@@ -108,30 +108,51 @@ def import_cmd(files, as_, channel, images_path, progress=None):
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
     paths = packet_paths(files)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    def read(path: Path):
+        with app.app_context():  # the reader's messages are translated as the command's
+            return _packet_and_images(path, shared)
+
     total, failed = 0, 0
-    for number, path in enumerate(paths, 1):
-        label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
-        try:
-            packet, images = _packet_and_images(path, shared)
-        except (PacketError, BundleError, OSError) as exc:
-            if isinstance(exc, PacketError) and exc.filename == path.name:
-                # the error names the file already: say its path once
-                exc = exc.with_filename(str(path))
-                click.echo(f"Error: {exc}", err=True)
+    # The next file is read and parsed (Python's work) while this one is written (mostly
+    # the database server's): a folder of packets takes the time of the slower of the two.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        ahead = reader.submit(read, paths[0])
+        for number, path in enumerate(paths, 1):
+            this = ahead
+            if number < len(paths):
+                ahead = reader.submit(read, paths[number])
+            label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
+            made = _read_and_import(this, path, as_, channel, progress, label)
+            if made is None:
+                failed += 1
             else:
-                click.echo(f"Error: {path}: {exc}", err=True)
-            failed += 1
-            continue
-        made = _import_one(path, packet, as_, channel, images, progress, label)
-        if made is None:
-            failed += 1
-            continue
-        total += made
+                total += made
     click.echo(
         f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
     if failed:
         sys.exit(2)
+
+
+def _read_and_import(read: Future, path: Path, as_, channel, progress, label) -> int | None:
+    """Import the file ``path`` once ``read`` (its :func:`_packet_and_images`) is done:
+    the number of questions, or None after printing why the file failed."""
+    from webapp.domain.packets import PacketError
+    from webapp.submissions.packet_images import BundleError
+
+    try:
+        packet, images = read.result()
+    except (PacketError, BundleError, OSError) as exc:
+        if isinstance(exc, PacketError) and exc.filename == path.name:
+            # the error names the file already: say its path once
+            exc = exc.with_filename(str(path))
+            click.echo(f"Error: {exc}", err=True)
+        else:
+            click.echo(f"Error: {path}: {exc}", err=True)
+        return None
+    return _import_one(path, packet, as_, channel, images, progress, label)
 
 
 def packet_paths(names: tuple[str, ...]) -> list[Path]:

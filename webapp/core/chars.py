@@ -26,7 +26,9 @@ WHITESPACE_CONTROLS = frozenset("\t\n\r")
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def _refused(c: str) -> bool:
+def refused(c: str) -> bool:
+    """Whether user text may not hold the character ``c`` (the rule of the module, one
+    character at a time)."""
     n = ord(c)
     return (
         (n < 0x20 and c not in WHITESPACE_CONTROLS)
@@ -39,7 +41,7 @@ def _refused(c: str) -> bool:
 
 
 def _refused_pattern() -> re.Pattern[str]:
-    """:func:`_refused` as one character class: the regular expression engine scans a
+    """:func:`refused` as one character class: the regular expression engine scans a
     whole packet file (megabytes) at C speed, where a Python step per character took as
     long as parsing it (``tests/webapp/test_chars.py`` holds the two equal on every code
     point)."""
@@ -83,7 +85,7 @@ def forbidden_in_password(password: str | None) -> str | None:
     """The first character a password may not hold: :func:`forbidden`'s, and TAB, LF, CR."""
     if not password:
         return None
-    return next((c for c in password if c in WHITESPACE_CONTROLS or _refused(c)), None)
+    return next((c for c in password if c in WHITESPACE_CONTROLS or refused(c)), None)
 
 
 def code_point(c: str) -> str:
