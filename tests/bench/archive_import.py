@@ -129,8 +129,9 @@ def one_run(base: str, template: str, folder: Path, questions: int, archive: int
         }
         sova = Path(sys.executable).with_name("sova")
         # the archive was built by the schema of its day: the copy brought to this one's
-        subprocess.run([str(sova), "db", "upgrade", "heads"], env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [str(sova), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
+        )
         load = os.getloadavg()[0]
         t = time.perf_counter()
         done = subprocess.run(

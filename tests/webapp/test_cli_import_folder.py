@@ -49,9 +49,7 @@ def test_a_folder_is_imported_file_by_file_in_the_order_of_names(app, tmp_path):
     assert first == "a.4s#1"
 
 
-def test_a_bad_file_in_a_folder_is_named_with_its_line_and_nothing_of_it_is_kept(
-    app, tmp_path
-):
+def test_a_bad_file_in_a_folder_is_named_with_its_line_and_nothing_of_it_is_kept(app, tmp_path):
     """One transaction per file: the good files before and after it stay; of the bad one
     not a question, and not the author only it names."""
     folder = tmp_path / "dump"

@@ -108,7 +108,7 @@ def import_cmd(files, as_, channel, images_path, progress=None):
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
     paths = packet_paths(files)
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = current_app._get_current_object()
 
     def read(path: Path):
         with app.app_context():  # the reader's messages are translated as the command's

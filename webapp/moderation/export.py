@@ -57,11 +57,12 @@ def queue_rows(
     ``queries.EXPORT_COLUMNS`` (the sources as JSON text, ``sources_json``); ``reports``:
     ``{question id: row of queries.export_reports}`` (``checks_json``,
     ``duplicates_json``). The JSON is decoded only where it holds something to print
-    (:func:`source_lines`, :func:`failed_checks`, :func:`top_score`): most rows decode
-    nothing."""
+    (:func:`source_lines`, :func:`failed_checks`, :func:`top_score`): no sources, every
+    check passed, no candidate — nothing decoded; an older report version — never."""
     received = received or minute_format(zone)
-    statuses, channels, get = {}, CHANNEL_LABELS, reports.get
-    rows = []
+    statuses: dict[str, str] = {}
+    channels, get = CHANNEL_LABELS, reports.get
+    rows: list[list] = []
     append = rows.append
     for q in items:
         r = get(q.id)
