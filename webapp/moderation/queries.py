@@ -9,7 +9,21 @@ from datetime import timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import ColumnElement, Row, Text, and_, cast, func, literal_column, select, text
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Row,
+    Text,
+    and_,
+    any_,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import lazyload
 
 from webapp.core import keyset
@@ -286,12 +300,21 @@ def queue_ids(f: QueueFilter) -> list[int]:
     return list(db.session.scalars(queue_statement(f).with_only_columns(Question.id)))
 
 
+def _among(column, ids: Sequence[int]):
+    """``column IN ids`` for a batch of an export: on PostgreSQL ``= ANY(:ids)``, one array
+    parameter — a thousand parameters made a statement psycopg parsed anew each batch (a
+    fifth of the export's CPU)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        return column == any_(bindparam("ids", list(ids), type_=ARRAY(Integer)))
+    return column.in_(ids)
+
+
 def export_rows(ids: Sequence[int]) -> list[Row]:
     """The rows of :data:`EXPORT_COLUMNS` of the questions ``ids``, in the order of
     ``ids`` (a question deleted meanwhile is left out), one query."""
     if not ids:
         return []
-    rows = db.session.execute(select(*EXPORT_COLUMNS).where(Question.id.in_(ids)))
+    rows = db.session.execute(select(*EXPORT_COLUMNS).where(_among(Question.id, ids)))
     by_id = {r.id: r for r in rows}
     return [by_id[i] for i in ids if i in by_id]
 
@@ -310,7 +333,7 @@ def export_reports(ids: Sequence[int]) -> dict[int, Row]:
             cast(ModerationReport.checks, Text).label("checks_json"),
             cast(ModerationReport.duplicates, Text).label("duplicates_json"),
         )
-        .where(ModerationReport.question_id.in_(ids))
+        .where(_among(ModerationReport.question_id, ids))
         .order_by(ModerationReport.version)
     )
     return {r.question_id: r for r in rows}
