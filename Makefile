@@ -101,7 +101,7 @@ cluster-figures: install
 
 ## make bench: benchmarks as JSON lines (stdout and bench-results/<name>.jsonl); never in
 ## make test. Needs PostgreSQL and Redis for submit/soak; BENCH_QUICK=1 for small sizes.
-BENCHES ?= run duplicates envelopes exports scale staff_lists submit soak vote aids onair
+BENCHES ?= run duplicates envelopes exports archive_import scale staff_lists submit soak vote aids onair
 bench: install
 	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq wrk >/dev/null; } \
 	  || echo "bench: wrk is not installed (apt-get install wrk); the submit bench will skip"

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bench", ["scale", "staff_lists", "exports"])
+@pytest.mark.parametrize("bench", ["scale", "staff_lists", "exports", "archive_import"])
 def test_the_bench_runs_at_its_quick_size(bench, tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", f"tests.bench.{bench}", "--quick"],

@@ -49,6 +49,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_signals()
+    register_handovers(app)
     register_errors(app)
     register_cli(app)
     from webapp.tasks.celery import celery_init_app
@@ -282,12 +283,22 @@ def register_signals() -> None:
     Blinker keeps one connection per receiver, so a second app connects nothing new."""
     from webapp.core import signals
     from webapp.prizes.receivers import reissue_for_new_air_date, reissue_for_new_donor
-    from webapp.votes.receivers import game_vote, keep_decision
+    from webapp.votes.receivers import keep_decision
 
     signals.air_date_changed.connect(reissue_for_new_air_date)
     signals.donor_changed.connect(reissue_for_new_donor)
-    signals.best_player_vote.connect(game_vote)
     signals.best_player_awarded.connect(keep_decision)
+
+
+def register_handovers(app: Flask) -> None:
+    """Hand a page of a lower feature the one read it needs from a higher one, as a direct
+    call (the app sits above every feature): the prizes' award page
+    (``webapp.prizes.views.award``) is handed the votes feature's read of a game's 2009
+    §3.1 audience vote (``app.extensions["sova_best_player_vote"]``), which it shows and
+    hands on to ``award_prize``; votes build on prizes, so prizes cannot import it."""
+    from webapp.votes.queries import best_player_vote
+
+    app.extensions["sova_best_player_vote"] = best_player_vote
 
 
 def register_errors(app: Flask) -> None:

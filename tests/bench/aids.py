@@ -74,7 +74,7 @@ def flagged(q: Edited) -> list:
 
 def inflected(word: str) -> str | None:
     """Another form of the lexeme of ``word`` (``кошка`` → ``кошки``), or None."""
-    from webapp.moderation.aids import morph_analyzer
+    from webapp.submissions.names import morph_analyzer
 
     parse = morph_analyzer().parse(word)[0]
     for form in parse.lexeme:
@@ -88,7 +88,7 @@ def derived(word: str) -> str | None:
     """A dictionary lemma made from the normal form of ``word`` without its final vowel by
     one of :data:`PLANT_SUFFIXES` and not a form of ``word`` (``альбом`` → ``альбомный``),
     or None."""
-    from webapp.moderation.aids import morph_analyzer
+    from webapp.submissions.names import morph_analyzer
 
     morph = morph_analyzer()
     lemma = morph.parse(word)[0].normal_form.replace("ё", "е")

@@ -141,8 +141,9 @@ def corpus() -> None:
 
 def dictionary() -> None:
     from webapp.moderation import checks
+    from webapp.submissions.names import morph_analyzer
 
-    morph = checks.morph_analyzer()
+    morph = morph_analyzer()
     started = time.perf_counter()
     lexemes: dict[str, set[str]] = collections.defaultdict(set)
     forms = 0

@@ -15,7 +15,9 @@ envelopes, events, close → gift agreements) through nginx while it
 Then it waits until nothing is owed and counts from the database and the sink: every
 acknowledged (201) submission stored once and pre-checked once, every stored question's
 e-mail sent once, the envelopes and every agreement rendered once, nothing pending; and
-which supervised process exited and was restarted.
+which supervised process exited and was restarted. Last, the on-air feed (:func:`on_air`):
+overlays held open through nginx's route to the app hosts' stream services get the host's
+event, app2 is killed again, and they get the next one from app1's.
 
 Run: ``make cluster-test`` (pytest, tests/cluster/test_cluster.py) or
 ``python -m tests.cluster.cluster --write-docs`` (``make cluster-figures``: also writes the
@@ -43,6 +45,8 @@ __all__ = ["check", "missing_tools", "run_cluster", "write_docs"]
 DOCS = ROOT / "docs" / "operations.md"
 MARK_START, MARK_END = "<!-- cluster-figures:start -->", "<!-- cluster-figures:end -->"
 STREAM_SECONDS = 75
+#: The overlays held open through nginx in the on-air part (:func:`on_air`).
+OVERLAYS = 4
 
 TOPICS = [
     "астрономии",
@@ -106,6 +110,107 @@ class Client:
             time.sleep(1)
 
 
+class Overlay:
+    """An overlay's ``EventSource`` through nginx, in a thread: it reads each event as it
+    comes, and after the stream ended or broke it waits the ``retry:`` and connects again
+    with ``Last-Event-ID``; ``rows[revision]`` is the moment it first had that revision,
+    ``connections`` how many times it connected."""
+
+    def __init__(self, url: str):
+        self.url, self.rows, self.connections = url, {}, 0
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        last = -1
+        while not self.stop.is_set():
+            req = urllib.request.Request(self.url)
+            if last >= 0:
+                req.add_header("Last-Event-ID", str(last))
+            retry = 0.25
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    self.connections += 1
+                    for raw in resp:
+                        line = raw.decode().rstrip("\n")
+                        if line.startswith("retry: "):
+                            retry = int(line[7:]) / 1000
+                        elif line.startswith("id: "):
+                            last = max(last, int(line[4:]))
+                            self.rows.setdefault(last, time.monotonic())
+            except (OSError, ValueError):
+                pass
+            self.stop.wait(retry)
+
+    def has(self, revision: int) -> bool:
+        return any(r >= revision for r in self.rows)
+
+    def delay_ms(self, revision: int, since: float) -> float:
+        return round((min(t for r, t in self.rows.items() if r >= revision) - since) * 1000, 1)
+
+
+def on_air(cluster: Cluster, client: Client, season: int, used: set[int]) -> dict:
+    """Overlays of a game through nginx get the host's event, and still get the next one
+    after the app host some of them were held on is killed (they connect again, nginx
+    sends them to the other host's stream service, which heard the event through Redis)."""
+    items = client.call("GET", "/api/v1/questions?status=in_review", "editor")[1]["items"]
+    for qid in [item["id"] for item in items if item["id"] not in used][:16]:
+        client.call("POST", f"/api/v1/questions/{qid}/decision", "editor", {"decision": "approve"})
+        client.call(
+            "POST", f"/api/v1/questions/{qid}/decision", "chief_editor", {"decision": "sign_off"}
+        )
+    game = client.call(
+        "POST",
+        "/api/v1/games",
+        "producer",
+        {
+            "season_id": season,
+            "kind": "qualifying",
+            "date": "2023-03-11",
+            "team": "Эфир",
+            "table": {"blitz": 4, "superblitz": None, "sector13": None},
+        },
+    )[1]["id"]
+    client.call("POST", f"/api/v1/games/{game}/assign", "producer")
+    key = client.call("POST", f"/api/v1/games/{game}/broadcast-tokens", "producer", {})[1]["token"]
+    url = f"{client.base}/api/v1/games/{game}/onair/stream?key={key}"
+    # opened one after another, nginx's round robin holds them on both app hosts
+    overlays = [Overlay(url) for _ in range(OVERLAYS)]
+    try:
+        wait_for(lambda: all(o.has(0) for o in overlays), 30, "every overlay's first row")
+        client.call("POST", f"/api/v1/games/{game}/events", "host", {"type": "spin", "sector": 1})
+        answered = time.monotonic()
+        wait_for(lambda: all(o.has(1) for o in overlays), 10, "every overlay to get the spin")
+        spin = [o.delay_ms(1, answered) for o in overlays]
+        before = [o.connections for o in overlays]
+        n = cluster.kill_host("app2")
+        log(f"on air: app2 killed ({n} processes), {OVERLAYS} overlays held")
+        client.call(
+            "POST", f"/api/v1/games/{game}/events", "host", {"type": "answer", "correct": True}
+        )
+        answered = time.monotonic()
+        missed = 0
+        try:
+            wait_for(lambda: all(o.has(2) for o in overlays), 15, "every overlay to get the answer")
+        except AssertionError:
+            missed = sum(not o.has(2) for o in overlays)
+        answer = [o.delay_ms(2, answered) for o in overlays if o.has(2)]
+        moved = sum(o.connections > b for o, b in zip(overlays, before, strict=True))
+    finally:
+        for o in overlays:
+            o.stop.set()
+    cluster.app_up("app2")
+    figures = {
+        "overlays": OVERLAYS,
+        "spin_delay_ms": spin,
+        "answer_after_app2_killed_delay_ms": answer,
+        "overlays_reconnected_after_app2_killed": moved,
+        "overlays_missed_the_answer": missed,
+    }
+    log(f"on air: {figures}")
+    return figures
+
+
 def submission(i: int) -> dict:
     topic = TOPICS[i % len(TOPICS)]
     return {
@@ -159,7 +264,7 @@ def scenario(cluster: Cluster) -> dict:
         n = cluster.kill_host("app2")
         faults.append(
             {
-                "what": f"app2 killed (SIGKILL of its {n} processes: gunicorn, worker, relay)",
+                "what": f"app2 killed (SIGKILL of its {n} processes: web, stream, worker, relay)",
                 "at": round(time.monotonic() - t0, 1),
             }
         )
@@ -327,6 +432,7 @@ def scenario(cluster: Cluster) -> dict:
         "installed": cluster.installed,
         "owed_after": owed(),
     }
+    figures["onair"] = on_air(cluster, client, season, set(chosen))
     return figures
 
 
@@ -354,6 +460,11 @@ def check(figures: dict) -> list[str]:
         )
     if not any(r["what"] == "app1 worker" for r in figures["restarts"]):
         problems.append(f"the killed app1 worker was not restarted: {figures['restarts']}")
+    air = figures["onair"]
+    if air["overlays_missed_the_answer"]:
+        problems.append(f"overlays missed the event after app2 was killed: {air}")
+    if not air["overlays_reconnected_after_app2_killed"]:
+        problems.append(f"no overlay was held on app2, so its loss was not tried: {air}")
     if figures["submissions_acknowledged"] < 50:
         problems.append("fewer than 50 acknowledged submissions: the stream did not run")
     return problems
@@ -395,6 +506,20 @@ def write_docs(figures: dict) -> None:
     for r in figures["restarts"]:
         reason = r["reason"].replace("|", "/")
         lines.append(f"| restart at {r['at']} s | {r['what']} (exit {r['exit']}: {reason}) |")
+    air = figures["onair"]
+
+    def ms(values: list[float]) -> str:
+        return ", ".join(str(v) for v in values)
+
+    lines += [
+        f"| on air: overlays held through nginx | {air['overlays']} |",
+        f"| on air: the spin's delay to each overlay (ms) | {ms(air['spin_delay_ms'])} |",
+        "| on air: app2 killed, overlays that connected again | "
+        f"{air['overlays_reconnected_after_app2_killed']} |",
+        "| on air: the next answer's delay to each overlay (ms) | "
+        f"{ms(air['answer_after_app2_killed_delay_ms'])} |",
+        f"| on air: overlays that missed it | {air['overlays_missed_the_answer']} |",
+    ]
     lines.append(f"| whole run, wheel build included (s) | {figures['total_seconds']} |")
     lines += ["", MARK_END]
     text = DOCS.read_text()

@@ -3,8 +3,9 @@
 :class:`Cluster` makes the hosts (``ip netns``; each has one veth on a bridge private to the
 test, addresses in ``10.231.<n>.0/24`` picked free at start): **data** (a private PostgreSQL
 cluster and a private ``redis-server`` without persistence, started for the test — never the
-machine's shared servers), **app1** and **app2** (gunicorn, a Celery worker and the outbox
-relay each; beat on app1 only), **front** (nginx balancing the two app hosts), and an
+machine's shared servers), **app1** and **app2** (gunicorn, the on-air stream service, a
+Celery worker and the outbox relay each; beat on app1 only), **front** (nginx balancing the
+two app hosts, the on-air feed to their stream services as deploy/nginx.conf routes it), and an
 aiosmtpd sink on the bridge address.
 
 The app hosts run Sova from its **installed wheel**: :func:`sova_bin` builds the wheel and
@@ -12,9 +13,9 @@ installs it with ``requirements/runtime.lock`` into a virtual environment in the
 temporary folder (:func:`tests.helpers.install_wheel`), or takes ``SOVA_CLUSTER_BIN`` (the
 ``bin/`` folder of an environment Sova is installed in). Their processes start in a
 working directory outside the checkout, with gunicorn's settings copied from
-``deploy/gunicorn.conf.py`` as deploy/ does, and without the caller's ``PYTHONPATH``.
+``deploy/gunicorn.conf.py`` and ``deploy/gunicorn-stream.conf.py`` as deploy/ does, and without the caller's ``PYTHONPATH``.
 
-Web, worker, relay and beat are **supervised** as the systemd units in deploy/ are
+Web, stream, worker, relay and beat are **supervised** as the systemd units in deploy/ are
 (``Restart=always``): one that exits is started again after :data:`RESTART_SECONDS`, and
 :attr:`Cluster.restarts` records it (host, role, exit code, last error line). A host killed
 on purpose (:meth:`Cluster.kill_host`) stays down until :meth:`Cluster.app_up`.
@@ -41,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OWED_AFTER = 30  # seconds: SOVA_OWED_AFTER_SECONDS on the app hosts
 #: systemd's RestartSec in deploy/systemd is 5 s; shorter here to keep the test short
 RESTART_SECONDS = 2
-SUPERVISED = ("web", "worker", "relay", "beat")
+SUPERVISED = ("web", "stream", "worker", "relay", "beat")
 
 
 def log(msg: str) -> None:
@@ -370,6 +371,8 @@ class Cluster:
             {
                 "SOVA_DATABASE_URL": f"postgresql+psycopg://postgres@{self.ip('data')}:5432/sova",
                 "SOVA_BROKER_URL": f"redis://{self.ip('data')}:6379/0",
+                # the web's commits reach every app host's stream service (deploy/systemd)
+                "SOVA_REDIS_URL": f"redis://{self.ip('data')}:6379/1",
                 "SOVA_SECRET_KEY": self.secret,
                 "SOVA_ENCRYPTION_KEYS": self.keys,
                 "SOVA_INSTANCE_PATH": str(self.tmp / "instance"),  # the shared volume
@@ -390,7 +393,7 @@ class Cluster:
         return env
 
     def app_up(self, host: str) -> None:
-        """Start web, worker and relay on ``host`` (and beat on app1), the command lines of
+        """Start web, stream, worker and relay on ``host`` (and beat on app1), the command lines of
         deploy/systemd; the host's metrics folder is cleared first (as at boot)."""
         from webapp.tasks.celery import WORKER_FLAGS
 
@@ -398,10 +401,12 @@ class Cluster:
         prom = Path(env["PROMETHEUS_MULTIPROC_DIR"])
         shutil.rmtree(prom, ignore_errors=True)
         prom.mkdir()
-        conf = self.tmp / "etc" / "gunicorn.conf.py"  # /etc/sova/gunicorn.conf.py
+        etc = self.tmp / "etc"  # /etc/sova/
+        conf, stream_conf = etc / "gunicorn.conf.py", etc / "gunicorn-stream.conf.py"
         if not conf.exists():
-            conf.parent.mkdir()
+            etc.mkdir()
             shutil.copy(ROOT / "deploy" / "gunicorn.conf.py", conf)
+            shutil.copy(ROOT / "deploy" / "gunicorn-stream.conf.py", stream_conf)
         celery = str(self.bin / "celery")
         with self.lock:
             self.down.discard(host)
@@ -414,6 +419,19 @@ class Cluster:
                     str(conf),
                     "--bind",
                     "0.0.0.0:8000",
+                    "webapp:create_app()",
+                ],
+                env,
+            )
+            self.spawn(
+                host,
+                "stream",
+                [
+                    str(self.bin / "gunicorn"),
+                    "-c",
+                    str(stream_conf),
+                    "--bind",
+                    "0.0.0.0:8001",
                     "webapp:create_app()",
                 ],
                 env,
@@ -467,9 +485,25 @@ http {{
     server {self.ip("app1")}:8000 max_fails=1 fail_timeout=3s;
     server {self.ip("app2")}:8000 max_fails=1 fail_timeout=3s;
   }}
+  upstream sova_stream {{
+    server {self.ip("app1")}:8001 max_fails=1 fail_timeout=3s;
+    server {self.ip("app2")}:8001 max_fails=1 fail_timeout=3s;
+  }}
   server {{
     listen {self.ip("front")}:80;
     client_max_body_size 8m;
+    location ~ ^/api/v1/games/[0-9]+/onair(/stream|\\.json)$ {{
+      proxy_pass http://sova_stream;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 60s;
+      proxy_next_upstream error timeout;
+    }}
     location / {{
       proxy_pass http://sova;
       proxy_set_header Host $host;

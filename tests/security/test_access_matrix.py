@@ -466,13 +466,19 @@ def test_the_game_day_endpoints_declare_their_roles(app):
 
 
 def test_the_season_prize_form_is_the_producers(app):
-    """Setting the season's prize per unanswered question (the season page's form) is the
-    producer's (admin too); the page itself is the producer's and the host's (the generated
-    matrix above checks that the code enforces both)."""
+    """Setting the season's prize per unanswered question and the amounts of its individual
+    prizes (the season page's two forms) is the producer's (admin too); the page itself is
+    the producer's and the host's (the generated matrix above checks that the code enforces
+    all three)."""
     specs = {
-        e: app.view_functions[e].sova_access for e in ("seasons.season_prize", "seasons.season")
+        e: app.view_functions[e].sova_access
+        for e in ("seasons.season_prize", "seasons.season_amounts", "seasons.season")
     }
-    assert specs == {"seasons.season_prize": "producer", "seasons.season": "producer|host"}
+    assert specs == {
+        "seasons.season_prize": "producer",
+        "seasons.season_amounts": "producer",
+        "seasons.season": "producer|host",
+    }
     assert allowed_roles("producer") == {"producer", "admin"}
 
 

@@ -10,7 +10,7 @@ import pytest
 from flask_babel import refresh
 
 from tests.forms import page_forms
-from webapp.core.chars import forbidden, forbidden_in_password, xml_safe
+from webapp.core.chars import all_forbidden, forbidden, forbidden_in_password, xml_safe
 
 REFUSED = [
     "\x00",
@@ -64,6 +64,19 @@ def test_what_user_text_may_not_hold(c):
 def test_what_user_text_may_hold(c):
     assert forbidden(f"Знатоки{c}клуба") is None
     assert xml_safe(f"Знатоки{c}клуба") == f"Знатоки{c}клуба"
+
+
+def test_the_scan_refuses_exactly_the_rule_on_every_code_point():
+    """``forbidden`` scans by one regular expression (a packet file is megabytes): on every
+    code point it answers as the rule written character by character (``refused``), also
+    with the character behind harmless text."""
+    from webapp.core.chars import refused
+
+    for n in range(0x110000):
+        c = chr(n)
+        assert (forbidden(f"Вопрос {c}") == c) is refused(c), hex(n)
+    assert all_forbidden("a\x00b\ufffe c\x00") == ["\x00", "\ufffe"]
+    assert xml_safe("a\x00b\u202ec") == "abc"
 
 
 def test_a_password_holds_no_control_character():

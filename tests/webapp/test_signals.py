@@ -9,7 +9,8 @@ from pathlib import Path
 import webapp
 from webapp.core import signals
 from webapp.prizes.receivers import reissue_for_new_air_date, reissue_for_new_donor
-from webapp.votes.receivers import game_vote, keep_decision
+from webapp.votes.queries import best_player_vote
+from webapp.votes.receivers import keep_decision
 
 
 def test_no_signal_is_declared_outside_the_catalogue():
@@ -28,5 +29,10 @@ def test_the_app_connects_each_signal_to_its_receivers(app):
 
     assert receivers(signals.air_date_changed) == [reissue_for_new_air_date]
     assert receivers(signals.donor_changed) == [reissue_for_new_donor]
-    assert receivers(signals.best_player_vote) == [game_vote]
     assert receivers(signals.best_player_awarded) == [keep_decision]
+
+
+def test_the_game_s_vote_is_handed_to_the_prizes_award_page_not_asked_through_a_signal(app):
+    """Signals only notify: the prizes' award page gets the vote's read from the app."""
+    assert app.extensions["sova_best_player_vote"] is best_player_vote
+    assert not hasattr(signals, "best_player_vote")

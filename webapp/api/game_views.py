@@ -37,6 +37,7 @@ from webapp.prizes import queries as prize_queries
 from webapp.prizes.operations import award_prize, owed_on_close
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.views import uploads_folder
+from webapp.votes.queries import best_player_vote
 
 # --- games -------------------------------------------------------------------------------
 
@@ -351,6 +352,7 @@ def award(data, game_id):
         team=data.get("team") or [],
         author_id=data.get("author_id"),
         reason=data.get("reason") or "",
+        vote=best_player_vote(game),
     )
     return {"prizes": [_prize_out(p) for p in made]}
 

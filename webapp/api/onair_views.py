@@ -12,7 +12,7 @@ from webapp.core.access import BROADCAST, access, current_staff
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.onair.operations import LABEL_MAX, create_token, revoke_token
-from webapp.onair.views import feed_game, feed_token, feed_urls, json_feed, stream_feed
+from webapp.onair.views import feed_urls, json_feed, open_feed, stream_feed
 
 
 class TokenIn(Schema):
@@ -70,7 +70,7 @@ def revoke_broadcast_token(game_id, token_id):
 def onair_json(game_id):
     """vMix's JSON data source: ``[row]`` with an ``ETag`` (``If-None-Match`` → 304); the
     broadcast token in the query ``key`` or as ``Authorization: Bearer``; 401 otherwise."""
-    return json_feed(feed_game(game_id))
+    return json_feed(open_feed(game_id))
 
 
 @blp.route("/games/<int:game_id>/onair/stream")
@@ -80,4 +80,4 @@ def onair_stream(game_id):
     """The rows as Server-Sent Events (``event: row``, ``id``: the revision), held open and
     pushed as they change by the stream service, answered at once with a ``retry:`` by a
     sync worker (``docs/operations.md``, «Эфирная графика»)."""
-    return stream_feed(*feed_token(game_id))
+    return stream_feed(open_feed(game_id))

@@ -4,6 +4,7 @@ the demo (``sova seed-demo``)."""
 from __future__ import annotations
 
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -66,7 +67,7 @@ users.add_command(users_token)
 
 
 @click.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--as", "as_", type=click.Choice(["archive", "submissions"]), required=True)
 @click.option("--channel", type=click.Choice(["import", "mail", "partner"]), default=None)
 @click.option(
@@ -86,7 +87,10 @@ users.add_command(users_token)
 def import_cmd(files, as_, channel, images_path, progress=None):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
-    A FILE may be a zip holding one packet text and its images. ``--images`` gives a folder
+    A FILE may be a zip holding one packet text and its images, or a folder: every packet
+    file in it (``.4s``, ``.txt``, ``.canon``, ``.zip``; not its subfolders), in the order
+    of their names — a db.chgk.info dump in one command. A file of any size is taken (the
+    web upload keeps its cap). ``--images`` gives a folder
     or zip of images for every FILE. One transaction per file; a bad file (or a bad image)
     is reported and nothing of it kept (exit 2 after the other files are done); referenced
     images without a file are listed (their questions fail the pre-check). ``--as
@@ -94,7 +98,6 @@ def import_cmd(files, as_, channel, images_path, progress=None):
     packet whose questions are stored already (the same question texts) is announced on
     stderr with how many of how many before it is imported again (the contract's exit 2 is
     for a bad file only, so a script that imports a packet twice still succeeds)."""
-    from webapp.domain.packets import PacketError
     from webapp.submissions.packet_images import BundleError, read_bundle
 
     shared: dict[str, bytes] = {}
@@ -104,30 +107,76 @@ def import_cmd(files, as_, channel, images_path, progress=None):
         except (BundleError, OSError) as exc:
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
+    paths = packet_paths(files)
+    app = current_app._get_current_object()
+
+    def read(path: Path):
+        with app.app_context():  # the reader's messages are translated as the command's
+            return _packet_and_images(path, shared)
+
     total, failed = 0, 0
-    for name in files:
-        path = Path(name)
-        try:
-            packet, images = _packet_and_images(path, shared)
-        except (PacketError, BundleError, OSError) as exc:
-            if isinstance(exc, PacketError) and exc.filename == path.name:
-                # the error names the file already: say its path once
-                exc = exc.with_filename(str(path))
-                click.echo(f"Error: {exc}", err=True)
+    # The next file is read and parsed (Python's work) while this one is written (mostly
+    # the database server's): a folder of packets takes the time of the slower of the two.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        ahead = reader.submit(read, paths[0])
+        for number, path in enumerate(paths, 1):
+            this = ahead
+            if number < len(paths):
+                ahead = reader.submit(read, paths[number])
+            label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
+            made = _read_and_import(this, path, as_, channel, progress, label)
+            if made is None:
+                failed += 1
             else:
-                click.echo(f"Error: {path}: {exc}", err=True)
-            failed += 1
-            continue
-        made = _import_one(path, packet, as_, channel, images, progress)
-        if made is None:
-            failed += 1
-            continue
-        total += made
+                total += made
     click.echo(
-        f"total: {total} questions from {len(files) - failed} file(s); {failed} file(s) failed"
+        f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
     if failed:
         sys.exit(2)
+
+
+def _read_and_import(read: Future, path: Path, as_, channel, progress, label) -> int | None:
+    """Import the file ``path`` once ``read`` (its :func:`_packet_and_images`) is done:
+    the number of questions, or None after printing why the file failed."""
+    from webapp.domain.packets import PacketError
+    from webapp.submissions.packet_images import BundleError
+
+    try:
+        packet, images = read.result()
+    except (PacketError, BundleError, OSError) as exc:
+        if isinstance(exc, PacketError) and exc.filename == path.name:
+            # the error names the file already: say its path once
+            exc = exc.with_filename(str(path))
+            click.echo(f"Error: {exc}", err=True)
+        else:
+            click.echo(f"Error: {path}: {exc}", err=True)
+        return None
+    return _import_one(path, packet, as_, channel, images, progress, label)
+
+
+def packet_paths(names: tuple[str, ...]) -> list[Path]:
+    """The files ``sova import`` reads, in order: each name as given, a folder replaced by
+    its packet files (:data:`webapp.submissions.packet_images.PACKET_SUFFIXES` and
+    ``.zip``, the folder's own files only) sorted by name. A folder without one is an
+    error (exit 2): an operator who named the wrong folder is told, not given «0 files»."""
+    from webapp.submissions.packet_images import PACKET_SUFFIXES
+
+    suffixes = PACKET_SUFFIXES | {".zip"}
+    paths: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if not path.is_dir():
+            paths.append(path)
+            continue
+        found = sorted(
+            (p for p in path.iterdir() if p.suffix.lower() in suffixes and p.is_file()),
+            key=lambda p: p.name,
+        )
+        if not found:
+            fail(f"{path}: no packet file ({', '.join(sorted(suffixes))}) in this folder")
+        paths.extend(found)
+    return paths
 
 
 def _packet_and_images(path: Path, shared: dict[str, bytes]):
@@ -138,14 +187,17 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
     from webapp.submissions.packet_images import read_bundle
 
     if path.suffix.lower() != ".zip":
-        return read_packet_file(path), shared
+        # any size: the operator chose the file (the web upload keeps MAX_PACKET_BYTES)
+        return read_packet_file(path, max_bytes=None), shared
     bundle = read_bundle(path)
     if bundle.packet is None:
         raise PacketError("the zip holds no packet file (.4s, .txt)", code="zip_no_packet")
     return read_packet_bytes(bundle.packet[1], bundle.packet[0]), {**shared, **bundle.images}
 
 
-def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int | None:
+def _import_one(
+    path: Path, packet, as_, channel, images, progress=None, label: str | None = None
+) -> int | None:
     """Import one parsed packet in one transaction; the number of questions, or None
     after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
     when stderr is a terminal). A packet whose questions are stored already is announced
@@ -173,7 +225,7 @@ def _import_one(path: Path, packet, as_, channel, images, progress=None) -> int 
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     with tqdm(
         total=len(packet.questions),
-        desc=path.name,
+        desc=label or path.name,
         unit="q",
         file=sys.stderr,
         disable=not (sys.stderr.isatty() if progress is None else progress),

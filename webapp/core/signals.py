@@ -31,12 +31,6 @@ air_date_changed = _signals.signal("sova.game-air-date-changed")
 #: change).
 donor_changed = _signals.signal("sova.season-donor-changed")
 
-#: ``best_player_vote.send(game)``, sent by the prizes feature while it awards the 2009 §3.1
-#: best player of a game: the audience vote (``webapp.votes.receivers``) returns the game's
-#: vote as ``{"vote_id": int, "status": "open" | "closed", "candidates": [names],
-#: "winner": n | None}``, or None (no vote held).
-best_player_vote = _signals.signal("sova.best-player-vote")
-
 #: ``best_player_awarded.send(game, prize=, vote_id=, winner_name=, chosen=, overridden=,
 #: reason=, user_id=)``, sent by the prizes feature when a new best_player_of_game prize was
 #: made; the votes feature keeps the decision for the audit (``VoteAward``), in the same

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from webapp.domain.text import matching_key
+from webapp.submissions.names import morph_analyzer
 
 __all__ = [
     "EDITORIAL_WORDS",
@@ -86,15 +87,6 @@ DERIVING_SUFFIXES = frozenset(
     "ск еск овск ов ев ин н нн енн ник чик щик ост ств тв ист изм ец к ик ок ек очк ечк".split()
 )
 _BE_TO_RU = str.maketrans({"і": "и", "ў": "у"})
-
-
-@cache
-def morph_analyzer():
-    """The process's pymorphy3 analyser, made once, at the first use rather than at import
-    (loading its dictionaries is work a process that parses no word should not do)."""
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
 
 
 @cache

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from webapp.domain.text import matching_key
+from webapp.submissions.names import morph_analyzer
 
 __all__ = [
     "LANGUAGES_OK",
@@ -126,15 +127,6 @@ _NOT_BEFORE = {
 }
 _ENDS_FOR_ANY = ("",)
 _SLANG = {"Slng", "Infr"}
-
-
-@cache
-def morph_analyzer():
-    """The process's pymorphy3 analyser, made once, at the first use rather than at import
-    (loading its dictionaries is work a process that parses no word should not do)."""
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
 
 
 def _continues(tail: str, allowed: str) -> bool:

@@ -5,6 +5,7 @@ the same fields."""
 from __future__ import annotations
 
 import io
+import json
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
@@ -13,9 +14,11 @@ from typing import IO
 from zoneinfo import ZoneInfo
 
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import Cell
 
 from webapp.core.formats import DEFAULT_ZONE
-from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
+from webapp.core.spreadsheet import BOM, csv_writer, decimal_comma, safe_cells, safe_row
 from webapp.domain.packets import AuthorRef, format_authors
 from webapp.moderation.operations.common import CHECK_LABELS, status_label
 from webapp.submissions.models import CHANNEL_LABELS
@@ -50,50 +53,82 @@ def queue_rows(
     name them, the time received in ``zone`` — «04.03.2023 15:00» by default, or what
     ``received`` makes of it: :func:`local_minute` for a spreadsheet's date cell —,
     ``sources`` one per line, the failed checks' Russian names separated by «; », the best
-    duplicate candidate's score — a number — or empty). ``items``: questions or rows with
-    their attributes; ``reports``: ``{question id: report or row with checks and
-    duplicates}``."""
+    duplicate candidate's score — a number — or empty). ``items``: rows of
+    ``queries.EXPORT_COLUMNS`` (the sources as JSON text, ``sources_json``); ``reports``:
+    ``{question id: row of queries.export_reports}`` (``checks_json``,
+    ``duplicates_json``). The JSON is decoded only where it holds something to print
+    (:func:`source_lines`, :func:`failed_checks`, :func:`top_score`): no sources, every
+    check passed, no candidate — nothing decoded; an older report version — never."""
     received = received or minute_format(zone)
-    rows = []
+    statuses: dict[str, str] = {}
+    channels, get = CHANNEL_LABELS, reports.get
+    rows: list[list] = []
+    append = rows.append
     for q in items:
-        r = reports.get(q.id)
-        failed, score = "", ""
-        if r is not None:
-            failed = "; ".join(
-                CHECK_LABELS.get(c["name"], c["name"]) for c in r.checks if not c["ok"]
-            )
-            score = r.duplicates[0]["score"] if r.duplicates else ""
-        rows.append(
+        r = get(q.id)
+        status = q.status
+        label = statuses.get(status)
+        if label is None:
+            label = statuses[status] = status_label(status)
+        append(
             [
                 q.id,
-                status_label(q.status),
-                CHANNEL_LABELS.get(q.channel, q.channel),
+                label,
+                channels.get(q.channel, q.channel),
                 received(q.created_at),
                 q.text,
                 q.answer,
                 q.accepted or "",
                 q.rejected or "",
                 q.comment or "",
-                "\n".join(q.sources or []),
+                source_lines(q.sources_json),
                 q.handout or "",
-                failed,
-                score,
+                "" if r is None else failed_checks(r.checks_json),
+                "" if r is None else top_score(r.duplicates_json),
             ]
         )
     return rows
 
 
+def source_lines(raw: str | None) -> str:
+    """A question's sources (their stored JSON text) one per line; none → ``""``."""
+    if not raw or raw == "[]":
+        return ""
+    return "\n".join(json.loads(raw) or [])
+
+
+def failed_checks(raw: str | None) -> str:
+    """The Russian names of a report's failed checks (its ``checks`` as stored JSON text),
+    separated by «; ». A check failed has ``"ok": false``: a text without the word
+    ``false`` has none, and is not decoded (most reports pass every check)."""
+    if not raw or "false" not in raw:
+        return ""
+    return "; ".join(
+        CHECK_LABELS.get(c["name"], c["name"]) for c in json.loads(raw) or () if not c["ok"]
+    )
+
+
+def top_score(raw: str | None):
+    """The first duplicate candidate's score of a report (its ``duplicates`` as stored
+    JSON text: the candidates best first), or ``""`` when it has none."""
+    if not raw or raw == "[]":
+        return ""
+    found = json.loads(raw)
+    return found[0]["score"] if found else ""
+
+
 def minute_format(zone: str = DEFAULT_ZONE) -> Callable[[datetime], str]:
     """A function giving an aware datetime as ``webapp.core.formats.when`` does
-    («04.03.2023 15:00» in ``zone``, its numeric pattern ``dd.MM.yyyy HH:mm``), by
-    ``strftime``: a tenth of Babel's cost, which an export pays once per row (a naive
-    datetime raises ValueError, as ``when`` does)."""
+    («04.03.2023 15:00» in ``zone``, its numeric pattern ``dd.MM.yyyy HH:mm``), by an
+    f-string of the local time's fields: a tenth of Babel's cost, which an export pays
+    once per row (a naive datetime raises ValueError, as ``when`` does)."""
     tz = ZoneInfo(zone)
 
     def fmt(value: datetime) -> str:
         if value.tzinfo is None:
             raise ValueError("naive datetime: times are stored and passed aware (UTC)")
-        return value.astimezone(tz).strftime("%d.%m.%Y %H:%M")
+        d = value.astimezone(tz)
+        return f"{d.day:02}.{d.month:02}.{d.year} {d.hour:02}:{d.minute:02}"
 
     return fmt
 
@@ -147,11 +182,16 @@ def csv_chunks(
         if typed is None:
             writer.writerows(_commas(safe_row(row)) for row in rows)
         else:
-            for row in rows:
-                row = _commas(row)
-                row[typed] = safe_row(row[typed])
-                writer.writerow(row)
+            writer.writerows(_typed_row(row, typed) for row in rows)
         yield buf.getvalue().encode("utf-8")
+
+
+def _typed_row(row: Sequence, typed: slice) -> list:
+    """``row`` for :func:`csv_chunks` with typed columns: those through ``safe_row``, the
+    others (Sova's own values) with a decimal comma where they are fractional numbers."""
+    out = [decimal_comma(v) if isinstance(v, float | Decimal) else v for v in row]
+    out[typed] = safe_row(out[typed])
+    return out
 
 
 #: Bytes per chunk of a streamed XLSX file.
@@ -161,7 +201,7 @@ XLSX_CHUNK = 256 * 1024
 def xlsx_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
     """An XLSX workbook, one sheet «Очередь», header row first, in chunks of
     :data:`XLSX_CHUNK` bytes. openpyxl's write-only mode: each row is typed as it is built
-    (``append_safe``: text cells are strings, never formulas; the time received a date
+    (``safe_cells``: text cells are strings, never formulas; the time received a date
     cell in :data:`RECEIVED_FORMAT` when the rows hold datetimes, :func:`local_minute`)
     and written to the sheet's temporary file at once, so memory stays flat; the zip is
     made at the end (in a temporary file too) and sent from there."""
@@ -177,11 +217,28 @@ def write_xlsx(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("Очередь")
     ws.append(list(QUEUE_COLUMNS))
-    formats = {RECEIVED_COLUMN: RECEIVED_FORMAT}
+    # One date cell for every row, its number format set once: openpyxl's write-only sheet
+    # writes a row as it is appended, so the cell is free again for the next row (a new
+    # styled cell per row cost a sixth of the export). Made at the first row as a cell
+    # per row was (a date value first, then the format), so the styles are the same too.
+    received: Cell | None = None
+    append = ws.append
     try:
         for rows in batches:
             for row in rows:
-                append_safe(ws, row, formats)
+                cells = safe_cells(ws, row)
+                when = cells[RECEIVED_COLUMN]
+                if isinstance(when, Cell):  # a text that reads as an error code: its own cell
+                    when.number_format = RECEIVED_FORMAT
+                    append(cells)
+                    continue
+                if received is None:
+                    received = WriteOnlyCell(ws, when)
+                    received.number_format = RECEIVED_FORMAT
+                else:
+                    received.value = when
+                cells[RECEIVED_COLUMN] = received
+                append(cells)
         wb.save(out)
     finally:
         _discard_sheet(ws)

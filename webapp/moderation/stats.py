@@ -29,7 +29,7 @@ VIEWER = text("question.channel <> 'archive'")
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
 #: The decided questions, word for word the second predicate of the partial index
-#: ``ix_question_viewer_decided`` (migration 0042; a literal, as :data:`VIEWER`).
+#: ``ix_question_viewer_decided`` (migration 0044; a literal, as :data:`VIEWER`).
 DECIDED = text("question.first_decision_at IS NOT NULL")
 #: The first authors, word for word the predicate of ``ix_question_author_first``.
 FIRST_AUTHOR = text("question_author.position = 0")

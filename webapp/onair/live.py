@@ -242,20 +242,19 @@ def hub(app: Flask) -> Hub:
 
 
 def read(game_id: int) -> tuple[dict | None, frozenset[int]]:
-    """The game's row (None: the game is gone) and the ids of its live broadcast tokens;
-    the row also goes to the process's :func:`row_cache`, so polls of this change here
-    reuse it."""
-    game = db.session.get(Game, game_id)
-    if game is None:
+    """The game's row (None: the game is gone) and the ids of its live broadcast tokens.
+    The row is the process's :func:`row_cache` one when it is still the game's (a poll of
+    this change here built it already), else built once and left there for the polls."""
+    key = queries.feed_key(game_id)
+    if key is None:
         return None, frozenset()
     live = db.session.scalars(
         db.select(BroadcastToken.id).where(
             BroadcastToken.game_id == game_id, BroadcastToken.revoked_at.is_(None)
         )
     )
-    row = queries.row(game)
-    row_cache(current_app._get_current_object()).put(game, row)  # type: ignore[attr-defined]
-    return row, frozenset(live)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    return row_cache(app).row(game_id, key), frozenset(live)
 
 
 # --- the held stream ------------------------------------------------------------------------

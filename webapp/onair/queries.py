@@ -46,16 +46,38 @@ def tokens(game_id: int) -> list[BroadcastToken]:
 CHANGES = ("record", "undo")
 
 
+def _changes(game_id: int):
+    """The count of the game's recorded and undone events (its console audit rows)."""
+    return (
+        db.select(db.func.count())
+        .select_from(GameEventAudit)
+        .where(GameEventAudit.game_id == game_id, GameEventAudit.action.in_(CHANGES))
+    )
+
+
 def revision(game: Game) -> int:
     """The feed's revision of ``game``: every recorded and every undone event (the console's
     audit rows, which are never deleted, so an undo counts up too), plus one once the game is
     closed. It only grows."""
-    count = db.session.scalar(
-        db.select(db.func.count())
-        .select_from(GameEventAudit)
-        .where(GameEventAudit.game_id == game.id, GameEventAudit.action.in_(CHANGES))
-    )
+    count = db.session.scalar(_changes(game.id))
     return int(count or 0) + (1 if game.status == "closed" else 0)
+
+
+#: What a process checks before it reuses a row it built: ``(revision, game status)``.
+Key = tuple[int, str]
+
+
+def feed_key(game_id: int) -> Key | None:
+    """The game's :func:`revision` and status in one small statement, without loading the
+    game (None: no such game): what a poll or a held stream's wake-up needs to know whether
+    the row this process built is still the game's."""
+    found = db.session.execute(
+        db.select(Game.status, _changes(game_id).scalar_subquery()).where(Game.id == game_id)
+    ).one_or_none()
+    if found is None:
+        return None
+    status, count = found
+    return int(count or 0) + (1 if status == "closed" else 0), status
 
 
 def _asked(q) -> Asked:
@@ -85,50 +107,58 @@ def _prize(game: Game) -> str:
     return f"{amount:.2f} {game.season.currency}" if amount is not None else ""
 
 
-#: Seconds a process may answer a poll with the row it built for the same revision and
-#: status of the game: what changes the row without an event (an author's consent, the
-#: team's name) shows within this time, and ten vMix inputs polling every 250 ms cost two
-#: small queries a poll and one replay per change, not a replay a poll.
+#: Seconds a process may reuse the row it built for the same revision and status of the
+#: game: what changes the row without an event (an author's consent, the team's name) shows
+#: within this time, and ten vMix inputs polling every 250 ms plus fifty overlays cost two
+#: small statements a request (:func:`webapp.onair.views.open_feed`) and one replay per
+#: change, not a replay a request.
 POLLED_ROW_SECONDS = 1.0
 
 
 class RowCache:
-    """A process's latest rows by game (the app's ``sova.onair.rows``): filled by the polls
-    and by the stream hub's builds (:mod:`webapp.onair.live`); one build at a time, so
-    polls that miss together wait for one replay instead of making one each."""
+    """A process's latest rows by game (the app's ``sova.onair.rows``), shared by the polls,
+    the held streams' first rows and the stream hub (:mod:`webapp.onair.live`); one build
+    at a time, so requests that miss together wait for one replay instead of making one
+    each."""
 
     def __init__(self) -> None:
-        self.rows: dict[int, tuple[int, str, float, dict]] = {}
+        self.rows: dict[int, tuple[Key, float, dict]] = {}
         self.building = threading.Lock()
 
-    def put(self, game: Game, row_: dict) -> None:
-        self.rows[game.id] = (row_["revision"], game.status, time.monotonic(), row_)
-
-    def fresh(self, game: Game, revision_: int) -> dict | None:
-        hit = self.rows.get(game.id)
-        if hit is None or (hit[0], hit[1]) != (revision_, game.status):
+    def fresh(self, game_id: int, key: Key) -> dict | None:
+        """The row built for ``key`` within :data:`POLLED_ROW_SECONDS`, else None."""
+        hit = self.rows.get(game_id)
+        if hit is None or hit[0] != key:
             return None
-        return hit[3] if time.monotonic() - hit[2] < POLLED_ROW_SECONDS else None
+        return hit[2] if time.monotonic() - hit[1] < POLLED_ROW_SECONDS else None
+
+    def row(self, game_id: int, key: Key) -> dict | None:
+        """The game's row as of ``key`` (:func:`feed_key`, read just before): the one
+        built here for it within :data:`POLLED_ROW_SECONDS`, else a new one (None: the
+        game is gone). A new row's events are read after ``key``, so a row is never older
+        than the revision it is cached under."""
+        found = self.fresh(game_id, key)
+        if found is not None:
+            return found
+        with self.building:
+            found = self.fresh(game_id, key)
+            if found is not None:
+                return found
+            game = db.session.get(Game, game_id)
+            if game is None:
+                return None
+            closed = 1 if key[1] == "closed" else 0
+            # the count read before the game's events: the row may be newer than its
+            # revision says (the next revision then sends it again), never older
+            built = row(game, changes=key[0] - closed)
+            self.rows[game_id] = ((built["revision"], game.status), time.monotonic(), built)
+            return built
 
 
-def polled_row(game: Game, cache: RowCache) -> dict:
-    """:func:`row` for a polling client: ``cache``'s row of the same game, revision and
-    status if younger than :data:`POLLED_ROW_SECONDS`, else a new one."""
-    now_revision = revision(game)
-    found = cache.fresh(game, now_revision)
-    if found is not None:
-        return found
-    with cache.building:
-        found = cache.fresh(game, now_revision)
-        if found is None:
-            found = row(game)
-            cache.put(game, found)
-    return found
-
-
-def row(game: Game) -> dict:
+def row(game: Game, changes: int | None = None) -> dict:
     """The on-air row of ``game`` now (:func:`webapp.domain.onair.onair_row`), from the
-    same replay ``GET /api/v1/games/{id}`` and the console read."""
+    same replay ``GET /api/v1/games/{id}`` and the console read; ``changes``: the count of
+    its changes when the caller read it before loading the game (:meth:`RowCache.row`)."""
     state = game_state(game)
     card = GameCard(
         status=game.status,
@@ -141,7 +171,11 @@ def row(game: Game) -> dict:
         zone=game.season.timezone,
     )
     events = [e.payload for e in game.events]
-    return onair_row(card, state, events, _table(game, state), revision(game))
+    if changes is None:
+        at = revision(game)
+    else:
+        at = changes + (1 if game.status == "closed" else 0)
+    return onair_row(card, state, events, _table(game, state), at)
 
 
 def etag(row_: dict) -> str:

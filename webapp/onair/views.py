@@ -1,6 +1,6 @@
 """The on-air pages: the overlay page, its OGraf manifest, and the producer's broadcast
 tokens on the game page (``contracts/api.md``, «On air»). The JSON source and the push
-stream are API routes (:mod:`webapp.api.onair_views`) built from :func:`feed_game`,
+stream are API routes (:mod:`webapp.api.onair_views`) built from :func:`open_feed`,
 :func:`json_feed` and :func:`stream_feed` here.
 
 Transport (``docs/operations.md``, «Эфирная графика»): the stream is held open and pushes
@@ -17,6 +17,7 @@ the row's ``ETag`` is the client's).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -70,29 +71,45 @@ def presented_key() -> str | None:
     return header[7:].strip() if header.startswith("Bearer ") else None
 
 
-def feed_game(game_id: int) -> Game:
-    """The game whose feed the request may read, or 401 (:func:`feed_token`)."""
-    return feed_token(game_id)[0]
+@dataclass(frozen=True)
+class Feed:
+    """A feed request's game, the live token it presents and the game's
+    :func:`~webapp.onair.queries.feed_key` ``(revision, status)`` as just read."""
+
+    game_id: int
+    token_id: int
+    key: queries.Key
 
 
-def feed_token(game_id: int) -> tuple[Game, BroadcastToken]:
-    """The game whose feed the request may read and the token read with, or 401: the token
-    must be a live (not revoked) broadcast token of this very game. A game that does not
-    exist answers 401 too, so a token-less caller learns nothing of which games exist."""
+def open_feed(game_id: int) -> Feed:
+    """The feed the request may read, or 401: the token must be a live (not revoked)
+    broadcast token of this very game. A game that does not exist answers 401 too, so a
+    token-less caller learns nothing of which games exist. Two small statements: a poll
+    (ten vMix inputs, every 250 ms) never loads the game when this process's row is still
+    the game's."""
     token = queries.token_for(game_id, presented_key())
     if token is None:
         abort(401)
-    game = db.session.get(Game, game_id)
-    if game is None:
+    key = queries.feed_key(game_id)
+    if key is None:
         abort(401)
-    return game, token
+    return Feed(game_id, token.id, key)
 
 
-def json_feed(game: Game) -> Response:
+def _row(feed: Feed) -> dict:
+    """The game's row as of ``feed.key``, this process's if it still is (401: the game is
+    gone since)."""
+    found = live.row_cache(current_app._get_current_object()).row(feed.game_id, feed.key)  # type: ignore[attr-defined]
+    if found is None:
+        abort(401)
+    return found
+
+
+def json_feed(feed: Feed) -> Response:
     """vMix's JSON data source: ``[row]`` with its ``ETag``; ``304`` without a body when
     ``If-None-Match`` names the current one. The row may be this process's of the last
-    second (:func:`webapp.onair.queries.polled_row`)."""
-    row = queries.polled_row(game, live.row_cache(current_app._get_current_object()))  # type: ignore[attr-defined]
+    second (:class:`webapp.onair.queries.RowCache`)."""
+    row = _row(feed)
     tag = queries.etag(row)
     if request.if_none_match.contains(tag):
         response = Response(status=304)
@@ -113,23 +130,24 @@ def _last_event_id() -> int:
         return -1
 
 
-def stream_feed(game: Game, token: BroadcastToken) -> Response:
+def stream_feed(feed: Feed) -> Response:
     """The push stream (Server-Sent Events) of the game's rows: each row an event ``row``
     whose ``id`` is the revision and whose ``data`` is the row's JSON, only rows newer than
     the client's. Held open on a threaded server (:func:`webapp.onair.live.held`), else
     answered at once with a ``retry:`` (module doc). Once the game is closed and the client
     has its last row, ``204``: EventSource stops."""
-    row = queries.row(game)
+    revision, status = feed.key
     last = _last_event_id()
-    if row["status"] == "closed" and last >= row["revision"]:
+    if status == "closed" and last >= revision:
         return Response(status=204, headers=FEED_HEADERS)
     headers = {**FEED_HEADERS, "X-Accel-Buffering": "no"}
     if request.environ.get("wsgi.multithread"):
         app = current_app._get_current_object()  # type: ignore[attr-defined]
         # the body runs after this request's context has ended (its session gave its
         # connection back); it reads the database in short contexts of its own
-        held = live.held(app, game.id, token.id, last)
+        held = live.held(app, feed.game_id, feed.token_id, last)
         return Response(held, mimetype="text/event-stream", headers=headers)
+    row = _row(feed)
     body = f"retry: {live.RETRY_MS}\n\n"
     if row["revision"] > last:
         body += live.event_text(row)

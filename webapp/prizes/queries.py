@@ -12,7 +12,6 @@ from webapp.core import keyset
 from webapp.core.filenames import file_name
 from webapp.core.keyset import Key, Page
 from webapp.core.models import Document, utcnow
-from webapp.core.signals import best_player_vote
 from webapp.domain.books import award_label, cite, trophy_label
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
@@ -23,16 +22,6 @@ from webapp.games.season.queries import season_donor
 from webapp.prizes.models import CommissionMinutes, GiftAgreement, Prize, PrizeStatusChange
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
-
-
-def vote_for_best_player(game) -> dict | None:
-    """The game's audience vote (the 2009 §3.1 best player is chosen by it, a later feature
-    that builds on prizes) as the receiver of ``best_player_vote``
-    (``webapp.core.signals``) gives it, or None."""
-    for _receiver, vote in best_player_vote.send(game):
-        if vote is not None:
-            return vote
-    return None
 
 
 def prizes(game_id: int | None = None, status: str | None = None) -> list[Prize]:

@@ -138,7 +138,12 @@ def award(game_id: int):
     ]
     form.author_id.choices = [SelectChoice(0, "—")] + _author_choices(game)
     # 2009 §3.1: the best player of the game is the audience vote's winner — pre-filled
-    vote = queries.vote_for_best_player(game) if game.season.book.audience_vote else None
+    # the votes feature's read, handed by the app (webapp.app.register_handovers)
+    vote = (
+        current_app.extensions["sova_best_player_vote"](game)
+        if game.season.book.audience_vote
+        else None
+    )
     vote_winner = vote["candidates"][vote["winner"] - 1] if vote and vote["winner"] else None
     if request.method == "GET" and vote and vote["status"] == "closed":
         voted = next((r for r in available if r.decided_by_vote), None)
@@ -182,6 +187,7 @@ def award(game_id: int):
             team=team,
             author_id=form.author_id.data or None,
             reason=form.reason.data or "",
+            vote=vote,
         )
         flash(f"Присуждено призов: {len(made)}.", "success")
         return redirect(url_for("prizes.award", game_id=game.id))

@@ -133,7 +133,7 @@ class Question(Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     # The time of the question's first decision: the earliest of its status changes to
     # ``approved`` or ``rejected`` (None before one), kept by the flush hook below in the
-    # transaction of each such change (migration 0042), so that the statistics' time to
+    # transaction of each such change (migration 0044), so that the statistics' time to
     # decision reads one index of the viewer questions (``ix_question_viewer_decided``)
     # instead of every question's history.
     first_decision_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -18,13 +18,23 @@ from functools import lru_cache
 
 from webapp.domain.packets import AuthorRef
 
-__all__ = ["credit_case", "name_gender", "nominative_authors", "nominative_name"]
+__all__ = [
+    "credit_case",
+    "morph_analyzer",
+    "name_gender",
+    "nominative_authors",
+    "nominative_name",
+]
 
 _WORD = re.compile(r"[А-Яа-яЁё]+")
 
 
 @lru_cache(maxsize=1)
-def _morph():
+def morph_analyzer():
+    """The process's one pymorphy3 analyser of Russian, made at the first use rather than
+    at import (loading its dictionaries is work a process that parses no word should not
+    do); the names here, moderation's checks and the editors' aids all read it, so the
+    dictionaries are loaded once per process."""
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer(lang="ru")
@@ -44,7 +54,7 @@ def _gender(words: list[str], case: str) -> str | None:
     """The gender of the person from the first word that pymorphy3 knows as a given name
     (tag ``Name``) in ``case``, singular; None when no word is one (then the phrase is
     not a name in that case and is left alone)."""
-    morph = _morph()
+    morph = morph_analyzer()
     for word in words:
         for p in morph.parse(word):
             if {"Name", case, "sing"} <= p.tag.grammemes and p.tag.gender in ("masc", "femn"):
@@ -65,7 +75,7 @@ def _nominative_word(word: str, gender: str, case: str) -> str:
     has no singular reading of it in that case for that gender (an indeclinable «Бойко»)."""
     candidates = [
         p
-        for p in _morph().parse(word)
+        for p in morph_analyzer().parse(word)
         if {case, "sing", "NOUN"} <= p.tag.grammemes and ({gender, "ms-f"} & p.tag.grammemes)
     ]
     if not candidates:
@@ -131,7 +141,7 @@ def name_gender(name: str | None) -> str | None:
     identification number tells (``webapp.prizes.payee.by_personal_number_gender``)."""
     if not name or _NOT_RUSSIAN.search(name):
         return None
-    morph = _morph()
+    morph = morph_analyzer()
     for word in _WORD.findall(name):
         if word.lower().replace("ё", "е") in _EITHER_GENDER_ACROSS_LANGUAGES:
             return None

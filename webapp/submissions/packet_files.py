@@ -117,8 +117,12 @@ def _check_chars(text: str) -> None:
         )
 
 
-def read_packet_file(path: str | os.PathLike[str], max_bytes: int = MAX_PACKET_BYTES) -> Packet:
+def read_packet_file(
+    path: str | os.PathLike[str], max_bytes: int | None = MAX_PACKET_BYTES
+) -> Packet:
     """Read and parse a packet file (4s or db.chgk.info format, format detected).
+    ``max_bytes``: the largest file taken (None: any size — the command line's import,
+    whose operator chose the file; the web upload keeps the cap).
 
     The encoding is detected by :func:`decode_packet_bytes` and stored in
     ``packet.meta["encoding"]``; ``packet.meta["filename"]`` is the file name.
@@ -129,13 +133,15 @@ def read_packet_file(path: str | os.PathLike[str], max_bytes: int = MAX_PACKET_B
     """
     path = Path(path)
     with path.open("rb") as f:
-        data = f.read(max_bytes + 1)
+        data = f.read() if max_bytes is None else f.read(max_bytes + 1)
     return read_packet_bytes(data, path.name, max_bytes)
 
 
-def read_packet_bytes(data: bytes, filename: str, max_bytes: int = MAX_PACKET_BYTES) -> Packet:
+def read_packet_bytes(
+    data: bytes, filename: str, max_bytes: int | None = MAX_PACKET_BYTES
+) -> Packet:
     """:func:`read_packet_file` for bytes already read (an upload, a zip's packet file)."""
-    if len(data) > max_bytes:
+    if max_bytes is not None and len(data) > max_bytes:
         raise PacketError(
             f"file is larger than {max_bytes} bytes",
             None,

@@ -24,6 +24,22 @@ def vote_of(game_id: int) -> Vote | None:
     return db.session.scalar(select(Vote).where(Vote.game_id == game_id).order_by(Vote.id.desc()))
 
 
+def best_player_vote(game: Game) -> dict | None:
+    """``{"vote_id", "status", "candidates", "winner"}`` of ``game``'s audience vote (the
+    2009 §3.1 best player follows it), or None when none was held: what the votes feature
+    hands ``webapp.prizes.operations.award_prize`` (and what the app hands the prizes'
+    award page, ``webapp.app.register_handovers``)."""
+    vote = vote_of(game.id)
+    if vote is None:
+        return None
+    return {
+        "vote_id": vote.id,
+        "status": vote.status,
+        "candidates": list(vote.candidates),
+        "winner": vote.winner,
+    }
+
+
 def open_vote() -> Vote | None:
     """The vote open now (at most one), or None."""
     return db.session.scalar(select(Vote).where(Vote.status == "open"))

@@ -1,28 +1,15 @@
-"""The votes feature's answers to the prizes feature's best-player signals
-(``best_player_vote``, ``best_player_awarded`` of ``webapp.core.signals``, connected by
+"""The votes feature's answer to the prizes feature's best-player notification
+(``best_player_awarded`` of ``webapp.core.signals``, connected by
 ``webapp.app.register_signals``; votes build on prizes): whichever page awards the 2009
 §3.1 best player of a game (``/prizes/games/<id>/award``, the API, the vote page), the
-rules see the game's vote and the decision is kept in ``VoteAward`` (audit)."""
+decision is kept in ``VoteAward`` (audit). The game's vote itself is handed to the award by
+its caller (``webapp.votes.queries.best_player_vote``)."""
 
 from __future__ import annotations
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.votes.models import VoteAward
-from webapp.votes.queries import vote_of
-
-
-def game_vote(game) -> dict | None:
-    """``{"vote_id", "status", "candidates", "winner"}`` of ``game``'s vote, or None."""
-    vote = vote_of(game.id)
-    if vote is None:
-        return None
-    return {
-        "vote_id": vote.id,
-        "status": vote.status,
-        "candidates": list(vote.candidates),
-        "winner": vote.winner,
-    }
 
 
 def keep_decision(

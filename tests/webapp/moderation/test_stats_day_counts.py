@@ -6,7 +6,7 @@ under a viewer channel, viewer submissions through the real intake: the one-stat
 intake on PostgreSQL, the ORM elsewhere) the page's figures for every window equal those
 of the per-question computation (:func:`per_question` and :func:`decisions`, the
 statistics before the day counts: the test's oracle), and the rows equal a recount from
-scratch (as migration 0042 fills them)."""
+scratch (as migration 0044 fills them)."""
 
 from __future__ import annotations
 
@@ -256,13 +256,13 @@ def test_day_counts_equal_the_per_question_figures_on_postgresql(pg_app):
 
 
 def migrate_down_and_up() -> None:
-    """Migration 0042 down drops the table; up fills it from the questions as they are."""
+    """Migration 0044 down drops the table; up fills it from the questions as they are."""
     from flask_migrate import downgrade, upgrade
 
     build_and_check()
     before = stored()
     db.session.remove()
-    downgrade(revision="0041_staff_page_indexes")
+    downgrade(revision="0043_question_text_hash")
     assert "viewer_question_day" not in db.inspect(db.engine).get_table_names()
     upgrade(revision="heads")
     db.session.remove()

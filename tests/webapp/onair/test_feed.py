@@ -10,8 +10,10 @@ import json
 import re
 
 from tests.forms import get_page, submit_form
+from tests.query_count import statements
 from tests.webapp.games import helpers as h
 from webapp.extensions import db
+from webapp.onair import queries
 from webapp.onair.models import BroadcastToken
 
 
@@ -166,6 +168,47 @@ def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
     )
     assert gone.status_code == 204
     assert client.get(f"/api/v1/games/{other.id}/onair.json?key={other_key}").status_code == 401
+
+
+def test_the_processs_row_serves_every_poll_and_connection_until_the_game_changes(
+    game, api, client, monkeypatch
+):
+    """vMix's polls and the overlays' connections of one process share the row it built for
+    the game's revision and status: one that finds it costs two statements (the token, the
+    game's revision and status), never the game's replay; an event makes a new row once."""
+    # a row is reused for a second; a slow machine must not let it expire mid-test
+    monkeypatch.setattr(queries, "POLLED_ROW_SECONDS", 600.0)
+    game_id = game.id  # read once: the test's own session reloads an expired game
+    key = api("post", f"/api/v1/games/{game_id}/broadcast-tokens", role="producer").json["token"]
+    url = f"/api/v1/games/{game_id}/onair.json?key={key}"
+
+    def reads(sent: list[str]) -> int:  # SQLite's BEGIN IMMEDIATE is no read
+        return sum(s.lstrip().startswith("SELECT") for s in sent)
+
+    with statements(db.engine) as built:
+        first = client.get(url)
+    assert first.status_code == 200 and first.json[0]["revision"] == 0
+    assert reads(built) > 2  # the game read and replayed once
+    for _ in range(3):
+        with statements(db.engine) as sent:
+            again = client.get(url, headers={"If-None-Match": first.headers["ETag"]})
+        assert again.status_code == 304
+        assert reads(sent) == 2, sent
+    with statements(db.engine) as sent:
+        streamed = _stream(client, game_id, key)
+    assert streamed.get_data(as_text=True).startswith("retry: 250\n\nid: 0\nevent: row\n")
+    assert reads(sent) == 2, sent
+    played = api(
+        "post", f"/api/v1/games/{game_id}/events", role="host", json={"type": "spin", "sector": 3}
+    )
+    assert played.status_code == 201
+    with statements(db.engine) as sent:
+        changed = client.get(url, headers={"If-None-Match": first.headers["ETag"]})
+    assert changed.status_code == 200 and changed.json[0]["revision"] == 1
+    assert reads(sent) > 2
+    with statements(db.engine) as sent:
+        assert client.get(url).json == changed.json
+    assert reads(sent) == 2
 
 
 def _stream(client, game_id, key, last=None):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -379,3 +381,49 @@ def test_the_game_page_previews_the_outcomes_and_prizes_before_closing(app, logi
     assert total == ["Всего призов: 7", "1\xa0800,00\xa0BYN"]
     # closed: no preview any more
     assert 'id="close-preview"' not in client.get(f"/games/{game}").text
+
+
+def test_a_prize_pays_the_amount_the_season_page_set_and_keeps_it(app, api, login, played):
+    """The producer changes the season's series-final amount on the season page (the form
+    it renders): the prize awarded next pays the new amount; a later change leaves it as
+    awarded (2023 §4.11.2; the season's amounts: ``season_amount``)."""
+    from tests.forms import get_page, submit_form
+
+    game = played("series_final", EXPERTS_WIN)
+    season_id = db.session.get(Game, game).season_id
+    client = login("producer")
+    url = f"/games/seasons/{season_id}"
+
+    def set_series_final(amount: str) -> None:
+        # this app has CSRF off: no token names the form's prefix, so the field is named whole
+        typed = {"amounts-series_final": amount}
+        answer = submit_form(client, get_page(client, url), "amounts-form", url, True, **typed)
+        assert "Суммы призов сезона: Приз финала серии" in get_page(
+            client, answer.headers["Location"]
+        )
+
+    set_series_final("2 500,00")
+    r = api(
+        "post",
+        f"/api/v1/games/{game}/prizes",
+        role="producer",
+        json={"kind": "best_participant_of_series", "recipient": "Илья Новиков", "team": TEAM},
+    )
+    assert r.status_code == 201, r.json
+    assert [(p["amount"], p["currency"]) for p in r.json["prizes"]] == [("2500.00", "BYN")]
+    set_series_final("3 000,00")
+    db.session.expire_all()
+    assert db.session.scalars(db.select(Prize.amount)).all() == [Decimal("2500.00")]
+
+
+def test_the_best_player_is_not_awarded_without_the_game_s_vote_handed_in(app, played):
+    """The vote belongs to the votes feature, above prizes: every caller hands it in
+    (``webapp.votes.queries.best_player_vote``); forgetting it fails loudly, writing
+    nothing, instead of awarding as if no vote had been held."""
+    from webapp.prizes.operations import award_prize
+
+    game_id = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
+    game = db.session.get(Game, game_id)
+    with pytest.raises(TypeError, match="needs the game's vote handed in"):
+        award_prize(game, "best_player_of_game", None, recipient="Ровшан Аскеров", team=TEAM)
+    assert db.session.scalar(db.select(db.func.count()).select_from(Prize)) == 0

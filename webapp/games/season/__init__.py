@@ -5,7 +5,7 @@ One module per floor, top to bottom (import-linter keeps the order): :mod:`.view
 blueprint ``seasons``: the producer's season page and its forms' posts, the public season
 page), :mod:`.forms`, :mod:`.events` (the season's event log: its teams, the producer's
 events, a closed game's result), :mod:`.operations` (seasons, teams, series, creating a game
-and attaching it to its team and series, the season's prize and donor), :mod:`.refusals` (the
+and attaching it to its team and series, the season's prizes and donor), :mod:`.refusals` (the
 conflict the season's rules raise and the check of a new game), :mod:`.queries` (reads and
 the replay), :mod:`.models` (the tables ``season_team``, ``season_events`` and the audits).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from wtforms import (
     BooleanField,
@@ -154,13 +155,53 @@ class SeasonGameForm(SovaForm):
     )
 
 
+#: The unanswered prize's own «required» message: every amount of the season page says it.
+AMOUNT_REQUIRED = "Укажите сумму, например 1000,00."
+
+
 class SeasonPrizeForm(SovaForm):
     """The season's cash prize per unanswered question (2009 §1.2.2 names no amount)."""
 
     unanswered_prize = StringField(
         "Приз за невзятый вопрос",
-        validators=[DataRequired("Укажите сумму, например 1000,00."), Length(max=20)],
+        validators=[DataRequired(AMOUNT_REQUIRED), Length(max=20)],
     )
+
+
+class SeasonAmountsForm(SovaForm):
+    """The amounts of the season's individual prizes: one text field per amount key of the
+    season's book, named by the key and labelled as the book labels it (made by
+    :func:`season_amounts_form`, so a book's new prize needs no form change), checked as
+    the prize per unanswered question is (required here, the amount itself by the
+    operation). The box confirms that the prizes awarded from now on pay the new amounts."""
+
+    #: the amount fields' names (the book's amount keys), in the book's order
+    amount_keys: tuple[str, ...] = ()
+    confirm = BooleanField(
+        "Да, призы, выдаваемые с этого момента, получат эти суммы; выданные сохраняют свои",
+        validators=[DataRequired("Подтвердите изменение сумм призов: отметьте галочку.")],
+    )
+
+    @property
+    def amounts(self) -> dict[str, str]:
+        """``{amount key: typed text}`` of the amount fields."""
+        return {name: f.data for name, f in self._fields.items() if name in self.amount_keys}
+
+
+def season_amounts_form(amounts: Mapping, lang: str, **kwargs) -> SeasonAmountsForm:
+    """A :class:`SeasonAmountsForm` with one field per key of ``amounts`` (a book's
+    ``Book.amounts``), labelled in ``lang`` (ru/be/en; the book's labels)."""
+    fields = {}
+    for key, amount in amounts.items():
+        if hasattr(SeasonAmountsForm, key):
+            raise ValueError(f"amount key {key!r} clashes with the form's own attribute")
+        fields[key] = StringField(
+            amount.label(lang), validators=[DataRequired(AMOUNT_REQUIRED), Length(max=20)]
+        )
+    form_class = type(
+        "SeasonAmountsForm", (SeasonAmountsForm,), {**fields, "amount_keys": tuple(fields)}
+    )
+    return form_class(prefix="amounts", **kwargs)
 
 
 class SeasonDonorForm(SovaForm):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import JSON, ForeignKey, Integer, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.core.models import UTCDateTime, money_column, utcnow
@@ -63,6 +63,24 @@ class SeasonPrizeChange(Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    old_amount: Mapped[Decimal | None] = money_column(nullable=True)
+    new_amount: Mapped[Decimal] = money_column()
+    by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SeasonAmountChange(Model):
+    """Audit of the producer's change of one amount of the season's individual prizes on the
+    season page (``season_amount``; the keys are the book's ``Book.amounts``): who
+    (``by_user_id``), when (``at``, UTC), which amount (``amount_key``), from ``old_amount``
+    (None: not set) to ``new_amount``, in the season's currency. One submission changing
+    several amounts writes one row per changed amount, all with the same ``at``."""
+
+    __tablename__ = "season_amount_change"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("season.id"), index=True)
+    amount_key: Mapped[str] = mapped_column(String(40))
     old_amount: Mapped[Decimal | None] = money_column(nullable=True)
     new_amount: Mapped[Decimal] = money_column()
     by_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"))

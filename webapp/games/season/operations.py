@@ -4,7 +4,9 @@ series (before its first event). A new game and a changed team pass the season's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
+from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import utcnow
@@ -38,7 +40,11 @@ from webapp.games.operations.common import (
     bad_line_chars,
 )
 from webapp.games.season import queries as sq
-from webapp.games.season.models import SeasonDonorChange, SeasonPrizeChange
+from webapp.games.season.models import (
+    SeasonAmountChange,
+    SeasonDonorChange,
+    SeasonPrizeChange,
+)
 from webapp.games.season.refusals import check_new_game
 
 
@@ -177,6 +183,54 @@ def set_unanswered_prize(season: Season, amount, user_id: int | None) -> Season:
     season.unanswered_prize = prize
     db.session.flush()
     return season
+
+
+def set_prize_amounts(
+    season: Season, values: Mapping[str, object], user_id: int | None
+) -> list[str]:
+    """The producer sets the amounts of the season's individual prizes (typed into the
+    season page, checked as the prize per unanswered question is: a decimal comma and
+    spaces accepted, required, :func:`~webapp.games.operations.common.amount_or_error`).
+    ``values``: ``{amount key: amount}`` for keys of the season's book (``Book.amounts``;
+    a key the book does not have is refused). All or nothing: one bad value refuses the
+    whole change (GameError keyed by the amount key). Each changed amount is audited
+    (:class:`~webapp.games.season.models.SeasonAmountChange`: which, who, when, old → new);
+    an amount typed as it is changes and records nothing. A prize already awarded keeps
+    the amount it was made with (``Prize.amount``): only later awards read the new one.
+    Returns the keys changed, in the book's order."""
+    amounts = season.book.amounts
+    errors: dict[str, list[str]] = {}
+    parsed: dict[str, Decimal] = {}
+    for key, value in values.items():
+        if key not in amounts:
+            errors[key] = [f"в правилах {season.book.name} г. нет такой суммы призов"]
+            continue
+        amount = amount_or_error(value, key, errors, form=True)
+        if amount is None and key not in errors:
+            errors[key] = ["укажите сумму, например 1000,00"]
+        elif amount is not None:
+            parsed[key] = amount
+    if errors:
+        raise GameError(errors)
+    at = utcnow()
+    changed = []
+    for key in amounts:
+        if key not in parsed or season.prize_amount(key) == parsed[key]:
+            continue
+        db.session.add(
+            SeasonAmountChange(
+                season_id=season.id,
+                amount_key=key,
+                old_amount=season.prize_amount(key),
+                new_amount=parsed[key],
+                by_user_id=user_id,
+                at=at,
+            )
+        )
+        season.set_prize_amount(key, parsed[key])
+        changed.append(key)
+    db.session.flush()
+    return changed
 
 
 def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season, int]:

@@ -20,6 +20,7 @@ from webapp.extensions import db
 from webapp.games.models import Game, Series, Team
 from webapp.games.models import Season as SeasonRow
 from webapp.games.season.models import (
+    SeasonAmountChange,
     SeasonDonorChange,
     SeasonEvent,
     SeasonPrizeChange,
@@ -280,6 +281,11 @@ def _audit(model: Any, season: SeasonRow) -> list[tuple[Any, str]]:
 def prize_changes(season: SeasonRow) -> list[tuple[SeasonPrizeChange, str]]:
     """The audit of the season's prize per unanswered question (:func:`_audit`)."""
     return _audit(SeasonPrizeChange, season)
+
+
+def amount_changes(season: SeasonRow) -> list[tuple[SeasonAmountChange, str]]:
+    """The audit of the amounts of the season's individual prizes (:func:`_audit`)."""
+    return _audit(SeasonAmountChange, season)
 
 
 def default_donor(ruleset: str) -> Donor:

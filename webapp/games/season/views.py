@@ -33,8 +33,14 @@ from webapp.games.season.forms import (
     SeasonPrizeForm,
     SeasonStartForm,
     SeasonTeamForm,
+    season_amounts_form,
 )
-from webapp.games.season.operations import create_game, set_donor, set_unanswered_prize
+from webapp.games.season.operations import (
+    create_game,
+    set_donor,
+    set_prize_amounts,
+    set_unanswered_prize,
+)
 
 bp = Blueprint("seasons", __name__)
 
@@ -89,11 +95,15 @@ def _finals_view(season: Season, state) -> list[dict]:
     return out
 
 
+def _page_language() -> str:
+    return str(get_locale() or "ru")
+
+
 def _amounts_view(season: Season) -> list[dict]:
     """The amounts of the book's individual prizes, as the season sets them: the book's label
     in the page's language, the amount (None: not set), and the clauses of the prizes paying
     it. Enumerated from the book (``book.amounts``): a new prize kind needs no page change."""
-    lang = str(get_locale() or "ru")
+    lang = _page_language()
     book = season.book
     return [
         {
@@ -148,6 +158,10 @@ def season(season_id: int):
     prize_form = SeasonPrizeForm(prefix="prize")
     if season.unanswered_prize is not None:
         prize_form.unanswered_prize.data = money(season.unanswered_prize)
+    amounts_form = season_amounts_form(season.book.amounts, _page_language())
+    for key, amount in season.prize_amounts:
+        if amount is not None:
+            amounts_form[key].data = money(amount)
     start_form = SeasonStartForm(prefix="start")
     donor = sq.season_donor(season)
     donor_form = SeasonDonorForm(prefix="donor")
@@ -176,6 +190,9 @@ def season(season_id: int):
         amendments=sq.amendments_view(season, state, events),
         unanswered_rule=season.book.unanswered_rule,
         prize_amounts=_amounts_view(season),
+        amounts_form=amounts_form,
+        amount_changes=sq.amount_changes(season),
+        page_lang=_page_language(),
         donor=donor,
         donor_neutral=donor == season.book.default_donor,
         donor_form=donor_form,
@@ -253,6 +270,47 @@ def season_prize(season_id: int):
     else:
         flash("Приз не изменён: " + errors_line(form), "error")
     return redirect(url_for("seasons.season", season_id=season_id))
+
+
+@bp.route("/games/seasons/<int:season_id>/amounts", methods=["POST"])
+@access("producer")
+def season_amounts(season_id: int):
+    """Set the amounts of the season's individual prizes (one field per amount of its book;
+    confirmed by a box; all or nothing; each changed amount audited). Prizes already
+    awarded keep their amounts."""
+    season = _season_or_404(season_id)
+    book = season.book
+    form = season_amounts_form(book.amounts, _page_language())
+    back = url_for("seasons.season", season_id=season_id) + "#prize-amounts"
+
+    def refused(exc):
+        # the operation keys its errors by amount key: name each by the book's label, as
+        # the form's own errors are named
+        labels = {key: form[key].label.text for key in form.amount_keys}
+        text = "; ".join(
+            f"{labels.get(key, key)}: {', '.join(messages)}" for key, messages in exc.errors.items()
+        )
+        flash("Суммы призов не изменены: " + (text or str(exc)), "error")
+        return redirect(back)
+
+    if form.validate_on_submit():
+        on_refusal(respond=refused)
+        changed = set_prize_amounts(season, form.amounts, current_staff().id)
+        if changed:
+            flash(
+                "Суммы призов сезона: "
+                + "; ".join(
+                    f"{form[key].label.text} — {money(season.prize_amount(key), season.currency)}"
+                    for key in changed
+                )
+                + ".",
+                "success",
+            )
+        else:
+            flash("Суммы призов не изменились.", "success")
+    else:
+        flash("Суммы призов не изменены: " + errors_line(form), "error")
+    return redirect(back)
 
 
 @bp.route("/games/seasons/<int:season_id>/teams", methods=["POST"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from webapp.core.signals import best_player_awarded
 from webapp.domain.books import BOOKS
@@ -28,7 +29,6 @@ from webapp.prizes.models import (
 )
 from webapp.prizes.operations.common import PrizeError, new_prize, number_agreement
 from webapp.prizes.operations.documents import issue_minutes
-from webapp.prizes.queries import vote_for_best_player
 from webapp.submissions.models import Author
 
 
@@ -117,6 +117,10 @@ def award_rule(season: Season, kind: str) -> AwardRule:
     )
 
 
+#: ``award_prize``'s ``vote`` when the caller handed none (only the best player needs one).
+NOT_HANDED: Any = object()
+
+
 def award_prize(
     game: Game,
     kind: str,
@@ -126,6 +130,7 @@ def award_prize(
     team: Sequence[str] = (),
     author_id: int | None = None,
     reason: str = "",
+    vote: dict | None = NOT_HANDED,
 ) -> list[Prize]:
     """Award an individual prize of the season's rule book after ``game``.
 
@@ -143,8 +148,12 @@ def award_prize(
     that awards it (``webapp.domain.vote.best_player_award``): after a closed vote the
     winner, anyone else (or deciding a tie) only with the sponsor's representative's
     ``reason``; refused while the vote is open; with no vote held only with a ``reason``.
-    The team defaults to the vote's candidates; the decision is kept for the audit
-    (``best_player_awarded`` of ``webapp.core.signals``, the prize's history note).
+    The vote belongs to a later feature (votes build on prizes), so the caller hands it in:
+    ``vote`` is ``webapp.votes.queries.best_player_vote(game)`` (None: no vote held), read
+    by the votes feature's award, the API and — handed by the app — the prizes' award page;
+    a best player awarded without it is a programming error (TypeError). The team defaults
+    to the vote's candidates; the decision is kept for the audit (``best_player_awarded``
+    of ``webapp.core.signals``, the prize's history note).
 
     Idempotent: awarding the same prize to the same person again returns the existing
     prize; to another person raises PrizeError. Raises PrizeError (carrying the clause) for
@@ -158,9 +167,12 @@ def award_prize(
         )
     winner = game_state(game)["winner"]
     prize_money = _season_amount(season, rule)
-    vote, overridden = None, False
-    if rule.decided_by_vote:
-        vote = vote_for_best_player(game)
+    overridden = False
+    if not rule.decided_by_vote:
+        vote = None
+    elif vote is NOT_HANDED:
+        raise TypeError("award_prize: a prize decided by the vote needs the game's vote handed in")
+    else:
         try:
             recipient, overridden = best_player_award(
                 vote["status"] if vote else None,

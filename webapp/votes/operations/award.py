@@ -14,6 +14,7 @@ from webapp.games.models import Game
 from webapp.prizes.operations import PrizeError, award_prize
 from webapp.votes.models import Vote, VoteAward, VoteMessage
 from webapp.votes.operations.common import VoteError
+from webapp.votes.queries import best_player_vote
 
 # --- the award and the purge --------------------------------------------------------------
 
@@ -42,6 +43,7 @@ def record_award(vote: Vote, chosen: str, reason: str, user_id: int | None) -> V
             recipient=chosen,
             team=list(vote.candidates),
             reason=reason,
+            vote=best_player_vote(game),
         )
     except PrizeError as exc:
         raise VoteError(exc.message, exc.rule) from exc

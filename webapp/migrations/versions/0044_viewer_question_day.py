@@ -14,8 +14,8 @@ these rows instead of every question and its first author; the writers keep them
 the latest link at position 0, ``''`` without one. PostgreSQL names the local day itself
 (``timezone()``); SQLite, which knows no zone, has them counted here in Python.
 
-Revision ID: 0042_viewer_question_day
-Revises: 0041_staff_page_indexes
+Revision ID: 0044_viewer_question_day
+Revises: 0043_question_text_hash
 """
 
 from collections import Counter
@@ -26,8 +26,8 @@ import sqlalchemy as sa
 from alembic import op
 from flask import current_app
 
-revision = "0042_viewer_question_day"
-down_revision = "0041_staff_page_indexes"
+revision = "0044_viewer_question_day"
+down_revision = "0043_question_text_hash"
 branch_labels = None
 depends_on = None
 
