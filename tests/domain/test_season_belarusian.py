@@ -227,3 +227,27 @@ def test_every_refusal_met_in_seeded_seasons_has_ru_be_en(ruleset: str) -> None:
             if not legal_step(data, season, events):
                 break
     assert len(met) >= 8, sorted(met)
+
+
+def test_a_malformed_season_event_reads_in_belarusian_too() -> None:
+    """A ProtocolError of the season's events (no clause) carries ru/be/en as well."""
+    with pytest.raises(ProtocolError) as info:
+        replay_season(doc("2023", TEAMS_2023, [{"type": "withdraw", "team": "Новая"}]))
+    assert {lang: season_refusal_text(info.value, lang) for lang in ("ru", "be", "en")} == {
+        "ru": "команды «Новая» нет в сезоне",
+        "be": "каманды «Новая» няма ў сезоне",
+        "en": "unknown team «Новая»",
+    }
+
+
+def test_every_protocol_error_of_the_season_with_russian_has_belarusian() -> None:
+    """Statically: every ``ProtocolError`` of the season engine that gives its Russian gives
+    its Belarusian."""
+    seen = 0
+    for path in SOURCES:
+        for call in _calls(ast.parse(path.read_text("utf-8")), "ProtocolError"):
+            words = {k.arg for k in call.keywords}
+            if "ru" in words:
+                seen += 1
+                assert "be" in words, f"{path.name}:{call.lineno}"
+    assert seen == 22

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from webapp.domain.rules.errors import RuleViolation
+from webapp.domain.rules.errors import ProtocolError, RuleViolation
 from webapp.domain.rules.refusals import LANGUAGES, WORDING, worded
 from webapp.domain.rules.rulesets import split_rule
 from webapp.domain.season.engine import replay_season as _replay_season
@@ -130,7 +130,7 @@ def refusal_text(violation: RuleViolation, language: str = "ru") -> str:
     return f"{sentence} ({reference})" if reference else sentence
 
 
-def season_refusal_text(error: SeasonViolation, language: str = "ru") -> str:
+def season_refusal_text(error: SeasonViolation | ProtocolError, language: str = "ru") -> str:
     """What a person reads of a season engine's refusal: its fault in ``language``
     (``"ru"``, ``"be"``, ``"en"``; another reads as Russian) — the text the engine or the
     book raised it with (:attr:`SeasonViolation.texts`) — then the clause as pages cite it
@@ -138,13 +138,15 @@ def season_refusal_text(error: SeasonViolation, language: str = "ru") -> str:
     может (п. 4.8.1 Правил сезона 2023 г.)"``; in Belarusian ``"«Потапова» ужо гуляла ў
     вясновай серыі і адмовіцца ад яе больш не можа (п. 4.8.1 Правілаў сезона 2023 г.)"``. A
     refusal without the language's text (raised by a book written outside Sova) reads in
-    Russian, clause and all, else as its English ``message``."""
+    Russian, clause and all, else as its English ``message``. A malformed season event (a
+    :class:`ProtocolError`, no clause) reads as its fault alone, in the same three languages
+    where the season's events give them."""
     lang = language if language in LANGUAGES else "ru"
-    texts = error.texts
+    texts = {"ru": error.ru, "be": error.be, "en": error.message}
     if not texts[lang]:
         lang = "ru" if texts["ru"] else "en"
     fault = texts[lang] or error.message
-    reference = cite(error.rule, lang)
+    reference = cite(getattr(error, "rule", None), lang)
     return f"{fault} ({reference})" if reference else fault
 
 

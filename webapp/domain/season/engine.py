@@ -155,7 +155,10 @@ class Season:
         """``team``, if the season knows it; else a :class:`ProtocolError`."""
         if team not in self.teams:
             raise ProtocolError(
-                f"unknown team «{team}»", self.index, ru=f"команды «{team}» нет в сезоне"
+                f"unknown team «{team}»",
+                self.index,
+                ru=f"команды «{team}» нет в сезоне",
+                be=f"каманды «{team}» няма ў сезоне",
             )
         return team
 
@@ -445,6 +448,7 @@ class Season:
                 f"team «{team}» is already in the season",
                 self.index,
                 ru=f"команда «{team}» уже в сезоне",
+                be=f"каманда «{team}» ужо ў сезоне",
             )
         self.book.check_entry(self, team, event.enter_as)
         if "winter" in self.parts:

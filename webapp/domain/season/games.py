@@ -50,6 +50,7 @@ def check_game(
             f"game.kind must be one of {', '.join(KINDS)}; got {kind!r}",
             season.index,
             ru=f"вид игры — один из: {', '.join(KINDS)}; получено {kind!r}",
+            be=f"від гульні — адзін з: {', '.join(KINDS)}; атрымана {kind!r}",
         )
     season.known(team)
     game_en, game_ru, game_be = (
