@@ -93,7 +93,7 @@ def _try(season: Season, events: list[dict], event: dict) -> bool:
     return True
 
 
-def _random_event(data: Draw, teams: list[str]) -> dict[str, Any]:
+def random_event(data: Draw, teams: list[str]) -> dict[str, Any]:
     """Any well-formed event, legal or not."""
     kind = data.pick(["series", "game", "withdraw", "rematch", "decline_winter", "enter"])
     team = data.pick([*teams, "Новая"])
@@ -119,7 +119,7 @@ def _random_event(data: Draw, teams: list[str]) -> dict[str, Any]:
     return {"type": kind, "team": team}
 
 
-def _legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
+def legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
     """Append one legal event (tries candidates until one is accepted); False when stuck."""
     phase = season.phase()
     state = season.state()
@@ -229,9 +229,9 @@ def _play(data: Draw, ruleset: str, chaos: bool = True) -> tuple[list[str], list
     events: list[dict] = []
     for _ in range(70):
         if chaos and data.integer(0, 5) == 0:
-            _try(season, events, _random_event(data, teams))  # provoke refusals
+            _try(season, events, random_event(data, teams))  # provoke refusals
             continue
-        if not _legal_step(data, season, events):
+        if not legal_step(data, season, events):
             break
     return teams, events, season
 
@@ -292,7 +292,7 @@ def test_random_2009_seasons(data):
 def test_arbitrary_event_lists_end_in_a_state_or_a_cited_refusal(ruleset, data):
     teams = ["T1", "T2", "T3", "T4", "T5"]
     draw = Draw(data)
-    events = [_random_event(draw, teams) for _ in range(draw.integer(0, 12))]
+    events = [random_event(draw, teams) for _ in range(draw.integer(0, 12))]
     try:
         replay_season(doc(ruleset, teams, events))
     except SeasonViolation as exc:

@@ -2,14 +2,15 @@
 
 Everything that differs between rule books lives in the book's package (``b2023/``,
 ``b2009/``): its game rule set and the wording of the refusals only it raises (``rules.py``),
-its season rule book (``season.py``), its prizes, donor, languages and names (``__init__``).
+its season rule book with its refusals in Russian, Belarusian and English (``season.py``),
+its prizes, donor, languages and names (``__init__``).
 The engines (``webapp.domain.rules``, ``webapp.domain.season``) are handed a book and never
 import this package; nothing outside it compares a book's name.
 
 Adding a book is one folder beside the others and one line in :data:`BOOKS`. This package
 also holds what needs every book at once: a citation as a person reads it (:func:`cite`,
-which book a rule-book file is) and a game refusal in a person's words
-(:func:`refusal_text`).
+which book a rule-book file is) and a refusal in a person's words, of a game
+(:func:`refusal_text`) or of a season (:func:`season_refusal_text`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from webapp.domain.rules.errors import RuleViolation
+from webapp.domain.rules.errors import ProtocolError, RuleViolation
 from webapp.domain.rules.refusals import LANGUAGES, WORDING, worded
 from webapp.domain.rules.rulesets import split_rule
 from webapp.domain.season.engine import replay_season as _replay_season
-from webapp.domain.season.state import SeasonState
+from webapp.domain.season.state import SeasonState, SeasonViolation
 
 from .b2009 import BOOK as BOOK_2009
 from .b2023 import BOOK as BOOK_2023
@@ -129,6 +130,26 @@ def refusal_text(violation: RuleViolation, language: str = "ru") -> str:
     return f"{sentence} ({reference})" if reference else sentence
 
 
+def season_refusal_text(error: SeasonViolation | ProtocolError, language: str = "ru") -> str:
+    """What a person reads of a season engine's refusal: its fault in ``language``
+    (``"ru"``, ``"be"``, ``"en"``; another reads as Russian) — the text the engine or the
+    book raised it with (:attr:`SeasonViolation.texts`) — then the clause as pages cite it
+    (:func:`cite`): ``"«Потапова» уже играла в весенней серии и отказаться от неё больше не
+    может (п. 4.8.1 Правил сезона 2023 г.)"``; in Belarusian ``"«Потапова» ужо гуляла ў
+    вясновай серыі і адмовіцца ад яе больш не можа (п. 4.8.1 Правілаў сезона 2023 г.)"``. A
+    refusal without the language's text (raised by a book written outside Sova) reads in
+    Russian, clause and all, else as its English ``message``. A malformed season event (a
+    :class:`ProtocolError`, no clause) reads as its fault alone, in the same three languages
+    where the season's events give them."""
+    lang = language if language in LANGUAGES else "ru"
+    texts = {"ru": error.ru, "be": error.be, "en": error.message}
+    if not texts[lang]:
+        lang = "ru" if texts["ru"] else "en"
+    fault = texts[lang] or error.message
+    reference = cite(getattr(error, "rule", None), lang)
+    return f"{fault} ({reference})" if reference else fault
+
+
 def replay_season(document: Any) -> SeasonState:
     """Replay a ``sova.season-protocol/1`` document under the book of its ``ruleset``
     (``webapp.domain.season.replay_season`` handed :data:`BOOKS`)."""
@@ -146,6 +167,7 @@ __all__ = [
     "replay_season",
     "register",
     "rule_reference",
+    "season_refusal_text",
     "trophy_label",
     "unregister",
 ]

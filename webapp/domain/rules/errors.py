@@ -47,15 +47,23 @@ class ProtocolError(ValueError):
     """Malformed input: unknown format or rule set, bad table or context, unknown event type,
     missing field, field of the wrong type. ``event_index`` is the index of the faulty event,
     or ``None`` when the fault is outside the event list. Not a rule of the rule books, so
-    ``to_json()`` gives ``"rule": None``. ``ru``: the fault in Russian where the raiser gives
-    one (the season's events: the API's 409 and the staff pages show it)."""
+    ``to_json()`` gives ``"rule": None``. ``ru``, ``be``: the fault in Russian and in
+    Belarusian where the raiser gives them (the season's events: the API's 409 and the staff
+    pages show the Russian)."""
 
-    def __init__(self, message: str, event_index: int | None = None, ru: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        event_index: int | None = None,
+        ru: str | None = None,
+        be: str | None = None,
+    ) -> None:
         prefix = f"event {event_index}: " if event_index is not None else ""
         super().__init__(prefix + message)
         self.event_index = event_index
         self.message = message
         self.ru = ru  # the same fault in Russian, where the raiser gives one (the API, pages)
+        self.be = be
 
     def to_json(self) -> dict[str, Any]:
         """``{"error": {"event": i or None, "rule": None, "message": "…"}}``."""

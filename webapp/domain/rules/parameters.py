@@ -37,12 +37,14 @@ has no clause of its own on changing the rules, and the amendment event is the 2
 class ParameterError(ValueError):
     """An amendment the parameter table refuses: unknown parameter, a parameter the rule book
     does not have, a value of the wrong type or out of range. ``message`` is English (what is
-    wrong), ``ru`` the same in Russian for the staff pages."""
+    wrong), ``ru`` the same in Russian for the staff pages, ``be`` in Belarusian (the season's
+    refusal of an amendment carries all three)."""
 
-    def __init__(self, message: str, ru: str) -> None:
+    def __init__(self, message: str, ru: str, be: str) -> None:
         super().__init__(message)
         self.message = message
         self.ru = ru
+        self.be = be
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,12 @@ class Parameter:
 
     ``kind``: ``int`` or ``bool``; ``low``/``high``: the inclusive range of an int (``high``
     ``None`` = no upper bound); ``changes``: what it changes, in English (``docs/rules.md`` repeats it); ``label_ru``: its
-    name on the staff and public pages (Russian).
+    name on the staff and public pages (Russian); ``label_be``: the same in Belarusian.
     """
 
     name: str
     label_ru: str
+    label_be: str
     kind: type
     low: int | None
     high: int | None
@@ -72,12 +75,14 @@ class Parameter:
                 raise ParameterError(
                     f"{self.name} must be true or false, got {value!r}",
                     f"{self.label_ru}: нужно «да» или «нет», получено {value!r}",
+                    f"{self.label_be}: патрэбна «так» або «не», атрымана {value!r}",
                 )
             return value
         if not isinstance(value, int) or isinstance(value, bool):
             raise ParameterError(
                 f"{self.name} must be a whole number, got {value!r}",
                 f"{self.label_ru}: нужно целое число, получено {value!r}",
+                f"{self.label_be}: патрэбны цэлы лік, атрымана {value!r}",
             )
         if (self.low is not None and value < self.low) or (
             self.high is not None and value > self.high
@@ -88,9 +93,15 @@ class Parameter:
                 if self.high is not None
                 else f"не меньше {self.low}"
             )
+            bounds_be = (
+                f"ад {self.low} да {self.high}"
+                if self.high is not None
+                else f"не менш за {self.low}"
+            )
             raise ParameterError(
                 f"{self.name} must be {bounds}, got {value}",
                 f"{self.label_ru}: допустимо {bounds_ru}, получено {value}",
+                f"{self.label_be}: дапушчальна {bounds_be}, атрымана {value}",
             )
         return value
 
@@ -102,6 +113,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             Parameter(
                 name="points_to_win",
                 label_ru="очков для победы в игре",
+                label_be="ачкоў для перамогі ў гульні",
                 kind=int,
                 low=1,
                 high=12,
@@ -112,6 +124,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             Parameter(
                 name="club_help",
                 label_ru="«Помощь Клуба» за игру, раз",
+                label_be="«Дапамога Клуба» за гульню, разоў",
                 kind=int,
                 low=0,
                 high=None,
@@ -121,6 +134,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             Parameter(
                 name="decisive_round",
                 label_ru="решающий раунд",
+                label_be="вырашальны раўнд",
                 kind=bool,
                 low=None,
                 high=None,
@@ -129,6 +143,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             Parameter(
                 name="credit_minute",
                 label_ru="«Минута в кредит»",
+                label_be="«Хвіліна ў крэдыт»",
                 kind=bool,
                 low=None,
                 high=None,
@@ -137,6 +152,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType(
             Parameter(
                 name="losses_to_out",
                 label_ru="поражений до выбытия из сезона",
+                label_be="паражэнняў да выбыцця з сезона",
                 kind=int,
                 low=1,
                 high=None,
@@ -167,6 +183,7 @@ def check_values(book: Book, values: Any) -> dict[str, int | bool]:
         raise ParameterError(
             f"the rules must be an object {{parameter: value}}, got {type(values).__name__}",
             f"правила задаются объектом {{параметр: значение}}, получено {type(values).__name__}",
+            f"правілы задаюцца аб'ектам {{параметр: значэнне}}, атрымана {type(values).__name__}",
         )
     checked: dict[str, int | bool] = {}
     for name, value in values.items():
@@ -176,11 +193,15 @@ def check_values(book: Book, values: Any) -> dict[str, int | bool]:
                 f"unknown parameter {name!r}; amendable: {', '.join(PARAMETERS)}",
                 f"неизвестный параметр {name!r}; изменять можно: "
                 + ", ".join(f"«{p.label_ru}»" for p in PARAMETERS.values()),
+                f"невядомы параметр {name!r}; змяняць можна: "
+                + ", ".join(f"«{p.label_be}»" for p in PARAMETERS.values()),
             )
         if name not in rules.parameters:
             raise ParameterError(
                 f"the {rules.name} rule book has no {name}: it cannot be amended",
                 f"в правилах {rules.name} г. нет параметра «{parameter.label_ru}»: изменить его нельзя",
+                f"у правілах {rules.name} г. няма параметра «{parameter.label_be}»: змяніць яго "
+                "нельга",
             )
         checked[name] = parameter.check(value)
     return checked

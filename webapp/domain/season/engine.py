@@ -35,11 +35,15 @@ from .state import (
     SeriesState,
 )
 from .words import (
+    PART_BE,
+    PART_NOM_BE,
     PART_NOM_RU,
     PART_RU,
     names,
     names_and,
+    qualifying_gen_be,
     qualifying_gen_ru,
+    teams_be,
     teams_ru,
 )
 
@@ -130,14 +134,18 @@ class Season:
 
     # ----------------------------------------------------------------- helpers
 
-    def refuse(self, clause: str, message: str, ru: str) -> SeasonViolation:
-        """The refusal of the current event: ``message`` (English) and ``ru`` (Russian) say
-        what is wrong with it; ``clause`` (``"§4.4"``) is of this season's book."""
-        return SeasonViolation(self.index, f"{self.file} {clause}", message, ru)
+    def refuse(self, clause: str, message: str, ru: str, be: str | None = None) -> SeasonViolation:
+        """The refusal of the current event: ``message`` (English), ``ru`` (Russian) and
+        ``be`` (Belarusian) say what is wrong with it; ``clause`` (``"§4.4"``) is of this
+        season's book. Sova's engine and books always give ``be``; a book written elsewhere
+        may leave it out, and its refusals then read in Russian."""
+        return SeasonViolation(self.index, f"{self.file} {clause}", message, ru, be)
 
-    def refuse_for(self, topic: str, message: str, ru: str) -> SeasonViolation:
+    def refuse_for(
+        self, topic: str, message: str, ru: str, be: str | None = None
+    ) -> SeasonViolation:
         """:meth:`refuse` citing the book's clause of a shared ``topic`` (``RuleBook.clauses``)."""
-        return self.refuse(self.book.clauses[topic], message, ru)
+        return self.refuse(self.book.clauses[topic], message, ru, be)
 
     def out_rule(self, team: str) -> str | None:
         """The clause that put ``team`` out of the season, or ``None``."""
@@ -147,7 +155,10 @@ class Season:
         """``team``, if the season knows it; else a :class:`ProtocolError`."""
         if team not in self.teams:
             raise ProtocolError(
-                f"unknown team «{team}»", self.index, ru=f"команды «{team}» нет в сезоне"
+                f"unknown team «{team}»",
+                self.index,
+                ru=f"команды «{team}» нет в сезоне",
+                be=f"каманды «{team}» няма ў сезоне",
             )
         return team
 
@@ -178,6 +189,7 @@ class Season:
                 clause,
                 f"«{team}» withdrew from the {s.part} series and plays no game in it",
                 f"«{team}» отказалась от участия в {PART_RU[s.part]} серии и в ней не играет",
+                f"«{team}» адмовілася ад удзелу ў {PART_BE[s.part]} серыі і ў ёй не гуляе",
             )
 
     def phase(self) -> str:
@@ -235,13 +247,13 @@ class Season:
             return NextGame("year_final", self.rating[0]) if self.rating else None
         return None
 
-    def too_few(self, have: int, need: int, withdrawing: str | None) -> tuple[str, str] | None:
+    def too_few(self, have: int, need: int, withdrawing: str | None) -> tuple[str, str, str] | None:
         """``have`` teams for ``need`` qualifying games of the open series: ``None`` when
-        enough, else why not, ``(English, Russian)``, naming the ``withdrawing`` team (or, if
-        ``None``, the series being opened)."""
+        enough, else why not, ``(English, Russian, Belarusian)``, naming the ``withdrawing``
+        team (or, if ``None``, the series being opened)."""
         s = self.series
         assert s is not None
-        part, gen = s.part, PART_RU[s.part]
+        part, gen, gen_be = s.part, PART_RU[s.part], PART_BE[s.part]
         if have >= need:
             return None
         if withdrawing is not None:
@@ -250,16 +262,21 @@ class Season:
                 f"{have} teams of the rating are left for {need} qualifying games",
                 f"«{withdrawing}» не может отказаться от участия в {gen} серии: без неё для "
                 f"{qualifying_gen_ru(need)} останется {teams_ru(have)} рейтинга",
+                f"«{withdrawing}» не можа адмовіцца ад удзелу ў {gen_be} серыі: без яе для "
+                f"{qualifying_gen_be(need)} застанецца {teams_be(have)} рэйтынгу",
             )
-        refused_en = refused_ru = ""
+        refused_en = refused_ru = refused_be = ""
         if s.withdrawn:
             refused_en = f" ({names_and(s.withdrawn)} withdrew from it)"
             refused_ru = f"; отказались: {names(s.withdrawn)}"
+            refused_be = f"; адмовіліся: {names(s.withdrawn)}"
         return (
             f"not enough teams for the {part} series: {need} qualifying games need {need} "
             f"teams of the rating, {have} can play{refused_en}",
             f"не хватает команд: для {qualifying_gen_ru(need)} нужно {teams_ru(need)} "
             f"рейтинга, сыграть могут {have}{refused_ru}",
+            f"не хапае каманд: для {qualifying_gen_be(need)} патрэбна {teams_be(need)} "
+            f"рэйтынгу, згуляць могуць {have}{refused_be}",
         )
 
     def _snapshot(self) -> dict[str, Any]:
@@ -299,19 +316,20 @@ class Season:
     def _on_series(self, event: Event) -> None:
         part, qualifying, closing = event.part, event.qualifying, event.closing
         assert part is not None and qualifying is not None and closing is not None
-        nom = PART_NOM_RU[part]
+        nom, nom_be = PART_NOM_RU[part], PART_NOM_BE[part]
         if self.over:
             raise self.refuse_for(
                 "year_final",
                 f"the {part} series cannot open: the year final is played and the season is over",
                 f"{nom} серия не открывается: финал года сыгран, сезон окончен",
+                f"{nom_be} серыя не адкрываецца: фінал года згуляны, сезон скончаны",
             )
         phase = self.phase()
         if phase != "series":
             s = self.series
             assert s is not None
             left = s.qualifying - s.qualifying_played
-            left_en, left_ru = {
+            left_en, left_ru, left_be = {
                 "qualifying": (
                     f"none of its {s.qualifying} qualifying games is played yet"
                     if s.qualifying_played == 0
@@ -319,25 +337,40 @@ class Season:
                     f"ни одна из {qualifying_gen_ru(s.qualifying)} ещё не сыграна"
                     if s.qualifying_played == 0
                     else f"не сыграно {left} из {qualifying_gen_ru(s.qualifying)}",
+                    f"ніводная з {qualifying_gen_be(s.qualifying)} яшчэ не згуляна"
+                    if s.qualifying_played == 0
+                    else f"не згуляна {left} з {qualifying_gen_be(s.qualifying)}",
                 ),
-                "series_final": ("its series final is still to be played", "не сыгран её финал"),
+                "series_final": (
+                    "its series final is still to be played",
+                    "не сыгран её финал",
+                    "не згуляны яе фінал",
+                ),
                 "special": (
                     "its special game is still to be played",
                     "не сыграна её специальная игра",
+                    "не згуляна яе спецыяльная гульня",
                 ),
-                "year_final": ("the year final is still to be played", "не сыгран финал года"),
+                "year_final": (
+                    "the year final is still to be played",
+                    "не сыгран финал года",
+                    "не згуляны фінал года",
+                ),
             }[phase]
             raise self.refuse_for(
                 "series_shape",
                 f"the {part} series cannot open: the {s.part} series is not over ({left_en})",
                 f"{nom} серия не открывается: {PART_NOM_RU[s.part]} серия ещё не окончена "
                 f"— {left_ru}",
+                f"{nom_be} серыя не адкрываецца: {PART_NOM_BE[s.part]} серыя яшчэ не скончана "
+                f"— {left_be}",
             )
         expected = PARTS[len(self.parts)]
         if part != expected:
             if part in self.parts:
                 en = f"the {part} series has been opened already; the {expected} series is next"
                 ru = f"{nom} серия уже открывалась; следующая — {PART_NOM_RU[expected]}"
+                be = f"{nom_be} серыя ўжо адкрывалася; наступная — {PART_NOM_BE[expected]}"
             else:
                 en = (
                     f"the {part} series cannot open yet: the {expected} series comes first "
@@ -347,7 +380,11 @@ class Season:
                     f"{nom} серия ещё не может открыться: сначала {PART_NOM_RU[expected]}; "
                     "порядок серий — весенняя, летняя, осенняя, зимняя"
                 )
-            raise self.refuse_for("series_sequence", en, ru)
+                be = (
+                    f"{nom_be} серыя яшчэ не можа адкрыцца: спачатку {PART_NOM_BE[expected]}; "
+                    "парадак серый — вясновая, летняя, восеньская, зімовая"
+                )
+            raise self.refuse_for("series_sequence", en, ru, be)
         if event.teams is not None:
             for team in event.teams:
                 self.known(team)
@@ -411,6 +448,7 @@ class Season:
                 f"team «{team}» is already in the season",
                 self.index,
                 ru=f"команда «{team}» уже в сезоне",
+                be=f"каманда «{team}» ужо ў сезоне",
             )
         self.book.check_entry(self, team, event.enter_as)
         if "winter" in self.parts:
@@ -419,6 +457,8 @@ class Season:
                 f"«{team}» enters too late: the winter rating was formed when the winter "
                 "series opened",
                 f"«{team}» входит слишком поздно: рейтинг зимней серии сформирован при её открытии",
+                f"«{team}» уваходзіць занадта позна: рэйтынг зімовай серыі сфарміраваны пры яе "
+                "адкрыцці",
             )
         self.book.enter(self, team)
         self.teams.append(team)
@@ -444,6 +484,8 @@ class Season:
                 "(only an amendment of the rules may precede it)",
                 "начальная точка сезона записывается до всех других событий (раньше неё может "
                 "быть только изменение правил)",
+                "пачатковая кропка сезона запісваецца да ўсіх іншых падзей (раней за яе можа "
+                "быць толькі змяненне правілаў)",
             )
         for team in (*event.rating, *(r.team or "" for r in event.results)):
             self.known(team)
@@ -469,6 +511,8 @@ class Season:
                     "the winter series",
                     f"«{team}» не может быть в рейтинге {PART_RU[part]} серии: она уже вышла в "
                     "зимнюю серию",
+                    f"«{team}» не можа быць у рэйтынгу {PART_BE[part]} серыі: яна ўжо выйшла ў "
+                    "зімовую серыю",
                 )
         self.book.check_shape(self, part, event.qualifying, event.closing, len(rating))
         self.parts = list(PARTS[: now + 1])
@@ -500,6 +544,7 @@ class Season:
                     error.rule,
                     f"line {seq} of the results so far ({part} series): {error.message}",
                     f"строка {seq} сыгранного ({PART_NOM_RU[part]} серия): {error.ru}",
+                    f"радок {seq} згуланага ({PART_NOM_BE[part]} серыя): {error.be}",
                 ) from None
             finally:
                 self.seq = 0
@@ -512,16 +557,20 @@ class Season:
         assert kind is not None and team is not None and score is not None and part is not None
         game_en = f"line {seq} of the results so far («{team}», {part} series)"
         game_ru = f"строка {seq} сыгранного («{team}», {PART_NOM_RU[part]} серия)"
+        game_be = f"радок {seq} згуланага («{team}», {PART_NOM_BE[part]} серыя)"
         rule = self.out_rule(team)
         if rule is not None:
-            en, ru = self.book.out_reason(self, team, rule)
-            raise SeasonViolation(self.index, rule, f"{game_en}: {en}", f"{game_ru}: {ru}")
+            en, ru, be = self.book.out_reason(self, team, rule)
+            raise SeasonViolation(
+                self.index, rule, f"{game_en}: {en}", f"{game_ru}: {ru}", f"{game_be}: {be}"
+            )
         self.book.refuse_kind(self, kind)
         if kind == "year_final":
             raise self.refuse_for(
                 "year_final",
                 f"{game_en}: the year final closes the winter series",
                 f"{game_ru}: финал года завершает зимнюю серию",
+                f"{game_be}: фінал года завяршае зімовую серыю",
             )
         experts, viewers = score
         win = self.target
@@ -530,6 +579,7 @@ class Season:
                 "game_end",
                 f"{game_en}: {experts}:{viewers} is not the score of a finished game",
                 f"{game_ru}: {experts}:{viewers} — не счёт законченной игры",
+                f"{game_be}: {experts}:{viewers} — не лік скончанай гульні",
             )
         if kind == "series_final" and any(
             r.part == part and r.kind == "series_final" for r in self.results
@@ -538,6 +588,7 @@ class Season:
                 "series_shape",
                 f"{game_en}: the {part} series has one series final",
                 f"{game_ru}: финал {PART_RU[part]} серии один",
+                f"{game_be}: фінал {PART_BE[part]} серыі адзін",
             )
         result = Result(
             event=self.index,
@@ -567,6 +618,7 @@ class Season:
                 raise ParameterError(
                     f"the {self.ruleset} rule book has no amendable parameters",
                     f"в правилах {self.ruleset} нет изменяемых параметров",
+                    f"у правілах {self.ruleset} няма зменных параметраў",
                 )
             changes = check_values(self.book.game_rules, event.set)
         except ParameterError as error:
@@ -575,6 +627,7 @@ class Season:
                 AMEND_CLAUSE,
                 f"the amendment is refused: {error.message}",
                 f"изменение правил не принято: {error.ru}",
+                f"змяненне правілаў не прынята: {error.be}",
             ) from None
         self.rules = {**self.rules, **changes}
         self.amendments.append(Amendment(self.index, changes, event.note or ""))

@@ -42,6 +42,13 @@ _KIND_RU = {
     list: "список",
     dict: "объект",
 }
+_KIND_BE = {
+    str: "радок",
+    int: "цэлы лік",
+    bool: "true або false",
+    list: "спіс",
+    dict: "аб'ект",
+}
 _SCORE_RE = re.compile(r"^(\d{1,2}):(\d{1,2})$")
 
 
@@ -80,6 +87,7 @@ def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: boo
                 f"{raw.get('type')} needs the field {name!r}",
                 index,
                 ru=f"в событии «{raw.get('type')}» нет поля «{name}»",
+                be=f"у падзеі «{raw.get('type')}» няма поля «{name}»",
             )
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -87,6 +95,7 @@ def _typed(raw: dict[str, Any], name: str, kind: type, index: int, required: boo
             f"{raw.get('type')}.{name} must be of type {kind.__name__}, got {value!r}",
             index,
             ru=f"поле «{name}» события «{raw.get('type')}» — {_KIND_RU[kind]}, получено {value!r}",
+            be=f"поле «{name}» падзеі «{raw.get('type')}» — {_KIND_BE[kind]}, атрымана {value!r}",
         )
     return value
 
@@ -98,6 +107,7 @@ def _team_name(raw: dict[str, Any], index: int) -> str:
             f"{raw.get('type')}.team must be a non-empty team name",
             index,
             ru=f"в событии «{raw.get('type')}» не названа команда",
+            be=f"у падзеі «{raw.get('type')}» не названа каманда",
         )
     return team
 
@@ -113,6 +123,8 @@ def parse_score(text: Any, index: int | None = None) -> tuple[int, int]:
             index,
             ru=f"счёт — «знатоки:телезрители», от 0 до {MAX_POINTS} у каждой стороны, например "
             f"«6:3»; получено {text!r}",
+            be=f"лік — «знаўцы:тэлегледачы», ад 0 да {MAX_POINTS} у кожнага боку, напрыклад "
+            f"«6:3»; атрымана {text!r}",
         )
     return int(match.group(1)), int(match.group(2))
 
@@ -124,6 +136,7 @@ def parse_event(raw: Any, index: int) -> Event:
             f"an event is a JSON object, got {type(raw).__name__}",
             index,
             ru="событие — объект JSON",
+            be="падзея — аб'ект JSON",
         )
     kind = raw.get("type")
     if kind not in EVENT_TYPES:
@@ -131,6 +144,7 @@ def parse_event(raw: Any, index: int) -> Event:
             f"unknown event type {kind!r}; expected one of {', '.join(EVENT_TYPES)}",
             index,
             ru=f"неизвестный тип события {kind!r}; допустимы: {', '.join(EVENT_TYPES)}",
+            be=f"невядомы тып падзеі {kind!r}; дапушчальныя: {', '.join(EVENT_TYPES)}",
         )
     if kind == "series":
         part, qualifying, closing = _series_shape(raw, "series", index)
@@ -154,6 +168,8 @@ def parse_event(raw: Any, index: int) -> Event:
                 index,
                 ru=f"поле «as» события «enter» — одно из: {', '.join(ENTER_AS)}; "
                 f"получено {enter_as!r}",
+                be=f"поле «as» падзеі «enter» — адно з: {', '.join(ENTER_AS)}; "
+                f"атрымана {enter_as!r}",
             )
         return Event(type=kind, team=_team_name(raw, index), enter_as=enter_as)
     if kind == "amend":
@@ -163,6 +179,7 @@ def parse_event(raw: Any, index: int) -> Event:
                 "amend.set must name at least one parameter",
                 index,
                 ru="изменение правил не названо: поле «set» пусто",
+                be="змяненне правілаў не названа: поле «set» пустое",
             )
         note = _typed(raw, "note", str, index, required=False) or ""
         return Event(type=kind, set=dict(changes), note=note)
@@ -177,6 +194,7 @@ def _series_shape(raw: dict[str, Any], what: str, index: int) -> tuple[str, int,
             f"{what}.part must be one of {', '.join(PARTS)}; got {part!r}",
             index,
             ru=f"поле «part» события «{what}» — одно из: {', '.join(PARTS)}; получено {part!r}",
+            be=f"поле «part» падзеі «{what}» — адно з: {', '.join(PARTS)}; атрымана {part!r}",
         )
     qualifying = _typed(raw, "qualifying", int, index)
     if qualifying < 1:
@@ -184,6 +202,7 @@ def _series_shape(raw: dict[str, Any], what: str, index: int) -> tuple[str, int,
             f"{what}.qualifying must be at least 1, got {qualifying}",
             index,
             ru=f"отборочных игр — не меньше 1, получено {qualifying}",
+            be=f"адборачных гульняў — не менш за 1, атрымана {qualifying}",
         )
     closing = raw.get("closing")
     if closing not in CLOSINGS:
@@ -192,6 +211,8 @@ def _series_shape(raw: dict[str, Any], what: str, index: int) -> tuple[str, int,
             index,
             ru=f"поле «closing» события «{what}» — одно из: {', '.join(CLOSINGS)}; "
             f"получено {closing!r}",
+            be=f"поле «closing» падзеі «{what}» — адно з: {', '.join(CLOSINGS)}; "
+            f"атрымана {closing!r}",
         )
     return part, qualifying, closing
 
@@ -203,6 +224,7 @@ def _parse_game(raw: dict[str, Any], index: int) -> Event:
             f"game.kind must be one of {', '.join(KINDS)}; got {game_kind!r}",
             index,
             ru=f"вид игры — один из: {', '.join(KINDS)}; получено {game_kind!r}",
+            be=f"від гульні — адзін з: {', '.join(KINDS)}; атрымана {game_kind!r}",
         )
     team = _team_name(raw, index)
     score = parse_score(_typed(raw, "score", str, index), index)
@@ -213,6 +235,7 @@ def _parse_game(raw: dict[str, Any], index: int) -> Event:
             f"game.rounds_lost must be 0 or more, got {rounds_lost}",
             index,
             ru=f"проигранных раундов — не меньше 0, получено {rounds_lost}",
+            be=f"прайграных раўндаў — не менш за 0, атрымана {rounds_lost}",
         )
     return Event(
         type="game",
@@ -231,6 +254,7 @@ def _optional_name(raw: dict[str, Any], name: str, index: int) -> str | None:
             f"start.{name} must be a non-empty team name",
             index,
             ru=f"поле «{name}» начальной точки — название команды",
+            be=f"поле «{name}» пачатковай кропкі — назва каманды",
         )
     return value
 
@@ -253,6 +277,7 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
                 f"start.results[{j}] is a JSON object, got {entry!r}",
                 index,
                 ru=f"строка {j + 1} сыгранного — объект JSON",
+                be=f"радок {j + 1} згуланага — аб'ект JSON",
             )
         played = entry.get("part")
         if played not in PARTS or PARTS.index(played) > PARTS.index(part):
@@ -285,6 +310,7 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
                 f"start.results[{j}]: {error.message}",
                 index,
                 ru=f"строка {j + 1} сыгранного: {error.ru}",
+                be=f"радок {j + 1} згуланага: {error.be}",
             ) from None
         results.append(replace(game, part=played))
     winter = _typed(raw, "winter", list, index, required=False)
@@ -310,6 +336,7 @@ def check_names(names: list[Any], what: str, index: int | None) -> list[str]:
             f"{what} must list at least one team",
             index,
             ru=f"«{what}»: не названо ни одной команды",
+            be=f"«{what}»: не названа ніводная каманда",
         )
     for name in names:
         if not isinstance(name, str) or not name.strip():
@@ -317,9 +344,13 @@ def check_names(names: list[Any], what: str, index: int | None) -> list[str]:
                 f"{what}: a team is a non-empty name, got {name!r}",
                 index,
                 ru=f"«{what}»: команда — непустое название, получено {name!r}",
+                be=f"«{what}»: каманда — непустая назва, атрымана {name!r}",
             )
     if len(set(names)) != len(names):
         raise ProtocolError(
-            f"{what} names a team twice: {names}", index, ru=f"«{what}»: команда названа дважды"
+            f"{what} names a team twice: {names}",
+            index,
+            ru=f"«{what}»: команда названа дважды",
+            be=f"«{what}»: каманда названа двойчы",
         )
     return list(names)

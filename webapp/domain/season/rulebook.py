@@ -92,8 +92,9 @@ class RuleBook:
         """After the series opens and after a withdrawal: fix the qualifying order, where the
         book has one (``season.series.order``)."""
 
-    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str] | None:
-        """Why the open series cannot fill its qualifying games, ``(English, Russian)``, or
+    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str, str] | None:
+        """Why the open series cannot fill its qualifying games, ``(English, Russian,
+        Belarusian)``, or
         ``None`` (``withdrawing``: the team whose withdrawal is checked)."""
         raise NotImplementedError
 
@@ -129,11 +130,13 @@ class RuleBook:
         the clause that moved the team (``rule`` unless this changes it)."""
         return rule
 
-    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str]:
-        """Why ``team``, put out under ``rule``, may not play: ``(English, Russian)``."""
+    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str, str]:
+        """Why ``team``, put out under ``rule``, may not play: ``(English, Russian,
+        Belarusian)``."""
         return (
             f"«{team}» is out of the season",
             f"«{team}» выбыла из сезона",
+            f"«{team}» выбыла з сезона",
         )
 
     # ----------------------------------------------------------------- withdrawals
@@ -148,9 +151,9 @@ class RuleBook:
         """The clause a withdrawal that leaves too few teams cites."""
         return self.clauses["series_shape"]
 
-    def no_place(self, season: Season, team: str, head: str, head_ru: str) -> None:
+    def no_place(self, season: Season, team: str, head: str, head_ru: str, head_be: str) -> None:
         """Refuse the withdrawal of ``team``, which has no place in the series, for a reason
-        of the book's own (``head``: the refusal's first words)."""
+        of the book's own (``head``, ``head_ru``, ``head_be``: the refusal's first words)."""
 
     def coming(self, season: Season, team: str, coming: str) -> tuple[list[str], int, str]:
         """Between two series, ``team`` refuses the ``coming`` one: refuse what the book
@@ -182,6 +185,7 @@ class RuleBook:
             self.clauses["series_shape"],
             f"a rematch is not an event of the {self.name} rules",
             f"переигровки (матча-реванша) в правилах {self.name} нет",
+            f"пераігроўкі (матча-рэванша) у правілах {self.name} няма",
         )
 
     def start_sponsor(self, season: Season, team: str, part: str, rating: tuple[str, ...]) -> None:
@@ -201,6 +205,7 @@ class RuleBook:
             self.clauses["winter_rating"],
             f"giving up a winter place is not an event of the {self.name} rules",
             f"отказа от места в зимней серии в правилах {self.name} нет",
+            f"адмовы ад месца ў зімовай серыі ў правілах {self.name} няма",
         )
 
     def check_entry(self, season: Season, team: str, enter_as: str | None) -> None:
@@ -210,6 +215,7 @@ class RuleBook:
             self.clauses["winter_rating"],
             f"«{team}» cannot enter: no team joins a season of the {self.name} rules",
             f"«{team}» не может войти в сезон: по правилам {self.name} команды не входят",
+            f"«{team}» не можа ўвайсці ў сезон: паводле правілаў {self.name} каманды не ўваходзяць",
         )
 
     def enter(self, season: Season, team: str) -> None:

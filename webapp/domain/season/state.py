@@ -21,17 +21,30 @@ class SeasonViolation(RuleViolation):
     (plain English: what is wrong with the refused event, in the rule book's words — not the
     condition it failed, e.g. ``"«Потапова» has already played in the spring series and can
     no longer withdraw from it"``). ``to_json()`` → ``{"error": {"event": i, "rule": …,
-    "message": …}}``. ``ru``: the same fault in Russian for the staff pages (``"«Потапова»
-    уже играла в весенней серии и отказаться от неё больше не может"``); every refusal of the
-    engine carries one (None only from code outside it; the pages then show the clause's gist,
-    ``webapp.games.season.refusals.REFUSALS_RU``).
+    "message": …}}``. ``ru`` and ``be``: the same fault in Russian (``"«Потапова» уже играла
+    в весенней серии и отказаться от неё больше не может"``) and in Belarusian (``"«Потапова»
+    ужо гуляла ў вясновай серыі і адмовіцца ад яе больш не можа"``); every refusal of the
+    engine and of Sova's books carries both (None only from code outside them: a person then
+    reads the Russian, or the clause's gist, ``webapp.games.season.refusals.REFUSALS_RU``).
+    :attr:`texts` holds the three; ``webapp.domain.books.season_refusal_text`` adds the clause.
     """
 
     def __init__(
-        self, event_index: int | None, rule: str, message: str, ru: str | None = None
+        self,
+        event_index: int | None,
+        rule: str,
+        message: str,
+        ru: str | None = None,
+        be: str | None = None,
     ) -> None:
         super().__init__(event_index, rule, message)
         self.ru = ru
+        self.be = be
+
+    @property
+    def texts(self) -> dict[str, str | None]:
+        """``{"ru": …, "be": …, "en": …}``: the fault in each language (``en`` is ``message``)."""
+        return {"ru": self.ru, "be": self.be, "en": self.message}
 
 
 # --------------------------------------------------------------------------- values

@@ -1,8 +1,11 @@
-"""How the season engine's refusals name things, in English and in Russian (pure helpers).
+"""How the season engine's refusals name things, in English, Russian and Belarusian (pure
+helpers).
 
-A series' part in the genitive (``PART_RU["spring"]`` → «весенней») and the nominative, the
-closing games, the kinds of game, a series' shape (``shape_en(4, "special")``), team lists as
-a person reads them (``names``, ``names_and``) and Russian plurals of counts.
+A series' part in the genitive (``PART_RU["spring"]`` → «весенней», ``PART_BE["spring"]`` →
+«вясновай», which Belarusian also uses after «у») and the nominative, the closing games, the
+kinds of game, a series' shape (``shape_en(4, "special")``, ``shape_be``), team lists as a
+person reads them (``names``, ``names_and``) and the plurals of counts (Russian and
+Belarusian share the one-few-many rule, :func:`webapp.domain.text.ru_plural`).
 """
 
 from __future__ import annotations
@@ -70,6 +73,54 @@ KIND_ACC_RU = {
 }
 
 
+PART_BE = {"spring": "вясновай", "summer": "летняй", "autumn": "восеньскай", "winter": "зімовай"}
+PART_NOM_BE = {
+    "spring": "вясновая",
+    "summer": "летняя",
+    "autumn": "восеньская",
+    "winter": "зімовая",
+}
+CLOSING_BE = {
+    "series_final": "фінал серыі",
+    "special": "спецыяльная гульня",
+    "year_final": "фінал года",
+    "none": "без завяршальнай гульні",
+}
+KIND_BE = {
+    "qualifying": "адборачная гульня",
+    "series_final": "фінал серыі",
+    "special": "спецыяльная гульня",
+    "year_final": "фінал года",
+    "rematch": "Матч-рэванш",
+}
+KIND_ACC_BE = {
+    "qualifying": "адборачную гульню",
+    "series_final": "фінал серыі",
+    "special": "спецыяльную гульню",
+    "year_final": "фінал года",
+    "rematch": "Матч-рэванш",
+}
+
+
+def qualifying_be(n: int) -> str:
+    """``5`` → ``"5 адборачных гульняў"``, ``4`` → ``"4 адборачныя гульні"``."""
+    return f"{n} " + ru_plural(n, ("адборачная гульня", "адборачныя гульні", "адборачных гульняў"))
+
+
+def qualifying_gen_be(n: int) -> str:
+    """``1`` → ``"1 адборачнай гульні"``, ``4`` → ``"4 адборачных гульняў"`` (after «для», «з»)."""
+    return f"{n} " + ru_plural(n, ("адборачнай гульні", "адборачных гульняў", "адборачных гульняў"))
+
+
+def teams_be(n: int) -> str:
+    """``2`` → ``"2 каманды"``, ``5`` → ``"5 каманд"``."""
+    return f"{n} " + ru_plural(n, ("каманда", "каманды", "каманд"))
+
+
+def shape_be(qualifying: int, closing: str) -> str:
+    return f"{qualifying_be(qualifying)} і {CLOSING_BE[closing]}"
+
+
 def shape_en(qualifying: int, closing: str) -> str:
     games = "qualifying game" if qualifying == 1 else "qualifying games"
     return f"{qualifying} {games} and {CLOSING_EN[closing]}"
@@ -81,6 +132,6 @@ def names(teams: Iterable[str]) -> str:
 
 
 def names_and(teams: Sequence[str], conj: str = "and") -> str:
-    """``["A", "B"]`` → ``"«A» and «B»"`` (``conj="и"`` in Russian)."""
+    """``["A", "B"]`` → ``"«A» and «B»"`` (``conj="и"`` in Russian, ``"і"`` in Belarusian)."""
     named = [f"«{t}»" for t in teams]
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} {conj} {named[-1]}"

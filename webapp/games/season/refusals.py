@@ -7,7 +7,7 @@ and call :func:`check_new_game`) and above its reads (:mod:`.queries` replays th
 
 from __future__ import annotations
 
-from webapp.domain.books import rule_reference
+from webapp.domain.books import rule_reference, season_refusal_text
 from webapp.domain.donor import quoted
 from webapp.domain.rules import ProtocolError
 from webapp.domain.season import SeasonViolation
@@ -17,9 +17,8 @@ from webapp.games.operations import GameConflict
 from webapp.games.season import queries as sq
 
 #: Russian gist of the season's clauses, for the staff pages where a refusal carries no
-#: Russian fault of its own (every refusal of the season engine carries one,
-#: ``SeasonViolation.ru``); the API keeps the engine's English ``message``; the clause is
-#: always shown.
+#: Russian fault of its own (every refusal of the season engine carries one, with its
+#: Belarusian and English, ``SeasonViolation.texts``); the clause is always shown.
 REFUSALS_RU = {
     "§3.6": "решающий раунд здесь не положен",
     "§3.10": "счёт законченной игры — у одной из сторон 6 очков",
@@ -95,7 +94,9 @@ def conflict(exc: SeasonViolation | ProtocolError) -> SeasonConflict:
     error = exc.to_json()["error"]
     ru = getattr(exc, "ru", None)
     message = error.pop("message")
-    if ru is not None:
+    if isinstance(exc, SeasonViolation) and ru is not None:
+        message = season_refusal_text(exc, "ru")
+    elif ru is not None:
         message = refusal_ru({**error, "message": ru}, ru)
     return SeasonConflict(message, ru=ru, **error)
 

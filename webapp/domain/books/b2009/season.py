@@ -8,7 +8,7 @@ of the finals' winners and the sponsor's team (§2.13–§2.17), no decisive rou
 shared replay is :mod:`webapp.domain.season.engine`; the readings are indexed in ``docs/rules.md`` ("The season").
 
 (Just over 500 lines on purpose: this book has three events of its own — the rematch, the
-declined winter place, the sponsor's team — each with its refusals in English and Russian, and
+declined winter place, the sponsor's team — each with its refusals in English, Russian and Belarusian, and
 one module per book keeps every clause of §2 that differs from 2023 in one place, where it is
 checked against the book.)
 """
@@ -22,11 +22,15 @@ from webapp.domain.season.events import PARTS, Event
 from webapp.domain.season.rulebook import RuleBook
 from webapp.domain.season.state import NextGame, Result
 from webapp.domain.season.words import (
+    PART_BE,
+    PART_NOM_BE,
     PART_NOM_RU,
     PART_RU,
     names,
     names_and,
+    qualifying_be,
     qualifying_ru,
+    shape_be,
     shape_en,
     shape_ru,
 )
@@ -71,7 +75,7 @@ class Book2009(RuleBook):
     ) -> tuple[list[str], str]:
         """§2.4: the rating goes on, 3 qualifying games and a final (§2.6); winter formed
         anew (§2.13) and shaped by its teams (§2.15–§2.16). A shortage cites §2.6."""
-        gen = PART_RU[part]
+        gen, gen_be = PART_RU[part], PART_BE[part]
         if part != "winter":
             self.check_shape(season, part, qualifying, closing, len(season.rating))
             rating = list(season.rating)  # §2.4: the rating goes on
@@ -86,6 +90,7 @@ class Book2009(RuleBook):
                 f"the {part} rating given, {names(named)}, is not the one the rules form: "
                 f"{names(rating)}",
                 f"рейтинг {gen} серии по правилам — {names(rating)}, а не {names(named)}",
+                f"рэйтынг {gen_be} серыі паводле правілаў — {names(rating)}, а не {names(named)}",
             )
         return rating, "§2.6"
 
@@ -103,6 +108,8 @@ class Book2009(RuleBook):
                     f"not {shape_en(qualifying, closing)}",
                     f"в {PART_RU[part]} серии — 3 отборочные игры и финал серии, "
                     f"а не {shape_ru(qualifying, closing)}",
+                    f"у {PART_BE[part]} серыі — 3 адборачныя гульні і фінал серыі, "
+                    f"а не {shape_be(qualifying, closing)}",
                 )
             return
         n = teams
@@ -116,6 +123,9 @@ class Book2009(RuleBook):
                     f"в зимней серии — {qualifying_ru(n)} без финала серии, а не "
                     f"{shape_ru(qualifying, closing)}: право играть получили все {n} "
                     "команды, и финал Зимней серии отменён",
+                    f"у зімовай серыі — {qualifying_be(n)} без фіналу серыі, а не "
+                    f"{shape_be(qualifying, closing)}: права гуляць атрымалі ўсе {n} "
+                    "каманды, і фінал Зімовай серыі адменены",
                 )
         elif (qualifying, closing) != SERIES_SHAPE_2009:
             raise season.refuse(
@@ -124,6 +134,8 @@ class Book2009(RuleBook):
                 f"{shape_en(qualifying, closing)}: three teams are in",
                 "в зимней серии — 3 отборочные игры и финал серии, а не "
                 f"{shape_ru(qualifying, closing)}: право играть получили 3 команды",
+                "у зімовай серыі — 3 адборачныя гульні і фінал серыі, а не "
+                f"{shape_be(qualifying, closing)}: права гуляць атрымалі 3 каманды",
             )
 
     def _form_winter(self, season: Season) -> list[str]:
@@ -145,16 +157,18 @@ class Book2009(RuleBook):
                     "fewer than three teams can play it",
                     "зимняя серия не открывается: даже с первыми местами рейтинга сыграть в ней "
                     "могут меньше трёх команд",
+                    "зімовая серыя не адкрываецца: нават з першымі месцамі рэйтынгу згуляць у ёй "
+                    "могуць менш за тры каманды",
                 )
         tail = [season.sponsor] if season.sponsor is not None else []
         return head + topups + tail
 
-    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str] | None:
+    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str, str] | None:
         """§2.3: the teams still to choose a game, for the games still to play; with a rematch
         in the series, the first two of the rating for its other games (§2.10)."""
         s = season.series
         assert s is not None
-        part, gen = s.part, PART_RU[s.part]
+        part, gen, gen_be = s.part, PART_RU[s.part], PART_BE[s.part]
         if s.rematch_team is not None:
             if len(self._rematch_top_two(season)) >= 2:
                 return None
@@ -166,6 +180,9 @@ class Book2009(RuleBook):
                     f"«{withdrawing}» не может отказаться от участия в {gen} серии: в ней "
                     f"Матч-реванш «{s.rematch_team}», и для остальных отборочных игр не хватит "
                     "второй команды рейтинга",
+                    f"«{withdrawing}» не можа адмовіцца ад удзелу ў {gen_be} серыі: у ёй "
+                    f"Матч-рэванш «{s.rematch_team}», і для астатніх адборачных гульняў не хопіць "
+                    "другой каманды рэйтынгу",
                 )
             return (
                 f"the {part} series cannot open: with «{s.rematch_team}»'s rematch in it, "
@@ -173,6 +190,9 @@ class Book2009(RuleBook):
                 f"{PART_NOM_RU[part]} серия не открывается: в ней Матч-реванш "
                 f"«{s.rematch_team}», и для остальных отборочных игр нужны ещё две команды "
                 "рейтинга",
+                f"{PART_NOM_BE[part]} серыя не адкрываецца: у ёй Матч-рэванш "
+                f"«{s.rematch_team}», і для астатніх адборачных гульняў патрэбныя яшчэ дзве "
+                "каманды рэйтынгу",
             )
         played = {r.team for r in s.results}
         have = len([t for t in season.rating if t not in s.withdrawn and t not in played])
@@ -211,6 +231,8 @@ class Book2009(RuleBook):
                 "a special game is not a 2009 event: a 2009 series has 3 qualifying games "
                 "and a series final",
                 "специальной игры в сериях правил 2009 г. нет: 3 отборочные игры и финал серии",
+                "спецыяльнай гульні ў серыях правілаў 2009 г. няма: 3 адборачныя гульні і фінал "
+                "серыі",
             )
 
     def check_off_phase(self, season: Season, kind: str, team: str) -> None:
@@ -225,17 +247,21 @@ class Book2009(RuleBook):
                 "the winter series is cancelled",
                 f"финала у зимней серии нет: право играть получили все {n} команды, и "
                 "финал Зимней серии отменён",
+                f"фіналу ў зімовай серыі няма: права гуляць атрымалі ўсе {n} каманды, і "
+                "фінал Зімовай серыі адменены",
             )
 
     def check_game(self, season: Season, kind: str, team: str, decisive_round: bool) -> None:
         s = season.series
         assert s is not None
-        part, gen = s.part, PART_RU[s.part]
+        part, gen, gen_be = s.part, PART_RU[s.part], PART_BE[s.part]
         if decisive_round:
             raise season.refuse(
                 "§1.8",
                 "a 2009 game has no decisive round: it goes to 6 points",
                 "в игре по правилам 2009 г. решающего раунда нет: игра идёт до 6 очков",
+                "у гульні паводле правілаў 2009 г. вырашальнага раўнда няма: гульня ідзе да 6 "
+                "ачкоў",
             )
         if kind == "rematch":
             if team != s.rematch_team:
@@ -243,12 +269,14 @@ class Book2009(RuleBook):
                     "§2.10",
                     f"«{team}» has no rematch in the {part} series: none was granted to it",
                     f"у «{team}» нет Матча-реванша в {gen} серии: он ей не предоставлен",
+                    f"у «{team}» няма Матча-рэванша ў {gen_be} серыі: ён ёй не прадастаўлены",
                 )
             if any(r.team == team for r in s.results):
                 raise season.refuse(
                     "§2.10",
                     f"«{team}» has already played its rematch",
                     f"«{team}» уже сыграла Матч-реванш",
+                    f"«{team}» ужо згуляла Матч-рэванш",
                 )
             return
         if kind == "qualifying":
@@ -259,12 +287,15 @@ class Book2009(RuleBook):
                     "the rating for the winter series",
                     f"«{team}» не может играть отборочную игру: она выиграла финал серии и "
                     "покинула ТРК ради места в зимней серии",
+                    f"«{team}» не можа гуляць адборачную гульню: яна выйграла фінал серыі і "
+                    "пакінула ТРК дзеля месца ў зімовай серыі",
                 )
             if team not in season.rating:
                 raise season.refuse(
                     "§2.4",
                     f"«{team}» is not on the list of the {part} series and plays no game in it",
                     f"«{team}» нет в списке команд {gen} серии, и в ней она не играет",
+                    f"«{team}» няма ў спісе каманд {gen_be} серыі, і ў ёй яна не гуляе",
                 )
             season.refuse_withdrawn(team, "§2.3")
             if team == s.rematch_team:
@@ -272,12 +303,14 @@ class Book2009(RuleBook):
                     "§2.10",
                     f"«{team}» plays its rematch in the {part} series, not a qualifying game",
                     f"«{team}» играет в {gen} серии Матч-реванш, а не отборочную игру",
+                    f"«{team}» гуляе ў {gen_be} серыі Матч-рэванш, а не адборачную гульню",
                 )
             if any(r.team == team for r in s.results):
                 raise season.refuse(
                     "§2.4",
                     f"«{team}» has already played its qualifying game of the {part} series",
                     f"«{team}» уже сыграла свою отборочную игру {gen} серии",
+                    f"«{team}» ужо згуляла сваю адборачную гульню {gen_be} серыі",
                 )
             due = season.next_game()
             if due is not None and due.team != team:
@@ -287,6 +320,8 @@ class Book2009(RuleBook):
                     f"sponsor's team «{due.team}»'s",
                     f"«{team}» не может играть первую отборочную игру зимней серии: её играет "
                     f"команда спонсора «{due.team}»",
+                    f"«{team}» не можа гуляць першую адборачную гульню зімовай серыі: яе гуляе "
+                    f"каманда спонсара «{due.team}»",
                 )
             if s.rematch_team is not None:
                 top = self._rematch_top_two(season)
@@ -299,6 +334,9 @@ class Book2009(RuleBook):
                         f"«{team}» не играет отборочных игр {gen} серии: в ней Матч-реванш "
                         f"«{s.rematch_team}», остальные отборочные игры играют "
                         f"{names_and(top, 'и')}",
+                        f"«{team}» не гуляе адборачных гульняў {gen_be} серыі: у ёй Матч-рэванш "
+                        f"«{s.rematch_team}», астатнія адборачныя гульні гуляюць "
+                        f"{names_and(top, 'і')}",
                     )
                 regular = sum(1 for r in s.results if r.kind == "qualifying")
                 if regular >= s.qualifying - 1:
@@ -308,6 +346,8 @@ class Book2009(RuleBook):
                         f"it is «{s.rematch_team}»'s rematch",
                         f"«{team}» не может играть последнюю отборочную игру {gen} серии: это "
                         f"Матч-реванш «{s.rematch_team}»",
+                        f"«{team}» не можа гуляць апошнюю адборачную гульню {gen_be} серыі: гэта "
+                        f"Матч-рэванш «{s.rematch_team}»",
                     )
             return
         if kind == "series_final":
@@ -318,6 +358,8 @@ class Book2009(RuleBook):
                     f"«{team}» cannot play the {part} series final: «{finalist}» is first in "
                     "the rating",
                     f"«{team}» не может играть финал {gen} серии: первая в рейтинге — «{finalist}»",
+                    f"«{team}» не можа гуляць фінал {gen_be} серыі: першая ў рэйтынгу — "
+                    f"«{finalist}»",
                 )
         elif kind == "year_final":
             if not season.rating or team != season.rating[0]:
@@ -326,6 +368,7 @@ class Book2009(RuleBook):
                     "§2.18",
                     f"«{team}» cannot play the year final: «{first}» is first in the rating",
                     f"«{team}» не может играть финал года: первая в рейтинге — «{first}»",
+                    f"«{team}» не можа гуляць фінал года: першая ў рэйтынгу — «{first}»",
                 )
 
     def place(self, season: Season, result: Result) -> str:
@@ -365,16 +408,19 @@ class Book2009(RuleBook):
         season.rating = [t for t in season.rating if t != team] + [team]  # §2.10
         return "§2.10"
 
-    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str]:
+    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str, str]:
         if rule.endswith("§2.11"):
             return (
                 f"«{team}» lost its rematch and is out",
                 f"«{team}» проиграла Матч-реванш и выбыла из сезона",
+                f"«{team}» прайграла Матч-рэванш і выбыла з сезона",
             )
         return (  # §2.14
             f"the sponsor's team «{team}» lost its first winter game and is out",
             f"команда спонсора «{team}» проиграла первую отборочную игру "
             "зимней серии и выбыла из сезона",
+            f"каманда спонсара «{team}» прайграла першую адборачную гульню "
+            "зімовай серыі і выбыла з сезона",
         )
 
     # ----------------------------------------------------------------- withdrawals
@@ -390,6 +436,8 @@ class Book2009(RuleBook):
                 "plays it in this series",
                 f"«{team}» не может отказаться от участия в {PART_RU[s.part]} серии: в ней она "
                 "играет свой Матч-реванш",
+                f"«{team}» не можа адмовіцца ад удзелу ў {PART_BE[s.part]} серыі: у ёй яна "
+                "гуляе свой Матч-рэванш",
             )
 
     def shortage_clause(self, season: Season) -> str:
@@ -401,18 +449,19 @@ class Book2009(RuleBook):
             return "§2.15" if len(s.opened_rating) >= 4 else "§2.16"
         return "§2.6"
 
-    def no_place(self, season: Season, team: str, head: str, head_ru: str) -> None:
+    def no_place(self, season: Season, team: str, head: str, head_ru: str, head_be: str) -> None:
         if team in season.winter and team not in season.rating:
             raise season.refuse(
                 "§2.12",
                 f"{head}, having won a series final it left the rating for the winter series",
                 f"{head_ru} — она выиграла финал серии и покинула ТРК ради места в зимней серии",
+                f"{head_be} — яна выйграла фінал серыі і пакінула ТРК дзеля месца ў зімовай серыі",
             )
 
     def coming(self, season: Season, team: str, coming: str) -> tuple[list[str], int, str]:
         """§2.3 with §2.2; none from the winter series (§2.13); the rematch team plays there
         (§2.10); three qualifying games (§2.6), two beside a rematch."""
-        gen = PART_RU[coming]
+        gen, gen_be = PART_RU[coming], PART_BE[coming]
         if coming == "winter":
             raise season.refuse(
                 "§2.13",
@@ -422,6 +471,10 @@ class Book2009(RuleBook):
                 f"«{team}» не может отказаться от зимней серии: её рейтинг формируется "
                 "заново из победителей финалов и команды спонсора, а победитель "
                 "отказывается от места только до окончания финальной программы, как велит "
+                "п. 2.12",
+                f"«{team}» не можа адмовіцца ад зімовай серыі: яе рэйтынг фарміруецца "
+                "нанова з пераможцаў фіналаў і каманды спонсара, а пераможца "
+                "адмаўляецца ад месца толькі да заканчэння фінальнай праграмы, як вызначае "
                 "п. 2.12",
             )
         if team not in season.rating:
@@ -434,6 +487,8 @@ class Book2009(RuleBook):
                 "rematch and plays it there",
                 f"«{team}» не может отказаться от участия в предстоящей {gen} серии: в ней "
                 "она играет свой Матч-реванш",
+                f"«{team}» не можа адмовіцца ад удзелу ў наступнай {gen_be} серыі: у ёй "
+                "яна гуляе свой Матч-рэванш",
             )
         candidates = [t for t in season.rating if t != rematch]
         need = SERIES_SHAPE_2009[0] - (1 if rematch is not None else 0)
@@ -453,13 +508,18 @@ class Book2009(RuleBook):
                 "(the loser asks before the end of that final's programme)",
                 f"«{team}» не может просить о Матче-реванше: она не проигрывала только что "
                 "финал серии, а проигравшая просит до окончания финальной программы",
+                f"«{team}» не можа прасіць пра Матч-рэванш: яна не прайгравала толькі што "
+                "фінал серыі, а каманда, якая прайграла, просіць да заканчэння фінальнай "
+                "праграмы",
             )
-        gen = PART_RU[final.part]
+        gen, gen_be = PART_RU[final.part], PART_BE[final.part]
         if final.won:
             raise season.refuse(
                 "§2.10",
                 f"«{team}» won the {final.part} series final: only its loser may ask for a rematch",
                 f"«{team}» выиграла финал {gen} серии: о Матче-реванше просит только проигравшая",
+                f"«{team}» выйграла фінал {gen_be} серыі: пра Матч-рэванш просіць толькі каманда, "
+                "якая прайграла",
             )
         if event.granted and final.part in ("autumn", "winter"):
             raise season.refuse(
@@ -469,6 +529,8 @@ class Book2009(RuleBook):
                 "rating follows",
                 f"Матч-реванш «{team}» после финала {gen} серии не предоставить: он играется "
                 "в следующей серии, а серии с отборочными играми этого рейтинга дальше нет",
+                f"Матч-рэванш «{team}» пасля фіналу {gen_be} серыі не прадаставіць: ён гуляецца "
+                "ў наступнай серыі, а серыі з адборачнымі гульнямі гэтага рэйтынгу далей няма",
             )
         if event.granted and team in season.refusing:
             raise season.refuse(
@@ -477,12 +539,15 @@ class Book2009(RuleBook):
                 "where the rematch would be played",
                 f"Матч-реванш «{team}» не предоставить: она отказалась от участия в "
                 "предстоящей серии, где он был бы сыгран",
+                f"Матч-рэванш «{team}» не прадаставіць: яна адмовілася ад удзелу ў "
+                "наступнай серыі, дзе ён быў бы згуляны",
             )
         if season.rematch_pending is not None:
             raise season.refuse(
                 "§2.10",
                 f"«{team}» has already asked for a rematch",
                 f"«{team}» уже просила о Матче-реванше",
+                f"«{team}» ужо прасіла пра Матч-рэванш",
             )
         if event.granted:
             season.rematch_pending = team
@@ -501,24 +566,35 @@ class Book2009(RuleBook):
                 "выигрывала только что финал серии, а победитель отказывается до окончания "
                 "финальной программы"
             )
+            be = (
+                f"«{team}» не можа цяпер адмовіцца ад месца ў зімовай серыі: яна не "
+                "выйгравала толькі што фінал серыі, а пераможца адмаўляецца да заканчэння "
+                "фінальнай праграмы"
+            )
         elif not final.won:
             en = f"«{team}» lost the {final.part} series final and has no winter place to give up"
             ru = (
                 f"«{team}» проиграла финал {PART_RU[final.part]} серии: места в зимней серии, "
                 "от которого можно отказаться, у неё нет"
             )
+            be = (
+                f"«{team}» прайграла фінал {PART_BE[final.part]} серыі: месца ў зімовай серыі, "
+                "ад якога можна адмовіцца, у яе няма"
+            )
         elif final.part == "winter":
             en = f"«{team}» won the winter series final: there is no winter place to give up"
             ru = f"«{team}» выиграла финал зимней серии: отказываться от места в ней поздно"
+            be = f"«{team}» выйграла фінал зімовай серыі: адмаўляцца ад месца ў ёй позна"
         elif team not in season.winter:
             en = f"«{team}» has already given up its winter place"
             ru = f"«{team}» уже отказалась от места в зимней серии"
+            be = f"«{team}» ужо адмовілася ад месца ў зімовай серыі"
         else:
             season.winter.remove(team)
             season.rating = [team] + [t for t in season.rating if t != team]
             season.last_final = None
             return
-        raise season.refuse("§2.12", en, ru)
+        raise season.refuse("§2.12", en, ru, be)
 
     # ----------------------------------------------------------------- a season joined under way
 
@@ -544,6 +620,8 @@ class Book2009(RuleBook):
                     "so far",
                     f"у «{team}» нет места в зимней серии: она не выигрывала финал весенней, "
                     "летней или осенней серии",
+                    f"у «{team}» няма месца ў зімовай серыі: яна не выйгравала фінал вясновай, "
+                    "летняй або восеньскай серыі",
                 )
         season.winter = [t for t in season.winter if t in given]
 
@@ -560,6 +638,8 @@ class Book2009(RuleBook):
                 "the series just before it",
                 f"у «{team}» нет Матча-реванша в {PART_RU[part]} серии: она не проигрывала "
                 "финал предыдущей серии",
+                f"у «{team}» няма Матча-рэванша ў {PART_BE[part]} серыі: яна не прайгравала "
+                "фінал папярэдняй серыі",
             )
         if part == "winter":
             raise season.refuse(
@@ -568,6 +648,8 @@ class Book2009(RuleBook):
                 "qualifying games of this rating follows the autumn final",
                 f"Матч-реванша «{team}» в зимней серии нет: после финала осенней серии нет "
                 "серии с отборочными играми этого рейтинга",
+                f"Матча-рэванша «{team}» у зімовай серыі няма: пасля фіналу восеньскай серыі няма "
+                "серыі з адборачнымі гульнямі гэтага рэйтынгу",
             )
         season.rematch_pending = team
 
@@ -579,6 +661,8 @@ class Book2009(RuleBook):
                 f"«{team}» cannot be the sponsor's team here: it joins the winter rating, last",
                 f"«{team}» не может быть командой спонсора здесь: она входит в рейтинг зимней "
                 "серии последней",
+                f"«{team}» не можа быць камандай спонсара тут: яна ўваходзіць у рэйтынг зімовай "
+                "серыі апошняй",
             )
         season.sponsor = team
 
@@ -590,6 +674,8 @@ class Book2009(RuleBook):
                 f"«{team}» cannot enter as a reserve team: the 2009 rules have none, the "
                 "sponsor's team joins the winter rating",
                 "резервных команд в правилах 2009 г. нет: в зимний рейтинг входит команда спонсора",
+                "рэзервовых каманд у правілах 2009 г. няма: у зімовы рэйтынг уваходзіць каманда "
+                "спонсара",
             )
 
     def enter(self, season: Season, team: str) -> None:
@@ -601,5 +687,7 @@ class Book2009(RuleBook):
                 "it already",
                 f"«{team}» не может войти как команда спонсора: команда спонсора "
                 f"«{season.sponsor}» уже вошла",
+                f"«{team}» не можа ўвайсці як каманда спонсара: каманда спонсара "
+                f"«{season.sponsor}» ужо ўвайшла",
             )
         season.sponsor = team

@@ -19,14 +19,19 @@ from webapp.domain.season.events import KINDS, Event
 from webapp.domain.season.rulebook import RuleBook
 from webapp.domain.season.state import NextGame, Result, SeasonViolation
 from webapp.domain.season.words import (
+    KIND_BE,
     KIND_EN,
     KIND_RU,
+    PART_BE,
     PART_RU,
     names,
     names_and,
+    qualifying_gen_be,
     qualifying_gen_ru,
+    shape_be,
     shape_en,
     shape_ru,
+    teams_be,
     teams_ru,
 )
 from webapp.domain.text import ru_plural
@@ -99,6 +104,9 @@ class Book2023(RuleBook):
                 f"в {PART_RU[part]} серии — "
                 + " или ".join(shape_ru(q, c) for q, c in shapes)
                 + f" (отборочных игр не больше {most}), а не {shape_ru(qualifying, closing)}",
+                f"у {PART_BE[part]} серыі — "
+                + " або ".join(shape_be(q, c) for q, c in shapes)
+                + f" (адборачных гульняў не больш за {most}), а не {shape_be(qualifying, closing)}",
             )
 
     def _last_result(self, season: Season, team: str, kinds: tuple[str, ...]) -> Result | None:
@@ -118,7 +126,7 @@ class Book2023(RuleBook):
     ) -> list[str]:
         """§4.2.1–§4.2.2 (spring, summer: by name, or S2), §4.2.3 (autumn), §4.9 (winter); the
         teams that refused the series go to its bottom line (§4.8.1)."""
-        gen = PART_RU[part]
+        gen, gen_be = PART_RU[part], PART_BE[part]
         eligible = [
             t
             for t in season.teams
@@ -135,6 +143,8 @@ class Book2023(RuleBook):
                             "a series final and is through to the winter series",
                             f"«{team}» не может быть в списке {gen} серии: она сыграла финал "
                             "серии и уже вышла в зимнюю серию",
+                            f"«{team}» не можа быць у спісе {gen_be} серыі: яна згуляла фінал "
+                            "серыі і ўжо выйшла ў зімовую серыю",
                         )
                     if team in season.reserves:
                         raise season.refuse(
@@ -143,6 +153,8 @@ class Book2023(RuleBook):
                             "team is drawn into the winter series only",
                             f"«{team}» не может быть в списке {gen} серии: команды резерва "
                             "привлекаются только к зимней серии",
+                            f"«{team}» не можа быць у спісе {gen_be} серыі: каманды рэзерву "
+                            "прыцягваюцца толькі да зімовай серыі",
                         )
                 return self._bottom(season, list(named))
             fresh = [t for t in eligible if not any(r.team == t for r in season.results)]
@@ -167,6 +179,7 @@ class Book2023(RuleBook):
                 f"the {part} rating given, {names(named)}, is not the one the rules form: "
                 f"{names(rating)}",
                 f"рейтинг {gen} серии по правилам — {names(rating)}, а не {names(named)}",
+                f"рэйтынг {gen_be} серыі паводле правілаў — {names(rating)}, а не {names(named)}",
             )
         return rating
 
@@ -199,12 +212,15 @@ class Book2023(RuleBook):
         if len(playing) < qualifying:
             refused = f" ({names_and(season.refusing)} withdrew)" if season.refusing else ""
             refused_ru = f"; отказались: {names(season.refusing)}" if season.refusing else ""
+            refused_be = f"; адмовіліся: {names(season.refusing)}" if season.refusing else ""
             raise season.refuse(
                 "§4.9.3",
                 f"the winter series cannot have {qualifying} qualifying games: even with the "
                 f"reserve teams only {len(playing)} teams can play{refused}",
                 f"в зимней серии не может быть {qualifying_gen_ru(qualifying)}: даже с "
                 f"командами резерва сыграть могут только {teams_ru(len(playing))}{refused_ru}",
+                f"у зімовай серыі не можа быць {qualifying_gen_be(qualifying)}: нават з "
+                f"камандамі рэзерву згуляць могуць толькі {teams_be(len(playing))}{refused_be}",
             )
         would_play = fill(pool, [])
         return playing + [t for t in season.refusing if t in would_play]
@@ -224,7 +240,7 @@ class Book2023(RuleBook):
         assert season.series is not None
         season.series.order = self.order(season)
 
-    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str] | None:
+    def shortage(self, season: Season, withdrawing: str | None) -> tuple[str, str, str] | None:
         """§4.8: the places at the opening (a team put out here has played here) for the
         series' qualifying games."""
         s = season.series
@@ -255,12 +271,13 @@ class Book2023(RuleBook):
             "§4.1",
             "a rematch is a 2009 event: the 2023 rules have none",
             "переигровки (матча-реванша) в правилах 2023 г. нет: это событие правил 2009 г.",
+            "пераігроўкі (матча-рэванша) у правілах 2023 г. няма: гэта падзея правілаў 2009 г.",
         )
 
     def check_game(self, season: Season, kind: str, team: str, decisive_round: bool) -> None:
         s = season.series
         assert s is not None
-        part, gen = s.part, PART_RU[s.part]
+        part, gen, gen_be = s.part, PART_RU[s.part], PART_BE[s.part]
         if kind == "qualifying":
             order = s.order or []
             number = s.qualifying_played + 1
@@ -272,6 +289,8 @@ class Book2023(RuleBook):
                     "is through to the winter series",
                     f"«{team}» не может играть отборочную игру: она сыграла финал серии и уже "
                     "вышла в зимнюю серию",
+                    f"«{team}» не можа гуляць адборачную гульню: яна згуляла фінал серыі і ўжо "
+                    "выйшла ў зімовую серыю",
                 )
             season.refuse_withdrawn(team, "§4.8.1")
             if team in order[: s.qualifying_played]:
@@ -279,6 +298,7 @@ class Book2023(RuleBook):
                     "§4.8",
                     f"«{team}» has already played its qualifying game of the {part} series",
                     f"«{team}» уже сыграла свою отборочную игру {gen} серии",
+                    f"«{team}» ужо згуляла сваю адборачную гульню {gen_be} серыі",
                 )
             if team != due and team in order:
                 raise season.refuse(
@@ -289,6 +309,9 @@ class Book2023(RuleBook):
                     f"«{team}» играет не в свою очередь: {number}-ю отборочную игру {gen} "
                     f"серии играет «{due}» (первой играет команда с последнего места рейтинга, "
                     "последней — с первого)",
+                    f"«{team}» гуляе не ў сваю чаргу: {number}-ю адборачную гульню {gen_be} "
+                    f"серыі гуляе «{due}» (першай гуляе каманда з апошняга месца рэйтынгу, "
+                    "апошняй — з першага)",
                 )
             if team != due:
                 raise season.refuse(
@@ -298,6 +321,8 @@ class Book2023(RuleBook):
                     f"«{due}»",
                     f"«{team}» не играет отборочных игр {gen} серии: их играют первые "
                     f"{s.qualifying} мест рейтинга, {number}-ю — «{due}»",
+                    f"«{team}» не гуляе адборачных гульняў {gen_be} серыі: іх гуляюць першыя "
+                    f"{s.qualifying} месцаў рэйтынгу, {number}-ю — «{due}»",
                 )
             if decisive_round:
                 self._refuse_if_abolished(season)
@@ -314,6 +339,9 @@ class Book2023(RuleBook):
                         f"решающий раунд в игре «{team}» не положен: ни одна команда, "
                         f"сыгравшая в {gen} серии раньше, не стоит первой в рейтинге с "
                         "результатом, который без него не превзойти",
+                        f"вырашальны раўнд у гульні «{team}» не прадугледжаны: ніводная каманда, "
+                        f"што згуляла ў {gen_be} серыі раней, не стаіць першай у рэйтынгу з "
+                        "вынікам, які без яго не пераўзысці",
                     )
             return
         if decisive_round:
@@ -323,6 +351,8 @@ class Book2023(RuleBook):
                 "game of the series to pass",
                 f"в игре вида «{KIND_RU[kind]}» решающего раунда нет: превосходить "
                 "результат сыгравших раньше в ней не нужно",
+                f"у гульні віду «{KIND_BE[kind]}» вырашальнага раўнда няма: пераўзыходзіць "
+                "вынік тых, хто згуляў раней, у ёй не трэба",
             )
         if kind == "series_final":
             finalist = season.finalist()
@@ -333,6 +363,8 @@ class Book2023(RuleBook):
                     "the rating after the qualifying games",
                     f"«{team}» не может играть финал {gen} серии: по итогам отборочных игр "
                     f"первая в рейтинге — «{finalist}»",
+                    f"«{team}» не можа гуляць фінал {gen_be} серыі: па выніках адборачных "
+                    f"гульняў першая ў рэйтынгу — «{finalist}»",
                 )
         elif kind == "special":
             if team in season.rating:
@@ -342,6 +374,8 @@ class Book2023(RuleBook):
                     "teams of special games take no part in it",
                     f"«{team}» не может играть специальную игру: она в рейтинге, а "
                     "участницы специальных игр в рейтинге не участвуют",
+                    f"«{team}» не можа гуляць спецыяльную гульню: яна ў рэйтынгу, а "
+                    "ўдзельніцы спецыяльных гульняў у рэйтынгу не ўдзельнічаюць",
                 )
         elif kind == "year_final":
             if not season.rating or team != season.rating[0]:
@@ -350,6 +384,8 @@ class Book2023(RuleBook):
                     "§4.10",
                     f"«{team}» cannot play the year final: «{first}» is first in the winter rating",
                     f"«{team}» не может играть финал года: первая в рейтинге зимней серии — "
+                    f"«{first}»",
+                    f"«{team}» не можа гуляць фінал года: першая ў рэйтынгу зімовай серыі — "
                     f"«{first}»",
                 )
 
@@ -362,6 +398,7 @@ class Book2023(RuleBook):
                 AMEND_CLAUSE,
                 f"the decisive round (§3.6) was abolished by the amendment of event {event}",
                 f"решающий раунд (п. 3.6) отменён изменением правил (событие {event})",
+                f"вырашальны раўнд (п. 3.6) адменены змяненнем правілаў (падзея {event})",
             )
 
     def place(self, season: Season, result: Result) -> str:
@@ -405,17 +442,20 @@ class Book2023(RuleBook):
                 return "§4.4"
         return rule
 
-    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str]:
+    def out_reason(self, season: Season, team: str, rule: str) -> tuple[str, str, str]:
         n = season.losses.get(team, 0)
         if n != 2:  # an amended losses_to_out (§4.12.1)
             ru = f"«{team}» проиграла {n} " + ru_plural(n, ("игру", "игры", "игр"))
+            be = f"«{team}» прайграла {n} " + ru_plural(n, ("гульню", "гульні", "гульняў"))
             return (
                 f"«{team}» lost {n} games of the season and is out",
                 ru + " в сезоне и выбыла из него",
+                be + " у сезоне і выбыла з яго",
             )
         return (
             f"«{team}» lost its second game of the season and is out",
             f"«{team}» проиграла вторую игру в сезоне и выбыла из него",
+            f"«{team}» прайграла другую гульню ў сезоне і выбыла з яго",
         )
 
     # ----------------------------------------------------------------- withdrawals
@@ -427,18 +467,20 @@ class Book2023(RuleBook):
     def shortage_clause(self, season: Season) -> str:
         return "§4.8"
 
-    def no_place(self, season: Season, team: str, head: str, head_ru: str) -> None:
+    def no_place(self, season: Season, team: str, head: str, head_ru: str, head_be: str) -> None:
         if team in season.winter and team not in season.rating:
             raise season.refuse(
                 "§4.7.2",
                 f"{head}, having played a series final it is through to the winter series",
                 f"{head_ru} — она сыграла финал серии и уже вышла в зимнюю серию",
+                f"{head_be} — яна згуляла фінал серыі і ўжо выйшла ў зімовую серыю",
             )
         if team in season.reserves:
             raise season.refuse(
                 "§4.9.3",
                 f"{head}, a reserve team is drawn into the winter series only",
                 f"{head_ru} — команды резерва привлекаются только к зимней серии",
+                f"{head_be} — каманды рэзерву прыцягваюцца толькі да зімовай серыі",
             )
 
     def coming(self, season: Season, team: str, coming: str) -> tuple[list[str], int, str]:
@@ -475,6 +517,8 @@ class Book2023(RuleBook):
                 f"far: {names(season.winter) or 'none'}",
                 f"в зимнюю серию выходят финалисты сыгранных серий — "
                 f"{names(season.winter) or 'пока никто'}, а не {names(given) or 'никто'}",
+                f"у зімовую серыю выходзяць фіналісты згуляных серый — "
+                f"{names(season.winter) or 'пакуль ніхто'}, а не {names(given) or 'ніхто'}",
             )
 
     def start_rematch(self, season: Season, team: str, part: str) -> None:
@@ -492,6 +536,8 @@ class Book2023(RuleBook):
             "straight to the winter series",
             "отказа от места в зимней серии в правилах 2023 г. нет (событие правил 2009 г.): "
             "финалист серии сразу выходит в зимнюю серию",
+            "адмовы ад месца ў зімовай серыі ў правілах 2023 г. няма (падзея правілаў 2009 г.): "
+            "фіналіст серыі адразу выходзіць у зімовую серыю",
         )
 
     def check_entry(self, season: Season, team: str, enter_as: str | None) -> None:
@@ -503,6 +549,8 @@ class Book2023(RuleBook):
                 "joins the season as a reserve team (§4.9.3)",
                 "команды спонсора в правилах 2023 г. нет: в зимний рейтинг входят "
                 "резервные команды",
+                "каманды спонсара ў правілах 2023 г. няма: у зімовы рэйтынг уваходзяць "
+                "рэзервовыя каманды",
             )
 
     def enter(self, season: Season, team: str) -> None:
