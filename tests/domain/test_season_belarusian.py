@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.domain.season_helpers import doc, final, q, series, withdraw
-from tests.domain.test_season_properties import Draw, legal_step, random_event
+from tests.domain.season_play import Draw, legal_step, random_event
 from webapp.domain.books import BOOKS, replay_season, season_refusal_text
 from webapp.domain.rules import ProtocolError
 from webapp.domain.season import KINDS, Season, SeasonViolation
