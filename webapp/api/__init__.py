@@ -87,6 +87,52 @@ def json_depth(data) -> int:
     return deepest
 
 
+def json_refusal(view):
+    """The 422 answer to the current API request's body, or None if it may be read: a body
+    sent under a Content-Type other than JSON, a JSON body that does not parse, is nested
+    deeper than MAX_JSON_DEPTH or has a character user text may not hold in any string
+    (:func:`unfit_fields`: a nested body and a lone surrogate used to reach code that could
+    not take them and became a 500; a U+FFFE in a team name made the Atom feed invalid
+    XML). Applies ``view``'s body cap (:func:`~webapp.api.body.body_cap`) before reading."""
+    if (
+        not request.is_json
+        and request.method in ("POST", "PUT", "PATCH")
+        and request.content_length != 0
+    ):
+        body_cap(view)
+        if not request.get_data(cache=True).strip():
+            return None
+        # a body under another Content-Type (text/plain, a form) is not read as JSON:
+        # say so, instead of «Обязательное поле.» for every field
+        message = gettext(
+            "Тело запроса не прочитано как JSON: укажите заголовок "
+            "Content-Type: application/json."
+        )
+        return jsonify(errors={"_schema": [message]}), 422
+    if request.is_json:
+        body_cap(view)
+        try:
+            body = request.get_json(silent=True)
+            too_deep = json_depth(body) > MAX_JSON_DEPTH
+        except RecursionError:  # the decoder's own limit (~1 000 levels)
+            body, too_deep = None, True
+        if too_deep:
+            message = gettext(
+                "Слишком глубокая вложенность JSON: больше %(levels)s уровней.",
+                levels=MAX_JSON_DEPTH,
+            )
+            return jsonify(errors={"_schema": [message]}), 422
+        if body is None and request.get_data(cache=True).strip() not in (b"", b"null"):
+            # truncated or not UTF-8: invalid input, a 422 like any other (api.md), not
+            # Werkzeug's bare 400
+            message = gettext("Тело запроса — не JSON в UTF-8.")
+            return jsonify(errors={"_schema": [message]}), 422
+        bad = unfit_fields(body)
+        if bad:
+            return jsonify(errors={p: [unfit_message(c)] for p, c in bad.items()}), 422
+    return None
+
+
 #: The OpenAPI document's extra parts: how a caller proves who it is.
 SPEC_KWARGS = {
     "components": {
@@ -122,51 +168,22 @@ def register_api(app: Flask) -> None:
     def api_json_guard():
         """422 for a body sent under a Content-Type other than JSON, a JSON body that does
         not parse, is nested deeper than MAX_JSON_DEPTH or has a character user text may not
-        hold in any string (:func:`unfit_fields`: a nested body and a lone surrogate used to
-        reach code that could not take them and became a 500; a U+FFFE in a team name made
-        the Atom feed invalid XML)."""
-        if (
-            request.path.startswith("/api/")
-            and not request.is_json
-            and request.method in ("POST", "PUT", "PATCH")
-            and request.content_length != 0
-        ):
-            view = current_app.view_functions.get(request.endpoint or "")
-            spec = getattr(view, "sova_access", None)
-            if spec is not None:  # a staff endpoint answers who may call it first: 401/403
-                refuse(allowed_roles(spec), api=True)
+        hold in any string (:func:`json_refusal`). A view whose body is signed
+        (``signed_body``: the SMS callback) gets only its cap here: it checks the signature
+        of the raw body first and calls :func:`json_refusal` itself after it, so an
+        unsigned body is never parsed."""
+        if not request.path.startswith("/api/"):
+            return None
+        view = current_app.view_functions.get(request.endpoint or "")
+        if getattr(view, "signed_body", False):
             body_cap(view)
-            if not request.get_data(cache=True).strip():
-                return None
-            # a body under another Content-Type (text/plain, a form) is not read as JSON:
-            # say so, instead of «Обязательное поле.» for every field
-            message = gettext(
-                "Тело запроса не прочитано как JSON: укажите заголовок "
-                "Content-Type: application/json."
-            )
-            return jsonify(errors={"_schema": [message]}), 422
-        if request.path.startswith("/api/") and request.is_json:
-            body_cap(current_app.view_functions.get(request.endpoint or ""))
-            try:
-                body = request.get_json(silent=True)
-                too_deep = json_depth(body) > MAX_JSON_DEPTH
-            except RecursionError:  # the decoder's own limit (~1 000 levels)
-                body, too_deep = None, True
-            if too_deep:
-                message = gettext(
-                    "Слишком глубокая вложенность JSON: больше %(levels)s уровней.",
-                    levels=MAX_JSON_DEPTH,
-                )
-                return jsonify(errors={"_schema": [message]}), 422
-            if body is None and request.get_data(cache=True).strip() not in (b"", b"null"):
-                # truncated or not UTF-8: invalid input, a 422 like any other (api.md), not
-                # Werkzeug's bare 400
-                message = gettext("Тело запроса — не JSON в UTF-8.")
-                return jsonify(errors={"_schema": [message]}), 422
-            bad = unfit_fields(body)
-            if bad:
-                return jsonify(errors={p: [unfit_message(c)] for p, c in bad.items()}), 422
-        return None
+            return None
+        if not request.is_json and request.method in ("POST", "PUT", "PATCH"):
+            spec = getattr(view, "sova_access", None)
+            if spec is not None and request.content_length != 0:
+                # a staff endpoint answers who may call it first: 401/403
+                refuse(allowed_roles(spec), api=True)
+        return json_refusal(view)
 
     @app.before_request
     def api_bearer_only():

@@ -16,6 +16,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
+from webapp.api import json_refusal
 from webapp.api import vote_schemas as s
 from webapp.api.body import body_cap
 from webapp.api.schemas import ErrorBody, ValidationErrors
@@ -38,6 +39,11 @@ MAX_SMS_BODY = 4096
 #: Refused signatures one address may send (Flask-Limiter syntax, ``SOVA_SMS_REFUSED_LIMIT``)
 #: before its refusals become 429s; a correctly signed call is never counted nor limited.
 SMS_REFUSED_LIMIT = "20 per minute"
+
+
+#: One schema object for every callback: webargs builds a new one per request from a class,
+#: which cost a third of the callback's parsing (the schema holds no per-request state).
+SMS_IN = s.SmsIn()
 
 
 def _refused_limit():
@@ -73,17 +79,22 @@ def gateway_signed(view):
     """Admit only a body signed by the SMS gateway (``X-Sova-Signature``: hex HMAC-SHA256
     of the raw body under ``SOVA_SMS_SECRET``), before the body is parsed: 413 for a body
     over :data:`MAX_SMS_BODY` bytes (refused before it is read: by its Content-Length, or
-    when a chunked one grows past the cap); 503 when no secret is configured; 401 for a
+    when a chunked one reaches the cap); 503 when no secret is configured; 401 for a
     missing, wrong or malformed signature — 429 once an address has sent more refused
-    signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited)."""
+    signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited). Only a
+    signed body is parsed: the API's JSON guard leaves it (``signed_body``) to
+    :func:`webapp.api.json_refusal` here, after the signature."""
 
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
         body_cap(wrapped)  # done already by the API's JSON guard for a JSON body
+        data = request.get_data(cache=True)
+        if request.content_length is None and len(data) >= MAX_SMS_BODY:
+            # a chunked body is read up to the cap and no further: one that reaches it may
+            # go on, and must not be answered by its signature (a 401 for an honest sender)
+            abort(413)
         try:
-            ok = ops.signature_ok(
-                request.get_data(cache=True), request.headers.get(SIGNATURE_HEADER)
-            )
+            ok = ops.signature_ok(data, request.headers.get(SIGNATURE_HEADER))
         except ops.SignatureUnavailable:
             abort(
                 503,
@@ -91,16 +102,20 @@ def gateway_signed(view):
             )
         if not ok:
             return _refused()
+        refusal = json_refusal(wrapped)
+        if refusal is not None:
+            return refusal
         return view(*args, **kwargs)
 
     wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body.body_cap
+    wrapped.signed_body = True  # read by webapp.api's JSON guard: not parsed before signed
     return wrapped
 
 
 @blp.route("/votes/sms", methods=["POST"])
 @access("gateway", api=True)
 @gateway_signed
-@blp.arguments(s.SmsIn)
+@blp.arguments(SMS_IN)
 @blp.response(200, s.SmsResult)
 @blp.alt_response(401, schema=ErrorBody, description="bad, missing or malformed signature")
 @blp.alt_response(413, schema=ErrorBody, description=f"body over {MAX_SMS_BODY} bytes")
