@@ -105,8 +105,7 @@ def json_refusal(view):
         # a body under another Content-Type (text/plain, a form) is not read as JSON:
         # say so, instead of «Обязательное поле.» for every field
         message = gettext(
-            "Тело запроса не прочитано как JSON: укажите заголовок "
-            "Content-Type: application/json."
+            "Тело запроса не прочитано как JSON: укажите заголовок Content-Type: application/json."
         )
         return jsonify(errors={"_schema": [message]}), 422
     if request.is_json:
