@@ -18,9 +18,8 @@ from limits import parse
 from marshmallow import ValidationError
 from werkzeug.exceptions import TooManyRequests
 
-from webapp.api import flatten, json_refusal
 from webapp.api import vote_schemas as s
-from webapp.api.body import body_cap
+from webapp.api.body import body_cap, flatten, json_refusal
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
@@ -85,7 +84,7 @@ def gateway_signed(view):
     missing, wrong or malformed signature — 429 once an address has sent more refused
     signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited). Only a
     signed body is parsed: the API's JSON guard leaves it (``signed_body``) to
-    :func:`webapp.api.json_refusal` here, after the signature; then the view is called with
+    :func:`webapp.api.body.json_refusal` here, after the signature; then the view is called with
     the body loaded by :data:`SMS_IN` (its 422 as the API's)."""
 
     @functools.wraps(view)
