@@ -5,7 +5,7 @@ Werkzeug's English default, and marshmallow's field and validator messages.
 marshmallow formats its message templates while a schema is built or a value is checked,
 outside the answer's language. :class:`Message` keeps the template's Russian msgid and the
 values to put in it, and is translated when the API's error handler turns it into text
-(``str(message)``, :func:`webapp.api.flatten`). :func:`install` puts these messages in place
+(``str(message)``, :func:`webapp.api.body.flatten`). :func:`install` puts these messages in place
 of marshmallow's English defaults; it runs before the API's schemas are declared.
 """
 

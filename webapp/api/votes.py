@@ -7,17 +7,19 @@ rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteEr
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import time
 
-from flask import Response, abort, current_app, make_response, request
+from flask import Response, abort, current_app, jsonify, make_response, request
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
 from limits import parse
+from marshmallow import ValidationError
 from werkzeug.exceptions import TooManyRequests
 
 from webapp.api import vote_schemas as s
-from webapp.api.body import body_cap
+from webapp.api.body import body_cap, flatten, json_refusal
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
@@ -38,6 +40,11 @@ MAX_SMS_BODY = 4096
 #: Refused signatures one address may send (Flask-Limiter syntax, ``SOVA_SMS_REFUSED_LIMIT``)
 #: before its refusals become 429s; a correctly signed call is never counted nor limited.
 SMS_REFUSED_LIMIT = "20 per minute"
+
+
+#: The callback's body schema, one object for every callback (:func:`gateway_signed` loads
+#: the body with it; it holds no per-request state).
+SMS_IN = s.SmsIn()
 
 
 def _refused_limit():
@@ -73,17 +80,23 @@ def gateway_signed(view):
     """Admit only a body signed by the SMS gateway (``X-Sova-Signature``: hex HMAC-SHA256
     of the raw body under ``SOVA_SMS_SECRET``), before the body is parsed: 413 for a body
     over :data:`MAX_SMS_BODY` bytes (refused before it is read: by its Content-Length, or
-    when a chunked one grows past the cap); 503 when no secret is configured; 401 for a
+    when a chunked one reaches the cap); 503 when no secret is configured; 401 for a
     missing, wrong or malformed signature — 429 once an address has sent more refused
-    signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited)."""
+    signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited). Only a
+    signed body is parsed: the API's JSON guard leaves it (``signed_body``) to
+    :func:`webapp.api.body.json_refusal` here, after the signature; then the view is called with
+    the body loaded by :data:`SMS_IN` (its 422 as the API's)."""
 
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
         body_cap(wrapped)  # done already by the API's JSON guard for a JSON body
+        data = request.get_data(cache=True)
+        if request.content_length is None and len(data) >= MAX_SMS_BODY:
+            # a chunked body is read up to the cap and no further: one that reaches it may
+            # go on, and must not be answered by its signature (a 401 for an honest sender)
+            abort(413)
         try:
-            ok = ops.signature_ok(
-                request.get_data(cache=True), request.headers.get(SIGNATURE_HEADER)
-            )
+            ok = ops.signature_ok(data, request.headers.get(SIGNATURE_HEADER))
         except ops.SignatureUnavailable:
             abort(
                 503,
@@ -91,16 +104,31 @@ def gateway_signed(view):
             )
         if not ok:
             return _refused()
-        return view(*args, **kwargs)
+        refusal = json_refusal(wrapped)
+        if refusal is not None:
+            return refusal
+        # the body parsed once (by json_refusal, cached) and loaded by the one SmsIn object:
+        # the flask-smorest decorators below document the body and the answer, but going
+        # through webargs' and flask-smorest's wrappers per message cost more than the
+        # HMAC and the JSON together (the answer is the same: 422 {"errors": {field: […]}})
+        body = request.get_json(silent=True)
+        try:
+            args = (SMS_IN.load({} if body is None and not data.strip() else body), *args)
+        except ValidationError as err:
+            return jsonify(errors=flatten(err.messages)), 422
+        return inner(*args, **kwargs)
+
+    inner = inspect.unwrap(view)  # the view itself, under the documenting decorators
 
     wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body.body_cap
+    wrapped.signed_body = True  # read by webapp.api's JSON guard: not parsed before signed
     return wrapped
 
 
 @blp.route("/votes/sms", methods=["POST"])
 @access("gateway", api=True)
 @gateway_signed
-@blp.arguments(s.SmsIn)
+@blp.arguments(SMS_IN)
 @blp.response(200, s.SmsResult)
 @blp.alt_response(401, schema=ErrorBody, description="bad, missing or malformed signature")
 @blp.alt_response(413, schema=ErrorBody, description=f"body over {MAX_SMS_BODY} bytes")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -298,8 +298,9 @@ def region_of(currency: str | None) -> str:
     return COUNTRY_OF_CURRENCY.get((currency or "").upper(), DEFAULT_REGION)
 
 
-def _readings(msisdn: str, region: str) -> list[phonenumbers.PhoneNumber]:
-    """The ways ``msisdn`` can be read, most likely first, each parsed by phonenumbers:
+def _readings(msisdn: str, region: str) -> Iterator[phonenumbers.PhoneNumber]:
+    """The ways ``msisdn`` can be read, most likely first, each parsed by phonenumbers
+    (lazily: the usual number is valid as first read, and parsing is most of its cost):
 
     1. as dialled in ``region`` (``+7 916 …``; the trunk prefix ``8 916 …``, ``8 10 7 …``;
        a national number ``916 …``);
@@ -308,18 +309,17 @@ def _readings(msisdn: str, region: str) -> list[phonenumbers.PhoneNumber]:
     3. as a gateway's MSISDN, the full international number without ``+``
        (``79161112233`` in a Belarusian season).
     """
-    out = []
     digits = "".join(ch for ch in msisdn if ch.isdigit())
     tries: list[tuple[str, str | None]] = [(msisdn, region)]
     if digits.startswith("00"):
         tries.append(("+" + digits[2:], None))
-    tries.append(("+" + digits, None))
+    if msisdn != "+" + digits:  # else the same text: a number with "+" ignores the region
+        tries.append(("+" + digits, None))
     for text, reg in tries:
         try:
-            out.append(phonenumbers.parse(text, reg))
+            yield phonenumbers.parse(text, reg)
         except phonenumbers.NumberParseException:
             continue
-    return out
 
 
 def e164(msisdn: str, region: str = DEFAULT_REGION) -> str | None:
@@ -331,11 +331,14 @@ def e164(msisdn: str, region: str = DEFAULT_REGION) -> str | None:
     library's metadata); None if no reading is even a possible number."""
     if not msisdn or len(msisdn) > 64:
         return None
-    readings = _readings(msisdn, region)
-    for check in (phonenumbers.is_valid_number, phonenumbers.is_possible_number):
-        for number in readings:
-            if check(number):
-                return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    seen = []
+    for number in _readings(msisdn, region):  # a later reading is parsed only if needed
+        if phonenumbers.is_valid_number(number):
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+        seen.append(number)
+    for number in seen:
+        if phonenumbers.is_possible_number(number):
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     return None
 
 

@@ -51,6 +51,44 @@ def test_malformed_signature_is_401(app, client, finished_game, api, signature):
 
 
 @SQLITE
+def test_only_a_signed_body_is_parsed_and_checked_like_any_api_body(app, client):
+    """The signature is checked on the raw body before it is parsed: an unsigned body, even
+    one no JSON parser could take, is a 401; a signed one then gets the API's body checks
+    (too deep, broken, not UTF-8, a lone surrogate: 422), and none is a 500."""
+    deep = "Слишком глубокая вложенность JSON: больше 32 уровней."
+    broken = "Тело запроса — не JSON в UTF-8."
+    for body in (b"[" * 1500 + b"]" * 1500, b'{"message_id": "obryv', b'{"q": "\xff"}'):
+        assert post(client, body, "0" * 64).status_code == 401
+    cases = [
+        (b"[" * 1500 + b"]" * 1500, {"_schema": [deep]}),
+        (b"[" * 33 + b"]" * 33, {"_schema": [deep]}),
+        (b'{"message_id": "obryv', {"_schema": [broken]}),
+        (b'{"q": "\xff"}', {"_schema": [broken]}),
+        (
+            sms_body("m1", "+79160000001", "@").replace(b'"@"', b'"\\ud800"'),
+            {"text": ["Недопустимый символ: одиночный суррогат UTF-16 (\\ud800–\\udfff)."]},
+        ),
+    ]
+    for body, errors in cases:
+        resp = post(client, body, sign(body))
+        assert (resp.status_code, resp.json) == (422, {"errors": errors}), body
+    # under another Content-Type, once signed: the API's own 422
+    body = sms_body("m1", "+79160000001", "1")
+    resp = client.post(
+        SMS, data=body, content_type="text/plain", headers={"X-Sova-Signature": sign(body)}
+    )
+    assert resp.status_code == 422
+    assert resp.json == {
+        "errors": {
+            "_schema": [
+                "Тело запроса не прочитано как JSON: укажите заголовок "
+                "Content-Type: application/json."
+            ]
+        }
+    }
+
+
+@SQLITE
 def test_a_body_over_4_kib_is_413_before_it_is_read(app, client):
     huge = b"x" * (7 * 1024 * 1024)
     resp = post(client, huge, "0" * 64)

@@ -42,6 +42,11 @@ class SignatureUnavailable(Exception):
     """``SOVA_SMS_SECRET`` is not set: the callback is off (503)."""
 
 
+#: HMAC-SHA256 objects keyed with each ``SOVA_SMS_SECRET`` seen, nothing hashed yet: each
+#: callback copies one instead of keying a new one.
+_MACS: dict[str, hmac.HMAC] = {}
+
+
 def signature_ok(body: bytes, signature: str | None) -> bool:
     """True if ``signature`` is the hex HMAC-SHA256 of the raw request ``body`` under
     ``SOVA_SMS_SECRET`` (hex in either case; compared as bytes in constant time,
@@ -50,7 +55,12 @@ def signature_ok(body: bytes, signature: str | None) -> bool:
     secret = current_app.config.get("SOVA_SMS_SECRET")
     if not secret:
         raise SignatureUnavailable()
-    expected = hmac.new(secret.encode(), body, "sha256").hexdigest().encode("ascii")
+    mac = _MACS.get(secret)
+    if mac is None:  # the key's pads, computed once per secret (one dict entry in practice)
+        mac = _MACS[secret] = hmac.new(secret.encode(), digestmod="sha256")
+    mac = mac.copy()
+    mac.update(body)
+    expected = mac.hexdigest().encode("ascii")
     # bytes, not str: compare_digest refuses a str with a non-ASCII character (TypeError),
     # and a header may carry any (Werkzeug decodes headers as Latin-1)
     given = (signature or "").strip().lower().encode("utf-8", "replace")

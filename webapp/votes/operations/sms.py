@@ -64,12 +64,16 @@ def _latest_vote(conn):
     ).first()
 
 
-def _open_state(conn, fresh: bool):
+def _open_state(conn, fresh: bool, seen: list):
+    """The open vote's state (remembered unless ``fresh``), or None; a latest vote read
+    from the database is appended to ``seen`` (a late message files under it without
+    reading it again)."""
     url = str(db.engine.url)
     if not fresh and url in _open_cache:
         return _open_cache[url]
     _open_cache.pop(url, None)
     row = _latest_vote(conn)
+    seen.append(row)
     if row is None or row.status != "open":
         return None
     state = (row.id, row.opened_at, list(row.candidates), rules.region_of(row.currency))
@@ -368,8 +372,9 @@ def _take_over(
 
 
 def _receive(conn, sms: Sms, now: datetime) -> str:
+    seen: list = []
     for fresh in (False, True):
-        state = _open_state(conn, fresh)
+        state = _open_state(conn, fresh, seen)
         if state is None:
             break
         vote_id, opened_at, candidates, region = state
@@ -402,7 +407,10 @@ def _receive(conn, sms: Sms, now: datetime) -> str:
             if done:
                 return done
         # the vote is no longer open: look again (another may have opened since)
-    latest = _latest_vote(conn)
+    if seen and (seen[-1] is None or seen[-1].status != "open"):
+        latest = seen[-1]  # the latest vote as just read: none, or not open
+    else:
+        latest = _latest_vote(conn)
     key = _key(sms, rules.region_of(latest.currency if latest else None))
     if latest is None:
         return rules.LATE
