@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 # The pinned, hashed dependencies (Linux x86_64, CPython 3.11): runtime.lock for the wheel
 # and deploy/Dockerfile, dev.lock (runtime + test tools) for .venv. `make lock` refreshes both.
-LOCKS  := requirements/runtime.lock requirements/dev.lock
+LOCKS  := requirements/pip.lock requirements/runtime.lock requirements/dev.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml setup.py $(LOCKS) | sha1sum | cut -c1-12)
 LOCK_FLAGS := --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
               --no-header --annotation-style line --quiet
@@ -27,9 +27,10 @@ DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubo
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-## make install: .venv from the lock (hashes checked), then the project itself, editable,
+## make install: .venv from the locks (hashes checked; pip itself first), then the project itself, editable,
 ## without resolving anything again (--no-deps)
 $(STAMP): pyproject.toml setup.py $(LOCKS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/pip.lock
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
