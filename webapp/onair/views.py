@@ -81,6 +81,13 @@ class Feed:
     key: queries.Key
 
 
+#: What a feed read without this game's live key is told: the key, not a staff token.
+KEY_REFUSED = (
+    "Нужен действующий ключ эфира этой игры: ?key=<ключ> в адресе "
+    "или заголовок «Authorization: Bearer <ключ>»."
+)
+
+
 def open_feed(game_id: int) -> Feed:
     """The feed the request may read, or 401: the token must be a live (not revoked)
     broadcast token of this very game. A game that does not exist answers 401 too, so a
@@ -89,10 +96,10 @@ def open_feed(game_id: int) -> Feed:
     the game's."""
     token = queries.token_for(game_id, presented_key())
     if token is None:
-        abort(401)
+        abort(401, description=gettext(KEY_REFUSED))
     key = queries.feed_key(game_id)
     if key is None:
-        abort(401)
+        abort(401, description=gettext(KEY_REFUSED))
     return Feed(game_id, token.id, key)
 
 
@@ -101,7 +108,7 @@ def _row(feed: Feed) -> dict:
     gone since)."""
     found = live.row_cache(current_app._get_current_object()).row(feed.game_id, feed.key)  # type: ignore[attr-defined]
     if found is None:
-        abort(401)
+        abort(401, description=gettext(KEY_REFUSED))
     return found
 
 

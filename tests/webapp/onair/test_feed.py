@@ -146,6 +146,12 @@ def test_wrong_missing_and_other_games_keys_are_refused(game, api, client):
         for path in (f"/api/v1/games/{game.id}/onair.json", f"/onair/{game.id}"):
             r = client.get(f"{path}?key={key}")
             assert r.status_code == 401, (path, key)
+    # the JSON source says what is missing: the game's key, not a staff login
+    r = client.get(f"/api/v1/games/{game.id}/onair.json?key=nonsense")
+    assert r.json["error"]["message"] == (
+        "Нужен действующий ключ эфира этой игры: ?key=<ключ> в адресе "
+        "или заголовок «Authorization: Bearer <ключ>»."
+    )
     # the overlay's refusal is drawn over the programme: an empty page, its note the title
     refused = client.get(f"/onair/{game.id}?key=badkey", headers={"Accept-Language": "en"})
     html = refused.get_data(as_text=True)
