@@ -286,7 +286,7 @@ def test_walking_a_game_no_feed_shows_what_is_not_yet_said(game, api, client):
     assert '<span id="prize">300,00\u00a0BYN</span>' in overlay
 
 
-def test_a_closed_games_feed_is_closed(game, api, client):
+def test_a_closed_games_feed_is_closed(game, api, client, login):
     """After the last row (status ``closed``) the stream answers 204, so EventSource stops;
     no new token is made for a closed game."""
     key = api("post", f"/api/v1/games/{game.id}/broadcast-tokens", role="producer").json["token"]
@@ -302,6 +302,9 @@ def test_a_closed_games_feed_is_closed(game, api, client):
     refused = api("post", f"/api/v1/games/{game.id}/broadcast-tokens", role="producer")
     assert refused.status_code == 409
     assert "закрыта" in refused.json["error"]["message"]
+    # the game page lists the key as reading nothing, with nothing to revoke
+    page = get_page(login("producer"), f"/games/{game.id}")
+    assert "не читает: игра закрыта" in page and "onair-revoke-" not in page
 
 
 def test_the_overlay_speaks_the_games_language_and_escapes_names(api, client):
