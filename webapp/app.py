@@ -194,7 +194,7 @@ def register_formats(app: Flask) -> None:
     (Flask-Babel's locale), ``{{ hours|number }}`` → «0,0», ``{{ share|percent }}`` → «100 %»;
     ``{{ at|when(season.timezone) }}`` → «04.03.2023 15:00» in that
     zone, ``{{ at|when }}`` in ``SOVA_TIMEZONE`` (pages of no season), a date «04.03.2023».
-    ``{{ q.text|question_preview|truncate(120) }}``: a question's text as one plain line for
+    ``{{ q.text|question_preview|clip(120) }}``: a question's text as one plain line for
     a list (``webapp.core.formats.question_preview``): its leading handout block reads
     «[раздаточный материал]», an image «[изображение]», never ``(img …)``.
     ``{{ n|quantity("вопрос", "вопроса", "вопросов") }}`` → «1 вопрос», «20 вопросов»
@@ -203,7 +203,7 @@ def register_formats(app: Flask) -> None:
     territory name in the page's language; an unknown code is shown as is)."""
     from flask_babel import get_locale
 
-    from webapp.core.formats import money, number, percent, question_preview, when
+    from webapp.core.formats import clip, money, number, percent, question_preview, when
 
     def money_filter(amount, currency=None):
         return money(amount, currency, locale=str(get_locale() or "ru"))
@@ -232,6 +232,7 @@ def register_formats(app: Flask) -> None:
     app.add_template_filter(per_render(country_filter), "country_name")
     app.add_template_filter(per_render(money_filter), "money")
     app.add_template_filter(per_render(question_preview), "question_preview")
+    app.add_template_filter(clip, "clip")
     app.add_template_filter(per_render(number_filter), "number")
     app.add_template_filter(per_render(percent_filter), "percent")
     app.add_template_filter(when_filter, "when")

@@ -90,3 +90,14 @@ def test_prize_page_prints_money_and_minsk_time(app, api, played, login) -> None
     assert "UTC" not in page
     listing = login("producer").get(f"/prizes/?game_id={game}").get_data(as_text=True)
     assert f"1{NB}800,00{NB}BYN" in listing
+
+
+def test_clip_cuts_at_a_word_and_ends_with_one_ellipsis():
+    from webapp.core.formats import clip
+
+    text = "Ветер стих, и наступила спокойную погоду. Что дальше было с лодкой рыбака?"
+    assert clip(text, 200) == text
+    assert clip(text, 42) == "Ветер стих, и наступила спокойную погоду…"
+    assert clip(text, 13) == "Ветер стих…"
+    assert clip("Раздаточныйматериалбезпробелов", 10) == "Раздаточн…"
+    assert clip(None, 10) == ""

@@ -115,3 +115,18 @@ def question_preview(text: str | None) -> str:
     from flask_babel import gettext as _
 
     return plain_text(text, handout_mark=_("[раздаточный материал]"), image_mark=_("[изображение]"))
+
+
+def clip(text: str | None, length: int) -> str:
+    """``text`` cut to at most ``length`` characters for a list (the Jinja filter ``clip``):
+    at the last space before the limit (a word longer than the limit is cut inside), the
+    punctuation and spaces it then ends with dropped, and «…» added, so a sentence cut after
+    its full stop reads «погоду…», never «погоду....»; a text that fits is kept whole."""
+    text = text or ""
+    if len(text) <= length:
+        return text
+    cut = text[: max(length - 1, 1)]
+    space = cut.rfind(" ")
+    if space > 0 and not text[len(cut)].isspace():  # the limit falls inside a word
+        cut = cut[:space]
+    return cut.rstrip(" .,;:!?—–-") + "…"
