@@ -179,7 +179,8 @@ def overlay_texts(language: str) -> dict[str, str]:
             "expert": gettext("Отвечает"),
             "won_experts": gettext("Очко знатокам"),
             "won_viewers": gettext("Очко телезрителям"),
-            "minute": gettext("Минута обсуждения"),
+            # a blitz question has 20 seconds, not a minute: the label names no length
+            "minute": gettext("Время на обсуждение"),
         }
 
 
