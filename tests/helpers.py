@@ -450,3 +450,15 @@ def wait_for(predicate, timeout: float = 60, what: str = "condition", every: flo
             return value
         time.sleep(every)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def disposition(name: str, kind: str = "inline") -> str:
+    """The exact ``Content-Disposition`` sent for a non-ASCII ``name``: the transliterated
+    plain ``filename`` fallback, the whole name in ``filename*``."""
+    from urllib.parse import quote
+
+    from webapp.core.filenames import ascii_name
+
+    simple = ascii_name(name)
+    quoted = quote(name, safe="!#$&+-.^_`|~")
+    return f"{kind}; filename=\"{simple}\"; filename*=UTF-8''{quoted}"

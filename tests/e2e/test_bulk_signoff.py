@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def approved(live_server):
     """Three questions approved by the chief editor."""
-    from tests.webapp.moderation.test_queue import make
+    from tests.webapp.moderation.queue_data import make
     from webapp.accounts.models import User
     from webapp.extensions import db
     from webapp.moderation.operations import decide

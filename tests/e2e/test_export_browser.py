@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def five(live_server):
     """Five questions in review; at most two rows are streamed in a request."""
-    from tests.webapp.moderation.test_queue import make
+    from tests.webapp.moderation.queue_data import make
 
     live_server.app.config["SOVA_EXPORT_INLINE_ROWS"] = 2
     texts = [

@@ -402,7 +402,7 @@ def test_dot_lines_are_stuffed(mail_app, sink):
 def test_decision_email_once_per_decision(app, login, client, sink, drain):
     """``moderation.notify_decision`` is keyed by the decision's status change: run twice,
     one e-mail."""
-    from tests.webapp.moderation.test_editing import make
+    from tests.webapp.moderation.editing_data import make
     from webapp.submissions.models import QuestionStatusChange
 
     app.config["SOVA_SMTP_URL"] = sink.url

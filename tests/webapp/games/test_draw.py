@@ -18,9 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.forms import page_forms
-from tests.helpers import examples
+from tests.helpers import disposition, examples
 from tests.webapp.games import helpers as h
-from tests.webapp.prizes.test_file_names import disposition
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from webapp.games.console import console_payload

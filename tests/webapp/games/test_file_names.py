@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from tests.helpers import disposition
 from tests.webapp.games import helpers as h
 from tests.webapp.moderation import pages
-from tests.webapp.prizes.test_file_names import disposition
 from webapp.games.operations import request_envelopes
 
 

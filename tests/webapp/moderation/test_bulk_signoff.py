@@ -8,7 +8,7 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from tests.webapp.moderation import pages
-from tests.webapp.moderation.test_queue import make
+from tests.webapp.moderation.queue_data import make
 from webapp.extensions import db
 from webapp.moderation.models import ModerationAudit, QuestionSignoff
 from webapp.moderation.operations import decide, sign_off

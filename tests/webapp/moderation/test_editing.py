@@ -17,6 +17,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.http import parse_options_header
 
 from tests.webapp.moderation import pages
+from tests.webapp.moderation.editing_data import make
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
 from webapp.moderation import export, stats
@@ -37,23 +38,6 @@ from webapp.submissions.operations import create_question
 from webapp.tasks.outbox import commit
 
 SAMPLE = Path(__file__).resolve().parents[3] / "webapp" / "submissions" / "sample_packet.4s"
-
-
-def make(n: int = 1, language: str | None = None, city: str = "Гродно") -> Question:
-    q = create_question(
-        {
-            "question": f"Назовите столицу государства номер {n}, где правил король Миндовг.",
-            "answer": "Новогрудок",
-            "sources": ["https://example.org/m"],
-            "authors": [(f"Автор {n}", city, f"a{n}@example.com")],
-        },
-        "web",
-        language=language,
-    )
-    commit()
-    precheck(q.id)
-    commit()
-    return q
 
 
 def test_edit_keeps_revision_and_reindexes(app, staff):

@@ -12,6 +12,7 @@ import pytest
 
 from tests.webapp.moderation import pages
 from tests.webapp.moderation.claims import claim_race
+from tests.webapp.moderation.queue_data import make
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import queries
@@ -37,23 +38,6 @@ TEXTS = [
         "web",
     ),
 ]
-
-
-def make(text, answer, city, channel, days_old=0, sources=("https://example.org/s",)):
-    q = create_question(
-        {
-            "question": text,
-            "answer": answer,
-            "sources": list(sources),
-            "authors": [("Мария Лис", city, f"{city}@example.com")],
-        },
-        channel,
-    )
-    q.created_at = utcnow() - timedelta(days=days_old)
-    commit()
-    precheck(q.id)
-    commit()
-    return q
 
 
 @pytest.fixture

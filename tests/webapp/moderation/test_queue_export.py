@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
-from tests.webapp.moderation.test_queue import make
+from tests.webapp.moderation.queue_data import make
 from webapp.core.formats import when
 from webapp.core.spreadsheet import decimal_comma, safe_cell
 from webapp.extensions import db

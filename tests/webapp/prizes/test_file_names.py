@@ -3,26 +3,13 @@ through the links the prize page renders and through the API."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
-from tests.helpers import VIEWERS_WIN, give_details, scan_pdf
+from tests.helpers import VIEWERS_WIN, disposition, give_details, scan_pdf
 from tests.webapp.moderation import pages
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.prizes.models import Prize
 from webapp.prizes.operations import mark_signed
 from webapp.tasks.outbox import commit
-
-
-def disposition(name: str, kind: str = "inline") -> str:
-    """The exact header sent for a non-ASCII ``name``: the transliterated plain
-    ``filename`` fallback (its values are asserted in :func:`test_ascii_fallback_reads_well`),
-    the whole name in ``filename*``."""
-    from webapp.core.filenames import ascii_name
-
-    simple = ascii_name(name)
-    quoted = quote(name, safe="!#$&+-.^_`|~")
-    return f"{kind}; filename=\"{simple}\"; filename*=UTF-8''{quoted}"
 
 
 def test_prize_papers_are_named_for_what_they_are(app, api, played, drain, login):
@@ -96,7 +83,7 @@ def test_ascii_fallback_reads_well(app, login):
         "%D0%B8%D0%B3%D1%80%D0%B0%2012%20%E2%80%94%202026-12-05.pdf"
     )
     # the queue export, downloaded from the page
-    from tests.webapp.moderation.test_editing import make
+    from tests.webapp.moderation.editing_data import make
 
     make(1)
     from webapp.tasks.outbox import commit as _commit

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pypdf
 
-from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
-from tests.webapp.prizes.test_file_names import disposition
+from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, disposition, give_details, scan_pdf
 from webapp.core.models import Document, OutboxMessage
 from webapp.extensions import db
 from webapp.games.models import Game

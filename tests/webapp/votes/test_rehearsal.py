@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import pytest
 from werkzeug.serving import make_server
 
-from tests.webapp.votes.test_vote_api import open_vote
+from tests.webapp.votes.helpers import open_vote
 from webapp.config import DEMO_SMS_SECRET, ConfigError, load_config
 from webapp.votes.simulate import BAD_SIGNATURE, NO_SECRET, REFUSED, REFUSED_TRIES
 

@@ -10,7 +10,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from tests.webapp.votes.conftest import SECRET
-from tests.webapp.votes.test_vote_api import open_vote
+from tests.webapp.votes.helpers import open_vote
 from webapp.votes.simulate import endpoint, plan
 
 SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)

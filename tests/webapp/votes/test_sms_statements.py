@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.query_count import statements
-from tests.webapp.votes.test_vote_api import close_vote, open_vote
+from tests.webapp.votes.helpers import close_vote, open_vote
 
 PG = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 

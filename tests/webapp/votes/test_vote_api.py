@@ -8,17 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.webapp.votes.conftest import EXPERTS, sign, sms_body
-
-
-def open_vote(api, game_id, candidates=None, role="host"):
-    body = {"action": "open"}
-    if candidates is not None:
-        body["candidates"] = candidates
-    return api("post", f"/api/v1/games/{game_id}/vote", role=role, json=body)
-
-
-def close_vote(api, game_id, role="host"):
-    return api("post", f"/api/v1/games/{game_id}/vote", role=role, json={"action": "close"})
+from tests.webapp.votes.helpers import close_vote, open_vote
 
 
 def tally(api, game_id, role="producer"):

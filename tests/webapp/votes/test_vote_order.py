@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 from tests.webapp.votes.conftest import EXPERTS, sign
-from tests.webapp.votes.test_vote_api import close_vote, open_vote
+from tests.webapp.votes.helpers import close_vote, open_vote
 
 SPELLINGS = ("+7 916 {a} {b}-{c}", "8916{a}{b}{c}", "916{a}{b}{c}", "007 916 {a} {b} {c}")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from tests.webapp.prizes.test_file_names import disposition
+from tests.helpers import disposition
 from tests.webapp.votes.conftest import SECRET, sign, sms_body
-from tests.webapp.votes.test_vote_api import close_vote, open_vote
+from tests.webapp.votes.helpers import close_vote, open_vote
 
 
 def pdf_text(app, doc_id: int) -> str:
