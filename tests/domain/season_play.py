@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
-from webapp.domain.books.b2023.season import SERIES_SHAPES_2023
+from webapp.domain.books.b2009.season import Book2009
+from webapp.domain.books.b2023.season import SERIES_SHAPES_2023, Book2023
 from webapp.domain.rules import ProtocolError
-from webapp.domain.season import PARTS, Season, SeasonViolation
+from webapp.domain.season import PARTS, RuleBook, Season, SeasonViolation
 
 CLAUSE = re.compile(r"^00[02]_[0-9a-f]+\.txt §\d+(\.\d+)*$")
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
@@ -80,6 +82,54 @@ def try_event(season: Season, events: list[dict], event: dict) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Plan:
+    """How a legal season of a book is played at random: its number of teams
+    (``teams``: low, high), the kind of team that enters later (``entrant``: 2023's reserve,
+    §4.9.3, or 2009's sponsor team, §2.13) and its name's first letter, the series shapes
+    offered for a part, whether the season names the next qualifying team (2023 §4.8; 2009
+    lets the teams choose, §2.3) and whether a series final may be followed by a rematch
+    (2009 §2.10)."""
+
+    teams: tuple[int, int]
+    entrant: str
+    prefix: str
+    shapes: Any
+    next_named: bool
+    rematch: bool
+
+
+PLANS: tuple[tuple[type[RuleBook], Plan], ...] = (
+    (
+        Book2023,
+        Plan((5, 10), "reserve", "R", lambda part: SERIES_SHAPES_2023[part], True, False),
+    ),
+    (
+        Book2009,
+        Plan(
+            (3, 6),
+            "sponsor",
+            "S",
+            lambda part: ((3, "series_final"), (4, "none"), (3, "none")),
+            False,
+            True,
+        ),
+    ),
+)
+
+
+def plan_of(book: RuleBook | type[RuleBook]) -> Plan:
+    """The :class:`Plan` of a season rule book (its class or an instance; a book built on
+    another, as the toy book is on 2023's, plays as that one)."""
+    cls = book if isinstance(book, type) else type(book)
+    return next(plan for base, plan in PLANS if issubclass(cls, base))
+
+
+def team_count(data: Draw, book: RuleBook | type[RuleBook]) -> int:
+    """How many teams a random season of ``book`` starts with."""
+    return data.integer(*plan_of(book).teams)
+
+
 def random_event(data: Draw, teams: list[str]) -> dict[str, Any]:
     """Any well-formed event, legal or not."""
     kind = data.pick(["series", "game", "withdraw", "rematch", "decline_winter", "enter"])
@@ -110,7 +160,7 @@ def legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
     """Append one legal event (tries candidates until one is accepted); False when stuck."""
     phase = season.phase()
     state = season.state()
-    r23 = season.ruleset == "2023"
+    plan = plan_of(season.book)
     if phase == "over":
         return False
     if phase == "series":
@@ -121,16 +171,13 @@ def legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
                 assert season.state().refusing == (*refusing, events[-1]["team"])
                 assert season.phase() == "series"
         if part == "winter" and data.boolean():
-            name = f"{'R' if r23 else 'S'}{len(events)}"
+            name = f"{plan.prefix}{len(events)}"
             try_event(
                 season,
                 events,
-                {"type": "enter", "team": name, "as": "reserve" if r23 else "sponsor"},
+                {"type": "enter", "team": name, "as": plan.entrant},
             )
-        shapes = (
-            SERIES_SHAPES_2023[part] if r23 else ((3, "series_final"), (4, "none"), (3, "none"))
-        )
-        shapes = data.shuffled(shapes)
+        shapes = data.shuffled(plan.shapes(part))
         for qualifying, closing in shapes:
             if try_event(
                 season,
@@ -148,7 +195,7 @@ def legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         try_event(season, events, {"type": "withdraw", "team": data.pick(season.rating)})
         return True
     if phase == "qualifying":
-        if r23:
+        if plan.next_named:
             assert state.next is not None
             decisive = data.integer(0, 4) == 0
             event = {
@@ -198,7 +245,7 @@ def legal_step(data: Draw, season: Season, events: list[dict]) -> bool:
         events,
         {"type": "game", "kind": phase, "team": state.next.team, "score": score(data, won, False)},
     )
-    if accepted and phase == "series_final" and not r23:
+    if accepted and phase == "series_final" and plan.rematch:
         after = data.integer(0, 3)
         if after == 1:
             try_event(

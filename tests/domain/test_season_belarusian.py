@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.domain.season_helpers import doc, final, q, series, withdraw
-from tests.domain.season_play import Draw, legal_step, random_event
+from tests.domain.season_play import Draw, legal_step, random_event, team_count
 from webapp.domain.books import BOOKS, replay_season, season_refusal_text
 from webapp.domain.rules import ProtocolError
 from webapp.domain.season import KINDS, Season, SeasonViolation
@@ -202,7 +202,7 @@ def test_every_refusal_met_in_seeded_seasons_has_ru_be_en(ruleset: str) -> None:
     met: dict[str, set[str]] = {}
     for seed in range(12):
         data = Draw(seed=seed)
-        size = data.integer(5, 10) if ruleset == "2023" else data.integer(3, 6)
+        size = team_count(data, BOOKS[ruleset].season)
         teams = [f"T{i}" for i in range(1, size + 1)]
         season = Season.start(BOOKS[ruleset], teams)
         events: list[dict] = []

@@ -17,6 +17,7 @@ from tests.domain.season_play import (
     check_refusal,
     legal_step,
     random_event,
+    team_count,
     try_event,
 )
 from tests.helpers import examples
@@ -32,7 +33,7 @@ SETTINGS = settings(
 
 
 def _play(data: Draw, ruleset: str, chaos: bool = True) -> tuple[list[str], list[dict], Season]:
-    size = data.integer(5, 10) if ruleset == "2023" else data.integer(3, 6)
+    size = team_count(data, BOOKS[ruleset].season)
     teams = [f"T{i}" for i in range(1, size + 1)]
     season = Season.start(BOOKS[ruleset], teams)
     events: list[dict] = []
