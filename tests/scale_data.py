@@ -35,13 +35,12 @@ def add_questions(n: int, seed: int = 1, batch: int = 5000, days: int = 60) -> l
     from webapp.core.models import utcnow
     from webapp.extensions import db
     from webapp.moderation.models import PRECHECK_VERSION, ModerationReport
+    from webapp.submissions.day_counts import count_questions, note_decisions
     from webapp.submissions.models import (
         Author,
         Question,
         QuestionAuthor,
         QuestionStatusChange,
-        count_questions,
-        note_decisions,
     )
 
     rng = random.Random(seed)

@@ -49,6 +49,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_signals()
+    register_day_counts()
     register_handovers(app)
     register_errors(app)
     register_cli(app)
@@ -289,6 +290,14 @@ def register_signals() -> None:
     signals.air_date_changed.connect(reissue_for_new_air_date)
     signals.donor_changed.connect(reissue_for_new_donor)
     signals.best_player_awarded.connect(keep_decision)
+
+
+def register_day_counts() -> None:
+    """The statistics' day counts follow every ORM write of a question or an author link
+    (:mod:`webapp.submissions.day_counts`)."""
+    from webapp.submissions import day_counts
+
+    day_counts.register_day_counts()
 
 
 def register_handovers(app: Flask) -> None:

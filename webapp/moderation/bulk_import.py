@@ -32,13 +32,13 @@ from webapp.domain.handouts import image_refs
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
 from webapp.moderation.duplicates import index_new
+from webapp.submissions.day_counts import count_questions
 from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
     QuestionStatusChange,
     author_keys,
-    count_questions,
 )
 from webapp.submissions.operations.intake import question_values
 from webapp.submissions.operations.packet_import import clean_fields

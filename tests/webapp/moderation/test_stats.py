@@ -15,13 +15,12 @@ from sqlalchemy import insert, text
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
+from webapp.submissions.day_counts import count_questions, note_decisions
 from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
     QuestionStatusChange,
-    count_questions,
-    note_decisions,
 )
 
 

@@ -23,13 +23,13 @@ from sqlalchemy import select
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
+from webapp.submissions.day_counts import day_keys
 from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
     QuestionStatusChange,
     ViewerQuestionDay,
-    day_keys,
     set_status,
 )
 from webapp.tasks.outbox import commit
