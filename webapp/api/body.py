@@ -77,7 +77,7 @@ def unfit_message(c: str) -> str:
 
 #: The deepest nesting of arrays and objects an API body may have. The deepest body of the
 #: contracts (a game protocol's event) is 3 levels; Python's JSON decoder and our walkers
-#: recurse, so a body of ~1 000 levels was a RecursionError and a 500.
+#: recurse, so a body nested a thousand levels deep would end in a RecursionError and a 500.
 MAX_JSON_DEPTH = 32
 
 

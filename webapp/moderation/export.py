@@ -218,9 +218,9 @@ def write_xlsx(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
     ws = wb.create_sheet("Очередь")
     ws.append(list(QUEUE_COLUMNS))
     # One date cell for every row, its number format set once: openpyxl's write-only sheet
-    # writes a row as it is appended, so the cell is free again for the next row (a new
-    # styled cell per row cost a sixth of the export). Made at the first row as a cell
-    # per row was (a date value first, then the format), so the styles are the same too.
+    # writes a row as it is appended, so the cell is free again for the next row and no
+    # styled cell is made per row. It is made at the first row, its date value first and
+    # then the format, the order that gives the same styles a cell of its own per row gets.
     received: Cell | None = None
     append = ws.append
     try:
