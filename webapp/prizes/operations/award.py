@@ -165,7 +165,8 @@ def award_prize(
         raise PrizeError(
             f"игра {game.id} ещё не окончена: призы присуждаются после игры", rule.rule
         )
-    winner = game_state(game)["winner"]
+    state = game_state(game)
+    winner = state["winner"]
     prize_money = _season_amount(season, rule)
     overridden = False
     if not rule.decided_by_vote:
@@ -205,7 +206,7 @@ def award_prize(
             author = db.session.get(Author, author_id) if author_id is not None else None
             if author is None:
                 raise PrizeRefused(rule.rule, "не выбран автор вопроса")
-            authors = [a for _q, ids in unanswered_questions(game, game_state(game)) for a in ids]
+            authors = [a for _q, ids in unanswered_questions(game, state) for a in ids]
             awards = [
                 award_to_author(
                     rule,
