@@ -284,11 +284,8 @@ def register_signals() -> None:
     """Connect the receivers of the signals in the catalogue (:mod:`webapp.core.signals`).
     Blinker keeps one connection per receiver, so a second app connects nothing new."""
     from webapp.core import signals
-    from webapp.prizes.receivers import reissue_for_new_air_date, reissue_for_new_donor
     from webapp.votes.receivers import keep_decision
 
-    signals.air_date_changed.connect(reissue_for_new_air_date)
-    signals.donor_changed.connect(reissue_for_new_donor)
     signals.best_player_awarded.connect(keep_decision)
 
 
@@ -305,10 +302,17 @@ def register_handovers(app: Flask) -> None:
     call (the app sits above every feature): the prizes' award page
     (``webapp.prizes.views.award``) is handed the votes feature's read of a game's 2009
     §3.1 audience vote (``app.extensions["sova_best_player_vote"]``), which it shows and
-    hands on to ``award_prize``; votes build on prizes, so prizes cannot import it."""
+    hands on to ``award_prize``; votes build on prizes, so prizes cannot import it. The
+    games' pages that set a game's air time and a season's donor are handed the prizes
+    feature's re-issue of the unsigned gift agreements
+    (``app.extensions["sova_reissue_for_new_air_date"]``, ``["sova_reissue_for_new_donor"]``),
+    which they hand on to ``set_air_time`` and ``set_donor``; prizes build on games."""
+    from webapp.prizes.operations import reissue_for_new_air_date, reissue_for_new_donor
     from webapp.votes.queries import best_player_vote
 
     app.extensions["sova_best_player_vote"] = best_player_vote
+    app.extensions["sova_reissue_for_new_air_date"] = reissue_for_new_air_date
+    app.extensions["sova_reissue_for_new_donor"] = reissue_for_new_donor
 
 
 def register_errors(app: Flask) -> None:

@@ -34,7 +34,7 @@ from webapp.games.publication import is_published
 from webapp.games.season.operations import create_game, create_season
 from webapp.games.views import DOCUMENT_ROLES
 from webapp.prizes import queries as prize_queries
-from webapp.prizes.operations import award_prize, owed_on_close
+from webapp.prizes.operations import award_prize, owed_on_close, reissue_for_new_air_date
 from webapp.prizes.views import PRIZE_DOCUMENT_ROLES
 from webapp.submissions.views import uploads_folder
 from webapp.votes.queries import best_player_vote
@@ -100,7 +100,7 @@ def game_air(data, game_id):
     has passed; a later time hides them again. A new air date issues the game's unsigned
     gift agreements again with it."""
     game = _game(game_id)
-    set_air_time(game, data["air_at"], current_staff().id)  # re-issues unsigned agreements
+    set_air_time(game, data["air_at"], current_staff().id, reissue_for_new_air_date)
     return {"id": game.id, "air_at": _air_at(game)}
 
 

@@ -12,7 +12,7 @@ Operations never commit: the request edge (:mod:`webapp.core.edge`) or the CLI c
 
 from __future__ import annotations
 
-from webapp.games.operations.air import air_time_utc, set_air_time  # noqa: F401
+from webapp.games.operations.air import AirDateReissue, air_time_utc, set_air_time  # noqa: F401
 from webapp.games.operations.common import (  # noqa: F401
     FIELD_LABELS,
     FIRST_AIR_YEAR,

@@ -3,10 +3,10 @@ game is public once it is closed and this time has passed (:mod:`webapp.games.pu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from webapp.core.signals import air_date_changed
 from webapp.extensions import db
 from webapp.games.models import Game, Season
 from webapp.games.operations.common import FIRST_AIR_YEAR, LAST_AIR_YEAR, GameError
@@ -25,12 +25,21 @@ def air_time_utc(at: datetime, season: Season, errors: dict) -> datetime | None:
     return at.astimezone(UTC)
 
 
-def set_air_time(game: Game, at: datetime, user_id: int | None = None) -> dict[str, int]:
+#: What the prizes feature does when a game's day of air changed, handed in by the caller
+#: (``webapp.prizes.operations.reissue_for_new_air_date``: games never import prizes):
+#: ``reissue(game, user_id)`` issues the game's unsigned gift agreements again and returns
+#: ``{"reissued": n, "signed": m}``.
+AirDateReissue = Callable[[Game, int | None], dict[str, int]]
+
+
+def set_air_time(
+    game: Game, at: datetime, user_id: int | None, reissue: AirDateReissue
+) -> dict[str, int]:
     """Set when ``game`` airs (``at``: aware, or naive in the season's zone). The game is
     public once it is closed and this time has passed (``webapp.games.publication``); a
     later time hides it again. The game's ``air_date`` becomes the day of ``at`` in the
-    season's zone; when that day changes, ``air_date_changed`` is sent (``webapp.core.signals``), so the gift
-    agreements not yet signed are issued again with the new date. Returns
+    season's zone; when that day changes, ``reissue`` issues the gift agreements not yet
+    signed again with the new date. Returns
     ``{"reissued": n, "signed": m}``: agreements issued again, signed agreements that keep
     the date they were signed with (both 0 when the day stayed). Raises GameError
     (``air_at``) for a year outside 1975..2100."""
@@ -45,9 +54,6 @@ def set_air_time(game: Game, at: datetime, user_id: int | None = None) -> dict[s
     changed = day != game.air_date
     game.air_date = day
     db.session.flush()
-    agreements = {"reissued": 0, "signed": 0}
-    if changed:
-        for _receiver, result in air_date_changed.send(game, user_id=user_id):
-            for key in agreements:
-                agreements[key] += int((result or {}).get(key, 0))
-    return agreements
+    if not changed:
+        return {"reissued": 0, "signed": 0}
+    return reissue(game, user_id)

@@ -4,13 +4,12 @@ series (before its first event). A new game and a changed team pass the season's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from webapp.core.models import utcnow
-from webapp.core.signals import donor_changed
 from webapp.domain.books import BOOKS, Book, book, rule_reference
 from webapp.domain.donor import Donor, check_donor, quoted
 from webapp.domain.game_states import INITIAL_STATE
@@ -233,13 +232,22 @@ def set_prize_amounts(
     return changed
 
 
-def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season, int]:
+#: What the prizes feature does when a season's donor changed, handed in by the caller
+#: (``webapp.prizes.operations.reissue_for_new_donor``: games never import prizes):
+#: ``reissue(season, user_id)`` issues the season's unsigned gift agreements again and
+#: returns how many.
+DonorReissue = Callable[[Season, int | None], int]
+
+
+def set_donor(
+    season: Season, values: dict, user_id: int | None, reissue: DonorReissue
+) -> tuple[Season, int]:
     """The producer sets or changes the donor of the season's prizes (the season page):
     ``values`` ``{name, city, details, representative}`` checked by
     :func:`webapp.domain.donor.check_donor` (GameError with the field's message). Audited
     (:class:`~webapp.games.season.models.SeasonDonorChange`: who, when, before and after);
-    the season's unsigned gift agreements are issued again with the new donor
-    (``donor_changed`` of ``webapp.core.signals``; signed ones keep the donor they were signed with). Setting the
+    the season's unsigned gift agreements are issued again with the new donor by
+    ``reissue`` (signed ones keep the donor they were signed with). Setting the
     donor it already has changes and records nothing. Returns ``(season, reissued)``."""
     donor, errors = check_donor(
         values.get("name"),
@@ -255,9 +263,7 @@ def set_donor(season: Season, values: dict, user_id: int | None) -> tuple[Season
     season.donor_name, season.donor_city = donor.name, donor.city
     season.donor_details, season.donor_representative = donor.details, donor.representative
     db.session.flush()
-    reissued = sum(
-        int(result or 0) for _receiver, result in donor_changed.send(season, user_id=user_id)
-    )
+    reissued = reissue(season, user_id)
     db.session.add(
         SeasonDonorChange(
             season_id=season.id,

@@ -5,7 +5,7 @@ results of the games that have aired, ru/be/en)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from wtforms import SelectChoice
 
@@ -242,6 +242,8 @@ def season_donor(season_id: int):
                 "details": form.details.data,
             },
             current_staff().id,
+            # the prizes feature's re-issue, handed by the app (webapp.app.register_handovers)
+            current_app.extensions["sova_reissue_for_new_donor"],
         )
         again = f" Договоров выписано заново: {reissued}." if reissued else ""
         flash(

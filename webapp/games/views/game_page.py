@@ -104,6 +104,8 @@ def air_time(game_id: int):
             game,
             form.air_at.data.replace(tzinfo=ZoneInfo(game.season.timezone)),
             current_staff().id,
+            # the prizes feature's re-issue, handed by the app (webapp.app.register_handovers)
+            current_app.extensions["sova_reissue_for_new_air_date"],
         )
         flash(_("Время эфира сохранено.") + _agreements_note(agreements), "success")
         if agreements["signed"]:

@@ -30,6 +30,8 @@ from webapp.prizes.operations.common import (  # noqa: F401
 from webapp.prizes.operations.documents import (  # noqa: F401
     issue_minutes,
     reissue_agreement,
+    reissue_for_new_air_date,
+    reissue_for_new_donor,
     reissue_minutes,
 )
 from webapp.prizes.operations.payment import (  # noqa: F401
