@@ -95,14 +95,14 @@ def refusal_ru(error: dict) -> str:
     ``webapp.domain.rules.refusal_text`` (``"Помощь клуба — только когда знатоки
     проигрывают (счёт 3:3). (п. 3.7.1 Правил сезона 2023 г.)"``), the operations' written
     so — and is shown as it is, its first letter capital; the JSON ``error.rule`` keeps the
-    citation. The console's own refusal to start says its reason; anything else (malformed
-    input, ``rule`` None) is «Неверное действие: …»."""
+    citation. The console's own refusal to start says its reason as it is; anything else
+    (``rule`` None: the operations' own refusals, a form field the host's slip left wrong,
+    «Сектор: неверное целое число») is its sentence with a capital letter too, and the page
+    puts only «Отказано: » before it: the host reads one label, then what to put right."""
     message = str(error.get("message", ""))
     if error.get("start"):  # the console's own refusal to start (operations.start_refusal)
         return message
-    if error.get("rule"):
-        return message[:1].upper() + message[1:]
-    return f"Неверное действие: {message}"
+    return message[:1].upper() + message[1:]
 
 
 def _event_label(payload: dict) -> str:

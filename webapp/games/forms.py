@@ -134,7 +134,7 @@ class EventForm(SovaForm):
     """One host event; fields as in ``contracts/game-protocol.md``."""
 
     type = HiddenField(validators=[DataRequired()])
-    sector = IntegerField(validators=SECTOR)
+    sector = IntegerField("Сектор", validators=SECTOR)
     correct = HiddenField()
     early = BooleanField("Досрочный ответ")
     option = HiddenField()

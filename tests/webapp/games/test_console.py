@@ -36,11 +36,11 @@ def post(client, game_id, **data):
 def test_refusal_ru_shows_the_rule_books_sentence_as_it_is():
     """A refusal by the rules already reads as the person's sentence with its clause
     (``webapp.domain.rules.refusal_text``, put in ``message`` by ``operations.play``): the
-    console shows it as it is; malformed input says «Неверное действие»."""
+    console shows it as it is, and any other refusal as its own sentence."""
     sentence = "Помощь клуба — один раз за игру. (п. 3.7 Правил сезона 2023 г.)"
     assert refusal_ru({"rule": "000_90d7c8192601ed3a.txt §3.7", "message": sentence}) == sentence
     assert refusal_ru({"rule": None, "message": "spin.sector must be int"}) == (
-        "Неверное действие: spin.sector must be int"
+        "Spin.sector must be int"
     )
 
 
@@ -256,9 +256,7 @@ def test_undo_is_audited_and_the_state_is_replayed(login, staff, ready_game):
     assert all(a.at.tzinfo is not None for a in audit)
     client.post(f"/games/{ready_game}/undo", headers=JSON)
     r = client.post(f"/games/{ready_game}/undo", headers=JSON)
-    assert r.status_code == 409 and r.json["error"]["text"] == (
-        "Неверное действие: отменять нечего: событий ещё нет"
-    )
+    assert r.status_code == 409 and r.json["error"]["text"] == ("Отменять нечего: событий ещё нет")
     # without JavaScript: a redirect back to the console
     assert client.post(f"/games/{ready_game}/undo").status_code == 302
 

@@ -235,7 +235,7 @@ def test_close_and_console_refusals_are_russian(login):
         f"/games/{g.id}/console", data={"type": "spin", "sector": 3}, follow_redirects=True
     )
     assert (
-        f"Отказано: Неверное действие: игра {g.id} — черновик: события записываются "
+        f"Отказано: Игра {g.id} — черновик: события записываются "
         "после заполнения стола и до закрытия игры"
     ) in page(r)
 
@@ -250,7 +250,7 @@ def test_console_unknown_event_type_is_russian(login):
     )
     assert r.status_code == 409
     assert r.json["error"]["text"] == (
-        "Неверное действие: неизвестный тип события 'bogus'; допустимы: spin, "
+        "Неизвестный тип события 'bogus'; допустимы: spin, "
         "sector13_option, decisive_round, extra_minute, club_help, credit_minute, answer, "
         "red_card, minute"
     )
@@ -273,10 +273,31 @@ def test_a_spin_without_its_sector_is_asked_for_in_the_hosts_words(login):
         headers={"Accept": "application/json"},
     )
     assert r.status_code == 422
-    assert r.json["error"]["text"] == (
-        "Неверное действие: укажите сектор, на который указала стрелка: от 1 до 13"
-    )
+    assert r.json["error"]["text"] == ("Укажите сектор, на который указала стрелка: от 1 до 13")
     assert "spin" not in r.json["error"]["text"]
+    db.session.expire_all()
+    assert db.session.get(type(g), g.id).events == []
+
+
+def test_a_sector_that_is_not_a_number_names_the_field_once(login):
+    """The spin form sent with a word in its sector box: one refusal naming the field,
+    in the message box and in the JSON, nothing recorded."""
+    from tests.forms import page_forms
+
+    g = h.game(h.season(), status="ready")
+    h.startable(g)
+    h.commit()
+    host = login("host")
+    page = host.get(f"/games/{g.id}/console").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.fields.get("type") == "spin"]
+    r = host.post(
+        form.action or f"/games/{g.id}/console",
+        data={**form.fields, "sector": "пять"},
+        headers={"Accept": "application/json"},
+    )
+    assert r.status_code == 422
+    assert r.json["error"]["text"] == "Сектор: неверное целое число."
+    assert "Отказано: Сектор: неверное целое число." in r.json["html"]["console-message"]
     db.session.expire_all()
     assert db.session.get(type(g), g.id).events == []
 
@@ -289,9 +310,7 @@ def test_undo_on_a_closed_game_says_it_is_closed(login):
     host = login("host")
     r = host.post(f"/games/{g.id}/undo", headers={"Accept": "application/json"})
     assert r.status_code == 409
-    assert r.json["error"]["text"] == (
-        f"Неверное действие: игра {g.id} закрыта: события закрытой игры не отменяются"
-    )
+    assert r.json["error"]["text"] == (f"Игра {g.id} закрыта: события закрытой игры не отменяются")
     assert len(db.session.get(Game, g.id).events) == 1
     g.status = "ready"
     h.commit()
@@ -300,7 +319,7 @@ def test_undo_on_a_closed_game_says_it_is_closed(login):
     r = host.post(f"/games/{g.id}/undo", headers={"Accept": "application/json"})
     assert (r.status_code, r.json["error"]["text"]) == (
         409,
-        "Неверное действие: отменять нечего: событий ещё нет",
+        "Отменять нечего: событий ещё нет",
     )
 
 
