@@ -138,7 +138,7 @@ def test_4_11_3_best_author_must_be_an_unanswered_question_author():
         )
     assert exc.value.rule == "000_90d7c8192601ed3a.txt §4.11.3"
     assert str(exc.value) == (
-        "«Чужой» не автор ни одного вопроса, на который знатоки не ответили в этой финальной игре"
+        "«Чужой» не автор ни одного вопроса, на который знатоки не ответили в этой игре"
     )
     with pytest.raises(PrizeRefused) as exc:
         award_to_author(

@@ -118,7 +118,7 @@ def test_series_final_lost_best_author_among_unanswered_authors(app, api, played
     assert r.status_code == 409
     assert r.json["error"] == {
         "message": "«Автор 13» не автор ни одного вопроса, на который знатоки не ответили "
-        "в этой финальной игре",
+        "в этой игре",
         "rule": "000_90d7c8192601ed3a.txt §4.11.3",
     }
     co = db.session.scalar(db.select(Author).where(Author.name == "Соавтор 1"))

@@ -140,7 +140,7 @@ def award_to_author(
         raise PrizeRefused(
             rule.rule,
             f"«{author_name}» не автор ни одного вопроса, на который "
-            "знатоки не ответили в этой финальной игре",
+            "знатоки не ответили в этой игре",
         )
     return Award(
         rule.kind,
