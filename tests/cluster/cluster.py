@@ -538,6 +538,10 @@ def main(argv: list[str] | None = None) -> int:
         "--write-docs", action="store_true", help="write the figures into docs/operations.md"
     )
     args = parser.parse_args(argv)
+    missing = missing_tools()
+    if missing:  # said at once, not found by a host that never starts
+        print(f"cluster test needs: {', '.join(missing)}", file=sys.stderr)
+        return 2
     figures = run_cluster()
     print(json.dumps(figures, ensure_ascii=False, indent=2))
     problems = check(figures)
