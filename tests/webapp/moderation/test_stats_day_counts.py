@@ -278,3 +278,19 @@ def test_the_migration_fills_and_drops_the_day_counts(app):
 def test_the_migration_fills_and_drops_the_day_counts_on_postgresql(pg_app):
     assert db.session.get_bind().dialect.name == "postgresql"
     migrate_down_and_up()
+
+
+def decision_indexes() -> set[str]:
+    db.session.remove()
+    return {ix["name"] for ix in db.inspect(db.engine).get_indexes("question_status_change")}
+
+
+def test_the_decisions_history_index_is_gone_and_comes_back_down(app):
+    """Migration 0045 drops the index the statistics no longer read; down makes it again."""
+    from flask_migrate import downgrade, upgrade
+
+    assert "ix_question_status_change_decided" not in decision_indexes()
+    downgrade(revision="0044_viewer_question_day")
+    assert "ix_question_status_change_decided" in decision_indexes()
+    upgrade(revision="heads")
+    assert "ix_question_status_change_decided" not in decision_indexes()
