@@ -79,6 +79,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "webapp.cli.content:seed_demo",
         "Prepare a demo instance; safe to run again (``make run`` runs it every time).",
     ),
+    "stats": ("webapp.submissions.cli:stats", "The editors' statistics (/editor/stats)."),
     "uploads": ("webapp.submissions.cli:uploads", "Uploaded handout images and letter scans."),
     "users": ("webapp.cli.content:users", "Staff users."),
     "vote": ("webapp.votes.cli:vote", "The 2009 §3.1 audience vote."),

@@ -1,4 +1,5 @@
-"""``sova uploads …``: the files viewers and editors uploaded (``<instance>/uploads``)."""
+"""``sova uploads …``: the files viewers and editors uploaded (``<instance>/uploads``);
+``sova stats recount``: the statistics' day counts of viewer questions made again."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
+from webapp.core.transaction import transactional
 from webapp.extensions import db
+from webapp.submissions.day_counts import recount_day_counts
 from webapp.submissions.models import Question, QuestionImage
 
 
@@ -65,3 +68,20 @@ def uploads_orphans(delete: bool, older_than_hours: float):
             path.unlink(missing_ok=True)
         click.echo(path.relative_to(folder).as_posix())
     click.echo(f"{len(found)} orphan file(s){' removed' if delete else ''}", err=True)
+
+
+@click.group("stats")
+def stats():
+    """The editors' statistics (/editor/stats)."""
+
+
+@stats.command("recount")
+@with_appcontext
+@transactional()
+def stats_recount():
+    """Count the viewer questions per local day again in SOVA_TIMEZONE as it is set now:
+    run it once after changing SOVA_TIMEZONE on a database with questions (the statistics'
+    days stay in the zone they were counted in until then). One transaction."""
+    counted = recount_day_counts(db.session.connection())
+    zone = current_app.config["SOVA_TIMEZONE"]
+    click.echo(f"{counted} viewer question(s) counted by day in {zone}")

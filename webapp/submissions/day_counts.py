@@ -12,7 +12,7 @@ from datetime import date
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import bindparam, event, or_, select, update
+from sqlalchemy import bindparam, delete, event, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -159,3 +159,18 @@ def register_day_counts() -> None:
     if not event.contains(Session, "before_flush", _day_keys_before):
         event.listen(Session, "before_flush", _day_keys_before)
         event.listen(Session, "after_flush", _day_counts_after)
+
+
+def recount_day_counts(connection, batch: int = 5000) -> int:
+    """Count every viewer question's day again from scratch, in ``SOVA_TIMEZONE`` as it is
+    now (the counts follow the zone they were made in: after the setting changes, the
+    days of the statistics page are the old zone's until this runs). The caller's
+    transaction: the statistics never see the table half-filled. Returns how many viewer
+    questions were counted."""
+    connection.execute(delete(ViewerQuestionDay))
+    ids = connection.scalars(
+        select(Question.id).where(Question.channel != "archive").order_by(Question.id)
+    ).all()
+    for start in range(0, len(ids), batch):
+        count_questions(connection, ids[start : start + batch])
+    return len(ids)

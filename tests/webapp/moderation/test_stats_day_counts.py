@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -278,6 +278,36 @@ def test_the_migration_fills_and_drops_the_day_counts(app):
 def test_the_migration_fills_and_drops_the_day_counts_on_postgresql(pg_app):
     assert db.session.get_bind().dialect.name == "postgresql"
     migrate_down_and_up()
+
+
+def recount_in_another_zone() -> None:
+    """After SOVA_TIMEZONE changes, the day counts are the old zone's until ``sova stats
+    recount`` counts them again; then the figures equal the per-question ones in the new
+    zone, for every window."""
+    from webapp.submissions.cli import stats as stats_command
+
+    build_and_check()
+    current_app.config["SOVA_TIMEZONE"] = "Pacific/Kiritimati"  # +14: most days move
+    db.session.remove()
+    assert stored() != recount()
+    result = current_app.test_cli_runner().invoke(stats_command, ["recount"])
+    assert result.exit_code == 0, result.output
+    viewer = db.session.scalar(
+        select(func.count()).select_from(Question).where(Question.channel != "archive")
+    )
+    assert result.output == f"{viewer} viewer question(s) counted by day in Pacific/Kiritimati\n"
+    db.session.remove()
+    assert_exact()
+
+
+def test_the_recount_follows_a_new_time_zone(app):
+    recount_in_another_zone()
+
+
+@pytest.mark.integration
+def test_the_recount_follows_a_new_time_zone_on_postgresql(pg_app):
+    assert db.session.get_bind().dialect.name == "postgresql"
+    recount_in_another_zone()
 
 
 def decision_indexes() -> set[str]:
