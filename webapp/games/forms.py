@@ -60,7 +60,12 @@ class GameForm(SovaForm):
     )
     title = StringField("Название", validators=[Optional(), Length(max=200)])
     air_date = DateField("Дата эфира", validators=[InputRequired("Укажите дату.")])
-    team = StringField("Команда знатоков", validators=[Optional(), Length(max=200)])
+    team = StringField(
+        "Команда знатоков",
+        validators=[Optional(), Length(max=200)],
+        description="Только название. Команду с составом знатоков (её выбирают для пульта "
+        "ведущего) выберите потом на странице игры: «Команда».",
+    )
     blitz = IntegerField("Сектор блица", validators=SECTOR, description=PLAN_HELP["blitz"])
     superblitz = IntegerField(
         "Сектор суперблица", validators=SECTOR, description=PLAN_HELP["superblitz"]

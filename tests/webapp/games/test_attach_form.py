@@ -85,3 +85,40 @@ def test_the_team_list_offers_only_the_games_season_teams(api, login):
     select = form.split('name="team_id"', 1)[1].split("</select>", 1)[0]
     offered = re.findall(r"<option[^>]*>([^<]*)</option>", select)
     assert offered == ["— нет —", *sorted(SPRING)]
+
+
+def test_a_game_with_only_a_typed_team_name_says_so_in_the_team_list(login):
+    """A game made on the games' index with a team name typed, of a season without a rating:
+    the header names the team and the list's empty choice says the game has that name
+    without a team of the list («без состава»), not «нет»; saving it unchanged keeps the
+    name."""
+    from tests.forms import page_forms
+    from tests.webapp.games import helpers as h
+
+    season = h.season()
+    h.commit()
+    client = login("producer")
+    index = client.get("/games/").get_data(as_text=True)
+    (form,) = [f for f in page_forms(index) if f.action == "/games/new"]
+    assert "Только название. Команду с составом знатоков" in html.unescape(index)
+    r = client.post(
+        form.action,
+        data={
+            **form.fields,
+            "game-season_id": str(season.id),
+            "game-air_date": "2023-03-04",
+            "game-team": "Команда Анны",
+        },
+    )
+    assert r.status_code == 302, r.get_data(as_text=True)
+    gid = int(r.headers["Location"].rsplit("/", 1)[1])
+    page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
+    assert "Команда: Команда Анны." in page
+    attach = page.split(f'action="/games/{gid}/attach"', 1)[1].split("</form>", 1)[0]
+    assert '<option selected value="0">— без состава: «Команда Анны» —</option>' in attach
+    client.post(f"/games/{gid}/attach", data=form_fields(page, f"/games/{gid}/attach"))
+    db.session.expire_all()
+    assert (db.session.get(Game, gid).team, db.session.get(Game, gid).team_id) == (
+        "Команда Анны",
+        None,
+    )

@@ -135,9 +135,10 @@ def attach_form_for(game, series=None) -> AttachForm:
     if series is None:
         series = season_queries.counted_series(game)
     form = AttachForm(team_id=team_id or 0, series_id=series.id if series else 0)
-    form.team_id.choices = [SelectChoice(0, "— нет —")] + [
-        SelectChoice(t.id, t.name) for t in teams
-    ]
+    # without a team of the list the game may still carry the name typed when it was made
+    # (kept by saving «none»): the empty choice says so, not «нет» beside «Команда: X»
+    no_team = f"— без состава: «{game.team}» —" if game.team and not team_id else "— нет —"
+    form.team_id.choices = [SelectChoice(0, no_team)] + [SelectChoice(t.id, t.name) for t in teams]
     form.series_id.choices = [SelectChoice(0, "— нет —")] + [
         SelectChoice(x.id, x.display_name) for x in queries.series_of([game.season_id])
     ]
