@@ -22,7 +22,7 @@ run: export SOVA_SMS_SECRET ?= sova-demo-sms-rehearsal
 # seed-demo's archive packet: a real one from ../shared when the folder is there
 DEMO_ARCHIVE := $(wildcard ../shared/data/chgk/alexander-pecheny__chgksuite/Kubok_knyagini_Olgi-2015.docx.canon)
 
-.PHONY: run test pytest test-fast install system-deps lint lock bench fuzz clean cluster-test cluster-figures
+.PHONY: run test pytest test-fast install system-deps lint lock messages bench fuzz clean cluster-test cluster-figures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,16 @@ lock: | $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile pyproject.toml $(LOCK_FLAGS) -o requirements/runtime.lock
 	$(BIN)/uv pip compile pyproject.toml --extra dev $(LOCK_FLAGS) -o requirements/dev.lock
+
+## make messages: the translation catalogs from the code (pyproject.toml's [tool.babel.*] tables):
+## extract every marked string to build/messages.pot, update the be and en catalogs (new
+## strings untranslated, no fuzzy guesses, unmarked ones dropped, the #: locations rewritten),
+## compile the .mo files. Translate the new empty msgstr entries, then run it again.
+messages: $(STAMP)
+	mkdir -p build
+	$(BIN)/pybabel --quiet extract
+	$(BIN)/pybabel --quiet update
+	$(BIN)/pybabel --quiet compile
 
 ## make run: install, migrate SQLite in instance/, demo users + one archive packet, then
 ## web (http://127.0.0.1:5000), worker and beat together. Ctrl-C stops all three.

@@ -16,6 +16,8 @@ from typing import Any
 from flask_babel import gettext
 from marshmallow import Schema, fields, validate
 
+from webapp.core.i18n import N_
+
 
 class _Keep(dict):
     """``format_map`` mapping that leaves a placeholder without a value as it is."""
@@ -57,12 +59,6 @@ class Message(str):
 
     def __deepcopy__(self, memo: dict) -> Message:
         return self
-
-
-def N_(msgid: str) -> str:
-    """Mark ``msgid`` for the catalogs' extraction (``pybabel extract`` knows ``N_``);
-    translated where it is shown."""
-    return msgid
 
 
 #: Texts of the HTTP errors whose description would be Werkzeug's (English) default.

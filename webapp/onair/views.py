@@ -42,6 +42,7 @@ from webapp.core.access import BROADCAST, access, current_staff
 from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.core.formats import money
+from webapp.core.i18n import N_
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.onair import live, queries
@@ -82,7 +83,7 @@ class Feed:
 
 
 #: What a feed read without this game's live key is told: the key, not a staff token.
-KEY_REFUSED = (
+KEY_REFUSED = N_(
     "Нужен действующий ключ эфира этой игры: ?key=<ключ> в адресе "
     "или заголовок «Authorization: Bearer <ключ>»."
 )
