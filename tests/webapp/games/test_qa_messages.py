@@ -256,9 +256,9 @@ def test_console_unknown_event_type_is_russian(login):
     )
 
 
-def test_a_spin_without_its_sector_is_asked_for_in_the_hosts_words(login):
-    """The console's spin form sent with its sector box left empty: the host reads what to
-    do, not the protocol's «событию spin нужно поле «sector»»; nothing is recorded."""
+def spin_refused(login, sector: str):
+    """The console's spin form of a ready game, as the page renders it, sent with ``sector``
+    typed in its box: the JSON answer (422 asserted) and that nothing was recorded."""
     from tests.forms import page_forms
 
     g = h.game(h.season(), status="ready")
@@ -269,37 +269,29 @@ def test_a_spin_without_its_sector_is_asked_for_in_the_hosts_words(login):
     (form,) = [f for f in page_forms(page) if f.fields.get("type") == "spin"]
     r = host.post(
         form.action or f"/games/{g.id}/console",
-        data={**form.fields, "sector": ""},
+        data={**form.fields, "sector": sector},
         headers={"Accept": "application/json"},
     )
     assert r.status_code == 422
-    assert r.json["error"]["text"] == ("Укажите сектор, на который указала стрелка: от 1 до 13")
-    assert "spin" not in r.json["error"]["text"]
     db.session.expire_all()
     assert db.session.get(type(g), g.id).events == []
+    return r.json
+
+
+def test_a_spin_without_its_sector_is_asked_for_in_the_hosts_words(login):
+    """The console's spin form sent with its sector box left empty: the host reads what to
+    do, not the protocol's «событию spin нужно поле «sector»»; nothing is recorded."""
+    answer = spin_refused(login, "")
+    assert answer["error"]["text"] == "Укажите сектор, на который указала стрелка: от 1 до 13"
+    assert "spin" not in answer["error"]["text"]
 
 
 def test_a_sector_that_is_not_a_number_names_the_field_once(login):
     """The spin form sent with a word in its sector box: one refusal naming the field,
     in the message box and in the JSON, nothing recorded."""
-    from tests.forms import page_forms
-
-    g = h.game(h.season(), status="ready")
-    h.startable(g)
-    h.commit()
-    host = login("host")
-    page = host.get(f"/games/{g.id}/console").get_data(as_text=True)
-    (form,) = [f for f in page_forms(page) if f.fields.get("type") == "spin"]
-    r = host.post(
-        form.action or f"/games/{g.id}/console",
-        data={**form.fields, "sector": "пять"},
-        headers={"Accept": "application/json"},
-    )
-    assert r.status_code == 422
-    assert r.json["error"]["text"] == "Сектор: неверное целое число."
-    assert "Отказано: Сектор: неверное целое число." in r.json["html"]["console-message"]
-    db.session.expire_all()
-    assert db.session.get(type(g), g.id).events == []
+    answer = spin_refused(login, "пять")
+    assert answer["error"]["text"] == "Сектор: неверное целое число."
+    assert "Отказано: Сектор: неверное целое число." in answer["html"]["console-message"]
 
 
 def test_undo_on_a_closed_game_says_it_is_closed(login):
