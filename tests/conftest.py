@@ -18,6 +18,23 @@ import pytest
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+# --- assertions: rewritten in the helper modules too ----------------------------------
+# A test module imports nothing from another test module (tests/test_layout.py); the checks
+# and data builders several test modules share live in helper modules, some of them whole
+# test bodies (tests/webapp/prizes/paperwork.py). pytest rewrites the asserts of test modules
+# and conftests only: registered here, before any of them is imported, a failing assert in a
+# helper module reports its values as it did when it sat in the test module. Every module and
+# package of tests/ but the package itself and this conftest (both imported already).
+pytest.register_assert_rewrite(
+    *sorted(
+        f"tests.{path.stem}"
+        for path in Path(__file__).resolve().parent.iterdir()
+        if path.stem not in ("__init__", "conftest", "__pycache__")
+        and (path.suffix == ".py" or (path.is_dir() and any(path.glob("*.py"))))
+    )
+)
+
+
 # --- markers -------------------------------------------------------------------
 # ``e2e`` and ``integration`` by directory, ``integration`` also for every test that asks for
 # a real PostgreSQL or Redis (``pg_url``, ``pg_app``, ``redis_url``); ``slow`` is set on the

@@ -3,8 +3,6 @@ games, a game, «Показать ответ» opens the answer; without JavaScr
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 pytest.importorskip("tests.e2e.conftest")
@@ -16,22 +14,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def game_id(live_server):
-    from tests.webapp.archive.rows import closed_game
-    from webapp.extensions import db
-    from webapp.games.models import Game, Season
-    from webapp.tasks.outbox import commit
+    from tests.webapp.archive.rows import aired_archive_game
 
-    with live_server.app.app_context():
-        season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
-        db.session.add(season)
-        (q,) = closed_game(
-            season,
-            datetime(2023, 12, 30, 18, tzinfo=UTC),
-            ["Какой город назвали северной столицей?"],
-            answer="Санкт-Петербург",
-        )
-        commit()
-        return db.session.scalar(db.select(Game.id))
+    return aired_archive_game(live_server.app)
 
 
 def _open_game(page, url: str) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.console_page import press
+
 pytest.importorskip("tests.e2e.conftest")  # the lead's live_server / page fixtures
 
 
@@ -35,21 +37,6 @@ def game_id(live_server):
 
 def buttons(page) -> list[str]:
     return page.locator("#console-actions button").all_inner_texts()
-
-
-def press(page, label: str, *, early: bool = False, sector: int | None = None) -> None:
-    """Press the big button ``label`` (in the form holding it) and wait for the parts
-    the server answers with to be in place."""
-    form = page.locator(
-        "#console-actions form", has=page.get_by_role("button", name=label, exact=True)
-    )
-    if sector is not None:
-        form.locator("input[name=sector]").fill(str(sector))
-    if early:
-        form.locator("input[name=early]").check()
-    with page.expect_response(lambda r: "/console" in r.url and r.request.method == "POST"):
-        form.get_by_role("button", name=label, exact=True).click()
-    page.wait_for_function("() => !document.getElementById('console').hasAttribute('aria-busy')")
 
 
 def score(page) -> str:

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.e2e.test_console import press
+from tests.e2e.console_page import press
 
 pytest.importorskip("tests.e2e.conftest")
 pytestmark = pytest.mark.slow

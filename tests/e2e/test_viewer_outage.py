@@ -5,29 +5,15 @@ form comes back as a 503 with the text kept and a clear message, in Chromium."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
+
+from tests.helpers import break_database
 
 # Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
 pytestmark = pytest.mark.slow
 
 
 QUESTION = "Какой город называют северной столицей России? Назовите его одним словом."
-
-
-def break_database(app) -> Path:
-    """Make the app's SQLite database unreachable; returns the moved file."""
-    from webapp.extensions import db
-
-    with app.app_context():
-        path = Path(db.engine.url.database)
-        db.engine.dispose()
-    moved = path.with_suffix(".away")
-    shutil.move(path, moved)
-    path.mkdir()
-    return moved
 
 
 def test_a_database_outage_keeps_the_viewers_text(live_server, page):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from tests.security.test_access_matrix import csrf_log_in, matrix
+from tests.security.access import csrf_log_in, matrix
 from webapp.accounts.models import ROLES
 from webapp.core.access import allowed_roles
 

@@ -19,27 +19,21 @@ not merely let in); this is the moderation queue's own 91-case role matrix, fold
 in here. Pages are called with a session cookie from
 ``POST /login`` (one client per role), the API with the role's bearer token. A view without a
 declaration fails :func:`test_every_view_declares_access`; new views are covered automatically.
+The walk of the URL map and the log-in are tests/security/access.py's.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from tests.security.access import METHODS, ROUTE_ARG, csrf_log_in, log_in, matrix
 from webapp.accounts.models import ROLES
 from webapp.core.access import BROADCAST, GATEWAY, allowed_roles
 
-#: Endpoints that belong to libraries and are public by construction (no @access possible).
-#: Adding one here is a conscious decision reviewed with docs/security.md.
-LIBRARY_PUBLIC = {"static", "api-docs.openapi_json"}
-
 #: Endpoints after which a client's session is gone (the matrix logs the client in again).
 ENDS_SESSION = {"accounts.logout"}
-
-#: Sample values for URL arguments by converter: ids that do not exist, tokens that are wrong.
-SAMPLE_ARGS = {"int": "999999", "path": "x/y", None: "x"}
 
 #: The SMS gateway's secret in the matrix app (signed endpoints answer 401 unsigned).
 GATEWAY_SECRET = "matrix-gateway-secret"
@@ -48,15 +42,6 @@ GATEWAY_SECRET = "matrix-gateway-secret"
 #: 200 or 302: the editors' pages and the chief editor's author pages, on the
 #: seeded question and its author (``real_urls``).
 REAL_OBJECT_PREFIXES = ("moderation.", "authors.")
-
-#: A Flask route argument, `<converter(options):name>`: the converter in group 1, the name in 2.
-ROUTE_ARG = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-
-
-def sample_url(rule) -> str:
-    """The rule's path with each argument replaced by a sample value (see SAMPLE_ARGS)."""
-    return ROUTE_ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
 
 
 def real_urls(rule, question_id: int, author_id: int = 0, job_id: int = 0) -> list[str]:
@@ -74,22 +59,6 @@ def real_urls(rule, question_id: int, author_id: int = 0, job_id: int = 0) -> li
     for match in ROUTE_ARG.finditer(rule.rule):
         urls = [u.replace(match.group(0), v) for u in urls for v in values[match.group(2)]]
     return urls
-
-
-def matrix(app):
-    """Rows ``(endpoint, method, url, spec)`` for every declared view; plus the undeclared."""
-    rows, undeclared = [], []
-    for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
-        if rule.endpoint in LIBRARY_PUBLIC:
-            continue
-        spec = getattr(app.view_functions[rule.endpoint], "sova_access", None)
-        if spec is None:
-            undeclared.append(rule.endpoint)
-            continue
-        for method in METHODS:
-            if method in rule.methods:
-                rows.append((rule.endpoint, method, sample_url(rule), spec))
-    return rows, undeclared
 
 
 def expectation_failure(
@@ -180,11 +149,6 @@ def _blank_pdf() -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
-
-
-def log_in(client, role: str) -> None:
-    resp = client.post("/login", data={"email": f"{role}@test.local", "password": f"{role}-pw"})
-    assert resp.status_code == 302, (role, resp.status_code)
 
 
 @pytest.fixture
@@ -343,23 +307,6 @@ def test_api_ignores_session_cookies_without_token(matrix_app, role_clients):
         if url.startswith("/api/") and spec != "public":
             code = client.open(url, method=method).status_code
             assert code in (401, 403), (endpoint, method, code)
-
-
-def csrf_log_in(app, role: str):
-    """A client of an app with CSRF on, signed in as ``role`` through the login form the
-    page renders (its CSRF token included)."""
-    from webapp.accounts.operations import create_user
-    from webapp.tasks.outbox import commit
-
-    with app.app_context():
-        create_user(f"{role}@test.local", role, password=f"{role}-pw")
-        commit()
-    client = app.test_client()
-    page = client.get("/login").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
-    data = {"email": f"{role}@test.local", "password": f"{role}-pw", "csrf_token": token}
-    assert client.post("/login", data=data).status_code == 302
-    return client
 
 
 def test_every_page_form_refuses_a_post_without_csrf_token(make_app):

@@ -15,8 +15,7 @@ import re
 import pytest
 
 from tests.helpers import EXPERTS_WIN, PRIZE_APP, VIEWERS_WIN, drain_outbox
-from tests.security.test_access_matrix import log_in
-from tests.security.test_russian_pages import page_urls
+from tests.security.access import log_in, page_urls
 from tests.webapp.games.season_driver import SeasonRun, experts_of
 from webapp.accounts.models import ROLES
 from webapp.domain.books import BOOKS

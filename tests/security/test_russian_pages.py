@@ -2,103 +2,23 @@
 GET page of the generated URL map — with real URL arguments (a closed 2023 game with its
 prizes, a 2009 game with a closed audience vote, a question in review, the staff list) and
 with ids that do not exist (the 404 page), plus the pages it may not open (the 403 page) —
-and no visible Latin-script word may appear outside :data:`ALLOWED`.
+and no visible Latin-script word may appear outside
+:data:`tests.security.visible_text.ALLOWED`.
 
-"Visible" is what a reader sees: text nodes outside ``<script>``, ``<style>`` and code-like
-spans (``<code>``, ``<kbd>``, ``<samp>``: seeds, file names and commands are shown as code on
-purpose), plus the attributes a browser shows (``placeholder``, ``title``, ``alt``,
-``aria-label`` and the label of ``<input type=submit>``). E-mail addresses and URLs are
-addresses, not words, and are removed first. The walk reuses the access matrix's URL map
-walk (tests/security/test_access_matrix.py) and its role clients.
+"Visible" is what a reader sees (tests/security/visible_text.py): text nodes outside
+``<script>``, ``<style>`` and code-like spans, plus the attributes a browser shows; e-mail
+addresses and URLs are addresses, not words. The walk reuses the access matrix's URL map
+walk and log-in (tests/security/access.py).
 """
 
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
-
 import pytest
 
 from tests.helpers import EXPERTS_WIN, PRIZE_APP, VIEWERS_WIN, drain_outbox
-from tests.security.test_access_matrix import ROUTE_ARG, SAMPLE_ARGS, log_in
+from tests.security.access import log_in, page_urls
+from tests.security.visible_text import latin_words
 from webapp.accounts.models import ROLES
-
-#: Latin-script words a Russian page may show, each for a reason: codes of file formats,
-#: text encodings and the hash algorithm (what an upload must be, what a result is sealed
-#: with), currencies (ISO 4217), the bank-account code IBAN and the SMS channel, the packet
-#: format ``4s`` and the program chgksuite whose files the import reads (proper names), and
-#: «Eng», the English language's own name in the language switcher (each language names
-#: itself). A hyphenated word passes when its Latin parts do («SMS-голосование»).
-ALLOWED = {
-    "PDF",
-    "ZIP",
-    "XLSX",
-    "CSV",
-    "JSON",
-    "JPEG",
-    "PNG",
-    "WebP",
-    "UTF-8",
-    "KOI8-R",
-    "cp1251",
-    "SHA-256",
-    "BYN",
-    "RUB",
-    "IBAN",
-    "SMS",
-    "4s",
-    "chgksuite",
-    "Eng",
-}
-
-_SKIP = {"script", "style", "code", "kbd", "samp", "template"}
-_SHOWN_ATTRS = ("placeholder", "title", "alt", "aria-label")
-_ADDRESS = re.compile(r"\S+@\S+\.\w+|https?://\S+|\b[\w.-]+\.(?:org|com|info|by|ru|local)\b")
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-_LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ɏ]")
-
-
-class VisibleText(HTMLParser):
-    """The text of an HTML page as a reader sees it (see the module docstring)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in _SKIP:
-            self._skip += 1
-            return
-        values = dict(attrs)
-        self.parts.extend(values[a] or "" for a in _SHOWN_ATTRS if a in values)
-        if tag == "input" and values.get("type") in ("submit", "button", "reset"):
-            self.parts.append(values.get("value") or "")
-
-    def handle_startendtag(self, tag, attrs):
-        if tag not in _SKIP:
-            self.handle_starttag(tag, attrs)
-
-    def handle_endtag(self, tag):
-        if tag in _SKIP and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.parts.append(data)
-
-
-def latin_words(html: str) -> list[str]:
-    """Latin-script words of ``html``'s visible text not in :data:`ALLOWED`."""
-    parser = VisibleText()
-    parser.feed(html)
-    text = _ADDRESS.sub(" ", " ".join(parser.parts))
-    return [w for w in _WORD.findall(text) if _LATIN.search(w) and not _allowed(w)]
-
-
-def _allowed(word: str) -> bool:
-    parts = [p for p in re.split(r"[-'’]", word) if _LATIN.search(p)]
-    return word in ALLOWED or all(p in ALLOWED for p in parts)
 
 
 def test_the_checker_sees_what_a_reader_sees():
@@ -175,21 +95,6 @@ def _staff_named_in_russian() -> None:
     for user in db.session.scalars(db.select(User)):
         user.name = f"{ROLE_LABELS.get(user.role, 'сотрудник').capitalize()} Тестов"
     commit()
-
-
-def page_urls(app, values: dict) -> list[str]:
-    """Every GET page of the URL map (not the API, not static files) with real arguments
-    (every combination of ``values``) and once with samples that name nothing (404)."""
-    urls = []
-    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
-        if "GET" not in rule.methods or rule.rule.startswith(("/api/", "/static")):
-            continue
-        real = [rule.rule]
-        for m in ROUTE_ARG.finditer(rule.rule):
-            real = [u.replace(m.group(0), str(v)) for u in real for v in values.get(m.group(2), [])]
-        sample = ROUTE_ARG.sub(lambda m: SAMPLE_ARGS.get(m.group(1), "x"), rule.rule)
-        urls.extend(dict.fromkeys([*real, sample]))
-    return urls
 
 
 def test_every_staff_page_is_in_russian(app, walk_data, staff):

@@ -22,6 +22,7 @@ import pypdf
 import pytest
 from markupsafe import Markup
 
+from tests.workers.agreement import RULE, agreement_context
 from workers import documents
 from workers.documents import (
     ASSETS_DIR,
@@ -37,7 +38,6 @@ from workers.documents import (
 # this module tests the rendering itself: every render is a real one (tests/fixtures/speedups.py)
 pytestmark = pytest.mark.fresh_render
 
-RULE = "000_90d7c8192601ed3a.txt §4.11.1"
 AUTHOR = {"name": "Иван Сапего", "city": "Брест — Минск"}
 KINDS = {4: "blitz", 8: "superblitz", 13: "sector13"}  # the others are "single"
 LABELS = {"single": "Вопрос", "blitz": "Блиц", "superblitz": "Суперблиц", "sector13": "13 сектор"}
@@ -81,35 +81,6 @@ def game_context() -> dict:
         "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},
         "serial": "007",
         "sectors": sectors,
-    }
-
-
-def agreement_context() -> dict:
-    return {
-        "number": "2023-0001",
-        "date": "2023-03-10",
-        "donor": {
-            "name": "ЗАО «Второй национальный телеканал»",
-            "city": "Минск",
-            "place": "г.\u00a0Минск",
-            "details": "Адрес: 220029, г. Минск, ул. Коммунистическая, 6\nУНП: 100000000\n"
-            "р/с BY00 AAAA 0000 0000 0000 0000 0000 в ОАО «Банк», БИК AAAABY2X",
-            "representative": "генерального директора Петрова П. П., действующего на "
-            "основании Устава",
-        },
-        "author": {
-            "name": "Иван Сапего",
-            "city": "Брест — Минск",
-            "address": None,
-            "gender": "masc",
-        },
-        "question": {"text": "Внимание, в вопросе есть замены. Что это?", "place": "сектор 7"},
-        "award": None,
-        "game": {"title": "Весенняя серия, игра 2", "date": "2023-03-04", "season": "Сезон 2023"},
-        "amount": Decimal("300.00"),
-        "currency": "BYN",
-        "rule": RULE,
-        "version": 1,
     }
 
 

@@ -8,7 +8,7 @@ import sqlite3
 
 from sqlalchemy.engine import make_url
 
-from tests.workers.test_documents import agreement_context
+from tests.workers.agreement import agreement_context
 from webapp.core.models import Document, utcnow
 from webapp.extensions import db
 from workers import rendering

@@ -1,11 +1,11 @@
 """Rows of the archive's tests: a closed game with asked questions, written directly (the
-games ``played`` through the API are in ``test_archive``; these are for PostgreSQL and the
+games ``played`` through the API are in ``aired``; these are for PostgreSQL and the
 browser, where a short fixed text matters more than the path it took)."""
 
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import UTC, datetime
 
 from webapp.extensions import db
 from webapp.games.models import Envelope, EnvelopeQuestion, Game, Season
@@ -55,3 +55,22 @@ def asked_in_closed_game(season: Season, air_at: datetime, questions: list[Quest
             )
         )
     return game
+
+
+def aired_archive_game(app) -> int:
+    """A 2023 season whose one game aired on 30.12.2023 and is closed, with its one question
+    «Какой город назвали северной столицей?» (answer «Санкт-Петербург»), written in ``app``'s
+    database (the archive's browser tests). Returns the game's id."""
+    from webapp.tasks.outbox import commit
+
+    with app.app_context():
+        season = Season(name="Сезон", ruleset="2023", currency="BYN", timezone="Europe/Minsk")
+        db.session.add(season)
+        (q,) = closed_game(
+            season,
+            datetime(2023, 12, 30, 18, tzinfo=UTC),
+            ["Какой город назвали северной столицей?"],
+            answer="Санкт-Петербург",
+        )
+        commit()
+        return db.session.scalar(db.select(Game.id))

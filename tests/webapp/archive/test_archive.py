@@ -10,41 +10,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import timedelta
 
-from tests.helpers import VIEWERS_WIN
+from tests.webapp.archive.aired import aired_game, my_questions
 from webapp.core.models import utcnow
 from webapp.extensions import db
-from webapp.games.models import EnvelopeQuestion, Game
+from webapp.games.models import Game
 from webapp.submissions.models import Question
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-
-
-def aired_game(api, played) -> tuple[int, list[Question]]:
-    """A game the viewers won 0:6 (six unanswered questions, sectors 1..6), closed: it
-    aired on 30.12.2023. The authors of its first two questions agreed to be named (the
-    box «Даю согласие, чтобы моё имя и город назвали в эфире») and confirmed that they
-    wrote them (the e-mailed confirmation link). Returns the game's id and its asked
-    questions in the order asked."""
-    from flask import current_app
-
-    from webapp.submissions.links import confirm_token
-
-    game_id = played("qualifying", VIEWERS_WIN)
-    assert api("post", f"/api/v1/games/{game_id}/close", role="producer").status_code == 200
-    asked = db.session.scalars(
-        db.select(Question)
-        .join(EnvelopeQuestion, EnvelopeQuestion.question_id == Question.id)
-        .where(EnvelopeQuestion.game_id == game_id, EnvelopeQuestion.outcome == "unanswered")
-        .order_by(Question.id)
-    ).all()
-    for q in asked[:2]:
-        q.consent_on_air = True
-    db.session.commit()
-    author = current_app.test_client()
-    for q in asked[:2]:
-        link = f"/confirm/{confirm_token(q.id, q.authors[0].author_id)}"
-        assert author.get(link).status_code == 302
-    return game_id, list(asked)
 
 
 def surfaces(viewer, game_id: int, author_id: int) -> dict:
@@ -149,19 +121,6 @@ def test_an_author_who_did_not_agree_has_no_page(app, api, played, client):
     page = client.get(f"/archive/authors/{asked[1].authors[0].author_id}")
     assert page.status_code == 200
     assert "<h1>Автор 2, Минск</h1>" in page.get_data(as_text=True)
-
-
-def my_questions(app, question: Question, author_id: int) -> str:
-    """«Мои вопросы» of ``author_id``, opened by the e-mailed links (the confirmation
-    link puts the question there, then the one-time «my» link)."""
-    from webapp.submissions.links import confirm_token, my_link_token
-    from webapp.submissions.models import Author
-
-    viewer = app.test_client()
-    assert viewer.get(f"/confirm/{confirm_token(question.id, author_id)}").status_code == 302
-    link = my_link_token(db.session.get(Author, author_id))
-    assert viewer.get(f"/my/{link}").status_code == 302
-    return viewer.get("/my/questions").get_data(as_text=True)
 
 
 def test_my_questions_show_the_outcome_and_prize_once_aired(app, api, played):

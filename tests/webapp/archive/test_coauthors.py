@@ -11,8 +11,8 @@ from email.header import decode_header, make_header
 
 from tests.forms import page_forms
 from tests.helpers import drain_outbox
+from tests.webapp.archive.aired import aired_game
 from tests.webapp.archive.rows import asked_in_closed_game
-from tests.webapp.archive.test_archive import aired_game
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.packet import author_line

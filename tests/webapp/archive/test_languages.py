@@ -1,5 +1,5 @@
 """The archive's pages speak the viewer's language: Russian by default with no Latin-script
-word (``tests/security/test_russian_pages.latin_words``), Belarusian and English with no
+word (``tests/security/visible_text.latin_words``), Belarusian and English with no
 Russian phrase of the interface where the catalogs translate it (the questions themselves
 stay as their authors wrote them)."""
 
@@ -10,8 +10,8 @@ import re
 import pytest
 from babel.messages.pofile import read_po
 
-from tests.security.test_russian_pages import VisibleText, latin_words
-from tests.webapp.archive.test_archive import aired_game, my_questions
+from tests.security.visible_text import VisibleText, latin_words
+from tests.webapp.archive.aired import aired_game, my_questions
 from webapp.extensions import db
 from webapp.resources import package_dir
 

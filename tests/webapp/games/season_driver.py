@@ -13,6 +13,10 @@ from tests.webapp.games import helpers as h
 TABLE = {"blitz": 11, "superblitz": 12, "sector13": 13}
 MULTI = (11, 12)
 
+#: The season pages' spring series: five teams, and the producer's event that opens it.
+SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
+OPEN = {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"}
+
 
 def experts_of(team: str) -> list[str]:
     return [f"{team} {k}" for k in range(1, 7)]

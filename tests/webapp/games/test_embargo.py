@@ -16,8 +16,7 @@ from werkzeug.exceptions import NotFound
 
 from tests.forms import page_forms
 from tests.helpers import PRIZE_APP, VIEWERS_WIN
-from tests.webapp.games.season_driver import SeasonRun
-from tests.webapp.games.test_season_pages import OPEN, SPRING
+from tests.webapp.games.season_driver import OPEN, SPRING, SeasonRun
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.publication import (

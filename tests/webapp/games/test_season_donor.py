@@ -7,32 +7,18 @@ again when it changes)."""
 
 from __future__ import annotations
 
-import html
 import io
 from pathlib import Path
 
 import pypdf
 
-from tests.forms import Form, page_forms
 from tests.helpers import VIEWERS_WIN
+from tests.webapp.games.donor import DONOR, page, rendered_form
 from webapp.core.models import Document
 from webapp.extensions import db
 from webapp.games.models import Season
 from webapp.games.season.models import SeasonDonorChange
 from webapp.prizes.models import Prize
-
-DONOR = {
-    "name": "ООО «Игра-ТВ»",
-    "city": "Москва",
-    "representative": "генерального директора Козлова Бориса Петровича, действующего на "
-    "основании Устава",
-    "details": "Адрес: 119021, г. Москва, ул. Тимура Фрунзе, 11\nИНН 7704000000\n"
-    "р/с 40702810900000000001 в ПАО «Сбербанк», БИК 044525225",
-}
-
-
-def page(response) -> str:
-    return html.unescape(response.get_data(as_text=True))
 
 
 def pdf_text(app, doc_id: int) -> str:
@@ -41,13 +27,6 @@ def pdf_text(app, doc_id: int) -> str:
     data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
     text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages)
     return " ".join(text.replace("\u00a0", " ").split())
-
-
-def rendered_form(text: str, form_id: str) -> Form:
-    """The form ``<form id=…>`` of a page as a browser would submit it."""
-    found = [f for f in page_forms(text) if f.attrs.get("id") == form_id]
-    assert found and found[0].action, f"no form #{form_id}"
-    return found[0]
 
 
 def test_the_api_takes_the_donor_and_defaults_to_the_rule_set(api):

@@ -8,11 +8,9 @@ from datetime import date, timedelta
 
 from flask_babel import refresh
 
-from tests.webapp.games.season_driver import SeasonRun
+from tests.webapp.games.season_driver import OPEN, SPRING, SeasonRun
 
 R23 = "000_90d7c8192601ed3a.txt"
-SPRING = ["Орлова", "Буян", "Стишенок", "Потапова", "Королёва"]
-OPEN = {"type": "series", "part": "spring", "qualifying": 5, "closing": "series_final"}
 
 
 def _text(r) -> str:

@@ -9,7 +9,7 @@ import json
 
 from tests.forms import page_forms
 from tests.webapp.games.season_driver import SeasonRun
-from tests.webapp.test_cli_season import sova_season_replay
+from tests.webapp.season_replay import sova_season_replay
 from webapp.domain.books import replay_season
 
 R23 = "000_90d7c8192601ed3a.txt"

@@ -21,8 +21,7 @@ from sqlalchemy.orm import Session
 from tests.helpers import drain_outbox
 from tests.query_count import statements
 from tests.webapp.moderation import pages
-from tests.webapp.moderation.queue_data import make
-from tests.webapp.moderation.test_queue_export import pg_editor_queue
+from tests.webapp.moderation.queue_data import make, pg_editor_queue
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.export_jobs import job_path

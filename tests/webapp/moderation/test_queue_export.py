@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
-from tests.webapp.moderation.queue_data import make
+from tests.webapp.moderation.queue_data import make, pg_editor_queue
 from webapp.core.formats import when
 from webapp.core.spreadsheet import decimal_comma, safe_cell
 from webapp.extensions import db
@@ -297,23 +297,3 @@ def test_a_streamed_export_on_postgresql_reads_every_batch(pg_app):
     page = client.get("/editor/queue?status=").get_data(as_text=True)
     csv_rows, xlsx_rows = _downloads(client, page)
     assert [int(r[0]) for r in csv_rows[1:]] == expected == [r[0] for r in xlsx_rows[1:]]
-
-
-def pg_editor_queue(pg_app):
-    """1 500 generated questions on PostgreSQL, 1 313 of them not archived, and an editor's
-    client: ``(client, the ids the queue lists by default, in its order)``."""
-    from webapp.accounts.operations import create_user
-
-    add_questions(1500, seed=5)
-    create_user("pg-editor@test.local", "editor", password="pg-editor-pw")
-    db.session.commit()
-    client = pg_app.test_client()
-    resp = client.post("/login", data={"email": "pg-editor@test.local", "password": "pg-editor-pw"})
-    assert resp.status_code == 302
-    expected = db.session.scalars(
-        db.select(Question.id)
-        .where(Question.status != "archived")
-        .order_by(Question.created_at, Question.id)
-    ).all()
-    assert len(expected) == 1313
-    return client, expected

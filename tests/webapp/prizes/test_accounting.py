@@ -12,49 +12,11 @@ import markupsafe
 import openpyxl
 from werkzeug.http import parse_options_header
 
-from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf
+from tests.helpers import OTHER_PAYEES, give_details, scan_pdf, setup_prizes
 from webapp.extensions import db
 from webapp.prizes.models import PersonalDataAccess, Prize
 from webapp.prizes.operations import mark_paid, mark_signed
 from webapp.tasks.outbox import commit
-
-#: Two more payees (Belarusian passports), for prizes that are signed: a prize is signed
-#: only once its payee's details are received.
-OTHER_PAYEES = [
-    {
-        "full_name": "Ковалёва Анна Сергеевна",
-        "passport_number": "1234567",
-        "personal_number": "4150385a002pb6",
-        "iban": "BY86 AKBB 1010 0000 0029 6600 0000",
-    },
-    {
-        "full_name": "Жуков Павел Олегович",
-        "passport_number": "2345678",
-        "personal_number": "3040280a003pb0",
-        "iban": "BY20 OLMP 3135 0000 0010 0000 0933",
-    },
-]
-
-
-def setup_prizes(api, played, drain) -> list[Prize]:
-    game = played("qualifying", VIEWERS_WIN)
-    api("post", f"/api/v1/games/{game}/close", role="producer")
-    rub = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
-    api(
-        "post",
-        f"/api/v1/games/{rub}/prizes",
-        role="producer",
-        json={
-            "kind": "best_player_of_series",
-            "recipient": "Ровшан Аскеров",
-            "team": ["Ровшан Аскеров"],
-        },
-    )
-    drain()
-    prizes = db.session.scalars(db.select(Prize).order_by(Prize.id)).all()
-    # 7 BYN question prizes (150,00 ×2 + 300,00 ×5) and the 2009 Crystal Owl 300 000,00.
-    assert [str(p.amount) for p in prizes] == ["150.00", "150.00"] + ["300.00"] * 5 + ["300000.00"]
-    return prizes
 
 
 def test_register_xlsx_and_csv_with_totals(app, api, played, drain, login):

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import COMMISSION
+from tests.webapp.prizes.backup_drill import drill
 from webapp.extensions import db
-
-from .test_backup import drill
 
 
 @pytest.fixture

@@ -8,13 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import COMMISSION
-from webapp.extensions import db
-
-from .test_paperwork import (  # noqa: F401  (collected here again, on PostgreSQL)
-    test_migration_numbers_minutes_issued_before_it,
-    test_minutes_numbered_per_season_without_gaps_and_kept,
-    test_register_pdf_rows_and_totals_per_currency,
+from tests.webapp.prizes.paperwork import (
+    TEAM,
+    migration_numbers_minutes_issued_before_it,
+    minutes_numbered_per_season_without_gaps_and_kept,
+    minutes_numbers,
+    register_pdf_rows_and_totals_per_currency,
 )
+from webapp.extensions import db
 
 
 @pytest.fixture
@@ -33,6 +34,18 @@ def app(make_app, pg_url):
         db.engine.dispose()
 
 
+def test_migration_numbers_minutes_issued_before_it(app, api, played, drain):
+    migration_numbers_minutes_issued_before_it(app, api, played, drain)
+
+
+def test_minutes_numbered_per_season_without_gaps_and_kept(app, api, played, drain, login):
+    minutes_numbered_per_season_without_gaps_and_kept(app, api, played, drain, login)
+
+
+def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, login):
+    register_pdf_rows_and_totals_per_currency(app, api, played, drain, login)
+
+
 def test_two_minutes_issued_at_once_get_consecutive_numbers(app, played):
     """Two producers award Crystal Owls of one season at the same moment: the season row
     lock serialises the numbering (no unique violation, no gap, no duplicate)."""
@@ -42,8 +55,6 @@ def test_two_minutes_issued_at_once_get_consecutive_numbers(app, played):
     from webapp.games.models import Game
     from webapp.prizes.operations import award_prize
     from webapp.tasks.outbox import commit
-
-    from .test_paperwork import TEAM, minutes_numbers
 
     series = played("series_final", EXPERTS_WIN)
     season = db.session.get(Game, series).season_id

@@ -14,13 +14,12 @@ import re
 import pytest
 
 from tests.helpers import COMMISSION, VIEWERS_WIN, give_details
+from tests.webapp.prizes.paperwork import doc_bytes, pdf_lines
 from webapp.extensions import db
 from webapp.prizes.models import Prize
 from webapp.submissions.links import confirm_token, my_link_token
 from webapp.submissions.models import Question, QuestionAuthor
 from webapp.tasks.outbox import commit
-
-from .test_paperwork import doc_bytes, pdf_lines
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

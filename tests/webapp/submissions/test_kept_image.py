@@ -2,7 +2,7 @@
 kept on the server (shown, with a way to remove it), and the corrected form, sent as
 rendered without attaching the file again, stores the question with its image. On
 ``/submit`` and on the 2009 live form ``/live``; CSRF on, forms sent as the page renders
-them (:class:`tests.webapp.submissions.test_live_form.RenderedForm`)."""
+them (:class:`tests.webapp.submissions.live_form.RenderedForm`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from tests.webapp.games import helpers as h
-from tests.webapp.submissions.test_live_form import (
+from tests.webapp.submissions.live_form import (
     QUESTION,
     TYPED,
     RenderedForm,

@@ -14,57 +14,17 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.forms import Form, page_forms
 from tests.helpers import drain_outbox
 from tests.webapp.games import helpers as h
+from tests.webapp.submissions.live_form import (
+    QUESTION,
+    TYPED,
+    RenderedForm,
+    rendered,
+    viewer_question,
+)
 from webapp.extensions import db
 from webapp.submissions.models import Question
-
-QUESTION = "Вопрос из интернета во время эфира: что светит ночью, но не греет?"
-TYPED = {
-    "question": QUESTION,
-    "answer": "Луна",
-    "name": "Зритель Петров",
-    "city": "Тверь",
-    "email": "tv@example.com",
-}
-TICKED = ("consent", "age_confirmed")
-
-
-class RenderedForm:
-    """The page's first ``<form method="post">`` with an ``action`` (with ``action=None``:
-    the first one, with or without; never the header's logout): ``action`` and what a browser sends
-    (``fields``: every named input's value — hidden ones included — and every textarea's
-    text; ``checkboxes``: names of the checkboxes, sent only when ticked)."""
-
-    def __init__(self, page: str, action: str | None = ""):
-        found = [
-            f
-            for f in page_forms(page)
-            if f.method == "post"
-            and f.action != "/logout"
-            and (action is None or f.action is not None)
-        ]
-        form = found[0] if found else Form({})
-        self.action = form.action
-        self.fields = {k: v for k, v in form.fields.items() if k not in form.checkboxes}
-        self.checkboxes = set(form.checkboxes)
-
-    def filled(self, typed: dict[str, str], ticked=TICKED) -> dict[str, str]:
-        """What the browser sends after the viewer typed ``typed`` and ticked ``ticked``:
-        only fields the form has (a field it lacks is a test failure)."""
-        assert set(typed) <= set(self.fields), set(typed) - set(self.fields)
-        assert set(ticked) <= self.checkboxes
-        return {**self.fields, **typed, **dict.fromkeys(ticked, "y")}
-
-
-def viewer_question() -> Question:
-    """The one question a viewer sent in the test (the table's own are «Вопрос номер k?»)."""
-    return db.session.scalars(db.select(Question).where(Question.text.startswith(QUESTION))).one()
-
-
-def rendered(resp) -> RenderedForm:
-    return RenderedForm(resp.get_data(as_text=True))
 
 
 @pytest.fixture
@@ -193,7 +153,7 @@ def test_every_rerendering_of_the_live_form_posts_to_live(site, monkeypatch):
 
 
 def test_the_live_forms_429_and_503_pages_post_to_live(make_site):
-    from tests.e2e.test_viewer_outage import break_database
+    from tests.helpers import break_database
 
     app, client, _api, _game_id = make_site(RATELIMIT_ENABLED=True)
     # 10 stored live questions an hour from one address; the 11th is the form again (429)

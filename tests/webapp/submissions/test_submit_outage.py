@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 
-from tests.e2e.test_viewer_outage import break_database
+from tests.helpers import break_database
 
 FORM = {
     "question": "Какой город называют северной столицей России? Назовите его.",

@@ -1,40 +1,12 @@
 """Fixtures of the 2009 §3.1 audience vote tests: an app on SQLite and on PostgreSQL with
-the SMS gateway's secret, a finished 2009 game, a signed-callback helper."""
+the SMS gateway's secret, a finished 2009 game, a signed-callback helper (its secret and
+signature: tests/webapp/votes/helpers.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-from datetime import UTC, datetime
-
 import pytest
 
-SECRET = "gateway-secret-for-tests"
-EXPERTS = [
-    "Александр Друзь",
-    "Инна Друзь",
-    "Ровшан Аскеров",
-    "Алёна Повышева",
-    "Максим Поташёв",
-    "Елизавета Овдеенко",
-]
-
-
-def sign(body: bytes, secret: str = SECRET) -> str:
-    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-def sms_body(message_id: str, msisdn: str, text: str, received_at: datetime | None = None):
-    return json.dumps(
-        {
-            "message_id": message_id,
-            "msisdn": msisdn,
-            "text": text,
-            "received_at": (received_at or datetime.now(UTC)).isoformat(),
-        },
-        ensure_ascii=False,
-    ).encode()
+from tests.webapp.votes.helpers import EXPERTS, SECRET, sign, sms_body
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -9,8 +9,7 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from tests.webapp.votes.conftest import SECRET
-from tests.webapp.votes.helpers import open_vote
+from tests.webapp.votes.helpers import SECRET, open_vote
 from webapp.votes.simulate import endpoint, plan
 
 SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)

@@ -8,8 +8,7 @@ import io
 
 import pytest
 
-from tests.webapp.votes.conftest import SECRET, sign, sms_body
-from tests.webapp.votes.helpers import open_vote
+from tests.webapp.votes.helpers import SECRET, open_vote, sign, sms_body
 
 SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 SMS = "/api/v1/votes/sms"

@@ -7,8 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.webapp.votes.conftest import EXPERTS, sign, sms_body
-from tests.webapp.votes.helpers import close_vote, open_vote
+from tests.webapp.votes.helpers import EXPERTS, close_vote, open_vote, sign, sms_body
 
 
 def tally(api, game_id, role="producer"):

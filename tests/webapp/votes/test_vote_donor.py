@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.webapp.games.test_season_donor import DONOR, page, rendered_form
-from tests.webapp.votes.helpers import close_vote, open_vote
-from tests.webapp.votes.test_vote_result import pdf_text
+from tests.webapp.games.donor import DONOR, page, rendered_form
+from tests.webapp.votes.helpers import close_vote, open_vote, pdf_text
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)

@@ -10,8 +10,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-from tests.webapp.votes.conftest import EXPERTS, sign
-from tests.webapp.votes.helpers import close_vote, open_vote
+from tests.webapp.votes.helpers import EXPERTS, close_vote, open_vote, sign
 
 SPELLINGS = ("+7 916 {a} {b}-{c}", "8916{a}{b}{c}", "916{a}{b}{c}", "007 916 {a} {b} {c}")
 

@@ -11,20 +11,7 @@ import pypdf
 import pytest
 
 from tests.helpers import disposition
-from tests.webapp.votes.conftest import SECRET, sign, sms_body
-from tests.webapp.votes.helpers import close_vote, open_vote
-
-
-def pdf_text(app, doc_id: int) -> str:
-    from webapp.core.models import Document
-    from webapp.extensions import db
-
-    doc = db.session.get(Document, doc_id)
-    assert doc.status == "ready", (doc.status, doc.error)
-    data = (Path(app.config["SOVA_DOCUMENTS_PATH"]) / doc.path).read_bytes()
-    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages)
-    # long runs (the SHA-256) carry invisible U+200B break points (workers/documents.py)
-    return " ".join(text.replace("\u200b", "").replace("\u00a0", " ").split())
+from tests.webapp.votes.helpers import SECRET, close_vote, open_vote, pdf_text, sign, sms_body
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
