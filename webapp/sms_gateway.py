@@ -48,9 +48,9 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
-from flask import Flask
+from flask import Flask, Response
 from marshmallow import ValidationError
 
 from webapp.api.body import MAX_JSON_DEPTH, json_depth, unfit_fields
@@ -179,7 +179,8 @@ class GatewayPath:
                 except Exception:  # noqa: BLE001 — Flask answers it (422, 503, 500), see above
                     return None
                 # the JSON provider's own answer: the same bytes as the view's
-                return self.flask_app.json.response({"result": result}).get_data(), rid
+                response = cast(Response, self.flask_app.json.response({"result": result}))
+                return response.get_data(), rid
         except ops.SignatureUnavailable:
             return None
         finally:
