@@ -48,6 +48,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     Path(app.config["SOVA_INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
     register_extensions(app)
     register_blueprints(app)
+    register_wsgi(app)
     register_signals()
     register_day_counts()
     register_handovers(app)
@@ -129,13 +130,6 @@ def register_extensions(app: Flask) -> None:
     app.before_request(access_before_csrf)  # a staff page's role check runs before CSRF
     csrf.init_app(app)
     limiter.init_app(app)
-    from webapp.core.proxies import TrustedProxies, parse_networks
-
-    # forwarded headers only from SOVA_TRUSTED_PROXIES (webapp.core.proxies)
-    trusted = parse_networks(app.config["SOVA_TRUSTED_PROXIES"])
-    app.wsgi_app = TrustedProxies(  # type: ignore[method-assign]  # Flask's documented way
-        app.wsgi_app, trusted, int(app.config["SOVA_PROXY_COUNT"] or 0)
-    )
     babel.init_app(
         app,
         locale_selector=select_locale,
@@ -187,6 +181,20 @@ def register_extensions(app: Flask) -> None:
             g.api_user = user_by_token(header[7:].strip())
         if g.api_user is None:
             abort(401)
+
+
+def register_wsgi(app: Flask) -> None:
+    """The WSGI layers in front of Flask, outermost first: the forwarded headers, believed
+    only from ``SOVA_TRUSTED_PROXIES`` (:mod:`webapp.core.proxies`); then the SMS gateway's
+    short path (:mod:`webapp.sms_gateway`), which reads the client's scheme as the proxies
+    leave it and needs the API's routes registered."""
+    from webapp.core.proxies import TrustedProxies, parse_networks
+    from webapp.sms_gateway import GatewayPath
+
+    trusted = parse_networks(app.config["SOVA_TRUSTED_PROXIES"])
+    app.wsgi_app = TrustedProxies(  # type: ignore[method-assign]  # Flask's documented way
+        GatewayPath(app.wsgi_app, app), trusted, int(app.config["SOVA_PROXY_COUNT"] or 0)
+    )
 
 
 def register_formats(app: Flask) -> None:

@@ -197,6 +197,9 @@ def load_config(test_config: dict | None = None) -> dict:
         # the callback's group commit on PostgreSQL (webapp/votes/group_commit.py); "0" turns
         # it off (one INSERT and commit per message: the bench's comparison)
         "SOVA_VOTE_GROUP_COMMIT": setting("SOVA_VOTE_GROUP_COMMIT", "1") != "0",
+        # the SMS callback's short path in front of Flask (webapp/sms_gateway.py); "0"
+        # sends every callback through Flask
+        "SOVA_SMS_SHORT_PATH": setting("SOVA_SMS_SHORT_PATH", "1") != "0",
         "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
         "WTF_CSRF_TIME_LIMIT": 6 * 3600,
         # Staff sessions end after a working day without a request: the signed

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -49,6 +50,11 @@ CSP = {
 }
 
 HSTS_MAX_AGE = 31_536_000  # seconds (one year)
+FRAME_OPTIONS = "DENY"
+REFERRER_POLICY = "strict-origin-when-cross-origin"
+#: Talisman's default Permissions-Policy, named here so that :func:`answer_headers` and
+#: Talisman send the same one
+PERMISSIONS_POLICY = {"browsing-topics": "()"}
 RETRY_AFTER = 5  # seconds, in the Retry-After header of a 503
 MAX_ID = 2**31 - 1  # the largest primary key an Integer column holds
 
@@ -83,6 +89,29 @@ def retry_after() -> str | None:
     return str(max(1, breached.reset_at - int(time.time())))
 
 
+@functools.cache
+def answer_headers(secure: bool, production: bool) -> tuple[tuple[str, str], ...]:
+    """The security headers Talisman (configured by :func:`init_security`) puts on the
+    answer of a view without options of its own, as ``(name, value)`` pairs: for a WSGI
+    path that answers outside Flask (:mod:`webapp.sms_gateway`). ``secure``: the request
+    came over HTTPS (or a proxy said so); HSTS only then, and only in ``production``.
+    ``tests/webapp/votes/test_sms_gateway_path.py`` asserts them equal to Talisman's."""
+    csp = "; ".join(
+        f"{section} {value if isinstance(value, str) else ' '.join(value)}"
+        for section, value in CSP.items()
+    )
+    headers = [
+        ("Permissions-Policy", ", ".join(f"{k}={v}" for k, v in PERMISSIONS_POLICY.items())),
+        ("X-Frame-Options", FRAME_OPTIONS),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", csp),
+    ]
+    if production and secure:
+        headers.append(("Strict-Transport-Security", f"max-age={HSTS_MAX_AGE}; includeSubDomains"))
+    headers.append(("Referrer-Policy", REFERRER_POLICY))
+    return tuple(headers)
+
+
 def init_security(app: Flask) -> None:
     """Install headers, cookie flags, the limiter, the 503 handler and ``/healthz`` on ``app``.
 
@@ -97,8 +126,9 @@ def init_security(app: Flask) -> None:
         strict_transport_security_max_age=HSTS_MAX_AGE,
         strict_transport_security_include_subdomains=True,
         content_security_policy=CSP,
-        frame_options="DENY",
-        referrer_policy="strict-origin-when-cross-origin",
+        permissions_policy=PERMISSIONS_POLICY,
+        frame_options=FRAME_OPTIONS,
+        referrer_policy=REFERRER_POLICY,
         session_cookie_secure=bool(app.config.get("SESSION_COOKIE_SECURE", production)),
         session_cookie_http_only=True,
         session_cookie_samesite=app.config.get("SESSION_COOKIE_SAMESITE", "Lax"),

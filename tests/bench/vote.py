@@ -319,6 +319,7 @@ def main() -> int:
             threads=args.threads,
             offered_rate=args.rate or "max",
             group_commit=os.environ.get("SOVA_VOTE_GROUP_COMMIT", "1") != "0",
+            short_path=os.environ.get("SOVA_SMS_SHORT_PATH", "1") != "0",
             load_average=[round(x, 2) for x in os.getloadavg()],
             cpu_count=os.cpu_count(),
             seconds=round(report.seconds, 2),

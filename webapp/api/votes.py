@@ -7,19 +7,17 @@ rolls back and answers a refusal: VoteInputError 422 ``{"errors": …}``, VoteEr
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 import time
 
-from flask import Response, abort, current_app, jsonify, make_response, request
+from flask import Response, abort, current_app, make_response, request
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
 from limits import parse
-from marshmallow import ValidationError
 from werkzeug.exceptions import TooManyRequests
 
 from webapp.api import vote_schemas as s
-from webapp.api.body import body_cap, flatten, json_refusal
+from webapp.api.body import body_cap, json_refusal
 from webapp.api.schemas import ErrorBody, ValidationErrors
 from webapp.api.views import SECURE, blp
 from webapp.core.access import access, current_staff
@@ -42,8 +40,8 @@ MAX_SMS_BODY = 4096
 SMS_REFUSED_LIMIT = "20 per minute"
 
 
-#: The callback's body schema, one object for every callback (:func:`gateway_signed` loads
-#: the body with it; it holds no per-request state).
+#: The callback's body schema, one object for every callback (the view's and
+#: :mod:`webapp.sms_gateway`'s; it holds no per-request state).
 SMS_IN = s.SmsIn()
 
 
@@ -84,8 +82,10 @@ def gateway_signed(view):
     missing, wrong or malformed signature — 429 once an address has sent more refused
     signatures than ``SOVA_SMS_REFUSED_LIMIT`` (a signed call is never limited). Only a
     signed body is parsed: the API's JSON guard leaves it (``signed_body``) to
-    :func:`webapp.api.body.json_refusal` here, after the signature; then the view is called with
-    the body loaded by :data:`SMS_IN` (its 422 as the API's)."""
+    :func:`webapp.api.body.json_refusal` here, after the signature; then the view, whose
+    flask-smorest decorators load the body with :data:`SMS_IN` (422 as the API's) and
+    dump the answer. The broadcast burst's ordinary message does not come here:
+    :mod:`webapp.sms_gateway` answers it in front of Flask with the same checks."""
 
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
@@ -107,18 +107,7 @@ def gateway_signed(view):
         refusal = json_refusal(wrapped)
         if refusal is not None:
             return refusal
-        # the body parsed once (by json_refusal, cached) and loaded by the one SmsIn object:
-        # the flask-smorest decorators below document the body and the answer, but going
-        # through webargs' and flask-smorest's wrappers per message cost more than the
-        # HMAC and the JSON together (the answer is the same: 422 {"errors": {field: […]}})
-        body = request.get_json(silent=True)
-        try:
-            args = (SMS_IN.load({} if body is None and not data.strip() else body), *args)
-        except ValidationError as err:
-            return jsonify(errors=flatten(err.messages)), 422
-        return inner(*args, **kwargs)
-
-    inner = inspect.unwrap(view)  # the view itself, under the documenting decorators
+        return view(*args, **kwargs)
 
     wrapped.max_body = MAX_SMS_BODY  # read by webapp.api.body.body_cap
     wrapped.signed_body = True  # read by webapp.api's JSON guard: not parsed before signed
