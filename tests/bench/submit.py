@@ -501,7 +501,8 @@ def gunicorn(
         except OSError:
             return False
 
-    wait_for(ready, timeout=60, what=f"gunicorn {app}")
+    # every deployed worker (2 × cores + 1) loads the app at once: on a busy machine, minutes
+    wait_for(ready, timeout=300, what=f"gunicorn {app}")
     return proc
 
 
