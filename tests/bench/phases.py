@@ -134,13 +134,19 @@ def instrument(phases: Phases, app: Any) -> None:
     if "submissions.submit" in app.view_functions:
         from webapp.submissions.views import submit_form
 
-        phases.patch(submit_form, "receive", "intake: receive() (checks, encryption, statement)")
+        phases.patch(submit_form, "receive", "intake: receive() (rest)")
         phases.patch(submit_form, "commit", "commit + outbox hand-off")
         phases.patch(submit_form, "redirect", "response: redirect")
         phases.patch(submit_form, "url_for", "response: redirect")
         phases.patch(submit_form, "_too_fast", "minimum fill time")
         phases.patch(submit_form, "_keep_handout_image", "handout image (none sent)")
         phases.patch(submit_form, "submission_from", "form → SubmissionInput")
+        from webapp.submissions.operations import intake
+
+        phases.patch(intake, "validate", "intake: validate (clean, normalise e-mail)")
+        phases.patch(intake, "_resend_of", "intake: resend check (statement)")
+        phases.patch(intake, "question_values", "intake: question values (matching key, …)")
+        phases.patch(intake, "insert_received", "intake: the one statement (SQLAlchemy Core)")
     for endpoint, view in list(app.view_functions.items()):
         if endpoint.endswith("submit"):
             app.view_functions[endpoint] = phases.wrap("view (rest)", view)
