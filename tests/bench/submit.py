@@ -612,9 +612,14 @@ def serve(args, stack: contextlib.ExitStack) -> tuple[Target, Target, Path]:
 def measure_levels(
     sova: Target, textbook: Target, args, nets: Iterator[int], lua: Path
 ) -> dict[int, dict[str, dict]]:
-    """At each level, ``args.rounds`` wrk runs of each app, alternating (the order swapped
+    """First 3 s of each app at 16 clients, not counted (the workers' first requests); then
+    at each level, ``args.rounds`` wrk runs of each app, alternating (the order swapped
     every round), then ``GET /healthz`` on Sova. Returns ``{clients: {app: medians}}``."""
     levels: dict[int, dict[str, dict]] = {}
+    for target in (sova, textbook):  # warm-up, not counted: every worker's first requests
+        if not args.only or target.name == args.only:  # load what the app loads lazily
+            write_lua(lua, target, next(nets))
+            run_wrk(target.site, "/submit", 16, 3, lua)
     for clients in [int(c) for c in args.clients.split(",")]:
         runs: dict[str, list[dict]] = {"sova": [], "textbook": []}
         for rnd in range(args.rounds):
