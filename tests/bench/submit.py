@@ -2,13 +2,15 @@
 the same form written the textbook way (what people
 would otherwise use), in the same run.
 
-Sova: gunicorn with 2 workers on PostgreSQL and Redis, deployed as in production: the
+Sova: gunicorn with the deployed settings (``deploy/gunicorn.conf.py``: 2 × cores + 1 sync
+workers, the access log, a worker replaced after about 2 000 requests) on PostgreSQL and
+Redis, deployed as in production: the
 request ends at its commit and the outbox relay process (``sova outbox relay``) sends the
 tasks to Redis; the rate limits are on and counted in Redis, the minimum fill time is on,
 and Sova trusts one proxy hop (``SOVA_PROXY_COUNT=1``, nginx in production). The anchor:
 ``tests/bench/textbook_app.py`` (Flask-WTF, Flask-SQLAlchemy with ``pool_pre_ping``,
 get-or-create the author by e-mail, insert, commit, then Celery's ``send_task`` to the same
-Redis), served by the same gunicorn command on a PostgreSQL database of its own.
+Redis), served by the same gunicorn command and settings on a PostgreSQL database of its own.
 
 wrk is the load generator at 16, 64 and 256 concurrent connections; at each level the two
 apps alternate (``--rounds`` rounds, the order swapped every round), each run as long, and
@@ -69,6 +71,9 @@ import sqlalchemy as sa
 from tests.helpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The gunicorn settings production uses (docs/operations.md copies them to /etc/sova/); both
+#: apps are served with them.
+DEPLOYED = ROOT / "deploy" / "gunicorn.conf.py"
 QUESTION = (
     "Какой город называют северной столицей России? Назовите его одним словом, "
     "как его называли в 1914–1924 годах."
@@ -472,13 +477,19 @@ def start(cmd: list[str], env: dict, stack: contextlib.ExitStack, **kw) -> subpr
 def gunicorn(
     app: str, port: int, threads: int, env: dict, stack: contextlib.ExitStack
 ) -> subprocess.Popen:
-    """``app`` served like Sova (2 workers, ``threads`` each), once it answers its form."""
+    """``app`` served with Sova's deployed gunicorn settings (:data:`DEPLOYED`: sync
+    workers, 2 × cores + 1 of them, the access log, a worker replaced after about 2 000
+    requests), bound to ``port`` (``SOVA_BIND``), with ``threads`` threads per worker when
+    not 1 (an experiment: gthread), once it answers its form. The access log goes to
+    ``/dev/null``: written as deployed, read by no one."""
     bindir = Path(sys.executable).parent
+    cmd = [str(bindir / "gunicorn"), "-c", str(DEPLOYED)]
+    cmd += ["--threads", str(threads)] if threads != 1 else []
     proc = start(
-        [str(bindir / "gunicorn"), "-w", "2", "--threads", str(threads)]
-        + ["-b", f"127.0.0.1:{port}", "--log-level", "warning", app],
-        env,
+        cmd + [app],
+        {**env, "SOVA_BIND": f"127.0.0.1:{port}"},
         stack,
+        stdout=subprocess.DEVNULL,
     )
 
     def ready() -> bool:
@@ -490,7 +501,8 @@ def gunicorn(
         except OSError:
             return False
 
-    wait_for(ready, timeout=60, what=f"gunicorn {app}")
+    # every deployed worker (2 × cores + 1) loads the app at once: on a busy machine, minutes
+    wait_for(ready, timeout=300, what=f"gunicorn {app}")
     return proc
 
 
@@ -600,9 +612,14 @@ def serve(args, stack: contextlib.ExitStack) -> tuple[Target, Target, Path]:
 def measure_levels(
     sova: Target, textbook: Target, args, nets: Iterator[int], lua: Path
 ) -> dict[int, dict[str, dict]]:
-    """At each level, ``args.rounds`` wrk runs of each app, alternating (the order swapped
+    """First 3 s of each app at 16 clients, not counted (the workers' first requests); then
+    at each level, ``args.rounds`` wrk runs of each app, alternating (the order swapped
     every round), then ``GET /healthz`` on Sova. Returns ``{clients: {app: medians}}``."""
     levels: dict[int, dict[str, dict]] = {}
+    for target in (sova, textbook):  # warm-up, not counted: every worker's first requests
+        if not args.only or target.name == args.only:  # load what the app loads lazily
+            write_lua(lua, target, next(nets))
+            run_wrk(target.site, "/submit", 16, 3, lua)
     for clients in [int(c) for c in args.clients.split(",")]:
         runs: dict[str, list[dict]] = {"sova": [], "textbook": []}
         for rnd in range(args.rounds):
@@ -697,7 +714,10 @@ def main() -> int:
         help="submissions of the stored = 2xx phase of each app (64 connections)",
     )
     parser.add_argument(
-        "--threads", type=int, default=1, help="threads per gunicorn worker (1: sync workers)"
+        "--threads",
+        type=int,
+        default=1,
+        help="threads per gunicorn worker (1: the deployed sync workers)",
     )
     parser.add_argument("--quick", action="store_true", help="3 s per run, 300 exact")
     parser.add_argument(

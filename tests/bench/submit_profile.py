@@ -55,6 +55,12 @@ def main() -> int:
     parser.add_argument("--profile", help="write a cProfile dump of the measured requests")
     parser.add_argument("--top", type=int, default=0, help="print the top N cumulative entries")
     parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="time each phase of the measured requests (tests/bench/phases.py): one JSON "
+        "line per phase and a table, CPU and wall ms per request",
+    )
+    parser.add_argument(
         "--app",
         choices=("sova", "textbook"),
         default="sova",
@@ -125,6 +131,13 @@ def main() -> int:
 
         for i in range(args.warmup):
             post(i)
+        phases = None
+        if args.breakdown:
+            from tests.bench.phases import Phases, instrument
+
+            phases = Phases()
+            instrument(phases, app)
+            phases.enabled = True
         profiler = cProfile.Profile(time.process_time) if args.profile or args.top else None
         cpu0, wall0 = time.process_time(), time.perf_counter()
         if profiler:
@@ -133,6 +146,8 @@ def main() -> int:
             post(i)
         if profiler:
             profiler.disable()
+        if phases:
+            phases.enabled = False
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         with sova.app_context():
             from webapp.extensions import db
@@ -155,12 +170,35 @@ def main() -> int:
             ),
             flush=True,
         )
+        if phases:
+            print_breakdown(phases, args, cpu, wall)
         if profiler:
             if args.profile:
                 profiler.dump_stats(args.profile)
             if args.top:
                 pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.top)
     return 0
+
+
+def print_breakdown(phases, args, cpu: float, wall: float) -> None:
+    """One JSON line per phase (``submit_phase``), then a Markdown table with the test
+    client's share (building the request and reading the answer: not the server's) and
+    the total per request."""
+    rows = phases.per_request(args.requests)
+    for row in rows:
+        print(json.dumps({"bench": "submit_phase", "app": args.app, **row}, ensure_ascii=False))
+    served_cpu = sum(r["cpu_ms"] for r in rows)
+    served_wall = sum(r["wall_ms"] for r in rows)
+    total_cpu, total_wall = 1000 * cpu / args.requests, 1000 * wall / args.requests
+    print(f"\n| phase ({args.app}) | CPU ms | wall ms | calls |\n|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['phase']} | {r['cpu_ms']:.3f} | {r['wall_ms']:.3f} | {r['calls']:g} |")
+    print(f"| **served (WSGI call)** | **{served_cpu:.3f}** | **{served_wall:.3f}** | |")
+    print(
+        f"| test client (not the server) | {total_cpu - served_cpu:.3f} | "
+        f"{total_wall - served_wall:.3f} | |"
+    )
+    print(f"| **per request, in-process** | **{total_cpu:.3f}** | **{total_wall:.3f}** | |")
 
 
 if __name__ == "__main__":

@@ -259,3 +259,26 @@ def test_a_password_with_a_control_character_is_refused(app, login):
     assert result.exit_code == 2
     assert "недопустимый символ U+FFFE в имени или адресе" in result.output
     assert db.session.scalar(db.select(User).filter_by(email="bel@test.local")) is None
+
+
+def test_a_form_built_again_keeps_one_character_check_per_field(app):
+    """The character check is added to a declared text field once per process
+    (``webapp.core.fields.checked_field``: the same field for the same declaration), and
+    every form built from it refuses a forbidden character, the hundredth as the first."""
+    from werkzeug.datastructures import MultiDict
+
+    from webapp.core.fields import checked_field, text_chars
+    from webapp.submissions.forms import CoauthorForm, SubmitForm
+
+    declared = SubmitForm.answer
+    assert checked_field(declared) is checked_field(declared)
+    assert checked_field(SubmitForm.consent) is SubmitForm.consent  # not a text field
+    with app.test_request_context():
+        for _ in range(3):
+            form = CoauthorForm(MultiDict({"name": "Анна\u202eПетрова"}))
+            assert not form.validate()
+            assert form.errors == {"name": ["Недопустимый символ U+202E: удалите его."]}
+            assert form.name.validators.count(text_chars) == 1
+        submit = SubmitForm(meta={"csrf": False})
+        assert submit.answer.validators.count(text_chars) == 1
+        assert text_chars not in submit.consent.validators

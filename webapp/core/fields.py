@@ -5,6 +5,7 @@ which check the characters of every text field (:mod:`webapp.core.chars`)."""
 from __future__ import annotations
 
 import re
+import weakref
 
 from flask_babel import gettext
 from flask_wtf import FlaskForm
@@ -53,16 +54,33 @@ class CheckedText:
     cannot be stored, printed or written into the feed, whoever declares its fields."""
 
     def bind_field(self, form, unbound_field, options):
-        cls = unbound_field.field_class
-        if issubclass(cls, StringField):
-            check = password_chars if issubclass(cls, PasswordField) else text_chars
-            args, kwargs = list(unbound_field.args), dict(unbound_field.kwargs)
-            if len(args) > 1:  # validators given by position (label, validators)
-                args[1] = [*(args[1] or ()), check]
-            else:
-                kwargs["validators"] = [*(kwargs.get("validators") or ()), check]
-            unbound_field = UnboundField(cls, *args, name=unbound_field.name, **kwargs)
-        return super().bind_field(form, unbound_field, options)
+        return super().bind_field(form, checked_field(unbound_field), options)
+
+
+#: A form class's declared field → the same field with its character check appended, made
+#: once per process: a form is built on every request, and its declarations do not change.
+_CHECKED: weakref.WeakKeyDictionary[UnboundField, UnboundField] = weakref.WeakKeyDictionary()
+
+
+def checked_field(unbound_field: UnboundField) -> UnboundField:
+    """``unbound_field`` with :func:`text_chars` (a password :func:`password_chars`) after
+    its own validators when it is a text field (``StringField`` and its kinds), else
+    itself. The same object for the same declaration (:data:`_CHECKED`)."""
+    cls = unbound_field.field_class
+    if not issubclass(cls, StringField):
+        return unbound_field
+    checked = _CHECKED.get(unbound_field)
+    if checked is None:
+        check = password_chars if issubclass(cls, PasswordField) else text_chars
+        args, kwargs = list(unbound_field.args), dict(unbound_field.kwargs)
+        if len(args) > 1:  # validators given by position (label, validators)
+            args[1] = [*(args[1] or ()), check]
+        else:
+            kwargs["validators"] = [*(kwargs.get("validators") or ()), check]
+        checked = _CHECKED[unbound_field] = UnboundField(
+            cls, *args, name=unbound_field.name, **kwargs
+        )
+    return checked
 
 
 class SovaForm(FlaskForm):

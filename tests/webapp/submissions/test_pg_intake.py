@@ -322,3 +322,36 @@ def test_a_one_statement_submission_commits_by_itself(pg_url, pg_app):
     commit()
     assert visible() == 2
     other.dispose()
+
+
+@pytest.mark.parametrize("city", ["Мінск", None])
+def test_a_resend_of_the_form_on_postgresql_is_the_first_question(pg_app, city):
+    """The back button's resend (the same form, a new idempotency key) is found by the
+    statement :func:`intake._resend_of` builds once per process: on the autocommit path
+    and inside a begun transaction alike, with a city or without one (``IS NOT DISTINCT
+    FROM`` NULL); another answer, another address or a withdrawn question is a new one."""
+
+    def sent(key: str, answer: str = " Петроград ", email: str = "Ivan@ПОЧТА.РФ"):
+        data = submissions()["web"]
+        data.authors = [AuthorInput("Іван Сцяпанаў", city)]
+        data.idempotency_key, data.answer, data.email = key, answer, email
+        made = operations.receive(data)
+        commit()
+        return made
+
+    first = sent("resend-1")
+    again = sent("resend-2")
+    assert first.created and not again.created
+    assert (again.id, again.public_token) == (first.id, first.public_token)
+    db.session.execute(sa.text("SELECT 1"))  # a begun transaction: read inside it
+    inside = sent("resend-3")
+    assert inside.id == first.id and not inside.created
+    assert sent("resend-4", answer="Петербург").id != first.id
+    assert sent("resend-5", email="other@example.org").id != first.id
+    db.session.execute(
+        sa.text("UPDATE question SET status = 'withdrawn' WHERE id = :i"), {"i": first.id}
+    )
+    commit()
+    assert sent("resend-6").id != first.id
+    counted = db.session.execute(sa.text("SELECT count(*) FROM question")).scalar()
+    assert counted == 4

@@ -7,8 +7,10 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
 
+from sqlalchemy import String, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -248,6 +250,32 @@ FORM_CHANNELS = ("web", "live")
 RESEND_WINDOW = timedelta(hours=24)
 
 
+@cache
+def _resend_statement():
+    """The ``SELECT`` of :func:`_resend_of`, built once per process (every form submission
+    runs it; building its joins and conditions anew cost more than running it), with the
+    parameters ``email_hash``, ``name``, ``city``, ``channel``, ``text``, ``answer`` and
+    ``since``."""
+    return (
+        db.select(Question.id, Question.public_token)
+        .join(QuestionAuthor, QuestionAuthor.question_id == Question.id)
+        .join(Author, Author.id == QuestionAuthor.author_id)
+        .where(
+            Author.email_hash == bindparam("email_hash"),
+            QuestionAuthor.position == 0,
+            QuestionAuthor.name == bindparam("name"),
+            QuestionAuthor.city.is_not_distinct_from(bindparam("city", type_=String)),
+            Question.channel == bindparam("channel"),
+            Question.text == bindparam("text"),
+            Question.answer == bindparam("answer"),
+            Question.status != "withdrawn",
+            Question.created_at >= bindparam("since"),
+        )
+        .order_by(Question.id)
+        .limit(1)
+    )
+
+
 def _resend_of(clean: dict, channel: str) -> Received | None:
     """The question that this submission from the viewer's form sends again, else None.
 
@@ -262,29 +290,20 @@ def _resend_of(clean: dict, channel: str) -> Received | None:
     name, city, email = clean["authors"][0][:3]
     if channel not in FORM_CHANNELS or not email:
         return None
-    stmt = (
-        db.select(Question.id, Question.public_token)
-        .join(QuestionAuthor, QuestionAuthor.question_id == Question.id)
-        .join(Author, Author.id == QuestionAuthor.author_id)
-        .where(
-            Author.email_hash == lookup_hash(email),
-            QuestionAuthor.position == 0,
-            QuestionAuthor.name == name,
-            QuestionAuthor.city.is_not_distinct_from(city),
-            Question.channel == channel,
-            Question.text == clean["question"],
-            Question.answer == clean["answer"],
-            Question.status != "withdrawn",
-            Question.created_at >= utcnow() - RESEND_WINDOW,
-        )
-        .order_by(Question.id)
-        .limit(1)
-    )
+    params = {
+        "email_hash": lookup_hash(email),
+        "name": name,
+        "city": city,
+        "channel": channel,
+        "text": clean["question"],
+        "answer": clean["answer"],
+        "since": utcnow() - RESEND_WINDOW,
+    }
     if db.session().get_transaction() is not None:
-        row = db.session.execute(stmt).first()
+        row = db.session.execute(_resend_statement(), params).first()
     else:
         with db.engine.connect() as conn:
-            row = conn.execute(stmt).first()
+            row = conn.execute(_resend_statement(), params).first()
     return Received(row.id, row.public_token, created=False) if row is not None else None
 
 
