@@ -355,3 +355,26 @@ def test_a_resend_of_the_form_on_postgresql_is_the_first_question(pg_app, city):
     assert sent("resend-6").id != first.id
     counted = db.session.execute(sa.text("SELECT count(*) FROM question")).scalar()
     assert counted == 4
+
+
+def test_the_same_text_from_many_viewers_is_each_one_s_own_question(pg_app):
+    """A text many viewers send (a spammer's, a benchmark's): each address gets its own
+    question, and each one's resend finds that one, read from the viewer's own questions
+    (:func:`intake._resend_of` starts from the address, not from the text)."""
+
+    def sent(key: str, email: str):
+        data = submissions()["web"]
+        data.authors = [AuthorInput("Іван Сцяпанаў", "Мінск")]
+        data.idempotency_key, data.email = key, email
+        made = operations.receive(data)
+        commit()
+        return made
+
+    firsts = [sent(f"same-text-{n}", f"viewer{n}@example.org") for n in range(12)]
+    assert all(made.created for made in firsts)
+    assert len({made.id for made in firsts}) == 12
+    for n in (0, 7, 11):
+        again = sent(f"same-again-{n}", f"viewer{n}@example.org")
+        assert (again.id, again.created) == (firsts[n].id, False)
+    counted = db.session.execute(sa.text("SELECT count(*) FROM question")).scalar()
+    assert counted == 12
