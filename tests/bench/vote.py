@@ -35,18 +35,11 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from tests.helpers import free_port
+from tests.webapp.votes.helpers import EXPERTS
 from webapp.votes.simulate import percentile, plan, send
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bench-gateway-secret"
-EXPERTS = [
-    "Александр Друзь",
-    "Инна Друзь",
-    "Ровшан Аскеров",
-    "Алёна Повышева",
-    "Максим Поташёв",
-    "Елизавета Овдеенко",
-]
 
 
 def emit(name: str, **values) -> None:

@@ -15,19 +15,13 @@ import pytest
 pytest.importorskip("tests.e2e.conftest")
 from playwright.sync_api import expect  # noqa: E402
 
+from tests.webapp.votes.helpers import EXPERTS  # noqa: E402
+
 # Full run only: a local `make test` runs the browser smoke (tests/e2e/conftest.py).
 pytestmark = pytest.mark.slow
 
 
 SECRET = "e2e-gateway-secret"
-EXPERTS = [
-    "Александр Друзь",
-    "Инна Друзь",
-    "Ровшан Аскеров",
-    "Алёна Повышева",
-    "Максим Поташёв",
-    "Елизавета Овдеенко",
-]
 
 
 @pytest.fixture

@@ -480,23 +480,9 @@ def test_details_form_opens_on_the_seasons_country(app, api, client, played, dra
     """A 2009 (RUB) prize's form opens on «Россия»; a 2023 (BYN) prize's on «Беларусь»."""
     import re
 
-    from tests.helpers import EXPERTS_WIN
+    from tests.helpers import setup_prizes
 
-    byn = played("qualifying", VIEWERS_WIN)
-    api("post", f"/api/v1/games/{byn}/close", role="producer")
-    rub = played("series_final", EXPERTS_WIN, ruleset="2009", unanswered_prize="41000.00")
-    api(
-        "post",
-        f"/api/v1/games/{rub}/prizes",
-        role="producer",
-        json={
-            "kind": "best_player_of_series",
-            "recipient": "Ровшан Аскеров",
-            "team": ["Ровшан Аскеров"],
-        },
-    )
-    drain()
-    prizes = db.session.scalars(db.select(Prize).order_by(Prize.id)).all()
+    prizes = setup_prizes(api, played, drain)  # a 2023 (BYN) prize first, a 2009 (RUB) last
     chosen = {}
     for prize in (prizes[0], prizes[-1]):
         token = payee.new_link(prize)
