@@ -11,8 +11,7 @@ import pytest
 from flask import request_started
 from prometheus_client import REGISTRY
 
-from tests.webapp.votes.conftest import SECRET, sign, sms_body
-from tests.webapp.votes.helpers import open_vote
+from tests.webapp.votes.helpers import SECRET, open_vote, sign, sms_body
 
 PG = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
