@@ -19,7 +19,7 @@ from webapp.core.fields import NumberRange, SovaForm
 from webapp.domain.books import BOOKS
 from webapp.domain.topics import TOPICS
 
-SECTOR = [Optional(), NumberRange(1, 13, "Сектор от 1 до 13.")]
+SECTOR = [Optional(), NumberRange(1, 13, "Номер от 1 до 13.")]  # the label names the sector
 
 #: What each table-plan field means: the help text under the field.
 PLAN_HELP = {

@@ -59,7 +59,45 @@ def test_bad_sectors_are_named_by_their_fields(api, client, login):
     data.update({"game-blitz": "0", "game-superblitz": "14", "game-sector13": "abc"})
     page = client.post(action, data=data, follow_redirects=True).get_data(as_text=True)
     assert (
-        "Игра не создана: Сектор блица: сектор от 1 до 13; Сектор суперблица: сектор от 1 до 13; "
+        "Игра не создана: Сектор блица: номер от 1 до 13; Сектор суперблица: номер от 1 до 13; "
         "13 сектор: неверное целое число."
     ) in page
     assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
+
+
+def test_a_refused_new_game_keeps_what_was_typed(api, client, login):
+    """Refused by the form (a sector out of range) or by the operation (one sector twice):
+    the page comes back with its message and the form as it was sent, not an empty one;
+    a game made says so."""
+    import html
+
+    run = SeasonRun(api, "2023", "Сезон 2023", "300.00")
+    login("producer")
+    action, data = _new_game_form(client, run.id, "Команда Анны")
+    data.update({"game-title": "Игра на пробу", "game-blitz": "14"})
+    r = client.post(action, data=data)
+    assert r.status_code == 422
+    page = html.unescape(r.get_data(as_text=True))
+    assert "Игра не создана: Сектор блица: номер от 1 до 13." in page
+    (sent,) = [f for f in page_forms(page) if f.action == "/games/new"]
+    assert {k: sent.fields[k] for k in ("game-title", "game-team", "game-air_date")} == {
+        "game-title": "Игра на пробу",
+        "game-team": "Команда Анны",
+        "game-air_date": "2023-03-04",
+    }
+    assert sent.fields["game-blitz"] == "14"
+
+    data.update({"game-blitz": "5", "game-superblitz": "5"})
+    r = client.post(action, data=data)
+    assert r.status_code == 422
+    page = html.unescape(r.get_data(as_text=True))
+    assert "Игра не создана: Стол: у блица, суперблица и 13 сектора должны быть разные" in page
+    (sent,) = [f for f in page_forms(page) if f.action == "/games/new"]
+    assert (sent.fields["game-title"], sent.fields["game-superblitz"]) == ("Игра на пробу", "5")
+    assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
+
+    data["game-superblitz"] = "6"
+    made = client.post(action, data=data, follow_redirects=True)
+    assert (
+        "Игра создана: Игра на пробу — отборочная, Команда Анны, сезон «Сезон 2023», № 1."
+    ) in html.unescape(made.get_data(as_text=True))

@@ -31,14 +31,7 @@ from webapp.games.views.common import bp, game_or_404
 @bp.route("/")
 @access("producer|host")
 def index():
-    season_form = SeasonForm(prefix="season")
     game_form = GameForm(prefix="game")
-    # two paged lists on one page: the games (``after``/``before``) and the seasons
-    # (``seasons_after``/``seasons_before``); each one's links keep the other's place
-    games = queries.games_page(**keyset.args(request.args))
-    seasons = queries.seasons_page(**keyset.args(request.args, prefix="seasons_"))
-    at_games = {k: v for k, v in request.args.items() if k in ("after", "before")}
-    at_seasons = {k: v for k, v in request.args.items() if k in ("seasons_after", "seasons_before")}
     game_form.season_id.choices = [
         SelectChoice(s.id, s.name) for s in queries.seasons(limit=queries.SEASON_CHOICES)
     ]
@@ -47,6 +40,19 @@ def index():
     plan = usual_plan(next(iter(BOOKS.values())).rules)
     game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
     game_form.sector13.data = plan.sector13
+    return index_page(game_form)
+
+
+def index_page(game_form: GameForm):
+    """The games' index with ``game_form`` as its «Новая игра» form: a fresh one, or the
+    one just sent and refused, which keeps what was typed."""
+    season_form = SeasonForm(prefix="season")
+    # two paged lists on one page: the games (``after``/``before``) and the seasons
+    # (``seasons_after``/``seasons_before``); each one's links keep the other's place
+    games = queries.games_page(**keyset.args(request.args))
+    seasons = queries.seasons_page(**keyset.args(request.args, prefix="seasons_"))
+    at_games = {k: v for k, v in request.args.items() if k in ("after", "before")}
+    at_seasons = {k: v for k, v in request.args.items() if k in ("seasons_after", "seasons_before")}
     series_form = SeriesForm(prefix="series")
     series_form.season_id.choices = game_form.season_id.choices
     return render_template(
@@ -170,7 +176,12 @@ def new_game():
     form = GameForm(prefix="game")
     form.season_id.choices = [SelectChoice(s.id, s.name) for s in queries.seasons()]
     if form.validate_on_submit():
-        on_refusal("Игра не создана: ", url_for("games.index"))
+
+        def refused(exc):
+            flash(f"Игра не создана: {exc}", "error")
+            return index_page(form), 422
+
+        on_refusal(respond=refused)  # the page again, with what was typed
         game = create_game(
             form.season_id.data,
             form.kind.data,
@@ -183,7 +194,7 @@ def new_game():
             team=form.team.data,
             title=form.title.data,
         )
+        flash(f"Игра создана: {game.label}.", "success")
         return redirect(url_for("games.game", game_id=game.id))
-    else:
-        flash("Игра не создана: " + errors_line(form), "error")
-    return redirect(url_for("games.index"))
+    flash("Игра не создана: " + errors_line(form), "error")
+    return index_page(form), 422
