@@ -24,6 +24,10 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     assert "Праверце, калі ласка:" in text
     assert "Без згоды на апрацоўку персанальных даных" in text
     assert page.input_value("#answer") == "Мінск"  # text kept
+    # the refused boxes' messages stay on the phone screen, under their boxes
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    error = page.locator("#consent-error").bounding_box()
+    assert error is not None and error["x"] + error["width"] <= 390
     page.fill("#question", "Які горад называюць сталіцай Беларусі? Назавіце яго.")
     page.check("#consent")
     page.check("#age_confirmed")
