@@ -80,6 +80,15 @@ def test_producer_page_shows_the_state_and_takes_events(api, client, login):
         "серии играет «Королёва» (первой играет команда с последнего места рейтинга, "
         "последней — с первого) (п. 4.8 Правил сезона 2023 г.)"
     ) in _text(r)
+    # the page comes back with the form as it was sent, not the expected game's
+    from tests.forms import form_fields
+
+    assert r.status_code == 422
+    sent = form_fields(r.get_data(as_text=True), f"/games/seasons/{run.id}/games")
+    assert (sent["game-team_id"], sent["game-air_date"]) == (
+        str(run.team_ids["Орлова"]),
+        "2023-03-04",
+    )
     r = client.post(
         f"/games/seasons/{run.id}/games",
         data={

@@ -127,7 +127,12 @@ def _rules_cited(season: Season, state) -> list[str]:
 @access("producer|host")
 def season(season_id: int):
     """The producer's season page."""
-    season = _season_or_404(season_id)
+    return season_page(_season_or_404(season_id))
+
+
+def season_page(season: Season, sent_game_form: SeasonGameForm | None = None):
+    """The season page; ``sent_game_form``: the «next game» form just sent and refused,
+    shown as it was sent (else a fresh one, starting from the game the season expects)."""
     state = sq.state(season)
     events = sq.stored_events(season)
     team_form = SeasonTeamForm(prefix="team")
@@ -139,19 +144,7 @@ def season(season_id: int):
     event_form = SeasonEventForm(prefix="event")
     event_form.team.choices = _team_choices(season)
     event_form.parameter.choices = _parameter_choices(season)
-    game_form = SeasonGameForm(prefix="game")
-    game_form.team_id.choices = [
-        SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
-    ]
-    if state is not None and state.next is not None:
-        game_form.kind.data = state.next.kind if state.next.kind != "rematch" else "qualifying"
-        nxt = next(
-            (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
-        )
-        game_form.team_id.data = nxt
-    plan = usual_plan(season.book.rules)
-    game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
-    game_form.sector13.data = plan.sector13
+    game_form = sent_game_form or _next_game_form(season, state)
     links = sq.game_links(season)
     # 50 a page, in the order they air (keyset: «следующая →» / «← предыдущая»)
     games = queries.games_page(season.id, **keyset.args(request.args))
@@ -359,6 +352,24 @@ def season_event(season_id: int):
     return redirect(url_for("seasons.season", season_id=season_id))
 
 
+def _next_game_form(season: Season, state) -> SeasonGameForm:
+    """The «next game» form starting from the game ``state`` expects and the usual plan."""
+    game_form = SeasonGameForm(prefix="game")
+    game_form.team_id.choices = [
+        SelectChoice(st.team.id, st.team.name) for st in sq.season_teams(season)
+    ]
+    if state is not None and state.next is not None:
+        game_form.kind.data = state.next.kind if state.next.kind != "rematch" else "qualifying"
+        nxt = next(
+            (st.team.id for st in sq.season_teams(season) if st.team.name == state.next.team), None
+        )
+        game_form.team_id.data = nxt
+    plan = usual_plan(season.book.rules)
+    game_form.blitz.data, game_form.superblitz.data = plan.blitz, plan.superblitz
+    game_form.sector13.data = plan.sector13
+    return game_form
+
+
 @bp.route("/games/seasons/<int:season_id>/games", methods=["POST"])
 @access("producer")
 def season_game(season_id: int):
@@ -375,15 +386,19 @@ def season_game(season_id: int):
             "superblitz": form.superblitz.data,
             "sector13": form.sector13.data,
         }
-        on_refusal("Игра не создана: ", url_for("seasons.season", season_id=season_id))
+
+        def refused(exc):
+            flash(f"Игра не создана: {exc}", "error")
+            return season_page(_season_or_404(season_id), form), 422
+
+        on_refusal(respond=refused)  # the page again, with what was sent
         game = create_game(
             season.id, form.kind.data, form.air_date.data, table, team_id=form.team_id.data
         )
         flash("Игра создана.", "success")
         return redirect(url_for("games.game", game_id=game.id))
-    else:
-        flash("Игра не создана: " + errors_line(form), "error")
-    return redirect(url_for("seasons.season", season_id=season_id))
+    flash("Игра не создана: " + errors_line(form), "error")
+    return season_page(season, form), 422
 
 
 def aired_state(season: Season):
