@@ -169,3 +169,43 @@ def test_only_the_producer_sets_the_donor(api, login):
     assert r.status_code == 403
     assert db.session.get(Season, season_id).donor_name == "Генеральный спонсор сезона"
     assert db.session.scalar(db.select(db.func.count()).select_from(SeasonDonorChange)) == 0
+
+
+def test_a_new_donor_typed_over_the_old_one_does_not_keep_its_papers(api, login):
+    """The form starts from the season's donor: a new name typed over it alone would print
+    the old donor's details and signatory on the new donor's agreements. Refused, naming
+    both fields; nothing changes; with them written anew (or cleared) it is taken."""
+    r = api(
+        "post",
+        "/api/v1/seasons",
+        role="producer",
+        json={"name": "С 2009", "ruleset": "2009", "unanswered_prize": "1000", "donor": DONOR},
+    )
+    season_id = r.json["id"]
+    client = login("producer")
+    form = rendered_form(page(client.get(f"/games/seasons/{season_id}")), "donor-form")
+    assert form.fields["donor-details"] == DONOR["details"]
+    fields = {**form.fields, "donor-name": "ООО «Новый спонсор»", "donor-confirm": "y"}
+    r = client.post(form.action, data=fields, follow_redirects=True)
+    assert (
+        "Даритель не изменён: Реквизиты дарителя: это реквизиты прежнего дарителя (ООО "
+        "«Игра-ТВ»): впишите реквизиты нового дарителя или очистите поле; В лице: это "
+        "представитель прежнего дарителя (ООО «Игра-ТВ»): впишите представителя нового "
+        "дарителя или очистите поле"
+    ) in page(r)
+    season = db.session.get(Season, season_id)
+    assert (season.donor_name, season.donor_details) == (DONOR["name"], DONOR["details"])
+    assert db.session.scalar(db.select(db.func.count()).select_from(SeasonDonorChange)) == 0
+    r = client.post(
+        form.action,
+        data={**fields, "donor-details": "ИНН 7700000001", "donor-representative": ""},
+        follow_redirects=True,
+    )
+    assert "Даритель сезона: ООО «Новый спонсор», г.\u00a0Москва." in page(r)
+    db.session.expire_all()
+    season = db.session.get(Season, season_id)
+    assert (season.donor_name, season.donor_details, season.donor_representative) == (
+        "ООО «Новый спонсор»",
+        "ИНН 7700000001",
+        "",
+    )

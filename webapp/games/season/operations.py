@@ -239,6 +239,34 @@ def set_prize_amounts(
 DonorReissue = Callable[[Season, int | None], int]
 
 
+def _refuse_the_old_donors_papers(before: Donor, donor: Donor) -> None:
+    """A new donor (another name) whose details or signatory are still the old donor's, word
+    for word, is refused: the form starts from the old donor, and a new name typed over it
+    alone would print the old donor's bank account and signatory on the new donor's gift
+    agreements. GameError on ``donor.details`` / ``donor.representative``."""
+    if " ".join(before.name.split()).casefold() == " ".join(donor.name.split()).casefold():
+        return
+    errors = {
+        f"donor.{field}": [
+            f"это {what} прежнего дарителя ({before.name}): впишите {whom} нового "
+            "дарителя или очистите поле"
+        ]
+        for field, what, whom, old, new in (
+            ("details", "реквизиты", "реквизиты", before.details, donor.details),
+            (
+                "representative",
+                "представитель",
+                "представителя",
+                before.representative,
+                donor.representative,
+            ),
+        )
+        if old.strip() and old.strip() == new.strip()
+    }
+    if errors:
+        raise GameError(errors)
+
+
 def set_donor(
     season: Season, values: dict, user_id: int | None, reissue: DonorReissue
 ) -> tuple[Season, int]:
@@ -260,6 +288,7 @@ def set_donor(
     before = sq.season_donor(season)
     if before == donor and season.donor_name:
         return season, 0
+    _refuse_the_old_donors_papers(before, donor)
     season.donor_name, season.donor_city = donor.name, donor.city
     season.donor_details, season.donor_representative = donor.details, donor.representative
     db.session.flush()
