@@ -175,3 +175,24 @@ def test_the_page_shows_the_figures(fixed, login):
         ("Минск", 1, 0),
     ):
         assert f"<tr><td>{city}</td><td>{received}</td><td>{accepted}</td></tr>" in page
+
+
+def test_a_period_outside_a_year_says_which_it_shows(login):
+    """«За последние, дней» takes 1 to 366: a typed address outside it shows the nearest
+    period, a word the usual 30 days, and the page says so; a period inside says nothing."""
+    import html
+
+    client = login("chief_editor")
+
+    def shown(days: str) -> tuple[str, str]:
+        text = html.unescape(client.get(f"/editor/stats?days={days}").get_data(as_text=True))
+        value = text.split('name="days"', 1)[1].split('value="', 1)[1].split('"', 1)[0]
+        notice = "Период — от 1 до 366 дней; показано за "
+        said = text.split(notice, 1)[1].split(".", 1)[0] if notice in text else ""
+        return value, said
+
+    assert shown("7") == ("7", "")
+    assert shown("0") == ("1", "1")
+    assert shown("-5") == ("1", "1")
+    assert shown("100000") == ("366", "366")
+    assert shown("abc") == ("30", "30")

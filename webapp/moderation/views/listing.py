@@ -255,8 +255,14 @@ def export_4s():
 @access("editor+")
 def statistics():
     """Intake per day and channel, acceptance rate, by city, time to decision."""
-    days = request.args.get("days", 30, type=int)
-    days = min(max(days or 30, 1), 366)
+    try:
+        days: int | None = int(request.args.get("days", "30"))
+    except ValueError:
+        days = None
+    if days is None or not 1 <= days <= 366:
+        # an address typed by hand: the page says which period it shows instead
+        days = 30 if days is None else min(max(days, 1), 366)
+        flash(f"Период — от 1 до 366 дней; показано за {days}.", "warning")
     summary = stats.summary(days)
     if not sees_authors():
         summary.pop("cities", None)
