@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from webapp.domain.authors import (
-    ONE_AUTHOR_PER_GAME,
     AuthorKey,
     Match,
     Repeat,
@@ -17,7 +16,7 @@ from webapp.domain.authors import (
     repeated_authors,
     suggest,
 )
-from webapp.domain.books import rule_reference
+from webapp.domain.books import BOOKS, rule_reference
 
 
 @pytest.mark.parametrize(
@@ -119,8 +118,8 @@ def test_one_author_per_game_counts_persons():
 
 
 def test_the_rule_cites_both_books():
-    assert rule_reference(ONE_AUTHOR_PER_GAME["2023"]) == "п. 4.11.1 Правил сезона 2023 г."
-    assert rule_reference(ONE_AUTHOR_PER_GAME["2009"]) == "п. 1.2.2 Правил сезона 2009 г."
+    assert rule_reference(BOOKS["2023"].one_author_rule) == "п. 4.11.1 Правил сезона 2023 г."
+    assert rule_reference(BOOKS["2009"].one_author_rule) == "п. 1.2.2 Правил сезона 2009 г."
 
 
 @pytest.mark.parametrize(

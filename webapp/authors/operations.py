@@ -72,7 +72,7 @@ def plan_merge(source_id: int, target_id: int) -> MergePlan:
     - both authors on one question (one person twice on an author line: correct the line);
     - ``target`` has an address that is not confirmed (module doc);
     - both have a prize for one game: one person would hold two prizes of one game
-      (:data:`webapp.domain.authors.ONE_AUTHOR_PER_GAME`); the office decides first which
+      (the book's ``one_author_rule``); the office decides first which
       prize stands — Sova does not pick one and never silently pays twice;
     - both have a question on the table of one game not yet closed: the merged person would
       be twice in that game; replace one of the questions first.

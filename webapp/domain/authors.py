@@ -22,10 +22,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 
 __all__ = [
-    "ONE_AUTHOR_PER_GAME",
     "AuthorKey",
     "Match",
     "Repeat",
@@ -37,18 +35,6 @@ __all__ = [
     "suggest",
     "translit_key",
 ]
-
-ONE_AUTHOR_PER_GAME: Mapping[str, str] = MappingProxyType(
-    {"2023": "000_90d7c8192601ed3a.txt §4.11.1", "2009": "002_e025d5ded135c1c4.txt §1.2.2"}
-)
-"""The clause behind "no author twice in one game", per rule set. Neither book says it in so
-many words; the reading: the prize is paid per unanswered question to its author (2023
-§3.2.2 and §4.11.1 «Авторам вопросов, на которые не ответила Команда знатоков»; 2009 §1.2.2
-«Телезритель, на чей вопрос ЗНАТОКИ не смогли дать правильный ответ»), and the viewers'
-team of a game is made of the authors of its questions (2023 §3.2, §4.11.3 «из состава
-Команды Телезрителей … авторов тех вопросов»): the office puts one question per person on a
-game's table (reserves included), so that one game never pays one person twice."""
-
 
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[\s.,;:()«»\"'’‘`-]+")
@@ -257,7 +243,7 @@ class Repeat:
 def repeated_authors(
     placed: Sequence[tuple[str, Sequence[tuple[int, str]]]], merged_into: Mapping[int, int]
 ) -> list[Repeat]:
-    """The rule "no author twice in one game" (:data:`ONE_AUTHOR_PER_GAME`) on persons.
+    """The rule "no author twice in one game" (its clause: a book's ``one_author_rule``) on persons.
 
     ``placed``: the game's questions in table order, each ``(where, [(author id, byline),
     …])`` — ``where`` a label such as ``"сектор 3, вопрос 1"``; ``merged_into`` as for

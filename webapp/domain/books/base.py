@@ -145,7 +145,14 @@ class Book:
     @property
     def one_author_rule(self) -> str:
         """The clause behind "no author twice in one game": the author's prize per unanswered
-        question (:attr:`unanswered_rule`; the reading of ``webapp.domain.authors``)."""
+        question (:attr:`unanswered_rule`). Neither book says it in so many words; the
+        reading: the prize is paid per unanswered question to its author (2023 §3.2.2 and
+        §4.11.1 «Авторам вопросов, на которые не ответила Команда знатоков»; 2009 §1.2.2
+        «Телезритель, на чей вопрос ЗНАТОКИ не смогли дать правильный ответ»), and the
+        viewers' team of a game is made of the authors of its questions (2023 §3.2, §4.11.3
+        «из состава Команды Телезрителей … авторов тех вопросов»): the office puts one
+        question per person on a game's table (reserves included), so that one game never
+        pays one person twice (:func:`webapp.domain.authors.repeated_authors`)."""
         return self.unanswered_rule
 
     def cite(self, topic: str) -> str:

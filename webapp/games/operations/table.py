@@ -118,7 +118,7 @@ def _merged_into(questions) -> dict[int, int]:
 
 def one_author_rule(game: Game) -> str:
     """The clause of "no author twice in one game" for the game's rule set, as staff read
-    it: «п. 4.11.1 Правил сезона 2023 г.» (``webapp.domain.authors.ONE_AUTHOR_PER_GAME``)."""
+    it: «п. 4.11.1 Правил сезона 2023 г.» (the book's ``one_author_rule``)."""
     return rule_reference(game.season.book.one_author_rule)
 
 
