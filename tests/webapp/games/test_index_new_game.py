@@ -65,6 +65,18 @@ def test_bad_sectors_are_named_by_their_fields(api, client, login):
     assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
 
 
+def refused(client, action: str, data: dict[str, str]):
+    """The games page's answer to a refused new game (422): its text, unescaped, and its
+    «Новая игра» form as the browser would send it again."""
+    import html
+
+    r = client.post(action, data=data)
+    assert r.status_code == 422
+    page = html.unescape(r.get_data(as_text=True))
+    (sent,) = [f for f in page_forms(page) if f.action == "/games/new"]
+    return page, sent
+
+
 def test_a_refused_new_game_keeps_what_was_typed(api, client, login):
     """Refused by the form (a sector out of range) or by the operation (one sector twice):
     the page comes back with its message and the form as it was sent, not an empty one;
@@ -75,11 +87,8 @@ def test_a_refused_new_game_keeps_what_was_typed(api, client, login):
     login("producer")
     action, data = _new_game_form(client, run.id, "Команда Анны")
     data.update({"game-title": "Игра на пробу", "game-blitz": "14"})
-    r = client.post(action, data=data)
-    assert r.status_code == 422
-    page = html.unescape(r.get_data(as_text=True))
+    page, sent = refused(client, action, data)
     assert "Игра не создана: Сектор блица: номер от 1 до 13." in page
-    (sent,) = [f for f in page_forms(page) if f.action == "/games/new"]
     assert {k: sent.fields[k] for k in ("game-title", "game-team", "game-air_date")} == {
         "game-title": "Игра на пробу",
         "game-team": "Команда Анны",
@@ -88,11 +97,8 @@ def test_a_refused_new_game_keeps_what_was_typed(api, client, login):
     assert sent.fields["game-blitz"] == "14"
 
     data.update({"game-blitz": "5", "game-superblitz": "5"})
-    r = client.post(action, data=data)
-    assert r.status_code == 422
-    page = html.unescape(r.get_data(as_text=True))
+    page, sent = refused(client, action, data)
     assert "Игра не создана: Стол: у блица, суперблица и 13 сектора должны быть разные" in page
-    (sent,) = [f for f in page_forms(page) if f.action == "/games/new"]
     assert (sent.fields["game-title"], sent.fields["game-superblitz"]) == ("Игра на пробу", "5")
     assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 0
 
