@@ -281,20 +281,22 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _cpu(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (0 if it is gone)."""
+def _cpu(pid: int, children: bool = False) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 if it is gone); with
+    ``children``, plus those of its children that ended and were waited for (a gunicorn
+    master's workers replaced after their ``max_requests``)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / TICK
 
 
-def cpu_by_role(target: Target) -> dict[str, float]:
-    """CPU seconds so far of what serves ``target``: ``web`` (the gunicorn master and
-    workers), ``relay`` (its helpers), ``postgres`` (the backends of its database; the
-    shared WAL writer and checkpointer are not counted) and ``redis`` (the server, shared
-    with the other app and anything else on the machine)."""
+def _role_pids(target: Target) -> dict[str, list[int]]:
+    """The processes of each role of :class:`CpuMeter` but the web alive now."""
     backends, redis_pids = [], []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -306,11 +308,68 @@ def cpu_by_role(target: Target) -> dict[str, float]:
             elif cmdline.startswith("redis-server") or "/redis-server" in cmdline.split(" ")[0]:
                 redis_pids.append(int(proc.name))
     return {
-        "web": sum(_cpu(p) for p in _tree(target.web_pid)) if target.web_pid else 0.0,
-        "relay": sum(_cpu(p) for h in target.helper_pids for p in _tree(h)),
-        "postgres": sum(_cpu(p) for p in backends),
-        "redis": sum(_cpu(p) for p in redis_pids),
+        "relay": [p for h in target.helper_pids for p in _tree(h)],
+        "postgres": backends,
+        "redis": redis_pids,
     }
+
+
+class CpuMeter:
+    """CPU seconds spent by what serves ``target`` between :meth:`start` and :meth:`stop`,
+    by role: ``web`` (the gunicorn master, its workers alive and those replaced meanwhile,
+    exactly: the master waits for them), ``relay`` (its helpers), ``postgres`` (the
+    backends of its database; the shared WAL writer and checkpointer are not counted) and
+    ``redis`` (the server, shared with the other app and anything else on the machine).
+
+    A PostgreSQL backend ends with its connection (a replaced worker's) and nobody here
+    waits for it, so the others are sampled every :attr:`EVERY` seconds: a process counts
+    from its first sample (0 for one started during the run) to its last; a backend that
+    ends loses at most its last interval."""
+
+    EVERY = 0.2
+
+    def __init__(self, target: Target):
+        self.target = target
+        self._first: dict[tuple[str, int], float] = {}
+        self._last: dict[tuple[str, int], float] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._web0 = 0.0
+
+    def _web(self) -> float:
+        t = self.target
+        if not t.web_pid:
+            return 0.0
+        workers = _tree(t.web_pid)[1:]
+        return _cpu(t.web_pid, children=True) + sum(_cpu(p) for p in workers)
+
+    def _sample(self, first: bool = False) -> None:
+        for role, pids in _role_pids(self.target).items():
+            for pid in pids:
+                key, now = (role, pid), _cpu(pid)
+                if key not in self._first:
+                    self._first[key] = now if first else 0.0
+                if now:
+                    self._last[key] = now
+
+    def _run(self) -> None:
+        while not self._done.wait(self.EVERY):
+            self._sample()
+
+    def start(self) -> CpuMeter:
+        self._web0 = self._web()
+        self._sample(first=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> dict[str, float]:
+        self._done.set()
+        self._thread.join()
+        self._sample()
+        out = {"web": self._web() - self._web0, "relay": 0.0, "postgres": 0.0, "redis": 0.0}
+        for key, first in self._first.items():
+            out[key[0]] += self._last.get(key, first) - first
+        return out
 
 
 def run_wrk(site: str, path: str, clients: int, seconds: int, script: Path | None = None) -> dict:
@@ -330,12 +389,12 @@ def run_wrk(site: str, path: str, clients: int, seconds: int, script: Path | Non
 
 def measured_run(target: Target, clients: int, seconds: int, script: Path) -> dict:
     """:func:`run_wrk` of ``POST /submit`` on ``target``, with the CPU it cost per stored
-    question (ms, by :func:`cpu_by_role` and wrk's own), the questions stored over the run
+    question (ms, by :class:`CpuMeter` and wrk's own), the questions stored over the run
     counted in the database once its queue is answered."""
-    stored, cpu = stored_questions(target.engine), cpu_by_role(target)
+    stored, meter = stored_questions(target.engine), CpuMeter(target).start()
     res = run_wrk(target.site, "/submit", clients, seconds, script)
+    spent = meter.stop()
     new = stored_questions(target.engine) - stored
-    spent = {k: v - cpu[k] for k, v in cpu_by_role(target).items()}
     spent["wrk"] = res.pop("wrk_cpu_s")
     per = {k: round(1000 * v / new, 2) if new else None for k, v in spent.items()}
     per["total"] = round(sum(v for v in per.values() if v), 2)
