@@ -237,7 +237,16 @@ def register_formats(app: Flask) -> None:
         locale = Locale.parse(str(get_locale() or "ru"))
         return locale.territories.get(str(code or "").upper(), code or "")
 
+    def zone_city_filter(zone=None):
+        # the zone by its city in the page's language («Минск», «Мінск», «Minsk»): CLDR's
+        # zone names read Minsk as Moscow time, its location format as «летнее время»
+        from babel.dates import get_timezone_location
+
+        zone = zone or current_app.config["SOVA_TIMEZONE"]
+        return get_timezone_location(zone, locale=str(get_locale() or "ru"), return_city=True)
+
     app.add_template_filter(quantity_filter, "quantity")
+    app.add_template_filter(per_render(zone_city_filter), "zone_city")
     app.add_template_filter(per_render(country_filter), "country_name")
     app.add_template_filter(per_render(money_filter), "money")
     app.add_template_filter(per_render(question_preview), "question_preview")

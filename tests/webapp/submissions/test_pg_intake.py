@@ -342,6 +342,9 @@ def test_a_resend_of_the_form_on_postgresql_is_the_first_question(pg_app, city):
     first = sent("resend-1")
     again = sent("resend-2")
     assert first.created and not again.created
+    assert again.resent and not first.resent  # told to the viewer as a resend
+    clicked = sent("resend-1")  # the first key again: a double click, not a resend
+    assert clicked.id == first.id and not clicked.created and not clicked.resent
     assert (again.id, again.public_token) == (first.id, first.public_token)
     db.session.execute(sa.text("SELECT 1"))  # a begun transaction: read inside it
     inside = sent("resend-3")

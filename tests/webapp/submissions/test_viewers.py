@@ -89,7 +89,9 @@ def test_double_click_gives_one_question(client):
     first = client.post("/submit", data=data)
     second = client.post("/submit", data=data)
     assert first.status_code == second.status_code == 302
+    # a double click is the one question the viewer sent: both land on «received»
     assert first.headers["Location"] == second.headers["Location"]
+    assert first.headers["Location"].endswith("?new=1")
     assert count() == 1
     # the repeat wrote nothing: one author, one status record, two outbox messages
     from webapp.core.models import OutboxMessage
@@ -116,7 +118,12 @@ def test_a_resend_of_the_same_form_is_the_same_question(client):
     first = client.post("/submit", data={**first_page, **FORM})
     again = client.post("/submit", data={**back_page, **FORM})
     assert first.status_code == again.status_code == 302
-    assert again.headers["Location"] == first.headers["Location"]
+    # the same status page, told as a resend: «received» would read as a second question
+    assert first.headers["Location"].endswith("?new=1")
+    assert again.headers["Location"] == first.headers["Location"].replace("new=1", "again=1")
+    told = client.get(again.headers["Location"]).get_data(as_text=True)
+    assert "Этот вопрос вы уже отправили — второй раз он не сохранён." in told
+    assert "Спасибо! Вопрос получен." not in told
     assert count() == 1
     from webapp.core.models import OutboxMessage
 
@@ -124,6 +131,7 @@ def test_a_resend_of_the_same_form_is_the_same_question(client):
     other = client.post("/submit", data={**form_page(), **FORM, "answer": "Петербург"})
     assert other.status_code == 302 and other.headers["Location"] != first.headers["Location"]
     coauthor = client.post("/submit", data={**form_page(), **FORM, "name": "Анна Иванова"})
+    assert coauthor.headers["Location"].endswith("?new=1")
     assert coauthor.headers["Location"] not in (
         first.headers["Location"],
         other.headers["Location"],
@@ -976,3 +984,16 @@ def test_latest_language_skips_questions_without_one(make_app):
         first.language = None
         db.session.commit()
         assert latest_language(author_id) is None
+
+
+def test_the_status_page_names_its_time_zone(make_app):
+    """The history's times are Sova's zone's (``SOVA_TIMEZONE``); the page says which, by
+    its city in the page's language."""
+    app = make_app(WTF_CSRF_ENABLED=False)  # no app context held: each page its language
+    client = app.test_client()
+    location = client.post("/submit", data=FORM).headers["Location"]
+    assert app.config["SOVA_TIMEZONE"] == "Europe/Minsk"
+    assert "Часовой пояс: Минск." in client.get(location).get_data(as_text=True)
+    assert "Гадзінны пояс: Мінск." in client.get(location + "&lang=be").get_data(as_text=True)
+    app.config["SOVA_TIMEZONE"] = "Europe/Moscow"
+    assert "Time zone: Moscow." in client.get(location + "&lang=en").get_data(as_text=True)

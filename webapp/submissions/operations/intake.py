@@ -170,12 +170,16 @@ def create_question(
 @dataclass(frozen=True)
 class Received:
     """What :func:`receive` returns: the question's ``id`` and ``public_token`` (the
-    author's status link); ``created`` is False when an earlier submission with the same
-    idempotency key is returned instead."""
+    author's status link); ``created`` is False when an earlier submission is returned
+    instead: one with the same idempotency key (a double click: to the viewer, the one
+    question they sent), or, with ``resent`` True, the viewer's own question sent again
+    under another key (:func:`_resend_of`: the form brought back and sent a second time,
+    which the viewer should be told)."""
 
     id: int
     public_token: str
     created: bool = True
+    resent: bool = False
 
 
 def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
@@ -207,7 +211,7 @@ def receive(data: SubmissionInput, uploads: Path | None = None) -> Received:
     image = None
     try:
         clean = validate(data, require_email=data.channel in ("web", "api"))
-        resent = _resend_of(clean, data.channel)
+        resent = _resend_of(clean, data.channel, data.idempotency_key)
         if resent is not None:  # the back button's resend: nothing is stored yet
             return resent
         if data.handout_image or data.handout_image_kept:
@@ -268,6 +272,7 @@ def _resend_statements():
         db.select(
             Question.id,
             Question.public_token,
+            Question.idempotency_key,
             Question.text,
             Question.answer,
             QuestionAuthor.name,
@@ -286,7 +291,7 @@ def _resend_statements():
     return author, questions
 
 
-def _resend_of(clean: dict, channel: str) -> Received | None:
+def _resend_of(clean: dict, channel: str, key: str | None = None) -> Received | None:
     """The question that this submission from the viewer's form sends again, else None.
 
     The back button after a question was sent can bring the form back with its text but a
@@ -294,7 +299,8 @@ def _resend_of(clean: dict, channel: str) -> Received | None:
     fields), so the key alone does not catch the resend. The same form is: the same
     channel (:data:`FORM_CHANNELS`), the same address, first author's name and city,
     question and answer (as cleaned), sent within :data:`RESEND_WINDOW` and not
-    withdrawn. Read in the session's transaction if it has begun one, else on a
+    withdrawn. The question stored under ``key`` itself is a double click's, not a
+    resend (``resent`` False). Read in the session's transaction if it has begun one, else on a
     connection of its own, so that the submission can still be the whole transaction (the
     autocommit path of PostgreSQL). A viewer's questions of a day are few (the per-address
     limit), so they are compared here."""
@@ -315,7 +321,8 @@ def _resend_of(clean: dict, channel: str) -> Received | None:
                 name,
                 city,
             ):
-                return Received(row.id, row.public_token, created=False)
+                resent = key is None or row.idempotency_key != key
+                return Received(row.id, row.public_token, created=False, resent=resent)
         return None
 
     if db.session().get_transaction() is not None:

@@ -330,7 +330,10 @@ def handle_form(channel: str, live_game_id: int | None = None):
                     raise
                 token = again.public_token
             discard_kept_image(uploads_folder(), kept)  # the question has its own copy
-            return redirect(url_for("viewer.status", token=token, new=1))
+            # a resend is told as one (the question was not stored twice); a double click
+            # is the one question the viewer sent
+            shown = {"again": 1} if question.resent else {"new": 1}
+            return redirect(url_for("viewer.status", token=token, **shown))
     return form_page(form, 422)
 
 
