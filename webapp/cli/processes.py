@@ -254,7 +254,8 @@ def _sigterm_when_parent_ends() -> None:
 @click.option(
     "--stop-with-parent",
     is_flag=True,
-    help="Stop (as on SIGTERM) when the process that started sova run ends (make run).",
+    help="Stop (as on SIGTERM) when the process that started sova run ends, and end a "
+    "stop by a signal with exit status 0 (make run).",
 )
 @with_appcontext
 def run_all(grace, stop_with_parent):
@@ -264,7 +265,10 @@ def run_all(grace, stop_with_parent):
     (Ctrl-C), SIGTERM or SIGHUP every process is stopped (SIGTERM: the worker's warm
     shutdown) and, after GRACE seconds, killed; ``sova run`` ends after them (exit 130, 143,
     129). With --stop-with-parent (Linux), the end of the parent process (``make run``
-    stopped by a signal make does not pass on) is a SIGTERM."""
+    stopped by a signal make does not pass on) is a SIGTERM, and a stop by a signal ends
+    with status 0: the parent is make, which reports any other status as an error («make:
+    *** [run] Error 130» after a Ctrl-C that stopped everything cleanly); a process that
+    failed still ends ``sova run`` with its own status."""
     from flask import current_app
     from honcho.environ import expand_processes, parse_procfile
 
@@ -280,7 +284,10 @@ def run_all(grace, stop_with_parent):
     for process in expand_processes(procfile.processes):  # web.1, worker.1, beat.1
         manager.add_process(process.name, process.cmd, env=os.environ | process.env, cwd=instance)
     manager.loop()
-    sys.exit(manager.returncode or 0)
+    code = manager.returncode or 0
+    if stop_with_parent and code > 128:  # 128 + the signal: stopped, as asked
+        code = 0
+    sys.exit(code)
 
 
 def _check_database() -> dict:
