@@ -6,7 +6,8 @@ value and enumerates ``BOOKS`` for choices, so a new book is one folder and one 
 syntax tree, Jinja templates and JavaScript by patterns — and fails on a book's name
 (``"2009"``, ``"2023"``) or a rule-book file name compared (``==``, ``!=``, ``in (…)``, a
 ``match`` case, ``OneOf([...])``, ``===`` in JavaScript, ``{% if … == … %}`` in Jinja) or
-used as the key of a lookup outside the domain (``RULESETS["2023"]``, ``{"2023": …}``). Docstrings, messages and
+used as the key of a lookup (``RULESETS["2023"]``, ``{"2023": …}``, also inside
+``MappingProxyType(…)``), in the rest of ``webapp/domain`` too. Docstrings, messages and
 citations (``"002_e025d5ded135c1c4.txt §3.1"``) are not comparisons; migrations are data.
 """
 
@@ -35,8 +36,8 @@ def _holds_name(node: ast.AST) -> bool:
     return isinstance(node, ast.Tuple | ast.List | ast.Set) and any(map(_is_name, node.elts))
 
 
-def python_uses(source: str, lookups: bool = True) -> list[int]:
-    """Lines of ``source`` that compare a book's name or (``lookups``) look one up by it."""
+def python_uses(source: str) -> list[int]:
+    """Lines of ``source`` that compare a book's name or look one up by it."""
     lines = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
@@ -44,13 +45,9 @@ def python_uses(source: str, lookups: bool = True) -> list[int]:
                 lines.append(node.lineno)
         elif isinstance(node, ast.MatchValue) and _is_name(node.value):
             lines.append(node.lineno)
-        elif lookups and isinstance(node, ast.Subscript) and _is_name(node.slice):
+        elif isinstance(node, ast.Subscript) and _is_name(node.slice):
             lines.append(node.lineno)
-        elif (
-            lookups
-            and isinstance(node, ast.Dict)
-            and any(k is not None and _is_name(k) for k in node.keys)
-        ):
+        elif isinstance(node, ast.Dict) and any(k is not None and _is_name(k) for k in node.keys):
             lines.append(node.lineno)
         elif isinstance(node, ast.Call):
             func = node.func
@@ -105,8 +102,9 @@ def _files() -> list[tuple[str, Path]]:
 
 def uses(rel: str, source: str) -> list[int]:
     if rel.endswith(".py"):
-        # the domain's own tables by book are its business; a comparison is nobody's
-        return python_uses(source, lookups=not rel.startswith("webapp/domain/"))
+        # the rest of the domain included: a table by book's name there (even wrapped,
+        # ``MappingProxyType({"2023": …})``) is a rule kept away from its book
+        return python_uses(source)
     if rel.endswith(".js"):
         return js_uses(source)
     return jinja_uses(source)
@@ -128,6 +126,7 @@ def test_the_checks_find_a_planted_comparison():
         'ok = game.season.ruleset in ("2009", "2023")\n': [1],
         'plan = usual_plan(RULESETS["2023"])\n': [1],
         'LANG = {"2023": "be"}\n': [1],
+        'RULE = MappingProxyType({"2023": "4.11.1", "2009": "1.2.2"})\n': [1],
         'v = validate.OneOf(["2023", "2009"])\n': [1],
         'match r:\n    case "2009":\n        pass\n': [2],
         'f = "002_e025d5ded135c1c4.txt" == rule.split()[0]\n': [1],
