@@ -48,6 +48,7 @@ from pathlib import Path
 
 from tests.bench.databases import scratch_postgres
 from tests.bench.figures import percentile
+from tests.bench.stopping import stop_cleanly_on_sigterm
 from tests.helpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -311,6 +312,7 @@ def main() -> None:
         help="the polling clients ask the web's sync workers, not the stream service",
     )
     args = parser.parse_args()
+    stop_cleanly_on_sigterm()
     streams, pollers = (10, 2) if args.quick else (50, 10)
     pg = os.environ.get("SOVA_BENCH_DATABASE_URL") or os.environ.get("SOVA_TEST_DATABASE_URL")
     redis_url = os.environ.get("SOVA_BENCH_REDIS_URL") or os.environ.get("SOVA_TEST_REDIS_URL")

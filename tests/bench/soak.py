@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.bench.figures import percentile
+from tests.bench.stopping import stop_cleanly_on_sigterm
 from tests.helpers import free_port
 from webapp.tasks.celery import WORKER_FLAGS
 
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.count, args.seconds = 500, 60.0
+    stop_cleanly_on_sigterm()
 
     import requests
     from flask_migrate import upgrade

@@ -68,6 +68,7 @@ from pathlib import Path
 import redis
 import sqlalchemy as sa
 
+from tests.bench.stopping import stop_cleanly_on_sigterm
 from tests.helpers import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -795,6 +796,7 @@ def main() -> int:
         "plus those two routes)",
     )
     args = parser.parse_args()
+    stop_cleanly_on_sigterm()
     if args.quick:
         args.seconds, args.exact = 3, 300
     for tool in ("wrk", "gunicorn"):

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from tests.bench.stopping import stop_cleanly_on_sigterm
 from tests.helpers import free_port
 from tests.webapp.votes.helpers import EXPERTS
 from webapp.votes.simulate import percentile, plan, send
@@ -198,6 +199,7 @@ def main() -> int:
         "--rate", type=float, default=0, help="offered messages/s (0: as fast as answered)"
     )
     args = parser.parse_args()
+    stop_cleanly_on_sigterm()
     if args.quick:
         args.total = 5_000
     gunicorn = Path(sys.executable).parent / "gunicorn"
