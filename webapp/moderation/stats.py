@@ -7,19 +7,24 @@ decisions), none returning a row per question."""
 
 from __future__ import annotations
 
-import statistics
-from datetime import UTC, datetime, time, timedelta
+from collections import Counter
+from datetime import UTC, date, datetime, time, timedelta
+from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, union_all
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
+from webapp.submissions.day_counts import HOUR_US, micros
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
+    ViewerDecisionMonth,
+    ViewerIntakeDay,
     ViewerQuestionDay,
+    ViewerQuestionMonth,
 )
 
 #: The viewer questions (not the imported archive), word for word the predicate of the
@@ -37,45 +42,123 @@ NO_CITY = "—"
 
 
 def _hours(first, created):
-    """The SQL expression of the hours between two timestamps (float)."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        return func.extract("epoch", first - created) / 3600.0
+    """The SQL expression of the hours between two timestamps (float, SQLite)."""
     return (func.julianday(first) - func.julianday(created)) * 24.0
 
 
-def _decisions(since: datetime) -> dict:
-    """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
-    (approved or rejected) of the viewer questions received since ``since``: each
-    question's first decision is kept on it (``Question.first_decision_at``), so the
-    window's decided questions are one range of ``ix_question_viewer_decided``; the median
-    from the one or two middle decisions, computed as before from their timestamps."""
+def _local_midnight(day: date, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(0), zone).astimezone(UTC)
+
+
+def _next_month(day: date) -> date:
+    return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+
+
+class _Bins:
+    """Decided questions by whole hours to decision: ``{hour: count}`` and the sum of the
+    exact times in microseconds."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[int] = Counter()
+        self.micros = 0
+
+    def add(self, hour: int, count: int, micros: int) -> None:
+        self.counts[hour] += count
+        self.micros += micros
+
+    def add_spans(self, since: datetime, until: datetime, sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) the decided viewer questions received in
+        ``since`` … ``until``, question by question (one range of
+        ``ix_question_viewer_decided``, the index alone)."""
+        for created, at in db.session.execute(
+            select(Question.created_at, Question.first_decision_at).where(
+                VIEWER, Question.created_at >= since, Question.created_at < until, DECIDED
+            )
+        ):
+            us = micros(at - created)
+            self.add(us // HOUR_US, sign, sign * us)
+
+
+def _middle(since: datetime, hour: int, rank: int, count: int, take: int) -> list[int]:
+    """The exact times (microseconds) of ranks ``rank`` … ``rank + take - 1`` among the
+    ``count`` decided viewer questions received since ``since`` that took ``hour`` whole
+    hours: only that hour's questions are read (PostgreSQL: from the nearer end of that
+    hour's range of ``ix_question_viewer_decision_time``)."""
     window = (VIEWER, Question.created_at >= since, DECIDED)
-    hours = _hours(Question.first_decision_at, Question.created_at)
+    lo, hi = timedelta(hours=hour), timedelta(hours=hour + 1)
     if db.session.get_bind().dialect.name == "postgresql":
-        # one pass: the median as the mean of the one or two middle values, as below
-        count, mean, median = db.session.execute(
-            select(
-                func.count(), func.avg(hours), func.percentile_cont(0.5).within_group(hours)
-            ).where(*window)
-        ).one()
-        if not count:
-            return {"count": 0, "median": None, "mean": None}
-        return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
-    count, mean = db.session.execute(select(func.count(), func.avg(hours)).where(*window)).one()
+        span = Question.first_decision_at - Question.created_at
+        ascending = rank + take / 2 <= count / 2
+        spans = db.session.scalars(
+            select(span)
+            .where(*window, span >= lo, span < hi)
+            .order_by(span if ascending else span.desc())
+            .offset(rank if ascending else count - rank - take)
+            .limit(take)
+        ).all()
+        return sorted(micros(s) for s in spans)
+    # SQLite (a small deployment's database) has no exact time span: that hour's questions
+    # with a margin for its float hours, cut exactly here
+    hours = _hours(Question.first_decision_at, Question.created_at)
+    spans = sorted(
+        us
+        for created, at in db.session.execute(
+            select(Question.created_at, Question.first_decision_at).where(
+                *window, hours >= hour - 0.01, hours < hour + 1.01
+            )
+        )
+        if (us := micros(at - created)) // HOUR_US == hour
+    )
+    return spans[rank : rank + take]
+
+
+def _decisions(since: datetime, zone: ZoneInfo) -> dict:
+    """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
+    (approved or rejected) of the viewer questions received since ``since``.
+
+    The whole local months after the one of ``since`` (and any later: a clock ahead) from
+    :class:`ViewerDecisionMonth`; the month of ``since`` question by question, the part of
+    it inside the window or, when shorter, the month's row less the part outside. The
+    median: the hour holding the middle rank(s) found in these bins, then the exact one or
+    two middle times among that hour's questions of the window alone."""
+    month = since.astimezone(zone).date().replace(day=1)
+    start, end = _local_midnight(month, zone), _local_midnight(_next_month(month), zone)
+    bins = _Bins()
+    later = ViewerDecisionMonth.month > month
+    if end - since > since - start:
+        later = ViewerDecisionMonth.month >= month
+        bins.add_spans(start, since, -1)
+    else:
+        bins.add_spans(since, end, 1)
+    for hour, count, us in db.session.execute(
+        select(
+            ViewerDecisionMonth.hour,
+            func.sum(ViewerDecisionMonth.count),
+            func.sum(ViewerDecisionMonth.micros),
+        )
+        .where(later)
+        .group_by(ViewerDecisionMonth.hour)
+    ):
+        bins.add(hour, int(count), int(us))
+    count = sum(bins.counts.values())
     if not count:
         return {"count": 0, "median": None, "mean": None}
-    middle = db.session.execute(
-        select(Question.created_at, Question.first_decision_at)
-        .where(*window)
-        .order_by(hours)
-        .offset((count - 1) // 2)
-        .limit(2 - count % 2)
-    ).all()
-    # ``at`` is never None here: the window holds decided questions only
-    median = statistics.mean(
-        (at - created).total_seconds() / 3600 for created, at in middle if at is not None
-    )
-    return {"count": count, "median": round(median, 1), "mean": round(float(mean), 1)}
+    wanted = sorted({(count - 1) // 2, count // 2})  # the one or two middle ranks
+    found: list[int] = []
+    below = 0
+    for hour in sorted(h for h, n in bins.counts.items() if n):
+        n = bins.counts[hour]
+        inside = [r - below for r in wanted if below <= r < below + n]
+        if inside:
+            found += _middle(since, hour, inside[0], n, len(inside))
+            wanted = wanted[len(inside) :]
+        below += n
+        if not wanted:
+            break
+    # the nearest float of the exact hours, rounded as the float of a database's mean is
+    median = float(Fraction(sum(found), len(found) * HOUR_US))
+    mean = float(Fraction(bins.micros, count * HOUR_US))
+    return {"count": count, "median": round(median, 1), "mean": round(mean, 1)}
 
 
 def _first_day(since: datetime, cut: datetime) -> tuple[dict, dict]:
@@ -122,21 +205,29 @@ def summary(days: int = 30) -> dict:
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     since = now - timedelta(days=days)
     first = since.astimezone(zone).date()
-    cut = datetime.combine(first + timedelta(days=1), time(0), zone).astimezone(UTC)
+    cut = _local_midnight(first + timedelta(days=1), zone)
     head_intake, head_cities = _first_day(since, cut)
     intake = {(first, c): n for c, n in head_intake.items()}
-    counted = (ViewerQuestionDay.day > first, ViewerQuestionDay.count > 0)
     for on, channel, count in db.session.execute(
-        select(ViewerQuestionDay.day, ViewerQuestionDay.channel, func.sum(ViewerQuestionDay.count))
-        .where(*counted)
-        .group_by(ViewerQuestionDay.day, ViewerQuestionDay.channel)
+        select(ViewerIntakeDay.day, ViewerIntakeDay.channel, ViewerIntakeDay.count).where(
+            ViewerIntakeDay.day > first, ViewerIntakeDay.count > 0
+        )
     ):
-        intake[(on, channel)] = int(count)
+        intake[(on, channel)] = count
     by_city = dict(head_cities)
+    # the rest of the first day's month by day, the later months whole
+    month = _next_month(first)
+    days_left = select(
+        ViewerQuestionDay.city, ViewerQuestionDay.status, func.sum(ViewerQuestionDay.count)
+    ).where(ViewerQuestionDay.day > first, ViewerQuestionDay.day < month)
+    months = select(
+        ViewerQuestionMonth.city, ViewerQuestionMonth.status, func.sum(ViewerQuestionMonth.count)
+    ).where(ViewerQuestionMonth.month >= month)
     for city, status, count in db.session.execute(
-        select(ViewerQuestionDay.city, ViewerQuestionDay.status, func.sum(ViewerQuestionDay.count))
-        .where(*counted)
-        .group_by(ViewerQuestionDay.city, ViewerQuestionDay.status)
+        union_all(
+            days_left.group_by(ViewerQuestionDay.city, ViewerQuestionDay.status),
+            months.group_by(ViewerQuestionMonth.city, ViewerQuestionMonth.status),
+        )
     ):
         by_city[(city, status)] = by_city.get((city, status), 0) + int(count)
     cities: dict[str, list[int]] = {}
@@ -161,5 +252,5 @@ def summary(days: int = 30) -> dict:
             {"city": c, "received": v[0], "accepted": v[1]}
             for c, v in sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ],
-        "decision_hours": _decisions(since),
+        "decision_hours": _decisions(since, zone),
     }

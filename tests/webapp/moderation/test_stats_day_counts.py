@@ -23,13 +23,16 @@ from sqlalchemy import func, select
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
-from webapp.submissions.day_counts import day_keys
+from webapp.submissions.day_counts import Deltas, day_keys
 from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
     QuestionStatusChange,
+    ViewerDecisionMonth,
+    ViewerIntakeDay,
     ViewerQuestionDay,
+    ViewerQuestionMonth,
     set_status,
 )
 from webapp.tasks.outbox import commit
@@ -80,15 +83,38 @@ def per_question(days: int) -> dict:
 
 
 def recount() -> dict:
-    """The day counts from scratch: every viewer question's key (non-zero rows only)."""
+    """Every count table from scratch: every viewer question's key (non-zero rows only)."""
     ids = db.session.scalars(select(Question.id)).all()
-    return dict(Counter(day_keys(db.session.connection(), ids).values()))
+    deltas = Deltas()
+    for key in day_keys(db.session.connection(), ids).values():
+        deltas.add(key, 1)
+    return {
+        "day": {k: n for k, n in deltas.days.items() if n},
+        "intake": {k: n for k, n in deltas.intake.items() if n},
+        "month": {k: n for k, n in deltas.months.items() if n},
+        "decision": {k: tuple(v) for k, v in deltas.decisions.items() if v != [0, 0]},
+    }
 
 
 def stored() -> dict:
+    def rows(model, *key):
+        return {
+            tuple(getattr(r, k) for k in key): r.count
+            for r in db.session.scalars(select(model).where(model.count != 0))
+        }
+
     return {
-        (r.day, r.channel, r.status, r.city): r.count
-        for r in db.session.scalars(select(ViewerQuestionDay).where(ViewerQuestionDay.count != 0))
+        "day": rows(ViewerQuestionDay, "day", "channel", "status", "city"),
+        "intake": rows(ViewerIntakeDay, "day", "channel"),
+        "month": rows(ViewerQuestionMonth, "month", "status", "city"),
+        "decision": {
+            (r.month, r.hour): (r.count, r.micros)
+            for r in db.session.scalars(
+                select(ViewerDecisionMonth).where(
+                    (ViewerDecisionMonth.count != 0) | (ViewerDecisionMonth.micros != 0)
+                )
+            )
+        },
     }
 
 
