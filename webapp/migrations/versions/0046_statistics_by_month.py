@@ -73,7 +73,7 @@ def upgrade():
     if postgresql:
         op.execute(
             "CREATE INDEX ix_question_viewer_decision_time ON question "
-            "((first_decision_at - created_at), created_at) "
+            "((first_decision_at - created_at), created_at) INCLUDE (first_decision_at) "
             "WHERE channel <> 'archive' AND first_decision_at IS NOT NULL"
         )
         # extract(epoch …) is numeric: the microseconds are exact
