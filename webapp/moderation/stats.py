@@ -79,37 +79,51 @@ class _Bins:
             self.add(us // HOUR_US, sign, sign * us)
 
 
-def _middle(since: datetime, hour: int, rank: int, count: int, take: int) -> list[int]:
-    """The exact times (microseconds) of ranks ``rank`` … ``rank + take - 1`` among the
-    ``count`` decided viewer questions received since ``since`` that took ``hour`` whole
-    hours: only that hour's questions are read (PostgreSQL: from the nearer end of that
-    hour's range of ``ix_question_viewer_decision_time``)."""
+#: One hour's part of the median: ``(hour, rank among that hour's questions of the window,
+#: how many they are, how many ranks from there)``.
+Part = tuple[int, int, int, int]
+
+
+def _middle(since: datetime, parts: list[Part]) -> list[int]:
+    """The exact times (microseconds) of the middle ranks ``parts`` (one hour, or the last
+    of one hour and the first of the next) among the decided viewer questions received since
+    ``since``, in one statement: only those hours' questions are read (PostgreSQL: from the
+    nearer end of each hour's range of ``ix_question_viewer_decision_time``)."""
     window = (VIEWER, Question.created_at >= since, DECIDED)
-    lo, hi = timedelta(hours=hour), timedelta(hours=hour + 1)
     if db.session.get_bind().dialect.name == "postgresql":
         span = Question.first_decision_at - Question.created_at
-        ascending = rank + take / 2 <= count / 2
+        reads = []
+        for hour, rank, count, take in parts:
+            ascending = rank + take / 2 <= count / 2
+            reads.append(
+                select(span.label("span"))
+                .where(*window, span >= timedelta(hours=hour), span < timedelta(hours=hour + 1))
+                .order_by(span if ascending else span.desc())
+                .offset(rank if ascending else count - rank - take)
+                .limit(take)
+                .subquery()
+            )
+        statement = union_all(*(select(r.c.span) for r in reads)) if len(reads) > 1 else None
         spans = db.session.scalars(
-            select(span)
-            .where(*window, span >= lo, span < hi)
-            .order_by(span if ascending else span.desc())
-            .offset(rank if ascending else count - rank - take)
-            .limit(take)
+            statement if statement is not None else select(reads[0].c.span)
         ).all()
         return sorted(micros(s) for s in spans)
-    # SQLite (a small deployment's database) has no exact time span: that hour's questions
+    # SQLite (a small deployment's database) has no exact time span: those hours' questions
     # with a margin for its float hours, cut exactly here
     hours = _hours(Question.first_decision_at, Question.created_at)
-    spans = sorted(
-        us
-        for created, at in db.session.execute(
-            select(Question.created_at, Question.first_decision_at).where(
-                *window, hours >= hour - 0.01, hours < hour + 1.01
-            )
+    by_hour: dict[int, list[int]] = {hour: [] for hour, *_ in parts}
+    for created, at in db.session.execute(
+        select(Question.created_at, Question.first_decision_at).where(
+            *window, hours >= min(by_hour) - 0.01, hours < max(by_hour) + 1.01
         )
-        if (us := micros(at - created)) // HOUR_US == hour
-    )
-    return spans[rank : rank + take]
+    ):
+        us = micros(at - created)
+        if us // HOUR_US in by_hour:
+            by_hour[us // HOUR_US].append(us)
+    out: list[int] = []
+    for hour, rank, _count, take in parts:
+        out += sorted(by_hour[hour])[rank : rank + take]
+    return out
 
 
 def _decisions(since: datetime, zone: ZoneInfo) -> dict:
@@ -144,17 +158,18 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     if not count:
         return {"count": 0, "median": None, "mean": None}
     wanted = sorted({(count - 1) // 2, count // 2})  # the one or two middle ranks
-    found: list[int] = []
+    parts: list[Part] = []
     below = 0
     for hour in sorted(h for h, n in bins.counts.items() if n):
         n = bins.counts[hour]
         inside = [r - below for r in wanted if below <= r < below + n]
         if inside:
-            found += _middle(since, hour, inside[0], n, len(inside))
+            parts.append((hour, inside[0], n, len(inside)))
             wanted = wanted[len(inside) :]
         below += n
         if not wanted:
             break
+    found = _middle(since, parts)
     # the nearest float of the exact hours, rounded as the float of a database's mean is
     median = float(Fraction(sum(found), len(found) * HOUR_US))
     mean = float(Fraction(bins.micros, count * HOUR_US))
