@@ -1,9 +1,14 @@
 """The editors' statistics page: intake per day and channel, acceptance rate, by city,
 time to decision. Viewer questions only (the imported archive is left out).
 
-Aggregated in the database: a fixed number of statements whatever the number of
-questions, each returning a bounded number of rows (days × channels, cities, two middle
-decisions), none returning a row per question."""
+Aggregated in the database: six statements whatever the number of questions. The intake
+chart reads a row per day and channel; the rest whole months from counts kept per month
+(:class:`~webapp.submissions.models.ViewerQuestionMonth`,
+:class:`~webapp.submissions.models.ViewerDecisionMonth`); only the window's first, partial
+month (by day, or question by question for the time to decision: the shorter of its part
+inside or outside the window) and the median's one hour are read question by question, so
+what grows with the data is half a month's and one hour's decided questions, not a
+year's."""
 
 from __future__ import annotations
 
@@ -210,12 +215,13 @@ def summary(days: int = 30) -> dict:
     without decisions)}``. Every figure counts the viewer questions received in the last
     ``days`` days (the page's «За последние, дней»).
 
-    The whole local days of the window (from the first midnight after ``now - days``,
-    and any day after today: a clock ahead) are read from the day counts
-    (:class:`~webapp.submissions.models.ViewerQuestionDay`: a few rows per day, however
-    many questions); the partial first day question by question; the time to decision
-    from each decided question's first decision, kept on it (a median needs every value:
-    one range of ``ix_question_viewer_decided``)."""
+    The window's first, partial local day is read question by question; the intake of
+    the later days (and any day after today: a clock ahead) from
+    :class:`~webapp.submissions.models.ViewerIntakeDay`; the statuses and cities of the
+    rest of the first day's month from the day counts
+    (:class:`~webapp.submissions.models.ViewerQuestionDay`), of the later months from
+    :class:`~webapp.submissions.models.ViewerQuestionMonth`; the time to decision as
+    :func:`_decisions` says."""
     now = utcnow()
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     since = now - timedelta(days=days)
