@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
+from typing import cast
 from zoneinfo import ZoneInfo
 
 from flask import current_app
@@ -80,7 +81,7 @@ class _Bins:
                 VIEWER, Question.created_at >= since, Question.created_at < until, DECIDED
             )
         ):
-            us = micros(at - created)
+            us = micros(cast(datetime, at) - created)
             self.add(us // HOUR_US, sign, sign * us)
 
 
@@ -122,7 +123,7 @@ def _middle(since: datetime, parts: list[Part]) -> list[int]:
             *window, hours >= min(by_hour) - 0.01, hours < max(by_hour) + 1.01
         )
     ):
-        us = micros(at - created)
+        us = micros(cast(datetime, at) - created)
         if us // HOUR_US in by_hour:
             by_hour[us // HOUR_US].append(us)
     out: list[int] = []

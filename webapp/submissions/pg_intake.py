@@ -206,7 +206,7 @@ def _statement(upsert_first: bool):
     city = func.coalesce(_param(qat.c.city, "a_city"), "")
     status = _param(qt.c.status)
     counts = []
-    for model, columns in (
+    for model, keyed in (
         (ViewerQuestionDay, {"day": local_day, "channel": channel, "status": status, "city": city}),
         (ViewerIntakeDay, {"day": local_day, "channel": channel}),
         (
@@ -220,14 +220,14 @@ def _statement(upsert_first: bool):
     ):
         table = _table(model)
         count = insert(table).from_select(
-            [*columns, "count"],
-            select(*columns.values(), literal_column("1", Integer))
+            [*keyed, "count"],
+            select(*keyed.values(), literal_column("1", Integer))
             .select_from(q)
             .where(channel != "archive"),
         )
         counts.append(
             count.on_conflict_do_update(
-                index_elements=[table.c[k] for k in columns],
+                index_elements=[table.c[k] for k in keyed],
                 set_={"count": table.c.count + count.excluded.count},
             ).cte(f"counted_{table.name}")
         )
