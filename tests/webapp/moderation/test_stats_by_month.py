@@ -18,6 +18,7 @@ import pytest
 from flask import current_app
 from sqlalchemy import insert, select, update
 
+from tests.stats_counts import recount, stored
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
@@ -148,8 +149,6 @@ def generate(n: int, seed: int) -> None:
 
 
 def check(zone: str) -> None:
-    from tests.webapp.moderation.test_stats_day_counts import recount, stored
-
     current_app.config["SOVA_TIMEZONE"] = zone
     generate(600, seed=sum(map(ord, zone)))
     assert stored() == recount()
