@@ -180,3 +180,37 @@ def test_the_statistics_equal_the_questions_own_figures_on_postgresql(make_app, 
         check(zone)
         db.session.remove()
         db.engine.dispose()
+
+
+def migrate_down_and_up() -> None:
+    """Migration 0046 down drops the three tables (and PostgreSQL's index); up fills them
+    from the day counts and the questions as they are, equal to a recount."""
+    from flask_migrate import downgrade, upgrade
+
+    generate(300, seed=5)
+    before = stored()
+    assert before == recount()
+    db.session.remove()
+    downgrade(revision="0045_drop_status_change_decided")
+    inspector = db.inspect(db.engine)
+    tables = set(inspector.get_table_names())
+    assert not tables & {"viewer_intake_day", "viewer_question_month", "viewer_decision_month"}
+    assert "viewer_question_day" in tables
+    indexes = {ix["name"] for ix in inspector.get_indexes("question")}
+    assert "ix_question_viewer_decision_time" not in indexes
+    upgrade(revision="heads")
+    db.session.remove()
+    assert stored() == before
+    for days in WINDOWS:
+        assert stats.summary(days) == oracle(days), days
+
+
+def test_the_migration_fills_and_drops_the_month_counts(app):
+    migrate_down_and_up()
+
+
+@pytest.mark.integration
+def test_the_migration_fills_and_drops_the_month_counts_on_postgresql(pg_app):
+    migrate_down_and_up()
+    indexes = {ix["name"] for ix in db.inspect(db.engine).get_indexes("question")}
+    assert "ix_question_viewer_decision_time" in indexes
