@@ -166,7 +166,7 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     wanted = sorted({(count - 1) // 2, count // 2})  # the one or two middle ranks
     parts: list[Part] = []
     below = 0
-    for hour in sorted(h for h, n in bins.counts.items() if n):
+    for hour in sorted(h for h, n in bins.counts.items() if n > 0):
         n = bins.counts[hour]
         inside = [r - below for r in wanted if below <= r < below + n]
         if inside:
