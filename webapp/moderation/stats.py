@@ -1,7 +1,7 @@
 """The editors' statistics page: intake per day and channel, acceptance rate, by city,
 time to decision. Viewer questions only (the imported archive is left out).
 
-Aggregated in the database: six statements whatever the number of questions. The intake
+Aggregated in the database: four statements whatever the number of questions. The intake
 chart reads a row per day and channel; the rest whole months from counts kept per month
 (:class:`~webapp.submissions.models.ViewerQuestionMonth`,
 :class:`~webapp.submissions.models.ViewerDecisionMonth`); only the window's first, partial
@@ -19,7 +19,8 @@ from typing import cast
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import func, select, text, union_all
+from sqlalchemy import BigInteger, Integer, String, func, null, select, text, union_all
+from sqlalchemy import cast as cast_
 
 from webapp.core.models import utcnow
 from webapp.extensions import db
@@ -71,18 +72,6 @@ class _Bins:
     def add(self, hour: int, count: int, micros: int) -> None:
         self.counts[hour] += count
         self.micros += micros
-
-    def add_spans(self, since: datetime, until: datetime, sign: int) -> None:
-        """Add (``sign`` 1) or take away (-1) the decided viewer questions received in
-        ``since`` … ``until``, question by question (one range of
-        ``ix_question_viewer_decided``, the index alone)."""
-        for created, at in db.session.execute(
-            select(Question.created_at, Question.first_decision_at).where(
-                VIEWER, Question.created_at >= since, Question.created_at < until, DECIDED
-            )
-        ):
-            us = micros(cast(datetime, at) - created)
-            self.add(us // HOUR_US, sign, sign * us)
 
 
 #: One hour's part of the median: ``(hour, rank among that hour's questions of the window,
@@ -143,23 +132,37 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     two middle times among that hour's questions of the window alone."""
     month = since.astimezone(zone).date().replace(day=1)
     start, end = _local_midnight(month, zone), _local_midnight(_next_month(month), zone)
-    bins = _Bins()
-    later = ViewerDecisionMonth.month > month
+    # the first month's part question by question and the later months' hours, one
+    # statement: a question's row has its two times, an hour's row its count and sum
     if end - since > since - start:
-        later = ViewerDecisionMonth.month >= month
-        bins.add_spans(start, since, -1)
+        sign, spans, later = -1, (start, since), ViewerDecisionMonth.month >= month
     else:
-        bins.add_spans(since, end, 1)
-    for hour, count, us in db.session.execute(
+        sign, spans, later = 1, (since, end), ViewerDecisionMonth.month > month
+    none = (null(), null())
+    rows = union_all(
         select(
+            Question.created_at,
+            Question.first_decision_at,
+            cast_(null(), Integer),
+            cast_(null(), Integer),
+            cast_(null(), BigInteger),
+        ).where(VIEWER, Question.created_at >= spans[0], Question.created_at < spans[1], DECIDED),
+        select(
+            *none,
             ViewerDecisionMonth.hour,
             func.sum(ViewerDecisionMonth.count),
             func.sum(ViewerDecisionMonth.micros),
         )
         .where(later)
-        .group_by(ViewerDecisionMonth.hour)
-    ):
-        bins.add(hour, int(count), int(us))
+        .group_by(ViewerDecisionMonth.hour),
+    )
+    bins = _Bins()
+    for created, at, hour, count, us in db.session.execute(rows):
+        if created is not None:
+            span = micros(cast(datetime, at) - created)
+            bins.add(span // HOUR_US, sign, sign * span)
+        else:
+            bins.add(hour, int(count), int(us))
     count = sum(bins.counts.values())
     if not count:
         return {"count": 0, "median": None, "mean": None}
@@ -230,28 +233,41 @@ def summary(days: int = 30) -> dict:
     cut = _local_midnight(first + timedelta(days=1), zone)
     head_intake, head_cities = _first_day(since, cut)
     intake = {(first, c): n for c, n in head_intake.items()}
-    for on, channel, count in db.session.execute(
-        select(ViewerIntakeDay.day, ViewerIntakeDay.channel, ViewerIntakeDay.count).where(
-            ViewerIntakeDay.day > first, ViewerIntakeDay.count > 0
-        )
-    ):
-        intake[(on, channel)] = count
     by_city = dict(head_cities)
-    # the rest of the first day's month by day, the later months whole
+    # one statement: the intake chart's days (a row per day and channel), the statuses and
+    # cities of the rest of the first day's month by day and of the later months whole
     month = _next_month(first)
-    days_left = select(
-        ViewerQuestionDay.city, ViewerQuestionDay.status, func.sum(ViewerQuestionDay.count)
-    ).where(ViewerQuestionDay.day > first, ViewerQuestionDay.day < month)
-    months = select(
-        ViewerQuestionMonth.city, ViewerQuestionMonth.status, func.sum(ViewerQuestionMonth.count)
-    ).where(ViewerQuestionMonth.month >= month)
-    for city, status, count in db.session.execute(
-        union_all(
-            days_left.group_by(ViewerQuestionDay.city, ViewerQuestionDay.status),
-            months.group_by(ViewerQuestionMonth.city, ViewerQuestionMonth.status),
+    none = (null(), null())
+    rows = union_all(
+        select(
+            ViewerIntakeDay.day,
+            ViewerIntakeDay.channel,
+            cast_(null(), String),
+            cast_(null(), String),
+            ViewerIntakeDay.count,
+        ).where(ViewerIntakeDay.day > first, ViewerIntakeDay.count > 0),
+        select(
+            *none,
+            ViewerQuestionDay.city,
+            ViewerQuestionDay.status,
+            func.sum(ViewerQuestionDay.count),
         )
-    ):
-        by_city[(city, status)] = by_city.get((city, status), 0) + int(count)
+        .where(ViewerQuestionDay.day > first, ViewerQuestionDay.day < month)
+        .group_by(ViewerQuestionDay.city, ViewerQuestionDay.status),
+        select(
+            *none,
+            ViewerQuestionMonth.city,
+            ViewerQuestionMonth.status,
+            func.sum(ViewerQuestionMonth.count),
+        )
+        .where(ViewerQuestionMonth.month >= month)
+        .group_by(ViewerQuestionMonth.city, ViewerQuestionMonth.status),
+    )
+    for on, channel, city, status, count in db.session.execute(rows):
+        if on is not None:
+            intake[(on, channel)] = count
+        else:
+            by_city[(city, status)] = by_city.get((city, status), 0) + int(count)
     cities: dict[str, list[int]] = {}
     accepted = rejected = 0
     for (city, status), count in by_city.items():
