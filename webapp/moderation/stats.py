@@ -19,7 +19,17 @@ from typing import cast
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import BigInteger, Integer, String, func, null, select, text, union_all
+from sqlalchemy import (
+    BigInteger,
+    CompoundSelect,
+    Integer,
+    String,
+    func,
+    null,
+    select,
+    text,
+    union_all,
+)
 from sqlalchemy import cast as cast_
 
 from webapp.core.models import utcnow
@@ -139,7 +149,7 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     else:
         sign, spans, later = 1, (since, end), ViewerDecisionMonth.month > month
     none = (null(), null())
-    rows = union_all(
+    rows: CompoundSelect = union_all(
         select(
             Question.created_at,
             Question.first_decision_at,
@@ -238,7 +248,7 @@ def summary(days: int = 30) -> dict:
     # cities of the rest of the first day's month by day and of the later months whole
     month = _next_month(first)
     none = (null(), null())
-    rows = union_all(
+    rows: CompoundSelect = union_all(
         select(
             ViewerIntakeDay.day,
             ViewerIntakeDay.channel,
