@@ -193,7 +193,8 @@ def count_questions(connection, ids, before: Mapping[int, Key] | None = None) ->
 
 def _touched(session) -> set[int]:
     """The ids of the questions whose day key this flush may change: every question new,
-    changed or deleted, and the question of every author link new, changed or deleted."""
+    changed or deleted, the question of every author link new, changed or deleted and of
+    every status change written."""
     ids: set[int] = set()
     for o in (*session.new, *session.dirty, *session.deleted):
         if isinstance(o, Question):
