@@ -136,7 +136,8 @@ QUESTIONS = re.compile(r" on (question|question_author)\b(?!_)")
 def test_the_statistics_read_the_window_not_the_archive(shaped):
     for days in (366, 30):
         found = plans(lambda: stats.summary(days))  # noqa: B023
-        # the first, partial day; the whole days' intake and cities; the decisions
+        # the first, partial day; the intake chart and the cities; the decisions (the first
+        # month's part and the later months' hours); the one or two middle values
         assert len(found) == 4, found
         for plan in found:
             assert not WHOLE.search(plan), plan
@@ -144,13 +145,18 @@ def test_the_statistics_read_the_window_not_the_archive(shaped):
         # each first author's city by one probe
         assert "ix_question_viewer_created" in found[0], found[0]
         assert "ix_question_author_first" in found[0], found[0]
-        # the whole days from the day counts alone: not one question read
-        for plan in found[1:3]:
-            assert "viewer_question_day" in plan, plan
-            assert not QUESTIONS.search(plan), plan
-        # the decisions: the window's decided viewer questions, one range of their own index
-        assert "ix_question_viewer_decided" in found[3], found[3]
-        assert "question_status_change" not in found[3], found[3]
+        # the intake chart and the cities from the counts alone: not one question read
+        for table in ("viewer_intake_day", "viewer_question_day", "viewer_question_month"):
+            assert table in found[1], found[1]
+        assert not QUESTIONS.search(found[1]), found[1]
+        # the decisions: the first month's part (or the part before the window), one range
+        # of the decided viewer questions' own index, and the months' hours
+        assert "ix_question_viewer_decided" in found[2], found[2]
+        assert "viewer_decision_month" in found[2], found[2]
+        # the middle values: one hour's range (or two) of the time to decision's index
+        assert "ix_question_viewer_decision_time" in found[3], found[3]
+        for plan in found[2:]:
+            assert "question_status_change" not in plan, plan
 
 
 def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):

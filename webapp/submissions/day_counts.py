@@ -1,6 +1,8 @@
-"""The statistics' day counts of viewer questions (:class:`~webapp.submissions.models.
-ViewerQuestionDay`) and each question's first decision time, kept exact in the transaction of
-every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
+"""The statistics' counts of viewer questions (:class:`~webapp.submissions.models.
+ViewerQuestionDay`, :class:`~webapp.submissions.models.ViewerIntakeDay`,
+:class:`~webapp.submissions.models.ViewerQuestionMonth`,
+:class:`~webapp.submissions.models.ViewerDecisionMonth`) and each question's first decision
+time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
 once by the app factory) and :func:`count_questions` / :func:`note_decisions` for the Core
 writers (the bulk import, the tests' and the benches' generated data)."""
 
@@ -8,7 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from flask import current_app
@@ -21,16 +24,45 @@ from webapp.submissions.models import (
     Question,
     QuestionAuthor,
     QuestionStatusChange,
+    ViewerDecisionMonth,
+    ViewerIntakeDay,
     ViewerQuestionDay,
+    ViewerQuestionMonth,
 )
+
+#: The count tables, every one filled from the questions' keys (:class:`Key`).
+COUNT_TABLES = (ViewerQuestionDay, ViewerIntakeDay, ViewerQuestionMonth, ViewerDecisionMonth)
 
 DayKey = tuple[date, str, str, str]
 
+#: The microseconds of an hour: :class:`ViewerDecisionMonth`'s bins.
+HOUR_US = 3_600_000_000
 
-def day_keys(connection, ids) -> dict[int, DayKey]:
-    """``{question id: (local day, channel, status, first author's city or "")}`` of the
-    viewer questions among ``ids`` as the database holds them now (one statement per
-    thousand ids)."""
+
+class Key(NamedTuple):
+    """What the statistics' counts know of one viewer question: its local day, channel,
+    status, first author's city (``""`` without one) and the exact time from receipt to its
+    first decision in microseconds (None before one)."""
+
+    day: date
+    channel: str
+    status: str
+    city: str
+    decision: int | None
+
+    @property
+    def month(self) -> date:
+        return self.day.replace(day=1)
+
+
+def micros(span: timedelta) -> int:
+    """A time span in whole microseconds (exact: a timedelta holds no finer)."""
+    return span // timedelta(microseconds=1)
+
+
+def day_keys(connection, ids) -> dict[int, Key]:
+    """``{question id: Key}`` of the viewer questions among ``ids`` as the database holds
+    them now (one statement per thousand ids)."""
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     first_city = (
         select(QuestionAuthor.city)
@@ -40,61 +72,137 @@ def day_keys(connection, ids) -> dict[int, DayKey]:
         .scalar_subquery()
     )
     ids = sorted(ids)
-    out: dict[int, DayKey] = {}
+    out: dict[int, Key] = {}
     for start in range(0, len(ids), 1000):
-        for qid, created, channel, status, city in connection.execute(
+        for qid, created, channel, status, city, decided in connection.execute(
             select(
-                Question.id, Question.created_at, Question.channel, Question.status, first_city
+                Question.id,
+                Question.created_at,
+                Question.channel,
+                Question.status,
+                first_city,
+                Question.first_decision_at,
             ).where(Question.id.in_(ids[start : start + 1000]), Question.channel != "archive")
         ):
-            out[qid] = (created.astimezone(zone).date(), channel, status, city or "")
+            out[qid] = Key(
+                created.astimezone(zone).date(),
+                channel,
+                status,
+                city or "",
+                None if decided is None else micros(decided - created),
+            )
     return out
 
 
-def add_day_counts(connection, deltas: Mapping[DayKey, int]) -> None:
-    """Add ``deltas`` to the rows of :class:`ViewerQuestionDay` (one upsert statement;
-    keys in order, so two transactions lock shared rows in the same order)."""
-    rows = [
-        {"day": d, "channel": c, "status": s, "city": city, "count": n}
-        for (d, c, s, city), n in sorted(deltas.items())
-        if n
-    ]
-    if not rows:
-        return
+class Deltas:
+    """The changes to the four count tables that some questions' keys moving make."""
+
+    def __init__(self) -> None:
+        self.days: Counter[DayKey] = Counter()
+        self.intake: Counter[tuple[date, str]] = Counter()
+        self.months: Counter[tuple[date, str, str]] = Counter()
+        self.decisions: dict[tuple[date, int], list[int]] = {}
+
+    def add(self, key: Key, sign: int) -> None:
+        self.days[(key.day, key.channel, key.status, key.city)] += sign
+        self.intake[(key.day, key.channel)] += sign
+        self.months[(key.month, key.status, key.city)] += sign
+        if key.decision is not None:
+            row = self.decisions.setdefault((key.month, key.decision // HOUR_US), [0, 0])
+            row[0] += sign
+            row[1] += sign * key.decision
+
+
+def _upsert(connection, model, keys: tuple[str, ...], rows: list[dict], sums: tuple[str, ...]):
     insert = pg_insert if connection.dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(ViewerQuestionDay).values(rows)
-    v = ViewerQuestionDay
-    connection.execute(
-        stmt.on_conflict_do_update(
-            index_elements=[v.day, v.channel, v.status, v.city],
-            set_={"count": v.count + stmt.excluded.count},
-        )
+    stmt = insert(model).values(rows)
+    return stmt.on_conflict_do_update(
+        index_elements=[getattr(model, k) for k in keys],
+        set_={s: getattr(model, s) + getattr(stmt.excluded, s) for s in sums},
     )
 
 
-def count_questions(connection, ids, before: Mapping[int, DayKey] | None = None) -> None:
-    """Bring the day counts in step with questions ``ids`` written by Core statements:
+def add_counts(connection, deltas: Deltas) -> None:
+    """Add ``deltas`` to the count tables: one ``count + delta`` upsert per table that
+    changes (keys in order, so two transactions lock shared rows in the same order), on
+    PostgreSQL all of them in one statement (the others as data-modifying ``WITH``
+    clauses: a decision moves three tables for one round trip)."""
+    d = deltas
+    upserts = []
+    rows = [
+        {"day": day, "channel": c, "status": s, "city": city, "count": n}
+        for (day, c, s, city), n in sorted(d.days.items())
+        if n
+    ]
+    if rows:
+        upserts.append(
+            _upsert(
+                connection,
+                ViewerQuestionDay,
+                ("day", "channel", "status", "city"),
+                rows,
+                ("count",),
+            )
+        )
+    rows = [{"day": day, "channel": c, "count": n} for (day, c), n in sorted(d.intake.items()) if n]
+    if rows:
+        upserts.append(_upsert(connection, ViewerIntakeDay, ("day", "channel"), rows, ("count",)))
+    rows = [
+        {"month": m, "status": s, "city": city, "count": n}
+        for (m, s, city), n in sorted(d.months.items())
+        if n
+    ]
+    if rows:
+        upserts.append(
+            _upsert(connection, ViewerQuestionMonth, ("month", "status", "city"), rows, ("count",))
+        )
+    rows = [
+        {"month": m, "hour": h, "count": n, "micros": us}
+        for (m, h), (n, us) in sorted(d.decisions.items())
+        if n or us
+    ]
+    if rows:
+        upserts.append(
+            _upsert(connection, ViewerDecisionMonth, ("month", "hour"), rows, ("count", "micros"))
+        )
+    if not upserts:
+        return
+    if connection.dialect.name == "postgresql":
+        *ctes, last = upserts
+        connection.execute(last.add_cte(*(u.cte(f"counts_{n}") for n, u in enumerate(ctes))))
+        return
+    for upsert in upserts:
+        connection.execute(upsert)
+
+
+def count_questions(connection, ids, before: Mapping[int, Key] | None = None) -> None:
+    """Bring the count tables in step with questions ``ids`` written by Core statements:
     ``before`` their keys before the write (:func:`day_keys`; none for new questions)."""
     before = before or {}
     after = day_keys(connection, ids)
-    deltas: Counter[DayKey] = Counter()
+    deltas = Deltas()
     for qid in set(before) | set(after):
         old, new = before.get(qid), after.get(qid)
         if old != new:
             if old is not None:
-                deltas[old] -= 1
+                deltas.add(old, -1)
             if new is not None:
-                deltas[new] += 1
-    add_day_counts(connection, deltas)
+                deltas.add(new, 1)
+    add_counts(connection, deltas)
 
 
 def _touched(session) -> set[int]:
     """The ids of the questions whose day key this flush may change: every question new,
-    changed or deleted, and the question of every author link new, changed or deleted."""
+    changed or deleted, the question of every author link new, changed or deleted and of
+    every status change written."""
     ids: set[int] = set()
     for o in (*session.new, *session.dirty, *session.deleted):
         if isinstance(o, Question):
             qid = o.id
+        elif isinstance(o, QuestionStatusChange):
+            # a decision moves the question's time to decision (its first_decision_at); one
+            # appended to an existing question's history comes with the question changed
+            qid = o.question_id
         elif isinstance(o, QuestionAuthor):
             qid = o.question_id
             if qid is None and o.question is not None:
@@ -118,11 +226,14 @@ def _day_keys_before(session, _context, _instances) -> None:
 DECISIONS = ("approved", "rejected")
 
 
-def note_decisions(connection, changes) -> None:
+def note_decisions(connection, changes, *, count: bool = True) -> None:
     """Keep ``Question.first_decision_at`` the earliest decision of each question, for
-    ``changes`` ``[(question id, to_status, at)]`` just written (Core writers call it too)."""
+    ``changes`` ``[(question id, to_status, at)]`` just written (Core writers call it too),
+    and the time-to-decision counts with it (``count``; the flush hook counts the flush's
+    questions itself, once)."""
     rows = [{"qid": q, "at": at} for q, to, at in changes if to in DECISIONS]
     if rows:
+        before = day_keys(connection, {r["qid"] for r in rows}) if count else None
         connection.execute(
             update(Question)
             .where(
@@ -135,6 +246,8 @@ def note_decisions(connection, changes) -> None:
             .values(first_decision_at=bindparam("at")),
             rows,
         )
+        if before is not None:
+            count_questions(connection, before, before)
 
 
 def _day_counts_after(session, _context) -> None:
@@ -145,6 +258,7 @@ def _day_counts_after(session, _context) -> None:
             for o in session.new
             if isinstance(o, QuestionStatusChange)
         ],
+        count=False,
     )
     before = session.info.pop(_BEFORE, None)
     if before is None:
@@ -162,12 +276,13 @@ def register_day_counts() -> None:
 
 
 def recount_day_counts(connection, batch: int = 5000) -> int:
-    """Count every viewer question's day again from scratch, in ``SOVA_TIMEZONE`` as it is
+    """Count every viewer question again from scratch (every count table), in ``SOVA_TIMEZONE`` as it is
     now (the counts follow the zone they were made in: after the setting changes, the
     days of the statistics page are the old zone's until this runs). The caller's
     transaction: the statistics never see the table half-filled. Returns how many viewer
     questions were counted."""
-    connection.execute(delete(ViewerQuestionDay))
+    for table in COUNT_TABLES:
+        connection.execute(delete(table))
     ids = connection.scalars(
         select(Question.id).where(Question.channel != "archive").order_by(Question.id)
     ).all()

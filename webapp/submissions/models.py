@@ -7,6 +7,7 @@ from datetime import date, datetime
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Date,
     Float,
@@ -363,7 +364,9 @@ class ViewerQuestionDay(Model):
     merge), the one-statement intake (:mod:`webapp.submissions.pg_intake`, its own CTE) and
     the Core writers, which call :func:`count_questions` with the ids they wrote. Rows are
     changed by ``count + delta`` upserts (concurrent transactions add up; none rewrites a
-    day), so a row may hold 0 once its questions moved on; readers skip those."""
+    day), so a row may hold 0 once its questions moved on; readers skip those. The page
+    reads these rows only for its window's first, partial month: the whole months from
+    :class:`ViewerQuestionMonth`, the intake chart from :class:`ViewerIntakeDay`."""
 
     __tablename__ = "viewer_question_day"
 
@@ -372,3 +375,50 @@ class ViewerQuestionDay(Model):
     status: Mapped[str] = mapped_column(String(20), primary_key=True)
     city: Mapped[str] = mapped_column(String(200), primary_key=True)
     count: Mapped[int] = mapped_column(Integer)
+
+
+class ViewerIntakeDay(Model):
+    """How many viewer questions were received on a local day (in ``SOVA_TIMEZONE``) by
+    channel: the statistics page's intake chart, a row per day and channel however many
+    statuses and cities the day's questions have (a year's window reads at most 366 ×
+    channels rows). Kept with :class:`ViewerQuestionDay`, by the same writers and the same
+    ``count + delta`` upserts; a row may hold 0, readers skip those."""
+
+    __tablename__ = "viewer_intake_day"
+
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    channel: Mapped[str] = mapped_column(String(20), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class ViewerQuestionMonth(Model):
+    """How many viewer questions were received in a local month (``month``: its first day)
+    by present status and first author's city: the statistics' acceptance and cities for
+    the whole months of a window (the rows do not multiply with the days; the window's
+    first, partial month is read from :class:`ViewerQuestionDay`). Kept with
+    :class:`ViewerQuestionDay`, by the same writers and upserts; a row may hold 0."""
+
+    __tablename__ = "viewer_question_month"
+
+    month: Mapped[date] = mapped_column(Date, primary_key=True)
+    status: Mapped[str] = mapped_column(String(20), primary_key=True)
+    city: Mapped[str] = mapped_column(String(200), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class ViewerDecisionMonth(Model):
+    """The decided viewer questions (``first_decision_at`` set) received in a local month,
+    by whole hours from receipt to first decision (``hour``: the floor, negative for a
+    decision stamped before the receipt): how many (``count``) and the sum of their exact
+    times in microseconds (``micros``). The statistics' time to decision takes the count and
+    the mean of a window's whole months from these rows, and the median's bin: only that
+    hour's questions of the window are read, through ``ix_question_viewer_decision_time``.
+    Kept with :class:`ViewerQuestionDay` (a decision changes the question's key) by the same
+    writers and upserts; a row may hold 0."""
+
+    __tablename__ = "viewer_decision_month"
+
+    month: Mapped[date] = mapped_column(Date, primary_key=True)
+    hour: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    count: Mapped[int] = mapped_column(Integer)
+    micros: Mapped[int] = mapped_column(BigInteger)

@@ -55,7 +55,9 @@ from webapp.submissions.models import (
     Question,
     QuestionAuthor,
     QuestionStatusChange,
+    ViewerIntakeDay,
     ViewerQuestionDay,
+    ViewerQuestionMonth,
     author_keys,
 )
 
@@ -194,28 +196,43 @@ def _statement(upsert_first: bool):
         .returning(obt.c.id)
         .cte("ob")
     )
-    # the statistics' day count (:class:`ViewerQuestionDay`): + 1 on the question's local
-    # day, channel, status and first author's city, in the same statement
-    dt = _table(ViewerQuestionDay)
+    # the statistics' counts, in the same statement: + 1 on the question's local day,
+    # channel, status and first author's city (:class:`ViewerQuestionDay`), its day and
+    # channel (:class:`ViewerIntakeDay`), its month, status and city
+    # (:class:`ViewerQuestionMonth`); a new question has no decision yet
     channel = _param(qt.c.channel)
-    count = insert(dt).from_select(
-        ["day", "channel", "status", "city", "count"],
-        select(
-            cast_(func.timezone(bindparam("zone", type_=String), at), Date),
-            channel,
-            _param(qt.c.status),
-            func.coalesce(_param(qat.c.city, "a_city"), ""),
-            literal_column("1", Integer),
+    local = func.timezone(bindparam("zone", type_=String), at)  # without a zone
+    local_day = cast_(local, Date)
+    city = func.coalesce(_param(qat.c.city, "a_city"), "")
+    status = _param(qt.c.status)
+    counts = []
+    for model, keyed in (
+        (ViewerQuestionDay, {"day": local_day, "channel": channel, "status": status, "city": city}),
+        (ViewerIntakeDay, {"day": local_day, "channel": channel}),
+        (
+            ViewerQuestionMonth,
+            {
+                "month": cast_(func.date_trunc("month", local), Date),
+                "status": status,
+                "city": city,
+            },
+        ),
+    ):
+        table = _table(model)
+        count = insert(table).from_select(
+            [*keyed, "count"],
+            select(*keyed.values(), literal_column("1", Integer))
+            .select_from(q)
+            .where(channel != "archive"),
         )
-        .select_from(q)
-        .where(channel != "archive"),
-    )
-    day = count.on_conflict_do_update(
-        index_elements=[dt.c.day, dt.c.channel, dt.c.status, dt.c.city],
-        set_={"count": dt.c.count + count.excluded.count},
-    ).cte("day")
+        counts.append(
+            count.on_conflict_do_update(
+                index_elements=[table.c[k] for k in keyed],
+                set_={"count": table.c.count + count.excluded.count},
+            ).cte(f"counted_{table.name}")
+        )
     outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
-    return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc, day)
+    return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc, *counts)
 
 
 @dataclass(frozen=True)

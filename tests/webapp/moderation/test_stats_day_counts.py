@@ -20,16 +20,15 @@ import pytest
 from flask import current_app
 from sqlalchemy import func, select
 
+from tests.stats_counts import recount, stored
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
-from webapp.submissions.day_counts import day_keys
 from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
     QuestionStatusChange,
-    ViewerQuestionDay,
     set_status,
 )
 from webapp.tasks.outbox import commit
@@ -76,19 +75,6 @@ def per_question(days: int) -> dict:
             {"city": c, "received": v[0], "accepted": v[1]}
             for c, v in sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ],
-    }
-
-
-def recount() -> dict:
-    """The day counts from scratch: every viewer question's key (non-zero rows only)."""
-    ids = db.session.scalars(select(Question.id)).all()
-    return dict(Counter(day_keys(db.session.connection(), ids).values()))
-
-
-def stored() -> dict:
-    return {
-        (r.day, r.channel, r.status, r.city): r.count
-        for r in db.session.scalars(select(ViewerQuestionDay).where(ViewerQuestionDay.count != 0))
     }
 
 
