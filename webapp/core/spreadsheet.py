@@ -1,15 +1,17 @@
-"""Spreadsheet formula injection guard, one helper for every CSV/XLSX export.
+"""Spreadsheet formula injection guard and the one XLSX writer, for every CSV/XLSX export.
 
 A cell whose text a spreadsheet would read as a formula (OWASP "CSV injection"): the first
 character that is not a space is ``=``, ``+``, ``-``, ``@`` or their full-width forms
 ``＝``, ``＋``, ``－``, ``＠`` (some spreadsheet programs fold them to ASCII), or the text
 starts with a tab, carriage return or line feed. Such a cell gets a leading apostrophe,
-so it is shown as text and never evaluated; in XLSX it is also typed a string cell
-(openpyxl otherwise stores a value starting with ``=`` as a formula). Numbers, dates,
-Decimal and None pass unchanged.
+so it is shown as text and never evaluated. Numbers, dates, Decimal and None pass
+unchanged.
 
-The cells are typed while each row is built (:func:`safe_cells`), so the same helper
-serves openpyxl's write-only worksheets (the streamed exports) and ordinary ones.
+XLSX files are written by XlsxWriter (:func:`xlsx_workbook`, :class:`XlsxSheet`): each
+value by its type — a text always a string cell (never a formula, a URL, a number or an
+error code, whatever it reads like), numbers numbers, dates date cells —, the rows of a
+sheet going to a temporary file as they come (``constant_memory``), so memory stays flat
+whatever the number of rows.
 
 Every CSV Sova writes (the payment register, the editors' queue) uses one dialect,
 :func:`csv_writer`: UTF-8 with BOM (:data:`BOM`, written by the caller once), ``;``
@@ -21,12 +23,17 @@ separated, CRLF line ends, numbers with a decimal comma and no thousands separat
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import date, datetime
 from decimal import Decimal
 from typing import IO, Any
 
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ERROR_CODES
+import xlsxwriter
+from xlsxwriter.format import Format
+from xlsxwriter.workbook import Workbook
+from xlsxwriter.worksheet import Worksheet
 
 #: First characters (after leading spaces) that start a formula.
 FORMULA_STARTS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
@@ -49,39 +56,93 @@ def safe_row(row: Iterable) -> list:
     return [safe_cell(v) for v in row]
 
 
-def safe_cells(ws, row: Iterable, number_formats: Mapping[int, str] | None = None) -> list:
-    """The values of ``row`` for ``ws.append`` (a write-only worksheet or an ordinary one),
-    typed while the row is built: each value goes through :func:`safe_cell`, so no text
-    starts with ``=`` and openpyxl types it a string (data type ``s``); a text openpyxl
-    would take for an error code (``#N/A``, ``#REF!``…) becomes a cell typed ``s``
-    explicitly; an empty text is an empty cell (``None``: what a spreadsheet reads back of
-    an empty string cell, and no cell to write). Numbers, dates and ``None`` pass as they
-    are. ``number_formats`` maps a
-    0-based column to a number format (``{5: "#,##0.00"}``); that column's value becomes a
-    cell with the format, empty or not. One pass over the row: the 50 000th row costs what
-    the first does (no read-back of the sheet's last row); plain values, not cells, where
-    openpyxl's own typing is right (a cell per value costs twice the time in write-only
-    mode)."""
-    out: list = []
-    for i, value in enumerate(row):
-        value = safe_cell(value) if value != "" else None  # "" reads back as an empty cell
-        fmt = number_formats.get(i) if number_formats else None
-        text = isinstance(value, str)
-        if fmt is not None or (text and value in ERROR_CODES):
-            cell = WriteOnlyCell(ws, value)
-            if text:
-                cell.data_type = "s"
-            if fmt is not None:
-                cell.number_format = fmt
-            value = cell
-        out.append(value)
-    return out
+#: XlsxWriter's options for every workbook: rows streamed to a temporary file, and none of
+#: its guesses from a text's look (every value is written by its type: :class:`XlsxSheet`).
+XLSX_OPTIONS = {
+    "constant_memory": True,
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+    "strings_to_numbers": False,
+}
+#: The number formats of a date or datetime cell written without one.
+DATE_FORMAT = "dd.mm.yyyy"
+DATETIME_FORMAT = "dd.mm.yyyy hh:mm"
+#: Rows a sheet holds (Excel's limit, XlsxWriter's too: it drops a cell past it).
+MAX_ROWS = 1_048_576
 
 
-def append_safe(ws, row: Iterable, number_formats: Mapping[int, str] | None = None) -> None:
-    """Append ``row`` to the openpyxl worksheet ``ws`` (write-only or ordinary) as
-    :func:`safe_cells`: every text cell a string, never a formula."""
-    ws.append(safe_cells(ws, row, number_formats))
+@contextmanager
+def xlsx_workbook(out: IO[bytes]) -> Iterator[Workbook]:
+    """An XlsxWriter workbook (:data:`XLSX_OPTIONS`) written to the binary file ``out`` when
+    the block ends. Its temporary files (each sheet's rows, the parts before they are
+    zipped) are kept in a directory of their own, removed whatever happens: a read that
+    fails halfway or an abandoned download leaves nothing behind (the sheets' open files
+    are closed, nothing is zipped)."""
+    with tempfile.TemporaryDirectory(prefix="sova-xlsx-") as tmp:
+        wb = xlsxwriter.Workbook(out, {**XLSX_OPTIONS, "tmpdir": tmp})
+        try:
+            yield wb
+        except BaseException:
+            for ws in wb.worksheets():
+                rows = getattr(ws, "row_data_fh", None)
+                if rows is not None:
+                    rows.close()
+            raise
+        wb.close()
+
+
+class XlsxSheet:
+    """A worksheet of :func:`xlsx_workbook`, written row after row (:meth:`append`) through
+    the guard: a text is :func:`safe_cell`'s and a string cell (an error code's look —
+    ``#N/A`` — or a number's stays text), an empty text no cell (what a spreadsheet reads
+    back of an empty string cell), numbers (int, float, Decimal) number cells, a date or
+    datetime a date cell (:data:`DATE_FORMAT` / :data:`DATETIME_FORMAT` unless the column
+    has a format), a bool a boolean cell, ``None`` no cell."""
+
+    def __init__(self, workbook: Workbook, name: str):
+        self.workbook = workbook
+        self.ws: Worksheet = workbook.add_worksheet(name)
+        self.rows = 0
+        self._formats: dict[tuple, Format] = {}
+
+    def format(self, **properties: Any) -> Format:
+        """The workbook's cell format of ``properties`` (``num_format="#,##0.00"``,
+        ``bold=True``), made once."""
+        key = tuple(sorted(properties.items()))
+        fmt = self._formats.get(key)
+        if fmt is None:
+            fmt = self._formats[key] = self.workbook.add_format(properties)
+        return fmt
+
+    def append(self, row: Iterable, formats: Mapping[int, Format] | None = None) -> None:
+        """Write ``row`` as the sheet's next row. ``formats`` maps a 0-based column to a
+        cell format (:meth:`format`); that column's cell gets it, empty or not. One pass
+        over the row, each value by its type."""
+        r = self.rows
+        if r >= MAX_ROWS:
+            raise ValueError(f"a sheet holds {MAX_ROWS} rows")
+        self.rows = r + 1
+        ws = self.ws
+        for c, value in enumerate(row):
+            fmt = formats.get(c) if formats else None
+            if isinstance(value, str):
+                if value:
+                    ws.write_string(r, c, safe_cell(value), fmt)
+                elif fmt is not None:
+                    ws.write_blank(r, c, None, fmt)
+            elif value is None:
+                if fmt is not None:
+                    ws.write_blank(r, c, None, fmt)
+            elif isinstance(value, bool):
+                ws.write_boolean(r, c, value, fmt)
+            elif isinstance(value, int | float | Decimal):
+                ws.write_number(r, c, value, fmt)
+            elif isinstance(value, datetime):
+                ws.write_datetime(r, c, value, fmt or self.format(num_format=DATETIME_FORMAT))
+            elif isinstance(value, date):
+                ws.write_datetime(r, c, value, fmt or self.format(num_format=DATE_FORMAT))
+            else:
+                raise TypeError(f"no spreadsheet cell for {type(value).__name__}")
 
 
 #: The byte order mark a CSV starts with, so that Excel reads it as UTF-8.

@@ -13,12 +13,15 @@ from decimal import Decimal
 from typing import IO
 from zoneinfo import ZoneInfo
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import Cell
-
 from webapp.core.formats import DEFAULT_ZONE
-from webapp.core.spreadsheet import BOM, csv_writer, decimal_comma, safe_cells, safe_row
+from webapp.core.spreadsheet import (
+    BOM,
+    XlsxSheet,
+    csv_writer,
+    decimal_comma,
+    safe_row,
+    xlsx_workbook,
+)
 from webapp.domain.packets import AuthorRef, format_authors
 from webapp.moderation.operations.common import CHECK_LABELS, status_label
 from webapp.submissions.models import CHANNEL_LABELS
@@ -200,11 +203,12 @@ XLSX_CHUNK = 256 * 1024
 
 def xlsx_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
     """An XLSX workbook, one sheet «Очередь», header row first, in chunks of
-    :data:`XLSX_CHUNK` bytes. openpyxl's write-only mode: each row is typed as it is built
-    (``safe_cells``: text cells are strings, never formulas; the time received a date
-    cell in :data:`RECEIVED_FORMAT` when the rows hold datetimes, :func:`local_minute`)
-    and written to the sheet's temporary file at once, so memory stays flat; the zip is
-    made at the end (in a temporary file too) and sent from there."""
+    :data:`XLSX_CHUNK` bytes. XlsxWriter's ``constant_memory`` mode
+    (``webapp.core.spreadsheet.XlsxSheet``): each row is written by its values' types as
+    it comes (text cells are strings, never formulas; the time received a date cell in
+    :data:`RECEIVED_FORMAT` when the rows hold datetimes, :func:`local_minute`) to the
+    sheet's temporary file, so memory stays flat; the zip is made at the end (in a
+    temporary file too) and sent from there."""
     with tempfile.TemporaryFile() as out:
         write_xlsx(out, batches)
         out.seek(0)
@@ -213,35 +217,16 @@ def xlsx_chunks(batches: Iterable[Sequence[Sequence]]) -> Iterator[bytes]:
 
 
 def write_xlsx(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
-    """Write the workbook of :func:`xlsx_chunks` to the binary file ``out``."""
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("Очередь")
-    ws.append(list(QUEUE_COLUMNS))
-    # One date cell for every row, its number format set once: openpyxl's write-only sheet
-    # writes a row as it is appended, so the cell is free again for the next row and no
-    # styled cell is made per row. It is made at the first row, its date value first and
-    # then the format, the order that gives the same styles a cell of its own per row gets.
-    received: Cell | None = None
-    append = ws.append
-    try:
+    """Write the workbook of :func:`xlsx_chunks` to the binary file ``out``; a read that
+    fails halfway leaves no temporary file (``webapp.core.spreadsheet.xlsx_workbook``)."""
+    with xlsx_workbook(out) as wb:
+        sheet = XlsxSheet(wb, "Очередь")
+        sheet.append(QUEUE_COLUMNS)
+        formats = {RECEIVED_COLUMN: sheet.format(num_format=RECEIVED_FORMAT)}
+        append = sheet.append
         for rows in batches:
             for row in rows:
-                cells = safe_cells(ws, row)
-                when = cells[RECEIVED_COLUMN]
-                if isinstance(when, Cell):  # a text that reads as an error code: its own cell
-                    when.number_format = RECEIVED_FORMAT
-                    append(cells)
-                    continue
-                if received is None:
-                    received = WriteOnlyCell(ws, when)
-                    received.number_format = RECEIVED_FORMAT
-                else:
-                    received.value = when
-                cells[RECEIVED_COLUMN] = received
-                append(cells)
-        wb.save(out)
-    finally:
-        _discard_sheet(ws)
+                append(row, formats)
 
 
 def write_csv(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
@@ -249,14 +234,6 @@ def write_csv(out: IO[bytes], batches: Iterable[Sequence[Sequence]]) -> None:
     binary file ``out``."""
     for chunk in csv_chunks(batches, TYPED_COLUMNS):
         out.write(chunk)
-
-
-def _discard_sheet(ws) -> None:
-    """Remove a write-only sheet's temporary file when the workbook was not saved (the
-    download was abandoned or a read failed); openpyxl removes it itself on save."""
-    if not ws.closed:
-        ws.close()
-        ws._writer.cleanup()
 
 
 def _value(text: str) -> str:

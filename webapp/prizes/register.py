@@ -26,15 +26,18 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.styles import Font
-
 from webapp.core.documents import Owner, request_document
 from webapp.core.errors import OperationError
 from webapp.core.formats import money
 from webapp.core.models import Document
-from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
+from webapp.core.spreadsheet import (
+    BOM,
+    XlsxSheet,
+    csv_writer,
+    decimal_comma,
+    safe_row,
+    xlsx_workbook,
+)
 from webapp.domain.books import cite
 from webapp.domain.money import MoneyError, parse_amount
 from webapp.extensions import db
@@ -186,45 +189,37 @@ def register_xlsx(start: date, end: date, user_id: int | None) -> bytes:
     row per prize (amount a number, format ``#,##0.00``; dates as dates), then
     «Итого <валюта>» rows."""
     rows, totals = register_rows(start, end, user_id)
-    wb = Workbook(write_only=True)  # rows typed as they are built: linear in the rows
-    ws = wb.create_sheet("Реестр")
-    for col, width in zip("ABCDEFGHIJK", (5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32), strict=True):
-        ws.column_dimensions[col].width = width
-    bold = Font(bold=True)
-    title = WriteOnlyCell(ws, f"Реестр выплат призов за {_dmy(start)}–{_dmy(end)}")
-    title.font = bold
-    ws.append([title])
-    header = [WriteOnlyCell(ws, h) for h in HEADER]
-    for cell in header:
-        cell.font = bold
-    ws.append(header)
-    formats = {5: "#,##0.00", 8: "DD.MM.YYYY"}
-    for r in map(shown, rows):
-        append_safe(
-            ws,
-            [
-                r["n"],
-                r["number"],
-                r["payee"],
-                r["prize"],
-                r["rule"],
-                r["amount"],
-                r["currency"],
-                r["status"],
-                r["paid_on"],
-                r["reference"],
-                r["account"],
-            ],
-            formats,
-        )
-    for currency, total in totals.items():
-        label = WriteOnlyCell(ws, f"Итого {currency}")
-        label.font = bold
-        amount = WriteOnlyCell(ws, total)
-        amount.number_format = "#,##0.00"
-        ws.append(["", "", label, "", "", amount, currency])
     out = io.BytesIO()
-    wb.save(out)
+    with xlsx_workbook(out) as wb:
+        sheet = XlsxSheet(wb, "Реестр")
+        for col, width in enumerate((5, 12, 30, 30, 30, 14, 8, 16, 12, 14, 32)):
+            sheet.ws.set_column(col, col, width)
+        bold = sheet.format(bold=True)
+        amount = sheet.format(num_format="#,##0.00")
+        sheet.append([f"Реестр выплат призов за {_dmy(start)}–{_dmy(end)}"], {0: bold})
+        sheet.append(HEADER, dict.fromkeys(range(len(HEADER)), bold))
+        formats = {5: amount, 8: sheet.format(num_format="DD.MM.YYYY")}
+        for r in map(shown, rows):
+            sheet.append(
+                [
+                    r["n"],
+                    r["number"],
+                    r["payee"],
+                    r["prize"],
+                    r["rule"],
+                    r["amount"],
+                    r["currency"],
+                    r["status"],
+                    r["paid_on"],
+                    r["reference"],
+                    r["account"],
+                ],
+                formats,
+            )
+        for currency, total in totals.items():
+            sheet.append(
+                ["", "", f"Итого {currency}", "", "", total, currency], {2: bold, 5: amount}
+            )
     return out.getvalue()
 
 

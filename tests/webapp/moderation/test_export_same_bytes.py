@@ -1,9 +1,9 @@
 """The queue's CSV and XLSX, as the request streams them and as the worker writes them, are
 the files the straightforward way makes: each question and its newest report loaded as ORM
 objects (every JSON column decoded by its type), the rows built cell by cell, the time by
-``strftime``, the XLSX by openpyxl with a new styled date cell per row. Byte for byte: the
-whole CSV, and the XLSX's sheet and styles (the zip's other parts carry the time of
-writing)."""
+``strftime``, the XLSX by the sheet writer (``webapp.core.spreadsheet.XlsxSheet``) a row at
+a time, the date cell's format given with every row. Byte for byte: the whole CSV, and the
+XLSX's sheet and styles (the zip's other parts carry the time of writing)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,19 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from openpyxl import Workbook
 from sqlalchemy import update
 
 from tests.scale_data import add_questions
 from tests.webapp.moderation import pages
 from webapp.accounts.models import User
-from webapp.core.spreadsheet import BOM, append_safe, csv_writer, decimal_comma, safe_row
+from webapp.core.spreadsheet import (
+    BOM,
+    XlsxSheet,
+    csv_writer,
+    decimal_comma,
+    safe_row,
+    xlsx_workbook,
+)
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.export import QUEUE_COLUMNS, RECEIVED_FORMAT
@@ -83,13 +89,12 @@ def reference_csv(rows: list[list]) -> bytes:
 
 
 def reference_xlsx(rows: list[list]) -> bytes:
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("Очередь")
-    ws.append(list(QUEUE_COLUMNS))
-    for row in rows:
-        append_safe(ws, row, {3: RECEIVED_FORMAT})
     out = io.BytesIO()
-    wb.save(out)
+    with xlsx_workbook(out) as wb:
+        sheet = XlsxSheet(wb, "Очередь")
+        sheet.append(list(QUEUE_COLUMNS))
+        for row in rows:
+            sheet.append(row, {3: sheet.format(num_format=RECEIVED_FORMAT)})
     return out.getvalue()
 
 
