@@ -332,8 +332,9 @@ def handle_form(channel: str, live_game_id: int | None = None):
             discard_kept_image(uploads_folder(), kept)  # the question has its own copy
             # a resend is told as one (the question was not stored twice); a double click
             # is the one question the viewer sent
-            shown = {"again": 1} if question.resent else {"new": 1}
-            return redirect(url_for("viewer.status", token=token, **shown))
+            if question.resent:
+                return redirect(url_for("viewer.status", token=token, again=1))
+            return redirect(url_for("viewer.status", token=token, new=1))
     return form_page(form, 422)
 
 
