@@ -67,3 +67,70 @@ def test_statements_per_message(app, api, sms, finished_game):
     with statements(db.engine) as sent:
         assert sms("m5", "+79160000005", "1").json == {"result": "late"}
     assert first_words(sent) == ["SELECT vote.id, vote.status,", "INSERT INTO vote_message"]
+
+
+@PG
+def test_the_numbers_counted_message_is_read_by_its_key_at_any_size(app, api, finished_game):
+    """A repeat reads its number's counted message through ``uq_vote_counted_msisdn``, as a
+    one-off statement and as the generic plan of a prepared one (psycopg prepares what a
+    connection runs often), with 20 000 counted rows and no statistics yet (a vote in its
+    burst): not through the tally index, which would visit every counted row of the vote."""
+    from sqlalchemy import text
+    from sqlalchemy.dialects import postgresql
+
+    from webapp.extensions import db
+    from webapp.votes.operations.sms import _HOLDER
+
+    vote_id = open_vote(api, finished_game()).json["vote"]["id"]
+    with db.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO vote_message (vote_id, message_id, msisdn_hash, text, received_at,"
+                " arrived_at, result, candidate) SELECT :v, 'bulk-' || g, md5(g::text), '1',"
+                " now(), now(), 'counted', 1 + g % 3 FROM generate_series(1, 20000) g"
+            ),
+            {"v": vote_id},
+        )
+    sql = str(_HOLDER.compile(dialect=postgresql.dialect()))
+    sql = sql.replace("%(vote_id)s", "$1").replace("%(key)s", "$2")
+    with db.engine.connect() as conn:
+        reltuples = text("SELECT reltuples FROM pg_class WHERE relname = 'vote_message'")
+        assert conn.execute(reltuples).scalar() < 0  # never analysed nor vacuumed
+        literal = _HOLDER.params(vote_id=vote_id, key="no-such-number").compile(
+            dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}
+        )
+        once = list(conn.execute(text(f"EXPLAIN {literal}")).scalars())
+        conn.execute(text("SET plan_cache_mode = force_generic_plan"))
+        conn.execute(text(f"PREPARE holder(integer, varchar) AS {sql}"))
+        generic = list(
+            conn.execute(text(f"EXPLAIN EXECUTE holder({vote_id:d}, 'no-such-number')")).scalars()
+        )
+        for plan in (once, generic):
+            assert "Index Scan using uq_vote_counted_msisdn on vote_message" in plan[0], plan
+            assert not any("ix_vote_message_tally" in line for line in plan), plan
+        row = conn.execute(text(f"EXECUTE holder({vote_id:d}, md5('7'))")).one()
+        assert row.message_id == "bulk-7"
+
+
+def test_the_tally_index_keys_and_the_migration_down_and_up(app):
+    """Migration 0046: the tally index is keyed by ``(vote_id, candidate)``, ``result``
+    included (PostgreSQL); down gives back ``(vote_id, result, candidate)``."""
+    from flask_migrate import downgrade, upgrade
+
+    from webapp.extensions import db
+
+    def tally_index() -> tuple[list, list]:
+        db.session.remove()
+        (ix,) = [
+            ix
+            for ix in db.inspect(db.engine).get_indexes("vote_message")
+            if ix["name"] == "ix_vote_message_tally"
+        ]
+        return ix["column_names"], ix.get("dialect_options", {}).get("postgresql_include", [])
+
+    postgresql = db.engine.dialect.name == "postgresql"
+    assert tally_index() == (["vote_id", "candidate"], ["result"] if postgresql else [])
+    downgrade(revision="0045_drop_status_change_decided")
+    assert tally_index() == (["vote_id", "result", "candidate"], [])
+    upgrade(revision="heads")
+    assert tally_index() == (["vote_id", "candidate"], ["result"] if postgresql else [])
