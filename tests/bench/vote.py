@@ -9,8 +9,11 @@ repeats, 1 % invalid, 1 % resent and 1 % badly signed (``--quick``: 5 000). Firs
 server on this machine), then the burst. Prints JSON lines: healthz requests/s and p99; the
 callback's answered messages/s, accepted (counted) votes/s, the ratio to healthz, p50/p99,
 the server's peak memory (RSS of master + workers, sampled every 0.2 s), and whether the
-tally read back through the API equals the counts the generator knows; then the close
-(freezing the result of the whole log). Needs PostgreSQL, Redis and gunicorn:
+tally read back through the API equals the counts the generator knows; before that, the
+burst's course: one ``vote_segment`` line per ``--segment`` answers (the rate, p50/p99, the
+CPU per answer of the server, the senders and the database's backends, sampled once a
+second, and the database's counters: :class:`Sampler`), where a cost that grows with the
+log shows; then the close (freezing the result of the whole log). Needs PostgreSQL, Redis and gunicorn:
 SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
 SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
 """
