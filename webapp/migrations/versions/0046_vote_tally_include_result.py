@@ -2,9 +2,10 @@
 column (PostgreSQL) instead of a key column: with ``result`` among its keys the planner
 could read a number's counted message (``vote_id``, ``msisdn_hash``, ``result =
 'counted'``) through it — every counted row of the vote, each fetched from the table to
-compare the number — whenever the table's statistics said the vote was small (a vote
-opened since the last ANALYZE, or no ANALYZE yet), instead of through the number's unique
-key ``uq_vote_counted_msisdn``. The tally's GROUP BY still reads the index alone.
+compare the number — instead of through the number's unique key
+``uq_vote_counted_msisdn`` when the table had no statistics yet (both indexes then look
+like one row), and by the same estimate whenever the statistics make the vote look small
+(a vote opened since the last ANALYZE). The tally's GROUP BY still reads the index alone.
 
 Revision ID: 0046_vote_tally_include_result
 Revises: 0045_drop_status_change_decided
