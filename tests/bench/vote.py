@@ -9,8 +9,11 @@ repeats, 1 % invalid, 1 % resent and 1 % badly signed (``--quick``: 5 000). Firs
 server on this machine), then the burst. Prints JSON lines: healthz requests/s and p99; the
 callback's answered messages/s, accepted (counted) votes/s, the ratio to healthz, p50/p99,
 the server's peak memory (RSS of master + workers, sampled every 0.2 s), and whether the
-tally read back through the API equals the counts the generator knows; then the close
-(freezing the result of the whole log). Needs PostgreSQL, Redis and gunicorn:
+tally read back through the API equals the counts the generator knows; before that, the
+burst's course: one ``vote_segment`` line per ``--segment`` answers (the rate, p50/p99, the
+CPU per answer of the server, the senders and the database's backends, sampled once a
+second, and the database's counters: :class:`Sampler`), where a cost that grows with the
+log shows; then the close (freezing the result of the whole log). Needs PostgreSQL, Redis and gunicorn:
 SOVA_BENCH_DATABASE_URL (default postgresql+psycopg://postgres@127.0.0.1:5432/postgres),
 SOVA_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14).
 """
@@ -78,6 +81,181 @@ def db_commits(admin, name: str) -> int:
         return conn.execute(
             sa.text("SELECT xact_commit FROM pg_stat_database WHERE datname = :n"), {"n": name}
         ).scalar_one()
+
+
+def proc_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` alone, or None if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+#: What the sampler reads of the bench's database once a second (statistics as the
+#: server last flushed them: about once a second)
+_SAMPLE = sa.text(
+    """
+    SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()),
+           (SELECT mxid_age(datminmxid) FROM pg_database WHERE datname = current_database()),
+           pg_current_wal_lsn() - '0/0'::pg_lsn,
+           (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter),
+           (SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables
+            WHERE relname IN ('vote', 'vote_message')),
+           (SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0)
+            FROM pg_stat_user_tables WHERE relname IN ('vote', 'vote_message')),
+           pg_indexes_size('vote_message'),
+           pg_relation_size('vote')
+    """
+)
+_BACKENDS = sa.text(
+    "SELECT pid, backend_type, datname FROM pg_stat_activity "
+    "WHERE datname = :n OR backend_type IN ('checkpointer', 'walwriter', 'background writer')"
+)
+
+
+def machine_ticks() -> tuple[int, int, int]:
+    """``(busy, idle, stolen)`` clock ticks of all CPUs since boot (``/proc/stat``): what
+    the machine had to give, what it left unused and what its hypervisor kept."""
+    f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = f
+    return user + nice + system + irq + softirq, idle + iowait, steal
+
+
+class Sampler(threading.Thread):
+    """Once a second during the burst: the CPU seconds so far of the server (gunicorn),
+    of this process (the simulator's senders), of the PostgreSQL backends and autovacuum
+    workers of the bench's database and of PostgreSQL's checkpointer/WAL writer (shared
+    with whatever else the server serves), and the database's counters — to put beside
+    each segment of the burst (:func:`segments`)."""
+
+    COLUMNS = (
+        "server_cpu",
+        "client_cpu",
+        "pg_cpu",
+        "autovacuum_cpu",
+        "pg_aux_cpu",
+        "commits",
+        "multixacts",
+        "wal_bytes",
+        "checkpoints",
+        "dead_tuples",
+        "autovacuums",
+        "index_bytes",
+        "vote_heap_bytes",
+        "load_1m",
+        "busy_ticks",
+        "idle_ticks",
+        "steal_ticks",
+    )
+
+    def __init__(self, server_pid: int, url: str, name: str, start: float):
+        super().__init__(daemon=True)
+        self.server_pid, self.name, self.t0 = server_pid, name, start
+        self.engine = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+        self.samples: list[tuple[float, ...]] = []
+        self.stop = threading.Event()
+        self._first: dict[int, float] = {}
+        self._last: dict[int, tuple[str, float]] = {}
+
+    def _pg_cpu(self, conn) -> tuple[float, float, float]:
+        for pid, kind, datname in conn.execute(_BACKENDS, {"n": self.name}):
+            cpu = proc_cpu(pid)
+            if cpu is None:
+                continue
+            group = "aux" if datname is None else ("av" if "autovacuum" in kind else "pg")
+            if pid not in self._first:
+                # a backend there before the burst counts from the first sample
+                self._first[pid] = cpu if not self.samples else 0.0
+            self._last[pid] = (group, cpu)
+        sums = {"pg": 0.0, "av": 0.0, "aux": 0.0}
+        for pid, (group, cpu) in self._last.items():
+            sums[group] += cpu - self._first[pid]
+        return sums["pg"], sums["av"], sums["aux"]
+
+    def sample(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+            pg, av, aux = self._pg_cpu(conn)
+            row = conn.execute(_SAMPLE).one()
+        self.samples.append(
+            (
+                time.monotonic() - self.t0,
+                cpu_seconds(self.server_pid),
+                time.process_time(),
+                pg,
+                av,
+                aux,
+                *(float(x or 0) for x in row),
+                os.getloadavg()[0],
+                *machine_ticks(),
+            )
+        )
+
+    def run(self):
+        while not self.stop.is_set():
+            self.sample()
+            self.stop.wait(1.0)
+
+    def at(self, t: float) -> list[float]:
+        """Every column linearly interpolated at ``t`` seconds from the start."""
+        s = self.samples
+        if t <= s[0][0]:
+            return list(s[0][1:])
+        for a, b in zip(s, s[1:], strict=False):
+            if a[0] <= t <= b[0]:
+                w = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0.0
+                return [x + (y - x) * w for x, y in zip(a[1:], b[1:], strict=True)]
+        return list(s[-1][1:])
+
+
+def segments(answered_at: list[float], latencies: list[float], size: int, sampler: Sampler):
+    """Per ``size`` answers in the order they came: the rate, p50/p99, and per answer the
+    CPU (ms) of the server, the senders, the database's backends and autovacuum, the
+    commits, WAL bytes and multixacts; at the segment's end the dead tuples, the
+    autovacuum/analyze runs, checkpoints so far and the vote_message indexes' size."""
+    pairs = sorted(zip(answered_at, latencies, strict=True))
+    out = []
+    for k in range(0, len(pairs), size):
+        part = pairs[k : k + size]
+        t0 = pairs[k - 1][0] if k else 0.0
+        t1 = part[-1][0]
+        a, b = sampler.at(t0), sampler.at(t1)
+        d = dict(zip(Sampler.COLUMNS, (y - x for x, y in zip(a, b, strict=True)), strict=True))
+        end = dict(zip(Sampler.COLUMNS, b, strict=True))
+        first = dict(zip(Sampler.COLUMNS, sampler.samples[0][1:], strict=True))
+        n = len(part)
+        ticks = d["busy_ticks"] + d["idle_ticks"] + d["steal_ticks"]
+        lat = [x[1] for x in part]
+        out.append(
+            {
+                "answers": f"{k + 1}-{k + n}",
+                "seconds": round(t1 - t0, 2),
+                "per_s": round(n / (t1 - t0), 1) if t1 > t0 else None,
+                "p50_ms": round(percentile(lat, 50), 1),
+                "p99_ms": round(percentile(lat, 99), 1),
+                "server_cpu_ms": round(d["server_cpu"] * 1000 / n, 3),
+                "client_cpu_ms": round(d["client_cpu"] * 1000 / n, 3),
+                "pg_cpu_ms": round(d["pg_cpu"] * 1000 / n, 3),
+                "autovacuum_cpu_ms": round(d["autovacuum_cpu"] * 1000 / n, 3),
+                "pg_aux_cpu_ms": round(d["pg_aux_cpu"] * 1000 / n, 3),
+                "commits": round(d["commits"] / n, 3),
+                "wal_bytes": round(d["wal_bytes"] / n),
+                "multixacts": round(d["multixacts"] / n, 3),
+                "checkpoints": int(end["checkpoints"] - first["checkpoints"]),
+                "dead_tuples": int(end["dead_tuples"]),
+                "autovacuums": int(end["autovacuums"]),
+                "index_mb": round(end["index_bytes"] / 2**20, 1),
+                "vote_heap_kb": round(end["vote_heap_bytes"] / 1024),
+                "load_1m": round(end["load_1m"], 2),
+                # shares of the machine's CPU time over the segment
+                **{
+                    f"{k}_share": round(d[f"{k}_ticks"] / ticks, 3) if ticks else None
+                    for k in ("busy", "idle", "steal")
+                },
+            }
+        )
+    return out
 
 
 class PeakMemory(threading.Thread):
@@ -196,6 +374,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--quick", action="store_true", help="5 000 messages")
     parser.add_argument(
+        "--segment", type=int, default=10_000, help="answers per line of the burst's course"
+    )
+    parser.add_argument(
         "--rate", type=float, default=0, help="offered messages/s (0: as fast as answered)"
     )
     args = parser.parse_args()
@@ -280,6 +461,9 @@ def main() -> int:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
+        sampler = Sampler(server.pid, url, name, time.monotonic())
+        sampler.sample()
+        sampler.start()
         report = send(
             f"http://127.0.0.1:{port}",
             p.messages,
@@ -289,7 +473,13 @@ def main() -> int:
             timeout=30,
         )
         memory.stop.set()
+        sampler.stop.set()
         memory.join()
+        sampler.join()
+        sampler.sample()
+        sampler.engine.dispose()
+        for line in segments(report.answered_at, report.latencies_ms, args.segment, sampler):
+            emit("vote_segment", **line)
         cpu = cpu_seconds(server.pid) - cpu0
         commits = db_commits(admin, name) - commits0
         if profiler is not None:

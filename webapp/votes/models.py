@@ -94,7 +94,10 @@ class VoteMessage(Model):
             sqlite_where=text("result = 'counted'"),
             postgresql_where=text("result = 'counted'"),
         ),
-        Index("ix_vote_message_tally", "vote_id", "result", "candidate"),
+        # ``result`` included, not a key column: as a key it let the planner read a
+        # number's counted message through this index (every counted row of the vote)
+        # rather than through ``uq_vote_counted_msisdn`` when the statistics were stale
+        Index("ix_vote_message_tally", "vote_id", "candidate", postgresql_include=["result"]),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -182,13 +182,15 @@ class Report:
     (reason → count of the messages given up: :data:`BAD_SIGNATURE`, :data:`NO_SECRET`,
     :data:`REFUSED`, ``"<status> <reason>"`` of another final answer, ``"… after N
     attempts"`` when the retries ran out), ``latencies_ms`` (one per answered attempt),
-    ``seconds``."""
+    ``answered_at`` (when each of those answers came, seconds from the start, in the same
+    order: the rate and the latencies over the burst's successive parts), ``seconds``."""
 
     answers: Counter = field(default_factory=Counter)
     retries: int = 0
     failed: int = 0
     failures: Counter = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
+    answered_at: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -270,7 +272,9 @@ def send(
         conn = None
         answers: Counter[str] = Counter()
         failures: Counter[str] = Counter()
-        lat, tries = [], 0
+        lat: list[float] = []
+        answered_at: list[float] = []
+        tries = 0
         while (i := next_index()) is not None:
             msg = messages[i]
             reason: str | None = None
@@ -300,7 +304,9 @@ def send(
                     )
                     resp = conn.getresponse()
                     data = resp.read()
-                    lat.append((time.perf_counter() - t0) * 1000)
+                    t1 = time.perf_counter()
+                    lat.append((t1 - t0) * 1000)
+                    answered_at.append(time.monotonic() - start)
                 except ConnectionRefusedError:
                     conn = None
                     refused += 1
@@ -337,6 +343,7 @@ def send(
         with lock:
             report.answers.update(answers)
             report.latencies_ms.extend(lat)
+            report.answered_at.extend(answered_at)
             report.retries += tries
             report.failures.update(failures)
             report.failed += sum(failures.values())

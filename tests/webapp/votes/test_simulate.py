@@ -10,7 +10,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from tests.webapp.votes.helpers import SECRET, open_vote
-from webapp.votes.simulate import endpoint, plan
+from webapp.votes.simulate import endpoint, plan, send
 
 SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 
@@ -72,6 +72,22 @@ def test_simulate_cli_tally_equals_expected(app, api, server, finished_game):
         expected["repeats"],
         expected["invalid"],
         0,
+    )
+
+
+@SQLITE
+def test_send_says_when_each_answer_came(app, api, server, finished_game):
+    """``answered_at`` holds, beside each latency, when its answer came (seconds from the
+    start): the burst's course is read from it segment by segment."""
+    open_vote(api, finished_game())
+    p = plan(60, SECRET, seed=5, repeats=0, invalid=0, resent=0, badsig=0)
+    report = send(server, p.messages, concurrency=3)
+    assert report.answers == {"counted": 60} and report.failed == 0
+    assert len(report.answered_at) == len(report.latencies_ms) == 60
+    assert all(0 < t <= report.seconds for t in report.answered_at)
+    # an answer comes after its own latency has passed since the start
+    assert all(
+        t * 1000 >= ms for t, ms in zip(report.answered_at, report.latencies_ms, strict=True)
     )
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, literal_column, select, text
 from sqlalchemy.exc import IntegrityError
 
 from webapp.core.models import utcnow
@@ -271,6 +271,17 @@ def _vote_open(conn, vote_id: int) -> bool:
     return conn.execute(select(Vote.status).where(Vote.id == vote_id)).scalar() == "open"
 
 
+#: The number's counted message, by its key ``uq_vote_counted_msisdn``: ``'counted'`` is
+#: written into the statement, not bound, because the partial index serves only a
+#: statement that names its predicate — a prepared statement (psycopg prepares what a
+#: connection runs often) planned once for any ``result`` could not use it and read the
+#: vote's rows instead, ever more of them as the burst goes on
+_HOLDER = select(VoteMessage.id, VoteMessage.received_at, VoteMessage.message_id).where(
+    VoteMessage.vote_id == bindparam("vote_id"),
+    VoteMessage.msisdn_hash == bindparam("key"),
+    VoteMessage.result == literal_column(f"'{rules.COUNTED}'"),
+)
+
 #: How often one message re-reads its number's counted vote after losing a race for it
 #: (each loss means another message of the same number was settled meanwhile).
 _SETTLE_TRIES = 50
@@ -285,13 +296,7 @@ def _counted_or_repeat(
     its message id turned up meanwhile; None if the vote is no longer open."""
     mine = rules.gateway_order(sms.received_at, sms.message_id)
     for _ in range(_SETTLE_TRIES):
-        holder = conn.execute(
-            select(VoteMessage.id, VoteMessage.received_at, VoteMessage.message_id).where(
-                VoteMessage.vote_id == vote_id,
-                VoteMessage.msisdn_hash == key,
-                VoteMessage.result == rules.COUNTED,
-            )
-        ).first()
+        holder = conn.execute(_HOLDER, {"vote_id": vote_id, "key": key}).first()
         if holder is None:
             done = _insert(conn, vote_id, sms, key, now, rules.COUNTED, candidate, True)
         elif mine < rules.gateway_order(holder.received_at, holder.message_id):
