@@ -413,13 +413,13 @@ def ensure_indexed(question_id: int) -> bool:
     Committed *before* the duplicate lookup of the same pre-check: of two near-identical
     questions pre-checked at the same moment, the later lookup always sees the other.
     """
-    # The question's row locked as a foreign key's check locks it (PostgreSQL; SQLite's
-    # writer holds the database): a delete committed between this read and the insert
-    # would leave rows of no question, since the index has no foreign key.
+    # FOR KEY SHARE, the lock a foreign key's check takes (PostgreSQL; SQLite's writer
+    # holds the database): the index has no foreign key, and a delete of the question
+    # committed between this read and the insert would leave rows of no question.
     key = db.session.scalar(
         select(Question.matching_key)
         .where(Question.id == question_id)
-        .with_for_update(key_share=True)
+        .with_for_update(read=True, key_share=True)
     )
     if not key or signature(key) is None:
         return False
