@@ -28,11 +28,15 @@ down_revision = "0045_drop_status_change_decided"
 branch_labels = None
 depends_on = None
 
+# The ids as one array, not a join with the transition table: PL/pgSQL plans the
+# statement once per session, and a join planned for a large first delete (a hash join
+# reading the whole index) could be kept for every later one-question delete; an array
+# always goes through ``ix_duplicate_bucket_question_id``.
 FUNCTION = """
 CREATE OR REPLACE FUNCTION duplicate_bucket_question_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM duplicate_bucket AS d USING gone WHERE d.question_id = gone.id;
+    DELETE FROM duplicate_bucket WHERE question_id = ANY (ARRAY(SELECT id FROM gone));
     RETURN NULL;
 END
 $$
