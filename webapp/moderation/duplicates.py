@@ -413,7 +413,14 @@ def ensure_indexed(question_id: int) -> bool:
     Committed *before* the duplicate lookup of the same pre-check: of two near-identical
     questions pre-checked at the same moment, the later lookup always sees the other.
     """
-    key = db.session.scalar(select(Question.matching_key).where(Question.id == question_id))
+    # FOR KEY SHARE, the lock a foreign key's check takes (PostgreSQL; SQLite's writer
+    # holds the database): the index has no foreign key, and a delete of the question
+    # committed between this read and the insert would leave rows of no question.
+    key = db.session.scalar(
+        select(Question.matching_key)
+        .where(Question.id == question_id)
+        .with_for_update(read=True, key_share=True)
+    )
     if not key or signature(key) is None:
         return False
     exists = db.session.scalar(
@@ -432,7 +439,8 @@ def ensure_indexed(question_id: int) -> bool:
 def _index_flushed_questions(session: Session, _context) -> None:
     """Keep the index in step with the questions, in the same transaction: new questions
     (but viewers' new ``received`` ones, left to :func:`ensure_indexed`) are indexed, a
-    changed matching key is re-indexed (deletion cascades)."""
+    changed matching key is re-indexed (a deleted question's rows go with it: the trigger
+    ``duplicate_bucket_question_deleted``)."""
     new = [
         (o.id, o.matching_key)
         for o in session.new
@@ -703,16 +711,15 @@ _COPY_CHUNK = 1_000_000
 
 
 def _replace_postgresql(connection, raw, bucket: np.ndarray, owner: np.ndarray) -> None:
-    """PostgreSQL: the sorted rows by binary ``COPY`` into a new table without indexes or
-    constraints, then its primary key, its ``question_id`` index (each one sort) and its
-    foreign key (one validating join), the old table dropped and the new one renamed with
-    the names the schema has (``duplicate_bucket_pkey``, ``ix_duplicate_bucket_question_id``,
-    ``duplicate_bucket_question_id_fkey``). Until the ``DROP``, lookups read the old table
-    undisturbed; from it to the commit (the renames: moments) they wait for its lock and
-    then read the new table; so does every statement reading ``question`` (dropping a
-    table whose foreign key points at ``question`` takes its ``ACCESS EXCLUSIVE`` lock).
-    Adding the foreign key holds a lock on ``question`` that lets reads through and holds
-    writes back from the join (a few seconds) to the commit."""
+    """PostgreSQL: the sorted rows by binary ``COPY`` into a new table without indexes,
+    then its primary key and its ``question_id`` index (each one sort), the old table
+    dropped and the new one renamed with the names the schema has
+    (``duplicate_bucket_pkey``, ``ix_duplicate_bucket_question_id``). Until the ``DROP``,
+    lookups read the old table undisturbed; from it to the commit (the renames: moments)
+    they wait for its lock and then read the new table. The table has no foreign key
+    (migration ``0048_duplicate_bucket_trigger``): the trigger deleting a deleted
+    question's rows belongs to ``question`` and is not dropped with the table, and rows
+    read from ``question`` in this transaction have their question."""
     run = connection.exec_driver_sql
     run(f"DROP TABLE IF EXISTS {_PG_BUILD}")
     run(f"CREATE TABLE {_PG_BUILD} (bucket BIGINT NOT NULL, question_id INTEGER NOT NULL)")
@@ -729,17 +736,9 @@ def _replace_postgresql(connection, raw, bucket: np.ndarray, owner: np.ndarray) 
         f"ALTER TABLE {_PG_BUILD} ADD CONSTRAINT {_PG_BUILD}_pkey PRIMARY KEY (bucket, question_id)"
     )
     run(f"CREATE INDEX {_PG_BUILD}_qid ON {_PG_BUILD} (question_id)")
-    run(
-        f"ALTER TABLE {_PG_BUILD} ADD CONSTRAINT {_PG_BUILD}_fkey FOREIGN KEY (question_id)"
-        " REFERENCES question (id) ON DELETE CASCADE"
-    )
     run("DROP TABLE duplicate_bucket")
     run(f"ALTER TABLE {_PG_BUILD} RENAME TO duplicate_bucket")
     run(f"ALTER TABLE duplicate_bucket RENAME CONSTRAINT {_PG_BUILD}_pkey TO duplicate_bucket_pkey")
-    run(
-        f"ALTER TABLE duplicate_bucket RENAME CONSTRAINT {_PG_BUILD}_fkey"
-        " TO duplicate_bucket_question_id_fkey"
-    )
     run(f"ALTER INDEX {_PG_BUILD}_qid RENAME TO ix_duplicate_bucket_question_id")
 
 

@@ -62,9 +62,13 @@ class DuplicateBucket(Model):
     new question, by its pre-check task (``duplicates.ensure_indexed``), so every web
     process and worker sees the same index and a restart rebuilds nothing.
 
-    The foreign key is PostgreSQL's; on SQLite (migration ``0029_duplicate_bucket_sqlite``)
-    the table has none and is ``WITHOUT ROWID``, and the trigger
-    ``duplicate_bucket_question_deleted`` on ``question`` deletes a deleted question's rows.
+    The migrated table has no foreign key on either database (the key looked up and
+    locked the question of every row written: migrations ``0029_duplicate_bucket_sqlite``
+    and ``0048_duplicate_bucket_trigger``); the trigger ``duplicate_bucket_question_deleted``
+    on ``question`` deletes a deleted question's rows instead (on SQLite, where the table
+    is also ``WITHOUT ROWID``, per row; on PostgreSQL once per statement). The
+    ``ForeignKey`` below is kept for a schema made by ``create_all`` (no migrations, no
+    trigger), where the cascade does that job.
     """
 
     __tablename__ = "duplicate_bucket"

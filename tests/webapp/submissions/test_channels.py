@@ -6,9 +6,12 @@ from __future__ import annotations
 import io
 from datetime import date
 
+import pytest
+
 from tests.webapp.games.helpers import api_game_2009
 from webapp.extensions import db
 from webapp.submissions.models import Question
+from webapp.tasks.outbox import commit
 
 LETTER = {
     "channel": "mail",
@@ -249,10 +252,13 @@ def test_a_packet_imported_again_is_a_choice(login, client, shared_dir):
     assert count() == 72
 
 
-def test_cli_import_of_a_packet_already_there_says_so_first(app, shared_dir):
+def cli_import_of_a_packet_already_there_says_so_first(shared_dir) -> None:
     """``sova import`` of a packet already imported: a warning on stderr with how many of
     its questions are there, before it is imported again (the contract's exit 2 is for a
     bad file only)."""
+    from flask import current_app
+
+    app = current_app
     packet = str(shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt")
     runner = app.test_cli_runner()
     first = runner.invoke(args=["import", packet, "--as", "archive"])
@@ -265,6 +271,44 @@ def test_cli_import_of_a_packet_already_there_says_so_first(app, shared_dir):
     )
     assert "balt09-1.txt: imported 36 questions as archive" in result.stdout
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 72
+
+
+def test_cli_import_of_a_packet_already_there_says_so_first(app, shared_dir):
+    cli_import_of_a_packet_already_there_says_so_first(shared_dir)
+
+
+@pytest.mark.integration
+def test_cli_import_of_a_packet_already_there_says_so_first_on_postgresql(pg_app, shared_dir):
+    cli_import_of_a_packet_already_there_says_so_first(shared_dir)
+
+
+def texts_present_counts_each_distinct_text_once() -> None:
+    """More texts than one SQLite statement takes, some stored (one of them twice), some
+    not, one asked twice: each distinct stored text counted once."""
+    from tests.scale_data import archive_packet
+    from webapp.domain.packets import parse_packet
+    from webapp.moderation.bulk_import import import_archive
+    from webapp.submissions.operations.packet_import import clean_fields
+    from webapp.submissions.queries import TEXTS_PER_QUERY, texts_present
+
+    packet = parse_packet(archive_packet(TEXTS_PER_QUERY + 100, seed=31))
+    import_archive(packet, origin="a.4s")
+    import_archive(parse_packet(archive_packet(3, seed=31)), origin="again.4s")
+    commit()
+    stored = [clean_fields(pq)["question"] for pq in packet.questions]
+    others = [f"{text} (другой)" for text in stored[:250]]
+    assert texts_present(stored + others + stored[:1]) == TEXTS_PER_QUERY + 100
+    assert texts_present(others) == 0
+    assert texts_present([]) == 0
+
+
+def test_texts_present_counts_each_distinct_text_once(app):
+    texts_present_counts_each_distinct_text_once()
+
+
+@pytest.mark.integration
+def test_texts_present_counts_each_distinct_text_once_on_postgresql(pg_app):
+    texts_present_counts_each_distinct_text_once()
 
 
 def _pdf(pages: int = 1, *, js: bool = False) -> bytes:

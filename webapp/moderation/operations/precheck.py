@@ -326,8 +326,9 @@ def precheck(question_id: int) -> ModerationReport | None:
     redelivered while its first run is still going) are serialised on the question's row
     (``SELECT … FOR NO KEY UPDATE`` on PostgreSQL; SQLite has one writer anyway): the second
     waits for the first to commit, then finds its report and changes nothing. Not ``FOR
-    UPDATE``: that would also block the ``FOR KEY SHARE`` of another transaction's
-    duplicate-index inserts (their foreign key to the question) and deadlock with them.
+    UPDATE``: that would also block the ``FOR KEY SHARE`` another transaction takes on the
+    question before it writes its duplicate-index rows (:func:`ensure_indexed`) and
+    deadlock with it.
     """
     question = db.session.get(
         Question, question_id, with_for_update={"key_share": True}, populate_existing=True
