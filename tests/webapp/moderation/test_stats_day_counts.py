@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import secrets
 import statistics
-from collections import Counter
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -20,7 +19,7 @@ import pytest
 from flask import current_app
 from sqlalchemy import func, select
 
-from tests.stats_counts import recount, stored
+from tests.stats_counts import oracle, recount, stored
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
@@ -39,43 +38,7 @@ WINDOWS = (1, 2, 3, 7, 30, 100, 366, 800)
 def per_question(days: int) -> dict:
     """The figures of :func:`stats.summary` but the time to decision, computed question by
     question in Python from the questions and their first authors (the oracle)."""
-    zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
-    since = utcnow() - timedelta(days=days)
-    first_city = (
-        select(QuestionAuthor.city)
-        .where(QuestionAuthor.question_id == Question.id, QuestionAuthor.position == 0)
-        .order_by(QuestionAuthor.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    intake: Counter = Counter()
-    cities: dict[str, list[int]] = {}
-    accepted = rejected = 0
-    for created, channel, status, city in db.session.execute(
-        select(Question.created_at, Question.channel, Question.status, first_city).where(
-            Question.channel != "archive", Question.created_at >= since
-        )
-    ):
-        intake[(created.astimezone(zone).date(), channel)] += 1
-        row = cities.setdefault(city or stats.NO_CITY, [0, 0])
-        row[0] += 1
-        if status in stats.ACCEPTED:
-            row[1] += 1
-            accepted += 1
-        rejected += status == "rejected"
-    return {
-        "intake": [{"day": d, "channel": c, "count": n} for (d, c), n in sorted(intake.items())],
-        "channels": sorted({c for _, c in intake}),
-        "accepted": accepted,
-        "rejected": rejected,
-        "acceptance_rate": round(accepted / (accepted + rejected), 3)
-        if accepted + rejected
-        else None,
-        "cities": [
-            {"city": c, "received": v[0], "accepted": v[1]}
-            for c, v in sorted(cities.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        ],
-    }
+    return {k: v for k, v in oracle(days).items() if k != "decision_hours"}
 
 
 def decisions(days: int) -> dict:
