@@ -12,6 +12,7 @@ from sqlalchemy import (
     Date,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -231,11 +232,15 @@ class QuestionAuthor(Model):
     someone's address into the form."""
 
     __tablename__ = "question_author"
-    __table_args__ = (UniqueConstraint("question_id", "author_id"),)
+    __table_args__ = (
+        UniqueConstraint("question_id", "author_id"),
+        # an author's links by question id, a page at a time (the author's page)
+        Index("ix_question_author_author_id", "author_id", "question_id"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
-    author_id: Mapped[int] = mapped_column(ForeignKey("author.id"), index=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("author.id"))
     position: Mapped[int] = mapped_column(Integer, default=0)
     name: Mapped[str] = mapped_column(String(200))
     city: Mapped[str | None] = mapped_column(String(200))

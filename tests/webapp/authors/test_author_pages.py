@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from webapp.authors.models import AuthorMerge
 from webapp.extensions import db
 from webapp.submissions.models import Author, QuestionAuthor
@@ -100,3 +102,36 @@ def test_confirm_goes_back_only_to_an_editor_page(app, login):
     assert "Автор не подтверждён: такого автора у вопроса нет" in client.get(
         f"/editor/questions/{qid}"
     ).get_data(as_text=True)
+
+
+def _links_index_migration_down_and_up() -> None:
+    """Migration 0049: the author's links index is keyed ``(author_id, question_id)`` (a
+    page of links by question id is its first rows in order); down gives back
+    ``(author_id)``, up again the two."""
+    from flask_migrate import downgrade, upgrade
+
+    from webapp.extensions import db
+
+    def keys() -> list[str]:
+        db.session.remove()
+        (ix,) = [
+            ix
+            for ix in db.inspect(db.engine).get_indexes("question_author")
+            if ix["name"] == "ix_question_author_author_id"
+        ]
+        return ix["column_names"]
+
+    assert keys() == ["author_id", "question_id"]
+    downgrade(revision="0048_duplicate_bucket_trigger")
+    assert keys() == ["author_id"]
+    upgrade(revision="heads")
+    assert keys() == ["author_id", "question_id"]
+
+
+def test_the_links_index_and_its_migration(app):
+    _links_index_migration_down_and_up()
+
+
+@pytest.mark.integration
+def test_the_links_index_and_its_migration_on_postgresql(pg_app):
+    _links_index_migration_down_and_up()
