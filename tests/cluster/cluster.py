@@ -366,6 +366,9 @@ def scenario(cluster: Cluster) -> dict:
     def settled() -> bool:
         status = owed()
         stored = query("SELECT count(*) FROM question")[0][0]
+        # an e-mail in doubt (its worker or the database died between the end of its data
+        # and the recorded 250) is never sent again by itself: it waits for an operator,
+        # and may not have reached the sink at all
         return (
             all(
                 status[k] == 0
@@ -379,7 +382,7 @@ def scenario(cluster: Cluster) -> dict:
                     "mail_sending",
                 )
             )
-            and len(cluster.mail) >= stored
+            and len(cluster.mail) + status["mail_in_doubt"] >= stored
         )
 
     wait_for(settled, 300, "everything owed to be done", every=2)
@@ -444,11 +447,16 @@ def check(figures: dict) -> list[str]:
         "duplicated",
         "not_prechecked",
         "prechecked_twice",
-        "emails_lost",
         "emails_twice",
     ):
         if figures[key]:
             problems.append(f"{key} = {figures[key]}")
+    # an e-mail in doubt may not have reached the sink: the operator's (``sova mail stuck``);
+    # any other e-mail missing is lost
+    if figures["emails_lost"] > figures["emails_in_doubt"]:
+        problems.append(
+            f"emails_lost = {figures['emails_lost']} (in doubt: {figures['emails_in_doubt']})"
+        )
     docs = figures["documents"]
     if any(not k.endswith(" ready") for k in docs):
         problems.append(f"documents not ready: {docs}")
