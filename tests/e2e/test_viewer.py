@@ -110,6 +110,7 @@ def test_the_image_stays_on_the_phone_across_an_error_and_the_back_button(live_s
     import io
 
     from PIL import Image
+    from playwright.sync_api import expect
 
     from webapp.extensions import db
     from webapp.submissions.models import Question
@@ -132,10 +133,11 @@ def test_the_image_stays_on_the_phone_across_an_error_and_the_back_button(live_s
     page.click("button[type=submit]")
     page.wait_for_selector("#error-summary")
     kept = page.locator("#kept-image img")
-    assert kept.is_visible()
+    expect(kept).to_be_visible()  # waits for the image's layout; is_visible() would not
+    page.wait_for_function("document.querySelector('#kept-image img').complete")
     assert page.evaluate("document.querySelector('#kept-image img').naturalWidth") == 800
     assert "прыкладаць яе нанова не трэба" in page.locator("#kept-image").inner_text()  # be-BY
-    assert page.locator("#handout_image_remove").is_visible()
+    expect(page.locator("#handout_image_remove")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     box = kept.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390
