@@ -7,6 +7,9 @@ import re
 
 import pytest
 
+pytest.importorskip("tests.e2e.conftest")
+from playwright.sync_api import expect  # noqa: E402
+
 
 def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     page = phone_page
@@ -19,7 +22,7 @@ def test_belarusian_viewer_on_a_phone(smtp_sink, live_server, phone_page):
     page.fill("#email", "ales@example.by")
     page.click("button[type=submit]")
     summary = page.locator("#error-summary")
-    assert summary.is_visible()
+    expect(summary).to_be_visible()
     text = summary.inner_text()
     assert "Праверце, калі ласка:" in text
     assert "Без згоды на апрацоўку персанальных даных" in text
@@ -53,7 +56,7 @@ def test_honeypot_is_invisible_to_people(live_server, page):
     page.goto(f"{live_server.url}/submit")
     box = page.locator("#website").bounding_box()
     assert box is None or box["x"] + box["width"] <= 0  # off-screen
-    assert page.locator("#question").is_visible()
+    expect(page.locator("#question")).to_be_visible()
 
 
 @pytest.mark.slow  # full run only (the browser smoke: tests/e2e/conftest.py)
@@ -87,7 +90,8 @@ def test_an_image_over_5_mb_is_refused_before_upload(live_server, phone_page):
     # silently: the page stays, the message in view
     page.click("button[type=submit]")
     page.wait_for_timeout(500)
-    assert page.url.endswith("/submit") and page.locator("#handout_image-size").is_visible()
+    assert page.url.endswith("/submit")
+    expect(page.locator("#handout_image-size")).to_be_visible()
     page.set_input_files(
         "#handout_image",
         files=[
@@ -110,7 +114,6 @@ def test_the_image_stays_on_the_phone_across_an_error_and_the_back_button(live_s
     import io
 
     from PIL import Image
-    from playwright.sync_api import expect
 
     from webapp.extensions import db
     from webapp.submissions.models import Question

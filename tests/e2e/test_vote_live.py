@@ -101,6 +101,6 @@ def test_live_tally_on_console_and_producer_page(live_server, browser, page, gam
     page.wait_for_load_state("load")
     expect(page.locator("#vote-status")).to_have_text("Голосование закрыто.")
     expect(producer.locator("#vote-status")).to_have_text("Голосование закрыто.", timeout=5000)
-    assert producer.get_by_role("link", name="Итоги и приз").is_visible()
+    expect(producer.get_by_role("link", name="Итоги и приз")).to_be_visible()
     assert sms(url, "m6", "+79160000005", "3") == "late"
     producer_ctx.close()
