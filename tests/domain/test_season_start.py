@@ -274,6 +274,46 @@ def test_start_2009_rematch_declined_winter_place_and_sponsor():
     )
 
 
+@pytest.mark.parametrize(
+    ("results", "ru", "be"),
+    [
+        (
+            [{"part": "winter", "kind": "qualifying", "team": "Орлова", "score": "6:1"}],
+            "строка 1 сыгранного: серия — одна из: весенняя, летняя, осенняя; получено 'winter'",
+            "радок 1 згуланага: серыя — адна з: вясновая, летняя, восеньская; атрымана 'winter'",
+        ),
+        (
+            [SPRING_23[3], SPRING_23[0]],
+            "строка 2 сыгранного: игры идут от старых к новым, а весенняя серия предшествует "
+            "летней",
+            "радок 2 згуланага: гульні ідуць ад старых да новых, а вясновая серыя папярэднічае "
+            "летняй",
+        ),
+        (
+            [{"part": "spring", "withdraw": "Стишенок"}],
+            "строка 1 сыгранного: отказ называет команду («withdraw») и записывается только от "
+            "осенней серии, с которой сезон ведётся в Сове",
+            "радок 1 згуланага: адмова называе каманду («withdraw») і запісваецца толькі ад "
+            "восеньскай серыі, з якой сезон вядзецца ў Саве",
+        ),
+        (
+            [{"part": "spring", "kind": "qualifying", "team": "Орлова"}],
+            "строка 1 сыгранного: в событии «game» нет поля «score»",
+            "радок 1 згуланага: у падзеі «game» няма поля «score»",
+        ),
+    ],
+)
+def test_start_results_faults_read_in_russian_and_belarusian(results, ru, be):
+    """What the staff pages and the API show of a malformed list of games played before
+    Sova: each fault in the page's language, never the English of the protocol."""
+    from webapp.domain.books import season_refusal_text
+
+    with pytest.raises(ProtocolError) as info:
+        replay_season(doc("2023", T23, [_start(rating=["Орлова"], results=results)]))
+    assert season_refusal_text(info.value, "ru") == ru
+    assert season_refusal_text(info.value, "be") == be
+
+
 def test_start_malformed_is_a_protocol_error():
     with pytest.raises(ProtocolError) as info:
         replay_season(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from webapp.domain.rules.errors import ProtocolError
+from webapp.domain.season.words import PART_BE, PART_NOM_BE, PART_NOM_RU, PART_RU
 
 FORMAT = "sova.season-protocol/1"
 
@@ -281,16 +282,24 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
             )
         played = entry.get("part")
         if played not in PARTS or PARTS.index(played) > PARTS.index(part):
+            allowed = PARTS[: PARTS.index(part) + 1]
             raise ProtocolError(
-                f"start.results[{j}].part must be one of "
-                f"{', '.join(PARTS[: PARTS.index(part) + 1])}; got {played!r}",
+                f"start.results[{j}].part must be one of {', '.join(allowed)}; got {played!r}",
                 index,
+                ru=f"строка {j + 1} сыгранного: серия — одна из: "
+                f"{', '.join(PART_NOM_RU[p] for p in allowed)}; получено {played!r}",
+                be=f"радок {j + 1} згуланага: серыя — адна з: "
+                f"{', '.join(PART_NOM_BE[p] for p in allowed)}; атрымана {played!r}",
             )
         if PARTS.index(played) < last:
             raise ProtocolError(
                 f"start.results[{j}]: the results go oldest first, and the {played} series "
                 f"comes before the {PARTS[last]} series",
                 index,
+                ru=f"строка {j + 1} сыгранного: игры идут от старых к новым, а "
+                f"{PART_NOM_RU[played]} серия предшествует {PART_RU[PARTS[last]]}",
+                be=f"радок {j + 1} згуланага: гульні ідуць ад старых да новых, а "
+                f"{PART_NOM_BE[played]} серыя папярэднічае {PART_BE[PARTS[last]]}",
             )
         last = PARTS.index(played)
         if "withdraw" in entry:  # a withdrawal from the series Sova starts at, in its place
@@ -300,6 +309,12 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
                     f'start.results[{j}]: a withdrawal names a team ("withdraw") and is '
                     f"from the {part} series, where Sova starts",
                     index,
+                    ru=f"строка {j + 1} сыгранного: отказ называет команду («withdraw») и "
+                    f"записывается только от {PART_RU[part]} серии, с которой сезон ведётся "
+                    "в Сове",
+                    be=f"радок {j + 1} згуланага: адмова называе каманду («withdraw») і "
+                    f"запісваецца толькі ад {PART_BE[part]} серыі, з якой сезон вядзецца "
+                    "ў Саве",
                 )
             results.append(Event(type="withdraw", team=team, part=played))
             continue
@@ -309,8 +324,8 @@ def _parse_start(raw: dict[str, Any], index: int) -> Event:
             raise ProtocolError(
                 f"start.results[{j}]: {error.message}",
                 index,
-                ru=f"строка {j + 1} сыгранного: {error.ru}",
-                be=f"радок {j + 1} згуланага: {error.be}",
+                ru=f"строка {j + 1} сыгранного: {error.ru or error.message}",
+                be=f"радок {j + 1} згуланага: {error.be or error.ru or error.message}",
             ) from None
         results.append(replace(game, part=played))
     winter = _typed(raw, "winter", list, index, required=False)
