@@ -67,6 +67,19 @@ def test_each_value_is_written_by_its_type():
     assert [c.number_format for c in second[1:4]] == ["#,##0.00"] * 3
 
 
+def test_a_text_longer_than_a_cell_holds_is_cut_visibly():
+    """Excel's cell holds 32 767 characters: a longer text ends with «…» at that length (the
+    reader sees it was cut); one of exactly that length is whole."""
+    out = io.BytesIO()
+    whole = "а" * 32_767
+    with xlsx_workbook(out) as wb:
+        XlsxSheet(wb, "Лист").append([whole, "б" * 40_000, "=" + "в" * 32_767])
+    (row,) = load_workbook(io.BytesIO(out.getvalue())).active.iter_rows(values_only=True)
+    assert row[0] == whole
+    assert row[1] == "б" * 32_766 + "…"
+    assert row[2] == "'=" + "в" * 32_764 + "…"  # the guard's apostrophe counts too
+
+
 def queue_row(n: int) -> list:
     return [n, "на рассмотрении", "сайт", datetime(2023, 3, 4, 15, n % 60), f"Вопрос {n}"]
 

@@ -69,6 +69,20 @@ DATE_FORMAT = "dd.mm.yyyy"
 DATETIME_FORMAT = "dd.mm.yyyy hh:mm"
 #: Rows a sheet holds (Excel's limit, XlsxWriter's too: it drops a cell past it).
 MAX_ROWS = 1_048_576
+#: Characters a cell's text holds (Excel's limit; XlsxWriter cuts a longer text there
+#: without a sign).
+MAX_CELL_TEXT = 32_767
+#: The end of a text cut to :data:`MAX_CELL_TEXT`: the reader sees that more was there
+#: (the CSV export holds it whole).
+CUT_MARK = "…"
+
+
+def fitted(text: str) -> str:
+    """``text`` as one cell holds it: as it is up to :data:`MAX_CELL_TEXT` characters,
+    longer cut to that length with :data:`CUT_MARK` as its last character."""
+    if len(text) <= MAX_CELL_TEXT:
+        return text
+    return text[: MAX_CELL_TEXT - len(CUT_MARK)] + CUT_MARK
 
 
 @contextmanager
@@ -97,7 +111,8 @@ class XlsxSheet:
     ``#N/A`` — or a number's stays text), an empty text no cell (what a spreadsheet reads
     back of an empty string cell), numbers (int, float, Decimal) number cells, a date or
     datetime a date cell (:data:`DATE_FORMAT` / :data:`DATETIME_FORMAT` unless the column
-    has a format), a bool a boolean cell, ``None`` no cell."""
+    has a format), a bool a boolean cell, ``None`` no cell. A text longer than a cell
+    holds is cut visibly (:func:`fitted`)."""
 
     def __init__(self, workbook: Workbook, name: str):
         self.workbook = workbook
@@ -127,7 +142,7 @@ class XlsxSheet:
             fmt = formats.get(c) if formats else None
             if isinstance(value, str):
                 if value:
-                    ws.write_string(r, c, safe_cell(value), fmt)
+                    ws.write_string(r, c, fitted(safe_cell(value)), fmt)
                 elif fmt is not None:
                     ws.write_blank(r, c, None, fmt)
             elif value is None:
