@@ -461,11 +461,10 @@ def _index_flushed_questions(session: Session, _context) -> None:
 
 def _sync_fulltext(session: Session) -> None:
     """SQLite only: keep the FTS5 table ``question_fts`` (rowid = question id; columns text,
-    answer) in step with new, edited and deleted questions. PostgreSQL searches an
-    expression index on the table itself and needs nothing here."""
-    touched = [
-        o for o in (*session.new, *session.dirty, *session.deleted) if isinstance(o, Question)
-    ]
+    answer) in step with new and edited questions (a deleted question's row goes with it
+    however it is deleted: the trigger ``question_fts_question_deleted``). PostgreSQL
+    searches an expression index on the table itself and needs nothing here."""
+    touched = [o for o in (*session.new, *session.dirty) if isinstance(o, Question)]
     if not touched:
         return
     connection = session.connection()
@@ -478,11 +477,10 @@ def _sync_fulltext(session: Session) -> None:
         ):
             continue
         connection.exec_driver_sql("DELETE FROM question_fts WHERE rowid = ?", (o.id,))
-        if o not in session.deleted:
-            connection.exec_driver_sql(
-                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
-                (o.id, o.text or "", o.answer or ""),
-            )
+        connection.exec_driver_sql(
+            "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
+            (o.id, o.text or "", o.answer or ""),
+        )
 
 
 #: The weight of a shared leading window against a shared band in the candidates' order:
