@@ -13,6 +13,7 @@ from sqlalchemy import (
     ColumnElement,
     Integer,
     Row,
+    String,
     Text,
     and_,
     any_,
@@ -116,7 +117,12 @@ def fulltext(stmt, words: str):
     if not words.split():
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
-        query = func.plainto_tsquery(literal_column("'russian'"), words)
+        # the words written into the statement (quoted by SQLAlchemy's literal rendering),
+        # not bound: a prepared statement's generic plan cannot know how many questions hold
+        # them, and from its sixth run on one connection the server chose a plan that read
+        # the queue in its order and computed the document of each question
+        typed = bindparam(None, words, type_=String, literal_execute=True)
+        query = func.plainto_tsquery(literal_column("'russian'"), typed)
         return stmt.where(PG_DOCUMENT.op("@@")(query))
     ids = text("SELECT rowid FROM question_fts WHERE question_fts MATCH :fts").bindparams(
         fts=_fts_match(words)
