@@ -178,14 +178,14 @@ def test_the_queue_by_city_is_exact_on_postgresql(pg_app):
 
 
 def migrate_down_and_up() -> None:
-    """Migration 0050 down drops the counts; up fills them from the questions as they are."""
+    """Migration 0051 down drops the counts; up fills them from the questions as they are."""
     from flask_migrate import downgrade, upgrade
 
     build()
     before = city_counts()
     assert stored()["city"] == before
     db.session.remove()
-    downgrade(revision="0049_question_author_by_author")
+    downgrade(revision="0050_question_fts_trigger")
     assert "question_city_count" not in db.inspect(db.engine).get_table_names()
     upgrade(revision="heads")
     db.session.remove()

@@ -5,15 +5,15 @@ instead of reading every author link of the city, the archive's among them. Fill
 questions as they are; kept by the writers of the statistics' counts
 (``webapp.submissions.day_counts``).
 
-Revision ID: 0050_question_city_count
-Revises: 0049_question_author_by_author
+Revision ID: 0051_question_city_count
+Revises: 0050_question_fts_trigger
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0050_question_city_count"
-down_revision = "0049_question_author_by_author"
+revision = "0051_question_city_count"
+down_revision = "0050_question_fts_trigger"
 branch_labels = None
 depends_on = None
 
