@@ -20,6 +20,7 @@ from webapp.submissions.day_counts import Deltas, day_keys
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
+    QuestionCityCount,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -28,7 +29,7 @@ from webapp.submissions.models import (
 
 
 def recount() -> dict:
-    """Every count table from scratch: every viewer question's key (non-zero rows only)."""
+    """Every count table from scratch: every question's key (non-zero rows only)."""
     ids = db.session.scalars(select(Question.id)).all()
     deltas = Deltas()
     for key in day_keys(db.session.connection(), ids).values():
@@ -38,7 +39,25 @@ def recount() -> dict:
         "intake": {k: n for k, n in deltas.intake.items() if n},
         "month": {k: n for k, n in deltas.months.items() if n},
         "decision": {k: tuple(v) for k, v in deltas.decisions.items() if v != [0, 0]},
+        "city": {k: n for k, n in deltas.cities.items() if n},
     }
+
+
+def city_counts() -> dict[tuple[str, str], int]:
+    """``{(status, city): questions}`` question by question (the oracle of
+    :class:`QuestionCityCount`): every question not archived, once per city its authors
+    gave as written."""
+    status = dict(db.session.execute(select(Question.id, Question.status)).all())
+    cities: dict[int, set[str]] = {}
+    for qid, city in db.session.execute(select(QuestionAuthor.question_id, QuestionAuthor.city)):
+        if city is not None:
+            cities.setdefault(qid, set()).add(city)
+    out: Counter = Counter()
+    for qid, found in cities.items():
+        if status[qid] != "archived":
+            for city in found:
+                out[(status[qid], city)] += 1
+    return dict(out)
 
 
 def stored() -> dict:
@@ -52,6 +71,7 @@ def stored() -> dict:
         "day": rows(ViewerQuestionDay, "day", "channel", "status", "city"),
         "intake": rows(ViewerIntakeDay, "day", "channel"),
         "month": rows(ViewerQuestionMonth, "month", "status", "city"),
+        "city": rows(QuestionCityCount, "status", "city"),
         "decision": {
             (r.month, r.hour): (r.count, r.micros)
             for r in db.session.scalars(

@@ -32,7 +32,8 @@ from webapp.submissions.models import (
 pytestmark = pytest.mark.integration
 
 #: Archive questions (as in the archive, ten times the viewer questions) and their authors:
-#: NAMES names, each in CITIES cities and once without a city.
+#: NAMES names, each in CITIES cities (the first Минск, as many viewer questions' authors)
+#: and once without a city.
 ARCHIVE, VIEWER, NAMES, CITIES = 20_000, 2_000, 12, 25
 
 
@@ -43,7 +44,8 @@ def add_archive() -> None:
     pool = []
     for n in range(NAMES):
         for c in range(CITIES + 1):
-            name, city = f"Автор Архивов {n}", (f"Город {c}" if c else None)
+            name = f"Автор Архивов {n}"
+            city = None if not c else "Минск" if c == 1 else f"Город {c}"
             pool.append({"name": name, "city": city, **author_keys(name, city)})
     ids = list(db.session.scalars(insert(Author).returning(Author.id), pool))
     long_ago = utcnow() - timedelta(days=730)
@@ -175,12 +177,34 @@ def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):
     assert {m.reason for m in pairs} == {"name_no_city"}
 
 
+#: A question's author links read by its id: the probe of ``queries.by_city``.
+PROBE = re.compile(r"SubPlan \d+\n\s*->  Index (Only )?Scan using \S+ on question_author\b")
+
+
 def test_the_queue_by_city_reads_the_page_not_the_archive(shaped):
+    """The page walks the queue in its order and probes each question's links (the
+    archive's links of the city, hundreds here, are never read: no semi-join, no read by
+    city); the count reads the maintained counts alone, and where those cannot answer
+    (another filter beside) the queue's questions with the same probe."""
     f = QueueFilter(city="Минск")
     by_id = dict(db.session.execute(sa.select(Question.id, Question.created_at)).all())
-    found = plans(lambda: (queries.queue_page(f), queries.queue_count(f)))
-    for plan in found:
+    archived = db.session.scalar(
+        sa.select(sa.func.count())
+        .select_from(QuestionAuthor)
+        .where(QuestionAuthor.city == "Минск", QuestionAuthor.question_id <= ARCHIVE)
+    )
+    assert archived > 700
+    page, count = plans(lambda: (queries.queue_page(f), queries.queue_count(f)))
+    assert "ix_question_status_created" in page, page
+    (read,) = plans(lambda: queries.queue_count(QueueFilter(city="Минск", channel="web")))
+    for plan in (page, read):
         assert not WHOLE.search(plan), plan
+        assert PROBE.search(plan), plan
+        assert "ix_question_author_city" not in plan, plan
+        assert "Semi Join" not in plan, plan
+        assert plan.count("on question_author") == 1, plan
+    assert "question_city_count" in count, count
+    assert not QUESTIONS.search(count), count
     # the figures themselves: tests.scale_data gives every fifth question Минск (id
     # divisible by 5) and half of them in review (MIX by id modulo 8)
     viewer = range(ARCHIVE + 1, ARCHIVE + VIEWER + 1)

@@ -39,7 +39,8 @@ from webapp.moderation.models import (
     QuestionRevision,
     QuestionSignoff,
 )
-from webapp.submissions.models import Question, QuestionAuthor
+from webapp.submissions.day_counts import UNCOUNTED_STATUS
+from webapp.submissions.models import Question, QuestionAuthor, QuestionCityCount
 
 PAGE_SIZE = 50
 #: The queue's orders as keyset keys (``webapp.core.keyset``), the id last: a total order, so
@@ -90,6 +91,26 @@ def _spellings(city: str) -> list[str]:
     comparison is done on spellings): as typed, lower case, capitalised, title case."""
     c = " ".join(city.split())
     return sorted({c, c.lower(), c.capitalize(), c.title()})
+
+
+def by_city(city: str) -> ColumnElement[bool]:
+    """«Some author of the question gave ``city``» (any author, any of
+    :func:`_spellings`) as a probe of each question's own author links: a correlated
+    ``EXISTS`` the planner keeps as a subplan (``OFFSET 0`` keeps PostgreSQL from turning
+    it into a semi-join). A semi-join read every author link of the city, the archive's
+    among them, before the first question of the page or of the count; the probe reads a
+    question's few links through ``(question_id, author_id)`` while the queue is walked in
+    its own order (its status's index), so a page reads about as many questions as it
+    shows over the city's share of them, and a count read this way (when
+    :func:`city_count` cannot answer) about the cap over that share: the queue's rows,
+    never the archive's."""
+    return (
+        select(literal_column("1"))
+        .select_from(QuestionAuthor)
+        .where(QuestionAuthor.question_id == Question.id, QuestionAuthor.city.in_(_spellings(city)))
+        .offset(0)
+        .exists()
+    )
 
 
 def _fts_match(words: str) -> str:
@@ -162,13 +183,7 @@ def _filtered(f: QueueFilter):
     if f.channel:
         stmt = stmt.where(Question.channel == f.channel)
     if f.city:
-        stmt = stmt.where(
-            Question.id.in_(
-                select(QuestionAuthor.question_id).where(
-                    QuestionAuthor.city.in_(_spellings(f.city))
-                )
-            )
-        )
+        stmt = stmt.where(by_city(f.city))
     if f.flag:
         stmt = stmt.where(ModerationReport.flags.contains(f" {f.flag.strip()} "))
     if f.min_score is not None:
@@ -189,6 +204,9 @@ def _filtered(f: QueueFilter):
         )
     return stmt
 
+
+#: A filter with every field at its default (the others compared with it).
+DEFAULT_FILTER = QueueFilter()
 
 #: The values of the queue's sources filter (:attr:`QueueFilter.signoff`).
 SIGNOFF_STATES = ("pending", "done")
@@ -254,10 +272,54 @@ def queue_page(
 def queue_count(f: QueueFilter, cap: int | None = None) -> int:
     """How many questions the queue of ``f`` lists, counted up to ``cap + 1`` (more than
     ``cap``, default :data:`COUNT_CAP`: ``cap + 1``), so a count never reads every match of
-    a search."""
+    a search. Filtered by status and city alone, from the maintained counts
+    (:func:`city_count`) when they answer exactly; otherwise by reading the matches."""
     limit = (cap or COUNT_CAP) + 1
+    counted = city_count(f)
+    if counted is not None:
+        return min(counted, limit)
     inner = _filtered(f).with_only_columns(Question.id).limit(limit).subquery()
     return db.session.scalar(select(func.count()).select_from(inner)) or 0
+
+
+#: The filter fields :func:`city_count` answers for (the others at their defaults).
+_CITY_COUNTED = ("status", "city", "sort")
+
+
+def city_count(f: QueueFilter) -> int | None:
+    """How many questions the queue of ``f`` lists, from the counts by status and author's
+    city (:class:`~webapp.submissions.models.QuestionCityCount`, kept exact by every
+    writer), one statement of a few rows whatever the archive or the queue; None when
+    they cannot say it exactly: ``f`` filters by more than status and city, or lists the
+    archive (not counted: its rows are read, up to the cap), or one status holds
+    questions in two of the typed city's spellings (a question whose authors gave both
+    counts in each row, once in the queue).
+
+    Why counts and not a faster read: a read is at best the matches themselves, up to the
+    cap (the city's questions of the status, not the archive's, through the probe of
+    :func:`by_city`: about the cap over the city's share of the queue, hundreds to
+    thousands of author links at every request as the queue grows), where these rows are
+    one per status and spelling."""
+    if not f.city or f.status == UNCOUNTED_STATUS:
+        return None
+    if any(
+        getattr(f, name) != getattr(DEFAULT_FILTER, name)
+        for name in QueueFilter.__dataclass_fields__
+        if name not in _CITY_COUNTED
+    ):
+        return None
+    c = QuestionCityCount
+    stmt = select(c.status, c.count).where(c.city.in_(_spellings(f.city)), c.count > 0)
+    if f.status:
+        stmt = stmt.where(c.status == f.status)
+    else:
+        stmt = stmt.where(c.status != UNCOUNTED_STATUS)
+    counts: dict[str, int] = {}
+    for status, n in db.session.execute(stmt):
+        if status in counts:
+            return None
+        counts[status] = n
+    return sum(counts.values())
 
 
 def first_id(f: QueueFilter) -> int | None:

@@ -82,7 +82,8 @@ def stats_recount():
     """Count the viewer questions per local day and month again (every count table of the
     statistics) in SOVA_TIMEZONE as it is set now: run it once after changing
     SOVA_TIMEZONE on a database with questions (the statistics' days and months stay in
-    the zone they were counted in until then). One transaction."""
+    the zone they were counted in until then), and the queue's counts by status and
+    author's city with them. One transaction."""
     counted = recount_day_counts(db.session.connection())
     zone = current_app.config["SOVA_TIMEZONE"]
     click.echo(f"{counted} viewer question(s) counted by day in {zone}")

@@ -1,8 +1,9 @@
 """The statistics' counts of viewer questions (:class:`~webapp.submissions.models.
 ViewerQuestionDay`, :class:`~webapp.submissions.models.ViewerIntakeDay`,
 :class:`~webapp.submissions.models.ViewerQuestionMonth`,
-:class:`~webapp.submissions.models.ViewerDecisionMonth`) and each question's first decision
-time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
+:class:`~webapp.submissions.models.ViewerDecisionMonth`), the queue's counts by status and
+author's city (:class:`~webapp.submissions.models.QuestionCityCount`) and each question's
+first decision time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
 once by the app factory) and :func:`count_questions` / :func:`note_decisions` for the Core
 writers (the bulk import, the tests' and the benches' generated data)."""
 
@@ -15,7 +16,7 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from flask import current_app
-from sqlalchemy import bindparam, delete, event, or_, select, update
+from sqlalchemy import bindparam, delete, event, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Session
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
+    QuestionCityCount,
     QuestionStatusChange,
     ViewerDecisionMonth,
     ViewerIntakeDay,
@@ -31,7 +33,20 @@ from webapp.submissions.models import (
 )
 
 #: The count tables, every one filled from the questions' keys (:class:`Key`).
-COUNT_TABLES = (ViewerQuestionDay, ViewerIntakeDay, ViewerQuestionMonth, ViewerDecisionMonth)
+COUNT_TABLES = (
+    ViewerQuestionDay,
+    ViewerIntakeDay,
+    ViewerQuestionMonth,
+    ViewerDecisionMonth,
+    QuestionCityCount,
+)
+
+#: The status whose questions :class:`QuestionCityCount` leaves out (the archive: the
+#: queue by city of the archive counts its rows, up to its cap).
+UNCOUNTED_STATUS = "archived"
+#: The questions :func:`day_keys` reads: the viewer questions (the statistics) and every
+#: question not archived (the queue's counts by city).
+KEYED = or_(Question.channel != "archive", Question.status != UNCOUNTED_STATUS)
 
 DayKey = tuple[date, str, str, str]
 
@@ -40,15 +55,19 @@ HOUR_US = 3_600_000_000
 
 
 class Key(NamedTuple):
-    """What the statistics' counts know of one viewer question: its local day, channel,
-    status, first author's city (``""`` without one) and the exact time from receipt to its
-    first decision in microseconds (None before one)."""
+    """What the counts know of one question: its local day, channel, status, first
+    author's city (``""`` without one), the exact time from receipt to its first decision
+    in microseconds (None before one), whether it is a viewer question (``channel <>
+    'archive'``: the statistics count only those) and the cities its authors gave (every
+    link's, as written; None left out: the queue's counts by city)."""
 
     day: date
     channel: str
     status: str
     city: str
     decision: int | None
+    viewer: bool = True
+    cities: frozenset[str] = frozenset()
 
     @property
     def month(self) -> date:
@@ -61,8 +80,9 @@ def micros(span: timedelta) -> int:
 
 
 def day_keys(connection, ids) -> dict[int, Key]:
-    """``{question id: Key}`` of the viewer questions among ``ids`` as the database holds
-    them now (one statement per thousand ids)."""
+    """``{question id: Key}`` of the questions among ``ids`` that are viewer questions or
+    not archived (:data:`KEYED`), as the database holds them now (two statements per
+    thousand ids: the questions, their authors' cities)."""
     zone = ZoneInfo(current_app.config["SOVA_TIMEZONE"])
     first_city = (
         select(QuestionAuthor.city)
@@ -82,7 +102,7 @@ def day_keys(connection, ids) -> dict[int, Key]:
                 Question.status,
                 first_city,
                 Question.first_decision_at,
-            ).where(Question.id.in_(ids[start : start + 1000]), Question.channel != "archive")
+            ).where(Question.id.in_(ids[start : start + 1000]), KEYED)
         ):
             out[qid] = Key(
                 created.astimezone(zone).date(),
@@ -90,20 +110,38 @@ def day_keys(connection, ids) -> dict[int, Key]:
                 status,
                 city or "",
                 None if decided is None else micros(decided - created),
+                channel != "archive",
             )
+        cities: dict[int, set[str]] = {}
+        for qid, city in connection.execute(
+            select(QuestionAuthor.question_id, QuestionAuthor.city).where(
+                QuestionAuthor.question_id.in_(ids[start : start + 1000]),
+                QuestionAuthor.city.is_not(None),
+            )
+        ):
+            cities.setdefault(qid, set()).add(city)
+        for qid, found in cities.items():
+            if qid in out:
+                out[qid] = out[qid]._replace(cities=frozenset(found))
     return out
 
 
 class Deltas:
-    """The changes to the four count tables that some questions' keys moving make."""
+    """The changes to the count tables that some questions' keys moving make."""
 
     def __init__(self) -> None:
         self.days: Counter[DayKey] = Counter()
         self.intake: Counter[tuple[date, str]] = Counter()
         self.months: Counter[tuple[date, str, str]] = Counter()
         self.decisions: dict[tuple[date, int], list[int]] = {}
+        self.cities: Counter[tuple[str, str]] = Counter()
 
     def add(self, key: Key, sign: int) -> None:
+        if key.status != UNCOUNTED_STATUS:
+            for city in key.cities:
+                self.cities[(key.status, city)] += sign
+        if not key.viewer:
+            return
         self.days[(key.day, key.channel, key.status, key.city)] += sign
         self.intake[(key.day, key.channel)] += sign
         self.months[(key.month, key.status, key.city)] += sign
@@ -165,6 +203,9 @@ def add_counts(connection, deltas: Deltas) -> None:
         upserts.append(
             _upsert(connection, ViewerDecisionMonth, ("month", "hour"), rows, ("count", "micros"))
         )
+    rows = [{"status": s, "city": c, "count": n} for (s, c), n in sorted(d.cities.items()) if n]
+    if rows:
+        upserts.append(_upsert(connection, QuestionCityCount, ("status", "city"), rows, ("count",)))
     if not upserts:
         return
     if connection.dialect.name == "postgresql":
@@ -278,14 +319,15 @@ def register_day_counts() -> None:
 def recount_day_counts(connection, batch: int = 5000) -> int:
     """Count every viewer question again from scratch (every count table), in ``SOVA_TIMEZONE`` as it is
     now (the counts follow the zone they were made in: after the setting changes, the
-    days of the statistics page are the old zone's until this runs). The caller's
+    days of the statistics page are the old zone's until this runs), and every question
+    not archived by status and city (:class:`QuestionCityCount`). The caller's
     transaction: the statistics never see the table half-filled. Returns how many viewer
     questions were counted."""
     for table in COUNT_TABLES:
         connection.execute(delete(table))
-    ids = connection.scalars(
-        select(Question.id).where(Question.channel != "archive").order_by(Question.id)
-    ).all()
+    ids = connection.scalars(select(Question.id).where(KEYED).order_by(Question.id)).all()
     for start in range(0, len(ids), batch):
         count_questions(connection, ids[start : start + batch])
-    return len(ids)
+    return connection.scalar(
+        select(func.count()).select_from(Question).where(Question.channel != "archive")
+    )

@@ -427,3 +427,20 @@ class ViewerDecisionMonth(Model):
     hour: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     count: Mapped[int] = mapped_column(Integer)
     micros: Mapped[int] = mapped_column(BigInteger)
+
+
+class QuestionCityCount(Model):
+    """How many questions of a status (``archived`` aside) have at least one author link
+    whose city is ``city``, exactly as written (a question with two such links counts
+    once; one whose links give two spellings counts once in each): the editors' queue
+    filtered by the author's city counts its questions from these rows
+    (``webapp.moderation.queries.queue_count``) instead of reading them, whatever the
+    archive. Kept with :class:`ViewerQuestionDay`, by the same writers (the flush hooks,
+    the one-statement intake's CTE, the Core writers' ``count_questions``) and the same
+    ``count + delta`` upserts; a row may hold 0, readers skip those."""
+
+    __tablename__ = "question_city_count"
+
+    status: Mapped[str] = mapped_column(String(20), primary_key=True)
+    city: Mapped[str] = mapped_column(String(200), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)

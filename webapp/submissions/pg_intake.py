@@ -54,6 +54,7 @@ from webapp.submissions.models import (
     Author,
     Question,
     QuestionAuthor,
+    QuestionCityCount,
     QuestionStatusChange,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -164,6 +165,7 @@ def _statement(upsert_first: bool):
                 ).select_from(q.join(more, true())),
             ),
         )
+        .returning(qat.c.city)
         .cte("qa")
     )
     sc = (
@@ -231,6 +233,21 @@ def _statement(upsert_first: bool):
                 set_={"count": table.c.count + count.excluded.count},
             ).cte(f"counted_{table.name}")
         )
+    # the queue's counts by status and author's city (:class:`QuestionCityCount`): + 1 for
+    # each city the new links give, once however many links give it
+    cct = _table(QuestionCityCount)
+    by_city = insert(cct).from_select(
+        ["status", "city", "count"],
+        select(status, qa.c.city, literal_column("1", Integer))
+        .where(qa.c.city.is_not(None))
+        .distinct(),
+    )
+    counts.append(
+        by_city.on_conflict_do_update(
+            index_elements=[cct.c.status, cct.c.city],
+            set_={"count": cct.c.count + by_city.excluded.count},
+        ).cte("counted_question_city_count")
+    )
     outbox_ids = select(func.array_agg(aggregate_order_by(ob.c.id, ob.c.id))).scalar_subquery()
     return select(q.c.id, outbox_ids.label("outbox_ids")).add_cte(qa, sc, *counts)
 

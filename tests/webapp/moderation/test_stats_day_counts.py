@@ -19,7 +19,7 @@ import pytest
 from flask import current_app
 from sqlalchemy import func, select
 
-from tests.stats_counts import oracle, recount, stored
+from tests.stats_counts import city_counts, oracle, recount, stored
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import stats
@@ -69,6 +69,7 @@ def decisions(days: int) -> dict:
 
 def assert_exact() -> None:
     assert stored() == recount()
+    assert stored()["city"] == city_counts()
     for days in WINDOWS:
         figures = stats.summary(days)
         assert figures.pop("decision_hours") == decisions(days), days
