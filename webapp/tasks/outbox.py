@@ -111,7 +111,8 @@ def send(messages: list) -> int:
 
     One pooled producer (one broker connection) serves the whole batch, and on Redis the
     messages go in one pipeline (kombu's ``Producer.batch``: one round trip instead of one
-    per message and one Redis client object per message). The rows are marked sent only
+    per message and one Redis client object per message), the default queue declared once
+    for the batch rather than once per message. The rows are marked sent only
     when the whole batch was delivered; a broker error leaves them all unsent for the
     sweeper (logged, never raised; a message that did arrive is then sent again, which
     the idempotent tasks absorb). The Celery task id is ``outbox-<id>-<attempt>`` so a
@@ -126,6 +127,9 @@ def send(messages: list) -> int:
         epoch = broker_epoch()
         with celery.producer_pool.acquire(block=True, timeout=5) as producer:
             with producer.batch(max_size=len(messages)):
+                # Every task goes to the default queue: declared once per connection
+                # (kombu's cache), not bound and looked up again for each message.
+                producer.maybe_declare(celery.amqp.default_queue)
                 for msg in messages:
                     rid = getattr(msg, "request_id", None)
                     celery.send_task(
@@ -137,6 +141,7 @@ def send(messages: list) -> int:
                         # the repr Celery would compute, without saferepr
                         argsrepr=repr(list(msg.args)),
                         kwargsrepr="{}",
+                        declare=(),
                     )
         sent_ids = [msg.id for msg in messages]
     except Exception:  # broker down: the sweeper retries
