@@ -20,6 +20,7 @@ from webapp.submissions.day_counts import Deltas, day_keys
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
+    ViewerDecisionDay,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -38,6 +39,7 @@ def recount() -> dict:
         "intake": {k: n for k, n in deltas.intake.items() if n},
         "month": {k: n for k, n in deltas.months.items() if n},
         "decision": {k: tuple(v) for k, v in deltas.decisions.items() if v != [0, 0]},
+        "decision_day": {k: tuple(v) for k, v in deltas.decision_days.items() if v != [0, 0]},
     }
 
 
@@ -48,18 +50,20 @@ def stored() -> dict:
             for r in db.session.scalars(select(model).where(model.count != 0))
         }
 
+    def decisions(model, key):
+        return {
+            (getattr(r, key), r.hour): (r.count, r.micros)
+            for r in db.session.scalars(
+                select(model).where((model.count != 0) | (model.micros != 0))
+            )
+        }
+
     return {
         "day": rows(ViewerQuestionDay, "day", "channel", "status", "city"),
         "intake": rows(ViewerIntakeDay, "day", "channel"),
         "month": rows(ViewerQuestionMonth, "month", "status", "city"),
-        "decision": {
-            (r.month, r.hour): (r.count, r.micros)
-            for r in db.session.scalars(
-                select(ViewerDecisionMonth).where(
-                    (ViewerDecisionMonth.count != 0) | (ViewerDecisionMonth.micros != 0)
-                )
-            )
-        },
+        "decision": decisions(ViewerDecisionMonth, "month"),
+        "decision_day": decisions(ViewerDecisionDay, "day"),
     }
 
 

@@ -1,7 +1,8 @@
 """The statistics' counts of viewer questions (:class:`~webapp.submissions.models.
 ViewerQuestionDay`, :class:`~webapp.submissions.models.ViewerIntakeDay`,
 :class:`~webapp.submissions.models.ViewerQuestionMonth`,
-:class:`~webapp.submissions.models.ViewerDecisionMonth`) and each question's first decision
+:class:`~webapp.submissions.models.ViewerDecisionMonth`,
+:class:`~webapp.submissions.models.ViewerDecisionDay`) and each question's first decision
 time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
 once by the app factory) and :func:`count_questions` / :func:`note_decisions` for the Core
 writers (the bulk import, the tests' and the benches' generated data)."""
@@ -24,6 +25,7 @@ from webapp.submissions.models import (
     Question,
     QuestionAuthor,
     QuestionStatusChange,
+    ViewerDecisionDay,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -31,11 +33,18 @@ from webapp.submissions.models import (
 )
 
 #: The count tables, every one filled from the questions' keys (:class:`Key`).
-COUNT_TABLES = (ViewerQuestionDay, ViewerIntakeDay, ViewerQuestionMonth, ViewerDecisionMonth)
+COUNT_TABLES = (
+    ViewerQuestionDay,
+    ViewerIntakeDay,
+    ViewerQuestionMonth,
+    ViewerDecisionMonth,
+    ViewerDecisionDay,
+)
 
 DayKey = tuple[date, str, str, str]
 
-#: The microseconds of an hour: :class:`ViewerDecisionMonth`'s bins.
+#: The microseconds of an hour: :class:`ViewerDecisionMonth`'s and
+#: :class:`ViewerDecisionDay`'s bins.
 HOUR_US = 3_600_000_000
 
 
@@ -95,22 +104,27 @@ def day_keys(connection, ids) -> dict[int, Key]:
 
 
 class Deltas:
-    """The changes to the four count tables that some questions' keys moving make."""
+    """The changes to the count tables that some questions' keys moving make."""
 
     def __init__(self) -> None:
         self.days: Counter[DayKey] = Counter()
         self.intake: Counter[tuple[date, str]] = Counter()
         self.months: Counter[tuple[date, str, str]] = Counter()
         self.decisions: dict[tuple[date, int], list[int]] = {}
+        self.decision_days: dict[tuple[date, int], list[int]] = {}
 
     def add(self, key: Key, sign: int) -> None:
         self.days[(key.day, key.channel, key.status, key.city)] += sign
         self.intake[(key.day, key.channel)] += sign
         self.months[(key.month, key.status, key.city)] += sign
         if key.decision is not None:
-            row = self.decisions.setdefault((key.month, key.decision // HOUR_US), [0, 0])
-            row[0] += sign
-            row[1] += sign * key.decision
+            hour = key.decision // HOUR_US
+            for row in (
+                self.decisions.setdefault((key.month, hour), [0, 0]),
+                self.decision_days.setdefault((key.day, hour), [0, 0]),
+            ):
+                row[0] += sign
+                row[1] += sign * key.decision
 
 
 def _upsert(connection, model, keys: tuple[str, ...], rows: list[dict], sums: tuple[str, ...]):
@@ -126,7 +140,7 @@ def add_counts(connection, deltas: Deltas) -> None:
     """Add ``deltas`` to the count tables: one ``count + delta`` upsert per table that
     changes (keys in order, so two transactions lock shared rows in the same order), on
     PostgreSQL all of them in one statement (the others as data-modifying ``WITH``
-    clauses: a decision moves three tables for one round trip)."""
+    clauses: a decision moves four tables for one round trip)."""
     d = deltas
     upserts = []
     rows = [
@@ -164,6 +178,15 @@ def add_counts(connection, deltas: Deltas) -> None:
     if rows:
         upserts.append(
             _upsert(connection, ViewerDecisionMonth, ("month", "hour"), rows, ("count", "micros"))
+        )
+    rows = [
+        {"day": day, "hour": h, "count": n, "micros": us}
+        for (day, h), (n, us) in sorted(d.decision_days.items())
+        if n or us
+    ]
+    if rows:
+        upserts.append(
+            _upsert(connection, ViewerDecisionDay, ("day", "hour"), rows, ("count", "micros"))
         )
     if not upserts:
         return

@@ -156,3 +156,64 @@ def test_the_migration_fills_and_drops_the_month_counts_on_postgresql(pg_app):
     migrate_down_and_up()
     indexes = {ix["name"] for ix in db.inspect(db.engine).get_indexes("question")}
     assert "ix_question_viewer_decision_time" in indexes
+
+
+def migrate_decision_days_down_and_up() -> None:
+    """Migration 0050 down drops the decisions by day; up fills them from the questions as
+    they are, equal to a recount, and the figures stay the questions' own."""
+    from flask_migrate import downgrade, upgrade
+
+    generate(300, seed=6)
+    before = stored()
+    assert before["decision_day"] and before == recount()
+    db.session.remove()
+    downgrade(revision="0049_question_author_by_author")
+    tables = set(db.inspect(db.engine).get_table_names())
+    assert "viewer_decision_day" not in tables
+    assert "viewer_decision_month" in tables
+    upgrade(revision="heads")
+    db.session.remove()
+    assert stored() == before
+    for days in WINDOWS:
+        assert stats.summary(days) == oracle(days), days
+
+
+def test_the_migration_fills_and_drops_the_decisions_by_day(app):
+    migrate_decision_days_down_and_up()
+
+
+@pytest.mark.integration
+def test_the_migration_fills_and_drops_the_decisions_by_day_on_postgresql(pg_app):
+    migrate_decision_days_down_and_up()
+
+
+def at_every_time_of_day(monkeypatch) -> None:
+    """The same questions seen at five times of the day: the window's first day is cut
+    early and late (its part inside or outside the window the shorter), each window's
+    first month split on either side of its middle."""
+    import tests.stats_counts
+
+    generate(600, seed=7)
+    assert stored() == recount()
+    now = utcnow()
+    for hours in (0, 5, 11, 17, 23):
+        moved = now + timedelta(hours=hours, minutes=17)
+        monkeypatch.setattr(stats, "utcnow", lambda moved=moved: moved)
+        monkeypatch.setattr(tests.stats_counts, "utcnow", lambda moved=moved: moved)
+        for days in WINDOWS:
+            assert stats.summary(days) == oracle(days), (hours, days)
+
+
+def test_the_statistics_at_every_time_of_day(make_app, monkeypatch):
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_TIMEZONE="Europe/Minsk")
+    with app.app_context():
+        at_every_time_of_day(monkeypatch)
+
+
+@pytest.mark.integration
+def test_the_statistics_at_every_time_of_day_on_postgresql(make_app, pg_url, monkeypatch):
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_DATABASE_URL=pg_url, SOVA_TIMEZONE="Europe/Minsk")
+    with app.app_context():
+        at_every_time_of_day(monkeypatch)
+        db.session.remove()
+        db.engine.dispose()
