@@ -86,7 +86,7 @@ def _days_from(day: date) -> dict:
     "m_from"}``, the day rows ``d_from <= day < d_to`` counted ``d_sign`` times (1 or -1)
     and the month rows from ``m_from``. Of ``day``'s month the shorter part is read by
     day: the days from ``day`` to its end, or the month's row less the days before
-    ``day`` (at most 16 days' rows)."""
+    ``day`` (at most 15 days' rows)."""
     month = day.replace(day=1)
     end = _next_month(month)
     if (end - day) <= (day - month):

@@ -217,3 +217,22 @@ def test_the_statistics_at_every_time_of_day_on_postgresql(make_app, pg_url, mon
         at_every_time_of_day(monkeypatch)
         db.session.remove()
         db.engine.dispose()
+
+
+def test_the_first_month_is_read_by_at_most_fifteen_days():
+    """Whatever the day, the day rows read (added or taken off the month's row) cover the
+    month's days from ``day`` on, and are never more than 15 days."""
+    from datetime import date
+
+    day = date(2024, 1, 1)
+    while day < date(2027, 1, 1):
+        p = stats._days_from(day)
+        read = (p["d_to"] - p["d_from"]).days
+        assert 0 <= read <= 15, (day, p)
+        month_days = {p["d_from"] + timedelta(days=n) for n in range(read)}
+        if p["d_sign"] == 1:
+            assert p["d_from"] == day and p["m_from"] == p["d_to"] == stats._next_month(day)
+        else:
+            assert p["m_from"] == p["d_from"] == day.replace(day=1) and p["d_to"] == day
+            assert all(d < day for d in month_days)
+        day += timedelta(days=1)
