@@ -80,7 +80,7 @@ def _next_month(day: date) -> date:
     return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
 
 
-def _days_from(day: date) -> dict:
+def days_from(day: date) -> dict:
     """The bind parameters that read the local days from ``day`` on (and any after today:
     a clock ahead) from a day table and its month table: ``{"d_sign", "d_from", "d_to",
     "m_from"}``, the day rows ``d_from <= day < d_to`` counted ``d_sign`` times (1 or -1)
@@ -186,7 +186,7 @@ def _sign(name: str):
     return bindparam(name, type_=Integer)
 
 
-#: The hours to decision of the whole days and months (:func:`_days_from`'s parameters):
+#: The hours to decision of the whole days and months (:func:`days_from`'s parameters):
 #: ``(hour, count, micros)`` per hour, the day rows counted with their sign.
 _TABLE_BINS = union_all(
     select(
@@ -246,7 +246,7 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
 
     The bins of hours to decision, one statement: the local day of ``since`` question by
     question, the part of it inside the window or, when shorter, the part outside taken
-    off; the later days as :func:`_days_from` reads them, from
+    off; the later days as :func:`days_from` reads them, from
     :class:`ViewerDecisionDay` and :class:`ViewerDecisionMonth`. The median: the hour
     holding the middle rank(s) found in these bins, then the exact one or two middle times
     among that hour's questions of the window alone."""
@@ -254,9 +254,9 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     midnight = _local_midnight(first, zone)
     cut = _local_midnight(first + timedelta(days=1), zone)
     if cut - since <= since - midnight:
-        sign, values = 1, {"q_from": since, "q_to": cut, **_days_from(first + timedelta(days=1))}
+        sign, values = 1, {"q_from": since, "q_to": cut, **days_from(first + timedelta(days=1))}
     else:
-        sign, values = -1, {"q_from": midnight, "q_to": since, **_days_from(first)}
+        sign, values = -1, {"q_from": midnight, "q_to": since, **days_from(first)}
     bins = _Bins()
     if db.session.get_bind().dialect.name == "postgresql":
         for hour, count, us in db.session.execute(_PG_BINS, {"q_sign": sign, **values}):
@@ -327,7 +327,7 @@ def _first_day(since: datetime, cut: datetime) -> tuple[dict, dict]:
 _NONE = (null(), null())
 
 #: One statement: the intake chart's days after ``first`` (a row per day and channel), the
-#: statuses and cities of the later days as :func:`_days_from` reads them, by day from
+#: statuses and cities of the later days as :func:`days_from` reads them, by day from
 #: :class:`ViewerQuestionDay` and by month from :class:`ViewerQuestionMonth`.
 _LATER_DAYS = union_all(
     select(
@@ -368,7 +368,7 @@ def summary(days: int = 30) -> dict:
     The window's first, partial local day is read question by question; the intake of
     the later days (and any day after today: a clock ahead) from
     :class:`~webapp.submissions.models.ViewerIntakeDay`; the statuses and cities of the
-    later days as :func:`_days_from` reads them, from the day counts
+    later days as :func:`days_from` reads them, from the day counts
     (:class:`~webapp.submissions.models.ViewerQuestionDay`) and
     :class:`~webapp.submissions.models.ViewerQuestionMonth`; the time to decision as
     :func:`_decisions` says."""
@@ -380,7 +380,7 @@ def summary(days: int = 30) -> dict:
     head_intake, head_cities = _first_day(since, cut)
     intake = {(first, c): n for c, n in head_intake.items()}
     by_city = dict(head_cities)
-    values = {"first": first, **_days_from(first + timedelta(days=1))}
+    values = {"first": first, **days_from(first + timedelta(days=1))}
     for on, channel, city, status, count in db.session.execute(_LATER_DAYS, values):
         if on is not None:
             intake[(on, channel)] = count

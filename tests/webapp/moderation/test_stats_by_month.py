@@ -226,12 +226,13 @@ def test_the_first_month_is_read_by_at_most_fifteen_days():
 
     day = date(2024, 1, 1)
     while day < date(2027, 1, 1):
-        p = stats._days_from(day)
+        p = stats.days_from(day)
         read = (p["d_to"] - p["d_from"]).days
         assert 0 <= read <= 15, (day, p)
         month_days = {p["d_from"] + timedelta(days=n) for n in range(read)}
         if p["d_sign"] == 1:
-            assert p["d_from"] == day and p["m_from"] == p["d_to"] == stats._next_month(day)
+            next_month = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+            assert p["d_from"] == day and p["m_from"] == p["d_to"] == next_month
         else:
             assert p["m_from"] == p["d_from"] == day.replace(day=1) and p["d_to"] == day
             assert all(d < day for d in month_days)
