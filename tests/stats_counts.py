@@ -21,6 +21,7 @@ from webapp.submissions.models import (
     Question,
     QuestionAuthor,
     QuestionCityCount,
+    ViewerDecisionDay,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -40,6 +41,7 @@ def recount() -> dict:
         "month": {k: n for k, n in deltas.months.items() if n},
         "decision": {k: tuple(v) for k, v in deltas.decisions.items() if v != [0, 0]},
         "city": {k: n for k, n in deltas.cities.items() if n},
+        "decision_day": {k: tuple(v) for k, v in deltas.decision_days.items() if v != [0, 0]},
     }
 
 
@@ -67,19 +69,21 @@ def stored() -> dict:
             for r in db.session.scalars(select(model).where(model.count != 0))
         }
 
+    def decisions(model, key):
+        return {
+            (getattr(r, key), r.hour): (r.count, r.micros)
+            for r in db.session.scalars(
+                select(model).where((model.count != 0) | (model.micros != 0))
+            )
+        }
+
     return {
         "day": rows(ViewerQuestionDay, "day", "channel", "status", "city"),
         "intake": rows(ViewerIntakeDay, "day", "channel"),
         "month": rows(ViewerQuestionMonth, "month", "status", "city"),
         "city": rows(QuestionCityCount, "status", "city"),
-        "decision": {
-            (r.month, r.hour): (r.count, r.micros)
-            for r in db.session.scalars(
-                select(ViewerDecisionMonth).where(
-                    (ViewerDecisionMonth.count != 0) | (ViewerDecisionMonth.micros != 0)
-                )
-            )
-        },
+        "decision": decisions(ViewerDecisionMonth, "month"),
+        "decision_day": decisions(ViewerDecisionDay, "day"),
     }
 
 

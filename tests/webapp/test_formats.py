@@ -71,6 +71,21 @@ def test_when_in_the_season_zone() -> None:
         when(datetime(2023, 3, 4, 12, 0))
 
 
+def test_a_day_prints_as_babel_prints_it_every_time() -> None:
+    """A calendar day, in each of the pages' languages, is Babel's own ``dd.MM.yyyy``, the
+    first time and when asked again."""
+    from datetime import timedelta
+
+    from babel.dates import format_date
+
+    for locale in ("ru", "be", "en"):
+        for n in range(0, 800, 7):
+            day = date(2025, 12, 28) + timedelta(days=n)
+            expected = format_date(day, "dd.MM.yyyy", locale=locale)
+            assert when(day, locale=locale) == when(day, locale=locale) == expected
+    assert when(date(987, 6, 5)) == "05.06.0987"
+
+
 def test_prize_page_prints_money_and_minsk_time(app, api, played, login) -> None:
     """The producer's prize page: «Сумма: 1 800,00 BYN.» and the history time of a known
     UTC instant in the 2023 season's zone (Europe/Minsk, UTC+3), no «UTC»."""

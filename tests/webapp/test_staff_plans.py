@@ -151,9 +151,11 @@ def test_the_statistics_read_the_window_not_the_archive(shaped):
         for table in ("viewer_intake_day", "viewer_question_day", "viewer_question_month"):
             assert table in found[1], found[1]
         assert not QUESTIONS.search(found[1]), found[1]
-        # the decisions: the first month's part (or the part before the window), one range
-        # of the decided viewer questions' own index, and the months' hours
+        # the decisions: the first day's part (or the part before the window), one range
+        # of the decided viewer questions' own index, the first month's days' hours and
+        # the later months'
         assert "ix_question_viewer_decided" in found[2], found[2]
+        assert "viewer_decision_day" in found[2], found[2]
         assert "viewer_decision_month" in found[2], found[2]
         # the middle values: one hour's range (or two) of the time to decision's index
         assert "ix_question_viewer_decision_time" in found[3], found[3]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from decimal import Decimal
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from babel import Locale
@@ -104,6 +105,13 @@ def when(
             raise ValueError("naive datetime: times are stored and passed aware (UTC)")
         local = value.astimezone(ZoneInfo(zone or DEFAULT_ZONE))
         return format_datetime(local, DATETIME_PATTERN, tzinfo=local.tzinfo, locale=locale)
+    return _day(value, locale)
+
+
+@lru_cache(maxsize=4096)
+def _day(value: date, locale: str) -> str:
+    # Babel parses the locale and the pattern on every call (tens of microseconds); a page
+    # of a row per day (the statistics' year) asks for the same few hundred days again
     return format_date(value, DATE_PATTERN, locale=locale)
 
 

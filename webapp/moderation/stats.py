@@ -1,29 +1,37 @@
 """The editors' statistics page: intake per day and channel, acceptance rate, by city,
 time to decision. Viewer questions only (the imported archive is left out).
 
-Aggregated in the database: four statements whatever the number of questions. The intake
-chart reads a row per day and channel; the rest whole months from counts kept per month
+Aggregated in the database: four statements whatever the number of questions, each built
+once (bind parameters: a request only fills them in). The intake chart reads a row per day
+and channel; the rest whole months from counts kept per month
 (:class:`~webapp.submissions.models.ViewerQuestionMonth`,
-:class:`~webapp.submissions.models.ViewerDecisionMonth`); only the window's first, partial
-month (by day, or question by question for the time to decision: the shorter of its part
-inside or outside the window) and the median's one hour are read question by question, so
-what grows with the data is half a month's and one hour's decided questions, not a
-year's."""
+:class:`~webapp.submissions.models.ViewerDecisionMonth`) and the whole days of the
+window's first, partial month from counts kept per day
+(:class:`~webapp.submissions.models.ViewerQuestionDay`,
+:class:`~webapp.submissions.models.ViewerDecisionDay`: the shorter of that month's days
+inside or outside the window, the month's row less the days outside); only the window's
+first, partial day (for the time to decision the shorter of its part inside or outside the
+window) and the median's one hour are read question by question, and on PostgreSQL the
+hours to decision are binned in SQL: what a request reads and computes is bounded by days,
+channels, cities and hours to decision, plus one day's and one hour's questions."""
 
 from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
+from functools import cache
 from typing import cast
 from zoneinfo import ZoneInfo
 
 from flask import current_app
 from sqlalchemy import (
     BigInteger,
-    CompoundSelect,
     Integer,
+    Numeric,
     String,
+    bindparam,
+    extract,
     func,
     null,
     select,
@@ -38,6 +46,7 @@ from webapp.submissions.day_counts import HOUR_US, micros
 from webapp.submissions.models import (
     Question,
     QuestionAuthor,
+    ViewerDecisionDay,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -50,7 +59,7 @@ from webapp.submissions.models import (
 VIEWER = text("question.channel <> 'archive'")
 
 ACCEPTED = ("approved", "assigned", "played", "answered", "unanswered")
-#: The decided questions, word for word the second predicate of the partial index
+#: The decided viewer questions, word for word the second predicate of the partial index
 #: ``ix_question_viewer_decided`` (migration 0044; a literal, as :data:`VIEWER`).
 DECIDED = text("question.first_decision_at IS NOT NULL")
 #: The first authors, word for word the predicate of ``ix_question_author_first``.
@@ -71,6 +80,20 @@ def _next_month(day: date) -> date:
     return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
 
 
+def days_from(day: date) -> dict:
+    """The bind parameters that read the local days from ``day`` on (and any after today:
+    a clock ahead) from a day table and its month table: ``{"d_sign", "d_from", "d_to",
+    "m_from"}``, the day rows ``d_from <= day < d_to`` counted ``d_sign`` times (1 or -1)
+    and the month rows from ``m_from``. Of ``day``'s month the shorter part is read by
+    day: the days from ``day`` to its end, or the month's row less the days before
+    ``day`` (at most 15 days' rows)."""
+    month = day.replace(day=1)
+    end = _next_month(month)
+    if (end - day) <= (day - month):
+        return {"d_sign": 1, "d_from": day, "d_to": end, "m_from": end}
+    return {"d_sign": -1, "d_from": month, "d_to": day, "m_from": month}
+
+
 class _Bins:
     """Decided questions by whole hours to decision: ``{hour: count}`` and the sum of the
     exact times in microseconds."""
@@ -88,40 +111,68 @@ class _Bins:
 #: how many they are, how many ranks from there)``.
 Part = tuple[int, int, int, int]
 
+_SPAN = Question.first_decision_at - Question.created_at
+
+
+@cache
+def _middle_statement(ascending: tuple[bool, ...]):
+    """PostgreSQL: the statement of :func:`_middle` for one hour (or two), each read from
+    its lower end (``ascending``) or its upper end; parameters ``since`` and, for the
+    ``n``-th hour, ``lo_n``, ``hi_n`` (its bounds, timedelta), ``skip_n``, ``take_n``."""
+    reads = [
+        select(_SPAN.label("span"))
+        .where(
+            VIEWER,
+            Question.created_at >= bindparam("since"),
+            DECIDED,
+            _SPAN >= bindparam(f"lo_{n}"),
+            _SPAN < bindparam(f"hi_{n}"),
+        )
+        .order_by(_SPAN if up else _SPAN.desc())
+        .offset(bindparam(f"skip_{n}", type_=Integer))
+        .limit(bindparam(f"take_{n}", type_=Integer))
+        .subquery()
+        for n, up in enumerate(ascending)
+    ]
+    if len(reads) == 1:
+        return select(reads[0].c.span)
+    return union_all(*(select(r.c.span) for r in reads))
+
+
+#: SQLite (a small deployment's database) has no exact time span: the middle hours'
+#: questions with a margin for its float hours (parameters ``since``, ``lo``, ``hi``: hours),
+#: cut exactly in Python.
+_SQLITE_MIDDLE = select(Question.created_at, Question.first_decision_at).where(
+    VIEWER,
+    Question.created_at >= bindparam("since"),
+    DECIDED,
+    _hours(Question.first_decision_at, Question.created_at) >= bindparam("lo"),
+    _hours(Question.first_decision_at, Question.created_at) < bindparam("hi"),
+)
+
 
 def _middle(since: datetime, parts: list[Part]) -> list[int]:
     """The exact times (microseconds) of the middle ranks ``parts`` (one hour, or the last
     of one hour and the first of the next) among the decided viewer questions received since
     ``since``, in one statement: only those hours' questions are read (PostgreSQL: from the
     nearer end of each hour's range of ``ix_question_viewer_decision_time``)."""
-    window = (VIEWER, Question.created_at >= since, DECIDED)
     if db.session.get_bind().dialect.name == "postgresql":
-        span = Question.first_decision_at - Question.created_at
-        reads = []
-        for hour, rank, count, take in parts:
-            ascending = rank + take / 2 <= count / 2
-            reads.append(
-                select(span.label("span"))
-                .where(*window, span >= timedelta(hours=hour), span < timedelta(hours=hour + 1))
-                .order_by(span if ascending else span.desc())
-                .offset(rank if ascending else count - rank - take)
-                .limit(take)
-                .subquery()
-            )
-        statement = union_all(*(select(r.c.span) for r in reads)) if len(reads) > 1 else None
-        spans = db.session.scalars(
-            statement if statement is not None else select(reads[0].c.span)
-        ).all()
+        ascending: list[bool] = []
+        values: dict = {"since": since}
+        for n, (hour, rank, count, take) in enumerate(parts):
+            up = rank + take / 2 <= count / 2
+            ascending.append(up)
+            values |= {
+                f"lo_{n}": timedelta(hours=hour),
+                f"hi_{n}": timedelta(hours=hour + 1),
+                f"skip_{n}": rank if up else count - rank - take,
+                f"take_{n}": take,
+            }
+        spans = db.session.scalars(_middle_statement(tuple(ascending)), values).all()
         return sorted(micros(s) for s in spans)
-    # SQLite (a small deployment's database) has no exact time span: those hours' questions
-    # with a margin for its float hours, cut exactly here
-    hours = _hours(Question.first_decision_at, Question.created_at)
     by_hour: dict[int, list[int]] = {hour: [] for hour, *_ in parts}
-    for created, at in db.session.execute(
-        select(Question.created_at, Question.first_decision_at).where(
-            *window, hours >= min(by_hour) - 0.01, hours < max(by_hour) + 1.01
-        )
-    ):
+    values = {"since": since, "lo": min(by_hour) - 0.01, "hi": max(by_hour) + 1.01}
+    for created, at in db.session.execute(_SQLITE_MIDDLE, values):
         us = micros(cast(datetime, at) - created)
         if us // HOUR_US in by_hour:
             by_hour[us // HOUR_US].append(us)
@@ -131,48 +182,91 @@ def _middle(since: datetime, parts: list[Part]) -> list[int]:
     return out
 
 
+def _sign(name: str):
+    return bindparam(name, type_=Integer)
+
+
+#: The hours to decision of the whole days and months (:func:`days_from`'s parameters):
+#: ``(hour, count, micros)`` per hour, the day rows counted with their sign.
+_TABLE_BINS = union_all(
+    select(
+        ViewerDecisionDay.hour,
+        func.sum(ViewerDecisionDay.count) * _sign("d_sign"),
+        func.sum(ViewerDecisionDay.micros) * _sign("d_sign"),
+    )
+    .where(ViewerDecisionDay.day >= bindparam("d_from"), ViewerDecisionDay.day < bindparam("d_to"))
+    .group_by(ViewerDecisionDay.hour),
+    select(
+        ViewerDecisionMonth.hour,
+        func.sum(ViewerDecisionMonth.count),
+        func.sum(ViewerDecisionMonth.micros),
+    )
+    .where(ViewerDecisionMonth.month >= bindparam("m_from"))
+    .group_by(ViewerDecisionMonth.hour),
+)
+
+_QUESTIONS_PART = (
+    VIEWER,
+    Question.created_at >= bindparam("q_from"),
+    Question.created_at < bindparam("q_to"),
+    DECIDED,
+)
+
+#: SQLite: the partial day's decided questions one by one (parameters ``q_from``,
+#: ``q_to``), binned in Python (the exact span is Python's: SQLite's hours are floats).
+_SQLITE_QUESTIONS = select(Question.created_at, Question.first_decision_at).where(*_QUESTIONS_PART)
+
+
+def _pg_bins():
+    """PostgreSQL: every bin of the window in one statement, ``(hour, count, micros)`` per
+    hour: the partial day's decided questions (``q_from`` … ``q_to``, counted ``q_sign``
+    times) binned in SQL by their exact microseconds (``extract(epoch …)`` is numeric),
+    with :data:`_TABLE_BINS`."""
+    us = cast_(extract("epoch", _SPAN) * 1_000_000, BigInteger)
+    spans = select(us.label("us")).where(*_QUESTIONS_PART).subquery()
+    hour = cast_(func.floor(cast_(spans.c.us, Numeric) / HOUR_US), Integer)
+    rows = union_all(
+        select(
+            hour.label("hour"),
+            func.count() * _sign("q_sign"),
+            func.sum(spans.c.us) * _sign("q_sign"),
+        ).group_by(hour),
+        *_TABLE_BINS.selects,
+    ).subquery()
+    columns = list(rows.c)
+    return select(columns[0], func.sum(columns[1]), func.sum(columns[2])).group_by(columns[0])
+
+
+_PG_BINS = _pg_bins()
+
+
 def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     """``{"count", "median", "mean"}`` of the hours from receipt to the first decision
     (approved or rejected) of the viewer questions received since ``since``.
 
-    The whole local months after the one of ``since`` (and any later: a clock ahead) from
-    :class:`ViewerDecisionMonth`; the month of ``since`` question by question, the part of
-    it inside the window or, when shorter, the month's row less the part outside. The
-    median: the hour holding the middle rank(s) found in these bins, then the exact one or
-    two middle times among that hour's questions of the window alone."""
-    month = since.astimezone(zone).date().replace(day=1)
-    start, end = _local_midnight(month, zone), _local_midnight(_next_month(month), zone)
-    # the first month's part question by question and the later months' hours, one
-    # statement: a question's row has its two times, an hour's row its count and sum
-    if end - since > since - start:
-        sign, spans, later = -1, (start, since), ViewerDecisionMonth.month >= month
+    The bins of hours to decision, one statement: the local day of ``since`` question by
+    question, the part of it inside the window or, when shorter, the part outside taken
+    off; the later days as :func:`days_from` reads them, from
+    :class:`ViewerDecisionDay` and :class:`ViewerDecisionMonth`. The median: the hour
+    holding the middle rank(s) found in these bins, then the exact one or two middle times
+    among that hour's questions of the window alone."""
+    first = since.astimezone(zone).date()
+    midnight = _local_midnight(first, zone)
+    cut = _local_midnight(first + timedelta(days=1), zone)
+    if cut - since <= since - midnight:
+        sign, values = 1, {"q_from": since, "q_to": cut, **days_from(first + timedelta(days=1))}
     else:
-        sign, spans, later = 1, (since, end), ViewerDecisionMonth.month > month
-    none = (null(), null())
-    rows: CompoundSelect = union_all(
-        select(
-            Question.created_at,
-            Question.first_decision_at,
-            cast_(null(), Integer),
-            cast_(null(), Integer),
-            cast_(null(), BigInteger),
-        ).where(VIEWER, Question.created_at >= spans[0], Question.created_at < spans[1], DECIDED),
-        select(
-            *none,
-            ViewerDecisionMonth.hour,
-            func.sum(ViewerDecisionMonth.count),
-            func.sum(ViewerDecisionMonth.micros),
-        )
-        .where(later)
-        .group_by(ViewerDecisionMonth.hour),
-    )
+        sign, values = -1, {"q_from": midnight, "q_to": since, **days_from(first)}
     bins = _Bins()
-    for created, at, hour, count, us in db.session.execute(rows):
-        if created is not None:
+    if db.session.get_bind().dialect.name == "postgresql":
+        for hour, count, us in db.session.execute(_PG_BINS, {"q_sign": sign, **values}):
+            bins.add(hour, int(count), int(us))
+    else:
+        for hour, count, us in db.session.execute(_TABLE_BINS, values):
+            bins.add(hour, int(count), int(us))
+        for created, at in db.session.execute(_SQLITE_QUESTIONS, values):
             span = micros(cast(datetime, at) - created)
             bins.add(span // HOUR_US, sign, sign * span)
-        else:
-            bins.add(hour, int(count), int(us))
     count = sum(bins.counts.values())
     if not count:
         return {"count": 0, "median": None, "mean": None}
@@ -195,29 +289,71 @@ def _decisions(since: datetime, zone: ZoneInfo) -> dict:
     return {"count": count, "median": round(median, 1), "mean": round(mean, 1)}
 
 
+_FIRST_CITY = (
+    select(QuestionAuthor.city)
+    .where(QuestionAuthor.question_id == Question.id, FIRST_AUTHOR)
+    .order_by(QuestionAuthor.id.desc())
+    .limit(1)
+    .scalar_subquery()
+    .label("city")
+)
+
+#: The window's first, partial local day question by question (parameters ``since``,
+#: ``cut``): ``(channel, status, first author's city, count)``.
+_FIRST_DAY = (
+    select(Question.channel, Question.status, _FIRST_CITY, func.count())
+    .where(
+        VIEWER, Question.created_at >= bindparam("since"), Question.created_at < bindparam("cut")
+    )
+    .group_by(Question.channel, Question.status, _FIRST_CITY)
+)
+
+
 def _first_day(since: datetime, cut: datetime) -> tuple[dict, dict]:
     """The window's first, partial local day (``since`` … ``cut``, the next local
     midnight), question by question: ``({channel: count}, {(city or "", status): count})``
     (at most a day's questions, through the partial index of the viewer questions)."""
-    first_city = (
-        select(QuestionAuthor.city)
-        .where(QuestionAuthor.question_id == Question.id, FIRST_AUTHOR)
-        .order_by(QuestionAuthor.id.desc())
-        .limit(1)
-        .scalar_subquery()
-        .label("city")
-    )
     intake: dict[str, int] = {}
     cities: dict[tuple[str, str], int] = {}
     for channel, status, city, count in db.session.execute(
-        select(Question.channel, Question.status, first_city, func.count())
-        .where(VIEWER, Question.created_at >= since, Question.created_at < cut)
-        .group_by(Question.channel, Question.status, first_city)
+        _FIRST_DAY, {"since": since, "cut": cut}
     ):
         intake[channel] = intake.get(channel, 0) + count
         key = (city or "", status)
         cities[key] = cities.get(key, 0) + count
     return intake, cities
+
+
+_NONE = (null(), null())
+
+#: One statement: the intake chart's days after ``first`` (a row per day and channel), the
+#: statuses and cities of the later days as :func:`days_from` reads them, by day from
+#: :class:`ViewerQuestionDay` and by month from :class:`ViewerQuestionMonth`.
+_LATER_DAYS = union_all(
+    select(
+        ViewerIntakeDay.day,
+        ViewerIntakeDay.channel,
+        cast_(null(), String),
+        cast_(null(), String),
+        ViewerIntakeDay.count,
+    ).where(ViewerIntakeDay.day > bindparam("first"), ViewerIntakeDay.count > 0),
+    select(
+        *_NONE,
+        ViewerQuestionDay.city,
+        ViewerQuestionDay.status,
+        func.sum(ViewerQuestionDay.count) * _sign("d_sign"),
+    )
+    .where(ViewerQuestionDay.day >= bindparam("d_from"), ViewerQuestionDay.day < bindparam("d_to"))
+    .group_by(ViewerQuestionDay.city, ViewerQuestionDay.status),
+    select(
+        *_NONE,
+        ViewerQuestionMonth.city,
+        ViewerQuestionMonth.status,
+        func.sum(ViewerQuestionMonth.count),
+    )
+    .where(ViewerQuestionMonth.month >= bindparam("m_from"))
+    .group_by(ViewerQuestionMonth.city, ViewerQuestionMonth.status),
+)
 
 
 def summary(days: int = 30) -> dict:
@@ -232,8 +368,8 @@ def summary(days: int = 30) -> dict:
     The window's first, partial local day is read question by question; the intake of
     the later days (and any day after today: a clock ahead) from
     :class:`~webapp.submissions.models.ViewerIntakeDay`; the statuses and cities of the
-    rest of the first day's month from the day counts
-    (:class:`~webapp.submissions.models.ViewerQuestionDay`), of the later months from
+    later days as :func:`days_from` reads them, from the day counts
+    (:class:`~webapp.submissions.models.ViewerQuestionDay`) and
     :class:`~webapp.submissions.models.ViewerQuestionMonth`; the time to decision as
     :func:`_decisions` says."""
     now = utcnow()
@@ -244,36 +380,8 @@ def summary(days: int = 30) -> dict:
     head_intake, head_cities = _first_day(since, cut)
     intake = {(first, c): n for c, n in head_intake.items()}
     by_city = dict(head_cities)
-    # one statement: the intake chart's days (a row per day and channel), the statuses and
-    # cities of the rest of the first day's month by day and of the later months whole
-    month = _next_month(first)
-    none = (null(), null())
-    rows: CompoundSelect = union_all(
-        select(
-            ViewerIntakeDay.day,
-            ViewerIntakeDay.channel,
-            cast_(null(), String),
-            cast_(null(), String),
-            ViewerIntakeDay.count,
-        ).where(ViewerIntakeDay.day > first, ViewerIntakeDay.count > 0),
-        select(
-            *none,
-            ViewerQuestionDay.city,
-            ViewerQuestionDay.status,
-            func.sum(ViewerQuestionDay.count),
-        )
-        .where(ViewerQuestionDay.day > first, ViewerQuestionDay.day < month)
-        .group_by(ViewerQuestionDay.city, ViewerQuestionDay.status),
-        select(
-            *none,
-            ViewerQuestionMonth.city,
-            ViewerQuestionMonth.status,
-            func.sum(ViewerQuestionMonth.count),
-        )
-        .where(ViewerQuestionMonth.month >= month)
-        .group_by(ViewerQuestionMonth.city, ViewerQuestionMonth.status),
-    )
-    for on, channel, city, status, count in db.session.execute(rows):
+    values = {"first": first, **days_from(first + timedelta(days=1))}
+    for on, channel, city, status, count in db.session.execute(_LATER_DAYS, values):
         if on is not None:
             intake[(on, channel)] = count
         else:
@@ -281,6 +389,8 @@ def summary(days: int = 30) -> dict:
     cities: dict[str, list[int]] = {}
     accepted = rejected = 0
     for (city, status), count in by_city.items():
+        if not count:
+            continue  # the month's row less the days outside: nothing left in the window
         row = cities.setdefault(city or NO_CITY, [0, 0])
         row[0] += count
         if status in ACCEPTED:

@@ -1,9 +1,10 @@
 """The statistics' counts of viewer questions (:class:`~webapp.submissions.models.
 ViewerQuestionDay`, :class:`~webapp.submissions.models.ViewerIntakeDay`,
 :class:`~webapp.submissions.models.ViewerQuestionMonth`,
-:class:`~webapp.submissions.models.ViewerDecisionMonth`), the queue's counts by status and
-author's city (:class:`~webapp.submissions.models.QuestionCityCount`) and each question's
-first decision time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
+:class:`~webapp.submissions.models.ViewerDecisionMonth`,
+:class:`~webapp.submissions.models.ViewerDecisionDay`), the queue's counts by status
+and author's city (:class:`~webapp.submissions.models.QuestionCityCount`) and each
+question's first decision time, kept exact in the transaction of every write: two flush hooks for what the ORM writes (:func:`register_day_counts`, connected
 once by the app factory) and :func:`count_questions` / :func:`note_decisions` for the Core
 writers (the bulk import, the tests' and the benches' generated data)."""
 
@@ -26,6 +27,7 @@ from webapp.submissions.models import (
     QuestionAuthor,
     QuestionCityCount,
     QuestionStatusChange,
+    ViewerDecisionDay,
     ViewerDecisionMonth,
     ViewerIntakeDay,
     ViewerQuestionDay,
@@ -39,6 +41,7 @@ COUNT_TABLES = (
     ViewerQuestionMonth,
     ViewerDecisionMonth,
     QuestionCityCount,
+    ViewerDecisionDay,
 )
 
 #: The status whose questions :class:`QuestionCityCount` leaves out (the archive: the
@@ -50,7 +53,8 @@ KEYED = or_(Question.channel != "archive", Question.status != UNCOUNTED_STATUS)
 
 DayKey = tuple[date, str, str, str]
 
-#: The microseconds of an hour: :class:`ViewerDecisionMonth`'s bins.
+#: The microseconds of an hour: :class:`ViewerDecisionMonth`'s and
+#: :class:`ViewerDecisionDay`'s bins.
 HOUR_US = 3_600_000_000
 
 
@@ -135,6 +139,7 @@ class Deltas:
         self.months: Counter[tuple[date, str, str]] = Counter()
         self.decisions: dict[tuple[date, int], list[int]] = {}
         self.cities: Counter[tuple[str, str]] = Counter()
+        self.decision_days: dict[tuple[date, int], list[int]] = {}
 
     def add(self, key: Key, sign: int) -> None:
         if key.status != UNCOUNTED_STATUS:
@@ -146,9 +151,13 @@ class Deltas:
         self.intake[(key.day, key.channel)] += sign
         self.months[(key.month, key.status, key.city)] += sign
         if key.decision is not None:
-            row = self.decisions.setdefault((key.month, key.decision // HOUR_US), [0, 0])
-            row[0] += sign
-            row[1] += sign * key.decision
+            hour = key.decision // HOUR_US
+            for row in (
+                self.decisions.setdefault((key.month, hour), [0, 0]),
+                self.decision_days.setdefault((key.day, hour), [0, 0]),
+            ):
+                row[0] += sign
+                row[1] += sign * key.decision
 
 
 def _upsert(connection, model, keys: tuple[str, ...], rows: list[dict], sums: tuple[str, ...]):
@@ -164,7 +173,7 @@ def add_counts(connection, deltas: Deltas) -> None:
     """Add ``deltas`` to the count tables: one ``count + delta`` upsert per table that
     changes (keys in order, so two transactions lock shared rows in the same order), on
     PostgreSQL all of them in one statement (the others as data-modifying ``WITH``
-    clauses: a decision moves three tables for one round trip)."""
+    clauses: a decision moves four tables for one round trip)."""
     d = deltas
     upserts = []
     rows = [
@@ -206,6 +215,15 @@ def add_counts(connection, deltas: Deltas) -> None:
     rows = [{"status": s, "city": c, "count": n} for (s, c), n in sorted(d.cities.items()) if n]
     if rows:
         upserts.append(_upsert(connection, QuestionCityCount, ("status", "city"), rows, ("count",)))
+    rows = [
+        {"day": day, "hour": h, "count": n, "micros": us}
+        for (day, h), (n, us) in sorted(d.decision_days.items())
+        if n or us
+    ]
+    if rows:
+        upserts.append(
+            _upsert(connection, ViewerDecisionDay, ("day", "hour"), rows, ("count", "micros"))
+        )
     if not upserts:
         return
     if connection.dialect.name == "postgresql":

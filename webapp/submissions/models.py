@@ -444,3 +444,19 @@ class QuestionCityCount(Model):
     status: Mapped[str] = mapped_column(String(20), primary_key=True)
     city: Mapped[str] = mapped_column(String(200), primary_key=True)
     count: Mapped[int] = mapped_column(Integer)
+
+
+class ViewerDecisionDay(Model):
+    """:class:`ViewerDecisionMonth` by local day: the decided viewer questions received on
+    a local day, by whole hours from receipt to first decision, how many and the sum of
+    their exact times in microseconds. The statistics' time to decision reads the whole
+    days of a window's first, partial month from these rows (at most one per hour of
+    decision time and day) instead of that month's questions. Kept with
+    :class:`ViewerQuestionDay` by the same writers and upserts; a row may hold 0."""
+
+    __tablename__ = "viewer_decision_day"
+
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    hour: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    count: Mapped[int] = mapped_column(Integer)
+    micros: Mapped[int] = mapped_column(BigInteger)

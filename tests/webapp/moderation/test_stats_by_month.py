@@ -156,3 +156,84 @@ def test_the_migration_fills_and_drops_the_month_counts_on_postgresql(pg_app):
     migrate_down_and_up()
     indexes = {ix["name"] for ix in db.inspect(db.engine).get_indexes("question")}
     assert "ix_question_viewer_decision_time" in indexes
+
+
+def migrate_decision_days_down_and_up() -> None:
+    """Migration 0052 down drops the decisions by day; up fills them from the questions as
+    they are, equal to a recount, and the figures stay the questions' own."""
+    from flask_migrate import downgrade, upgrade
+
+    generate(300, seed=6)
+    before = stored()
+    assert before["decision_day"] and before == recount()
+    db.session.remove()
+    downgrade(revision="0051_question_city_count")
+    tables = set(db.inspect(db.engine).get_table_names())
+    assert "viewer_decision_day" not in tables
+    assert "viewer_decision_month" in tables
+    upgrade(revision="heads")
+    db.session.remove()
+    assert stored() == before
+    for days in WINDOWS:
+        assert stats.summary(days) == oracle(days), days
+
+
+def test_the_migration_fills_and_drops_the_decisions_by_day(app):
+    migrate_decision_days_down_and_up()
+
+
+@pytest.mark.integration
+def test_the_migration_fills_and_drops_the_decisions_by_day_on_postgresql(pg_app):
+    migrate_decision_days_down_and_up()
+
+
+def at_every_time_of_day(monkeypatch) -> None:
+    """The same questions seen at five times of the day: the window's first day is cut
+    early and late (its part inside or outside the window the shorter), each window's
+    first month split on either side of its middle."""
+    import tests.stats_counts
+
+    generate(600, seed=7)
+    assert stored() == recount()
+    now = utcnow()
+    for hours in (0, 5, 11, 17, 23):
+        moved = now + timedelta(hours=hours, minutes=17)
+        monkeypatch.setattr(stats, "utcnow", lambda moved=moved: moved)
+        monkeypatch.setattr(tests.stats_counts, "utcnow", lambda moved=moved: moved)
+        for days in WINDOWS:
+            assert stats.summary(days) == oracle(days), (hours, days)
+
+
+def test_the_statistics_at_every_time_of_day(make_app, monkeypatch):
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_TIMEZONE="Europe/Minsk")
+    with app.app_context():
+        at_every_time_of_day(monkeypatch)
+
+
+@pytest.mark.integration
+def test_the_statistics_at_every_time_of_day_on_postgresql(make_app, pg_url, monkeypatch):
+    app = make_app(WTF_CSRF_ENABLED=False, SOVA_DATABASE_URL=pg_url, SOVA_TIMEZONE="Europe/Minsk")
+    with app.app_context():
+        at_every_time_of_day(monkeypatch)
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_the_first_month_is_read_by_at_most_fifteen_days():
+    """Whatever the day, the day rows read (added or taken off the month's row) cover the
+    month's days from ``day`` on, and are never more than 15 days."""
+    from datetime import date
+
+    day = date(2024, 1, 1)
+    while day < date(2027, 1, 1):
+        p = stats.days_from(day)
+        read = (p["d_to"] - p["d_from"]).days
+        assert 0 <= read <= 15, (day, p)
+        month_days = {p["d_from"] + timedelta(days=n) for n in range(read)}
+        if p["d_sign"] == 1:
+            next_month = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+            assert p["d_from"] == day and p["m_from"] == p["d_to"] == next_month
+        else:
+            assert p["m_from"] == p["d_from"] == day.replace(day=1) and p["d_to"] == day
+            assert all(d < day for d in month_days)
+        day += timedelta(days=1)
