@@ -82,9 +82,17 @@ users.add_command(users_token)
     default=None,
     help="A progress bar per file on stderr (default: when stderr is a terminal).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(0, 16),
+    default=None,
+    envvar="SOVA_IMPORT_WORKERS",
+    help="Processes reading and preparing the next files while this one is written "
+    "(default: 2, or 1 on one CPU; 0: a thread of this process).",
+)
 @with_appcontext
 @transactional()
-def import_cmd(files, as_, channel, images_path, progress=None):
+def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
     A FILE may be a zip holding one packet text and its images, or a folder: every packet
@@ -97,7 +105,12 @@ def import_cmd(files, as_, channel, images_path, progress=None):
     archive`` writes in batches (:mod:`webapp.moderation.bulk_import`: the same rows). A
     packet whose questions are stored already (the same question texts) is announced on
     stderr with how many of how many before it is imported again (the contract's exit 2 is
-    for a bad file only, so a script that imports a packet twice still succeeds)."""
+    for a bad file only, so a script that imports a packet twice still succeeds).
+
+    The files are read, parsed and (``--as archive``) made ready to write — cleaned,
+    their duplicate index rows computed — by ``--workers`` processes, files ahead of the
+    one being written; a worker that dies stops the command (exit 1) with the file it was
+    preparing named and nothing of that file or the later ones written."""
     from webapp.submissions.packet_images import BundleError, read_bundle
 
     shared: dict[str, bytes] = {}
@@ -108,27 +121,27 @@ def import_cmd(files, as_, channel, images_path, progress=None):
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
     paths = packet_paths(files)
-    app = current_app._get_current_object()
-
-    def read(path: Path):
-        with app.app_context():  # the reader's messages are translated as the command's
-            return _packet_and_images(path, shared)
-
+    _READER.update(
+        app=current_app._get_current_object(), shared=shared, as_=as_, channel=channel
+    )
     total, failed = 0, 0
-    # The next file is read and parsed (Python's work) while this one is written (mostly
-    # the database server's): a folder of packets takes the time of the slower of the two.
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        ahead = reader.submit(read, paths[0])
-        for number, path in enumerate(paths, 1):
-            this = ahead
-            if number < len(paths):
-                ahead = reader.submit(read, paths[number])
-            label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
-            made = _read_and_import(this, path, as_, channel, progress, label)
-            if made is None:
-                failed += 1
-            else:
-                total += made
+    # The next files are read and prepared (Python's work) while this one is written
+    # (mostly the database server's): a folder of packets takes the time of the slower.
+    try:
+        with _readers(workers) as pool:
+            ahead: dict[int, Future] = {}
+            for number, path in enumerate(paths, 1):
+                for later in range(number, min(len(paths), number + _AHEAD) + 1):
+                    if later not in ahead:
+                        ahead[later] = pool.submit(_read, paths[later - 1])
+                label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
+                made = _read_and_import(ahead.pop(number), path, as_, progress, label)
+                if made is None:
+                    failed += 1
+                else:
+                    total += made
+    finally:
+        _READER.clear()
     click.echo(
         f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
@@ -136,14 +149,67 @@ def import_cmd(files, as_, channel, images_path, progress=None):
         sys.exit(2)
 
 
-def _read_and_import(read: Future, path: Path, as_, channel, progress, label) -> int | None:
-    """Import the file ``path`` once ``read`` (its :func:`_packet_and_images`) is done:
-    the number of questions, or None after printing why the file failed."""
+#: Files read ahead of the one being written, beyond it (a few MB each when prepared).
+_AHEAD = 2
+#: What the reading of every file of one ``sova import`` shares: the app (its context for
+#: the messages), the ``--images`` files, ``--as``, ``--channel``. Set by the command
+#: before its reader starts; a worker process gets it by ``fork``, never pickled.
+_READER: dict = {}
+
+
+def _readers(workers: int | None):
+    """The executor that reads the files: ``workers`` processes made by ``fork`` (None:
+    2, or 1 on one CPU), or one thread of this process for 0 or where ``fork`` is not
+    offered. Processes because the reading is Python's own work: a thread holds the GIL
+    this process needs to drive the writes."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
+    if workers == 0 or "fork" not in multiprocessing.get_all_start_methods():
+        return ThreadPoolExecutor(max_workers=1)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+
+
+def _read(path: Path):
+    """Read and parse ``path`` (in a reader, :func:`_readers`): ``(packet, own images)``
+    for ``--as submissions``, ``(Prepared, own images)`` for ``--as archive``
+    (:func:`webapp.moderation.bulk_import.prepare`); ``own images``: a zip's images, the
+    ``--images`` ones not repeated (the command has them)."""
+    with _READER["app"].app_context():  # the reader's messages are translated as the command's
+        packet, images = _packet_and_images(path, {})
+        if _READER["as_"] == "archive":
+            from webapp.moderation.bulk_import import prepare
+
+            return prepare(packet, _READER["channel"], origin=path.name), images
+        return packet, images
+
+
+class WorkerDied(click.ClickException):
+    """A reader process of ``sova import`` stopped without an answer (killed, out of
+    memory): the command stops, exit 1."""
+
+    exit_code = 1
+
+
+def _read_and_import(read: Future, path: Path, as_, progress, label) -> int | None:
+    """Import the file ``path`` once ``read`` (its :func:`_read`) is done: the number of
+    questions, or None after printing why the file failed. Raises :class:`WorkerDied`
+    when the process reading it died."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from webapp.domain.packets import PacketError
     from webapp.submissions.packet_images import BundleError
 
     try:
         packet, images = read.result()
+    except BrokenProcessPool as exc:
+        raise WorkerDied(
+            f"{path}: the process reading it stopped ({exc}); nothing of it or of the "
+            "files after it was imported"
+        ) from exc
     except (PacketError, BundleError, OSError) as exc:
         if isinstance(exc, PacketError) and exc.filename == path.name:
             # the error names the file already: say its path once
@@ -152,7 +218,8 @@ def _read_and_import(read: Future, path: Path, as_, channel, progress, label) ->
         else:
             click.echo(f"Error: {path}: {exc}", err=True)
         return None
-    return _import_one(path, packet, as_, channel, images, progress, label)
+    images = {**_READER["shared"], **images}
+    return _import_one(path, packet, as_, _READER["channel"], images, progress, label)
 
 
 def packet_paths(names: tuple[str, ...]) -> list[Path]:
@@ -198,19 +265,23 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
 def _import_one(
     path: Path, packet, as_, channel, images, progress=None, label: str | None = None
 ) -> int | None:
-    """Import one parsed packet in one transaction; the number of questions, or None
-    after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
-    when stderr is a terminal). A packet whose questions are stored already is announced
-    first (a warning on stderr: how many of how many)."""
+    """Import one parsed packet (``--as archive``: as :func:`webapp.moderation.bulk_import.
+    prepare` made it) in one transaction; the number of questions, or None after
+    printing why it failed (nothing kept). ``progress``: the bar on stderr (None: when
+    stderr is a terminal). A packet whose questions are stored already is announced first
+    (a warning on stderr: how many of how many)."""
     from tqdm import tqdm
 
     from webapp.extensions import db
-    from webapp.submissions.operations import already_there, import_packet
+    from webapp.submissions.operations import already_there, import_packet, texts_already_there
     from webapp.submissions.packet_images import missing_refs
     from webapp.tasks.outbox import commit
 
     try:
-        already = already_there(packet)
+        if as_ == "archive":
+            already = texts_already_there(packet.texts)
+        else:
+            already = already_there(packet)
     except Exception as exc:
         if missing_schema(exc):  # as every other command says it
             orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
@@ -224,7 +295,7 @@ def _import_one(
         )
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     with tqdm(
-        total=len(packet.questions),
+        total=len(packet) if as_ == "archive" else len(packet.questions),
         desc=label or path.name,
         unit="q",
         file=sys.stderr,
@@ -232,12 +303,10 @@ def _import_one(
     ) as bar:
         try:
             if as_ == "archive":  # the bulk path: the same rows, batches instead of objects
-                from webapp.moderation.bulk_import import import_archive
+                from webapp.moderation.bulk_import import write
 
-                done = import_archive(
+                done = write(
                     packet,
-                    channel=channel,
-                    origin=path.name,
                     progress=bar.update,
                     images=images,
                     uploads=uploads,

@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 from sqlalchemy import Table, insert, select
 
 from webapp.core.models import utcnow
 from webapp.domain.handouts import image_refs
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
-from webapp.moderation.duplicates import index_new
+from webapp.moderation.duplicates import insert_new_rows, row_arrays
 from webapp.submissions.day_counts import count_questions
 from webapp.submissions.models import (
     Author,
@@ -63,8 +64,65 @@ class ArchiveImport:
     missing: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Batch:
+    """Up to :data:`BATCH` questions of a packet made ready to write (picklable: a worker
+    process makes them). ``values``: every column of each question but ``id``
+    (:func:`question_values`); ``authors``: each question's authors as
+    :func:`import_authors` gives them; ``bucket``/``place``: the duplicate index rows
+    (:func:`~webapp.moderation.duplicates.row_arrays`, int64, ``place`` the question's
+    index in this batch); ``refs``: the indices of the questions referring to an image."""
+
+    values: list[dict]
+    authors: list[list[tuple]]
+    bucket: np.ndarray
+    place: np.ndarray
+    refs: list[int]
+
+
+@dataclass
+class Prepared:
+    """A packet made ready to write by :func:`prepare` (no database needed): its
+    ``channel`` and its :class:`Batch` es in the packet's order."""
+
+    channel: str
+    batches: list[Batch]
+
+    @property
+    def texts(self) -> list[str]:
+        """Every question's stored text (for :func:`already_there`), in order."""
+        return [v["text"] for b in self.batches for v in b.values]
+
+    def __len__(self) -> int:
+        return sum(len(b.values) for b in self.batches)
+
+
 def _table(model: type) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
+
+def prepare(packet, channel: str | None = None, origin: str = "") -> Prepared:
+    """The Python half of the import, without a database: a parsed packet
+    (:class:`webapp.domain.packets.Packet`) as :class:`Batch` es — cleaned fields, column
+    values (``origin``: ``<origin>#<number>``), authors, duplicate index rows, image
+    references. ``sova import`` runs it in worker processes while the database writes
+    the batches before."""
+    channel = channel or "archive"
+    batches: list[Batch] = []
+    questions = packet.questions
+    for lo in range(0, len(questions), BATCH):
+        chunk = questions[lo : lo + BATCH]
+        cleaned = [clean_fields(pq) for pq in chunk]
+        values = [
+            question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
+            for c, pq in zip(cleaned, chunk, strict=True)
+        ]
+        bucket, place = row_arrays([(i, v["matching_key"]) for i, v in enumerate(values)])
+        refs = [
+            i for i, v in enumerate(values) if image_refs(v["text"], v["handout"], v["comment"])
+        ]
+        batches.append(Batch(values, [c["authors"] for c in cleaned], bucket, place, refs))
+    return Prepared(channel, batches)
 
 
 def import_archive(
@@ -77,12 +135,23 @@ def import_archive(
 ) -> ArchiveImport:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`) as archive questions
     (status ``archived``, channel ``archive`` or the given one), as ``import_packet(…,
-    as_="archive")`` would. ``progress``: optional callable(n) after each batch of n
-    questions. ``images``/``uploads``: as for ``import_packet`` (a bad image raises its
-    ``BundleError``). Flushes only; the caller commits."""
+    as_="archive")`` would: :func:`prepare` then :func:`write`. ``progress``: optional
+    callable(n) after each batch of n questions. ``images``/``uploads``: as for
+    ``import_packet`` (a bad image raises its ``BundleError``). Flushes only; the caller
+    commits."""
+    return write(prepare(packet, channel, origin), progress, images, uploads)
 
+
+def write(
+    prepared: Prepared,
+    progress: Callable[[int], Any] | None = None,
+    images: dict[str, bytes] | None = None,
+    uploads: Path | None = None,
+) -> ArchiveImport:
+    """The database half of :func:`import_archive`: store a :func:`prepare` d packet,
+    a batch at a time (authors, ids, rows); ``progress``/``images``/``uploads`` as there.
+    Flushes only; the caller commits."""
     check_transition(None, STATUS)  # the state machine's first step, as set_status checks
-    channel = channel or "archive"
     db.session.flush()
     connection = db.session.connection()
     writer = (
@@ -91,47 +160,32 @@ def import_archive(
     authors = _Authors()
     done = ArchiveImport()
     with_refs: list[int] = []
-    questions = packet.questions
-    for lo in range(0, len(questions), BATCH):
-        chunk = questions[lo : lo + BATCH]
-        cleaned = [clean_fields(pq) for pq in chunk]
-        values = [
-            question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
-            for c, pq in zip(cleaned, chunk, strict=True)
-        ]
-        author_ids = authors.resolve([c["authors"] for c in cleaned])
+    for batch in prepared.batches:
+        values = batch.values
+        author_ids = authors.resolve(batch.authors)
         ids = writer.questions(values)
         links, history = [], []
         now = utcnow()
-        for qid, c in zip(ids, cleaned, strict=True):
-            for pos, (name, city, _email, credit) in enumerate(c["authors"]):
+        for qid, found in zip(ids, batch.authors, strict=True):
+            for pos, (name, city, _email, credit) in enumerate(found):
                 links.append((qid, author_ids[name, city], pos, name, city, None, credit))
             history.append((qid, None, STATUS, now, None, None))
         writer.links(links)
         writer.history(history)
-        if channel != "archive":  # the statistics' day counts, in this transaction
+        if prepared.channel != "archive":  # the statistics' day counts, in this transaction
             count_questions(connection, ids)
         writer.fulltext(
             [(qid, v["text"] or "", v["answer"] or "") for qid, v in zip(ids, values, strict=True)]
         )
-        writer.index([(qid, v["matching_key"]) for qid, v in zip(ids, values, strict=True)])
-        with_refs.extend(_referring(ids, values))
+        # ids ascend with the place in the batch: the rows stay in (bucket, id) order
+        insert_new_rows(connection, batch.bucket, np.asarray(ids, dtype=np.int64)[batch.place])
+        with_refs.extend(ids[i] for i in batch.refs)
         done.ids.extend(ids)
         if progress:
-            progress(len(chunk))
+            progress(len(values))
     if with_refs:
         done.images, done.missing = _attach(with_refs, images, uploads)
     return done
-
-
-def _referring(ids: Sequence[int], values: Sequence[dict]) -> list[int]:
-    """The ids of the questions whose text, handout or comment refers to an image."""
-
-    return [
-        qid
-        for qid, v in zip(ids, values, strict=True)
-        if image_refs(v["text"], v["handout"], v["comment"])
-    ]
 
 
 def _attach(ids: list[int], images, uploads) -> tuple[int, list[str]]:
@@ -258,9 +312,6 @@ class _Writer:
             self.connection.exec_driver_sql(
                 "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)", rows
             )
-
-    def index(self, pairs: list[tuple[int, str]]) -> None:
-        index_new(self.connection, pairs)
 
 
 class _PgWriter(_Writer):

@@ -124,7 +124,12 @@ def already_there(packet) -> AlreadyThere | None:
     word as an import stores them (:func:`clean_fields`): None when none is, else how many
     of how many. Asked before importing, so that importing one packet twice is a choice
     (the import page asks again, ``sova import`` wants ``--again``), never a slip."""
-    texts = [clean_fields(pq)["question"] for pq in packet.questions]
+    return texts_already_there([clean_fields(pq)["question"] for pq in packet.questions])
+
+
+def texts_already_there(texts: list[str]) -> AlreadyThere | None:
+    """:func:`already_there` of a packet whose stored question texts (:func:`clean_fields`'
+    ``question``) are ``texts``: the archive's bulk path has them cleaned already."""
     present = texts_present(texts)
     return AlreadyThere(present, len(set(texts))) if present else None
 
