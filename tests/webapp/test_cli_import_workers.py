@@ -128,10 +128,10 @@ def dying_worker(app, tmp_path, monkeypatch) -> None:
     before, stays; nothing of ``2-b.4s`` or ``3-c.4s``."""
     prepare = bulk_import.prepare
 
-    def dies_on_b(packet, channel=None, origin=""):
+    def dies_on_b(packet, channel=None, origin="", dialect=None):
         if origin == "2-b.4s":
             os._exit(9)
-        return prepare(packet, channel, origin)
+        return prepare(packet, channel, origin, dialect)
 
     monkeypatch.setattr(bulk_import, "prepare", dies_on_b)  # the fork takes it along
     folder = folder_of_three(tmp_path, bad_middle=False)

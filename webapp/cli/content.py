@@ -121,9 +121,7 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
     paths = packet_paths(files)
-    _READER.update(
-        app=current_app._get_current_object(), shared=shared, as_=as_, channel=channel
-    )
+    _READER.update(app=current_app._get_current_object(), shared=shared, as_=as_, channel=channel)
     total, failed = 0, 0
     # The next files are read and prepared (Python's work) while this one is written
     # (mostly the database server's): a folder of packets takes the time of the slower.
@@ -181,9 +179,11 @@ def _read(path: Path):
     with _READER["app"].app_context():  # the reader's messages are translated as the command's
         packet, images = _packet_and_images(path, {})
         if _READER["as_"] == "archive":
+            from webapp.extensions import db
             from webapp.moderation.bulk_import import prepare
 
-            return prepare(packet, _READER["channel"], origin=path.name), images
+            dialect = db.engine.dialect  # the values bound as the command's writes bind them
+            return prepare(packet, _READER["channel"], origin=path.name, dialect=dialect), images
         return packet, images
 
 

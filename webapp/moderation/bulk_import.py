@@ -67,17 +67,24 @@ class ArchiveImport:
 @dataclass
 class Batch:
     """Up to :data:`BATCH` questions of a packet made ready to write (picklable: a worker
-    process makes them). ``values``: every column of each question but ``id``
-    (:func:`question_values`); ``authors``: each question's authors as
-    :func:`import_authors` gives them; ``bucket``/``place``: the duplicate index rows
-    (:func:`~webapp.moderation.duplicates.row_arrays`, int64, ``place`` the question's
-    index in this batch); ``refs``: the indices of the questions referring to an image."""
+    process makes them). ``texts``: each question's stored text; ``values``: every column
+    of each question but ``id`` (:func:`question_values`), or, made for PostgreSQL,
+    ``rows``: those values bound (:func:`_bound_rows`) and ``values`` empty; ``authors``:
+    each question's authors as :func:`import_authors` gives them; ``bucket``/``place``:
+    the duplicate index rows (:func:`~webapp.moderation.duplicates.row_arrays`, int64,
+    ``place`` the question's index in this batch); ``refs``: the indices of the questions
+    referring to an image."""
 
+    texts: list[str]
     values: list[dict]
+    rows: list[tuple] | None
     authors: list[list[tuple]]
     bucket: np.ndarray
     place: np.ndarray
     refs: list[int]
+
+    def __len__(self) -> int:
+        return len(self.texts)
 
 
 @dataclass
@@ -91,23 +98,25 @@ class Prepared:
     @property
     def texts(self) -> list[str]:
         """Every question's stored text (for :func:`already_there`), in order."""
-        return [v["text"] for b in self.batches for v in b.values]
+        return [t for b in self.batches for t in b.texts]
 
     def __len__(self) -> int:
-        return sum(len(b.values) for b in self.batches)
+        return sum(len(b) for b in self.batches)
 
 
 def _table(model: type) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]
 
 
-def prepare(packet, channel: str | None = None, origin: str = "") -> Prepared:
+def prepare(packet, channel: str | None = None, origin: str = "", dialect=None) -> Prepared:
     """The Python half of the import, without a database: a parsed packet
     (:class:`webapp.domain.packets.Packet`) as :class:`Batch` es — cleaned fields, column
     values (``origin``: ``<origin>#<number>``), authors, duplicate index rows, image
-    references. ``sova import`` runs it in worker processes while the database writes
-    the batches before."""
+    references; with ``dialect`` (SQLAlchemy's) PostgreSQL's, the values bound for its
+    ``COPY``. ``sova import`` runs it in worker processes while the database writes the
+    file before."""
     channel = channel or "archive"
+    postgresql = dialect is not None and dialect.name == "postgresql"
     batches: list[Batch] = []
     questions = packet.questions
     for lo in range(0, len(questions), BATCH):
@@ -121,8 +130,32 @@ def prepare(packet, channel: str | None = None, origin: str = "") -> Prepared:
         refs = [
             i for i, v in enumerate(values) if image_refs(v["text"], v["handout"], v["comment"])
         ]
-        batches.append(Batch(values, [c["authors"] for c in cleaned], bucket, place, refs))
+        texts = [v["text"] for v in values]
+        authors = [c["authors"] for c in cleaned]
+        if postgresql:
+            batches.append(
+                Batch(texts, [], _bound_rows(values, dialect), authors, bucket, place, refs)
+            )
+        else:
+            batches.append(Batch(texts, values, None, authors, bucket, place, refs))
     return Prepared(channel, batches)
+
+
+def _question_columns(dialect) -> list[tuple[Any, Any]]:
+    """``(column, bind processor or None)`` of every ``question`` column but ``id``."""
+    return [
+        (c, c.type.dialect_impl(dialect).bind_processor(dialect))
+        for c in _table(Question).c
+        if c.key != "id"
+    ]
+
+
+def _bound_rows(values: list[dict], dialect) -> list[tuple]:
+    """The ``question`` rows of ``values`` (:func:`question_values`) without ``id``, each
+    value bound as SQLAlchemy binds it for ``dialect`` (JSON, booleans, UTC times), in
+    :func:`_question_columns`' order."""
+    pairs = [(c.key, p) for c, p in _question_columns(dialect)]
+    return [tuple(p(v[k]) if p else v[k] for k, p in pairs) for v in values]
 
 
 def import_archive(
@@ -161,9 +194,8 @@ def write(
     done = ArchiveImport()
     with_refs: list[int] = []
     for batch in prepared.batches:
-        values = batch.values
         author_ids = authors.resolve(batch.authors)
-        ids = writer.questions(values)
+        ids = writer.questions(batch)
         links, history = [], []
         now = utcnow()
         for qid, found in zip(ids, batch.authors, strict=True):
@@ -174,15 +206,13 @@ def write(
         writer.history(history)
         if prepared.channel != "archive":  # the statistics' day counts, in this transaction
             count_questions(connection, ids)
-        writer.fulltext(
-            [(qid, v["text"] or "", v["answer"] or "") for qid, v in zip(ids, values, strict=True)]
-        )
+        writer.fulltext(ids, batch)
         # ids ascend with the place in the batch: the rows stay in (bucket, id) order
         insert_new_rows(connection, batch.bucket, np.asarray(ids, dtype=np.int64)[batch.place])
         with_refs.extend(ids[i] for i in batch.refs)
         done.ids.extend(ids)
         if progress:
-            progress(len(values))
+            progress(len(batch))
     if with_refs:
         done.images, done.missing = _attach(with_refs, images, uploads)
     return done
@@ -274,12 +304,13 @@ class _Writer:
             # 256 MiB page cache for this connection: the index B-trees stay in memory
             connection.exec_driver_sql(f"PRAGMA cache_size = {SQLITE_CACHE_KIB}")
 
-    def questions(self, values: list[dict]) -> list[int]:
+    def questions(self, batch: Batch) -> list[int]:
         """The file's first question alone (``INSERT … RETURNING id``); the rest with the
         ids that follow it, by ``executemany``: SQLite gives a new row the largest id + 1,
         and from that first insert on this transaction holds the database's write lock,
         so no one else takes those ids. (SQLAlchemy's ``RETURNING`` for many rows in order
         runs one statement per row on SQLite.)"""
+        values = batch.values
         ids: list[int] = []
         if self.next_id is None:
             first = self.connection.execute(
@@ -307,10 +338,14 @@ class _Writer:
             [dict(zip(_HISTORY_COLUMNS, r, strict=True)) for r in rows],
         )
 
-    def fulltext(self, rows: list[tuple[int, str, str]]) -> None:
+    def fulltext(self, ids: list[int], batch: Batch) -> None:
         if self.connection.dialect.name == "sqlite":
             self.connection.exec_driver_sql(
-                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)", rows
+                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
+                [
+                    (qid, v["text"] or "", v["answer"] or "")
+                    for qid, v in zip(ids, batch.values, strict=True)
+                ],
             )
 
 
@@ -321,11 +356,7 @@ class _PgWriter(_Writer):
 
     def __init__(self, connection) -> None:
         super().__init__(connection)
-        dialect = connection.dialect
-        self.columns = [c for c in _table(Question).c if c.key != "id"]
-        self.processors = [
-            c.type.dialect_impl(dialect).bind_processor(dialect) for c in self.columns
-        ]
+        self.names = ["id", *[c.name for c, _ in _question_columns(connection.dialect)]]
 
     def _copy(self, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
         cursor = self.connection.connection.driver_connection.cursor()
@@ -337,20 +368,18 @@ class _PgWriter(_Writer):
         finally:
             cursor.close()
 
-    def questions(self, values: list[dict]) -> list[int]:
+    def questions(self, batch: Batch) -> list[int]:
         ids = sorted(
             self.connection.exec_driver_sql(
                 "SELECT nextval(pg_get_serial_sequence('question', 'id'))"
                 " FROM generate_series(1, %s)",
-                (len(values),),
+                (len(batch),),
             ).scalars()
         )
-        pairs = list(zip(self.columns, self.processors, strict=True))
-        rows = (
-            (qid, *[p(v[c.key]) if p else v[c.key] for c, p in pairs])
-            for qid, v in zip(ids, values, strict=True)
-        )
-        self._copy("question", ["id", *[c.name for c in self.columns]], rows)
+        bound = batch.rows
+        if bound is None:  # prepared without the dialect
+            bound = _bound_rows(batch.values, self.connection.dialect)
+        self._copy("question", self.names, ((qid, *r) for qid, r in zip(ids, bound, strict=True)))
         return ids
 
     def links(self, rows: list[tuple]) -> None:
