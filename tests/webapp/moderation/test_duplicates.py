@@ -184,6 +184,21 @@ def test_signature_equals_datasketch_update_batch():
     assert duplicates.signature("") is None
 
 
+def test_the_permutations_and_word_hash_are_datasketchs():
+    """Drawn without importing datasketch (its scipy import costs every process a second
+    and a half): its own arrays and hash, value for value."""
+    from datasketch import MinHash
+    from datasketch.hashfunc import sha1_hash32
+
+    a, b, word_hash = duplicates.datasketch_hashing()
+    theirs = MinHash(num_perm=duplicates.NUM_PERM, seed=1, scheme="affine32").permutations
+    assert a.dtype == b.dtype == "uint32"
+    assert a.tolist() == theirs[0].tolist() and b.tolist() == theirs[1].tolist()
+    for word in ("", "сова", "Ёж", "x" * 1000, "слово\u0301"):
+        data = word.encode("utf-8")
+        assert word_hash(data) == sha1_hash32(data)
+
+
 def test_batched_signatures_equal_the_single_ones():
     keys = [matching_key(ARCHIVE), "", "одно", "  ", "Какой город основал Ярослав Мудрый"]
     keys += [f"слово{i} и ещё {i % 7} слов" for i in range(duplicates.SIGNATURE_CHUNK + 3)]
