@@ -7,15 +7,20 @@ imports one packet both ways and compares every table): the question (every colu
 :func:`~webapp.submissions.operations.question_values`), its author links (authors found
 as :func:`~webapp.submissions.operations.upsert_author` finds them, new ones made with
 their folded keys), its first status record, its duplicate index rows
-(:func:`~webapp.moderation.duplicates.index_new`) and, on SQLite, its full-text row; the
+(:func:`~webapp.moderation.duplicates.row_arrays`) and, on SQLite, its full-text row; the
 images a question refers to are attached as the ORM path attaches them.
 
-How: per batch of :data:`BATCH` questions, the authors not seen yet in one ``SELECT`` (and
+How, in two halves. :func:`prepare` needs no database (``sova import`` runs it in worker
+processes, files ahead of the one being written): per batch of :data:`BATCH` questions the
+cleaned fields, the column values (bound for PostgreSQL's ``COPY``), the authors, the
+duplicate index rows with each question's place in its batch for its id, the image
+references. :func:`write` then, per batch, the authors not seen yet in one ``SELECT`` (and
 the missing ones in one multi-row ``INSERT … RETURNING``); on PostgreSQL the question ids
 from the sequence in one statement and every table filled by ``COPY`` (psycopg's
 ``cursor.copy``); on SQLite multi-row ``INSERT … RETURNING`` for the questions and the
-DB-API ``executemany`` for the rest. Flushes only; the caller commits once per file, so a
-file that fails leaves nothing.
+DB-API ``executemany`` for the rest; the file's duplicate index rows sorted and written
+once at its end (:class:`_IndexRows`). Flushes only; the caller commits once per file, so
+a file that fails leaves nothing.
 """
 
 from __future__ import annotations

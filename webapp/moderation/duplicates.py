@@ -394,21 +394,9 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
         connection.exec_driver_sql(sql, rows)
 
 
-def index_new(connection, pairs: Sequence[tuple[int, str]]) -> None:
-    """Index questions that have no rows yet (``(question_id, matching_key)``, e.g. a
-    batch of the archive's bulk import, :mod:`webapp.moderation.bulk_import`): the rows
-    of :func:`_write`. On PostgreSQL by binary ``COPY`` (:func:`_insert_rows`; no ``ON
-    CONFLICT`` there: a question's own rows are made distinct first); elsewhere as
-    :func:`_write`."""
-    if connection.dialect.name != "postgresql":
-        _write(connection, pairs, replace=False)
-        return
-    _insert_rows(connection.connection.driver_connection, False, *_row_arrays(list(pairs)))
-
-
 def row_arrays(pairs: Sequence[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
     """The index rows of ``(owner, matching_key)`` pairs as two int64 arrays ``(bucket,
-    owner)``, distinct, in ``(bucket, owner)`` order — the rows :func:`index_new` writes,
+    owner)``, distinct, in ``(bucket, owner)`` order — the rows :func:`_write` writes,
     computed without a database (the archive import's workers compute them with each
     question's place in its batch as the owner, the ids being drawn later)."""
     return _row_arrays(list(pairs))
@@ -417,8 +405,10 @@ def row_arrays(pairs: Sequence[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray
 def insert_new_rows(connection, bucket: np.ndarray, owner: np.ndarray) -> None:
     """Write :func:`row_arrays`' rows (``owner`` now the question ids, so still in
     ``(bucket, question_id)`` order) of questions that have no rows yet: one binary
-    ``COPY`` on PostgreSQL, as :func:`index_new`; elsewhere ``INSERT … ON CONFLICT DO
-    NOTHING`` by the DB-API's ``executemany``, as :func:`_write`."""
+    ``COPY`` on PostgreSQL (no ``ON CONFLICT`` there: a question's own rows are distinct
+    already); elsewhere ``INSERT … ON CONFLICT DO NOTHING`` by the DB-API's
+    ``executemany``, as :func:`_write`. Rows of several questions sorted together (the
+    primary key's order) make the B-tree's leaf pages be visited once each, in order."""
     if not len(bucket):
         return
     if connection.dialect.name == "postgresql":
