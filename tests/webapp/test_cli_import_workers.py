@@ -124,16 +124,19 @@ def test_a_bad_file_in_the_middle_leaves_nothing_of_it_on_postgresql(pg_app, tmp
 
 def dying_worker(app, tmp_path, monkeypatch) -> None:
     """The worker preparing ``2-b.4s`` ends its process (as the kernel's OOM killer
-    would): the command stops with exit 1 and says which file; ``1-a.4s``, written
-    before, stays; nothing of ``2-b.4s`` or ``3-c.4s``."""
-    prepare = bulk_import.prepare
+    would) after sending its first batch, which the command may have written: the command
+    stops with exit 1 and says which file; ``1-a.4s``, written before, stays; nothing of
+    ``2-b.4s`` or ``3-c.4s``."""
+    batches = bulk_import.batches
 
-    def dies_on_b(packet, channel=None, origin="", dialect=None):
-        if origin == "2-b.4s":
-            os._exit(9)
-        return prepare(packet, channel, origin, dialect)
+    def dies_in_b(packet, channel=None, origin="", dialect=None):
+        for n, batch in enumerate(batches(packet, channel, origin, dialect)):
+            if origin == "2-b.4s" and n == 1:
+                os._exit(9)
+            yield batch
 
-    monkeypatch.setattr(bulk_import, "prepare", dies_on_b)  # the fork takes it along
+    monkeypatch.setattr(bulk_import, "BATCH", 7)
+    monkeypatch.setattr(bulk_import, "batches", dies_in_b)  # the fork takes it along
     folder = folder_of_three(tmp_path, bad_middle=False)
     result = app.test_cli_runner().invoke(
         args=["import", str(folder), "--as", "archive", "--workers", "1"]
@@ -146,6 +149,7 @@ def dying_worker(app, tmp_path, monkeypatch) -> None:
     rows = stored()
     assert files_of(rows["questions"]) == {"1-a.4s": 40}
     assert {origin.split("#")[0] for _, origin in rows["buckets"]} == {"1-a.4s"}
+    assert len(rows["links"]) == len([r for r in rows["links"] if r[0].startswith("1-a.4s#")])
 
 
 def test_a_worker_dying_stops_the_command(app, tmp_path, monkeypatch):

@@ -131,14 +131,18 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
             for number, path in enumerate(paths, 1):
                 for later in range(number, min(len(paths), number + _AHEAD) + 1):
                     if later not in ahead:
-                        ahead[later] = pool.submit(_read, paths[later - 1])
+                        ahead[later] = pool.submit(_read, paths[later - 1], later)
                 label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
-                made = _read_and_import(ahead.pop(number), path, as_, progress, label)
+                made = _read_and_import(ahead.pop(number), number, path, as_, progress, label)
+                _READER["batches"].forget(number)
                 if made is None:
                     failed += 1
                 else:
                     total += made
     finally:
+        stop = _READER.get("stop")
+        if stop:
+            stop()
         _READER.clear()
     click.echo(
         f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
@@ -150,41 +154,105 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
 #: Files read ahead of the one being written, beyond it (a few MB each when prepared).
 _AHEAD = 2
 #: What the reading of every file of one ``sova import`` shares: the app (its context for
-#: the messages), the ``--images`` files, ``--as``, ``--channel``. Set by the command
-#: before its reader starts; a worker process gets it by ``fork``, never pickled.
+#: the messages), the ``--images`` files, ``--as``, ``--channel``, where the archive's
+#: batches go (``send``) and where the command takes them (``batches``). Set by the
+#: command before its readers start; a worker process gets it by ``fork``, never pickled.
 _READER: dict = {}
+
+
+class _Batches:
+    """The archive's prepared batches as the readers send them, ``(file number, kind,
+    item)``: ``head`` (the file's stored texts, its own images), each ``batch``, ``end``;
+    held per file until the command takes them in order (:meth:`take`), those of a file
+    it is done with dropped."""
+
+    def __init__(self) -> None:
+        import collections
+        import threading
+
+        self.held: dict[int, collections.deque] = collections.defaultdict(collections.deque)
+        self.done: set[int] = set()
+        self.ready = threading.Condition()
+
+    def deliver(self, message: tuple) -> None:
+        with self.ready:
+            if message[0] not in self.done:
+                self.held[message[0]].append(message[1:])
+                self.ready.notify_all()
+
+    def take(self, number: int, read: Future) -> tuple:
+        """The file's next ``(kind, item)``; raises what its reading raised (its
+        :class:`~concurrent.futures.process.BrokenProcessPool` when its process died) once
+        what it sent before is taken."""
+        with self.ready:
+            while not self.held[number]:
+                if read.done() and read.exception() is not None:
+                    break
+                self.ready.wait(0.05)
+            if self.held[number]:
+                return self.held[number].popleft()
+        read.result()
+        raise RuntimeError(f"file {number}: its reader ended without its batches")
+
+    def forget(self, number: int) -> None:
+        with self.ready:
+            self.done.add(number)
+            self.held.pop(number, None)
 
 
 def _readers(workers: int | None):
     """The executor that reads the files: ``workers`` processes made by ``fork`` (None:
     2, or 1 on one CPU), or one thread of this process for 0 or where ``fork`` is not
     offered. Processes because the reading is Python's own work: a thread holds the GIL
-    this process needs to drive the writes."""
+    this process needs to drive the writes. The archive's batches come back through one
+    pipe (``SimpleQueue``: a ``put`` is in the pipe when it returns), read by a thread of
+    the command as they come, so a worker never waits for the command."""
     import multiprocessing
     import os
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
+    batches = _READER["batches"] = _Batches()
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     if workers == 0 or "fork" not in multiprocessing.get_all_start_methods():
+        _READER["send"] = batches.deliver
         return ThreadPoolExecutor(max_workers=1)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    context = multiprocessing.get_context("fork")
+    pipe = context.SimpleQueue()
+    _READER["send"] = pipe.put
+
+    def drain() -> None:
+        while (message := pipe.get()) is not None:
+            batches.deliver(message)
+
+    # a daemon: a worker dying in the middle of a message leaves it waiting for ever
+    threading.Thread(target=drain, name="sova-import-batches", daemon=True).start()
+    _READER["stop"] = lambda: pipe.put(None)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
-def _read(path: Path):
-    """Read and parse ``path`` (in a reader, :func:`_readers`): ``(packet, own images)``
-    for ``--as submissions``, ``(Prepared, own images)`` for ``--as archive``
-    (:func:`webapp.moderation.bulk_import.prepare`); ``own images``: a zip's images, the
+def _read(path: Path, number: int):
+    """Read and parse ``path``, file ``number`` (in a reader, :func:`_readers`): ``(packet,
+    own images)`` for ``--as submissions``; for ``--as archive`` the file's ``head``, then
+    its batches (:func:`webapp.moderation.bulk_import.batches`) sent as they are made, then
+    ``end`` (:class:`_Batches`), and None. ``own images``: a zip's images, the
     ``--images`` ones not repeated (the command has them)."""
     with _READER["app"].app_context():  # the reader's messages are translated as the command's
         packet, images = _packet_and_images(path, {})
-        if _READER["as_"] == "archive":
-            from webapp.extensions import db
-            from webapp.moderation.bulk_import import prepare
+        if _READER["as_"] != "archive":
+            return packet, images
+        from webapp.extensions import db
+        from webapp.moderation.bulk_import import batches
+        from webapp.submissions.operations.packet_import import stored_text
 
-            dialect = db.engine.dialect  # the values bound as the command's writes bind them
-            return prepare(packet, _READER["channel"], origin=path.name, dialect=dialect), images
-        return packet, images
+        send = _READER["send"]
+        send((number, "head", ([stored_text(pq) for pq in packet.questions], images)))
+        dialect = db.engine.dialect  # the values bound as the command's writes bind them
+        for batch in batches(packet, _READER["channel"], origin=path.name, dialect=dialect):
+            send((number, "batch", batch))
+        send((number, "end", None))
+        return None
 
 
 class WorkerDied(click.ClickException):
@@ -194,22 +262,30 @@ class WorkerDied(click.ClickException):
     exit_code = 1
 
 
-def _read_and_import(read: Future, path: Path, as_, progress, label) -> int | None:
-    """Import the file ``path`` once ``read`` (its :func:`_read`) is done: the number of
-    questions, or None after printing why the file failed. Raises :class:`WorkerDied`
-    when the process reading it died."""
+def _read_and_import(read: Future, number: int, path: Path, as_, progress, label) -> int | None:
+    """Import the file ``path``, file ``number``, as its reading (``read``, :func:`_read`)
+    gives it: the number of questions, or None after printing why the file failed (nothing
+    of it kept). Raises :class:`WorkerDied` when the process reading it died."""
     from concurrent.futures.process import BrokenProcessPool
 
     from webapp.domain.packets import PacketError
+    from webapp.moderation.bulk_import import Prepared
     from webapp.submissions.packet_images import BundleError
 
     try:
-        packet, images = read.result()
+        if as_ == "archive":
+            kind, (texts, images) = _READER["batches"].take(number, read)
+            assert kind == "head"  # noqa: S101  # the reader sends it first
+
+            def batches():
+                while (got := _READER["batches"].take(number, read))[0] == "batch":
+                    yield got[1]
+
+            packet = Prepared(_READER["channel"] or "archive", texts, batches())
+        else:
+            packet, images = read.result()
     except BrokenProcessPool as exc:
-        raise WorkerDied(
-            f"{path}: the process reading it stopped ({exc}); nothing of it or of the "
-            "files after it was imported"
-        ) from exc
+        raise _died(path, exc) from exc
     except (PacketError, BundleError, OSError) as exc:
         if isinstance(exc, PacketError) and exc.filename == path.name:
             # the error names the file already: say its path once
@@ -220,6 +296,13 @@ def _read_and_import(read: Future, path: Path, as_, progress, label) -> int | No
         return None
     images = {**_READER["shared"], **images}
     return _import_one(path, packet, as_, _READER["channel"], images, progress, label)
+
+
+def _died(path: Path, exc: BaseException) -> WorkerDied:
+    return WorkerDied(
+        f"{path}: the process reading it stopped ({exc}); nothing of it or of the "
+        "files after it was imported"
+    )
 
 
 def packet_paths(names: tuple[str, ...]) -> list[Path]:
@@ -270,6 +353,8 @@ def _import_one(
     printing why it failed (nothing kept). ``progress``: the bar on stderr (None: when
     stderr is a terminal). A packet whose questions are stored already is announced first
     (a warning on stderr: how many of how many)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from tqdm import tqdm
 
     from webapp.extensions import db
@@ -327,6 +412,9 @@ def _import_one(
             # Kept on purpose: one transaction per file, so a bad file further on does not
             # take the good ones with it (the command's edge commits only what is left).
             commit()
+        except BrokenProcessPool as exc:  # its batches stopped coming: nothing of it kept
+            db.session.rollback()
+            raise _died(path, exc) from exc
         except Exception as exc:
             db.session.rollback()
             if missing_schema(exc):  # as every other command says it

@@ -25,7 +25,7 @@ a file that fails leaves nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -94,19 +94,17 @@ class Batch:
 
 @dataclass
 class Prepared:
-    """A packet made ready to write by :func:`prepare` (no database needed): its
-    ``channel`` and its :class:`Batch` es in the packet's order."""
+    """A packet made ready to write (:func:`prepare`): its ``channel``, its questions'
+    stored ``texts`` (for :func:`already_there`, in order) and its :class:`Batch` es in the
+    packet's order — a list, or batches still being made (``sova import`` hands
+    :func:`write` those of a worker process as they come)."""
 
     channel: str
-    batches: list[Batch]
-
-    @property
-    def texts(self) -> list[str]:
-        """Every question's stored text (for :func:`already_there`), in order."""
-        return [t for b in self.batches for t in b.texts]
+    texts: list[str]
+    batches: Iterable[Batch]
 
     def __len__(self) -> int:
-        return sum(len(b) for b in self.batches)
+        return len(self.texts)
 
 
 def _table(model: type) -> Table:
@@ -115,14 +113,19 @@ def _table(model: type) -> Table:
 
 def prepare(packet, channel: str | None = None, origin: str = "", dialect=None) -> Prepared:
     """The Python half of the import, without a database: a parsed packet
-    (:class:`webapp.domain.packets.Packet`) as :class:`Batch` es — cleaned fields, column
-    values (``origin``: ``<origin>#<number>``), authors, duplicate index rows, image
+    (:class:`webapp.domain.packets.Packet`) as :class:`Batch` es (:func:`batches`)."""
+    made = list(batches(packet, channel, origin, dialect))
+    return Prepared(channel or "archive", [t for b in made for t in b.texts], made)
+
+
+def batches(packet, channel: str | None = None, origin: str = "", dialect=None) -> Iterator[Batch]:
+    """The packet's :class:`Batch` es one after the other — cleaned fields, column values
+    (``origin``: ``<origin>#<number>``), authors, duplicate index rows, image
     references; with ``dialect`` (SQLAlchemy's) PostgreSQL's, the values bound for its
-    ``COPY``. ``sova import`` runs it in worker processes while the database writes the
-    file before."""
+    ``COPY``. ``sova import`` runs it in worker processes while the database writes
+    what came before."""
     channel = channel or "archive"
     postgresql = dialect is not None and dialect.name == "postgresql"
-    batches: list[Batch] = []
     questions = packet.questions
     for lo in range(0, len(questions), BATCH):
         chunk = questions[lo : lo + BATCH]
@@ -138,12 +141,10 @@ def prepare(packet, channel: str | None = None, origin: str = "", dialect=None) 
         texts = [v["text"] for v in values]
         authors = [c["authors"] for c in cleaned]
         if postgresql:
-            batches.append(
-                Batch(texts, [], _bound_rows(values, dialect), authors, bucket, place, refs)
-            )
+            rows = _bound_rows(values, dialect)
+            yield Batch(texts, [], rows, authors, bucket, place, refs)
         else:
-            batches.append(Batch(texts, values, None, authors, bucket, place, refs))
-    return Prepared(channel, batches)
+            yield Batch(texts, values, None, authors, bucket, place, refs)
 
 
 def _question_columns(dialect) -> list[tuple[Any, Any]]:
