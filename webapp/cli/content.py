@@ -221,14 +221,28 @@ def _readers(workers: int | None):
     context = multiprocessing.get_context("fork")
     pipe = context.SimpleQueue()
     _READER["send"] = pipe.put
+    stopped = threading.Event()
 
     def drain() -> None:
-        while (message := pipe.get()) is not None:
-            batches.deliver(message)
+        # polled, not a blocking get: stopping it needs no write to the pipe, whose lock
+        # a worker killed in the middle of a put keeps for ever
+        while not stopped.is_set():
+            if pipe.empty():
+                stopped.wait(0.005)
+            else:
+                batches.deliver(pipe.get())
 
-    # a daemon: a worker dying in the middle of a message leaves it waiting for ever
-    threading.Thread(target=drain, name="sova-import-batches", daemon=True).start()
-    _READER["stop"] = lambda: pipe.put(None)
+    # a daemon: a worker dying in the middle of a message leaves it waiting for the rest
+    drainer = threading.Thread(target=drain, name="sova-import-batches", daemon=True)
+    drainer.start()
+
+    def stop() -> None:
+        stopped.set()
+        drainer.join(timeout=1)
+        if not drainer.is_alive():
+            pipe.close()
+
+    _READER["stop"] = stop
     return ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
