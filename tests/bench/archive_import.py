@@ -14,13 +14,15 @@ question a near copy of an earlier one).
 
 Needs ``SOVA_BENCH_DATABASE_URL`` or ``SOVA_TEST_DATABASE_URL`` (any database of the
 server); prints one JSON line per run: questions, seconds, questions per second, the
-archive's size, the load average; the target is 2 500 questions/s at 500 000."""
+CPU seconds of the command with its workers and of the machine's ``postgres`` processes
+(Linux), the archive's size, the load average; the target is 2 500 questions/s at 500 000."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -117,6 +119,26 @@ def packets(folder: Path, questions: int, files: int) -> None:
         (folder / f"packet-{i:02}.4s").write_text(archive_packet(n, seed=7 + i), "utf-8")
 
 
+def postgres_cpu() -> float:
+    """CPU seconds (user + system) of every ``postgres`` process of this machine so far,
+    with those of the ended ones their parent reaped (the postmaster's children's times:
+    the import's backend ends with the command): the import's backend, the WAL writer, the
+    checkpointer — and any other client's backend (a figure for a quiet machine)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :]
+        if name == "postgres":
+            fields = rest.split()
+            # utime, stime, then the reaped children's cutime, cstime
+            total += sum(int(f) for f in fields[11:15])
+    return total / tick
+
+
 def one_run(base: str, template: str, folder: Path, questions: int, archive: int, tmp: Path):
     copy = f"sova_bench_import_{uuid.uuid4().hex[:8]}"
     run_sql(base, f'CREATE DATABASE "{copy}" TEMPLATE "{template}"')
@@ -133,6 +155,8 @@ def one_run(base: str, template: str, folder: Path, questions: int, archive: int
             [str(sova), "db", "upgrade", "heads"], env=env, check=True, capture_output=True
         )
         load = os.getloadavg()[0]
+        server = postgres_cpu()
+        mine = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         done = subprocess.run(
             [str(sova), "import", str(folder), "--as", "archive", "--no-progress"],
@@ -141,6 +165,9 @@ def one_run(base: str, template: str, folder: Path, questions: int, archive: int
             text=True,
         )
         seconds = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cli_cpu = (after.ru_utime + after.ru_stime) - (mine.ru_utime + mine.ru_stime)
+        server = postgres_cpu() - server
         if done.returncode != 0:
             raise SystemExit(f"sova import failed ({done.returncode}): {done.stderr[-2000:]}")
         emit(
@@ -149,6 +176,8 @@ def one_run(base: str, template: str, folder: Path, questions: int, archive: int
             archive=archive,
             seconds=round(seconds, 2),
             questions_per_s=round(questions / seconds),
+            cli_cpu_s=round(cli_cpu, 2),
+            postgres_cpu_s=round(server, 2),
             target_questions_per_s=TARGET,
             loadavg=[round(load, 2), round(os.getloadavg()[0], 2)],
             last_line=done.stdout.strip().splitlines()[-1],

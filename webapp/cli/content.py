@@ -82,9 +82,17 @@ users.add_command(users_token)
     default=None,
     help="A progress bar per file on stderr (default: when stderr is a terminal).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(0, 16),
+    default=None,
+    envvar="SOVA_IMPORT_WORKERS",
+    help="Processes reading and preparing the next files while this one is written "
+    "(default: 2, or 1 on one CPU; 0: a thread of this process).",
+)
 @with_appcontext
 @transactional()
-def import_cmd(files, as_, channel, images_path, progress=None):
+def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
     """Import question packets (chgksuite 4s or db.chgk.info text; UTF-8, KOI8-R, cp1251).
 
     A FILE may be a zip holding one packet text and its images, or a folder: every packet
@@ -97,7 +105,12 @@ def import_cmd(files, as_, channel, images_path, progress=None):
     archive`` writes in batches (:mod:`webapp.moderation.bulk_import`: the same rows). A
     packet whose questions are stored already (the same question texts) is announced on
     stderr with how many of how many before it is imported again (the contract's exit 2 is
-    for a bad file only, so a script that imports a packet twice still succeeds)."""
+    for a bad file only, so a script that imports a packet twice still succeeds).
+
+    The files are read, parsed and (``--as archive``) made ready to write — cleaned,
+    their duplicate index rows computed — by ``--workers`` processes, files ahead of the
+    one being written; a worker that dies stops the command (exit 1) with the file it was
+    preparing named and nothing of that file or the later ones written."""
     from webapp.submissions.packet_images import BundleError, read_bundle
 
     shared: dict[str, bytes] = {}
@@ -108,27 +121,29 @@ def import_cmd(files, as_, channel, images_path, progress=None):
             click.echo(f"Error: {images_path}: {exc}", err=True)
             sys.exit(2)
     paths = packet_paths(files)
-    app = current_app._get_current_object()
-
-    def read(path: Path):
-        with app.app_context():  # the reader's messages are translated as the command's
-            return _packet_and_images(path, shared)
-
+    _READER.update(app=current_app._get_current_object(), shared=shared, as_=as_, channel=channel)
     total, failed = 0, 0
-    # The next file is read and parsed (Python's work) while this one is written (mostly
-    # the database server's): a folder of packets takes the time of the slower of the two.
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        ahead = reader.submit(read, paths[0])
-        for number, path in enumerate(paths, 1):
-            this = ahead
-            if number < len(paths):
-                ahead = reader.submit(read, paths[number])
-            label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
-            made = _read_and_import(this, path, as_, channel, progress, label)
-            if made is None:
-                failed += 1
-            else:
-                total += made
+    # The next files are read and prepared (Python's work) while this one is written
+    # (mostly the database server's): a folder of packets takes the time of the slower.
+    try:
+        with _readers(workers) as pool:
+            ahead: dict[int, Future] = {}
+            for number, path in enumerate(paths, 1):
+                for later in range(number, min(len(paths), number + _AHEAD) + 1):
+                    if later not in ahead:
+                        ahead[later] = pool.submit(_read, paths[later - 1], later)
+                label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
+                made = _read_and_import(ahead.pop(number), number, path, as_, progress, label)
+                _READER["batches"].forget(number)
+                if made is None:
+                    failed += 1
+                else:
+                    total += made
+    finally:
+        stop = _READER.get("stop")
+        if stop:
+            stop()
+        _READER.clear()
     click.echo(
         f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
@@ -136,14 +151,155 @@ def import_cmd(files, as_, channel, images_path, progress=None):
         sys.exit(2)
 
 
-def _read_and_import(read: Future, path: Path, as_, channel, progress, label) -> int | None:
-    """Import the file ``path`` once ``read`` (its :func:`_packet_and_images`) is done:
-    the number of questions, or None after printing why the file failed."""
+#: Files read ahead of the one being written, beyond it (a few MB each when prepared).
+_AHEAD = 2
+#: What the reading of every file of one ``sova import`` shares: the app (its context for
+#: the messages), the ``--images`` files, ``--as``, ``--channel``, where the archive's
+#: batches go (``send``) and where the command takes them (``batches``). Set by the
+#: command before its readers start; a worker process gets it by ``fork``, never pickled.
+_READER: dict = {}
+
+
+class _Batches:
+    """The archive's prepared batches as the readers send them, ``(file number, kind,
+    item)``: ``head`` (the file's stored texts, its own images), each ``batch``, ``end``;
+    held per file until the command takes them in order (:meth:`take`), those of a file
+    it is done with dropped."""
+
+    def __init__(self) -> None:
+        import collections
+        import threading
+
+        self.held: dict[int, collections.deque] = collections.defaultdict(collections.deque)
+        self.done: set[int] = set()
+        self.ready = threading.Condition()
+
+    def deliver(self, message: tuple) -> None:
+        with self.ready:
+            if message[0] not in self.done:
+                self.held[message[0]].append(message[1:])
+                self.ready.notify_all()
+
+    def take(self, number: int, read: Future) -> tuple:
+        """The file's next ``(kind, item)``; raises what its reading raised (its
+        :class:`~concurrent.futures.process.BrokenProcessPool` when its process died) once
+        what it sent before is taken."""
+        with self.ready:
+            while not self.held[number]:
+                if read.done() and read.exception() is not None:
+                    break
+                self.ready.wait(0.05)
+            if self.held[number]:
+                return self.held[number].popleft()
+        read.result()
+        raise RuntimeError(f"file {number}: its reader ended without its batches")
+
+    def forget(self, number: int) -> None:
+        with self.ready:
+            self.done.add(number)
+            self.held.pop(number, None)
+
+
+def _readers(workers: int | None):
+    """The executor that reads the files: ``workers`` processes made by ``fork`` (None:
+    2, or 1 on one CPU), or one thread of this process for 0 or where ``fork`` is not
+    offered. Processes because the reading is Python's own work: a thread holds the GIL
+    this process needs to drive the writes. The archive's batches come back through one
+    pipe (``SimpleQueue``: a ``put`` is in the pipe when it returns), read by a thread of
+    the command as they come, so a worker never waits for the command."""
+    import multiprocessing
+    import os
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    batches = _READER["batches"] = _Batches()
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
+    if workers == 0 or "fork" not in multiprocessing.get_all_start_methods():
+        _READER["send"] = batches.deliver
+        return ThreadPoolExecutor(max_workers=1)
+    context = multiprocessing.get_context("fork")
+    pipe = context.SimpleQueue()
+    _READER["send"] = pipe.put
+    stopped = threading.Event()
+
+    def drain() -> None:
+        # polled, not a blocking get: stopping it needs no write to the pipe, whose lock
+        # a worker killed in the middle of a put keeps for ever
+        while not stopped.is_set():
+            if pipe.empty():
+                stopped.wait(0.005)
+            else:
+                batches.deliver(pipe.get())
+
+    # a daemon: a worker dying in the middle of a message leaves it waiting for the rest
+    drainer = threading.Thread(target=drain, name="sova-import-batches", daemon=True)
+    drainer.start()
+
+    def stop() -> None:
+        stopped.set()
+        drainer.join(timeout=1)
+        if not drainer.is_alive():
+            pipe.close()
+
+    _READER["stop"] = stop
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
+def _read(path: Path, number: int):
+    """Read and parse ``path``, file ``number`` (in a reader, :func:`_readers`): ``(packet,
+    own images)`` for ``--as submissions``; for ``--as archive`` the file's ``head``, then
+    its batches (:func:`webapp.moderation.bulk_import.batches`) sent as they are made, then
+    ``end`` (:class:`_Batches`), and None. ``own images``: a zip's images, the
+    ``--images`` ones not repeated (the command has them)."""
+    with _READER["app"].app_context():  # the reader's messages are translated as the command's
+        packet, images = _packet_and_images(path, {})
+        if _READER["as_"] != "archive":
+            return packet, images
+        from webapp.extensions import db
+        from webapp.moderation.bulk_import import batches
+        from webapp.submissions.operations.packet_import import stored_text
+
+        send = _READER["send"]
+        send((number, "head", ([stored_text(pq) for pq in packet.questions], images)))
+        dialect = db.engine.dialect  # the values bound as the command's writes bind them
+        for batch in batches(packet, _READER["channel"], origin=path.name, dialect=dialect):
+            send((number, "batch", batch))
+        send((number, "end", None))
+        return None
+
+
+class WorkerDied(click.ClickException):
+    """A reader process of ``sova import`` stopped without an answer (killed, out of
+    memory): the command stops, exit 1."""
+
+    exit_code = 1
+
+
+def _read_and_import(read: Future, number: int, path: Path, as_, progress, label) -> int | None:
+    """Import the file ``path``, file ``number``, as its reading (``read``, :func:`_read`)
+    gives it: the number of questions, or None after printing why the file failed (nothing
+    of it kept). Raises :class:`WorkerDied` when the process reading it died."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from webapp.domain.packets import PacketError
+    from webapp.moderation.bulk_import import Prepared
     from webapp.submissions.packet_images import BundleError
 
     try:
-        packet, images = read.result()
+        if as_ == "archive":
+            kind, (texts, images) = _READER["batches"].take(number, read)
+            assert kind == "head"  # noqa: S101  # the reader sends it first
+
+            def batches():
+                while (got := _READER["batches"].take(number, read))[0] == "batch":
+                    yield got[1]
+
+            packet = Prepared(_READER["channel"] or "archive", texts, batches())
+        else:
+            packet, images = read.result()
+    except BrokenProcessPool as exc:
+        raise _died(path, exc) from exc
     except (PacketError, BundleError, OSError) as exc:
         if isinstance(exc, PacketError) and exc.filename == path.name:
             # the error names the file already: say its path once
@@ -152,7 +308,15 @@ def _read_and_import(read: Future, path: Path, as_, channel, progress, label) ->
         else:
             click.echo(f"Error: {path}: {exc}", err=True)
         return None
-    return _import_one(path, packet, as_, channel, images, progress, label)
+    images = {**_READER["shared"], **images}
+    return _import_one(path, packet, as_, _READER["channel"], images, progress, label)
+
+
+def _died(path: Path, exc: BaseException) -> WorkerDied:
+    return WorkerDied(
+        f"{path}: the process reading it stopped ({exc}); nothing of it or of the "
+        "files after it was imported"
+    )
 
 
 def packet_paths(names: tuple[str, ...]) -> list[Path]:
@@ -198,19 +362,25 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
 def _import_one(
     path: Path, packet, as_, channel, images, progress=None, label: str | None = None
 ) -> int | None:
-    """Import one parsed packet in one transaction; the number of questions, or None
-    after printing why it failed (nothing kept). ``progress``: the bar on stderr (None:
-    when stderr is a terminal). A packet whose questions are stored already is announced
-    first (a warning on stderr: how many of how many)."""
+    """Import one parsed packet (``--as archive``: as :func:`webapp.moderation.bulk_import.
+    prepare` made it) in one transaction; the number of questions, or None after
+    printing why it failed (nothing kept). ``progress``: the bar on stderr (None: when
+    stderr is a terminal). A packet whose questions are stored already is announced first
+    (a warning on stderr: how many of how many)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from tqdm import tqdm
 
     from webapp.extensions import db
-    from webapp.submissions.operations import already_there, import_packet
+    from webapp.submissions.operations import already_there, import_packet, texts_already_there
     from webapp.submissions.packet_images import missing_refs
     from webapp.tasks.outbox import commit
 
     try:
-        already = already_there(packet)
+        if as_ == "archive":
+            already = texts_already_there(packet.texts)
+        else:
+            already = already_there(packet)
     except Exception as exc:
         if missing_schema(exc):  # as every other command says it
             orig = exc.orig  # type: ignore[attr-defined]  # a DBAPIError (missing_schema)
@@ -224,7 +394,7 @@ def _import_one(
         )
     uploads = Path(current_app.config["SOVA_INSTANCE_PATH"]) / "uploads"
     with tqdm(
-        total=len(packet.questions),
+        total=len(packet) if as_ == "archive" else len(packet.questions),
         desc=label or path.name,
         unit="q",
         file=sys.stderr,
@@ -232,12 +402,10 @@ def _import_one(
     ) as bar:
         try:
             if as_ == "archive":  # the bulk path: the same rows, batches instead of objects
-                from webapp.moderation.bulk_import import import_archive
+                from webapp.moderation.bulk_import import write
 
-                done = import_archive(
+                done = write(
                     packet,
-                    channel=channel,
-                    origin=path.name,
                     progress=bar.update,
                     images=images,
                     uploads=uploads,
@@ -258,6 +426,9 @@ def _import_one(
             # Kept on purpose: one transaction per file, so a bad file further on does not
             # take the good ones with it (the command's edge commits only what is left).
             commit()
+        except BrokenProcessPool as exc:  # its batches stopped coming: nothing of it kept
+            db.session.rollback()
+            raise _died(path, exc) from exc
         except Exception as exc:
             db.session.rollback()
             if missing_schema(exc):  # as every other command says it

@@ -7,31 +7,37 @@ imports one packet both ways and compares every table): the question (every colu
 :func:`~webapp.submissions.operations.question_values`), its author links (authors found
 as :func:`~webapp.submissions.operations.upsert_author` finds them, new ones made with
 their folded keys), its first status record, its duplicate index rows
-(:func:`~webapp.moderation.duplicates.index_new`) and, on SQLite, its full-text row; the
+(:func:`~webapp.moderation.duplicates.row_arrays`) and, on SQLite, its full-text row; the
 images a question refers to are attached as the ORM path attaches them.
 
-How: per batch of :data:`BATCH` questions, the authors not seen yet in one ``SELECT`` (and
+How, in two halves. :func:`prepare` needs no database (``sova import`` runs it in worker
+processes, files ahead of the one being written): per batch of :data:`BATCH` questions the
+cleaned fields, the column values (bound for PostgreSQL's ``COPY``), the authors, the
+duplicate index rows with each question's place in its batch for its id, the image
+references. :func:`write` then, per batch, the authors not seen yet in one ``SELECT`` (and
 the missing ones in one multi-row ``INSERT … RETURNING``); on PostgreSQL the question ids
 from the sequence in one statement and every table filled by ``COPY`` (psycopg's
 ``cursor.copy``); on SQLite multi-row ``INSERT … RETURNING`` for the questions and the
-DB-API ``executemany`` for the rest. Flushes only; the caller commits once per file, so a
-file that fails leaves nothing.
+DB-API ``executemany`` for the rest; the file's duplicate index rows sorted and written
+once at its end (:class:`_IndexRows`). Flushes only; the caller commits once per file, so
+a file that fails leaves nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 from sqlalchemy import Table, insert, select
 
 from webapp.core.models import utcnow
 from webapp.domain.handouts import image_refs
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
-from webapp.moderation.duplicates import index_new
+from webapp.moderation.duplicates import insert_new_rows, row_arrays
 from webapp.submissions.day_counts import count_questions
 from webapp.submissions.models import (
     Author,
@@ -63,8 +69,99 @@ class ArchiveImport:
     missing: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Batch:
+    """Up to :data:`BATCH` questions of a packet made ready to write (picklable: a worker
+    process makes them). ``texts``: each question's stored text; ``values``: every column
+    of each question but ``id`` (:func:`question_values`), or, made for PostgreSQL,
+    ``rows``: those values bound (:func:`_bound_rows`) and ``values`` empty; ``authors``:
+    each question's authors as :func:`import_authors` gives them; ``bucket``/``place``:
+    the duplicate index rows (:func:`~webapp.moderation.duplicates.row_arrays`, int64,
+    ``place`` the question's index in this batch); ``refs``: the indices of the questions
+    referring to an image."""
+
+    texts: list[str]
+    values: list[dict]
+    rows: list[tuple] | None
+    authors: list[list[tuple]]
+    bucket: np.ndarray
+    place: np.ndarray
+    refs: list[int]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+@dataclass
+class Prepared:
+    """A packet made ready to write (:func:`prepare`): its ``channel``, its questions'
+    stored ``texts`` (for :func:`already_there`, in order) and its :class:`Batch` es in the
+    packet's order — a list, or batches still being made (``sova import`` hands
+    :func:`write` those of a worker process as they come)."""
+
+    channel: str
+    texts: list[str]
+    batches: Iterable[Batch]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
 def _table(model: type) -> Table:
     return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
+
+def prepare(packet, channel: str | None = None, origin: str = "", dialect=None) -> Prepared:
+    """The Python half of the import, without a database: a parsed packet
+    (:class:`webapp.domain.packets.Packet`) as :class:`Batch` es (:func:`batches`)."""
+    made = list(batches(packet, channel, origin, dialect))
+    return Prepared(channel or "archive", [t for b in made for t in b.texts], made)
+
+
+def batches(packet, channel: str | None = None, origin: str = "", dialect=None) -> Iterator[Batch]:
+    """The packet's :class:`Batch` es one after the other — cleaned fields, column values
+    (``origin``: ``<origin>#<number>``), authors, duplicate index rows, image
+    references; with ``dialect`` (SQLAlchemy's) PostgreSQL's, the values bound for its
+    ``COPY``. ``sova import`` runs it in worker processes while the database writes
+    what came before."""
+    channel = channel or "archive"
+    postgresql = dialect is not None and dialect.name == "postgresql"
+    questions = packet.questions
+    for lo in range(0, len(questions), BATCH):
+        chunk = questions[lo : lo + BATCH]
+        cleaned = [clean_fields(pq) for pq in chunk]
+        values = [
+            question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
+            for c, pq in zip(cleaned, chunk, strict=True)
+        ]
+        bucket, place = row_arrays([(i, v["matching_key"]) for i, v in enumerate(values)])
+        refs = [
+            i for i, v in enumerate(values) if image_refs(v["text"], v["handout"], v["comment"])
+        ]
+        texts = [v["text"] for v in values]
+        authors = [c["authors"] for c in cleaned]
+        if postgresql:
+            rows = _bound_rows(values, dialect)
+            yield Batch(texts, [], rows, authors, bucket, place, refs)
+        else:
+            yield Batch(texts, values, None, authors, bucket, place, refs)
+
+
+def _question_columns(dialect) -> list[tuple[Any, Any]]:
+    """``(column, bind processor or None)`` of every ``question`` column but ``id``."""
+    return [
+        (c, c.type.dialect_impl(dialect).bind_processor(dialect))
+        for c in _table(Question).c
+        if c.key != "id"
+    ]
+
+
+def _bound_rows(values: list[dict], dialect) -> list[tuple]:
+    """The ``question`` rows of ``values`` (:func:`question_values`) without ``id``, each
+    value bound as SQLAlchemy binds it for ``dialect`` (JSON, booleans, UTC times), in
+    :func:`_question_columns`' order."""
+    pairs = [(c.key, p) for c, p in _question_columns(dialect)]
+    return [tuple(p(v[k]) if p else v[k] for k, p in pairs) for v in values]
 
 
 def import_archive(
@@ -77,61 +174,92 @@ def import_archive(
 ) -> ArchiveImport:
     """Store a parsed packet (:class:`webapp.domain.packets.Packet`) as archive questions
     (status ``archived``, channel ``archive`` or the given one), as ``import_packet(…,
-    as_="archive")`` would. ``progress``: optional callable(n) after each batch of n
-    questions. ``images``/``uploads``: as for ``import_packet`` (a bad image raises its
-    ``BundleError``). Flushes only; the caller commits."""
+    as_="archive")`` would: :func:`prepare` then :func:`write`. ``progress``: optional
+    callable(n) after each batch of n questions. ``images``/``uploads``: as for
+    ``import_packet`` (a bad image raises its ``BundleError``). Flushes only; the caller
+    commits."""
+    return write(prepare(packet, channel, origin), progress, images, uploads)
 
+
+def write(
+    prepared: Prepared,
+    progress: Callable[[int], Any] | None = None,
+    images: dict[str, bytes] | None = None,
+    uploads: Path | None = None,
+) -> ArchiveImport:
+    """The database half of :func:`import_archive`: store a :func:`prepare` d packet,
+    a batch at a time (authors, ids, rows); ``progress``/``images``/``uploads`` as there.
+    Flushes only; the caller commits."""
     check_transition(None, STATUS)  # the state machine's first step, as set_status checks
-    channel = channel or "archive"
     db.session.flush()
     connection = db.session.connection()
     writer = (
         _PgWriter(connection) if connection.dialect.name == "postgresql" else _Writer(connection)
     )
     authors = _Authors()
+    index = _IndexRows(connection)
     done = ArchiveImport()
     with_refs: list[int] = []
-    questions = packet.questions
-    for lo in range(0, len(questions), BATCH):
-        chunk = questions[lo : lo + BATCH]
-        cleaned = [clean_fields(pq) for pq in chunk]
-        values = [
-            question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
-            for c, pq in zip(cleaned, chunk, strict=True)
-        ]
-        author_ids = authors.resolve([c["authors"] for c in cleaned])
-        ids = writer.questions(values)
+    for batch in prepared.batches:
+        author_ids = authors.resolve(batch.authors)
+        ids = writer.questions(batch)
         links, history = [], []
         now = utcnow()
-        for qid, c in zip(ids, cleaned, strict=True):
-            for pos, (name, city, _email, credit) in enumerate(c["authors"]):
+        for qid, found in zip(ids, batch.authors, strict=True):
+            for pos, (name, city, _email, credit) in enumerate(found):
                 links.append((qid, author_ids[name, city], pos, name, city, None, credit))
             history.append((qid, None, STATUS, now, None, None))
         writer.links(links)
         writer.history(history)
-        if channel != "archive":  # the statistics' day counts, in this transaction
+        if prepared.channel != "archive":  # the statistics' day counts, in this transaction
             count_questions(connection, ids)
-        writer.fulltext(
-            [(qid, v["text"] or "", v["answer"] or "") for qid, v in zip(ids, values, strict=True)]
-        )
-        writer.index([(qid, v["matching_key"]) for qid, v in zip(ids, values, strict=True)])
-        with_refs.extend(_referring(ids, values))
+        writer.fulltext(ids, batch)
+        index.add(batch.bucket, np.asarray(ids, dtype=np.int64)[batch.place])
+        with_refs.extend(ids[i] for i in batch.refs)
         done.ids.extend(ids)
         if progress:
-            progress(len(chunk))
+            progress(len(batch))
+    index.flush()
     if with_refs:
         done.images, done.missing = _attach(with_refs, images, uploads)
     return done
 
 
-def _referring(ids: Sequence[int], values: Sequence[dict]) -> list[int]:
-    """The ids of the questions whose text, handout or comment refers to an image."""
+#: Duplicate index rows held for one sorted write (16 bytes each: 32 MB); a file's rows
+#: (about 23 a question) go in one write up to this.
+INDEX_ROWS_PER_WRITE = 2_000_000
 
-    return [
-        qid
-        for qid, v in zip(ids, values, strict=True)
-        if image_refs(v["text"], v["handout"], v["comment"])
-    ]
+
+class _IndexRows:
+    """A file's duplicate index rows, gathered batch by batch and written sorted by
+    ``(bucket, question_id)`` in one statement (every :data:`INDEX_ROWS_PER_WRITE` rows and
+    at the end). Why: the rows of a batch land all over the primary key's leaf pages (the
+    buckets are hashes); written batch by batch, each batch walks most of those pages
+    again, while one sorted write walks them once, in order."""
+
+    def __init__(self, connection) -> None:
+        self.connection = connection
+        self.buckets: list[np.ndarray] = []
+        self.owners: list[np.ndarray] = []
+        self.count = 0
+
+    def add(self, bucket: np.ndarray, owner: np.ndarray) -> None:
+        """Rows of questions with larger ids than every row added before."""
+        self.buckets.append(bucket)
+        self.owners.append(owner)
+        self.count += len(bucket)
+        if self.count >= INDEX_ROWS_PER_WRITE:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.count:
+            return
+        bucket, owner = np.concatenate(self.buckets), np.concatenate(self.owners)
+        # each part is in (bucket, id) order with larger ids than the one before: a
+        # stable sort by bucket alone gives (bucket, id)
+        order = np.argsort(bucket, kind="stable")
+        insert_new_rows(self.connection, bucket[order], owner[order])
+        self.buckets, self.owners, self.count = [], [], 0
 
 
 def _attach(ids: list[int], images, uploads) -> tuple[int, list[str]]:
@@ -220,12 +348,13 @@ class _Writer:
             # 256 MiB page cache for this connection: the index B-trees stay in memory
             connection.exec_driver_sql(f"PRAGMA cache_size = {SQLITE_CACHE_KIB}")
 
-    def questions(self, values: list[dict]) -> list[int]:
+    def questions(self, batch: Batch) -> list[int]:
         """The file's first question alone (``INSERT … RETURNING id``); the rest with the
         ids that follow it, by ``executemany``: SQLite gives a new row the largest id + 1,
         and from that first insert on this transaction holds the database's write lock,
         so no one else takes those ids. (SQLAlchemy's ``RETURNING`` for many rows in order
         runs one statement per row on SQLite.)"""
+        values = batch.values
         ids: list[int] = []
         if self.next_id is None:
             first = self.connection.execute(
@@ -253,14 +382,15 @@ class _Writer:
             [dict(zip(_HISTORY_COLUMNS, r, strict=True)) for r in rows],
         )
 
-    def fulltext(self, rows: list[tuple[int, str, str]]) -> None:
+    def fulltext(self, ids: list[int], batch: Batch) -> None:
         if self.connection.dialect.name == "sqlite":
             self.connection.exec_driver_sql(
-                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)", rows
+                "INSERT INTO question_fts (rowid, text, answer) VALUES (?, ?, ?)",
+                [
+                    (qid, v["text"] or "", v["answer"] or "")
+                    for qid, v in zip(ids, batch.values, strict=True)
+                ],
             )
-
-    def index(self, pairs: list[tuple[int, str]]) -> None:
-        index_new(self.connection, pairs)
 
 
 class _PgWriter(_Writer):
@@ -270,11 +400,7 @@ class _PgWriter(_Writer):
 
     def __init__(self, connection) -> None:
         super().__init__(connection)
-        dialect = connection.dialect
-        self.columns = [c for c in _table(Question).c if c.key != "id"]
-        self.processors = [
-            c.type.dialect_impl(dialect).bind_processor(dialect) for c in self.columns
-        ]
+        self.names = ["id", *[c.name for c, _ in _question_columns(connection.dialect)]]
 
     def _copy(self, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
         cursor = self.connection.connection.driver_connection.cursor()
@@ -286,20 +412,18 @@ class _PgWriter(_Writer):
         finally:
             cursor.close()
 
-    def questions(self, values: list[dict]) -> list[int]:
+    def questions(self, batch: Batch) -> list[int]:
         ids = sorted(
             self.connection.exec_driver_sql(
                 "SELECT nextval(pg_get_serial_sequence('question', 'id'))"
                 " FROM generate_series(1, %s)",
-                (len(values),),
+                (len(batch),),
             ).scalars()
         )
-        pairs = list(zip(self.columns, self.processors, strict=True))
-        rows = (
-            (qid, *[p(v[c.key]) if p else v[c.key] for c, p in pairs])
-            for qid, v in zip(ids, values, strict=True)
-        )
-        self._copy("question", ["id", *[c.name for c in self.columns]], rows)
+        bound = batch.rows
+        if bound is None:  # prepared without the dialect
+            bound = _bound_rows(batch.values, self.connection.dialect)
+        self._copy("question", self.names, ((qid, *r) for qid, r in zip(ids, bound, strict=True)))
         return ids
 
     def links(self, rows: list[tuple]) -> None:

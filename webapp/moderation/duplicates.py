@@ -91,14 +91,20 @@ MINHASH_SCHEME = "affine32"  # datasketch 2 hashing scheme (fixed: part of the i
 def datasketch_hashing() -> tuple[np.ndarray, np.ndarray, Any]:
     """``(a, b, sha1_hash32)``: datasketch's permutations for ``NUM_PERM``, ``MINHASH_SEED``
     and ``MINHASH_SCHEME`` as two uint32 arrays of ``NUM_PERM``, and its 32-bit SHA-1 word
-    hash. datasketch is imported here, at the first signature, not with this module: its
-    package imports scipy, about a second of CPU at every process start (each CLI command,
-    web and worker process) that needs no signature."""
-    from datasketch import MinHash
-    from datasketch.hashfunc import sha1_hash32
+    hash (:func:`sha1_hash32`). Drawn here as datasketch 2 draws them (``RandomState(seed)``:
+    ``a`` odd below 2³², then ``b`` below 2³²; equal, tested) rather than by importing
+    datasketch: its package imports scipy, about a second and a half of CPU in every
+    process that computes a signature (each ``sova import``, each of its workers)."""
+    gen = np.random.RandomState(MINHASH_SEED)
+    a = gen.randint(0, 1 << 31, NUM_PERM, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, NUM_PERM, dtype=np.uint32)
+    return a, b, sha1_hash32
 
-    a, b = MinHash(num_perm=NUM_PERM, seed=MINHASH_SEED, scheme=MINHASH_SCHEME).permutations
-    return np.asarray(a, dtype=np.uint32), np.asarray(b, dtype=np.uint32), sha1_hash32
+
+def sha1_hash32(data: bytes) -> int:
+    """datasketch's ``sha1_hash32``: the first four bytes of the SHA-1 digest, little-endian
+    (an int below 2³²)."""
+    return int.from_bytes(hashlib.sha1(data).digest()[:4], "little")  # noqa: S324
 
 
 def shingles(key: str) -> set[bytes]:
@@ -388,16 +394,28 @@ def _write(connection, pairs: Iterable[tuple[int, str]], replace: bool) -> None:
         connection.exec_driver_sql(sql, rows)
 
 
-def index_new(connection, pairs: Sequence[tuple[int, str]]) -> None:
-    """Index questions that have no rows yet (``(question_id, matching_key)``, e.g. a
-    batch of the archive's bulk import, :mod:`webapp.moderation.bulk_import`): the rows
-    of :func:`_write`. On PostgreSQL by binary ``COPY`` (:func:`_insert_rows`; no ``ON
-    CONFLICT`` there: a question's own rows are made distinct first); elsewhere as
-    :func:`_write`."""
-    if connection.dialect.name != "postgresql":
-        _write(connection, pairs, replace=False)
+def row_arrays(pairs: Sequence[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The index rows of ``(owner, matching_key)`` pairs as two int64 arrays ``(bucket,
+    owner)``, distinct, in ``(bucket, owner)`` order — the rows :func:`_write` writes,
+    computed without a database (the archive import's workers compute them with each
+    question's place in its batch as the owner, the ids being drawn later)."""
+    return _row_arrays(list(pairs))
+
+
+def insert_new_rows(connection, bucket: np.ndarray, owner: np.ndarray) -> None:
+    """Write :func:`row_arrays`' rows (``owner`` now the question ids, so still in
+    ``(bucket, question_id)`` order) of questions that have no rows yet: one binary
+    ``COPY`` on PostgreSQL (no ``ON CONFLICT`` there: a question's own rows are distinct
+    already); elsewhere ``INSERT … ON CONFLICT DO NOTHING`` by the DB-API's
+    ``executemany``, as :func:`_write`. Rows of several questions sorted together (the
+    primary key's order) make the B-tree's leaf pages be visited once each, in order."""
+    if not len(bucket):
         return
-    _insert_rows(connection.connection.driver_connection, False, *_row_arrays(list(pairs)))
+    if connection.dialect.name == "postgresql":
+        _insert_rows(connection.connection.driver_connection, False, bucket, owner)
+        return
+    sql = _INSERT_QMARK if connection.dialect.paramstyle == "qmark" else _INSERT_FORMAT
+    connection.exec_driver_sql(sql, list(zip(bucket.tolist(), owner.tolist(), strict=True)))
 
 
 #: New questions in this status are indexed by their pre-check (:func:`ensure_indexed`),

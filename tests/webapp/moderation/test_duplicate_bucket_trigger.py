@@ -61,7 +61,7 @@ def questions_of(origin: str) -> list[int]:
 
 
 def deleting_questions_leaves_no_index_rows() -> None:
-    import_archive(parse_packet(archive_packet(40, seed=21)), origin="a.4s")  # index_new
+    import_archive(parse_packet(archive_packet(40, seed=21)), origin="a.4s")  # insert_new_rows
     import_archive(parse_packet(archive_packet(30, seed=22)), origin="b.4s")
     commit()
     hooked = add(  # the flush hook

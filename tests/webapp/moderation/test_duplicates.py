@@ -184,6 +184,21 @@ def test_signature_equals_datasketch_update_batch():
     assert duplicates.signature("") is None
 
 
+def test_the_permutations_and_word_hash_are_datasketchs():
+    """Drawn without importing datasketch (its scipy import costs every process a second
+    and a half): its own arrays and hash, value for value."""
+    from datasketch import MinHash
+    from datasketch.hashfunc import sha1_hash32
+
+    a, b, word_hash = duplicates.datasketch_hashing()
+    theirs = MinHash(num_perm=duplicates.NUM_PERM, seed=1, scheme="affine32").permutations
+    assert a.dtype == b.dtype == "uint32"
+    assert a.tolist() == theirs[0].tolist() and b.tolist() == theirs[1].tolist()
+    for word in ("", "сова", "Ёж", "x" * 1000, "слово\u0301"):
+        data = word.encode("utf-8")
+        assert word_hash(data) == sha1_hash32(data)
+
+
 def test_batched_signatures_equal_the_single_ones():
     keys = [matching_key(ARCHIVE), "", "одно", "  ", "Какой город основал Ярослав Мудрый"]
     keys += [f"слово{i} и ещё {i % 7} слов" for i in range(duplicates.SIGNATURE_CHUNK + 3)]
@@ -379,7 +394,7 @@ def test_sqlite_index_has_a_trigger_for_the_cascade_and_keeps_it_through_rebuild
     """SQLite: ``duplicate_bucket`` has no foreign key (the rebuild's insert looks up no
     question); deleting a question deletes its rows by the trigger, before and after a
     rebuild, which keeps the table's definition and the trigger; the flush hook, the
-    archive import's ``index_new`` and the pre-check's ``ensure_indexed`` still write."""
+    archive import's ``insert_new_rows`` and the pre-check's ``ensure_indexed`` still write."""
     from tests.scale_data import archive_packet
     from webapp.domain.packets import parse_packet
     from webapp.moderation.bulk_import import import_archive
@@ -388,7 +403,7 @@ def test_sqlite_index_has_a_trigger_for_the_cascade_and_keeps_it_through_rebuild
     assert "FOREIGN KEY" not in table.upper() and table.endswith(") WITHOUT ROWID")
     assert triggers == ["duplicate_bucket_question_deleted"]
     assert db.session.scalar(db.text("PRAGMA foreign_keys")) == 1  # other keys still checked
-    import_archive(parse_packet(archive_packet(30, seed=2)), origin="a.4s")  # index_new
+    import_archive(parse_packet(archive_packet(30, seed=2)), origin="a.4s")  # insert_new_rows
     hooked = add(ARCHIVE)  # the flush hook
     received = add("Какой город основал Ярослав Мудрый на Волге?", "received", "Ярославль")
     assert buckets_of(received.id) == []  # indexed by its pre-check, not the hook

@@ -33,6 +33,7 @@ from webapp.submissions.operations.packet_import import (  # noqa: F401
     import_authors,
     import_packet,
     import_upload,
+    texts_already_there,
 )
 from webapp.submissions.operations.validation import (  # noqa: F401
     CONSENT_VERSION,

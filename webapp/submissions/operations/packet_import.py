@@ -53,7 +53,7 @@ def clean_fields(pq) -> dict:
     authors as :func:`import_authors` gives them, the author line as written. Shared by
     the ORM path and the archive's bulk path (:mod:`webapp.moderation.bulk_import`)."""
     return {
-        "question": normalise(pq.question).strip(),
+        "question": stored_text(pq),
         "answer": normalise(pq.answer).strip(),
         "accepted": normalise(pq.accepted).strip() if pq.accepted else None,
         "rejected": normalise(pq.rejected).strip() if pq.rejected else None,
@@ -63,6 +63,12 @@ def clean_fields(pq) -> dict:
         "authors": import_authors(pq.authors),
         "author_line": pq.author_text,
     }
+
+
+def stored_text(pq) -> str:
+    """The question text a parsed packet question is stored with (:func:`clean_fields`'
+    ``question``): what :func:`already_there` compares."""
+    return normalise(pq.question).strip()
 
 
 def import_packet(
@@ -124,7 +130,12 @@ def already_there(packet) -> AlreadyThere | None:
     word as an import stores them (:func:`clean_fields`): None when none is, else how many
     of how many. Asked before importing, so that importing one packet twice is a choice
     (the import page asks again, ``sova import`` wants ``--again``), never a slip."""
-    texts = [clean_fields(pq)["question"] for pq in packet.questions]
+    return texts_already_there([stored_text(pq) for pq in packet.questions])
+
+
+def texts_already_there(texts: list[str]) -> AlreadyThere | None:
+    """:func:`already_there` of a packet whose stored question texts (:func:`clean_fields`'
+    ``question``) are ``texts``: the archive's bulk path has them cleaned already."""
     present = texts_present(texts)
     return AlreadyThere(present, len(set(texts))) if present else None
 
