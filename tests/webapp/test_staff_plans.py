@@ -183,6 +183,38 @@ def test_the_author_pairs_meet_only_the_rows_they_keep(shaped):
 PROBE = re.compile(r"SubPlan \d+\n\s*->  Index (Only )?Scan using \S+ on question_author\b")
 
 
+def test_the_author_page_reads_its_page_of_links_whatever_their_place(shaped):
+    """An author of the newest questions (a prolific viewer: every viewer question's
+    co-author here) gets a page of links read from ``ix_question_author_author_id`` in its
+    order, never the unique ``(question_id, author_id)`` index walked from the archive's
+    first question; the page and the next one hold the right links."""
+    name = "Плодовитый Зритель"
+    author = Author(name=name, city="Минск", **author_keys(name, "Минск"))
+    db.session.add(author)
+    db.session.flush()
+    viewer = list(range(ARCHIVE + 1, ARCHIVE + VIEWER + 1))
+    db.session.execute(
+        insert(QuestionAuthor),
+        [
+            {"question_id": q, "author_id": author.id, "position": 1, "name": name, "city": "Минск"}
+            for q in viewer
+        ],
+    )
+    db.session.commit()
+    db.session.connection().exec_driver_sql("ANALYZE question_author")
+    db.session.commit()
+    found = plans(lambda: author_queries.summary(author))
+    (page,) = [p for p in found if "Limit" in p and "question_author" in p]
+    assert "ix_question_author_author_id" in page, page
+    assert "question_author_question_id_author_id_key" not in page, page
+    first = author_queries.summary(author)
+    shown = author_queries.LINKS_SHOWN
+    assert [link.question_id for link in first.links] == viewer[:shown]
+    assert first.links_more and first.links_total == VIEWER
+    after = author_queries.summary(author, links_after=viewer[shown - 1])
+    assert [link.question_id for link in after.links] == viewer[shown : 2 * shown]
+
+
 def test_the_queue_by_city_reads_the_page_not_the_archive(shaped):
     """The page walks the queue in its order and probes each question's links (the
     archive's links of the city, hundreds here, are never read: no semi-join, no read by

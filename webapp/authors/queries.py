@@ -195,10 +195,16 @@ def question_links(author_id: int) -> list[QuestionAuthor]:
 def summary(author: Author, links_after: int | None = None) -> AuthorSummary:
     """:class:`AuthorSummary` of ``author``: its links after question ``links_after`` (the
     first ones without), a page of them; the statements are as many whatever the links."""
+    # The author as the range «id ≤ author_id ≤ id» in the order (author_id, question_id),
+    # which only the index on those two columns gives. With «author_id = id» PostgreSQL
+    # takes the order as question id alone, which the unique (question_id, author_id)
+    # index gives too, and it priced that index's walk low (its rows lie in the table's
+    # order): for an author of many of the newest questions the walk read every older
+    # link first, the archive's (17 ms at 500 000 against 0.1).
     page = (
         db.select(QuestionAuthor)
-        .where(QuestionAuthor.author_id == author.id)
-        .order_by(QuestionAuthor.question_id)
+        .where(QuestionAuthor.author_id >= author.id, QuestionAuthor.author_id <= author.id)
+        .order_by(QuestionAuthor.author_id, QuestionAuthor.question_id)
         .limit(LINKS_SHOWN + 1)  # one more: whether a next page exists
     )
     if links_after is not None:
