@@ -356,6 +356,20 @@ _LATER_DAYS = union_all(
 )
 
 
+def intake_table(summary_: dict) -> list[dict]:
+    """The intake of :func:`summary` as the page shows it, a row per day (a column per
+    channel of ``summary_["channels"]``, in that order): ``[{"day": date, "counts": [int],
+    "total": int}]``, oldest first; a day without questions has no row. As many rows as
+    the window has days, whatever the number of questions (a row per day and channel
+    multiplied the page's rows by the channels as the days filled up)."""
+    column = {c: i for i, c in enumerate(summary_["channels"])}
+    rows: dict = {}
+    for entry in summary_["intake"]:
+        counts = rows.setdefault(entry["day"], [0] * len(column))
+        counts[column[entry["channel"]]] += entry["count"]
+    return [{"day": d, "counts": n, "total": sum(n)} for d, n in sorted(rows.items())]
+
+
 def summary(days: int = 30) -> dict:
     """``{"intake": [{"day": date, "channel": str, "count": int}] (last ``days`` days, days
     in ``SOVA_TIMEZONE``, sorted), "channels": [str], "accepted": int, "rejected": int,

@@ -155,15 +155,18 @@ def check_figures(today, _yesterday):
 def test_the_page_shows_the_figures(fixed, login):
     today, _ = fixed
     page = login("chief_editor").get("/editor/stats").get_data(as_text=True)
+    # a row per day, a column per channel (api, mail, web) and the day's total
+    assert "<tr><th>День</th><th>приложение</th><th>письмо</th><th>сайт</th><th>Всего</th>" in page
     rows = [
-        (today - timedelta(days=29), "приложение", 1),
-        (today - timedelta(days=3), "сайт", 1),
-        (today - timedelta(days=2), "письмо", 2),
-        (today - timedelta(days=1), "сайт", 1),
-        (today, "сайт", 2),
+        (today - timedelta(days=29), (1, 0, 0)),
+        (today - timedelta(days=3), (0, 0, 1)),
+        (today - timedelta(days=2), (0, 2, 0)),
+        (today - timedelta(days=1), (0, 0, 1)),
+        (today, (0, 0, 2)),
     ]
-    for d, channel, n in rows:
-        assert f"<tr><td>{d:%d.%m.%Y}</td><td>{channel}</td><td>{n}</td></tr>" in page
+    for d, counts in rows:
+        cells = "".join(f"<td>{n}</td>" for n in (*counts, sum(counts)))
+        assert f"<tr><td>{d:%d.%m.%Y}</td>{cells}</tr>" in page
     assert page.count("</td></tr>") == len(rows) + 4  # and the four cities
     assert "<h2>Решения по вопросам, полученным за этот период</h2>" in page
     assert "Принято: 3, отклонено: 2, доля принятых:\n  60\u00a0%." in page

@@ -266,4 +266,6 @@ def statistics():
     summary = stats.summary(days)
     if not sees_authors():
         summary.pop("cities", None)
-    return render_template("moderation/stats.html", s=summary, days=days)
+    return render_template(
+        "moderation/stats.html", s=summary, intake=stats.intake_table(summary), days=days
+    )
