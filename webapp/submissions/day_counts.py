@@ -169,6 +169,16 @@ def _upsert(connection, model, keys: tuple[str, ...], rows: list[dict], sums: tu
     )
 
 
+def _decision_rows(key: str, bins: dict[tuple[date, int], list[int]]) -> list[dict]:
+    """The upsert rows of decision bins ``{(month or day, hour): [count, micros]}``, keyed
+    ``key`` (``"month"`` or ``"day"``), in key order, those that change nothing left out."""
+    return [
+        {key: on, "hour": h, "count": n, "micros": us}
+        for (on, h), (n, us) in sorted(bins.items())
+        if n or us
+    ]
+
+
 def add_counts(connection, deltas: Deltas) -> None:
     """Add ``deltas`` to the count tables: one ``count + delta`` upsert per table that
     changes (keys in order, so two transactions lock shared rows in the same order), on
@@ -203,11 +213,7 @@ def add_counts(connection, deltas: Deltas) -> None:
         upserts.append(
             _upsert(connection, ViewerQuestionMonth, ("month", "status", "city"), rows, ("count",))
         )
-    rows = [
-        {"month": m, "hour": h, "count": n, "micros": us}
-        for (m, h), (n, us) in sorted(d.decisions.items())
-        if n or us
-    ]
+    rows = _decision_rows("month", d.decisions)
     if rows:
         upserts.append(
             _upsert(connection, ViewerDecisionMonth, ("month", "hour"), rows, ("count", "micros"))
@@ -215,11 +221,7 @@ def add_counts(connection, deltas: Deltas) -> None:
     rows = [{"status": s, "city": c, "count": n} for (s, c), n in sorted(d.cities.items()) if n]
     if rows:
         upserts.append(_upsert(connection, QuestionCityCount, ("status", "city"), rows, ("count",)))
-    rows = [
-        {"day": day, "hour": h, "count": n, "micros": us}
-        for (day, h), (n, us) in sorted(d.decision_days.items())
-        if n or us
-    ]
+    rows = _decision_rows("day", d.decision_days)
     if rows:
         upserts.append(
             _upsert(connection, ViewerDecisionDay, ("day", "hour"), rows, ("count", "micros"))
