@@ -101,6 +101,33 @@ def test_double_click_gives_one_question(client):
         assert db.session.scalar(db.select(db.func.count()).select_from(model)) == n, model
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("ru", "Форма устарела: обновите страницу и отправьте вопрос ещё раз."),
+        ("be", "Форма састарэла: абнавіце старонку і адпраўце пытанне яшчэ раз."),
+    ],
+)
+def test_a_spoilt_form_key_reads_as_the_form_in_the_page_language(client, lang, said):
+    """The rendered form with its hidden key cut short (a browser extension, a form kept
+    open across a deploy): nothing stored, and the summary says in the page's language what
+    to do, naming no box (the key is no field the viewer sees), never in English."""
+    import html
+
+    from tests.forms import page_forms
+
+    page = client.get(f"/submit?lang={lang}").get_data(as_text=True)
+    (form,) = [f for f in page_forms(page) if f.action.startswith("/submit")]
+    spoilt = {**form.fields, **FORM, "idempotency_key": "short"}
+    answer = client.post(f"/submit?lang={lang}", data=spoilt)
+    assert answer.status_code == 422  # the form again, with its messages
+    text = html.unescape(answer.get_data(as_text=True))
+    summary = text.split('id="error-summary"', 1)[1].split("</div>", 1)[0]
+    assert f"<li>{said}</li>" in summary
+    assert "Idempotency" not in text and "characters" not in text
+    assert count() == 0
+
+
 def test_a_resend_of_the_same_form_is_the_same_question(client):
     """The back button after sending can bring the form back fetched anew (a new
     idempotency key) with the viewer's text kept by the browser: sending it again is the

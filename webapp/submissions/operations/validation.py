@@ -170,7 +170,10 @@ def validate(data: SubmissionInput, require_email: bool = True) -> dict:
             _("Подтвердите, что вам исполнилось 16 лет или у вас есть согласие родителей.")
         )
     if data.idempotency_key is not None and not (8 <= len(data.idempotency_key) <= 64):
-        errors.setdefault("idempotency_key", []).append("8..64 characters")
+        # the key is the page's, not the person's: a reload makes a good one
+        errors.setdefault("idempotency_key", []).append(
+            _("Форма устарела: обновите страницу и отправьте вопрос ещё раз.")
+        )
     if require_email and not data.consent:
         errors.setdefault("consent", []).append(
             _("Без согласия на обработку персональных данных мы не можем принять вопрос.")

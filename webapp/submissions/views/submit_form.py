@@ -310,7 +310,8 @@ def handle_form(channel: str, live_game_id: int | None = None):
         except SubmissionError as exc:
             for name, messages in exc.errors.items():
                 field = getattr(form, name, None)
-                if field is not None:
+                # a hidden field's fault is the form's: the summary names no box for it
+                if field is not None and field.type != "HiddenField":
                     field.errors = list(field.errors) + messages
                 else:
                     form.form_errors.extend(messages)
