@@ -110,8 +110,8 @@ def when(
 
 @lru_cache(maxsize=4096)
 def _day(value: date, locale: str) -> str:
-    # Babel parses the locale and the pattern on every call (tens of microseconds); a page
-    # of a row per day (the statistics' year) asks for the same few hundred days again
+    # Babel parses the locale and the pattern on every call, and a page of a row per day
+    # (the statistics' year) asks for the same few hundred days on every request
     return format_date(value, DATE_PATTERN, locale=locale)
 
 

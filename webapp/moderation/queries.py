@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -139,9 +139,9 @@ def fulltext(stmt, words: str):
         return stmt
     if db.session.get_bind().dialect.name == "postgresql":
         # the words written into the statement (quoted by SQLAlchemy's literal rendering),
-        # not bound: a prepared statement's generic plan cannot know how many questions hold
-        # them, and from its sixth run on one connection the server chose a plan that read
-        # the queue in its order and computed the document of each question
+        # not bound: the driver prepares a statement it runs often, and a generic plan,
+        # which cannot know how many questions hold the words, may read the queue in its
+        # order computing each question's document
         typed = bindparam(None, words, type_=String, literal_execute=True)
         query = func.plainto_tsquery(literal_column("'russian'"), typed)
         return stmt.where(PG_DOCUMENT.op("@@")(query))
@@ -302,10 +302,8 @@ def city_count(f: QueueFilter) -> int | None:
     one per status and spelling."""
     if not f.city or f.status == UNCOUNTED_STATUS:
         return None
-    if any(
-        getattr(f, name) != getattr(DEFAULT_FILTER, name)
-        for name in QueueFilter.__dataclass_fields__
-        if name not in _CITY_COUNTED
+    if replace(f, **{name: getattr(DEFAULT_FILTER, name) for name in _CITY_COUNTED}) != (
+        DEFAULT_FILTER
     ):
         return None
     c = QuestionCityCount

@@ -361,7 +361,7 @@ def intake_table(summary_: dict) -> list[dict]:
     channel of ``summary_["channels"]``, in that order): ``[{"day": date, "counts": [int],
     "total": int}]``, oldest first; a day without questions has no row. As many rows as
     the window has days, whatever the number of questions (a row per day and channel
-    multiplied the page's rows by the channels as the days filled up)."""
+    would grow with the channels a busy day fills)."""
     column = {c: i for i, c in enumerate(summary_["channels"])}
     rows: dict = {}
     for entry in summary_["intake"]:
