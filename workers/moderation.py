@@ -4,7 +4,7 @@ from webapp.core.crypto import decrypt
 from webapp.core.models import utcnow
 from webapp.extensions import db
 from webapp.moderation import tasks
-from webapp.moderation.duplicates import ensure_indexed, rebuild_index
+from webapp.moderation.duplicates import ensure_indexed, index_missing, rebuild_index
 from webapp.moderation.export_jobs import purge_exports as purge_exports_op
 from webapp.moderation.export_jobs import run_export
 from webapp.moderation.operations import precheck as precheck_op
@@ -62,6 +62,14 @@ def notify_decision(question_id: int) -> bool:
     return send_mail(
         decrypt(author.email_encrypted), subject, body, key=f"decision:{change}" if change else None
     )
+
+
+@task(tasks.INDEX_QUESTIONS, acks_late=True)
+def index_questions(first_id: int, last_id: int) -> int:
+    """Index the questions ``first_id``…``last_id`` that have no duplicate index rows yet
+    (owed by a ``sova import`` whose own index writer did not finish). Returns how many
+    were indexed; running it again indexes none."""
+    return index_missing(first_id, last_id)
 
 
 @task(tasks.REINDEX, acks_late=True)

@@ -74,7 +74,8 @@ def clear() -> None:
 
 
 def workers_match_a_thread(app, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(bulk_import, "BATCH", 7)  # several batches a file
+    monkeypatch.setattr(bulk_import, "FIRST_BATCH", 3)  # several batches a file
+    monkeypatch.setattr(bulk_import, "BATCH", 7)
     folder = folder_of_three(tmp_path, bad_middle=False)
     seen = []
     for workers in ("0", "2"):
@@ -135,6 +136,7 @@ def dying_worker(app, tmp_path, monkeypatch) -> None:
                 os._exit(9)
             yield batch
 
+    monkeypatch.setattr(bulk_import, "FIRST_BATCH", 7)
     monkeypatch.setattr(bulk_import, "BATCH", 7)
     monkeypatch.setattr(bulk_import, "batches", dies_in_b)  # the fork takes it along
     folder = folder_of_three(tmp_path, bad_middle=False)

@@ -19,6 +19,7 @@ NAMES = {
     "moderation.precheck",
     "moderation.notify_decision",
     "moderation.reindex",
+    "moderation.index_questions",
     "moderation.export_queue",
     "moderation.purge_exports",
     "notify.received",

@@ -122,6 +122,7 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
             sys.exit(2)
     paths = packet_paths(files)
     _READER.update(app=current_app._get_current_object(), shared=shared, as_=as_, channel=channel)
+    index = _IndexWriter.for_import(as_)
     total, failed = 0, 0
     # The next files are read and prepared (Python's work) while this one is written
     # (mostly the database server's): a folder of packets takes the time of the slower.
@@ -133,7 +134,9 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
                     if later not in ahead:
                         ahead[later] = pool.submit(_read, paths[later - 1], later)
                 label = path.name if len(paths) == 1 else f"[{number}/{len(paths)}] {path.name}"
-                made = _read_and_import(ahead.pop(number), number, path, as_, progress, label)
+                made = _read_and_import(
+                    ahead.pop(number), number, path, as_, progress, label, index
+                )
                 _READER["batches"].forget(number)
                 if made is None:
                     failed += 1
@@ -144,6 +147,8 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
         if stop:
             stop()
         _READER.clear()
+        if index is not None:
+            index.close()
     click.echo(
         f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
@@ -153,6 +158,10 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
 
 #: Files read ahead of the one being written, beyond it (a few MB each when prepared).
 _AHEAD = 2
+#: How much lower the reader processes' priority is than the command's (``nice``): they
+#: work ahead of the writes, and on a machine of few cores the command and the database
+#: server, writing what is ready, must not wait for the CPU behind them.
+READER_NICENESS = 10
 #: What the reading of every file of one ``sova import`` shares: the app (its context for
 #: the messages), the ``--images`` files, ``--as``, ``--channel``, where the archive's
 #: batches go (``send``) and where the command takes them (``batches``). Set by the
@@ -243,7 +252,9 @@ def _readers(workers: int | None):
             pipe.close()
 
     _READER["stop"] = stop
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=os.nice, initargs=(READER_NICENESS,)
+    )
 
 
 def _read(path: Path, number: int):
@@ -269,6 +280,62 @@ def _read(path: Path, number: int):
         return None
 
 
+class _IndexWriter:
+    """``sova import --as archive`` on PostgreSQL: the duplicate index rows of each
+    committed file (:func:`webapp.moderation.bulk_import.write_index`), written in a
+    transaction of their own by a thread of the command, on a connection of its own,
+    while the command writes the next file — so the database server works on two files
+    at once. One file after the other, in order. A file's rows are owed by an outbox row
+    committed with its questions: if they cannot be written now (a warning names the file),
+    or the command is killed first, a worker writes them (``moderation.index_questions``).
+    """
+
+    def __init__(self, engine) -> None:
+        import queue
+        import threading
+
+        self.engine = engine
+        self.todo: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="sova-import-index", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def for_import(cls, as_: str) -> _IndexWriter | None:
+        """The writer for an import ``--as as_`` into this app's database, or None where
+        the index is written with the questions (SQLite: one writer at a time; ``--as
+        submissions``: the pre-check indexes them)."""
+        from webapp.extensions import db
+
+        if as_ != "archive" or db.engine.dialect.name != "postgresql":
+            return None
+        return cls(db.engine)
+
+    def submit(self, path: Path, done) -> None:
+        """Write the rows a committed file left (``done``: its ``ArchiveImport``)."""
+        self.todo.put((path, done))
+
+    def _run(self) -> None:
+        from webapp.moderation.bulk_import import write_index
+
+        while (item := self.todo.get()) is not None:
+            path, done = item
+            try:
+                with self.engine.begin() as connection:
+                    write_index(connection, done)
+            except Exception as exc:  # the rows stay owed: a worker writes them
+                click.echo(
+                    f"Warning: {path}: its duplicate index was not written now "
+                    f"({type(exc).__name__}: {str(exc).splitlines()[0]}); a worker will "
+                    "write it (the task moderation.index_questions is owed)",
+                    err=True,
+                )
+
+    def close(self) -> None:
+        """Wait for the rows of every file submitted."""
+        self.todo.put(None)
+        self.thread.join()
+
+
 class WorkerDied(click.ClickException):
     """A reader process of ``sova import`` stopped without an answer (killed, out of
     memory): the command stops, exit 1."""
@@ -276,10 +343,13 @@ class WorkerDied(click.ClickException):
     exit_code = 1
 
 
-def _read_and_import(read: Future, number: int, path: Path, as_, progress, label) -> int | None:
+def _read_and_import(
+    read: Future, number: int, path: Path, as_, progress, label, index=None
+) -> int | None:
     """Import the file ``path``, file ``number``, as its reading (``read``, :func:`_read`)
     gives it: the number of questions, or None after printing why the file failed (nothing
-    of it kept). Raises :class:`WorkerDied` when the process reading it died."""
+    of it kept); ``index``: the command's :class:`_IndexWriter`, if any. Raises
+    :class:`WorkerDied` when the process reading it died."""
     from concurrent.futures.process import BrokenProcessPool
 
     from webapp.domain.packets import PacketError
@@ -309,7 +379,7 @@ def _read_and_import(read: Future, number: int, path: Path, as_, progress, label
             click.echo(f"Error: {path}: {exc}", err=True)
         return None
     images = {**_READER["shared"], **images}
-    return _import_one(path, packet, as_, _READER["channel"], images, progress, label)
+    return _import_one(path, packet, as_, _READER["channel"], images, progress, label, index)
 
 
 def _died(path: Path, exc: BaseException) -> WorkerDied:
@@ -360,13 +430,14 @@ def _packet_and_images(path: Path, shared: dict[str, bytes]):
 
 
 def _import_one(
-    path: Path, packet, as_, channel, images, progress=None, label: str | None = None
+    path: Path, packet, as_, channel, images, progress=None, label: str | None = None, index=None
 ) -> int | None:
     """Import one parsed packet (``--as archive``: as :func:`webapp.moderation.bulk_import.
     prepare` made it) in one transaction; the number of questions, or None after
     printing why it failed (nothing kept). ``progress``: the bar on stderr (None: when
     stderr is a terminal). A packet whose questions are stored already is announced first
-    (a warning on stderr: how many of how many)."""
+    (a warning on stderr: how many of how many). ``index``: an :class:`_IndexWriter` that
+    writes the file's duplicate index rows after its commit (None: in its transaction)."""
     from concurrent.futures.process import BrokenProcessPool
 
     from tqdm import tqdm
@@ -409,6 +480,7 @@ def _import_one(
                     progress=bar.update,
                     images=images,
                     uploads=uploads,
+                    index_after_commit=index is not None,
                 )
                 count, n_images, missing = len(done.ids), done.images, done.missing
             else:
@@ -426,6 +498,8 @@ def _import_one(
             # Kept on purpose: one transaction per file, so a bad file further on does not
             # take the good ones with it (the command's edge commits only what is left).
             commit()
+            if index is not None and done.owed is not None:
+                index.submit(path, done)
         except BrokenProcessPool as exc:  # its batches stopped coming: nothing of it kept
             db.session.rollback()
             raise _died(path, exc) from exc

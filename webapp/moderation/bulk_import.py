@@ -25,19 +25,22 @@ a file that fails leaves nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Table, insert, select
+from sqlalchemy import JSON, Table, insert, select
 
 from webapp.core.models import utcnow
 from webapp.domain.handouts import image_refs
 from webapp.domain.question_states import check_transition
 from webapp.extensions import db
 from webapp.moderation.duplicates import insert_new_rows, row_arrays
+from webapp.moderation.tasks import INDEX_QUESTIONS
 from webapp.submissions.day_counts import count_questions
 from webapp.submissions.models import (
     Author,
@@ -49,9 +52,13 @@ from webapp.submissions.models import (
 from webapp.submissions.operations.intake import question_values
 from webapp.submissions.operations.packet_import import clean_fields
 from webapp.submissions.packet_images import attach_packet_images, missing_refs
+from webapp.tasks.outbox import done_on, hand_over
 
 #: Questions per batch: bounds the memory of a file of any size (a few MB a batch).
 BATCH = 2000
+#: Questions in a file's first batch: the database starts writing a file as soon as this
+#: many are ready instead of waiting for a whole batch to be made.
+FIRST_BATCH = 250
 #: Values per ``IN (…)`` (author names, question ids; SQLite's variable limit is far above).
 VALUES_PER_IN = 500
 STATUS = "archived"
@@ -62,11 +69,16 @@ SQLITE_CACHE_KIB = -262144
 @dataclass
 class ArchiveImport:
     """What :func:`import_archive` wrote: the new question ids (in the packet's order),
-    the number of images attached and the referenced image names without a file."""
+    the number of images attached and the referenced image names without a file; after a
+    :func:`write` with ``index_after_commit``, ``index``: the duplicate index rows it left
+    to write (``(bucket, question_id)`` int64 arrays in that order) and ``owed``: the
+    outbox row that owes them (:func:`write_index`)."""
 
     ids: list[int] = field(default_factory=list)
     images: int = 0
     missing: list[str] = field(default_factory=list)
+    index: tuple[np.ndarray, np.ndarray] | None = None
+    owed: int | None = None
 
 
 @dataclass
@@ -74,7 +86,8 @@ class Batch:
     """Up to :data:`BATCH` questions of a packet made ready to write (picklable: a worker
     process makes them). ``texts``: each question's stored text; ``values``: every column
     of each question but ``id`` (:func:`question_values`), or, made for PostgreSQL,
-    ``rows``: those values bound (:func:`_bound_rows`) and ``values`` empty; ``authors``:
+    ``lines``: those values as ``COPY`` text lines (:func:`copy_lines`) and ``values``
+    empty; ``authors``:
     each question's authors as :func:`import_authors` gives them; ``bucket``/``place``:
     the duplicate index rows (:func:`~webapp.moderation.duplicates.row_arrays`, int64,
     ``place`` the question's index in this batch); ``refs``: the indices of the questions
@@ -82,7 +95,7 @@ class Batch:
 
     texts: list[str]
     values: list[dict]
-    rows: list[tuple] | None
+    lines: list[bytes] | None
     authors: list[list[tuple]]
     bucket: np.ndarray
     place: np.ndarray
@@ -127,8 +140,8 @@ def batches(packet, channel: str | None = None, origin: str = "", dialect=None) 
     channel = channel or "archive"
     postgresql = dialect is not None and dialect.name == "postgresql"
     questions = packet.questions
-    for lo in range(0, len(questions), BATCH):
-        chunk = questions[lo : lo + BATCH]
+    for lo, hi in _spans(len(questions)):
+        chunk = questions[lo:hi]
         cleaned = [clean_fields(pq) for pq in chunk]
         values = [
             question_values(c, channel, STATUS, origin=f"{origin}#{pq.number}"[:300])
@@ -141,10 +154,18 @@ def batches(packet, channel: str | None = None, origin: str = "", dialect=None) 
         texts = [v["text"] for v in values]
         authors = [c["authors"] for c in cleaned]
         if postgresql:
-            rows = _bound_rows(values, dialect)
-            yield Batch(texts, [], rows, authors, bucket, place, refs)
+            yield Batch(texts, [], copy_lines(values, dialect), authors, bucket, place, refs)
         else:
             yield Batch(texts, values, None, authors, bucket, place, refs)
+
+
+def _spans(n: int) -> Iterator[tuple[int, int]]:
+    """``(lo, hi)`` of each batch of ``n`` questions: :data:`FIRST_BATCH`, then
+    :data:`BATCH` at a time."""
+    lo, size = 0, FIRST_BATCH
+    while lo < n:
+        yield lo, min(n, lo + size)
+        lo, size = lo + size, BATCH
 
 
 def _question_columns(dialect) -> list[tuple[Any, Any]]:
@@ -156,12 +177,51 @@ def _question_columns(dialect) -> list[tuple[Any, Any]]:
     ]
 
 
-def _bound_rows(values: list[dict], dialect) -> list[tuple]:
-    """The ``question`` rows of ``values`` (:func:`question_values`) without ``id``, each
-    value bound as SQLAlchemy binds it for ``dialect`` (JSON, booleans, UTC times), in
-    :func:`_question_columns`' order."""
-    pairs = [(c.key, p) for c, p in _question_columns(dialect)]
-    return [tuple(p(v[k]) if p else v[k] for k, p in pairs) for v in values]
+#: What ``COPY``'s text format escapes in a value (PostgreSQL, «COPY», «Text Format»).
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def _copy_field(value) -> str:
+    """One bound value in ``COPY``'s text format: ``\\N`` for NULL, ``t``/``f``, ISO times
+    and dates, numbers as Python writes them, text with its backslashes, newlines,
+    carriage returns and tabs escaped. Raises TypeError for any other type."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, str):
+        return value.translate(_COPY_ESCAPES)
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"no COPY text for {type(value).__name__}")
+
+
+def copy_lines(values: list[dict], dialect) -> list[bytes]:
+    """The ``question`` rows of ``values`` (:func:`question_values`) without ``id``, as
+    lines of ``COPY``'s text format (UTF-8, each ending with a newline) in
+    :func:`_question_columns`' order: each value bound as SQLAlchemy binds it for
+    ``dialect`` (its type's bind processor: UTC times, booleans), a JSON value written by
+    ``json.dumps``, SQLAlchemy's default serializer (None as JSON ``null`` unless the type
+    keeps it NULL). Made by the reader processes, so that what crosses to the command is
+    a few bytes objects a batch, written by it as they are."""
+    columns = []
+    for column, bind in _question_columns(dialect):
+        if isinstance(column.type, JSON):
+            keep_null = column.type.none_as_null
+            columns.append(
+                (column.key, lambda v, n=keep_null: None if v is None and n else json.dumps(v))
+            )
+        else:
+            columns.append((column.key, bind))
+    return [
+        (
+            "\t".join(_copy_field(bind(v[key]) if bind else v[key]) for key, bind in columns)
+            + "\n"
+        ).encode()
+        for v in values
+    ]
 
 
 def import_archive(
@@ -186,10 +246,20 @@ def write(
     progress: Callable[[int], Any] | None = None,
     images: dict[str, bytes] | None = None,
     uploads: Path | None = None,
+    index_after_commit: bool = False,
 ) -> ArchiveImport:
     """The database half of :func:`import_archive`: store a :func:`prepare` d packet,
     a batch at a time (authors, ids, rows); ``progress``/``images``/``uploads`` as there.
-    Flushes only; the caller commits."""
+    Flushes only; the caller commits.
+
+    ``index_after_commit`` (PostgreSQL): the file's last duplicate index rows (all of
+    them up to :data:`INDEX_ROWS_PER_WRITE`) are not written in this transaction but
+    returned (``ArchiveImport.index``), owed by an outbox row written in it
+    (``ArchiveImport.owed``, the task ``moderation.index_questions`` handed to the
+    caller: :func:`webapp.tasks.outbox.hand_over`), for the caller to write after the
+    commit on a connection of its own (:func:`write_index`) while it writes the next
+    file: the database server then works on both at once. Should the caller not get to
+    it, a worker does (the reconciliation sends the owed task)."""
     check_transition(None, STATUS)  # the state machine's first step, as set_status checks
     db.session.flush()
     connection = db.session.connection()
@@ -219,7 +289,11 @@ def write(
         done.ids.extend(ids)
         if progress:
             progress(len(batch))
-    index.flush()
+    if index_after_commit and done.ids:
+        done.index = index.take()
+        done.owed = hand_over(connection, INDEX_QUESTIONS, min(done.ids), max(done.ids))
+    else:
+        index.flush()
     if with_refs:
         done.images, done.missing = _attach(with_refs, images, uploads)
     return done
@@ -252,14 +326,30 @@ class _IndexRows:
             self.flush()
 
     def flush(self) -> None:
+        if self.count:
+            insert_new_rows(self.connection, *self.take())
+
+    def take(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows added since the last write, in ``(bucket, question_id)`` order, as
+        two int64 arrays; forgotten here."""
         if not self.count:
-            return
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         bucket, owner = np.concatenate(self.buckets), np.concatenate(self.owners)
         # each part is in (bucket, id) order with larger ids than the one before: a
         # stable sort by bucket alone gives (bucket, id)
         order = np.argsort(bucket, kind="stable")
-        insert_new_rows(self.connection, bucket[order], owner[order])
         self.buckets, self.owners, self.count = [], [], 0
+        return bucket[order], owner[order]
+
+
+def write_index(connection, done: ArchiveImport) -> None:
+    """Write the duplicate index rows a :func:`write` with ``index_after_commit`` left
+    (``done.index``) and mark their outbox row done (``done.owed``), in the transaction of
+    ``connection`` (the caller's own, after the file's commit; the caller commits).
+    Raises the database's error (then the rows stay owed: a worker writes them)."""
+    assert done.index is not None and done.owed is not None  # noqa: S101  # write() made them
+    insert_new_rows(connection, *done.index)
+    done_on(connection, done.owed)
 
 
 def _attach(ids: list[int], images, uploads) -> tuple[int, list[str]]:
@@ -412,6 +502,15 @@ class _PgWriter(_Writer):
         finally:
             cursor.close()
 
+    def _copy_text(self, table: str, columns: Sequence[str], data: bytes) -> None:
+        cursor = self.connection.connection.driver_connection.cursor()
+        try:
+            names = ", ".join(f'"{c}"' for c in columns)
+            with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:  # noqa: S608
+                copy.write(data)
+        finally:
+            cursor.close()
+
     def questions(self, batch: Batch) -> list[int]:
         ids = sorted(
             self.connection.exec_driver_sql(
@@ -420,10 +519,12 @@ class _PgWriter(_Writer):
                 (len(batch),),
             ).scalars()
         )
-        bound = batch.rows
-        if bound is None:  # prepared without the dialect
-            bound = _bound_rows(batch.values, self.connection.dialect)
-        self._copy("question", self.names, ((qid, *r) for qid, r in zip(ids, bound, strict=True)))
+        lines = batch.lines
+        if lines is None:  # prepared without the dialect
+            lines = copy_lines(batch.values, self.connection.dialect)
+        self._copy_text(
+            "question", self.names, b"".join(b"%d\t%b" % p for p in zip(ids, lines, strict=True))
+        )
         return ids
 
     def links(self, rows: list[tuple]) -> None:

@@ -453,6 +453,30 @@ def ensure_indexed(question_id: int) -> bool:
     return True
 
 
+def index_missing(first_id: int, last_id: int) -> int:
+    """Index the questions with ``first_id ≤ id ≤ last_id`` that have no rows yet, as the
+    archive import indexes them (:func:`row_arrays` of their matching keys): the work a
+    ``sova import`` hands to its own index writer and owes when that writer did not finish
+    (the task ``moderation.index_questions``). Idempotent: a question with rows is left
+    as it is, so a second run, or a run beside the writer that commits first, adds
+    nothing. The questions are read ``FOR KEY SHARE`` (the lock a foreign key's check
+    takes), as in :func:`ensure_indexed`. Flushes only; the caller commits. Returns how many
+    questions were indexed."""
+    db.session.flush()
+    indexed = select(DuplicateBucket.question_id).where(DuplicateBucket.question_id == Question.id)
+    pairs = [
+        (qid, key or "")
+        for qid, key in db.session.execute(
+            select(Question.id, Question.matching_key)
+            .where(Question.id.between(first_id, last_id), ~indexed.exists())
+            .order_by(Question.id)
+            .with_for_update(read=True, key_share=True)
+        )
+    ]
+    _write(db.session.connection(), pairs, replace=False)
+    return len(pairs)
+
+
 @event.listens_for(Session, "after_flush")
 def _index_flushed_questions(session: Session, _context) -> None:
     """Keep the index in step with the questions, in the same transaction: new questions

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from functools import cache
 
 from flask import current_app
-from sqlalchemy import Integer, bindparam, event, text, update
+from sqlalchemy import Integer, bindparam, event, insert, text, update
 from sqlalchemy.orm import Session
 
 from webapp.core.models import OutboxMessage, utcnow
@@ -57,6 +57,33 @@ def enqueue(name: str, *ids: int) -> OutboxMessage:
     db.session.add(msg)
     db.session.info.setdefault(_PENDING_KEY, []).append(msg)
     return msg
+
+
+def hand_over(connection, name: str, *ids: int) -> int:
+    """Request task ``name`` (primary-key arguments ``ids``) in the transaction of
+    ``connection`` as *handed over already*: to the requesting process itself, which does
+    the work after the commit on a connection of its own and marks the row done in that
+    work's transaction (:func:`done_on`). The row is written sent (``sent_at`` now, one
+    attempt, no broker epoch), so no relay sends it while the process works; if the
+    process never marks it (killed, its connection lost), the reconciliation sends it to a
+    worker once it is :func:`owed_after` old (:func:`webapp.tasks.owed.reconcile`): the
+    database, not the process, knows the work is owed. Returns the outbox row's id."""
+    now = utcnow()
+    return connection.execute(
+        insert(OutboxMessage)
+        .values(task=name, args=list(ids), created_at=now, sent_at=now, attempts=1)
+        .returning(OutboxMessage.id)
+    ).scalar_one()
+
+
+def done_on(connection, outbox_id: int) -> None:
+    """Mark the outbox row ``outbox_id`` done in the transaction of ``connection`` (the
+    work's own, so the mark and the work commit together: :func:`hand_over`)."""
+    connection.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.id == outbox_id, OutboxMessage.done_at.is_(None))
+        .values(done_at=utcnow())
+    )
 
 
 def track(ids: list[int] | tuple[int, ...]) -> None:

@@ -141,11 +141,12 @@ def snapshot(first_new_author: int) -> dict:
 
 def both_ways(app, shared_dir, tmp_path, monkeypatch) -> tuple[dict, dict]:
     """The packets imported by the ORM path, then (rolled back) by the bulk path in
-    batches of 7 questions (so authors and ids carry over from batch to batch)."""
+    batches of 3, then 7 questions (so authors and ids carry over from batch to batch)."""
     existing_authors()
     first_new = db.session.scalar(sa.select(sa.func.max(Author.id))) + 1
     images = read_bundle(kubok_images(tmp_path / "images", f"{KUBOK_PREFIX}004.jpeg")).images
     uploads = tmp_path / "uploads"
+    monkeypatch.setattr(bulk_import, "FIRST_BATCH", 3)
     monkeypatch.setattr(bulk_import, "BATCH", 7)
     shots = []
     for bulk in (False, True):
@@ -231,6 +232,7 @@ def test_a_file_failing_after_some_batches_leaves_nothing(app, tmp_path, monkeyp
         zf.writestr("bad.4s", text)
         zf.writestr("photo.png", b"\x89PNG not an image at all")
     bad.write_bytes(buf.getvalue())
+    monkeypatch.setattr(bulk_import, "FIRST_BATCH", 8)
     monkeypatch.setattr(bulk_import, "BATCH", 8)
     result = app.test_cli_runner().invoke(args=["import", str(good), str(bad), "--as", "archive"])
     assert result.exit_code == 2
