@@ -4,6 +4,7 @@ the demo (``sova seed-demo``)."""
 from __future__ import annotations
 
 import sys
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -177,7 +178,6 @@ class _Batches:
 
     def __init__(self) -> None:
         import collections
-        import threading
 
         self.held: dict[int, collections.deque] = collections.defaultdict(collections.deque)
         self.done: set[int] = set()
@@ -218,7 +218,6 @@ def _readers(workers: int | None):
     the command as they come, so a worker never waits for the command."""
     import multiprocessing
     import os
-    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     batches = _READER["batches"] = _Batches()
@@ -292,12 +291,10 @@ class _IndexWriter:
 
     def __init__(self, engine) -> None:
         import queue
-        import threading
 
         self.engine = engine
         self.todo: queue.SimpleQueue = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._run, name="sova-import-index", daemon=True)
-        self.thread.start()
+        self.thread: threading.Thread | None = None
 
     @classmethod
     def for_import(cls, as_: str) -> _IndexWriter | None:
@@ -311,7 +308,12 @@ class _IndexWriter:
         return cls(db.engine)
 
     def submit(self, path: Path, done) -> None:
-        """Write the rows a committed file left (``done``: its ``ArchiveImport``)."""
+        """Write the rows a committed file left (``done``: its ``ArchiveImport``). The
+        thread starts with the first file, once the reader processes are forked: a fork
+        copies only the thread that makes it, and none of this one's locks."""
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="sova-import-index", daemon=True)
+            self.thread.start()
         self.todo.put((path, done))
 
     def _run(self) -> None:
@@ -332,8 +334,9 @@ class _IndexWriter:
 
     def close(self) -> None:
         """Wait for the rows of every file submitted."""
-        self.todo.put(None)
-        self.thread.join()
+        if self.thread is not None:
+            self.todo.put(None)
+            self.thread.join()
 
 
 class WorkerDied(click.ClickException):

@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -198,27 +199,28 @@ def _copy_field(value) -> str:
     raise TypeError(f"no COPY text for {type(value).__name__}")
 
 
+def _json_text(value, keep_null: bool) -> str | None:
+    """A JSON column's value as SQLAlchemy's ``JSON`` binds it: ``json.dumps`` (its
+    default serializer), None as JSON ``null`` unless the type keeps it NULL."""
+    return None if value is None and keep_null else json.dumps(value)
+
+
 def copy_lines(values: list[dict], dialect) -> list[bytes]:
     """The ``question`` rows of ``values`` (:func:`question_values`) without ``id``, as
     lines of ``COPY``'s text format (UTF-8, each ending with a newline) in
     :func:`_question_columns`' order: each value bound as SQLAlchemy binds it for
-    ``dialect`` (its type's bind processor: UTC times, booleans), a JSON value written by
-    ``json.dumps``, SQLAlchemy's default serializer (None as JSON ``null`` unless the type
-    keeps it NULL). Made by the reader processes, so that what crosses to the command is
+    ``dialect`` (its type's bind processor: UTC times, booleans; a JSON value by
+    :func:`_json_text`). Made by the reader processes, so that what crosses to the command is
     a few bytes objects a batch, written by it as they are."""
-    columns = []
+    columns: list[tuple[str, Callable[[Any], Any] | None]] = []
     for column, bind in _question_columns(dialect):
         if isinstance(column.type, JSON):
-            keep_null = column.type.none_as_null
-            columns.append(
-                (column.key, lambda v, n=keep_null: None if v is None and n else json.dumps(v))
-            )
+            columns.append((column.key, partial(_json_text, keep_null=column.type.none_as_null)))
         else:
             columns.append((column.key, bind))
     return [
         (
-            "\t".join(_copy_field(bind(v[key]) if bind else v[key]) for key, bind in columns)
-            + "\n"
+            "\t".join(_copy_field(bind(v[key]) if bind else v[key]) for key, bind in columns) + "\n"
         ).encode()
         for v in values
     ]
