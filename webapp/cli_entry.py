@@ -25,6 +25,7 @@ import click
 
 from webapp.cli import (
     COMMANDS,
+    WITHOUT_PAGES,
     LazyGroup,
     announce_instance,
     fail,
@@ -44,14 +45,15 @@ FLASK_COMMANDS = {
 }
 
 
-def build_app() -> Flask:
-    """The app for a command that needs one (announcing its instance folder)."""
+def build_app(pages: bool = True) -> Flask:
+    """The app for a command that needs one (announcing its instance folder); ``pages``:
+    with its views (:func:`webapp.app.create_app`)."""
     from webapp.app import create_app
     from webapp.config import ConfigError
 
     path = announce_instance()
     try:
-        return create_app()
+        return create_app(pages=pages)
     except ConfigError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -76,9 +78,14 @@ def cli(ctx: click.Context) -> None:
     SOVA_INSTANCE_PATH, else in the per-user data directory (~/.local/share/sova); the
     command says which on stderr. Configuration: SOVA_* environment variables
     (docs/operations.md)."""
+    from functools import partial
+
     from flask.cli import ScriptInfo  # Flask alone, not the app or its features
 
-    ctx.obj = ScriptInfo(create_app=build_app, set_debug_flag=False, load_dotenv_defaults=False)
+    pages = ctx.invoked_subcommand not in WITHOUT_PAGES
+    ctx.obj = ScriptInfo(
+        create_app=partial(build_app, pages=pages), set_debug_flag=False, load_dotenv_defaults=False
+    )
 
 
 def main() -> None:

@@ -264,3 +264,35 @@ def test_seed_demo_is_refused_in_production_and_writes_no_account(place, tmp_pat
 
     with sqlite3.connect(tmp_path / "inst" / "sova.sqlite") as con:
         assert con.execute('SELECT count(*) FROM "user"').fetchone() == (0,)
+
+
+def test_sova_import_runs_on_the_app_without_its_pages(place, tmp_path):
+    """``sova import`` (:data:`webapp.cli.WITHOUT_PAGES`) builds ``create_app(pages=False)``:
+    a packet goes in as with the full app."""
+    instance = tmp_path / "inst"
+    assert sova(place, "db", "upgrade", "heads", SOVA_INSTANCE_PATH=str(instance)).returncode == 0
+    sample = Path(__file__).resolve().parents[2] / "webapp/submissions/sample_packet.4s"
+    run = sova(place, "import", str(sample), "--as", "archive", SOVA_INSTANCE_PATH=str(instance))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "sample_packet.4s: imported 10 questions as archive",
+        "total: 10 questions from 1 file(s); 0 file(s) failed",
+    ]
+
+
+def test_the_app_without_its_pages_maps_every_model_and_serves_no_view(tmp_path):
+    """Every module defining tables is in :data:`webapp.app.MODEL_MODULES` (so that the app
+    without its pages maps them all), and that app has no blueprint."""
+    import sqlalchemy.orm
+
+    from webapp.app import MODEL_MODULES, create_app
+
+    root = Path(__file__).resolve().parents[2]
+    found = {
+        ".".join(p.relative_to(root).with_suffix("").parts)
+        for p in (root / "webapp").rglob("models.py")
+    }
+    assert set(MODEL_MODULES) == found
+    app = create_app({"SOVA_INSTANCE_PATH": str(tmp_path), "TESTING": True}, pages=False)
+    sqlalchemy.orm.configure_mappers()
+    assert app.blueprints == {}

@@ -89,6 +89,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: The commands whose app is built without its pages (``create_app(pages=False)``): they
+#: serve no request and build no URL, and their start-up is part of what an operator
+#: waits for with every run (a folder of packets imported in seconds).
+WITHOUT_PAGES = frozenset({"import"})
+
 
 #: What a command says when the database has no Sova tables (:func:`missing_schema`).
 NO_TABLES = "the database has no Sova tables yet; run `sova db upgrade` first"

@@ -38,6 +38,8 @@ def image_spans(text: str) -> list[tuple[int, int, str]]:
     (``text[start:end]`` is the whole reference, parentheses may nest inside it); a
     reference without a file name or without its closing parenthesis is not one."""
     found: list[tuple[int, int, str]] = []
+    if "(" not in text:  # most fields: no reference possible, no regular expression run
+        return found
     for m in _IMG_START.finditer(text):
         if found and m.start() < found[-1][1]:
             continue  # inside the previous reference

@@ -178,18 +178,23 @@ def _question_columns(dialect) -> list[tuple[Any, Any]]:
     ]
 
 
-#: What ``COPY``'s text format escapes in a value (PostgreSQL, «COPY», «Text Format»).
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+def _copy_text(value: str) -> str:
+    """Text in ``COPY``'s text format: its backslashes, newlines, carriage returns and tabs
+    escaped (PostgreSQL, «COPY», «Text Format»). ``str.replace`` gives the text back
+    untouched when it holds none, the usual case."""
+    if "\\" in value:
+        value = value.replace("\\", "\\\\")
+    return value.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
 def _copy_field(value) -> str:
     """One bound value in ``COPY``'s text format: ``\\N`` for NULL, ``t``/``f``, ISO times
-    and dates, numbers as Python writes them, text with its backslashes, newlines,
-    carriage returns and tabs escaped. Raises TypeError for any other type."""
+    and dates, numbers as Python writes them, text by :func:`_copy_text`. Raises TypeError
+    for any other type."""
     if value is None:
         return "\\N"
     if isinstance(value, str):
-        return value.translate(_COPY_ESCAPES)
+        return _copy_text(value)
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, int | float):
@@ -218,12 +223,20 @@ def copy_lines(values: list[dict], dialect) -> list[bytes]:
             columns.append((column.key, partial(_json_text, keep_null=column.type.none_as_null)))
         else:
             columns.append((column.key, bind))
-    return [
-        (
-            "\t".join(_copy_field(bind(v[key]) if bind else v[key]) for key, bind in columns) + "\n"
-        ).encode()
-        for v in values
-    ]
+    lines = []
+    for v in values:
+        fields = []
+        for key, bind in columns:
+            value = v[key] if bind is None else bind(v[key])
+            # NULL and text, the usual values, without the type tests of _copy_field
+            if value is None:
+                fields.append("\\N")
+            elif type(value) is str:
+                fields.append(_copy_text(value))
+            else:
+                fields.append(_copy_field(value))
+        lines.append(("\t".join(fields) + "\n").encode())
+    return lines
 
 
 def import_archive(
