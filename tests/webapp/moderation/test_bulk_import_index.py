@@ -35,6 +35,21 @@ def buckets_by_question() -> dict[int, list[int]]:
     return found
 
 
+def inline_then_later(n: int, seed: int) -> tuple[list[list[int]], bulk_import.ArchiveImport]:
+    """A generated packet of ``n`` questions imported twice, each import committed: once
+    with its index rows in its transaction, then with ``index_after_commit``. Returns the
+    first import's rows (the buckets of each question, in order) and the second's
+    ``ArchiveImport``."""
+    text = archive_packet(n, seed=seed)
+    inline = bulk_import.import_archive(read_packet_bytes(text.encode(), "inline.4s"))
+    db.session.commit()
+    expected = [buckets_by_question()[qid] for qid in inline.ids]
+    prepared = bulk_import.prepare(read_packet_bytes(text.encode(), "later.4s"))
+    done = bulk_import.write(prepared, index_after_commit=True)
+    db.session.commit()
+    return expected, done
+
+
 def test_copy_text_lines_store_every_value_as_the_orm_would(pg_app):
     """Text with every character the format escapes, a JSON list, NULLs, booleans, a time:
     read back as given."""
@@ -52,9 +67,12 @@ def test_copy_text_lines_store_every_value_as_the_orm_would(pg_app):
     assert stored.sources == ["«Источник»\t\\", 'a "b"']
     assert stored.created_at == at
     assert (stored.consent_on_air, stored.age_confirmed) == (False, False)
-    assert db.session.scalar(
-        sa.text("SELECT sources::text FROM question WHERE id = :id"), {"id": done.ids[1]}
-    ) == '["\\u00ab\\u0418\\u0441\\u0442\\u043e\\u0447\\u043d\\u0438\\u043a\\u00bb\\t\\\\", "a \\"b\\""]'
+    assert (
+        db.session.scalar(
+            sa.text("SELECT sources::text FROM question WHERE id = :id"), {"id": done.ids[1]}
+        )
+        == '["\\u00ab\\u0418\\u0441\\u0442\\u043e\\u0447\\u043d\\u0438\\u043a\\u00bb\\t\\\\", "a \\"b\\""]'
+    )
     assert db.session.get(Question, done.ids[0]).text != AWKWARD
 
 
@@ -63,13 +81,7 @@ def test_the_index_rows_left_after_the_commit_are_owed_until_written(pg_app):
     over (sent, not done) commit without index rows; ``write_index`` on a connection of
     its own writes exactly the rows of an import that writes them in its transaction and
     marks the row done."""
-    text = archive_packet(40, seed=21)
-    inline = bulk_import.import_archive(read_packet_bytes(text.encode(), "inline.4s"))
-    db.session.commit()
-    expected = [buckets_by_question()[qid] for qid in inline.ids]
-    prepared = bulk_import.prepare(read_packet_bytes(text.encode(), "later.4s"))
-    done = bulk_import.write(prepared, index_after_commit=True)
-    db.session.commit()
+    expected, done = inline_then_later(40, seed=21)
     owed = db.session.get(OutboxMessage, done.owed)
     assert (owed.task, owed.args) == ("moderation.index_questions", [done.ids[0], done.ids[-1]])
     assert (owed.sent_at is not None, owed.attempts, owed.done_at) == (True, 1, None)
@@ -87,18 +99,12 @@ def test_the_task_writes_the_owed_rows_once(pg_app):
     """What a command killed after a file's commit leaves (questions, no index rows, the
     outbox row not done) is what ``moderation.index_questions`` finishes: the rows of the
     inline import; run again, it writes none."""
-    text = archive_packet(25, seed=22)
-    inline = bulk_import.import_archive(read_packet_bytes(text.encode(), "inline.4s"))
-    db.session.commit()
-    expected = [buckets_by_question()[qid] for qid in inline.ids]
-    prepared = bulk_import.prepare(read_packet_bytes(text.encode(), "killed.4s"))
-    done = bulk_import.write(prepared, index_after_commit=True)
-    db.session.commit()
+    expected, done = inline_then_later(25, seed=22)
     assert index_missing(done.ids[0], done.ids[-1]) == 25
     db.session.commit()
     assert [buckets_by_question()[qid] for qid in done.ids] == expected
     assert index_missing(done.ids[0], done.ids[-1]) == 0
-    assert index_missing(inline.ids[0], done.ids[-1]) == 0
+    assert index_missing(done.ids[0] - 25, done.ids[-1]) == 0
 
 
 def test_sova_import_writes_every_files_index_and_owes_nothing(pg_app, tmp_path):
@@ -113,8 +119,6 @@ def test_sova_import_writes_every_files_index_and_owes_nothing(pg_app, tmp_path)
     ids = db.session.scalars(sa.select(Question.id).order_by(Question.id)).all()
     assert sorted(buckets_by_question()) == ids
     rows = db.session.execute(
-        sa.select(OutboxMessage.args, OutboxMessage.done_at.is_not(None)).order_by(
-            OutboxMessage.id
-        )
+        sa.select(OutboxMessage.args, OutboxMessage.done_at.is_not(None)).order_by(OutboxMessage.id)
     ).all()
     assert rows == [([ids[0], ids[29]], True), ([ids[30], ids[49]], True)]
