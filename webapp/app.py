@@ -1,4 +1,5 @@
-"""The application factory: ``create_app(test_config=None, pages=True)`` in small ``register_*`` steps.
+"""The application factory: ``create_app(test_config=None, pages=True)`` in small
+``register_*`` steps.
 
 Each step imports the features it wires when the app is made, not when this module is
 imported; no feature imports this module, so those imports hide no cycle."""
@@ -61,8 +62,8 @@ def create_app(test_config: dict | None = None, *, pages: bool = True) -> Flask:
 
     ``pages=False``: the app without its pages — no blueprint, no API, no WSGI wrappers —
     for a command that serves no request and builds no URL (``sova import``:
-    :data:`webapp.cli.WITHOUT_PAGES`), a third of a second less at its every start; the
-    models, the extensions, the signals, Celery and the rest as in the full app."""
+    :data:`webapp.cli.WITHOUT_PAGES`), which then starts sooner; the models, the
+    extensions, the signals, Celery and the rest as in the full app."""
     app = SovaFlask(
         "sova", template_folder=str(templates_dir()), static_folder=str(package_dir() / "static")
     )

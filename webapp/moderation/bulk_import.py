@@ -2,7 +2,7 @@
 written a batch at a time with Core statements instead of one ORM object per question.
 
 The rows are those of the ORM path (:func:`webapp.submissions.operations.import_packet`
-with ``as_="archive"``), column for column (``tests/webapp/submissions/test_bulk_import.py``
+with ``as_="archive"``), column for column (``tests/webapp/moderation/test_bulk_import.py``
 imports one packet both ways and compares every table): the question (every column from
 :func:`~webapp.submissions.operations.question_values`), its author links (authors found
 as :func:`~webapp.submissions.operations.upsert_author` finds them, new ones made with
@@ -11,22 +11,25 @@ their folded keys), its first status record, its duplicate index rows
 images a question refers to are attached as the ORM path attaches them.
 
 How, in two halves. :func:`prepare` needs no database (``sova import`` runs it in worker
-processes, files ahead of the one being written): per batch of :data:`BATCH` questions the
-cleaned fields, the column values (bound for PostgreSQL's ``COPY``), the authors, the
+processes, files ahead of the one being written): per batch (:data:`FIRST_BATCH`
+questions, then :data:`BATCH`) the cleaned fields, the column values (for PostgreSQL as
+lines of ``COPY``'s text format, :func:`copy_lines`), the authors, the
 duplicate index rows with each question's place in its batch for its id, the image
 references. :func:`write` then, per batch, the authors not seen yet in one ``SELECT`` (and
 the missing ones in one multi-row ``INSERT … RETURNING``); on PostgreSQL the question ids
 from the sequence in one statement and every table filled by ``COPY`` (psycopg's
 ``cursor.copy``); on SQLite multi-row ``INSERT … RETURNING`` for the questions and the
 DB-API ``executemany`` for the rest; the file's duplicate index rows sorted and written
-once at its end (:class:`_IndexRows`). Flushes only; the caller commits once per file, so
-a file that fails leaves nothing.
+once at its end (:class:`_IndexRows`) — or, for ``sova import`` on PostgreSQL, after the
+file's commit by the caller, owed by an outbox row until then (:func:`write_index`).
+Flushes only; the caller commits once per file, so a file that fails leaves nothing.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import partial
@@ -507,24 +510,21 @@ class _PgWriter(_Writer):
         super().__init__(connection)
         self.names = ["id", *[c.name for c, _ in _question_columns(connection.dialect)]]
 
-    def _copy(self, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
+    @contextmanager
+    def _copy_into(self, table: str, columns: Sequence[str]) -> Iterator[Any]:
+        """psycopg's ``Copy`` of ``COPY table (columns) FROM STDIN`` (text format)."""
         cursor = self.connection.connection.driver_connection.cursor()
         try:
             names = ", ".join(f'"{c}"' for c in columns)
             with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:  # noqa: S608
-                for row in rows:
-                    copy.write_row(row)
+                yield copy
         finally:
             cursor.close()
 
-    def _copy_text(self, table: str, columns: Sequence[str], data: bytes) -> None:
-        cursor = self.connection.connection.driver_connection.cursor()
-        try:
-            names = ", ".join(f'"{c}"' for c in columns)
-            with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:  # noqa: S608
-                copy.write(data)
-        finally:
-            cursor.close()
+    def _copy(self, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> None:
+        with self._copy_into(table, columns) as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def questions(self, batch: Batch) -> list[int]:
         ids = sorted(
@@ -537,9 +537,8 @@ class _PgWriter(_Writer):
         lines = batch.lines
         if lines is None:  # prepared without the dialect
             lines = copy_lines(batch.values, self.connection.dialect)
-        self._copy_text(
-            "question", self.names, b"".join(b"%d\t%b" % p for p in zip(ids, lines, strict=True))
-        )
+        with self._copy_into("question", self.names) as copy:
+            copy.write(b"".join(b"%d\t%b" % p for p in zip(ids, lines, strict=True)))
         return ids
 
     def links(self, rows: list[tuple]) -> None:
