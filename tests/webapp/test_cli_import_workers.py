@@ -170,3 +170,66 @@ def test_a_bad_number_of_workers_is_refused(app, tmp_path, workers):
     )
     assert result.exit_code == 2
     assert "Invalid value for '--workers'" in result.stderr
+
+
+def children(pid: int) -> set[int]:
+    """The live child processes of ``pid`` (Linux's ``/proc``)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found |= {int(c) for c in (task / "children").read_text().split()}
+        except OSError:
+            continue
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_the_readers_end_when_the_command_is_killed(tmp_path):
+    """``sova import`` killed outright (``SIGKILL``: nothing of it runs to stop its readers)
+    while its reader processes still have files to prepare: they end by themselves
+    within seconds instead of waiting for ever on the pipe no one reads."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"{i}.4s").write_text(archive_packet(2500, seed=40 + i), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOVA_")}
+    env |= {"SOVA_INSTANCE_PATH": str(tmp_path / "inst"), "SOVA_BROKER_URL": "memory://"}
+    run = [sys.executable, "-m", "webapp.cli_entry"]
+    subprocess.run([*run, "db", "upgrade", "heads"], env=env, check=True, capture_output=True)
+    command = subprocess.Popen(
+        [*run, "import", str(folder), "--as", "archive", "--workers", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    readers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while len(readers := children(command.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(readers) >= 2, "the command started no readers"
+        command.send_signal(signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 10
+        while [p for p in readers if alive(p)] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [p for p in readers if alive(p)] == []
+    finally:
+        command.kill()
+        for pid in readers:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)

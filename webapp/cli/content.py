@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -163,6 +164,8 @@ _AHEAD = 2
 #: work ahead of the writes, and on a machine of few cores the command and the database
 #: server, writing what is ready, must not wait for the CPU behind them.
 READER_NICENESS = 10
+#: How often a reader process looks whether the command that made it is still there.
+PARENT_CHECK_SECONDS = 0.5
 #: What the reading of every file of one ``sova import`` shares: the app (its context for
 #: the messages), the ``--images`` files, ``--as``, ``--channel``, where the archive's
 #: batches go (``send``) and where the command takes them (``batches``). Set by the
@@ -251,9 +254,26 @@ def _readers(workers: int | None):
             pipe.close()
 
     _READER["stop"] = stop
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=os.nice, initargs=(READER_NICENESS,)
-    )
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_reader_start)
+
+
+def _reader_start() -> None:
+    """A reader process's first step: a lower priority (:data:`READER_NICENESS`), and a
+    thread that ends the process once the command is gone. A command killed outright
+    (``SIGKILL``, the OOM killer) cannot stop its readers, and a reader whose batches no
+    one reads any more waits for ever on the full pipe; its parent changing (to the
+    process that adopts orphans) is the sign."""
+    import os
+
+    os.nice(READER_NICENESS)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sova-import-parent", daemon=True).start()
 
 
 def _read(path: Path, number: int):
