@@ -254,19 +254,21 @@ def _readers(workers: int | None):
             pipe.close()
 
     _READER["stop"] = stop
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_reader_start)
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_reader_start, initargs=(os.getpid(),)
+    )
 
 
-def _reader_start() -> None:
+def _reader_start(command: int) -> None:
     """A reader process's first step: a lower priority (:data:`READER_NICENESS`), and a
-    thread that ends the process once the command is gone. A command killed outright
-    (``SIGKILL``, the OOM killer) cannot stop its readers, and a reader whose batches no
-    one reads any more waits for ever on the full pipe; its parent changing (to the
-    process that adopts orphans) is the sign."""
+    thread that ends the process once the command (process id ``command``) is gone. A
+    command killed outright (``SIGKILL``, the OOM killer) cannot stop its readers, and a
+    reader whose batches no one reads any more waits for ever on the full pipe; its parent
+    no longer being the command (the process that adopts orphans has it) is the sign."""
     import os
 
     os.nice(READER_NICENESS)
-    parent = os.getppid()
+    parent = command
 
     def watch() -> None:
         while os.getppid() == parent:
