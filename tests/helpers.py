@@ -533,3 +533,29 @@ def disposition(name: str, kind: str = "inline") -> str:
     simple = ascii_name(name)
     quoted = quote(name, safe="!#$&+-.^_`|~")
     return f"{kind}; filename=\"{simple}\"; filename*=UTF-8''{quoted}"
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live or zombie process below ``pid`` (Linux's ``/proc``)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = set(), [pid]
+    while todo:
+        here = todo.pop()
+        kids = {p for p, pp in parents.items() if pp == here}
+        todo += list(kids - found)
+        found |= kids
+    return found
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (exists and is not a zombie; Linux's ``/proc``)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

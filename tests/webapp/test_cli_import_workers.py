@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from tests.helpers import descendants, process_alive
 from tests.scale_data import archive_packet
 from webapp.extensions import db
 from webapp.moderation import bulk_import
@@ -172,25 +173,6 @@ def test_a_bad_number_of_workers_is_refused(app, tmp_path, workers):
     assert "Invalid value for '--workers'" in result.stderr
 
 
-def children(pid: int) -> set[int]:
-    """The live child processes of ``pid`` (Linux's ``/proc``)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found |= {int(c) for c in (task / "children").read_text().split()}
-        except OSError:
-            continue
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
 def test_the_readers_end_when_the_command_is_killed(tmp_path):
@@ -219,17 +201,17 @@ def test_the_readers_end_when_the_command_is_killed(tmp_path):
     readers: set[int] = set()
     try:
         deadline = time.monotonic() + 60
-        while len(readers := children(command.pid)) < 2 and time.monotonic() < deadline:
+        while len(readers := descendants(command.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(readers) >= 2, "the command started no readers"
         command.send_signal(signal.SIGKILL)
         command.wait()
         deadline = time.monotonic() + 10
-        while [p for p in readers if alive(p)] and time.monotonic() < deadline:
+        while [p for p in readers if process_alive(p)] and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert [p for p in readers if alive(p)] == []
+        assert [p for p in readers if process_alive(p)] == []
     finally:
         command.kill()
         for pid in readers:
-            if alive(pid):
+            if process_alive(pid):
                 os.kill(pid, signal.SIGKILL)

@@ -23,35 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import free_port, wait_for
+from tests.helpers import descendants, free_port, process_alive, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 SOVA = str(Path(sys.executable).parent / "sova")
-
-
-def _descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    found, todo = set(), [pid]
-    while todo:
-        here = todo.pop()
-        kids = {p for p, pp in parents.items() if pp == here}
-        todo += list(kids - found)
-        found |= kids
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.parametrize(
@@ -98,7 +74,7 @@ def test_sova_run_stops_everything_it_started(signum, code, under_make, tmp_path
             every=0.5,
         )
         time.sleep(1)
-        started = _descendants(run.pid)
+        started = descendants(run.pid)
         # honcho's three relays, the three programs and the worker's two pool processes
         assert len(started) >= 8, started
         if signum is None:
@@ -107,9 +83,9 @@ def test_sova_run_stops_everything_it_started(signum, code, under_make, tmp_path
         else:
             run.send_signal(signum)
             assert run.wait(90) == code
-        wait_for(lambda: not any(_alive(p) for p in started), 90, "every process to end")
+        wait_for(lambda: not any(process_alive(p) for p in started), 90, "every process to end")
     finally:
-        for pid in _descendants(run.pid) | {run.pid}:
+        for pid in descendants(run.pid) | {run.pid}:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
