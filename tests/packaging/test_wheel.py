@@ -143,6 +143,15 @@ def test_installed_package_runs_the_pipeline_from_an_empty_directory(
     seeded = cli("seed-demo").stdout
     assert "Demo pool: 50 questions from demo_pool.4s approved" in seeded
     assert "sample_packet.4s: imported 10 questions as archive" in seeded
+    # `sova import` itself: the app without its pages (webapp.cli.WITHOUT_PAGES) and its
+    # reader processes, as installed
+    sample = Path(where[0]).parent / "submissions" / "sample_packet.4s"
+    again = cli("import", str(sample), "--as", "archive", "--workers", "2")
+    assert again.stdout.splitlines() == [
+        "sample_packet.4s: imported 10 questions as archive",
+        "total: 10 questions from 1 file(s); 0 file(s) failed",
+    ]
+    assert f"Warning: {sample}: 10 of 10 questions are already in the database" in again.stderr
     tokens = {}
     for role in ("editor", "chief_editor", "producer", "host"):
         out = cli(

@@ -93,8 +93,8 @@ def datasketch_hashing() -> tuple[np.ndarray, np.ndarray, Any]:
     and ``MINHASH_SCHEME`` as two uint32 arrays of ``NUM_PERM``, and its 32-bit SHA-1 word
     hash (:func:`sha1_hash32`). Drawn here as datasketch 2 draws them (``RandomState(seed)``:
     ``a`` odd below 2³², then ``b`` below 2³²; equal, tested) rather than by importing
-    datasketch: its package imports scipy, about a second and a half of CPU in every
-    process that computes a signature (each ``sova import``, each of its workers)."""
+    datasketch: its package imports scipy, a heavy start for every process that computes a
+    signature (each ``sova import``, each of its workers)."""
     gen = np.random.RandomState(MINHASH_SEED)
     a = gen.randint(0, 1 << 31, NUM_PERM, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
     b = gen.randint(0, 1 << 32, NUM_PERM, dtype=np.uint32)

@@ -97,8 +97,8 @@ def by_city(city: str) -> ColumnElement[bool]:
     """«Some author of the question gave ``city``» (any author, any of
     :func:`_spellings`) as a probe of each question's own author links: a correlated
     ``EXISTS`` the planner keeps as a subplan (``OFFSET 0`` keeps PostgreSQL from turning
-    it into a semi-join). A semi-join read every author link of the city, the archive's
-    among them, before the first question of the page or of the count; the probe reads a
+    it into a semi-join). A semi-join would read every author link of the city, the
+    archive's among them, before the first question of the page or of the count; the probe reads a
     question's few links through ``(question_id, author_id)`` while the queue is walked in
     its own order (its status's index), so a page reads about as many questions as it
     shows over the city's share of them, and a count read this way (when

@@ -76,14 +76,16 @@ def hand_over(connection, name: str, *ids: int) -> int:
     ).scalar_one()
 
 
-def done_on(connection, outbox_id: int) -> None:
-    """Mark the outbox row ``outbox_id`` done in the transaction of ``connection`` (the
-    work's own, so the mark and the work commit together: :func:`hand_over`)."""
-    connection.execute(
+def done_on(connection, outbox_id: int) -> bool:
+    """Mark the outbox row ``outbox_id`` done in the transaction of ``connection`` (for
+    :func:`hand_over`, the work's own, so the mark and the work commit together). Returns
+    True when the row was marked now (False: gone, or done already)."""
+    marked = connection.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id == outbox_id, OutboxMessage.done_at.is_(None))
         .values(done_at=utcnow())
     )
+    return marked.rowcount == 1
 
 
 def track(ids: list[int] | tuple[int, ...]) -> None:
@@ -420,19 +422,14 @@ def mark_done(task_id: str | None) -> bool:
     if not match:
         return False
     try:
-        n = db.session.execute(  # type: ignore[attr-defined]  # a CursorResult at run time
-            update(OutboxMessage)
-            .where(OutboxMessage.id == int(match.group(1)), OutboxMessage.done_at.is_(None))
-            .values(done_at=utcnow())
-            .execution_options(synchronize_session=False)
-        ).rowcount
+        marked = done_on(db.session.connection(), int(match.group(1)))
         _marker_commit_without_fsync()
         db.session.commit()
     except Exception:
         db.session.rollback()
         log.warning("outbox: could not mark %s done; it may run once more", task_id, exc_info=True)
         return False
-    return n == 1
+    return marked
 
 
 def open_requests(tasks: set[str], since) -> dict[tuple[str, tuple], tuple[str, datetime]]:

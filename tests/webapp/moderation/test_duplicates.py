@@ -185,8 +185,8 @@ def test_signature_equals_datasketch_update_batch():
 
 
 def test_the_permutations_and_word_hash_are_datasketchs():
-    """Drawn without importing datasketch (its scipy import costs every process a second
-    and a half): its own arrays and hash, value for value."""
+    """Drawn without importing datasketch (its scipy import weighs on every process that
+    hashes): its own arrays and hash, value for value."""
     from datasketch import MinHash
     from datasketch.hashfunc import sha1_hash32
 

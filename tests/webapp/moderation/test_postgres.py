@@ -76,8 +76,8 @@ def test_a_search_in_the_queue_reads_the_full_text_index_of_the_submissions(pg_a
 def test_a_search_sends_its_words_in_the_statement(pg_app):
     """The queue's search writes its words into the statement it sends (quoted), not as a
     parameter: a driver prepares a statement run often on one connection, and the generic
-    plan of a bound search read the queue in its order computing each question's document
-    (hundreds of ms at 500 000 questions from the sixth request on). Quotes, backslashes
+    plan of a bound search, which cannot know how many questions hold the words, may read
+    the queue in its order computing each question's document. Quotes, backslashes
     and percent signs in the words stay words: nothing but the search changes."""
     import sqlalchemy as sa
 
