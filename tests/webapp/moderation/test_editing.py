@@ -77,6 +77,38 @@ def test_edit_comment_and_diff_on_the_page(app, login, client):
     assert "Проверить &lt;b&gt;дату&lt;/b&gt;" in page
 
 
+def test_a_duplicate_is_compared_as_the_check_compares_it(app, login, client):
+    """The possible duplicate beside the question: words that differ only by a stress mark,
+    «ё» or case are not marked, the word that differs is."""
+
+    def submitted(text: str) -> Question:
+        q = create_question(
+            {
+                "question": text,
+                "answer": "Часы",
+                "sources": ["https://example.org/w"],
+                "authors": [("Автор", "Гродно", "a@example.com")],
+            },
+            "web",
+        )
+        commit()
+        precheck(q.id)
+        commit()
+        return q
+
+    first = submitted("Дороте́я Ви́манн подарила ЁЛКУ внуку и заметила на ней часы с кукушкой.")
+    second = submitted("Доротея Виманн подарила ёлку внучке и заметила на ней часы с кукушкой.")
+    login("editor")
+    page = client.get(f"/editor/questions/{second.id}").get_data(as_text=True)
+    assert f'с вопросом № <a href="/editor/questions/{first.id}">{first.id}</a>' in page
+    (pair,) = re.findall(r'<div class="side-by-side">(.*?)</div></div>', page)
+    assert pair == (
+        "<div>Доротея Виманн подарила ёлку <del>внучке</del> и заметила на ней часы с "
+        "кукушкой.</div><div>Дороте́я Ви́манн подарила ЁЛКУ <ins>внуку</ins> и заметила на "
+        "ней часы с кукушкой."
+    )
+
+
 def test_a_control_character_is_a_field_error_in_the_edit_and_ignored_in_the_search(
     app, login, client
 ):

@@ -4,6 +4,7 @@ shortcuts, the marked diff, whether the viewer sees authors."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 
 from flask import Blueprint
 from markupsafe import Markup, escape
@@ -39,11 +40,16 @@ SHORTCUTS = [
 ]
 
 
-def marked_diff(a: str, b: str) -> tuple[Markup, Markup]:
-    """Both texts, escaped, with word differences wrapped in <del>/<ins>."""
+def marked_diff(a: str, b: str, same: Callable[[str], str] | None = None) -> tuple[Markup, Markup]:
+    """Both texts, escaped, with word differences wrapped in <del>/<ins>.
+
+    ``same``: what a word is compared by (each text keeps its own spelling); words with
+    equal ``same(word)`` are not marked. None: the words as written (an edit that only
+    adds a stress mark is a difference of the revision)."""
     wa, wb = a.split(), b.split()
+    ka, kb = (wa, wb) if same is None else ([same(w) for w in wa], [same(w) for w in wb])
     left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ka, b=kb, autojunk=False).get_opcodes():
         ta, tb = escape(" ".join(wa[i1:i2])), escape(" ".join(wb[j1:j2]))
         if op == "equal":
             left.append(ta)

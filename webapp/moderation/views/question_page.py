@@ -14,6 +14,7 @@ from webapp.core.edge import discard, on_refusal
 from webapp.core.filenames import file_name, send_path
 from webapp.core.formats import question_preview
 from webapp.domain.handouts import without_leading_handout
+from webapp.domain.text import matching_key
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.aids import highlight, stress_vowel, vowels, with_stress
@@ -110,7 +111,10 @@ def _render_question(q, form, revealed=None, email=None, edit_form=None):
     for cand in report.duplicates if report else []:
         other = queries.question(cand["question_id"])
         if other is not None:
-            left, right = marked_diff(question_preview(q.text), question_preview(other.text))
+            # words the duplicate check takes as the same (a stress mark, ё, case) unmarked
+            left, right = marked_diff(
+                question_preview(q.text), question_preview(other.text), same=matching_key
+            )
             duplicates.append(
                 {"score": cand["score"], "other": other, "left": left, "right": right}
             )
