@@ -647,6 +647,7 @@ def test_packet_errors_carry_a_code_for_pages_to_translate():
             {"label": "Ответ"},
         ),
         (parse_db, "Чемпионат:\nТурнир\n", "db_no_questions", {}),
+        (parse_db, "Вопрос 1:\nТекст без ответа\n", "db_no_answer", {}),
     ]
     for parse, text, code, params in cases:
         err = _error(parse, text)

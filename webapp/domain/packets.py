@@ -177,6 +177,7 @@ PACKET_ERROR_CODES = (
     "db_outside_field",  # a db text block without a header
     "db_field_before_question",  # params: label ('Ответ', …)
     "db_no_questions",  # a db packet without 'Вопрос N:' blocks
+    "db_no_answer",  # a 'Вопрос N:' block without an 'Ответ:' block
     "bom_not_utf8",  # a UTF-8 BOM followed by other bytes
     "too_large",  # params: max_bytes
     "zip_no_packet",  # a zip without a packet file
@@ -488,11 +489,13 @@ def _replace_counters(text: str) -> str:
 
 
 def _finish_question(
-    fields: dict[str, _Value], start: int, number: int, tour: str | None
+    fields: dict[str, _Value], start: int, number: int, tour: str | None, fmt: str
 ) -> ParsedQuestion:
     if "question" not in fields:
         raise PacketError("block has no question ('?' line)", start, code="no_question")
     if "answer" not in fields:
+        if fmt == "db":  # the 4s text is ours: name the header the file lacks
+            raise PacketError("question has no answer ('Ответ:' block)", start, code="db_no_answer")
         raise PacketError("question has no answer ('!' line)", start, code="no_answer")
 
     def text(name: str) -> str | None:
@@ -558,7 +561,7 @@ def _parse_4s(text: str, line_map: Sequence[int] | None, fmt: str) -> Packet:
     def flush() -> None:
         nonlocal current
         if current and set(current) != {"setcounter"}:
-            questions.append(_finish_question(current, src(start), len(questions) + 1, tour))
+            questions.append(_finish_question(current, src(start), len(questions) + 1, tour, fmt))
             current = {}
 
     for label, raw, number in elements:

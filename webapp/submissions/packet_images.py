@@ -269,6 +269,8 @@ def _packet_problem(exc: PacketError) -> str:
         return _("в блоке «Вопрос N:» нет текста вопроса.")
     if code == "db_field_before_question":
         return _("«%(label)s:» стоит до первого «Вопрос N:».", label=exc.params.get("label", ""))
+    if code == "db_no_answer":
+        return _("у вопроса нет ответа (блока «Ответ:»).")
     if code == "db_no_questions":
         return _("в пакете нет ни одного вопроса (блоков «Вопрос N:»).")
     if code == "bom_not_utf8":

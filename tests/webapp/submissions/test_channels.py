@@ -115,6 +115,38 @@ def test_broken_packet_upload_writes_nothing(login, client):
     assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
 
 
+DB_WITHOUT_ANSWER = (
+    "Вопрос 1:\nПервый вопрос пакета.\n\nОтвет:\nДа\n\n"
+    "Вопрос 2:\nВторой вопрос пакета.\n\nКомментарий:\nОтвет забыли.\n"
+)
+
+
+def test_a_db_question_without_an_answer_is_told_in_the_files_own_terms(
+    app, login, client, tmp_path
+):
+    """A db.chgk.info file is told of its missing «Ответ:» block, not of a 4s «!» line."""
+    login("editor")
+    resp = client.post(
+        "/editor/import",
+        data={
+            "packet": (io.BytesIO(DB_WITHOUT_ANSWER.encode()), "bad.txt"),
+            "as_": "archive",
+            "channel": "import",
+        },
+        content_type="multipart/form-data",
+    )
+    assert resp.status_code == 422
+    assert "bad.txt: строка 7 — у вопроса нет ответа (блока «Ответ:»)." in resp.get_data(
+        as_text=True
+    )
+    bad = tmp_path / "bad.txt"
+    bad.write_text(DB_WITHOUT_ANSWER, encoding="utf-8")
+    result = app.test_cli_runner().invoke(args=["import", str(bad), "--as", "archive"])
+    assert result.exit_code == 2
+    assert f"Error: {bad}, line 7: question has no answer ('Ответ:' block)\n" in result.output
+    assert db.session.scalar(db.select(db.func.count()).select_from(Question)) == 0
+
+
 def test_packet_parse_error_is_russian_with_the_file_named_once(login, client):
     """A packet's parse error is said in Russian, not as «bad.4s: bad.4s, line 1: text
     outside any field: …»."""
