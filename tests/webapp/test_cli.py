@@ -28,6 +28,23 @@ def test_import_sample_as_archive_prints_exact_counts(app):
     assert count("archived") == 10
 
 
+def test_import_of_one_question_whose_image_is_missing(app, tmp_path):
+    """One question is «1 question»; no «0 image(s) attached» before the missing one."""
+    one = tmp_path / "one.4s"
+    one.write_text(
+        "? (img owl.png) Какую птицу видно на этой картинке в полночь?\n! Сова\n",
+        encoding="utf-8",
+    )
+    result = app.test_cli_runner().invoke(args=["import", str(one), "--as", "archive"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-3:] == [
+        "one.4s: imported 1 question as archive",
+        "one.4s: no file for 1 image(s): owl.png",
+        "total: 1 question from 1 file(s); 0 file(s) failed",
+    ]
+    assert count("archived") == 1
+
+
 def test_import_real_koi8r_db_packet(app, shared_dir):
     path = shared_dir / "data/chgk/alexander-pecheny__chgksuite/balt09-1.txt"
     result = app.test_cli_runner().invoke(

@@ -152,7 +152,7 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
         if index is not None:
             index.close()
     click.echo(
-        f"total: {total} questions from {len(paths) - failed} file(s); {failed} file(s) failed"
+        f"total: {_questions(total)} from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
     if failed:
         sys.exit(2)
@@ -535,12 +535,17 @@ def _import_one(
                 fail(no_tables_message(f"{type(orig).__name__}: {str(orig).splitlines()[0]}"))
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
-    click.echo(f"{path.name}: imported {count} questions as {as_}")
-    if n_images or missing:
+    click.echo(f"{path.name}: imported {_questions(count)} as {as_}")
+    if n_images:
         click.echo(f"{path.name}: {n_images} image(s) attached")
     if missing:
         click.echo(f"{path.name}: no file for {len(missing)} image(s): {', '.join(missing)}")
     return count
+
+
+def _questions(n: int) -> str:
+    """``"1 question"``, ``"36 questions"``: the count of the import's messages."""
+    return f"{n} question" if n == 1 else f"{n} questions"
 
 
 DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")
