@@ -95,13 +95,18 @@ def test_host_plays_a_full_game_on_the_console(live_server, page, game_id):
     press(page, "Верно")
     assert score(page) == "2:1"
 
-    # the blitz: three sub-questions, one at a time
+    # the blitz: three sub-questions, one at a time; «досрочно» ticked for the first one
+    # only (the next question's forms are fresh: nothing ticked is sent again)
     press(page, "Волчок", sector=4)
     for n in (1, 2, 3):
         assert f"Блиц, вопрос {n} из 3" in page.locator("#console-question h2").inner_text()
         assert page.locator("#console-question blockquote").count() == 1
-        press(page, "Верно")
+        assert page.locator("#console-actions input[name=early]:checked").count() == 0
+        press(page, "Верно", early=n == 1)
     assert score(page) == "3:1"
+    protocol = page.request.get(f"{live_server.url}/games/{game_id}/protocol.json").json()
+    blitz = [e for e in protocol["events"] if e["type"] == "answer"][-3:]
+    assert [e.get("early", False) for e in blitz] == [True, False, False]
 
     # an early right answer earns an extra minute; undo it and answer again
     press(page, "Волчок", sector=5)
