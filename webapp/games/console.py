@@ -77,7 +77,8 @@ EVENT_LABELS = {
 }
 MINUTE_LABELS = {"start": "пошла", "stop": "остановлена"}
 #: The host's optional minute taps (game protocol ``minute``), next to the answer buttons
-#: while a question is open: they anchor the broadcast graphics' countdown.
+#: while a question is open and the team has its minute of discussion: they anchor the
+#: broadcast graphics' countdown.
 MINUTE_TAPS = (
     {"type": "minute", "label": "Минута пошла", "fields": {"minute": "start"}, "style": "minute"},
     {"type": "minute", "label": "Минута стоп", "fields": {"minute": "stop"}, "style": "minute"},
@@ -216,7 +217,8 @@ def _actions(
                     "early_option": len(modes) == 2,
                 }
             )
-            out.extend(dict(tap) for tap in MINUTE_TAPS)
+            if not only_early:  # §3.8.4: an early answer only, so no minute to count down
+                out.extend(dict(tap) for tap in MINUTE_TAPS)
         elif kind == "sector13_option":
             for option, label in OPTION_LABELS.items():
                 out.append(

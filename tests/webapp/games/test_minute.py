@@ -113,3 +113,23 @@ def test_the_console_taps_the_minute_next_to_the_answer_buttons(app, login):
     assert "Отменить: Минута обсуждения: остановлена" in client.get(url).get_data(as_text=True)
     assert client.post(url, data={"type": "answer", "correct": "true"}).status_code == 302
     assert minute_forms(client.get(url).get_data(as_text=True)) == []  # the round is over
+
+
+def test_no_minute_to_start_when_the_answer_must_be_early(app, login):
+    """At 5:5 with the minute on credit not repaid the team answers early, with no minute
+    of discussion (2023 §3.8.4): the console offers the two answer buttons «(досрочно)»
+    and no minute tap for the graphics' countdown."""
+    from tests.domain.test_rules_2023 import AT_4_5, CREDIT, right, spin
+    from webapp.games.operations import assign_envelopes, record_event
+
+    h.approved_questions(20)
+    g = h.game(h.season(), table={"blitz": 4, "superblitz": 10, "sector13": None}, status="draft")
+    assign_envelopes(g)
+    h.startable(g)
+    for event in [*AT_4_5, spin(11), CREDIT, right(), spin(12)]:
+        record_event(g, event, None)
+    h.commit()
+    page = login("host").get(f"/games/{g.id}/console").get_data(as_text=True)
+    buttons = re.findall(r'data-type="(\w+)">([^<]+)</button>', page)
+    assert buttons[:2] == [("answer", "Верно (досрочно)"), ("answer", "Неверно (досрочно)")]
+    assert [kind for kind, _ in buttons].count("minute") == 0
