@@ -437,3 +437,30 @@ def test_the_vote_button_follows_the_game_after_an_undo(live_server, page, game_
     press(page, "Неверно")
     expect(open_vote).to_have_count(1)
     assert page.evaluate("() => window.__noReload === true")
+
+
+def test_a_second_tablet_behind_the_game_is_told_and_brought_up_to_date(live_server, page, game_id):
+    """Two tablets on one game: the first answers question 1 and spins again while the
+    second still shows question 1. The second's «Верно» is not recorded for question 2: it
+    is told why and shows the game as it is, and its next press counts."""
+    live_server.login(page, "host")
+    url = f"{live_server.url}/games/{game_id}/console"
+    page.goto(url)
+    press(page, "Волчок", sector=1)
+    second = page.context.new_page()
+    second.goto(url)
+    assert "Сектор 1: Вопрос" in second.locator("#console-question h2").inner_text()
+
+    press(page, "Неверно")
+    press(page, "Волчок", sector=2)
+    press(second, "Верно")
+    assert second.locator("#console-message").inner_text() == (
+        "Отказано: На другом устройстве уже записано событие — пульт показывает игру заново: "
+        "проверьте её и нажмите ещё раз, если нужно"
+    )
+    assert "Сектор 2: Вопрос" in second.locator("#console-question h2").inner_text()
+    assert score(second) == "0:1"
+    press(second, "Верно")
+    assert score(second) == "1:1"
+    page.reload()
+    assert score(page) == "1:1"

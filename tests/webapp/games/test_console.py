@@ -58,9 +58,11 @@ def _action(html: str, event_type: str, **match: str):
 
 
 def test_console_shows_the_rule_books_words_for_real_refusals(login, ready_game):
-    """What a host meets: a form sent from a page the game has moved past (a second tap, a
-    second tablet) is refused in the rule book's Russian words with the clause
-    (``webapp.domain.rules.refusals``), never the engine's English; nothing is recorded."""
+    """An event the rules refuse, sent without the console's count of events (as a page
+    from before the count, or a tool, sends it: a press from a page the game has moved past
+    is refused as stale first), is refused in the rule book's Russian words with the clause
+    (``webapp.domain.rules.refusals``), never the engine's English; nothing is recorded. A
+    second tablet's press without JavaScript: the flash says why not."""
     client = login("host")
     url = f"/games/{ready_game}/console"
 
@@ -68,7 +70,8 @@ def test_console_shows_the_rule_books_words_for_real_refusals(login, ready_game)
         return client.get(url).get_data(as_text=True)
 
     def send(form, **typed):
-        return client.post(form.action, data={**form.fields, **typed}, headers=JSON)
+        fields = {k: v for k, v in form.fields.items() if k != "after"}
+        return client.post(form.action, data={**fields, **typed}, headers=JSON)
 
     assert send(_action(page(), "spin"), sector="1").status_code == 200
     assert send(_action(page(), "answer", correct="false")).status_code == 200  # 0:1
@@ -94,8 +97,8 @@ def test_console_shows_the_rule_books_words_for_real_refusals(login, ready_game)
     assert refused.status_code == 302
     shown = page()
     assert (
-        "Отказано: Идёт блиц в секторе 4 (отвечено 0 из 3): волчок — только после него. "
-        "(п. 3.4.1 Правил сезона 2023 г.)"
+        "Отказано: На другом устройстве уже записано событие — пульт показывает игру заново: "
+        "проверьте её и нажмите ещё раз, если нужно"
     ) in shown
     assert "in play" not in shown and ".txt" not in shown
     state = client.get(url, headers=JSON).json["console"]
@@ -430,3 +433,43 @@ def test_the_sector_in_play_is_in_play_not_played(login):
     record_event(g, {"type": "answer", "correct": True}, None)
     h.commit()
     assert mark(3) == "✓ сыгран"
+
+
+def test_a_press_on_a_console_behind_the_game_is_refused_as_stale(login, ready_game):
+    """Two tablets on one game: the second still shows question 1 when the first has
+    answered it and spun again. Its «Верно» is refused (not recorded for question 2), and
+    so is its undo of an event that is no longer the last; the reply puts the game as it
+    is in place, and the press from it counts."""
+    from webapp.games.models import GameEvent
+
+    client = login("host")
+    url = f"/games/{ready_game}/console"
+    assert client.post(url, data={"type": "spin", "sector": "1"}).status_code == 302
+    stale = client.get(url).get_data(as_text=True)  # the second tablet's page
+    right = _action(stale, "answer", correct="true")
+    assert right.fields["after"] == "1"
+    undo = next(f for f in page_forms(stale) if f.action.endswith("/undo"))
+    assert undo.fields["seq"] == "1"
+    # the first tablet: «Неверно», then the next spin
+    assert client.post(url, data={"type": "answer", "correct": "false"}).status_code == 302
+    assert client.post(url, data={"type": "spin", "sector": "2"}).status_code == 302
+
+    r = client.post(right.action, data=right.fields, headers=JSON)
+    assert r.status_code == 409
+    assert r.json["error"]["text"] == (
+        "На другом устройстве уже записано событие — пульт показывает игру заново: проверьте "
+        "её и нажмите ещё раз, если нужно"
+    )
+    assert r.json["console"]["events"] == 3 and r.json["console"]["score"] == "0:1"
+    assert 'name="after" value="3"' in r.json["html"]["console-actions"]
+    r = client.post(undo.action, data=undo.fields, headers=JSON)
+    assert r.status_code == 409 and r.json["console"]["events"] == 3
+    seqs = db.session.scalars(
+        db.select(GameEvent.seq).where(GameEvent.game_id == ready_game).order_by(GameEvent.seq)
+    ).all()
+    assert seqs == [1, 2, 3]
+
+    fresh = client.get(url).get_data(as_text=True)
+    right = _action(fresh, "answer", correct="true")
+    assert client.post(right.action, data=right.fields).status_code == 302
+    assert client.get(url, headers=JSON).json["console"]["score"] == "1:1"

@@ -103,6 +103,7 @@ def test_the_console_taps_the_minute_next_to_the_answer_buttons(app, login):
     ]
     before = datetime.now(UTC)
     assert client.post(start.action, data=start.fields).status_code == 302
+    _, stop = minute_forms(client.get(url).get_data(as_text=True))  # the page after the tap
     assert client.post(stop.action, data=stop.fields).status_code == 302
     events = db.session.scalars(
         db.select(GameEvent.payload).where(GameEvent.game_id == g.id).order_by(GameEvent.seq)

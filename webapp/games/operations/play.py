@@ -188,8 +188,21 @@ def _minute_on_the_server_clock(game: Game, event: dict) -> dict:
     return {**event, "at": utcnow().isoformat()}
 
 
-def record_event(game: Game, event: dict, user_id: int | None) -> dict:
+#: The refusal of an action pressed on a console that did not show the game's last event.
+STALE_CONSOLE = (
+    "на другом устройстве уже записано событие — пульт показывает игру заново: проверьте "
+    "её и нажмите ещё раз, если нужно"
+)
+
+
+def record_event(game: Game, event: dict, user_id: int | None, after: int | None = None) -> dict:
     """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
+
+    ``after``: the number of events the console showed when the host pressed (None: not
+    checked, as for the API); when another event was recorded or undone meanwhile the
+    press is refused as stale (:data:`STALE_CONSOLE`), so an answer meant for one question
+    is never recorded for the next. Two presses on the same state both pass this check, and
+    the event's unique ``seq`` keeps the second out.
 
     A 2009 spin that lands on sector 13 makes the computer's draw
     (:func:`~webapp.games.operations.draw.draw_sector13`, §1.4.1); when it finds no live
@@ -208,6 +221,8 @@ def record_event(game: Game, event: dict, user_id: int | None) -> dict:
         )
     if not isinstance(event, dict):
         raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
+    if after is not None and after != len(game.events):
+        raise GameConflict(STALE_CONSOLE, event=len(game.events), rule=None)
     if event.get("type") == "minute":
         event = _minute_on_the_server_clock(game, event)
     rules = game_rules(game)
@@ -297,15 +312,19 @@ def _lands_on_live_sector13(game: Game, event: dict) -> bool:
     return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"
 
 
-def undo_last_event(game: Game, user_id: int | None = None) -> dict:
+def undo_last_event(game: Game, user_id: int | None = None, seq: int | None = None) -> dict:
     """Remove the last recorded event (host's undo) unless the game is closed; the undo is
-    audited (``GameEventAudit`` action ``undo``: who, when, which event). Returns the state
-    replayed from the remaining events. GameConflict when there is nothing to undo."""
+    audited (``GameEventAudit`` action ``undo``: who, when, which event). ``seq``: the
+    event the console offered to undo (None: not checked); another one last is refused as
+    stale (:data:`STALE_CONSOLE`). Returns the state replayed from the remaining events.
+    GameConflict when there is nothing to undo."""
     if game.status == "closed":
         raise GameConflict(f"игра {game.id} закрыта: события закрытой игры не отменяются")
     if not game.events:
         raise GameConflict("отменять нечего: событий ещё нет")
     last = game.events[-1]
+    if seq is not None and seq != last.seq:
+        raise GameConflict(STALE_CONSOLE)
     cancel_draw(game, last.seq)
     db.session.add(
         GameEventAudit(

@@ -16,7 +16,7 @@ from webapp.core.edge import on_refusal
 from webapp.core.fields import errors_line
 from webapp.domain.books import book
 from webapp.games.console import console_payload, hinter_refusal, refusal_ru
-from webapp.games.forms import ActionForm, EventForm
+from webapp.games.forms import ActionForm, EventForm, UndoForm
 from webapp.games.models import Game
 from webapp.games.operations import record_event, start_refusal, undo_last_event
 from webapp.games.views.common import bp, game_or_404, wants_json
@@ -134,7 +134,7 @@ def console(game_id: int):
         if wrong_hinter is not None:
             return _console_reply(game, {"rule": None, "message": wrong_hinter}, 422)
         on_refusal(respond=lambda exc: _console_reply(game, exc.error, 409))
-        record_event(game, event, current_staff().id)
+        record_event(game, event, current_staff().id, after=form.after.data)
         return _console_reply(game)
     if form.is_submitted():
         error = {"rule": None, "message": errors_line(form) or "неполная форма"}
@@ -160,10 +160,11 @@ def console(game_id: int):
 def undo(game_id: int):
     """Undo the last event (audited: who, when, which event)."""
     game = game_or_404(game_id)
-    if not ActionForm().validate_on_submit():
+    form = UndoForm()
+    if not form.validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
     on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)}, 409))
-    undo_last_event(game, current_staff().id)
+    undo_last_event(game, current_staff().id, seq=form.seq.data)
     if not wants_json():
         flash("Последнее событие отменено.", "success")
     return _console_reply(game)
