@@ -27,6 +27,7 @@ Shape of :func:`console_payload` (JSON-able)::
                   "expert_pick"?: {"label", "choices": [{"name", "disabled", "note"}]}}],
      "extra_minutes_held": int, "credit": "none"|"outstanding"|"repaid",
      "removed_experts": [name…], "events": int, "experts": [name…],
+     "revision": int,   # webapp.games.queries.events_revision: each form sends it back
      "last_event": None | {"seq", "type", "label"}}
 
 ``current.notice`` says why the round is played where it is when the arrow landed on an
@@ -56,7 +57,7 @@ from webapp.games.operations import (
     start_refusal,
 )
 from webapp.games.operations.play import QUESTION_EVENTS
-from webapp.games.queries import current_draw
+from webapp.games.queries import current_draw, events_revision
 
 SECTOR_LABELS = {
     "single": "Вопрос",
@@ -382,6 +383,7 @@ def console_payload(game: Game) -> dict:
         "credit": state["credit"],
         "removed_experts": state["removed_experts"],
         "events": len(events),
+        "revision": events_revision(game.id),
         "off_table": state.get("off_table", []),  # 2023 §3.7.3
         "experts": list(game.team_row.experts) if game.team_row else [],
         "last_event": (

@@ -145,16 +145,16 @@ class EventForm(SovaForm):
     option = HiddenField()
     minute = HiddenField()  # a ``minute`` tap's action: start | stop
     expert = StringField("Отвечал (знаток)", validators=[Optional(), Length(max=100)])
-    # the number of events the console showed when the host pressed: another device's event
-    # recorded meanwhile makes this one stale (``record_event``'s ``after``)
-    after = IntegerField(validators=[Optional(), NumberRange(0, 10_000)])
+    # the revision of the events the console showed when the host pressed: another device's
+    # event recorded or undone meanwhile makes this one stale (``record_event``)
+    after = IntegerField(validators=[Optional(), NumberRange(0, 2**31 - 1)])
 
 
 class UndoForm(SovaForm):
-    """The host's undo: ``seq`` of the event the console offered to undo (stale when another
-    device recorded or undid an event meanwhile)."""
+    """The host's undo: ``after``, the revision of the events the console showed (stale when
+    another device recorded or undid an event meanwhile: the undo would take another)."""
 
-    seq = IntegerField(validators=[Optional(), NumberRange(1, 10_000)])
+    after = IntegerField(validators=[Optional(), NumberRange(0, 2**31 - 1)])
 
 
 SLOT = [NumberRange(0, 3, "Ячейка от 0 (резерв) до 3.")]

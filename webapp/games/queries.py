@@ -23,11 +23,40 @@ from webapp.domain.reading import (
     syllables,
 )
 from webapp.extensions import db
-from webapp.games.models import Game, GameEvent, PrintedCopy, Season, Sector13Draw, Series, Team
+from webapp.games.models import (
+    Game,
+    GameEvent,
+    GameEventAudit,
+    PrintedCopy,
+    Season,
+    Sector13Draw,
+    Series,
+    Team,
+)
 from webapp.moderation.checks import has_handout
 from webapp.moderation.queries import signed_off_ids
 from webapp.submissions.models import Question
 from webapp.submissions.names import name_gender
+
+#: The console's audit actions that change a game's events (the audit keeps others too,
+#: such as the producer's permission to start without envelopes).
+CHANGES = ("record", "undo")
+
+
+def changes(game_id: int):
+    """SELECT of the count of the game's recorded and undone events (its console audit
+    rows, never deleted: an undo counts up too, so the count only grows)."""
+    return (
+        db.select(db.func.count())
+        .select_from(GameEventAudit)
+        .where(GameEventAudit.game_id == game_id, GameEventAudit.action.in_(CHANGES))
+    )
+
+
+def events_revision(game_id: int) -> int:
+    """The revision of the game's events: how many were recorded and undone (:func:`changes`).
+    A console names the one it shows with each press (``record_event``'s ``after``)."""
+    return int(db.session.scalar(changes(game_id)) or 0)
 
 
 def seasons(limit: int | None = None) -> list[Season]:

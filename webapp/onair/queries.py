@@ -11,9 +11,9 @@ import time
 from webapp.accounts.models import token_digest
 from webapp.domain.onair import Asked, GameCard, onair_row
 from webapp.extensions import db
-from webapp.games.models import Game, GameEventAudit
+from webapp.games.models import Game
 from webapp.games.operations import game_state
-from webapp.games.queries import current_draw, named_on_air
+from webapp.games.queries import changes, current_draw, events_revision, named_on_air
 from webapp.onair.models import BroadcastToken
 
 
@@ -41,26 +41,11 @@ def tokens(game_id: int) -> list[BroadcastToken]:
     )
 
 
-#: The console's audit actions that change a game's events (the audit keeps others too,
-#: such as the producer's permission to start without envelopes).
-CHANGES = ("record", "undo")
-
-
-def _changes(game_id: int):
-    """The count of the game's recorded and undone events (its console audit rows)."""
-    return (
-        db.select(db.func.count())
-        .select_from(GameEventAudit)
-        .where(GameEventAudit.game_id == game_id, GameEventAudit.action.in_(CHANGES))
-    )
-
-
 def revision(game: Game) -> int:
     """The feed's revision of ``game``: every recorded and every undone event (the console's
     audit rows, which are never deleted, so an undo counts up too), plus one once the game is
     closed. It only grows."""
-    count = db.session.scalar(_changes(game.id))
-    return int(count or 0) + (1 if game.status == "closed" else 0)
+    return events_revision(game.id) + (1 if game.status == "closed" else 0)
 
 
 #: What a process checks before it reuses a row it built: ``(revision, game status)``.
@@ -72,7 +57,7 @@ def feed_key(game_id: int) -> Key | None:
     game (None: no such game): what a poll or a held stream's wake-up needs to know whether
     the row this process built is still the game's."""
     found = db.session.execute(
-        db.select(Game.status, _changes(game_id).scalar_subquery()).where(Game.id == game_id)
+        db.select(Game.status, changes(game_id).scalar_subquery()).where(Game.id == game_id)
     ).one_or_none()
     if found is None:
         return None

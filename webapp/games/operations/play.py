@@ -26,6 +26,7 @@ from webapp.games.operations.draw import cancel_draw, draw_sector13
 from webapp.games.queries import (
     chronological,
     current_draw,
+    events_revision,
     played_before,
     team_payloads_before,
 )
@@ -198,10 +199,11 @@ STALE_CONSOLE = (
 def record_event(game: Game, event: dict, user_id: int | None, after: int | None = None) -> dict:
     """Append one ``sova.game-protocol/1`` event if the replay of all events accepts it.
 
-    ``after``: the number of events the console showed when the host pressed (None: not
-    checked, as for the API); when another event was recorded or undone meanwhile the
-    press is refused as stale (:data:`STALE_CONSOLE`), so an answer meant for one question
-    is never recorded for the next. Two presses on the same state both pass this check, and
+    ``after``: the revision of the events the console showed when the host pressed
+    (:func:`~webapp.games.queries.events_revision`; None: not checked, as for the API); when
+    another event was recorded or undone meanwhile (an undo and a new event too) the press
+    is refused as stale (:data:`STALE_CONSOLE`), so an answer meant for one question is
+    never recorded for the next. Two presses on the same revision both pass this check, and
     the event's unique ``seq`` keeps the second out.
 
     A 2009 spin that lands on sector 13 makes the computer's draw
@@ -221,7 +223,7 @@ def record_event(game: Game, event: dict, user_id: int | None, after: int | None
         )
     if not isinstance(event, dict):
         raise GameConflict("событие — объект JSON", event=len(game.events), rule=None)
-    if after is not None and after != len(game.events):
+    if after is not None and after != events_revision(game.id):
         raise GameConflict(STALE_CONSOLE, event=len(game.events), rule=None)
     if event.get("type") == "minute":
         event = _minute_on_the_server_clock(game, event)
@@ -312,18 +314,18 @@ def _lands_on_live_sector13(game: Game, event: dict) -> bool:
     return game_state(game, extra=bare)["rounds"][-1]["kind"] == "sector13"
 
 
-def undo_last_event(game: Game, user_id: int | None = None, seq: int | None = None) -> dict:
+def undo_last_event(game: Game, user_id: int | None = None, after: int | None = None) -> dict:
     """Remove the last recorded event (host's undo) unless the game is closed; the undo is
-    audited (``GameEventAudit`` action ``undo``: who, when, which event). ``seq``: the
-    event the console offered to undo (None: not checked); another one last is refused as
-    stale (:data:`STALE_CONSOLE`). Returns the state replayed from the remaining events.
+    audited (``GameEventAudit`` action ``undo``: who, when, which event). ``after``: the
+    revision the console showed (None: not checked); another one is refused as stale
+    (:data:`STALE_CONSOLE`): the undo would take an event it did not show. Returns the state replayed from the remaining events.
     GameConflict when there is nothing to undo."""
     if game.status == "closed":
         raise GameConflict(f"игра {game.id} закрыта: события закрытой игры не отменяются")
     if not game.events:
         raise GameConflict("отменять нечего: событий ещё нет")
     last = game.events[-1]
-    if seq is not None and seq != last.seq:
+    if after is not None and after != events_revision(game.id):
         raise GameConflict(STALE_CONSOLE)
     cancel_draw(game, last.seq)
     db.session.add(

@@ -164,7 +164,7 @@ def undo(game_id: int):
     if not form.validate_on_submit():
         return _console_reply(game, {"rule": None, "message": "форма устарела"}, 422)
     on_refusal(respond=lambda exc: _console_reply(game, {"rule": None, "message": str(exc)}, 409))
-    undo_last_event(game, current_staff().id, seq=form.seq.data)
+    undo_last_event(game, current_staff().id, after=form.after.data)
     if not wants_json():
         flash("Последнее событие отменено.", "success")
     return _console_reply(game)
