@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from datetime import date
+from zoneinfo import ZoneInfo
 
 from flask import current_app
 from sqlalchemy.orm import defaultload
@@ -185,6 +187,14 @@ def question_place(game, question_id: int | None) -> str:
     return f"сектор {sector}"
 
 
+def agreement_date(agreement: GiftAgreement) -> date:
+    """The date a gift agreement bears: the day its game was closed (the agreement's own
+    creation before that), in the season's time zone, so re-rendering gives the same date."""
+    game = agreement.prize.game
+    made = game.closed_at or agreement.created_at
+    return made.astimezone(ZoneInfo(game.season.timezone)).date()
+
+
 def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
     """Context of ``templates/pdf/gift_agreement.html`` (primitives only)::
 
@@ -222,7 +232,7 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
     document = payee.get("document")
     return {
         "number": agreement.number,
-        "date": (game.closed_at or agreement.created_at).date().isoformat(),
+        "date": agreement_date(agreement).isoformat(),
         "donor": donor_context(game.season),
         "author": {
             "name": name,

@@ -7,7 +7,8 @@ on PostgreSQL (test_paperwork_postgres.py) are tests/webapp/prizes/paperwork.py'
 from __future__ import annotations
 
 import io
-from datetime import date
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
 
 from tests.helpers import EXPERTS_WIN, VIEWERS_WIN, give_details, scan_pdf, setup_prizes
 from tests.webapp.prizes.paperwork import (
@@ -98,6 +99,25 @@ def test_closing_and_issuing_twice_creates_nothing_twice(app, api, played, drain
     assert list(numbers) == [f"2023-{n:04d}" for n in range(1, 8)]
 
 
+def test_the_agreement_bears_the_day_of_the_close_in_the_seasons_zone(app, api, played, drain):
+    """A game closed at 01:30 in Minsk (22:30 UTC the day before): its agreements bear the
+    Minsk day, as the producer who closed it and the author who signs read their calendar."""
+    from webapp.prizes.queries import agreement_context
+
+    game_id = played("qualifying", VIEWERS_WIN)
+    api("post", f"/api/v1/games/{game_id}/close", role="producer")
+    game = db.session.get(Game, game_id)
+    game.closed_at = datetime(2023, 12, 30, 22, 30, tzinfo=UTC)
+    commit()
+    drain()
+    prize = db.session.scalar(db.select(Prize).order_by(Prize.id))
+    assert agreement_context(prize)["date"] == "2023-12-31"
+    doc = db.session.scalar(
+        db.select(Document).where(Document.prize_id == prize.id, Document.kind == "gift_agreement")
+    )
+    assert pdf_lines(doc_bytes(app, doc.id))[1] == "г. Минск 31 декабря 2023 г."
+
+
 def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, played, drain):
     from tests.helpers import BY_FORM as FORM
 
@@ -118,7 +138,8 @@ def test_agreement_exact_text_then_a_version_with_the_payee_address(app, api, pl
         .where(Document.prize_id == prize.id, Document.kind == "gift_agreement")
         .order_by(Document.version)
     ).all()
-    closed = ru_date(prize.game.closed_at.date())  # the agreement's date: the game's closing
+    # the agreement's date: the day the game was closed, in the season's zone
+    closed = ru_date(prize.game.closed_at.astimezone(ZoneInfo("Europe/Minsk")).date())
     # Version 1 (before the details): the author as the question gave them (neutral
     # wording: no gender known), the season's donor (the 2023 default: the
     # SOVA_BROADCASTER_* settings) with no «в лице» (none is set), the question named by its
