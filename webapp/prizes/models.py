@@ -71,6 +71,15 @@ class Prize(Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     status_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
+    @property
+    def payment_order(self) -> str | None:
+        """The payment order as staff write it: «п/п 17»; a reference typed with its own
+        «п/п» as typed («п/п 17», not «п/п п/п 17»); None before the payment."""
+        ref = self.payment_reference
+        if ref is None:
+            return None
+        return ref if ref.lower().startswith("п/п") else f"п/п {ref}"
+
     game: Mapped[Game] = relationship(lazy="joined")
     author: Mapped[Author | None] = relationship(lazy="joined")
     question: Mapped[Question | None] = relationship(lazy="joined")

@@ -334,12 +334,14 @@ def test_paid_form_refuses_a_wrong_date_or_number_and_needs_the_confirmation(
         ).all()
         == []
     )
-    assert "Оплата отмечена." in pay(
-        owl.id, paid_on=today.isoformat(), reference="ПП-77", confirm="y"
-    )
+    shown = pay(owl.id, paid_on=today.isoformat(), reference="п/п  77", confirm="y")
+    assert "Оплата отмечена." in shown
+    # the number as typed with its «п/п» is said once
+    assert f"Оплачен {when(today)}, п/п 77." in shown and "п/п п/п" not in shown
     db.session.expire_all()
     owl = db.session.get(Prize, owl.id)
-    assert (owl.status, owl.paid_on, owl.payment_reference) == ("paid", today, "ПП-77")
+    assert (owl.status, owl.paid_on, owl.payment_reference) == ("paid", today, "п/п 77")
+    assert owl.payment_order == "п/п 77"
 
 
 def test_register_period_says_which_date_is_wrong_and_bounds_the_years(app, login):

@@ -150,10 +150,9 @@ def mark_paid(prize: Prize, paid_on: date, reference: str, user_id: int | None) 
     reference = check_payment(prize, paid_on, reference)
     if prize.amount is None:
         raise PrizeError(f"приз {prize.id} без денежной суммы: выплачивать нечего")
-    order = reference if reference.lower().startswith("п/п") else f"п/п {reference}"
-    change_status(prize, "paid", user_id, f"оплачен {when(paid_on)}, {order}")
     prize.paid_on = paid_on
     prize.payment_reference = reference
+    change_status(prize, "paid", user_id, f"оплачен {when(paid_on)}, {prize.payment_order}")
     return prize
 
 
