@@ -25,6 +25,9 @@ import io
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from flask import current_app
 
 from webapp.core.documents import Owner, request_document
 from webapp.core.errors import OperationError
@@ -314,7 +317,7 @@ def register_pdf_context(doc: Document) -> dict:
     """Context of ``templates/pdf/payment_register.html`` (primitives only)::
 
         {"period": {"start": "2024-02-01", "end": "2024-02-29"},
-         "generated": "2024-03-01",          # the UTC date the PDF was requested
+         "generated": "2024-03-01",   # the day the PDF was requested (SOVA_TIMEZONE)
          "version": 1,
          "rows": [{"n": 1, "number": "2023-0001", "payee": str, "prize": str,
                    "rule": "п. 4.11.1 (2023)", "amount": Decimal("150.00"),
@@ -332,7 +335,9 @@ def register_pdf_context(doc: Document) -> dict:
         counts[r["currency"]] = counts.get(r["currency"], 0) + 1
     return {
         "period": {"start": start.isoformat(), "end": end.isoformat()},
-        "generated": doc.created_at.date().isoformat(),
+        "generated": doc.created_at.astimezone(ZoneInfo(current_app.config["SOVA_TIMEZONE"]))
+        .date()
+        .isoformat(),
         "version": doc.version,
         "rows": [
             {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pypdf
 
@@ -271,7 +272,7 @@ def register_pdf_rows_and_totals_per_currency(app, api, played, drain, login):
     assert pdf.headers["Content-Disposition"] == disposition(
         "Реестр выплат — 2024-02-01 — 2024-02-29.pdf"
     )
-    made = ru_date(doc.created_at.date())
+    made = ru_date(doc.created_at.astimezone(ZoneInfo(app.config["SOVA_TIMEZONE"])).date())
     assert pdf_lines(pdf.data) == [
         "Реестр выплат призов за период с 1 февраля 2024 г. по 29 февраля 2024 г.",
         f"Сформирован {made} Призы, оплаченные за период, и подписанные, ожидающие оплаты.",

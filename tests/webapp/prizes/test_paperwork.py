@@ -48,12 +48,25 @@ def test_register_pdf_rows_and_totals_per_currency(app, api, played, drain, logi
     register_pdf_rows_and_totals_per_currency(app, api, played, drain, login)
 
 
+def test_the_register_says_the_day_it_was_made_in_sovas_zone(app, login, drain):
+    """A register requested at 01:30 in Minsk (22:30 UTC the day before) was made that
+    Minsk day."""
+    from webapp.prizes.register import register_pdf_context
+
+    client = login("accountant")
+    client.post("/prizes/register/pdf", data={"start": "2020-01-01", "end": "2020-01-31"})
+    doc = db.session.scalar(db.select(Document).where(Document.kind == "payment_register"))
+    doc.created_at = datetime(2024, 2, 29, 22, 30, tzinfo=UTC)
+    assert app.config["SOVA_TIMEZONE"] == "Europe/Minsk"
+    assert register_pdf_context(doc)["generated"] == "2024-03-01"
+
+
 def test_register_pdf_of_an_empty_period(app, login, drain):
     client = login("accountant")
     client.post("/prizes/register/pdf", data={"start": "2020-01-01", "end": "2020-01-31"})
     drain()
     doc = db.session.scalar(db.select(Document).where(Document.kind == "payment_register"))
-    made = ru_date(doc.created_at.date())
+    made = ru_date(doc.created_at.astimezone(ZoneInfo(app.config["SOVA_TIMEZONE"])).date())
     assert pdf_lines(doc_bytes(app, doc.id)) == [
         "Реестр выплат призов за период с 1 января 2020 г. по 31 января 2020 г.",
         f"Сформирован {made} Призы, оплаченные за период, и подписанные, ожидающие оплаты.",
