@@ -69,6 +69,9 @@ def test_the_table_builder_totals_the_reading_against_the_budget(app, login, cli
     submit_form(client, page, "reading-budget", url, **budget("1", "75"))
     page = get_page(client, url)
     assert "Бюджет не изменён: Секунд: от 0 до 59." in page
+    submit_form(client, page, "reading-budget", url, **budget("-1", "0"))
+    page = get_page(client, url)
+    assert "Бюджет не изменён: Бюджет на чтение вопросов: от 0 до 120 минут." in page
     assert db.session.get(Game, g.id).reading_budget_seconds is None
 
 
