@@ -240,6 +240,23 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "Не выполнено: скан договора: нужен файл PDF, PNG или JPEG" in upload(
         png.getvalue(), "scan.jpg"
     )  # a PNG named .jpg
+    # a scan over the body limit (8 MB): the limit said, and the way back to the prize
+    big = client.post(
+        f"/prizes/{prize.id}/signed",
+        data={"scan": (io.BytesIO(b"%PDF-1.4\n" + b"0" * (9 * 1024 * 1024)), "scan.pdf")},
+        content_type="multipart/form-data",
+        headers={"Referer": f"http://localhost/prizes/{prize.id}"},
+    )
+    assert big.status_code == 413
+    assert "Файл или текст больше 8 МБ: уменьшите его и отправьте снова." in big.text
+    assert f'<a href="http://localhost/prizes/{prize.id}">Вернуться на страницу</a>' in big.text
+    elsewhere = client.post(
+        f"/prizes/{prize.id}/signed",
+        data={"scan": (io.BytesIO(b"0" * (9 * 1024 * 1024)), "scan.pdf")},
+        content_type="multipart/form-data",
+        headers={"Referer": "https://example.org/prizes/1"},
+    )
+    assert elsewhere.status_code == 413 and "Вернуться на страницу" not in elsewhere.text
     db.session.expire_all()
     assert db.session.get(Prize, prize.id).status == "agreement_issued"
     assert "Договор отмечен подписанным." in upload(png.getvalue(), "scan.png")

@@ -398,7 +398,12 @@ def too_large(exc):
         )
     if request.path.startswith("/api/"):
         return current_app.extensions["sova_api_error"](exc)
-    return render_template("error.html", error=exc), 413
+    # any other form (a staff upload): the limit, and the way back to the page it was sent
+    # from (only ours: the referrer of another site is no way back)
+    referrer = request.referrer
+    back = referrer if referrer and referrer.startswith(request.host_url) else None
+    limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+    return render_template("error.html", error=exc, limit_mb=limit, back=back), 413
 
 
 @bp.errorhandler(CSRFError)
