@@ -223,7 +223,10 @@ class ReadingBudgetForm(SovaForm):
 
     minutes = IntegerField(
         "Бюджет на чтение вопросов: минут",
-        validators=[Optional(), NumberRange(0, 120, "Бюджет на чтение вопросов: от 0 до 120 минут.")],
+        validators=[
+            Optional(),
+            NumberRange(0, 120, "Бюджет на чтение вопросов: от 0 до 120 минут."),
+        ],
     )
     seconds = IntegerField(
         "секунд", validators=[Optional(), NumberRange(0, 59, "Секунд: от 0 до 59.")]
