@@ -165,10 +165,23 @@ QUESTION_ID = [NumberRange(1, 2**31 - 1, "Нет такого вопроса.")]
 class SwapForm(SovaForm):
     """Swap two table slots (no-JS counterpart of drag-and-drop); slot 0 is the reserve."""
 
-    sector_a = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
-    slot_a = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
-    sector_b = IntegerField("Сектор", validators=[DataRequired("Укажите сектор."), *SECTOR[1:]])
-    slot_b = IntegerField("Ячейка", validators=[Optional(), *SLOT], default=1)
+    # the two places named apart, so that a message says which one is wrong
+    sector_a = IntegerField(
+        "Первый сектор", validators=[DataRequired("Укажите первый сектор."), *SECTOR[1:]]
+    )
+    slot_a = IntegerField(
+        "Ячейка первого сектора",
+        validators=[Optional(), NumberRange(0, 3, "Ячейка первого сектора: от 0 (резерв) до 3.")],
+        default=1,
+    )
+    sector_b = IntegerField(
+        "Второй сектор", validators=[DataRequired("Укажите второй сектор."), *SECTOR[1:]]
+    )
+    slot_b = IntegerField(
+        "Ячейка второго сектора",
+        validators=[Optional(), NumberRange(0, 3, "Ячейка второго сектора: от 0 (резерв) до 3.")],
+        default=1,
+    )
 
 
 class ReplaceForm(SovaForm):

@@ -168,7 +168,7 @@ def test_swap_replace_use_reserve_and_author_rule(app):
     }
     with pytest.raises(GameError) as exc:
         swap_slots(g, (1, 1), (4, 4))
-    assert exc.value.errors == {"slot": ["0 (резерв) или 1..3"]}
+    assert exc.value.errors == {"slot": ["в секторе 4 — от 0 (резерв) до 3"]}
 
 
 def test_completeness_check_lock_and_printing(app):
@@ -227,7 +227,8 @@ def test_table_pages_without_javascript(app, login):
         headers={"Accept": "application/json"},
         data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2, "swap-slot_b": 1},
     )
-    assert r.status_code == 409 and r.json["error"] == "Не изменено: Ячейка: 0 (резерв) или 1..1"
+    assert r.status_code == 409
+    assert r.json["error"] == "Не изменено: Ячейка: в секторе 1 — 0 (резерв) или 1"
     r = client.post(
         f"/games/{g.id}/table/swap",
         headers={"Accept": "application/json"},
@@ -240,6 +241,16 @@ def test_table_pages_without_javascript(app, login):
             "error": "Не изменено: Ячейка: вопрос 1.1 не переставить сам с собой: "
             "выберите две разные ячейки",
         },
+    )
+    # the form's own errors name which of the two places is wrong
+    r = client.post(
+        f"/games/{g.id}/table/swap",
+        headers={"Accept": "application/json"},
+        data={"swap-sector_a": "", "swap-slot_a": 1, "swap-sector_b": 14, "swap-slot_b": 9},
+    )
+    assert r.json["error"] == (
+        "Не изменено: Укажите первый сектор; Второй сектор: номер от 1 до 13; "
+        "Ячейка второго сектора: от 0 (резерв) до 3."
     )
     db.session.expire_all()
     assert [e.questions[0].question.id for e in g.envelopes[:2]] == [second, first]

@@ -413,7 +413,8 @@ def _set_slot(game: Game, env: Envelope, slot: int, q: Question | None) -> None:
 def _check_slot(env: Envelope, slot: int, ruleset: str) -> None:
     top = slots_for(env.kind, ruleset)
     if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= top:
-        raise GameError({"slot": [f"0 (резерв) или 1..{top}"]})
+        cells = "0 (резерв) или 1" if top == 1 else f"от 0 (резерв) до {top}"
+        raise GameError({"slot": [f"в секторе {env.sector} — {cells}"]})
 
 
 def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
