@@ -43,7 +43,7 @@ from webapp.submissions.names import name_gender
 CHANGES = ("record", "undo")
 
 
-def changes(game_id: int):
+def event_changes(game_id: int):
     """SELECT of the count of the game's recorded and undone events (its console audit
     rows, never deleted: an undo counts up too, so the count only grows)."""
     return (
@@ -54,9 +54,10 @@ def changes(game_id: int):
 
 
 def events_revision(game_id: int) -> int:
-    """The revision of the game's events: how many were recorded and undone (:func:`changes`).
-    A console names the one it shows with each press (``record_event``'s ``after``)."""
-    return int(db.session.scalar(changes(game_id)) or 0)
+    """The revision of the game's events: how many were recorded and undone
+    (:func:`event_changes`). A console names the one it shows with each press
+    (``record_event``'s ``after``); the on-air feed's revision counts the same."""
+    return int(db.session.scalar(event_changes(game_id)) or 0)
 
 
 def seasons(limit: int | None = None) -> list[Season]:

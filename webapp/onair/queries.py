@@ -13,7 +13,7 @@ from webapp.domain.onair import Asked, GameCard, onair_row
 from webapp.extensions import db
 from webapp.games.models import Game
 from webapp.games.operations import game_state
-from webapp.games.queries import changes, current_draw, events_revision, named_on_air
+from webapp.games.queries import current_draw, event_changes, events_revision, named_on_air
 from webapp.onair.models import BroadcastToken
 
 
@@ -57,7 +57,7 @@ def feed_key(game_id: int) -> Key | None:
     game (None: no such game): what a poll or a held stream's wake-up needs to know whether
     the row this process built is still the game's."""
     found = db.session.execute(
-        db.select(Game.status, changes(game_id).scalar_subquery()).where(Game.id == game_id)
+        db.select(Game.status, event_changes(game_id).scalar_subquery()).where(Game.id == game_id)
     ).one_or_none()
     if found is None:
         return None

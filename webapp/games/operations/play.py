@@ -189,7 +189,7 @@ def _minute_on_the_server_clock(game: Game, event: dict) -> dict:
     return {**event, "at": utcnow().isoformat()}
 
 
-#: The refusal of an action pressed on a console that did not show the game's last event.
+#: The refusal of a press on a console whose revision of the events is behind the game's.
 STALE_CONSOLE = (
     "на другом устройстве уже записано событие — пульт показывает игру заново: проверьте "
     "её и нажмите ещё раз, если нужно"
@@ -318,8 +318,9 @@ def undo_last_event(game: Game, user_id: int | None = None, after: int | None = 
     """Remove the last recorded event (host's undo) unless the game is closed; the undo is
     audited (``GameEventAudit`` action ``undo``: who, when, which event). ``after``: the
     revision the console showed (None: not checked); another one is refused as stale
-    (:data:`STALE_CONSOLE`): the undo would take an event it did not show. Returns the state replayed from the remaining events.
-    GameConflict when there is nothing to undo."""
+    (:data:`STALE_CONSOLE`): the undo would take an event the console did not show. Returns
+    the state replayed from the remaining events. GameConflict when there is nothing to
+    undo."""
     if game.status == "closed":
         raise GameConflict(f"игра {game.id} закрыта: события закрытой игры не отменяются")
     if not game.events:
