@@ -120,14 +120,23 @@ def test_no_minute_to_start_when_the_answer_must_be_early(app, login):
     """At 5:5 with the minute on credit not repaid the team answers early, with no minute
     of discussion (2023 §3.8.4): the console offers the two answer buttons «(досрочно)»
     and no minute tap for the graphics' countdown."""
-    from tests.domain.test_rules_2023 import AT_4_5, CREDIT, right, spin
     from webapp.games.operations import assign_envelopes, record_event
 
     h.approved_questions(20)
     g = h.game(h.season(), table={"blitz": 4, "superblitz": 10, "sector13": None}, status="draft")
     assign_envelopes(g)
     h.startable(g)
-    for event in [*AT_4_5, spin(11), CREDIT, right(), spin(12)]:
+    # 4:5 (the experts take sectors 1, 2, 3, 5), then the minute on credit won at 5:5
+    rounds = [(1, True), (2, True), (3, True), (5, True), (6, False), (7, False)]
+    rounds += [(8, False), (9, False), (11, False)]
+    events = [
+        e
+        for n, right in rounds
+        for e in ({"type": "spin", "sector": n}, {"type": "answer", "correct": right})
+    ]
+    events += [{"type": "spin", "sector": 11}, {"type": "credit_minute"}]
+    events += [{"type": "answer", "correct": True}, {"type": "spin", "sector": 12}]
+    for event in events:
         record_event(g, event, None)
     h.commit()
     page = login("host").get(f"/games/{g.id}/console").get_data(as_text=True)
