@@ -253,7 +253,7 @@ def register_formats(app: Flask) -> None:
     def when_filter(value, zone=None):
         return when(value, zone or current_app.config["SOVA_TIMEZONE"])
 
-    from webapp.domain.text import quantity
+    from webapp.domain.text import isolate, quantity
 
     def quantity_filter(n, *forms):
         return quantity(int(n), forms)
@@ -284,6 +284,8 @@ def register_formats(app: Flask) -> None:
     from webapp.domain.donor import quoted
 
     app.add_template_filter(quoted, "quoted")  # «…» with inner «» as „“
+    # a name in a <title>, where <bdi> cannot go: FSI … PDI around a right-to-left one
+    app.add_template_filter(isolate, "isolate")
     from webapp.domain.reading import seconds_label
 
     app.add_template_filter(seconds_label, "reading_label")  # staff pages: «23 с»

@@ -9,8 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webapp.domain.text import (
+    FSI,
+    PDI,
     fold_stress,
     has_control_chars,
+    isolate,
     matching_key,
     normalise,
     stress_caps_to_acute,
@@ -264,3 +267,24 @@ def _matching_key_per_character(s: str) -> str:
 )
 def test_matching_key_equals_the_per_character_rules(s):
     assert matching_key(s) == _matching_key_per_character(s)
+
+
+# --- isolate -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Сезон 2023 🦉 שלום",  # Hebrew (R)
+        "فريق 7",  # Arabic (AL)
+        "Сезон ٢٠٢٣",  # Arabic-Indic digits (AN) draw what follows as Hebrew does
+        "Сезон\u200f 7",  # RIGHT-TO-LEFT MARK (R)
+    ],
+)
+def test_isolate_sets_a_right_to_left_name_off(name):
+    assert isolate(name) == FSI + name + PDI == "\u2068" + name + "\u2069"
+
+
+@pytest.mark.parametrize("name", ["", "Сезон 2023", "Season 7", "Сезон 2023 🦉", "Сезон „Весна“"])
+def test_isolate_leaves_a_left_to_right_name_as_typed(name):
+    assert isolate(name) == name

@@ -19,8 +19,11 @@ from collections.abc import Callable
 
 __all__ = [
     "COMBINING_ACUTE",
+    "FSI",
+    "PDI",
     "fold_stress",
     "has_control_chars",
+    "isolate",
     "matching_key",
     "normalise",
     "plural",
@@ -41,6 +44,32 @@ _FORMAT_CHARS = (
 )
 _FORMAT_RE = re.compile("[" + "".join(_FORMAT_CHARS) + "]")
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+#: FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (Unicode Bidirectional Algorithm,
+#: UAX #9 §2.7): what :func:`isolate` puts around a name.
+FSI = "\u2068"
+PDI = "\u2069"
+
+# The bidi classes that reorder their neighbours in a left-to-right line: right-to-left
+# letters (R: Hebrew, and the RLM mark; AL: Arabic, Syriac, Thaana) and Arabic digits (AN).
+_RTL_CLASSES = frozenset({"R", "AL", "AN"})
+
+
+def isolate(name: str) -> str:
+    """``name``, typed by a person, set off from the sentence it is put in by FSI … PDI
+    (:data:`FSI`, :data:`PDI`), for text that cannot carry markup (a label built in Python,
+    a ``<title>``, a printed header; an HTML page puts ``<bdi>`` around what it interpolates).
+    Without it a right-to-left name draws the punctuation and the number after it into its
+    own run: «сезон «Сезон 2023 🦉 שלום», № 1» is shown as «сезон «Сезон 2023 🦉 1 № ,«שלום».
+
+    Only a name holding a right-to-left character (bidi class R, AL or AN) is wrapped: one
+    without cannot move its neighbours in a left-to-right line whose right-to-left names are
+    all isolated, so a Cyrillic or Latin name stays exactly as typed, with nothing invisible
+    in what is copied from the page or compared. ``""`` stays ``""``."""
+    if name.isascii() or not any(unicodedata.bidirectional(c) in _RTL_CLASSES for c in name):
+        return name
+    return f"{FSI}{name}{PDI}"
 
 
 def ru_plural(n: int, forms: tuple[str, str, str]) -> str:

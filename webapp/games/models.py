@@ -25,6 +25,7 @@ from webapp.core.models import UTCDateTime, money_column, utcnow
 from webapp.domain.books import Book, book
 from webapp.domain.donor import quoted
 from webapp.domain.game_states import STATES
+from webapp.domain.text import isolate
 from webapp.extensions import Model
 from webapp.submissions.models import Question
 
@@ -144,7 +145,9 @@ class Series(Model):
 
     @property
     def display_name(self) -> str:
-        return f"{SERIES_LABELS.get(self.part, self.part)} серия — {self.season.name}"
+        """«Весенняя серия — Сезон 2023», the season's name isolated as in
+        :attr:`Game.label`."""
+        return f"{SERIES_LABELS.get(self.part, self.part)} серия — {isolate(self.season.name)}"
 
 
 class Game(Model):
@@ -234,17 +237,20 @@ class Game(Model):
     def distinction(self) -> str:
         """What tells the game from another of the same day: its kind, team, season and
         number, «отборочная, Команда Анны, сезон «2026», № 12» (no team: left out; a name with
-        «» of its own prints them as „“: сезон «Сезон „Весна“»)."""
-        parts = [GAME_KIND_LABELS.get(self.kind, self.kind), self.team_name]
-        parts.append(f"сезон {quoted(self.season.name)}" if self.season else "")
+        «» of its own prints them as „“: сезон «Сезон „Весна“»). The team's and the season's
+        names are isolated (:func:`webapp.domain.text.isolate`): a right-to-left name would
+        otherwise carry «», № 12» into its run and hide which game it is."""
+        parts = [GAME_KIND_LABELS.get(self.kind, self.kind), isolate(self.team_name)]
+        parts.append(f"сезон {quoted(isolate(self.season.name))}" if self.season else "")
         return ", ".join(p for p in parts if p) + f", № {self.id}"
 
     @property
     def label(self) -> str:
         """The game as staff pages name it in lists, selects and titles: the title, then
         :attr:`distinction` — «Игра 05.12.2026 — отборочная, Команда Анны, сезон «2026»,
-        № 12»."""
-        return f"{self.display_title} — {self.distinction}"
+        № 12», every name in it isolated as in :attr:`distinction`. For the staff's pages and
+        papers only: an export or a file name takes the names as typed."""
+        return f"{isolate(self.display_title)} — {self.distinction}"
 
     def file_name(self, what: str, ext: str) -> str:
         """A downloaded file's name for this game: «Конверты — игра 12 — 2026-12-05.pdf»

@@ -22,6 +22,7 @@ from webapp.domain.reading import (
     seconds_label,
     syllables,
 )
+from webapp.domain.text import isolate
 from webapp.extensions import db
 from webapp.games.models import (
     Game,
@@ -311,11 +312,13 @@ def envelope_context(
         sectors.append(sector)
     context = {
         "game": {
-            "title": game.display_title,
+            # the names isolated as in Game.label: the header and the running lines put
+            # them in a sentence, where a right-to-left name would carry its neighbours
+            "title": isolate(game.display_title),
             # kind, team, season and number: two games of one day are told apart
             "distinction": game.distinction,
             "date": game.air_date.isoformat(),
-            "season": game.season.name,
+            "season": isolate(game.season.name),
         },
         "serial": serial,
         "sectors": sectors,

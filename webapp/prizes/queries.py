@@ -17,6 +17,7 @@ from webapp.core.models import Document, utcnow
 from webapp.domain.books import award_label, cite, trophy_label
 from webapp.domain.donor import place
 from webapp.domain.handouts import plain_text
+from webapp.domain.text import isolate
 from webapp.extensions import db
 from webapp.games.models import Envelope, EnvelopeQuestion, Game, Sector13Draw
 from webapp.games.queries import game_document_file_name
@@ -254,10 +255,11 @@ def agreement_context(prize: Prize, payee: dict | None = None) -> dict:
         ),
         "award": award,
         "game": {
-            "title": game.display_title,
-            "named": game.title or "",
+            # names isolated as in Game.label: the agreement puts them in a sentence
+            "title": isolate(game.display_title),
+            "named": isolate(game.title or ""),
             "date": game.air_date.isoformat(),
-            "season": game.season.name,
+            "season": isolate(game.season.name),
         },
         "amount": prize.amount,
         "currency": prize.currency,
@@ -331,8 +333,8 @@ def minutes_context(prize: Prize, version: int | None = None) -> dict:
         },
         "winner": prize.paper_payee,
         "game": {
-            "title": game.display_title,
-            "named": game.title or "",
+            "title": isolate(game.display_title),
+            "named": isolate(game.title or ""),
             "date": game.air_date.isoformat(),
         },
         "rule": rule_for_print(prize.rule),

@@ -11,7 +11,7 @@ from webapp.core.crypto import lookup_hash
 from webapp.core.models import Document
 from webapp.domain import vote as rules
 from webapp.domain.books import cite
-from webapp.domain.text import team_phrase
+from webapp.domain.text import isolate, team_phrase
 from webapp.domain.vote import RULE
 from webapp.extensions import db
 from webapp.games.models import Game
@@ -124,10 +124,11 @@ def result_context(vote: Vote) -> dict:
     seal = lookup_hash("vote-result:" + json.dumps(summary, sort_keys=True, ensure_ascii=False))
     return {
         "game": {
-            "title": game.display_title,
-            "named": game.title or "",
+            # names isolated as in Game.label: the result puts them in a sentence
+            "title": isolate(game.display_title),
+            "named": isolate(game.title or ""),
             "date": game.air_date.isoformat(),
-            "season": game.season.name,
+            "season": isolate(game.season.name),
             "team": team_phrase(game.team or (game.team_row.name if game.team_row else "")),
         },
         "vote_id": vote.id,

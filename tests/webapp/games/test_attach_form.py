@@ -44,7 +44,7 @@ def test_a_season_game_keeps_its_team_and_series_when_the_form_is_saved_unchange
     game = db.session.get(Game, gid)
     assert (game.team_id, game.series_id) == (run.team_ids["Королёва"], _spring(run))
     page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
-    assert "Команда: Королёва. Серия: Весенняя серия — Сезон 2023." in page
+    assert "Команда: <bdi>Королёва</bdi>. Серия: <bdi>Весенняя серия — Сезон 2023</bdi>." in page
     sent = form_fields(page, f"/games/{gid}/attach")
     assert sent == {"team_id": str(run.team_ids["Королёва"]), "series_id": str(_spring(run))}
     r = client.post(f"/games/{gid}/attach", data=sent, follow_redirects=True)
@@ -63,7 +63,7 @@ def test_a_game_without_a_stored_series_shows_and_keeps_the_series_it_counts_in(
     db.session.get(Game, gid).series_id = None  # a game made before the series default
     commit()
     page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
-    assert "Команда: Королёва. Серия: Весенняя серия — Сезон 2023." in page
+    assert "Команда: <bdi>Королёва</bdi>. Серия: <bdi>Весенняя серия — Сезон 2023</bdi>." in page
     sent = form_fields(page, f"/games/{gid}/attach")
     assert sent["series_id"] == str(_spring(run))
     client.post(f"/games/{gid}/attach", data=sent)
@@ -113,7 +113,7 @@ def test_a_game_with_only_a_typed_team_name_says_so_in_the_team_list(login):
     assert r.status_code == 302, r.get_data(as_text=True)
     gid = int(r.headers["Location"].rsplit("/", 1)[1])
     page = html.unescape(client.get(f"/games/{gid}").get_data(as_text=True))
-    assert "Команда: Команда Анны." in page
+    assert "Команда: <bdi>Команда Анны</bdi>." in page
     attach = page.split(f'action="/games/{gid}/attach"', 1)[1].split("</form>", 1)[0]
     assert '<option selected value="0">— без состава: «Команда Анны» —</option>' in attach
     client.post(f"/games/{gid}/attach", data=form_fields(page, f"/games/{gid}/attach"))

@@ -55,7 +55,7 @@ def pdf_lines(data: bytes) -> list[str]:
 
 
 def pdftotext_words(data: bytes) -> list[tuple[str, float, float]]:
-    """``(word, xMin, xMax)`` in points of every word of a one-page PDF, as poppler's
+    """``(word, xMin, xMax)`` in points of every word of a PDF (page after page), as poppler's
     ``pdftotext -bbox`` places them."""
     import re
     import subprocess

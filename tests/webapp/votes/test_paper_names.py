@@ -37,7 +37,7 @@ def test_a_season_name_with_quotes_prints_inner_quotes(app, finished_game, login
     assert "сезон «Сезон 2009 „Весна“»" in text
     assert "»»" not in text and "««" not in text
     page = login("producer").get(f"/games/seasons/{game.season_id}").get_data(as_text=True)
-    assert "<h1>Сезон «Сезон 2009 „Весна“»</h1>" in page
+    assert "<h1>Сезон <bdi>«Сезон 2009 „Весна“»</bdi></h1>" in page
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
