@@ -170,3 +170,21 @@ def test_a_hand_typed_huge_id_filters_nothing(client, login, role, url):
     SQLite's INTEGER: a 500 on the prizes list)."""
     login(role)
     assert client.get(url).status_code == 200
+
+
+def test_every_table_of_a_page_sits_in_its_scroll_box():
+    """A table wider than a phone's screen scrolls in its own box (sova.css ``.table-scroll``),
+    never the page: every ``<table>`` of a page's template opens inside one
+    (``tests/e2e/test_narrow_pages.py`` measures the pages)."""
+    from webapp.resources import templates_dir
+
+    root = templates_dir()
+    bare = [
+        f"{path.relative_to(root)}:{html.count(chr(10), 0, m.start()) + 1}"
+        for path in sorted(root.rglob("*.html"))
+        if path.parent.name != "pdf"  # printed: nothing scrolls on paper
+        for html in [path.read_text(encoding="utf-8")]
+        for m in re.finditer(r"<table\b", html)
+        if not html[: m.start()].endswith('<div class="table-scroll">')
+    ]
+    assert bare == []
