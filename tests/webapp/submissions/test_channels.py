@@ -97,17 +97,18 @@ def test_packet_upload_koi8r(login, client, shared_dir):
     )
 
 
-def test_broken_packet_upload_writes_nothing(login, client):
-    login("editor")
-    resp = client.post(
+def upload_packet(client, text: str, name: str, as_: str = "submissions"):
+    """The editors' import form sent with ``text`` as the file ``name``."""
+    return client.post(
         "/editor/import",
-        data={
-            "packet": (io.BytesIO("? Вопрос без ответа\n".encode()), "bad.4s"),
-            "as_": "submissions",
-            "channel": "import",
-        },
+        data={"packet": (io.BytesIO(text.encode()), name), "as_": as_, "channel": "import"},
         content_type="multipart/form-data",
     )
+
+
+def test_broken_packet_upload_writes_nothing(login, client):
+    login("editor")
+    resp = upload_packet(client, "? Вопрос без ответа\n", "bad.4s")
     assert resp.status_code == 422
     assert "bad.4s: строка 1 — у вопроса нет ответа (строки, начинающейся с «!»)." in resp.get_data(
         as_text=True
@@ -126,15 +127,7 @@ def test_a_db_question_without_an_answer_is_told_in_the_files_own_terms(
 ):
     """A db.chgk.info file is told of its missing «Ответ:» block, not of a 4s «!» line."""
     login("editor")
-    resp = client.post(
-        "/editor/import",
-        data={
-            "packet": (io.BytesIO(DB_WITHOUT_ANSWER.encode()), "bad.txt"),
-            "as_": "archive",
-            "channel": "import",
-        },
-        content_type="multipart/form-data",
-    )
+    resp = upload_packet(client, DB_WITHOUT_ANSWER, "bad.txt", as_="archive")
     assert resp.status_code == 422
     assert "bad.txt: строка 7 — у вопроса нет ответа (блока «Ответ:»)." in resp.get_data(
         as_text=True
