@@ -119,3 +119,22 @@ def test_the_same_pages_keep_their_desktop_layout(live_server, page, closed_game
         )
         for _id, table, box in seen["tables"]:
             assert table == box == pytest.approx(column, abs=1), (path, seen)
+
+
+def test_a_long_name_without_spaces_wraps_on_a_phone(live_server, phone):
+    """A season, title and team typed as one long word wrap in headings and sentences
+    (a table holding them scrolls in its box): the page still fits the screen."""
+    from tests.webapp.games import helpers as h
+    from webapp.games.season.operations import create_season
+    from webapp.tasks.outbox import commit
+
+    with live_server.app.app_context():
+        season = create_season("Сезон2023" + "Ж" * 90, "2023")
+        game = h.game(season, 3, team_=h.team("Щ" * 80), status="draft")
+        game.title = "Ы" * 100
+        commit()
+        ids = {"season": season.id, "game": game.id}
+    live_server.login(phone, "producer")
+    for path in ("/games/", f"/games/{ids['game']}", f"/games/seasons/{ids['season']}"):
+        phone.goto(f"{live_server.url}{path}")
+        assert widths(phone)["page"] <= PHONE["width"], path
