@@ -167,7 +167,7 @@ class SwapForm(SovaForm):
 
     # the two places named apart, so that a message says which one is wrong
     sector_a = IntegerField(
-        "Первый сектор", validators=[DataRequired("Укажите первый сектор."), *SECTOR[1:]]
+        "Первый сектор", validators=[InputRequired("Укажите первый сектор."), *SECTOR[1:]]
     )
     slot_a = IntegerField(
         "Ячейка первого сектора",
@@ -175,7 +175,7 @@ class SwapForm(SovaForm):
         default=1,
     )
     sector_b = IntegerField(
-        "Второй сектор", validators=[DataRequired("Укажите второй сектор."), *SECTOR[1:]]
+        "Второй сектор", validators=[InputRequired("Укажите второй сектор."), *SECTOR[1:]]
     )
     slot_b = IntegerField(
         "Ячейка второго сектора",

@@ -168,7 +168,15 @@ def test_swap_replace_use_reserve_and_author_rule(app):
     }
     with pytest.raises(GameError) as exc:
         swap_slots(g, (1, 1), (4, 4))
-    assert exc.value.errors == {"slot": ["в секторе 4 — от 0 (резерв) до 3"]}
+    assert exc.value.errors == {"slot": ["в секторе 4 нет ячейки 4: от 0 (резерв) до 3"]}
+    with pytest.raises(GameError) as exc:
+        swap_slots(g, (1, 2), (2, 3))
+    assert exc.value.errors == {
+        "slot": [
+            "в секторе 1 нет ячейки 2: 0 (резерв) или 1",
+            "в секторе 2 нет ячейки 3: 0 (резерв) или 1",
+        ]
+    }
 
 
 def test_completeness_check_lock_and_printing(app):
@@ -228,7 +236,7 @@ def test_table_pages_without_javascript(app, login):
         data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2, "swap-slot_b": 1},
     )
     assert r.status_code == 409
-    assert r.json["error"] == "Не изменено: Ячейка: в секторе 1 — 0 (резерв) или 1"
+    assert r.json["error"] == "Не изменено: Ячейка: в секторе 1 нет ячейки 3: 0 (резерв) или 1"
     r = client.post(
         f"/games/{g.id}/table/swap",
         headers={"Accept": "application/json"},
@@ -246,7 +254,7 @@ def test_table_pages_without_javascript(app, login):
     r = client.post(
         f"/games/{g.id}/table/swap",
         headers={"Accept": "application/json"},
-        data={"swap-sector_a": "", "swap-slot_a": 1, "swap-sector_b": 14, "swap-slot_b": 9},
+        data={"swap-sector_a": "", "swap-slot_a": 1, "swap-sector_b": 0, "swap-slot_b": 9},
     )
     assert r.json["error"] == (
         "Не изменено: Укажите первый сектор; Второй сектор: номер от 1 до 13; "

@@ -410,11 +410,20 @@ def _set_slot(game: Game, env: Envelope, slot: int, q: Question | None) -> None:
     db.session.flush()
 
 
-def _check_slot(env: Envelope, slot: int, ruleset: str) -> None:
+def _slot_problem(env: Envelope, slot: int, ruleset: str) -> str | None:
+    """What is wrong with ``slot`` of ``env``'s sector, naming both («в секторе 1 нет
+    ячейки 2: 0 (резерв) или 1»), or None."""
     top = slots_for(env.kind, ruleset)
-    if not isinstance(slot, int) or isinstance(slot, bool) or not 0 <= slot <= top:
-        cells = "0 (резерв) или 1" if top == 1 else f"от 0 (резерв) до {top}"
-        raise GameError({"slot": [f"в секторе {env.sector} — {cells}"]})
+    if isinstance(slot, int) and not isinstance(slot, bool) and 0 <= slot <= top:
+        return None
+    cells = "0 (резерв) или 1" if top == 1 else f"от 0 (резерв) до {top}"
+    return f"в секторе {env.sector} нет ячейки {slot}: {cells}"
+
+
+def _check_slot(env: Envelope, slot: int, ruleset: str) -> None:
+    problem = _slot_problem(env, slot, ruleset)
+    if problem is not None:
+        raise GameError({"slot": [problem]})
 
 
 def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
@@ -425,8 +434,9 @@ def swap_slots(game: Game, a: tuple[int, int], b: tuple[int, int]) -> None:
     _editable(game)
     ruleset = game.season.ruleset
     env_a, env_b = _envelope(game, a[0]), _envelope(game, b[0])
-    _check_slot(env_a, a[1], ruleset)
-    _check_slot(env_b, b[1], ruleset)
+    problems = [_slot_problem(env_a, a[1], ruleset), _slot_problem(env_b, b[1], ruleset)]
+    if any(problems):  # each wrong place said, by its sector and slot
+        raise GameError({"slot": [p for p in problems if p]})
     if a == b:
         where = f"вопрос {a[0]}.{a[1]}" if a[1] else f"резерв сектора {a[0]}"
         raise GameError(
