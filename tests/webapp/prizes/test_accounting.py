@@ -272,6 +272,8 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     # the first line says which game's closing owed it, as the pages name the game
     game = db.session.get(Prize, prize.id).game
     assert f"<td>игра закрыта: {markupsafe.escape(game.label)}</td>" in page
+    # the tab's title names the game as every staff page does
+    assert f"<title>Приз {prize.id}: {markupsafe.escape(game.label)} — «Что? Где? Когда?»" in page
     # The producer used to see «Нет документов.»; the agreement and the scan carry
     # personal data (accountants only), so they are listed with who opens them, no link.
     page = login("producer").get(f"/prizes/{prize.id}").get_data(as_text=True)
