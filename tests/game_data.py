@@ -23,3 +23,17 @@ LOSE_3_6_WITH_LOST_BLITZ = [
     {"type": "spin", "sector": 9},
     {"type": "answer", "correct": False},
 ]
+
+
+def single_rounds(results: str, sectors=(1, 2, 3, 5, 6, 7, 8, 9, 11, 12)) -> list[dict]:
+    """Single rounds in ``sectors`` (a 2023 table with the blitz in 4 and the superblitz in
+    10 by default), one per result: "E" the experts answer right, "V" wrong; a spin and its
+    answer (not early) each."""
+    return [
+        e
+        for sector, result in zip(sectors, results, strict=False)
+        for e in (
+            {"type": "spin", "sector": sector},
+            {"type": "answer", "correct": result == "E", "early": False},
+        )
+    ]

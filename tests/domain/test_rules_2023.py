@@ -3,6 +3,7 @@ the minute on credit, sector 13 options, the decisive round."""
 
 import pytest
 
+from tests.game_data import single_rounds as play
 from webapp.domain.books import BOOKS
 from webapp.domain.rules import (
     RuleViolation,
@@ -37,14 +38,6 @@ def wrong(early=False):
 
 def option(name):
     return {"type": "sector13_option", "option": name}
-
-
-def play(results, sectors=(1, 2, 3, 5, 6, 7, 8, 9, 11, 12)):
-    """Single rounds in ``sectors``, one per result ("E" experts win, "V" viewers win)."""
-    events = []
-    for sector, result in zip(sectors, results, strict=False):
-        events += [spin(sector), right() if result == "E" else wrong()]
-    return events
 
 
 def refused(events, clause, context=None, table=T):

@@ -16,6 +16,7 @@ from flask.cli import with_appcontext
 from webapp.accounts.operations import AccountError
 from webapp.cli import fail, missing_schema, no_tables_message
 from webapp.core.transaction import transactional
+from webapp.domain.text import quantity
 from webapp.resources import package_dir
 
 
@@ -152,7 +153,7 @@ def import_cmd(files, as_, channel, images_path, progress=None, workers=None):
         if index is not None:
             index.close()
     click.echo(
-        f"total: {_questions(total)} from {len(paths) - failed} file(s); {failed} file(s) failed"
+        f"total: {quantity(total, QUESTIONS)} from {len(paths) - failed} file(s); {failed} file(s) failed"
     )
     if failed:
         sys.exit(2)
@@ -535,7 +536,7 @@ def _import_one(
                 fail(no_tables_message(f"{type(orig).__name__}: {str(orig).splitlines()[0]}"))
             click.echo(f"Error: {path}: {exc}", err=True)
             return None
-    click.echo(f"{path.name}: imported {_questions(count)} as {as_}")
+    click.echo(f"{path.name}: imported {quantity(count, QUESTIONS)} as {as_}")
     if n_images:
         click.echo(f"{path.name}: {n_images} image(s) attached")
     if missing:
@@ -543,9 +544,8 @@ def _import_one(
     return count
 
 
-def _questions(n: int) -> str:
-    """``"1 question"``, ``"36 questions"``: the count of the import's messages."""
-    return f"{n} question" if n == 1 else f"{n} questions"
+#: The import's messages count questions in English (``quantity``: «1 question»).
+QUESTIONS = ("question", "questions")
 
 
 DEMO_ROLES = ("editor", "chief_editor", "producer", "host", "accountant", "admin")

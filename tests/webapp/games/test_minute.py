@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
+from tests.game_data import single_rounds
 from tests.webapp.games import helpers as h
 
 
@@ -126,14 +127,8 @@ def test_no_minute_to_start_when_the_answer_must_be_early(app, login):
     g = h.game(h.season(), table={"blitz": 4, "superblitz": 10, "sector13": None}, status="draft")
     assign_envelopes(g)
     h.startable(g)
-    # 4:5 (the experts take sectors 1, 2, 3, 5), then the minute on credit won at 5:5
-    rounds = [(1, True), (2, True), (3, True), (5, True), (6, False), (7, False)]
-    rounds += [(8, False), (9, False), (11, False)]
-    events = [
-        e
-        for n, right in rounds
-        for e in ({"type": "spin", "sector": n}, {"type": "answer", "correct": right})
-    ]
+    # 4:5, then the minute on credit won at 5:5
+    events = single_rounds("EEEEVVVVV")
     events += [{"type": "spin", "sector": 11}, {"type": "credit_minute"}]
     events += [{"type": "answer", "correct": True}, {"type": "spin", "sector": 12}]
     for event in events:

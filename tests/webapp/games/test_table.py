@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.forms import page_forms
 from tests.webapp.games import helpers as h
 from tests.webapp.games.season_driver import SeasonRun
 from webapp.core.models import Document
@@ -28,6 +29,9 @@ from webapp.games.operations import (
 )
 
 TABLE = {"blitz": 4, "superblitz": 9, "sector13": 13}
+
+
+JSON = {"Accept": "application/json"}
 
 
 def ids(env):
@@ -223,25 +227,21 @@ def test_table_pages_without_javascript(app, login):
     assert 'src="/static/table.js"' in page and "Стол полный." in page
     first = g.envelopes[0].questions[0].question.id
     second = g.envelopes[1].questions[0].question.id
-    r = client.post(
-        f"/games/{g.id}/table/swap",
-        data={"swap-sector_a": 1, "swap-slot_a": 1, "swap-sector_b": 2, "swap-slot_b": 1},
-    )
+    (swap_form,) = [f for f in page_forms(page) if f.action == f"/games/{g.id}/table/swap"]
+
+    def swap(headers=None, **typed):
+        """The page's «Переставить» form with ``typed`` places (``sector_a=1``, …)."""
+        typed_in = {f"swap-{name}": value for name, value in typed.items()}
+        return client.post(swap_form.action, data={**swap_form.fields, **typed_in}, headers=headers)
+
+    r = swap(sector_a=1, slot_a=1, sector_b=2, slot_b=1)
     assert r.status_code == 302
     db.session.expire_all()
     assert [e.questions[0].question.id for e in g.envelopes[:2]] == [second, first]
-    r = client.post(
-        f"/games/{g.id}/table/swap",
-        headers={"Accept": "application/json"},
-        data={"swap-sector_a": 1, "swap-slot_a": 3, "swap-sector_b": 2, "swap-slot_b": 1},
-    )
+    r = swap(JSON, sector_a=1, slot_a=3, sector_b=2, slot_b=1)
     assert r.status_code == 409
     assert r.json["error"] == "Не изменено: Ячейка: в секторе 1 нет ячейки 3: 0 (резерв) или 1"
-    r = client.post(
-        f"/games/{g.id}/table/swap",
-        headers={"Accept": "application/json"},
-        data={"swap-sector_a": 1, "swap-slot_a": 1, "swap-sector_b": 1, "swap-slot_b": 1},
-    )
+    r = swap(JSON, sector_a=1, slot_a=1, sector_b=1, slot_b=1)
     assert (r.status_code, r.json) == (
         409,
         {
@@ -251,11 +251,7 @@ def test_table_pages_without_javascript(app, login):
         },
     )
     # the form's own errors name which of the two places is wrong
-    r = client.post(
-        f"/games/{g.id}/table/swap",
-        headers={"Accept": "application/json"},
-        data={"swap-sector_a": "", "swap-slot_a": 1, "swap-sector_b": 0, "swap-slot_b": 9},
-    )
+    r = swap(JSON, sector_a="", slot_a=1, sector_b=0, slot_b=9)
     assert r.json["error"] == (
         "Не изменено: Укажите первый сектор; Второй сектор: номер от 1 до 13; "
         "Ячейка второго сектора: от 0 (резерв) до 3."

@@ -12,6 +12,7 @@ import markupsafe
 import openpyxl
 from werkzeug.http import parse_options_header
 
+from tests.forms import page_forms
 from tests.helpers import OTHER_PAYEES, give_details, scan_pdf, setup_prizes
 from webapp.extensions import db
 from webapp.prizes.models import PersonalDataAccess, Prize
@@ -240,22 +241,28 @@ def test_signed_needs_a_real_scan_and_the_payee_details(app, api, played, drain,
     assert "Не выполнено: скан договора: нужен файл PDF, PNG или JPEG" in upload(
         png.getvalue(), "scan.jpg"
     )  # a PNG named .jpg
-    # a scan over the body limit (8 MB): the limit said, and the way back to the prize
-    big = client.post(
-        f"/prizes/{prize.id}/signed",
-        data={"scan": (io.BytesIO(b"%PDF-1.4\n" + b"0" * (9 * 1024 * 1024)), "scan.pdf")},
-        content_type="multipart/form-data",
-        headers={"Referer": f"http://localhost/prizes/{prize.id}"},
-    )
+    # a scan over the body limit (8 MB), sent by the page's form: the limit said, and the way
+    # back to the prize
+    (signed_form,) = [
+        f
+        for f in page_forms(client.get(f"/prizes/{prize.id}").text)
+        if f.action.endswith("/signed")
+    ]
+
+    def oversized(data: bytes, referrer: str):
+        scan = {"scan": (io.BytesIO(data), "scan.pdf")}
+        return client.post(
+            signed_form.action,
+            data={**signed_form.fields, **scan},
+            content_type="multipart/form-data",
+            headers={"Referer": referrer},
+        )
+
+    big = oversized(b"%PDF-1.4\n" + b"0" * (9 * 1024 * 1024), f"http://localhost/prizes/{prize.id}")
     assert big.status_code == 413
     assert "Файл или текст больше 8 МБ: уменьшите его и отправьте снова." in big.text
     assert f'<a href="http://localhost/prizes/{prize.id}">Вернуться на страницу</a>' in big.text
-    elsewhere = client.post(
-        f"/prizes/{prize.id}/signed",
-        data={"scan": (io.BytesIO(b"0" * (9 * 1024 * 1024)), "scan.pdf")},
-        content_type="multipart/form-data",
-        headers={"Referer": "https://example.org/prizes/1"},
-    )
+    elsewhere = oversized(b"0" * (9 * 1024 * 1024), "https://example.org/prizes/1")
     assert elsewhere.status_code == 413 and "Вернуться на страницу" not in elsewhere.text
     db.session.expire_all()
     assert db.session.get(Prize, prize.id).status == "agreement_issued"
@@ -367,7 +374,6 @@ def test_register_period_says_which_date_is_wrong_and_bounds_the_years(app, logi
     """The register's forms as the page renders them: dates that are no dates say so for
     each end (not «Укажите …», they were given); a period 01.01.0001–31.12.9999 is refused
     for the download and for the PDF (the show's years, 1975..2100), and no PDF is queued."""
-    from tests.forms import page_forms
     from webapp.core.models import Document
 
     client = login("accountant")

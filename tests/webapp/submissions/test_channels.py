@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from tests.forms import page_forms
 from tests.webapp.games.helpers import api_game_2009
 from webapp.extensions import db
 from webapp.submissions.models import Question
@@ -98,12 +99,12 @@ def test_packet_upload_koi8r(login, client, shared_dir):
 
 
 def upload_packet(client, text: str, name: str, as_: str = "submissions"):
-    """The editors' import form sent with ``text`` as the file ``name``."""
-    return client.post(
-        "/editor/import",
-        data={"packet": (io.BytesIO(text.encode()), name), "as_": as_, "channel": "import"},
-        content_type="multipart/form-data",
-    )
+    """The editors' import form as the page renders it (its fields, its action: none, so its
+    page), sent with ``text`` as the file ``name`` and ``as_`` chosen."""
+    url = "/editor/import"
+    (form,) = [f for f in page_forms(client.get(url).text) if f.attrs.get("enctype")]
+    data = {**form.fields, "as_": as_, "packet": (io.BytesIO(text.encode()), name)}
+    return client.post(form.action or url, data=data, content_type="multipart/form-data")
 
 
 def test_broken_packet_upload_writes_nothing(login, client):

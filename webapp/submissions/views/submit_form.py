@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.app_lang import LANGUAGES
 from webapp.core.access import access
+from webapp.core.redirects import local_path
 from webapp.extensions import db, limiter
 from webapp.security import retry_after
 from webapp.submissions.forms import SubmitForm
@@ -399,9 +400,10 @@ def too_large(exc):
     if request.path.startswith("/api/"):
         return current_app.extensions["sova_api_error"](exc)
     # any other form (a staff upload): the limit, and the way back to the page it was sent
-    # from (only ours: the referrer of another site is no way back)
-    referrer = request.referrer
-    back = referrer if referrer and referrer.startswith(request.host_url) else None
+    # from, when that is a page of ours (the one check of every target: local_path)
+    referrer, ours = request.referrer or "", request.host_url
+    here = referrer.startswith(ours) and local_path("/" + referrer[len(ours) :])
+    back = referrer if here else None
     limit = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
     return render_template("error.html", error=exc, limit_mb=limit, back=back), 413
 
