@@ -28,14 +28,19 @@ def test_import_sample_as_archive_prints_exact_counts(app):
     assert count("archived") == 10
 
 
+def import_packet(app, path, text: str):
+    """``sova import PATH --as archive`` of a packet file written with ``text``."""
+    path.write_text(text, encoding="utf-8")
+    return app.test_cli_runner().invoke(args=["import", str(path), "--as", "archive"])
+
+
 def test_import_of_one_question_whose_image_is_missing(app, tmp_path):
     """One question is «1 question»; no «0 image(s) attached» before the missing one."""
-    one = tmp_path / "one.4s"
-    one.write_text(
+    result = import_packet(
+        app,
+        tmp_path / "one.4s",
         "? (img owl.png) Какую птицу видно на этой картинке в полночь?\n! Сова\n",
-        encoding="utf-8",
     )
-    result = app.test_cli_runner().invoke(args=["import", str(one), "--as", "archive"])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-3:] == [
         "one.4s: imported 1 question as archive",
@@ -340,12 +345,11 @@ def test_seed_demo_gives_a_playable_pool_and_says_so_again(app, api):
 def test_a_packet_with_a_noncharacter_is_refused_and_nothing_kept(app, tmp_path):
     """A packet is an input too: a question holding U+FFFE (no XML, no paper takes it) fails
     its file with the shared message, as the form and the API refuse it."""
-    bad = tmp_path / "nonchar.4s"
-    bad.write_text(
+    result = import_packet(
+        app,
+        tmp_path / "nonchar.4s",
         "? Какой город называют северной столицей\ufffe России?\n! Санкт-Петербург\n",
-        encoding="utf-8",
     )
-    result = app.test_cli_runner().invoke(args=["import", str(bad), "--as", "archive"])
     assert result.exit_code == 2, result.output
     assert "nonchar.4s" in result.output and "line 1" in result.output and "U+FFFE" in result.output
     assert count() == 0

@@ -162,26 +162,30 @@ SLOT = [NumberRange(0, 3, "Ячейка от 0 (резерв) до 3.")]
 QUESTION_ID = [NumberRange(1, 2**31 - 1, "Нет такого вопроса.")]
 
 
+def _swap_place(nominative: str, genitive: str) -> tuple[IntegerField, IntegerField]:
+    """The sector and slot fields of one of a swap's two places, named by its ordinal
+    («первый», «первого»), so that a message says which place is wrong."""
+    return (
+        IntegerField(
+            f"{nominative.capitalize()} сектор",
+            validators=[InputRequired(f"Укажите {nominative} сектор."), *SECTOR[1:]],
+        ),
+        IntegerField(
+            f"Ячейка {genitive} сектора",
+            validators=[
+                Optional(),
+                NumberRange(0, 3, f"Ячейка {genitive} сектора: от 0 (резерв) до 3."),
+            ],
+            default=1,
+        ),
+    )
+
+
 class SwapForm(SovaForm):
     """Swap two table slots (no-JS counterpart of drag-and-drop); slot 0 is the reserve."""
 
-    # the two places named apart, so that a message says which one is wrong
-    sector_a = IntegerField(
-        "Первый сектор", validators=[InputRequired("Укажите первый сектор."), *SECTOR[1:]]
-    )
-    slot_a = IntegerField(
-        "Ячейка первого сектора",
-        validators=[Optional(), NumberRange(0, 3, "Ячейка первого сектора: от 0 (резерв) до 3.")],
-        default=1,
-    )
-    sector_b = IntegerField(
-        "Второй сектор", validators=[InputRequired("Укажите второй сектор."), *SECTOR[1:]]
-    )
-    slot_b = IntegerField(
-        "Ячейка второго сектора",
-        validators=[Optional(), NumberRange(0, 3, "Ячейка второго сектора: от 0 (резерв) до 3.")],
-        default=1,
-    )
+    sector_a, slot_a = _swap_place("первый", "первого")
+    sector_b, slot_b = _swap_place("второй", "второго")
 
 
 class ReplaceForm(SovaForm):

@@ -9,6 +9,7 @@ import pytest
 
 from tests.bench.aids import edited_questions, flagged, planted_recall
 from tests.forms import get_page, submit_form
+from tests.webapp.moderation.editing_data import prechecked
 from webapp.extensions import db
 from webapp.moderation import queries
 from webapp.moderation.aids import (
@@ -33,9 +34,7 @@ from webapp.moderation.operations import (
     edit_question,
     mark_leak_intended,
 )
-from webapp.moderation.operations import precheck as run_precheck
 from webapp.moderation.queries import QueueFilter
-from webapp.submissions.operations import create_question
 from webapp.tasks.outbox import commit
 
 # --- the answer's words -----------------------------------------------------------------------
@@ -140,20 +139,15 @@ def test_planted_leaks_are_found(edited):
 
 
 def make(text, answer, handout=None):
-    q = create_question(
+    return prechecked(
         {
             "question": text,
             "answer": answer,
             "handout": handout,
             "sources": ["https://example.org/s"],
             "authors": [("Мария Лисовская", "Брест", "m@example.com")],
-        },
-        "web",
+        }
     )
-    commit()
-    run_precheck(q.id)
-    commit()
-    return q
 
 
 def leak_row(q):

@@ -17,7 +17,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.http import parse_options_header
 
 from tests.webapp.moderation import pages
-from tests.webapp.moderation.editing_data import make
+from tests.webapp.moderation.editing_data import make, prechecked
 from webapp.domain.packets import parse_4s
 from webapp.extensions import db
 from webapp.moderation import export, stats
@@ -82,19 +82,9 @@ def test_a_duplicate_is_compared_as_the_check_compares_it(app, login, client):
     «ё» or case are not marked, the word that differs is."""
 
     def submitted(text: str) -> Question:
-        q = create_question(
-            {
-                "question": text,
-                "answer": "Часы",
-                "sources": ["https://example.org/w"],
-                "authors": [("Автор", "Гродно", "a@example.com")],
-            },
-            "web",
-        )
-        commit()
-        precheck(q.id)
-        commit()
-        return q
+        author = ("Автор", "Гродно", "a@example.com")
+        fields = {"question": text, "answer": "Часы", "authors": [author]}
+        return prechecked({**fields, "sources": ["https://example.org/w"]})
 
     first = submitted("Дороте́я Ви́манн подарила ЁЛКУ внуку и заметила на ней часы с кукушкой.")
     second = submitted("Доротея Виманн подарила ёлку внучке и заметила на ней часы с кукушкой.")
